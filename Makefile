@@ -1,0 +1,29 @@
+# A thin layer over CMake so that a newcomer needs two commands:
+#   make run    installs what is missing, builds, opens the dashboard
+#   make test   installs what is missing, builds, runs every test
+BUILD ?= build
+CMAKE_FLAGS ?=
+WORKSPACE ?= .
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j"$$(nproc)"
+
+run: build
+	$(BUILD)/agentctl -w $(WORKSPACE)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j"$$(nproc)"
+
+bench: build
+	@bash bench/run.sh $(BUILD)/agentctl
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,53 @@
+/* The layered configuration: command line > project file > user file >
+ * environment > built-in defaults, as the reference resolver does it.
+ *
+ * Project file: <workspace>/.agent/config.json, else .agentrc.json. User
+ * file: $XDG_CONFIG_HOME/agent/config.json (default ~/.config/...).
+ * Environment: AGENT_MODEL, AGENT_MAX_TOKENS, AGENT_SESSION_DIR and
+ * AGENT_<KEY> for every known key (journal.rotateBytes ->
+ * AGENT_JOURNAL_ROTATE_BYTES). Keys are dotted; a file may nest them
+ * ({"journal": {"fsync": "always"}}) or write them flat. Known keys are
+ * type-checked when loaded: a file that does not parse or a value of the
+ * wrong type is an error naming the file or variable, never dropped. */
+#ifndef AC_CONFIG_H
+#define AC_CONFIG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ac_config ac_config;
+
+/* Loads the layers for workspace (a folder path). *out is freed with
+ * ac_config_free(). Returns 0, or AC_EINVAL naming the file/variable. */
+int ac_config_load(ac_config **out, const char *workspace);
+
+void ac_config_free(ac_config *config);
+
+/* Sets key from the command line (the highest layer); value is parsed as
+ * JSON when it is valid JSON, else taken as a string, then type-checked. */
+int ac_config_set_cli(ac_config *config, const char *key, const char *value);
+
+/* The resolved value of key, or NULL. Borrowed from config. */
+json_t *ac_config_get(const ac_config *config, const char *key);
+
+/* Where key's value came from: "command line", a file path,
+ * "environment AGENT_X" or "default"; NULL when unset. Borrowed. */
+const char *ac_config_origin(const ac_config *config, const char *key);
+
+/* The resolved string, or fallback when unset. Borrowed. */
+const char *ac_config_string(const ac_config *config, const char *key,
+			     const char *fallback);
+
+/* The resolved integer, or fallback when unset. */
+int64_t ac_config_int(const ac_config *config, const char *key, int64_t fallback);
+
+/* Resolves a path key against the workspace: absolute values stay, relative
+ * ones are joined to the workspace. Returns an allocated string (caller
+ * frees) or NULL on ENOMEM. */
+char *ac_config_path(const ac_config *config, const char *key, const char *fallback);
+
+/* The workspace folder the config was loaded for. Borrowed. */
+const char *ac_config_workspace(const ac_config *config);
+
+#endif

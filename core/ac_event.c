@@ -1,0 +1,307 @@
+/* Event schema checks over scanned spans, and completion of new events. */
+#include "ac_event.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_text.h"
+#include "ac_time.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define PATH1(a) {{a}, {sizeof(a) - 1}, 1}
+#define PATH2(a, b) {{a, b}, {sizeof(a) - 1, sizeof(b) - 1}, 2}
+
+static const ac_json_path event_paths[AC_EV_NFIELDS] = {
+	[AC_EV_ID] = PATH1("id"),
+	[AC_EV_TIMESTAMP] = PATH1("timestamp"),
+	[AC_EV_AGENT] = PATH1("agent"),
+	[AC_EV_STATUS] = PATH1("status"),
+	[AC_EV_ACTION] = PATH1("action"),
+	[AC_EV_ACTION_TYPE] = PATH2("action", "type"),
+	[AC_EV_ACTION_INPUT] = PATH2("action", "input"),
+	[AC_EV_ACTION_PARAMS] = PATH2("action", "params"),
+	[AC_EV_RESULT] = PATH1("result"),
+	[AC_EV_RESULT_MESSAGE] = PATH2("result", "message"),
+	[AC_EV_RESULT_ARTIFACTS] = PATH2("result", "artifacts"),
+	[AC_EV_TRACE] = PATH1("trace"),
+	[AC_EV_TRACE_CORRELATION_ID] = PATH2("trace", "correlation_id"),
+	[AC_EV_TRACE_PARENT_ID] = PATH2("trace", "parent_id"),
+};
+
+static const char *const field_names[AC_EV_NFIELDS] = {
+	"id", "timestamp", "agent", "status", "action", "action.type",
+	"action.input", "action.params", "result", "result.message",
+	"result.artifacts", "trace", "trace.correlation_id", "trace.parent_id",
+};
+
+static const char *const builtin_agents[] = {
+	"Claude", "Codex", "Gemini", "Human", "System", NULL,
+};
+static const char *const statuses[] = {
+	"SUCCESS", "FAILED", "IN_PROGRESS", NULL,
+};
+static const char *const action_types[] = {
+	"FILE_CREATE", "FILE_EDIT", "FILE_DELETE", "CMD_RUN", "ANALYSIS",
+	"SESSION_START", "SESSION_PAUSE", "SESSION_RESUME", "SESSION_COMPACT",
+	"ROLLBACK", NULL,
+};
+
+const ac_json_path *ac_event_paths(void)
+{
+	return event_paths;
+}
+
+static const char *type_name(ac_json_type type)
+{
+	switch (type) {
+	case AC_JSON_OBJECT: return "an object";
+	case AC_JSON_ARRAY: return "an array";
+	case AC_JSON_STRING: return "a string";
+	case AC_JSON_NUMBER: return "a number";
+	case AC_JSON_TRUE:
+	case AC_JSON_FALSE: return "a boolean";
+	case AC_JSON_NULL: return "null";
+	default: return "missing";
+	}
+}
+
+/* Renders a string span for an error message: decoded, made safe for a
+ * terminal, and cut to a readable length. */
+static void quote_value(char *out, size_t size, const ac_json_span *span)
+{
+	char decoded[64];
+	size_t raw_len = span->len < sizeof(decoded) ? span->len : sizeof(decoded) - 2;
+	ac_json_span head = *span;
+	ac_buf safe = AC_BUF_INIT;
+	size_t n;
+
+	/* Decoding a prefix is safe only without escapes; with them, show raw. */
+	if (span->has_escape || span->len > sizeof(decoded)) {
+		n = raw_len > 2 ? raw_len - 2 : 0;
+		memcpy(decoded, span->start + 1, n);
+	} else {
+		ac_json_string_decode(decoded, &n, &head);
+	}
+	if (ac_text_sanitize(&safe, decoded, n) == 0 && safe.data)
+		snprintf(out, size, "%.48s%s", safe.data, safe.len > 48 ? "..." : "");
+	else
+		snprintf(out, size, "?");
+	ac_buf_free(&safe);
+}
+
+static int want_type(const ac_json_span *fields, enum ac_event_field f,
+		     ac_json_type type, bool required)
+{
+	const ac_json_span *span = &fields[f];
+
+	if (span->type == AC_JSON_NONE)
+		return required ? ac_error_set(AC_EINVAL, "%s: missing required field",
+					       field_names[f]) : 0;
+	if (span->type != type)
+		return ac_error_set(AC_EINVAL, "%s: must be %s, not %s", field_names[f],
+				    type_name(type), type_name(span->type));
+	return 0;
+}
+
+static bool in_list(const ac_json_span *span, const char *const *list, size_t n)
+{
+	for (size_t i = 0; (n == (size_t)-1 ? list[i] != NULL : i < n); i++)
+		if (ac_json_string_equals(span, list[i], strlen(list[i])))
+			return true;
+	return false;
+}
+
+static int want_enum(const ac_json_span *fields, enum ac_event_field f,
+		     const char *const *allowed, const ac_event_schema *schema)
+{
+	char shown[96];
+	ac_buf list = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = want_type(fields, f, AC_JSON_STRING, true)))
+		return rc;
+	if (in_list(&fields[f], allowed, (size_t)-1))
+		return 0;
+	if (schema && f == AC_EV_AGENT &&
+	    in_list(&fields[f], schema->extra_agents, schema->nextra_agents))
+		return 0;
+	for (size_t i = 0; allowed[i]; i++)
+		ac_buf_printf(&list, "%s%s", i ? ", " : "", allowed[i]);
+	if (schema && f == AC_EV_AGENT)
+		for (size_t i = 0; i < schema->nextra_agents; i++)
+			ac_buf_printf(&list, ", %s", schema->extra_agents[i]);
+	quote_value(shown, sizeof(shown), &fields[f]);
+	rc = ac_error_set(AC_EINVAL, "%s: '%s' is not one of %s", field_names[f],
+			  shown, list.data ? list.data : "");
+	ac_buf_free(&list);
+	return rc;
+}
+
+bool ac_event_id_valid(const char *t, size_t len)
+{
+	if (len != AC_EVENT_ID_LEN || memcmp(t, "evt_", 4) != 0 || t[18] != '_')
+		return false;
+	for (size_t i = 4; i < 18; i++)
+		if (t[i] < '0' || t[i] > '9')
+			return false;
+	for (size_t i = 19; i < AC_EVENT_ID_LEN; i++) {
+		char c = t[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+		      (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return true;
+}
+
+int ac_event_check(const ac_json_span fields[AC_EV_NFIELDS], const ac_event_schema *schema)
+{
+	char shown[96];
+	int rc;
+
+	if ((rc = want_type(fields, AC_EV_ID, AC_JSON_STRING, true)))
+		return rc;
+	if (fields[AC_EV_ID].has_escape ||
+	    !ac_event_id_valid(fields[AC_EV_ID].start + 1, fields[AC_EV_ID].len - 2)) {
+		quote_value(shown, sizeof(shown), &fields[AC_EV_ID]);
+		return ac_error_set(AC_EINVAL,
+				    "id: '%s' is not of the form evt_YYYYMMDDhhmmss_xxxxxxxx", shown);
+	}
+	if ((rc = want_type(fields, AC_EV_TIMESTAMP, AC_JSON_STRING, true)))
+		return rc;
+	if (fields[AC_EV_TIMESTAMP].has_escape ||
+	    !ac_time_is_iso(fields[AC_EV_TIMESTAMP].start + 1,
+			    fields[AC_EV_TIMESTAMP].len - 2)) {
+		quote_value(shown, sizeof(shown), &fields[AC_EV_TIMESTAMP]);
+		return ac_error_set(AC_EINVAL,
+				    "timestamp: '%s' is not of the form YYYY-MM-DDTHH:mm:ss.sssZ", shown);
+	}
+	if ((rc = want_enum(fields, AC_EV_AGENT, builtin_agents, schema)) ||
+	    (rc = want_enum(fields, AC_EV_STATUS, statuses, schema)) ||
+	    (rc = want_type(fields, AC_EV_ACTION, AC_JSON_OBJECT, true)) ||
+	    (rc = want_enum(fields, AC_EV_ACTION_TYPE, action_types, schema)) ||
+	    (rc = want_type(fields, AC_EV_ACTION_INPUT, AC_JSON_STRING, false)) ||
+	    (rc = want_type(fields, AC_EV_ACTION_PARAMS, AC_JSON_OBJECT, true)) ||
+	    (rc = want_type(fields, AC_EV_RESULT, AC_JSON_OBJECT, true)) ||
+	    (rc = want_type(fields, AC_EV_RESULT_MESSAGE, AC_JSON_STRING, true)) ||
+	    (rc = want_type(fields, AC_EV_RESULT_ARTIFACTS, AC_JSON_ARRAY, false)) ||
+	    (rc = want_type(fields, AC_EV_TRACE, AC_JSON_OBJECT, false)))
+		return rc;
+	if (fields[AC_EV_RESULT_ARTIFACTS].type == AC_JSON_ARRAY &&
+	    !fields[AC_EV_RESULT_ARTIFACTS].all_strings)
+		return ac_error_set(AC_EINVAL, "result.artifacts: must hold only strings");
+	for (int f = AC_EV_TRACE_CORRELATION_ID; f <= AC_EV_TRACE_PARENT_ID; f++)
+		if (fields[f].type != AC_JSON_NONE && fields[f].type != AC_JSON_STRING &&
+		    fields[f].type != AC_JSON_NULL)
+			return ac_error_set(AC_EINVAL, "%s: must be a string, not %s",
+					    field_names[f], type_name(fields[f].type));
+	return 0;
+}
+
+int ac_event_parse(ac_json_span fields[AC_EV_NFIELDS], const char *line,
+		   size_t len, const ac_event_schema *schema)
+{
+	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS);
+
+	if (rc)
+		return rc;
+	if (*line != '{' && len > 0) {
+		size_t i = 0;
+
+		while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+			i++;
+		if (i < len && line[i] != '{')
+			return ac_error_set(AC_EINVAL, "event: must be a JSON object");
+	}
+	return ac_event_check(fields, schema);
+}
+
+static int make_id(char out[AC_EVENT_ID_LEN + 1], int64_t ms)
+{
+	unsigned char random_bytes[4];
+	char compact[15];
+
+	if (getrandom(random_bytes, sizeof(random_bytes), 0) != sizeof(random_bytes))
+		return ac_error_errno(errno, "getrandom");
+	ac_time_format_compact(compact, ms);
+	snprintf(out, AC_EVENT_ID_LEN + 1, "evt_%s_%02x%02x%02x%02x", compact,
+		 random_bytes[0], random_bytes[1], random_bytes[2], random_bytes[3]);
+	return 0;
+}
+
+int ac_event_prepare(char **out_line, size_t *out_len,
+		     char out_id[AC_EVENT_ID_LEN + 1], const char *json_text,
+		     const ac_event_schema *schema)
+{
+	json_error_t jerr;
+	json_t *input = NULL, *event = NULL, *id, *timestamp;
+	const char *key;
+	json_t *value;
+	char *line = NULL, iso[AC_TIME_ISO_LEN + 1];
+	ac_json_span fields[AC_EV_NFIELDS];
+	int64_t ms = ac_time_now_ms();
+	int rc;
+
+	input = json_loads(json_text, 0, &jerr);
+	if (!input) {
+		rc = ac_error_set(AC_EINVAL, "event JSON: line %d column %d: %s",
+				  jerr.line, jerr.column, jerr.text);
+		goto done;
+	}
+	if (!json_is_object(input)) {
+		rc = ac_error_set(AC_EINVAL, "event: must be a JSON object");
+		goto done;
+	}
+	/* id and timestamp go first, as every other writer puts them. */
+	event = json_object();
+	if (!event) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	timestamp = json_object_get(input, "timestamp");
+	if (json_is_string(timestamp) &&
+	    ac_time_parse(&ms, json_string_value(timestamp)) != 0)
+		ms = ac_time_now_ms(); /* the check below names the bad timestamp */
+	id = json_object_get(input, "id");
+	if (!id) {
+		char made[AC_EVENT_ID_LEN + 1];
+
+		if ((rc = make_id(made, ms)))
+			goto done;
+		json_object_set_new(event, "id", json_string(made));
+	} else {
+		json_object_set(event, "id", id);
+	}
+	if (!timestamp) {
+		ac_time_format_iso(iso, ms);
+		json_object_set_new(event, "timestamp", json_string(iso));
+	} else {
+		json_object_set(event, "timestamp", timestamp);
+	}
+	json_object_foreach(input, key, value)
+		if (strcmp(key, "id") != 0 && strcmp(key, "timestamp") != 0)
+			json_object_set(event, key, value);
+
+	line = json_dumps(event, JSON_COMPACT);
+	if (!line) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory serialising the event");
+		goto done;
+	}
+	if ((rc = ac_event_parse(fields, line, strlen(line), schema)))
+		goto done;
+	memcpy(out_id, fields[AC_EV_ID].start + 1, AC_EVENT_ID_LEN);
+	out_id[AC_EVENT_ID_LEN] = '\0';
+	*out_len = strlen(line);
+	*out_line = line;
+	line = NULL;
+done:
+	free(line);
+	json_decref(event);
+	json_decref(input);
+	return rc;
+}

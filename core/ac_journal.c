@@ -1,0 +1,356 @@
+/* Journal appends and rotation under the shared lock. */
+#include "ac_journal.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_time.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ac_journal_options_init(ac_journal_options *opts)
+{
+	opts->fsync = AC_FSYNC_NEVER;
+	opts->rotate_bytes = 0;
+	ac_lock_options_init(&opts->lock);
+}
+
+static char *lock_path_of(const char *path)
+{
+	size_t len = strlen(path);
+	char *lock_path = malloc(len + sizeof(".lock"));
+
+	if (lock_path) {
+		memcpy(lock_path, path, len);
+		memcpy(lock_path + len, ".lock", sizeof(".lock"));
+	}
+	return lock_path;
+}
+
+/* Splits "dir/JOURNAL.jsonl" into the folder ("dir", or "." ) and the stem
+ * ("JOURNAL"), the parts rotated names are built from. */
+static int split_path(char **out_dir, char **out_stem, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t base_len = strlen(base);
+
+	if (base_len > 6 && strcmp(base + base_len - 6, ".jsonl") == 0)
+		base_len -= 6;
+	*out_dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	*out_stem = strndup(base, base_len);
+	if (!*out_dir || !*out_stem) {
+		free(*out_dir);
+		free(*out_stem);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static void sync_folder_of(const char *path)
+{
+	char *dir = NULL, *stem = NULL;
+	int fd;
+
+	if (split_path(&dir, &stem, path))
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+	free(stem);
+}
+
+/* Rotates with the lock already held. */
+static int rotate_locked(char **out_rotated_path, const char *path)
+{
+	char *dir = NULL, *stem = NULL, stamp[21];
+	ac_buf target = AC_BUF_INIT;
+	int rc, fd;
+
+	if ((rc = split_path(&dir, &stem, path)))
+		return rc;
+	ac_time_format_file(stamp, ac_time_now_ms());
+	/* link() never replaces an existing file, so two rotations in the same
+	 * millisecond cannot overwrite each other's archive. */
+	for (int attempt = 0;; attempt++) {
+		ac_buf_clear(&target);
+		rc = attempt ? ac_buf_printf(&target, "%s/%s-%s-%d.jsonl", dir, stem, stamp, attempt)
+			     : ac_buf_printf(&target, "%s/%s-%s.jsonl", dir, stem, stamp);
+		if (rc)
+			goto done;
+		if (link(path, target.data) == 0)
+			break;
+		if (errno == EEXIST && attempt < 100)
+			continue;
+		rc = ac_error_errno(errno, "%s: cannot rotate to %s", path, target.data);
+		goto done;
+	}
+	if (unlink(path) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot remove after rotation", path);
+		unlink(target.data);
+		goto done;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	sync_folder_of(path);
+	if (out_rotated_path)
+		*out_rotated_path = ac_buf_detach(&target);
+done:
+	ac_buf_free(&target);
+	free(dir);
+	free(stem);
+	return rc;
+}
+
+int ac_journal_append(ac_journal_append_info *out, const char *path,
+		      const char *record, size_t len, const ac_journal_options *opts)
+{
+	ac_journal_options defaults;
+	ac_journal_append_info info = {0};
+	ac_lock lock = {.fd = -1, .guard_fd = -1};
+	char *lock_path = NULL, *line = NULL, last = '\n';
+	struct stat st;
+	size_t total;
+	ssize_t written;
+	int fd = -1, rc;
+
+	if (!opts) {
+		ac_journal_options_init(&defaults);
+		opts = &defaults;
+	}
+	if (memchr(record, '\n', len))
+		return ac_error_set(AC_EINVAL, "%s: a record must be one line", path);
+	if (!(lock_path = lock_path_of(path)) || !(line = malloc(len + 2))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_lock_acquire(&lock, lock_path, &opts->lock)))
+		goto done;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot open", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = ac_error_set(AC_EINVAL, "%s: not a regular file", path);
+		goto done;
+	}
+	if (opts->rotate_bytes && st.st_size > 0 &&
+	    (uint64_t)st.st_size + len + 1 > opts->rotate_bytes) {
+		close(fd);
+		fd = -1;
+		if ((rc = rotate_locked(&info.rotated_to, path)))
+			goto done;
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 || fstat(fd, &st) != 0) {
+			rc = ac_error_errno(errno, "%s: cannot open", path);
+			goto done;
+		}
+	}
+	if (st.st_size > 0) {
+		int rfd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (rfd < 0 || pread(rfd, &last, 1, st.st_size - 1) != 1) {
+			rc = ac_error_errno(errno, "%s: cannot read its last byte", path);
+			if (rfd >= 0)
+				close(rfd);
+			goto done;
+		}
+		close(rfd);
+	}
+	total = 0;
+	if (last != '\n') {
+		line[total++] = '\n';
+		info.repaired_torn_tail = true;
+	}
+	memcpy(line + total, record, len);
+	total += len;
+	line[total++] = '\n';
+	info.offset = (uint64_t)st.st_size + (info.repaired_torn_tail ? 1 : 0);
+	do {
+		written = write(fd, line, total);
+	} while (written < 0 && errno == EINTR);
+	if (written != (ssize_t)total) {
+		int err = written < 0 ? errno : ENOSPC;
+
+		/* We hold the lock, so nobody wrote after us: cut back to where
+		 * the journal ended, leaving no torn record of our own. */
+		if (written > 0 && ftruncate(fd, st.st_size) != 0)
+			err = errno;
+		rc = ac_error_errno(err, "%s: cannot append", path);
+		goto done;
+	}
+	if (opts->fsync == AC_FSYNC_ALWAYS) {
+		if (fdatasync(fd) != 0) {
+			rc = ac_error_errno(errno, "%s: fdatasync", path);
+			goto done;
+		}
+		if (st.st_size == 0)
+			sync_folder_of(path);
+	}
+	if (info.repaired_torn_tail) {
+		/* Find where the torn line began, for the caller's report. */
+		int rfd = open(path, O_RDONLY | O_CLOEXEC);
+		uint64_t pos = (uint64_t)st.st_size;
+		char chunk[4096];
+
+		info.torn_offset = 0;
+		while (rfd >= 0 && pos > 0) {
+			size_t n = pos < sizeof(chunk) ? (size_t)pos : sizeof(chunk);
+			char *nl;
+
+			if (pread(rfd, chunk, n, (off_t)(pos - n)) != (ssize_t)n)
+				break;
+			nl = memrchr(chunk, '\n', n);
+			if (nl) {
+				info.torn_offset = pos - n + (uint64_t)(nl - chunk) + 1;
+				break;
+			}
+			pos -= n;
+		}
+		if (rfd >= 0)
+			close(rfd);
+	}
+	if (out) {
+		*out = info;
+		info.rotated_to = NULL;
+	}
+	rc = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	ac_lock_release(&lock);
+	free(info.rotated_to);
+	free(lock_path);
+	free(line);
+	return rc;
+}
+
+int ac_journal_rotate(char **out_rotated_path, const char *path,
+		      const ac_journal_options *opts)
+{
+	ac_journal_options defaults;
+	ac_lock lock = {.fd = -1, .guard_fd = -1};
+	char *lock_path = lock_path_of(path);
+	struct stat st;
+	int rc;
+
+	if (!opts) {
+		ac_journal_options_init(&defaults);
+		opts = &defaults;
+	}
+	if (!lock_path)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_lock_acquire(&lock, lock_path, &opts->lock)))
+		goto done;
+	if (lstat(path, &st) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot rotate", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = ac_error_set(AC_EINVAL, "%s: not a regular file", path);
+		goto done;
+	}
+	rc = rotate_locked(out_rotated_path, path);
+done:
+	ac_lock_release(&lock);
+	free(lock_path);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* True for "<stem>-<YYYYMMDDThhmmss.sssZ>[-N].jsonl". */
+static bool is_rotated_name(const char *name, const char *stem)
+{
+	size_t stem_len = strlen(stem), len = strlen(name);
+
+	if (len < stem_len + 1 + 20 + 6 || strncmp(name, stem, stem_len) != 0 ||
+	    name[stem_len] != '-' || strcmp(name + len - 6, ".jsonl") != 0)
+		return false;
+	name += stem_len + 1;
+	return name[8] == 'T' && name[15] == '.' && name[19] == 'Z' &&
+	       strspn(name, "0123456789") == 8;
+}
+
+int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
+{
+	char *dir = NULL, *stem = NULL, **paths = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *entry;
+	struct stat st;
+	DIR *d = NULL;
+	int rc;
+
+	if ((rc = split_path(&dir, &stem, path)))
+		return rc;
+	d = opendir(dir);
+	while (d && (entry = readdir(d)) != NULL) {
+		ac_buf full = AC_BUF_INIT;
+
+		if (!is_rotated_name(entry->d_name, stem))
+			continue;
+		if (n + 2 > cap) {
+			char **grown = realloc(paths, (cap = cap ? cap * 2 : 8) * sizeof(*paths));
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+			paths = grown;
+		}
+		if (ac_buf_printf(&full, "%s/%s", dir, entry->d_name)) {
+			rc = AC_ENOMEM;
+			goto done;
+		}
+		paths[n++] = ac_buf_detach(&full);
+	}
+	qsort(paths, n, sizeof(*paths), compare_names);
+	if (stat(path, &st) == 0) {
+		if (n + 1 > cap) {
+			char **grown = realloc(paths, (n + 1) * sizeof(*paths));
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+			paths = grown;
+		}
+		if (!(paths[n] = strdup(path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	*out_paths = paths;
+	*out_n = n;
+	paths = NULL;
+	n = 0;
+done:
+	if (d)
+		closedir(d);
+	ac_journal_files_free(paths, n);
+	free(dir);
+	free(stem);
+	return rc;
+}
+
+void ac_journal_files_free(char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}

@@ -1,0 +1,61 @@
+/* Appending to the shared workspace journal, and rotating it.
+ *
+ * Every append is one write(2) of one complete line, made under the shared
+ * lock file (see ac_lock.h), so no two records interleave whatever other
+ * writers do, as long as they follow the lock spec. A journal that ends in a
+ * torn line (a writer was killed mid-write, the disk filled) is repaired by
+ * starting the next record on a fresh line. Reading lives in
+ * ac_journal_reader.h; validation in ac_event.h. */
+#ifndef AC_JOURNAL_H
+#define AC_JOURNAL_H
+
+#include "ac_lock.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	AC_FSYNC_NEVER = 0, /* leave flushing to the kernel (the default) */
+	AC_FSYNC_ALWAYS,    /* fdatasync after every append */
+} ac_fsync_policy;
+
+typedef struct {
+	ac_fsync_policy fsync;
+	uint64_t rotate_bytes; /* rotate before an append that would pass this; 0: never */
+	ac_lock_options lock;
+} ac_journal_options;
+
+typedef struct {
+	uint64_t offset;         /* where the record starts in the journal */
+	bool repaired_torn_tail; /* a newline was written first to end a torn line */
+	uint64_t torn_offset;    /* with repaired_torn_tail: where that line starts */
+	char *rotated_to;        /* owned, or NULL: the journal was rotated first */
+} ac_journal_append_info;
+
+/* Fills opts with the defaults (no fsync, no rotation, lock defaults). */
+void ac_journal_options_init(ac_journal_options *opts);
+
+/* Appends record[0..len) plus a newline to the journal at path, creating it
+ * when absent. record must be one line (no '\n'); it is not validated here.
+ * out may be NULL; when not, the caller frees out->rotated_to.
+ * Returns 0, AC_EINVAL, AC_EBUSY (lock), AC_ENOSPACE or AC_EIO; on failure
+ * the journal is as it was (a partly written record is truncated away). */
+int ac_journal_append(ac_journal_append_info *out, const char *path,
+		      const char *record, size_t len, const ac_journal_options *opts);
+
+/* Moves the journal to "<stem>-<YYYYMMDDThhmmss.sssZ>.jsonl" beside it
+ * under the lock and starts an empty one. *out_rotated_path (may be NULL)
+ * receives the new name, for the caller to free. AC_ENOTFOUND when there is
+ * no journal. */
+int ac_journal_rotate(char **out_rotated_path, const char *path,
+		      const ac_journal_options *opts);
+
+/* Lists the journal's rotated files, oldest first, then path itself when it
+ * exists. *out_paths is an allocated array of allocated strings; free with
+ * ac_journal_files_free(). */
+int ac_journal_files(char ***out_paths, size_t *out_n, const char *path);
+
+void ac_journal_files_free(char **paths, size_t n);
+
+#endif

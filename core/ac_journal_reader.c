@@ -1,0 +1,292 @@
+/* Buffered line reading of the journal by byte offset. */
+#include "ac_journal_reader.h"
+
+#include "ac_error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK (1u << 20)
+
+struct ac_journal_reader {
+	char *path;
+	int fd;
+	char *buf;
+	size_t cap, start, filled; /* unread bytes are buf[start..filled) */
+	uint64_t buf_offset;       /* file offset of buf[0] */
+	uint64_t end;              /* stop reading here */
+	uint64_t number;           /* line number of buf[start] */
+	bool eof;
+	bool skipping;             /* inside an over-long line, dropping to its end */
+	/* the current block, for line-by-line reading */
+	ac_journal_block block;
+	size_t block_pos;
+	bool have_block;
+};
+
+int ac_journal_reader_open(ac_journal_reader **out, const char *path,
+			   uint64_t offset, uint64_t end, uint64_t first_number)
+{
+	ac_journal_reader *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	r->fd = -1;
+	r->path = strdup(path);
+	r->cap = READ_CHUNK;
+	r->buf = malloc(r->cap);
+	if (!r->path || !r->buf) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		rc = ac_error_errno(errno, "%s", path);
+		goto fail;
+	}
+	posix_fadvise(r->fd, (off_t)offset, 0, POSIX_FADV_SEQUENTIAL);
+	r->buf_offset = offset;
+	r->end = end;
+	r->number = first_number;
+	*out = r;
+	return 0;
+fail:
+	ac_journal_reader_free(r);
+	return rc;
+}
+
+void ac_journal_reader_free(ac_journal_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+/* Reads more bytes after buf[filled], first moving unread bytes to the
+ * front and growing the buffer when a single line fills it. Returns bytes
+ * read (0 at the end) or a negative code. */
+static ssize_t fill(ac_journal_reader *r)
+{
+	uint64_t file_pos;
+	size_t want;
+	ssize_t n;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->filled - r->start);
+		r->buf_offset += r->start;
+		r->filled -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->filled < READ_CHUNK / 4 && r->cap < AC_JOURNAL_MAX_LINE + READ_CHUNK) {
+		size_t cap = r->cap * 2 < AC_JOURNAL_MAX_LINE + READ_CHUNK
+				     ? r->cap * 2 : AC_JOURNAL_MAX_LINE + READ_CHUNK;
+		char *grown = realloc(r->buf, cap);
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory reading %s", r->path);
+		r->buf = grown;
+		r->cap = cap;
+	}
+	file_pos = r->buf_offset + r->filled;
+	if (file_pos >= r->end || r->filled == r->cap)
+		return 0;
+	want = r->cap - r->filled;
+	if (r->end - file_pos < want)
+		want = (size_t)(r->end - file_pos);
+	do {
+		n = pread(r->fd, r->buf + r->filled, want, (off_t)file_pos);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return ac_error_errno(errno, "%s: read at byte %llu", r->path,
+				      (unsigned long long)file_pos);
+	r->filled += (size_t)n;
+	return n;
+}
+
+int ac_journal_reader_next_block(ac_journal_reader *r, ac_journal_block *out)
+{
+	for (;;) {
+		size_t avail = r->filled - r->start;
+		char *data = r->buf + r->start;
+		char *last_nl = avail ? memrchr(data, '\n', avail) : NULL;
+		ssize_t n;
+
+		if (r->skipping && avail) {
+			char *nl = memchr(data, '\n', avail);
+
+			if (!nl) {
+				r->start = r->filled;
+			} else {
+				r->start += (size_t)(nl - data) + 1;
+				r->skipping = false;
+				r->number++;
+			}
+			continue;
+		}
+		if (last_nl && !r->skipping) {
+			size_t len = (size_t)(last_nl - data) + 1;
+
+			out->data = data;
+			out->len = len;
+			out->offset = r->buf_offset + r->start;
+			out->first_number = r->number;
+			out->overlong = false;
+			for (char *p = data; (p = memchr(p, '\n', (size_t)(last_nl + 1 - p))); p++)
+				r->number++;
+			r->start += len;
+			return 1;
+		}
+		if (!r->skipping && avail >= AC_JOURNAL_MAX_LINE) {
+			out->data = data;
+			out->len = avail;
+			out->offset = r->buf_offset + r->start;
+			out->first_number = r->number;
+			out->overlong = true;
+			r->start = r->filled;
+			r->skipping = true;
+			return 1;
+		}
+		if (r->eof)
+			return 0;
+		n = fill(r);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			r->eof = true;
+	}
+}
+
+int ac_journal_reader_next(ac_journal_reader *r, ac_journal_line *out)
+{
+	const char *text, *nl;
+
+	if (!r->have_block || r->block_pos >= r->block.len) {
+		int rc = ac_journal_reader_next_block(r, &r->block);
+
+		if (rc <= 0)
+			return rc;
+		r->have_block = true;
+		r->block_pos = 0;
+		if (r->block.overlong) {
+			out->text = r->block.data;
+			out->len = r->block.len;
+			out->offset = r->block.offset;
+			out->number = r->block.first_number;
+			out->overlong = true;
+			r->block_pos = r->block.len;
+			return 1;
+		}
+	}
+	text = r->block.data + r->block_pos;
+	nl = memchr(text, '\n', r->block.len - r->block_pos);
+	out->text = text;
+	out->len = (size_t)(nl - text);
+	out->offset = r->block.offset + r->block_pos;
+	out->number = r->block.first_number;
+	out->overlong = false;
+	r->block.first_number++;
+	r->block_pos += out->len + 1;
+	return 1;
+}
+
+uint64_t ac_journal_reader_offset(const ac_journal_reader *r)
+{
+	uint64_t offset = r->buf_offset + r->start;
+
+	/* Lines handed out one by one may still sit in the current block. */
+	if (r->have_block && r->block_pos < r->block.len && !r->block.overlong)
+		offset = r->block.offset + r->block_pos;
+	return offset;
+}
+
+uint64_t ac_journal_reader_number(const ac_journal_reader *r)
+{
+	if (r->have_block && r->block_pos < r->block.len && !r->block.overlong)
+		return r->block.first_number;
+	return r->number;
+}
+
+uint64_t ac_journal_reader_tail(const ac_journal_reader *r, uint64_t *out_offset)
+{
+	*out_offset = r->buf_offset + r->start;
+	return r->skipping ? 0 : r->filled - r->start;
+}
+
+/* Finds the last newline before pos (searching backward in chunks). Sets
+ * *out_found and *out_pos (the newline's offset). */
+static int last_newline_before(bool *out_found, uint64_t *out_pos, int fd,
+			       const char *path, uint64_t pos)
+{
+	char chunk[64 * 1024];
+
+	*out_found = false;
+	while (pos > 0) {
+		size_t n = pos < sizeof(chunk) ? (size_t)pos : sizeof(chunk);
+		ssize_t got = pread(fd, chunk, n, (off_t)(pos - n));
+		char *nl;
+
+		if (got != (ssize_t)n)
+			return ac_error_errno(got < 0 ? errno : EIO, "%s: read at byte %llu",
+					      path, (unsigned long long)(pos - n));
+		nl = memrchr(chunk, '\n', n);
+		if (nl) {
+			*out_found = true;
+			*out_pos = pos - n + (uint64_t)(nl - chunk);
+			return 0;
+		}
+		pos -= n;
+	}
+	return 0;
+}
+
+int ac_journal_complete_end(uint64_t *out_end, uint64_t *out_size, const char *path)
+{
+	struct stat st;
+	uint64_t nl_pos = 0;
+	bool found;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ac_error_errno(errno, "%s", path);
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s", path);
+		goto done;
+	}
+	*out_size = (uint64_t)st.st_size;
+	if ((rc = last_newline_before(&found, &nl_pos, fd, path, (uint64_t)st.st_size)))
+		goto done;
+	*out_end = found ? nl_pos + 1 : 0;
+done:
+	close(fd);
+	return rc;
+}
+
+int ac_journal_line_start(uint64_t *out, const char *path, uint64_t pos)
+{
+	uint64_t nl_pos = 0;
+	bool found;
+	int fd, rc;
+
+	if (pos == 0) {
+		*out = 0;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ac_error_errno(errno, "%s", path);
+	rc = last_newline_before(&found, &nl_pos, fd, path, pos);
+	if (rc == 0)
+		*out = found ? nl_pos + 1 : 0;
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* Scanning journal files for events: the engine behind read, query and
+ * check, and the dashboard's journal tail.
+ *
+ * Lines that cannot match the query's byte needle are skipped unparsed;
+ * "the last N" is found by reading backward in growing windows, so its cost
+ * depends on N and the query's selectivity, not on the file's size. */
+#ifndef AC_JOURNAL_SCAN_H
+#define AC_JOURNAL_SCAN_H
+
+#include "ac_event.h"
+#include "ac_query.h"
+
+#include <stdint.h>
+
+typedef struct {
+	uint64_t matched;     /* events handed to the callback */
+	uint64_t invalid;     /* lines parsed and skipped: not valid events */
+	uint64_t torn;        /* files that end in an unterminated line */
+	uint64_t torn_offset; /* the last such line's offset... */
+	const char *torn_path;/* ...and file (borrowed from the paths given) */
+} ac_scan_stats;
+
+typedef struct {
+	const char *path;   /* the file (borrowed from the paths given) */
+	const char *line;   /* the raw line, without '\n' */
+	size_t len;
+	uint64_t offset;    /* the line's offset in path */
+	const ac_json_span *fields; /* spans for ac_query_paths(), event fields first */
+} ac_scan_match;
+
+/* Called for each matching event, oldest first. A non-zero return stops
+ * the scan and is returned by it. All pointers are borrowed for the call. */
+typedef int (*ac_scan_fn)(const ac_scan_match *match, void *ctx);
+
+/* Hands fn every valid event of the files paths[0..npaths) (oldest file
+ * first) that matches q, in file order; with last_n > 0, only the last
+ * last_n such events. stats (may be NULL) counts what was skipped.
+ * Returns 0, fn's non-zero return, or a negative AC_E* code. */
+int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npaths,
+		    const ac_query *q, size_t last_n, const ac_event_schema *schema,
+		    ac_scan_fn fn, void *ctx);
+
+/* Hands fn the valid events of path from byte offset on (a line start),
+ * for a watcher: *out_next receives where to resume (just after the last
+ * complete line) and *in_out_number tracks line numbers. */
+int ac_journal_scan_from(uint64_t *out_next, uint64_t *in_out_number,
+			 ac_scan_stats *stats, const char *path, uint64_t offset,
+			 const ac_query *q, const ac_event_schema *schema,
+			 ac_scan_fn fn, void *ctx);
+
+/* Called by ac_journal_check() for each line that is not a valid event. */
+typedef int (*ac_check_fn)(const char *path, uint64_t line_number, uint64_t offset,
+			   const char *reason, void *ctx);
+
+/* Validates every line of path; counts valid and invalid lines and calls
+ * fn (may be NULL) for each invalid one, including a torn last line.
+ * Returns 0 (whatever was found), fn's non-zero return, or a negative code. */
+int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
+		     const ac_event_schema *schema, ac_check_fn fn, void *ctx);
+
+#endif

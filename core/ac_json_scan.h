@@ -1,0 +1,74 @@
+/* A strict, allocation-free JSON scanner for one document held in memory.
+ *
+ * It validates the whole text (RFC 8259 grammar, UTF-8, a nesting limit) and
+ * records where chosen values are, without building a tree: the journal's
+ * readers use it to check and pick fields from millions of lines at close to
+ * memory speed. It is not for building or rewriting JSON: use jansson. */
+#ifndef AC_JSON_SCAN_H
+#define AC_JSON_SCAN_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+#define AC_JSON_MAX_DEPTH 256    /* deeper nesting is rejected */
+#define AC_JSON_MAX_SEGMENTS 8   /* keys in one path */
+#define AC_JSON_MAX_PATHS 64     /* paths in one scan */
+
+typedef enum {
+	AC_JSON_NONE = 0, /* the path was not found */
+	AC_JSON_OBJECT,
+	AC_JSON_ARRAY,
+	AC_JSON_STRING,
+	AC_JSON_NUMBER,
+	AC_JSON_TRUE,
+	AC_JSON_FALSE,
+	AC_JSON_NULL,
+} ac_json_type;
+
+/* Where one value sits in the scanned text (borrowed from that text). */
+typedef struct {
+	ac_json_type type;
+	const char *start; /* first byte of the raw value; a string's opening quote */
+	size_t len;        /* raw length; a string's includes both quotes */
+	bool has_escape;   /* a string that holds at least one backslash escape */
+	bool all_strings;  /* an array whose elements are all strings (true when empty) */
+} ac_json_span;
+
+/* A path of object keys from the top-level object, e.g. "action.type".
+ * A key that holds a '.' cannot be named. Segments borrow the dotted string,
+ * which must outlive the path. */
+typedef struct {
+	const char *segment[AC_JSON_MAX_SEGMENTS];
+	size_t segment_len[AC_JSON_MAX_SEGMENTS];
+	size_t nsegments;
+} ac_json_path;
+
+/* Splits dotted into out. Fails (AC_EINVAL) on an empty path, an empty
+ * segment ("a..b", ".a", "a.") or more than AC_JSON_MAX_SEGMENTS keys. */
+int ac_json_path_init(ac_json_path *out, const char *dotted);
+
+/* Scans text[0..len) as exactly one JSON document; whitespace may surround
+ * it, anything else after it is an error. For each of the npaths paths
+ * (at most AC_JSON_MAX_PATHS) out[i] receives the span of the value found at
+ * paths[i], or type AC_JSON_NONE; when an object repeats a key the last
+ * value wins. Paths only descend through objects, never into arrays.
+ * Returns 0, or AC_ECORRUPT with ac_error_last() set to
+ * "column N: reason" (N the 1-based byte offset of the fault), e.g.
+ * "column 17: invalid UTF-8 in string", "column 3: nesting deeper than 256".
+ * Rejects: control bytes below 0x20 inside strings, invalid escapes, lone or
+ * mispaired \u surrogates, invalid or overlong UTF-8 and encoded surrogates,
+ * leading zeros, NaN/Infinity, trailing commas, an empty text. */
+int ac_json_scan(ac_json_span *out, const char *text, size_t len,
+		 const ac_json_path *paths, size_t npaths);
+
+/* Decodes a string span found by ac_json_scan() into out, which must have
+ * room for span->len bytes (the decoded text is never longer than the raw
+ * one); *out_len receives the decoded length. \u0000 decodes to a NUL byte,
+ * so use the length. The result is not NUL-terminated. */
+void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span);
+
+/* True when span is a string whose decoded value is exactly value[0..len).
+ * Does not allocate; compares the raw bytes directly when there is no escape. */
+bool ac_json_string_equals(const ac_json_span *span, const char *value, size_t len);
+
+#endif

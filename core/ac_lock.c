@@ -1,0 +1,241 @@
+/* The shared O_EXCL lock file, with stale-lock breaking. */
+#include "ac_lock.h"
+
+#include "ac_error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void ac_lock_options_init(ac_lock_options *opts)
+{
+	opts->timeout_ms = 10000;
+	opts->stale_ms = 10000;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleeps a little longer each time, up to 4 ms, so waiting costs little CPU
+ * but a freed lock is taken quickly. */
+static void backoff(unsigned *round)
+{
+	long ns = 50000L << (*round < 6 ? *round : 6);
+	struct timespec ts = {0, ns > 4000000L ? 4000000L : ns};
+
+	(*round)++;
+	nanosleep(&ts, NULL);
+}
+
+static int open_guard(int *out_fd, const char *lock_path)
+{
+	char *copy = strdup(lock_path);
+	int fd;
+
+	if (!copy)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		int rc = ac_error_errno(err, "%s: cannot open its folder", lock_path);
+
+		free(copy);
+		return rc;
+	}
+	free(copy);
+	*out_fd = fd;
+	return 0;
+}
+
+/* Waits for flock on the folder: agentctl's own lock. */
+static int take_guard(int fd, const char *lock_path, int64_t deadline)
+{
+	unsigned round = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		/* Some network file systems have no flock; the lock file alone
+		 * still excludes writers there. */
+		if (errno == EBADF || errno == ENOLCK || errno == EOPNOTSUPP)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return ac_error_errno(errno, "%s: flock", lock_path);
+		if (monotonic_ms() >= deadline)
+			return ac_error_set(AC_EBUSY,
+					    "%s: another agentctl process holds the lock", lock_path);
+		backoff(&round);
+	}
+	return 0;
+}
+
+typedef struct {
+	bool exists;
+	bool stale;
+	long pid;     /* 0 when the file holds no pid */
+	int64_t age_ms;
+	ino_t ino;
+} holder_info;
+
+static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms)
+{
+	char text[32] = {0};
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(lock_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* A symlink planted at the lock path is never a valid lock. */
+		out->exists = errno != ENOENT;
+		out->stale = errno == ELOOP;
+		return;
+	}
+	out->exists = true;
+	if (fstat(fd, &st) == 0) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		out->ino = st.st_ino;
+		out->age_ms = ((int64_t)now.tv_sec - st.st_mtim.tv_sec) * 1000 +
+			      (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n > 0)
+		out->pid = strtol(text, NULL, 10);
+	if (out->pid > 0 && kill((pid_t)out->pid, 0) != 0 && errno == ESRCH)
+		out->stale = true;
+	else if (out->age_ms > stale_ms)
+		out->stale = true;
+	/* A writer writes its pid right after creating the file, so an empty
+	 * lock that is a second old belongs to a writer that died in between. */
+	else if (out->pid <= 0 && out->age_ms > 1000)
+		out->stale = true;
+}
+
+/* Moves a stale lock aside and deletes it. If what we moved is not the
+ * file we judged (its holder was replaced in between), we put it back
+ * without overwriting anything. */
+static void break_stale(const char *lock_path, ino_t judged_ino)
+{
+	char aside[4096];
+	struct stat st;
+
+	snprintf(aside, sizeof(aside), "%s.stale.%ld", lock_path, (long)getpid());
+	if (rename(lock_path, aside) != 0)
+		return;
+	if (lstat(aside, &st) == 0 && (judged_ino == 0 || st.st_ino == judged_ino)) {
+		unlink(aside);
+		return;
+	}
+	if (link(aside, lock_path) != 0 && errno != EEXIST)
+		rename(aside, lock_path);
+	unlink(aside);
+}
+
+static int create_lock(ac_lock *lock)
+{
+	char pid_text[32];
+	struct stat st;
+	int n, fd;
+
+	fd = open(lock->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(pid_text, sizeof(pid_text), "%ld\n", (long)getpid());
+	if (write(fd, pid_text, (size_t)n) != n || fstat(fd, &st) != 0) {
+		int err = errno ? errno : EIO;
+
+		unlink(lock->path);
+		close(fd);
+		return -err;
+	}
+	lock->fd = fd;
+	lock->dev = st.st_dev;
+	lock->ino = st.st_ino;
+	return 0;
+}
+
+int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *opts)
+{
+	ac_lock_options defaults;
+	ac_lock lock = {.fd = -1, .guard_fd = -1};
+	holder_info holder = {0};
+	unsigned round = 0;
+	int64_t deadline;
+	int rc;
+
+	if (!opts) {
+		ac_lock_options_init(&defaults);
+		opts = &defaults;
+	}
+	deadline = monotonic_ms() + opts->timeout_ms;
+	lock.path = strdup(lock_path);
+	if (!lock.path)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = open_guard(&lock.guard_fd, lock_path)) ||
+	    (rc = take_guard(lock.guard_fd, lock_path, deadline)))
+		goto done;
+	for (;;) {
+		int err = -create_lock(&lock);
+
+		if (err == 0)
+			break;
+		if (err != EEXIST) {
+			rc = ac_error_errno(err, "%s: cannot create the lock file", lock_path);
+			goto done;
+		}
+		inspect_holder(&holder, lock_path, opts->stale_ms);
+		if (holder.exists && holder.stale) {
+			break_stale(lock_path, holder.ino);
+			lock.broke_stale = true;
+			continue;
+		}
+		if (monotonic_ms() >= deadline) {
+			rc = ac_error_set(AC_EBUSY,
+					  "%s: held by pid %ld for %lld ms; waited %d ms",
+					  lock_path, holder.pid, (long long)holder.age_ms,
+					  opts->timeout_ms);
+			goto done;
+		}
+		backoff(&round);
+	}
+	*out = lock;
+	return 0;
+done:
+	ac_lock_release(&lock);
+	return rc;
+}
+
+void ac_lock_release(ac_lock *lock)
+{
+	struct stat st;
+
+	if (lock->fd >= 0) {
+		/* Unlink only our own file: if ours was broken and replaced, the
+		 * new one belongs to a live writer. */
+		if (lstat(lock->path, &st) == 0 && st.st_dev == lock->dev &&
+		    st.st_ino == lock->ino)
+			unlink(lock->path);
+		close(lock->fd);
+	}
+	if (lock->guard_fd >= 0)
+		close(lock->guard_fd); /* drops the flock */
+	free(lock->path);
+	lock->path = NULL;
+	lock->fd = lock->guard_fd = -1;
+}

@@ -1,0 +1,42 @@
+/* The O_EXCL lock file that every journal writer, in any language, takes.
+ *
+ * The shared spec: create "<file>.lock" with O_CREAT|O_EXCL, write the
+ * writer's pid, append, unlink. agentctl honours that protocol and adds
+ * flock(2) on the folder around it, so agentctl processes queue in the
+ * kernel instead of polling each other and never race while breaking a
+ * stale lock. A lock is stale when its pid is dead, or when it is older than
+ * a bound (a crashed writer from another pid namespace, or a reused pid). */
+#ifndef AC_LOCK_H
+#define AC_LOCK_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct {
+	int timeout_ms; /* give up (AC_EBUSY) after this long; default 10000 */
+	int stale_ms;   /* a lock older than this is broken; default 10000 */
+} ac_lock_options;
+
+typedef struct {
+	char *path;   /* owned: the lock file's path */
+	int fd;       /* the lock file we created */
+	int guard_fd; /* the folder, flock'ed */
+	dev_t dev;
+	ino_t ino;
+	bool broke_stale; /* this acquisition broke a stale lock */
+} ac_lock;
+
+/* Fills opts with the defaults. */
+void ac_lock_options_init(ac_lock_options *opts);
+
+/* Takes the lock file lock_path (e.g. "JOURNAL.jsonl.lock"), waiting up to
+ * opts->timeout_ms (opts may be NULL for the defaults). On success *out
+ * holds the lock until ac_lock_release(). Returns 0, AC_EBUSY with the
+ * holder's pid and age in the message, or AC_EIO. */
+int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *opts);
+
+/* Removes the lock file (only if it is still ours) and drops the guard.
+ * Safe to call again on a released lock. */
+void ac_lock_release(ac_lock *lock);
+
+#endif

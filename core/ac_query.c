@@ -1,0 +1,307 @@
+/* Query terms and their byte prefilter. */
+#include "ac_query.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_time.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+	TERM_EQ,
+	TERM_NE,
+	TERM_CONTAINS,
+	TERM_TEXT,
+	TERM_SINCE,
+	TERM_UNTIL,
+} term_kind;
+
+typedef struct {
+	term_kind kind;
+	char *key;      /* owned; the path's segments point into it */
+	char *value;    /* owned, NUL-terminated */
+	size_t value_len;
+	char time_iso[AC_TIME_ISO_LEN + 1]; /* since/until, canonical */
+	char *needle;   /* owned; raw bytes a matching line must hold, or NULL */
+	size_t needle_len;
+	size_t path_index; /* into the query's paths */
+} term;
+
+struct ac_query {
+	term *terms;
+	size_t nterms;
+	ac_json_path paths[AC_JSON_MAX_PATHS];
+	size_t npaths;
+	const term *prefilter;
+};
+
+static bool is_json_literal(const char *v)
+{
+	size_t i = 0;
+
+	if (!strcmp(v, "true") || !strcmp(v, "false") || !strcmp(v, "null"))
+		return true;
+	if (v[i] == '-')
+		i++;
+	if (v[i] < '0' || v[i] > '9')
+		return false;
+	return strspn(v + i, "0123456789.eE+-") == strlen(v + i);
+}
+
+/* The bytes value takes inside a JSON string as jansson or JSON.stringify
+ * write it. Other spellings need a \u or \/ escape, which the scanner's
+ * fallback treats as a candidate anyway. */
+static int json_escape(ac_buf *out, const char *value, size_t len)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < len && rc == 0; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		if (c == '"' || c == '\\')
+			rc = ac_buf_putc(out, '\\') || ac_buf_putc(out, (char)c);
+		else if (c == '\n')
+			rc = ac_buf_append(out, "\\n", 2);
+		else if (c == '\t')
+			rc = ac_buf_append(out, "\\t", 2);
+		else if (c == '\r')
+			rc = ac_buf_append(out, "\\r", 2);
+		else if (c < 0x20)
+			rc = ac_buf_printf(out, "\\u%04x", c);
+		else
+			rc = ac_buf_putc(out, (char)c);
+	}
+	return rc ? AC_ENOMEM : 0;
+}
+
+static int make_needle(term *t)
+{
+	ac_buf needle = AC_BUF_INIT;
+	int rc = 0;
+
+	if (t->kind == TERM_NE || t->kind == TERM_SINCE || t->kind == TERM_UNTIL ||
+	    t->value_len == 0)
+		return 0;
+	if (t->kind == TERM_EQ && is_json_literal(t->value))
+		rc = ac_buf_append(&needle, t->value, t->value_len);
+	else if (t->kind == TERM_EQ)
+		rc = ac_buf_putc(&needle, '"') || json_escape(&needle, t->value, t->value_len) ||
+		     ac_buf_putc(&needle, '"');
+	else
+		rc = json_escape(&needle, t->value, t->value_len);
+	if (rc) {
+		ac_buf_free(&needle);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	t->needle_len = needle.len;
+	t->needle = ac_buf_detach(&needle);
+	return 0;
+}
+
+static int bad_term(const char *text, const char *why)
+{
+	return ac_error_set(AC_EINVAL, "bad term '%s': %s", text, why);
+}
+
+static int parse_term(term *t, const char *text)
+{
+	size_t key_len = strcspn(text, "=!~");
+	const char *op = text + key_len, *value;
+	int64_t ms;
+
+	if (key_len == 0 || *op == '\0')
+		return bad_term(text, "expected FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT, "
+				      "since=TIME, until=TIME or text~TEXT");
+	if (op[0] == '!' && op[1] == '=') {
+		t->kind = TERM_NE;
+		value = op + 2;
+	} else if (op[0] == '=') {
+		t->kind = TERM_EQ;
+		value = op + 1;
+	} else if (op[0] == '~') {
+		t->kind = TERM_CONTAINS;
+		value = op + 1;
+	} else {
+		return bad_term(text, "expected '=', '!=' or '~' after the field");
+	}
+	t->key = strndup(text, key_len);
+	t->value = strdup(value);
+	if (!t->key || !t->value)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	t->value_len = strlen(value);
+	if (!strcmp(t->key, "text")) {
+		if (t->kind != TERM_CONTAINS)
+			return bad_term(text, "use text~TEXT");
+		t->kind = TERM_TEXT;
+	} else if (!strcmp(t->key, "since") || !strcmp(t->key, "until")) {
+		if (t->kind != TERM_EQ)
+			return bad_term(text, "use since=TIME or until=TIME");
+		if (ac_time_parse(&ms, value) != 0)
+			return bad_term(text, "expected a time like 2025-09-03T14:25:10Z");
+		t->kind = t->key[0] == 's' ? TERM_SINCE : TERM_UNTIL;
+		ac_time_format_iso(t->time_iso, ms);
+	}
+	return make_needle(t);
+}
+
+int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms)
+{
+	ac_query *q = calloc(1, sizeof(*q));
+	int rc = 0;
+
+	if (!q || (nterms && !(q->terms = calloc(nterms, sizeof(*q->terms))))) {
+		free(q);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	memcpy(q->paths, ac_event_paths(), AC_EV_NFIELDS * sizeof(ac_json_path));
+	q->npaths = AC_EV_NFIELDS;
+	for (size_t i = 0; i < nterms; i++) {
+		term *t = &q->terms[i];
+
+		q->nterms++;
+		if ((rc = parse_term(t, terms[i])))
+			goto fail;
+		if (t->kind == TERM_EQ || t->kind == TERM_NE || t->kind == TERM_CONTAINS) {
+			if (q->npaths == AC_JSON_MAX_PATHS) {
+				rc = bad_term(terms[i], "too many terms");
+				goto fail;
+			}
+			if (ac_json_path_init(&q->paths[q->npaths], t->key) != 0) {
+				rc = bad_term(terms[i], "the field must be a dotted path like "
+							"action.params.path");
+				goto fail;
+			}
+			t->path_index = q->npaths++;
+		}
+		/* The longest needle is the rarest, as a rule. */
+		if (t->needle && (!q->prefilter || t->needle_len > q->prefilter->needle_len))
+			q->prefilter = t;
+	}
+	*out = q;
+	return 0;
+fail:
+	ac_query_free(q);
+	return rc;
+}
+
+void ac_query_free(ac_query *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->nterms; i++) {
+		free(q->terms[i].key);
+		free(q->terms[i].value);
+		free(q->terms[i].needle);
+	}
+	free(q->terms);
+	free(q);
+}
+
+const ac_json_path *ac_query_paths(const ac_query *q, size_t *out_n)
+{
+	*out_n = q->npaths;
+	return q->paths;
+}
+
+const char *ac_query_needle(const ac_query *q, size_t *out_len)
+{
+	if (!q->prefilter)
+		return NULL;
+	*out_len = q->prefilter->needle_len;
+	return q->prefilter->needle;
+}
+
+static bool value_equals(const ac_json_span *span, const term *t)
+{
+	switch (span->type) {
+	case AC_JSON_STRING:
+		return ac_json_string_equals(span, t->value, t->value_len);
+	case AC_JSON_NUMBER:
+	case AC_JSON_TRUE:
+	case AC_JSON_FALSE:
+	case AC_JSON_NULL:
+		return span->len == t->value_len && !memcmp(span->start, t->value, span->len);
+	default:
+		return false;
+	}
+}
+
+/* Searches the decoded text of a JSON string span (or, for text~, of the
+ * whole line wrapped as one) for the term's value. */
+static bool decoded_contains(const char *raw, size_t raw_len, bool has_escape,
+			     const term *t)
+{
+	char stack_buf[4096], *decoded = stack_buf;
+	ac_json_span span = {.type = AC_JSON_STRING, .start = raw, .len = raw_len,
+			     .has_escape = has_escape};
+	size_t decoded_len;
+	bool found;
+
+	if (!has_escape)
+		return memmem(raw + 1, raw_len - 2, t->value, t->value_len) != NULL;
+	if (raw_len > sizeof(stack_buf) && !(decoded = malloc(raw_len)))
+		return false;
+	ac_json_string_decode(decoded, &decoded_len, &span);
+	found = memmem(decoded, decoded_len, t->value, t->value_len) != NULL;
+	if (decoded != stack_buf)
+		free(decoded);
+	return found;
+}
+
+static bool line_contains(const char *line, size_t len, const term *t)
+{
+	char *wrapped;
+	bool found;
+
+	if (t->needle && memmem(line, len, t->needle, t->needle_len))
+		return true;
+	if (!t->needle)
+		return true; /* an empty text matches everything */
+	if (!memchr(line, '\\', len))
+		return false;
+	/* Escapes hide the text from the raw search: decode everything, keys
+	 * and all, as if the line were one JSON string. */
+	if (!(wrapped = malloc(len + 2)))
+		return false;
+	wrapped[0] = '"';
+	memcpy(wrapped + 1, line, len);
+	wrapped[len + 1] = '"';
+	found = decoded_contains(wrapped, len + 2, true, t);
+	free(wrapped);
+	return found;
+}
+
+static bool term_matches(const term *t, const char *line, size_t len,
+			 const ac_json_span *spans)
+{
+	const ac_json_span *ts = &spans[AC_EV_TIMESTAMP];
+
+	switch (t->kind) {
+	case TERM_EQ:
+		return value_equals(&spans[t->path_index], t);
+	case TERM_NE:
+		return !value_equals(&spans[t->path_index], t);
+	case TERM_CONTAINS:
+		return spans[t->path_index].type == AC_JSON_STRING &&
+		       decoded_contains(spans[t->path_index].start, spans[t->path_index].len,
+					spans[t->path_index].has_escape, t);
+	case TERM_TEXT:
+		return line_contains(line, len, t);
+	case TERM_SINCE:
+		return memcmp(ts->start + 1, t->time_iso, AC_TIME_ISO_LEN) >= 0;
+	case TERM_UNTIL:
+		return memcmp(ts->start + 1, t->time_iso, AC_TIME_ISO_LEN) < 0;
+	}
+	return false;
+}
+
+bool ac_query_matches(const ac_query *q, const char *line, size_t len,
+		      const ac_json_span *spans)
+{
+	for (size_t i = 0; i < q->nterms; i++)
+		if (!term_matches(&q->terms[i], line, len, spans))
+			return false;
+	return true;
+}

@@ -1,0 +1,42 @@
+/* Journal query terms: parsing "agent=Claude", "status!=SUCCESS",
+ * "since=2025-09-03", "text~server" and matching events against them.
+ *
+ * A query also yields a byte needle that every matching line must contain
+ * in its raw form (or the line holds a \u or \/ escape), so scanners can
+ * skip most lines without parsing them. Scanning files is ac_journal_scan.h. */
+#ifndef AC_QUERY_H
+#define AC_QUERY_H
+
+#include "ac_event.h"
+#include "ac_json_scan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ac_query ac_query;
+
+/* Parses nterms terms (ANDed; none matches every event):
+ *   FIELD=VALUE   the field (a dotted path) equals VALUE
+ *   FIELD!=VALUE  the field is absent or differs
+ *   FIELD~TEXT    the field is a string that contains TEXT
+ *   text~TEXT     TEXT occurs anywhere in the event
+ *   since=TIME    timestamp at or after TIME; until=TIME: before TIME
+ * The caller frees *out with ac_query_free(). A bad term is AC_EINVAL with
+ * a message naming it. */
+int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms);
+
+void ac_query_free(ac_query *q);
+
+/* The paths to scan each line with: the AC_EV_NFIELDS event fields first,
+ * then the fields the terms name. Borrowed from q. */
+const ac_json_path *ac_query_paths(const ac_query *q, size_t *out_n);
+
+/* True when a scanned, valid event matches every term. spans are the
+ * results of scanning line with ac_query_paths(). */
+bool ac_query_matches(const ac_query *q, const char *line, size_t len,
+		      const ac_json_span *spans);
+
+/* The prefilter needle, or NULL when every line must be parsed. Borrowed. */
+const char *ac_query_needle(const ac_query *q, size_t *out_len);
+
+#endif

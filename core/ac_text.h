@@ -1,0 +1,27 @@
+/* Making text from files safe to show on a terminal or embed in JSON output.
+ *
+ * Files are written by other programs and may hold escape sequences, C0 and
+ * C1 controls, bidi overrides or invalid UTF-8. Nothing from a file reaches
+ * the terminal before passing through here. Display width is the UI's
+ * business, not this module's. */
+#ifndef AC_TEXT_H
+#define AC_TEXT_H
+
+#include "ac_buf.h"
+
+#include <stddef.h>
+
+/* Appends text[0..len) to out with everything that could drive a terminal
+ * made visible: C0 controls and DEL in caret notation (ESC as "^[", newline
+ * as "^J"), C1 controls and bidi/invisible formatting characters as
+ * "<U+202E>", bytes that are not valid UTF-8 as "\xNN". Printable UTF-8
+ * (CJK, emoji) passes unchanged. 0 or AC_ENOMEM. */
+int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
+
+/* Appends valid JSON text to out, rewriting C1 controls and bidi/invisible
+ * formatting characters (which can only stand inside strings there) as
+ * \uXXXX escapes, so the JSON means the same but cannot reorder or drive the
+ * terminal it is printed on. 0 or AC_ENOMEM. */
+int ac_text_json_safe(ac_buf *out, const char *json, size_t len);
+
+#endif

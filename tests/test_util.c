@@ -1,0 +1,2 @@
+/* Shared helpers for the unit tests. */
+#include "test_util.h"

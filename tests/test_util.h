@@ -1,0 +1,3 @@
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+#endif

@@ -1,0 +1,82 @@
+/* Error printing and small argument helpers shared by the commands. */
+#include "cli.h"
+
+#include "ac_buf.h"
+#include "ac_text.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_line(const char *fmt, va_list ap)
+{
+	ac_buf raw = AC_BUF_INIT, safe = AC_BUF_INIT;
+	va_list copy;
+	int needed;
+
+	va_copy(copy, ap);
+	needed = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (needed >= 0 && ac_buf_reserve(&raw, (size_t)needed) == 0) {
+		vsnprintf(raw.data, (size_t)needed + 1, fmt, ap);
+		raw.len = (size_t)needed;
+		/* Messages quote file names and values from files. */
+		ac_text_sanitize(&safe, raw.data, raw.len);
+	}
+	fprintf(stderr, "agentctl: %s\n", safe.data ? safe.data : fmt);
+	ac_buf_free(&raw);
+	ac_buf_free(&safe);
+}
+
+int cli_error(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_line(fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_line(fmt, ap);
+	va_end(ap);
+}
+
+int cli_parse_count(size_t *out, const char *name, const char *text)
+{
+	char *end;
+	unsigned long long value;
+
+	errno = 0;
+	if (!text)
+		return cli_error(CLI_USAGE, "%s needs a number", name);
+	value = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-')
+		return cli_error(CLI_USAGE, "%s: '%s' is not a whole number", name, text);
+	*out = (size_t)value;
+	return CLI_OK;
+}
+
+static bool output_failed;
+
+bool cli_write(const void *bytes, size_t len)
+{
+	if (output_failed)
+		return false;
+	if (fwrite(bytes, 1, len, stdout) != len)
+		output_failed = true;
+	return !output_failed;
+}
+
+int cli_finish_output(void)
+{
+	if (fflush(stdout) != 0 || output_failed || ferror(stdout))
+		return cli_error(CLI_FAILED, "writing the output: %s", strerror(errno ? errno : EIO));
+	return CLI_OK;
+}

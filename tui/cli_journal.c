@@ -1,0 +1,361 @@
+/* agentctl journal log|read|query|check|rotate */
+#include "cli.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_event.h"
+#include "ac_journal.h"
+#include "ac_journal_scan.h"
+#include "ac_text.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What every journal subcommand needs from the configuration. */
+typedef struct {
+	char *path;
+	ac_journal_options options;
+	ac_event_schema schema;
+	const char **extra_agents; /* owned array; strings borrowed from config */
+} journal_setup;
+
+static int setup_journal(journal_setup *js, cli_context *ctx)
+{
+	json_t *agents = ac_config_get(ctx->config, "journal.agents");
+	size_t i;
+	json_t *name;
+
+	memset(js, 0, sizeof(*js));
+	ac_journal_options_init(&js->options);
+	js->path = ac_config_path(ctx->config, "journalPath", "JOURNAL.jsonl");
+	if (!js->path)
+		return cli_error(CLI_FAILED, "out of memory");
+	if (!strcmp(ac_config_string(ctx->config, "journal.fsync", "never"), "always"))
+		js->options.fsync = AC_FSYNC_ALWAYS;
+	js->options.rotate_bytes = (uint64_t)ac_config_int(ctx->config, "journal.rotateBytes", 0);
+	if (json_is_array(agents) && json_array_size(agents) > 0) {
+		js->extra_agents = calloc(json_array_size(agents), sizeof(char *));
+		if (!js->extra_agents)
+			return cli_error(CLI_FAILED, "out of memory");
+		json_array_foreach(agents, i, name)
+			js->extra_agents[i] = json_string_value(name);
+		js->schema.extra_agents = js->extra_agents;
+		js->schema.nextra_agents = json_array_size(agents);
+	}
+	return CLI_OK;
+}
+
+static void teardown_journal(journal_setup *js)
+{
+	free(js->path);
+	free(js->extra_agents);
+}
+
+/* Reads all of standard input for `journal log -`. */
+static char *read_stdin(void)
+{
+	ac_buf in = AC_BUF_INIT;
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) > 0)
+		if (ac_buf_append(&in, chunk, (size_t)n)) {
+			ac_buf_free(&in);
+			return NULL;
+		}
+	return ac_buf_detach(&in);
+}
+
+static int cmd_log(journal_setup *js, int argc, char **argv)
+{
+	ac_journal_append_info info = {0};
+	char id[AC_EVENT_ID_LEN + 1], *line = NULL, *input = NULL;
+	const char *json_text;
+	size_t len;
+	int status;
+
+	if (argc != 1)
+		return cli_error(CLI_USAGE, "journal log takes one JSON event (or - for standard input)");
+	json_text = argv[0];
+	if (!strcmp(json_text, "-")) {
+		if (!(input = read_stdin()))
+			return cli_error(CLI_FAILED, "out of memory reading standard input");
+		json_text = input;
+	}
+	if (ac_event_prepare(&line, &len, id, json_text, &js->schema) != 0) {
+		status = cli_error(CLI_USAGE, "journal log: %s", ac_error_last());
+		goto done;
+	}
+	if (ac_journal_append(&info, js->path, line, len, &js->options) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (info.rotated_to)
+		cli_note("%s: rotated to %s (journal.rotateBytes)", js->path, info.rotated_to);
+	if (info.repaired_torn_tail)
+		cli_note("%s: the line at byte %llu was torn (no newline); "
+			 "the new event starts on a fresh line", js->path,
+			 (unsigned long long)info.torn_offset);
+	printf("%s\n", id);
+	status = cli_finish_output();
+done:
+	free(info.rotated_to);
+	free(line);
+	free(input);
+	return status;
+}
+
+typedef struct {
+	bool json;
+	size_t count;
+	ac_buf out;     /* the line being built */
+	ac_buf scratch; /* decoded field text */
+} printer;
+
+/* Appends a string field decoded and made safe, padded to width. */
+static void put_field(printer *p, const ac_json_span *span, int width)
+{
+	size_t start = p->out.len, decoded_len = 0;
+
+	if (span->type == AC_JSON_STRING) {
+		ac_buf_clear(&p->scratch);
+		if (ac_buf_reserve(&p->scratch, span->len) == 0) {
+			ac_json_string_decode(p->scratch.data, &decoded_len, span);
+			ac_text_sanitize(&p->out, p->scratch.data, decoded_len);
+		}
+	} else {
+		ac_buf_putc(&p->out, '-');
+	}
+	for (int used = (int)(p->out.len - start); used < width; used++)
+		ac_buf_putc(&p->out, ' ');
+}
+
+static int print_event(const ac_scan_match *m, void *ctx)
+{
+	printer *p = ctx;
+	const ac_json_span *f = m->fields;
+
+	ac_buf_clear(&p->out);
+	if (p->json) {
+		if (p->count)
+			ac_buf_append(&p->out, ",\n", 2);
+		ac_text_json_safe(&p->out, m->line, m->len);
+	} else {
+		put_field(p, &f[AC_EV_TIMESTAMP], 0);
+		ac_buf_putc(&p->out, ' ');
+		put_field(p, &f[AC_EV_ID], 0);
+		ac_buf_putc(&p->out, ' ');
+		put_field(p, &f[AC_EV_AGENT], 7);
+		ac_buf_putc(&p->out, ' ');
+		put_field(p, &f[AC_EV_STATUS], 11);
+		ac_buf_putc(&p->out, ' ');
+		put_field(p, &f[AC_EV_ACTION_TYPE], 15);
+		ac_buf_putc(&p->out, ' ');
+		put_field(p, &f[AC_EV_RESULT_MESSAGE], 0);
+		ac_buf_putc(&p->out, '\n');
+	}
+	p->count++;
+	if (!p->out.data)
+		return AC_ENOMEM;
+	/* A closed pipe (| head) ends the scan early, quietly. */
+	return cli_write(p->out.data, p->out.len) ? 0 : 1;
+}
+
+static void report_skipped(const ac_scan_stats *stats, const char *path)
+{
+	if (stats->invalid)
+		cli_note("%s: skipped %llu invalid line%s (see 'agentctl journal check')", path,
+			 (unsigned long long)stats->invalid, stats->invalid == 1 ? "" : "s");
+	if (stats->torn)
+		cli_note("%s: skipped the unterminated line at byte %llu "
+			 "(a torn write, or one still in progress)",
+			 stats->torn_path, (unsigned long long)stats->torn_offset);
+}
+
+/* read and query: the same scan, with or without terms. */
+static int cmd_scan(journal_setup *js, int argc, char **argv, bool is_query)
+{
+	const char **terms = calloc((size_t)argc + 1, sizeof(char *));
+	char **files = NULL;
+	size_t nterms = 0, last_n = 0, nfiles = 0;
+	bool all = false, options_done = false, last_given = false;
+	ac_scan_stats stats = {0};
+	printer p = {0};
+	ac_query *q = NULL;
+	int status = CLI_OK, rc;
+
+	if (!terms)
+		return cli_error(CLI_FAILED, "out of memory");
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!options_done && !strcmp(arg, "--")) {
+			options_done = true;
+		} else if (!options_done && !strcmp(arg, "--json")) {
+			p.json = true;
+		} else if (!options_done && !strcmp(arg, "--all")) {
+			all = true;
+		} else if (!options_done && !strcmp(arg, "--last")) {
+			if ((status = cli_parse_count(&last_n, "--last", i + 1 < argc ? argv[++i] : NULL)))
+				goto done;
+			last_given = true;
+		} else if (!options_done && !strncmp(arg, "--last=", 7)) {
+			if ((status = cli_parse_count(&last_n, "--last", arg + 7)))
+				goto done;
+			last_given = true;
+		} else if (!options_done && arg[0] == '-' && arg[1]) {
+			status = cli_error(CLI_USAGE, "journal %s: unknown option '%s'",
+					   is_query ? "query" : "read", arg);
+			goto done;
+		} else if (is_query) {
+			terms[nterms++] = arg;
+		} else {
+			status = cli_error(CLI_USAGE, "journal read: unexpected '%s' "
+					   "(to filter, use 'journal query')", arg);
+			goto done;
+		}
+	}
+	if (is_query && nterms == 0) {
+		status = cli_error(CLI_USAGE, "journal query needs at least one term, e.g. agent=Claude");
+		goto done;
+	}
+	if (ac_query_parse(&q, terms, nterms) != 0) {
+		status = cli_error(CLI_USAGE, "journal query: %s", ac_error_last());
+		goto done;
+	}
+	if (all) {
+		if (ac_journal_files(&files, &nfiles, js->path) != 0) {
+			status = cli_error(CLI_FAILED, "%s", ac_error_last());
+			goto done;
+		}
+	} else {
+		files = calloc(1, sizeof(char *));
+		if (!files || !(files[0] = strdup(js->path))) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		nfiles = 1;
+	}
+	if (p.json)
+		cli_write("[\n", 2);
+	if (last_given && last_n == 0)
+		goto finish; /* --last 0: nothing asked for */
+	rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
+			     &js->schema, print_event, &p);
+	if (rc < 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+finish:
+	if (p.json)
+		cli_write(p.count ? "\n]\n" : "]\n", p.count ? 3 : 2);
+	report_skipped(&stats, js->path);
+	status = cli_finish_output();
+done:
+	ac_buf_free(&p.out);
+	ac_buf_free(&p.scratch);
+	ac_query_free(q);
+	ac_journal_files_free(files, nfiles);
+	free(terms);
+	return status;
+}
+
+static int report_invalid(const char *path, uint64_t line, uint64_t offset,
+			  const char *reason, void *ctx)
+{
+	ac_buf out = AC_BUF_INIT, safe = AC_BUF_INIT;
+
+	(void)ctx;
+	ac_buf_printf(&out, "%s:%llu: byte %llu: %s", path, (unsigned long long)line,
+		      (unsigned long long)offset, reason);
+	ac_text_sanitize(&safe, out.data, out.len);
+	ac_buf_putc(&safe, '\n');
+	cli_write(safe.data, safe.len);
+	ac_buf_free(&out);
+	ac_buf_free(&safe);
+	return 0;
+}
+
+static int cmd_check(journal_setup *js, int argc, char **argv)
+{
+	char **files = NULL;
+	size_t nfiles = 0;
+	uint64_t total_invalid = 0;
+	bool all = false;
+	int status = CLI_OK;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--all"))
+			all = true;
+		else
+			return cli_error(CLI_USAGE, "journal check: unexpected '%s'", argv[i]);
+	}
+	if (all && ac_journal_files(&files, &nfiles, js->path) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (!all) {
+		files = calloc(1, sizeof(char *));
+		if (!files || !(files[0] = strdup(js->path))) {
+			free(files);
+			return cli_error(CLI_FAILED, "out of memory");
+		}
+		nfiles = 1;
+	}
+	for (size_t f = 0; f < nfiles; f++) {
+		uint64_t valid = 0, invalid = 0;
+
+		if (ac_journal_check(&valid, &invalid, files[f], &js->schema, report_invalid,
+				     NULL) != 0) {
+			status = cli_error(CLI_FAILED, "%s", ac_error_last());
+			break;
+		}
+		printf("%s: %llu valid, %llu invalid line%s\n", files[f],
+		       (unsigned long long)valid, (unsigned long long)invalid,
+		       invalid == 1 ? "" : "s");
+		total_invalid += invalid;
+	}
+	ac_journal_files_free(files, nfiles);
+	if (status == CLI_OK)
+		status = cli_finish_output();
+	return status == CLI_OK && total_invalid ? CLI_FAILED : status;
+}
+
+static int cmd_rotate(journal_setup *js, int argc)
+{
+	char *rotated = NULL;
+
+	if (argc != 0)
+		return cli_error(CLI_USAGE, "journal rotate takes no arguments");
+	if (ac_journal_rotate(&rotated, js->path, &js->options) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	printf("%s\n", rotated);
+	free(rotated);
+	return cli_finish_output();
+}
+
+int cli_journal(cli_context *ctx, int argc, char **argv)
+{
+	journal_setup js;
+	int status;
+
+	if (argc == 0)
+		return cli_error(CLI_USAGE, "journal needs a command: log, read, query, check or rotate");
+	if ((status = setup_journal(&js, ctx)))
+		goto done;
+	if (!strcmp(argv[0], "log"))
+		status = cmd_log(&js, argc - 1, argv + 1);
+	else if (!strcmp(argv[0], "read"))
+		status = cmd_scan(&js, argc - 1, argv + 1, false);
+	else if (!strcmp(argv[0], "query"))
+		status = cmd_scan(&js, argc - 1, argv + 1, true);
+	else if (!strcmp(argv[0], "check"))
+		status = cmd_check(&js, argc - 1, argv + 1);
+	else if (!strcmp(argv[0], "rotate"))
+		status = cmd_rotate(&js, argc - 1);
+	else
+		status = cli_error(CLI_USAGE, "journal: unknown command '%s'", argv[0]);
+done:
+	teardown_journal(&js);
+	return status;
+}

@@ -1,0 +1,82 @@
+/* agentctl: the dashboard, or one command, over an agent workspace. */
+#include "cli.h"
+
+#include "ac_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+	"usage: agentctl [-w DIR] [--theme NAME] [--read-only]   the dashboard\n"
+	"       agentctl [-w DIR] journal log JSON|-\n"
+	"       agentctl [-w DIR] journal read [--last N] [--all] [--json]\n"
+	"       agentctl [-w DIR] journal query TERM... [--last N] [--all] [--json]\n"
+	"       agentctl [-w DIR] journal check [--all]\n"
+	"       agentctl [-w DIR] journal rotate\n"
+	"\n"
+	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
+	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"
+	"  until is exclusive). FIELD is a dotted path: agent, status,\n"
+	"  action.type, trace.correlation_id, action.params.path, ...\n"
+	"\n"
+	"Options: -w, --workspace DIR  the workspace (default: the current folder)\n"
+	"Exit status: 0 success, 1 the operation failed, 2 bad usage.\n";
+
+int main(int argc, char **argv)
+{
+	cli_context ctx = {.workspace = "."};
+	struct stat st;
+	int i, status;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage_text, stdout);
+			return CLI_OK;
+		} else if (!strcmp(arg, "--version")) {
+			puts("agentctl 0.1.0");
+			return CLI_OK;
+		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--workspace")) {
+			if (++i == argc)
+				return cli_error(CLI_USAGE, "%s needs a folder", arg);
+			ctx.workspace = argv[i];
+		} else if (!strncmp(arg, "--workspace=", 12)) {
+			ctx.workspace = arg + 12;
+		} else if (!strcmp(arg, "--theme")) {
+			if (++i == argc)
+				return cli_error(CLI_USAGE, "--theme needs a name");
+			ctx.theme = argv[i];
+		} else if (!strcmp(arg, "--read-only")) {
+			ctx.read_only = true;
+		} else {
+			cli_error(CLI_USAGE, "unknown option '%s'", arg);
+			fputs(usage_text, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (stat(ctx.workspace, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cli_error(CLI_USAGE, "-w %s: not a folder", ctx.workspace);
+	if (ac_config_load(&ctx.config, ctx.workspace) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (ctx.theme && ac_config_set_cli(ctx.config, "theme", ctx.theme) != 0) {
+		status = cli_error(CLI_USAGE, "%s", ac_error_last());
+		goto done;
+	}
+
+	if (i == argc) {
+		status = dashboard_run(&ctx);
+	} else if (!strcmp(argv[i], "journal")) {
+		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "help")) {
+		fputs(usage_text, stdout);
+		status = CLI_OK;
+	} else {
+		status = cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')", argv[i]);
+	}
+done:
+	ac_config_free(ctx.config);
+	return status;
+}
