@@ -1,2 +1,114 @@
 /* Shared helpers for the unit tests. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "test_util.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *tu_make_temp_dir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *path = malloc(4096);
+
+	assert_non_null(path);
+	snprintf(path, 4096, "%s/agentctl-test-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(path))
+		fail_msg("mkdtemp %s failed", path);
+	return path;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void tu_remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *tu_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(len);
+
+	assert_non_null(path);
+	snprintf(path, len, "%s/%s", dir, name);
+	return path;
+}
+
+static void write_with_flags(const char *path, const char *bytes, size_t len, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644);
+
+	if (fd < 0)
+		fail_msg("open %s failed", path);
+	assert_int_equal(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+}
+
+void tu_write_file(const char *path, const char *bytes, size_t len)
+{
+	write_with_flags(path, bytes, len, O_TRUNC);
+}
+
+void tu_append_file(const char *path, const char *bytes, size_t len)
+{
+	write_with_flags(path, bytes, len, O_APPEND);
+}
+
+char *tu_read_file(const char *path, size_t *out_len)
+{
+	struct stat st;
+	char *data;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		fail_msg("cannot read %s", path);
+	data = malloc((size_t)st.st_size + 1);
+	assert_non_null(data);
+	assert_int_equal(read(fd, data, (size_t)st.st_size), st.st_size);
+	data[st.st_size] = '\0';
+	close(fd);
+	if (out_len)
+		*out_len = (size_t)st.st_size;
+	return data;
+}
+
+size_t tu_count_lines(const char *path)
+{
+	size_t len, lines = 0;
+	char *data = tu_read_file(path, &len);
+
+	for (size_t i = 0; i < len; i++)
+		lines += data[i] == '\n';
+	free(data);
+	return lines;
+}
+
+const char *tu_event_line(const char *agent, const char *message)
+{
+	static char line[8192];
+	static unsigned counter;
+
+	counter++;
+	snprintf(line, sizeof(line),
+		 "{\"id\":\"evt_20250903142510_%08x\",\"timestamp\":\"2025-09-03T14:25:10.%03uZ\","
+		 "\"agent\":\"%s\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"FILE_EDIT\","
+		 "\"params\":{\"path\":\"src/a.c\"}},\"result\":{\"message\":\"%s\"}}",
+		 counter, counter % 1000, agent, message);
+	return line;
+}

@@ -1,3 +1,32 @@
+/* Shared helpers for the unit tests: temporary folders and small file I/O.
+ * Include after <cmocka.h>'s prerequisites; every helper fails the running
+ * test (cmocka's fail_msg) rather than returning an error. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
+
+#include <stddef.h>
+
+/* Creates a fresh folder under $TMPDIR (or /tmp); returns an allocated path. */
+char *tu_make_temp_dir(void);
+
+/* Removes a folder and everything below it. */
+void tu_remove_tree(const char *path);
+
+/* Joins dir and name into an allocated path. */
+char *tu_path(const char *dir, const char *name);
+
+/* Writes (replaces) or appends bytes to a file. */
+void tu_write_file(const char *path, const char *bytes, size_t len);
+void tu_append_file(const char *path, const char *bytes, size_t len);
+
+/* Reads a whole file into an allocated NUL-terminated buffer; *out_len may be NULL. */
+char *tu_read_file(const char *path, size_t *out_len);
+
+/* Counts the lines (newline-terminated) in a file. */
+size_t tu_count_lines(const char *path);
+
+/* A valid compact event line (no newline) for agent with the given message;
+ * ids are made unique by a counter. Returns a static buffer. */
+const char *tu_event_line(const char *agent, const char *message);
+
 #endif

@@ -1,0 +1,556 @@
+/* Journal appends, the lock file, torn tails, rotation and many writers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_error.h"
+#include "ac_event.h"
+#include "ac_journal.h"
+#include "ac_journal_reader.h"
+#include "ac_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+	char *dir;
+	char *journal;
+	char *lock;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_make_temp_dir();
+	f->journal = tu_path(f->dir, "JOURNAL.jsonl");
+	f->lock = tu_path(f->dir, "JOURNAL.jsonl.lock");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f->journal);
+	free(f->lock);
+	free(f);
+	return 0;
+}
+
+static void append_ok(const char *journal, const char *line)
+{
+	int rc = ac_journal_append(NULL, journal, line, strlen(line), NULL);
+
+	if (rc != 0)
+		fail_msg("append failed: %s", ac_error_last());
+}
+
+static void test_append_creates_and_appends_lines(void **state)
+{
+	fixture *f = *state;
+	char *first = strdup(tu_event_line("Claude", "one"));
+	char *contents, *expected;
+	ac_journal_append_info info;
+
+	append_ok(f->journal, first);
+	assert_int_equal(ac_journal_append(&info, f->journal, "{\"x\":1}", 7, NULL), 0);
+	assert_int_equal(info.offset, strlen(first) + 1);
+	assert_false(info.repaired_torn_tail);
+	assert_null(info.rotated_to);
+	contents = tu_read_file(f->journal, NULL);
+	expected = malloc(strlen(first) + 16);
+	sprintf(expected, "%s\n{\"x\":1}\n", first);
+	assert_string_equal(contents, expected);
+	assert_int_equal(access(f->lock, F_OK), -1); /* the lock is gone */
+	free(first);
+	free(contents);
+	free(expected);
+}
+
+static void test_append_refuses_multiline_record(void **state)
+{
+	fixture *f = *state;
+
+	assert_int_equal(ac_journal_append(NULL, f->journal, "{}\n{}", 5, NULL), AC_EINVAL);
+	assert_int_equal(access(f->journal, F_OK), -1);
+}
+
+static void test_torn_tail_starts_a_fresh_line(void **state)
+{
+	fixture *f = *state;
+	const char *torn = "{\"id\":\"evt_2025";
+	char *good = strdup(tu_event_line("Codex", "after the crash"));
+	ac_journal_append_info info;
+	ac_journal_reader *reader;
+	ac_journal_line line;
+	char *contents;
+
+	append_ok(f->journal, tu_event_line("Claude", "before"));
+	size_t before = strlen(tu_read_file(f->journal, NULL));
+	tu_append_file(f->journal, torn, strlen(torn));
+	assert_int_equal(ac_journal_append(&info, f->journal, good, strlen(good), NULL), 0);
+	assert_true(info.repaired_torn_tail);
+	assert_int_equal(info.torn_offset, before);
+	assert_int_equal(info.offset, before + strlen(torn) + 1);
+	contents = tu_read_file(f->journal, NULL);
+	assert_non_null(strstr(contents, "{\"id\":\"evt_2025\n{"));
+
+	/* Readers see the torn fragment as its own line, never glued. */
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 0, UINT64_MAX, 1), 0);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(line.number, 2);
+	assert_int_equal(line.len, strlen(torn));
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(line.len, strlen(good));
+	assert_memory_equal(line.text, good, line.len);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+	ac_journal_reader_free(reader);
+	free(contents);
+	free(good);
+}
+
+static void test_reader_holds_back_unterminated_tail(void **state)
+{
+	fixture *f = *state;
+	ac_journal_reader *reader;
+	ac_journal_line line;
+	uint64_t tail_offset;
+
+	tu_write_file(f->journal, "{\"a\":1}\n{\"b\":", 13);
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 0, UINT64_MAX, 1), 0);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+	assert_int_equal(ac_journal_reader_offset(reader), 8);
+	assert_int_equal(ac_journal_reader_tail(reader, &tail_offset), 5);
+	assert_int_equal(tail_offset, 8);
+	ac_journal_reader_free(reader);
+
+	/* Resuming at the offset once the line is complete yields it once. */
+	tu_append_file(f->journal, "2}\n", 3);
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 8, UINT64_MAX, 2), 0);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(line.number, 2);
+	assert_memory_equal(line.text, "{\"b\":2}", 7);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+	assert_int_equal(ac_journal_reader_offset(reader), 16);
+	ac_journal_reader_free(reader);
+}
+
+static void test_reader_reports_overlong_line_and_goes_on(void **state)
+{
+	fixture *f = *state;
+	size_t big = AC_JOURNAL_MAX_LINE + 100;
+	char *data = malloc(big + 16);
+	ac_journal_reader *reader;
+	ac_journal_line line;
+
+	memset(data, 'x', big);
+	memcpy(data + big, "\n{\"ok\":1}\n", 10);
+	tu_write_file(f->journal, data, big + 10);
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 0, UINT64_MAX, 1), 0);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_true(line.overlong);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_false(line.overlong);
+	assert_int_equal(line.number, 2);
+	assert_int_equal(line.offset, big + 1);
+	assert_memory_equal(line.text, "{\"ok\":1}", 8);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+	ac_journal_reader_free(reader);
+	free(data);
+}
+
+static void test_rotate_moves_journal_and_lists_files(void **state)
+{
+	fixture *f = *state;
+	char *rotated = NULL, **files;
+	size_t nfiles;
+
+	assert_int_equal(ac_journal_rotate(NULL, f->journal, NULL), AC_ENOTFOUND);
+	append_ok(f->journal, tu_event_line("Claude", "one"));
+	assert_int_equal(ac_journal_rotate(&rotated, f->journal, NULL), 0);
+	assert_non_null(strstr(rotated, "/JOURNAL-"));
+	assert_int_equal(tu_count_lines(rotated), 1);
+	assert_int_equal(tu_count_lines(f->journal), 0);
+	append_ok(f->journal, tu_event_line("Claude", "two"));
+	assert_int_equal(ac_journal_files(&files, &nfiles, f->journal), 0);
+	assert_int_equal(nfiles, 2);
+	assert_string_equal(files[0], rotated);
+	assert_string_equal(files[1], f->journal);
+	ac_journal_files_free(files, nfiles);
+	free(rotated);
+}
+
+static void test_two_rotations_in_one_millisecond_keep_both(void **state)
+{
+	fixture *f = *state;
+	char *a = NULL, *b = NULL;
+
+	append_ok(f->journal, "{\"n\":1}");
+	assert_int_equal(ac_journal_rotate(&a, f->journal, NULL), 0);
+	append_ok(f->journal, "{\"n\":2}");
+	assert_int_equal(ac_journal_rotate(&b, f->journal, NULL), 0);
+	assert_string_not_equal(a, b);
+	assert_int_equal(tu_count_lines(a), 1);
+	assert_int_equal(tu_count_lines(b), 1);
+	free(a);
+	free(b);
+}
+
+static void test_automatic_rotation_past_size(void **state)
+{
+	fixture *f = *state;
+	ac_journal_options opts;
+	ac_journal_append_info info;
+	char **files;
+	size_t nfiles, total = 0;
+	int rotations = 0;
+
+	ac_journal_options_init(&opts);
+	opts.rotate_bytes = 1000;
+	for (int i = 0; i < 20; i++) {
+		const char *line = tu_event_line("Gemini", "rotating");
+
+		assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+		rotations += info.rotated_to != NULL;
+		free(info.rotated_to);
+	}
+	assert_true(rotations >= 3);
+	assert_int_equal(ac_journal_files(&files, &nfiles, f->journal), 0);
+	assert_int_equal(nfiles, (size_t)rotations + 1);
+	for (size_t i = 0; i < nfiles; i++) {
+		struct stat st;
+
+		assert_int_equal(stat(files[i], &st), 0);
+		assert_true(st.st_size <= 1000);
+		total += tu_count_lines(files[i]);
+	}
+	assert_int_equal(total, 20);
+	ac_journal_files_free(files, nfiles);
+}
+
+static void test_fsync_always_appends(void **state)
+{
+	fixture *f = *state;
+	ac_journal_options opts;
+
+	ac_journal_options_init(&opts);
+	opts.fsync = AC_FSYNC_ALWAYS;
+	assert_int_equal(ac_journal_append(NULL, f->journal, "{}", 2, &opts), 0);
+	assert_int_equal(tu_count_lines(f->journal), 1);
+}
+
+static void test_journal_symlink_is_refused(void **state)
+{
+	fixture *f = *state;
+	char *target = tu_path(f->dir, "elsewhere");
+
+	tu_write_file(target, "keep\n", 5);
+	assert_int_equal(symlink(target, f->journal), 0);
+	assert_true(ac_journal_append(NULL, f->journal, "{}", 2, NULL) < 0);
+	free(target);
+	target = tu_path(f->dir, "elsewhere");
+	assert_string_equal(tu_read_file(target, NULL), "keep\n");
+	free(target);
+}
+
+/* A full disk, simulated with a file size limit: the write comes up short
+ * and the journal must be exactly as before. Runs in a child so the limit
+ * does not outlive the test. */
+static void test_short_write_leaves_journal_intact(void **state)
+{
+	fixture *f = *state;
+	char big[4000];
+	size_t before_len, after_len;
+	char *before, *after;
+	pid_t pid;
+	int status;
+
+	append_ok(f->journal, tu_event_line("Claude", "kept"));
+	before = tu_read_file(f->journal, &before_len);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit limit = {before_len + 100, before_len + 100};
+		char line[5000];
+		int rc;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &limit);
+		snprintf(line, sizeof(line), "{\"big\":\"%s\"}", big);
+		rc = ac_journal_append(NULL, f->journal, line, strlen(line), NULL);
+		_exit(rc < 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	after = tu_read_file(f->journal, &after_len);
+	assert_int_equal(after_len, before_len);
+	assert_memory_equal(after, before, before_len);
+	assert_int_equal(access(f->lock, F_OK), -1);
+	free(before);
+	free(after);
+}
+
+/* --- the lock file --- */
+
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static void write_lock(const char *path, long pid, int age_seconds)
+{
+	char text[32];
+	struct timespec times[2];
+
+	snprintf(text, sizeof(text), "%ld\n", pid);
+	tu_write_file(path, text, pid ? strlen(text) : 0);
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_sec -= age_seconds;
+	times[1] = times[0];
+	utimensat(AT_FDCWD, path, times, 0);
+}
+
+static void test_lock_acquire_writes_pid_and_release_removes(void **state)
+{
+	fixture *f = *state;
+	ac_lock lock;
+	char *text;
+
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
+	text = tu_read_file(f->lock, NULL);
+	assert_int_equal(strtol(text, NULL, 10), getpid());
+	ac_lock_release(&lock);
+	ac_lock_release(&lock);
+	assert_int_equal(access(f->lock, F_OK), -1);
+	free(text);
+}
+
+static void test_stale_lock_of_dead_pid_is_broken(void **state)
+{
+	fixture *f = *state;
+	ac_lock lock;
+
+	write_lock(f->lock, dead_pid(), 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+}
+
+static void test_live_lock_blocks_until_timeout(void **state)
+{
+	fixture *f = *state;
+	ac_lock_options opts = {.timeout_ms = 150, .stale_ms = 60000};
+	ac_lock lock;
+
+	write_lock(f->lock, getppid(), 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), AC_EBUSY);
+	assert_non_null(strstr(ac_error_last(), "held by pid"));
+	assert_int_equal(access(f->lock, F_OK), 0); /* a live lock is left alone */
+}
+
+static void test_old_lock_of_live_pid_is_broken(void **state)
+{
+	fixture *f = *state;
+	ac_lock_options opts = {.timeout_ms = 2000, .stale_ms = 5000};
+	ac_lock lock;
+
+	write_lock(f->lock, getppid(), 60);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+}
+
+static void test_empty_old_lock_is_broken(void **state)
+{
+	fixture *f = *state;
+	ac_lock lock;
+
+	write_lock(f->lock, 0, 5);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+}
+
+static void test_symlink_planted_at_lock_path_is_not_followed(void **state)
+{
+	fixture *f = *state;
+	char *victim = tu_path(f->dir, "victim");
+	ac_lock lock;
+	char *text;
+
+	tu_write_file(victim, "precious\n", 9);
+	assert_int_equal(symlink(victim, f->lock), 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
+	ac_lock_release(&lock);
+	text = tu_read_file(victim, NULL);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	free(victim);
+}
+
+/* --- many writers at once --- */
+
+#define WRITERS 8
+#define EVENTS_PER_WRITER 400
+
+/* A writer from another program: the spec's O_EXCL lock file and a plain
+ * append, with no flock. */
+static void foreign_append(const char *journal, const char *lock, const char *line)
+{
+	char pid_text[32];
+	int fd;
+
+	for (;;) {
+		fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0)
+			break;
+		usleep(100);
+	}
+	snprintf(pid_text, sizeof(pid_text), "%d", getpid());
+	if (write(fd, pid_text, strlen(pid_text)) < 0)
+		_exit(3);
+	close(fd);
+	fd = open(journal, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		_exit(4);
+	close(fd);
+	unlink(lock);
+}
+
+/* Sizes that straddle page and pipe-buffer boundaries on purpose. */
+static size_t payload_size(int writer, int seq)
+{
+	static const size_t sizes[] = {10, 200, 4090, 4096, 4100, 9000, 65530, 65536, 70000};
+
+	return (seq % 37 == 0) ? sizes[(writer + seq) % 9] : (size_t)(20 + (seq * 7 + writer) % 300);
+}
+
+static void run_writer(const char *journal, const char *lock, int writer)
+{
+	char *payload = malloc(70001), *line = malloc(72000);
+
+	for (int seq = 0; seq < EVENTS_PER_WRITER; seq++) {
+		size_t size = payload_size(writer, seq);
+
+		memset(payload, 'a' + writer, size);
+		payload[size] = '\0';
+		snprintf(line, 72000,
+			 "{\"id\":\"evt_20250903142510_%08x\",\"timestamp\":\"2025-09-03T14:25:10.000Z\","
+			 "\"agent\":\"System\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"ANALYSIS\","
+			 "\"params\":{\"writer\":%d,\"seq\":%d,\"size\":%zu}},"
+			 "\"result\":{\"message\":\"%s\"}}",
+			 (unsigned)(writer << 16 | seq), writer, seq, size, payload);
+		if (writer % 2 == 0) {
+			if (ac_journal_append(NULL, journal, line, strlen(line), NULL) != 0)
+				_exit(2);
+		} else {
+			strcat(line, "\n");
+			foreign_append(journal, lock, line);
+		}
+	}
+	_exit(0);
+}
+
+static void test_many_processes_lose_and_merge_nothing(void **state)
+{
+	fixture *f = *state;
+	int next_seq[WRITERS] = {0};
+	ac_journal_reader *reader;
+	ac_journal_line line;
+	ac_json_span fields[AC_EV_NFIELDS];
+	pid_t pids[WRITERS];
+	size_t total = 0;
+
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		if (pids[w] == 0)
+			run_writer(f->journal, f->lock, w);
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 0, UINT64_MAX, 1), 0);
+	while (ac_journal_reader_next(reader, &line) == 1) {
+		const char *params;
+		int writer, seq;
+		size_t size, msg;
+
+		if (ac_event_parse(fields, line.text, line.len, NULL) != 0)
+			fail_msg("line %llu does not parse: %s", (unsigned long long)line.number,
+				 ac_error_last());
+		params = fields[AC_EV_ACTION_PARAMS].start;
+		assert_int_equal(sscanf(params, "{\"writer\":%d,\"seq\":%d,\"size\":%zu}",
+					&writer, &seq, &size), 3);
+		assert_true(writer >= 0 && writer < WRITERS);
+		/* Each writer's events arrive once each, in its own order. */
+		assert_int_equal(seq, next_seq[writer]);
+		next_seq[writer]++;
+		msg = fields[AC_EV_RESULT_MESSAGE].len - 2;
+		assert_int_equal(msg, size);
+		for (size_t i = 0; i < msg; i++)
+			if (fields[AC_EV_RESULT_MESSAGE].start[1 + i] != 'a' + writer)
+				fail_msg("line %llu: bytes of another writer inside",
+					 (unsigned long long)line.number);
+		total++;
+	}
+	ac_journal_reader_free(reader);
+	assert_int_equal(total, WRITERS * EVENTS_PER_WRITER);
+	for (int w = 0; w < WRITERS; w++)
+		assert_int_equal(next_seq[w], EVENTS_PER_WRITER);
+	assert_int_equal(access(f->lock, F_OK), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_append_creates_and_appends_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_append_refuses_multiline_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_tail_starts_a_fresh_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_holds_back_unterminated_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_reports_overlong_line_and_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fsync_always_appends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_symlink_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_write_leaves_journal_intact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_acquire_writes_pid_and_release_removes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_lock_of_dead_pid_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_lock_blocks_until_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_lock_of_live_pid_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_old_lock_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_planted_at_lock_path_is_not_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_processes_lose_and_merge_nothing, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
