@@ -112,11 +112,10 @@ def sentence(rng, nbytes):
         size += len(p.encode("utf-8")) + 2
     text = ". ".join(parts)
     raw = text.encode("utf-8")[:nbytes - 1]
-    text = raw.decode("utf-8", errors="ignore").rstrip()
-    # Cutting inside a multi-byte character or trailing blanks can shorten
-    # the text; pad it back so the length stays within the asked range.
-    while len(text.encode("utf-8")) < nbytes - 1:
-        text += "x"
+    text = raw.decode("utf-8", errors="ignore")
+    # A cut inside a multi-byte character drops its bytes; pad with dots so
+    # the length stays within the asked range.
+    text += "." * (nbytes - 1 - len(text.encode("utf-8")))
     return text + "."
 
 

@@ -25,7 +25,7 @@ usage() {
     echo "usage: $0 AGENTCTL_BINARY [SIZE_MB]" >&2
     exit 2
 }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 AGENTCTL=$1
 SIZE_MB=${2:-${SIZE_MB:-1024}}
 case $SIZE_MB in '' | *[!0-9]*) usage ;; esac
@@ -248,6 +248,7 @@ fi
 
 # ---- report -------------------------------------------------------------------
 export R_MACHINE R_JOURNAL R_TOOLS
+# shellcheck disable=SC1091
 R_MACHINE="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), \
 $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, \
 kernel $(uname -r) ($(uname -m)), \

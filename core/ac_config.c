@@ -386,6 +386,11 @@ char *ac_config_path(const ac_config *c, const char *key, const char *fallback)
 	return ac_buf_detach(&path);
 }
 
+json_t *ac_config_values(const ac_config *c)
+{
+	return c->values;
+}
+
 const char *ac_config_workspace(const ac_config *c)
 {
 	return c->workspace;

@@ -47,6 +47,10 @@ int64_t ac_config_int(const ac_config *config, const char *key, int64_t fallback
  * frees) or NULL on ENOMEM. */
 char *ac_config_path(const ac_config *config, const char *key, const char *fallback);
 
+/* Every resolved key and its value, as a flat object of dotted keys in
+ * the order they were set. Borrowed from config. */
+json_t *ac_config_values(const ac_config *config);
+
 /* The workspace folder the config was loaded for. Borrowed. */
 const char *ac_config_workspace(const ac_config *config);
 

@@ -17,12 +17,22 @@ void ac_error_clear(void)
 	last_message[0] = '\0';
 }
 
+/* Formats into a scratch buffer first: callers often wrap the previous
+ * message ("%s: %s", path, ac_error_last()), which lives in last_message. */
+static void format_message(const char *fmt, va_list ap)
+{
+	char scratch[sizeof(last_message)];
+
+	vsnprintf(scratch, sizeof(scratch), fmt, ap);
+	memcpy(last_message, scratch, sizeof(last_message));
+}
+
 int ac_error_set(int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	format_message(fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -34,7 +44,7 @@ int ac_error_errno(int errnum, const char *fmt, ...)
 	int code = AC_EIO;
 
 	va_start(ap, fmt);
-	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	format_message(fmt, ap);
 	va_end(ap);
 	used = strlen(last_message);
 	snprintf(last_message + used, sizeof(last_message) - used, ": %s",

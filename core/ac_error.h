@@ -19,6 +19,7 @@ enum {
 	AC_ECORRUPT = -6,  /* a file's contents are not what its format says */
 	AC_ECONFLICT = -7, /* another writer changed the file underneath us */
 	AC_ENOSPACE = -8,  /* the disk is full or a quota was hit */
+	AC_ENOTSUP = -9,   /* the file system or system cannot do this */
 };
 
 /* The message of the last failed call on this thread; never NULL (an empty

@@ -234,74 +234,108 @@ static int make_id(char out[AC_EVENT_ID_LEN + 1], int64_t ms)
 	return 0;
 }
 
+/* Copies a validated JSON text without the white space between tokens, so
+ * a pretty-printed event becomes one line; every value keeps its exact
+ * spelling (numbers are not round-tripped through a double). */
+static void minify(ac_buf *out, const char *text, size_t len)
+{
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			ac_buf_putc(out, c);
+			if (c == '\\' && i + 1 < len)
+				ac_buf_putc(out, text[++i]);
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+			ac_buf_putc(out, c);
+		} else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+			ac_buf_putc(out, c);
+		}
+	}
+}
+
+/* The scanner's verdict is the one that counts; jansson only words the
+ * message with a line and column, which people find easier to act on. */
+static int syntax_error(const char *json_text)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(json_text, JSON_DECODE_ANY, &jerr);
+	char scanner_reason[256];
+
+	if (doc) {
+		json_decref(doc);
+		snprintf(scanner_reason, sizeof(scanner_reason), "%s", ac_error_last());
+		return ac_error_set(AC_EINVAL, "event JSON: %s", scanner_reason);
+	}
+	return ac_error_set(AC_EINVAL, "event JSON: line %d column %d: %s", jerr.line,
+			    jerr.column, jerr.text);
+}
+
 int ac_event_prepare(char **out_line, size_t *out_len,
 		     char out_id[AC_EVENT_ID_LEN + 1], const char *json_text,
 		     const ac_event_schema *schema)
 {
-	json_error_t jerr;
-	json_t *input = NULL, *event = NULL, *id, *timestamp;
-	const char *key;
-	json_t *value;
-	char *line = NULL, iso[AC_TIME_ISO_LEN + 1];
 	ac_json_span fields[AC_EV_NFIELDS];
+	ac_buf compact = AC_BUF_INIT, line = AC_BUF_INIT;
+	size_t len = strlen(json_text);
 	int64_t ms = ac_time_now_ms();
+	char made_id[AC_EVENT_ID_LEN + 1], iso[AC_TIME_ISO_LEN + 1];
 	int rc;
 
-	input = json_loads(json_text, 0, &jerr);
-	if (!input) {
-		rc = ac_error_set(AC_EINVAL, "event JSON: line %d column %d: %s",
-				  jerr.line, jerr.column, jerr.text);
+	if (ac_json_scan(fields, json_text, len, event_paths, AC_EV_NFIELDS) != 0)
+		return syntax_error(json_text);
+	minify(&compact, json_text, len);
+	if (!compact.data || compact.data[0] != '{') {
+		rc = compact.data ? ac_error_set(AC_EINVAL, "event: must be a JSON object")
+				  : ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if (!json_is_object(input)) {
-		rc = ac_error_set(AC_EINVAL, "event: must be a JSON object");
-		goto done;
+	if (fields[AC_EV_TIMESTAMP].type == AC_JSON_STRING && !fields[AC_EV_TIMESTAMP].has_escape) {
+		char given[64];
+		size_t n = fields[AC_EV_TIMESTAMP].len - 2;
+
+		if (n < sizeof(given)) {
+			memcpy(given, fields[AC_EV_TIMESTAMP].start + 1, n);
+			given[n] = '\0';
+			if (ac_time_parse(&ms, given) != 0)
+				ms = ac_time_now_ms(); /* the check below names it */
+		}
 	}
 	/* id and timestamp go first, as every other writer puts them. */
-	event = json_object();
-	if (!event) {
+	ac_buf_putc(&line, '{');
+	if (fields[AC_EV_ID].type == AC_JSON_NONE) {
+		if ((rc = make_id(made_id, ms)))
+			goto done;
+		ac_buf_printf(&line, "\"id\":\"%s\",", made_id);
+	}
+	if (fields[AC_EV_TIMESTAMP].type == AC_JSON_NONE) {
+		ac_time_format_iso(iso, ms);
+		ac_buf_printf(&line, "\"timestamp\":\"%s\",", iso);
+	}
+	ac_buf_append(&line, compact.data + 1, compact.len - 1);
+	if (!line.data) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	timestamp = json_object_get(input, "timestamp");
-	if (json_is_string(timestamp) &&
-	    ac_time_parse(&ms, json_string_value(timestamp)) != 0)
-		ms = ac_time_now_ms(); /* the check below names the bad timestamp */
-	id = json_object_get(input, "id");
-	if (!id) {
-		char made[AC_EVENT_ID_LEN + 1];
-
-		if ((rc = make_id(made, ms)))
-			goto done;
-		json_object_set_new(event, "id", json_string(made));
-	} else {
-		json_object_set(event, "id", id);
+	if (line.len >= 2 && line.data[line.len - 2] == ',') {
+		/* An empty object "{}" got only our fields: drop the last comma. */
+		line.data[line.len - 2] = '}';
+		line.len--;
+		line.data[line.len] = '\0';
 	}
-	if (!timestamp) {
-		ac_time_format_iso(iso, ms);
-		json_object_set_new(event, "timestamp", json_string(iso));
-	} else {
-		json_object_set(event, "timestamp", timestamp);
-	}
-	json_object_foreach(input, key, value)
-		if (strcmp(key, "id") != 0 && strcmp(key, "timestamp") != 0)
-			json_object_set(event, key, value);
-
-	line = json_dumps(event, JSON_COMPACT);
-	if (!line) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory serialising the event");
-		goto done;
-	}
-	if ((rc = ac_event_parse(fields, line, strlen(line), schema)))
+	if ((rc = ac_event_parse(fields, line.data, line.len, schema)))
 		goto done;
 	memcpy(out_id, fields[AC_EV_ID].start + 1, AC_EVENT_ID_LEN);
 	out_id[AC_EVENT_ID_LEN] = '\0';
-	*out_len = strlen(line);
-	*out_line = line;
-	line = NULL;
+	*out_len = line.len;
+	*out_line = ac_buf_detach(&line);
 done:
-	free(line);
-	json_decref(event);
-	json_decref(input);
+	ac_buf_free(&compact);
+	ac_buf_free(&line);
 	return rc;
 }

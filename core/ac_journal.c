@@ -78,18 +78,16 @@ static int rotate_locked(char **out_rotated_path, const char *path)
 
 	if ((rc = split_path(&dir, &stem, path)))
 		return rc;
-	ac_time_format_file(stamp, ac_time_now_ms());
-	/* link() never replaces an existing file, so two rotations in the same
-	 * millisecond cannot overwrite each other's archive. */
-	for (int attempt = 0;; attempt++) {
+	/* link() never replaces an existing file; on a clash the stamp moves
+	 * on by a millisecond, so names stay unique and sort in time order. */
+	for (int64_t ms = ac_time_now_ms(), attempt = 0;; ms++, attempt++) {
+		ac_time_format_file(stamp, ms);
 		ac_buf_clear(&target);
-		rc = attempt ? ac_buf_printf(&target, "%s/%s-%s-%d.jsonl", dir, stem, stamp, attempt)
-			     : ac_buf_printf(&target, "%s/%s-%s.jsonl", dir, stem, stamp);
-		if (rc)
+		if ((rc = ac_buf_printf(&target, "%s/%s-%s.jsonl", dir, stem, stamp)))
 			goto done;
 		if (link(path, target.data) == 0)
 			break;
-		if (errno == EEXIST && attempt < 100)
+		if (errno == EEXIST && attempt < 1000)
 			continue;
 		rc = ac_error_errno(errno, "%s: cannot rotate to %s", path, target.data);
 		goto done;
@@ -273,12 +271,12 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* True for "<stem>-<YYYYMMDDThhmmss.sssZ>[-N].jsonl". */
+/* True for "<stem>-<YYYYMMDDThhmmss.sssZ>.jsonl". */
 static bool is_rotated_name(const char *name, const char *stem)
 {
 	size_t stem_len = strlen(stem), len = strlen(name);
 
-	if (len < stem_len + 1 + 20 + 6 || strncmp(name, stem, stem_len) != 0 ||
+	if (len != stem_len + 1 + 20 + 6 || strncmp(name, stem, stem_len) != 0 ||
 	    name[stem_len] != '-' || strcmp(name + len - 6, ".jsonl") != 0)
 		return false;
 	name += stem_len + 1;

@@ -4,6 +4,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_journal_reader.h"
+#include "ac_search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,8 @@ static int consider_line(scan_ctx *s, const char *line, size_t len, uint64_t off
 
 	if (ac_json_scan(s->spans, line, len, s->paths, s->npaths) != 0 ||
 	    ac_event_check(s->spans, s->schema) != 0) {
-		s->stats->invalid++;
+		if (s->stats->invalid++ == 0)
+			s->stats->invalid_path = s->path;
 		return 0;
 	}
 	if (!ac_query_matches(s->q, line, len, s->spans))
@@ -44,48 +46,61 @@ static int consider_line(scan_ctx *s, const char *line, size_t len, uint64_t off
 }
 
 /* The next place at or after p where a line might match: the needle, or a
- * \u or \/ escape that could spell it differently. */
+ * \u or \/ escape that could spell it differently. Both hits are cached
+ * until passed, so each byte is searched once. */
 typedef struct {
-	const char *needle;
-	size_t needle_len;
-	const char *next[3]; /* cached hits; NULL: none left */
-	bool searched[3];
+	ac_finder needle;
+	const char *next_needle, *next_escape;
+	bool needle_done, escape_done; /* searched to the end: no more hits */
 } candidate_finder;
+
+static const char *next_escape_at(const char *p, const char *end)
+{
+	while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+		if (p + 1 < end && (p[1] == 'u' || p[1] == '/'))
+			return p;
+		p += 2; /* "\\\\" escapes itself: never read its second byte as a start */
+	}
+	return NULL;
+}
 
 static const char *next_candidate(candidate_finder *f, const char *p, const char *end)
 {
-	static const char *const escapes[2] = {"\\u", "\\/"};
-	const char *best = NULL;
-
-	for (int i = 0; i < 3; i++) {
-		if (!f->searched[i] || (f->next[i] && f->next[i] < p)) {
-			const char *pat = i == 0 ? f->needle : escapes[i - 1];
-			size_t pat_len = i == 0 ? f->needle_len : 2;
-
-			f->next[i] = p < end ? memmem(p, (size_t)(end - p), pat, pat_len) : NULL;
-			f->searched[i] = true;
-		}
-		if (f->next[i] && (!best || f->next[i] < best))
-			best = f->next[i];
+	if (!f->needle_done && (!f->next_needle || f->next_needle < p)) {
+		f->next_needle = ac_finder_find(&f->needle, p, (size_t)(end - p));
+		f->needle_done = f->next_needle == NULL;
 	}
-	return best;
+	if (!f->escape_done && (!f->next_escape || f->next_escape < p)) {
+		f->next_escape = next_escape_at(p, end);
+		f->escape_done = f->next_escape == NULL;
+	}
+	if (f->needle_done)
+		return f->escape_done ? NULL : f->next_escape;
+	if (f->escape_done || f->next_needle < f->next_escape)
+		return f->next_needle;
+	return f->next_escape;
 }
 
 static int scan_block(scan_ctx *s, const ac_journal_block *block)
 {
 	const char *p = block->data, *end = block->data + block->len;
 	candidate_finder finder = {0};
+	const char *needle;
+	size_t needle_len = 0;
 	int rc;
 
 	if (block->overlong) {
-		s->stats->invalid++;
+		if (s->stats->invalid++ == 0)
+			s->stats->invalid_path = s->path;
 		return 0;
 	}
-	finder.needle = ac_query_needle(s->q, &finder.needle_len);
+	needle = ac_query_needle(s->q, &needle_len);
+	if (needle)
+		ac_finder_init(&finder.needle, needle, needle_len);
 	while (p < end) {
 		const char *line = p, *nl;
 
-		if (finder.needle) {
+		if (needle) {
 			const char *hit = next_candidate(&finder, p, end);
 
 			if (!hit)
@@ -133,68 +148,105 @@ static int scan_range(scan_ctx *s, uint64_t start, uint64_t end, uint64_t *out_n
 	return rc;
 }
 
-/* The last matches of a backward search, kept in a ring of last_n copies. */
+/* One match kept for later: a copy, since the reader's buffer moves on. */
 typedef struct {
-	ac_buf *lines;
-	uint64_t *offsets;
-	size_t *file_index;
-	size_t cap, count, head; /* head: the oldest slot when full */
+	ac_buf line;
+	uint64_t offset;
+	size_t file;
+} kept_match;
+
+/* The last `limit` matches of one window, in a ring that grows with what it
+ * holds (never to limit up front: --last 10000000 must not cost memory). */
+typedef struct {
+	kept_match *items;
+	size_t allocated, limit, count, head; /* head: the oldest when full */
 	size_t current_file;
 } ring;
 
 static int ring_keep(const ac_scan_match *m, void *ctx)
 {
 	ring *r = ctx;
-	size_t slot;
+	kept_match *slot;
 
-	if (r->count < r->cap) {
-		slot = r->count++;
+	if (r->count < r->limit) {
+		if (r->count == r->allocated) {
+			size_t grown = r->allocated ? r->allocated * 2 : 16;
+			kept_match *items;
+
+			if (grown > r->limit)
+				grown = r->limit;
+			items = realloc(r->items, grown * sizeof(*items));
+			if (!items)
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			memset(items + r->allocated, 0, (grown - r->allocated) * sizeof(*items));
+			r->items = items;
+			r->allocated = grown;
+		}
+		slot = &r->items[r->count++];
 	} else {
-		slot = r->head;
-		r->head = (r->head + 1) % r->cap;
+		slot = &r->items[r->head];
+		r->head = (r->head + 1) % r->limit;
 	}
-	ac_buf_clear(&r->lines[slot]);
-	if (ac_buf_append(&r->lines[slot], m->line, m->len))
+	ac_buf_clear(&slot->line);
+	if (ac_buf_append(&slot->line, m->line, m->len))
 		return AC_ENOMEM;
-	r->offsets[slot] = m->offset;
-	r->file_index[slot] = r->current_file;
+	slot->offset = m->offset;
+	slot->file = r->current_file;
 	return 0;
 }
 
-/* Collects up to last_n matches going back from the end of the files,
- * then hands them to the caller oldest first. */
+static void free_kept(kept_match *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ac_buf_free(&items[i].line);
+	free(items);
+}
+
+/* Moves the ring's matches, newest first, onto the end of *collected. */
+static int take_newest_first(kept_match **collected, size_t *ncollected, size_t *allocated,
+			     ring *r)
+{
+	for (size_t i = r->count; i-- > 0;) {
+		kept_match *slot = &r->items[(r->head + i) % r->count];
+
+		if (*ncollected == *allocated) {
+			size_t grown = *allocated ? *allocated * 2 : 16;
+			kept_match *items = realloc(*collected, grown * sizeof(*items));
+
+			if (!items)
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			*collected = items;
+			*allocated = grown;
+		}
+		(*collected)[(*ncollected)++] = *slot;
+		memset(&slot->line, 0, sizeof(slot->line));
+	}
+	r->count = r->head = 0;
+	return 0;
+}
+
+/* Collects up to last_n matches going back from the end of the files in
+ * windows that double, then hands them to the caller oldest first. */
 static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_t last_n,
 		     ac_scan_fn fn, void *ctx)
 {
 	ring window = {0};
-	ac_buf *collected = NULL;
-	uint64_t *collected_offsets = NULL;
-	size_t *collected_files = NULL, ncollected = 0;
+	kept_match *collected = NULL;
+	size_t ncollected = 0, allocated = 0;
 	int rc = 0;
 
-	window.cap = last_n;
-	window.lines = calloc(last_n, sizeof(ac_buf));
-	window.offsets = calloc(last_n, sizeof(uint64_t));
-	window.file_index = calloc(last_n, sizeof(size_t));
-	collected = calloc(last_n, sizeof(ac_buf));
-	collected_offsets = calloc(last_n, sizeof(uint64_t));
-	collected_files = calloc(last_n, sizeof(size_t));
-	if (!window.lines || !window.offsets || !window.file_index || !collected ||
-	    !collected_offsets || !collected_files) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
 	s->fn = ring_keep;
 	s->ctx = &window;
-	/* collected[] is filled from its end: the newest match goes last. */
 	for (size_t f = npaths; f-- > 0 && ncollected < last_n;) {
 		uint64_t end, size, span = FIRST_WINDOW;
 
 		s->path = paths[f];
 		window.current_file = f;
 		if ((rc = ac_journal_complete_end(&end, &size, s->path))) {
-			if (rc == AC_ENOTFOUND)
+			if (rc == AC_ENOTFOUND) {
+				rc = 0;
 				continue;
+			}
 			goto done;
 		}
 		if (size > end) {
@@ -204,24 +256,13 @@ static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_
 		}
 		while (end > 0 && ncollected < last_n) {
 			uint64_t start;
-			size_t need = last_n - ncollected;
 
 			if ((rc = ac_journal_line_start(&start, s->path, end > span ? end - span : 0)))
 				goto done;
-			window.cap = need;
-			window.count = window.head = 0;
-			if ((rc = scan_range(s, start, end, NULL, NULL, false)))
+			window.limit = last_n - ncollected;
+			if ((rc = scan_range(s, start, end, NULL, NULL, false)) ||
+			    (rc = take_newest_first(&collected, &ncollected, &allocated, &window)))
 				goto done;
-			for (size_t i = window.count; i-- > 0;) {
-				size_t slot = (window.head + i) % window.cap;
-				size_t to = last_n - 1 - ncollected++;
-				ac_buf tmp = collected[to];
-
-				collected[to] = window.lines[slot];
-				window.lines[slot] = tmp;
-				collected_offsets[to] = window.offsets[slot];
-				collected_files[to] = window.file_index[slot];
-			}
 			end = start;
 			span = span < (1ull << 40) ? span * 2 : span;
 		}
@@ -229,23 +270,14 @@ static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_
 	s->fn = fn;
 	s->ctx = ctx;
 	s->stats->matched = 0;
-	for (size_t i = last_n - ncollected; i < last_n && rc == 0; i++) {
-		s->path = paths[collected_files[i]];
-		rc = consider_line(s, collected[i].data, collected[i].len, collected_offsets[i]);
+	for (size_t i = ncollected; i-- > 0 && rc == 0;) {
+		s->path = paths[collected[i].file];
+		rc = consider_line(s, collected[i].line.data, collected[i].line.len,
+				   collected[i].offset);
 	}
 done:
-	for (size_t i = 0; i < last_n; i++) {
-		if (window.lines)
-			ac_buf_free(&window.lines[i]);
-		if (collected)
-			ac_buf_free(&collected[i]);
-	}
-	free(window.lines);
-	free(window.offsets);
-	free(window.file_index);
-	free(collected);
-	free(collected_offsets);
-	free(collected_files);
+	free_kept(window.items, window.allocated);
+	free_kept(collected, ncollected);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 typedef struct {
 	uint64_t matched;     /* events handed to the callback */
 	uint64_t invalid;     /* lines parsed and skipped: not valid events */
+	const char *invalid_path; /* the file of the first (borrowed from the paths given) */
 	uint64_t torn;        /* files that end in an unterminated line */
 	uint64_t torn_offset; /* the last such line's offset... */
 	const char *torn_path;/* ...and file (borrowed from the paths given) */

@@ -55,6 +55,7 @@ struct level {
 	const char *start; /* the '{' or '[' */
 	bool is_array;
 	bool all_strings;  /* every direct element so far is a string */
+	size_t count;      /* direct elements or members so far */
 };
 
 static int fail(const char *text, const char *at, const char *fmt, ...)
@@ -328,7 +329,7 @@ static bool escaped_equals(const char *p, const char *end,
 /* Sets out[i] for every path bit in which. */
 static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 			  const char *start, size_t len, bool has_escape,
-			  bool all_strings)
+			  bool all_strings, size_t count)
 {
 	while (which) {
 		ac_json_span *s = &out[__builtin_ctzll(which)];
@@ -338,6 +339,7 @@ static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 		s->len = len;
 		s->has_escape = has_escape;
 		s->all_strings = all_strings;
+		s->count = count;
 		which &= which - 1;
 	}
 }
@@ -405,6 +407,7 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 
 value:
 	/* p < end here: every jump checks it first. */
+	lv->count++;
 	switch (*p) {
 	case '"':
 		start = p;
@@ -414,7 +417,7 @@ value:
 		p++;
 		if (pending)
 			record(out, pending, AC_JSON_STRING, start,
-			       (size_t)(p - start), escaped, false);
+			       (size_t)(p - start), escaped, false, 0);
 		goto after_value;
 	case '{':
 	case '[':
@@ -426,6 +429,7 @@ value:
 		lv->targets = pending;
 		lv->start = p;
 		lv->all_strings = true;
+		lv->count = 0;
 		if (*p++ == '{') {
 			lv->is_array = false;
 			lv->mask = descend;
@@ -476,14 +480,14 @@ value:
 		lv->all_strings = false;
 		if (pending)
 			record(out, pending, AC_JSON_NUMBER, start,
-			       (size_t)(p - start), false, false);
+			       (size_t)(p - start), false, false, 0);
 		goto after_value;
 	case 't':
 		if (end - p < 4 || memcmp(p, "true", 4) != 0)
 			return fail(text, p, "invalid literal, expected true");
 		lv->all_strings = false;
 		if (pending)
-			record(out, pending, AC_JSON_TRUE, p, 4, false, false);
+			record(out, pending, AC_JSON_TRUE, p, 4, false, false, 0);
 		p += 4;
 		goto after_value;
 	case 'f':
@@ -491,7 +495,7 @@ value:
 			return fail(text, p, "invalid literal, expected false");
 		lv->all_strings = false;
 		if (pending)
-			record(out, pending, AC_JSON_FALSE, p, 5, false, false);
+			record(out, pending, AC_JSON_FALSE, p, 5, false, false, 0);
 		p += 5;
 		goto after_value;
 	case 'n':
@@ -499,7 +503,7 @@ value:
 			return fail(text, p, "invalid literal, expected null");
 		lv->all_strings = false;
 		if (pending)
-			record(out, pending, AC_JSON_NULL, p, 4, false, false);
+			record(out, pending, AC_JSON_NULL, p, 4, false, false, 0);
 		p += 4;
 		goto after_value;
 	case ']':
@@ -565,7 +569,7 @@ close:
 	if (lv->targets)
 		record(out, lv->targets, lv->is_array ? AC_JSON_ARRAY : AC_JSON_OBJECT,
 		       lv->start, (size_t)(p - lv->start), false,
-		       lv->is_array && lv->all_strings);
+		       lv->is_array && lv->all_strings, lv->count);
 	lv = &stack[--depth];
 	/* fall through */
 

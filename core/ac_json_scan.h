@@ -32,6 +32,7 @@ typedef struct {
 	size_t len;        /* raw length; a string's includes both quotes */
 	bool has_escape;   /* a string that holds at least one backslash escape */
 	bool all_strings;  /* an array whose elements are all strings (true when empty) */
+	size_t count;      /* an array's elements or an object's members; 0 for scalars */
 } ac_json_span;
 
 /* A path of object keys from the top-level object, e.g. "action.type".

@@ -81,6 +81,20 @@ static int take_guard(int fd, const char *lock_path, int64_t deadline)
 	return 0;
 }
 
+int ac_lock_folder(int *out_fd, const char *path, int timeout_ms)
+{
+	int fd = -1, rc;
+
+	if ((rc = open_guard(&fd, path)) ||
+	    (rc = take_guard(fd, path, monotonic_ms() + timeout_ms))) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	*out_fd = fd;
+	return 0;
+}
+
 typedef struct {
 	bool exists;
 	bool stale;

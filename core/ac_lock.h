@@ -26,6 +26,11 @@ typedef struct {
 	bool broke_stale; /* this acquisition broke a stale lock */
 } ac_lock;
 
+/* Takes flock(2) on the folder that holds path, waiting up to timeout_ms:
+ * how agentctl processes take turns at a read-modify-write of files in that
+ * folder. *out_fd holds the lock until closed. 0, AC_EBUSY or AC_EIO. */
+int ac_lock_folder(int *out_fd, const char *path, int timeout_ms);
+
 /* Fills opts with the defaults. */
 void ac_lock_options_init(ac_lock_options *opts);
 

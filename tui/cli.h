@@ -7,6 +7,7 @@
 #define CLI_H
 
 #include "ac_config.h"
+#include "ac_workspace.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ typedef struct {
 	const char *theme;     /* --theme NAME, or NULL */
 	bool read_only;        /* --read-only */
 	ac_config *config;     /* loaded for workspace */
+	ac_workspace ws;       /* resolved from config */
 } cli_context;
 
 /* Prints "agentctl: <message>" on stderr (sanitised) and returns status. */
@@ -37,6 +39,8 @@ bool cli_write(const void *bytes, size_t len);
 int cli_finish_output(void);
 
 int cli_journal(cli_context *ctx, int argc, char **argv);
+int cli_session(cli_context *ctx, int argc, char **argv);
+int cli_config(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard; returns the exit status. */
 int dashboard_run(cli_context *ctx);

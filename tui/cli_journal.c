@@ -13,46 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What every journal subcommand needs from the configuration. */
-typedef struct {
-	char *path;
-	ac_journal_options options;
-	ac_event_schema schema;
-	const char **extra_agents; /* owned array; strings borrowed from config */
-} journal_setup;
-
-static int setup_journal(journal_setup *js, cli_context *ctx)
-{
-	json_t *agents = ac_config_get(ctx->config, "journal.agents");
-	size_t i;
-	json_t *name;
-
-	memset(js, 0, sizeof(*js));
-	ac_journal_options_init(&js->options);
-	js->path = ac_config_path(ctx->config, "journalPath", "JOURNAL.jsonl");
-	if (!js->path)
-		return cli_error(CLI_FAILED, "out of memory");
-	if (!strcmp(ac_config_string(ctx->config, "journal.fsync", "never"), "always"))
-		js->options.fsync = AC_FSYNC_ALWAYS;
-	js->options.rotate_bytes = (uint64_t)ac_config_int(ctx->config, "journal.rotateBytes", 0);
-	if (json_is_array(agents) && json_array_size(agents) > 0) {
-		js->extra_agents = calloc(json_array_size(agents), sizeof(char *));
-		if (!js->extra_agents)
-			return cli_error(CLI_FAILED, "out of memory");
-		json_array_foreach(agents, i, name)
-			js->extra_agents[i] = json_string_value(name);
-		js->schema.extra_agents = js->extra_agents;
-		js->schema.nextra_agents = json_array_size(agents);
-	}
-	return CLI_OK;
-}
-
-static void teardown_journal(journal_setup *js)
-{
-	free(js->path);
-	free(js->extra_agents);
-}
-
 /* Reads all of standard input for `journal log -`. */
 static char *read_stdin(void)
 {
@@ -68,7 +28,7 @@ static char *read_stdin(void)
 	return ac_buf_detach(&in);
 }
 
-static int cmd_log(journal_setup *js, int argc, char **argv)
+static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_journal_append_info info = {0};
 	char id[AC_EVENT_ID_LEN + 1], *line = NULL, *input = NULL;
@@ -84,19 +44,19 @@ static int cmd_log(journal_setup *js, int argc, char **argv)
 			return cli_error(CLI_FAILED, "out of memory reading standard input");
 		json_text = input;
 	}
-	if (ac_event_prepare(&line, &len, id, json_text, &js->schema) != 0) {
+	if (ac_event_prepare(&line, &len, id, json_text, &ws->schema) != 0) {
 		status = cli_error(CLI_USAGE, "journal log: %s", ac_error_last());
 		goto done;
 	}
-	if (ac_journal_append(&info, js->path, line, len, &js->options) != 0) {
+	if (ac_journal_append(&info, ws->journal_path, line, len, &ws->journal) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
 	if (info.rotated_to)
-		cli_note("%s: rotated to %s (journal.rotateBytes)", js->path, info.rotated_to);
+		cli_note("%s: rotated to %s (journal.rotateBytes)", ws->journal_path, info.rotated_to);
 	if (info.repaired_torn_tail)
 		cli_note("%s: the line at byte %llu was torn (no newline); "
-			 "the new event starts on a fresh line", js->path,
+			 "the new event starts on a fresh line", ws->journal_path,
 			 (unsigned long long)info.torn_offset);
 	printf("%s\n", id);
 	status = cli_finish_output();
@@ -139,8 +99,10 @@ static int print_event(const ac_scan_match *m, void *ctx)
 
 	ac_buf_clear(&p->out);
 	if (p->json) {
-		if (p->count)
-			ac_buf_append(&p->out, ",\n", 2);
+		/* The array opens with its first element, so a scan that fails
+		 * before any output leaves stdout empty rather than half a
+		 * document. */
+		ac_buf_append(&p->out, p->count ? ",\n" : "[\n", 2);
 		ac_text_json_safe(&p->out, m->line, m->len);
 	} else {
 		put_field(p, &f[AC_EV_TIMESTAMP], 0);
@@ -163,11 +125,12 @@ static int print_event(const ac_scan_match *m, void *ctx)
 	return cli_write(p->out.data, p->out.len) ? 0 : 1;
 }
 
-static void report_skipped(const ac_scan_stats *stats, const char *path)
+static void report_skipped(const ac_scan_stats *stats, bool all)
 {
 	if (stats->invalid)
-		cli_note("%s: skipped %llu invalid line%s (see 'agentctl journal check')", path,
-			 (unsigned long long)stats->invalid, stats->invalid == 1 ? "" : "s");
+		cli_note("%s: skipped %llu invalid line%s (see 'agentctl journal check%s')",
+			 stats->invalid_path, (unsigned long long)stats->invalid,
+			 stats->invalid == 1 ? "" : "s", all ? " --all" : "");
 	if (stats->torn)
 		cli_note("%s: skipped the unterminated line at byte %llu "
 			 "(a torn write, or one still in progress)",
@@ -175,7 +138,7 @@ static void report_skipped(const ac_scan_stats *stats, const char *path)
 }
 
 /* read and query: the same scan, with or without terms. */
-static int cmd_scan(journal_setup *js, int argc, char **argv, bool is_query)
+static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query)
 {
 	const char **terms = calloc((size_t)argc + 1, sizeof(char *));
 	char **files = NULL;
@@ -226,32 +189,30 @@ static int cmd_scan(journal_setup *js, int argc, char **argv, bool is_query)
 		goto done;
 	}
 	if (all) {
-		if (ac_journal_files(&files, &nfiles, js->path) != 0) {
+		if (ac_journal_files(&files, &nfiles, ws->journal_path) != 0) {
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 			goto done;
 		}
 	} else {
 		files = calloc(1, sizeof(char *));
-		if (!files || !(files[0] = strdup(js->path))) {
+		if (!files || !(files[0] = strdup(ws->journal_path))) {
 			status = cli_error(CLI_FAILED, "out of memory");
 			goto done;
 		}
 		nfiles = 1;
 	}
-	if (p.json)
-		cli_write("[\n", 2);
 	if (last_given && last_n == 0)
 		goto finish; /* --last 0: nothing asked for */
 	rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
-			     &js->schema, print_event, &p);
+			     &ws->schema, print_event, &p);
 	if (rc < 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
 finish:
 	if (p.json)
-		cli_write(p.count ? "\n]\n" : "]\n", p.count ? 3 : 2);
-	report_skipped(&stats, js->path);
+		cli_write(p.count ? "\n]\n" : "[]\n", 3);
+	report_skipped(&stats, all);
 	status = cli_finish_output();
 done:
 	ac_buf_free(&p.out);
@@ -278,7 +239,7 @@ static int report_invalid(const char *path, uint64_t line, uint64_t offset,
 	return 0;
 }
 
-static int cmd_check(journal_setup *js, int argc, char **argv)
+static int cmd_check(const ac_workspace *ws, int argc, char **argv)
 {
 	char **files = NULL;
 	size_t nfiles = 0;
@@ -292,11 +253,11 @@ static int cmd_check(journal_setup *js, int argc, char **argv)
 		else
 			return cli_error(CLI_USAGE, "journal check: unexpected '%s'", argv[i]);
 	}
-	if (all && ac_journal_files(&files, &nfiles, js->path) != 0)
+	if (all && ac_journal_files(&files, &nfiles, ws->journal_path) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (!all) {
 		files = calloc(1, sizeof(char *));
-		if (!files || !(files[0] = strdup(js->path))) {
+		if (!files || !(files[0] = strdup(ws->journal_path))) {
 			free(files);
 			return cli_error(CLI_FAILED, "out of memory");
 		}
@@ -305,7 +266,7 @@ static int cmd_check(journal_setup *js, int argc, char **argv)
 	for (size_t f = 0; f < nfiles; f++) {
 		uint64_t valid = 0, invalid = 0;
 
-		if (ac_journal_check(&valid, &invalid, files[f], &js->schema, report_invalid,
+		if (ac_journal_check(&valid, &invalid, files[f], &ws->schema, report_invalid,
 				     NULL) != 0) {
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 			break;
@@ -321,13 +282,13 @@ static int cmd_check(journal_setup *js, int argc, char **argv)
 	return status == CLI_OK && total_invalid ? CLI_FAILED : status;
 }
 
-static int cmd_rotate(journal_setup *js, int argc)
+static int cmd_rotate(const ac_workspace *ws, int argc)
 {
 	char *rotated = NULL;
 
 	if (argc != 0)
 		return cli_error(CLI_USAGE, "journal rotate takes no arguments");
-	if (ac_journal_rotate(&rotated, js->path, &js->options) != 0)
+	if (ac_journal_rotate(&rotated, ws->journal_path, &ws->journal) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	printf("%s\n", rotated);
 	free(rotated);
@@ -336,26 +297,19 @@ static int cmd_rotate(journal_setup *js, int argc)
 
 int cli_journal(cli_context *ctx, int argc, char **argv)
 {
-	journal_setup js;
-	int status;
+	const ac_workspace *ws = &ctx->ws;
 
 	if (argc == 0)
 		return cli_error(CLI_USAGE, "journal needs a command: log, read, query, check or rotate");
-	if ((status = setup_journal(&js, ctx)))
-		goto done;
 	if (!strcmp(argv[0], "log"))
-		status = cmd_log(&js, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "read"))
-		status = cmd_scan(&js, argc - 1, argv + 1, false);
-	else if (!strcmp(argv[0], "query"))
-		status = cmd_scan(&js, argc - 1, argv + 1, true);
-	else if (!strcmp(argv[0], "check"))
-		status = cmd_check(&js, argc - 1, argv + 1);
-	else if (!strcmp(argv[0], "rotate"))
-		status = cmd_rotate(&js, argc - 1);
-	else
-		status = cli_error(CLI_USAGE, "journal: unknown command '%s'", argv[0]);
-done:
-	teardown_journal(&js);
-	return status;
+		return cmd_log(ws, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "read"))
+		return cmd_scan(ws, argc - 1, argv + 1, false);
+	if (!strcmp(argv[0], "query"))
+		return cmd_scan(ws, argc - 1, argv + 1, true);
+	if (!strcmp(argv[0], "check"))
+		return cmd_check(ws, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "rotate"))
+		return cmd_rotate(ws, argc - 1);
+	return cli_error(CLI_USAGE, "journal: unknown command '%s'", argv[0]);
 }

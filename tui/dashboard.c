@@ -79,19 +79,18 @@ static void draw(const char *workspace, const char *journal, tail_lines *t)
 
 int dashboard_run(cli_context *ctx)
 {
-	char *journal = ac_config_path(ctx->config, "journalPath", "JOURNAL.jsonl");
+	const char *journal = ctx->ws.journal_path;
 	tail_lines tail = {0};
 	ac_query *everything = NULL;
 	struct stat last = {0}, now;
 	bool dirty = true;
 
-	if (!journal || ac_query_parse(&everything, NULL, 0) != 0)
+	if (ac_query_parse(&everything, NULL, 0) != 0)
 		return cli_error(CLI_FAILED, "out of memory");
 	setlocale(LC_ALL, "");
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	if (!initscr()) {
-		free(journal);
 		ac_query_free(everything);
 		return cli_error(CLI_FAILED, "cannot start the terminal (is TERM set?)");
 	}
@@ -128,7 +127,6 @@ int dashboard_run(cli_context *ctx)
 	for (size_t i = 0; tail.lines && i < tail.cap; i++)
 		ac_buf_free(&tail.lines[i]);
 	free(tail.lines);
-	free(journal);
 	ac_query_free(everything);
 	return CLI_OK;
 }

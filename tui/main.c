@@ -15,6 +15,11 @@ static const char usage_text[] =
 	"       agentctl [-w DIR] journal query TERM... [--last N] [--all] [--json]\n"
 	"       agentctl [-w DIR] journal check [--all]\n"
 	"       agentctl [-w DIR] journal rotate\n"
+	"       agentctl [-w DIR] session list [--json] [--status S] [--user U]\n"
+	"       agentctl [-w DIR] session show ID [--json]\n"
+	"       agentctl [-w DIR] session pause|resume|complete|fail ID\n"
+	"       agentctl [-w DIR] session compact ID [--force]\n"
+	"       agentctl [-w DIR] config show [--origin] [--json]\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
 	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"
@@ -62,21 +67,29 @@ int main(int argc, char **argv)
 	if (ac_config_load(&ctx.config, ctx.workspace) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (ctx.theme && ac_config_set_cli(ctx.config, "theme", ctx.theme) != 0) {
-		status = cli_error(CLI_USAGE, "%s", ac_error_last());
-		goto done;
+		ac_config_free(ctx.config);
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	}
+	if (ac_workspace_init(&ctx.ws, ctx.config) != 0) {
+		ac_config_free(ctx.config);
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	}
 
 	if (i == argc) {
 		status = dashboard_run(&ctx);
 	} else if (!strcmp(argv[i], "journal")) {
 		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "session")) {
+		status = cli_session(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "config")) {
+		status = cli_config(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "help")) {
 		fputs(usage_text, stdout);
 		status = CLI_OK;
 	} else {
 		status = cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')", argv[i]);
 	}
-done:
+	ac_workspace_free(&ctx.ws);
 	ac_config_free(ctx.config);
 	return status;
 }

@@ -1,0 +1,219 @@
+/* Atomic, durable file replacement and the clean-up of stray temp files. */
+#include "ac_atomic.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Splits path into its folder and base name (both allocated). */
+static int split(char **out_dir, char **out_base, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	*out_dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	*out_base = strdup(slash ? slash + 1 : path);
+	if (!*out_dir || !*out_base) {
+		free(*out_dir);
+		free(*out_base);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Writes data to a new unique temp file beside path and fsyncs it;
+ * *out_temp names it (the caller frees it and removes the file). */
+static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const char *path,
+		      const char *data, size_t len)
+{
+	unsigned random_value = 0;
+	int fd, err;
+
+	if (getrandom(&random_value, sizeof(random_value), 0) != sizeof(random_value))
+		random_value = (unsigned)time(NULL) ^ (unsigned)getpid();
+	if (ac_buf_printf(out_temp, "%s/.%s.%ld.%08x.tmp", dir, base, (long)getpid(),
+			  random_value))
+		return AC_ENOMEM;
+	fd = open(out_temp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ac_error_errno(errno, "%s: cannot create a temporary file", path);
+	if ((err = write_all(fd, data, len)) || (fsync(fd) != 0 && (err = errno))) {
+		close(fd);
+		unlink(out_temp->data);
+		return ac_error_errno(err, "%s: cannot write", path);
+	}
+	if (close(fd) != 0) {
+		err = errno;
+		unlink(out_temp->data);
+		return ac_error_errno(err, "%s: cannot write", path);
+	}
+	return 0;
+}
+
+/* The rename is durable only once the folder's entry is on disk. */
+static void sync_dir(const char *dir)
+{
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir_fd >= 0) {
+		fsync(dir_fd);
+		close(dir_fd);
+	}
+}
+
+int ac_atomic_write(const char *path, const char *data, size_t len,
+		    ac_atomic_check_fn check, void *ctx)
+{
+	char *dir = NULL, *base = NULL;
+	ac_buf temp = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = split(&dir, &base, path)) ||
+	    (rc = write_temp(&temp, dir, base, path, data, len)))
+		goto done;
+	if (check && (rc = check(path, ctx))) {
+		unlink(temp.data);
+		goto done;
+	}
+	if (rename(temp.data, path) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot replace", path);
+		unlink(temp.data);
+		goto done;
+	}
+	sync_dir(dir);
+done:
+	ac_buf_free(&temp);
+	free(dir);
+	free(base);
+	return rc;
+}
+
+int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
+		   const char *data, size_t len, bool must_be_new)
+{
+	char *dir = NULL, *base = NULL;
+	ac_buf temp = AC_BUF_INIT;
+	int rc;
+
+	*out_displaced = NULL;
+	*out_displaced_len = 0;
+	if ((rc = split(&dir, &base, path)) ||
+	    (rc = write_temp(&temp, dir, base, path, data, len)))
+		goto done;
+	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+		sync_dir(dir); /* there was nothing to displace */
+		goto done;
+	}
+	if (errno != EEXIST) {
+		rc = errno == EINVAL || errno == ENOSYS
+			     ? ac_error_set(AC_ENOTSUP, "%s: the file system cannot swap files", path)
+			     : ac_error_errno(errno, "%s: cannot replace", path);
+		unlink(temp.data);
+		goto done;
+	}
+	if (must_be_new) {
+		rc = ac_error_set(AC_ECONFLICT, "%s: exists already", path);
+		unlink(temp.data);
+		goto done;
+	}
+	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
+		rc = errno == EINVAL || errno == ENOSYS
+			     ? ac_error_set(AC_ENOTSUP, "%s: the file system cannot swap files", path)
+			     : ac_error_errno(errno, "%s: cannot replace", path);
+		unlink(temp.data);
+		goto done;
+	}
+	/* The temp name now holds what was at path a moment ago. */
+	rc = ac_file_read(out_displaced, out_displaced_len, temp.data);
+	unlink(temp.data);
+	sync_dir(dir);
+done:
+	ac_buf_free(&temp);
+	free(dir);
+	free(base);
+	return rc;
+}
+
+bool ac_atomic_is_temp_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 4 && strcmp(name + len - 4, ".tmp") == 0;
+}
+
+/* The pid in ".<name>.<pid>.<random>.tmp", or 0 when the name is not ours. */
+static long our_temp_pid(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = name + len - 4; /* at ".tmp" */
+	const char *random_dot, *pid_dot;
+
+	if (name[0] != '.' || len < 16)
+		return 0;
+	random_dot = p - 9;
+	if (random_dot <= name || *random_dot != '.')
+		return 0;
+	pid_dot = random_dot;
+	while (pid_dot > name && pid_dot[-1] >= '0' && pid_dot[-1] <= '9')
+		pid_dot--;
+	if (pid_dot == random_dot || pid_dot[-1] != '.')
+		return 0;
+	return strtol(pid_dot, NULL, 10);
+}
+
+int ac_atomic_clean_temps(const char *dir, int max_age_seconds)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+	time_t now = time(NULL);
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((entry = readdir(d)) != NULL) {
+		struct stat st;
+		long pid;
+		bool dead;
+
+		if (!ac_atomic_is_temp_name(entry->d_name) ||
+		    fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		pid = our_temp_pid(entry->d_name);
+		dead = pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+		/* A dead writer's file can go at once; anyone else's only when
+		 * it is too old to be a write in progress. */
+		if ((dead && now - st.st_mtime > 1) || now - st.st_mtime > max_age_seconds) {
+			if (unlinkat(dirfd(d), entry->d_name, 0) == 0)
+				removed++;
+		}
+	}
+	closedir(d);
+	return removed;
+}

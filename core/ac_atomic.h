@@ -1,0 +1,45 @@
+/* Replacing a whole file atomically and durably.
+ *
+ * The new contents go to a unique temporary file in the same folder
+ * (".<name>.<pid>.<random>.tmp": never ending in ".json", so session readers
+ * skip it), created with O_EXCL|O_NOFOLLOW so a planted symlink cannot
+ * redirect it, written, fsync'ed, renamed over the target, and then the
+ * folder is fsync'ed. A crash at any point leaves the old file or the new
+ * one, never an empty or partial one. */
+#ifndef AC_ATOMIC_H
+#define AC_ATOMIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Called between writing the temp file and renaming it over path, so a
+ * caller can make a last check (has another writer changed path?). A
+ * non-zero return abandons the write (the temp file is removed) and is
+ * returned by ac_atomic_write(). */
+typedef int (*ac_atomic_check_fn)(const char *path, void *ctx);
+
+/* Replaces path with data[0..len). check may be NULL. Returns 0, the
+ * check's code, AC_ENOSPACE or AC_EIO; on failure path is unchanged. */
+int ac_atomic_write(const char *path, const char *data, size_t len,
+		    ac_atomic_check_fn check, void *ctx);
+
+/* Puts data[0..len) at path and hands back the exact contents it
+ * displaced, so a caller can tell whether it replaced the version it read
+ * (compare-and-swap without a lock). The swap is one renameat2 exchange:
+ * readers see the old file or the new, never a gap. *out_displaced is
+ * allocated (caller frees), or NULL when path did not exist. When
+ * must_be_new is set, an existing path is not replaced (AC_ECONFLICT).
+ * AC_ENOTSUP when the file system cannot exchange; then nothing changed. */
+int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
+		   const char *data, size_t len, bool must_be_new);
+
+/* True for the names ac_atomic_write() and the reference writers
+ * ("<name>.tmp") use for temporary files. */
+bool ac_atomic_is_temp_name(const char *name);
+
+/* Removes temporary files in dir left by crashed writers: ours whose pid is
+ * dead, and any temp file older than max_age_seconds. Never touches a file
+ * that a live writer may still rename. Returns the number removed. */
+int ac_atomic_clean_temps(const char *dir, int max_age_seconds);
+
+#endif

@@ -1,0 +1,71 @@
+/* Compaction: replacing the oldest part of a long conversation with one
+ * summary message, without losing anything.
+ *
+ * When a session's estimated tokens (ac_messages.h) pass the trigger, the
+ * oldest fraction of its history, cut where no tool call is separated from
+ * its result, is summarised and replaced by
+ *   {"role":"user","content":"[Conversation summary]: ..."}
+ * followed by the kept messages. The replaced messages are first archived
+ * to <sessions>/.compactions/<id>/<UTC>.json, and metadata.compactions
+ * records each compaction. The summary comes from a built-in summariser
+ * (offline, deterministic) or an external command (argv from config) that
+ * reads the messages as JSON on stdin and prints the summary. */
+#ifndef AC_COMPACT_H
+#define AC_COMPACT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AC_SUMMARY_PREFIX "[Conversation summary]: "
+
+typedef struct {
+	uint64_t trigger_tokens;          /* compaction.triggerTokens, default 80000 */
+	double fraction;                  /* compaction.compactFraction, default 0.5 */
+	bool force;                       /* compact even below the trigger */
+	const char *const *summarizer;    /* summarizer.command argv (NULL-terminated), or NULL: built-in */
+	int summarizer_timeout_ms;        /* default 120000 */
+} ac_compact_options;
+
+typedef struct {
+	bool needed;              /* false: below the trigger and not forced (nothing done) */
+	size_t messages_before;
+	size_t summarized;        /* messages replaced by the summary */
+	size_t messages_after;
+	uint64_t tokens_before;
+	uint64_t tokens_after;    /* after: estimated with the actual summary (plan: 0) */
+	char *archive_path;       /* owned; set when compacted */
+} ac_compact_result;
+
+void ac_compact_options_init(ac_compact_options *opts);
+
+/* What compacting the given messages would do, without doing it: needed,
+ * messages_before, summarized, messages_after (summarized replaced by 1),
+ * tokens_before. For the dashboard's confirmation dialog. */
+void ac_compact_plan(ac_compact_result *out, const json_t *messages,
+		     const ac_compact_options *opts);
+
+/* Compacts session id in sessions_dir. The summariser runs before the
+ * session is touched; its failure leaves the session untouched and the
+ * message says why. If another writer changed the summarised messages
+ * meanwhile, nothing is changed (AC_ECONFLICT); messages appended
+ * meanwhile are kept. The caller frees out->archive_path with
+ * ac_compact_result_free(). */
+int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const char *id,
+		       const ac_compact_options *opts);
+
+void ac_compact_result_free(ac_compact_result *result);
+
+/* The built-in summary of messages: who said what (in order, each cut to a
+ * line), the tools called with counts, and the file paths mentioned in tool
+ * inputs. Deterministic. *out is allocated for the caller to free. */
+int ac_summarize_builtin(char **out, const json_t *messages);
+
+/* Runs argv with the messages as a JSON array on stdin; its trimmed stdout
+ * is the summary. A non-zero exit, a time-out or empty output is an error
+ * that says which. */
+int ac_summarize_command(char **out, const char *const *argv, const json_t *messages,
+			 int timeout_ms);
+
+#endif

@@ -1,0 +1,87 @@
+/* Reading regular files safely and making folders. */
+#include "ac_file.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
+		    const char *shown_path)
+{
+	ac_buf data = AC_BUF_INIT;
+	struct stat st;
+	int fd, rc = 0;
+
+	/* O_NONBLOCK: opening a FIFO planted in the folder must not hang. */
+	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? ac_error_set(AC_ECORRUPT, "%s: is a symbolic link", shown_path)
+				      : ac_error_errno(errno, "%s", shown_path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown_path);
+		goto done;
+	}
+	if (ac_buf_reserve(&data, (size_t)st.st_size + 1)) {
+		rc = AC_ENOMEM;
+		goto done;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (data.cap - data.len < 2 && ac_buf_reserve(&data, 65536)) {
+			rc = AC_ENOMEM;
+			goto done;
+		}
+		n = read(fd, data.data + data.len, data.cap - data.len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ac_error_errno(errno, "%s", shown_path);
+			goto done;
+		}
+		if (n == 0)
+			break;
+		data.len += (size_t)n;
+	}
+	data.data[data.len] = '\0';
+	*out_len = data.len;
+	*out = ac_buf_detach(&data);
+done:
+	ac_buf_free(&data);
+	close(fd);
+	return rc;
+}
+
+int ac_file_read(char **out, size_t *out_len, const char *path)
+{
+	return ac_file_read_at(out, out_len, AT_FDCWD, path, path);
+}
+
+int ac_file_mkdirs(const char *dir)
+{
+	char *copy = strdup(dir);
+	int rc = 0;
+
+	if (!copy)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) != 0 && errno != EEXIST)
+			rc = ac_error_errno(errno, "%s: cannot create", copy);
+		*p = '/';
+		if (rc)
+			break;
+	}
+	if (!rc && mkdir(copy, 0755) != 0 && errno != EEXIST)
+		rc = ac_error_errno(errno, "%s: cannot create", copy);
+	free(copy);
+	return rc;
+}

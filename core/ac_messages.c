@@ -1,0 +1,523 @@
+/* Conversation messages: text, tool-call pairing, tokens and safe cuts.
+ *
+ * Histories come from several agents, so every shape test here is lenient:
+ * a member of the wrong type is treated as absent, never as an error. */
+#include "ac_messages.h"
+
+#include "ac_error.h"
+#include "ac_tokens.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shapes ---------------------------------------------------------- */
+
+/* obj[key] when it is a string, else NULL. Borrowed from obj. */
+static const char *str_member(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+static bool is_block(const json_t *block, const char *type)
+{
+	const char *t = str_member(block, "type");
+
+	return t && strcmp(t, type) == 0;
+}
+
+/* The tool-call id a role "tool" message answers, or NULL for any other
+ * message. The two spellings come from the TypeScript and the Python SDKs. */
+static const char *tool_message_id(const json_t *msg)
+{
+	const char *role = str_member(msg, "role");
+	const char *id;
+
+	if (!role || strcmp(role, "tool") != 0)
+		return NULL;
+	id = str_member(msg, "toolCallId");
+	return id ? id : str_member(msg, "tool_call_id");
+}
+
+/* Name and input of one entry of an OpenAI-style tool_calls array, which
+ * nests them as function:{name, arguments} or, in some SDKs, keeps them at
+ * the top as name plus input or arguments. Either may come back NULL. */
+static void openai_call_parts(const char **out_name, const json_t **out_input,
+			      const json_t *call)
+{
+	const json_t *function = json_object_get(call, "function");
+	const json_t *input;
+
+	if (json_is_object(function)) {
+		*out_name = str_member(function, "name");
+		*out_input = json_object_get(function, "arguments");
+		return;
+	}
+	*out_name = str_member(call, "name");
+	input = json_object_get(call, "input");
+	*out_input = input ? input : json_object_get(call, "arguments");
+}
+
+/* ---- text ------------------------------------------------------------ */
+
+/* Takes back what was appended after len. */
+static void truncate_to(ac_buf *out, size_t len)
+{
+	out->len = len;
+	if (out->data)
+		out->data[len] = '\0';
+}
+
+typedef struct {
+	ac_buf *out;
+	int rc;
+} dump_sink;
+
+static int dump_to_buf(const char *bytes, size_t size, void *data)
+{
+	dump_sink *sink = data;
+
+	sink->rc = ac_buf_append(sink->out, bytes, size);
+	return sink->rc ? -1 : 0;
+}
+
+/* Appends value as compact JSON, except a string, which is shown as it is:
+ * OpenAI sends tool arguments as a string that already holds JSON. */
+static int append_json(ac_buf *out, const json_t *value)
+{
+	dump_sink sink = {out, 0};
+	size_t mark = out->len;
+
+	if (json_is_string(value))
+		return ac_buf_append(out, json_string_value(value), json_string_length(value));
+	if (json_dump_callback(value, dump_to_buf, &sink, JSON_COMPACT | JSON_ENCODE_ANY) == 0)
+		return 0;
+	if (sink.rc)
+		return sink.rc;
+	/* jansson refuses only a string it cannot encode (one built without
+	 * UTF-8 checks); show that something was there rather than fail. */
+	truncate_to(out, mark);
+	return ac_buf_append(out, "?", 1);
+}
+
+/* A space between parts, none before the first: the rendering is one line
+ * per message, and start is where this message's rendering began. */
+static int separate(ac_buf *out, size_t start)
+{
+	return out->len > start ? ac_buf_putc(out, ' ') : 0;
+}
+
+static int append_content(ac_buf *out, const json_t *content);
+
+static int append_tool_use(ac_buf *out, const char *name, const json_t *input)
+{
+	int rc = ac_buf_printf(out, "[tool_use %s", name ? name : "?");
+
+	if (!rc && input && !json_is_null(input)) {
+		if (!(rc = ac_buf_putc(out, ' ')))
+			rc = append_json(out, input);
+	}
+	if (!rc)
+		rc = ac_buf_putc(out, ']');
+	return rc;
+}
+
+static int append_tool_result(ac_buf *out, const char *id, const json_t *content)
+{
+	int rc = ac_buf_printf(out, "[tool_result %s", id ? id : "?");
+
+	if (!rc && content && !json_is_null(content)) {
+		if (!(rc = ac_buf_append(out, ": ", 2)))
+			rc = append_content(out, content);
+	}
+	if (!rc)
+		rc = ac_buf_putc(out, ']');
+	return rc;
+}
+
+static int append_block(ac_buf *out, const json_t *block)
+{
+	const char *type = str_member(block, "type");
+	const char *text = str_member(block, "text");
+
+	if (json_is_string(block))
+		return append_json(out, block);
+	if (!type)
+		return text ? append_json(out, json_object_get(block, "text"))
+			    : ac_buf_append(out, "[?]", 3);
+	if (strcmp(type, "text") == 0)
+		return text ? append_json(out, json_object_get(block, "text")) : 0;
+	if (strcmp(type, "tool_use") == 0)
+		return append_tool_use(out, str_member(block, "name"),
+				       json_object_get(block, "input"));
+	if (strcmp(type, "tool_result") == 0)
+		return append_tool_result(out, str_member(block, "tool_use_id"),
+					  json_object_get(block, "content"));
+	return ac_buf_printf(out, "[%s]", type);
+}
+
+/* A string as it is, blocks one after another, anything else as JSON so an
+ * unknown shape still shows what it holds. Recursion only follows
+ * tool_result content into tool_result content, as deep as the file nests. */
+static int append_content(ac_buf *out, const json_t *content)
+{
+	size_t start = out->len;
+	size_t i;
+	const json_t *block;
+	int rc = 0;
+
+	if (!content || json_is_null(content))
+		return 0;
+	if (!json_is_array(content))
+		return append_json(out, content);
+	json_array_foreach (content, i, block) {
+		size_t before = out->len, after;
+
+		if ((rc = separate(out, start)))
+			break;
+		after = out->len;
+		if ((rc = append_block(out, block)))
+			break;
+		/* an empty block (a text block without text) leaves no gap */
+		if (out->len == after)
+			truncate_to(out, before);
+	}
+	return rc;
+}
+
+int ac_message_text(ac_buf *out, const json_t *msg)
+{
+	const char *result_id = tool_message_id(msg);
+	const json_t *content = json_object_get(msg, "content");
+	const json_t *calls = json_object_get(msg, "tool_calls");
+	const json_t *call;
+	size_t start = out->len;
+	size_t i;
+	int rc = 0;
+
+	if (result_id)
+		rc = append_tool_result(out, result_id, content);
+	else
+		rc = append_content(out, content);
+	if (rc || !json_is_array(calls))
+		goto done;
+	json_array_foreach (calls, i, call) {
+		const char *name;
+		const json_t *input;
+
+		openai_call_parts(&name, &input, call);
+		if ((rc = separate(out, start)) || (rc = append_tool_use(out, name, input)))
+			goto done;
+	}
+done:
+	return rc;
+}
+
+const char *ac_message_role(const json_t *msg)
+{
+	const char *role = str_member(msg, "role");
+
+	return role ? role : "?";
+}
+
+/* ---- pairing --------------------------------------------------------- */
+
+size_t ac_message_tool_calls(const json_t *msg,
+			     void (*fn)(const char *id, const char *name, const json_t *input, void *ctx),
+			     void *ctx)
+{
+	const json_t *content = json_object_get(msg, "content");
+	const json_t *calls = json_object_get(msg, "tool_calls");
+	const json_t *item;
+	size_t i, count = 0;
+
+	/* A call without an id can never be answered, so it is not a call
+	 * for pairing purposes; ac_message_text() still shows it. */
+	if (json_is_array(content)) {
+		json_array_foreach (content, i, item) {
+			const char *id = str_member(item, "id");
+
+			if (!id || !is_block(item, "tool_use"))
+				continue;
+			if (fn)
+				fn(id, str_member(item, "name"), json_object_get(item, "input"), ctx);
+			count++;
+		}
+	}
+	if (json_is_array(calls)) {
+		json_array_foreach (calls, i, item) {
+			const char *id = str_member(item, "id");
+			const char *name;
+			const json_t *input;
+
+			if (!id)
+				continue;
+			openai_call_parts(&name, &input, item);
+			if (fn)
+				fn(id, name, input, ctx);
+			count++;
+		}
+	}
+	return count;
+}
+
+size_t ac_message_tool_results(const json_t *msg, void (*fn)(const char *id, void *ctx),
+			       void *ctx)
+{
+	const json_t *content = json_object_get(msg, "content");
+	const char *id = tool_message_id(msg);
+	const json_t *block;
+	size_t i, count = 0;
+
+	if (id) {
+		if (fn)
+			fn(id, ctx);
+		count++;
+	}
+	if (json_is_array(content)) {
+		json_array_foreach (content, i, block) {
+			const char *use_id = str_member(block, "tool_use_id");
+
+			if (!use_id || !is_block(block, "tool_result"))
+				continue;
+			if (fn)
+				fn(use_id, ctx);
+			count++;
+		}
+	}
+	return count;
+}
+
+/* ---- tokens ---------------------------------------------------------- */
+
+/* What a message costs beyond its JSON: role markers and separators. */
+#define MESSAGE_FRAMING 4
+
+uint64_t ac_message_tokens(const json_t *msg)
+{
+	/* JSON_ENCODE_ANY: a message that is a bare string or number is an
+	 * unknown shape, and unknown shapes are counted, not dropped. */
+	char *json = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+	uint64_t tokens = MESSAGE_FRAMING;
+
+	/* Without the JSON (out of memory, or a string jansson cannot
+	 * encode) only the framing is known; the header leaves no way to
+	 * report more. */
+	if (json) {
+		tokens += ac_tokens_estimate(json, strlen(json));
+		free(json);
+	}
+	return tokens;
+}
+
+uint64_t ac_messages_tokens(const json_t *messages)
+{
+	const json_t *msg;
+	uint64_t total = 0;
+	size_t i;
+
+	json_array_foreach (messages, i, msg)
+		total += ac_message_tokens(msg);
+	return total;
+}
+
+/* ---- cuts ------------------------------------------------------------ */
+
+/* Open addressing from call id to the message that made it. Ids are
+ * borrowed from the messages, which outlive every scan. */
+typedef struct {
+	const char *id;
+	size_t index;
+} call_slot;
+
+typedef struct {
+	call_slot *slots;
+	size_t mask;   /* capacity - 1; capacity is a power of two */
+	size_t at;     /* the message being scanned */
+	size_t *split; /* size + 1 counters, see split_counts() */
+} pair_scan;
+
+static size_t hash_id(const char *id)
+{
+	uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+		h = (h ^ *p) * UINT64_C(1099511628211);
+	return (size_t)h;
+}
+
+static call_slot *find_slot(pair_scan *scan, const char *id)
+{
+	size_t i = hash_id(id) & scan->mask;
+
+	while (scan->slots[i].id && strcmp(scan->slots[i].id, id) != 0)
+		i = (i + 1) & scan->mask;
+	return &scan->slots[i];
+}
+
+/* A repeated id (some agents number calls per turn: "call_0") maps to its
+ * latest call, the one a later result answers. */
+static void note_call(const char *id, const char *name, const json_t *input, void *ctx)
+{
+	pair_scan *scan = ctx;
+	call_slot *slot = find_slot(scan, id);
+
+	(void)name;
+	(void)input;
+	slot->id = id;
+	slot->index = scan->at;
+}
+
+/* A result at r answering a call at c < r makes every cut c < i <= r
+ * unsafe: +1 at c + 1, -1 at r + 1, summed later. A result whose call is
+ * not in the array (or comes only after it) splits nothing. */
+static void note_result(const char *id, void *ctx)
+{
+	pair_scan *scan = ctx;
+	call_slot *slot = find_slot(scan, id);
+
+	if (!slot->id || slot->index >= scan->at)
+		return;
+	scan->split[slot->index + 1]++;
+	scan->split[scan->at + 1]--;
+}
+
+/* Sets *out to an array of size + 1 counters (the caller frees it): entry
+ * i is the number of call/result pairs that cutting before message i would
+ * separate, so a cut is safe when it is 0. One pass over the messages, with
+ * a difference array instead of marking each pair's span, keeps it O(n)
+ * however long the pairs. 0 or AC_ENOMEM. */
+static int split_counts(size_t **out, const json_t *messages, size_t size)
+{
+	pair_scan scan = {NULL, 0, 0, NULL};
+	size_t calls = 0, cap = 16;
+	const json_t *msg;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	json_array_foreach (messages, i, msg)
+		calls += ac_message_tool_calls(msg, NULL, NULL);
+	while (cap < calls * 2 && cap <= SIZE_MAX / 4)
+		cap *= 2;
+	scan.slots = calloc(cap, sizeof(*scan.slots));
+	scan.split = calloc(size + 1, sizeof(*scan.split));
+	if (!scan.slots || !scan.split) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory pairing %zu tool calls", calls);
+		goto done;
+	}
+	scan.mask = cap - 1;
+	/* Calls first, so that a message answering its own call pairs with
+	 * that call and not with an earlier one of the same id. */
+	json_array_foreach (messages, i, msg) {
+		scan.at = i;
+		ac_message_tool_calls(msg, note_call, &scan);
+		ac_message_tool_results(msg, note_result, &scan);
+	}
+	/* Unsigned on purpose: an entry may wrap below zero before the sum,
+	 * but every prefix sum is a true, non-negative count. */
+	for (i = 1; i <= size; i++)
+		scan.split[i] += scan.split[i - 1];
+	*out = scan.split;
+	scan.split = NULL;
+done:
+	free(scan.slots);
+	free(scan.split);
+	return rc;
+}
+
+bool ac_messages_safe_cut(const json_t *messages, size_t index)
+{
+	size_t size = json_array_size(messages);
+	size_t *split = NULL;
+	bool safe;
+
+	if (index > size)
+		return false;
+	if (index == 0 || index == size)
+		return true;
+	/* Out of memory the answer cannot be known; "unsafe" keeps a caller
+	 * from cutting. */
+	if (split_counts(&split, messages, size))
+		return false;
+	safe = split[index] == 0;
+	free(split);
+	return safe;
+}
+
+/* On failure each search below returns the bound it moves towards, which
+ * is always a safe cut: nothing is ever split, at worst too much is kept
+ * or compacted. */
+
+/* The first safe cut at or after from (from <= size). */
+static size_t next_safe_cut(const json_t *messages, size_t size, size_t from)
+{
+	size_t *split = NULL;
+
+	if (from == size || split_counts(&split, messages, size))
+		return size;
+	while (split[from])
+		from++;
+	free(split);
+	return from;
+}
+
+size_t ac_messages_last_start(const json_t *messages, size_t n)
+{
+	size_t size = json_array_size(messages);
+	size_t start, *split = NULL;
+
+	if (n >= size)
+		return 0;
+	start = size - n;
+	if (start == size)
+		return size;
+	if (split_counts(&split, messages, size))
+		return 0;
+	while (start > 0 && split[start])
+		start--;
+	free(split);
+	return start;
+}
+
+size_t ac_messages_budget_start(const json_t *messages, uint64_t budget)
+{
+	size_t size = json_array_size(messages);
+	size_t start = size;
+	uint64_t used = 0;
+
+	/* Tokens only for the messages that might fit: a small budget over a
+	 * long history costs a few serialisations, not all of them. */
+	while (start > 0) {
+		uint64_t cost = ac_message_tokens(json_array_get(messages, start - 1));
+
+		if (cost > budget - used)
+			break;
+		used += cost;
+		start--;
+	}
+	/* Moving later only drops messages, so the budget still holds. */
+	return start == 0 ? 0 : next_safe_cut(messages, size, start);
+}
+
+size_t ac_messages_compaction_cut(const json_t *messages, double fraction)
+{
+	size_t size = json_array_size(messages);
+	size_t cut;
+	double want = fraction * (double)size;
+
+	if (size == 0)
+		return 0;
+	/* ceil(want), by hand to keep libm out of the core, with a slack so
+	 * that 0.07 * 100, which is 7.000000000000001 in binary, is 7 and not
+	 * 8. Fractions outside (0,1], and NaN, are clamped. */
+	if (!(want > 1))
+		cut = 1;
+	else if (want >= (double)size)
+		cut = size;
+	else {
+		cut = (size_t)want;
+		if ((double)cut < want - 1e-9)
+			cut++;
+	}
+	return next_safe_cut(messages, size, cut);
+}

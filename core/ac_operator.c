@@ -1,0 +1,148 @@
+/* Operator actions shared by the command line and the dashboard. */
+#include "ac_operator.h"
+
+#include "ac_error.h"
+#include "ac_proc.h"
+#include "ac_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ac_operator_journal(const ac_workspace *ws, const char *action_type,
+			const char *session_id, json_t *params, const char *message)
+{
+	json_t *event = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s}, s:{s:s}}",
+				  "agent", "Human", "status", "SUCCESS",
+				  "action", "type", action_type, "params", params,
+				  "result", "message", message,
+				  "trace", "correlation_id", session_id);
+	char id[AC_EVENT_ID_LEN + 1], *text = NULL, *line = NULL;
+	size_t len;
+	int rc;
+
+	if (!event)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	text = json_dumps(event, JSON_COMPACT);
+	json_decref(event);
+	if (!text)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_event_prepare(&line, &len, id, text, &ws->schema);
+	if (rc == 0)
+		rc = ac_journal_append(NULL, ws->journal_path, line, len, &ws->journal);
+	free(text);
+	free(line);
+	return rc;
+}
+
+/* "{id}" in each argument of the resume command becomes the session id. */
+static char **expand_resume(const char *const *argv, const char *id)
+{
+	size_t n = 0;
+	char **out;
+
+	while (argv[n])
+		n++;
+	if (!(out = calloc(n + 1, sizeof(char *))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		ac_buf arg = AC_BUF_INIT;
+		const char *p = argv[i], *hit;
+
+		while ((hit = strstr(p, "{id}"))) {
+			ac_buf_append(&arg, p, (size_t)(hit - p));
+			ac_buf_append(&arg, id, strlen(id));
+			p = hit + 4;
+		}
+		ac_buf_append(&arg, p, strlen(p));
+		if (!(out[i] = ac_buf_detach(&arg))) {
+			for (size_t j = 0; j < i; j++)
+				free(out[j]);
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static void free_argv(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
+			   pid_t *out_pid, ac_buf *notes)
+{
+	ac_session *before = NULL;
+	const char *action = NULL;
+	char from[32] = "";
+	ac_buf message = AC_BUF_INIT;
+	int rc;
+
+	if (out_pid)
+		*out_pid = 0;
+	/* The previous status, for the journal; the change itself is judged
+	 * again on the file's content at write time. */
+	if ((rc = ac_session_load(&before, ws->sessions_dir, id)))
+		return rc;
+	snprintf(from, sizeof(from), "%s", ac_session_status(before));
+	ac_session_free(before);
+	if ((rc = ac_session_set_status(NULL, ws->sessions_dir, id, status)))
+		return rc;
+	if (!strcmp(status, "paused"))
+		action = "SESSION_PAUSE";
+	else if (!strcmp(status, "running"))
+		action = "SESSION_RESUME";
+	if (action) {
+		ac_buf_printf(&message, "%s session %s", !strcmp(status, "paused") ? "Paused" : "Resumed", id);
+		if (ac_operator_journal(ws, action, id,
+					json_pack("{s:s, s:s, s:s}", "sessionId", id, "from", from, "to", status),
+					message.data) != 0 && notes)
+			ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+	}
+	if (!strcmp(status, "running") && ws->resume_command) {
+		char **argv = expand_resume(ws->resume_command, id);
+		ac_buf log = AC_BUF_INIT;
+
+		ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id);
+		if (!argv || ac_proc_spawn_detached(out_pid, (const char *const *)argv, ws->root,
+						    log.data) != 0) {
+			if (notes)
+				ac_buf_printf(notes, "%sresumeCommand did not start: %s",
+					      notes->len ? "; " : "", argv ? ac_error_last() : "out of memory");
+		}
+		free_argv(argv);
+		ac_buf_free(&log);
+	}
+	ac_buf_free(&message);
+	return 0;
+}
+
+int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
+			ac_compact_result *out, ac_buf *notes)
+{
+	ac_compact_options opts = ws->compact;
+	ac_buf message = AC_BUF_INIT;
+	int rc;
+
+	opts.force = force;
+	if ((rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
+		return rc;
+	if (!out->needed)
+		return 0;
+	ac_buf_printf(&message, "Compacted session %s: %zu messages summarised, ~%llu -> ~%llu tokens",
+		      id, out->summarized, (unsigned long long)out->tokens_before,
+		      (unsigned long long)out->tokens_after);
+	if (ac_operator_journal(ws, "SESSION_COMPACT", id,
+				json_pack("{s:s, s:I, s:I, s:I, s:s?}", "sessionId", id,
+					  "messages", (json_int_t)out->summarized,
+					  "tokensBefore", (json_int_t)out->tokens_before,
+					  "tokensAfter", (json_int_t)out->tokens_after,
+					  "archive", out->archive_path),
+				message.data) != 0 && notes)
+		ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+	ac_buf_free(&message);
+	return 0;
+}

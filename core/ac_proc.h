@@ -1,0 +1,42 @@
+/* Running external commands from config (summarizer, compensations,
+ * resume) without a shell: argv arrays only, so no text from a file is
+ * ever interpreted by a shell. */
+#ifndef AC_PROC_H
+#define AC_PROC_H
+
+#include "ac_buf.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct {
+	int exit_status;   /* 0..255, or 128 + signal when killed */
+	int timed_out;     /* 1 when the time limit ran out (the child was killed) */
+	ac_buf out;        /* standard output, at most 16 MiB kept */
+	ac_buf err;        /* standard error, at most 64 KiB kept */
+} ac_proc_result;
+
+/* Runs argv (argv[0] looked up in PATH, the array NULL-terminated) in cwd
+ * (NULL: the current folder), writes input[0..input_len) to its standard
+ * input (then closes it), collects its outputs, and waits at most
+ * timeout_ms (then kills it). Returns 0 when it ran, whatever its exit
+ * status (check out->exit_status), or AC_EIO/AC_ENOTFOUND when it could not
+ * be started (the message names argv[0]). The caller frees out with
+ * ac_proc_result_free(). */
+int ac_proc_run(ac_proc_result *out, const char *const *argv, const char *cwd,
+		const char *input, size_t input_len, int timeout_ms);
+
+void ac_proc_result_free(ac_proc_result *result);
+
+/* Starts argv detached (its own session, stdin from /dev/null, stdout and
+ * stderr appended to log_path, created with its folder if needed) and does
+ * not wait for it. *out_pid (may be NULL) receives its pid. */
+int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *cwd,
+			   const char *log_path);
+
+/* A one-line description of how a finished command failed, for error
+ * messages: "exited with status 3: <first line of stderr>", "was killed by
+ * signal 9", "timed out after 30 s". Written to out. */
+void ac_proc_describe_failure(ac_buf *out, const ac_proc_result *result, int timeout_ms);
+
+#endif

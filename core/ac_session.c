@@ -1,0 +1,560 @@
+/* Session documents: load, change with re-apply on conflict, save. */
+#include "ac_session.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_lock.h"
+#include "ac_messages.h"
+#include "ac_time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define UPDATE_ATTEMPTS 8
+
+struct ac_session {
+	json_t *root;
+	json_t *no_messages; /* returned when the document has no history */
+	char *raw;      /* the bytes the document was parsed from */
+	size_t raw_len;
+};
+
+int ac_session_id_check(const char *id)
+{
+	size_t len;
+
+	if (!id || !*id)
+		return ac_error_set(AC_EINVAL, "session id: empty");
+	len = strnlen(id, 256);
+	if (len > 255)
+		return ac_error_set(AC_EINVAL, "session id: longer than 255 bytes");
+	if (id[0] == '.')
+		return ac_error_set(AC_EINVAL, "session id '%.64s': must not start with '.'", id);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)id[i];
+
+		if (c == '/')
+			return ac_error_set(AC_EINVAL, "session id '%.64s': must not hold '/'", id);
+		if (c < 0x20 || c == 0x7f)
+			return ac_error_set(AC_EINVAL, "session id: holds a control byte");
+	}
+	return 0;
+}
+
+int ac_session_path(char **out, const char *dir, const char *id)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	if (ac_buf_printf(&path, "%s/%s.json", dir, id))
+		return AC_ENOMEM;
+	*out = ac_buf_detach(&path);
+	return 0;
+}
+
+static int parse_document(json_t **out, const char *path, const char *raw, size_t len)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(raw, len, 0, &jerr), *history, *status;
+
+	if (!root)
+		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, jerr.line,
+				    jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return ac_error_set(AC_ECORRUPT, "%s: not a JSON object", path);
+	}
+	history = json_object_get(root, "conversationHistory");
+	status = json_object_get(root, "status");
+	if (history && !json_is_array(history)) {
+		json_decref(root);
+		return ac_error_set(AC_ECORRUPT, "%s: conversationHistory is not an array", path);
+	}
+	if (status && !json_is_string(status)) {
+		json_decref(root);
+		return ac_error_set(AC_ECORRUPT, "%s: status is not a string", path);
+	}
+	*out = root;
+	return 0;
+}
+
+static int load_path(ac_session **out, const char *path)
+{
+	ac_session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_file_read(&s->raw, &s->raw_len, path)) ||
+	    (rc = parse_document(&s->root, path, s->raw, s->raw_len))) {
+		ac_session_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int ac_session_load(ac_session **out, const char *dir, const char *id)
+{
+	char *path = NULL;
+	int rc;
+
+	if ((rc = ac_session_path(&path, dir, id)))
+		return rc;
+	rc = load_path(out, path);
+	if (rc == AC_ENOTFOUND)
+		ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", id, dir);
+	free(path);
+	return rc;
+}
+
+void ac_session_free(ac_session *s)
+{
+	if (!s)
+		return;
+	json_decref(s->root);
+	json_decref(s->no_messages);
+	free(s->raw);
+	free(s);
+}
+
+json_t *ac_session_root(const ac_session *s)
+{
+	return s->root;
+}
+
+static const char *string_field(const ac_session *s, const char *key)
+{
+	const char *value = json_string_value(json_object_get(s->root, key));
+
+	return value ? value : "";
+}
+
+const char *ac_session_id(const ac_session *s)
+{
+	return string_field(s, "id");
+}
+
+const char *ac_session_status(const ac_session *s)
+{
+	return string_field(s, "status");
+}
+
+const char *ac_session_task(const ac_session *s)
+{
+	return string_field(s, "task");
+}
+
+json_t *ac_session_messages(const ac_session *s)
+{
+	json_t *history = json_object_get(s->root, "conversationHistory");
+
+	if (history)
+		return history;
+	/* Reading must not add the key to the document. */
+	if (!s->no_messages)
+		((ac_session *)s)->no_messages = json_array();
+	return s->no_messages;
+}
+
+/* The reference writer's layout: JSON.stringify(session, null, 2). */
+static char *serialise(const json_t *root, size_t *out_len)
+{
+	char *data = json_dumps(root, JSON_INDENT(2));
+
+	if (data)
+		*out_len = strlen(data);
+	return data;
+}
+
+static void stamp_updated(json_t *root)
+{
+	char now[AC_TIME_ISO_LEN + 1];
+
+	ac_time_format_iso(now, ac_time_now_ms());
+	json_object_set_new(root, "updatedAt", json_string(now));
+}
+
+static bool same_bytes(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+	return a_len == b_len && (a_len == 0 || memcmp(a, b, a_len) == 0);
+}
+
+/* Puts back a version we displaced by mistake (after a refused re-apply),
+ * unless yet another writer has replaced ours meanwhile. */
+static void restore(const char *path, const char *ours, size_t ours_len, const char *theirs,
+		    size_t theirs_len)
+{
+	char *displaced = NULL;
+	size_t displaced_len;
+
+	if (ac_atomic_swap(&displaced, &displaced_len, path, theirs, theirs_len, false) == 0 &&
+	    displaced && !same_bytes(displaced, displaced_len, ours, ours_len)) {
+		/* Someone wrote after us: their version wins, ours goes. */
+		char *again = NULL;
+		size_t again_len;
+
+		ac_atomic_swap(&again, &again_len, path, displaced, displaced_len, false);
+		free(again);
+	}
+	free(displaced);
+}
+
+int ac_session_update(ac_session **out, const char *dir, const char *id,
+		      ac_session_change_fn change, void *ctx)
+{
+	char *path = NULL, *data = NULL, *expected = NULL, *displaced = NULL;
+	size_t len = 0, expected_len = 0, displaced_len = 0;
+	ac_session *s = NULL;
+	int rc, guard = -1;
+
+	if ((rc = ac_session_path(&path, dir, id)))
+		return rc;
+	/* agentctl processes take turns (so none ever sees another's stale
+	 * intermediate version); writers that take no lock are caught by the
+	 * compare-and-swap below. */
+	if ((rc = ac_lock_folder(&guard, path, 10000)))
+		goto done;
+	if ((rc = load_path(&s, path))) {
+		if (rc == AC_ENOTFOUND)
+			ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", id, dir);
+		goto done;
+	}
+	/* Compare-and-swap: swap our version in, look at what we displaced. If
+	 * it is not what we based our change on, another writer got there
+	 * first: apply the change again to their version and swap again. */
+	expected = s->raw;
+	expected_len = s->raw_len;
+	s->raw = NULL;
+	for (int attempt = 0;; attempt++) {
+		if ((rc = change(s->root, ctx)))
+			break;
+		stamp_updated(s->root);
+		free(data);
+		if (!(data = serialise(s->root, &len))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		free(displaced);
+		rc = ac_atomic_swap(&displaced, &displaced_len, path, data, len, false);
+		if (rc == AC_ENOTSUP)
+			rc = ac_atomic_write(path, data, len, NULL, NULL);
+		if (rc || !displaced || same_bytes(displaced, displaced_len, expected, expected_len))
+			goto written;
+		json_decref(s->root);
+		if (attempt == UPDATE_ATTEMPTS ||
+		    parse_document(&s->root, path, displaced, displaced_len) != 0) {
+			s->root = NULL;
+			restore(path, data, len, displaced, displaced_len);
+			rc = ac_error_set(AC_ECONFLICT, "%s: another writer kept changing it; "
+					  "gave up after %d attempts, leaving its version", path,
+					  UPDATE_ATTEMPTS);
+			goto done;
+		}
+		/* Next time, what we expect to displace is what we just wrote. */
+		free(expected);
+		expected = data;
+		expected_len = len;
+		data = NULL;
+	}
+	/* The change refused the fresh content: undo our earlier swap, if any. */
+	if (displaced)
+		restore(path, expected, expected_len, displaced, displaced_len);
+	goto done;
+written:
+	if (rc == 0) {
+		s->raw = data;
+		s->raw_len = len;
+		data = NULL;
+		if (out) {
+			*out = s;
+			s = NULL;
+		}
+	}
+done:
+	if (guard >= 0)
+		close(guard);
+	ac_session_free(s);
+	free(data);
+	free(expected);
+	free(displaced);
+	free(path);
+	return rc;
+}
+
+static void make_uuid(char out[37])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b))
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(rand() & 0xff);
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+		 b[12], b[13], b[14], b[15]);
+}
+
+int ac_session_create(ac_session **out, const char *dir, const char *id,
+		      const char *task, const char *tenant, const char *user,
+		      const char *agent)
+{
+	char uuid[37], now[AC_TIME_ISO_LEN + 1], *path = NULL;
+	ac_session *s = NULL;
+	char *displaced = NULL;
+	size_t displaced_len;
+	json_t *metadata;
+	struct stat st;
+	int rc;
+
+	if (!id) {
+		make_uuid(uuid);
+		id = uuid;
+	}
+	if ((rc = ac_session_path(&path, dir, id)) || (rc = ac_file_mkdirs(dir)))
+		goto done;
+	if (lstat(path, &st) == 0) {
+		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", id);
+		goto done;
+	}
+	if (!(s = calloc(1, sizeof(*s)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	ac_time_format_iso(now, ac_time_now_ms());
+	metadata = json_object();
+	if (tenant)
+		json_object_set_new(metadata, "tenantId", json_string(tenant));
+	if (user)
+		json_object_set_new(metadata, "userId", json_string(user));
+	if (agent)
+		json_object_set_new(metadata, "agentId", json_string(agent));
+	s->root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:o}", "id", id, "createdAt", now,
+			    "updatedAt", now, "task", task ? task : "", "status", "running",
+			    "conversationHistory", "metadata", metadata);
+	if (!s->root || !(s->raw = serialise(s->root, &s->raw_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory (or a task that is not UTF-8)");
+		goto done;
+	}
+	/* Never replaces a session another process created meanwhile. */
+	rc = ac_atomic_swap(&displaced, &displaced_len, path, s->raw, s->raw_len, true);
+	if (rc == AC_ENOTSUP)
+		rc = ac_atomic_write(path, s->raw, s->raw_len, NULL, NULL);
+	if (rc == AC_ECONFLICT)
+		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", id);
+	if (rc)
+		goto done;
+	if (out) {
+		*out = s;
+		s = NULL;
+	}
+done:
+	ac_session_free(s);
+	free(displaced);
+	free(path);
+	return rc;
+}
+
+int ac_session_get_or_create(ac_session **out, const char *dir, const char *tenant,
+			     const char *user, const char *agent, const char *session_id)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if (session_id) {
+		rc = ac_session_load(&s, dir, session_id);
+		if (rc == 0) {
+			const char *owner = json_string_value(
+				json_object_get(json_object_get(s->root, "metadata"), "tenantId"));
+
+			if (tenant && (!owner || strcmp(owner, tenant) != 0)) {
+				ac_session_free(s);
+				return ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'",
+						    session_id, tenant);
+			}
+			*out = s;
+			return 0;
+		}
+		if (rc != AC_ENOTFOUND)
+			return rc;
+	}
+	return ac_session_create(out, dir, session_id, "", tenant, user, agent);
+}
+
+bool ac_session_status_change_allowed(const char *from, const char *to)
+{
+	bool live = !strcmp(from, "running") || !strcmp(from, "paused");
+
+	if (!strcmp(to, "paused"))
+		return !strcmp(from, "running");
+	if (!strcmp(to, "running"))
+		return !strcmp(from, "paused");
+	if (!strcmp(to, "completed") || !strcmp(to, "failed"))
+		return live;
+	return false;
+}
+
+static int change_status(json_t *root, void *ctx)
+{
+	const char *to = ctx;
+	const char *from = json_string_value(json_object_get(root, "status"));
+
+	if (!from)
+		from = "";
+	if (strcmp(to, "running") && strcmp(to, "paused") && strcmp(to, "completed") &&
+	    strcmp(to, "failed"))
+		return ac_error_set(AC_EINVAL, "'%s' is not a status (running, paused, completed, failed)", to);
+	if (!strcmp(from, to))
+		return ac_error_set(AC_EINVAL, "the session is %s already", to);
+	if (!ac_session_status_change_allowed(from, to))
+		return ac_error_set(AC_EINVAL, "a %s session cannot become %s%s", *from ? from : "status-less",
+				    to, !strcmp(from, "completed") || !strcmp(from, "failed")
+					? " (it has ended)" : "");
+	json_object_set_new(root, "status", json_string(to));
+	return 0;
+}
+
+int ac_session_set_status(ac_session **out, const char *dir, const char *id,
+			  const char *status)
+{
+	int rc = ac_session_update(out, dir, id, change_status, (void *)status);
+
+	if (rc == AC_EINVAL)
+		ac_error_set(AC_EINVAL, "session '%s': %s", id, ac_error_last());
+	return rc;
+}
+
+static int append_messages(json_t *root, void *ctx)
+{
+	const json_t *messages = ctx;
+	json_t *history = json_object_get(root, "conversationHistory");
+	size_t i;
+	json_t *msg;
+
+	if (!history) {
+		history = json_array();
+		json_object_set_new(root, "conversationHistory", history);
+	}
+	json_array_foreach(messages, i, msg)
+		if (json_array_append_new(history, json_deep_copy(msg)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+int ac_session_append_messages(ac_session **out, const char *dir, const char *id,
+			       const json_t *messages)
+{
+	if (!json_is_array(messages))
+		return ac_error_set(AC_EINVAL, "messages: must be an array");
+	return ac_session_update(out, dir, id, append_messages, (void *)messages);
+}
+
+typedef struct {
+	uint64_t input, output;
+} usage_delta;
+
+static int add_usage(json_t *root, void *ctx)
+{
+	const usage_delta *d = ctx;
+	json_t *metadata = json_object_get(root, "metadata"), *usage;
+
+	if (metadata && !json_is_object(metadata))
+		return ac_error_set(AC_ECORRUPT, "metadata is not an object; usage not recorded");
+	if (!metadata) {
+		metadata = json_object();
+		json_object_set_new(root, "metadata", metadata);
+	}
+	usage = json_object_get(metadata, "usage");
+	if (usage && !json_is_object(usage))
+		return ac_error_set(AC_ECORRUPT, "metadata.usage is not an object; usage not recorded");
+	if (!usage) {
+		usage = json_object();
+		json_object_set_new(metadata, "usage", usage);
+	}
+	json_object_set_new(usage, "inputTokens",
+			    json_integer(json_integer_value(json_object_get(usage, "inputTokens")) +
+					 (json_int_t)d->input));
+	json_object_set_new(usage, "outputTokens",
+			    json_integer(json_integer_value(json_object_get(usage, "outputTokens")) +
+					 (json_int_t)d->output));
+	json_object_set_new(usage, "turns",
+			    json_integer(json_integer_value(json_object_get(usage, "turns")) + 1));
+	return 0;
+}
+
+int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
+			    uint64_t input_tokens, uint64_t output_tokens)
+{
+	usage_delta d = {input_tokens, output_tokens};
+
+	return ac_session_update(out, dir, id, add_usage, &d);
+}
+
+int ac_session_save(const char *dir, ac_session *s)
+{
+	char *path = NULL, *data, *displaced = NULL;
+	size_t len, displaced_len = 0;
+	int rc;
+
+	if ((rc = ac_session_path(&path, dir, ac_session_id(s))))
+		return rc;
+	stamp_updated(s->root);
+	if (!(data = serialise(s->root, &len))) {
+		free(path);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	rc = ac_atomic_swap(&displaced, &displaced_len, path, data, len, false);
+	if (rc == AC_ENOTSUP)
+		rc = ac_atomic_write(path, data, len, NULL, NULL);
+	if (rc == 0 && displaced && !same_bytes(displaced, displaced_len, s->raw, s->raw_len)) {
+		/* A whole-document save cannot be re-applied: put theirs back. */
+		restore(path, data, len, displaced, displaced_len);
+		rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer since it was loaded; "
+				  "reload and try again", path);
+	}
+	if (rc == 0) {
+		free(s->raw);
+		s->raw = data;
+		s->raw_len = len;
+		data = NULL;
+	}
+	free(displaced);
+	free(data);
+	free(path);
+	return rc;
+}
+
+static json_t *slice(const json_t *messages, size_t start)
+{
+	json_t *out = json_array();
+
+	for (size_t i = start; out && i < json_array_size(messages); i++)
+		json_array_append(out, json_array_get(messages, i));
+	return out;
+}
+
+json_t *ac_session_last_messages(const ac_session *s, size_t n)
+{
+	json_t *messages = ac_session_messages(s);
+
+	return slice(messages, ac_messages_last_start(messages, n));
+}
+
+json_t *ac_session_messages_within(const ac_session *s, uint64_t budget)
+{
+	json_t *messages = ac_session_messages(s);
+
+	return slice(messages, ac_messages_budget_start(messages, budget));
+}

@@ -1,0 +1,101 @@
+/* Session files: one "<id>.json" per session in the session folder, in the
+ * reference format {id, createdAt, updatedAt, task, status,
+ * conversationHistory, metadata}, shared with writers in other languages.
+ *
+ * Keys agentctl does not know survive every rewrite: a session is kept as
+ * the whole jansson document and changed in place. Every write is atomic
+ * (ac_atomic.h). Other writers take no lock, so a change is a function
+ * applied to the file's current content; if the file changes between our
+ * read and our rename, the change is applied again to the fresh content.
+ * Listing many sessions fast is ac_session_index.h; messages, ac_messages.h. */
+#ifndef AC_SESSION_H
+#define AC_SESSION_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ac_session ac_session;
+
+/* 0 when id can name a session file: not empty, at most 255 bytes, no '/',
+ * no NUL or control bytes, not "." or "..", not starting with '.'.
+ * Otherwise AC_EINVAL with the reason. Checked before any path is built. */
+int ac_session_id_check(const char *id);
+
+/* "<dir>/<id>.json" in an allocated string, after checking id. */
+int ac_session_path(char **out, const char *dir, const char *id);
+
+/* Loads one session. Returns 0, AC_ENOTFOUND, AC_EINVAL (bad id) or
+ * AC_ECORRUPT (not a session document; the message names the file and the
+ * line/column or field at fault). *out is freed with ac_session_free(). */
+int ac_session_load(ac_session **out, const char *dir, const char *id);
+
+void ac_session_free(ac_session *session);
+
+/* The whole document. Borrowed: owned by session. */
+json_t *ac_session_root(const ac_session *session);
+
+/* Fields of the document; borrowed, "" when absent. */
+const char *ac_session_id(const ac_session *session);
+const char *ac_session_status(const ac_session *session);
+const char *ac_session_task(const ac_session *session);
+
+/* conversationHistory; borrowed; an empty array when absent. */
+json_t *ac_session_messages(const ac_session *session);
+
+/* A change to a session document, applied to the file's current content
+ * (root is that content, to modify in place). Return 0, or a negative
+ * AC_E* code with ac_error_set() to refuse (nothing is written). */
+typedef int (*ac_session_change_fn)(json_t *root, void *ctx);
+
+/* Applies change to session id's current file and writes it back
+ * atomically, setting updatedAt. When another writer replaces the file
+ * between our read and our rename, the change is re-applied to the fresh
+ * content, up to 8 times, then AC_ECONFLICT. *out (may be NULL) receives
+ * the document as written. */
+int ac_session_update(ac_session **out, const char *dir, const char *id,
+		      ac_session_change_fn change, void *ctx);
+
+/* Creates a new session file (id NULL: a random UUID), status running,
+ * metadata {tenantId, userId, agentId} (NULL ones left out). Fails with
+ * AC_EINVAL if the id exists already. */
+int ac_session_create(ac_session **out, const char *dir, const char *id,
+		      const char *task, const char *tenant, const char *user,
+		      const char *agent);
+
+/* The reference getOrCreate: loads session_id when given and it exists
+ * (refusing, AC_ENOTFOUND, one that belongs to another tenant), else creates
+ * it (or a new id when session_id is NULL) with an empty task. */
+int ac_session_get_or_create(ac_session **out, const char *dir, const char *tenant,
+			     const char *user, const char *agent, const char *session_id);
+
+/* Moves a session to status: running -> paused -> running; running or
+ * paused -> completed or failed. Anything else is refused (AC_EINVAL) with
+ * the reason, judged on the file's current content. */
+int ac_session_set_status(ac_session **out, const char *dir, const char *id,
+			  const char *status);
+
+/* True when the status change from -> to is allowed. */
+bool ac_session_status_change_allowed(const char *from, const char *to);
+
+/* Appends a copy of each message in the array messages. */
+int ac_session_append_messages(ac_session **out, const char *dir, const char *id,
+			       const json_t *messages);
+
+/* Adds one turn's usage to metadata.usage {inputTokens, outputTokens,
+ * turns}, where other readers ignore it. */
+int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
+			    uint64_t input_tokens, uint64_t output_tokens);
+
+/* Writes session's document as it is in memory, refusing (AC_ECONFLICT)
+ * when the file changed since session was loaded: a whole-document save
+ * cannot be re-applied, unlike ac_session_update(). */
+int ac_session_save(const char *dir, ac_session *session);
+
+/* The last n messages (a new array), never keeping a tool result without
+ * its call, and the messages that fit in a token budget from the end. */
+json_t *ac_session_last_messages(const ac_session *session, size_t n);
+json_t *ac_session_messages_within(const ac_session *session, uint64_t budget);
+
+#endif

@@ -1,0 +1,334 @@
+/* The cached session listing. */
+#include "ac_session_index.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_json_scan.h"
+#include "ac_tokens.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+	F_ID, F_TASK, F_STATUS, F_CREATED, F_UPDATED, F_TENANT, F_USER, F_AGENT,
+	F_INPUT, F_OUTPUT, F_TURNS, F_HISTORY, F_COUNT
+};
+
+#define P1(a) {{a}, {sizeof(a) - 1}, 1}
+#define P2(a, b) {{a, b}, {sizeof(a) - 1, sizeof(b) - 1}, 2}
+#define P3(a, b, c) {{a, b, c}, {sizeof(a) - 1, sizeof(b) - 1, sizeof(c) - 1}, 3}
+
+static const ac_json_path listed_paths[F_COUNT] = {
+	[F_ID] = P1("id"),
+	[F_TASK] = P1("task"),
+	[F_STATUS] = P1("status"),
+	[F_CREATED] = P1("createdAt"),
+	[F_UPDATED] = P1("updatedAt"),
+	[F_TENANT] = P2("metadata", "tenantId"),
+	[F_USER] = P2("metadata", "userId"),
+	[F_AGENT] = P2("metadata", "agentId"),
+	[F_INPUT] = P3("metadata", "usage", "inputTokens"),
+	[F_OUTPUT] = P3("metadata", "usage", "outputTokens"),
+	[F_TURNS] = P3("metadata", "usage", "turns"),
+	[F_HISTORY] = P1("conversationHistory"),
+};
+
+typedef struct {
+	char *name;  /* file name in the folder */
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	bool bad;    /* unreadable: left out of the list */
+	ac_session_summary summary;
+	char *strings; /* one allocation holding every summary string */
+} entry;
+
+struct ac_session_index {
+	char *dir;
+	entry *entries; /* sorted by name */
+	size_t count;
+	const ac_session_summary **sorted;
+	size_t nsorted;
+	size_t problems;
+	bool cleaned;
+};
+
+int ac_session_index_new(ac_session_index **out, const char *dir)
+{
+	ac_session_index *idx = calloc(1, sizeof(*idx));
+
+	if (!idx || !(idx->dir = strdup(dir))) {
+		free(idx);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	*out = idx;
+	return 0;
+}
+
+static void entry_clear(entry *e)
+{
+	free(e->name);
+	free(e->strings);
+	memset(e, 0, sizeof(*e));
+}
+
+void ac_session_index_free(ac_session_index *idx)
+{
+	if (!idx)
+		return;
+	for (size_t i = 0; i < idx->count; i++)
+		entry_clear(&idx->entries[i]);
+	free(idx->entries);
+	free(idx->sorted);
+	free(idx->dir);
+	free(idx);
+}
+
+static bool is_session_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0;
+}
+
+static uint64_t number_of(const ac_json_span *span)
+{
+	return span->type == AC_JSON_NUMBER && span->start[0] != '-'
+		       ? strtoull(span->start, NULL, 10) : 0;
+}
+
+/* Decodes the listed strings into one allocation, so an entry frees once. */
+static int fill_strings(entry *e, const ac_json_span *spans)
+{
+	static const int string_fields[] = {F_ID, F_TASK, F_STATUS, F_CREATED, F_UPDATED,
+					    F_TENANT, F_USER, F_AGENT};
+	const char **targets[] = {&e->summary.id, &e->summary.task, &e->summary.status,
+				  &e->summary.created_at, &e->summary.updated_at,
+				  &e->summary.tenant, &e->summary.user, &e->summary.agent};
+	size_t total = 0, offsets[8], pos = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		if (spans[string_fields[i]].type == AC_JSON_STRING)
+			total += spans[string_fields[i]].len;
+	if (!(e->strings = malloc(total + 8)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < 8; i++) {
+		const ac_json_span *s = &spans[string_fields[i]];
+		size_t n = 0;
+
+		offsets[i] = pos;
+		if (s->type == AC_JSON_STRING)
+			ac_json_string_decode(e->strings + pos, &n, s);
+		/* A decoded NUL would end the C string early: keep what precedes. */
+		e->strings[pos + n] = '\0';
+		pos += n + 1;
+	}
+	for (size_t i = 0; i < 8; i++)
+		*targets[i] = e->strings + offsets[i];
+	return 0;
+}
+
+static int parse_entry(entry *e, int dir_fd, const char *shown_path)
+{
+	ac_json_span spans[F_COUNT];
+	char *data = NULL;
+	size_t len;
+	int rc;
+
+	if ((rc = ac_file_read_at(&data, &len, dir_fd, e->name, shown_path)))
+		goto done;
+	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT) != 0) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: %s", shown_path, ac_error_last());
+		goto done;
+	}
+	if (len == 0 || data[strspn(data, " \t\r\n")] != '{') {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a JSON object", shown_path);
+		goto done;
+	}
+	if (spans[F_HISTORY].type != AC_JSON_NONE && spans[F_HISTORY].type != AC_JSON_ARRAY) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: conversationHistory is not an array", shown_path);
+		goto done;
+	}
+	if ((rc = fill_strings(e, spans)))
+		goto done;
+	if (!*e->summary.id) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: has no id", shown_path);
+		goto done;
+	}
+	e->summary.messages = spans[F_HISTORY].count;
+	e->summary.tokens = spans[F_HISTORY].type == AC_JSON_ARRAY
+				    ? ac_tokens_estimate(spans[F_HISTORY].start, spans[F_HISTORY].len) +
+					      4 * spans[F_HISTORY].count
+				    : 0;
+	e->summary.input_tokens = number_of(&spans[F_INPUT]);
+	e->summary.output_tokens = number_of(&spans[F_OUTPUT]);
+	e->summary.turns = number_of(&spans[F_TURNS]);
+done:
+	free(data);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int compare_newest_first(const void *a, const void *b)
+{
+	const ac_session_summary *x = *(const ac_session_summary *const *)a;
+	const ac_session_summary *y = *(const ac_session_summary *const *)b;
+	int c = strcmp(y->created_at, x->created_at);
+
+	return c ? c : strcmp(x->id, y->id);
+}
+
+static bool same_stamp(const entry *e, const struct stat *st)
+{
+	return e->ino == st->st_ino && e->size == st->st_size &&
+	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* Reads the folder's session file names, sorted. */
+static int list_names(char ***out, size_t *out_n, DIR *d)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	while ((de = readdir(d)) != NULL) {
+		if (!is_session_name(de->d_name))
+			continue;
+		if (n == cap) {
+			char **grown = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*names));
+
+			if (!grown)
+				goto oom;
+			names = grown;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto oom;
+		n++;
+	}
+	qsort(names, n, sizeof(*names), compare_names);
+	*out = names;
+	*out_n = n;
+	return 0;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn problem,
+			     void *ctx, size_t *out_parsed)
+{
+	DIR *d = opendir(idx->dir);
+	char **names = NULL;
+	size_t nnames = 0, old = 0, parsed = 0, nfresh = 0;
+	entry *fresh = NULL;
+	ac_buf shown = AC_BUF_INIT;
+	int rc = 0;
+
+	if (!d) {
+		if (errno != ENOENT)
+			return ac_error_errno(errno, "%s", idx->dir);
+	} else if ((rc = list_names(&names, &nnames, d))) {
+		goto done;
+	}
+	if (nnames && !(fresh = calloc(nnames, sizeof(*fresh)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		struct stat st;
+		entry *e = &fresh[nfresh];
+		int cmp = 1;
+
+		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue; /* removed since readdir */
+		while (old < idx->count && (cmp = strcmp(idx->entries[old].name, names[i])) < 0)
+			old++;
+		if (old < idx->count && cmp == 0 && same_stamp(&idx->entries[old], &st)) {
+			*e = idx->entries[old];
+			memset(&idx->entries[old++], 0, sizeof(entry));
+			free(names[i]);
+			names[i] = NULL;
+			nfresh++;
+			continue;
+		}
+		e->name = names[i];
+		names[i] = NULL;
+		e->ino = st.st_ino;
+		e->size = st.st_size;
+		e->mtime = st.st_mtim;
+		e->ctime = st.st_ctim;
+		ac_buf_clear(&shown);
+		ac_buf_printf(&shown, "%s/%s", idx->dir, e->name);
+		parsed++;
+		if (parse_entry(e, dirfd(d), shown.data) != 0) {
+			e->bad = true;
+			if (problem)
+				problem(shown.data, ac_error_last(), ctx);
+		}
+		nfresh++;
+	}
+	for (size_t i = 0; i < idx->count; i++)
+		entry_clear(&idx->entries[i]);
+	free(idx->entries);
+	idx->entries = fresh;
+	idx->count = nfresh;
+	fresh = NULL;
+
+	free(idx->sorted);
+	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
+	idx->nsorted = idx->problems = 0;
+	if (!idx->sorted) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < idx->count; i++) {
+		if (idx->entries[i].bad)
+			idx->problems++;
+		else
+			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
+	}
+	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
+	/* Stray temp files of crashed writers: once per index is enough. */
+	if (d && !idx->cleaned) {
+		ac_atomic_clean_temps(idx->dir, 3600);
+		idx->cleaned = true;
+	}
+	if (out_parsed)
+		*out_parsed = parsed;
+done:
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	free(fresh);
+	ac_buf_free(&shown);
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+const ac_session_summary *const *ac_session_index_list(const ac_session_index *idx,
+							size_t *out_n)
+{
+	*out_n = idx->nsorted;
+	return idx->sorted;
+}
+
+size_t ac_session_index_problems(const ac_session_index *idx)
+{
+	return idx->problems;
+}

@@ -1,0 +1,58 @@
+/* Listing the sessions of a folder, fast, again and again.
+ *
+ * The index remembers each file's identity (inode, size, change times); a
+ * refresh lists the folder, stats each "<id>.json", and reads only the
+ * files that changed since the last look, picking the listed fields out
+ * with the allocation-free scanner instead of building the document. A
+ * corrupt file is reported once (file, reason) and left out; the others
+ * still list. For reading or changing one session, use ac_session.h. */
+#ifndef AC_SESSION_INDEX_H
+#define AC_SESSION_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One session as listed. Strings are owned by the index, decoded from the
+ * file (not yet made safe for a terminal), "" when absent. */
+typedef struct {
+	const char *id;
+	const char *task;
+	const char *status;
+	const char *created_at;
+	const char *updated_at;
+	const char *tenant;
+	const char *user;
+	const char *agent;
+	size_t messages;        /* entries in conversationHistory */
+	uint64_t tokens;        /* estimate over conversationHistory (ac_tokens.h) */
+	uint64_t input_tokens;  /* metadata.usage, recorded per turn */
+	uint64_t output_tokens;
+	uint64_t turns;
+} ac_session_summary;
+
+typedef struct ac_session_index ac_session_index;
+
+/* Called for each session file that cannot be listed, when it is first
+ * seen or has changed; reason names what is wrong. */
+typedef void (*ac_session_problem_fn)(const char *path, const char *reason, void *ctx);
+
+/* An empty index of dir (nothing is read until the first refresh). */
+int ac_session_index_new(ac_session_index **out, const char *dir);
+
+void ac_session_index_free(ac_session_index *index);
+
+/* Brings the index up to date with the folder. problem (may be NULL)
+ * hears of files that cannot be listed. *out_parsed (may be NULL) receives
+ * how many files had to be read. A missing folder lists as empty. */
+int ac_session_index_refresh(ac_session_index *index, ac_session_problem_fn problem,
+			     void *ctx, size_t *out_parsed);
+
+/* The listed sessions, newest createdAt first. Borrowed until the next
+ * refresh or free. */
+const ac_session_summary *const *ac_session_index_list(const ac_session_index *index,
+							size_t *out_n);
+
+/* How many session files are currently left out as unreadable. */
+size_t ac_session_index_problems(const ac_session_index *index);
+
+#endif

@@ -1,0 +1,78 @@
+/* Resolving a workspace's settings from its configuration. */
+#include "ac_workspace.h"
+
+#include "ac_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A config argv array as an owned NULL-terminated array of borrowed
+ * strings; NULL when the key is unset or empty. */
+static const char **argv_of(const ac_config *config, const char *key)
+{
+	json_t *array = ac_config_get(config, key), *item;
+	const char **argv;
+	size_t i;
+
+	if (!json_is_array(array) || json_array_size(array) == 0)
+		return NULL;
+	argv = calloc(json_array_size(array) + 1, sizeof(char *));
+	if (argv)
+		json_array_foreach(array, i, item)
+			argv[i] = json_string_value(item);
+	return argv;
+}
+
+int ac_workspace_init(ac_workspace *ws, const ac_config *config)
+{
+	json_t *agents = ac_config_get(config, "journal.agents"), *name;
+	size_t i;
+
+	memset(ws, 0, sizeof(*ws));
+	ac_journal_options_init(&ws->journal);
+	ac_compact_options_init(&ws->compact);
+	ws->root = strdup(ac_config_workspace(config));
+	ws->sessions_dir = ac_config_path(config, "sessionDir", ".agent/sessions");
+	ws->journal_path = ac_config_path(config, "journalPath", "JOURNAL.jsonl");
+	if (!ws->root || !ws->sessions_dir || !ws->journal_path)
+		goto oom;
+	if (!strcmp(ac_config_string(config, "journal.fsync", "never"), "always"))
+		ws->journal.fsync = AC_FSYNC_ALWAYS;
+	ws->journal.rotate_bytes = (uint64_t)ac_config_int(config, "journal.rotateBytes", 0);
+	if (json_is_array(agents) && json_array_size(agents) > 0) {
+		if (!(ws->extra_agents = calloc(json_array_size(agents), sizeof(char *))))
+			goto oom;
+		json_array_foreach(agents, i, name)
+			ws->extra_agents[i] = json_string_value(name);
+		ws->schema.extra_agents = ws->extra_agents;
+		ws->schema.nextra_agents = json_array_size(agents);
+	}
+	ws->resume_command = argv_of(config, "resumeCommand");
+	ws->summarizer = argv_of(config, "summarizer.command");
+	ws->compact.trigger_tokens =
+		(uint64_t)ac_config_int(config, "compaction.triggerTokens", 80000);
+	if (json_is_number(ac_config_get(config, "compaction.compactFraction")))
+		ws->compact.fraction =
+			json_number_value(ac_config_get(config, "compaction.compactFraction"));
+	ws->compact.summarizer = ws->summarizer;
+	if (ws->compact.fraction <= 0 || ws->compact.fraction > 1) {
+		ac_workspace_free(ws);
+		return ac_error_set(AC_EINVAL, "%s: compaction.compactFraction must be above 0 and at most 1",
+				    ac_config_origin(config, "compaction.compactFraction"));
+	}
+	return 0;
+oom:
+	ac_workspace_free(ws);
+	return ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+void ac_workspace_free(ac_workspace *ws)
+{
+	free(ws->root);
+	free(ws->sessions_dir);
+	free(ws->journal_path);
+	free(ws->extra_agents);
+	free(ws->resume_command);
+	free(ws->summarizer);
+	memset(ws, 0, sizeof(*ws));
+}

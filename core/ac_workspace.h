@@ -1,0 +1,30 @@
+/* A workspace's resolved settings: where its files are and how to write
+ * them, read from the layered configuration once and shared by every
+ * command and the dashboard. */
+#ifndef AC_WORKSPACE_H
+#define AC_WORKSPACE_H
+
+#include "ac_compact.h"
+#include "ac_config.h"
+#include "ac_event.h"
+#include "ac_journal.h"
+
+typedef struct {
+	char *root;                     /* the workspace folder */
+	char *sessions_dir;
+	char *journal_path;
+	ac_journal_options journal;
+	ac_event_schema schema;
+	const char **extra_agents;      /* owned array; strings borrowed from config */
+	const char **resume_command;    /* owned NULL-terminated argv, or NULL */
+	const char **summarizer;        /* owned NULL-terminated argv, or NULL */
+	ac_compact_options compact;
+} ac_workspace;
+
+/* Resolves the paths and options from config. Free with
+ * ac_workspace_free(); config must outlive ws. */
+int ac_workspace_init(ac_workspace *ws, const ac_config *config);
+
+void ac_workspace_free(ac_workspace *ws);
+
+#endif

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# End-to-end checks of `agentctl journal ...` as a user or a script runs it:
+# exit statuses, what reaches stdout and stderr, and what reaches the file.
+# Usage: journal_cli.sh path/to/agentctl
+set -u
+
+AC=${1:?usage: journal_cli.sh path/to/agentctl}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+ID_RE='^evt_[0-9]{14}_[0-9a-f]{8}$'
+
+pass() { PASS=$((PASS + 1)); }
+fail() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL: %s\n' "$1" >&2
+	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
+	return 0
+}
+# check NAME COMMAND...: one case, passing when COMMAND succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+
+# A fresh workspace: sets WS and J (its journal).
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	J=$WS/JOURNAL.jsonl
+}
+
+# run ARGS...: agentctl in WS with no input; sets RC, OUT (stdout text).
+run() {
+	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+}
+
+# run_in INPUT ARGS...: the same, with INPUT on standard input.
+run_in() {
+	local input=$1
+	shift
+	printf '%s' "$input" | "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+}
+
+# event [AGENT] [MESSAGE] [STATUS]: an event as a person would type it.
+event() {
+	printf '{"agent":"%s","status":"%s","action":{"type":"CMD_RUN","params":{"command":"make"}},"result":{"message":"%s"}}' \
+		"${1:-Claude}" "${3:-SUCCESS}" "${2:-done}"
+}
+
+# A complete event line with a fixed id ending in N (for hand-made files).
+event_line() {
+	printf '{"id":"evt_20250101000000_0000000%s","timestamp":"2025-01-01T00:00:00.00%sZ","agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"m%s"}}\n' "$1" "$1" "$1"
+}
+
+# log_events N [AGENT]: logs N events; appends their ids to IDS.
+log_events() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		run journal log "$(event "${2:-Claude}" "event $i")"
+		[ "$RC" -eq 0 ] || fail "logging event $i"
+		IDS+=("$OUT")
+	done
+}
+
+rc_is() { [ "$RC" -eq "$1" ]; }
+out_has() { grep -qE -- "$1" "$TMP/out"; }
+err_has() { grep -qE -- "$1" "$TMP/err"; }
+err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
+out_lines_are() { [ "$(wc -l <"$TMP/out")" -eq "$1" ]; }
+json_length_is() { [ "$(jq length <"$TMP/out" 2>/dev/null)" = "$1" ]; }
+ids_in_out() { grep -oE 'evt_[0-9]{14}_[0-9a-f]{8}' "$TMP/out" | tr '\n' ' '; }
+ids_are() { [ "$(ids_in_out)" = "$* " ]; }
+sum_of() { sha256sum <"$1"; }
+size_of() { stat -c %s "$1"; }
+
+# --- log and read ----------------------------------------------------------
+new_ws
+run journal log "$(event Claude 'first event')"
+check "log exits 0" rc_is 0
+check "log prints an id" eval '[[ "$OUT" =~ $ID_RE ]]'
+FIRST_ID=$OUT
+check "the journal holds the event" grep -q "\"id\":\"$FIRST_ID\"" "$J"
+IDS=("$FIRST_ID")
+log_events 2 Codex
+run journal read
+check "read exits 0" rc_is 0
+check "read: one line per event" out_lines_are 3
+check "read shows the logged event" out_has "$FIRST_ID .*first event"
+check "read lists events in order" ids_are "${IDS[@]}"
+run journal read --json
+check "read --json: a JSON array of 3" json_length_is 3
+check "read --json keeps the ids" eval '[ "$(jq -r ".[].id" <"$TMP/out" | tr "\n" " ")" = "${IDS[*]} " ]'
+
+# --- invalid events are refused and change nothing --------------------------
+before=$(sum_of "$J")
+for bad in "agent:$(event Bob)" \
+	"result.message:{\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{}}" \
+	"line 1:this is not JSON"; do
+	field=${bad%%:*}
+	run journal log "${bad#*:}"
+	check "invalid event ($field): exit 2" rc_is 2
+	check "invalid event ($field): one line on stderr" err_is_one_line
+	check "invalid event ($field): stderr names $field" err_has "$field"
+	check "invalid event ($field): journal unchanged" eval '[ "$(sum_of "$J")" = "$before" ]'
+done
+
+# --- log - reads standard input -------------------------------------------
+run_in "$(event Gemini 'from standard input')" journal log -
+check "log - exits 0" rc_is 0
+check "log - prints an id" eval '[[ "$OUT" =~ $ID_RE ]]'
+IDS+=("$OUT")
+run journal read --last 1
+check "log - stored the event" out_has "Gemini .*from standard input"
+
+# --- query ---------------------------------------------------------------------
+run journal query bogus
+check "query bad term: exit 2" rc_is 2
+check "query bad term: the term is named" err_has "'bogus'"
+run journal query agent=Claude since=yesterday
+check "query bad time: exit 2" rc_is 2
+check "query bad time: the term is named" err_has "'since=yesterday'"
+run journal query agent=Codex
+check "query agent=Codex: exit 0" rc_is 0
+check "query agent=Codex: 2 events" out_lines_are 2
+run journal query agent=Codex --json
+check "query --json: 2 events" json_length_is 2
+run journal query agent=Nobody --json
+check "query with no match: empty array" json_length_is 0
+
+# --- --last ----------------------------------------------------------------
+run journal read --last 2
+check "--last 2: the last two events" ids_are "${IDS[@]: -2}"
+run journal read --last abc
+check "--last abc: exit 2" rc_is 2
+check "--last abc: says why" err_has "abc"
+run journal read --last
+check "--last without a number: exit 2" rc_is 2
+
+# --- a garbage line: check reports it, read skips it ------------------------------
+garbage_at=$(size_of "$J")
+garbage_line=$(($(wc -l <"$J") + 1))
+echo 'garbage, not an event' >>"$J"
+run journal check
+check "check with a garbage line: exit 1" rc_is 1
+check "check names line and byte" out_has ":$garbage_line: byte $garbage_at:"
+run journal read
+check "read with a garbage line: exit 0" rc_is 0
+check "read skips the garbage line" out_lines_are 4
+check "read says it skipped one line" err_has "skipped 1 invalid line"
+
+# --- a torn tail is never merged with the next event ------------------------------
+new_ws
+IDS=()
+log_events 2
+torn_at=$(size_of "$J")
+printf '{"id":"evt_20250101000000_' >>"$J"
+run journal read
+check "read reports the torn line" err_has "byte $torn_at"
+run journal log "$(event Human 'after the torn line')"
+check "log after a torn tail: exit 0" rc_is 0
+new_id=$OUT
+check "the new event is a line of its own" eval '[ "$(tail -n 1 "$J" | jq -r .id)" = "$new_id" ]'
+check "the torn line stays on its own line" eval '[ "$(sed -n 3p "$J")" = "{\"id\":\"evt_20250101000000_" ]'
+run journal check
+check "check after repair: exit 1" rc_is 1
+check "check reports the torn line" out_has ":3: byte $torn_at:"
+check "check counts 3 valid, 1 invalid" out_has ": 3 valid, 1 invalid line$"
+
+# --- rotation ---------------------------------------------------------------
+run journal rotate
+check "rotate: exit 0" rc_is 0
+check "rotate prints the rotated file" eval '[ -f "$OUT" ] && [[ "$OUT" == "$WS"/JOURNAL-*.jsonl ]]'
+check "rotate leaves an empty journal" eval '[ -f "$J" ] && [ ! -s "$J" ]'
+run journal read
+check "read after rotate: nothing" out_lines_are 0
+run journal read --all
+check "read --all: every event" ids_are "${IDS[@]}" "$new_id"
+run journal log "$(event)"
+newer_id=$OUT
+run journal read --all --last 2
+check "read --all --last 2 crosses files" ids_are "$new_id" "$newer_id"
+
+new_ws
+IDS=()
+for ((i = 0; i < 30; i++)); do
+	AGENT_JOURNAL_ROTATE_BYTES=2000 "$AC" -w "$WS" journal log "$(event Claude "auto $i")" \
+		>"$TMP/out" 2>"$TMP/err"
+	IDS+=("$(cat "$TMP/out")")
+done
+rotated=$(find "$WS" -name 'JOURNAL-*.jsonl' | wc -l)
+check "auto-rotation made several files" eval '[ "$rotated" -ge 2 ]'
+check "no file passes rotateBytes" eval '! find "$WS" -name "JOURNAL*.jsonl" -size +2000c | grep -q .'
+run journal read --all
+check "auto-rotation lost no event, kept order" ids_are "${IDS[@]}"
+run journal read --all --json --last 5
+check "read --all --last 5 --json" eval 'json_length_is 5 && ids_are "${IDS[@]: -5}"'
+
+# --- text from the file cannot drive the terminal -----------------------------
+new_ws
+run journal log "$(event Claude 'red \u001b[31mALERT\u001b[0m \u202eesrever \u0085 日本')"
+check "log a message with ESC and bidi: exit 0" rc_is 0
+run journal read
+check "read output holds no raw ESC" eval '! grep -q $'"'"'\x1b'"'"' "$TMP/out"'
+check "read output holds no raw U+202E" eval '! grep -q $'"'"'\xe2\x80\xae'"'"' "$TMP/out"'
+check "read output holds no raw U+0085" eval '! grep -q $'"'"'\xc2\x85'"'"' "$TMP/out"'
+check "read shows them visibly" out_has '\^\[\[31mALERT.*<U\+202E>esrever'
+check "read keeps CJK" out_has '日本'
+run journal read --json
+check "--json with ESC and bidi is valid JSON" json_length_is 1
+check "--json holds no raw U+202E" eval '! grep -q $'"'"'\xe2\x80\xae'"'"' "$TMP/out"'
+check "--json keeps the message intact" \
+	eval '[ "$(jq -r ".[0].result.message" <"$TMP/out")" = "$(printf "red \033[31mALERT\033[0m \342\200\256esrever \302\205 日本")" ]'
+
+# --- usage errors ----------------------------------------------------------
+"$AC" -w /nonexistent journal read >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "-w /nonexistent: exit 2" rc_is 2
+check "-w /nonexistent: named" err_has "/nonexistent"
+run journal frobnicate
+check "unknown journal subcommand: exit 2" rc_is 2
+run frobnicate
+check "unknown command: exit 2" rc_is 2
+run journal
+check "journal without a subcommand: exit 2" rc_is 2
+
+# --- regressions for bugs found while writing these tests ---------------------
+# Rotations in quick succession (often within one millisecond) must get
+# distinct names that still sort oldest first for --all.
+new_ws
+event_line 1 >"$J"
+"$AC" -w "$WS" journal rotate >/dev/null
+event_line 2 >"$J"
+"$AC" -w "$WS" journal rotate >/dev/null
+event_line 3 >"$J"
+check "rapid rotations: two distinct rotated files" eval '[ "$(ls "$WS"/JOURNAL-*.jsonl | wc -l)" -eq 2 ]'
+run journal read --all
+check "read --all: rapid rotations in order" \
+	ids_are evt_20250101000000_00000001 evt_20250101000000_00000002 evt_20250101000000_00000003
+run journal read --all --last 2
+check "read --all --last 2: rapid rotations" \
+	ids_are evt_20250101000000_00000002 evt_20250101000000_00000003
+
+# Skipped lines are reported against the file that holds them.
+new_ws
+{ event_line 1; echo 'garbage'; } >"$WS/JOURNAL-20250101T000000.000Z.jsonl"
+event_line 2 >"$J"
+run journal read --all
+check "read --all: skipped lines named with their file" err_has "JOURNAL-20250101T000000.000Z.jsonl"
+
+# --last N costs memory for the matches, not for N.
+run journal read --last 1000000000000
+check "--last 10^12 on a small journal: exit 0" rc_is 0
+check "--last 10^12 on a small journal: every event" ids_are evt_20250101000000_00000002
+
+# --json stays one JSON document even when the command fails.
+new_ws
+mkdir "$J"
+run journal read --json
+check "failed read --json: exit 1" rc_is 1
+check "failed read --json: stdout empty or valid JSON" eval '[ ! -s "$TMP/out" ] || jq -e . <"$TMP/out" >/dev/null 2>&1'
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

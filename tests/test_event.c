@@ -1,0 +1,486 @@
+/* Tests for the event schema (ac_event_*), timestamps (ac_time_*) and the
+ * terminal-safety filters (ac_text_*). Lines are parsed from exact-size heap
+ * copies, so AddressSanitizer reports any read past the end of a line. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_event.h"
+#include "ac_text.h"
+#include "ac_time.h"
+
+#define Q(s) "\"" s "\""
+#define OMIT "" /* a part left out of the event */
+
+/* Raw JSON for each top-level member; NULL takes the default, OMIT drops it. */
+typedef struct {
+	const char *id, *timestamp, *agent, *status, *action, *result, *trace;
+} event_parts;
+
+static void build_event(char *out, size_t size, const event_parts *p)
+{
+	const char *names[] = {"id", "timestamp", "agent", "status", "action", "result", "trace"};
+	const char *given[] = {p->id, p->timestamp, p->agent, p->status, p->action,
+			       p->result, p->trace};
+	const char *defaults[] = {
+		Q("evt_20250903142510_0a1b2c3d"), Q("2025-09-03T14:25:10.591Z"), Q("Claude"),
+		Q("SUCCESS"), "{\"type\":\"FILE_EDIT\",\"params\":{\"path\":\"src/a.c\"}}",
+		"{\"message\":\"edited\"}", OMIT,
+	};
+	size_t used = 0;
+
+	used += (size_t)snprintf(out, size, "{");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = given[i] ? given[i] : defaults[i];
+
+		if (*value)
+			used += (size_t)snprintf(out + used, size - used, "%s\"%s\":%s",
+						 used > 1 ? "," : "", names[i], value);
+	}
+	snprintf(out + used, size - used, "}");
+}
+
+static int parse_exact(const char *line, const ac_event_schema *schema)
+{
+	size_t len = strlen(line);
+	char *copy = malloc(len ? len : 1);
+	ac_json_span fields[AC_EV_NFIELDS];
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, line, len);
+	rc = ac_event_parse(fields, copy, len, schema);
+	free(copy);
+	return rc;
+}
+
+/* The message must start with want_prefix: the field at fault comes first. */
+static void expect_rejected(const char *label, const char *line, const ac_event_schema *schema,
+			    int want_rc, const char *want_prefix)
+{
+	int rc = parse_exact(line, schema);
+	const char *msg = ac_error_last();
+
+	if (rc != want_rc || strncmp(msg, want_prefix, strlen(want_prefix)) != 0)
+		fail_msg("%s: got %d \"%s\", want %d \"%s...\"\n  line: %s", label, rc, msg,
+			 want_rc, want_prefix, line);
+}
+
+static void expect_valid(const char *label, const char *line, const ac_event_schema *schema)
+{
+	if (parse_exact(line, schema) != 0)
+		fail_msg("%s: rejected: %s\n  line: %s", label, ac_error_last(), line);
+}
+
+typedef struct {
+	const char *label;
+	event_parts parts;
+	const char *want_prefix;
+} invalid_case;
+
+static const invalid_case invalid_cases[] = {
+	{"missing id", {.id = OMIT}, "id: missing"},
+	{"missing timestamp", {.timestamp = OMIT}, "timestamp: missing"},
+	{"missing agent", {.agent = OMIT}, "agent: missing"},
+	{"missing status", {.status = OMIT}, "status: missing"},
+	{"missing action", {.action = OMIT}, "action: missing"},
+	{"missing action.type", {.action = "{\"params\":{}}"}, "action.type: missing"},
+	{"missing action.params", {.action = "{\"type\":\"CMD_RUN\"}"}, "action.params: missing"},
+	{"missing result", {.result = OMIT}, "result: missing"},
+	{"missing result.message", {.result = "{\"artifacts\":[]}"}, "result.message: missing"},
+	{"id a number", {.id = "20250903"}, "id: must be a string"},
+	{"timestamp a number", {.timestamp = "1756909510591"}, "timestamp: must be a string"},
+	{"agent a number", {.agent = "7"}, "agent: must be a string"},
+	{"status null", {.status = "null"}, "status: must be a string"},
+	{"action a string", {.action = Q("edit")}, "action: must be an object"},
+	{"action.type an array", {.action = "{\"type\":[],\"params\":{}}"}, "action.type: must be"},
+	{"action.input a number", {.action = "{\"type\":\"CMD_RUN\",\"input\":1,\"params\":{}}"},
+	 "action.input: must be a string"},
+	{"action.params an array", {.action = "{\"type\":\"CMD_RUN\",\"params\":[]}"},
+	 "action.params: must be an object"},
+	{"result a string", {.result = Q("ok")}, "result: must be an object"},
+	{"result.message an object", {.result = "{\"message\":{}}"}, "result.message: must be a string"},
+	{"trace a string", {.trace = Q("t1")}, "trace: must be an object"},
+	{"agent not in the enum", {.agent = Q("Bob")}, "agent: 'Bob' is not one of"},
+	{"agent in the wrong case", {.agent = Q("claude")}, "agent: 'claude'"},
+	{"status not in the enum", {.status = Q("DONE")}, "status: 'DONE'"},
+	{"action.type not in the enum", {.action = "{\"type\":\"FILE_MOVE\",\"params\":{}}"},
+	 "action.type: 'FILE_MOVE'"},
+	{"id too short", {.id = Q("evt_123")}, "id: "},
+	{"id with a non-hex digit", {.id = Q("evt_20250903142510_0a1b2c3g")}, "id: "},
+	{"id with 7 hex digits", {.id = Q("evt_20250903142510_0a1b2c3")}, "id: "},
+	{"id with 13 time digits", {.id = Q("evt_2025090314251_0a1b2c3d")}, "id: "},
+	{"id with another prefix", {.id = Q("evx_20250903142510_0a1b2c3d")}, "id: "},
+	{"id with a dash", {.id = Q("evt_20250903142510-0a1b2c3d")}, "id: "},
+	{"timestamp without millis", {.timestamp = Q("2025-09-03T14:25:10Z")}, "timestamp: "},
+	{"timestamp without Z", {.timestamp = Q("2025-09-03T14:25:10.591")}, "timestamp: "},
+	{"timestamp with an offset", {.timestamp = Q("2025-09-03T14:25:10.591+00:00")}, "timestamp: "},
+	{"timestamp month 13", {.timestamp = Q("2025-13-03T14:25:10.591Z")}, "timestamp: "},
+	{"timestamp Feb 30", {.timestamp = Q("2024-02-30T14:25:10.591Z")}, "timestamp: "},
+	{"timestamp Feb 29 of 2023", {.timestamp = Q("2023-02-29T14:25:10.591Z")}, "timestamp: "},
+	{"timestamp hour 24", {.timestamp = Q("2025-09-03T24:00:00.000Z")}, "timestamp: "},
+	{"artifacts with a number", {.result = "{\"message\":\"m\",\"artifacts\":[\"a.c\",1]}"},
+	 "result.artifacts: "},
+	{"artifacts a string", {.result = "{\"message\":\"m\",\"artifacts\":\"a.c\"}"},
+	 "result.artifacts: "},
+	{"correlation_id a number", {.trace = "{\"correlation_id\":42}"}, "trace.correlation_id: "},
+	{"parent_id a boolean", {.trace = "{\"parent_id\":true}"}, "trace.parent_id: "},
+};
+
+static void test_invalid_events_name_the_field(void **state)
+{
+	char line[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(invalid_cases) / sizeof(invalid_cases[0]); i++) {
+		build_event(line, sizeof(line), &invalid_cases[i].parts);
+		expect_rejected(invalid_cases[i].label, line, NULL, AC_EINVAL,
+				invalid_cases[i].want_prefix);
+	}
+}
+
+static void test_not_an_object(void **state)
+{
+	(void)state;
+	expect_rejected("array", "[{\"id\":\"evt_20250903142510_0a1b2c3d\"}]", NULL, AC_EINVAL,
+			"event: must be a JSON object");
+	expect_rejected("spaced array", "  [1]", NULL, AC_EINVAL, "event: must be a JSON object");
+	expect_rejected("string", "\"Claude\"", NULL, AC_EINVAL, "event: must be a JSON object");
+	expect_rejected("not JSON", "agent=Claude", NULL, AC_ECORRUPT, "column 1:");
+	expect_rejected("truncated object", "{\"id\":\"evt_", NULL, AC_ECORRUPT, "column ");
+	expect_rejected("empty line", "", NULL, AC_ECORRUPT, "column ");
+}
+
+static void test_valid_events(void **state)
+{
+	static const event_parts valid[] = {
+		{0},
+		{.timestamp = Q("2024-02-29T23:59:59.999Z")},
+		{.timestamp = Q("2000-02-29T00:00:00.000Z")},
+		{.id = Q("evt_20250903142510_ABCDEF01")},
+		{.agent = Q("\\u0043laude")}, /* the same name, escaped */
+		{.action = "{\"type\":\"ROLLBACK\",\"input\":\"undo\",\"params\":{}}"},
+		{.result = "{\"message\":\"\",\"artifacts\":[]}"},
+		{.trace = "{\"correlation_id\":\"c1\",\"parent_id\":null}"},
+	};
+	char line[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+		build_event(line, sizeof(line), &valid[i]);
+		expect_valid("valid variant", line, NULL);
+	}
+	expect_valid("unknown keys", "{\"id\":\"evt_20250903142510_0a1b2c3d\",\"x\":[1,{\"y\":2}],"
+		     "\"timestamp\":\"2025-09-03T14:25:10.591Z\",\"agent\":\"Human\",\"status\":"
+		     "\"FAILED\",\"action\":{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":"
+		     "{\"message\":\"m\"}}", NULL);
+}
+
+static void test_extra_agents(void **state)
+{
+	static const char *const extra[] = {"Bob", "Dana"};
+	const ac_event_schema schema = {extra, 2};
+	char line[1024];
+
+	(void)state;
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("Bob")});
+	expect_rejected("Bob without schema", line, NULL, AC_EINVAL, "agent: 'Bob'");
+	expect_valid("Bob listed", line, &schema);
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("Dana")});
+	expect_valid("Dana listed", line, &schema);
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("Eve")});
+	expect_rejected("Eve not listed", line, &schema, AC_EINVAL, "agent: 'Eve'");
+	assert_non_null(strstr(ac_error_last(), "Dana")); /* the message lists the extras */
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("Claude")});
+	expect_valid("built-ins still allowed", line, &schema);
+}
+
+/* A rejected value is quoted in the message, but never raw. */
+static void test_error_quotes_values_safely(void **state)
+{
+	char line[1024];
+
+	(void)state;
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("\xe2\x80\xae" "Bob")});
+	expect_rejected("bidi agent", line, NULL, AC_EINVAL, "agent: '<U+202E>Bob'");
+	assert_null(strstr(ac_error_last(), "\xe2\x80\xae"));
+}
+
+static void test_id_valid(void **state)
+{
+	(void)state;
+	assert_true(ac_event_id_valid("evt_20250903142510_0a1b2c3d", AC_EVENT_ID_LEN));
+	assert_false(ac_event_id_valid("evt_20250903142510_0a1b2c3d", AC_EVENT_ID_LEN - 1));
+	assert_false(ac_event_id_valid("evt_2025090314251a_0a1b2c3d", AC_EVENT_ID_LEN));
+	assert_false(ac_event_id_valid("evt_20250903142510_0a1b2c3z", AC_EVENT_ID_LEN));
+}
+
+/* Prepares json; the caller frees the returned line. */
+static char *prepare_ok(const char *json, char id[AC_EVENT_ID_LEN + 1])
+{
+	char *line = NULL;
+	size_t len = 0;
+
+	if (ac_event_prepare(&line, &len, id, json, NULL) != 0)
+		fail_msg("prepare failed: %s\n  input: %s", ac_error_last(), json);
+	assert_int_equal(strlen(line), len);
+	assert_null(strchr(line, '\n'));
+	assert_int_equal(parse_exact(line, NULL), 0);
+	return line;
+}
+
+static const char *json_get_string(json_t *obj, const char *key)
+{
+	const char *value = json_string_value(json_object_get(obj, key));
+
+	if (!value)
+		fail_msg("no string '%s' in the prepared event", key);
+	return value;
+}
+
+#define MINIMAL_BODY "\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":{\"type\":" \
+	"\"CMD_RUN\",\"params\":{\"command\":\"make\"}},\"result\":{\"message\":\"a\\nb\"}"
+
+static void test_prepare_fills_id_and_timestamp(void **state)
+{
+	char id[AC_EVENT_ID_LEN + 1], before[AC_TIME_ISO_LEN + 1], after[AC_TIME_ISO_LEN + 1];
+	const char *ts;
+	char *line;
+	json_t *event;
+
+	(void)state;
+	ac_time_format_iso(before, ac_time_now_ms());
+	line = prepare_ok("{\n  " MINIMAL_BODY "\n}\n", id);
+	ac_time_format_iso(after, ac_time_now_ms());
+	assert_true(ac_event_id_valid(id, strlen(id)));
+	assert_int_equal(strspn(id + 19, "0123456789abcdef"), 8);
+	event = json_loads(line, 0, NULL);
+	assert_non_null(event);
+	assert_string_equal(json_get_string(event, "id"), id);
+	ts = json_get_string(event, "timestamp");
+	assert_true(ac_time_is_iso(ts, strlen(ts)));
+	assert_true(strcmp(before, ts) <= 0 && strcmp(ts, after) <= 0);
+	/* The id's time part is the timestamp's, digits only. */
+	for (int i = 0, j = 4; i < 19; i++)
+		if (ts[i] >= '0' && ts[i] <= '9')
+			assert_int_equal(ts[i], id[j++]);
+	/* The escaped newline stays escaped: still one line. */
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(event, "result"), "message")), "a\nb");
+	json_decref(event);
+	free(line);
+}
+
+static void test_prepare_keeps_given_fields(void **state)
+{
+	char id[AC_EVENT_ID_LEN + 1], *line;
+	json_t *event, *extra;
+
+	(void)state;
+	line = prepare_ok("{\"custom\":{\"k\":[1,\"two\",null]},\"timestamp\":"
+			  "\"2025-09-03T14:25:10.591Z\",\"id\":\"evt_20250903142510_deadbeef\","
+			  MINIMAL_BODY ",\"trace\":{\"correlation_id\":\"c9\"}}", id);
+	assert_string_equal(id, "evt_20250903142510_deadbeef");
+	event = json_loads(line, 0, NULL);
+	assert_non_null(event);
+	assert_string_equal(json_get_string(event, "id"), "evt_20250903142510_deadbeef");
+	assert_string_equal(json_get_string(event, "timestamp"), "2025-09-03T14:25:10.591Z");
+	extra = json_loads("{\"k\":[1,\"two\",null]}", 0, NULL);
+	assert_true(json_equal(json_object_get(event, "custom"), extra));
+	assert_string_equal(json_get_string(json_object_get(event, "trace"), "correlation_id"), "c9");
+	assert_string_equal(json_get_string(json_object_get(json_object_get(event, "action"),
+							     "params"), "command"), "make");
+	/* Given fields keep their place and spelling: only white space goes. */
+	assert_non_null(strstr(line, "{\"custom\":{\"k\":[1,\"two\",null]},\"timestamp\":\"2025-09-03T14:25:10.591Z\",\"id\":"));
+	json_decref(extra);
+	json_decref(event);
+	free(line);
+}
+
+static void expect_prepare_fails(const char *json, const char *want1, const char *want2)
+{
+	char id[AC_EVENT_ID_LEN + 1], *line = NULL;
+	size_t len = 0;
+	int rc = ac_event_prepare(&line, &len, id, json, NULL);
+	const char *msg = ac_error_last();
+
+	if (rc != AC_EINVAL || !strstr(msg, want1) || (want2 && !strstr(msg, want2)))
+		fail_msg("prepare %s: got %d \"%s\", want \"%s\"", json, rc, msg, want1);
+	assert_null(line);
+}
+
+static void test_prepare_rejects(void **state)
+{
+	(void)state;
+	expect_prepare_fails("{\n  \"agent\": \"Claude\",\n  oops\n}", "line 3", "column");
+	expect_prepare_fails("not json", "line 1", "column");
+	expect_prepare_fails("[1,2]", "must be a JSON object", NULL);
+	expect_prepare_fails("{\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":{\"type\":"
+			     "\"CMD_RUN\",\"params\":{}},\"result\":{}}", "result.message", NULL);
+	expect_prepare_fails("{\"agent\":\"Zed\",\"status\":\"SUCCESS\",\"action\":{\"type\":"
+			     "\"CMD_RUN\",\"params\":{}},\"result\":{\"message\":\"m\"}}", "agent", "Zed");
+	expect_prepare_fails("{\"timestamp\":\"yesterday\"," MINIMAL_BODY "}", "timestamp", NULL);
+	expect_prepare_fails("{\"id\":\"evt_1\"," MINIMAL_BODY "}", "id", NULL);
+}
+
+static int64_t parse_time_ok(const char *text)
+{
+	int64_t ms = 0;
+
+	if (ac_time_parse(&ms, text) != 0)
+		fail_msg("ac_time_parse(\"%s\") failed: %s", text, ac_error_last());
+	return ms;
+}
+
+#define DAY_2025_09_03 INT64_C(1756857600000) /* 2025-09-03T00:00:00Z */
+
+static void test_time_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "2025-09", "2025-9-03", "2025-13-01", "2025-02-29", "2025-09-03T25:00",
+		"2025-09-03T14:60", "2025-09-03T14:25:10.", "2025-09-03T14", "2025-09-03X",
+		"2025-09-03T14:25Zjunk", "2025-09-03T14:25+0900", "yesterday", "2025-09-03T14:25:61",
+	};
+	int64_t ms = 0;
+
+	(void)state;
+	assert_int_equal(parse_time_ok("2025-09-03"), DAY_2025_09_03);
+	assert_int_equal(parse_time_ok("2025-09-03T14:25"), DAY_2025_09_03 + 51900000);
+	assert_int_equal(parse_time_ok("2025-09-03T14:25:10"), DAY_2025_09_03 + 51910000);
+	assert_int_equal(parse_time_ok("2025-09-03T14:25:10.5"), DAY_2025_09_03 + 51910500);
+	assert_int_equal(parse_time_ok("2025-09-03T14:25:10.591"), DAY_2025_09_03 + 51910591);
+	assert_int_equal(parse_time_ok("2025-09-03T14:25:10.591Z"), DAY_2025_09_03 + 51910591);
+	assert_int_equal(parse_time_ok("2025-09-03Z"), DAY_2025_09_03);
+	assert_int_equal(parse_time_ok("2025-09-03T09:00+09:00"), DAY_2025_09_03);
+	assert_int_equal(parse_time_ok("2025-09-02T18:30-05:30"), DAY_2025_09_03);
+	assert_int_equal(parse_time_ok("2024-02-29"), DAY_2025_09_03 - INT64_C(552) * 86400000);
+	assert_int_equal(parse_time_ok("1970-01-01T00:00:00.000Z"), 0);
+	assert_int_equal(parse_time_ok("1969-12-31T23:59:59.999Z"), -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (ac_time_parse(&ms, bad[i]) != AC_EINVAL)
+			fail_msg("ac_time_parse(\"%s\") accepted: %lld", bad[i], (long long)ms);
+		assert_non_null(strstr(ac_error_last(), bad[i]));
+	}
+}
+
+static void test_time_format(void **state)
+{
+	char iso[AC_TIME_ISO_LEN + 1], compact[15], file[21];
+	int64_t ms = DAY_2025_09_03 + 51910591;
+
+	(void)state;
+	ac_time_format_iso(iso, ms);
+	assert_string_equal(iso, "2025-09-03T14:25:10.591Z");
+	ac_time_format_compact(compact, ms);
+	assert_string_equal(compact, "20250903142510");
+	ac_time_format_file(file, ms);
+	assert_string_equal(file, "20250903T142510.591Z");
+	ac_time_format_iso(iso, -1);
+	assert_string_equal(iso, "1969-12-31T23:59:59.999Z");
+	assert_int_equal(parse_time_ok("2024-02-29T23:59:59.999Z"),
+			 parse_time_ok("2024-03-01") - 1);
+}
+
+static void test_time_is_iso(void **state)
+{
+	static const char *const good[] = {
+		"2025-09-03T14:25:10.591Z", "2024-02-29T00:00:00.000Z", "2000-02-29T23:59:59.999Z",
+	};
+	static const char *const bad[] = {
+		"2025-09-03T14:25:10Z", "2025-09-03T14:25:10.591", "2025-09-03T14:25:10.59Z",
+		"2025-13-03T14:25:10.591Z", "2025-02-30T14:25:10.591Z", "2023-02-29T14:25:10.591Z",
+		"1900-02-29T14:25:10.591Z", "2025-09-03T24:25:10.591Z", "2025-09-03T14:60:10.591Z",
+		"2025-09-03T14:25:60.591Z", "2025-09-03 14:25:10.591Z", "2025-09-03T14:25:10.5a1Z",
+		"2025-00-03T14:25:10.591Z", "2025-09-00T14:25:10.591Z", "2025-09-03T14:25:10.591+",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!ac_time_is_iso(good[i], strlen(good[i])))
+			fail_msg("ac_time_is_iso rejected %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (ac_time_is_iso(bad[i], strlen(bad[i])))
+			fail_msg("ac_time_is_iso accepted %s", bad[i]);
+}
+
+typedef int (*filter_fn)(ac_buf *out, const char *text, size_t len);
+
+static void expect_filtered(filter_fn fn, const char *in, const char *want)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	assert_int_equal(fn(&out, in, strlen(in)), 0);
+	if (strcmp(out.data ? out.data : "", want) != 0)
+		fail_msg("filtering \"%s\": got \"%s\", want \"%s\"", in, out.data, want);
+	ac_buf_free(&out);
+}
+
+static void test_text_sanitize(void **state)
+{
+	(void)state;
+	expect_filtered(ac_text_sanitize, "plain text", "plain text");
+	expect_filtered(ac_text_sanitize, "\x1b[31mred", "^[[31mred");
+	expect_filtered(ac_text_sanitize, "a\nb\tc\rd", "a^Jb^Ic^Md");
+	expect_filtered(ac_text_sanitize, "del\x7f", "del^?");
+	expect_filtered(ac_text_sanitize, "nel\xc2\x85x", "nel<U+0085>x");
+	expect_filtered(ac_text_sanitize, "\xe2\x80\xae" "evil", "<U+202E>evil");
+	expect_filtered(ac_text_sanitize, "zw\xe2\x80\x8bj", "zw<U+200B>j");
+	expect_filtered(ac_text_sanitize, "bad\xff", "bad\\xFF");
+	expect_filtered(ac_text_sanitize, "cut\xe6\x97", "cut\\xE6\\x97");
+	expect_filtered(ac_text_sanitize, "over\xc0\xaf", "over\\xC0\\xAF");
+	expect_filtered(ac_text_sanitize, "sur\xed\xa0\x80", "sur\\xED\\xA0\\x80");
+	expect_filtered(ac_text_sanitize, "日本語 ünï", "日本語 ünï");
+	expect_filtered(ac_text_sanitize, "ok \xf0\x9f\x98\x80!", "ok \xf0\x9f\x98\x80!");
+}
+
+static void test_text_json_safe(void **state)
+{
+	const char *in = "{\"m\":\"\xe2\x80\xae" "abc \xc2\x85 日本 \xf0\x9f\x98\x80\"}";
+	ac_buf out = AC_BUF_INIT;
+	json_t *before, *after;
+
+	(void)state;
+	assert_int_equal(ac_text_json_safe(&out, in, strlen(in)), 0);
+	assert_string_equal(out.data, "{\"m\":\"\\u202eabc \\u0085 日本 \xf0\x9f\x98\x80\"}");
+	/* The same document, byte-hazard free. */
+	before = json_loads(in, 0, NULL);
+	after = json_loads(out.data, 0, NULL);
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_true(json_equal(before, after));
+	json_decref(before);
+	json_decref(after);
+	ac_buf_free(&out);
+	expect_filtered(ac_text_json_safe, "{\"a\":\"\\u001b[31m\"}", "{\"a\":\"\\u001b[31m\"}");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalid_events_name_the_field),
+		cmocka_unit_test(test_not_an_object),
+		cmocka_unit_test(test_valid_events),
+		cmocka_unit_test(test_extra_agents),
+		cmocka_unit_test(test_error_quotes_values_safely),
+		cmocka_unit_test(test_id_valid),
+		cmocka_unit_test(test_prepare_fills_id_and_timestamp),
+		cmocka_unit_test(test_prepare_keeps_given_fields),
+		cmocka_unit_test(test_prepare_rejects),
+		cmocka_unit_test(test_time_parse),
+		cmocka_unit_test(test_time_format),
+		cmocka_unit_test(test_time_is_iso),
+		cmocka_unit_test(test_text_sanitize),
+		cmocka_unit_test(test_text_json_safe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

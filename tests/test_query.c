@@ -1,0 +1,523 @@
+/* Tests for query terms (ac_query_*) and the scan engine behind read, query
+ * and the dashboard's tail (ac_journal_scan*), on journals written per test
+ * in a fresh temporary folder. Each event's id ends in its index in hex, so
+ * results are compared as lists of indices such as "0 3 5". */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_journal.h"
+#include "ac_journal_scan.h"
+#include "ac_query.h"
+#include "test_util.h"
+
+typedef struct {
+	char *dir;
+	char *journal;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->dir = tu_make_temp_dir();
+	f->journal = tu_path(f->dir, "JOURNAL.jsonl");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	tu_remove_tree(f->dir);
+	free(f->journal);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+/* One event; NULL members take the defaults. agent and message are raw JSON
+ * string contents (escapes allowed); params and trace raw JSON objects;
+ * extra raw members appended after the required ones (",\"x\":5"). */
+typedef struct {
+	const char *ts, *agent, *status, *type, *params, *message, *trace, *extra;
+} ev_spec;
+
+#define OR(value, fallback) ((value) ? (value) : (fallback))
+
+/* Appends event number n (its id ends in n) as one line with its newline. */
+static void put_event(ac_buf *out, unsigned n, const ev_spec *s)
+{
+	char message[32];
+
+	snprintf(message, sizeof(message), "event %u", n);
+	assert_int_equal(ac_buf_printf(out,
+		"{\"id\":\"evt_20250903142510_%08x\",\"timestamp\":\"%s\",\"agent\":\"%s\","
+		"\"status\":\"%s\",\"action\":{\"type\":\"%s\",\"params\":%s},"
+		"\"result\":{\"message\":\"%s\"}%s%s%s}\n",
+		n, OR(s->ts, "2025-09-03T14:25:10.000Z"), OR(s->agent, "Claude"),
+		OR(s->status, "SUCCESS"), OR(s->type, "FILE_EDIT"),
+		OR(s->params, "{\"path\":\"src/a.c\"}"), OR(s->message, message),
+		s->trace ? ",\"trace\":" : "", OR(s->trace, ""), OR(s->extra, "")), 0);
+}
+
+static void write_events(const char *path, const ev_spec *specs, size_t n)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		put_event(&out, (unsigned)i, &specs[i]);
+	tu_write_file(path, out.data, out.len);
+	ac_buf_free(&out);
+}
+
+/* What a scan handed over, in order. */
+typedef struct {
+	ac_buf indices; /* "0 3 5" */
+	const char *paths[16];
+	uint64_t offsets[16];
+	size_t n;
+	size_t stop_after; /* 0: never stop */
+} collector;
+
+static int collect(const ac_scan_match *m, void *ctx)
+{
+	collector *c = ctx;
+	const ac_json_span *id = &m->fields[AC_EV_ID];
+	char hex[9];
+
+	assert_int_equal(id->type, AC_JSON_STRING);
+	memcpy(hex, id->start + 1 + 19, 8);
+	hex[8] = '\0';
+	ac_buf_printf(&c->indices, "%s%lu", c->n ? " " : "", strtoul(hex, NULL, 16));
+	if (c->n < 16) {
+		c->paths[c->n] = m->path;
+		c->offsets[c->n] = m->offset;
+	}
+	c->n++;
+	return c->stop_after && c->n == c->stop_after ? 99 : 0;
+}
+
+static ac_query *parse_ok(const char *const *terms, size_t nterms)
+{
+	ac_query *q = NULL;
+
+	if (ac_query_parse(&q, terms, nterms) != 0)
+		fail_msg("query failed to parse: %s", ac_error_last());
+	return q;
+}
+
+static size_t count_terms(const char *const *terms)
+{
+	size_t n = 0;
+
+	while (terms[n])
+		n++;
+	return n;
+}
+
+/* Scans paths with the NULL-terminated terms; returns the indices found. */
+static char *scan_indices(ac_scan_stats *stats, const char *const *paths, size_t npaths,
+			  const char *const *terms, size_t last_n)
+{
+	collector c = {0};
+	ac_query *q = parse_ok(terms, count_terms(terms));
+	int rc = ac_journal_scan(stats, paths, npaths, q, last_n, NULL, collect, &c);
+
+	if (rc != 0)
+		fail_msg("scan failed (%d): %s", rc, ac_error_last());
+	ac_query_free(q);
+	return c.indices.data ? ac_buf_detach(&c.indices) : strdup("");
+}
+
+static void expect_indices(const char *path, const char *const *terms, size_t last_n,
+			   const char *want)
+{
+	char *got = scan_indices(NULL, &path, 1, terms, last_n);
+
+	if (strcmp(got, want) != 0) {
+		ac_buf shown = AC_BUF_INIT;
+
+		for (size_t i = 0; terms[i]; i++)
+			ac_buf_printf(&shown, " %s", terms[i]);
+		fail_msg("query%s (last %zu): got \"%s\", want \"%s\"", shown.data ? shown.data : "",
+			 last_n, got, want);
+	}
+	free(got);
+}
+
+#define TERMS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define NO_TERMS ((const char *const[]){NULL})
+
+static void test_parse_errors_name_the_term(void **state)
+{
+	static const char *const bad[] = {
+		"agent", "=Claude", "!=x", "~x", "text=x", "text!=x", "since~2025", "until!=2025-01-01",
+		"since=yesterday", "until=2025-13-01", "a..b=x", ".a=x", "a.=x", "agent!x", "",
+	};
+	ac_query *q = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *terms[] = {"agent=Claude", bad[i]};
+		char quoted[64];
+
+		snprintf(quoted, sizeof(quoted), "'%s'", bad[i]);
+		if (ac_query_parse(&q, terms, 2) != AC_EINVAL || !strstr(ac_error_last(), quoted))
+			fail_msg("term \"%s\": got \"%s\"", bad[i], ac_error_last());
+	}
+}
+
+static const ev_spec match_events[] = {
+	{.ts = "2025-09-01T10:00:00.000Z", .message = "edited the parser",
+	 .trace = "{\"correlation_id\":\"c1\"}"},
+	{.ts = "2025-09-02T00:00:00.000Z", .agent = "Codex", .status = "FAILED", .type = "CMD_RUN",
+	 .params = "{\"command\":\"make test\"}", .message = "build failed",
+	 .trace = "{\"correlation_id\":\"c1\"}"},
+	{.ts = "2025-09-03T00:00:00.000Z", .agent = "Gemini", .status = "IN_PROGRESS",
+	 .type = "ANALYSIS", .params = "{\"path\":\"src/b.c\"}", .message = "reading code",
+	 .trace = "{\"correlation_id\":\"c2\"}"},
+	{.ts = "2025-09-03T12:00:00.000Z", .status = "FAILED", .type = "FILE_CREATE",
+	 .message = "created a.c again"},
+	{.ts = "2025-09-04T00:00:00.000Z", .agent = "Human", .type = "CMD_RUN",
+	 .params = "{\"command\":\"git status\"}", .message = "status ok"},
+	{.ts = "2025-09-05T08:00:00.000Z", .agent = "System", .type = "SESSION_START",
+	 .params = "{}", .message = "started server", .trace = "{\"correlation_id\":\"c2\"}"},
+};
+
+static void test_match_terms(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+
+	write_events(j, match_events, sizeof(match_events) / sizeof(match_events[0]));
+	expect_indices(j, NO_TERMS, 0, "0 1 2 3 4 5");
+	expect_indices(j, TERMS("agent=Claude"), 0, "0 3");
+	expect_indices(j, TERMS("agent=Nobody"), 0, "");
+	expect_indices(j, TERMS("agent~lau"), 0, "0 3");
+	expect_indices(j, TERMS("status!=SUCCESS"), 0, "1 2 3");
+	expect_indices(j, TERMS("action.type=CMD_RUN"), 0, "1 4");
+	expect_indices(j, TERMS("trace.correlation_id=c1"), 0, "0 1");
+	expect_indices(j, TERMS("trace.correlation_id=c"), 0, "");
+	expect_indices(j, TERMS("trace.correlation_id!=c1"), 0, "2 3 4 5");
+	expect_indices(j, TERMS("action.params.path=src/a.c"), 0, "0 3");
+	expect_indices(j, TERMS("action.params.command~make"), 0, "1");
+	expect_indices(j, TERMS("result.message~fail"), 0, "1");
+	expect_indices(j, TERMS("text~ser"), 0, "0 5");
+	expect_indices(j, TERMS("text~src/b"), 0, "2");
+	expect_indices(j, TERMS("text~git status"), 0, "4");
+	expect_indices(j, TERMS("since=2025-09-03"), 0, "2 3 4 5");
+	expect_indices(j, TERMS("until=2025-09-03"), 0, "0 1");
+	expect_indices(j, TERMS("since=2025-09-02T09:00+09:00"), 0, "1 2 3 4 5");
+	expect_indices(j, TERMS("since=2025-09-02", "until=2025-09-04"), 0, "1 2 3");
+	expect_indices(j, TERMS("agent=Claude", "status=FAILED"), 0, "3");
+	expect_indices(j, TERMS("agent=Claude", "action.type=CMD_RUN"), 0, "");
+	expect_indices(j, TERMS("status!=SUCCESS", "action.params.path~src"), 0, "2 3");
+	expect_indices(j, TERMS("status=SUCCESS", "text~ok", "since=2025-09-01"), 0, "4");
+}
+
+static const ev_spec escaped_events[] = {
+	{.agent = "\\u0043laude", .message = "plain"},
+	{.params = "{\"path\":\"src\\/x.c\"}", .message = "say \\\"hi\\\" now"},
+	{.agent = "Codex", .params = "{\"path\":\"src/x.c\"}"},
+	{.agent = "Codex", .message = "caf\\u00e9 au lait"},
+	{.agent = "Human", .extra = ",\"x\":5"},
+	{.agent = "Human", .extra = ",\"x\":15"},
+	{.agent = "Human", .extra = ",\"x\":50,\"flag\":true"},
+	{.agent = "Human", .message = "back\\\\slash"},
+};
+
+static void test_match_escaped_and_special_values(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+
+	write_events(j, escaped_events, sizeof(escaped_events) / sizeof(escaped_events[0]));
+	expect_indices(j, TERMS("agent=Claude"), 0, "0 1");
+	expect_indices(j, TERMS("agent!=Claude"), 0, "2 3 4 5 6 7");
+	expect_indices(j, TERMS("text~Claude"), 0, "0 1");
+	expect_indices(j, TERMS("action.params.path=src/x.c"), 0, "1 2");
+	expect_indices(j, TERMS("result.message=say \"hi\" now"), 0, "1");
+	expect_indices(j, TERMS("result.message~\"hi\""), 0, "1");
+	expect_indices(j, TERMS("text~\"hi\""), 0, "1");
+	expect_indices(j, TERMS("result.message~café"), 0, "3");
+	expect_indices(j, TERMS("text~café au"), 0, "3");
+	expect_indices(j, TERMS("x=5"), 0, "4");
+	expect_indices(j, TERMS("x!=5", "agent=Human"), 0, "5 6 7");
+	expect_indices(j, TERMS("flag=true"), 0, "6");
+	expect_indices(j, TERMS("result.message=back\\slash"), 0, "7");
+}
+
+static void test_stats_count_invalid_and_torn(void **state)
+{
+	fixture *f = *state;
+	const char *path = f->journal;
+	ac_scan_stats stats = {0};
+	ac_buf content = AC_BUF_INIT;
+	size_t torn_at;
+	char *got;
+
+	put_event(&content, 0, &(ev_spec){0});
+	ac_buf_printf(&content, "this is not json\n");
+	put_event(&content, 1, &(ev_spec){.agent = "Bob"}); /* JSON, not a valid event */
+	put_event(&content, 2, &(ev_spec){0});
+	ac_buf_printf(&content, "{\"id\":\"evt_2025\n"); /* corrupt JSON */
+	put_event(&content, 3, &(ev_spec){0});
+	torn_at = content.len;
+	put_event(&content, 4, &(ev_spec){0});
+	content.len--; /* the last line loses its newline */
+	tu_write_file(path, content.data, content.len);
+
+	for (size_t last_n = 0; last_n <= 10; last_n += 10) {
+		memset(&stats, 0, sizeof(stats));
+		got = scan_indices(&stats, &path, 1, NO_TERMS, last_n);
+		assert_string_equal(got, "0 2 3");
+		assert_int_equal(stats.matched, 3);
+		assert_int_equal(stats.invalid, 3);
+		assert_int_equal(stats.torn, 1);
+		assert_int_equal(stats.torn_offset, torn_at);
+		assert_ptr_equal(stats.torn_path, path);
+		free(got);
+	}
+	ac_buf_free(&content);
+}
+
+static void test_callback_stops_the_scan(void **state)
+{
+	const char *path = ((fixture *)*state)->journal;
+	collector c = {.stop_after = 2};
+	ac_query *q = parse_ok(NO_TERMS, 0);
+
+	write_events(path, match_events, sizeof(match_events) / sizeof(match_events[0]));
+	assert_int_equal(ac_journal_scan(NULL, &path, 1, q, 0, NULL, collect, &c), 99);
+	assert_string_equal(c.indices.data, "0 1");
+	ac_buf_free(&c.indices);
+	ac_query_free(q);
+}
+
+#define BIG_EVENTS 6000u
+#define RARE_EVERY 500u
+
+/* A journal over 1 MiB where one event in RARE_EVERY is from Gemini. */
+static void write_big_journal(const char *path)
+{
+	ac_buf out = AC_BUF_INIT;
+	char message[160];
+
+	for (unsigned i = 0; i < BIG_EVENTS; i++) {
+		snprintf(message, sizeof(message), "step %u of a long task; padding the line "
+			 "so that the journal grows well past one mebibyte in size", i);
+		put_event(&out, i, &(ev_spec){.agent = i % RARE_EVERY == 7 ? "Gemini" : "Claude",
+					      .message = message});
+	}
+	assert_true(out.len > (1u << 20) + (1u << 18));
+	tu_write_file(path, out.data, out.len);
+	ac_buf_free(&out);
+}
+
+/* The last n of the space-separated indices in all. */
+static const char *tail_words(const char *all, size_t n)
+{
+	const char *p = all + strlen(all);
+
+	while (p > all) {
+		if (p[-1] == ' ' && --n == 0)
+			break;
+		p--;
+	}
+	return p;
+}
+
+static void expect_last_matches_forward(const char *path, const char *const *terms,
+					size_t last_n)
+{
+	char *all = scan_indices(NULL, &path, 1, terms, 0);
+
+	expect_indices(path, terms, last_n, tail_words(all, last_n));
+	free(all);
+}
+
+static void test_last_n_on_a_big_journal(void **state)
+{
+	const char *path = ((fixture *)*state)->journal;
+	const size_t counts[] = {1, 10, 12, 13, 5000};
+
+	write_big_journal(path);
+	expect_indices(path, NO_TERMS, 1, "5999");
+	expect_indices(path, NO_TERMS, 3, "5997 5998 5999");
+	expect_indices(path, TERMS("agent=Gemini"), 1, "5507");
+	expect_indices(path, TERMS("agent=Gemini"), 2, "5007 5507");
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		expect_last_matches_forward(path, NO_TERMS, counts[i]);
+		expect_last_matches_forward(path, TERMS("agent=Gemini"), counts[i]);
+		expect_last_matches_forward(path, TERMS("agent=Gemini", "text~step 4"), counts[i]);
+	}
+	/* More than there are: every match, oldest first. */
+	expect_indices(path, TERMS("agent=Gemini"), 5000,
+		       "7 507 1007 1507 2007 2507 3007 3507 4007 4507 5007 5507");
+}
+
+/* Rotations in quick succession (usually within one millisecond) must get
+ * distinct names that still sort oldest first, since --all scans the list
+ * ac_journal_files() returns in that order. */
+static void test_rotated_files_oldest_first(void **state)
+{
+	fixture *f = *state;
+	char **files = NULL, *got;
+	size_t nfiles = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		ac_buf line = AC_BUF_INIT;
+
+		put_event(&line, i, &(ev_spec){0});
+		tu_append_file(f->journal, line.data, line.len);
+		ac_buf_free(&line);
+		if (i < 2)
+			assert_int_equal(ac_journal_rotate(NULL, f->journal, NULL), 0);
+	}
+	assert_int_equal(ac_journal_files(&files, &nfiles, f->journal), 0);
+	assert_int_equal(nfiles, 3);
+	assert_string_not_equal(files[0], files[1]);
+	got = scan_indices(NULL, (const char *const *)files, nfiles, NO_TERMS, 2);
+	assert_string_equal(got, "1 2");
+	free(got);
+	got = scan_indices(NULL, (const char *const *)files, nfiles, NO_TERMS, 0);
+	assert_string_equal(got, "0 1 2");
+	free(got);
+	ac_journal_files_free(files, nfiles);
+}
+
+/* Where the line of event n starts in content. */
+static uint64_t offset_of(const ac_buf *content, unsigned n)
+{
+	char id[40];
+	const char *hit;
+
+	snprintf(id, sizeof(id), "\"evt_20250903142510_%08x\"", n);
+	hit = strstr(content->data, id);
+	assert_non_null(hit);
+	while (hit > content->data && hit[-1] != '\n')
+		hit--;
+	return (uint64_t)(hit - content->data);
+}
+
+static void test_last_n_over_two_files(void **state)
+{
+	fixture *f = *state;
+	char *rotated = tu_path(f->dir, "JOURNAL-20250902T000000.000Z.jsonl");
+	const char *paths[] = {rotated, f->journal};
+	ac_buf old_part = AC_BUF_INIT, new_part = AC_BUF_INIT;
+	collector c = {0};
+	ac_query *q = parse_ok(TERMS("agent=Codex"), 1);
+	char *got;
+
+	for (unsigned i = 0; i < 10; i++)
+		put_event(i < 6 ? &old_part : &new_part, i,
+			  &(ev_spec){.agent = i % 2 ? "Codex" : "Claude"});
+	tu_write_file(rotated, old_part.data, old_part.len);
+	tu_write_file(f->journal, new_part.data, new_part.len);
+
+	got = scan_indices(NULL, paths, 2, NO_TERMS, 6);
+	assert_string_equal(got, "4 5 6 7 8 9");
+	free(got);
+	got = scan_indices(NULL, paths, 2, NO_TERMS, 100);
+	assert_string_equal(got, "0 1 2 3 4 5 6 7 8 9");
+	free(got);
+	/* Matches from each file carry that file's path and offset. */
+	assert_int_equal(ac_journal_scan(NULL, paths, 2, q, 3, NULL, collect, &c), 0);
+	assert_string_equal(c.indices.data, "5 7 9");
+	assert_ptr_equal(c.paths[0], rotated);
+	assert_int_equal(c.offsets[0], offset_of(&old_part, 5));
+	assert_ptr_equal(c.paths[1], f->journal);
+	assert_int_equal(c.offsets[1], offset_of(&new_part, 7));
+	assert_ptr_equal(c.paths[2], f->journal);
+	assert_int_equal(c.offsets[2], offset_of(&new_part, 9));
+	/* A missing current file is no error: the rotated one still answers. */
+	remove(f->journal);
+	got = scan_indices(NULL, paths, 2, TERMS("agent=Codex"), 2);
+	assert_string_equal(got, "3 5");
+	free(got);
+	ac_buf_free(&c.indices);
+	ac_query_free(q);
+	ac_buf_free(&old_part);
+	ac_buf_free(&new_part);
+	free(rotated);
+}
+
+/* Scans path from *offset; returns the indices delivered and advances it. */
+static char *scan_from(const char *path, uint64_t *offset, uint64_t *number)
+{
+	collector c = {0};
+	ac_query *q = parse_ok(NO_TERMS, 0);
+	uint64_t next = UINT64_MAX;
+
+	if (ac_journal_scan_from(&next, number, NULL, path, *offset, q, NULL, collect, &c) != 0)
+		fail_msg("scan_from failed: %s", ac_error_last());
+	ac_query_free(q);
+	*offset = next;
+	return c.indices.data ? ac_buf_detach(&c.indices) : strdup("");
+}
+
+static void expect_scan_from(const char *path, uint64_t *offset, uint64_t *number,
+			     const char *want, uint64_t want_offset)
+{
+	char *got = scan_from(path, offset, number);
+
+	assert_string_equal(got, want);
+	assert_int_equal(*offset, want_offset);
+	free(got);
+}
+
+static void test_scan_from_resumes(void **state)
+{
+	const char *path = ((fixture *)*state)->journal;
+	ac_buf first = AC_BUF_INIT, last = AC_BUF_INIT;
+	uint64_t offset = 0, number = 1;
+	size_t half;
+
+	for (unsigned i = 0; i < 3; i++)
+		put_event(&first, i, &(ev_spec){0});
+	put_event(&last, 3, &(ev_spec){0});
+	tu_write_file(path, first.data, first.len);
+	expect_scan_from(path, &offset, &number, "0 1 2", first.len);
+	assert_int_equal(number, 4);
+
+	half = last.len / 2;
+	tu_append_file(path, last.data, half); /* a write in progress */
+	expect_scan_from(path, &offset, &number, "", first.len);
+	expect_scan_from(path, &offset, &number, "", first.len);
+	assert_int_equal(number, 4);
+
+	tu_append_file(path, last.data + half, last.len - half);
+	expect_scan_from(path, &offset, &number, "3", first.len + last.len);
+	assert_int_equal(number, 5);
+	expect_scan_from(path, &offset, &number, "", first.len + last.len);
+	ac_buf_free(&first);
+	ac_buf_free(&last);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_errors_name_the_term),
+		cmocka_unit_test_setup_teardown(test_match_terms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_match_escaped_and_special_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_count_invalid_and_torn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callback_stops_the_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_n_on_a_big_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_n_over_two_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotated_files_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_from_resumes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

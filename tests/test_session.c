@@ -1,0 +1,431 @@
+/* The session store: ids, atomic writes, conflicts with other writers,
+ * crashes during save, status changes, and the cached listing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_atomic.h"
+#include "ac_error.h"
+#include "ac_session.h"
+#include "ac_session_index.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+	char *dir;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_make_temp_dir();
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+/* A session file as the reference (Node) writer leaves it, with keys
+ * agentctl does not know at every level. */
+static const char reference_session[] =
+	"{\n  \"id\": \"s1\",\n  \"createdAt\": \"2025-09-03T10:00:00.000Z\",\n"
+	"  \"updatedAt\": \"2025-09-03T10:05:00.000Z\",\n  \"task\": \"fix the build\",\n"
+	"  \"status\": \"running\",\n  \"conversationHistory\": [\n"
+	"    {\"role\": \"user\", \"content\": \"hello\", \"x-client\": {\"v\": 2}},\n"
+	"    {\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"hi\"}]}\n"
+	"  ],\n  \"metadata\": {\"tenantId\": \"t1\", \"userId\": \"u1\", \"agentId\": \"claude\","
+	" \"color\": \"blue\"},\n  \"schemaVersion\": 7\n}";
+
+static char *write_session(const fixture *f, const char *id, const char *text)
+{
+	char name[300], *path;
+
+	snprintf(name, sizeof(name), "%s.json", id);
+	path = tu_path(f->dir, name);
+	tu_write_file(path, text, strlen(text));
+	return path;
+}
+
+static void test_ids_are_checked_before_any_path(void **state)
+{
+	(void)state;
+	char long_id[300];
+	const char *bad[] = {"", "a/b", "..", ".", "../x", ".hidden", "tab\there", "nl\n", "del\x7f"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(ac_session_id_check(bad[i]), AC_EINVAL);
+	memset(long_id, 'a', 256);
+	long_id[256] = '\0';
+	assert_int_equal(ac_session_id_check(long_id), AC_EINVAL);
+	long_id[255] = '\0';
+	assert_int_equal(ac_session_id_check(long_id), 0);
+	assert_int_equal(ac_session_id_check("3f1c2a9e-0b1d-4c55-9d0a-1b2c3d4e5f60"), 0);
+	assert_int_equal(ac_session_id_check("세션-1"), 0);
+}
+
+static void test_unknown_keys_survive_a_rewrite(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session), *text;
+	ac_session *s;
+	json_t *root;
+
+	assert_int_equal(ac_session_set_status(&s, f->dir, "s1", "paused"), 0);
+	ac_session_free(s);
+	text = tu_read_file(path, NULL);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "status")), "paused");
+	assert_int_equal(json_integer_value(json_object_get(root, "schemaVersion")), 7);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "metadata"),
+							      "color")), "blue");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(
+		json_object_get(root, "conversationHistory"), 0), "x-client"), "v")), 2);
+	assert_string_equal(json_string_value(json_object_get(root, "createdAt")),
+			    "2025-09-03T10:00:00.000Z");
+	assert_string_not_equal(json_string_value(json_object_get(root, "updatedAt")),
+				"2025-09-03T10:05:00.000Z");
+	json_decref(root);
+	free(text);
+	free(path);
+}
+
+static void test_status_changes(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session);
+
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "running"), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "running already"));
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "paused"), 0);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "paused"), AC_EINVAL);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "running"), 0);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "completed"), 0);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "running"), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ended"));
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "failed"), AC_EINVAL);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "bogus"), AC_EINVAL);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "nope", "paused"), AC_ENOTFOUND);
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "../s1", "paused"), AC_EINVAL);
+	assert_true(ac_session_status_change_allowed("paused", "failed"));
+	assert_false(ac_session_status_change_allowed("failed", "completed"));
+	free(path);
+}
+
+static void test_create_append_usage_and_get_or_create(void **state)
+{
+	fixture *f = *state;
+	json_t *messages = json_loads("[{\"role\":\"user\",\"content\":\"안녕\"},"
+				      "{\"role\":\"assistant\",\"content\":\"hi\"}]", 0, NULL);
+	ac_session *s = NULL, *again = NULL;
+	json_t *usage;
+	char *nested = tu_path(f->dir, "deep/sessions");
+
+	assert_int_equal(ac_session_create(&s, nested, NULL, "task", "t1", "u1", "a1"), 0);
+	assert_int_equal(strlen(ac_session_id(s)), 36); /* a UUID, like crypto.randomUUID */
+	assert_string_equal(ac_session_status(s), "running");
+	assert_int_equal(ac_session_create(NULL, nested, ac_session_id(s), "x", NULL, NULL, NULL),
+			 AC_EINVAL);
+	assert_int_equal(ac_session_append_messages(NULL, nested, ac_session_id(s), messages), 0);
+	assert_int_equal(ac_session_record_usage(NULL, nested, ac_session_id(s), 100, 20), 0);
+	assert_int_equal(ac_session_record_usage(&again, nested, ac_session_id(s), 5, 1), 0);
+	assert_int_equal(json_array_size(ac_session_messages(again)), 2);
+	usage = json_object_get(json_object_get(ac_session_root(again), "metadata"), "usage");
+	assert_int_equal(json_integer_value(json_object_get(usage, "inputTokens")), 105);
+	assert_int_equal(json_integer_value(json_object_get(usage, "outputTokens")), 21);
+	assert_int_equal(json_integer_value(json_object_get(usage, "turns")), 2);
+	ac_session_free(again);
+	/* getOrCreate: the same tenant gets it back; another tenant does not. */
+	assert_int_equal(ac_session_get_or_create(&again, nested, "t1", "u1", "a1", ac_session_id(s)), 0);
+	assert_int_equal(json_array_size(ac_session_messages(again)), 2);
+	ac_session_free(again);
+	assert_int_equal(ac_session_get_or_create(&again, nested, "t2", "u1", "a1", ac_session_id(s)),
+			 AC_ENOTFOUND);
+	assert_int_equal(ac_session_get_or_create(&again, nested, "t1", "u1", "a1", "fresh-id"), 0);
+	assert_string_equal(ac_session_id(again), "fresh-id");
+	ac_session_free(again);
+	ac_session_free(s);
+	json_decref(messages);
+	free(nested);
+}
+
+static void test_save_refuses_to_undo_another_writer(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session), *text;
+	ac_session *s;
+
+	assert_int_equal(ac_session_load(&s, f->dir, "s1"), 0);
+	json_object_set_new(ac_session_root(s), "task", json_string("mine"));
+	/* Another program rewrites the file between our load and our save. */
+	tu_write_file(path, "{\"id\":\"s1\",\"status\":\"paused\",\"conversationHistory\":[]}", 53);
+	assert_int_equal(ac_session_save(f->dir, s), AC_ECONFLICT);
+	text = tu_read_file(path, NULL);
+	assert_non_null(strstr(text, "\"paused\""));
+	free(text);
+	ac_session_free(s);
+	free(path);
+}
+
+/* Another process rewrites the session (appending a message each time)
+ * while we flip its status: every one of its messages survives, and the
+ * status is ours. */
+static void test_status_flip_reapplies_on_fresh_content(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session), *text;
+	pid_t writer = fork();
+	json_t *root;
+
+	if (writer == 0) {
+		for (int i = 0; i < 200; i++) {
+			json_t *msg = json_pack("[{s:s, s:i}]", "role", "user", "content_seq", i);
+
+			int rc;
+
+			/* This writer, too, retries when we change the file under it. */
+			while ((rc = ac_session_append_messages(NULL, f->dir, "s1", msg)) == AC_ECONFLICT)
+				;
+			if (rc != 0)
+				_exit(1);
+			json_decref(msg);
+		}
+		_exit(0);
+	}
+	int status;
+
+	for (int i = 0, flips = 0; i < 100; i++) {
+		ac_session *now;
+		int rc;
+
+		/* Only we change the status, so what we read is what to flip. */
+		assert_int_equal(ac_session_load(&now, f->dir, "s1"), 0);
+		rc = ac_session_set_status(NULL, f->dir, "s1",
+					   strcmp(ac_session_status(now), "paused") ? "paused" : "running");
+		ac_session_free(now);
+		if (rc != 0 && rc != AC_ECONFLICT)
+			fail_msg("flip %d failed (%d): %s", i, rc, ac_error_last());
+		flips += rc == 0;
+		if (i == 99)
+			assert_true(flips > 0);
+	}
+
+	assert_int_equal(waitpid(writer, &status, 0), writer);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	text = tu_read_file(path, NULL);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	/* 2 original messages + all 200 of the other writer's. */
+	assert_int_equal(json_array_size(json_object_get(root, "conversationHistory")), 202);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(
+			json_object_get(root, "conversationHistory"), (size_t)i + 2), "content_seq")), i);
+	json_decref(root);
+	free(text);
+	free(path);
+}
+
+/* A writer killed at random points of its saves never leaves an empty,
+ * partial or invalid file behind, and leaves no stray temp file that a
+ * reader would take for a session. */
+static void test_kill_during_save_leaves_old_or_new(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session);
+	struct timespec pause_for = {0, 0};
+
+	srand(42);
+	for (int round = 0; round < 40; round++) {
+		pid_t child = fork();
+
+		if (child == 0) {
+			json_t *msg = json_pack("[{s:s, s:s}]", "role", "user", "content",
+						"a fairly long message to make the write take a while");
+
+			for (;;)
+				ac_session_append_messages(NULL, f->dir, "s1", msg);
+		}
+		pause_for.tv_nsec = (rand() % 3000) * 1000L;
+		nanosleep(&pause_for, NULL);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+
+		size_t len;
+		char *text = tu_read_file(path, &len);
+		json_t *root = json_loads(text, 0, NULL);
+
+		if (!root)
+			fail_msg("round %d: the session file does not parse (%zu bytes)", round, len);
+		assert_true(json_is_array(json_object_get(root, "conversationHistory")));
+		json_decref(root);
+		free(text);
+	}
+	/* Temp files of the killed writers are not sessions, and are cleaned. */
+	{
+		ac_session_index *index;
+		size_t n;
+
+		assert_int_equal(ac_session_index_new(&index, f->dir), 0);
+		assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+		ac_session_index_list(index, &n);
+		assert_int_equal(n, 1);
+		assert_int_equal(ac_session_index_problems(index), 0);
+		ac_session_index_free(index);
+	}
+	free(path);
+}
+
+static void test_clean_temps_removes_only_dead_writers_files(void **state)
+{
+	fixture *f = *state;
+	char name[128], *dead_tmp, *live_tmp, *foreign_tmp;
+	pid_t dead = fork();
+	struct timespec old[2];
+
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(name, sizeof(name), ".s1.json.%ld.0000abcd.tmp", (long)dead);
+	dead_tmp = tu_path(f->dir, name);
+	tu_write_file(dead_tmp, "partial", 7);
+	snprintf(name, sizeof(name), ".s1.json.%ld.0000abcd.tmp", (long)getpid());
+	live_tmp = tu_path(f->dir, name);
+	tu_write_file(live_tmp, "partial", 7);
+	foreign_tmp = tu_path(f->dir, "s2.json.tmp");
+	tu_write_file(foreign_tmp, "partial", 7);
+	clock_gettime(CLOCK_REALTIME, &old[0]);
+	old[0].tv_sec -= 10;
+	old[1] = old[0];
+	utimensat(AT_FDCWD, dead_tmp, old, 0);
+	utimensat(AT_FDCWD, live_tmp, old, 0);
+	utimensat(AT_FDCWD, foreign_tmp, old, 0);
+	assert_int_equal(ac_atomic_clean_temps(f->dir, 3600), 1);
+	assert_int_equal(access(dead_tmp, F_OK), -1);
+	assert_int_equal(access(live_tmp, F_OK), 0);
+	assert_int_equal(access(foreign_tmp, F_OK), 0); /* maybe a Node writer mid-write */
+	free(dead_tmp);
+	free(live_tmp);
+	free(foreign_tmp);
+}
+
+static void problem_count(const char *path, const char *reason, void *ctx)
+{
+	(void)path;
+	(void)reason;
+	(*(int *)ctx)++;
+}
+
+static void test_index_lists_newest_first_and_reads_only_changes(void **state)
+{
+	fixture *f = *state;
+	ac_session_index *index;
+	const ac_session_summary *const *list;
+	size_t n, parsed;
+	int problems = 0;
+	char *path;
+
+	free(write_session(f, "s1", reference_session));
+	free(write_session(f, "s2", "{\"id\":\"s2\",\"createdAt\":\"2025-09-04T00:00:00.000Z\","
+				   "\"status\":\"paused\",\"task\":\"\\u001b[31mred\","
+				   "\"conversationHistory\":[{\"role\":\"user\",\"content\":\"한국어 텍스트\"}],"
+				   "\"metadata\":{\"userId\":\"u2\",\"usage\":{\"inputTokens\":7}}}"));
+	free(write_session(f, "broken", "{\"id\":\"broken\",\"conversationHistory\":[1,"));
+	path = tu_path(f->dir, "notes.txt");
+	tu_write_file(path, "not a session", 13);
+	free(path);
+	mkdir(path = tu_path(f->dir, "dir.json"), 0755);
+	free(path);
+	path = tu_path(f->dir, "fifo.json");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	free(path);
+
+	assert_int_equal(ac_session_index_new(&index, f->dir), 0);
+	assert_int_equal(ac_session_index_refresh(index, problem_count, &problems, &parsed), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(problems, 3); /* broken, dir.json, fifo.json */
+	assert_int_equal(ac_session_index_problems(index), 3);
+	assert_string_equal(list[0]->id, "s2"); /* newest createdAt first */
+	assert_string_equal(list[0]->task, "\x1b[31mred");
+	assert_int_equal(list[0]->messages, 1);
+	assert_true(list[0]->tokens >= 6);
+	assert_int_equal(list[0]->input_tokens, 7);
+	assert_string_equal(list[0]->user, "u2");
+	assert_string_equal(list[1]->id, "s1");
+	assert_int_equal(list[1]->messages, 2);
+	assert_string_equal(list[1]->tenant, "t1");
+
+	/* Nothing changed: nothing is read, problems are not repeated. */
+	problems = 0;
+	assert_int_equal(ac_session_index_refresh(index, problem_count, &problems, &parsed), 0);
+	assert_int_equal(parsed, 0);
+	assert_int_equal(problems, 0);
+	/* One session changes: only it is read again. */
+	assert_int_equal(ac_session_set_status(NULL, f->dir, "s1", "paused"), 0);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, &parsed), 0);
+	assert_int_equal(parsed, 1);
+	list = ac_session_index_list(index, &n);
+	assert_string_equal(list[1]->status, "paused");
+	/* A removed session drops out. */
+	path = tu_path(f->dir, "s2.json");
+	unlink(path);
+	free(path);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, &parsed), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	ac_session_index_free(index);
+}
+
+static void test_symlinked_session_file_is_not_followed(void **state)
+{
+	fixture *f = *state;
+	char *outside = tu_path(f->dir, "outside.txt"), *link_path = tu_path(f->dir, "s9.json");
+	ac_session *s;
+
+	tu_write_file(outside, reference_session, strlen(reference_session));
+	assert_int_equal(symlink(outside, link_path), 0);
+	assert_int_equal(ac_session_load(&s, f->dir, "s9"), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "symbolic link"));
+	free(outside);
+	free(link_path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids_are_checked_before_any_path),
+		cmocka_unit_test_setup_teardown(test_unknown_keys_survive_a_rewrite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_append_usage_and_get_or_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_refuses_to_undo_another_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_flip_reapplies_on_fresh_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlinked_session_file_is_not_followed, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,301 @@
+/* agentctl session list|show|pause|resume|complete|fail|compact */
+#include "cli.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_messages.h"
+#include "ac_operator.h"
+#include "ac_session.h"
+#include "ac_session_index.h"
+#include "ac_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const statuses[] = {"running", "paused", "completed", "failed", NULL};
+
+static bool is_status(const char *s)
+{
+	for (size_t i = 0; statuses[i]; i++)
+		if (!strcmp(statuses[i], s))
+			return true;
+	return false;
+}
+
+/* Appends text made safe, padded with spaces to width bytes. */
+static void put_cell(ac_buf *out, const char *text, int width)
+{
+	size_t start = out->len;
+
+	ac_text_sanitize(out, text, strlen(text));
+	for (int used = (int)(out->len - start); used < width; used++)
+		ac_buf_putc(out, ' ');
+}
+
+static const char *or_dash(const char *text)
+{
+	return text && *text ? text : "-";
+}
+
+static void report_problem(const char *path, const char *reason, void *ctx)
+{
+	(void)path;
+	(void)ctx;
+	cli_note("%s (skipped)", reason);
+}
+
+static json_t *summary_json(const ac_session_summary *s)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
+			 "id", s->id, "task", s->task, "status", s->status,
+			 "createdAt", s->created_at, "updatedAt", s->updated_at,
+			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
+			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
+			 "inputTokens", (json_int_t)s->input_tokens,
+			 "outputTokens", (json_int_t)s->output_tokens);
+}
+
+/* Prints a JSON document on stdout with terminal hazards escaped. */
+static void write_json(const json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2));
+	ac_buf safe = AC_BUF_INIT;
+
+	if (text) {
+		ac_text_json_safe(&safe, text, strlen(text));
+		ac_buf_putc(&safe, '\n');
+		cli_write(safe.data, safe.len);
+	}
+	ac_buf_free(&safe);
+	free(text);
+}
+
+static int cmd_list(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *want_status = NULL, *want_user = NULL;
+	const ac_session_summary *const *list;
+	ac_session_index *index = NULL;
+	json_t *array = NULL;
+	ac_buf line = AC_BUF_INIT;
+	bool json = false;
+	size_t n;
+	int status;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--status") && i + 1 < argc) {
+			want_status = argv[++i];
+			if (!is_status(want_status))
+				return cli_error(CLI_USAGE, "--status: '%s' is not one of running, paused, "
+						 "completed, failed", want_status);
+		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
+			want_user = argv[++i];
+		} else {
+			return cli_error(CLI_USAGE, "session list: unexpected '%s'", argv[i]);
+		}
+	}
+	if (ac_session_index_new(&index, ws->sessions_dir) != 0 ||
+	    ac_session_index_refresh(index, report_problem, NULL, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	list = ac_session_index_list(index, &n);
+	array = json_array();
+	if (!json)
+		cli_write("ID                                    STATUS     MSGS   TOKENS  UPDATED                   USER/AGENT           TASK\n", 124);
+	for (size_t i = 0; i < n; i++) {
+		const ac_session_summary *s = list[i];
+		char number[32];
+
+		if ((want_status && strcmp(s->status, want_status)) ||
+		    (want_user && strcmp(s->user, want_user)))
+			continue;
+		if (json) {
+			json_array_append_new(array, summary_json(s));
+			continue;
+		}
+		ac_buf_clear(&line);
+		put_cell(&line, s->id, 37);
+		ac_buf_putc(&line, ' ');
+		put_cell(&line, s->status, 10);
+		ac_buf_putc(&line, ' ');
+		snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
+		put_cell(&line, number, 16);
+		put_cell(&line, s->updated_at, 26);
+		{
+			ac_buf who = AC_BUF_INIT;
+
+			ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
+			put_cell(&line, who.data, 20);
+			ac_buf_free(&who);
+		}
+		ac_buf_putc(&line, ' ');
+		put_cell(&line, s->task, 0);
+		ac_buf_putc(&line, '\n');
+		cli_write(line.data, line.len);
+	}
+	if (json)
+		write_json(array);
+	status = cli_finish_output();
+done:
+	json_decref(array);
+	ac_buf_free(&line);
+	ac_session_index_free(index);
+	return status;
+}
+
+static int cmd_show(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_session *session = NULL;
+	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
+	bool json = false;
+	const char *id = NULL;
+	json_t *messages, *msg, *metadata;
+	size_t i;
+	int status;
+
+	for (int a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "--json"))
+			json = true;
+		else if (!id)
+			id = argv[a];
+		else
+			return cli_error(CLI_USAGE, "session show: unexpected '%s'", argv[a]);
+	}
+	if (!id)
+		return cli_error(CLI_USAGE, "session show needs a session id");
+	if (ac_session_load(&session, ws->sessions_dir, id) != 0)
+		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
+	if (json) {
+		write_json(ac_session_root(session));
+		goto finish;
+	}
+	messages = ac_session_messages(session);
+	metadata = json_object_get(ac_session_root(session), "metadata");
+	ac_buf_printf(&out, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
+		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
+		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
+		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
+	ac_buf_printf(&out, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
+		      or_dash(json_string_value(json_object_get(metadata, "userId"))),
+		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
+		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
+		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
+	json_array_foreach(messages, i, msg) {
+		ac_buf_clear(&text);
+		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
+		ac_message_text(&text, msg);
+		/* Newlines inside a message stay readable; the rest is escaped. */
+		for (size_t start = 0; start <= text.len;) {
+			char *nl = memchr(text.data + start, '\n', text.len - start);
+			size_t end = nl ? (size_t)(nl - text.data) : text.len;
+
+			if (start > 0)
+				ac_buf_append(&out, "    ", 4);
+			ac_text_sanitize(&out, text.data + start, end - start);
+			ac_buf_putc(&out, '\n');
+			start = end + 1;
+		}
+	}
+	cli_write(out.data, out.len);
+finish:
+	status = cli_finish_output();
+	ac_buf_free(&out);
+	ac_buf_free(&text);
+	ac_session_free(session);
+	return status;
+}
+
+static int cmd_set_status(const ac_workspace *ws, const char *verb, int argc, char **argv)
+{
+	static const struct {
+		const char *verb, *status, *done;
+	} verbs[] = {
+		{"pause", "paused", "paused"},
+		{"resume", "running", "resumed"},
+		{"complete", "completed", "completed"},
+		{"fail", "failed", "marked failed"},
+	};
+	ac_buf notes = AC_BUF_INIT;
+	pid_t pid = 0;
+	size_t v = 0;
+
+	while (strcmp(verbs[v].verb, verb))
+		v++;
+	if (argc != 1)
+		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
+	if (ac_session_id_check(argv[0]) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ac_operator_set_status(ws, argv[0], verbs[v].status, &pid, &notes) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (notes.len)
+		cli_note("%s", notes.data);
+	if (pid)
+		printf("session %s %s; started resumeCommand (pid %ld)\n", argv[0], verbs[v].done, (long)pid);
+	else
+		printf("session %s %s\n", argv[0], verbs[v].done);
+	ac_buf_free(&notes);
+	return cli_finish_output();
+}
+
+static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_compact_result result = {0};
+	ac_buf notes = AC_BUF_INIT;
+	const char *id = NULL;
+	bool force = false;
+	int status;
+
+	for (int a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "--force"))
+			force = true;
+		else if (!id)
+			id = argv[a];
+		else
+			return cli_error(CLI_USAGE, "session compact: unexpected '%s'", argv[a]);
+	}
+	if (!id)
+		return cli_error(CLI_USAGE, "session compact needs a session id");
+	if (ac_session_id_check(id) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ac_operator_compact(ws, id, force, &result, &notes) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (notes.len)
+		cli_note("%s", notes.data);
+	if (!result.needed)
+		printf("session %s: ~%llu tokens, below the trigger of %llu; nothing to compact "
+		       "(use --force)\n", id, (unsigned long long)result.tokens_before,
+		       (unsigned long long)ws->compact.trigger_tokens);
+	else
+		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
+		       "originals archived in %s\n", id, result.summarized, result.messages_before,
+		       (unsigned long long)result.tokens_before,
+		       (unsigned long long)result.tokens_after, result.archive_path);
+	status = cli_finish_output();
+	ac_compact_result_free(&result);
+	ac_buf_free(&notes);
+	return status;
+}
+
+int cli_session(cli_context *ctx, int argc, char **argv)
+{
+	const ac_workspace *ws = &ctx->ws;
+	const char *verb = argc ? argv[0] : "";
+
+	if (argc == 0)
+		return cli_error(CLI_USAGE, "session needs a command: list, show, pause, resume, "
+				 "complete, fail or compact");
+	if (!strcmp(verb, "list"))
+		return cmd_list(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "show"))
+		return cmd_show(ws, argc - 1, argv + 1);
+	if (ctx->read_only)
+		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
+	if (!strcmp(verb, "pause") || !strcmp(verb, "resume") || !strcmp(verb, "complete") ||
+	    !strcmp(verb, "fail"))
+		return cmd_set_status(ws, verb, argc - 1, argv + 1);
+	if (!strcmp(verb, "compact"))
+		return cmd_compact(ws, argc - 1, argv + 1);
+	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);
+}
