@@ -114,6 +114,15 @@ done:
 	return rc;
 }
 
+/* A failed renameat2: "cannot swap here" is AC_ENOTSUP, so callers can
+ * fall back to a plain rename. */
+static int rename_error(const char *path)
+{
+	if (errno == EINVAL || errno == ENOSYS)
+		return ac_error_set(AC_ENOTSUP, "%s: the file system cannot swap files", path);
+	return ac_error_errno(errno, "%s: cannot replace", path);
+}
+
 int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
 		   const char *data, size_t len, bool must_be_new)
 {
@@ -131,9 +140,7 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 		goto done;
 	}
 	if (errno != EEXIST) {
-		rc = errno == EINVAL || errno == ENOSYS
-			     ? ac_error_set(AC_ENOTSUP, "%s: the file system cannot swap files", path)
-			     : ac_error_errno(errno, "%s: cannot replace", path);
+		rc = rename_error(path);
 		unlink(temp.data);
 		goto done;
 	}
@@ -143,9 +150,7 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 		goto done;
 	}
 	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
-		rc = errno == EINVAL || errno == ENOSYS
-			     ? ac_error_set(AC_ENOTSUP, "%s: the file system cannot swap files", path)
-			     : ac_error_errno(errno, "%s: cannot replace", path);
+		rc = rename_error(path);
 		unlink(temp.data);
 		goto done;
 	}

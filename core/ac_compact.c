@@ -41,11 +41,19 @@ void ac_compact_plan(ac_compact_result *out, const json_t *messages,
 	out->tokens_before = ac_messages_tokens(messages);
 	/* One message cannot be made shorter by replacing it with a summary
 	 * of itself plus the rest of nothing. */
-	if (n < 2 || !(opts->force || out->tokens_before > opts->trigger_tokens))
+	if (n < 2) {
+		out->why_not = "fewer than 2 messages: nothing to summarise";
 		return;
+	}
+	if (!(opts->force || out->tokens_before > opts->trigger_tokens)) {
+		out->why_not = "below the compaction trigger (use --force to compact anyway)";
+		return;
+	}
 	cut = ac_messages_compaction_cut(messages, opts->fraction);
-	if (cut == 0 || cut > n)
+	if (cut == 0 || cut > n) {
+		out->why_not = "no place to cut that keeps tool calls with their results";
 		return;
+	}
 	out->needed = true;
 	out->summarized = cut;
 	out->messages_after = n - cut + 1;

@@ -29,7 +29,8 @@ typedef struct {
 } ac_compact_options;
 
 typedef struct {
-	bool needed;              /* false: below the trigger and not forced (nothing done) */
+	bool needed;              /* false: nothing was (or would be) done... */
+	const char *why_not;      /* ...and why, for people (static text); NULL when needed */
 	size_t messages_before;
 	size_t summarized;        /* messages replaced by the summary */
 	size_t messages_after;

@@ -34,7 +34,11 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	ws->root = strdup(ac_config_workspace(config));
 	ws->sessions_dir = ac_config_path(config, "sessionDir", ".agent/sessions");
 	ws->journal_path = ac_config_path(config, "journalPath", "JOURNAL.jsonl");
-	if (!ws->root || !ws->sessions_dir || !ws->journal_path)
+	ws->operations_path = ac_config_path(config, "operationLogPath", ".agent/operations.jsonl");
+	ws->checkpoints_dir = ac_config_path(config, "checkpointDir", ".agent/checkpoints");
+	ws->rollback_tools = ac_config_get(config, "rollbackTools");
+	if (!ws->root || !ws->sessions_dir || !ws->journal_path || !ws->operations_path ||
+	    !ws->checkpoints_dir)
 		goto oom;
 	if (!strcmp(ac_config_string(config, "journal.fsync", "never"), "always"))
 		ws->journal.fsync = AC_FSYNC_ALWAYS;
@@ -71,6 +75,8 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->root);
 	free(ws->sessions_dir);
 	free(ws->journal_path);
+	free(ws->operations_path);
+	free(ws->checkpoints_dir);
 	free(ws->extra_agents);
 	free(ws->resume_command);
 	free(ws->summarizer);

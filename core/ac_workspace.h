@@ -13,6 +13,9 @@ typedef struct {
 	char *root;                     /* the workspace folder */
 	char *sessions_dir;
 	char *journal_path;
+	char *operations_path;          /* operationLogPath */
+	char *checkpoints_dir;          /* checkpointDir */
+	json_t *rollback_tools;         /* borrowed from config: tool name -> argv array, or NULL */
 	ac_journal_options journal;
 	ac_event_schema schema;
 	const char **extra_agents;      /* owned array; strings borrowed from config */

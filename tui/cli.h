@@ -41,6 +41,8 @@ int cli_finish_output(void);
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);
 int cli_config(cli_context *ctx, int argc, char **argv);
+int cli_ops(cli_context *ctx, int argc, char **argv);
+int cli_checkpoint(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard; returns the exit status. */
 int dashboard_run(cli_context *ctx);

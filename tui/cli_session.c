@@ -264,9 +264,10 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 	if (notes.len)
 		cli_note("%s", notes.data);
 	if (!result.needed)
-		printf("session %s: ~%llu tokens, below the trigger of %llu; nothing to compact "
-		       "(use --force)\n", id, (unsigned long long)result.tokens_before,
-		       (unsigned long long)ws->compact.trigger_tokens);
+		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
+		       (unsigned long long)result.tokens_before,
+		       (unsigned long long)ws->compact.trigger_tokens,
+		       result.why_not ? result.why_not : "nothing to do");
 	else
 		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
 		       "originals archived in %s\n", id, result.summarized, result.messages_before,

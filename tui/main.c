@@ -19,6 +19,11 @@ static const char usage_text[] =
 	"       agentctl [-w DIR] session show ID [--json]\n"
 	"       agentctl [-w DIR] session pause|resume|complete|fail ID\n"
 	"       agentctl [-w DIR] session compact ID [--force]\n"
+	"       agentctl [-w DIR] ops list [--session ID] [--json] | show OPID\n"
+	"       agentctl [-w DIR] ops rollback OPID [--dry-run] [--yes]\n"
+	"       agentctl [-w DIR] checkpoint list SESSION [--json]\n"
+	"       agentctl [-w DIR] checkpoint create SESSION [--node NAME]\n"
+	"       agentctl [-w DIR] checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
 	"       agentctl [-w DIR] config show [--origin] [--json]\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
@@ -81,6 +86,10 @@ int main(int argc, char **argv)
 		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "session")) {
 		status = cli_session(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "ops")) {
+		status = cli_ops(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "checkpoint")) {
+		status = cli_checkpoint(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "config")) {
 		status = cli_config(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "help")) {

@@ -1,0 +1,650 @@
+/* The layered configuration: which layer wins (command line > project
+ * file > user file > environment > defaults), the origin reported for each
+ * key, nested and flat keys, type errors that name their file or variable,
+ * path resolution, and the workspace settings read from it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_config.h"
+#include "ac_error.h"
+#include "ac_journal.h"
+#include "ac_workspace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef struct {
+	char *dir;       /* holds both folders below */
+	char *ws;        /* the workspace */
+	char *xdg;       /* $XDG_CONFIG_HOME for this test */
+	char *project;   /* <ws>/.agent/config.json */
+	char *agentrc;   /* <ws>/.agentrc.json */
+	char *user;      /* <xdg>/agent/config.json */
+	ac_config *config;
+} fixture;
+
+/* Removes every AGENT_* variable, so neither the caller's environment nor
+ * an earlier test leaks into a test. */
+static void unset_agent_env(void)
+{
+	for (;;) {
+		char name[256] = "";
+
+		for (char **e = environ; *e; e++) {
+			const char *eq = strchr(*e, '=');
+
+			if (!strncmp(*e, "AGENT_", 6) && eq && (size_t)(eq - *e) < sizeof(name)) {
+				memcpy(name, *e, (size_t)(eq - *e));
+				name[eq - *e] = '\0';
+				break;
+			}
+		}
+		if (!*name)
+			return;
+		unsetenv(name);
+	}
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	char *agent_dir, *xdg_agent_dir;
+
+	f->dir = tu_make_temp_dir();
+	f->ws = tu_path(f->dir, "ws");
+	f->xdg = tu_path(f->dir, "xdg");
+	agent_dir = tu_path(f->ws, ".agent");
+	xdg_agent_dir = tu_path(f->xdg, "agent");
+	assert_int_equal(mkdir(f->ws, 0755), 0);
+	assert_int_equal(mkdir(agent_dir, 0755), 0);
+	assert_int_equal(mkdir(f->xdg, 0755), 0);
+	assert_int_equal(mkdir(xdg_agent_dir, 0755), 0);
+	f->project = tu_path(agent_dir, "config.json");
+	f->agentrc = tu_path(f->ws, ".agentrc.json");
+	f->user = tu_path(xdg_agent_dir, "config.json");
+	free(agent_dir);
+	free(xdg_agent_dir);
+	unset_agent_env();
+	assert_int_equal(setenv("XDG_CONFIG_HOME", f->xdg, 1), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	unset_agent_env();
+	unsetenv("XDG_CONFIG_HOME");
+	ac_config_free(f->config);
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f->ws);
+	free(f->xdg);
+	free(f->project);
+	free(f->agentrc);
+	free(f->user);
+	free(f);
+	return 0;
+}
+
+static void put_file(const char *path, const char *text)
+{
+	tu_write_file(path, text, strlen(text));
+}
+
+/* Loads f->config, which must succeed. */
+static ac_config *load(fixture *f)
+{
+	int rc = ac_config_load(&f->config, f->ws);
+
+	if (rc != 0)
+		fail_msg("ac_config_load: %d: %s", rc, ac_error_last());
+	assert_non_null(f->config);
+	return f->config;
+}
+
+/* Loads and expects AC_EINVAL with a message that holds each of the given
+ * strings (NULL-terminated list). */
+static void load_fails(fixture *f, ...)
+{
+	ac_config *config = NULL;
+	const char *want;
+	va_list ap;
+
+	assert_int_equal(ac_config_load(&config, f->ws), AC_EINVAL);
+	va_start(ap, f);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(ac_error_last(), want))
+			fail_msg("error '%s' does not mention '%s'", ac_error_last(), want);
+	va_end(ap);
+	/* A failed load hands nothing back to free. */
+	assert_null(config);
+}
+
+static void assert_origin(const ac_config *c, const char *key, const char *origin)
+{
+	const char *got = ac_config_origin(c, key);
+
+	if (!got || strcmp(got, origin))
+		fail_msg("origin of %s: want '%s', got '%s'", key, origin, got ? got : "(null)");
+}
+
+/* ---- layers ---- */
+
+static void test_defaults(void **state)
+{
+	ac_config *c = load(*state);
+	json_t *approval = ac_config_get(c, "requireApproval");
+
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 8192);
+	assert_true(json_is_number(ac_config_get(c, "temperature")));
+	assert_true(json_number_value(ac_config_get(c, "temperature")) == 0.0);
+	assert_true(json_is_array(approval));
+	assert_int_equal(json_array_size(approval), 3);
+	assert_string_equal(json_string_value(json_array_get(approval, 0)), "write_file");
+	assert_string_equal(json_string_value(json_array_get(approval, 1)), "delete_file");
+	assert_string_equal(json_string_value(json_array_get(approval, 2)), "run_command");
+	assert_string_equal(ac_config_string(c, "sessionDir", NULL), ".agent/sessions");
+	for (const char *const *k = (const char *const[]){"model", "maxTokens", "temperature",
+							   "requireApproval", "sessionDir", NULL};
+	     *k; k++)
+		assert_origin(c, *k, "default");
+	assert_null(ac_config_get(c, "no.such.key"));
+	assert_null(ac_config_origin(c, "no.such.key"));
+	assert_string_equal(ac_config_string(c, "no.such.key", "fb"), "fb");
+	assert_int_equal(ac_config_int(c, "no.such.key", 77), 77);
+	assert_string_equal(ac_config_workspace(c), ((fixture *)*state)->ws);
+}
+
+static void test_environment_over_defaults(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	setenv("AGENT_MAX_TOKENS", "100", 1);
+	setenv("AGENT_MODEL", "env-model", 1);
+	setenv("AGENT_SESSION_DIR", "env/sessions", 1);
+	setenv("AGENT_TEMPERATURE", "0.5", 1);
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 100);
+	assert_origin(c, "maxTokens", "environment AGENT_MAX_TOKENS");
+	assert_string_equal(ac_config_string(c, "model", NULL), "env-model");
+	assert_origin(c, "model", "environment AGENT_MODEL");
+	assert_string_equal(ac_config_string(c, "sessionDir", NULL), "env/sessions");
+	assert_origin(c, "sessionDir", "environment AGENT_SESSION_DIR");
+	assert_true(json_number_value(ac_config_get(c, "temperature")) == 0.5);
+	assert_origin(c, "temperature", "environment AGENT_TEMPERATURE");
+	/* Keys without a variable keep their default. */
+	assert_origin(c, "requireApproval", "default");
+}
+
+static void test_user_file_over_environment(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	setenv("AGENT_MAX_TOKENS", "100", 1);
+	setenv("AGENT_MODEL", "env-model", 1);
+	put_file(f->user, "{\"maxTokens\": 200}");
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 200);
+	assert_origin(c, "maxTokens", f->user);
+	assert_string_equal(ac_config_string(c, "model", NULL), "env-model");
+	assert_origin(c, "model", "environment AGENT_MODEL");
+}
+
+static void test_project_file_over_user_file(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	setenv("AGENT_MAX_TOKENS", "100", 1);
+	setenv("AGENT_SESSION_DIR", "env/sessions", 1);
+	put_file(f->user, "{\"maxTokens\": 200, \"model\": \"user-model\"}");
+	put_file(f->project, "{\"maxTokens\": 300}");
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 300);
+	assert_origin(c, "maxTokens", f->project);
+	assert_string_equal(ac_config_string(c, "model", NULL), "user-model");
+	assert_origin(c, "model", f->user);
+	assert_string_equal(ac_config_string(c, "sessionDir", NULL), "env/sessions");
+	assert_origin(c, "sessionDir", "environment AGENT_SESSION_DIR");
+	assert_origin(c, "temperature", "default");
+}
+
+static void test_command_line_over_everything(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	setenv("AGENT_MAX_TOKENS", "100", 1);
+	put_file(f->user, "{\"maxTokens\": 200}");
+	put_file(f->project, "{\"maxTokens\": 300, \"theme\": \"light\"}");
+	c = load(f);
+	assert_int_equal(ac_config_set_cli(c, "maxTokens", "400"), 0);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 400);
+	assert_origin(c, "maxTokens", "command line");
+	/* A string key takes the text as it is, even when it looks like JSON. */
+	assert_int_equal(ac_config_set_cli(c, "theme", "123"), 0);
+	assert_string_equal(ac_config_string(c, "theme", NULL), "123");
+	assert_origin(c, "theme", "command line");
+	assert_int_equal(ac_config_set_cli(c, "requireApproval", "[\"run_command\"]"), 0);
+	assert_int_equal(json_array_size(ac_config_get(c, "requireApproval")), 1);
+	/* A wrong type is refused, naming the key, and changes nothing. */
+	assert_int_equal(ac_config_set_cli(c, "maxTokens", "abc"), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "maxTokens"));
+	assert_non_null(strstr(ac_error_last(), "command line"));
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 400);
+	assert_int_equal(ac_config_set_cli(c, "journal.fsync", "sometimes"), AC_EINVAL);
+	assert_string_equal(ac_config_string(c, "journal.fsync", NULL), "never");
+	assert_origin(c, "journal.fsync", "default");
+}
+
+/* ---- which project file ---- */
+
+static void test_agentrc_used_without_agent_config(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	put_file(f->agentrc, "{\"model\": \"rc-model\", \"maxTokens\": 10}");
+	put_file(f->user, "{\"maxTokens\": 200}");
+	c = load(f);
+	assert_string_equal(ac_config_string(c, "model", NULL), "rc-model");
+	assert_origin(c, "model", f->agentrc);
+	/* .agentrc.json is the project layer: above the user file. */
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 10);
+	assert_origin(c, "maxTokens", f->agentrc);
+}
+
+static void test_agentrc_ignored_with_agent_config(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	put_file(f->agentrc, "{\"model\": \"rc-model\", \"theme\": \"rc-theme\"}");
+	put_file(f->project, "{\"maxTokens\": 5}");
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 5);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_origin(c, "model", "default");
+	assert_string_equal(ac_config_string(c, "theme", NULL), "dark");
+}
+
+static void test_broken_agent_config_does_not_fall_back(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->agentrc, "{\"model\": \"rc-model\"}");
+	put_file(f->project, "{\"model\": ");
+	load_fails(f, f->project, NULL);
+}
+
+static void test_user_file_from_home_without_xdg(void **state)
+{
+	fixture *f = *state;
+	const char *home = getenv("HOME");
+	char *saved = home ? strdup(home) : NULL, *cfg = tu_path(f->dir, ".config");
+	char *cfg_agent = tu_path(cfg, "agent"), *path = tu_path(cfg_agent, "config.json");
+	ac_config *c;
+
+	assert_int_equal(mkdir(cfg, 0755), 0);
+	assert_int_equal(mkdir(cfg_agent, 0755), 0);
+	put_file(path, "{\"model\": \"home-model\"}");
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("HOME", f->dir, 1);
+	c = load(f);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	assert_string_equal(ac_config_string(c, "model", NULL), "home-model");
+	assert_origin(c, "model", path);
+	free(saved);
+	free(cfg);
+	free(cfg_agent);
+	free(path);
+}
+
+/* ---- key shapes ---- */
+
+static void test_nested_and_flat_keys(void **state)
+{
+	fixture *f = *state;
+	json_t *values;
+	ac_config *c;
+
+	put_file(f->project, "{\"compaction\": {\"triggerTokens\": 5},"
+			     " \"journal.fsync\": \"always\","
+			     " \"summarizer\": {\"command\": [\"sum\", \"-q\"]}}");
+	put_file(f->user, "{\"compaction.compactFraction\": 0.25, \"journal\": {\"rotateBytes\": 9}}");
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "compaction.triggerTokens", -1), 5);
+	assert_origin(c, "compaction.triggerTokens", f->project);
+	assert_string_equal(ac_config_string(c, "journal.fsync", NULL), "always");
+	assert_origin(c, "journal.fsync", f->project);
+	assert_int_equal(json_array_size(ac_config_get(c, "summarizer.command")), 2);
+	assert_true(json_number_value(ac_config_get(c, "compaction.compactFraction")) == 0.25);
+	assert_origin(c, "compaction.compactFraction", f->user);
+	assert_int_equal(ac_config_int(c, "journal.rotateBytes", -1), 9);
+	assert_origin(c, "journal.rotateBytes", f->user);
+	/* Values are kept under their dotted keys, not as the nested objects. */
+	values = ac_config_values(c);
+	assert_non_null(json_object_get(values, "compaction.triggerTokens"));
+	assert_null(json_object_get(values, "compaction"));
+	assert_null(json_object_get(values, "journal"));
+	assert_null(json_object_get(values, "summarizer"));
+}
+
+static void test_nested_keys_are_type_checked(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\"compaction\": {\"triggerTokens\": \"many\"}}");
+	load_fails(f, f->project, "compaction.triggerTokens", NULL);
+}
+
+static void test_free_form_object_stays_whole(void **state)
+{
+	fixture *f = *state;
+	json_t *tools;
+	ac_config *c;
+
+	put_file(f->project, "{\"rollbackTools\": {\"write_file\": [\"git\", \"checkout\"],"
+			     " \"migrate\": [\"db\", \"down\"]}}");
+	c = load(f);
+	tools = ac_config_get(c, "rollbackTools");
+	assert_true(json_is_object(tools));
+	assert_int_equal(json_object_size(tools), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(tools, "migrate"), 1)),
+			    "down");
+	assert_origin(c, "rollbackTools", f->project);
+	assert_null(ac_config_get(c, "rollbackTools.write_file"));
+	assert_null(ac_config_get(c, "rollbackTools.migrate"));
+}
+
+static void test_rotate_bytes_from_environment(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	setenv("AGENT_JOURNAL_ROTATE_BYTES", "1000", 1);
+	setenv("AGENT_JOURNAL_FSYNC", "always", 1);
+	setenv("AGENT_COMPACTION_TRIGGER_TOKENS", "321", 1);
+	setenv("AGENT_JOURNAL_AGENTS", "[\"Bot\"]", 1);
+	c = load(f);
+	assert_int_equal(ac_config_int(c, "journal.rotateBytes", -1), 1000);
+	assert_origin(c, "journal.rotateBytes", "environment AGENT_JOURNAL_ROTATE_BYTES");
+	assert_string_equal(ac_config_string(c, "journal.fsync", NULL), "always");
+	assert_origin(c, "journal.fsync", "environment AGENT_JOURNAL_FSYNC");
+	assert_int_equal(ac_config_int(c, "compaction.triggerTokens", -1), 321);
+	assert_origin(c, "compaction.triggerTokens", "environment AGENT_COMPACTION_TRIGGER_TOKENS");
+	assert_string_equal(json_string_value(json_array_get(ac_config_get(c, "journal.agents"), 0)),
+			    "Bot");
+}
+
+/* The reference resolver reads `if (process.env.AGENT_MODEL)`: an empty
+ * variable counts as unset. Taken as a value, AGENT_SESSION_DIR= would put
+ * the sessions in the workspace root and AGENT_MAX_TOKENS= would stop
+ * every command. */
+static void test_empty_variable_is_unset(void **state)
+{
+	fixture *f = *state;
+	ac_config *c = NULL;
+	int rc;
+
+	setenv("AGENT_MODEL", "", 1);
+	setenv("AGENT_SESSION_DIR", "", 1);
+	setenv("AGENT_MAX_TOKENS", "", 1);
+	rc = ac_config_load(&c, f->ws);
+	f->config = c;
+	if (rc != 0)
+		fail_msg("empty AGENT_* variables: load failed: %s", ac_error_last());
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_origin(c, "model", "default");
+	assert_string_equal(ac_config_string(c, "sessionDir", NULL), ".agent/sessions");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 8192);
+}
+
+/* ---- errors name the file or the variable ---- */
+
+static void test_project_file_that_does_not_parse(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\n  \"model\": \"x\",\n  \"maxTokens\": ,\n}\n");
+	load_fails(f, f->project, "line 3", "column", NULL);
+}
+
+static void test_user_file_that_does_not_parse(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->user, "not json");
+	load_fails(f, f->user, "line 1", NULL);
+}
+
+static void test_top_level_array(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "[{\"model\": \"x\"}]");
+	load_fails(f, f->project, NULL);
+}
+
+static void test_wrong_type_in_file(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\"maxTokens\": \"abc\"}");
+	load_fails(f, f->project, "maxTokens", NULL);
+}
+
+static void test_wrong_type_in_agentrc(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->agentrc, "{\"requireApproval\": \"write_file\"}");
+	load_fails(f, f->agentrc, "requireApproval", NULL);
+}
+
+static void test_wrong_type_in_environment(void **state)
+{
+	fixture *f = *state;
+
+	setenv("AGENT_MAX_TOKENS", "abc", 1);
+	load_fails(f, "AGENT_MAX_TOKENS", NULL);
+	setenv("AGENT_MAX_TOKENS", "-5", 1);
+	load_fails(f, "AGENT_MAX_TOKENS", NULL);
+	setenv("AGENT_MAX_TOKENS", "12x", 1);
+	load_fails(f, "AGENT_MAX_TOKENS", NULL);
+	/* Set by a higher layer, a bad variable is still an error: never dropped. */
+	put_file(f->project, "{\"maxTokens\": 5}");
+	load_fails(f, "AGENT_MAX_TOKENS", NULL);
+}
+
+static void test_fsync_choice_in_environment(void **state)
+{
+	fixture *f = *state;
+
+	setenv("AGENT_JOURNAL_FSYNC", "sometimes", 1);
+	load_fails(f, "AGENT_JOURNAL_FSYNC", NULL);
+}
+
+static void test_journal_agents_with_a_number(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\"journal\": {\"agents\": [\"Bot\", 7]}}");
+	load_fails(f, f->project, "journal.agents", NULL);
+	put_file(f->project, "{\"journal.agents\": 7}");
+	load_fails(f, f->project, "journal.agents", NULL);
+	unlink(f->project);
+	setenv("AGENT_JOURNAL_AGENTS", "[1]", 1);
+	load_fails(f, "AGENT_JOURNAL_AGENTS", NULL);
+}
+
+/* ---- paths and the workspace ---- */
+
+static void test_path_joins_relative_keeps_absolute(void **state)
+{
+	fixture *f = *state;
+	char *path, *want;
+	ac_config *c;
+
+	put_file(f->project, "{\"sessionDir\": \"custom/sessions\", \"journalPath\": \"/abs/J.jsonl\"}");
+	c = load(f);
+	path = ac_config_path(c, "sessionDir", NULL);
+	want = tu_path(f->ws, "custom/sessions");
+	assert_string_equal(path, want);
+	free(path);
+	free(want);
+	path = ac_config_path(c, "journalPath", NULL);
+	assert_string_equal(path, "/abs/J.jsonl");
+	free(path);
+	/* An unset key uses the fallback, resolved the same way. */
+	path = ac_config_path(c, "no.such.path", "fallback/dir");
+	want = tu_path(f->ws, "fallback/dir");
+	assert_string_equal(path, want);
+	free(path);
+	free(want);
+	path = ac_config_path(c, "no.such.path", "/fallback");
+	assert_string_equal(path, "/fallback");
+	free(path);
+	assert_null(ac_config_path(c, "no.such.path", NULL));
+}
+
+static void test_workspace_defaults(void **state)
+{
+	fixture *f = *state;
+	ac_workspace ws;
+	char *want;
+
+	assert_int_equal(ac_workspace_init(&ws, load(f)), 0);
+	assert_string_equal(ws.root, f->ws);
+	want = tu_path(f->ws, ".agent/sessions");
+	assert_string_equal(ws.sessions_dir, want);
+	free(want);
+	want = tu_path(f->ws, "JOURNAL.jsonl");
+	assert_string_equal(ws.journal_path, want);
+	free(want);
+	assert_int_equal(ws.journal.fsync, AC_FSYNC_NEVER);
+	assert_int_equal(ws.journal.rotate_bytes, 0);
+	assert_int_equal(ws.compact.trigger_tokens, 80000);
+	assert_true(ws.compact.fraction == 0.5);
+	assert_null(ws.resume_command);
+	assert_null(ws.summarizer);
+	assert_null(ws.compact.summarizer);
+	assert_int_equal(ws.schema.nextra_agents, 0);
+	ac_workspace_free(&ws);
+}
+
+static void test_workspace_reads_config(void **state)
+{
+	fixture *f = *state;
+	ac_workspace ws;
+	char *want;
+
+	put_file(f->project,
+		 "{\"sessionDir\": \"s\", \"journalPath\": \"/abs/J.jsonl\","
+		 " \"journal\": {\"fsync\": \"always\", \"rotateBytes\": 5000, \"agents\": [\"Bot\", \"Aider\"]},"
+		 " \"compaction\": {\"triggerTokens\": 1234, \"compactFraction\": 0.25},"
+		 " \"resumeCommand\": [\"agent\", \"--resume\", \"{id}\"],"
+		 " \"summarizer\": {\"command\": [\"sum\", \"-q\"]}}");
+	assert_int_equal(ac_workspace_init(&ws, load(f)), 0);
+	want = tu_path(f->ws, "s");
+	assert_string_equal(ws.sessions_dir, want);
+	free(want);
+	assert_string_equal(ws.journal_path, "/abs/J.jsonl");
+	assert_int_equal(ws.journal.fsync, AC_FSYNC_ALWAYS);
+	assert_int_equal(ws.journal.rotate_bytes, 5000);
+	assert_int_equal(ws.schema.nextra_agents, 2);
+	assert_string_equal(ws.schema.extra_agents[1], "Aider");
+	assert_int_equal(ws.compact.trigger_tokens, 1234);
+	assert_true(ws.compact.fraction == 0.25);
+	assert_non_null(ws.resume_command);
+	assert_string_equal(ws.resume_command[0], "agent");
+	assert_string_equal(ws.resume_command[1], "--resume");
+	/* {id} is replaced when the command runs, not here. */
+	assert_string_equal(ws.resume_command[2], "{id}");
+	assert_null(ws.resume_command[3]);
+	assert_non_null(ws.summarizer);
+	assert_string_equal(ws.summarizer[0], "sum");
+	assert_string_equal(ws.summarizer[1], "-q");
+	assert_null(ws.summarizer[2]);
+	assert_ptr_equal(ws.compact.summarizer, ws.summarizer);
+	ac_workspace_free(&ws);
+}
+
+static void test_workspace_settings_from_environment(void **state)
+{
+	fixture *f = *state;
+	ac_workspace ws;
+
+	setenv("AGENT_JOURNAL_ROTATE_BYTES", "1000", 1);
+	setenv("AGENT_SESSION_DIR", "/abs/sessions", 1);
+	assert_int_equal(ac_workspace_init(&ws, load(f)), 0);
+	assert_int_equal(ws.journal.rotate_bytes, 1000);
+	assert_string_equal(ws.sessions_dir, "/abs/sessions");
+	ac_workspace_free(&ws);
+}
+
+static void test_workspace_rejects_bad_fraction(void **state)
+{
+	fixture *f = *state;
+	ac_workspace ws;
+
+	put_file(f->project, "{\"compaction\": {\"compactFraction\": 0}}");
+	assert_int_equal(ac_workspace_init(&ws, load(f)), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), f->project));
+	assert_non_null(strstr(ac_error_last(), "compactFraction"));
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_defaults),
+		T(test_environment_over_defaults),
+		T(test_user_file_over_environment),
+		T(test_project_file_over_user_file),
+		T(test_command_line_over_everything),
+		T(test_agentrc_used_without_agent_config),
+		T(test_agentrc_ignored_with_agent_config),
+		T(test_broken_agent_config_does_not_fall_back),
+		T(test_user_file_from_home_without_xdg),
+		T(test_nested_and_flat_keys),
+		T(test_nested_keys_are_type_checked),
+		T(test_free_form_object_stays_whole),
+		T(test_rotate_bytes_from_environment),
+		T(test_empty_variable_is_unset),
+		T(test_project_file_that_does_not_parse),
+		T(test_user_file_that_does_not_parse),
+		T(test_top_level_array),
+		T(test_wrong_type_in_file),
+		T(test_wrong_type_in_agentrc),
+		T(test_wrong_type_in_environment),
+		T(test_fsync_choice_in_environment),
+		T(test_journal_agents_with_a_number),
+		T(test_path_joins_relative_keeps_absolute),
+		T(test_workspace_defaults),
+		T(test_workspace_reads_config),
+		T(test_workspace_settings_from_environment),
+		T(test_workspace_rejects_bad_fraction),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
