@@ -102,8 +102,12 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	}
 	list = ac_session_index_list(index, &n);
 	array = json_array();
-	if (!json)
-		cli_write("ID                                    STATUS     MSGS   TOKENS  UPDATED                   USER/AGENT           TASK\n", 124);
+	if (!json) {
+		static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
+					     "UPDATED                   USER/AGENT           TASK\n";
+
+		cli_write(header, sizeof(header) - 1);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const ac_session_summary *s = list[i];
 		char number[32];
@@ -145,6 +149,24 @@ done:
 	return status;
 }
 
+/* Appends text made safe line by line: newlines stay readable (later
+ * lines indented by indent), everything else that could drive a terminal
+ * is escaped. Clears text. */
+static void sanitize_lines(ac_buf *out, ac_buf *text, const char *indent)
+{
+	for (size_t start = 0; text->data && start < text->len;) {
+		char *nl = memchr(text->data + start, '\n', text->len - start);
+		size_t end = nl ? (size_t)(nl - text->data) : text->len;
+
+		if (start > 0 && *indent)
+			ac_buf_append(out, indent, strlen(indent));
+		ac_text_sanitize(out, text->data + start, end - start);
+		ac_buf_putc(out, '\n');
+		start = end + 1;
+	}
+	ac_buf_clear(text);
+}
+
 static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_session *session = NULL;
@@ -173,30 +195,22 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	}
 	messages = ac_session_messages(session);
 	metadata = json_object_get(ac_session_root(session), "metadata");
-	ac_buf_printf(&out, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
+	/* Every field comes from the file: the whole header is sanitised. */
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
 		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
-	ac_buf_printf(&out, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
+	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
 		      or_dash(json_string_value(json_object_get(metadata, "userId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
 		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
+	sanitize_lines(&out, &text, "");
 	json_array_foreach(messages, i, msg) {
 		ac_buf_clear(&text);
 		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
 		ac_message_text(&text, msg);
-		/* Newlines inside a message stay readable; the rest is escaped. */
-		for (size_t start = 0; start <= text.len;) {
-			char *nl = memchr(text.data + start, '\n', text.len - start);
-			size_t end = nl ? (size_t)(nl - text.data) : text.len;
-
-			if (start > 0)
-				ac_buf_append(&out, "    ", 4);
-			ac_text_sanitize(&out, text.data + start, end - start);
-			ac_buf_putc(&out, '\n');
-			start = end + 1;
-		}
+		sanitize_lines(&out, &text, "    ");
 	}
 	cli_write(out.data, out.len);
 finish:
