@@ -1,0 +1,257 @@
+/* inotify watches on the workspace's folders, or stat polling. */
+#include "ac_watch.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One watched folder and the changes its events mean. */
+typedef struct {
+	char *dir;
+	int wd;
+	unsigned kind;     /* the AC_WATCH_* its events raise */
+	char *only_name;   /* when set, only events on this name count */
+	char *name_prefix; /* ...or on names starting with this (rotated journals) */
+	struct stat last;  /* polling: the last stat of dir/only_name or dir */
+} watched;
+
+struct ac_watch {
+	int fd;
+	int poll_ms;
+	const char *polling_reason; /* NULL with inotify */
+	watched items[4];
+	size_t nitems;
+};
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+static int add_item(ac_watch *w, const char *dir, unsigned kind, const char *only_name,
+		    const char *name_prefix)
+{
+	watched *item = &w->items[w->nitems];
+
+	memset(item, 0, sizeof(*item));
+	item->wd = -1;
+	item->kind = kind;
+	item->dir = strdup(dir);
+	item->only_name = only_name ? strdup(only_name) : NULL;
+	item->name_prefix = name_prefix ? strdup(name_prefix) : NULL;
+	if (!item->dir || (only_name && !item->only_name) || (name_prefix && !item->name_prefix))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	w->nitems++;
+	return 0;
+}
+
+/* A watched file's folder may not exist yet (no session written so far):
+ * watch the nearest existing ancestor instead, and rescan when it appears. */
+static int add_inotify_watch(ac_watch *w, watched *item)
+{
+	const uint32_t mask = IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM |
+			      IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+
+	item->wd = inotify_add_watch(w->fd, item->dir, mask);
+	if (item->wd >= 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0; /* poll-free: the parent's IN_CREATE makes us retry */
+	return -errno;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms)
+{
+	ac_watch *w = calloc(1, sizeof(*w));
+	char *journal_dir = NULL, *ops_dir = NULL, *prefix = NULL;
+	const char *journal_name = base_of(ws->journal_path);
+	size_t stem = strlen(journal_name);
+	int rc;
+
+	if (!w)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	w->fd = -1;
+	w->poll_ms = poll_ms > 0 ? poll_ms : poll_ms < 0 ? -poll_ms : 1000;
+	journal_dir = dir_of(ws->journal_path);
+	ops_dir = dir_of(ws->operations_path);
+	if (stem > 6 && !strcmp(journal_name + stem - 6, ".jsonl"))
+		stem -= 6;
+	prefix = strndup(journal_name, stem);
+	if (!journal_dir || !ops_dir || !prefix) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* The journal is watched through its folder so that rotation,
+	 * replacement and re-creation are seen like `tail -F` sees them. */
+	if ((rc = add_item(w, journal_dir, AC_WATCH_JOURNAL, NULL, prefix)) ||
+	    (rc = add_item(w, ws->sessions_dir, AC_WATCH_SESSIONS, NULL, NULL)) ||
+	    (rc = add_item(w, ops_dir, AC_WATCH_OPERATIONS, base_of(ws->operations_path), NULL)) ||
+	    (rc = add_item(w, ws->checkpoints_dir, AC_WATCH_CHECKPOINTS, NULL, NULL)))
+		goto fail;
+	w->fd = poll_ms < 0 ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (poll_ms < 0) {
+		w->polling_reason = "polling was asked for";
+	} else if (w->fd < 0) {
+		w->polling_reason = "inotify is not available";
+	} else {
+		for (size_t i = 0; i < w->nitems; i++) {
+			int err = -add_inotify_watch(w, &w->items[i]);
+
+			if (err == ENOSPC) {
+				w->polling_reason = "inotify watches are exhausted (fs.inotify.max_user_watches)";
+				break;
+			}
+		}
+		if (w->polling_reason) {
+			close(w->fd);
+			w->fd = -1;
+		}
+	}
+	for (size_t i = 0; i < w->nitems; i++)
+		stat(w->items[i].dir, &w->items[i].last);
+	free(journal_dir);
+	free(ops_dir);
+	free(prefix);
+	*out = w;
+	return 0;
+fail:
+	free(journal_dir);
+	free(ops_dir);
+	free(prefix);
+	ac_watch_free(w);
+	return rc;
+}
+
+void ac_watch_free(ac_watch *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	for (size_t i = 0; i < w->nitems; i++) {
+		free(w->items[i].dir);
+		free(w->items[i].only_name);
+		free(w->items[i].name_prefix);
+	}
+	free(w);
+}
+
+int ac_watch_fd(const ac_watch *w)
+{
+	return w->fd;
+}
+
+int ac_watch_timeout_ms(const ac_watch *w)
+{
+	if (w->fd < 0)
+		return w->poll_ms;
+	/* A folder that does not exist yet cannot be watched: look again now
+	 * and then, so it is picked up soon after it appears. */
+	for (size_t i = 0; i < w->nitems; i++)
+		if (w->items[i].wd < 0)
+			return 2000;
+	return -1;
+}
+
+bool ac_watch_polling(const ac_watch *w, const char **out_reason)
+{
+	if (out_reason)
+		*out_reason = w->polling_reason;
+	return w->fd < 0;
+}
+
+static bool name_counts(const watched *item, const char *name)
+{
+	if (item->only_name)
+		return !strcmp(name, item->only_name);
+	if (item->name_prefix)
+		return !strncmp(name, item->name_prefix, strlen(item->name_prefix));
+	return true;
+}
+
+/* Polling: a folder's mtime changes when entries come and go; a file's
+ * contents show in the files' own stats, so each watched item is compared
+ * as a whole by the newest mtime/size among its entries. */
+static bool item_changed(watched *item)
+{
+	struct stat now;
+	bool changed;
+
+	if (stat(item->dir, &now) != 0)
+		memset(&now, 0, sizeof(now));
+	changed = now.st_mtim.tv_sec != item->last.st_mtim.tv_sec ||
+		  now.st_mtim.tv_nsec != item->last.st_mtim.tv_nsec || now.st_ino != item->last.st_ino;
+	item->last = now;
+	return changed;
+}
+
+static unsigned poll_changes(ac_watch *w)
+{
+	/* Appends do not touch a folder's mtime, so while polling, every
+	 * interval asks the readers to look; they read only new bytes or
+	 * changed files, so a quiet workspace costs a few stat calls. */
+	unsigned mask = AC_WATCH_JOURNAL | AC_WATCH_OPERATIONS | AC_WATCH_SESSIONS;
+
+	for (size_t i = 0; i < w->nitems; i++)
+		if (item_changed(&w->items[i]))
+			mask |= w->items[i].kind;
+	return mask;
+}
+
+unsigned ac_watch_read(ac_watch *w)
+{
+	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	unsigned mask = 0;
+	ssize_t n;
+
+	if (w->fd < 0)
+		return poll_changes(w);
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				mask |= AC_WATCH_RESCAN | AC_WATCH_JOURNAL | AC_WATCH_SESSIONS |
+					AC_WATCH_OPERATIONS | AC_WATCH_CHECKPOINTS;
+				continue;
+			}
+			for (size_t i = 0; i < w->nitems; i++) {
+				watched *item = &w->items[i];
+
+				if (ev->wd != item->wd)
+					continue;
+				if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
+					item->wd = -1; /* re-added below once it exists again */
+					mask |= item->kind;
+				} else if (!ev->len || name_counts(item, ev->name)) {
+					mask |= item->kind;
+				}
+			}
+		}
+	}
+	/* Folders that did not exist (or went away) are tried again, cheaply. */
+	for (size_t i = 0; i < w->nitems; i++)
+		if (w->items[i].wd < 0 && add_inotify_watch(w, &w->items[i]) == 0 &&
+		    w->items[i].wd >= 0)
+			mask |= w->items[i].kind;
+	return mask;
+}

@@ -1,0 +1,51 @@
+/* Watching a workspace for changes: inotify where it can, polling where it
+ * cannot (a network file system, watches exhausted), with the same result.
+ *
+ * The watcher says *what kind* of file changed (journal, sessions,
+ * operations, checkpoints) and, for sessions, which file names; readers
+ * then read only that (ac_journal_follow.h for the journal's new bytes, the
+ * session index for sessions). It owns one file descriptor to poll(2) on
+ * with the UI's input, so an idle dashboard sleeps. */
+#ifndef AC_WATCH_H
+#define AC_WATCH_H
+
+#include "ac_workspace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+	AC_WATCH_JOURNAL = 1 << 0,
+	AC_WATCH_SESSIONS = 1 << 1,
+	AC_WATCH_OPERATIONS = 1 << 2,
+	AC_WATCH_CHECKPOINTS = 1 << 3,
+	AC_WATCH_RESCAN = 1 << 4, /* events were lost (queue overflow): reread everything */
+};
+
+typedef struct ac_watch ac_watch;
+
+/* Starts watching ws's files. Never fails for want of inotify: it falls
+ * back to polling every poll_ms (and ac_watch_polling() says so). A
+ * negative poll_ms polls every -poll_ms without trying inotify (for a file
+ * system known not to deliver events, and for tests). */
+int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms);
+
+void ac_watch_free(ac_watch *watch);
+
+/* The descriptor to wait on for readability, or -1 when polling (then
+ * wake up every ac_watch_timeout_ms()). */
+int ac_watch_fd(const ac_watch *watch);
+
+/* How long the caller may sleep before calling ac_watch_read(): -1 (until
+ * the fd is readable) with inotify, the poll interval otherwise. */
+int ac_watch_timeout_ms(const ac_watch *watch);
+
+/* Collects what changed since the last call, without blocking: an
+ * AC_WATCH_* mask (0: nothing). */
+unsigned ac_watch_read(ac_watch *watch);
+
+/* True when inotify could not serve and the watcher polls; *out_reason
+ * (may be NULL) receives why, borrowed. */
+bool ac_watch_polling(const ac_watch *watch, const char **out_reason);
+
+#endif
