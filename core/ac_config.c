@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM } key_type;
+typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM, T_ARGV_MAP } key_type;
 
 typedef struct {
 	const char *key;
@@ -35,7 +35,7 @@ static const known_key known_keys[] = {
 	{"compaction.compactFraction", T_NUMBER, NULL, NULL},
 	{"summarizer.command", T_STRINGS, NULL, NULL},
 	{"resumeCommand", T_STRINGS, NULL, NULL},
-	{"rollbackTools", T_OBJECT, NULL, NULL},
+	{"rollbackTools", T_ARGV_MAP, NULL, NULL},
 	{"journal.agents", T_STRINGS, NULL, NULL},
 	{"journal.fsync", T_ENUM, NULL, fsync_choices},
 	{"journal.rotateBytes", T_INT, NULL, NULL},
@@ -66,6 +66,7 @@ static const char *type_text(const known_key *k)
 	case T_STRINGS: return "an array of strings";
 	case T_OBJECT: return "an object";
 	case T_ENUM: return "one of never, always";
+	case T_ARGV_MAP: return "an object of argv arrays (tool name -> [\"program\", \"arg\"...])";
 	}
 	return "?";
 }
@@ -88,6 +89,18 @@ static bool has_type(const known_key *k, json_t *v)
 			if (!json_is_string(item))
 				return false;
 		return true;
+	case T_ARGV_MAP: {
+		const char *tool;
+		json_t *argv;
+		known_key strings = {NULL, T_STRINGS, NULL, NULL};
+
+		if (!json_is_object(v))
+			return false;
+		json_object_foreach(v, tool, argv)
+			if (!has_type(&strings, argv) || json_array_size(argv) == 0)
+				return false;
+		return true;
+	}
 	case T_ENUM:
 		if (!json_is_string(v))
 			return false;
@@ -234,7 +247,8 @@ static int load_env(ac_config *c)
 		else
 			env_name(&name, k->key);
 		text = name.data ? getenv(name.data) : NULL;
-		if (text) {
+		/* Empty counts as unset, as in the reference (`if (process.env.X)`). */
+		if (text && *text) {
 			ac_buf_printf(&origin, "environment %s", name.data);
 			value = env_value(k, text);
 			if (!value)

@@ -4,6 +4,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_uuid.h"
 #include "ac_file.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -292,20 +292,6 @@ done:
 	return rc;
 }
 
-static void make_uuid(char out[37])
-{
-	unsigned char b[16];
-
-	if (getrandom(b, sizeof(b), 0) != sizeof(b))
-		for (size_t i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(rand() & 0xff);
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-		 b[12], b[13], b[14], b[15]);
-}
 
 int ac_session_create(ac_session **out, const char *dir, const char *id,
 		      const char *task, const char *tenant, const char *user,
@@ -320,7 +306,7 @@ int ac_session_create(ac_session **out, const char *dir, const char *id,
 	int rc;
 
 	if (!id) {
-		make_uuid(uuid);
+		ac_uuid_v4(uuid);
 		id = uuid;
 	}
 	if ((rc = ac_session_path(&path, dir, id)) || (rc = ac_file_mkdirs(dir)))

@@ -63,6 +63,29 @@ int cli_parse_count(size_t *out, const char *name, const char *text)
 	return CLI_OK;
 }
 
+void cli_put_cell(ac_buf *out, const char *text, int width)
+{
+	size_t start = out->len;
+
+	ac_text_sanitize(out, text, strlen(text));
+	for (int used = (int)(out->len - start); used < width; used++)
+		ac_buf_putc(out, ' ');
+}
+
+void cli_write_json(const json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ac_buf safe = AC_BUF_INIT;
+
+	if (text) {
+		ac_text_json_safe(&safe, text, strlen(text));
+		ac_buf_putc(&safe, '\n');
+		cli_write(safe.data, safe.len);
+	}
+	ac_buf_free(&safe);
+	free(text);
+}
+
 static bool output_failed;
 
 bool cli_write(const void *bytes, size_t len)

@@ -6,6 +6,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_workspace.h"
 
@@ -34,6 +35,14 @@ int cli_parse_count(size_t *out, const char *name, const char *text);
 
 /* Writes bytes to stdout; false once stdout has failed (a closed pipe). */
 bool cli_write(const void *bytes, size_t len);
+
+/* Appends text from a file made safe for the terminal, padded with spaces
+ * to width bytes (a table cell). */
+void cli_put_cell(ac_buf *out, const char *text, int width);
+
+/* Prints a JSON document (2-space indent, keys in document order) on
+ * stdout, with C1 and bidi characters escaped as \uXXXX. */
+void cli_write_json(const json_t *doc);
 
 /* Flushes stdout; returns CLI_FAILED with a message when output was lost. */
 int cli_finish_output(void);

@@ -1,10 +1,341 @@
-/* agentctl checkpoint: being written (issue 4); replaced by the real command. */
+/* agentctl checkpoint list|create|rollback, over the file provider rooted
+ * at the workspace's checkpointDir (retention: keep everything). */
 #include "cli.h"
+
+#include "ac_buf.h"
+#include "ac_checkpoint.h"
+#include "ac_error.h"
+#include "ac_operator.h"
+#include "ac_session.h"
+#include "ac_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void report_problem(const char *path, const char *reason, void *ctx)
+{
+	(void)path;
+	(void)ctx;
+	cli_note("%s (skipped)", reason);
+}
+
+static int open_store(ac_checkpoint_store **out, const ac_workspace *ws)
+{
+	if (ac_checkpoint_store_file_new(out, ws->checkpoints_dir) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	ac_checkpoint_store_set_problem(*out, report_problem, NULL);
+	return CLI_OK;
+}
+
+static bool session_exists(const ac_workspace *ws, const char *id)
+{
+	char *path = NULL;
+	struct stat st;
+	bool exists;
+
+	if (ac_session_path(&path, ws->sessions_dir, id) != 0)
+		return false;
+	exists = lstat(path, &st) == 0;
+	free(path);
+	return exists;
+}
+
+static json_t *summary_json(const json_t *c)
+{
+	json_t *parent = json_object_get(c, "parentId");
+	const char *created = json_string_value(json_object_get(c, "createdAt"));
+
+	return json_pack("{s:I, s:s, s:s, s:s, s:O, s:I, s:b}",
+			 "version", (json_int_t)ac_checkpoint_version(c),
+			 "checkpointId", ac_checkpoint_id(c), "nodeId", ac_checkpoint_node(c),
+			 "createdAt", created ? created : "",
+			 "parentId", json_is_string(parent) ? parent : json_null(),
+			 "messages", (json_int_t)json_array_size(ac_checkpoint_history(c)),
+			 "tombstone", ac_checkpoint_is_tombstone(c));
+}
+
+static int cmd_list(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_checkpoint_filter filter = {NULL, true};
+	ac_checkpoint_store *store = NULL;
+	json_t *list = NULL, *array = NULL, *c;
+	ac_buf line = AC_BUF_INIT;
+	bool json = false;
+	size_t i;
+	int status;
+
+	for (int a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "--json"))
+			json = true;
+		else if (!filter.session_id && argv[a][0] != '-')
+			filter.session_id = argv[a];
+		else
+			return cli_error(CLI_USAGE, "checkpoint list: unexpected '%s'", argv[a]);
+	}
+	if (!filter.session_id)
+		return cli_error(CLI_USAGE, "checkpoint list needs a session id");
+	if (ac_session_id_check(filter.session_id) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if ((status = open_store(&store, ws)))
+		return status;
+	if (ac_checkpoint_store_list(&list, store, &filter) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (json_array_size(list) == 0 && !session_exists(ws, filter.session_id)) {
+		status = cli_error(CLI_FAILED, "session '%s' not found in %s", filter.session_id,
+				   ws->sessions_dir);
+		goto done;
+	}
+	if (json) {
+		array = json_array();
+		json_array_foreach (list, i, c)
+			json_array_append_new(array, summary_json(c));
+		cli_write_json(array);
+	} else {
+		static const char header[] = "VERSION  ID                                    "
+					     "NODE             CREATED                   MSGS\n";
+
+		cli_write(header, sizeof(header) - 1);
+		json_array_foreach (list, i, c) {
+			char number[32];
+
+			ac_buf_clear(&line);
+			snprintf(number, sizeof(number), "%7lld", (long long)ac_checkpoint_version(c));
+			cli_put_cell(&line, number, 9);
+			cli_put_cell(&line, ac_checkpoint_id(c), 38);
+			cli_put_cell(&line, ac_checkpoint_node(c), 17);
+			cli_put_cell(&line, json_string_value(json_object_get(c, "createdAt"))
+						? json_string_value(json_object_get(c, "createdAt"))
+						: "-", 26);
+			ac_buf_printf(&line, "%4zu", json_array_size(ac_checkpoint_history(c)));
+			if (ac_checkpoint_is_tombstone(c))
+				ac_buf_append(&line, "  (tombstone)", 13);
+			ac_buf_putc(&line, '\n');
+			cli_write(line.data, line.len);
+		}
+	}
+	status = cli_finish_output();
+done:
+	json_decref(array);
+	json_decref(list);
+	ac_buf_free(&line);
+	ac_checkpoint_store_free(store);
+	return status;
+}
+
+static int cmd_create(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_checkpoint_store *store = NULL;
+	const char *session = NULL, *node = NULL;
+	json_t *doc = NULL;
+	ac_buf line = AC_BUF_INIT;
+	int status;
+
+	for (int a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "--node") && a + 1 < argc)
+			node = argv[++a];
+		else if (!session && argv[a][0] != '-')
+			session = argv[a];
+		else
+			return cli_error(CLI_USAGE, "checkpoint create: unexpected '%s'", argv[a]);
+	}
+	if (!session)
+		return cli_error(CLI_USAGE, "checkpoint create needs a session id");
+	if (ac_session_id_check(session) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (node && !*node)
+		return cli_error(CLI_USAGE, "checkpoint create: --node needs a name");
+	if ((status = open_store(&store, ws)))
+		return status;
+	if (ac_checkpoint_create(&doc, store, ws->sessions_dir, session, node) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	ac_buf_printf(&line, "checkpoint %s version %lld of session ", ac_checkpoint_id(doc),
+		      (long long)ac_checkpoint_version(doc));
+	ac_text_sanitize(&line, session, strlen(session));
+	ac_buf_printf(&line, " (%zu messages, node ", json_array_size(ac_checkpoint_history(doc)));
+	ac_text_sanitize(&line, ac_checkpoint_node(doc), strlen(ac_checkpoint_node(doc)));
+	ac_buf_append(&line, ")\n", 2);
+	cli_write(line.data, line.len);
+	status = cli_finish_output();
+done:
+	ac_buf_free(&line);
+	json_decref(doc);
+	ac_checkpoint_store_free(store);
+	return status;
+}
+
+static void put_safe(ac_buf *out, const char *text)
+{
+	ac_text_sanitize(out, text, strlen(text));
+}
+
+/* The plan, as the user confirms it. */
+static void describe_plan(ac_buf *out, const ac_checkpoint_plan *plan)
+{
+	const json_t *c = plan->checkpoint;
+
+	ac_buf_append(out, "roll back session ", 18);
+	put_safe(out, plan->session_id);
+	ac_buf_append(out, " to checkpoint ", 15);
+	put_safe(out, ac_checkpoint_id(c));
+	ac_buf_printf(out, " (version %lld, node ", (long long)ac_checkpoint_version(c));
+	put_safe(out, ac_checkpoint_node(c));
+	ac_buf_printf(out, ")\n  messages that will be removed: %zu (of %zu; %zu kept)\n",
+		      plan->remove, plan->keep + plan->remove, plan->keep);
+	ac_buf_printf(out, "  compensations that will run, newest first: %zu\n",
+		      plan->n_calls - plan->n_unconfigured);
+	for (size_t i = 0; i < plan->n_calls; i++) {
+		const ac_checkpoint_compensation *k = &plan->calls[i];
+
+		ac_buf_append(out, "    ", 4);
+		put_safe(out, *k->tool ? k->tool : "?");
+		ac_buf_append(out, " call ", 6);
+		put_safe(out, k->call_id);
+		if (!k->argv) {
+			ac_buf_append(out, ": no compensation configured (not undone)\n", 42);
+			continue;
+		}
+		ac_buf_append(out, ": ", 2);
+		{
+			json_t *cmd = json_array();
+			char *text;
+
+			for (size_t a = 0; k->argv[a]; a++)
+				json_array_append_new(cmd, json_string(k->argv[a]));
+			text = json_dumps(cmd, JSON_COMPACT);
+			put_safe(out, text ? text : "?");
+			free(text);
+			json_decref(cmd);
+		}
+		ac_buf_putc(out, '\n');
+	}
+	if (plan->n_unconfigured)
+		ac_buf_printf(out, "  note: %zu tool call(s) have no compensation configured in "
+			      "rollbackTools; their effects will not be undone\n", plan->n_unconfigured);
+}
+
+/* Asks on the terminal; true for y or yes. */
+static bool confirm(void)
+{
+	char answer[16];
+
+	fputs("roll back? [y/N] ", stdout);
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	return !strcmp(answer, "y\n") || !strcmp(answer, "Y\n") || !strcmp(answer, "yes\n");
+}
+
+static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_checkpoint_plan plan = {0};
+	ac_checkpoint_store *store = NULL;
+	const char *session = NULL, *ckpt = NULL;
+	bool latest = false, yes = false;
+	ac_buf out = AC_BUF_INIT;
+	size_t ran = 0;
+	int status;
+
+	for (int a = 0; a < argc; a++) {
+		if (!strcmp(argv[a], "--latest"))
+			latest = true;
+		else if (!strcmp(argv[a], "--yes"))
+			yes = true;
+		else if (argv[a][0] == '-')
+			return cli_error(CLI_USAGE, "checkpoint rollback: unexpected '%s'", argv[a]);
+		else if (!session)
+			session = argv[a];
+		else if (!ckpt)
+			ckpt = argv[a];
+		else
+			return cli_error(CLI_USAGE, "checkpoint rollback: unexpected '%s'", argv[a]);
+	}
+	if (!session || latest == (ckpt != NULL))
+		return cli_error(CLI_USAGE, "checkpoint rollback needs a session id and either a "
+				 "checkpoint id or --latest");
+	if (ac_session_id_check(session) != 0 || (ckpt && ac_checkpoint_id_check(ckpt) != 0))
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if ((status = open_store(&store, ws)))
+		return status;
+	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt,
+					ws->rollback_tools) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (plan.remove == 0) {
+		ac_buf_append(&out, "session ", 8);
+		put_safe(&out, session);
+		ac_buf_append(&out, " is already at checkpoint ", 26);
+		put_safe(&out, ac_checkpoint_id(plan.checkpoint));
+		ac_buf_append(&out, ": nothing to roll back\n", 23);
+		cli_write(out.data, out.len);
+		status = cli_finish_output();
+		goto done;
+	}
+	describe_plan(&out, &plan);
+	cli_write(out.data, out.len);
+	if (!yes) {
+		if (!isatty(STDIN_FILENO)) {
+			cli_finish_output();
+			status = cli_error(CLI_USAGE, "checkpoint rollback: needs --yes (standard input "
+					   "is not a terminal); nothing was changed");
+			goto done;
+		}
+		if (!confirm()) {
+			printf("cancelled; nothing was changed\n");
+			status = cli_finish_output();
+			goto done;
+		}
+	}
+	if (ac_checkpoint_rollback(&ran, &plan, ws->sessions_dir, ws->root, 0) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	ac_buf_clear(&out);
+	ac_buf_append(&out, "rolled back session ", 20);
+	put_safe(&out, session);
+	ac_buf_append(&out, " to checkpoint ", 15);
+	put_safe(&out, ac_checkpoint_id(plan.checkpoint));
+	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran\n", plan.remove, ran);
+	cli_write(out.data, out.len);
+	ac_buf_clear(&out);
+	ac_buf_printf(&out, "rolled back session %s to checkpoint %s (version %lld)", session,
+		      ac_checkpoint_id(plan.checkpoint), (long long)ac_checkpoint_version(plan.checkpoint));
+	if (ac_operator_journal(ws, "ROLLBACK", session,
+				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", session,
+					  "checkpointId", ac_checkpoint_id(plan.checkpoint),
+					  "version", (json_int_t)ac_checkpoint_version(plan.checkpoint),
+					  "removedMessages", (json_int_t)plan.remove,
+					  "compensations", (json_int_t)ran),
+				out.data) != 0)
+		cli_note("the journal was not written: %s", ac_error_last());
+	status = cli_finish_output();
+done:
+	ac_buf_free(&out);
+	ac_checkpoint_plan_free(&plan);
+	ac_checkpoint_store_free(store);
+	return status;
+}
 
 int cli_checkpoint(cli_context *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	return cli_error(CLI_FAILED, "checkpoint: not built yet");
+	const ac_workspace *ws = &ctx->ws;
+	const char *verb = argc ? argv[0] : "";
+
+	if (argc == 0)
+		return cli_error(CLI_USAGE, "checkpoint needs a command: list, create or rollback");
+	if (!strcmp(verb, "list"))
+		return cmd_list(ws, argc - 1, argv + 1);
+	if (strcmp(verb, "create") && strcmp(verb, "rollback"))
+		return cli_error(CLI_USAGE, "checkpoint: unknown command '%s'", verb);
+	if (ctx->read_only)
+		return cli_error(CLI_USAGE, "checkpoint %s: --read-only forbids changes", verb);
+	if (!strcmp(verb, "create"))
+		return cmd_create(ws, argc - 1, argv + 1);
+	return cmd_rollback(ws, argc - 1, argv + 1);
 }

@@ -1,10 +1,330 @@
-/* agentctl ops: being written (issue 4); replaced by the real command. */
+/* agentctl ops list|show|rollback */
 #include "cli.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_git.h"
+#include "ac_oplog.h"
+#include "ac_text.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void report_problem(const char *path, uint64_t line, const char *reason, void *ctx)
+{
+	(void)ctx;
+	cli_note("%s:%llu: %s (skipped)", path, (unsigned long long)line, reason);
+}
+
+static void report_torn(const char *path, const ac_op_list *list)
+{
+	if (list->torn)
+		cli_note("%s: skipped the unterminated line at byte %llu "
+			 "(a torn write, or one still in progress)", path,
+			 (unsigned long long)list->torn_offset);
+}
+
+static void put_commit(ac_buf *out, const ac_op *op, int width)
+{
+	char short_hash[13];
+
+	if (!op->commit) {
+		cli_put_cell(out, "not reversible", width);
+		return;
+	}
+	snprintf(short_hash, sizeof(short_hash), "%.12s", op->commit);
+	cli_put_cell(out, short_hash, width);
+}
+
+static int cmd_list(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *session = NULL;
+	ac_op_list list = {0};
+	ac_buf line = AC_BUF_INIT, what = AC_BUF_INIT;
+	json_t *array = NULL;
+	bool json = false;
+	int status;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--session") && i + 1 < argc)
+			session = argv[++i];
+		else if (!strncmp(argv[i], "--session=", 10))
+			session = argv[i] + 10;
+		else
+			return cli_error(CLI_USAGE, "ops list: unexpected '%s'", argv[i]);
+	}
+	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	report_torn(ws->operations_path, &list);
+	if (json && !(array = json_array())) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	if (!json) {
+		static const char header[] =
+			"TIME                     ID                                    SESSION"
+			"                               TYPE         COMMIT          WHAT\n";
+
+		cli_write(header, sizeof(header) - 1);
+	}
+	for (size_t i = 0; i < list.n; i++) {
+		const ac_op *op = &list.ops[i];
+
+		if (session && strcmp(op->session_id, session))
+			continue;
+		if (json) {
+			json_array_append(array, op->raw);
+			continue;
+		}
+		ac_buf_clear(&line);
+		ac_buf_clear(&what);
+		cli_put_cell(&line, *op->timestamp ? op->timestamp : "-", 24);
+		ac_buf_putc(&line, ' ');
+		cli_put_cell(&line, op->id, 37);
+		ac_buf_putc(&line, ' ');
+		cli_put_cell(&line, *op->session_id ? op->session_id : "-", 37);
+		ac_buf_putc(&line, ' ');
+		cli_put_cell(&line, op->type, 12);
+		ac_buf_putc(&line, ' ');
+		put_commit(&line, op, 15);
+		ac_buf_putc(&line, ' ');
+		ac_oplog_summary(&what, op->details, 100);
+		cli_put_cell(&line, what.data ? what.data : "", 0);
+		ac_buf_putc(&line, '\n');
+		if (!line.data) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		if (!cli_write(line.data, line.len))
+			break;
+	}
+	if (json)
+		cli_write_json(array);
+	status = cli_finish_output();
+done:
+	json_decref(array);
+	ac_buf_free(&line);
+	ac_buf_free(&what);
+	ac_op_list_free(&list);
+	return status;
+}
+
+static const char *change_name(char status)
+{
+	switch (status) {
+	case 'A':
+		return "added";
+	case 'D':
+		return "deleted";
+	case 'T':
+		return "typechanged";
+	default:
+		return "modified";
+	}
+}
+
+static int cmd_show(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_op_list list = {0};
+	const ac_op *op;
+	ac_git *git = NULL;
+	ac_git_change *changes = NULL;
+	size_t nchanges = 0;
+	ac_buf out = AC_BUF_INIT, what = AC_BUF_INIT;
+	char *details = NULL;
+	int status;
+
+	if (argc != 1 || argv[0][0] == '-')
+		return cli_error(CLI_USAGE, "ops show takes one operation id");
+	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (!(op = ac_op_list_find(&list, argv[0]))) {
+		status = cli_error(CLI_FAILED, "operation %s: not in %s", argv[0], ws->operations_path);
+		goto done;
+	}
+	if (op->commit && (ac_oplog_open_git(&git, ws) != 0 ||
+			   ac_git_commit_changes(&changes, &nchanges, git, op->commit) != 0)) {
+		status = cli_error(CLI_FAILED, "operation %s: %s", op->id, ac_error_last());
+		goto done;
+	}
+	details = json_dumps(op->details, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	ac_oplog_summary(&what, op->details, 200);
+	ac_buf_printf(&out, "Operation %s\n", op->id);
+	ac_buf_printf(&out, "Time:     %s\nSession:  %s\nType:     %s\nWhat:     %s\nDetails:  %s\n",
+		      op->timestamp, op->session_id, op->type, what.data ? what.data : "",
+		      details ? details : "{}");
+	if (!op->commit) {
+		ac_buf_printf(&out, "Commit:   none (not reversible on its own)\n");
+	} else {
+		size_t adds = 0, dels = 0;
+
+		ac_buf_printf(&out, "Commit:   %s\n\nFiles changed by the commit (against its parent):\n",
+			      op->commit);
+		for (size_t i = 0; i < nchanges; i++) {
+			const ac_git_change *c = &changes[i];
+
+			adds += c->additions;
+			dels += c->deletions;
+			if (c->binary)
+				ac_buf_printf(&out, "  %-11s %s  (binary)\n", change_name(c->status), c->path);
+			else
+				ac_buf_printf(&out, "  %-11s %s  +%zu -%zu\n", change_name(c->status),
+					      c->path, c->additions, c->deletions);
+		}
+		ac_buf_printf(&out, "%zu file%s changed, +%zu -%zu\n", nchanges,
+			      nchanges == 1 ? "" : "s", adds, dels);
+	}
+	if (!out.data) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	{
+		/* Line by line, so newlines survive and everything else from
+		 * the files is made visible. */
+		ac_buf safe = AC_BUF_INIT;
+		const char *p = out.data, *nl;
+
+		while ((nl = strchr(p, '\n'))) {
+			ac_text_sanitize(&safe, p, (size_t)(nl - p));
+			ac_buf_putc(&safe, '\n');
+			p = nl + 1;
+		}
+		if (safe.data)
+			cli_write(safe.data, safe.len);
+		ac_buf_free(&safe);
+	}
+	status = cli_finish_output();
+done:
+	free(details);
+	ac_buf_free(&out);
+	ac_buf_free(&what);
+	ac_git_changes_free(changes, nchanges);
+	ac_git_free(git);
+	ac_op_list_free(&list);
+	return status;
+}
+
+static void print_plan(const ac_git_rollback_result *r, const char *op_id)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	ac_buf_printf(&out, "Rolling back to before operation %s puts back the state of ", op_id);
+	if (*r->target)
+		ac_buf_printf(&out, "commit %.12s:\n", r->target);
+	else
+		ac_buf_printf(&out, "the empty tree (its commit is the first):\n");
+	for (size_t i = 0; i < r->n; i++) {
+		ac_buf_printf(&out, "  %-8s ", ac_git_action_name(r->items[i].action));
+		ac_text_sanitize(&out, r->items[i].path, strlen(r->items[i].path));
+		ac_buf_putc(&out, '\n');
+	}
+	ac_buf_printf(&out, "%zu removed, %zu restored, %zu changed\n", r->removed, r->restored,
+		      r->changed);
+	if (out.data)
+		cli_write(out.data, out.len);
+	ac_buf_free(&out);
+}
+
+static bool ask_yes(void)
+{
+	char answer[16] = "";
+
+	fputs("Roll back these files? The current state is committed first. [y/N] ", stdout);
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
+{
+	ac_oplog_rollback_result result = {0};
+	ac_buf notes = AC_BUF_INIT;
+	const char *id = NULL;
+	bool dry_run = false, yes = false;
+	int status;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--dry-run"))
+			dry_run = true;
+		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
+			yes = true;
+		else if (argv[i][0] == '-' || id)
+			return cli_error(CLI_USAGE, "ops rollback: unexpected '%s'", argv[i]);
+		else
+			id = argv[i];
+	}
+	if (!id)
+		return cli_error(CLI_USAGE, "ops rollback needs an operation id");
+	if (!dry_run && !yes && !isatty(STDIN_FILENO))
+		return cli_error(CLI_USAGE, "ops rollback %s: needs --yes when standard input is "
+				 "not a terminal (see what would change with --dry-run)", id);
+	if (!dry_run && !yes) {
+		if (ac_oplog_rollback(&result, ws, id, true, NULL) != 0) {
+			status = cli_error(CLI_FAILED, "%s", ac_error_last());
+			goto done;
+		}
+		print_plan(&result.git, id);
+		ac_oplog_rollback_result_free(&result);
+		if (!ask_yes()) {
+			cli_write("Nothing changed.\n", 17);
+			status = cli_finish_output();
+			goto done;
+		}
+	}
+	if (ac_oplog_rollback(&result, ws, id, dry_run, &notes) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (dry_run) {
+		print_plan(&result.git, id);
+		cli_write("(dry run: nothing changed)\n", 27);
+	} else {
+		ac_buf out = AC_BUF_INIT;
+
+		ac_buf_printf(&out, "Rolled back to before operation %s: %zu removed, %zu restored, "
+			      "%zu changed\nSnapshot of the state before: %.12s\nRollback commit: %.12s\n",
+			      id, result.git.removed, result.git.restored, result.git.changed,
+			      result.git.snapshot, result.git.commit);
+		if (result.op)
+			ac_buf_printf(&out, "Recorded as operation %s (roll it back to undo)\n",
+				      result.op->id);
+		if (out.data)
+			cli_write(out.data, out.len);
+		ac_buf_free(&out);
+	}
+	if (notes.len)
+		cli_note("%s", notes.data);
+	status = cli_finish_output();
+done:
+	ac_oplog_rollback_result_free(&result);
+	ac_buf_free(&notes);
+	return status;
+}
 
 int cli_ops(cli_context *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	return cli_error(CLI_FAILED, "ops: not built yet");
+	const char *sub = argc > 0 ? argv[0] : NULL;
+
+	if (!sub)
+		return cli_error(CLI_USAGE, "ops needs list, show or rollback");
+	if (!strcmp(sub, "list"))
+		return cmd_list(&ctx->ws, argc - 1, argv + 1);
+	if (!strcmp(sub, "show"))
+		return cmd_show(&ctx->ws, argc - 1, argv + 1);
+	if (!strcmp(sub, "rollback")) {
+		if (ctx->read_only)
+			return cli_error(CLI_USAGE, "ops rollback: not allowed with --read-only");
+		return cmd_rollback(&ctx->ws, argc - 1, argv + 1);
+	}
+	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback)", sub);
 }

@@ -22,16 +22,6 @@ static bool is_status(const char *s)
 	return false;
 }
 
-/* Appends text made safe, padded with spaces to width bytes. */
-static void put_cell(ac_buf *out, const char *text, int width)
-{
-	size_t start = out->len;
-
-	ac_text_sanitize(out, text, strlen(text));
-	for (int used = (int)(out->len - start); used < width; used++)
-		ac_buf_putc(out, ' ');
-}
-
 static const char *or_dash(const char *text)
 {
 	return text && *text ? text : "-";
@@ -53,21 +43,6 @@ static json_t *summary_json(const ac_session_summary *s)
 			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
 			 "inputTokens", (json_int_t)s->input_tokens,
 			 "outputTokens", (json_int_t)s->output_tokens);
-}
-
-/* Prints a JSON document on stdout with terminal hazards escaped. */
-static void write_json(const json_t *doc)
-{
-	char *text = json_dumps(doc, JSON_INDENT(2));
-	ac_buf safe = AC_BUF_INIT;
-
-	if (text) {
-		ac_text_json_safe(&safe, text, strlen(text));
-		ac_buf_putc(&safe, '\n');
-		cli_write(safe.data, safe.len);
-	}
-	ac_buf_free(&safe);
-	free(text);
 }
 
 static int cmd_list(const ac_workspace *ws, int argc, char **argv)
@@ -120,27 +95,27 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 			continue;
 		}
 		ac_buf_clear(&line);
-		put_cell(&line, s->id, 37);
+		cli_put_cell(&line, s->id, 37);
 		ac_buf_putc(&line, ' ');
-		put_cell(&line, s->status, 10);
+		cli_put_cell(&line, s->status, 10);
 		ac_buf_putc(&line, ' ');
 		snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
-		put_cell(&line, number, 16);
-		put_cell(&line, s->updated_at, 26);
+		cli_put_cell(&line, number, 16);
+		cli_put_cell(&line, s->updated_at, 26);
 		{
 			ac_buf who = AC_BUF_INIT;
 
 			ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
-			put_cell(&line, who.data, 20);
+			cli_put_cell(&line, who.data, 20);
 			ac_buf_free(&who);
 		}
 		ac_buf_putc(&line, ' ');
-		put_cell(&line, s->task, 0);
+		cli_put_cell(&line, s->task, 0);
 		ac_buf_putc(&line, '\n');
 		cli_write(line.data, line.len);
 	}
 	if (json)
-		write_json(array);
+		cli_write_json(array);
 	status = cli_finish_output();
 done:
 	json_decref(array);
@@ -190,7 +165,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	if (ac_session_load(&session, ws->sessions_dir, id) != 0)
 		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
 	if (json) {
-		write_json(ac_session_root(session));
+		cli_write_json(ac_session_root(session));
 		goto finish;
 	}
 	messages = ac_session_messages(session);

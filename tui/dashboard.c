@@ -1,132 +1,577 @@
-/* The dashboard shell: a live tail of the journal until the full dashboard
- * (panes for sessions, operations and checkpoints) lands. All curses state
- * stays in this file. */
+/* The dashboard: scan -> update -> draw (htop's ScreenManager). One
+ * poll(2) waits on the terminal and the workspace watcher together; what
+ * the watcher reports is read (only that), keys are turned into actions
+ * through the key table, and the screen is drawn once per loop, only when
+ * something changed, so an idle dashboard sleeps. */
 #include "cli.h"
 
-#include "ac_buf.h"
-#include "ac_journal_scan.h"
-#include "ac_text.h"
+#include "actions.h"
+#include "model.h"
+#include "screen.h"
+#include "theme.h"
+#include "ui_text.h"
+#include "view.h"
 
-#include <curses.h>
-#include <locale.h>
-#include <signal.h>
+#include "ac_error.h"
+#include "ac_time.h"
+#include "ac_watch.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
+
+enum { P_SESSIONS, P_OPS, P_CKPTS, P_JOURNAL, P_CONV, P_HELP, P_COUNT };
+
+static const ui_view *const pane_views[P_COUNT] = {
+	[P_SESSIONS] = &ui_view_sessions, [P_OPS] = &ui_view_operations,
+	[P_CKPTS] = &ui_view_checkpoints, [P_JOURNAL] = &ui_view_journal,
+	[P_CONV] = &ui_view_conversation, [P_HELP] = &ui_view_help,
+};
+
+#define MAX_THEMES 32
+#define WATCH_POLL_MS 500
 
 typedef struct {
-	ac_buf *lines;
-	size_t count, cap;
-} tail_lines;
+	cli_context *cli;
+	const ac_workspace *ws;
+	ui_model m;
+	ui_source *src;
+	ac_watch *watch;
+	ui_theme theme;
+	char *themes[MAX_THEMES];
+	size_t n_themes;
+	char share_dir[PATH_MAX];
+	const char *dirs[3];
+	ui_pane panes[P_COUNT];
+	ui_pane strip;           /* the journal strip under the other panes */
+	int pane;                /* P_SESSIONS..P_JOURNAL */
+	bool conv_open, help_open, filtering;
+	ui_dialog dlg;
+	bool dirty, quit;
+} dash;
 
-static int keep_line(const ac_scan_match *m, void *ctx)
+static int current(const dash *d)
 {
-	tail_lines *t = ctx;
-	const ac_json_span *fields[] = {&m->fields[AC_EV_TIMESTAMP], &m->fields[AC_EV_AGENT],
-					&m->fields[AC_EV_STATUS], &m->fields[AC_EV_ACTION_TYPE],
-					&m->fields[AC_EV_RESULT_MESSAGE]};
-	ac_buf *line;
-	char decoded[512];
+	return d->help_open ? P_HELP : d->conv_open ? P_CONV : d->pane;
+}
 
-	if (t->count == t->cap)
-		return 1;
-	line = &t->lines[t->count++];
-	ac_buf_clear(line);
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const ac_json_span *f = fields[i];
-		size_t n = 0;
+/* ---- drawing ----------------------------------------------------------- */
 
-		if (f->type == AC_JSON_STRING && f->len <= sizeof(decoded))
-			ac_json_string_decode(decoded, &n, f);
-		ac_text_sanitize(line, decoded, n);
-		ac_buf_putc(line, ' ');
+static void draw_title(dash *d, int cols)
+{
+	ac_buf t = AC_BUF_INIT, cut = AC_BUF_INIT;
+	const ui_model *m = &d->m;
+
+	screen_fill(0, 0, cols, UI_ST_TITLE);
+	ac_buf_printf(&t, " agentctl  %s  ", m->workspace ? m->workspace : "");
+	for (int s = 0; s < UI_STATUS_OTHER; s++)
+		ac_buf_printf(&t, "%s %zu  ", ui_status_symbol((ui_status)s), m->by_status[s]);
+	if (m->by_status[UI_STATUS_OTHER])
+		ac_buf_printf(&t, "? %zu  ", m->by_status[UI_STATUS_OTHER]);
+	if (m->read_only)
+		ac_buf_printf(&t, "[READ-ONLY]");
+	ui_text_fit(&cut, t.data, t.len, cols, UI_FIT_ELLIPSIS);
+	screen_put(0, 0, cols, UI_ST_TITLE, cut.data ? cut.data : "");
+	ac_buf_free(&t);
+	ac_buf_free(&cut);
+}
+
+static void warnings(const dash *d, ac_buf *out)
+{
+	const ui_model *m = &d->m;
+
+	if (m->polling)
+		ac_buf_printf(out, "watching by polling every %d ms (%s)  ", WATCH_POLL_MS, m->polling);
+	if (m->journal_skipped)
+		ac_buf_printf(out, "journal: %llu bad lines skipped  ",
+			      (unsigned long long)m->journal_skipped);
+	if (m->session_problems)
+		ac_buf_printf(out, "sessions: %zu unreadable  ", m->session_problems);
+	if (m->ops_skipped)
+		ac_buf_printf(out, "operations: %llu bad lines skipped  ",
+			      (unsigned long long)m->ops_skipped);
+	if (m->ckpt_problems)
+		ac_buf_printf(out, "checkpoints: %zu unreadable  ", m->ckpt_problems);
+	if (out->len && m->last_problem)
+		ac_buf_printf(out, "(last: %s)", m->last_problem);
+}
+
+static void draw_status(dash *d, int y, int cols)
+{
+	ac_buf w = AC_BUF_INIT, line = AC_BUF_INIT;
+	int x = 0;
+
+	screen_fill(y, 0, cols, UI_ST_STATUSBAR);
+	if (d->m.action[0]) {
+		ac_buf_printf(&line, " %s ", d->m.action);
+		x = ui_text_fit(&line, "", 0, 0, 0);
+		ac_buf cut = AC_BUF_INIT;
+
+		x = ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
+		screen_put(y, 0, cols, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
+		ac_buf_free(&cut);
 	}
-	return 0;
+	warnings(d, &w);
+	if (w.len && x < cols - 10) {
+		ac_buf cut = AC_BUF_INIT;
+
+		ac_buf_clear(&line);
+		ac_buf_printf(&line, " \xe2\x9a\xa0 %s", w.data);
+		ui_text_fit(&cut, line.data, line.len, cols - x, UI_FIT_ELLIPSIS);
+		screen_put(y, x, cols - x, UI_ST_WARNING, cut.data);
+		ac_buf_free(&cut);
+	} else if (!d->m.action[0]) {
+		ac_buf cut = AC_BUF_INIT;
+
+		ac_buf_clear(&line);
+		ac_buf_printf(&line, " %zu sessions  %zu operations  %llu events seen", d->m.n_sessions,
+			      d->m.n_ops, (unsigned long long)d->m.events_seen);
+		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
+		screen_put(y, 0, cols, UI_ST_STATUSBAR, cut.data);
+		ac_buf_free(&cut);
+	}
+	ac_buf_free(&w);
+	ac_buf_free(&line);
 }
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
+static void draw_keys(dash *d, int y, int cols)
 {
-	(void)sig;
-	stop_requested = 1;
+	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
+	ui_pane *p = &d->panes[current(d)];
+
+	if (d->filtering) {
+		ac_buf_printf(&line, " filter: %s_   Enter: keep   Esc: clear", p->filter);
+		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
+		screen_fill(y, 0, cols, UI_ST_FILTER);
+		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
+	} else {
+		if (d->dlg.kind != UI_DLG_NONE)
+			ac_buf_printf(&line, " y: confirm   n/Esc: cancel");
+		else if (d->m.read_only)
+			ac_buf_printf(&line, " 1-4/Tab panes  Enter open  / filter  s status  t theme  "
+				      "? help  q quit   read-only: actions disabled");
+		else
+			ac_buf_printf(&line, " 1-4/Tab panes  Enter open  / filter  p pause  r resume  "
+				      "c compact  R rollback  t theme  ? help  q quit");
+		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
+		screen_put(y, 0, cols, UI_ST_KEYS, cut.data);
+	}
+	ac_buf_free(&line);
+	ac_buf_free(&cut);
 }
 
-static void draw(const char *workspace, const char *journal, tail_lines *t)
+static void draw(dash *d)
 {
-	int rows, cols;
+	int rows, cols, cur = current(d);
+	int64_t now = ac_time_now_ms();
+	ui_rect main;
 
-	getmaxyx(stdscr, rows, cols);
-	erase();
-	attron(A_REVERSE);
-	mvhline(0, 0, ' ', cols);
-	mvaddnstr(0, 1, "agentctl", cols - 1);
-	mvaddnstr(0, 11, workspace, cols > 11 ? cols - 11 : 0);
-	attroff(A_REVERSE);
-	mvaddnstr(1, 0, "Journal (live tail)", cols);
-	for (size_t i = 0; i < t->count && (int)i < rows - 3; i++)
-		if (t->lines[i].data)
-			mvaddnstr(2 + (int)i, 0, t->lines[i].data, cols);
-	if (t->count == 0)
-		mvaddnstr(3, 2, "No events yet in this journal.", cols - 2);
-	attron(A_REVERSE);
-	mvhline(rows - 1, 0, ' ', cols);
-	mvaddnstr(rows - 1, 1, journal, cols - 20 > 0 ? cols - 20 : 0);
-	mvaddnstr(rows - 1, cols > 12 ? cols - 12 : 0, "q: quit", 11);
-	attroff(A_REVERSE);
-	refresh();
+	screen_size(&rows, &cols);
+	screen_begin();
+	if (rows < 6 || cols < 24) {
+		screen_put(0, 0, cols, UI_ST_NORMAL, "terminal too small");
+		screen_end();
+		return;
+	}
+	draw_title(d, cols);
+	main = (ui_rect){1, 0, rows - 3, cols};
+	if (cur != P_JOURNAL && cur != P_HELP && main.h >= 18) {
+		/* The journal keeps moving below the pane in use. */
+		ui_rect strip;
+
+		strip.h = main.h / 3;
+		main.h -= strip.h;
+		strip = (ui_rect){main.y + main.h, 0, strip.h, cols};
+		d->strip.follow = true;
+		ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, strip, false, now);
+	}
+	pane_views[cur]->draw(pane_views[cur], &d->m, &d->panes[cur], main, true, now);
+	draw_status(d, rows - 2, cols);
+	draw_keys(d, rows - 1, cols);
+	if (d->dlg.kind != UI_DLG_NONE)
+		ui_dialog_draw(&d->dlg, rows, cols);
+	screen_end();
+}
+
+/* ---- actions ----------------------------------------------------------- */
+
+static int page_rows(const dash *d)
+{
+	int p = d->panes[current(d)].list_rows;
+
+	return p > 1 ? p - 1 : 1;
+}
+
+/* The session the operator means: the conversation's, the checkpoints',
+ * or the one selected in Sessions. NULL (and a status line) when none. */
+static const char *target_session(dash *d)
+{
+	size_t i;
+
+	if (d->conv_open && d->m.conv_session)
+		return d->m.conv_session;
+	if (d->pane == P_CKPTS && d->m.ckpt_session)
+		return d->m.ckpt_session;
+	if (d->pane == P_SESSIONS &&
+	    ui_list_selected(&ui_view_sessions, &d->m, &d->panes[P_SESSIONS], &i))
+		return d->m.sessions[i].id;
+	ui_model_set_action(&d->m, true, "select a session first (1 Sessions)");
+	return NULL;
+}
+
+static bool refuse_read_only(dash *d)
+{
+	if (!d->m.read_only)
+		return false;
+	ui_model_set_action(&d->m, true, "read-only: actions are disabled (started with --read-only)");
+	return true;
+}
+
+static void switch_pane(dash *d, int pane)
+{
+	size_t i;
+
+	d->conv_open = d->help_open = false;
+	ui_model_close_conversation(&d->m);
+	d->pane = pane;
+	if (pane == P_CKPTS) {
+		const char *id = NULL;
+
+		if (ui_list_selected(&ui_view_sessions, &d->m, &d->panes[P_SESSIONS], &i))
+			id = d->m.sessions[i].id;
+		if (!id || !d->m.ckpt_session || strcmp(id, d->m.ckpt_session)) {
+			char *copy = id ? strdup(id) : NULL;
+
+			ui_source_load_checkpoints(d->src, &d->m, copy);
+			free(copy);
+			d->panes[P_CKPTS].cursor = d->panes[P_CKPTS].top = 0;
+			d->panes[P_CKPTS].sel[0] = '\0';
+		}
+	}
+}
+
+static void next_theme(dash *d)
+{
+	char err[600];
+	size_t at = 0;
+
+	if (!d->n_themes) {
+		ui_model_set_action(&d->m, true, "no theme files found in %s", d->dirs[0]);
+		return;
+	}
+	for (size_t i = 0; i < d->n_themes; i++)
+		if (!strcmp(d->themes[i], d->theme.name))
+			at = i + 1;
+	at %= d->n_themes;
+	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, err, sizeof(err)) != 0) {
+		ui_model_set_action(&d->m, true, "theme: %s (using the default)", err);
+		snprintf(d->theme.name, sizeof(d->theme.name), "%s", d->themes[at]);
+	} else {
+		ui_model_set_action(&d->m, false, "theme: %s%s", d->theme.name,
+				    screen_has_color() ? "" : " (no colour: NO_COLOR or terminal)");
+	}
+	screen_set_theme(&d->theme);
+}
+
+static void act(dash *d, ui_action a)
+{
+	int cur = current(d);
+	const ui_view *v = pane_views[cur];
+	ui_pane *p = &d->panes[cur];
+	const char *id;
+	size_t i;
+
+	if (d->dlg.kind != UI_DLG_NONE) {
+		if (a == UI_ACT_YES) {
+			ui_model_set_action(&d->m, false, "working...");
+			ui_dialog_confirm(&d->dlg, d->ws, &d->m);
+		} else if (a == UI_ACT_NO || a == UI_ACT_BACK || a == UI_ACT_QUIT) {
+			ui_dialog_free(&d->dlg);
+			ui_model_set_action(&d->m, false, "cancelled; nothing was changed");
+		}
+		d->dirty = true;
+		return;
+	}
+	d->dirty = true;
+	switch (a) {
+	case UI_ACT_QUIT:
+		d->quit = true;
+		return;
+	case UI_ACT_PANE_SESSIONS: switch_pane(d, P_SESSIONS); return;
+	case UI_ACT_PANE_OPS: switch_pane(d, P_OPS); return;
+	case UI_ACT_PANE_CKPTS: switch_pane(d, P_CKPTS); return;
+	case UI_ACT_PANE_JOURNAL: switch_pane(d, P_JOURNAL); return;
+	case UI_ACT_NEXT_PANE: switch_pane(d, (d->pane + 1) % 4); return;
+	case UI_ACT_PREV_PANE: switch_pane(d, (d->pane + 3) % 4); return;
+	case UI_ACT_HELP:
+		d->help_open = !d->help_open;
+		d->panes[P_HELP].top = 0;
+		return;
+	case UI_ACT_REDRAW:
+		screen_invalidate();
+		return;
+	case UI_ACT_THEME:
+		next_theme(d);
+		return;
+	case UI_ACT_BACK:
+		if (d->help_open)
+			d->help_open = false;
+		else if (d->conv_open) {
+			d->conv_open = false;
+			ui_model_close_conversation(&d->m);
+		} else if (p->filter[0] || p->status_filter >= 0) {
+			p->filter[0] = '\0';
+			p->status_filter = -1;
+		} else if (d->m.action[0]) {
+			d->m.action[0] = '\0';
+		}
+		return;
+	case UI_ACT_OPEN:
+		if (cur == P_SESSIONS && ui_list_selected(v, &d->m, p, &i)) {
+			char *copy = strdup(d->m.sessions[i].id);
+
+			if (copy) {
+				ui_source_open_conversation(d->src, &d->m, copy);
+				d->conv_open = true;
+				d->panes[P_CONV].top = 0;
+				d->panes[P_CONV].follow = false;
+			}
+			free(copy);
+		}
+		return;
+	case UI_ACT_FILTER:
+		if (cur <= P_JOURNAL)
+			d->filtering = true;
+		return;
+	case UI_ACT_STATUS_FILTER:
+		if (cur == P_SESSIONS) {
+			p->status_filter = p->status_filter + 1 >= UI_STATUS_OTHER ? -1 : p->status_filter + 1;
+			p->cursor = p->top = 0;
+		}
+		return;
+	case UI_ACT_PAUSE:
+	case UI_ACT_RESUME:
+		if (refuse_read_only(d) || !(id = target_session(d)))
+			return;
+		{
+			char *copy = strdup(id);
+
+			if (copy)
+				ui_act_set_status(d->ws, &d->m, copy, a == UI_ACT_PAUSE ? "paused" : "running");
+			free(copy);
+		}
+		return;
+	case UI_ACT_COMPACT:
+		if (refuse_read_only(d) || !(id = target_session(d)))
+			return;
+		{
+			char *copy = strdup(id);
+
+			if (copy)
+				ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
+			free(copy);
+		}
+		return;
+	case UI_ACT_ROLLBACK:
+		if (refuse_read_only(d))
+			return;
+		if (cur == P_OPS && ui_list_selected(v, &d->m, p, &i)) {
+			if (!d->m.ops[i].reversible)
+				ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
+						    "rolled back on its own", d->m.ops[i].id);
+			else
+				ui_act_plan_rollback_op(&d->dlg, d->ws, &d->m, d->m.ops[i].id);
+		} else if (cur == P_CKPTS && ui_list_selected(v, &d->m, p, &i) && d->m.ckpt_session) {
+			ui_act_plan_rollback_checkpoint(&d->dlg, d->ws, &d->m, d->m.ckpt_session,
+							d->m.ckpts[i].id);
+		} else {
+			ui_model_set_action(&d->m, true, "R rolls back the selected operation (2) or "
+					    "checkpoint (3)");
+		}
+		return;
+	case UI_ACT_YES:
+	case UI_ACT_NO:
+	case UI_ACT_NONE:
+		d->dirty = false;
+		return;
+	default:
+		break;
+	}
+	if (v->key && !v->key(v, &d->m, p, a, page_rows(d)))
+		d->dirty = false;
+}
+
+/* Typing a filter: printable characters go into it. */
+static void filter_input(dash *d, const ui_input *in)
+{
+	ui_pane *p = &d->panes[current(d)];
+	size_t len = strlen(p->filter);
+
+	d->dirty = true;
+	if (in->key == UI_KEY_ENTER) {
+		d->filtering = false;
+	} else if (in->key == UI_KEY_ESC) {
+		p->filter[0] = '\0';
+		d->filtering = false;
+	} else if (in->key == UI_KEY_BACKSPACE) {
+		while (len > 0 && ((unsigned char)p->filter[len - 1] & 0xC0) == 0x80)
+			len--;
+		if (len > 0)
+			len--;
+		p->filter[len] = '\0';
+	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
+		char enc[5] = {0};
+		unsigned c = (unsigned)in->key;
+
+		if (c < 0x80)
+			enc[0] = (char)c;
+		else if (c < 0x800)
+			enc[0] = (char)(0xC0 | c >> 6), enc[1] = (char)(0x80 | (c & 0x3F));
+		else if (c < 0x10000)
+			enc[0] = (char)(0xE0 | c >> 12), enc[1] = (char)(0x80 | ((c >> 6) & 0x3F)),
+			enc[2] = (char)(0x80 | (c & 0x3F));
+		else
+			enc[0] = (char)(0xF0 | c >> 18), enc[1] = (char)(0x80 | ((c >> 12) & 0x3F)),
+			enc[2] = (char)(0x80 | ((c >> 6) & 0x3F)), enc[3] = (char)(0x80 | (c & 0x3F));
+		if (len + strlen(enc) < sizeof(p->filter))
+			strcat(p->filter, enc);
+	} else {
+		d->dirty = false;
+		return;
+	}
+	p->cursor = p->top = 0;
+	p->follow = false;
+	p->sel[0] = '\0';
+}
+
+static void mouse(dash *d, const ui_input *in)
+{
+	int cur = current(d);
+	const ui_view *v = pane_views[cur];
+
+	if (d->dlg.kind != UI_DLG_NONE)
+		return;
+	if (in->mouse == UI_MOUSE_WHEEL_UP || in->mouse == UI_MOUSE_WHEEL_DOWN) {
+		for (int i = 0; i < 3; i++)
+			act(d, in->mouse == UI_MOUSE_WHEEL_UP ? UI_ACT_UP : UI_ACT_DOWN);
+		d->dirty = true;
+	} else if (in->mouse == UI_MOUSE_CLICK && v->count) {
+		d->dirty = ui_list_click(v, &d->m, &d->panes[cur], in->y);
+	}
+}
+
+static void input(dash *d)
+{
+	ui_input in;
+
+	while (!d->quit && screen_read(&in)) {
+		if (in.key == UI_KEY_RESIZE) {
+			d->dirty = true;
+		} else if (in.key == UI_KEY_MOUSE) {
+			mouse(d, &in);
+		} else if (d->filtering) {
+			filter_input(d, &in);
+		} else if (in.key) {
+			act(d, ui_action_for_key(in.key));
+		}
+	}
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static void find_theme_dirs(dash *d)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t k = 0;
+
+	d->dirs[k++] = AC_THEME_DIR;
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = '\0';
+			snprintf(d->share_dir, sizeof(d->share_dir), "%.*s/../share/agentctl/themes",
+				 (int)(sizeof(d->share_dir) - 32), exe);
+			d->dirs[k++] = d->share_dir;
+		}
+	}
+	d->dirs[k] = NULL;
+	d->n_themes = ui_theme_list(d->themes, MAX_THEMES, d->dirs);
+}
+
+static void cleanup(dash *d)
+{
+	ui_dialog_free(&d->dlg);
+	ui_source_free(d->src);
+	ac_watch_free(d->watch);
+	ui_model_free(&d->m);
+	for (size_t i = 0; i < d->n_themes; i++)
+		free(d->themes[i]);
 }
 
 int dashboard_run(cli_context *ctx)
 {
-	const char *journal = ctx->ws.journal_path;
-	tail_lines tail = {0};
-	ac_query *everything = NULL;
-	struct stat last = {0}, now;
-	bool dirty = true;
+	static dash d; /* large (the journal ring): not on the stack */
+	const char *reason = NULL, *no_color = getenv("NO_COLOR");
+	const char *theme_name = ac_config_string(ctx->config, "theme", "dark");
+	char theme_err[600] = "";
+	int status = CLI_OK;
 
-	if (ac_query_parse(&everything, NULL, 0) != 0)
-		return cli_error(CLI_FAILED, "out of memory");
-	setlocale(LC_ALL, "");
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	if (!initscr()) {
-		ac_query_free(everything);
-		return cli_error(CLI_FAILED, "cannot start the terminal (is TERM set?)");
+	memset(&d, 0, sizeof(d));
+	d.cli = ctx;
+	d.ws = &ctx->ws;
+	d.m.read_only = ctx->read_only;
+	for (int i = 0; i < P_COUNT; i++)
+		d.panes[i].status_filter = -1;
+	d.strip.status_filter = -1;
+	d.panes[P_JOURNAL].follow = true;
+	ui_text_locale();
+	find_theme_dirs(&d);
+	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0)
+		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
+	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
+	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
 	}
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	timeout(250);
-	tail.cap = (size_t)(LINES > 3 ? LINES - 3 : 1);
-	tail.lines = calloc(tail.cap, sizeof(ac_buf));
-	while (!stop_requested) {
-		const char *files[] = {journal};
-		int key;
+	if (ac_watch_polling(d.watch, &reason))
+		d.m.polling = strdup(reason ? reason : "inotify unavailable");
+	if (theme_err[0])
+		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
+	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
+		status = cli_error(CLI_FAILED, "the dashboard needs a terminal (is TERM set?)");
+		goto done;
+	}
+	d.dirty = true;
+	while (!d.quit && !screen_stop_requested()) {
+		struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0}};
+		int nfds = fds[1].fd >= 0 ? 2 : 1;
+		unsigned changed;
 
-		if (stat(journal, &now) == 0 &&
-		    (now.st_size != last.st_size || now.st_mtim.tv_nsec != last.st_mtim.tv_nsec ||
-		     now.st_ino != last.st_ino)) {
-			last = now;
-			tail.count = 0;
-			if (tail.lines)
-				ac_journal_scan(NULL, files, 1, everything, tail.cap, NULL, keep_line, &tail);
-			dirty = true;
+		if (d.dirty) {
+			draw(&d);
+			d.dirty = false;
 		}
-		if (dirty)
-			draw(ctx->workspace, journal, &tail);
-		dirty = false;
-		key = getch();
-		if (key == 'q')
+		if (poll(fds, (nfds_t)nfds, ac_watch_timeout_ms(d.watch)) < 0 && errno != EINTR)
 			break;
-		if (key == KEY_RESIZE)
-			dirty = true;
+		/* Keys first (they may change what is shown), then files. Input is
+		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
+		input(&d);
+		changed = ac_watch_read(d.watch);
+		if (changed && ui_source_update(d.src, &d.m, changed))
+			d.dirty = true;
+		if (fds[0].revents & (POLLHUP | POLLERR))
+			break;
 	}
-	endwin();
-	for (size_t i = 0; tail.lines && i < tail.cap; i++)
-		ac_buf_free(&tail.lines[i]);
-	free(tail.lines);
-	ac_query_free(everything);
-	return CLI_OK;
+	screen_fini();
+done:
+	cleanup(&d);
+	return status;
 }

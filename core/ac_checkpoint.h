@@ -1,0 +1,214 @@
+/* Checkpoints: a session's message history and position saved under an id,
+ * and rolling a session back to one, undoing the side effects of the tool
+ * calls made since through configured compensating commands.
+ *
+ * A checkpoint is the whole JSON document {checkpointId, sessionId,
+ * agentId, createdAt, version, parentId, nodeId, lastInput, lastInputType,
+ * lastOutput, messageHistory, properties}; keys agentctl does not know are
+ * kept. Checkpoints are ordered by version (a per-session counter), never
+ * by createdAt. A tombstone (nodeId "tombstone") marks a finished run: it
+ * counts for the next version but is never "latest".
+ *
+ * Storage is a provider behind ac_checkpoint_store (memory, file, none, or
+ * your own). This module does not write sessions itself (ac_session.h
+ * does), nor draw or print anything. */
+#ifndef AC_CHECKPOINT_H
+#define AC_CHECKPOINT_H
+
+#include "ac_buf.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AC_CHECKPOINT_TOMBSTONE "tombstone"
+#define AC_CHECKPOINT_TIMEOUT_MS 60000 /* per compensating command */
+
+/* ---- one checkpoint document ------------------------------------------ */
+
+/* 0 when id can name a checkpoint file (the rules of ac_session_id_check());
+ * AC_EINVAL with the reason otherwise. Checked before any path is built. */
+int ac_checkpoint_id_check(const char *id);
+
+/* 0 when doc is a checkpoint this module can use: an object with string
+ * checkpointId (a valid id) and sessionId, a non-negative integer version
+ * and a messageHistory array. Otherwise AC_ECORRUPT; the reason (without a
+ * file name) is the message. */
+int ac_checkpoint_validate(const json_t *doc);
+
+/* Fields of a checkpoint; borrowed, "" (0 for the version, NULL for the
+ * history, which jansson treats as an empty array) when absent. */
+const char *ac_checkpoint_id(const json_t *doc);
+const char *ac_checkpoint_session(const json_t *doc);
+const char *ac_checkpoint_node(const json_t *doc);
+int64_t ac_checkpoint_version(const json_t *doc);
+json_t *ac_checkpoint_history(const json_t *doc);
+bool ac_checkpoint_is_tombstone(const json_t *doc);
+
+/* Sorts an array of checkpoints in place by version, then checkpointId
+ * (never by clock). 0 or AC_ENOMEM. */
+int ac_checkpoint_sort(json_t *array);
+
+/* ---- storage providers ------------------------------------------------ */
+
+typedef struct {
+	const char *session_id;  /* required */
+	bool include_tombstones; /* false: tombstones are left out */
+} ac_checkpoint_filter;
+
+/* Hears of a stored checkpoint that cannot be read (a corrupt file, a
+ * planted symlink, FIFO or folder); path names it. It is skipped. */
+typedef void (*ac_checkpoint_problem_fn)(const char *path, const char *reason, void *ctx);
+
+typedef struct ac_checkpoint_store ac_checkpoint_store;
+
+/* What a provider implements. Every pointer but latest is required. Documents passed
+ * in are borrowed (a provider keeps its own copy); documents handed out are
+ * new references the caller owns and may change freely. */
+typedef struct {
+	const char *name;
+	/* Stores doc (validated by the caller), replacing one of the same
+	 * session and checkpointId. */
+	int (*save)(ac_checkpoint_store *store, const json_t *doc);
+	/* *out: a new array of the session's checkpoints, in any order. */
+	int (*list)(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter);
+	/* Optional (NULL: the last of list without tombstones): *out, the
+	 * highest-version checkpoint that is not a tombstone, or AC_ENOTFOUND. */
+	int (*latest)(json_t **out, ac_checkpoint_store *store, const char *session_id);
+	/* *out: one checkpoint, or AC_ENOTFOUND naming the id. */
+	int (*get)(json_t **out, ac_checkpoint_store *store, const char *session_id,
+		   const char *checkpoint_id);
+	/* Removes one checkpoint, or AC_ENOTFOUND naming the id. */
+	int (*remove)(ac_checkpoint_store *store, const char *session_id, const char *checkpoint_id);
+	/* Frees the provider and everything it holds. */
+	void (*free)(ac_checkpoint_store *store);
+} ac_checkpoint_store_ops;
+
+/* The part every provider starts with. */
+struct ac_checkpoint_store {
+	const ac_checkpoint_store_ops *ops;
+	ac_checkpoint_problem_fn problem; /* may be NULL */
+	void *problem_ctx;
+	size_t keep_last;                 /* retention; 0 keeps everything */
+};
+
+/* In memory: lost when freed. */
+int ac_checkpoint_store_memory_new(ac_checkpoint_store **out);
+
+/* Files "<dir>/<sessionId>/<checkpointId>.json", each replaced atomically
+ * (ac_atomic.h). dir is copied; it is created when the first checkpoint is
+ * saved. Files that are not regular files, or not checkpoints, are
+ * reported to the store's problem callback and skipped. */
+int ac_checkpoint_store_file_new(ac_checkpoint_store **out, const char *dir);
+
+/* Saves nothing and lists nothing. */
+int ac_checkpoint_store_none_new(ac_checkpoint_store **out);
+
+void ac_checkpoint_store_free(ac_checkpoint_store *store);
+
+/* Where unreadable stored checkpoints are reported (fn may be NULL). */
+void ac_checkpoint_store_set_problem(ac_checkpoint_store *store, ac_checkpoint_problem_fn fn,
+				     void *ctx);
+
+/* Retention: after each save, only the last keep_last non-tombstone
+ * checkpoints of that session are kept, plus always the first (lowest
+ * version) one. Tombstones are kept so that versions are never reused.
+ * 0 (the default) keeps everything. */
+void ac_checkpoint_store_set_retention(ac_checkpoint_store *store, size_t keep_last);
+
+/* Validates doc and saves it, then applies retention to its session. */
+int ac_checkpoint_store_save(ac_checkpoint_store *store, const json_t *doc);
+
+/* *out: a new array of the session's checkpoints ordered by version. */
+int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
+			     const ac_checkpoint_filter *filter);
+
+/* *out: the highest-version checkpoint that is not a tombstone (a new
+ * reference); AC_ENOTFOUND when the session has none. */
+int ac_checkpoint_store_latest(json_t **out, ac_checkpoint_store *store, const char *session_id);
+
+/* *out: one checkpoint (a new reference). Ids are checked first. */
+int ac_checkpoint_store_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
+			    const char *checkpoint_id);
+
+int ac_checkpoint_store_delete(ac_checkpoint_store *store, const char *session_id,
+			       const char *checkpoint_id);
+
+/* *out: the version the session's next checkpoint gets: the highest
+ * existing one (tombstones included) plus 1; 1 for the first. */
+int ac_checkpoint_store_next_version(int64_t *out, ac_checkpoint_store *store,
+				     const char *session_id);
+
+/* Applies retention (keep_last > 0) to one session now. *out_removed (may
+ * be NULL) receives how many checkpoints were deleted. */
+int ac_checkpoint_store_retain(size_t *out_removed, ac_checkpoint_store *store,
+			       const char *session_id, size_t keep_last);
+
+/* ---- creating and rolling back ---------------------------------------- */
+
+/* Saves a checkpoint of session session_id's current state (read from
+ * sessions_dir): messageHistory is its conversationHistory, agentId its
+ * metadata.agentId, parentId the previous latest checkpoint's id (null when
+ * none), nodeId node (NULL: "manual"), lastInput the last user text,
+ * lastOutput the last assistant text, a new UUID v4 checkpointId and the
+ * next version. agentctl processes take turns here, so two creates never
+ * share a version. *out (may be NULL) receives the document saved. */
+int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
+			 const char *session_id, const char *node);
+
+/* 0 when checkpoint_history is a prefix of session_history (message by
+ * message, json_equal). Otherwise AC_EINVAL saying why: the index of the
+ * first message that differs, or that the checkpoint is longer. */
+int ac_checkpoint_prefix_check(const json_t *checkpoint_history, const json_t *session_history);
+
+/* One tool call made after the checkpoint, and how it is undone. */
+typedef struct {
+	char *tool;          /* owned; "" when the call names none */
+	char *call_id;       /* owned */
+	json_t *input;       /* owned: the call's arguments as sent on stdin */
+	const char **argv;   /* owned array, NULL-terminated, strings borrowed from
+			      * the rollback_tools given to the plan; NULL when no
+			      * compensation is configured for tool */
+	size_t message_index;
+} ac_checkpoint_compensation;
+
+/* Everything a rollback will do, decided before anything runs. */
+typedef struct {
+	char *session_id;      /* owned */
+	json_t *checkpoint;    /* owned reference: the target */
+	json_t *history;       /* owned reference: the session's history as planned */
+	size_t keep;           /* messages kept (the checkpoint's) */
+	size_t remove;         /* messages removed */
+	ac_checkpoint_compensation *calls; /* owned; newest first */
+	size_t n_calls;
+	size_t n_unconfigured; /* calls with no compensation configured (not run) */
+} ac_checkpoint_plan;
+
+/* Plans rolling session_id back to checkpoint_id (NULL: the latest one),
+ * validating everything first: ids, that the checkpoint's history is a
+ * prefix of the session's (AC_EINVAL saying why not), each tool call after
+ * it, newest first, with its rollbackTools command (rollback_tools: object
+ * tool name -> argv array, borrowed, may be NULL; a malformed entry that
+ * would be used is AC_EINVAL naming it), and parsed arguments (OpenAI's
+ * argument strings are parsed; one that is not JSON is AC_EINVAL naming the
+ * call). Nothing is run or changed. Free *out with
+ * ac_checkpoint_plan_free(), also after a failure. */
+int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+				const char *sessions_dir, const char *session_id,
+				const char *checkpoint_id, const json_t *rollback_tools);
+
+void ac_checkpoint_plan_free(ac_checkpoint_plan *plan);
+
+/* Carries out plan: runs each configured compensation, newest first, with
+ * the call's arguments as JSON on stdin, in cwd (NULL: the current folder),
+ * each for at most timeout_ms (0: AC_CHECKPOINT_TIMEOUT_MS). The first that
+ * fails stops the rollback (AC_EIO naming the tool, call id and how the
+ * command failed) and the session is left as it was. After all succeed the
+ * history is cut to the checkpoint's through ac_session_update(), refusing
+ * (AC_ECONFLICT) if another writer changed it since the plan.
+ * *out_ran (may be NULL) receives how many compensations ran. */
+int ac_checkpoint_rollback(size_t *out_ran, const ac_checkpoint_plan *plan,
+			   const char *sessions_dir, const char *cwd, int timeout_ms);
+
+#endif

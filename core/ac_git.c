@@ -1,0 +1,877 @@
+/* Committing, describing and rewinding the workspace with libgit2. */
+#include "ac_git.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_lock.h"
+
+#include <git2.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A journal family: "<dir><stem>.jsonl", "<dir><stem>-*.jsonl", ".lock"s. */
+typedef struct {
+	char *dir; /* workdir-relative, "" or ending in '/' */
+	char *stem;
+} journal_rule;
+
+struct ac_git {
+	git_repository *repo;
+	char *workdir; /* real path, ending in '/' */
+	char *prefix;  /* the workspace inside workdir: "" or "sub/dir/" */
+	char **folders;
+	size_t nfolders;
+	char **files;
+	size_t nfiles;
+	journal_rule *journals;
+	size_t njournals;
+};
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return ac_error_set(AC_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* path as an absolute path without ".", ".." or repeated slashes, by text
+ * alone (the folders need not exist). */
+static char *normalize(const char *path)
+{
+	ac_buf in = AC_BUF_INIT, out = AC_BUF_INIT;
+	char cwd[PATH_MAX];
+	const char *p;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		ac_buf_printf(&in, "%s/", cwd);
+	}
+	ac_buf_append(&in, path, strlen(path));
+	if (!in.data)
+		return NULL;
+	ac_buf_putc(&out, '/');
+	for (p = in.data; *p;) {
+		const char *end;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		end = strchr(p, '/');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0)
+			break;
+		if (len == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (out.len > 1) {
+				out.len--;
+				while (out.len > 1 && out.data[out.len - 1] != '/')
+					out.len--;
+				out.data[out.len] = '\0';
+			}
+		} else {
+			ac_buf_append(&out, p, len);
+			ac_buf_putc(&out, '/');
+		}
+		p += len;
+	}
+	if (out.len > 1 && out.data && out.data[out.len - 1] == '/')
+		out.data[--out.len] = '\0';
+	ac_buf_free(&in);
+	return ac_buf_detach(&out);
+}
+
+/* The real path of path: its deepest existing folder resolved through
+ * symbolic links, the missing rest appended, so paths that do not exist
+ * yet compare equal to the ones git reports. */
+static char *resolve(const char *path)
+{
+	char *norm = normalize(path), *real = NULL, *cut;
+	ac_buf out = AC_BUF_INIT;
+
+	if (!norm)
+		return NULL;
+	for (cut = norm + strlen(norm);;) {
+		char saved = *cut;
+
+		*cut = '\0';
+		real = realpath(*norm ? norm : "/", NULL);
+		*cut = saved;
+		if (real || cut == norm)
+			break;
+		/* Up to the '/' before the last name: its folder is next. */
+		do
+			cut--;
+		while (cut > norm && *cut != '/');
+	}
+	if (!real) {
+		ac_buf_free(&out);
+		return norm;
+	}
+	ac_buf_append(&out, real, strlen(real));
+	if (*cut) {
+		if (out.len == 0 || out.data[out.len - 1] != '/')
+			ac_buf_putc(&out, '/');
+		ac_buf_append(&out, cut + (*cut == '/'), strlen(cut + (*cut == '/')));
+	}
+	free(real);
+	free(norm);
+	return ac_buf_detach(&out);
+}
+
+/* path relative to the workdir, allocated; NULL when outside it or on
+ * ENOMEM. */
+static char *relative(const ac_git *g, const char *path)
+{
+	char *real = resolve(path), *rel = NULL;
+	size_t wlen = strlen(g->workdir);
+
+	if (!real)
+		return NULL;
+	if (!strncmp(real, g->workdir, wlen))
+		rel = strdup(real + wlen);
+	else if (strlen(real) + 1 == wlen && !strncmp(real, g->workdir, wlen - 1))
+		rel = strdup("");
+	free(real);
+	return rel;
+}
+
+static bool in_workspace(const ac_git *g, const char *path)
+{
+	return !strncmp(path, g->prefix, strlen(g->prefix));
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+static bool is_protected(const ac_git *g, const char *path)
+{
+	for (size_t i = 0; i < g->nfolders; i++) {
+		size_t n = strlen(g->folders[i]);
+
+		if (!strncmp(path, g->folders[i], n) && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	for (size_t i = 0; i < g->nfiles; i++) {
+		size_t n = strlen(g->files[i]);
+
+		if (!strncmp(path, g->files[i], n) && (!path[n] || !strcmp(path + n, ".lock")))
+			return true;
+	}
+	for (size_t i = 0; i < g->njournals; i++) {
+		const journal_rule *j = &g->journals[i];
+		size_t dlen = strlen(j->dir), slen = strlen(j->stem), len;
+		const char *name = path + dlen;
+
+		if (strncmp(path, j->dir, dlen) || strchr(name, '/') || strncmp(name, j->stem, slen))
+			continue;
+		len = strlen(name);
+		if (has_suffix(name, len, ".lock"))
+			len -= 5;
+		if (!has_suffix(name, len, ".jsonl"))
+			continue;
+		if (len == slen + 6 || name[slen] == '-')
+			return true;
+	}
+	return false;
+}
+
+static int add_rules(char ***out, size_t *out_n, const ac_git *g, const char *const *paths)
+{
+	size_t n = 0;
+
+	while (paths && paths[n])
+		n++;
+	if (!(*out = calloc(n + 1, sizeof(char *))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *rel = relative(g, paths[i]);
+
+		/* Outside the repository (or the whole of it): nothing git
+		 * stages can fall under it, so there is nothing to guard. */
+		if (rel && *rel)
+			(*out)[(*out_n)++] = rel;
+		else
+			free(rel);
+	}
+	return 0;
+}
+
+static int add_journals(ac_git *g, const char *const *paths)
+{
+	size_t n = 0;
+
+	while (paths && paths[n])
+		n++;
+	if (!(g->journals = calloc(n + 1, sizeof(journal_rule))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *rel = relative(g, paths[i]), *slash, *base;
+		size_t len;
+
+		if (!rel || !*rel) {
+			free(rel);
+			continue;
+		}
+		slash = strrchr(rel, '/');
+		base = slash ? slash + 1 : rel;
+		len = strlen(base);
+		if (has_suffix(base, len, ".jsonl"))
+			len -= 6;
+		g->journals[g->njournals].stem = strndup(base, len);
+		g->journals[g->njournals].dir = strndup(rel, (size_t)(base - rel));
+		g->njournals++;
+		free(rel);
+		if (!g->journals[g->njournals - 1].stem || !g->journals[g->njournals - 1].dir)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
+{
+	ac_git *g = NULL;
+	const char *workdir;
+	char *real_workdir = NULL, *rel = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	git_libgit2_init();
+	if (!(g = calloc(1, sizeof(*g)))) {
+		git_libgit2_shutdown();
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (git_repository_open_ext(&g->repo, root, 0, NULL) != 0) {
+		rc = ac_error_set(AC_ENOTFOUND, "%s: not in a git repository", root);
+		goto done;
+	}
+	if (!(workdir = git_repository_workdir(g->repo))) {
+		rc = ac_error_set(AC_ENOTFOUND, "%s: the git repository is bare (no working tree)", root);
+		goto done;
+	}
+	if (!(real_workdir = realpath(workdir, NULL))) {
+		rc = ac_error_errno(errno, "%s: cannot resolve", workdir);
+		goto done;
+	}
+	if (!(g->workdir = malloc(strlen(real_workdir) + 2))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	sprintf(g->workdir, "%s%s", real_workdir, strcmp(real_workdir, "/") ? "/" : "");
+	if (!(rel = relative(g, root))) {
+		rc = ac_error_set(AC_ENOTFOUND, "%s: not inside the repository's working tree %s",
+				  root, g->workdir);
+		goto done;
+	}
+	if (!(g->prefix = malloc(strlen(rel) + 2))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	sprintf(g->prefix, "%s%s", rel, *rel ? "/" : "");
+	if ((rc = add_rules(&g->folders, &g->nfolders, g, protect ? protect->folders : NULL)) ||
+	    (rc = add_rules(&g->files, &g->nfiles, g, protect ? protect->files : NULL)) ||
+	    (rc = add_journals(g, protect ? protect->journals : NULL)))
+		goto done;
+	*out = g;
+	g = NULL;
+done:
+	free(real_workdir);
+	free(rel);
+	ac_git_free(g);
+	return rc;
+}
+
+void ac_git_free(ac_git *g)
+{
+	if (!g)
+		return;
+	git_repository_free(g->repo);
+	free(g->workdir);
+	free(g->prefix);
+	for (size_t i = 0; i < g->nfolders; i++)
+		free(g->folders[i]);
+	for (size_t i = 0; i < g->nfiles; i++)
+		free(g->files[i]);
+	for (size_t i = 0; i < g->njournals; i++) {
+		free(g->journals[i].dir);
+		free(g->journals[i].stem);
+	}
+	free(g->folders);
+	free(g->files);
+	free(g->journals);
+	free(g);
+	git_libgit2_shutdown();
+}
+
+const char *ac_git_workdir(const ac_git *g)
+{
+	return g->workdir;
+}
+
+int ac_git_lock(int *out_fd, const ac_git *g, int timeout_ms)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc;
+
+	/* The flock is on the git folder itself, never on the folder of the
+	 * operation log, whose lock file ac_journal_append() takes meanwhile. */
+	if (ac_buf_printf(&path, "%sagentctl", git_repository_path(g->repo)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_lock_folder(out_fd, path.data, timeout_ms);
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* The commit HEAD points at; *out NULL when HEAD is unborn. */
+static int head_commit(git_commit **out, git_repository *repo)
+{
+	git_oid oid;
+	int e = git_reference_name_to_id(&oid, repo, "HEAD");
+
+	*out = NULL;
+	if (e == GIT_ENOTFOUND || e == GIT_EUNBORNBRANCH)
+		return 0;
+	if (e != 0 || git_commit_lookup(out, repo, &oid) != 0)
+		return git_fail("HEAD");
+	return 0;
+}
+
+static int lookup_commit(git_commit **out, ac_git *g, const char *hash)
+{
+	size_t len = strlen(hash);
+	git_oid oid;
+
+	*out = NULL;
+	if (len < 4 || len > GIT_OID_HEXSZ || strspn(hash, "0123456789abcdefABCDEF") != len ||
+	    git_oid_fromstrn(&oid, hash, len) != 0 ||
+	    git_commit_lookup_prefix(out, g->repo, &oid, len) != 0)
+		return ac_error_set(AC_ENOTFOUND, "commit %s: not in the git repository at %s", hash,
+				    g->workdir);
+	return 0;
+}
+
+int ac_git_commit_exists(ac_git *g, const char *hash)
+{
+	git_commit *c = NULL;
+	int rc = lookup_commit(&c, g, hash);
+
+	git_commit_free(c);
+	return rc;
+}
+
+static int stage_filter(const char *path, const char *matched, void *payload)
+{
+	const ac_git *g = payload;
+
+	(void)matched;
+	return in_workspace(g, path) && !is_protected(g, path) ? 0 : 1;
+}
+
+/* Brings the index to what `git add -A` would make of the workspace. */
+static int stage(ac_git *g, git_index *index)
+{
+	if (git_index_update_all(index, NULL, stage_filter, g) != 0 ||
+	    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) != 0)
+		return git_fail("staging the workspace");
+	return 0;
+}
+
+static int make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
+		       const char *message)
+{
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	const git_commit *parents[1] = {parent};
+	int rc = 0;
+
+	/* A workspace without user.name still gets its commits. */
+	if (git_signature_default(&sig, g->repo) != 0 &&
+	    git_signature_now(&sig, "agentctl", "agentctl@localhost") != 0) {
+		rc = git_fail("making the commit signature");
+		goto done;
+	}
+	if (git_tree_lookup(&tree, g->repo, tree_oid) != 0 ||
+	    git_commit_create(out, g->repo, "HEAD", sig, sig, NULL, message, tree,
+			      parent ? 1 : 0, parents) != 0)
+		rc = git_fail("committing");
+done:
+	git_tree_free(tree);
+	git_signature_free(sig);
+	return rc;
+}
+
+int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const char *message)
+{
+	git_index *index = NULL;
+	git_commit *head = NULL;
+	git_oid tree_oid, commit_oid;
+	int rc;
+
+	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 0) != 0) {
+		rc = git_fail("reading the index");
+		goto done;
+	}
+	if ((rc = stage(g, index)))
+		goto done;
+	if (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0) {
+		rc = git_fail("writing the index");
+		goto done;
+	}
+	if ((rc = head_commit(&head, g->repo)) ||
+	    (rc = make_commit(&commit_oid, g, &tree_oid, head, message)))
+		goto done;
+	git_oid_tostr(out_hash, AC_GIT_HASH_LEN + 1, &commit_oid);
+done:
+	git_commit_free(head);
+	git_index_free(index);
+	return rc;
+}
+
+/* The tree of c's first parent; *out NULL (the empty tree) for a root
+ * commit. */
+static int parent_tree(git_tree **out, git_commit **out_parent, git_commit *c)
+{
+	git_commit *parent = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	*out = NULL;
+	if (out_parent)
+		*out_parent = NULL;
+	if (git_commit_parentcount(c) == 0)
+		return 0;
+	if (git_commit_parent(&parent, c, 0) != 0 || git_commit_tree(out, parent) != 0) {
+		git_commit_free(parent);
+		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+		return ac_error_set(AC_ENOTFOUND, "commit %s: its parent is not in the repository",
+				    hex);
+	}
+	if (out_parent)
+		*out_parent = parent;
+	else
+		git_commit_free(parent);
+	return 0;
+}
+
+void ac_git_changes_free(ac_git_change *changes, size_t n)
+{
+	for (size_t i = 0; changes && i < n; i++)
+		free(changes[i].path);
+	free(changes);
+}
+
+int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const char *hash)
+{
+	git_diff_options opts;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL, *before = NULL;
+	git_diff *diff = NULL;
+	ac_git_change *changes = NULL;
+	size_t n = 0, count;
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = lookup_commit(&commit, g, hash)) || (rc = parent_tree(&before, NULL, commit)))
+		goto done;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_commit_tree(&tree, commit) != 0 ||
+	    git_diff_tree_to_tree(&diff, g->repo, before, tree, &opts) != 0) {
+		rc = git_fail(hash);
+		goto done;
+	}
+	count = git_diff_num_deltas(diff);
+	if (!(changes = calloc(count + 1, sizeof(*changes)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < count; i++, n++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *patch = NULL;
+		ac_git_change *c = &changes[n];
+
+		c->status = d->status == GIT_DELTA_ADDED ? 'A' : d->status == GIT_DELTA_DELETED ? 'D' :
+			    d->status == GIT_DELTA_TYPECHANGE ? 'T' : 'M';
+		if (!(c->path = strdup(d->new_file.path ? d->new_file.path : d->old_file.path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (git_patch_from_diff(&patch, diff, i) != 0) {
+			rc = git_fail(hash);
+			goto done;
+		}
+		if (patch)
+			git_patch_line_stats(NULL, &c->additions, &c->deletions, patch);
+		c->binary = (git_patch_get_delta(patch) ? git_patch_get_delta(patch)->flags : d->flags) &
+			    GIT_DIFF_FLAG_BINARY;
+		git_patch_free(patch);
+	}
+	*out = changes;
+	*out_n = n;
+	changes = NULL;
+done:
+	ac_git_changes_free(changes, n + 1);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(before);
+	git_commit_free(commit);
+	return rc;
+}
+
+const char *ac_git_action_name(ac_git_action action)
+{
+	switch (action) {
+	case AC_GIT_REMOVE:
+		return "remove";
+	case AC_GIT_RESTORE:
+		return "restore";
+	case AC_GIT_CHANGE:
+		return "change";
+	}
+	return "?";
+}
+
+void ac_git_rollback_result_free(ac_git_rollback_result *r)
+{
+	for (size_t i = 0; r->items && i < r->n; i++)
+		free(r->items[i].path);
+	free(r->items);
+	r->items = NULL;
+	r->n = 0;
+}
+
+/* Walks the folders on the way to path (workdir-relative), refusing a
+ * symbolic link or a file among them; with create, makes missing ones. */
+static int check_parents(const ac_git *g, const char *path, bool create)
+{
+	ac_buf full = AC_BUF_INIT;
+	const char *slash;
+	struct stat st;
+	int rc = 0;
+
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		ac_buf_clear(&full);
+		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(full.data, &st) != 0) {
+			if (errno != ENOENT) {
+				rc = ac_error_errno(errno, "%s", full.data);
+				break;
+			}
+			if (!create)
+				break; /* nothing below can be a link either */
+			if (mkdir(full.data, 0755) != 0 && errno != EEXIST) {
+				rc = ac_error_errno(errno, "%s: cannot create the folder", full.data);
+				break;
+			}
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			rc = ac_error_set(AC_EINVAL, "%s: a symbolic link stands in the path of %s; "
+					  "refusing to write through it", full.data, path);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = ac_error_set(AC_EINVAL, "%s: not a folder, but %s lies below it",
+					  full.data, path);
+			break;
+		}
+	}
+	ac_buf_free(&full);
+	return rc;
+}
+
+/* Removes the folders above path that the removal left empty, up to (not
+ * including) the workspace. */
+static void prune_folders(const ac_git *g, const char *path)
+{
+	ac_buf full = AC_BUF_INIT;
+	size_t keep = strlen(g->prefix);
+	const char *slash = strrchr(path, '/');
+
+	while (slash && (size_t)(slash - path) > keep) {
+		ac_buf_clear(&full);
+		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path) ||
+		    rmdir(full.data) != 0)
+			break;
+		while (--slash > path && *slash != '/')
+			;
+		if (*slash != '/')
+			break;
+	}
+	ac_buf_free(&full);
+}
+
+static int remove_path(ac_git *g, git_index *index, const char *path)
+{
+	ac_buf full = AC_BUF_INIT;
+	int rc = 0;
+
+	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = check_parents(g, path, false)))
+		goto done;
+	if (unlink(full.data) != 0 && errno != ENOENT) {
+		rc = ac_error_errno(errno, "%s: cannot remove", full.data);
+		goto done;
+	}
+	prune_folders(g, path);
+	if (git_index_remove_bypath(index, path) != 0)
+		rc = git_fail(path);
+done:
+	ac_buf_free(&full);
+	return rc;
+}
+
+/* A symbolic link from the tree: made beside the target, then renamed over
+ * it, as ac_atomic_write() does for files. */
+static int write_link(const char *full, const char *target, size_t len)
+{
+	ac_buf tmp = AC_BUF_INIT;
+	char *text = strndup(target, len);
+	int rc = 0;
+
+	if (!text || ac_buf_printf(&tmp, "%s.agentctl-%ld.tmp", full, (long)getpid())) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	unlink(tmp.data);
+	if (symlink(text, tmp.data) != 0 || rename(tmp.data, full) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot restore the symbolic link", full);
+		unlink(tmp.data);
+	}
+done:
+	free(text);
+	ac_buf_free(&tmp);
+	return rc;
+}
+
+static int write_path(ac_git *g, git_index *index, git_tree *target, const char *path)
+{
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	ac_buf full = AC_BUF_INIT;
+	git_filemode_t mode;
+	struct stat st;
+	int rc = 0;
+
+	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (git_tree_entry_bypath(&entry, target, path) != 0 ||
+	    git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) != 0) {
+		rc = git_fail(path);
+		goto done;
+	}
+	mode = git_tree_entry_filemode(entry);
+	if ((rc = check_parents(g, path, true)))
+		goto done;
+	/* A folder where the file goes was emptied by the removals (or holds
+	 * untracked files, and then the rename below reports it). */
+	if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
+		rmdir(full.data);
+	if (mode == GIT_FILEMODE_LINK) {
+		rc = write_link(full.data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	} else {
+		rc = ac_atomic_write(full.data, git_blob_rawcontent(blob),
+				     (size_t)git_blob_rawsize(blob), NULL, NULL);
+		if (rc == 0 && chmod(full.data, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644) != 0)
+			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
+	}
+	if (rc == 0 && git_index_add_bypath(index, path) != 0)
+		rc = git_fail(path);
+done:
+	ac_buf_free(&full);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	return rc;
+}
+
+static bool is_known(git_tree *head_tree, git_index *known, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	if (known && git_index_get_bypath(known, path, 0))
+		return true;
+	if (head_tree && git_tree_entry_bypath(&e, head_tree, path) == 0) {
+		git_tree_entry_free(e);
+		return true;
+	}
+	return false;
+}
+
+/* The files to touch: what differs between the current state and the
+ * target, inside the workspace, outside the agent's own state, and (for
+ * removals) known to git before the snapshot. */
+static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, git_tree *target,
+		     git_tree *head_tree, git_index *known)
+{
+	git_diff_options opts;
+	git_diff *diff = NULL;
+	size_t count;
+	int rc = 0;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
+		return git_fail("comparing with the target state");
+	count = git_diff_num_deltas(diff);
+	if (!(out->items = calloc(count + 1, sizeof(*out->items)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		ac_git_action action;
+
+		if (!in_workspace(g, path) || is_protected(g, path) ||
+		    d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
+			continue;
+		if (d->status == GIT_DELTA_ADDED) {
+			action = AC_GIT_RESTORE;
+			out->restored++;
+		} else if (d->status == GIT_DELTA_DELETED) {
+			if (!is_known(head_tree, known, path))
+				continue; /* untracked before the snapshot: left alone */
+			action = AC_GIT_REMOVE;
+			out->removed++;
+		} else {
+			action = AC_GIT_CHANGE;
+			out->changed++;
+		}
+		if ((rc = check_parents(g, path, false)))
+			goto done;
+		out->items[out->n].action = action;
+		if (!(out->items[out->n++].path = strdup(path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+done:
+	git_diff_free(diff);
+	return rc;
+}
+
+static int open_known_index(git_index **out, git_repository *repo)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc = 0;
+
+	*out = NULL;
+	if (ac_buf_printf(&path, "%sindex", git_repository_path(repo)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
+		rc = git_fail(path.data);
+	ac_buf_free(&path);
+	return rc;
+}
+
+int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		    const char *snapshot_message, const char *message, bool dry_run)
+{
+	git_commit *commit = NULL, *parent = NULL, *head = NULL, *snapshot = NULL;
+	git_tree *target = NULL, *head_tree = NULL, *current = NULL;
+	git_index *index = NULL, *known = NULL;
+	git_oid tree_oid, oid;
+	bool staged = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = lookup_commit(&commit, g, hash)) ||
+	    (rc = parent_tree(&target, &parent, commit)) ||
+	    (rc = head_commit(&head, g->repo)))
+		goto done;
+	if (parent)
+		git_oid_tostr(out->target, sizeof(out->target), git_commit_id(parent));
+	if (head && git_commit_tree(&head_tree, head) != 0) {
+		rc = git_fail("HEAD");
+		goto done;
+	}
+	if ((rc = open_known_index(&known, g->repo)))
+		goto done;
+	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 1) != 0) {
+		rc = git_fail("reading the index");
+		goto done;
+	}
+	/* The current state, as the snapshot would hold it. */
+	staged = true;
+	if ((rc = stage(g, index)))
+		goto done;
+	if (git_index_write_tree(&tree_oid, index) != 0 ||
+	    git_tree_lookup(&current, g->repo, &tree_oid) != 0) {
+		rc = git_fail("writing the snapshot tree");
+		goto done;
+	}
+	if ((rc = make_plan(out, g, current, target, head_tree, known)) || dry_run)
+		goto done;
+
+	/* From here on the worktree changes; the snapshot comes first so that
+	 * nothing is lost whatever happens next. */
+	if (head && git_oid_equal(&tree_oid, git_tree_id(head_tree))) {
+		snapshot = head;
+		head = NULL;
+	} else {
+		if (git_index_write(index) != 0) {
+			rc = git_fail("writing the index");
+			goto done;
+		}
+		if ((rc = make_commit(&oid, g, &tree_oid, head, snapshot_message)))
+			goto done;
+		if (git_commit_lookup(&snapshot, g->repo, &oid) != 0) {
+			rc = git_fail("the snapshot commit");
+			goto done;
+		}
+	}
+	staged = false;
+	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(snapshot));
+	for (size_t i = 0; i < out->n && rc == 0; i++)
+		if (out->items[i].action == AC_GIT_REMOVE)
+			rc = remove_path(g, index, out->items[i].path);
+	for (size_t i = 0; i < out->n && rc == 0; i++)
+		if (out->items[i].action != AC_GIT_REMOVE)
+			rc = write_path(g, index, target, out->items[i].path);
+	if (rc == 0 && (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0))
+		rc = git_fail("writing the index");
+	if (rc == 0)
+		rc = make_commit(&oid, g, &tree_oid, snapshot, message);
+	if (rc != 0) {
+		char *why = strdup(ac_error_last());
+
+		ac_error_set(rc, "%s (the state before the rollback is kept in commit %.12s)",
+			     why ? why : "rollback failed", out->snapshot);
+		free(why);
+		goto done;
+	}
+	git_oid_tostr(out->commit, sizeof(out->commit), &oid);
+done:
+	/* A dry run, or a failure before the snapshot, leaves the index on
+	 * disk as it was. */
+	if (staged && index)
+		git_index_read(index, 1);
+	if (rc != 0)
+		ac_git_rollback_result_free(out);
+	git_index_free(known);
+	git_index_free(index);
+	git_tree_free(current);
+	git_tree_free(head_tree);
+	git_tree_free(target);
+	git_commit_free(snapshot);
+	git_commit_free(head);
+	git_commit_free(parent);
+	git_commit_free(commit);
+	return rc;
+}

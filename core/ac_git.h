@@ -1,0 +1,115 @@
+/* The workspace's git repository, through libgit2 (never a shell): commit
+ * the workspace, describe what a commit changed, and put the workspace's
+ * files back as they were before a commit.
+ *
+ * The workspace may be the repository's root or a folder inside it; only
+ * paths under the workspace are staged or touched. The agent's own state
+ * (the "protected" paths given at open: sessions, the operation log,
+ * checkpoints, journals) is never staged and never rewound, even when git
+ * tracks it. Paths this module reports are relative to the repository's
+ * working directory. It knows nothing of the operation log (ac_oplog.h). */
+#ifndef AC_GIT_H
+#define AC_GIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define AC_GIT_HASH_LEN 40
+
+typedef struct ac_git ac_git;
+
+/* What is never staged or rewound. Each array is NULL-terminated and may be
+ * NULL; the strings are paths (absolute, or relative to the current
+ * folder) and are only borrowed during ac_git_open(). */
+typedef struct {
+	const char *const *folders;  /* everything below these folders */
+	const char *const *files;    /* these files and their "<file>.lock" */
+	const char *const *journals; /* a journal "<stem>.jsonl", its rotated
+				      * "<stem>-*.jsonl" and each one's ".lock" */
+} ac_git_protect;
+
+/* Opens the repository that holds the folder root. protect may be NULL.
+ * Free with ac_git_free(). AC_ENOTFOUND (naming root) when root is in no
+ * git repository or in a bare one. */
+int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect);
+
+void ac_git_free(ac_git *g);
+
+/* The repository's working directory (with a trailing '/'). Borrowed. */
+const char *ac_git_workdir(const ac_git *g);
+
+/* Takes the lock that agentctl processes hold around a commit and the log
+ * line that names it, so both happen in the same order for every writer.
+ * *out_fd holds it until closed. 0, AC_EBUSY or AC_EIO. */
+int ac_git_lock(int *out_fd, const ac_git *g, int timeout_ms);
+
+/* Stages what `git add -A` would under the workspace (honouring
+ * .gitignore), except protected paths, and commits it on HEAD (an unborn
+ * HEAD gets the first commit) with message, even when nothing changed, so
+ * every call yields a commit whose parent is the state before it. out_hash
+ * receives the commit's full hex id. */
+int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const char *message);
+
+/* 0 when hash names a commit the repository has; AC_ENOTFOUND otherwise. */
+int ac_git_commit_exists(ac_git *g, const char *hash);
+
+/* One file a commit changed relative to its first parent (the empty tree
+ * for a root commit). */
+typedef struct {
+	char status;      /* 'A' added, 'M' modified, 'D' deleted, 'T' type changed */
+	char *path;       /* owned */
+	size_t additions; /* lines */
+	size_t deletions;
+	bool binary;
+} ac_git_change;
+
+/* Lists the files commit hash changed. *out is an allocated array freed
+ * with ac_git_changes_free(). */
+int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const char *hash);
+
+void ac_git_changes_free(ac_git_change *changes, size_t n);
+
+typedef enum {
+	AC_GIT_REMOVE,  /* added since the target state: removed */
+	AC_GIT_RESTORE, /* deleted since: brought back */
+	AC_GIT_CHANGE,  /* changed since: its old contents written back */
+} ac_git_action;
+
+typedef struct {
+	ac_git_action action;
+	char *path; /* owned */
+} ac_git_plan_item;
+
+typedef struct {
+	ac_git_plan_item *items; /* owned, sorted by path */
+	size_t n;
+	size_t removed, restored, changed;
+	char target[AC_GIT_HASH_LEN + 1];   /* the state put back: hash^, or "" for the empty tree */
+	char snapshot[AC_GIT_HASH_LEN + 1]; /* the commit holding the state before rollback */
+	char commit[AC_GIT_HASH_LEN + 1];   /* the rollback's own commit; "" on a dry run */
+} ac_git_rollback_result;
+
+/* Puts the workspace's files back as they were just before commit hash
+ * (its first parent; the empty tree for a root commit).
+ *
+ * Everything is checked before anything changes: hash must be a commit the
+ * repository has (AC_ENOTFOUND otherwise), and no path to be written may
+ * lie behind a symbolic link (AC_EINVAL). Then the current state (tracked
+ * files and untracked ones git does not ignore) is committed on HEAD with
+ * snapshot_message, unless HEAD already holds exactly that; the affected
+ * files are removed, restored or changed in the worktree and the index; and
+ * a commit with message is made on top, so history only grows. Only paths
+ * under the workspace that HEAD, the index or the target tracks are
+ * touched, never protected ones; untracked files git never saw stay (they
+ * are in the snapshot). With dry_run only out->items and counts are filled
+ * and nothing in the worktree, index or history changes. Callers serialise
+ * with ac_git_lock(). Free out with ac_git_rollback_result_free(). */
+int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		    const char *snapshot_message, const char *message, bool dry_run);
+
+void ac_git_rollback_result_free(ac_git_rollback_result *r);
+
+/* The action's name for people: "remove", "restore" or "change". */
+const char *ac_git_action_name(ac_git_action action);
+
+#endif

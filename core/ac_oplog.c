@@ -1,0 +1,424 @@
+/* The operation log: reading, recording, rolling back. */
+#include "ac_oplog.h"
+
+#include "ac_error.h"
+#include "ac_uuid.h"
+#include "ac_file.h"
+#include "ac_journal.h"
+#include "ac_journal_reader.h"
+#include "ac_operator.h"
+#include "ac_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOCK_TIMEOUT_MS 30000
+
+static const char *const types[] = {"file_write", "file_delete", "command_run", NULL};
+
+static bool known_type(const char *type)
+{
+	for (size_t i = 0; types[i]; i++)
+		if (!strcmp(types[i], type))
+			return true;
+	return false;
+}
+
+static void op_clear(ac_op *op)
+{
+	free(op->id);
+	free(op->timestamp);
+	free(op->session_id);
+	free(op->type);
+	free(op->commit);
+	json_decref(op->raw);
+	memset(op, 0, sizeof(*op));
+}
+
+void ac_op_free(ac_op *op)
+{
+	if (!op)
+		return;
+	op_clear(op);
+	free(op);
+}
+
+void ac_op_list_free(ac_op_list *list)
+{
+	for (size_t i = 0; list->ops && i < list->n; i++)
+		op_clear(&list->ops[i]);
+	free(list->ops);
+	memset(list, 0, sizeof(*list));
+}
+
+const ac_op *ac_op_list_find(const ac_op_list *list, const char *id)
+{
+	for (size_t i = list->n; i-- > 0;)
+		if (!strcmp(list->ops[i].id, id))
+			return &list->ops[i];
+	return NULL;
+}
+
+static const char *string_field(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+/* Fills op from a parsed line, taking the reference to raw. On failure
+ * *why says what is wrong with the line and raw is released. */
+static int op_from_json(ac_op *op, json_t *raw, const char **why)
+{
+	json_t *details, *hash;
+
+	memset(op, 0, sizeof(*op));
+	*why = NULL;
+	if (!json_is_object(raw))
+		*why = "not a JSON object";
+	else if (!json_is_string(json_object_get(raw, "id")) || !*string_field(raw, "id"))
+		*why = "\"id\" is missing or not a string";
+	else if (!json_is_string(json_object_get(raw, "type")))
+		*why = "\"type\" is missing or not a string";
+	else if ((details = json_object_get(raw, "details")) && !json_is_object(details))
+		*why = "\"details\" is not an object";
+	else if ((hash = json_object_get(raw, "gitCommitHash")) && !json_is_string(hash) &&
+		 !json_is_null(hash))
+		*why = "\"gitCommitHash\" is not a string";
+	if (*why) {
+		json_decref(raw);
+		return AC_ECORRUPT;
+	}
+	if (!json_object_get(raw, "details") && json_object_set_new(raw, "details", json_object())) {
+		json_decref(raw);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	op->raw = raw;
+	op->details = json_object_get(raw, "details");
+	op->id = strdup(string_field(raw, "id"));
+	op->timestamp = strdup(string_field(raw, "timestamp"));
+	op->session_id = strdup(string_field(raw, "sessionId"));
+	op->type = strdup(string_field(raw, "type"));
+	if (*string_field(raw, "gitCommitHash"))
+		op->commit = strdup(string_field(raw, "gitCommitHash"));
+	if (!op->id || !op->timestamp || !op->session_id || !op->type ||
+	    (!op->commit && *string_field(raw, "gitCommitHash"))) {
+		op_clear(op);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int push_op(ac_op_list *list, size_t *cap, const ac_op *op)
+{
+	if (list->n == *cap) {
+		size_t new_cap = *cap ? *cap * 2 : 16;
+		ac_op *grown = realloc(list->ops, new_cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		list->ops = grown;
+		*cap = new_cap;
+	}
+	list->ops[list->n++] = *op;
+	return 0;
+}
+
+int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t first_line,
+		  ac_oplog_problem_fn report, void *ctx)
+{
+	ac_journal_reader *r = NULL;
+	ac_journal_line line;
+	ac_buf reason = AC_BUF_INIT;
+	size_t cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->next_offset = offset;
+	out->next_line = first_line;
+	rc = ac_journal_reader_open(&r, path, offset, UINT64_MAX, first_line);
+	if (rc == AC_ENOTFOUND) {
+		ac_error_clear();
+		return 0;
+	}
+	if (rc)
+		return rc;
+	while ((rc = ac_journal_reader_next(r, &line)) == 1) {
+		json_error_t err;
+		json_t *raw;
+		const char *why = NULL;
+		ac_op op;
+
+		if (line.overlong) {
+			why = "longer than the line limit";
+		} else if (!(raw = json_loadb(line.text, line.len, 0, &err))) {
+			ac_buf_clear(&reason);
+			ac_buf_printf(&reason, "not JSON (column %d: %s)", err.column, err.text);
+			why = reason.data ? reason.data : "not JSON";
+		} else if ((rc = op_from_json(&op, raw, &why)) == 0) {
+			op.line = line.number;
+			if ((rc = push_op(out, &cap, &op))) {
+				op_clear(&op);
+				goto done;
+			}
+			continue;
+		} else if (rc != AC_ECORRUPT) {
+			goto done;
+		}
+		out->skipped++;
+		if (report)
+			report(path, line.number, why, ctx);
+	}
+	if (rc < 0)
+		goto done;
+	rc = 0;
+	out->next_offset = ac_journal_reader_offset(r);
+	out->next_line = ac_journal_reader_number(r);
+	out->torn = ac_journal_reader_tail(r, &out->torn_offset) > 0;
+done:
+	if (rc)
+		ac_op_list_free(out);
+	ac_buf_free(&reason);
+	ac_journal_reader_free(r);
+	return rc;
+}
+
+/* Appends at most max bytes of text, cutting on a UTF-8 boundary. */
+static int append_cut(ac_buf *out, const char *text, size_t max)
+{
+	size_t len = strlen(text);
+
+	if (len <= max)
+		return ac_buf_append(out, text, len);
+	len = max > 3 ? max - 3 : 0;
+	while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+		len--;
+	if (ac_buf_append(out, text, len))
+		return AC_ENOMEM;
+	return ac_buf_append(out, "...", 3);
+}
+
+int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
+{
+	static const char *const keys[] = {"path", "file", "command", NULL};
+	const char *rollback = json_string_value(json_object_get(details, "rollbackOf"));
+	char *text;
+	int rc;
+
+	for (size_t i = 0; keys[i]; i++) {
+		const char *value = json_string_value(json_object_get(details, keys[i]));
+
+		if (value)
+			return append_cut(out, value, max);
+	}
+	if (rollback) {
+		ac_buf tmp = AC_BUF_INIT;
+
+		rc = ac_buf_printf(&tmp, "rollback to before %s", rollback);
+		if (rc == 0)
+			rc = append_cut(out, tmp.data, max);
+		ac_buf_free(&tmp);
+		return rc;
+	}
+	if (!details || !(text = json_dumps(details, JSON_COMPACT)))
+		return details ? AC_ENOMEM : 0;
+	rc = append_cut(out, text, max);
+	free(text);
+	return rc;
+}
+
+
+/* Writes one operation line; *out (may be NULL) receives it. */
+static int append_op(ac_op **out, const ac_workspace *ws, const char *session_id,
+		     const char *type, const json_t *details, const char *commit)
+{
+	char id[37], now[AC_TIME_ISO_LEN + 1], *line = NULL, *dir = NULL, *slash;
+	json_t *record = NULL;
+	ac_journal_options opts = ws->journal;
+	const char *why;
+	ac_op *op = NULL;
+	int rc;
+
+	ac_uuid_v4(id);
+	ac_time_format_iso(now, ac_time_now_ms());
+	record = json_pack("{s:s, s:s, s:s, s:s, s:O}", "id", id, "timestamp", now,
+			   "sessionId", session_id, "type", type, "details", details);
+	if (!record || (commit && json_object_set_new(record, "gitCommitHash", json_string(commit))) ||
+	    !(line = json_dumps(record, JSON_COMPACT)) || !(dir = strdup(ws->operations_path))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if ((rc = ac_file_mkdirs(dir)))
+			goto done;
+	}
+	/* The log is never rotated: rollback needs every line it names. */
+	opts.rotate_bytes = 0;
+	if ((rc = ac_journal_append(NULL, ws->operations_path, line, strlen(line), &opts)))
+		goto done;
+	if (out) {
+		if (!(op = calloc(1, sizeof(*op)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = op_from_json(op, record, &why))) {
+			free(op);
+			record = NULL;
+			goto done;
+		}
+		record = NULL;
+		*out = op;
+	}
+done:
+	json_decref(record);
+	free(line);
+	free(dir);
+	return rc;
+}
+
+int ac_oplog_open_git(ac_git **out, const ac_workspace *ws)
+{
+	const char *folders[] = {ws->sessions_dir, ws->checkpoints_dir, NULL};
+	const char *files[] = {ws->operations_path, NULL};
+	const char *journals[] = {ws->journal_path, NULL};
+	ac_git_protect protect = {folders, files, journals};
+
+	return ac_git_open(out, ws->root, &protect);
+}
+
+int ac_oplog_record(ac_op **out, const ac_workspace *ws, const char *session_id,
+		    const char *type, const json_t *details)
+{
+	char hash[AC_GIT_HASH_LEN + 1];
+	json_t *empty = NULL;
+	ac_buf message = AC_BUF_INIT;
+	ac_git *git = NULL;
+	int lock_fd = -1, rc;
+	bool commits;
+
+	if (out)
+		*out = NULL;
+	if (!type || !known_type(type))
+		return ac_error_set(AC_EINVAL, "operation type '%s' is not one of file_write, "
+				    "file_delete, command_run", type ? type : "(none)");
+	if (!session_id)
+		return ac_error_set(AC_EINVAL, "an operation needs a session id");
+	if (details && !json_is_object(details))
+		return ac_error_set(AC_EINVAL, "operation details must be a JSON object");
+	if (!details && !(details = empty = json_object()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	commits = strcmp(type, "command_run") != 0;
+	if (commits) {
+		rc = ac_oplog_open_git(&git, ws);
+		if (rc == AC_ENOTFOUND) {
+			commits = false; /* no repository: nothing to commit to */
+			ac_error_clear();
+		} else if (rc) {
+			goto done;
+		}
+	}
+	if (commits) {
+		if ((rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)))
+			goto done;
+		ac_buf_printf(&message, "[agent] %s: ", type);
+		if ((rc = ac_oplog_summary(&message, details, 80)) || !message.data) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = ac_git_commit_workspace(hash, git, message.data)))
+			goto done;
+	}
+	/* Under the same lock as the commit, so the log's order is the
+	 * history's order. */
+	rc = append_op(out, ws, session_id, type, details, commits ? hash : NULL);
+done:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	ac_git_free(git);
+	ac_buf_free(&message);
+	json_decref(empty);
+	return rc;
+}
+
+void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
+{
+	ac_git_rollback_result_free(&r->git);
+	ac_op_free(r->op);
+	r->op = NULL;
+}
+
+/* The operation log and journal entries of a rollback that happened. */
+static void record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws,
+			    const ac_op *target, ac_buf *notes)
+{
+	const ac_git_rollback_result *g = &out->git;
+	json_t *details = json_pack("{s:s, s:s}", "rollbackOf", target->id, "snapshot", g->snapshot);
+	ac_buf message = AC_BUF_INIT;
+
+	if (!details || append_op(&out->op, ws, target->session_id, "file_write", details,
+				  g->commit) != 0) {
+		if (notes)
+			ac_buf_printf(notes, "the rollback was not written to the operation log: %s",
+				      details ? ac_error_last() : "out of memory");
+	}
+	ac_buf_printf(&message, "Rolled back to before operation %s: %zu removed, %zu restored, "
+		      "%zu changed (snapshot %.12s)", target->id, g->removed, g->restored,
+		      g->changed, g->snapshot);
+	if (ac_operator_journal(ws, "ROLLBACK", target->session_id,
+				json_pack("{s:s, s:s?, s:s, s:s, s:I}", "operationId", target->id,
+					  "rollbackOperationId", out->op ? out->op->id : NULL,
+					  "commit", g->commit, "snapshot", g->snapshot,
+					  "files", (json_int_t)g->n),
+				message.data ? message.data : "Rolled back") != 0 && notes)
+		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
+			      ac_error_last());
+	json_decref(details);
+	ac_buf_free(&message);
+}
+
+int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		      bool dry_run, ac_buf *notes)
+{
+	ac_op_list list = {0};
+	const ac_op *target;
+	ac_buf snapshot_message = AC_BUF_INIT, message = AC_BUF_INIT;
+	ac_git *git = NULL;
+	int lock_fd = -1, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_oplog_read(&list, ws->operations_path, 0, 1, NULL, NULL)))
+		goto done;
+	if (!(target = ac_op_list_find(&list, op_id))) {
+		rc = ac_error_set(AC_ENOTFOUND, "operation %s: not in %s", op_id, ws->operations_path);
+		goto done;
+	}
+	if (!target->commit) {
+		rc = ac_error_set(AC_EINVAL, "operation %s (%s) has no git commit: "
+				  "not reversible on its own", op_id, target->type);
+		goto done;
+	}
+	if ((rc = ac_oplog_open_git(&git, ws)) || (rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)))
+		goto done;
+	ac_buf_printf(&snapshot_message, "[agent] snapshot before rollback to before %s", op_id);
+	ac_buf_printf(&message, "[agent] rollback to before %s", op_id);
+	if (!snapshot_message.data || !message.data) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_git_rollback(&out->git, git, target->commit, snapshot_message.data,
+				  message.data, dry_run)))
+		goto done;
+	if (!dry_run)
+		record_rollback(out, ws, target, notes);
+done:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	ac_git_free(git);
+	ac_op_list_free(&list);
+	ac_buf_free(&snapshot_message);
+	ac_buf_free(&message);
+	return rc;
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# End-to-end checks of `agentctl checkpoint ...`: create, list, rollback
+# with compensations from rollbackTools, and the error exits.
+# Usage: checkpoint_cli.sh path/to/agentctl
+set -u
+
+AC=${1:?usage: checkpoint_cli.sh path/to/agentctl}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+UUID_RE='[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+
+pass() { PASS=$((PASS + 1)); }
+fail() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL: %s\n' "$1" >&2
+	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
+	return 0
+}
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+
+# run ARGS...: agentctl in WS with no input; sets RC and OUT.
+run() {
+	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+}
+
+rc_is() { [ "$RC" -eq "$1" ]; }
+out_has() { grep -qE -- "$1" "$TMP/out"; }
+err_has() { grep -qE -- "$1" "$TMP/err"; }
+err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
+sum_of() { sha256sum <"$1"; }
+messages_in() { jq '.conversationHistory | length' <"$S"; }
+
+BASE='{"role":"user","content":"make users"},{"role":"assistant","content":"ok"}'
+# After the checkpoint: createUser Daniel (t1), sendMail (t2, no
+# compensation), createUser Maria as an OpenAI call (c3).
+TOOLS=',{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"createUser","input":{"name":"Daniel"}}]}'
+TOOLS+=',{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}'
+TOOLS+=',{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"sendMail","input":{"to":"x"}}]}'
+TOOLS+=',{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"createUser","arguments":"{\"name\":\"Maria\"}"}}]}'
+
+# write_session MESSAGES: session s1 with that conversationHistory body.
+write_session() {
+	printf '{"id":"s1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:00.000Z","task":"t","status":"running","conversationHistory":[%s],"metadata":{"agentId":"claude"},"x-keep":1}\n' "$1" >"$S"
+}
+
+# new_ws [COMMAND_JSON]: a workspace whose createUser compensation is
+# COMMAND_JSON (default: append stdin and a newline to LOG).
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	LOG=$WS/LOG
+	S=$WS/.agent/sessions/s1.json
+	mkdir -p "$WS/.agent/sessions"
+	local cmd=${1:-"[\"/bin/sh\",\"-c\",\"cat >> '$LOG'; echo >> '$LOG'\"]"}
+	printf '{"rollbackTools":{"createUser":%s}}\n' "$cmd" >"$WS/.agent/config.json"
+	write_session "$BASE"
+}
+
+# ---- create and list ----------------------------------------------------
+new_ws
+run checkpoint create s1
+check "create: exit 0" rc_is 0
+check "create: prints a UUID v4 and version 1" out_has "checkpoint $UUID_RE version 1 "
+FIRST=$(grep -oE "$UUID_RE" "$TMP/out")
+check "create: file written" test -f "$WS/.agent/checkpoints/s1/$FIRST.json"
+run checkpoint create s1 --node plan
+check "create --node: exit 0" rc_is 0
+check "create --node: version 2" out_has "version 2 .*node plan"
+SECOND=$(grep -oE "$UUID_RE" "$TMP/out")
+check "create: parentId is the previous latest" \
+	eval '[ "$(jq -r .parentId "$WS/.agent/checkpoints/s1/$SECOND.json")" = "$FIRST" ]'
+run checkpoint list s1
+check "list: exit 0" rc_is 0
+check "list: version 1 first" eval '[ "$(sed -n 2p "$TMP/out" | awk "{print \$1, \$2}")" = "1 $FIRST" ]'
+check "list: version 2 second" eval '[ "$(sed -n 3p "$TMP/out" | awk "{print \$1, \$2, \$3}")" = "2 $SECOND plan" ]'
+run checkpoint list s1 --json
+check "list --json: exit 0" rc_is 0
+check "list --json: two checkpoints" eval '[ "$(jq length <"$TMP/out")" = 2 ]'
+check "list --json: messages counted" eval '[ "$(jq ".[1].messages" <"$TMP/out")" = 2 ]'
+
+# ---- rollback --latest --------------------------------------------------
+write_session "$BASE$TOOLS"
+BEFORE=$(sum_of "$S")
+run checkpoint rollback s1 --latest
+check "rollback without --yes on a non-tty: exit 2" rc_is 2
+check "rollback without --yes: says needs --yes" err_has "needs --yes"
+check "rollback without --yes: plan printed" out_has "messages that will be removed: 4"
+check "rollback without --yes: session unchanged" eval '[ "$(sum_of "$S")" = "$BEFORE" ]'
+check "rollback without --yes: nothing ran" test ! -e "$LOG"
+run checkpoint rollback s1 --latest --yes
+check "rollback --latest --yes: exit 0" rc_is 0
+check "rollback: plan lists the unconfigured tool" out_has "sendMail call t2: no compensation configured"
+check "rollback: plan lists the command" out_has 'createUser call c3: \["/bin/sh","-c"'
+check "rollback: newest first in the plan" \
+	eval '[ "$(grep -oE "call (c3|t2|t1)" "$TMP/out" | tr "\n" " ")" = "call c3 call t2 call t1 " ]'
+check "rollback: compensations ran newest first with their arguments" \
+	eval '[ "$(cat "$LOG")" = "$(printf "{\"name\":\"Maria\"}\n{\"name\":\"Daniel\"}")" ]'
+check "rollback: history cut to the checkpoint" eval '[ "$(messages_in)" = 2 ]'
+check "rollback: unknown keys kept" eval '[ "$(jq ".\"x-keep\"" <"$S")" = 1 ]'
+check "rollback: journaled" eval 'grep -q "\"ROLLBACK\"" "$WS/JOURNAL.jsonl"'
+run checkpoint rollback s1 --latest --yes
+check "rollback again: nothing to do, exit 0" rc_is 0
+check "rollback again: says so" out_has "nothing to roll back"
+
+# ---- tombstones -----------------------------------------------------------
+run checkpoint create s1 --node tombstone
+check "tombstone create: version 3" out_has "version 3 "
+run checkpoint list s1
+check "list marks the tombstone" out_has "tombstone.*\(tombstone\)"
+write_session "$BASE$TOOLS"
+rm -f "$LOG"
+run checkpoint rollback s1 --latest --yes
+check "rollback --latest skips the tombstone" out_has "to checkpoint $SECOND"
+check "rollback by id to the first checkpoint" eval 'run checkpoint rollback s1 "$FIRST" --yes; rc_is 0'
+
+# ---- a failing compensation ----------------------------------------------
+new_ws '["/bin/sh","-c","echo refused >&2; exit 3"]'
+run checkpoint create s1
+write_session "$BASE$TOOLS"
+BEFORE=$(sum_of "$S")
+run checkpoint rollback s1 --latest --yes
+check "failing compensation: exit 1" rc_is 1
+check "failing compensation: names the tool and call" err_has "createUser.*c3"
+check "failing compensation: says how it failed" err_has "status 3"
+check "failing compensation: one line" err_is_one_line
+check "failing compensation: session byte-identical" eval '[ "$(sum_of "$S")" = "$BEFORE" ]'
+
+# ---- refusals and errors ------------------------------------------------
+new_ws
+run checkpoint create s1
+ID=$(grep -oE "$UUID_RE" "$TMP/out")
+write_session '{"role":"user","content":"make users"},{"role":"assistant","content":"changed"}'
+run checkpoint rollback s1 --latest --yes
+check "diverged history: exit 1" rc_is 1
+check "diverged history: names the index" err_has "index 1 differs"
+write_session '{"role":"user","content":"make users"}'
+run checkpoint rollback s1 "$ID" --yes
+check "checkpoint longer than session: exit 1" rc_is 1
+check "checkpoint longer than session: says so" err_has "holds 2 messages"
+run checkpoint list nope
+check "list unknown session: exit 1" rc_is 1
+check "list unknown session: names it" err_has "nope"
+run checkpoint create nope
+check "create unknown session: exit 1" rc_is 1
+run checkpoint rollback s1 nope --yes
+check "rollback unknown checkpoint: exit 1" rc_is 1
+check "rollback unknown checkpoint: names it" err_has "'nope'"
+run checkpoint list ../x
+check "list bad session id: exit 2" rc_is 2
+run checkpoint rollback s1 ../../x --yes
+check "rollback bad checkpoint id: exit 2" rc_is 2
+run checkpoint create ../s1
+check "create bad session id: exit 2" rc_is 2
+run checkpoint rollback s1
+check "rollback with neither CKPT nor --latest: exit 2" rc_is 2
+run --read-only checkpoint create s1
+check "read-only create: exit 2" rc_is 2
+run --read-only checkpoint rollback s1 --latest --yes
+check "read-only rollback: exit 2" rc_is 2
+run --read-only checkpoint list s1
+check "read-only list: exit 0" rc_is 0
+
+# ---- a corrupt checkpoint file is reported and skipped -------------------
+printf '{oops' >"$WS/.agent/checkpoints/s1/broken.json"
+run checkpoint list s1 --json
+check "corrupt file: list still exit 0" rc_is 0
+check "corrupt file: reported by name" err_has "broken.json"
+check "corrupt file: the good one listed" eval '[ "$(jq length <"$TMP/out")" = 1 ]'
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

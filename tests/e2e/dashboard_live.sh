@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Drives the real dashboard in tmux: sessions and the journal at startup,
+# a journal append showing up live, pause and resume by key (the session
+# file changes), a hostile task shown escaped, wide characters, the
+# compact dialog cancelled, an operation rolled back by key through its
+# dialog, --read-only refusing actions, a resize, and q quitting with exit
+# status 0.
+set -u
+agentctl=$(realpath "$1")
+command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
+ws=$(mktemp -d)
+sock="agentctl-live-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
+passed=0 failed=0
+check() { # description, command...
+  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
+}
+screen() { tmux -L "$sock" capture-pane -p -t e2e; }
+wait_for() { # text: waits up to 5 s for text on screen
+  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  screen; return 1
+}
+wait_file() { # file text: waits up to 5 s for text in file
+  for _ in $(seq 50); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  cat "$1"; return 1
+}
+keys() { tmux -L "$sock" send-keys -t e2e "$@"; sleep 0.2; }
+start() { # args...: the dashboard in a fresh tmux session, exit status to $ws/exit
+  rm -f "$ws/exit"
+  tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 \
+    "${PREFIX:-} $agentctl -w $ws $* ; echo \$? > $ws/exit"
+}
+quit() {
+  keys q
+  for _ in $(seq 50); do [ -s "$ws/exit" ] && break; sleep 0.1; done
+}
+session() { # id status task
+  cat > "$ws/.agent/sessions/$1.json" <<JSON
+{"id":"$1","createdAt":"2024-05-0${4:-1}T10:00:00.000Z","updatedAt":"2024-05-01T10:00:00.000Z","task":"$3","status":"$2","conversationHistory":[{"role":"user","content":"Fix the bug"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a.c"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"int main;"}]}],"metadata":{"userId":"alice","agentId":"Claude"}}
+JSON
+}
+event() { # agent message
+  printf '{"agent":"%s","status":"SUCCESS","action":{"type":"FILE_EDIT","params":{}},"result":{"message":"%s"}}' "$1" "$2"
+}
+
+mkdir -p "$ws/.agent/sessions"
+session s-alpha running "修复登录 🚀 alpha task" 1
+session s-evil paused 'evil \u001b]0;pwned\u0007 task' 2
+"$agentctl" -w "$ws" journal log "$(event Claude 'first event from Claude')" >/dev/null
+
+# A git workspace with one recorded operation, to roll back by key.
+git -C "$ws" init -q && git -C "$ws" config user.email t@t && git -C "$ws" config user.name t
+echo before > "$ws/file.txt"
+git -C "$ws" add file.txt && git -C "$ws" commit -qm base
+echo after > "$ws/file.txt"
+git -C "$ws" add file.txt && git -C "$ws" commit -qm change
+hash=$(git -C "$ws" rev-parse HEAD)
+printf '{"id":"11111111-2222-4333-8444-555555555555","timestamp":"2024-05-01T10:00:00.000Z","sessionId":"s-alpha","type":"file_write","details":{"path":"file.txt"},"gitCommitHash":"%s"}\n' "$hash" > "$ws/.agent/operations.jsonl"
+
+start
+check "sessions listed with status symbols" wait_for "▶ running s-alpha"
+check "a paused session shows ‖" wait_for "‖ paused  s-evil"
+check "the journal strip shows events" wait_for "first event from Claude"
+check "a hostile task is shown escaped" wait_for "evil ^[]0;pwned^G task"
+check "CJK and emoji are shown" wait_for "修复登录 🚀 alpha task"
+"$agentctl" -w "$ws" journal log "$(event Gemini 'a live event arrives')" >/dev/null
+check "a journal append shows up live" wait_for "a live event arrives"
+
+# s-evil is newest (created later): it is the first row. Move to s-alpha.
+keys j
+keys p
+check "p pauses the selected session (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "paused"'
+check "the pause shows on screen" wait_for "‖ paused  s-alpha"
+keys r
+check "r resumes it (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "running"'
+check "the resume is journaled and shown" wait_for "SESSION_RESUME"
+
+keys Enter
+check "Enter opens the conversation" wait_for "Conversation s-alpha"
+check "tool calls are shown as such" wait_for "→ call read_file (t1)"
+check "tool results are shown as such" wait_for "← result t1: int main;"
+keys Escape
+check "Esc goes back" wait_for "1 Sessions"
+
+keys c
+check "c opens the compact dialog" wait_for "messages to summarise"
+keys n
+check "n cancels it" wait_for "cancelled; nothing was changed"
+
+keys 2
+check "operations are listed" wait_for "file_write"
+keys R
+check "R opens the rollback dialog with the files" wait_for "change  file.txt"
+keys y
+check "y rolls back (file restored)" wait_file "$ws/file.txt" before
+check "the result is on the status line" wait_for "rolled back to before"
+
+keys /
+keys -l zzz
+check "the filter hides everything" wait_for "nothing matches the filter"
+keys Escape
+keys '?'
+check "? shows the help" wait_for "roll back to the selected operation"
+keys Escape
+
+tmux -L "$sock" resize-window -t e2e -x 80 -y 24
+keys 1
+check "a resize redraws at 80x24" wait_for "1 Sessions"
+tmux -L "$sock" resize-window -t e2e -x 140 -y 40
+check "a resize to 140x40 redraws" wait_for "USER/AGENT"
+quit
+check "q quits with status 0" grep -qx 0 "$ws/exit"
+
+start --read-only
+check "read-only is announced" wait_for "READ-ONLY"
+keys p
+check "read-only refuses actions" wait_for "read-only: actions are disabled"
+check "nothing changed" grep -qE '"status": ?"running"' "$ws/.agent/sessions/s-alpha.json"
+quit
+check "q quits the read-only dashboard" grep -qx 0 "$ws/exit"
+
+PREFIX="env NO_COLOR=1" start --theme monochrome
+check "NO_COLOR and a theme start" wait_for "1 Sessions"
+keys t
+check "t cycles the theme" wait_for "theme: "
+quit
+
+start --theme no-such-theme
+check "a missing theme is an error, the default is used" wait_for "theme 'no-such-theme'"
+quit
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

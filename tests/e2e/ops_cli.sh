@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# End-to-end checks of `agentctl ops ...`: list, show, rollback (dry run,
+# confirmation, the real thing, undoing it) and the error exits. The git
+# command-line tool only sets up and inspects repositories here; agentctl
+# itself never runs it.
+# Usage: ops_cli.sh path/to/agentctl
+set -u
+
+AC=${1:?usage: ops_cli.sh path/to/agentctl}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e-ops.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+export XDG_CONFIG_HOME=$TMP/xdg GIT_CONFIG_NOSYSTEM=1 HOME=$TMP/home
+mkdir -p "$HOME"
+
+pass() { PASS=$((PASS + 1)); }
+fail() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL: %s\n' "$1" >&2
+	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
+	return 0
+}
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+
+# run ARGS...: agentctl in WS with no input; sets RC, OUT, ERR.
+run() {
+	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+g() { git -C "$WS" "$@"; }
+
+# commit_op ID TYPE PATH: commits the workspace as an agent would and logs
+# the operation with its hash.
+commit_op() {
+	g add -A -- . ':!.agent' ':!JOURNAL*' >/dev/null
+	g commit -q --allow-empty -m "[agent] $2: $3"
+	printf '{"id":"%s","timestamp":"2025-01-01T00:00:0%s.000Z","sessionId":"s1","type":"%s","details":{"path":"%s"},"gitCommitHash":"%s","extra":"kept"}\n' \
+		"$1" "${#3}" "$2" "$3" "$(g rev-parse HEAD)" >>"$WS/.agent/operations.jsonl"
+}
+
+# state: every worktree file and its contents, git's status and HEAD.
+state() {
+	(cd "$WS" && find . -path ./.git -prune -o -type f -print | LC_ALL=C sort | while read -r f; do
+		printf '%s\n' "$f"
+		cat "$f"
+	done
+	git status --porcelain
+	git rev-parse HEAD)
+}
+
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	g init -q
+	g config user.email e2e@example.com
+	g config user.name e2e
+	mkdir -p "$WS/.agent"
+	printf 'one\n' >"$WS/a.txt"
+	printf 'keep\n' >"$WS/keep.txt"
+	commit_op op1 file_write a.txt
+	printf 'two\n' >"$WS/a.txt"
+	printf 'bee\n' >"$WS/b.txt"
+	rm "$WS/keep.txt"
+	commit_op op2 file_write b.txt
+	printf '{"id":"op3","timestamp":"2025-01-01T00:00:03.000Z","sessionId":"s2","type":"command_run","details":{"command":"make test"}}\n' \
+		>>"$WS/.agent/operations.jsonl"
+	printf 'this line is not json\n' >>"$WS/.agent/operations.jsonl"
+	mkdir -p "$WS/sub"
+	printf 'sea\n' >"$WS/sub/c.txt"
+	commit_op op4 file_write sub/c.txt
+}
+
+# --- list -------------------------------------------------------------
+WS=$(mktemp -d "$TMP/empty.XXXXXX")
+run ops list
+check "list of an empty workspace exits 0" [ "$RC" = 0 ]
+check "list of an empty workspace prints only the header" [ "$(printf '%s\n' "$OUT" | wc -l)" = 1 ]
+
+new_ws
+run ops list
+check "list exits 0 despite a corrupt line" [ "$RC" = 0 ]
+check "list shows every valid operation" [ "$(printf '%s\n' "$OUT" | grep -c '^2025-')" = 4 ]
+check "list names the corrupt line" grep -q 'operations.jsonl:4: not JSON' "$TMP/err"
+check "list shows command_run as not reversible" grep -q 'op3 .*command_run *not reversible *make test' "$TMP/out"
+check "list shows the short commit" grep -q "op2 .*file_write *$(g rev-parse HEAD~1 | cut -c1-12)" "$TMP/out"
+
+run ops list --session s2
+check "list --session filters" [ "$(printf '%s\n' "$OUT" | grep -c '^2025-')" = 1 ]
+
+run ops list --json
+check "list --json exits 0" [ "$RC" = 0 ]
+check "list --json is one JSON document keeping unknown keys" python3 -c '
+import json, sys
+ops = json.load(open(sys.argv[1]))
+assert [o["id"] for o in ops] == ["op1", "op2", "op3", "op4"], ops
+assert ops[0]["extra"] == "kept"
+' "$TMP/out"
+
+printf '{"id":"esc","sessionId":"s","type":"command_run","details":{"command":"x\\u001b[31mred"}}\n' \
+	>>"$WS/.agent/operations.jsonl"
+run ops list
+check "list makes escape bytes visible" bash -c '! grep -q $'"'"'\x1b'"'"' "$1" && grep -q "x^\[\[31mred" "$1"' _ "$TMP/out"
+
+# --- show -------------------------------------------------------------
+run ops show op2
+check "show exits 0" [ "$RC" = 0 ]
+check "show lists the modified file with line counts" grep -Eq 'modified +a\.txt +\+1 -1' "$TMP/out"
+check "show lists the added file" grep -Eq 'added +b\.txt +\+1 -0' "$TMP/out"
+check "show lists the deleted file" grep -Eq 'deleted +keep\.txt +\+0 -1' "$TMP/out"
+run ops show op3
+check "show of a command_run says not reversible" grep -q 'not reversible' "$TMP/out"
+run ops show nope
+check "show of an unknown id exits 1" [ "$RC" = 1 ]
+check "show of an unknown id names it" grep -q 'nope' "$TMP/err"
+
+# --- rollback: refusals -----------------------------------------------
+BEFORE=$(state)
+run ops rollback op2
+check "rollback without --yes on a non-tty exits 2" [ "$RC" = 2 ]
+check "rollback without --yes says it needs --yes" grep -q 'needs --yes' "$TMP/err"
+run ops rollback op3 --yes
+check "rollback of a command_run exits 1" [ "$RC" = 1 ]
+check "rollback of a command_run says why" grep -q 'not reversible' "$TMP/err"
+run ops rollback nope --yes
+check "rollback of an unknown id exits 1" [ "$RC" = 1 ]
+printf '{"id":"lost","sessionId":"s","type":"file_write","details":{},"gitCommitHash":"0123456789abcdef0123456789abcdef01234567"}\n' \
+	>>"$WS/.agent/operations.jsonl"
+BEFORE=$(state)
+run ops rollback lost --yes
+check "rollback to a hash git lacks exits 1" [ "$RC" = 1 ]
+check "rollback to a hash git lacks names it" grep -q '0123456789abcdef' "$TMP/err"
+run ops rollback
+check "rollback without an id exits 2" [ "$RC" = 2 ]
+run ops frobnicate
+check "an unknown ops command exits 2" [ "$RC" = 2 ]
+check "refusals change nothing" [ "$BEFORE" = "$(state)" ]
+
+# --- rollback: dry run, then for real ---------------------------------
+run ops rollback op2 --dry-run
+check "dry run exits 0" [ "$RC" = 0 ]
+check "dry run lists the change" grep -Eq '^  change +a\.txt$' "$TMP/out"
+check "dry run lists the restore" grep -Eq '^  restore +keep\.txt$' "$TMP/out"
+check "dry run lists the removals" bash -c 'grep -Eq "^  remove +b\.txt$" "$1" && grep -Eq "^  remove +sub/c\.txt$" "$1"' _ "$TMP/out"
+check "dry run counts" grep -q '2 removed, 1 restored, 1 changed' "$TMP/out"
+check "dry run changes nothing" [ "$BEFORE" = "$(state)" ]
+
+printf 'uncommitted\n' >"$WS/sub/c.txt"
+printf 'untracked\n' >"$WS/notes.txt"
+run ops rollback op2 --yes
+check "rollback exits 0" [ "$RC" = 0 ]
+check "rollback restores the changed file" [ "$(cat "$WS/a.txt")" = one ]
+check "rollback brings back the deleted file" [ "$(cat "$WS/keep.txt")" = keep ]
+check "rollback removes files added since" [ ! -e "$WS/b.txt" -a ! -e "$WS/sub" ]
+check "rollback leaves never-seen files" [ "$(cat "$WS/notes.txt")" = untracked ]
+check "rollback commits on top" bash -c '[ "$(git -C "$1" log -1 --format=%s)" = "[agent] rollback to before op2" ]' _ "$WS"
+check "rollback snapshots the dirty tree first" bash -c '[ "$(git -C "$1" show HEAD~1:sub/c.txt)" = uncommitted ]' _ "$WS"
+check "rollback leaves a clean tree for the files it touched" bash -c '[ -z "$(git -C "$1" status --porcelain -- a.txt keep.txt b.txt sub)" ]' _ "$WS"
+check "rollback is journaled as ROLLBACK by Human" grep -q '"agent":"Human".*"ROLLBACK"' "$WS/JOURNAL.jsonl"
+RB=$(tail -n 1 "$WS/.agent/operations.jsonl" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["details"]["rollbackOf"]=="op2"; print(o["id"])')
+check "rollback is recorded as an operation" [ -n "$RB" ]
+
+run ops rollback "$RB" --yes
+check "undoing the rollback exits 0" [ "$RC" = 0 ]
+check "undoing the rollback brings the uncommitted edit back" [ "$(cat "$WS/sub/c.txt")" = uncommitted ]
+check "undoing the rollback brings b.txt back" [ "$(cat "$WS/b.txt")" = bee ]
+check "undoing the rollback removes keep.txt again" [ ! -e "$WS/keep.txt" ]
+
+# --- not a repository --------------------------------------------------
+WS=$(mktemp -d "$TMP/plain.XXXXXX")
+mkdir -p "$WS/.agent"
+printf 'x\n' >"$WS/f.txt"
+printf '{"id":"p1","sessionId":"s","type":"file_write","details":{},"gitCommitHash":"0123456789abcdef0123456789abcdef01234567"}\n' \
+	>"$WS/.agent/operations.jsonl"
+BEFORE=$(find "$WS" -type f -exec cat {} +)
+run ops rollback p1 --yes
+check "rollback outside a repository exits 1" [ "$RC" = 1 ]
+check "rollback outside a repository says so" grep -q 'not in a git repository' "$TMP/err"
+check "rollback outside a repository changes nothing" [ "$BEFORE" = "$(find "$WS" -type f -exec cat {} +)" ]
+run ops show p1
+check "show outside a repository exits 1" [ "$RC" = 1 ]
+
+printf '%d passed, %d failed\n' "$PASS" "$FAIL"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,411 @@
+#!/usr/bin/env bash
+# End-to-end checks of `agentctl session ...` and `agentctl config show` on
+# session files written by hand in the reference (Node) format: listing,
+# showing, status changes and what they journal, the resume command,
+# compaction, and configuration errors. Exit statuses, stdout, stderr and
+# the files on disk are all checked.
+# Usage: session_cli.sh path/to/agentctl
+set -u
+
+AC=${1:?usage: session_cli.sh path/to/agentctl}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+ESC=$'\x1b'
+
+pass() { PASS=$((PASS + 1)); }
+fail() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL: %s\n' "$1" >&2
+	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
+	return 0
+}
+# check NAME COMMAND...: one case, passing when COMMAND succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+
+# A fresh workspace: sets WS, S (its session folder) and J (its journal).
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	S=$WS/.agent/sessions
+	J=$WS/JOURNAL.jsonl
+	mkdir -p "$S"
+}
+
+# run ARGS...: agentctl in WS with no input; sets RC; stdout and stderr
+# are in $TMP/out and $TMP/err.
+run() {
+	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+}
+
+rc_is() { [ "$RC" -eq "$1" ]; }
+out_has() { grep -qE -- "$1" "$TMP/out"; }
+err_has() { grep -qE -- "$1" "$TMP/err"; }
+err_has_text() { grep -qF -- "$1" "$TMP/err"; }
+err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
+out_is_json() { jq -e . <"$TMP/out" >/dev/null 2>&1; }
+# jq_out FILTER: FILTER applied to stdout, as raw text.
+jq_out() { jq -r "$1" <"$TMP/out" 2>/dev/null; }
+# jq_is FILE FILTER VALUE: FILTER applied to FILE gives VALUE.
+jq_is() { [ "$(jq -r "$2" <"$1" 2>/dev/null)" = "$3" ]; }
+no_raw_esc() { ! grep -q "$ESC" "$1"; }
+sum_of() { sha256sum <"$1"; }
+# listed_ids: the ids of `session list`'s plain output, in order.
+listed_ids() { tail -n +2 "$TMP/out" | awk '{print $1}' | tr '\n' ' '; }
+# human_events: the journal's Human events as a JSON array (in $TMP/human).
+human_events() {
+	"$AC" -w "$WS" journal query agent=Human --json >"$TMP/human" 2>/dev/null
+}
+# wait_for COMMAND...: up to 5 s for COMMAND to succeed (a detached child
+# writes the file; there is nothing of it to wait on).
+wait_for() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# session ID CREATED STATUS USER TASK MESSAGES [EXTRA]: a session file as
+# the reference writer leaves it (JSON.stringify(session, null, 2)).
+# MESSAGES is the JSON text of conversationHistory; EXTRA, more top-level
+# members (with a leading comma).
+session() {
+	cat >"$S/$1.json" <<EOF
+{
+  "id": "$1",
+  "createdAt": "$2",
+  "updatedAt": "$2",
+  "task": "$5",
+  "status": "$3",
+  "conversationHistory": $6,
+  "metadata": {
+    "tenantId": "acme",
+    "userId": "$4",
+    "agentId": "claude"
+  }${7:-}
+}
+EOF
+}
+
+TOOL_MESSAGES='[
+    {
+      "role": "user",
+      "content": "Read src/a.c"
+    },
+    {
+      "role": "assistant",
+      "content": [
+        { "type": "text", "text": "Reading it." },
+        { "type": "tool_use", "id": "toolu_01", "name": "read_file", "input": { "path": "src/a.c" } }
+      ]
+    },
+    {
+      "role": "user",
+      "content": [
+        { "type": "tool_result", "tool_use_id": "toolu_01", "content": "int main(void) { return 0; }" }
+      ]
+    },
+    {
+      "role": "assistant",
+      "content": "It returns 0."
+    }
+  ]'
+
+# Eight messages, one tool call among them, for compaction.
+LONG_MESSAGES='[
+    { "role": "user", "content": "Plan the migration of the billing tables." },
+    { "role": "assistant", "content": "First I will list the tables in the schema." },
+    { "role": "assistant", "content": [ { "type": "tool_use", "id": "toolu_09", "name": "run_command", "input": { "command": "ls db/" } } ] },
+    { "role": "user", "content": [ { "type": "tool_result", "tool_use_id": "toolu_09", "content": "billing.sql users.sql" } ] },
+    { "role": "assistant", "content": "There are two tables; billing is the one to change." },
+    { "role": "user", "content": "Go ahead and write the migration." },
+    { "role": "assistant", "content": "Written to db/migrate/001_billing.sql." },
+    { "role": "user", "content": "Thanks, now run the tests." }
+  ]'
+
+# The listing workspace: four good sessions (created in a different order
+# from their names), a corrupt file, a temp file and the archive folder.
+new_ws
+session s-long 2025-01-05T08:00:00.000Z running U3 "migrate billing" "$LONG_MESSAGES" \
+	',
+  "x-extra": [1, 2]'
+session s-tools 2025-01-10T09:30:00.123Z running U1 \
+	'red \u001b[31mALERT\u001b[0m 日本語のタスク' "$TOOL_MESSAGES" \
+	',
+  "schemaVersion": 7,
+  "x-client": { "name": "node-agent", "build": 42 }'
+session s-paused 2025-02-10T10:00:00.000Z paused U2 "waiting for review" '[]'
+session s-done 2025-03-10T11:00:00.000Z completed U1 "shipped" \
+	'[{ "role": "user", "content": "done?" }, { "role": "assistant", "content": "yes" }]'
+printf '{\n  "id": "corrupt",\n  "task": "half written' >"$S/corrupt.json"
+cp "$S/s-done.json" "$S/x.json.tmp"
+sed -i 's/"s-done"/"s-tmp"/' "$S/x.json.tmp"
+mkdir -p "$S/.compactions/s-old"
+echo '{"sessionId":"s-old","messages":[]}' >"$S/.compactions/s-old/2025-01-01T000000.000Z.json"
+
+# --- session list ------------------------------------------------------------
+run session list
+check "list: exit 0" rc_is 0
+check "list: newest createdAt first" eval '[ "$(listed_ids)" = "s-done s-paused s-tools s-long " ]'
+check "list: the corrupt file is named on stderr" err_has_text "corrupt.json"
+# Session files are multi-line: the fault is on line 3 (as `session show`
+# reports it), not at "column 45", which is the byte offset in the file.
+check "list: the corrupt file's fault is located by line" err_has "corrupt\.json: line 3 "
+check "list: the temp file is not listed" eval '! grep -q "s-tmp" "$TMP/out"'
+check "list: the temp file is not reported" eval '! grep -q "json.tmp" "$TMP/err"'
+check "list: the archive folder is not reported" eval '! grep -q "compactions" "$TMP/err"'
+check "list: no raw ESC on stdout" no_raw_esc "$TMP/out"
+check "list: the ESC in a task is shown visibly" out_has 's-tools .*red \^\[\[31mALERT'
+check "list: CJK in a task is kept" out_has '日本語のタスク'
+check "list: shows status and user" out_has '^s-paused +paused .*U2/claude'
+
+run session list --json
+check "list --json: exit 0" rc_is 0
+check "list --json: valid JSON" out_is_json
+check "list --json: 4 sessions" eval '[ "$(jq_out length)" = 4 ]'
+check "list --json: newest first" eval '[ "$(jq_out "[.[].id] | join(\" \")")" = "s-done s-paused s-tools s-long" ]'
+check "list --json: fields of a session" eval '[ "$(jq_out ".[2] | [.status, .createdAt, .userId, .agentId, .tenantId, .messages] | map(tostring) | join(\" \")")" = "running 2025-01-10T09:30:00.123Z U1 claude acme 4" ]'
+check "list --json: the task round-trips" \
+	eval '[ "$(jq_out ".[2].task")" = "$(printf "red \033[31mALERT\033[0m 日本語のタスク")" ]'
+check "list --json: no raw ESC" no_raw_esc "$TMP/out"
+
+run session list --status paused --json
+check "list --status paused: exit 0" rc_is 0
+check "list --status paused: only s-paused" eval '[ "$(jq_out "[.[].id] | join(\" \")")" = "s-paused" ]'
+run session list --status paused
+check "list --status paused (plain): only s-paused" eval '[ "$(listed_ids)" = "s-paused " ]'
+run session list --user U1 --json
+check "list --user U1: s-done and s-tools" eval '[ "$(jq_out "[.[].id] | join(\" \")")" = "s-done s-tools" ]'
+run session list --user U1 --status running --json
+check "list --user U1 --status running: s-tools" eval '[ "$(jq_out "[.[].id] | join(\" \")")" = "s-tools" ]'
+run session list --status bogus
+check "list --status bogus: exit 2" rc_is 2
+check "list --status bogus: names the value" err_has "'bogus'"
+check "list --status bogus: one line on stderr" err_is_one_line
+run session list --status
+check "list --status without a value: exit 2" rc_is 2
+
+# --- session show ------------------------------------------------------------
+run session show s-tools
+check "show: exit 0" rc_is 0
+check "show: the user message" out_has '^\[1\] user: Read src/a\.c$'
+check "show: the assistant's tool call" out_has '^\[2\] assistant: Reading it\. \[tool_use read_file \{"path":"src/a\.c"\}\]$'
+check "show: the tool result" out_has '^\[3\] user: \[tool_result toolu_01: int main\(void\) \{ return 0; \}\]$'
+check "show: the last message" out_has '^\[4\] assistant: It returns 0\.$'
+check "show: no raw ESC" no_raw_esc "$TMP/out"
+check "show: the task shown visibly" out_has '^task +red \^\[\[31mALERT.*日本語のタスク'
+
+run session show s-tools --json
+check "show --json: exit 0" rc_is 0
+check "show --json: valid JSON" out_is_json
+check "show --json: keeps an unknown key" eval '[ "$(jq_out ".schemaVersion")" = 7 ] && [ "$(jq_out ".\"x-client\".build")" = 42 ]'
+check "show --json: keeps the tool blocks" eval '[ "$(jq_out ".conversationHistory[1].content[1].input.path")" = src/a.c ]'
+check "show --json: no raw ESC" no_raw_esc "$TMP/out"
+
+run session show nope
+check "show unknown id: exit 1" rc_is 1
+check "show unknown id: names it" err_has "'nope'"
+check "show unknown id: one line on stderr" err_is_one_line
+run session show ../x
+check "show ../x: exit 2" rc_is 2
+check "show ../x: one line on stderr" err_is_one_line
+run session show corrupt
+check "show a corrupt file: exit 1" rc_is 1
+check "show a corrupt file: names it" err_has_text "corrupt.json"
+
+# --- pause and resume --------------------------------------------------------
+history_before=$(jq -c .conversationHistory "$S/s-tools.json")
+run session pause s-tools
+check "pause: exit 0" rc_is 0
+check "pause: the file says paused" jq_is "$S/s-tools.json" .status paused
+check "pause: the unknown keys are still there" \
+	eval 'jq_is "$S/s-tools.json" .schemaVersion 7 && jq_is "$S/s-tools.json" ".\"x-client\".name" node-agent'
+check "pause: the conversation is unchanged" \
+	eval '[ "$(jq -c .conversationHistory "$S/s-tools.json")" = "$history_before" ]'
+check "pause: metadata is unchanged" jq_is "$S/s-tools.json" '.metadata.userId' U1
+check "pause: updatedAt is a new ISO time with milliseconds" \
+	eval '[[ "$(jq -r .updatedAt "$S/s-tools.json")" =~ ^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$ ]] && ! jq_is "$S/s-tools.json" .updatedAt 2025-01-10T09:30:00.123Z'
+check "pause: no temp file left" eval '[ -z "$(find "$S" -maxdepth 1 -name "s-tools*" ! -name s-tools.json)" ]'
+human_events
+check "pause: one Human event in the journal" jq_is "$TMP/human" length 1
+check "pause: the event is a SESSION_PAUSE" jq_is "$TMP/human" '.[0].action.type' SESSION_PAUSE
+check "pause: the event names the session" jq_is "$TMP/human" '.[0].trace.correlation_id' s-tools
+check "pause: the event says from running to paused" \
+	jq_is "$TMP/human" '.[0].action.params | "\(.sessionId) \(.from) \(.to)"' "s-tools running paused"
+run journal check
+check "pause: the journal is valid" rc_is 0
+
+before=$(sum_of "$S/s-tools.json")
+run session pause s-tools
+check "pause again: exit 1" rc_is 1
+check "pause again: says why" err_has "s-tools.*paused already"
+check "pause again: one line on stderr" err_is_one_line
+check "pause again: file unchanged" eval '[ "$(sum_of "$S/s-tools.json")" = "$before" ]'
+human_events
+check "pause again: nothing journaled" jq_is "$TMP/human" length 1
+
+# resumeCommand: a test may use a shell; {id} arrives as "$0".
+cat >"$WS/.agent/config.json" <<'EOF'
+{"resumeCommand": ["/bin/sh", "-c", "echo resumed \"$0\" > resumed.txt", "{id}"]}
+EOF
+run session resume s-tools
+check "resume: exit 0" rc_is 0
+check "resume: the file says running" jq_is "$S/s-tools.json" .status running
+check "resume: unknown keys still there" jq_is "$S/s-tools.json" .schemaVersion 7
+check "resume: says it started the command" out_has 'resumeCommand \(pid [0-9]+\)'
+human_events
+check "resume: a second Human event" jq_is "$TMP/human" length 2
+check "resume: the event is a SESSION_RESUME" jq_is "$TMP/human" '.[1].action.type' SESSION_RESUME
+check "resume: the event names the session" jq_is "$TMP/human" '.[1].trace.correlation_id' s-tools
+check "resume: the event says from paused to running" \
+	jq_is "$TMP/human" '.[1].action.params | "\(.from) \(.to)"' "paused running"
+check "resume: the command ran in the workspace with the id" \
+	wait_for eval '[ "$(cat "$WS/resumed.txt" 2>/dev/null)" = "resumed s-tools" ]'
+check "resume: the command has a log" test -f "$WS/.agent/logs/s-tools.log"
+
+run session complete s-tools
+check "complete: exit 0" rc_is 0
+check "complete: the file says completed" jq_is "$S/s-tools.json" .status completed
+before=$(sum_of "$S/s-tools.json")
+rm -f "$WS/resumed.txt"
+human_events
+humans_before=$(jq length "$TMP/human")
+run session resume s-tools
+check "resume a completed session: exit 1" rc_is 1
+check "resume a completed session: says it has ended" err_has "ended"
+check "resume a completed session: file unchanged" eval '[ "$(sum_of "$S/s-tools.json")" = "$before" ]'
+check "resume a completed session: the command is not run" eval '[ ! -e "$WS/resumed.txt" ]'
+human_events
+check "resume a completed session: nothing journaled" jq_is "$TMP/human" length "$humans_before"
+
+run session pause nope
+check "pause unknown id: exit 1" rc_is 1
+check "pause unknown id: names it" err_has "'nope'"
+run session pause ../x
+check "pause ../x: exit 2" rc_is 2
+run session pause
+check "pause without an id: exit 2" rc_is 2
+
+before=$(sum_of "$S/s-long.json")
+run --read-only session pause s-long
+check "--read-only pause: exit 2" rc_is 2
+check "--read-only pause: says why" err_has "read-only"
+check "--read-only pause: file unchanged" eval '[ "$(sum_of "$S/s-long.json")" = "$before" ]'
+human_events
+check "--read-only pause: nothing journaled" jq_is "$TMP/human" length "$humans_before"
+
+# --- compaction --------------------------------------------------------------
+before=$(sum_of "$S/s-long.json")
+run session compact s-long
+check "compact below the trigger: exit 0" rc_is 0
+check "compact below the trigger: says so" out_has 'trigger'
+check "compact below the trigger: file unchanged" eval '[ "$(sum_of "$S/s-long.json")" = "$before" ]'
+check "compact below the trigger: no archive" eval '[ ! -e "$S/.compactions/s-long" ]'
+
+original=$(jq -c .conversationHistory "$S/s-long.json")
+run session compact s-long --force
+check "compact --force: exit 0" rc_is 0
+check "compact --force: first message is the summary" \
+	eval '[[ "$(jq -r ".conversationHistory[0].content" "$S/s-long.json")" == "[Conversation summary]: "* ]]'
+check "compact --force: the summary is a user message" jq_is "$S/s-long.json" '.conversationHistory[0].role' user
+check "compact --force: fewer messages" \
+	eval '[ "$(jq ".conversationHistory | length" "$S/s-long.json")" -lt 8 ]'
+check "compact --force: the last message is kept" \
+	jq_is "$S/s-long.json" '.conversationHistory[-1].content' "Thanks, now run the tests."
+check "compact --force: one archive" eval '[ "$(find "$S/.compactions/s-long" -type f -name "*.json" 2>/dev/null | wc -l)" -eq 1 ]'
+archive=$(find "$S/.compactions/s-long" -type f -name '*.json' 2>/dev/null | head -n 1)
+check "compact --force: the archive + kept messages are the original" \
+	eval '[ -n "$archive" ] && [ "$(jq -c -n --slurpfile a "$archive" --slurpfile s "$S/s-long.json" "\$a[0].messages + \$s[0].conversationHistory[1:]")" = "$original" ]'
+check "compact --force: metadata.compactions has one entry" \
+	jq_is "$S/s-long.json" '.metadata.compactions | length' 1
+check "compact --force: the entry names the archive" \
+	eval '[ -n "$archive" ] && [ "$S/$(jq -r ".metadata.compactions[0].archive" "$S/s-long.json")" = "$archive" ]'
+check "compact --force: metadata otherwise kept" jq_is "$S/s-long.json" '.metadata.userId' U3
+check "compact --force: unknown keys kept" jq_is "$S/s-long.json" '."x-extra" | add' 3
+check "compact --force: the session is still listed" eval '"$AC" -w "$WS" session list --json 2>/dev/null | jq -e "any(.[]; .id == \"s-long\")" >/dev/null'
+"$AC" -w "$WS" journal query action.type=SESSION_COMPACT --json >"$TMP/compact" 2>/dev/null
+check "compact --force: one SESSION_COMPACT event" jq_is "$TMP/compact" length 1
+check "compact --force: the event is by Human about s-long" \
+	jq_is "$TMP/compact" '.[0] | "\(.agent) \(.trace.correlation_id)"' "Human s-long"
+run journal check
+check "compact --force: the journal is valid" rc_is 0
+run session compact nope --force
+check "compact unknown id: exit 1" rc_is 1
+check "compact unknown id: names it" err_has "'nope'"
+run session compact ../x
+check "compact ../x: exit 2" rc_is 2
+run --read-only session compact s-long --force
+check "--read-only compact: exit 2" rc_is 2
+
+# A summarizer that fails leaves everything as it was.
+new_ws
+session s-long 2025-01-05T08:00:00.000Z running U3 "migrate billing" "$LONG_MESSAGES"
+cat >"$WS/.agent/config.json" <<'EOF'
+{"summarizer": {"command": ["/bin/sh", "-c", "exit 3"]}}
+EOF
+before=$(sum_of "$S/s-long.json")
+run session compact s-long --force
+check "failing summarizer: exit 1" rc_is 1
+check "failing summarizer: says status 3" err_has "status 3"
+check "failing summarizer: one line on stderr" err_is_one_line
+check "failing summarizer: file unchanged" eval '[ "$(sum_of "$S/s-long.json")" = "$before" ]'
+check "failing summarizer: no archive left" \
+	eval '[ -z "$(find "$S/.compactions" -type f 2>/dev/null)" ]'
+check "failing summarizer: nothing journaled" eval '[ ! -s "$J" ]'
+
+# --- config show -------------------------------------------------------------
+new_ws
+rmdir "$S"
+run session list --json
+check "list without a session folder: exit 0, empty" eval 'rc_is 0 && [ "$(jq_out length)" = 0 ]'
+run config show
+check "config show: exit 0" rc_is 0
+check "config show: the default model" out_has '^model = "claude-sonnet-4-5"$'
+check "config show: the default maxTokens" out_has '^maxTokens = 8192$'
+run config show --origin
+check "config show --origin: exit 0" rc_is 0
+check "config show --origin: default named" out_has '^model = "claude-sonnet-4-5" +\(default\)$'
+AGENT_MODEL=x run config show --origin
+check "config show --origin, AGENT_MODEL=x: the value" out_has '^model = "x" '
+check "config show --origin, AGENT_MODEL=x: the variable named" out_has '^model = .*\(environment AGENT_MODEL\)$'
+run config show --json
+check "config show --json: exit 0" rc_is 0
+check "config show --json: valid JSON" out_is_json
+check "config show --json: the model" eval '[ "$(jq_out .model)" = claude-sonnet-4-5 ]'
+check "config show --json: requireApproval" eval '[ "$(jq_out ".requireApproval | join(\",\")")" = write_file,delete_file,run_command ]'
+echo '{"compaction": {"triggerTokens": 5}}' >"$WS/.agent/config.json"
+run config show --origin --json
+check "config show --origin --json: valid JSON" out_is_json
+check "config show --origin --json: value and file" \
+	eval '[ "$(jq_out ".\"compaction.triggerTokens\" | \"\(.value) \(.origin)\"")" = "5 $WS/.agent/config.json" ]'
+run config show --bogus
+check "config show --bogus: exit 2" rc_is 2
+
+# A broken project file stops every command, naming the file.
+printf '{\n  "model": "x",\n  "maxTokens": \n' >"$WS/.agent/config.json"
+for cmd in "config show" "session list" "journal read"; do
+	# shellcheck disable=SC2086
+	run $cmd
+	check "broken config, $cmd: exit 1" rc_is 1
+	check "broken config, $cmd: names the file" err_has_text "$WS/.agent/config.json"
+	check "broken config, $cmd: one line on stderr" err_is_one_line
+done
+check "broken config: the line is named" err_has "line [0-9]+"
+rm "$WS/.agent/config.json"
+
+AGENT_MAX_TOKENS=abc run config show
+check "AGENT_MAX_TOKENS=abc: exit 1" rc_is 1
+check "AGENT_MAX_TOKENS=abc: names the variable" err_has "AGENT_MAX_TOKENS"
+check "AGENT_MAX_TOKENS=abc: one line on stderr" err_is_one_line
+AGENT_MAX_TOKENS=abc run session list
+check "AGENT_MAX_TOKENS=abc, session list: exit 1" rc_is 1
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,618 @@
+/* Checkpoints: the provider contract (memory and file through the one
+ * interface, and none), ordering by version, tombstones, retention, bad
+ * files and ids, creating from a session, and rollback with compensations. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_checkpoint.h"
+#include "ac_error.h"
+#include "ac_session.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+	char *dir;       /* the test's temp folder */
+	char *sessions;  /* <dir>/sessions */
+	char *ckpts;     /* <dir>/checkpoints */
+	ac_checkpoint_store *store;
+	size_t problems;
+	char last_problem[1024];
+} fixture;
+
+static void count_problem(const char *path, const char *reason, void *ctx)
+{
+	fixture *f = ctx;
+
+	assert_non_null(strstr(reason, path));
+	f->problems++;
+	snprintf(f->last_problem, sizeof(f->last_problem), "%s", reason);
+}
+
+static fixture *make_fixture(void)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_make_temp_dir();
+	f->sessions = tu_path(f->dir, "sessions");
+	f->ckpts = tu_path(f->dir, "checkpoints");
+	mkdir(f->sessions, 0755);
+	return f;
+}
+
+static int setup_memory(void **state)
+{
+	fixture *f = make_fixture();
+
+	assert_int_equal(ac_checkpoint_store_memory_new(&f->store), 0);
+	ac_checkpoint_store_set_problem(f->store, count_problem, f);
+	*state = f;
+	return 0;
+}
+
+static int setup_file(void **state)
+{
+	fixture *f = make_fixture();
+
+	assert_int_equal(ac_checkpoint_store_file_new(&f->store, f->ckpts), 0);
+	ac_checkpoint_store_set_problem(f->store, count_problem, f);
+	*state = f;
+	return 0;
+}
+
+static int setup_none(void **state)
+{
+	fixture *f = make_fixture();
+
+	assert_int_equal(ac_checkpoint_store_none_new(&f->store), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	ac_checkpoint_store_free(f->store);
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f->sessions);
+	free(f->ckpts);
+	free(f);
+	return 0;
+}
+
+/* A checkpoint document of session s with n messages. */
+static json_t *ckpt(const char *session, const char *id, int version, const char *node,
+		    const char *created, size_t n)
+{
+	json_t *history = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(history, json_pack("{s:s, s:s+}", "role", "user",
+							 "content", "m", i % 2 ? "1" : "0"));
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:n, s:s, s:s, s:s, s:s, s:o, s:{}, s:s}",
+			 "checkpointId", id, "sessionId", session, "agentId", "claude",
+			 "createdAt", created, "version", version, "parentId", "nodeId", node,
+			 "lastInput", "", "lastInputType", "text", "lastOutput", "",
+			 "messageHistory", history, "properties", "x-unknown", "kept");
+}
+
+static void save(fixture *f, json_t *doc)
+{
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), 0);
+	json_decref(doc);
+}
+
+static void assert_versions(json_t *list, const int *versions, size_t n)
+{
+	assert_int_equal(json_array_size(list), n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ac_checkpoint_version(json_array_get(list, i)), versions[i]);
+}
+
+/* ---- the provider contract: the same body for memory and file --------- */
+
+static void test_contract_order_latest_tombstones(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter live = {"s1", false}, all = {"s1", true}, other = {"s2", true};
+	json_t *list = NULL, *latest = NULL;
+	int64_t next;
+
+	/* Clocks go backwards: version decides. */
+	save(f, ckpt("s1", "c3", 3, "n3", "2020-01-01T00:00:00.000Z", 3));
+	save(f, ckpt("s1", "c1", 1, "n1", "2030-01-01T00:00:00.000Z", 1));
+	save(f, ckpt("s1", "c2", 2, "n2", "2025-01-01T00:00:00.000Z", 2));
+	save(f, ckpt("s1", "c4", 4, AC_CHECKPOINT_TOMBSTONE, "2010-01-01T00:00:00.000Z", 3));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &live), 0);
+	assert_versions(list, (const int[]){1, 2, 3}, 3);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_versions(list, (const int[]){1, 2, 3, 4}, 4);
+	assert_true(ac_checkpoint_is_tombstone(json_array_get(list, 3)));
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_latest(&latest, f->store, "s1"), 0);
+	assert_string_equal(ac_checkpoint_id(latest), "c3");
+	json_decref(latest);
+	assert_int_equal(ac_checkpoint_store_next_version(&next, f->store, "s1"), 0);
+	assert_int_equal(next, 5);
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &other), 0);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_latest(&latest, f->store, "s2"), AC_ENOTFOUND);
+	assert_int_equal(ac_checkpoint_store_next_version(&next, f->store, "s2"), 0);
+	assert_int_equal(next, 1);
+	assert_int_equal(f->problems, 0);
+}
+
+static void test_contract_get_replace_delete(void **state)
+{
+	fixture *f = *state;
+	json_t *doc = ckpt("s1", "c1", 1, "n1", "2025-01-01T00:00:00.000Z", 2), *got = NULL;
+
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), 0);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "c1"), 0);
+	assert_true(json_equal(doc, got)); /* unknown keys kept */
+	assert_string_equal(json_string_value(json_object_get(got, "x-unknown")), "kept");
+	json_decref(got);
+	/* Saving the same id replaces it. */
+	json_object_set_new(doc, "nodeId", json_string("again"));
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), 0);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "c1"), 0);
+	assert_string_equal(ac_checkpoint_node(got), "again");
+	json_decref(got);
+	json_decref(doc);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "nope"), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "nope"));
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s2", "c1"), AC_ENOTFOUND);
+	assert_int_equal(ac_checkpoint_store_delete(f->store, "s1", "c1"), 0);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "c1"), AC_ENOTFOUND);
+	assert_int_equal(ac_checkpoint_store_delete(f->store, "s1", "c1"), AC_ENOTFOUND);
+}
+
+static void test_contract_retention_keeps_first_and_last_n(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {"s1", true};
+	json_t *list = NULL;
+	char id[8];
+	int64_t next;
+
+	ac_checkpoint_store_set_retention(f->store, 2);
+	for (int v = 1; v <= 6; v++) {
+		snprintf(id, sizeof(id), "c%d", v);
+		save(f, ckpt("s1", id, v, v == 5 ? AC_CHECKPOINT_TOMBSTONE : "n",
+			     "2025-01-01T00:00:00.000Z", 1));
+	}
+	/* Live: 1 2 3 4 6, tombstone 5. Kept: first (1), last two live (4, 6),
+	 * and the tombstone. */
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_versions(list, (const int[]){1, 4, 5, 6}, 4);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_next_version(&next, f->store, "s1"), 0);
+	assert_int_equal(next, 7);
+}
+
+static void test_contract_bad_ids_refused(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter bad = {"../x", true};
+	json_t *doc, *list = NULL, *got = NULL;
+
+	doc = ckpt("../escape", "c1", 1, "n", "2025-01-01T00:00:00.000Z", 1);
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), AC_EINVAL);
+	json_decref(doc);
+	doc = ckpt("s1", "../../evil", 1, "n", "2025-01-01T00:00:00.000Z", 1);
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), AC_EINVAL);
+	json_decref(doc);
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &bad), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "../c1"), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "checkpoint id"));
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "..", "c1"), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_delete(f->store, "s1", "a/b"), AC_EINVAL);
+	/* Nothing was written outside the checkpoint folder. */
+	assert_int_equal(access(f->sessions, F_OK), 0);
+	{
+		char *escaped = tu_path(f->dir, "escape");
+
+		assert_int_not_equal(access(escaped, F_OK), 0);
+		free(escaped);
+	}
+}
+
+/* ---- none --------------------------------------------------------------- */
+
+static void test_none_stores_nothing(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {"s1", true};
+	json_t *list = NULL, *got = NULL;
+	int64_t next;
+
+	save(f, ckpt("s1", "c1", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_latest(&got, f->store, "s1"), AC_ENOTFOUND);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "c1"), AC_ENOTFOUND);
+	assert_int_equal(ac_checkpoint_store_next_version(&next, f->store, "s1"), 0);
+	assert_int_equal(next, 1);
+}
+
+/* ---- file specifics ----------------------------------------------------- */
+
+static void test_file_bad_files_reported_and_skipped(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {"s1", true};
+	char *folder, *path;
+	json_t *list = NULL;
+	DIR *d;
+	struct dirent *e;
+	static const char *const bad[][2] = {
+		{"garbage.json", "{not json"},
+		{"wrongid.json", "{\"checkpointId\":\"other\",\"sessionId\":\"s1\",\"version\":1,"
+				 "\"messageHistory\":[]}"},
+		{"noversion.json", "{\"checkpointId\":\"noversion\",\"sessionId\":\"s1\","
+				   "\"messageHistory\":[]}"},
+		{"otherses.json", "{\"checkpointId\":\"otherses\",\"sessionId\":\"s9\",\"version\":1,"
+				  "\"messageHistory\":[]}"},
+	};
+
+	save(f, ckpt("s1", "good", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	/* Temp names never end in .json: only the checkpoint itself is there. */
+	folder = tu_path(f->ckpts, "s1");
+	d = opendir(folder);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			assert_string_equal(e->d_name, "good.json");
+	closedir(d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		path = tu_path(folder, bad[i][0]);
+		tu_write_file(path, bad[i][1], strlen(bad[i][1]));
+		free(path);
+	}
+	path = tu_path(folder, "link.json");
+	assert_int_equal(symlink("good.json", path), 0);
+	free(path);
+	path = tu_path(folder, "fifo.json");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	free(path);
+	path = tu_path(folder, "dir.json");
+	assert_int_equal(mkdir(path, 0755), 0);
+	free(path);
+	path = tu_path(folder, "notes.txt");
+	tu_write_file(path, "x", 1);
+	free(path);
+
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_int_equal(json_array_size(list), 1);
+	assert_string_equal(ac_checkpoint_id(json_array_get(list, 0)), "good");
+	assert_int_equal(f->problems, 7);
+	json_decref(list);
+	free(folder);
+}
+
+static void test_file_corrupt_get_names_file(void **state)
+{
+	fixture *f = *state;
+	char *folder = tu_path(f->ckpts, "s1"), *path;
+	json_t *got = NULL;
+
+	save(f, ckpt("s1", "c1", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	path = tu_path(folder, "c1.json");
+	tu_write_file(path, "{\"checkpointId\":", 16);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "c1"), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), path));
+	free(path);
+	free(folder);
+}
+
+/* ---- creating from a session ------------------------------------------- */
+
+static const char session_text[] =
+	"{\"id\":\"s1\",\"createdAt\":\"2025-01-01T00:00:00.000Z\","
+	"\"updatedAt\":\"2025-01-01T00:00:00.000Z\",\"task\":\"t\",\"status\":\"running\","
+	"\"conversationHistory\":["
+	"{\"role\":\"user\",\"content\":\"make users\"},"
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}"
+	"%s],\"metadata\":{\"agentId\":\"claude\"},\"x-extra\":true}";
+
+/* Writes session s1 with the two base messages plus more (a JSON fragment
+ * starting with a comma, or ""); returns the file's path. */
+static char *write_session(fixture *f, const char *more)
+{
+	char *text = NULL, *path = tu_path(f->sessions, "s1.json");
+
+	assert_true(asprintf(&text, session_text, more) > 0);
+	tu_write_file(path, text, strlen(text));
+	free(text);
+	return path;
+}
+
+static void test_create_from_session(void **state)
+{
+	fixture *f = *state;
+	json_t *first = NULL, *second = NULL, *tomb = NULL;
+	char *path = write_session(f, "");
+	const char *id;
+
+	assert_int_equal(ac_checkpoint_create(&first, f->store, f->sessions, "s1", NULL), 0);
+	id = ac_checkpoint_id(first);
+	assert_int_equal(strlen(id), 36);
+	assert_int_equal(id[14], '4');
+	assert_non_null(strchr("89ab", id[19]));
+	assert_int_equal(ac_checkpoint_version(first), 1);
+	assert_string_equal(ac_checkpoint_node(first), "manual");
+	assert_string_equal(ac_checkpoint_session(first), "s1");
+	assert_string_equal(json_string_value(json_object_get(first, "agentId")), "claude");
+	assert_true(json_is_null(json_object_get(first, "parentId")));
+	assert_string_equal(json_string_value(json_object_get(first, "lastInput")), "make users");
+	assert_string_equal(json_string_value(json_object_get(first, "lastOutput")), "ok");
+	assert_true(json_is_object(json_object_get(first, "properties")));
+	assert_int_equal(json_array_size(ac_checkpoint_history(first)), 2);
+
+	assert_int_equal(ac_checkpoint_create(&second, f->store, f->sessions, "s1", "plan"), 0);
+	assert_int_equal(ac_checkpoint_version(second), 2);
+	assert_string_equal(ac_checkpoint_node(second), "plan");
+	assert_string_equal(json_string_value(json_object_get(second, "parentId")), id);
+	/* A tombstone counts for versions but is never the parent. */
+	assert_int_equal(ac_checkpoint_create(&tomb, f->store, f->sessions, "s1",
+					      AC_CHECKPOINT_TOMBSTONE), 0);
+	json_decref(second);
+	assert_int_equal(ac_checkpoint_create(&second, f->store, f->sessions, "s1", NULL), 0);
+	assert_int_equal(ac_checkpoint_version(second), 4);
+	assert_string_not_equal(json_string_value(json_object_get(second, "parentId")),
+				ac_checkpoint_id(tomb));
+
+	assert_int_equal(ac_checkpoint_create(NULL, f->store, f->sessions, "nope", NULL), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "nope"));
+	assert_int_equal(ac_checkpoint_create(NULL, f->store, f->sessions, "../s1", NULL), AC_EINVAL);
+	json_decref(first);
+	json_decref(second);
+	json_decref(tomb);
+	free(path);
+}
+
+/* ---- rolling back ------------------------------------------------------ */
+
+static void test_prefix_refusals(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	json_t *doc = NULL;
+	char *path = write_session(f, ",{\"role\":\"user\",\"content\":\"more\"}");
+	char *before;
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	/* Diverged: message 1 changed since the checkpoint. */
+	free(path);
+	path = tu_path(f->sessions, "s1.json");
+	before = tu_read_file(path, NULL);
+	{
+		char *changed = strstr(before, "\"ok\"");
+
+		memcpy(changed, "\"OK\"", 4);
+		tu_write_file(path, before, strlen(before));
+	}
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1",
+						     ac_checkpoint_id(doc), NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "index 1 differs"));
+	ac_checkpoint_plan_free(&plan);
+	/* Longer: the session lost messages the checkpoint has. */
+	free(write_session(f, ""));
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, NULL),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "holds 3 messages but the session only 2"));
+	ac_checkpoint_plan_free(&plan);
+	/* Unknown checkpoint, bad ids. */
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", "nope", NULL),
+			 AC_ENOTFOUND);
+	ac_checkpoint_plan_free(&plan);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", "../x", NULL),
+			 AC_EINVAL);
+	ac_checkpoint_plan_free(&plan);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "../s1", NULL, NULL),
+			 AC_EINVAL);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(doc);
+	free(before);
+	free(path);
+}
+
+/* After the checkpoint: Daniel (t1), then Maria (t2) and a mail (t3, no
+ * compensation) in one message, then Zoe as an OpenAI call (c4). */
+static const char tool_messages[] =
+	",{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"createUser\","
+	"\"input\":{\"name\":\"Daniel\"}}]}"
+	",{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]}"
+	",{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"createUser\","
+	"\"input\":{\"name\":\"Maria\",\"tags\":[1,2]}},{\"type\":\"tool_use\",\"id\":\"t3\",\"name\":\"sendMail\","
+	"\"input\":{\"to\":\"x\"}}]}"
+	",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c4\",\"type\":\"function\","
+	"\"function\":{\"name\":\"createUser\",\"arguments\":\"{\\\"name\\\":\\\"Zoe\\\"}\"}}]}";
+
+static json_t *tools_config(const char *log, const char *fail_tool)
+{
+	char *script = NULL;
+	json_t *tools;
+
+	assert_true(asprintf(&script, "cat >> '%s'; echo >> '%s'", log, log) > 0);
+	tools = json_pack("{s:[s,s,s]}", "createUser", "/bin/sh", "-c", script);
+	if (fail_tool)
+		json_object_set_new(tools, fail_tool,
+				    json_pack("[s,s,s]", "/bin/sh", "-c", "echo nope >&2; exit 3"));
+	free(script);
+	return tools;
+}
+
+static void test_rollback_runs_compensations_newest_first(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	json_t *doc = NULL, *tools;
+	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *text;
+	ac_session *session = NULL;
+	size_t ran = 0;
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	tools = tools_config(log, NULL);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
+	assert_int_equal(plan.keep, 2);
+	assert_int_equal(plan.remove, 4);
+	assert_int_equal(plan.n_calls, 4);
+	assert_int_equal(plan.n_unconfigured, 1);
+	assert_string_equal(plan.calls[0].call_id, "c4");
+	assert_string_equal(plan.calls[1].call_id, "t3");
+	assert_null(plan.calls[1].argv); /* sendMail: no compensation configured */
+	assert_string_equal(plan.calls[1].tool, "sendMail");
+	assert_string_equal(plan.calls[2].call_id, "t2");
+	assert_string_equal(plan.calls[3].call_id, "t1");
+	assert_int_equal(ac_checkpoint_rollback(&ran, &plan, f->sessions, f->dir, 10000), 0);
+	assert_int_equal(ran, 3);
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Zoe\"}\n{\"name\":\"Maria\",\"tags\":[1,2]}\n"
+				  "{\"name\":\"Daniel\"}\n");
+	free(text);
+	assert_int_equal(ac_session_load(&session, f->sessions, "s1"), 0);
+	assert_true(json_equal(ac_session_messages(session), ac_checkpoint_history(doc)));
+	assert_true(json_is_true(json_object_get(ac_session_root(session), "x-extra")));
+	ac_session_free(session);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	json_decref(doc);
+	free(log);
+	free(path);
+}
+
+static void test_failing_compensation_stops_and_keeps_session(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	json_t *doc = NULL, *tools;
+	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *before, *after, *text;
+	size_t before_len, after_len, ran = 9;
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	before = tu_read_file(path, &before_len);
+	/* c4 (createUser) runs, then t3 (sendMail) fails with status 3. */
+	tools = tools_config(log, "sendMail");
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
+	assert_int_equal(plan.n_unconfigured, 0);
+	assert_int_equal(ac_checkpoint_rollback(&ran, &plan, f->sessions, f->dir, 10000), AC_EIO);
+	assert_int_equal(ran, 1);
+	assert_non_null(strstr(ac_error_last(), "sendMail"));
+	assert_non_null(strstr(ac_error_last(), "t3"));
+	assert_non_null(strstr(ac_error_last(), "status 3"));
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Zoe\"}\n");
+	free(text);
+	after = tu_read_file(path, &after_len);
+	assert_int_equal(before_len, after_len);
+	assert_memory_equal(before, after, before_len);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	json_decref(doc);
+	free(before);
+	free(after);
+	free(log);
+	free(path);
+}
+
+static void test_rollback_refuses_session_changed_since_plan(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	json_t *doc = NULL, *tools;
+	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *before, *after;
+	size_t before_len, after_len;
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	tools = tools_config(log, NULL);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
+	/* Another writer appends a message between the plan and the cut. */
+	free(write_session(f, ",{\"role\":\"user\",\"content\":\"late\"}"));
+	before = tu_read_file(path, &before_len);
+	assert_int_equal(ac_checkpoint_rollback(NULL, &plan, f->sessions, f->dir, 10000), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "changed during the rollback"));
+	after = tu_read_file(path, &after_len);
+	assert_int_equal(before_len, after_len);
+	assert_memory_equal(before, after, before_len);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	json_decref(doc);
+	free(before);
+	free(after);
+	free(log);
+	free(path);
+}
+
+static void test_plan_validates_config_and_arguments(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	json_t *doc = NULL, *tools;
+	char *path = write_session(f, "");
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	tools = json_pack("{s:s}", "createUser", "rm -rf /");
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "rollbackTools.createUser"));
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	/* OpenAI arguments that are not JSON. */
+	free(write_session(f, ",{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c9\",\"function\":"
+			      "{\"name\":\"createUser\",\"arguments\":\"{oops\"}}]}"));
+	tools = json_pack("{s:[s]}", "createUser", "/bin/true");
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "c9"));
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	json_decref(doc);
+	free(path);
+}
+
+#define CONTRACT(name)                                                            \
+	cmocka_unit_test_setup_teardown(name, setup_memory, teardown),            \
+		cmocka_unit_test_setup_teardown(name, setup_file, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		CONTRACT(test_contract_order_latest_tombstones),
+		CONTRACT(test_contract_get_replace_delete),
+		CONTRACT(test_contract_retention_keeps_first_and_last_n),
+		CONTRACT(test_contract_bad_ids_refused),
+		cmocka_unit_test_setup_teardown(test_none_stores_nothing, setup_none, teardown),
+		cmocka_unit_test_setup_teardown(test_file_bad_files_reported_and_skipped,
+						setup_file, teardown),
+		cmocka_unit_test_setup_teardown(test_file_corrupt_get_names_file, setup_file,
+						teardown),
+		CONTRACT(test_create_from_session),
+		CONTRACT(test_prefix_refusals),
+		CONTRACT(test_rollback_runs_compensations_newest_first),
+		CONTRACT(test_failing_compensation_stops_and_keeps_session),
+		CONTRACT(test_rollback_refuses_session_changed_since_plan),
+		cmocka_unit_test_setup_teardown(test_plan_validates_config_and_arguments,
+						setup_file, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,708 @@
+/* The operation log: reading (torn and corrupt lines), recording with
+ * commits, concurrent writers, and rolling back real git repositories made
+ * with libgit2 (never a shell). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_config.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_oplog.h"
+#include "ac_workspace.h"
+
+#include <git2.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+	char *dir;
+	ac_config *config;
+	ac_workspace ws;
+} fixture;
+
+static void load_ws(fixture *f)
+{
+	if (ac_config_load(&f->config, f->dir) != 0 || ac_workspace_init(&f->ws, f->config) != 0)
+		fail_msg("workspace: %s", ac_error_last());
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_make_temp_dir();
+	load_ws(f);
+	*state = f;
+	return 0;
+}
+
+static void init_repo(const char *dir)
+{
+	git_repository *repo = NULL;
+
+	git_libgit2_init();
+	if (git_repository_init(&repo, dir, 0) != 0)
+		fail_msg("git init %s", dir);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+}
+
+static int setup_repo(void **state)
+{
+	fixture *f;
+
+	setup(state);
+	f = *state;
+	init_repo(f->dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	ac_workspace_free(&f->ws);
+	ac_config_free(f->config);
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Writes rel under dir, making its folders. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char *path = tu_path(dir, rel), *slash = strrchr(path, '/');
+
+	*slash = '\0';
+	assert_int_equal(ac_file_mkdirs(path), 0);
+	*slash = '/';
+	tu_write_file(path, text, strlen(text));
+	free(path);
+}
+
+static void rm(const char *dir, const char *rel)
+{
+	char *path = tu_path(dir, rel);
+
+	assert_int_equal(unlink(path), 0);
+	free(path);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char *path = tu_path(dir, rel);
+	struct stat st;
+	bool found = lstat(path, &st) == 0;
+
+	free(path);
+	return found;
+}
+
+static void assert_file(const char *dir, const char *rel, const char *expected)
+{
+	char *path = tu_path(dir, rel), *text = tu_read_file(path, NULL);
+
+	assert_string_equal(text, expected);
+	free(text);
+	free(path);
+}
+
+/* Records an operation; returns its id (caller frees). */
+static char *record(fixture *f, const char *type, const char *path)
+{
+	json_t *details = json_pack("{s:s}", "path", path);
+	ac_op *op = NULL;
+	char *id;
+	int rc = ac_oplog_record(&op, &f->ws, "sess-1", type, details);
+
+	json_decref(details);
+	if (rc != 0)
+		fail_msg("record: %s", ac_error_last());
+	if (strcmp(type, "command_run"))
+		assert_non_null(op->commit);
+	id = strdup(op->id);
+	ac_op_free(op);
+	return id;
+}
+
+/* Every file below dir except .git, as "path mode\ncontents\n" in path
+ * order: two calls compare equal exactly when the worktree is unchanged. */
+static ac_buf walk_out;
+static char **walk_paths;
+static size_t walk_n;
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (strstr(path, "/.git/") || (strlen(path) > 5 && !strcmp(path + strlen(path) - 5, "/.git")))
+		return 0;
+	if (flag == FTW_F || flag == FTW_SL || flag == FTW_D) {
+		walk_paths = realloc(walk_paths, (walk_n + 1) * sizeof(char *));
+		walk_paths[walk_n++] = strdup(path);
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *tree_state(const char *dir)
+{
+	walk_n = 0;
+	walk_paths = NULL;
+	memset(&walk_out, 0, sizeof(walk_out));
+	nftw(dir, walk_one, 16, FTW_PHYS);
+	qsort(walk_paths, walk_n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < walk_n; i++) {
+		struct stat st;
+
+		lstat(walk_paths[i], &st);
+		ac_buf_printf(&walk_out, "%s %o\n", walk_paths[i] + strlen(dir), (unsigned)st.st_mode);
+		if (S_ISREG(st.st_mode)) {
+			size_t len;
+			char *text = tu_read_file(walk_paths[i], &len);
+
+			ac_buf_append(&walk_out, text, len);
+			ac_buf_putc(&walk_out, '\n');
+			free(text);
+		}
+		free(walk_paths[i]);
+	}
+	free(walk_paths);
+	return ac_buf_detach(&walk_out);
+}
+
+static char *head_hash(const char *dir)
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1] = "";
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 &&
+	    git_reference_name_to_id(&oid, repo, "HEAD") == 0)
+		git_oid_tostr(hex, sizeof(hex), &oid);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return strdup(hex);
+}
+
+static char *head_message(const char *dir)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	char *msg = NULL;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 &&
+	    git_reference_name_to_id(&oid, repo, "HEAD") == 0 &&
+	    git_commit_lookup(&c, repo, &oid) == 0)
+		msg = strdup(git_commit_message(c));
+	git_commit_free(c);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return msg ? msg : strdup("");
+}
+
+/* Commits every file (agent state included) as another tool would. */
+static void commit_everything(const char *dir)
+{
+	git_repository *repo = NULL;
+	git_index *index = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_commit *parent = NULL;
+	git_oid tree_oid, oid, head;
+	const git_commit *parents[1];
+	int nparents = 0;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_open(&repo, dir), 0);
+	assert_int_equal(git_repository_index(&index, repo), 0);
+	assert_int_equal(git_index_add_all(index, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(git_index_write(index), 0);
+	assert_int_equal(git_index_write_tree(&tree_oid, index), 0);
+	assert_int_equal(git_tree_lookup(&tree, repo, &tree_oid), 0);
+	assert_int_equal(git_signature_now(&sig, "t", "t@example.com"), 0);
+	if (git_reference_name_to_id(&head, repo, "HEAD") == 0) {
+		assert_int_equal(git_commit_lookup(&parent, repo, &head), 0);
+		parents[0] = parent;
+		nparents = 1;
+	}
+	assert_int_equal(git_commit_create(&oid, repo, "HEAD", sig, sig, NULL, "by hand", tree,
+					   (size_t)nparents, parents), 0);
+	git_commit_free(parent);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	git_index_free(index);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+}
+
+static size_t count_action(const ac_git_rollback_result *r, ac_git_action a, const char *path)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->items[i].action == a && (!path || !strcmp(r->items[i].path, path)))
+			n++;
+	return n;
+}
+
+/* A history of several operations; rolling back the middle one puts back
+ * the files as they were before it, and removes what came after. */
+static void test_rollback_middle(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_op_list list = {0};
+	char *op1, *op2, *op3, *before_dry, *after_dry, *msg, *expect;
+	const ac_op *last;
+
+	put(f->dir, "a.txt", "one\n");
+	put(f->dir, "b.txt", "bee\n");
+	op1 = record(f, "file_write", "a.txt");
+	put(f->dir, "a.txt", "two\n");
+	rm(f->dir, "b.txt");
+	put(f->dir, "c.txt", "sea\n");
+	put(f->dir, "deep/dir/d.txt", "dee\n");
+	op2 = record(f, "file_write", "a.txt");
+	put(f->dir, "a.txt", "three\n");
+	put(f->dir, "e.txt", "ee\n");
+	op3 = record(f, "file_write", "e.txt");
+
+	/* The dry run lists the exact sets and changes nothing. */
+	before_dry = tree_state(f->dir);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, true, NULL), 0);
+	after_dry = tree_state(f->dir);
+	assert_string_equal(before_dry, after_dry);
+	assert_null(r.op);
+	assert_int_equal(r.git.removed, 3);
+	assert_int_equal(r.git.restored, 1);
+	assert_int_equal(r.git.changed, 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "c.txt"), 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "deep/dir/d.txt"), 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "e.txt"), 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_RESTORE, "b.txt"), 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_CHANGE, "a.txt"), 1);
+	assert_string_equal(r.git.commit, "");
+	ac_oplog_rollback_result_free(&r);
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_file(f->dir, "a.txt", "one\n");
+	assert_file(f->dir, "b.txt", "bee\n");
+	assert_false(exists(f->dir, "c.txt"));
+	assert_false(exists(f->dir, "e.txt"));
+	assert_false(exists(f->dir, "deep")); /* emptied folders are pruned */
+	assert_int_equal(strlen(r.git.commit), 40);
+	msg = head_message(f->dir);
+	assert_non_null(strstr(msg, "[agent] rollback to before "));
+	assert_non_null(strstr(msg, op2));
+	free(msg);
+	assert_non_null(r.op);
+
+	/* Recorded as an operation and as a journal event. */
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(list.n, 4);
+	last = &list.ops[3];
+	assert_string_equal(last->type, "file_write");
+	assert_string_equal(json_string_value(json_object_get(last->details, "rollbackOf")), op2);
+	assert_string_equal(json_string_value(json_object_get(last->details, "snapshot")),
+			    r.git.snapshot);
+	assert_string_equal(last->commit, r.git.commit);
+	ac_op_list_free(&list);
+	expect = tu_read_file(f->ws.journal_path, NULL);
+	assert_non_null(strstr(expect, "\"ROLLBACK\""));
+	assert_non_null(strstr(expect, "\"Human\""));
+	free(expect);
+
+	ac_oplog_rollback_result_free(&r);
+	free(before_dry);
+	free(after_dry);
+	free(op1);
+	free(op2);
+	free(op3);
+}
+
+/* An uncommitted edit survives as the snapshot, and rolling back the
+ * rollback brings it back. */
+static void test_dirty_tree(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0}, undo = {0};
+	char *op1, *op2, *rollback_id;
+
+	put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	put(f->dir, "a.txt", "two\n");
+	op2 = record(f, "file_write", "a.txt");
+	put(f->dir, "a.txt", "dirty edit\n");
+	put(f->dir, "fresh.txt", "never seen\n");
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_file(f->dir, "a.txt", "one\n");
+	assert_file(f->dir, "fresh.txt", "never seen\n"); /* untracked: left alone */
+	rollback_id = strdup(r.op->id);
+
+	assert_int_equal(ac_oplog_rollback(&undo, &f->ws, rollback_id, false, NULL), 0);
+	assert_file(f->dir, "a.txt", "dirty edit\n");
+	assert_file(f->dir, "fresh.txt", "never seen\n");
+	ac_oplog_rollback_result_free(&undo);
+	ac_oplog_rollback_result_free(&r);
+	free(rollback_id);
+	free(op1);
+	free(op2);
+}
+
+/* Undoing a rollback on a clean tree gives back exactly the files. */
+static void test_undo_rollback(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0}, undo = {0};
+	char *op1, *op2, *before, *after, *rollback_id, *run;
+	struct stat st;
+
+	put(f->dir, "a.txt", "one\n");
+	put(f->dir, "run.sh", "#!/bin/sh\n");
+	run = tu_path(f->dir, "run.sh");
+	chmod(run, 0755);
+	op1 = record(f, "file_write", "a.txt");
+	put(f->dir, "b/new.txt", "new\n");
+	rm(f->dir, "run.sh");
+	put(f->dir, "a.txt", "two\n");
+	op2 = record(f, "file_write", "b/new.txt");
+	before = tree_state(f->dir);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_true(exists(f->dir, "run.sh"));
+	assert_int_equal(stat(run, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0755); /* the executable bit comes back */
+	assert_false(exists(f->dir, "b"));
+	rollback_id = strdup(r.op->id);
+	assert_int_equal(ac_oplog_rollback(&undo, &f->ws, rollback_id, false, NULL), 0);
+	after = tree_state(f->dir);
+	/* Everything but the agent's own files (two more log lines) matches. */
+	*strstr(before, "/.agent") = '\0';
+	*strstr(after, "/.agent") = '\0';
+	assert_string_equal(before, after);
+	assert_false(exists(f->dir, "run.sh"));
+	assert_file(f->dir, "b/new.txt", "new\n");
+	ac_oplog_rollback_result_free(&undo);
+	ac_oplog_rollback_result_free(&r);
+	free(before);
+	free(after);
+	free(rollback_id);
+	free(run);
+	free(op1);
+	free(op2);
+}
+
+/* Session files and journals are never rewound, even when git tracks them,
+ * and recording never stages them. */
+static void test_agent_state_left_alone(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1, *journal;
+
+	put(f->dir, ".agent/sessions/x.json", "{\"v\":1}\n");
+	put(f->dir, "JOURNAL.jsonl", "first\n");
+	put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "rotated\n");
+	put(f->dir, ".agent/checkpoints/s/c.json", "{}\n");
+	commit_everything(f->dir);
+	put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	put(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
+	put(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
+	put(f->dir, "JOURNAL.jsonl", "first\nsecond\n");
+	rm(f->dir, "JOURNAL-20250101T000000.000Z.jsonl");
+	rm(f->dir, ".agent/checkpoints/s/c.json");
+	put(f->dir, "b.txt", "bee\n");
+	free(record(f, "file_write", "b.txt"));
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, false, NULL), 0);
+	assert_false(exists(f->dir, "a.txt"));
+	assert_false(exists(f->dir, "b.txt"));
+	assert_file(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
+	assert_file(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
+	assert_false(exists(f->dir, "JOURNAL-20250101T000000.000Z.jsonl"));
+	assert_false(exists(f->dir, ".agent/checkpoints/s/c.json"));
+	journal = tu_read_file(f->ws.journal_path, NULL);
+	assert_memory_equal(journal, "first\nsecond\n", 13);
+	free(journal);
+	assert_true(exists(f->dir, ".agent/operations.jsonl"));
+	for (size_t i = 0; i < r.git.n; i++)
+		assert_null(strstr(r.git.items[i].path, "JOURNAL"));
+	ac_oplog_rollback_result_free(&r);
+	free(op1);
+}
+
+/* Files git ignores and files it never saw are not touched. */
+static void test_untracked_untouched(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1;
+
+	put(f->dir, ".gitignore", "*.log\n");
+	commit_everything(f->dir);
+	put(f->dir, "a.txt", "one\n");
+	free(record(f, "file_write", "a.txt"));
+	put(f->dir, "b.txt", "bee\n");
+	op1 = record(f, "file_write", "b.txt");
+	put(f->dir, "debug.log", "ignored\n");
+	put(f->dir, "notes/todo.txt", "never seen\n");
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, true, NULL), 0);
+	assert_int_equal(r.git.n, 1);
+	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "b.txt"), 1);
+	ac_oplog_rollback_result_free(&r);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, false, NULL), 0);
+	assert_false(exists(f->dir, "b.txt"));
+	assert_file(f->dir, "a.txt", "one\n");
+	assert_file(f->dir, "debug.log", "ignored\n");
+	assert_file(f->dir, "notes/todo.txt", "never seen\n");
+	ac_oplog_rollback_result_free(&r);
+	free(op1);
+}
+
+static void append_line(fixture *f, const char *line)
+{
+	tu_append_file(f->ws.operations_path, line, strlen(line));
+}
+
+/* Each refusal leaves the worktree and HEAD exactly as they were. */
+static void test_errors_change_nothing(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1, *before, *after, *head_before, *head_after;
+
+	put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	put(f->dir, "a.txt", "dirty\n");
+	append_line(f, "{\"id\":\"cmd\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"sessionId\":\"s\","
+		       "\"type\":\"command_run\",\"details\":{\"command\":\"make\"}}\n");
+	append_line(f, "{\"id\":\"gone\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"sessionId\":\"s\","
+		       "\"type\":\"file_write\",\"details\":{},"
+		       "\"gitCommitHash\":\"0123456789abcdef0123456789abcdef01234567\"}\n");
+	before = tree_state(f->dir);
+	head_before = head_hash(f->dir);
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, "no-such-op", false, NULL), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "no-such-op"));
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, "cmd", false, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "not reversible"));
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, "gone", false, NULL), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "0123456789abcdef"));
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, "gone", true, NULL), AC_ENOTFOUND);
+
+	after = tree_state(f->dir);
+	head_after = head_hash(f->dir);
+	assert_string_equal(before, after);
+	assert_string_equal(head_before, head_after);
+	free(before);
+	free(after);
+	free(head_before);
+	free(head_after);
+	free(op1);
+}
+
+/* Outside any repository: records go without a commit, and a rollback of a
+ * hashed line is refused without touching anything. */
+static void test_not_a_repository(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_op *op = NULL;
+	char *before, *after;
+
+	put(f->dir, "a.txt", "one\n");
+	assert_int_equal(ac_oplog_record(&op, &f->ws, "s", "file_write", NULL), 0);
+	assert_null(op->commit);
+	ac_op_free(op);
+	append_line(f, "{\"id\":\"h\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"sessionId\":\"s\","
+		       "\"type\":\"file_write\",\"details\":{},"
+		       "\"gitCommitHash\":\"0123456789abcdef0123456789abcdef01234567\"}\n");
+	before = tree_state(f->dir);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, "h", false, NULL), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "not in a git repository"));
+	after = tree_state(f->dir);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	assert_int_equal(ac_oplog_record(NULL, &f->ws, "s", "file_move", NULL), AC_EINVAL);
+}
+
+typedef struct {
+	uint64_t lines[8];
+	size_t n;
+} problems;
+
+static void collect(const char *path, uint64_t line, const char *reason, void *ctx)
+{
+	problems *p = ctx;
+
+	(void)path;
+	(void)reason;
+	if (p->n < 8)
+		p->lines[p->n++] = line;
+}
+
+/* A corrupt line is reported by number and skipped, a torn tail is not
+ * delivered, unknown keys are kept, and the next append starts afresh. */
+static void test_torn_and_corrupt(void **state)
+{
+	fixture *f = *state;
+	ac_op_list list = {0};
+	problems p = {0};
+
+	put(f->dir, ".agent/operations.jsonl",
+	    "{\"id\":\"1\",\"timestamp\":\"t\",\"sessionId\":\"s\",\"type\":\"command_run\","
+	    "\"details\":{\"command\":\"ls\"},\"extra\":{\"kept\":true}}\n"
+	    "{\"id\":\"2\",\"type\":\n"
+	    "[1,2]\n"
+	    "{\"id\":\"3\",\"sessionId\":\"s\",\"type\":\"file_write\",\"details\":{},\"gitCommitHash\":null}\n"
+	    "{\"id\":\"4\",\"sessionId\":\"s\",\"ty");
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, collect, &p), 0);
+	assert_int_equal(list.n, 2);
+	assert_string_equal(list.ops[0].id, "1");
+	assert_true(json_is_true(json_object_get(json_object_get(list.ops[0].raw, "extra"), "kept")));
+	assert_string_equal(list.ops[1].id, "3");
+	assert_null(list.ops[1].commit);
+	assert_int_equal(list.ops[1].line, 4);
+	assert_int_equal(list.skipped, 2);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.lines[0], 2);
+	assert_int_equal(p.lines[1], 3);
+	assert_true(list.torn);
+	ac_op_list_free(&list);
+
+	assert_int_equal(ac_oplog_record(NULL, &f->ws, "s", "command_run", NULL), 0);
+	p.n = 0;
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, collect, &p), 0);
+	assert_int_equal(list.n, 3);
+	assert_string_equal(list.ops[2].type, "command_run");
+	assert_int_equal(list.ops[2].line, 6);
+	assert_false(list.torn);
+	assert_int_equal(p.n, 3); /* the torn line, now ended, is corrupt */
+	ac_op_list_free(&list);
+}
+
+#define WRITERS 4
+#define EACH 6
+
+/* Four processes record at once: every line arrives whole, and every
+ * commit is a distinct point in one linear history. */
+static void test_concurrent_record(void **state)
+{
+	fixture *f = *state;
+	ac_op_list list = {0};
+	pid_t pids[WRITERS];
+
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		assert_true(pids[w] >= 0);
+		if (pids[w] == 0) {
+			int bad = 0;
+
+			for (int i = 0; i < EACH; i++) {
+				char name[64], *path;
+
+				snprintf(name, sizeof(name), "w%d-%d.txt", w, i);
+				path = tu_path(f->dir, name);
+				tu_write_file(path, name, strlen(name));
+				free(path);
+				json_t *d = json_pack("{s:s}", "path", name);
+				if (ac_oplog_record(NULL, &f->ws, name, i % 2 ? "command_run" : "file_write",
+						    d) != 0) {
+					fprintf(stderr, "writer %d: %s\n", w, ac_error_last());
+					bad = 1;
+				}
+				json_decref(d);
+			}
+			_exit(bad);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status;
+
+		assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(list.n, WRITERS * EACH);
+	assert_int_equal(list.skipped, 0);
+	assert_false(list.torn);
+	for (size_t i = 0; i < list.n; i++)
+		for (size_t j = i + 1; j < list.n; j++) {
+			assert_string_not_equal(list.ops[i].id, list.ops[j].id);
+			if (list.ops[i].commit && list.ops[j].commit)
+				assert_string_not_equal(list.ops[i].commit, list.ops[j].commit);
+		}
+	/* The log's last commit is HEAD: lines were written in commit order. */
+	for (size_t i = list.n; i-- > 0;)
+		if (list.ops[i].commit) {
+			char *head = head_hash(f->dir);
+
+			assert_string_equal(list.ops[i].commit, head);
+			free(head);
+			break;
+		}
+	ac_op_list_free(&list);
+}
+
+static void test_summary(void **state)
+{
+	ac_buf out = AC_BUF_INIT;
+	json_t *d = json_pack("{s:s}", "command", "make all");
+
+	(void)state;
+	assert_int_equal(ac_oplog_summary(&out, d, 80), 0);
+	assert_string_equal(out.data, "make all");
+	json_decref(d);
+	ac_buf_clear(&out);
+	d = json_pack("{s:s}", "note", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	assert_int_equal(ac_oplog_summary(&out, d, 12), 0);
+	assert_true(out.len <= 12);
+	assert_non_null(strstr(out.data, "..."));
+	json_decref(d);
+	ac_buf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rollback_middle, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_tree, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_rollback, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_agent_state_left_alone, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_untracked_untouched, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_repository, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_and_corrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_record, setup_repo, teardown),
+		cmocka_unit_test(test_summary),
+	};
+
+	/* No user configuration from the machine running the tests. */
+	setenv("XDG_CONFIG_HOME", "/nonexistent-agentctl-test", 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,527 @@
+/* The dashboard's model and view logic, without a terminal: row texts and
+ * their display widths (CJK, emoji), cutting, hostile text made visible,
+ * status symbols, the journal ring, conversations, filters and themes.
+ * The UI sources are compiled in here (the test target links only the
+ * core), with a recording stand-in for tui/screen.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../tui/ui_text.c"
+#include "../tui/theme.c"
+#include "../tui/model.c"
+#include "../tui/keys.c"
+#include "../views/list.c"
+#include "../views/sessions.c"
+#include "../views/journal.c"
+#include "../views/operations.c"
+#include "../views/checkpoints.c"
+#include "../views/conversation.c"
+#include "../views/help.c"
+
+#include "ac_session_index.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a screen that records what is drawn ------------------------------ */
+
+#define FAKE_ROWS 60
+static ac_buf fake_rows[FAKE_ROWS];
+
+void screen_put(int y, int x, int width, ui_style style, const char *text)
+{
+	(void)x;
+	(void)width;
+	(void)style;
+	if (y >= 0 && y < FAKE_ROWS) {
+		ac_buf_append(&fake_rows[y], text, strlen(text));
+		ac_buf_putc(&fake_rows[y], '|');
+	}
+}
+
+void screen_fill(int y, int x, int width, ui_style style)
+{
+	(void)y;
+	(void)x;
+	(void)width;
+	(void)style;
+}
+
+static void fake_reset(void)
+{
+	for (int i = 0; i < FAKE_ROWS; i++)
+		ac_buf_free(&fake_rows[i]);
+}
+
+static bool fake_shows(const char *text)
+{
+	for (int i = 0; i < FAKE_ROWS; i++)
+		if (fake_rows[i].data && strstr(fake_rows[i].data, text))
+			return true;
+	return false;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static bool valid_utf8(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned cp;
+		size_t n = ui_utf8_next(s + i, len - i, &cp);
+
+		if (n == 1 && (unsigned char)s[i] >= 0x80)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+static ac_session_summary summary(const char *id, const char *task, const char *status)
+{
+	ac_session_summary s = {.id = id, .task = task, .status = status,
+				.created_at = "2024-05-01T10:00:00.000Z",
+				.updated_at = "2024-05-01T10:00:30.000Z", .tenant = "",
+				.user = "alice", .agent = "Claude", .messages = 12, .tokens = 3456};
+
+	return s;
+}
+
+static void set_sessions(ui_model *m, const ac_session_summary *list, size_t n)
+{
+	const ac_session_summary *ptrs[8];
+
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = &list[i];
+	assert_int_equal(ui_model_set_sessions(m, ptrs, n), 0);
+}
+
+static const int64_t now_ms = 1714557690000; /* 2024-05-01T10:01:30Z */
+
+/* ---- width, cutting, wrapping ----------------------------------------- */
+
+static void test_width(void **state)
+{
+	(void)state;
+	assert_int_equal(ui_text_width("abc", 3), 3);
+	assert_int_equal(ui_text_width("日本語", strlen("日本語")), 6);
+	assert_int_equal(ui_text_width("한국어", strlen("한국어")), 6);
+	assert_int_equal(ui_text_width("🚀", strlen("🚀")), 2);
+	assert_int_equal(ui_text_width("e\xcc\x81", 3), 1); /* e + combining acute */
+	assert_int_equal(ui_text_width("\xe2\x96\xb6", 3), 1); /* ▶ */
+}
+
+static void test_fit_never_splits(void **state)
+{
+	const char *s = "日本語🚀abc";
+
+	(void)state;
+	for (int w = 1; w <= 12; w++) {
+		ac_buf b = AC_BUF_INIT;
+		int cols = ui_text_fit(&b, s, strlen(s), w, UI_FIT_PAD);
+
+		assert_int_equal(cols, w);
+		assert_int_equal(ui_text_width(b.data, b.len), w);
+		assert_true(valid_utf8(b.data, b.len));
+		ac_buf_free(&b);
+	}
+	{
+		ac_buf b = AC_BUF_INIT;
+
+		ui_text_fit(&b, s, strlen(s), 5, 0); /* 日本 + no room for 語 */
+		assert_string_equal(b.data, "日本");
+		ac_buf_clear(&b);
+		ui_text_fit(&b, s, strlen(s), 6, UI_FIT_ELLIPSIS);
+		assert_string_equal(b.data, "日本…");
+		ac_buf_clear(&b);
+		ui_text_fit(&b, "42", 2, 5, UI_FIT_RIGHT);
+		assert_string_equal(b.data, "   42");
+		ac_buf_free(&b);
+	}
+}
+
+static void count_rows(const char *row, size_t len, void *ctx)
+{
+	ac_buf *b = ctx;
+
+	ac_buf_append(b, row, len);
+	ac_buf_putc(b, '|');
+}
+
+static void test_wrap(void **state)
+{
+	ac_buf b = AC_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(ui_text_wrap("hello big world", 15, 9, count_rows, &b), 2);
+	assert_string_equal(b.data, "hello big|world|");
+	ac_buf_clear(&b);
+	assert_int_equal(ui_text_wrap("日本語日本語", strlen("日本語日本語"), 5, count_rows, &b), 3);
+	assert_string_equal(b.data, "日本|語日|本語|");
+	ac_buf_free(&b);
+}
+
+static void test_smart_case(void **state)
+{
+	(void)state;
+	assert_true(ui_text_match("Fix the Login", "login"));
+	assert_false(ui_text_match("Fix the login", "Login"));
+	assert_true(ui_text_match("Fix the Login", "Login"));
+	assert_true(ui_text_match("anything", ""));
+	assert_true(ui_text_match("修复登录", "登录"));
+}
+
+/* ---- rows -------------------------------------------------------------- */
+
+static void test_status_symbols(void **state)
+{
+	(void)state;
+	assert_string_equal(ui_status_symbol(UI_STATUS_RUNNING), "▶");
+	assert_string_equal(ui_status_symbol(UI_STATUS_PAUSED), "‖");
+	assert_string_equal(ui_status_symbol(UI_STATUS_COMPLETED), "✓");
+	assert_string_equal(ui_status_symbol(UI_STATUS_FAILED), "✗");
+	assert_int_equal(ui_status_of("paused"), UI_STATUS_PAUSED);
+	assert_int_equal(ui_status_of("bogus"), UI_STATUS_OTHER);
+	assert_int_equal(ui_event_status_of("FAILED"), UI_STATUS_FAILED);
+	assert_int_equal(ui_status_style(UI_STATUS_FAILED), UI_ST_FAILED);
+}
+
+static void test_session_rows(void **state)
+{
+	ui_model m = {0};
+	ac_session_summary list[] = {
+		summary("s-cjk", "修复登录页面的错误 🚀 then 日本語 and 한국어 everywhere", "running"),
+		summary("s-evil", "evil \x1b]0;pwned\x07 \xe2\x80\xae rtl \xff end", "paused"),
+		summary("s-done", "short", "completed"),
+	};
+
+	(void)state;
+	set_sessions(&m, list, 3);
+	assert_int_equal(m.by_status[UI_STATUS_RUNNING], 1);
+	assert_int_equal(m.by_status[UI_STATUS_PAUSED], 1);
+	for (int w = 40; w <= 160; w += 7) {
+		for (size_t i = 0; i < 3; i++) {
+			ac_buf row = AC_BUF_INIT;
+			int ax = -1, aw = -1;
+			ui_style st = ui_view_sessions.row(&row, &m, i, w, now_ms, &ax, &aw);
+
+			assert_int_equal(ui_text_width(row.data, row.len), w);
+			assert_true(valid_utf8(row.data, row.len));
+			assert_null(memchr(row.data, 0x1b, row.len));
+			assert_int_equal(st, ui_status_style(m.sessions[i].st));
+			assert_true(ax >= 0 && aw > 0);
+			ac_buf_free(&row);
+		}
+		{
+			ac_buf h = AC_BUF_INIT;
+
+			ui_view_sessions.header(&h, w);
+			assert_int_equal(ui_text_width(h.data, h.len), w);
+			ac_buf_free(&h);
+		}
+	}
+	{
+		ac_buf row = AC_BUF_INIT;
+		int ax, aw;
+
+		ui_view_sessions.row(&row, &m, 1, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "‖ paused"));
+		assert_non_null(strstr(row.data, "^[]0;pwned^G"));
+		assert_non_null(strstr(row.data, "<U+202E>"));
+		assert_non_null(strstr(row.data, "\\xFF") ? strstr(row.data, "\\xFF") : strstr(row.data, "\\xff"));
+		ac_buf_clear(&row);
+		ui_view_sessions.row(&row, &m, 0, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "▶ running"));
+		assert_non_null(strstr(row.data, "alice/Claude"));
+		assert_non_null(strstr(row.data, "3.5k"));
+		assert_non_null(strstr(row.data, " 60s") ? strstr(row.data, " 60s") : strstr(row.data, " 1m"));
+		ac_buf_free(&row);
+	}
+	ui_model_free(&m);
+}
+
+static void test_journal_ring_and_rows(void **state)
+{
+	ui_model m = {0};
+	char msg[64];
+
+	(void)state;
+	for (int i = 0; i < UI_MODEL_EVENTS + 100; i++) {
+		snprintf(msg, sizeof(msg), "event %d", i);
+		ui_model_add_event(&m, "evt_x", "2024-05-01T10:00:00.000Z", "Claude", "SUCCESS",
+				   "FILE_EDIT", msg);
+	}
+	assert_int_equal(m.n_events, UI_MODEL_EVENTS);
+	assert_string_equal(ui_model_event(&m, 0)->message, "event 100");
+	assert_string_equal(ui_model_event(&m, UI_MODEL_EVENTS - 1)->message, "event 2099");
+	ui_model_add_event(&m, "evt_y", "2024-05-01T10:00:01.000Z", "Gemini", "FAILED", "CMD_RUN",
+			   "日本語のメッセージ 🎉 \x1b[31m red \xc2\x9b done with a long tail of text to cut");
+	for (int w = 30; w <= 130; w += 9) {
+		ac_buf row = AC_BUF_INIT;
+		int ax, aw;
+		ui_style st = ui_view_journal.row(&row, &m, m.n_events - 1, w, now_ms, &ax, &aw);
+
+		assert_int_equal(ui_text_width(row.data, row.len), w);
+		assert_true(valid_utf8(row.data, row.len));
+		assert_null(memchr(row.data, 0x1b, row.len));
+		assert_int_equal(st, UI_ST_FAILED);
+		ac_buf_free(&row);
+	}
+	{
+		ac_buf row = AC_BUF_INIT;
+		int ax, aw;
+
+		ui_view_journal.row(&row, &m, m.n_events - 1, 200, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "10:00:01 ✗ Gemini"));
+		assert_non_null(strstr(row.data, "^[[31m"));
+		assert_non_null(strstr(row.data, "<U+009B>"));
+		ac_buf_free(&row);
+	}
+	ui_model_free(&m);
+}
+
+static void test_filter_and_selection(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1};
+	ac_session_summary list[] = {
+		summary("a1", "Write the parser", "running"),
+		summary("b2", "fix LOGIN page", "paused"),
+		summary("c3", "login again", "failed"),
+	};
+	size_t idx[3], i;
+
+	(void)state;
+	set_sessions(&m, list, 3);
+	snprintf(p.filter, sizeof(p.filter), "login");
+	assert_int_equal(ui_list_visible(&ui_view_sessions, &m, &p, idx), 2);
+	snprintf(p.filter, sizeof(p.filter), "LOGIN");
+	assert_int_equal(ui_list_visible(&ui_view_sessions, &m, &p, idx), 1);
+	assert_string_equal(m.sessions[idx[0]].id, "b2");
+	p.filter[0] = '\0';
+	p.status_filter = UI_STATUS_FAILED;
+	assert_int_equal(ui_list_visible(&ui_view_sessions, &m, &p, idx), 1);
+	p.status_filter = -1;
+	/* Movement, then the selection follows its item when the list changes. */
+	p.list_rows = 10;
+	assert_true(ui_list_key(&ui_view_sessions, &m, &p, UI_ACT_BOTTOM, 10));
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "c3");
+	{
+		ac_session_summary more[] = {summary("z0", "new one", "running"), list[0], list[1], list[2]};
+
+		set_sessions(&m, more, 4);
+	}
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "c3");
+	assert_true(ui_list_key(&ui_view_sessions, &m, &p, UI_ACT_TOP, 10));
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "z0");
+	assert_false(ui_list_key(&ui_view_sessions, &m, &p, UI_ACT_UP, 10));
+	ui_model_free(&m);
+}
+
+static void test_draw_through_screen(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1};
+	ac_session_summary list[] = {summary("s-1", "タスク \x1b[2J", "running")};
+	ui_rect r = {0, 0, 10, 80};
+
+	(void)state;
+	set_sessions(&m, list, 1);
+	fake_reset();
+	ui_view_sessions.draw(&ui_view_sessions, &m, &p, r, true, now_ms);
+	assert_true(fake_shows("1 Sessions"));
+	assert_true(fake_shows("タスク ^[[2J"));
+	assert_true(fake_shows("▶ running"));
+	fake_reset();
+	/* Operations: an absent log is said, not faked. */
+	ui_view_operations.draw(&ui_view_operations, &m, &p, r, true, now_ms);
+	assert_true(fake_shows("no operation log yet"));
+	fake_reset();
+	ui_view_checkpoints.draw(&ui_view_checkpoints, &m, &p, r, true, now_ms);
+	assert_true(fake_shows("no session selected"));
+	fake_reset();
+	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 40, 100}, true, now_ms);
+	assert_true(fake_shows("quit"));
+	assert_true(fake_shows("filter"));
+	fake_reset();
+	ui_model_free(&m);
+}
+
+static void test_conversation(void **state)
+{
+	ui_model m = {0};
+	json_error_t err;
+	json_t *msgs = json_loads(
+		"[{\"role\":\"user\",\"content\":\"Fix it\\nplease \\u001b[1m\"},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"On it\"},"
+		"{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read_file\",\"input\":{\"path\":\"a.c\"}}]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"int x;\"}]},"
+		"{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c9\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]},"
+		"{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"a.c\"}]",
+		0, &err);
+	bool call = false, result = false, call2 = false, result2 = false;
+	ui_pane p = {0};
+
+	(void)state;
+	assert_non_null(msgs);
+	assert_int_equal(ui_model_set_conversation(&m, "s1", "s1 running task", msgs), 0);
+	assert_int_equal(m.conv[0].kind, UI_CONV_ROLE);
+	assert_string_equal(m.conv[0].text, "user  #1");
+	assert_string_equal(m.conv[1].text, "Fix it");
+	assert_string_equal(m.conv[2].text, "please ^[[1m");
+	for (size_t i = 0; i < m.n_conv; i++) {
+		if (m.conv[i].kind == UI_CONV_TOOL_CALL && strstr(m.conv[i].text, "read_file (t1)") &&
+		    strstr(m.conv[i].text, "a.c"))
+			call = true;
+		if (m.conv[i].kind == UI_CONV_TOOL_RESULT && strstr(m.conv[i].text, "t1: int x;"))
+			result = true;
+		if (m.conv[i].kind == UI_CONV_TOOL_CALL && strstr(m.conv[i].text, "ls (c9)"))
+			call2 = true;
+		if (m.conv[i].kind == UI_CONV_TOOL_RESULT && strstr(m.conv[i].text, "c9: a.c"))
+			result2 = true;
+	}
+	assert_true(call && result && call2 && result2);
+	/* Narrower panes take more rows; drawing shows the role headers. */
+	assert_true(ui_conversation_rows(&m, 20) >= ui_conversation_rows(&m, 80));
+	fake_reset();
+	ui_view_conversation.draw(&ui_view_conversation, &m, &p, (ui_rect){0, 0, 40, 80}, true, now_ms);
+	assert_true(fake_shows("assistant  #2"));
+	assert_true(fake_shows("please ^[[1m"));
+	fake_reset();
+	json_decref(msgs);
+	ui_model_free(&m);
+}
+
+/* ---- themes and keys --------------------------------------------------- */
+
+static void test_theme_parse(void **state)
+{
+	ui_theme t;
+	char err[256];
+	const char good[] = "# comment\n\nselected = black bright-cyan bold reverse\nrunning=196 default\n";
+	const char bad[] = "normal = default default\nsparkles = red blue\n";
+	const char bad_color[] = "normal = mauve default\n";
+
+	(void)state;
+	assert_int_equal(ui_theme_parse(&t, "x", good, sizeof(good) - 1, err, sizeof(err)), 0);
+	assert_int_equal(t.style[UI_ST_SELECTED].fg, 0);
+	assert_int_equal(t.style[UI_ST_SELECTED].bg, 14);
+	assert_int_equal(t.style[UI_ST_SELECTED].attrs, UI_ATTR_BOLD | UI_ATTR_REVERSE);
+	assert_int_equal(t.style[UI_ST_RUNNING].fg, 196);
+	assert_int_equal(ui_theme_parse(&t, "x", bad, sizeof(bad) - 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "line 2: unknown element 'sparkles'");
+	assert_int_equal(ui_theme_parse(&t, "x", bad_color, sizeof(bad_color) - 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "line 1: unknown colour 'mauve'");
+	ui_theme_strip_colors(&t);
+	for (int i = 0; i < UI_ST_COUNT; i++)
+		assert_int_equal(t.style[i].fg, UI_COLOR_DEFAULT);
+}
+
+static void test_theme_files(void **state)
+{
+	char themes[4096];
+	const char *dirs[] = {themes, NULL};
+	const char *names[] = {"dark", "light", "high-contrast", "monochrome"};
+	char *found[16], err[600];
+	size_t n;
+	ui_theme t;
+
+	(void)state;
+	/* The source tree's themes/, beside this file's tests/. */
+	snprintf(themes, sizeof(themes), "%s", __FILE__);
+	*strrchr(themes, '/') = '\0';
+	strcat(themes, "/../themes");
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(ui_theme_load(&t, names[i], dirs, err, sizeof(err)), 0);
+		assert_string_equal(t.name, names[i]);
+	}
+	n = ui_theme_list(found, 16, dirs);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < n; i++)
+		free(found[i]);
+	assert_int_equal(ui_theme_load(&t, "no-such", dirs, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no-such"));
+	assert_int_equal(ui_theme_load(&t, "../etc", dirs, err, sizeof(err)), -1);
+}
+
+static void test_broken_theme_file(void **state)
+{
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, "bad.theme"), err[600], want[700];
+	const char *dirs[] = {dir, NULL};
+	ui_theme t, def;
+
+	(void)state;
+	tu_write_file(path, "normal = default default\n\ntitle = purple\n", 42);
+	assert_int_equal(ui_theme_load(&t, "bad", dirs, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:3: 'title' needs a foreground and a background colour", path);
+	assert_string_equal(err, want);
+	ui_theme_default(&def);
+	assert_memory_equal(&t, &def, sizeof(t)); /* the default is used */
+	tu_remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+static void test_keys(void **state)
+{
+	size_t n;
+	const ui_binding *b = ui_bindings(&n);
+
+	(void)state;
+	assert_true(n > 20);
+	assert_int_equal(ui_action_for_key('q'), UI_ACT_QUIT);
+	assert_int_equal(ui_action_for_key('R'), UI_ACT_ROLLBACK);
+	assert_int_equal(ui_action_for_key('4'), UI_ACT_PANE_JOURNAL);
+	assert_int_equal(ui_action_for_key(UI_KEY_PGDN), UI_ACT_PGDN);
+	assert_int_equal(ui_action_for_key('Z'), UI_ACT_NONE);
+	assert_non_null(b[0].label);
+}
+
+static void test_ages_and_counts(void **state)
+{
+	char out[16];
+
+	(void)state;
+	ui_fmt_age(out, sizeof(out), "2024-05-01T10:01:00.000Z", now_ms);
+	assert_string_equal(out, "30s");
+	ui_fmt_age(out, sizeof(out), "2024-04-30T10:01:30.000Z", now_ms);
+	assert_string_equal(out, "1d");
+	ui_fmt_age(out, sizeof(out), "garbage", now_ms);
+	assert_string_equal(out, "-");
+	ui_fmt_count(out, sizeof(out), 999);
+	assert_string_equal(out, "999");
+	ui_fmt_count(out, sizeof(out), 45678);
+	assert_string_equal(out, "45k");
+	ui_fmt_clock(out, "2024-05-01T10:01:00.000Z");
+	assert_string_equal(out, "10:01:00");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_width),
+		cmocka_unit_test(test_fit_never_splits),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_smart_case),
+		cmocka_unit_test(test_status_symbols),
+		cmocka_unit_test(test_session_rows),
+		cmocka_unit_test(test_journal_ring_and_rows),
+		cmocka_unit_test(test_filter_and_selection),
+		cmocka_unit_test(test_draw_through_screen),
+		cmocka_unit_test(test_conversation),
+		cmocka_unit_test(test_theme_parse),
+		cmocka_unit_test(test_theme_files),
+		cmocka_unit_test(test_broken_theme_file),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_ages_and_counts),
+	};
+
+	ui_text_locale();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,260 @@
+/* The operator's actions, through the core, with their dialogs' text. */
+#include "actions.h"
+
+#include "ac_compact.h"
+#include "ac_error.h"
+#include "ac_operator.h"
+#include "ac_oplog.h"
+#include "ac_session.h"
+#include "ac_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *sanitised(const char *s)
+{
+	ac_buf b = AC_BUF_INIT;
+
+	ac_text_sanitize(&b, s, strlen(s));
+	return ac_buf_detach(&b);
+}
+
+void ui_dialog_line(ui_dialog *d, const char *fmt, ...)
+{
+	char raw[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		char **grown = realloc(d->lines, cap * sizeof(*grown));
+
+		if (!grown)
+			return;
+		d->lines = grown;
+		d->cap = cap;
+	}
+	if ((d->lines[d->n] = sanitised(raw)))
+		d->n++;
+}
+
+void ui_dialog_free(ui_dialog *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->lines[i]);
+	free(d->lines);
+	free(d->title);
+	free(d->target);
+	free(d->checkpoint);
+	if (d->has_plan)
+		ac_checkpoint_plan_free(&d->plan);
+	memset(d, 0, sizeof(*d));
+}
+
+static void set_title(ui_dialog *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_title(ui_dialog *d, const char *fmt, ...)
+{
+	char raw[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	free(d->title);
+	d->title = sanitised(raw);
+}
+
+void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
+{
+	ac_buf notes = AC_BUF_INIT;
+	pid_t pid = 0;
+	const char *verb = !strcmp(status, "paused") ? "paused" : "resumed";
+
+	if (ac_operator_set_status(ws, id, status, &pid, &notes) != 0) {
+		ui_model_set_action(m, true, "%s %s failed: %s", !strcmp(status, "paused") ? "pause" : "resume",
+				    id, ac_error_last());
+	} else if (pid > 0) {
+		ui_model_set_action(m, false, "%s %s; resumeCommand started (pid %d)%s%s", verb, id,
+				    (int)pid, notes.len ? "; " : "", notes.len ? notes.data : "");
+	} else {
+		ui_model_set_action(m, false, "%s %s%s%s", verb, id, notes.len ? "; " : "",
+				    notes.len ? notes.data : "");
+	}
+	ac_buf_free(&notes);
+}
+
+void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
+{
+	ac_session *s = NULL;
+	ac_compact_result plan = {0};
+	ac_compact_options opts = ws->compact;
+
+	ui_dialog_free(d);
+	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
+		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
+		return;
+	}
+	opts.force = true; /* the operator asked: compact even below the trigger */
+	ac_compact_plan(&plan, ac_session_messages(s), &opts);
+	ac_session_free(s);
+	if (!plan.needed) {
+		ui_model_set_action(m, false, "compact %s: nothing to do (%s)", id,
+				    plan.why_not ? plan.why_not : "no messages to summarise");
+		return;
+	}
+	d->kind = UI_DLG_COMPACT;
+	d->target = strdup(id);
+	set_title(d, "Compact session %s?", id);
+	ui_dialog_line(d, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
+		       (unsigned long long)opts.trigger_tokens,
+		       plan.tokens_before < opts.trigger_tokens ? ", below it: forced" : "");
+	ui_dialog_line(d, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
+		       plan.messages_before);
+	ui_dialog_line(d, "messages after: %zu", plan.messages_after);
+	ui_dialog_line(d, "the originals are archived under %s/.compactions/", ws->sessions_dir);
+	ui_dialog_line(d, "summariser: %s", opts.summarizer && opts.summarizer[0] ? opts.summarizer[0]
+									      : "built-in");
+}
+
+void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	ac_oplog_rollback_result r = {0};
+	ac_git_rollback_result *g = &r.git;
+
+	ui_dialog_free(d);
+	if (ac_oplog_rollback(&r, ws, op_id, true, NULL) != 0) {
+		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
+		ac_oplog_rollback_result_free(&r);
+		return;
+	}
+	d->kind = UI_DLG_ROLLBACK_OP;
+	d->target = strdup(op_id);
+	set_title(d, "Roll the workspace back to before operation %s?", op_id);
+	ui_dialog_line(d, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+	ui_dialog_line(d, "%zu to remove, %zu to restore, %zu to change; the current state is "
+		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
+	if (g->n == 0)
+		ui_dialog_line(d, "no file differs: only a snapshot and a rollback commit are made");
+	for (size_t i = 0; i < g->n; i++)
+		ui_dialog_line(d, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
+	ac_oplog_rollback_result_free(&r);
+}
+
+void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+				     const char *session, const char *checkpoint)
+{
+	ac_checkpoint_store *store = NULL;
+
+	ui_dialog_free(d);
+	if (ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
+		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
+		return;
+	}
+	d->has_plan = true;
+	if (ac_checkpoint_plan_rollback(&d->plan, store, ws->sessions_dir, session, checkpoint,
+					ws->rollback_tools) != 0) {
+		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
+		ac_checkpoint_store_free(store);
+		ui_dialog_free(d);
+		return;
+	}
+	ac_checkpoint_store_free(store);
+	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
+		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
+		ui_dialog_free(d);
+		return;
+	}
+	d->kind = UI_DLG_ROLLBACK_CKPT;
+	d->target = strdup(session);
+	d->checkpoint = strdup(checkpoint);
+	set_title(d, "Roll session %s back to checkpoint %s (version %lld)?", session, checkpoint,
+		  (long long)ac_checkpoint_version(d->plan.checkpoint));
+	ui_dialog_line(d, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
+	ui_dialog_line(d, "compensations that will run (newest first): %zu",
+		       d->plan.n_calls - d->plan.n_unconfigured);
+	for (size_t i = 0; i < d->plan.n_calls; i++) {
+		const ac_checkpoint_compensation *c = &d->plan.calls[i];
+
+		if (c->argv)
+			ui_dialog_line(d, "  run %s for %s call %s", c->argv[0], c->tool, c->call_id);
+	}
+	if (d->plan.n_unconfigured)
+		ui_dialog_line(d, "%zu tool calls have no rollbackTools entry: their effects stay",
+			       d->plan.n_unconfigured);
+}
+
+static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+{
+	size_t ran = 0;
+	char message[600];
+
+	if (ac_checkpoint_rollback(&ran, &d->plan, ws->sessions_dir, ws->root, 0) != 0) {
+		ui_model_set_action(m, true, "rollback failed, nothing changed: %s", ac_error_last());
+		return;
+	}
+	snprintf(message, sizeof(message), "rolled back session %s to checkpoint %s (version %lld)",
+		 d->target, d->checkpoint, (long long)ac_checkpoint_version(d->plan.checkpoint));
+	/* The same journal event as `agentctl checkpoint rollback`. */
+	if (ac_operator_journal(ws, "ROLLBACK", d->target,
+				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", d->target,
+					  "checkpointId", d->checkpoint, "version",
+					  (json_int_t)ac_checkpoint_version(d->plan.checkpoint),
+					  "removedMessages", (json_int_t)d->plan.remove,
+					  "compensations", (json_int_t)ran),
+				message) != 0)
+		ui_model_set_action(m, true, "%s; %zu messages removed; the journal was not written: %s",
+				    message, d->plan.remove, ac_error_last());
+	else
+		ui_model_set_action(m, false, "%s: %zu messages removed, %zu compensations ran", message,
+				    d->plan.remove, ran);
+}
+
+void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+{
+	ac_buf notes = AC_BUF_INIT;
+
+	switch (d->kind) {
+	case UI_DLG_COMPACT: {
+		ac_compact_result r = {0};
+
+		if (ac_operator_compact(ws, d->target, true, &r, &notes) != 0)
+			ui_model_set_action(m, true, "compact %s failed, nothing changed: %s", d->target,
+					    ac_error_last());
+		else if (!r.needed)
+			ui_model_set_action(m, false, "compact %s: nothing done (%s)", d->target,
+					    r.why_not ? r.why_not : "?");
+		else
+			ui_model_set_action(m, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s",
+					    d->target, r.messages_before, r.messages_after,
+					    (unsigned long long)r.tokens_before,
+					    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
+					    notes.len ? notes.data : "");
+		ac_compact_result_free(&r);
+		break;
+	}
+	case UI_DLG_ROLLBACK_OP: {
+		ac_oplog_rollback_result r = {0};
+
+		if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
+			ui_model_set_action(m, true, "rollback failed, nothing changed: %s", ac_error_last());
+		else
+			ui_model_set_action(m, false, "rolled back to before %s: %zu removed, %zu restored, "
+					    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
+					    r.git.restored, r.git.changed, r.git.snapshot,
+					    notes.len ? "; " : "", notes.len ? notes.data : "");
+		ac_oplog_rollback_result_free(&r);
+		break;
+	}
+	case UI_DLG_ROLLBACK_CKPT:
+		confirm_rollback_checkpoint(d, ws, m);
+		break;
+	case UI_DLG_NONE:
+		break;
+	}
+	ac_buf_free(&notes);
+	ui_dialog_free(d);
+}

@@ -1,0 +1,61 @@
+/* What the operator's keys do: each action goes through the same core
+ * calls as the command line (ac_operator.h, ac_oplog.h, ac_checkpoint.h),
+ * never writes a file itself, and reports its result or error on the
+ * model's status line. Destructive ones first fill a dialog that says
+ * exactly what will change; only ui_dialog_confirm() then acts. No curses
+ * here (the dialog is drawn by views/dialog.c). */
+#ifndef UI_ACTIONS_H
+#define UI_ACTIONS_H
+
+#include "ac_checkpoint.h"
+#include "ac_workspace.h"
+#include "model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+	UI_DLG_NONE,
+	UI_DLG_COMPACT,
+	UI_DLG_ROLLBACK_OP,
+	UI_DLG_ROLLBACK_CKPT,
+} ui_dialog_kind;
+
+typedef struct {
+	ui_dialog_kind kind;
+	char *title;        /* sanitised */
+	char **lines;       /* sanitised: what will change */
+	size_t n, cap;
+	char *target;       /* the session or operation id (raw, for the core) */
+	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
+	ac_checkpoint_plan plan;
+	bool has_plan;
+} ui_dialog;
+
+/* p / r: moves session id to status ("paused" or "running"). */
+void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status);
+
+/* c: plans compacting session id into d (kind stays NONE and the status
+ * line says why when there is nothing to do). */
+void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
+
+/* R in Operations: a dry run of rolling back to before operation op_id. */
+void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
+
+/* R in Checkpoints: the plan of rolling session back to checkpoint. */
+void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+				     const char *session, const char *checkpoint);
+
+/* y: carries out the dialog's action, then frees it. */
+void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m);
+
+/* n / Esc: drops the dialog; nothing changes. */
+void ui_dialog_free(ui_dialog *d);
+
+/* Appends a line to the dialog (printf; sanitised). */
+void ui_dialog_line(ui_dialog *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Draws d centred on a rows x cols screen (views/dialog.c). */
+void ui_dialog_draw(const ui_dialog *d, int rows, int cols);
+
+#endif

@@ -1,0 +1,175 @@
+/* The dashboard's model: everything the panes show, copied out of the
+ * core's readers and made safe for a terminal (ac_text_sanitize), so that
+ * views draw from it alone and never touch a file.
+ *
+ * ui_source holds the readers (journal follower, session index, operation
+ * log offset, checkpoint store) and brings a ui_model up to date reading
+ * only what the watcher says changed. Between two updates the model does
+ * not change: views may keep pointers into it while drawing. No curses
+ * here. */
+#ifndef UI_MODEL_H
+#define UI_MODEL_H
+
+#include "ac_session_index.h"
+#include "ac_workspace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	UI_STATUS_RUNNING,
+	UI_STATUS_PAUSED,
+	UI_STATUS_COMPLETED,
+	UI_STATUS_FAILED,
+	UI_STATUS_OTHER,
+	UI_STATUS_COUNT
+} ui_status;
+
+/* Every string below is owned by the model, sanitised, never NULL. */
+typedef struct {
+	char *id, *task, *status, *user, *agent, *created, *updated;
+	size_t messages;
+	uint64_t tokens;
+	ui_status st;
+} ui_session;
+
+typedef struct {
+	char *id, *timestamp, *agent, *status, *action, *message;
+	ui_status st; /* SUCCESS -> completed, FAILED -> failed, IN_PROGRESS -> running */
+} ui_event;
+
+typedef struct {
+	char *id, *timestamp, *session, *type, *what, *commit;
+	bool reversible; /* has a commit to roll back to */
+} ui_op;
+
+typedef struct {
+	char *id, *node, *created;
+	int64_t version;
+	size_t messages;
+	bool tombstone;
+} ui_checkpoint;
+
+typedef enum {
+	UI_CONV_ROLE,        /* a message's header: its role (and index) */
+	UI_CONV_TEXT,
+	UI_CONV_TOOL_CALL,
+	UI_CONV_TOOL_RESULT,
+} ui_conv_kind;
+
+/* One logical line of a conversation (no newline; wrapped when drawn). */
+typedef enum { UI_ROLE_USER, UI_ROLE_ASSISTANT, UI_ROLE_SYSTEM, UI_ROLE_TOOL, UI_ROLE_OTHER } ui_role;
+
+typedef struct {
+	ui_conv_kind kind;
+	ui_role role;        /* the message's role */
+	char *text;
+} ui_conv_line;
+
+#define UI_MODEL_EVENTS 2000 /* the journal tail kept */
+
+typedef struct {
+	char *workspace;         /* sanitised root */
+	bool read_only;
+
+	ui_session *sessions;    /* newest first */
+	size_t n_sessions;
+	size_t by_status[UI_STATUS_COUNT];
+
+	ui_event events[UI_MODEL_EVENTS]; /* a ring: the oldest at events_start */
+	size_t events_start, n_events;
+	uint64_t events_seen;    /* since start */
+
+	bool ops_present;        /* the operation log exists */
+	ui_op *ops;              /* file order (oldest first) */
+	size_t n_ops, cap_ops;
+
+	char *ckpt_session;      /* whose checkpoints are loaded, or NULL */
+	ui_checkpoint *ckpts;    /* by version */
+	size_t n_ckpts;
+	bool ckpts_present;      /* the session has a checkpoint folder */
+
+	char *conv_session;      /* the open conversation, or NULL */
+	char *conv_title;
+	ui_conv_line *conv;
+	size_t n_conv;
+	char *conv_error;        /* why it could not be loaded, or NULL */
+
+	/* Warnings for the status line. */
+	uint64_t journal_skipped;  /* invalid lines skipped by the tail */
+	uint64_t ops_skipped;
+	size_t session_problems;
+	size_t ckpt_problems;
+	char *last_problem;        /* the latest file that could not be read, and why */
+	char *polling;             /* why the watcher polls, or NULL */
+
+	char action[512];          /* the last action's result, sanitised */
+	bool action_error;
+} ui_model;
+
+/* The i-th event of the tail, oldest first (i < n_events). */
+const ui_event *ui_model_event(const ui_model *m, size_t i);
+
+/* Maps a session status string to ui_status. */
+ui_status ui_status_of(const char *status);
+
+/* Maps a journal status (SUCCESS, FAILED, IN_PROGRESS) to ui_status. */
+ui_status ui_event_status_of(const char *status);
+
+/* Sets the last action's result (printf format; sanitised). */
+void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Appends one decoded journal event to the ring (for the follower and for
+ * tests); fields are raw and get sanitised here. */
+void ui_model_add_event(ui_model *m, const char *id, const char *timestamp, const char *agent,
+			const char *status, const char *action, const char *message);
+
+/* Empties the journal tail. */
+void ui_model_clear_events(ui_model *m);
+
+/* Replaces the session list with sanitised copies of list[0..n) (borrowed)
+ * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
+int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
+
+/* Builds the conversation lines of messages (a JSON array, borrowed) for
+ * session id; title is shown above it. */
+int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
+			      const json_t *messages);
+
+void ui_model_close_conversation(ui_model *m);
+
+/* Frees everything the model owns (the struct itself is the caller's). */
+void ui_model_free(ui_model *m);
+
+/* ---- the source: readers that fill the model ------------------------- */
+
+typedef struct ui_source ui_source;
+
+/* What ui_source_update() changed in the model. */
+enum {
+	UI_CHANGED_JOURNAL = 1 << 0,
+	UI_CHANGED_SESSIONS = 1 << 1,
+	UI_CHANGED_OPS = 1 << 2,
+	UI_CHANGED_CHECKPOINTS = 1 << 3,
+	UI_CHANGED_CONVERSATION = 1 << 4,
+};
+
+/* Opens the readers of ws (borrowed; must outlive the source) and fills m
+ * (zeroed by the caller) for the first time. */
+int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws);
+
+void ui_source_free(ui_source *src);
+
+/* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
+ * Returns the UI_CHANGED_* mask. */
+unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
+
+/* Loads the checkpoints of session id (NULL: none) into m. */
+int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);
+
+/* Loads session id's conversation into m (m->conv_error says why not). */
+int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id);
+
+#endif

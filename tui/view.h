@@ -1,0 +1,149 @@
+/* Panes: each is a ui_view, a struct of function pointers (htop's Panel,
+ * ncdu's draw()/key()) that draws from the model snapshot only, through
+ * screen.h. List panes share views/list.c and provide their row format,
+ * which is plain text of an exact display width: that is what the unit
+ * tests check, without a terminal.
+ *
+ * ui_pane is the per-pane UI state (cursor, scroll, filter): not part of
+ * the model, changed by keys and clamped while drawing. */
+#ifndef UI_VIEW_H
+#define UI_VIEW_H
+
+#include "ac_buf.h"
+#include "model.h"
+#include "theme.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	UI_ACT_NONE,
+	UI_ACT_QUIT,
+	UI_ACT_PANE_SESSIONS,
+	UI_ACT_PANE_OPS,
+	UI_ACT_PANE_CKPTS,
+	UI_ACT_PANE_JOURNAL,
+	UI_ACT_NEXT_PANE,
+	UI_ACT_PREV_PANE,
+	UI_ACT_OPEN,
+	UI_ACT_BACK,
+	UI_ACT_UP,
+	UI_ACT_DOWN,
+	UI_ACT_TOP,
+	UI_ACT_BOTTOM,
+	UI_ACT_PGUP,
+	UI_ACT_PGDN,
+	UI_ACT_FILTER,
+	UI_ACT_STATUS_FILTER,
+	UI_ACT_PAUSE,
+	UI_ACT_RESUME,
+	UI_ACT_COMPACT,
+	UI_ACT_ROLLBACK,
+	UI_ACT_YES,
+	UI_ACT_NO,
+	UI_ACT_THEME,
+	UI_ACT_HELP,
+	UI_ACT_REDRAW,
+} ui_action;
+
+/* One key binding: the key table is data (views/help.c shows it). */
+typedef struct {
+	int key;            /* code point or UI_KEY_* */
+	ui_action action;
+	const char *label;  /* how help writes the key, NULL: shown with the previous */
+	const char *help;
+} ui_binding;
+
+/* The binding table (static storage). */
+const ui_binding *ui_bindings(size_t *out_n);
+
+/* The action bound to key, or UI_ACT_NONE. */
+ui_action ui_action_for_key(int key);
+
+typedef struct {
+	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
+	char filter[128];    /* "/" filter; "" for none */
+	char sel[192];       /* the selected item's key, kept across updates */
+	bool follow;         /* keep the cursor on the last row as rows arrive */
+	int status_filter;   /* -1: all; else a ui_status */
+	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
+} ui_pane;
+
+typedef struct {
+	int y, x, h, w;
+} ui_rect;
+
+typedef struct ui_view ui_view;
+
+struct ui_view {
+	const char *name;
+	/* Draws the pane into r; records where its rows went in p. */
+	void (*draw)(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+		     int64_t now_ms);
+	/* Moves within the pane; true when something changed. page: rows shown. */
+	bool (*key)(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
+
+	/* List panes only (NULL otherwise). */
+	size_t (*count)(const ui_model *m);
+	const char *(*item_key)(const ui_model *m, size_t i);
+	bool (*match)(const ui_model *m, size_t i, const ui_pane *p);
+	void (*header)(ac_buf *out, int width);
+	/* Appends item i as a row of exactly width columns; *accent_x and
+	 * *accent_w (columns) receive the part drawn in the returned style
+	 * (the status symbol and name). */
+	ui_style (*row)(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
+			int *accent_x, int *accent_w);
+	const char *empty; /* what an empty list says */
+};
+
+extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
+	ui_view_journal, ui_view_conversation, ui_view_help;
+
+/* ---- shared by the list panes (views/list.c) --------------------------- */
+
+/* The symbol of a status, readable without colour: ▶ ‖ ✓ ✗ ? */
+const char *ui_status_symbol(ui_status st);
+ui_style ui_status_style(ui_status st);
+
+/* "42s", "5m", "3h", "12d" since the ISO timestamp iso; "-" when unknown. */
+void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms);
+
+/* "HH:MM:SS" of an ISO timestamp (UTC), "--:--:--" when it is not one. */
+void ui_fmt_clock(char out[9], const char *iso);
+
+/* 950, 1.2k, 34k, 1.5M. */
+void ui_fmt_count(char *out, size_t size, uint64_t n);
+
+/* Appends text cut or padded to width columns, then sep spaces. */
+void ui_col(ac_buf *out, const char *text, int width, unsigned flags, int sep);
+
+/* The visible items (those the filters keep): fills idx (may be NULL; room
+ * for v->count(m)) and returns how many. */
+size_t ui_list_visible(const ui_view *v, const ui_model *m, const ui_pane *p, size_t *idx);
+
+/* The model index of the selected item; false when the list is empty. */
+bool ui_list_selected(const ui_view *v, const ui_model *m, const ui_pane *p, size_t *out);
+
+/* Generic list draw and keys (j/k, g/G, PgUp/PgDn). */
+void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+		  int64_t now_ms);
+bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
+
+/* Selects the row drawn at screen row y; false when y holds none. */
+bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y);
+
+/* Matches the pane's "/" filter against fields (NULL-terminated). */
+bool ui_filter_fields(const ui_pane *p, const char *const *fields);
+
+/* Rows the open conversation takes wrapped to width (views/conversation.c). */
+size_t ui_conversation_rows(const ui_model *m, int width);
+
+/* Appends help line i, cut to width; false past the last (views/help.c). */
+bool ui_help_line(ac_buf *out, size_t i, int width);
+
+/* Draws a pane's title line: name, filter and a count. */
+void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *extra,
+		   bool active);
+
+#endif

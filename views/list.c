@@ -1,0 +1,326 @@
+/* What the list panes share: visible rows under the filters, the cursor
+ * and scrolling, drawing rows with their status accent, and the small
+ * formatters (status symbols, ages, counts). */
+#include "../tui/screen.h"
+#include "../tui/ui_text.h"
+#include "../tui/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const status_symbols[UI_STATUS_COUNT] = {
+	[UI_STATUS_RUNNING] = "\xe2\x96\xb6",   /* ▶ */
+	[UI_STATUS_PAUSED] = "\xe2\x80\x96",    /* ‖ */
+	[UI_STATUS_COMPLETED] = "\xe2\x9c\x93", /* ✓ */
+	[UI_STATUS_FAILED] = "\xe2\x9c\x97",    /* ✗ */
+	[UI_STATUS_OTHER] = "?",
+};
+
+static const ui_style status_styles[UI_STATUS_COUNT] = {
+	[UI_STATUS_RUNNING] = UI_ST_RUNNING,
+	[UI_STATUS_PAUSED] = UI_ST_PAUSED,
+	[UI_STATUS_COMPLETED] = UI_ST_COMPLETED,
+	[UI_STATUS_FAILED] = UI_ST_FAILED,
+	[UI_STATUS_OTHER] = UI_ST_DIM,
+};
+
+const char *ui_status_symbol(ui_status st)
+{
+	return (unsigned)st < UI_STATUS_COUNT ? status_symbols[st] : "?";
+}
+
+ui_style ui_status_style(ui_status st)
+{
+	return (unsigned)st < UI_STATUS_COUNT ? status_styles[st] : UI_ST_DIM;
+}
+
+/* Milliseconds since the epoch of "YYYY-MM-DDTHH:MM:SS(.sss)Z", or -1. */
+static int64_t iso_ms(const char *iso)
+{
+	struct tm tm = {0};
+	int ms = 0;
+	time_t t;
+
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			   &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return -1;
+	if (strlen(iso) >= 23 && iso[19] == '.')
+		ms = atoi(iso + 20) % 1000;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	return t == (time_t)-1 ? -1 : (int64_t)t * 1000 + ms;
+}
+
+void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms)
+{
+	int64_t then = iso_ms(iso), s;
+
+	if (then < 0) {
+		snprintf(out, size, "-");
+		return;
+	}
+	s = (now_ms - then) / 1000;
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(out, size, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(out, size, "%lldm", (long long)(s / 60));
+	else if (s < 86400)
+		snprintf(out, size, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(out, size, "%lldd", (long long)(s / 86400));
+}
+
+void ui_fmt_clock(char out[9], const char *iso)
+{
+	if (iso && strlen(iso) >= 19 && iso[10] == 'T' && iso[13] == ':' && iso[16] == ':') {
+		memcpy(out, iso + 11, 8);
+		out[8] = '\0';
+	} else {
+		strcpy(out, "--:--:--");
+	}
+}
+
+void ui_fmt_count(char *out, size_t size, uint64_t n)
+{
+	if (n < 1000)
+		snprintf(out, size, "%llu", (unsigned long long)n);
+	else if (n < 10000)
+		snprintf(out, size, "%.1fk", (double)n / 1000);
+	else if (n < 1000000)
+		snprintf(out, size, "%lluk", (unsigned long long)(n / 1000));
+	else
+		snprintf(out, size, "%.1fM", (double)n / 1000000);
+}
+
+void ui_col(ac_buf *out, const char *text, int width, unsigned flags, int sep)
+{
+	ui_text_fits(out, text, width, flags | UI_FIT_PAD);
+	while (sep-- > 0)
+		ac_buf_putc(out, ' ');
+}
+
+bool ui_filter_fields(const ui_pane *p, const char *const *fields)
+{
+	if (!p->filter[0])
+		return true;
+	for (size_t i = 0; fields[i]; i++)
+		if (ui_text_match(fields[i], p->filter))
+			return true;
+	return false;
+}
+
+size_t ui_list_visible(const ui_view *v, const ui_model *m, const ui_pane *p, size_t *idx)
+{
+	size_t n = v->count(m), shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!v->match || v->match(m, i, p)) {
+			if (idx)
+				idx[shown] = i;
+			shown++;
+		}
+	return shown;
+}
+
+/* Puts the cursor back on the item p->sel names, if it is still shown,
+ * and keeps cursor and top within the list. */
+static void settle(const ui_view *v, const ui_model *m, ui_pane *p, const size_t *idx, size_t n,
+		   int page)
+{
+	if (p->follow && n) {
+		p->cursor = n - 1;
+	} else if (p->sel[0] && v->item_key) {
+		if (p->cursor >= n || strcmp(v->item_key(m, idx[p->cursor]), p->sel))
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(v->item_key(m, idx[i]), p->sel)) {
+					p->cursor = i;
+					break;
+				}
+	}
+	if (p->cursor >= n)
+		p->cursor = n ? n - 1 : 0;
+	if (page < 1)
+		page = 1;
+	if (p->cursor < p->top)
+		p->top = p->cursor;
+	if (p->cursor >= p->top + (size_t)page)
+		p->top = p->cursor - (size_t)page + 1;
+	if (n > (size_t)page && p->top > n - (size_t)page)
+		p->top = n - (size_t)page;
+	if (n <= (size_t)page)
+		p->top = 0;
+	if (n && v->item_key)
+		snprintf(p->sel, sizeof(p->sel), "%s", v->item_key(m, idx[p->cursor]));
+}
+
+bool ui_list_selected(const ui_view *v, const ui_model *m, const ui_pane *p, size_t *out)
+{
+	size_t n = v->count(m), *idx = malloc((n ? n : 1) * sizeof(*idx)), shown;
+	ui_pane copy = *p;
+	bool ok = false;
+
+	if (!idx)
+		return false;
+	shown = ui_list_visible(v, m, p, idx);
+	settle(v, m, &copy, idx, shown, p->list_rows);
+	if (shown) {
+		*out = idx[copy.cursor];
+		ok = true;
+	}
+	free(idx);
+	return ok;
+}
+
+void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *extra, bool active)
+{
+	ac_buf t = AC_BUF_INIT;
+
+	ac_buf_printf(&t, " %s ", name);
+	if (extra && *extra)
+		ac_buf_printf(&t, " %s ", extra);
+	if (p && p->status_filter >= 0)
+		ac_buf_printf(&t, " [%s only] ", ui_status_symbol((ui_status)p->status_filter));
+	if (p && p->filter[0])
+		ac_buf_printf(&t, " /%s ", p->filter);
+	screen_fill(r.y, r.x, r.w, active ? UI_ST_TAB_ACTIVE : UI_ST_TAB);
+	{
+		ac_buf cut = AC_BUF_INIT;
+
+		ui_text_fit(&cut, t.data, t.len, r.w, 0);
+		screen_put(r.y, r.x, r.w, active ? UI_ST_TAB_ACTIVE : UI_ST_TAB, cut.data ? cut.data : "");
+		ac_buf_free(&cut);
+	}
+	ac_buf_free(&t);
+}
+
+void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+		  int64_t now_ms)
+{
+	size_t n = v->count(m), *idx = malloc((n ? n : 1) * sizeof(*idx)), shown;
+	char extra[64];
+	ac_buf line = AC_BUF_INIT;
+	int rows = r.h - 2;
+
+	if (!idx || r.h < 2)
+		goto done;
+	shown = ui_list_visible(v, m, p, idx);
+	snprintf(extra, sizeof(extra), "%zu/%zu", shown ? p->cursor + 1 : 0, shown);
+	if (shown != n)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " of %zu", n);
+	p->list_rows = rows;
+	p->list_y = r.y + 2;
+	settle(v, m, p, idx, shown, rows);
+	snprintf(extra, sizeof(extra), "%zu/%zu", shown ? p->cursor + 1 : 0, shown);
+	if (shown != n)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " (of %zu)", n);
+	ui_draw_title(r, v->name, p, extra, active);
+	v->header(&line, r.w);
+	screen_fill(r.y + 1, r.x, r.w, UI_ST_HEADER);
+	screen_put(r.y + 1, r.x, r.w, UI_ST_HEADER, line.data ? line.data : "");
+	if (!shown) {
+		const char *why = n ? "nothing matches the filter" : v->empty;
+
+		screen_put(r.y + 3, r.x + 2, r.w - 2, UI_ST_DIM, why);
+		goto done;
+	}
+	for (int row = 0; row < rows && p->top + (size_t)row < shown; row++) {
+		size_t vis = p->top + (size_t)row, i = idx[vis];
+		bool sel = vis == p->cursor;
+		int ax = 0, aw = 0;
+		ui_style accent;
+
+		ac_buf_clear(&line);
+		accent = v->row(&line, m, i, r.w, now_ms, &ax, &aw);
+		if (sel)
+			screen_fill(r.y + 2 + row, r.x, r.w, active ? UI_ST_SELECTED : UI_ST_DIM);
+		screen_put(r.y + 2 + row, r.x, r.w, sel ? (active ? UI_ST_SELECTED : UI_ST_DIM) : UI_ST_NORMAL,
+			   line.data ? line.data : "");
+		if (aw > 0 && !(sel && active)) {
+			/* Redraw the accent cells in the status colour. */
+			size_t skip = ui_text_prefix(line.data, line.len, ax, NULL);
+			size_t take = ui_text_prefix(line.data + skip, line.len - skip, aw, NULL);
+			char *cell = strndup(line.data + skip, take);
+
+			if (cell)
+				screen_put(r.y + 2 + row, r.x + ax, aw, accent, cell);
+			free(cell);
+		}
+	}
+done:
+	ac_buf_free(&line);
+	free(idx);
+}
+
+bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
+{
+	size_t n = ui_list_visible(v, m, p, NULL), before = p->cursor;
+	bool was_follow = p->follow;
+
+	if (page < 1)
+		page = 1;
+	if (p->cursor >= n)
+		p->cursor = n ? n - 1 : 0;
+	switch (a) {
+	case UI_ACT_UP:
+		if (p->cursor > 0)
+			p->cursor--;
+		break;
+	case UI_ACT_DOWN:
+		if (p->cursor + 1 < n)
+			p->cursor++;
+		break;
+	case UI_ACT_TOP:
+		p->cursor = 0;
+		break;
+	case UI_ACT_BOTTOM:
+		p->cursor = n ? n - 1 : 0;
+		break;
+	case UI_ACT_PGUP:
+		p->cursor = p->cursor > (size_t)page ? p->cursor - (size_t)page : 0;
+		break;
+	case UI_ACT_PGDN:
+		p->cursor = p->cursor + (size_t)page < n ? p->cursor + (size_t)page : (n ? n - 1 : 0);
+		break;
+	default:
+		return false;
+	}
+	p->follow = n && p->cursor == n - 1 && (a == UI_ACT_BOTTOM || a == UI_ACT_DOWN || a == UI_ACT_PGDN) &&
+		    v == &ui_view_journal;
+	p->sel[0] = '\0';
+	if (n && v->item_key) {
+		size_t *idx = malloc(n * sizeof(*idx));
+
+		if (idx) {
+			ui_list_visible(v, m, p, idx);
+			snprintf(p->sel, sizeof(p->sel), "%s", v->item_key(m, idx[p->cursor]));
+			free(idx);
+		}
+	}
+	return before != p->cursor || was_follow != p->follow;
+}
+
+bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y)
+{
+	size_t n = ui_list_visible(v, m, p, NULL), row;
+	size_t *idx;
+
+	if (y < p->list_y || y >= p->list_y + p->list_rows)
+		return false;
+	row = p->top + (size_t)(y - p->list_y);
+	if (row >= n)
+		return false;
+	p->cursor = row;
+	p->follow = false;
+	p->sel[0] = '\0';
+	if (v->item_key && (idx = malloc(n * sizeof(*idx)))) {
+		ui_list_visible(v, m, p, idx);
+		snprintf(p->sel, sizeof(p->sel), "%s", v->item_key(m, idx[row]));
+		free(idx);
+	}
+	return true;
+}

@@ -1,0 +1,107 @@
+/* The Sessions pane: one row per session, newest first. */
+#include "../tui/ui_text.h"
+#include "../tui/view.h"
+
+#include <string.h>
+
+enum { SES_STATUS_W = 11, SES_ID_W = 10, SES_WHO_W = 16, SES_MSGS_W = 5, SES_TOK_W = 6,
+       SES_AGE_W = 5 };
+
+static size_t sessions_count(const ui_model *m)
+{
+	return m->n_sessions;
+}
+
+static const char *sessions_key(const ui_model *m, size_t i)
+{
+	return m->sessions[i].id;
+}
+
+static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
+{
+	const ui_session *s = &m->sessions[i];
+	const char *fields[] = {s->id, s->task, s->status, s->user, s->agent, NULL};
+
+	if (p->status_filter >= 0 && (int)s->st != p->status_filter)
+		return false;
+	return ui_filter_fields(p, fields);
+}
+
+/* Whether the user/agent column fits next to a useful task column. */
+static bool sessions_wide(int width)
+{
+	return width >= 72;
+}
+
+static int sessions_task_w(int width)
+{
+	int fixed = SES_STATUS_W + SES_ID_W + SES_MSGS_W + 1 + SES_TOK_W + 1 + SES_AGE_W +
+		    (sessions_wide(width) ? SES_WHO_W + 1 : 0);
+	int w = width - fixed - 1;
+
+	return w < 4 ? 4 : w;
+}
+
+static void sessions_header(ac_buf *out, int width)
+{
+	size_t start = out->len;
+
+	ui_col(out, " STATUS", SES_STATUS_W, 0, 0);
+	ui_col(out, "ID", SES_ID_W, 0, 0);
+	ui_col(out, "TASK", sessions_task_w(width), 0, 1);
+	if (sessions_wide(width))
+		ui_col(out, "USER/AGENT", SES_WHO_W, 0, 1);
+	ui_col(out, "MSGS", SES_MSGS_W, UI_FIT_RIGHT, 1);
+	ui_col(out, "TOKENS", SES_TOK_W, UI_FIT_RIGHT, 1);
+	ui_col(out, "AGE", SES_AGE_W, UI_FIT_RIGHT, 0);
+	/* Never wider than the pane: cut what the columns overran. */
+	{
+		ac_buf cut = AC_BUF_INIT;
+
+		ui_text_fit(&cut, out->data + start, out->len - start, width, UI_FIT_PAD);
+		out->len = start;
+		ac_buf_append(out, cut.data ? cut.data : "", cut.len);
+		ac_buf_free(&cut);
+	}
+}
+
+static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
+			     int *accent_x, int *accent_w)
+{
+	const ui_session *s = &m->sessions[i];
+	char cell[64], who[400];
+	ac_buf row = AC_BUF_INIT;
+
+	snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
+	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
+	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
+	ui_col(&row, s->task, sessions_task_w(width), UI_FIT_ELLIPSIS, 1);
+	if (sessions_wide(width)) {
+		snprintf(who, sizeof(who), "%s%s%s", s->user, *s->user && *s->agent ? "/" : "",
+			 s->agent);
+		ui_col(&row, who, SES_WHO_W, UI_FIT_ELLIPSIS, 1);
+	}
+	snprintf(cell, sizeof(cell), "%zu", s->messages);
+	ui_col(&row, cell, SES_MSGS_W, UI_FIT_RIGHT, 1);
+	ui_fmt_count(cell, sizeof(cell), s->tokens);
+	ui_col(&row, cell, SES_TOK_W, UI_FIT_RIGHT, 1);
+	ui_fmt_age(cell, sizeof(cell), *s->updated ? s->updated : s->created, now_ms);
+	ui_col(&row, cell, SES_AGE_W, UI_FIT_RIGHT, 0);
+	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD);
+	ac_buf_free(&row);
+	*accent_x = 1;
+	*accent_w = SES_STATUS_W - 2;
+	return ui_status_style(s->st);
+}
+
+const ui_view ui_view_sessions = {
+	.name = "1 Sessions",
+	.draw = ui_list_draw,
+	.key = ui_list_key,
+	.count = sessions_count,
+	.item_key = sessions_key,
+	.match = sessions_match,
+	.header = sessions_header,
+	.row = sessions_row,
+	.empty = "no sessions yet (.agent/sessions/ is empty or absent)",
+};
