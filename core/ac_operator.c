@@ -146,3 +146,28 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 	ac_buf_free(&message);
 	return 0;
 }
+
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, size_t *out_ran, ac_buf *notes)
+{
+	ac_buf message = AC_BUF_INIT;
+	int rc;
+
+	*out_ran = 0;
+	if ((rc = ac_checkpoint_rollback(out_ran, plan, ws->sessions_dir, ws->root, 0)))
+		return rc;
+	ac_buf_printf(&message, "Rolled back session %s to checkpoint %s (version %lld): "
+		      "%zu messages removed, %zu compensations ran", session_id,
+		      ac_checkpoint_id(plan->checkpoint), (long long)ac_checkpoint_version(plan->checkpoint),
+		      plan->remove, *out_ran);
+	if (ac_operator_journal(ws, "ROLLBACK", session_id,
+				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", session_id,
+					  "checkpointId", ac_checkpoint_id(plan->checkpoint),
+					  "version", (json_int_t)ac_checkpoint_version(plan->checkpoint),
+					  "removedMessages", (json_int_t)plan->remove,
+					  "compensations", (json_int_t)*out_ran),
+				message.data) != 0 && notes)
+		ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+	ac_buf_free(&message);
+	return 0;
+}

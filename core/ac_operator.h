@@ -7,6 +7,7 @@
 #define AC_OPERATOR_H
 
 #include "ac_buf.h"
+#include "ac_checkpoint.h"
 #include "ac_compact.h"
 #include "ac_workspace.h"
 
@@ -24,6 +25,13 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 /* Compacts session id (force: even below the trigger) and journals it. */
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 			ac_compact_result *out, ac_buf *notes);
+
+/* Runs a checkpoint rollback planned with ac_checkpoint_plan_rollback()
+ * (compensations newest first, then the history cut) and journals it as
+ * ROLLBACK. *out_ran receives how many compensations ran. A journal that
+ * cannot be written after the rollback is described in notes. */
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, size_t *out_ran, ac_buf *notes);
 
 /* Appends an operator event (agent Human, status SUCCESS) to the journal.
  * params is stolen. *out_id (may be NULL) receives the event's id. */

@@ -189,28 +189,17 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 
 static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 {
+	ac_buf notes = AC_BUF_INIT;
 	size_t ran = 0;
-	char message[600];
 
-	if (ac_checkpoint_rollback(&ran, &d->plan, ws->sessions_dir, ws->root, 0) != 0) {
+	if (ac_operator_rollback_checkpoint(ws, d->target, &d->plan, &ran, &notes) != 0)
 		ui_model_set_action(m, true, "rollback failed, nothing changed: %s", ac_error_last());
-		return;
-	}
-	snprintf(message, sizeof(message), "rolled back session %s to checkpoint %s (version %lld)",
-		 d->target, d->checkpoint, (long long)ac_checkpoint_version(d->plan.checkpoint));
-	/* The same journal event as `agentctl checkpoint rollback`. */
-	if (ac_operator_journal(ws, "ROLLBACK", d->target,
-				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", d->target,
-					  "checkpointId", d->checkpoint, "version",
-					  (json_int_t)ac_checkpoint_version(d->plan.checkpoint),
-					  "removedMessages", (json_int_t)d->plan.remove,
-					  "compensations", (json_int_t)ran),
-				message) != 0)
-		ui_model_set_action(m, true, "%s; %zu messages removed; the journal was not written: %s",
-				    message, d->plan.remove, ac_error_last());
 	else
-		ui_model_set_action(m, false, "%s: %zu messages removed, %zu compensations ran", message,
-				    d->plan.remove, ran);
+		ui_model_set_action(m, notes.len > 0, "rolled back session %s to checkpoint %s: "
+				    "%zu messages removed, %zu compensations ran%s%s", d->target,
+				    d->checkpoint, d->plan.remove, ran, notes.len ? "; " : "",
+				    notes.len ? notes.data : "");
+	ac_buf_free(&notes);
 }
 
 void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)

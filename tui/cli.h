@@ -52,6 +52,7 @@ int cli_session(cli_context *ctx, int argc, char **argv);
 int cli_config(cli_context *ctx, int argc, char **argv);
 int cli_ops(cli_context *ctx, int argc, char **argv);
 int cli_checkpoint(cli_context *ctx, int argc, char **argv);
+int cli_demo(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard; returns the exit status. */
 int dashboard_run(cli_context *ctx);

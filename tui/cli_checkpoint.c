@@ -237,7 +237,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	ac_checkpoint_store *store = NULL;
 	const char *session = NULL, *ckpt = NULL;
 	bool latest = false, yes = false;
-	ac_buf out = AC_BUF_INIT;
+	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
 	size_t ran = 0;
 	int status;
 
@@ -292,10 +292,12 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (ac_checkpoint_rollback(&ran, &plan, ws->sessions_dir, ws->root, 0) != 0) {
+	if (ac_operator_rollback_checkpoint(ws, session, &plan, &ran, &notes) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
+	if (notes.len)
+		cli_note("%s", notes.data);
 	ac_buf_clear(&out);
 	ac_buf_append(&out, "rolled back session ", 20);
 	put_safe(&out, session);
@@ -303,20 +305,10 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	put_safe(&out, ac_checkpoint_id(plan.checkpoint));
 	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran\n", plan.remove, ran);
 	cli_write(out.data, out.len);
-	ac_buf_clear(&out);
-	ac_buf_printf(&out, "rolled back session %s to checkpoint %s (version %lld)", session,
-		      ac_checkpoint_id(plan.checkpoint), (long long)ac_checkpoint_version(plan.checkpoint));
-	if (ac_operator_journal(ws, "ROLLBACK", session,
-				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", session,
-					  "checkpointId", ac_checkpoint_id(plan.checkpoint),
-					  "version", (json_int_t)ac_checkpoint_version(plan.checkpoint),
-					  "removedMessages", (json_int_t)plan.remove,
-					  "compensations", (json_int_t)ran),
-				out.data) != 0)
-		cli_note("the journal was not written: %s", ac_error_last());
 	status = cli_finish_output();
 done:
 	ac_buf_free(&out);
+	ac_buf_free(&notes);
 	ac_checkpoint_plan_free(&plan);
 	ac_checkpoint_store_free(store);
 	return status;

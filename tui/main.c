@@ -10,6 +10,7 @@
 
 static const char usage_text[] =
 	"usage: agentctl [-w DIR] [--theme NAME] [--read-only]   the dashboard\n"
+	"       agentctl demo                                     a live demo workspace + dashboard\n"
 	"       agentctl [-w DIR] journal log JSON|-\n"
 	"       agentctl [-w DIR] journal read [--last N] [--all] [--json]\n"
 	"       agentctl [-w DIR] journal query TERM... [--last N] [--all] [--json]\n"
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
 		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "session")) {
 		status = cli_session(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "demo")) {
+		status = cli_demo(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "ops")) {
 		status = cli_ops(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "checkpoint")) {
