@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 WORKSPACE ?= .
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench fuzz clean
 
 all: build
 
@@ -24,6 +24,9 @@ test: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)/agentctl
+
+fuzz: deps
+	@bash fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libncurses-dev libjansson-dev libgit2-dev libcmocka-dev
   tmux jq
+  clang libclang-rt-dev
 )
 
 missing=()

@@ -1,0 +1,44 @@
+/* Fuzz target: a project config file, loaded and resolved. */
+#include "ac_config.h"
+#include "ac_workspace.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char dir[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[160];
+	ac_config *config = NULL;
+	ac_workspace ws;
+	int fd;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/agentctl-fuzz-config-%d", (int)getpid());
+		mkdir(dir, 0755);
+		snprintf(path, sizeof(path), "%s/.agent", dir);
+		mkdir(path, 0755);
+		setenv("XDG_CONFIG_HOME", dir, 1); /* no user file */
+	}
+	snprintf(path, sizeof(path), "%s/.agent/config.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	close(fd);
+	if (ac_config_load(&config, dir) == 0) {
+		if (ac_workspace_init(&ws, config) == 0)
+			ac_workspace_free(&ws);
+		ac_config_free(config);
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for
+# a while from its seed corpus. A crash, leak or sanitizer report fails the
+# run and leaves the input in fuzz/artifacts/.
+#
+#   fuzz/run.sh [SECONDS_PER_TARGET]     (default 10; CI uses the default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+out=build-fuzz
+mkdir -p "$out" fuzz/artifacts
+command -v clang >/dev/null || { echo "fuzz: clang is missing: run scripts/install-deps.sh" >&2; exit 1; }
+
+flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=undefined -Icore $(pkg-config --cflags jansson libgit2))
+libs=($(pkg-config --libs jansson libgit2))
+
+# The core once, as objects the targets share.
+objects=()
+for src in core/*.c; do
+    obj="$out/$(basename "${src%.c}").o"
+    if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ]; then
+        clang "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$src" -o "$obj"
+    fi
+    objects+=("$obj")
+done
+
+status=0
+for target in event query session config; do
+    bin="$out/fuzz_$target"
+    clang "${flags[@]}" "fuzz/fuzz_$target.c" "${objects[@]}" "${libs[@]}" -o "$bin"
+    corpus="$out/corpus-$target"
+    mkdir -p "$corpus"
+    cp -n fuzz/corpus/$target/* "$corpus/" 2>/dev/null || true
+    echo "fuzz: $target for ${seconds}s" >&2
+    if ! "$bin" "$corpus" -max_total_time="$seconds" -max_len=1048576 -timeout=10 \
+        -rss_limit_mb=2048 -artifact_prefix=fuzz/artifacts/"$target"- -print_final_stats=1 \
+        2> "$out/$target.log"; then
+        echo "fuzz: $target FAILED; see $out/$target.log and fuzz/artifacts/" >&2
+        tail -30 "$out/$target.log" >&2
+        status=1
+    else
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$target.log" | grep -o '[0-9]*$')
+        echo "fuzz: $target ok, $runs inputs" >&2
+    fi
+done
+exit $status
