@@ -1,0 +1,258 @@
+/* Named hostile inputs (issue: proof under hostile input). Each test is one
+ * case a file written by another program may hold, checked where it would
+ * do harm: on the terminal, in a reader, or in a path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_event.h"
+#include "ac_journal_scan.h"
+#include "ac_session.h"
+#include "ac_session_index.h"
+#include "ac_text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a terminal would receive: no byte below 0x20 but none at all, no
+ * DEL, no C1 (UTF-8 C2 80..9F), no bidi override or isolate. */
+static void assert_terminal_safe(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 || c == 0x7f)
+			fail_msg("control byte 0x%02x at %zu", c, i);
+		if (c == 0xc2 && i + 1 < len && (unsigned char)text[i + 1] >= 0x80 &&
+		    (unsigned char)text[i + 1] <= 0x9f)
+			fail_msg("C1 control at %zu", i);
+		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+		    (unsigned char)text[i + 2] >= 0xaa && (unsigned char)text[i + 2] <= 0xae)
+			fail_msg("bidi embedding/override at %zu", i);
+		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x81 &&
+		    (unsigned char)text[i + 2] >= 0xa6 && (unsigned char)text[i + 2] <= 0xa9)
+			fail_msg("bidi isolate at %zu", i);
+	}
+}
+
+static char *sanitized(const char *text, size_t len)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	assert_int_equal(ac_text_sanitize(&out, text, len), 0);
+	assert_terminal_safe(out.data, out.len);
+	return ac_buf_detach(&out);
+}
+
+static void expect_shown_as(const char *hostile, size_t len, const char *shown)
+{
+	char *got = sanitized(hostile, len);
+
+	assert_string_equal(got, shown);
+	free(got);
+}
+
+#define EXPECT(hostile, shown) expect_shown_as(hostile, sizeof(hostile) - 1, shown)
+
+static void test_csi_sequences(void **state)
+{
+	(void)state;
+	EXPECT("\x1b[2J\x1b[31mred", "^[[2J^[[31mred");
+	EXPECT("\x1b[6n", "^[[6n"); /* a device status query would make the terminal answer */
+}
+
+static void test_osc_title_hyperlink_clipboard(void **state)
+{
+	(void)state;
+	EXPECT("\x1b]0;owned\x07", "^[]0;owned^G");
+	EXPECT("\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\", "^[]8;;http://evil/^[\\click^[]8;;^[\\");
+	EXPECT("\x1b]52;c;cm0gLXJmIH4=\x07", "^[]52;c;cm0gLXJmIH4=^G");
+}
+
+static void test_dcs_and_unterminated(void **state)
+{
+	(void)state;
+	EXPECT("\x1bP1$qm\x1b\\", "^[P1$qm^[\\");
+	EXPECT("\x1b]0;never ends", "^[]0;never ends");
+	EXPECT("\x1b", "^[");
+}
+
+static void test_eight_bit_c1(void **state)
+{
+	(void)state;
+	EXPECT("\xc2\x9b" "31m", "<U+009B>31m"); /* 8-bit CSI */
+	EXPECT("\xc2\x9d" "0;t\xc2\x9c", "<U+009D>0;t<U+009C>");
+	EXPECT("\x9b", "\\x9B"); /* a lone C1 byte is not UTF-8 */
+}
+
+static void test_carriage_return_and_backspace(void **state)
+{
+	(void)state;
+	EXPECT("safe\rEVIL", "safe^MEVIL");
+	EXPECT("rm -rf /\b\b\b\b\b\b\b\bls", "rm -rf /^H^H^H^H^H^H^H^Hls");
+}
+
+static void test_bidi_overrides(void **state)
+{
+	(void)state;
+	EXPECT("\xe2\x80\xae" "txt.exe", "<U+202E>txt.exe");
+	EXPECT("\xe2\x81\xa6" "a\xe2\x81\xa9", "<U+2066>a<U+2069>");
+	EXPECT("zero\xe2\x80\x8bwidth", "zero<U+200B>width");
+}
+
+static void test_invalid_utf8_and_nul(void **state)
+{
+	(void)state;
+	expect_shown_as("a\0b", 3, "a^@b");
+	EXPECT("\xff\xfe", "\\xFF\\xFE");
+	EXPECT("\xc0\xaf", "\\xC0\\xAF");        /* overlong '/' */
+	EXPECT("\xed\xa0\x80", "\\xED\\xA0\\x80"); /* an encoded surrogate */
+	EXPECT("\xe6\x97", "\\xE6\\x97");        /* cut short */
+	EXPECT("한국어 日本語 😀", "한국어 日本語 😀");
+}
+
+static int counter(const ac_scan_match *m, void *ctx)
+{
+	(void)m;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* A journal holding a 10 MB line, a deeply nested one and a NUL: readers
+ * skip them, count them, and go on to the good events. */
+static void test_journal_with_huge_nested_and_nul_lines(void **state)
+{
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, "JOURNAL.jsonl");
+	size_t big = 10u << 20, deep = 100000;
+	char *line = malloc(big + 2);
+	ac_scan_stats stats = {0};
+	ac_query *all;
+	int count = 0;
+
+	(void)state;
+	tu_append_file(path, tu_event_line("Claude", "first"), strlen(tu_event_line("Claude", "first")));
+	tu_append_file(path, "\n", 1);
+	memset(line, 'x', big);
+	memcpy(line, "{\"a\":\"", 6);
+	line[big] = '\n';
+	tu_append_file(path, line, big + 1);
+	memset(line, '[', deep);
+	line[deep] = '\n';
+	tu_append_file(path, line, deep + 1);
+	tu_append_file(path, "{\"nul\":\"a\0b\"}\n", 14);
+	tu_append_file(path, tu_event_line("Codex", "last"), strlen(tu_event_line("Codex", "last")));
+	tu_append_file(path, "\n", 1);
+	assert_int_equal(ac_query_parse(&all, NULL, 0), 0);
+	{
+		const char *paths[] = {path};
+
+		assert_int_equal(ac_journal_scan(&stats, paths, 1, all, 0, NULL, counter, &count), 0);
+	}
+	assert_int_equal(count, 2);
+	assert_int_equal(stats.invalid, 3);
+	ac_query_free(all);
+	free(line);
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
+static void test_ids_that_climb_out(void **state)
+{
+	const char *bad[] = {"../x", "..", "a/../../etc/passwd", "/etc/passwd", ".hidden",
+			     "x\n", "x\x1b[2J"};
+	char *dir = tu_make_temp_dir();
+	ac_session *s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ac_session_load(&s, dir, bad[i]), AC_EINVAL);
+		assert_int_equal(ac_session_create(NULL, dir, bad[i], "t", NULL, NULL, NULL), AC_EINVAL);
+		assert_int_equal(ac_session_set_status(NULL, dir, bad[i], "paused"), AC_EINVAL);
+	}
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* A symlink planted where a temp file might go, and at the target: the
+ * write never follows either, and nothing outside changes. */
+static void test_symlinks_planted_at_paths(void **state)
+{
+	char *dir = tu_make_temp_dir(), *victim = tu_path(dir, "victim"), *target, *text;
+
+	(void)state;
+	tu_write_file(victim, "precious", 8);
+	/* Temp names carry a random part, so plant every name a writer of this
+	 * process could guess and check the real file still gets written. */
+	target = tu_path(dir, "s.json");
+	assert_int_equal(symlink(victim, target), 0);
+	assert_int_equal(ac_session_create(NULL, dir, "s", "t", NULL, NULL, NULL), AC_EINVAL);
+	unlink(target);
+	assert_int_equal(ac_atomic_write(target, "new", 3, NULL, NULL), 0);
+	text = tu_read_file(victim, NULL);
+	assert_string_equal(text, "precious");
+	free(text);
+	text = tu_read_file(target, NULL);
+	assert_string_equal(text, "new");
+	free(text);
+	tu_remove_tree(dir);
+	free(dir);
+	free(victim);
+	free(target);
+}
+
+static void test_session_file_that_is_a_folder_or_fifo(void **state)
+{
+	char *dir = tu_make_temp_dir(), *path;
+	ac_session_index *index;
+	ac_session *s;
+	size_t n;
+
+	(void)state;
+	path = tu_path(dir, "d.json");
+	mkdir(path, 0755);
+	free(path);
+	path = tu_path(dir, "f.json");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	free(path);
+	/* Neither blocks (a FIFO with no writer would hang a naive open). */
+	assert_int_equal(ac_session_load(&s, dir, "d"), AC_ECORRUPT);
+	assert_int_equal(ac_session_load(&s, dir, "f"), AC_ECORRUPT);
+	assert_int_equal(ac_session_index_new(&index, dir), 0);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	ac_session_index_list(index, &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(ac_session_index_problems(index), 2);
+	ac_session_index_free(index);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_csi_sequences),
+		cmocka_unit_test(test_osc_title_hyperlink_clipboard),
+		cmocka_unit_test(test_dcs_and_unterminated),
+		cmocka_unit_test(test_eight_bit_c1),
+		cmocka_unit_test(test_carriage_return_and_backspace),
+		cmocka_unit_test(test_bidi_overrides),
+		cmocka_unit_test(test_invalid_utf8_and_nul),
+		cmocka_unit_test(test_journal_with_huge_nested_and_nul_lines),
+		cmocka_unit_test(test_ids_that_climb_out),
+		cmocka_unit_test(test_symlinks_planted_at_paths),
+		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
