@@ -128,6 +128,11 @@ bool ui_list_selected(const ui_view *v, const ui_model *m, const ui_pane *p, siz
 /* Generic list draw and keys (j/k, g/G, PgUp/PgDn). */
 void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
 		  int64_t now_ms);
+
+/* Draws a pane that has nothing to list, with a note saying what is true
+ * of its file (never invented rows); extra may be NULL. */
+void ui_list_draw_note(const ui_view *v, ui_pane *p, ui_rect r, bool active,
+		       const char *extra, const char *note);
 bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
 
 /* Selects the row drawn at screen row y; false when y holds none. */

@@ -69,17 +69,12 @@ static void ckpt_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	char extra[96];
 
 	if (!m->ckpt_session) {
-		ui_draw_title(r, v->name, p, NULL, active);
-		screen_put(r.y + 2, r.x + 2, r.w - 2, UI_ST_DIM,
-			   "no session selected (pick one in 1 Sessions)");
-		p->list_rows = 0;
+		ui_list_draw_note(v, p, r, active, NULL, "no session selected (pick one in 1 Sessions)");
 		return;
 	}
 	if (!m->ckpts_present) {
 		snprintf(extra, sizeof(extra), "of %.60s", m->ckpt_session);
-		ui_draw_title(r, v->name, p, extra, active);
-		screen_put(r.y + 2, r.x + 2, r.w - 2, UI_ST_DIM, "no checkpoints for this session yet");
-		p->list_rows = 0;
+		ui_list_draw_note(v, p, r, active, extra, "no checkpoints for this session yet");
 		return;
 	}
 	ui_list_draw(v, m, p, r, active, now_ms);

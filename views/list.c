@@ -324,3 +324,11 @@ bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y)
 	}
 	return true;
 }
+
+void ui_list_draw_note(const ui_view *v, ui_pane *p, ui_rect r, bool active,
+		       const char *extra, const char *note)
+{
+	ui_draw_title(r, v->name, p, extra, active);
+	screen_put(r.y + 2, r.x + 2, r.w - 2, UI_ST_DIM, note);
+	p->list_rows = 0;
+}

@@ -65,11 +65,8 @@ static void ops_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		     int64_t now_ms)
 {
 	if (!m->ops_present && !m->n_ops) {
-		ui_draw_title(r, v->name, p, NULL, active);
-		/* Say what is true of the file, never invent rows. */
-		screen_put(r.y + 2, r.x + 2, r.w - 2, UI_ST_DIM,
-			   "no operation log yet (.agent/operations.jsonl does not exist)");
-		p->list_rows = 0;
+		ui_list_draw_note(v, p, r, active, NULL,
+				  "no operation log yet (.agent/operations.jsonl does not exist)");
 		return;
 	}
 	ui_list_draw(v, m, p, r, active, now_ms);
