@@ -3,7 +3,7 @@
 #   make test   installs what is missing, builds, runs every test
 BUILD ?= build
 CMAKE_FLAGS ?=
-WORKSPACE ?= .
+WORKSPACE ?=
 
 .PHONY: all deps build run test bench fuzz clean
 
@@ -16,8 +16,9 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j"$$(nproc)"
 
+# No WORKSPACE: the live demo (a temporary workspace with simulated agents).
 run: build
-	$(BUILD)/agentctl -w $(WORKSPACE)
+	$(if $(WORKSPACE),$(BUILD)/agentctl -w $(WORKSPACE),$(BUILD)/agentctl demo)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j"$$(nproc)"

@@ -53,6 +53,9 @@ int cli_config(cli_context *ctx, int argc, char **argv);
 int cli_ops(cli_context *ctx, int argc, char **argv);
 int cli_checkpoint(cli_context *ctx, int argc, char **argv);
 int cli_demo(cli_context *ctx, int argc, char **argv);
+int cli_memo(cli_context *ctx, int argc, char **argv);
+int cli_artifact(cli_context *ctx, int argc, char **argv);
+int cli_trace(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard; returns the exit status. */
 int dashboard_run(cli_context *ctx);

@@ -89,6 +89,12 @@ int main(int argc, char **argv)
 		status = cli_session(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "demo")) {
 		status = cli_demo(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "memo")) {
+		status = cli_memo(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "artifact")) {
+		status = cli_artifact(&ctx, argc - i - 1, argv + i + 1);
+	} else if (!strcmp(argv[i], "trace")) {
+		status = cli_trace(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "ops")) {
 		status = cli_ops(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "checkpoint")) {
