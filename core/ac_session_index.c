@@ -9,6 +9,7 @@
 #include "ac_tokens.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -48,6 +49,8 @@ typedef struct {
 	off_t size;
 	struct timespec mtime, ctime;
 	bool bad;    /* unreadable: left out of the list */
+	bool to_parse;  /* changed since the last look: read it in this refresh */
+	char *problem;  /* why it is bad, until reported */
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
 } entry;
@@ -76,6 +79,7 @@ int ac_session_index_new(ac_session_index **out, const char *dir)
 
 static void entry_clear(entry *e)
 {
+	free(e->problem);
 	free(e->name);
 	free(e->strings);
 	memset(e, 0, sizeof(*e));
@@ -262,6 +266,70 @@ static void read_ahead(int dir_fd, const char *name)
 
 #define READ_AHEAD_FILES 64
 
+/* Reads and scans the entries marked to_parse. The first look at a big
+ * folder reads every file and is CPU-bound (scanning and estimating
+ * tokens), so it is shared among worker threads, one per core. */
+typedef struct {
+	entry *entries;
+	size_t count;
+	int dir_fd;
+	const char *dir;
+	size_t next;          /* the next entry to take */
+	pthread_mutex_t lock;
+} parse_work;
+
+static void *parse_worker(void *arg)
+{
+	parse_work *w = arg;
+	ac_buf shown = AC_BUF_INIT;
+
+	for (;;) {
+		entry *e;
+
+		pthread_mutex_lock(&w->lock);
+		while (w->next < w->count && !w->entries[w->next].to_parse)
+			w->next++;
+		e = w->next < w->count ? &w->entries[w->next++] : NULL;
+		pthread_mutex_unlock(&w->lock);
+		if (!e)
+			break;
+		ac_buf_clear(&shown);
+		ac_buf_printf(&shown, "%s/%s", w->dir, e->name);
+		if (parse_entry(e, w->dir_fd, shown.data) != 0) {
+			e->bad = true;
+			/* ac_error_last() is per thread: keep the words for later. */
+			e->problem = strdup(ac_error_last());
+		}
+	}
+	ac_buf_free(&shown);
+	return NULL;
+}
+
+#define PARSE_THREADS_MAX 8
+#define FILES_PER_THREAD 64 /* fewer changed files are not worth a thread */
+
+static int parse_changed(entry *entries, size_t count, size_t changed, int dir_fd,
+			 const char *dir)
+{
+	parse_work work = {entries, count, dir_fd, dir, 0, PTHREAD_MUTEX_INITIALIZER};
+	pthread_t threads[PARSE_THREADS_MAX];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = changed / FILES_PER_THREAD, started = 0;
+
+	if (nthreads > (size_t)(cores > 0 ? cores : 1))
+		nthreads = (size_t)(cores > 0 ? cores : 1);
+	if (nthreads > PARSE_THREADS_MAX)
+		nthreads = PARSE_THREADS_MAX;
+	/* This thread works too; the others only help. */
+	for (size_t i = 1; i < nthreads; i++)
+		if (pthread_create(&threads[started], NULL, parse_worker, &work) == 0)
+			started++;
+	parse_worker(&work);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
 int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn problem,
 			     void *ctx, size_t *out_parsed)
 {
@@ -310,15 +378,21 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		e->size = st.st_size;
 		e->mtime = st.st_mtim;
 		e->ctime = st.st_ctim;
-		ac_buf_clear(&shown);
-		ac_buf_printf(&shown, "%s/%s", idx->dir, e->name);
+		e->to_parse = true;
 		parsed++;
-		if (parse_entry(e, dirfd(d), shown.data) != 0) {
-			e->bad = true;
-			if (problem)
-				problem(shown.data, ac_error_last(), ctx);
-		}
 		nfresh++;
+	}
+	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir)))
+		goto done;
+	for (size_t i = 0; i < nfresh; i++) {
+		if (fresh[i].problem && problem) {
+			ac_buf_clear(&shown);
+			ac_buf_printf(&shown, "%s/%s", idx->dir, fresh[i].name);
+			problem(shown.data, fresh[i].problem, ctx);
+		}
+		free(fresh[i].problem);
+		fresh[i].problem = NULL;
+		fresh[i].to_parse = false;
 	}
 	for (size_t i = 0; i < idx->count; i++)
 		entry_clear(&idx->entries[i]);
