@@ -1,0 +1,368 @@
+/* The storage backend: one interface for everything an agent host keeps.
+ *
+ * An agent host persists through six contracts: the session store (with
+ * compaction), memory documents, tool-result artifacts, a user's session
+ * list, the workflow trace, orchestration state, plus a read-only inspector
+ * listing. Here they are groups of function pointers in one struct,
+ * ac_backend, with a `void *impl` the functions receive and a `free` for it:
+ * a second backend (a database) is a matter of filling in the struct. The
+ * file-system backend (ac_backend_fs_init) keeps everything in the workspace
+ * folders; tests/test_backend.c is the conformance suite any backend can
+ * run, since it touches a backend only through this struct.
+ *
+ * What every implementation promises:
+ *
+ * - Tenancy. Every call names a tenant, and one tenant can never read or
+ *   write another's data: a session of another tenant is AC_ENOTFOUND (its
+ *   existence is not revealed); memo documents, artifacts, traces and runs
+ *   live in the tenant's own space. The inspector (the operator's view) is
+ *   the only reader across tenants.
+ * - Ids and names (tenant, user, agent, session, owner, document name,
+ *   tool-call id, run id) follow ac_backend_id_check(); anything else is
+ *   refused with AC_EINVAL before anything is read or written. Scopes are
+ *   "session", "user" or "agent".
+ * - Errors: 0 or a negative AC_E* code with ac_error_last(). Traces and
+ *   orchestration are side writes: a failure is returned to the caller, who
+ *   logs it and carries on; nothing aborts.
+ * - Consistency: no transaction spans two contracts or two calls. A call
+ *   that writes two things says what a crash between them leaves (see
+ *   record_turn and compact_if_needed); what it leaves always loads.
+ * - Threads: a backend value is used by one thread at a time. Processes may
+ *   share the storage freely.
+ *
+ * Ownership: returned json_t values are new references (json_decref);
+ * returned strings, buffers and arrays are malloc'ed for the caller, freed
+ * with free(), ac_backend_names_free() or ac_backend_sessions_free(), which
+ * every backend's results are compatible with. Inputs are borrowed. */
+#ifndef AC_BACKEND_H
+#define AC_BACKEND_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Longest id or name, in bytes: short enough that every file name built
+ * from one (temp files, "<id>.jsonl.lock") fits the file system's limit. */
+#define AC_BACKEND_ID_MAX 200
+
+/* Tool results larger than this are moved to artifacts by compaction. */
+#define AC_BACKEND_ARTIFACT_THRESHOLD 4096
+
+/* 0 when id may be used as what (for the message: "tenant", "session"...):
+ * ac_session_id_check()'s rules (not empty, no '/', no control bytes, not
+ * starting with '.'), at most AC_BACKEND_ID_MAX bytes, and not ending in
+ * ".tmp" or ".lock" (names the stores keep for themselves). Otherwise
+ * AC_EINVAL, the message naming what and why. */
+int ac_backend_id_check(const char *what, const char *id);
+
+/* 0 when scope is "session", "user" or "agent"; AC_EINVAL otherwise. */
+int ac_backend_scope_check(const char *scope);
+
+/* One turn's token usage. */
+typedef struct {
+	uint64_t input_tokens;
+	uint64_t output_tokens;
+} ac_usage;
+
+/* A summariser for compaction: *out receives an allocated summary of
+ * messages (a borrowed array). 0 or a negative AC_E* code with a message. */
+typedef int (*ac_summarize_fn)(char **out, const json_t *messages, void *ctx);
+
+typedef struct {
+	uint64_t trigger_tokens;   /* compact when the history passes this; default 80000 */
+	double fraction;           /* the oldest part summarised; default 0.5 */
+	bool force;                /* summarise even below the trigger */
+	size_t artifact_threshold; /* tool results over this many bytes become
+				      artifacts; default AC_BACKEND_ARTIFACT_THRESHOLD,
+				      SIZE_MAX: never */
+	ac_summarize_fn summarize; /* NULL: summarizer_argv, else ac_summarize_builtin() */
+	void *summarize_ctx;
+	const char *const *summarizer_argv; /* a command (ac_summarize_command), or NULL */
+	int summarizer_timeout_ms;          /* default 120000 */
+} ac_backend_compact_options;
+
+typedef struct {
+	size_t externalized;      /* tool results moved to artifacts */
+	uint64_t artifact_bytes;  /* their total size */
+	bool compacted;           /* a summary replaced the oldest messages */
+	size_t summarized;        /* how many */
+	size_t messages_before;   /* before the summary (after externalising) */
+	size_t messages_after;
+	uint64_t tokens_before;   /* before anything was done */
+	uint64_t tokens_after;
+} ac_backend_compact_result;
+
+/* Fills opts with the defaults. */
+void ac_backend_compact_options_init(ac_backend_compact_options *opts);
+
+/* A session as listed. All strings owned by the list, "" when unknown. */
+typedef struct {
+	char *tenant;
+	char *session_id;
+	char *user;
+	char *agent;
+	char *status;
+	char *updated_at;         /* ISO-8601 UTC */
+	size_t messages;
+	uint64_t tokens;          /* estimated over the current history */
+	uint64_t input_tokens;    /* recorded usage, summed over turns */
+	uint64_t output_tokens;
+	uint64_t turns;
+} ac_backend_session_info;
+
+/* ---- 1. The session store (the reference AgentrailSessionStore) ---- */
+typedef struct {
+	/* Loads session_id when it exists and belongs to tenant, else creates
+	 * it (session_id NULL: a new random id) with tenant, user and agent
+	 * (user and agent may be NULL). *out_id (allocated) names the
+	 * session. Another tenant's session_id is AC_ENOTFOUND. */
+	int (*get_or_create)(void *impl, char **out_id, const char *tenant, const char *user,
+			     const char *agent, const char *session_id);
+	/* The whole history, an array. */
+	int (*load_all)(void *impl, json_t **out, const char *tenant, const char *session_id);
+	/* The last n messages, moved earlier so no tool result loses its call. */
+	int (*load_last)(void *impl, json_t **out, const char *tenant, const char *session_id,
+			 size_t n);
+	/* The newest messages that fit in budget estimated tokens (ac_messages.h). */
+	int (*load_within)(void *impl, json_t **out, const char *tenant, const char *session_id,
+			   uint64_t budget);
+	/* Appends the array messages, all or none. */
+	int (*append)(void *impl, const char *tenant, const char *session_id,
+		      const json_t *messages);
+	/* Records one turn: appends messages (an array; NULL or empty: none),
+	 * then adds usage to the session's totals and counts the turn. Two
+	 * writes, in that order: a crash between them leaves the messages
+	 * stored and the turn not counted (usage totals one turn behind);
+	 * never a counted turn whose messages are missing. */
+	int (*record_turn)(void *impl, const char *tenant, const char *session_id,
+			   const json_t *messages, const ac_usage *usage);
+	/* Keeps the session small without losing anything: first every tool
+	 * result over opts->artifact_threshold bytes is written as an artifact
+	 * (by its tool-call id) and replaced in the message by
+	 *   "[artifact ID: N bytes; agentctl artifact show SESSION ID]";
+	 * then, when the history passes the trigger, its oldest fraction is
+	 * summarised (the replaced messages archived first). Each step is
+	 * written before the next starts: a crash leaves an artifact or an
+	 * archive nothing refers to yet, never a reference without its
+	 * artifact. A result whose id already has a different artifact stays
+	 * inline. opts may be NULL (defaults); out may be NULL. */
+	int (*compact_if_needed)(void *impl, ac_backend_compact_result *out, const char *tenant,
+				 const char *session_id, const ac_backend_compact_options *opts);
+} ac_backend_session_ops;
+
+/* ---- 2. Memory documents: (tenant, owner, scope, name) -> bytes ----
+ * owner is the session id for scope "session", the user id for "user",
+ * the agent id for "agent". */
+typedef struct {
+	/* *out (allocated, NUL-terminated after out_len bytes) holds the
+	 * document. AC_ENOTFOUND when there is none. */
+	int (*read)(void *impl, char **out, size_t *out_len, const char *tenant,
+		    const char *owner, const char *scope, const char *name);
+	/* Replaces the document atomically: readers see the old or the new. */
+	int (*write)(void *impl, const char *tenant, const char *owner, const char *scope,
+		     const char *name, const char *data, size_t len);
+	/* Appends data (creating the document); concurrent appends from any
+	 * number of processes all land, each whole and once. */
+	int (*append)(void *impl, const char *tenant, const char *owner, const char *scope,
+		      const char *name, const char *data, size_t len);
+	/* The documents' names, sorted (free with ac_backend_names_free). */
+	int (*list)(void *impl, char ***out_names, size_t *out_n, const char *tenant,
+		    const char *owner, const char *scope);
+} ac_backend_memo_ops;
+
+/* ---- 3. Tool-result artifacts: a tool call's full output ---- */
+typedef struct {
+	/* Stores (replacing) the output of tool call tool_call_id, atomically. */
+	int (*write)(void *impl, const char *tenant, const char *session_id,
+		     const char *tool_call_id, const char *data, size_t len);
+	/* *out as for memo read. AC_ENOTFOUND when there is none. */
+	int (*read)(void *impl, char **out, size_t *out_len, const char *tenant,
+		    const char *session_id, const char *tool_call_id);
+	/* The session's artifact ids, sorted (free with ac_backend_names_free). */
+	int (*list)(void *impl, char ***out_ids, size_t *out_n, const char *tenant,
+		    const char *session_id);
+} ac_backend_artifact_ops;
+
+/* ---- 4. User session lister ---- */
+typedef struct {
+	/* tenant's sessions of user, newest first; session_id and updated_at
+	 * (and the rest of the info) filled. Free with ac_backend_sessions_free. */
+	int (*list)(void *impl, ac_backend_session_info **out, size_t *out_n, const char *tenant,
+		    const char *user);
+} ac_backend_user_ops;
+
+/* ---- 5. Trace store and 6. orchestration: ordered logs ----
+ * A record is {"seq": N, "at": "<ISO-8601 UTC>", "data": <the caller's
+ * object, unchanged>}. seq is per log, assigned by the backend: 1, then
+ * one more than the highest stored, strictly increasing whatever number of
+ * processes append at once. Loads return records sorted by seq, skipping
+ * any torn or corrupt one (*out_skipped, may be NULL, counts them). */
+typedef struct {
+	/* Appends envelope (a JSON object) to the session's trace; *out_seq
+	 * (may be NULL) receives its seq. */
+	int (*append)(void *impl, uint64_t *out_seq, const char *tenant, const char *session_id,
+		      const json_t *envelope);
+	/* The records with seq > after_seq (0: all), in order. A session with
+	 * no trace has an empty one. */
+	int (*load)(void *impl, json_t **out, size_t *out_skipped, const char *tenant,
+		    const char *session_id, uint64_t after_seq);
+} ac_backend_trace_ops;
+
+typedef struct {
+	/* Appends event (a JSON object) to run's log; *out_seq may be NULL. */
+	int (*append_event)(void *impl, uint64_t *out_seq, const char *tenant, const char *run_id,
+			    const json_t *event);
+	/* The records with seq > after_seq (0: all), in order. */
+	int (*load_events)(void *impl, json_t **out, size_t *out_skipped, const char *tenant,
+			   const char *run_id, uint64_t after_seq);
+	/* Replaces the run's snapshot atomically with state (any JSON value),
+	 * recording covers_seq, the last event it includes. Refused with
+	 * AC_ECONFLICT when a stored snapshot covers more (snapshots never go
+	 * back) and AC_EINVAL when covers_seq is past the last event. */
+	int (*write_snapshot)(void *impl, const char *tenant, const char *run_id,
+			      uint64_t covers_seq, const json_t *state);
+	/* The latest snapshot's state and the seq it covers; AC_ENOTFOUND when
+	 * none was written. After a crash the state is this snapshot plus the
+	 * events load_events(after_seq = *out_covers_seq) returns. */
+	int (*load_snapshot)(void *impl, json_t **out_state, uint64_t *out_covers_seq,
+			     const char *tenant, const char *run_id);
+} ac_backend_orch_ops;
+
+/* ---- 7. Inspector data source (read-only) ---- */
+typedef struct {
+	/* Every session (tenant NULL) or one tenant's, newest first, with the
+	 * counts. Sessions that belong to no tenant are listed with tenant "".
+	 * Free with ac_backend_sessions_free. */
+	int (*list_sessions)(void *impl, ac_backend_session_info **out, size_t *out_n,
+			     const char *tenant);
+} ac_backend_inspector_ops;
+
+typedef struct {
+	const char *name;                   /* "fs", ... (static) */
+	void *impl;                         /* handed to every function */
+	ac_backend_session_ops session;
+	ac_backend_memo_ops memo;
+	ac_backend_artifact_ops artifact;
+	ac_backend_user_ops users;
+	ac_backend_trace_ops trace;
+	ac_backend_orch_ops orch;
+	ac_backend_inspector_ops inspector;
+	void (*free)(void *impl);           /* releases impl */
+} ac_backend;
+
+/* Releases b's implementation and clears b. Safe on a cleared backend. */
+static inline void ac_backend_close(ac_backend *b)
+{
+	if (b && b->free)
+		b->free(b->impl);
+	if (b)
+		*b = (ac_backend){0};
+}
+
+static inline void ac_backend_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static inline void ac_backend_sessions_free(ac_backend_session_info *list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++) {
+		free(list[i].tenant);
+		free(list[i].session_id);
+		free(list[i].user);
+		free(list[i].agent);
+		free(list[i].status);
+		free(list[i].updated_at);
+	}
+	free(list);
+}
+
+/* ---- The file-system backend ----
+ *
+ * Sessions are the workspace's session files (<sessions_dir>/<id>.json,
+ * the reference format, tenant/user/agent in metadata), changed through
+ * ac_session_update(), so writers in other languages stay compatible. The
+ * rest lives under data_dir (the workspace's .agent folder):
+ *
+ *   memo/<tenant>/<owner>/<scope>/<name>           a memory document
+ *   artifacts/<tenant>/<session>/<toolCallId>      a tool call's output
+ *   traces/<tenant>/<session>.jsonl                the trace, one record a line
+ *   orchestration/<tenant>/<run>/events.jsonl      the run's events
+ *   orchestration/<tenant>/<run>/snapshot.json     {"seq": N, "state": ...}
+ *
+ * Whole-file writes are atomic (ac_atomic_write). Memo writes and appends
+ * take flock on the document's folder; an append is one O_APPEND write, cut
+ * back if it fails, so a crash in the middle of one can leave at most its
+ * first part (a reader may briefly see an append in progress). A log append
+ * holds flock on the log file while it reads the highest seq and appends
+ * the record with ac_journal_append() (the shared lock file, torn-tail
+ * repair), so seqs never repeat; a torn last line is skipped by readers. */
+
+/* Named points in multi-write calls, reported to test_hook. */
+#define AC_BACKEND_FS_AFTER_TURN_MESSAGES "record_turn:messages-written"
+#define AC_BACKEND_FS_AFTER_ARTIFACTS "compact:artifacts-written"
+#define AC_BACKEND_FS_AFTER_EXTERNALIZE "compact:session-externalized"
+#define AC_BACKEND_FS_AFTER_ARCHIVE "compact:archive-written"
+
+typedef struct {
+	const char *sessions_dir; /* the session files (sessionDir) */
+	const char *data_dir;     /* where the rest goes: the workspace's .agent */
+	/* Test seam: called at each AC_BACKEND_FS_* point between two writes
+	 * of one call, so a test can _exit() there and check what a crash
+	 * leaves. NULL in production. */
+	void (*test_hook)(const char *point, void *ctx);
+	void *test_hook_ctx;
+} ac_backend_fs_options;
+
+/* Fills *out with the file-system backend. The folders are created on
+ * first write. Release with ac_backend_close(). 0 or AC_ENOMEM/AC_EINVAL. */
+int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts);
+
+#ifdef AC_BACKEND_FS_INTERNAL
+/* Shared by core/ac_backend_fs*.c, one implementation in several files;
+ * not API. */
+#include "ac_session.h"
+#include "ac_session_index.h"
+
+typedef struct {
+	char *sessions_dir;
+	char *data_dir;
+	ac_session_index *index; /* refreshed on each listing */
+	void (*test_hook)(const char *point, void *ctx);
+	void *test_hook_ctx;
+} ac_backend_fs;
+
+/* Tells the test hook (if any) that point was reached. */
+void ac_backend_fs_reached(const ac_backend_fs *fs, const char *point);
+
+/* 0 when the session document root belongs to tenant; else AC_ENOTFOUND
+ * worded as if the session did not exist. */
+int ac_backend_fs_owned(const json_t *root, const char *tenant, const char *session_id);
+
+/* Loads a session of tenant (ids checked): AC_ENOTFOUND for another
+ * tenant's, worded as if it did not exist. Free with ac_session_free(). */
+int ac_backend_fs_load_owned(ac_session **out, const ac_backend_fs *fs, const char *tenant,
+			     const char *session_id);
+
+/* Sorted names of the regular files in dir that are not dot files or a
+ * store's own (.tmp, .lock); a missing dir has none. */
+int ac_backend_fs_names(char ***out, size_t *out_n, const char *dir);
+
+/* Stores an artifact unless one with other bytes is there already: 0 when
+ * the artifact now holds data, AC_ECONFLICT when it holds something else. */
+int ac_backend_fs_artifact_put(ac_backend_fs *fs, const char *tenant, const char *session_id,
+			       const char *tool_call_id, const char *data, size_t len);
+
+int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
+			  const char *session_id, const ac_backend_compact_options *opts);
+
+/* Fill in the memo and artifact groups, and the trace and orchestration. */
+void ac_backend_fs_fill_files(ac_backend *b);
+void ac_backend_fs_fill_logs(ac_backend *b);
+#endif
+
+#endif

@@ -1,0 +1,481 @@
+/* The file-system backend: set-up, ids, the session store, and the two
+ * listings (a user's sessions, the inspector's). Memo documents and
+ * artifacts are in ac_backend_fs_files.c, traces and orchestration in
+ * ac_backend_fs_logs.c, compaction in ac_backend_fs_compact.c. */
+#define AC_BACKEND_FS_INTERNAL
+#include "ac_backend.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_messages.h"
+#include "ac_session.h"
+#include "ac_session_index.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- ids ---- */
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+int ac_backend_id_check(const char *what, const char *id)
+{
+	size_t len;
+
+	if (!id)
+		return ac_error_set(AC_EINVAL, "%s: missing", what);
+	len = strnlen(id, AC_BACKEND_ID_MAX + 1);
+	if (len > AC_BACKEND_ID_MAX)
+		return ac_error_set(AC_EINVAL, "%s: longer than %d bytes", what, AC_BACKEND_ID_MAX);
+	if (ac_session_id_check(id) != 0) {
+		char why[256];
+
+		/* The rule's own wording, with the right noun in front. */
+		snprintf(why, sizeof(why), "%s", ac_error_last());
+		if (!strncmp(why, "session id", 10))
+			return ac_error_set(AC_EINVAL, "%s%s", what, why + 10);
+		return ac_error_set(AC_EINVAL, "%s: %s", what, why);
+	}
+	if (ends_with(id, len, ".tmp") || ends_with(id, len, ".lock"))
+		return ac_error_set(AC_EINVAL, "%s '%.64s': must not end in .tmp or .lock", what, id);
+	return 0;
+}
+
+int ac_backend_scope_check(const char *scope)
+{
+	if (scope && (!strcmp(scope, "session") || !strcmp(scope, "user") || !strcmp(scope, "agent")))
+		return 0;
+	return ac_error_set(AC_EINVAL, "scope '%.64s': must be session, user or agent",
+			    scope ? scope : "");
+}
+
+void ac_backend_compact_options_init(ac_backend_compact_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->trigger_tokens = 80000;
+	opts->fraction = 0.5;
+	opts->artifact_threshold = AC_BACKEND_ARTIFACT_THRESHOLD;
+	opts->summarizer_timeout_ms = 120000;
+}
+
+/* ---- shared by the fs files ---- */
+
+void ac_backend_fs_reached(const ac_backend_fs *fs, const char *point)
+{
+	if (fs->test_hook)
+		fs->test_hook(point, fs->test_hook_ctx);
+}
+
+int ac_backend_fs_owned(const json_t *root, const char *tenant, const char *session_id)
+{
+	const char *owner = json_string_value(
+		json_object_get(json_object_get(root, "metadata"), "tenantId"));
+
+	if (!owner || strcmp(owner, tenant) != 0)
+		return ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'",
+				    session_id, tenant);
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ac_backend_fs_names(char ***out, size_t *out_n, const char *dir)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *entry;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!d)
+		return 0; /* nothing stored yet */
+	while ((entry = readdir(d)) != NULL) {
+		const char *name = entry->d_name;
+		size_t len = strlen(name);
+		struct stat st;
+
+		if (name[0] == '.' || ends_with(name, len, ".tmp") || ends_with(name, len, ".lock") ||
+		    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+			names = grown;
+		}
+		if (!(names[n] = strdup(name))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	*out = names;
+	*out_n = n;
+	names = NULL;
+	n = 0;
+done:
+	closedir(d);
+	ac_backend_names_free(names, n);
+	return rc;
+}
+
+/* ---- the session store ---- */
+
+static int check_session(const char *tenant, const char *session_id)
+{
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)))
+		return rc;
+	return 0;
+}
+
+static int fs_get_or_create(void *impl, char **out_id, const char *tenant, const char *user,
+			    const char *agent, const char *session_id)
+{
+	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (user && (rc = ac_backend_id_check("user", user))) ||
+	    (agent && (rc = ac_backend_id_check("agent", agent))) ||
+	    (session_id && (rc = ac_backend_id_check("session", session_id))))
+		return rc;
+	rc = ac_session_get_or_create(&s, fs->sessions_dir, tenant, user, agent, session_id);
+	/* Another process created it between our look and our create. */
+	if (rc == AC_EINVAL && session_id)
+		rc = ac_session_get_or_create(&s, fs->sessions_dir, tenant, user, agent, session_id);
+	if (rc)
+		return rc;
+	if (!(*out_id = strdup(ac_session_id(s))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_session_free(s);
+	return rc;
+}
+
+int ac_backend_fs_load_owned(ac_session **out, const ac_backend_fs *fs, const char *tenant,
+			     const char *session_id)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)))
+		return rc;
+	rc = ac_session_load(&s, fs->sessions_dir, session_id);
+	if (rc == AC_ENOTFOUND)
+		return ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'",
+				    session_id, tenant);
+	if (rc == 0 && (rc = ac_backend_fs_owned(ac_session_root(s), tenant, session_id)) != 0) {
+		ac_session_free(s);
+		return rc;
+	}
+	*out = s;
+	return rc;
+}
+
+static int fs_load_all(void *impl, json_t **out, const char *tenant, const char *session_id)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = ac_backend_fs_load_owned(&s, impl, tenant, session_id)))
+		return rc;
+	*out = json_incref(ac_session_messages(s));
+	ac_session_free(s);
+	return 0;
+}
+
+static int fs_load_last(void *impl, json_t **out, const char *tenant, const char *session_id,
+			size_t n)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = ac_backend_fs_load_owned(&s, impl, tenant, session_id)))
+		return rc;
+	if (!(*out = ac_session_last_messages(s, n)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_session_free(s);
+	return rc;
+}
+
+static int fs_load_within(void *impl, json_t **out, const char *tenant, const char *session_id,
+			  uint64_t budget)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = ac_backend_fs_load_owned(&s, impl, tenant, session_id)))
+		return rc;
+	if (!(*out = ac_session_messages_within(s, budget)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_session_free(s);
+	return rc;
+}
+
+typedef struct {
+	const char *tenant;
+	const char *session_id;
+	const json_t *messages;
+	const ac_usage *usage;
+} turn_change;
+
+/* Changes are judged on the file's current content, tenant included, so a
+ * session that changed hands between a check and a write is never touched. */
+static int append_owned(json_t *root, void *ctx)
+{
+	const turn_change *t = ctx;
+	json_t *history, *msg;
+	size_t i;
+	int rc;
+
+	if ((rc = ac_backend_fs_owned(root, t->tenant, t->session_id)))
+		return rc;
+	history = json_object_get(root, "conversationHistory");
+	if (history && !json_is_array(history))
+		return ac_error_set(AC_ECORRUPT, "session %s: conversationHistory is not an array",
+				    t->session_id);
+	if (!history && json_object_set_new(root, "conversationHistory", history = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	json_array_foreach(t->messages, i, msg)
+		if (json_array_append_new(history, json_deep_copy(msg)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+static json_t *object_member(json_t *parent, const char *key, int *rc)
+{
+	json_t *child = json_object_get(parent, key);
+
+	if (child && !json_is_object(child)) {
+		*rc = ac_error_set(AC_ECORRUPT, "%s is not an object; usage not recorded", key);
+		return NULL;
+	}
+	if (!child && json_object_set_new(parent, key, child = json_object())) {
+		*rc = ac_error_set(AC_ENOMEM, "out of memory");
+		return NULL;
+	}
+	return child;
+}
+
+static void add_to(json_t *usage, const char *key, uint64_t delta)
+{
+	json_int_t now = json_integer_value(json_object_get(usage, key));
+
+	json_object_set_new(usage, key, json_integer(now + (json_int_t)delta));
+}
+
+/* The same metadata.usage {inputTokens, outputTokens, turns} that
+ * ac_session_record_usage() keeps, after the tenant check. */
+static int usage_owned(json_t *root, void *ctx)
+{
+	const turn_change *t = ctx;
+	json_t *metadata, *usage;
+	int rc = 0;
+
+	if ((rc = ac_backend_fs_owned(root, t->tenant, t->session_id)))
+		return rc;
+	if (!(metadata = object_member(root, "metadata", &rc)) ||
+	    !(usage = object_member(metadata, "usage", &rc)))
+		return rc;
+	add_to(usage, "inputTokens", t->usage->input_tokens);
+	add_to(usage, "outputTokens", t->usage->output_tokens);
+	add_to(usage, "turns", 1);
+	return 0;
+}
+
+static int check_messages(const json_t *messages)
+{
+	json_t *msg;
+	size_t i;
+
+	if (!json_is_array(messages))
+		return ac_error_set(AC_EINVAL, "messages: must be an array");
+	json_array_foreach(messages, i, msg)
+		if (!json_is_object(msg))
+			return ac_error_set(AC_EINVAL, "messages[%zu]: must be an object", i);
+	return 0;
+}
+
+static int fs_append(void *impl, const char *tenant, const char *session_id,
+		     const json_t *messages)
+{
+	ac_backend_fs *fs = impl;
+	turn_change t = {tenant, session_id, messages, NULL};
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)) || (rc = check_messages(messages)))
+		return rc;
+	return ac_session_update(NULL, fs->sessions_dir, session_id, append_owned, &t);
+}
+
+static int fs_record_turn(void *impl, const char *tenant, const char *session_id,
+			  const json_t *messages, const ac_usage *usage)
+{
+	ac_backend_fs *fs = impl;
+	ac_usage none = {0, 0};
+	turn_change t = {tenant, session_id, messages, usage ? usage : &none};
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)) ||
+	    (messages && (rc = check_messages(messages))))
+		return rc;
+	/* Messages first: a crash before the usage is written loses a count,
+	 * never a message. */
+	if (json_array_size(messages) &&
+	    (rc = ac_session_update(NULL, fs->sessions_dir, session_id, append_owned, &t)))
+		return rc;
+	ac_backend_fs_reached(fs, AC_BACKEND_FS_AFTER_TURN_MESSAGES);
+	return ac_session_update(NULL, fs->sessions_dir, session_id, usage_owned, &t);
+}
+
+/* ---- listings ---- */
+
+static char *copy(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static int list_sessions(ac_backend_fs *fs, ac_backend_session_info **out, size_t *out_n,
+			 const char *tenant, const char *user)
+{
+	const ac_session_summary *const *all;
+	ac_backend_session_info *list = NULL;
+	size_t n_all, n = 0;
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = ac_session_index_refresh(fs->index, NULL, NULL, NULL)))
+		return rc;
+	all = ac_session_index_list(fs->index, &n_all);
+	if (n_all && !(list = calloc(n_all, sizeof(*list))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n_all; i++) {
+		const ac_session_summary *s = all[i];
+		ac_backend_session_info *info = &list[n];
+
+		if ((tenant && strcmp(s->tenant, tenant)) || (user && strcmp(s->user, user)))
+			continue;
+		n++;
+		info->tenant = copy(s->tenant);
+		info->session_id = copy(s->id);
+		info->user = copy(s->user);
+		info->agent = copy(s->agent);
+		info->status = copy(s->status);
+		info->updated_at = copy(s->updated_at);
+		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
+		    !info->status || !info->updated_at) {
+			ac_backend_sessions_free(list, n);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		info->messages = s->messages;
+		info->tokens = s->tokens;
+		info->input_tokens = s->input_tokens;
+		info->output_tokens = s->output_tokens;
+		info->turns = s->turns;
+	}
+	*out = list;
+	*out_n = n;
+	return 0;
+}
+
+static int fs_list_user_sessions(void *impl, ac_backend_session_info **out, size_t *out_n,
+				 const char *tenant, const char *user)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, user);
+}
+
+static int fs_inspector_list(void *impl, ac_backend_session_info **out, size_t *out_n,
+			     const char *tenant)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, NULL);
+}
+
+/* ---- set-up ---- */
+
+static void fs_free(void *impl)
+{
+	ac_backend_fs *fs = impl;
+
+	if (!fs)
+		return;
+	ac_session_index_free(fs->index);
+	free(fs->sessions_dir);
+	free(fs->data_dir);
+	free(fs);
+}
+
+int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
+{
+	ac_backend_fs *fs;
+	int rc;
+
+	*out = (ac_backend){0};
+	if (!opts || !opts->sessions_dir || !*opts->sessions_dir || !opts->data_dir ||
+	    !*opts->data_dir)
+		return ac_error_set(AC_EINVAL, "file-system backend: sessions_dir and data_dir are needed");
+	if (!(fs = calloc(1, sizeof(*fs))) || !(fs->sessions_dir = strdup(opts->sessions_dir)) ||
+	    !(fs->data_dir = strdup(opts->data_dir))) {
+		fs_free(fs);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if ((rc = ac_session_index_new(&fs->index, fs->sessions_dir))) {
+		fs_free(fs);
+		return rc;
+	}
+	fs->test_hook = opts->test_hook;
+	fs->test_hook_ctx = opts->test_hook_ctx;
+	*out = (ac_backend){
+		.name = "fs",
+		.impl = fs,
+		.session = {
+			.get_or_create = fs_get_or_create,
+			.load_all = fs_load_all,
+			.load_last = fs_load_last,
+			.load_within = fs_load_within,
+			.append = fs_append,
+			.record_turn = fs_record_turn,
+			.compact_if_needed = ac_backend_fs_compact,
+		},
+		.users = {.list = fs_list_user_sessions},
+		.inspector = {.list_sessions = fs_inspector_list},
+		.free = fs_free,
+	};
+	ac_backend_fs_fill_files(out);
+	ac_backend_fs_fill_logs(out);
+	return 0;
+}

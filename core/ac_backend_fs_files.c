@@ -1,0 +1,261 @@
+/* The file-system backend: memory documents and tool-result artifacts,
+ * one file each under the data folder (layout in ac_backend.h). */
+#define AC_BACKEND_FS_INTERNAL
+#include "ac_backend.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOCK_TIMEOUT_MS 10000
+
+/* ---- memory documents: memo/<tenant>/<owner>/<scope>/<name> ---- */
+
+/* Checks every part before building anything; *dir (allocated) is the
+ * document's folder, *path (allocated, may be NULL) the document. */
+static int memo_paths(char **dir, char **path, const ac_backend_fs *fs, const char *tenant,
+		      const char *owner, const char *scope, const char *name)
+{
+	ac_buf d = AC_BUF_INIT, p = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("owner", owner)) || (rc = ac_backend_scope_check(scope)) ||
+	    (path && (rc = ac_backend_id_check("memo name", name))))
+		return rc;
+	if (ac_buf_printf(&d, "%s/memo/%s/%s/%s", fs->data_dir, tenant, owner, scope) ||
+	    (path && ac_buf_printf(&p, "%s/%s", d.data, name))) {
+		ac_buf_free(&d);
+		ac_buf_free(&p);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	*dir = ac_buf_detach(&d);
+	if (path)
+		*path = ac_buf_detach(&p);
+	return 0;
+}
+
+static int memo_read(void *impl, char **out, size_t *out_len, const char *tenant,
+		     const char *owner, const char *scope, const char *name)
+{
+	char *dir = NULL, *path = NULL;
+	int rc;
+
+	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
+		return rc;
+	rc = ac_file_read(out, out_len, path);
+	if (rc == AC_ENOTFOUND)
+		ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s/%s: no such document", tenant, owner, scope,
+			     name);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+/* Writers of one folder take turns (flock on it): a whole-document write
+ * must not rename over an append in progress and lose it. */
+static int memo_write(void *impl, const char *tenant, const char *owner, const char *scope,
+		      const char *name, const char *data, size_t len)
+{
+	char *dir = NULL, *path = NULL;
+	int rc, guard = -1;
+
+	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
+		return rc;
+	if (!(rc = ac_file_mkdirs(dir)) && !(rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
+		rc = ac_atomic_write(path, data, len, NULL, NULL);
+	if (guard >= 0)
+		close(guard);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+static int memo_append(void *impl, const char *tenant, const char *owner, const char *scope,
+		       const char *name, const char *data, size_t len)
+{
+	char *dir = NULL, *path = NULL;
+	int rc, guard = -1, fd = -1;
+	struct stat st;
+	size_t done = 0;
+
+	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
+		return rc;
+	if ((rc = ac_file_mkdirs(dir)) || (rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
+		goto done;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rc = errno == ELOOP ? ac_error_set(AC_ECORRUPT, "%s: is a symbolic link", path)
+				    : ac_error_errno(errno, "%s: cannot open", path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", path);
+		goto done;
+	}
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : ENOSPC;
+
+			/* We hold the folder, so nobody appended after us: cut
+			 * back to where the document ended. */
+			if (done && ftruncate(fd, st.st_size) != 0)
+				err = errno;
+			rc = ac_error_errno(err, "%s: cannot append", path);
+			goto done;
+		}
+		done += (size_t)n;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	if (guard >= 0)
+		close(guard);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+static int memo_list(void *impl, char ***out_names, size_t *out_n, const char *tenant,
+		     const char *owner, const char *scope)
+{
+	char *dir = NULL;
+	int rc;
+
+	*out_names = NULL;
+	*out_n = 0;
+	if ((rc = memo_paths(&dir, NULL, impl, tenant, owner, scope, NULL)))
+		return rc;
+	rc = ac_backend_fs_names(out_names, out_n, dir);
+	free(dir);
+	return rc;
+}
+
+/* ---- artifacts: artifacts/<tenant>/<session>/<toolCallId> ---- */
+
+static int artifact_paths(char **dir, char **path, const ac_backend_fs *fs, const char *tenant,
+			  const char *session_id, const char *tool_call_id)
+{
+	ac_buf d = AC_BUF_INIT, p = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)) ||
+	    (path && (rc = ac_backend_id_check("tool call id", tool_call_id))))
+		return rc;
+	if (ac_buf_printf(&d, "%s/artifacts/%s/%s", fs->data_dir, tenant, session_id) ||
+	    (path && ac_buf_printf(&p, "%s/%s", d.data, tool_call_id))) {
+		ac_buf_free(&d);
+		ac_buf_free(&p);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	*dir = ac_buf_detach(&d);
+	if (path)
+		*path = ac_buf_detach(&p);
+	return 0;
+}
+
+/* Writes under flock on the session's artifact folder, so that the
+ * compare in ac_backend_fs_artifact_put() and the write are one step. */
+static int artifact_store(ac_backend_fs *fs, const char *tenant, const char *session_id,
+			  const char *tool_call_id, const char *data, size_t len, bool only_new)
+{
+	char *dir = NULL, *path = NULL, *old = NULL;
+	size_t old_len = 0;
+	int rc, guard = -1;
+
+	if ((rc = artifact_paths(&dir, &path, fs, tenant, session_id, tool_call_id)))
+		return rc;
+	if ((rc = ac_file_mkdirs(dir)) || (rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
+		goto done;
+	if (only_new) {
+		rc = ac_file_read(&old, &old_len, path);
+		if (rc == 0) {
+			if (old_len != len || memcmp(old, data, len) != 0)
+				rc = ac_error_set(AC_ECONFLICT, "artifact %s of session %s holds "
+						  "other output already", tool_call_id, session_id);
+			goto done;
+		}
+		if (rc != AC_ENOTFOUND)
+			goto done;
+	}
+	rc = ac_atomic_write(path, data, len, NULL, NULL);
+done:
+	if (guard >= 0)
+		close(guard);
+	free(old);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+int ac_backend_fs_artifact_put(ac_backend_fs *fs, const char *tenant, const char *session_id,
+			       const char *tool_call_id, const char *data, size_t len)
+{
+	return artifact_store(fs, tenant, session_id, tool_call_id, data, len, true);
+}
+
+static int artifact_write(void *impl, const char *tenant, const char *session_id,
+			  const char *tool_call_id, const char *data, size_t len)
+{
+	return artifact_store(impl, tenant, session_id, tool_call_id, data, len, false);
+}
+
+static int artifact_read(void *impl, char **out, size_t *out_len, const char *tenant,
+			 const char *session_id, const char *tool_call_id)
+{
+	char *dir = NULL, *path = NULL;
+	int rc;
+
+	if ((rc = artifact_paths(&dir, &path, impl, tenant, session_id, tool_call_id)))
+		return rc;
+	rc = ac_file_read(out, out_len, path);
+	if (rc == AC_ENOTFOUND)
+		ac_error_set(AC_ENOTFOUND, "session %s has no artifact '%s'", session_id, tool_call_id);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+static int artifact_list(void *impl, char ***out_ids, size_t *out_n, const char *tenant,
+			 const char *session_id)
+{
+	char *dir = NULL;
+	int rc;
+
+	*out_ids = NULL;
+	*out_n = 0;
+	if ((rc = artifact_paths(&dir, NULL, impl, tenant, session_id, NULL)))
+		return rc;
+	rc = ac_backend_fs_names(out_ids, out_n, dir);
+	free(dir);
+	return rc;
+}
+
+void ac_backend_fs_fill_files(ac_backend *b)
+{
+	b->memo = (ac_backend_memo_ops){
+		.read = memo_read,
+		.write = memo_write,
+		.append = memo_append,
+		.list = memo_list,
+	};
+	b->artifact = (ac_backend_artifact_ops){
+		.write = artifact_write,
+		.read = artifact_read,
+		.list = artifact_list,
+	};
+}

@@ -1,0 +1,372 @@
+/* agentctl memo read|write|append|list, artifact list|show, trace show:
+ * the storage-backend contracts (ac_backend.h) from the command line,
+ * through the file-system backend of the workspace.
+ *
+ * Documents, artifacts and traces are data written by agents: what they
+ * hold reaches the terminal only sanitised (ac_text.h), always, not only
+ * when stdout is a terminal, because a pipe often ends in one (less -R,
+ * a CI log viewer). Line breaks and tabs stay as they are. Artifacts and
+ * traces are looked up under the session's own tenant (metadata.tenantId):
+ * the operator sees every tenant. */
+#include "cli.h"
+
+#include "ac_backend.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_session.h"
+#include "ac_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int open_backend(ac_backend *out, const cli_context *ctx)
+{
+	ac_buf data_dir = AC_BUF_INIT;
+	ac_backend_fs_options opts = {0};
+	int rc;
+
+	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
+		return cli_error(CLI_FAILED, "out of memory");
+	opts.sessions_dir = ctx->ws.sessions_dir;
+	opts.data_dir = data_dir.data;
+	rc = ac_backend_fs_init(out, &opts);
+	ac_buf_free(&data_dir);
+	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
+}
+
+/* Prints bytes from a file made safe, keeping line breaks and tabs. */
+static int put_text(const char *text, size_t len)
+{
+	ac_buf out = AC_BUF_INIT;
+	size_t start = 0;
+
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] != '\n' && text[i] != '\t')
+			continue;
+		ac_text_sanitize(&out, text + start, i - start);
+		if (i < len)
+			ac_buf_putc(&out, text[i]);
+		start = i + 1;
+	}
+	if (out.len)
+		cli_write(out.data, out.len);
+	ac_buf_free(&out);
+	return cli_finish_output();
+}
+
+static int read_stdin(ac_buf *out)
+{
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		if (ac_buf_append(out, chunk, n))
+			return cli_error(CLI_FAILED, "out of memory");
+	if (ferror(stdin))
+		return cli_error(CLI_FAILED, "reading standard input failed");
+	return CLI_OK;
+}
+
+static int print_names(char **names, size_t n, bool json)
+{
+	ac_buf line = AC_BUF_INIT;
+	json_t *array = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			json_array_append_new(array, json_string(names[i]));
+			continue;
+		}
+		ac_buf_clear(&line);
+		cli_put_cell(&line, names[i], 0);
+		ac_buf_putc(&line, '\n');
+		cli_write(line.data, line.len);
+	}
+	if (json)
+		cli_write_json(array);
+	json_decref(array);
+	ac_buf_free(&line);
+	return cli_finish_output();
+}
+
+/* ---- memo ---- */
+
+static int memo_usage(void)
+{
+	return cli_error(CLI_USAGE, "usage: memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-] "
+			 "| memo list TENANT OWNER SCOPE [--json]");
+}
+
+static int check_memo_args(const char *tenant, const char *owner, const char *scope,
+			   const char *name)
+{
+	if (ac_backend_id_check("tenant", tenant) || ac_backend_id_check("owner", owner) ||
+	    ac_backend_scope_check(scope) || (name && ac_backend_id_check("memo name", name)))
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	return CLI_OK;
+}
+
+static int memo_list(const ac_backend *b, int argc, char **argv)
+{
+	bool json = argc == 4 && !strcmp(argv[3], "--json");
+	char **names = NULL;
+	size_t n = 0;
+	int status;
+
+	if (argc != 3 && !json)
+		return memo_usage();
+	if ((status = check_memo_args(argv[0], argv[1], argv[2], NULL)))
+		return status;
+	if (b->memo.list(b->impl, &names, &n, argv[0], argv[1], argv[2]))
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	status = print_names(names, n, json);
+	ac_backend_names_free(names, n);
+	return status;
+}
+
+static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
+{
+	ac_buf input = AC_BUF_INIT;
+	const char *text;
+	size_t len;
+	int status, rc;
+
+	if (argc != 5)
+		return memo_usage();
+	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
+		return status;
+	if (!strcmp(argv[4], "-")) {
+		if ((status = read_stdin(&input)))
+			goto done;
+		text = input.data ? input.data : "";
+		len = input.len;
+	} else {
+		text = argv[4];
+		len = strlen(text);
+	}
+	rc = append ? b->memo.append(b->impl, argv[0], argv[1], argv[2], argv[3], text, len)
+		    : b->memo.write(b->impl, argv[0], argv[1], argv[2], argv[3], text, len);
+	if (rc) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	{
+		ac_buf line = AC_BUF_INIT;
+
+		ac_buf_printf(&line, "memo %s/%s/%s/%s: %zu bytes %s\n", argv[0], argv[1], argv[2],
+			      argv[3], len, append ? "appended" : "written");
+		cli_write(line.data, line.len);
+		ac_buf_free(&line);
+	}
+	status = cli_finish_output();
+done:
+	ac_buf_free(&input);
+	return status;
+}
+
+static int memo_read(const ac_backend *b, int argc, char **argv)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int status;
+
+	if (argc != 4)
+		return memo_usage();
+	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
+		return status;
+	if (b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]))
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	status = put_text(text, len);
+	free(text);
+	return status;
+}
+
+int cli_memo(cli_context *ctx, int argc, char **argv)
+{
+	const char *verb = argc ? argv[0] : "";
+	ac_backend b;
+	int status;
+
+	if (strcmp(verb, "read") && strcmp(verb, "write") && strcmp(verb, "append") &&
+	    strcmp(verb, "list"))
+		return argc ? cli_error(CLI_USAGE, "memo: unknown command '%s'", verb) : memo_usage();
+	if (ctx->read_only && (!strcmp(verb, "write") || !strcmp(verb, "append")))
+		return cli_error(CLI_USAGE, "memo %s: --read-only forbids changes", verb);
+	if ((status = open_backend(&b, ctx)))
+		return status;
+	if (!strcmp(verb, "read"))
+		status = memo_read(&b, argc - 1, argv + 1);
+	else if (!strcmp(verb, "list"))
+		status = memo_list(&b, argc - 1, argv + 1);
+	else
+		status = memo_change(&b, !strcmp(verb, "append"), argc - 1, argv + 1);
+	ac_backend_close(&b);
+	return status;
+}
+
+/* ---- artifact and trace: by session, under its own tenant ---- */
+
+/* *out (allocated): the tenant session_id belongs to. */
+static int session_tenant(char **out, const cli_context *ctx, const char *session_id,
+			  const char *what)
+{
+	ac_session *s = NULL;
+	const char *tenant;
+	int status = CLI_OK;
+
+	if (ac_backend_id_check("session", session_id))
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ac_session_load(&s, ctx->ws.sessions_dir, session_id))
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	tenant = json_string_value(json_object_get(json_object_get(ac_session_root(s), "metadata"),
+						   "tenantId"));
+	if (!tenant)
+		status = cli_error(CLI_FAILED, "session %s has no metadata.tenantId, so no %s",
+				   session_id, what);
+	else if (ac_backend_id_check("tenant", tenant))
+		status = cli_error(CLI_FAILED, "session %s: metadata.tenantId: %s", session_id,
+				   ac_error_last());
+	else if (!(*out = strdup(tenant)))
+		status = cli_error(CLI_FAILED, "out of memory");
+	ac_session_free(s);
+	return status;
+}
+
+int cli_artifact(cli_context *ctx, int argc, char **argv)
+{
+	const char *verb = argc ? argv[0] : "";
+	bool json = false;
+	const char *args[2] = {NULL, NULL};
+	char *tenant = NULL, *text = NULL, **ids = NULL;
+	size_t n_args = 0, len = 0, n = 0;
+	ac_backend b = {0};
+	int status;
+
+	if (!argc)
+		return cli_error(CLI_USAGE, "usage: artifact list SESSION [--json] | artifact show SESSION ID");
+	if (strcmp(verb, "list") && strcmp(verb, "show"))
+		return cli_error(CLI_USAGE, "artifact: unknown command '%s'", verb);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && !strcmp(verb, "list"))
+			json = true;
+		else if (n_args < 2)
+			args[n_args++] = argv[i];
+		else
+			return cli_error(CLI_USAGE, "artifact %s: unexpected '%s'", verb, argv[i]);
+	}
+	if (!strcmp(verb, "list") && n_args != 1)
+		return cli_error(CLI_USAGE, "artifact list takes one session id");
+	if (!strcmp(verb, "show") && n_args != 2)
+		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
+	if (args[1] && ac_backend_id_check("artifact id", args[1]))
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if ((status = session_tenant(&tenant, ctx, args[0], "artifacts")) ||
+	    (status = open_backend(&b, ctx)))
+		goto done;
+	if (!args[1]) {
+		if (b.artifact.list(b.impl, &ids, &n, tenant, args[0]))
+			status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		else
+			status = print_names(ids, n, json);
+	} else if (b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1])) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	} else {
+		status = put_text(text, len);
+	}
+done:
+	ac_backend_names_free(ids, n);
+	ac_backend_close(&b);
+	free(text);
+	free(tenant);
+	return status;
+}
+
+/* What kind of record: the first of data's type, kind, event, name. */
+static const char *record_kind(const json_t *data)
+{
+	static const char *const keys[] = {"type", "kind", "event", "name"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = json_string_value(json_object_get(data, keys[i]));
+
+		if (v && *v)
+			return v;
+	}
+	return "-";
+}
+
+static void put_record(ac_buf *line, const json_t *record)
+{
+	const json_t *data = json_object_get(record, "data");
+	const char *at = json_string_value(json_object_get(record, "at"));
+	char *summary = json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char seq[32];
+
+	snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(record, "seq")));
+	ac_buf_clear(line);
+	cli_put_cell(line, seq, 6);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, at ? at : "-", 25);
+	cli_put_cell(line, record_kind(data), 16);
+	ac_buf_putc(line, ' ');
+	if (summary && strlen(summary) > 160)
+		strcpy(summary + 157, "...");
+	cli_put_cell(line, summary ? summary : "", 0);
+	ac_buf_putc(line, '\n');
+	free(summary);
+}
+
+int cli_trace(cli_context *ctx, int argc, char **argv)
+{
+	const char *session_id = NULL;
+	char *tenant = NULL;
+	json_t *records = NULL, *record;
+	ac_buf line = AC_BUF_INIT;
+	ac_backend b = {0};
+	size_t skipped = 0, i;
+	bool json = false;
+	int status;
+
+	if (!argc)
+		return cli_error(CLI_USAGE, "usage: trace show SESSION [--json]");
+	if (strcmp(argv[0], "show"))
+		return cli_error(CLI_USAGE, "trace: unknown command '%s'", argv[0]);
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--json"))
+			json = true;
+		else if (!session_id)
+			session_id = argv[a];
+		else
+			return cli_error(CLI_USAGE, "trace show: unexpected '%s'", argv[a]);
+	}
+	if (!session_id)
+		return cli_error(CLI_USAGE, "trace show needs a session id");
+	if ((status = session_tenant(&tenant, ctx, session_id, "trace")) ||
+	    (status = open_backend(&b, ctx)))
+		goto done;
+	if (b.trace.load(b.impl, &records, &skipped, tenant, session_id, 0)) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (skipped)
+		cli_note("trace of session %s: %zu torn or corrupt line%s skipped", session_id, skipped,
+			 skipped == 1 ? "" : "s");
+	if (json) {
+		cli_write_json(records);
+	} else {
+		static const char header[] = "SEQ    AT                       KIND             DATA\n";
+
+		cli_write(header, sizeof(header) - 1);
+		json_array_foreach(records, i, record) {
+			put_record(&line, record);
+			cli_write(line.data, line.len);
+		}
+	}
+	status = cli_finish_output();
+done:
+	json_decref(records);
+	ac_buf_free(&line);
+	ac_backend_close(&b);
+	free(tenant);
+	return status;
+}
