@@ -2,8 +2,7 @@
  * listings (a user's sessions, the inspector's). Memo documents and
  * artifacts are in ac_backend_fs_files.c, traces and orchestration in
  * ac_backend_fs_logs.c, compaction in ac_backend_fs_compact.c. */
-#define AC_BACKEND_FS_INTERNAL
-#include "ac_backend.h"
+#include "ac_backend_fs_impl.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"

@@ -6,8 +6,7 @@
  * summary message and metadata.compactions record) with two differences
  * that keep it here: the summariser may be a callback, and every change is
  * judged against the session's tenant on the file's current content. */
-#define AC_BACKEND_FS_INTERNAL
-#include "ac_backend.h"
+#include "ac_backend_fs_impl.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"
@@ -161,194 +160,72 @@ static int externalize_owned(json_t *root, void *ctx)
 	return each_result(json_object_get(root, "conversationHistory"), reference_stored, x);
 }
 
-/* ---- summarising ---- */
-
-/* Writes the replaced messages to <sessions>/.compactions/<id>/<UTC>.json,
- * where ac_compact_session() keeps its archives, under a name taken with
- * O_EXCL so no two compactions share one. */
-static int write_archive(ac_buf *relative, const char *sessions_dir, const char *id,
-			 const char *created_at, const json_t *replaced)
-{
-	char stamp[21], *data = NULL;
-	ac_buf path = AC_BUF_INIT;
-	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
-				"messages", replaced);
-	int rc = 0, fd = -1;
-
-	if (!doc || !(data = json_dumps(doc, JSON_INDENT(2)))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	ac_time_format_file(stamp, ac_time_now_ms());
-	for (int attempt = 0; fd < 0; attempt++) {
-		ac_buf_clear(relative);
-		ac_buf_clear(&path);
-		if ((attempt ? ac_buf_printf(relative, ".compactions/%s/%s-%d.json", id, stamp, attempt)
-			     : ac_buf_printf(relative, ".compactions/%s/%s.json", id, stamp)) ||
-		    ac_buf_printf(&path, "%s/%s", sessions_dir, relative->data)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		if (attempt == 0) {
-			char *slash = strrchr(path.data, '/');
-
-			*slash = '\0';
-			rc = ac_file_mkdirs(path.data);
-			*slash = '/';
-			if (rc)
-				goto done;
-		}
-		fd = open(path.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && (errno != EEXIST || attempt >= 1000)) {
-			rc = ac_error_errno(errno, "%s: cannot create the archive", path.data);
-			goto done;
-		}
-	}
-	close(fd);
-	if ((rc = ac_atomic_write(path.data, data, strlen(data), NULL, NULL)))
-		unlink(path.data);
-done:
-	json_decref(doc);
-	free(data);
-	ac_buf_free(&path);
-	return rc;
-}
+/* ---- summarising: ac_compact_session() with the tenant guarded ---- */
 
 typedef struct {
+	ac_backend_fs *fs;
 	const char *tenant;
 	const char *session_id;
-	const json_t *replaced;
-	const char *summary;
-	const char *archive; /* relative to the sessions folder */
-	ac_backend_compact_result *out;
-} summary_change;
+	const ac_backend_compact_options *opts;
+} compact_ctx;
 
-/* Replaces the summarised messages, if they still open the history, with
- * the summary, and records the compaction as ac_compact_session() does. */
-static int summary_owned(json_t *root, void *ctx)
+static int guard_owned(const json_t *root, void *ctx)
 {
-	summary_change *c = ctx;
-	json_t *history = json_object_get(root, "conversationHistory");
-	json_t *metadata, *compactions, *kept = NULL;
-	size_t cut = json_array_size(c->replaced), n = json_array_size(history);
-	char at[AC_TIME_ISO_LEN + 1];
-	ac_buf content = AC_BUF_INIT;
-	uint64_t before;
-	int rc;
+	const compact_ctx *c = ctx;
 
-	if ((rc = ac_backend_fs_owned(root, c->tenant, c->session_id)))
-		return rc;
-	for (size_t i = 0; i < cut; i++)
-		if (i >= n || !json_equal(json_array_get(history, i), json_array_get(c->replaced, i)))
-			return ac_error_set(AC_ECONFLICT, "session %s changed while it was being "
-					    "compacted; nothing was changed", c->session_id);
-	metadata = json_object_get(root, "metadata"); /* an object: the tenant check read it */
-	compactions = json_object_get(metadata, "compactions");
-	if (compactions && !json_is_array(compactions))
-		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
-				    c->session_id);
-	before = ac_messages_tokens(history);
-	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, c->summary) ||
-	    !(kept = json_pack("[{s:s, s:s}]", "role", "user", "content", content.data)))
-		goto nomem;
-	for (size_t i = cut; i < n; i++)
-		if (json_array_append(kept, json_array_get(history, i)))
-			goto nomem;
-	c->out->messages_before = n;
-	c->out->messages_after = json_array_size(kept);
-	c->out->tokens_after = ac_messages_tokens(kept);
-	ac_time_format_iso(at, ac_time_now_ms());
-	if ((!compactions && json_object_set_new(metadata, "compactions", compactions = json_array())) ||
-	    json_array_append_new(compactions,
-				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", at, "messages",
-					    (json_int_t)cut, "tokensBefore", (json_int_t)before,
-					    "tokensAfter", (json_int_t)c->out->tokens_after,
-					    "archive", c->archive)) ||
-	    json_object_set(root, "conversationHistory", kept))
-		goto nomem;
-	json_decref(kept);
-	ac_buf_free(&content);
-	return 0;
-nomem:
-	json_decref(kept);
-	ac_buf_free(&content);
-	return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_backend_fs_owned(root, c->tenant, c->session_id);
 }
 
-static int summarize(char **out, const json_t *messages, const ac_backend_compact_options *opts)
+static int summarize_with(char **out, const json_t *messages, void *ctx)
 {
-	if (opts->summarize)
-		return opts->summarize(out, messages, opts->summarize_ctx);
-	if (opts->summarizer_argv)
-		return ac_summarize_command(out, opts->summarizer_argv, messages,
-					    opts->summarizer_timeout_ms);
-	return ac_summarize_builtin(out, messages);
+	const compact_ctx *c = ctx;
+
+	return c->opts->summarize(out, messages, c->opts->summarize_ctx);
+}
+
+static void reached_archive(void *ctx)
+{
+	const compact_ctx *c = ctx;
+
+	ac_backend_fs_reached(c->fs, AC_BACKEND_FS_AFTER_ARCHIVE);
 }
 
 static int summarize_if_needed(ac_backend_fs *fs, ac_backend_compact_result *out,
 			       const char *tenant, const char *session_id,
 			       const ac_backend_compact_options *opts)
 {
-	ac_compact_options plan_opts;
-	ac_compact_result plan;
+	compact_ctx ctx = {fs, tenant, session_id, opts};
+	ac_compact_options core;
+	ac_compact_result r;
 	ac_session *s = NULL;
-	ac_buf archive = AC_BUF_INIT;
-	json_t *messages, *replaced = NULL;
-	char *summary = NULL;
-	const char *created_at;
-	summary_change change;
 	int rc;
 
+	/* Refuse another tenant's session before anything runs. */
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
-	messages = ac_session_messages(s);
-	ac_compact_options_init(&plan_opts);
-	plan_opts.trigger_tokens = opts->trigger_tokens;
-	plan_opts.fraction = opts->fraction;
-	plan_opts.force = opts->force;
-	ac_compact_plan(&plan, messages, &plan_opts);
-	out->messages_before = out->messages_after = plan.messages_before;
-	out->tokens_after = plan.tokens_before;
-	if (!plan.needed)
-		goto done;
-	if (!(replaced = json_array())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < plan.summarized; i++)
-		if (json_array_append(replaced, json_array_get(messages, i))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	if ((rc = summarize(&summary, replaced, opts)))
-		goto done;
-	if (!summary) {
-		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary",
-				  session_id);
-		goto done;
-	}
-	created_at = json_string_value(json_object_get(ac_session_root(s), "createdAt"));
-	if ((rc = write_archive(&archive, fs->sessions_dir, session_id, created_at ? created_at : "",
-				replaced)))
-		goto done;
-	ac_backend_fs_reached(fs, AC_BACKEND_FS_AFTER_ARCHIVE);
-	change = (summary_change){tenant, session_id, replaced, summary, archive.data, out};
-	if ((rc = ac_session_update(NULL, fs->sessions_dir, session_id, summary_owned, &change))) {
-		ac_buf path = AC_BUF_INIT;
-
-		/* Nothing was replaced, so the copy has nothing to keep. */
-		if (ac_buf_printf(&path, "%s/%s", fs->sessions_dir, archive.data) == 0)
-			unlink(path.data);
-		ac_buf_free(&path);
-		goto done;
-	}
-	out->compacted = true;
-	out->summarized = plan.summarized;
-done:
 	ac_session_free(s);
-	json_decref(replaced);
-	free(summary);
-	ac_buf_free(&archive);
+	ac_compact_options_init(&core);
+	core.trigger_tokens = opts->trigger_tokens;
+	core.fraction = opts->fraction;
+	core.force = opts->force;
+	core.summarizer = opts->summarizer_argv;
+	if (opts->summarizer_timeout_ms > 0)
+		core.summarizer_timeout_ms = opts->summarizer_timeout_ms;
+	if (opts->summarize) {
+		core.summarize = summarize_with;
+		core.summarize_ctx = &ctx;
+	}
+	core.guard = guard_owned;
+	core.guard_ctx = &ctx;
+	core.after_archive = reached_archive;
+	core.after_archive_ctx = &ctx;
+	rc = ac_compact_session(&r, fs->sessions_dir, session_id, &core);
+	out->messages_before = r.messages_before;
+	out->messages_after = r.needed ? r.messages_after : r.messages_before;
+	out->tokens_after = r.needed ? r.tokens_after : r.tokens_before;
+	out->compacted = rc == 0 && r.needed;
+	out->summarized = out->compacted ? r.summarized : 0;
+	ac_compact_result_free(&r);
 	return rc;
 }
 

@@ -1,7 +1,6 @@
 /* The file-system backend: memory documents and tool-result artifacts,
  * one file each under the data folder (layout in ac_backend.h). */
-#define AC_BACKEND_FS_INTERNAL
-#include "ac_backend.h"
+#include "ac_backend_fs_impl.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"

@@ -7,8 +7,7 @@
  * torn last line and cuts back a failed write. Every writer takes the file
  * first and the folder second, so they cannot deadlock; the file lock is
  * what makes "highest + 1" unique. */
-#define AC_BACKEND_FS_INTERNAL
-#include "ac_backend.h"
+#include "ac_backend_fs_impl.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"

@@ -416,6 +416,7 @@ typedef struct {
 	const char *archive;      /* relative to the sessions folder */
 	const char *at;
 	ac_compact_result *result;
+	const ac_compact_options *opts;
 } replacement;
 
 /* The change applied to the session's current content: only if its first
@@ -430,6 +431,8 @@ static int replace_with_summary(json_t *root, void *ctx)
 	uint64_t before;
 	int rc = 0;
 
+	if (r->opts->guard && (rc = r->opts->guard(root, r->opts->guard_ctx)))
+		return rc;
 	if (!json_is_array(history) || n < cut)
 		goto changed;
 	for (size_t i = 0; i < cut; i++)
@@ -518,18 +521,28 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	rc = opts->summarizer ? ac_summarize_command(&summary, opts->summarizer, replaced,
-						     opts->summarizer_timeout_ms)
-			      : ac_summarize_builtin(&summary, replaced);
+	if (opts->summarize)
+		rc = opts->summarize(&summary, replaced, opts->summarize_ctx);
+	else if (opts->summarizer)
+		rc = ac_summarize_command(&summary, opts->summarizer, replaced,
+					  opts->summarizer_timeout_ms);
+	else
+		rc = ac_summarize_builtin(&summary, replaced);
 	if (rc)
 		goto done;
+	if (!summary) {
+		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary", id);
+		goto done;
+	}
 	now_ms = ac_time_now_ms();
 	ac_time_format_iso(at, now_ms);
 	created_at = json_string_value(json_object_get(ac_session_root(session), "createdAt"));
 	if ((rc = write_archive(&archive_path, &archive_relative, sessions_dir, id,
 				created_at ? created_at : "", now_ms, replaced)))
 		goto done;
-	change = (replacement){id, replaced, summary, archive_relative, at, out};
+	if (opts->after_archive)
+		opts->after_archive(opts->after_archive_ctx);
+	change = (replacement){id, replaced, summary, archive_relative, at, out, opts};
 	if ((rc = ac_session_update(NULL, sessions_dir, id, replace_with_summary, &change))) {
 		/* Nothing was replaced, so the copy has nothing to keep. */
 		unlink(archive_path);

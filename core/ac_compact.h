@@ -26,6 +26,20 @@ typedef struct {
 	bool force;                       /* compact even below the trigger */
 	const char *const *summarizer;    /* summarizer.command argv (NULL-terminated), or NULL: built-in */
 	int summarizer_timeout_ms;        /* default 120000 */
+	/* A summariser in code (a backend's callback); when set it is used
+	 * instead of summarizer / the built-in one. Returns 0 and an allocated
+	 * *out, or an AC_E* code with a message. */
+	int (*summarize)(char **out, const json_t *messages, void *ctx);
+	void *summarize_ctx;
+	/* Checked on the session's current content right before it is
+	 * changed (e.g. that it still belongs to a tenant); a non-zero return
+	 * refuses the compaction and is returned. May be NULL. */
+	int (*guard)(const json_t *root, void *ctx);
+	void *guard_ctx;
+	/* Called once the archive is written and before the session changes
+	 * (a seam for crash tests). May be NULL. */
+	void (*after_archive)(void *ctx);
+	void *after_archive_ctx;
 } ac_compact_options;
 
 typedef struct {
