@@ -110,10 +110,31 @@ done:
 	return rc;
 }
 
+/* Ends a torn last line left by a writer that died holding the lock: run
+ * while its stale lock still keeps every other writer out, so nobody can
+ * append onto the fragment between the lock's breaking and our turn. */
+static void end_torn_line(void *ctx)
+{
+	const char *path = ctx;
+	struct stat st;
+	char last = '\n';
+	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n' &&
+	    write(fd, "\n", 1) != 1) {
+		/* Nothing more to do: the next append repairs it itself. */
+	}
+	close(fd);
+}
+
 int ac_journal_append(ac_journal_append_info *out, const char *path,
 		      const char *record, size_t len, const ac_journal_options *opts)
 {
 	ac_journal_options defaults;
+	ac_lock_options lock_opts;
 	ac_journal_append_info info = {0};
 	ac_lock lock = {.fd = -1, .guard_fd = -1};
 	char *lock_path = NULL, *line = NULL, last = '\n';
@@ -132,7 +153,10 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = ac_lock_acquire(&lock, lock_path, &opts->lock)))
+	lock_opts = opts->lock;
+	lock_opts.before_break = end_torn_line;
+	lock_opts.before_break_ctx = (void *)path;
+	if ((rc = ac_lock_acquire(&lock, lock_path, &lock_opts)))
 		goto done;
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || fstat(fd, &st) != 0) {
@@ -179,7 +203,18 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		written = write(fd, line, total);
 	} while (written < 0 && errno == EINTR);
 	if (written != (ssize_t)total) {
-		int err = written < 0 ? errno : ENOSPC;
+		int err = written < 0 ? errno : 0;
+
+		/* A short write says nothing of why: one more try at the rest
+		 * either finishes the record (we still hold the lock) or fails
+		 * with the real reason (ENOSPC, EFBIG, EDQUOT...). */
+		if (written > 0) {
+			ssize_t more = write(fd, line + written, total - (size_t)written);
+
+			if (more == (ssize_t)(total - (size_t)written))
+				goto written_whole;
+			err = more < 0 ? errno : ENOSPC;
+		}
 
 		/* We hold the lock, so nobody wrote after us: cut back to where
 		 * the journal ended, leaving no torn record of our own. */
@@ -188,6 +223,7 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		rc = ac_error_errno(err, "%s: cannot append", path);
 		goto done;
 	}
+written_whole:
 	if (opts->fsync == AC_FSYNC_ALWAYS) {
 		if (fdatasync(fd) != 0) {
 			rc = ac_error_errno(errno, "%s: fdatasync", path);

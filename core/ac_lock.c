@@ -20,6 +20,8 @@ void ac_lock_options_init(ac_lock_options *opts)
 {
 	opts->timeout_ms = 10000;
 	opts->stale_ms = 10000;
+	opts->before_break = NULL;
+	opts->before_break_ctx = NULL;
 }
 
 static int64_t monotonic_ms(void)
@@ -215,6 +217,8 @@ int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *
 		}
 		inspect_holder(&holder, lock_path, opts->stale_ms);
 		if (holder.exists && holder.stale) {
+			if (opts->before_break)
+				opts->before_break(opts->before_break_ctx);
 			break_stale(lock_path, holder.ino);
 			lock.broke_stale = true;
 			continue;

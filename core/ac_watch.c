@@ -1,6 +1,7 @@
 /* inotify watches on the workspace's folders, or stat polling. */
 #include "ac_watch.h"
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 
@@ -8,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -21,15 +23,20 @@ typedef struct {
 	unsigned kind;     /* the AC_WATCH_* its events raise */
 	char *only_name;   /* when set, only events on this name count */
 	char *name_prefix; /* ...or on names starting with this (rotated journals) */
+	bool file;         /* polling compares dir/only_name itself (appends) */
 	struct stat last;  /* polling: the last stat of dir/only_name or dir */
 } watched;
+
+/* items[TRACE_ITEM] is the followed trace, when nitems says it is there. */
+enum { FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
 
 struct ac_watch {
 	int fd;
 	int poll_ms;
 	const char *polling_reason; /* NULL with inotify */
-	watched items[4];
+	watched items[FIXED_ITEMS + 1];
 	size_t nitems;
+	char *data_dir; /* the file-system backend's folder: <root>/.agent */
 };
 
 static char *dir_of(const char *path)
@@ -37,6 +44,24 @@ static char *dir_of(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+static void item_stat(const watched *item, struct stat *out)
+{
+	char path[PATH_MAX];
+	int n = item->file ? snprintf(path, sizeof(path), "%s/%s", item->dir, item->only_name) : 0;
+
+	if (n < 0 || (size_t)n >= sizeof(path) || stat(item->file ? path : item->dir, out) != 0)
+		memset(out, 0, sizeof(*out));
+}
+
+static void item_free(watched *item)
+{
+	free(item->dir);
+	free(item->only_name);
+	free(item->name_prefix);
+	memset(item, 0, sizeof(*item));
+	item->wd = -1;
 }
 
 static int add_item(ac_watch *w, const char *dir, unsigned kind, const char *only_name,
@@ -95,7 +120,9 @@ int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms)
 	if (stem > 6 && !strcmp(journal_name + stem - 6, ".jsonl"))
 		stem -= 6;
 	prefix = strndup(journal_name, stem);
-	if (!journal_dir || !ops_dir || !prefix) {
+	if (!journal_dir || !ops_dir || !prefix ||
+	    asprintf(&w->data_dir, "%s/.agent", ws->root) < 0) {
+		w->data_dir = NULL;
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -126,7 +153,7 @@ int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms)
 		}
 	}
 	for (size_t i = 0; i < w->nitems; i++)
-		stat(w->items[i].dir, &w->items[i].last);
+		item_stat(&w->items[i], &w->items[i].last);
 	free(journal_dir);
 	free(ops_dir);
 	free(prefix);
@@ -146,12 +173,58 @@ void ac_watch_free(ac_watch *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	for (size_t i = 0; i < w->nitems; i++) {
-		free(w->items[i].dir);
-		free(w->items[i].only_name);
-		free(w->items[i].name_prefix);
-	}
+	for (size_t i = 0; i < w->nitems; i++)
+		item_free(&w->items[i]);
+	free(w->data_dir);
 	free(w);
+}
+
+/* Drops the followed trace's inotify watch, unless another item shares it
+ * (inotify gives one wd per folder). */
+static void drop_trace(ac_watch *w)
+{
+	watched *item = &w->items[TRACE_ITEM];
+	bool shared = false;
+
+	if (w->nitems <= TRACE_ITEM)
+		return;
+	for (size_t i = 0; i < TRACE_ITEM; i++)
+		shared |= item->wd >= 0 && w->items[i].wd == item->wd;
+	if (w->fd >= 0 && item->wd >= 0 && !shared)
+		inotify_rm_watch(w->fd, item->wd);
+	item_free(item);
+	w->nitems = TRACE_ITEM;
+}
+
+int ac_watch_trace(ac_watch *w, const char *tenant, const char *session_id)
+{
+	char *dir = NULL, *name = NULL;
+	watched *item = &w->items[TRACE_ITEM];
+	int rc = 0;
+
+	drop_trace(w);
+	if (!tenant || !session_id)
+		return 0;
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)))
+		return rc;
+	if (asprintf(&dir, "%s/traces/%s", w->data_dir, tenant) < 0 ||
+	    asprintf(&name, "%s.jsonl", session_id) < 0) {
+		free(dir);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if ((rc = add_item(w, dir, AC_WATCH_TRACES, name, NULL)) != 0) {
+		item_free(item);
+		goto done;
+	}
+	item->file = true;
+	if (w->fd >= 0 && add_inotify_watch(w, item) != 0)
+		item->wd = -1; /* tried again in ac_watch_read(), like a missing folder */
+	item_stat(item, &item->last);
+done:
+	free(dir);
+	free(name);
+	return rc;
 }
 
 int ac_watch_fd(const ac_watch *w)
@@ -195,10 +268,10 @@ static bool item_changed(watched *item)
 	struct stat now;
 	bool changed;
 
-	if (stat(item->dir, &now) != 0)
-		memset(&now, 0, sizeof(now));
+	item_stat(item, &now);
 	changed = now.st_mtim.tv_sec != item->last.st_mtim.tv_sec ||
-		  now.st_mtim.tv_nsec != item->last.st_mtim.tv_nsec || now.st_ino != item->last.st_ino;
+		  now.st_mtim.tv_nsec != item->last.st_mtim.tv_nsec || now.st_ino != item->last.st_ino ||
+		  (item->file && now.st_size != item->last.st_size);
 	item->last = now;
 	return changed;
 }
@@ -231,7 +304,7 @@ unsigned ac_watch_read(ac_watch *w)
 			p += sizeof(*ev) + ev->len;
 			if (ev->mask & IN_Q_OVERFLOW) {
 				mask |= AC_WATCH_RESCAN | AC_WATCH_JOURNAL | AC_WATCH_SESSIONS |
-					AC_WATCH_OPERATIONS | AC_WATCH_CHECKPOINTS;
+					AC_WATCH_OPERATIONS | AC_WATCH_CHECKPOINTS | AC_WATCH_TRACES;
 				continue;
 			}
 			for (size_t i = 0; i < w->nitems; i++) {

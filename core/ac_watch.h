@@ -2,7 +2,8 @@
  * cannot (a network file system, watches exhausted), with the same result.
  *
  * The watcher says *what kind* of file changed (journal, sessions,
- * operations, checkpoints) and, for sessions, which file names; readers
+ * operations, checkpoints, the one session trace it is told to follow);
+ * readers
  * then read only that (ac_journal_follow.h for the journal's new bytes, the
  * session index for sessions). It owns one file descriptor to poll(2) on
  * with the UI's input, so an idle dashboard sleeps. */
@@ -20,6 +21,7 @@ enum {
 	AC_WATCH_OPERATIONS = 1 << 2,
 	AC_WATCH_CHECKPOINTS = 1 << 3,
 	AC_WATCH_RESCAN = 1 << 4, /* events were lost (queue overflow): reread everything */
+	AC_WATCH_TRACES = 1 << 5, /* the trace ac_watch_trace() follows */
 };
 
 typedef struct ac_watch ac_watch;
@@ -43,6 +45,16 @@ int ac_watch_timeout_ms(const ac_watch *watch);
 /* Collects what changed since the last call, without blocking: an
  * AC_WATCH_* mask (0: nothing). */
 unsigned ac_watch_read(ac_watch *watch);
+
+/* Also follows one session's trace in the file-system backend's layout
+ * (<root>/.agent/traces/<tenant>/<session_id>.jsonl, ac_backend.h),
+ * reporting AC_WATCH_TRACES when that file changes (appends included, also
+ * when polling); it replaces the trace followed before. tenant or
+ * session_id NULL: follows none. The ids are checked with
+ * ac_backend_id_check() before a path is built. A tenant folder that does
+ * not exist yet is looked for again within ac_watch_timeout_ms(). Strings
+ * are borrowed. 0, or AC_EINVAL / AC_ENOMEM (nothing followed then). */
+int ac_watch_trace(ac_watch *watch, const char *tenant, const char *session_id);
 
 /* True when inotify could not serve and the watcher polls; *out_reason
  * (may be NULL) receives why, borrowed. */

@@ -19,13 +19,18 @@
 #include "../views/operations.c"
 #include "../views/checkpoints.c"
 #include "../views/conversation.c"
+#include "../views/store.c"
 #include "../views/help.c"
 
+#include "ac_backend.h"
+#include "ac_config.h"
 #include "ac_session_index.h"
+#include "ac_watch.h"
 #include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- a screen that records what is drawn ------------------------------ */
 
@@ -398,6 +403,208 @@ static void test_conversation(void **state)
 	ui_model_free(&m);
 }
 
+/* ---- the conversation's store tabs -------------------------------------- */
+
+typedef struct {
+	char *dir;
+	ac_config *config;
+	ac_workspace ws;
+	ac_backend b;
+	ui_model m;
+	ui_source *src;
+} store_fixture;
+
+static void write_session(const store_fixture *f, const char *id, const char *metadata)
+{
+	char name[64], *path, *text = NULL;
+
+	path = tu_path(f->dir, ".agent");
+	mkdir(path, 0700);
+	free(path);
+	path = tu_path(f->dir, ".agent/sessions");
+	mkdir(path, 0700);
+	free(path);
+	snprintf(name, sizeof(name), ".agent/sessions/%s.json", id);
+	path = tu_path(f->dir, name);
+	assert_true(asprintf(&text, "{\"id\":\"%s\",\"createdAt\":\"2024-05-01T10:00:00.000Z\","
+			     "\"updatedAt\":\"2024-05-01T10:00:00.000Z\",\"task\":\"t\","
+			     "\"status\":\"running\",\"conversationHistory\":[{\"role\":\"user\","
+			     "\"content\":\"hi\"}],\"metadata\":%s}",
+			     id, metadata) > 0);
+	tu_write_file(path, text, strlen(text));
+	free(text);
+	free(path);
+}
+
+static void append_trace(store_fixture *f, const char *json)
+{
+	json_t *envelope = json_loads(json, 0, NULL);
+
+	assert_non_null(envelope);
+	assert_int_equal(f->b.trace.append(f->b.impl, NULL, "acme", "s1", envelope), 0);
+	json_decref(envelope);
+}
+
+static int store_setup(void **state)
+{
+	store_fixture *f = calloc(1, sizeof(*f));
+	char *sessions, *data;
+	ac_backend_fs_options opts = {0};
+	const char hostile[] = "remember\tthis\nevil \x1b]0;pwned\x07 \xe2\x80\xae done\n";
+	const char *artifact = "line 1\nline 2\n日本語 line 3\nEND\n";
+
+	f->dir = tu_make_temp_dir();
+	sessions = tu_path(f->dir, ".agent/sessions");
+	data = tu_path(f->dir, ".agent");
+	assert_int_equal(ac_config_load(&f->config, f->dir), 0);
+	assert_int_equal(ac_workspace_init(&f->ws, f->config), 0);
+	opts.sessions_dir = sessions;
+	opts.data_dir = data;
+	assert_int_equal(ac_backend_fs_init(&f->b, &opts), 0);
+	write_session(f, "s1", "{\"tenantId\":\"acme\",\"userId\":\"alice\",\"agentId\":\"Claude\"}");
+	write_session(f, "s2", "{\"userId\":\"bob\"}");
+	assert_int_equal(f->b.memo.write(f->b.impl, "acme", "s1", "session", "NOTES.md", hostile,
+					 sizeof(hostile) - 1), 0);
+	assert_int_equal(f->b.memo.write(f->b.impl, "acme", "alice", "user", "USER.md", "likes tea",
+					 9), 0);
+	assert_int_equal(f->b.memo.write(f->b.impl, "other", "s1", "session", "SECRET.md", "no", 2), 0);
+	assert_int_equal(f->b.artifact.write(f->b.impl, "acme", "s1", "call_1", artifact,
+					     strlen(artifact)), 0);
+	append_trace(f, "{\"type\":\"llm_call\",\"model\":\"m1\"}");
+	append_trace(f, "{\"kind\":\"tool\",\"name\":\"read_file\",\"note\":\"\\u001b[31m red\"}");
+	assert_int_equal(ui_source_new(&f->src, &f->m, &f->ws), 0);
+	free(sessions);
+	free(data);
+	*state = f;
+	return 0;
+}
+
+static int store_teardown(void **state)
+{
+	store_fixture *f = *state;
+
+	ui_source_free(f->src);
+	ui_model_free(&f->m);
+	ac_backend_close(&f->b);
+	ac_workspace_free(&f->ws);
+	ac_config_free(f->config);
+	tu_remove_tree(f->dir);
+	free(f->dir);
+	free(f);
+	fake_reset();
+	return 0;
+}
+
+static void test_store_tabs(void **state)
+{
+	store_fixture *f = *state;
+	ui_model *m = &f->m;
+	ui_pane p = {.status_filter = -1};
+	ui_rect r = {0, 0, 30, 100};
+
+	assert_int_equal(ui_source_open_conversation(f->src, m, "s1"), 0);
+	assert_string_equal(ui_source_tenant(f->src), "acme");
+	assert_string_equal(m->conv_tenant, "acme");
+	assert_null(m->store_note);
+	/* Nothing is read before its tab is shown. */
+	assert_false(m->memos.loaded || m->artifacts.loaded || m->trace_loaded);
+
+	assert_int_equal(ui_source_load_tab(f->src, m, UI_TAB_MEMORY), 0);
+	assert_int_equal(m->memos.n, 2); /* another tenant's document is not listed */
+	assert_string_equal(m->memos.items[0].scope, "session");
+	assert_string_equal(m->memos.items[0].name, "NOTES.md");
+	assert_string_equal(m->memos.items[1].scope, "user");
+	assert_string_equal(m->memos.items[1].owner, "alice");
+	fake_reset();
+	ui_view_memos.draw(&ui_view_memos, m, &p, r, true, now_ms);
+	assert_true(fake_shows("[Memory 2]"));
+	assert_true(fake_shows("tenant acme"));
+	assert_true(fake_shows("NOTES.md"));
+	assert_true(fake_shows("USER.md"));
+
+	/* A memo document in full: tabs as spaces, hostile bytes visible. */
+	assert_int_equal(ui_source_open_item(f->src, m, UI_TAB_MEMORY, 0), 0);
+	assert_int_equal(m->n_doc_lines, 2);
+	assert_string_equal(m->doc_lines[0], "remember    this");
+	assert_string_equal(m->doc_lines[1], "evil ^[]0;pwned^G <U+202E> done");
+	p = (ui_pane){.status_filter = -1};
+	fake_reset();
+	ui_view_document.draw(&ui_view_document, m, &p, r, true, now_ms);
+	assert_true(fake_shows("memo session/s1/NOTES.md"));
+	assert_true(fake_shows("evil ^[]0;pwned^G <U+202E> done"));
+	for (int y = 0; y < FAKE_ROWS; y++)
+		assert_null(fake_rows[y].data ? memchr(fake_rows[y].data, 0x1b, fake_rows[y].len) : NULL);
+	ui_model_close_document(m);
+
+	assert_int_equal(ui_source_load_tab(f->src, m, UI_TAB_ARTIFACTS), 0);
+	assert_int_equal(m->artifacts.n, 1);
+	assert_int_equal(ui_source_open_item(f->src, m, UI_TAB_ARTIFACTS, 0), 0);
+	assert_int_equal(m->n_doc_lines, 4);
+	assert_string_equal(m->doc_lines[3], "END");
+	assert_int_equal(ui_document_rows(m, 80), 4);
+	assert_int_equal(ui_source_open_item(f->src, m, UI_TAB_ARTIFACTS, 5), AC_EINVAL);
+
+	/* The trace: everything once, then only what is appended. */
+	assert_int_equal(ui_source_load_tab(f->src, m, UI_TAB_TRACE), 0);
+	assert_int_equal(m->n_trace, 2);
+	assert_int_equal(m->trace_seq, 2);
+	assert_string_equal(m->trace[0].kind, "llm_call");
+	assert_string_equal(m->trace[1].kind, "tool");
+	assert_non_null(strstr(m->trace[1].summary, "\"note\":\"\\u001B[31m red\""));
+	assert_int_equal(ui_source_update(f->src, m, AC_WATCH_TRACES), 0);
+	append_trace(f, "{\"event\":\"done\",\"text\":\"修复 🚀\"}");
+	assert_int_equal(ui_source_update(f->src, m, AC_WATCH_TRACES) & UI_CHANGED_TRACE,
+			 UI_CHANGED_TRACE);
+	assert_int_equal(m->n_trace, 3);
+	assert_int_equal(m->trace[2].seq, 3);
+	assert_string_equal(m->trace[2].kind, "done");
+	for (int w = 30; w <= 130; w += 7) {
+		for (size_t i = 0; i < m->n_trace; i++) {
+			ac_buf row = AC_BUF_INIT;
+			int ax, aw;
+
+			ui_view_trace.row(&row, m, i, w, now_ms, &ax, &aw);
+			assert_int_equal(ui_text_width(row.data, row.len), w);
+			assert_true(valid_utf8(row.data, row.len));
+			ac_buf_free(&row);
+		}
+	}
+	/* The session file changes: the store tabs stay as they are. */
+	write_session(f, "s1", "{\"tenantId\":\"acme\",\"userId\":\"alice\"}");
+	ui_source_update(f->src, m, AC_WATCH_SESSIONS);
+	assert_int_equal(m->n_trace, 3);
+	assert_true(m->trace_loaded);
+	p = (ui_pane){.status_filter = -1, .follow = true};
+	fake_reset();
+	ui_view_trace.draw(&ui_view_trace, m, &p, r, true, now_ms);
+	assert_true(fake_shows("[Trace 3]"));
+	assert_true(fake_shows("llm_call"));
+	assert_true(fake_shows("修复 🚀"));
+	assert_int_equal(p.cursor, 2); /* following the newest */
+}
+
+static void test_store_without_tenant(void **state)
+{
+	store_fixture *f = *state;
+	ui_model *m = &f->m;
+	ui_pane p = {.status_filter = -1};
+
+	assert_int_equal(ui_source_open_conversation(f->src, m, "s2"), 0);
+	assert_null(ui_source_tenant(f->src));
+	assert_non_null(m->store_note);
+	assert_int_equal(ui_source_load_tab(f->src, m, UI_TAB_MEMORY), 0);
+	assert_int_equal(m->memos.n, 0);
+	fake_reset();
+	ui_view_artifacts.draw(&ui_view_artifacts, m, &p, (ui_rect){0, 0, 20, 120}, true, now_ms);
+	assert_true(fake_shows("no metadata.tenantId"));
+	assert_true(fake_shows("no tenant"));
+	/* An unusable tenant id is said as such, and nothing is read. */
+	write_session(f, "s2", "{\"tenantId\":\"../acme\"}");
+	assert_int_equal(ui_source_open_conversation(f->src, m, "s2"), 0);
+	assert_null(ui_source_tenant(f->src));
+	assert_non_null(strstr(m->store_note, "not a usable tenant id"));
+}
+
 /* ---- themes and keys --------------------------------------------------- */
 
 static void test_theme_parse(void **state)
@@ -479,6 +686,8 @@ static void test_keys(void **state)
 	assert_int_equal(ui_action_for_key('R'), UI_ACT_ROLLBACK);
 	assert_int_equal(ui_action_for_key('4'), UI_ACT_PANE_JOURNAL);
 	assert_int_equal(ui_action_for_key(UI_KEY_PGDN), UI_ACT_PGDN);
+	assert_int_equal(ui_action_for_key(']'), UI_ACT_NEXT_TAB);
+	assert_int_equal(ui_action_for_key('['), UI_ACT_PREV_TAB);
 	assert_int_equal(ui_action_for_key('Z'), UI_ACT_NONE);
 	assert_non_null(b[0].label);
 }
@@ -515,6 +724,8 @@ int main(void)
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_draw_through_screen),
 		cmocka_unit_test(test_conversation),
+		cmocka_unit_test_setup_teardown(test_store_tabs, store_setup, store_teardown),
+		cmocka_unit_test_setup_teardown(test_store_without_tenant, store_setup, store_teardown),
 		cmocka_unit_test(test_theme_parse),
 		cmocka_unit_test(test_theme_files),
 		cmocka_unit_test(test_broken_theme_file),

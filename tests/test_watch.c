@@ -7,7 +7,9 @@
 
 #include "test_util.h"
 
+#include "ac_backend.h"
 #include "ac_config.h"
+#include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_journal_follow.h"
 #include "ac_session.h"
@@ -225,6 +227,86 @@ static void test_idle_inotify_watcher_sleeps(void **state)
 	ac_watch_free(w);
 }
 
+static void append_trace(fixture *f, const char *tenant, const char *session)
+{
+	char *sessions = tu_path(f->dir, ".agent/sessions"), *data = tu_path(f->dir, ".agent");
+	ac_backend_fs_options opts = {.sessions_dir = sessions, .data_dir = data};
+	json_t *envelope = json_pack("{s:s}", "type", "tool_call");
+	ac_backend b;
+
+	assert_int_equal(ac_backend_fs_init(&b, &opts), 0);
+	assert_int_equal(b.trace.append(b.impl, NULL, tenant, session, envelope), 0);
+	ac_backend_close(&b);
+	json_decref(envelope);
+	free(sessions);
+	free(data);
+}
+
+/* What the watcher reports once events had time to arrive: 100 ms on the
+ * fd, or two polling intervals. */
+static unsigned settle(ac_watch *w, int poll_ms)
+{
+	struct pollfd p = {ac_watch_fd(w), POLLIN, 0};
+	unsigned seen = 0;
+
+	if (p.fd >= 0) {
+		poll(&p, 1, 100);
+		return ac_watch_read(w);
+	}
+	for (int i = 0; i < 2; i++) {
+		usleep((useconds_t)(poll_ms < 0 ? -poll_ms : poll_ms) * 1000);
+		seen |= ac_watch_read(w);
+	}
+	return seen;
+}
+
+/* The followed trace is reported when it is created (its tenant folder
+ * did not exist yet) and on every append; another session's is not. */
+static void check_trace_watch(fixture *f, int poll_ms)
+{
+	ac_watch *w;
+
+	assert_int_equal(ac_watch_new(&w, &f->ws, poll_ms), 0);
+	assert_int_equal(ac_watch_trace(w, "acme", "s1"), 0);
+	ac_watch_read(w);
+	append_trace(f, "acme", "s1");
+	assert_true(wait_for(w, AC_WATCH_TRACES) & AC_WATCH_TRACES);
+	append_trace(f, "acme", "s1");
+	assert_true(wait_for(w, AC_WATCH_TRACES) & AC_WATCH_TRACES);
+	append_trace(f, "acme", "other");
+	assert_false(settle(w, poll_ms) & AC_WATCH_TRACES);
+	/* Following another trace; then none. */
+	assert_int_equal(ac_watch_trace(w, "acme", "other"), 0);
+	append_trace(f, "acme", "other");
+	assert_true(wait_for(w, AC_WATCH_TRACES) & AC_WATCH_TRACES);
+	assert_int_equal(ac_watch_trace(w, NULL, NULL), 0);
+	append_trace(f, "acme", "other");
+	assert_false(settle(w, poll_ms) & AC_WATCH_TRACES);
+	ac_watch_free(w);
+}
+
+static void test_inotify_follows_a_trace(void **state)
+{
+	check_trace_watch(*state, 1000);
+}
+
+static void test_polling_follows_a_trace(void **state)
+{
+	check_trace_watch(*state, -100);
+}
+
+static void test_trace_ids_are_checked(void **state)
+{
+	fixture *f = *state;
+	ac_watch *w;
+
+	assert_int_equal(ac_watch_new(&w, &f->ws, 1000), 0);
+	assert_int_equal(ac_watch_trace(w, "../escape", "s1"), AC_EINVAL);
+	assert_int_equal(ac_watch_trace(w, "acme", "a/b"), AC_EINVAL);
+	assert_int_equal(ac_watch_trace(w, "acme", "s1"), 0);
+	ac_watch_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +316,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inotify_reports_each_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polling_reports_each_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_inotify_watcher_sleeps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inotify_follows_a_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_polling_follows_a_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_ids_are_checked, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

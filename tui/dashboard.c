@@ -12,6 +12,7 @@
 #include "ui_text.h"
 #include "view.h"
 
+#include "ac_backend.h"
 #include "ac_error.h"
 #include "ac_time.h"
 #include "ac_watch.h"
@@ -24,12 +25,22 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { P_SESSIONS, P_OPS, P_CKPTS, P_JOURNAL, P_CONV, P_HELP, P_COUNT };
+/* P_CONV..P_TRACE are the conversation's tabs, P_DOC a document opened
+ * from one: each has its own cursor and scroll. */
+enum { P_SESSIONS, P_OPS, P_CKPTS, P_JOURNAL, P_CONV, P_MEMO, P_ARTIFACTS, P_TRACE, P_DOC,
+       P_HELP, P_COUNT };
 
 static const ui_view *const pane_views[P_COUNT] = {
 	[P_SESSIONS] = &ui_view_sessions, [P_OPS] = &ui_view_operations,
 	[P_CKPTS] = &ui_view_checkpoints, [P_JOURNAL] = &ui_view_journal,
-	[P_CONV] = &ui_view_conversation, [P_HELP] = &ui_view_help,
+	[P_CONV] = &ui_view_conversation, [P_MEMO] = &ui_view_memos,
+	[P_ARTIFACTS] = &ui_view_artifacts, [P_TRACE] = &ui_view_trace,
+	[P_DOC] = &ui_view_document, [P_HELP] = &ui_view_help,
+};
+
+static const int tab_panes[UI_TAB_COUNT] = {
+	[UI_TAB_MESSAGES] = P_CONV, [UI_TAB_MEMORY] = P_MEMO,
+	[UI_TAB_ARTIFACTS] = P_ARTIFACTS, [UI_TAB_TRACE] = P_TRACE,
 };
 
 #define MAX_THEMES 32
@@ -50,13 +61,19 @@ typedef struct {
 	ui_pane strip;           /* the journal strip under the other panes */
 	int pane;                /* P_SESSIONS..P_JOURNAL */
 	bool conv_open, help_open, filtering;
+	ui_tab tab;              /* the conversation's tab */
+	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
 	bool dirty, quit;
 } dash;
 
 static int current(const dash *d)
 {
-	return d->help_open ? P_HELP : d->conv_open ? P_CONV : d->pane;
+	if (d->help_open)
+		return P_HELP;
+	if (d->conv_open)
+		return d->m.doc_title ? P_DOC : tab_panes[d->tab];
+	return d->pane;
 }
 
 /* ---- drawing ----------------------------------------------------------- */
@@ -151,6 +168,9 @@ static void draw_keys(dash *d, int y, int cols)
 	} else {
 		if (d->dlg.kind != UI_DLG_NONE)
 			ac_buf_printf(&line, " y: confirm   n/Esc: cancel");
+		else if (d->conv_open && !d->help_open)
+			ac_buf_printf(&line, " [ ] tab  Enter open  Esc back  j/k scroll  / filter  %s"
+				      "? help  q quit", d->m.read_only ? "" : "p pause  r resume  c compact  ");
 		else if (d->m.read_only)
 			ac_buf_printf(&line, " 1-4/Tab panes  Enter open  / filter  s status  t theme  "
 				      "? help  q quit   read-only: actions disabled");
@@ -223,6 +243,74 @@ static const char *target_session(dash *d)
 	return NULL;
 }
 
+/* Points the watcher at the open conversation's trace (none when closed or
+ * without a tenant); only when that changed, so no event is missed. */
+static void follow_trace(dash *d)
+{
+	const char *tenant = d->conv_open ? ui_source_tenant(d->src) : NULL;
+	char want[sizeof(d->traced)] = "";
+
+	if (tenant && d->m.conv_session)
+		snprintf(want, sizeof(want), "%s/%s", tenant, d->m.conv_session);
+	if (!strcmp(want, d->traced))
+		return;
+	if (ac_watch_trace(d->watch, want[0] ? tenant : NULL, d->m.conv_session) == 0)
+		snprintf(d->traced, sizeof(d->traced), "%s", want);
+	else
+		d->traced[0] = '\0';
+}
+
+static void close_conversation(dash *d)
+{
+	d->conv_open = false;
+	ui_model_close_conversation(&d->m);
+	follow_trace(d);
+}
+
+/* Shows tab of the open conversation, reading what it lists (a document
+ * open in another tab is closed). */
+static void open_tab(dash *d, ui_tab tab)
+{
+	ui_model_close_document(&d->m);
+	d->tab = tab;
+	ui_source_load_tab(d->src, &d->m, tab); /* errors are shown in the tab */
+}
+
+static void open_conversation(dash *d, const char *id)
+{
+	char *copy = strdup(id);
+
+	if (!copy)
+		return;
+	ui_source_open_conversation(d->src, &d->m, copy);
+	free(copy);
+	d->conv_open = true;
+	d->tab = UI_TAB_MESSAGES;
+	for (int t = 0; t < UI_TAB_COUNT; t++) {
+		ui_pane *p = &d->panes[tab_panes[t]];
+
+		p->top = p->cursor = 0;
+		p->filter[0] = p->sel[0] = '\0';
+		p->follow = t == UI_TAB_TRACE; /* new records keep showing */
+	}
+	follow_trace(d);
+}
+
+/* The session file changed and was read again: when its tenant changed,
+ * the store tabs were emptied; the tab in view is read again. */
+static void conversation_reloaded(dash *d)
+{
+	const ui_model *m = &d->m;
+	bool listed = d->tab == UI_TAB_MEMORY ? m->memos.loaded
+		      : d->tab == UI_TAB_ARTIFACTS ? m->artifacts.loaded
+		      : d->tab == UI_TAB_TRACE ? m->trace_loaded
+					       : true;
+
+	follow_trace(d);
+	if (!listed)
+		ui_source_load_tab(d->src, &d->m, d->tab);
+}
+
 static bool refuse_read_only(dash *d)
 {
 	if (!d->m.read_only)
@@ -235,8 +323,8 @@ static void switch_pane(dash *d, int pane)
 {
 	size_t i;
 
-	d->conv_open = d->help_open = false;
-	ui_model_close_conversation(&d->m);
+	d->help_open = false;
+	close_conversation(d);
 	d->pane = pane;
 	if (pane == P_CKPTS) {
 		const char *id = NULL;
@@ -317,13 +405,25 @@ static void act(dash *d, ui_action a)
 	case UI_ACT_THEME:
 		next_theme(d);
 		return;
+	case UI_ACT_NEXT_TAB:
+	case UI_ACT_PREV_TAB:
+		if (!d->conv_open || d->help_open) {
+			d->dirty = false;
+			return;
+		}
+		open_tab(d, (ui_tab)((d->tab + (a == UI_ACT_NEXT_TAB ? 1 : UI_TAB_COUNT - 1)) %
+				     UI_TAB_COUNT));
+		return;
 	case UI_ACT_BACK:
 		if (d->help_open)
 			d->help_open = false;
-		else if (d->conv_open) {
-			d->conv_open = false;
-			ui_model_close_conversation(&d->m);
-		} else if (p->filter[0] || p->status_filter >= 0) {
+		else if (d->conv_open && d->m.doc_title)
+			ui_model_close_document(&d->m);
+		else if (d->conv_open && p->filter[0])
+			p->filter[0] = '\0';
+		else if (d->conv_open)
+			close_conversation(d);
+		else if (p->filter[0] || p->status_filter >= 0) {
 			p->filter[0] = '\0';
 			p->status_filter = -1;
 		} else if (d->m.action[0]) {
@@ -332,19 +432,17 @@ static void act(dash *d, ui_action a)
 		return;
 	case UI_ACT_OPEN:
 		if (cur == P_SESSIONS && ui_list_selected(v, &d->m, p, &i)) {
-			char *copy = strdup(d->m.sessions[i].id);
-
-			if (copy) {
-				ui_source_open_conversation(d->src, &d->m, copy);
-				d->conv_open = true;
-				d->panes[P_CONV].top = 0;
-				d->panes[P_CONV].follow = false;
-			}
-			free(copy);
+			open_conversation(d, d->m.sessions[i].id);
+		} else if ((cur == P_MEMO || cur == P_ARTIFACTS) && ui_list_selected(v, &d->m, p, &i)) {
+			ui_source_open_item(d->src, &d->m, d->tab, i);
+			d->panes[P_DOC].top = 0;
+			d->panes[P_DOC].follow = false;
+		} else {
+			d->dirty = false;
 		}
 		return;
 	case UI_ACT_FILTER:
-		if (cur <= P_JOURNAL)
+		if (cur <= P_JOURNAL || cur == P_MEMO || cur == P_ARTIFACTS || cur == P_TRACE)
 			d->filtering = true;
 		return;
 	case UI_ACT_STATUS_FILTER:
@@ -565,8 +663,11 @@ int dashboard_run(cli_context *ctx)
 		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
 		input(&d);
 		changed = ac_watch_read(d.watch);
-		if (changed && ui_source_update(d.src, &d.m, changed))
+		if (changed && (changed = ui_source_update(d.src, &d.m, changed))) {
 			d.dirty = true;
+			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
+				conversation_reloaded(&d);
+		}
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}

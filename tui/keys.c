@@ -9,8 +9,14 @@ static const ui_binding bindings[] = {
 	{'4', UI_ACT_PANE_JOURNAL, "4", "Journal pane (live tail)"},
 	{UI_KEY_TAB, UI_ACT_NEXT_PANE, "Tab", "next pane"},
 	{UI_KEY_BTAB, UI_ACT_PREV_PANE, "S-Tab", "previous pane"},
-	{UI_KEY_ENTER, UI_ACT_OPEN, "Enter", "open the selected session's conversation"},
-	{UI_KEY_ESC, UI_ACT_BACK, "Esc", "back; clear the filter; cancel a dialog"},
+	{UI_KEY_ENTER, UI_ACT_OPEN, "Enter", "open the selected session's conversation; in its "
+	 "Memory or Artifacts tab, the selected document in full"},
+	{UI_KEY_ESC, UI_ACT_BACK, "Esc", "back (document -> its tab -> Sessions); clear the filter; "
+	 "cancel a dialog"},
+	{']', UI_ACT_NEXT_TAB, "] Right", "conversation: next tab (Messages, Memory, Artifacts, Trace)"},
+	{UI_KEY_RIGHT, UI_ACT_NEXT_TAB, NULL, NULL},
+	{'[', UI_ACT_PREV_TAB, "[ Left", "conversation: previous tab"},
+	{UI_KEY_LEFT, UI_ACT_PREV_TAB, NULL, NULL},
 	{'j', UI_ACT_DOWN, "j Down", "move down"},
 	{UI_KEY_DOWN, UI_ACT_DOWN, NULL, NULL},
 	{'k', UI_ACT_UP, "k Up", "move up"},

@@ -1,6 +1,7 @@
 /* The dashboard's model and the readers that fill it. */
 #include "model.h"
 
+#include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_error.h"
 #include "ac_journal_follow.h"
@@ -379,19 +380,188 @@ static void conv_add_message(conv_builder *b, size_t index, const json_t *msg)
 	}
 }
 
-void ui_model_close_conversation(ui_model *m)
+static void messages_clear(ui_model *m)
 {
 	for (size_t i = 0; i < m->n_conv; i++)
 		sfree(m->conv[i].text);
 	free(m->conv);
 	m->conv = NULL;
 	m->n_conv = 0;
-	free(m->conv_session);
 	sfree(m->conv_title);
 	free(m->conv_error);
-	m->conv_session = NULL;
 	m->conv_title = NULL;
 	m->conv_error = NULL;
+}
+
+/* ---- the conversation's store tabs --------------------------------------- */
+
+static void store_list_clear(ui_store_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		sfree(l->items[i].scope);
+		sfree(l->items[i].owner);
+		sfree(l->items[i].name);
+		free(l->items[i].raw_owner);
+		free(l->items[i].raw_name);
+	}
+	free(l->items);
+	sfree(l->error);
+	memset(l, 0, sizeof(*l));
+}
+
+static void trace_clear(ui_model *m)
+{
+	for (size_t i = 0; i < m->n_trace; i++) {
+		sfree(m->trace[i].at);
+		sfree(m->trace[i].kind);
+		sfree(m->trace[i].summary);
+	}
+	free(m->trace);
+	sfree(m->trace_error);
+	m->trace = NULL;
+	m->trace_error = NULL;
+	m->n_trace = m->cap_trace = m->trace_skipped = 0;
+	m->trace_seq = 0;
+	m->trace_loaded = false;
+}
+
+void ui_model_close_document(ui_model *m)
+{
+	for (size_t i = 0; i < m->n_doc_lines; i++)
+		sfree(m->doc_lines[i]);
+	free(m->doc_lines);
+	sfree(m->doc_title);
+	sfree(m->doc_error);
+	m->doc_lines = NULL;
+	m->doc_title = m->doc_error = NULL;
+	m->n_doc_lines = m->doc_bytes = 0;
+}
+
+static void store_clear(ui_model *m)
+{
+	store_list_clear(&m->memos);
+	store_list_clear(&m->artifacts);
+	trace_clear(m);
+	ui_model_close_document(m);
+	sfree(m->conv_tenant);
+	sfree(m->store_note);
+	m->conv_tenant = m->store_note = NULL;
+}
+
+/* What kind of record: the first of data's type, kind, event, name (as
+ * `agentctl trace show` says it). */
+static const char *record_kind(const json_t *data)
+{
+	static const char *const keys[] = {"type", "kind", "event", "name"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = json_string_value(json_object_get(data, keys[i]));
+
+		if (v && *v)
+			return v;
+	}
+	return "-";
+}
+
+/* Longest summary kept, in bytes: a row shows less. */
+#define TRACE_SUMMARY_MAX 400
+
+int ui_model_add_trace(ui_model *m, const json_t *records)
+{
+	size_t i;
+	json_t *record;
+
+	json_array_foreach(records, i, record) {
+		json_int_t seq = json_integer_value(json_object_get(record, "seq"));
+		const json_t *data = json_object_get(record, "data");
+		ui_trace_entry *e;
+		char *dump;
+		size_t len;
+
+		if (seq <= 0 || (uint64_t)seq <= m->trace_seq)
+			continue;
+		if (m->n_trace == m->cap_trace) {
+			size_t cap = m->cap_trace ? m->cap_trace * 2 : 64;
+			ui_trace_entry *grown = realloc(m->trace, cap * sizeof(*grown));
+
+			if (!grown)
+				return AC_ENOMEM;
+			m->trace = grown;
+			m->cap_trace = cap;
+		}
+		e = &m->trace[m->n_trace++];
+		e->seq = (uint64_t)seq;
+		e->at = safe_str(json_string_value(json_object_get(record, "at")));
+		e->kind = safe_str(record_kind(data));
+		dump = data ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY)
+			    : NULL;
+		len = dump ? strlen(dump) : 0;
+		if (len > TRACE_SUMMARY_MAX) {
+			len = TRACE_SUMMARY_MAX;
+			while (len && ((unsigned char)dump[len] & 0xC0) == 0x80)
+				len--; /* not inside a character */
+		}
+		e->summary = safe_dup(dump ? dump : "", len);
+		free(dump);
+		m->trace_seq = (uint64_t)seq;
+	}
+	return 0;
+}
+
+/* Tabs become spaces (to the next multiple of 4 bytes): a sanitised tab
+ * would show as ^I. */
+static char *doc_line(const char *text, size_t len)
+{
+	ac_buf line = AC_BUF_INIT;
+	char *out;
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\t') {
+			ac_buf_putc(&line, text[i]);
+			continue;
+		}
+		do
+			ac_buf_putc(&line, ' ');
+		while (line.len % 4);
+	}
+	out = safe_dup(line.data ? line.data : "", line.len);
+	ac_buf_free(&line);
+	return out;
+}
+
+int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char *text,
+			  size_t len)
+{
+	size_t n = 1;
+
+	ui_model_close_document(m);
+	if (!text)
+		text = "", len = 0;
+	m->doc_tab = tab;
+	m->doc_title = safe_str(title);
+	m->doc_bytes = len;
+	if (len && text[len - 1] == '\n')
+		len--; /* a final newline ends the last line; it opens none */
+	for (size_t i = 0; i < len; i++)
+		n += text[i] == '\n';
+	if (!(m->doc_lines = calloc(n, sizeof(*m->doc_lines))))
+		return AC_ENOMEM;
+	for (size_t start = 0; m->n_doc_lines < n;) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		m->doc_lines[m->n_doc_lines++] = doc_line(text + start, end - start);
+		start = end + 1;
+	}
+	return 0;
+}
+
+void ui_model_close_conversation(ui_model *m)
+{
+	messages_clear(m);
+	store_clear(m);
+	free(m->conv_session);
+	m->conv_session = NULL;
 }
 
 int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
@@ -401,8 +571,13 @@ int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 	size_t i;
 	json_t *msg;
 
-	ui_model_close_conversation(m);
-	m->conv_session = strdup(id);
+	/* The same session again (its file changed): its store tabs stay. */
+	if (m->conv_session && !strcmp(m->conv_session, id)) {
+		messages_clear(m);
+	} else {
+		ui_model_close_conversation(m);
+		m->conv_session = strdup(id);
+	}
 	m->conv_title = safe_str(title);
 	json_array_foreach(messages, i, msg)
 		conv_add_message(&b, i, msg);
@@ -438,6 +613,8 @@ struct ui_source {
 	dev_t ops_dev;
 	ino_t ops_ino;
 	ac_buf scratch;
+	ac_backend backend;      /* the file-system backend on <root>/.agent */
+	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
 };
 
 static void note_problem(ui_model *m, const char *path, const char *reason)
@@ -655,10 +832,64 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	return 0;
 }
 
+static char *meta_dup(const ac_session *s, const char *key)
+{
+	const char *v = json_string_value(json_object_get(
+		json_object_get(ac_session_root(s), "metadata"), key));
+
+	return v ? strdup(v) : NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Takes the tenant, user and agent (allocated) of the conversation just
+ * loaded; the store tabs start again when the tenant is another one. */
+static void set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant, char *user,
+		      char *agent)
+{
+	bool keep = same_session && tenant && same_str(tenant, src->tenant);
+
+	free(src->user);
+	free(src->agent);
+	src->user = user;
+	src->agent = agent;
+	if (keep) {
+		free(tenant);
+		return;
+	}
+	store_clear(m);
+	free(src->tenant);
+	src->tenant = NULL;
+	if (!tenant) {
+		m->store_note = safe_str("this session has no metadata.tenantId: memory documents, "
+					 "artifacts and traces are kept per tenant, so it has none");
+	} else if (ac_backend_id_check("tenant", tenant) != 0) {
+		char note[1200];
+
+		snprintf(note, sizeof(note), "metadata.tenantId is not a usable tenant id: %.1000s",
+			 ac_error_last());
+		m->store_note = safe_str(note);
+		m->conv_tenant = safe_str(tenant);
+		free(tenant);
+	} else {
+		m->conv_tenant = safe_str(tenant);
+		src->tenant = tenant;
+	}
+}
+
+const char *ui_source_tenant(const ui_source *src)
+{
+	return src->tenant;
+}
+
 int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 {
 	ac_session *s = NULL;
 	char title[600];
+	bool same = m->conv_session && !strcmp(m->conv_session, id);
 	int rc;
 
 	rc = ac_session_load(&s, src->ws->sessions_dir, id);
@@ -672,12 +903,194 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 		if (m->conv_error == empty_string)
 			m->conv_error = NULL;
 		free(why);
+		free(src->tenant);
+		src->tenant = NULL;
 		return rc;
 	}
 	snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s), ac_session_status(s),
 		 ac_session_task(s));
 	rc = ui_model_set_conversation(m, id, title, ac_session_messages(s));
+	set_owner(src, m, same, meta_dup(s, "tenantId"), meta_dup(s, "userId"),
+		  meta_dup(s, "agentId"));
 	ac_session_free(s);
+	return rc;
+}
+
+/* ---- the store tabs: through the backend interface only ------------------ */
+
+static int store_push(ui_store_list *l, size_t *cap, const char *scope, const char *owner,
+		      const char *name)
+{
+	ui_store_item *it;
+
+	if (l->n == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 16;
+		ui_store_item *grown = realloc(l->items, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return AC_ENOMEM;
+		l->items = grown;
+		*cap = grown_cap;
+	}
+	it = &l->items[l->n];
+	if (!(it->raw_owner = strdup(owner)) || !(it->raw_name = strdup(name))) {
+		free(it->raw_owner);
+		return AC_ENOMEM;
+	}
+	it->scope = safe_str(scope);
+	it->owner = safe_str(owner);
+	it->name = safe_str(name);
+	l->n++;
+	return 0;
+}
+
+/* A listing is done: fresh replaces *l, or when rc says it failed, *l is
+ * kept with the error to show. Returns rc. */
+static int store_list_settle(ui_store_list *l, ui_store_list *fresh, int rc)
+{
+	if (rc) {
+		store_list_clear(fresh);
+		sfree(l->error);
+		l->error = safe_str(ac_error_last());
+	} else {
+		store_list_clear(l);
+		*l = *fresh;
+	}
+	l->loaded = true;
+	return rc;
+}
+
+static int load_memos(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	const char *const scopes[] = {"session", "user", "agent"};
+	const char *const owners[] = {m->conv_session, src->user, src->agent};
+	ui_store_list fresh = {0};
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t s = 0; s < 3 && !rc; s++) {
+		char **names = NULL;
+		size_t n = 0;
+
+		/* A session names its user and agent; without one, that scope
+		 * has no owner to look under. */
+		if (!owners[s] || ac_backend_id_check("owner", owners[s]) != 0)
+			continue;
+		if ((rc = b->memo.list(b->impl, &names, &n, src->tenant, owners[s], scopes[s])))
+			break;
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = store_push(&fresh, &cap, scopes[s], owners[s], names[i]);
+		if (rc)
+			ac_error_set(rc, "out of memory");
+		ac_backend_names_free(names, n);
+	}
+	return store_list_settle(&m->memos, &fresh, rc);
+}
+
+static int load_artifacts(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	ui_store_list fresh = {0};
+	char **ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!(rc = b->artifact.list(b->impl, &ids, &n, src->tenant, m->conv_session)))
+		for (size_t i = 0; i < n && !rc; i++)
+			if ((rc = store_push(&fresh, &cap, "", m->conv_session, ids[i])))
+				ac_error_set(rc, "out of memory");
+	ac_backend_names_free(ids, n);
+	return store_list_settle(&m->artifacts, &fresh, rc);
+}
+
+/* Reads the records after the last seq seen. */
+static unsigned read_trace(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	json_t *records = NULL;
+	size_t skipped = 0, before = m->n_trace;
+	bool had_error = m->trace_error != NULL;
+	int rc;
+
+	if (!src->tenant || !m->conv_session)
+		return 0;
+	rc = b->trace.load(b->impl, &records, &skipped, src->tenant, m->conv_session, m->trace_seq);
+	m->trace_loaded = true;
+	sfree(m->trace_error);
+	m->trace_error = NULL;
+	if (rc) {
+		m->trace_error = safe_str(ac_error_last());
+		return UI_CHANGED_TRACE;
+	}
+	if (ui_model_add_trace(m, records) != 0)
+		m->trace_error = safe_str("out of memory");
+	json_decref(records);
+	if (skipped != m->trace_skipped || m->n_trace != before || had_error || m->trace_error) {
+		m->trace_skipped = skipped;
+		return UI_CHANGED_TRACE;
+	}
+	return 0;
+}
+
+int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab)
+{
+	if (!m->conv_session || !src->tenant)
+		return 0;
+	switch (tab) {
+	case UI_TAB_MEMORY: return load_memos(src, m);
+	case UI_TAB_ARTIFACTS: return load_artifacts(src, m);
+	case UI_TAB_TRACE:
+		read_trace(src, m);
+		return m->trace_error ? AC_EIO : 0;
+	default: return 0;
+	}
+}
+
+int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
+{
+	const ac_backend *b = &src->backend;
+	const ui_store_list *l = tab == UI_TAB_MEMORY ? &m->memos : &m->artifacts;
+	const ui_store_item *it;
+	char *text = NULL, title[1400];
+	size_t len = 0;
+	int rc;
+
+	if (!src->tenant || (tab != UI_TAB_MEMORY && tab != UI_TAB_ARTIFACTS) || i >= l->n)
+		return AC_EINVAL;
+	it = &l->items[i];
+	if (tab == UI_TAB_MEMORY) {
+		snprintf(title, sizeof(title), "memo %s/%.400s/%.400s", it->scope, it->raw_owner,
+			 it->raw_name);
+		rc = b->memo.read(b->impl, &text, &len, src->tenant, it->raw_owner, it->scope,
+				  it->raw_name);
+	} else {
+		snprintf(title, sizeof(title), "artifact %.400s", it->raw_name);
+		rc = b->artifact.read(b->impl, &text, &len, src->tenant, m->conv_session, it->raw_name);
+	}
+	if (rc) {
+		ui_model_set_document(m, tab, title, "", 0);
+		m->doc_error = safe_str(ac_error_last());
+	} else {
+		rc = ui_model_set_document(m, tab, title, text, len);
+	}
+	free(text);
+	return rc;
+}
+
+/* The same backend `agentctl memo|artifact|trace` use: <root>/.agent. */
+static int open_backend(ui_source *src)
+{
+	ac_buf data_dir = AC_BUF_INIT;
+	ac_backend_fs_options opts = {0};
+	int rc;
+
+	if (ac_buf_printf(&data_dir, "%s/.agent", src->ws->root))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	opts.sessions_dir = src->ws->sessions_dir;
+	opts.data_dir = data_dir.data;
+	rc = ac_backend_fs_init(&src->backend, &opts);
+	ac_buf_free(&data_dir);
 	return rc;
 }
 
@@ -692,7 +1105,8 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	src->ws = ws;
 	src->m = m;
 	src->ops_line = 1;
-	if ((rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
+	if ((rc = open_backend(src)) != 0 ||
+	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
 					&ws->schema)) != 0 ||
 	    (rc = ac_session_index_new(&src->index, ws->sessions_dir)) != 0 ||
 	    (rc = ac_checkpoint_store_file_new(&src->store, ws->checkpoints_dir)) != 0) {
@@ -715,6 +1129,10 @@ void ui_source_free(ui_source *src)
 	ac_session_index_free(src->index);
 	ac_checkpoint_store_free(src->store);
 	ac_buf_free(&src->scratch);
+	ac_backend_close(&src->backend);
+	free(src->tenant);
+	free(src->user);
+	free(src->agent);
 	free(src);
 }
 
@@ -737,6 +1155,8 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
 			free(id);
 		}
 	}
+	if ((mask & AC_WATCH_TRACES) && m->trace_loaded)
+		changed |= read_trace(src, m);
 	if (mask & AC_WATCH_OPERATIONS)
 		changed |= read_ops(src);
 	if ((mask & AC_WATCH_CHECKPOINTS) && m->ckpt_session) {

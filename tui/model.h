@@ -67,6 +67,38 @@ typedef struct {
 	char *text;
 } ui_conv_line;
 
+/* The conversation's tabs: its messages, then what the storage backend
+ * (ac_backend.h) keeps for the session under its tenant. */
+typedef enum {
+	UI_TAB_MESSAGES,
+	UI_TAB_MEMORY,
+	UI_TAB_ARTIFACTS,
+	UI_TAB_TRACE,
+	UI_TAB_COUNT
+} ui_tab;
+
+/* A memory document (scope "session", "user" or "agent") or an artifact
+ * (scope ""). raw_owner and raw_name are the ids as stored, kept only to
+ * read the item back: never drawn. */
+typedef struct {
+	char *scope, *owner, *name; /* sanitised */
+	char *raw_owner, *raw_name;
+} ui_store_item;
+
+typedef struct {
+	ui_store_item *items;
+	size_t n;
+	bool loaded;   /* listed at least once */
+	char *error;   /* why it could not be listed, or NULL */
+} ui_store_list;
+
+/* One trace record: {"seq", "at", "data"}; kind is data's type, kind,
+ * event or name; summary the data as compact JSON, cut. */
+typedef struct {
+	uint64_t seq;
+	char *at, *kind, *summary;
+} ui_trace_entry;
+
 #define UI_MODEL_EVENTS 2000 /* the journal tail kept */
 
 typedef struct {
@@ -95,6 +127,26 @@ typedef struct {
 	ui_conv_line *conv;
 	size_t n_conv;
 	char *conv_error;        /* why it could not be loaded, or NULL */
+
+	/* The open conversation's store, read when its tab is shown. */
+	char *conv_tenant;       /* metadata.tenantId, or NULL */
+	char *store_note;        /* why nothing can be read (no tenant), or NULL */
+	ui_store_list memos;     /* scope order (session, user, agent), then name */
+	ui_store_list artifacts; /* by id */
+	ui_trace_entry *trace;   /* by seq */
+	size_t n_trace, cap_trace;
+	uint64_t trace_seq;      /* the last seq read: the next load is after it */
+	bool trace_loaded;
+	char *trace_error;
+	size_t trace_skipped;    /* torn or corrupt records */
+
+	/* A memo document or artifact open for reading: one line per line of
+	 * the file (tabs as spaces), or doc_error. Open when doc_title is set. */
+	ui_tab doc_tab;
+	char *doc_title;
+	char **doc_lines;
+	size_t n_doc_lines, doc_bytes;
+	char *doc_error;
 
 	/* Warnings for the status line. */
 	uint64_t journal_skipped;  /* invalid lines skipped by the tail */
@@ -138,7 +190,19 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 			      const json_t *messages);
 
+/* Closes the conversation with its store tabs and document. */
 void ui_model_close_conversation(ui_model *m);
+
+/* Appends trace records (a JSON array of {"seq","at","data"}, borrowed)
+ * with a seq past m->trace_seq, which follows them. */
+int ui_model_add_trace(ui_model *m, const json_t *records);
+
+/* Sets the open document to text[0..len) (raw; sanitised here), titled
+ * title, from tab. */
+int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char *text,
+			  size_t len);
+
+void ui_model_close_document(ui_model *m);
 
 /* Frees everything the model owns (the struct itself is the caller's). */
 void ui_model_free(ui_model *m);
@@ -154,6 +218,7 @@ enum {
 	UI_CHANGED_OPS = 1 << 2,
 	UI_CHANGED_CHECKPOINTS = 1 << 3,
 	UI_CHANGED_CONVERSATION = 1 << 4,
+	UI_CHANGED_TRACE = 1 << 5,
 };
 
 /* Opens the readers of ws (borrowed; must outlive the source) and fills m
@@ -169,7 +234,24 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
 /* Loads the checkpoints of session id (NULL: none) into m. */
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);
 
-/* Loads session id's conversation into m (m->conv_error says why not). */
+/* Loads session id's conversation into m (m->conv_error says why not).
+ * Loading the open one again (its file changed) keeps the store tabs
+ * unless its tenant changed. */
 int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id);
+
+/* The open conversation's tenant as stored (borrowed until the next
+ * open), NULL when it has none: the trace the watcher should follow. */
+const char *ui_source_tenant(const ui_source *src);
+
+/* Reads what tab shows for the open conversation: the memory documents
+ * (listed again each time), the artifact ids (likewise), or the trace (all
+ * of it the first time; after that ui_source_update(AC_WATCH_TRACES) reads
+ * only records after m->trace_seq). A session without a tenant has
+ * nothing to read (m->store_note says so). */
+int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab);
+
+/* Reads memo document or artifact i of its list in full into the model's
+ * document (m->doc_error says why not). */
+int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i);
 
 #endif

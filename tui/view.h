@@ -28,6 +28,8 @@ typedef enum {
 	UI_ACT_PREV_PANE,
 	UI_ACT_OPEN,
 	UI_ACT_BACK,
+	UI_ACT_NEXT_TAB,   /* the conversation's tabs */
+	UI_ACT_PREV_TAB,
 	UI_ACT_UP,
 	UI_ACT_DOWN,
 	UI_ACT_TOP,
@@ -99,6 +101,18 @@ struct ui_view {
 
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
 	ui_view_journal, ui_view_conversation, ui_view_help;
+
+/* The conversation's other tabs (views/store.c) and a memo document or
+ * artifact open in full (views/conversation.c). */
+extern const ui_view ui_view_memos, ui_view_artifacts, ui_view_trace, ui_view_document;
+
+/* Draws what every tab of the conversation shares, the session's title
+ * line (with extra) and the tab bar with tab marked; returns the rect
+ * left below them. */
+ui_rect ui_conv_frame(const ui_model *m, ui_tab tab, ui_rect r, bool active, const char *extra);
+
+/* Rows the open document takes wrapped to width (views/conversation.c). */
+size_t ui_document_rows(const ui_model *m, int width);
 
 /* ---- shared by the list panes (views/list.c) --------------------------- */
 

@@ -1,14 +1,26 @@
-/* The conversation of one session: each message's role, its text wrapped
- * to the pane, tool calls (→) and results (←) shown as such. Scrolls by
- * wrapped rows; Esc goes back to the Sessions pane. */
+/* The conversation of one session: a title line, a tab bar (Messages,
+ * Memory, Artifacts, Trace; `[` and `]` switch) and the tab. Messages show
+ * each message's role, its text wrapped to the pane, tool calls (→) and
+ * results (←) as such; a memo document or artifact opened from its tab is
+ * shown here in full the same way. Both scroll by wrapped rows; Esc goes
+ * back (from a document to its list, from the conversation to Sessions).
+ * The other tabs are list panes (views/store.c). */
 #include "../tui/screen.h"
 #include "../tui/ui_text.h"
 #include "../tui/view.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { CONV_INDENT = 2 };
+
+static const char *const tab_names[UI_TAB_COUNT] = {
+	[UI_TAB_MESSAGES] = "Messages",
+	[UI_TAB_MEMORY] = "Memory",
+	[UI_TAB_ARTIFACTS] = "Artifacts",
+	[UI_TAB_TRACE] = "Trace",
+};
 
 static ui_style role_style(ui_role role)
 {
@@ -20,6 +32,66 @@ static ui_style role_style(ui_role role)
 	default: return UI_ST_DIM;
 	}
 }
+
+/* The tab's label: its name, and how many items once they were read. */
+static void tab_label(ac_buf *out, const ui_model *m, ui_tab tab)
+{
+	ac_buf_printf(out, "%s", tab_names[tab]);
+	if (tab == UI_TAB_MEMORY && m->memos.loaded && !m->memos.error)
+		ac_buf_printf(out, " %zu", m->memos.n);
+	else if (tab == UI_TAB_ARTIFACTS && m->artifacts.loaded && !m->artifacts.error)
+		ac_buf_printf(out, " %zu", m->artifacts.n);
+	else if (tab == UI_TAB_TRACE && m->trace_loaded)
+		ac_buf_printf(out, " %zu", m->n_trace);
+}
+
+ui_rect ui_conv_frame(const ui_model *m, ui_tab tab, ui_rect r, bool active, const char *extra)
+{
+	ac_buf t = AC_BUF_INIT, bar = AC_BUF_INIT, cut = AC_BUF_INIT;
+	int mark_x = 0, mark_w = 0;
+
+	ac_buf_printf(&t, "Conversation %s", m->conv_title ? m->conv_title : "");
+	ui_draw_title(r, t.data, NULL, extra, active);
+	if (r.h < 2)
+		goto done;
+	ac_buf_append(&bar, " ", 1);
+	for (int i = 0; i < UI_TAB_COUNT; i++) {
+		int x = ui_text_width(bar.data, bar.len);
+
+		ac_buf_append(&bar, i == (int)tab ? "[" : " ", 1);
+		tab_label(&bar, m, (ui_tab)i);
+		ac_buf_append(&bar, i == (int)tab ? "]" : " ", 1);
+		if (i == (int)tab) {
+			mark_x = x;
+			mark_w = ui_text_width(bar.data, bar.len) - x;
+		}
+		ac_buf_append(&bar, " ", 1);
+	}
+	ac_buf_printf(&bar, "  [ ]: tab   ");
+	if (m->conv_tenant && !m->store_note)
+		ac_buf_printf(&bar, "tenant %s", m->conv_tenant);
+	else
+		ac_buf_printf(&bar, "%s", m->conv_tenant ? "tenant unusable" : "no tenant");
+	ui_text_fit(&cut, bar.data, bar.len, r.w, UI_FIT_PAD | UI_FIT_ELLIPSIS);
+	screen_fill(r.y + 1, r.x, r.w, UI_ST_HEADER);
+	screen_put(r.y + 1, r.x, r.w, UI_ST_HEADER, cut.data ? cut.data : "");
+	if (mark_w > 0 && mark_x + mark_w <= r.w) {
+		size_t skip = ui_text_prefix(cut.data, cut.len, mark_x, NULL);
+		size_t take = ui_text_prefix(cut.data + skip, cut.len - skip, mark_w, NULL);
+		char *cell = strndup(cut.data + skip, take);
+
+		if (cell)
+			screen_put(r.y + 1, r.x + mark_x, mark_w, UI_ST_TAB_ACTIVE, cell);
+		free(cell);
+	}
+done:
+	ac_buf_free(&t);
+	ac_buf_free(&bar);
+	ac_buf_free(&cut);
+	return r.h < 2 ? (ui_rect){r.y + r.h, r.x, 0, r.w} : (ui_rect){r.y + 2, r.x, r.h - 2, r.w};
+}
+
+/* ---- wrapped text, scrolled by rows -------------------------------------- */
 
 typedef struct {
 	ui_rect r;
@@ -64,6 +136,13 @@ static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 	return w->row;
 }
 
+static size_t doc_walk_rows(const ui_model *m, conv_walk *w)
+{
+	for (size_t i = 0; i < m->n_doc_lines; i++)
+		ui_text_wrap(m->doc_lines[i], strlen(m->doc_lines[i]), w->r.w, conv_emit, w);
+	return w->row;
+}
+
 size_t ui_conversation_rows(const ui_model *m, int width)
 {
 	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false};
@@ -71,33 +150,41 @@ size_t ui_conversation_rows(const ui_model *m, int width)
 	return conv_walk_rows(m, &w);
 }
 
+size_t ui_document_rows(const ui_model *m, int width)
+{
+	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false};
+
+	return doc_walk_rows(m, &w);
+}
+
+/* Keeps p->top within total rows shown rows at a time (follow: the end)
+ * and writes the "rows a-b of n" note. */
+static void scroll_settle(ui_pane *p, size_t total, int rows, char *note, size_t size)
+{
+	size_t h = rows > 0 ? (size_t)rows : 0;
+
+	p->list_rows = rows;
+	if (p->follow || (total > h && p->top > total - h))
+		p->top = total > h ? total - h : 0;
+	if (total <= h)
+		p->top = 0;
+	snprintf(note, size, "rows %zu-%zu of %zu  Esc: back", total ? p->top + 1 : 0,
+		 p->top + h < total ? p->top + h : total, total);
+}
+
 static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
 		      int64_t now_ms)
 {
-	ui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
-	size_t total;
+	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
 	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true};
-	char extra[64];
+	char extra[80];
 
 	(void)now_ms;
 	(void)v;
-	if (r.h < 2)
+	if (r.h < 3)
 		return;
-	total = ui_conversation_rows(m, r.w);
-	p->list_rows = body.h;
-	if (p->follow || (total > (size_t)body.h && p->top > total - (size_t)body.h))
-		p->top = total > (size_t)body.h ? total - (size_t)body.h : 0;
-	if (total <= (size_t)body.h)
-		p->top = 0;
-	snprintf(extra, sizeof(extra), "rows %zu-%zu of %zu  Esc: back", total ? p->top + 1 : 0,
-		 p->top + (size_t)body.h < total ? p->top + (size_t)body.h : total, total);
-	{
-		ac_buf title = AC_BUF_INIT;
-
-		ac_buf_printf(&title, "Conversation %s", m->conv_title ? m->conv_title : "");
-		ui_draw_title(r, title.data, NULL, extra, active);
-		ac_buf_free(&title);
-	}
+	scroll_settle(p, ui_conversation_rows(m, r.w), body.h, extra, sizeof(extra));
+	ui_conv_frame(m, UI_TAB_MESSAGES, r, active, extra);
 	if (m->conv_error) {
 		screen_put(body.y + 1, 2, r.w - 2, UI_ST_ERROR, m->conv_error);
 		return;
@@ -108,6 +195,37 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	}
 	w.top = p->top;
 	conv_walk_rows(m, &w);
+}
+
+/* A memo document or an artifact, in full: its name and size, then its
+ * lines wrapped. */
+static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+		     int64_t now_ms)
+{
+	ui_rect body = {r.y + 3, r.x, r.h - 3, r.w};
+	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true};
+	ac_buf head = AC_BUF_INIT, cut = AC_BUF_INIT;
+	char extra[80];
+
+	(void)now_ms;
+	(void)v;
+	if (r.h < 4)
+		return;
+	scroll_settle(p, ui_document_rows(m, r.w), body.h, extra, sizeof(extra));
+	ui_conv_frame(m, m->doc_tab, r, active, extra);
+	ac_buf_printf(&head, " %s  %zu bytes", m->doc_title ? m->doc_title : "", m->doc_bytes);
+	ui_text_fit(&cut, head.data, head.len, r.w, UI_FIT_ELLIPSIS);
+	screen_put(r.y + 2, r.x, r.w, UI_ST_DIM, cut.data ? cut.data : "");
+	if (m->doc_error)
+		screen_put(body.y + 1, 2, r.w - 2, UI_ST_ERROR, m->doc_error);
+	else if (!m->doc_bytes)
+		screen_put(body.y + 1, 2, r.w - 2, UI_ST_DIM, "(empty)");
+	else {
+		w.top = p->top;
+		doc_walk_rows(m, &w);
+	}
+	ac_buf_free(&head);
+	ac_buf_free(&cut);
 }
 
 static bool conv_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
@@ -134,5 +252,11 @@ static bool conv_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action 
 const ui_view ui_view_conversation = {
 	.name = "Conversation",
 	.draw = conv_draw,
+	.key = conv_key,
+};
+
+const ui_view ui_view_document = {
+	.name = "Document",
+	.draw = doc_draw,
 	.key = conv_key,
 };

@@ -290,7 +290,7 @@ bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, i
 		return false;
 	}
 	p->follow = n && p->cursor == n - 1 && (a == UI_ACT_BOTTOM || a == UI_ACT_DOWN || a == UI_ACT_PGDN) &&
-		    v == &ui_view_journal;
+		    (v == &ui_view_journal || v == &ui_view_trace);
 	p->sel[0] = '\0';
 	if (n && v->item_key) {
 		size_t *idx = malloc(n * sizeof(*idx));

@@ -36,13 +36,14 @@ phase() {
 	check "$name: every writer ran to the end without an error" eq "$rc" 0
 	indent "$dir/run.err"
 	ver=$("$TW" journal-verify --dir "$dir" --writers "$WRITERS" \
-		--invalid-out "$dir/invalid.txt" 2>"$dir/verify.err")
+		--foreign-from "$AGENTCTL_WRITERS" --invalid-out "$dir/invalid.txt" 2>"$dir/verify.err")
 	echo "   journal: $ver"
 	indent "$dir/verify.err"
 	torn=$(kv torn "$ver")
 	kills=$(kv kills "$run")
 	check "$name: no line holds two records (merged=$(kv merged "$ver"))" eq "$(kv merged "$ver")" 0
-	check "$name: every acknowledged append is present ($(kv found "$ver") of $(kv acked "$ver"))" \
+	check "$name: every acknowledged append is present ($(kv found "$ver") of $(kv acked "$ver");\
+ missing of foreign writers: $(kv missing_of_foreign "$ver"))" \
 		eq "$(kv missing "$ver")" 0
 	check "$name: none twice (duplicated=$(kv duplicated "$ver"))" eq "$(kv duplicated "$ver")" 0
 	check "$name: in each writer's order (order_errors=$(kv order_errors "$ver"))" \
@@ -73,13 +74,41 @@ phase() {
 	check "$name: no lock file left behind" test ! -e "$dir/JOURNAL.jsonl.lock"
 	check "$name: no stale lock moved aside left behind" \
 		eq "$(find "$dir" -name 'JOURNAL.jsonl.lock.*' | wc -l)" 0
-	SUMMARY+=("$name: written=$(kv lines "$ver") acked=$(kv acked "$ver")" \
-		"found=$(kv found "$ver") unacked_present=$(kv unacked_present "$ver") torn=$torn" \
-		"merged=$(kv merged "$ver") kills=$kills stale_locks=$(kv stale_locks_left_by_kills "$run")" \
-		"size=$(($(stat -c %s "$dir/JOURNAL.jsonl") / 1048576))MiB")
+	SUMMARY+=("$name: lines=$(kv lines "$ver") acked=$(kv acked "$ver") found=$(kv found "$ver")\
+ missing_of_foreign=$(kv missing_of_foreign "$ver") unacked_present=$(kv unacked_present "$ver") torn=$torn merged=$(kv merged "$ver") kills=$kills\
+ stale_locks=$(kv stale_locks_left_by_kills "$run") MiB=$(($(stat -c %s "$dir/JOURNAL.jsonl") / 1048576))")
 	[ "$KEEP" = 1 ] || rm -f "$dir/JOURNAL.jsonl"
 }
 
+# The verifier itself must catch what it looks for: a small journal,
+# mutated five ways.
+selftest() {
+	local dir=$WORK/selftest ver w
+	echo " self-test of the verifier"
+	mkdir -p "$dir/ok"
+	"$TW" journal-run --dir "$dir/ok" --agentctl 2 --foreign 2 --count 20 --max-size 2000 >/dev/null
+	# mutate NAME KEY AWK: a copy of the journal changed by AWK must be
+	# refused by the verifier with KEY counted.
+	mutate() {
+		mkdir -p "$dir/$1"
+		cp "$dir"/ok/ack.* "$dir/$1/"
+		awk "$3" "$dir/ok/JOURNAL.jsonl" >"$dir/$1/JOURNAL.jsonl"
+		ver=$("$TW" journal-verify --dir "$dir/$1" --writers 4 2>/dev/null)
+		local rc=$? n
+		n=$(kv "$2" "$ver")
+		check "the verifier refuses a journal with one record $1 ($2=$n)" \
+			test "$rc" -eq 1 -a "${n:-0}" -ge 1
+	}
+	w=$(sed -n '1s/.*"tw":\([0-9]*\),.*/\1/p' "$dir/ok/JOURNAL.jsonl")
+	mutate deleted missing 'NR != 5'
+	mutate duplicated duplicated '{ print } NR == 5 { print }'
+	mutate merged merged 'NR == 3 { printf "%s", $0; next } { print }'
+	mutate reordered order_errors "/\"tw\":$w,/ && !held { held = \$0; next }
+		{ print } /\"tw\":$w,/ && held != 1 { print held; held = 1 }"
+	mutate altered checksum_errors 'NR == 2 { sub(/"message":"./, "\"message\":\"-") } { print }'
+}
+
+selftest
 phase calm "$COUNT" 0
 phase killed 0 "$KILL_MS"
-finish "${SUMMARY[@]}"
+finish "${SUMMARY[0]};" "${SUMMARY[1]}"

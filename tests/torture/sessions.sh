@@ -17,6 +17,13 @@ if [ "$MODE" = short ]; then
 else
 	WRITERS=3 READERS=3 DURATION=20000
 fi
+# Control: writers that rewrite the file in place must be caught.
+mkdir -p "$WORK/control"
+control=$("$TW" session-run --dir "$WORK/control" --writers 2 --readers 2 --duration-ms 1000 \
+	--unsafe 2>/dev/null)
+check "control: readers catch a writer that rewrites in place (bad_reads=$(kv bad_reads "$control"))" \
+	test "$(kv bad_reads "$control")" -gt 0
+
 ws=$WORK/ws
 dir=$ws/.agent/sessions
 mkdir -p "$dir"

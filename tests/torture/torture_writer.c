@@ -212,7 +212,8 @@ static size_t pick_size(uint64_t *rng, size_t max_size)
 	return size > max_size ? max_size : size;
 }
 
-/* Builds one event line (no newline) into line; returns its length. */
+/* Builds one event line (no newline) into line[0..cap), leaving room for
+ * the newline a foreign writer adds; returns its length. */
 static size_t build_record(char *line, size_t cap, int writer, uint64_t seq, uint64_t nonce,
 			   size_t payload_len, uint64_t *rng)
 {
@@ -235,9 +236,12 @@ static size_t build_record(char *line, size_t cap, int writer, uint64_t seq, uin
 			"\"fnv\":\"%016" PRIx64 "\"}},\"result\":{\"message\":\"",
 			compact, (uint32_t)rng_next(rng), stamp, writer, seq, nonce, payload_len,
 			fnv1a(payload, payload_len));
+	if (head < 0 || (size_t)head + payload_len + 4 > cap) {
+		fprintf(stderr, "build_record: %zu bytes do not fit\n", payload_len);
+		exit(2);
+	}
 	memmove(line + head, payload, payload_len);
 	memcpy(line + head + payload_len, "\"}}", 3);
-	(void)cap;
 	return (size_t)head + payload_len + 3;
 }
 
@@ -534,6 +538,23 @@ static void complain(uint64_t *counter, const char *fmt, ...)
 	(*counter)++;
 }
 
+/* The writers of the first and the last record in a merged line (-1 when
+ * a params object cannot be found). */
+static void merged_writers(const char *text, size_t len, int *first, int *last)
+{
+	static const char needle[] = "\"params\":{\"tw\":";
+	const char *p = text, *end = text + len, *hit;
+
+	while ((hit = memmem(p, (size_t)(end - p), needle, sizeof(needle) - 1)) != NULL) {
+		int w = atoi(hit + sizeof(needle) - 1);
+
+		if (*first < 0)
+			*first = w;
+		*last = w;
+		p = hit + sizeof(needle) - 1;
+	}
+}
+
 /* Parses our params object {"tw":..,"seq":..,"nonce":..,"len":..,"fnv":..}. */
 static bool parse_params(const ac_json_span *span, int *writer, uint64_t *seq, uint64_t *nonce,
 			 uint64_t *len, uint64_t *sum)
@@ -553,6 +574,8 @@ static int cmd_journal_verify(int argc, char **argv)
 {
 	const char *dir = opt(argc, argv, "--dir", NULL);
 	int writers = (int)opt_long(argc, argv, "--writers", 16);
+	int foreign_from = (int)opt_long(argc, argv, "--foreign-from", writers);
+	uint64_t missing_foreign = 0;
 	const char *invalid_out = opt(argc, argv, "--invalid-out", NULL);
 	char *journal;
 	verify_stats vs = {0};
@@ -584,10 +607,15 @@ static int cmd_journal_verify(int argc, char **argv)
 		const ac_json_span *msg;
 
 		vs.lines++;
-		if (count_ids(line.text, line.len) > 1)
+		if (count_ids(line.text, line.len) > 1) {
+			int first = -1, last = -1;
+
+			merged_writers(line.text, line.len, &first, &last);
 			complain(&vs.merged, "line %" PRIu64 " (byte %" PRIu64 "): %zu event ids "
-				 "in one line: records merged", line.number, line.offset,
-				 count_ids(line.text, line.len));
+				 "in one line: records merged (a fragment of writer %d's, then "
+				 "writer %d's)", line.number, line.offset,
+				 count_ids(line.text, line.len), first, last);
+		}
 		if (line.overlong || ac_event_parse(fields, line.text, line.len, NULL) != 0) {
 			vs.torn++;
 			if (inv)
@@ -663,6 +691,8 @@ static int cmd_journal_verify(int argc, char **argv)
 			if (!hit || hit->writer != w || hit->seq != seq) {
 				complain(&vs.missing, "writer %d seq %" PRIu64 " (nonce %016" PRIx64
 					 "): acknowledged but not in the journal", w, seq, nonce);
+				if (w >= foreign_from)
+					missing_foreign++;
 				continue;
 			}
 			hit->acked++;
@@ -702,11 +732,12 @@ static int cmd_journal_verify(int argc, char **argv)
 		free(seen);
 	}
 	printf("lines=%" PRIu64 " valid=%" PRIu64 " torn=%" PRIu64 " merged=%" PRIu64
-	       " acked=%" PRIu64 " found=%" PRIu64 " missing=%" PRIu64 " duplicated=%" PRIu64
+	       " acked=%" PRIu64 " found=%" PRIu64 " missing=%" PRIu64
+	       " missing_of_foreign=%" PRIu64 " duplicated=%" PRIu64
 	       " order_errors=%" PRIu64 " checksum_errors=%" PRIu64 " unacked_present=%" PRIu64
 	       " ack_gaps=%" PRIu64 " not_ours=%" PRIu64 "\n",
 	       vs.lines, vs.valid, vs.torn, vs.merged, vs.acked,
-	       vs.found, vs.missing, vs.dup, vs.order_bad, vs.checksum_bad, vs.unacked_present,
+	       vs.found, vs.missing, missing_foreign, vs.dup, vs.order_bad, vs.checksum_bad, vs.unacked_present,
 	       vs.ack_gaps, vs.not_ours);
 	free(recs);
 	free(journal);
@@ -773,6 +804,36 @@ static void note_problem(shared_stats *sh, int slot, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The control experiment: what a naive writer does (truncate in place,
+ * write in two pieces). Readers must catch it, or they prove nothing. */
+static int unsafe_update(const char *dir, change_ctx *c)
+{
+	char *path = path_join(dir, SESSION_ID ".json"), *text = NULL;
+	ac_session *s = NULL;
+	size_t len;
+	int fd, rc = -1;
+
+	if (ac_session_load(&s, dir, SESSION_ID) != 0 || set_counter(ac_session_root(s), c) != 0 ||
+	    !(text = json_dumps(ac_session_root(s), JSON_COMPACT)))
+		goto done;
+	len = strlen(text);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd >= 0) {
+		rc = write_all(fd, text, len / 2) && (sleep_us(200), write_all(fd, text + len / 2,
+									     len - len / 2))
+			     ? 0
+			     : -1;
+		close(fd);
+	}
+done:
+	free(text);
+	ac_session_free(s);
+	free(path);
+	return rc;
+}
+
+static bool unsafe_writers;
+
 static int session_writer(const char *dir, int id, size_t max_pad, shared_stats *sh, int slot)
 {
 	char name[32], *ack_path;
@@ -785,7 +846,13 @@ static int session_writer(const char *dir, int id, size_t max_pad, shared_stats 
 	for (uint64_t value = next ? next : 1; !sh->stop; value++) {
 		change_ctx c = {id, value, &rng, max_pad};
 
-		if (ac_session_update(NULL, dir, SESSION_ID, set_counter, &c) != 0) {
+		if (unsafe_writers) {
+			if (unsafe_update(dir, &c) != 0) {
+				sleep_us(1000);
+				value--;
+				continue;
+			}
+		} else if (ac_session_update(NULL, dir, SESSION_ID, set_counter, &c) != 0) {
 			sh->slot[slot].update_failures++;
 			note_problem(sh, slot, "writer %d: update failed: %s", id, ac_error_last());
 			sleep_us(1000);
@@ -797,7 +864,7 @@ static int session_writer(const char *dir, int id, size_t max_pad, shared_stats 
 		sh->slot[slot].updates++;
 		/* Writer 0 also flips the status now and then, as pause and
 		 * resume do. */
-		if (id == 0 && value % 5 == 0 &&
+		if (id == 0 && value % 5 == 0 && !unsafe_writers &&
 		    ac_session_set_status(NULL, dir, SESSION_ID, "paused") == AC_EINVAL &&
 		    ac_session_set_status(NULL, dir, SESSION_ID, "running") != 0) {
 			sh->slot[slot].update_failures++;
@@ -980,7 +1047,9 @@ static pid_t spawn_session_writer(const char *dir, int id, size_t max_pad, share
 
 /* session-run: --writers processes update one session file in a loop
  * while --readers read it and one index reader lists it; a random writer
- * is SIGKILLed every --kill-min..--kill-max ms and restarted. */
+ * is SIGKILLed every --kill-min..--kill-max ms and restarted. --unsafe
+ * makes the writers rewrite the file in place, to show the readers catch
+ * a partial file. */
 static int cmd_session_run(int argc, char **argv)
 {
 	const char *dir = opt(argc, argv, "--dir", NULL);
@@ -1003,6 +1072,8 @@ static int cmd_session_run(int argc, char **argv)
 		fprintf(stderr, "session-run: --dir DIR --writers N --readers N\n");
 		return 2;
 	}
+	for (int i = 0; i < argc; i++)
+		unsafe_writers |= !strcmp(argv[i], "--unsafe");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		return 2;
