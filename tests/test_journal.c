@@ -14,6 +14,7 @@
 #include "ac_lock.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -363,6 +364,64 @@ static void test_stale_lock_of_dead_pid_is_broken(void **state)
 	ac_lock_release(&lock);
 }
 
+typedef struct {
+	const char *lock;
+	int calls;
+	bool lock_still_there;
+} break_probe;
+
+static void probe_before_break(void *ctx)
+{
+	break_probe *p = ctx;
+
+	p->calls++;
+	p->lock_still_there = access(p->lock, F_OK) == 0;
+}
+
+/* The clean-up after a dead holder must run while its lock still keeps
+ * other writers out (defect D1 of docs/RELIABILITY.md). */
+static void test_before_break_runs_while_the_stale_lock_is_held(void **state)
+{
+	fixture *f = *state;
+	break_probe probe = {f->lock, 0, false};
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.before_break = probe_before_break;
+	opts.before_break_ctx = &probe;
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0); /* no lock: no call */
+	ac_lock_release(&lock);
+	assert_int_equal(probe.calls, 0);
+	write_lock(f->lock, dead_pid(), 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0);
+	ac_lock_release(&lock);
+	assert_int_equal(probe.calls, 1);
+	assert_true(probe.lock_still_there);
+}
+
+/* A dead writer's torn line is ended before anyone else may append. */
+static void test_dead_holders_torn_line_is_ended_before_the_break(void **state)
+{
+	fixture *f = *state;
+	const char *torn = "{\"id\":\"evt_2025";
+	char *good = strdup(tu_event_line("Gemini", "after"));
+	ac_journal_append_info info;
+	char *contents;
+
+	tu_write_file(f->journal, torn, strlen(torn));
+	write_lock(f->lock, dead_pid(), 0);
+	assert_int_equal(ac_journal_append(&info, f->journal, good, strlen(good), NULL), 0);
+	/* Ended under the stale lock, so this append found a whole last line. */
+	assert_false(info.repaired_torn_tail);
+	contents = tu_read_file(f->journal, NULL);
+	assert_int_equal(strncmp(contents, torn, strlen(torn)), 0);
+	assert_int_equal(contents[strlen(torn)], '\n');
+	assert_string_equal(contents + strlen(torn) + 1 + strlen(good), "\n");
+	free(contents);
+	free(good);
+}
+
 static void test_live_lock_blocks_until_timeout(void **state)
 {
 	fixture *f = *state;
@@ -547,6 +606,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_short_write_leaves_journal_intact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_acquire_writes_pid_and_release_removes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_lock_of_dead_pid_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_before_break_runs_while_the_stale_lock_is_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_holders_torn_line_is_ended_before_the_break, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_lock_blocks_until_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_lock_of_live_pid_is_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_old_lock_is_broken, setup, teardown),
