@@ -167,6 +167,73 @@ static int compare_records(const void *a, const void *b)
 	return sx < sy ? -1 : sx > sy;
 }
 
+/* The seq of the first record in text[0..len), 0 when none parses. */
+static uint64_t first_seq(const char *text, size_t len)
+{
+	for (size_t start = 0; start < len;) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		json_t *record = NULL;
+		uint64_t seq = end > start ? record_seq(text + start, end - start, &record) : 0;
+
+		json_decref(record);
+		if (seq)
+			return seq;
+		start = end + 1;
+	}
+	return 0;
+}
+
+/* Reads the part of the log that can hold records after after_seq. Seqs
+ * are given under the lock in append order, so the file is sorted by seq:
+ * going back from the end in windows that double until the window opens
+ * with a record at or before after_seq costs what is new, not the file's
+ * size. after_seq 0 reads everything. */
+static int read_tail_after(char **out, size_t *out_len, const char *path, uint64_t after_seq)
+{
+	uint64_t size, span = 64 * 1024, start = 0;
+	ac_buf text = AC_BUF_INIT;
+	struct stat st;
+	int fd, rc = 0;
+
+	if (after_seq == 0)
+		return ac_file_read(out, out_len, path);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return ac_error_errno(errno, "%s", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ac_error_set(AC_ECORRUPT, "%s: not a regular file", path);
+	}
+	size = (uint64_t)st.st_size;
+	for (;;) {
+		ssize_t got;
+
+		if ((rc = ac_journal_line_start(&start, path, size > span ? size - span : 0)))
+			break;
+		ac_buf_clear(&text);
+		if ((rc = ac_buf_reserve(&text, (size_t)(size - start))))
+			break;
+		got = pread(fd, text.data, (size_t)(size - start), (off_t)start);
+		if (got < 0) {
+			rc = ac_error_errno(errno, "%s", path);
+			break;
+		}
+		text.len = (size_t)got;
+		text.data[text.len] = '\0';
+		if (start == 0 || first_seq(text.data, text.len) <= after_seq)
+			break;
+		span *= 2;
+	}
+	close(fd);
+	if (rc == 0) {
+		*out_len = text.len;
+		*out = ac_buf_detach(&text);
+	}
+	ac_buf_free(&text);
+	return rc;
+}
+
 static int log_load(json_t **out, size_t *out_skipped, const char *path, uint64_t after_seq)
 {
 	char *text = NULL;
@@ -176,7 +243,7 @@ static int log_load(json_t **out, size_t *out_skipped, const char *path, uint64_
 
 	if (out_skipped)
 		*out_skipped = 0;
-	rc = ac_file_read(&text, &len, path);
+	rc = read_tail_after(&text, &len, path, after_seq);
 	if (rc == AC_ENOTFOUND)
 		rc = 0;
 	else if (rc)
