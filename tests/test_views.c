@@ -12,6 +12,7 @@
 #include "../tui/ui_text.c"
 #include "../tui/theme.c"
 #include "../tui/model.c"
+#include "../tui/source.c"
 #include "../tui/keys.c"
 #include "../views/list.c"
 #include "../views/sessions.c"

@@ -254,4 +254,14 @@ int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab);
  * document (m->doc_error says why not). */
 int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i);
 
+
+/* Shared with tui/source.c, which fills the model. */
+char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */
+char *ui_safe_str(const char *s);              /* ui_safe_dup of a C string (NULL: "") */
+void ui_sfree(char *s);
+void ui_model_clear_ops(ui_model *m);
+void ui_model_clear_checkpoints(ui_model *m);
+void ui_model_clear_store(ui_model *m);
+void ui_store_list_clear(ui_store_list *l);
+
 #endif

@@ -1,0 +1,587 @@
+/* The dashboard's source: reads only what the watcher says changed, from
+ * the core (journal follow, session index, operation log, checkpoints, the
+ * storage backend for the conversation's tabs), into the model. The model
+ * itself is tui/model.c. */
+#include "model.h"
+#include "ac_backend.h"
+#include "ac_checkpoint.h"
+#include "ac_error.h"
+#include "ac_journal_follow.h"
+#include "ac_messages.h"
+#include "ac_oplog.h"
+#include "ac_session.h"
+#include "ac_text.h"
+#include "ac_watch.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct ui_source {
+	const ac_workspace *ws;
+	ui_model *m;
+	ac_journal_follow *follow;
+	ac_session_index *index;
+	ac_checkpoint_store *store;
+	uint64_t ops_offset, ops_line;
+	dev_t ops_dev;
+	ino_t ops_ino;
+	ac_buf scratch;
+	ac_backend backend;      /* the file-system backend on <root>/.agent */
+	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
+};
+
+static void note_problem(ui_model *m, const char *path, const char *reason)
+{
+	char text[2600];
+
+	snprintf(text, sizeof(text), "%.1500s: %.1000s", path ? path : "?", reason ? reason : "?");
+	ui_sfree(m->last_problem);
+	m->last_problem = ui_safe_str(text);
+}
+
+static void session_problem(const char *path, const char *reason, void *ctx)
+{
+	note_problem(((ui_source *)ctx)->m, path, reason);
+}
+
+static void ckpt_problem(const char *path, const char *reason, void *ctx)
+{
+	ui_source *src = ctx;
+
+	src->m->ckpt_problems++;
+	note_problem(src->m, path, reason);
+}
+
+static void op_problem(const char *path, uint64_t line, const char *reason, void *ctx)
+{
+	char where[1600];
+
+	snprintf(where, sizeof(where), "%.1500s:%llu", path, (unsigned long long)line);
+	note_problem(((ui_source *)ctx)->m, where, reason);
+}
+
+/* Decodes a string field of a scanned event into a NUL-terminated
+ * borrowed string (src->scratch is reused; copy before the next call). */
+static const char *field(ac_buf *scratch, const ac_json_span *f)
+{
+	size_t n = 0;
+
+	ac_buf_clear(scratch);
+	if (f->type != AC_JSON_STRING || ac_buf_reserve(scratch, f->len + 1) != 0)
+		return "";
+	ac_json_string_decode(scratch->data, &n, f);
+	scratch->data[n] = '\0';
+	scratch->len = n;
+	/* A decoded \u0000 would end the C string early; show it instead. */
+	for (size_t i = 0; i < n; i++)
+		if (!scratch->data[i])
+			scratch->data[i] = '\x01';
+	return scratch->data;
+}
+
+static int on_event(const ac_scan_match *match, void *ctx)
+{
+	ui_source *src = ctx;
+	char *parts[5];
+	static const int which[5] = {AC_EV_ID, AC_EV_TIMESTAMP, AC_EV_AGENT, AC_EV_STATUS,
+				     AC_EV_ACTION_TYPE};
+
+	for (int i = 0; i < 5; i++) {
+		const char *s = field(&src->scratch, &match->fields[which[i]]);
+
+		parts[i] = strdup(s);
+	}
+	ui_model_add_event(src->m, parts[0], parts[1], parts[2], parts[3], parts[4],
+			   field(&src->scratch, &match->fields[AC_EV_RESULT_MESSAGE]));
+	for (int i = 0; i < 5; i++)
+		free(parts[i]);
+	return 0;
+}
+
+static unsigned read_journal(ui_source *src)
+{
+	ac_scan_stats stats = {0};
+	bool restarted = false;
+	uint64_t before = src->m->events_seen;
+
+	/* A rotated or replaced journal goes on below what was shown, as
+	 * tail -F does. */
+	if (ac_journal_follow_read(src->follow, &restarted, &stats, on_event, src) < 0) {
+		note_problem(src->m, src->ws->journal_path, ac_error_last());
+		return UI_CHANGED_JOURNAL;
+	}
+	src->m->journal_skipped += stats.invalid;
+	return src->m->events_seen != before || stats.invalid ? UI_CHANGED_JOURNAL : 0;
+}
+
+static unsigned read_sessions(ui_source *src)
+{
+	const ac_session_summary *const *list;
+	size_t n = 0, parsed = 0;
+
+	if (ac_session_index_refresh(src->index, session_problem, src, &parsed) != 0) {
+		note_problem(src->m, src->ws->sessions_dir, ac_error_last());
+		return UI_CHANGED_SESSIONS;
+	}
+	src->m->session_problems = ac_session_index_problems(src->index);
+	list = ac_session_index_list(src->index, &n);
+	if (ui_model_set_sessions(src->m, list, n) != 0)
+		note_problem(src->m, src->ws->sessions_dir, "out of memory");
+	return UI_CHANGED_SESSIONS;
+}
+
+static int ops_push(ui_model *m, const ac_op *op)
+{
+	ac_buf what = AC_BUF_INIT;
+	ui_op *o;
+
+	if (m->n_ops == m->cap_ops) {
+		size_t cap = m->cap_ops ? m->cap_ops * 2 : 64;
+		ui_op *grown = realloc(m->ops, cap * sizeof(*grown));
+
+		if (!grown)
+			return AC_ENOMEM;
+		m->ops = grown;
+		m->cap_ops = cap;
+	}
+	o = &m->ops[m->n_ops++];
+	ac_oplog_summary(&what, op->details, 300);
+	o->id = ui_safe_str(op->id);
+	o->timestamp = ui_safe_str(op->timestamp);
+	o->session = ui_safe_str(op->session_id);
+	o->type = ui_safe_str(op->type);
+	o->what = ui_safe_dup(what.data, what.len);
+	o->commit = ui_safe_str(op->commit ? op->commit : "");
+	o->reversible = op->commit != NULL;
+	ac_buf_free(&what);
+	return 0;
+}
+
+static unsigned read_ops(ui_source *src)
+{
+	ui_model *m = src->m;
+	ac_op_list list = {0};
+	struct stat st;
+
+	if (stat(src->ws->operations_path, &st) != 0) {
+		bool had = m->ops_present || m->n_ops;
+
+		m->ops_present = false;
+		ui_model_clear_ops(m);
+		src->ops_offset = 0;
+		src->ops_line = 1;
+		return had ? UI_CHANGED_OPS : 0;
+	}
+	m->ops_present = true;
+	if (st.st_ino != src->ops_ino || st.st_dev != src->ops_dev ||
+	    (uint64_t)st.st_size < src->ops_offset) {
+		/* Replaced or truncated: read it again from the start. */
+		ui_model_clear_ops(m);
+		m->ops_skipped = 0;
+		src->ops_offset = 0;
+		src->ops_line = 1;
+		src->ops_dev = st.st_dev;
+		src->ops_ino = st.st_ino;
+	} else if ((uint64_t)st.st_size == src->ops_offset) {
+		return 0;
+	}
+	if (ac_oplog_read(&list, src->ws->operations_path, src->ops_offset, src->ops_line,
+			  op_problem, src) != 0) {
+		note_problem(m, src->ws->operations_path, ac_error_last());
+		return UI_CHANGED_OPS;
+	}
+	for (size_t i = 0; i < list.n; i++)
+		if (ops_push(m, &list.ops[i]) != 0)
+			break;
+	m->ops_skipped += list.skipped;
+	src->ops_offset = list.next_offset;
+	src->ops_line = list.next_line;
+	ac_op_list_free(&list);
+	return UI_CHANGED_OPS;
+}
+
+int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
+{
+	ac_checkpoint_filter filter = {id, true};
+	json_t *list = NULL, *doc;
+	size_t i;
+	int rc = 0;
+	char *path = NULL;
+	struct stat st;
+
+	ui_model_clear_checkpoints(m);
+	m->ckpt_problems = 0;
+	if (!id)
+		return 0;
+	m->ckpt_session = strdup(id);
+	if (ac_session_id_check(id) != 0)
+		return 0;
+	if (asprintf(&path, "%s/%s", src->ws->checkpoints_dir, id) >= 0)
+		m->ckpts_present = stat(path, &st) == 0;
+	free(path);
+	if (!m->ckpts_present)
+		return 0;
+	rc = ac_checkpoint_store_list(&list, src->store, &filter);
+	if (rc != 0) {
+		note_problem(m, src->ws->checkpoints_dir, ac_error_last());
+		return rc;
+	}
+	m->ckpts = calloc(json_array_size(list) + 1, sizeof(*m->ckpts));
+	if (!m->ckpts) {
+		json_decref(list);
+		return AC_ENOMEM;
+	}
+	json_array_foreach(list, i, doc) {
+		ui_checkpoint *c = &m->ckpts[m->n_ckpts++];
+
+		c->id = ui_safe_str(ac_checkpoint_id(doc));
+		c->node = ui_safe_str(ac_checkpoint_node(doc));
+		c->created = ui_safe_str(json_string_value(json_object_get(doc, "createdAt")));
+		c->version = ac_checkpoint_version(doc);
+		c->messages = json_array_size(ac_checkpoint_history(doc));
+		c->tombstone = ac_checkpoint_is_tombstone(doc);
+	}
+	json_decref(list);
+	return 0;
+}
+
+static char *meta_dup(const ac_session *s, const char *key)
+{
+	const char *v = json_string_value(json_object_get(
+		json_object_get(ac_session_root(s), "metadata"), key));
+
+	return v ? strdup(v) : NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Takes the tenant, user and agent (allocated) of the conversation just
+ * loaded; the store tabs start again when the tenant is another one. */
+static void set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant, char *user,
+		      char *agent)
+{
+	bool keep = same_session && tenant && same_str(tenant, src->tenant);
+
+	free(src->user);
+	free(src->agent);
+	src->user = user;
+	src->agent = agent;
+	if (keep) {
+		free(tenant);
+		return;
+	}
+	ui_model_clear_store(m);
+	free(src->tenant);
+	src->tenant = NULL;
+	if (!tenant) {
+		m->store_note = ui_safe_str("this session has no metadata.tenantId: memory documents, "
+					 "artifacts and traces are kept per tenant, so it has none");
+	} else if (ac_backend_id_check("tenant", tenant) != 0) {
+		char note[1200];
+
+		snprintf(note, sizeof(note), "metadata.tenantId is not a usable tenant id: %.1000s",
+			 ac_error_last());
+		m->store_note = ui_safe_str(note);
+		m->conv_tenant = ui_safe_str(tenant);
+		free(tenant);
+	} else {
+		m->conv_tenant = ui_safe_str(tenant);
+		src->tenant = tenant;
+	}
+}
+
+const char *ui_source_tenant(const ui_source *src)
+{
+	return src->tenant;
+}
+
+int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
+{
+	ac_session *s = NULL;
+	char title[600];
+	bool same = m->conv_session && !strcmp(m->conv_session, id);
+	int rc;
+
+	rc = ac_session_load(&s, src->ws->sessions_dir, id);
+	if (rc != 0) {
+		char *why = strdup(ac_error_last());
+
+		ui_model_close_conversation(m);
+		m->conv_session = strdup(id);
+		m->conv_title = ui_safe_str(id);
+		m->conv_error = why ? ui_safe_str(why) : NULL;
+		if (m->conv_error && !*m->conv_error) {
+			ui_sfree(m->conv_error);
+			m->conv_error = NULL;
+		}
+		free(why);
+		free(src->tenant);
+		src->tenant = NULL;
+		return rc;
+	}
+	snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s), ac_session_status(s),
+		 ac_session_task(s));
+	rc = ui_model_set_conversation(m, id, title, ac_session_messages(s));
+	set_owner(src, m, same, meta_dup(s, "tenantId"), meta_dup(s, "userId"),
+		  meta_dup(s, "agentId"));
+	ac_session_free(s);
+	return rc;
+}
+
+/* ---- the store tabs: through the backend interface only ------------------ */
+
+static int store_push(ui_store_list *l, size_t *cap, const char *scope, const char *owner,
+		      const char *name)
+{
+	ui_store_item *it;
+
+	if (l->n == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 16;
+		ui_store_item *grown = realloc(l->items, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return AC_ENOMEM;
+		l->items = grown;
+		*cap = grown_cap;
+	}
+	it = &l->items[l->n];
+	if (!(it->raw_owner = strdup(owner)) || !(it->raw_name = strdup(name))) {
+		free(it->raw_owner);
+		return AC_ENOMEM;
+	}
+	it->scope = ui_safe_str(scope);
+	it->owner = ui_safe_str(owner);
+	it->name = ui_safe_str(name);
+	l->n++;
+	return 0;
+}
+
+/* A listing is done: fresh replaces *l, or when rc says it failed, *l is
+ * kept with the error to show. Returns rc. */
+static int store_list_settle(ui_store_list *l, ui_store_list *fresh, int rc)
+{
+	if (rc) {
+		ui_store_list_clear(fresh);
+		ui_sfree(l->error);
+		l->error = ui_safe_str(ac_error_last());
+	} else {
+		ui_store_list_clear(l);
+		*l = *fresh;
+	}
+	l->loaded = true;
+	return rc;
+}
+
+static int load_memos(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	const char *const scopes[] = {"session", "user", "agent"};
+	const char *const owners[] = {m->conv_session, src->user, src->agent};
+	ui_store_list fresh = {0};
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t s = 0; s < 3 && !rc; s++) {
+		char **names = NULL;
+		size_t n = 0;
+
+		/* A session names its user and agent; without one, that scope
+		 * has no owner to look under. */
+		if (!owners[s] || ac_backend_id_check("owner", owners[s]) != 0)
+			continue;
+		if ((rc = b->memo.list(b->impl, &names, &n, src->tenant, owners[s], scopes[s])))
+			break;
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = store_push(&fresh, &cap, scopes[s], owners[s], names[i]);
+		if (rc)
+			ac_error_set(rc, "out of memory");
+		ac_backend_names_free(names, n);
+	}
+	return store_list_settle(&m->memos, &fresh, rc);
+}
+
+static int load_artifacts(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	ui_store_list fresh = {0};
+	char **ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!(rc = b->artifact.list(b->impl, &ids, &n, src->tenant, m->conv_session)))
+		for (size_t i = 0; i < n && !rc; i++)
+			if ((rc = store_push(&fresh, &cap, "", m->conv_session, ids[i])))
+				ac_error_set(rc, "out of memory");
+	ac_backend_names_free(ids, n);
+	return store_list_settle(&m->artifacts, &fresh, rc);
+}
+
+/* Reads the records after the last seq seen. */
+static unsigned read_trace(ui_source *src, ui_model *m)
+{
+	const ac_backend *b = &src->backend;
+	json_t *records = NULL;
+	size_t skipped = 0, before = m->n_trace;
+	bool had_error = m->trace_error != NULL;
+	int rc;
+
+	if (!src->tenant || !m->conv_session)
+		return 0;
+	rc = b->trace.load(b->impl, &records, &skipped, src->tenant, m->conv_session, m->trace_seq);
+	m->trace_loaded = true;
+	ui_sfree(m->trace_error);
+	m->trace_error = NULL;
+	if (rc) {
+		m->trace_error = ui_safe_str(ac_error_last());
+		return UI_CHANGED_TRACE;
+	}
+	if (ui_model_add_trace(m, records) != 0)
+		m->trace_error = ui_safe_str("out of memory");
+	json_decref(records);
+	if (skipped != m->trace_skipped || m->n_trace != before || had_error || m->trace_error) {
+		m->trace_skipped = skipped;
+		return UI_CHANGED_TRACE;
+	}
+	return 0;
+}
+
+int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab)
+{
+	if (!m->conv_session || !src->tenant)
+		return 0;
+	switch (tab) {
+	case UI_TAB_MEMORY: return load_memos(src, m);
+	case UI_TAB_ARTIFACTS: return load_artifacts(src, m);
+	case UI_TAB_TRACE:
+		read_trace(src, m);
+		return m->trace_error ? AC_EIO : 0;
+	default: return 0;
+	}
+}
+
+int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
+{
+	const ac_backend *b = &src->backend;
+	const ui_store_list *l = tab == UI_TAB_MEMORY ? &m->memos : &m->artifacts;
+	const ui_store_item *it;
+	char *text = NULL, title[1400];
+	size_t len = 0;
+	int rc;
+
+	if (!src->tenant || (tab != UI_TAB_MEMORY && tab != UI_TAB_ARTIFACTS) || i >= l->n)
+		return AC_EINVAL;
+	it = &l->items[i];
+	if (tab == UI_TAB_MEMORY) {
+		snprintf(title, sizeof(title), "memo %s/%.400s/%.400s", it->scope, it->raw_owner,
+			 it->raw_name);
+		rc = b->memo.read(b->impl, &text, &len, src->tenant, it->raw_owner, it->scope,
+				  it->raw_name);
+	} else {
+		snprintf(title, sizeof(title), "artifact %.400s", it->raw_name);
+		rc = b->artifact.read(b->impl, &text, &len, src->tenant, m->conv_session, it->raw_name);
+	}
+	if (rc) {
+		ui_model_set_document(m, tab, title, "", 0);
+		m->doc_error = ui_safe_str(ac_error_last());
+	} else {
+		rc = ui_model_set_document(m, tab, title, text, len);
+	}
+	free(text);
+	return rc;
+}
+
+/* The same backend `agentctl memo|artifact|trace` use: <root>/.agent. */
+static int open_backend(ui_source *src)
+{
+	ac_buf data_dir = AC_BUF_INIT;
+	ac_backend_fs_options opts = {0};
+	int rc;
+
+	if (ac_buf_printf(&data_dir, "%s/.agent", src->ws->root))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	opts.sessions_dir = src->ws->sessions_dir;
+	opts.data_dir = data_dir.data;
+	rc = ac_backend_fs_init(&src->backend, &opts);
+	ac_buf_free(&data_dir);
+	return rc;
+}
+
+int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
+{
+	ui_source *src = calloc(1, sizeof(*src));
+	int rc;
+
+	*out = NULL;
+	if (!src)
+		return AC_ENOMEM;
+	src->ws = ws;
+	src->m = m;
+	src->ops_line = 1;
+	if ((rc = open_backend(src)) != 0 ||
+	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
+					&ws->schema)) != 0 ||
+	    (rc = ac_session_index_new(&src->index, ws->sessions_dir)) != 0 ||
+	    (rc = ac_checkpoint_store_file_new(&src->store, ws->checkpoints_dir)) != 0) {
+		ui_source_free(src);
+		return rc;
+	}
+	ac_checkpoint_store_set_problem(src->store, ckpt_problem, src);
+	if (!m->workspace)
+		m->workspace = ui_safe_str(ws->root);
+	ui_source_update(src, m, ~0u);
+	*out = src;
+	return 0;
+}
+
+void ui_source_free(ui_source *src)
+{
+	if (!src)
+		return;
+	ac_journal_follow_free(src->follow);
+	ac_session_index_free(src->index);
+	ac_checkpoint_store_free(src->store);
+	ac_buf_free(&src->scratch);
+	ac_backend_close(&src->backend);
+	free(src->tenant);
+	free(src->user);
+	free(src->agent);
+	free(src);
+}
+
+unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
+{
+	unsigned changed = 0;
+
+	src->m = m;
+	if (mask & AC_WATCH_RESCAN)
+		mask = ~0u;
+	if (mask & AC_WATCH_JOURNAL)
+		changed |= read_journal(src);
+	if (mask & AC_WATCH_SESSIONS) {
+		changed |= read_sessions(src);
+		if (m->conv_session && !m->conv_error) {
+			char *id = strdup(m->conv_session);
+
+			if (id && ui_source_open_conversation(src, m, id) == 0)
+				changed |= UI_CHANGED_CONVERSATION;
+			free(id);
+		}
+	}
+	if ((mask & AC_WATCH_TRACES) && m->trace_loaded)
+		changed |= read_trace(src, m);
+	if (mask & AC_WATCH_OPERATIONS)
+		changed |= read_ops(src);
+	if ((mask & AC_WATCH_CHECKPOINTS) && m->ckpt_session) {
+		char *id = strdup(m->ckpt_session);
+
+		ui_source_load_checkpoints(src, m, id);
+		free(id);
+		changed |= UI_CHANGED_CHECKPOINTS;
+	}
+	return changed;
+}
