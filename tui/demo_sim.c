@@ -201,7 +201,7 @@ static int take_turn(demo_sim *s, int a)
 	const char *file = p->files[rnd(s, 3)];
 	bool tool = ag->turns > 0 && rnd(s, 2) == 0;
 	json_t *msgs = json_array(), *params;
-	char call_id[48], message[200];
+	char call_id[96], message[200];
 	int rc;
 
 	json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "user", "content", prompt));
