@@ -323,4 +323,9 @@ typedef struct {
 int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts);
 
 
+/* The kind of a trace envelope as people see it: its first non-empty
+ * string among "type", "kind", "event" and "name", else "-". Borrowed from
+ * envelope. */
+const char *ac_backend_trace_kind(const json_t *envelope);
+
 #endif

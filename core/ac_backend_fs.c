@@ -478,3 +478,16 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 	ac_backend_fs_fill_logs(out);
 	return 0;
 }
+
+const char *ac_backend_trace_kind(const json_t *envelope)
+{
+	static const char *const keys[] = {"type", "kind", "event", "name"};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = json_string_value(json_object_get(envelope, keys[i]));
+
+		if (v && *v)
+			return v;
+	}
+	return "-";
+}

@@ -282,19 +282,6 @@ done:
 }
 
 /* What kind of record: the first of data's type, kind, event, name. */
-static const char *record_kind(const json_t *data)
-{
-	static const char *const keys[] = {"type", "kind", "event", "name"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = json_string_value(json_object_get(data, keys[i]));
-
-		if (v && *v)
-			return v;
-	}
-	return "-";
-}
-
 static void put_record(ac_buf *line, const json_t *record)
 {
 	const json_t *data = json_object_get(record, "data");
@@ -307,7 +294,7 @@ static void put_record(ac_buf *line, const json_t *record)
 	cli_put_cell(line, seq, 6);
 	ac_buf_putc(line, ' ');
 	cli_put_cell(line, at ? at : "-", 25);
-	cli_put_cell(line, record_kind(data), 16);
+	cli_put_cell(line, ac_backend_trace_kind(data), 16);
 	ac_buf_putc(line, ' ');
 	if (summary && strlen(summary) > 160)
 		strcpy(summary + 157, "...");

@@ -450,19 +450,6 @@ void ui_model_clear_store(ui_model *m)
 
 /* What kind of record: the first of data's type, kind, event, name (as
  * `agentctl trace show` says it). */
-static const char *record_kind(const json_t *data)
-{
-	static const char *const keys[] = {"type", "kind", "event", "name"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = json_string_value(json_object_get(data, keys[i]));
-
-		if (v && *v)
-			return v;
-	}
-	return "-";
-}
-
 /* Longest summary kept, in bytes: a row shows less. */
 #define TRACE_SUMMARY_MAX 400
 
@@ -492,7 +479,7 @@ int ui_model_add_trace(ui_model *m, const json_t *records)
 		e = &m->trace[m->n_trace++];
 		e->seq = (uint64_t)seq;
 		e->at = ui_safe_str(json_string_value(json_object_get(record, "at")));
-		e->kind = ui_safe_str(record_kind(data));
+		e->kind = ui_safe_str(ac_backend_trace_kind(data));
 		dump = data ? json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY)
 			    : NULL;
 		len = dump ? strlen(dump) : 0;
