@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -379,13 +380,24 @@ static int stage_filter(const char *path, const char *matched, void *payload)
 	return in_workspace(g, path) && !is_protected(g, path) ? 0 : 1;
 }
 
-/* Brings the index to what `git add -A` would make of the workspace. */
+#define STAGE_ATTEMPTS 5
+
+/* Brings the index to what `git add -A` would make of the workspace.
+ * Other agents keep writing files while we stage: a file that shrinks or
+ * vanishes between libgit2's stat and its read fails the pass, so a few
+ * more passes are tried, each reading the files as they are by then. */
 static int stage(ac_git *g, git_index *index)
 {
-	if (git_index_update_all(index, NULL, stage_filter, g) != 0 ||
-	    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) != 0)
-		return git_fail("staging the workspace");
-	return 0;
+	for (int attempt = 1;; attempt++) {
+		struct timespec pause = {0, 2000000L * attempt};
+
+		if (git_index_update_all(index, NULL, stage_filter, g) == 0 &&
+		    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
+			return 0;
+		if (attempt == STAGE_ATTEMPTS)
+			return git_fail("staging the workspace");
+		nanosleep(&pause, NULL);
+	}
 }
 
 static int make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
