@@ -4,32 +4,8 @@
 # Usage: checkpoint_cli.sh path/to/agentctl
 set -u
 
-AC=${1:?usage: checkpoint_cli.sh path/to/agentctl}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
+. "$(dirname "$0")/lib/cli.sh" "$@"
 UUID_RE='[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
-
-pass() { PASS=$((PASS + 1)); }
-fail() {
-	FAIL=$((FAIL + 1))
-	printf 'FAIL: %s\n' "$1" >&2
-	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
-	return 0
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass; else fail "$name"; fi
-}
-
-# run ARGS...: agentctl in WS with no input; sets RC and OUT.
-run() {
-	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMP/out")
-}
 
 rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$TMP/out"; }
@@ -174,5 +150,4 @@ check "corrupt file: list still exit 0" rc_is 0
 check "corrupt file: reported by name" err_has "broken.json"
 check "corrupt file: the good one listed" eval '[ "$(jq length <"$TMP/out")" = 1 ]'
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

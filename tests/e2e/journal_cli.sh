@@ -4,38 +4,13 @@
 # Usage: journal_cli.sh path/to/agentctl
 set -u
 
-AC=${1:?usage: journal_cli.sh path/to/agentctl}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
+. "$(dirname "$0")/lib/cli.sh" "$@"
 ID_RE='^evt_[0-9]{14}_[0-9a-f]{8}$'
-
-pass() { PASS=$((PASS + 1)); }
-fail() {
-	FAIL=$((FAIL + 1))
-	printf 'FAIL: %s\n' "$1" >&2
-	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
-	return 0
-}
-# check NAME COMMAND...: one case, passing when COMMAND succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass; else fail "$name"; fi
-}
 
 # A fresh workspace: sets WS and J (its journal).
 new_ws() {
 	WS=$(mktemp -d "$TMP/ws.XXXXXX")
 	J=$WS/JOURNAL.jsonl
-}
-
-# run ARGS...: agentctl in WS with no input; sets RC, OUT (stdout text).
-run() {
-	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMP/out")
 }
 
 # run_in INPUT ARGS...: the same, with INPUT on standard input.
@@ -265,5 +240,4 @@ run journal read --json
 check "failed read --json: exit 1" rc_is 1
 check "failed read --json: stdout empty or valid JSON" eval '[ ! -s "$TMP/out" ] || jq -e . <"$TMP/out" >/dev/null 2>&1'
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -6,34 +6,9 @@
 # Usage: ops_cli.sh path/to/agentctl
 set -u
 
-AC=${1:?usage: ops_cli.sh path/to/agentctl}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e-ops.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
+. "$(dirname "$0")/lib/cli.sh" "$@"
 export XDG_CONFIG_HOME=$TMP/xdg GIT_CONFIG_NOSYSTEM=1 HOME=$TMP/home
 mkdir -p "$HOME"
-
-pass() { PASS=$((PASS + 1)); }
-fail() {
-	FAIL=$((FAIL + 1))
-	printf 'FAIL: %s\n' "$1" >&2
-	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
-	return 0
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass; else fail "$name"; fi
-}
-
-# run ARGS...: agentctl in WS with no input; sets RC, OUT, ERR.
-run() {
-	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMP/out")
-	ERR=$(cat "$TMP/err")
-}
 
 g() { git -C "$WS" "$@"; }
 
@@ -186,5 +161,4 @@ check "rollback outside a repository changes nothing" [ "$BEFORE" = "$(find "$WS
 run ops show p1
 check "show outside a repository exits 1" [ "$RC" = 1 ]
 
-printf '%d passed, %d failed\n' "$PASS" "$FAIL"
-[ "$FAIL" = 0 ]
+finish

@@ -7,26 +7,8 @@
 # Usage: session_cli.sh path/to/agentctl
 set -u
 
-AC=${1:?usage: session_cli.sh path/to/agentctl}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
+. "$(dirname "$0")/lib/cli.sh" "$@"
 ESC=$'\x1b'
-
-pass() { PASS=$((PASS + 1)); }
-fail() {
-	FAIL=$((FAIL + 1))
-	printf 'FAIL: %s\n' "$1" >&2
-	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
-	return 0
-}
-# check NAME COMMAND...: one case, passing when COMMAND succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass; else fail "$name"; fi
-}
 
 # A fresh workspace: sets WS, S (its session folder) and J (its journal).
 new_ws() {
@@ -38,10 +20,6 @@ new_ws() {
 
 # run ARGS...: agentctl in WS with no input; sets RC; stdout and stderr
 # are in $TMP/out and $TMP/err.
-run() {
-	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-}
 
 rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$TMP/out"; }
@@ -407,5 +385,4 @@ check "AGENT_MAX_TOKENS=abc: one line on stderr" err_is_one_line
 AGENT_MAX_TOKENS=abc run session list
 check "AGENT_MAX_TOKENS=abc, session list: exit 1" rc_is 1
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -8,36 +8,14 @@
 # Usage: store_cli.sh path/to/agentctl
 set -u
 
-AC=${1:?usage: store_cli.sh path/to/agentctl}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
+. "$(dirname "$0")/lib/cli.sh" "$@"
 ESC=$'\x1b'
-
-pass() { PASS=$((PASS + 1)); }
-fail() {
-	FAIL=$((FAIL + 1))
-	printf 'FAIL: %s\n' "$1" >&2
-	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
-	return 0
-}
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass; else fail "$name"; fi
-}
 
 WS=$TMP/ws
 S=$WS/.agent/sessions
 D=$WS/.agent
 mkdir -p "$S"
 
-# run ARGS...: agentctl in WS with no input; sets RC.
-run() {
-	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-}
 # run_in INPUT ARGS...: the same with INPUT on stdin.
 run_in() {
 	local input=$1
@@ -211,5 +189,4 @@ session fresh acme
 run trace show fresh --json
 check "a session with no trace shows an empty one" [ "$(cat "$TMP/out")" = "[]" ]
 
-printf '%d passed, %d failed\n' "$PASS" "$FAIL"
-[ "$FAIL" -eq 0 ]
+finish

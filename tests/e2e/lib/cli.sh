@@ -1,0 +1,37 @@
+# The harness of the command-line end-to-end scripts (sourced, not a test:
+# ctest runs only tests/e2e/*.sh). After `. lib/cli.sh "$@"`:
+#   AC   the agentctl binary (the script's first argument)
+#   TMP  a private temp folder, removed on exit
+#   check NAME COMMAND...   one case: passes when COMMAND succeeds
+#   run ARGS...             agentctl -w "$WS" ARGS with no input; sets RC,
+#                           OUT and ERR (also in $TMP/out and $TMP/err)
+#   finish                  prints "N passed, M failed"; exits 1 on a failure
+
+AC=${1:?usage: $(basename "$0") path/to/agentctl}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+
+pass() { PASS=$((PASS + 1)); }
+fail() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL: %s\n' "$1" >&2
+	[ -s "$TMP/err" ] && printf '  stderr: %s\n' "$(head -c 400 "$TMP/err")" >&2
+	return 0
+}
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass; else fail "$name"; fi
+}
+run() {
+	"$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+finish() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
