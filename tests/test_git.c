@@ -50,36 +50,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char *path = tu_path(dir, rel), *slash = strrchr(path, '/');
-
-	*slash = '\0';
-	assert_int_equal(ac_file_mkdirs(path), 0);
-	*slash = '/';
-	tu_write_file(path, text, strlen(text));
-	free(path);
-}
-
-static bool exists(const char *dir, const char *rel)
-{
-	char *path = tu_path(dir, rel);
-	struct stat st;
-	bool found = lstat(path, &st) == 0;
-
-	free(path);
-	return found;
-}
-
-static void assert_file(const char *dir, const char *rel, const char *expected)
-{
-	char *path = tu_path(dir, rel), *text = tu_read_file(path, NULL);
-
-	assert_string_equal(text, expected);
-	free(text);
-	free(path);
-}
-
 static void open_git(ac_git **g, const char *root, const ac_git_protect *protect)
 {
 	if (ac_git_open(g, root, protect) != 0)
@@ -133,8 +103,8 @@ static void test_diff_stats(void **state)
 	ac_git *g = NULL;
 	char *gone = tu_path(f->dir, "gone.txt");
 
-	put(f->dir, "a.txt", "1\n2\n3\n");
-	put(f->dir, "gone.txt", "x\ny\n");
+	tu_put(f->dir, "a.txt", "1\n2\n3\n");
+	tu_put(f->dir, "gone.txt", "x\ny\n");
 	open_git(&g, f->dir, NULL);
 	commit(g, first, "first");
 	assert_int_equal(ac_git_commit_changes(&changes, &n, g, first), 0);
@@ -146,9 +116,9 @@ static void test_diff_stats(void **state)
 	assert_int_equal(c->deletions, 0);
 	ac_git_changes_free(changes, n);
 
-	put(f->dir, "a.txt", "1\nTWO\n3\n4\n");
+	tu_put(f->dir, "a.txt", "1\nTWO\n3\n4\n");
 	unlink(gone);
-	put(f->dir, "new.txt", "n\n");
+	tu_put(f->dir, "new.txt", "n\n");
 	commit(g, second, "second");
 	assert_int_equal(ac_git_commit_changes(&changes, &n, g, second), 0);
 	assert_int_equal(n, 3);
@@ -185,17 +155,17 @@ static void test_protected_not_staged(void **state)
 	ac_git_protect protect = {folders, files, journals};
 	ac_git *g = NULL;
 
-	put(f->dir, ".agent/sessions/s.json", "{}");
-	put(f->dir, ".agent/sessions/.compactions/s/x.json", "{}");
-	put(f->dir, ".agent/operations.jsonl", "{}\n");
-	put(f->dir, ".agent/operations.jsonl.lock", "1");
-	put(f->dir, ".agent/config.json", "{}");
-	put(f->dir, "JOURNAL.jsonl", "{}\n");
-	put(f->dir, "JOURNAL.jsonl.lock", "1");
-	put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "{}\n");
-	put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl.lock", "1");
-	put(f->dir, "JOURNALS.md", "not a journal");
-	put(f->dir, "src/JOURNAL.jsonl", "another folder");
+	tu_put(f->dir, ".agent/sessions/s.json", "{}");
+	tu_put(f->dir, ".agent/sessions/.compactions/s/x.json", "{}");
+	tu_put(f->dir, ".agent/operations.jsonl", "{}\n");
+	tu_put(f->dir, ".agent/operations.jsonl.lock", "1");
+	tu_put(f->dir, ".agent/config.json", "{}");
+	tu_put(f->dir, "JOURNAL.jsonl", "{}\n");
+	tu_put(f->dir, "JOURNAL.jsonl.lock", "1");
+	tu_put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "{}\n");
+	tu_put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl.lock", "1");
+	tu_put(f->dir, "JOURNALS.md", "not a journal");
+	tu_put(f->dir, "src/JOURNAL.jsonl", "another folder");
 	open_git(&g, f->dir, &protect);
 	commit(g, hash, "c");
 	assert_false(in_head(f->dir, ".agent/sessions/s.json"));
@@ -225,25 +195,25 @@ static void test_subfolder_workspace(void **state)
 	ac_git_rollback_result r = {0};
 	ac_git *whole = NULL, *g = NULL;
 
-	put(f->dir, "outside.txt", "1\n");
-	put(f->dir, "ws/a.txt", "1\n");
+	tu_put(f->dir, "outside.txt", "1\n");
+	tu_put(f->dir, "ws/a.txt", "1\n");
 	open_git(&whole, f->dir, NULL);
 	commit(whole, base, "base");
 	ac_git_free(whole);
 
-	put(f->dir, "outside.txt", "2\n");
-	put(f->dir, "ws/a.txt", "2\n");
-	put(f->dir, "ws/sub/b.txt", "b\n");
+	tu_put(f->dir, "outside.txt", "2\n");
+	tu_put(f->dir, "ws/a.txt", "2\n");
+	tu_put(f->dir, "ws/sub/b.txt", "b\n");
 	open_git(&g, ws, NULL);
 	commit(g, op, "op");
 	assert_true(in_head(f->dir, "ws/sub/b.txt"));
 	assert_true(in_head(f->dir, "outside.txt")); /* from the base commit */
 
 	assert_int_equal(ac_git_rollback(&r, g, op, "snap", "rollback", false), 0);
-	assert_file(f->dir, "ws/a.txt", "1\n");
-	assert_false(exists(f->dir, "ws/sub"));
-	assert_true(exists(f->dir, "ws")); /* the workspace itself is never pruned */
-	assert_file(f->dir, "outside.txt", "2\n");
+	tu_assert_file(f->dir, "ws/a.txt", "1\n");
+	assert_false(tu_exists(f->dir, "ws/sub"));
+	assert_true(tu_exists(f->dir, "ws")); /* the workspace itself is never pruned */
+	tu_assert_file(f->dir, "outside.txt", "2\n");
 	for (size_t i = 0; i < r.n; i++)
 		assert_int_equal(strncmp(r.items[i].path, "ws/", 3), 0);
 	ac_git_rollback_result_free(&r);
@@ -263,10 +233,10 @@ static void test_symlink_refused(void **state)
 	git_repository *repo = NULL;
 	git_oid oid;
 
-	put(f->dir, "d/f.txt", "keep\n");
+	tu_put(f->dir, "d/f.txt", "keep\n");
 	open_git(&g, f->dir, NULL);
 	commit(g, c1, "one");
-	put(f->dir, "d/f.txt", "changed\n");
+	tu_put(f->dir, "d/f.txt", "changed\n");
 	commit(g, c2, "two");
 	/* Replace the folder with a link to somewhere else. */
 	tu_remove_tree(dir);
@@ -301,19 +271,19 @@ static void test_root_commit_and_errors(void **state)
 	ac_git_rollback_result r = {0};
 	ac_git *g = NULL;
 
-	put(f->dir, "a.txt", "a\n");
+	tu_put(f->dir, "a.txt", "a\n");
 	open_git(&g, f->dir, NULL);
 	commit(g, c1, "one");
 	assert_int_equal(ac_git_rollback(&r, g, "0123456789abcdef0123456789abcdef01234567", "s", "m",
 					 false), AC_ENOTFOUND);
-	assert_true(exists(f->dir, "a.txt"));
+	assert_true(tu_exists(f->dir, "a.txt"));
 	assert_int_equal(ac_git_rollback(&r, g, c1, "s", "m", true), 0);
 	assert_string_equal(r.target, "");
 	assert_int_equal(r.removed, 1);
-	assert_true(exists(f->dir, "a.txt"));
+	assert_true(tu_exists(f->dir, "a.txt"));
 	ac_git_rollback_result_free(&r);
 	assert_int_equal(ac_git_rollback(&r, g, c1, "s", "m", false), 0);
-	assert_false(exists(f->dir, "a.txt"));
+	assert_false(tu_exists(f->dir, "a.txt"));
 	ac_git_rollback_result_free(&r);
 	ac_git_free(g);
 

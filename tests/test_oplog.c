@@ -81,42 +81,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Writes rel under dir, making its folders. */
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char *path = tu_path(dir, rel), *slash = strrchr(path, '/');
-
-	*slash = '\0';
-	assert_int_equal(ac_file_mkdirs(path), 0);
-	*slash = '/';
-	tu_write_file(path, text, strlen(text));
-	free(path);
-}
-
 static void rm(const char *dir, const char *rel)
 {
 	char *path = tu_path(dir, rel);
 
 	assert_int_equal(unlink(path), 0);
-	free(path);
-}
-
-static bool exists(const char *dir, const char *rel)
-{
-	char *path = tu_path(dir, rel);
-	struct stat st;
-	bool found = lstat(path, &st) == 0;
-
-	free(path);
-	return found;
-}
-
-static void assert_file(const char *dir, const char *rel, const char *expected)
-{
-	char *path = tu_path(dir, rel), *text = tu_read_file(path, NULL);
-
-	assert_string_equal(text, expected);
-	free(text);
 	free(path);
 }
 
@@ -276,16 +245,16 @@ static void test_rollback_middle(void **state)
 	char *op1, *op2, *op3, *before_dry, *after_dry, *msg, *expect;
 	const ac_op *last;
 
-	put(f->dir, "a.txt", "one\n");
-	put(f->dir, "b.txt", "bee\n");
+	tu_put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "b.txt", "bee\n");
 	op1 = record(f, "file_write", "a.txt");
-	put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "a.txt", "two\n");
 	rm(f->dir, "b.txt");
-	put(f->dir, "c.txt", "sea\n");
-	put(f->dir, "deep/dir/d.txt", "dee\n");
+	tu_put(f->dir, "c.txt", "sea\n");
+	tu_put(f->dir, "deep/dir/d.txt", "dee\n");
 	op2 = record(f, "file_write", "a.txt");
-	put(f->dir, "a.txt", "three\n");
-	put(f->dir, "e.txt", "ee\n");
+	tu_put(f->dir, "a.txt", "three\n");
+	tu_put(f->dir, "e.txt", "ee\n");
 	op3 = record(f, "file_write", "e.txt");
 
 	/* The dry run lists the exact sets and changes nothing. */
@@ -306,11 +275,11 @@ static void test_rollback_middle(void **state)
 	ac_oplog_rollback_result_free(&r);
 
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
-	assert_file(f->dir, "a.txt", "one\n");
-	assert_file(f->dir, "b.txt", "bee\n");
-	assert_false(exists(f->dir, "c.txt"));
-	assert_false(exists(f->dir, "e.txt"));
-	assert_false(exists(f->dir, "deep")); /* emptied folders are pruned */
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	tu_assert_file(f->dir, "b.txt", "bee\n");
+	assert_false(tu_exists(f->dir, "c.txt"));
+	assert_false(tu_exists(f->dir, "e.txt"));
+	assert_false(tu_exists(f->dir, "deep")); /* emptied folders are pruned */
 	assert_int_equal(strlen(r.git.commit), 40);
 	msg = head_message(f->dir);
 	assert_non_null(strstr(msg, "[agent] rollback to before "));
@@ -349,21 +318,21 @@ static void test_dirty_tree(void **state)
 	ac_oplog_rollback_result r = {0}, undo = {0};
 	char *op1, *op2, *rollback_id;
 
-	put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "a.txt", "one\n");
 	op1 = record(f, "file_write", "a.txt");
-	put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "a.txt", "two\n");
 	op2 = record(f, "file_write", "a.txt");
-	put(f->dir, "a.txt", "dirty edit\n");
-	put(f->dir, "fresh.txt", "never seen\n");
+	tu_put(f->dir, "a.txt", "dirty edit\n");
+	tu_put(f->dir, "fresh.txt", "never seen\n");
 
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
-	assert_file(f->dir, "a.txt", "one\n");
-	assert_file(f->dir, "fresh.txt", "never seen\n"); /* untracked: left alone */
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	tu_assert_file(f->dir, "fresh.txt", "never seen\n"); /* untracked: left alone */
 	rollback_id = strdup(r.op->id);
 
 	assert_int_equal(ac_oplog_rollback(&undo, &f->ws, rollback_id, false, NULL), 0);
-	assert_file(f->dir, "a.txt", "dirty edit\n");
-	assert_file(f->dir, "fresh.txt", "never seen\n");
+	tu_assert_file(f->dir, "a.txt", "dirty edit\n");
+	tu_assert_file(f->dir, "fresh.txt", "never seen\n");
 	ac_oplog_rollback_result_free(&undo);
 	ac_oplog_rollback_result_free(&r);
 	free(rollback_id);
@@ -379,21 +348,21 @@ static void test_undo_rollback(void **state)
 	char *op1, *op2, *before, *after, *rollback_id, *run;
 	struct stat st;
 
-	put(f->dir, "a.txt", "one\n");
-	put(f->dir, "run.sh", "#!/bin/sh\n");
+	tu_put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "run.sh", "#!/bin/sh\n");
 	run = tu_path(f->dir, "run.sh");
 	chmod(run, 0755);
 	op1 = record(f, "file_write", "a.txt");
-	put(f->dir, "b/new.txt", "new\n");
+	tu_put(f->dir, "b/new.txt", "new\n");
 	rm(f->dir, "run.sh");
-	put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "a.txt", "two\n");
 	op2 = record(f, "file_write", "b/new.txt");
 	before = tree_state(f->dir);
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
-	assert_true(exists(f->dir, "run.sh"));
+	assert_true(tu_exists(f->dir, "run.sh"));
 	assert_int_equal(stat(run, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0755); /* the executable bit comes back */
-	assert_false(exists(f->dir, "b"));
+	assert_false(tu_exists(f->dir, "b"));
 	rollback_id = strdup(r.op->id);
 	assert_int_equal(ac_oplog_rollback(&undo, &f->ws, rollback_id, false, NULL), 0);
 	after = tree_state(f->dir);
@@ -401,8 +370,8 @@ static void test_undo_rollback(void **state)
 	*strstr(before, "/.agent") = '\0';
 	*strstr(after, "/.agent") = '\0';
 	assert_string_equal(before, after);
-	assert_false(exists(f->dir, "run.sh"));
-	assert_file(f->dir, "b/new.txt", "new\n");
+	assert_false(tu_exists(f->dir, "run.sh"));
+	tu_assert_file(f->dir, "b/new.txt", "new\n");
 	ac_oplog_rollback_result_free(&undo);
 	ac_oplog_rollback_result_free(&r);
 	free(before);
@@ -421,32 +390,32 @@ static void test_agent_state_left_alone(void **state)
 	ac_oplog_rollback_result r = {0};
 	char *op1, *journal;
 
-	put(f->dir, ".agent/sessions/x.json", "{\"v\":1}\n");
-	put(f->dir, "JOURNAL.jsonl", "first\n");
-	put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "rotated\n");
-	put(f->dir, ".agent/checkpoints/s/c.json", "{}\n");
+	tu_put(f->dir, ".agent/sessions/x.json", "{\"v\":1}\n");
+	tu_put(f->dir, "JOURNAL.jsonl", "first\n");
+	tu_put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "rotated\n");
+	tu_put(f->dir, ".agent/checkpoints/s/c.json", "{}\n");
 	commit_everything(f->dir);
-	put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "a.txt", "one\n");
 	op1 = record(f, "file_write", "a.txt");
-	put(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
-	put(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
-	put(f->dir, "JOURNAL.jsonl", "first\nsecond\n");
+	tu_put(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
+	tu_put(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
+	tu_put(f->dir, "JOURNAL.jsonl", "first\nsecond\n");
 	rm(f->dir, "JOURNAL-20250101T000000.000Z.jsonl");
 	rm(f->dir, ".agent/checkpoints/s/c.json");
-	put(f->dir, "b.txt", "bee\n");
+	tu_put(f->dir, "b.txt", "bee\n");
 	free(record(f, "file_write", "b.txt"));
 
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, false, NULL), 0);
-	assert_false(exists(f->dir, "a.txt"));
-	assert_false(exists(f->dir, "b.txt"));
-	assert_file(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
-	assert_file(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
-	assert_false(exists(f->dir, "JOURNAL-20250101T000000.000Z.jsonl"));
-	assert_false(exists(f->dir, ".agent/checkpoints/s/c.json"));
+	assert_false(tu_exists(f->dir, "a.txt"));
+	assert_false(tu_exists(f->dir, "b.txt"));
+	tu_assert_file(f->dir, ".agent/sessions/x.json", "{\"v\":2}\n");
+	tu_assert_file(f->dir, ".agent/sessions/y.json", "{\"v\":3}\n");
+	assert_false(tu_exists(f->dir, "JOURNAL-20250101T000000.000Z.jsonl"));
+	assert_false(tu_exists(f->dir, ".agent/checkpoints/s/c.json"));
 	journal = tu_read_file(f->ws.journal_path, NULL);
 	assert_memory_equal(journal, "first\nsecond\n", 13);
 	free(journal);
-	assert_true(exists(f->dir, ".agent/operations.jsonl"));
+	assert_true(tu_exists(f->dir, ".agent/operations.jsonl"));
 	for (size_t i = 0; i < r.git.n; i++)
 		assert_null(strstr(r.git.items[i].path, "JOURNAL"));
 	ac_oplog_rollback_result_free(&r);
@@ -460,24 +429,24 @@ static void test_untracked_untouched(void **state)
 	ac_oplog_rollback_result r = {0};
 	char *op1;
 
-	put(f->dir, ".gitignore", "*.log\n");
+	tu_put(f->dir, ".gitignore", "*.log\n");
 	commit_everything(f->dir);
-	put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "a.txt", "one\n");
 	free(record(f, "file_write", "a.txt"));
-	put(f->dir, "b.txt", "bee\n");
+	tu_put(f->dir, "b.txt", "bee\n");
 	op1 = record(f, "file_write", "b.txt");
-	put(f->dir, "debug.log", "ignored\n");
-	put(f->dir, "notes/todo.txt", "never seen\n");
+	tu_put(f->dir, "debug.log", "ignored\n");
+	tu_put(f->dir, "notes/todo.txt", "never seen\n");
 
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, true, NULL), 0);
 	assert_int_equal(r.git.n, 1);
 	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "b.txt"), 1);
 	ac_oplog_rollback_result_free(&r);
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, false, NULL), 0);
-	assert_false(exists(f->dir, "b.txt"));
-	assert_file(f->dir, "a.txt", "one\n");
-	assert_file(f->dir, "debug.log", "ignored\n");
-	assert_file(f->dir, "notes/todo.txt", "never seen\n");
+	assert_false(tu_exists(f->dir, "b.txt"));
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	tu_assert_file(f->dir, "debug.log", "ignored\n");
+	tu_assert_file(f->dir, "notes/todo.txt", "never seen\n");
 	ac_oplog_rollback_result_free(&r);
 	free(op1);
 }
@@ -494,9 +463,9 @@ static void test_errors_change_nothing(void **state)
 	ac_oplog_rollback_result r = {0};
 	char *op1, *before, *after, *head_before, *head_after;
 
-	put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "a.txt", "one\n");
 	op1 = record(f, "file_write", "a.txt");
-	put(f->dir, "a.txt", "dirty\n");
+	tu_put(f->dir, "a.txt", "dirty\n");
 	append_line(f, "{\"id\":\"cmd\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"sessionId\":\"s\","
 		       "\"type\":\"command_run\",\"details\":{\"command\":\"make\"}}\n");
 	append_line(f, "{\"id\":\"gone\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"sessionId\":\"s\","
@@ -533,7 +502,7 @@ static void test_not_a_repository(void **state)
 	ac_op *op = NULL;
 	char *before, *after;
 
-	put(f->dir, "a.txt", "one\n");
+	tu_put(f->dir, "a.txt", "one\n");
 	assert_int_equal(ac_oplog_record(&op, &f->ws, "s", "file_write", NULL), 0);
 	assert_null(op->commit);
 	ac_op_free(op);
@@ -573,7 +542,7 @@ static void test_torn_and_corrupt(void **state)
 	ac_op_list list = {0};
 	problems p = {0};
 
-	put(f->dir, ".agent/operations.jsonl",
+	tu_put(f->dir, ".agent/operations.jsonl",
 	    "{\"id\":\"1\",\"timestamp\":\"t\",\"sessionId\":\"s\",\"type\":\"command_run\","
 	    "\"details\":{\"command\":\"ls\"},\"extra\":{\"kept\":true}}\n"
 	    "{\"id\":\"2\",\"type\":\n"

@@ -7,6 +7,8 @@
 
 #include "test_util.h"
 
+#include "ac_file.h"
+
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -111,4 +113,34 @@ const char *tu_event_line(const char *agent, const char *message)
 		 "\"params\":{\"path\":\"src/a.c\"}},\"result\":{\"message\":\"%s\"}}",
 		 counter, counter % 1000, agent, message);
 	return line;
+}
+
+void tu_put(const char *dir, const char *rel, const char *text)
+{
+	char *path = tu_path(dir, rel), *slash = strrchr(path, '/');
+
+	*slash = '\0';
+	assert_int_equal(ac_file_mkdirs(path), 0);
+	*slash = '/';
+	tu_write_file(path, text, strlen(text));
+	free(path);
+}
+
+bool tu_exists(const char *dir, const char *rel)
+{
+	char *path = tu_path(dir, rel);
+	struct stat st;
+	bool found = lstat(path, &st) == 0;
+
+	free(path);
+	return found;
+}
+
+void tu_assert_file(const char *dir, const char *rel, const char *expected)
+{
+	char *path = tu_path(dir, rel), *text = tu_read_file(path, NULL);
+
+	assert_string_equal(text, expected);
+	free(text);
+	free(path);
 }

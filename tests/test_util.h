@@ -4,6 +4,7 @@
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Creates a fresh folder under $TMPDIR (or /tmp); returns an allocated path. */
@@ -18,6 +19,15 @@ char *tu_path(const char *dir, const char *name);
 /* Writes (replaces) or appends bytes to a file. */
 void tu_write_file(const char *path, const char *bytes, size_t len);
 void tu_append_file(const char *path, const char *bytes, size_t len);
+
+/* Writes text to dir/rel, making rel's folders. */
+void tu_put(const char *dir, const char *rel, const char *text);
+
+/* True when dir/rel exists (not following a final symlink). */
+bool tu_exists(const char *dir, const char *rel);
+
+/* Fails the test unless dir/rel holds exactly expected. */
+void tu_assert_file(const char *dir, const char *rel, const char *expected);
 
 /* Reads a whole file into an allocated NUL-terminated buffer; *out_len may be NULL. */
 char *tu_read_file(const char *path, size_t *out_len);
