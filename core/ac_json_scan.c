@@ -61,16 +61,24 @@ struct level {
 static int fail(const char *text, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), cold, noinline));
 
+static _Thread_local char last_reason[128];
+static _Thread_local size_t last_offset;
+
 static int fail(const char *text, const char *at, const char *fmt, ...)
 {
-	char reason[128];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
+	vsnprintf(last_reason, sizeof(last_reason), fmt, ap);
 	va_end(ap);
-	return ac_error_set(AC_ECORRUPT, "column %zu: %s",
-			    (size_t)(at - text) + 1, reason);
+	last_offset = (size_t)(at - text);
+	return ac_error_set(AC_ECORRUPT, "column %zu: %s", last_offset + 1, last_reason);
+}
+
+size_t ac_json_scan_error(const char **out_reason)
+{
+	*out_reason = last_reason;
+	return last_offset;
 }
 
 static inline const char *skip_space(const char *p, const char *end)

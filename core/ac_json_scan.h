@@ -62,6 +62,12 @@ int ac_json_path_init(ac_json_path *out, const char *dotted);
 int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths);
 
+/* Where and why the last failed ac_json_scan() on this thread stopped: the
+ * 0-based byte offset of the fault, and *out_reason the reason without
+ * the "column N: " prefix (borrowed; valid until the next scan fails).
+ * Lets a caller with multi-line text name a line and column. */
+size_t ac_json_scan_error(const char **out_reason);
+
 /* Decodes a string span found by ac_json_scan() into out, which must have
  * room for span->len bytes (the decoded text is never longer than the raw
  * one); *out_len receives the decoded length. \u0000 decodes to a NUL byte,

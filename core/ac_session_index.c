@@ -141,22 +141,20 @@ static int fill_strings(entry *e, const ac_json_span *spans)
 	return 0;
 }
 
-/* The scanner counts bytes from the start ("column 4711: ..."), right for
- * one-line journal records; a session file has lines, so say which. */
+/* The scanner counts bytes from the start, right for one-line journal
+ * records; a session file has lines, so say which. */
 static int locate_error(const char *shown_path, const char *data, size_t len)
 {
-	size_t offset = 0, line = 1, line_start = 0;
-	int reason_at = 0;
+	const char *reason;
+	size_t offset = ac_json_scan_error(&reason), line = 1, line_start = 0;
 
-	if (sscanf(ac_error_last(), "column %zu: %n", &offset, &reason_at) != 1 || !reason_at)
-		return ac_error_set(AC_ECORRUPT, "%s: %s", shown_path, ac_error_last());
-	for (size_t i = 0; i + 1 < offset && i < len; i++)
+	for (size_t i = 0; i < offset && i < len; i++)
 		if (data[i] == '\n') {
 			line++;
 			line_start = i + 1;
 		}
 	return ac_error_set(AC_ECORRUPT, "%s: line %zu column %zu: %s", shown_path, line,
-			    offset - line_start, ac_error_last() + reason_at);
+			    offset - line_start + 1, reason);
 }
 
 static int parse_entry(entry *e, int dir_fd, const char *shown_path)

@@ -658,9 +658,23 @@ static void test_long_strings(void **state)
 	free(doc);
 }
 
+/* The last failure's offset and bare reason, for callers that name lines. */
+static void test_scan_error_offset_and_reason(void **state)
+{
+	static const char text[] = "{\n  \"a\": nope}";
+	const char *reason = NULL;
+
+	(void)state;
+	assert_int_equal(ac_json_scan(NULL, text, sizeof(text) - 1, NULL, 0), AC_ECORRUPT);
+	assert_int_equal(ac_json_scan_error(&reason), 9); /* the 'n' of nope */
+	assert_string_equal(reason, "invalid literal, expected null");
+	assert_null(strstr(reason, "column"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scan_error_offset_and_reason),
 		cmocka_unit_test(test_valid_documents),
 		cmocka_unit_test(test_invalid_documents),
 		cmocka_unit_test(test_text_is_not_nul_terminated),
