@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_journal_reader.h"
 #include "ac_time.h"
 
 #include <dirent.h>
@@ -158,7 +159,7 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 	lock_opts.before_break_ctx = (void *)path;
 	if ((rc = ac_lock_acquire(&lock, lock_path, &lock_opts)))
 		goto done;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s: cannot open", path);
 		goto done;
@@ -173,22 +174,16 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		fd = -1;
 		if ((rc = rotate_locked(&info.rotated_to, path)))
 			goto done;
-		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 || fstat(fd, &st) != 0) {
 			rc = ac_error_errno(errno, "%s: cannot open", path);
 			goto done;
 		}
 	}
-	if (st.st_size > 0) {
-		int rfd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (rfd < 0 || pread(rfd, &last, 1, st.st_size - 1) != 1) {
-			rc = ac_error_errno(errno, "%s: cannot read its last byte", path);
-			if (rfd >= 0)
-				close(rfd);
-			goto done;
-		}
-		close(rfd);
+	/* pread ignores O_APPEND: the same descriptor reads the last byte. */
+	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1) {
+		rc = ac_error_errno(errno, "%s: cannot read its last byte", path);
+		goto done;
 	}
 	total = 0;
 	if (last != '\n') {
@@ -232,29 +227,11 @@ written_whole:
 		if (st.st_size == 0)
 			sync_folder_of(path);
 	}
-	if (info.repaired_torn_tail) {
-		/* Find where the torn line began, for the caller's report. */
-		int rfd = open(path, O_RDONLY | O_CLOEXEC);
-		uint64_t pos = (uint64_t)st.st_size;
-		char chunk[4096];
-
+	/* Where the torn line began, for the caller's report (rare: only on a
+	 * repair). */
+	if (info.repaired_torn_tail &&
+	    ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size) != 0)
 		info.torn_offset = 0;
-		while (rfd >= 0 && pos > 0) {
-			size_t n = pos < sizeof(chunk) ? (size_t)pos : sizeof(chunk);
-			char *nl;
-
-			if (pread(rfd, chunk, n, (off_t)(pos - n)) != (ssize_t)n)
-				break;
-			nl = memrchr(chunk, '\n', n);
-			if (nl) {
-				info.torn_offset = pos - n + (uint64_t)(nl - chunk) + 1;
-				break;
-			}
-			pos -= n;
-		}
-		if (rfd >= 0)
-			close(rfd);
-	}
 	if (out) {
 		*out = info;
 		info.rotated_to = NULL;
