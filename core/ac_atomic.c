@@ -165,6 +165,95 @@ done:
 	return rc;
 }
 
+int ac_file_id_of(ac_file_id *out, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return ac_error_errno(errno, "%s", path);
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->size = st.st_size;
+	out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return 0;
+}
+
+bool ac_file_id_equal(const ac_file_id *a, const ac_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns;
+}
+
+/* Exchanges temp and path; afterwards temp holds what path held. */
+static int exchange(const char *temp, const char *path)
+{
+	if (renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
+		return rename_error(path);
+	return 0;
+}
+
+/* After a failed compare: path holds `put` (ours at first) and temp what
+ * was displaced. Swap back; if what comes out is not what we put there,
+ * someone wrote a newer version meanwhile, so that one goes back in. Each
+ * round only ever hands path a version newer than the one it takes out. */
+static void put_back(const char *temp, const char *path, ac_file_id put)
+{
+	for (int round = 0; round < 16; round++) {
+		ac_file_id in_temp, pulled;
+
+		if (ac_file_id_of(&in_temp, temp) || exchange(temp, path) ||
+		    ac_file_id_of(&pulled, temp))
+			return;
+		if (ac_file_id_equal(&pulled, &put))
+			return;
+		put = in_temp;
+	}
+}
+
+int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *path,
+		      const ac_file_id *expected, const char *data, size_t len)
+{
+	char *dir = NULL, *base = NULL;
+	ac_buf temp = AC_BUF_INIT;
+	ac_file_id ours, now;
+	bool published = false;
+	int rc;
+
+	if ((rc = split(&dir, &base, path)) ||
+	    (rc = write_temp(&temp, dir, base, path, data, len)))
+		goto done;
+	if ((rc = ac_file_id_of(&ours, temp.data)))
+		goto remove;
+	/* Most lost races end here, before anything of ours is visible. */
+	if ((rc = ac_file_id_of(&now, path)) && rc != AC_ENOTFOUND)
+		goto remove;
+	if (rc == AC_ENOTFOUND || !ac_file_id_equal(&now, expected)) {
+		rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer", path);
+		goto remove;
+	}
+	if ((rc = exchange(temp.data, path)))
+		goto remove;
+	published = true;
+	if (ac_file_id_of(&now, temp.data) == 0 && ac_file_id_equal(&now, expected)) {
+		sync_dir(dir);
+		if (out_written)
+			*out_written = ours;
+		goto remove;
+	}
+	/* Someone renamed over path between our look and the exchange. */
+	put_back(temp.data, path, ours);
+	rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer", path);
+remove:
+	unlink(temp.data);
+done:
+	if (out_published)
+		*out_published = published;
+	ac_buf_free(&temp);
+	free(dir);
+	free(base);
+	return rc;
+}
+
 bool ac_atomic_is_temp_name(const char *name)
 {
 	size_t len = strlen(name);

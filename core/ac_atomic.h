@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /* Called between writing the temp file and renaming it over path, so a
  * caller can make a last check (has another writer changed path?). A
@@ -32,6 +34,35 @@ int ac_atomic_write(const char *path, const char *data, size_t len,
  * AC_ENOTSUP when the file system cannot exchange; then nothing changed. */
 int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
 		   const char *data, size_t len, bool must_be_new);
+
+/* Which file a path named when it was looked at: another writer's rename
+ * gives a new inode, an in-place edit a new size or modification time. */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+} ac_file_id;
+
+/* The identity of the file at path (not following a final symlink).
+ * AC_ENOTFOUND when absent. */
+int ac_file_id_of(ac_file_id *out, const char *path);
+
+bool ac_file_id_equal(const ac_file_id *a, const ac_file_id *b);
+
+/* Compare-and-swap by identity, for files that writers which take no lock
+ * replace by renaming (a crash-safe "if unchanged, replace"). data goes to
+ * a temp file; path is checked to still be the file expected names right
+ * before a renameat2 exchange, and what the exchange displaced is checked
+ * again. If another writer got in between, its version is put straight
+ * back (and any newer one after it), and AC_ECONFLICT is returned: nothing
+ * of ours stays at path. *out_published (may be NULL) is set when our data
+ * was visible at path, however briefly; a caller must then assume readers
+ * may have seen it. Returns 0, AC_ECONFLICT, AC_ENOTSUP (no exchange here:
+ * nothing changed) or AC_EIO/AC_ENOSPACE. *out_written (may be NULL)
+ * receives the identity of the file written, on success. */
+int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *path,
+		      const ac_file_id *expected, const char *data, size_t len);
 
 /* True for the names ac_atomic_write() and the reference writers
  * ("<name>.tmp") use for temporary files. */

@@ -25,6 +25,8 @@ struct ac_session {
 	json_t *no_messages; /* returned when the document has no history */
 	char *raw;      /* the bytes the document was parsed from */
 	size_t raw_len;
+	ac_file_id file; /* the file they came from (ac_session_save compares) */
+	bool from_file;
 };
 
 int ac_session_id_check(const char *id)
@@ -88,6 +90,8 @@ static int parse_document(json_t **out, const char *path, const char *raw, size_
 	return 0;
 }
 
+static int read_identified(char **out, size_t *out_len, ac_file_id *out_id, const char *path);
+
 static int load_path(ac_session **out, const char *path)
 {
 	ac_session *s = calloc(1, sizeof(*s));
@@ -95,11 +99,12 @@ static int load_path(ac_session **out, const char *path)
 
 	if (!s)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_file_read(&s->raw, &s->raw_len, path)) ||
+	if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
 	    (rc = parse_document(&s->root, path, s->raw, s->raw_len))) {
 		ac_session_free(s);
 		return rc;
 	}
+	s->from_file = true;
 	*out = s;
 	return 0;
 }
@@ -185,58 +190,113 @@ static void stamp_updated(json_t *root)
 	json_object_set_new(root, "updatedAt", json_string(now));
 }
 
-static bool same_bytes(const char *a, size_t a_len, const char *b, size_t b_len)
+/* Reads path with the identity of the file the bytes came from: looked up
+ * before and after the read, again when the two differ. */
+static int read_identified(char **out, size_t *out_len, ac_file_id *out_id, const char *path)
 {
-	return a_len == b_len && (a_len == 0 || memcmp(a, b, a_len) == 0);
-}
+	for (int attempt = 0;; attempt++) {
+		ac_file_id after;
+		int rc;
 
-/* Puts back a version we displaced by mistake (after a refused re-apply),
- * unless yet another writer has replaced ours meanwhile. */
-static void restore(const char *path, const char *ours, size_t ours_len, const char *theirs,
-		    size_t theirs_len)
-{
-	char *displaced = NULL;
-	size_t displaced_len;
-
-	if (ac_atomic_swap(&displaced, &displaced_len, path, theirs, theirs_len, false) == 0 &&
-	    displaced && !same_bytes(displaced, displaced_len, ours, ours_len)) {
-		/* Someone wrote after us: their version wins, ours goes. */
-		char *again = NULL;
-		size_t again_len;
-
-		ac_atomic_swap(&again, &again_len, path, displaced, displaced_len, false);
-		free(again);
+		if ((rc = ac_file_id_of(out_id, path)))
+			return rc;
+		if ((rc = ac_file_read(out, out_len, path)))
+			return rc;
+		if ((rc = ac_file_id_of(&after, path)) && rc != AC_ENOTFOUND) {
+			free(*out);
+			return rc;
+		}
+		if (rc == 0 && ac_file_id_equal(out_id, &after))
+			return 0;
+		free(*out);
+		*out = NULL;
+		if (attempt == 100)
+			return ac_error_set(AC_ECONFLICT, "%s: replaced faster than it can be read", path);
 	}
-	free(displaced);
 }
 
-int ac_session_update(ac_session **out, const char *dir, const char *id,
-		      ac_session_change_fn change, void *ctx)
+static int64_t mtime_ms(const ac_file_id *id)
 {
-	char *path = NULL, *data = NULL, *expected = NULL, *displaced = NULL;
-	size_t len = 0, expected_len = 0, displaced_len = 0;
-	ac_session *s = NULL;
-	int rc, guard = -1;
+	return id->mtime_ns / 1000000;
+}
+
+int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
+{
+	char *path = NULL;
+	ac_file_id fid;
+	int rc;
 
 	if ((rc = ac_session_path(&path, dir, id)))
 		return rc;
-	/* agentctl processes take turns (so none ever sees another's stale
-	 * intermediate version); writers that take no lock are caught by the
-	 * compare-and-swap below. */
+	if ((rc = ac_file_id_of(&fid, path)) == 0)
+		*out = ac_time_now_ms() - mtime_ms(&fid);
+	free(path);
+	return rc;
+}
+
+/* Waits until nobody has written path for quiet_ms, at most wait_ms. */
+static int wait_quiet(const char *path, const char *id, int quiet_ms, int wait_ms)
+{
+	int64_t start = ac_time_now_ms();
+
+	for (;;) {
+		ac_file_id fid;
+		int64_t now = ac_time_now_ms(), idle;
+		int rc;
+
+		if ((rc = ac_file_id_of(&fid, path)))
+			return rc;
+		idle = now - mtime_ms(&fid);
+		if (idle >= quiet_ms)
+			return 0;
+		if (now - start >= wait_ms)
+			return ac_error_set(AC_EBUSY, "session '%s' is being written by its agent (last "
+					    "write %lld ms ago, waited %d ms for %d quiet ms)", id,
+					    (long long)(idle < 0 ? 0 : idle), wait_ms, quiet_ms);
+		{
+			int64_t nap = quiet_ms - idle;
+
+			if (nap > 50)
+				nap = 50;
+			if (nap < 1)
+				nap = 1;
+			usleep((useconds_t)nap * 1000);
+		}
+	}
+}
+
+int ac_session_update_with(ac_session **out, const char *dir, const char *id,
+			   ac_session_change_fn change, void *ctx,
+			   const ac_session_write_options *opts)
+{
+	char *path = NULL, *data = NULL;
+	size_t len = 0;
+	ac_session *s = NULL;
+	int rc, guard = -1;
+
+	if (opts && opts->published)
+		*opts->published = false;
+	if ((rc = ac_session_path(&path, dir, id)))
+		return rc;
+	/* agentctl processes take turns; writers that take no lock are
+	 * caught by the compare-and-swap below. */
 	if ((rc = ac_lock_folder(&guard, path, 10000)))
 		goto done;
-	if ((rc = load_path(&s, path))) {
-		if (rc == AC_ENOTFOUND)
-			ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", id, dir);
-		goto done;
-	}
-	/* Compare-and-swap: swap our version in, look at what we displaced. If
-	 * it is not what we based our change on, another writer got there
-	 * first: apply the change again to their version and swap again. */
-	expected = s->raw;
-	expected_len = s->raw_len;
-	s->raw = NULL;
 	for (int attempt = 0;; attempt++) {
+		bool published = false;
+
+		if (opts && opts->quiet_ms > 0 &&
+		    (rc = wait_quiet(path, id, opts->quiet_ms, opts->wait_ms)))
+			break;
+		ac_session_free(s);
+		if (!(s = calloc(1, sizeof(*s)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
+		    (rc = parse_document(&s->root, path, s->raw, s->raw_len)))
+			break;
+		s->from_file = true;
 		if ((rc = change(s->root, ctx)))
 			break;
 		stamp_updated(s->root);
@@ -245,51 +305,47 @@ int ac_session_update(ac_session **out, const char *dir, const char *id,
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			break;
 		}
-		free(displaced);
-		rc = ac_atomic_swap(&displaced, &displaced_len, path, data, len, false);
+		rc = ac_atomic_swap_if(&published, &s->file, path, &s->file, data, len);
+		if (published && opts && opts->published)
+			*opts->published = true;
 		if (rc == AC_ENOTSUP)
 			rc = ac_atomic_write(path, data, len, NULL, NULL);
-		if (rc || !displaced || same_bytes(displaced, displaced_len, expected, expected_len))
-			goto written;
-		json_decref(s->root);
-		if (attempt == UPDATE_ATTEMPTS ||
-		    parse_document(&s->root, path, displaced, displaced_len) != 0) {
-			s->root = NULL;
-			restore(path, data, len, displaced, displaced_len);
-			rc = ac_error_set(AC_ECONFLICT, "%s: another writer kept changing it; "
-					  "gave up after %d attempts, leaving its version", path,
+		if (rc != AC_ECONFLICT)
+			break;
+		if (attempt == UPDATE_ATTEMPTS) {
+			rc = ac_error_set(AC_ECONFLICT, "%s: another writer kept changing it; gave up "
+					  "after %d attempts, leaving its version", path,
 					  UPDATE_ATTEMPTS);
-			goto done;
+			break;
 		}
-		/* Next time, what we expect to displace is what we just wrote. */
-		free(expected);
-		expected = data;
-		expected_len = len;
-		data = NULL;
 	}
-	/* The change refused the fresh content: undo our earlier swap, if any. */
-	if (displaced)
-		restore(path, expected, expected_len, displaced, displaced_len);
-	goto done;
-written:
-	if (rc == 0) {
+	if (rc == AC_SESSION_UNCHANGED) {
+		rc = 0;
+	} else if (rc == 0) {
+		free(s->raw);
 		s->raw = data;
 		s->raw_len = len;
 		data = NULL;
-		if (out) {
-			*out = s;
-			s = NULL;
-		}
+	}
+	if (rc == AC_ENOTFOUND)
+		ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", id, dir);
+	if (rc == 0 && out) {
+		*out = s;
+		s = NULL;
 	}
 done:
 	if (guard >= 0)
 		close(guard);
 	ac_session_free(s);
 	free(data);
-	free(expected);
-	free(displaced);
 	free(path);
 	return rc;
+}
+
+int ac_session_update(ac_session **out, const char *dir, const char *id,
+		      ac_session_change_fn change, void *ctx)
+{
+	return ac_session_update_with(out, dir, id, change, ctx, NULL);
 }
 
 
@@ -342,6 +398,7 @@ int ac_session_create(ac_session **out, const char *dir, const char *id,
 		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", id);
 	if (rc)
 		goto done;
+	s->from_file = ac_file_id_of(&s->file, path) == 0;
 	if (out) {
 		*out = s;
 		s = NULL;
@@ -392,9 +449,15 @@ bool ac_session_status_change_allowed(const char *from, const char *to)
 	return false;
 }
 
+typedef struct {
+	const char *to;
+	int calls;
+} status_change;
+
 static int change_status(json_t *root, void *ctx)
 {
-	const char *to = ctx;
+	status_change *c = ctx;
+	const char *to = c->to;
 	const char *from = json_string_value(json_object_get(root, "status"));
 
 	if (!from)
@@ -402,8 +465,12 @@ static int change_status(json_t *root, void *ctx)
 	if (strcmp(to, "running") && strcmp(to, "paused") && strcmp(to, "completed") &&
 	    strcmp(to, "failed"))
 		return ac_error_set(AC_EINVAL, "'%s' is not a status (running, paused, completed, failed)", to);
+	/* On a retry the file may hold our change already: a reader took up
+	 * the version we had put there for a moment and saved it again. */
 	if (!strcmp(from, to))
-		return ac_error_set(AC_EINVAL, "the session is %s already", to);
+		return c->calls++ ? AC_SESSION_UNCHANGED
+				  : ac_error_set(AC_EINVAL, "the session is %s already", to);
+	c->calls++;
 	if (!ac_session_status_change_allowed(from, to))
 		return ac_error_set(AC_EINVAL, "a %s session cannot become %s%s", *from ? from : "status-less",
 				    to, !strcmp(from, "completed") || !strcmp(from, "failed")
@@ -412,14 +479,21 @@ static int change_status(json_t *root, void *ctx)
 	return 0;
 }
 
-int ac_session_set_status(ac_session **out, const char *dir, const char *id,
-			  const char *status)
+int ac_session_set_status_with(ac_session **out, const char *dir, const char *id,
+			       const char *status, const ac_session_write_options *opts)
 {
-	int rc = ac_session_update(out, dir, id, change_status, (void *)status);
+	status_change c = {status, 0};
+	int rc = ac_session_update_with(out, dir, id, change_status, &c, opts);
 
 	if (rc == AC_EINVAL)
 		ac_error_set(AC_EINVAL, "session '%s': %s", id, ac_error_last());
 	return rc;
+}
+
+int ac_session_set_status(ac_session **out, const char *dir, const char *id,
+			  const char *status)
+{
+	return ac_session_set_status_with(out, dir, id, status, NULL);
 }
 
 static int append_messages(json_t *root, void *ctx)
@@ -490,8 +564,8 @@ int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
 
 int ac_session_save(const char *dir, ac_session *s)
 {
-	char *path = NULL, *data, *displaced = NULL;
-	size_t len, displaced_len = 0;
+	char *path = NULL, *data;
+	size_t len;
 	int rc;
 
 	if ((rc = ac_session_path(&path, dir, ac_session_id(s))))
@@ -501,22 +575,29 @@ int ac_session_save(const char *dir, ac_session *s)
 		free(path);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	rc = ac_atomic_swap(&displaced, &displaced_len, path, data, len, false);
+	if (s->from_file) {
+		rc = ac_atomic_swap_if(NULL, &s->file, path, &s->file, data, len);
+		if (rc == AC_ECONFLICT)
+			rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer since it was "
+					  "loaded; reload and try again", path);
+	} else {
+		char *displaced = NULL;
+		size_t displaced_len;
+
+		/* Created in memory: only a file that does not exist yet. */
+		rc = ac_atomic_swap(&displaced, &displaced_len, path, data, len, true);
+		free(displaced);
+	}
 	if (rc == AC_ENOTSUP)
 		rc = ac_atomic_write(path, data, len, NULL, NULL);
-	if (rc == 0 && displaced && !same_bytes(displaced, displaced_len, s->raw, s->raw_len)) {
-		/* A whole-document save cannot be re-applied: put theirs back. */
-		restore(path, data, len, displaced, displaced_len);
-		rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer since it was loaded; "
-				  "reload and try again", path);
-	}
 	if (rc == 0) {
 		free(s->raw);
 		s->raw = data;
 		s->raw_len = len;
 		data = NULL;
+		if (!s->from_file)
+			s->from_file = ac_file_id_of(&s->file, path) == 0;
 	}
-	free(displaced);
 	free(data);
 	free(path);
 	return rc;

@@ -45,15 +45,40 @@ const char *ac_session_task(const ac_session *session);
 json_t *ac_session_messages(const ac_session *session);
 
 /* A change to a session document, applied to the file's current content
- * (root is that content, to modify in place). Return 0, or a negative
- * AC_E* code with ac_error_set() to refuse (nothing is written). */
+ * (root is that content, to modify in place). Return 0 to write the
+ * result, AC_SESSION_UNCHANGED when the content is already as wanted
+ * (nothing is written), or a negative AC_E* code with ac_error_set() to
+ * refuse (nothing is written). */
 typedef int (*ac_session_change_fn)(json_t *root, void *ctx);
 
+#define AC_SESSION_UNCHANGED 1
+
+/* How an update treats the agents that write the same file. */
+typedef struct {
+	/* Rewrite only a file nobody has written for this long (0: at once).
+	 * An operator's change waits for a quiet file so that it does not land
+	 * in the middle of an agent's turns. */
+	int quiet_ms;
+	/* How long to wait for that quiet; then AC_EBUSY, nothing written. */
+	int wait_ms;
+	/* Set (may be NULL) when a version of ours was ever visible at the
+	 * path, even if it was then taken back: a reader may have seen it. */
+	bool *published;
+} ac_session_write_options;
+
 /* Applies change to session id's current file and writes it back
- * atomically, setting updatedAt. When another writer replaces the file
- * between our read and our rename, the change is re-applied to the fresh
- * content, up to 8 times, then AC_ECONFLICT. *out (may be NULL) receives
- * the document as written. */
+ * atomically, setting updatedAt, as a compare-and-swap on the file's
+ * identity (ac_atomic_swap_if): when another writer replaced the file
+ * since our read, its version stays, and the change is applied again to
+ * its content, up to 8 times, then AC_ECONFLICT. Nothing we write is ever
+ * based on a version older than the one it replaces. *out (may be NULL)
+ * receives the document as written (or as read, when unchanged). opts may
+ * be NULL (no quiet wait). */
+int ac_session_update_with(ac_session **out, const char *dir, const char *id,
+			   ac_session_change_fn change, void *ctx,
+			   const ac_session_write_options *opts);
+
+/* ac_session_update_with() without a quiet wait. */
 int ac_session_update(ac_session **out, const char *dir, const char *id,
 		      ac_session_change_fn change, void *ctx);
 
@@ -72,9 +97,16 @@ int ac_session_get_or_create(ac_session **out, const char *dir, const char *tena
 
 /* Moves a session to status: running -> paused -> running; running or
  * paused -> completed or failed. Anything else is refused (AC_EINVAL) with
- * the reason, judged on the file's current content. */
+ * the reason, judged on the file's current content; a session that has the
+ * status already is left as it is (0). opts may be NULL. */
 int ac_session_set_status(ac_session **out, const char *dir, const char *id,
 			  const char *status);
+int ac_session_set_status_with(ac_session **out, const char *dir, const char *id,
+			       const char *status, const ac_session_write_options *opts);
+
+/* Milliseconds since the session file was last written (its mtime), for
+ * telling whether its agent is writing. AC_ENOTFOUND when absent. */
+int ac_session_idle_ms(int64_t *out, const char *dir, const char *id);
 
 /* True when the status change from -> to is allowed. */
 bool ac_session_status_change_allowed(const char *from, const char *to);
@@ -89,8 +121,9 @@ int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
 			    uint64_t input_tokens, uint64_t output_tokens);
 
 /* Writes session's document as it is in memory, refusing (AC_ECONFLICT)
- * when the file changed since session was loaded: a whole-document save
- * cannot be re-applied, unlike ac_session_update(). */
+ * when the file was replaced or changed since session was loaded (by
+ * identity, ac_atomic_swap_if): a whole-document save cannot be
+ * re-applied, unlike ac_session_update(). */
 int ac_session_save(const char *dir, ac_session *session);
 
 /* The last n messages (a new array), never keeping a tool result without
