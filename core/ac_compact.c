@@ -417,7 +417,24 @@ typedef struct {
 	const char *at;
 	ac_compact_result *result;
 	const ac_compact_options *opts;
+	bool applied;             /* the last call changed the content */
 } replacement;
+
+/* True when metadata.compactions records the archive: the session holds
+ * this compaction already. */
+static bool names_archive(const json_t *metadata, const char *archive)
+{
+	json_t *record;
+	size_t i;
+
+	json_array_foreach(json_object_get(metadata, "compactions"), i, record) {
+		const char *named = json_string_value(json_object_get(record, "archive"));
+
+		if (named && !strcmp(named, archive))
+			return true;
+	}
+	return false;
+}
 
 /* The change applied to the session's current content: only if its first
  * messages are still the ones summarised. */
@@ -433,6 +450,9 @@ static int replace_with_summary(json_t *root, void *ctx)
 
 	if (r->opts->guard && (rc = r->opts->guard(root, r->opts->guard_ctx)))
 		return rc;
+	r->applied = false;
+	if (names_archive(metadata, r->archive))
+		return AC_SESSION_UNCHANGED; /* a reader saved our version again */
 	if (!json_is_array(history) || n < cut)
 		goto changed;
 	for (size_t i = 0; i < cut; i++)
@@ -483,6 +503,7 @@ static int replace_with_summary(json_t *root, void *ctx)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
+	r->applied = true;
 	goto done;
 changed:
 	rc = ac_error_set(AC_ECONFLICT,
@@ -499,8 +520,10 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	char at[AC_TIME_ISO_LEN + 1], *summary = NULL, *archive_relative = NULL;
 	char *archive_path = NULL;
 	const char *created_at;
-	ac_session *session = NULL;
+	ac_session *session = NULL, *after = NULL;
+	ac_session_write_options write;
 	json_t *messages, *replaced = NULL;
+	bool published = false;
 	int64_t now_ms;
 	replacement change;
 	int rc;
@@ -542,11 +565,31 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 		goto done;
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
-	change = (replacement){id, replaced, summary, archive_relative, at, out, opts};
-	if ((rc = ac_session_update(NULL, sessions_dir, id, replace_with_summary, &change))) {
-		/* Nothing was replaced, so the copy has nothing to keep. */
-		unlink(archive_path);
+	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false};
+	write = opts->write;
+	write.published = &published;
+	if ((rc = ac_session_update_with(&after, sessions_dir, id, replace_with_summary, &change,
+					 &write))) {
+		/* A version naming the archive may have been read (and saved
+		 * again by its reader): then the archive must stay. */
+		if (!published) {
+			unlink(archive_path);
+		} else {
+			char *why = strdup(ac_error_last());
+
+			ac_error_set(rc, "%s (the archive %s is kept: a version naming it was "
+				     "visible for a moment)", why ? why : "", archive_path);
+			free(why);
+		}
 		goto done;
+	}
+	if (!change.applied) {
+		/* Applied already (our version came back): report from the file. */
+		json_t *messages_now = ac_session_messages(after);
+
+		out->messages_before = json_array_size(messages_now) + out->summarized - 1;
+		out->messages_after = json_array_size(messages_now);
+		out->tokens_after = ac_messages_tokens(messages_now);
 	}
 	out->archive_path = archive_path;
 	archive_path = NULL;
@@ -554,6 +597,7 @@ done:
 	if (rc)
 		out->needed = false;
 	ac_session_free(session);
+	ac_session_free(after);
 	json_decref(replaced);
 	free(summary);
 	free(archive_relative);

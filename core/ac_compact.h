@@ -13,6 +13,8 @@
 #ifndef AC_COMPACT_H
 #define AC_COMPACT_H
 
+#include "ac_session.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,6 +42,8 @@ typedef struct {
 	 * (a seam for crash tests). May be NULL. */
 	void (*after_archive)(void *ctx);
 	void *after_archive_ctx;
+	/* How the session is rewritten (quiet wait); published is ignored. */
+	ac_session_write_options write;
 } ac_compact_options;
 
 typedef struct {
@@ -65,7 +69,9 @@ void ac_compact_plan(ac_compact_result *out, const json_t *messages,
  * session is touched; its failure leaves the session untouched and the
  * message says why. If another writer changed the summarised messages
  * meanwhile, nothing is changed (AC_ECONFLICT); messages appended
- * meanwhile are kept. The caller frees out->archive_path with
+ * meanwhile are kept. The archive is removed again only when no version of
+ * the session that names it was ever visible; otherwise it stays, and the
+ * message names it. The caller frees out->archive_path with
  * ac_compact_result_free(). */
 int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const char *id,
 		       const ac_compact_options *opts);

@@ -39,6 +39,10 @@ static const known_key known_keys[] = {
 	{"journal.agents", T_STRINGS, NULL, NULL},
 	{"journal.fsync", T_ENUM, NULL, fsync_choices},
 	{"journal.rotateBytes", T_INT, NULL, NULL},
+	{"pauseSignal", T_STRING, NULL, NULL},
+	{"session.quietMs", T_INT, NULL, NULL},
+	{"session.waitMs", T_INT, NULL, NULL},
+	{"resume.timeoutMs", T_INT, NULL, NULL},
 };
 #define NKNOWN (sizeof(known_keys) / sizeof(known_keys[0]))
 

@@ -4,16 +4,20 @@
 #include "ac_error.h"
 #include "ac_proc.h"
 #include "ac_session.h"
+#include "ac_time.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-int ac_operator_journal(const ac_workspace *ws, const char *action_type,
-			const char *session_id, json_t *params, const char *message)
+int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
+			       const char *status, const char *session_id, json_t *params,
+			       const char *message)
 {
 	json_t *event = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s}, s:{s:s}}",
-				  "agent", "Human", "status", "SUCCESS",
+				  "agent", "Human", "status", status,
 				  "action", "type", action_type, "params", params,
 				  "result", "message", message,
 				  "trace", "correlation_id", session_id);
@@ -33,6 +37,124 @@ int ac_operator_journal(const ac_workspace *ws, const char *action_type,
 	free(text);
 	free(line);
 	return rc;
+}
+
+int ac_operator_journal(const ac_workspace *ws, const char *action_type,
+			const char *session_id, json_t *params, const char *message)
+{
+	return ac_operator_journal_status(ws, action_type, "SUCCESS", session_id, params, message);
+}
+
+/* Journals one step of a status change; a journal that cannot be written
+ * is only a note: the session has changed (or not) either way. */
+static void journal_step(const ac_workspace *ws, ac_buf *notes, const char *action,
+			 const char *status, const char *id, const char *to, const char *message)
+{
+	const char *from = !strcmp(to, "paused") ? "running" : "paused";
+
+	if (ac_operator_journal_status(ws, action, status, id,
+				       json_pack("{s:s, s:s, s:s}", "sessionId", id, "from", from,
+						 "to", to),
+				       message) != 0 && notes)
+		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
+			      ac_error_last());
+}
+
+/* The session's status now, copied to out ("" when it cannot be read). */
+static void status_now(char out[32], const ac_workspace *ws, const char *id)
+{
+	ac_session *s = NULL;
+
+	out[0] = '\0';
+	if (ac_session_load(&s, ws->sessions_dir, id) == 0)
+		snprintf(out, 32, "%s", ac_session_status(s));
+	ac_session_free(s);
+}
+
+/* Refuses, before anything is written, a change the status does not allow. */
+static int check_allowed(const char *id, const char *from, const char *to)
+{
+	if (!strcmp(from, to))
+		return ac_error_set(AC_EINVAL, "session '%s': the session is %s already", id, to);
+	if (!ac_session_status_change_allowed(from, to))
+		return ac_error_set(AC_EINVAL, "session '%s': a %s session cannot become %s%s", id,
+				    *from ? from : "status-less", to,
+				    !strcmp(from, "completed") || !strcmp(from, "failed")
+					? " (it has ended)" : "");
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	usleep((useconds_t)ms * 1000);
+}
+
+/* Records that the agent saved "running" over an applied pause. */
+static int record_override(const ac_workspace *ws, const char *id, ac_request *req,
+			   ac_buf *notes)
+{
+	req->state = AC_REQUEST_OVERRIDDEN;
+	ac_request_write(ws->sessions_dir, id, req);
+	journal_step(ws, notes, "SESSION_PAUSE", "FAILED", id, "paused",
+		     "Pause overridden by the agent: the session was saved as running again");
+	return AC_PENDING_OVERRIDDEN;
+}
+
+static int pause_session(const ac_workspace *ws, const char *id, bool wait,
+			 ac_operator_outcome *out, ac_buf *notes)
+{
+	ac_request req = {AC_REQUEST_PAUSE, AC_REQUEST_PENDING, ac_time_now_ms(), 0, ""};
+	ac_agent_process agent;
+	char status[32];
+	int rc;
+
+	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
+		return rc;
+	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0 &&
+	    ac_process_signal(&agent, ws->pause_signal) == 0)
+		out->signalled = true;
+	rc = ac_session_set_status_with(NULL, ws->sessions_dir, id, "paused", &ws->session_write);
+	if (rc == AC_EBUSY) {
+		char *why = strdup(ac_error_last());
+
+		out->pending = AC_PENDING_PAUSING;
+		journal_step(ws, notes, "SESSION_PAUSE", "IN_PROGRESS", id, "paused",
+			     "Pause requested; the agent is still writing the session");
+		ac_error_set(AC_EBUSY, "%s: not paused; the pause request waits in "
+			     "%s/.requests/%s.json for the agent to honour", why ? why : "",
+			     ws->sessions_dir, id);
+		free(why);
+		return rc;
+	}
+	if (rc) {
+		char *why = strdup(ac_error_last());
+
+		ac_request_clear(ws->sessions_dir, id);
+		ac_error_set(rc, "%s", why ? why : "");
+		free(why);
+		return rc;
+	}
+	req.state = AC_REQUEST_APPLIED;
+	req.applied_ms = ac_time_now_ms();
+	ac_request_write(ws->sessions_dir, id, &req);
+	out->applied = true;
+	journal_step(ws, notes, "SESSION_PAUSE", "SUCCESS", id, "paused", "Paused the session");
+	/* An agent that never reads before it saves undoes the pause with its
+	 * next turn; say so now rather than let "paused" stand. */
+	for (int64_t end = ac_time_now_ms() + ws->session_write.quiet_ms;
+	     wait && !out->signalled && ac_time_now_ms() < end;) {
+		sleep_ms(20);
+		status_now(status, ws, id);
+		if (!strcmp(status, "running")) {
+			out->applied = false;
+			out->pending = (ac_pending)record_override(ws, id, &req, notes);
+			return ac_error_set(AC_ECONFLICT, "session '%s': paused, then its agent saved it "
+					    "as running again (pause overridden by the agent); it "
+					    "does not read the pause request in %s/.requests/%s.json",
+					    id, ws->sessions_dir, id);
+		}
+	}
+	return 0;
 }
 
 /* "{id}" in each argument of the resume command becomes the session id. */
@@ -72,52 +194,161 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
-int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
-			   pid_t *out_pid, ac_buf *notes)
+/* Starts resumeCommand for a paused session and watches for the agent to
+ * take it over (the file says "running"), for timeout_ms. */
+static int launch_resume(const ac_workspace *ws, const char *id, int timeout_ms,
+			 ac_operator_outcome *out, ac_buf *notes)
 {
-	ac_session *before = NULL;
-	const char *action = NULL;
-	char from[32] = "";
-	ac_buf message = AC_BUF_INIT;
+	ac_request req = {AC_REQUEST_RESUME, AC_REQUEST_RESUMING, ac_time_now_ms(), 0, ""};
+	char **argv = expand_resume(ws->resume_command, id), status[32];
+	ac_buf log = AC_BUF_INIT, message = AC_BUF_INIT;
+	ac_agent_process agent;
 	int rc;
 
-	if (out_pid)
-		*out_pid = 0;
-	/* The previous status, for the journal; the change itself is judged
-	 * again on the file's content at write time. */
-	if ((rc = ac_session_load(&before, ws->sessions_dir, id)))
+	if (!argv || ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Replaces the pause request, which a cooperating agent would obey. */
+	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
+		goto done;
+	if ((rc = ac_proc_spawn_detached(&out->pid, (const char *const *)argv, ws->root,
+					 log.data))) {
+		snprintf(req.reason, sizeof(req.reason), "%s", ac_error_last());
+		goto failed;
+	}
+	ac_process_record(ws->sessions_dir, id, out->pid);
+	ac_buf_printf(&message, "Resuming: started resumeCommand (pid %ld); waiting for the agent "
+		      "to take the session over", (long)out->pid);
+	journal_step(ws, notes, "SESSION_RESUME", "IN_PROGRESS", id, "running", message.data);
+	for (int64_t start = ac_time_now_ms();; sleep_ms(25)) {
+		bool gone = ac_process_find(&agent, ws->sessions_dir, id) != 0;
+
+		status_now(status, ws, id);
+		if (!strcmp(status, "running")) {
+			ac_request_clear(ws->sessions_dir, id);
+			out->applied = true;
+			ac_buf_clear(&message);
+			ac_buf_printf(&message, "Resumed: the agent took the session over (pid %ld)",
+				      (long)out->pid);
+			journal_step(ws, notes, "SESSION_RESUME", "SUCCESS", id, "running", message.data);
+			goto done;
+		}
+		if (strcmp(status, "paused") != 0) {
+			ac_request_clear(ws->sessions_dir, id);
+			rc = ac_error_set(AC_ECONFLICT, "session '%s' became %s while resuming", id,
+					  *status ? status : "unreadable");
+			goto done;
+		}
+		if (gone) {
+			snprintf(req.reason, sizeof(req.reason), "resumeCommand (pid %ld) exited before "
+				 "the agent took the session over; its output is in %s",
+				 (long)out->pid, log.data);
+			goto failed;
+		}
+		if (ac_time_now_ms() - start >= timeout_ms)
+			break;
+	}
+	out->pending = AC_PENDING_RESUMING;
+	if (timeout_ms >= ws->resume_timeout_ms) {
+		ac_buf_clear(&message);
+		ac_buf_printf(&message, "No takeover: the agent did not take the session over within "
+			      "%d ms", timeout_ms);
+		journal_step(ws, notes, "SESSION_RESUME", "FAILED", id, "running", message.data);
+		out->pending = AC_PENDING_RESUME_LATE;
+		rc = ac_error_set(AC_EBUSY, "session '%s': resumeCommand (pid %ld) runs, but the agent "
+				  "did not take the session over within %d ms (it is still paused); "
+				  "its output is in %s", id, (long)out->pid, timeout_ms, log.data);
+	}
+	goto done;
+failed:
+	req.state = AC_REQUEST_FAILED;
+	ac_request_write(ws->sessions_dir, id, &req);
+	out->pending = AC_PENDING_RESUME_FAILED;
+	ac_buf_clear(&message);
+	ac_buf_printf(&message, "Resume failed: %s", req.reason);
+	journal_step(ws, notes, "SESSION_RESUME", "FAILED", id, "running", message.data);
+	rc = ac_error_set(AC_EIO, "session '%s': not resumed: %s", id, req.reason);
+done:
+	free_argv(argv);
+	ac_buf_free(&log);
+	ac_buf_free(&message);
+	return rc;
+}
+
+static int resume_session(const ac_workspace *ws, const char *id, bool wait,
+			  ac_operator_outcome *out, ac_buf *notes)
+{
+	ac_agent_process agent;
+	bool stopped = ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0;
+	int rc;
+
+	/* The agent that was paused is still there (stopped), or there is no
+	 * command to start one: the session is resumed here. */
+	if (stopped || !ws->resume_command) {
+		rc = ac_session_set_status_with(NULL, ws->sessions_dir, id, "running",
+						&ws->session_write);
+		if (rc)
+			return rc;
+		ac_request_clear(ws->sessions_dir, id);
+		if (stopped && ac_process_signal(&agent, SIGCONT) == 0)
+			out->signalled = true;
+		out->applied = true;
+		journal_step(ws, notes, "SESSION_RESUME", "SUCCESS", id, "running",
+			     "Resumed the session");
+		return 0;
+	}
+	/* A dashboard only looks for a command that fails at once. */
+	return launch_resume(ws, id, wait ? ws->resume_timeout_ms : 300, out, notes);
+}
+
+int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
+			   bool wait, ac_operator_outcome *out, ac_buf *notes)
+{
+	ac_operator_outcome ignored;
+	char from[32];
+	int rc;
+
+	if (!out)
+		out = &ignored;
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_session_id_check(id)))
 		return rc;
-	snprintf(from, sizeof(from), "%s", ac_session_status(before));
-	ac_session_free(before);
-	if ((rc = ac_session_set_status(NULL, ws->sessions_dir, id, status)))
+	{
+		ac_session *before = NULL;
+
+		if ((rc = ac_session_load(&before, ws->sessions_dir, id)))
+			return rc;
+		snprintf(from, sizeof(from), "%s", ac_session_status(before));
+		ac_session_free(before);
+	}
+	if ((rc = check_allowed(id, from, status)))
 		return rc;
 	if (!strcmp(status, "paused"))
-		action = "SESSION_PAUSE";
-	else if (!strcmp(status, "running"))
-		action = "SESSION_RESUME";
-	if (action) {
-		ac_buf_printf(&message, "%s session %s", !strcmp(status, "paused") ? "Paused" : "Resumed", id);
-		if (ac_operator_journal(ws, action, id,
-					json_pack("{s:s, s:s, s:s}", "sessionId", id, "from", from, "to", status),
-					message.data) != 0 && notes)
-			ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+		return pause_session(ws, id, wait, out, notes);
+	if (!strcmp(status, "running"))
+		return resume_session(ws, id, wait, out, notes);
+	rc = ac_session_set_status_with(NULL, ws->sessions_dir, id, status, &ws->session_write);
+	if (rc == 0) {
+		ac_request_clear(ws->sessions_dir, id);
+		out->applied = true;
 	}
-	if (!strcmp(status, "running") && ws->resume_command) {
-		char **argv = expand_resume(ws->resume_command, id);
-		ac_buf log = AC_BUF_INIT;
+	return rc;
+}
 
-		ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id);
-		if (!argv || ac_proc_spawn_detached(out_pid, (const char *const *)argv, ws->root,
-						    log.data) != 0) {
-			if (notes)
-				ac_buf_printf(notes, "%sresumeCommand did not start: %s",
-					      notes->len ? "; " : "", argv ? ac_error_last() : "out of memory");
-		}
-		free_argv(argv);
-		ac_buf_free(&log);
-	}
-	ac_buf_free(&message);
-	return 0;
+ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char *status)
+{
+	ac_request req;
+	ac_pending pending;
+
+	if (ac_request_read(&req, ws->sessions_dir, id) != 0)
+		return AC_PENDING_NONE;
+	pending = ac_request_judge(&req, status, ac_time_now_ms(), ws->resume_timeout_ms);
+	if (pending == AC_PENDING_OVERRIDDEN && req.state == AC_REQUEST_APPLIED)
+		record_override(ws, id, &req, NULL);
+	else if (req.kind == AC_REQUEST_RESUME && !strcmp(status, "running"))
+		ac_request_clear(ws->sessions_dir, id); /* the agent took it over */
+	return pending;
 }
 
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,

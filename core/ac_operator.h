@@ -1,26 +1,59 @@
 /* What an operator does to a session, from the command line or the
  * dashboard: pause, resume (optionally starting the configured
  * resumeCommand), complete, fail, compact. Each changes the session file
- * through ac_session.h and records the action in the journal as an event of
- * agent "Human", so both front ends behave identically. */
+ * through ac_session.h, only once its agent has stopped writing it, leaves
+ * requests for the agent through ac_control.h, and records the action in
+ * the journal as an event of agent "Human", so both front ends behave
+ * identically. */
 #ifndef AC_OPERATOR_H
 #define AC_OPERATOR_H
 
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_compact.h"
+#include "ac_control.h"
 #include "ac_workspace.h"
 
 #include <sys/types.h>
 
+/* What a status change did, for the caller to report. */
+typedef struct {
+	bool applied;         /* the session file now says the new status */
+	bool signalled;       /* the agent agentctl started was stopped/continued */
+	pid_t pid;            /* resume: resumeCommand's pid, 0 when none ran */
+	ac_pending pending;   /* what is left waiting (e.g. AC_PENDING_RESUMING) */
+} ac_operator_outcome;
+
 /* Moves session id to status ("paused", "running", "completed", "failed")
- * and journals pause/resume. Resuming starts resumeCommand (with "{id}"
- * replaced) detached, output to <workspace>/.agent/logs/<id>.log, and
- * *out_pid (may be NULL) receives its pid (0 when none is configured).
- * Non-fatal trouble after the change (the journal could not be written)
- * is described in notes (may be NULL). */
+ * without ever writing under an agent that is saving its turns:
+ *
+ * - pause: leaves a pause request for the agent (ac_control.h), stops the
+ *   agent agentctl started with pauseSignal (when configured), then writes
+ *   "paused" once the file is quiet (session.quietMs; AC_EBUSY after
+ *   session.waitMs, the request left waiting). With wait, it then watches
+ *   the file for session.quietMs: an agent that saves "running" over the
+ *   pause is reported (AC_ECONFLICT, "pause overridden by the agent").
+ * - resume: continues a stopped agent; else, with a resumeCommand, leaves
+ *   the session paused for the agent's resumeOrCreate, starts the command
+ *   detached (output in <workspace>/.agent/logs/<id>.log, the id also in
+ *   AGENT_SESSION_ID) and, with wait, waits up to resume.timeoutMs for the
+ *   file to say "running" (AC_EBUSY when it does not; AC_EIO when the
+ *   command cannot start or exits first); without wait it returns once the
+ *   command has run for a moment, out->pending AC_PENDING_RESUMING. With
+ *   neither, it writes "running" itself.
+ * - complete, fail: written once the file is quiet.
+ *
+ * Every outcome is journaled (agent Human; SUCCESS, FAILED, or
+ * IN_PROGRESS while waiting). out may be NULL. Non-fatal trouble (the
+ * journal could not be written) is described in notes (may be NULL). */
 int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
-			   pid_t *out_pid, ac_buf *notes);
+			   bool wait, ac_operator_outcome *out, ac_buf *notes);
+
+/* For observers (the dashboard, session list): when session id, whose file
+ * says status, overrode an applied pause, records that once (request state
+ * and a FAILED journal event) and returns AC_PENDING_OVERRIDDEN; otherwise
+ * what the session's request leaves pending. */
+ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char *status);
 
 /* Compacts session id (force: even below the trigger) and journals it. */
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
@@ -34,8 +67,13 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 				    ac_checkpoint_plan *plan, size_t *out_ran, ac_buf *notes);
 
 /* Appends an operator event (agent Human, status SUCCESS) to the journal.
- * params is stolen. *out_id (may be NULL) receives the event's id. */
+ * params is stolen. */
 int ac_operator_journal(const ac_workspace *ws, const char *action_type,
 			const char *session_id, json_t *params, const char *message);
+
+/* The same with the event's status: "SUCCESS", "FAILED" or "IN_PROGRESS". */
+int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
+			       const char *status, const char *session_id, json_t *params,
+			       const char *message);
 
 #endif

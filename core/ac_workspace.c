@@ -1,6 +1,7 @@
 /* Resolving a workspace's settings from its configuration. */
 #include "ac_workspace.h"
 
+#include "ac_control.h"
 #include "ac_error.h"
 
 #include <stdlib.h>
@@ -21,6 +22,12 @@ static const char **argv_of(const ac_config *config, const char *key)
 		json_array_foreach(array, i, item)
 			argv[i] = json_string_value(item);
 	return argv;
+}
+
+/* Times in milliseconds, kept where an int holds them (a day at most). */
+static int64_t clamp_ms(int64_t ms)
+{
+	return ms < 0 ? 0 : ms > 86400000 ? 86400000 : ms;
 }
 
 int ac_workspace_init(ac_workspace *ws, const ac_config *config)
@@ -59,6 +66,20 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 		ws->compact.fraction =
 			json_number_value(ac_config_get(config, "compaction.compactFraction"));
 	ws->compact.summarizer = ws->summarizer;
+	ws->session_write.quiet_ms = (int)clamp_ms(ac_config_int(config, "session.quietMs", 1000));
+	ws->session_write.wait_ms = (int)clamp_ms(ac_config_int(config, "session.waitMs", 5000));
+	ws->compact.write = ws->session_write;
+	ws->resume_timeout_ms = (int)clamp_ms(ac_config_int(config, "resume.timeoutMs", 30000));
+	if (ac_config_get(config, "pauseSignal") &&
+	    !(ws->pause_signal = ac_signal_from_name(ac_config_string(config, "pauseSignal", "")))) {
+		char *why = strdup(ac_error_last());
+
+		ac_error_set(AC_EINVAL, "%s: %s", ac_config_origin(config, "pauseSignal"),
+			     why ? why : "pauseSignal");
+		free(why);
+		ac_workspace_free(ws);
+		return AC_EINVAL;
+	}
 	if (ws->compact.fraction <= 0 || ws->compact.fraction > 1) {
 		ac_workspace_free(ws);
 		return ac_error_set(AC_EINVAL, "%s: compaction.compactFraction must be above 0 and at most 1",

@@ -22,6 +22,11 @@ typedef struct {
 	const char **resume_command;    /* owned NULL-terminated argv, or NULL */
 	const char **summarizer;        /* owned NULL-terminated argv, or NULL */
 	ac_compact_options compact;
+	/* How operator actions rewrite a session an agent may be writing:
+	 * session.quietMs (default 1000) and session.waitMs (default 5000). */
+	ac_session_write_options session_write;
+	int resume_timeout_ms;          /* resume.timeoutMs, default 30000 */
+	int pause_signal;               /* pauseSignal as a number, 0 when unset */
 } ac_workspace;
 
 /* Resolves the paths and options from config. Free with

@@ -71,18 +71,21 @@ static void set_title(ui_dialog *d, const char *fmt, ...)
 void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
 {
 	ac_buf notes = AC_BUF_INIT;
-	pid_t pid = 0;
-	const char *verb = !strcmp(status, "paused") ? "paused" : "resumed";
+	ac_operator_outcome out;
+	const char *verb = !strcmp(status, "paused") ? "pause" : "resume";
 
-	if (ac_operator_set_status(ws, id, status, &pid, &notes) != 0) {
-		ui_model_set_action(m, true, "%s %s failed: %s", !strcmp(status, "paused") ? "pause" : "resume",
-				    id, ac_error_last());
-	} else if (pid > 0) {
-		ui_model_set_action(m, false, "%s %s; resumeCommand started (pid %d)%s%s", verb, id,
-				    (int)pid, notes.len ? "; " : "", notes.len ? notes.data : "");
+	/* The dashboard does not wait for a takeover: the sessions pane shows
+	 * "resuming" until the file says running. */
+	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
+		ui_model_set_action(m, true, "%s %s failed: %s", verb, id, ac_error_last());
+	} else if (out.pending == AC_PENDING_RESUMING) {
+		ui_model_set_action(m, false, "resuming %s: resumeCommand started (pid %d), waiting for "
+				    "the agent to take over%s%s", id, (int)out.pid,
+				    notes.len ? "; " : "", notes.len ? notes.data : "");
 	} else {
-		ui_model_set_action(m, false, "%s %s%s%s", verb, id, notes.len ? "; " : "",
-				    notes.len ? notes.data : "");
+		ui_model_set_action(m, false, "%s %s%s%s%s", !strcmp(status, "paused") ? "paused" : "resumed",
+				    id, out.signalled ? " (agent process signalled)" : "",
+				    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
 	ac_buf_free(&notes);
 }

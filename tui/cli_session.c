@@ -207,8 +207,9 @@ static int cmd_set_status(const ac_workspace *ws, const char *verb, int argc, ch
 		{"fail", "failed", "marked failed"},
 	};
 	ac_buf notes = AC_BUF_INIT;
-	pid_t pid = 0;
+	ac_operator_outcome out;
 	size_t v = 0;
+	int rc;
 
 	while (strcmp(verbs[v].verb, verb))
 		v++;
@@ -216,15 +217,20 @@ static int cmd_set_status(const ac_workspace *ws, const char *verb, int argc, ch
 		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
 	if (ac_session_id_check(argv[0]) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (ac_operator_set_status(ws, argv[0], verbs[v].status, &pid, &notes) != 0)
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	rc = ac_operator_set_status(ws, argv[0], verbs[v].status, true, &out, &notes);
 	if (notes.len)
 		cli_note("%s", notes.data);
-	if (pid)
-		printf("session %s %s; started resumeCommand (pid %ld)\n", argv[0], verbs[v].done, (long)pid);
+	ac_buf_free(&notes);
+	if (rc != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (out.pid)
+		printf("session %s %s: the agent started by resumeCommand (pid %ld) took it over\n",
+		       argv[0], verbs[v].done, (long)out.pid);
+	else if (out.signalled)
+		printf("session %s %s (its agent, started by agentctl, was %s)\n", argv[0],
+		       verbs[v].done, !strcmp(verb, "pause") ? "stopped" : "continued");
 	else
 		printf("session %s %s\n", argv[0], verbs[v].done);
-	ac_buf_free(&notes);
 	return cli_finish_output();
 }
 

@@ -229,21 +229,25 @@ check "pause again: file unchanged" eval '[ "$(sum_of "$S/s-tools.json")" = "$be
 human_events
 check "pause again: nothing journaled" jq_is "$TMP/human" length 1
 
-# resumeCommand: a test may use a shell; {id} arrives as "$0".
+# resumeCommand: a test may use a shell; {id} arrives as "$0". The agent it
+# starts takes the session over the way the seed's resumeOrCreate + save do
+# (status running, temp file, rename).
 cat >"$WS/.agent/config.json" <<'EOF'
-{"resumeCommand": ["/bin/sh", "-c", "echo resumed \"$0\" > resumed.txt", "{id}"]}
+{"resumeCommand": ["/bin/sh", "-c", "echo resumed \"$0\" > resumed.txt; f=.agent/sessions/$0.json; jq '.status=\"running\"' $f > $f.tmp && mv $f.tmp $f", "{id}"]}
 EOF
 run session resume s-tools
 check "resume: exit 0" rc_is 0
 check "resume: the file says running" jq_is "$S/s-tools.json" .status running
 check "resume: unknown keys still there" jq_is "$S/s-tools.json" .schemaVersion 7
-check "resume: says it started the command" out_has 'resumeCommand \(pid [0-9]+\)'
+check "resume: says the started agent took over" out_has 'resumeCommand \(pid [0-9]+\) took it over'
+check "resume: the request is gone once taken over" test ! -e "$S/.requests/s-tools.json"
 human_events
-check "resume: a second Human event" jq_is "$TMP/human" length 2
-check "resume: the event is a SESSION_RESUME" jq_is "$TMP/human" '.[1].action.type' SESSION_RESUME
-check "resume: the event names the session" jq_is "$TMP/human" '.[1].trace.correlation_id' s-tools
+jq '[.[] | select(.action.type == "SESSION_RESUME")]' "$TMP/human" >"$TMP/resumes"
+check "resume: journaled as started, then taken over" \
+	jq_is "$TMP/resumes" '[.[].status] | join(" ")' "IN_PROGRESS SUCCESS"
+check "resume: the events name the session" jq_is "$TMP/resumes" '.[1].trace.correlation_id' s-tools
 check "resume: the event says from paused to running" \
-	jq_is "$TMP/human" '.[1].action.params | "\(.from) \(.to)"' "paused running"
+	jq_is "$TMP/resumes" '.[1].action.params | "\(.from) \(.to)"' "paused running"
 check "resume: the command ran in the workspace with the id" \
 	wait_for eval '[ "$(cat "$WS/resumed.txt" 2>/dev/null)" = "resumed s-tools" ]'
 check "resume: the command has a log" test -f "$WS/.agent/logs/s-tools.log"

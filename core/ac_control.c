@@ -1,0 +1,289 @@
+/* Operator requests beside a session, and the agent processes we started. */
+#include "ac_control.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_session.h"
+#include "ac_time.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static const char *const kind_names[] = {"pause", "resume"};
+static const char *const state_names[] = {"pending", "applied", "overridden", "resuming",
+					  "failed"};
+
+/* "<sessions>/<folder>/<id>.json", after checking id. */
+static int side_path(ac_buf *out, const char *sessions_dir, const char *folder, const char *id)
+{
+	int rc;
+
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	if (ac_buf_printf(out, "%s/%s/%s.json", sessions_dir, folder, id))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Writes doc at "<sessions>/<folder>/<id>.json", making the folder. */
+static int write_side(const char *sessions_dir, const char *folder, const char *id, json_t *doc)
+{
+	ac_buf path = AC_BUF_INIT, dir = AC_BUF_INIT;
+	char *text = NULL;
+	int rc;
+
+	if ((rc = side_path(&path, sessions_dir, folder, id)))
+		goto done;
+	if (!doc || !(text = json_dumps(doc, JSON_INDENT(2))) ||
+	    ac_buf_printf(&dir, "%s/%s", sessions_dir, folder)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_file_mkdirs(dir.data)) == 0)
+		rc = ac_atomic_write(path.data, text, strlen(text), NULL, NULL);
+done:
+	free(text);
+	ac_buf_free(&path);
+	ac_buf_free(&dir);
+	return rc;
+}
+
+/* Reads "<sessions>/<folder>/<id>.json" as an object; *shown names it. */
+static int read_side(json_t **out, ac_buf *shown, const char *sessions_dir, const char *folder,
+		     const char *id)
+{
+	json_error_t jerr;
+	char *raw = NULL;
+	size_t len;
+	int rc;
+
+	if ((rc = side_path(shown, sessions_dir, folder, id)) ||
+	    (rc = ac_file_read(&raw, &len, shown->data)))
+		return rc;
+	*out = json_loadb(raw, len, JSON_ALLOW_NUL, &jerr);
+	free(raw);
+	if (!*out)
+		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", shown->data, jerr.line,
+				    jerr.column, jerr.text);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		return ac_error_set(AC_ECORRUPT, "%s: not a JSON object", shown->data);
+	}
+	return 0;
+}
+
+static int name_index(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
+static int64_t time_field(const json_t *doc, const char *key)
+{
+	int64_t ms = 0;
+	const char *text = json_string_value(json_object_get(doc, key));
+
+	if (!text || ac_time_parse(&ms, text) != 0)
+		return 0;
+	return ms;
+}
+
+int ac_request_read(ac_request *out, const char *sessions_dir, const char *id)
+{
+	ac_buf shown = AC_BUF_INIT;
+	json_t *doc = NULL;
+	const char *reason;
+	int rc, kind, state;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = read_side(&doc, &shown, sessions_dir, ".requests", id)))
+		goto done;
+	kind = name_index(json_string_value(json_object_get(doc, "request")), kind_names, 2);
+	state = name_index(json_string_value(json_object_get(doc, "state")), state_names, 5);
+	if (kind < 0 || state < 0) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: %s is not one agentctl knows", shown.data,
+				  kind < 0 ? "request" : "state");
+		goto done;
+	}
+	out->kind = (ac_request_kind)kind;
+	out->state = (ac_request_state)state;
+	out->requested_ms = time_field(doc, "requestedAt");
+	out->applied_ms = time_field(doc, "appliedAt");
+	reason = json_string_value(json_object_get(doc, "reason"));
+	snprintf(out->reason, sizeof(out->reason), "%s", reason ? reason : "");
+done:
+	json_decref(doc);
+	ac_buf_free(&shown);
+	return rc;
+}
+
+int ac_request_write(const char *sessions_dir, const char *id, const ac_request *r)
+{
+	char requested[AC_TIME_ISO_LEN + 1], applied[AC_TIME_ISO_LEN + 1];
+	json_t *doc;
+	int rc;
+
+	ac_time_format_iso(requested, r->requested_ms);
+	ac_time_format_iso(applied, r->applied_ms);
+	doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "sessionId", id, "request",
+			kind_names[r->kind], "state", state_names[r->state], "requestedAt", requested,
+			"requestedBy", "Human");
+	if (doc && r->applied_ms)
+		json_object_set_new(doc, "appliedAt", json_string(applied));
+	if (doc && r->reason[0])
+		json_object_set_new(doc, "reason", json_string(r->reason));
+	rc = write_side(sessions_dir, ".requests", id, doc);
+	json_decref(doc);
+	return rc;
+}
+
+int ac_request_clear(const char *sessions_dir, const char *id)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = side_path(&path, sessions_dir, ".requests", id)) == 0 &&
+	    unlink(path.data) != 0 && errno != ENOENT)
+		rc = ac_error_errno(errno, "%s: cannot remove", path.data);
+	ac_buf_free(&path);
+	return rc;
+}
+
+ac_pending ac_request_judge(const ac_request *r, const char *status, int64_t now_ms,
+			    int resume_timeout_ms)
+{
+	if (!r)
+		return AC_PENDING_NONE;
+	if (r->kind == AC_REQUEST_PAUSE) {
+		if (strcmp(status, "running") != 0)
+			return AC_PENDING_NONE;
+		if (r->state == AC_REQUEST_PENDING)
+			return AC_PENDING_PAUSING;
+		return AC_PENDING_OVERRIDDEN;
+	}
+	if (strcmp(status, "paused") != 0)
+		return AC_PENDING_NONE;
+	if (r->state == AC_REQUEST_FAILED)
+		return AC_PENDING_RESUME_FAILED;
+	if (now_ms - r->requested_ms > resume_timeout_ms)
+		return AC_PENDING_RESUME_LATE;
+	return AC_PENDING_RESUMING;
+}
+
+const char *ac_pending_text(ac_pending pending)
+{
+	switch (pending) {
+	case AC_PENDING_NONE: return "";
+	case AC_PENDING_PAUSING: return "pausing";
+	case AC_PENDING_OVERRIDDEN: return "pause overridden by the agent";
+	case AC_PENDING_RESUMING: return "resuming";
+	case AC_PENDING_RESUME_LATE: return "resume: no takeover";
+	case AC_PENDING_RESUME_FAILED: return "resume failed";
+	}
+	return "";
+}
+
+/* Field 22 of /proc/<pid>/stat: when the process started, in clock ticks
+ * since boot. 0 when the process is gone or a zombie (exited, not yet
+ * reaped: a container's first process may never reap it). */
+static uint64_t start_ticks_of(pid_t pid)
+{
+	char path[64], *raw = NULL, *p;
+	size_t len;
+	uint64_t ticks = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (ac_file_read(&raw, &len, path) != 0)
+		return 0;
+	/* The command name may hold spaces and ')': fields start after the
+	 * last ')'. Field 3 is the state; 22 is 19 fields further. */
+	p = strrchr(raw, ')');
+	if (p && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
+		p = NULL;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoull(p + 1, NULL, 10);
+	free(raw);
+	return ticks;
+}
+
+int ac_process_record(const char *sessions_dir, const char *id, pid_t pid)
+{
+	char host[256] = "", now[AC_TIME_ISO_LEN + 1];
+	json_t *doc;
+	int rc;
+
+	gethostname(host, sizeof(host) - 1);
+	ac_time_format_iso(now, ac_time_now_ms());
+	doc = json_pack("{s:I, s:s, s:I, s:s}", "pid", (json_int_t)pid, "host", host, "startTicks",
+			(json_int_t)start_ticks_of(pid), "startedAt", now);
+	rc = write_side(sessions_dir, ".processes", id, doc);
+	json_decref(doc);
+	return rc;
+}
+
+int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char *id)
+{
+	ac_buf shown = AC_BUF_INIT;
+	char host[256] = "";
+	json_t *doc = NULL;
+	json_int_t pid;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = read_side(&doc, &shown, sessions_dir, ".processes", id)))
+		goto done;
+	gethostname(host, sizeof(host) - 1);
+	pid = json_integer_value(json_object_get(doc, "pid"));
+	snprintf(out->host, sizeof(out->host), "%s",
+		 json_string_value(json_object_get(doc, "host")) ? json_string_value(json_object_get(doc, "host")) : "");
+	out->start_ticks = (uint64_t)json_integer_value(json_object_get(doc, "startTicks"));
+	if (pid <= 1 || pid > INT32_MAX || strcmp(out->host, host) != 0 || !out->start_ticks ||
+	    start_ticks_of((pid_t)pid) != out->start_ticks) {
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s': the agent agentctl started is not "
+				  "running here any more", id);
+		goto done;
+	}
+	out->pid = (pid_t)pid;
+done:
+	json_decref(doc);
+	ac_buf_free(&shown);
+	return rc;
+}
+
+int ac_process_signal(const ac_agent_process *p, int sig)
+{
+	if (kill(-p->pid, sig) != 0 && kill(p->pid, sig) != 0)
+		return ac_error_errno(errno, "cannot signal the agent (pid %ld)", (long)p->pid);
+	return 0;
+}
+
+int ac_signal_from_name(const char *name)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} signals[] = {
+		{"STOP", SIGSTOP}, {"TSTP", SIGTSTP}, {"INT", SIGINT},   {"TERM", SIGTERM},
+		{"HUP", SIGHUP},   {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"QUIT", SIGQUIT},
+	};
+	const char *bare = name && !strncasecmp(name, "SIG", 3) ? name + 3 : name;
+
+	for (size_t i = 0; bare && i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (!strcasecmp(bare, signals[i].name))
+			return signals[i].sig;
+	ac_error_set(AC_EINVAL, "pauseSignal: '%s' is not a signal agentctl sends (STOP, TSTP, "
+		     "INT, TERM, HUP, USR1, USR2, QUIT)", name ? name : "");
+	return 0;
+}
