@@ -8,6 +8,7 @@
 #include "ac_session.h"
 #include "ac_time.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -156,6 +157,58 @@ int ac_request_clear(const char *sessions_dir, const char *id)
 	    unlink(path.data) != 0 && errno != ENOENT)
 		rc = ac_error_errno(errno, "%s: cannot remove", path.data);
 	ac_buf_free(&path);
+	return rc;
+}
+
+int ac_request_list(char ***out, size_t *out_n, const char *sessions_dir)
+{
+	ac_buf dir_path = AC_BUF_INIT;
+	char **ids = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *entry;
+	DIR *dir;
+	int rc = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (ac_buf_printf(&dir_path, "%s/.requests", sessions_dir))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (!(dir = opendir(dir_path.data))) {
+		if (errno != ENOENT)
+			rc = ac_error_errno(errno, "%s", dir_path.data);
+		goto done;
+	}
+	while ((entry = readdir(dir))) {
+		size_t len = strlen(entry->d_name);
+
+		if (len <= 5 || strcmp(entry->d_name + len - 5, ".json") || entry->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **grown = realloc(ids, (cap = cap ? cap * 2 : 8) * sizeof(*ids));
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				break;
+			}
+			ids = grown;
+		}
+		if (!(ids[n] = strndup(entry->d_name, len - 5))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(dir);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(ids[i]);
+		free(ids);
+		goto done;
+	}
+	*out = ids;
+	*out_n = n;
+done:
+	ac_buf_free(&dir_path);
 	return rc;
 }
 

@@ -22,6 +22,7 @@
 #define AC_CONTROL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -55,6 +56,10 @@ int ac_request_write(const char *sessions_dir, const char *id, const ac_request 
 
 /* Removes session id's request; none is not an error. */
 int ac_request_clear(const char *sessions_dir, const char *id);
+
+/* The ids of the sessions that have a request, in an allocated array of
+ * allocated strings (free each, then the array). Reads one small folder. */
+int ac_request_list(char ***out, size_t *out_n, const char *sessions_dir);
 
 /* What an observer shows for a session beside its status. */
 typedef enum {

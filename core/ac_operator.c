@@ -126,6 +126,19 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 		free(why);
 		return rc;
 	}
+	if (rc == AC_EINVAL) {
+		status_now(status, ws, id);
+		if (!strcmp(status, "paused")) {
+			/* A cooperating agent read the request and paused itself. */
+			req.state = AC_REQUEST_APPLIED;
+			req.applied_ms = ac_time_now_ms();
+			ac_request_write(ws->sessions_dir, id, &req);
+			out->applied = true;
+			journal_step(ws, notes, "SESSION_PAUSE", "SUCCESS", id, "paused",
+				     "Paused: the agent honoured the pause request");
+			return 0;
+		}
+	}
 	if (rc) {
 		char *why = strdup(ac_error_last());
 

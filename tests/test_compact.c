@@ -521,6 +521,80 @@ static void test_appended_meanwhile(void **state)
 	ac_compact_result_free(&result);
 }
 
+/* Seed writers saving while the summary is written (the guard is called on
+ * each attempt, right before the change): turn A from a writer that saves
+ * its own copy, then turn B from one that loads, appends and saves. Every
+ * message must survive, in the file or in an archive the file names. The
+ * old update let the second writer load the compacted version it had
+ * published for a moment, then refused its own retry and deleted the
+ * archive that version named. */
+typedef struct {
+	const char *dir;
+	json_t *loaded_once; /* the first writer's copy, loaded before */
+	int calls;
+} compact_race;
+
+static int seed_writers_meanwhile(const json_t *root, void *ctx)
+{
+	compact_race *r = ctx;
+
+	(void)root;
+	if (++r->calls == 1) {
+		tu_add_turn(r->loaded_once, "turn A");
+		tu_seed_save(r->dir, ID, r->loaded_once);
+	} else if (r->calls == 2) {
+		json_t *now = tu_seed_load(r->dir, ID);
+
+		assert_non_null(now);
+		tu_add_turn(now, "turn B");
+		tu_seed_save(r->dir, ID, now);
+		json_decref(now);
+	}
+	return 0;
+}
+
+static void test_seed_writers_during_the_swap_lose_nothing(void **state)
+{
+	fixture *f = *state;
+	json_t *messages = chat(10, 200), *root, *compactions, *record, *archive_doc = NULL;
+	json_t *archived = NULL;
+	compact_race race = {f->dir, NULL, 0};
+	ac_compact_options opts;
+	ac_compact_result result;
+	size_t i;
+
+	create_session(f, ID, messages);
+	race.loaded_once = tu_seed_load(f->dir, ID);
+	options(&opts, true);
+	opts.guard = seed_writers_meanwhile;
+	opts.guard_ctx = &race;
+	ac_compact_session(&result, f->dir, ID, &opts);
+	root = load_file(f->path);
+	compactions = json_object_get(json_object_get(root, "metadata"), "compactions");
+	json_array_foreach(compactions, i, record) {
+		char *archive = tu_path(f->dir, json_string_value(json_object_get(record, "archive")));
+
+		assert_true(exists(archive)); /* named by the file: never deleted */
+		json_decref(archive_doc);
+		archive_doc = load_file(archive);
+		archived = json_object_get(archive_doc, "messages");
+		free(archive);
+	}
+	for (i = 0; i < json_array_size(messages); i++) {
+		const char *text = json_string_value(json_object_get(json_array_get(messages, i), "content"));
+
+		assert_true(tu_has_message(json_object_get(root, "conversationHistory"), text) ||
+			    (archived && tu_has_message(archived, text)));
+	}
+	assert_true(tu_has_message(json_object_get(root, "conversationHistory"), "turn A"));
+	assert_true(tu_has_message(json_object_get(root, "conversationHistory"), "turn B"));
+	json_decref(race.loaded_once);
+	json_decref(archive_doc);
+	json_decref(root);
+	json_decref(messages);
+	ac_compact_result_free(&result);
+}
+
 static void test_bad_id_and_missing_session(void **state)
 {
 	fixture *f = *state;
@@ -708,6 +782,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_external_summarizer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_meanwhile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appended_meanwhile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seed_writers_during_the_swap_lose_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_id_and_missing_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_twice, setup, teardown),
 		cmocka_unit_test(test_builtin_summary),

@@ -412,6 +412,107 @@ static void test_symlinked_session_file_is_not_followed(void **state)
 	free(link_path);
 }
 
+/* A seed writer that saves while agentctl works: on the first call of the
+ * change it saves turn A (the load-once pattern: its own copy plus a turn),
+ * on the second it loads the file, appends turn B and saves (the
+ * load-append-save pattern). The old update published its first version
+ * (made from the read before A) and re-applied on top; the second writer
+ * loaded that stale version, and A was lost. */
+typedef struct {
+	const char *dir;
+	int calls;
+} seed_race;
+
+static void seed_writer_step(seed_race *r)
+{
+	json_t *now = tu_seed_load(r->dir, "s1");
+
+	assert_non_null(now);
+	tu_add_turn(now, r->calls == 1 ? "turn A" : "turn B");
+	tu_seed_save(r->dir, "s1", now);
+	json_decref(now);
+}
+
+static int pause_during_seed_saves(json_t *root, void *ctx)
+{
+	seed_race *r = ctx;
+
+	if (++r->calls <= 2)
+		seed_writer_step(r);
+	json_object_set_new(root, "status", json_string("paused"));
+	return 0;
+}
+
+static void test_update_never_publishes_a_stale_version(void **state)
+{
+	fixture *f = *state;
+	seed_race race = {f->dir, 0};
+	char *path = tu_path(f->dir, "s1.json");
+	json_t *final;
+
+	tu_write_file(path, reference_session, strlen(reference_session));
+	assert_int_equal(ac_session_update(NULL, f->dir, "s1", pause_during_seed_saves, &race), 0);
+	final = tu_seed_load(f->dir, "s1");
+	assert_non_null(final);
+	assert_true(tu_has_message(json_object_get(final, "conversationHistory"), "turn A"));
+	assert_true(tu_has_message(json_object_get(final, "conversationHistory"), "turn B"));
+	assert_string_equal(json_string_value(json_object_get(final, "status")), "paused");
+	json_decref(final);
+	free(path);
+}
+
+/* The compare is made right before the exchange: a rename in between our
+ * read and our swap is caught without anything of ours becoming visible. */
+static void test_swap_if_leaves_a_newer_version_alone(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->dir, "s1.json"), *now;
+	ac_file_id read_id, written;
+	bool published = true;
+	json_t *theirs;
+
+	tu_write_file(path, reference_session, strlen(reference_session));
+	assert_int_equal(ac_file_id_of(&read_id, path), 0);
+	theirs = tu_seed_load(f->dir, "s1");
+	tu_add_turn(theirs, "theirs");
+	tu_seed_save(f->dir, "s1", theirs);
+	assert_int_equal(ac_atomic_swap_if(&published, &written, path, &read_id, "{}", 2),
+			 AC_ECONFLICT);
+	assert_false(published);
+	now = tu_read_file(path, NULL);
+	assert_non_null(strstr(now, "theirs"));
+	free(now);
+	/* Unchanged since the look: it goes through. */
+	assert_int_equal(ac_file_id_of(&read_id, path), 0);
+	assert_int_equal(ac_atomic_swap_if(&published, &written, path, &read_id, "{\"a\":1}", 7), 0);
+	assert_true(published);
+	tu_assert_file(f->dir, "s1.json", "{\"a\":1}");
+	json_decref(theirs);
+	free(path);
+}
+
+/* An operator's change waits for a quiet file and gives up (nothing
+ * written) when the agent keeps writing. */
+static void test_update_waits_for_a_quiet_file(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->dir, "s1.json"), *before;
+	ac_session_write_options busy = {.quiet_ms = 5000, .wait_ms = 100};
+	ac_session_write_options quiet = {.quiet_ms = 150, .wait_ms = 3000};
+	int64_t idle;
+
+	tu_write_file(path, reference_session, strlen(reference_session));
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &busy), AC_EBUSY);
+	assert_non_null(strstr(ac_error_last(), "being written by its agent"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &quiet), 0);
+	assert_int_equal(ac_session_idle_ms(&idle, f->dir, "s1"), 0);
+	assert_true(idle < 1000);
+	free(before);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +522,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_append_usage_and_get_or_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_refuses_to_undo_another_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_flip_reapplies_on_fresh_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_update_never_publishes_a_stale_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swap_if_leaves_a_newer_version_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_update_waits_for_a_quiet_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),

@@ -9,6 +9,7 @@
 
 #include "ac_file.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -143,4 +144,54 @@ void tu_assert_file(const char *dir, const char *rel, const char *expected)
 	assert_string_equal(text, expected);
 	free(text);
 	free(path);
+}
+
+json_t *tu_seed_load(const char *dir, const char *id)
+{
+	char name[512], *path;
+	json_t *root;
+
+	snprintf(name, sizeof(name), "%s.json", id);
+	path = tu_path(dir, name);
+	root = json_load_file(path, 0, NULL);
+	free(path);
+	return root;
+}
+
+void tu_seed_save(const char *dir, const char *id, json_t *session)
+{
+	char name[512], *path, *tmp, *text;
+
+	snprintf(name, sizeof(name), "%s.json", id);
+	path = tu_path(dir, name);
+	snprintf(name, sizeof(name), "%s.json.tmp", id);
+	tmp = tu_path(dir, name);
+	json_object_set_new(session, "updatedAt", json_string("2026-01-01T00:00:00.000Z"));
+	text = json_dumps(session, JSON_INDENT(2));
+	if (!text)
+		fail_msg("cannot serialise a session");
+	tu_write_file(tmp, text, strlen(text));
+	if (rename(tmp, path) != 0)
+		fail_msg("rename %s: %s", tmp, strerror(errno));
+	free(text);
+	free(tmp);
+	free(path);
+}
+
+void tu_add_turn(json_t *session, const char *text)
+{
+	json_array_append_new(json_object_get(session, "conversationHistory"),
+			      json_pack("{s:s, s:s}", "role", "assistant", "content", text));
+}
+
+bool tu_has_message(const json_t *messages, const char *text)
+{
+	size_t i;
+	json_t *msg;
+
+	json_array_foreach(messages, i, msg)
+		if (json_is_string(json_object_get(msg, "content")) &&
+		    !strcmp(json_string_value(json_object_get(msg, "content")), text))
+			return true;
+	return false;
 }

@@ -4,6 +4,7 @@
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,5 +39,18 @@ size_t tu_count_lines(const char *path);
 /* A valid compact event line (no newline) for agent with the given message;
  * ids are made unique by a counter. Returns a static buffer. */
 const char *tu_event_line(const char *agent, const char *message);
+
+/* Seed 000's JsonSessionStore, the way other programs write sessions:
+ * load is readFile + JSON.parse (NULL when that fails); save is
+ * JSON.stringify(session, null, 2) to "<id>.json.tmp", then a rename, with
+ * no lock and no read before it. */
+json_t *tu_seed_load(const char *dir, const char *id);
+void tu_seed_save(const char *dir, const char *id, json_t *session);
+
+/* Appends {"role":"assistant","content":text} to session's history. */
+void tu_add_turn(json_t *session, const char *text);
+
+/* True when some message of messages has content text. */
+bool tu_has_message(const json_t *messages, const char *text);
 
 #endif

@@ -34,15 +34,27 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 	cli_note("%s (skipped)", reason);
 }
 
-static json_t *summary_json(const ac_session_summary *s)
+static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
 			 "id", s->id, "task", s->task, "status", s->status,
 			 "createdAt", s->created_at, "updatedAt", s->updated_at,
 			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
 			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
 			 "inputTokens", (json_int_t)s->input_tokens,
-			 "outputTokens", (json_int_t)s->output_tokens);
+			 "outputTokens", (json_int_t)s->output_tokens,
+			 "pending", ac_pending_text(pending));
+}
+
+/* What operator requests leave pending, for the sessions that have one
+ * (a small folder is read, not one file per session). */
+static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t n,
+			     const ac_session_summary *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(with_request[i], s->id))
+			return ac_operator_notice(ws, s->id, s->status);
+	return AC_PENDING_NONE;
 }
 
 static int cmd_list(const ac_workspace *ws, int argc, char **argv)
@@ -52,8 +64,9 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	ac_session_index *index = NULL;
 	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
+	char **with_request = NULL;
+	size_t n, nrequests = 0;
 	bool json = false;
-	size_t n;
 	int status;
 
 	for (int i = 0; i < argc; i++) {
@@ -76,6 +89,8 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 		goto done;
 	}
 	list = ac_session_index_list(index, &n);
+	if (ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
+		cli_note("%s (pending requests not shown)", ac_error_last());
 	array = json_array();
 	if (!json) {
 		static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
@@ -85,15 +100,19 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ac_session_summary *s = list[i];
+		ac_pending pending;
 		char number[32];
 
 		if ((want_status && strcmp(s->status, want_status)) ||
 		    (want_user && strcmp(s->user, want_user)))
 			continue;
+		pending = pending_of(ws, with_request, nrequests, s);
 		if (json) {
-			json_array_append_new(array, summary_json(s));
+			json_array_append_new(array, summary_json(s, pending));
 			continue;
 		}
+		if (pending != AC_PENDING_NONE)
+			cli_note("session %s: %s", s->id, ac_pending_text(pending));
 		ac_buf_clear(&line);
 		cli_put_cell(&line, s->id, 37);
 		ac_buf_putc(&line, ' ');
@@ -118,6 +137,9 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 		cli_write_json(array);
 	status = cli_finish_output();
 done:
+	for (size_t i = 0; i < nrequests; i++)
+		free(with_request[i]);
+	free(with_request);
 	json_decref(array);
 	ac_buf_free(&line);
 	ac_session_index_free(index);
@@ -175,6 +197,12 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
+	{
+		ac_pending pending = ac_operator_notice(ws, id, ac_session_status(session));
+
+		if (pending != AC_PENDING_NONE)
+			ac_buf_printf(&text, "pending  %s\n", ac_pending_text(pending));
+	}
 	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
 		      or_dash(json_string_value(json_object_get(metadata, "userId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
