@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libncurses-dev libjansson-dev libgit2-dev libcmocka-dev
-  tmux jq
+  tmux jq nodejs
   clang libclang-rt-dev
 )
 

@@ -39,7 +39,7 @@ if [ "$mode" = short ]; then limit=120; else limit=1200; fi
 echo "agentctl torture ($mode): $ac, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(uname -sr)"
 total_pass=0 total_fail=0
 rows=()
-for case in journal sessions diskfull watch; do
+for case in journal sessions seed_race diskfull watch; do
 	echo "== $case"
 	log=$(mktemp)
 	start=$(date +%s)
