@@ -59,7 +59,7 @@ done:
 
 /* Reads "<sessions>/<folder>/<id>.json" as an object; *shown names it. */
 static int read_side(json_t **out, ac_buf *shown, const char *sessions_dir, const char *folder,
-		     const char *id)
+		     const char *id, ac_file_id *out_file)
 {
 	json_error_t jerr;
 	char *raw = NULL;
@@ -67,6 +67,7 @@ static int read_side(json_t **out, ac_buf *shown, const char *sessions_dir, cons
 	int rc;
 
 	if ((rc = side_path(shown, sessions_dir, folder, id)) ||
+	    (out_file && (rc = ac_file_id_of(out_file, shown->data))) ||
 	    (rc = ac_file_read(&raw, &len, shown->data)))
 		return rc;
 	*out = json_loadb(raw, len, JSON_ALLOW_NUL, &jerr);
@@ -107,7 +108,7 @@ int ac_request_read(ac_request *out, const char *sessions_dir, const char *id)
 	int rc, kind, state;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = read_side(&doc, &shown, sessions_dir, ".requests", id)))
+	if ((rc = read_side(&doc, &shown, sessions_dir, ".requests", id, &out->file)))
 		goto done;
 	kind = name_index(json_string_value(json_object_get(doc, "request")), kind_names, 2);
 	state = name_index(json_string_value(json_object_get(doc, "state")), state_names, 5);
@@ -128,11 +129,10 @@ done:
 	return rc;
 }
 
-int ac_request_write(const char *sessions_dir, const char *id, const ac_request *r)
+static json_t *request_doc(const char *id, const ac_request *r)
 {
 	char requested[AC_TIME_ISO_LEN + 1], applied[AC_TIME_ISO_LEN + 1];
 	json_t *doc;
-	int rc;
 
 	ac_time_format_iso(requested, r->requested_ms);
 	ac_time_format_iso(applied, r->applied_ms);
@@ -143,8 +143,32 @@ int ac_request_write(const char *sessions_dir, const char *id, const ac_request 
 		json_object_set_new(doc, "appliedAt", json_string(applied));
 	if (doc && r->reason[0])
 		json_object_set_new(doc, "reason", json_string(r->reason));
-	rc = write_side(sessions_dir, ".requests", id, doc);
+	return doc;
+}
+
+int ac_request_write(const char *sessions_dir, const char *id, const ac_request *r)
+{
+	json_t *doc = request_doc(id, r);
+	int rc = write_side(sessions_dir, ".requests", id, doc);
+
 	json_decref(doc);
+	return rc;
+}
+
+int ac_request_update(const char *sessions_dir, const char *id, const ac_request *r)
+{
+	ac_buf path = AC_BUF_INIT;
+	json_t *doc = request_doc(id, r);
+	char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+	int rc;
+
+	if (!text)
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	else if ((rc = side_path(&path, sessions_dir, ".requests", id)) == 0)
+		rc = ac_atomic_swap_if(NULL, NULL, path.data, &r->file, text, strlen(text));
+	free(text);
+	json_decref(doc);
+	ac_buf_free(&path);
 	return rc;
 }
 
@@ -295,7 +319,7 @@ int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char 
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = read_side(&doc, &shown, sessions_dir, ".processes", id)))
+	if ((rc = read_side(&doc, &shown, sessions_dir, ".processes", id, NULL)))
 		goto done;
 	gethostname(host, sizeof(host) - 1);
 	pid = json_integer_value(json_object_get(doc, "pid"));

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ac_atomic.h"
+
 typedef enum {
 	AC_REQUEST_PAUSE,
 	AC_REQUEST_RESUME,
@@ -45,6 +47,7 @@ typedef struct {
 	int64_t requested_ms;
 	int64_t applied_ms;    /* 0 when not applied */
 	char reason[256];      /* why it failed; "" otherwise */
+	ac_file_id file;       /* set by ac_request_read(): the file it came from */
 } ac_request;
 
 /* Reads session id's request. 0, AC_ENOTFOUND when there is none, or
@@ -53,6 +56,10 @@ int ac_request_read(ac_request *out, const char *sessions_dir, const char *id);
 
 /* Writes (replaces) session id's request atomically. */
 int ac_request_write(const char *sessions_dir, const char *id, const ac_request *request);
+
+/* Rewrites the request ac_request_read() returned, only if its file is
+ * still the one read (AC_ECONFLICT otherwise: someone replaced it). */
+int ac_request_update(const char *sessions_dir, const char *id, const ac_request *request);
 
 /* Removes session id's request; none is not an error. */
 int ac_request_clear(const char *sessions_dir, const char *id);

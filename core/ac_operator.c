@@ -103,7 +103,8 @@ static int record_override(const ac_workspace *ws, const char *id, ac_request *r
 static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 			 ac_operator_outcome *out, ac_buf *notes)
 {
-	ac_request req = {AC_REQUEST_PAUSE, AC_REQUEST_PENDING, ac_time_now_ms(), 0, ""};
+	ac_request req = {.kind = AC_REQUEST_PAUSE, .state = AC_REQUEST_PENDING,
+			   .requested_ms = ac_time_now_ms()};
 	ac_agent_process agent;
 	char status[32];
 	int rc;
@@ -212,7 +213,8 @@ static void free_argv(char **argv)
 static int launch_resume(const ac_workspace *ws, const char *id, int timeout_ms,
 			 ac_operator_outcome *out, ac_buf *notes)
 {
-	ac_request req = {AC_REQUEST_RESUME, AC_REQUEST_RESUMING, ac_time_now_ms(), 0, ""};
+	ac_request req = {.kind = AC_REQUEST_RESUME, .state = AC_REQUEST_RESUMING,
+			   .requested_ms = ac_time_now_ms()};
 	char **argv = expand_resume(ws->resume_command, id), status[32];
 	ac_buf log = AC_BUF_INIT, message = AC_BUF_INIT;
 	ac_agent_process agent;
@@ -299,11 +301,13 @@ static int resume_session(const ac_workspace *ws, const char *id, bool wait,
 	/* The agent that was paused is still there (stopped), or there is no
 	 * command to start one: the session is resumed here. */
 	if (stopped || !ws->resume_command) {
+		/* First: an observer that saw the pause request beside a
+		 * "running" file would call it overridden. */
+		ac_request_clear(ws->sessions_dir, id);
 		rc = ac_session_set_status_with(NULL, ws->sessions_dir, id, "running",
 						&ws->session_write);
 		if (rc)
 			return rc;
-		ac_request_clear(ws->sessions_dir, id);
 		if (stopped && ac_process_signal(&agent, SIGCONT) == 0)
 			out->signalled = true;
 		out->applied = true;
@@ -357,8 +361,15 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 	if (ac_request_read(&req, ws->sessions_dir, id) != 0)
 		return AC_PENDING_NONE;
 	pending = ac_request_judge(&req, status, ac_time_now_ms(), ws->resume_timeout_ms);
-	if (pending == AC_PENDING_OVERRIDDEN && req.state == AC_REQUEST_APPLIED)
-		record_override(ws, id, &req, NULL);
+	if (pending == AC_PENDING_OVERRIDDEN && req.state == AC_REQUEST_APPLIED) {
+		/* Only if no operator replaced the request meanwhile (a resume
+		 * clears it just before it writes "running"). */
+		req.state = AC_REQUEST_OVERRIDDEN;
+		if (ac_request_update(ws->sessions_dir, id, &req) != 0)
+			return AC_PENDING_NONE;
+		journal_step(ws, NULL, "SESSION_PAUSE", "FAILED", id, "paused",
+			     "Pause overridden by the agent: the session was saved as running again");
+	}
 	else if (req.kind == AC_REQUEST_RESUME && !strcmp(status, "running"))
 		ac_request_clear(ws->sessions_dir, id); /* the agent took it over */
 	return pending;

@@ -461,6 +461,8 @@ static void act(dash *d, ui_action a)
 			if (copy)
 				ui_act_set_status(d->ws, &d->m, copy, a == UI_ACT_PAUSE ? "paused" : "running");
 			free(copy);
+			/* The request beside the session changed: no watch sees it. */
+			ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
 		}
 		return;
 	case UI_ACT_COMPACT:

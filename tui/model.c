@@ -179,6 +179,16 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	return 0;
 }
 
+void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm)
+{
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id)) {
+			m->sessions[i].pending = label;
+			m->sessions[i].pending_alarm = alarm;
+			return;
+		}
+}
+
 /* ---- operations and checkpoints ---------------------------------------- */
 
 void ui_model_clear_ops(ui_model *m)

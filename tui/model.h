@@ -32,6 +32,11 @@ typedef struct {
 	size_t messages;
 	uint64_t tokens;
 	ui_status st;
+	/* What an operator request leaves pending ("pausing", "resuming",
+	 * "overridden", "stalled", "no resume"; static, NULL for none), and
+	 * whether that is trouble to show in red. */
+	const char *pending;
+	bool pending_alarm;
 } ui_session;
 
 typedef struct {
@@ -184,6 +189,10 @@ void ui_model_clear_events(ui_model *m);
 /* Replaces the session list with sanitised copies of list[0..n) (borrowed)
  * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
 int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
+
+/* Marks session id (if listed) with what a request leaves pending: label is
+ * static text, alarm asks for the failure colour. */
+void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm);
 
 /* Builds the conversation lines of messages (a JSON array, borrowed) for
  * session id; title is shown above it. */

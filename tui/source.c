@@ -6,6 +6,7 @@
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_error.h"
+#include "ac_operator.h"
 #include "ac_journal_follow.h"
 #include "ac_messages.h"
 #include "ac_oplog.h"
@@ -116,6 +117,43 @@ static unsigned read_journal(ui_source *src)
 	return src->m->events_seen != before || stats.invalid ? UI_CHANGED_JOURNAL : 0;
 }
 
+/* Operator requests still pending beside the sessions (a small folder):
+ * "pausing", "resuming", and the trouble: a pause the agent overrode
+ * ("overridden"), a resume nobody took over in time ("stalled") or whose
+ * command could not start or died ("no resume"). Noticing an override journals it
+ * (once). */
+static void read_requests(ui_source *src, const ac_session_summary *const *list, size_t n)
+{
+	static const char *const labels[] = {
+		[AC_PENDING_PAUSING] = "pausing",         [AC_PENDING_OVERRIDDEN] = "overridden",
+		[AC_PENDING_RESUMING] = "resuming",       [AC_PENDING_RESUME_LATE] = "stalled",
+		[AC_PENDING_RESUME_FAILED] = "no resume",
+	};
+	char **ids = NULL;
+	size_t nids = 0;
+
+	if (ac_request_list(&ids, &nids, src->ws->sessions_dir) != 0) {
+		note_problem(src->m, src->ws->sessions_dir, ac_error_last());
+		return;
+	}
+	for (size_t r = 0; r < nids; r++) {
+		for (size_t i = 0; i < n; i++) {
+			ac_pending pending;
+
+			if (strcmp(list[i]->id, ids[r]) != 0)
+				continue;
+			pending = ac_operator_notice(src->ws, ids[r], list[i]->status);
+			if (pending != AC_PENDING_NONE)
+				ui_model_set_session_pending(src->m, ids[r], labels[pending],
+							     pending != AC_PENDING_PAUSING &&
+								     pending != AC_PENDING_RESUMING);
+			break;
+		}
+		free(ids[r]);
+	}
+	free(ids);
+}
+
 static unsigned read_sessions(ui_source *src)
 {
 	const ac_session_summary *const *list;
@@ -129,6 +167,7 @@ static unsigned read_sessions(ui_source *src)
 	list = ac_session_index_list(src->index, &n);
 	if (ui_model_set_sessions(src->m, list, n) != 0)
 		note_problem(src->m, src->ws->sessions_dir, "out of memory");
+	read_requests(src, list, n);
 	return UI_CHANGED_SESSIONS;
 }
 

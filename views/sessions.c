@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-enum { SES_STATUS_W = 11, SES_ID_W = 10, SES_WHO_W = 16, SES_MSGS_W = 5, SES_TOK_W = 6,
+enum { SES_STATUS_W = 14, SES_ID_W = 10, SES_WHO_W = 16, SES_MSGS_W = 5, SES_TOK_W = 6,
        SES_AGE_W = 5 };
 
 static size_t sessions_count(const ui_model *m)
@@ -72,7 +72,11 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	char cell[64], who[400];
 	ac_buf row = AC_BUF_INIT;
 
-	snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
+	/* A pending request says more than the file's status does. */
+	if (s->pending)
+		snprintf(cell, sizeof(cell), " %s %s", s->pending_alarm ? "!" : "~", s->pending);
+	else
+		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, s->task, sessions_task_w(width), UI_FIT_ELLIPSIS, 1);
@@ -91,6 +95,8 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	ac_buf_free(&row);
 	*accent_x = 1;
 	*accent_w = SES_STATUS_W - 2;
+	if (s->pending)
+		return ui_status_style(s->pending_alarm ? UI_STATUS_FAILED : UI_STATUS_PAUSED);
 	return ui_status_style(s->st);
 }
 

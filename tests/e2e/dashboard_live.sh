@@ -58,8 +58,8 @@ hash=$(git -C "$ws" rev-parse HEAD)
 printf '{"id":"11111111-2222-4333-8444-555555555555","timestamp":"2024-05-01T10:00:00.000Z","sessionId":"s-alpha","type":"file_write","details":{"path":"file.txt"},"gitCommitHash":"%s"}\n' "$hash" > "$ws/.agent/operations.jsonl"
 
 start
-check "sessions listed with status symbols" wait_for "▶ running s-alpha"
-check "a paused session shows ‖" wait_for "‖ paused  s-evil"
+check "sessions listed with status symbols" wait_for "▶ running    s-alpha"
+check "a paused session shows ‖" wait_for "‖ paused     s-evil"
 check "the journal strip shows events" wait_for "first event from Claude"
 check "a hostile task is shown escaped" wait_for "evil ^[]0;pwned^G task"
 check "CJK and emoji are shown" wait_for "修复登录 🚀 alpha task"
@@ -70,7 +70,7 @@ check "a journal append shows up live" wait_for "a live event arrives"
 keys j
 keys p
 check "p pauses the selected session (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "paused"'
-check "the pause shows on screen" wait_for "‖ paused  s-alpha"
+check "the pause shows on screen" wait_for "‖ paused     s-alpha"
 keys r
 check "r resumes it (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "running"'
 check "the resume is journaled and shown" wait_for "SESSION_RESUME"

@@ -83,7 +83,7 @@ tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 \
 first_screen() { # sessions and journal rows together, within 5 s of the launch
   for _ in $(seq 50); do
     screen >"$tmp/screen"
-    grep -qE '▶ running (claude|codex|gemini)-01' "$tmp/screen" &&
+    grep -qE '▶ running +(claude|codex|gemini)-01' "$tmp/screen" &&
       grep -qE '(Claude|Codex|Gemini) +(SESSION_START|ANALYSIS|CMD_RUN|FILE_)' "$tmp/screen" &&
       return 0
     sleep 0.1

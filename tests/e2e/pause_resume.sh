@@ -54,10 +54,11 @@ check "busy agent: every acknowledged turn is in the file" \
 	eval '[ "$(jq "[.conversationHistory[] | select(.content | startswith(\"turn\"))] | length" "$S/s1.json")" = "$(wc -l <"$TMP/ack")" ]'
 
 # --- an agent that overrides the pause ---------------------------------------
-# It saves its in-memory copy (status running) every 400 ms; the pause
-# lands after 200 quiet ms and is watched for 200 ms more.
-new_ws 200 2000
-agent --mode once --turns 5 --gap-min 400 --gap-max 400 --ack "$TMP/ack2" &
+# It saves its in-memory copy (status running) every 300 ms; the pause
+# lands after 200 quiet ms and is watched for 200 ms more, so the agent's
+# next save always falls inside that watch.
+new_ws 200 3000
+agent --mode once --turns 8 --gap-min 300 --gap-max 300 --ack "$TMP/ack2" &
 apid=$!
 sleep 0.6
 run session pause s1

@@ -9,6 +9,9 @@
 # are `agentctl journal read --last 5` and the sessions pane shows each
 # session file's status.
 CASE=watch
+# Pause and resume wait for a quiet session file (session.quietMs, 1 s by
+# default); this case is about watching, so a short quiet will do.
+export AGENT_SESSION_QUIET_MS=100
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v tmux jq >/dev/null; then

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The dashboard and operator requests, driven in tmux with real keys: a
+# session whose agent overrode a pause shows "overridden" (in the failure
+# colour) and the override is journaled once; `r` on a paused session whose
+# resumeCommand cannot start leaves it paused, says why on a red line and
+# marks it "resume failed"; `r` with a command that starts shows "resuming"
+# until the agent writes "running".
+set -u
+agentctl=$(realpath "$1")
+command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
+ws=$(mktemp -d)
+sock="agentctl-req-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
+passed=0 failed=0
+check() { # description, command...
+  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
+}
+screen() { tmux -L "$sock" capture-pane -p -t e2e; }
+wait_for() { # text: waits up to 5 s for text on screen
+  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  screen; return 1
+}
+S=$ws/.agent/sessions
+mkdir -p "$S/.requests" "$ws/xdg/agent"
+export XDG_CONFIG_HOME=$ws/xdg
+session() { # id status
+  jq -n --arg id "$1" --arg st "$2" '{id: $id, createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z", task: "task of \($id)", status: $st,
+    conversationHistory: [], metadata: {}}' >"$S/$1.json"
+}
+session aaa-over running
+session bbb-dead paused
+session ccc-slow paused
+touch -d '-1 min' "$S"/*.json
+# aaa-over: paused by agentctl, then saved "running" by its agent.
+printf '{"sessionId":"aaa-over","request":"pause","state":"applied","requestedAt":"2026-01-01T00:00:00.000Z","requestedBy":"Human","appliedAt":"2026-01-01T00:00:01.000Z"}' \
+  >"$S/.requests/aaa-over.json"
+cat >"$ws/xdg/agent/config.json" <<'EOF'
+{"resumeCommand": ["no-such-agent-program", "{id}"], "session": {"quietMs": 50}}
+EOF
+
+tmux -L "$sock" new-session -d -s e2e -x 120 -y 30 "$agentctl -w $ws"
+check "an overridden pause is shown" wait_for "! overridden"
+humans() { "$agentctl" -w "$ws" journal query agent=Human --json 2>/dev/null | jq -c "$1"; }
+check "and journaled as FAILED, once" \
+  bash -c "[ \"\$(XDG_CONFIG_HOME=$XDG_CONFIG_HOME $agentctl -w $ws journal query agent=Human --json | jq -c '[.[] | .status]')\" = '[\"FAILED\"]' ]"
+tmux -L "$sock" send-keys -t e2e 1 j
+sleep 0.3
+tmux -L "$sock" send-keys -t e2e r
+sleep 0.3
+tmux -L "$sock" send-keys -t e2e y
+check "resume with a missing program says why" wait_for "no-such-agent-program"
+check "and marks the session" wait_for "! no resume"
+check "the session stays paused" bash -c "[ \"\$(jq -r .status $S/bbb-dead.json)\" = paused ]"
+
+# A command that starts, and an agent that takes over a moment later.
+cat >"$ws/xdg/agent/config.json" <<EOF
+{"resumeCommand": ["/bin/sh", "-c", "sleep 1; f=.agent/sessions/\$0.json; jq '.status=\"running\"' \$f > \$f.tmp && mv \$f.tmp \$f", "{id}"], "session": {"quietMs": 50}}
+EOF
+tmux -L "$sock" send-keys -t e2e q
+for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
+tmux -L "$sock" new-session -d -s e2e -x 120 -y 30 "$agentctl -w $ws"
+wait_for "ccc-slow" >/dev/null
+tmux -L "$sock" send-keys -t e2e 1 G
+sleep 0.3
+tmux -L "$sock" send-keys -t e2e r
+sleep 0.3
+tmux -L "$sock" send-keys -t e2e y
+check "a started resume shows resuming" wait_for "~ resuming"
+check "until the agent takes over" wait_for "running"
+check "then the request is gone" bash -c "for i in \$(seq 30); do [ ! -e $S/.requests/ccc-slow.json ] && exit 0; sleep 0.1; done; exit 1"
+tmux -L "$sock" send-keys -t e2e q
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
