@@ -394,7 +394,7 @@ static void test_conversation(void **state)
 	}
 	assert_true(call && result && call2 && result2);
 	/* Narrower panes take more rows; drawing shows the role headers. */
-	assert_true(ui_conversation_rows(&m, 20) >= ui_conversation_rows(&m, 80));
+	assert_true(ui_conversation_rows(&m, NULL, 20) >= ui_conversation_rows(&m, NULL, 80));
 	fake_reset();
 	ui_view_conversation.draw(&ui_view_conversation, &m, &p, (ui_rect){0, 0, 40, 80}, true, now_ms);
 	assert_true(fake_shows("assistant  #2"));
@@ -542,7 +542,7 @@ static void test_store_tabs(void **state)
 	assert_int_equal(ui_source_open_item(f->src, m, UI_TAB_ARTIFACTS, 0), 0);
 	assert_int_equal(m->n_doc_lines, 4);
 	assert_string_equal(m->doc_lines[3], "END");
-	assert_int_equal(ui_document_rows(m, 80), 4);
+	assert_int_equal(ui_document_rows(m, NULL, 80), 4);
 	assert_int_equal(ui_source_open_item(f->src, m, UI_TAB_ARTIFACTS, 5), AC_EINVAL);
 
 	/* The trace: everything once, then only what is appended. */

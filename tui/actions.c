@@ -68,7 +68,7 @@ static void set_title(ui_dialog *d, const char *fmt, ...)
 	d->title = sanitised(raw);
 }
 
-void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
+static void set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
 {
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
@@ -88,6 +88,50 @@ void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, cons
 				    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
 	ac_buf_free(&notes);
+}
+
+void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
+			const char *status)
+{
+	bool pause = !strcmp(status, "paused");
+	ac_session *s = NULL;
+	const char *from;
+
+	ui_dialog_free(d);
+	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
+		ui_model_set_action(m, true, "%s %s: %s", pause ? "pause" : "resume", id, ac_error_last());
+		return;
+	}
+	from = ac_session_status(s);
+	if (!ac_session_status_change_allowed(from, status)) {
+		ui_model_set_action(m, true, "%s %s: the session is %s", pause ? "pause" : "resume", id,
+				    *from ? from : "without a status");
+		ac_session_free(s);
+		return;
+	}
+	ac_session_free(s);
+	d->kind = UI_DLG_STATUS;
+	d->status = pause ? "paused" : "running";
+	d->target = strdup(id);
+	set_title(d, "%s session %s?", pause ? "Pause" : "Resume", id);
+	if (pause) {
+		ui_dialog_line(d, "a pause request is left for the agent in %s/.requests/",
+			       ws->sessions_dir);
+		ui_dialog_line(d, "the file says paused once the agent has not written it for %d ms",
+			       ws->session_write.quiet_ms);
+		ui_dialog_line(d, "(waiting at most %d ms; no message is changed)",
+			       ws->session_write.wait_ms);
+		if (ws->pause_signal)
+			ui_dialog_line(d, "an agent agentctl started is stopped with pauseSignal");
+	} else if (ws->resume_command) {
+		ui_dialog_line(d, "starts resumeCommand: %s ...", ws->resume_command[0]);
+		ui_dialog_line(d, "the session stays paused until its agent takes it over");
+		ui_dialog_line(d, "(shown as resuming meanwhile; no message is changed)");
+	} else {
+		ui_dialog_line(d, "the file says running once it has been quiet for %d ms",
+			       ws->session_write.quiet_ms);
+		ui_dialog_line(d, "(no resumeCommand is configured; no message is changed)");
+	}
 }
 
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
@@ -243,6 +287,9 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 	}
 	case UI_DLG_ROLLBACK_CKPT:
 		confirm_rollback_checkpoint(d, ws, m);
+		break;
+	case UI_DLG_STATUS:
+		set_status(ws, m, d->target, d->status);
 		break;
 	case UI_DLG_NONE:
 		break;

@@ -19,6 +19,7 @@ typedef enum {
 	UI_DLG_COMPACT,
 	UI_DLG_ROLLBACK_OP,
 	UI_DLG_ROLLBACK_CKPT,
+	UI_DLG_STATUS,      /* pause or resume */
 } ui_dialog_kind;
 
 typedef struct {
@@ -28,12 +29,16 @@ typedef struct {
 	size_t n, cap;
 	char *target;       /* the session or operation id (raw, for the core) */
 	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
+	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
 	ac_checkpoint_plan plan;
 	bool has_plan;
 } ui_dialog;
 
-/* p / r: moves session id to status ("paused" or "running"). */
-void ui_act_set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status);
+/* p / r: asks before moving session id to status ("paused" or
+ * "running"), saying what will happen to its agent; a change the status
+ * does not allow is refused on the status line instead. */
+void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
+			const char *status);
 
 /* c: plans compacting session id into d (kind stays NONE and the status
  * line says why when there is nothing to do). */

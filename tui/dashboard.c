@@ -377,6 +377,9 @@ static void act(dash *d, ui_action a)
 		if (a == UI_ACT_YES) {
 			ui_model_set_action(&d->m, false, "working...");
 			ui_dialog_confirm(&d->dlg, d->ws, &d->m);
+			/* Requests beside the sessions change with no watch to
+			 * see them. */
+			ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
 		} else if (a == UI_ACT_NO || a == UI_ACT_BACK || a == UI_ACT_QUIT) {
 			ui_dialog_free(&d->dlg);
 			ui_model_set_action(&d->m, false, "cancelled; nothing was changed");
@@ -442,7 +445,7 @@ static void act(dash *d, ui_action a)
 		}
 		return;
 	case UI_ACT_FILTER:
-		if (cur <= P_JOURNAL || cur == P_MEMO || cur == P_ARTIFACTS || cur == P_TRACE)
+		if (cur != P_HELP)
 			d->filtering = true;
 		return;
 	case UI_ACT_STATUS_FILTER:
@@ -459,10 +462,9 @@ static void act(dash *d, ui_action a)
 			char *copy = strdup(id);
 
 			if (copy)
-				ui_act_set_status(d->ws, &d->m, copy, a == UI_ACT_PAUSE ? "paused" : "running");
+				ui_act_plan_status(&d->dlg, d->ws, &d->m, copy,
+						   a == UI_ACT_PAUSE ? "paused" : "running");
 			free(copy);
-			/* The request beside the session changed: no watch sees it. */
-			ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
 		}
 		return;
 	case UI_ACT_COMPACT:

@@ -111,8 +111,9 @@ extern const ui_view ui_view_memos, ui_view_artifacts, ui_view_trace, ui_view_do
  * left below them. */
 ui_rect ui_conv_frame(const ui_model *m, ui_tab tab, ui_rect r, bool active, const char *extra);
 
-/* Rows the open document takes wrapped to width (views/conversation.c). */
-size_t ui_document_rows(const ui_model *m, int width);
+/* Rows the open document takes wrapped to width, only the lines that
+ * filter's text matches (NULL: all) (views/conversation.c). */
+size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width);
 
 /* ---- shared by the list panes (views/list.c) --------------------------- */
 
@@ -155,8 +156,9 @@ bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y);
 /* Matches the pane's "/" filter against fields (NULL-terminated). */
 bool ui_filter_fields(const ui_pane *p, const char *const *fields);
 
-/* Rows the open conversation takes wrapped to width (views/conversation.c). */
-size_t ui_conversation_rows(const ui_model *m, int width);
+/* Rows the open conversation takes wrapped to width, only the messages
+ * that filter's text matches (NULL: all) (views/conversation.c). */
+size_t ui_conversation_rows(const ui_model *m, const ui_pane *filter, int width);
 
 /* Appends help line i, cut to width; false past the last (views/help.c). */
 bool ui_help_line(ac_buf *out, size_t i, int width);

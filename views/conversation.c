@@ -100,6 +100,7 @@ typedef struct {
 	ui_style style;
 	int indent;
 	bool draw;
+	const ui_pane *filter; /* only messages (document lines) it matches; may be NULL */
 } conv_walk;
 
 static void conv_emit(const char *text, size_t len, void *ctx)
@@ -117,16 +118,43 @@ static void conv_emit(const char *text, size_t len, void *ctx)
 	w->row++;
 }
 
+/* True when the pane's filter is empty or matches one of lines[0..n). */
+static bool lines_match(const ui_pane *p, const ui_conv_line *lines, size_t n)
+{
+	if (!p || !p->filter[0])
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		const char *fields[] = {lines[i].text, NULL};
+
+		if (ui_filter_fields(p, fields))
+			return true;
+	}
+	return false;
+}
+
 /* Walks every wrapped row of the conversation for width; draws those in
- * [top, top + r.h) when w->draw. Returns the total. */
+ * [top, top + r.h) when w->draw. With a filter, only the messages that
+ * match it (any of their lines). Returns the total. */
 static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 {
+	bool shown = false, any = false;
+
 	for (size_t i = 0; i < m->n_conv; i++) {
 		const ui_conv_line *l = &m->conv[i];
 		int indent = l->kind == UI_CONV_ROLE ? 0 : CONV_INDENT;
 
-		if (l->kind == UI_CONV_ROLE && i > 0)
-			conv_emit("", 0, w); /* a blank row between messages */
+		if (l->kind == UI_CONV_ROLE || i == 0) {
+			size_t end = i + 1;
+
+			while (end < m->n_conv && m->conv[end].kind != UI_CONV_ROLE)
+				end++;
+			shown = lines_match(w->filter, &m->conv[i], end - i);
+			if (shown && any)
+				conv_emit("", 0, w); /* a blank row between messages */
+			any = any || shown;
+		}
+		if (!shown)
+			continue;
 		w->indent = indent;
 		w->style = l->kind == UI_CONV_ROLE ? role_style(l->role)
 			   : l->kind == UI_CONV_TEXT ? UI_ST_NORMAL
@@ -138,21 +166,25 @@ static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 
 static size_t doc_walk_rows(const ui_model *m, conv_walk *w)
 {
-	for (size_t i = 0; i < m->n_doc_lines; i++)
-		ui_text_wrap(m->doc_lines[i], strlen(m->doc_lines[i]), w->r.w, conv_emit, w);
+	for (size_t i = 0; i < m->n_doc_lines; i++) {
+		const char *fields[] = {m->doc_lines[i], NULL};
+
+		if (!w->filter || !w->filter->filter[0] || ui_filter_fields(w->filter, fields))
+			ui_text_wrap(m->doc_lines[i], strlen(m->doc_lines[i]), w->r.w, conv_emit, w);
+	}
 	return w->row;
 }
 
-size_t ui_conversation_rows(const ui_model *m, int width)
+size_t ui_conversation_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false};
+	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false, filter};
 
 	return conv_walk_rows(m, &w);
 }
 
-size_t ui_document_rows(const ui_model *m, int width)
+size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false};
+	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false, filter};
 
 	return doc_walk_rows(m, &w);
 }
@@ -176,14 +208,14 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		      int64_t now_ms)
 {
 	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
-	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true};
+	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true, NULL};
 	char extra[80];
 
 	(void)now_ms;
 	(void)v;
 	if (r.h < 3)
 		return;
-	scroll_settle(p, ui_conversation_rows(m, r.w), body.h, extra, sizeof(extra));
+	scroll_settle(p, ui_conversation_rows(m, p, r.w), body.h, extra, sizeof(extra));
 	ui_conv_frame(m, UI_TAB_MESSAGES, r, active, extra);
 	if (m->conv_error) {
 		screen_put(body.y + 1, 2, r.w - 2, UI_ST_ERROR, m->conv_error);
@@ -194,6 +226,11 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		return;
 	}
 	w.top = p->top;
+	w.filter = p;
+	if (!ui_conversation_rows(m, p, r.w)) {
+		screen_put(body.y + 1, 2, r.w - 2, UI_ST_DIM, "no message matches the filter");
+		return;
+	}
 	conv_walk_rows(m, &w);
 }
 
@@ -203,7 +240,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		     int64_t now_ms)
 {
 	ui_rect body = {r.y + 3, r.x, r.h - 3, r.w};
-	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true};
+	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true, NULL};
 	ac_buf head = AC_BUF_INIT, cut = AC_BUF_INIT;
 	char extra[80];
 
@@ -211,7 +248,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 	(void)v;
 	if (r.h < 4)
 		return;
-	scroll_settle(p, ui_document_rows(m, r.w), body.h, extra, sizeof(extra));
+	scroll_settle(p, ui_document_rows(m, p, r.w), body.h, extra, sizeof(extra));
 	ui_conv_frame(m, m->doc_tab, r, active, extra);
 	ac_buf_printf(&head, " %s  %zu bytes", m->doc_title ? m->doc_title : "", m->doc_bytes);
 	ui_text_fit(&cut, head.data, head.len, r.w, UI_FIT_ELLIPSIS);
@@ -222,6 +259,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		screen_put(body.y + 1, 2, r.w - 2, UI_ST_DIM, "(empty)");
 	else {
 		w.top = p->top;
+		w.filter = p;
 		doc_walk_rows(m, &w);
 	}
 	ac_buf_free(&head);

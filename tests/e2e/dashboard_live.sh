@@ -69,9 +69,14 @@ check "a journal append shows up live" wait_for "a live event arrives"
 # s-evil is newest (created later): it is the first row. Move to s-alpha.
 keys j
 keys p
+check "p asks first" wait_for "Pause session s-alpha?"
+check "and says what the agent gets" wait_for "a pause request is left for the agent"
+keys y
 check "p pauses the selected session (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "paused"'
 check "the pause shows on screen" wait_for "‖ paused     s-alpha"
 keys r
+check "r asks first" wait_for "Resume session s-alpha?"
+keys y
 check "r resumes it (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "running"'
 check "the resume is journaled and shown" wait_for "SESSION_RESUME"
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Every printable key, typed in every pane and every conversation tab (and
+# in the help screen), without confirming anything, changes no file: a key
+# means what the pane's hints say or nothing, and while a filter line is
+# open no key is a command. Also the reported case: "/policy" typed in the
+# Messages tab filters the messages (it used to pause the session, open a
+# compaction and confirm it).
+set -u
+agentctl=$(realpath "$1")
+command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
+ws=$(mktemp -d)
+sock="agentctl-keys-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
+passed=0 failed=0
+check() { # description, command...
+  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
+}
+screen() { tmux -L "$sock" capture-pane -p -t e2e; }
+wait_for() { # text: waits up to 5 s for text on screen
+  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
+  screen; return 1
+}
+send() { tmux -L "$sock" send-keys -t e2e "$@"; }
+# What must not change: every file but git's object store (a rollback's
+# dry run, behind `R`, may add blobs there; no ref, index or file moves).
+sums() { (cd "$ws" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z |
+  xargs -0 sha256sum); }
+
+S=$ws/.agent/sessions
+mkdir -p "$S"
+for id in s-one s-two; do
+  cat >"$S/$id.json" <<JSON
+{"id":"$id","createdAt":"2024-05-01T10:00:00.000Z","updatedAt":"2024-05-01T10:00:00.000Z","task":"task $id","status":"running","conversationHistory":[{"role":"user","content":"about the policy"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a.c"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"int main;"}]},{"role":"assistant","content":"unrelated words"}],"metadata":{"userId":"alice","agentId":"Claude","tenantId":"t"}}
+JSON
+done
+"$agentctl" -w "$ws" checkpoint create s-one >/dev/null
+"$agentctl" -w "$ws" journal log '{"agent":"Claude","status":"SUCCESS","action":{"type":"FILE_EDIT","params":{}},"result":{"message":"an event"}}' >/dev/null
+git -C "$ws" init -q && git -C "$ws" config user.email t@t && git -C "$ws" config user.name t
+echo before >"$ws/file.txt"
+git -C "$ws" add file.txt && git -C "$ws" commit -qm base
+echo after >"$ws/file.txt"
+git -C "$ws" add file.txt && git -C "$ws" commit -qm change
+printf '{"id":"11111111-2222-4333-8444-555555555555","timestamp":"2024-05-01T10:00:00.000Z","sessionId":"s-one","type":"file_write","details":{"path":"file.txt"},"gitCommitHash":"%s"}\n' \
+  "$(git -C "$ws" rev-parse HEAD)" >"$ws/.agent/operations.jsonl"
+touch -d '-1 min' "$S"/*.json
+before=$(sums)
+
+tmux -L "$sock" new-session -d -s e2e -x 120 -y 32 "$agentctl -w $ws; echo \$? > $ws.exit"
+wait_for "s-one" >/dev/null
+
+# The reported case first.
+send 1 g Enter
+check "Enter opens the conversation" wait_for "Conversation s-"
+send -l "/policy"
+check "/ opens a filter in the Messages tab" wait_for "filter: policy_"
+send Enter
+check "the filter keeps the matching message" wait_for "about the policy"
+check "and hides the others" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep -q 'unrelated words'"
+send Escape Escape Escape
+
+# Every printable key but q, then Escape three times (closes a dialog, a
+# filter line, help, a document, the conversation).
+printable=()
+for code in $(seq 33 126); do
+  c=$(printf "\\$(printf '%03o' "$code")")
+  [ "$c" = q ] || printable+=("$c")
+done
+contexts=("1" "2" "3" "4" "1 g Enter" "1 g Enter ]" "1 g Enter ] ]" "1 g Enter ] ] ]" "?")
+for context in "${contexts[@]}"; do
+  for c in "${printable[@]}" Space; do
+    # shellcheck disable=SC2086
+    send $context
+    if [ "$c" = Space ]; then send Space; else send -l -- "$c"; fi
+    send Escape Escape Escape
+  done
+done
+sleep 1
+check "the dashboard is still running after $(( ${#printable[@]} * ${#contexts[@]} )) keys" \
+  tmux -L "$sock" has-session -t e2e
+check "no file changed (sessions, journal, operations, checkpoints, worktree, git refs)" \
+  bash -c "[ \"\$(cd $ws && find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)\" = \"\$0\" ]" "$before"
+check "no session was paused" bash -c "! grep -l paused $S/*.json"
+send q
+for _ in $(seq 50); do [ -s "$ws.exit" ] && break; sleep 0.1; done
+check "q still quits with status 0" grep -qx 0 "$ws.exit"
+rm -f "$ws.exit"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
