@@ -65,6 +65,7 @@ typedef struct {
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
 	bool dirty, quit;
+	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 } dash;
 
 static int current(const dash *d)
@@ -192,6 +193,7 @@ static void draw(dash *d)
 
 	screen_size(&rows, &cols);
 	screen_begin();
+	ui_age_refresh_take();
 	if (rows < 6 || cols < 24) {
 		screen_put(0, 0, cols, UI_ST_NORMAL, "terminal too small");
 		screen_end();
@@ -215,6 +217,27 @@ static void draw(dash *d)
 	if (d->dlg.kind != UI_DLG_NONE)
 		ui_dialog_draw(&d->dlg, rows, cols);
 	screen_end();
+	d->redraw_at = ui_age_refresh_take();
+}
+
+/* How long poll() may sleep: until the watcher wants to look again, or an
+ * age on screen ticks (a session updated a minute ago must not still say
+ * "0s"), or a pending resume may have become late. -1: no limit. */
+static int wait_ms(const dash *d, int64_t now)
+{
+	int watch = ac_watch_timeout_ms(d->watch), tick = -1;
+
+	if (d->redraw_at) {
+		int64_t left = d->redraw_at - now;
+
+		tick = left < 0 ? 0 : left > 3600000 ? 3600000 : (int)left;
+	}
+	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
+		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
+			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (watch < 0)
+		return tick;
+	return tick < 0 || watch < tick ? watch : tick;
 }
 
 /* ---- actions ----------------------------------------------------------- */
@@ -661,8 +684,17 @@ int dashboard_run(cli_context *ctx)
 			draw(&d);
 			d.dirty = false;
 		}
-		if (poll(fds, (nfds_t)nfds, ac_watch_timeout_ms(d.watch)) < 0 && errno != EINTR)
+		if (poll(fds, (nfds_t)nfds, wait_ms(&d, ac_time_now_ms())) < 0 && errno != EINTR)
 			break;
+		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
+			d.dirty = true;
+		for (size_t i = 0; i < d.m.n_sessions; i++)
+			if (d.m.sessions[i].pending && !d.m.sessions[i].pending_alarm) {
+				/* "resuming" turns "stalled" with time alone. */
+				if (ui_source_update(d.src, &d.m, AC_WATCH_SESSIONS))
+					d.dirty = true;
+				break;
+			}
 		/* Keys first (they may change what is shown), then files. Input is
 		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
 		input(&d);

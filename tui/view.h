@@ -124,6 +124,11 @@ ui_style ui_status_style(ui_status st);
 /* "42s", "5m", "3h", "12d" since the ISO timestamp iso; "-" when unknown. */
 void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms);
 
+/* When (ms since the epoch) the soonest age formatted by ui_fmt_age()
+ * since the last call will read differently; 0 when none was. The
+ * dashboard redraws then, so ages tick while they are on screen. */
+int64_t ui_age_refresh_take(void);
+
 /* "HH:MM:SS" of an ISO timestamp (UTC), "--:--:--" when it is not one. */
 void ui_fmt_clock(char out[9], const char *iso);
 

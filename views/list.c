@@ -54,6 +54,27 @@ static int64_t iso_ms(const char *iso)
 	return t == (time_t)-1 ? -1 : (int64_t)t * 1000 + ms;
 }
 
+/* When the soonest age drawn since the last ui_age_refresh_take() will
+ * read differently (0: none drawn). */
+static int64_t age_refresh_at;
+
+int64_t ui_age_refresh_take(void)
+{
+	int64_t at = age_refresh_at;
+
+	age_refresh_at = 0;
+	return at;
+}
+
+/* Notes when an age of elapsed_ms shown in units of unit_ms changes. */
+static void note_age(int64_t now_ms, int64_t elapsed_ms, int64_t unit_ms)
+{
+	int64_t at = now_ms + unit_ms - elapsed_ms % unit_ms;
+
+	if (!age_refresh_at || at < age_refresh_at)
+		age_refresh_at = at;
+}
+
 void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms)
 {
 	int64_t then = iso_ms(iso), s;
@@ -65,6 +86,8 @@ void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms)
 	s = (now_ms - then) / 1000;
 	if (s < 0)
 		s = 0;
+	note_age(now_ms, now_ms > then ? now_ms - then : 0,
+		 s < 60 ? 1000 : s < 3600 ? 60000 : s < 86400 ? 3600000 : 86400000);
 	if (s < 60)
 		snprintf(out, size, "%llds", (long long)s);
 	else if (s < 3600)

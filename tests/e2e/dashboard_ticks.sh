@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Ages tick with nothing written: a session updated a few seconds ago is
+# shown older and older (a stalled agent must not look active), and the
+# dashboard still sleeps between ticks (its CPU time stays near zero).
+set -u
+agentctl=$(realpath "$1")
+command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
+ws=$(mktemp -d)
+sock="agentctl-ticks-$$"
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
+passed=0 failed=0
+check() { # description, command...
+  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
+}
+screen() { tmux -L "$sock" capture-pane -p -t e2e; }
+age() { screen | awk '$3 == "s-tick" { print $NF }'; }
+mkdir -p "$ws/.agent/sessions"
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+printf '{"id":"s-tick","createdAt":"%s","updatedAt":"%s","task":"t","status":"running","conversationHistory":[],"metadata":{}}' \
+  "$now" "$now" >"$ws/.agent/sessions/s-tick.json"
+tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 "$agentctl -w $ws"
+for _ in $(seq 50); do [ -n "$(age)" ] && break; sleep 0.1; done
+first=$(age)
+sleep 3.2
+second=$(age)
+check "the age ticks with nothing written ($first, then $second)" \
+  bash -c "[ -n '$first' ] && [ -n '$second' ] && [ '${first%s}' -lt '${second%s}' ]"
+pid=$(tmux -L "$sock" list-panes -t e2e -F '#{pane_pid}')
+t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+sleep 3
+t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+check "ticking costs almost no CPU ($((t1 - t0)) ticks in 3 s)" test $((t1 - t0)) -le 10
+tmux -L "$sock" send-keys -t e2e q
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
