@@ -5,22 +5,7 @@
 # open no key is a command. Also the reported case: "/policy" typed in the
 # Messages tab filters the messages (it used to pause the session, open a
 # compaction and confirm it).
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-keys-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
-}
-send() { tmux -L "$sock" send-keys -t e2e "$@"; }
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 # What must not change: every file but git's object store (a rollback's
 # dry run, behind `R`, may add blobs there; no ref, index or file moves).
 sums() { (cd "$ws" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z |
@@ -84,5 +69,4 @@ send q
 for _ in $(seq 50); do [ -s "$ws.exit" ] && break; sleep 0.1; done
 check "q still quits with status 0" grep -qx 0 "$ws.exit"
 rm -f "$ws.exit"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,21 +5,7 @@
 # resumeCommand cannot start leaves it paused, says why on a red line and
 # marks it "resume failed"; `r` with a command that starts shows "resuming"
 # until the agent writes "running".
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-req-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
-}
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 S=$ws/.agent/sessions
 mkdir -p "$S/.requests" "$ws/xdg/agent"
 export XDG_CONFIG_HOME=$ws/xdg
@@ -70,5 +56,4 @@ check "a started resume shows resuming" wait_for "~ resuming"
 check "until the agent takes over" wait_for "running"
 check "then the request is gone" bash -c "for i in \$(seq 30); do [ ! -e $S/.requests/ccc-slow.json ] && exit 0; sleep 0.1; done; exit 1"
 tmux -L "$sock" send-keys -t e2e q
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

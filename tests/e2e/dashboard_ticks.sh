@@ -2,17 +2,7 @@
 # Ages tick with nothing written: a session updated a few seconds ago is
 # shown older and older (a stalled agent must not look active), and the
 # dashboard still sleeps between ticks (its CPU time stays near zero).
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-ticks-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 age() { screen | awk '$3 == "s-tick" { print $NF }'; }
 mkdir -p "$ws/.agent/sessions"
 now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
@@ -31,5 +21,4 @@ sleep 3
 t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 check "ticking costs almost no CPU ($((t1 - t0)) ticks in 3 s)" test $((t1 - t0)) -le 10
 tmux -L "$sock" send-keys -t e2e q
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
