@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Readers never hang and never hide (issue 11, items 9-16): hostile files in
+# a workspace (FIFOs, huge or sparse tails, odd JSON, long names, invisible
+# characters, resource limits) give one line naming the file and a true
+# exit status, never a hang. Every command runs under `timeout` so a hang
+# fails its case instead of the whole run.
+# Usage: readers_cli.sh path/to/agentctl
+set -u
+
+. "$(dirname "$0")/lib/cli.sh" "$@"
+
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	mkdir -p "$WS/.agent/sessions"
+}
+# trun SECONDS ARGS...: run with a time limit; RC 124 when it hung.
+trun() {
+	local limit=$1
+	shift
+	timeout "$limit" "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+# refuses NAME ARGS...: the command ends in time with exit 1 and one line
+# saying NAME is not a regular file.
+refuses() {
+	local name=$1
+	shift
+	trun 5 "$@"
+	[ "$RC" -eq 1 ] && grep -q "$name: not a regular file" "$TMP/err"
+}
+event() {
+	printf '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"%s"}}' "$1"
+}
+
+# --- item 9: a FIFO in a file's place ---
+new_ws
+mkfifo "$WS/JOURNAL.jsonl"
+check "fifo journal: journal read" refuses JOURNAL.jsonl journal read
+check "fifo journal: journal check" refuses JOURNAL.jsonl journal check
+check "fifo journal: journal query --all" refuses JOURNAL.jsonl journal query agent=Claude --all
+check "fifo journal: journal log" refuses JOURNAL.jsonl journal log "$(event x)"
+
+new_ws
+trun 5 journal log "$(event one)"
+mkfifo "$WS/JOURNAL-20250101T000000.000Z.jsonl"
+check "fifo rotated journal: journal read --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal read --all
+check "fifo rotated journal: journal check --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal check --all
+check "fifo rotated journal: journal query --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal query agent=Claude --all
+
+new_ws
+mkfifo "$WS/.agent/operations.jsonl"
+check "fifo operation log: ops list" refuses operations.jsonl ops list
+check "fifo operation log: ops show" refuses operations.jsonl ops show op_x
+
+new_ws
+mkfifo "$WS/.agent/config.json"
+check "fifo project config: journal read" refuses config.json journal read
+
+finish
