@@ -5,6 +5,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_journal_reader.h"
+#include "ac_journal_reader.h"
 #include "ac_time.h"
 
 #include <dirent.h>
@@ -151,6 +152,11 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 	}
 	if (memchr(record, '\n', len))
 		return ac_error_set(AC_EINVAL, "%s: a record must be one line", path);
+	if (len >= AC_JOURNAL_MAX_LINE)
+		return ac_error_set(AC_EINVAL,
+				    "%s: a record of %zu bytes is over the line limit of %u bytes "
+				    "(" AC_JOURNAL_MAX_LINE_TEXT ", newline included)",
+				    path, len + 1, AC_JOURNAL_MAX_LINE);
 	if (!(lock_path = lock_path_of(path)) || !(line = malloc(len + 2))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;

@@ -58,4 +58,19 @@ new_ws
 mkfifo "$WS/.agent/config.json"
 check "fifo project config: journal read" refuses config.json journal read
 
+# --- item 10: what is acknowledged is readable ---
+new_ws
+{
+	printf '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"'
+	head -c $((70 << 20)) /dev/zero | tr '\0' x
+	printf '"}}'
+} >"$TMP/big.json"
+timeout 60 "$AC" -w "$WS" journal log - <"$TMP/big.json" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "a 70 MiB event is refused at the writer" [ "$RC" -eq 1 ]
+check "the refusal names the size and the limit" \
+	grep -q "a record of [0-9]* bytes is over the line limit of 67108864 bytes" "$TMP/err"
+check "the refused event left no journal" [ ! -e "$WS/JOURNAL.jsonl" ]
+rm -f "$TMP/big.json"
+
 finish
