@@ -32,7 +32,7 @@
 /* The seq of a record line, or 0 when it is not a record (torn, corrupt). */
 static uint64_t record_seq(const char *text, size_t len, json_t **out_record)
 {
-	json_t *record = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *record = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
 	json_t *seq = json_object_get(record, "seq");
 	uint64_t value = 0;
 
@@ -401,7 +401,7 @@ static int read_snapshot(json_t **out_state, uint64_t *out_seq, const char *path
 
 	if ((rc = ac_file_read(&text, &len, path)))
 		return rc;
-	doc = json_loadb(text, len, 0, &jerr);
+	doc = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
 	free(text);
 	if (!doc)
 		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, jerr.line,

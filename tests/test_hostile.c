@@ -18,6 +18,8 @@
 #include "ac_session_index.h"
 #include "ac_text.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +240,52 @@ static void test_session_file_that_is_a_folder_or_fifo(void **state)
 	free(dir);
 }
 
+/* Issue 11 item 11: JSON that JSON.parse reads loads, and a rewrite keeps
+ * the values jansson cannot hold byte for byte. */
+static void test_session_with_nul_and_numbers_jansson_cannot_hold(void **state)
+{
+	static const char doc[] =
+		"{\n  \"id\": \"n\",\n  \"status\": \"running\",\n  \"task\": \"t\",\n"
+		"  \"conversationHistory\": [\n    {\n      \"role\": \"user\",\n"
+		"      \"content\": \"a\\u0000b\",\n      \"big\": 1e999,\n"
+		"      \"huge\": 123456789012345678901234567890,\n"
+		"      \"neg\": -123456789012345678901234567890.5E-7,\n"
+		"      \"tenth\": 0.1,\n      \"zero\": -0,\n      \"n\": [1e999, -1e999, 7]\n    }\n  ],\n"
+		"  \"metadata\": {}\n}";
+	static const char *const kept[] = {
+		"\"a\\u0000b\"", "\"big\": 1e999,", "\"huge\": 123456789012345678901234567890,",
+		"\"neg\": -123456789012345678901234567890.5E-7,", "\"tenth\": 0.1,",
+		"\"zero\": -0,", "1e999,\n", "-1e999,\n", "7\n",
+	};
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, "n.json"), *text;
+	ac_session *s = NULL;
+	json_t *content;
+
+	(void)state;
+	tu_write_file(path, doc, sizeof(doc) - 1);
+	if (ac_session_load(&s, dir, "n") != 0)
+		fail_msg("load: %s", ac_error_last());
+	content = json_object_get(json_array_get(ac_session_messages(s), 0), "content");
+	assert_int_equal(json_string_length(content), 3);
+	ac_session_free(s);
+	if (ac_session_set_status(NULL, dir, "n", "paused") != 0)
+		fail_msg("pause: %s", ac_error_last());
+	text = tu_read_file(path, NULL);
+	assert_non_null(strstr(text, "\"status\": \"paused\""));
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (!strstr(text, kept[i]))
+			fail_msg("'%s' not kept in:\n%s", kept[i], text);
+	assert_null(strstr(text, "ac-number-"));
+	free(text);
+	/* A broken file is still named with its line and column. */
+	tu_write_file(path, "{\n \"big\": 1e999,\n \"x\": tru }", 28);
+	assert_int_equal(ac_session_load(&s, dir, "n"), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "line 3 column"));
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_ids_that_climb_out),
 		cmocka_unit_test(test_symlinks_planted_at_paths),
 		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
+		cmocka_unit_test(test_session_with_nul_and_numbers_jansson_cannot_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

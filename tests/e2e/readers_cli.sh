@@ -73,4 +73,34 @@ check "the refusal names the size and the limit" \
 check "the refused event left no journal" [ ! -e "$WS/JOURNAL.jsonl" ]
 rm -f "$TMP/big.json"
 
+# --- item 11: what JSON.parse reads loads, and is written back as it was ---
+new_ws
+cat >"$WS/.agent/sessions/odd.json" <<'JSON'
+{
+  "id": "odd",
+  "createdAt": "2025-01-01T00:00:00.000Z",
+  "updatedAt": "2025-01-01T00:00:00.000Z",
+  "task": "t",
+  "status": "running",
+  "conversationHistory": [
+    {
+      "role": "user",
+      "content": "nul \u0000 here",
+      "big": 1e999,
+      "huge": 123456789012345678901234567890
+    }
+  ],
+  "metadata": {}
+}
+JSON
+trun 5 session show odd
+check "a session with \\u0000 and 1e999 shows" [ "$RC" -eq 0 ]
+trun 5 session show odd --json
+check "session show --json keeps 1e999" grep -q '"big": 1e999,' "$TMP/out"
+trun 5 session pause odd
+check "a session with \\u0000 and 1e999 pauses" [ "$RC" -eq 0 ]
+for kept in '"content": "nul \u0000 here",' '"big": 1e999,' '"huge": 123456789012345678901234567890' '"status": "paused",'; do
+	check "the rewrite keeps $kept" grep -qF "$kept" "$WS/.agent/sessions/odd.json"
+done
+
 finish
