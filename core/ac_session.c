@@ -34,9 +34,13 @@ int ac_session_id_check(const char *id)
 
 	if (!id || !*id)
 		return ac_error_set(AC_EINVAL, "session id: empty");
-	len = strnlen(id, 256);
-	if (len > 255)
-		return ac_error_set(AC_EINVAL, "session id: longer than 255 bytes");
+	len = strnlen(id, AC_SESSION_ID_MAX + 1);
+	/* The file's temporary name must fit NAME_MAX too, so accept only
+	 * what can be written, not only what can be named. */
+	if (len > AC_SESSION_ID_MAX)
+		return ac_error_set(AC_EINVAL,
+				    "session id: longer than %d bytes (the longest whose file can "
+				    "be written)", AC_SESSION_ID_MAX);
 	if (id[0] == '.')
 		return ac_error_set(AC_EINVAL, "session id '%.64s': must not start with '.'", id);
 	for (size_t i = 0; i < len; i++) {

@@ -286,6 +286,45 @@ static void test_session_with_nul_and_numbers_jansson_cannot_hold(void **state)
 	free(path);
 }
 
+/* Issue 11 item 12: an id is accepted exactly when its file can be
+ * written; a longer one is refused with the limit, and a file named with one
+ * is reported by the listing rather than listed and then unwritable. */
+static void test_ids_too_long_to_write(void **state)
+{
+	char *dir = tu_make_temp_dir(), longest[AC_SESSION_ID_MAX + 1], over[AC_SESSION_ID_MAX + 2];
+	char over_name[AC_SESSION_ID_MAX + 8], *path;
+	const ac_session_summary *const *list;
+	ac_session_index *index;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(AC_SESSION_ID_MAX, 228);
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	memset(over, 'b', sizeof(over) - 1);
+	over[sizeof(over) - 1] = '\0';
+	if (ac_session_create(NULL, dir, longest, "t", NULL, NULL, NULL) != 0)
+		fail_msg("create: %s", ac_error_last());
+	if (ac_session_set_status(NULL, dir, longest, "paused") != 0)
+		fail_msg("pause: %s", ac_error_last());
+	assert_int_equal(ac_session_create(NULL, dir, over, "t", NULL, NULL, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "longer than 228 bytes"));
+	/* Another program wrote one anyway. */
+	snprintf(over_name, sizeof(over_name), "%s.json", over);
+	path = tu_path(dir, over_name);
+	tu_write_file(path, "{\"id\":\"b\",\"status\":\"running\"}", 29);
+	assert_int_equal(ac_session_index_new(&index, dir), 0);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0]->id, longest);
+	assert_int_equal(ac_session_index_problems(index), 1);
+	ac_session_index_free(index);
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_symlinks_planted_at_paths),
 		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
 		cmocka_unit_test(test_session_with_nul_and_numbers_jansson_cannot_hold),
+		cmocka_unit_test(test_ids_too_long_to_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,4 +103,22 @@ for kept in '"content": "nul \u0000 here",' '"big": 1e999,' '"huge": 12345678901
 	check "the rewrite keeps $kept" grep -qF "$kept" "$WS/.agent/sessions/odd.json"
 done
 
+# --- item 12: ids are accepted exactly when their file can be written ---
+new_ws
+ok_id=$(head -c 228 /dev/zero | tr '\0' a)
+long_id=$(head -c 240 /dev/zero | tr '\0' b)
+for id in "$ok_id" "$long_id"; do
+	printf '{"id":"%s","status":"running","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+		"$id" >"$WS/.agent/sessions/$id.json"
+done
+trun 5 session list
+check "a 228-byte id is listed" grep -q "^$ok_id" "$TMP/out"
+check "a 240-byte id is not listed" bash -c "! grep -q '^b' '$TMP/out'"
+check "a 240-byte id is named as skipped with the limit" \
+	grep -q "$long_id.json: its id is longer than 228 bytes" "$TMP/err"
+trun 5 session pause "$ok_id"
+check "a 228-byte id can be paused" [ "$RC" -eq 0 ]
+trun 5 session pause "$long_id"
+check "a 240-byte id is refused naming the limit" grep -q "longer than 228 bytes" "$TMP/err"
+
 finish
