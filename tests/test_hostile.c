@@ -44,6 +44,14 @@ static void assert_terminal_safe(const char *text, size_t len)
 		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x81 &&
 		    (unsigned char)text[i + 2] >= 0xa6 && (unsigned char)text[i + 2] <= 0xa9)
 			fail_msg("bidi isolate at %zu", i);
+		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+		    ((unsigned char)text[i + 2] == 0xa8 || (unsigned char)text[i + 2] == 0xa9))
+			fail_msg("line or paragraph separator at %zu", i);
+		if (c == 0xf3 && i + 1 < len && (unsigned char)text[i + 1] == 0xa0)
+			fail_msg("tag character or variation selector supplement at %zu", i);
+		if ((c == 0xc2 && i + 1 < len && (unsigned char)text[i + 1] == 0xad) ||
+		    (c == 0xcd && i + 1 < len && (unsigned char)text[i + 1] == 0x8f))
+			fail_msg("soft hyphen or combining grapheme joiner at %zu", i);
 	}
 }
 
@@ -110,6 +118,34 @@ static void test_bidi_overrides(void **state)
 	EXPECT("\xe2\x80\xae" "txt.exe", "<U+202E>txt.exe");
 	EXPECT("\xe2\x81\xa6" "a\xe2\x81\xa9", "<U+2066>a<U+2069>");
 	EXPECT("zero\xe2\x80\x8bwidth", "zero<U+200B>width");
+}
+
+/* Issue 11 item 13: characters that draw nothing or break the line. */
+static void test_invisible_format_characters(void **state)
+{
+	(void)state;
+	EXPECT("hi\xf3\xa0\x81\x81\xf3\xa0\x81\xbf", "hi<U+E0041><U+E007F>"); /* tags */
+	EXPECT("a\xe2\x80\xa8" "b\xe2\x80\xa9", "a<U+2028>b<U+2029>");
+	EXPECT("soft\xc2\xadhyphen", "soft<U+00AD>hyphen");
+	EXPECT("e\xcd\x8f", "e<U+034F>");
+	EXPECT("\xe2\x81\xa0\xe2\x81\xa4\xef\xbb\xbf", "<U+2060><U+2064><U+FEFF>");
+	EXPECT("\xe2\x80\x8e\xe2\x80\x8f", "<U+200E><U+200F>");
+	EXPECT("x\xef\xb8\x80", "x<U+FE00>");
+	/* Emoji presentation stays: it is in ordinary text everywhere. */
+	EXPECT("\xe2\x9d\xa4\xef\xb8\x8f", "\xe2\x9d\xa4\xef\xb8\x8f");
+}
+
+/* --json output: DEL and the same characters as \u escapes (a surrogate
+ * pair beyond U+FFFF), so the JSON means the same and shows them. */
+static void test_json_output_escapes_del_and_invisible(void **state)
+{
+	static const char json[] = "{\"m\":\"a\x7f" "b\xf3\xa0\x81\x81\xe2\x80\xa8\xc2\xad\"}";
+	ac_buf out = AC_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(ac_text_json_safe(&out, json, sizeof(json) - 1), 0);
+	assert_string_equal(out.data, "{\"m\":\"a\\u007fb\\udb40\\udc41\\u2028\\u00ad\"}");
+	ac_buf_free(&out);
 }
 
 static void test_invalid_utf8_and_nul(void **state)
@@ -334,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_eight_bit_c1),
 		cmocka_unit_test(test_carriage_return_and_backspace),
 		cmocka_unit_test(test_bidi_overrides),
+		cmocka_unit_test(test_invisible_format_characters),
+		cmocka_unit_test(test_json_output_escapes_del_and_invisible),
 		cmocka_unit_test(test_invalid_utf8_and_nul),
 		cmocka_unit_test(test_journal_with_huge_nested_and_nul_lines),
 		cmocka_unit_test(test_ids_that_climb_out),

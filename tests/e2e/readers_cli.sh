@@ -121,4 +121,15 @@ check "a 228-byte id can be paused" [ "$RC" -eq 0 ]
 trun 5 session pause "$long_id"
 check "a 240-byte id is refused naming the limit" grep -q "longer than 228 bytes" "$TMP/err"
 
+# --- item 13: invisible and line-breaking characters are made visible ---
+new_ws
+printf '{"id":"evt_20250101000000_00000001","timestamp":"2025-01-01T00:00:00.000Z","agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"t\xf3\xa0\x81\x81 l\xe2\x80\xa8 s\xc2\xad c\xcd\x8f d\x7f end"}}\n' >"$WS/JOURNAL.jsonl"
+trun 5 journal read
+check "journal read shows tag, separator, soft hyphen and CGJ" \
+	grep -qF 't<U+E0041> l<U+2028> s<U+00AD> c<U+034F> d^? end' "$TMP/out"
+trun 5 journal read --json
+check "journal read --json escapes DEL and the rest" \
+	grep -qF 't\udb40\udc41 l\u2028 s\u00ad c\u034f d\u007f end' "$TMP/out"
+check "journal read --json holds no DEL byte" bash -c "! LC_ALL=C grep -q $'\x7f' '$TMP/out'"
+
 finish
