@@ -55,6 +55,10 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 	unsigned random_value = 0;
 	int fd, err;
 
+	if (strlen(base) > AC_ATOMIC_NAME_MAX)
+		return ac_error_set(AC_EINVAL, "%s: a name longer than %d bytes cannot be written "
+				    "(its temporary name would be longer than 255)", path,
+				    AC_ATOMIC_NAME_MAX);
 	if (getrandom(&random_value, sizeof(random_value), 0) != sizeof(random_value))
 		random_value = (unsigned)time(NULL) ^ (unsigned)getpid();
 	if (ac_buf_printf(out_temp, "%s/.%s.%ld.%08x.tmp", dir, base, (long)getpid(),

@@ -14,6 +14,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What a temporary name adds to the name of the file it replaces: '.',
+ * '.', the pid (at most 7 digits: Linux caps pids at PID_MAX_LIMIT, 2^22),
+ * '.', 8 hex digits, ".tmp". A file whose name is longer than
+ * AC_ATOMIC_NAME_MAX cannot be written: its temporary name would pass
+ * NAME_MAX (255). */
+#define AC_ATOMIC_TEMP_EXTRA (1 + 1 + 7 + 1 + 8 + 4)
+#define AC_ATOMIC_NAME_MAX (255 - AC_ATOMIC_TEMP_EXTRA)
+
 /* Called between writing the temp file and renaming it over path, so a
  * caller can make a last check (has another writer changed path?). A
  * non-zero return abandons the write (the temp file is removed) and is

@@ -12,6 +12,7 @@
 #include "ac_buf.h"
 #include "ac_compact.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_session.h"
@@ -75,10 +76,7 @@ static char *output_bytes(const json_t *content, size_t *out_len)
 		}
 		return text;
 	}
-	text = json_dumps(content, JSON_COMPACT | JSON_ENCODE_ANY);
-	if (text)
-		*out_len = strlen(text);
-	return text;
+	return ac_json_exact_dumps(content, JSON_COMPACT | JSON_ENCODE_ANY, out_len);
 }
 
 typedef struct {

@@ -91,10 +91,11 @@ static int memo_append(void *impl, const char *tenant, const char *owner, const 
 		return rc;
 	if ((rc = ac_file_mkdirs(dir)) || (rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
 		goto done;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rc = errno == ELOOP ? ac_error_set(AC_ECORRUPT, "%s: is a symbolic link", path)
-				    : ac_error_errno(errno, "%s: cannot open", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
+					O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
+		goto done;
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot open", path);
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {

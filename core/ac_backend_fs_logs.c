@@ -32,7 +32,7 @@
 /* The seq of a record line, or 0 when it is not a record (torn, corrupt). */
 static uint64_t record_seq(const char *text, size_t len, json_t **out_record)
 {
-	json_t *record = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *record = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
 	json_t *seq = json_object_get(record, "seq");
 	uint64_t value = 0;
 
@@ -69,8 +69,8 @@ static int highest_seq(uint64_t *out, const char *path)
 	*out = 0;
 	if ((rc = ac_journal_complete_end(&end, &size, path)))
 		return rc == AC_ENOTFOUND ? 0 : rc;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return ac_error_errno(errno, "%s: cannot open", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
+		return rc;
 	if (size > end)
 		best = seq_of_range(fd, end, size);
 	while (end > 0) {
@@ -128,13 +128,11 @@ static int log_append(uint64_t *out_seq, const char *dir, const char *path, cons
 		return ac_error_set(AC_EINVAL, "%s: a record's data must be a JSON object", path);
 	if ((rc = ac_file_mkdirs(dir)))
 		return rc;
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot open", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDWR | O_CREAT | O_NOFOLLOW,
+					0644, path)))
 		goto done;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", path);
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot open", path);
 		goto done;
 	}
 	if ((rc = lock_file(fd, path)) || (rc = highest_seq(&last, path)))
@@ -198,12 +196,12 @@ static int read_tail_after(char **out, size_t *out_len, const char *path, uint64
 
 	if (after_seq == 0)
 		return ac_file_read(out, out_len, path);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return ac_error_errno(errno, "%s", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
+		return rc;
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s", path);
 		close(fd);
-		return ac_error_set(AC_ECORRUPT, "%s: not a regular file", path);
+		return rc;
 	}
 	size = (uint64_t)st.st_size;
 	for (;;) {
@@ -403,7 +401,7 @@ static int read_snapshot(json_t **out_state, uint64_t *out_seq, const char *path
 
 	if ((rc = ac_file_read(&text, &len, path)))
 		return rc;
-	doc = json_loadb(text, len, 0, &jerr);
+	doc = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
 	free(text);
 	if (!doc)
 		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, jerr.line,

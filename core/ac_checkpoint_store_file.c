@@ -11,6 +11,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_file.h"
 
 #include <dirent.h>
@@ -35,13 +36,11 @@ static void report(const ac_checkpoint_store *store, const char *path, const cha
 static int parse(json_t **out, const char *path, const char *text, size_t len,
 		 const char *session_id, const char *checkpoint_id)
 {
-	json_error_t error;
-	json_t *doc = json_loadb(text, len, 0, &error);
+	json_t *doc = NULL;
 	int rc;
 
-	if (!doc)
-		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, error.line,
-				    error.column, error.text);
+	if ((rc = ac_json_exact_load(&doc, text, len, 0, path)))
+		return rc;
 	if ((rc = ac_checkpoint_validate(doc))) {
 		ac_error_set(rc, "%s: %s", path, ac_error_last());
 	} else if (strcmp(ac_checkpoint_id(doc), checkpoint_id) != 0) {
@@ -75,6 +74,7 @@ static int file_save(ac_checkpoint_store *store, const json_t *doc)
 {
 	file_store *f = (file_store *)store;
 	char *folder = NULL, *path = NULL, *text = NULL;
+	size_t text_len = 0;
 	int rc;
 
 	if ((rc = make_path(&folder, f, ac_checkpoint_session(doc), NULL)) ||
@@ -82,11 +82,12 @@ static int file_save(ac_checkpoint_store *store, const json_t *doc)
 		goto done;
 	if ((rc = ac_file_mkdirs(folder)))
 		goto done;
-	if (!(text = json_dumps(doc, JSON_INDENT(2)))) {
+	/* A session's numbers jansson cannot hold stay numbers in the copy. */
+	if (!(text = ac_json_exact_dumps(doc, JSON_INDENT(2), &text_len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	rc = ac_atomic_write(path, text, strlen(text), NULL, NULL);
+	rc = ac_atomic_write(path, text, text_len, NULL, NULL);
 done:
 	free(text);
 	free(path);

@@ -5,6 +5,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_proc.h"
@@ -300,14 +301,15 @@ int ac_summarize_command(char **out, const char *const *argv, const json_t *mess
 {
 	ac_proc_result result;
 	ac_buf why = AC_BUF_INIT;
-	char *input = json_dumps(messages, JSON_COMPACT);
+	size_t input_len = 0;
+	char *input = ac_json_exact_dumps(messages, JSON_COMPACT, &input_len);
 	const char *start, *end;
 	json_t *check = NULL;
 	int rc;
 
 	if (!input)
 		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
-	if ((rc = ac_proc_run(&result, argv, NULL, input, strlen(input), timeout_ms))) {
+	if ((rc = ac_proc_run(&result, argv, NULL, input, input_len, timeout_ms))) {
 		char reason[512];
 
 		snprintf(reason, sizeof(reason), "%s", ac_error_last());
@@ -357,13 +359,14 @@ static int write_archive(char **out_path, char **out_relative, const char *sessi
 			 const json_t *replaced)
 {
 	char stamp[21], *data = NULL;
+	size_t data_len = 0;
 	ac_buf dir = AC_BUF_INIT, relative = AC_BUF_INIT, path = AC_BUF_INIT;
 	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
 				"messages", replaced);
 	bool reserved = false;
 	int rc, fd = -1;
 
-	if (!doc || !(data = json_dumps(doc, JSON_INDENT(2)))) {
+	if (!doc || !(data = ac_json_exact_dumps(doc, JSON_INDENT(2), &data_len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -391,7 +394,7 @@ static int write_archive(char **out_path, char **out_relative, const char *sessi
 	}
 	reserved = true;
 	close(fd);
-	if ((rc = ac_atomic_write(path.data, data, strlen(data), NULL, NULL)))
+	if ((rc = ac_atomic_write(path.data, data, data_len, NULL, NULL)))
 		goto done;
 	if (!(*out_relative = ac_buf_detach(&relative)) || !(*out_path = ac_buf_detach(&path))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

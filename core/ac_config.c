@@ -3,12 +3,15 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM, T_ARGV_MAP } key_type;
 
@@ -167,20 +170,18 @@ static int load_file(ac_config *c, const char *path, bool *out_found)
 {
 	json_error_t jerr;
 	json_t *root;
-	int rc;
+	int rc, fd;
 
 	*out_found = false;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		FILE *probe = fopen(path, "r");
-
-		if (!probe && errno == ENOENT)
-			return 0;
-		if (probe)
-			fclose(probe);
+	/* Not json_load_file(): a FIFO in the file's place must not hang us. A
+	 * symbolic link is fine (a user's config often is one). */
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path)))
+		return rc == AC_ENOTFOUND ? 0 : rc;
+	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
+	close(fd);
+	if (!root)
 		return ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", path,
 				    jerr.line, jerr.column, jerr.text);
-	}
 	*out_found = true;
 	if (!json_is_object(root)) {
 		json_decref(root);

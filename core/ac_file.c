@@ -11,20 +11,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
+			 mode_t mode, const char *shown)
+{
+	struct stat st;
+	int fd, rc = 0, fl;
+
+	*out_fd = -1;
+	do {
+		fd = openat(dir_fd, path, flags | O_NONBLOCK | O_CLOEXEC, mode);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		if (errno == ELOOP && (flags & O_NOFOLLOW))
+			return ac_error_set(AC_ECORRUPT, "%s: is a symbolic link", shown);
+		/* A FIFO without a reader refuses a non-blocking writer. */
+		if (errno == ENXIO)
+			return ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown);
+		return ac_error_errno(errno, "%s", shown);
+	}
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown);
+		goto done;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	}
+	*out_fd = fd;
+	fd = -1;
+done:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 		    const char *shown_path)
 {
 	ac_buf data = AC_BUF_INIT;
 	struct stat st;
-	int fd, rc = 0;
+	int fd, rc;
 
-	/* O_NONBLOCK: opening a FIFO planted in the folder must not hang. */
-	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP ? ac_error_set(AC_ECORRUPT, "%s: is a symbolic link", shown_path)
-				      : ac_error_errno(errno, "%s", shown_path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown_path);
+	if ((rc = ac_file_open_regular(&fd, dir_fd, name, O_RDONLY | O_NOFOLLOW, 0, shown_path)))
+		return rc;
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s", shown_path);
 		goto done;
 	}
 	if (ac_buf_reserve(&data, (size_t)st.st_size + 1)) {

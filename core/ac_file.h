@@ -3,6 +3,7 @@
 #define AC_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reads a regular file whole into an allocated, NUL-terminated buffer
  * (the caller frees *out). Refuses symbolic links, FIFOs, devices and
@@ -13,6 +14,16 @@ int ac_file_read(char **out, size_t *out_len, const char *path);
 /* Like ac_file_read() for name inside the open folder dir_fd. */
 int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 		    const char *shown_path);
+
+/* Opens path (relative to dir_fd, AT_FDCWD for none) with flags plus
+ * O_CLOEXEC, the one way the stores open a workspace file: the open itself
+ * never blocks (a FIFO or device planted in the file's place would hang a
+ * reader or writer), and anything but a regular file is refused with
+ * AC_ECORRUPT "<shown>: not a regular file" (or ": is a symbolic link" when
+ * flags hold O_NOFOLLOW). The descriptor returned is blocking again.
+ * AC_ENOTFOUND when absent. The caller closes *out_fd. */
+int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
+			 mode_t mode, const char *shown);
 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);

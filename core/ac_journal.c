@@ -3,6 +3,8 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
+#include "ac_journal_reader.h"
 #include "ac_journal_reader.h"
 #include "ac_time.h"
 
@@ -119,11 +121,11 @@ static void end_torn_line(void *ctx)
 	const char *path = ctx;
 	struct stat st;
 	char last = '\n';
-	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
+	if (ac_file_open_regular(&fd, AT_FDCWD, path, O_RDWR | O_APPEND | O_NOFOLLOW, 0, path))
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
 	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n' &&
 	    write(fd, "\n", 1) != 1) {
 		/* Nothing more to do: the next append repairs it itself. */
@@ -150,6 +152,11 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 	}
 	if (memchr(record, '\n', len))
 		return ac_error_set(AC_EINVAL, "%s: a record must be one line", path);
+	if (len >= AC_JOURNAL_MAX_LINE)
+		return ac_error_set(AC_EINVAL,
+				    "%s: a record of %zu bytes is over the line limit of %u bytes "
+				    "(" AC_JOURNAL_MAX_LINE_TEXT ", newline included)",
+				    path, len + 1, AC_JOURNAL_MAX_LINE);
 	if (!(lock_path = lock_path_of(path)) || !(line = malloc(len + 2))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -159,13 +166,11 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 	lock_opts.before_break_ctx = (void *)path;
 	if ((rc = ac_lock_acquire(&lock, lock_path, &lock_opts)))
 		goto done;
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot open", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
+					O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
 		goto done;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = ac_error_set(AC_EINVAL, "%s: not a regular file", path);
+	if (fstat(fd, &st) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot open", path);
 		goto done;
 	}
 	if (opts->rotate_bytes && st.st_size > 0 &&
@@ -174,8 +179,10 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		fd = -1;
 		if ((rc = rotate_locked(&info.rotated_to, path)))
 			goto done;
-		fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 || fstat(fd, &st) != 0) {
+		if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
+						O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
+			goto done;
+		if (fstat(fd, &st) != 0) {
 			rc = ac_error_errno(errno, "%s: cannot open", path);
 			goto done;
 		}

@@ -39,7 +39,9 @@ void ac_journal_options_init(ac_journal_options *opts);
 /* Appends record[0..len) plus a newline to the journal at path, creating it
  * when absent. record must be one line (no '\n'); it is not validated here.
  * out may be NULL; when not, the caller frees out->rotated_to.
- * Returns 0, AC_EINVAL, AC_EBUSY (lock), AC_ENOSPACE or AC_EIO; on failure
+ * A record of AC_JOURNAL_MAX_LINE bytes or more (the line it would make
+ * would not fit the readers' limit) is refused with AC_EINVAL naming both
+ * sizes. Returns 0, AC_EINVAL, AC_EBUSY (lock), AC_ENOSPACE or AC_EIO; on failure
  * the journal is as it was (a partly written record is truncated away). */
 int ac_journal_append(ac_journal_append_info *out, const char *path,
 		      const char *record, size_t len, const ac_journal_options *opts);

@@ -2,6 +2,7 @@
 #include "ac_journal_follow.h"
 
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_journal_reader.h"
 
 #include <fcntl.h>
@@ -73,8 +74,9 @@ static int before_end(const ac_scan_match *m, void *ctx)
 /* Reads up to sizeof(head) first bytes of the file into out. */
 static size_t read_head(char *out, size_t size, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? pread(fd, out, size, 0) : -1;
+	int fd;
+	ssize_t n = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path) == 0
+			    ? pread(fd, out, size, 0) : -1;
 
 	if (fd >= 0)
 		close(fd);

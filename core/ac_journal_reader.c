@@ -2,6 +2,7 @@
 #include "ac_journal_reader.h"
 
 #include "ac_error.h"
+#include "ac_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,11 +45,8 @@ int ac_journal_reader_open(ac_journal_reader **out, const char *path,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto fail;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		rc = ac_error_errno(errno, "%s", path);
+	if ((rc = ac_file_open_regular(&r->fd, AT_FDCWD, path, O_RDONLY, 0, path)))
 		goto fail;
-	}
 	posix_fadvise(r->fd, (off_t)offset, 0, POSIX_FADV_SEQUENTIAL);
 	r->buf_offset = offset;
 	r->end = end;
@@ -255,9 +253,8 @@ int ac_journal_complete_end(uint64_t *out_end, uint64_t *out_size, const char *p
 	bool found;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ac_error_errno(errno, "%s", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path)))
+		return rc;
 	if (fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s", path);
 		goto done;
@@ -281,9 +278,8 @@ int ac_journal_line_start(uint64_t *out, const char *path, uint64_t pos)
 		*out = 0;
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ac_error_errno(errno, "%s", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path)))
+		return rc;
 	rc = last_newline_before(&found, &nl_pos, fd, path, pos);
 	if (rc == 0)
 		*out = found ? nl_pos + 1 : 0;

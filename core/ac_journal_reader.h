@@ -13,8 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Lines longer than this are reported (overlong) rather than held whole. */
+/* The longest line, its newline included, of every JSON Lines file here
+ * (journal, rotated journals, operation log, backend logs): the writer
+ * (ac_journal_append()) refuses a longer record, and readers deliver every
+ * line up to this length whole and report a longer one as overlong rather
+ * than hold it. One limit, so whatever was acknowledged can be read. */
 #define AC_JOURNAL_MAX_LINE (64u << 20)
+#define AC_JOURNAL_MAX_LINE_TEXT "64 MiB"
 
 typedef struct ac_journal_reader ac_journal_reader;
 

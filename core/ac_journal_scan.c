@@ -345,7 +345,7 @@ int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *pat
 		const char *reason = NULL;
 
 		if (line.overlong)
-			reason = "line longer than 64 MiB";
+			reason = "line longer than " AC_JOURNAL_MAX_LINE_TEXT;
 		else if (ac_event_parse(fields, line.text, line.len, schema) != 0)
 			reason = ac_error_last();
 		if (!reason) {

@@ -5,6 +5,7 @@
 #include "ac_messages.h"
 
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_tokens.h"
 
 #include <stdlib.h>
@@ -90,7 +91,7 @@ static int append_json(ac_buf *out, const json_t *value)
 	if (json_is_string(value))
 		return ac_buf_append(out, json_string_value(value), json_string_length(value));
 	if (json_dump_callback(value, dump_to_buf, &sink, JSON_COMPACT | JSON_ENCODE_ANY) == 0)
-		return 0;
+		return ac_json_exact_restore(out, mark);
 	if (sink.rc)
 		return sink.rc;
 	/* jansson refuses only a string it cannot encode (one built without
@@ -296,14 +297,15 @@ uint64_t ac_message_tokens(const json_t *msg)
 {
 	/* JSON_ENCODE_ANY: a message that is a bare string or number is an
 	 * unknown shape, and unknown shapes are counted, not dropped. */
-	char *json = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+	size_t json_len = 0;
+	char *json = ac_json_exact_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY, &json_len);
 	uint64_t tokens = MESSAGE_FRAMING;
 
 	/* Without the JSON (out of memory, or a string jansson cannot
 	 * encode) only the framing is known; the header leaves no way to
 	 * report more. */
 	if (json) {
-		tokens += ac_tokens_estimate(json, strlen(json));
+		tokens += ac_tokens_estimate(json, json_len);
 		free(json);
 	}
 	return tokens;

@@ -153,7 +153,7 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 
 		if (line.overlong) {
 			why = "longer than the line limit";
-		} else if (!(raw = json_loadb(line.text, line.len, 0, &err))) {
+		} else if (!(raw = json_loadb(line.text, line.len, JSON_ALLOW_NUL, &err))) {
 			ac_buf_clear(&reason);
 			ac_buf_printf(&reason, "not JSON (column %d: %s)", err.column, err.text);
 			why = reason.data ? reason.data : "not JSON";

@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_uuid.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_time.h"
@@ -35,9 +36,13 @@ int ac_session_id_check(const char *id)
 
 	if (!id || !*id)
 		return ac_error_set(AC_EINVAL, "session id: empty");
-	len = strnlen(id, 256);
-	if (len > 255)
-		return ac_error_set(AC_EINVAL, "session id: longer than 255 bytes");
+	len = strnlen(id, AC_SESSION_ID_MAX + 1);
+	/* The file's temporary name must fit NAME_MAX too, so accept only
+	 * what can be written, not only what can be named. */
+	if (len > AC_SESSION_ID_MAX)
+		return ac_error_set(AC_EINVAL,
+				    "session id: longer than %d bytes (the longest whose file can "
+				    "be written)", AC_SESSION_ID_MAX);
 	if (id[0] == '.')
 		return ac_error_set(AC_EINVAL, "session id '%.64s': must not start with '.'", id);
 	for (size_t i = 0; i < len; i++) {
@@ -66,12 +71,13 @@ int ac_session_path(char **out, const char *dir, const char *id)
 
 static int parse_document(json_t **out, const char *path, const char *raw, size_t len)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb(raw, len, 0, &jerr), *history, *status;
+	json_t *root = NULL, *history, *status;
+	int rc;
 
-	if (!root)
-		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, jerr.line,
-				    jerr.column, jerr.text);
+	/* What JSON.parse reads loads: \u0000 in strings, 1e999; such values
+	 * are written back as they were (see ac_json_exact.h). */
+	if ((rc = ac_json_exact_load(&root, raw, len, 0, path)))
+		return rc;
 	if (!json_is_object(root)) {
 		json_decref(root);
 		return ac_error_set(AC_ECORRUPT, "%s: not a JSON object", path);
@@ -175,11 +181,7 @@ json_t *ac_session_messages(const ac_session *s)
 /* The reference writer's layout: JSON.stringify(session, null, 2). */
 static char *serialise(const json_t *root, size_t *out_len)
 {
-	char *data = json_dumps(root, JSON_INDENT(2));
-
-	if (data)
-		*out_len = strlen(data);
-	return data;
+	return ac_json_exact_dumps(root, JSON_INDENT(2), out_len);
 }
 
 static void stamp_updated(json_t *root)

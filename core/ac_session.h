@@ -12,13 +12,20 @@
 #define AC_SESSION_H
 
 #include <jansson.h>
+#include "ac_atomic.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct ac_session ac_session;
 
-/* 0 when id can name a session file: not empty, at most 255 bytes, no '/',
+/* The longest id whose file "<id>.json" can be written (through its
+ * temporary name, see ac_atomic.h): 228 bytes. */
+#define AC_SESSION_ID_MAX (AC_ATOMIC_NAME_MAX - 5)
+
+/* 0 when id can name a session file: not empty, at most
+ * AC_SESSION_ID_MAX bytes, no '/',
  * no NUL or control bytes, not "." or "..", not starting with '.'.
  * Otherwise AC_EINVAL with the reason. Checked before any path is built. */
 int ac_session_id_check(const char *id);

@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_scan.h"
+#include "ac_session.h"
 #include "ac_tokens.h"
 
 #include <dirent.h>
@@ -164,6 +165,13 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 	size_t len;
 	int rc;
 
+	/* Listed sessions can be paused and resumed: one whose file could never
+	 * be rewritten (see AC_SESSION_ID_MAX) is reported, not listed. */
+	if (strlen(e->name) - 5 > AC_SESSION_ID_MAX) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: its id is longer than %d bytes, so the file "
+				  "cannot be rewritten", shown_path, AC_SESSION_ID_MAX);
+		goto done;
+	}
 	if ((rc = ac_file_read_at(&data, &len, dir_fd, e->name, shown_path)))
 		goto done;
 	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT) != 0) {

@@ -14,12 +14,14 @@
 /* Appends text[0..len) to out with everything that could drive a terminal
  * made visible: C0 controls and DEL in caret notation (ESC as "^[", newline
  * as "^J"), C1 controls and bidi/invisible formatting characters as
- * "<U+202E>", bytes that are not valid UTF-8 as "\xNN". Printable UTF-8
+ * "<U+202E>" (see is_format_hazard() in ac_text.c for the list: also
+ * U+2028/2029, soft hyphen, CGJ, tag characters, zero-width characters),
+ * bytes that are not valid UTF-8 as "\xNN". Printable UTF-8
  * (CJK, emoji) passes unchanged. 0 or AC_ENOMEM. */
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
 
-/* Appends valid JSON text to out, rewriting C1 controls and bidi/invisible
- * formatting characters (which can only stand inside strings there) as
+/* Appends valid JSON text to out, rewriting DEL, C1 controls and the same
+ * bidi/invisible formatting characters (which can only stand inside strings there) as
  * \uXXXX escapes, so the JSON means the same but cannot reorder or drive the
  * terminal it is printed on. 0 or AC_ENOMEM. */
 int ac_text_json_safe(ac_buf *out, const char *json, size_t len);

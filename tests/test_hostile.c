@@ -18,6 +18,8 @@
 #include "ac_session_index.h"
 #include "ac_text.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,14 @@ static void assert_terminal_safe(const char *text, size_t len)
 		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x81 &&
 		    (unsigned char)text[i + 2] >= 0xa6 && (unsigned char)text[i + 2] <= 0xa9)
 			fail_msg("bidi isolate at %zu", i);
+		if (c == 0xe2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+		    ((unsigned char)text[i + 2] == 0xa8 || (unsigned char)text[i + 2] == 0xa9))
+			fail_msg("line or paragraph separator at %zu", i);
+		if (c == 0xf3 && i + 1 < len && (unsigned char)text[i + 1] == 0xa0)
+			fail_msg("tag character or variation selector supplement at %zu", i);
+		if ((c == 0xc2 && i + 1 < len && (unsigned char)text[i + 1] == 0xad) ||
+		    (c == 0xcd && i + 1 < len && (unsigned char)text[i + 1] == 0x8f))
+			fail_msg("soft hyphen or combining grapheme joiner at %zu", i);
 	}
 }
 
@@ -108,6 +118,34 @@ static void test_bidi_overrides(void **state)
 	EXPECT("\xe2\x80\xae" "txt.exe", "<U+202E>txt.exe");
 	EXPECT("\xe2\x81\xa6" "a\xe2\x81\xa9", "<U+2066>a<U+2069>");
 	EXPECT("zero\xe2\x80\x8bwidth", "zero<U+200B>width");
+}
+
+/* Issue 11 item 13: characters that draw nothing or break the line. */
+static void test_invisible_format_characters(void **state)
+{
+	(void)state;
+	EXPECT("hi\xf3\xa0\x81\x81\xf3\xa0\x81\xbf", "hi<U+E0041><U+E007F>"); /* tags */
+	EXPECT("a\xe2\x80\xa8" "b\xe2\x80\xa9", "a<U+2028>b<U+2029>");
+	EXPECT("soft\xc2\xadhyphen", "soft<U+00AD>hyphen");
+	EXPECT("e\xcd\x8f", "e<U+034F>");
+	EXPECT("\xe2\x81\xa0\xe2\x81\xa4\xef\xbb\xbf", "<U+2060><U+2064><U+FEFF>");
+	EXPECT("\xe2\x80\x8e\xe2\x80\x8f", "<U+200E><U+200F>");
+	EXPECT("x\xef\xb8\x80", "x<U+FE00>");
+	/* Emoji presentation stays: it is in ordinary text everywhere. */
+	EXPECT("\xe2\x9d\xa4\xef\xb8\x8f", "\xe2\x9d\xa4\xef\xb8\x8f");
+}
+
+/* --json output: DEL and the same characters as \u escapes (a surrogate
+ * pair beyond U+FFFF), so the JSON means the same and shows them. */
+static void test_json_output_escapes_del_and_invisible(void **state)
+{
+	static const char json[] = "{\"m\":\"a\x7f" "b\xf3\xa0\x81\x81\xe2\x80\xa8\xc2\xad\"}";
+	ac_buf out = AC_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(ac_text_json_safe(&out, json, sizeof(json) - 1), 0);
+	assert_string_equal(out.data, "{\"m\":\"a\\u007fb\\udb40\\udc41\\u2028\\u00ad\"}");
+	ac_buf_free(&out);
 }
 
 static void test_invalid_utf8_and_nul(void **state)
@@ -238,6 +276,91 @@ static void test_session_file_that_is_a_folder_or_fifo(void **state)
 	free(dir);
 }
 
+/* Issue 11 item 11: JSON that JSON.parse reads loads, and a rewrite keeps
+ * the values jansson cannot hold byte for byte. */
+static void test_session_with_nul_and_numbers_jansson_cannot_hold(void **state)
+{
+	static const char doc[] =
+		"{\n  \"id\": \"n\",\n  \"status\": \"running\",\n  \"task\": \"t\",\n"
+		"  \"conversationHistory\": [\n    {\n      \"role\": \"user\",\n"
+		"      \"content\": \"a\\u0000b\",\n      \"big\": 1e999,\n"
+		"      \"huge\": 123456789012345678901234567890,\n"
+		"      \"neg\": -123456789012345678901234567890.5E-7,\n"
+		"      \"tenth\": 0.1,\n      \"zero\": -0,\n      \"n\": [1e999, -1e999, 7]\n    }\n  ],\n"
+		"  \"metadata\": {}\n}";
+	static const char *const kept[] = {
+		"\"a\\u0000b\"", "\"big\": 1e999,", "\"huge\": 123456789012345678901234567890,",
+		"\"neg\": -123456789012345678901234567890.5E-7,", "\"tenth\": 0.1,",
+		"\"zero\": -0,", "1e999,\n", "-1e999,\n", "7\n",
+	};
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, "n.json"), *text;
+	ac_session *s = NULL;
+	json_t *content;
+
+	(void)state;
+	tu_write_file(path, doc, sizeof(doc) - 1);
+	if (ac_session_load(&s, dir, "n") != 0)
+		fail_msg("load: %s", ac_error_last());
+	content = json_object_get(json_array_get(ac_session_messages(s), 0), "content");
+	assert_int_equal(json_string_length(content), 3);
+	ac_session_free(s);
+	if (ac_session_set_status(NULL, dir, "n", "paused") != 0)
+		fail_msg("pause: %s", ac_error_last());
+	text = tu_read_file(path, NULL);
+	assert_non_null(strstr(text, "\"status\": \"paused\""));
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (!strstr(text, kept[i]))
+			fail_msg("'%s' not kept in:\n%s", kept[i], text);
+	assert_null(strstr(text, "ac-number-"));
+	free(text);
+	/* A broken file is still named with its line and column. */
+	tu_write_file(path, "{\n \"big\": 1e999,\n \"x\": tru }", 28);
+	assert_int_equal(ac_session_load(&s, dir, "n"), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "line 3 column"));
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
+/* Issue 11 item 12: an id is accepted exactly when its file can be
+ * written; a longer one is refused with the limit, and a file named with one
+ * is reported by the listing rather than listed and then unwritable. */
+static void test_ids_too_long_to_write(void **state)
+{
+	char *dir = tu_make_temp_dir(), longest[AC_SESSION_ID_MAX + 1], over[AC_SESSION_ID_MAX + 2];
+	char over_name[AC_SESSION_ID_MAX + 8], *path;
+	const ac_session_summary *const *list;
+	ac_session_index *index;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(AC_SESSION_ID_MAX, 228);
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	memset(over, 'b', sizeof(over) - 1);
+	over[sizeof(over) - 1] = '\0';
+	if (ac_session_create(NULL, dir, longest, "t", NULL, NULL, NULL) != 0)
+		fail_msg("create: %s", ac_error_last());
+	if (ac_session_set_status(NULL, dir, longest, "paused") != 0)
+		fail_msg("pause: %s", ac_error_last());
+	assert_int_equal(ac_session_create(NULL, dir, over, "t", NULL, NULL, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "longer than 228 bytes"));
+	/* Another program wrote one anyway. */
+	snprintf(over_name, sizeof(over_name), "%s.json", over);
+	path = tu_path(dir, over_name);
+	tu_write_file(path, "{\"id\":\"b\",\"status\":\"running\"}", 29);
+	assert_int_equal(ac_session_index_new(&index, dir), 0);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0]->id, longest);
+	assert_int_equal(ac_session_index_problems(index), 1);
+	ac_session_index_free(index);
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,11 +370,15 @@ int main(void)
 		cmocka_unit_test(test_eight_bit_c1),
 		cmocka_unit_test(test_carriage_return_and_backspace),
 		cmocka_unit_test(test_bidi_overrides),
+		cmocka_unit_test(test_invisible_format_characters),
+		cmocka_unit_test(test_json_output_escapes_del_and_invisible),
 		cmocka_unit_test(test_invalid_utf8_and_nul),
 		cmocka_unit_test(test_journal_with_huge_nested_and_nul_lines),
 		cmocka_unit_test(test_ids_that_climb_out),
 		cmocka_unit_test(test_symlinks_planted_at_paths),
 		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
+		cmocka_unit_test(test_session_with_nul_and_numbers_jansson_cannot_hold),
+		cmocka_unit_test(test_ids_too_long_to_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,39 @@ static void test_reader_reports_overlong_line_and_goes_on(void **state)
 	free(data);
 }
 
+/* Issue 11 item 10: what the writer acknowledges, the reader reads whole;
+ * one byte more is refused at the writer, naming the size and the limit. */
+static void test_append_limit_is_the_readers_limit(void **state)
+{
+	fixture *f = *state;
+	size_t longest = AC_JOURNAL_MAX_LINE - 1; /* plus its newline: the limit */
+	char *data = malloc(longest + 1);
+	ac_journal_reader *reader;
+	ac_journal_line line;
+	struct stat st;
+
+	memset(data, 'x', longest + 1);
+	assert_int_equal(ac_journal_append(NULL, f->journal, data, longest + 1, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "67108865 bytes"));
+	assert_non_null(strstr(ac_error_last(), "limit of 67108864 bytes"));
+	assert_int_equal(access(f->journal, F_OK), -1);
+	append_ok(f->journal, "{\"a\":1}");
+	assert_int_equal(ac_journal_append(NULL, f->journal, data, longest, NULL), 0);
+	append_ok(f->journal, "{\"b\":2}");
+	assert_int_equal(ac_journal_reader_open(&reader, f->journal, 0, UINT64_MAX, 1), 0);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_false(line.overlong);
+	assert_int_equal(line.len, longest);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+	assert_memory_equal(line.text, "{\"b\":2}", 7);
+	assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+	ac_journal_reader_free(reader);
+	assert_int_equal(stat(f->journal, &st), 0);
+	assert_int_equal(st.st_size, 8 + longest + 1 + 8);
+	free(data);
+}
+
 static void test_rotate_moves_journal_and_lists_files(void **state)
 {
 	fixture *f = *state;
@@ -598,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_starts_a_fresh_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_holds_back_unterminated_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_reports_overlong_line_and_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_append_limit_is_the_readers_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),

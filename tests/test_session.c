@@ -76,10 +76,13 @@ static void test_ids_are_checked_before_any_path(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(ac_session_id_check(bad[i]), AC_EINVAL);
+	/* The limit is what can be written (issue 11 item 12), not NAME_MAX. */
 	memset(long_id, 'a', 256);
 	long_id[256] = '\0';
 	assert_int_equal(ac_session_id_check(long_id), AC_EINVAL);
-	long_id[255] = '\0';
+	long_id[AC_SESSION_ID_MAX + 1] = '\0';
+	assert_int_equal(ac_session_id_check(long_id), AC_EINVAL);
+	long_id[AC_SESSION_ID_MAX] = '\0';
 	assert_int_equal(ac_session_id_check(long_id), 0);
 	assert_int_equal(ac_session_id_check("3f1c2a9e-0b1d-4c55-9d0a-1b2c3d4e5f60"), 0);
 	assert_int_equal(ac_session_id_check("세션-1"), 0);

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "ac_buf.h"
+#include "ac_json_exact.h"
 #include "ac_text.h"
 
 #include <errno.h>
@@ -74,11 +75,13 @@ void cli_put_cell(ac_buf *out, const char *text, int width)
 
 void cli_write_json(const json_t *doc)
 {
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	size_t len = 0;
+	/* Numbers jansson cannot hold come out as the file had them. */
+	char *text = ac_json_exact_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
 	ac_buf safe = AC_BUF_INIT;
 
 	if (text) {
-		ac_text_json_safe(&safe, text, strlen(text));
+		ac_text_json_safe(&safe, text, len);
 		ac_buf_putc(&safe, '\n');
 		cli_write(safe.data, safe.len);
 	}

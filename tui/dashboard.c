@@ -114,8 +114,10 @@ static void warnings(const dash *d, ac_buf *out)
 			      (unsigned long long)m->ops_skipped);
 	if (m->ckpt_problems)
 		ac_buf_printf(out, "checkpoints: %zu unreadable  ", m->ckpt_problems);
-	if (out->len && m->last_problem)
-		ac_buf_printf(out, "(last: %s)", m->last_problem);
+	/* A file that cannot be read at all (a FIFO in the journal's place)
+	 * counts no bad lines, and must still not look like an empty one. */
+	if (m->last_problem)
+		ac_buf_printf(out, out->len ? "(last: %s)" : "%s", m->last_problem);
 }
 
 static void draw_status(dash *d, int y, int cols)

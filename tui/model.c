@@ -4,6 +4,7 @@
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_journal_follow.h"
 #include "ac_messages.h"
 #include "ac_oplog.h"
@@ -294,14 +295,15 @@ static void conv_add_json(conv_builder *b, ui_conv_kind kind, ui_role role, cons
 			  const json_t *value)
 {
 	char *dump;
+	size_t dump_len = 0;
 
 	if (json_is_string(value)) {
 		conv_add_text(b, kind, role, prefix, json_string_value(value),
 			      json_string_length(value));
 		return;
 	}
-	dump = value ? json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-	conv_add_text(b, kind, role, prefix, dump ? dump : "", dump ? strlen(dump) : 0);
+	dump = value ? ac_json_exact_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY, &dump_len) : NULL;
+	conv_add_text(b, kind, role, prefix, dump ? dump : "", dump ? dump_len : 0);
 	free(dump);
 }
 

@@ -213,6 +213,18 @@ static unsigned read_ops(ui_source *src)
 		src->ops_line = 1;
 		return had ? UI_CHANGED_OPS : 0;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		bool had = m->ops_present || m->n_ops;
+
+		/* Never read (it could block); said once, as the journal's is. */
+		if (had || src->ops_ino != st.st_ino)
+			note_problem(m, src->ws->operations_path, "not a regular file");
+		m->ops_present = false;
+		ui_model_clear_ops(m);
+		src->ops_ino = st.st_ino;
+		src->ops_offset = 0;
+		return had ? UI_CHANGED_OPS : 0;
+	}
 	m->ops_present = true;
 	if (st.st_ino != src->ops_ino || st.st_dev != src->ops_dev ||
 	    (uint64_t)st.st_size < src->ops_offset) {

@@ -1,0 +1,284 @@
+/* Numbers jansson cannot give back as read, carried through as marker
+ * strings; NUL allowed in strings. See ac_json_exact.h. */
+#include "ac_json_exact.h"
+
+#include "ac_error.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* "ac-number-" + 32 hex digits + ':' */
+#define TAG_LEN (10 + 32 + 1)
+
+static char tag[TAG_LEN + 1];
+static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
+
+/* Random per process, so no file can plant a string that passes for a
+ * marker and have it written back as raw bytes. */
+static void make_tag(void)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		unsigned long long seed = (unsigned long long)time(NULL) ^
+					  ((unsigned long long)getpid() << 32) ^
+					  (unsigned long long)(uintptr_t)&b;
+
+		for (size_t i = 0; i < sizeof(b); i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			b[i] = (unsigned char)(seed >> 56);
+		}
+	}
+	memcpy(tag, "ac-number-", 10);
+	for (size_t i = 0; i < sizeof(b); i++) {
+		tag[10 + 2 * i] = hex[b[i] >> 4];
+		tag[11 + 2 * i] = hex[b[i] & 15];
+	}
+	tag[TAG_LEN - 1] = ':';
+	tag[TAG_LEN] = '\0';
+}
+
+static const char *the_tag(void)
+{
+	pthread_once(&tag_once, make_tag);
+	return tag;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool in_number(char c)
+{
+	return is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool valid_number(const char *p, size_t n)
+{
+	size_t i = 0, d;
+
+	if (i < n && p[i] == '-')
+		i++;
+	if (i < n && p[i] == '0')
+		i++;
+	else if (i < n && p[i] >= '1' && p[i] <= '9')
+		while (i < n && is_digit(p[i]))
+			i++;
+	else
+		return false;
+	if (i < n && p[i] == '.') {
+		for (d = ++i; i < n && is_digit(p[i]); i++)
+			;
+		if (i == d)
+			return false;
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		for (d = i; i < n && is_digit(p[i]); i++)
+			;
+		if (i == d)
+			return false;
+	}
+	return i == n;
+}
+
+/* True when jansson reads the number as a json_int_t and dumps it back as
+ * the same bytes: a plain integer in range, not -0. */
+static bool jansson_exact(const char *p, size_t n)
+{
+	char copy[24];
+	char *end;
+	long long v;
+
+	if (n >= sizeof(copy) || (n == 2 && p[0] == '-' && p[1] == '0'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit(p[i]) && !(i == 0 && p[i] == '-'))
+			return false;
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	errno = 0;
+	v = strtoll(copy, &end, 10);
+	(void)v;
+	return errno == 0 && *end == '\0' && sizeof(json_int_t) >= sizeof(long long);
+}
+
+/* Copies text into out with each number jansson would not keep swapped for
+ * a marker string. *out_changed says whether any was. */
+static int mark_numbers(ac_buf *out, bool *out_changed, const char *text, size_t len)
+{
+	const char *t = the_tag();
+	size_t i = 0, copied = 0;
+	int rc = 0;
+
+	*out_changed = false;
+	while (i < len) {
+		char c = text[i];
+		size_t j;
+
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if (c != '-' && !is_digit(c)) {
+			i++;
+			continue;
+		}
+		for (j = i; j < len && in_number(text[j]); j++)
+			;
+		if (valid_number(text + i, j - i) && !jansson_exact(text + i, j - i)) {
+			if ((rc = ac_buf_append(out, text + copied, i - copied)) ||
+			    (rc = ac_buf_putc(out, '"')) ||
+			    (rc = ac_buf_append(out, t, TAG_LEN)) ||
+			    (rc = ac_buf_append(out, text + i, j - i)) ||
+			    (rc = ac_buf_putc(out, '"')))
+				return rc;
+			copied = j;
+			*out_changed = true;
+		}
+		i = j;
+	}
+	if (*out_changed)
+		rc = ac_buf_append(out, text + copied, len - copied);
+	return rc;
+}
+
+/* Moves a fault found in the marked copy to its column in the original:
+ * markers hold no newline, so only the ones on the fault's line before it
+ * shifted it, each by its quotes and tag. */
+static void unmark_position(json_error_t *jerr, const ac_buf *marked)
+{
+	const char *t = the_tag();
+	size_t end = (size_t)jerr->position < marked->len ? (size_t)jerr->position : marked->len;
+	size_t line_start = end;
+
+	while (line_start > 0 && marked->data[line_start - 1] != '\n')
+		line_start--;
+	for (size_t i = line_start; i < end;) {
+		const char *hit = memmem(marked->data + i, end - i, t, TAG_LEN);
+
+		if (!hit)
+			break;
+		jerr->column -= 2 + TAG_LEN;
+		i = (size_t)(hit - marked->data) + TAG_LEN;
+	}
+}
+
+static int load_error(const json_error_t *jerr, const char *what)
+{
+	/* jansson leaves the reason empty when an allocation failed deep
+	 * inside it: that is a resource failure, not a bad file. */
+	if (json_error_code(jerr) == json_error_out_of_memory || !jerr->text[0])
+		return ac_error_set(AC_ENOMEM, "%s: out of memory", what);
+	return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", what, jerr->line,
+			    jerr->column, jerr->text);
+}
+
+int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
+		       const char *what)
+{
+	ac_buf marked = AC_BUF_INIT;
+	json_error_t jerr;
+	json_t *root;
+	bool changed;
+	int rc = 0;
+
+	flags |= JSON_ALLOW_NUL;
+	if (mark_numbers(&marked, &changed, text, len)) {
+		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	root = changed ? json_loadb(marked.data, marked.len, flags, &jerr)
+		       : json_loadb(text, len, flags, &jerr);
+	if (!root && changed)
+		unmark_position(&jerr, &marked);
+	if (!root) {
+		rc = load_error(&jerr, what);
+		goto done;
+	}
+	*out = root;
+done:
+	ac_buf_free(&marked);
+	return rc;
+}
+
+int ac_json_exact_restore(ac_buf *out, size_t from)
+{
+	const char *t = the_tag();
+	ac_buf fixed = AC_BUF_INIT;
+	size_t copied = from, pos = from;
+	bool started = false;
+	int rc = 0;
+
+	for (;;) {
+		const char *hit = out->len > pos ? memmem(out->data + pos, out->len - pos, t, TAG_LEN)
+						 : NULL;
+		const char *start, *end;
+
+		if (!hit)
+			break;
+		start = hit + TAG_LEN;
+		end = memchr(start, '"', (size_t)(out->data + out->len - start));
+		/* Only a whole marker string: '"' + tag + number + '"'. */
+		if (hit == out->data || hit[-1] != '"' || !end ||
+		    !valid_number(start, (size_t)(end - start))) {
+			pos = (size_t)(hit - out->data) + 1;
+			continue;
+		}
+		if (!started && (rc = ac_buf_append(&fixed, out->data, from)))
+			goto done;
+		started = true;
+		if ((rc = ac_buf_append(&fixed, out->data + copied,
+					(size_t)(hit - 1 - (out->data + copied)))) ||
+		    (rc = ac_buf_append(&fixed, start, (size_t)(end - start))))
+			goto done;
+		copied = pos = (size_t)(end + 1 - out->data);
+	}
+	if (!started)
+		goto done;
+	if ((rc = ac_buf_append(&fixed, out->data + copied, out->len - copied)))
+		goto done;
+	ac_buf_free(out);
+	*out = fixed;
+	fixed = (ac_buf)AC_BUF_INIT;
+done:
+	ac_buf_free(&fixed);
+	return rc;
+}
+
+static int dump_to_buf(const char *bytes, size_t size, void *data)
+{
+	return ac_buf_append(data, bytes, size) ? -1 : 0;
+}
+
+char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len)
+{
+	ac_buf text = AC_BUF_INIT;
+
+	char *data;
+
+	if (json_dump_callback(root, dump_to_buf, &text, flags) != 0 ||
+	    ac_json_exact_restore(&text, 0) != 0) {
+		ac_buf_free(&text);
+		return NULL;
+	}
+	*out_len = text.len;
+	data = ac_buf_detach(&text);
+	return data;
+}

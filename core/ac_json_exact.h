@@ -1,0 +1,40 @@
+/* Loading and rewriting JSON files that agents write, keeping every value
+ * they hold byte for byte.
+ *
+ * jansson refuses some JSON that JavaScript's JSON.parse reads (a number
+ * too big for a double, 1e999, or for json_int_t, 123456789012345678901234567890)
+ * and rewrites other numbers differently (0.1 as 0.10000000000000001, -0 as
+ * 0). So before parsing, each number that jansson would not give back as it
+ * was read is swapped for a marker string holding a per-process random tag
+ * and the number's bytes; the dumps below put the bytes back. Code that
+ * reads such a value sees a string, not a number: fine for the session
+ * fields agentctl reads (ids, status, integer token counts). \u0000 inside
+ * strings is allowed (JSON_ALLOW_NUL): use json_string_length().
+ * Not a validator or a streaming parser: see ac_json_scan.h for those. */
+#ifndef AC_JSON_EXACT_H
+#define AC_JSON_EXACT_H
+
+#include "ac_buf.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Parses text[0..len) (flags as for json_loadb(); JSON_ALLOW_NUL is added)
+ * into *out, which the caller releases with json_decref(). Errors name what
+ * (usually the file's path): AC_ECORRUPT "<what>: line L column C: reason"
+ * with the position in the original text, or AC_ENOMEM "<what>: out of
+ * memory" (a resource failure, not a bad file). */
+int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
+		       const char *what);
+
+/* Like json_dumps(root, flags), with every number kept by
+ * ac_json_exact_load() written back as its original bytes. *out_len
+ * receives the length. The caller frees the result; NULL when out of
+ * memory (jansson gives no reason). */
+char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len);
+
+/* Puts the original number bytes back in JSON text that jansson dumped
+ * into out from byte from on (for callers dumping with a callback). */
+int ac_json_exact_restore(ac_buf *out, size_t from);
+
+#endif

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Readers never hang and never hide (issue 11, items 9-16): hostile files in
+# a workspace (FIFOs, huge or sparse tails, odd JSON, long names, invisible
+# characters, resource limits) give one line naming the file and a true
+# exit status, never a hang. Every command runs under `timeout` so a hang
+# fails its case instead of the whole run.
+# Usage: readers_cli.sh path/to/agentctl
+set -u
+
+. "$(dirname "$0")/lib/cli.sh" "$@"
+
+new_ws() {
+	WS=$(mktemp -d "$TMP/ws.XXXXXX")
+	mkdir -p "$WS/.agent/sessions"
+}
+# trun SECONDS ARGS...: run with a time limit; RC 124 when it hung.
+trun() {
+	local limit=$1
+	shift
+	timeout "$limit" "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+# refuses NAME ARGS...: the command ends in time with exit 1 and one line
+# saying NAME is not a regular file.
+refuses() {
+	local name=$1
+	shift
+	trun 5 "$@"
+	[ "$RC" -eq 1 ] && grep -q "$name: not a regular file" "$TMP/err"
+}
+event() {
+	printf '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"%s"}}' "$1"
+}
+
+# --- item 9: a FIFO in a file's place ---
+new_ws
+mkfifo "$WS/JOURNAL.jsonl"
+check "fifo journal: journal read" refuses JOURNAL.jsonl journal read
+check "fifo journal: journal check" refuses JOURNAL.jsonl journal check
+check "fifo journal: journal query --all" refuses JOURNAL.jsonl journal query agent=Claude --all
+check "fifo journal: journal log" refuses JOURNAL.jsonl journal log "$(event x)"
+
+new_ws
+trun 5 journal log "$(event one)"
+mkfifo "$WS/JOURNAL-20250101T000000.000Z.jsonl"
+check "fifo rotated journal: journal read --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal read --all
+check "fifo rotated journal: journal check --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal check --all
+check "fifo rotated journal: journal query --all" refuses JOURNAL-20250101T000000.000Z.jsonl journal query agent=Claude --all
+
+new_ws
+mkfifo "$WS/.agent/operations.jsonl"
+check "fifo operation log: ops list" refuses operations.jsonl ops list
+check "fifo operation log: ops show" refuses operations.jsonl ops show op_x
+
+new_ws
+mkfifo "$WS/.agent/config.json"
+check "fifo project config: journal read" refuses config.json journal read
+
+# --- item 10: what is acknowledged is readable ---
+new_ws
+{
+	printf '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"'
+	head -c $((70 << 20)) /dev/zero | tr '\0' x
+	printf '"}}'
+} >"$TMP/big.json"
+timeout 60 "$AC" -w "$WS" journal log - <"$TMP/big.json" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "a 70 MiB event is refused at the writer" [ "$RC" -eq 1 ]
+check "the refusal names the size and the limit" \
+	grep -q "a record of [0-9]* bytes is over the line limit of 67108864 bytes" "$TMP/err"
+check "the refused event left no journal" [ ! -e "$WS/JOURNAL.jsonl" ]
+rm -f "$TMP/big.json"
+
+# --- item 11: what JSON.parse reads loads, and is written back as it was ---
+new_ws
+cat >"$WS/.agent/sessions/odd.json" <<'JSON'
+{
+  "id": "odd",
+  "createdAt": "2025-01-01T00:00:00.000Z",
+  "updatedAt": "2025-01-01T00:00:00.000Z",
+  "task": "t",
+  "status": "running",
+  "conversationHistory": [
+    {
+      "role": "user",
+      "content": "nul \u0000 here",
+      "big": 1e999,
+      "huge": 123456789012345678901234567890
+    }
+  ],
+  "metadata": {}
+}
+JSON
+trun 5 session show odd
+check "a session with \\u0000 and 1e999 shows" [ "$RC" -eq 0 ]
+trun 5 session show odd --json
+check "session show --json keeps 1e999" grep -q '"big": 1e999,' "$TMP/out"
+trun 5 session pause odd
+check "a session with \\u0000 and 1e999 pauses" [ "$RC" -eq 0 ]
+for kept in '"content": "nul \u0000 here",' '"big": 1e999,' '"huge": 123456789012345678901234567890' '"status": "paused",'; do
+	check "the rewrite keeps $kept" grep -qF "$kept" "$WS/.agent/sessions/odd.json"
+done
+
+# --- item 12: ids are accepted exactly when their file can be written ---
+new_ws
+ok_id=$(head -c 228 /dev/zero | tr '\0' a)
+long_id=$(head -c 240 /dev/zero | tr '\0' b)
+for id in "$ok_id" "$long_id"; do
+	printf '{"id":"%s","status":"running","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+		"$id" >"$WS/.agent/sessions/$id.json"
+done
+trun 5 session list
+check "a 228-byte id is listed" grep -q "^$ok_id" "$TMP/out"
+check "a 240-byte id is not listed" bash -c "! grep -q '^b' '$TMP/out'"
+check "a 240-byte id is named as skipped with the limit" \
+	grep -q "$long_id.json: its id is longer than 228 bytes" "$TMP/err"
+trun 5 session pause "$ok_id"
+check "a 228-byte id can be paused" [ "$RC" -eq 0 ]
+trun 5 session pause "$long_id"
+check "a 240-byte id is refused naming the limit" grep -q "longer than 228 bytes" "$TMP/err"
+
+# --- item 13: invisible and line-breaking characters are made visible ---
+new_ws
+printf '{"id":"evt_20250101000000_00000001","timestamp":"2025-01-01T00:00:00.000Z","agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"t\xf3\xa0\x81\x81 l\xe2\x80\xa8 s\xc2\xad c\xcd\x8f d\x7f end"}}\n' >"$WS/JOURNAL.jsonl"
+trun 5 journal read
+check "journal read shows tag, separator, soft hyphen and CGJ" \
+	grep -qF 't<U+E0041> l<U+2028> s<U+00AD> c<U+034F> d^? end' "$TMP/out"
+trun 5 journal read --json
+check "journal read --json escapes DEL and the rest" \
+	grep -qF 't\udb40\udc41 l\u2028 s\u00ad c\u034f d\u007f end' "$TMP/out"
+check "journal read --json holds no DEL byte" bash -c "! LC_ALL=C grep -q $'\x7f' '$TMP/out'"
+
+finish
