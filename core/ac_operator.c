@@ -35,34 +35,16 @@ int ac_operator_journal(const ac_workspace *ws, const char *action_type,
 	return rc;
 }
 
-/* "{id}" in each argument of the resume command becomes the session id. */
+/* The resume command with an argument that is exactly "{id}" replaced by
+ * the session id (never spliced into a larger argument; see
+ * ac_proc_expand_argv()). NULL when out of memory or refused. */
 static char **expand_resume(const char *const *argv, const char *id)
 {
-	size_t n = 0;
-	char **out;
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const values[] = {id, NULL};
+	char **out = NULL;
 
-	while (argv[n])
-		n++;
-	if (!(out = calloc(n + 1, sizeof(char *))))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		ac_buf arg = AC_BUF_INIT;
-		const char *p = argv[i], *hit;
-
-		while ((hit = strstr(p, "{id}"))) {
-			ac_buf_append(&arg, p, (size_t)(hit - p));
-			ac_buf_append(&arg, id, strlen(id));
-			p = hit + 4;
-		}
-		ac_buf_append(&arg, p, strlen(p));
-		if (!(out[i] = ac_buf_detach(&arg))) {
-			for (size_t j = 0; j < i; j++)
-				free(out[j]);
-			free(out);
-			return NULL;
-		}
-	}
-	return out;
+	return ac_proc_expand_argv(&out, argv, names, values) == 0 ? out : NULL;
 }
 
 static void free_argv(char **argv)
@@ -79,10 +61,14 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 	const char *action = NULL;
 	char from[32] = "";
 	ac_buf message = AC_BUF_INIT;
+	const char *const *resume = NULL;
 	int rc;
 
 	if (out_pid)
 		*out_pid = 0;
+	/* An untrusted resumeCommand refuses the resume before anything changes. */
+	if (!strcmp(status, "running") && (rc = ac_workspace_command(&resume, ws, "resumeCommand")))
+		return rc;
 	/* The previous status, for the journal; the change itself is judged
 	 * again on the file's content at write time. */
 	if ((rc = ac_session_load(&before, ws->sessions_dir, id)))
@@ -102,13 +88,14 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 					message.data) != 0 && notes)
 			ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
 	}
-	if (!strcmp(status, "running") && ws->resume_command) {
-		char **argv = expand_resume(ws->resume_command, id);
+	if (!strcmp(status, "running") && resume) {
+		char **argv = expand_resume(resume, id);
+		const char *const env[] = {"AGENT_SESSION_ID", id, NULL};
 		ac_buf log = AC_BUF_INIT;
 
 		ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id);
-		if (!argv || ac_proc_spawn_detached(out_pid, (const char *const *)argv, ws->root,
-						    log.data) != 0) {
+		if (!argv || ac_proc_spawn_detached_env(out_pid, (const char *const *)argv, env, ws->root,
+							log.data) != 0) {
 			if (notes)
 				ac_buf_printf(notes, "%sresumeCommand did not start: %s",
 					      notes->len ? "; " : "", argv ? ac_error_last() : "out of memory");

@@ -36,6 +36,8 @@ new_ws() {
 	mkdir -p "$WS/.agent/sessions"
 	local cmd=${1:-"[\"/bin/sh\",\"-c\",\"cat >> '$LOG'; echo >> '$LOG'\"]"}
 	printf '{"rollbackTools":{"createUser":%s}}\n' "$cmd" >"$WS/.agent/config.json"
+	# The project file is written by agents: its commands run once trusted.
+	"$AC" -w "$WS" config trust >/dev/null
 	write_session "$BASE"
 }
 
