@@ -429,6 +429,27 @@ void ac_proc_argv_free(char **argv)
 	free(argv);
 }
 
+int ac_proc_run_for_session(ac_proc_result *out, const char *const *template,
+			    const char *session_id, const char *cwd, const char *input,
+			    size_t input_len, int timeout_ms)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const values[] = {session_id, NULL};
+	const char *const env[] = {"AGENT_SESSION_ID", session_id, NULL};
+	char **argv = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!session_id)
+		return ac_proc_run_env(out, template, NULL, cwd, input, input_len, timeout_ms);
+	if ((rc = ac_proc_expand_argv(&argv, template, names, values)))
+		goto done;
+	rc = ac_proc_run_env(out, (const char *const *)argv, env, cwd, input, input_len, timeout_ms);
+done:
+	ac_proc_argv_free(argv);
+	return rc;
+}
+
 /* The environment of this process with the NULL-terminated name, value
  * pairs of env added (replacing a variable of the same name), as an
  * allocated array for execve; *out NULL when env is NULL or empty. Free with

@@ -55,6 +55,18 @@ int ac_proc_check_template(const char *const *template, const char *const *names
 /* Frees an argv from ac_proc_expand_argv(); NULL is fine. */
 void ac_proc_argv_free(char **argv);
 
+/* The placeholders a command template from config may use, as whole
+ * arguments: "{id}" is the session id (also passed as AGENT_SESSION_ID). */
+#define AC_PROC_PLACEHOLDERS {"{id}", NULL}
+
+/* ac_proc_run_env() of a command template from config on behalf of
+ * session_id: "{id}" arguments become the id (ac_proc_expand_argv()) and
+ * AGENT_SESSION_ID is set. session_id NULL: template runs as it is. The
+ * summariser and the rollbackTools compensations run through this. */
+int ac_proc_run_for_session(ac_proc_result *out, const char *const *template,
+			    const char *session_id, const char *cwd, const char *input,
+			    size_t input_len, int timeout_ms);
+
 /* Starts argv detached (its own session, stdin from /dev/null, stdout and
  * stderr appended to log_path, created with its folder if needed) and does
  * not wait for it. *out_pid (may be NULL) receives its pid. */
@@ -66,9 +78,6 @@ int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *
 int ac_proc_spawn_detached_env(pid_t *out_pid, const char *const *argv, const char *const *env,
 			       const char *cwd, const char *log_path);
 
-/* The placeholders a command template from config may use, as whole
- * arguments: "{id}" is the session id (also passed as AGENT_SESSION_ID). */
-#define AC_PROC_PLACEHOLDERS {"{id}", NULL}
 
 /* A one-line description of how a finished command failed, for error
  * messages: "exited with status 3: <first line of stderr>", "was killed by

@@ -414,6 +414,24 @@ static void test_run_env(void **state)
 	unsetenv("AC_TEST_KEEP");
 }
 
+/* What the summariser and rollbackTools run through. */
+static void test_run_for_session(void **state)
+{
+	const char *const argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$0\" \"$AGENT_SESSION_ID\"", "{id}", NULL};
+	const char *const bad[] = {"/bin/sh", "-c", "echo {id}", NULL};
+	ac_proc_result r;
+
+	(void)state;
+	assert_int_equal(ac_proc_run_for_session(&r, argv, "a b;c", NULL, "", 0, 5000), 0);
+	assert_string_equal(r.out.data, "a b;c|a b;c");
+	ac_proc_result_free(&r);
+	assert_int_equal(ac_proc_run_for_session(&r, bad, "x", NULL, "", 0, 5000), AC_EINVAL);
+	/* No session: the template runs as written. */
+	assert_int_equal(ac_proc_run_for_session(&r, bad, NULL, NULL, "", 0, 5000), 0);
+	assert_string_equal(r.out.data, "{id}\n");
+	ac_proc_result_free(&r);
+}
+
 static void test_spawn_detached_env(void **state)
 {
 	char *dir = tu_make_temp_dir(), *log = tu_path(dir, "logs/out.log"), *text = NULL;
@@ -462,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_check_template_index),
 		cmocka_unit_test(test_run_env),
 		cmocka_unit_test(test_spawn_detached_env),
+		cmocka_unit_test(test_run_for_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
