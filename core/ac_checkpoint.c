@@ -615,7 +615,8 @@ int ac_checkpoint_rollback(size_t *out_ran, const ac_checkpoint_plan *plan,
 		}
 		ac_proc_result_free(&result);
 		memset(&result, 0, sizeof(result));
-		if ((rc = ac_proc_run(&result, c->argv, cwd, input, strlen(input), timeout_ms))) {
+		if ((rc = ac_proc_run_for_session(&result, c->argv, plan->session_id, cwd, input,
+						  strlen(input), timeout_ms))) {
 			rc = ac_error_set(AC_EIO, "rollback of session '%s' stopped: compensation for "
 					  "tool '%s' call '%s' could not start: %s; session history "
 					  "left unchanged", plan->session_id, c->tool, c->call_id,

@@ -296,8 +296,10 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-int ac_summarize_command(char **out, const char *const *argv, const json_t *messages,
-			 int timeout_ms)
+/* The command summariser on behalf of session_id (NULL: none), see
+ * ac_proc_run_for_session(). */
+static int summarize_command(char **out, const char *const *argv, const char *session_id,
+			     const json_t *messages, int timeout_ms)
 {
 	ac_proc_result result;
 	ac_buf why = AC_BUF_INIT;
@@ -309,7 +311,8 @@ int ac_summarize_command(char **out, const char *const *argv, const json_t *mess
 
 	if (!input)
 		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
-	if ((rc = ac_proc_run(&result, argv, NULL, input, input_len, timeout_ms))) {
+	if ((rc = ac_proc_run_for_session(&result, argv, session_id, NULL, input, input_len,
+					  timeout_ms))) {
 		char reason[512];
 
 		snprintf(reason, sizeof(reason), "%s", ac_error_last());
@@ -347,6 +350,12 @@ done:
 	ac_proc_result_free(&result);
 	free(input);
 	return rc;
+}
+
+int ac_summarize_command(char **out, const char *const *argv, const json_t *messages,
+			 int timeout_ms)
+{
+	return summarize_command(out, argv, NULL, messages, timeout_ms);
 }
 
 /* ---- compacting a session ---- */
@@ -550,8 +559,8 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	if (opts->summarize)
 		rc = opts->summarize(&summary, replaced, opts->summarize_ctx);
 	else if (opts->summarizer)
-		rc = ac_summarize_command(&summary, opts->summarizer, replaced,
-					  opts->summarizer_timeout_ms);
+		rc = summarize_command(&summary, opts->summarizer, id, replaced,
+				       opts->summarizer_timeout_ms);
 	else
 		rc = ac_summarize_builtin(&summary, replaced);
 	if (rc)

@@ -1,58 +1,78 @@
 /* Layered configuration resolution with per-key origins and types. */
 #include "ac_config.h"
 
+#include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_proc.h"
+#include "ac_sha256.h"
+#include "ac_time.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM, T_ARGV_MAP } key_type;
+
+/* What a project file (written by agents) may not do freely with a key. */
+enum {
+	K_PATH = 1,    /* a path: must stay inside the workspace and out of .git */
+	K_COMMAND = 2, /* a command: runs only once the file is trusted */
+};
 
 typedef struct {
 	const char *key;
 	key_type type;
 	const char *env;           /* NULL: derived from the key */
 	const char *const *choices; /* T_ENUM */
+	unsigned flags;            /* K_PATH, K_COMMAND */
 } known_key;
 
 static const char *const fsync_choices[] = {"never", "always", NULL};
 
 static const known_key known_keys[] = {
-	{"model", T_STRING, "AGENT_MODEL", NULL},
-	{"maxTokens", T_INT, "AGENT_MAX_TOKENS", NULL},
-	{"temperature", T_NUMBER, NULL, NULL},
-	{"requireApproval", T_STRINGS, NULL, NULL},
-	{"sessionDir", T_STRING, "AGENT_SESSION_DIR", NULL},
-	{"journalPath", T_STRING, NULL, NULL},
-	{"operationLogPath", T_STRING, NULL, NULL},
-	{"checkpointDir", T_STRING, NULL, NULL},
-	{"theme", T_STRING, NULL, NULL},
-	{"compaction.triggerTokens", T_INT, NULL, NULL},
-	{"compaction.compactFraction", T_NUMBER, NULL, NULL},
-	{"summarizer.command", T_STRINGS, NULL, NULL},
-	{"resumeCommand", T_STRINGS, NULL, NULL},
-	{"rollbackTools", T_ARGV_MAP, NULL, NULL},
-	{"journal.agents", T_STRINGS, NULL, NULL},
-	{"journal.fsync", T_ENUM, NULL, fsync_choices},
-	{"journal.rotateBytes", T_INT, NULL, NULL},
-	{"pauseSignal", T_STRING, NULL, NULL},
-	{"session.quietMs", T_INT, NULL, NULL},
-	{"session.waitMs", T_INT, NULL, NULL},
-	{"resume.timeoutMs", T_INT, NULL, NULL},
+	{"model", T_STRING, "AGENT_MODEL", NULL, 0},
+	{"maxTokens", T_INT, "AGENT_MAX_TOKENS", NULL, 0},
+	{"temperature", T_NUMBER, NULL, NULL, 0},
+	{"requireApproval", T_STRINGS, NULL, NULL, 0},
+	{"sessionDir", T_STRING, "AGENT_SESSION_DIR", NULL, K_PATH},
+	{"journalPath", T_STRING, NULL, NULL, K_PATH},
+	{"operationLogPath", T_STRING, NULL, NULL, K_PATH},
+	{"checkpointDir", T_STRING, NULL, NULL, K_PATH},
+	{"theme", T_STRING, NULL, NULL, 0},
+	{"compaction.triggerTokens", T_INT, NULL, NULL, 0},
+	{"compaction.compactFraction", T_NUMBER, NULL, NULL, 0},
+	{"summarizer.command", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"rollbackTools", T_ARGV_MAP, NULL, NULL, K_COMMAND},
+	{"journal.agents", T_STRINGS, NULL, NULL, 0},
+	{"journal.fsync", T_ENUM, NULL, fsync_choices, 0},
+	{"journal.rotateBytes", T_INT, NULL, NULL, 0},
+	{"pauseSignal", T_STRING, NULL, NULL, 0},
+	{"session.quietMs", T_INT, NULL, NULL, 0},
+	{"session.waitMs", T_INT, NULL, NULL, 0},
+	{"resume.timeoutMs", T_INT, NULL, NULL, 0},
 };
 #define NKNOWN (sizeof(known_keys) / sizeof(known_keys[0]))
 
 struct ac_config {
 	char *workspace;
+	char *workspace_real;  /* realpath of workspace, for the project paths check */
 	json_t *values;  /* flat key -> value */
 	json_t *origins; /* flat key -> origin string */
+	char *project;         /* the project file as named in origins, or NULL */
+	char *project_real;    /* its resolved path: the trust store's key */
+	char project_sha256[AC_SHA256_HEX_LEN + 1]; /* of the bytes that were parsed */
+	bool trusted;          /* the trust store holds project_real with that hash */
+	char *trust_store;     /* <user config folder>/agent/trusted.json, or NULL */
 };
 
 static const known_key *find_known(const char *key)
@@ -99,7 +119,7 @@ static bool has_type(const known_key *k, json_t *v)
 	case T_ARGV_MAP: {
 		const char *tool;
 		json_t *argv;
-		known_key strings = {NULL, T_STRINGS, NULL, NULL};
+		known_key strings = {NULL, T_STRINGS, NULL, NULL, 0};
 
 		if (!json_is_object(v))
 			return false;
@@ -119,17 +139,172 @@ static bool has_type(const known_key *k, json_t *v)
 	return false;
 }
 
+/* A command template (an argv array) with a placeholder spliced into a
+ * larger argument is refused from every layer: the value (a session id, a
+ * file name an agent chose) would reach whatever interprets that text, such
+ * as `sh -c`. */
+static int check_template(json_t *argv, const char *origin, const char *key, const char *tool)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char **args = calloc(json_array_size(argv) + 1, sizeof(char *));
+	json_t *item;
+	size_t i, at = 0;
+	int rc = 0;
+
+	if (!args)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	json_array_foreach(argv, i, item)
+		args[i] = json_string_value(item);
+	if (ac_proc_check_template(args, names, &at) != 0)
+		rc = ac_error_set(AC_EINVAL, "%s: %s%s%s[%zu]: '%.80s' embeds a placeholder inside a "
+				  "larger argument; use it as a whole argument (the session id is "
+				  "also in $AGENT_SESSION_ID)", origin, key, tool ? "." : "",
+				  tool ? tool : "", at, args[at]);
+	free(args);
+	return rc;
+}
+
+static int check_command(const known_key *k, json_t *value, const char *origin)
+{
+	const char *tool;
+	json_t *argv;
+	int rc;
+
+	if (k->type == T_STRINGS)
+		return check_template(value, origin, k->key, NULL);
+	json_object_foreach(value, tool, argv)
+		if ((rc = check_template(argv, origin, k->key, tool)))
+			return rc;
+	return 0;
+}
+
+/* Appends the components of path (absolute) to out (a resolved absolute
+ * path, or empty for "/"), resolving "..", and every existing symbolic
+ * link through realpath(); components that do not exist yet are taken as
+ * written. AC_EINVAL for a link that leads nowhere or loops. */
+static int resolve_path(ac_buf *out, const char *path)
+{
+	const char *p = path;
+	struct stat st;
+
+	ac_buf_clear(out);
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if ((len == 1 && p[0] == '.') || len == 0) {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = out->data ? strrchr(out->data, '/') : NULL;
+
+			if (slash)
+				out->len = (size_t)(slash - out->data), out->data[out->len] = '\0';
+		} else {
+			ac_buf_putc(out, '/');
+			ac_buf_append(out, p, len);
+			if (!out->data)
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			if (lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
+				char *real = realpath(out->data, NULL);
+
+				if (!real)
+					return ac_error_errno(errno, "%s: a symbolic link that cannot be followed",
+							      out->data);
+				ac_buf_clear(out);
+				if (strcmp(real, "/") != 0)
+					ac_buf_append(out, real, strlen(real));
+				free(real);
+			}
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
+/* True when a component of rel (a path relative to the workspace) names a
+ * git folder: ".git" in any case, with the trailing dots or spaces some
+ * file systems drop, or its 8.3 alias "git~1". */
+static bool names_git_dir(const char *rel)
+{
+	while (*rel) {
+		size_t len = strcspn(rel, "/"), n = len;
+
+		while (n > 0 && (rel[n - 1] == '.' || rel[n - 1] == ' ') && n > 4)
+			n--;
+		if ((n == 4 && !strncasecmp(rel, ".git", 4)) || (len == 5 && !strncasecmp(rel, "git~1", 5)))
+			return true;
+		rel += len;
+		if (*rel == '/')
+			rel++;
+	}
+	return false;
+}
+
+/* A path from the project file must stay inside the workspace (after
+ * resolving ".." and existing symbolic links) and out of .git. */
+static int check_inside(const ac_config *c, const char *key, const char *value, const char *origin)
+{
+	ac_buf joined = AC_BUF_INIT, resolved = AC_BUF_INIT;
+	const char *rel = NULL;
+	size_t root_len = strlen(c->workspace_real);
+	int rc = 0;
+
+	if (value[0] == '/')
+		ac_buf_append(&joined, value, strlen(value));
+	else
+		ac_buf_printf(&joined, "%s/%s", c->workspace_real, value);
+	if (!joined.data) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = resolve_path(&resolved, joined.data))) {
+		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s': %s", origin, key, value, ac_error_last());
+		goto done;
+	}
+	if (!resolved.data)
+		ac_buf_putc(&resolved, '/');
+	if (!strcmp(c->workspace_real, "/"))
+		rel = resolved.data + 1;
+	else if (!strncmp(resolved.data, c->workspace_real, root_len) &&
+		 (resolved.data[root_len] == '/' || resolved.data[root_len] == '\0'))
+		rel = resolved.data + root_len + (resolved.data[root_len] == '/');
+	if (!rel)
+		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s' leads outside the workspace %s (to %.200s); "
+				  "a project file's paths must stay inside it (set it in the user "
+				  "config or the environment instead)", origin, key, value,
+				  c->workspace_real, resolved.data);
+	else if (names_git_dir(rel))
+		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s' leads into git's folder (.git); a project "
+				  "file's paths may not", origin, key, value);
+done:
+	ac_buf_free(&joined);
+	ac_buf_free(&resolved);
+	return rc;
+}
+
+static bool from_project(const ac_config *c, const char *origin)
+{
+	return c->project && !strcmp(origin, c->project);
+}
+
 /* Stores value (a new reference is taken) for key from origin after a
  * type check, unless a higher layer already set it. */
 static int put(ac_config *c, const char *key, json_t *value, const char *origin,
 	       bool override)
 {
 	const known_key *k = find_known(key);
+	int rc;
 
 	if (k && !has_type(k, value))
 		return ac_error_set(AC_EINVAL, "%s: %s must be %s", origin, key, type_text(k));
+	if (k && (k->flags & K_COMMAND) && (rc = check_command(k, value, origin)))
+		return rc;
 	if (!override && json_object_get(c->values, key))
 		return 0;
+	if (k && (k->flags & K_PATH) && from_project(c, origin) &&
+	    (rc = check_inside(c, key, json_string_value(value), origin)))
+		return rc;
 	if (json_object_set(c->values, key, value) ||
 	    json_object_set_new(c->origins, key, json_string(origin)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
@@ -165,31 +340,131 @@ static int put_file_object(ac_config *c, json_t *obj, const char *prefix, const 
 	return 0;
 }
 
-/* Loads one file layer; a missing file is no error, a broken one is. */
-static int load_file(ac_config *c, const char *path, bool *out_found)
+/* Reads path whole, following symbolic links (a dotfile manager may
+ * link the user's files): *out_real is its resolved path. *out NULL when
+ * the file does not exist. */
+static int read_whole(char **out, size_t *out_len, char **out_real, const char *path)
+{
+	char *real = realpath(path, NULL);
+	int rc;
+
+	*out = NULL;
+	*out_real = NULL;
+	if (!real)
+		return errno == ENOENT ? 0 : ac_error_errno(errno, "%s: cannot read", path);
+	if ((rc = ac_file_read(out, out_len, real)))
+		free(real);
+	else
+		*out_real = real;
+	return rc;
+}
+
+/* Loads one file layer; a missing file is no error, a broken one is. The
+ * project layer also records the file and the hash of the very bytes that
+ * were parsed, for the trust check. */
+static int load_file(ac_config *c, const char *path, bool project, bool *out_found)
 {
 	json_error_t jerr;
-	json_t *root;
-	int rc, fd;
+	json_t *root = NULL;
+	char *text = NULL, *real = NULL;
+	size_t len = 0;
+	int rc;
 
 	*out_found = false;
-	/* Not json_load_file(): a FIFO in the file's place must not hang us. A
-	 * symbolic link is fine (a user's config often is one). */
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path)))
-		return rc == AC_ENOTFOUND ? 0 : rc;
-	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
-	close(fd);
-	if (!root)
-		return ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", path,
-				    jerr.line, jerr.column, jerr.text);
+	if ((rc = read_whole(&text, &len, &real, path)) || !text)
+		goto done;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		rc = ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", path,
+				  jerr.line, jerr.column, jerr.text);
+		goto done;
+	}
 	*out_found = true;
 	if (!json_is_object(root)) {
-		json_decref(root);
-		return ac_error_set(AC_EINVAL, "%s: must hold a JSON object", path);
+		rc = ac_error_set(AC_EINVAL, "%s: must hold a JSON object", path);
+		goto done;
+	}
+	if (project) {
+		if (!(c->project = strdup(path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		c->project_real = real;
+		real = NULL;
+		ac_sha256_hex(c->project_sha256, text, len);
 	}
 	rc = put_file_object(c, root, "", path);
+done:
 	json_decref(root);
+	free(text);
+	free(real);
 	return rc;
+}
+
+/* The trust store as an object ({"files": {path: {"sha256", "trustedAt"}}});
+ * an empty one when the file does not exist. *out_real (may be NULL)
+ * receives the path to write it to. */
+static int load_trust_store(json_t **out, char **out_real, const char *store)
+{
+	json_error_t jerr;
+	char *text = NULL, *real = NULL;
+	size_t len = 0;
+	json_t *root = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = read_whole(&text, &len, &real, store)))
+		goto done;
+	if (!text)
+		root = json_object();
+	else if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr))) {
+		rc = ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", store, jerr.line,
+				  jerr.column, jerr.text);
+		goto done;
+	}
+	if (!root) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!json_is_object(root) || (json_object_get(root, "files") &&
+				      !json_is_object(json_object_get(root, "files")))) {
+		rc = ac_error_set(AC_EINVAL, "%s: must hold {\"files\": {path: {\"sha256\": ...}}}", store);
+		goto done;
+	}
+	*out = root;
+	root = NULL;
+	if (out_real) {
+		*out_real = real ? real : strdup(store);
+		real = NULL;
+		if (!*out_real) {
+			json_decref(*out);
+			*out = NULL;
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		}
+	}
+done:
+	json_decref(root);
+	free(text);
+	free(real);
+	return rc;
+}
+
+/* Whether the trust store holds the project file with its current hash. */
+static int load_trust(ac_config *c)
+{
+	json_t *store = NULL, *entry;
+	int rc;
+
+	c->trusted = false;
+	if (!c->project || !c->trust_store)
+		return 0;
+	if ((rc = load_trust_store(&store, NULL, c->trust_store)))
+		return rc;
+	entry = json_object_get(json_object_get(store, "files"), c->project_real);
+	c->trusted = json_is_string(json_object_get(entry, "sha256")) &&
+		     !strcmp(json_string_value(json_object_get(entry, "sha256")), c->project_sha256);
+	json_decref(store);
+	return 0;
 }
 
 /* "journal.rotateBytes" -> "AGENT_JOURNAL_ROTATE_BYTES" */
@@ -312,14 +587,27 @@ int ac_config_load(ac_config **out, const char *workspace)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (!(c->workspace_real = realpath(workspace, NULL))) {
+		rc = ac_error_errno(errno, "%s: cannot resolve the workspace folder", workspace);
+		goto fail;
+	}
+	if (xdg && *xdg)
+		ac_buf_printf(&path, "%s/agent/trusted.json", xdg);
+	else if (home && *home)
+		ac_buf_printf(&path, "%s/.config/agent/trusted.json", home);
+	if (path.len && !(c->trust_store = ac_buf_detach(&path))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	ac_buf_clear(&path);
 	/* Highest layer first: put() keeps the first value set for a key. */
 	ac_buf_printf(&path, "%s/.agent/config.json", workspace);
-	if ((rc = load_file(c, path.data, &found)))
+	if ((rc = load_file(c, path.data, true, &found)))
 		goto fail;
 	if (!found) {
 		ac_buf_clear(&path);
 		ac_buf_printf(&path, "%s/.agentrc.json", workspace);
-		if ((rc = load_file(c, path.data, &found)))
+		if ((rc = load_file(c, path.data, true, &found)))
 			goto fail;
 	}
 	ac_buf_clear(&path);
@@ -327,9 +615,9 @@ int ac_config_load(ac_config **out, const char *workspace)
 		ac_buf_printf(&path, "%s/agent/config.json", xdg);
 	else if (home && *home)
 		ac_buf_printf(&path, "%s/.config/agent/config.json", home);
-	if (path.len && (rc = load_file(c, path.data, &found)))
+	if (path.len && (rc = load_file(c, path.data, false, &found)))
 		goto fail;
-	if ((rc = load_env(c)) || (rc = load_defaults(c)))
+	if ((rc = load_env(c)) || (rc = load_defaults(c)) || (rc = load_trust(c)))
 		goto fail;
 	ac_buf_free(&path);
 	*out = c;
@@ -347,6 +635,10 @@ void ac_config_free(ac_config *c)
 	json_decref(c->values);
 	json_decref(c->origins);
 	free(c->workspace);
+	free(c->workspace_real);
+	free(c->project);
+	free(c->project_real);
+	free(c->trust_store);
 	free(c);
 }
 
@@ -413,4 +705,91 @@ json_t *ac_config_values(const ac_config *c)
 const char *ac_config_workspace(const ac_config *c)
 {
 	return c->workspace;
+}
+
+const char *ac_config_project_file(const ac_config *c)
+{
+	return c->project;
+}
+
+const char *ac_config_project_sha256(const ac_config *c)
+{
+	return c->project ? c->project_sha256 : NULL;
+}
+
+bool ac_config_project_trusted(const ac_config *c)
+{
+	return c->project && c->trusted;
+}
+
+const char *ac_config_trust_store(const ac_config *c)
+{
+	return c->trust_store;
+}
+
+int ac_config_command(json_t **out, const ac_config *c, const char *key)
+{
+	json_t *value = json_object_get(c->values, key);
+	const char *origin = ac_config_origin(c, key);
+
+	*out = NULL;
+	if (!value)
+		return 0;
+	if (origin && from_project(c, origin) && !c->trusted)
+		return ac_error_set(AC_EDENIED, "%s comes from %s, which is not trusted: review it "
+				    "(agentctl config show --origin), then run `agentctl config trust`",
+				    key, origin);
+	*out = value;
+	return 0;
+}
+
+int ac_config_trust(ac_config *c)
+{
+	json_t *store = NULL, *files, *entry = NULL;
+	char *real = NULL, *text = NULL, at[AC_TIME_ISO_LEN + 1];
+	const char *slash;
+	int rc;
+
+	if (!c->project) {
+		rc = ac_error_set(AC_ENOTFOUND, "%s: no project config (.agent/config.json or "
+				  ".agentrc.json) to trust", c->workspace);
+		goto done;
+	}
+	if (!c->trust_store) {
+		rc = ac_error_set(AC_EINVAL, "no user config folder: set XDG_CONFIG_HOME or HOME");
+		goto done;
+	}
+	/* Read again right before writing, so entries others added are kept. */
+	if ((rc = load_trust_store(&store, &real, c->trust_store)))
+		goto done;
+	if (!(files = json_object_get(store, "files"))) {
+		if (json_object_set_new(store, "files", json_object()) != 0) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		files = json_object_get(store, "files");
+	}
+	ac_time_format_iso(at, ac_time_now_ms());
+	if (!(entry = json_pack("{s:s, s:s}", "sha256", c->project_sha256, "trustedAt", at)) ||
+	    json_object_set_new(files, c->project_real, entry) != 0 ||
+	    !(text = json_dumps(store, JSON_INDENT(2) | JSON_SORT_KEYS))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((slash = strrchr(real, '/')) && slash != real) {
+		char *dir = strndup(real, (size_t)(slash - real));
+
+		rc = dir ? ac_file_mkdirs(dir) : ac_error_set(AC_ENOMEM, "out of memory");
+		free(dir);
+		if (rc)
+			goto done;
+	}
+	if ((rc = ac_atomic_write(real, text, strlen(text), NULL, NULL)))
+		goto done;
+	c->trusted = true;
+done:
+	json_decref(store);
+	free(real);
+	free(text);
+	return rc;
 }

@@ -13,10 +13,27 @@
 #define AC_CONFIG_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct ac_config ac_config;
+
+/* Trust. The project file is written by agents, so:
+ *  - its path keys (sessionDir, journalPath, operationLogPath,
+ *    checkpointDir) must resolve (through "..", and the symbolic links that
+ *    exist) inside the workspace and outside any .git folder, or loading
+ *    fails naming the file and key;
+ *  - its command keys (resumeCommand, summarizer.command, rollbackTools)
+ *    are handed out only through ac_config_command(), which refuses them
+ *    until the operator trusted that file's exact content with
+ *    ac_config_trust() (`agentctl config trust`).
+ * The user file, the environment and the command line are the operator's
+ * own and are trusted. The trust store is $XDG_CONFIG_HOME/agent/trusted.json
+ * (default ~/.config/agent/trusted.json): {"files": {"<resolved path of the
+ * project file>": {"sha256": "<hex of its bytes>", "trustedAt": "<UTC>"}}}.
+ * From every layer, a command whose argument holds a placeholder ("{id}")
+ * inside a larger text is refused (see ac_proc_expand_argv()). */
 
 /* Loads the layers for workspace (a folder path). *out is freed with
  * ac_config_free(). Returns 0, or AC_EINVAL naming the file/variable. */
@@ -53,5 +70,31 @@ json_t *ac_config_values(const ac_config *config);
 
 /* The workspace folder the config was loaded for. Borrowed. */
 const char *ac_config_workspace(const ac_config *config);
+
+/* The project file that was loaded, as named in origins, or NULL. Borrowed. */
+const char *ac_config_project_file(const ac_config *config);
+
+/* The SHA-256 (hex) of the project file's bytes as loaded, or NULL. Borrowed. */
+const char *ac_config_project_sha256(const ac_config *config);
+
+/* True when a project file was loaded and its content is trusted. */
+bool ac_config_project_trusted(const ac_config *config);
+
+/* The trust store's path, or NULL when neither XDG_CONFIG_HOME nor HOME is
+ * set. Borrowed. */
+const char *ac_config_trust_store(const ac_config *config);
+
+/* The one place that decides whether a command from config may run: *out
+ * is key's value (borrowed; NULL when unset), or the call returns
+ * AC_EDENIED (and *out is NULL) when it comes from a project file whose
+ * content is not trusted; the message names the key and the file and says
+ * how to trust it. */
+int ac_config_command(json_t **out, const ac_config *config, const char *key);
+
+/* Records the loaded project file's resolved path and hash in the trust
+ * store (written atomically; other entries are kept), so its commands run
+ * from now on, until its content changes. AC_ENOTFOUND when there is no
+ * project file. */
+int ac_config_trust(ac_config *config);
 
 #endif

@@ -20,6 +20,7 @@ enum {
 	AC_ECONFLICT = -7, /* another writer changed the file underneath us */
 	AC_ENOSPACE = -8,  /* the disk is full or a quota was hit */
 	AC_ENOTSUP = -9,   /* the file system or system cannot do this */
+	AC_EDENIED = -10,  /* refused: the value comes from a source not trusted for it */
 };
 
 /* The message of the last failed call on this thread; never NULL (an empty

@@ -171,51 +171,27 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 	return 0;
 }
 
-/* "{id}" in each argument of the resume command becomes the session id. */
+/* The resume command with an argument that is exactly "{id}" replaced by
+ * the session id (never spliced into a larger argument; see
+ * ac_proc_expand_argv()). NULL when out of memory or refused. */
 static char **expand_resume(const char *const *argv, const char *id)
 {
-	size_t n = 0;
-	char **out;
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const values[] = {id, NULL};
+	char **out = NULL;
 
-	while (argv[n])
-		n++;
-	if (!(out = calloc(n + 1, sizeof(char *))))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		ac_buf arg = AC_BUF_INIT;
-		const char *p = argv[i], *hit;
-
-		while ((hit = strstr(p, "{id}"))) {
-			ac_buf_append(&arg, p, (size_t)(hit - p));
-			ac_buf_append(&arg, id, strlen(id));
-			p = hit + 4;
-		}
-		ac_buf_append(&arg, p, strlen(p));
-		if (!(out[i] = ac_buf_detach(&arg))) {
-			for (size_t j = 0; j < i; j++)
-				free(out[j]);
-			free(out);
-			return NULL;
-		}
-	}
-	return out;
-}
-
-static void free_argv(char **argv)
-{
-	for (size_t i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	return ac_proc_expand_argv(&out, argv, names, values) == 0 ? out : NULL;
 }
 
 /* Starts resumeCommand for a paused session and watches for the agent to
  * take it over (the file says "running"), for timeout_ms. */
-static int launch_resume(const ac_workspace *ws, const char *id, int timeout_ms,
-			 ac_operator_outcome *out, ac_buf *notes)
+static int launch_resume(const ac_workspace *ws, const char *const *command, const char *id,
+			 int timeout_ms, ac_operator_outcome *out, ac_buf *notes)
 {
 	ac_request req = {.kind = AC_REQUEST_RESUME, .state = AC_REQUEST_RESUMING,
 			   .requested_ms = ac_time_now_ms()};
-	char **argv = expand_resume(ws->resume_command, id), status[32];
+	char **argv = expand_resume(command, id), status[32];
+	const char *const env[] = {"AGENT_SESSION_ID", id, NULL};
 	ac_buf log = AC_BUF_INIT, message = AC_BUF_INIT;
 	ac_agent_process agent;
 	int rc;
@@ -227,8 +203,8 @@ static int launch_resume(const ac_workspace *ws, const char *id, int timeout_ms,
 	/* Replaces the pause request, which a cooperating agent would obey. */
 	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
 		goto done;
-	if ((rc = ac_proc_spawn_detached(&out->pid, (const char *const *)argv, ws->root,
-					 log.data))) {
+	if ((rc = ac_proc_spawn_detached_env(&out->pid, (const char *const *)argv, env, ws->root,
+					     log.data))) {
 		snprintf(req.reason, sizeof(req.reason), "%s", ac_error_last());
 		goto failed;
 	}
@@ -285,7 +261,7 @@ failed:
 	journal_step(ws, notes, "SESSION_RESUME", "FAILED", id, "running", message.data);
 	rc = ac_error_set(AC_EIO, "session '%s': not resumed: %s", id, req.reason);
 done:
-	free_argv(argv);
+	ac_proc_argv_free(argv);
 	ac_buf_free(&log);
 	ac_buf_free(&message);
 	return rc;
@@ -296,11 +272,16 @@ static int resume_session(const ac_workspace *ws, const char *id, bool wait,
 {
 	ac_agent_process agent;
 	bool stopped = ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0;
+	const char *const *command = NULL;
 	int rc;
 
+	/* An untrusted resumeCommand refuses the resume before anything
+	 * changes (a stopped agent is continued without it). */
+	if (!stopped && (rc = ac_workspace_command(&command, ws, "resumeCommand")))
+		return rc;
 	/* The agent that was paused is still there (stopped), or there is no
 	 * command to start one: the session is resumed here. */
-	if (stopped || !ws->resume_command) {
+	if (stopped || !command) {
 		/* First: an observer that saw the pause request beside a
 		 * "running" file would call it overridden. */
 		ac_request_clear(ws->sessions_dir, id);
@@ -316,7 +297,7 @@ static int resume_session(const ac_workspace *ws, const char *id, bool wait,
 		return 0;
 	}
 	/* A dashboard only looks for a command that fails at once. */
-	return launch_resume(ws, id, wait ? ws->resume_timeout_ms : 300, out, notes);
+	return launch_resume(ws, command, id, wait ? ws->resume_timeout_ms : 300, out, notes);
 }
 
 int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
@@ -369,9 +350,9 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 			return AC_PENDING_NONE;
 		journal_step(ws, NULL, "SESSION_PAUSE", "FAILED", id, "paused",
 			     "Pause overridden by the agent: the session was saved as running again");
-	}
-	else if (req.kind == AC_REQUEST_RESUME && !strcmp(status, "running"))
+	} else if (req.kind == AC_REQUEST_RESUME && !strcmp(status, "running")) {
 		ac_request_clear(ws->sessions_dir, id); /* the agent took it over */
+	}
 	return pending;
 }
 

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #define OUT_LIMIT ((size_t)16 << 20)
 #define ERR_LIMIT ((size_t)64 << 10)
 #define WRITE_CHUNK ((size_t)64 << 10)
@@ -76,14 +78,19 @@ static void child_reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* In a child: chdir, exec, and on failure tell the parent why. */
-static void child_exec(int report_fd, const char *const *argv, const char *cwd)
+/* In a child: chdir, exec (with envp as its environment when set; it was
+ * built before the fork, as a child may not allocate), and on failure tell
+ * the parent why. */
+static void child_exec(int report_fd, const char *const *argv, const char *cwd,
+		       char *const *envp)
 {
 	if (cwd && chdir(cwd) != 0) {
 		report(report_fd, REPORT_CHDIR, errno);
 		_exit(127);
 	}
 	child_reset_signals();
+	if (envp)
+		environ = (char **)envp;
 	execvp(argv[0], (char *const *)argv);
 	report(report_fd, REPORT_EXEC, errno);
 	_exit(127);
@@ -352,9 +359,152 @@ static int make_pipe(int fds[2])
 	return pipe2(fds, O_CLOEXEC);
 }
 
+/* Whether template argument arg holds one of names inside a larger text. */
+static const char *embedded_name(const char *arg, const char *const *names)
+{
+	for (size_t n = 0; names && names[n]; n++)
+		if (strcmp(arg, names[n]) != 0 && strstr(arg, names[n]))
+			return names[n];
+	return NULL;
+}
+
+int ac_proc_check_template(const char *const *template, const char *const *names,
+			   size_t *out_index)
+{
+	for (size_t i = 0; template && template[i]; i++) {
+		const char *name = embedded_name(template[i], names);
+
+		if (name) {
+			if (out_index)
+				*out_index = i;
+			return ac_error_set(AC_EINVAL, "argument %zu embeds %s inside a larger "
+					    "argument: a placeholder must be a whole argument "
+					    "(the value is also in the environment)", i, name);
+		}
+	}
+	return 0;
+}
+
+int ac_proc_expand_argv(char ***out, const char *const *template, const char *const *names,
+			const char *const *values)
+{
+	size_t n = 0;
+	char **argv = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_proc_check_template(template, names, NULL)))
+		return rc;
+	while (template && template[n])
+		n++;
+	if (!(argv = calloc(n + 1, sizeof(*argv)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *arg = template[i];
+
+		for (size_t k = 0; names && names[k]; k++)
+			if (!strcmp(arg, names[k])) {
+				arg = values[k];
+				break;
+			}
+		if (!(argv[i] = strdup(arg))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	*out = argv;
+	argv = NULL;
+	rc = 0;
+done:
+	ac_proc_argv_free(argv);
+	return rc;
+}
+
+void ac_proc_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int ac_proc_run_for_session(ac_proc_result *out, const char *const *template,
+			    const char *session_id, const char *cwd, const char *input,
+			    size_t input_len, int timeout_ms)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const values[] = {session_id, NULL};
+	const char *const env[] = {"AGENT_SESSION_ID", session_id, NULL};
+	char **argv = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!session_id)
+		return ac_proc_run_env(out, template, NULL, cwd, input, input_len, timeout_ms);
+	if ((rc = ac_proc_expand_argv(&argv, template, names, values)))
+		goto done;
+	rc = ac_proc_run_env(out, (const char *const *)argv, env, cwd, input, input_len, timeout_ms);
+done:
+	ac_proc_argv_free(argv);
+	return rc;
+}
+
+/* The environment of this process with the NULL-terminated name, value
+ * pairs of env added (replacing a variable of the same name), as an
+ * allocated array for execve; *out NULL when env is NULL or empty. Free with
+ * ac_proc_argv_free(). */
+static int build_env(char ***out, const char *const *env)
+{
+	size_t n = 0, extra = 0, j = 0;
+	char **envp = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	while (env && env[2 * extra])
+		extra++;
+	if (!extra)
+		return 0;
+	while (environ[n])
+		n++;
+	if (!(envp = calloc(n + extra + 1, sizeof(*envp))))
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+
+		for (size_t e = 0; e < extra && !replaced; e++) {
+			size_t len = strlen(env[2 * e]);
+
+			replaced = !strncmp(environ[i], env[2 * e], len) && environ[i][len] == '=';
+		}
+		if (!replaced && !(envp[j++] = strdup(environ[i])))
+			goto oom;
+	}
+	for (size_t e = 0; e < extra; e++) {
+		ac_buf var = AC_BUF_INIT;
+
+		ac_buf_printf(&var, "%s=%s", env[2 * e], env[2 * e + 1] ? env[2 * e + 1] : "");
+		if (!(envp[j++] = ac_buf_detach(&var)))
+			goto oom;
+	}
+	*out = envp;
+	return 0;
+oom:
+	ac_proc_argv_free(envp);
+	rc = ac_error_set(AC_ENOMEM, "out of memory");
+	return rc;
+}
+
 int ac_proc_run(ac_proc_result *out, const char *const *argv, const char *cwd,
 		const char *input, size_t input_len, int timeout_ms)
 {
+	return ac_proc_run_env(out, argv, NULL, cwd, input, input_len, timeout_ms);
+}
+
+int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *const *env,
+		    const char *cwd, const char *input, size_t input_len, int timeout_ms)
+{
+	char **envp = NULL;
 	int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
 	running_child c = {-1, -1, -1, -1, -1};
 	sigpipe_guard guard;
@@ -364,6 +514,8 @@ int ac_proc_run(ac_proc_result *out, const char *const *argv, const char *cwd,
 	memset(out, 0, sizeof(*out));
 	if (!argv || !argv[0] || !*argv[0])
 		return ac_error_set(AC_EINVAL, "no command to run");
+	if ((rc = build_env(&envp, env)))
+		return rc;
 	sigpipe_block(&guard);
 	if (make_pipe(in) || make_pipe(outp) || make_pipe(errp) || make_pipe(rep)) {
 		ac_error_errno(errno, "cannot run '%s': pipe", argv[0]);
@@ -385,7 +537,7 @@ int ac_proc_run(ac_proc_result *out, const char *const *argv, const char *cwd,
 			report(report_fd, REPORT_SETUP, errno);
 			_exit(127);
 		}
-		child_exec(report_fd, argv, cwd);
+		child_exec(report_fd, argv, cwd, envp);
 	}
 	close_fd(&in[0]);
 	close_fd(&outp[1]);
@@ -428,6 +580,7 @@ done:
 	close_fd(&c.err);
 	close_fd(&c.pidfd);
 	sigpipe_restore(&guard);
+	ac_proc_argv_free(envp);
 	if (rc)
 		ac_proc_result_free(out);
 	return rc;
@@ -461,6 +614,13 @@ static int make_log_folder(const char *log_path)
 int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *cwd,
 			   const char *log_path)
 {
+	return ac_proc_spawn_detached_env(out_pid, argv, NULL, cwd, log_path);
+}
+
+int ac_proc_spawn_detached_env(pid_t *out_pid, const char *const *argv, const char *const *env,
+			       const char *cwd, const char *log_path)
+{
+	char **envp = NULL;
 	int null_fd = -1, log_fd = -1, rep[2] = {-1, -1}, status;
 	child_report r[2];
 	const child_report *failure = NULL;
@@ -470,7 +630,7 @@ int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *
 
 	if (!argv || !argv[0] || !*argv[0])
 		return ac_error_set(AC_EINVAL, "no command to run");
-	if ((rc = make_log_folder(log_path)))
+	if ((rc = make_log_folder(log_path)) || (rc = build_env(&envp, env)))
 		return rc;
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_CLOEXEC, 0644);
 	if (log_fd < 0) {
@@ -513,7 +673,7 @@ int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *
 			report(report_fd, REPORT_SETUP, errno);
 			_exit(127);
 		}
-		child_exec(report_fd, argv, cwd);
+		child_exec(report_fd, argv, cwd, envp);
 	}
 	close_fd(&rep[1]);
 	got = read_reports(r, 2, rep[0]);
@@ -542,6 +702,7 @@ done:
 	close_fd(&log_fd);
 	close_fd(&rep[0]);
 	close_fd(&rep[1]);
+	ac_proc_argv_free(envp);
 	return rc;
 }
 

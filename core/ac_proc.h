@@ -26,13 +26,58 @@ typedef struct {
 int ac_proc_run(ac_proc_result *out, const char *const *argv, const char *cwd,
 		const char *input, size_t input_len, int timeout_ms);
 
+/* ac_proc_run() with env, a NULL-terminated list of name, value pairs
+ * ({"AGENT_SESSION_ID", id, NULL}; may be NULL) added to the child's
+ * environment, replacing variables of the same name. */
+int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *const *env,
+		    const char *cwd, const char *input, size_t input_len, int timeout_ms);
+
 void ac_proc_result_free(ac_proc_result *result);
+
+/* Fills a command template from config: an argument exactly equal to
+ * names[k] (e.g. "{id}") becomes values[k]; every other argument is copied
+ * as it is. A placeholder is replaced only as a WHOLE argument, so a value
+ * (a session id, which is a file name an agent chose) is never spliced into
+ * text that a program such as `sh -c` would interpret; a template argument
+ * that holds a placeholder inside a larger text is refused (AC_EINVAL,
+ * naming the argument's index). names and values are NULL-terminated and
+ * parallel (names may be NULL). *out is a NULL-terminated allocated array
+ * of allocated strings, freed with ac_proc_argv_free(). */
+int ac_proc_expand_argv(char ***out, const char *const *template, const char *const *names,
+			const char *const *values);
+
+/* The check ac_proc_expand_argv() makes, for config loading: 0, or AC_EINVAL
+ * when an argument embeds one of names in a larger text (*out_index, may be
+ * NULL, receives its index; the message names it). */
+int ac_proc_check_template(const char *const *template, const char *const *names,
+			   size_t *out_index);
+
+/* Frees an argv from ac_proc_expand_argv(); NULL is fine. */
+void ac_proc_argv_free(char **argv);
+
+/* The placeholders a command template from config may use, as whole
+ * arguments: "{id}" is the session id (also passed as AGENT_SESSION_ID). */
+#define AC_PROC_PLACEHOLDERS {"{id}", NULL}
+
+/* ac_proc_run_env() of a command template from config on behalf of
+ * session_id: "{id}" arguments become the id (ac_proc_expand_argv()) and
+ * AGENT_SESSION_ID is set. session_id NULL: template runs as it is. The
+ * summariser and the rollbackTools compensations run through this. */
+int ac_proc_run_for_session(ac_proc_result *out, const char *const *template,
+			    const char *session_id, const char *cwd, const char *input,
+			    size_t input_len, int timeout_ms);
 
 /* Starts argv detached (its own session, stdin from /dev/null, stdout and
  * stderr appended to log_path, created with its folder if needed) and does
  * not wait for it. *out_pid (may be NULL) receives its pid. */
 int ac_proc_spawn_detached(pid_t *out_pid, const char *const *argv, const char *cwd,
 			   const char *log_path);
+
+/* ac_proc_spawn_detached() with env added to the child's environment (see
+ * ac_proc_run_env()). */
+int ac_proc_spawn_detached_env(pid_t *out_pid, const char *const *argv, const char *const *env,
+			       const char *cwd, const char *log_path);
+
 
 /* A one-line description of how a finished command failed, for error
  * messages: "exited with status 3: <first line of stderr>", "was killed by

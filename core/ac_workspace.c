@@ -8,13 +8,16 @@
 #include <string.h>
 
 /* A config argv array as an owned NULL-terminated array of borrowed
- * strings; NULL when the key is unset or empty. */
+ * strings; NULL when the key is unset or empty, or may not run
+ * (ac_config_command() decides). */
 static const char **argv_of(const ac_config *config, const char *key)
 {
-	json_t *array = ac_config_get(config, key), *item;
+	json_t *array = NULL, *item;
 	const char **argv;
 	size_t i;
 
+	if (ac_config_command(&array, config, key) != 0)
+		ac_error_clear();
 	if (!json_is_array(array) || json_array_size(array) == 0)
 		return NULL;
 	argv = calloc(json_array_size(array) + 1, sizeof(char *));
@@ -30,20 +33,36 @@ static int64_t clamp_ms(int64_t ms)
 	return ms < 0 ? 0 : ms > 86400000 ? 86400000 : ms;
 }
 
+/* The summariser of a workspace whose summarizer.command is not trusted:
+ * compaction is refused with the reason instead of silently using the
+ * built-in summary. */
+static int refuse_summary(char **out, const json_t *messages, void *ctx)
+{
+	json_t *command = NULL;
+
+	(void)messages;
+	*out = NULL;
+	return ac_config_command(&command, ctx, "summarizer.command");
+}
+
 int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 {
+	json_t *command = NULL;
 	json_t *agents = ac_config_get(config, "journal.agents"), *name;
 	size_t i;
 
 	memset(ws, 0, sizeof(*ws));
 	ac_journal_options_init(&ws->journal);
 	ac_compact_options_init(&ws->compact);
+	ws->config = config;
 	ws->root = strdup(ac_config_workspace(config));
 	ws->sessions_dir = ac_config_path(config, "sessionDir", ".agent/sessions");
 	ws->journal_path = ac_config_path(config, "journalPath", "JOURNAL.jsonl");
 	ws->operations_path = ac_config_path(config, "operationLogPath", ".agent/operations.jsonl");
 	ws->checkpoints_dir = ac_config_path(config, "checkpointDir", ".agent/checkpoints");
-	ws->rollback_tools = ac_config_get(config, "rollbackTools");
+	if (ac_config_command(&command, config, "rollbackTools") != 0)
+		ac_error_clear();
+	ws->rollback_tools = command;
 	if (!ws->root || !ws->sessions_dir || !ws->journal_path || !ws->operations_path ||
 	    !ws->checkpoints_dir)
 		goto oom;
@@ -80,6 +99,11 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 		ac_workspace_free(ws);
 		return AC_EINVAL;
 	}
+	if (ac_config_command(&command, config, "summarizer.command") != 0) {
+		ac_error_clear();
+		ws->compact.summarize = refuse_summary;
+		ws->compact.summarize_ctx = (void *)config;
+	}
 	if (ws->compact.fraction <= 0 || ws->compact.fraction > 1) {
 		ac_workspace_free(ws);
 		return ac_error_set(AC_EINVAL, "%s: compaction.compactFraction must be above 0 and at most 1",
@@ -102,4 +126,33 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->resume_command);
 	free(ws->summarizer);
 	memset(ws, 0, sizeof(*ws));
+}
+
+int ac_workspace_command(const char *const **out, const ac_workspace *ws, const char *key)
+{
+	json_t *command = NULL;
+	int rc;
+
+	*out = NULL;
+	if (ws->config && (rc = ac_config_command(&command, ws->config, key)))
+		return rc;
+	if (!strcmp(key, "resumeCommand"))
+		*out = ws->resume_command;
+	else if (!strcmp(key, "summarizer.command"))
+		*out = ws->summarizer;
+	else
+		return ac_error_set(AC_EINVAL, "%s: not a command key", key);
+	return 0;
+}
+
+int ac_workspace_rollback_tools(const json_t **out, const ac_workspace *ws)
+{
+	json_t *command = NULL;
+	int rc;
+
+	*out = NULL;
+	if (ws->config && (rc = ac_config_command(&command, ws->config, "rollbackTools")))
+		return rc;
+	*out = ws->rollback_tools;
+	return 0;
 }

@@ -1,6 +1,13 @@
 /* A workspace's resolved settings: where its files are and how to write
  * them, read from the layered configuration once and shared by every
- * command and the dashboard. */
+ * command and the dashboard.
+ *
+ * Commands (resume_command, summarizer, rollback_tools) are filled only
+ * when they may run: one from a project file that is not trusted is left
+ * NULL here (so code that forgets to ask cannot run it), and compaction is
+ * set to refuse rather than fall back to the built-in summariser. Ask
+ * ac_workspace_command() / ac_workspace_rollback_tools() to get the command
+ * together with the refusal to show the operator. */
 #ifndef AC_WORKSPACE_H
 #define AC_WORKSPACE_H
 
@@ -10,17 +17,19 @@
 #include "ac_journal.h"
 
 typedef struct {
+	const ac_config *config;        /* borrowed: the config ws was resolved from */
 	char *root;                     /* the workspace folder */
 	char *sessions_dir;
 	char *journal_path;
 	char *operations_path;          /* operationLogPath */
 	char *checkpoints_dir;          /* checkpointDir */
-	json_t *rollback_tools;         /* borrowed from config: tool name -> argv array, or NULL */
+	json_t *rollback_tools;         /* borrowed from config: tool name -> argv array, or NULL
+					 * (unset, or from an untrusted project file) */
 	ac_journal_options journal;
 	ac_event_schema schema;
 	const char **extra_agents;      /* owned array; strings borrowed from config */
-	const char **resume_command;    /* owned NULL-terminated argv, or NULL */
-	const char **summarizer;        /* owned NULL-terminated argv, or NULL */
+	const char **resume_command;    /* owned NULL-terminated argv, or NULL (unset or untrusted) */
+	const char **summarizer;        /* owned NULL-terminated argv, or NULL (unset or untrusted) */
 	ac_compact_options compact;
 	/* How operator actions rewrite a session an agent may be writing:
 	 * session.quietMs (default 1000) and session.waitMs (default 5000). */
@@ -34,5 +43,15 @@ typedef struct {
 int ac_workspace_init(ac_workspace *ws, const ac_config *config);
 
 void ac_workspace_free(ac_workspace *ws);
+
+/* The command configured under key ("resumeCommand" or
+ * "summarizer.command") if it may run: 0 and *out (borrowed from ws; NULL
+ * when unset), or AC_EDENIED with a one-line message naming the key and the
+ * untrusted project file and saying how to trust it (*out NULL). */
+int ac_workspace_command(const char *const **out, const ac_workspace *ws, const char *key);
+
+/* rollbackTools, the same way: 0 and *out (borrowed; NULL when unset), or
+ * AC_EDENIED. */
+int ac_workspace_rollback_tools(const json_t **out, const ac_workspace *ws);
 
 #endif

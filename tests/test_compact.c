@@ -433,6 +433,33 @@ static void test_external_summarizer(void **state)
 	ac_compact_result_free(&result);
 }
 
+/* The summariser learns the session it works for as a whole "{id}"
+ * argument and as AGENT_SESSION_ID (issue 11 item 3). */
+static void test_summarizer_gets_session_id(void **state)
+{
+	fixture *f = *state;
+	const char *const argv[] = {"/bin/sh", "-c",
+				    "cat > /dev/null; printf 'for %s|%s' \"$0\" \"$AGENT_SESSION_ID\"",
+				    "{id}", NULL};
+	json_t *messages = chat(10, 200), *root;
+	ac_compact_options opts;
+	ac_compact_result result;
+
+	create_session(f, ID, messages);
+	options(&opts, true);
+	opts.summarizer = argv;
+	if (ac_compact_session(&result, f->dir, ID, &opts))
+		fail_msg("compact: %s", ac_error_last());
+	root = load_file(f->path);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(root, "conversationHistory"), 0),
+				    "content")),
+			    AC_SUMMARY_PREFIX "for " ID "|" ID);
+	json_decref(root);
+	json_decref(messages);
+	ac_compact_result_free(&result);
+}
+
 /* A summariser that replaces the session file while it runs, standing in
  * for another writer: the replacement is kept, whatever it is. */
 static void run_with_concurrent_writer(fixture *f, json_t *(*rewrite)(json_t *root),
@@ -780,6 +807,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_non_utf8_summarizer, setup, teardown),
 		cmocka_unit_test(test_slow_summarizer),
 		cmocka_unit_test_setup_teardown(test_external_summarizer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summarizer_gets_session_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_meanwhile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appended_meanwhile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seed_writers_during_the_swap_lose_nothing, setup, teardown),

@@ -504,7 +504,9 @@ static void test_path_joins_relative_keeps_absolute(void **state)
 	char *path, *want;
 	ac_config *c;
 
-	put_file(f->project, "{\"sessionDir\": \"custom/sessions\", \"journalPath\": \"/abs/J.jsonl\"}");
+	/* An absolute path outside the workspace is the operator's to set. */
+	put_file(f->project, "{\"sessionDir\": \"custom/sessions\"}");
+	put_file(f->user, "{\"journalPath\": \"/abs/J.jsonl\"}");
 	c = load(f);
 	path = ac_config_path(c, "sessionDir", NULL);
 	want = tu_path(f->ws, "custom/sessions");
@@ -557,13 +559,15 @@ static void test_workspace_reads_config(void **state)
 	ac_workspace ws;
 	char *want;
 
+	put_file(f->user, "{\"journalPath\": \"/abs/J.jsonl\"}");
 	put_file(f->project,
-		 "{\"sessionDir\": \"s\", \"journalPath\": \"/abs/J.jsonl\","
+		 "{\"sessionDir\": \"s\","
 		 " \"journal\": {\"fsync\": \"always\", \"rotateBytes\": 5000, \"agents\": [\"Bot\", \"Aider\"]},"
 		 " \"compaction\": {\"triggerTokens\": 1234, \"compactFraction\": 0.25},"
 		 " \"resumeCommand\": [\"agent\", \"--resume\", \"{id}\"],"
 		 " \"summarizer\": {\"command\": [\"sum\", \"-q\"]}}");
-	assert_int_equal(ac_workspace_init(&ws, load(f)), 0);
+	assert_int_equal(ac_config_trust(load(f)), 0);
+	assert_int_equal(ac_workspace_init(&ws, f->config), 0);
 	want = tu_path(f->ws, "s");
 	assert_string_equal(ws.sessions_dir, want);
 	free(want);
@@ -612,6 +616,205 @@ static void test_workspace_rejects_bad_fraction(void **state)
 	assert_non_null(strstr(ac_error_last(), "compactFraction"));
 }
 
+/* ---- trust: what a project file (written by agents) may do ---- */
+
+/* Loads and expects AC_EINVAL naming the project file, key and value. */
+static void project_path_refused(fixture *f, const char *key, const char *value)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "{\"%s\": \"%s\"}", key, value);
+	put_file(f->project, text);
+	load_fails(f, f->project, key, value, NULL);
+}
+
+static void project_path_accepted(fixture *f, const char *key, const char *value)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "{\"%s\": \"%s\"}", key, value);
+	put_file(f->project, text);
+	ac_config_free(f->config);
+	f->config = NULL;
+	load(f);
+}
+
+static void test_project_paths_stay_inside(void **state)
+{
+	fixture *f = *state;
+	char *outside = tu_path(f->dir, "outside"), *link = tu_path(f->ws, "link");
+	char abs_inside[1024];
+
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(symlink(outside, link), 0);
+	project_path_refused(f, "journalPath", "../victim.txt");
+	project_path_refused(f, "checkpointDir", "/tmp/elsewhere");
+	project_path_refused(f, "sessionDir", "a/../../b");
+	project_path_refused(f, "operationLogPath", "link/ops.jsonl");
+	project_path_refused(f, "journalPath", "missing/../link/J.jsonl");
+	project_path_refused(f, "journalPath", ".git/hooks/post-commit");
+	project_path_refused(f, "checkpointDir", "sub/.GIT/x");
+	project_path_refused(f, "checkpointDir", ".git./x");
+	/* The same from .agentrc.json. */
+	unlink(f->project);
+	put_file(f->agentrc, "{\"journalPath\": \"../victim.txt\"}");
+	load_fails(f, f->agentrc, "journalPath", NULL);
+	unlink(f->agentrc);
+	project_path_accepted(f, "journalPath", "logs/../J.jsonl");
+	project_path_accepted(f, "checkpointDir", "not/yet/there");
+	project_path_accepted(f, "sessionDir", ".agent/sessions");
+	project_path_accepted(f, "journalPath", ".gitignored/J.jsonl");
+	snprintf(abs_inside, sizeof(abs_inside), "%s/J.jsonl", f->ws);
+	project_path_accepted(f, "journalPath", abs_inside);
+	free(outside);
+	free(link);
+}
+
+/* The user file and the environment are the operator's: anywhere goes. */
+static void test_user_and_environment_paths_anywhere(void **state)
+{
+	fixture *f = *state;
+	ac_config *c;
+
+	put_file(f->user, "{\"journalPath\": \"../victim.txt\", \"checkpointDir\": \"/tmp/ck\"}");
+	setenv("AGENT_OPERATION_LOG_PATH", "/var/tmp/ops.jsonl", 1);
+	c = load(f);
+	assert_string_equal(ac_config_string(c, "journalPath", NULL), "../victim.txt");
+	assert_string_equal(ac_config_string(c, "operationLogPath", NULL), "/var/tmp/ops.jsonl");
+}
+
+#define COMMANDS "{\"resumeCommand\": [\"agent\", \"{id}\"]," \
+		 " \"summarizer\": {\"command\": [\"sum\"]}," \
+		 " \"rollbackTools\": {\"t\": [\"undo\"]}}"
+
+static void assert_denied(ac_config *c, const char *key, const char *file)
+{
+	json_t *value = (json_t *)1;
+
+	assert_int_equal(ac_config_command(&value, c, key), AC_EDENIED);
+	assert_null(value);
+	assert_non_null(strstr(ac_error_last(), key));
+	assert_non_null(strstr(ac_error_last(), file));
+	assert_non_null(strstr(ac_error_last(), "agentctl config trust"));
+	assert_null(strchr(ac_error_last(), '\n'));
+}
+
+static void test_project_commands_need_trust(void **state)
+{
+	fixture *f = *state;
+	const char *const *argv = NULL;
+	const json_t *tools = NULL;
+	char *summary = NULL;
+	ac_workspace ws;
+	ac_config *c;
+
+	put_file(f->project, COMMANDS);
+	c = load(f);
+	assert_false(ac_config_project_trusted(c));
+	assert_string_equal(ac_config_project_file(c), f->project);
+	assert_int_equal(strlen(ac_config_project_sha256(c)), 64);
+	assert_denied(c, "resumeCommand", f->project);
+	assert_denied(c, "summarizer.command", f->project);
+	assert_denied(c, "rollbackTools", f->project);
+	/* The workspace hands out nothing that may not run... */
+	assert_int_equal(ac_workspace_init(&ws, c), 0);
+	assert_null(ws.resume_command);
+	assert_null(ws.summarizer);
+	assert_null(ws.rollback_tools);
+	assert_int_equal(ac_workspace_command(&argv, &ws, "resumeCommand"), AC_EDENIED);
+	assert_int_equal(ac_workspace_rollback_tools(&tools, &ws), AC_EDENIED);
+	/* ...and compaction refuses instead of using the built-in summary. */
+	assert_non_null(ws.compact.summarize);
+	assert_int_equal(ws.compact.summarize(&summary, NULL, ws.compact.summarize_ctx), AC_EDENIED);
+	assert_null(summary);
+	ac_workspace_free(&ws);
+
+	/* Trusted: recorded in the user's config folder, runs from now on. */
+	assert_int_equal(ac_config_trust(c), 0);
+	assert_true(tu_exists(f->xdg, "agent/trusted.json"));
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_true(ac_config_project_trusted(c));
+	assert_int_equal(ac_workspace_init(&ws, c), 0);
+	assert_int_equal(ac_workspace_command(&argv, &ws, "resumeCommand"), 0);
+	assert_string_equal(argv[0], "agent");
+	assert_int_equal(ac_workspace_rollback_tools(&tools, &ws), 0);
+	assert_non_null(tools);
+	assert_null(ws.compact.summarize);
+	assert_string_equal(ws.compact.summarizer[0], "sum");
+	ac_workspace_free(&ws);
+
+	/* One changed byte: not trusted any more. */
+	put_file(f->project, COMMANDS " ");
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_false(ac_config_project_trusted(c));
+	assert_denied(c, "resumeCommand", f->project);
+}
+
+static void test_trust_keeps_other_entries(void **state)
+{
+	fixture *f = *state;
+	char *store = tu_path(f->xdg, "agent/trusted.json"), *text;
+	json_t *root;
+
+	put_file(store, "{\"files\": {\"/elsewhere/.agent/config.json\": {\"sha256\": \"ab\"}}}");
+	put_file(f->project, COMMANDS);
+	assert_int_equal(ac_config_trust(load(f)), 0);
+	text = tu_read_file(store, NULL);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	assert_non_null(json_object_get(json_object_get(root, "files"), "/elsewhere/.agent/config.json"));
+	assert_int_equal(json_object_size(json_object_get(root, "files")), 2);
+	json_decref(root);
+	free(text);
+	/* A broken store is an error naming it, never overwritten. */
+	put_file(store, "{broken");
+	ac_config_free(f->config);
+	f->config = NULL;
+	load_fails(f, store, NULL);
+	free(store);
+}
+
+/* Commands from the user file, the environment and the command line run. */
+static void test_operator_commands_trusted(void **state)
+{
+	fixture *f = *state;
+	json_t *value = NULL;
+	ac_config *c;
+
+	put_file(f->project, "{\"model\": \"m\"}");
+	put_file(f->user, "{\"resumeCommand\": [\"agent\", \"{id}\"]}");
+	setenv("AGENT_ROLLBACK_TOOLS", "{\"t\": [\"undo\"]}", 1);
+	c = load(f);
+	assert_false(ac_config_project_trusted(c));
+	assert_int_equal(ac_config_command(&value, c, "resumeCommand"), 0);
+	assert_non_null(value);
+	assert_int_equal(ac_config_command(&value, c, "rollbackTools"), 0);
+	assert_non_null(value);
+	assert_int_equal(ac_config_set_cli(c, "summarizer.command", "[\"s\"]"), 0);
+	assert_int_equal(ac_config_command(&value, c, "summarizer.command"), 0);
+	assert_non_null(value);
+}
+
+/* A placeholder inside a larger argument is refused at load, from any
+ * layer, naming the file, key and argument index. */
+static void test_embedded_placeholder_refused(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\"resumeCommand\": [\"sh\", \"-c\", \"agent --resume {id}\"]}");
+	load_fails(f, f->project, "resumeCommand[2]", "whole argument", NULL);
+	unlink(f->project);
+	put_file(f->user, "{\"rollbackTools\": {\"t\": [\"undo\", \"--id={id}\"]}}");
+	load_fails(f, f->user, "rollbackTools.t[1]", NULL);
+	unlink(f->user);
+	setenv("AGENT_SUMMARIZER_COMMAND", "[\"sum\", \"{id}.json\"]", 1);
+	load_fails(f, "AGENT_SUMMARIZER_COMMAND", "summarizer.command[1]", NULL);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -644,6 +847,12 @@ int main(void)
 		T(test_workspace_reads_config),
 		T(test_workspace_settings_from_environment),
 		T(test_workspace_rejects_bad_fraction),
+		T(test_project_paths_stay_inside),
+		T(test_user_and_environment_paths_anywhere),
+		T(test_project_commands_need_trust),
+		T(test_trust_keeps_other_entries),
+		T(test_operator_commands_trusted),
+		T(test_embedded_placeholder_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

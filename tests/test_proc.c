@@ -351,6 +351,114 @@ static void test_spawn_detached_missing_program(void **state)
 	free(dir);
 }
 
+/* ---- command templates: placeholders only as whole arguments ---- */
+
+static const char *const placeholders[] = AC_PROC_PLACEHOLDERS;
+
+static void test_expand_whole_argument(void **state)
+{
+	const char *const template[] = {"agent", "--resume", "{id}", "--x={id}x", NULL};
+	const char *const ok[] = {"agent", "--resume", "{id}", "{id}", "--id", NULL};
+	const char *const values[] = {"x;touch PWNED;#", NULL};
+	char **argv = NULL;
+
+	(void)state;
+	/* Embedded: refused, naming the argument's index. */
+	assert_int_equal(ac_proc_expand_argv(&argv, template, placeholders, values), AC_EINVAL);
+	assert_null(argv);
+	assert_non_null(strstr(ac_error_last(), "argument 3"));
+	/* Whole: replaced verbatim, shell characters and all, each time. */
+	assert_int_equal(ac_proc_expand_argv(&argv, ok, placeholders, values), 0);
+	assert_string_equal(argv[0], "agent");
+	assert_string_equal(argv[1], "--resume");
+	assert_string_equal(argv[2], "x;touch PWNED;#");
+	assert_string_equal(argv[3], "x;touch PWNED;#");
+	assert_string_equal(argv[4], "--id");
+	assert_null(argv[5]);
+	ac_proc_argv_free(argv);
+	/* No names: a plain copy. */
+	assert_int_equal(ac_proc_expand_argv(&argv, template, NULL, NULL), 0);
+	assert_string_equal(argv[3], "--x={id}x");
+	ac_proc_argv_free(argv);
+}
+
+static void test_check_template_index(void **state)
+{
+	const char *const shell[] = {"sh", "-c", "agent --resume {id}", NULL};
+	const char *const fine[] = {"sh", "-c", "agent --resume \"$AGENT_SESSION_ID\"", NULL};
+	size_t at = 99;
+
+	(void)state;
+	assert_int_equal(ac_proc_check_template(shell, placeholders, &at), AC_EINVAL);
+	assert_int_equal(at, 2);
+	assert_int_equal(ac_proc_check_template(fine, placeholders, &at), 0);
+}
+
+/* The variables in env reach the child, replacing inherited ones; the
+ * value is not interpreted. */
+static void test_run_env(void **state)
+{
+	const char *const argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$AGENT_SESSION_ID\" \"$AC_TEST_KEEP\"", NULL};
+	const char *const env[] = {"AGENT_SESSION_ID", "x;touch PWNED;#", NULL};
+	ac_proc_result r;
+
+	(void)state;
+	setenv("AGENT_SESSION_ID", "inherited", 1);
+	setenv("AC_TEST_KEEP", "kept", 1);
+	assert_int_equal(ac_proc_run_env(&r, argv, env, NULL, "", 0, 5000), 0);
+	assert_int_equal(r.exit_status, 0);
+	assert_non_null(r.out.data);
+	assert_string_equal(r.out.data, "x;touch PWNED;#|kept");
+	ac_proc_result_free(&r);
+	unsetenv("AGENT_SESSION_ID");
+	unsetenv("AC_TEST_KEEP");
+}
+
+/* What the summariser and rollbackTools run through. */
+static void test_run_for_session(void **state)
+{
+	const char *const argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$0\" \"$AGENT_SESSION_ID\"", "{id}", NULL};
+	const char *const bad[] = {"/bin/sh", "-c", "echo {id}", NULL};
+	ac_proc_result r;
+
+	(void)state;
+	assert_int_equal(ac_proc_run_for_session(&r, argv, "a b;c", NULL, "", 0, 5000), 0);
+	assert_string_equal(r.out.data, "a b;c|a b;c");
+	ac_proc_result_free(&r);
+	assert_int_equal(ac_proc_run_for_session(&r, bad, "x", NULL, "", 0, 5000), AC_EINVAL);
+	/* No session: the template runs as written. */
+	assert_int_equal(ac_proc_run_for_session(&r, bad, NULL, NULL, "", 0, 5000), 0);
+	assert_string_equal(r.out.data, "{id}\n");
+	ac_proc_result_free(&r);
+}
+
+static void test_spawn_detached_env(void **state)
+{
+	char *dir = tu_make_temp_dir(), *log = tu_path(dir, "logs/out.log"), *text = NULL;
+	const char *const argv[] = {"/bin/sh", "-c", "printf '%s' \"$AGENT_SESSION_ID\"", NULL};
+	const char *const env[] = {"AGENT_SESSION_ID", "s-1", NULL};
+	pid_t pid = 0;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(ac_proc_spawn_detached_env(&pid, argv, env, dir, log), 0);
+	assert_true(pid > 0);
+	for (int i = 0; i < 200 && len < 3; i++) {
+		struct timespec ts = {0, 20 * 1000000};
+
+		free(text);
+		text = tu_read_file(log, &len);
+		if (len < 3)
+			nanosleep(&ts, NULL);
+	}
+	assert_int_equal(len, 3);
+	assert_memory_equal(text, "s-1", 3);
+	free(text);
+	free(log);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +476,11 @@ int main(void)
 		cmocka_unit_test(test_child_ignores_input),
 		cmocka_unit_test(test_spawn_detached),
 		cmocka_unit_test(test_spawn_detached_missing_program),
+		cmocka_unit_test(test_expand_whole_argument),
+		cmocka_unit_test(test_check_template_index),
+		cmocka_unit_test(test_run_env),
+		cmocka_unit_test(test_spawn_detached_env),
+		cmocka_unit_test(test_run_for_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

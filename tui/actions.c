@@ -139,9 +139,11 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 	ac_session *s = NULL;
 	ac_compact_result plan = {0};
 	ac_compact_options opts = ws->compact;
+	const char *const *summarizer = NULL;
 
 	ui_dialog_free(d);
-	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
+	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
+	    ac_session_load(&s, ws->sessions_dir, id) != 0) {
 		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
 		return;
 	}
@@ -195,15 +197,17 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 				     const char *session, const char *checkpoint)
 {
 	ac_checkpoint_store *store = NULL;
+	const json_t *tools = NULL;
 
 	ui_dialog_free(d);
-	if (ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
+	if (ac_workspace_rollback_tools(&tools, ws) != 0 ||
+	    ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
 		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
 		return;
 	}
 	d->has_plan = true;
 	if (ac_checkpoint_plan_rollback(&d->plan, store, ws->sessions_dir, session, checkpoint,
-					ws->rollback_tools) != 0) {
+					tools) != 0) {
 		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
 		ac_checkpoint_store_free(store);
 		ui_dialog_free(d);

@@ -235,6 +235,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_plan plan = {0};
 	ac_checkpoint_store *store = NULL;
+	const json_t *tools = NULL;
 	const char *session = NULL, *ckpt = NULL;
 	bool latest = false, yes = false;
 	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
@@ -260,10 +261,11 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 				 "checkpoint id or --latest");
 	if (ac_session_id_check(session) != 0 || (ckpt && ac_checkpoint_id_check(ckpt) != 0))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ac_workspace_rollback_tools(&tools, ws) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if ((status = open_store(&store, ws)))
 		return status;
-	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt,
-					ws->rollback_tools) != 0) {
+	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt, tools) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}

@@ -1,7 +1,8 @@
-/* agentctl config show [--origin] [--json] */
+/* agentctl config show [--origin] [--json] | trust */
 #include "cli.h"
 
 #include "ac_buf.h"
+#include "ac_error.h"
 #include "ac_text.h"
 
 #include <stdlib.h>
@@ -10,6 +11,34 @@
 static int compare_keys(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The project file's trust state, for `config show` (both forms). */
+static json_t *trust_json(const ac_config *config)
+{
+	const char *project = ac_config_project_file(config);
+
+	if (!project)
+		return json_null();
+	return json_pack("{s:s, s:s, s:b, s:s?}", "path", project, "sha256",
+			 ac_config_project_sha256(config), "trusted",
+			 ac_config_project_trusted(config), "trustStore",
+			 ac_config_trust_store(config));
+}
+
+static void trust_line(ac_buf *line, const ac_config *config)
+{
+	const char *project = ac_config_project_file(config);
+
+	if (!project)
+		ac_buf_printf(line, "# project file: none");
+	else if (ac_config_project_trusted(config))
+		ac_buf_printf(line, "# project file %s (sha256 %s): trusted", project,
+			      ac_config_project_sha256(config));
+	else
+		ac_buf_printf(line, "# project file %s (sha256 %s): not trusted; its commands do "
+			      "not run until you review it and run `agentctl config trust`", project,
+			      ac_config_project_sha256(config));
 }
 
 static int show(cli_context *ctx, bool origin, bool json)
@@ -50,8 +79,20 @@ static int show(cli_context *ctx, bool origin, bool json)
 		ac_buf_putc(&safe, '\n');
 		cli_write(safe.data, safe.len);
 	}
+	if (!json) {
+		ac_buf_clear(&line);
+		trust_line(&line, ctx->config);
+		ac_buf_clear(&safe);
+		ac_text_sanitize(&safe, line.data, line.len);
+		ac_buf_putc(&safe, '\n');
+		cli_write(safe.data, safe.len);
+	}
 	if (json) {
-		char *text = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
+		char *text;
+
+		/* Not a config key: set last, so a file cannot shadow it. */
+		json_object_set_new(out, "projectFile", trust_json(ctx->config));
+		text = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
 
 		ac_buf_clear(&safe);
 		if (text)
@@ -68,12 +109,51 @@ static int show(cli_context *ctx, bool origin, bool json)
 	return status;
 }
 
+/* Trusts the project file's content as this process read it (the hash is
+ * of the bytes that were parsed), and says which commands that allows. */
+static int trust(cli_context *ctx)
+{
+	static const char *const commands[] = {"resumeCommand", "summarizer.command", "rollbackTools"};
+	const char *project = ac_config_project_file(ctx->config);
+	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
+	int status;
+
+	if (ac_config_trust(ctx->config) != 0)
+		return cli_error(CLI_FAILED, "config trust: %s", ac_error_last());
+	ac_buf_printf(&line, "trusted %s (sha256 %s) in %s", project,
+		      ac_config_project_sha256(ctx->config), ac_config_trust_store(ctx->config));
+	ac_text_sanitize(&safe, line.data, line.len);
+	ac_buf_putc(&safe, '\n');
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const char *origin = ac_config_origin(ctx->config, commands[i]);
+		char *text;
+
+		if (!origin || strcmp(origin, project) != 0)
+			continue;
+		text = json_dumps(ac_config_get(ctx->config, commands[i]), JSON_COMPACT | JSON_ENCODE_ANY);
+		ac_buf_clear(&line);
+		ac_buf_printf(&line, "  %s = %s", commands[i], text ? text : "?");
+		free(text);
+		ac_text_sanitize(&safe, line.data, line.len);
+		ac_buf_putc(&safe, '\n');
+	}
+	cli_write(safe.data, safe.len);
+	status = cli_finish_output();
+	ac_buf_free(&line);
+	ac_buf_free(&safe);
+	return status;
+}
+
 int cli_config(cli_context *ctx, int argc, char **argv)
 {
 	bool origin = false, json = false;
 
+	if (argc == 1 && !strcmp(argv[0], "trust"))
+		return trust(ctx);
+	if (argc > 1 && !strcmp(argv[0], "trust"))
+		return cli_error(CLI_USAGE, "config trust: unexpected '%s'", argv[1]);
 	if (argc == 0 || strcmp(argv[0], "show") != 0)
-		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json]");
+		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | trust");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--origin"))
 			origin = true;

@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"       agentctl [-w DIR] checkpoint list SESSION [--json]\n"
 	"       agentctl [-w DIR] checkpoint create SESSION [--node NAME]\n"
 	"       agentctl [-w DIR] checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
-	"       agentctl [-w DIR] config show [--origin] [--json]\n"
+	"       agentctl [-w DIR] config show [--origin] [--json] | trust\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
 	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"

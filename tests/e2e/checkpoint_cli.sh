@@ -36,6 +36,8 @@ new_ws() {
 	mkdir -p "$WS/.agent/sessions"
 	local cmd=${1:-"[\"/bin/sh\",\"-c\",\"cat >> '$LOG'; echo >> '$LOG'\"]"}
 	printf '{"rollbackTools":{"createUser":%s}}\n' "$cmd" >"$WS/.agent/config.json"
+	# The project file is written by agents: its commands run once trusted.
+	"$AC" -w "$WS" config trust >/dev/null
 	write_session "$BASE"
 }
 
@@ -64,6 +66,16 @@ check "list --json: messages counted" eval '[ "$(jq ".[1].messages" <"$TMP/out")
 # ---- rollback --latest --------------------------------------------------
 write_session "$BASE$TOOLS"
 BEFORE=$(sum_of "$S")
+# rollbackTools from a project file changed since `config trust`: refused.
+cp "$WS/.agent/config.json" "$TMP/trusted-config.json"
+printf ' \n' >>"$WS/.agent/config.json"
+run checkpoint rollback s1 --latest --yes
+check "untrusted rollbackTools: exit 1" rc_is 1
+check "untrusted rollbackTools: one line naming the key, the file, how to trust" \
+	eval 'err_is_one_line && err_has "rollbackTools comes from .*config.json, which is not trusted.*config trust"'
+check "untrusted rollbackTools: session unchanged" eval '[ "$(sum_of "$S")" = "$BEFORE" ]'
+check "untrusted rollbackTools: nothing ran" test ! -e "$LOG"
+cp "$TMP/trusted-config.json" "$WS/.agent/config.json"
 run checkpoint rollback s1 --latest
 check "rollback without --yes on a non-tty: exit 2" rc_is 2
 check "rollback without --yes: says needs --yes" err_has "needs --yes"

@@ -235,6 +235,30 @@ check "pause again: nothing journaled" jq_is "$TMP/human" length 1
 cat >"$WS/.agent/config.json" <<'EOF'
 {"resumeCommand": ["/bin/sh", "-c", "echo resumed \"$0\" > resumed.txt; f=.agent/sessions/$0.json; jq '.status=\"running\"' $f > $f.tmp && mv $f.tmp $f", "{id}"]}
 EOF
+# From the project file it runs only once that content is trusted.
+before=$(sum_of "$S/s-tools.json")
+run session resume s-tools
+check "untrusted resumeCommand: exit 1" rc_is 1
+check "untrusted resumeCommand: one line on stderr" err_is_one_line
+check "untrusted resumeCommand: names the key and the file" \
+	err_has_text "resumeCommand comes from $WS/.agent/config.json, which is not trusted"
+check "untrusted resumeCommand: says how to trust it" err_has_text "agentctl config trust"
+check "untrusted resumeCommand: session unchanged" eval '[ "$(sum_of "$S/s-tools.json")" = "$before" ]'
+check "untrusted resumeCommand: the command did not run" eval '[ ! -e "$WS/resumed.txt" ]'
+run config show
+check "config show: says the project file is not trusted" \
+	out_has '^# project file .*config.json \(sha256 [0-9a-f]{64}\): not trusted'
+run config show --json
+check "config show --json: trusted is false" eval '[ "$(jq_out .projectFile.trusted)" = false ]'
+run config trust
+check "config trust: exit 0" rc_is 0
+check "config trust: names the file and its hash" \
+	out_has "^trusted $WS/.agent/config.json \(sha256 [0-9a-f]{64}\)"
+check "config trust: lists the commands it allows" out_has '^  resumeCommand = \["/bin/sh"'
+check "config trust: recorded in the user's config folder" \
+	jq_is "$XDG_CONFIG_HOME/agent/trusted.json" ".files[\"$WS/.agent/config.json\"].sha256 | length" 64
+run config show --json
+check "config show --json: trusted is true" eval '[ "$(jq_out .projectFile.trusted)" = true ]'
 run session resume s-tools
 check "resume: exit 0" rc_is 0
 check "resume: the file says running" jq_is "$S/s-tools.json" .status running
@@ -333,6 +357,13 @@ cat >"$WS/.agent/config.json" <<'EOF'
 {"summarizer": {"command": ["/bin/sh", "-c", "exit 3"]}}
 EOF
 before=$(sum_of "$S/s-long.json")
+# Untrusted: refused, not replaced by the built-in summary.
+run session compact s-long --force
+check "untrusted summarizer: exit 1" rc_is 1
+check "untrusted summarizer: one line naming the key and how to trust" \
+	eval 'err_is_one_line && err_has_text "summarizer.command comes from" && err_has_text "config trust"'
+check "untrusted summarizer: file unchanged" eval '[ "$(sum_of "$S/s-long.json")" = "$before" ]'
+"$AC" -w "$WS" config trust >/dev/null
 run session compact s-long --force
 check "failing summarizer: exit 1" rc_is 1
 check "failing summarizer: says status 3" err_has "status 3"
@@ -388,5 +419,98 @@ check "AGENT_MAX_TOKENS=abc: names the variable" err_has "AGENT_MAX_TOKENS"
 check "AGENT_MAX_TOKENS=abc: one line on stderr" err_is_one_line
 AGENT_MAX_TOKENS=abc run session list
 check "AGENT_MAX_TOKENS=abc, session list: exit 1" rc_is 1
+
+# --- trust: what a project file (written by agents) may do -------------------
+# issue 11 item 3: a session id is never spliced into a shell's text.
+new_ws
+PWN='x;touch PWNED;#'
+session "$PWN" 2025-01-05T08:00:00.000Z paused U1 "pwn" '[]'
+cat >"$WS/.agent/config.json" <<'EOF'
+{"resumeCommand": ["sh", "-c", "agent --resume {id}"]}
+EOF
+# run_in_ws ARGS...: like run, from inside the workspace (where sh -c would
+# have created PWNED).
+run_in_ws() {
+	(cd "$WS" && "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null)
+	RC=$?
+}
+for cmd in "session resume" "config trust" "session list"; do
+	if [ "$cmd" = "session resume" ]; then
+		run_in_ws session resume "$PWN"
+	else
+		# shellcheck disable=SC2086
+		run_in_ws $cmd
+	fi
+	check "embedded {id} ($cmd): exit 1" rc_is 1
+	check "embedded {id} ($cmd): refused at config load, naming file, key and argument" \
+		eval 'err_is_one_line && err_has_text "$WS/.agent/config.json: resumeCommand[2]"'
+done
+check "embedded {id}: no PWNED file anywhere" eval '[ -z "$(find "$TMP" -name PWNED)" ]'
+check "embedded {id}: the session still paused" jq_is "$S/$PWN.json" .status paused
+# The same template from the operator's own file is refused too.
+mkdir -p "$XDG_CONFIG_HOME/agent"
+rm "$WS/.agent/config.json"
+echo '{"resumeCommand": ["sh", "-c", "agent --resume {id}"]}' >"$XDG_CONFIG_HOME/agent/config.json"
+run session resume "$PWN"
+check "embedded {id} in the user file: exit 1" rc_is 1
+check "embedded {id} in the user file: names it" \
+	err_has_text "$XDG_CONFIG_HOME/agent/config.json: resumeCommand[2]"
+# A whole-argument {id} and $AGENT_SESSION_ID carry the id as data; the
+# started agent then takes the session over (status running, temp file,
+# rename), as resume waits for.
+cat >"$XDG_CONFIG_HOME/agent/config.json" <<'EOF'
+{"resumeCommand": ["/bin/sh", "-c", "printf '%s|%s' \"$0\" \"$AGENT_SESSION_ID\" > arg.txt; f=\".agent/sessions/$0.json\"; jq '.status=\"running\"' \"$f\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f\"", "{id}"]}
+EOF
+run session resume "$PWN"
+check "whole {id} from the user file: exit 0 (trusted, no trust step)" rc_is 0
+check "whole {id}: the id arrives whole, twice" \
+	wait_for eval '[ "$(cat "$WS/arg.txt" 2>/dev/null)" = "$PWN|$PWN" ]'
+check "whole {id}: no PWNED file anywhere" eval '[ -z "$(find "$TMP" -name PWNED)" ]'
+rm "$XDG_CONFIG_HOME/agent/config.json"
+
+# issue 11 item 2: project paths stay inside the workspace and out of .git.
+new_ws
+session s1 2025-01-05T08:00:00.000Z running U1 "t" '[]'
+echo keep >"$TMP/victim.txt"
+for kv in 'journalPath ../victim.txt' "checkpointDir $TMP/ck" 'operationLogPath .git/x' \
+	'sessionDir ./a/../../b'; do
+	key=${kv%% *} value=${kv#* }
+	printf '{"%s": "%s"}\n' "$key" "$value" >"$WS/.agent/config.json"
+	run session pause s1
+	check "project $key=$value: exit 1" rc_is 1
+	check "project $key=$value: one line naming the file and the key" \
+		eval 'err_is_one_line && err_has_text "$WS/.agent/config.json: $key"'
+	check "project $key=$value: session unchanged" jq_is "$S/s1.json" .status running
+done
+check "project journalPath ../victim.txt: the file outside is untouched" \
+	eval '[ "$(cat "$TMP/victim.txt")" = keep ]'
+ln -s "$TMP" "$WS/out"
+echo '{"journalPath": "out/victim.txt"}' >"$WS/.agent/config.json"
+run session pause s1
+check "project journalPath through a symlink out: exit 1" rc_is 1
+check "project journalPath through a symlink out: says outside" err_has "outside the workspace"
+# Trusting does not widen paths; the user file may point anywhere.
+run config trust
+check "config trust with an outside path: refused (exit 1)" rc_is 1
+rm "$WS/.agent/config.json"
+mkdir -p "$XDG_CONFIG_HOME/agent"
+echo "{\"journalPath\": \"$TMP/victim.txt\"}" >"$XDG_CONFIG_HOME/agent/config.json"
+run session pause s1
+check "user journalPath outside: exit 0" rc_is 0
+check "user journalPath outside: journaled there" eval '[ "$(wc -l <"$TMP/victim.txt")" -eq 2 ]'
+rm "$XDG_CONFIG_HOME/agent/config.json"
+
+# A changed project file needs trusting again.
+new_ws
+session s1 2025-01-05T08:00:00.000Z paused U1 "t" '[]'
+echo '{"resumeCommand": ["/bin/sh", "-c", "echo ran > ran.txt"]}' >"$WS/.agent/config.json"
+run config trust
+check "trust: exit 0" rc_is 0
+echo '{"resumeCommand": ["/bin/sh", "-c", "echo changed > ran.txt"]}' >"$WS/.agent/config.json"
+run session resume s1
+check "changed after trust: refused" eval 'rc_is 1 && err_has_text "not trusted"'
+check "changed after trust: not run" eval '[ ! -e "$WS/ran.txt" ]'
+run config show
+check "changed after trust: config show says not trusted" out_has '^# project file .*: not trusted'
 
 finish
