@@ -467,8 +467,10 @@ static int build_env(char ***out, const char *const *env)
 		return 0;
 	while (environ[n])
 		n++;
-	if (!(envp = calloc(n + extra + 1, sizeof(*envp))))
-		goto oom;
+	if (!(envp = calloc(n + extra + 1, sizeof(*envp)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool replaced = false;
 
@@ -477,21 +479,24 @@ static int build_env(char ***out, const char *const *env)
 
 			replaced = !strncmp(environ[i], env[2 * e], len) && environ[i][len] == '=';
 		}
-		if (!replaced && !(envp[j++] = strdup(environ[i])))
-			goto oom;
+		if (!replaced && !(envp[j++] = strdup(environ[i]))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
 	}
 	for (size_t e = 0; e < extra; e++) {
 		ac_buf var = AC_BUF_INIT;
 
 		ac_buf_printf(&var, "%s=%s", env[2 * e], env[2 * e + 1] ? env[2 * e + 1] : "");
-		if (!(envp[j++] = ac_buf_detach(&var)))
-			goto oom;
+		if (!(envp[j++] = ac_buf_detach(&var))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
 	}
 	*out = envp;
-	return 0;
-oom:
+	envp = NULL;
+done:
 	ac_proc_argv_free(envp);
-	rc = ac_error_set(AC_ENOMEM, "out of memory");
 	return rc;
 }
 
