@@ -17,6 +17,8 @@
 
 #include "ac_buf.h"
 
+#include "ac_session.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -200,15 +202,43 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 
 void ac_checkpoint_plan_free(ac_checkpoint_plan *plan);
 
+/* How a rollback runs. Zeroed: defaults. */
+typedef struct {
+	int timeout_ms; /* per compensation; 0: AC_CHECKPOINT_TIMEOUT_MS */
+	/* How the session file is rewritten (quiet wait); NULL: at once. */
+	const ac_session_write_options *write;
+	/* Told of every compensation attempt, failed ones too (rc 0: it ran;
+	 * otherwise message says how it failed). May be NULL. */
+	void (*attempted)(const ac_checkpoint_compensation *call, int rc, const char *message,
+			  void *ctx);
+	void *ctx;
+} ac_checkpoint_rollback_options;
+
+typedef struct {
+	size_t ran;          /* compensations this call ran */
+	size_t skipped;      /* compensations an earlier, failed attempt had run */
+	char *archive_path;  /* owned: the removed messages; NULL when none */
+} ac_checkpoint_rollback_result;
+
 /* Carries out plan: runs each configured compensation, newest first, with
- * the call's arguments as JSON on stdin, in cwd (NULL: the current folder),
- * each for at most timeout_ms (0: AC_CHECKPOINT_TIMEOUT_MS). The first that
- * fails stops the rollback (AC_EIO naming the tool, call id and how the
- * command failed) and the session is left as it was. After all succeed the
- * history is cut to the checkpoint's through ac_session_update(), refusing
- * (AC_ECONFLICT) if another writer changed it since the plan.
- * *out_ran (may be NULL) receives how many compensations ran. */
-int ac_checkpoint_rollback(size_t *out_ran, const ac_checkpoint_plan *plan,
-			   const char *sessions_dir, const char *cwd, int timeout_ms);
+ * the call's arguments as JSON on stdin, in cwd (NULL: the current folder).
+ * Each one that succeeds is recorded at once (atomically) in
+ * <sessions_dir>/.rollbacks/<id>/compensated.json, so a retry after a
+ * failure or a crash runs only the ones still due; the record goes when
+ * the rollback completes. The first that fails stops the rollback (AC_EIO
+ * naming the tool, call id and how the command failed) and the session is
+ * left as it was. Then the removed messages are archived
+ * (ac_archive.h, folder ".rollbacks") and the history is cut to the
+ * checkpoint's through ac_session_update_with(), recording
+ * metadata.rollbacks [{at, checkpointId, version, removedMessages,
+ * archive}], refusing (AC_ECONFLICT) if another writer changed the history
+ * since the plan. An archive a published version names is never removed.
+ * opts may be NULL. Free out with ac_checkpoint_rollback_result_free(),
+ * also after a failure. */
+int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoint_plan *plan,
+			   const char *sessions_dir, const char *cwd,
+			   const ac_checkpoint_rollback_options *opts);
+
+void ac_checkpoint_rollback_result_free(ac_checkpoint_rollback_result *result);
 
 #endif

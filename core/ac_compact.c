@@ -2,6 +2,7 @@
  * failure at any step before the last leaves the session as it was. */
 #include "ac_compact.h"
 
+#include "ac_archive.h"
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -360,67 +361,6 @@ int ac_summarize_command(char **out, const char *const *argv, const json_t *mess
 
 /* ---- compacting a session ---- */
 
-/* Writes the archive under a name no other compaction holds: the name is
- * taken with O_EXCL first, then filled atomically. *out_path and
- * *out_relative (to sessions_dir) are allocated. */
-static int write_archive(char **out_path, char **out_relative, const char *sessions_dir,
-			 const char *id, const char *created_at, int64_t now_ms,
-			 const json_t *replaced)
-{
-	char stamp[21], *data = NULL;
-	size_t data_len = 0;
-	ac_buf dir = AC_BUF_INIT, relative = AC_BUF_INIT, path = AC_BUF_INIT;
-	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
-				"messages", replaced);
-	bool reserved = false;
-	int rc, fd = -1;
-
-	if (!doc || !(data = ac_json_exact_dumps(doc, JSON_INDENT(2), &data_len))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if (ac_buf_printf(&dir, "%s/.compactions/%s", sessions_dir, id)) {
-		rc = AC_ENOMEM;
-		goto done;
-	}
-	if ((rc = ac_file_mkdirs(dir.data)))
-		goto done;
-	ac_time_format_file(stamp, now_ms);
-	for (int attempt = 0; fd < 0; attempt++) {
-		ac_buf_clear(&relative);
-		ac_buf_clear(&path);
-		if ((attempt ? ac_buf_printf(&relative, ".compactions/%s/%s-%d.json", id, stamp, attempt)
-			     : ac_buf_printf(&relative, ".compactions/%s/%s.json", id, stamp)) ||
-		    ac_buf_printf(&path, "%s/%s", sessions_dir, relative.data)) {
-			rc = AC_ENOMEM;
-			goto done;
-		}
-		fd = open(path.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && (errno != EEXIST || attempt >= 1000)) {
-			rc = ac_error_errno(errno, "%s: cannot create the archive", path.data);
-			goto done;
-		}
-	}
-	reserved = true;
-	close(fd);
-	if ((rc = ac_atomic_write(path.data, data, data_len, NULL, NULL)))
-		goto done;
-	if (!(*out_relative = ac_buf_detach(&relative)) || !(*out_path = ac_buf_detach(&path))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		free(*out_relative);
-		*out_relative = NULL;
-	}
-done:
-	if (rc && reserved)
-		unlink(path.data);
-	json_decref(doc);
-	free(data);
-	ac_buf_free(&dir);
-	ac_buf_free(&relative);
-	ac_buf_free(&path);
-	return rc;
-}
-
 typedef struct {
 	const char *id;
 	const json_t *replaced;   /* the messages that were summarised */
@@ -572,8 +512,8 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	now_ms = ac_time_now_ms();
 	ac_time_format_iso(at, now_ms);
 	created_at = json_string_value(json_object_get(ac_session_root(session), "createdAt"));
-	if ((rc = write_archive(&archive_path, &archive_relative, sessions_dir, id,
-				created_at ? created_at : "", now_ms, replaced)))
+	if ((rc = ac_archive_write(&archive_path, &archive_relative, sessions_dir, ".compactions",
+				   id, created_at ? created_at : "", now_ms, replaced, NULL)))
 		goto done;
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);

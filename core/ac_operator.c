@@ -383,27 +383,69 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 	return 0;
 }
 
-int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
-				    ac_checkpoint_plan *plan, size_t *out_ran, ac_buf *notes)
+/* Journals each compensation attempt, the failed ones too, so that what
+ * ran is on record whatever happens next. */
+typedef struct {
+	const ac_workspace *ws;
+	const char *session_id;
+	const char *checkpoint_id;
+	ac_buf *notes;
+} compensation_journal;
+
+static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
+				 const char *message, void *ctx)
 {
+	compensation_journal *j = ctx;
+	ac_buf text = AC_BUF_INIT;
+
+	if (rc)
+		ac_buf_printf(&text, "Compensation for %s call %s failed: %s", call->tool,
+			      call->call_id, message);
+	else
+		ac_buf_printf(&text, "Compensation for %s call %s ran", call->tool, call->call_id);
+	if (ac_operator_journal_status(j->ws, "CMD_RUN", rc ? "FAILED" : "SUCCESS", j->session_id,
+				       json_pack("{s:s, s:s, s:s, s:s, s:s}", "sessionId",
+						 j->session_id, "checkpointId", j->checkpoint_id,
+						 "tool", call->tool, "callId", call->call_id,
+						 "command", call->argv[0]),
+				       text.data ? text.data : "") != 0 && j->notes)
+		ac_buf_printf(j->notes, "%sthe journal was not written: %s",
+			      j->notes->len ? "; " : "", ac_error_last());
+	ac_buf_free(&text);
+}
+
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				    ac_buf *notes)
+{
+	compensation_journal journal = {ws, session_id, ac_checkpoint_id(plan->checkpoint), notes};
+	ac_checkpoint_rollback_options opts = {
+		.write = &ws->session_write,
+		.attempted = journal_compensation,
+		.ctx = &journal,
+	};
 	ac_buf message = AC_BUF_INIT;
 	int rc;
 
-	*out_ran = 0;
-	if ((rc = ac_checkpoint_rollback(out_ran, plan, ws->sessions_dir, ws->root, 0)))
+	if ((rc = ac_checkpoint_rollback(out, plan, ws->sessions_dir, ws->root, &opts)))
 		return rc;
 	ac_buf_printf(&message, "Rolled back session %s to checkpoint %s (version %lld): "
-		      "%zu messages removed, %zu compensations ran", session_id,
-		      ac_checkpoint_id(plan->checkpoint), (long long)ac_checkpoint_version(plan->checkpoint),
-		      plan->remove, *out_ran);
+		      "%zu messages removed (archived), %zu compensations ran, %zu had run before",
+		      session_id, ac_checkpoint_id(plan->checkpoint),
+		      (long long)ac_checkpoint_version(plan->checkpoint), plan->remove, out->ran,
+		      out->skipped);
 	if (ac_operator_journal(ws, "ROLLBACK", session_id,
-				json_pack("{s:s, s:s, s:I, s:I, s:I}", "sessionId", session_id,
-					  "checkpointId", ac_checkpoint_id(plan->checkpoint),
-					  "version", (json_int_t)ac_checkpoint_version(plan->checkpoint),
+				json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s?}", "sessionId",
+					  session_id, "checkpointId",
+					  ac_checkpoint_id(plan->checkpoint), "version",
+					  (json_int_t)ac_checkpoint_version(plan->checkpoint),
 					  "removedMessages", (json_int_t)plan->remove,
-					  "compensations", (json_int_t)*out_ran),
+					  "compensations", (json_int_t)out->ran,
+					  "compensationsBefore", (json_int_t)out->skipped,
+					  "archive", out->archive_path),
 				message.data) != 0 && notes)
-		ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
+			      ac_error_last());
 	ac_buf_free(&message);
 	return 0;
 }

@@ -60,11 +60,15 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 			ac_compact_result *out, ac_buf *notes);
 
 /* Runs a checkpoint rollback planned with ac_checkpoint_plan_rollback()
- * (compensations newest first, then the history cut) and journals it as
- * ROLLBACK. *out_ran receives how many compensations ran. A journal that
- * cannot be written after the rollback is described in notes. */
+ * (compensations newest first, each attempt journaled as CMD_RUN with
+ * SUCCESS or FAILED, then the removed messages archived and the history
+ * cut once the file is quiet) and journals it as ROLLBACK. out is as
+ * ac_checkpoint_rollback() fills it (free it with
+ * ac_checkpoint_rollback_result_free(), also after a failure). A journal
+ * that cannot be written is described in notes. */
 int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
-				    ac_checkpoint_plan *plan, size_t *out_ran, ac_buf *notes);
+				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				    ac_buf *notes);
 
 /* Appends an operator event (agent Human, status SUCCESS) to the journal.
  * params is stolen. */

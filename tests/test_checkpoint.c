@@ -464,7 +464,9 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	json_t *doc = NULL, *tools;
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *text;
 	ac_session *session = NULL;
-	size_t ran = 0;
+	ac_checkpoint_rollback_result result;
+	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	json_t *removed, *archive, *record;
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
 	free(write_session(f, tool_messages));
@@ -480,8 +482,11 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	assert_string_equal(plan.calls[1].tool, "sendMail");
 	assert_string_equal(plan.calls[2].call_id, "t2");
 	assert_string_equal(plan.calls[3].call_id, "t1");
-	assert_int_equal(ac_checkpoint_rollback(&ran, &plan, f->sessions, f->dir, 10000), 0);
-	assert_int_equal(ran, 3);
+	removed = json_array();
+	for (size_t i = plan.keep; i < json_array_size(plan.history); i++)
+		json_array_append(removed, json_array_get(plan.history, i));
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), 0);
+	assert_int_equal(result.ran, 3);
 	text = tu_read_file(log, NULL);
 	assert_string_equal(text, "{\"name\":\"Zoe\"}\n{\"name\":\"Maria\",\"tags\":[1,2]}\n"
 				  "{\"name\":\"Daniel\"}\n");
@@ -489,6 +494,21 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	assert_int_equal(ac_session_load(&session, f->sessions, "s1"), 0);
 	assert_true(json_equal(ac_session_messages(session), ac_checkpoint_history(doc)));
 	assert_true(json_is_true(json_object_get(ac_session_root(session), "x-extra")));
+	/* What was removed is archived and named in metadata (issue 10 item 5). */
+	assert_non_null(result.archive_path);
+	archive = json_load_file(result.archive_path, 0, NULL);
+	assert_non_null(archive);
+	assert_true(json_equal(json_object_get(archive, "messages"), removed));
+	assert_string_equal(json_string_value(json_object_get(archive, "checkpointId")),
+			    ac_checkpoint_id(doc));
+	record = json_array_get(json_object_get(json_object_get(ac_session_root(session), "metadata"),
+						"rollbacks"), 0);
+	assert_int_equal(json_integer_value(json_object_get(record, "removedMessages")), 4);
+	assert_non_null(strstr(result.archive_path, json_string_value(json_object_get(record, "archive"))));
+	assert_false(tu_exists(f->sessions, ".rollbacks/s1/compensated.json"));
+	json_decref(archive);
+	json_decref(removed);
+	ac_checkpoint_rollback_result_free(&result);
 	ac_session_free(session);
 	ac_checkpoint_plan_free(&plan);
 	json_decref(tools);
@@ -497,13 +517,26 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	free(path);
 }
 
+static void count_attempt(const ac_checkpoint_compensation *call, int rc, const char *message,
+			  void *ctx)
+{
+	(void)call;
+	(void)rc;
+	(void)message;
+	(*(int *)ctx)++;
+}
+
 static void test_failing_compensation_stops_and_keeps_session(void **state)
 {
 	fixture *f = *state;
 	ac_checkpoint_plan plan;
 	json_t *doc = NULL, *tools;
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *before, *after, *text;
-	size_t before_len, after_len, ran = 9;
+	size_t before_len, after_len;
+	int attempts = 0;
+	ac_checkpoint_rollback_result result;
+	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000, .attempted = count_attempt,
+					       .ctx = &attempts};
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
 	free(write_session(f, tool_messages));
@@ -512,17 +545,34 @@ static void test_failing_compensation_stops_and_keeps_session(void **state)
 	tools = tools_config(log, "sendMail");
 	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
 	assert_int_equal(plan.n_unconfigured, 0);
-	assert_int_equal(ac_checkpoint_rollback(&ran, &plan, f->sessions, f->dir, 10000), AC_EIO);
-	assert_int_equal(ran, 1);
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), AC_EIO);
+	assert_int_equal(result.ran, 1);
 	assert_non_null(strstr(ac_error_last(), "sendMail"));
 	assert_non_null(strstr(ac_error_last(), "t3"));
 	assert_non_null(strstr(ac_error_last(), "status 3"));
+	assert_int_equal(attempts, 2); /* the failed attempt is reported too */
 	text = tu_read_file(log, NULL);
 	assert_string_equal(text, "{\"name\":\"Zoe\"}\n");
 	free(text);
 	after = tu_read_file(path, &after_len);
 	assert_int_equal(before_len, after_len);
 	assert_memory_equal(before, after, before_len);
+	ac_checkpoint_rollback_result_free(&result);
+	ac_checkpoint_plan_free(&plan);
+	/* Retried once sendMail has no failing compensation: c4 (createUser),
+	 * which ran already, is not run again (issue 10 item 6). */
+	json_decref(tools);
+	tools = tools_config(log, NULL);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), 0);
+	assert_int_equal(result.skipped, 1);
+	assert_int_equal(result.ran, 2);
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Zoe\"}\n{\"name\":\"Maria\",\"tags\":[1,2]}\n"
+				  "{\"name\":\"Daniel\"}\n");
+	free(text);
+	assert_false(tu_exists(f->sessions, ".rollbacks/s1/compensated.json"));
+	ac_checkpoint_rollback_result_free(&result);
 	ac_checkpoint_plan_free(&plan);
 	json_decref(tools);
 	json_decref(doc);
@@ -539,6 +589,8 @@ static void test_rollback_refuses_session_changed_since_plan(void **state)
 	json_t *doc = NULL, *tools;
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *before, *after;
 	size_t before_len, after_len;
+	ac_checkpoint_rollback_result result;
+	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
 	free(write_session(f, tool_messages));
@@ -547,7 +599,9 @@ static void test_rollback_refuses_session_changed_since_plan(void **state)
 	/* Another writer appends a message between the plan and the cut. */
 	free(write_session(f, ",{\"role\":\"user\",\"content\":\"late\"}"));
 	before = tu_read_file(path, &before_len);
-	assert_int_equal(ac_checkpoint_rollback(NULL, &plan, f->sessions, f->dir, 10000), AC_ECONFLICT);
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), AC_ECONFLICT);
+	assert_null(result.archive_path); /* nothing was ever published: no archive kept */
+	ac_checkpoint_rollback_result_free(&result);
 	assert_non_null(strstr(ac_error_last(), "changed during the rollback"));
 	after = tu_read_file(path, &after_len);
 	assert_int_equal(before_len, after_len);

@@ -240,16 +240,19 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 
 static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 {
+	ac_checkpoint_rollback_result result = {0};
 	ac_buf notes = AC_BUF_INIT;
-	size_t ran = 0;
 
-	if (ac_operator_rollback_checkpoint(ws, d->target, &d->plan, &ran, &notes) != 0)
-		ui_model_set_action(m, true, "rollback failed, nothing changed: %s", ac_error_last());
+	/* The message says what ran before a failure: compensations are not
+	 * undone, and a retry skips them. */
+	if (ac_operator_rollback_checkpoint(ws, d->target, &d->plan, &result, &notes) != 0)
+		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
 	else
 		ui_model_set_action(m, notes.len > 0, "rolled back session %s to checkpoint %s: "
-				    "%zu messages removed, %zu compensations ran%s%s", d->target,
-				    d->checkpoint, d->plan.remove, ran, notes.len ? "; " : "",
-				    notes.len ? notes.data : "");
+				    "%zu messages removed and archived, %zu compensations ran%s%s",
+				    d->target, d->checkpoint, d->plan.remove, result.ran,
+				    notes.len ? "; " : "", notes.len ? notes.data : "");
+	ac_checkpoint_rollback_result_free(&result);
 	ac_buf_free(&notes);
 }
 

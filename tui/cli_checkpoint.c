@@ -239,7 +239,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	const char *session = NULL, *ckpt = NULL;
 	bool latest = false, yes = false;
 	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
-	size_t ran = 0;
+	ac_checkpoint_rollback_result result = {0};
 	int status;
 
 	for (int a = 0; a < argc; a++) {
@@ -294,7 +294,9 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (ac_operator_rollback_checkpoint(ws, session, &plan, &ran, &notes) != 0) {
+	if (ac_operator_rollback_checkpoint(ws, session, &plan, &result, &notes) != 0) {
+		if (notes.len)
+			cli_note("%s", notes.data);
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
@@ -305,10 +307,18 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	put_safe(&out, session);
 	ac_buf_append(&out, " to checkpoint ", 15);
 	put_safe(&out, ac_checkpoint_id(plan.checkpoint));
-	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran\n", plan.remove, ran);
+	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran", plan.remove, result.ran);
+	if (result.skipped)
+		ac_buf_printf(&out, " (%zu had run in an earlier attempt)", result.skipped);
+	if (result.archive_path) {
+		ac_buf_append(&out, "; removed messages archived in ", 31);
+		put_safe(&out, result.archive_path);
+	}
+	ac_buf_putc(&out, '\n');
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
 done:
+	ac_checkpoint_rollback_result_free(&result);
 	ac_buf_free(&out);
 	ac_buf_free(&notes);
 	ac_checkpoint_plan_free(&plan);

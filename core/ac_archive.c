@@ -1,0 +1,79 @@
+/* Archives of removed messages: a unique name, then an atomic write. */
+#include "ac_archive.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_json_exact.h"
+#include "ac_time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ac_archive_write(char **out_path, char **out_relative, const char *sessions_dir,
+		     const char *folder, const char *id, const char *created_at, int64_t now_ms,
+		     const json_t *messages, const json_t *extra)
+{
+	char stamp[21], *data = NULL;
+	size_t data_len = 0;
+	ac_buf dir = AC_BUF_INIT, relative = AC_BUF_INIT, path = AC_BUF_INIT;
+	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
+				"messages", messages);
+	bool reserved = false;
+	int rc, fd = -1;
+
+	if (doc && extra && json_object_update_missing(doc, (json_t *)extra)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!doc || !(data = ac_json_exact_dumps(doc, JSON_INDENT(2), &data_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (ac_buf_printf(&dir, "%s/%s/%s", sessions_dir, folder, id)) {
+		rc = AC_ENOMEM;
+		goto done;
+	}
+	if ((rc = ac_file_mkdirs(dir.data)))
+		goto done;
+	ac_time_format_file(stamp, now_ms);
+	for (int attempt = 0; fd < 0; attempt++) {
+		ac_buf_clear(&relative);
+		ac_buf_clear(&path);
+		if ((attempt ? ac_buf_printf(&relative, "%s/%s/%s-%d.json", folder, id, stamp, attempt)
+			     : ac_buf_printf(&relative, "%s/%s/%s.json", folder, id, stamp)) ||
+		    ac_buf_printf(&path, "%s/%s", sessions_dir, relative.data)) {
+			rc = AC_ENOMEM;
+			goto done;
+		}
+		fd = open(path.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && (errno != EEXIST || attempt >= 1000)) {
+			rc = ac_error_errno(errno, "%s: cannot create the archive", path.data);
+			goto done;
+		}
+	}
+	reserved = true;
+	close(fd);
+	if ((rc = ac_atomic_write(path.data, data, data_len, NULL, NULL)))
+		goto done;
+	if (!(*out_relative = ac_buf_detach(&relative)) || !(*out_path = ac_buf_detach(&path))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		free(*out_relative);
+		*out_relative = NULL;
+	}
+done:
+	if (rc && reserved)
+		unlink(path.data);
+	json_decref(doc);
+	free(data);
+	ac_buf_free(&dir);
+	ac_buf_free(&relative);
+	ac_buf_free(&path);
+	return rc;
+}
+

@@ -1,0 +1,25 @@
+/* Archives of the messages an operation removes from a session, so that
+ * nothing is lost and the operation can be undone: compaction writes
+ * <sessions>/.compactions/<id>/<UTC>.json, a checkpoint rollback
+ * <sessions>/.rollbacks/<id>/<UTC>.json, each
+ *   {"sessionId", "createdAt", "messages": [...], ...extra keys}
+ * with the messages byte-exact (ac_json_exact.h). Each archive gets a name
+ * no other holds (taken with O_EXCL, then filled atomically). Session
+ * readers never see them: they are below a folder starting with '.'. This
+ * module only writes them; the session's metadata names them. */
+#ifndef AC_ARCHIVE_H
+#define AC_ARCHIVE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Writes messages of session id (created_at: its createdAt) to a new
+ * archive under "<sessions_dir>/<folder>/<id>/", named by now_ms. extra
+ * (may be NULL; borrowed) adds its keys to the document. *out_path and
+ * *out_relative (the path relative to sessions_dir, as metadata records
+ * it) are allocated for the caller. Nothing is left behind on failure. */
+int ac_archive_write(char **out_path, char **out_relative, const char *sessions_dir,
+		     const char *folder, const char *id, const char *created_at, int64_t now_ms,
+		     const json_t *messages, const json_t *extra);
+
+#endif
