@@ -218,9 +218,22 @@ int ac_checkpoint_store_next_version(int64_t *out, ac_checkpoint_store *store,
 	if ((rc = ac_checkpoint_store_list(&array, store, &filter)))
 		return rc;
 	n = json_array_size(array);
-	*out = n ? ac_checkpoint_version(json_array_get(array, n - 1)) + 1 : 1;
+	*out = 1;
+	if (n) {
+		const json_t *last = json_array_get(array, n - 1);
+		int64_t version = ac_checkpoint_version(last);
+
+		/* Checked before adding one: a planted INT64_MAX must not overflow. */
+		if (version < 0 || version >= AC_CHECKPOINT_VERSION_MAX)
+			rc = ac_error_set(AC_ECORRUPT, "checkpoint '%s' of session '%s' has version "
+					  "%lld, outside 0..%lld: a corrupt or planted file; move "
+					  "it aside to go on", ac_checkpoint_id(last), session_id,
+					  (long long)version, (long long)AC_CHECKPOINT_VERSION_MAX - 1);
+		else
+			*out = version + 1;
+	}
 	json_decref(array);
-	return 0;
+	return rc;
 }
 
 int ac_checkpoint_store_retain(size_t *out_removed, ac_checkpoint_store *store,

@@ -26,6 +26,10 @@
 
 #define AC_CHECKPOINT_TOMBSTONE "tombstone"
 #define AC_CHECKPOINT_TIMEOUT_MS 60000 /* per compensating command */
+/* The largest version agentctl continues from: 2^53 - 1, the largest
+ * integer the seeds' JavaScript reads exactly. A checkpoint beyond it is a
+ * planted or corrupt file, named when the next version is asked for. */
+#define AC_CHECKPOINT_VERSION_MAX INT64_C(9007199254740991)
 
 /* ---- one checkpoint document ------------------------------------------ */
 

@@ -647,6 +647,37 @@ static void test_plan_validates_config_and_arguments(void **state)
 	cmocka_unit_test_setup_teardown(name, setup_memory, teardown),            \
 		cmocka_unit_test_setup_teardown(name, setup_file, teardown)
 
+/* A planted checkpoint with version 2^63-1: the next version is refused
+ * with a message naming it (it used to overflow, then every create failed
+ * with a misleading message). Run under UBSan this also proves no signed
+ * overflow happens. */
+static void test_file_planted_huge_version_refused(void **state)
+{
+	fixture *f = *state;
+	static const char planted[] =
+		"{\"checkpointId\":\"planted\",\"sessionId\":\"s1\",\"version\":9223372036854775807,"
+		"\"messageHistory\":[]}";
+	char *folder = tu_path(f->ckpts, "s1"), *path = tu_path(folder, "planted.json");
+	json_t *doc = NULL;
+	int64_t next = 0;
+
+	free(write_session(f, ""));
+	save(f, ckpt("s1", "good", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	tu_write_file(path, planted, strlen(planted));
+	assert_int_equal(ac_checkpoint_store_next_version(&next, f->store, "s1"), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "planted"));
+	assert_non_null(strstr(ac_error_last(), "9223372036854775807"));
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "move it aside"));
+	assert_null(doc);
+	unlink(path);
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	assert_int_equal(ac_checkpoint_version(doc), 2);
+	json_decref(doc);
+	free(path);
+	free(folder);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +688,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_none_stores_nothing, setup_none, teardown),
 		cmocka_unit_test_setup_teardown(test_file_bad_files_reported_and_skipped,
 						setup_file, teardown),
+		cmocka_unit_test_setup_teardown(test_file_planted_huge_version_refused, setup_file,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_file_corrupt_get_names_file, setup_file,
 						teardown),
 		CONTRACT(test_create_from_session),
