@@ -60,6 +60,13 @@ void ac_op_list_free(ac_op_list *list);
 /* The last operation in list with exactly this id, or NULL. Borrowed. */
 const ac_op *ac_op_list_find(const ac_op_list *list, const char *id);
 
+/* The one operation in list with this id: *out is borrowed from list.
+ * AC_ENOTFOUND (naming the id and path) when none has it; AC_EINVAL when
+ * two or more lines carry it, naming the id and their line numbers: an
+ * ambiguous id is never resolved by guessing. */
+int ac_op_list_find_unique(const ac_op **out, const ac_op_list *list, const char *id,
+			   const char *path);
+
 /* Frees an op returned by ac_oplog_record() (and the op itself). */
 void ac_op_free(ac_op *op);
 
@@ -90,16 +97,25 @@ typedef struct {
  * ac_git_rollback() for what is touched and how nothing is lost. Checks
  * come first and change nothing: AC_ENOTFOUND for an unknown id, a
  * workspace in no git repository or a commit git does not have; AC_EINVAL
- * for an operation without a commit (command_run). Unless dry_run, the
+ * for an id that more than one line carries or an operation without a
+ * commit (command_run). Unless dry_run, the
  * rollback is recorded as a file_write operation (details {rollbackOf,
- * snapshot}) and as a ROLLBACK journal event of agent Human; trouble
- * writing those after the files changed is described in notes (may be
- * NULL) rather than failing. Free out with
- * ac_oplog_rollback_result_free(). */
+ * snapshot}) and as a ROLLBACK journal event of agent Human. When writing
+ * those fails after the files changed, the error says so (what changed,
+ * the commit, the cause) and out->git still describes the rollback
+ * (out->git.commit is set). notes (may be NULL) receives remarks that are
+ * not failures, such as agent-state files git tracks and the command that
+ * untracks them. Free out with ac_oplog_rollback_result_free(), also after
+ * an error. */
 int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
 		      bool dry_run, ac_buf *notes);
 
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
+
+/* Appends text quoted for a POSIX shell (single quotes unless it is made
+ * only of characters no shell treats specially), for a command shown to a
+ * person to copy; agentctl itself never runs a shell. */
+void ac_oplog_shell_quote(ac_buf *out, const char *text);
 
 /* Opens ws's repository with the agent's own state protected (sessions,
  * operation log, checkpoints, journals): what record and rollback use, for

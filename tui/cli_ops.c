@@ -147,8 +147,8 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	if (!(op = ac_op_list_find(&list, argv[0]))) {
-		status = cli_error(CLI_FAILED, "operation %s: not in %s", argv[0], ws->operations_path);
+	if (ac_op_list_find_unique(&op, &list, argv[0], ws->operations_path) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
 	if (op->commit && (ac_oplog_open_git(&git, ws) != 0 ||
@@ -282,7 +282,12 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		}
 	}
 	if (ac_oplog_rollback(&result, ws, id, dry_run, &notes) != 0) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		char *why = strdup(ac_error_last());
+
+		if (notes.len)
+			cli_note("%s", notes.data);
+		status = cli_error(CLI_FAILED, "%s", why ? why : "out of memory");
+		free(why);
 		goto done;
 	}
 	if (dry_run) {
