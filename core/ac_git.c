@@ -570,165 +570,6 @@ void ac_git_rollback_result_free(ac_git_rollback_result *r)
 	r->n = 0;
 }
 
-/* Walks the folders on the way to path (workdir-relative), refusing a
- * symbolic link or a file among them; with create, makes missing ones. */
-static int check_parents(const ac_git *g, const char *path, bool create)
-{
-	ac_buf full = AC_BUF_INIT;
-	const char *slash;
-	struct stat st;
-	int rc = 0;
-
-	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-		ac_buf_clear(&full);
-		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		if (lstat(full.data, &st) != 0) {
-			if (errno != ENOENT) {
-				rc = ac_error_errno(errno, "%s", full.data);
-				break;
-			}
-			if (!create)
-				break; /* nothing below can be a link either */
-			if (mkdir(full.data, 0755) != 0 && errno != EEXIST) {
-				rc = ac_error_errno(errno, "%s: cannot create the folder", full.data);
-				break;
-			}
-			continue;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			rc = ac_error_set(AC_EINVAL, "%s: a symbolic link stands in the path of %s; "
-					  "refusing to write through it", full.data, path);
-			break;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			rc = ac_error_set(AC_EINVAL, "%s: not a folder, but %s lies below it",
-					  full.data, path);
-			break;
-		}
-		/* A clone inside the workspace belongs to its own repository. */
-		if (ac_buf_printf(&full, "/.git")) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		if (lstat(full.data, &st) == 0) {
-			rc = ac_error_set(AC_EINVAL, "%.*s: a separate git repository inside the "
-					  "workspace; refusing to write %s into it",
-					  (int)(full.len - 5), full.data, path);
-			break;
-		}
-	}
-	ac_buf_free(&full);
-	return rc;
-}
-
-/* Removes the folders above path that the removal left empty, up to (not
- * including) the workspace. */
-static void prune_folders(const ac_git *g, const char *path)
-{
-	ac_buf full = AC_BUF_INIT;
-	size_t keep = strlen(g->prefix);
-	const char *slash = strrchr(path, '/');
-
-	while (slash && (size_t)(slash - path) > keep) {
-		ac_buf_clear(&full);
-		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path) ||
-		    rmdir(full.data) != 0)
-			break;
-		while (--slash > path && *slash != '/')
-			;
-		if (*slash != '/')
-			break;
-	}
-	ac_buf_free(&full);
-}
-
-static int remove_path(ac_git *g, git_index *index, const char *path)
-{
-	ac_buf full = AC_BUF_INIT;
-	int rc = 0;
-
-	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = check_parents(g, path, false)))
-		goto done;
-	if (unlink(full.data) != 0 && errno != ENOENT) {
-		rc = ac_error_errno(errno, "%s: cannot remove", full.data);
-		goto done;
-	}
-	prune_folders(g, path);
-	if (git_index_remove_bypath(index, path) != 0)
-		rc = ac_git_fail(path);
-done:
-	ac_buf_free(&full);
-	return rc;
-}
-
-/* A symbolic link from the tree: made beside the target, then renamed over
- * it, as ac_atomic_write() does for files. */
-static int write_link(const char *full, const char *target, size_t len)
-{
-	ac_buf tmp = AC_BUF_INIT;
-	char *text = strndup(target, len);
-	int rc = 0;
-
-	if (!text || ac_buf_printf(&tmp, "%s.agentctl-%ld.tmp", full, (long)getpid())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	unlink(tmp.data);
-	if (symlink(text, tmp.data) != 0 || rename(tmp.data, full) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot restore the symbolic link", full);
-		unlink(tmp.data);
-	}
-done:
-	free(text);
-	ac_buf_free(&tmp);
-	return rc;
-}
-
-static int write_path(ac_git *g, git_index *index, git_tree *target, const char *path)
-{
-	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	ac_buf full = AC_BUF_INIT;
-	git_filemode_t mode;
-	struct stat st;
-	int rc = 0;
-
-	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (git_tree_entry_bypath(&entry, target, path) != 0 ||
-	    git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) != 0) {
-		rc = ac_git_fail(path);
-		goto done;
-	}
-	mode = git_tree_entry_filemode(entry);
-	if ((rc = check_parents(g, path, true)))
-		goto done;
-	/* A folder where the file goes was emptied by the removals (or holds
-	 * untracked files, and then the rename below reports it). */
-	if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
-		rmdir(full.data);
-	if (mode == GIT_FILEMODE_LINK) {
-		rc = write_link(full.data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	} else {
-		rc = ac_atomic_write(full.data, git_blob_rawcontent(blob),
-				     (size_t)git_blob_rawsize(blob), NULL, NULL);
-		if (rc == 0 && chmod(full.data, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644) != 0)
-			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
-	}
-	if (rc == 0 && git_index_add_bypath(index, path) != 0)
-		rc = ac_git_fail(path);
-done:
-	ac_buf_free(&full);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	return rc;
-}
-
 static bool is_known(git_tree *head_tree, git_index *known, const char *path)
 {
 	git_tree_entry *e = NULL;
@@ -819,7 +660,7 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 			action = AC_GIT_CHANGE;
 			out->changed++;
 		}
-		if ((rc = check_parents(g, path, false)))
+		if ((rc = ac_git_check_parents(g, path, false)))
 			goto done;
 		out->items[out->n].action = action;
 		if (!(out->items[out->n++].path = strdup(path))) {
@@ -843,6 +684,35 @@ static int open_known_index(git_index **out, git_repository *repo)
 	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
 		rc = ac_git_fail(path.data);
 	ac_buf_free(&path);
+	return rc;
+}
+
+/* A write failed after the snapshot: the worktree and index are put back
+ * to the snapshot (HEAD), and the error says exactly what the worktree now
+ * is. Returns rc. */
+static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
+		       const ac_git_rollback_result *plan, int rc)
+{
+	char *why = strdup(ac_error_last());
+	ac_buf failed = AC_BUF_INIT;
+	git_tree *tree = NULL;
+
+	if (git_commit_tree(&tree, snapshot) != 0)
+		ac_buf_printf(&failed, "the snapshot's tree (%s)", git_error_last() ?
+			      git_error_last()->message : "libgit2 error");
+	else
+		ac_git_put_back(g, index, tree, plan, &failed);
+	if (failed.len)
+		ac_error_set(rc, "%s; putting the snapshot back failed too at %s: the worktree is "
+			     "partly rolled back; commit %.12s (HEAD) holds the state before",
+			     why ? why : "rollback failed", failed.data, plan->snapshot);
+	else
+		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
+			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
+			     plan->snapshot);
+	git_tree_free(tree);
+	ac_buf_free(&failed);
+	free(why);
 	return rc;
 }
 
@@ -926,9 +796,14 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		rc = ac_git_fail("writing the snapshot tree");
 		goto done;
 	}
-	if ((rc = make_plan(out, g, current, target, head_tree, known)) || dry_run)
+	if ((rc = make_plan(out, g, current, target, head_tree, known)) ||
+	    (rc = ac_git_preflight(g, index, out, &out->kept)))
 		goto done;
-	if ((rc = ac_git_exclude_agent_state(g)))
+	if (out->kept && git_index_write_tree(&tree_oid, index) != 0) {
+		rc = ac_git_fail("writing the snapshot tree");
+		goto done;
+	}
+	if (dry_run || (rc = ac_git_exclude_agent_state(g)))
 		goto done;
 
 	/* From here on the worktree changes; the snapshot comes first so that
@@ -952,20 +827,16 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(snapshot));
 	for (size_t i = 0; i < out->n && rc == 0; i++)
 		if (out->items[i].action == AC_GIT_REMOVE)
-			rc = remove_path(g, index, out->items[i].path);
+			rc = ac_git_remove_path(g, index, out->items[i].path);
 	for (size_t i = 0; i < out->n && rc == 0; i++)
 		if (out->items[i].action != AC_GIT_REMOVE)
-			rc = write_path(g, index, target, out->items[i].path);
+			rc = ac_git_write_path(g, index, target, out->items[i].path);
 	if (rc == 0 && (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0))
 		rc = ac_git_fail("writing the index");
 	if (rc == 0)
 		rc = make_commit(&oid, g, &tree_oid, snapshot, message);
 	if (rc != 0) {
-		char *why = strdup(ac_error_last());
-
-		ac_error_set(rc, "%s (the state before the rollback is kept in commit %.12s)",
-			     why ? why : "rollback failed", out->snapshot);
-		free(why);
+		rc = fail_midway(g, index, snapshot, out, rc);
 		goto done;
 	}
 	git_oid_tostr(out->commit, sizeof(out->commit), &oid);

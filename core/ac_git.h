@@ -106,6 +106,8 @@ typedef struct {
 	ac_git_plan_item *items; /* owned, sorted by path */
 	size_t n;
 	size_t removed, restored, changed;
+	size_t kept; /* files git did not hold (ignored, never added) that the
+		      * rollback overwrites: the snapshot keeps a copy of each */
 	char target[AC_GIT_HASH_LEN + 1];   /* the state put back: hash^, or "" for the empty tree */
 	char snapshot[AC_GIT_HASH_LEN + 1]; /* the commit holding the state before rollback */
 	char commit[AC_GIT_HASH_LEN + 1];   /* the rollback's own commit; "" on a dry run */
@@ -114,16 +116,24 @@ typedef struct {
 /* Puts the workspace's files back as they were just before commit hash
  * (its first parent; the empty tree for a root commit).
  *
- * Everything is checked before anything changes: hash must be a commit the
- * repository has (AC_ENOTFOUND otherwise), and no path to be written may
- * lie behind a symbolic link (AC_EINVAL). Then the current state (tracked
- * files and untracked ones git does not ignore) is committed on HEAD with
+ * Everything is checked before anything changes, and a dry run checks the
+ * same: hash must be a commit the repository has (AC_ENOTFOUND otherwise);
+ * no merge, rebase, cherry-pick, revert or bisect may be in progress and
+ * the index must have no conflicts (AC_ECONFLICT); every path of the plan
+ * must be one git would write (ac_git_path_problem(), AC_EINVAL naming
+ * it); no path to be written may lie behind a symbolic link or inside
+ * another repository's folder (AC_EINVAL); no folder holding files the
+ * plan does not remove may stand where a file goes (AC_ECONFLICT). Then
+ * the current state (tracked files, untracked ones git does not ignore,
+ * and ignored files the rollback overwrites) is committed on HEAD with
  * snapshot_message, unless HEAD already holds exactly that; the affected
  * files are removed, restored or changed in the worktree and the index; and
  * a commit with message is made on top, so history only grows. Only paths
  * under the workspace that HEAD, the index or the target tracks are
  * touched, never protected ones; untracked files git never saw stay (they
- * are in the snapshot). With dry_run only out->items and counts are filled
+ * are in the snapshot). If a write still fails midway, every path is put
+ * back from the snapshot (which HEAD then names) and the error says what
+ * the worktree now is. With dry_run only out->items and counts are filled
  * and nothing in the worktree, index or history changes. Callers serialise
  * with ac_git_lock(). Free out with ac_git_rollback_result_free(). */
 int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,

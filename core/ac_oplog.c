@@ -37,6 +37,11 @@ static void op_clear(ac_op *op)
 	memset(op, 0, sizeof(*op));
 }
 
+void ac_oplog_op_clear(ac_op *op)
+{
+	op_clear(op);
+}
+
 void ac_op_free(ac_op *op)
 {
 	if (!op)
@@ -138,6 +143,24 @@ static int op_from_json(ac_op *op, json_t *raw, const char **why)
 	return 0;
 }
 
+int ac_oplog_parse_line(ac_op *out, const char *text, size_t len, ac_buf *why)
+{
+	json_error_t err;
+	const char *what = NULL;
+	json_t *raw;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	ac_buf_clear(why);
+	if (!(raw = json_loadb(text, len, 0, &err))) {
+		ac_buf_printf(why, "not JSON (column %d: %s)", err.column, err.text);
+		return AC_ECORRUPT;
+	}
+	if ((rc = op_from_json(out, raw, &what)) == AC_ECORRUPT)
+		ac_buf_printf(why, "%s", what);
+	return rc;
+}
+
 static int push_op(ac_op_list *list, size_t *cap, const ac_op *op)
 {
 	if (list->n == *cap) {
@@ -173,18 +196,12 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 	if (rc)
 		return rc;
 	while ((rc = ac_journal_reader_next(r, &line)) == 1) {
-		json_error_t err;
-		json_t *raw;
 		const char *why = NULL;
 		ac_op op;
 
 		if (line.overlong) {
 			why = "longer than the line limit";
-		} else if (!(raw = json_loadb(line.text, line.len, 0, &err))) {
-			ac_buf_clear(&reason);
-			ac_buf_printf(&reason, "not JSON (column %d: %s)", err.column, err.text);
-			why = reason.data ? reason.data : "not JSON";
-		} else if ((rc = op_from_json(&op, raw, &why)) == 0) {
+		} else if ((rc = ac_oplog_parse_line(&op, line.text, line.len, &reason)) == 0) {
 			op.line = line.number;
 			if ((rc = push_op(out, &cap, &op))) {
 				op_clear(&op);
@@ -193,6 +210,8 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 			continue;
 		} else if (rc != AC_ECORRUPT) {
 			goto done;
+		} else {
+			why = reason.data ? reason.data : "not a valid operation";
 		}
 		out->skipped++;
 		if (report)

@@ -57,6 +57,14 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 
 void ac_op_list_free(ac_op_list *list);
 
+/* Parses one line (text[0..len), without its newline) into *out, whose
+ * fields the caller frees with ac_oplog_op_clear(). AC_ECORRUPT with why saying what is wrong (it is cleared first) when the
+ * line is not a valid record; AC_ENOMEM. */
+int ac_oplog_parse_line(ac_op *out, const char *text, size_t len, ac_buf *why);
+
+/* Frees the fields of an op filled by ac_oplog_parse_line() (not the op). */
+void ac_oplog_op_clear(ac_op *op);
+
 /* The last operation in list with exactly this id, or NULL. Borrowed. */
 const ac_op *ac_op_list_find(const ac_op_list *list, const char *id);
 

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -653,6 +655,167 @@ static void test_foreign_owner(void **state)
 	assert_int_equal(chown(f->dir, 0, 0), 0);
 }
 
+/* What HEAD~n's tree holds at path, or NULL. Allocated. */
+static char *blob_at(const char *dir, const char *rev, const char *path)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	char *text = NULL, spec[256];
+
+	snprintf(spec, sizeof(spec), "%s:%s", rev, path);
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 && git_revparse_single(&obj, repo, spec) == 0 &&
+	    git_object_type(obj) == GIT_OBJECT_BLOB)
+		text = strndup(git_blob_rawcontent((git_blob *)obj),
+			       (size_t)git_blob_rawsize((git_blob *)obj));
+	git_object_free(obj);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return text;
+}
+
+static void untrack(const char *dir, const char *path)
+{
+	git_repository *repo = NULL;
+	git_index *index = NULL;
+
+	git_libgit2_init();
+	assert_int_equal(git_repository_open(&repo, dir), 0);
+	assert_int_equal(git_repository_index(&index, repo), 0);
+	assert_int_equal(git_index_remove_bypath(index, path), 0);
+	assert_int_equal(git_index_write(index), 0);
+	git_index_free(index);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+}
+
+/* issue 11 item 4: an ignored, uncommitted file the rollback overwrites
+ * with an older committed version is kept in the snapshot commit. */
+static void test_ignored_file_kept_in_snapshot(void **state)
+{
+	fixture *f = *state;
+	char c1[AC_GIT_HASH_LEN + 1], c2[AC_GIT_HASH_LEN + 1];
+	ac_git_rollback_result r = {0};
+	ac_git *g = NULL;
+	char *kept;
+
+	tu_put(f->dir, "config.local", "committed long ago\n");
+	tu_put(f->dir, "a.txt", "1\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, c1, "one");
+	untrack(f->dir, "config.local");
+	tu_put(f->dir, ".gitignore", "config.local\n");
+	tu_put(f->dir, "config.local", "the user's own, never committed\n");
+	tu_put(f->dir, "a.txt", "2\n");
+	commit(g, c2, "two");
+	assert_false(in_head(f->dir, "config.local"));
+
+	assert_int_equal(ac_git_rollback(&r, g, c2, "snap", "rollback", true), 0);
+	assert_int_equal(r.kept, 1);
+	ac_git_rollback_result_free(&r);
+	assert_false(in_head(f->dir, "config.local")); /* the dry run changed nothing */
+	assert_int_equal(ac_git_rollback(&r, g, c2, "snap", "rollback", false), 0);
+	tu_assert_file(f->dir, "config.local", "committed long ago\n");
+	kept = blob_at(f->dir, r.snapshot, "config.local");
+	assert_non_null(kept);
+	assert_string_equal(kept, "the user's own, never committed\n");
+	free(kept);
+	ac_git_rollback_result_free(&r);
+	ac_git_free(g);
+}
+
+/* issue 11 item 6: a folder holding an ignored file where the target has
+ * a file is found before anything changes: no snapshot, no removal. */
+static void test_type_conflict_found_first(void **state)
+{
+	fixture *f = *state;
+	char c1[AC_GIT_HASH_LEN + 1], c2[AC_GIT_HASH_LEN + 1], before[AC_GIT_HASH_LEN + 1];
+	char after[AC_GIT_HASH_LEN + 1];
+	char *d = tu_path(f->dir, "d");
+	ac_git_rollback_result r = {0};
+	ac_git *g = NULL;
+
+	tu_put(f->dir, ".gitignore", "*.log\n");
+	tu_put(f->dir, "d", "a file\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, c1, "one");
+	unlink(d);
+	tu_put(f->dir, "d/x.txt", "x\n");
+	tu_put(f->dir, "d/debug.log", "ignored\n");
+	commit(g, c2, "two");
+	head_hash(before, f->dir);
+	assert_int_equal(ac_git_rollback(&r, g, c2, "snap", "rollback", true), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "d/debug.log"));
+	assert_int_equal(ac_git_rollback(&r, g, c2, "snap", "rollback", false), AC_ECONFLICT);
+	head_hash(after, f->dir);
+	assert_string_equal(before, after);
+	tu_assert_file(f->dir, "d/x.txt", "x\n");
+	tu_assert_file(f->dir, "d/debug.log", "ignored\n");
+	ac_git_free(g);
+	free(d);
+}
+
+/* issue 11 item 6: a write that fails midway (here: the file-size limit,
+ * standing in for a full disk) puts every path back from the snapshot and
+ * says so; HEAD names the snapshot, the index matches it. */
+static void test_midway_failure_put_back(void **state)
+{
+	fixture *f = *state;
+	char c1[AC_GIT_HASH_LEN + 1], c2[AC_GIT_HASH_LEN + 1], head[AC_GIT_HASH_LEN + 1];
+	static char big[200000];
+	char *big_path = tu_path(f->dir, "z.bin");
+	struct rlimit old_limit, limit;
+	ac_git_rollback_result r = {0};
+	git_repository *repo = NULL;
+	git_status_list *status = NULL;
+	git_status_options opts;
+	void (*old_handler)(int);
+	ac_git *g = NULL;
+	int rc;
+
+	memset(big, 'b', sizeof(big));
+	tu_put(f->dir, "small.txt", "s1\n");
+	tu_write_file(big_path, big, sizeof(big));
+	open_git(&g, f->dir, NULL);
+	commit(g, c1, "one");
+	tu_put(f->dir, "small.txt", "s2\n");
+	unlink(big_path);
+	tu_put(f->dir, "new.txt", "new\n");
+	commit(g, c2, "two");
+	tu_put(f->dir, "small.txt", "s3, uncommitted\n");
+
+	getrlimit(RLIMIT_FSIZE, &old_limit);
+	limit = old_limit;
+	limit.rlim_cur = 64 * 1024;
+	old_handler = signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &limit);
+	rc = ac_git_rollback(&r, g, c2, "snap", "rollback", false);
+	setrlimit(RLIMIT_FSIZE, &old_limit);
+	signal(SIGXFSZ, old_handler);
+
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(ac_error_last(), "z.bin"));
+	assert_non_null(strstr(ac_error_last(), "put back as it was"));
+	tu_assert_file(f->dir, "small.txt", "s3, uncommitted\n");
+	tu_assert_file(f->dir, "new.txt", "new\n");
+	assert_false(tu_exists(f->dir, "z.bin"));
+	head_hash(head, f->dir);
+	head[12] = '\0';
+	assert_non_null(strstr(ac_error_last(), head));
+	/* Worktree and index match HEAD (the snapshot) exactly. */
+	git_libgit2_init();
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	assert_int_equal(git_status_list_new(&status, repo, &opts), 0);
+	assert_int_equal(git_status_list_entrycount(status), 0);
+	git_status_list_free(status);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	ac_git_free(g);
+	free(big_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -668,6 +831,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_embedded_repository, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_mid_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ignored_file_kept_in_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_type_conflict_found_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_midway_failure_put_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
