@@ -142,6 +142,9 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
 	if (g->n == 0)
 		ui_dialog_line(d, "no file differs: only a snapshot and a rollback commit are made");
+	if (g->kept)
+		ui_dialog_line(d, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
+			       g->kept, g->kept == 1 ? "" : "s");
 	for (size_t i = 0; i < g->n; i++)
 		ui_dialog_line(d, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
 	if (notes.len)

@@ -229,6 +229,10 @@ static void print_plan(const ac_git_rollback_result *r, const char *op_id)
 	}
 	ac_buf_printf(&out, "%zu removed, %zu restored, %zu changed\n", r->removed, r->restored,
 		      r->changed);
+	if (r->kept)
+		ac_buf_printf(&out, "%zu file%s git does not track (ignored) will be overwritten; the "
+			      "snapshot commit keeps %s\n", r->kept, r->kept == 1 ? "" : "s",
+			      r->kept == 1 ? "a copy" : "copies");
 	if (out.data)
 		cli_write(out.data, out.len);
 	ac_buf_free(&out);

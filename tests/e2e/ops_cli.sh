@@ -250,6 +250,29 @@ check "rollback during a merge says which" grep -q 'a merge is in progress' "$TM
 check "the merge state is kept" [ -e "$WS/.git/MERGE_HEAD" ]
 check "the conflict stages are kept" [ -n "$(g ls-files -u)" ]
 
+# --- an ignored file the rollback overwrites (issue 11 item 4) -----------
+new_ws
+printf 'old committed\n' >"$WS/config.local"
+commit_op cfg1 file_write config.local
+g rm -q --cached config.local
+printf 'config.local\n' >"$WS/.gitignore"
+printf "user's own\n" >"$WS/config.local"
+printf 'later\n' >"$WS/a.txt"
+commit_op cfg2 file_write a.txt
+run ops rollback cfg2 --dry-run
+check "dry run says the ignored file is kept in the snapshot" grep -q '1 file git does not track (ignored) will be overwritten' "$TMP/out"
+run ops rollback cfg2 --yes
+check "rollback over an ignored file exits 0" [ "$RC" = 0 ]
+check "the snapshot keeps the ignored file" bash -c '[ "$(git -C "$1" show HEAD~1:config.local)" = "user'"'"'s own" ]' _ "$WS"
+
+# --- the record of a rollback cannot be written (issue 11 item 16) --------
+new_ws
+printf 'a file where the journal folder must be\n' >"$WS/blocker"
+printf '{"journalPath":"blocker/JOURNAL.jsonl"}\n' >"$WS/.agent/config.json"
+run ops rollback op4 --yes
+check "a rollback that could not be journaled exits 1" [ "$RC" = 1 ]
+check "and says the files did change" grep -q 'files were rolled back.*journal was not written' "$TMP/err"
+
 # --- not a repository --------------------------------------------------
 WS=$(mktemp -d "$TMP/plain.XXXXXX")
 mkdir -p "$WS/.agent"
