@@ -395,7 +395,7 @@ static void test_hostile_tree_refused(void **state)
 	};
 	fixture *f = *state;
 	char base[AC_GIT_HASH_LEN + 1], before[AC_GIT_HASH_LEN + 1], op[AC_GIT_HASH_LEN + 1];
-	char *parent = strdup(f->dir), *escape;
+	char *parent = strdup(f->dir), *escape, *config_path, *config;
 	ac_git_rollback_result r = {0};
 	git_repository *repo = NULL;
 	ac_git *g = NULL;
@@ -435,7 +435,11 @@ static void test_hostile_tree_refused(void **state)
 	}
 	assert_false(access(escape, F_OK) == 0);
 	assert_false(tu_exists(f->dir, ".git/config.lock"));
-	assert_null(strstr(tu_read_file(tu_path(f->dir, ".git/config"), NULL), "fsmonitor"));
+	config_path = tu_path(f->dir, ".git/config");
+	config = tu_read_file(config_path, NULL);
+	assert_null(strstr(config, "fsmonitor"));
+	free(config);
+	free(config_path);
 	tu_assert_file(f->dir, "a.txt", "a\n");
 	git_repository_free(repo);
 	git_libgit2_shutdown();
