@@ -660,8 +660,6 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 			action = AC_GIT_CHANGE;
 			out->changed++;
 		}
-		if ((rc = ac_git_check_parents(g, path, false)))
-			goto done;
 		out->items[out->n].action = action;
 		if (!(out->items[out->n++].path = strdup(path))) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");

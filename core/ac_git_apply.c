@@ -20,7 +20,16 @@
 
 /* Walks the folders on the way to path (workdir-relative), refusing a
  * symbolic link or a file among them; with create, makes missing ones. */
-int ac_git_check_parents(const ac_git *g, const char *path, bool create)
+static bool plan_removes(const ac_git_rollback_result *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->items[i].action == AC_GIT_REMOVE && !strcmp(plan->items[i].path, path))
+			return true;
+	return false;
+}
+
+int ac_git_check_parents(const ac_git *g, const char *path, bool create,
+			 const ac_git_rollback_result *plan)
 {
 	ac_buf full = AC_BUF_INIT;
 	const char *slash;
@@ -46,6 +55,10 @@ int ac_git_check_parents(const ac_git *g, const char *path, bool create)
 			}
 			continue;
 		}
+		/* A file the plan removes first is gone when path is written.
+		 * A link stays refused, removed or not: it may be a planted one. */
+		if (S_ISREG(st.st_mode) && plan && plan_removes(plan, full.data + strlen(g->workdir)))
+			break;
 		if (S_ISLNK(st.st_mode)) {
 			rc = ac_error_set(AC_EINVAL, "%s: a symbolic link stands in the path of %s; "
 					  "refusing to write through it", full.data, path);
@@ -100,7 +113,7 @@ int ac_git_remove_path(ac_git *g, git_index *index, const char *path)
 
 	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_git_check_parents(g, path, false)))
+	if ((rc = ac_git_check_parents(g, path, false, NULL)))
 		goto done;
 	if (unlink(full.data) != 0 && errno != ENOENT) {
 		rc = ac_error_errno(errno, "%s: cannot remove", full.data);
@@ -154,7 +167,7 @@ int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char 
 		goto done;
 	}
 	mode = git_tree_entry_filemode(entry);
-	if ((rc = ac_git_check_parents(g, path, true)))
+	if ((rc = ac_git_check_parents(g, path, true, NULL)))
 		goto done;
 	/* A folder where the file goes was emptied by the removals (or holds
 	 * untracked files, and then the rename below reports it). */
@@ -175,14 +188,6 @@ done:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	return rc;
-}
-
-static bool plan_removes(const ac_git_rollback_result *plan, const char *path)
-{
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->items[i].action == AC_GIT_REMOVE && !strcmp(plan->items[i].path, path))
-			return true;
-	return false;
 }
 
 /* The first file below the folder full (rel, workdir-relative) that the
@@ -233,6 +238,8 @@ int ac_git_preflight(ac_git *g, git_index *index, const ac_git_rollback_result *
 		const char *path = plan->items[i].path;
 		struct stat st;
 
+		if ((rc = ac_git_check_parents(g, path, false, plan)))
+			break;
 		if (plan->items[i].action == AC_GIT_REMOVE)
 			continue;
 		ac_buf_clear(&full);

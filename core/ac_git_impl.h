@@ -36,9 +36,11 @@ bool ac_git_in_workspace(const ac_git *g, const char *path);
 int ac_git_fail(const char *what);
 
 /* Walks the folders on the way to path (workdir-relative), refusing a
- * symbolic link, a file or another repository's folder among them; with
- * create, makes missing ones. */
-int ac_git_check_parents(const ac_git *g, const char *path, bool create);
+ * symbolic link, a file or another repository's folder among them, except
+ * a regular file that plan (may be NULL) removes before path is written;
+ * with create, makes missing ones. */
+int ac_git_check_parents(const ac_git *g, const char *path, bool create,
+			 const ac_git_rollback_result *plan);
 
 /* Removes path from the worktree and index (then its emptied folders). */
 int ac_git_remove_path(ac_git *g, git_index *index, const char *path);
@@ -47,7 +49,8 @@ int ac_git_remove_path(ac_git *g, git_index *index, const char *path);
 int ac_git_write_path(ac_git *g, git_index *index, git_tree *tree, const char *path);
 
 /* Before anything is written: a folder standing where a file goes must
- * hold only files the plan removes (else AC_ECONFLICT naming one), and a
+ * hold only files the plan removes (else AC_ECONFLICT naming one), no path
+ * may lie behind a link or inside another repository (AC_EINVAL), and a
  * file the plan overwrites that the current state does not hold (ignored,
  * or never added) is added to index, so the snapshot keeps a copy;
  * *out_kept counts those. Nothing on disk changes. */

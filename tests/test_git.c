@@ -759,6 +759,29 @@ static void test_type_conflict_found_first(void **state)
 	free(d);
 }
 
+/* A folder that a later commit replaced with a file comes back: the file
+ * is in the way only until the plan removes it. */
+static void test_file_becomes_folder_again(void **state)
+{
+	fixture *f = *state;
+	char c1[AC_GIT_HASH_LEN + 1], c2[AC_GIT_HASH_LEN + 1];
+	char *d = tu_path(f->dir, "d");
+	ac_git_rollback_result r = {0};
+	ac_git *g = NULL;
+
+	tu_put(f->dir, "d/x.txt", "x\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, c1, "one");
+	tu_remove_tree(d);
+	tu_put(f->dir, "d", "now a file\n");
+	commit(g, c2, "two");
+	assert_int_equal(ac_git_rollback(&r, g, c2, "snap", "rollback", false), 0);
+	tu_assert_file(f->dir, "d/x.txt", "x\n");
+	ac_git_rollback_result_free(&r);
+	ac_git_free(g);
+	free(d);
+}
+
 /* issue 11 item 6: a write that fails midway (here: the file-size limit,
  * standing in for a full disk) puts every path back from the snapshot and
  * says so; HEAD names the snapshot, the index matches it. */
@@ -837,6 +860,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ignored_file_kept_in_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_type_conflict_found_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_becomes_folder_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_midway_failure_put_back, setup, teardown),
 	};
 
