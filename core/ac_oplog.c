@@ -467,6 +467,16 @@ static void note_tracked_state(ac_buf *notes, ac_git *git)
 	ac_git_paths_free(paths, n);
 }
 
+void ac_oplog_note_tracked_state(ac_buf *notes, const ac_workspace *ws)
+{
+	ac_git *git = NULL;
+
+	if (ac_oplog_open_git(&git, ws) == 0)
+		note_tracked_state(notes, git);
+	ac_error_clear();
+	ac_git_free(git);
+}
+
 void ac_oplog_shell_quote(ac_buf *out, const char *text)
 {
 	if (*text && strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -120,6 +120,11 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
 
+/* Appends to notes, when git tracks agent state of ws (which the local
+ * exclude file cannot hide), one remark naming it and the command that
+ * untracks it. Nothing when there is none, or no repository. */
+void ac_oplog_note_tracked_state(ac_buf *notes, const ac_workspace *ws);
+
 /* Appends text quoted for a POSIX shell (single quotes unless it is made
  * only of characters no shell treats specially), for a command shown to a
  * person to copy; agentctl itself never runs a shell. */

@@ -27,6 +27,18 @@ static void report_torn(const char *path, const ac_op_list *list)
 			 (unsigned long long)list->torn_offset);
 }
 
+/* The one note line every ops command gives about agent state git
+ * tracks. */
+static void note_tracked_state(const ac_workspace *ws)
+{
+	ac_buf notes = AC_BUF_INIT;
+
+	ac_oplog_note_tracked_state(&notes, ws);
+	if (notes.len)
+		cli_note("%s", notes.data);
+	ac_buf_free(&notes);
+}
+
 static void put_commit(ac_buf *out, const ac_op *op, int width)
 {
 	char short_hash[13];
@@ -107,6 +119,7 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	}
 	if (json)
 		cli_write_json(array);
+	note_tracked_state(ws);
 	status = cli_finish_output();
 done:
 	json_decref(array);
@@ -202,6 +215,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 			cli_write(safe.data, safe.len);
 		ac_buf_free(&safe);
 	}
+	note_tracked_state(ws);
 	status = cli_finish_output();
 done:
 	free(details);

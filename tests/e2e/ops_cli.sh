@@ -201,6 +201,9 @@ check "rollback with tracked agent state exits 0" [ "$RC" = 0 ]
 check "tracked agent state is reported with the untrack command" \
 	grep -q "git tracks agent state.*rm --cached -r -- .agent" "$TMP/err"
 check "the exclude file keeps the user's line" grep -q '^user line$' "$WS/.git/info/exclude"
+run ops list
+check "list also names tracked agent state, in one line" bash -c \
+	'[ "$(grep -c "git tracks agent state" "$1")" = 1 ]' _ "$TMP/err"
 EXCL=$(cat "$WS/.git/info/exclude")
 mkdir -p "$WS/.agent/artifacts"
 printf 'art\n' >"$WS/.agent/artifacts/a.md"
