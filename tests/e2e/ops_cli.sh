@@ -276,6 +276,24 @@ run ops rollback op4 --yes
 check "a rollback that could not be journaled exits 1" [ "$RC" = 1 ]
 check "and says the files did change" grep -q 'files were rolled back.*journal was not written' "$TMP/err"
 
+# --- few file descriptors (issue 11 item 16) -------------------------------
+# At every limit a rollback either succeeds and is recorded, or exits 1
+# with a reason: never exit 0 without its operation-log line.
+new_ws
+HONEST=yes
+for n in 4 5 6 7 8 9 10 12 16; do
+	LINES=$(wc -l <"$WS/.agent/operations.jsonl")
+	(ulimit -n $n; exec "$AC" -w "$WS" ops rollback op4 --yes) >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	NOW=$(wc -l <"$WS/.agent/operations.jsonl")
+	if [ "$RC" = 0 ]; then
+		[ "$NOW" = $((LINES + 1)) ] || { HONEST="no: exit 0 at ulimit -n $n without a record"; }
+	else
+		[ "$RC" = 1 ] && [ -s "$TMP/err" ] || HONEST="no: exit $RC at ulimit -n $n"
+	fi
+done
+check "under ulimit -n, exit 0 only with the rollback recorded ($HONEST)" [ "$HONEST" = yes ]
+
 # --- not a repository --------------------------------------------------
 WS=$(mktemp -d "$TMP/plain.XXXXXX")
 mkdir -p "$WS/.agent"
