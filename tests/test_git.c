@@ -448,6 +448,39 @@ static void test_hostile_tree_refused(void **state)
 	free(escape);
 }
 
+/* A gitlink (submodule entry) in the target is never written: the
+ * rollback goes ahead without creating anything at its path. */
+static void test_gitlink_not_written(void **state)
+{
+	fixture *f = *state;
+	char base[AC_GIT_HASH_LEN + 1], op[AC_GIT_HASH_LEN + 1];
+	ac_git_rollback_result r = {0};
+	git_repository *repo = NULL;
+	git_oid blob, root;
+	raw_entry entries[2];
+	ac_git *g = NULL;
+
+	tu_put(f->dir, "a.txt", "a\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, base, "base");
+	git_libgit2_init();
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	assert_int_equal(git_blob_create_from_buffer(&blob, repo, "old\n", 4), 0);
+	entries[0] = (raw_entry){"a.txt", 0100644, &blob};
+	entries[1] = (raw_entry){"sub", 0160000, &blob}; /* any id: never looked up */
+	raw_tree(&root, repo, entries, 2);
+	commit_on_top_of(op, repo, &root);
+	assert_int_equal(ac_git_rollback(&r, g, op, "snap", "rollback", false), 0);
+	tu_assert_file(f->dir, "a.txt", "old\n");
+	assert_false(tu_exists(f->dir, "sub"));
+	for (size_t i = 0; i < r.n; i++)
+		assert_string_not_equal(r.items[i].path, "sub");
+	ac_git_rollback_result_free(&r);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	ac_git_free(g);
+}
+
 /* The path rules on their own: what passes and what does not. */
 static void test_path_problem(void **state)
 {
@@ -853,6 +886,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_commit_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_tree_refused, setup, teardown),
 		cmocka_unit_test(test_path_problem),
+		cmocka_unit_test_setup_teardown(test_gitlink_not_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_state_predicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclude_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_embedded_repository, setup, teardown),
