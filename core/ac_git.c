@@ -349,13 +349,18 @@ static int lookup_commit(git_commit **out, ac_git *g, const char *hash)
 {
 	size_t len = strlen(hash);
 	git_oid oid;
+	int e = 0;
 
 	*out = NULL;
 	if (len < 4 || len > GIT_OID_HEXSZ || strspn(hash, "0123456789abcdefABCDEF") != len ||
 	    git_oid_fromstrn(&oid, hash, len) != 0 ||
-	    git_commit_lookup_prefix(out, g->repo, &oid, len) != 0)
+	    (e = git_commit_lookup_prefix(out, g->repo, &oid, len)) == GIT_ENOTFOUND)
 		return ac_error_set(AC_ENOTFOUND, "commit %s: not in the git repository at %s", hash,
 				    g->workdir);
+	/* Anything else (too many open files, a corrupt object, an
+	 * ambiguous prefix) is named with git's reason. */
+	if (e != 0)
+		return ac_git_fail(hash);
 	return 0;
 }
 
