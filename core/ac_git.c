@@ -1,5 +1,7 @@
 /* Committing, describing and rewinding the workspace with libgit2. */
 #include "ac_git.h"
+#include "ac_git_impl.h"
+#include "ac_git_paths.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"
@@ -17,25 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A journal family: "<dir><stem>.jsonl", "<dir><stem>-*.jsonl", ".lock"s. */
-typedef struct {
-	char *dir; /* workdir-relative, "" or ending in '/' */
-	char *stem;
-} journal_rule;
-
-struct ac_git {
-	git_repository *repo;
-	char *workdir; /* real path, ending in '/' */
-	char *prefix;  /* the workspace inside workdir: "" or "sub/dir/" */
-	char **folders;
-	size_t nfolders;
-	char **files;
-	size_t nfiles;
-	journal_rule *journals;
-	size_t njournals;
-};
-
-static int git_fail(const char *what)
+int ac_git_fail(const char *what)
 {
 	const git_error *e = git_error_last();
 
@@ -145,50 +129,6 @@ static char *relative(const ac_git *g, const char *path)
 	return rel;
 }
 
-static bool in_workspace(const ac_git *g, const char *path)
-{
-	return !strncmp(path, g->prefix, strlen(g->prefix));
-}
-
-static bool has_suffix(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	return len >= n && !memcmp(s + len - n, suffix, n);
-}
-
-static bool is_protected(const ac_git *g, const char *path)
-{
-	for (size_t i = 0; i < g->nfolders; i++) {
-		size_t n = strlen(g->folders[i]);
-
-		if (!strncmp(path, g->folders[i], n) && (path[n] == '\0' || path[n] == '/'))
-			return true;
-	}
-	for (size_t i = 0; i < g->nfiles; i++) {
-		size_t n = strlen(g->files[i]);
-
-		if (!strncmp(path, g->files[i], n) && (!path[n] || !strcmp(path + n, ".lock")))
-			return true;
-	}
-	for (size_t i = 0; i < g->njournals; i++) {
-		const journal_rule *j = &g->journals[i];
-		size_t dlen = strlen(j->dir), slen = strlen(j->stem), len;
-		const char *name = path + dlen;
-
-		if (strncmp(path, j->dir, dlen) || strchr(name, '/') || strncmp(name, j->stem, slen))
-			continue;
-		len = strlen(name);
-		if (has_suffix(name, len, ".lock"))
-			len -= 5;
-		if (!has_suffix(name, len, ".jsonl"))
-			continue;
-		if (len == slen + 6 || name[slen] == '-')
-			return true;
-	}
-	return false;
-}
-
 static int add_rules(char ***out, size_t *out_n, const ac_git *g, const char *const *paths)
 {
 	size_t n = 0;
@@ -210,13 +150,20 @@ static int add_rules(char ***out, size_t *out_n, const ac_git *g, const char *co
 	return 0;
 }
 
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
 static int add_journals(ac_git *g, const char *const *paths)
 {
 	size_t n = 0;
 
 	while (paths && paths[n])
 		n++;
-	if (!(g->journals = calloc(n + 1, sizeof(journal_rule))))
+	if (!(g->journals = calloc(n + 1, sizeof(ac_git_journal_rule))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		char *rel = relative(g, paths[i]), *slash, *base;
@@ -241,12 +188,55 @@ static int add_journals(ac_git *g, const char *const *paths)
 	return 0;
 }
 
+/* libgit2 1.5 reports a repository it refuses for its owner as "not
+ * found" (with a stray "config value 'safe.directory' was not found"), so
+ * the owner is looked at here: the nearest ".git" above root that is not
+ * the caller's is git's "dubious ownership". 0 when there is none. */
+static int check_owner(const char *root)
+{
+	char *dir = realpath(root, NULL), *slash;
+	ac_buf path = AC_BUF_INIT;
+	struct stat st;
+	int rc = 0;
+
+	for (slash = dir; dir && slash; slash = strrchr(dir, '/')) {
+		ac_buf_clear(&path);
+		if (ac_buf_printf(&path, "%s/.git", dir)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(path.data, &st) == 0) {
+			/* git looks at the owner of both the folder and its .git */
+			if (st.st_uid == geteuid() && stat(dir, &st) != 0)
+				st.st_uid = geteuid();
+			if (st.st_uid != geteuid())
+				rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
+						  "is owned by uid %ld, not by you (uid %ld); git refuses it "
+						  "unless it is listed in safe.directory", root, dir,
+						  (long)st.st_uid, (long)geteuid());
+			break;
+		}
+		if (slash == dir)
+			break;
+		*slash = '\0';
+		if (!*dir) {
+			/* the root folder itself is last */
+			dir[0] = '/';
+			dir[1] = '\0';
+			slash = NULL;
+		}
+	}
+	free(dir);
+	ac_buf_free(&path);
+	return rc;
+}
+
 int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
 {
 	ac_git *g = NULL;
 	const char *workdir;
 	char *real_workdir = NULL, *rel = NULL;
-	int rc = 0;
+	int rc = 0, e;
 
 	*out = NULL;
 	git_libgit2_init();
@@ -254,8 +244,14 @@ int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
 		git_libgit2_shutdown();
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	if (git_repository_open_ext(&g->repo, root, 0, NULL) != 0) {
-		rc = ac_error_set(AC_ENOTFOUND, "%s: not in a git repository", root);
+	if ((e = git_repository_open_ext(&g->repo, root, 0, NULL)) != 0) {
+		/* Only "no repository here" is AC_ENOTFOUND; a repository git
+		 * refuses (another owner, a broken .git) is named with git's
+		 * reason. */
+		if (e != GIT_ENOTFOUND)
+			rc = ac_git_fail(root);
+		else if (!(rc = check_owner(root)))
+			rc = ac_error_set(AC_ENOTFOUND, "%s: not in a git repository", root);
 		goto done;
 	}
 	if (!(workdir = git_repository_workdir(g->repo))) {
@@ -345,7 +341,7 @@ static int head_commit(git_commit **out, git_repository *repo)
 	if (e == GIT_ENOTFOUND || e == GIT_EUNBORNBRANCH)
 		return 0;
 	if (e != 0 || git_commit_lookup(out, repo, &oid) != 0)
-		return git_fail("HEAD");
+		return ac_git_fail("HEAD");
 	return 0;
 }
 
@@ -353,13 +349,18 @@ static int lookup_commit(git_commit **out, ac_git *g, const char *hash)
 {
 	size_t len = strlen(hash);
 	git_oid oid;
+	int e = 0;
 
 	*out = NULL;
 	if (len < 4 || len > GIT_OID_HEXSZ || strspn(hash, "0123456789abcdefABCDEF") != len ||
 	    git_oid_fromstrn(&oid, hash, len) != 0 ||
-	    git_commit_lookup_prefix(out, g->repo, &oid, len) != 0)
+	    (e = git_commit_lookup_prefix(out, g->repo, &oid, len)) == GIT_ENOTFOUND)
 		return ac_error_set(AC_ENOTFOUND, "commit %s: not in the git repository at %s", hash,
 				    g->workdir);
+	/* Anything else (too many open files, a corrupt object, an
+	 * ambiguous prefix) is named with git's reason. */
+	if (e != 0)
+		return ac_git_fail(hash);
 	return 0;
 }
 
@@ -376,8 +377,16 @@ static int stage_filter(const char *path, const char *matched, void *payload)
 {
 	const ac_git *g = payload;
 
+	size_t len = strlen(path);
+
 	(void)matched;
-	return in_workspace(g, path) && !is_protected(g, path) ? 0 : 1;
+	/* An untracked folder with its own .git (a clone inside the
+	 * workspace) comes as "dir/": git would add it as an embedded
+	 * repository; it is left out, never entered and never fails the
+	 * whole commit. */
+	if (len > 0 && path[len - 1] == '/')
+		return 1;
+	return ac_git_in_workspace(g, path) && !ac_git_is_agent_state(g, path) ? 0 : 1;
 }
 
 #define STAGE_ATTEMPTS 5
@@ -395,7 +404,7 @@ static int stage(ac_git *g, git_index *index)
 		    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
 			return 0;
 		if (attempt == STAGE_ATTEMPTS)
-			return git_fail("staging the workspace");
+			return ac_git_fail("staging the workspace");
 		nanosleep(&pause, NULL);
 	}
 }
@@ -411,13 +420,13 @@ static int make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_com
 	/* A workspace without user.name still gets its commits. */
 	if (git_signature_default(&sig, g->repo) != 0 &&
 	    git_signature_now(&sig, "agentctl", "agentctl@localhost") != 0) {
-		rc = git_fail("making the commit signature");
+		rc = ac_git_fail("making the commit signature");
 		goto done;
 	}
 	if (git_tree_lookup(&tree, g->repo, tree_oid) != 0 ||
 	    git_commit_create(out, g->repo, "HEAD", sig, sig, NULL, message, tree,
 			      parent ? 1 : 0, parents) != 0)
-		rc = git_fail("committing");
+		rc = ac_git_fail("committing");
 done:
 	git_tree_free(tree);
 	git_signature_free(sig);
@@ -431,14 +440,16 @@ int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const
 	git_oid tree_oid, commit_oid;
 	int rc;
 
+	if ((rc = ac_git_exclude_agent_state(g)))
+		goto done;
 	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 0) != 0) {
-		rc = git_fail("reading the index");
+		rc = ac_git_fail("reading the index");
 		goto done;
 	}
 	if ((rc = stage(g, index)))
 		goto done;
 	if (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0) {
-		rc = git_fail("writing the index");
+		rc = ac_git_fail("writing the index");
 		goto done;
 	}
 	if ((rc = head_commit(&head, g->repo)) ||
@@ -501,7 +512,7 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (git_commit_tree(&tree, commit) != 0 ||
 	    git_diff_tree_to_tree(&diff, g->repo, before, tree, &opts) != 0) {
-		rc = git_fail(hash);
+		rc = ac_git_fail(hash);
 		goto done;
 	}
 	count = git_diff_num_deltas(diff);
@@ -521,7 +532,7 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 			goto done;
 		}
 		if (git_patch_from_diff(&patch, diff, i) != 0) {
-			rc = git_fail(hash);
+			rc = ac_git_fail(hash);
 			goto done;
 		}
 		if (patch)
@@ -564,154 +575,6 @@ void ac_git_rollback_result_free(ac_git_rollback_result *r)
 	r->n = 0;
 }
 
-/* Walks the folders on the way to path (workdir-relative), refusing a
- * symbolic link or a file among them; with create, makes missing ones. */
-static int check_parents(const ac_git *g, const char *path, bool create)
-{
-	ac_buf full = AC_BUF_INIT;
-	const char *slash;
-	struct stat st;
-	int rc = 0;
-
-	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-		ac_buf_clear(&full);
-		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		if (lstat(full.data, &st) != 0) {
-			if (errno != ENOENT) {
-				rc = ac_error_errno(errno, "%s", full.data);
-				break;
-			}
-			if (!create)
-				break; /* nothing below can be a link either */
-			if (mkdir(full.data, 0755) != 0 && errno != EEXIST) {
-				rc = ac_error_errno(errno, "%s: cannot create the folder", full.data);
-				break;
-			}
-			continue;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			rc = ac_error_set(AC_EINVAL, "%s: a symbolic link stands in the path of %s; "
-					  "refusing to write through it", full.data, path);
-			break;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			rc = ac_error_set(AC_EINVAL, "%s: not a folder, but %s lies below it",
-					  full.data, path);
-			break;
-		}
-	}
-	ac_buf_free(&full);
-	return rc;
-}
-
-/* Removes the folders above path that the removal left empty, up to (not
- * including) the workspace. */
-static void prune_folders(const ac_git *g, const char *path)
-{
-	ac_buf full = AC_BUF_INIT;
-	size_t keep = strlen(g->prefix);
-	const char *slash = strrchr(path, '/');
-
-	while (slash && (size_t)(slash - path) > keep) {
-		ac_buf_clear(&full);
-		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path) ||
-		    rmdir(full.data) != 0)
-			break;
-		while (--slash > path && *slash != '/')
-			;
-		if (*slash != '/')
-			break;
-	}
-	ac_buf_free(&full);
-}
-
-static int remove_path(ac_git *g, git_index *index, const char *path)
-{
-	ac_buf full = AC_BUF_INIT;
-	int rc = 0;
-
-	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = check_parents(g, path, false)))
-		goto done;
-	if (unlink(full.data) != 0 && errno != ENOENT) {
-		rc = ac_error_errno(errno, "%s: cannot remove", full.data);
-		goto done;
-	}
-	prune_folders(g, path);
-	if (git_index_remove_bypath(index, path) != 0)
-		rc = git_fail(path);
-done:
-	ac_buf_free(&full);
-	return rc;
-}
-
-/* A symbolic link from the tree: made beside the target, then renamed over
- * it, as ac_atomic_write() does for files. */
-static int write_link(const char *full, const char *target, size_t len)
-{
-	ac_buf tmp = AC_BUF_INIT;
-	char *text = strndup(target, len);
-	int rc = 0;
-
-	if (!text || ac_buf_printf(&tmp, "%s.agentctl-%ld.tmp", full, (long)getpid())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	unlink(tmp.data);
-	if (symlink(text, tmp.data) != 0 || rename(tmp.data, full) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot restore the symbolic link", full);
-		unlink(tmp.data);
-	}
-done:
-	free(text);
-	ac_buf_free(&tmp);
-	return rc;
-}
-
-static int write_path(ac_git *g, git_index *index, git_tree *target, const char *path)
-{
-	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	ac_buf full = AC_BUF_INIT;
-	git_filemode_t mode;
-	struct stat st;
-	int rc = 0;
-
-	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (git_tree_entry_bypath(&entry, target, path) != 0 ||
-	    git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) != 0) {
-		rc = git_fail(path);
-		goto done;
-	}
-	mode = git_tree_entry_filemode(entry);
-	if ((rc = check_parents(g, path, true)))
-		goto done;
-	/* A folder where the file goes was emptied by the removals (or holds
-	 * untracked files, and then the rename below reports it). */
-	if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
-		rmdir(full.data);
-	if (mode == GIT_FILEMODE_LINK) {
-		rc = write_link(full.data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	} else {
-		rc = ac_atomic_write(full.data, git_blob_rawcontent(blob),
-				     (size_t)git_blob_rawsize(blob), NULL, NULL);
-		if (rc == 0 && chmod(full.data, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644) != 0)
-			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
-	}
-	if (rc == 0 && git_index_add_bypath(index, path) != 0)
-		rc = git_fail(path);
-done:
-	ac_buf_free(&full);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	return rc;
-}
-
 static bool is_known(git_tree *head_tree, git_index *known, const char *path)
 {
 	git_tree_entry *e = NULL;
@@ -723,6 +586,38 @@ static bool is_known(git_tree *head_tree, git_index *known, const char *path)
 		return true;
 	}
 	return false;
+}
+
+/* Refuses a path of the plan that git itself would never write: the
+ * target tree (written by whoever could write objects) may name "..",
+ * ".git" in some alias, or a link that points away. */
+static int check_delta(ac_git *g, const git_diff_delta *d)
+{
+	const char *paths[2] = {d->new_file.path, d->old_file.path};
+	uint32_t modes[2] = {d->status == GIT_DELTA_DELETED ? 0 : d->new_file.mode, 0};
+	int rc = 0;
+
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		git_blob *blob = NULL;
+		const char *why;
+
+		if (!paths[i] || (i == 1 && paths[0] && !strcmp(paths[0], paths[1])))
+			continue;
+		if (modes[i] == GIT_FILEMODE_LINK) {
+			if (git_blob_lookup(&blob, g->repo, &d->new_file.id) != 0)
+				return ac_git_fail(paths[i]);
+			why = ac_git_path_problem(paths[i], modes[i], git_blob_rawcontent(blob),
+						  (size_t)git_blob_rawsize(blob));
+		} else {
+			why = ac_git_path_problem(paths[i], modes[i], NULL, 0);
+		}
+		if (why)
+			rc = ac_error_set(AC_EINVAL, "'%s': unsafe path in the %s state (%s); refusing "
+					  "the whole rollback, nothing was changed", paths[i],
+					  i == 0 ? "target" : "current", why);
+		git_blob_free(blob);
+	}
+	return rc;
 }
 
 /* The files to touch: what differs between the current state and the
@@ -739,18 +634,23 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
-		return git_fail("comparing with the target state");
+		return ac_git_fail("comparing with the target state");
 	count = git_diff_num_deltas(diff);
 	if (!(out->items = calloc(count + 1, sizeof(*out->items)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
+	/* Every path is checked before any is planned, so one bad entry
+	 * refuses the whole rollback, the dry run included. */
+	for (size_t i = 0; i < count; i++)
+		if ((rc = check_delta(g, git_diff_get_delta(diff, i))))
+			goto done;
 	for (size_t i = 0; i < count; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
 		ac_git_action action;
 
-		if (!in_workspace(g, path) || is_protected(g, path) ||
+		if (!ac_git_in_workspace(g, path) || ac_git_is_agent_state(g, path) ||
 		    d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
 			continue;
 		if (d->status == GIT_DELTA_ADDED) {
@@ -765,8 +665,6 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 			action = AC_GIT_CHANGE;
 			out->changed++;
 		}
-		if ((rc = check_parents(g, path, false)))
-			goto done;
 		out->items[out->n].action = action;
 		if (!(out->items[out->n++].path = strdup(path))) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -787,9 +685,80 @@ static int open_known_index(git_index **out, git_repository *repo)
 	if (ac_buf_printf(&path, "%sindex", git_repository_path(repo)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
-		rc = git_fail(path.data);
+		rc = ac_git_fail(path.data);
 	ac_buf_free(&path);
 	return rc;
+}
+
+/* A write failed after the snapshot: the worktree and index are put back
+ * to the snapshot (HEAD), and the error says exactly what the worktree now
+ * is. Returns rc. */
+static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
+		       const ac_git_rollback_result *plan, int rc)
+{
+	char *why = strdup(ac_error_last());
+	ac_buf failed = AC_BUF_INIT;
+	git_tree *tree = NULL;
+
+	if (git_commit_tree(&tree, snapshot) != 0)
+		ac_buf_printf(&failed, "the snapshot's tree (%s)", git_error_last() ?
+			      git_error_last()->message : "libgit2 error");
+	else
+		ac_git_put_back(g, index, tree, plan, &failed);
+	if (failed.len)
+		ac_error_set(rc, "%s; putting the snapshot back failed too at %s: the worktree is "
+			     "partly rolled back; commit %.12s (HEAD) holds the state before",
+			     why ? why : "rollback failed", failed.data, plan->snapshot);
+	else
+		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
+			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
+			     plan->snapshot);
+	git_tree_free(tree);
+	ac_buf_free(&failed);
+	free(why);
+	return rc;
+}
+
+/* Refuses while git is in the middle of something a rollback would
+ * silently break: a merge, rebase, cherry-pick, revert, bisect or `git am`
+ * in progress, or an index with conflicts. */
+static int check_repository_idle(ac_git *g, git_index *index)
+{
+	const char *what = NULL;
+
+	switch (git_repository_state(g->repo)) {
+	case GIT_REPOSITORY_STATE_NONE:
+		break;
+	case GIT_REPOSITORY_STATE_MERGE:
+		what = "a merge";
+		break;
+	case GIT_REPOSITORY_STATE_REVERT:
+	case GIT_REPOSITORY_STATE_REVERT_SEQUENCE:
+		what = "a revert";
+		break;
+	case GIT_REPOSITORY_STATE_CHERRYPICK:
+	case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE:
+		what = "a cherry-pick";
+		break;
+	case GIT_REPOSITORY_STATE_BISECT:
+		what = "a bisect";
+		break;
+	case GIT_REPOSITORY_STATE_REBASE:
+	case GIT_REPOSITORY_STATE_REBASE_INTERACTIVE:
+	case GIT_REPOSITORY_STATE_REBASE_MERGE:
+		what = "a rebase";
+		break;
+	default:
+		what = "a `git am` or another multi-step git command";
+		break;
+	}
+	if (what)
+		return ac_error_set(AC_ECONFLICT, "%s: %s is in progress; finish or abort it first "
+				    "(nothing was changed)", g->workdir, what);
+	if (git_index_has_conflicts(index))
+		return ac_error_set(AC_ECONFLICT, "%s: the index has unresolved conflicts; resolve them "
+				    "first (nothing was changed)", g->workdir);
+	return 0;
 }
 
 int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
@@ -810,25 +779,34 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	if (parent)
 		git_oid_tostr(out->target, sizeof(out->target), git_commit_id(parent));
 	if (head && git_commit_tree(&head_tree, head) != 0) {
-		rc = git_fail("HEAD");
+		rc = ac_git_fail("HEAD");
 		goto done;
 	}
 	if ((rc = open_known_index(&known, g->repo)))
 		goto done;
 	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 1) != 0) {
-		rc = git_fail("reading the index");
+		rc = ac_git_fail("reading the index");
 		goto done;
 	}
+	if ((rc = check_repository_idle(g, index)))
+		goto done;
 	/* The current state, as the snapshot would hold it. */
 	staged = true;
 	if ((rc = stage(g, index)))
 		goto done;
 	if (git_index_write_tree(&tree_oid, index) != 0 ||
 	    git_tree_lookup(&current, g->repo, &tree_oid) != 0) {
-		rc = git_fail("writing the snapshot tree");
+		rc = ac_git_fail("writing the snapshot tree");
 		goto done;
 	}
-	if ((rc = make_plan(out, g, current, target, head_tree, known)) || dry_run)
+	if ((rc = make_plan(out, g, current, target, head_tree, known)) ||
+	    (rc = ac_git_preflight(g, index, out, &out->kept)))
+		goto done;
+	if (out->kept && git_index_write_tree(&tree_oid, index) != 0) {
+		rc = ac_git_fail("writing the snapshot tree");
+		goto done;
+	}
+	if (dry_run || (rc = ac_git_exclude_agent_state(g)))
 		goto done;
 
 	/* From here on the worktree changes; the snapshot comes first so that
@@ -838,13 +816,13 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		head = NULL;
 	} else {
 		if (git_index_write(index) != 0) {
-			rc = git_fail("writing the index");
+			rc = ac_git_fail("writing the index");
 			goto done;
 		}
 		if ((rc = make_commit(&oid, g, &tree_oid, head, snapshot_message)))
 			goto done;
 		if (git_commit_lookup(&snapshot, g->repo, &oid) != 0) {
-			rc = git_fail("the snapshot commit");
+			rc = ac_git_fail("the snapshot commit");
 			goto done;
 		}
 	}
@@ -852,20 +830,16 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(snapshot));
 	for (size_t i = 0; i < out->n && rc == 0; i++)
 		if (out->items[i].action == AC_GIT_REMOVE)
-			rc = remove_path(g, index, out->items[i].path);
+			rc = ac_git_remove_path(g, index, out->items[i].path);
 	for (size_t i = 0; i < out->n && rc == 0; i++)
 		if (out->items[i].action != AC_GIT_REMOVE)
-			rc = write_path(g, index, target, out->items[i].path);
+			rc = ac_git_write_path(g, index, target, out->items[i].path);
 	if (rc == 0 && (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0))
-		rc = git_fail("writing the index");
+		rc = ac_git_fail("writing the index");
 	if (rc == 0)
 		rc = make_commit(&oid, g, &tree_oid, snapshot, message);
 	if (rc != 0) {
-		char *why = strdup(ac_error_last());
-
-		ac_error_set(rc, "%s (the state before the rollback is kept in commit %.12s)",
-			     why ? why : "rollback failed", out->snapshot);
-		free(why);
+		rc = fail_midway(g, index, snapshot, out, rc);
 		goto done;
 	}
 	git_oid_tostr(out->commit, sizeof(out->commit), &oid);

@@ -4,10 +4,11 @@
  *
  * The workspace may be the repository's root or a folder inside it; only
  * paths under the workspace are staged or touched. The agent's own state
- * (the "protected" paths given at open: sessions, the operation log,
- * checkpoints, journals) is never staged and never rewound, even when git
- * tracks it. Paths this module reports are relative to the repository's
- * working directory. It knows nothing of the operation log (ac_oplog.h). */
+ * (ac_git_is_agent_state(): everything under the workspace's ".agent/",
+ * its root's JOURNAL*.jsonl and their locks, and the "protected" paths
+ * given at open) is never staged and never rewound, even when git tracks
+ * it. Paths this module reports are relative to the repository's working
+ * directory. It knows nothing of the operation log (ac_oplog.h). */
 #ifndef AC_GIT_H
 #define AC_GIT_H
 
@@ -30,13 +31,34 @@ typedef struct {
 
 /* Opens the repository that holds the folder root. protect may be NULL.
  * Free with ac_git_free(). AC_ENOTFOUND (naming root) when root is in no
- * git repository or in a bare one. */
+ * git repository or in a bare one; AC_EIO with libgit2's reason when git
+ * refuses the repository (for example: owned by someone else). */
 int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect);
 
 void ac_git_free(ac_git *g);
 
 /* The repository's working directory (with a trailing '/'). Borrowed. */
 const char *ac_git_workdir(const ac_git *g);
+
+/* The one predicate for agent state: true when path (relative to the
+ * repository's working directory) is the agent's own and so never staged
+ * by ac_git_commit_workspace() nor rewound by ac_git_rollback(). */
+bool ac_git_is_agent_state(const ac_git *g, const char *path);
+
+/* Writes the agent-state patterns as a marked block into the repository's
+ * local exclude file (.git/info/exclude), so that `git add -A` run by
+ * anyone leaves agent state alone. The user's own lines are kept; the
+ * block is replaced, never duplicated; nothing is written when it is
+ * already current; the file is replaced atomically. 0 or AC_E*. */
+int ac_git_exclude_agent_state(ac_git *g);
+
+/* The agent-state paths git already tracks (the index holds them), which
+ * the exclude file cannot hide: sorted, a tracked file under the
+ * workspace's .agent folder reported as that folder. *out is a
+ * NULL-terminated array freed with ac_git_paths_free(). */
+int ac_git_tracked_agent_state(char ***out, size_t *out_n, ac_git *g);
+
+void ac_git_paths_free(char **paths, size_t n);
 
 /* Takes the lock that agentctl processes hold around a commit and the log
  * line that names it, so both happen in the same order for every writer.
@@ -84,6 +106,8 @@ typedef struct {
 	ac_git_plan_item *items; /* owned, sorted by path */
 	size_t n;
 	size_t removed, restored, changed;
+	size_t kept; /* files git did not hold (ignored, never added) that the
+		      * rollback overwrites: the snapshot keeps a copy of each */
 	char target[AC_GIT_HASH_LEN + 1];   /* the state put back: hash^, or "" for the empty tree */
 	char snapshot[AC_GIT_HASH_LEN + 1]; /* the commit holding the state before rollback */
 	char commit[AC_GIT_HASH_LEN + 1];   /* the rollback's own commit; "" on a dry run */
@@ -92,16 +116,24 @@ typedef struct {
 /* Puts the workspace's files back as they were just before commit hash
  * (its first parent; the empty tree for a root commit).
  *
- * Everything is checked before anything changes: hash must be a commit the
- * repository has (AC_ENOTFOUND otherwise), and no path to be written may
- * lie behind a symbolic link (AC_EINVAL). Then the current state (tracked
- * files and untracked ones git does not ignore) is committed on HEAD with
+ * Everything is checked before anything changes, and a dry run checks the
+ * same: hash must be a commit the repository has (AC_ENOTFOUND otherwise);
+ * no merge, rebase, cherry-pick, revert or bisect may be in progress and
+ * the index must have no conflicts (AC_ECONFLICT); every path of the plan
+ * must be one git would write (ac_git_path_problem(), AC_EINVAL naming
+ * it); no path to be written may lie behind a symbolic link or inside
+ * another repository's folder (AC_EINVAL); no folder holding files the
+ * plan does not remove may stand where a file goes (AC_ECONFLICT). Then
+ * the current state (tracked files, untracked ones git does not ignore,
+ * and ignored files the rollback overwrites) is committed on HEAD with
  * snapshot_message, unless HEAD already holds exactly that; the affected
  * files are removed, restored or changed in the worktree and the index; and
  * a commit with message is made on top, so history only grows. Only paths
  * under the workspace that HEAD, the index or the target tracks are
  * touched, never protected ones; untracked files git never saw stay (they
- * are in the snapshot). With dry_run only out->items and counts are filled
+ * are in the snapshot). If a write still fails midway, every path is put
+ * back from the snapshot (which HEAD then names) and the error says what
+ * the worktree now is. With dry_run only out->items and counts are filled
  * and nothing in the worktree, index or history changes. Callers serialise
  * with ac_git_lock(). Free out with ac_git_rollback_result_free(). */
 int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,

@@ -37,6 +37,11 @@ static void op_clear(ac_op *op)
 	memset(op, 0, sizeof(*op));
 }
 
+void ac_oplog_op_clear(ac_op *op)
+{
+	op_clear(op);
+}
+
 void ac_op_free(ac_op *op)
 {
 	if (!op)
@@ -59,6 +64,33 @@ const ac_op *ac_op_list_find(const ac_op_list *list, const char *id)
 		if (!strcmp(list->ops[i].id, id))
 			return &list->ops[i];
 	return NULL;
+}
+
+int ac_op_list_find_unique(const ac_op **out, const ac_op_list *list, const char *id,
+			   const char *path)
+{
+	ac_buf lines = AC_BUF_INIT;
+	size_t count = 0;
+	int rc = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < list->n; i++) {
+		if (strcmp(list->ops[i].id, id))
+			continue;
+		ac_buf_printf(&lines, "%s%llu", count ? ", " : "", (unsigned long long)list->ops[i].line);
+		*out = &list->ops[i];
+		count++;
+	}
+	if (count == 0)
+		rc = ac_error_set(AC_ENOTFOUND, "operation %s: not in %s", id, path);
+	else if (count > 1)
+		rc = ac_error_set(AC_EINVAL, "operation %s: ambiguous, %zu lines of %s carry this id "
+				  "(lines %s); refusing to pick one", id, count, path,
+				  lines.data ? lines.data : "?");
+	if (rc)
+		*out = NULL;
+	ac_buf_free(&lines);
+	return rc;
 }
 
 static const char *string_field(const json_t *obj, const char *key)
@@ -111,6 +143,24 @@ static int op_from_json(ac_op *op, json_t *raw, const char **why)
 	return 0;
 }
 
+int ac_oplog_parse_line(ac_op *out, const char *text, size_t len, ac_buf *why)
+{
+	json_error_t err;
+	const char *what = NULL;
+	json_t *raw;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	ac_buf_clear(why);
+	if (!(raw = json_loadb(text, len, JSON_ALLOW_NUL, &err))) {
+		ac_buf_printf(why, "not JSON (column %d: %s)", err.column, err.text);
+		return AC_ECORRUPT;
+	}
+	if ((rc = op_from_json(out, raw, &what)) == AC_ECORRUPT)
+		ac_buf_printf(why, "%s", what);
+	return rc;
+}
+
 static int push_op(ac_op_list *list, size_t *cap, const ac_op *op)
 {
 	if (list->n == *cap) {
@@ -146,18 +196,12 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 	if (rc)
 		return rc;
 	while ((rc = ac_journal_reader_next(r, &line)) == 1) {
-		json_error_t err;
-		json_t *raw;
 		const char *why = NULL;
 		ac_op op;
 
 		if (line.overlong) {
 			why = "longer than the line limit";
-		} else if (!(raw = json_loadb(line.text, line.len, JSON_ALLOW_NUL, &err))) {
-			ac_buf_clear(&reason);
-			ac_buf_printf(&reason, "not JSON (column %d: %s)", err.column, err.text);
-			why = reason.data ? reason.data : "not JSON";
-		} else if ((rc = op_from_json(&op, raw, &why)) == 0) {
+		} else if ((rc = ac_oplog_parse_line(&op, line.text, line.len, &reason)) == 0) {
 			op.line = line.number;
 			if ((rc = push_op(out, &cap, &op))) {
 				op_clear(&op);
@@ -166,6 +210,8 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 			continue;
 		} else if (rc != AC_ECORRUPT) {
 			goto done;
+		} else {
+			why = reason.data ? reason.data : "not a valid operation";
 		}
 		out->skipped++;
 		if (report)
@@ -350,19 +396,29 @@ void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
 	r->op = NULL;
 }
 
-/* The operation log and journal entries of a rollback that happened. */
-static void record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws,
-			    const ac_op *target, ac_buf *notes)
+/* The operation log and journal entries of a rollback that happened. A
+ * failure is an error naming what was done and what was not: the files
+ * did change. */
+static int record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws,
+			   const ac_op *target)
 {
 	const ac_git_rollback_result *g = &out->git;
 	json_t *details = json_pack("{s:s, s:s}", "rollbackOf", target->id, "snapshot", g->snapshot);
 	ac_buf message = AC_BUF_INIT;
+	int rc = 0;
 
-	if (!details || append_op(&out->op, ws, target->session_id, "file_write", details,
-				  g->commit) != 0) {
-		if (notes)
-			ac_buf_printf(notes, "the rollback was not written to the operation log: %s",
-				      details ? ac_error_last() : "out of memory");
+	if (!details)
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	else
+		rc = append_op(&out->op, ws, target->session_id, "file_write", details, g->commit);
+	if (rc) {
+		char *why = strdup(ac_error_last());
+
+		rc = ac_error_set(rc, "the files were rolled back (commit %.12s, snapshot %.12s) but "
+				  "the rollback was not written to the operation log: %s", g->commit,
+				  g->snapshot, why ? why : "out of memory");
+		free(why);
+		goto done;
 	}
 	ac_buf_printf(&message, "Rolled back to before operation %s: %zu removed, %zu restored, "
 		      "%zu changed (snapshot %.12s)", target->id, g->removed, g->restored,
@@ -372,11 +428,70 @@ static void record_rollback(ac_oplog_rollback_result *out, const ac_workspace *w
 					  "rollbackOperationId", out->op ? out->op->id : NULL,
 					  "commit", g->commit, "snapshot", g->snapshot,
 					  "files", (json_int_t)g->n),
-				message.data ? message.data : "Rolled back") != 0 && notes)
-		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
-			      ac_error_last());
+				message.data ? message.data : "Rolled back") != 0) {
+		char *why = strdup(ac_error_last());
+
+		rc = ac_error_set(AC_EIO, "the files were rolled back (commit %.12s, recorded as "
+				  "operation %s) but the journal was not written: %s", g->commit,
+				  out->op->id, why ? why : "out of memory");
+		free(why);
+	}
+done:
 	json_decref(details);
 	ac_buf_free(&message);
+	return rc;
+}
+
+/* A note naming the agent-state paths git tracks, which other tools'
+ * `git add -A` or checkout can still rewind, and the command that stops
+ * that. */
+static void note_tracked_state(ac_buf *notes, ac_git *git)
+{
+	char **paths = NULL;
+	size_t n = 0;
+
+	if (!notes || ac_git_tracked_agent_state(&paths, &n, git) != 0 || n == 0) {
+		ac_error_clear();
+		ac_git_paths_free(paths, n);
+		return;
+	}
+	ac_buf_printf(notes, "%sgit tracks agent state (%zu path%s), which another tool's "
+		      "checkout could rewind; untrack it with: git -C ", notes->len ? "; " : "", n,
+		      n == 1 ? "" : "s");
+	ac_oplog_shell_quote(notes, ac_git_workdir(git));
+	ac_buf_printf(notes, " rm --cached -r --");
+	for (size_t i = 0; i < n; i++) {
+		ac_buf_putc(notes, ' ');
+		ac_oplog_shell_quote(notes, paths[i]);
+	}
+	ac_git_paths_free(paths, n);
+}
+
+void ac_oplog_note_tracked_state(ac_buf *notes, const ac_workspace *ws)
+{
+	ac_git *git = NULL;
+
+	if (ac_oplog_open_git(&git, ws) == 0)
+		note_tracked_state(notes, git);
+	ac_error_clear();
+	ac_git_free(git);
+}
+
+void ac_oplog_shell_quote(ac_buf *out, const char *text)
+{
+	if (*text && strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789-_./+=:@%,") == strlen(text)) {
+		ac_buf_append(out, text, strlen(text));
+		return;
+	}
+	ac_buf_putc(out, '\'');
+	for (const char *p = text; *p; p++) {
+		if (*p == '\'')
+			ac_buf_append(out, "'\\''", 4);
+		else
+			ac_buf_putc(out, *p);
+	}
+	ac_buf_putc(out, '\'');
 }
 
 int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
@@ -391,10 +506,8 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_oplog_read(&list, ws->operations_path, 0, 1, NULL, NULL)))
 		goto done;
-	if (!(target = ac_op_list_find(&list, op_id))) {
-		rc = ac_error_set(AC_ENOTFOUND, "operation %s: not in %s", op_id, ws->operations_path);
+	if ((rc = ac_op_list_find_unique(&target, &list, op_id, ws->operations_path)))
 		goto done;
-	}
 	if (!target->commit) {
 		rc = ac_error_set(AC_EINVAL, "operation %s (%s) has no git commit: "
 				  "not reversible on its own", op_id, target->type);
@@ -411,8 +524,9 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 	if ((rc = ac_git_rollback(&out->git, git, target->commit, snapshot_message.data,
 				  message.data, dry_run)))
 		goto done;
+	note_tracked_state(notes, git);
 	if (!dry_run)
-		record_rollback(out, ws, target, notes);
+		rc = record_rollback(out, ws, target);
 done:
 	if (lock_fd >= 0)
 		close(lock_fd);

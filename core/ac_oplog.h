@@ -57,8 +57,23 @@ int ac_oplog_read(ac_op_list *out, const char *path, uint64_t offset, uint64_t f
 
 void ac_op_list_free(ac_op_list *list);
 
+/* Parses one line (text[0..len), without its newline) into *out, whose
+ * fields the caller frees with ac_oplog_op_clear(). AC_ECORRUPT with why saying what is wrong (it is cleared first) when the
+ * line is not a valid record; AC_ENOMEM. */
+int ac_oplog_parse_line(ac_op *out, const char *text, size_t len, ac_buf *why);
+
+/* Frees the fields of an op filled by ac_oplog_parse_line() (not the op). */
+void ac_oplog_op_clear(ac_op *op);
+
 /* The last operation in list with exactly this id, or NULL. Borrowed. */
 const ac_op *ac_op_list_find(const ac_op_list *list, const char *id);
+
+/* The one operation in list with this id: *out is borrowed from list.
+ * AC_ENOTFOUND (naming the id and path) when none has it; AC_EINVAL when
+ * two or more lines carry it, naming the id and their line numbers: an
+ * ambiguous id is never resolved by guessing. */
+int ac_op_list_find_unique(const ac_op **out, const ac_op_list *list, const char *id,
+			   const char *path);
 
 /* Frees an op returned by ac_oplog_record() (and the op itself). */
 void ac_op_free(ac_op *op);
@@ -90,16 +105,30 @@ typedef struct {
  * ac_git_rollback() for what is touched and how nothing is lost. Checks
  * come first and change nothing: AC_ENOTFOUND for an unknown id, a
  * workspace in no git repository or a commit git does not have; AC_EINVAL
- * for an operation without a commit (command_run). Unless dry_run, the
+ * for an id that more than one line carries or an operation without a
+ * commit (command_run). Unless dry_run, the
  * rollback is recorded as a file_write operation (details {rollbackOf,
- * snapshot}) and as a ROLLBACK journal event of agent Human; trouble
- * writing those after the files changed is described in notes (may be
- * NULL) rather than failing. Free out with
- * ac_oplog_rollback_result_free(). */
+ * snapshot}) and as a ROLLBACK journal event of agent Human. When writing
+ * those fails after the files changed, the error says so (what changed,
+ * the commit, the cause) and out->git still describes the rollback
+ * (out->git.commit is set). notes (may be NULL) receives remarks that are
+ * not failures, such as agent-state files git tracks and the command that
+ * untracks them. Free out with ac_oplog_rollback_result_free(), also after
+ * an error. */
 int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
 		      bool dry_run, ac_buf *notes);
 
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
+
+/* Appends to notes, when git tracks agent state of ws (which the local
+ * exclude file cannot hide), one remark naming it and the command that
+ * untracks it. Nothing when there is none, or no repository. */
+void ac_oplog_note_tracked_state(ac_buf *notes, const ac_workspace *ws);
+
+/* Appends text quoted for a POSIX shell (single quotes unless it is made
+ * only of characters no shell treats specially), for a command shown to a
+ * person to copy; agentctl itself never runs a shell. */
+void ac_oplog_shell_quote(ac_buf *out, const char *text);
 
 /* Opens ws's repository with the agent's own state protected (sessions,
  * operation log, checkpoints, journals): what record and rollback use, for

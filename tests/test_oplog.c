@@ -422,6 +422,116 @@ static void test_agent_state_left_alone(void **state)
 	free(op1);
 }
 
+static void append_line(fixture *f, const char *line)
+{
+	tu_append_file(f->ws.operations_path, line, strlen(line));
+}
+
+/* issue 10 item 3: everything under .agent/ is agent state, tracked by
+ * git or not: a compacted session's artifact, memos, traces,
+ * orchestration, logs and folders no one has named yet survive a
+ * rollback, and the tracked ones are reported with the command that
+ * untracks them. */
+static void test_compacted_artifact_survives_rollback(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_buf notes = AC_BUF_INIT;
+	char *op1;
+
+	tu_put(f->dir, ".agent/memo/m.md", "memo v1\n");
+	tu_put(f->dir, ".agent/traces/t.json", "{}\n");
+	tu_put(f->dir, ".agent/config.json", "{}\n");
+	commit_everything(f->dir);
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	/* After op1: a compaction archives into an artifact the session
+	 * points at; other agent state changes. */
+	tu_put(f->dir, ".agent/artifacts/summary-1.md", "3,000 messages summarised\n");
+	tu_put(f->dir, ".agent/sessions/s.json", "{\"metadata\":{\"artifact\":"
+		"\".agent/artifacts/summary-1.md\"}}\n");
+	tu_put(f->dir, ".agent/memo/m.md", "memo v2\n");
+	rm(f->dir, ".agent/traces/t.json");
+	tu_put(f->dir, ".agent/orchestration/plan.json", "{}\n");
+	tu_put(f->dir, ".agent/logs/run.log", "log\n");
+	tu_put(f->dir, ".agent/future-folder/x", "x\n");
+	tu_put(f->dir, "b.txt", "bee\n");
+	free(record(f, "file_write", "b.txt"));
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, false, &notes), 0);
+	assert_false(tu_exists(f->dir, "b.txt"));
+	tu_assert_file(f->dir, ".agent/artifacts/summary-1.md", "3,000 messages summarised\n");
+	tu_assert_file(f->dir, ".agent/memo/m.md", "memo v2\n");
+	assert_false(tu_exists(f->dir, ".agent/traces/t.json"));
+	tu_assert_file(f->dir, ".agent/orchestration/plan.json", "{}\n");
+	tu_assert_file(f->dir, ".agent/logs/run.log", "log\n");
+	tu_assert_file(f->dir, ".agent/future-folder/x", "x\n");
+	for (size_t i = 0; i < r.git.n; i++)
+		assert_int_equal(strncmp(r.git.items[i].path, ".agent", 6) != 0, 1);
+	assert_non_null(notes.data);
+	assert_non_null(strstr(notes.data, "rm --cached -r -- .agent"));
+	ac_oplog_rollback_result_free(&r);
+	ac_buf_free(&notes);
+	free(op1);
+}
+
+/* issue 11 item 8: two lines with one id: rollback (the core call the
+ * dashboard makes) refuses, naming the id and both lines. */
+static void test_ambiguous_id_refused(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_op_list list = {0};
+	const ac_op *op = NULL;
+	ac_buf line = AC_BUF_INIT;
+	ac_op *first = NULL;
+	json_t *details = json_pack("{s:s}", "path", "a.txt");
+
+	tu_put(f->dir, "a.txt", "one\n");
+	assert_int_equal(ac_oplog_record(&first, &f->ws, "s", "file_write", details), 0);
+	tu_put(f->dir, "a.txt", "two\n");
+	free(record(f, "file_write", "a.txt"));
+	ac_buf_printf(&line, "{\"id\":\"%s\",\"sessionId\":\"other\",\"type\":\"file_write\","
+		      "\"details\":{},\"gitCommitHash\":\"%s\"}\n", first->id, first->commit);
+	append_line(f, line.data);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, first->id, true, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), first->id));
+	assert_non_null(strstr(ac_error_last(), "ambiguous"));
+	assert_non_null(strstr(ac_error_last(), "lines 1, 3"));
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, first->id, false, NULL), AC_EINVAL);
+	tu_assert_file(f->dir, "a.txt", "two\n");
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(ac_op_list_find_unique(&op, &list, first->id, "ops"), AC_EINVAL);
+	assert_null(op);
+	assert_int_equal(ac_op_list_find_unique(&op, &list, "nope", "ops"), AC_ENOTFOUND);
+	ac_op_list_free(&list);
+	ac_buf_free(&line);
+	ac_op_free(first);
+	json_decref(details);
+}
+
+/* issue 11 item 16: a rollback whose record could not be written is a
+ * failure that says the files did change, not a quiet success. */
+static void test_unrecorded_rollback_is_error(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1;
+
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "blocker", "a file where the journal's folder must be\n");
+	free(f->ws.journal_path);
+	f->ws.journal_path = tu_path(f->dir, "blocker/JOURNAL.jsonl");
+	assert_int_not_equal(ac_oplog_rollback(&r, &f->ws, op1, false, NULL), 0);
+	assert_non_null(strstr(ac_error_last(), "the files were rolled back"));
+	assert_non_null(strstr(ac_error_last(), "journal was not written"));
+	assert_true(r.git.commit[0] != '\0');
+	assert_false(tu_exists(f->dir, "a.txt"));
+	ac_oplog_rollback_result_free(&r);
+	free(op1);
+}
+
 /* Files git ignores and files it never saw are not touched. */
 static void test_untracked_untouched(void **state)
 {
@@ -449,11 +559,6 @@ static void test_untracked_untouched(void **state)
 	tu_assert_file(f->dir, "notes/todo.txt", "never seen\n");
 	ac_oplog_rollback_result_free(&r);
 	free(op1);
-}
-
-static void append_line(fixture *f, const char *line)
-{
-	tu_append_file(f->ws.operations_path, line, strlen(line));
 }
 
 /* Each refusal leaves the worktree and HEAD exactly as they were. */
@@ -664,6 +769,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_undo_rollback, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_state_left_alone, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_untracked_untouched, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_compacted_artifact_survives_rollback, setup_repo,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ambiguous_id_refused, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_unrecorded_rollback_is_error, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_change_nothing, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_repository, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_and_corrupt, setup, teardown),

@@ -174,10 +174,13 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 	ac_oplog_rollback_result r = {0};
 	ac_git_rollback_result *g = &r.git;
 
+	ac_buf notes = AC_BUF_INIT;
+
 	ui_dialog_free(d);
-	if (ac_oplog_rollback(&r, ws, op_id, true, NULL) != 0) {
+	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0) {
 		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
 		ac_oplog_rollback_result_free(&r);
+		ac_buf_free(&notes);
 		return;
 	}
 	d->kind = UI_DLG_ROLLBACK_OP;
@@ -188,9 +191,15 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
 	if (g->n == 0)
 		ui_dialog_line(d, "no file differs: only a snapshot and a rollback commit are made");
+	if (g->kept)
+		ui_dialog_line(d, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
+			       g->kept, g->kept == 1 ? "" : "s");
 	for (size_t i = 0; i < g->n; i++)
 		ui_dialog_line(d, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
+	if (notes.len)
+		ui_dialog_line(d, "note: %s", notes.data);
 	ac_oplog_rollback_result_free(&r);
+	ac_buf_free(&notes);
 }
 
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
@@ -283,7 +292,8 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 		ac_oplog_rollback_result r = {0};
 
 		if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
-			ui_model_set_action(m, true, "rollback failed, nothing changed: %s", ac_error_last());
+			ui_model_set_action(m, true, r.git.commit[0] ? "rollback incomplete: %s"
+					    : "rollback failed: %s", ac_error_last());
 		else
 			ui_model_set_action(m, false, "rolled back to before %s: %zu removed, %zu restored, "
 					    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,

@@ -27,6 +27,18 @@ static void report_torn(const char *path, const ac_op_list *list)
 			 (unsigned long long)list->torn_offset);
 }
 
+/* The one note line every ops command gives about agent state git
+ * tracks. */
+static void note_tracked_state(const ac_workspace *ws)
+{
+	ac_buf notes = AC_BUF_INIT;
+
+	ac_oplog_note_tracked_state(&notes, ws);
+	if (notes.len)
+		cli_note("%s", notes.data);
+	ac_buf_free(&notes);
+}
+
 static void put_commit(ac_buf *out, const ac_op *op, int width)
 {
 	char short_hash[13];
@@ -107,6 +119,7 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	}
 	if (json)
 		cli_write_json(array);
+	note_tracked_state(ws);
 	status = cli_finish_output();
 done:
 	json_decref(array);
@@ -147,8 +160,8 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	if (!(op = ac_op_list_find(&list, argv[0]))) {
-		status = cli_error(CLI_FAILED, "operation %s: not in %s", argv[0], ws->operations_path);
+	if (ac_op_list_find_unique(&op, &list, argv[0], ws->operations_path) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
 	if (op->commit && (ac_oplog_open_git(&git, ws) != 0 ||
@@ -202,6 +215,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 			cli_write(safe.data, safe.len);
 		ac_buf_free(&safe);
 	}
+	note_tracked_state(ws);
 	status = cli_finish_output();
 done:
 	free(details);
@@ -229,6 +243,10 @@ static void print_plan(const ac_git_rollback_result *r, const char *op_id)
 	}
 	ac_buf_printf(&out, "%zu removed, %zu restored, %zu changed\n", r->removed, r->restored,
 		      r->changed);
+	if (r->kept)
+		ac_buf_printf(&out, "%zu file%s git does not track (ignored) will be overwritten; the "
+			      "snapshot commit keeps %s\n", r->kept, r->kept == 1 ? "" : "s",
+			      r->kept == 1 ? "a copy" : "copies");
 	if (out.data)
 		cli_write(out.data, out.len);
 	ac_buf_free(&out);
@@ -282,7 +300,12 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		}
 	}
 	if (ac_oplog_rollback(&result, ws, id, dry_run, &notes) != 0) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		char *why = strdup(ac_error_last());
+
+		if (notes.len)
+			cli_note("%s", notes.data);
+		status = cli_error(CLI_FAILED, "%s", why ? why : "out of memory");
+		free(why);
 		goto done;
 	}
 	if (dry_run) {

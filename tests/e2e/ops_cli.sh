@@ -147,6 +147,156 @@ check "undoing the rollback brings the uncommitted edit back" [ "$(cat "$WS/sub/
 check "undoing the rollback brings b.txt back" [ "$(cat "$WS/b.txt")" = bee ]
 check "undoing the rollback removes keep.txt again" [ ! -e "$WS/keep.txt" ]
 
+# --- hostile trees (issue 11 item 1) ----------------------------------
+# tree ENTRY...: writes a raw tree object (git's own tools refuse these
+# names) from "MODE NAME HASH" entries; prints its hash.
+tree() {
+	local e mode name hash
+	for e in "$@"; do
+		read -r mode name hash <<<"$e"
+		printf '%s %s\0' "$mode" "$name"
+		printf '%s' "$hash" | xxd -r -p
+	done | g hash-object -t tree --literally -w --stdin
+}
+# hostile_op ID TREE: logs an operation whose commit's parent has TREE.
+hostile_op() {
+	local parent commit
+	parent=$(g commit-tree "$2" -m hostile </dev/null)
+	commit=$(g commit-tree "$(g rev-parse 'HEAD^{tree}')" -p "$parent" -m op </dev/null)
+	printf '{"id":"%s","sessionId":"evil","type":"file_write","details":{},"gitCommitHash":"%s"}\n' \
+		"$1" "$commit" >>"$WS/.agent/operations.jsonl"
+}
+new_ws
+rm -f "$TMP/escape.txt" "$TMP/PWNED"
+BLOB=$(printf 'escaped\n' | g hash-object -w --stdin)
+CFG=$(printf '[core]\n\tfsmonitor = touch %s/PWNED\n' "$TMP" | g hash-object -w --stdin)
+UP=$(tree "100644 escape.txt $BLOB")
+hostile_op up "$(tree "40000 .. $UP")"
+hostile_op up2 "$(tree "100644 ../../escape.txt $BLOB")"
+hostile_op dotgit "$(tree "40000 .git $(tree "100644 config $CFG")")"
+hostile_op ntfs "$(tree "40000 GIT~1 $(tree "100644 config $CFG")")"
+hostile_op link "$(tree "120000 out $(printf '../../..' | g hash-object -w --stdin)")"
+BEFORE=$(state)
+for id in up up2 dotgit ntfs link; do
+	run ops rollback $id --dry-run
+	check "hostile $id: dry run exits 1" [ "$RC" = 1 ]
+	check "hostile $id: one error line naming the path" bash -c \
+		'[ "$(wc -l <"$1")" = 1 ] && grep -Eq "(\.\.|\.git|GIT~1|out).*unsafe path" "$1"' _ "$TMP/err"
+	run ops rollback $id --yes
+	check "hostile $id: rollback exits 1" [ "$RC" = 1 ]
+done
+check "hostile trees change nothing" [ "$BEFORE" = "$(state)" ]
+check "nothing escaped the workspace" [ ! -e "$TMP/escape.txt" ] && [ ! -e "$WS/../escape.txt" ]
+g status >/dev/null 2>&1
+check "no planted fsmonitor ran" [ ! -e "$TMP/PWNED" ]
+
+# --- agent state stays out of git (issue 10 items 3, 4) ----------------
+new_ws
+mkdir -p "$WS/.agent/memo"
+printf 'memo\n' >"$WS/.agent/memo/m.md"
+g add -f .agent/memo/m.md && g commit -q -m "memo tracked by hand"
+printf 'user line\n' >>"$WS/.git/info/exclude"
+run ops rollback op4 --yes
+check "rollback with tracked agent state exits 0" [ "$RC" = 0 ]
+check "tracked agent state is reported with the untrack command" \
+	grep -q "git tracks agent state.*rm --cached -r -- .agent" "$TMP/err"
+check "the exclude file keeps the user's line" grep -q '^user line$' "$WS/.git/info/exclude"
+run ops list
+check "list also names tracked agent state, in one line" bash -c \
+	'[ "$(grep -c "git tracks agent state" "$1")" = 1 ]' _ "$TMP/err"
+EXCL=$(cat "$WS/.git/info/exclude")
+mkdir -p "$WS/.agent/artifacts"
+printf 'art\n' >"$WS/.agent/artifacts/a.md"
+printf '{}\n' >"$WS/JOURNAL-2025-01.jsonl"
+printf '1\n' >"$WS/JOURNAL.jsonl.lock"
+printf 'user\n' >"$WS/user.txt"
+g add -A
+check "git add -A stages no agent state" bash -c \
+	'! git -C "$1" diff --cached --name-only | grep -Eq "^(\.agent/artifacts|\.agent/operations|JOURNAL)"' _ "$WS"
+check "git add -A still stages the user's file" bash -c \
+	'git -C "$1" diff --cached --name-only | grep -qx user.txt' _ "$WS"
+g reset -q
+run ops rollback op2 --dry-run
+check "the exclude block is written once" [ "$EXCL" = "$(cat "$WS/.git/info/exclude")" ]
+
+# --- a clone inside the workspace (issue 11 item 7) ---------------------
+new_ws
+git init -q "$WS/vendor/lib"
+printf 'lib\n' >"$WS/vendor/lib/lib.c"
+run ops rollback op4 --yes
+check "rollback beside an untracked clone exits 0" [ "$RC" = 0 ]
+check "the clone is untouched" [ "$(cat "$WS/vendor/lib/lib.c")" = lib ]
+
+# --- one id on two lines (issue 11 item 8) -------------------------------
+new_ws
+tail -n 1 "$WS/.agent/operations.jsonl" | sed 's/"op4"/"op1"/' >>"$WS/.agent/operations.jsonl"
+BEFORE=$(state)
+run ops rollback op1 --yes
+check "rollback of an ambiguous id exits 1" [ "$RC" = 1 ]
+check "rollback of an ambiguous id names the id and lines" grep -q 'op1: ambiguous.*lines 1, 6' "$TMP/err"
+run ops show op1
+check "show of an ambiguous id exits 1" [ "$RC" = 1 ]
+check "ambiguous ids change nothing" [ "$BEFORE" = "$(state)" ]
+
+# --- a merge in progress (issue 11 item 5) -------------------------------
+new_ws
+g checkout -q -b side HEAD~1
+printf 'side\n' >"$WS/a.txt"
+g commit -q -am side
+g checkout -q -
+printf 'main\n' >"$WS/a.txt"
+g commit -q -am main
+g merge side >/dev/null 2>&1
+run ops rollback op4 --yes
+check "rollback during a merge exits 1" [ "$RC" = 1 ]
+check "rollback during a merge says which" grep -q 'a merge is in progress' "$TMP/err"
+check "the merge state is kept" [ -e "$WS/.git/MERGE_HEAD" ]
+check "the conflict stages are kept" [ -n "$(g ls-files -u)" ]
+
+# --- an ignored file the rollback overwrites (issue 11 item 4) -----------
+new_ws
+printf 'old committed\n' >"$WS/config.local"
+commit_op cfg1 file_write config.local
+g rm -q --cached config.local
+printf 'config.local\n' >"$WS/.gitignore"
+printf "user's own\n" >"$WS/config.local"
+printf 'later\n' >"$WS/a.txt"
+commit_op cfg2 file_write a.txt
+run ops rollback cfg2 --dry-run
+check "dry run says the ignored file is kept in the snapshot" grep -q '1 file git does not track (ignored) will be overwritten' "$TMP/out"
+run ops rollback cfg2 --yes
+check "rollback over an ignored file exits 0" [ "$RC" = 0 ]
+check "the snapshot keeps the ignored file" bash -c '[ "$(git -C "$1" show HEAD~1:config.local)" = "user'"'"'s own" ]' _ "$WS"
+
+# --- the record of a rollback cannot be written (issue 11 item 16) --------
+new_ws
+printf 'a file where the journal folder must be\n' >"$WS/blocker"
+printf '{"journalPath":"blocker/JOURNAL.jsonl"}\n' >"$WS/.agent/config.json"
+run ops rollback op4 --yes
+check "a rollback that could not be journaled exits 1" [ "$RC" = 1 ]
+check "and says the files did change" grep -q 'files were rolled back.*journal was not written' "$TMP/err"
+
+# --- few file descriptors (issue 11 item 16) -------------------------------
+# At every limit a rollback either succeeds and is recorded, or exits 1
+# with the real reason (not "not in the git repository"): never exit 0
+# without its operation-log line.
+new_ws
+HONEST=yes
+for n in 4 5 6 7 8 9 10 12 16; do
+	LINES=$(wc -l <"$WS/.agent/operations.jsonl")
+	(ulimit -n $n; exec "$AC" -w "$WS" ops rollback op4 --yes) >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	NOW=$(wc -l <"$WS/.agent/operations.jsonl")
+	if [ "$RC" = 0 ]; then
+		[ "$NOW" = $((LINES + 1)) ] || { HONEST="no: exit 0 at ulimit -n $n without a record"; }
+	elif [ "$RC" -lt 126 ]; then # 126, 127: the shell could not start it at all
+		[ "$RC" = 1 ] && [ -s "$TMP/err" ] || HONEST="no: exit $RC at ulimit -n $n"
+		! grep -q 'not in the git repository' "$TMP/err" ||
+			HONEST="no: a wrong cause at ulimit -n $n: $(cat "$TMP/err")"
+	fi
+done
+check "under ulimit -n, exit 0 only with the rollback recorded ($HONEST)" [ "$HONEST" = yes ]
+
 # --- not a repository --------------------------------------------------
 WS=$(mktemp -d "$TMP/plain.XXXXXX")
 mkdir -p "$WS/.agent"

@@ -1,0 +1,249 @@
+/* The agent's own state as the git layer sees it: the one predicate that
+ * staging and rollback ask, the repository's local exclude block that keeps
+ * `git add -A` away from it, and the agent-state files git already tracks. */
+#include "ac_git.h"
+#include "ac_git_impl.h"
+#include "ac_git_paths.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_BEGIN "# >>> agentctl: agent state, never committed (managed; edits are replaced) >>>\n"
+#define BLOCK_END "# <<< agentctl <<<\n"
+
+bool ac_git_in_workspace(const ac_git *g, const char *path)
+{
+	return !strncmp(path, g->prefix, strlen(g->prefix));
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+static bool is_journal(const ac_git_journal_rule *j, const char *path)
+{
+	size_t dlen = strlen(j->dir), slen = strlen(j->stem), len;
+	const char *name = path + dlen;
+
+	if (strncmp(path, j->dir, dlen) || strchr(name, '/') || strncmp(name, j->stem, slen))
+		return false;
+	len = strlen(name);
+	if (has_suffix(name, len, ".lock"))
+		len -= 5;
+	if (!has_suffix(name, len, ".jsonl"))
+		return false;
+	return len == slen + 6 || name[slen] == '-';
+}
+
+bool ac_git_is_agent_state(const ac_git *g, const char *path)
+{
+	size_t plen = strlen(g->prefix);
+
+	if (!strncmp(path, g->prefix, plen) && ac_git_path_is_default_agent_state(path + plen))
+		return true;
+	for (size_t i = 0; i < g->nfolders; i++) {
+		size_t n = strlen(g->folders[i]);
+
+		if (!strncmp(path, g->folders[i], n) && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	for (size_t i = 0; i < g->nfiles; i++) {
+		size_t n = strlen(g->files[i]);
+
+		if (!strncmp(path, g->files[i], n) && (!path[n] || !strcmp(path + n, ".lock")))
+			return true;
+	}
+	for (size_t i = 0; i < g->njournals; i++)
+		if (is_journal(&g->journals[i], path))
+			return true;
+	return false;
+}
+
+static void put_escaped(ac_buf *out, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (strchr("\\*?[! #", *p))
+			ac_buf_putc(out, '\\');
+		ac_buf_putc(out, *p);
+	}
+}
+
+/* Appends "/<path><suffix>" as a gitignore pattern: path matches itself
+ * only (its wildcard and escape characters quoted); suffix is quoted too
+ * unless glob_suffix. A path with a line break cannot be written as a
+ * pattern and is left out. */
+static void put_pattern(ac_buf *out, const char *path, const char *suffix, bool glob_suffix)
+{
+	if (strpbrk(path, "\n\r"))
+		return;
+	ac_buf_putc(out, '/');
+	put_escaped(out, path);
+	if (glob_suffix)
+		ac_buf_append(out, suffix, strlen(suffix));
+	else
+		put_escaped(out, suffix);
+	ac_buf_putc(out, '\n');
+}
+
+/* The block's patterns: the fixed rules under the workspace, then every
+ * configured place inside the repository. */
+static void build_block(ac_buf *out, const ac_git *g)
+{
+	ac_buf_printf(out, "%s", BLOCK_BEGIN);
+	put_pattern(out, g->prefix, ".agent/", false);
+	put_pattern(out, g->prefix, "JOURNAL*.jsonl", true);
+	put_pattern(out, g->prefix, "JOURNAL*.jsonl.lock", true);
+	for (size_t i = 0; i < g->nfolders; i++)
+		put_pattern(out, g->folders[i], "/", false);
+	for (size_t i = 0; i < g->nfiles; i++) {
+		put_pattern(out, g->files[i], "", false);
+		put_pattern(out, g->files[i], ".lock", false);
+	}
+	for (size_t i = 0; i < g->njournals; i++) {
+		const ac_git_journal_rule *j = &g->journals[i];
+		ac_buf stem = AC_BUF_INIT;
+
+		if (ac_buf_printf(&stem, "%s%s", j->dir, j->stem) == 0) {
+			put_pattern(out, stem.data, ".jsonl", false);
+			put_pattern(out, stem.data, ".jsonl.lock", false);
+			put_pattern(out, stem.data, "-*.jsonl", true);
+			put_pattern(out, stem.data, "-*.jsonl.lock", true);
+		}
+		ac_buf_free(&stem);
+	}
+	ac_buf_printf(out, "%s", BLOCK_END);
+}
+
+/* text without the lines from BLOCK_BEGIN through BLOCK_END (a block cut
+ * short by hand ends at the end of the file). */
+static void strip_block(ac_buf *out, const char *text)
+{
+	const char *begin = strstr(text, BLOCK_BEGIN), *end;
+
+	if (!begin || (begin != text && begin[-1] != '\n')) {
+		ac_buf_append(out, text, strlen(text));
+		return;
+	}
+	ac_buf_append(out, text, (size_t)(begin - text));
+	end = strstr(begin, BLOCK_END);
+	if (end)
+		ac_buf_append(out, end + strlen(BLOCK_END), strlen(end + strlen(BLOCK_END)));
+}
+
+int ac_git_exclude_agent_state(ac_git *g)
+{
+	ac_buf path = AC_BUF_INIT, next = AC_BUF_INIT, block = AC_BUF_INIT;
+	char *old = NULL;
+	size_t old_len = 0;
+	int rc;
+
+	if (ac_buf_printf(&path, "%sinfo", git_repository_commondir(g->repo))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_file_mkdirs(path.data)))
+		goto done;
+	ac_buf_printf(&path, "/exclude");
+	rc = ac_file_read(&old, &old_len, path.data);
+	if (rc == AC_ENOTFOUND)
+		ac_error_clear();
+	else if (rc)
+		goto done;
+	rc = 0;
+	strip_block(&next, old ? old : "");
+	if (next.len && next.data[next.len - 1] != '\n')
+		ac_buf_putc(&next, '\n');
+	build_block(&block, g);
+	ac_buf_append(&next, block.data, block.len);
+	if (!next.data || !block.data) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (old && old_len == next.len && !memcmp(old, next.data, next.len))
+		goto done; /* already there: no write */
+	rc = ac_atomic_write(path.data, next.data, next.len, NULL, NULL);
+done:
+	free(old);
+	ac_buf_free(&path);
+	ac_buf_free(&next);
+	ac_buf_free(&block);
+	return rc;
+}
+
+/* Adds p (or, under the workspace's .agent folder, that folder) to list
+ * unless it is the one added last. */
+static int add_tracked(char ***list, size_t *n, size_t *cap, const ac_git *g, const char *p)
+{
+	size_t plen = strlen(g->prefix);
+	char *item;
+
+	if (!strncmp(p + plen, ".agent/", 7))
+		item = strndup(p, plen + 6);
+	else
+		item = strdup(p);
+	if (!item)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (*n > 0 && !strcmp((*list)[*n - 1], item)) {
+		free(item);
+		return 0;
+	}
+	if (*n + 1 >= *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 8;
+		char **grown = realloc(*list, grown_cap * sizeof(char *));
+
+		if (!grown) {
+			free(item);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		*list = grown;
+		*cap = grown_cap;
+	}
+	(*list)[(*n)++] = item;
+	(*list)[*n] = NULL;
+	return 0;
+}
+
+int ac_git_tracked_agent_state(char ***out, size_t *out_n, ac_git *g)
+{
+	git_index *index = NULL;
+	char **list = NULL;
+	size_t n = 0, cap = 0, count;
+	int rc = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 0) != 0) {
+		rc = ac_git_fail("reading the index");
+		goto done;
+	}
+	count = git_index_entrycount(index);
+	for (size_t i = 0; i < count; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+
+		if (e && ac_git_is_agent_state(g, e->path) &&
+		    (rc = add_tracked(&list, &n, &cap, g, e->path)))
+			goto done;
+	}
+	*out = list;
+	*out_n = n;
+	list = NULL;
+done:
+	ac_git_paths_free(list, n);
+	git_index_free(index);
+	return rc;
+}
+
+void ac_git_paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
