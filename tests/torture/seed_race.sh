@@ -39,7 +39,8 @@ EOF
 export XDG_CONFIG_HOME=$WORK/xdg
 act() { "$AC" -w "$ws" "$@" >>"$WORK/actions.out" 2>>"$WORK/actions.err" </dev/null; }
 
-expected=0 found=0 lost=0 races=0 applied=0 refused=0 load_failures=0 overridden_ok=0
+expected=0 found=0 lost=0 races=0 applied=0 refused=0 load_failures=0
+declare -A done_by refused_by
 for ((round = 1; round <= ROUNDS; round++)); do
 	id=r$round
 	mode=$([ $((round % 2)) = 1 ] && echo reload || echo once)
@@ -54,14 +55,19 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		--ack "$WORK/$id.ack" >"$WORK/$id.writer" 2>&1 &
 	writer=$!
 	while kill -0 "$writer" 2>/dev/null; do
-		case ${ACTIONS[RANDOM % ${#ACTIONS[@]}]} in
+		action=${ACTIONS[RANDOM % ${#ACTIONS[@]}]}
+		case $action in
 		pause) act session pause "$id" ;;
 		resume) act session resume "$id" ;;
 		compact) act session compact "$id" --force ;;
 		checkpoint) act checkpoint create "$id" ;;
 		rollback) act checkpoint rollback "$id" --latest --yes ;;
 		esac
-		if [ $? = 0 ]; then applied=$((applied + 1)); else refused=$((refused + 1)); fi
+		if [ $? = 0 ]; then
+			applied=$((applied + 1)) done_by[$action]=$((${done_by[$action]:-0} + 1))
+		else
+			refused=$((refused + 1)) refused_by[$action]=$((${refused_by[$action]:-0} + 1))
+		fi
 		races=$((races + 1))
 		sleep "0.0$((RANDOM % 5))"
 	done
@@ -77,8 +83,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	lost=$((lost + $(kv lost "$result")))
 done
 echo "   $ROUNDS sessions x $TURNS turns, $races operator actions ($applied done, $refused refused)"
-grep -ho "session '[^']*' [a-z ]*\|pause overridden by the agent\|being written by its agent\|changed while it was being compacted\|[a-z ]*prefix[a-z ]*" \
-	"$WORK/actions.err" | sed "s/'r[0-9]*'/'ID'/" | sort | uniq -c | sort -rn | head -8 | sed 's/^/     /'
+for action in "${ACTIONS[@]}"; do
+	echo "     $action: ${done_by[$action]:-0} done, ${refused_by[$action]:-0} refused"
+done
+echo "   why actions were refused (first words of each error, most frequent first):"
+sed -E "s/^agentctl: //; s/'[^']*'/'ID'/g; s/[0-9]+ ms/N ms/g; s/ \(.*//; s/;.*//" \
+	"$WORK/actions.err" | cut -c1-90 | sort | uniq -c | sort -rn | head -8 | sed 's/^/     /'
 check "every message and acknowledged turn is kept (expected=$expected found=$found lost=$lost)" \
 	eq "$lost" 0
 check "the writers acknowledged turns ($expected expected)" test "$expected" -gt $((ROUNDS * 40))
