@@ -236,9 +236,16 @@ written_whole:
 	}
 	/* Where the torn line began, for the caller's report (rare: only on a
 	 * repair). */
-	if (info.repaired_torn_tail &&
-	    ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size) != 0)
-		info.torn_offset = 0;
+	if (info.repaired_torn_tail) {
+		/* Bounded: a torn line longer than the limit is not traced back
+		 * to its start while we hold the lock. */
+		int start_rc = ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size);
+
+		if (start_rc == AC_ECORRUPT)
+			info.torn_overlong = true;
+		else if (start_rc)
+			info.torn_offset = 0;
+	}
 	if (out) {
 		*out = info;
 		info.rotated_to = NULL;

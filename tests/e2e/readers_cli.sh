@@ -132,4 +132,41 @@ check "journal read --json escapes DEL and the rest" \
 	grep -qF 't\udb40\udc41 l\u2028 s\u00ad c\u034f d\u007f end' "$TMP/out"
 check "journal read --json holds no DEL byte" bash -c "! LC_ALL=C grep -q $'\x7f' '$TMP/out'"
 
+# --- item 14: a huge corrupt tail costs one line's worth of work ---
+# A 20 GB sparse tail (no disk used): old code took up to a minute.
+new_ws
+for m in m1 m2 m3; do trun 5 journal log "$(event "$m")"; done
+truncate -s +20G "$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "read --last 1 over a 20 GB sparse tail finishes" [ "$RC" -eq 0 ]
+check "read --last 1 still finds the last event" grep -q ' m3$' "$TMP/out"
+check "the tail is reported as unterminated" grep -q "unterminated line at byte" "$TMP/err"
+trun 20 journal log "$(event after)"
+check "an append after a 20 GB sparse tail finishes" [ "$RC" -eq 0 ]
+check "the append says it ended the torn line" grep -q "was torn" "$TMP/err"
+trun 20 journal read --last 2
+check "read --last 2 finds both events around the tail" \
+	bash -c "grep -q ' m3$' '$TMP/out' && grep -q ' after$' '$TMP/out'"
+trun 20 journal check
+check "check over the 20 GB line finishes naming it too long" grep -q "line longer than 64 MiB" "$TMP/out"
+rm -f "$WS/JOURNAL.jsonl"
+# A real (not sparse) unterminated tail longer than the line limit.
+new_ws
+for m in m1 m2; do trun 5 journal log "$(event "$m")"; done
+before=$(stat -c %s "$WS/JOURNAL.jsonl")
+head -c $((70 << 20)) /dev/zero | tr '\0' x >>"$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "read --last 1 over a 70 MiB garbage tail finishes" [ "$RC" -eq 0 ]
+check "read --last 1 finds the event before the garbage" grep -q ' m2$' "$TMP/out"
+check "the garbage is reported as one line from its start" \
+	grep -q "unterminated line at byte $before " "$TMP/err"
+head -c $((70 << 20)) /dev/zero | tr '\0' y >>"$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "past 64 MiB back, the garbage is one invalid line" grep -q "skipped 1 invalid line" "$TMP/err"
+trun 20 journal log "$(event after)"
+check "the append names the over-long torn line" grep -q "is longer than 64 MiB" "$TMP/err"
+trun 20 journal read --last 1
+check "the next event reads after the garbage" grep -q ' after$' "$TMP/out"
+rm -f "$WS/JOURNAL.jsonl"
+
 finish
