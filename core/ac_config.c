@@ -4,6 +4,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -175,9 +176,10 @@ static int load_file(ac_config *c, const char *path, bool *out_found)
 		return rc == AC_ENOTFOUND ? 0 : rc;
 	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr);
 	close(fd);
-	if (!root)
-		return ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", path,
-				    jerr.line, jerr.column, jerr.text);
+	if (!root) {
+		rc = ac_json_load_error(&jerr, NULL, 0, path);
+		return rc == AC_ECORRUPT ? AC_EINVAL : rc;
+	}
 	*out_found = true;
 	if (!json_is_object(root)) {
 		json_decref(root);

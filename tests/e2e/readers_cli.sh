@@ -169,4 +169,47 @@ trun 20 journal read --last 1
 check "the next event reads after the garbage" grep -q ' after$' "$TMP/out"
 rm -f "$WS/JOURNAL.jsonl"
 
+# --- item 16: running out of descriptors or memory is a failure, not a bad file ---
+new_ws
+for i in 1 2 3; do
+	printf '{"id":"s%d","status":"running","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+		"$i" >"$WS/.agent/sessions/s$i.json"
+done
+(ulimit -n 4; exec "$AC" -w "$WS" session list) >"$TMP/out" 2>"$TMP/err" </dev/null
+RC=$?
+check "session list under ulimit -n 4 exits 1" [ "$RC" -eq 1 ]
+check "session list under ulimit -n 4 names the cause" grep -q "Too many open files" "$TMP/err"
+check "session list under ulimit -n 4 calls no file skipped" bash -c "! grep -q skipped '$TMP/err'"
+# ASan reserves terabytes of address space: ulimit -v cannot work under it.
+if LC_ALL=C grep -qa __asan_init "$AC"; then
+	echo "skipping the ulimit -v cases: built with AddressSanitizer"
+else
+	# A 13 MB session: under some of these limits jansson runs out of memory
+	# mid-parse, which it used to word as "invalid token" or leave empty.
+	awk 'BEGIN {
+		printf "{\"id\":\"big\",\"status\":\"running\",\"task\":\"t\",\"conversationHistory\":["
+		for (i = 0; i < 100000; i++) {
+			printf "%s{\"role\":\"user\",\"content\":\"", (i ? "," : "")
+			for (j = 0; j < 10; j++) printf "xxxxxxxxxx"
+			printf "\"}"
+		}
+		printf "]}"
+	}' >"$WS/.agent/sessions/big.json"
+	oom=0 wrong=0
+	for v in 30000 40000 50000 60000 70000 80000; do
+		(ulimit -v $v; exec "$AC" -w "$WS" session show big) >/dev/null 2>"$TMP/err" </dev/null
+		RC=$?
+		if [ "$RC" -ne 0 ]; then
+			if [ "$RC" -eq 1 ] && grep -q "big.json: out of memory" "$TMP/err"; then
+				oom=$((oom + 1))
+			else
+				wrong=$((wrong + 1))
+				echo "  ulimit -v $v: exit $RC: $(head -c 200 "$TMP/err")" >&2
+			fi
+		fi
+	done
+	check "under ulimit -v the failure says out of memory, never a parse error" [ "$wrong" -eq 0 ]
+	check "some ulimit -v case ran out of memory" [ "$oom" -gt 0 ]
+fi
+
 finish
