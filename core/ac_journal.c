@@ -343,7 +343,8 @@ int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 		}
 		paths[n++] = ac_buf_detach(&full);
 	}
-	qsort(paths, n, sizeof(*paths), compare_names);
+	if (n)
+		qsort(paths, n, sizeof(*paths), compare_names); /* paths is NULL for none */
 	if (stat(path, &st) == 0) {
 		if (n + 1 > cap) {
 			char **grown = realloc(paths, (n + 1) * sizeof(*paths));

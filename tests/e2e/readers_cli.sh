@@ -175,15 +175,17 @@ for i in 1 2 3; do
 	printf '{"id":"s%d","status":"running","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
 		"$i" >"$WS/.agent/sessions/s$i.json"
 done
-(ulimit -n 4; exec "$AC" -w "$WS" session list) >"$TMP/out" 2>"$TMP/err" </dev/null
-RC=$?
-check "session list under ulimit -n 4 exits 1" [ "$RC" -eq 1 ]
-check "session list under ulimit -n 4 names the cause" grep -q "Too many open files" "$TMP/err"
-check "session list under ulimit -n 4 calls no file skipped" bash -c "! grep -q skipped '$TMP/err'"
-# ASan reserves terabytes of address space: ulimit -v cannot work under it.
+# An AddressSanitizer build needs more descriptors to start and terabytes of
+# address space: the ulimit cases cannot run under it.
 if LC_ALL=C grep -qa __asan_init "$AC"; then
-	echo "skipping the ulimit -v cases: built with AddressSanitizer"
+	echo "skipping the ulimit cases: built with AddressSanitizer"
 else
+	(ulimit -n 4; exec "$AC" -w "$WS" session list) >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	check "session list under ulimit -n 4 exits 1" [ "$RC" -eq 1 ]
+	check "session list under ulimit -n 4 names the cause" grep -q "Too many open files" "$TMP/err"
+	check "session list under ulimit -n 4 calls no file skipped" bash -c "! grep -q skipped '$TMP/err'"
+
 	# A 13 MB session: under some of these limits jansson runs out of memory
 	# mid-parse, which it used to word as "invalid token" or leave empty.
 	awk 'BEGIN {
