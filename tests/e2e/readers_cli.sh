@@ -58,6 +58,21 @@ new_ws
 mkfifo "$WS/.agent/config.json"
 check "fifo project config: journal read" refuses config.json journal read
 
+new_ws
+mkfifo "$WS/JOURNAL.jsonl.lock"
+trun 10 journal log "$(event after-fifo-lock)"
+check "fifo lock file: journal log breaks it instead of hanging" [ "$RC" -eq 0 ]
+
+new_ws
+printf '{"id":"s1","status":"paused","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+	>"$WS/.agent/sessions/s1.json"
+mkdir -p "$WS/.agent/logs"
+mkfifo "$WS/.agent/logs/s1.log"
+AGENT_RESUME_COMMAND='["true"]' timeout 10 "$AC" -w "$WS" session resume s1 >"$TMP/out" 2>"$TMP/err" </dev/null
+RC=$?
+check "fifo command log: session resume does not hang" [ "$RC" -ne 124 ]
+check "fifo command log: named as not a regular file" grep -q "s1.log: not a regular file" "$TMP/err"
+
 # --- item 10: what is acknowledged is readable ---
 new_ws
 {
