@@ -13,6 +13,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_lock.h"
@@ -402,10 +403,10 @@ static int read_snapshot(json_t **out_state, uint64_t *out_seq, const char *path
 	if ((rc = ac_file_read(&text, &len, path)))
 		return rc;
 	doc = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
+	rc = doc ? 0 : ac_json_load_error(&jerr, text, len, path);
 	free(text);
-	if (!doc)
-		return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", path, jerr.line,
-				    jerr.column, jerr.text);
+	if (rc)
+		return rc;
 	seq = json_object_get(doc, "seq");
 	if (!json_is_integer(seq) || json_integer_value(seq) < 0 || !json_object_get(doc, "state")) {
 		json_decref(doc);

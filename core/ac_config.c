@@ -8,6 +8,7 @@
 #include "ac_proc.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
+#include "ac_json_exact.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -375,8 +376,9 @@ static int load_file(ac_config *c, const char *path, bool project, bool *out_fou
 		goto done;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		rc = ac_error_set(AC_EINVAL, "%s: line %d column %d: %s", path,
-				  jerr.line, jerr.column, jerr.text);
+		rc = ac_json_load_error(&jerr, text, len, path);
+		if (rc == AC_ECORRUPT)
+			rc = AC_EINVAL;
 		goto done;
 	}
 	*out_found = true;

@@ -53,5 +53,7 @@ int ac_error_errno(int errnum, const char *fmt, ...)
 		code = AC_ENOSPACE;
 	else if (errnum == ENOENT)
 		code = AC_ENOTFOUND;
+	else if (errnum == ENOMEM || errnum == EMFILE || errnum == ENFILE)
+		code = AC_ENOMEM; /* a resource ran out, not the file's fault */
 	return code;
 }

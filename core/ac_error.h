@@ -12,7 +12,7 @@
 enum {
 	AC_OK = 0,
 	AC_EINVAL = -1,    /* bad argument or input that does not validate */
-	AC_ENOMEM = -2,    /* out of memory */
+	AC_ENOMEM = -2,    /* out of memory, or of file descriptors */
 	AC_EIO = -3,       /* a system call failed (errno in the message) */
 	AC_ENOTFOUND = -4, /* no such file, id or entry */
 	AC_EBUSY = -5,     /* a lock could not be taken in time */
@@ -34,7 +34,8 @@ int ac_error_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Like ac_error_set() with ": strerror(errnum)" appended; picks AC_ENOSPACE
- * for ENOSPC/EDQUOT and AC_ENOTFOUND for ENOENT, AC_EIO otherwise. */
+ * for ENOSPC/EDQUOT, AC_ENOTFOUND for ENOENT, AC_ENOMEM for ENOMEM, EMFILE
+ * and ENFILE (a resource ran out: no verdict on the file), AC_EIO otherwise. */
 int ac_error_errno(int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

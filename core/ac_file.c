@@ -63,14 +63,14 @@ int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 		goto done;
 	}
 	if (ac_buf_reserve(&data, (size_t)st.st_size + 1)) {
-		rc = AC_ENOMEM;
+		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", shown_path);
 		goto done;
 	}
 	for (;;) {
 		ssize_t n;
 
 		if (data.cap - data.len < 2 && ac_buf_reserve(&data, 65536)) {
-			rc = AC_ENOMEM;
+			rc = ac_error_set(AC_ENOMEM, "%s: out of memory", shown_path);
 			goto done;
 		}
 		n = read(fd, data.data + data.len, data.cap - data.len - 1);

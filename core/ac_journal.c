@@ -236,9 +236,16 @@ written_whole:
 	}
 	/* Where the torn line began, for the caller's report (rare: only on a
 	 * repair). */
-	if (info.repaired_torn_tail &&
-	    ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size) != 0)
-		info.torn_offset = 0;
+	if (info.repaired_torn_tail) {
+		/* Bounded: a torn line longer than the limit is not traced back
+		 * to its start while we hold the lock. */
+		int start_rc = ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size);
+
+		if (start_rc == AC_ECORRUPT)
+			info.torn_overlong = true;
+		else if (start_rc)
+			info.torn_offset = 0;
+	}
 	if (out) {
 		*out = info;
 		info.rotated_to = NULL;
@@ -336,7 +343,8 @@ int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 		}
 		paths[n++] = ac_buf_detach(&full);
 	}
-	qsort(paths, n, sizeof(*paths), compare_names);
+	if (n)
+		qsort(paths, n, sizeof(*paths), compare_names); /* paths is NULL for none */
 	if (stat(path, &st) == 0) {
 		if (n + 1 > cap) {
 			char **grown = realloc(paths, (n + 1) * sizeof(*paths));

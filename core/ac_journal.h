@@ -30,6 +30,8 @@ typedef struct {
 	uint64_t offset;         /* where the record starts in the journal */
 	bool repaired_torn_tail; /* a newline was written first to end a torn line */
 	uint64_t torn_offset;    /* with repaired_torn_tail: where that line starts */
+	bool torn_overlong;      /* ...unless it is longer than AC_JOURNAL_MAX_LINE:
+				  * then torn_offset is a byte inside it */
 	char *rotated_to;        /* owned, or NULL: the journal was rotated first */
 } ac_journal_append_info;
 

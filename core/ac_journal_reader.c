@@ -95,6 +95,18 @@ static ssize_t fill(ac_journal_reader *r)
 		r->cap = cap;
 	}
 	file_pos = r->buf_offset + r->filled;
+	if (r->skipping && r->filled == 0 && file_pos < r->end) {
+		/* Dropping an over-long line: a hole of a sparse file holds no
+		 * newline, so step over it rather than read its zeros. */
+		off_t d = lseek(r->fd, (off_t)file_pos, SEEK_DATA);
+
+		if (d < 0 && errno == ENXIO)
+			d = lseek(r->fd, 0, SEEK_END);
+		if (d > 0 && (uint64_t)d > file_pos) {
+			file_pos = (uint64_t)d < r->end ? (uint64_t)d : r->end;
+			r->buf_offset = file_pos;
+		}
+	}
 	if (file_pos >= r->end || r->filled == r->cap)
 		return 0;
 	want = r->cap - r->filled;
@@ -219,19 +231,66 @@ uint64_t ac_journal_reader_tail(const ac_journal_reader *r, uint64_t *out_offset
 	return r->skipping ? 0 : r->filled - r->start;
 }
 
-/* Finds the last newline before pos (searching backward in chunks). Sets
- * *out_found and *out_pos (the newline's offset). */
+/* True when [from, pos) holds no data: a hole of a sparse file (zeros,
+ * so no newline), or past the end. */
+static bool no_data(int fd, uint64_t from, uint64_t pos)
+{
+	off_t d = lseek(fd, (off_t)from, SEEK_DATA);
+
+	if (d < 0)
+		return errno == ENXIO;
+	return (uint64_t)d >= pos;
+}
+
+/* Where the hole that ends at pos begins (pos when byte pos - 1 is data,
+ * or the file system cannot tell): a binary search, a few dozen lseeks
+ * however long the hole. */
+static uint64_t hole_start(int fd, uint64_t pos)
+{
+	uint64_t lo = 0, hi;
+
+	if (pos == 0 || !no_data(fd, pos - 1, pos))
+		return pos;
+	hi = pos - 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (no_data(fd, mid, pos))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi;
+}
+
+/* Finds the last newline before pos, searching backward in chunks. Sets
+ * *out_found and *out_pos (the newline's offset). The work is bounded by
+ * one line's worth: after AC_JOURNAL_MAX_LINE bytes read without a newline
+ * the search stops, *out_found is false and *out_pos is where it stopped
+ * (0 only when it reached the start of the file). Holes of a sparse file
+ * hold no newline and are stepped over without reading them. */
 static int last_newline_before(bool *out_found, uint64_t *out_pos, int fd,
 			       const char *path, uint64_t pos)
 {
 	char chunk[64 * 1024];
+	uint64_t budget = AC_JOURNAL_MAX_LINE;
 
 	*out_found = false;
 	while (pos > 0) {
 		size_t n = pos < sizeof(chunk) ? (size_t)pos : sizeof(chunk);
-		ssize_t got = pread(fd, chunk, n, (off_t)(pos - n));
+		uint64_t hole = hole_start(fd, pos);
+		ssize_t got;
 		char *nl;
 
+		if (hole < pos) {
+			pos = hole;
+			continue;
+		}
+		if (budget == 0)
+			break;
+		if (n > budget)
+			n = (size_t)budget;
+		got = pread(fd, chunk, n, (off_t)(pos - n));
 		if (got != (ssize_t)n)
 			return ac_error_errno(got < 0 ? errno : EIO, "%s: read at byte %llu",
 					      path, (unsigned long long)(pos - n));
@@ -242,7 +301,9 @@ static int last_newline_before(bool *out_found, uint64_t *out_pos, int fd,
 			return 0;
 		}
 		pos -= n;
+		budget -= n;
 	}
+	*out_pos = pos;
 	return 0;
 }
 
@@ -262,7 +323,9 @@ int ac_journal_complete_end(uint64_t *out_end, uint64_t *out_size, const char *p
 	*out_size = (uint64_t)st.st_size;
 	if ((rc = last_newline_before(&found, &nl_pos, fd, path, (uint64_t)st.st_size)))
 		goto done;
-	*out_end = found ? nl_pos + 1 : 0;
+	/* Not found and not at the start: the search gave up inside a line
+	 * longer than the limit, and nl_pos is where. */
+	*out_end = found ? nl_pos + 1 : nl_pos;
 done:
 	close(fd);
 	return rc;
@@ -281,8 +344,13 @@ int ac_journal_line_start(uint64_t *out, const char *path, uint64_t pos)
 	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path)))
 		return rc;
 	rc = last_newline_before(&found, &nl_pos, fd, path, pos);
-	if (rc == 0)
-		*out = found ? nl_pos + 1 : 0;
+	if (rc == 0) {
+		*out = found ? nl_pos + 1 : nl_pos;
+		if (!found && nl_pos > 0)
+			rc = ac_error_set(AC_ECORRUPT, "%s: the line that holds byte %llu is longer "
+					  "than the " AC_JOURNAL_MAX_LINE_TEXT " line limit",
+					  path, (unsigned long long)(pos - 1));
+	}
 	close(fd);
 	return rc;
 }

@@ -70,12 +70,18 @@ uint64_t ac_journal_reader_tail(const ac_journal_reader *r, uint64_t *out_offset
 void ac_journal_reader_free(ac_journal_reader *r);
 
 /* The offset just after the file's last newline (0 when it has none):
- * where the complete lines end. *out_size receives the file's size. */
+ * where the complete lines end. *out_size receives the file's size. The
+ * search reads back at most AC_JOURNAL_MAX_LINE bytes (holes of a sparse
+ * file are stepped over unread): when the last newline is further back,
+ * *out_end is where it stopped, inside an unterminated line longer than
+ * the limit. */
 int ac_journal_complete_end(uint64_t *out_end, uint64_t *out_size, const char *path);
 
 /* The start of the line that holds byte pos - 1 (the line start at or
  * before pos), searching backward; pos itself when pos is 0 or follows a
- * newline. Cost: the length of that one line. */
+ * newline. Cost: the length of that one line, at most AC_JOURNAL_MAX_LINE
+ * bytes read: for a longer line, AC_ECORRUPT (naming the limit) with *out
+ * where the search stopped, which is not a line start. */
 int ac_journal_line_start(uint64_t *out, const char *path, uint64_t pos);
 
 #endif

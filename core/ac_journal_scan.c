@@ -250,19 +250,36 @@ static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_
 			goto done;
 		}
 		if (size > end) {
+			uint64_t torn_at = end;
+
+			/* When end is where a bounded search gave up inside an
+			 * over-long line, name that line's start if in reach. */
+			if (ac_journal_line_start(&torn_at, s->path, end) != 0)
+				torn_at = end;
 			s->stats->torn++;
-			s->stats->torn_offset = end;
+			s->stats->torn_offset = torn_at;
 			s->stats->torn_path = s->path;
 		}
 		while (end > 0 && ncollected < last_n) {
 			uint64_t start;
+			bool overlong;
 
-			if ((rc = ac_journal_line_start(&start, s->path, end > span ? end - span : 0)))
+			rc = ac_journal_line_start(&start, s->path, end > span ? end - span : 0);
+			/* A line longer than the limit: finding its start would
+			 * cost its whole length. start is inside it, so its rest
+			 * reads as one invalid line, and older lines of this file
+			 * are left to a forward read (journal check, read --all). */
+			overlong = rc == AC_ECORRUPT;
+			if (overlong)
+				rc = 0;
+			if (rc)
 				goto done;
 			window.limit = last_n - ncollected;
 			if ((rc = scan_range(s, start, end, NULL, NULL, false)) ||
 			    (rc = take_newest_first(&collected, &ncollected, &allocated, &window)))
 				goto done;
+			if (overlong)
+				break;
 			end = start;
 			span = span < (1ull << 40) ? span * 2 : span;
 		}

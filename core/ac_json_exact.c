@@ -3,6 +3,7 @@
 #include "ac_json_exact.h"
 
 #include "ac_error.h"
+#include "ac_json_scan.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -180,11 +181,29 @@ static void unmark_position(json_error_t *jerr, const ac_buf *marked)
 	}
 }
 
-static int load_error(const json_error_t *jerr, const char *what)
+/* True for the faults jansson reports where an allocation failed: it
+ * words some as syntax ("invalid token"), and leaves others empty. */
+static bool maybe_out_of_memory(const json_error_t *jerr)
 {
-	/* jansson leaves the reason empty when an allocation failed deep
-	 * inside it: that is a resource failure, not a bad file. */
-	if (json_error_code(jerr) == json_error_out_of_memory || !jerr->text[0])
+	switch (json_error_code(jerr)) {
+	case json_error_out_of_memory:
+	case json_error_unknown:
+	case json_error_invalid_syntax:
+	case json_error_invalid_utf8:
+	case json_error_premature_end_of_input:
+	case json_error_end_of_input_expected:
+		return true;
+	default:
+		return !jerr->text[0];
+	}
+}
+
+int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, const char *what)
+{
+	/* A resource failure is not a bad file: when our own allocation-free
+	 * scanner finds the text valid, jansson failed for want of memory. */
+	if (!jerr->text[0] || json_error_code(jerr) == json_error_out_of_memory ||
+	    (text && maybe_out_of_memory(jerr) && ac_json_scan(NULL, text, len, NULL, 0) == 0))
 		return ac_error_set(AC_ENOMEM, "%s: out of memory", what);
 	return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", what, jerr->line,
 			    jerr->column, jerr->text);
@@ -209,7 +228,7 @@ int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 	if (!root && changed)
 		unmark_position(&jerr, &marked);
 	if (!root) {
-		rc = load_error(&jerr, what);
+		rc = ac_json_load_error(&jerr, text, len, what);
 		goto done;
 	}
 	*out = root;

@@ -27,6 +27,13 @@
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what);
 
+/* The error for a failed jansson load of text[0..len) (text may be NULL
+ * when jansson read a file itself): AC_ENOMEM "<what>: out of memory" when
+ * an allocation failed (jansson words some of those as syntax errors; with
+ * text, ac_json_scan() tells), else AC_ECORRUPT "<what>: line L column C:
+ * reason". Returns the code, with ac_error_last() set. */
+int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, const char *what);
+
 /* Like json_dumps(root, flags), with every number kept by
  * ac_json_exact_load() written back as its original bytes. *out_len
  * receives the length. The caller frees the result; NULL when out of

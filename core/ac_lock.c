@@ -113,7 +113,8 @@ static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(lock_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted at the lock path must not hang us. */
+	fd = open(lock_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		/* A symlink planted at the lock path is never a valid lock. */
 		out->exists = errno != ENOENT;
@@ -123,6 +124,14 @@ static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms
 	out->exists = true;
 	if (fstat(fd, &st) == 0) {
 		struct timespec now;
+
+		if (!S_ISREG(st.st_mode)) {
+			/* Nor is anything but a regular file (a FIFO, a folder). */
+			out->stale = true;
+			out->ino = st.st_ino;
+			close(fd);
+			return;
+		}
 
 		clock_gettime(CLOCK_REALTIME, &now);
 		out->ino = st.st_ino;

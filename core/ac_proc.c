@@ -637,11 +637,12 @@ int ac_proc_spawn_detached_env(pid_t *out_pid, const char *const *argv, const ch
 		return ac_error_set(AC_EINVAL, "no command to run");
 	if ((rc = make_log_folder(log_path)) || (rc = build_env(&envp, env)))
 		return rc;
-	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_CLOEXEC, 0644);
-	if (log_fd < 0) {
-		rc = ac_error_errno(errno, "%s: cannot open the log", log_path);
+	/* Not a FIFO (a writer's open would block) nor a symlink planted to
+	 * send the command's output elsewhere. */
+	if ((rc = ac_file_open_regular(&log_fd, AT_FDCWD, log_path,
+					O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NOFOLLOW, 0644,
+					log_path)))
 		goto done;
-	}
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0) {
 		ac_error_errno(errno, "/dev/null: cannot open");

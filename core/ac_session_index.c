@@ -282,6 +282,8 @@ typedef struct {
 	const char *dir;
 	size_t next;          /* the next entry to take */
 	pthread_mutex_t lock;
+	int failed;           /* a resource failure (AC_ENOMEM: memory, descriptors) */
+	char *failure;        /* ...and its message */
 } parse_work;
 
 static void *parse_worker(void *arg)
@@ -292,16 +294,30 @@ static void *parse_worker(void *arg)
 	for (;;) {
 		entry *e;
 
+		int rc;
+
 		pthread_mutex_lock(&w->lock);
 		while (w->next < w->count && !w->entries[w->next].to_parse)
 			w->next++;
-		e = w->next < w->count ? &w->entries[w->next++] : NULL;
+		e = w->next < w->count && !w->failed ? &w->entries[w->next++] : NULL;
 		pthread_mutex_unlock(&w->lock);
 		if (!e)
 			break;
 		ac_buf_clear(&shown);
-		ac_buf_printf(&shown, "%s/%s", w->dir, e->name);
-		if (parse_entry(e, w->dir_fd, shown.data) != 0) {
+		if (ac_buf_printf(&shown, "%s/%s", w->dir, e->name))
+			rc = ac_error_set(AC_ENOMEM, "%s: out of memory", w->dir);
+		else
+			rc = parse_entry(e, w->dir_fd, shown.data);
+		if (rc == AC_ENOMEM) {
+			/* Out of memory or descriptors says nothing about the
+			 * file: the listing fails rather than call it bad. */
+			pthread_mutex_lock(&w->lock);
+			if (!w->failed) {
+				w->failed = rc;
+				w->failure = strdup(ac_error_last());
+			}
+			pthread_mutex_unlock(&w->lock);
+		} else if (rc != 0) {
 			e->bad = true;
 			/* ac_error_last() is per thread: keep the words for later. */
 			e->problem = strdup(ac_error_last());
@@ -317,7 +333,7 @@ static void *parse_worker(void *arg)
 static int parse_changed(entry *entries, size_t count, size_t changed, int dir_fd,
 			 const char *dir)
 {
-	parse_work work = {entries, count, dir_fd, dir, 0, PTHREAD_MUTEX_INITIALIZER};
+	parse_work work = {entries, count, dir_fd, dir, 0, PTHREAD_MUTEX_INITIALIZER, 0, NULL};
 	pthread_t threads[PARSE_THREADS_MAX];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nthreads = changed / FILES_PER_THREAD, started = 0;
@@ -333,6 +349,11 @@ static int parse_changed(entry *entries, size_t count, size_t changed, int dir_f
 	parse_worker(&work);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	if (work.failed) {
+		ac_error_set(work.failed, "%s", work.failure ? work.failure : "out of memory");
+		free(work.failure);
+		return work.failed;
+	}
 	return 0;
 }
 
@@ -388,8 +409,20 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		parsed++;
 		nfresh++;
 	}
-	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir)))
+	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
+		/* Entries were moved out of the index: forget it all, so the
+		 * next refresh reads every file afresh. */
+		for (size_t i = 0; i < nfresh; i++)
+			entry_clear(&fresh[i]);
+		for (size_t i = 0; i < idx->count; i++)
+			entry_clear(&idx->entries[i]);
+		free(idx->entries);
+		free(idx->sorted);
+		idx->entries = NULL;
+		idx->sorted = NULL;
+		idx->count = idx->nsorted = idx->problems = 0;
 		goto done;
+	}
 	for (size_t i = 0; i < nfresh; i++) {
 		if (fresh[i].problem && problem) {
 			ac_buf_clear(&shown);

@@ -26,7 +26,7 @@ for src in core/*.c; do
 done
 
 status=0
-for target in event query session config oplog gitpath rollback; do
+for target in event query session config oplog gitpath rollback json_exact; do
     bin="$out/fuzz_$target"
     clang "${flags[@]}" "fuzz/fuzz_$target.c" "${objects[@]}" "${libs[@]}" -o "$bin"
     corpus="$out/corpus-$target"

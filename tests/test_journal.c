@@ -214,6 +214,37 @@ static void test_append_limit_is_the_readers_limit(void **state)
 	free(data);
 }
 
+/* Issue 11 item 14: looking back for a line start reads at most one line
+ * limit's worth; a hole of a sparse file costs nothing. */
+static void test_backward_search_is_bounded_by_the_line_limit(void **state)
+{
+	fixture *f = *state;
+	size_t big = AC_JOURNAL_MAX_LINE + 4096;
+	char *data = malloc(big);
+	uint64_t start = 0, end = 0, size = 0;
+	int fd;
+
+	memcpy(data, "{\"a\":1}\n", 8);
+	memset(data + 8, 'x', big - 8);
+	tu_write_file(f->journal, data, big);
+	assert_int_equal(ac_journal_line_start(&start, f->journal, big), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "longer than the 64 MiB line limit"));
+	assert_true(start > 8 && start < big);
+	assert_int_equal(ac_journal_complete_end(&end, &size, f->journal), 0);
+	assert_int_equal(size, big);
+	assert_true(end > 8 && end < big); /* stopped inside the long line */
+	/* 20 GiB of hole after one line: the newline is found at once. */
+	tu_write_file(f->journal, "{\"a\":1}\n", 8);
+	fd = open(f->journal, O_WRONLY);
+	assert_int_equal(ftruncate(fd, (off_t)20 << 30), 0);
+	close(fd);
+	assert_int_equal(ac_journal_line_start(&start, f->journal, (uint64_t)20 << 30), 0);
+	assert_int_equal(start, 8);
+	assert_int_equal(ac_journal_complete_end(&end, &size, f->journal), 0);
+	assert_int_equal(end, 8);
+	free(data);
+}
+
 static void test_rotate_moves_journal_and_lists_files(void **state)
 {
 	fixture *f = *state;
@@ -632,6 +663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_holds_back_unterminated_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_reports_overlong_line_and_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_append_limit_is_the_readers_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backward_search_is_bounded_by_the_line_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),

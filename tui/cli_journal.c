@@ -5,6 +5,7 @@
 #include "ac_error.h"
 #include "ac_event.h"
 #include "ac_journal.h"
+#include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
 #include "ac_text.h"
 
@@ -54,7 +55,11 @@ static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 	}
 	if (info.rotated_to)
 		cli_note("%s: rotated to %s (journal.rotateBytes)", ws->journal_path, info.rotated_to);
-	if (info.repaired_torn_tail)
+	if (info.repaired_torn_tail && info.torn_overlong)
+		cli_note("%s: the unterminated line that holds byte %llu is longer than "
+			 AC_JOURNAL_MAX_LINE_TEXT "; the new event starts on a fresh line",
+			 ws->journal_path, (unsigned long long)info.torn_offset);
+	else if (info.repaired_torn_tail)
 		cli_note("%s: the line at byte %llu was torn (no newline); "
 			 "the new event starts on a fresh line", ws->journal_path,
 			 (unsigned long long)info.torn_offset);

@@ -58,6 +58,21 @@ new_ws
 mkfifo "$WS/.agent/config.json"
 check "fifo project config: journal read" refuses config.json journal read
 
+new_ws
+mkfifo "$WS/JOURNAL.jsonl.lock"
+trun 10 journal log "$(event after-fifo-lock)"
+check "fifo lock file: journal log breaks it instead of hanging" [ "$RC" -eq 0 ]
+
+new_ws
+printf '{"id":"s1","status":"paused","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+	>"$WS/.agent/sessions/s1.json"
+mkdir -p "$WS/.agent/logs"
+mkfifo "$WS/.agent/logs/s1.log"
+AGENT_RESUME_COMMAND='["true"]' timeout 10 "$AC" -w "$WS" session resume s1 >"$TMP/out" 2>"$TMP/err" </dev/null
+RC=$?
+check "fifo command log: session resume does not hang" [ "$RC" -ne 124 ]
+check "fifo command log: named as not a regular file" grep -q "s1.log: not a regular file" "$TMP/err"
+
 # --- item 10: what is acknowledged is readable ---
 new_ws
 {
@@ -131,5 +146,94 @@ trun 5 journal read --json
 check "journal read --json escapes DEL and the rest" \
 	grep -qF 't\udb40\udc41 l\u2028 s\u00ad c\u034f d\u007f end' "$TMP/out"
 check "journal read --json holds no DEL byte" bash -c "! LC_ALL=C grep -q $'\x7f' '$TMP/out'"
+
+# --- item 14: a huge corrupt tail costs one line's worth of work ---
+# A 20 GB sparse tail (no disk used): old code took up to a minute.
+new_ws
+for m in m1 m2 m3; do trun 5 journal log "$(event "$m")"; done
+truncate -s +20G "$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "read --last 1 over a 20 GB sparse tail finishes" [ "$RC" -eq 0 ]
+check "read --last 1 still finds the last event" grep -q ' m3$' "$TMP/out"
+check "the tail is reported as unterminated" grep -q "unterminated line at byte" "$TMP/err"
+trun 20 journal log "$(event after)"
+check "an append after a 20 GB sparse tail finishes" [ "$RC" -eq 0 ]
+check "the append says it ended the torn line" grep -q "was torn" "$TMP/err"
+trun 20 journal read --last 2
+check "read --last 2 finds both events around the tail" \
+	bash -c "grep -q ' m3$' '$TMP/out' && grep -q ' after$' '$TMP/out'"
+trun 20 journal check
+check "check over the 20 GB line finishes naming it too long" grep -q "line longer than 64 MiB" "$TMP/out"
+rm -f "$WS/JOURNAL.jsonl"
+# A real (not sparse) unterminated tail longer than the line limit.
+new_ws
+for m in m1 m2; do trun 5 journal log "$(event "$m")"; done
+before=$(stat -c %s "$WS/JOURNAL.jsonl")
+head -c $((70 << 20)) /dev/zero | tr '\0' x >>"$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "read --last 1 over a 70 MiB garbage tail finishes" [ "$RC" -eq 0 ]
+check "read --last 1 finds the event before the garbage" grep -q ' m2$' "$TMP/out"
+check "the garbage is reported as one line from its start" \
+	grep -q "unterminated line at byte $before " "$TMP/err"
+head -c $((70 << 20)) /dev/zero | tr '\0' y >>"$WS/JOURNAL.jsonl"
+trun 20 journal read --last 1
+check "past 64 MiB back, the garbage is one invalid line" grep -q "skipped 1 invalid line" "$TMP/err"
+trun 20 journal log "$(event after)"
+check "the append names the over-long torn line" grep -q "is longer than 64 MiB" "$TMP/err"
+trun 20 journal read --last 1
+check "the next event reads after the garbage" grep -q ' after$' "$TMP/out"
+rm -f "$WS/JOURNAL.jsonl"
+
+# --- item 16: running out of descriptors or memory is a failure, not a bad file ---
+new_ws
+for i in 1 2 3; do
+	printf '{"id":"s%d","status":"running","task":"t","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[]}' \
+		"$i" >"$WS/.agent/sessions/s$i.json"
+done
+# An AddressSanitizer build needs more descriptors to start and terabytes of
+# address space: the ulimit cases cannot run under it.
+if LC_ALL=C grep -qa __asan_init "$AC"; then
+	echo "skipping the ulimit cases: built with AddressSanitizer"
+else
+	# Descriptors a test runner leaves open would count against the 4.
+	(
+		for fd in $(ls /proc/$BASHPID/fd); do
+			[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+		done 2>/dev/null
+		ulimit -n 4
+		exec "$AC" -w "$WS" session list
+	) >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	check "session list under ulimit -n 4 exits 1" [ "$RC" -eq 1 ]
+	check "session list under ulimit -n 4 names the cause" grep -q "Too many open files" "$TMP/err"
+	check "session list under ulimit -n 4 calls no file skipped" bash -c "! grep -q skipped '$TMP/err'"
+
+	# A 13 MB session: under some of these limits jansson runs out of memory
+	# mid-parse, which it used to word as "invalid token" or leave empty.
+	awk 'BEGIN {
+		printf "{\"id\":\"big\",\"status\":\"running\",\"task\":\"t\",\"conversationHistory\":["
+		for (i = 0; i < 100000; i++) {
+			printf "%s{\"role\":\"user\",\"content\":\"", (i ? "," : "")
+			for (j = 0; j < 10; j++) printf "xxxxxxxxxx"
+			printf "\"}"
+		}
+		printf "]}"
+	}' >"$WS/.agent/sessions/big.json"
+	oom=0 wrong=0
+	for v in 30000 40000 50000 60000 70000 80000; do
+		(ulimit -v $v; exec "$AC" -w "$WS" session show big) >/dev/null 2>"$TMP/err" </dev/null
+		RC=$?
+		if [ "$RC" -ne 0 ]; then
+			if [ "$RC" -eq 1 ] && grep -q "big.json: out of memory" "$TMP/err"; then
+				oom=$((oom + 1))
+			else
+				wrong=$((wrong + 1))
+				echo "  ulimit -v $v: exit $RC: $(head -c 200 "$TMP/err")" >&2
+			fi
+		fi
+	done
+	check "under ulimit -v the failure says out of memory, never a parse error" [ "$wrong" -eq 0 ]
+	check "some ulimit -v case ran out of memory" [ "$oom" -gt 0 ]
+fi
 
 finish
