@@ -7,7 +7,6 @@ set -u
 . "$(dirname "$0")/lib/cli.sh" "$@"
 UUID_RE='[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
 
-rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$TMP/out"; }
 err_has() { grep -qE -- "$1" "$TMP/err"; }
 err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }

@@ -2,21 +2,7 @@
 # The dashboard makes invisible and line-breaking characters from a file
 # visible (issue 11 item 13): tag characters, U+2028/2029, soft hyphen,
 # combining grapheme joiner and zero-width space show as <U+XXXX>.
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-e2e-hidden-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
-}
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 
 # Raw UTF-8 in the file, as an agent's writer would leave it.
 printf '{"id":"evt_20250101000000_00000001","timestamp":"2025-01-01T00:00:00.000Z","agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"t\xf3\xa0\x81\x81 l\xe2\x80\xa8 s\xc2\xad c\xcd\x8f z\xe2\x80\x8b end"}}\n' >"$ws/JOURNAL.jsonl"
@@ -35,5 +21,4 @@ check "the conversation shows them too" wait_for "hello<U+E0042> <U+2029> x<U+03
 tmux -L "$sock" send-keys -t e2e q
 for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
 check "q quits" bash -c "! tmux -L $sock has-session -t e2e 2>/dev/null"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

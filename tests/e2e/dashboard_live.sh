@@ -5,21 +5,7 @@
 # compact dialog cancelled, an operation rolled back by key through its
 # dialog, --read-only refusing actions, a resize, and q quitting with exit
 # status 0.
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-live-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
-}
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 wait_file() { # file text: waits up to 5 s for text in file
   for _ in $(seq 50); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   cat "$1"; return 1
@@ -134,5 +120,4 @@ start --theme no-such-theme
 check "a missing theme is an error, the default is used" wait_for "theme 'no-such-theme'"
 quit
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

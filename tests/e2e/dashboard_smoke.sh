@@ -2,23 +2,9 @@
 # Drives the real dashboard in tmux as a person would: open it on a
 # workspace, see the journal's events, log a new one and see it appear,
 # check hostile bytes are shown escaped, quit with q.
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-e2e-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 event() { # agent message
   printf '{"agent":"%s","status":"SUCCESS","action":{"type":"FILE_EDIT","params":{}},"result":{"message":"%s"}}' "$1" "$2"
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
 }
 
 "$agentctl" -w "$ws" journal log "$(event Claude 'first event from Claude')" >/dev/null
@@ -31,5 +17,4 @@ check "a new event appears live" wait_for "a live event arrives"
 tmux -L "$sock" send-keys -t e2e q
 for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
 check "q quits" bash -c "! tmux -L $sock has-session -t e2e 2>/dev/null"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

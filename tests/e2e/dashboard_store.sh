@@ -7,21 +7,7 @@
 # Test data goes through `agentctl memo write` where a command exists and
 # through the documented on-disk layout (README: .agent/artifacts/...,
 # .agent/traces/...) where none does.
-set -u
-agentctl=$(realpath "$1")
-command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
-ws=$(mktemp -d)
-sock="agentctl-store-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws"' EXIT
-passed=0 failed=0
-check() { # description, command...
-  if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi
-}
-screen() { tmux -L "$sock" capture-pane -p -t e2e; }
-wait_for() { # text: waits up to 5 s for text on screen
-  for _ in $(seq 50); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
-  screen; return 1
-}
+. "$(dirname "$0")/lib/tmux.sh" "$@"
 absent() { # text: not on screen now
   ! screen | grep -qF -- "$1"
 }
@@ -107,5 +93,4 @@ keys q
 for _ in $(seq 50); do [ -s "$ws/exit" ] && break; sleep 0.1; done
 check "q quits with status 0" grep -qx 0 "$ws/exit"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -43,7 +43,6 @@ log_events() {
 	done
 }
 
-rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$TMP/out"; }
 err_has() { grep -qE -- "$1" "$TMP/err"; }
 err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }

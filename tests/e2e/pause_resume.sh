@@ -28,8 +28,6 @@ new_ws() {
 		'{session: {quietMs: $q, waitMs: $w}} + $extra' >"$XDG_CONFIG_HOME/agent/config.json"
 }
 status_of() { jq -r .status "$S/s1.json"; }
-rc_is() { [ "$RC" -eq "$1" ]; }
-jq_is() { [ "$(jq -r "$2" <"$1" 2>/dev/null)" = "$3" ]; }
 events() { "$AC" -w "$WS" journal query agent=Human --json 2>/dev/null | jq -c "$1"; }
 agent() { node "$AGENT" --dir "$S" --id s1 --tag s1 "$@" >"$TMP/agent.out" 2>&1; }
 

@@ -21,7 +21,6 @@ new_ws() {
 # run ARGS...: agentctl in WS with no input; sets RC; stdout and stderr
 # are in $TMP/out and $TMP/err.
 
-rc_is() { [ "$RC" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$TMP/out"; }
 err_has() { grep -qE -- "$1" "$TMP/err"; }
 err_has_text() { grep -qF -- "$1" "$TMP/err"; }
@@ -29,8 +28,6 @@ err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
 out_is_json() { jq -e . <"$TMP/out" >/dev/null 2>&1; }
 # jq_out FILTER: FILTER applied to stdout, as raw text.
 jq_out() { jq -r "$1" <"$TMP/out" 2>/dev/null; }
-# jq_is FILE FILTER VALUE: FILTER applied to FILE gives VALUE.
-jq_is() { [ "$(jq -r "$2" <"$1" 2>/dev/null)" = "$3" ]; }
 no_raw_esc() { ! grep -q "$ESC" "$1"; }
 sum_of() { sha256sum <"$1"; }
 # listed_ids: the ids of `session list`'s plain output, in order.

@@ -23,7 +23,6 @@ run_in() {
 	printf '%s' "$input" | "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 }
-rc_is() { [ "$RC" -eq "$1" ]; }
 out_is() { [ "$(cat "$TMP/out")" = "$1" ]; }
 out_has() { grep -qF -- "$1" "$TMP/out"; }
 err_has() { grep -qF -- "$1" "$TMP/err"; }

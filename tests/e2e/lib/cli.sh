@@ -6,6 +6,8 @@
 #   run ARGS...             agentctl -w "$WS" ARGS with no input; sets RC,
 #                           OUT and ERR (also in $TMP/out and $TMP/err)
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
+#   rc_is N                 the last run exited N
+#   jq_is FILE FILTER VALUE FILTER applied to FILE gives VALUE
 
 AC=${1:?usage: $(basename "$0") path/to/agentctl}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
@@ -37,3 +39,5 @@ finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
 }
+rc_is() { [ "$RC" -eq "$1" ]; }
+jq_is() { [ "$(jq -r "$2" <"$1" 2>/dev/null)" = "$3" ]; }
