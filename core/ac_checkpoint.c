@@ -4,9 +4,9 @@
 #include "ac_checkpoint.h"
 
 #include "ac_archive.h"
-#include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 
 #include "ac_error.h"
 #include "ac_uuid.h"
@@ -703,21 +703,12 @@ done:
 
 static int save_compensated(const json_t *record, const char *sessions_dir, const char *id)
 {
-	ac_buf path = AC_BUF_INIT, dir = AC_BUF_INIT;
-	char *text = json_dumps(record, JSON_INDENT(2));
+	ac_buf path = AC_BUF_INIT;
 	int rc;
 
-	if (!text || (rc = compensated_path(&path, sessions_dir, id)) ||
-	    ac_buf_printf(&dir, "%s/.rollbacks/%s", sessions_dir, id)) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = ac_file_mkdirs(dir.data)) == 0)
-		rc = ac_atomic_write(path.data, text, strlen(text), NULL, NULL);
-done:
-	free(text);
+	if ((rc = compensated_path(&path, sessions_dir, id)) == 0)
+		rc = ac_json_exact_write_file(path.data, record, JSON_INDENT(2));
 	ac_buf_free(&path);
-	ac_buf_free(&dir);
 	return rc;
 }
 

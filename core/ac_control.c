@@ -5,6 +5,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
@@ -37,23 +38,13 @@ static int side_path(ac_buf *out, const char *sessions_dir, const char *folder, 
 /* Writes doc at "<sessions>/<folder>/<id>.json", making the folder. */
 static int write_side(const char *sessions_dir, const char *folder, const char *id, json_t *doc)
 {
-	ac_buf path = AC_BUF_INIT, dir = AC_BUF_INIT;
-	char *text = NULL;
+	ac_buf path = AC_BUF_INIT;
 	int rc;
 
-	if ((rc = side_path(&path, sessions_dir, folder, id)))
-		goto done;
-	if (!doc || !(text = json_dumps(doc, JSON_INDENT(2))) ||
-	    ac_buf_printf(&dir, "%s/%s", sessions_dir, folder)) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = ac_file_mkdirs(dir.data)) == 0)
-		rc = ac_atomic_write(path.data, text, strlen(text), NULL, NULL);
-done:
-	free(text);
+	if ((rc = side_path(&path, sessions_dir, folder, id)) == 0)
+		rc = doc ? ac_json_exact_write_file(path.data, doc, JSON_INDENT(2))
+			 : ac_error_set(AC_ENOMEM, "out of memory");
 	ac_buf_free(&path);
-	ac_buf_free(&dir);
 	return rc;
 }
 

@@ -2,7 +2,9 @@
  * strings; NUL allowed in strings. See ac_json_exact.h. */
 #include "ac_json_exact.h"
 
+#include "ac_atomic.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_json_scan.h"
 
 #include <errno.h>
@@ -300,4 +302,26 @@ char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len)
 	*out_len = text.len;
 	data = ac_buf_detach(&text);
 	return data;
+}
+
+int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags)
+{
+	size_t len = 0;
+	char *text = ac_json_exact_dumps(root, flags, &len), *dir = strdup(path), *slash;
+	int rc = 0;
+
+	if (!text || !dir) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		rc = ac_file_mkdirs(dir);
+	}
+	if (rc == 0)
+		rc = ac_atomic_write(path, text, len, NULL, NULL);
+done:
+	free(text);
+	free(dir);
+	return rc;
 }

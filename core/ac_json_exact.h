@@ -40,6 +40,10 @@ int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, c
  * memory (jansson gives no reason). */
 char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len);
 
+/* Writes root to path as ac_json_exact_dumps(root, flags) gives it,
+ * atomically (ac_atomic_write()), making path's folder if needed. */
+int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags);
+
 /* Puts the original number bytes back in JSON text that jansson dumped
  * into out from byte from on (for callers dumping with a callback). */
 int ac_json_exact_restore(ac_buf *out, size_t from);
