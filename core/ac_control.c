@@ -7,6 +7,7 @@
 #include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_session.h"
+#include "ac_sha256.h"
 #include "ac_time.h"
 
 #include <dirent.h>
@@ -286,32 +287,81 @@ static uint64_t start_ticks_of(pid_t pid)
 	return ticks;
 }
 
+/* Where the agents agentctl started are recorded: in the operator's state
+ * folder ($XDG_STATE_HOME, else ~/.local/state), "agent/processes/<key>.json"
+ * with key a digest of the sessions folder's real path and the id. Not in
+ * the workspace: an agent could plant a record there naming any process of
+ * the operator's for pauseSignal to hit. */
+static int process_path(ac_buf *out, const char *sessions_dir, const char *id)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *real = NULL, digest[AC_SHA256_HEX_LEN + 1];
+	ac_buf key = AC_BUF_INIT;
+	int rc = 0;
+
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	if (!(real = realpath(sessions_dir, NULL)))
+		return ac_error_errno(errno, "%s: cannot resolve", sessions_dir);
+	if (ac_buf_printf(&key, "%s\n%s", real, id)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	ac_sha256_hex(digest, key.data, key.len);
+	digest[32] = '\0';
+	if (!(state && *state) && !(home && *home))
+		rc = ac_error_set(AC_EINVAL, "no state folder for agent processes: set "
+				  "XDG_STATE_HOME or HOME");
+	else if (state && *state ? ac_buf_printf(out, "%s/agent/processes/%s.json", state, digest)
+				 : ac_buf_printf(out, "%s/.local/state/agent/processes/%s.json", home,
+						 digest))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+done:
+	free(real);
+	ac_buf_free(&key);
+	return rc;
+}
+
 int ac_process_record(const char *sessions_dir, const char *id, pid_t pid)
 {
 	char host[256] = "", now[AC_TIME_ISO_LEN + 1];
-	json_t *doc;
+	ac_buf path = AC_BUF_INIT;
+	json_t *doc = NULL;
 	int rc;
 
+	if ((rc = process_path(&path, sessions_dir, id)))
+		goto done;
 	gethostname(host, sizeof(host) - 1);
 	ac_time_format_iso(now, ac_time_now_ms());
-	doc = json_pack("{s:I, s:s, s:I, s:s}", "pid", (json_int_t)pid, "host", host, "startTicks",
-			(json_int_t)start_ticks_of(pid), "startedAt", now);
-	rc = write_side(sessions_dir, ".processes", id, doc);
+	doc = json_pack("{s:s, s:I, s:s, s:I, s:s}", "sessionId", id, "pid", (json_int_t)pid,
+			"host", host, "startTicks", (json_int_t)start_ticks_of(pid), "startedAt", now);
+	rc = doc ? ac_json_exact_write_file(path.data, doc, JSON_INDENT(2))
+		 : ac_error_set(AC_ENOMEM, "out of memory");
+done:
 	json_decref(doc);
+	ac_buf_free(&path);
 	return rc;
 }
 
 int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char *id)
 {
-	ac_buf shown = AC_BUF_INIT;
+	ac_buf path = AC_BUF_INIT;
 	char host[256] = "";
+	json_error_t jerr;
 	json_t *doc = NULL;
 	json_int_t pid;
+	char *raw = NULL;
+	size_t len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = read_side(&doc, &shown, sessions_dir, ".processes", id, NULL)))
+	if ((rc = process_path(&path, sessions_dir, id)) ||
+	    (rc = ac_file_read(&raw, &len, path.data)))
 		goto done;
+	if (!(doc = json_loadb(raw, len, 0, &jerr)) || !json_is_object(doc)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a process record", path.data);
+		goto done;
+	}
 	gethostname(host, sizeof(host) - 1);
 	pid = json_integer_value(json_object_get(doc, "pid"));
 	snprintf(out->host, sizeof(out->host), "%s",
@@ -326,7 +376,8 @@ int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char 
 	out->pid = (pid_t)pid;
 done:
 	json_decref(doc);
-	ac_buf_free(&shown);
+	free(raw);
+	ac_buf_free(&path);
 	return rc;
 }
 

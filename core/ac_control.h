@@ -13,10 +13,13 @@
  * through a resume, so a paused session written back as "running" without
  * one is seen for what it is: a pause the agent overrode.
  *
- * An agent that agentctl started (resumeCommand) is recorded in
- *   <sessionDir>/.processes/<id>.json {"pid", "host", "startTicks", "startedAt"}
- * so that pauseSignal can stop and continue that very process (the start
- * time in /proc tells a reused pid apart). Nothing here is the session file
+ * An agent that agentctl started (resumeCommand) is recorded in the
+ * operator's state folder, $XDG_STATE_HOME/agent/processes/<digest>.json
+ * (else ~/.local/state/...; digest: of the sessions folder's real path and
+ * the id), {"sessionId", "pid", "host", "startTicks", "startedAt"}, so that
+ * pauseSignal can stop and continue that very process (the start time in
+ * /proc tells a reused pid apart). Not in the workspace, which agents
+ * write: a planted record must not point pauseSignal at any process. Nothing here is the session file
  * itself; ac_operator.h combines them. */
 #ifndef AC_CONTROL_H
 #define AC_CONTROL_H

@@ -98,7 +98,11 @@ check "resume: the agent resumed this session (no new one)" \
 	eval '[ "$(ls "$S" | grep -c "\.json$")" = 1 ] && jq_is "$S/s1.json" ".conversationHistory[-1].content" "turn r-1"'
 check "resume: the file says running" eval '[ "$(status_of)" = running ]'
 check "resume: no request left" test ! -e "$S/.requests/s1.json"
-check "resume: the process is recorded" jq -e '.pid > 1 and .startTicks > 0' "$S/.processes/s1.json" >/dev/null
+record() { ls "$XDG_STATE_HOME"/agent/processes/*.json 2>/dev/null | head -n 1; }
+check "resume: the process is recorded in the operator's state folder" \
+	eval 'jq -e ".pid > 1 and .startTicks > 0 and .sessionId == \"s1\"" "$(record)" >/dev/null'
+check "resume: not in the workspace" test ! -e "$S/.processes"
+rm -rf "$XDG_STATE_HOME"
 
 resume_ws '{"resumeCommand": ["no-such-agent-program", "{id}"]}'
 run session resume s1
@@ -126,7 +130,7 @@ check "no takeover: journaled FAILED" eval 'events "[.[] | select(.status == \"F
 resume_ws "{\"pauseSignal\": \"SIGSTOP\", \"resumeCommand\": [\"node\", \"$AGENT\", \"--dir\", \".agent/sessions\", \"--id\", \"{id}\", \"--resume\", \"--mode\", \"once\", \"--turns\", \"100000\", \"--gap-min\", \"20\", \"--gap-max\", \"20\", \"--tag\", \"g\"]}"
 run session resume s1
 check "pauseSignal: resumed by the started agent" rc_is 0
-pid=$(jq -r .pid "$S/.processes/s1.json")
+pid=$(jq -r .pid "$(record)")
 run session pause s1
 check "pauseSignal: pause exits 0" rc_is 0
 check "pauseSignal: says the agent was stopped" grep -q "stopped" "$TMP/out"
@@ -140,5 +144,23 @@ state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
 check "pauseSignal: the agent runs again (state $state)" eval '[ "$state" != T ]'
 check "pauseSignal: the file says running" eval '[ "$(status_of)" = running ]'
 kill "$pid" 2>/dev/null
+
+# A record planted in the workspace (agents write there) naming another
+# process of the operator's is never signalled.
+resume_ws '{"pauseSignal": "SIGSTOP"}'
+jq '.status = "running"' "$S/s1.json" >"$S/s1.json.tmp" && mv "$S/s1.json.tmp" "$S/s1.json"
+touch -d '-1 min' "$S/s1.json"
+sleep 60 &
+victim=$!
+mkdir -p "$S/.processes"
+jq -n --argjson pid "$victim" --arg host "$(hostname)" \
+	--argjson ticks "$(awk '{print $22}' "/proc/$victim/stat")" \
+	'{pid: $pid, host: $host, startTicks: $ticks}' >"$S/.processes/s1.json"
+run session pause s1
+state=$(awk '{print $3}' "/proc/$victim/stat" 2>/dev/null)
+check "planted process record: the named process is not stopped (state $state)" \
+	eval '[ "$state" != T ]'
+check "planted process record: the pause is written as usual" eval '[ "$(status_of)" = paused ]'
+kill "$victim" 2>/dev/null
 
 finish

@@ -1,7 +1,8 @@
 # The harness of the command-line end-to-end scripts (sourced, not a test:
 # ctest runs only tests/e2e/*.sh). After `. lib/cli.sh "$@"`:
 #   AC   the agentctl binary (the script's first argument)
-#   TMP  a private temp folder, removed on exit (XDG_CONFIG_HOME is in it)
+#   TMP  a private temp folder, removed on exit (XDG_CONFIG_HOME and
+#        XDG_STATE_HOME are in it)
 #   check NAME COMMAND...   one case: passes when COMMAND succeeds
 #   run ARGS...             agentctl -w "$WS" ARGS with no input; sets RC,
 #                           OUT and ERR (also in $TMP/out and $TMP/err)
@@ -13,7 +14,7 @@ AC=${1:?usage: $(basename "$0") path/to/agentctl}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # The user's config folder (and the trust store in it) is the test's own.
-export XDG_CONFIG_HOME=$TMP/xdg
+export XDG_CONFIG_HOME=$TMP/xdg XDG_STATE_HOME=$TMP/state
 PASS=0
 FAIL=0
 
