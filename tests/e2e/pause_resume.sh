@@ -174,9 +174,8 @@ jq -n --argjson pid "$victim" --arg host "$(hostname)" \
 	--argjson ticks "$(awk '{print $22}' "/proc/$victim/stat")" \
 	'{pid: $pid, host: $host, startTicks: $ticks}' >"$S/.processes/s1.json"
 run session pause s1
-state=$(awk '{print $3}' "/proc/$victim/stat" 2>/dev/null)
-check "planted process record: the named process is not stopped (state $state)" \
-	eval '[ "$state" != T ]'
+check "planted process record: the named process is not stopped (3 s watched)" \
+	eval '! state_becomes "$victim" T'
 check "planted process record: the pause is written as usual" eval '[ "$(status_of)" = paused ]'
 kill "$victim" 2>/dev/null
 
