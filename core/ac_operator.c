@@ -107,10 +107,16 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 			   .requested_ms = ac_time_now_ms()};
 	ac_agent_process agent;
 	char status[32];
+	int64_t idle = 0;
+	bool active;
 	int rc;
 
 	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
 		return rc;
+	/* An agent that wrote lately may be in a save loop that undoes the
+	 * pause at once: only then is the file watched afterwards. */
+	active = ac_session_idle_ms(&idle, ws->sessions_dir, id) == 0 &&
+		 idle < 3 * (int64_t)ws->session_write.quiet_ms;
 	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0 &&
 	    ac_process_signal(&agent, ws->pause_signal) == 0)
 		out->signalled = true;
@@ -156,7 +162,7 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 	/* An agent that never reads before it saves undoes the pause with its
 	 * next turn; say so now rather than let "paused" stand. */
 	for (int64_t end = ac_time_now_ms() + ws->session_write.quiet_ms;
-	     wait && !out->signalled && ac_time_now_ms() < end;) {
+	     wait && active && !out->signalled && ac_time_now_ms() < end;) {
 		sleep_ms(20);
 		status_now(status, ws, id);
 		if (!strcmp(status, "running")) {

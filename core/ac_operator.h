@@ -30,9 +30,11 @@ typedef struct {
  * - pause: leaves a pause request for the agent (ac_control.h), stops the
  *   agent agentctl started with pauseSignal (when configured), then writes
  *   "paused" once the file is quiet (session.quietMs; AC_EBUSY after
- *   session.waitMs, the request left waiting). With wait, it then watches
- *   the file for session.quietMs: an agent that saves "running" over the
- *   pause is reported (AC_ECONFLICT, "pause overridden by the agent").
+ *   session.waitMs, the request left waiting). With wait, and when the
+ *   file was written in the last 3 x session.quietMs (an agent may be in a
+ *   save loop), it then watches the file for session.quietMs: an agent that
+ *   saves "running" over the pause is reported (AC_ECONFLICT, "pause
+ *   overridden by the agent"); later overrides, ac_operator_notice().
  * - resume: continues a stopped agent; else, with a resumeCommand, leaves
  *   the session paused for the agent's resumeOrCreate, starts the command
  *   detached (output in <workspace>/.agent/logs/<id>.log, the id also in
