@@ -3,7 +3,7 @@
  * the watcher reports is read (only that), keys are turned into actions
  * through the key table, and the screen is drawn once per loop, only when
  * something changed, so an idle dashboard sleeps. */
-#include "cli.h"
+#include "dashboard.h"
 
 #include "actions.h"
 #include "model.h"
@@ -47,7 +47,6 @@ static const int tab_panes[UI_TAB_COUNT] = {
 #define WATCH_POLL_MS 500
 
 typedef struct {
-	cli_context *cli;
 	const ac_workspace *ws;
 	ui_model m;
 	ui_source *src;
@@ -642,18 +641,18 @@ static void cleanup(dash *d)
 		free(d->themes[i]);
 }
 
-int dashboard_run(cli_context *ctx)
+int dashboard_run(const ac_workspace *ws, const ac_config *config,
+		  const dashboard_options *options)
 {
 	static dash d; /* large (the journal ring): not on the stack */
 	const char *reason = NULL, *no_color = getenv("NO_COLOR");
-	const char *theme_name = ac_config_string(ctx->config, "theme", "dark");
+	const char *theme_name = ac_config_string(config, "theme", "dark");
 	char theme_err[600] = "";
-	int status = CLI_OK;
+	int status = 0;
 
 	memset(&d, 0, sizeof(d));
-	d.cli = ctx;
-	d.ws = &ctx->ws;
-	d.m.read_only = ctx->read_only;
+	d.ws = ws;
+	d.m.read_only = options && options->read_only;
 	for (int i = 0; i < P_COUNT; i++)
 		d.panes[i].status_filter = -1;
 	d.strip.status_filter = -1;
@@ -664,7 +663,7 @@ int dashboard_run(cli_context *ctx)
 		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
 	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		status = AC_EIO;
 		goto done;
 	}
 	if (ac_watch_polling(d.watch, &reason))
@@ -673,7 +672,7 @@ int dashboard_run(cli_context *ctx)
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
 	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
-		status = cli_error(CLI_FAILED, "the dashboard needs a terminal (is TERM set?)");
+		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 		goto done;
 	}
 	d.dirty = true;

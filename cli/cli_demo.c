@@ -183,7 +183,7 @@ int cli_demo(cli_context *ctx, int argc, char **argv)
 
 	if (ui) {
 		if (!demo_stop_requested)
-			status = dashboard_run(&demo);
+			status = cli_dashboard(&demo);
 	} else {
 		printf("%s\n", dir);
 		fflush(stdout);

@@ -1,7 +1,10 @@
 /* Error printing and small argument helpers shared by the commands. */
 #include "cli.h"
 
+#include "dashboard.h"
+
 #include "ac_buf.h"
+#include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_text.h"
 
@@ -104,5 +107,14 @@ int cli_finish_output(void)
 {
 	if (fflush(stdout) != 0 || output_failed || ferror(stdout))
 		return cli_error(CLI_FAILED, "writing the output: %s", strerror(errno ? errno : EIO));
+	return CLI_OK;
+}
+
+int cli_dashboard(cli_context *ctx)
+{
+	dashboard_options options = {.read_only = ctx->read_only};
+
+	if (dashboard_run(&ctx->ws, ctx->config, &options) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	return CLI_OK;
 }

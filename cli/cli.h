@@ -57,7 +57,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 
-/* The dashboard; returns the exit status. */
-int dashboard_run(cli_context *ctx);
+/* The dashboard over ctx's workspace; returns the exit status. */
+int cli_dashboard(cli_context *ctx);
 
 #endif

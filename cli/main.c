@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	}
 
 	if (i == argc) {
-		status = dashboard_run(&ctx);
+		status = cli_dashboard(&ctx);
 	} else if (!strcmp(argv[i], "journal")) {
 		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
 	} else if (!strcmp(argv[i], "session")) {
