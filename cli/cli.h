@@ -8,6 +8,7 @@
 
 #include "ac_buf.h"
 #include "ac_config.h"
+#include "ac_version.h"
 #include "ac_workspace.h"
 
 #include <stdbool.h>

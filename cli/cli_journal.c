@@ -7,6 +7,7 @@
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
+#include "ac_json_scan.h"
 #include "ac_text.h"
 
 #include <jansson.h>

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return CLI_OK;
 		} else if (!strcmp(arg, "--version")) {
-			puts("agentctl 0.1.0");
+			printf("agentctl %s\n", ac_version());
 			return CLI_OK;
 		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--workspace")) {
 			if (++i == argc)

@@ -14,13 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What a temporary name adds to the name of the file it replaces: '.',
- * '.', the pid (at most 7 digits: Linux caps pids at PID_MAX_LIMIT, 2^22),
- * '.', 8 hex digits, ".tmp". A file whose name is longer than
- * AC_ATOMIC_NAME_MAX cannot be written: its temporary name would pass
- * NAME_MAX (255). */
-#define AC_ATOMIC_TEMP_EXTRA (1 + 1 + 7 + 1 + 8 + 4)
-#define AC_ATOMIC_NAME_MAX (255 - AC_ATOMIC_TEMP_EXTRA)
+#include "ac_types.h"
+
+/* AC_ATOMIC_NAME_MAX, the longest name a file written here may have, and
+ * ac_file_id are in ac_types.h (public). */
 
 /* Called between writing the temp file and renaming it over path, so a
  * caller can make a last check (has another writer changed path?). A
@@ -42,15 +39,6 @@ int ac_atomic_write(const char *path, const char *data, size_t len,
  * AC_ENOTSUP when the file system cannot exchange; then nothing changed. */
 int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
 		   const char *data, size_t len, bool must_be_new);
-
-/* Which file a path named when it was looked at: another writer's rename
- * gives a new inode, an in-place edit a new size or modification time. */
-typedef struct {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	int64_t mtime_ns;
-} ac_file_id;
 
 /* The identity of the file at path (not following a final symlink).
  * AC_ENOTFOUND when absent. */

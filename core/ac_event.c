@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_scan.h"
 #include "ac_text.h"
 #include "ac_time.h"
 
@@ -159,7 +160,7 @@ bool ac_event_id_valid(const char *t, size_t len)
 	return true;
 }
 
-int ac_event_check(const ac_json_span fields[AC_EV_NFIELDS], const ac_event_schema *schema)
+int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 {
 	char shown[96];
 	int rc;
@@ -203,7 +204,7 @@ int ac_event_check(const ac_json_span fields[AC_EV_NFIELDS], const ac_event_sche
 	return 0;
 }
 
-int ac_event_parse(ac_json_span fields[AC_EV_NFIELDS], const char *line,
+int ac_event_parse(ac_json_span *fields, const char *line,
 		   size_t len, const ac_event_schema *schema)
 {
 	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS);

@@ -6,6 +6,7 @@
 #include "ac_file.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_reader.h"
+#include "ac_lock.h"
 #include "ac_time.h"
 
 #include <dirent.h>

@@ -4,6 +4,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_journal_reader.h"
+#include "ac_json_scan.h"
 #include "ac_search.h"
 
 #include <stdlib.h>

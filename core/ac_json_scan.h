@@ -25,24 +25,31 @@ typedef enum {
 	AC_JSON_NULL,
 } ac_json_type;
 
+/* The public headers (ac_event.h) declare these two names too. */
+#ifndef AC_JSON_SCAN_TYPES
+#define AC_JSON_SCAN_TYPES
+typedef struct ac_json_span ac_json_span;
+typedef struct ac_json_path ac_json_path;
+#endif
+
 /* Where one value sits in the scanned text (borrowed from that text). */
-typedef struct {
+struct ac_json_span {
 	ac_json_type type;
 	const char *start; /* first byte of the raw value; a string's opening quote */
 	size_t len;        /* raw length; a string's includes both quotes */
 	bool has_escape;   /* a string that holds at least one backslash escape */
 	bool all_strings;  /* an array whose elements are all strings (true when empty) */
 	size_t count;      /* an array's elements or an object's members; 0 for scalars */
-} ac_json_span;
+};
 
 /* A path of object keys from the top-level object, e.g. "action.type".
  * A key that holds a '.' cannot be named. Segments borrow the dotted string,
  * which must outlive the path. */
-typedef struct {
+struct ac_json_path {
 	const char *segment[AC_JSON_MAX_SEGMENTS];
 	size_t segment_len[AC_JSON_MAX_SEGMENTS];
 	size_t nsegments;
-} ac_json_path;
+};
 
 /* Splits dotted into out. Fails (AC_EINVAL) on an empty path, an empty
  * segment ("a..b", ".a", "a.") or more than AC_JSON_MAX_SEGMENTS keys. */

@@ -12,16 +12,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-typedef struct {
-	int timeout_ms; /* give up (AC_EBUSY) after this long; default 10000 */
-	int stale_ms;   /* a lock older than this is broken; default 10000 */
-	/* Called when a stale lock is found, before it is broken: while the
-	 * dead holder's lock is still in place no other writer may touch the
-	 * file, so this is the moment to clean up after the holder (the
-	 * journal ends its torn last line here). May be NULL. */
-	void (*before_break)(void *ctx);
-	void *before_break_ctx;
-} ac_lock_options;
+#include "ac_types.h"
+
+/* ac_lock_options is in ac_types.h (public: the journal's options hold one). */
 
 typedef struct {
 	char *path;   /* owned: the lock file's path */

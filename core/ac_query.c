@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_scan.h"
 #include "ac_time.h"
 
 #include <stdint.h>

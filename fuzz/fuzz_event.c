@@ -1,6 +1,7 @@
 /* Fuzz target: the journal line scanner + schema check, and event
  * completion (what `journal log` does with an argument). */
 #include "ac_event.h"
+#include "ac_json_scan.h"
 
 #include <stdint.h>
 #include <stdlib.h>

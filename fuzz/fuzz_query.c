@@ -1,6 +1,7 @@
 /* Fuzz target: query terms (one per input line) parsed, then matched
  * against the fixed journal lines below. */
 #include "ac_journal_scan.h"
+#include "ac_json_scan.h"
 #include "ac_query.h"
 
 #include <stdint.h>

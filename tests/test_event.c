@@ -15,6 +15,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_event.h"
+#include "ac_json_scan.h"
 #include "ac_text.h"
 #include "ac_time.h"
 

@@ -11,6 +11,7 @@
 #include "ac_event.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
+#include "ac_json_scan.h"
 #include "ac_lock.h"
 
 #include <errno.h>

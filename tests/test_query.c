@@ -17,6 +17,7 @@
 #include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_journal_scan.h"
+#include "ac_json_scan.h"
 #include "ac_query.h"
 #include "test_util.h"
 

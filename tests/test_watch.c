@@ -12,6 +12,7 @@
 #include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_journal_follow.h"
+#include "ac_json_scan.h"
 #include "ac_session.h"
 #include "ac_watch.h"
 

@@ -54,8 +54,10 @@ typedef struct {
 	ui_theme theme;
 	char *themes[MAX_THEMES];
 	size_t n_themes;
+	char user_dir[PATH_MAX];  /* theme folders: find_theme_dirs() */
 	char share_dir[PATH_MAX];
-	const char *dirs[3];
+	char build_dir[PATH_MAX];
+	const char *dirs[5];
 	ui_pane panes[P_COUNT];
 	ui_pane strip;           /* the journal strip under the other panes */
 	int pane;                /* P_SESSIONS..P_JOURNAL */
@@ -609,24 +611,41 @@ static void input(dash *d)
 
 /* ---- setup ------------------------------------------------------------- */
 
+/* Theme folders, first match wins: the user's own
+ * ($XDG_CONFIG_HOME/agentctl/themes, default ~/.config/agentctl/themes);
+ * the install tree the binary sits in (<bindir>/AC_THEME_RELDIR, so a moved
+ * tree still works); a build tree's copy beside the binary; the configured
+ * install prefix's datadir. Never the source tree. */
 static void find_theme_dirs(dash *d)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
 	size_t k = 0;
 
-	d->dirs[k++] = AC_THEME_DIR;
+	if (xdg && xdg[0] == '/')
+		snprintf(d->user_dir, sizeof(d->user_dir), "%s/agentctl/themes", xdg);
+	else if (home && home[0] == '/')
+		snprintf(d->user_dir, sizeof(d->user_dir), "%s/.config/agentctl/themes", home);
+	if (d->user_dir[0])
+		d->dirs[k++] = d->user_dir;
 	if (n > 0) {
 		char *slash;
 
 		exe[n] = '\0';
 		if ((slash = strrchr(exe, '/'))) {
 			*slash = '\0';
-			snprintf(d->share_dir, sizeof(d->share_dir), "%.*s/../share/agentctl/themes",
-				 (int)(sizeof(d->share_dir) - 32), exe);
+			snprintf(d->share_dir, sizeof(d->share_dir), "%.*s/%s",
+				 (int)(sizeof(d->share_dir) - sizeof(AC_THEME_RELDIR) - 2), exe,
+				 AC_THEME_RELDIR);
 			d->dirs[k++] = d->share_dir;
+			snprintf(d->build_dir, sizeof(d->build_dir), "%.*s/themes",
+				 (int)(sizeof(d->build_dir) - 8), exe);
+			d->dirs[k++] = d->build_dir;
 		}
 	}
+	d->dirs[k++] = AC_THEME_PREFIX_DIR;
 	d->dirs[k] = NULL;
 	d->n_themes = ui_theme_list(d->themes, MAX_THEMES, d->dirs);
 }

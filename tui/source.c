@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_journal_follow.h"
+#include "ac_json_scan.h"
 #include "ac_messages.h"
 #include "ac_oplog.h"
 #include "ac_session.h"

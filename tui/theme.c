@@ -248,8 +248,15 @@ int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, char
 			f = fopen(path, "r");
 		}
 		if (!f) {
-			snprintf(err, errlen, "theme '%s': no %s.theme in %s", name, name,
-				 dirs && dirs[0] ? dirs[0] : "(no theme folder)");
+			/* Name every folder looked in: the first is often the user's
+			 * own, which need not exist. */
+			int at = snprintf(err, errlen, "theme '%s': no %s.theme in", name, name);
+
+			for (size_t i = 0; dirs && dirs[i] && at > 0 && (size_t)at < errlen; i++)
+				at += snprintf(err + at, errlen - (size_t)at, "%s %s",
+					       i ? "," : "", dirs[i]);
+			if (!dirs || !dirs[0])
+				snprintf(err, errlen, "theme '%s': no theme folder", name);
 			return -1;
 		}
 	} else {

@@ -14,6 +14,7 @@
 #include "ac_event.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
+#include "ac_json_scan.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_time.h"

@@ -1,7 +1,7 @@
 /* Appending to the shared workspace journal, and rotating it.
  *
  * Every append is one write(2) of one complete line, made under the shared
- * lock file (see ac_lock.h), so no two records interleave whatever other
+ * lock file (see core/ac_lock.h), so no two records interleave whatever other
  * writers do, as long as they follow the lock spec. A journal that ends in a
  * torn line (a writer was killed mid-write, the disk filled) is repaired by
  * starting the next record on a fresh line. Reading lives in
@@ -9,7 +9,7 @@
 #ifndef AC_JOURNAL_H
 #define AC_JOURNAL_H
 
-#include "ac_lock.h"
+#include "ac_types.h"
 
 #include <stdbool.h>
 #include <stddef.h>

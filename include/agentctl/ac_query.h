@@ -8,7 +8,6 @@
 #define AC_QUERY_H
 
 #include "ac_event.h"
-#include "ac_json_scan.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
 #define AC_SESSION_H
 
 #include <jansson.h>
-#include "ac_atomic.h"
+#include "ac_types.h"
 
 #include <stdbool.h>
 #include <stddef.h>

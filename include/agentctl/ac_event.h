@@ -7,10 +7,18 @@
 #ifndef AC_EVENT_H
 #define AC_EVENT_H
 
-#include "ac_json_scan.h"
-
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Where a scanned value sits in a line, and a dotted path of keys: the
+ * library's internal scanner (core/ac_json_scan.h) defines them. Outside the
+ * library they are opaque: a reader gets the raw line with every match and
+ * can parse it with jansson. */
+#ifndef AC_JSON_SCAN_TYPES
+#define AC_JSON_SCAN_TYPES
+typedef struct ac_json_span ac_json_span;
+typedef struct ac_json_path ac_json_path;
+#endif
 
 /* "evt_" + YYYYMMDDhhmmss + "_" + 8 hex digits */
 #define AC_EVENT_ID_LEN 27
@@ -47,13 +55,13 @@ const ac_json_path *ac_event_paths(void);
 /* Checks scanned fields against the schema: required fields, types, enum
  * values, id and timestamp formats. Returns 0 or AC_EINVAL with a message
  * that names the field, e.g. "agent: 'Bob' is not one of Claude, ...". */
-int ac_event_check(const ac_json_span fields[AC_EV_NFIELDS],
+int ac_event_check(const ac_json_span *fields /* [AC_EV_NFIELDS] */,
 		   const ac_event_schema *schema);
 
 /* Scans line[0..len) and checks it; fields receives the spans (borrowed
  * from line). Returns 0, AC_ECORRUPT (not JSON; "column N: ...") or
  * AC_EINVAL (JSON, but not a valid event). */
-int ac_event_parse(ac_json_span fields[AC_EV_NFIELDS], const char *line,
+int ac_event_parse(ac_json_span *fields /* [AC_EV_NFIELDS] */, const char *line,
 		   size_t len, const ac_event_schema *schema);
 
 /* Completes an event typed by a person or program: parses json_text,

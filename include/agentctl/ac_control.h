@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ac_atomic.h"
+#include "ac_types.h"
 
 typedef enum {
 	AC_REQUEST_PAUSE,

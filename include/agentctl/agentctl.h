@@ -1,0 +1,59 @@
+/* libagentctl: the persistence layer agents share in one workspace — the
+ * journal, session files, the operation log, checkpoints, the storage
+ * backend — and the operator's actions over them (pause, resume, compact,
+ * roll back).
+ *
+ * Include this one header, as <agentctl/agentctl.h>, and link with
+ * `pkg-config --cflags --libs agentctl`. Every call is ac_<module>_<verb>;
+ * fallible calls return 0 or a negative AC_E* code, and ac_error_last()
+ * says why (ac_error.h). Each header below says what its module is for and
+ * who frees what. The library never prints and never aborts. */
+#ifndef AGENTCTL_H
+#define AGENTCTL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "ac_version.h"
+#include "ac_error.h"
+#include "ac_types.h"
+#include "ac_buf.h"
+#include "ac_time.h"
+
+/* Configuration and the workspace's paths. */
+#include "ac_config.h"
+#include "ac_workspace.h"
+
+/* The journal: writing, reading, querying, following. */
+#include "ac_event.h"
+#include "ac_journal.h"
+#include "ac_journal_reader.h"
+#include "ac_query.h"
+#include "ac_journal_scan.h"
+#include "ac_journal_follow.h"
+
+/* Sessions, their messages and token estimates, compaction. */
+#include "ac_session.h"
+#include "ac_messages.h"
+#include "ac_tokens.h"
+#include "ac_compact.h"
+
+/* Checkpoints, the operation log and git. */
+#include "ac_checkpoint.h"
+#include "ac_git.h"
+#include "ac_oplog.h"
+
+/* The storage backend's contracts (memo, artifacts, traces, ...). */
+#include "ac_backend.h"
+
+/* Watching the workspace; operator requests and actions. */
+#include "ac_watch.h"
+#include "ac_control.h"
+#include "ac_operator.h"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
