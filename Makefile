@@ -1,11 +1,13 @@
 # A thin layer over CMake so that a newcomer needs two commands:
 #   make run    installs what is missing, builds, opens the dashboard
 #   make test   installs what is missing, builds, runs every test
+#   make install [PREFIX=/usr/local] [DESTDIR=...]   builds, then cmake --install
 BUILD ?= build
 CMAKE_FLAGS ?=
 WORKSPACE ?=
+PREFIX ?=
 
-.PHONY: all deps build run test bench fuzz clean
+.PHONY: all deps build run test bench fuzz install clean
 
 all: build
 
@@ -28,6 +30,12 @@ bench: build
 
 fuzz: deps
 	@bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# The binary, libagentctl (static and shared), headers, agentctl.pc, themes,
+# the man page and bash/zsh completion; PREFIX defaults to the configured
+# prefix (/usr/local). DESTDIR is honoured, for packaging.
+install: build
+	@cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
 	rm -rf $(BUILD)

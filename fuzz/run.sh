@@ -11,8 +11,17 @@ out=build-fuzz
 mkdir -p "$out" fuzz/artifacts
 command -v clang >/dev/null || { echo "fuzz: clang is missing: run scripts/install-deps.sh" >&2; exit 1; }
 
+# The version header CMake generates from include/agentctl/ac_version.h.in.
+version=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+IFS=. read -r v_major v_minor v_patch <<<"$version"
+mkdir -p "$out/include"
+sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@PROJECT_VERSION_MAJOR@/$v_major/" \
+    -e "s/@PROJECT_VERSION_MINOR@/$v_minor/" -e "s/@PROJECT_VERSION_PATCH@/$v_patch/" \
+    include/agentctl/ac_version.h.in > "$out/include/ac_version.h"
+
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=undefined -Icore $(pkg-config --cflags jansson libgit2))
+       -fno-sanitize-recover=undefined -Iinclude/agentctl -I"$out/include" -Icore
+       $(pkg-config --cflags jansson libgit2))
 libs=($(pkg-config --libs jansson libgit2))
 
 # The core once, as objects the targets share.

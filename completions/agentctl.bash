@@ -1,0 +1,178 @@
+# bash completion for agentctl(1). Installed as
+# <datadir>/bash-completion/completions/agentctl; or source it from ~/.bashrc.
+#
+# Completes options, commands, subcommands and their options, theme names,
+# and session ids. Ids come from `agentctl [-w DIR] --read-only session list
+# --json`, run with no input, no error output and a 2-second limit; ids are
+# agent-written data, so they are matched and inserted quoted, never
+# expanded by the shell.
+
+# Theme names: the user's folder, then the install tree this file is part of
+# (<datadir>/agentctl/themes), then the one beside the agentctl found in PATH.
+_agentctl_themes()
+{
+	local dir f bin here
+	local -a dirs=("${XDG_CONFIG_HOME:-$HOME/.config}/agentctl/themes")
+	here=${BASH_SOURCE[0]%/*}
+	[[ $here == "${BASH_SOURCE[0]}" ]] && here=.
+	dirs+=("$here/../../agentctl/themes")
+	if bin=$(type -P agentctl); then
+		dirs+=("${bin%/*}/../share/agentctl/themes" "${bin%/*}/themes")
+	fi
+	for dir in "${dirs[@]}"; do
+		for f in "$dir"/*.theme; do
+			[[ -f $f ]] || continue
+			f=${f##*/}
+			printf '%s\n' "${f%.theme}"
+		done
+	done | sort -u
+}
+
+# Session ids of the workspace named by -w/--workspace on the line (else
+# the current folder), one a line.
+_agentctl_session_ids()
+{
+	local -a ws=()
+	local i bin=${COMP_WORDS[0]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-w | --workspace) ws=(-w "${COMP_WORDS[i + 1]}") ;;
+		--workspace=*) ws=(-w "${COMP_WORDS[i]#--workspace=}") ;;
+		esac
+	done
+	# A folder typed with a ~ is expanded here, never evaluated.
+	[[ ${ws[1]-} == "~"/* ]] && ws[1]=$HOME/${ws[1]#"~"/}
+	[[ ${#ws[@]} -eq 0 || -d ${ws[1]} ]] || return 0
+	bin=$(type -P "$bin" 2>/dev/null) || bin=$(type -P agentctl 2>/dev/null) || return 0
+	timeout 2 "$bin" "${ws[@]}" --read-only session list --json </dev/null 2>/dev/null |
+		sed -n 's/^    "id": "\([^"\\]*\)",\{0,1\}$/\1/p'
+}
+
+# Sets COMPREPLY to the lines of standard input that start with $cur,
+# quoted for the command line.
+_agentctl_reply_lines()
+{
+	local line
+	COMPREPLY=()
+	while IFS= read -r line; do
+		[[ -n $line && $line == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$line")")
+	done
+}
+
+_agentctl()
+{
+	local cur prev i cmd= sub= cmd_at=0
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+
+	# The command is the first word that is not an option or an option's value.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-w | --workspace | --theme) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; cmd_at=$i; break ;;
+		esac
+	done
+	if [[ -n $cmd ]] && ((cmd_at + 1 < COMP_CWORD)); then
+		sub=${COMP_WORDS[cmd_at + 1]}
+	fi
+
+	case $prev in
+	-w | --workspace)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		compopt -o filenames 2>/dev/null
+		return
+		;;
+	--theme)
+		_agentctl_reply_lines < <(_agentctl_themes)
+		return
+		;;
+	--status)
+		COMPREPLY=($(compgen -W "running paused completed failed" -- "$cur"))
+		return
+		;;
+	--session)
+		_agentctl_reply_lines < <(_agentctl_session_ids)
+		return
+		;;
+	--type)
+		COMPREPLY=($(compgen -W "file_write file_delete command_run" -- "$cur"))
+		return
+		;;
+	--last | --seconds | --user | --id | --tenant | --agent | --node | --input | \
+		--input-type | --output | --details)
+		return
+		;;
+	esac
+
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "-w --workspace --theme --read-only -h --help --version" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "demo help journal session ops checkpoint memo artifact trace config" -- "$cur"))
+		fi
+		return
+	fi
+
+	local subs= opts=
+	case $cmd in
+	demo) opts="--no-ui --seconds --help" ;;
+	journal) subs="log read query check rotate" ;;
+	session) subs="list show create append record-turn pause resume complete fail compact" ;;
+	ops) subs="list show record rollback" ;;
+	checkpoint) subs="list create rollback" ;;
+	memo) subs="read write append list" ;;
+	artifact) subs="list show" ;;
+	trace) subs="show" ;;
+	config) subs="show trust" ;;
+	*) return ;;
+	esac
+	if [[ -n $subs && -z $sub ]]; then
+		COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+		return
+	fi
+
+	case $cmd/$sub in
+	journal/log) opts="-" ;;
+	journal/read) opts="--last --all --json" ;;
+	journal/query) opts="--last --all --json" ;;
+	journal/check) opts="--all" ;;
+	session/list) opts="--json --status --user" ;;
+	session/show) opts="--json" ;;
+	session/create) opts="--id --tenant --user --agent" ;;
+	session/append) opts="-" ;;
+	session/record-turn) opts="--input --output --messages" ;;
+	session/compact) opts="--force" ;;
+	ops/list) opts="--session --json" ;;
+	ops/record) opts="--session --type --details" ;;
+	ops/rollback) opts="--dry-run --yes" ;;
+	checkpoint/list) opts="--json" ;;
+	checkpoint/create) opts="--node --input --input-type --id --tombstone" ;;
+	checkpoint/rollback) opts="--latest --yes" ;;
+	memo/list) opts="--json" ;;
+	artifact/list) opts="--json" ;;
+	trace/show) opts="--json" ;;
+	config/show) opts="--origin --json" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+	# The first argument after these subcommands is a session id.
+	case $cmd/$sub in
+	session/show | session/append | session/record-turn | session/pause | \
+		session/resume | session/complete | session/fail | session/compact | \
+		checkpoint/list | checkpoint/create | checkpoint/rollback | \
+		artifact/list | artifact/show | trace/show)
+		local n=0
+		for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
+			[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
+		done
+		if ((n == 0)); then
+			_agentctl_reply_lines < <(_agentctl_session_ids)
+		fi
+		;;
+	esac
+}
+
+complete -F _agentctl agentctl
