@@ -8,6 +8,7 @@ packages=(
   libncurses-dev libjansson-dev libgit2-dev libcmocka-dev
   tmux jq nodejs
   clang libclang-rt-dev
+  man-db groff-base bash-completion zsh
 )
 
 missing=()
