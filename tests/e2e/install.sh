@@ -19,7 +19,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 sock="h-install-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 note() { printf 'install: %s\n' "$*" >&2; }
-for tool in cmake pkg-config cc readelf tmux man groff zsh; do
+for tool in cmake pkg-config cc gcc readelf nm tmux man groff zsh; do
 	command -v "$tool" >/dev/null || { note "$tool is missing: run scripts/install-deps.sh"; exit 1; }
 done
 [ -r /usr/share/bash-completion/bash_completion ] ||
@@ -73,6 +73,20 @@ for h in "$P"/include/agentctl/*.h; do
 		cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$P/include" \
 		$(pkg-config --cflags jansson) "$TMP/one.c"
 done
+# The shared library exports exactly the functions the public headers
+# declare (GCC's own list of the prototypes it saw), no internal helper.
+printf '#include <agentctl/agentctl.h>\n' >"$TMP/all.c"
+gcc -std=c11 -fsyntax-only -aux-info "$TMP/protos.txt" -I"$P/include" \
+	$(pkg-config --cflags jansson) "$TMP/all.c"
+grep -F "$P/include/agentctl/" "$TMP/protos.txt" | grep -v '\*/ static ' |
+	grep -oE '\bac_[a-z0-9_]+ \(' | tr -d ' (' | sort -u >"$TMP/declared.txt"
+nm -D --defined-only "$libdir/libagentctl.so.$version" | awk '$2 == "T" { print $3 }' |
+	sort -u >"$TMP/exported.txt"
+check "the public headers declare functions" test "$(wc -l <"$TMP/declared.txt")" -ge 100
+check "libagentctl.so exports every declared function" \
+	bash -c "comm -23 '$TMP/declared.txt' '$TMP/exported.txt' | sed 's/^/  not exported: /' >&2; test -z \"\$(comm -23 '$TMP/declared.txt' '$TMP/exported.txt')\""
+check "libagentctl.so exports nothing else" \
+	bash -c "comm -13 '$TMP/declared.txt' '$TMP/exported.txt' | sed 's/^/  exported: /' >&2; test -z \"\$(comm -13 '$TMP/declared.txt' '$TMP/exported.txt')\""
 check "agentctl.pc" exists "$libdir/pkgconfig/agentctl.pc"
 for t in "$src"/themes/*.theme; do
 	check "theme ${t##*/}" exists "$P/share/agentctl/themes/${t##*/}"
