@@ -142,25 +142,10 @@ static int fill_strings(entry *e, const ac_json_span *spans)
 	return 0;
 }
 
-/* The scanner counts bytes from the start, right for one-line journal
- * records; a session file has lines, so say which. */
-static int locate_error(const char *shown_path, const char *data, size_t len)
-{
-	const char *reason;
-	size_t offset = ac_json_scan_error(&reason), line = 1, line_start = 0;
-
-	for (size_t i = 0; i < offset && i < len; i++)
-		if (data[i] == '\n') {
-			line++;
-			line_start = i + 1;
-		}
-	return ac_error_set(AC_ECORRUPT, "%s: line %zu column %zu: %s", shown_path, line,
-			    offset - line_start + 1, reason);
-}
-
 static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 {
 	ac_json_span spans[F_COUNT];
+	ac_json_scan_error error;
 	char *data = NULL;
 	size_t len;
 	int rc;
@@ -174,8 +159,10 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 	}
 	if ((rc = ac_file_read_at(&data, &len, dir_fd, e->name, shown_path)))
 		goto done;
-	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT) != 0) {
-		rc = locate_error(shown_path, data, len);
+	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT, &error) != 0) {
+		/* A session file has lines: name the line, not the byte. */
+		rc = ac_error_set(AC_ECORRUPT, "%s: line %zu column %zu: %s", shown_path, error.line,
+				  error.column, error.text);
 		goto done;
 	}
 	if (len == 0 || data[strspn(data, " \t\r\n")] != '{') {
