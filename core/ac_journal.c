@@ -357,6 +357,28 @@ static bool is_rotated_name(const char *name, const char *stem)
 	       strspn(name, "0123456789") == 8;
 }
 
+/* Appends path (owned; NULL: out of memory) to *paths, growing it; frees
+ * path when it cannot. */
+static int push_path(char ***paths, size_t *n, size_t *cap, char *path)
+{
+	if (path && *n == *cap) {
+		size_t want = *cap ? *cap * 2 : 8;
+		char **grown = realloc(*paths, want * sizeof(**paths));
+
+		if (!grown) {
+			free(path);
+			path = NULL;
+		} else {
+			*paths = grown;
+			*cap = want;
+		}
+	}
+	if (!path)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	(*paths)[(*n)++] = path;
+	return 0;
+}
+
 int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 {
 	char *dir = NULL, *stem = NULL, **paths = NULL;
@@ -374,39 +396,17 @@ int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 
 		if (!is_rotated_name(entry->d_name, stem))
 			continue;
-		if (n + 2 > cap) {
-			char **grown = realloc(paths, (cap = cap ? cap * 2 : 8) * sizeof(*paths));
-
-			if (!grown) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			paths = grown;
-		}
 		if (ac_buf_printf(&full, "%s/%s", dir, entry->d_name)) {
 			rc = AC_ENOMEM;
 			goto done;
 		}
-		paths[n++] = ac_buf_detach(&full);
+		if ((rc = push_path(&paths, &n, &cap, ac_buf_detach(&full))))
+			goto done;
 	}
 	if (n)
 		qsort(paths, n, sizeof(*paths), compare_names); /* paths is NULL for none */
-	if (stat(path, &st) == 0) {
-		if (n + 1 > cap) {
-			char **grown = realloc(paths, (n + 1) * sizeof(*paths));
-
-			if (!grown) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			paths = grown;
-		}
-		if (!(paths[n] = strdup(path))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		n++;
-	}
+	if (stat(path, &st) == 0 && (rc = push_path(&paths, &n, &cap, strdup(path))))
+		goto done;
 	*out_paths = paths;
 	*out_n = n;
 	paths = NULL;
