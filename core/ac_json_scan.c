@@ -1,9 +1,10 @@
 /* One-pass strict JSON validation that also notes where chosen fields are.
  *
- * The scanner is a loop over labels instead of a recursive descent, so the
- * only bound on nesting is the explicit stack below and hostile input such as
- * ten million '[' costs 257 bytes of reading, not the C stack. The text is
- * not NUL-terminated: every read is checked against end. */
+ * The scanner is a loop over states (value, key, close, after a value)
+ * instead of a recursive descent, so the only bound on nesting is the
+ * explicit stack below and hostile input such as ten million '[' costs 257
+ * bytes of reading, not the C stack. The text is not NUL-terminated: every
+ * read is checked against end. */
 #include "ac_json_scan.h"
 #include "ac_error.h"
 
