@@ -684,14 +684,14 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error)
 {
 	struct level stack[AC_JSON_MAX_DEPTH + 1];
+	const char *end = text + len, *p;
 	scan s;
-	const char *p;
 	int next;
 
 	if ((next = scan_begin(&s, stack, out, text, len, paths, npaths, error)))
 		return next;
-	p = skip_space(text, s.end);
-	if (p == s.end)
+	p = skip_space(text, end);
+	if (p == end)
 		return fail(error, text, p, "empty document");
 	for (next = NEXT_VALUE; next >= 0;) {
 		switch (next) {
@@ -708,8 +708,8 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 			next = after_value(&s, &p);
 			break;
 		default:
-			p = skip_space(p, s.end);
-			if (p != s.end)
+			p = skip_space(p, end);
+			if (p != end)
 				return fail(error, text, p, "trailing characters after the document");
 			return 0;
 		}
