@@ -22,6 +22,7 @@ typedef struct {
 	bool read_only;        /* --read-only */
 	ac_config *config;     /* loaded for workspace */
 	ac_workspace ws;       /* resolved from config */
+	bool ws_ready;         /* ws holds resources to free */
 } cli_context;
 
 /* Prints "agentctl: <message>" on stderr (sanitised) and returns status. */

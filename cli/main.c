@@ -1,4 +1,8 @@
-/* agentctl: the dashboard, or one command, over an agent workspace. */
+/* agentctl: the dashboard, or one command, over an agent workspace.
+ *
+ * The command table is the one place a command is named: dispatch,
+ * `--help`, `help COMMAND` and `COMMAND --help` all read it, so a command
+ * shown is a command handled. */
 #include "cli.h"
 
 #include "ac_error.h"
@@ -8,24 +12,57 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage_text[] =
-	"usage: agentctl [-w DIR] [--theme NAME] [--read-only]   the dashboard\n"
-	"       agentctl demo                                     a live demo workspace + dashboard\n"
-	"       agentctl [-w DIR] journal log JSON|-\n"
-	"       agentctl [-w DIR] journal read [--last N] [--all] [--json]\n"
-	"       agentctl [-w DIR] journal query TERM... [--last N] [--all] [--json]\n"
-	"       agentctl [-w DIR] journal check [--all]\n"
-	"       agentctl [-w DIR] journal rotate\n"
-	"       agentctl [-w DIR] session list [--json] [--status S] [--user U]\n"
-	"       agentctl [-w DIR] session show ID [--json]\n"
-	"       agentctl [-w DIR] session pause|resume|complete|fail ID\n"
-	"       agentctl [-w DIR] session compact ID [--force]\n"
-	"       agentctl [-w DIR] ops list [--session ID] [--json] | show OPID\n"
-	"       agentctl [-w DIR] ops rollback OPID [--dry-run] [--yes]\n"
-	"       agentctl [-w DIR] checkpoint list SESSION [--json]\n"
-	"       agentctl [-w DIR] checkpoint create SESSION [--node NAME]\n"
-	"       agentctl [-w DIR] checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
-	"       agentctl [-w DIR] config show [--origin] [--json] | trust\n"
+typedef struct {
+	const char *name;
+	int (*run)(cli_context *ctx, int argc, char **argv);
+	/* One form per line, each after "agentctl [-w DIR] ". */
+	const char *usage;
+} cli_command;
+
+static const cli_command commands[] = {
+	{"demo", cli_demo,
+	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard\n"},
+	{"journal", cli_journal,
+	 "journal log JSON|-\n"
+	 "journal read [--last N] [--all] [--json]\n"
+	 "journal query TERM... [--last N] [--all] [--json]\n"
+	 "journal check [--all]\n"
+	 "journal rotate\n"},
+	{"session", cli_session,
+	 "session list [--json] [--status S] [--user U]\n"
+	 "session show ID [--json]\n"
+	 "session create TASK [--id ID] [--tenant T --user U --agent A] [--json]\n"
+	 "session append ID - [--json]\n"
+	 "session record-turn ID --input N --output N [--messages -] [--json]\n"
+	 "session pause|resume|complete|fail ID\n"
+	 "session compact ID [--force]\n"},
+	{"ops", cli_ops,
+	 "ops list [--session ID] [--json] | show OPID\n"
+	 "ops record --session ID --type T --details JSON [--json]\n"
+	 "ops rollback OPID [--dry-run] [--yes]\n"},
+	{"checkpoint", cli_checkpoint,
+	 "checkpoint list SESSION [--json]\n"
+	 "checkpoint create SESSION [--node N] [--input JSON] [--input-type T] [--id ID]"
+	 " [--tombstone] [--json]\n"
+	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"},
+	{"memo", cli_memo,
+	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]\n"
+	 "memo list TENANT OWNER SCOPE [--json]\n"},
+	{"artifact", cli_artifact,
+	 "artifact list SESSION [--json] | show SESSION ID\n"},
+	{"trace", cli_trace,
+	 "trace show SESSION [--json]\n"},
+	{"config", cli_config,
+	 "config show [--origin] [--json] | trust\n"},
+};
+
+static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
+
+static const char usage_head[] =
+	"usage: agentctl [-w DIR] [--theme NAME] [--read-only]   the dashboard\n";
+
+static const char usage_tail[] =
+	"       agentctl help [COMMAND]\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
 	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"
@@ -33,81 +70,138 @@ static const char usage_text[] =
 	"  action.type, trace.correlation_id, action.params.path, ...\n"
 	"\n"
 	"Options: -w, --workspace DIR  the workspace (default: the current folder)\n"
-	"Exit status: 0 success, 1 the operation failed, 2 bad usage.\n";
+	"         --theme NAME         the dashboard's theme (dark, light, high-contrast, monochrome)\n"
+	"         --read-only          no command or key changes a file\n"
+	"         --version            the version of agentctl and libagentctl\n"
+	"Exit status: 0 success, 1 the operation failed, 2 bad usage.\n"
+	"See agentctl(1) for every command, key and configuration key.\n";
 
-int main(int argc, char **argv)
+/* Writes each usage line of cmd, the first after lead, the others after
+ * as many spaces. */
+static void put_usage(FILE *out, const cli_command *cmd, const char *lead)
 {
-	cli_context ctx = {.workspace = "."};
-	struct stat st;
-	int i, status;
+	const char *line = cmd->usage;
+
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		int len = end ? (int)(end - line) : (int)strlen(line);
+
+		fprintf(out, "%s%.*s\n", lead, len, line);
+		line += len + (end != NULL);
+		lead = "       agentctl [-w DIR] ";
+	}
+}
+
+static void put_help(FILE *out)
+{
+	fputs(usage_head, out);
+	for (size_t i = 0; i < n_commands; i++)
+		put_usage(out, &commands[i], "       agentctl [-w DIR] ");
+	fputs(usage_tail, out);
+}
+
+static const cli_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < n_commands; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const cli_command *cmd;
+
+	if (argc == 0) {
+		put_help(stdout);
+		return cli_finish_output();
+	}
+	if (argc > 1)
+		return cli_error(CLI_USAGE, "help: unexpected '%s'", argv[1]);
+	if (!(cmd = find_command(argv[0])))
+		return cli_error(CLI_USAGE, "help: unknown command '%s' (see 'agentctl --help')",
+				 argv[0]);
+	put_usage(stdout, cmd, "usage: agentctl [-w DIR] ");
+	return cli_finish_output();
+}
+
+/* Options before the command. Returns the index of the command word (argc
+ * for the dashboard), or -1 - exit status when the program is done. */
+static int parse_options(cli_context *ctx, int argc, char **argv)
+{
+	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *arg = argv[i];
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			fputs(usage_text, stdout);
-			return CLI_OK;
+			put_help(stdout);
+			return -1 - cli_finish_output();
 		} else if (!strcmp(arg, "--version")) {
 			printf("agentctl %s\n", ac_version());
-			return CLI_OK;
+			return -1 - cli_finish_output();
 		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--workspace")) {
 			if (++i == argc)
-				return cli_error(CLI_USAGE, "%s needs a folder", arg);
-			ctx.workspace = argv[i];
+				return -1 - cli_error(CLI_USAGE, "%s needs a folder", arg);
+			ctx->workspace = argv[i];
 		} else if (!strncmp(arg, "--workspace=", 12)) {
-			ctx.workspace = arg + 12;
+			ctx->workspace = arg + 12;
 		} else if (!strcmp(arg, "--theme")) {
 			if (++i == argc)
-				return cli_error(CLI_USAGE, "--theme needs a name");
-			ctx.theme = argv[i];
+				return -1 - cli_error(CLI_USAGE, "--theme needs a name");
+			ctx->theme = argv[i];
 		} else if (!strcmp(arg, "--read-only")) {
-			ctx.read_only = true;
+			ctx->read_only = true;
 		} else {
 			cli_error(CLI_USAGE, "unknown option '%s'", arg);
-			fputs(usage_text, stderr);
-			return CLI_USAGE;
+			put_help(stderr);
+			return -1 - CLI_USAGE;
 		}
 	}
-	if (stat(ctx.workspace, &st) != 0 || !S_ISDIR(st.st_mode))
-		return cli_error(CLI_USAGE, "-w %s: not a folder", ctx.workspace);
-	if (ac_config_load(&ctx.config, ctx.workspace) != 0)
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	if (ctx.theme && ac_config_set_cli(ctx.config, "theme", ctx.theme) != 0) {
-		ac_config_free(ctx.config);
-		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	}
-	if (ac_workspace_init(&ctx.ws, ctx.config) != 0) {
-		ac_config_free(ctx.config);
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	}
+	return i;
+}
 
-	if (i == argc) {
-		status = cli_dashboard(&ctx);
-	} else if (!strcmp(argv[i], "journal")) {
-		status = cli_journal(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "session")) {
-		status = cli_session(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "demo")) {
-		status = cli_demo(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "memo")) {
-		status = cli_memo(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "artifact")) {
-		status = cli_artifact(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "trace")) {
-		status = cli_trace(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "ops")) {
-		status = cli_ops(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "checkpoint")) {
-		status = cli_checkpoint(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "config")) {
-		status = cli_config(&ctx, argc - i - 1, argv + i + 1);
-	} else if (!strcmp(argv[i], "help")) {
-		fputs(usage_text, stdout);
-		status = CLI_OK;
-	} else {
-		status = cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')", argv[i]);
-	}
-	ac_workspace_free(&ctx.ws);
+static int open_workspace(cli_context *ctx)
+{
+	struct stat st;
+
+	if (stat(ctx->workspace, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cli_error(CLI_USAGE, "-w %s: not a folder", ctx->workspace);
+	if (ac_config_load(&ctx->config, ctx->workspace) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (ctx->theme && ac_config_set_cli(ctx->config, "theme", ctx->theme) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ac_workspace_init(&ctx->ws, ctx->config) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	ctx->ws_ready = true;
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	cli_context ctx = {.workspace = "."};
+	const cli_command *cmd = NULL;
+	int first, status;
+
+	if ((first = parse_options(&ctx, argc, argv)) < 0)
+		return -1 - first;
+	if (first < argc && !strcmp(argv[first], "help"))
+		return help(argc - first - 1, argv + first + 1);
+	if (first < argc && !(cmd = find_command(argv[first])))
+		return cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')",
+				 argv[first]);
+	/* "agentctl session --help": that command's forms, no workspace needed. */
+	if (cmd && first + 1 < argc &&
+	    (!strcmp(argv[first + 1], "--help") || !strcmp(argv[first + 1], "-h")) &&
+	    strcmp(cmd->name, "demo") != 0)
+		return help(1, argv + first);
+
+	status = open_workspace(&ctx);
+	if (status == CLI_OK)
+		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
+			     : cli_dashboard(&ctx);
+	if (ctx.ws_ready)
+		ac_workspace_free(&ctx.ws);
 	ac_config_free(ctx.config);
 	return status;
 }

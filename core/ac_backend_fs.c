@@ -60,10 +60,8 @@ int ac_backend_scope_check(const char *scope)
 void ac_backend_compact_options_init(ac_backend_compact_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->trigger_tokens = 80000;
-	opts->fraction = 0.5;
+	ac_compact_options_init(&opts->compact);
 	opts->artifact_threshold = AC_BACKEND_ARTIFACT_THRESHOLD;
-	opts->summarizer_timeout_ms = 120000;
 }
 
 /* ---- shared by the fs files ---- */

@@ -164,7 +164,6 @@ typedef struct {
 	ac_backend_fs *fs;
 	const char *tenant;
 	const char *session_id;
-	const ac_backend_compact_options *opts;
 } compact_ctx;
 
 static int guard_owned(const json_t *root, void *ctx)
@@ -172,13 +171,6 @@ static int guard_owned(const json_t *root, void *ctx)
 	const compact_ctx *c = ctx;
 
 	return ac_backend_fs_owned(root, c->tenant, c->session_id);
-}
-
-static int summarize_with(char **out, const json_t *messages, void *ctx)
-{
-	const compact_ctx *c = ctx;
-
-	return c->opts->summarize(out, messages, c->opts->summarize_ctx);
 }
 
 static void reached_archive(void *ctx)
@@ -192,7 +184,7 @@ static int summarize_if_needed(ac_backend_fs *fs, ac_backend_compact_result *out
 			       const char *tenant, const char *session_id,
 			       const ac_backend_compact_options *opts)
 {
-	compact_ctx ctx = {fs, tenant, session_id, opts};
+	compact_ctx ctx = {fs, tenant, session_id};
 	ac_compact_options core;
 	ac_compact_result r;
 	ac_session *s = NULL;
@@ -202,17 +194,10 @@ static int summarize_if_needed(ac_backend_fs *fs, ac_backend_compact_result *out
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
 	ac_session_free(s);
-	ac_compact_options_init(&core);
-	core.trigger_tokens = opts->trigger_tokens;
-	core.fraction = opts->fraction;
-	core.force = opts->force;
-	core.summarizer = opts->summarizer_argv;
-	if (opts->summarizer_timeout_ms > 0)
-		core.summarizer_timeout_ms = opts->summarizer_timeout_ms;
-	if (opts->summarize) {
-		core.summarize = summarize_with;
-		core.summarize_ctx = &ctx;
-	}
+	/* The caller's options, with the tenant guarded and the test seam. */
+	core = opts->compact;
+	if (core.summarizer_timeout_ms <= 0)
+		core.summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 	core.guard = guard_owned;
 	core.guard_ctx = &ctx;
 	core.after_archive = reached_archive;
@@ -248,8 +233,9 @@ int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char
 	if ((rc = ac_backend_id_check("tenant", tenant)) ||
 	    (rc = ac_backend_id_check("session", session_id)))
 		return rc;
-	if (!(opts->fraction > 0 && opts->fraction <= 1))
-		return ac_error_set(AC_EINVAL, "compaction fraction %g: must be in (0, 1]", opts->fraction);
+	if (!(opts->compact.fraction > 0 && opts->compact.fraction <= 1))
+		return ac_error_set(AC_EINVAL, "compaction fraction %g: must be in (0, 1]",
+				    opts->compact.fraction);
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
 	out->tokens_before = ac_messages_tokens(ac_session_messages(s));

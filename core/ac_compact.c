@@ -27,9 +27,9 @@
 void ac_compact_options_init(ac_compact_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->trigger_tokens = 80000;
-	opts->fraction = 0.5;
-	opts->summarizer_timeout_ms = 120000;
+	opts->trigger_tokens = AC_COMPACT_TRIGGER_TOKENS;
+	opts->fraction = AC_COMPACT_FRACTION;
+	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 }
 
 void ac_compact_plan(ac_compact_result *out, const json_t *messages,

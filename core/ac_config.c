@@ -3,6 +3,7 @@
 
 #include "ac_atomic.h"
 #include "ac_buf.h"
+#include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_proc.h"
@@ -560,8 +561,8 @@ static int load_defaults(ac_config *c)
 				     "operationLogPath", ".agent/operations.jsonl",
 				     "checkpointDir", ".agent/checkpoints",
 				     "theme", "dark",
-				     "compaction.triggerTokens", 80000,
-				     "compaction.compactFraction", 0.5,
+				     "compaction.triggerTokens", AC_COMPACT_TRIGGER_TOKENS,
+				     "compaction.compactFraction", AC_COMPACT_FRACTION,
 				     "journal.fsync", "never", "journal.rotateBytes", 0);
 	int rc = 0;
 	const char *key;

@@ -207,7 +207,7 @@ int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 int ac_event_parse(ac_json_span *fields, const char *line,
 		   size_t len, const ac_event_schema *schema)
 {
-	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS);
+	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS, NULL);
 
 	if (rc)
 		return rc;
@@ -288,7 +288,7 @@ int ac_event_prepare(char **out_line, size_t *out_len,
 	char made_id[AC_EVENT_ID_LEN + 1], iso[AC_TIME_ISO_LEN + 1];
 	int rc;
 
-	if (ac_json_scan(fields, json_text, len, event_paths, AC_EV_NFIELDS) != 0)
+	if (ac_json_scan(fields, json_text, len, event_paths, AC_EV_NFIELDS, NULL) != 0)
 		return syntax_error(json_text);
 	minify(&compact, json_text, len);
 	if (!compact.data || compact.data[0] != '{') {

@@ -1,7 +1,7 @@
-/* Committing, describing and rewinding the workspace with libgit2. */
+/* Opening the workspace's repository, committing it and describing a
+ * commit, with libgit2. Rolling back is ac_git_rollback.c's. */
 #include "ac_git.h"
 #include "ac_git_impl.h"
-#include "ac_git_paths.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"
@@ -331,8 +331,7 @@ int ac_git_lock(int *out_fd, const ac_git *g, int timeout_ms)
 	return rc;
 }
 
-/* The commit HEAD points at; *out NULL when HEAD is unborn. */
-static int head_commit(git_commit **out, git_repository *repo)
+int ac_git_head_commit(git_commit **out, git_repository *repo)
 {
 	git_oid oid;
 	int e = git_reference_name_to_id(&oid, repo, "HEAD");
@@ -345,7 +344,7 @@ static int head_commit(git_commit **out, git_repository *repo)
 	return 0;
 }
 
-static int lookup_commit(git_commit **out, ac_git *g, const char *hash)
+int ac_git_lookup_commit(git_commit **out, ac_git *g, const char *hash)
 {
 	size_t len = strlen(hash);
 	git_oid oid;
@@ -367,7 +366,7 @@ static int lookup_commit(git_commit **out, ac_git *g, const char *hash)
 int ac_git_commit_exists(ac_git *g, const char *hash)
 {
 	git_commit *c = NULL;
-	int rc = lookup_commit(&c, g, hash);
+	int rc = ac_git_lookup_commit(&c, g, hash);
 
 	git_commit_free(c);
 	return rc;
@@ -395,7 +394,7 @@ static int stage_filter(const char *path, const char *matched, void *payload)
  * Other agents keep writing files while we stage: a file that shrinks or
  * vanishes between libgit2's stat and its read fails the pass, so a few
  * more passes are tried, each reading the files as they are by then. */
-static int stage(ac_git *g, git_index *index)
+int ac_git_stage(ac_git *g, git_index *index)
 {
 	for (int attempt = 1;; attempt++) {
 		struct timespec pause = {0, 2000000L * attempt};
@@ -409,7 +408,7 @@ static int stage(ac_git *g, git_index *index)
 	}
 }
 
-static int make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
+int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
 		       const char *message)
 {
 	git_signature *sig = NULL;
@@ -446,14 +445,14 @@ int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const
 		rc = ac_git_fail("reading the index");
 		goto done;
 	}
-	if ((rc = stage(g, index)))
+	if ((rc = ac_git_stage(g, index)))
 		goto done;
 	if (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0) {
 		rc = ac_git_fail("writing the index");
 		goto done;
 	}
-	if ((rc = head_commit(&head, g->repo)) ||
-	    (rc = make_commit(&commit_oid, g, &tree_oid, head, message)))
+	if ((rc = ac_git_head_commit(&head, g->repo)) ||
+	    (rc = ac_git_make_commit(&commit_oid, g, &tree_oid, head, message)))
 		goto done;
 	git_oid_tostr(out_hash, AC_GIT_HASH_LEN + 1, &commit_oid);
 done:
@@ -462,9 +461,7 @@ done:
 	return rc;
 }
 
-/* The tree of c's first parent; *out NULL (the empty tree) for a root
- * commit. */
-static int parent_tree(git_tree **out, git_commit **out_parent, git_commit *c)
+int ac_git_parent_tree(git_tree **out, git_commit **out_parent, git_commit *c)
 {
 	git_commit *parent = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
@@ -506,7 +503,7 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 
 	*out = NULL;
 	*out_n = 0;
-	if ((rc = lookup_commit(&commit, g, hash)) || (rc = parent_tree(&before, NULL, commit)))
+	if ((rc = ac_git_lookup_commit(&commit, g, hash)) || (rc = ac_git_parent_tree(&before, NULL, commit)))
 		goto done;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
@@ -549,315 +546,6 @@ done:
 	git_diff_free(diff);
 	git_tree_free(tree);
 	git_tree_free(before);
-	git_commit_free(commit);
-	return rc;
-}
-
-const char *ac_git_action_name(ac_git_action action)
-{
-	switch (action) {
-	case AC_GIT_REMOVE:
-		return "remove";
-	case AC_GIT_RESTORE:
-		return "restore";
-	case AC_GIT_CHANGE:
-		return "change";
-	}
-	return "?";
-}
-
-void ac_git_rollback_result_free(ac_git_rollback_result *r)
-{
-	for (size_t i = 0; r->items && i < r->n; i++)
-		free(r->items[i].path);
-	free(r->items);
-	r->items = NULL;
-	r->n = 0;
-}
-
-static bool is_known(git_tree *head_tree, git_index *known, const char *path)
-{
-	git_tree_entry *e = NULL;
-
-	if (known && git_index_get_bypath(known, path, 0))
-		return true;
-	if (head_tree && git_tree_entry_bypath(&e, head_tree, path) == 0) {
-		git_tree_entry_free(e);
-		return true;
-	}
-	return false;
-}
-
-/* Refuses a path of the plan that git itself would never write: the
- * target tree (written by whoever could write objects) may name "..",
- * ".git" in some alias, or a link that points away. */
-static int check_delta(ac_git *g, const git_diff_delta *d)
-{
-	const char *paths[2] = {d->new_file.path, d->old_file.path};
-	uint32_t modes[2] = {d->status == GIT_DELTA_DELETED ? 0 : d->new_file.mode, 0};
-	int rc = 0;
-
-	for (int i = 0; i < 2 && rc == 0; i++) {
-		git_blob *blob = NULL;
-		const char *why;
-
-		if (!paths[i] || (i == 1 && paths[0] && !strcmp(paths[0], paths[1])))
-			continue;
-		if (modes[i] == GIT_FILEMODE_LINK) {
-			if (git_blob_lookup(&blob, g->repo, &d->new_file.id) != 0)
-				return ac_git_fail(paths[i]);
-			why = ac_git_path_problem(paths[i], modes[i], git_blob_rawcontent(blob),
-						  (size_t)git_blob_rawsize(blob));
-		} else {
-			why = ac_git_path_problem(paths[i], modes[i], NULL, 0);
-		}
-		if (why)
-			rc = ac_error_set(AC_EINVAL, "'%s': unsafe path in the %s state (%s); refusing "
-					  "the whole rollback, nothing was changed", paths[i],
-					  i == 0 ? "target" : "current", why);
-		git_blob_free(blob);
-	}
-	return rc;
-}
-
-/* The files to touch: what differs between the current state and the
- * target, inside the workspace, outside the agent's own state, and (for
- * removals) known to git before the snapshot. */
-static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, git_tree *target,
-		     git_tree *head_tree, git_index *known)
-{
-	git_diff_options opts;
-	git_diff *diff = NULL;
-	size_t count;
-	int rc = 0;
-
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
-		return ac_git_fail("comparing with the target state");
-	count = git_diff_num_deltas(diff);
-	if (!(out->items = calloc(count + 1, sizeof(*out->items)))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	/* Every path is checked before any is planned, so one bad entry
-	 * refuses the whole rollback, the dry run included. */
-	for (size_t i = 0; i < count; i++)
-		if ((rc = check_delta(g, git_diff_get_delta(diff, i))))
-			goto done;
-	for (size_t i = 0; i < count; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
-		ac_git_action action;
-
-		if (!ac_git_in_workspace(g, path) || ac_git_is_agent_state(g, path) ||
-		    d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
-			continue;
-		if (d->status == GIT_DELTA_ADDED) {
-			action = AC_GIT_RESTORE;
-			out->restored++;
-		} else if (d->status == GIT_DELTA_DELETED) {
-			if (!is_known(head_tree, known, path))
-				continue; /* untracked before the snapshot: left alone */
-			action = AC_GIT_REMOVE;
-			out->removed++;
-		} else {
-			action = AC_GIT_CHANGE;
-			out->changed++;
-		}
-		out->items[out->n].action = action;
-		if (!(out->items[out->n++].path = strdup(path))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
-done:
-	git_diff_free(diff);
-	return rc;
-}
-
-static int open_known_index(git_index **out, git_repository *repo)
-{
-	ac_buf path = AC_BUF_INIT;
-	int rc = 0;
-
-	*out = NULL;
-	if (ac_buf_printf(&path, "%sindex", git_repository_path(repo)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
-		rc = ac_git_fail(path.data);
-	ac_buf_free(&path);
-	return rc;
-}
-
-/* A write failed after the snapshot: the worktree and index are put back
- * to the snapshot (HEAD), and the error says exactly what the worktree now
- * is. Returns rc. */
-static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
-		       const ac_git_rollback_result *plan, int rc)
-{
-	char *why = strdup(ac_error_last());
-	ac_buf failed = AC_BUF_INIT;
-	git_tree *tree = NULL;
-
-	if (git_commit_tree(&tree, snapshot) != 0)
-		ac_buf_printf(&failed, "the snapshot's tree (%s)", git_error_last() ?
-			      git_error_last()->message : "libgit2 error");
-	else
-		ac_git_put_back(g, index, tree, plan, &failed);
-	if (failed.len)
-		ac_error_set(rc, "%s; putting the snapshot back failed too at %s: the worktree is "
-			     "partly rolled back; commit %.12s (HEAD) holds the state before",
-			     why ? why : "rollback failed", failed.data, plan->snapshot);
-	else
-		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
-			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
-			     plan->snapshot);
-	git_tree_free(tree);
-	ac_buf_free(&failed);
-	free(why);
-	return rc;
-}
-
-/* Refuses while git is in the middle of something a rollback would
- * silently break: a merge, rebase, cherry-pick, revert, bisect or `git am`
- * in progress, or an index with conflicts. */
-static int check_repository_idle(ac_git *g, git_index *index)
-{
-	const char *what = NULL;
-
-	switch (git_repository_state(g->repo)) {
-	case GIT_REPOSITORY_STATE_NONE:
-		break;
-	case GIT_REPOSITORY_STATE_MERGE:
-		what = "a merge";
-		break;
-	case GIT_REPOSITORY_STATE_REVERT:
-	case GIT_REPOSITORY_STATE_REVERT_SEQUENCE:
-		what = "a revert";
-		break;
-	case GIT_REPOSITORY_STATE_CHERRYPICK:
-	case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE:
-		what = "a cherry-pick";
-		break;
-	case GIT_REPOSITORY_STATE_BISECT:
-		what = "a bisect";
-		break;
-	case GIT_REPOSITORY_STATE_REBASE:
-	case GIT_REPOSITORY_STATE_REBASE_INTERACTIVE:
-	case GIT_REPOSITORY_STATE_REBASE_MERGE:
-		what = "a rebase";
-		break;
-	default:
-		what = "a `git am` or another multi-step git command";
-		break;
-	}
-	if (what)
-		return ac_error_set(AC_ECONFLICT, "%s: %s is in progress; finish or abort it first "
-				    "(nothing was changed)", g->workdir, what);
-	if (git_index_has_conflicts(index))
-		return ac_error_set(AC_ECONFLICT, "%s: the index has unresolved conflicts; resolve them "
-				    "first (nothing was changed)", g->workdir);
-	return 0;
-}
-
-int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
-		    const char *snapshot_message, const char *message, bool dry_run)
-{
-	git_commit *commit = NULL, *parent = NULL, *head = NULL, *snapshot = NULL;
-	git_tree *target = NULL, *head_tree = NULL, *current = NULL;
-	git_index *index = NULL, *known = NULL;
-	git_oid tree_oid, oid;
-	bool staged = false;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((rc = lookup_commit(&commit, g, hash)) ||
-	    (rc = parent_tree(&target, &parent, commit)) ||
-	    (rc = head_commit(&head, g->repo)))
-		goto done;
-	if (parent)
-		git_oid_tostr(out->target, sizeof(out->target), git_commit_id(parent));
-	if (head && git_commit_tree(&head_tree, head) != 0) {
-		rc = ac_git_fail("HEAD");
-		goto done;
-	}
-	if ((rc = open_known_index(&known, g->repo)))
-		goto done;
-	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 1) != 0) {
-		rc = ac_git_fail("reading the index");
-		goto done;
-	}
-	if ((rc = check_repository_idle(g, index)))
-		goto done;
-	/* The current state, as the snapshot would hold it. */
-	staged = true;
-	if ((rc = stage(g, index)))
-		goto done;
-	if (git_index_write_tree(&tree_oid, index) != 0 ||
-	    git_tree_lookup(&current, g->repo, &tree_oid) != 0) {
-		rc = ac_git_fail("writing the snapshot tree");
-		goto done;
-	}
-	if ((rc = make_plan(out, g, current, target, head_tree, known)) ||
-	    (rc = ac_git_preflight(g, index, out, &out->kept)))
-		goto done;
-	if (out->kept && git_index_write_tree(&tree_oid, index) != 0) {
-		rc = ac_git_fail("writing the snapshot tree");
-		goto done;
-	}
-	if (dry_run || (rc = ac_git_exclude_agent_state(g)))
-		goto done;
-
-	/* From here on the worktree changes; the snapshot comes first so that
-	 * nothing is lost whatever happens next. */
-	if (head && git_oid_equal(&tree_oid, git_tree_id(head_tree))) {
-		snapshot = head;
-		head = NULL;
-	} else {
-		if (git_index_write(index) != 0) {
-			rc = ac_git_fail("writing the index");
-			goto done;
-		}
-		if ((rc = make_commit(&oid, g, &tree_oid, head, snapshot_message)))
-			goto done;
-		if (git_commit_lookup(&snapshot, g->repo, &oid) != 0) {
-			rc = ac_git_fail("the snapshot commit");
-			goto done;
-		}
-	}
-	staged = false;
-	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(snapshot));
-	for (size_t i = 0; i < out->n && rc == 0; i++)
-		if (out->items[i].action == AC_GIT_REMOVE)
-			rc = ac_git_remove_path(g, index, out->items[i].path);
-	for (size_t i = 0; i < out->n && rc == 0; i++)
-		if (out->items[i].action != AC_GIT_REMOVE)
-			rc = ac_git_write_path(g, index, target, out->items[i].path);
-	if (rc == 0 && (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0))
-		rc = ac_git_fail("writing the index");
-	if (rc == 0)
-		rc = make_commit(&oid, g, &tree_oid, snapshot, message);
-	if (rc != 0) {
-		rc = fail_midway(g, index, snapshot, out, rc);
-		goto done;
-	}
-	git_oid_tostr(out->commit, sizeof(out->commit), &oid);
-done:
-	/* A dry run, or a failure before the snapshot, leaves the index on
-	 * disk as it was. */
-	if (staged && index)
-		git_index_read(index, 1);
-	if (rc != 0)
-		ac_git_rollback_result_free(out);
-	git_index_free(known);
-	git_index_free(index);
-	git_tree_free(current);
-	git_tree_free(head_tree);
-	git_tree_free(target);
-	git_commit_free(snapshot);
-	git_commit_free(head);
-	git_commit_free(parent);
 	git_commit_free(commit);
 	return rc;
 }

@@ -2,7 +2,7 @@
  * anything is written (what stands in the way, what must be kept in the
  * snapshot), the writes and removals themselves, and putting the snapshot
  * back when a write fails midway. Never follows or writes through a
- * symbolic link. The plan itself is made in ac_git.c. */
+ * symbolic link. The plan itself is made in ac_git_rollback.c. */
 #include "ac_git.h"
 #include "ac_git_impl.h"
 

@@ -1,5 +1,6 @@
-/* What ac_git.c and ac_git_state.c share about an open repository; not a
- * public header. */
+/* What the git layer's files share about an open repository (ac_git.c:
+ * open, commit, changes; ac_git_rollback.c: the rollback; ac_git_apply.c:
+ * its writes; ac_git_state.c: agent state); not a public header. */
 #ifndef AC_GIT_IMPL_H
 #define AC_GIT_IMPL_H
 
@@ -34,6 +35,28 @@ bool ac_git_in_workspace(const ac_git *g, const char *path);
 
 /* libgit2's last error as AC_EIO "<what>: <reason>". */
 int ac_git_fail(const char *what);
+
+/* The commit HEAD points at; *out NULL when HEAD is unborn. Free *out with
+ * git_commit_free(). */
+int ac_git_head_commit(git_commit **out, git_repository *repo);
+
+/* The commit hash (4 to 40 hex digits) names; AC_ENOTFOUND when it names
+ * none. Free *out with git_commit_free(). */
+int ac_git_lookup_commit(git_commit **out, ac_git *g, const char *hash);
+
+/* The tree of c's first parent, and that parent when out_parent is not
+ * NULL; *out NULL (the empty tree) for a root commit. The caller frees
+ * both. */
+int ac_git_parent_tree(git_tree **out, git_commit **out_parent, git_commit *c);
+
+/* Brings index to what `git add -A` would make of the workspace, agent
+ * state left out; retried while files change under it. */
+int ac_git_stage(ac_git *g, git_index *index);
+
+/* Commits tree_oid on HEAD with parent (NULL: a root commit) and message;
+ * *out receives the commit's id. */
+int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
+		       const char *message);
 
 /* Walks the folders on the way to path (workdir-relative), refusing a
  * symbolic link, a file or another repository's folder among them, except

@@ -134,23 +134,9 @@ static void end_torn_line(void *ctx)
 	close(fd);
 }
 
-int ac_journal_append(ac_journal_append_info *out, const char *path,
-		      const char *record, size_t len, const ac_journal_options *opts)
+/* Refuses a record that would not make one line the readers accept. */
+static int check_record(const char *path, const char *record, size_t len)
 {
-	ac_journal_options defaults;
-	ac_lock_options lock_opts;
-	ac_journal_append_info info = {0};
-	ac_lock lock = {.fd = -1, .guard_fd = -1};
-	char *lock_path = NULL, *line = NULL, last = '\n';
-	struct stat st;
-	size_t total;
-	ssize_t written;
-	int fd = -1, rc;
-
-	if (!opts) {
-		ac_journal_options_init(&defaults);
-		opts = &defaults;
-	}
 	if (memchr(record, '\n', len))
 		return ac_error_set(AC_EINVAL, "%s: a record must be one line", path);
 	if (len >= AC_JOURNAL_MAX_LINE)
@@ -158,107 +144,167 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 				    "%s: a record of %zu bytes is over the line limit of %u bytes "
 				    "(" AC_JOURNAL_MAX_LINE_TEXT ", newline included)",
 				    path, len + 1, AC_JOURNAL_MAX_LINE);
-	if (!(lock_path = lock_path_of(path)) || !(line = malloc(len + 2))) {
+	return 0;
+}
+
+/* One append, under the lock. */
+typedef struct {
+	const char *path;
+	const char *record;
+	size_t len;
+	const ac_journal_options *opts;
+	int fd;                      /* the journal, open for appending; -1 */
+	struct stat st;              /* the journal before this append */
+	char *line;                  /* what is written: ['\n'] record '\n' */
+	size_t total;                /* its length */
+	ac_journal_append_info info; /* for the caller */
+} append_job;
+
+/* Opens the journal (creating it) and notes its size. */
+static int open_journal(append_job *a)
+{
+	int rc;
+
+	if ((rc = ac_file_open_regular(&a->fd, AT_FDCWD, a->path,
+					O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, a->path)))
+		return rc;
+	if (fstat(a->fd, &a->st) != 0)
+		return ac_error_errno(errno, "%s: cannot open", a->path);
+	return 0;
+}
+
+/* Rotates first when the record would take the journal past rotate_bytes
+ * (an empty journal is never rotated, however long the record). */
+static int rotate_if_due(append_job *a)
+{
+	int rc;
+
+	if (!a->opts->rotate_bytes || a->st.st_size <= 0 ||
+	    (uint64_t)a->st.st_size + a->len + 1 <= a->opts->rotate_bytes)
+		return 0;
+	close(a->fd);
+	a->fd = -1;
+	if ((rc = rotate_locked(&a->info.rotated_to, a->path)))
+		return rc;
+	return open_journal(a);
+}
+
+/* Fills a->line: a '\n' first when the journal ends in a torn line, then
+ * the record and its newline; info->offset is where the record will start. */
+static int compose_line(append_job *a)
+{
+	char last = '\n';
+
+	/* pread ignores O_APPEND: the same descriptor reads the last byte. */
+	if (a->st.st_size > 0 && pread(a->fd, &last, 1, a->st.st_size - 1) != 1)
+		return ac_error_errno(errno, "%s: cannot read its last byte", a->path);
+	a->total = 0;
+	if (last != '\n') {
+		a->line[a->total++] = '\n';
+		a->info.repaired_torn_tail = true;
+	}
+	memcpy(a->line + a->total, a->record, a->len);
+	a->total += a->len;
+	a->line[a->total++] = '\n';
+	a->info.offset = (uint64_t)a->st.st_size + (a->info.repaired_torn_tail ? 1 : 0);
+	return 0;
+}
+
+/* Writes a->line whole, or cuts the journal back to where it ended. */
+static int write_line(const append_job *a)
+{
+	ssize_t written, more;
+	int err;
+
+	do {
+		written = write(a->fd, a->line, a->total);
+	} while (written < 0 && errno == EINTR);
+	if (written == (ssize_t)a->total)
+		return 0;
+	err = written < 0 ? errno : 0;
+	/* A short write says nothing of why: one more try at the rest either
+	 * finishes the record (we still hold the lock) or fails with the real
+	 * reason (ENOSPC, EFBIG, EDQUOT...). */
+	if (written > 0) {
+		more = write(a->fd, a->line + written, a->total - (size_t)written);
+		if (more == (ssize_t)(a->total - (size_t)written))
+			return 0;
+		err = more < 0 ? errno : ENOSPC;
+	}
+	/* We hold the lock, so nobody wrote after us: cut back to where the
+	 * journal ended, leaving no torn record of our own. */
+	if (written > 0 && ftruncate(a->fd, a->st.st_size) != 0)
+		err = errno;
+	return ac_error_errno(err, "%s: cannot append", a->path);
+}
+
+static int sync_if_asked(const append_job *a)
+{
+	if (a->opts->fsync != AC_FSYNC_ALWAYS)
+		return 0;
+	if (fdatasync(a->fd) != 0)
+		return ac_error_errno(errno, "%s: fdatasync", a->path);
+	if (a->st.st_size == 0)
+		sync_folder_of(a->path);
+	return 0;
+}
+
+/* Where the torn line began, for the caller's report (rare: only on a
+ * repair). Bounded: a torn line longer than the limit is not traced back
+ * to its start while we hold the lock. */
+static void trace_torn_line(append_job *a)
+{
+	int rc;
+
+	if (!a->info.repaired_torn_tail)
+		return;
+	rc = ac_journal_line_start(&a->info.torn_offset, a->path, (uint64_t)a->st.st_size);
+	if (rc == AC_ECORRUPT)
+		a->info.torn_overlong = true;
+	else if (rc)
+		a->info.torn_offset = 0;
+}
+
+int ac_journal_append(ac_journal_append_info *out, const char *path,
+		      const char *record, size_t len, const ac_journal_options *opts)
+{
+	ac_journal_options defaults;
+	ac_lock_options lock_opts;
+	ac_lock lock = {.fd = -1, .guard_fd = -1};
+	append_job a = {.path = path, .record = record, .len = len, .fd = -1};
+	char *lock_path = NULL;
+	int rc;
+
+	if (!opts) {
+		ac_journal_options_init(&defaults);
+		opts = &defaults;
+	}
+	a.opts = opts;
+	if ((rc = check_record(path, record, len)))
+		return rc;
+	if (!(lock_path = lock_path_of(path)) || !(a.line = malloc(len + 2))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
 	lock_opts = opts->lock;
 	lock_opts.before_break = end_torn_line;
 	lock_opts.before_break_ctx = (void *)path;
-	if ((rc = ac_lock_acquire(&lock, lock_path, &lock_opts)))
+	if ((rc = ac_lock_acquire(&lock, lock_path, &lock_opts)) || (rc = open_journal(&a)) ||
+	    (rc = rotate_if_due(&a)) || (rc = compose_line(&a)) || (rc = write_line(&a)) ||
+	    (rc = sync_if_asked(&a)))
 		goto done;
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
-					O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
-		goto done;
-	if (fstat(fd, &st) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot open", path);
-		goto done;
-	}
-	if (opts->rotate_bytes && st.st_size > 0 &&
-	    (uint64_t)st.st_size + len + 1 > opts->rotate_bytes) {
-		close(fd);
-		fd = -1;
-		if ((rc = rotate_locked(&info.rotated_to, path)))
-			goto done;
-		if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
-						O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
-			goto done;
-		if (fstat(fd, &st) != 0) {
-			rc = ac_error_errno(errno, "%s: cannot open", path);
-			goto done;
-		}
-	}
-	/* pread ignores O_APPEND: the same descriptor reads the last byte. */
-	if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1) {
-		rc = ac_error_errno(errno, "%s: cannot read its last byte", path);
-		goto done;
-	}
-	total = 0;
-	if (last != '\n') {
-		line[total++] = '\n';
-		info.repaired_torn_tail = true;
-	}
-	memcpy(line + total, record, len);
-	total += len;
-	line[total++] = '\n';
-	info.offset = (uint64_t)st.st_size + (info.repaired_torn_tail ? 1 : 0);
-	do {
-		written = write(fd, line, total);
-	} while (written < 0 && errno == EINTR);
-	if (written != (ssize_t)total) {
-		int err = written < 0 ? errno : 0;
-
-		/* A short write says nothing of why: one more try at the rest
-		 * either finishes the record (we still hold the lock) or fails
-		 * with the real reason (ENOSPC, EFBIG, EDQUOT...). */
-		if (written > 0) {
-			ssize_t more = write(fd, line + written, total - (size_t)written);
-
-			if (more == (ssize_t)(total - (size_t)written))
-				goto written_whole;
-			err = more < 0 ? errno : ENOSPC;
-		}
-
-		/* We hold the lock, so nobody wrote after us: cut back to where
-		 * the journal ended, leaving no torn record of our own. */
-		if (written > 0 && ftruncate(fd, st.st_size) != 0)
-			err = errno;
-		rc = ac_error_errno(err, "%s: cannot append", path);
-		goto done;
-	}
-written_whole:
-	if (opts->fsync == AC_FSYNC_ALWAYS) {
-		if (fdatasync(fd) != 0) {
-			rc = ac_error_errno(errno, "%s: fdatasync", path);
-			goto done;
-		}
-		if (st.st_size == 0)
-			sync_folder_of(path);
-	}
-	/* Where the torn line began, for the caller's report (rare: only on a
-	 * repair). */
-	if (info.repaired_torn_tail) {
-		/* Bounded: a torn line longer than the limit is not traced back
-		 * to its start while we hold the lock. */
-		int start_rc = ac_journal_line_start(&info.torn_offset, path, (uint64_t)st.st_size);
-
-		if (start_rc == AC_ECORRUPT)
-			info.torn_overlong = true;
-		else if (start_rc)
-			info.torn_offset = 0;
-	}
+	trace_torn_line(&a);
 	if (out) {
-		*out = info;
-		info.rotated_to = NULL;
+		*out = a.info;
+		a.info.rotated_to = NULL;
 	}
-	rc = 0;
 done:
-	if (fd >= 0)
-		close(fd);
+	if (a.fd >= 0)
+		close(a.fd);
 	ac_lock_release(&lock);
-	free(info.rotated_to);
+	free(a.info.rotated_to);
 	free(lock_path);
-	free(line);
+	free(a.line);
 	return rc;
 }
 
@@ -312,6 +358,28 @@ static bool is_rotated_name(const char *name, const char *stem)
 	       strspn(name, "0123456789") == 8;
 }
 
+/* Appends path (owned; NULL: out of memory) to *paths, growing it; frees
+ * path when it cannot. */
+static int push_path(char ***paths, size_t *n, size_t *cap, char *path)
+{
+	if (path && *n == *cap) {
+		size_t want = *cap ? *cap * 2 : 8;
+		char **grown = realloc(*paths, want * sizeof(**paths));
+
+		if (!grown) {
+			free(path);
+			path = NULL;
+		} else {
+			*paths = grown;
+			*cap = want;
+		}
+	}
+	if (!path)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	(*paths)[(*n)++] = path;
+	return 0;
+}
+
 int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 {
 	char *dir = NULL, *stem = NULL, **paths = NULL;
@@ -329,39 +397,17 @@ int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 
 		if (!is_rotated_name(entry->d_name, stem))
 			continue;
-		if (n + 2 > cap) {
-			char **grown = realloc(paths, (cap = cap ? cap * 2 : 8) * sizeof(*paths));
-
-			if (!grown) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			paths = grown;
-		}
 		if (ac_buf_printf(&full, "%s/%s", dir, entry->d_name)) {
 			rc = AC_ENOMEM;
 			goto done;
 		}
-		paths[n++] = ac_buf_detach(&full);
+		if ((rc = push_path(&paths, &n, &cap, ac_buf_detach(&full))))
+			goto done;
 	}
 	if (n)
 		qsort(paths, n, sizeof(*paths), compare_names); /* paths is NULL for none */
-	if (stat(path, &st) == 0) {
-		if (n + 1 > cap) {
-			char **grown = realloc(paths, (n + 1) * sizeof(*paths));
-
-			if (!grown) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			paths = grown;
-		}
-		if (!(paths[n] = strdup(path))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		n++;
-	}
+	if (stat(path, &st) == 0 && (rc = push_path(&paths, &n, &cap, strdup(path))))
+		goto done;
 	*out_paths = paths;
 	*out_n = n;
 	paths = NULL;

@@ -29,7 +29,7 @@ static int consider_line(scan_ctx *s, const char *line, size_t len, uint64_t off
 {
 	ac_scan_match match;
 
-	if (ac_json_scan(s->spans, line, len, s->paths, s->npaths) != 0 ||
+	if (ac_json_scan(s->spans, line, len, s->paths, s->npaths, NULL) != 0 ||
 	    ac_event_check(s->spans, s->schema) != 0) {
 		if (s->stats->invalid++ == 0)
 			s->stats->invalid_path = s->path;

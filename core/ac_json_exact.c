@@ -205,7 +205,7 @@ int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, c
 	/* A resource failure is not a bad file: when our own allocation-free
 	 * scanner finds the text valid, jansson failed for want of memory. */
 	if (!jerr->text[0] || json_error_code(jerr) == json_error_out_of_memory ||
-	    (text && maybe_out_of_memory(jerr) && ac_json_scan(NULL, text, len, NULL, 0) == 0))
+	    (text && maybe_out_of_memory(jerr) && ac_json_scan(NULL, text, len, NULL, 0, NULL) == 0))
 		return ac_error_set(AC_ENOMEM, "%s: out of memory", what);
 	return ac_error_set(AC_ECORRUPT, "%s: line %d column %d: %s", what, jerr->line,
 			    jerr->column, jerr->text);

@@ -1,9 +1,10 @@
 /* One-pass strict JSON validation that also notes where chosen fields are.
  *
- * The scanner is a loop over labels instead of a recursive descent, so the
- * only bound on nesting is the explicit stack below and hostile input such as
- * ten million '[' costs 257 bytes of reading, not the C stack. The text is
- * not NUL-terminated: every read is checked against end. */
+ * The scanner is a loop over states (value, key, close, after a value)
+ * instead of a recursive descent, so the only bound on nesting is the
+ * explicit stack below and hostile input such as ten million '[' costs 257
+ * bytes of reading, not the C stack. The text is not NUL-terminated: every
+ * read is checked against end. */
 #include "ac_json_scan.h"
 #include "ac_error.h"
 
@@ -58,27 +59,54 @@ struct level {
 	size_t count;      /* direct elements or members so far */
 };
 
-static int fail(const char *text, const char *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), cold, noinline));
+/* The scan under way: the text, what it reports to, and the open
+ * containers. Helpers take the position p as an argument and return the
+ * next one, so that it stays in a register. */
+typedef struct {
+	const char *text, *end;
+	ac_json_span *out;
+	const ac_json_path *paths;
+	ac_json_scan_error *error; /* may be NULL */
+	struct level *stack;       /* AC_JSON_MAX_DEPTH + 1 levels */
+	struct level *lv;          /* &stack[depth] */
+	size_t depth;
+	/* For the value about to be scanned: the paths it ends and the paths
+	 * that continue inside it should it be an object. */
+	uint64_t pending, descend;
+} scan;
 
-static _Thread_local char last_reason[128];
-static _Thread_local size_t last_offset;
+/* What the scan does next; every helper returns one of these, or a
+ * negative AC_E* code. */
+enum { NEXT_VALUE, NEXT_KEY, NEXT_CLOSE, NEXT_AFTER_VALUE, NEXT_FINISH };
 
-static int fail(const char *text, const char *at, const char *fmt, ...)
+static int fail(ac_json_scan_error *error, const char *text, const char *at,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5), cold, noinline));
+
+/* Sets error (when given) and ac_error_last() to "column N: reason", N
+ * the 1-based byte offset of at. Returns AC_ECORRUPT. */
+static int fail(ac_json_scan_error *error, const char *text, const char *at,
+		const char *fmt, ...)
 {
+	char reason[AC_JSON_ERROR_TEXT_LENGTH];
+	size_t offset = (size_t)(at - text);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_reason, sizeof(last_reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	last_offset = (size_t)(at - text);
-	return ac_error_set(AC_ECORRUPT, "column %zu: %s", last_offset + 1, last_reason);
-}
+	if (error) {
+		const char *nl;
 
-size_t ac_json_scan_error(const char **out_reason)
-{
-	*out_reason = last_reason;
-	return last_offset;
+		error->offset = offset;
+		error->line = 1;
+		error->column = offset + 1;
+		for (const char *p = text; (nl = memchr(p, '\n', (size_t)(at - p))); p = nl + 1) {
+			error->line++;
+			error->column = (size_t)(at - nl);
+		}
+		memcpy(error->text, reason, strlen(reason) + 1);
+	}
+	return ac_error_set(AC_ECORRUPT, "column %zu: %s", offset + 1, reason);
 }
 
 static inline const char *skip_space(const char *p, const char *end)
@@ -127,15 +155,97 @@ static inline bool word_is_plain(uint64_t v)
 		highs) == 0;
 }
 
+/* Validates the escape whose backslash is at p and returns the address
+ * just past it, or NULL with the error set. */
+static inline const char *scan_escape(const scan *s, const char *p)
+{
+	long unit, low;
+	unsigned char c;
+
+	if (s->end - p < 2) {
+		fail(s->error, s->text, s->end, "unterminated string");
+		return NULL;
+	}
+	switch (p[1]) {
+	case '"': case '\\': case '/': case 'b':
+	case 'f': case 'n': case 'r': case 't':
+		return p + 2;
+	case 'u':
+		break;
+	default:
+		c = (unsigned char)p[1];
+		if (c > 0x20 && c < 0x7f)
+			fail(s->error, s->text, p, "invalid escape \\%c", c);
+		else
+			fail(s->error, s->text, p, "invalid escape byte 0x%02x after '\\'", c);
+		return NULL;
+	}
+	if (s->end - p < 6 || (unit = hex4(p + 2)) < 0) {
+		fail(s->error, s->text, p, "invalid \\u escape, expected 4 hex digits");
+		return NULL;
+	}
+	if (unit >= 0xDC00 && unit <= 0xDFFF) {
+		fail(s->error, s->text, p, "lone low surrogate \\u%04lX", unit);
+		return NULL;
+	}
+	if (unit < 0xD800 || unit > 0xDBFF)
+		return p + 6;
+	if (s->end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
+	    (low = hex4(p + 8)) < 0xDC00 || low > 0xDFFF) {
+		fail(s->error, s->text, p, "high surrogate \\u%04lX not followed by a low surrogate",
+		     unit);
+		return NULL;
+	}
+	return p + 12;
+}
+
+/* Validates the multi-byte UTF-8 sequence that starts at p and returns the
+ * address just past it, or NULL with the error set. */
+static inline const char *scan_utf8(const scan *s, const char *p)
+{
+	/* Table 3-7 of the Unicode Standard (well-formed UTF-8): narrowing
+	 * the second byte's range is what rules out overlong forms, encoded
+	 * surrogates and code points above U+10FFFF. */
+	unsigned char c = (unsigned char)*p, lo = 0x80, hi = 0xBF;
+	ptrdiff_t n, k;
+
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 1;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 2;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 3;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		goto bad;
+	}
+	if (s->end - p <= n || (unsigned char)p[1] < lo || (unsigned char)p[1] > hi)
+		goto bad;
+	for (k = 2; k <= n; k++)
+		if (((unsigned char)p[k] & 0xC0) != 0x80)
+			goto bad;
+	return p + n + 1;
+bad:
+	fail(s->error, s->text, p, "invalid UTF-8 in string");
+	return NULL;
+}
+
 /* Validates the string whose opening quote is at p[-1] and returns the
  * address of its closing quote, or NULL with the error set. *has_escape
  * tells the caller whether a raw compare is enough. */
-static inline const char *scan_string(const char *text, const char *p,
-				      const char *end, bool *has_escape)
+static inline const char *scan_string(const scan *s, const char *p, bool *has_escape)
 {
+	const char *end = s->end;
+
 	for (;;) {
 		uint64_t word;
-		unsigned char c;
 
 		/* Event lines are mostly ASCII runs: take them 8 bytes at a time. */
 		while (end - p >= 8) {
@@ -146,101 +256,28 @@ static inline const char *scan_string(const char *text, const char *p,
 		}
 		while (p < end && string_class[(unsigned char)*p] == S_PLAIN)
 			p++;
-		if (p == end)
-			goto unterminated;
-
-		c = (unsigned char)*p;
-		switch (string_class[c]) {
+		if (p == end) {
+			fail(s->error, s->text, end, "unterminated string");
+			return NULL;
+		}
+		switch (string_class[(unsigned char)*p]) {
 		case S_QUOTE:
 			return p;
 		case S_CONTROL:
-			fail(text, p, "control character 0x%02x in string", c);
+			fail(s->error, s->text, p, "control character 0x%02x in string",
+			     (unsigned char)*p);
 			return NULL;
-		case S_ESCAPE: {
-			long unit, low;
-
+		case S_ESCAPE:
 			*has_escape = true;
-			if (end - p < 2)
-				goto unterminated;
-			switch (p[1]) {
-			case '"': case '\\': case '/': case 'b':
-			case 'f': case 'n': case 'r': case 't':
-				p += 2;
-				continue;
-			case 'u':
-				break;
-			default:
-				c = (unsigned char)p[1];
-				if (c > 0x20 && c < 0x7f)
-					fail(text, p, "invalid escape \\%c", c);
-				else
-					fail(text, p, "invalid escape byte 0x%02x after '\\'", c);
-				return NULL;
-			}
-			if (end - p < 6 || (unit = hex4(p + 2)) < 0) {
-				fail(text, p, "invalid \\u escape, expected 4 hex digits");
-				return NULL;
-			}
-			if (unit >= 0xDC00 && unit <= 0xDFFF) {
-				fail(text, p, "lone low surrogate \\u%04lX", unit);
-				return NULL;
-			}
-			if (unit < 0xD800 || unit > 0xDBFF) {
-				p += 6;
-				continue;
-			}
-			if (end - p < 12 || p[6] != '\\' || p[7] != 'u' ||
-			    (low = hex4(p + 8)) < 0xDC00 || low > 0xDFFF) {
-				fail(text, p, "high surrogate \\u%04lX not followed by a low surrogate",
-				     unit);
-				return NULL;
-			}
-			p += 12;
-			continue;
+			p = scan_escape(s, p);
+			break;
+		default:
+			p = scan_utf8(s, p);
+			break;
 		}
-		default: {
-			/* Table 3-7 of the Unicode Standard (well-formed UTF-8):
-			 * narrowing the second byte's range is what rules out
-			 * overlong forms, encoded surrogates and code points
-			 * above U+10FFFF. */
-			unsigned char lo = 0x80, hi = 0xBF;
-			ptrdiff_t n, k;
-
-			if (c >= 0xC2 && c <= 0xDF) {
-				n = 1;
-			} else if (c >= 0xE0 && c <= 0xEF) {
-				n = 2;
-				if (c == 0xE0)
-					lo = 0xA0;
-				else if (c == 0xED)
-					hi = 0x9F;
-			} else if (c >= 0xF0 && c <= 0xF4) {
-				n = 3;
-				if (c == 0xF0)
-					lo = 0x90;
-				else if (c == 0xF4)
-					hi = 0x8F;
-			} else {
-				goto bad_utf8;
-			}
-			if (end - p <= n ||
-			    (unsigned char)p[1] < lo || (unsigned char)p[1] > hi)
-				goto bad_utf8;
-			for (k = 2; k <= n; k++)
-				if (((unsigned char)p[k] & 0xC0) != 0x80)
-					goto bad_utf8;
-			p += n + 1;
-			continue;
-		}
-		}
+		if (!p)
+			return NULL;
 	}
-
-bad_utf8:
-	fail(text, p, "invalid UTF-8 in string");
-	return NULL;
-unterminated:
-	fail(text, end, "unterminated string");
-	return NULL;
 }
 
 /* Writes code point cp as UTF-8 and returns the byte count. */
@@ -384,236 +421,300 @@ int ac_json_path_init(ac_json_path *out, const char *dotted)
 	return 0;
 }
 
-int ac_json_scan(ac_json_span *out, const char *text, size_t len,
-		 const ac_json_path *paths, size_t npaths)
+/* A string value at *pp (its opening quote). */
+static inline int scan_string_value(scan *s, const char **pp)
 {
-	struct level stack[AC_JSON_MAX_DEPTH + 1];
-	struct level *lv = &stack[0];
-	const char *p = text, *end = text + len;
-	const char *start;
-	size_t depth = 0, i;
-	/* For the value about to be scanned: the paths it ends and the paths
-	 * that continue inside it should it be an object. */
-	uint64_t pending = 0, descend = 0;
-	bool escaped;
+	const char *start = *pp, *p;
+	bool escaped = false;
 
+	if (!(p = scan_string(s, start + 1, &escaped)))
+		return AC_ECORRUPT;
+	p++;
+	if (s->pending)
+		record(s->out, s->pending, AC_JSON_STRING, start, (size_t)(p - start), escaped,
+		       false, 0);
+	*pp = p;
+	return NEXT_AFTER_VALUE;
+}
+
+/* A number at *pp (a digit or '-'). */
+static inline int scan_number(scan *s, const char **pp)
+{
+	const char *start = *pp, *p = start, *end = s->end;
+
+	if (*p == '-' && (++p == end || !is_digit(*p)))
+		return fail(s->error, s->text, p, "expected a digit after '-'");
+	if (*p++ == '0') {
+		if (p < end && is_digit(*p))
+			return fail(s->error, s->text, p - 1, "leading zero in number");
+	} else {
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	if (p < end && *p == '.') {
+		if (++p == end || !is_digit(*p))
+			return fail(s->error, s->text, p, "expected a digit after '.'");
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		if (++p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p == end || !is_digit(*p))
+			return fail(s->error, s->text, p, "expected a digit in the exponent");
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	s->lv->all_strings = false;
+	if (s->pending)
+		record(s->out, s->pending, AC_JSON_NUMBER, start, (size_t)(p - start), false, false,
+		       0);
+	*pp = p;
+	return NEXT_AFTER_VALUE;
+}
+
+/* true, false or null at *pp: word, n bytes long. */
+static inline int scan_literal(scan *s, const char **pp, const char *word, size_t n,
+			       ac_json_type type)
+{
+	const char *p = *pp;
+
+	if ((size_t)(s->end - p) < n || memcmp(p, word, n) != 0)
+		return fail(s->error, s->text, p, "invalid literal, expected %s", word);
+	s->lv->all_strings = false;
+	if (s->pending)
+		record(s->out, s->pending, type, p, n, false, false, 0);
+	*pp = p + n;
+	return NEXT_AFTER_VALUE;
+}
+
+/* The '{' or '[' at *pp: one level deeper. */
+static inline int open_container(scan *s, const char **pp)
+{
+	const char *p = *pp;
+	struct level *lv;
+
+	if (s->depth == AC_JSON_MAX_DEPTH)
+		return fail(s->error, s->text, p, "nesting deeper than %d", AC_JSON_MAX_DEPTH);
+	s->lv->all_strings = false;
+	lv = s->lv = &s->stack[++s->depth];
+	lv->targets = s->pending;
+	lv->start = p;
+	lv->all_strings = true;
+	lv->count = 0;
+	lv->is_array = *p++ == '[';
+	lv->mask = lv->is_array ? 0 : s->descend;
+	if (lv->is_array)
+		s->pending = s->descend = 0;
+	p = skip_space(p, s->end);
+	*pp = p;
+	if (p < s->end && *p == (lv->is_array ? ']' : '}')) {
+		*pp = p + 1;
+		return NEXT_CLOSE;
+	}
+	if (!lv->is_array)
+		return NEXT_KEY;
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	return NEXT_VALUE;
+}
+
+/* The byte at p starts no value. */
+static int unexpected_value(const scan *s, const char *p)
+{
+	unsigned char c = (unsigned char)*p;
+
+	if (c == ']' && s->lv->is_array)
+		return fail(s->error, s->text, p, "trailing comma before ']'");
+	if (c > 0x20 && c < 0x7f)
+		return fail(s->error, s->text, p, "unexpected character '%c', expected a value",
+			    c);
+	return fail(s->error, s->text, p, "unexpected byte 0x%02x, expected a value", c);
+}
+
+/* Any value at *pp (p < end). */
+static inline int scan_value(scan *s, const char **pp)
+{
+	s->lv->count++;
+	switch (**pp) {
+	case '"':
+		return scan_string_value(s, pp);
+	case '{':
+	case '[':
+		return open_container(s, pp);
+	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+		return scan_number(s, pp);
+	case 't':
+		return scan_literal(s, pp, "true", 4, AC_JSON_TRUE);
+	case 'f':
+		return scan_literal(s, pp, "false", 5, AC_JSON_FALSE);
+	case 'n':
+		return scan_literal(s, pp, "null", 4, AC_JSON_NULL);
+	default:
+		return unexpected_value(s, *pp);
+	}
+}
+
+/* Marks the paths that the key start[0..key_end) continues or ends: the
+ * value after it is pending for the paths it ends, and descend holds the
+ * paths that go on inside it. */
+static inline void match_key(scan *s, const char *start, const char *key_end, bool escaped)
+{
+	/* Only objects within the first AC_JSON_MAX_SEGMENTS levels have a
+	 * mask, so the segment index is in range. */
+	size_t d = s->depth - 1, keylen = (size_t)(key_end - start);
+	uint64_t m;
+
+	for (m = s->lv->mask; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		const ac_json_path *path = &s->paths[k];
+		size_t seglen = path->segment_len[d];
+
+		if (escaped ? !escaped_equals(start, key_end, path->segment[d], seglen)
+			    : (seglen != keylen || memcmp(start, path->segment[d], keylen) != 0))
+			continue;
+		/* A repeated key replaces what an earlier value under it gave
+		 * this path, found or not. */
+		s->out[k].type = AC_JSON_NONE;
+		if (path->nsegments == d + 1)
+			s->pending |= (uint64_t)1 << k;
+		else
+			s->descend |= (uint64_t)1 << k;
+	}
+}
+
+/* An object's key and its ':'; *pp is just past a '{' or an object's ','
+ * and past the space after it. */
+static inline int scan_key(scan *s, const char **pp)
+{
+	const char *p = *pp, *start;
+	bool escaped = false;
+
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	if (*p != '"') {
+		if (*p == '}')
+			return fail(s->error, s->text, p, "trailing comma before '}'");
+		return fail(s->error, s->text, p, "expected a string key");
+	}
+	start = ++p;
+	if (!(p = scan_string(s, p, &escaped)))
+		return AC_ECORRUPT;
+	s->pending = s->descend = 0;
+	if (s->lv->mask)
+		match_key(s, start, p, escaped);
+	p = skip_space(p + 1, s->end);
+	if (p == s->end || *p != ':')
+		return fail(s->error, s->text, p, "expected ':' after object key");
+	p = skip_space(p + 1, s->end);
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	*pp = p;
+	return NEXT_VALUE;
+}
+
+/* p is just past the '}' or ']' of the innermost container: one level up. */
+static inline int close_container(scan *s, const char *p)
+{
+	const struct level *lv = s->lv;
+
+	if (lv->targets)
+		record(s->out, lv->targets, lv->is_array ? AC_JSON_ARRAY : AC_JSON_OBJECT,
+		       lv->start, (size_t)(p - lv->start), false, lv->is_array && lv->all_strings,
+		       lv->count);
+	s->lv = &s->stack[--s->depth];
+	return NEXT_AFTER_VALUE;
+}
+
+/* What follows a value inside a container: a ',' and the next element or
+ * member, or the container's end. */
+static inline int after_value(scan *s, const char **pp)
+{
+	const char *p;
+
+	if (s->depth == 0)
+		return NEXT_FINISH;
+	p = skip_space(*pp, s->end);
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	*pp = p + 1;
+	if (*p == (s->lv->is_array ? ']' : '}'))
+		return NEXT_CLOSE;
+	if (*p != ',')
+		return fail(s->error, s->text, p, s->lv->is_array
+				  ? "expected ',' or ']' after array element"
+				  : "expected ',' or '}' after object member");
+	p = skip_space(p + 1, s->end);
+	*pp = p;
+	if (!s->lv->is_array)
+		return NEXT_KEY;
+	s->pending = s->descend = 0;
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	return NEXT_VALUE;
+}
+
+/* Checks the arguments and readies s and out for a scan of text. */
+static int scan_begin(scan *s, struct level *stack, ac_json_span *out, const char *text,
+		      size_t len, const ac_json_path *paths, size_t npaths,
+		      ac_json_scan_error *error)
+{
+	if (error) {
+		error->offset = 0;
+		error->line = error->column = 0;
+		error->text[0] = '\0';
+	}
 	if (npaths > AC_JSON_MAX_PATHS)
 		return ac_error_set(AC_EINVAL, "more than %d JSON paths in one scan",
 				    AC_JSON_MAX_PATHS);
-	for (i = 0; i < npaths; i++) {
+	*s = (scan){.text = text, .end = text + len, .out = out, .paths = paths, .error = error,
+		    .stack = stack, .lv = stack};
+	for (size_t i = 0; i < npaths; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		if (paths[i].nsegments >= 1 &&
-		    paths[i].nsegments <= AC_JSON_MAX_SEGMENTS)
-			descend |= (uint64_t)1 << i;
+		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS)
+			s->descend |= (uint64_t)1 << i;
 	}
-	stack[0].is_array = false;
-	stack[0].mask = stack[0].targets = 0;
-
-	p = skip_space(p, end);
-	if (p == end)
-		return fail(text, p, "empty document");
-
-value:
-	/* p < end here: every jump checks it first. */
-	lv->count++;
-	switch (*p) {
-	case '"':
-		start = p;
-		escaped = false;
-		if (!(p = scan_string(text, p + 1, end, &escaped)))
-			return AC_ECORRUPT;
-		p++;
-		if (pending)
-			record(out, pending, AC_JSON_STRING, start,
-			       (size_t)(p - start), escaped, false, 0);
-		goto after_value;
-	case '{':
-	case '[':
-		if (depth == AC_JSON_MAX_DEPTH)
-			return fail(text, p, "nesting deeper than %d",
-				    AC_JSON_MAX_DEPTH);
-		lv->all_strings = false;
-		lv = &stack[++depth];
-		lv->targets = pending;
-		lv->start = p;
-		lv->all_strings = true;
-		lv->count = 0;
-		if (*p++ == '{') {
-			lv->is_array = false;
-			lv->mask = descend;
-			p = skip_space(p, end);
-			if (p < end && *p == '}') {
-				p++;
-				goto close;
-			}
-			goto key;
-		}
-		lv->is_array = true;
-		lv->mask = 0;
-		pending = descend = 0;
-		p = skip_space(p, end);
-		if (p == end)
-			return fail(text, p, "unexpected end of document");
-		if (*p == ']') {
-			p++;
-			goto close;
-		}
-		goto value;
-	case '-': case '0': case '1': case '2': case '3': case '4':
-	case '5': case '6': case '7': case '8': case '9':
-		start = p;
-		if (*p == '-' && (++p == end || !is_digit(*p)))
-			return fail(text, p, "expected a digit after '-'");
-		if (*p++ == '0') {
-			if (p < end && is_digit(*p))
-				return fail(text, p - 1, "leading zero in number");
-		} else {
-			while (p < end && is_digit(*p))
-				p++;
-		}
-		if (p < end && *p == '.') {
-			if (++p == end || !is_digit(*p))
-				return fail(text, p, "expected a digit after '.'");
-			while (p < end && is_digit(*p))
-				p++;
-		}
-		if (p < end && (*p == 'e' || *p == 'E')) {
-			if (++p < end && (*p == '+' || *p == '-'))
-				p++;
-			if (p == end || !is_digit(*p))
-				return fail(text, p, "expected a digit in the exponent");
-			while (p < end && is_digit(*p))
-				p++;
-		}
-		lv->all_strings = false;
-		if (pending)
-			record(out, pending, AC_JSON_NUMBER, start,
-			       (size_t)(p - start), false, false, 0);
-		goto after_value;
-	case 't':
-		if (end - p < 4 || memcmp(p, "true", 4) != 0)
-			return fail(text, p, "invalid literal, expected true");
-		lv->all_strings = false;
-		if (pending)
-			record(out, pending, AC_JSON_TRUE, p, 4, false, false, 0);
-		p += 4;
-		goto after_value;
-	case 'f':
-		if (end - p < 5 || memcmp(p, "false", 5) != 0)
-			return fail(text, p, "invalid literal, expected false");
-		lv->all_strings = false;
-		if (pending)
-			record(out, pending, AC_JSON_FALSE, p, 5, false, false, 0);
-		p += 5;
-		goto after_value;
-	case 'n':
-		if (end - p < 4 || memcmp(p, "null", 4) != 0)
-			return fail(text, p, "invalid literal, expected null");
-		lv->all_strings = false;
-		if (pending)
-			record(out, pending, AC_JSON_NULL, p, 4, false, false, 0);
-		p += 4;
-		goto after_value;
-	case ']':
-		if (lv->is_array)
-			return fail(text, p, "trailing comma before ']'");
-		return fail(text, p, "unexpected character ']', expected a value");
-	default:
-		if ((unsigned char)*p > 0x20 && (unsigned char)*p < 0x7f)
-			return fail(text, p, "unexpected character '%c', expected a value",
-				    *p);
-		return fail(text, p, "unexpected byte 0x%02x, expected a value",
-			    (unsigned char)*p);
-	}
-
-key:
-	/* p is just past a '{' or an object's ',', and past the space after it. */
-	if (p == end)
-		return fail(text, p, "unexpected end of document");
-	if (*p != '"') {
-		if (*p == '}')
-			return fail(text, p, "trailing comma before '}'");
-		return fail(text, p, "expected a string key");
-	}
-	start = ++p;
-	escaped = false;
-	if (!(p = scan_string(text, p, end, &escaped)))
-		return AC_ECORRUPT;
-	pending = descend = 0;
-	if (lv->mask) {
-		/* Only objects within the first AC_JSON_MAX_SEGMENTS levels
-		 * have a mask, so the segment index is in range. */
-		size_t d = depth - 1, keylen = (size_t)(p - start);
-		uint64_t m;
-
-		for (m = lv->mask; m; m &= m - 1) {
-			int k = __builtin_ctzll(m);
-			const ac_json_path *path = &paths[k];
-			size_t seglen = path->segment_len[d];
-
-			if (escaped ? !escaped_equals(start, p, path->segment[d], seglen)
-				    : (seglen != keylen ||
-				       memcmp(start, path->segment[d], keylen) != 0))
-				continue;
-			/* A repeated key replaces what an earlier value under
-			 * it gave this path, found or not. */
-			out[k].type = AC_JSON_NONE;
-			if (path->nsegments == d + 1)
-				pending |= (uint64_t)1 << k;
-			else
-				descend |= (uint64_t)1 << k;
-		}
-	}
-	p = skip_space(p + 1, end);
-	if (p == end || *p != ':')
-		return fail(text, p, "expected ':' after object key");
-	p = skip_space(p + 1, end);
-	if (p == end)
-		return fail(text, p, "unexpected end of document");
-	goto value;
-
-close:
-	/* p is just past the '}' or ']' of stack[depth]. */
-	if (lv->targets)
-		record(out, lv->targets, lv->is_array ? AC_JSON_ARRAY : AC_JSON_OBJECT,
-		       lv->start, (size_t)(p - lv->start), false,
-		       lv->is_array && lv->all_strings, lv->count);
-	lv = &stack[--depth];
-	/* fall through */
-
-after_value:
-	if (depth == 0)
-		goto finish;
-	p = skip_space(p, end);
-	if (p == end)
-		return fail(text, p, "unexpected end of document");
-	if (lv->is_array) {
-		if (*p == ']') {
-			p++;
-			goto close;
-		}
-		if (*p != ',')
-			return fail(text, p, "expected ',' or ']' after array element");
-		pending = descend = 0;
-		p = skip_space(p + 1, end);
-		if (p == end)
-			return fail(text, p, "unexpected end of document");
-		goto value;
-	}
-	if (*p == '}') {
-		p++;
-		goto close;
-	}
-	if (*p != ',')
-		return fail(text, p, "expected ',' or '}' after object member");
-	p = skip_space(p + 1, end);
-	goto key;
-
-finish:
-	p = skip_space(p, end);
-	if (p != end)
-		return fail(text, p, "trailing characters after the document");
+	/* stack[0] is the top level: no container, so no mask and no targets. */
+	stack[0] = (struct level){0};
 	return 0;
+}
+
+int ac_json_scan(ac_json_span *out, const char *text, size_t len,
+		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error)
+{
+	struct level stack[AC_JSON_MAX_DEPTH + 1];
+	const char *end = text + len, *p;
+	scan s;
+	int next;
+
+	if ((next = scan_begin(&s, stack, out, text, len, paths, npaths, error)))
+		return next;
+	p = skip_space(text, end);
+	if (p == end)
+		return fail(error, text, p, "empty document");
+	for (next = NEXT_VALUE; next >= 0;) {
+		switch (next) {
+		case NEXT_VALUE:
+			next = scan_value(&s, &p);
+			break;
+		case NEXT_KEY:
+			next = scan_key(&s, &p);
+			break;
+		case NEXT_CLOSE:
+			next = close_container(&s, p);
+			break;
+		case NEXT_AFTER_VALUE:
+			next = after_value(&s, &p);
+			break;
+		default:
+			p = skip_space(p, end);
+			if (p != end)
+				return fail(error, text, p, "trailing characters after the document");
+			return 0;
+		}
+	}
+	return next;
 }
 
 void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span)

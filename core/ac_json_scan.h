@@ -55,6 +55,16 @@ struct ac_json_path {
  * segment ("a..b", ".a", "a.") or more than AC_JSON_MAX_SEGMENTS keys. */
 int ac_json_path_init(ac_json_path *out, const char *dotted);
 
+#define AC_JSON_ERROR_TEXT_LENGTH 128
+
+/* Where and why a scan stopped, like jansson's json_error_t. */
+typedef struct {
+	size_t offset; /* 0-based byte offset of the fault */
+	size_t line;   /* 1-based line of the fault... */
+	size_t column; /* ...and 1-based byte column within that line */
+	char text[AC_JSON_ERROR_TEXT_LENGTH]; /* the reason, without a position */
+} ac_json_scan_error;
+
 /* Scans text[0..len) as exactly one JSON document; whitespace may surround
  * it, anything else after it is an error. For each of the npaths paths
  * (at most AC_JSON_MAX_PATHS) out[i] receives the span of the value found at
@@ -63,17 +73,15 @@ int ac_json_path_init(ac_json_path *out, const char *dotted);
  * Returns 0, or AC_ECORRUPT with ac_error_last() set to
  * "column N: reason" (N the 1-based byte offset of the fault), e.g.
  * "column 17: invalid UTF-8 in string", "column 3: nesting deeper than 256".
+ * error (may be NULL; caller-owned) is cleared on entry and, on
+ * AC_ECORRUPT, receives the fault's offset, line, column and bare reason,
+ * so a caller with multi-line text can name a line. More than
+ * AC_JSON_MAX_PATHS paths is AC_EINVAL, error left clear.
  * Rejects: control bytes below 0x20 inside strings, invalid escapes, lone or
  * mispaired \u surrogates, invalid or overlong UTF-8 and encoded surrogates,
  * leading zeros, NaN/Infinity, trailing commas, an empty text. */
 int ac_json_scan(ac_json_span *out, const char *text, size_t len,
-		 const ac_json_path *paths, size_t npaths);
-
-/* Where and why the last failed ac_json_scan() on this thread stopped: the
- * 0-based byte offset of the fault, and *out_reason the reason without
- * the "column N: " prefix (borrowed; valid until the next scan fails).
- * Lets a caller with multi-line text name a line and column. */
-size_t ac_json_scan_error(const char **out_reason);
+		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error);
 
 /* Decodes a string span found by ac_json_scan() into out, which must have
  * room for span->len bytes (the decoded text is never longer than the raw

@@ -86,12 +86,17 @@ static void entry_clear(entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
+static void clear_entries(entry *entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		entry_clear(&entries[i]);
+}
+
 void ac_session_index_free(ac_session_index *idx)
 {
 	if (!idx)
 		return;
-	for (size_t i = 0; i < idx->count; i++)
-		entry_clear(&idx->entries[i]);
+	clear_entries(idx->entries, idx->count);
 	free(idx->entries);
 	free(idx->sorted);
 	free(idx->dir);
@@ -142,25 +147,10 @@ static int fill_strings(entry *e, const ac_json_span *spans)
 	return 0;
 }
 
-/* The scanner counts bytes from the start, right for one-line journal
- * records; a session file has lines, so say which. */
-static int locate_error(const char *shown_path, const char *data, size_t len)
-{
-	const char *reason;
-	size_t offset = ac_json_scan_error(&reason), line = 1, line_start = 0;
-
-	for (size_t i = 0; i < offset && i < len; i++)
-		if (data[i] == '\n') {
-			line++;
-			line_start = i + 1;
-		}
-	return ac_error_set(AC_ECORRUPT, "%s: line %zu column %zu: %s", shown_path, line,
-			    offset - line_start + 1, reason);
-}
-
 static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 {
 	ac_json_span spans[F_COUNT];
+	ac_json_scan_error error;
 	char *data = NULL;
 	size_t len;
 	int rc;
@@ -174,8 +164,10 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 	}
 	if ((rc = ac_file_read_at(&data, &len, dir_fd, e->name, shown_path)))
 		goto done;
-	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT) != 0) {
-		rc = locate_error(shown_path, data, len);
+	if (ac_json_scan(spans, data, len, listed_paths, F_COUNT, &error) != 0) {
+		/* A session file has lines: name the line, not the byte. */
+		rc = ac_error_set(AC_ECORRUPT, "%s: line %zu column %zu: %s", shown_path, error.line,
+				  error.column, error.text);
 		goto done;
 	}
 	if (len == 0 || data[strspn(data, " \t\r\n")] != '{') {
@@ -272,6 +264,17 @@ static void read_ahead(int dir_fd, const char *name)
 
 #define READ_AHEAD_FILES 64
 
+/* Keeps read-ahead going on the READ_AHEAD_FILES names after names[i];
+ * *ahead is the first name not asked for yet. */
+static void read_ahead_after(int dir_fd, char **names, size_t nnames, size_t i, size_t *ahead)
+{
+	size_t next = *ahead > i ? *ahead : i + 1;
+
+	for (; next < nnames && next < i + READ_AHEAD_FILES; next++)
+		read_ahead(dir_fd, names[next]);
+	*ahead = next;
+}
+
 /* Reads and scans the entries marked to_parse. The first look at a big
  * folder reads every file and is CPU-bound (scanning and estimating
  * tokens), so it is shared among worker threads, one per core. */
@@ -357,14 +360,130 @@ static int parse_changed(entry *entries, size_t count, size_t changed, int dir_f
 	return 0;
 }
 
+/* Moves the index's entry for name into e when the file has not changed
+ * since it was parsed. *old walks the index's entries (sorted) along with
+ * the sorted names. */
+static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const char *name,
+			   const struct stat *st)
+{
+	int cmp = 1;
+
+	while (*old < idx->count && (cmp = strcmp(idx->entries[*old].name, name)) < 0)
+		(*old)++;
+	if (*old >= idx->count || cmp != 0 || !same_stamp(&idx->entries[*old], st))
+		return false;
+	*e = idx->entries[*old];
+	memset(&idx->entries[(*old)++], 0, sizeof(entry));
+	return true;
+}
+
+/* A new or changed file: e takes name (owned) and st's stamp, to be read. */
+static void mark_to_parse(entry *e, char *name, const struct stat *st)
+{
+	e->name = name;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime = st->st_mtim;
+	e->ctime = st->st_ctim;
+	e->to_parse = true;
+}
+
+/* The entries for the folder's names (each moves into its entry, names[i]
+ * left NULL): an unchanged file's comes over from the index, any other is
+ * marked to_parse, *out_parsed counting those. A file removed since
+ * readdir is left out. */
+static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_session_index *idx,
+			   DIR *d, char **names, size_t nnames)
+{
+	entry *fresh;
+	size_t n = 0, old = 0, ahead = 0;
+
+	*out = NULL;
+	*out_n = *out_parsed = 0;
+	if (!nnames)
+		return 0;
+	if (!(fresh = calloc(nnames, sizeof(*fresh))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nnames; i++) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue; /* removed since readdir */
+		/* On the first look every file is read: keep the disk busy ahead. */
+		if (idx->count == 0)
+			read_ahead_after(dirfd(d), names, nnames, i, &ahead);
+		if (take_unchanged(&fresh[n], idx, &old, names[i], &st)) {
+			free(names[i]);
+		} else {
+			mark_to_parse(&fresh[n], names[i], &st);
+			(*out_parsed)++;
+		}
+		names[i] = NULL;
+		n++;
+	}
+	*out = fresh;
+	*out_n = n;
+	return 0;
+}
+
+/* After a failed parse: entries were moved out of the index, so forget it
+ * all, and the next refresh reads every file afresh. */
+static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
+{
+	clear_entries(fresh, nfresh);
+	clear_entries(idx->entries, idx->count);
+	free(idx->entries);
+	free(idx->sorted);
+	idx->entries = NULL;
+	idx->sorted = NULL;
+	idx->count = idx->nsorted = idx->problems = 0;
+}
+
+/* Hands each new problem to problem (may be NULL) once, and readies the
+ * entries for the next refresh. */
+static void report_problems(const char *dir, entry *fresh, size_t n, ac_session_problem_fn problem,
+			    void *ctx)
+{
+	ac_buf shown = AC_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		if (fresh[i].problem && problem) {
+			ac_buf_clear(&shown);
+			ac_buf_printf(&shown, "%s/%s", dir, fresh[i].name);
+			problem(shown.data, fresh[i].problem, ctx);
+		}
+		free(fresh[i].problem);
+		fresh[i].problem = NULL;
+		fresh[i].to_parse = false;
+	}
+	ac_buf_free(&shown);
+}
+
+/* The listing: the good entries' summaries, newest first; bad ones counted. */
+static int sort_listed(ac_session_index *idx)
+{
+	free(idx->sorted);
+	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
+	idx->nsorted = idx->problems = 0;
+	if (!idx->sorted)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < idx->count; i++) {
+		if (idx->entries[i].bad)
+			idx->problems++;
+		else
+			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
+	}
+	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
+	return 0;
+}
+
 int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn problem,
 			     void *ctx, size_t *out_parsed)
 {
 	DIR *d = opendir(idx->dir);
 	char **names = NULL;
-	size_t nnames = 0, old = 0, parsed = 0, nfresh = 0;
+	size_t nnames = 0, parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
-	ac_buf shown = AC_BUF_INIT;
 	int rc = 0;
 
 	if (!d) {
@@ -373,87 +492,20 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	} else if ((rc = list_names(&names, &nnames, d))) {
 		goto done;
 	}
-	if (nnames && !(fresh = calloc(nnames, sizeof(*fresh)))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames)))
 		goto done;
-	}
-	for (size_t i = 0, ahead = 0; i < nnames; i++) {
-		struct stat st;
-		entry *e = &fresh[nfresh];
-		int cmp = 1;
-
-		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue; /* removed since readdir */
-		/* On the first look every file is read: keep the disk busy ahead. */
-		if (idx->count == 0)
-			for (ahead = ahead > i ? ahead : i + 1;
-			     ahead < nnames && ahead < i + READ_AHEAD_FILES; ahead++)
-				read_ahead(dirfd(d), names[ahead]);
-		while (old < idx->count && (cmp = strcmp(idx->entries[old].name, names[i])) < 0)
-			old++;
-		if (old < idx->count && cmp == 0 && same_stamp(&idx->entries[old], &st)) {
-			*e = idx->entries[old];
-			memset(&idx->entries[old++], 0, sizeof(entry));
-			free(names[i]);
-			names[i] = NULL;
-			nfresh++;
-			continue;
-		}
-		e->name = names[i];
-		names[i] = NULL;
-		e->ino = st.st_ino;
-		e->size = st.st_size;
-		e->mtime = st.st_mtim;
-		e->ctime = st.st_ctim;
-		e->to_parse = true;
-		parsed++;
-		nfresh++;
-	}
 	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
-		/* Entries were moved out of the index: forget it all, so the
-		 * next refresh reads every file afresh. */
-		for (size_t i = 0; i < nfresh; i++)
-			entry_clear(&fresh[i]);
-		for (size_t i = 0; i < idx->count; i++)
-			entry_clear(&idx->entries[i]);
-		free(idx->entries);
-		free(idx->sorted);
-		idx->entries = NULL;
-		idx->sorted = NULL;
-		idx->count = idx->nsorted = idx->problems = 0;
+		forget_all(idx, fresh, nfresh);
 		goto done;
 	}
-	for (size_t i = 0; i < nfresh; i++) {
-		if (fresh[i].problem && problem) {
-			ac_buf_clear(&shown);
-			ac_buf_printf(&shown, "%s/%s", idx->dir, fresh[i].name);
-			problem(shown.data, fresh[i].problem, ctx);
-		}
-		free(fresh[i].problem);
-		fresh[i].problem = NULL;
-		fresh[i].to_parse = false;
-	}
-	for (size_t i = 0; i < idx->count; i++)
-		entry_clear(&idx->entries[i]);
+	report_problems(idx->dir, fresh, nfresh, problem, ctx);
+	clear_entries(idx->entries, idx->count);
 	free(idx->entries);
 	idx->entries = fresh;
 	idx->count = nfresh;
 	fresh = NULL;
-
-	free(idx->sorted);
-	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
-	idx->nsorted = idx->problems = 0;
-	if (!idx->sorted) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = sort_listed(idx)))
 		goto done;
-	}
-	for (size_t i = 0; i < idx->count; i++) {
-		if (idx->entries[i].bad)
-			idx->problems++;
-		else
-			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
-	}
-	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
 	/* Stray temp files of crashed writers: once per index is enough. */
 	if (d && !idx->cleaned) {
 		ac_atomic_clean_temps(idx->dir, 3600);
@@ -466,7 +518,6 @@ done:
 		free(names[i]);
 	free(names);
 	free(fresh);
-	ac_buf_free(&shown);
 	if (d)
 		closedir(d);
 	return rc;

@@ -79,8 +79,8 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	}
 	ws->resume_command = argv_of(config, "resumeCommand");
 	ws->summarizer = argv_of(config, "summarizer.command");
-	ws->compact.trigger_tokens =
-		(uint64_t)ac_config_int(config, "compaction.triggerTokens", 80000);
+	ws->compact.trigger_tokens = (uint64_t)ac_config_int(config, "compaction.triggerTokens",
+							     AC_COMPACT_TRIGGER_TOKENS);
 	if (json_is_number(ac_config_get(config, "compaction.compactFraction")))
 		ws->compact.fraction =
 			json_number_value(ac_config_get(config, "compaction.compactFraction"));

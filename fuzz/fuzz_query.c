@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		ac_query_needle(q, &needle_len);
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-			if (ac_json_scan(spans, lines[i], strlen(lines[i]), paths, npaths) == 0)
+			if (ac_json_scan(spans, lines[i], strlen(lines[i]), paths, npaths, NULL) == 0)
 				ac_query_matches(q, lines[i], strlen(lines[i]), spans);
 		ac_query_free(q);
 	}

@@ -969,9 +969,9 @@ static void conform_compaction_externalizes(const ac_backend *b)
 	assert_int_equal(r.externalized, 0);
 
 	/* Forced, with the caller's summariser. */
-	opts.force = true;
-	opts.summarize = test_summarizer;
-	opts.summarize_ctx = &seen;
+	opts.compact.force = true;
+	opts.compact.summarize = test_summarizer;
+	opts.compact.summarize_ctx = &seen;
 	OK(b->session.compact_if_needed(b->impl, &r, "t1", id, &opts));
 	assert_true(r.compacted);
 	assert_int_equal(seen.calls, 1);

@@ -28,7 +28,7 @@ static char *dup_exact(const char *text, size_t len)
 static int scan_exact(const char *text, size_t len)
 {
 	char *copy = dup_exact(text, len);
-	int rc = ac_json_scan(NULL, copy, len, NULL, 0);
+	int rc = ac_json_scan(NULL, copy, len, NULL, 0, NULL);
 
 	free(copy);
 	return rc;
@@ -55,7 +55,7 @@ static void scan_paths(ac_json_span *out, const char *doc, size_t len,
 
 	for (i = 0; i < n; i++)
 		assert_int_equal(ac_json_path_init(&paths[i], dotted[i]), 0);
-	if (ac_json_scan(out, doc, len, paths, n) != 0)
+	if (ac_json_scan(out, doc, len, paths, n, NULL) != 0)
 		fail_msg("scan failed: %s", ac_error_last());
 }
 
@@ -205,7 +205,7 @@ static void test_text_is_not_nul_terminated(void **state)
 	/* A number cut off by the end of the text is not read past it. */
 	doc = dup_exact("{\"n\":12345}", 8);
 	assert_int_equal(ac_json_path_init(&path, "n"), 0);
-	check_error("{\"n\":123", ac_json_scan(out, doc, 8, &path, 1), 9,
+	check_error("{\"n\":123", ac_json_scan(out, doc, 8, &path, 1, NULL), 9,
 		    "unexpected end of document");
 	free(doc);
 }
@@ -270,12 +270,12 @@ static void test_nesting_limit(void **state)
 
 	(void)state;
 	doc = nested(AC_JSON_MAX_DEPTH, true);
-	if (ac_json_scan(NULL, doc, 2 * AC_JSON_MAX_DEPTH, NULL, 0) != 0)
+	if (ac_json_scan(NULL, doc, 2 * AC_JSON_MAX_DEPTH, NULL, 0, NULL) != 0)
 		fail_msg("%s", ac_error_last());
 	free(doc);
 
 	doc = nested(AC_JSON_MAX_DEPTH + 1, true);
-	check_error("257 arrays", ac_json_scan(NULL, doc, 2 * (AC_JSON_MAX_DEPTH + 1), NULL, 0),
+	check_error("257 arrays", ac_json_scan(NULL, doc, 2 * (AC_JSON_MAX_DEPTH + 1), NULL, 0, NULL),
 		    AC_JSON_MAX_DEPTH + 1, "nesting deeper than 256");
 	free(doc);
 
@@ -294,12 +294,12 @@ static void test_deep_nesting_rejected(void **state)
 
 	(void)state;
 	doc = nested(deep, true);
-	check_error("100000 deep", ac_json_scan(NULL, doc, 2 * deep, NULL, 0),
+	check_error("100000 deep", ac_json_scan(NULL, doc, 2 * deep, NULL, 0, NULL),
 		    AC_JSON_MAX_DEPTH + 1, "nesting deeper than 256");
 	free(doc);
 
 	doc = nested(huge / 2, false);
-	check_error("10M '['", ac_json_scan(NULL, doc, huge, NULL, 0),
+	check_error("10M '['", ac_json_scan(NULL, doc, huge, NULL, 0, NULL),
 		    AC_JSON_MAX_DEPTH + 1, "nesting deeper than 256");
 	free(doc);
 }
@@ -471,7 +471,7 @@ static void test_path_many(void **state)
 		snprintf(want, sizeof(want), "%zu", i);
 		assert_span(&out[i], AC_JSON_NUMBER, want);
 	}
-	assert_int_equal(ac_json_scan(out, doc, n, paths, AC_JSON_MAX_PATHS + 1),
+	assert_int_equal(ac_json_scan(out, doc, n, paths, AC_JSON_MAX_PATHS + 1, NULL),
 			 AC_EINVAL);
 }
 
@@ -548,7 +548,7 @@ static void check_decode(const char *doc, const char *want, size_t want_len)
 	assert_non_null(text);
 	n = sprintf(text, "{\"v\":%s}", doc);
 	assert_int_equal(ac_json_path_init(&path, "v"), 0);
-	if (ac_json_scan(&span, text, (size_t)n, &path, 1) != 0)
+	if (ac_json_scan(&span, text, (size_t)n, &path, 1, NULL) != 0)
 		fail_msg("%s: %s", doc, ac_error_last());
 	assert_int_equal(span.type, AC_JSON_STRING);
 	buf = malloc(span.len);
@@ -652,23 +652,36 @@ static void test_long_strings(void **state)
 
 	/* A fault at the end of a long string is found at its column. */
 	doc[big + 12] = '\x01';
-	check_error("control after 10 MB", ac_json_scan(NULL, doc, n, NULL, 0),
+	check_error("control after 10 MB", ac_json_scan(NULL, doc, n, NULL, 0, NULL),
 		    big + 13, "control character 0x01");
 	free(content);
 	free(doc);
 }
 
-/* The last failure's offset and bare reason, for callers that name lines. */
+/* The failure's offset, line, column and bare reason, for callers that
+ * name lines. */
 static void test_scan_error_offset_and_reason(void **state)
 {
 	static const char text[] = "{\n  \"a\": nope}";
-	const char *reason = NULL;
+	static const char valid[] = "{}";
+	ac_json_scan_error error;
 
 	(void)state;
-	assert_int_equal(ac_json_scan(NULL, text, sizeof(text) - 1, NULL, 0), AC_ECORRUPT);
-	assert_int_equal(ac_json_scan_error(&reason), 9); /* the 'n' of nope */
-	assert_string_equal(reason, "invalid literal, expected null");
-	assert_null(strstr(reason, "column"));
+	assert_int_equal(ac_json_scan(NULL, text, sizeof(text) - 1, NULL, 0, &error), AC_ECORRUPT);
+	assert_int_equal(error.offset, 9); /* the 'n' of nope */
+	assert_int_equal(error.line, 2);
+	assert_int_equal(error.column, 8);
+	assert_string_equal(error.text, "invalid literal, expected null");
+	assert_null(strstr(error.text, "column"));
+	assert_string_equal(ac_error_last(), "column 10: invalid literal, expected null");
+	/* On one line the column is the offset's. */
+	assert_int_equal(ac_json_scan(NULL, "[1,]", 4, NULL, 0, &error), AC_ECORRUPT);
+	assert_int_equal(error.line, 1);
+	assert_int_equal(error.column, 4);
+	/* A success clears it. */
+	assert_int_equal(ac_json_scan(NULL, valid, sizeof(valid) - 1, NULL, 0, &error), 0);
+	assert_int_equal(error.line, 0);
+	assert_string_equal(error.text, "");
 }
 
 int main(void)

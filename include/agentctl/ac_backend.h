@@ -37,6 +37,8 @@
 #ifndef AC_BACKEND_H
 #define AC_BACKEND_H
 
+#include "ac_compact.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,21 +68,15 @@ typedef struct {
 	uint64_t output_tokens;
 } ac_usage;
 
-/* A summariser for compaction: *out receives an allocated summary of
- * messages (a borrowed array). 0 or a negative AC_E* code with a message. */
-typedef int (*ac_summarize_fn)(char **out, const json_t *messages, void *ctx);
-
+/* Compaction as the backend does it: the core's options (ac_compact.h:
+ * trigger, fraction, force and the summariser, a callback or a command,
+ * with their defaults) plus the artifact step. The backend supplies its
+ * own compact.guard and compact.after_archive; the caller's are ignored. */
 typedef struct {
-	uint64_t trigger_tokens;   /* compact when the history passes this; default 80000 */
-	double fraction;           /* the oldest part summarised; default 0.5 */
-	bool force;                /* summarise even below the trigger */
+	ac_compact_options compact;
 	size_t artifact_threshold; /* tool results over this many bytes become
 				      artifacts; default AC_BACKEND_ARTIFACT_THRESHOLD,
 				      SIZE_MAX: never */
-	ac_summarize_fn summarize; /* NULL: summarizer_argv, else ac_summarize_builtin() */
-	void *summarize_ctx;
-	const char *const *summarizer_argv; /* a command (ac_summarize_command), or NULL */
-	int summarizer_timeout_ms;          /* default 120000 */
 } ac_backend_compact_options;
 
 typedef struct {
@@ -94,7 +90,8 @@ typedef struct {
 	uint64_t tokens_after;
 } ac_backend_compact_result;
 
-/* Fills opts with the defaults. */
+/* Fills opts with the defaults: ac_compact_options_init()'s and the
+ * artifact threshold. */
 void ac_backend_compact_options_init(ac_backend_compact_options *opts);
 
 /* A session as listed. All strings owned by the list, "" when unknown. */

@@ -22,12 +22,17 @@
 
 #define AC_SUMMARY_PREFIX "[Conversation summary]: "
 
+/* The defaults ac_compact_options_init() fills in. */
+#define AC_COMPACT_TRIGGER_TOKENS 80000
+#define AC_COMPACT_FRACTION 0.5
+#define AC_COMPACT_SUMMARIZER_TIMEOUT_MS 120000
+
 typedef struct {
-	uint64_t trigger_tokens;          /* compaction.triggerTokens, default 80000 */
-	double fraction;                  /* compaction.compactFraction, default 0.5 */
+	uint64_t trigger_tokens;          /* compaction.triggerTokens */
+	double fraction;                  /* compaction.compactFraction, in (0, 1] */
 	bool force;                       /* compact even below the trigger */
 	const char *const *summarizer;    /* summarizer.command argv (NULL-terminated), or NULL: built-in */
-	int summarizer_timeout_ms;        /* default 120000 */
+	int summarizer_timeout_ms;
 	/* A summariser in code (a backend's callback); when set it is used
 	 * instead of summarizer / the built-in one. Returns 0 and an allocated
 	 * *out, or an AC_E* code with a message. */
@@ -57,6 +62,7 @@ typedef struct {
 	char *archive_path;       /* owned; set when compacted */
 } ac_compact_result;
 
+/* Fills opts with the defaults above; everything else zero (NULL). */
 void ac_compact_options_init(ac_compact_options *opts);
 
 /* What compacting the given messages would do, without doing it: needed,

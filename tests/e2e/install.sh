@@ -229,12 +229,14 @@ in_man() { # COMMAND SUB: "COMMAND SUB" or "COMMAND a|SUB|b" on one line
 while IFS= read -r entry; do
 	set -- $entry
 	for sub in ${2//|/ }; do
+		case $sub in [a-z]*) ;; *) continue ;; esac
 		check "man: $1 $sub" in_man "$1" "$sub"
 	done
 done < <(sed -n 's/^\(usage:\)\{0,1\} *agentctl \[-w DIR\] //p' "$TMP/help.txt" |
 	awk -F' [|] ' '$1 ~ /^[a-z]/ { split($1, w, " "); print w[1], w[2];
 		for (i = 2; i <= NF; i++) { split($i, v, " "); print w[1], v[1] } }')
 check "man: demo" grep -q '^ *demo ' "$TMP/man.txt"
+check "man: help [COMMAND]" grep -q '^ *help \[COMMAND\]' "$TMP/man.txt"
 for opt in $(grep -oE -- '--[a-z-]+' "$TMP/help.txt" | sort -u); do
 	check "man: option $opt" grep -qF -- "$opt" "$TMP/man.txt"
 done

@@ -1,0 +1,371 @@
+/* Rolling the workspace back to the state before a commit: the plan (what
+ * differs, every path checked before anything is touched), the snapshot
+ * commit that keeps the current state, and the rollback commit on top;
+ * a write that fails midway puts the snapshot back. The writes themselves
+ * and the checks on the worktree are ac_git_apply.c's. */
+#include "ac_git.h"
+#include "ac_git_impl.h"
+#include "ac_git_paths.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+
+#include <git2.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *ac_git_action_name(ac_git_action action)
+{
+	switch (action) {
+	case AC_GIT_REMOVE:
+		return "remove";
+	case AC_GIT_RESTORE:
+		return "restore";
+	case AC_GIT_CHANGE:
+		return "change";
+	}
+	return "?";
+}
+
+void ac_git_rollback_result_free(ac_git_rollback_result *r)
+{
+	for (size_t i = 0; r->items && i < r->n; i++)
+		free(r->items[i].path);
+	free(r->items);
+	r->items = NULL;
+	r->n = 0;
+}
+
+static bool is_known(git_tree *head_tree, git_index *known, const char *path)
+{
+	git_tree_entry *e = NULL;
+
+	if (known && git_index_get_bypath(known, path, 0))
+		return true;
+	if (head_tree && git_tree_entry_bypath(&e, head_tree, path) == 0) {
+		git_tree_entry_free(e);
+		return true;
+	}
+	return false;
+}
+
+/* Refuses a path of the plan that git itself would never write: the
+ * target tree (written by whoever could write objects) may name "..",
+ * ".git" in some alias, or a link that points away. */
+static int check_delta(ac_git *g, const git_diff_delta *d)
+{
+	const char *paths[2] = {d->new_file.path, d->old_file.path};
+	uint32_t modes[2] = {d->status == GIT_DELTA_DELETED ? 0 : d->new_file.mode, 0};
+	int rc = 0;
+
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		git_blob *blob = NULL;
+		const char *why;
+
+		if (!paths[i] || (i == 1 && paths[0] && !strcmp(paths[0], paths[1])))
+			continue;
+		if (modes[i] == GIT_FILEMODE_LINK) {
+			if (git_blob_lookup(&blob, g->repo, &d->new_file.id) != 0)
+				return ac_git_fail(paths[i]);
+			why = ac_git_path_problem(paths[i], modes[i], git_blob_rawcontent(blob),
+						  (size_t)git_blob_rawsize(blob));
+		} else {
+			why = ac_git_path_problem(paths[i], modes[i], NULL, 0);
+		}
+		if (why)
+			rc = ac_error_set(AC_EINVAL, "'%s': unsafe path in the %s state (%s); refusing "
+					  "the whole rollback, nothing was changed", paths[i],
+					  i == 0 ? "target" : "current", why);
+		git_blob_free(blob);
+	}
+	return rc;
+}
+
+/* The files to touch: what differs between the current state and the
+ * target, inside the workspace, outside the agent's own state, and (for
+ * removals) known to git before the snapshot. */
+static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, git_tree *target,
+		     git_tree *head_tree, git_index *known)
+{
+	git_diff_options opts;
+	git_diff *diff = NULL;
+	size_t count;
+	int rc = 0;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
+		return ac_git_fail("comparing with the target state");
+	count = git_diff_num_deltas(diff);
+	if (!(out->items = calloc(count + 1, sizeof(*out->items)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Every path is checked before any is planned, so one bad entry
+	 * refuses the whole rollback, the dry run included. */
+	for (size_t i = 0; i < count; i++)
+		if ((rc = check_delta(g, git_diff_get_delta(diff, i))))
+			goto done;
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		ac_git_action action;
+
+		if (!ac_git_in_workspace(g, path) || ac_git_is_agent_state(g, path) ||
+		    d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
+			continue;
+		if (d->status == GIT_DELTA_ADDED) {
+			action = AC_GIT_RESTORE;
+			out->restored++;
+		} else if (d->status == GIT_DELTA_DELETED) {
+			if (!is_known(head_tree, known, path))
+				continue; /* untracked before the snapshot: left alone */
+			action = AC_GIT_REMOVE;
+			out->removed++;
+		} else {
+			action = AC_GIT_CHANGE;
+			out->changed++;
+		}
+		out->items[out->n].action = action;
+		if (!(out->items[out->n++].path = strdup(path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+done:
+	git_diff_free(diff);
+	return rc;
+}
+
+static int open_known_index(git_index **out, git_repository *repo)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc = 0;
+
+	*out = NULL;
+	if (ac_buf_printf(&path, "%sindex", git_repository_path(repo)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
+		rc = ac_git_fail(path.data);
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* A write failed after the snapshot: the worktree and index are put back
+ * to the snapshot (HEAD), and the error says exactly what the worktree now
+ * is. Returns rc. */
+static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
+		       const ac_git_rollback_result *plan, int rc)
+{
+	char *why = strdup(ac_error_last());
+	ac_buf failed = AC_BUF_INIT;
+	git_tree *tree = NULL;
+
+	if (git_commit_tree(&tree, snapshot) != 0)
+		ac_buf_printf(&failed, "the snapshot's tree (%s)", git_error_last() ?
+			      git_error_last()->message : "libgit2 error");
+	else
+		ac_git_put_back(g, index, tree, plan, &failed);
+	if (failed.len)
+		ac_error_set(rc, "%s; putting the snapshot back failed too at %s: the worktree is "
+			     "partly rolled back; commit %.12s (HEAD) holds the state before",
+			     why ? why : "rollback failed", failed.data, plan->snapshot);
+	else
+		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
+			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
+			     plan->snapshot);
+	git_tree_free(tree);
+	ac_buf_free(&failed);
+	free(why);
+	return rc;
+}
+
+/* Refuses while git is in the middle of something a rollback would
+ * silently break: a merge, rebase, cherry-pick, revert, bisect or `git am`
+ * in progress, or an index with conflicts. */
+static int check_repository_idle(ac_git *g, git_index *index)
+{
+	const char *what = NULL;
+
+	switch (git_repository_state(g->repo)) {
+	case GIT_REPOSITORY_STATE_NONE:
+		break;
+	case GIT_REPOSITORY_STATE_MERGE:
+		what = "a merge";
+		break;
+	case GIT_REPOSITORY_STATE_REVERT:
+	case GIT_REPOSITORY_STATE_REVERT_SEQUENCE:
+		what = "a revert";
+		break;
+	case GIT_REPOSITORY_STATE_CHERRYPICK:
+	case GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE:
+		what = "a cherry-pick";
+		break;
+	case GIT_REPOSITORY_STATE_BISECT:
+		what = "a bisect";
+		break;
+	case GIT_REPOSITORY_STATE_REBASE:
+	case GIT_REPOSITORY_STATE_REBASE_INTERACTIVE:
+	case GIT_REPOSITORY_STATE_REBASE_MERGE:
+		what = "a rebase";
+		break;
+	default:
+		what = "a `git am` or another multi-step git command";
+		break;
+	}
+	if (what)
+		return ac_error_set(AC_ECONFLICT, "%s: %s is in progress; finish or abort it first "
+				    "(nothing was changed)", g->workdir, what);
+	if (git_index_has_conflicts(index))
+		return ac_error_set(AC_ECONFLICT, "%s: the index has unresolved conflicts; resolve them "
+				    "first (nothing was changed)", g->workdir);
+	return 0;
+}
+
+/* What one rollback holds while it runs; release_rollback() frees it. */
+typedef struct {
+	git_commit *commit;   /* the commit rolled back */
+	git_commit *parent;   /* its first parent; NULL for a root commit */
+	git_commit *head;     /* HEAD before; NULL when unborn (or taken as snapshot) */
+	git_commit *snapshot; /* the commit holding the state before the rollback */
+	git_tree *target;     /* the state put back; NULL: the empty tree */
+	git_tree *head_tree;
+	git_tree *current;    /* the current state, as the snapshot holds it */
+	git_index *index;     /* the repository's index */
+	git_index *known;     /* the index file as it was before staging, or NULL */
+	git_oid tree_oid;     /* the tree index holds */
+	bool staged;          /* index differs from the file: read it back at the end */
+} rollback;
+
+/* The commit, the state before it, HEAD and the indexes; refuses while
+ * git is in the middle of something. */
+static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *hash)
+{
+	int rc;
+
+	if ((rc = ac_git_lookup_commit(&r->commit, g, hash)) ||
+	    (rc = ac_git_parent_tree(&r->target, &r->parent, r->commit)) ||
+	    (rc = ac_git_head_commit(&r->head, g->repo)))
+		return rc;
+	if (r->parent)
+		git_oid_tostr(out->target, sizeof(out->target), git_commit_id(r->parent));
+	if (r->head && git_commit_tree(&r->head_tree, r->head) != 0)
+		return ac_git_fail("HEAD");
+	if ((rc = open_known_index(&r->known, g->repo)))
+		return rc;
+	if (git_repository_index(&r->index, g->repo) != 0 || git_index_read(r->index, 1) != 0)
+		return ac_git_fail("reading the index");
+	return check_repository_idle(g, r->index);
+}
+
+/* Stages the current state and plans against it, all checked: out gets
+ * the plan, r->tree_oid the snapshot's tree (kept files included). */
+static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
+{
+	int rc;
+
+	/* The current state, as the snapshot would hold it. */
+	r->staged = true;
+	if ((rc = ac_git_stage(g, r->index)))
+		return rc;
+	if (git_index_write_tree(&r->tree_oid, r->index) != 0 ||
+	    git_tree_lookup(&r->current, g->repo, &r->tree_oid) != 0)
+		return ac_git_fail("writing the snapshot tree");
+	if ((rc = make_plan(out, g, r->current, r->target, r->head_tree, r->known)) ||
+	    (rc = ac_git_preflight(g, r->index, out, &out->kept)))
+		return rc;
+	if (out->kept && git_index_write_tree(&r->tree_oid, r->index) != 0)
+		return ac_git_fail("writing the snapshot tree");
+	return 0;
+}
+
+/* Commits the current state on HEAD with message, unless HEAD already
+ * holds exactly that; out->snapshot names the commit. */
+static int take_snapshot(rollback *r, ac_git_rollback_result *out, ac_git *g,
+			 const char *message)
+{
+	git_oid oid;
+	int rc;
+
+	if (r->head && git_oid_equal(&r->tree_oid, git_tree_id(r->head_tree))) {
+		r->snapshot = r->head;
+		r->head = NULL;
+	} else {
+		if (git_index_write(r->index) != 0)
+			return ac_git_fail("writing the index");
+		if ((rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)))
+			return rc;
+		if (git_commit_lookup(&r->snapshot, g->repo, &oid) != 0)
+			return ac_git_fail("the snapshot commit");
+	}
+	r->staged = false;
+	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(r->snapshot));
+	return 0;
+}
+
+/* Removes, restores and changes the plan's files in the worktree and the
+ * index and commits the result on the snapshot with message; a failure
+ * puts the snapshot back (fail_midway). */
+static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *message)
+{
+	git_oid oid;
+	int rc = 0;
+
+	for (size_t i = 0; i < out->n && rc == 0; i++)
+		if (out->items[i].action == AC_GIT_REMOVE)
+			rc = ac_git_remove_path(g, r->index, out->items[i].path);
+	for (size_t i = 0; i < out->n && rc == 0; i++)
+		if (out->items[i].action != AC_GIT_REMOVE)
+			rc = ac_git_write_path(g, r->index, r->target, out->items[i].path);
+	if (rc == 0 && (git_index_write(r->index) != 0 ||
+			git_index_write_tree(&r->tree_oid, r->index) != 0))
+		rc = ac_git_fail("writing the index");
+	if (rc == 0)
+		rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->snapshot, message);
+	if (rc != 0)
+		return fail_midway(g, r->index, r->snapshot, out, rc);
+	git_oid_tostr(out->commit, sizeof(out->commit), &oid);
+	return 0;
+}
+
+static void release_rollback(rollback *r)
+{
+	/* A dry run, or a failure before the snapshot, leaves the index on
+	 * disk as it was. */
+	if (r->staged && r->index)
+		git_index_read(r->index, 1);
+	git_index_free(r->known);
+	git_index_free(r->index);
+	git_tree_free(r->current);
+	git_tree_free(r->head_tree);
+	git_tree_free(r->target);
+	git_commit_free(r->snapshot);
+	git_commit_free(r->head);
+	git_commit_free(r->parent);
+	git_commit_free(r->commit);
+}
+
+int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		    const char *snapshot_message, const char *message, bool dry_run)
+{
+	rollback r = {0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = load_states(&r, out, g, hash)) || (rc = plan_rollback(&r, out, g)) || dry_run ||
+	    (rc = ac_git_exclude_agent_state(g)))
+		goto done;
+	/* From here on the worktree changes; the snapshot comes first so that
+	 * nothing is lost whatever happens next. */
+	if ((rc = take_snapshot(&r, out, g, snapshot_message)))
+		goto done;
+	rc = apply_plan(&r, out, g, message);
+done:
+	if (rc != 0)
+		ac_git_rollback_result_free(out);
+	release_rollback(&r);
+	return rc;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The command table is the one list of commands: every form --help shows is
+# dispatched (its command and subcommand are known words), `help COMMAND`
+# and `COMMAND --help` show that command's forms, and the version is the
+# one CMake sets.
+. "$(dirname "$0")/lib/cli.sh" "$@"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+WS=$TMP/ws
+mkdir -p "$WS"
+
+"$AC" --help >"$TMP/help" 2>"$TMP/err"
+check "--help exits 0" [ $? -eq 0 ]
+for cmd in journal session ops checkpoint memo artifact trace config demo; do
+	check "--help lists $cmd" grep -q "agentctl \[-w DIR\] $cmd " "$TMP/help"
+done
+
+# Each form: "agentctl [-w DIR] CMD SUB... | SUB ...". Every SUB is a word
+# the command knows: with a bogus option it fails, but not as unknown.
+forms=0
+while read -r cmd rest; do
+	[ "$cmd" = demo ] && continue
+	# The first word of each "|"-separated form, then its "a|b|c" choices.
+	for form in $(printf '%s\n' "$rest" | sed 's/ | /\n/g' | awk '{print $1}'); do
+		for sub in ${form//|/ }; do
+			case $sub in [a-z]*) ;; *) continue ;; esac
+			forms=$((forms + 1))
+			run "$cmd" "$sub" --no-such-option-x
+			check "$cmd $sub is dispatched (exit $RC: $ERR)" \
+				eval '[ "$RC" -ne 0 ] && ! grep -q "unknown command" "$TMP/err"'
+		done
+	done
+done < <(sed -n 's/^ *\(usage: \)\{0,1\}agentctl \[-w DIR\] //p' "$TMP/help")
+check "forms were found ($forms)" [ "$forms" -ge 25 ]
+
+# A word the table does not have is refused as unknown (the check above can fail).
+run session frobnicate
+check "unknown subcommand: exit 2" rc_is 2
+check "unknown subcommand named" grep -q "unknown command 'frobnicate'" "$TMP/err"
+run frobnicate
+check "unknown command: exit 2" rc_is 2
+check "unknown command named" grep -q "unknown command 'frobnicate'" "$TMP/err"
+
+# help COMMAND and COMMAND --help print the same forms, and nothing else.
+"$AC" help session >"$TMP/h1" 2>&1
+check "help session exits 0" [ $? -eq 0 ]
+"$AC" session --help >"$TMP/h2" 2>&1
+check "session --help exits 0" [ $? -eq 0 ]
+check "help session = session --help" cmp -s "$TMP/h1" "$TMP/h2"
+check "help session shows create" grep -q 'session create TASK' "$TMP/h1"
+check "help session shows only session" eval '! grep -v "agentctl \[-w DIR\] session " "$TMP/h1"'
+"$AC" help nosuch >/dev/null 2>"$TMP/err"
+check "help nosuch: exit 2" [ $? -eq 2 ]
+check "help nosuch named" grep -q "unknown command 'nosuch'" "$TMP/err"
+# --help needs no workspace: it works from a folder that is not one.
+(cd / && "$AC" -w /nonexistent ops --help >/dev/null 2>&1)
+check "ops --help without a workspace" [ $? -eq 0 ]
+
+version=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
+"$AC" --version >"$TMP/out"
+check "--version is CMake's $version" grep -q "^agentctl $version\b" "$TMP/out"
+finish
