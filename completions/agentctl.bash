@@ -59,6 +59,8 @@ _agentctl_reply_lines()
 	done
 }
 
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace config"
+
 _agentctl()
 {
 	local cur prev i cmd= sub= cmd_at=0
@@ -109,13 +111,17 @@ _agentctl()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-w --workspace --theme --read-only -h --help --version" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "demo help journal session ops checkpoint memo artifact trace config" -- "$cur"))
+			COMPREPLY=($(compgen -W "$_agentctl_commands" -- "$cur"))
 		fi
 		return
 	fi
 
 	local subs= opts=
 	case $cmd in
+	help)
+		[[ -z $sub ]] && COMPREPLY=($(compgen -W "${_agentctl_commands/help /}" -- "$cur"))
+		return
+		;;
 	demo) opts="--no-ui --seconds --help" ;;
 	journal) subs="log read query check rotate" ;;
 	session) subs="list show create append record-turn pause resume complete fail compact" ;;
@@ -128,7 +134,11 @@ _agentctl()
 	*) return ;;
 	esac
 	if [[ -n $subs && -z $sub ]]; then
-		COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--help" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+		fi
 		return
 	fi
 
@@ -139,15 +149,15 @@ _agentctl()
 	journal/check) opts="--all" ;;
 	session/list) opts="--json --status --user" ;;
 	session/show) opts="--json" ;;
-	session/create) opts="--id --tenant --user --agent" ;;
-	session/append) opts="-" ;;
-	session/record-turn) opts="--input --output --messages" ;;
+	session/create) opts="--id --tenant --user --agent --json" ;;
+	session/append) opts="- --json" ;;
+	session/record-turn) opts="--input --output --messages --json" ;;
 	session/compact) opts="--force" ;;
 	ops/list) opts="--session --json" ;;
-	ops/record) opts="--session --type --details" ;;
+	ops/record) opts="--session --type --details --json" ;;
 	ops/rollback) opts="--dry-run --yes" ;;
 	checkpoint/list) opts="--json" ;;
-	checkpoint/create) opts="--node --input --input-type --id --tombstone" ;;
+	checkpoint/create) opts="--node --input --input-type --id --tombstone --json" ;;
 	checkpoint/rollback) opts="--latest --yes" ;;
 	memo/list) opts="--json" ;;
 	artifact/list) opts="--json" ;;
