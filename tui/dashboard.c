@@ -374,7 +374,13 @@ static void next_theme(dash *d)
 	size_t at = 0;
 
 	if (!d->n_themes) {
-		ui_model_set_action(&d->m, true, "no theme files found in %s", d->dirs[0]);
+		ac_buf where = AC_BUF_INIT;
+
+		for (size_t i = 0; d->dirs[i]; i++)
+			ac_buf_printf(&where, "%s%s", i ? ", " : "", d->dirs[i]);
+		ui_model_set_action(&d->m, true, "no theme files found in %s",
+				    where.data ? where.data : "");
+		ac_buf_free(&where);
 		return;
 	}
 	for (size_t i = 0; i < d->n_themes; i++)
