@@ -283,6 +283,50 @@ static void test_agentrc_ignored_with_agent_config(void **state)
 	assert_string_equal(ac_config_string(c, "theme", NULL), "dark");
 }
 
+/* The committed fixtures' project files (tests/fixtures/): seed-edge has
+ * only .agentrc.json, basic a .agent/config.json with nested keys and an
+ * extra journal agent, hostile one whose commands wait for trust. */
+static void test_fixture_project_files(void **state)
+{
+	(void)state;
+	char *ws = tu_copy_fixture("seed-edge"), *rc = tu_path(ws, ".agentrc.json");
+	ac_config *c = NULL;
+	ac_workspace w;
+
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-opus-4");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 16384);
+	assert_origin(c, "model", rc);
+	assert_string_equal(ac_config_project_file(c), rc);
+	ac_config_free(c);
+	free(rc);
+	tu_remove_tree(ws);
+	free(ws);
+
+	ws = tu_copy_fixture("basic");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 4096);
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_int_equal(w.schema.nextra_agents, 1);
+	assert_string_equal(w.schema.extra_agents[0], "Aider");
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
+
+	ws = tu_copy_fixture("hostile");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_false(ac_config_project_trusted(c));
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_null(w.resume_command);
+	assert_null(w.summarizer);
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
+}
+
 static void test_broken_agent_config_does_not_fall_back(void **state)
 {
 	fixture *f = *state;
@@ -827,6 +871,7 @@ int main(void)
 		T(test_command_line_over_everything),
 		T(test_agentrc_used_without_agent_config),
 		T(test_agentrc_ignored_with_agent_config),
+		T(test_fixture_project_files),
 		T(test_broken_agent_config_does_not_fall_back),
 		T(test_user_file_from_home_without_xdg),
 		T(test_nested_and_flat_keys),
