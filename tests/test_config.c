@@ -254,19 +254,25 @@ static void test_command_line_over_everything(void **state)
 
 /* ---- which project file ---- */
 
+/* seed-edge's .agentrc.json, with no .agent/config.json beside it. */
 static void test_agentrc_used_without_agent_config(void **state)
 {
 	fixture *f = *state;
+	char *ws = tu_copy_fixture("seed-edge"), *agentrc = tu_path(ws, ".agentrc.json");
 	ac_config *c;
 
-	put_file(f->agentrc, "{\"model\": \"rc-model\", \"maxTokens\": 10}");
-	put_file(f->user, "{\"maxTokens\": 200}");
+	put_file(f->user, "{\"maxTokens\": 200, \"temperature\": 0.5}");
+	free(f->ws);
+	f->ws = ws;
 	c = load(f);
-	assert_string_equal(ac_config_string(c, "model", NULL), "rc-model");
-	assert_origin(c, "model", f->agentrc);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-opus-4");
+	assert_origin(c, "model", agentrc);
 	/* .agentrc.json is the project layer: above the user file. */
-	assert_int_equal(ac_config_int(c, "maxTokens", -1), 10);
-	assert_origin(c, "maxTokens", f->agentrc);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 16384);
+	assert_origin(c, "maxTokens", agentrc);
+	assert_origin(c, "temperature", f->user);
+	tu_remove_tree(ws);
+	free(agentrc);
 }
 
 static void test_agentrc_ignored_with_agent_config(void **state)
@@ -283,27 +289,16 @@ static void test_agentrc_ignored_with_agent_config(void **state)
 	assert_string_equal(ac_config_string(c, "theme", NULL), "dark");
 }
 
-/* The committed fixtures' project files (tests/fixtures/): seed-edge has
- * only .agentrc.json, basic a .agent/config.json with nested keys and an
- * extra journal agent, hostile one whose commands wait for trust. */
+/* The committed fixtures' project files (tests/fixtures/): basic's
+ * .agent/config.json with nested keys and an extra journal agent; hostile's,
+ * whose commands wait for trust. */
 static void test_fixture_project_files(void **state)
 {
 	(void)state;
-	char *ws = tu_copy_fixture("seed-edge"), *rc = tu_path(ws, ".agentrc.json");
+	char *ws = tu_copy_fixture("basic");
 	ac_config *c = NULL;
 	ac_workspace w;
 
-	assert_int_equal(ac_config_load(&c, ws), 0);
-	assert_string_equal(ac_config_string(c, "model", NULL), "claude-opus-4");
-	assert_int_equal(ac_config_int(c, "maxTokens", -1), 16384);
-	assert_origin(c, "model", rc);
-	assert_string_equal(ac_config_project_file(c), rc);
-	ac_config_free(c);
-	free(rc);
-	tu_remove_tree(ws);
-	free(ws);
-
-	ws = tu_copy_fixture("basic");
 	assert_int_equal(ac_config_load(&c, ws), 0);
 	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
 	assert_int_equal(ac_config_int(c, "maxTokens", -1), 4096);
