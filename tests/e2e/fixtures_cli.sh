@@ -174,6 +174,10 @@ check "hostile config show: not trusted" out_has 'not trusted'
 
 run session pause 'evil;id'
 check "hostile pause: exit 0" rc_is 0
+check "hostile pause: the torn journal line stays a line of its own" \
+	eval '[ "$(sed -n 4p "$WS/JOURNAL.jsonl")" = "$(sed -n 4p "$FIXTURES/hostile/JOURNAL.jsonl")" ]'
+check "hostile pause: its event is the next line" \
+	eval '[ "$(sed -n 5p "$WS/JOURNAL.jsonl" | jq -r ".action.type + \" \" + .action.params.sessionId")" = "SESSION_PAUSE evil;id" ]'
 run session resume 'evil;id'
 check "hostile resume: the untrusted resumeCommand is refused" \
 	eval 'rc_is 1 && err_has "resumeCommand comes from .*config\.json, which is not trusted"'
