@@ -27,6 +27,8 @@ out_has_text() { grep -qF -- "$1" "$TMP/out"; }
 err_has() { grep -qE -- "$1" "$TMP/err"; }
 err_is_empty() { [ ! -s "$TMP/err" ]; }
 no_raw_esc() { ! grep -q "$ESC" "$TMP/out"; }
+# Nor a raw C1 CSI or bidi override (U+009B, U+202E): shown, or escaped in JSON.
+no_raw_c1_bidi() { ! LC_ALL=C grep -qE $'\xc2\x9b|\xe2\x80\xae' "$TMP/out"; }
 # unchanged NAME: the copy still equals the committed fixture.
 unchanged() { diff -r "$FIXTURES/$1" "$WS" >/dev/null; }
 
@@ -131,16 +133,17 @@ check "compaction: journalled as SESSION_COMPACT" out_is "SESSION_COMPACT $S1" \
 use_fixture hostile
 run session list
 check "hostile list: exit 0" rc_is 0
-check "hostile list: no raw ESC on stdout" no_raw_esc
+check "hostile list: no raw ESC, C1 or bidi control on stdout" eval 'no_raw_esc && no_raw_c1_bidi'
 check "hostile list: the id with ';' is listed" out_has '^evil;id +running'
 check "hostile list: escapes shown visibly" out_has_text 'fix ^[[2J^[[31mRED^[[0m ^[]0;title^G <U+009B>31m c1 <U+202E>txt.exe<U+200B> del^?'
 check "hostile list: the torn session file is named, located, skipped" \
 	err_has "$S1\.json: line [0-9]+ column [0-9]+: .*\(skipped\)"
 run session list --json
 check "hostile list --json: a JSON array without a raw ESC" eval 'out_is array type && no_raw_esc'
+check "hostile list --json: no raw C1 or bidi control" no_raw_c1_bidi
 check "hostile list --json: the task round-trips" out_is true '.[0].task | startswith("fix \u001b[2J\u001b[31mRED")'
 run session show 'evil;id'
-check "hostile show: exit 0, no raw ESC" eval 'rc_is 0 && no_raw_esc'
+check "hostile show: exit 0, no raw ESC, C1 or bidi control" eval 'rc_is 0 && no_raw_esc && no_raw_c1_bidi'
 check "hostile show: OSC 52 shown visibly" out_has_text 'done ^[]52;c;cHduZWQ=^G (clipboard)'
 check "hostile show: DCS in a tool result shown visibly" out_has_text '[tool_result toolu_x: ^[P1$qm^[\ dcs]'
 check "hostile show: user with escape shown visibly" out_has_text 'user     mallory^[[8m'
@@ -149,12 +152,13 @@ check "hostile show of the torn file: exit 1, one line naming it" \
 	eval 'rc_is 1 && [ "$(wc -l <"$TMP/err")" -eq 1 ] && err_has "$S1\.json"'
 
 run journal read
-check "hostile journal read: exit 0, no raw ESC" eval 'rc_is 0 && no_raw_esc'
+check "hostile journal read: exit 0, no raw ESC, C1 or bidi control" eval 'rc_is 0 && no_raw_esc && no_raw_c1_bidi'
 check "hostile journal read: the 2 valid events" eval '[ "$(wc -l <"$TMP/out")" -eq 2 ]'
 check "hostile journal read: bidi and C1 shown visibly" out_has_text 'bidi <U+202E>gnp.exe<U+202C> and C1 <U+009B>2J'
 check "hostile journal read: the torn last line is reported" err_has 'JOURNAL\.jsonl: .*unterminated line at byte 777'
 run journal read --json
 check "hostile journal read --json: 2 events, no raw ESC" eval 'out_is 2 length && no_raw_esc'
+check "hostile journal read --json: no raw C1 or bidi control" no_raw_c1_bidi
 run journal check
 check "hostile journal check: exit 1" rc_is 1
 check "hostile journal check: the bad agent on line 3" \
