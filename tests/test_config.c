@@ -254,19 +254,25 @@ static void test_command_line_over_everything(void **state)
 
 /* ---- which project file ---- */
 
+/* seed-edge's .agentrc.json, with no .agent/config.json beside it. */
 static void test_agentrc_used_without_agent_config(void **state)
 {
 	fixture *f = *state;
+	char *ws = tu_copy_fixture("seed-edge"), *agentrc = tu_path(ws, ".agentrc.json");
 	ac_config *c;
 
-	put_file(f->agentrc, "{\"model\": \"rc-model\", \"maxTokens\": 10}");
-	put_file(f->user, "{\"maxTokens\": 200}");
+	put_file(f->user, "{\"maxTokens\": 200, \"temperature\": 0.5}");
+	free(f->ws);
+	f->ws = ws;
 	c = load(f);
-	assert_string_equal(ac_config_string(c, "model", NULL), "rc-model");
-	assert_origin(c, "model", f->agentrc);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-opus-4");
+	assert_origin(c, "model", agentrc);
 	/* .agentrc.json is the project layer: above the user file. */
-	assert_int_equal(ac_config_int(c, "maxTokens", -1), 10);
-	assert_origin(c, "maxTokens", f->agentrc);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 16384);
+	assert_origin(c, "maxTokens", agentrc);
+	assert_origin(c, "temperature", f->user);
+	tu_remove_tree(ws);
+	free(agentrc);
 }
 
 static void test_agentrc_ignored_with_agent_config(void **state)
@@ -281,6 +287,39 @@ static void test_agentrc_ignored_with_agent_config(void **state)
 	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
 	assert_origin(c, "model", "default");
 	assert_string_equal(ac_config_string(c, "theme", NULL), "dark");
+}
+
+/* The committed fixtures' project files (tests/fixtures/): basic's
+ * .agent/config.json with nested keys and an extra journal agent; hostile's,
+ * whose commands wait for trust. */
+static void test_fixture_project_files(void **state)
+{
+	(void)state;
+	char *ws = tu_copy_fixture("basic");
+	ac_config *c = NULL;
+	ac_workspace w;
+
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 4096);
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_int_equal(w.schema.nextra_agents, 1);
+	assert_string_equal(w.schema.extra_agents[0], "Aider");
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
+
+	ws = tu_copy_fixture("hostile");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_false(ac_config_project_trusted(c));
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_null(w.resume_command);
+	assert_null(w.summarizer);
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
 }
 
 static void test_broken_agent_config_does_not_fall_back(void **state)
@@ -827,6 +866,7 @@ int main(void)
 		T(test_command_line_over_everything),
 		T(test_agentrc_used_without_agent_config),
 		T(test_agentrc_ignored_with_agent_config),
+		T(test_fixture_project_files),
 		T(test_broken_agent_config_does_not_fall_back),
 		T(test_user_file_from_home_without_xdg),
 		T(test_nested_and_flat_keys),
