@@ -13,6 +13,7 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_journal.h"
+#include "ac_json_exact.h"
 #include "ac_workspace.h"
 
 #include <stdio.h>
@@ -856,9 +857,31 @@ static void test_embedded_placeholder_refused(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* jansson dumps doubles with 17 digits; config show prints them as short
+ * as they read back, and leaves strings and integers alone. */
+static void test_shortest_reals(void **state)
+{
+	static const char *const cases[][2] = {
+		{"0.20000000000000001", "0.2"},
+		{"[1.0000000000000001e300,-0.0,2.0]", "[1e+300,-0.0,2.0]"},
+		{"{\"a\":\"0.20000000000000001\",\"b\":17,\"c\":0.12345678901234568}",
+		 "{\"a\":\"0.20000000000000001\",\"b\":17,\"c\":0.12345678901234568}"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ac_buf text = AC_BUF_INIT;
+
+		assert_int_equal(ac_buf_append(&text, cases[i][0], strlen(cases[i][0])), 0);
+		assert_int_equal(ac_json_shortest_reals(&text), 0);
+		assert_string_equal(text.data, cases[i][1]);
+		ac_buf_free(&text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shortest_reals),
 		T(test_defaults),
 		T(test_environment_over_defaults),
 		T(test_user_file_over_environment),

@@ -103,6 +103,9 @@ run config show --json
 check "basic config show --json: project values" out_is "claude-sonnet-4-5 4096 0.2 Aider false" \
 	'"\(.model) \(.maxTokens) \(.temperature) \(.["journal.agents"][0]) \(.gitEnabled)"'
 check "basic config show --json: the project file is not trusted" out_is false '.projectFile.trusted'
+check "basic config show --json: 0.2 as the file wrote it" grep -q '"temperature": 0.2,' "$TMP/out"
+run config show
+check "basic config show: 0.2 as the file wrote it" grep -qx 'temperature = 0.2' "$TMP/out"
 check "basic: reading changed no file" unchanged basic
 
 # --- compaction: one session over the trigger its config sets ---
