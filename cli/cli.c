@@ -102,7 +102,8 @@ int cli_read_input(ac_buf *out, const char *arg, const char *what)
 
 int cli_parse_json(json_t **out, const ac_buf *text, const char *what)
 {
-	int rc = ac_json_exact_load(out, text->data ? text->data : "", text->len, 0, what);
+	int rc = ac_json_exact_load(out, text->data ? text->data : "", text->len,
+				     JSON_DECODE_ANY, what);
 
 	if (rc == AC_ENOMEM)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
