@@ -322,10 +322,48 @@ static void print_session(const ac_session *s, bool json, const char *plain)
 		printf("%s\n", plain);
 }
 
+/* The seed's resumeOrCreate for `session create --id ID --resume`: a
+ * paused session ID is set running (the agent's own write, so it is not
+ * journaled) and *out receives it. When ID exists otherwise, *id is set to
+ * NULL: like the seed, the caller then creates a session with a new id.
+ * When it does not exist, the caller creates it. */
+static int resume_or_create(ac_session **out, const ac_workspace *ws, const char **id,
+			    const char *tenant)
+{
+	ac_session *s = NULL;
+	const char *owner;
+	int rc = ac_session_load(&s, ws->sessions_dir, *id);
+
+	*out = NULL;
+	if (rc == AC_ENOTFOUND)
+		return CLI_OK;
+	if (rc)
+		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	owner = json_string_value(json_object_get(json_object_get(ac_session_root(s), "metadata"),
+						  "tenantId"));
+	if (tenant && (!owner || strcmp(owner, tenant))) {
+		ac_session_free(s);
+		/* As the backend: another tenant's session is not revealed. */
+		return cli_error(CLI_FAILED, "session create: session '%s' not found for tenant '%s'",
+				 *id, tenant);
+	}
+	if (strcmp(ac_session_status(s), "paused")) {
+		ac_session_free(s);
+		*id = NULL;
+		return CLI_OK;
+	}
+	ac_session_free(s);
+	/* Judged again on the file's content: of two agents resuming it,
+	 * one gets it and the other is told it is running already. */
+	if (ac_session_set_status(out, ws->sessions_dir, *id, "running") != 0)
+		return cli_error(CLI_FAILED, "session create --resume: %s", ac_error_last());
+	return CLI_OK;
+}
+
 static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 {
 	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
-	bool json = false, options_done = false;
+	bool json = false, options_done = false, resume = false;
 	ac_session *s = NULL;
 	int status = CLI_OK;
 
@@ -341,6 +379,8 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 			options_done = true;
 		} else if (!strcmp(arg, "--json")) {
 			json = true;
+		} else if (!strcmp(arg, "--resume")) {
+			resume = true;
 		} else if (!cli_option(&id, "--id", argc, argv, &i, &status) &&
 			   !cli_option(&tenant, "--tenant", argc, argv, &i, &status) &&
 			   !cli_option(&user, "--user", argc, argv, &i, &status) &&
@@ -366,9 +406,13 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 	    (user && (status = cli_check_utf8("--user", user))) ||
 	    (agent && (status = cli_check_utf8("--agent", agent))))
 		return status;
-	/* A create never adopts an existing session: an agent that meant to
-	 * continue one asks for it by id (append, record-turn). */
-	if (ac_session_create(&s, ws->sessions_dir, id, task, tenant, user, agent) != 0)
+	if (resume && !id)
+		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
+	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
+		return status;
+	/* Without --resume a create never adopts an existing session: an
+	 * agent that meant to continue one asks for it by id. */
+	if (!s && ac_session_create(&s, ws->sessions_dir, id, task, tenant, user, agent) != 0)
 		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
 	print_session(s, json, ac_session_id(s));
 	ac_session_free(s);

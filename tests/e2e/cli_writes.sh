@@ -141,6 +141,24 @@ refused "create --id with an escape" "--id" session create t --id "x${ESC}[31m"
 check "create --id with an escape: the error shows no raw escape" eval '! grep -q "$ESC" "$TMP/err"'
 refused "create --read-only" "--read-only" --read-only session create t
 
+# --resume: the seed's resumeOrCreate.
+run session create "resumable" --id r1 --tenant acme --resume
+check "create --resume of a new id: creates it" eval 'out_is r1 && jq_is "$S/r1.json" .task resumable'
+run session append r1 '{"role":"user","content":"before the pause"}'
+run session pause r1
+run session create "ignored" --id r1 --tenant acme --resume
+check "create --resume of a paused session: its id" out_is r1
+check "create --resume of a paused session: running again, history and task kept" \
+	jq_is "$S/r1.json" '"\(.status) \(.conversationHistory | length) \(.task)"' "running 1 resumable"
+run session create "fresh start" --id r1 --resume
+check "create --resume of a running session: a new session, as the seed does" \
+	eval 'rc_is 0 && out_matches "$UUID_RE" && jq_is "$S/$OUT.json" .task "fresh start"'
+check "create --resume of a running session: the old one untouched" jq_is "$S/r1.json" .task resumable
+run session pause r1
+failed "create --resume of another tenant's session" "not found for tenant 'other'" \
+	session create t --id r1 --tenant other --resume
+refused "create --resume without --id" "--resume needs --id" session create t --resume
+
 # Hostile but legal ids are data: never a path out, never a shell.
 run session create t --id 'a;touch pwned'
 check "create --id 'a;touch pwned': exit 0, the id printed" eval 'rc_is 0 && out_is "a;touch pwned"'
