@@ -314,12 +314,21 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 
 /* ---- writes ---- */
 
+/* The session written (--json), or the one line a program needs next. */
 static void print_session(const ac_session *s, bool json, const char *plain)
 {
 	if (json)
 		cli_write_json(ac_session_root(s));
 	else
 		printf("%s\n", plain);
+}
+
+static void print_count(const ac_session *s, bool json, unsigned long long count)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%llu", count);
+	print_session(s, json, text);
 }
 
 /* The seed's resumeOrCreate for `session create --id ID --resume`: a
@@ -495,13 +504,8 @@ static int cmd_append(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
 		goto done;
 	}
-	{
-		char count[32];
-
-		/* What a program needs next: how long the history is now. */
-		snprintf(count, sizeof(count), "%zu", json_array_size(ac_session_messages(s)));
-		print_session(s, json, count);
-	}
+	/* What a program needs next: how long the history is now. */
+	print_count(s, json, json_array_size(ac_session_messages(s)));
 	status = cli_finish_output();
 done:
 	ac_session_free(s);
@@ -537,8 +541,10 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 				 "--output N (the turn's tokens)");
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session record-turn: %s", ac_error_last());
-	if ((status = cli_parse_whole(&in, "session record-turn: --input", in_text, AC_SESSION_COUNT_MAX)) ||
-	    (status = cli_parse_whole(&out, "session record-turn: --output", out_text, AC_SESSION_COUNT_MAX)))
+	if ((status = cli_parse_whole(&in, "session record-turn: --input", in_text,
+				      AC_SESSION_COUNT_MAX)) ||
+	    (status = cli_parse_whole(&out, "session record-turn: --output", out_text,
+				      AC_SESSION_COUNT_MAX)))
 		return status;
 	if (messages_arg &&
 	    (status = read_messages(&messages, messages_arg, "session record-turn --messages")))
@@ -548,15 +554,9 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
 		goto done;
 	}
-	{
-		json_t *usage = json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage");
-		char turns[32];
-
-		/* What a program needs next: this turn's number. */
-		snprintf(turns, sizeof(turns), "%lld",
-			 (long long)json_integer_value(json_object_get(usage, "turns")));
-		print_session(s, json, turns);
-	}
+	/* What a program needs next: this turn's number. */
+	print_count(s, json, (unsigned long long)json_integer_value(json_object_get(
+		json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"), "turns")));
 	status = cli_finish_output();
 done:
 	ac_session_free(s);

@@ -59,38 +59,25 @@ seed_layout() {
 		process.exit(JSON.stringify(JSON.parse(t), null, 2) === t ? 0 : 1)' "$1"
 }
 
-# refused NAME FIELD ARGS...: one validation error: exit 2, one line naming
-# FIELD, nothing on stdout, the workspace untouched.
-refused() {
-	local name=$1 field=$2 before
-	shift 2
+# refusal STATUS INPUT NAME WHAT ARGS...: agentctl ARGS with INPUT on
+# standard input exits STATUS with one line on stderr naming WHAT, prints
+# nothing on stdout, and leaves the workspace byte-identical.
+refusal() {
+	local status=$1 input=$2 name=$3 what=$4 before
+	shift 4
 	before=$(tree_sum)
-	run "$@"
-	check "$name: exit 2" rc_is 2
-	check "$name: one line naming $field" eval 'err_is_one_line && err_has "$field"'
+	run_in "$input" "$@"
+	check "$name: exit $status" rc_is "$status"
+	check "$name: one line naming $what" eval 'err_is_one_line && err_has "$what"'
 	check "$name: nothing on stdout" out_empty
 	check "$name: workspace byte-identical" eval '[ "$(tree_sum)" = "$before" ]'
 }
+# refused NAME FIELD ARGS...: a validation error (exit 2) naming FIELD.
+refused() { refusal 2 "" "$@"; }
 # refused_in INPUT NAME FIELD ARGS...: the same with INPUT on stdin.
-refused_in() {
-	local input=$1 name=$2 field=$3 before
-	shift 3
-	before=$(tree_sum)
-	run_in "$input" "$@"
-	check "$name: exit 2" rc_is 2
-	check "$name: one line naming $field" eval 'err_is_one_line && err_has "$field"'
-	check "$name: workspace byte-identical" eval '[ "$(tree_sum)" = "$before" ]'
-}
-# failed NAME WHAT ARGS...: exit 1, one line naming WHAT, workspace untouched.
-failed() {
-	local name=$1 what=$2 before
-	shift 2
-	before=$(tree_sum)
-	run "$@"
-	check "$name: exit 1" rc_is 1
-	check "$name: one line naming $what" eval 'err_is_one_line && err_has "$what"'
-	check "$name: workspace byte-identical" eval '[ "$(tree_sum)" = "$before" ]'
-}
+refused_in() { refusal 2 "$@"; }
+# failed NAME WHAT ARGS...: the operation failed (exit 1), naming WHAT.
+failed() { refusal 1 "" "$@"; }
 
 # ==== session create =====================================================
 new_ws
