@@ -314,13 +314,20 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 
 /* ---- writes ---- */
 
-/* The session written (--json), or the one line a program needs next. */
+/* The session written (--json), or the one line a program needs next
+ * (made safe: an id may hold a bidi override; plain ids pass unchanged). */
 static void print_session(const ac_session *s, bool json, const char *plain)
 {
-	if (json)
+	ac_buf line = AC_BUF_INIT;
+
+	if (json) {
 		cli_write_json(ac_session_root(s));
-	else
-		printf("%s\n", plain);
+		return;
+	}
+	cli_put_cell(&line, plain, 0);
+	ac_buf_putc(&line, '\n');
+	cli_write(line.data, line.len);
+	ac_buf_free(&line);
 }
 
 static void print_count(const ac_session *s, bool json, unsigned long long count)

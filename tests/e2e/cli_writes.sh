@@ -150,6 +150,9 @@ refused "create --resume without --id" "--resume needs --id" session create t --
 run session create t --id 'a;touch pwned'
 check "create --id 'a;touch pwned': exit 0, the id printed" eval 'rc_is 0 && out_is "a;touch pwned"'
 check "create --id 'a;touch pwned': the file has that name" test -f "$S/a;touch pwned.json"
+run session create t --id $'rtl\u202eexe'
+check "create --id with a bidi override: created, printed made visible" \
+	eval 'rc_is 0 && out_is "rtl<U+202E>exe" && test -f "$S/"$'"'"'rtl\u202eexe'"'"'.json'
 run session create t --id '$(touch pwned)`touch pwned`'
 check "create --id with \$() and backticks: exit 0" rc_is 0
 check "hostile ids: nothing ran" eval '[ -z "$(find "$TMP" -name pwned)" ]'
