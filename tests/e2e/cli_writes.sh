@@ -362,6 +362,34 @@ failed "checkpoint create an existing --id" "checkpoint 'c-2' of session 's1' ex
 	checkpoint create s1 --id c-2
 failed "checkpoint create for a missing session" "session 'nope' not found" checkpoint create nope
 
+# ==== concurrent writers ===================================================
+# Agents in several processes write the same session, log and checkpoints
+# at once: nothing is lost, no version is shared.
+new_ws
+run session create "busy" --id s1
+for i in $(seq 1 12); do
+	"$AC" -w "$WS" session append s1 "{\"role\":\"user\",\"content\":\"m$i\"}" >/dev/null 2>>"$TMP/par.err" &
+	"$AC" -w "$WS" session record-turn s1 --input 1 --output 2 >/dev/null 2>>"$TMP/par.err" &
+	"$AC" -w "$WS" checkpoint create s1 >/dev/null 2>>"$TMP/par.err" &
+done
+for i in $(seq 1 4); do
+	printf '%s\n' "$i" >"$WS/f$i.txt"
+	"$AC" -w "$WS" ops record --session s1 --type file_write --details "{\"path\":\"f$i.txt\"}" \
+		>/dev/null 2>>"$TMP/par.err" &
+done
+wait
+check "concurrent: no command failed" test ! -s "$TMP/par.err"
+check "concurrent: all 12 appended messages kept" \
+	jq_is "$S/s1.json" '[.conversationHistory[].content] | sort | join(",")' \
+	"$(printf 'm%s\n' $(seq 1 12) | sort | paste -sd,)"
+check "concurrent: all 12 turns counted" jq_is "$S/s1.json" '.metadata.usage | "\(.turns) \(.inputTokens) \(.outputTokens)"' "12 12 24"
+run checkpoint list s1 --json
+check "concurrent: 12 checkpoints, versions 1..12, none shared" \
+	jq_is "$TMP/out" 'map(.version) | join(",")' "$(seq -s, 1 12)"
+check "concurrent: 4 operations, each with its own commit git has" \
+	eval '[ "$(jq -r .gitCommitHash "$WS/.agent/operations.jsonl" | sort -u | while read -r h; do g cat-file -e "$h^{commit}" && echo ok; done | wc -l)" = 4 ]'
+check "concurrent: every file committed" eval '[ -z "$(g status --porcelain -- f1.txt f2.txt f3.txt f4.txt)" ]'
+
 # ==== an agent written in Node, using only agentctl ========================
 new_ws
 if AGENT_ID=$(node "$(dirname "$0")/lib/agent_loop.js" "$AC" "$WS" 3 2>"$TMP/err"); then
