@@ -90,8 +90,9 @@ int cli_read_input(ac_buf *out, const char *arg, const char *what)
 			break;
 		/* Refused as soon as it is too long: never held whole. */
 		if (out->len + (size_t)n > CLI_INPUT_MAX)
-			return cli_error(CLI_USAGE, "%s: standard input is longer than "
-					 CLI_INPUT_MAX_TEXT, what);
+			return cli_error(CLI_FAILED, "%s: standard input is over the line limit of "
+					 "%u bytes (" CLI_INPUT_MAX_TEXT "); nothing was written",
+					 what, (unsigned)CLI_INPUT_MAX);
 		if (ac_buf_append(out, chunk, (size_t)n))
 			return cli_error(CLI_FAILED, "out of memory");
 	}

@@ -42,8 +42,9 @@ int cli_parse_count(size_t *out, const char *name, const char *text);
 
 /* The text of an argument that is either the text itself or "-" for all of
  * standard input (at most CLI_INPUT_MAX bytes), copied into out
- * (NUL-terminated). what names the argument in errors: CLI_USAGE when the
- * input is longer, CLI_FAILED when reading fails. */
+ * (NUL-terminated). what names the argument in errors. CLI_FAILED when
+ * reading fails or the input is longer (the stores' refusal of a record
+ * over the line limit, said before it is held whole). */
 int cli_read_input(ac_buf *out, const char *arg, const char *what);
 
 /* Parses JSON text (numbers kept as written, see ac_json_exact.h) into

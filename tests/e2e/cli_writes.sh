@@ -204,8 +204,8 @@ refused "append to ../x" "session id '../x'" session append ../x '{"role":"user"
 before=$(tree_sum)
 head -c $((64 * 1024 * 1024 + 1)) /dev/zero | "$AC" -w "$WS" session append s1 - >"$TMP/out" 2>"$TMP/err"
 RC=$?
-check "append more than 64 MiB: exit 2" rc_is 2
-check "append more than 64 MiB: says so" err_has "longer than 64 MiB"
+check "append more than 64 MiB: exit 1 (the stores' line limit)" rc_is 1
+check "append more than 64 MiB: names the limit" err_has "over the line limit of 67108864 bytes (64 MiB)"
 check "append more than 64 MiB: workspace byte-identical" eval '[ "$(tree_sum)" = "$before" ]'
 failed "append to a missing session" "session 'nope' not found" \
 	session append nope '{"role":"user","content":"x"}'
