@@ -450,6 +450,47 @@ static void test_file_reads_the_fixture_checkpoints(void **state)
 	free(ws);
 }
 
+static void test_create_with_options(void **state)
+{
+	fixture *f = *state;
+	json_t *input = json_loads("{\"q\":[1,2]}", 0, NULL), *doc = NULL, *list = NULL;
+	ac_checkpoint_create_options opts = {.node = "plan", .checkpoint_id = "run-1",
+					     .last_input = input, .last_input_type = "json"};
+	ac_checkpoint_filter all = {"s1", true};
+	char *path = write_session(f, "");
+
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
+	assert_string_equal(ac_checkpoint_id(doc), "run-1");
+	assert_string_equal(ac_checkpoint_node(doc), "plan");
+	assert_true(json_equal(json_object_get(doc, "lastInput"), input));
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInputType")), "json");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastOutput")), "ok");
+	json_decref(doc);
+	doc = NULL;
+	/* An id the session's checkpoints hold is refused, never replaced. */
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "'run-1' of session 's1' exists already"));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_int_equal(json_array_size(list), 1);
+	json_decref(list);
+	/* Checked before anything is read: a bad id or an empty type. */
+	opts.checkpoint_id = "../x";
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	opts.checkpoint_id = NULL;
+	opts.last_input_type = "";
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	/* NULL options are ac_checkpoint_create()'s defaults. */
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", NULL), 0);
+	assert_string_equal(ac_checkpoint_node(doc), "manual");
+	assert_int_equal(ac_checkpoint_version(doc), 2);
+	assert_string_equal(json_string_value(json_object_get(doc, "parentId")), "run-1");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInputType")), "text");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInput")), "make users");
+	json_decref(doc);
+	json_decref(input);
+	free(path);
+}
+
 /* ---- rolling back ------------------------------------------------------ */
 
 static void test_prefix_refusals(void **state)
@@ -759,6 +800,7 @@ int main(void)
 						teardown),
 		CONTRACT(test_create_from_session),
 		cmocka_unit_test(test_file_reads_the_fixture_checkpoints),
+		CONTRACT(test_create_with_options),
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
 		CONTRACT(test_failing_compensation_stops_and_keeps_session),

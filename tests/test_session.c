@@ -631,6 +631,58 @@ static void test_update_waits_for_a_quiet_file(void **state)
 	free(path);
 }
 
+
+static json_t *usage_of(const ac_session *s)
+{
+	return json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage");
+}
+
+static void test_record_turn_lands_whole_or_not_at_all(void **state)
+{
+	fixture *f = *state;
+	json_t *turn = json_loads("[{\"role\":\"assistant\",\"content\":\"done\"}]", 0, NULL);
+	char *path = tu_path(f->dir, "s1.json"), *before;
+	ac_session *s = NULL;
+
+	assert_int_equal(ac_session_create(NULL, f->dir, "s1", "t", NULL, NULL, NULL), 0);
+	assert_int_equal(ac_session_record_turn(&s, f->dir, "s1", turn, 7, 3), 0);
+	assert_int_equal(json_array_size(ac_session_messages(s)), 1);
+	assert_int_equal(json_integer_value(json_object_get(usage_of(s), "turns")), 1);
+	ac_session_free(s);
+	assert_int_equal(ac_session_record_turn(&s, f->dir, "s1", NULL, 1, 1), 0);
+	assert_int_equal(json_array_size(ac_session_messages(s)), 1);
+	assert_int_equal(json_integer_value(json_object_get(usage_of(s), "inputTokens")), 8);
+	ac_session_free(s);
+	/* A total past 2^53 - 1 is refused, and the turn's messages with it. */
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "s1", turn, AC_SESSION_COUNT_MAX, 0),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "metadata.usage.inputTokens would pass"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_record_usage(NULL, f->dir, "s1", UINT64_MAX, 0), AC_EINVAL);
+	tu_assert_file(f->dir, "s1.json", before);
+	free(before);
+	/* A count another writer left that is not a whole number is not reset
+	 * to zero: refused, naming it. */
+	{
+		json_t *doc = tu_seed_load(f->dir, "s1");
+
+		json_object_set_new(json_object_get(json_object_get(doc, "metadata"), "usage"), "outputTokens", json_real(2.5));
+		tu_seed_save(f->dir, "s1", doc);
+		json_decref(doc);
+	}
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_record_usage(NULL, f->dir, "s1", 1, 1), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "metadata.usage.outputTokens is not a whole number"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "nope", turn, 1, 1), AC_ENOTFOUND);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "s1", json_object_get(json_array_get(turn, 0), "role"), 1, 1),
+			 AC_EINVAL);
+	free(before);
+	free(path);
+	json_decref(turn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_keys_survive_a_rewrite),
 		cmocka_unit_test_setup_teardown(test_status_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_append_usage_and_get_or_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_turn_lands_whole_or_not_at_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_refuses_to_undo_another_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_flip_reapplies_on_fresh_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_never_publishes_a_stale_version, setup, teardown),
