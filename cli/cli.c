@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void print_line(const char *fmt, va_list ap)
 {
@@ -65,6 +66,100 @@ int cli_parse_count(size_t *out, const char *name, const char *text)
 		return cli_error(CLI_USAGE, "%s: '%s' is not a whole number", name, text);
 	*out = (size_t)value;
 	return CLI_OK;
+}
+
+int cli_read_input(ac_buf *out, const char *arg, const char *what)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	ac_buf_clear(out);
+	if (strcmp(arg, "-") != 0) {
+		if (ac_buf_append(out, arg, strlen(arg)) || ac_buf_reserve(out, 0))
+			return cli_error(CLI_FAILED, "out of memory");
+		return CLI_OK;
+	}
+	for (;;) {
+		n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cli_error(CLI_FAILED, "%s: reading standard input: %s", what,
+					 strerror(errno));
+		if (n == 0)
+			break;
+		/* Refused as soon as it is too long: never held whole. */
+		if (out->len + (size_t)n > CLI_INPUT_MAX)
+			return cli_error(CLI_FAILED, "%s: standard input is over the line limit of "
+					 "%u bytes (" CLI_INPUT_MAX_TEXT "); nothing was written",
+					 what, (unsigned)CLI_INPUT_MAX);
+		if (ac_buf_append(out, chunk, (size_t)n))
+			return cli_error(CLI_FAILED, "out of memory");
+	}
+	if (ac_buf_reserve(out, 0))
+		return cli_error(CLI_FAILED, "out of memory");
+	return CLI_OK;
+}
+
+int cli_parse_json(json_t **out, const ac_buf *text, const char *what)
+{
+	int rc = ac_json_exact_load(out, text->data ? text->data : "", text->len,
+				     JSON_DECODE_ANY, what);
+
+	if (rc == AC_ENOMEM)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (rc)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	return CLI_OK;
+}
+
+int cli_check_utf8(const char *what, const char *text)
+{
+	json_t *probe = json_string(text);
+
+	if (!probe)
+		return cli_error(CLI_USAGE, "%s: not valid UTF-8", what);
+	json_decref(probe);
+	return CLI_OK;
+}
+
+int cli_parse_whole(uint64_t *out, const char *name, const char *text, uint64_t max)
+{
+	uint64_t value = 0;
+
+	if (!text)
+		return cli_error(CLI_USAGE, "%s needs a number", name);
+	if (!*text)
+		return cli_error(CLI_USAGE, "%s: '' is not a whole number", name);
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return cli_error(CLI_USAGE, "%s: '%s' is not a whole non-negative number",
+					 name, text);
+		if (value > (max - (uint64_t)(*p - '0')) / 10)
+			return cli_error(CLI_USAGE, "%s: '%s' is larger than %llu", name, text,
+					 (unsigned long long)max);
+		value = value * 10 + (uint64_t)(*p - '0');
+	}
+	*out = value;
+	return CLI_OK;
+}
+
+bool cli_option(const char **out, const char *opt, int argc, char **argv, int *i, int *status)
+{
+	size_t len = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=') {
+		*out = argv[*i] + len + 1;
+		return true;
+	}
+	if (strcmp(argv[*i], opt))
+		return false;
+	if (*i + 1 >= argc) {
+		*status = cli_error(CLI_USAGE, "%s needs a value", opt);
+		return true;
+	}
+	*out = argv[++*i];
+	return true;
 }
 
 void cli_put_cell(ac_buf *out, const char *text, int width)

@@ -8,10 +8,12 @@
 
 #include "ac_buf.h"
 #include "ac_config.h"
+#include "ac_journal_reader.h"
 #include "ac_version.h"
 #include "ac_workspace.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -34,6 +36,35 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses a whole non-negative decimal number for option name. Prints the
  * usage error itself and returns CLI_USAGE when text is not one. */
 int cli_parse_count(size_t *out, const char *name, const char *text);
+
+/* The most a command reads from standard input: the journal's line limit,
+ * so whatever is accepted can also be read back. */
+#define CLI_INPUT_MAX AC_JOURNAL_MAX_LINE
+#define CLI_INPUT_MAX_TEXT AC_JOURNAL_MAX_LINE_TEXT
+
+/* The text of an argument that is either the text itself or "-" for all of
+ * standard input (at most CLI_INPUT_MAX bytes), copied into out
+ * (NUL-terminated). what names the argument in errors. CLI_FAILED when
+ * reading fails or the input is longer (the stores' refusal of a record
+ * over the line limit, said before it is held whole). */
+int cli_read_input(ac_buf *out, const char *arg, const char *what);
+
+/* Parses JSON text (numbers kept as written, see ac_json_exact.h) into
+ * *out (the caller's reference). CLI_USAGE naming what, the line and the
+ * column when it is not JSON. */
+int cli_parse_json(json_t **out, const ac_buf *text, const char *what);
+
+/* CLI_USAGE naming what when text is not valid UTF-8 (JSON strings must be). */
+int cli_check_utf8(const char *what, const char *text);
+
+/* Parses a whole decimal number 0..max (digits only: no sign, no spaces)
+ * for option name; prints the usage error itself. */
+int cli_parse_whole(uint64_t *out, const char *name, const char *text, uint64_t max);
+
+/* True when argv[*i] is option opt, as `OPT VALUE` (*i moves past VALUE)
+ * or `OPT=VALUE`: *out points at VALUE, or, when VALUE is missing, *status
+ * is CLI_USAGE with the error printed. False (nothing set) otherwise. */
+bool cli_option(const char **out, const char *opt, int argc, char **argv, int *i, int *status);
 
 /* Writes bytes to stdout; false once stdout has failed (a closed pipe). */
 bool cli_write(const void *bytes, size_t len);

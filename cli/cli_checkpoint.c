@@ -1,5 +1,6 @@
 /* agentctl checkpoint list|create|rollback, over the file provider rooted
- * at the workspace's checkpointDir (retention: keep everything). */
+ * at the workspace's checkpointDir (retention: keep everything). create is
+ * the checkpoint feature's createCheckpoint for agents in any language. */
 #include "cli.h"
 
 #include "ac_buf.h"
@@ -126,44 +127,80 @@ done:
 	return status;
 }
 
+/* checkpoint create prints the checkpoint's id (a program's handle on it),
+ * or with --json the document saved. */
 static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 {
+	ac_checkpoint_create_options opts = {0};
 	ac_checkpoint_store *store = NULL;
-	const char *session = NULL, *node = NULL;
-	json_t *doc = NULL;
-	ac_buf line = AC_BUF_INIT;
-	int status;
+	const char *session = NULL, *input_arg = NULL;
+	bool json = false, tombstone = false;
+	ac_buf text = AC_BUF_INIT;
+	json_t *doc = NULL, *input = NULL;
+	int status = CLI_OK;
 
-	for (int a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "--node") && a + 1 < argc)
-			node = argv[++a];
+	for (int a = 0; a < argc && status == CLI_OK; a++) {
+		if (!strcmp(argv[a], "--json"))
+			json = true;
+		else if (!strcmp(argv[a], "--tombstone"))
+			tombstone = true;
+		else if (cli_option(&opts.node, "--node", argc, argv, &a, &status) ||
+			 cli_option(&input_arg, "--input", argc, argv, &a, &status) ||
+			 cli_option(&opts.last_input_type, "--input-type", argc, argv, &a, &status) ||
+			 cli_option(&opts.checkpoint_id, "--id", argc, argv, &a, &status))
+			continue;
 		else if (!session && argv[a][0] != '-')
 			session = argv[a];
 		else
 			return cli_error(CLI_USAGE, "checkpoint create: unexpected '%s'", argv[a]);
 	}
+	if (status)
+		return status;
 	if (!session)
 		return cli_error(CLI_USAGE, "checkpoint create needs a session id");
 	if (ac_session_id_check(session) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (node && !*node)
+	if (opts.node && !*opts.node)
 		return cli_error(CLI_USAGE, "checkpoint create: --node needs a name");
-	if ((status = open_store(&store, ws)))
+	if (tombstone && opts.node && strcmp(opts.node, AC_CHECKPOINT_TOMBSTONE))
+		return cli_error(CLI_USAGE, "checkpoint create: --tombstone and --node %s disagree "
+				 "(a tombstone's node is \"tombstone\")", opts.node);
+	if (tombstone)
+		opts.node = AC_CHECKPOINT_TOMBSTONE;
+	if (opts.last_input_type && !*opts.last_input_type)
+		return cli_error(CLI_USAGE, "checkpoint create: --input-type needs a name");
+	if (opts.checkpoint_id && ac_checkpoint_id_check(opts.checkpoint_id) != 0)
+		return cli_error(CLI_USAGE, "checkpoint create: --id: %s", ac_error_last());
+	if ((opts.node && (status = cli_check_utf8("checkpoint create: --node", opts.node))) ||
+	    (opts.last_input_type &&
+	     (status = cli_check_utf8("checkpoint create: --input-type", opts.last_input_type))) ||
+	    (opts.checkpoint_id &&
+	     (status = cli_check_utf8("checkpoint create: --id", opts.checkpoint_id))))
 		return status;
-	if (ac_checkpoint_create(&doc, store, ws->sessions_dir, session, node) != 0) {
+	if (input_arg) {
+		if ((status = cli_read_input(&text, input_arg, "checkpoint create --input")) ||
+		    (status = cli_parse_json(&input, &text, "checkpoint create: --input")))
+			goto done;
+		opts.last_input = input;
+	}
+	if ((status = open_store(&store, ws)))
+		goto done;
+	if (ac_checkpoint_create_with(&doc, store, ws->sessions_dir, session, &opts) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	ac_buf_printf(&line, "checkpoint %s version %lld of session ", ac_checkpoint_id(doc),
-		      (long long)ac_checkpoint_version(doc));
-	ac_text_sanitize(&line, session, strlen(session));
-	ac_buf_printf(&line, " (%zu messages, node ", json_array_size(ac_checkpoint_history(doc)));
-	ac_text_sanitize(&line, ac_checkpoint_node(doc), strlen(ac_checkpoint_node(doc)));
-	ac_buf_append(&line, ")\n", 2);
-	cli_write(line.data, line.len);
+	if (json) {
+		cli_write_json(doc);
+	} else {
+		ac_buf_clear(&text);
+		ac_text_sanitize(&text, ac_checkpoint_id(doc), strlen(ac_checkpoint_id(doc)));
+		ac_buf_putc(&text, '\n');
+		cli_write(text.data, text.len);
+	}
 	status = cli_finish_output();
 done:
-	ac_buf_free(&line);
+	ac_buf_free(&text);
+	json_decref(input);
 	json_decref(doc);
 	ac_checkpoint_store_free(store);
 	return status;

@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_text.h"
 
 #include <stdlib.h>
@@ -41,6 +42,21 @@ static void trust_line(ac_buf *line, const ac_config *config)
 			      ac_config_project_sha256(config));
 }
 
+/* json_dumps(value, flags) with reals as short as they read back (0.2,
+ * not 0.20000000000000001). The caller frees the result. */
+static char *dump_value(const json_t *value, size_t flags)
+{
+	char *text = json_dumps(value, flags);
+	ac_buf buf = AC_BUF_INIT;
+
+	if (!text || ac_buf_append(&buf, text, strlen(text)) || ac_json_shortest_reals(&buf)) {
+		ac_buf_free(&buf);
+		return text;
+	}
+	free(text);
+	return ac_buf_detach(&buf);
+}
+
 static int show(cli_context *ctx, bool origin, bool json)
 {
 	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value;
@@ -68,7 +84,7 @@ static int show(cli_context *ctx, bool origin, bool json)
 								 : json_incref(value));
 			continue;
 		}
-		text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+		text = dump_value(value, JSON_COMPACT | JSON_ENCODE_ANY);
 		ac_buf_clear(&line);
 		ac_buf_printf(&line, "%s = %s", keys[i], text ? text : "?");
 		if (origin)
@@ -92,7 +108,7 @@ static int show(cli_context *ctx, bool origin, bool json)
 
 		/* Not a config key: set last, so a file cannot shadow it. */
 		json_object_set_new(out, "projectFile", trust_json(ctx->config));
-		text = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
+		text = dump_value(out, JSON_INDENT(2) | JSON_SORT_KEYS);
 
 		ac_buf_clear(&safe);
 		if (text)
@@ -130,7 +146,7 @@ static int trust(cli_context *ctx)
 
 		if (!origin || strcmp(origin, project) != 0)
 			continue;
-		text = json_dumps(ac_config_get(ctx->config, commands[i]), JSON_COMPACT | JSON_ENCODE_ANY);
+		text = dump_value(ac_config_get(ctx->config, commands[i]), JSON_COMPACT | JSON_ENCODE_ANY);
 		ac_buf_clear(&line);
 		ac_buf_printf(&line, "  %s = %s", commands[i], text ? text : "?");
 		free(text);

@@ -15,38 +15,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Reads all of standard input for `journal log -`. */
-static char *read_stdin(void)
-{
-	ac_buf in = AC_BUF_INIT;
-	char chunk[65536];
-	ssize_t n;
-
-	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) > 0)
-		if (ac_buf_append(&in, chunk, (size_t)n)) {
-			ac_buf_free(&in);
-			return NULL;
-		}
-	return ac_buf_detach(&in);
-}
-
 static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_journal_append_info info = {0};
-	char id[AC_EVENT_ID_LEN + 1], *line = NULL, *input = NULL;
-	const char *json_text;
+	char id[AC_EVENT_ID_LEN + 1], *line = NULL;
+	ac_buf input = AC_BUF_INIT;
 	size_t len;
 	int status;
 
 	if (argc != 1)
 		return cli_error(CLI_USAGE, "journal log takes one JSON event (or - for standard input)");
-	json_text = argv[0];
-	if (!strcmp(json_text, "-")) {
-		if (!(input = read_stdin()))
-			return cli_error(CLI_FAILED, "out of memory reading standard input");
-		json_text = input;
-	}
-	if (ac_event_prepare(&line, &len, id, json_text, &ws->schema) != 0) {
+	if ((status = cli_read_input(&input, argv[0], "journal log")))
+		goto done;
+	if (ac_event_prepare(&line, &len, id, input.data, &ws->schema) != 0) {
 		status = cli_error(CLI_USAGE, "journal log: %s", ac_error_last());
 		goto done;
 	}
@@ -69,7 +50,7 @@ static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 done:
 	free(info.rotated_to);
 	free(line);
-	free(input);
+	ac_buf_free(&input);
 	return status;
 }
 

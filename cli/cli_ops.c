@@ -1,16 +1,22 @@
-/* agentctl ops list|show|rollback */
+/* agentctl ops list|show|rollback|record
+ *
+ * record is the seed's OperationLog.record for agents in any language:
+ * ac_oplog_record() commits the workspace through libgit2 for a file
+ * operation (never a shell) and appends the line under the log's lock. */
 #include "cli.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_git.h"
 #include "ac_oplog.h"
+#include "ac_session.h"
 #include "ac_text.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void report_problem(const char *path, uint64_t line, const char *reason, void *ctx)
@@ -334,12 +340,83 @@ done:
 	return status;
 }
 
+static const char *const op_types[] = {"file_write", "file_delete", "command_run", NULL};
+
+static int cmd_record(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *session = NULL, *type = NULL, *details_arg = NULL;
+	ac_buf text = AC_BUF_INIT;
+	json_t *details = NULL;
+	ac_op *op = NULL;
+	char *session_path = NULL;
+	struct stat st;
+	bool json = false;
+	size_t t;
+	int status = CLI_OK;
+
+	for (int i = 0; i < argc && status == CLI_OK; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!cli_option(&session, "--session", argc, argv, &i, &status) &&
+			 !cli_option(&type, "--type", argc, argv, &i, &status) &&
+			 !cli_option(&details_arg, "--details", argc, argv, &i, &status))
+			return cli_error(CLI_USAGE, "ops record: unexpected '%s'", argv[i]);
+	}
+	if (status)
+		return status;
+	if (!session || !type || !details_arg)
+		return cli_error(CLI_USAGE, "ops record needs --session ID, --type T and --details "
+				 "JSON (or - for standard input)");
+	if (ac_session_id_check(session) != 0)
+		return cli_error(CLI_USAGE, "ops record: --session: %s", ac_error_last());
+	for (t = 0; op_types[t] && strcmp(op_types[t], type); t++)
+		;
+	if (!op_types[t])
+		return cli_error(CLI_USAGE, "ops record: --type: '%s' is not one of file_write, "
+				 "file_delete, command_run", type);
+	if ((status = cli_read_input(&text, details_arg, "ops record --details")) ||
+	    (status = cli_parse_json(&details, &text, "ops record: --details")))
+		goto done;
+	if (!json_is_object(details)) {
+		status = cli_error(CLI_USAGE, "ops record: --details: must be a JSON object");
+		goto done;
+	}
+	/* An operation names a session that exists (a typo would log an
+	 * orphan nobody can find by session). */
+	if (ac_session_path(&session_path, ws->sessions_dir, session) != 0 ||
+	    lstat(session_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		status = cli_error(CLI_FAILED, "ops record: session '%s' not found in %s", session,
+				   ws->sessions_dir);
+		goto done;
+	}
+	if (ac_oplog_record(&op, ws, session, type, details) != 0) {
+		status = cli_error(CLI_FAILED, "ops record: %s", ac_error_last());
+		goto done;
+	}
+	if (!op->commit && strcmp(type, "command_run"))
+		cli_note("ops record: %s is in no git repository; recorded without a commit "
+			 "(not reversible)", ws->root);
+	if (json) {
+		cli_write_json(op->raw);
+	} else {
+		/* The id is a UUID agentctl made: nothing to sanitise. */
+		printf("%s\n", op->id);
+	}
+	status = cli_finish_output();
+done:
+	ac_op_free(op);
+	free(session_path);
+	json_decref(details);
+	ac_buf_free(&text);
+	return status;
+}
+
 int cli_ops(cli_context *ctx, int argc, char **argv)
 {
 	const char *sub = argc > 0 ? argv[0] : NULL;
 
 	if (!sub)
-		return cli_error(CLI_USAGE, "ops needs list, show or rollback");
+		return cli_error(CLI_USAGE, "ops needs list, show, rollback or record");
 	if (!strcmp(sub, "list"))
 		return cmd_list(&ctx->ws, argc - 1, argv + 1);
 	if (!strcmp(sub, "show"))
@@ -349,5 +426,10 @@ int cli_ops(cli_context *ctx, int argc, char **argv)
 			return cli_error(CLI_USAGE, "ops rollback: not allowed with --read-only");
 		return cmd_rollback(&ctx->ws, argc - 1, argv + 1);
 	}
-	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback)", sub);
+	if (!strcmp(sub, "record")) {
+		if (ctx->read_only)
+			return cli_error(CLI_USAGE, "ops record: not allowed with --read-only");
+		return cmd_record(&ctx->ws, argc - 1, argv + 1);
+	}
+	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback, record)", sub);
 }

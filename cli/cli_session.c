@@ -1,6 +1,16 @@
-/* agentctl session list|show|pause|resume|complete|fail|compact */
+/* agentctl session list|show|pause|resume|complete|fail|compact, and the
+ * writes an agent makes through the command line: create|append|record-turn.
+ *
+ * Those three are the seeds' JsonSessionStore.create, appendMessages and
+ * recordTurn for agents in any language, through the same core calls as
+ * the library (ac_session.h): atomic rewrites that never lose a turn
+ * another writer saved. Their input is checked whole before anything is
+ * written (exit 2 naming the field at fault). Like the library calls, they
+ * are the agent's own data and are not journaled: the journal records what
+ * agents report (`journal log`) and what the operator does to a session. */
 #include "cli.h"
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_messages.h"
@@ -302,14 +312,273 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 	return status;
 }
 
+/* ---- writes ---- */
+
+/* The session written (--json), or the one line a program needs next
+ * (made safe: an id may hold a bidi override; plain ids pass unchanged). */
+static void print_session(const ac_session *s, bool json, const char *plain)
+{
+	ac_buf line = AC_BUF_INIT;
+
+	if (json) {
+		cli_write_json(ac_session_root(s));
+		return;
+	}
+	cli_put_cell(&line, plain, 0);
+	ac_buf_putc(&line, '\n');
+	cli_write(line.data, line.len);
+	ac_buf_free(&line);
+}
+
+static void print_count(const ac_session *s, bool json, unsigned long long count)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%llu", count);
+	print_session(s, json, text);
+}
+
+/* The seed's resumeOrCreate for `session create --id ID --resume`: a
+ * paused session ID is set running (the agent's own write, so it is not
+ * journaled) and *out receives it. When ID exists otherwise, *id is set to
+ * NULL: like the seed, the caller then creates a session with a new id.
+ * When it does not exist, the caller creates it. */
+static int resume_or_create(ac_session **out, const ac_workspace *ws, const char **id,
+			    const char *tenant)
+{
+	ac_session *s = NULL;
+	const char *owner;
+	int rc = ac_session_load(&s, ws->sessions_dir, *id);
+
+	*out = NULL;
+	if (rc == AC_ENOTFOUND)
+		return CLI_OK;
+	if (rc)
+		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	owner = json_string_value(json_object_get(json_object_get(ac_session_root(s), "metadata"),
+						  "tenantId"));
+	if (tenant && (!owner || strcmp(owner, tenant))) {
+		ac_session_free(s);
+		/* As the backend: another tenant's session is not revealed. */
+		return cli_error(CLI_FAILED, "session create: session '%s' not found for tenant '%s'",
+				 *id, tenant);
+	}
+	if (strcmp(ac_session_status(s), "paused")) {
+		ac_session_free(s);
+		*id = NULL;
+		return CLI_OK;
+	}
+	ac_session_free(s);
+	/* Judged again on the file's content: of two agents resuming it,
+	 * one gets it and the other is told it is running already. */
+	if (ac_session_set_status(out, ws->sessions_dir, *id, "running") != 0)
+		return cli_error(CLI_FAILED, "session create --resume: %s", ac_error_last());
+	return CLI_OK;
+}
+
+static int cmd_create(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
+	bool json = false, options_done = false, resume = false;
+	ac_session *s = NULL;
+	int status = CLI_OK;
+
+	for (int i = 0; i < argc && status == CLI_OK; i++) {
+		const char *arg = argv[i];
+
+		if (options_done || arg[0] != '-' || !arg[1]) {
+			if (task)
+				return cli_error(CLI_USAGE, "session create: unexpected '%s' (quote a "
+						 "task of several words)", arg);
+			task = arg;
+		} else if (!strcmp(arg, "--")) {
+			options_done = true;
+		} else if (!strcmp(arg, "--json")) {
+			json = true;
+		} else if (!strcmp(arg, "--resume")) {
+			resume = true;
+		} else if (!cli_option(&id, "--id", argc, argv, &i, &status) &&
+			   !cli_option(&tenant, "--tenant", argc, argv, &i, &status) &&
+			   !cli_option(&user, "--user", argc, argv, &i, &status) &&
+			   !cli_option(&agent, "--agent", argc, argv, &i, &status)) {
+			return cli_error(CLI_USAGE, "session create: unknown option '%s'", arg);
+		}
+	}
+	if (status)
+		return status;
+	if (!task)
+		return cli_error(CLI_USAGE, "session create needs a task (the first message's "
+				 "subject; \"\" for none)");
+	if ((status = cli_check_utf8("task", task)))
+		return status;
+	/* The backend's rules: what one front end writes, the other reads. */
+	if ((id && ac_backend_id_check("--id", id)) ||
+	    (tenant && ac_backend_id_check("--tenant", tenant)) ||
+	    (user && ac_backend_id_check("--user", user)) ||
+	    (agent && ac_backend_id_check("--agent", agent)))
+		return cli_error(CLI_USAGE, "session create: %s", ac_error_last());
+	if ((id && (status = cli_check_utf8("--id", id))) ||
+	    (tenant && (status = cli_check_utf8("--tenant", tenant))) ||
+	    (user && (status = cli_check_utf8("--user", user))) ||
+	    (agent && (status = cli_check_utf8("--agent", agent))))
+		return status;
+	if (resume && !id)
+		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
+	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
+		return status;
+	/* Without --resume a create never adopts an existing session: an
+	 * agent that meant to continue one asks for it by id. */
+	if (!s && ac_session_create(&s, ws->sessions_dir, id, task, tenant, user, agent) != 0)
+		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	print_session(s, json, ac_session_id(s));
+	ac_session_free(s);
+	return cli_finish_output();
+}
+
+/* Reads a message or an array of messages from arg (JSON text or "-") and
+ * checks every one; *out is always an array. */
+static int read_messages(json_t **out, const char *arg, const char *command)
+{
+	ac_buf text = AC_BUF_INIT;
+	json_t *doc = NULL;
+	int status;
+
+	*out = NULL;
+	if ((status = cli_read_input(&text, arg, command)) ||
+	    (status = cli_parse_json(&doc, &text, !strcmp(arg, "-") ? "standard input" : "messages")))
+		goto done;
+	if (json_is_object(doc)) {
+		if (ac_message_check(doc, "message")) {
+			status = cli_error(CLI_USAGE, "%s: %s", command, ac_error_last());
+			goto done;
+		}
+		*out = json_array();
+		if (!*out || json_array_append(*out, doc)) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+	} else if (json_is_array(doc)) {
+		if (json_array_size(doc) == 0) {
+			status = cli_error(CLI_USAGE, "%s: messages: an empty array (nothing to append)",
+					   command);
+			goto done;
+		}
+		if (ac_messages_check(doc, "messages")) {
+			status = cli_error(CLI_USAGE, "%s: %s", command, ac_error_last());
+			goto done;
+		}
+		*out = json_incref(doc);
+	} else {
+		status = cli_error(CLI_USAGE, "%s: expected a message object {role, content} or an "
+				   "array of them", command);
+	}
+done:
+	if (status) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	json_decref(doc);
+	ac_buf_free(&text);
+	return status;
+}
+
+static int cmd_append(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *id = NULL, *input = NULL;
+	json_t *messages = NULL;
+	ac_session *s = NULL;
+	bool json = false;
+	int status;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!id && (argv[i][0] != '-' || !argv[i][1]))
+			id = argv[i];
+		else if (!input && (argv[i][0] != '-' || !argv[i][1]))
+			input = argv[i];
+		else
+			return cli_error(CLI_USAGE, "session append: unexpected '%s'", argv[i]);
+	}
+	if (!id || !input)
+		return cli_error(CLI_USAGE, "session append needs a session id and the messages "
+				 "(JSON, or - for standard input)");
+	if (ac_session_id_check(id) != 0)
+		return cli_error(CLI_USAGE, "session append: %s", ac_error_last());
+	if ((status = read_messages(&messages, input, "session append")))
+		return status;
+	if (ac_session_append_messages(&s, ws->sessions_dir, id, messages) != 0) {
+		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
+		goto done;
+	}
+	/* What a program needs next: how long the history is now. */
+	print_count(s, json, json_array_size(ac_session_messages(s)));
+	status = cli_finish_output();
+done:
+	ac_session_free(s);
+	json_decref(messages);
+	return status;
+}
+
+static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
+{
+	const char *id = NULL, *in_text = NULL, *out_text = NULL, *messages_arg = NULL;
+	uint64_t in = 0, out = 0;
+	json_t *messages = NULL;
+	ac_session *s = NULL;
+	bool json = false;
+	int status = CLI_OK;
+
+	for (int i = 0; i < argc && status == CLI_OK; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (cli_option(&in_text, "--input", argc, argv, &i, &status) ||
+			 cli_option(&out_text, "--output", argc, argv, &i, &status) ||
+			 cli_option(&messages_arg, "--messages", argc, argv, &i, &status))
+			continue;
+		else if (!id && argv[i][0] != '-')
+			id = argv[i];
+		else
+			return cli_error(CLI_USAGE, "session record-turn: unexpected '%s'", argv[i]);
+	}
+	if (status)
+		return status;
+	if (!id || !in_text || !out_text)
+		return cli_error(CLI_USAGE, "session record-turn needs a session id, --input N and "
+				 "--output N (the turn's tokens)");
+	if (ac_session_id_check(id) != 0)
+		return cli_error(CLI_USAGE, "session record-turn: %s", ac_error_last());
+	if ((status = cli_parse_whole(&in, "session record-turn: --input", in_text,
+				      AC_SESSION_COUNT_MAX)) ||
+	    (status = cli_parse_whole(&out, "session record-turn: --output", out_text,
+				      AC_SESSION_COUNT_MAX)))
+		return status;
+	if (messages_arg &&
+	    (status = read_messages(&messages, messages_arg, "session record-turn --messages")))
+		return status;
+	/* The messages and the usage land in one rewrite, or neither does. */
+	if (ac_session_record_turn(&s, ws->sessions_dir, id, messages, in, out) != 0) {
+		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
+		goto done;
+	}
+	/* What a program needs next: this turn's number. */
+	print_count(s, json, (unsigned long long)json_integer_value(json_object_get(
+		json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"), "turns")));
+	status = cli_finish_output();
+done:
+	ac_session_free(s);
+	json_decref(messages);
+	return status;
+}
+
 int cli_session(cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
 	const char *verb = argc ? argv[0] : "";
 
 	if (argc == 0)
-		return cli_error(CLI_USAGE, "session needs a command: list, show, pause, resume, "
-				 "complete, fail or compact");
+		return cli_error(CLI_USAGE, "session needs a command: list, show, create, append, "
+				 "record-turn, pause, resume, complete, fail or compact");
 	if (!strcmp(verb, "list"))
 		return cmd_list(ws, argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
@@ -321,5 +590,11 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cmd_set_status(ws, verb, argc - 1, argv + 1);
 	if (!strcmp(verb, "compact"))
 		return cmd_compact(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "create"))
+		return cmd_create(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "append"))
+		return cmd_append(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "record-turn"))
+		return cmd_record_turn(ws, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);
 }

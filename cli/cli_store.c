@@ -54,19 +54,6 @@ static int put_text(const char *text, size_t len)
 	return cli_finish_output();
 }
 
-static int read_stdin(ac_buf *out)
-{
-	char chunk[65536];
-	size_t n;
-
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (ac_buf_append(out, chunk, n))
-			return cli_error(CLI_FAILED, "out of memory");
-	if (ferror(stdin))
-		return cli_error(CLI_FAILED, "reading standard input failed");
-	return CLI_OK;
-}
-
 static int print_names(char **names, size_t n, bool json)
 {
 	ac_buf line = AC_BUF_INIT;
@@ -135,15 +122,10 @@ static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
-	if (!strcmp(argv[4], "-")) {
-		if ((status = read_stdin(&input)))
-			goto done;
-		text = input.data ? input.data : "";
-		len = input.len;
-	} else {
-		text = argv[4];
-		len = strlen(text);
-	}
+	if ((status = cli_read_input(&input, argv[4], "memo")))
+		goto done;
+	text = input.data;
+	len = input.len;
 	rc = append ? b->memo.append(b->impl, argv[0], argv[1], argv[2], argv[3], text, len)
 		    : b->memo.write(b->impl, argv[0], argv[1], argv[2], argv[3], text, len);
 	if (rc) {

@@ -31,18 +31,19 @@ static const cli_command commands[] = {
 	{"session", cli_session,
 	 "session list [--json] [--status S] [--user U]\n"
 	 "session show ID [--json]\n"
-	 "session create TASK [--id ID] [--tenant T --user U --agent A] [--json]\n"
-	 "session append ID - [--json]\n"
-	 "session record-turn ID --input N --output N [--messages -] [--json]\n"
+	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json]\n"
+	 "session append ID JSON|- [--json]\n"
+	 "session record-turn ID --input N --output N [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
 	 "session compact ID [--force]\n"},
 	{"ops", cli_ops,
 	 "ops list [--session ID] [--json] | show OPID\n"
-	 "ops record --session ID --type T --details JSON [--json]\n"
+	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"
+	 " [--json]\n"
 	 "ops rollback OPID [--dry-run] [--yes]\n"},
 	{"checkpoint", cli_checkpoint,
 	 "checkpoint list SESSION [--json]\n"
-	 "checkpoint create SESSION [--node N] [--input JSON] [--input-type T] [--id ID]"
+	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"
 	 " [--tombstone] [--json]\n"
 	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"},
 	{"memo", cli_memo,

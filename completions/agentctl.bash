@@ -149,7 +149,7 @@ _agentctl()
 	journal/check) opts="--all" ;;
 	session/list) opts="--json --status --user" ;;
 	session/show) opts="--json" ;;
-	session/create) opts="--id --tenant --user --agent --json" ;;
+	session/create) opts="--id --resume --tenant --user --agent --json" ;;
 	session/append) opts="- --json" ;;
 	session/record-turn) opts="--input --output --messages --json" ;;
 	session/compact) opts="--force" ;;

@@ -326,9 +326,11 @@ static int last_text(json_t **out, const json_t *history, const char *role)
 	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
 }
 
-int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
-			 const char *session_id, const char *node)
+int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
+			      const char *session_id, const ac_checkpoint_create_options *opts)
 {
+	static const ac_checkpoint_create_options defaults = {0};
+	const char *node, *checkpoint_id;
 	char uuid[37], now[AC_TIME_ISO_LEN + 1], *session_path = NULL;
 	ac_session *session = NULL;
 	json_t *doc = NULL, *latest = NULL, *input = NULL, *output = NULL, *history;
@@ -336,12 +338,22 @@ int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *s
 	int64_t version;
 	int rc, guard = -1;
 
+	if (!opts)
+		opts = &defaults;
+	node = opts->node;
+	checkpoint_id = opts->checkpoint_id;
 	if ((rc = ac_session_path(&session_path, sessions_dir, session_id)))
 		goto done;
 	if (node && !*node) {
 		rc = ac_error_set(AC_EINVAL, "checkpoint node: empty");
 		goto done;
 	}
+	if (opts->last_input_type && !*opts->last_input_type) {
+		rc = ac_error_set(AC_EINVAL, "checkpoint lastInputType: empty");
+		goto done;
+	}
+	if (checkpoint_id && (rc = ac_checkpoint_id_check(checkpoint_id)))
+		goto done;
 	/* agentctl processes take turns from reading the versions to saving,
 	 * so two creates never pick the same version. */
 	if (access(session_path, F_OK) != 0) {
@@ -352,25 +364,45 @@ int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *s
 		goto done;
 	if ((rc = ac_session_load(&session, sessions_dir, session_id)))
 		goto done;
+	if (checkpoint_id) {
+		json_t *existing = NULL;
+
+		rc = ac_checkpoint_store_get(&existing, store, session_id, checkpoint_id);
+		json_decref(existing);
+		if (rc == 0) {
+			rc = ac_error_set(AC_EINVAL, "checkpoint '%s' of session '%s' exists already",
+					  checkpoint_id, session_id);
+			goto done;
+		}
+		if (rc != AC_ENOTFOUND)
+			goto done;
+	}
 	if ((rc = ac_checkpoint_store_next_version(&version, store, session_id)))
 		goto done;
 	rc = ac_checkpoint_store_latest(&latest, store, session_id);
 	if (rc && rc != AC_ENOTFOUND)
 		goto done;
 	history = ac_session_messages(session);
-	if ((rc = last_text(&input, history, "user")) || (rc = last_text(&output, history, "assistant")))
+	if (opts->last_input && !(input = json_deep_copy(opts->last_input))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((!input && (rc = last_text(&input, history, "user"))) ||
+	    (rc = last_text(&output, history, "assistant")))
 		goto done;
 	agent = json_string_value(json_object_get(json_object_get(ac_session_root(session),
 								  "metadata"), "agentId"));
-	ac_uuid_v4(uuid);
+	if (!checkpoint_id)
+		ac_uuid_v4(uuid);
 	ac_time_format_iso(now, ac_time_now_ms());
 	doc = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:O, s:s, s:O, s:o, s:{}}",
-			"checkpointId", uuid, "sessionId", session_id,
+			"checkpointId", checkpoint_id ? checkpoint_id : uuid, "sessionId", session_id,
 			"agentId", agent ? json_string(agent) : json_null(),
 			"createdAt", now, "version", (json_int_t)version,
 			"parentId", latest ? json_string(ac_checkpoint_id(latest)) : json_null(),
 			"nodeId", node ? node : "manual", "lastInput", input,
-			"lastInputType", "text", "lastOutput", output,
+			"lastInputType", opts->last_input_type ? opts->last_input_type : "text",
+			"lastOutput", output,
 			"messageHistory", json_deep_copy(history), "properties");
 	if (!doc) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory building checkpoint of session '%s'",
@@ -393,6 +425,14 @@ done:
 	ac_session_free(session);
 	free(session_path);
 	return rc;
+}
+
+int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
+			 const char *session_id, const char *node)
+{
+	ac_checkpoint_create_options opts = {.node = node};
+
+	return ac_checkpoint_create_with(out, store, sessions_dir, session_id, &opts);
 }
 
 /* ---- rolling back ------------------------------------------------------- */

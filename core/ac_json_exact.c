@@ -8,6 +8,7 @@
 #include "ac_json_scan.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -277,6 +278,76 @@ int ac_json_exact_restore(ac_buf *out, size_t from)
 		goto done;
 	ac_buf_free(out);
 	*out = fixed;
+	fixed = (ac_buf)AC_BUF_INIT;
+done:
+	ac_buf_free(&fixed);
+	return rc;
+}
+
+/* The shortest "%.*g" of the double number[0..len) reads back as, written
+ * to out (at most 32 bytes); false when number is not a real. */
+static bool shortest_real(char out[32], const char *number, size_t len)
+{
+	char copy[64], *end;
+	double value;
+
+	if (len >= sizeof(copy) ||
+	    (!memchr(number, '.', len) && !memchr(number, 'e', len) && !memchr(number, 'E', len)))
+		return false;
+	memcpy(copy, number, len);
+	copy[len] = '\0';
+	value = strtod(copy, &end);
+	if (*end || !isfinite(value))
+		return false;
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(out, 32, "%.*g", digits, value);
+		if (strtod(out, NULL) == value)
+			break;
+	}
+	/* Still a real when read back: 2.0 is not 2. */
+	if (!strpbrk(out, ".eEn"))
+		strcat(out, ".0");
+	return true;
+}
+
+int ac_json_shortest_reals(ac_buf *text)
+{
+	ac_buf fixed = AC_BUF_INIT;
+	size_t i = 0, copied = 0;
+	char real[32];
+	int rc = 0;
+
+	while (i < text->len) {
+		const char *t = text->data;
+		size_t j;
+
+		if (t[i] == '"') {
+			for (i++; i < text->len && t[i] != '"'; i++)
+				if (t[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if (t[i] != '-' && !is_digit(t[i])) {
+			i++;
+			continue;
+		}
+		for (j = i; j < text->len && in_number(t[j]); j++)
+			;
+		if (shortest_real(real, t + i, j - i) && strlen(real) < j - i) {
+			if ((rc = ac_buf_append(&fixed, t + copied, i - copied)) ||
+			    (rc = ac_buf_append(&fixed, real, strlen(real))))
+				goto done;
+			copied = j;
+		}
+		i = j;
+	}
+	if (copied == 0)
+		goto done;
+	if ((rc = ac_buf_append(&fixed, text->data + copied, text->len - copied)))
+		goto done;
+	ac_buf_free(text);
+	*text = fixed;
 	fixed = (ac_buf)AC_BUF_INIT;
 done:
 	ac_buf_free(&fixed);

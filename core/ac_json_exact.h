@@ -44,6 +44,13 @@ char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len);
  * atomically (ac_atomic_write()), making path's folder if needed. */
 int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags);
 
+/* Rewrites each real number in JSON text (outside strings) as the shortest
+ * digits that read back as the same double, as JavaScript prints it:
+ * jansson dumps a double with 17 digits, so 0.2 comes out as
+ * 0.20000000000000001. For values agentctl printed from jansson's doubles
+ * (configuration); numbers kept by ac_json_exact_load() need nothing. */
+int ac_json_shortest_reals(ac_buf *text);
+
 /* Puts the original number bytes back in JSON text that jansson dumped
  * into out from byte from on (for callers dumping with a callback). */
 int ac_json_exact_restore(ac_buf *out, size_t from);

@@ -8,6 +8,7 @@
 #include "ac_json_exact.h"
 #include "ac_tokens.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -522,4 +523,96 @@ size_t ac_messages_compaction_cut(const json_t *messages, double fraction)
 			cut++;
 	}
 	return next_safe_cut(messages, size, cut);
+}
+
+/* ---- what a writer may append ------------------------------------------ */
+
+static int check_block(const json_t *block, const char *name, size_t i)
+{
+	const char *type = str_member(block, "type");
+
+	if (!json_is_object(block))
+		return ac_error_set(AC_EINVAL, "%s.content[%zu]: must be an object", name, i);
+	if (!type)
+		return ac_error_set(AC_EINVAL, "%s.content[%zu].type: %s", name, i,
+				    json_object_get(block, "type") ? "must be a string" : "missing");
+	if (!strcmp(type, "text") && !str_member(block, "text"))
+		return ac_error_set(AC_EINVAL, "%s.content[%zu].text: %s", name, i,
+				    json_object_get(block, "text") ? "must be a string"
+								   : "missing (a text block)");
+	if (!strcmp(type, "tool_use")) {
+		if (!str_member(block, "id"))
+			return ac_error_set(AC_EINVAL, "%s.content[%zu].id: must be a string "
+					    "(a tool_use block)", name, i);
+		if (!str_member(block, "name"))
+			return ac_error_set(AC_EINVAL, "%s.content[%zu].name: must be a string "
+					    "(a tool_use block)", name, i);
+	}
+	if (!strcmp(type, "tool_result") && !str_member(block, "tool_use_id"))
+		return ac_error_set(AC_EINVAL, "%s.content[%zu].tool_use_id: must be a string "
+				    "(a tool_result block)", name, i);
+	return 0;
+}
+
+int ac_message_check(const json_t *msg, const char *name)
+{
+	static const char *const roles[] = {"user", "assistant", "system", "tool", NULL};
+	const json_t *content, *calls, *item;
+	const char *role;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(msg))
+		return ac_error_set(AC_EINVAL, "%s: must be an object {role, content}", name);
+	if (!json_object_get(msg, "role"))
+		return ac_error_set(AC_EINVAL, "%s.role: missing", name);
+	if (!(role = str_member(msg, "role")))
+		return ac_error_set(AC_EINVAL, "%s.role: must be a string", name);
+	for (i = 0; roles[i] && strcmp(roles[i], role); i++)
+		;
+	if (!roles[i])
+		return ac_error_set(AC_EINVAL, "%s.role: '%.64s' is not one of user, assistant, "
+				    "system, tool", name, role);
+	calls = json_object_get(msg, "tool_calls");
+	if (calls && !json_is_array(calls))
+		return ac_error_set(AC_EINVAL, "%s.tool_calls: must be an array", name);
+	json_array_foreach(calls, i, item)
+		if (!str_member(item, "id"))
+			return ac_error_set(AC_EINVAL, "%s.tool_calls[%zu]%s", name, i,
+					    json_is_object(item) ? ".id: must be a string"
+								 : ": must be an object");
+	content = json_object_get(msg, "content");
+	if (!content || json_is_null(content)) {
+		if (json_array_size(calls) == 0)
+			return ac_error_set(AC_EINVAL, "%s.content: %s", name,
+					    content ? "null (allowed only beside tool_calls)" : "missing");
+	} else if (json_is_array(content)) {
+		json_array_foreach(content, i, item)
+			if ((rc = check_block(item, name, i)))
+				return rc;
+	} else if (!json_is_string(content)) {
+		return ac_error_set(AC_EINVAL, "%s.content: must be a string or an array of blocks",
+				    name);
+	}
+	if (!strcmp(role, "tool") && !tool_message_id(msg))
+		return ac_error_set(AC_EINVAL, "%s: a role \"tool\" message needs a string "
+				    "toolCallId or tool_call_id", name);
+	return 0;
+}
+
+int ac_messages_check(const json_t *messages, const char *name)
+{
+	const json_t *msg;
+	char element[96];
+	size_t i;
+	int rc;
+
+	if (!json_is_array(messages))
+		return ac_error_set(AC_EINVAL, "%s: must be an array of messages", name);
+	json_array_foreach(messages, i, msg) {
+		snprintf(element, sizeof(element), "%.64s[%zu]", name, i);
+		if ((rc = ac_message_check(msg, element)))
+			return rc;
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include "ac_file.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
+#include "ac_json_exact.h"
 #include "ac_operator.h"
 #include "ac_time.h"
 
@@ -276,11 +277,13 @@ int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
 }
 
 
-/* Writes one operation line; *out (may be NULL) receives it. */
+/* Writes one operation line; *out (may be NULL) receives it. Numbers that
+ * ac_json_exact_load() kept in details go back as they came. */
 static int append_op(ac_op **out, const ac_workspace *ws, const char *session_id,
 		     const char *type, const json_t *details, const char *commit)
 {
 	char id[37], now[AC_TIME_ISO_LEN + 1], *line = NULL, *dir = NULL, *slash;
+	size_t line_len = 0;
 	json_t *record = NULL;
 	ac_journal_options opts = ws->journal;
 	const char *why;
@@ -292,7 +295,8 @@ static int append_op(ac_op **out, const ac_workspace *ws, const char *session_id
 	record = json_pack("{s:s, s:s, s:s, s:s, s:O}", "id", id, "timestamp", now,
 			   "sessionId", session_id, "type", type, "details", details);
 	if (!record || (commit && json_object_set_new(record, "gitCommitHash", json_string(commit))) ||
-	    !(line = json_dumps(record, JSON_COMPACT)) || !(dir = strdup(ws->operations_path))) {
+	    !(line = ac_json_exact_dumps(record, JSON_COMPACT, &line_len)) ||
+	    !(dir = strdup(ws->operations_path))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -303,7 +307,7 @@ static int append_op(ac_op **out, const ac_workspace *ws, const char *session_id
 	}
 	/* The log is never rotated: rollback needs every line it names. */
 	opts.rotate_bytes = 0;
-	if ((rc = ac_journal_append(NULL, ws->operations_path, line, strlen(line), &opts)))
+	if ((rc = ac_journal_append(NULL, ws->operations_path, line, line_len, &opts)))
 		goto done;
 	if (out) {
 		if (!(op = calloc(1, sizeof(*op)))) {

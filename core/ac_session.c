@@ -527,42 +527,85 @@ int ac_session_append_messages(ac_session **out, const char *dir, const char *id
 
 typedef struct {
 	uint64_t input, output;
+	const json_t *messages; /* record_turn: appended first, may be NULL */
 } usage_delta;
+
+/* usage[key] += delta, refusing a count that is not a whole number or a
+ * sum past AC_SESSION_COUNT_MAX (what JavaScript readers hold exactly). */
+static int add_count(json_t *usage, const char *key, uint64_t delta)
+{
+	json_t *now = json_object_get(usage, key);
+	json_int_t have = 0;
+
+	if (now && !(json_is_integer(now) && json_integer_value(now) >= 0))
+		return ac_error_set(AC_ECORRUPT, "metadata.usage.%s is not a whole number; usage "
+				    "not recorded", key);
+	if (now)
+		have = json_integer_value(now);
+	if (delta > AC_SESSION_COUNT_MAX || (uint64_t)have > AC_SESSION_COUNT_MAX - delta)
+		return ac_error_set(AC_EINVAL, "metadata.usage.%s would pass %llu; usage not "
+				    "recorded", key, (unsigned long long)AC_SESSION_COUNT_MAX);
+	if (json_object_set_new(usage, key, json_integer(have + (json_int_t)delta)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
 
 static int add_usage(json_t *root, void *ctx)
 {
 	const usage_delta *d = ctx;
 	json_t *metadata = json_object_get(root, "metadata"), *usage;
+	int rc;
 
 	if (metadata && !json_is_object(metadata))
 		return ac_error_set(AC_ECORRUPT, "metadata is not an object; usage not recorded");
-	if (!metadata) {
-		metadata = json_object();
-		json_object_set_new(root, "metadata", metadata);
-	}
 	usage = json_object_get(metadata, "usage");
 	if (usage && !json_is_object(usage))
 		return ac_error_set(AC_ECORRUPT, "metadata.usage is not an object; usage not recorded");
-	if (!usage) {
-		usage = json_object();
-		json_object_set_new(metadata, "usage", usage);
+	/* Everything is checked before anything changes: a refusal leaves
+	 * the document as it was read. */
+	{
+		json_t *probe = usage ? json_deep_copy(usage) : json_object();
+
+		if (!probe)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		if ((rc = add_count(probe, "inputTokens", d->input)) ||
+		    (rc = add_count(probe, "outputTokens", d->output)) ||
+		    (rc = add_count(probe, "turns", 1))) {
+			json_decref(probe);
+			return rc;
+		}
+		if (d->messages && (rc = append_messages(root, (void *)d->messages))) {
+			json_decref(probe);
+			return rc;
+		}
+		if (!(metadata = json_object_get(root, "metadata"))) {
+			metadata = json_object();
+			if (json_object_set_new(root, "metadata", metadata)) {
+				json_decref(probe);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
+		}
+		if (json_object_set_new(metadata, "usage", probe))
+			return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	json_object_set_new(usage, "inputTokens",
-			    json_integer(json_integer_value(json_object_get(usage, "inputTokens")) +
-					 (json_int_t)d->input));
-	json_object_set_new(usage, "outputTokens",
-			    json_integer(json_integer_value(json_object_get(usage, "outputTokens")) +
-					 (json_int_t)d->output));
-	json_object_set_new(usage, "turns",
-			    json_integer(json_integer_value(json_object_get(usage, "turns")) + 1));
 	return 0;
 }
 
 int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
 			    uint64_t input_tokens, uint64_t output_tokens)
 {
-	usage_delta d = {input_tokens, output_tokens};
+	usage_delta d = {input_tokens, output_tokens, NULL};
 
+	return ac_session_update(out, dir, id, add_usage, &d);
+}
+
+int ac_session_record_turn(ac_session **out, const char *dir, const char *id,
+			   const json_t *messages, uint64_t input_tokens, uint64_t output_tokens)
+{
+	usage_delta d = {input_tokens, output_tokens, messages};
+
+	if (messages && !json_is_array(messages))
+		return ac_error_set(AC_EINVAL, "messages: must be an array");
 	return ac_session_update(out, dir, id, add_usage, &d);
 }
 

@@ -385,6 +385,112 @@ static void test_create_from_session(void **state)
 	free(path);
 }
 
+/* basic's checkpoints, written as the checkpoint seed's fields by
+ * tests/fixtures/make-fixtures.js: the file store reads them in version
+ * order, skips the tombstone for "latest", and a new checkpoint continues
+ * their versions and parent chain. */
+#define PARSER "5e551000-0000-4000-8000-000000000001"
+#define DOCS "5e551000-0000-4000-8000-000000000002"
+
+static void test_file_reads_the_fixture_checkpoints(void **state)
+{
+	(void)state;
+	char *ws = tu_copy_fixture("basic"), *dir = tu_path(ws, ".agent/checkpoints");
+	char *sessions = tu_path(ws, ".agent/sessions");
+	ac_checkpoint_filter parser = {PARSER, true}, docs_live = {DOCS, false}, docs = {DOCS, true};
+	ac_checkpoint_store *store;
+	json_t *list, *latest, *session, *made;
+	char *path = tu_path(sessions, PARSER ".json");
+	int64_t next;
+
+	assert_int_equal(ac_checkpoint_store_file_new(&store, dir), 0);
+	assert_int_equal(ac_checkpoint_store_list(&list, store, &parser), 0);
+	assert_versions(list, (const int[]){1, 2}, 2);
+	assert_string_equal(ac_checkpoint_node(json_array_get(list, 0)), "plan");
+	assert_string_equal(ac_checkpoint_id(json_array_get(list, 1)),
+			    "c4ec0000-0000-4000-8000-000000000002");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1), "parentId")),
+			    "c4ec0000-0000-4000-8000-000000000001");
+	/* Each checkpoint's history is a prefix of the session's. */
+	session = json_load_file(path, 0, NULL);
+	assert_non_null(session);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(ac_checkpoint_prefix_check(ac_checkpoint_history(json_array_get(list, i)),
+							    json_object_get(session, "conversationHistory")), 0);
+	json_decref(session);
+	json_decref(list);
+
+	/* The finished session: a tombstone is listed but is never "latest". */
+	assert_int_equal(ac_checkpoint_store_list(&list, store, &docs), 0);
+	assert_versions(list, (const int[]){1, 2}, 2);
+	assert_true(ac_checkpoint_is_tombstone(json_array_get(list, 1)));
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_list(&list, store, &docs_live), 0);
+	assert_versions(list, (const int[]){1}, 1);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_latest(&latest, store, DOCS), 0);
+	assert_string_equal(ac_checkpoint_node(latest), "translate");
+	json_decref(latest);
+	assert_int_equal(ac_checkpoint_store_next_version(&next, store, DOCS), 0);
+	assert_int_equal(next, 3);
+
+	/* agentctl's checkpoint follows the seed-written ones. */
+	assert_int_equal(ac_checkpoint_create(&made, store, sessions, PARSER, NULL), 0);
+	assert_int_equal(ac_checkpoint_version(made), 3);
+	assert_string_equal(json_string_value(json_object_get(made, "parentId")),
+			    "c4ec0000-0000-4000-8000-000000000002");
+	assert_string_equal(json_string_value(json_object_get(made, "agentId")), "claude");
+	assert_int_equal(json_array_size(ac_checkpoint_history(made)), 8);
+	json_decref(made);
+	ac_checkpoint_store_free(store);
+	free(path);
+	free(sessions);
+	free(dir);
+	tu_remove_tree(ws);
+	free(ws);
+}
+
+static void test_create_with_options(void **state)
+{
+	fixture *f = *state;
+	json_t *input = json_loads("{\"q\":[1,2]}", 0, NULL), *doc = NULL, *list = NULL;
+	ac_checkpoint_create_options opts = {.node = "plan", .checkpoint_id = "run-1",
+					     .last_input = input, .last_input_type = "json"};
+	ac_checkpoint_filter all = {"s1", true};
+	char *path = write_session(f, "");
+
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
+	assert_string_equal(ac_checkpoint_id(doc), "run-1");
+	assert_string_equal(ac_checkpoint_node(doc), "plan");
+	assert_true(json_equal(json_object_get(doc, "lastInput"), input));
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInputType")), "json");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastOutput")), "ok");
+	json_decref(doc);
+	doc = NULL;
+	/* An id the session's checkpoints hold is refused, never replaced. */
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "'run-1' of session 's1' exists already"));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_int_equal(json_array_size(list), 1);
+	json_decref(list);
+	/* Checked before anything is read: a bad id or an empty type. */
+	opts.checkpoint_id = "../x";
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	opts.checkpoint_id = NULL;
+	opts.last_input_type = "";
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts), AC_EINVAL);
+	/* NULL options are ac_checkpoint_create()'s defaults. */
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", NULL), 0);
+	assert_string_equal(ac_checkpoint_node(doc), "manual");
+	assert_int_equal(ac_checkpoint_version(doc), 2);
+	assert_string_equal(json_string_value(json_object_get(doc, "parentId")), "run-1");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInputType")), "text");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInput")), "make users");
+	json_decref(doc);
+	json_decref(input);
+	free(path);
+}
+
 /* ---- rolling back ------------------------------------------------------ */
 
 static void test_prefix_refusals(void **state)
@@ -693,6 +799,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_corrupt_get_names_file, setup_file,
 						teardown),
 		CONTRACT(test_create_from_session),
+		cmocka_unit_test(test_file_reads_the_fixture_checkpoints),
+		CONTRACT(test_create_with_options),
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
 		CONTRACT(test_failing_compensation_stops_and_keeps_session),

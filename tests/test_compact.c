@@ -17,9 +17,11 @@
 #include <sys/stat.h>
 
 #include "ac_compact.h"
+#include "ac_config.h"
 #include "ac_error.h"
 #include "ac_messages.h"
 #include "ac_session.h"
+#include "ac_workspace.h"
 #include "test_util.h"
 
 #define ID "sess-1"
@@ -794,6 +796,74 @@ static void test_cjk_passes_trigger_sooner(void **state)
 	json_decref(cjk);
 }
 
+/* The compaction fixture (tests/fixtures/): a 40-message session the seed's
+ * writer saved turn by turn, over the trigger its project file sets (2000
+ * tokens, fraction 0.5), with a tool call and its result straddling the
+ * middle; and a small session below the trigger. Settings come from the
+ * fixture's config, as the command line takes them. */
+#define LONG_ID "5e551000-0000-4000-8000-000000000001"
+#define SMALL_ID "5e551000-0000-4000-8000-000000000002"
+
+static void test_fixture_session_over_the_trigger(void **state)
+{
+	(void)state;
+	char *ws_dir = tu_copy_fixture("compaction"), *small, *small_before, *small_after;
+	json_t *before, *after, *history, *archive;
+	ac_config *config = NULL;
+	ac_compact_result result;
+	size_t before_len, after_len;
+	ac_workspace ws;
+
+	assert_int_equal(ac_config_load(&config, ws_dir), 0);
+	assert_int_equal(ac_workspace_init(&ws, config), 0);
+	assert_int_equal(ws.compact.trigger_tokens, 2000);
+	assert_false(ws.compact.force);
+
+	small = tu_path(ws.sessions_dir, SMALL_ID ".json");
+	small_before = tu_read_file(small, &before_len);
+	assert_int_equal(ac_compact_session(&result, ws.sessions_dir, SMALL_ID, &ws.compact), 0);
+	assert_false(result.needed);
+	small_after = tu_read_file(small, &after_len);
+	assert_int_equal(after_len, before_len);
+	assert_memory_equal(small_after, small_before, before_len);
+	ac_compact_result_free(&result);
+
+	assert_non_null(before = tu_seed_load(ws.sessions_dir, LONG_ID));
+	assert_int_equal(ac_compact_session(&result, ws.sessions_dir, LONG_ID, &ws.compact), 0);
+	assert_true(result.needed);
+	assert_int_equal(result.messages_before, 40);
+	assert_true(result.tokens_before > 2000);
+	/* Half would be 20, between toolu_09's call (19) and its result (20). */
+	assert_int_equal(result.summarized, 21);
+	assert_non_null(after = tu_seed_load(ws.sessions_dir, LONG_ID));
+	history = json_object_get(after, "conversationHistory");
+	assert_int_equal(json_array_size(history), 40 - 21 + 1);
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(history, 0), "content")),
+			       AC_SUMMARY_PREFIX));
+	for (size_t i = 0; i <= json_array_size(history); i++)
+		assert_true(ac_messages_safe_cut(history, i));
+	/* Nothing is lost: the archive holds exactly the 21 replaced messages. */
+	assert_non_null(archive = json_load_file(result.archive_path, 0, NULL));
+	assert_int_equal(json_array_size(json_object_get(archive, "messages")), 21);
+	for (size_t i = 0; i < 21; i++)
+		assert_true(json_equal(json_array_get(json_object_get(archive, "messages"), i),
+				       json_array_get(json_object_get(before, "conversationHistory"), i)));
+	for (size_t i = 21; i < 40; i++)
+		assert_true(json_equal(json_array_get(history, i - 20),
+				       json_array_get(json_object_get(before, "conversationHistory"), i)));
+	json_decref(archive);
+	json_decref(after);
+	json_decref(before);
+	ac_compact_result_free(&result);
+	free(small_before);
+	free(small_after);
+	free(small);
+	ac_workspace_free(&ws);
+	ac_config_free(config);
+	tu_remove_tree(ws_dir);
+	free(ws_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_long_history),
 		cmocka_unit_test(test_builtin_cuts_lines),
 		cmocka_unit_test_setup_teardown(test_cjk_passes_trigger_sooner, setup, teardown),
+		cmocka_unit_test(test_fixture_session_over_the_trigger),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_journal.h"
+#include "ac_json_exact.h"
 #include "ac_workspace.h"
 
 #include <stdio.h>
@@ -254,19 +255,25 @@ static void test_command_line_over_everything(void **state)
 
 /* ---- which project file ---- */
 
+/* seed-edge's .agentrc.json, with no .agent/config.json beside it. */
 static void test_agentrc_used_without_agent_config(void **state)
 {
 	fixture *f = *state;
+	char *ws = tu_copy_fixture("seed-edge"), *agentrc = tu_path(ws, ".agentrc.json");
 	ac_config *c;
 
-	put_file(f->agentrc, "{\"model\": \"rc-model\", \"maxTokens\": 10}");
-	put_file(f->user, "{\"maxTokens\": 200}");
+	put_file(f->user, "{\"maxTokens\": 200, \"temperature\": 0.5}");
+	free(f->ws);
+	f->ws = ws;
 	c = load(f);
-	assert_string_equal(ac_config_string(c, "model", NULL), "rc-model");
-	assert_origin(c, "model", f->agentrc);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-opus-4");
+	assert_origin(c, "model", agentrc);
 	/* .agentrc.json is the project layer: above the user file. */
-	assert_int_equal(ac_config_int(c, "maxTokens", -1), 10);
-	assert_origin(c, "maxTokens", f->agentrc);
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 16384);
+	assert_origin(c, "maxTokens", agentrc);
+	assert_origin(c, "temperature", f->user);
+	tu_remove_tree(ws);
+	free(agentrc);
 }
 
 static void test_agentrc_ignored_with_agent_config(void **state)
@@ -281,6 +288,39 @@ static void test_agentrc_ignored_with_agent_config(void **state)
 	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
 	assert_origin(c, "model", "default");
 	assert_string_equal(ac_config_string(c, "theme", NULL), "dark");
+}
+
+/* The committed fixtures' project files (tests/fixtures/): basic's
+ * .agent/config.json with nested keys and an extra journal agent; hostile's,
+ * whose commands wait for trust. */
+static void test_fixture_project_files(void **state)
+{
+	(void)state;
+	char *ws = tu_copy_fixture("basic");
+	ac_config *c = NULL;
+	ac_workspace w;
+
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_string_equal(ac_config_string(c, "model", NULL), "claude-sonnet-4-5");
+	assert_int_equal(ac_config_int(c, "maxTokens", -1), 4096);
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_int_equal(w.schema.nextra_agents, 1);
+	assert_string_equal(w.schema.extra_agents[0], "Aider");
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
+
+	ws = tu_copy_fixture("hostile");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_false(ac_config_project_trusted(c));
+	assert_int_equal(ac_workspace_init(&w, c), 0);
+	assert_null(w.resume_command);
+	assert_null(w.summarizer);
+	ac_workspace_free(&w);
+	ac_config_free(c);
+	tu_remove_tree(ws);
+	free(ws);
 }
 
 static void test_broken_agent_config_does_not_fall_back(void **state)
@@ -817,9 +857,31 @@ static void test_embedded_placeholder_refused(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* jansson dumps doubles with 17 digits; config show prints them as short
+ * as they read back, and leaves strings and integers alone. */
+static void test_shortest_reals(void **state)
+{
+	static const char *const cases[][2] = {
+		{"0.20000000000000001", "0.2"},
+		{"[1.0000000000000001e300,-0.0,2.0]", "[1e+300,-0.0,2.0]"},
+		{"{\"a\":\"0.20000000000000001\",\"b\":17,\"c\":0.12345678901234568}",
+		 "{\"a\":\"0.20000000000000001\",\"b\":17,\"c\":0.12345678901234568}"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ac_buf text = AC_BUF_INIT;
+
+		assert_int_equal(ac_buf_append(&text, cases[i][0], strlen(cases[i][0])), 0);
+		assert_int_equal(ac_json_shortest_reals(&text), 0);
+		assert_string_equal(text.data, cases[i][1]);
+		ac_buf_free(&text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shortest_reals),
 		T(test_defaults),
 		T(test_environment_over_defaults),
 		T(test_user_file_over_environment),
@@ -827,6 +889,7 @@ int main(void)
 		T(test_command_line_over_everything),
 		T(test_agentrc_used_without_agent_config),
 		T(test_agentrc_ignored_with_agent_config),
+		T(test_fixture_project_files),
 		T(test_broken_agent_config_does_not_fall_back),
 		T(test_user_file_from_home_without_xdg),
 		T(test_nested_and_flat_keys),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ac_buf.h"
+#include "ac_error.h"
 #include "ac_messages.h"
 #include "ac_tokens.h"
 
@@ -865,6 +866,82 @@ static void test_long_history_with_a_far_pair(void **state)
 	json_decref(messages);
 }
 
+
+/* ---- what a writer may append ----------------------------------------- */
+
+/* ac_message_check's verdict on text: 0, or AC_EINVAL with the message
+ * holding want. */
+static void check_message(const char *text, const char *want)
+{
+	json_t *msg = parse(text);
+	int rc = ac_message_check(msg, "m");
+
+	if (!want) {
+		if (rc != 0)
+			fail_msg("%s refused: %s", text, ac_error_last());
+	} else {
+		assert_int_equal(rc, AC_EINVAL);
+		if (!strstr(ac_error_last(), want))
+			fail_msg("%s: '%s' does not hold '%s'", text, ac_error_last(), want);
+	}
+	json_decref(msg);
+}
+
+static void test_check_accepts_every_shape_the_readers_know(void **state)
+{
+	(void)state;
+	check_message("{\"role\":\"user\",\"content\":\"hi\"}", NULL);
+	check_message("{\"role\":\"system\",\"content\":\"\",\"x-kept\":1}", NULL);
+	check_message("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+		      "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}},"
+		      "{\"type\":\"image\",\"source\":{}}]}", NULL);
+	check_message("{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
+		      "\"tool_use_id\":\"t1\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}]}", NULL);
+	check_message("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+		      "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}", NULL);
+	check_message("{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\"}]}", NULL);
+	check_message("{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"r\"}", NULL);
+	check_message("{\"role\":\"tool\",\"toolCallId\":\"c1\",\"content\":\"r\"}", NULL);
+}
+
+static void test_check_names_the_member_at_fault(void **state)
+{
+	json_t *list;
+
+	(void)state;
+	check_message("[]", "m: must be an object");
+	check_message("{\"content\":\"x\"}", "m.role: missing");
+	check_message("{\"role\":1,\"content\":\"x\"}", "m.role: must be a string");
+	check_message("{\"role\":\"bot\",\"content\":\"x\"}", "m.role: 'bot' is not one of");
+	check_message("{\"role\":\"user\"}", "m.content: missing");
+	check_message("{\"role\":\"user\",\"content\":null}", "m.content: null");
+	check_message("{\"role\":\"user\",\"content\":7}", "m.content: must be a string or an array");
+	check_message("{\"role\":\"user\",\"content\":[\"x\"]}", "m.content[0]: must be an object");
+	check_message("{\"role\":\"user\",\"content\":[{\"text\":\"x\"}]}", "m.content[0].type: missing");
+	check_message("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+		      "{\"type\":\"text\",\"text\":3}]}", "m.content[1].text: must be a string");
+	check_message("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"name\":\"f\"}]}",
+		      "m.content[0].id");
+	check_message("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\"}]}",
+		      "m.content[0].name");
+	check_message("{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\"}]}",
+		      "m.content[0].tool_use_id");
+	check_message("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":{}}",
+		      "m.tool_calls: must be an array");
+	check_message("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"function\":{}}]}",
+		      "m.tool_calls[0].id");
+	check_message("{\"role\":\"tool\",\"content\":\"r\"}", "toolCallId or tool_call_id");
+	/* In an array, the element is named by its index. */
+	list = parse("[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"user\",\"content\":\"b\"},"
+		     "{\"role\":\"user\",\"content\":[{\"type\":\"text\"}]}]");
+	assert_int_equal(ac_messages_check(list, "messages"), AC_EINVAL);
+	assert_string_equal(ac_error_last(), "messages[2].content[0].text: missing (a text block)");
+	json_array_remove(list, 2);
+	assert_int_equal(ac_messages_check(list, "messages"), 0);
+	assert_int_equal(ac_messages_check(json_array_get(list, 0), "messages"), AC_EINVAL);
+	json_decref(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -895,6 +972,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_shapes_are_kept_and_counted),
 		cmocka_unit_test(test_unencodable_values),
 		cmocka_unit_test(test_long_history_with_a_far_pair),
+		cmocka_unit_test(test_check_accepts_every_shape_the_readers_know),
+		cmocka_unit_test(test_check_names_the_member_at_fault),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

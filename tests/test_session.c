@@ -88,31 +88,44 @@ static void test_ids_are_checked_before_any_path(void **state)
 	assert_int_equal(ac_session_id_check("세션-1"), 0);
 }
 
+/* seed-edge's first session, written by the seed's JsonSessionStore, holds
+ * keys agentctl does not know at every level (tests/fixtures/README.md). */
+#define EDGE_ID "5e551000-0000-4000-8000-000000000001"
+
+static json_t *member(const json_t *doc, const char *dotted);
+
 static void test_unknown_keys_survive_a_rewrite(void **state)
 {
-	fixture *f = *state;
-	char *path = write_session(f, "s1", reference_session), *text;
+	(void)state;
+	char *ws = tu_copy_fixture("seed-edge"), *dir = tu_path(ws, ".agent/sessions");
+	char *path = tu_path(dir, EDGE_ID ".json");
+	json_t *before = json_load_file(path, 0, NULL), *after;
 	ac_session *s;
-	json_t *root;
 
-	assert_int_equal(ac_session_set_status(&s, f->dir, "s1", "paused"), 0);
+	assert_non_null(before);
+	/* The keys this test is about are in the fixture. */
+	assert_int_equal(json_integer_value(member(before, "schemaVersion")), 3);
+	assert_int_equal(json_integer_value(member(before, "x-client.build")), 42);
+	assert_string_equal(json_string_value(member(before, "metadata.x-team.name")), "infra");
+
+	assert_int_equal(ac_session_set_status(&s, dir, EDGE_ID, "paused"), 0);
 	ac_session_free(s);
-	text = tu_read_file(path, NULL);
-	root = json_loads(text, 0, NULL);
-	assert_non_null(root);
-	assert_string_equal(json_string_value(json_object_get(root, "status")), "paused");
-	assert_int_equal(json_integer_value(json_object_get(root, "schemaVersion")), 7);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "metadata"),
-							      "color")), "blue");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(
-		json_object_get(root, "conversationHistory"), 0), "x-client"), "v")), 2);
-	assert_string_equal(json_string_value(json_object_get(root, "createdAt")),
-			    "2025-09-03T10:00:00.000Z");
-	assert_string_not_equal(json_string_value(json_object_get(root, "updatedAt")),
-				"2025-09-03T10:05:00.000Z");
-	json_decref(root);
-	free(text);
+	after = json_load_file(path, 0, NULL);
+	assert_non_null(after);
+	assert_string_equal(json_string_value(member(after, "status")), "paused");
+	assert_string_not_equal(json_string_value(member(after, "updatedAt")),
+				json_string_value(member(before, "updatedAt")));
+	/* Everything else is what the seed wrote, unknown keys and blocks
+	 * (thinking, image, per-message usage) included. */
+	json_object_set(before, "status", member(after, "status"));
+	json_object_set(before, "updatedAt", member(after, "updatedAt"));
+	assert_true(json_equal(before, after));
+	json_decref(before);
+	json_decref(after);
 	free(path);
+	free(dir);
+	tu_remove_tree(ws);
+	free(ws);
 }
 
 static void test_status_changes(void **state)
@@ -401,6 +414,98 @@ static void test_index_lists_newest_first_and_reads_only_changes(void **state)
 	ac_session_index_free(index);
 }
 
+/* doc's member at a dotted path ("metadata.x-team.name"); NULL if absent. */
+static json_t *member(const json_t *doc, const char *dotted)
+{
+	char key[128];
+	const char *dot;
+	json_t *at = (json_t *)doc;
+
+	while (at && (dot = strchr(dotted, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - dotted), dotted);
+		at = json_object_get(at, key);
+		dotted = dot + 1;
+	}
+	return at ? json_object_get(at, dotted) : NULL;
+}
+
+/* Lists the sessions of fixture name (a copy); *problems counts the files
+ * reported. Returns the index, to be freed. */
+static ac_session_index *index_fixture(const char *name, char **ws, int *problems)
+{
+	ac_session_index *index;
+	char *dir;
+
+	*ws = tu_copy_fixture(name);
+	dir = tu_path(*ws, ".agent/sessions");
+	*problems = 0;
+	assert_int_equal(ac_session_index_new(&index, dir), 0);
+	assert_int_equal(ac_session_index_refresh(index, problem_count, problems, NULL), 0);
+	free(dir);
+	return index;
+}
+
+static void drop_fixture(ac_session_index *index, char *ws)
+{
+	ac_session_index_free(index);
+	tu_remove_tree(ws);
+	free(ws);
+}
+
+/* The index over workspaces the seed's writer left (tests/fixtures/). */
+static void test_index_reads_the_fixture_workspaces(void **state)
+{
+	(void)state;
+	static const char *const statuses[] = {"paused", "failed", "completed", "running"};
+	static const size_t messages[] = {3, 4, 7, 8};
+	const ac_session_summary *const *list;
+	ac_session_index *index;
+	int problems;
+	size_t n;
+	char *ws;
+
+	/* basic: one session in each status, newest first, nothing reported. */
+	index = index_fixture("basic", &ws, &problems);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(problems, 0);
+	for (size_t i = 0; i < n; i++) {
+		char id[40];
+
+		snprintf(id, sizeof(id), "5e551000-0000-4000-8000-%012zu", 4 - i);
+		assert_string_equal(list[i]->id, id);
+		assert_string_equal(list[i]->status, statuses[i]);
+		assert_int_equal(list[i]->messages, messages[i]);
+		assert_string_equal(list[i]->tenant, "acme");
+	}
+	assert_string_equal(list[2]->task, "Translate the README to Japanese — 日本語");
+	assert_string_equal(list[2]->user, "bob");
+	assert_string_equal(list[2]->agent, "codex");
+	drop_fixture(index, ws);
+
+	/* hostile: the torn file is reported; the id with ';' and the escapes
+	 * in its task are data, held as written. */
+	index = index_fixture("hostile", &ws, &problems);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(problems, 1);
+	assert_string_equal(list[0]->id, "evil;id");
+	assert_non_null(strstr(list[0]->task, "\x1b[2J\x1b[31mRED"));
+	drop_fixture(index, ws);
+
+	/* seed-edge: the ".json.tmp" leftover is neither listed nor reported;
+	 * a session with no metadata and no messages is listed. */
+	index = index_fixture("seed-edge", &ws, &problems);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(problems, 0);
+	assert_string_equal(list[1]->id, "5e551000-0000-4000-8000-000000000003");
+	assert_int_equal(list[1]->messages, 1); /* not the leftover's 2 */
+	assert_string_equal(list[2]->task, "Just created");
+	assert_int_equal(list[2]->messages, 0);
+	drop_fixture(index, ws);
+}
+
 static void test_symlinked_session_file_is_not_followed(void **state)
 {
 	fixture *f = *state;
@@ -526,13 +631,66 @@ static void test_update_waits_for_a_quiet_file(void **state)
 	free(path);
 }
 
+
+static json_t *usage_of(const ac_session *s)
+{
+	return json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage");
+}
+
+static void test_record_turn_lands_whole_or_not_at_all(void **state)
+{
+	fixture *f = *state;
+	json_t *turn = json_loads("[{\"role\":\"assistant\",\"content\":\"done\"}]", 0, NULL);
+	char *path = tu_path(f->dir, "s1.json"), *before;
+	ac_session *s = NULL;
+
+	assert_int_equal(ac_session_create(NULL, f->dir, "s1", "t", NULL, NULL, NULL), 0);
+	assert_int_equal(ac_session_record_turn(&s, f->dir, "s1", turn, 7, 3), 0);
+	assert_int_equal(json_array_size(ac_session_messages(s)), 1);
+	assert_int_equal(json_integer_value(json_object_get(usage_of(s), "turns")), 1);
+	ac_session_free(s);
+	assert_int_equal(ac_session_record_turn(&s, f->dir, "s1", NULL, 1, 1), 0);
+	assert_int_equal(json_array_size(ac_session_messages(s)), 1);
+	assert_int_equal(json_integer_value(json_object_get(usage_of(s), "inputTokens")), 8);
+	ac_session_free(s);
+	/* A total past 2^53 - 1 is refused, and the turn's messages with it. */
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "s1", turn, AC_SESSION_COUNT_MAX, 0),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "metadata.usage.inputTokens would pass"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_record_usage(NULL, f->dir, "s1", UINT64_MAX, 0), AC_EINVAL);
+	tu_assert_file(f->dir, "s1.json", before);
+	free(before);
+	/* A count another writer left that is not a whole number is not reset
+	 * to zero: refused, naming it. */
+	{
+		json_t *doc = tu_seed_load(f->dir, "s1");
+
+		json_object_set_new(json_object_get(json_object_get(doc, "metadata"), "usage"), "outputTokens", json_real(2.5));
+		tu_seed_save(f->dir, "s1", doc);
+		json_decref(doc);
+	}
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_record_usage(NULL, f->dir, "s1", 1, 1), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "metadata.usage.outputTokens is not a whole number"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "nope", turn, 1, 1), AC_ENOTFOUND);
+	assert_int_equal(ac_session_record_turn(NULL, f->dir, "s1", json_object_get(json_array_get(turn, 0), "role"), 1, 1),
+			 AC_EINVAL);
+	free(before);
+	free(path);
+	json_decref(turn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ids_are_checked_before_any_path),
-		cmocka_unit_test_setup_teardown(test_unknown_keys_survive_a_rewrite, setup, teardown),
+		cmocka_unit_test(test_unknown_keys_survive_a_rewrite),
 		cmocka_unit_test_setup_teardown(test_status_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_append_usage_and_get_or_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_turn_lands_whole_or_not_at_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_refuses_to_undo_another_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_flip_reapplies_on_fresh_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_never_publishes_a_stale_version, setup, teardown),
@@ -542,6 +700,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_session_file_is_not_followed, setup, teardown),
+		cmocka_unit_test(test_index_reads_the_fixture_workspaces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,53 @@ char *tu_make_temp_dir(void)
 	if (!mkdtemp(path))
 		fail_msg("mkdtemp %s failed", path);
 	return path;
+}
+
+/* Copies folder src into dst (which exists): folders and regular files,
+ * which is all a committed fixture can hold. */
+static void copy_tree(const char *src, const char *dst)
+{
+	DIR *dir = opendir(src);
+	struct dirent *e;
+
+	if (!dir)
+		fail_msg("cannot open fixture folder %s: %s", src, strerror(errno));
+	while ((e = readdir(dir))) {
+		char *from, *to;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		from = tu_path(src, e->d_name);
+		to = tu_path(dst, e->d_name);
+		if (lstat(from, &st) != 0)
+			fail_msg("lstat %s: %s", from, strerror(errno));
+		if (S_ISDIR(st.st_mode)) {
+			if (mkdir(to, 0755) != 0)
+				fail_msg("mkdir %s: %s", to, strerror(errno));
+			copy_tree(from, to);
+		} else if (S_ISREG(st.st_mode)) {
+			size_t len;
+			char *data = tu_read_file(from, &len);
+
+			tu_write_file(to, data, len);
+			free(data);
+		} else {
+			fail_msg("%s: a fixture holds only folders and regular files", from);
+		}
+		free(from);
+		free(to);
+	}
+	closedir(dir);
+}
+
+char *tu_copy_fixture(const char *name)
+{
+	char *src = tu_path(AC_FIXTURES, name), *dst = tu_make_temp_dir();
+
+	copy_tree(src, dst);
+	free(src);
+	return dst;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

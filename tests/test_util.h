@@ -11,6 +11,12 @@
 /* Creates a fresh folder under $TMPDIR (or /tmp); returns an allocated path. */
 char *tu_make_temp_dir(void);
 
+/* Copies the committed fixture workspace tests/fixtures/<name> (see
+ * tests/fixtures/README.md) into a fresh temp folder and returns its
+ * allocated path; tests change the copy, never the fixture. Remove it with
+ * tu_remove_tree. */
+char *tu_copy_fixture(const char *name);
+
 /* Removes a folder and everything below it. */
 void tu_remove_tree(const char *path);
 

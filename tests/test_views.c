@@ -1,30 +1,27 @@
 /* The dashboard's model and view logic, without a terminal: row texts and
  * their display widths (CJK, emoji), cutting, hostile text made visible,
- * status symbols, the journal ring, conversations, filters and themes.
- * The UI sources are compiled in here (the test target links only the
- * core), with a recording stand-in for tui/screen.c. */
+ * status symbols, the journal ring, conversations, filters and themes, and
+ * the key table (its hints, its help, its dispatch). It links the UI
+ * library without tui/screen.c (agentctl-ui-test) and provides screen.h
+ * itself: a stand-in that records what is drawn. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../tui/ui_text.c"
-#include "../tui/theme.c"
-#include "../tui/model.c"
-#include "../tui/source.c"
-#include "../tui/keys.c"
-#include "../views/list.c"
-#include "../views/sessions.c"
-#include "../views/journal.c"
-#include "../views/operations.c"
-#include "../views/checkpoints.c"
-#include "../views/conversation.c"
-#include "../views/store.c"
-#include "../views/help.c"
+#include "dash.h"
+#include "keys.h"
+#include "model.h"
+#include "screen.h"
+#include "source.h"
+#include "theme.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include "ac_backend.h"
 #include "ac_config.h"
+#include "ac_error.h"
 #include "ac_session_index.h"
 #include "ac_watch.h"
 #include "test_util.h"
@@ -55,6 +52,24 @@ void screen_fill(int y, int x, int width, ui_style style)
 	(void)x;
 	(void)width;
 	(void)style;
+}
+
+/* What the key table's handlers ask of the terminal. */
+static int fake_repaints;
+
+void screen_invalidate(void)
+{
+	fake_repaints++;
+}
+
+void screen_set_theme(const ui_theme *theme)
+{
+	(void)theme;
+}
+
+bool screen_has_color(void)
+{
+	return false;
 }
 
 static void fake_reset(void)
@@ -352,6 +367,7 @@ static void test_draw_through_screen(void **state)
 	ui_view_checkpoints.draw(&ui_view_checkpoints, &m, &p, r, true, now_ms);
 	assert_true(fake_shows("no session selected"));
 	fake_reset();
+	ui_keys_describe(&m);
 	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 40, 100}, true, now_ms);
 	assert_true(fake_shows("quit"));
 	assert_true(fake_shows("filter"));
@@ -679,18 +695,323 @@ static void test_broken_theme_file(void **state)
 static void test_keys(void **state)
 {
 	size_t n;
-	const ui_binding *b = ui_bindings(&n);
+	const ui_key *k = ui_keys(&n);
 
 	(void)state;
 	assert_true(n > 20);
-	assert_int_equal(ui_action_for_key('q'), UI_ACT_QUIT);
-	assert_int_equal(ui_action_for_key('R'), UI_ACT_ROLLBACK);
-	assert_int_equal(ui_action_for_key('4'), UI_ACT_PANE_JOURNAL);
-	assert_int_equal(ui_action_for_key(UI_KEY_PGDN), UI_ACT_PGDN);
-	assert_int_equal(ui_action_for_key(']'), UI_ACT_NEXT_TAB);
-	assert_int_equal(ui_action_for_key('['), UI_ACT_PREV_TAB);
-	assert_int_equal(ui_action_for_key('Z'), UI_ACT_NONE);
-	assert_non_null(b[0].label);
+	assert_ptr_equal(ui_key_find('q', UI_PANE_SESSIONS)->handler,
+			 ui_key_find('q', UI_PANE_HELP)->handler);
+	assert_non_null(ui_key_find('R', UI_PANE_OPS));
+	assert_non_null(ui_key_find('4', UI_PANE_CONV));
+	assert_non_null(ui_key_find(UI_KEY_PGDN, UI_PANE_JOURNAL));
+	assert_ptr_equal(ui_key_find(']', UI_PANE_MEMO), ui_key_find(UI_KEY_RIGHT, UI_PANE_TRACE));
+	assert_ptr_not_equal(ui_key_find(']', UI_PANE_MEMO), ui_key_find('[', UI_PANE_MEMO));
+	/* Where a key does not apply it is nobody's. */
+	assert_null(ui_key_find(']', UI_PANE_SESSIONS));
+	assert_null(ui_key_find('R', UI_PANE_SESSIONS));
+	assert_null(ui_key_find('s', UI_PANE_OPS));
+	assert_null(ui_key_find('y', UI_PANE_SESSIONS));
+	assert_null(ui_key_find('Z', UI_PANE_SESSIONS));
+	/* In a dialog only its keys (and C-l) are. */
+	assert_null(ui_key_find('p', UI_PANE_DIALOG));
+	assert_null(ui_key_find('1', UI_PANE_DIALOG));
+	assert_non_null(ui_key_find(UI_KEY_ESC, UI_PANE_DIALOG));
+	assert_ptr_not_equal(ui_key_find(UI_KEY_ESC, UI_PANE_DIALOG),
+			     ui_key_find(UI_KEY_ESC, UI_PANE_SESSIONS));
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(k[i].doc.label);
+		assert_non_null(k[i].doc.help);
+		assert_non_null(k[i].handler);
+		assert_true(k[i].keys[0] != 0);
+		assert_true(k[i].doc.panes != 0);
+		assert_true(k[i].reaction != 0);
+	}
+}
+
+/* ---- the key table in use ------------------------------------------------ */
+
+/* What a key may change: compared before and after dispatching it. */
+typedef struct {
+	ui_pane_id shown, current, pane;
+	bool conv_open, help_open, filtering, quit, doc_open;
+	ui_tab tab;
+	ui_pane panes[UI_PANE_COUNT];
+	char action[sizeof(((ui_model *)0)->action)];
+	char theme[sizeof(((ui_theme *)0)->name)];
+} dash_snapshot;
+
+static void snapshot(dash_snapshot *out, const ui_dash *d)
+{
+	memset(out, 0, sizeof(*out));
+	out->shown = ui_dash_shown(d);
+	out->current = ui_dash_current(d);
+	out->pane = d->pane;
+	out->conv_open = d->conv_open;
+	out->help_open = d->help_open;
+	out->filtering = d->filtering;
+	out->quit = d->quit;
+	out->doc_open = d->m.doc_title != NULL;
+	out->tab = d->tab;
+	for (int i = 0; i < UI_PANE_COUNT; i++) {
+		ui_pane *p = &out->panes[i];
+
+		p->cursor = d->panes[i].cursor;
+		p->top = d->panes[i].top;
+		p->follow = d->panes[i].follow;
+		p->status_filter = d->panes[i].status_filter;
+		memcpy(p->filter, d->panes[i].filter, sizeof(p->filter));
+	}
+	memcpy(out->action, d->m.action, sizeof(out->action));
+	memcpy(out->theme, d->theme.name, sizeof(out->theme));
+}
+
+static bool changed_by(ui_dash *d, int key, unsigned *reaction)
+{
+	dash_snapshot before, after;
+
+	snapshot(&before, d);
+	*reaction = ui_keys_dispatch(d, key);
+	snapshot(&after, d);
+	return memcmp(&before, &after, sizeof(before)) != 0;
+}
+
+/* Puts d in pane, from a fresh start: Sessions, nothing open, no filter,
+ * no message. */
+static void enter(ui_dash *d, ui_pane_id pane)
+{
+	ui_dialog_close(&d->dlg, &d->m);
+	ui_dash_switch_pane(d, UI_PANE_SESSIONS);
+	for (int i = 0; i < UI_PANE_COUNT; i++)
+		d->panes[i] = (ui_pane){.status_filter = -1, .list_rows = 10};
+	d->filtering = d->quit = false;
+	d->m.action[0] = '\0';
+	switch (pane) {
+	case UI_PANE_OPS: case UI_PANE_CKPTS: case UI_PANE_JOURNAL:
+		ui_dash_switch_pane(d, pane);
+		break;
+	case UI_PANE_CONV: case UI_PANE_MEMO: case UI_PANE_ARTIFACTS: case UI_PANE_TRACE:
+	case UI_PANE_DOC:
+		ui_dash_open_conversation(d, "s1");
+		if (pane == UI_PANE_CONV)
+			break;
+		ui_dash_open_tab(d, pane == UI_PANE_MEMO || pane == UI_PANE_DOC ? UI_TAB_MEMORY
+				 : pane == UI_PANE_ARTIFACTS ? UI_TAB_ARTIFACTS : UI_TAB_TRACE);
+		if (pane == UI_PANE_DOC)
+			assert_int_equal(ui_source_open_item(d->src, &d->m, UI_TAB_MEMORY, 0), 0);
+		break;
+	case UI_PANE_HELP:
+		d->help_open = true;
+		break;
+	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
+		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
+		if (d->dlg.kind == UI_DLG_NONE)
+			ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "running");
+		break;
+	default:
+		break;
+	}
+	assert_int_equal(ui_dash_current(d), pane);
+}
+
+static ui_dash test_dash; /* large (the journal ring): not on the stack */
+
+static int dash_setup(void **state)
+{
+	store_fixture *f;
+
+	store_setup(state);
+	f = *state;
+	/* Two artifacts, so that moving in their list moves. */
+	assert_int_equal(f->b.artifact.write(f->b.impl, "acme", "s1", "call_2", "x\n", 2), 0);
+	ui_dash_init(&test_dash, &f->ws, false);
+	assert_int_equal(ui_source_new(&test_dash.src, &test_dash.m, &f->ws), 0);
+	ui_keys_describe(&test_dash.m);
+	return 0;
+}
+
+static int dash_teardown(void **state)
+{
+	ui_dash_free(&test_dash);
+	return store_teardown(state);
+}
+
+/* Every key a pane's hint line shows is handled there: dispatched through
+ * the table, at least one of its keys changes what the dashboard shows
+ * (1-4 in pane 1 stays put; 2 moves). No hinted key is a no-op. */
+static void test_hinted_keys_are_handled(void **state)
+{
+	ui_dash *d = &test_dash;
+	size_t n;
+	const ui_key *k = ui_keys(&n);
+
+	(void)state;
+	for (int pane = 0; pane < UI_PANE_COUNT; pane++) {
+		ac_buf hints = AC_BUF_INIT;
+		size_t shown = 0;
+
+		ui_keys_hints(&hints, (ui_pane_id)pane, false);
+		for (size_t i = 0; i < n; i++) {
+			bool any = false;
+
+			if (!ui_key_hinted(&k[i], (ui_pane_id)pane, false))
+				continue;
+			shown++;
+			assert_non_null(strstr(hints.data, k[i].hint));
+			assert_ptr_equal(ui_key_find(k[i].keys[0], (ui_pane_id)pane), &k[i]);
+			for (size_t j = 0; j < 4 && k[i].keys[j]; j++) {
+				unsigned reaction;
+
+				enter(d, (ui_pane_id)pane);
+				if (changed_by(d, k[i].keys[j], &reaction)) {
+					assert_int_equal(reaction, k[i].reaction);
+					any = true;
+				}
+			}
+			if (!any) {
+				ac_buf_free(&hints);
+				fail_msg("'%s' is shown in %s but changes nothing", k[i].hint,
+					 ui_pane_name((ui_pane_id)pane));
+			}
+		}
+		ac_buf_free(&hints);
+		assert_true(shown >= 2); /* every pane says at least how to leave it */
+	}
+}
+
+/* A key not in the table, or not for this pane, does nothing. */
+static void test_unbound_keys_do_nothing(void **state)
+{
+	ui_dash *d = &test_dash;
+	const int keys[] = {'Z', 'x', ' ', 'R', ']', 'y', 0};
+	const ui_pane_id panes[] = {UI_PANE_SESSIONS, UI_PANE_JOURNAL, UI_PANE_HELP};
+
+	(void)state;
+	for (size_t p = 0; p < sizeof(panes) / sizeof(panes[0]); p++)
+		for (size_t i = 0; keys[i]; i++) {
+			unsigned reaction;
+
+			enter(d, panes[p]);
+			assert_false(changed_by(d, keys[i], &reaction));
+			assert_int_equal(reaction, 0);
+		}
+	/* In a dialog, p and 1 are not commands; Esc cancels it. */
+	enter(d, UI_PANE_DIALOG);
+	assert_int_equal(ui_keys_dispatch(d, 'p'), 0);
+	assert_int_equal(ui_keys_dispatch(d, '1'), 0);
+	assert_int_equal(ui_dash_current(d), UI_PANE_DIALOG);
+	assert_non_null(d->m.dialog_title);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_null(d->m.dialog_title);
+	assert_string_equal(d->m.action, "cancelled; nothing was changed");
+	/* C-l repaints the terminal; q quits. */
+	enter(d, UI_PANE_SESSIONS);
+	fake_repaints = 0;
+	assert_true(ui_keys_dispatch(d, UI_KEY_CTRL_L) & UI_REPAINT);
+	assert_int_equal(fake_repaints, 1);
+	assert_int_equal(ui_keys_dispatch(d, 'q'), UI_QUIT);
+	assert_true(d->quit);
+}
+
+/* The hint lines of two panes, and read-only mode: what writes is neither
+ * shown nor done. */
+static void test_hint_lines(void **state)
+{
+	ui_dash *d = &test_dash;
+	ac_buf b = AC_BUF_INIT;
+
+	(void)state;
+	ui_keys_hints(&b, UI_PANE_SESSIONS, false);
+	assert_non_null(strstr(b.data, "1-4/Tab panes"));
+	assert_non_null(strstr(b.data, "s status"));
+	assert_non_null(strstr(b.data, "p pause"));
+	assert_null(strstr(b.data, "R rollback"));
+	assert_null(strstr(b.data, "[ ] tab"));
+	ac_buf_clear(&b);
+	ui_keys_hints(&b, UI_PANE_OPS, false);
+	assert_non_null(strstr(b.data, "R rollback"));
+	assert_null(strstr(b.data, "s status"));
+	assert_null(strstr(b.data, "p pause"));
+	ac_buf_clear(&b);
+	ui_keys_hints(&b, UI_PANE_CONV, false);
+	assert_non_null(strstr(b.data, "[ ] tab"));
+	assert_non_null(strstr(b.data, "Esc back"));
+	assert_null(strstr(b.data, "Enter open")); /* Messages opens nothing */
+	ac_buf_clear(&b);
+	ui_keys_hints(&b, UI_PANE_DIALOG, false);
+	assert_non_null(strstr(b.data, "y confirm"));
+	assert_null(strstr(b.data, "q quit"));
+	ac_buf_clear(&b);
+	ui_keys_hints(&b, UI_PANE_SESSIONS, true);
+	assert_null(strstr(b.data, "p pause"));
+	assert_non_null(strstr(b.data, "read-only"));
+	ac_buf_free(&b);
+
+	d->m.read_only = true;
+	enter(d, UI_PANE_SESSIONS);
+	assert_int_equal(ui_keys_dispatch(d, 'p'), UI_REDRAW);
+	assert_int_equal(ui_dash_current(d), UI_PANE_SESSIONS); /* no dialog */
+	assert_non_null(strstr(d->m.action, "read-only"));
+	d->m.read_only = false;
+}
+
+/* The help screen lists the table: every key once, under a heading naming
+ * the panes where it applies, and nothing else. */
+static void test_help_is_the_table(void **state)
+{
+	ui_dash *d = &test_dash;
+	size_t n, keys = 0, headings = 0, masks = 0;
+	const ui_key *k = ui_keys(&n);
+	ac_buf line = AC_BUF_INIT;
+	unsigned heading_panes = 0;
+	ui_help_kind kind;
+
+	(void)state;
+	assert_int_equal(d->m.n_keys, n);
+	for (size_t i = 0; i < n; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i; j++)
+			if (k[j].doc.panes == k[i].doc.panes)
+				first = false;
+		masks += first;
+	}
+	for (size_t i = 0; (kind = ui_help_line(&line, &d->m, i, 1000)) != UI_HELP_END; i++) {
+		if (kind == UI_HELP_HEADING) {
+			ac_buf next = AC_BUF_INIT;
+
+			/* A heading is followed by a key: the group's panes are its. */
+			headings++;
+			heading_panes = 0;
+			assert_int_equal(ui_help_line(&next, &d->m, i + 1, 1000), UI_HELP_KEY);
+			for (size_t t = 0; t < n; t++)
+				if (strstr(next.data, k[t].doc.help))
+					heading_panes = k[t].doc.panes;
+			ac_buf_free(&next);
+		} else {
+			size_t found = 0;
+
+			for (size_t t = 0; t < n; t++) {
+				if (strstr(line.data, k[t].doc.help) && strstr(line.data, k[t].doc.label)) {
+					found++;
+					/* The row sits under the heading of its panes. */
+					assert_int_equal(k[t].doc.panes, heading_panes);
+				}
+			}
+			assert_int_equal(found, 1);
+			keys++;
+		}
+		ac_buf_clear(&line);
+	}
+	assert_int_equal(keys, n);
+	assert_int_equal(headings, masks);
+	ac_buf_free(&line);
+	/* And the pane draws it. */
+	fake_reset();
+	ui_view_help.draw(&ui_view_help, &d->m, &d->panes[UI_PANE_HELP], (ui_rect){0, 0, 59, 200},
+			  true, now_ms);
+	assert_true(fake_shows("Everywhere:"));
+	assert_true(fake_shows("roll back to the selected operation"));
+	fake_reset();
 }
 
 static void test_ages_and_counts(void **state)
@@ -731,6 +1052,10 @@ int main(void)
 		cmocka_unit_test(test_theme_files),
 		cmocka_unit_test(test_broken_theme_file),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_unbound_keys_do_nothing, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 	};
 

@@ -8,64 +8,18 @@
 #include "ac_session.h"
 #include "ac_text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *sanitised(const char *s)
+void ui_dialog_close(ui_dialog *d, ui_model *m)
 {
-	ac_buf b = AC_BUF_INIT;
-
-	ac_text_sanitize(&b, s, strlen(s));
-	return ac_buf_detach(&b);
-}
-
-void ui_dialog_line(ui_dialog *d, const char *fmt, ...)
-{
-	char raw[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		char **grown = realloc(d->lines, cap * sizeof(*grown));
-
-		if (!grown)
-			return;
-		d->lines = grown;
-		d->cap = cap;
-	}
-	if ((d->lines[d->n] = sanitised(raw)))
-		d->n++;
-}
-
-void ui_dialog_free(ui_dialog *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		free(d->lines[i]);
-	free(d->lines);
-	free(d->title);
 	free(d->target);
 	free(d->checkpoint);
 	if (d->has_plan)
 		ac_checkpoint_plan_free(&d->plan);
 	memset(d, 0, sizeof(*d));
-}
-
-static void set_title(ui_dialog *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_title(ui_dialog *d, const char *fmt, ...)
-{
-	char raw[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	free(d->title);
-	d->title = sanitised(raw);
+	ui_model_close_dialog(m);
 }
 
 static void set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
@@ -97,7 +51,7 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	ac_session *s = NULL;
 	const char *from;
 
-	ui_dialog_free(d);
+	ui_dialog_close(d, m);
 	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
 		ui_model_set_action(m, true, "%s %s: %s", pause ? "pause" : "resume", id, ac_error_last());
 		return;
@@ -113,24 +67,24 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	d->kind = UI_DLG_STATUS;
 	d->status = pause ? "paused" : "running";
 	d->target = strdup(id);
-	set_title(d, "%s session %s?", pause ? "Pause" : "Resume", id);
+	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
 	if (pause) {
-		ui_dialog_line(d, "a pause request is left for the agent in %s/.requests/",
+		ui_model_dialog_line(m, "a pause request is left for the agent in %s/.requests/",
 			       ws->sessions_dir);
-		ui_dialog_line(d, "the file says paused once the agent has not written it for %d ms",
+		ui_model_dialog_line(m, "the file says paused once the agent has not written it for %d ms",
 			       ws->session_write.quiet_ms);
-		ui_dialog_line(d, "(waiting at most %d ms; no message is changed)",
+		ui_model_dialog_line(m, "(waiting at most %d ms; no message is changed)",
 			       ws->session_write.wait_ms);
 		if (ws->pause_signal)
-			ui_dialog_line(d, "an agent agentctl started is stopped with pauseSignal");
+			ui_model_dialog_line(m, "an agent agentctl started is stopped with pauseSignal");
 	} else if (ws->resume_command) {
-		ui_dialog_line(d, "starts resumeCommand: %s ...", ws->resume_command[0]);
-		ui_dialog_line(d, "the session stays paused until its agent takes it over");
-		ui_dialog_line(d, "(shown as resuming meanwhile; no message is changed)");
+		ui_model_dialog_line(m, "starts resumeCommand: %s ...", ws->resume_command[0]);
+		ui_model_dialog_line(m, "the session stays paused until its agent takes it over");
+		ui_model_dialog_line(m, "(shown as resuming meanwhile; no message is changed)");
 	} else {
-		ui_dialog_line(d, "the file says running once it has been quiet for %d ms",
+		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
 			       ws->session_write.quiet_ms);
-		ui_dialog_line(d, "(no resumeCommand is configured; no message is changed)");
+		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
 	}
 }
 
@@ -141,7 +95,7 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 	ac_compact_options opts = ws->compact;
 	const char *const *summarizer = NULL;
 
-	ui_dialog_free(d);
+	ui_dialog_close(d, m);
 	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
 	    ac_session_load(&s, ws->sessions_dir, id) != 0) {
 		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
@@ -157,15 +111,15 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 	}
 	d->kind = UI_DLG_COMPACT;
 	d->target = strdup(id);
-	set_title(d, "Compact session %s?", id);
-	ui_dialog_line(d, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
+	ui_model_dialog_title(m, "Compact session %s?", id);
+	ui_model_dialog_line(m, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
 		       (unsigned long long)opts.trigger_tokens,
 		       plan.tokens_before < opts.trigger_tokens ? ", below it: forced" : "");
-	ui_dialog_line(d, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
+	ui_model_dialog_line(m, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
 		       plan.messages_before);
-	ui_dialog_line(d, "messages after: %zu", plan.messages_after);
-	ui_dialog_line(d, "the originals are archived under %s/.compactions/", ws->sessions_dir);
-	ui_dialog_line(d, "summariser: %s", opts.summarizer && opts.summarizer[0] ? opts.summarizer[0]
+	ui_model_dialog_line(m, "messages after: %zu", plan.messages_after);
+	ui_model_dialog_line(m, "the originals are archived under %s/.compactions/", ws->sessions_dir);
+	ui_model_dialog_line(m, "summariser: %s", opts.summarizer && opts.summarizer[0] ? opts.summarizer[0]
 									      : "built-in");
 }
 
@@ -176,7 +130,7 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 
 	ac_buf notes = AC_BUF_INIT;
 
-	ui_dialog_free(d);
+	ui_dialog_close(d, m);
 	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0) {
 		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
 		ac_oplog_rollback_result_free(&r);
@@ -185,19 +139,19 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 	}
 	d->kind = UI_DLG_ROLLBACK_OP;
 	d->target = strdup(op_id);
-	set_title(d, "Roll the workspace back to before operation %s?", op_id);
-	ui_dialog_line(d, "target state: %s", g->target[0] ? g->target : "(empty tree)");
-	ui_dialog_line(d, "%zu to remove, %zu to restore, %zu to change; the current state is "
+	ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
+	ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+	ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; the current state is "
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
 	if (g->n == 0)
-		ui_dialog_line(d, "no file differs: only a snapshot and a rollback commit are made");
+		ui_model_dialog_line(m, "no file differs: only a snapshot and a rollback commit are made");
 	if (g->kept)
-		ui_dialog_line(d, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
+		ui_model_dialog_line(m, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
 			       g->kept, g->kept == 1 ? "" : "s");
 	for (size_t i = 0; i < g->n; i++)
-		ui_dialog_line(d, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
+		ui_model_dialog_line(m, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
 	if (notes.len)
-		ui_dialog_line(d, "note: %s", notes.data);
+		ui_model_dialog_line(m, "note: %s", notes.data);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
 }
@@ -208,7 +162,7 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 	ac_checkpoint_store *store = NULL;
 	const json_t *tools = NULL;
 
-	ui_dialog_free(d);
+	ui_dialog_close(d, m);
 	if (ac_workspace_rollback_tools(&tools, ws) != 0 ||
 	    ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
 		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
@@ -219,31 +173,31 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 					tools) != 0) {
 		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
 		ac_checkpoint_store_free(store);
-		ui_dialog_free(d);
+		ui_dialog_close(d, m);
 		return;
 	}
 	ac_checkpoint_store_free(store);
 	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
-		ui_dialog_free(d);
+		ui_dialog_close(d, m);
 		return;
 	}
 	d->kind = UI_DLG_ROLLBACK_CKPT;
 	d->target = strdup(session);
 	d->checkpoint = strdup(checkpoint);
-	set_title(d, "Roll session %s back to checkpoint %s (version %lld)?", session, checkpoint,
+	ui_model_dialog_title(m, "Roll session %s back to checkpoint %s (version %lld)?", session, checkpoint,
 		  (long long)ac_checkpoint_version(d->plan.checkpoint));
-	ui_dialog_line(d, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
-	ui_dialog_line(d, "compensations that will run (newest first): %zu",
+	ui_model_dialog_line(m, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
+	ui_model_dialog_line(m, "compensations that will run (newest first): %zu",
 		       d->plan.n_calls - d->plan.n_unconfigured);
 	for (size_t i = 0; i < d->plan.n_calls; i++) {
 		const ac_checkpoint_compensation *c = &d->plan.calls[i];
 
 		if (c->argv)
-			ui_dialog_line(d, "  run %s for %s call %s", c->argv[0], c->tool, c->call_id);
+			ui_model_dialog_line(m, "  run %s for %s call %s", c->argv[0], c->tool, c->call_id);
 	}
 	if (d->plan.n_unconfigured)
-		ui_dialog_line(d, "%zu tool calls have no rollbackTools entry: their effects stay",
+		ui_model_dialog_line(m, "%zu tool calls have no rollbackTools entry: their effects stay",
 			       d->plan.n_unconfigured);
 }
 
@@ -312,5 +266,5 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 		break;
 	}
 	ac_buf_free(&notes);
-	ui_dialog_free(d);
+	ui_dialog_close(d, m);
 }

@@ -1,9 +1,11 @@
 /* What the operator's keys do: each action goes through the same core
  * calls as the command line (ac_operator.h, ac_oplog.h, ac_checkpoint.h),
  * never writes a file itself, and reports its result or error on the
- * model's status line. Destructive ones first fill a dialog that says
- * exactly what will change; only ui_dialog_confirm() then acts. No curses
- * here (the dialog is drawn by views/dialog.c). */
+ * model's status line. Destructive ones first plan a dialog that says
+ * exactly what will change; only ui_dialog_confirm() then acts. The
+ * dialog's text goes into the model (views/dialog.c draws it from there);
+ * what confirming needs (ids, the plan) stays in ui_dialog. No curses
+ * here. */
 #ifndef UI_ACTIONS_H
 #define UI_ACTIONS_H
 
@@ -24,9 +26,6 @@ typedef enum {
 
 typedef struct {
 	ui_dialog_kind kind;
-	char *title;        /* sanitised */
-	char **lines;       /* sanitised: what will change */
-	size_t n, cap;
 	char *target;       /* the session or operation id (raw, for the core) */
 	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
@@ -40,7 +39,7 @@ typedef struct {
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status);
 
-/* c: plans compacting session id into d (kind stays NONE and the status
+/* c: plans compacting session id into d and m's dialog (kind stays NONE and the status
  * line says why when there is nothing to do). */
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
 
@@ -51,16 +50,10 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 				     const char *session, const char *checkpoint);
 
-/* y: carries out the dialog's action, then frees it. */
+/* y: carries out the dialog's action, then closes it. */
 void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m);
 
-/* n / Esc: drops the dialog; nothing changes. */
-void ui_dialog_free(ui_dialog *d);
-
-/* Appends a line to the dialog (printf; sanitised). */
-void ui_dialog_line(ui_dialog *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Draws d centred on a rows x cols screen (views/dialog.c). */
-void ui_dialog_draw(const ui_dialog *d, int rows, int cols);
+/* n / Esc: closes the dialog (its text in m too); nothing changes. */
+void ui_dialog_close(ui_dialog *d, ui_model *m);
 
 #endif

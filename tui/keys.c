@@ -1,56 +1,382 @@
-/* The key table: every binding of the dashboard, as data. */
+/* The key table and its handlers. Each handler changes the dashboard's
+ * state (dash.h) or asks the operator's actions (actions.h) for a dialog,
+ * and says whether anything changed; the table says where the key applies
+ * and what follows (redraw, reload, quit). */
+#include "keys.h"
+
 #include "screen.h"
-#include "view.h"
 
-static const ui_binding bindings[] = {
-	{'1', UI_ACT_PANE_SESSIONS, "1", "Sessions pane"},
-	{'2', UI_ACT_PANE_OPS, "2", "Operations pane"},
-	{'3', UI_ACT_PANE_CKPTS, "3", "Checkpoints pane (of the selected session)"},
-	{'4', UI_ACT_PANE_JOURNAL, "4", "Journal pane (live tail)"},
-	{UI_KEY_TAB, UI_ACT_NEXT_PANE, "Tab", "next pane"},
-	{UI_KEY_BTAB, UI_ACT_PREV_PANE, "S-Tab", "previous pane"},
-	{UI_KEY_ENTER, UI_ACT_OPEN, "Enter", "open the selected session's conversation; in its "
-	 "Memory or Artifacts tab, the selected document in full"},
-	{UI_KEY_ESC, UI_ACT_BACK, "Esc", "back (document -> its tab -> Sessions); clear the filter; "
-	 "cancel a dialog"},
-	{']', UI_ACT_NEXT_TAB, "] Right", "conversation: next tab (Messages, Memory, Artifacts, Trace)"},
-	{UI_KEY_RIGHT, UI_ACT_NEXT_TAB, NULL, NULL},
-	{'[', UI_ACT_PREV_TAB, "[ Left", "conversation: previous tab"},
-	{UI_KEY_LEFT, UI_ACT_PREV_TAB, NULL, NULL},
-	{'j', UI_ACT_DOWN, "j Down", "move down"},
-	{UI_KEY_DOWN, UI_ACT_DOWN, NULL, NULL},
-	{'k', UI_ACT_UP, "k Up", "move up"},
-	{UI_KEY_UP, UI_ACT_UP, NULL, NULL},
-	{'g', UI_ACT_TOP, "g Home", "top"},
-	{UI_KEY_HOME, UI_ACT_TOP, NULL, NULL},
-	{'G', UI_ACT_BOTTOM, "G End", "bottom (the journal then follows new events)"},
-	{UI_KEY_END, UI_ACT_BOTTOM, NULL, NULL},
-	{UI_KEY_PGUP, UI_ACT_PGUP, "PgUp", "page up"},
-	{UI_KEY_PGDN, UI_ACT_PGDN, "PgDn", "page down"},
-	{'/', UI_ACT_FILTER, "/", "filter this pane (substring; case-sensitive only with capitals)"},
-	{'s', UI_ACT_STATUS_FILTER, "s", "sessions: show only running, paused, completed, failed, all"},
-	{'p', UI_ACT_PAUSE, "p", "pause the selected session (asks first)"},
-	{'r', UI_ACT_RESUME, "r", "resume the selected session (asks first; starts resumeCommand)"},
-	{'c', UI_ACT_COMPACT, "c", "compact the selected session (asks first)"},
-	{'R', UI_ACT_ROLLBACK, "R", "roll back to the selected operation or checkpoint (asks first)"},
-	{'y', UI_ACT_YES, "y", "confirm a dialog"},
-	{'n', UI_ACT_NO, "n", "cancel a dialog"},
-	{'t', UI_ACT_THEME, "t", "next theme"},
-	{'?', UI_ACT_HELP, "?", "this help"},
-	{UI_KEY_CTRL_L, UI_ACT_REDRAW, "C-l", "redraw the screen"},
-	{'q', UI_ACT_QUIT, "q", "quit"},
-};
+#include "ac_watch.h"
 
-const ui_binding *ui_bindings(size_t *out_n)
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- handlers ---------------------------------------------------------- */
+
+static bool act_quit(ui_dash *d, int key)
 {
-	*out_n = sizeof(bindings) / sizeof(bindings[0]);
-	return bindings;
+	(void)d;
+	(void)key;
+	return true;
 }
 
-ui_action ui_action_for_key(int key)
+static bool act_pane(ui_dash *d, int key)
 {
-	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
-		if (bindings[i].key == key)
-			return bindings[i].action;
-	return UI_ACT_NONE;
+	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
+	bool same = !d->help_open && !d->conv_open && d->pane == want;
+
+	ui_dash_switch_pane(d, want);
+	return !same;
+}
+
+static bool act_cycle_pane(ui_dash *d, int key)
+{
+	ui_dash_switch_pane(d, (ui_pane_id)((d->pane + (key == UI_KEY_TAB ? 1 : 3)) % 4));
+	return true;
+}
+
+static bool act_help(ui_dash *d, int key)
+{
+	(void)key;
+	d->help_open = !d->help_open;
+	d->panes[UI_PANE_HELP].top = 0;
+	return true;
+}
+
+static bool act_repaint(ui_dash *d, int key)
+{
+	(void)d;
+	(void)key;
+	return true;
+}
+
+static bool act_theme(ui_dash *d, int key)
+{
+	(void)key;
+	ui_dash_next_theme(d);
+	return true;
+}
+
+static bool act_tab(ui_dash *d, int key)
+{
+	int step = key == ']' || key == UI_KEY_RIGHT ? 1 : UI_TAB_COUNT - 1;
+
+	ui_dash_open_tab(d, (ui_tab)((d->tab + step) % UI_TAB_COUNT));
+	return true;
+}
+
+/* Esc: the innermost thing open closes (help, a document, a filter, the
+ * conversation), else the filters, else the status line's message. */
+static bool act_back(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[ui_dash_shown(d)];
+
+	(void)key;
+	if (d->help_open)
+		d->help_open = false;
+	else if (d->conv_open && d->m.doc_title)
+		ui_model_close_document(&d->m);
+	else if (d->conv_open && p->filter[0])
+		p->filter[0] = '\0';
+	else if (d->conv_open)
+		ui_dash_close_conversation(d);
+	else if (p->filter[0] || p->status_filter >= 0) {
+		p->filter[0] = '\0';
+		p->status_filter = -1;
+	} else if (d->m.action[0])
+		d->m.action[0] = '\0';
+	else
+		return false;
+	return true;
+}
+
+static bool act_open(ui_dash *d, int key)
+{
+	ui_pane_id cur = ui_dash_shown(d);
+	const ui_view *v = ui_pane_views[cur];
+	size_t i;
+
+	(void)key;
+	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i))
+		return false;
+	if (cur == UI_PANE_SESSIONS) {
+		ui_dash_open_conversation(d, d->m.sessions[i].id);
+	} else {
+		ui_source_open_item(d->src, &d->m, d->tab, i);
+		d->panes[UI_PANE_DOC].top = 0;
+		d->panes[UI_PANE_DOC].follow = false;
+	}
+	return true;
+}
+
+static bool act_move(ui_dash *d, int key)
+{
+	ui_pane_id cur = ui_dash_shown(d);
+	const ui_view *v = ui_pane_views[cur];
+	ui_action a;
+
+	switch (key) {
+	case 'j': case UI_KEY_DOWN: a = UI_ACT_DOWN; break;
+	case 'k': case UI_KEY_UP: a = UI_ACT_UP; break;
+	case 'g': case UI_KEY_HOME: a = UI_ACT_TOP; break;
+	case 'G': case UI_KEY_END: a = UI_ACT_BOTTOM; break;
+	case UI_KEY_PGUP: a = UI_ACT_PGUP; break;
+	case UI_KEY_PGDN: a = UI_ACT_PGDN; break;
+	default: return false;
+	}
+	return v->key && v->key(v, &d->m, &d->panes[cur], a, ui_dash_page_rows(d));
+}
+
+static bool act_filter(ui_dash *d, int key)
+{
+	(void)key;
+	d->filtering = true;
+	return true;
+}
+
+static bool act_status_filter(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_SESSIONS];
+
+	(void)key;
+	p->status_filter = p->status_filter + 1 >= UI_STATUS_OTHER ? -1 : p->status_filter + 1;
+	p->cursor = p->top = 0;
+	return true;
+}
+
+/* p, r, c: a dialog about the session meant, or a status line saying why
+ * there is none. Either way something is shown. */
+static bool act_session(ui_dash *d, int key)
+{
+	const char *id = ui_dash_target_session(d);
+	char *copy = id ? strdup(id) : NULL;
+
+	if (copy && key == 'c')
+		ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
+	else if (copy)
+		ui_act_plan_status(&d->dlg, d->ws, &d->m, copy, key == 'p' ? "paused" : "running");
+	free(copy);
+	return true;
+}
+
+static bool act_rollback(ui_dash *d, int key)
+{
+	ui_pane_id cur = ui_dash_shown(d);
+	const ui_view *v = ui_pane_views[cur];
+	size_t i;
+
+	(void)key;
+	if (cur == UI_PANE_OPS && ui_list_selected(v, &d->m, &d->panes[cur], &i)) {
+		if (!d->m.ops[i].reversible)
+			ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
+					    "rolled back on its own", d->m.ops[i].id);
+		else
+			ui_act_plan_rollback_op(&d->dlg, d->ws, &d->m, d->m.ops[i].id);
+	} else if (cur == UI_PANE_CKPTS && ui_list_selected(v, &d->m, &d->panes[cur], &i) &&
+		   d->m.ckpt_session) {
+		ui_act_plan_rollback_checkpoint(&d->dlg, d->ws, &d->m, d->m.ckpt_session,
+						d->m.ckpts[i].id);
+	} else {
+		ui_model_set_action(&d->m, true, "R rolls back the selected operation (2) or "
+				    "checkpoint (3)");
+	}
+	return true;
+}
+
+static bool act_confirm(ui_dash *d, int key)
+{
+	(void)key;
+	ui_model_set_action(&d->m, false, "working...");
+	ui_dialog_confirm(&d->dlg, d->ws, &d->m);
+	return true;
+}
+
+static bool act_cancel(ui_dash *d, int key)
+{
+	(void)key;
+	ui_dialog_close(&d->dlg, &d->m);
+	ui_model_set_action(&d->m, false, "cancelled; nothing was changed");
+	return true;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+#define IN_SESSION_PANES (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_CKPTS) | UI_IN_CONVERSATION)
+#define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_MEMO) | UI_IN(UI_PANE_ARTIFACTS))
+#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
+
+/* In table order: the help screen's order within a group of panes, and
+ * the hint line's. A key in two entries goes to the first that applies. */
+static const ui_key table[] = {
+	{.keys = {'1', '2', '3', '4'},
+	 .doc = {.label = "1-4", .panes = UI_IN_PANES,
+		 .help = "Sessions, Operations, Checkpoints (of the selected session), Journal "
+			 "(live tail)"},
+	 .hint = "1-4/Tab panes", .hint_panes = UI_IN_LISTS,
+	 .handler = act_pane, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_TAB},
+	 .doc = {.label = "Tab", .help = "next pane", .panes = UI_IN_PANES},
+	 .handler = act_cycle_pane, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_BTAB},
+	 .doc = {.label = "S-Tab", .help = "previous pane", .panes = UI_IN_PANES},
+	 .handler = act_cycle_pane, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ENTER},
+	 .doc = {.label = "Enter", .panes = IN_OPENING,
+		 .help = "open the selected session's conversation; in its Memory or Artifacts "
+			 "tab, the selected document in full"},
+	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ESC},
+	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
+		 .help = "back (help, a document, its tab's filter, the conversation); clear the "
+			 "filters; clear the status line"},
+	 .hint = "Esc back", .hint_panes = IN_SCROLLING,
+	 .handler = act_back, .reaction = UI_REDRAW},
+	{.keys = {']', UI_KEY_RIGHT},
+	 .doc = {.label = "] Right", .panes = UI_IN_CONVERSATION,
+		 .help = "conversation: next tab (Messages, Memory, Artifacts, Trace)"},
+	 .hint = "[ ] tab", .handler = act_tab, .reaction = UI_REDRAW},
+	{.keys = {'[', UI_KEY_LEFT},
+	 .doc = {.label = "[ Left", .help = "conversation: previous tab",
+		 .panes = UI_IN_CONVERSATION},
+	 .handler = act_tab, .reaction = UI_REDRAW},
+	{.keys = {'j', UI_KEY_DOWN},
+	 .doc = {.label = "j Down", .help = "move down", .panes = UI_IN_PANES},
+	 .hint = "j/k scroll", .hint_panes = IN_SCROLLING,
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {'k', UI_KEY_UP},
+	 .doc = {.label = "k Up", .help = "move up", .panes = UI_IN_PANES},
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {'g', UI_KEY_HOME},
+	 .doc = {.label = "g Home", .help = "top", .panes = UI_IN_PANES},
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {'G', UI_KEY_END},
+	 .doc = {.label = "G End", .help = "bottom (the journal then follows new events)",
+		 .panes = UI_IN_PANES},
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_PGUP},
+	 .doc = {.label = "PgUp", .help = "page up", .panes = UI_IN_PANES},
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_PGDN},
+	 .doc = {.label = "PgDn", .help = "page down", .panes = UI_IN_PANES},
+	 .handler = act_move, .reaction = UI_REDRAW},
+	{.keys = {'/'},
+	 .doc = {.label = "/", .panes = UI_IN_LISTS | UI_IN_CONVERSATION,
+		 .help = "filter this pane (substring; case-sensitive only with capitals); "
+			 "Enter keeps it, Esc clears it"},
+	 .hint = "/ filter", .handler = act_filter, .reaction = UI_REDRAW},
+	{.keys = {'s'},
+	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
+		 .panes = UI_IN(UI_PANE_SESSIONS)},
+	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	{.keys = {'p'},
+	 .doc = {.label = "p", .help = "pause the selected session (asks first)",
+		 .panes = IN_SESSION_PANES, .writes = true},
+	 .hint = "p pause", .handler = act_session, .reaction = UI_REDRAW},
+	{.keys = {'r'},
+	 .doc = {.label = "r", .panes = IN_SESSION_PANES, .writes = true,
+		 .help = "resume the selected session (asks first; starts resumeCommand)"},
+	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
+	{.keys = {'c'},
+	 .doc = {.label = "c", .help = "compact the selected session (asks first)",
+		 .panes = IN_SESSION_PANES, .writes = true},
+	 .hint = "c compact", .handler = act_session, .reaction = UI_REDRAW},
+	{.keys = {'R'},
+	 .doc = {.label = "R", .panes = UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_CKPTS), .writes = true,
+		 .help = "roll back to the selected operation or checkpoint (asks first)"},
+	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
+	{.keys = {'y'},
+	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
+		 .panes = UI_IN(UI_PANE_DIALOG)},
+	 .hint = "y confirm", .handler = act_confirm, .reaction = UI_REDRAW | UI_RELOAD},
+	{.keys = {'n', UI_KEY_ESC, 'q'},
+	 .doc = {.label = "n Esc q", .help = "cancel a dialog (nothing changes)",
+		 .panes = UI_IN(UI_PANE_DIALOG)},
+	 .hint = "n/Esc cancel", .handler = act_cancel, .reaction = UI_REDRAW},
+	{.keys = {'t'},
+	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
+	 .hint = "t theme", .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
+	{.keys = {'?'},
+	 .doc = {.label = "?", .help = "this help (again: back)", .panes = UI_IN_PANES},
+	 .hint = "? help", .handler = act_help, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_CTRL_L},
+	 .doc = {.label = "C-l", .help = "redraw the screen",
+		 .panes = UI_IN_PANES | UI_IN(UI_PANE_DIALOG)},
+	 .handler = act_repaint, .reaction = UI_REDRAW | UI_REPAINT},
+	{.keys = {'q'},
+	 .doc = {.label = "q", .help = "quit", .panes = UI_IN_PANES},
+	 .hint = "q quit", .handler = act_quit, .reaction = UI_QUIT},
+};
+
+#define N_KEYS (sizeof(table) / sizeof(table[0]))
+
+const ui_key *ui_keys(size_t *out_n)
+{
+	*out_n = N_KEYS;
+	return table;
+}
+
+const ui_key *ui_key_find(int key, ui_pane_id pane)
+{
+	for (size_t i = 0; i < N_KEYS; i++) {
+		if (!(table[i].doc.panes & UI_IN(pane)))
+			continue;
+		for (size_t k = 0; k < sizeof(table[i].keys) / sizeof(table[i].keys[0]) &&
+				   table[i].keys[k]; k++)
+			if (table[i].keys[k] == key)
+				return &table[i];
+	}
+	return NULL;
+}
+
+bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only)
+{
+	unsigned where = k->hint_panes ? k->hint_panes & k->doc.panes : k->doc.panes;
+
+	return k->hint && (where & UI_IN(pane)) && !(read_only && k->doc.writes);
+}
+
+unsigned ui_keys_dispatch(ui_dash *d, int key)
+{
+	const ui_key *k = ui_key_find(key, ui_dash_current(d));
+	unsigned reaction;
+
+	if (!k)
+		return 0;
+	if (k->doc.writes && d->m.read_only) {
+		ui_model_set_action(&d->m, true,
+				    "read-only: actions are disabled (started with --read-only)");
+		reaction = UI_REDRAW;
+	} else if (k->handler(d, key)) {
+		reaction = k->reaction;
+	} else {
+		return 0;
+	}
+	if (reaction & UI_REPAINT)
+		screen_invalidate();
+	if (reaction & UI_RELOAD)
+		ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
+	if (reaction & UI_QUIT)
+		d->quit = true;
+	if (reaction & (UI_REDRAW | UI_REPAINT | UI_RELOAD))
+		d->dirty = true;
+	return reaction;
+}
+
+void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (ui_key_hinted(&table[i], pane, read_only))
+			ac_buf_printf(out, " %s ", table[i].hint);
+	if (read_only)
+		ac_buf_printf(out, "  read-only: actions disabled");
+}
+
+void ui_keys_describe(ui_model *m)
+{
+	static ui_key_doc docs[N_KEYS];
+
+	for (size_t i = 0; i < N_KEYS; i++)
+		docs[i] = table[i].doc;
+	m->keys = docs;
+	m->n_keys = N_KEYS;
 }

@@ -83,6 +83,52 @@ void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
 	m->action_error = error;
 }
 
+/* ---- the dialog's text ------------------------------------------------- */
+
+void ui_model_dialog_title(ui_model *m, const char *fmt, ...)
+{
+	char raw[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	ui_model_close_dialog(m);
+	m->dialog_title = ui_safe_str(raw);
+}
+
+void ui_model_dialog_line(ui_model *m, const char *fmt, ...)
+{
+	char raw[1024], *line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	if (m->n_dialog_lines == m->cap_dialog_lines) {
+		size_t cap = m->cap_dialog_lines ? m->cap_dialog_lines * 2 : 16;
+		char **grown = realloc(m->dialog_lines, cap * sizeof(*grown));
+
+		if (!grown)
+			return;
+		m->dialog_lines = grown;
+		m->cap_dialog_lines = cap;
+	}
+	if ((line = ui_safe_str(raw)))
+		m->dialog_lines[m->n_dialog_lines++] = line;
+}
+
+void ui_model_close_dialog(ui_model *m)
+{
+	for (size_t i = 0; i < m->n_dialog_lines; i++)
+		ui_sfree(m->dialog_lines[i]);
+	free(m->dialog_lines);
+	ui_sfree(m->dialog_title);
+	m->dialog_title = NULL;
+	m->dialog_lines = NULL;
+	m->n_dialog_lines = m->cap_dialog_lines = 0;
+}
+
 /* ---- journal tail ------------------------------------------------------ */
 
 const ui_event *ui_model_event(const ui_model *m, size_t i)
@@ -594,6 +640,7 @@ void ui_model_free(ui_model *m)
 	m->ops = NULL;
 	ui_model_clear_checkpoints(m);
 	ui_model_close_conversation(m);
+	ui_model_close_dialog(m);
 	ui_sfree(m->workspace);
 	ui_sfree(m->last_problem);
 	free(m->polling);

@@ -2,11 +2,9 @@
  * core's readers and made safe for a terminal (ac_text_sanitize), so that
  * views draw from it alone and never touch a file.
  *
- * ui_source holds the readers (journal follower, session index, operation
- * log offset, checkpoint store) and brings a ui_model up to date reading
- * only what the watcher says changed. Between two updates the model does
- * not change: views may keep pointers into it while drawing. No curses
- * here. */
+ * The readers that fill it are tui/source.h. Between two updates the model
+ * does not change: views may keep pointers into it while drawing. No
+ * curses here. */
 #ifndef UI_MODEL_H
 #define UI_MODEL_H
 
@@ -104,6 +102,16 @@ typedef struct {
 	char *at, *kind, *summary;
 } ui_trace_entry;
 
+/* One row of the key table, as help shows it: label ("j Down"), what it
+ * does, and the panes where it applies (a mask of 1 << ui_pane_id,
+ * views/view.h). Strings are static. */
+typedef struct {
+	const char *label;
+	const char *help;
+	unsigned panes;
+	bool writes;    /* changes files: refused in read-only mode */
+} ui_key_doc;
+
 #define UI_MODEL_EVENTS 2000 /* the journal tail kept */
 
 typedef struct {
@@ -163,6 +171,16 @@ typedef struct {
 
 	char action[512];          /* the last action's result, sanitised */
 	bool action_error;
+
+	/* The open confirmation dialog (tui/actions.c fills it, views/dialog.c
+	 * draws it): open when dialog_title is set. Sanitised. */
+	char *dialog_title;
+	char **dialog_lines;       /* what will change */
+	size_t n_dialog_lines, cap_dialog_lines;
+
+	/* The key table as the help screen shows it (tui/keys.c): static. */
+	const ui_key_doc *keys;
+	size_t n_keys;
 } ui_model;
 
 /* The i-th event of the tail, oldest first (i < n_events). */
@@ -213,56 +231,17 @@ int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char
 
 void ui_model_close_document(ui_model *m);
 
+/* Opens the dialog titled by fmt (printf; sanitised), with no lines yet. */
+void ui_model_dialog_title(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends a line to the dialog (printf; sanitised). */
+void ui_model_dialog_line(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Closes the dialog: its text is freed. */
+void ui_model_close_dialog(ui_model *m);
+
 /* Frees everything the model owns (the struct itself is the caller's). */
 void ui_model_free(ui_model *m);
-
-/* ---- the source: readers that fill the model ------------------------- */
-
-typedef struct ui_source ui_source;
-
-/* What ui_source_update() changed in the model. */
-enum {
-	UI_CHANGED_JOURNAL = 1 << 0,
-	UI_CHANGED_SESSIONS = 1 << 1,
-	UI_CHANGED_OPS = 1 << 2,
-	UI_CHANGED_CHECKPOINTS = 1 << 3,
-	UI_CHANGED_CONVERSATION = 1 << 4,
-	UI_CHANGED_TRACE = 1 << 5,
-};
-
-/* Opens the readers of ws (borrowed; must outlive the source) and fills m
- * (zeroed by the caller) for the first time. */
-int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws);
-
-void ui_source_free(ui_source *src);
-
-/* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
- * Returns the UI_CHANGED_* mask. */
-unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
-
-/* Loads the checkpoints of session id (NULL: none) into m. */
-int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);
-
-/* Loads session id's conversation into m (m->conv_error says why not).
- * Loading the open one again (its file changed) keeps the store tabs
- * unless its tenant changed. */
-int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id);
-
-/* The open conversation's tenant as stored (borrowed until the next
- * open), NULL when it has none: the trace the watcher should follow. */
-const char *ui_source_tenant(const ui_source *src);
-
-/* Reads what tab shows for the open conversation: the memory documents
- * (listed again each time), the artifact ids (likewise), or the trace (all
- * of it the first time; after that ui_source_update(AC_WATCH_TRACES) reads
- * only records after m->trace_seq). A session without a tenant has
- * nothing to read (m->store_note says so). */
-int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab);
-
-/* Reads memo document or artifact i of its list in full into the model's
- * document (m->doc_error says why not). */
-int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i);
-
 
 /* Shared with tui/source.c, which fills the model. */
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */

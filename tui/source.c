@@ -2,7 +2,7 @@
  * the core (journal follow, session index, operation log, checkpoints, the
  * storage backend for the conversation's tabs), into the model. The model
  * itself is tui/model.c. */
-#include "model.h"
+#include "source.h"
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_error.h"

@@ -1,8 +1,8 @@
 /* The Checkpoints pane: the selected session's checkpoints by version; R
  * rolls the session back to the selected one. */
-#include "../tui/screen.h"
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "screen.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,9 +5,9 @@
  * shown here in full the same way. Both scroll by wrapped rows; Esc goes
  * back (from a document to its list, from the conversation to Sessions).
  * The other tabs are list panes (views/store.c). */
-#include "../tui/screen.h"
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "screen.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The Journal pane: the live tail of JOURNAL.jsonl, oldest at the top; it
  * follows new events while the cursor is on the last row. */
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* What the list panes share: visible rows under the filters, the cursor
  * and scrolling, drawing rows with their status accent, and the small
  * formatters (status symbols, ages, counts). */
-#include "../tui/screen.h"
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "screen.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* The Operations pane: the operation log, oldest first; R rolls the
  * workspace back to before the selected operation. */
-#include "../tui/screen.h"
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "screen.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The Sessions pane: one row per session, newest first. */
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <string.h>
 

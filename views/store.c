@@ -5,9 +5,9 @@
  * conversation's title and tab bar (ui_conv_frame); a session without a
  * tenant says so instead of showing an empty list. Enter on a document or
  * an artifact opens it in full (ui_view_document). */
-#include "../tui/screen.h"
-#include "../tui/ui_text.h"
-#include "../tui/view.h"
+#include "screen.h"
+#include "ui_text.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -163,6 +163,22 @@ int ac_checkpoint_store_retain(size_t *out_removed, ac_checkpoint_store *store,
 int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			 const char *session_id, const char *node);
 
+/* What ac_checkpoint_create_with() may set instead of its defaults. Zeroed:
+ * ac_checkpoint_create()'s. Everything is borrowed. */
+typedef struct {
+	const char *node;          /* nodeId; NULL: "manual" */
+	const char *checkpoint_id; /* NULL: a new UUID v4; an id the session's
+				    * checkpoints hold already is AC_EINVAL */
+	const json_t *last_input;  /* lastInput (any JSON, copied); NULL: the
+				    * last user text */
+	const char *last_input_type; /* lastInputType; NULL: "text" */
+} ac_checkpoint_create_options;
+
+/* ac_checkpoint_create() with opts (may be NULL). Ids and the node are
+ * checked (AC_EINVAL) before anything is read. */
+int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
+			      const char *session_id, const ac_checkpoint_create_options *opts);
+
 /* 0 when checkpoint_history is a prefix of session_history (message by
  * message, json_equal). Otherwise AC_EINVAL saying why: the index of the
  * first message that differs, or that the checkpoint is longer. */

@@ -20,6 +20,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 0 when msg is a message a writer may append (agentctl writes what the
+ * reference readers can load; it reads more leniently than it writes): an
+ * object whose role is "user", "assistant", "system" or "tool"; whose
+ * content is a string or an array of blocks, or, with an OpenAI-style
+ * "tool_calls" array, null or absent; whose blocks are objects with a
+ * string "type" ("text" with a string text, "tool_use" with string id and
+ * name, "tool_result" with a string tool_use_id; other types as they are);
+ * whose tool_calls are objects with a string id; and, for role "tool", that
+ * carries a string toolCallId or tool_call_id. Otherwise AC_EINVAL naming
+ * the member at fault after name, e.g. "messages[2].content[0].text: must
+ * be a string". */
+int ac_message_check(const json_t *msg, const char *name);
+
+/* ac_message_check() for each element of the array messages, named
+ * "<name>[i]"; AC_EINVAL when messages is not an array. */
+int ac_messages_check(const json_t *messages, const char *name);
+
 /* Appends a one-line, human-readable rendering of msg's content to out:
  * text blocks as they are, a tool call as "[tool_use NAME {input}]", a tool
  * result as "[tool_result ID: text]", other blocks as "[TYPE]". Newlines

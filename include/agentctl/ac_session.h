@@ -122,10 +122,22 @@ bool ac_session_status_change_allowed(const char *from, const char *to);
 int ac_session_append_messages(ac_session **out, const char *dir, const char *id,
 			       const json_t *messages);
 
+/* The largest token count or turn number kept: 2^53 - 1, the largest
+ * integer the seeds' JavaScript reads exactly. */
+#define AC_SESSION_COUNT_MAX UINT64_C(9007199254740991)
+
 /* Adds one turn's usage to metadata.usage {inputTokens, outputTokens,
- * turns}, where other readers ignore it. */
+ * turns}, where other readers ignore it. A count there that is not a whole
+ * number is AC_ECORRUPT, a total that would pass AC_SESSION_COUNT_MAX
+ * AC_EINVAL; either way nothing is written. */
 int ac_session_record_usage(ac_session **out, const char *dir, const char *id,
 			    uint64_t input_tokens, uint64_t output_tokens);
+
+/* One turn in one atomic rewrite: appends a copy of each message of the
+ * array messages (NULL: none) and adds the usage as
+ * ac_session_record_usage() does. Both land or neither does. */
+int ac_session_record_turn(ac_session **out, const char *dir, const char *id,
+			   const json_t *messages, uint64_t input_tokens, uint64_t output_tokens);
 
 /* Writes session's document as it is in memory, refusing (AC_ECONFLICT)
  * when the file was replaced or changed since session was loaded (by

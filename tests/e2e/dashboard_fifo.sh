@@ -6,10 +6,9 @@
 
 mkdir -p "$ws/.agent"
 mkfifo "$ws/JOURNAL.jsonl" "$ws/.agent/operations.jsonl"
-tmux -L "$sock" new-session -d -s e2e -x 160 -y 30 "$agentctl -w $ws"
+dashboard 160 30
 check "the dashboard draws" wait_for "Journal"
 check "it says a file is not a regular file" wait_for "not a regular file"
-tmux -L "$sock" send-keys -t e2e q
-for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
-check "q quits" bash -c "! tmux -L $sock has-session -t e2e 2>/dev/null"
+send q
+check "q quits" wait_gone
 finish

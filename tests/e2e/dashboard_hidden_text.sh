@@ -9,16 +9,15 @@ printf '{"id":"evt_20250101000000_00000001","timestamp":"2025-01-01T00:00:00.000
 mkdir -p "$ws/.agent/sessions"
 printf '{"id":"s1","status":"running","task":"task\xf3\xa0\x81\x81 L\xe2\x80\xa8 S\xc2\xad","createdAt":"2025-01-01T00:00:00.000Z","conversationHistory":[{"role":"user","content":"hello\xf3\xa0\x81\x82 \xe2\x80\xa9 x\xcd\x8f"}]}' \
   >"$ws/.agent/sessions/s1.json"
-tmux -L "$sock" new-session -d -s e2e -x 160 -y 30 "$agentctl -w $ws"
+dashboard 160 30
 check "tag character shown" wait_for "t<U+E0041>"
 check "line separator shown" wait_for "l<U+2028>"
 check "soft hyphen shown" wait_for "s<U+00AD>"
 check "combining grapheme joiner shown" wait_for "c<U+034F>"
 check "zero-width space shown" wait_for "z<U+200B> end"
 check "a session's task shows them too" wait_for "task<U+E0041> L<U+2028> S<U+00AD>"
-tmux -L "$sock" send-keys -t e2e Enter
+send Enter
 check "the conversation shows them too" wait_for "hello<U+E0042> <U+2029> x<U+034F>"
-tmux -L "$sock" send-keys -t e2e q
-for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
-check "q quits" bash -c "! tmux -L $sock has-session -t e2e 2>/dev/null"
+send q
+check "q quits" wait_gone
 finish

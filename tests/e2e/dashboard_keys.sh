@@ -2,7 +2,8 @@
 # Every printable key, typed in every pane and every conversation tab (and
 # in the help screen), without confirming anything, changes no file: a key
 # means what the pane's hints say or nothing, and while a filter line is
-# open no key is a command. Also the reported case: "/policy" typed in the
+# open no key is a command. The hint lines of two panes, and keys pressed
+# where they do not apply changing nothing on screen. Also the reported case: "/policy" typed in the
 # Messages tab filters the messages (it used to pause the session, open a
 # compaction and confirm it).
 . "$(dirname "$0")/lib/tmux.sh" "$@"
@@ -30,7 +31,7 @@ printf '{"id":"11111111-2222-4333-8444-555555555555","timestamp":"2024-05-01T10:
 touch -d '-1 min' "$S"/*.json
 before=$(sums)
 
-tmux -L "$sock" new-session -d -s e2e -x 120 -y 32 "$agentctl -w $ws; echo \$? > $ws.exit"
+dashboard 120 32
 wait_for "s-one" >/dev/null
 
 # The reported case first.
@@ -42,6 +43,27 @@ send Enter
 check "the filter keeps the matching message" wait_for "about the policy"
 check "and hides the others" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep -q 'unrelated words'"
 send Escape Escape Escape
+
+# The hint line is the key table's for the pane in use, and a key where it
+# does not apply does nothing: s (Sessions only) in Operations, R
+# (Operations, Checkpoints) and ] (a conversation) in Sessions.
+hint_has() { hints | grep -qF -- "$1"; }
+unchanged_by() { # keys...: the screen is the same after them
+  local before
+  before=$(screen)
+  keys "$@"
+  [ "$(screen)" = "$before" ] || { echo "before:"; echo "$before"; echo "after:"; screen; return 1; }
+}
+keys 2
+check "2 shows Operations" wait_for "2 Operations"
+check "Operations hints R rollback" hint_has "R rollback"
+check "Operations does not hint s status" eval '! hint_has "s status"'
+check "s in Operations changes nothing" unchanged_by s
+keys 1
+check "1 shows Sessions" wait_for "1 Sessions"
+check "Sessions hints s status and p pause" eval 'hint_has "s status" && hint_has "p pause"'
+check "Sessions does not hint R rollback" eval '! hint_has "R rollback"'
+check "R and ] in Sessions change nothing" unchanged_by R "]"
 
 # Every printable key but q, then Escape three times (closes a dialog, a
 # filter line, help, a document, the conversation).
@@ -66,7 +88,6 @@ check "no file changed (sessions, journal, operations, checkpoints, worktree, gi
   bash -c "[ \"\$(cd $ws && find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)\" = \"\$0\" ]" "$before"
 check "no session was paused" bash -c "! grep -l paused $S/*.json"
 send q
-for _ in $(seq 50); do [ -s "$ws.exit" ] && break; sleep 0.1; done
+wait_exit
 check "q still quits with status 0" grep -qx 0 "$ws.exit"
-rm -f "$ws.exit"
 finish

@@ -10,15 +10,10 @@ wait_file() { # file text: waits up to 5 s for text in file
   for _ in $(seq 50); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   cat "$1"; return 1
 }
-keys() { tmux -L "$sock" send-keys -t e2e "$@"; sleep 0.2; }
-start() { # args...: the dashboard in a fresh tmux session, exit status to $ws/exit
-  rm -f "$ws/exit"
-  tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 \
-    "${PREFIX:-} $agentctl -w $ws $* ; echo \$? > $ws/exit"
-}
+start() { dashboard 100 30 "$@"; } # args...: the dashboard, exit status to $ws.exit
 quit() {
   keys q
-  for _ in $(seq 50); do [ -s "$ws/exit" ] && break; sleep 0.1; done
+  wait_exit
 }
 session() { # id status task
   cat > "$ws/.agent/sessions/$1.json" <<JSON
@@ -100,7 +95,7 @@ check "a resize redraws at 80x24" wait_for "1 Sessions"
 tmux -L "$sock" resize-window -t e2e -x 140 -y 40
 check "a resize to 140x40 redraws" wait_for "USER/AGENT"
 quit
-check "q quits with status 0" grep -qx 0 "$ws/exit"
+check "q quits with status 0" grep -qx 0 "$ws.exit"
 
 start --read-only
 check "read-only is announced" wait_for "READ-ONLY"
@@ -108,9 +103,9 @@ keys p
 check "read-only refuses actions" wait_for "read-only: actions are disabled"
 check "nothing changed" grep -qE '"status": ?"running"' "$ws/.agent/sessions/s-alpha.json"
 quit
-check "q quits the read-only dashboard" grep -qx 0 "$ws/exit"
+check "q quits the read-only dashboard" grep -qx 0 "$ws.exit"
 
-PREFIX="env NO_COLOR=1" start --theme monochrome
+prefix="env NO_COLOR=1" start --theme monochrome
 check "NO_COLOR and a theme start" wait_for "1 Sessions"
 keys t
 check "t cycles the theme" wait_for "theme: "

@@ -25,16 +25,14 @@ cat >"$ws/xdg/agent/config.json" <<'EOF'
 {"resumeCommand": ["no-such-agent-program", "{id}"], "session": {"quietMs": 50}}
 EOF
 
-tmux -L "$sock" new-session -d -s e2e -x 120 -y 30 "$agentctl -w $ws"
+dashboard 120 30
 check "an overridden pause is shown" wait_for "! overridden"
 humans() { "$agentctl" -w "$ws" journal query agent=Human --json 2>/dev/null | jq -c "$1"; }
 check "and journaled as FAILED, once" \
   bash -c "[ \"\$(XDG_CONFIG_HOME=$XDG_CONFIG_HOME $agentctl -w $ws journal query agent=Human --json | jq -c '[.[] | .status]')\" = '[\"FAILED\"]' ]"
-tmux -L "$sock" send-keys -t e2e 1 j
-sleep 0.3
-tmux -L "$sock" send-keys -t e2e r
-sleep 0.3
-tmux -L "$sock" send-keys -t e2e y
+keys 1 j
+keys r
+keys y
 check "resume with a missing program says why" wait_for "no-such-agent-program"
 check "and marks the session" wait_for "! no resume"
 check "the session stays paused" bash -c "[ \"\$(jq -r .status $S/bbb-dead.json)\" = paused ]"
@@ -43,17 +41,15 @@ check "the session stays paused" bash -c "[ \"\$(jq -r .status $S/bbb-dead.json)
 cat >"$ws/xdg/agent/config.json" <<EOF
 {"resumeCommand": ["/bin/sh", "-c", "sleep 1; f=.agent/sessions/\$0.json; jq '.status=\"running\"' \$f > \$f.tmp && mv \$f.tmp \$f", "{id}"], "session": {"quietMs": 50}}
 EOF
-tmux -L "$sock" send-keys -t e2e q
-for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
-tmux -L "$sock" new-session -d -s e2e -x 120 -y 30 "$agentctl -w $ws"
+send q
+wait_gone
+dashboard 120 30
 wait_for "ccc-slow" >/dev/null
-tmux -L "$sock" send-keys -t e2e 1 G
-sleep 0.3
-tmux -L "$sock" send-keys -t e2e r
-sleep 0.3
-tmux -L "$sock" send-keys -t e2e y
+keys 1 G
+keys r
+keys y
 check "a started resume shows resuming" wait_for "~ resuming"
 check "until the agent takes over" wait_for "running"
 check "then the request is gone" bash -c "for i in \$(seq 30); do [ ! -e $S/.requests/ccc-slow.json ] && exit 0; sleep 0.1; done; exit 1"
-tmux -L "$sock" send-keys -t e2e q
+send q
 finish

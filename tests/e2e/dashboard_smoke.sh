@@ -9,12 +9,11 @@ event() { # agent message
 
 "$agentctl" -w "$ws" journal log "$(event Claude 'first event from Claude')" >/dev/null
 "$agentctl" -w "$ws" journal log "$(event Codex 'evil \u001b]0;pwned\u0007 title')" >/dev/null
-tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 "$agentctl -w $ws"
+dashboard 100 30
 check "dashboard shows the journal" wait_for "first event from Claude"
 check "escape sequences are made visible" wait_for "^[]0;pwned^G"
 "$agentctl" -w "$ws" journal log "$(event Gemini 'a live event arrives')" >/dev/null
 check "a new event appears live" wait_for "a live event arrives"
-tmux -L "$sock" send-keys -t e2e q
-for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || break; sleep 0.1; done
-check "q quits" bash -c "! tmux -L $sock has-session -t e2e 2>/dev/null"
+send q
+check "q quits" wait_gone
 finish

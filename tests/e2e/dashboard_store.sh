@@ -8,10 +8,6 @@
 # through the documented on-disk layout (README: .agent/artifacts/...,
 # .agent/traces/...) where none does.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
-absent() { # text: not on screen now
-  ! screen | grep -qF -- "$1"
-}
-keys() { tmux -L "$sock" send-keys -t e2e "$@"; sleep 0.2; }
 session() { # id created-day (the newest is listed first) metadata
   cat > "$ws/.agent/sessions/$1.json" <<JSON
 {"id":"$1","createdAt":"2024-05-0$2T10:00:00.000Z","updatedAt":"2024-05-0$2T10:00:00.000Z","task":"task of $1","status":"running","conversationHistory":[{"role":"user","content":"hello from $1"}],"metadata":$3}
@@ -30,7 +26,7 @@ echo "END OF ARTIFACT" >> "$ws/.agent/artifacts/acme/s-store/call_1"
 trace="$ws/.agent/traces/acme/s-store.jsonl"
 echo '{"seq":1,"at":"2024-05-01T10:00:01.000Z","data":{"type":"llm_call","model":"m1"}}' > "$trace"
 
-tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 "$agentctl -w $ws ; echo \$? > $ws/exit"
+dashboard 100 30
 check "the sessions are listed" wait_for "s-store"
 keys Enter
 check "Enter opens the conversation" wait_for "Conversation s-store"
@@ -90,7 +86,7 @@ check "the tab bar says so too" wait_for "no tenant"
 keys Escape
 
 keys q
-for _ in $(seq 50); do [ -s "$ws/exit" ] && break; sleep 0.1; done
-check "q quits with status 0" grep -qx 0 "$ws/exit"
+wait_exit
+check "q quits with status 0" grep -qx 0 "$ws.exit"
 
 finish

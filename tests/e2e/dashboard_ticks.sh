@@ -8,7 +8,7 @@ mkdir -p "$ws/.agent/sessions"
 now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 printf '{"id":"s-tick","createdAt":"%s","updatedAt":"%s","task":"t","status":"running","conversationHistory":[],"metadata":{}}' \
   "$now" "$now" >"$ws/.agent/sessions/s-tick.json"
-tmux -L "$sock" new-session -d -s e2e -x 100 -y 30 "$agentctl -w $ws"
+dashboard 100 30
 for _ in $(seq 50); do [ -n "$(age)" ] && break; sleep 0.1; done
 first=$(age)
 sleep 3.2
@@ -20,5 +20,5 @@ t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 sleep 3
 t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
 check "ticking costs almost no CPU ($((t1 - t0)) ticks in 3 s)" test $((t1 - t0)) -le 10
-tmux -L "$sock" send-keys -t e2e q
+send q
 finish

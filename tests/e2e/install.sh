@@ -255,7 +255,7 @@ done
 # Every key label of the dashboard's key table (tui/keys.c).
 sed -n '/^DASHBOARD KEYS/,/^CONFIGURATION/p' "$TMP/man.txt" |
 	sed -n 's/^       \([^ ].*\)$/\1/p' | sed 's/  .*//; s/, /\n/g' | sort -u >"$TMP/man-keys.txt"
-labels=$(sed -n 's/.*UI_ACT_[A-Z_]*, "\([^"]*\)".*/\1/p' "$src/tui/keys.c")
+labels=$(grep -o '\.label = "[^"]*"' "$src/tui/keys.c" | sed 's/^\.label = "//; s/"$//')
 check "key labels found in tui/keys.c" test "$(echo "$labels" | wc -l)" -ge 20
 while read -r label; do
 	check "man: key $label" grep -qxF -- "$label" "$TMP/man-keys.txt"

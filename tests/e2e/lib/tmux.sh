@@ -8,13 +8,23 @@
 #   screen                  the pane's text now
 #   wait_for TEXT           up to 5 s for TEXT on screen (prints it on failure)
 #   send KEYS...            tmux send-keys to the dashboard's pane
+#   keys KEYS...            send, then give the dashboard 0.2 s to act on them
+#   absent TEXT             TEXT is not on screen now
+#   hints                   the key hint line (the screen's last line) now
+#   dashboard W H ARGS...   starts `$prefix agentctl -w $ws ARGS` in tmux
+#                           session e2e of W x H (prefix: e.g. env NO_COLOR=1);
+#                           its exit status goes to $ws.exit
+#   wait_exit               up to 5 s for the dashboard's exit status file
+#   wait_gone               up to 5 s for the tmux session e2e to end
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
+# A script may define at_exit (more to remove on exit) before it ends.
 set -u
 agentctl=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
 ws=$(mktemp -d)
 sock="agentctl-e2e-$(basename "$0" .sh)-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$ws" "$ws.exit" "$ws.state"' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; declare -F at_exit >/dev/null && at_exit
+  rm -rf "$ws" "$ws.exit" "$ws.state"' EXIT
 # Agents the dashboard starts are recorded here, not in the user's home.
 export XDG_STATE_HOME=$ws.state
 passed=0 failed=0
@@ -27,6 +37,21 @@ wait_for() {
   screen; return 1
 }
 send() { tmux -L "$sock" send-keys -t e2e "$@"; }
+keys() { send "$@"; sleep 0.2; }
+absent() { ! screen | grep -qF -- "$1"; }
+hints() { screen | tail -n 1; }
+dashboard() { # width height args...
+  rm -f "$ws.exit"
+  tmux -L "$sock" new-session -d -s e2e -x "$1" -y "$2" "${prefix:-} $agentctl -w $ws ${*:3}; echo \$? > $ws.exit"
+}
+wait_exit() {
+  for _ in $(seq 50); do [ -s "$ws.exit" ] && return 0; sleep 0.1; done
+  return 1
+}
+wait_gone() {
+  for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -4,6 +4,11 @@
  * which is plain text of an exact display width: that is what the unit
  * tests check, without a terminal.
  *
+ * A view includes only this header, the model, the terminal's headers
+ * (screen.h, ui_text.h, theme.h) and the core's pure utilities (ac_buf.h,
+ * ac_text.h): never an action, a key, the dashboard or a store
+ * (tests/layering.sh checks it).
+ *
  * ui_pane is the per-pane UI state (cursor, scroll, filter): not part of
  * the model, changed by keys and clamped while drawing. */
 #ifndef UI_VIEW_H
@@ -17,51 +22,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The moves a pane's key() handles; every other key is the key table's
+ * (tui/keys.c), which views never see. */
 typedef enum {
 	UI_ACT_NONE,
-	UI_ACT_QUIT,
-	UI_ACT_PANE_SESSIONS,
-	UI_ACT_PANE_OPS,
-	UI_ACT_PANE_CKPTS,
-	UI_ACT_PANE_JOURNAL,
-	UI_ACT_NEXT_PANE,
-	UI_ACT_PREV_PANE,
-	UI_ACT_OPEN,
-	UI_ACT_BACK,
-	UI_ACT_NEXT_TAB,   /* the conversation's tabs */
-	UI_ACT_PREV_TAB,
 	UI_ACT_UP,
 	UI_ACT_DOWN,
 	UI_ACT_TOP,
 	UI_ACT_BOTTOM,
 	UI_ACT_PGUP,
 	UI_ACT_PGDN,
-	UI_ACT_FILTER,
-	UI_ACT_STATUS_FILTER,
-	UI_ACT_PAUSE,
-	UI_ACT_RESUME,
-	UI_ACT_COMPACT,
-	UI_ACT_ROLLBACK,
-	UI_ACT_YES,
-	UI_ACT_NO,
-	UI_ACT_THEME,
-	UI_ACT_HELP,
-	UI_ACT_REDRAW,
 } ui_action;
 
-/* One key binding: the key table is data (views/help.c shows it). */
-typedef struct {
-	int key;            /* code point or UI_KEY_* */
-	ui_action action;
-	const char *label;  /* how help writes the key, NULL: shown with the previous */
-	const char *help;
-} ui_binding;
+/* The panes, and the dialog that stands in front of them: where a key
+ * applies is a mask of UI_IN(pane). UI_PANE_CONV..UI_PANE_TRACE are the
+ * conversation's tabs, UI_PANE_DOC a document opened from one. */
+typedef enum {
+	UI_PANE_SESSIONS,
+	UI_PANE_OPS,
+	UI_PANE_CKPTS,
+	UI_PANE_JOURNAL,
+	UI_PANE_CONV,
+	UI_PANE_MEMO,
+	UI_PANE_ARTIFACTS,
+	UI_PANE_TRACE,
+	UI_PANE_DOC,
+	UI_PANE_HELP,
+	UI_PANE_DIALOG,
+	UI_PANE_COUNT
+} ui_pane_id;
 
-/* The binding table (static storage). */
-const ui_binding *ui_bindings(size_t *out_n);
-
-/* The action bound to key, or UI_ACT_NONE. */
-ui_action ui_action_for_key(int key);
+#define UI_IN(pane) (1u << (pane))
+#define UI_IN_LISTS (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_CKPTS) | \
+		     UI_IN(UI_PANE_JOURNAL))
+#define UI_IN_CONVERSATION (UI_IN(UI_PANE_CONV) | UI_IN(UI_PANE_MEMO) | \
+			    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_TRACE) | UI_IN(UI_PANE_DOC))
+/* Every pane, not the dialog. */
+#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
@@ -98,6 +95,11 @@ struct ui_view {
 			int *accent_x, int *accent_w);
 	const char *empty; /* what an empty list says */
 };
+
+/* The view that draws each pane (NULL for the dialog), and the pane's
+ * name as help writes it (views/panes.c). */
+extern const ui_view *const ui_pane_views[UI_PANE_COUNT];
+const char *ui_pane_name(ui_pane_id pane);
 
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
 	ui_view_journal, ui_view_conversation, ui_view_help;
@@ -165,8 +167,17 @@ bool ui_filter_fields(const ui_pane *p, const char *const *fields);
  * that filter's text matches (NULL: all) (views/conversation.c). */
 size_t ui_conversation_rows(const ui_model *m, const ui_pane *filter, int width);
 
-/* Appends help line i, cut to width; false past the last (views/help.c). */
-bool ui_help_line(ac_buf *out, size_t i, int width);
+/* What help line i is: a heading naming the panes of the keys below it, a
+ * key, or past the last. */
+typedef enum { UI_HELP_END, UI_HELP_HEADING, UI_HELP_KEY } ui_help_kind;
+
+/* Appends help line i, cut to width (views/help.c): the model's key table
+ * grouped by the panes where the keys apply, each key once. */
+ui_help_kind ui_help_line(ac_buf *out, const ui_model *m, size_t i, int width);
+
+/* Draws the model's dialog, if one is open, centred on a rows x cols
+ * screen (views/dialog.c). */
+void ui_dialog_draw(const ui_model *m, int rows, int cols);
 
 /* Draws a pane's title line: name, filter and a count. */
 void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *extra,

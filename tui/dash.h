@@ -1,0 +1,90 @@
+/* The dashboard's state, shared by its loop (dashboard.c), the key table
+ * (keys.c) and the operator's actions (actions.c): the model and its
+ * source, each pane's cursor and filter, which pane is shown, the open
+ * dialog, the themes. The state changes that several keys share (showing
+ * a pane, opening a conversation or one of its tabs) are here too. No
+ * curses here. */
+#ifndef UI_DASH_H
+#define UI_DASH_H
+
+#include "actions.h"
+#include "model.h"
+#include "source.h"
+#include "theme.h"
+#include "view.h"
+
+#include "ac_backend.h"
+#include "ac_watch.h"
+#include "ac_workspace.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define UI_MAX_THEMES 32
+
+typedef struct {
+	const ac_workspace *ws;  /* borrowed */
+	ui_model m;
+	ui_source *src;
+	ac_watch *watch;         /* NULL: nothing is watched (tests) */
+	ui_theme theme;
+	char *themes[UI_MAX_THEMES];
+	size_t n_themes;
+	char user_dir[PATH_MAX]; /* theme folders: find_theme_dirs() in dashboard.c */
+	char share_dir[PATH_MAX];
+	char build_dir[PATH_MAX];
+	const char *dirs[5];     /* where theme files are looked for */
+	ui_pane panes[UI_PANE_COUNT];
+	ui_pane strip;           /* the journal strip under the other panes */
+	ui_pane_id pane;         /* UI_PANE_SESSIONS..UI_PANE_JOURNAL */
+	bool conv_open, help_open, filtering;
+	ui_tab tab;              /* the conversation's tab */
+	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
+	ui_dialog dlg;
+	bool dirty, quit;
+	int64_t redraw_at;       /* when an age on screen changes (0: never) */
+} ui_dash;
+
+/* Resets d to a dashboard on ws (borrowed) showing Sessions, before its
+ * model is filled. */
+void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only);
+
+/* The pane on screen: help, the conversation's document or tab, or the
+ * list pane. */
+ui_pane_id ui_dash_shown(const ui_dash *d);
+
+/* The pane keys go to: the dialog when one is open, else the one shown. */
+ui_pane_id ui_dash_current(const ui_dash *d);
+
+/* Rows a page key moves in the current pane. */
+int ui_dash_page_rows(const ui_dash *d);
+
+/* Shows list pane (closing help and the conversation); the checkpoints
+ * pane loads the selected session's checkpoints. */
+void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane);
+
+/* Opens session id's conversation on its Messages tab. */
+void ui_dash_open_conversation(ui_dash *d, const char *id);
+
+void ui_dash_close_conversation(ui_dash *d);
+
+/* Shows tab of the open conversation, reading what it lists (a document
+ * open in another tab is closed). */
+void ui_dash_open_tab(ui_dash *d, ui_tab tab);
+
+/* The session file of the open conversation changed and was read again. */
+void ui_dash_conversation_reloaded(ui_dash *d);
+
+/* The session the operator means: the conversation's, the checkpoints',
+ * or the one selected in Sessions (borrowed from the model). NULL, with a
+ * status line saying so, when there is none. */
+const char *ui_dash_target_session(ui_dash *d);
+
+/* Loads the next theme file (the status line says which, or why not). */
+void ui_dash_next_theme(ui_dash *d);
+
+/* Frees what d owns (not d). */
+void ui_dash_free(ui_dash *d);
+
+#endif

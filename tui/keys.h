@@ -1,0 +1,61 @@
+/* The key table: every key of the dashboard, the panes where it applies,
+ * what it does and what the dashboard does after it (htop's Action.c).
+ * The dispatcher, the hint line and the help screen all read this one
+ * table, so a key shown is a key handled, and a key not in the table, or
+ * pressed in a pane where it does not apply, does nothing. No curses
+ * here. */
+#ifndef UI_KEYS_H
+#define UI_KEYS_H
+
+#include "dash.h"
+#include "model.h"
+#include "view.h"
+
+#include "ac_buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the dashboard does once a key's handler changed something. */
+enum {
+	UI_REDRAW = 1 << 0,  /* draw the screen again */
+	UI_REPAINT = 1 << 1, /* repaint the whole terminal, not only what changed */
+	UI_RELOAD = 1 << 2,  /* files were written through the core: read the
+			      * sessions again (their requests are not watched) */
+	UI_QUIT = 1 << 3,    /* leave the dashboard */
+};
+
+/* Acts on key in d; true when something changed (the reaction applies). */
+typedef bool (*ui_key_handler)(ui_dash *d, int key);
+
+typedef struct {
+	int keys[4];            /* code points or UI_KEY_*; 0 ends the list */
+	ui_key_doc doc;         /* label, help text, panes, writes */
+	const char *hint;       /* the hint line's text ("/ filter"); NULL: help only */
+	unsigned hint_panes;    /* where the hint is shown; 0: wherever it applies */
+	ui_key_handler handler;
+	unsigned reaction;      /* UI_REDRAW | ... */
+} ui_key;
+
+/* The table (static storage). */
+const ui_key *ui_keys(size_t *out_n);
+
+/* The entry handling key in pane, or NULL. */
+const ui_key *ui_key_find(int key, ui_pane_id pane);
+
+/* True when k's hint is shown in pane (a key that writes is not shown in
+ * read-only mode). */
+bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only);
+
+/* Dispatches key in d's current pane: calls the handler (a key that writes
+ * is refused in read-only mode, on the status line) and applies the
+ * reaction. Returns the reaction applied, 0 when nothing changed. */
+unsigned ui_keys_dispatch(ui_dash *d, int key);
+
+/* Appends the hint line of pane (the hinted keys, in table order). */
+void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only);
+
+/* Points m->keys at the table's documentation, for the help screen. */
+void ui_keys_describe(ui_model *m);
+
+#endif

@@ -1,0 +1,58 @@
+/* The dashboard's source: the readers that fill the model (journal
+ * follower, session index, operation log offset, checkpoint store, the
+ * storage backend for a conversation's tabs). It brings a ui_model up to
+ * date reading only what the watcher says changed. Views never see it:
+ * they draw the model (model.h). No curses here. */
+#ifndef UI_SOURCE_H
+#define UI_SOURCE_H
+
+#include "model.h"
+
+#include "ac_workspace.h"
+
+typedef struct ui_source ui_source;
+
+/* What ui_source_update() changed in the model. */
+enum {
+	UI_CHANGED_JOURNAL = 1 << 0,
+	UI_CHANGED_SESSIONS = 1 << 1,
+	UI_CHANGED_OPS = 1 << 2,
+	UI_CHANGED_CHECKPOINTS = 1 << 3,
+	UI_CHANGED_CONVERSATION = 1 << 4,
+	UI_CHANGED_TRACE = 1 << 5,
+};
+
+/* Opens the readers of ws (borrowed; must outlive the source) and fills m
+ * (zeroed by the caller) for the first time. */
+int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws);
+
+void ui_source_free(ui_source *src);
+
+/* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
+ * Returns the UI_CHANGED_* mask. */
+unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
+
+/* Loads the checkpoints of session id (NULL: none) into m. */
+int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);
+
+/* Loads session id's conversation into m (m->conv_error says why not).
+ * Loading the open one again (its file changed) keeps the store tabs
+ * unless its tenant changed. */
+int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id);
+
+/* The open conversation's tenant as stored (borrowed until the next
+ * open), NULL when it has none: the trace the watcher should follow. */
+const char *ui_source_tenant(const ui_source *src);
+
+/* Reads what tab shows for the open conversation: the memory documents
+ * (listed again each time), the artifact ids (likewise), or the trace (all
+ * of it the first time; after that ui_source_update(AC_WATCH_TRACES) reads
+ * only records after m->trace_seq). A session without a tenant has
+ * nothing to read (m->store_note says so). */
+int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab);
+
+/* Reads memo document or artifact i of its list in full into the model's
+ * document (m->doc_error says why not). */
+int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i);
+
+#endif
