@@ -10,7 +10,7 @@
 #   rc_is N                 the last run exited N
 #   jq_is FILE FILTER VALUE FILTER applied to FILE gives VALUE
 
-AC=${1:?usage: $(basename "$0") path/to/agentctl}
+AC=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # The user's config folder (and the trust store in it) is the test's own.
