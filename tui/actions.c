@@ -202,27 +202,29 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 	ac_buf_free(&notes);
 }
 
-void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-				     const char *session, const char *checkpoint)
+/* Plans rolling session back to checkpoint into *out (to free whatever
+ * the return). */
+static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, const char *session,
+			   const char *checkpoint)
 {
 	ac_checkpoint_store *store = NULL;
 	const json_t *tools = NULL;
+	int rc;
 
-	ui_dialog_close(d, m);
-	if (ac_workspace_rollback_tools(&tools, ws) != 0 ||
-	    ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
-		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
-		return;
-	}
-	d->has_plan = true;
-	if (ac_checkpoint_plan_rollback(&d->plan, store, ws->sessions_dir, session, checkpoint,
-					tools) != 0) {
-		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
-		ac_checkpoint_store_free(store);
-		ui_dialog_close(d, m);
-		return;
-	}
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_workspace_rollback_tools(&tools, ws)) ||
+	    (rc = ac_checkpoint_store_file_new(&store, ws->checkpoints_dir)))
+		return rc;
+	rc = ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint, tools);
 	ac_checkpoint_store_free(store);
+	return rc;
+}
+
+/* Opens the dialog of d's plan (set, has_plan): rolling session back to
+ * checkpoint; or says there is nothing to roll back and closes d. */
+static void show_rollback_checkpoint(ui_dialog *d, ui_model *m, const char *session,
+				     const char *checkpoint, bool changed)
+{
 	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
 		ui_dialog_close(d, m);
@@ -233,6 +235,9 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 	d->checkpoint = strdup(checkpoint);
 	ui_model_dialog_title(m, "Roll session %s back to checkpoint %s (version %lld)?", session, checkpoint,
 		  (long long)ac_checkpoint_version(d->plan.checkpoint));
+	if (changed)
+		ui_model_dialog_line(m, "the plan changed since it was shown (the session changed "
+				     "meanwhile); nothing was done. The new plan:");
 	ui_model_dialog_line(m, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
 	ui_model_dialog_line(m, "compensations that will run (newest first): %zu",
 		       d->plan.n_calls - d->plan.n_unconfigured);
@@ -247,13 +252,43 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 			       d->plan.n_unconfigured);
 }
 
+void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+				     const char *session, const char *checkpoint)
+{
+	ui_dialog_close(d, m);
+	d->has_plan = true;
+	if (plan_checkpoint(&d->plan, ws, session, checkpoint) != 0) {
+		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
+		ui_dialog_close(d, m);
+		return;
+	}
+	show_rollback_checkpoint(d, m, session, checkpoint, false);
+}
+
 static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
 				    ui_act_outcome *o)
 {
 	ac_checkpoint_rollback_result result = {0};
 	ac_checkpoint_plan plan = d->plan; /* a shallow copy: the core only reads it */
+	ac_checkpoint_plan now;
 	ac_buf notes = AC_BUF_INIT;
 
+	/* The session may have changed since the dialog was drawn: what runs
+	 * (compensations, the messages removed) must be what was read. */
+	if (plan_checkpoint(&now, ws, d->target, d->checkpoint) != 0) {
+		say(o, true, "rollback %s to %s: %s", d->target, d->checkpoint, ac_error_last());
+		ac_checkpoint_plan_free(&now);
+		return;
+	}
+	if (now.keep != plan.keep || now.n_calls != plan.n_calls ||
+	    !json_equal(now.history, plan.history)) {
+		o->replanned = true;
+		o->ckpt_replan = now;
+		say(o, true, "the plan changed since it was shown: nothing was done; read the new "
+		    "plan and confirm again");
+		return;
+	}
+	ac_checkpoint_plan_free(&now);
 	/* The message says what ran before a failure: compensations are not
 	 * undone, and a retry skips them. */
 	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
@@ -353,16 +388,26 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 
 void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_outcome *out)
 {
-	char *op = out->replanned && d->target ? strdup(d->target) : NULL;
+	ui_dialog_kind kind = d->kind;
+	char *target = out->replanned && d->target ? strdup(d->target) : NULL;
+	char *checkpoint = out->replanned && d->checkpoint ? strdup(d->checkpoint) : NULL;
 
 	(void)ws;
 	ui_dialog_close(d, m);
-	if (op)
-		show_rollback_op(d, m, op, &out->replan, out->replan_notes, true);
 	ui_model_set_action(m, out->error, "%s", out->message);
-	free(op);
+	if (target && kind == UI_DLG_ROLLBACK_OP) {
+		show_rollback_op(d, m, target, &out->replan, out->replan_notes, true);
+	} else if (target && checkpoint && kind == UI_DLG_ROLLBACK_CKPT) {
+		d->plan = out->ckpt_replan;
+		d->has_plan = true;
+		memset(&out->ckpt_replan, 0, sizeof(out->ckpt_replan));
+		show_rollback_checkpoint(d, m, target, checkpoint, true);
+	}
+	free(target);
+	free(checkpoint);
 	free(out->replan_notes);
 	ac_oplog_rollback_result_free(&out->replan);
+	ac_checkpoint_plan_free(&out->ckpt_replan);
 	memset(out, 0, sizeof(*out));
 }
 

@@ -37,14 +37,15 @@ typedef struct {
 } ui_dialog;
 
 /* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
- * the status line's text, or (rollback to an operation) a plan that
- * changed since it was shown, nothing done. */
+ * the status line's text, or (a rollback) a plan that changed since it was
+ * shown, nothing done. */
 typedef struct {
 	bool error;
 	char message[512];                /* raw: sanitised when shown */
-	bool replanned;                   /* nothing done: replan is the new plan */
-	ac_oplog_rollback_result replan;
-	char *replan_notes;               /* the dry run's notes, or NULL */
+	bool replanned;                   /* nothing done: the new plan is below */
+	ac_oplog_rollback_result replan;  /* UI_DLG_ROLLBACK_OP's */
+	char *replan_notes;               /* its dry run's notes, or NULL */
+	ac_checkpoint_plan ckpt_replan;   /* UI_DLG_ROLLBACK_CKPT's */
 } ui_act_outcome;
 
 /* p / r: asks before moving session id to status ("paused" or
@@ -68,8 +69,8 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
  * fills out. Touches no model, only d (the worker's own) and ws (read
  * only). cancel_fd (-1: none), once readable, kills a running summariser
  * or compensation (ac_proc_set_cancel_fd()); the outcome then says the
- * action was cancelled. A rollback to an operation first plans again and,
- * when the plan differs from the one shown, does nothing (out->replanned). */
+ * action was cancelled. A rollback first plans again and, when the plan
+ * differs from the one shown, does nothing (out->replanned). */
 void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out);
 
 /* Shows out on m's status line; a changed plan reopens d's dialog with the

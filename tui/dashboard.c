@@ -366,6 +366,14 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}
+	if (d.job) {
+		/* Leaving: a summariser is cancelled, a rollback of files is
+		 * never left half done. */
+		ui_dash_job_cancel(&d);
+		ui_model_set_action(&d.m, false, "quitting once it has finished");
+		draw(&d);
+		ui_dash_job_wait(&d);
+	}
 	screen_fini();
 done:
 	ui_dash_free(&d);

@@ -3,7 +3,8 @@
 # at 80 columns a long line wraps (nothing is cut off) and a plan of 120
 # paths scrolls to its end; a rollback whose plan changed between the
 # dialog and `y` (a commit made meanwhile) shows the new plan and asks
-# again, changing nothing until that is confirmed.
+# again, changing nothing until that is confirmed; the same for a
+# checkpoint rollback whose session gained a message meanwhile.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 op=11111111-2222-4333-8444-555555555555
 git -C "$ws" init -q && git -C "$ws" config user.email t@t && git -C "$ws" config user.name t
@@ -49,4 +50,30 @@ check "file.txt is back" grep -qx before "$ws/file.txt"
 check "other.txt is removed" test ! -e "$ws/other.txt"
 send q
 check "q quits" wait_exit
+
+# A checkpoint rollback: the session gains a message between the dialog
+# and y.
+S=$ws/.agent/sessions
+mkdir -p "$S"
+cat >"$S/s-one.json" <<'JSON'
+{"id":"s-one","createdAt":"2024-05-01T10:00:00.000Z","updatedAt":"2024-05-01T10:00:00.000Z","task":"t","status":"running","conversationHistory":[{"role":"user","content":"first"}],"metadata":{}}
+JSON
+"$agentctl" -w "$ws" checkpoint create s-one >/dev/null
+"$agentctl" -w "$ws" session append s-one '[{"role":"assistant","content":"second"},{"role":"user","content":"third"}]' >/dev/null
+touch -d '-1 min' "$S/s-one.json"
+dashboard 80 24
+wait_for "s-one" >/dev/null
+keys 1 g 3 g R
+check "R in Checkpoints opens its dialog" wait_for "messages: keep 1, remove 2"
+"$agentctl" -w "$ws" session append s-one '[{"role":"assistant","content":"fourth"}]' >/dev/null
+touch -d '-1 min' "$S/s-one.json"
+keys y
+check "y on a changed checkpoint plan shows the new plan" wait_for "messages: keep 1, remove 3"
+check "and says it changed" wait_for "the plan changed"
+check "the session was not cut yet" eval '[ "$(jq ".conversationHistory | length" "$S/s-one.json")" = 4 ]'
+keys y
+check "y on the new plan rolls back" wait_for "rolled back session s-one to checkpoint"
+check "the session keeps the checkpoint's message" eval '[ "$(jq ".conversationHistory | length" "$S/s-one.json")" = 1 ]'
+send q
+check "q quits again" wait_exit
 finish
