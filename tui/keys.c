@@ -249,8 +249,9 @@ static const ui_key table[] = {
 	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ESC},
 	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
-		 .help = "back (help, a document, its tab's filter, the conversation); clear the "
-			 "filters; clear the status line"},
+		 .help = "cancel a running action that can be cancelled; else back (help, a "
+			 "document, its tab's filter, the conversation); clear the filters; clear "
+			 "the status line"},
 	 .hint = "Esc back", .hint_panes = IN_SCROLLING,
 	 .handler = act_back, .reaction = UI_REDRAW},
 	{.keys = {']', UI_KEY_RIGHT},
