@@ -2,7 +2,6 @@
  * it, refuse a second write meanwhile (keys.c), cancel it, report it. */
 #include "dash.h"
 
-#include "ac_error.h"
 #include "ac_time.h"
 #include "ac_watch.h"
 
@@ -17,8 +16,8 @@ void ui_dash_confirm(ui_dash *d)
 		d->m.action[0] = '\0';
 		return;
 	}
-	/* No thread: the action is still what the operator confirmed. */
-	ui_model_set_action(&d->m, false, "working... (%s)", ac_error_last());
+	/* No thread to be had: the action is still what the operator
+	 * confirmed, so it runs here, as it did before there were workers. */
 	ui_act_run(&d->dlg, d->ws, -1, &out);
 	ui_act_report(&d->dlg, d->ws, &d->m, &out);
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
