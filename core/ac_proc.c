@@ -225,6 +225,14 @@ typedef struct {
 	int in, out, err, pidfd;
 } running_child;
 
+/* This thread's cancel fd (ac_proc_set_cancel_fd()), or -1. */
+static _Thread_local int cancel_fd = -1;
+
+void ac_proc_set_cancel_fd(int fd)
+{
+	cancel_fd = fd;
+}
+
 /* Kills the child's whole process group, so helpers it started die with
  * it (and cannot hold its pipes open), and reaps the child. */
 static void kill_and_reap(const running_child *c, int *status)
@@ -248,7 +256,7 @@ static int communicate(ac_proc_result *out, int *status, running_child *c, const
 	if (input_len == 0)
 		close_fd(&c->in);
 	while (!exited) {
-		struct pollfd fds[4];
+		struct pollfd fds[5];
 		nfds_t n = 0;
 		int wait_ms = -1, ready;
 		pid_t reaped;
@@ -273,6 +281,8 @@ static int communicate(ac_proc_result *out, int *status, running_child *c, const
 			fds[n++] = (struct pollfd){.fd = c->err, .events = POLLIN};
 		if (c->pidfd >= 0)
 			fds[n++] = (struct pollfd){.fd = c->pidfd, .events = POLLIN};
+		if (cancel_fd >= 0)
+			fds[n++] = (struct pollfd){.fd = cancel_fd, .events = POLLIN};
 		ready = poll(fds, n, wait_ms);
 		if (ready < 0 && errno != EINTR && errno != EAGAIN) {
 			int err = errno;
@@ -285,6 +295,11 @@ static int communicate(ac_proc_result *out, int *status, running_child *c, const
 		}
 		if (ready <= 0 && c->pidfd >= 0)
 			continue;
+		if (ready > 0 && cancel_fd >= 0 && fds[n - 1].revents) {
+			kill_and_reap(c, status);
+			out->cancelled = 1;
+			break;
+		}
 		for (nfds_t i = 0; ready > 0 && i < n; i++) {
 			if (!fds[i].revents)
 				continue;
@@ -570,7 +585,7 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 	c.pidfd = open_pidfd(c.pid);
 	if ((rc = communicate(out, &status, &c, input, input_len, timeout_ms)))
 		goto done;
-	out->exit_status = out->timed_out ? 128 + SIGKILL : exit_status_of(status);
+	out->exit_status = out->timed_out || out->cancelled ? 128 + SIGKILL : exit_status_of(status);
 done:
 	close_fd(&in[0]);
 	close_fd(&in[1]);
@@ -743,6 +758,10 @@ void ac_proc_describe_failure(ac_buf *out, const ac_proc_result *result, int tim
 			ac_buf_printf(out, "timed out after %d s", timeout_ms / 1000);
 		else
 			ac_buf_printf(out, "timed out after %d ms", timeout_ms);
+		return;
+	}
+	if (result->cancelled) {
+		ac_buf_printf(out, "was cancelled by the operator");
 		return;
 	}
 	/* 128 + N is how a death by signal N is reported (as shells do). */

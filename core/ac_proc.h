@@ -12,6 +12,7 @@
 typedef struct {
 	int exit_status;   /* 0..255, or 128 + signal when killed */
 	int timed_out;     /* 1 when the time limit ran out (the child was killed) */
+	int cancelled;     /* 1 when the thread's cancel fd asked (the child was killed) */
 	ac_buf out;        /* standard output, at most 16 MiB kept */
 	ac_buf err;        /* standard error, at most 64 KiB kept */
 } ac_proc_result;
@@ -33,6 +34,16 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 		    const char *cwd, const char *input, size_t input_len, int timeout_ms);
 
 void ac_proc_result_free(ac_proc_result *result);
+
+/* Makes the commands this thread runs through ac_proc_run*() cancellable:
+ * once fd (a pipe's read end or an eventfd, owned by the caller) is
+ * readable, the running command's process group is killed and reaped, and
+ * the run returns 0 with out->cancelled set (exit status 128 + SIGKILL);
+ * a command started while fd is readable is killed at once. For a worker
+ * thread that runs a long operator action (a summariser, compensations)
+ * that the operator may cancel. -1 (the default) turns it off. Only this
+ * thread is affected. */
+void ac_proc_set_cancel_fd(int fd);
 
 /* Fills a command template from config: an argument exactly equal to
  * names[k] (e.g. "{id}") becomes values[k]; every other argument is copied

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -191,6 +192,59 @@ static void test_timeout_kills_the_group(void **state)
 	assert_true(r.out.len > 0);
 	wait_exit((pid_t)atol(r.out.data), 5000);
 	ac_proc_result_free(&r);
+}
+
+static void *write_later(void *arg)
+{
+	int fd = *(int *)arg;
+
+	usleep(300 * 1000);
+	if (write(fd, "x", 1) != 1)
+		abort();
+	return NULL;
+}
+
+/* The cancel fd turning readable mid-run kills the command's whole group
+ * (a grandchild too) and says so; a run started while it is readable is
+ * killed at once; the fd is this thread's alone, and -1 turns it off. */
+static void test_cancel_fd_kills_the_group(void **state)
+{
+	ac_buf why = AC_BUF_INIT;
+	ac_proc_result r;
+	pthread_t writer;
+	int fds[2];
+	int64_t start = now_ms();
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	ac_proc_set_cancel_fd(fds[0]);
+	assert_int_equal(pthread_create(&writer, NULL, write_later, &fds[1]), 0);
+	sh(&r, "sleep 30 & echo $!; sleep 30 & wait", NULL, 0, 20000);
+	pthread_join(writer, NULL);
+	assert_true(now_ms() - start < 5000);
+	assert_int_equal(r.cancelled, 1);
+	assert_int_equal(r.timed_out, 0);
+	assert_int_equal(r.exit_status, 128 + 9);
+	assert_true(r.out.len > 0);
+	wait_exit((pid_t)atol(r.out.data), 5000);
+	ac_proc_describe_failure(&why, &r, 20000);
+	assert_string_equal(why.data, "was cancelled by the operator");
+	ac_buf_free(&why);
+	ac_proc_result_free(&r);
+
+	start = now_ms();
+	sh(&r, "sleep 30", NULL, 0, 20000);
+	assert_true(now_ms() - start < 5000);
+	assert_int_equal(r.cancelled, 1);
+	ac_proc_result_free(&r);
+
+	ac_proc_set_cancel_fd(-1);
+	sh(&r, "echo done", NULL, 0, 5000);
+	assert_int_equal(r.cancelled, 0);
+	assert_int_equal(r.exit_status, 0);
+	ac_proc_result_free(&r);
+	close(fds[0]);
+	close(fds[1]);
 }
 
 /* A child that exits while a background process still holds its output
@@ -470,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills),
 		cmocka_unit_test(test_timeout_kills_the_group),
 		cmocka_unit_test(test_exit_with_background_holder),
+		cmocka_unit_test(test_cancel_fd_kills_the_group),
 		cmocka_unit_test(test_missing_program),
 		cmocka_unit_test(test_not_executable),
 		cmocka_unit_test(test_cwd),

@@ -1033,6 +1033,56 @@ static void test_ages_and_counts(void **state)
 	assert_string_equal(out, "10:01:00");
 }
 
+/* A dialog is as wide as the terminal, wraps a long line instead of
+ * cutting it, and scrolls a plan taller than the screen to its end (the
+ * top is clamped there), saying which rows are shown. */
+static void test_dialog_wraps_and_scrolls(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {0};
+	bool cut = false;
+
+	(void)state;
+	ui_model_dialog_title(&m, "Roll the workspace back to before operation %s?",
+			      "11111111-2222-4333-8444-555555555555");
+	ui_model_dialog_line(&m, "120 to remove, 0 to restore, 1 to change; the current state is "
+			     "committed first (nothing is lost)");
+	for (int i = 1; i <= 120; i++)
+		ui_model_dialog_line(&m, "  remove  many/path-%03d.txt", i);
+	fake_reset();
+	ui_dialog_draw(&m, &p, 24, 80);
+	assert_true(fake_shows("11111111-2222-4333-8444-555555555555?"));
+	assert_true(fake_shows("(nothing is lost)"));
+	assert_true(fake_shows("path-001.txt"));
+	assert_false(fake_shows("path-120.txt"));
+	assert_true(fake_shows("-- rows 1-"));
+	assert_true(fake_shows("y: do it"));
+	for (int i = 0; i < FAKE_ROWS; i++)
+		if (fake_rows[i].data && strstr(fake_rows[i].data, "\xe2\x80\xa6"))
+			cut = true;
+	assert_false(cut);
+	assert_true(p.list_rows > 0 && p.list_rows < 24);
+
+	p.top = SIZE_MAX / 2; /* G */
+	fake_reset();
+	ui_dialog_draw(&m, &p, 24, 80);
+	assert_true(fake_shows("path-120.txt"));
+	assert_true(fake_shows("of 122;")); /* 2 rows for the long line, 120 paths */
+	assert_int_equal(p.top, 122 - (size_t)p.list_rows);
+	assert_true(fake_shows("y: do it"));
+
+	/* One that fits has no scrolling line. */
+	ui_model_dialog_title(&m, "Compact session s1?");
+	ui_model_dialog_line(&m, "messages after: 9");
+	p.top = 0;
+	fake_reset();
+	ui_dialog_draw(&m, &p, 24, 80);
+	assert_true(fake_shows("messages after: 9"));
+	assert_false(fake_shows("-- rows"));
+	fake_reset();
+	ui_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1057,6 +1107,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
+		cmocka_unit_test(test_dialog_wraps_and_scrolls),
 	};
 
 	ui_text_locale();

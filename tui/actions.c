@@ -5,9 +5,12 @@
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_oplog.h"
+#include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_text.h"
 
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +19,36 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 {
 	free(d->target);
 	free(d->checkpoint);
+	free(d->shown);
 	if (d->has_plan)
 		ac_checkpoint_plan_free(&d->plan);
 	memset(d, 0, sizeof(*d));
 	ui_model_close_dialog(m);
 }
 
-static void set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
+static void say(ui_act_outcome *out, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(ui_act_outcome *out, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->message, sizeof(out->message), fmt, ap);
+	va_end(ap);
+	out->error = error;
+}
+
+/* Whether the operator asked to cancel (cancel_fd readable). */
+static bool cancel_asked(int cancel_fd)
+{
+	struct pollfd p = {.fd = cancel_fd, .events = POLLIN};
+
+	return cancel_fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static void set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id,
+		       const char *status)
 {
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
@@ -31,15 +57,15 @@ static void set_status(const ac_workspace *ws, ui_model *m, const char *id, cons
 	/* The dashboard does not wait for a takeover: the sessions pane shows
 	 * "resuming" until the file says running. */
 	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
-		ui_model_set_action(m, true, "%s %s failed: %s", verb, id, ac_error_last());
+		say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
 	} else if (out.pending == AC_PENDING_RESUMING) {
-		ui_model_set_action(m, false, "resuming %s: resumeCommand started (pid %d), waiting for "
-				    "the agent to take over%s%s", id, (int)out.pid,
-				    notes.len ? "; " : "", notes.len ? notes.data : "");
+		say(o, false, "resuming %s: resumeCommand started (pid %d), waiting for "
+		    "the agent to take over%s%s", id, (int)out.pid,
+		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	} else {
-		ui_model_set_action(m, false, "%s %s%s%s%s", !strcmp(status, "paused") ? "paused" : "resumed",
-				    id, out.signalled ? " (agent process signalled)" : "",
-				    notes.len ? "; " : "", notes.len ? notes.data : "");
+		say(o, false, "%s %s%s%s%s", !strcmp(status, "paused") ? "paused" : "resumed",
+		    id, out.signalled ? " (agent process signalled)" : "",
+		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
 	ac_buf_free(&notes);
 }
@@ -123,23 +149,31 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 									      : "built-in");
 }
 
-void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+/* The plan as text, to compare the one shown with the one about to run:
+ * the target state, each path and what happens to it, the files kept. */
+static char *plan_text(const ac_git_rollback_result *g)
 {
-	ac_oplog_rollback_result r = {0};
-	ac_git_rollback_result *g = &r.git;
+	ac_buf t = AC_BUF_INIT;
 
-	ac_buf notes = AC_BUF_INIT;
+	ac_buf_printf(&t, "%s\n%zu\n", g->target, g->kept);
+	for (size_t i = 0; i < g->n; i++)
+		ac_buf_printf(&t, "%s %s\n", ac_git_action_name(g->items[i].action), g->items[i].path);
+	return ac_buf_detach(&t);
+}
 
-	ui_dialog_close(d, m);
-	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0) {
-		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
-		ac_oplog_rollback_result_free(&r);
-		ac_buf_free(&notes);
-		return;
-	}
+/* Opens the dialog of rolling back to before op_id with plan r (dry run). */
+static void show_rollback_op(ui_dialog *d, ui_model *m, const char *op_id,
+			     const ac_oplog_rollback_result *r, const char *notes, bool changed)
+{
+	const ac_git_rollback_result *g = &r->git;
+
 	d->kind = UI_DLG_ROLLBACK_OP;
 	d->target = strdup(op_id);
+	d->shown = plan_text(g);
 	ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
+	if (changed)
+		ui_model_dialog_line(m, "the plan changed since it was shown (the files changed "
+				     "meanwhile); nothing was done. The new plan:");
 	ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
 	ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; the current state is "
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
@@ -150,33 +184,47 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 			       g->kept, g->kept == 1 ? "" : "s");
 	for (size_t i = 0; i < g->n; i++)
 		ui_model_dialog_line(m, "  %-7s %s", ac_git_action_name(g->items[i].action), g->items[i].path);
-	if (notes.len)
-		ui_model_dialog_line(m, "note: %s", notes.data);
+	if (notes && *notes)
+		ui_model_dialog_line(m, "note: %s", notes);
+}
+
+void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	ac_oplog_rollback_result r = {0};
+	ac_buf notes = AC_BUF_INIT;
+
+	ui_dialog_close(d, m);
+	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0)
+		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
+	else
+		show_rollback_op(d, m, op_id, &r, notes.data, false);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
 }
 
-void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-				     const char *session, const char *checkpoint)
+/* Plans rolling session back to checkpoint into *out (to free whatever
+ * the return). */
+static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, const char *session,
+			   const char *checkpoint)
 {
 	ac_checkpoint_store *store = NULL;
 	const json_t *tools = NULL;
+	int rc;
 
-	ui_dialog_close(d, m);
-	if (ac_workspace_rollback_tools(&tools, ws) != 0 ||
-	    ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0) {
-		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
-		return;
-	}
-	d->has_plan = true;
-	if (ac_checkpoint_plan_rollback(&d->plan, store, ws->sessions_dir, session, checkpoint,
-					tools) != 0) {
-		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
-		ac_checkpoint_store_free(store);
-		ui_dialog_close(d, m);
-		return;
-	}
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_workspace_rollback_tools(&tools, ws)) ||
+	    (rc = ac_checkpoint_store_file_new(&store, ws->checkpoints_dir)))
+		return rc;
+	rc = ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint, tools);
 	ac_checkpoint_store_free(store);
+	return rc;
+}
+
+/* Opens the dialog of d's plan (set, has_plan): rolling session back to
+ * checkpoint; or says there is nothing to roll back and closes d. */
+static void show_rollback_checkpoint(ui_dialog *d, ui_model *m, const char *session,
+				     const char *checkpoint, bool changed)
+{
 	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
 		ui_dialog_close(d, m);
@@ -187,6 +235,9 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 	d->checkpoint = strdup(checkpoint);
 	ui_model_dialog_title(m, "Roll session %s back to checkpoint %s (version %lld)?", session, checkpoint,
 		  (long long)ac_checkpoint_version(d->plan.checkpoint));
+	if (changed)
+		ui_model_dialog_line(m, "the plan changed since it was shown (the session changed "
+				     "meanwhile); nothing was done. The new plan:");
 	ui_model_dialog_line(m, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
 	ui_model_dialog_line(m, "compensations that will run (newest first): %zu",
 		       d->plan.n_calls - d->plan.n_unconfigured);
@@ -201,70 +252,193 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 			       d->plan.n_unconfigured);
 }
 
-static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+				     const char *session, const char *checkpoint)
+{
+	ui_dialog_close(d, m);
+	d->has_plan = true;
+	if (plan_checkpoint(&d->plan, ws, session, checkpoint) != 0) {
+		ui_model_set_action(m, true, "rollback %s to %s: %s", session, checkpoint, ac_error_last());
+		ui_dialog_close(d, m);
+		return;
+	}
+	show_rollback_checkpoint(d, m, session, checkpoint, false);
+}
+
+static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
+				    ui_act_outcome *o)
 {
 	ac_checkpoint_rollback_result result = {0};
+	ac_checkpoint_plan plan = d->plan; /* a shallow copy: the core only reads it */
+	ac_checkpoint_plan now;
 	ac_buf notes = AC_BUF_INIT;
 
+	/* The session may have changed since the dialog was drawn: what runs
+	 * (compensations, the messages removed) must be what was read. */
+	if (plan_checkpoint(&now, ws, d->target, d->checkpoint) != 0) {
+		say(o, true, "rollback %s to %s: %s", d->target, d->checkpoint, ac_error_last());
+		ac_checkpoint_plan_free(&now);
+		return;
+	}
+	if (now.keep != plan.keep || now.n_calls != plan.n_calls ||
+	    !json_equal(now.history, plan.history)) {
+		o->replanned = true;
+		o->ckpt_replan = now;
+		say(o, true, "the plan changed since it was shown: nothing was done; read the new "
+		    "plan and confirm again");
+		return;
+	}
+	ac_checkpoint_plan_free(&now);
 	/* The message says what ran before a failure: compensations are not
 	 * undone, and a retry skips them. */
-	if (ac_operator_rollback_checkpoint(ws, d->target, &d->plan, &result, &notes) != 0)
-		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
+	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
+		say(o, true, cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
+		    d->target, ac_error_last());
 	else
-		ui_model_set_action(m, notes.len > 0, "rolled back session %s to checkpoint %s: "
-				    "%zu messages removed and archived, %zu compensations ran%s%s",
-				    d->target, d->checkpoint, d->plan.remove, result.ran,
-				    notes.len ? "; " : "", notes.len ? notes.data : "");
+		say(o, notes.len > 0, "rolled back session %s to checkpoint %s: "
+		    "%zu messages removed and archived, %zu compensations ran%s%s",
+		    d->target, d->checkpoint, d->plan.remove, result.ran,
+		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	ac_checkpoint_rollback_result_free(&result);
 	ac_buf_free(&notes);
 }
 
-void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
+			ui_act_outcome *o)
 {
 	ac_buf notes = AC_BUF_INIT;
+	ac_compact_result r = {0};
 
+	if (ac_operator_compact(ws, d->target, true, &r, &notes) != 0) {
+		if (cancel_asked(cancel_fd))
+			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
+		else
+			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
+	} else if (!r.needed) {
+		say(o, false, "compact %s: nothing done (%s)", d->target, r.why_not ? r.why_not : "?");
+	} else {
+		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
+		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
+		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
+		    notes.len ? notes.data : "");
+	}
+	ac_compact_result_free(&r);
+	ac_buf_free(&notes);
+}
+
+/* Plans again first: files may have changed since the dialog was drawn,
+ * and what runs must be what the operator read. */
+static void run_rollback_op(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
+{
+	ac_oplog_rollback_result r = {0};
+	ac_buf notes = AC_BUF_INIT;
+	char *now = NULL;
+
+	if (ac_oplog_rollback(&r, ws, d->target, true, &notes) != 0) {
+		say(o, true, "rollback %s: %s", d->target, ac_error_last());
+		goto done;
+	}
+	if (!(now = plan_text(&r.git)) || !d->shown || strcmp(now, d->shown)) {
+		o->replanned = true;
+		o->replan = r;
+		memset(&r, 0, sizeof(r));
+		o->replan_notes = notes.len ? ac_buf_detach(&notes) : NULL;
+		say(o, true, "the plan changed since it was shown: nothing was done; read the new "
+		    "plan and confirm again");
+		goto done;
+	}
+	ac_oplog_rollback_result_free(&r);
+	ac_buf_clear(&notes);
+	if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
+		say(o, true, r.git.commit[0] ? "rollback incomplete: %s" : "rollback failed: %s",
+		    ac_error_last());
+	else
+		say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
+		    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
+		    r.git.restored, r.git.changed, r.git.snapshot,
+		    notes.len ? "; " : "", notes.len ? notes.data : "");
+done:
+	free(now);
+	ac_oplog_rollback_result_free(&r);
+	ac_buf_free(&notes);
+}
+
+void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out)
+{
+	memset(out, 0, sizeof(*out));
+	ac_proc_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
-	case UI_DLG_COMPACT: {
-		ac_compact_result r = {0};
-
-		if (ac_operator_compact(ws, d->target, true, &r, &notes) != 0)
-			ui_model_set_action(m, true, "compact %s failed, nothing changed: %s", d->target,
-					    ac_error_last());
-		else if (!r.needed)
-			ui_model_set_action(m, false, "compact %s: nothing done (%s)", d->target,
-					    r.why_not ? r.why_not : "?");
-		else
-			ui_model_set_action(m, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s",
-					    d->target, r.messages_before, r.messages_after,
-					    (unsigned long long)r.tokens_before,
-					    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
-					    notes.len ? notes.data : "");
-		ac_compact_result_free(&r);
+	case UI_DLG_COMPACT:
+		run_compact(d, ws, cancel_fd, out);
 		break;
-	}
-	case UI_DLG_ROLLBACK_OP: {
-		ac_oplog_rollback_result r = {0};
-
-		if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
-			ui_model_set_action(m, true, r.git.commit[0] ? "rollback incomplete: %s"
-					    : "rollback failed: %s", ac_error_last());
-		else
-			ui_model_set_action(m, false, "rolled back to before %s: %zu removed, %zu restored, "
-					    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
-					    r.git.restored, r.git.changed, r.git.snapshot,
-					    notes.len ? "; " : "", notes.len ? notes.data : "");
-		ac_oplog_rollback_result_free(&r);
+	case UI_DLG_ROLLBACK_OP:
+		run_rollback_op(d, ws, out);
 		break;
-	}
 	case UI_DLG_ROLLBACK_CKPT:
-		confirm_rollback_checkpoint(d, ws, m);
+		run_rollback_checkpoint(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_STATUS:
-		set_status(ws, m, d->target, d->status);
+		set_status(ws, out, d->target, d->status);
 		break;
 	case UI_DLG_NONE:
 		break;
 	}
-	ac_buf_free(&notes);
+	ac_proc_set_cancel_fd(-1);
+}
+
+void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_outcome *out)
+{
+	ui_dialog_kind kind = d->kind;
+	char *target = out->replanned && d->target ? strdup(d->target) : NULL;
+	char *checkpoint = out->replanned && d->checkpoint ? strdup(d->checkpoint) : NULL;
+
+	(void)ws;
 	ui_dialog_close(d, m);
+	ui_model_set_action(m, out->error, "%s", out->message);
+	if (target && kind == UI_DLG_ROLLBACK_OP) {
+		show_rollback_op(d, m, target, &out->replan, out->replan_notes, true);
+	} else if (target && checkpoint && kind == UI_DLG_ROLLBACK_CKPT) {
+		d->plan = out->ckpt_replan;
+		d->has_plan = true;
+		memset(&out->ckpt_replan, 0, sizeof(out->ckpt_replan));
+		show_rollback_checkpoint(d, m, target, checkpoint, true);
+	}
+	free(target);
+	free(checkpoint);
+	free(out->replan_notes);
+	ac_oplog_rollback_result_free(&out->replan);
+	ac_checkpoint_plan_free(&out->ckpt_replan);
+	memset(out, 0, sizeof(*out));
+}
+
+void ui_act_running(ac_buf *out, const ui_dialog *d)
+{
+	switch (d->kind) {
+	case UI_DLG_COMPACT:
+		ac_buf_printf(out, "compacting %s", d->target);
+		break;
+	case UI_DLG_ROLLBACK_OP:
+		ac_buf_printf(out, "rolling the workspace back to before %s", d->target);
+		break;
+	case UI_DLG_ROLLBACK_CKPT:
+		ac_buf_printf(out, "rolling %s back to checkpoint %s", d->target, d->checkpoint);
+		break;
+	case UI_DLG_STATUS:
+		ac_buf_printf(out, "%s %s", !strcmp(d->status, "paused") ? "pausing" : "resuming",
+			      d->target);
+		break;
+	case UI_DLG_NONE:
+		break;
+	}
+}
+
+bool ui_act_cancellable(const ui_dialog *d, const ac_workspace *ws)
+{
+	const char *const *summarizer = NULL;
+
+	if (d->kind == UI_DLG_COMPACT)
+		return ac_workspace_command(&summarizer, ws, "summarizer.command") == 0 && summarizer;
+	if (d->kind == UI_DLG_ROLLBACK_CKPT)
+		return d->has_plan && d->plan.n_calls > d->plan.n_unconfigured;
+	return false;
 }

@@ -2,14 +2,16 @@
  * calls as the command line (ac_operator.h, ac_oplog.h, ac_checkpoint.h),
  * never writes a file itself, and reports its result or error on the
  * model's status line. Destructive ones first plan a dialog that says
- * exactly what will change; only ui_dialog_confirm() then acts. The
- * dialog's text goes into the model (views/dialog.c draws it from there);
- * what confirming needs (ids, the plan) stays in ui_dialog. No curses
- * here. */
+ * exactly what will change; only ui_act_run() then acts, on a worker
+ * thread (tui/job.h), and ui_act_report() shows what it did. The dialog's
+ * text goes into the model (views/dialog.c draws it from there); what
+ * confirming needs (ids, the plan) stays in ui_dialog. No curses here. */
 #ifndef UI_ACTIONS_H
 #define UI_ACTIONS_H
 
+#include "ac_buf.h"
 #include "ac_checkpoint.h"
+#include "ac_oplog.h"
 #include "ac_workspace.h"
 #include "model.h"
 
@@ -31,7 +33,20 @@ typedef struct {
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
 	ac_checkpoint_plan plan;
 	bool has_plan;
+	char *shown;        /* UI_DLG_ROLLBACK_OP: the plan shown, to compare at y */
 } ui_dialog;
+
+/* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
+ * the status line's text, or (a rollback) a plan that changed since it was
+ * shown, nothing done. */
+typedef struct {
+	bool error;
+	char message[512];                /* raw: sanitised when shown */
+	bool replanned;                   /* nothing done: the new plan is below */
+	ac_oplog_rollback_result replan;  /* UI_DLG_ROLLBACK_OP's */
+	char *replan_notes;               /* its dry run's notes, or NULL */
+	ac_checkpoint_plan ckpt_replan;   /* UI_DLG_ROLLBACK_CKPT's */
+} ui_act_outcome;
 
 /* p / r: asks before moving session id to status ("paused" or
  * "running"), saying what will happen to its agent; a change the status
@@ -50,8 +65,27 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 				     const char *session, const char *checkpoint);
 
-/* y: carries out the dialog's action, then closes it. */
-void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m);
+/* y, on a worker thread: carries out d's action through the core and
+ * fills out. Touches no model, only d (the worker's own) and ws (read
+ * only). cancel_fd (-1: none), once readable, kills a running summariser
+ * or compensation (ac_proc_set_cancel_fd()); the outcome then says the
+ * action was cancelled. A rollback first plans again and, when the plan
+ * differs from the one shown, does nothing (out->replanned). */
+void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out);
+
+/* Shows out on m's status line; a changed plan reopens d's dialog with the
+ * new plan, to be confirmed again (else d is closed). Frees out's
+ * contents. */
+void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_outcome *out);
+
+/* What d's action is doing while it runs, for the running line
+ * ("compacting s1"; raw ids). */
+void ui_act_running(ac_buf *out, const ui_dialog *d);
+
+/* True when Esc may cancel d's action while it runs: a compaction with an
+ * external summariser, a checkpoint rollback with compensations to run.
+ * Not a rollback of files (git), not a pause or resume. */
+bool ui_act_cancellable(const ui_dialog *d, const ac_workspace *ws);
 
 /* n / Esc: closes the dialog (its text in m too); nothing changes. */
 void ui_dialog_close(ui_dialog *d, ui_model *m);

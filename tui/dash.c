@@ -182,6 +182,7 @@ void ui_dash_next_theme(ui_dash *d)
 
 void ui_dash_free(ui_dash *d)
 {
+	ui_dash_job_wait(d);
 	ui_dialog_close(&d->dlg, &d->m);
 	ui_source_free(d->src);
 	d->src = NULL;

@@ -8,6 +8,7 @@
 #define UI_DASH_H
 
 #include "actions.h"
+#include "job.h"
 #include "model.h"
 #include "source.h"
 #include "theme.h"
@@ -42,6 +43,7 @@ typedef struct {
 	ui_tab tab;              /* the conversation's tab */
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
+	ui_job *job;             /* the confirmed action running, or NULL */
 	bool dirty, quit;
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 } ui_dash;
@@ -83,6 +85,20 @@ const char *ui_dash_target_session(ui_dash *d);
 
 /* Loads the next theme file (the status line says which, or why not). */
 void ui_dash_next_theme(ui_dash *d);
+
+/* y: runs the dialog's action off the loop (job.h); the dialog closes
+ * and the status line shows it running (dash_job.c). */
+void ui_dash_confirm(ui_dash *d);
+
+/* The running action finished: its outcome on the status line (a changed
+ * plan in a new dialog), the sessions read again. */
+void ui_dash_job_finished(ui_dash *d);
+
+/* Esc while an action runs: true when it was asked to stop. */
+bool ui_dash_job_cancel(ui_dash *d);
+
+/* Before leaving: cancels what can be cancelled and waits for the rest. */
+void ui_dash_job_wait(ui_dash *d);
 
 /* Frees what d owns (not d). */
 void ui_dash_free(ui_dash *d);

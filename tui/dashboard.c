@@ -72,13 +72,28 @@ static void draw_status(ui_dash *d, int y, int cols)
 	int x = 0;
 
 	screen_fill(y, 0, cols, UI_ST_STATUSBAR);
-	if (d->m.action[0]) {
-		ac_buf_printf(&line, " %s ", d->m.action);
-		x = ui_text_fit(&line, "", 0, 0, 0);
-		ac_buf cut = AC_BUF_INIT;
+	if (d->job) {
+		/* What runs off the loop, ticking, ahead of the last message. */
+		ac_buf run = AC_BUF_INIT, cut = AC_BUF_INIT;
+		char *safe;
 
-		x = ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
-		screen_put(y, 0, cols, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
+		ac_buf_printf(&run, " ");
+		ui_job_describe(d->job, &run, ac_time_now_ms());
+		ac_buf_printf(&run, " ");
+		safe = ui_safe_str(run.data);
+		x = ui_text_fits(&cut, safe, cols, UI_FIT_ELLIPSIS);
+		screen_put(y, 0, cols, UI_ST_WARNING, cut.data ? cut.data : "");
+		ui_sfree(safe);
+		ac_buf_free(&run);
+		ac_buf_free(&cut);
+	}
+	if (d->m.action[0] && x < cols - 10) {
+		ac_buf cut = AC_BUF_INIT;
+		int at = x;
+
+		ac_buf_printf(&line, " %s ", d->m.action);
+		x += ui_text_fit(&cut, line.data, line.len, cols - at, UI_FIT_ELLIPSIS);
+		screen_put(y, at, cols - at, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
 		ac_buf_free(&cut);
 	}
 	warnings(d, &w);
@@ -90,7 +105,7 @@ static void draw_status(ui_dash *d, int y, int cols)
 		ui_text_fit(&cut, line.data, line.len, cols - x, UI_FIT_ELLIPSIS);
 		screen_put(y, x, cols - x, UI_ST_WARNING, cut.data);
 		ac_buf_free(&cut);
-	} else if (!d->m.action[0]) {
+	} else if (!d->m.action[0] && !d->job) {
 		ac_buf cut = AC_BUF_INIT;
 
 		ac_buf_clear(&line);
@@ -155,7 +170,7 @@ static void draw(ui_dash *d)
 	ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], main, true, now);
 	draw_status(d, rows - 2, cols);
 	draw_keys(d, rows - 1, cols);
-	ui_dialog_draw(&d->m, rows, cols);
+	ui_dialog_draw(&d->m, &d->panes[UI_PANE_DIALOG], rows, cols);
 	screen_end();
 	d->redraw_at = ui_age_refresh_take();
 }
@@ -171,6 +186,11 @@ static int wait_ms(const ui_dash *d, int64_t now)
 		int64_t left = d->redraw_at - now;
 
 		tick = left < 0 ? 0 : left > 3600000 ? 3600000 : (int)left;
+	}
+	if (d->job) {
+		int job = ui_job_tick_ms(d->job, now);
+
+		tick = tick < 0 || job < tick ? job : tick;
 	}
 	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
 		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
@@ -327,8 +347,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	}
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
-		struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0}};
-		int nfds = fds[1].fd >= 0 ? 2 : 1;
+		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
+					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}};
+		int nfds = 3;
 		unsigned changed;
 
 		if (d.dirty) {
@@ -339,6 +360,10 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			break;
 		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
 			d.dirty = true;
+		if (d.job)
+			d.dirty = true; /* the running line ticks */
+		if (d.job && ui_job_done(d.job))
+			ui_dash_job_finished(&d);
 		for (size_t i = 0; i < d.m.n_sessions; i++)
 			if (d.m.sessions[i].pending && !d.m.sessions[i].pending_alarm) {
 				/* "resuming" turns "stalled" with time alone. */
@@ -357,6 +382,14 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		}
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
+	}
+	if (d.job) {
+		/* Leaving: a summariser is cancelled, a rollback of files is
+		 * never left half done. */
+		ui_dash_job_cancel(&d);
+		ui_model_set_action(&d.m, false, "quitting once it has finished");
+		draw(&d);
+		ui_dash_job_wait(&d);
 	}
 	screen_fini();
 done:

@@ -8,6 +8,7 @@
 
 #include "ac_watch.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,8 @@ static bool act_back(ui_dash *d, int key)
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
 
 	(void)key;
+	if (ui_dash_job_cancel(d))
+		return true; /* the running line says "cancelling…" */
 	if (d->help_open)
 		d->help_open = false;
 	else if (d->conv_open && d->m.doc_title)
@@ -186,16 +189,35 @@ static bool act_rollback(ui_dash *d, int key)
 static bool act_confirm(ui_dash *d, int key)
 {
 	(void)key;
-	ui_model_set_action(&d->m, false, "working...");
-	ui_dialog_confirm(&d->dlg, d->ws, &d->m);
+	d->panes[UI_PANE_DIALOG].top = 0;
+	ui_dash_confirm(d);
 	return true;
 }
 
 static bool act_cancel(ui_dash *d, int key)
 {
 	(void)key;
+	d->panes[UI_PANE_DIALOG].top = 0;
 	ui_dialog_close(&d->dlg, &d->m);
 	ui_model_set_action(&d->m, false, "cancelled; nothing was changed");
+	return true;
+}
+
+/* A dialog taller than the screen scrolls; views/dialog.c clamps. */
+static bool act_dialog_scroll(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_DIALOG];
+	size_t page = p->list_rows > 1 ? (size_t)p->list_rows - 1 : 1;
+
+	switch (key) {
+	case 'j': case UI_KEY_DOWN: p->top++; break;
+	case 'k': case UI_KEY_UP: p->top -= p->top > 0; break;
+	case 'g': case UI_KEY_HOME: p->top = 0; break;
+	case 'G': case UI_KEY_END: p->top = SIZE_MAX / 2; break;
+	case UI_KEY_PGUP: p->top -= p->top > page ? page : p->top; break;
+	case UI_KEY_PGDN: p->top += page; break;
+	default: return false;
+	}
 	return true;
 }
 
@@ -227,8 +249,9 @@ static const ui_key table[] = {
 	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ESC},
 	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
-		 .help = "back (help, a document, its tab's filter, the conversation); clear the "
-			 "filters; clear the status line"},
+		 .help = "cancel a running action that can be cancelled; else back (help, a "
+			 "document, its tab's filter, the conversation); clear the filters; clear "
+			 "the status line"},
 	 .hint = "Esc back", .hint_panes = IN_SCROLLING,
 	 .handler = act_back, .reaction = UI_REDRAW},
 	{.keys = {']', UI_KEY_RIGHT},
@@ -288,6 +311,18 @@ static const ui_key table[] = {
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
 	 .hint = "y confirm", .handler = act_confirm, .reaction = UI_REDRAW | UI_RELOAD},
+	{.keys = {'j', UI_KEY_DOWN, 'k', UI_KEY_UP},
+	 .doc = {.label = "j k", .help = "scroll a dialog taller than the screen",
+		 .panes = UI_IN(UI_PANE_DIALOG)},
+	 .hint = "j/k scroll", .handler = act_dialog_scroll, .reaction = UI_REDRAW},
+	{.keys = {'g', 'G', UI_KEY_HOME, UI_KEY_END},
+	 .doc = {.label = "g G", .help = "a dialog's top or bottom",
+		 .panes = UI_IN(UI_PANE_DIALOG)},
+	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_PGUP, UI_KEY_PGDN},
+	 .doc = {.label = "PgUp/Dn", .help = "a dialog's previous or next page",
+		 .panes = UI_IN(UI_PANE_DIALOG)},
+	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
 	{.keys = {'n', UI_KEY_ESC, 'q'},
 	 .doc = {.label = "n Esc q", .help = "cancel a dialog (nothing changes)",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
@@ -345,6 +380,12 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
 				    "read-only: actions are disabled (started with --read-only)");
+		reaction = UI_REDRAW;
+	} else if (k->doc.writes && d->job) {
+		/* One write at a time; looking around goes on meanwhile. */
+		ui_model_set_action(&d->m, true, "%s is still running: wait for it%s",
+				    ui_job_what(d->job), ui_job_cancellable(d->job)
+				    ? " or press Esc to cancel it" : "");
 		reaction = UI_REDRAW;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;

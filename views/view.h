@@ -176,8 +176,9 @@ typedef enum { UI_HELP_END, UI_HELP_HEADING, UI_HELP_KEY } ui_help_kind;
 ui_help_kind ui_help_line(ac_buf *out, const ui_model *m, size_t i, int width);
 
 /* Draws the model's dialog, if one is open, centred on a rows x cols
- * screen (views/dialog.c). */
-void ui_dialog_draw(const ui_model *m, int rows, int cols);
+ * screen, its lines wrapped; p->top is the first body row shown (clamped
+ * here) and p->list_rows becomes the body rows shown (views/dialog.c). */
+void ui_dialog_draw(const ui_model *m, ui_pane *p, int rows, int cols);
 
 /* Draws a pane's title line: name, filter and a count. */
 void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *extra,

@@ -1,0 +1,52 @@
+/* The dashboard's side of a confirmed action running off its loop: start
+ * it, refuse a second write meanwhile (keys.c), cancel it, report it. */
+#include "dash.h"
+
+#include "ac_time.h"
+#include "ac_watch.h"
+
+#include <string.h>
+
+void ui_dash_confirm(ui_dash *d)
+{
+	ui_act_outcome out;
+
+	if (ui_job_start(&d->job, &d->dlg, d->ws, ac_time_now_ms()) == 0) {
+		ui_model_close_dialog(&d->m);
+		d->m.action[0] = '\0';
+		return;
+	}
+	/* No thread to be had: the action is still what the operator
+	 * confirmed, so it runs here, as it did before there were workers. */
+	ui_act_run(&d->dlg, d->ws, -1, &out);
+	ui_act_report(&d->dlg, d->ws, &d->m, &out);
+	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
+}
+
+void ui_dash_job_finished(ui_dash *d)
+{
+	ui_act_outcome out;
+
+	if (!d->job)
+		return;
+	ui_job_finish(d->job, &d->dlg, &out);
+	d->job = NULL;
+	ui_act_report(&d->dlg, d->ws, &d->m, &out);
+	/* Files were written through the core; session requests are not
+	 * watched. */
+	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
+	d->dirty = true;
+}
+
+bool ui_dash_job_cancel(ui_dash *d)
+{
+	return d->job && ui_job_cancel(d->job);
+}
+
+void ui_dash_job_wait(ui_dash *d)
+{
+	if (!d->job)
+		return;
+	ui_job_cancel(d->job);
+	ui_dash_job_finished(d);
+}
