@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "dash.h"
+#include "jsearch.h"
 #include "keys.h"
 #include "model.h"
 #include "screen.h"
@@ -368,7 +369,7 @@ static void test_draw_through_screen(void **state)
 	assert_true(fake_shows("no session selected"));
 	fake_reset();
 	ui_keys_describe(&m);
-	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 40, 100}, true, now_ms);
+	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 60, 100}, true, now_ms);
 	assert_true(fake_shows("quit"));
 	assert_true(fake_shows("filter"));
 	fake_reset();
@@ -730,10 +731,16 @@ static void test_keys(void **state)
 
 /* ---- the key table in use ------------------------------------------------ */
 
+#define JSEARCH_EVENT(n) "{\"id\":\"evt_20250903142514_0000000" #n "\",\"timestamp\":" \
+	"\"2025-09-03T14:25:14.302Z\",\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":" \
+	"{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{\"message\":\"m" #n "\"}}\n"
+#define JSEARCH_EVENTS JSEARCH_EVENT(1) JSEARCH_EVENT(2)
+
 /* What a key may change: compared before and after dispatching it. */
 typedef struct {
 	ui_pane_id shown, current, pane;
 	bool conv_open, help_open, filtering, quit, doc_open;
+	bool searching, follow_sel, viewer_open, search_open, search_running;
 	ui_tab tab;
 	ui_pane panes[UI_PANE_COUNT];
 	char action[sizeof(((ui_model *)0)->action)];
@@ -751,6 +758,11 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	out->filtering = d->filtering;
 	out->quit = d->quit;
 	out->doc_open = d->m.doc_title != NULL;
+	out->searching = d->searching;
+	out->follow_sel = d->follow_sel;
+	out->viewer_open = d->m.viewer.title != NULL;
+	out->search_open = d->m.search.query != NULL;
+	out->search_running = d->m.search.running;
 	out->tab = d->tab;
 	for (int i = 0; i < UI_PANE_COUNT; i++) {
 		ui_pane *p = &out->panes[i];
@@ -759,6 +771,8 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 		p->top = d->panes[i].top;
 		p->follow = d->panes[i].follow;
 		p->status_filter = d->panes[i].status_filter;
+		p->sort = d->panes[i].sort;
+		memcpy(p->session, d->panes[i].session, sizeof(p->session));
 		memcpy(p->filter, d->panes[i].filter, sizeof(p->filter));
 	}
 	memcpy(out->action, d->m.action, sizeof(out->action));
@@ -780,10 +794,11 @@ static bool changed_by(ui_dash *d, int key, unsigned *reaction)
 static void enter(ui_dash *d, ui_pane_id pane)
 {
 	ui_dialog_close(&d->dlg, &d->m);
+	ui_jsearch_close(&d->js, &d->m);
 	ui_dash_switch_pane(d, UI_PANE_SESSIONS);
 	for (int i = 0; i < UI_PANE_COUNT; i++)
 		d->panes[i] = (ui_pane){.status_filter = -1, .list_rows = 10};
-	d->filtering = d->quit = false;
+	d->filtering = d->quit = d->searching = d->follow_sel = false;
 	d->m.action[0] = '\0';
 	switch (pane) {
 	case UI_PANE_OPS: case UI_PANE_CKPTS: case UI_PANE_JOURNAL:
@@ -802,6 +817,19 @@ static void enter(ui_dash *d, ui_pane_id pane)
 	case UI_PANE_HELP:
 		d->help_open = true;
 		break;
+	case UI_PANE_JSEARCH: /* two matches in the journal */
+		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
+		tu_write_file(d->ws->journal_path, JSEARCH_EVENTS, strlen(JSEARCH_EVENTS));
+		assert_int_equal(ui_jsearch_start(&d->js, &d->m, d->ws, "agent=Claude"), 0);
+		while (d->m.search.running)
+			ui_jsearch_step(d->js, &d->m, 10);
+		assert_int_equal(d->m.search.n, 2);
+		break;
+	case UI_PANE_VIEWER:
+		ui_model_viewer_open(&d->m, "a text");
+		for (int i = 0; i < 40; i++)
+			ui_model_viewer_line(&d->m, "line %d", i);
+		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
 		if (d->dlg.kind == UI_DLG_NONE)
@@ -814,6 +842,7 @@ static void enter(ui_dash *d, ui_pane_id pane)
 }
 
 static ui_dash test_dash; /* large (the journal ring): not on the stack */
+
 
 static int dash_setup(void **state)
 {

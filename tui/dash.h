@@ -41,6 +41,10 @@ typedef struct {
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
 	bool dirty, quit;
+	bool follow_sel;         /* f: Operations and Journal follow the selected session */
+	bool searching;          /* S: the search line is open */
+	char search_text[256];
+	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 } ui_dash;
 
