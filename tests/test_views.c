@@ -376,6 +376,126 @@ static void test_draw_through_screen(void **state)
 	ui_model_free(&m);
 }
 
+/* The ids of the visible sessions in the pane's order, "a b c". */
+static void visible_ids(char *out, size_t size, const ui_model *m, const ui_pane *p)
+{
+	size_t idx[8], n = ui_list_visible(&ui_view_sessions, m, p, idx);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "",
+			 m->sessions[idx[i]].id);
+}
+
+/* o: Sessions by last update, status, tokens; f: a pane narrowed to a
+ * session (operations by their session, events by the session they name
+ * or their parent operation's), its title naming it; the viewer, the
+ * search's pane and the session's detail drawn from the model alone. */
+static void test_drill_lists(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1, .list_rows = 10};
+	ac_session_summary list[] = {summary("a", "task a", "completed"),
+				     summary("b", "task b", "running"),
+				     summary("c", "task c", "failed")};
+	char none[] = "", o1[] = "o1", o2[] = "o2", sa[] = "a", sb[] = "b", type[] = "file_write";
+	ui_op ops[] = {{.id = o1, .timestamp = none, .session = sa, .type = type, .what = none,
+			.commit = none},
+		       {.id = o2, .timestamp = none, .session = sb, .type = type, .what = none,
+			.commit = none}};
+	const char *uuid = "5e551000-0000-4000-8000-000000000001";
+	char ids[64];
+	size_t idx[4];
+
+	(void)state;
+	list[0].updated_at = "2024-05-01T10:00:50.000Z", list[0].tokens = 99999;
+	list[1].updated_at = "2024-05-01T10:00:10.000Z", list[1].tokens = 10;
+	list[2].updated_at = "2024-05-01T10:00:30.000Z", list[2].tokens = 500;
+	set_sessions(&m, list, 3);
+	p.sort = UI_SORT_UPDATED;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "a c b");
+	p.sort = UI_SORT_STATUS;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "b c a");
+	p.sort = UI_SORT_TOKENS;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "a c b");
+	fake_reset();
+	ui_view_sessions.draw(&ui_view_sessions, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("sorted by tokens"));
+	p.sort = UI_SORT_NONE;
+
+	/* Operations of one session. */
+	m.ops = ops;
+	m.n_ops = 2;
+	m.ops_present = true;
+	snprintf(p.session, sizeof(p.session), "b");
+	assert_int_equal(ui_list_visible(&ui_view_operations, &m, &p, idx), 1);
+	assert_string_equal(m.ops[idx[0]].id, "o2");
+	snprintf(p.session, sizeof(p.session), "%s", uuid);
+	fake_reset();
+	ui_view_operations.draw(&ui_view_operations, &m, &p, (ui_rect){0, 0, 10, 100}, true,
+				now_ms);
+	assert_true(fake_shows("2 Operations \xe2\x80\x94 session 5e551000\xe2\x80\xa6" "001"));
+	assert_true(fake_shows("the operation log is empty") || fake_shows("0/0"));
+
+	/* Events: by the session they name, or by their parent operation. */
+	ui_model_add_event(&m, "e1", "", "Claude", "SUCCESS", "FILE_EDIT", "one");
+	ui_model_event_link(&m, "a", NULL);
+	ui_model_add_event(&m, "e2", "", "Claude", "SUCCESS", "FILE_EDIT", "two");
+	ui_model_event_link(&m, NULL, "o2");
+	ui_model_add_event(&m, "e3", "", "Claude", "SUCCESS", "FILE_EDIT", "three");
+	snprintf(p.session, sizeof(p.session), "b");
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 1);
+	assert_string_equal(ui_model_event(&m, idx[0])->id, "e2");
+	snprintf(p.session, sizeof(p.session), "a");
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 1);
+	assert_string_equal(ui_model_event(&m, idx[0])->id, "e1");
+	p.session[0] = '\0';
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 3);
+	m.ops = NULL;
+	m.n_ops = 0;
+
+	/* The session's detail beside the list. */
+	fake_reset();
+	ui_session_detail_draw(&m, &p, (ui_rect){0, 0, 20, 60});
+	assert_true(fake_shows("task a"));
+	assert_true(fake_shows("Last messages"));
+	assert_true(fake_shows("(reading...)"));
+
+	/* The viewer: sanitised, titled. */
+	ui_model_viewer_open(&m, "Event \x1b[2J");
+	ui_model_viewer_line(&m, "{\n  \"message\": \"hi \x1b]0;x\x07\"\n}");
+	assert_int_equal(m.viewer.n, 3);
+	fake_reset();
+	ui_view_viewer.draw(&ui_view_viewer, &m, &p, (ui_rect){0, 0, 10, 80}, true, now_ms);
+	assert_true(fake_shows("Event ^[[2J"));
+	assert_true(fake_shows("\"message\": \"hi ^[]0;x^G\""));
+	assert_true(fake_shows("rows 1-3 of 3"));
+	ui_model_viewer_close(&m);
+	assert_null(m.viewer.title);
+
+	/* The search's pane says what it searched and how far. */
+	m.search.query = ui_safe_str("agent=Nobody");
+	m.search.n_files = 2;
+	m.search.complete = true;
+	fake_reset();
+	ui_view_jsearch.draw(&ui_view_jsearch, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("search: agent=Nobody"));
+	assert_true(fake_shows("0 matches in 2 files"));
+	m.search.complete = false;
+	m.search.running = true;
+	m.search.bytes_total = 200;
+	m.search.bytes_done = 50;
+	fake_reset();
+	ui_view_jsearch.draw(&ui_view_jsearch, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("0 matches so far, 25% searched (Esc stops)"));
+	ui_sfree(m.search.query);
+	memset(&m.search, 0, sizeof(m.search));
+	ui_model_free(&m);
+}
+
 static void test_conversation(void **state)
 {
 	ui_model m = {0};
@@ -1074,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_draw_through_screen),
+		cmocka_unit_test(test_drill_lists),
 		cmocka_unit_test(test_conversation),
 		cmocka_unit_test_setup_teardown(test_store_tabs, store_setup, store_teardown),
 		cmocka_unit_test_setup_teardown(test_store_without_tenant, store_setup, store_teardown),

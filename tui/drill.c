@@ -154,8 +154,11 @@ bool ui_drill_next_match(ui_dash *d, int key)
 	/* Past the last match found: the search reads on for more. */
 	if (p->cursor + 1 >= shown && !d->m.search.complete) {
 		ui_jsearch_want(d->js, &d->m, d->m.search.n + UI_JSEARCH_BATCH);
-		if (d->m.search.running)
-			p->follow = false;
+		ui_model_set_action(&d->m, false, "reading on for older matches...");
+		return true;
+	}
+	if (p->cursor + 1 >= shown) {
+		ui_model_set_action(&d->m, false, "no older match: every file was read");
 		return true;
 	}
 	return ui_list_key(&ui_view_jsearch, &d->m, p, UI_ACT_DOWN, 1);
@@ -199,7 +202,7 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 		const ui_jmatch *j = &m->search.matches[i];
 
 		ui_preview_event_at(m, m->search.files[j->file], m->search.file_names[j->file],
-				    j->offset);
+				    j->offset, j->ev.id);
 	} else {
 		return false;
 	}

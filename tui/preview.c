@@ -32,7 +32,22 @@ static void event_lines(ui_model *m, const char *line, size_t len)
 	json_decref(doc);
 }
 
-void ui_preview_event_at(ui_model *m, const char *path, const char *name, uint64_t offset)
+/* Whether line is the event id: its "id" member, sanitised as the model's. */
+static bool line_is(const char *line, size_t len, const char *id)
+{
+	json_t *doc = json_loadb(line, len, 0, NULL);
+	const char *have = json_string_value(json_object_get(doc, "id"));
+	char *safe = have ? ui_safe_str(have) : NULL;
+	bool same = safe && !strcmp(safe, id);
+
+	if (safe)
+		ui_sfree(safe);
+	json_decref(doc);
+	return same;
+}
+
+void ui_preview_event_at(ui_model *m, const char *path, const char *name, uint64_t offset,
+			 const char *id)
 {
 	ac_journal_reader *r = NULL;
 	ac_journal_line line;
@@ -47,6 +62,9 @@ void ui_preview_event_at(ui_model *m, const char *path, const char *name, uint64
 		ui_model_viewer_line(m, "the event cannot be read: %s",
 				     rc == 0 ? "the file is shorter now (rotated or replaced?)"
 					     : ac_error_last());
+	} else if (id && !line.overlong && !line_is(line.text, line.len, id)) {
+		ui_model_viewer_line(m, "event %s is no longer at this place: the journal was "
+				     "rotated or replaced since the search (S: search again)", id);
 	} else if (line.overlong) {
 		ui_model_viewer_line(m, "the line is longer than %s: not shown",
 				     AC_JOURNAL_MAX_LINE_TEXT);
@@ -96,7 +114,7 @@ void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 	} else {
 		const char *slash = strrchr(f.path, '/');
 
-		ui_preview_event_at(m, f.path, slash ? slash + 1 : f.path, f.offset);
+		ui_preview_event_at(m, f.path, slash ? slash + 1 : f.path, f.offset, NULL);
 	}
 	free(f.path);
 	ac_journal_files_free(files, n);

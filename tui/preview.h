@@ -14,8 +14,11 @@
 
 /* Opens the viewer on the event whose line starts at offset in path (raw,
  * borrowed), pretty-printed; name is how the file is named on screen. A
- * line that cannot be read or is not JSON is said so in the viewer. */
-void ui_preview_event_at(ui_model *m, const char *path, const char *name, uint64_t offset);
+ * line that cannot be read or is not JSON is said so in the viewer, and
+ * so is a line that is no longer event id (NULL: not checked), as after a
+ * rotation. */
+void ui_preview_event_at(ui_model *m, const char *path, const char *name, uint64_t offset,
+			 const char *id);
 
 /* Opens the viewer on the journal event with id (the live tail's): found
  * from the end of the journal and its rotated files, newest first. */

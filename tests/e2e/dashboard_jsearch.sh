@@ -22,6 +22,8 @@ with open(ws + "/JOURNAL-20250902T000000.000Z.jsonl", "w") as f:
 with open(ws + "/JOURNAL.jsonl", "w") as f:
     for i in range(6000):
         f.write(ev(i, "event %d" % i, "needle_x" if i == 100 else "c%d" % i))
+        if i == 200:  # text from a file is never sent raw to the terminal
+            f.write(ev(90000, "\x1b]0;owned\x07 title \u202e bidi", "hostile_x"))
 PY
 sums() { (cd "$ws" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 before=$(sums)
@@ -65,6 +67,16 @@ send -l "status>>x"
 keys Enter
 check "search: a bad term is named" wait_for "bad term"
 keys Escape
+# Escapes in an event: shown as text in the matches and in full.
+keys S
+send -l "trace.correlation_id=hostile_x"
+keys Enter
+check "hostile: the match's escapes shown" wait_for "^[]0;owned^G title <U+202E> bidi"
+keys Enter
+check "hostile: in full, JSON-escaped" wait_for '"message": "\u001B]0;owned\u0007 title'
+check "hostile: no OSC set the title" \
+  bash -c "! tmux -L $sock display -p -t e2e '#{pane_title}' | grep -q owned"
+keys Escape Escape
 # Enter on a live-tail event opens it in full too.
 keys G Enter
 check "tail: Enter opens the last event in full" wait_for '"message": "event 5999"'
