@@ -496,6 +496,66 @@ static void test_drill_lists(void **state)
 	ui_model_free(&m);
 }
 
+/* The whole-journal search never reads more than a window per step when
+ * its time is up, newest first; keys in between stop it (Esc) or ask for
+ * more (n), and a finished search has read every byte. */
+static void test_jsearch_steps_are_bounded(void **state)
+{
+	static ui_model m; /* large (the journal ring): not on the stack */
+	char *dir = tu_make_temp_dir(), *journal = tu_path(dir, "JOURNAL.jsonl");
+	ac_config *config = NULL;
+	ac_workspace ws;
+	ui_jsearch_engine *e = NULL;
+	ac_buf text = AC_BUF_INIT;
+	const size_t lines = 30000; /* ~12 MiB: three windows and a bit */
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	for (size_t i = 0; i < lines; i++)
+		ac_buf_printf(&text, "{\"id\":\"evt_20250903142514_%08zx\",\"timestamp\":"
+			      "\"2025-09-03T14:25:14.302Z\",\"agent\":\"%s\",\"status\":\"SUCCESS\","
+			      "\"action\":{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{\"message\":"
+			      "\"%0330zu\"}}\n", i, i % 1000 ? "Claude" : "Codex", i);
+	tu_write_file(journal, text.data, text.len);
+	assert_int_equal(ac_config_load(&config, dir), 0);
+	assert_int_equal(ac_workspace_init(&ws, config), 0);
+	assert_int_equal(ui_jsearch_start(&e, &m, &ws, "since=2020-01-01 agent=Codex"), 0);
+	assert_null(m.search.error);
+	assert_int_equal(m.search.bytes_total, text.len);
+	assert_true(m.search.running);
+	/* No time left: one window (and the rest of the line it starts in). */
+	assert_true(ui_jsearch_step(e, &m, 0));
+	assert_true(m.search.bytes_done >= UI_JSEARCH_WINDOW);
+	assert_true(m.search.bytes_done < UI_JSEARCH_WINDOW + 1000);
+	assert_true(m.search.running);
+	assert_true(m.search.n > 0);
+	/* Newest first: the last Codex event of the file is the first match. */
+	assert_string_equal(m.search.matches[0].ev.id, "evt_20250903142514_00007148");
+	ui_jsearch_stop(e, &m);
+	assert_false(ui_jsearch_step(e, &m, 0));
+	/* More is wanted: it reads on to the start. */
+	ui_jsearch_want(e, &m, SIZE_MAX);
+	while (m.search.running)
+		assert_true(ui_jsearch_step(e, &m, 0));
+	assert_true(m.search.complete);
+	assert_int_equal(m.search.n, lines / 1000);
+	assert_int_equal(m.search.bytes_done, text.len);
+	assert_string_equal(m.search.matches[m.search.n - 1].ev.id, "evt_20250903142514_00000000");
+	/* A bad term is said, not searched. */
+	assert_int_not_equal(ui_jsearch_start(&e, &m, &ws, "agent"), 0);
+	assert_non_null(m.search.error);
+	assert_false(m.search.running);
+	ui_jsearch_close(&e, &m);
+	assert_null(e);
+	ui_model_free(&m);
+	ac_workspace_free(&ws);
+	ac_config_free(config);
+	ac_buf_free(&text);
+	tu_remove_tree(dir);
+	free(journal);
+	free(dir);
+}
+
 static void test_conversation(void **state)
 {
 	ui_model m = {0};
@@ -1195,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_draw_through_screen),
 		cmocka_unit_test(test_drill_lists),
+		cmocka_unit_test(test_jsearch_steps_are_bounded),
 		cmocka_unit_test(test_conversation),
 		cmocka_unit_test_setup_teardown(test_store_tabs, store_setup, store_teardown),
 		cmocka_unit_test_setup_teardown(test_store_without_tenant, store_setup, store_teardown),
