@@ -236,9 +236,8 @@ static const ui_key table[] = {
 	 .handler = act_cycle_pane, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ENTER},
 	 .doc = {.label = "Enter", .panes = IN_OPENING,
-		 .help = "open the selected session's conversation; in its Memory or Artifacts "
-			 "tab, the selected document in full; a checkpoint's preview (its messages, "
-			 "what R would compensate); a journal event in full"},
+		 .help = "open: a session's conversation, a memo or artifact in full, a "
+			 "checkpoint's preview (what R would do), a journal event in full"},
 	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ESC},
 	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
@@ -294,9 +293,8 @@ static const ui_key table[] = {
 	 .hint = "o sort", .handler = ui_drill_sort, .reaction = UI_REDRAW},
 	{.keys = {'S'},
 	 .doc = {.label = "S", .panes = IN_SEARCH,
-		 .help = "search the whole journal and its rotated files, newest first (query "
-			 "terms: agent=Claude trace.correlation_id=ID text~word since=DATE); Esc "
-			 "stops it, Esc again: the live tail"},
+		 .help = "search the whole journal, rotated files too (terms as journal query: "
+			 "trace.correlation_id=ID text~word); Esc stops, again: the tail"},
 	 .hint = "S search", .handler = ui_drill_search, .reaction = UI_REDRAW},
 	{.keys = {'n', 'N'},
 	 .doc = {.label = "n N", .panes = UI_IN(UI_PANE_JSEARCH),
