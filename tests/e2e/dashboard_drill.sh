@@ -86,5 +86,15 @@ check "preview: Esc goes back to the checkpoints" wait_for "3 Checkpoints"
 check "preview: closed" absent "Preview of checkpoint"
 send q
 wait_gone
+# With a compensation configured (the user's file is trusted), the command.
+mkdir -p "$ws.cfg/agent"
+echo '{"rollbackTools":{"run_command":["/bin/echo","undo"]}}' >"$ws.cfg/agent/config.json"
+at_exit() { rm -rf "$ws.cfg"; }
+prefix="env XDG_CONFIG_HOME=$ws.cfg" dashboard 140 45
+wait_for "Refactor the JSON parser" >/dev/null
+keys G 3 g Enter
+check "preview: the command a rollback would run" wait_for "would run: /bin/echo undo"
+send q
+wait_gone
 check "nothing was written" test "$before" = "$(sums)"
 finish
