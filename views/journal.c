@@ -27,8 +27,8 @@ static bool event_of_session(const ui_model *m, const ui_event *e, const char *i
 {
 	if (e->session && !strcmp(e->session, id))
 		return true;
-	if (e->parent)
-		for (size_t i = 0; i < m->n_ops; i++)
+	if (e->parent) /* newest first: an event's parent is usually recent */
+		for (size_t i = m->n_ops; i-- > 0;)
 			if (!strcmp(m->ops[i].id, e->parent))
 				return !strcmp(m->ops[i].session, id);
 	return false;
