@@ -348,6 +348,18 @@ int ac_journal_scan_from(uint64_t *out_next, uint64_t *in_out_number,
 	return scan_range(&s, offset, UINT64_MAX, out_next, in_out_number, false);
 }
 
+int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start, uint64_t end,
+			  const ac_query *q, const ac_event_schema *schema,
+			  ac_scan_fn fn, void *ctx)
+{
+	ac_scan_stats local;
+	scan_ctx s;
+
+	init_ctx(&s, stats, &local, q, schema, fn, ctx);
+	s.path = path;
+	return scan_range(&s, start, end, NULL, NULL, false);
+}
+
 int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
 		     const ac_event_schema *schema, ac_check_fn fn, void *ctx)
 {

@@ -454,6 +454,44 @@ static void test_last_n_over_two_files(void **state)
 	free(rotated);
 }
 
+/* A range of whole lines: only the events that start in it and end before
+ * its end, oldest first, with their offsets; a missing file is
+ * AC_ENOTFOUND (the dashboard's search reads windows this way). */
+static void test_scan_range(void **state)
+{
+	const char *path = ((fixture *)*state)->journal;
+	ac_buf content = AC_BUF_INIT;
+	collector c = {0};
+	ac_query *q;
+
+	for (unsigned i = 0; i < 6; i++)
+		put_event(&content, i, &(ev_spec){.agent = i % 2 ? "Codex" : "Claude"});
+	tu_write_file(path, content.data, content.len);
+	q = parse_ok(TERMS("agent=Codex"), 1);
+	assert_int_equal(ac_journal_scan_range(NULL, path, offset_of(&content, 1),
+					       offset_of(&content, 5), q, NULL, collect, &c), 0);
+	assert_string_equal(c.indices.data, "1 3");
+	assert_int_equal(c.offsets[0], offset_of(&content, 1));
+	assert_int_equal(c.offsets[1], offset_of(&content, 3));
+	/* An end inside a line leaves that line to the next range. */
+	ac_buf_free(&c.indices);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ac_journal_scan_range(NULL, path, 0, offset_of(&content, 5) + 10, q, NULL,
+					       collect, &c), 0);
+	assert_string_equal(c.indices.data, "1 3");
+	ac_buf_free(&c.indices);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ac_journal_scan_range(NULL, path, offset_of(&content, 4), content.len, q,
+					       NULL, collect, &c), 0);
+	assert_string_equal(c.indices.data, "5");
+	ac_buf_free(&c.indices);
+	remove(path);
+	assert_int_equal(ac_journal_scan_range(NULL, path, 0, 100, q, NULL, collect, &c),
+			 AC_ENOTFOUND);
+	ac_query_free(q);
+	ac_buf_free(&content);
+}
+
 /* Scans path from *offset; returns the indices delivered and advances it. */
 static char *scan_from(const char *path, uint64_t *offset, uint64_t *number)
 {
@@ -518,6 +556,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_last_n_over_two_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_files_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_from_resumes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_range, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

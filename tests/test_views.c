@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "dash.h"
+#include "jsearch.h"
 #include "keys.h"
 #include "model.h"
 #include "screen.h"
@@ -368,11 +369,191 @@ static void test_draw_through_screen(void **state)
 	assert_true(fake_shows("no session selected"));
 	fake_reset();
 	ui_keys_describe(&m);
-	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 40, 100}, true, now_ms);
+	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 60, 100}, true, now_ms);
 	assert_true(fake_shows("quit"));
 	assert_true(fake_shows("filter"));
 	fake_reset();
 	ui_model_free(&m);
+}
+
+/* The ids of the visible sessions in the pane's order, "a b c". */
+static void visible_ids(char *out, size_t size, const ui_model *m, const ui_pane *p)
+{
+	size_t idx[8], n = ui_list_visible(&ui_view_sessions, m, p, idx);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "",
+			 m->sessions[idx[i]].id);
+}
+
+/* o: Sessions by last update, status, tokens; f: a pane narrowed to a
+ * session (operations by their session, events by the session they name
+ * or their parent operation's), its title naming it; the viewer, the
+ * search's pane and the session's detail drawn from the model alone. */
+static void test_drill_lists(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1, .list_rows = 10};
+	ac_session_summary list[] = {summary("a", "task a", "completed"),
+				     summary("b", "task b", "running"),
+				     summary("c", "task c", "failed")};
+	char none[] = "", o1[] = "o1", o2[] = "o2", sa[] = "a", sb[] = "b", type[] = "file_write";
+	ui_op ops[] = {{.id = o1, .timestamp = none, .session = sa, .type = type, .what = none,
+			.commit = none},
+		       {.id = o2, .timestamp = none, .session = sb, .type = type, .what = none,
+			.commit = none}};
+	const char *uuid = "5e551000-0000-4000-8000-000000000001";
+	char ids[64];
+	size_t idx[4];
+
+	(void)state;
+	list[0].updated_at = "2024-05-01T10:00:50.000Z", list[0].tokens = 99999;
+	list[1].updated_at = "2024-05-01T10:00:10.000Z", list[1].tokens = 10;
+	list[2].updated_at = "2024-05-01T10:00:30.000Z", list[2].tokens = 500;
+	set_sessions(&m, list, 3);
+	p.sort = UI_SORT_UPDATED;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "a c b");
+	p.sort = UI_SORT_STATUS;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "b c a");
+	p.sort = UI_SORT_TOKENS;
+	visible_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "a c b");
+	fake_reset();
+	ui_view_sessions.draw(&ui_view_sessions, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("sorted by tokens"));
+	p.sort = UI_SORT_NONE;
+
+	/* Operations of one session. */
+	m.ops = ops;
+	m.n_ops = 2;
+	m.ops_present = true;
+	snprintf(p.session, sizeof(p.session), "b");
+	assert_int_equal(ui_list_visible(&ui_view_operations, &m, &p, idx), 1);
+	assert_string_equal(m.ops[idx[0]].id, "o2");
+	snprintf(p.session, sizeof(p.session), "%s", uuid);
+	fake_reset();
+	ui_view_operations.draw(&ui_view_operations, &m, &p, (ui_rect){0, 0, 10, 100}, true,
+				now_ms);
+	assert_true(fake_shows("2 Operations \xe2\x80\x94 session 5e551000\xe2\x80\xa6" "001"));
+	assert_true(fake_shows("the operation log is empty") || fake_shows("0/0"));
+
+	/* Events: by the session they name, or by their parent operation. */
+	ui_model_add_event(&m, "e1", "", "Claude", "SUCCESS", "FILE_EDIT", "one");
+	ui_model_event_link(&m, "a", NULL);
+	ui_model_add_event(&m, "e2", "", "Claude", "SUCCESS", "FILE_EDIT", "two");
+	ui_model_event_link(&m, NULL, "o2");
+	ui_model_add_event(&m, "e3", "", "Claude", "SUCCESS", "FILE_EDIT", "three");
+	snprintf(p.session, sizeof(p.session), "b");
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 1);
+	assert_string_equal(ui_model_event(&m, idx[0])->id, "e2");
+	snprintf(p.session, sizeof(p.session), "a");
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 1);
+	assert_string_equal(ui_model_event(&m, idx[0])->id, "e1");
+	p.session[0] = '\0';
+	assert_int_equal(ui_list_visible(&ui_view_journal, &m, &p, idx), 3);
+	m.ops = NULL;
+	m.n_ops = 0;
+
+	/* The session's detail beside the list. */
+	fake_reset();
+	ui_session_detail_draw(&m, &p, (ui_rect){0, 0, 20, 60});
+	assert_true(fake_shows("task a"));
+	assert_true(fake_shows("Last messages"));
+	assert_true(fake_shows("(reading...)"));
+
+	/* The viewer: sanitised, titled. */
+	ui_model_viewer_open(&m, "Event \x1b[2J");
+	ui_model_viewer_line(&m, "{\n  \"message\": \"hi \x1b]0;x\x07\"\n}");
+	assert_int_equal(m.viewer.n, 3);
+	fake_reset();
+	ui_view_viewer.draw(&ui_view_viewer, &m, &p, (ui_rect){0, 0, 10, 80}, true, now_ms);
+	assert_true(fake_shows("Event ^[[2J"));
+	assert_true(fake_shows("\"message\": \"hi ^[]0;x^G\""));
+	assert_true(fake_shows("rows 1-3 of 3"));
+	ui_model_viewer_close(&m);
+	assert_null(m.viewer.title);
+
+	/* The search's pane says what it searched and how far. */
+	m.search.query = ui_safe_str("agent=Nobody");
+	m.search.n_files = 2;
+	m.search.complete = true;
+	fake_reset();
+	ui_view_jsearch.draw(&ui_view_jsearch, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("search: agent=Nobody"));
+	assert_true(fake_shows("0 matches in 2 files"));
+	m.search.complete = false;
+	m.search.running = true;
+	m.search.bytes_total = 200;
+	m.search.bytes_done = 50;
+	fake_reset();
+	ui_view_jsearch.draw(&ui_view_jsearch, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("0 matches so far, 25% searched (Esc stops)"));
+	ui_sfree(m.search.query);
+	memset(&m.search, 0, sizeof(m.search));
+	ui_model_free(&m);
+}
+
+/* The whole-journal search never reads more than a window per step when
+ * its time is up, newest first; keys in between stop it (Esc) or ask for
+ * more (n), and a finished search has read every byte. */
+static void test_jsearch_steps_are_bounded(void **state)
+{
+	static ui_model m; /* large (the journal ring): not on the stack */
+	char *dir = tu_make_temp_dir(), *journal = tu_path(dir, "JOURNAL.jsonl");
+	ac_config *config = NULL;
+	ac_workspace ws;
+	ui_jsearch_engine *e = NULL;
+	ac_buf text = AC_BUF_INIT;
+	const size_t lines = 30000; /* ~12 MiB: three windows and a bit */
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	for (size_t i = 0; i < lines; i++)
+		ac_buf_printf(&text, "{\"id\":\"evt_20250903142514_%08zx\",\"timestamp\":"
+			      "\"2025-09-03T14:25:14.302Z\",\"agent\":\"%s\",\"status\":\"SUCCESS\","
+			      "\"action\":{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{\"message\":"
+			      "\"%0330zu\"}}\n", i, i % 1000 ? "Claude" : "Codex", i);
+	tu_write_file(journal, text.data, text.len);
+	assert_int_equal(ac_config_load(&config, dir), 0);
+	assert_int_equal(ac_workspace_init(&ws, config), 0);
+	assert_int_equal(ui_jsearch_start(&e, &m, &ws, "since=2020-01-01 agent=Codex"), 0);
+	assert_null(m.search.error);
+	assert_int_equal(m.search.bytes_total, text.len);
+	assert_true(m.search.running);
+	/* No time left: one window (and the rest of the line it starts in). */
+	assert_true(ui_jsearch_step(e, &m, 0));
+	assert_true(m.search.bytes_done >= UI_JSEARCH_WINDOW);
+	assert_true(m.search.bytes_done < UI_JSEARCH_WINDOW + 1000);
+	assert_true(m.search.running);
+	assert_true(m.search.n > 0);
+	/* Newest first: the last Codex event of the file is the first match. */
+	assert_string_equal(m.search.matches[0].ev.id, "evt_20250903142514_00007148");
+	ui_jsearch_stop(e, &m);
+	assert_false(ui_jsearch_step(e, &m, 0));
+	/* More is wanted: it reads on to the start. */
+	ui_jsearch_want(e, &m, SIZE_MAX);
+	while (m.search.running)
+		assert_true(ui_jsearch_step(e, &m, 0));
+	assert_true(m.search.complete);
+	assert_int_equal(m.search.n, lines / 1000);
+	assert_int_equal(m.search.bytes_done, text.len);
+	assert_string_equal(m.search.matches[m.search.n - 1].ev.id, "evt_20250903142514_00000000");
+	/* A bad term is said, not searched. */
+	assert_int_not_equal(ui_jsearch_start(&e, &m, &ws, "agent"), 0);
+	assert_non_null(m.search.error);
+	assert_false(m.search.running);
+	ui_jsearch_close(&e, &m);
+	assert_null(e);
+	ui_model_free(&m);
+	ac_workspace_free(&ws);
+	ac_config_free(config);
+	ac_buf_free(&text);
+	tu_remove_tree(dir);
+	free(journal);
+	free(dir);
 }
 
 static void test_conversation(void **state)
@@ -730,10 +911,16 @@ static void test_keys(void **state)
 
 /* ---- the key table in use ------------------------------------------------ */
 
+#define JSEARCH_EVENT(n) "{\"id\":\"evt_20250903142514_0000000" #n "\",\"timestamp\":" \
+	"\"2025-09-03T14:25:14.302Z\",\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":" \
+	"{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{\"message\":\"m" #n "\"}}\n"
+#define JSEARCH_EVENTS JSEARCH_EVENT(1) JSEARCH_EVENT(2)
+
 /* What a key may change: compared before and after dispatching it. */
 typedef struct {
 	ui_pane_id shown, current, pane;
 	bool conv_open, help_open, filtering, quit, doc_open;
+	bool searching, follow_sel, viewer_open, search_open, search_running;
 	ui_tab tab;
 	ui_pane panes[UI_PANE_COUNT];
 	char action[sizeof(((ui_model *)0)->action)];
@@ -751,6 +938,11 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	out->filtering = d->filtering;
 	out->quit = d->quit;
 	out->doc_open = d->m.doc_title != NULL;
+	out->searching = d->searching;
+	out->follow_sel = d->follow_sel;
+	out->viewer_open = d->m.viewer.title != NULL;
+	out->search_open = d->m.search.query != NULL;
+	out->search_running = d->m.search.running;
 	out->tab = d->tab;
 	for (int i = 0; i < UI_PANE_COUNT; i++) {
 		ui_pane *p = &out->panes[i];
@@ -759,6 +951,8 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 		p->top = d->panes[i].top;
 		p->follow = d->panes[i].follow;
 		p->status_filter = d->panes[i].status_filter;
+		p->sort = d->panes[i].sort;
+		memcpy(p->session, d->panes[i].session, sizeof(p->session));
 		memcpy(p->filter, d->panes[i].filter, sizeof(p->filter));
 	}
 	memcpy(out->action, d->m.action, sizeof(out->action));
@@ -780,10 +974,11 @@ static bool changed_by(ui_dash *d, int key, unsigned *reaction)
 static void enter(ui_dash *d, ui_pane_id pane)
 {
 	ui_dialog_close(&d->dlg, &d->m);
+	ui_jsearch_close(&d->js, &d->m);
 	ui_dash_switch_pane(d, UI_PANE_SESSIONS);
 	for (int i = 0; i < UI_PANE_COUNT; i++)
 		d->panes[i] = (ui_pane){.status_filter = -1, .list_rows = 10};
-	d->filtering = d->quit = false;
+	d->filtering = d->quit = d->searching = d->follow_sel = false;
 	d->m.action[0] = '\0';
 	switch (pane) {
 	case UI_PANE_OPS: case UI_PANE_CKPTS: case UI_PANE_JOURNAL:
@@ -802,6 +997,19 @@ static void enter(ui_dash *d, ui_pane_id pane)
 	case UI_PANE_HELP:
 		d->help_open = true;
 		break;
+	case UI_PANE_JSEARCH: /* two matches in the journal */
+		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
+		tu_write_file(d->ws->journal_path, JSEARCH_EVENTS, strlen(JSEARCH_EVENTS));
+		assert_int_equal(ui_jsearch_start(&d->js, &d->m, d->ws, "agent=Claude"), 0);
+		while (d->m.search.running)
+			ui_jsearch_step(d->js, &d->m, 10);
+		assert_int_equal(d->m.search.n, 2);
+		break;
+	case UI_PANE_VIEWER:
+		ui_model_viewer_open(&d->m, "a text");
+		for (int i = 0; i < 40; i++)
+			ui_model_viewer_line(&d->m, "line %d", i);
+		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
 		if (d->dlg.kind == UI_DLG_NONE)
@@ -814,6 +1022,7 @@ static void enter(ui_dash *d, ui_pane_id pane)
 }
 
 static ui_dash test_dash; /* large (the journal ring): not on the stack */
+
 
 static int dash_setup(void **state)
 {
@@ -1095,6 +1304,8 @@ int main(void)
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_draw_through_screen),
+		cmocka_unit_test(test_drill_lists),
+		cmocka_unit_test(test_jsearch_steps_are_bounded),
 		cmocka_unit_test(test_conversation),
 		cmocka_unit_test_setup_teardown(test_store_tabs, store_setup, store_teardown),
 		cmocka_unit_test_setup_teardown(test_store_without_tenant, store_setup, store_teardown),

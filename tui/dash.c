@@ -1,6 +1,7 @@
 /* The dashboard's state and the changes several keys share. */
 #include "dash.h"
 
+#include "jsearch.h"
 #include "screen.h"
 
 #include <stdio.h>
@@ -21,6 +22,7 @@ void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only)
 		d->panes[i].status_filter = -1;
 	d->strip.status_filter = -1;
 	d->panes[UI_PANE_JOURNAL].follow = true;
+	d->panes[UI_PANE_SESSIONS].sort = UI_SORT_UPDATED;
 	d->pane = UI_PANE_SESSIONS;
 }
 
@@ -33,8 +35,12 @@ ui_pane_id ui_dash_shown(const ui_dash *d)
 {
 	if (d->help_open)
 		return UI_PANE_HELP;
+	if (d->m.viewer.title)
+		return UI_PANE_VIEWER;
 	if (d->conv_open)
 		return d->m.doc_title ? UI_PANE_DOC : tab_panes[d->tab];
+	if (d->pane == UI_PANE_JOURNAL && d->m.search.query)
+		return UI_PANE_JSEARCH;
 	return d->pane;
 }
 
@@ -133,6 +139,7 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 	size_t i;
 
 	d->help_open = false;
+	ui_model_viewer_close(&d->m);
 	ui_dash_close_conversation(d);
 	d->pane = pane;
 	if (pane == UI_PANE_CKPTS) {
@@ -184,6 +191,7 @@ void ui_dash_free(ui_dash *d)
 {
 	ui_dash_job_wait(d);
 	ui_dialog_close(&d->dlg, &d->m);
+	ui_jsearch_close(&d->js, &d->m);
 	ui_source_free(d->src);
 	d->src = NULL;
 	ac_watch_free(d->watch);

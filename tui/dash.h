@@ -45,6 +45,10 @@ typedef struct {
 	ui_dialog dlg;
 	ui_job *job;             /* the confirmed action running, or NULL */
 	bool dirty, quit;
+	bool follow_sel;         /* f: Operations and Journal follow the selected session */
+	bool searching;          /* S: the search line is open */
+	char search_text[256];
+	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 } ui_dash;
 

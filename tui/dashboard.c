@@ -6,6 +6,7 @@
 #include "dashboard.h"
 
 #include "dash.h"
+#include "drill.h"
 #include "keys.h"
 #include "screen.h"
 #include "ui_text.h"
@@ -125,9 +126,12 @@ static void draw_keys(ui_dash *d, int y, int cols)
 {
 	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
 
-	if (d->filtering) {
-		ac_buf_printf(&line, " filter: %s_   Enter: keep   Esc: clear",
-			      d->panes[ui_dash_shown(d)].filter);
+	if (d->filtering || d->searching) {
+		if (d->searching)
+			ui_drill_prompt(d, &line);
+		else
+			ac_buf_printf(&line, " filter: %s_   Enter: keep   Esc: clear",
+				      d->panes[ui_dash_shown(d)].filter);
 		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
 		screen_fill(y, 0, cols, UI_ST_FILTER);
 		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
@@ -148,6 +152,7 @@ static void draw(ui_dash *d)
 	ui_rect main;
 
 	screen_size(&rows, &cols);
+	ui_drill_sync(d, cols);
 	screen_begin();
 	ui_age_refresh_take();
 	if (rows < 6 || cols < 24) {
@@ -167,6 +172,7 @@ static void draw(ui_dash *d)
 		d->strip.follow = true;
 		ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, strip, false, now);
 	}
+	ui_drill_draw_beside(d, &main);
 	ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], main, true, now);
 	draw_status(d, rows - 2, cols);
 	draw_keys(d, rows - 1, cols);
@@ -182,6 +188,8 @@ static int wait_ms(const ui_dash *d, int64_t now)
 {
 	int watch = ac_watch_timeout_ms(d->watch), tick = -1;
 
+	if (d->m.search.running)
+		return 0; /* the search reads on between keys */
 	if (d->redraw_at) {
 		int64_t left = d->redraw_at - now;
 
@@ -222,18 +230,8 @@ static void filter_input(ui_dash *d, const ui_input *in)
 		p->filter[len] = '\0';
 	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
 		char enc[5] = {0};
-		unsigned c = (unsigned)in->key;
 
-		if (c < 0x80)
-			enc[0] = (char)c;
-		else if (c < 0x800)
-			enc[0] = (char)(0xC0 | c >> 6), enc[1] = (char)(0x80 | (c & 0x3F));
-		else if (c < 0x10000)
-			enc[0] = (char)(0xE0 | c >> 12), enc[1] = (char)(0x80 | ((c >> 6) & 0x3F)),
-			enc[2] = (char)(0x80 | (c & 0x3F));
-		else
-			enc[0] = (char)(0xF0 | c >> 18), enc[1] = (char)(0x80 | ((c >> 12) & 0x3F)),
-			enc[2] = (char)(0x80 | ((c >> 6) & 0x3F)), enc[3] = (char)(0x80 | (c & 0x3F));
+		ui_utf8_encode(enc, (unsigned)in->key);
 		if (len + strlen(enc) < sizeof(p->filter))
 			strcat(p->filter, enc);
 	} else {
@@ -267,6 +265,8 @@ static void input(ui_dash *d)
 			d->dirty = true;
 		} else if (in.key == UI_KEY_MOUSE) {
 			mouse(d, &in);
+		} else if (d->searching) {
+			ui_drill_input(d, &in);
 		} else if (d->filtering) {
 			filter_input(d, &in);
 		} else if (in.key) {
@@ -374,6 +374,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		/* Keys first (they may change what is shown), then files. Input is
 		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
 		input(&d);
+		if (ui_drill_step(&d))
+			d.dirty = true;
 		changed = ac_watch_read(d.watch);
 		if (changed && (changed = ui_source_update(d.src, &d.m, changed))) {
 			d.dirty = true;

@@ -4,6 +4,7 @@
  * and what follows (redraw, reload, quit). */
 #include "keys.h"
 
+#include "drill.h"
 #include "screen.h"
 
 #include "ac_watch.h"
@@ -77,16 +78,22 @@ static bool act_back(ui_dash *d, int key)
 		return true; /* the running line says "cancelling…" */
 	if (d->help_open)
 		d->help_open = false;
+	else if (d->m.viewer.title)
+		ui_model_viewer_close(&d->m);
 	else if (d->conv_open && d->m.doc_title)
 		ui_model_close_document(&d->m);
 	else if (d->conv_open && p->filter[0])
 		p->filter[0] = '\0';
 	else if (d->conv_open)
 		ui_dash_close_conversation(d);
+	else if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
+		ui_drill_search_back(d);
 	else if (p->filter[0] || p->status_filter >= 0) {
 		p->filter[0] = '\0';
 		p->status_filter = -1;
-	} else if (d->m.action[0])
+	} else if (d->follow_sel)
+		d->follow_sel = false;
+	else if (d->m.action[0])
 		d->m.action[0] = '\0';
 	else
 		return false;
@@ -100,11 +107,15 @@ static bool act_open(ui_dash *d, int key)
 	size_t i;
 
 	(void)key;
-	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i))
-		return false;
+	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i)) {
+		if (cur != UI_PANE_CKPTS && cur != UI_PANE_JOURNAL && cur != UI_PANE_JSEARCH)
+			return false;
+		ui_model_set_action(&d->m, true, "nothing selected to open");
+		return true;
+	}
 	if (cur == UI_PANE_SESSIONS) {
 		ui_dash_open_conversation(d, d->m.sessions[i].id);
-	} else {
+	} else if (!ui_drill_open(d, cur, i)) {
 		ui_source_open_item(d->src, &d->m, d->tab, i);
 		d->panes[UI_PANE_DOC].top = 0;
 		d->panes[UI_PANE_DOC].follow = false;
@@ -224,8 +235,11 @@ static bool act_dialog_scroll(ui_dash *d, int key)
 /* ---- the table --------------------------------------------------------- */
 
 #define IN_SESSION_PANES (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_CKPTS) | UI_IN_CONVERSATION)
-#define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_MEMO) | UI_IN(UI_PANE_ARTIFACTS))
-#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
+#define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_MEMO) | UI_IN(UI_PANE_ARTIFACTS) | \
+		    UI_IN(UI_PANE_CKPTS) | UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
+#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_VIEWER))
+#define IN_FOLLOWING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_JOURNAL))
+#define IN_SEARCH (UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
 
 /* In table order: the help screen's order within a group of panes, and
  * the hint line's. A key in two entries goes to the first that applies. */
@@ -244,15 +258,15 @@ static const ui_key table[] = {
 	 .handler = act_cycle_pane, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ENTER},
 	 .doc = {.label = "Enter", .panes = IN_OPENING,
-		 .help = "open the selected session's conversation; in its Memory or Artifacts "
-			 "tab, the selected document in full"},
+		 .help = "open: a session's conversation, a memo or artifact in full, a "
+			 "checkpoint's preview (what R would do), a journal event in full"},
 	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ESC},
 	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
 		 .help = "cancel a running action that can be cancelled; else back (help, a "
 			 "document, its tab's filter, the conversation); clear the filters; clear "
 			 "the status line"},
-	 .hint = "Esc back", .hint_panes = IN_SCROLLING,
+	 .hint = "Esc back", .hint_panes = IN_SCROLLING | UI_IN(UI_PANE_JSEARCH),
 	 .handler = act_back, .reaction = UI_REDRAW},
 	{.keys = {']', UI_KEY_RIGHT},
 	 .doc = {.label = "] Right", .panes = UI_IN_CONVERSATION,
@@ -291,6 +305,24 @@ static const ui_key table[] = {
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
 	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	{.keys = {'f'},
+	 .doc = {.label = "f", .panes = IN_FOLLOWING,
+		 .help = "follow the selected session: Operations and Journal show only its rows "
+			 "(f again or Esc: all)"},
+	 .hint = "f follow", .handler = ui_drill_follow, .reaction = UI_REDRAW},
+	{.keys = {'o'},
+	 .doc = {.label = "o", .help = "sort by last update, status, tokens",
+		 .panes = UI_IN(UI_PANE_SESSIONS)},
+	 .hint = "o sort", .handler = ui_drill_sort, .reaction = UI_REDRAW},
+	{.keys = {'S'},
+	 .doc = {.label = "S", .panes = IN_SEARCH,
+		 .help = "search the whole journal, rotated files too (terms as journal query: "
+			 "trace.correlation_id=ID text~word); Esc stops, again: the tail"},
+	 .hint = "S search", .handler = ui_drill_search, .reaction = UI_REDRAW},
+	{.keys = {'n', 'N'},
+	 .doc = {.label = "n N", .panes = UI_IN(UI_PANE_JSEARCH),
+		 .help = "next (older) / previous match; past the last, the search reads on"},
+	 .hint = "n/N match", .handler = ui_drill_next_match, .reaction = UI_REDRAW},
 	{.keys = {'p'},
 	 .doc = {.label = "p", .help = "pause the selected session (asks first)",
 		 .panes = IN_SESSION_PANES, .writes = true},

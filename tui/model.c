@@ -144,6 +144,10 @@ static void event_free(ui_event *e)
 	ui_sfree(e->status);
 	ui_sfree(e->action);
 	ui_sfree(e->message);
+	if (e->session)
+		ui_sfree(e->session);
+	if (e->parent)
+		ui_sfree(e->parent);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -167,7 +171,19 @@ void ui_model_add_event(ui_model *m, const char *id, const char *timestamp, cons
 	e->action = ui_safe_str(action);
 	e->message = ui_safe_str(message);
 	e->st = ui_event_status_of(status);
+	e->session = e->parent = NULL;
 	m->events_seen++;
+}
+
+void ui_model_event_link(ui_model *m, const char *session, const char *parent)
+{
+	ui_event *e;
+
+	if (!m->n_events)
+		return;
+	e = &m->events[(m->events_start + m->n_events - 1) % UI_MODEL_EVENTS];
+	e->session = session && *session ? ui_safe_str(session) : NULL;
+	e->parent = parent && *parent ? ui_safe_str(parent) : NULL;
 }
 
 void ui_model_clear_events(ui_model *m)
@@ -641,6 +657,7 @@ void ui_model_free(ui_model *m)
 	ui_model_clear_checkpoints(m);
 	ui_model_close_conversation(m);
 	ui_model_close_dialog(m);
+	ui_model_viewer_close(m);
 	ui_sfree(m->workspace);
 	ui_sfree(m->last_problem);
 	free(m->polling);

@@ -40,6 +40,10 @@ typedef struct {
 typedef struct {
 	char *id, *timestamp, *agent, *status, *action, *message;
 	ui_status st; /* SUCCESS -> completed, FAILED -> failed, IN_PROGRESS -> running */
+	/* The session it names (action.params.sessionId, else
+	 * trace.correlation_id) and trace.parent_id (an operation id), for
+	 * narrowing to a session; NULL when absent. */
+	char *session, *parent;
 } ui_event;
 
 typedef struct {
@@ -114,6 +118,39 @@ typedef struct {
 
 #define UI_MODEL_EVENTS 2000 /* the journal tail kept */
 
+/* A text open in full in front of the panes: a journal event as pretty
+ * JSON, a checkpoint's preview (tui/preview.c fills it). Open when title
+ * is set; lines sanitised. */
+typedef struct {
+	char *title;
+	char **lines;
+	size_t n, cap;
+} ui_viewer;
+
+/* One event the whole-journal search found: file indexes search.files. */
+typedef struct {
+	ui_event ev;
+	size_t file;
+	uint64_t offset;     /* of its line in that file */
+} ui_jmatch;
+
+/* The search over the whole journal and its rotated files (tui/jsearch.c
+ * fills it, newest match first; views/jsearch.c draws it). Open when
+ * query is set. */
+typedef struct {
+	char *query;         /* sanitised, as typed */
+	char **files;        /* raw paths, oldest first: read, never drawn */
+	char **file_names;   /* their sanitised base names */
+	size_t n_files;
+	ui_jmatch *matches;
+	size_t n, cap;
+	uint64_t bytes_total, bytes_done;
+	size_t files_done;   /* files scanned to their start */
+	bool running;        /* scanning now (more is wanted) */
+	bool complete;       /* every file scanned */
+	char *error;         /* the query or a file could not be read; or NULL */
+} ui_jsearch;
+
 typedef struct {
 	char *workspace;         /* sanitised root */
 	bool read_only;
@@ -181,6 +218,9 @@ typedef struct {
 	/* The key table as the help screen shows it (tui/keys.c): static. */
 	const ui_key_doc *keys;
 	size_t n_keys;
+
+	ui_viewer viewer;          /* an event or a checkpoint preview in full */
+	ui_jsearch search;         /* the whole-journal search */
 } ui_model;
 
 /* The i-th event of the tail, oldest first (i < n_events). */
@@ -200,6 +240,16 @@ void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
  * tests); fields are raw and get sanitised here. */
 void ui_model_add_event(ui_model *m, const char *id, const char *timestamp, const char *agent,
 			const char *status, const char *action, const char *message);
+
+/* Sets the session and parent operation (raw, may be NULL) of the event
+ * added last. */
+void ui_model_event_link(ui_model *m, const char *session, const char *parent);
+
+/* The viewer (model.viewer): opens it titled title (raw), appends a raw
+ * line (sanitised; tabs as spaces), closes it. */
+void ui_model_viewer_open(ui_model *m, const char *title);
+void ui_model_viewer_line(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ui_model_viewer_close(ui_model *m);
 
 /* Empties the journal tail. */
 void ui_model_clear_events(ui_model *m);

@@ -64,9 +64,7 @@ static void op_problem(const char *path, uint64_t line, const char *reason, void
 	note_problem(((ui_source *)ctx)->m, where, reason);
 }
 
-/* Decodes a string field of a scanned event into a NUL-terminated
- * borrowed string (src->scratch is reused; copy before the next call). */
-static const char *field(ac_buf *scratch, const ac_json_span *f)
+const char *ui_event_field(ac_buf *scratch, const ac_json_span *f)
 {
 	size_t n = 0;
 
@@ -91,15 +89,37 @@ static int on_event(const ac_scan_match *match, void *ctx)
 				     AC_EV_ACTION_TYPE};
 
 	for (int i = 0; i < 5; i++) {
-		const char *s = field(&src->scratch, &match->fields[which[i]]);
+		const char *s = ui_event_field(&src->scratch, &match->fields[which[i]]);
 
 		parts[i] = strdup(s);
 	}
 	ui_model_add_event(src->m, parts[0], parts[1], parts[2], parts[3], parts[4],
-			   field(&src->scratch, &match->fields[AC_EV_RESULT_MESSAGE]));
+			   ui_event_field(&src->scratch, &match->fields[AC_EV_RESULT_MESSAGE]));
 	for (int i = 0; i < 5; i++)
 		free(parts[i]);
+	ui_event_session(&parts[0], &parts[1], &src->scratch, match->fields);
+	ui_model_event_link(src->m, parts[0], parts[1]);
+	free(parts[0]);
+	free(parts[1]);
 	return 0;
+}
+
+void ui_event_session(char **out_session, char **out_parent, ac_buf *scratch,
+		      const ac_json_span *fields)
+{
+	const ac_json_span *params = &fields[AC_EV_ACTION_PARAMS];
+	ac_json_span id = {0};
+	ac_json_path path;
+	const char *s = "";
+
+	if (params->type == AC_JSON_OBJECT && ac_json_path_init(&path, "sessionId") == 0 &&
+	    ac_json_scan(&id, params->start, params->len, &path, 1, NULL) == 0)
+		s = ui_event_field(scratch, &id);
+	if (!*s)
+		s = ui_event_field(scratch, &fields[AC_EV_TRACE_CORRELATION_ID]);
+	*out_session = *s ? strdup(s) : NULL;
+	s = ui_event_field(scratch, &fields[AC_EV_TRACE_PARENT_ID]);
+	*out_parent = *s ? strdup(s) : NULL;
 }
 
 static unsigned read_journal(ui_source *src)

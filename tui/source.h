@@ -8,6 +8,8 @@
 
 #include "model.h"
 
+#include "ac_buf.h"
+#include "ac_json_scan.h"
 #include "ac_workspace.h"
 
 typedef struct ui_source ui_source;
@@ -54,5 +56,16 @@ int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab);
 /* Reads memo document or artifact i of its list in full into the model's
  * document (m->doc_error says why not). */
 int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i);
+
+/* Decodes a string field of a scanned event into a NUL-terminated string
+ * borrowed from scratch (reused: copy it before the next call); "" when
+ * the field is absent or not a string. */
+const char *ui_event_field(ac_buf *scratch, const ac_json_span *f);
+
+/* The session a scanned event names (action.params.sessionId, else
+ * trace.correlation_id) and its trace.parent_id, raw, allocated for the
+ * caller to free; NULL when absent. */
+void ui_event_session(char **out_session, char **out_parent, ac_buf *scratch,
+		      const ac_json_span *fields);
 
 #endif

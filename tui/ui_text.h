@@ -30,6 +30,10 @@ void ui_text_locale(void);
  * the bytes used (>= 1). */
 size_t ui_utf8_next(const char *s, size_t len, unsigned *out_cp);
 
+/* Encodes code point cp (< 0x110000) as UTF-8 into out; returns the bytes
+ * written (1 to 4; out is not NUL-terminated). */
+size_t ui_utf8_encode(char out[4], unsigned cp);
+
 /* Columns taken by code point cp: 0 (combining), 1 or 2. */
 int ui_cp_width(unsigned cp);
 

@@ -1,8 +1,12 @@
 /* The Journal pane: the live tail of JOURNAL.jsonl, oldest at the top; it
- * follows new events while the cursor is on the last row. */
+ * follows new events while the cursor is on the last row. With f it shows
+ * only the selected session's events. While a whole-journal search is open
+ * the pane lists its matches instead, newest first (ui_view_jsearch). */
+#include "screen.h"
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum { JNL_TIME_W = 8, JNL_AGENT_W = 8, JNL_ACTION_W = 15 };
@@ -17,11 +21,26 @@ static const char *journal_key(const ui_model *m, size_t i)
 	return ui_model_event(m, i)->id;
 }
 
+/* Whether e belongs to session id: it names it, or its parent is one of
+ * the session's operations. */
+static bool event_of_session(const ui_model *m, const ui_event *e, const char *id)
+{
+	if (e->session && !strcmp(e->session, id))
+		return true;
+	if (e->parent) /* newest first: an event's parent is usually recent */
+		for (size_t i = m->n_ops; i-- > 0;)
+			if (!strcmp(m->ops[i].id, e->parent))
+				return !strcmp(m->ops[i].session, id);
+	return false;
+}
+
 static bool journal_match(const ui_model *m, size_t i, const ui_pane *p)
 {
 	const ui_event *e = ui_model_event(m, i);
 	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id, NULL};
 
+	if (p->session[0] && !event_of_session(m, e, p->session))
+		return false;
 	return ui_filter_fields(p, fields);
 }
 
@@ -38,14 +57,12 @@ static void journal_header(ac_buf *out, int width)
 	ac_buf_free(&row);
 }
 
-static ui_style journal_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
-			    int *accent_x, int *accent_w)
+static ui_style event_row(ac_buf *out, const ui_event *e, int width, int *accent_x,
+			  int *accent_w)
 {
-	const ui_event *e = ui_model_event(m, i);
 	char clock[9];
 	ac_buf row = AC_BUF_INIT;
 
-	(void)now_ms;
 	ui_fmt_clock(clock, e->timestamp);
 	ui_col(&row, clock, JNL_TIME_W, 0, 1);
 	ui_col(&row, ui_status_symbol(e->st), 1, 0, 1);
@@ -59,6 +76,13 @@ static ui_style journal_row(ac_buf *out, const ui_model *m, size_t i, int width,
 	return ui_status_style(e->st);
 }
 
+static ui_style journal_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
+			    int *accent_x, int *accent_w)
+{
+	(void)now_ms;
+	return event_row(out, ui_model_event(m, i), width, accent_x, accent_w);
+}
+
 const ui_view ui_view_journal = {
 	.name = "4 Journal",
 	.draw = ui_list_draw,
@@ -69,4 +93,83 @@ const ui_view ui_view_journal = {
 	.header = journal_header,
 	.row = journal_row,
 	.empty = "no events yet in this journal",
+};
+
+/* ---- the whole-journal search's matches ---------------------------------- */
+
+static size_t jsearch_count(const ui_model *m)
+{
+	return m->search.n;
+}
+
+static const char *jsearch_key(const ui_model *m, size_t i)
+{
+	return m->search.matches[i].ev.id;
+}
+
+static bool jsearch_match(const ui_model *m, size_t i, const ui_pane *p)
+{
+	const ui_event *e = &m->search.matches[i].ev;
+	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id, NULL};
+
+	return ui_filter_fields(p, fields);
+}
+
+static ui_style jsearch_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
+			    int *accent_x, int *accent_w)
+{
+	(void)now_ms;
+	return event_row(out, &m->search.matches[i].ev, width, accent_x, accent_w);
+}
+
+/* "2 matches in 2 files", or how far a search that goes on has come. */
+static void jsearch_progress(char *out, size_t size, const ui_jsearch *s)
+{
+	unsigned pct = s->bytes_total ? (unsigned)(s->bytes_done * 100 / s->bytes_total) : 100;
+
+	if (s->complete)
+		snprintf(out, size, "%zu match%s in %zu file%s", s->n, s->n == 1 ? "" : "es",
+			 s->n_files, s->n_files == 1 ? "" : "s");
+	else if (s->running)
+		snprintf(out, size, "%zu match%s so far, %u%% searched (Esc stops)", s->n,
+			 s->n == 1 ? "" : "es", pct);
+	else
+		snprintf(out, size, "%zu match%s so far, %u%% searched (n past the last: more)",
+			 s->n, s->n == 1 ? "" : "es", pct);
+}
+
+static void jsearch_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+			 int64_t now_ms)
+{
+	const ui_jsearch *s = &m->search;
+	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
+	char progress[160];
+
+	if (r.h < 3)
+		return;
+	jsearch_progress(progress, sizeof(progress), s);
+	ac_buf_printf(&line, " search: %s   %s", s->query ? s->query : "", progress);
+	ui_text_fit(&cut, line.data, line.len, r.w, UI_FIT_ELLIPSIS);
+	screen_fill(r.y, r.x, r.w, UI_ST_FILTER);
+	screen_put(r.y, r.x, r.w, UI_ST_FILTER, cut.data ? cut.data : "");
+	r.y++;
+	r.h--;
+	if (s->error)
+		ui_list_draw_note(v, p, r, active, NULL, s->error);
+	else
+		ui_list_draw(v, m, p, r, active, now_ms);
+	ac_buf_free(&line);
+	ac_buf_free(&cut);
+}
+
+const ui_view ui_view_jsearch = {
+	.name = "4 Journal search",
+	.draw = jsearch_draw,
+	.key = ui_list_key,
+	.count = jsearch_count,
+	.item_key = jsearch_key,
+	.match = jsearch_match,
+	.header = journal_header,
+	.row = jsearch_row,
+	.empty = "no match (yet)",
 };

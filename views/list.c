@@ -147,6 +147,8 @@ size_t ui_list_visible(const ui_view *v, const ui_model *m, const ui_pane *p, si
 				idx[shown] = i;
 			shown++;
 		}
+	if (idx && v->order)
+		v->order(m, p, idx, shown);
 	return shown;
 }
 
@@ -204,6 +206,13 @@ void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *ex
 	ac_buf t = AC_BUF_INIT;
 
 	ac_buf_printf(&t, " %s ", name);
+	if (p && p->session[0] && strlen(p->session) <= 12)
+		ac_buf_printf(&t, "\xe2\x80\x94 session %s ", p->session);
+	else if (p && p->session[0]) /* a uuid: its start and end tell it apart */
+		ac_buf_printf(&t, "\xe2\x80\x94 session %.8s\xe2\x80\xa6%s ", p->session,
+			      p->session + strlen(p->session) - 3);
+	if (p && p->sort)
+		ac_buf_printf(&t, " sorted by %s ", ui_session_sort_name(p->sort));
 	if (extra && *extra)
 		ac_buf_printf(&t, " %s ", extra);
 	if (p && p->status_filter >= 0)

@@ -23,6 +23,8 @@ static bool ops_match(const ui_model *m, size_t i, const ui_pane *p)
 	const ui_op *o = &m->ops[i];
 	const char *fields[] = {o->id, o->session, o->type, o->what, o->commit, NULL};
 
+	if (p->session[0] && strcmp(o->session, p->session))
+		return false;
 	return ui_filter_fields(p, fields);
 }
 

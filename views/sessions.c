@@ -2,6 +2,7 @@
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { SES_STATUS_W = 14, SES_ID_W = 10, SES_WHO_W = 16, SES_MSGS_W = 5, SES_TOK_W = 6,
@@ -100,6 +101,66 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	return ui_status_style(s->st);
 }
 
+/* ---- order (o) ---------------------------------------------------------- */
+
+const char *ui_session_sort_name(int sort)
+{
+	switch (sort) {
+	case UI_SORT_UPDATED: return "last update";
+	case UI_SORT_STATUS: return "status";
+	case UI_SORT_TOKENS: return "tokens";
+	default: return "file order";
+	}
+}
+
+/* qsort has no context argument in C11: the list being sorted. The UI is
+ * one thread. */
+static const ui_model *sort_model;
+static int sort_by;
+
+static const char *last_update(const ui_session *s)
+{
+	return *s->updated ? s->updated : s->created;
+}
+
+/* Needs the operator first: running, paused, failed, completed, other. */
+static int status_rank(ui_status st)
+{
+	static const int rank[UI_STATUS_COUNT] = {
+		[UI_STATUS_RUNNING] = 0, [UI_STATUS_PAUSED] = 1, [UI_STATUS_FAILED] = 2,
+		[UI_STATUS_COMPLETED] = 3, [UI_STATUS_OTHER] = 4,
+	};
+
+	return (unsigned)st < UI_STATUS_COUNT ? rank[st] : 4;
+}
+
+static int compare_sessions(const void *pa, const void *pb)
+{
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const ui_session *a = &sort_model->sessions[ia], *b = &sort_model->sessions[ib];
+	int c = 0;
+
+	if (sort_by == UI_SORT_STATUS)
+		c = status_rank(a->st) - status_rank(b->st);
+	else if (sort_by == UI_SORT_TOKENS)
+		c = a->tokens > b->tokens ? -1 : a->tokens < b->tokens ? 1 : 0;
+	if (!c)
+		c = -strcmp(last_update(a), last_update(b)); /* newest first */
+	if (!c)
+		c = ia < ib ? -1 : ia > ib; /* stable: the model's order */
+	return c;
+}
+
+static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
+{
+	if (p->sort <= UI_SORT_NONE || p->sort >= UI_SORT_COUNT || n < 2)
+		return;
+	sort_model = m;
+	sort_by = p->sort;
+	qsort(idx, n, sizeof(*idx), compare_sessions);
+	sort_model = NULL;
+}
+
 const ui_view ui_view_sessions = {
 	.name = "1 Sessions",
 	.draw = ui_list_draw,
@@ -110,4 +171,5 @@ const ui_view ui_view_sessions = {
 	.header = sessions_header,
 	.row = sessions_row,
 	.empty = "no sessions yet (.agent/sessions/ is empty or absent)",
+	.order = sessions_order,
 };

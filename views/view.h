@@ -47,6 +47,8 @@ typedef enum {
 	UI_PANE_ARTIFACTS,
 	UI_PANE_TRACE,
 	UI_PANE_DOC,
+	UI_PANE_JSEARCH,     /* the journal pane while a whole-journal search is open */
+	UI_PANE_VIEWER,      /* an event or a checkpoint preview in full */
 	UI_PANE_HELP,
 	UI_PANE_DIALOG,
 	UI_PANE_COUNT
@@ -54,11 +56,11 @@ typedef enum {
 
 #define UI_IN(pane) (1u << (pane))
 #define UI_IN_LISTS (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_CKPTS) | \
-		     UI_IN(UI_PANE_JOURNAL))
+		     UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
 #define UI_IN_CONVERSATION (UI_IN(UI_PANE_CONV) | UI_IN(UI_PANE_MEMO) | \
 			    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_TRACE) | UI_IN(UI_PANE_DOC))
 /* Every pane, not the dialog. */
-#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
+#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_VIEWER))
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
@@ -67,7 +69,14 @@ typedef struct {
 	bool follow;         /* keep the cursor on the last row as rows arrive */
 	int status_filter;   /* -1: all; else a ui_status */
 	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
+	char session[192];   /* only rows of this session (f: follow the selection); "" all */
+	int sort;            /* the list's order (Sessions: a ui_session_sort) */
 } ui_pane;
+
+/* The orders of the Sessions pane (o cycles them); 0: the model's order,
+ * not named in the title. */
+typedef enum { UI_SORT_NONE, UI_SORT_UPDATED, UI_SORT_STATUS, UI_SORT_TOKENS,
+	       UI_SORT_COUNT } ui_session_sort;
 
 typedef struct {
 	int y, x, h, w;
@@ -94,6 +103,9 @@ struct ui_view {
 	ui_style (*row)(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
 			int *accent_x, int *accent_w);
 	const char *empty; /* what an empty list says */
+	/* Puts the visible items idx[0..n) in the pane's order (p->sort);
+	 * NULL: model order. */
+	void (*order)(const ui_model *m, const ui_pane *p, size_t *idx, size_t n);
 };
 
 /* The view that draws each pane (NULL for the dialog), and the pane's
@@ -103,6 +115,18 @@ const char *ui_pane_name(ui_pane_id pane);
 
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
 	ui_view_journal, ui_view_conversation, ui_view_help;
+
+/* The whole-journal search's matches (views/jsearch.c) and a text open in
+ * full (views/viewer.c). */
+extern const ui_view ui_view_jsearch, ui_view_viewer;
+
+/* What "sorted by ..." says for a ui_session_sort. */
+const char *ui_session_sort_name(int sort);
+
+/* The selected session's detail beside the Sessions list on a wide
+ * terminal: status, task, tokens, then its last messages when the model's
+ * conversation is that session's (views/session_detail.c). */
+void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect r);
 
 /* The conversation's other tabs (views/store.c) and a memo document or
  * artifact open in full (views/conversation.c). */

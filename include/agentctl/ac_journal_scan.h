@@ -49,6 +49,16 @@ int ac_journal_scan_from(uint64_t *out_next, uint64_t *in_out_number,
 			 const ac_query *q, const ac_event_schema *schema,
 			 ac_scan_fn fn, void *ctx);
 
+/* Hands fn the valid events of path that match q among the whole lines of
+ * [start, end) (start a line start; a line that ends past end is left to
+ * the next range), oldest first: a bounded piece of work, so a caller can
+ * search a large file backward one window at a time (the dashboard's
+ * search). stats may be NULL. Returns 0, fn's non-zero return, or a
+ * negative code (AC_ENOTFOUND when path does not exist). */
+int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start, uint64_t end,
+			  const ac_query *q, const ac_event_schema *schema,
+			  ac_scan_fn fn, void *ctx);
+
 /* Called by ac_journal_check() for each line that is not a valid event. */
 typedef int (*ac_check_fn)(const char *path, uint64_t line_number, uint64_t offset,
 			   const char *reason, void *ctx);

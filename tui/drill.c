@@ -1,0 +1,212 @@
+/* Following the selection, sorting, the side-by-side detail, the journal
+ * search and the viewer: the dashboard state they change. */
+#include "drill.h"
+
+#include "jsearch.h"
+#include "preview.h"
+#include "ui_text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEARCH_STEP_MS 30   /* one loop's share of a running search */
+
+/* ---- follow the selected session (f) and sort (o) ------------------------ */
+
+static const char *selected_session(const ui_dash *d)
+{
+	size_t i;
+
+	if (!ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
+		return NULL;
+	return d->m.sessions[i].id;
+}
+
+bool ui_drill_follow(ui_dash *d, int key)
+{
+	(void)key;
+	d->follow_sel = !d->follow_sel;
+	ui_drill_sync(d, 0);
+	if (d->follow_sel && !d->panes[UI_PANE_OPS].session[0])
+		ui_model_set_action(&d->m, true, "f: no session selected to follow (1 Sessions)");
+	else
+		ui_model_set_action(&d->m, false, d->follow_sel ?
+				    "following the selected session: Operations and Journal show "
+				    "only its rows (f or Esc: all)" : "showing every session's rows");
+	return true;
+}
+
+bool ui_drill_sort(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_SESSIONS];
+
+	(void)key;
+	p->sort = p->sort + 1 >= UI_SORT_COUNT ? UI_SORT_UPDATED : p->sort + 1;
+	p->cursor = p->top = 0;
+	p->sel[0] = '\0';
+	return true;
+}
+
+static void narrow(ui_pane *p, const char *id)
+{
+	if (!strcmp(p->session, id ? id : ""))
+		return;
+	snprintf(p->session, sizeof(p->session), "%s", id ? id : "");
+	p->cursor = p->top = 0;
+	p->sel[0] = '\0';
+}
+
+void ui_drill_sync(ui_dash *d, int cols)
+{
+	const char *id = d->follow_sel ? selected_session(d) : NULL;
+
+	narrow(&d->panes[UI_PANE_OPS], id);
+	narrow(&d->panes[UI_PANE_JOURNAL], id);
+	narrow(&d->strip, id);
+	if (d->panes[UI_PANE_JOURNAL].session[0])
+		d->panes[UI_PANE_JOURNAL].follow = d->strip.follow = true;
+	/* The detail beside the list reads the selected session's messages. */
+	if (cols >= UI_DRILL_WIDE && ui_dash_shown(d) == UI_PANE_SESSIONS && !d->conv_open &&
+	    (id = selected_session(d)) && (!d->m.conv_session || strcmp(d->m.conv_session, id))) {
+		char *copy = strdup(id);
+
+		if (copy)
+			ui_source_open_conversation(d->src, &d->m, copy);
+		free(copy);
+	}
+}
+
+void ui_drill_draw_beside(ui_dash *d, ui_rect *main)
+{
+	ui_rect detail;
+
+	if (ui_dash_shown(d) != UI_PANE_SESSIONS || main->w < UI_DRILL_WIDE)
+		return;
+	detail = *main;
+	main->w = main->w * 3 / 5;
+	detail.x = main->x + main->w + 1;
+	detail.w -= main->w + 1;
+	ui_session_detail_draw(&d->m, &d->panes[UI_PANE_SESSIONS], detail);
+}
+
+/* ---- the whole-journal search (S, n, N) ---------------------------------- */
+
+bool ui_drill_search(ui_dash *d, int key)
+{
+	(void)key;
+	d->searching = true;
+	d->search_text[0] = '\0';
+	return true;
+}
+
+void ui_drill_prompt(const ui_dash *d, ac_buf *out)
+{
+	ac_buf_printf(out, " search the journal: %s_   Enter: search (any field: "
+		      "trace.correlation_id=ID, text~word)   Esc: cancel", d->search_text);
+}
+
+static void run_search(ui_dash *d)
+{
+	ui_pane *p = &d->panes[UI_PANE_JSEARCH];
+
+	ui_jsearch_start(&d->js, &d->m, d->ws, d->search_text);
+	p->cursor = p->top = 0;
+	p->filter[0] = p->sel[0] = '\0';
+	p->follow = false;
+	ui_dash_switch_pane(d, UI_PANE_JOURNAL);
+}
+
+void ui_drill_input(ui_dash *d, const ui_input *in)
+{
+	size_t len = strlen(d->search_text);
+
+	d->dirty = true;
+	if (in->key == UI_KEY_ENTER) {
+		d->searching = false;
+		run_search(d);
+	} else if (in->key == UI_KEY_ESC) {
+		d->searching = false;
+	} else if (in->key == UI_KEY_BACKSPACE) {
+		while (len > 0 && ((unsigned char)d->search_text[len - 1] & 0xC0) == 0x80)
+			len--;
+		d->search_text[len > 0 ? len - 1 : 0] = '\0';
+	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
+		char enc[5];
+		size_t n = ui_utf8_encode(enc, (unsigned)in->key);
+
+		if (len + n < sizeof(d->search_text)) {
+			memcpy(d->search_text + len, enc, n);
+			d->search_text[len + n] = '\0';
+		}
+	} else {
+		d->dirty = false;
+	}
+}
+
+bool ui_drill_next_match(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_JSEARCH];
+	size_t shown = ui_list_visible(&ui_view_jsearch, &d->m, p, NULL);
+
+	if (key == 'N')
+		return ui_list_key(&ui_view_jsearch, &d->m, p, UI_ACT_UP, 1);
+	/* Past the last match found: the search reads on for more. */
+	if (p->cursor + 1 >= shown && !d->m.search.complete) {
+		ui_jsearch_want(d->js, &d->m, d->m.search.n + UI_JSEARCH_BATCH);
+		ui_model_set_action(&d->m, false, "reading on for older matches...");
+		return true;
+	}
+	if (p->cursor + 1 >= shown) {
+		ui_model_set_action(&d->m, false, "no older match: every file was read");
+		return true;
+	}
+	return ui_list_key(&ui_view_jsearch, &d->m, p, UI_ACT_DOWN, 1);
+}
+
+void ui_drill_search_back(ui_dash *d)
+{
+	if (d->m.search.running) {
+		ui_jsearch_stop(d->js, &d->m);
+		ui_model_set_action(&d->m, false, "search stopped (Esc again: back to the live tail)");
+	} else {
+		ui_jsearch_close(&d->js, &d->m);
+	}
+}
+
+bool ui_drill_step(ui_dash *d)
+{
+	return ui_jsearch_step(d->js, &d->m, SEARCH_STEP_MS);
+}
+
+/* ---- Enter: the viewer ---------------------------------------------------- */
+
+bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
+{
+	ui_model *m = &d->m;
+
+	if (pane == UI_PANE_CKPTS && m->ckpt_session) {
+		char *session = strdup(m->ckpt_session), *id = strdup(m->ckpts[i].id);
+
+		if (session && id)
+			ui_preview_checkpoint(m, d->ws, session, id);
+		free(session);
+		free(id);
+	} else if (pane == UI_PANE_JOURNAL) {
+		char *id = strdup(ui_model_event(m, i)->id);
+
+		if (id)
+			ui_preview_event_id(m, d->ws, id);
+		free(id);
+	} else if (pane == UI_PANE_JSEARCH) {
+		const ui_jmatch *j = &m->search.matches[i];
+
+		ui_preview_event_at(m, m->search.files[j->file], m->search.file_names[j->file],
+				    j->offset, j->ev.id);
+	} else {
+		return false;
+	}
+	d->panes[UI_PANE_VIEWER].top = 0;
+	d->panes[UI_PANE_VIEWER].follow = false;
+	return true;
+}
