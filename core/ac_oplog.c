@@ -571,6 +571,10 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 	if (!dry_run)
 		rc = record_rollback(out, ws, target, revert);
 done:
+	if (rc != 0) {
+		ac_buf_free(&out->sessions);
+		out->n_sessions = 0;
+	}
 	if (lock_fd >= 0)
 		close(lock_fd);
 	ac_git_free(git);
