@@ -326,9 +326,12 @@ static void print_plan(const ac_oplog_rollback_result *res, const char *op_id, b
 			      "snapshot commit keeps %s\n", r->kept, r->kept == 1 ? "" : "s",
 			      r->kept == 1 ? "a copy" : "copies");
 	ac_buf_printf(&out, "Undoes the work of session%s: ", res->n_sessions == 1 ? "" : "s");
-	if (res->n_sessions)
-		ac_text_sanitize(&out, res->sessions.data, res->sessions.len);
-	else
+	for (size_t i = 0; i < res->n_sessions; i++) {
+		if (i)
+			ac_buf_printf(&out, ", ");
+		ac_text_sanitize(&out, res->sessions[i], strlen(res->sessions[i]));
+	}
+	if (!res->n_sessions)
 		ac_buf_printf(&out, "(none named)");
 	ac_buf_printf(&out, "%s\n", revert ? " (this operation only)" :
 		      " (this operation and every later one)");

@@ -400,7 +400,10 @@ void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
 	ac_git_rollback_result_free(&r->git);
 	ac_op_free(r->op);
 	r->op = NULL;
-	ac_buf_free(&r->sessions);
+	for (size_t i = 0; i < r->n_sessions; i++)
+		free(r->sessions[i]);
+	free(r->sessions);
+	r->sessions = NULL;
 	r->n_sessions = 0;
 }
 
@@ -511,21 +514,20 @@ static int name_sessions(ac_oplog_rollback_result *out, const ac_op_list *list,
 {
 	size_t from = (size_t)(target - list->ops), to = all ? list->n : from + 1;
 
+	if (!(out->sessions = calloc(to - from, sizeof(*out->sessions))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = from; i < to; i++) {
 		const char *id = list->ops[i].session_id;
 		bool seen = false;
 
-		if (!*id)
+		for (size_t j = 0; j < out->n_sessions && !seen; j++)
+			seen = !strcmp(out->sessions[j], id);
+		if (!*id || seen)
 			continue;
-		for (size_t j = from; j < i && !seen; j++)
-			seen = !strcmp(list->ops[j].session_id, id);
-		if (seen)
-			continue;
-		if (ac_buf_printf(&out->sessions, "%s%s", out->n_sessions++ ? ", " : "", id))
+		if (!(out->sessions[out->n_sessions] = strdup(id)))
 			return ac_error_set(AC_ENOMEM, "out of memory");
+		out->n_sessions++;
 	}
-	if (!out->sessions.data && ac_buf_append(&out->sessions, "", 0))
-		return ac_error_set(AC_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -572,7 +574,10 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 		rc = record_rollback(out, ws, target, revert);
 done:
 	if (rc != 0) {
-		ac_buf_free(&out->sessions);
+		for (size_t i = 0; i < out->n_sessions; i++)
+			free(out->sessions[i]);
+		free(out->sessions);
+		out->sessions = NULL;
 		out->n_sessions = 0;
 	}
 	if (lock_fd >= 0)

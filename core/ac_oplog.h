@@ -99,10 +99,10 @@ typedef struct {
 	ac_git_rollback_result git; /* the files, the snapshot, the commit */
 	ac_op *op;                  /* the rollback's own operation; NULL on a dry run */
 	/* The sessions whose work it undoes, as the log names them (raw, not
-	 * sanitised): a rollback's, those of the operation and of every one
-	 * after it, in order of first appearance; a revert's, the operation's.
-	 * ", "-separated; "" for operations without a session. */
-	ac_buf sessions;
+	 * sanitised; owned): a rollback's, those of the operation and of
+	 * every one after it, in order of first appearance; a revert's, the
+	 * operation's. Operations without a session add none. */
+	char **sessions;
 	size_t n_sessions;
 } ac_oplog_rollback_result;
 

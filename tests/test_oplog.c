@@ -798,13 +798,14 @@ static void test_revert_one_operation(void **state)
 
 	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, true, NULL), 0);
 	assert_int_equal(r.n_sessions, 2);
-	assert_string_equal(r.sessions.data, "s1, s2");
+	assert_string_equal(r.sessions[0], "s1");
+	assert_string_equal(r.sessions[1], "s2");
 	ac_oplog_rollback_result_free(&r);
 
 	before = tree_state(f->dir);
 	assert_int_equal(ac_oplog_revert(&r, &f->ws, op1, true, NULL), 0);
 	assert_int_equal(r.n_sessions, 1);
-	assert_string_equal(r.sessions.data, "s1");
+	assert_string_equal(r.sessions[0], "s1");
 	assert_int_equal(r.git.changed, 1);
 	assert_null(r.op);
 	ac_oplog_rollback_result_free(&r);

@@ -123,28 +123,56 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 									      : "built-in");
 }
 
-void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+/* One dialog line per session of r, the first few; then how many more. */
+static void dialog_sessions(ui_model *m, const ac_oplog_rollback_result *r)
+{
+	enum { SHOWN = 6 };
+
+	if (!r->n_sessions)
+		ui_model_dialog_line(m, "  (no operation names a session)");
+	for (size_t i = 0; i < r->n_sessions && i < SHOWN; i++)
+		ui_model_dialog_line(m, "  session %s", r->sessions[i]);
+	if (r->n_sessions > SHOWN)
+		ui_model_dialog_line(m, "  and %zu more", r->n_sessions - SHOWN);
+}
+
+/* The dialog of R (rollback) and v (revert): a dry run through the same
+ * core call as `ops rollback|revert --dry-run`, the files it touches and
+ * the sessions whose work it undoes. */
+static void plan_undo_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id,
+			 bool revert)
 {
 	ac_oplog_rollback_result r = {0};
 	ac_git_rollback_result *g = &r.git;
-
 	ac_buf notes = AC_BUF_INIT;
 
 	ui_dialog_close(d, m);
-	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0) {
-		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
+	if ((revert ? ac_oplog_revert : ac_oplog_rollback)(&r, ws, op_id, true, &notes) != 0) {
+		ui_model_set_action(m, true, "%s %s: %s", revert ? "revert" : "rollback", op_id,
+				    ac_error_last());
 		ac_oplog_rollback_result_free(&r);
 		ac_buf_free(&notes);
 		return;
 	}
-	d->kind = UI_DLG_ROLLBACK_OP;
+	d->kind = revert ? UI_DLG_REVERT_OP : UI_DLG_ROLLBACK_OP;
 	d->target = strdup(op_id);
-	ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
-	ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+	if (revert) {
+		ui_model_dialog_title(m, "Revert operation %s alone?", op_id);
+		ui_model_dialog_line(m, "undoes this operation's change alone; later ones stay");
+		ui_model_dialog_line(m, "undoes the work of %zu session%s (this operation only):",
+				     r.n_sessions, r.n_sessions == 1 ? "" : "s");
+	} else {
+		ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
+		ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+		ui_model_dialog_line(m, "undoes the work of %zu session%s (this operation and every "
+				     "later one):", r.n_sessions, r.n_sessions == 1 ? "" : "s");
+	}
+	dialog_sessions(m, &r);
 	ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; the current state is "
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
 	if (g->n == 0)
-		ui_model_dialog_line(m, "no file differs: only a snapshot and a rollback commit are made");
+		ui_model_dialog_line(m, "no file differs: only a snapshot and a %s commit are made",
+				     revert ? "revert" : "rollback");
 	if (g->kept)
 		ui_model_dialog_line(m, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
 			       g->kept, g->kept == 1 ? "" : "s");
@@ -154,6 +182,16 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 		ui_model_dialog_line(m, "note: %s", notes.data);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
+}
+
+void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	plan_undo_op(d, ws, m, op_id, false);
+}
+
+void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	plan_undo_op(d, ws, m, op_id, true);
 }
 
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
@@ -253,6 +291,20 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 					    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
 					    r.git.restored, r.git.changed, r.git.snapshot,
 					    notes.len ? "; " : "", notes.len ? notes.data : "");
+		ac_oplog_rollback_result_free(&r);
+		break;
+	}
+	case UI_DLG_REVERT_OP: {
+		ac_oplog_rollback_result r = {0};
+
+		if (ac_oplog_revert(&r, ws, d->target, false, &notes) != 0)
+			ui_model_set_action(m, true, r.git.commit[0] ? "revert incomplete: %s"
+					    : "revert failed: %s", ac_error_last());
+		else
+			ui_model_set_action(m, false, "reverted %s: %zu removed, %zu restored, "
+					    "%zu changed; later operations kept; snapshot %.12s%s%s",
+					    d->target, r.git.removed, r.git.restored, r.git.changed,
+					    r.git.snapshot, notes.len ? "; " : "", notes.len ? notes.data : "");
 		ac_oplog_rollback_result_free(&r);
 		break;
 	}

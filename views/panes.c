@@ -6,7 +6,8 @@ const ui_view *const ui_pane_views[UI_PANE_COUNT] = {
 	[UI_PANE_CKPTS] = &ui_view_checkpoints, [UI_PANE_JOURNAL] = &ui_view_journal,
 	[UI_PANE_CONV] = &ui_view_conversation, [UI_PANE_MEMO] = &ui_view_memos,
 	[UI_PANE_ARTIFACTS] = &ui_view_artifacts, [UI_PANE_TRACE] = &ui_view_trace,
-	[UI_PANE_DOC] = &ui_view_document, [UI_PANE_HELP] = &ui_view_help,
+	[UI_PANE_DOC] = &ui_view_document, [UI_PANE_PATCH] = &ui_view_patch,
+	[UI_PANE_HELP] = &ui_view_help,
 	[UI_PANE_DIALOG] = NULL,
 };
 
@@ -17,7 +18,8 @@ const char *ui_pane_name(ui_pane_id pane)
 		[UI_PANE_CKPTS] = "Checkpoints", [UI_PANE_JOURNAL] = "Journal",
 		[UI_PANE_CONV] = "Messages", [UI_PANE_MEMO] = "Memory",
 		[UI_PANE_ARTIFACTS] = "Artifacts", [UI_PANE_TRACE] = "Trace",
-		[UI_PANE_DOC] = "a document", [UI_PANE_HELP] = "Help",
+		[UI_PANE_DOC] = "a document", [UI_PANE_PATCH] = "an operation's patch",
+		[UI_PANE_HELP] = "Help",
 		[UI_PANE_DIALOG] = "a dialog",
 	};
 
