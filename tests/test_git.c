@@ -965,6 +965,45 @@ static void test_revert_keeps_later(void **state)
 	ac_git_free(g);
 }
 
+/* A workspace inside the repository: a collision outside it (which no
+ * revert touches) does not refuse the revert, and nothing outside, nor
+ * agent state, changes. */
+static void test_revert_subfolder_ignores_outside(void **state)
+{
+	fixture *f = *state;
+	const char *const folders[] = {"ws/.agent", NULL};
+	ac_git_protect protect = {.folders = folders};
+	char base[AC_GIT_HASH_LEN + 1], op[AC_GIT_HASH_LEN + 1], later[AC_GIT_HASH_LEN + 1];
+	char *ws = tu_path(f->dir, "ws");
+	ac_git_rollback_result r = {0};
+	ac_git *whole = NULL, *g = NULL;
+
+	tu_put(f->dir, "outside.txt", "1\n");
+	tu_put(f->dir, "ws/a.txt", "1\n");
+	tu_put(f->dir, "ws/.agent/state", "1\n");
+	open_git(&whole, f->dir, NULL);
+	commit(whole, base, "base");
+	tu_put(f->dir, "outside.txt", "2\n");
+	tu_put(f->dir, "ws/a.txt", "2\n");
+	tu_put(f->dir, "ws/.agent/state", "2\n");
+	commit(whole, op, "op: everything");
+	tu_put(f->dir, "outside.txt", "3\n");
+	tu_put(f->dir, "ws/.agent/state", "3\n");
+	commit(whole, later, "later: outside and agent state again");
+	ac_git_free(whole);
+
+	open_git(&g, ws, &protect);
+	assert_int_equal(ac_git_revert(&r, g, op, "snap", "revert", false), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].path, "ws/a.txt");
+	tu_assert_file(f->dir, "ws/a.txt", "1\n");
+	tu_assert_file(f->dir, "outside.txt", "3\n");
+	tu_assert_file(f->dir, "ws/.agent/state", "3\n");
+	ac_git_rollback_result_free(&r);
+	ac_git_free(g);
+	free(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -987,6 +1026,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_midway_failure_put_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_patch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_keeps_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_subfolder_ignores_outside, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
