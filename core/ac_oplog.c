@@ -395,16 +395,21 @@ done:
 	return rc;
 }
 
-void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
+static void free_sessions(ac_oplog_rollback_result *r)
 {
-	ac_git_rollback_result_free(&r->git);
-	ac_op_free(r->op);
-	r->op = NULL;
 	for (size_t i = 0; i < r->n_sessions; i++)
 		free(r->sessions[i]);
 	free(r->sessions);
 	r->sessions = NULL;
 	r->n_sessions = 0;
+}
+
+void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
+{
+	ac_git_rollback_result_free(&r->git);
+	ac_op_free(r->op);
+	r->op = NULL;
+	free_sessions(r);
 }
 
 /* The operation log and journal entries of a rollback that happened. A
@@ -573,13 +578,8 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 	if (!dry_run)
 		rc = record_rollback(out, ws, target, revert);
 done:
-	if (rc != 0) {
-		for (size_t i = 0; i < out->n_sessions; i++)
-			free(out->sessions[i]);
-		free(out->sessions);
-		out->sessions = NULL;
-		out->n_sessions = 0;
-	}
+	if (rc != 0)
+		free_sessions(out);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	ac_git_free(git);
