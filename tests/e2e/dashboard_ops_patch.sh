@@ -7,9 +7,10 @@
 # with a later change is refused naming the path, with nothing changed.
 # The git command-line tool only sets up and inspects the repository.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
-export GIT_CONFIG_NOSYSTEM=1 HOME=$ws.state/home
+# git -C "" would act on the current folder: never without the harness's workspace.
+export GIT_CONFIG_NOSYSTEM=1 HOME=${ws:?no workspace}.state/home
 mkdir -p "$HOME" "$ws/.agent"
-g() { git -C "$ws" "$@"; }
+g() { git -C "${ws:?no workspace}" "$@"; }
 g init -q && g config user.email t@t && g config user.name t
 
 # commit_op ID SESSION PATH

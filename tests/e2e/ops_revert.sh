@@ -12,7 +12,7 @@ set -u
 export GIT_CONFIG_NOSYSTEM=1 HOME=$TMP/home
 mkdir -p "$HOME"
 
-g() { git -C "$WS" "$@"; }
+g() { git -C "${WS:?no workspace}" "$@"; }
 
 # commit_op ID SESSION PATH: commits the workspace as an agent would and
 # logs the operation with its hash.
