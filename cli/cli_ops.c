@@ -1,4 +1,4 @@
-/* agentctl ops list|show|rollback|record
+/* agentctl ops list|show|rollback|revert|record
  *
  * record is the seed's OperationLog.record for agents in any language:
  * ac_oplog_record() commits the workspace through libgit2 for a file
@@ -149,6 +149,58 @@ static const char *change_name(char status)
 	}
 }
 
+/* Writes text line by line with every byte that could drive the terminal
+ * made visible (ac_text_sanitize()), except the tabs a diff is full of,
+ * which are harmless and kept, so the patch still applies. */
+static void write_visible(const char *text, size_t len)
+{
+	ac_buf safe = AC_BUF_INIT;
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *stop = nl ? nl : end;
+
+		while (p < stop) {
+			const char *tab = memchr(p, '\t', (size_t)(stop - p));
+			const char *cut = tab ? tab : stop;
+
+			ac_text_sanitize(&safe, p, (size_t)(cut - p));
+			if (tab)
+				ac_buf_putc(&safe, '\t');
+			p = tab ? tab + 1 : stop;
+		}
+		if (nl)
+			ac_buf_putc(&safe, '\n');
+		p = stop + (nl ? 1 : 0);
+	}
+	if (safe.data)
+		cli_write(safe.data, safe.len);
+	ac_buf_free(&safe);
+}
+
+/* ops show OPID --patch: the commit's unified diff, agent state left out. */
+static int print_patch(const ac_workspace *ws, const ac_op *op)
+{
+	ac_git *git = NULL;
+	ac_buf patch = AC_BUF_INIT;
+	int status;
+
+	if (!op->commit)
+		return cli_error(CLI_FAILED, "operation %s (%s) has no git commit: no patch to show",
+				 op->id, op->type);
+	if (ac_oplog_open_git(&git, ws) != 0 || ac_git_commit_patch(&patch, git, op->commit) != 0) {
+		status = cli_error(CLI_FAILED, "operation %s: %s", op->id, ac_error_last());
+		goto done;
+	}
+	write_visible(patch.data ? patch.data : "", patch.len);
+	status = cli_finish_output();
+done:
+	ac_buf_free(&patch);
+	ac_git_free(git);
+	return status;
+}
+
 static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_op_list list = {0};
@@ -158,16 +210,31 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	size_t nchanges = 0;
 	ac_buf out = AC_BUF_INIT, what = AC_BUF_INIT;
 	char *details = NULL;
+	const char *id = NULL;
+	bool patch = false;
 	int status;
 
-	if (argc != 1 || argv[0][0] == '-')
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--patch") || !strcmp(argv[i], "-p"))
+			patch = true;
+		else if (argv[i][0] == '-' || id)
+			return cli_error(CLI_USAGE, "ops show: unexpected '%s' (ops show OPID [--patch])",
+					 argv[i]);
+		else
+			id = argv[i];
+	}
+	if (!id)
 		return cli_error(CLI_USAGE, "ops show takes one operation id");
 	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	if (ac_op_list_find_unique(&op, &list, argv[0], ws->operations_path) != 0) {
+	if (ac_op_list_find_unique(&op, &list, id, ws->operations_path) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (patch) {
+		status = print_patch(ws, op);
 		goto done;
 	}
 	if (op->commit && (ac_oplog_open_git(&git, ws) != 0 ||
@@ -233,15 +300,20 @@ done:
 	return status;
 }
 
-static void print_plan(const ac_git_rollback_result *r, const char *op_id)
+static void print_plan(const ac_oplog_rollback_result *res, const char *op_id, bool revert)
 {
+	const ac_git_rollback_result *r = &res->git;
 	ac_buf out = AC_BUF_INIT;
 
-	ac_buf_printf(&out, "Rolling back to before operation %s puts back the state of ", op_id);
-	if (*r->target)
-		ac_buf_printf(&out, "commit %.12s:\n", r->target);
+	if (revert)
+		ac_buf_printf(&out, "Reverting operation %s undoes its change alone; later "
+			      "operations' changes stay:\n", op_id);
+	else if (*r->target)
+		ac_buf_printf(&out, "Rolling back to before operation %s puts back the state of "
+			      "commit %.12s:\n", op_id, r->target);
 	else
-		ac_buf_printf(&out, "the empty tree (its commit is the first):\n");
+		ac_buf_printf(&out, "Rolling back to before operation %s puts back the state of "
+			      "the empty tree (its commit is the first):\n", op_id);
 	for (size_t i = 0; i < r->n; i++) {
 		ac_buf_printf(&out, "  %-8s ", ac_git_action_name(r->items[i].action));
 		ac_text_sanitize(&out, r->items[i].path, strlen(r->items[i].path));
@@ -253,24 +325,40 @@ static void print_plan(const ac_git_rollback_result *r, const char *op_id)
 		ac_buf_printf(&out, "%zu file%s git does not track (ignored) will be overwritten; the "
 			      "snapshot commit keeps %s\n", r->kept, r->kept == 1 ? "" : "s",
 			      r->kept == 1 ? "a copy" : "copies");
+	ac_buf_printf(&out, "Undoes the work of session%s: ", res->n_sessions == 1 ? "" : "s");
+	for (size_t i = 0; i < res->n_sessions; i++) {
+		if (i)
+			ac_buf_printf(&out, ", ");
+		ac_text_sanitize(&out, res->sessions[i], strlen(res->sessions[i]));
+	}
+	if (!res->n_sessions)
+		ac_buf_printf(&out, "(none named)");
+	ac_buf_printf(&out, "%s\n", revert ? " (this operation only)" :
+		      " (this operation and every later one)");
 	if (out.data)
 		cli_write(out.data, out.len);
 	ac_buf_free(&out);
 }
 
-static bool ask_yes(void)
+static bool ask_yes(bool revert)
 {
 	char answer[16] = "";
 
-	fputs("Roll back these files? The current state is committed first. [y/N] ", stdout);
+	fputs(revert ? "Revert these files? The current state is committed first. [y/N] "
+		     : "Roll back these files? The current state is committed first. [y/N] ", stdout);
 	fflush(stdout);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
-static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
+/* ops rollback (revert false) and ops revert: the same plan, dialog and
+ * report, a different core call. */
+static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool revert)
 {
+	int (*run)(ac_oplog_rollback_result *, const ac_workspace *, const char *, bool, ac_buf *) =
+		revert ? ac_oplog_revert : ac_oplog_rollback;
+	const char *name = revert ? "ops revert" : "ops rollback";
 	ac_oplog_rollback_result result = {0};
 	ac_buf notes = AC_BUF_INIT;
 	const char *id = NULL;
@@ -283,29 +371,29 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
 			yes = true;
 		else if (argv[i][0] == '-' || id)
-			return cli_error(CLI_USAGE, "ops rollback: unexpected '%s'", argv[i]);
+			return cli_error(CLI_USAGE, "%s: unexpected '%s'", name, argv[i]);
 		else
 			id = argv[i];
 	}
 	if (!id)
-		return cli_error(CLI_USAGE, "ops rollback needs an operation id");
+		return cli_error(CLI_USAGE, "%s needs an operation id", name);
 	if (!dry_run && !yes && !isatty(STDIN_FILENO))
-		return cli_error(CLI_USAGE, "ops rollback %s: needs --yes when standard input is "
-				 "not a terminal (see what would change with --dry-run)", id);
+		return cli_error(CLI_USAGE, "%s %s: needs --yes when standard input is "
+				 "not a terminal (see what would change with --dry-run)", name, id);
 	if (!dry_run && !yes) {
-		if (ac_oplog_rollback(&result, ws, id, true, NULL) != 0) {
+		if (run(&result, ws, id, true, NULL) != 0) {
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 			goto done;
 		}
-		print_plan(&result.git, id);
+		print_plan(&result, id, revert);
 		ac_oplog_rollback_result_free(&result);
-		if (!ask_yes()) {
+		if (!ask_yes(revert)) {
 			cli_write("Nothing changed.\n", 17);
 			status = cli_finish_output();
 			goto done;
 		}
 	}
-	if (ac_oplog_rollback(&result, ws, id, dry_run, &notes) != 0) {
+	if (run(&result, ws, id, dry_run, &notes) != 0) {
 		char *why = strdup(ac_error_last());
 
 		if (notes.len)
@@ -315,18 +403,19 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		goto done;
 	}
 	if (dry_run) {
-		print_plan(&result.git, id);
+		print_plan(&result, id, revert);
 		cli_write("(dry run: nothing changed)\n", 27);
 	} else {
 		ac_buf out = AC_BUF_INIT;
 
-		ac_buf_printf(&out, "Rolled back to before operation %s: %zu removed, %zu restored, "
-			      "%zu changed\nSnapshot of the state before: %.12s\nRollback commit: %.12s\n",
-			      id, result.git.removed, result.git.restored, result.git.changed,
-			      result.git.snapshot, result.git.commit);
+		ac_buf_printf(&out, "%s operation %s: %zu removed, %zu restored, "
+			      "%zu changed\nSnapshot of the state before: %.12s\n%s commit: %.12s\n",
+			      revert ? "Reverted" : "Rolled back to before", id, result.git.removed,
+			      result.git.restored, result.git.changed, result.git.snapshot,
+			      revert ? "Revert" : "Rollback", result.git.commit);
 		if (result.op)
-			ac_buf_printf(&out, "Recorded as operation %s (roll it back to undo)\n",
-				      result.op->id);
+			ac_buf_printf(&out, "Recorded as operation %s (%s it to undo)\n",
+				      result.op->id, revert ? "revert" : "roll it back");
 		if (out.data)
 			cli_write(out.data, out.len);
 		ac_buf_free(&out);
@@ -416,7 +505,7 @@ int cli_ops(cli_context *ctx, int argc, char **argv)
 	const char *sub = argc > 0 ? argv[0] : NULL;
 
 	if (!sub)
-		return cli_error(CLI_USAGE, "ops needs list, show, rollback or record");
+		return cli_error(CLI_USAGE, "ops needs list, show, rollback, revert or record");
 	if (!strcmp(sub, "list"))
 		return cmd_list(&ctx->ws, argc - 1, argv + 1);
 	if (!strcmp(sub, "show"))
@@ -424,12 +513,17 @@ int cli_ops(cli_context *ctx, int argc, char **argv)
 	if (!strcmp(sub, "rollback")) {
 		if (ctx->read_only)
 			return cli_error(CLI_USAGE, "ops rollback: not allowed with --read-only");
-		return cmd_rollback(&ctx->ws, argc - 1, argv + 1);
+		return cmd_rollback(&ctx->ws, argc - 1, argv + 1, false);
+	}
+	if (!strcmp(sub, "revert")) {
+		if (ctx->read_only)
+			return cli_error(CLI_USAGE, "ops revert: not allowed with --read-only");
+		return cmd_rollback(&ctx->ws, argc - 1, argv + 1, true);
 	}
 	if (!strcmp(sub, "record")) {
 		if (ctx->read_only)
 			return cli_error(CLI_USAGE, "ops record: not allowed with --read-only");
 		return cmd_record(&ctx->ws, argc - 1, argv + 1);
 	}
-	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback, record)", sub);
+	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback, revert, record)", sub);
 }

@@ -86,4 +86,12 @@ int ac_git_preflight(ac_git *g, git_index *index, const ac_git_rollback_result *
 int ac_git_put_back(ac_git *g, git_index *index, git_tree *snapshot,
 		    const ac_git_rollback_result *plan, ac_buf *failed);
 
+/* The state a revert of commit puts back: the reverse of commit (against
+ * parent_tree, NULL for the empty tree) merged onto current; *out is
+ * freed by the caller. AC_ECONFLICT naming the paths where later changes
+ * collide (in the workspace, not agent state; collisions elsewhere keep
+ * current's side, which no rollback touches anyway). */
+int ac_git_revert_target(git_tree **out, ac_git *g, git_commit *commit, git_tree *parent_tree,
+			 git_tree *current);
+
 #endif

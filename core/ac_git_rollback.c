@@ -238,6 +238,7 @@ typedef struct {
 	git_index *known;     /* the index file as it was before staging, or NULL */
 	git_oid tree_oid;     /* the tree index holds */
 	bool staged;          /* index differs from the file: read it back at the end */
+	bool revert;          /* undo the commit alone (ac_git_revert()) */
 } rollback;
 
 /* The commit, the state before it, HEAD and the indexes; refuses while
@@ -274,6 +275,15 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 	if (git_index_write_tree(&r->tree_oid, r->index) != 0 ||
 	    git_tree_lookup(&r->current, g->repo, &r->tree_oid) != 0)
 		return ac_git_fail("writing the snapshot tree");
+	if (r->revert) {
+		/* Not the parent's state: the current one without the commit. */
+		git_tree *merged = NULL;
+
+		if ((rc = ac_git_revert_target(&merged, g, r->commit, r->target, r->current)))
+			return rc;
+		git_tree_free(r->target);
+		r->target = merged;
+	}
 	if ((rc = make_plan(out, g, r->current, r->target, r->head_tree, r->known)) ||
 	    (rc = ac_git_preflight(g, r->index, out, &out->kept)))
 		return rc;
@@ -348,10 +358,10 @@ static void release_rollback(rollback *r)
 	git_commit_free(r->commit);
 }
 
-int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
-		    const char *snapshot_message, const char *message, bool dry_run)
+static int undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		const char *snapshot_message, const char *message, bool dry_run, bool revert)
 {
-	rollback r = {0};
+	rollback r = {.revert = revert};
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -368,4 +378,16 @@ done:
 		ac_git_rollback_result_free(out);
 	release_rollback(&r);
 	return rc;
+}
+
+int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		    const char *snapshot_message, const char *message, bool dry_run)
+{
+	return undo(out, g, hash, snapshot_message, message, dry_run, false);
+}
+
+int ac_git_revert(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		  const char *snapshot_message, const char *message, bool dry_run)
+{
+	return undo(out, g, hash, snapshot_message, message, dry_run, true);
 }

@@ -251,6 +251,7 @@ int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
 {
 	static const char *const keys[] = {"path", "file", "command", NULL};
 	const char *rollback = json_string_value(json_object_get(details, "rollbackOf"));
+	const char *revert = json_string_value(json_object_get(details, "revertOf"));
 	char *text;
 	int rc;
 
@@ -260,10 +261,11 @@ int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
 		if (value)
 			return append_cut(out, value, max);
 	}
-	if (rollback) {
+	if (rollback || revert) {
 		ac_buf tmp = AC_BUF_INIT;
 
-		rc = ac_buf_printf(&tmp, "rollback to before %s", rollback);
+		rc = rollback ? ac_buf_printf(&tmp, "rollback to before %s", rollback)
+			      : ac_buf_printf(&tmp, "revert of %s", revert);
 		if (rc == 0)
 			rc = append_cut(out, tmp.data, max);
 		ac_buf_free(&tmp);
@@ -393,21 +395,33 @@ done:
 	return rc;
 }
 
+static void free_sessions(ac_oplog_rollback_result *r)
+{
+	for (size_t i = 0; i < r->n_sessions; i++)
+		free(r->sessions[i]);
+	free(r->sessions);
+	r->sessions = NULL;
+	r->n_sessions = 0;
+}
+
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r)
 {
 	ac_git_rollback_result_free(&r->git);
 	ac_op_free(r->op);
 	r->op = NULL;
+	free_sessions(r);
 }
 
 /* The operation log and journal entries of a rollback that happened. A
  * failure is an error naming what was done and what was not: the files
  * did change. */
 static int record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws,
-			   const ac_op *target)
+			   const ac_op *target, bool revert)
 {
 	const ac_git_rollback_result *g = &out->git;
-	json_t *details = json_pack("{s:s, s:s}", "rollbackOf", target->id, "snapshot", g->snapshot);
+	const char *what = revert ? "reverted" : "rolled back";
+	json_t *details = json_pack("{s:s, s:s}", revert ? "revertOf" : "rollbackOf", target->id,
+				    "snapshot", g->snapshot);
 	ac_buf message = AC_BUF_INIT;
 	int rc = 0;
 
@@ -418,25 +432,25 @@ static int record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws
 	if (rc) {
 		char *why = strdup(ac_error_last());
 
-		rc = ac_error_set(rc, "the files were rolled back (commit %.12s, snapshot %.12s) but "
-				  "the rollback was not written to the operation log: %s", g->commit,
-				  g->snapshot, why ? why : "out of memory");
+		rc = ac_error_set(rc, "the files were %s (commit %.12s, snapshot %.12s) but "
+				  "the %s was not written to the operation log: %s", what, g->commit,
+				  g->snapshot, revert ? "revert" : "rollback", why ? why : "out of memory");
 		free(why);
 		goto done;
 	}
-	ac_buf_printf(&message, "Rolled back to before operation %s: %zu removed, %zu restored, "
-		      "%zu changed (snapshot %.12s)", target->id, g->removed, g->restored,
-		      g->changed, g->snapshot);
+	ac_buf_printf(&message, "%s operation %s: %zu removed, %zu restored, "
+		      "%zu changed (snapshot %.12s)", revert ? "Reverted" : "Rolled back to before",
+		      target->id, g->removed, g->restored, g->changed, g->snapshot);
 	if (ac_operator_journal(ws, "ROLLBACK", target->session_id,
-				json_pack("{s:s, s:s?, s:s, s:s, s:I}", "operationId", target->id,
+				json_pack("{s:s, s:s?, s:s, s:s, s:I, s:b}", "operationId", target->id,
 					  "rollbackOperationId", out->op ? out->op->id : NULL,
 					  "commit", g->commit, "snapshot", g->snapshot,
-					  "files", (json_int_t)g->n),
+					  "files", (json_int_t)g->n, "revert", revert),
 				message.data ? message.data : "Rolled back") != 0) {
 		char *why = strdup(ac_error_last());
 
-		rc = ac_error_set(AC_EIO, "the files were rolled back (commit %.12s, recorded as "
-				  "operation %s) but the journal was not written: %s", g->commit,
+		rc = ac_error_set(AC_EIO, "the files were %s (commit %.12s, recorded as "
+				  "operation %s) but the journal was not written: %s", what, g->commit,
 				  out->op->id, why ? why : "out of memory");
 		free(why);
 	}
@@ -498,8 +512,32 @@ void ac_oplog_shell_quote(ac_buf *out, const char *text)
 	ac_buf_putc(out, '\'');
 }
 
-int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
-		      bool dry_run, ac_buf *notes)
+/* The sessions of list's operations from target on (all of them), or
+ * target's alone, into out->sessions. */
+static int name_sessions(ac_oplog_rollback_result *out, const ac_op_list *list,
+			 const ac_op *target, bool all)
+{
+	size_t from = (size_t)(target - list->ops), to = all ? list->n : from + 1;
+
+	if (!(out->sessions = calloc(to - from, sizeof(*out->sessions))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = from; i < to; i++) {
+		const char *id = list->ops[i].session_id;
+		bool seen = false;
+
+		for (size_t j = 0; j < out->n_sessions && !seen; j++)
+			seen = !strcmp(out->sessions[j], id);
+		if (!*id || seen)
+			continue;
+		if (!(out->sessions[out->n_sessions] = strdup(id)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		out->n_sessions++;
+	}
+	return 0;
+}
+
+static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		bool dry_run, ac_buf *notes, bool revert)
 {
 	ac_op_list list = {0};
 	const ac_op *target;
@@ -517,21 +555,31 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 				  "not reversible on its own", op_id, target->type);
 		goto done;
 	}
+	if ((rc = name_sessions(out, &list, target, !revert)))
+		goto done;
 	if ((rc = ac_oplog_open_git(&git, ws)) || (rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)))
 		goto done;
-	ac_buf_printf(&snapshot_message, "[agent] snapshot before rollback to before %s", op_id);
-	ac_buf_printf(&message, "[agent] rollback to before %s", op_id);
+	if (revert) {
+		ac_buf_printf(&snapshot_message, "[agent] snapshot before revert of %s", op_id);
+		ac_buf_printf(&message, "[agent] revert of %s", op_id);
+	} else {
+		ac_buf_printf(&snapshot_message, "[agent] snapshot before rollback to before %s", op_id);
+		ac_buf_printf(&message, "[agent] rollback to before %s", op_id);
+	}
 	if (!snapshot_message.data || !message.data) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = ac_git_rollback(&out->git, git, target->commit, snapshot_message.data,
-				  message.data, dry_run)))
+	if ((rc = (revert ? ac_git_revert : ac_git_rollback)(&out->git, git, target->commit,
+							     snapshot_message.data, message.data,
+							     dry_run)))
 		goto done;
 	note_tracked_state(notes, git);
 	if (!dry_run)
-		rc = record_rollback(out, ws, target);
+		rc = record_rollback(out, ws, target, revert);
 done:
+	if (rc != 0)
+		free_sessions(out);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	ac_git_free(git);
@@ -539,4 +587,16 @@ done:
 	ac_buf_free(&snapshot_message);
 	ac_buf_free(&message);
 	return rc;
+}
+
+int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		      bool dry_run, ac_buf *notes)
+{
+	return undo(out, ws, op_id, dry_run, notes, false);
+}
+
+int ac_oplog_revert(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		    bool dry_run, ac_buf *notes)
+{
+	return undo(out, ws, op_id, dry_run, notes, true);
 }

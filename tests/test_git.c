@@ -876,6 +876,134 @@ static void test_midway_failure_put_back(void **state)
 	free(big_path);
 }
 
+/* The patch of a commit: git's format against its parent, the protected
+ * paths left out; an unknown commit is AC_ENOTFOUND. */
+static void test_commit_patch(void **state)
+{
+	fixture *f = *state;
+	const char *const folders[] = {".agent", NULL};
+	ac_git_protect protect = {.folders = folders};
+	char first[AC_GIT_HASH_LEN + 1], second[AC_GIT_HASH_LEN + 1];
+	ac_buf patch = AC_BUF_INIT;
+	char *agent = tu_path(f->dir, ".agent");
+	ac_git *g = NULL;
+
+	mkdir(agent, 0755);
+	tu_put(f->dir, "a.txt", "1\n2\n3\n");
+	open_git(&g, f->dir, &protect);
+	commit(g, first, "first");
+	tu_put(f->dir, "a.txt", "1\nTWO\n3\n");
+	tu_put(f->dir, ".agent/state.json", "{}\n");
+	commit(g, second, "second");
+	assert_int_equal(ac_git_commit_patch(&patch, g, second), 0);
+	assert_non_null(patch.data);
+	assert_non_null(strstr(patch.data, "diff --git a/a.txt b/a.txt\n"));
+	assert_non_null(strstr(patch.data, "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+TWO\n 3\n"));
+	assert_null(strstr(patch.data, ".agent"));
+	ac_buf_clear(&patch);
+	/* A root commit is against the empty tree. */
+	assert_int_equal(ac_git_commit_patch(&patch, g, first), 0);
+	assert_non_null(strstr(patch.data, "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,3 @@\n"));
+	ac_buf_clear(&patch);
+	assert_int_equal(ac_git_commit_patch(&patch, g, "0123456789abcdef0123456789abcdef01234567"),
+			 AC_ENOTFOUND);
+	ac_buf_free(&patch);
+	free(agent);
+	ac_git_free(g);
+}
+
+/* A revert undoes one commit and keeps the later ones; a later change of
+ * the same lines is refused naming the path, with nothing changed. */
+static void test_revert_keeps_later(void **state)
+{
+	fixture *f = *state;
+	char c0[AC_GIT_HASH_LEN + 1], c1[AC_GIT_HASH_LEN + 1], c2[AC_GIT_HASH_LEN + 1],
+		c3[AC_GIT_HASH_LEN + 1], head[AC_GIT_HASH_LEN + 1], after[AC_GIT_HASH_LEN + 1];
+	ac_git_rollback_result r;
+	ac_git *g = NULL;
+
+	tu_put(f->dir, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, c0, "base");
+	tu_put(f->dir, "a.txt", "1\nTWO\n3\n4\n5\n6\n7\n8\n9\n");
+	commit(g, c1, "line 2");
+	tu_put(f->dir, "a.txt", "1\nTWO\n3\n4\n5\n6\n7\n8\nNINE\n");
+	tu_put(f->dir, "b.txt", "b\n");
+	commit(g, c2, "line 9 and b");
+
+	/* The dry run plans one change and touches nothing. */
+	head_hash(head, f->dir);
+	assert_int_equal(ac_git_revert(&r, g, c1, "snap", "revert", true), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.changed, 1);
+	assert_string_equal(r.items[0].path, "a.txt");
+	assert_string_equal(r.commit, "");
+	ac_git_rollback_result_free(&r);
+	head_hash(after, f->dir);
+	assert_string_equal(head, after);
+	tu_assert_file(f->dir, "a.txt", "1\nTWO\n3\n4\n5\n6\n7\n8\nNINE\n");
+
+	assert_int_equal(ac_git_revert(&r, g, c1, "snap", "revert", false), 0);
+	assert_int_equal(strlen(r.commit), AC_GIT_HASH_LEN);
+	ac_git_rollback_result_free(&r);
+	tu_assert_file(f->dir, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\nNINE\n");
+	tu_assert_file(f->dir, "b.txt", "b\n");
+	assert_true(in_head(f->dir, "b.txt"));
+
+	/* Line 9 changes again: reverting c2 now collides on a.txt. */
+	tu_put(f->dir, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\nnine!\n");
+	commit(g, c3, "line 9 again");
+	head_hash(head, f->dir);
+	assert_int_equal(ac_git_revert(&r, g, c2, "snap", "revert", false), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "'a.txt'"));
+	assert_non_null(strstr(ac_error_last(), "nothing was changed"));
+	ac_git_rollback_result_free(&r);
+	head_hash(after, f->dir);
+	assert_string_equal(head, after);
+	tu_assert_file(f->dir, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\nnine!\n");
+	tu_assert_file(f->dir, "b.txt", "b\n");
+	ac_git_free(g);
+}
+
+/* A workspace inside the repository: a collision outside it (which no
+ * revert touches) does not refuse the revert, and nothing outside, nor
+ * agent state, changes. */
+static void test_revert_subfolder_ignores_outside(void **state)
+{
+	fixture *f = *state;
+	const char *const folders[] = {"ws/.agent", NULL};
+	ac_git_protect protect = {.folders = folders};
+	char base[AC_GIT_HASH_LEN + 1], op[AC_GIT_HASH_LEN + 1], later[AC_GIT_HASH_LEN + 1];
+	char *ws = tu_path(f->dir, "ws");
+	ac_git_rollback_result r = {0};
+	ac_git *whole = NULL, *g = NULL;
+
+	tu_put(f->dir, "outside.txt", "1\n");
+	tu_put(f->dir, "ws/a.txt", "1\n");
+	tu_put(f->dir, "ws/.agent/state", "1\n");
+	open_git(&whole, f->dir, NULL);
+	commit(whole, base, "base");
+	tu_put(f->dir, "outside.txt", "2\n");
+	tu_put(f->dir, "ws/a.txt", "2\n");
+	tu_put(f->dir, "ws/.agent/state", "2\n");
+	commit(whole, op, "op: everything");
+	tu_put(f->dir, "outside.txt", "3\n");
+	tu_put(f->dir, "ws/.agent/state", "3\n");
+	commit(whole, later, "later: outside and agent state again");
+	ac_git_free(whole);
+
+	open_git(&g, ws, &protect);
+	assert_int_equal(ac_git_revert(&r, g, op, "snap", "revert", false), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].path, "ws/a.txt");
+	tu_assert_file(f->dir, "ws/a.txt", "1\n");
+	tu_assert_file(f->dir, "outside.txt", "3\n");
+	tu_assert_file(f->dir, "ws/.agent/state", "3\n");
+	ac_git_rollback_result_free(&r);
+	ac_git_free(g);
+	free(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +1024,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_type_conflict_found_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_becomes_folder_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_midway_failure_put_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_patch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_keeps_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_subfolder_ignores_outside, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

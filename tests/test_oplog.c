@@ -761,6 +761,90 @@ static void test_summary(void **state)
 	ac_buf_free(&out);
 }
 
+/* An operation of session, recorded; its id (caller frees). */
+static char *record_as(fixture *f, const char *session, const char *path)
+{
+	json_t *details = json_pack("{s:s}", "path", path);
+	ac_op *op = NULL;
+	char *id;
+
+	if (ac_oplog_record(&op, &f->ws, session, "file_write", details) != 0)
+		fail_msg("record: %s", ac_error_last());
+	json_decref(details);
+	id = strdup(op->id);
+	ac_op_free(op);
+	return id;
+}
+
+/* Revert undoes one operation and keeps later ones, recorded and
+ * journaled; a rollback names every session it undoes, a revert only the
+ * operation's; a collision changes nothing. */
+static void test_revert_one_operation(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_op_list list = {0};
+	char *op1, *op2, *op3, *before, *after, *journal;
+
+	tu_put(f->dir, "login.js", "a\nb\nc\nd\ne\nf\ng\nh\n");
+	free(record_as(f, "s0", "login.js"));
+	tu_put(f->dir, "login.js", "a\nB\nc\nd\ne\nf\ng\nh\n");
+	op1 = record_as(f, "s1", "login.js");
+	tu_put(f->dir, "login.js", "a\nB\nc\nd\ne\nf\ng\nH\n");
+	tu_put(f->dir, "other.txt", "o\n");
+	op2 = record_as(f, "s2", "other.txt");
+	tu_put(f->dir, "x.txt", "x\n");
+	op3 = record_as(f, "s1", "x.txt");
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op1, true, NULL), 0);
+	assert_int_equal(r.n_sessions, 2);
+	assert_string_equal(r.sessions[0], "s1");
+	assert_string_equal(r.sessions[1], "s2");
+	ac_oplog_rollback_result_free(&r);
+
+	before = tree_state(f->dir);
+	assert_int_equal(ac_oplog_revert(&r, &f->ws, op1, true, NULL), 0);
+	assert_int_equal(r.n_sessions, 1);
+	assert_string_equal(r.sessions[0], "s1");
+	assert_int_equal(r.git.changed, 1);
+	assert_null(r.op);
+	ac_oplog_rollback_result_free(&r);
+	after = tree_state(f->dir);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+
+	assert_int_equal(ac_oplog_revert(&r, &f->ws, op1, false, NULL), 0);
+	tu_assert_file(f->dir, "login.js", "a\nb\nc\nd\ne\nf\ng\nH\n");
+	tu_assert_file(f->dir, "other.txt", "o\n");
+	tu_assert_file(f->dir, "x.txt", "x\n");
+	assert_non_null(r.op);
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_string_equal(json_string_value(json_object_get(list.ops[list.n - 1].details,
+								 "revertOf")), op1);
+	assert_string_equal(list.ops[list.n - 1].session_id, "s1");
+	ac_op_list_free(&list);
+	journal = tu_read_file(f->ws.journal_path, NULL);
+	assert_non_null(strstr(journal, "\"revert\":true"));
+	free(journal);
+	ac_oplog_rollback_result_free(&r);
+
+	/* Line 8 changes again after op2: reverting op2 collides on login.js. */
+	tu_put(f->dir, "login.js", "a\nb\nc\nd\ne\nf\ng\nHH\n");
+	free(record_as(f, "s3", "login.js"));
+	before = tree_state(f->dir);
+	assert_int_equal(ac_oplog_revert(&r, &f->ws, op2, false, NULL), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "'login.js'"));
+	ac_oplog_rollback_result_free(&r);
+	after = tree_state(f->dir);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(op1);
+	free(op2);
+	free(op3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_and_corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_record, setup_repo, teardown),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test_setup_teardown(test_revert_one_operation, setup_repo, teardown),
 	};
 
 	/* No user configuration from the machine running the tests. */

@@ -14,6 +14,7 @@
 #include "jsearch.h"
 #include "keys.h"
 #include "model.h"
+#include "patch.h"
 #include "screen.h"
 #include "source.h"
 #include "theme.h"
@@ -1010,6 +1011,10 @@ static void enter(ui_dash *d, ui_pane_id pane)
 		for (int i = 0; i < 40; i++)
 			ui_model_viewer_line(&d->m, "line %d", i);
 		break;
+	case UI_PANE_PATCH:
+		ui_dash_switch_pane(d, UI_PANE_OPS);
+		ui_patch_open(&d->m, d->ws, "op-1");
+		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
 		if (d->dlg.kind == UI_DLG_NONE)
@@ -1023,6 +1028,8 @@ static void enter(ui_dash *d, ui_pane_id pane)
 
 static ui_dash test_dash; /* large (the journal ring): not on the stack */
 
+#define OP_LINE "{\"id\":\"op-1\",\"timestamp\":\"2024-05-01T10:00:00.000Z\",\"sessionId\":" \
+		"\"s1\",\"type\":\"command_run\",\"details\":{\"command\":\"make\"}}\n"
 
 static int dash_setup(void **state)
 {
@@ -1032,6 +1039,8 @@ static int dash_setup(void **state)
 	f = *state;
 	/* Two artifacts, so that moving in their list moves. */
 	assert_int_equal(f->b.artifact.write(f->b.impl, "acme", "s1", "call_2", "x\n", 2), 0);
+	/* One operation, without a commit: Enter opens its patch saying so. */
+	tu_write_file(f->ws.operations_path, OP_LINE, strlen(OP_LINE));
 	ui_dash_init(&test_dash, &f->ws, false);
 	assert_int_equal(ui_source_new(&test_dash.src, &test_dash.m, &f->ws), 0);
 	ui_keys_describe(&test_dash.m);
@@ -1292,6 +1301,67 @@ static void test_dialog_wraps_and_scrolls(void **state)
 	ui_model_free(&m);
 }
 
+/* An operation's patch in the model and its view: lines sanitised (tabs
+ * as spaces), cut at the limit with a line saying how many more; drawn
+ * from the top, scrolled by the view's keys, styled by line kind; an
+ * error shown instead of lines. */
+static void test_patch_view(void **state)
+{
+	static ui_model m;
+	const char text[] = "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n"
+			    "@@ -1,2 +1,2 @@\n ctx\tline\n-old\n+evil \x1b[31mred\x07\n"
+			    "Binary files a/y and b/y differ\n";
+	ui_pane p = {.status_filter = -1};
+	ac_buf big = AC_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(ui_model_set_patch(&m, "Operation op-1", text, sizeof(text) - 1, NULL), 0);
+	assert_int_equal(m.n_patch_lines, 9);
+	assert_string_equal(m.patch_lines[5], " ctx    line");
+	assert_string_equal(m.patch_lines[7], "+evil ^[[31mred^G");
+	assert_int_equal(ui_patch_style(m.patch_lines[0]), UI_ST_HEADER);
+	assert_int_equal(ui_patch_style(m.patch_lines[3]), UI_ST_HEADER);
+	assert_int_equal(ui_patch_style(m.patch_lines[4]), UI_ST_RUNNING);
+	assert_int_equal(ui_patch_style(m.patch_lines[5]), UI_ST_NORMAL);
+	assert_int_equal(ui_patch_style(m.patch_lines[6]), UI_ST_FAILED);
+	assert_int_equal(ui_patch_style(m.patch_lines[7]), UI_ST_COMPLETED);
+	assert_int_equal(ui_patch_style(m.patch_lines[8]), UI_ST_WARNING);
+
+	fake_reset();
+	ui_view_patch.draw(&ui_view_patch, &m, &p, (ui_rect){0, 0, 6, 80}, true, now_ms);
+	assert_true(fake_shows("lines 1-4 of 9"));
+	assert_true(fake_shows("Operation op-1"));
+	assert_true(fake_shows("diff --git a/x b/x"));
+	assert_false(fake_shows("+evil"));
+	assert_true(ui_view_patch.key(&ui_view_patch, &m, &p, UI_ACT_BOTTOM, 4));
+	fake_reset();
+	ui_view_patch.draw(&ui_view_patch, &m, &p, (ui_rect){0, 0, 6, 80}, true, now_ms);
+	assert_true(fake_shows("lines 6-9 of 9"));
+	assert_true(fake_shows("+evil ^[[31mred^G"));
+	assert_false(fake_shows("diff --git"));
+	assert_true(ui_view_patch.key(&ui_view_patch, &m, &p, UI_ACT_TOP, 4));
+	assert_false(ui_view_patch.key(&ui_view_patch, &m, &p, UI_ACT_UP, 4));
+	assert_true(ui_view_patch.key(&ui_view_patch, &m, &p, UI_ACT_DOWN, 4));
+	assert_int_equal(p.top, 1);
+
+	/* Past the limit: the rest is counted. */
+	for (int i = 0; i < UI_PATCH_MAX_LINES + 5; i++)
+		ac_buf_printf(&big, "+%d\n", i);
+	assert_int_equal(ui_model_set_patch(&m, "big", big.data, big.len, NULL), 0);
+	assert_int_equal(m.n_patch_lines, UI_PATCH_MAX_LINES + 1);
+	assert_non_null(strstr(m.patch_lines[UI_PATCH_MAX_LINES], "5 more lines not shown"));
+	ac_buf_free(&big);
+
+	assert_int_equal(ui_model_set_patch(&m, "t", NULL, 0, "no commit \x1b[2J"), 0);
+	assert_int_equal(m.n_patch_lines, 0);
+	fake_reset();
+	ui_view_patch.draw(&ui_view_patch, &m, &p, (ui_rect){0, 0, 6, 80}, true, now_ms);
+	assert_true(fake_shows("no commit ^[[2J"));
+	ui_model_close_patch(&m);
+	assert_null(m.patch_title);
+	fake_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1313,6 +1383,7 @@ int main(void)
 		cmocka_unit_test(test_theme_files),
 		cmocka_unit_test(test_broken_theme_file),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_patch_view),
 		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_unbound_keys_do_nothing, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),

@@ -161,24 +161,53 @@ static char *plan_text(const ac_git_rollback_result *g)
 	return ac_buf_detach(&t);
 }
 
-/* Opens the dialog of rolling back to before op_id with plan r (dry run). */
-static void show_rollback_op(ui_dialog *d, ui_model *m, const char *op_id,
-			     const ac_oplog_rollback_result *r, const char *notes, bool changed)
+/* One dialog line per session of r, the first few; then how many more. */
+static void dialog_sessions(ui_model *m, const ac_oplog_rollback_result *r)
+{
+	enum { SHOWN = 6 };
+
+	if (!r->n_sessions)
+		ui_model_dialog_line(m, "  (no operation names a session)");
+	for (size_t i = 0; i < r->n_sessions && i < SHOWN; i++)
+		ui_model_dialog_line(m, "  session %s", r->sessions[i]);
+	if (r->n_sessions > SHOWN)
+		ui_model_dialog_line(m, "  and %zu more", r->n_sessions - SHOWN);
+}
+
+/* Opens the dialog of R (rolling back to before op_id) or v (reverting
+ * op_id alone) with plan r, a dry run through the same core call as `ops
+ * rollback|revert --dry-run`: the files it touches and the sessions whose
+ * work it undoes. */
+static void show_undo_op(ui_dialog *d, ui_model *m, const char *op_id, bool revert,
+			 const ac_oplog_rollback_result *r, const char *notes, bool changed)
 {
 	const ac_git_rollback_result *g = &r->git;
 
-	d->kind = UI_DLG_ROLLBACK_OP;
+	d->kind = revert ? UI_DLG_REVERT_OP : UI_DLG_ROLLBACK_OP;
 	d->target = strdup(op_id);
 	d->shown = plan_text(g);
-	ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
+	if (revert)
+		ui_model_dialog_title(m, "Revert operation %s alone?", op_id);
+	else
+		ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
 	if (changed)
 		ui_model_dialog_line(m, "the plan changed since it was shown (the files changed "
 				     "meanwhile); nothing was done. The new plan:");
-	ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+	if (revert) {
+		ui_model_dialog_line(m, "undoes this operation's change alone; later ones stay");
+		ui_model_dialog_line(m, "undoes the work of %zu session%s (this operation only):",
+				     r->n_sessions, r->n_sessions == 1 ? "" : "s");
+	} else {
+		ui_model_dialog_line(m, "target state: %s", g->target[0] ? g->target : "(empty tree)");
+		ui_model_dialog_line(m, "undoes the work of %zu session%s (this operation and every "
+				     "later one):", r->n_sessions, r->n_sessions == 1 ? "" : "s");
+	}
+	dialog_sessions(m, r);
 	ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; the current state is "
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
 	if (g->n == 0)
-		ui_model_dialog_line(m, "no file differs: only a snapshot and a rollback commit are made");
+		ui_model_dialog_line(m, "no file differs: only a snapshot and a %s commit are made",
+				     revert ? "revert" : "rollback");
 	if (g->kept)
 		ui_model_dialog_line(m, "%zu ignored file%s will be overwritten; the snapshot keeps a copy",
 			       g->kept, g->kept == 1 ? "" : "s");
@@ -188,18 +217,37 @@ static void show_rollback_op(ui_dialog *d, ui_model *m, const char *op_id,
 		ui_model_dialog_line(m, "note: %s", notes);
 }
 
-void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+/* ac_oplog_rollback() or ac_oplog_revert(). */
+static int undo_op(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		   bool revert, bool dry_run, ac_buf *notes)
+{
+	return (revert ? ac_oplog_revert : ac_oplog_rollback)(out, ws, op_id, dry_run, notes);
+}
+
+static void plan_undo_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id,
+			 bool revert)
 {
 	ac_oplog_rollback_result r = {0};
 	ac_buf notes = AC_BUF_INIT;
 
 	ui_dialog_close(d, m);
-	if (ac_oplog_rollback(&r, ws, op_id, true, &notes) != 0)
-		ui_model_set_action(m, true, "rollback %s: %s", op_id, ac_error_last());
+	if (undo_op(&r, ws, op_id, revert, true, &notes) != 0)
+		ui_model_set_action(m, true, "%s %s: %s", revert ? "revert" : "rollback", op_id,
+				    ac_error_last());
 	else
-		show_rollback_op(d, m, op_id, &r, notes.data, false);
+		show_undo_op(d, m, op_id, revert, &r, notes.data, false);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
+}
+
+void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	plan_undo_op(d, ws, m, op_id, false);
+}
+
+void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id)
+{
+	plan_undo_op(d, ws, m, op_id, true);
 }
 
 /* Plans rolling session back to checkpoint into *out (to free whatever
@@ -328,14 +376,16 @@ static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_f
 
 /* Plans again first: files may have changed since the dialog was drawn,
  * and what runs must be what the operator read. */
-static void run_rollback_op(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
+static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
+			ui_act_outcome *o)
 {
+	const char *verb = revert ? "revert" : "rollback";
 	ac_oplog_rollback_result r = {0};
 	ac_buf notes = AC_BUF_INIT;
 	char *now = NULL;
 
-	if (ac_oplog_rollback(&r, ws, d->target, true, &notes) != 0) {
-		say(o, true, "rollback %s: %s", d->target, ac_error_last());
+	if (undo_op(&r, ws, d->target, revert, true, &notes) != 0) {
+		say(o, true, "%s %s: %s", verb, d->target, ac_error_last());
 		goto done;
 	}
 	if (!(now = plan_text(&r.git)) || !d->shown || strcmp(now, d->shown)) {
@@ -349,9 +399,13 @@ static void run_rollback_op(const ui_dialog *d, const ac_workspace *ws, ui_act_o
 	}
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_clear(&notes);
-	if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
-		say(o, true, r.git.commit[0] ? "rollback incomplete: %s" : "rollback failed: %s",
+	if (undo_op(&r, ws, d->target, revert, false, &notes) != 0)
+		say(o, true, r.git.commit[0] ? "%s incomplete: %s" : "%s failed: %s", verb,
 		    ac_error_last());
+	else if (revert)
+		say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later operations "
+		    "kept; snapshot %.12s%s%s", d->target, r.git.removed, r.git.restored,
+		    r.git.changed, r.git.snapshot, notes.len ? "; " : "", notes.len ? notes.data : "");
 	else
 		say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
 		    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
@@ -372,7 +426,8 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 		run_compact(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_ROLLBACK_OP:
-		run_rollback_op(d, ws, out);
+	case UI_DLG_REVERT_OP:
+		run_undo_op(d, ws, d->kind == UI_DLG_REVERT_OP, out);
 		break;
 	case UI_DLG_ROLLBACK_CKPT:
 		run_rollback_checkpoint(d, ws, cancel_fd, out);
@@ -395,8 +450,9 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_out
 	(void)ws;
 	ui_dialog_close(d, m);
 	ui_model_set_action(m, out->error, "%s", out->message);
-	if (target && kind == UI_DLG_ROLLBACK_OP) {
-		show_rollback_op(d, m, target, &out->replan, out->replan_notes, true);
+	if (target && (kind == UI_DLG_ROLLBACK_OP || kind == UI_DLG_REVERT_OP)) {
+		show_undo_op(d, m, target, kind == UI_DLG_REVERT_OP, &out->replan, out->replan_notes,
+			     true);
 	} else if (target && checkpoint && kind == UI_DLG_ROLLBACK_CKPT) {
 		d->plan = out->ckpt_replan;
 		d->has_plan = true;
@@ -419,6 +475,9 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		break;
 	case UI_DLG_ROLLBACK_OP:
 		ac_buf_printf(out, "rolling the workspace back to before %s", d->target);
+		break;
+	case UI_DLG_REVERT_OP:
+		ac_buf_printf(out, "reverting operation %s", d->target);
 		break;
 	case UI_DLG_ROLLBACK_CKPT:
 		ac_buf_printf(out, "rolling %s back to checkpoint %s", d->target, d->checkpoint);

@@ -22,6 +22,7 @@ typedef enum {
 	UI_DLG_NONE,
 	UI_DLG_COMPACT,
 	UI_DLG_ROLLBACK_OP,
+	UI_DLG_REVERT_OP,
 	UI_DLG_ROLLBACK_CKPT,
 	UI_DLG_STATUS,      /* pause or resume */
 } ui_dialog_kind;
@@ -33,7 +34,7 @@ typedef struct {
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
 	ac_checkpoint_plan plan;
 	bool has_plan;
-	char *shown;        /* UI_DLG_ROLLBACK_OP: the plan shown, to compare at y */
+	char *shown;        /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the plan shown, to compare at y */
 } ui_dialog;
 
 /* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
@@ -58,8 +59,14 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
  * line says why when there is nothing to do). */
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
 
-/* R in Operations: a dry run of rolling back to before operation op_id. */
+/* R in Operations: a dry run of rolling back to before operation op_id,
+ * naming the sessions whose operations it undoes. */
 void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
+
+/* v in Operations: a dry run of reverting operation op_id alone, naming
+ * its session; a collision with later changes is refused on the status
+ * line, naming the paths (no dialog). */
+void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
 
 /* R in Checkpoints: the plan of rolling session back to checkpoint. */
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,

@@ -37,6 +37,8 @@ ui_pane_id ui_dash_shown(const ui_dash *d)
 		return UI_PANE_HELP;
 	if (d->m.viewer.title)
 		return UI_PANE_VIEWER;
+	if (d->m.patch_title)
+		return UI_PANE_PATCH;
 	if (d->conv_open)
 		return d->m.doc_title ? UI_PANE_DOC : tab_panes[d->tab];
 	if (d->pane == UI_PANE_JOURNAL && d->m.search.query)
@@ -140,6 +142,7 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 
 	d->help_open = false;
 	ui_model_viewer_close(&d->m);
+	ui_model_close_patch(&d->m);
 	ui_dash_close_conversation(d);
 	d->pane = pane;
 	if (pane == UI_PANE_CKPTS) {

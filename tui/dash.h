@@ -56,8 +56,8 @@ typedef struct {
  * model is filled. */
 void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only);
 
-/* The pane on screen: help, the conversation's document or tab, or the
- * list pane. */
+/* The pane on screen: help, an operation's patch, the conversation's
+ * document or tab, or the list pane. */
 ui_pane_id ui_dash_shown(const ui_dash *d);
 
 /* The pane keys go to: the dialog when one is open, else the one shown. */

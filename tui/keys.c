@@ -5,6 +5,7 @@
 #include "keys.h"
 
 #include "drill.h"
+#include "patch.h"
 #include "screen.h"
 
 #include "ac_watch.h"
@@ -25,7 +26,7 @@ static bool act_quit(ui_dash *d, int key)
 static bool act_pane(ui_dash *d, int key)
 {
 	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
-	bool same = !d->help_open && !d->conv_open && d->pane == want;
+	bool same = !d->help_open && !d->conv_open && !d->m.patch_title && d->pane == want;
 
 	ui_dash_switch_pane(d, want);
 	return !same;
@@ -67,8 +68,9 @@ static bool act_tab(ui_dash *d, int key)
 	return true;
 }
 
-/* Esc: the innermost thing open closes (help, a document, a filter, the
- * conversation), else the filters, else the status line's message. */
+/* Esc: the innermost thing open closes (help, a patch, a document, a
+ * filter, the conversation), else the filters, else the status line's
+ * message. */
 static bool act_back(ui_dash *d, int key)
 {
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
@@ -80,6 +82,8 @@ static bool act_back(ui_dash *d, int key)
 		d->help_open = false;
 	else if (d->m.viewer.title)
 		ui_model_viewer_close(&d->m);
+	else if (d->m.patch_title)
+		ui_model_close_patch(&d->m);
 	else if (d->conv_open && d->m.doc_title)
 		ui_model_close_document(&d->m);
 	else if (d->conv_open && p->filter[0])
@@ -115,6 +119,14 @@ static bool act_open(ui_dash *d, int key)
 	}
 	if (cur == UI_PANE_SESSIONS) {
 		ui_dash_open_conversation(d, d->m.sessions[i].id);
+	} else if (cur == UI_PANE_OPS) {
+		char *id = strdup(d->m.ops[i].id);
+
+		if (id)
+			ui_patch_open(&d->m, d->ws, id);
+		free(id);
+		d->panes[UI_PANE_PATCH].top = 0;
+		d->panes[UI_PANE_PATCH].follow = false;
 	} else if (!ui_drill_open(d, cur, i)) {
 		ui_source_open_item(d->src, &d->m, d->tab, i);
 		d->panes[UI_PANE_DOC].top = 0;
@@ -173,20 +185,55 @@ static bool act_session(ui_dash *d, int key)
 	return true;
 }
 
+/* The operation R and v mean: the one selected in Operations, whose patch
+ * may be open. NULL when there is none. */
+static const ui_op *target_op(ui_dash *d)
+{
+	ui_pane_id cur = ui_dash_shown(d);
+	size_t i;
+
+	if ((cur == UI_PANE_OPS || cur == UI_PANE_PATCH) &&
+	    ui_list_selected(&ui_view_operations, &d->m, &d->panes[UI_PANE_OPS], &i))
+		return &d->m.ops[i];
+	return NULL;
+}
+
+/* v: a dialog about reverting the selected operation alone. */
+static bool act_revert(ui_dash *d, int key)
+{
+	const ui_op *op = target_op(d);
+	char *id = op && op->reversible ? strdup(op->id) : NULL;
+
+	(void)key;
+	if (!op)
+		ui_model_set_action(&d->m, true, "v reverts the selected operation (2)");
+	else if (!op->reversible)
+		ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
+				    "reverted on its own", op->id);
+	else if (id)
+		ui_act_plan_revert_op(&d->dlg, d->ws, &d->m, id);
+	free(id);
+	return true;
+}
+
 static bool act_rollback(ui_dash *d, int key)
 {
 	ui_pane_id cur = ui_dash_shown(d);
-	const ui_view *v = ui_pane_views[cur];
+	const ui_op *op = target_op(d);
 	size_t i;
 
 	(void)key;
-	if (cur == UI_PANE_OPS && ui_list_selected(v, &d->m, &d->panes[cur], &i)) {
-		if (!d->m.ops[i].reversible)
-			ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
-					    "rolled back on its own", d->m.ops[i].id);
-		else
-			ui_act_plan_rollback_op(&d->dlg, d->ws, &d->m, d->m.ops[i].id);
-	} else if (cur == UI_PANE_CKPTS && ui_list_selected(v, &d->m, &d->panes[cur], &i) &&
+	if (op && !op->reversible) {
+		ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
+				    "rolled back on its own", op->id);
+	} else if (op) {
+		char *id = strdup(op->id);
+
+		if (id)
+			ui_act_plan_rollback_op(&d->dlg, d->ws, &d->m, id);
+		free(id);
+	} else if (cur == UI_PANE_CKPTS &&
+		   ui_list_selected(&ui_view_checkpoints, &d->m, &d->panes[cur], &i) &&
 		   d->m.ckpt_session) {
 		ui_act_plan_rollback_checkpoint(&d->dlg, d->ws, &d->m, d->m.ckpt_session,
 						d->m.ckpts[i].id);
@@ -235,11 +282,14 @@ static bool act_dialog_scroll(ui_dash *d, int key)
 /* ---- the table --------------------------------------------------------- */
 
 #define IN_SESSION_PANES (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_CKPTS) | UI_IN_CONVERSATION)
-#define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_MEMO) | UI_IN(UI_PANE_ARTIFACTS) | \
-		    UI_IN(UI_PANE_CKPTS) | UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
-#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_VIEWER))
+#define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_MEMO) | \
+		    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_CKPTS) | UI_IN(UI_PANE_JOURNAL) | \
+		    UI_IN(UI_PANE_JSEARCH))
+#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_PATCH) | UI_IN(UI_PANE_HELP) | \
+		      UI_IN(UI_PANE_VIEWER))
 #define IN_FOLLOWING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_JOURNAL))
 #define IN_SEARCH (UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
+#define IN_OPERATION (UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_PATCH))
 
 /* In table order: the help screen's order within a group of panes, and
  * the hint line's. A key in two entries goes to the first that applies. */
@@ -258,8 +308,9 @@ static const ui_key table[] = {
 	 .handler = act_cycle_pane, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ENTER},
 	 .doc = {.label = "Enter", .panes = IN_OPENING,
-		 .help = "open: a session's conversation, a memo or artifact in full, a "
-			 "checkpoint's preview (what R would do), a journal event in full"},
+		 .help = "open: a session's conversation, a memo or artifact in full, an "
+			 "operation's patch, a checkpoint's preview (what R would do), a journal "
+			 "event in full"},
 	 .hint = "Enter open", .handler = act_open, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_ESC},
 	 .doc = {.label = "Esc", .panes = UI_IN_PANES,
@@ -336,9 +387,15 @@ static const ui_key table[] = {
 		 .panes = IN_SESSION_PANES, .writes = true},
 	 .hint = "c compact", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'R'},
-	 .doc = {.label = "R", .panes = UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_CKPTS), .writes = true,
-		 .help = "roll back to the selected operation or checkpoint (asks first)"},
+	 .doc = {.label = "R", .panes = IN_OPERATION | UI_IN(UI_PANE_CKPTS), .writes = true,
+		 .help = "roll back to the selected operation or checkpoint: every later "
+			 "operation is undone too (asks first, naming the sessions)"},
 	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
+	{.keys = {'v'},
+	 .doc = {.label = "v", .panes = IN_OPERATION, .writes = true,
+		 .help = "revert the selected operation alone, keeping later ones (asks first; "
+			 "refused when later changes touch the same lines)"},
+	 .hint = "v revert", .handler = act_revert, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},

@@ -571,7 +571,7 @@ int ui_model_add_trace(ui_model *m, const json_t *records)
 
 /* Tabs become spaces (to the next multiple of 4 bytes): a sanitised tab
  * would show as ^I. */
-static char *doc_line(const char *text, size_t len)
+char *ui_safe_line(const char *text, size_t len)
 {
 	ac_buf line = AC_BUF_INIT;
 	char *out;
@@ -611,7 +611,7 @@ int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char
 		const char *nl = memchr(text + start, '\n', len - start);
 		size_t end = nl ? (size_t)(nl - text) : len;
 
-		m->doc_lines[m->n_doc_lines++] = doc_line(text + start, end - start);
+		m->doc_lines[m->n_doc_lines++] = ui_safe_line(text + start, end - start);
 		start = end + 1;
 	}
 	return 0;
@@ -658,6 +658,7 @@ void ui_model_free(ui_model *m)
 	ui_model_close_conversation(m);
 	ui_model_close_dialog(m);
 	ui_model_viewer_close(m);
+	ui_model_close_patch(m);
 	ui_sfree(m->workspace);
 	ui_sfree(m->last_problem);
 	free(m->polling);

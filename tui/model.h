@@ -198,6 +198,14 @@ typedef struct {
 	size_t n_doc_lines, doc_bytes;
 	char *doc_error;
 
+	/* An operation's patch open for reading (tui/patch.c fills it,
+	 * views/patch.c draws it): one line per line of the diff (tabs as
+	 * spaces), or patch_error. Open when patch_title is set. */
+	char *patch_title;
+	char **patch_lines;
+	size_t n_patch_lines;
+	char *patch_error;
+
 	/* Warnings for the status line. */
 	uint64_t journal_skipped;  /* invalid lines skipped by the tail */
 	uint64_t ops_skipped;
@@ -281,6 +289,9 @@ int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char
 
 void ui_model_close_document(ui_model *m);
 
+/* Closes the open patch (tui/patch.c). */
+void ui_model_close_patch(ui_model *m);
+
 /* Opens the dialog titled by fmt (printf; sanitised), with no lines yet. */
 void ui_model_dialog_title(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -296,6 +307,7 @@ void ui_model_free(ui_model *m);
 /* Shared with tui/source.c, which fills the model. */
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */
 char *ui_safe_str(const char *s);              /* ui_safe_dup of a C string (NULL: "") */
+char *ui_safe_line(const char *s, size_t len); /* one line: tabs as spaces, then sanitised */
 void ui_sfree(char *s);
 void ui_model_clear_ops(ui_model *m);
 void ui_model_clear_checkpoints(ui_model *m);

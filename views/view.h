@@ -36,7 +36,8 @@ typedef enum {
 
 /* The panes, and the dialog that stands in front of them: where a key
  * applies is a mask of UI_IN(pane). UI_PANE_CONV..UI_PANE_TRACE are the
- * conversation's tabs, UI_PANE_DOC a document opened from one. */
+ * conversation's tabs, UI_PANE_DOC a document opened from one,
+ * UI_PANE_PATCH an operation's patch opened from Operations. */
 typedef enum {
 	UI_PANE_SESSIONS,
 	UI_PANE_OPS,
@@ -49,6 +50,7 @@ typedef enum {
 	UI_PANE_DOC,
 	UI_PANE_JSEARCH,     /* the journal pane while a whole-journal search is open */
 	UI_PANE_VIEWER,      /* an event or a checkpoint preview in full */
+	UI_PANE_PATCH,
 	UI_PANE_HELP,
 	UI_PANE_DIALOG,
 	UI_PANE_COUNT
@@ -60,7 +62,8 @@ typedef enum {
 #define UI_IN_CONVERSATION (UI_IN(UI_PANE_CONV) | UI_IN(UI_PANE_MEMO) | \
 			    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_TRACE) | UI_IN(UI_PANE_DOC))
 /* Every pane, not the dialog. */
-#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_VIEWER))
+#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_PATCH) | UI_IN(UI_PANE_HELP) | \
+		     UI_IN(UI_PANE_VIEWER))
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
@@ -131,6 +134,13 @@ void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect 
 /* The conversation's other tabs (views/store.c) and a memo document or
  * artifact open in full (views/conversation.c). */
 extern const ui_view ui_view_memos, ui_view_artifacts, ui_view_trace, ui_view_document;
+
+/* An operation's patch, scrollable, coloured by line kind (views/patch.c). */
+extern const ui_view ui_view_patch;
+
+/* The style a patch line is drawn in: file headers, hunk headers,
+ * additions, removals, "Binary files ... differ", context. */
+ui_style ui_patch_style(const char *line);
 
 /* Draws what every tab of the conversation shares, the session's title
  * line (with extra) and the tab bar with tab marked; returns the rect

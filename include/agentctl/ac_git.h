@@ -12,6 +12,8 @@
 #ifndef AC_GIT_H
 #define AC_GIT_H
 
+#include "ac_buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -140,6 +142,26 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		    const char *snapshot_message, const char *message, bool dry_run);
 
 void ac_git_rollback_result_free(ac_git_rollback_result *r);
+
+/* Undoes commit hash alone, keeping what came after it: the reverse of its
+ * change (against its first parent) merged line by line onto the current
+ * state, with the same checks, snapshot, writes, put-back and commits as
+ * ac_git_rollback() (out->target names hash's parent, as there). When a
+ * later change touched the same lines of a file (or the file) as hash did,
+ * AC_ECONFLICT names every such path and nothing changes, a dry run
+ * included. Only paths in the workspace that are not agent state are
+ * considered. Free out with ac_git_rollback_result_free(). */
+int ac_git_revert(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		  const char *snapshot_message, const char *message, bool dry_run);
+
+/* Appends to out the unified diff (git's patch format, 3 lines of
+ * context) of what commit hash changed against its first parent (the
+ * empty tree for a root commit), limited to paths in the workspace that
+ * are not agent state; a binary file is one "Binary files ... differ"
+ * line. The text is as the files hold it, not sanitised: the caller makes
+ * it safe for where it goes. 0, AC_ENOTFOUND for an unknown commit,
+ * AC_EIO, AC_ENOMEM. */
+int ac_git_commit_patch(ac_buf *out, ac_git *g, const char *hash);
 
 /* The action's name for people: "remove", "restore" or "change". */
 const char *ac_git_action_name(ac_git_action action);

@@ -98,6 +98,12 @@ int ac_oplog_record(ac_op **out, const ac_workspace *ws, const char *session_id,
 typedef struct {
 	ac_git_rollback_result git; /* the files, the snapshot, the commit */
 	ac_op *op;                  /* the rollback's own operation; NULL on a dry run */
+	/* The sessions whose work it undoes, as the log names them (raw, not
+	 * sanitised; owned): a rollback's, those of the operation and of
+	 * every one after it, in order of first appearance; a revert's, the
+	 * operation's. Operations without a session add none. */
+	char **sessions;
+	size_t n_sessions;
 } ac_oplog_rollback_result;
 
 /* Puts ws's files back as they were just before operation op_id (the
@@ -119,6 +125,17 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 		      bool dry_run, ac_buf *notes);
 
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
+
+/* Undoes operation op_id alone, keeping what later operations did: the
+ * reverse of its commit merged onto the current files (ac_git_revert()),
+ * with the same checks, snapshot and errors as ac_oplog_rollback(); when a
+ * later change touched the same lines, AC_ECONFLICT names the paths and
+ * nothing changes. Unless dry_run, recorded as a file_write operation
+ * (details {revertOf, snapshot}) and a ROLLBACK journal event of agent
+ * Human (details {operationId, revert: true, ...}). Free out with
+ * ac_oplog_rollback_result_free(), also after an error. */
+int ac_oplog_revert(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
+		    bool dry_run, ac_buf *notes);
 
 /* Appends to notes, when git tracks agent state of ws (which the local
  * exclude file cannot hide), one remark naming it and the command that
