@@ -185,9 +185,10 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 		goto done;
 	}
 	e->summary.messages = spans[F_HISTORY].count;
+	/* The one count (ac_tokens.h), so that session show and the
+	 * compaction dialog, which parse the file, say the same. */
 	e->summary.tokens = spans[F_HISTORY].type == AC_JSON_ARRAY
-				    ? ac_tokens_estimate(spans[F_HISTORY].start, spans[F_HISTORY].len) +
-					      4 * spans[F_HISTORY].count
+				    ? ac_tokens_history_json(spans[F_HISTORY].start, spans[F_HISTORY].len)
 				    : 0;
 	e->summary.input_tokens = number_of(&spans[F_INPUT]);
 	e->summary.output_tokens = number_of(&spans[F_OUTPUT]);
