@@ -250,7 +250,7 @@ static const ui_key table[] = {
 	 .doc = {.label = "g Home", .help = "top", .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'G', UI_KEY_END},
-	 .doc = {.label = "G End", .help = "bottom (the journal then follows new events)",
+	 .doc = {.label = "G End", .help = "bottom (the journal and a conversation then follow what is added)",
 		 .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_PGUP},
