@@ -54,6 +54,9 @@ typedef struct {
 	char *problem;  /* why it is bad, until reported */
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
+	bool kept;     /* bad, but listed with its last good summary (stale) */
+	ac_session_summary prev;  /* the last good summary while being read again */
+	char *prev_strings;
 } entry;
 
 struct ac_session_index {
@@ -83,6 +86,7 @@ static void entry_clear(entry *e)
 	free(e->problem);
 	free(e->name);
 	free(e->strings);
+	free(e->prev_strings);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -371,8 +375,20 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 
 	while (*old < idx->count && (cmp = strcmp(idx->entries[*old].name, name)) < 0)
 		(*old)++;
-	if (*old >= idx->count || cmp != 0 || !same_stamp(&idx->entries[*old], st))
+	if (*old >= idx->count || cmp != 0)
 		return false;
+	if (!same_stamp(&idx->entries[*old], st)) {
+		entry *o = &idx->entries[(*old)++];
+
+		/* Changed: read again, its listed summary in hand in case the
+		 * new bytes do not read (keep_last_good()). */
+		if (o->strings && (!o->bad || o->kept)) {
+			e->prev = o->summary;
+			e->prev_strings = o->strings;
+			o->strings = NULL;
+		}
+		return false;
+	}
 	*e = idx->entries[*old];
 	memset(&idx->entries[(*old)++], 0, sizeof(entry));
 	return true;
@@ -440,6 +456,27 @@ static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
 	idx->count = idx->nsorted = idx->problems = 0;
 }
 
+/* A file read well before that does not read now keeps its last good
+ * summary, marked stale: one torn write must not make a session vanish
+ * (and a dashboard's cursor jump to its neighbour). */
+static void keep_last_good(entry *fresh, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &fresh[i];
+
+		if (e->bad && e->prev_strings) {
+			free(e->strings);
+			e->summary = e->prev;
+			e->summary.stale = true;
+			e->strings = e->prev_strings;
+			e->kept = true;
+		} else {
+			free(e->prev_strings);
+		}
+		e->prev_strings = NULL;
+	}
+}
+
 /* Hands each new problem to problem (may be NULL) once, and readies the
  * entries for the next refresh. */
 static void report_problems(const char *dir, entry *fresh, size_t n, ac_session_problem_fn problem,
@@ -471,7 +508,7 @@ static int sort_listed(ac_session_index *idx)
 	for (size_t i = 0; i < idx->count; i++) {
 		if (idx->entries[i].bad)
 			idx->problems++;
-		else
+		if (!idx->entries[i].bad || idx->entries[i].kept)
 			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
 	}
 	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
@@ -499,6 +536,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		forget_all(idx, fresh, nfresh);
 		goto done;
 	}
+	keep_last_good(fresh, nfresh);
 	report_problems(idx->dir, fresh, nfresh, problem, ctx);
 	clear_entries(idx->entries, idx->count);
 	free(idx->entries);

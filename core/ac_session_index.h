@@ -4,11 +4,13 @@
  * refresh lists the folder, stats each "<id>.json", and reads only the
  * files that changed since the last look, picking the listed fields out
  * with the allocation-free scanner instead of building the document. A
- * corrupt file is reported once (file, reason) and left out; the others
- * still list. For reading or changing one session, use ac_session.h. */
+ * corrupt file is reported once (file, reason) and left out, unless this
+ * index read it well before: then its last good summary stays listed,
+ * marked stale, until the file reads again. The others still list. For reading or changing one session, use ac_session.h. */
 #ifndef AC_SESSION_INDEX_H
 #define AC_SESSION_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +30,10 @@ typedef struct {
 	uint64_t input_tokens;  /* metadata.usage, recorded per turn */
 	uint64_t output_tokens;
 	uint64_t turns;
+	/* The file cannot be read now (torn by a writer, invalid): this is its
+	 * last good read, kept so that a session does not vanish for one bad
+	 * read. Only an index that read it well before has one. */
+	bool stale;
 } ac_session_summary;
 
 typedef struct ac_session_index ac_session_index;
@@ -52,7 +58,7 @@ int ac_session_index_refresh(ac_session_index *index, ac_session_problem_fn prob
 const ac_session_summary *const *ac_session_index_list(const ac_session_index *index,
 							size_t *out_n);
 
-/* How many session files are currently left out as unreadable. */
+/* How many session files are unreadable now (left out, or listed stale). */
 size_t ac_session_index_problems(const ac_session_index *index);
 
 #endif

@@ -136,7 +136,13 @@ const char *ui_dash_target_session(ui_dash *d)
 	if (d->pane == UI_PANE_SESSIONS &&
 	    ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
 		return d->m.sessions[i].id;
-	ui_model_set_action(&d->m, true, "select a session first (1 Sessions)");
+	/* The selection follows the id: when its file is gone for now,
+	 * refuse, never act on the neighbour. */
+	if (d->pane == UI_PANE_SESSIONS && d->panes[UI_PANE_SESSIONS].sel[0])
+		ui_model_set_action(&d->m, true, "session %s is not listed now (its file is missing); "
+				    "nothing was done", d->panes[UI_PANE_SESSIONS].sel);
+	else
+		ui_model_set_action(&d->m, true, "select a session first (1 Sessions)");
 	return NULL;
 }
 

@@ -217,6 +217,21 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	(void)v;
 	if (r.h < 3)
 		return;
+	if (m->conv_stale && body.h > 1) {
+		ac_buf note = AC_BUF_INIT, cut = AC_BUF_INIT;
+
+		/* Drawn below the frame, which is drawn after the scroll note. */
+		ac_buf_printf(&note, " file unreadable now, showing the last good read: %s",
+			      m->conv_stale);
+		ui_text_fit(&cut, note.data, note.len, r.w, UI_FIT_ELLIPSIS);
+		screen_fill(body.y, r.x, r.w, UI_ST_WARNING);
+		screen_put(body.y, r.x, r.w, UI_ST_WARNING, cut.data ? cut.data : "");
+		ac_buf_free(&note);
+		ac_buf_free(&cut);
+		body.y++;
+		body.h--;
+		w.r = body;
+	}
 	total = ui_conversation_rows(m, p, r.w);
 	scroll_settle(p, total, body.h, extra, sizeof(extra));
 	/* At the end, the view follows what the agent appends (as the
