@@ -336,6 +336,11 @@ int ac_watch_timeout_ms(const ac_watch *w)
 	for (size_t i = 0; i < w->nitems; i++)
 		if (w->items[i].wd < 0)
 			return 2000;
+	/* A session's checkpoint folder without a watch (none left) is
+	 * compared by its stat instead (scan_subdirs()). */
+	for (size_t i = 0; i < w->nsubs; i++)
+		if (w->subs[i].wd < 0)
+			return 2000;
 	return -1;
 }
 

@@ -97,8 +97,12 @@ static bool act_open(ui_dash *d, int key)
 	size_t i;
 
 	(void)key;
-	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i))
+	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i)) {
+		/* A selected session whose file is gone for now: say so. */
+		if (cur == UI_PANE_SESSIONS && d->panes[cur].sel[0])
+			return ui_dash_target_session(d) == NULL;
 		return false;
+	}
 	if (cur == UI_PANE_SESSIONS) {
 		ui_dash_open_conversation(d, d->m.sessions[i].id);
 	} else {

@@ -43,6 +43,10 @@ check "removed: p refuses, naming b1" wait_for "b1 is not listed"
 check "removed: no dialog for a neighbour (c1)" absent "session c1?"
 check "removed: no dialog for a neighbour (a1)" absent "session a1?"
 keys Escape
+keys Enter
+check "removed: Enter opens no neighbour's conversation" absent "Conversation a1"
+check "...and says why" wait_for "b1 is not listed"
+keys Escape
 put "$ws.b1v1"
 check "re-created: listed again" wait_for "bravo task"
 check "re-created: the cursor is back on b1" wait_for "Sessions  2/3"
