@@ -67,6 +67,7 @@ struct ac_session_index {
 	size_t nsorted;
 	size_t problems;
 	bool cleaned;
+	bool keep_last_good;
 };
 
 int ac_session_index_new(ac_session_index **out, const char *dir)
@@ -79,6 +80,11 @@ int ac_session_index_new(ac_session_index **out, const char *dir)
 	}
 	*out = idx;
 	return 0;
+}
+
+void ac_session_index_keep_last_good(ac_session_index *idx, bool keep)
+{
+	idx->keep_last_good = keep;
 }
 
 static void entry_clear(entry *e)
@@ -382,7 +388,7 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 
 		/* Changed: read again, its listed summary in hand in case the
 		 * new bytes do not read (keep_last_good()). */
-		if (o->strings && (!o->bad || o->kept)) {
+		if (idx->keep_last_good && o->strings && (!o->bad || o->kept)) {
 			e->prev = o->summary;
 			e->prev_strings = o->strings;
 			o->strings = NULL;

@@ -4,9 +4,9 @@
  * refresh lists the folder, stats each "<id>.json", and reads only the
  * files that changed since the last look, picking the listed fields out
  * with the allocation-free scanner instead of building the document. A
- * corrupt file is reported once (file, reason) and left out, unless this
- * index read it well before: then its last good summary stays listed,
- * marked stale, until the file reads again. The others still list. For reading or changing one session, use ac_session.h. */
+ * corrupt file is reported once (file, reason) and left out (or, when
+ * asked, its last good summary stays listed, marked stale: see
+ * ac_session_index_keep_last_good()). The others still list. For reading or changing one session, use ac_session.h. */
 #ifndef AC_SESSION_INDEX_H
 #define AC_SESSION_INDEX_H
 
@@ -31,8 +31,7 @@ typedef struct {
 	uint64_t output_tokens;
 	uint64_t turns;
 	/* The file cannot be read now (torn by a writer, invalid): this is its
-	 * last good read, kept so that a session does not vanish for one bad
-	 * read. Only an index that read it well before has one. */
+	 * last good read (only with ac_session_index_keep_last_good()). */
 	bool stale;
 } ac_session_summary;
 
@@ -46,6 +45,13 @@ typedef void (*ac_session_problem_fn)(const char *path, const char *reason, void
 int ac_session_index_new(ac_session_index **out, const char *dir);
 
 void ac_session_index_free(ac_session_index *index);
+
+/* With keep true, a file this index read well before that does not read
+ * now (torn by a writer, being replaced in place) stays listed with its
+ * last good summary, marked stale, until it reads again, instead of
+ * dropping out: for a live view (the dashboard) whose selection must not
+ * jump for one bad read. A removed file still drops out. Default: false. */
+void ac_session_index_keep_last_good(ac_session_index *index, bool keep);
 
 /* Brings the index up to date with the folder. problem (may be NULL)
  * hears of files that cannot be listed. *out_parsed (may be NULL) receives

@@ -414,9 +414,10 @@ static void test_index_lists_newest_first_and_reads_only_changes(void **state)
 	ac_session_index_free(index);
 }
 
-/* A session read well before keeps its last good summary, marked stale,
- * while its file does not read (a writer tore it); a fresh index, which
- * never read it well, leaves it out. Read again once it is whole. */
+/* Asked to, an index keeps a session it read well before with its last
+ * good summary, marked stale, while its file does not read (a writer tore
+ * it); one that never read it well leaves it out, and so does every index
+ * by default. Read again once it is whole. */
 static void test_index_keeps_the_last_good_read(void **state)
 {
 	fixture *f = *state;
@@ -427,6 +428,7 @@ static void test_index_keeps_the_last_good_read(void **state)
 	char *path = write_session(f, "s1", reference_session);
 
 	assert_int_equal(ac_session_index_new(&index, f->dir), 0);
+	ac_session_index_keep_last_good(index, true);
 	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
 	list = ac_session_index_list(index, &n);
 	assert_int_equal(n, 1);
@@ -449,6 +451,17 @@ static void test_index_keeps_the_last_good_read(void **state)
 	assert_int_equal(list[0]->messages, 2);
 	/* Never read well: left out, as before. */
 	assert_int_equal(ac_session_index_new(&fresh, f->dir), 0);
+	ac_session_index_keep_last_good(fresh, true);
+	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
+	ac_session_index_list(fresh, &n);
+	assert_int_equal(n, 0);
+	/* Not asked to keep it (the default): a torn file drops out. */
+	ac_session_index_keep_last_good(fresh, false);
+	free(write_session(f, "s1", reference_session));
+	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
+	ac_session_index_list(fresh, &n);
+	assert_int_equal(n, 1);
+	tu_write_file(path, "{\"id\":", 6);
 	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
 	ac_session_index_list(fresh, &n);
 	assert_int_equal(n, 0);

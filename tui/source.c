@@ -589,6 +589,8 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 		ui_source_free(src);
 		return rc;
 	}
+	/* One torn write must not make a row vanish (and the cursor jump). */
+	ac_session_index_keep_last_good(src->index, true);
 	ac_checkpoint_store_set_problem(src->store, ckpt_problem, src);
 	if (!m->workspace)
 		m->workspace = ui_safe_str(ws->root);
