@@ -291,22 +291,20 @@ size_t ac_message_tool_results(const json_t *msg, void (*fn)(const char *id, voi
 
 /* ---- tokens ---------------------------------------------------------- */
 
-/* What a message costs beyond its JSON: role markers and separators. */
-#define MESSAGE_FRAMING 4
-
 uint64_t ac_message_tokens(const json_t *msg)
 {
 	/* JSON_ENCODE_ANY: a message that is a bare string or number is an
 	 * unknown shape, and unknown shapes are counted, not dropped. */
 	size_t json_len = 0;
 	char *json = ac_json_exact_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY, &json_len);
-	uint64_t tokens = MESSAGE_FRAMING;
+	uint64_t tokens = AC_TOKENS_MESSAGE_FRAMING;
 
 	/* Without the JSON (out of memory, or a string jansson cannot
 	 * encode) only the framing is known; the header leaves no way to
-	 * report more. */
+	 * report more. The estimate is ac_tokens.h's one count, the one the
+	 * session index takes from the file's text. */
 	if (json) {
-		tokens += ac_tokens_estimate(json, json_len);
+		tokens = ac_tokens_message_json(json, json_len);
 		free(json);
 	}
 	return tokens;

@@ -54,6 +54,9 @@ typedef struct {
 	char *problem;  /* why it is bad, until reported */
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
+	bool kept;     /* bad, but listed with its last good summary (stale) */
+	ac_session_summary prev;  /* the last good summary while being read again */
+	char *prev_strings;
 } entry;
 
 struct ac_session_index {
@@ -64,6 +67,7 @@ struct ac_session_index {
 	size_t nsorted;
 	size_t problems;
 	bool cleaned;
+	bool keep_last_good;
 };
 
 int ac_session_index_new(ac_session_index **out, const char *dir)
@@ -78,11 +82,17 @@ int ac_session_index_new(ac_session_index **out, const char *dir)
 	return 0;
 }
 
+void ac_session_index_keep_last_good(ac_session_index *idx, bool keep)
+{
+	idx->keep_last_good = keep;
+}
+
 static void entry_clear(entry *e)
 {
 	free(e->problem);
 	free(e->name);
 	free(e->strings);
+	free(e->prev_strings);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -185,9 +195,10 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 		goto done;
 	}
 	e->summary.messages = spans[F_HISTORY].count;
+	/* The one count (ac_tokens.h), so that session show and the
+	 * compaction dialog, which parse the file, say the same. */
 	e->summary.tokens = spans[F_HISTORY].type == AC_JSON_ARRAY
-				    ? ac_tokens_estimate(spans[F_HISTORY].start, spans[F_HISTORY].len) +
-					      4 * spans[F_HISTORY].count
+				    ? ac_tokens_history_json(spans[F_HISTORY].start, spans[F_HISTORY].len)
 				    : 0;
 	e->summary.input_tokens = number_of(&spans[F_INPUT]);
 	e->summary.output_tokens = number_of(&spans[F_OUTPUT]);
@@ -370,8 +381,20 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 
 	while (*old < idx->count && (cmp = strcmp(idx->entries[*old].name, name)) < 0)
 		(*old)++;
-	if (*old >= idx->count || cmp != 0 || !same_stamp(&idx->entries[*old], st))
+	if (*old >= idx->count || cmp != 0)
 		return false;
+	if (!same_stamp(&idx->entries[*old], st)) {
+		entry *o = &idx->entries[(*old)++];
+
+		/* Changed: read again, its listed summary in hand in case the
+		 * new bytes do not read (keep_last_good()). */
+		if (idx->keep_last_good && o->strings && (!o->bad || o->kept)) {
+			e->prev = o->summary;
+			e->prev_strings = o->strings;
+			o->strings = NULL;
+		}
+		return false;
+	}
 	*e = idx->entries[*old];
 	memset(&idx->entries[(*old)++], 0, sizeof(entry));
 	return true;
@@ -439,6 +462,27 @@ static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
 	idx->count = idx->nsorted = idx->problems = 0;
 }
 
+/* A file read well before that does not read now keeps its last good
+ * summary, marked stale: one torn write must not make a session vanish
+ * (and a dashboard's cursor jump to its neighbour). */
+static void keep_last_good(entry *fresh, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		entry *e = &fresh[i];
+
+		if (e->bad && e->prev_strings) {
+			free(e->strings);
+			e->summary = e->prev;
+			e->summary.stale = true;
+			e->strings = e->prev_strings;
+			e->kept = true;
+		} else {
+			free(e->prev_strings);
+		}
+		e->prev_strings = NULL;
+	}
+}
+
 /* Hands each new problem to problem (may be NULL) once, and readies the
  * entries for the next refresh. */
 static void report_problems(const char *dir, entry *fresh, size_t n, ac_session_problem_fn problem,
@@ -470,7 +514,7 @@ static int sort_listed(ac_session_index *idx)
 	for (size_t i = 0; i < idx->count; i++) {
 		if (idx->entries[i].bad)
 			idx->problems++;
-		else
+		if (!idx->entries[i].bad || idx->entries[i].kept)
 			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
 	}
 	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
@@ -498,6 +542,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		forget_all(idx, fresh, nfresh);
 		goto done;
 	}
+	keep_last_good(fresh, nfresh);
 	report_problems(idx->dir, fresh, nfresh, problem, ctx);
 	clear_entries(idx->entries, idx->count);
 	free(idx->entries);

@@ -4,11 +4,13 @@
  * refresh lists the folder, stats each "<id>.json", and reads only the
  * files that changed since the last look, picking the listed fields out
  * with the allocation-free scanner instead of building the document. A
- * corrupt file is reported once (file, reason) and left out; the others
- * still list. For reading or changing one session, use ac_session.h. */
+ * corrupt file is reported once (file, reason) and left out (or, when
+ * asked, its last good summary stays listed, marked stale: see
+ * ac_session_index_keep_last_good()). The others still list. For reading or changing one session, use ac_session.h. */
 #ifndef AC_SESSION_INDEX_H
 #define AC_SESSION_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +30,9 @@ typedef struct {
 	uint64_t input_tokens;  /* metadata.usage, recorded per turn */
 	uint64_t output_tokens;
 	uint64_t turns;
+	/* The file cannot be read now (torn by a writer, invalid): this is its
+	 * last good read (only with ac_session_index_keep_last_good()). */
+	bool stale;
 } ac_session_summary;
 
 typedef struct ac_session_index ac_session_index;
@@ -41,6 +46,13 @@ int ac_session_index_new(ac_session_index **out, const char *dir);
 
 void ac_session_index_free(ac_session_index *index);
 
+/* With keep true, a file this index read well before that does not read
+ * now (torn by a writer, being replaced in place) stays listed with its
+ * last good summary, marked stale, until it reads again, instead of
+ * dropping out: for a live view (the dashboard) whose selection must not
+ * jump for one bad read. A removed file still drops out. Default: false. */
+void ac_session_index_keep_last_good(ac_session_index *index, bool keep);
+
 /* Brings the index up to date with the folder. problem (may be NULL)
  * hears of files that cannot be listed. *out_parsed (may be NULL) receives
  * how many files had to be read. A missing folder lists as empty. */
@@ -52,7 +64,7 @@ int ac_session_index_refresh(ac_session_index *index, ac_session_problem_fn prob
 const ac_session_summary *const *ac_session_index_list(const ac_session_index *index,
 							size_t *out_n);
 
-/* How many session files are currently left out as unreadable. */
+/* How many session files are unreadable now (left out, or listed stale). */
 size_t ac_session_index_problems(const ac_session_index *index);
 
 #endif

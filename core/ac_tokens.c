@@ -11,6 +11,9 @@
  * where every branch is a coin toss, are far slower but are not text. */
 #include "ac_tokens.h"
 
+#include "ac_buf.h"
+
+#include <stdbool.h>
 #include <string.h>
 
 /* What a byte can start. The facts per class live in the small tables below
@@ -169,4 +172,236 @@ uint64_t ac_tokens_estimate(const char *text, size_t len)
 		}
 	}
 	return (q + 3) / 4;
+}
+
+/* ---- JSON text as jansson writes it ------------------------------------ */
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int hex4(const char *s, size_t avail, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (avail < 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		char c = s[k];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Appends code point cp as jansson writes it inside a string. */
+static int put_char(ac_buf *out, unsigned cp)
+{
+	char enc[8];
+	size_t n;
+
+	if (cp == '"' || cp == '\\') {
+		enc[0] = '\\';
+		enc[1] = (char)cp;
+		n = 2;
+	} else if (cp < 0x20) {
+		static const char shorts[] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
+					      ['\t'] = 't'};
+
+		if (cp < sizeof(shorts) && shorts[cp]) {
+			enc[0] = '\\';
+			enc[1] = shorts[cp];
+			n = 2;
+		} else {
+			memcpy(enc, "\\u00", 4);
+			enc[4] = "0123456789ABCDEF"[cp >> 4];
+			enc[5] = "0123456789ABCDEF"[cp & 15];
+			n = 6;
+		}
+	} else if (cp < 0x80) {
+		enc[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		enc[0] = (char)(0xC0 | cp >> 6);
+		enc[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		enc[0] = (char)(0xE0 | cp >> 12);
+		enc[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		enc[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		enc[0] = (char)(0xF0 | cp >> 18);
+		enc[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		enc[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		enc[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	return ac_buf_append(out, enc, n);
+}
+
+/* The string starting at s[i] (its opening quote), as jansson writes it,
+ * appended to out; returns the index after its closing quote. Runs of
+ * plain bytes are copied whole. An escape that is not valid JSON is
+ * copied as it stands (such a file does not load anyway). */
+static size_t canon_string(const char *s, size_t len, size_t i, ac_buf *out, int *err)
+{
+	*err |= ac_buf_putc(out, '"');
+	i++;
+	while (i < len && s[i] != '"') {
+		size_t run = i;
+		unsigned cp, lo;
+
+		while (run < len && s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i)
+			*err |= ac_buf_append(out, s + i, run - i);
+		i = run;
+		if (i >= len || s[i] == '"')
+			break;
+		if (i + 1 >= len) { /* a lone backslash at the end */
+			*err |= ac_buf_putc(out, '\\');
+			i++;
+			break;
+		}
+		switch (s[i + 1]) {
+		case '"': cp = '"'; break;
+		case '\\': cp = '\\'; break;
+		case '/': cp = '/'; break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			if (hex4(s + i + 2, len - i - 2, &cp) != 0)
+				goto verbatim;
+			if (cp >= 0xD800 && cp < 0xDC00) {
+				if (i + 12 > len || s[i + 6] != '\\' || s[i + 7] != 'u' ||
+				    hex4(s + i + 8, len - i - 8, &lo) != 0 || lo < 0xDC00 || lo > 0xDFFF)
+					goto verbatim;
+				*err |= put_char(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+				i += 12;
+				continue;
+			}
+			if (cp >= 0xDC00 && cp < 0xE000)
+				goto verbatim;
+			*err |= put_char(out, cp);
+			i += 6;
+			continue;
+		default:
+			goto verbatim;
+		}
+		*err |= put_char(out, cp);
+		i += 2;
+		continue;
+verbatim:
+		*err |= ac_buf_append(out, s + i, 2);
+		i += 2;
+	}
+	*err |= ac_buf_putc(out, '"');
+	return i < len ? i + 1 : len;
+}
+
+/* One JSON value starting at s[i] (after white space), as jansson writes
+ * it, appended to out; returns the index after it. */
+static size_t canon_value(const char *s, size_t len, size_t i, ac_buf *out, int *err)
+{
+	int depth = 0;
+
+	while (i < len) {
+		char c = s[i];
+
+		if (is_ws(c)) {
+			i++;
+			continue;
+		}
+		if (c == '"') {
+			i = canon_string(s, len, i, out, err);
+		} else {
+			if (depth == 0 && (c == ',' || c == ']' || c == '}'))
+				break;
+			depth += c == '[' || c == '{' ? 1 : c == ']' || c == '}' ? -1 : 0;
+			*err |= ac_buf_putc(out, c);
+			i++;
+		}
+		if (depth == 0) {
+			/* A scalar (number, true...) goes on to the next separator;
+			 * a string or a closed container is whole. */
+			if (c == '"' || c == ']' || c == '}')
+				break;
+		}
+	}
+	return i;
+}
+
+static uint64_t message_cost(const char *json, size_t len, ac_buf *scratch)
+{
+	int err = 0;
+	size_t i = 0;
+
+	ac_buf_clear(scratch);
+	while (i < len && is_ws(json[i]))
+		i++;
+	canon_value(json, len, i, scratch, &err);
+	/* Out of memory: the text as it stands is the nearest estimate. */
+	if (err)
+		return AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(json, len);
+	return AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(scratch->data, scratch->len);
+}
+
+uint64_t ac_tokens_message_json(const char *json, size_t len)
+{
+	ac_buf scratch = AC_BUF_INIT;
+	uint64_t n = message_cost(json, len, &scratch);
+
+	ac_buf_free(&scratch);
+	return n;
+}
+
+uint64_t ac_tokens_history_json(const char *json, size_t len)
+{
+	ac_buf scratch = AC_BUF_INIT;
+	uint64_t total = 0;
+	size_t i = 0;
+
+	while (i < len && is_ws(json[i]))
+		i++;
+	if (i >= len || json[i] != '[')
+		return 0;
+	i++;
+	for (;;) {
+		size_t start, end;
+		int err = 0;
+
+		while (i < len && is_ws(json[i]))
+			i++;
+		if (i >= len || json[i] == ']')
+			break;
+		start = i;
+		ac_buf_clear(&scratch);
+		end = canon_value(json, len, i, &scratch, &err);
+		total += err ? AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(json + start, end - start)
+			     : AC_TOKENS_MESSAGE_FRAMING +
+				       ac_tokens_estimate(scratch.data, scratch.len);
+		i = end;
+		while (i < len && is_ws(json[i]))
+			i++;
+		if (i < len && json[i] == ',')
+			i++;
+		else
+			break;
+	}
+	ac_buf_free(&scratch);
+	return total;
 }

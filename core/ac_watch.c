@@ -6,6 +6,7 @@
 #include "ac_error.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -28,7 +29,17 @@ typedef struct {
 } watched;
 
 /* items[TRACE_ITEM] is the followed trace, when nitems says it is there. */
-enum { FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
+enum { CKPT_ITEM = 3, FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
+
+/* A per-session checkpoint folder (<checkpoints>/<sessionId>/): checkpoints
+ * are written there, not in the folder watched as items[CKPT_ITEM], so
+ * each gets its own watch (and, when polling, its own last stat). */
+typedef struct {
+	char *name;
+	int wd;
+	struct stat last;
+	bool seen; /* found by the scan in progress */
+} subdir;
 
 struct ac_watch {
 	int fd;
@@ -37,7 +48,13 @@ struct ac_watch {
 	watched items[FIXED_ITEMS + 1];
 	size_t nitems;
 	char *data_dir; /* the file-system backend's folder: <root>/.agent */
+	subdir *subs;   /* the checkpoint folders of sessions */
+	size_t nsubs, cap_subs;
 };
+
+static const uint32_t watch_mask = IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM |
+				   IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF |
+				   IN_MOVE_SELF;
 
 static char *dir_of(const char *path)
 {
@@ -85,15 +102,89 @@ static int add_item(ac_watch *w, const char *dir, unsigned kind, const char *onl
  * watch the nearest existing ancestor instead, and rescan when it appears. */
 static int add_inotify_watch(ac_watch *w, watched *item)
 {
-	const uint32_t mask = IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM |
-			      IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
-
-	item->wd = inotify_add_watch(w->fd, item->dir, mask);
+	item->wd = inotify_add_watch(w->fd, item->dir, watch_mask);
 	if (item->wd >= 0)
 		return 0;
 	if (errno == ENOENT)
 		return 0; /* poll-free: the parent's IN_CREATE makes us retry */
 	return -errno;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ino == b->st_ino;
+}
+
+static void subs_drop(ac_watch *w, size_t i)
+{
+	if (w->fd >= 0 && w->subs[i].wd >= 0)
+		inotify_rm_watch(w->fd, w->subs[i].wd);
+	free(w->subs[i].name);
+	w->subs[i] = w->subs[--w->nsubs];
+}
+
+/* Brings the list of per-session checkpoint folders up to date: a new one
+ * is watched (inotify) or remembered (polling), a gone one forgotten.
+ * True when a folder came, went or (polling) changed: its checkpoints
+ * must be read again. Folders that cannot be watched are looked at again
+ * on the next scan. */
+static bool scan_subdirs(ac_watch *w)
+{
+	const char *dir = w->items[CKPT_ITEM].dir;
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	bool changed = false;
+
+	for (size_t i = 0; i < w->nsubs; i++)
+		w->subs[i].seen = false;
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		size_t i;
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		for (i = 0; i < w->nsubs && strcmp(w->subs[i].name, e->d_name); i++)
+			;
+		if (i == w->nsubs) {
+			subdir *grown;
+
+			if (w->nsubs == w->cap_subs) {
+				size_t cap = w->cap_subs ? 2 * w->cap_subs : 16;
+
+				if (!(grown = realloc(w->subs, cap * sizeof(*grown))))
+					break; /* out of memory: the next scan tries again */
+				w->subs = grown;
+				w->cap_subs = cap;
+			}
+			if (!(w->subs[i].name = strdup(e->d_name)))
+				break;
+			w->subs[i].wd = w->fd >= 0 ? inotify_add_watch(w->fd, path, watch_mask) : -1;
+			w->subs[i].last = st;
+			w->nsubs++;
+			changed = true;
+		} else if (!same_stat(&w->subs[i].last, &st)) {
+			w->subs[i].last = st;
+			changed = true;
+		}
+		if (w->fd >= 0 && w->subs[i].wd < 0 &&
+		    (w->subs[i].wd = inotify_add_watch(w->fd, path, watch_mask)) >= 0)
+			changed = true;
+		w->subs[i].seen = true;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = w->nsubs; i-- > 0;)
+		if (!w->subs[i].seen) {
+			subs_drop(w, i);
+			changed = true;
+		}
+	return changed;
 }
 
 static const char *base_of(const char *path)
@@ -154,6 +245,7 @@ int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms)
 	}
 	for (size_t i = 0; i < w->nitems; i++)
 		item_stat(&w->items[i], &w->items[i].last);
+	scan_subdirs(w);
 	free(journal_dir);
 	free(ops_dir);
 	free(prefix);
@@ -175,6 +267,9 @@ void ac_watch_free(ac_watch *w)
 		close(w->fd);
 	for (size_t i = 0; i < w->nitems; i++)
 		item_free(&w->items[i]);
+	for (size_t i = 0; i < w->nsubs; i++)
+		free(w->subs[i].name);
+	free(w->subs);
 	free(w->data_dir);
 	free(w);
 }
@@ -241,6 +336,11 @@ int ac_watch_timeout_ms(const ac_watch *w)
 	for (size_t i = 0; i < w->nitems; i++)
 		if (w->items[i].wd < 0)
 			return 2000;
+	/* A session's checkpoint folder without a watch (none left) is
+	 * compared by its stat instead (scan_subdirs()). */
+	for (size_t i = 0; i < w->nsubs; i++)
+		if (w->subs[i].wd < 0)
+			return 2000;
 	return -1;
 }
 
@@ -286,6 +386,10 @@ static unsigned poll_changes(ac_watch *w)
 	for (size_t i = 0; i < w->nitems; i++)
 		if (item_changed(&w->items[i]))
 			mask |= w->items[i].kind;
+	/* A checkpoint written into a session's folder changes only that
+	 * folder's mtime. */
+	if (scan_subdirs(w))
+		mask |= AC_WATCH_CHECKPOINTS;
 	return mask;
 }
 
@@ -293,6 +397,7 @@ unsigned ac_watch_read(ac_watch *w)
 {
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
 	unsigned mask = 0;
+	bool rescan_subs = false;
 	ssize_t n;
 
 	if (w->fd < 0)
@@ -305,8 +410,20 @@ unsigned ac_watch_read(ac_watch *w)
 			if (ev->mask & IN_Q_OVERFLOW) {
 				mask |= AC_WATCH_RESCAN | AC_WATCH_JOURNAL | AC_WATCH_SESSIONS |
 					AC_WATCH_OPERATIONS | AC_WATCH_CHECKPOINTS | AC_WATCH_TRACES;
+				rescan_subs = true;
 				continue;
 			}
+			for (size_t i = 0; i < w->nsubs; i++)
+				if (ev->wd == w->subs[i].wd) {
+					mask |= AC_WATCH_CHECKPOINTS;
+					if (ev->mask & IN_IGNORED)
+						w->subs[i].wd = -1; /* gone: the scan below forgets it */
+					rescan_subs |= (ev->mask & (IN_IGNORED | IN_DELETE_SELF |
+								   IN_MOVE_SELF)) != 0;
+				}
+			if (ev->wd == w->items[CKPT_ITEM].wd && w->items[CKPT_ITEM].wd >= 0 &&
+			    (ev->mask & (IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))
+				rescan_subs = true; /* a session's folder came or went */
 			for (size_t i = 0; i < w->nitems; i++) {
 				watched *item = &w->items[i];
 
@@ -324,7 +441,13 @@ unsigned ac_watch_read(ac_watch *w)
 	/* Folders that did not exist (or went away) are tried again, cheaply. */
 	for (size_t i = 0; i < w->nitems; i++)
 		if (w->items[i].wd < 0 && add_inotify_watch(w, &w->items[i]) == 0 &&
-		    w->items[i].wd >= 0)
+		    w->items[i].wd >= 0) {
 			mask |= w->items[i].kind;
+			rescan_subs |= i == CKPT_ITEM;
+		}
+	for (size_t i = 0; i < w->nsubs && !rescan_subs; i++)
+		rescan_subs = w->subs[i].wd < 0;
+	if (rescan_subs && scan_subdirs(w))
+		mask |= AC_WATCH_CHECKPOINTS;
 	return mask;
 }

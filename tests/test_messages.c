@@ -15,6 +15,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_tokens.h"
 
@@ -554,6 +555,40 @@ static void test_messages_tokens_sum(void **state)
 	json_decref(object);
 }
 
+/* The index estimates from a file's text, show and compaction from the
+ * parsed document: pretty-printing, \u escapes, \/ and surrogate pairs
+ * in the text must not change the count. */
+static void test_history_text_counts_as_parsed(void **state)
+{
+	static const char pretty[] =
+		"[\n  {\n    \"role\": \"user\",\n    \"content\": \"caf\\u00e9 \\/ \\ud83d\\ude00 "
+		"tab\\there \\u0001 \\\"q\\\" \\\\ \\u65e5\\u672c\"\n  },\n"
+		"  { \"role\" : \"assistant\", \"content\" : [ { \"type\": \"text\", \"text\": \"ok  done\" } ],"
+		"\n    \"n\": 1.50, \"t\": true, \"z\": null, \"e\": [ ] }\n]";
+	json_t *messages = NULL;
+	uint64_t sum = 0;
+
+	(void)state;
+	/* As sessions are loaded: numbers keep their bytes (1.50). */
+	assert_int_equal(ac_json_exact_load(&messages, pretty, strlen(pretty), 0, "test"), 0);
+	for (size_t i = 0; i < json_array_size(messages); i++) {
+		json_t *msg = json_array_get(messages, i);
+		size_t len = 0;
+		char *compact = ac_json_exact_dumps(msg, JSON_COMPACT, &len);
+
+		assert_int_equal(ac_tokens_message_json(compact, len),
+				 ac_message_tokens(msg));
+		sum += ac_message_tokens(msg);
+		free(compact);
+	}
+	assert_int_equal(ac_tokens_history_json(pretty, strlen(pretty)), sum);
+	assert_int_equal(ac_messages_tokens(messages), sum);
+	/* An empty history costs nothing, whichever way it is read. */
+	assert_int_equal(ac_tokens_history_json(" [ \n ] ", 8), 0);
+	assert_int_equal(ac_tokens_history_json("{}", 2), 0);
+	json_decref(messages);
+}
+
 /* ---- cuts ------------------------------------------------------------ */
 
 static void test_safe_cut_interleaved_pairs(void **state)
@@ -961,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_pairing_openai_style),
 		cmocka_unit_test(test_message_tokens),
 		cmocka_unit_test(test_messages_tokens_sum),
+		cmocka_unit_test(test_history_text_counts_as_parsed),
 		cmocka_unit_test(test_safe_cut_interleaved_pairs),
 		cmocka_unit_test(test_safe_cut_openai_and_orphans),
 		cmocka_unit_test(test_safe_cut_reused_ids),

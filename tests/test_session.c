@@ -414,6 +414,71 @@ static void test_index_lists_newest_first_and_reads_only_changes(void **state)
 	ac_session_index_free(index);
 }
 
+/* Asked to, an index keeps a session it read well before with its last
+ * good summary, marked stale, while its file does not read (a writer tore
+ * it); one that never read it well leaves it out, and so does every index
+ * by default. Read again once it is whole. */
+static void test_index_keeps_the_last_good_read(void **state)
+{
+	fixture *f = *state;
+	ac_session_index *index, *fresh;
+	const ac_session_summary *const *list;
+	size_t n;
+	int problems = 0;
+	char *path = write_session(f, "s1", reference_session);
+
+	assert_int_equal(ac_session_index_new(&index, f->dir), 0);
+	ac_session_index_keep_last_good(index, true);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_false(list[0]->stale);
+	tu_write_file(path, "{\"id\":\"s1\",\"task\":\"tor", 20);
+	assert_int_equal(ac_session_index_refresh(index, problem_count, &problems, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(problems, 1);
+	assert_int_equal(ac_session_index_problems(index), 1);
+	assert_string_equal(list[0]->id, "s1");
+	assert_int_equal(list[0]->messages, 2);
+	assert_true(list[0]->stale);
+	/* Torn again (another change): still the last good read. */
+	tu_write_file(path, "{\"id\":", 6);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_true(list[0]->stale);
+	assert_int_equal(list[0]->messages, 2);
+	/* Never read well: left out, as before. */
+	assert_int_equal(ac_session_index_new(&fresh, f->dir), 0);
+	ac_session_index_keep_last_good(fresh, true);
+	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
+	ac_session_index_list(fresh, &n);
+	assert_int_equal(n, 0);
+	/* Not asked to keep it (the default): a torn file drops out. */
+	ac_session_index_keep_last_good(fresh, false);
+	free(write_session(f, "s1", reference_session));
+	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
+	ac_session_index_list(fresh, &n);
+	assert_int_equal(n, 1);
+	tu_write_file(path, "{\"id\":", 6);
+	assert_int_equal(ac_session_index_refresh(fresh, NULL, NULL, NULL), 0);
+	ac_session_index_list(fresh, &n);
+	assert_int_equal(n, 0);
+	ac_session_index_free(fresh);
+	/* Whole again: read afresh, not stale. */
+	free(write_session(f, "s1", "{\"id\":\"s1\",\"status\":\"paused\",\"conversationHistory\":[]}"));
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_false(list[0]->stale);
+	assert_string_equal(list[0]->status, "paused");
+	assert_int_equal(list[0]->messages, 0);
+	assert_int_equal(ac_session_index_problems(index), 0);
+	ac_session_index_free(index);
+	free(path);
+}
+
 /* doc's member at a dotted path ("metadata.x-team.name"); NULL if absent. */
 static json_t *member(const json_t *doc, const char *dotted)
 {
@@ -699,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_keeps_the_last_good_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_session_file_is_not_followed, setup, teardown),
 		cmocka_unit_test(test_index_reads_the_fixture_workspaces),
 	};

@@ -347,6 +347,45 @@ static void test_filter_and_selection(void **state)
 	ui_model_free(&m);
 }
 
+/* The selection follows the id: while the selected session is gone from
+ * the list (its file removed and not yet written again) nothing is
+ * selected, never its neighbour; it is selected again when it is back. A
+ * stale session (its file unreadable now) stays, marked. */
+static void test_selection_follows_the_id(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1, .list_rows = 10};
+	ac_session_summary list[] = {
+		summary("a1", "alpha", "running"),
+		summary("b2", "bravo", "running"),
+		summary("c3", "charlie", "running"),
+	};
+	size_t i;
+
+	(void)state;
+	set_sessions(&m, list, 3);
+	assert_true(ui_list_key(&ui_view_sessions, &m, &p, UI_ACT_DOWN, 10));
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "b2");
+	{
+		ac_session_summary without[] = {list[0], list[2]};
+
+		set_sessions(&m, without, 2);
+	}
+	assert_false(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(p.sel, "b2");
+	set_sessions(&m, list, 3);
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "b2");
+	list[1].stale = true;
+	set_sessions(&m, list, 3);
+	assert_true(ui_list_selected(&ui_view_sessions, &m, &p, &i));
+	assert_string_equal(m.sessions[i].id, "b2");
+	assert_string_equal(m.sessions[i].pending, "unreadable");
+	assert_true(m.sessions[i].pending_alarm);
+	ui_model_free(&m);
+}
+
 static void test_draw_through_screen(void **state)
 {
 	ui_model m = {0};
@@ -1373,6 +1412,7 @@ int main(void)
 		cmocka_unit_test(test_session_rows),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
+		cmocka_unit_test(test_selection_follows_the_id),
 		cmocka_unit_test(test_draw_through_screen),
 		cmocka_unit_test(test_drill_lists),
 		cmocka_unit_test(test_jsearch_steps_are_bounded),

@@ -308,6 +308,63 @@ static void test_trace_ids_are_checked(void **state)
 	ac_watch_free(w);
 }
 
+/* Writes <checkpoints>/<session>/<name>.json (folders made as needed). */
+static void put_checkpoint(fixture *f, const char *session, const char *name)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), ".agent/checkpoints/%s/%s.json", session, name);
+	tu_put(f->dir, rel, "{}");
+}
+
+/* Checkpoints are written into per-session folders: each one is reported,
+ * in a folder that was there when watching began and in one that appears
+ * later; a folder removed and made again is still followed. */
+static void check_checkpoint_watch(fixture *f, int poll_ms)
+{
+	ac_watch *w;
+
+	put_checkpoint(f, "s1", "c1");
+	assert_int_equal(ac_watch_new(&w, &f->ws, poll_ms), 0);
+	ac_watch_read(w);
+	settle(w, poll_ms);
+	put_checkpoint(f, "s1", "c2");
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	settle(w, poll_ms);
+	put_checkpoint(f, "s2", "c1");
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	settle(w, poll_ms);
+	put_checkpoint(f, "s2", "c2");
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	settle(w, poll_ms);
+	/* Nothing written: nothing reported. */
+	assert_false(settle(w, poll_ms) & AC_WATCH_CHECKPOINTS);
+	{
+		char *s2 = tu_path(f->dir, ".agent/checkpoints/s2");
+
+		tu_remove_tree(s2);
+		free(s2);
+	}
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	settle(w, poll_ms);
+	put_checkpoint(f, "s2", "c3");
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	settle(w, poll_ms);
+	put_checkpoint(f, "s2", "c4");
+	assert_true(wait_for(w, AC_WATCH_CHECKPOINTS) & AC_WATCH_CHECKPOINTS);
+	ac_watch_free(w);
+}
+
+static void test_inotify_follows_session_checkpoint_folders(void **state)
+{
+	check_checkpoint_watch(*state, 1000);
+}
+
+static void test_polling_follows_session_checkpoint_folders(void **state)
+{
+	check_checkpoint_watch(*state, -100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +377,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inotify_follows_a_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polling_follows_a_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_ids_are_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inotify_follows_session_checkpoint_folders, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_polling_follows_session_checkpoint_folders, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,9 +86,20 @@ void ui_dash_open_tab(ui_dash *d, ui_tab tab)
 	ui_source_load_tab(d->src, &d->m, tab); /* errors are shown in the tab */
 }
 
+/* Whether session id is listed as running: its conversation then opens at
+ * its end, following what its agent appends. */
+static bool listed_running(const ui_model *m, const char *id)
+{
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id))
+			return m->sessions[i].st == UI_STATUS_RUNNING;
+	return false;
+}
+
 void ui_dash_open_conversation(ui_dash *d, const char *id)
 {
 	char *copy = strdup(id);
+	bool running = copy && listed_running(&d->m, copy);
 
 	if (!copy)
 		return;
@@ -101,7 +112,8 @@ void ui_dash_open_conversation(ui_dash *d, const char *id)
 
 		p->top = p->cursor = 0;
 		p->filter[0] = p->sel[0] = '\0';
-		p->follow = t == UI_TAB_TRACE; /* new records keep showing */
+		/* New records keep showing; a running session's messages too. */
+		p->follow = t == UI_TAB_TRACE || (t == UI_TAB_MESSAGES && running);
 	}
 	follow_trace(d);
 }
@@ -132,7 +144,13 @@ const char *ui_dash_target_session(ui_dash *d)
 	if (d->pane == UI_PANE_SESSIONS &&
 	    ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
 		return d->m.sessions[i].id;
-	ui_model_set_action(&d->m, true, "select a session first (1 Sessions)");
+	/* The selection follows the id: when its file is gone for now,
+	 * refuse, never act on the neighbour. */
+	if (d->pane == UI_PANE_SESSIONS && d->panes[UI_PANE_SESSIONS].sel[0])
+		ui_model_set_action(&d->m, true, "session %s is not listed now (its file is missing); "
+				    "nothing was done", d->panes[UI_PANE_SESSIONS].sel);
+	else
+		ui_model_set_action(&d->m, true, "select a session first (1 Sessions)");
 	return NULL;
 }
 

@@ -112,6 +112,9 @@ static bool act_open(ui_dash *d, int key)
 
 	(void)key;
 	if (!ui_list_selected(v, &d->m, &d->panes[cur], &i)) {
+		/* A selected session whose file is gone for now: say so. */
+		if (cur == UI_PANE_SESSIONS && d->panes[cur].sel[0])
+			return ui_dash_target_session(d) == NULL;
 		if (cur != UI_PANE_CKPTS && cur != UI_PANE_JOURNAL && cur != UI_PANE_JSEARCH)
 			return false;
 		ui_model_set_action(&d->m, true, "nothing selected to open");
@@ -338,8 +341,8 @@ static const ui_key table[] = {
 	 .doc = {.label = "g Home", .help = "top", .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'G', UI_KEY_END},
-	 .doc = {.label = "G End", .help = "bottom (the journal then follows new events)",
-		 .panes = UI_IN_PANES},
+	 .doc = {.label = "G End", .panes = UI_IN_PANES,
+		 .help = "bottom (the journal and a conversation then follow what is added)"},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_PGUP},
 	 .doc = {.label = "PgUp", .help = "page up", .panes = UI_IN_PANES},

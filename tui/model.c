@@ -234,6 +234,11 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 		c->messages = s->messages;
 		c->tokens = s->tokens;
 		c->st = ui_status_of(s->status);
+		if (s->stale) {
+			/* Its last good read: said in the status column, in red. */
+			c->pending = "unreadable";
+			c->pending_alarm = true;
+		}
 		m->by_status[c->st]++;
 	}
 	sessions_free(m->sessions, m->n_sessions);
@@ -463,8 +468,10 @@ static void messages_clear(ui_model *m)
 	m->n_conv = 0;
 	ui_sfree(m->conv_title);
 	free(m->conv_error);
+	ui_sfree(m->conv_stale);
 	m->conv_title = NULL;
 	m->conv_error = NULL;
+	m->conv_stale = NULL;
 }
 
 /* ---- the conversation's store tabs --------------------------------------- */

@@ -177,6 +177,8 @@ typedef struct {
 	ui_conv_line *conv;
 	size_t n_conv;
 	char *conv_error;        /* why it could not be loaded, or NULL */
+	char *conv_stale;        /* why it cannot be read again now (the lines are
+				  * its last good read), or NULL */
 
 	/* The open conversation's store, read when its tab is shown. */
 	char *conv_tenant;       /* metadata.tenantId, or NULL */

@@ -380,6 +380,14 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	int rc;
 
 	rc = ac_session_load(&s, src->ws->sessions_dir, id);
+	if (rc != 0 && same && m->conv_title && !m->conv_error) {
+		/* Read well before: one torn write or a file being replaced
+		 * keeps the last good read on screen, said so, and the next
+		 * change of the file reads it again. */
+		ui_sfree(m->conv_stale);
+		m->conv_stale = ui_safe_str(ac_error_last());
+		return rc;
+	}
 	if (rc != 0) {
 		char *why = strdup(ac_error_last());
 
@@ -602,6 +610,8 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 		ui_source_free(src);
 		return rc;
 	}
+	/* One torn write must not make a row vanish (and the cursor jump). */
+	ac_session_index_keep_last_good(src->index, true);
 	ac_checkpoint_store_set_problem(src->store, ckpt_problem, src);
 	if (!m->workspace)
 		m->workspace = ui_safe_str(ws->root);
@@ -636,11 +646,15 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
 		changed |= read_journal(src);
 	if (mask & AC_WATCH_SESSIONS) {
 		changed |= read_sessions(src);
-		if (m->conv_session && !m->conv_error) {
+		/* Also after a failed read: a file removed and written again, or
+		 * torn and then saved whole, is shown again. */
+		if (m->conv_session) {
 			char *id = strdup(m->conv_session);
 
-			if (id && ui_source_open_conversation(src, m, id) == 0)
+			if (id) {
+				ui_source_open_conversation(src, m, id);
 				changed |= UI_CHANGED_CONVERSATION;
+			}
 			free(id);
 		}
 	}

@@ -1,7 +1,8 @@
 /* The conversation of one session: a title line, a tab bar (Messages,
  * Memory, Artifacts, Trace; `[` and `]` switch) and the tab. Messages show
  * each message's role, its text wrapped to the pane, tool calls (→) and
- * results (←) as such; a memo document or artifact opened from its tab is
+ * results (←) as such; while the view is at the end it follows new
+ * messages; a memo document or artifact opened from its tab is
  * shown here in full the same way. Both scroll by wrapped rows; Esc goes
  * back (from a document to its list, from the conversation to Sessions).
  * The other tabs are list panes (views/store.c). */
@@ -210,12 +211,33 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
 	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true, NULL};
 	char extra[80];
+	size_t total;
 
 	(void)now_ms;
 	(void)v;
 	if (r.h < 3)
 		return;
-	scroll_settle(p, ui_conversation_rows(m, p, r.w), body.h, extra, sizeof(extra));
+	if (m->conv_stale && body.h > 1) {
+		ac_buf note = AC_BUF_INIT, cut = AC_BUF_INIT;
+
+		/* Drawn below the frame, which is drawn after the scroll note. */
+		ac_buf_printf(&note, " file unreadable now, showing the last good read: %s",
+			      m->conv_stale);
+		ui_text_fit(&cut, note.data, note.len, r.w, UI_FIT_ELLIPSIS);
+		screen_fill(body.y, r.x, r.w, UI_ST_WARNING);
+		screen_put(body.y, r.x, r.w, UI_ST_WARNING, cut.data ? cut.data : "");
+		ac_buf_free(&note);
+		ac_buf_free(&cut);
+		body.y++;
+		body.h--;
+		w.r = body;
+	}
+	total = ui_conversation_rows(m, p, r.w);
+	scroll_settle(p, total, body.h, extra, sizeof(extra));
+	/* At the end, the view follows what the agent appends (as the
+	 * journal's G does); moving up (conv_key) stops it. */
+	if (total && body.h > 0 && p->top + (size_t)body.h >= total)
+		p->follow = true;
 	ui_conv_frame(m, UI_TAB_MESSAGES, r, active, extra);
 	if (m->conv_error) {
 		screen_put(body.y + 1, 2, r.w - 2, UI_ST_ERROR, m->conv_error);

@@ -152,20 +152,39 @@ size_t ui_list_visible(const ui_view *v, const ui_model *m, const ui_pane *p, si
 	return shown;
 }
 
+/* Whether the model holds an item keyed key at all (shown or filtered). */
+static bool listed(const ui_view *v, const ui_model *m, const char *key)
+{
+	for (size_t i = 0, n = v->count(m); i < n; i++)
+		if (!strcmp(v->item_key(m, i), key))
+			return true;
+	return false;
+}
+
 /* Puts the cursor back on the item p->sel names, if it is still shown,
- * and keeps cursor and top within the list. */
-static void settle(const ui_view *v, const ui_model *m, ui_pane *p, const size_t *idx, size_t n,
+ * and keeps cursor and top within the list. The selection follows the
+ * id: when that item is gone from the model (its file removed or being
+ * replaced), nothing is selected, p->sel is kept so the cursor comes back
+ * when it does, and true is returned; a neighbour is never picked for it.
+ * (An item only filtered out hands the cursor on, as before.) */
+static bool settle(const ui_view *v, const ui_model *m, ui_pane *p, const size_t *idx, size_t n,
 		   int page)
 {
+	bool missing = false;
+
 	if (p->follow && n) {
 		p->cursor = n - 1;
 	} else if (p->sel[0] && v->item_key) {
-		if (p->cursor >= n || strcmp(v->item_key(m, idx[p->cursor]), p->sel))
-			for (size_t i = 0; i < n; i++)
+		if (p->cursor >= n || strcmp(v->item_key(m, idx[p->cursor]), p->sel)) {
+			bool found = false;
+
+			for (size_t i = 0; i < n && !found; i++)
 				if (!strcmp(v->item_key(m, idx[i]), p->sel)) {
 					p->cursor = i;
-					break;
+					found = true;
 				}
+			missing = !found && !listed(v, m, p->sel);
+		}
 	}
 	if (p->cursor >= n)
 		p->cursor = n ? n - 1 : 0;
@@ -179,8 +198,9 @@ static void settle(const ui_view *v, const ui_model *m, ui_pane *p, const size_t
 		p->top = n - (size_t)page;
 	if (n <= (size_t)page)
 		p->top = 0;
-	if (n && v->item_key)
+	if (n && v->item_key && !missing)
 		snprintf(p->sel, sizeof(p->sel), "%s", v->item_key(m, idx[p->cursor]));
+	return missing;
 }
 
 bool ui_list_selected(const ui_view *v, const ui_model *m, const ui_pane *p, size_t *out)
@@ -192,8 +212,7 @@ bool ui_list_selected(const ui_view *v, const ui_model *m, const ui_pane *p, siz
 	if (!idx)
 		return false;
 	shown = ui_list_visible(v, m, p, idx);
-	settle(v, m, &copy, idx, shown, p->list_rows);
-	if (shown) {
+	if (!settle(v, m, &copy, idx, shown, p->list_rows) && shown) {
 		*out = idx[copy.cursor];
 		ok = true;
 	}
@@ -234,9 +253,10 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 		  int64_t now_ms)
 {
 	size_t n = v->count(m), *idx = malloc((n ? n : 1) * sizeof(*idx)), shown;
-	char extra[64];
+	char extra[64 + sizeof(p->sel)];
 	ac_buf line = AC_BUF_INIT;
 	int rows = r.h - 2;
+	bool missing = false;
 
 	if (!idx || r.h < 2)
 		goto done;
@@ -246,8 +266,11 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " of %zu", n);
 	p->list_rows = rows;
 	p->list_y = r.y + 2;
-	settle(v, m, p, idx, shown, rows);
-	snprintf(extra, sizeof(extra), "%zu/%zu", shown ? p->cursor + 1 : 0, shown);
+	missing = settle(v, m, p, idx, shown, rows);
+	if (missing)
+		snprintf(extra, sizeof(extra), "-/%zu (%s is gone)", shown, p->sel);
+	else
+		snprintf(extra, sizeof(extra), "%zu/%zu", shown ? p->cursor + 1 : 0, shown);
 	if (shown != n)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " (of %zu)", n);
 	ui_draw_title(r, v->name, p, extra, active);
@@ -262,7 +285,7 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 	}
 	for (int row = 0; row < rows && p->top + (size_t)row < shown; row++) {
 		size_t vis = p->top + (size_t)row, i = idx[vis];
-		bool sel = vis == p->cursor;
+		bool sel = vis == p->cursor && !missing;
 		int ax = 0, aw = 0;
 		ui_style accent;
 

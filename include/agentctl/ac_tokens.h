@@ -20,4 +20,27 @@
  * Invalid UTF-8 bytes count as 1/4 each. */
 uint64_t ac_tokens_estimate(const char *text, size_t len);
 
+/* What a message costs beyond its JSON: role markers and separators. */
+#define AC_TOKENS_MESSAGE_FRAMING 4
+
+/* The one token count of a conversation: every number agentctl shows for a
+ * session (session list and show, the Sessions pane, the compaction
+ * dialog and result) is this, so they agree.
+ *
+ * A message costs AC_TOKENS_MESSAGE_FRAMING plus ac_tokens_estimate() of
+ * its compact JSON written the way jansson writes it (no white space
+ * between tokens; in strings only ", \ and control characters escaped,
+ * \b \f \n \r \t short, everything else as its UTF-8). So the same
+ * message estimates alike whether it is read from a pretty-printed file
+ * with \u escapes (the session index scans the file's text) or dumped
+ * from a parsed document (ac_messages.h). Numbers count as written. */
+
+/* Estimated tokens of one message given as JSON text json[0..len). */
+uint64_t ac_tokens_message_json(const char *json, size_t len);
+
+/* Sum of ac_tokens_message_json() over the elements of a JSON array
+ * json[0..len) (a conversationHistory as stored); 0 when it is not an
+ * array. */
+uint64_t ac_tokens_history_json(const char *json, size_t len);
+
 #endif
