@@ -466,7 +466,8 @@ static void test_drill_lists(void **state)
 	assert_true(fake_shows("sorted by tokens"));
 	p.sort = UI_SORT_NONE;
 
-	/* Operations of one session. */
+	/* Operations of one session (the pane's selection was the sessions'). */
+	p.sel[0] = '\0';
 	m.ops = ops;
 	m.n_ops = 2;
 	m.ops_present = true;

@@ -22,11 +22,11 @@ put() { cp "$1" "$dir/.b1.new" && mv "$dir/.b1.new" "$dir/b1.json"; }  # atomic
 dashboard 140 30
 check "three sessions" wait_for "alpha task"
 keys j
-check "the cursor on b1 (2 of 3)" wait_for "Sessions  2/3"
+check "the cursor on b1 (2 of 3)" wait_for "sorted by last update  2/3"
 tear
 check "torn: b1's row is kept, marked unreadable" wait_for "! unreadable"
 check "torn: bravo still listed" wait_for "bravo task"
-check "torn: the cursor stays on b1 (2 of 3)" wait_for "Sessions  2/3"
+check "torn: the cursor stays on b1 (2 of 3)" wait_for "sorted by last update  2/3"
 keys p
 check "torn: p refuses, naming b1" wait_for "pause b1:"
 check "torn: no dialog for a neighbour (c1)" absent "session c1?"
@@ -49,7 +49,7 @@ check "...and says why" wait_for "b1 is not listed"
 keys Escape
 put "$ws.b1v1"
 check "re-created: listed again" wait_for "bravo task"
-check "re-created: the cursor is back on b1" wait_for "Sessions  2/3"
+check "re-created: the cursor is back on b1" wait_for "sorted by last update  2/3"
 keys p
 check "re-created: p asks about b1" wait_for "Pause session b1?"
 keys n
