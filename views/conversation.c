@@ -235,7 +235,7 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	total = ui_conversation_rows(m, p, r.w);
 	scroll_settle(p, total, body.h, extra, sizeof(extra));
 	/* At the end, the view follows what the agent appends (as the
-	 * journal's G does); moving up (conv_key) stops it. */
+	 * journal's G does); moving up (ui_scroll_key) stops it. */
 	if (total && body.h > 0 && p->top + (size_t)body.h >= total)
 		p->follow = true;
 	ui_conv_frame(m, UI_TAB_MESSAGES, r, active, extra);
@@ -288,35 +288,14 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 	ac_buf_free(&cut);
 }
 
-static bool conv_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
-{
-	size_t before = p->top;
-
-	(void)v;
-	(void)m;
-	if (page < 1)
-		page = 1;
-	p->follow = false;
-	switch (a) {
-	case UI_ACT_UP: if (p->top) p->top--; break;
-	case UI_ACT_DOWN: p->top++; break; /* clamped when drawn */
-	case UI_ACT_TOP: p->top = 0; break;
-	case UI_ACT_BOTTOM: p->follow = true; break;
-	case UI_ACT_PGUP: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-	case UI_ACT_PGDN: p->top += (size_t)page; break;
-	default: return false;
-	}
-	return before != p->top || p->follow;
-}
-
 const ui_view ui_view_conversation = {
 	.name = "Conversation",
 	.draw = conv_draw,
-	.key = conv_key,
+	.key = ui_scroll_key,
 };
 
 const ui_view ui_view_document = {
 	.name = "Document",
 	.draw = doc_draw,
-	.key = conv_key,
+	.key = ui_scroll_key,
 };

@@ -74,30 +74,8 @@ static void patch_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect 
 	ac_buf_free(&cut);
 }
 
-static bool patch_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
-{
-	size_t before = p->top;
-	bool followed = p->follow;
-
-	(void)v;
-	(void)m;
-	if (page < 1)
-		page = 1;
-	p->follow = false;
-	switch (a) {
-	case UI_ACT_UP: if (p->top) p->top--; break;
-	case UI_ACT_DOWN: p->top++; break; /* clamped when drawn */
-	case UI_ACT_TOP: p->top = 0; break;
-	case UI_ACT_BOTTOM: p->follow = true; break;
-	case UI_ACT_PGUP: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-	case UI_ACT_PGDN: p->top += (size_t)page; break;
-	default: return false;
-	}
-	return before != p->top || p->follow != followed;
-}
-
 const ui_view ui_view_patch = {
 	.name = "Patch",
 	.draw = patch_draw,
-	.key = patch_key,
+	.key = ui_scroll_key,
 };

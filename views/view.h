@@ -191,6 +191,11 @@ void ui_list_draw_note(const ui_view *v, ui_pane *p, ui_rect r, bool active,
 		       const char *extra, const char *note);
 bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
 
+/* The key handler of a pane that scrolls a text (views/scroll.c): j/k, g,
+ * PgUp/PgDn move p->top (clamped when drawn) and stop following; G follows
+ * the end. True when the pane changed. */
+bool ui_scroll_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
+
 /* Selects the row drawn at screen row y; false when y holds none. */
 bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y);
 

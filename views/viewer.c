@@ -69,28 +69,8 @@ static void viewer_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect
 	viewer_walk_rows(m, &w);
 }
 
-static bool viewer_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
-{
-	size_t before = p->top;
-
-	(void)v;
-	(void)m;
-	if (page < 1)
-		page = 1;
-	switch (a) {
-	case UI_ACT_UP: if (p->top) p->top--; break;
-	case UI_ACT_DOWN: p->top++; break; /* clamped when drawn */
-	case UI_ACT_TOP: p->top = 0; break;
-	case UI_ACT_BOTTOM: p->follow = true; return true;
-	case UI_ACT_PGUP: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-	case UI_ACT_PGDN: p->top += (size_t)page; break;
-	default: return false;
-	}
-	return before != p->top;
-}
-
 const ui_view ui_view_viewer = {
 	.name = "View",
 	.draw = viewer_draw,
-	.key = viewer_key,
+	.key = ui_scroll_key,
 };
