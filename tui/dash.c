@@ -31,6 +31,8 @@ ui_pane_id ui_dash_current(const ui_dash *d)
 
 ui_pane_id ui_dash_shown(const ui_dash *d)
 {
+	if (d->log_open)
+		return UI_PANE_LOG;
 	if (d->help_open)
 		return UI_PANE_HELP;
 	if (d->conv_open)
@@ -132,7 +134,7 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 {
 	size_t i;
 
-	d->help_open = false;
+	d->help_open = d->log_open = false;
 	ui_dash_close_conversation(d);
 	d->pane = pane;
 	if (pane == UI_PANE_CKPTS) {

@@ -37,6 +37,7 @@ typedef struct {
 	ui_pane strip;           /* the journal strip under the other panes */
 	ui_pane_id pane;         /* UI_PANE_SESSIONS..UI_PANE_JOURNAL */
 	bool conv_open, help_open, filtering;
+	bool log_open;           /* the message log is shown (L) */
 	ui_tab tab;              /* the conversation's tab */
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;

@@ -77,6 +77,14 @@ static void draw_status(ui_dash *d, int y, int cols)
 		x = ui_text_fit(&line, "", 0, 0, 0);
 		ac_buf cut = AC_BUF_INIT;
 
+		/* A message cut to the line says where it is whole. */
+		if (d->m.action_cut || ui_text_width(line.data, line.len) > cols) {
+			ui_text_fit(&cut, line.data, line.len, cols > 10 ? cols - 8 : cols,
+				    UI_FIT_ELLIPSIS);
+			ac_buf_clear(&line);
+			ac_buf_printf(&line, "%s L log ", cut.data ? cut.data : "");
+			ac_buf_clear(&cut);
+		}
 		x = ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
 		screen_put(y, 0, cols, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
 		ac_buf_free(&cut);
@@ -142,7 +150,7 @@ static void draw(ui_dash *d)
 	}
 	draw_title(d, cols);
 	main = (ui_rect){1, 0, rows - 3, cols};
-	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && main.h >= 18) {
+	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && cur != UI_PANE_LOG && main.h >= 18) {
 		/* The journal keeps moving below the pane in use. */
 		ui_rect strip;
 
@@ -283,7 +291,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		  const dashboard_options *options)
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
-	const char *reason = NULL, *no_color = getenv("NO_COLOR");
+	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	const char *theme_name = ac_config_string(config, "theme", "dark");
 	char theme_err[600] = "";
 	int status = 0;
@@ -303,6 +311,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+	if (!term || !*term || !strcmp(term, "dumb")) {
+		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
+				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
+				      "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
+		goto done;
+	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
 	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");

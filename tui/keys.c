@@ -8,6 +8,7 @@
 
 #include "ac_watch.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static bool act_quit(ui_dash *d, int key)
 static bool act_pane(ui_dash *d, int key)
 {
 	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
-	bool same = !d->help_open && !d->conv_open && d->pane == want;
+	bool same = !d->help_open && !d->log_open && !d->conv_open && d->pane == want;
 
 	ui_dash_switch_pane(d, want);
 	return !same;
@@ -39,7 +40,17 @@ static bool act_help(ui_dash *d, int key)
 {
 	(void)key;
 	d->help_open = !d->help_open;
+	d->log_open = false;
 	d->panes[UI_PANE_HELP].top = 0;
+	return true;
+}
+
+/* L: the message log, scrolled to its newest message. */
+static bool act_log(ui_dash *d, int key)
+{
+	(void)key;
+	d->log_open = !d->log_open;
+	d->panes[UI_PANE_LOG].top = SIZE_MAX / 2;
 	return true;
 }
 
@@ -72,7 +83,9 @@ static bool act_back(ui_dash *d, int key)
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
 
 	(void)key;
-	if (d->help_open)
+	if (d->log_open)
+		d->log_open = false;
+	else if (d->help_open)
 		d->help_open = false;
 	else if (d->conv_open && d->m.doc_title)
 		ui_model_close_document(&d->m);
@@ -203,7 +216,7 @@ static bool act_cancel(ui_dash *d, int key)
 
 #define IN_SESSION_PANES (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_CKPTS) | UI_IN_CONVERSATION)
 #define IN_OPENING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_MEMO) | UI_IN(UI_PANE_ARTIFACTS))
-#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
+#define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_LOG))
 
 /* In table order: the help screen's order within a group of panes, and
  * the hint line's. A key in two entries goes to the first that applies. */
@@ -295,6 +308,11 @@ static const ui_key table[] = {
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
 	 .hint = "t theme", .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
+	{.keys = {'L'},
+	 .doc = {.label = "L", .panes = UI_IN_PANES,
+		 .help = "the message log: every status message and file problem, whole, with "
+			 "its time (again or Esc: back)"},
+	 .hint = "L log", .hint_panes = UI_IN_LISTS, .handler = act_log, .reaction = UI_REDRAW},
 	{.keys = {'?'},
 	 .doc = {.label = "?", .help = "this help (again: back)", .panes = UI_IN_PANES},
 	 .hint = "? help", .handler = act_help, .reaction = UI_REDRAW},

@@ -7,6 +7,7 @@ const ui_view *const ui_pane_views[UI_PANE_COUNT] = {
 	[UI_PANE_CONV] = &ui_view_conversation, [UI_PANE_MEMO] = &ui_view_memos,
 	[UI_PANE_ARTIFACTS] = &ui_view_artifacts, [UI_PANE_TRACE] = &ui_view_trace,
 	[UI_PANE_DOC] = &ui_view_document, [UI_PANE_HELP] = &ui_view_help,
+	[UI_PANE_LOG] = &ui_view_log,
 	[UI_PANE_DIALOG] = NULL,
 };
 
@@ -18,6 +19,7 @@ const char *ui_pane_name(ui_pane_id pane)
 		[UI_PANE_CONV] = "Messages", [UI_PANE_MEMO] = "Memory",
 		[UI_PANE_ARTIFACTS] = "Artifacts", [UI_PANE_TRACE] = "Trace",
 		[UI_PANE_DOC] = "a document", [UI_PANE_HELP] = "Help",
+		[UI_PANE_LOG] = "the message log",
 		[UI_PANE_DIALOG] = "a dialog",
 	};
 

@@ -48,6 +48,7 @@ typedef enum {
 	UI_PANE_TRACE,
 	UI_PANE_DOC,
 	UI_PANE_HELP,
+	UI_PANE_LOG,        /* the message log (views/log.c) */
 	UI_PANE_DIALOG,
 	UI_PANE_COUNT
 } ui_pane_id;
@@ -58,7 +59,7 @@ typedef enum {
 #define UI_IN_CONVERSATION (UI_IN(UI_PANE_CONV) | UI_IN(UI_PANE_MEMO) | \
 			    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_TRACE) | UI_IN(UI_PANE_DOC))
 /* Every pane, not the dialog. */
-#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP))
+#define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_HELP) | UI_IN(UI_PANE_LOG))
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
@@ -102,7 +103,7 @@ extern const ui_view *const ui_pane_views[UI_PANE_COUNT];
 const char *ui_pane_name(ui_pane_id pane);
 
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
-	ui_view_journal, ui_view_conversation, ui_view_help;
+	ui_view_journal, ui_view_conversation, ui_view_help, ui_view_log;
 
 /* The conversation's other tabs (views/store.c) and a memo document or
  * artifact open in full (views/conversation.c). */
