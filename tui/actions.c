@@ -1,6 +1,8 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
 
+#include "undo.h"
+
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
@@ -22,8 +24,10 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 	ui_model_close_dialog(m);
 }
 
-static void set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
+static bool set_status(const ac_workspace *ws, ui_model *m, const char *id, const char *status)
 {
+	bool ok = false;
+
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
 	const char *verb = !strcmp(status, "paused") ? "pause" : "resume";
@@ -32,7 +36,7 @@ static void set_status(const ac_workspace *ws, ui_model *m, const char *id, cons
 	 * "resuming" until the file says running. */
 	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
 		ui_model_set_action(m, true, "%s %s failed: %s", verb, id, ac_error_last());
-	} else if (out.pending == AC_PENDING_RESUMING) {
+	} else if ((ok = true) && out.pending == AC_PENDING_RESUMING) {
 		ui_model_set_action(m, false, "resuming %s: resumeCommand started (pid %d), waiting for "
 				    "the agent to take over%s%s", id, (int)out.pid,
 				    notes.len ? "; " : "", notes.len ? notes.data : "");
@@ -42,6 +46,7 @@ static void set_status(const ac_workspace *ws, ui_model *m, const char *id, cons
 				    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
 	ac_buf_free(&notes);
+	return ok;
 }
 
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
@@ -201,7 +206,8 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 			       d->plan.n_unconfigured);
 }
 
-static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+					struct ui_undo *undo)
 {
 	ac_checkpoint_rollback_result result = {0};
 	ac_buf notes = AC_BUF_INIT;
@@ -210,16 +216,20 @@ static void confirm_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui
 	 * undone, and a retry skips them. */
 	if (ac_operator_rollback_checkpoint(ws, d->target, &d->plan, &result, &notes) != 0)
 		ui_model_set_action(m, true, "rollback: %s", ac_error_last());
-	else
+	else {
 		ui_model_set_action(m, notes.len > 0, "rolled back session %s to checkpoint %s: "
 				    "%zu messages removed and archived, %zu compensations ran%s%s",
 				    d->target, d->checkpoint, d->plan.remove, result.ran,
 				    notes.len ? "; " : "", notes.len ? notes.data : "");
+		if (undo && result.archive_path)
+			ui_undo_record(undo, UI_UNDO_ROLLBACK_CKPT, d->target, result.archive_path,
+				       d->plan.keep, d->plan.remove, NULL, NULL);
+	}
 	ac_checkpoint_rollback_result_free(&result);
 	ac_buf_free(&notes);
 }
 
-void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
+void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m, struct ui_undo *undo)
 {
 	ac_buf notes = AC_BUF_INIT;
 
@@ -233,12 +243,16 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 		else if (!r.needed)
 			ui_model_set_action(m, false, "compact %s: nothing done (%s)", d->target,
 					    r.why_not ? r.why_not : "?");
-		else
+		else {
 			ui_model_set_action(m, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s",
 					    d->target, r.messages_before, r.messages_after,
 					    (unsigned long long)r.tokens_before,
 					    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
 					    notes.len ? notes.data : "");
+			if (undo && r.archive_path)
+				ui_undo_record(undo, UI_UNDO_COMPACT, d->target, r.archive_path,
+					       r.messages_after, r.summarized, NULL, NULL);
+		}
 		ac_compact_result_free(&r);
 		break;
 	}
@@ -248,19 +262,32 @@ void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m)
 		if (ac_oplog_rollback(&r, ws, d->target, false, &notes) != 0)
 			ui_model_set_action(m, true, r.git.commit[0] ? "rollback incomplete: %s"
 					    : "rollback failed: %s", ac_error_last());
-		else
+		else {
 			ui_model_set_action(m, false, "rolled back to before %s: %zu removed, %zu restored, "
 					    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
 					    r.git.restored, r.git.changed, r.git.snapshot,
 					    notes.len ? "; " : "", notes.len ? notes.data : "");
+			if (undo && r.op && r.op->id)
+				ui_undo_record(undo, UI_UNDO_ROLLBACK_OP, NULL, NULL, 0, 0, r.op->id,
+					       r.git.snapshot);
+		}
 		ac_oplog_rollback_result_free(&r);
 		break;
 	}
 	case UI_DLG_ROLLBACK_CKPT:
-		confirm_rollback_checkpoint(d, ws, m);
+		confirm_rollback_checkpoint(d, ws, m, undo);
 		break;
 	case UI_DLG_STATUS:
-		set_status(ws, m, d->target, d->status);
+		if (set_status(ws, m, d->target, d->status) && undo) {
+			if (!strcmp(d->status, "paused"))
+				ui_undo_record(undo, UI_UNDO_PAUSE, d->target, NULL, 0, 0, NULL, NULL);
+			else
+				ui_undo_clear(undo); /* the undo of a pause, or a resume of its own */
+		}
+		break;
+	case UI_DLG_UNDO:
+		if (undo)
+			ui_undo_run(undo, ws, m);
 		break;
 	case UI_DLG_NONE:
 		break;

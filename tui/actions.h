@@ -22,7 +22,10 @@ typedef enum {
 	UI_DLG_ROLLBACK_OP,
 	UI_DLG_ROLLBACK_CKPT,
 	UI_DLG_STATUS,      /* pause or resume */
+	UI_DLG_UNDO,        /* restore what a compaction or rollback archived (undo.h) */
 } ui_dialog_kind;
+
+struct ui_undo;
 
 typedef struct {
 	ui_dialog_kind kind;
@@ -50,8 +53,10 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 				     const char *session, const char *checkpoint);
 
-/* y: carries out the dialog's action, then closes it. */
-void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m);
+/* y: carries out the dialog's action, then closes it. What undoes an
+ * action that worked is recorded in undo (may be NULL; undo.h), which an
+ * undo dialog also carries out. */
+void ui_dialog_confirm(ui_dialog *d, const ac_workspace *ws, ui_model *m, struct ui_undo *undo);
 
 /* n / Esc: closes the dialog (its text in m too); nothing changes. */
 void ui_dialog_close(ui_dialog *d, ui_model *m);

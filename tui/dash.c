@@ -180,6 +180,7 @@ void ui_dash_next_theme(ui_dash *d)
 void ui_dash_free(ui_dash *d)
 {
 	ui_dialog_close(&d->dlg, &d->m);
+	ui_undo_clear(&d->undo);
 	ui_source_free(d->src);
 	d->src = NULL;
 	ac_watch_free(d->watch);

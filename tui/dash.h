@@ -11,6 +11,7 @@
 #include "model.h"
 #include "source.h"
 #include "theme.h"
+#include "undo.h"
 #include "view.h"
 
 #include "ac_backend.h"
@@ -41,6 +42,7 @@ typedef struct {
 	ui_tab tab;              /* the conversation's tab */
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
+	ui_undo undo;            /* what z undoes: the last action confirmed here */
 	bool dirty, quit;
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 } ui_dash;

@@ -196,11 +196,18 @@ static bool act_rollback(ui_dash *d, int key)
 	return true;
 }
 
+static bool act_undo(ui_dash *d, int key)
+{
+	(void)key;
+	ui_undo_plan(&d->dlg, &d->undo, d->ws, &d->m);
+	return true;
+}
+
 static bool act_confirm(ui_dash *d, int key)
 {
 	(void)key;
 	ui_model_set_action(&d->m, false, "working...");
-	ui_dialog_confirm(&d->dlg, d->ws, &d->m);
+	ui_dialog_confirm(&d->dlg, d->ws, &d->m, &d->undo);
 	return true;
 }
 
@@ -297,6 +304,11 @@ static const ui_key table[] = {
 	 .doc = {.label = "R", .panes = UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_CKPTS), .writes = true,
 		 .help = "roll back to the selected operation or checkpoint (asks first)"},
 	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
+	{.keys = {'z'},
+	 .doc = {.label = "z", .panes = UI_IN_PANES, .writes = true,
+		 .help = "undo your last pause, compaction or rollback here (asks first; refused "
+			 "if the session changed since)"},
+	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
