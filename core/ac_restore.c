@@ -15,6 +15,7 @@ typedef struct {
 	ac_restore_kind kind;
 	size_t expected;
 	const json_t *messages;  /* the archive's */
+	bool applied;            /* the last call put them back */
 } restore_ctx;
 
 /* True when the newest record of metadata[key] names archive. */
@@ -48,6 +49,7 @@ static int put_back(json_t *root, void *arg)
 	if (!json_is_object(metadata) || !json_is_array(history))
 		return ac_error_set(AC_ECONFLICT, "session %s: no history or metadata to restore into",
 				    r->id);
+	r->applied = false;
 	restores = json_object_get(metadata, "restores");
 	/* Saved again by a reader after our restore: already done. */
 	json_array_foreach(restores, i, m) {
@@ -87,6 +89,7 @@ static int put_back(json_t *root, void *arg)
 						      (json_int_t)json_array_size(r->messages))) ||
 	    json_object_set(root, "conversationHistory", merged))
 		goto oom;
+	r->applied = true;
 	goto done;
 oom:
 	rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -124,7 +127,7 @@ int ac_restore_archive(size_t *out_restored, const char *sessions_dir, const cha
 	r.messages = messages;
 	ac_time_format_iso(at, ac_time_now_ms());
 	rc = ac_session_update_with(NULL, sessions_dir, id, put_back, &r, opts);
-	if (rc == 0 && out_restored)
+	if (rc == 0 && r.applied && out_restored)
 		*out_restored = json_array_size(messages);
 done:
 	json_decref(doc);
