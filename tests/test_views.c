@@ -1091,6 +1091,14 @@ int main(void)
 		cmocka_unit_test(test_message_log),
 	};
 
+	/* t remembers the theme in the state folder: the test's own. */
+	char *state = tu_make_temp_dir();
+
+	setenv("XDG_STATE_HOME", state, 1);
 	ui_text_locale();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	tu_remove_tree(state);
+	free(state);
+	return failed;
 }

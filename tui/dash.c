@@ -3,6 +3,9 @@
 
 #include "screen.h"
 
+#include "ac_error.h"
+#include "ac_prefs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +173,11 @@ void ui_dash_next_theme(ui_dash *d)
 	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, err, sizeof(err)) != 0) {
 		ui_model_set_action(&d->m, true, "theme: %s (using the default)", err);
 		snprintf(d->theme.name, sizeof(d->theme.name), "%s", d->themes[at]);
+	} else if (ac_prefs_write("theme", d->theme.name) != 0) {
+		ui_model_set_action(&d->m, true, "theme: %s, not remembered: %s", d->theme.name,
+				    ac_error_last());
 	} else {
+		/* Remembered for the next start (settings.h). */
 		ui_model_set_action(&d->m, false, "theme: %s%s", d->theme.name,
 				    screen_has_color() ? "" : " (no colour: NO_COLOR or terminal)");
 	}

@@ -8,6 +8,7 @@
 #include "dash.h"
 #include "keys.h"
 #include "screen.h"
+#include "settings.h"
 #include "ui_text.h"
 
 #include "ac_error.h"
@@ -291,22 +292,30 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		  const dashboard_options *options)
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
+	static ui_settings settings;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
-	const char *theme_name = ac_config_string(config, "theme", "dark");
-	char theme_err[600] = "";
+	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
 
 	ui_dash_init(&d, ws, options && options->read_only);
 	ui_keys_describe(&d.m);
 	ui_text_locale();
 	find_theme_dirs(&d);
-	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0)
+	ui_settings_initial_theme(config, theme_name, theme_why, sizeof(theme_name));
+	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0) {
 		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
+	} else {
+		char line[600];
+
+		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
+		ui_model_log(&d.m, false, line);
+	}
 	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
 		status = AC_EIO;
 		goto done;
 	}
+	ui_settings_init(&settings, ws, config);
 	if (ac_watch_polling(d.watch, &reason))
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
@@ -332,8 +341,14 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			draw(&d);
 			d.dirty = false;
 		}
-		if (poll(fds, (nfds_t)nfds, wait_ms(&d, ac_time_now_ms())) < 0 && errno != EINTR)
+		int64_t now = ac_time_now_ms();
+		int wait = wait_ms(&d, now), check = ui_settings_wait_ms(&settings, now);
+
+		if (poll(fds, (nfds_t)nfds, wait < 0 || check < wait ? check : wait) < 0 &&
+		    errno != EINTR)
 			break;
+		if (ui_settings_check(&settings, &d, ac_time_now_ms()))
+			d.dirty = true;
 		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
 			d.dirty = true;
 		for (size_t i = 0; i < d.m.n_sessions; i++)
@@ -358,5 +373,6 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	screen_fini();
 done:
 	ui_dash_free(&d);
+	ui_settings_free(&settings);
 	return status;
 }
