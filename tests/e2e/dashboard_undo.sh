@@ -84,6 +84,24 @@ check "z offers rolling back the rollback" wait_for "undoes your rollback"
 keys y
 check "rolled back again" wait_for "rolled back to before"
 check "a.txt is v2 again" test "$(cat "$ws/a.txt")" = v2
+# A checkpoint rollback, then its undo: the removed messages come back.
+"$agentctl" -w "$ws" checkpoint create s1 >/dev/null 2>&1
+echo '[{"role": "user", "content": "after the checkpoint"}, {"role": "assistant", "content": "ok"}]' |
+	"$agentctl" -w "$ws" session append s1 - >/dev/null 2>&1
+before_ckpt=$(history)
+keys 1
+keys 3
+wait_for "manual"
+keys R
+wait_for "Roll session s1 back to checkpoint"
+keys y
+check "rolled back to the checkpoint" wait_for "rolled back session s1 to checkpoint"
+check "two messages removed" test "$(count)" = $(($(jq length <<<"$before_ckpt") - 2))
+keys z
+check "z offers the messages back" wait_for "archived messages back after the"
+keys y
+check "the checkpoint rollback is undone" wait_for "undone: the checkpoint rollback of s1"
+check "the removed messages are back, in order" test "$(history)" = "$before_ckpt"
 keys q
 wait_exit
 at_exit() { rm -rf "$ws.cfg"; }
