@@ -5,6 +5,7 @@
  * shown is a command handled. */
 #include "cli.h"
 
+#include "ac_discover.h"
 #include "ac_error.h"
 
 #include <stdio.h>
@@ -71,7 +72,10 @@ static const char usage_tail[] =
 	"  until is exclusive). FIELD is a dotted path: agent, status,\n"
 	"  action.type, trace.correlation_id, action.params.path, ...\n"
 	"\n"
-	"Options: -w, --workspace DIR  the workspace (default: the current folder)\n"
+	"Options: -w, --workspace DIR  the workspace (default: the first folder from the current\n"
+	"                              one up holding .agent/, JOURNAL.jsonl or .agentrc.json,\n"
+	"                              not past $HOME or AGENT_CEILING_DIRECTORIES; else the\n"
+	"                              current folder, which only the dashboard refuses)\n"
 	"         --theme NAME         the dashboard's theme (dark, light, high-contrast, monochrome)\n"
 	"         --read-only          no command or key changes a file\n"
 	"         --version            the version of agentctl and libagentctl\n"
@@ -179,10 +183,34 @@ static int open_workspace(cli_context *ctx)
 	return CLI_OK;
 }
 
+/* With no -w, the workspace is the first folder from here up that holds
+ * one (ac_discover.h). The dashboard needs one; a command that finds none
+ * uses the current folder, as it always did (journal log, session create
+ * start a workspace there). found is set to what ctx->workspace borrows. */
+static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found)
+{
+	if (ctx->workspace || (cmd && !strcmp(cmd->name, "demo"))) {
+		if (!ctx->workspace)
+			ctx->workspace = ".";
+		return CLI_OK;
+	}
+	ctx->workspace = ".";
+	if (ac_discover_workspace(found, ".", getenv("AGENT_CEILING_DIRECTORIES"),
+				  getenv("HOME")) == 0) {
+		ctx->workspace = *found;
+		return CLI_OK;
+	}
+	if (cmd)
+		return CLI_OK;
+	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "
+			 "demo or pass -w DIR", ac_error_last());
+}
+
 int main(int argc, char **argv)
 {
-	cli_context ctx = {.workspace = "."};
+	cli_context ctx = {.workspace = NULL};
 	const cli_command *cmd = NULL;
+	char *found = NULL;
 	int first, status;
 
 	if ((first = parse_options(&ctx, argc, argv)) < 0)
@@ -198,12 +226,15 @@ int main(int argc, char **argv)
 	    strcmp(cmd->name, "demo") != 0)
 		return help(1, argv + first);
 
-	status = open_workspace(&ctx);
+	status = find_workspace(&ctx, cmd, &found);
+	if (status == CLI_OK)
+		status = open_workspace(&ctx);
 	if (status == CLI_OK)
 		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
 			     : cli_dashboard(&ctx);
 	if (ctx.ws_ready)
 		ac_workspace_free(&ctx.ws);
 	ac_config_free(ctx.config);
+	free(found);
 	return status;
 }

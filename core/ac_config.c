@@ -618,8 +618,16 @@ int ac_config_load(ac_config **out, const char *workspace)
 		ac_buf_printf(&path, "%s/agent/config.json", xdg);
 	else if (home && *home)
 		ac_buf_printf(&path, "%s/.config/agent/config.json", home);
-	if (path.len && (rc = load_file(c, path.data, false, &found)))
+	if (path.len && (rc = load_file(c, path.data, false, &found))) {
+		/* Said as the user's file, with the way around it: an unreadable
+		 * home must not leave the operator guessing which file. */
+		char *why = strdup(ac_error_last());
+
+		ac_error_set(rc, "user config %s; fix it, or set XDG_CONFIG_HOME to another folder",
+			     why ? why : path.data);
+		free(why);
 		goto fail;
+	}
 	if ((rc = load_env(c)) || (rc = load_defaults(c)) || (rc = load_trust(c)))
 		goto fail;
 	ac_buf_free(&path);

@@ -1055,6 +1055,9 @@ static void enter(ui_dash *d, ui_pane_id pane)
 		ui_dash_switch_pane(d, UI_PANE_OPS);
 		ui_patch_open(&d->m, d->ws, "op-1");
 		break;
+	case UI_PANE_LOG:
+		d->log_open = true;
+		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
 		if (d->dlg.kind == UI_DLG_NONE)
@@ -1272,6 +1275,34 @@ static void test_help_is_the_table(void **state)
 	fake_reset();
 }
 
+/* The message log keeps each status message whole and sanitised, the
+ * newest UI_MODEL_LOG of them; the status line's copy says it was cut. */
+static void test_message_log(void **state)
+{
+	static ui_model m;
+	char longer[800];
+
+	(void)state;
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	memcpy(longer + 600, "\x1b[31mEND", 8);
+	ui_model_set_action(&m, true, "%s", longer);
+	assert_int_equal(m.n_log, 1);
+	assert_true(m.action_cut);
+	assert_true(ui_model_log_entry(&m, 0)->error);
+	assert_true(strlen(ui_model_log_entry(&m, 0)->text) >= sizeof(longer) - 1);
+	assert_null(strchr(ui_model_log_entry(&m, 0)->text, '\x1b'));
+	assert_non_null(strstr(ui_model_log_entry(&m, 0)->text, "END"));
+	for (int i = 0; i < UI_MODEL_LOG + 99; i++)
+		ui_model_set_action(&m, false, "message %d", i);
+	assert_false(m.action_cut);
+	assert_int_equal(m.n_log, UI_MODEL_LOG);
+	assert_string_equal(ui_model_log_entry(&m, 0)->text, "message 99");
+	assert_string_equal(ui_model_log_entry(&m, UI_MODEL_LOG - 1)->text, "message 598");
+	ui_model_free(&m);
+	assert_int_equal(m.n_log, 0);
+}
+
 static void test_ages_and_counts(void **state)
 {
 	char out[16];
@@ -1431,8 +1462,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_dialog_wraps_and_scrolls),
+		cmocka_unit_test(test_message_log),
 	};
 
+	/* t remembers the theme in the state folder: the test's own. */
+	char *state = tu_make_temp_dir();
+
+	setenv("XDG_STATE_HOME", state, 1);
 	ui_text_locale();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	tu_remove_tree(state);
+	free(state);
+	return failed;
 }

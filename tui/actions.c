@@ -1,11 +1,14 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
 
+#include "undo.h"
+
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_oplog.h"
 #include "ac_proc.h"
+#include "ac_restore.h"
 #include "ac_session.h"
 #include "ac_text.h"
 
@@ -20,6 +23,7 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 	free(d->target);
 	free(d->checkpoint);
 	free(d->shown);
+	ui_undo_clear(&d->undo);
 	if (d->has_plan)
 		ac_checkpoint_plan_free(&d->plan);
 	memset(d, 0, sizeof(*d));
@@ -47,9 +51,10 @@ static bool cancel_asked(int cancel_fd)
 	return cancel_fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
-static void set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id,
+static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id,
 		       const char *status)
 {
+	bool ok = false;
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
 	const char *verb = !strcmp(status, "paused") ? "pause" : "resume";
@@ -58,7 +63,7 @@ static void set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 	 * "resuming" until the file says running. */
 	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
 		say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
-	} else if (out.pending == AC_PENDING_RESUMING) {
+	} else if ((ok = true) && out.pending == AC_PENDING_RESUMING) {
 		say(o, false, "resuming %s: resumeCommand started (pid %d), waiting for "
 		    "the agent to take over%s%s", id, (int)out.pid,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
@@ -68,6 +73,7 @@ static void set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
 	ac_buf_free(&notes);
+	return ok;
 }
 
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
@@ -342,11 +348,17 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
 		say(o, true, cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
 		    d->target, ac_error_last());
-	else
+	else {
 		say(o, notes.len > 0, "rolled back session %s to checkpoint %s: "
 		    "%zu messages removed and archived, %zu compensations ran%s%s",
 		    d->target, d->checkpoint, d->plan.remove, result.ran,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
+		if (result.archive_path) {
+			ui_undo_record(&o->undo, UI_UNDO_ROLLBACK_CKPT, d->target, result.archive_path,
+				       d->plan.keep, d->plan.remove, NULL, NULL);
+			o->undo_set = true;
+		}
+	}
 	ac_checkpoint_rollback_result_free(&result);
 	ac_buf_free(&notes);
 }
@@ -369,6 +381,11 @@ static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_f
 		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
 		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
 		    notes.len ? notes.data : "");
+		if (r.archive_path) {
+			ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive_path,
+				       r.messages_after, r.summarized, NULL, NULL);
+			o->undo_set = true;
+		}
 	}
 	ac_compact_result_free(&r);
 	ac_buf_free(&notes);
@@ -406,15 +423,43 @@ static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
 		say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later operations "
 		    "kept; snapshot %.12s%s%s", d->target, r.git.removed, r.git.restored,
 		    r.git.changed, r.git.snapshot, notes.len ? "; " : "", notes.len ? notes.data : "");
-	else
+	else {
 		say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
 		    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
 		    r.git.restored, r.git.changed, r.git.snapshot,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
+		/* Rolling back the rollback's own operation puts its snapshot back. */
+		if (r.op && r.op->id) {
+			ui_undo_record(&o->undo, UI_UNDO_ROLLBACK_OP, NULL, NULL, 0, 0, r.op->id,
+				       r.git.snapshot);
+			o->undo_set = true;
+		}
+	}
 done:
 	free(now);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
+}
+
+/* z's restore: puts back the messages a compaction or a checkpoint rollback
+ * archived, refused when the session changed since. */
+static void run_undo(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
+{
+	const ui_undo *u = &d->undo;
+	bool compaction = u->kind == UI_UNDO_COMPACT;
+	size_t restored = 0;
+
+	if (u->kind != UI_UNDO_COMPACT && u->kind != UI_UNDO_ROLLBACK_CKPT)
+		return;
+	if (ac_restore_archive(&restored, ws->sessions_dir, u->session, u->archive,
+			       compaction ? AC_RESTORE_COMPACTION : AC_RESTORE_ROLLBACK, u->expected,
+			       &ws->session_write) != 0) {
+		say(o, true, "undo failed: %s", ac_error_last());
+		return;
+	}
+	say(o, false, "undone: the %s of %s; %zu messages put back from %s",
+	    compaction ? "compaction" : "checkpoint rollback", u->session, restored, u->archive);
+	o->undo_forget = true;
 }
 
 void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out)
@@ -433,7 +478,17 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 		run_rollback_checkpoint(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_STATUS:
-		set_status(ws, out, d->target, d->status);
+		if (!set_status(ws, out, d->target, d->status))
+			break;
+		if (!strcmp(d->status, "paused")) {
+			ui_undo_record(&out->undo, UI_UNDO_PAUSE, d->target, NULL, 0, 0, NULL, NULL);
+			out->undo_set = true;
+		} else {
+			out->undo_forget = true; /* the undo of a pause, or a resume of its own */
+		}
+		break;
+	case UI_DLG_UNDO:
+		run_undo(d, ws, out);
 		break;
 	case UI_DLG_NONE:
 		break;
@@ -441,7 +496,8 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	ac_proc_set_cancel_fd(-1);
 }
 
-void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_outcome *out)
+void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *undo,
+		   ui_act_outcome *out)
 {
 	ui_dialog_kind kind = d->kind;
 	char *target = out->replanned && d->target ? strdup(d->target) : NULL;
@@ -461,6 +517,13 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_out
 	}
 	free(target);
 	free(checkpoint);
+	if (undo && (out->undo_set || out->undo_forget))
+		ui_undo_clear(undo);
+	if (undo && out->undo_set) {
+		*undo = out->undo;
+		memset(&out->undo, 0, sizeof(out->undo));
+	}
+	ui_undo_clear(&out->undo);
 	free(out->replan_notes);
 	ac_oplog_rollback_result_free(&out->replan);
 	ac_checkpoint_plan_free(&out->ckpt_replan);
@@ -484,6 +547,11 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		break;
 	case UI_DLG_STATUS:
 		ac_buf_printf(out, "%s %s", !strcmp(d->status, "paused") ? "pausing" : "resuming",
+			      d->target);
+		break;
+	case UI_DLG_UNDO:
+		ac_buf_printf(out, "undoing the %s of %s",
+			      d->undo.kind == UI_UNDO_COMPACT ? "compaction" : "checkpoint rollback",
 			      d->target);
 		break;
 	case UI_DLG_NONE:

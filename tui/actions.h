@@ -16,6 +16,7 @@
 #include "model.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 typedef enum {
@@ -25,7 +26,28 @@ typedef enum {
 	UI_DLG_REVERT_OP,
 	UI_DLG_ROLLBACK_CKPT,
 	UI_DLG_STATUS,      /* pause or resume */
+	UI_DLG_UNDO,        /* restore what a compaction or rollback archived (undo.h) */
 } ui_dialog_kind;
+
+/* What undoes the last action confirmed in this dashboard (z; undo.h). */
+typedef enum {
+	UI_UNDO_NONE,
+	UI_UNDO_PAUSE,
+	UI_UNDO_COMPACT,
+	UI_UNDO_ROLLBACK_CKPT,
+	UI_UNDO_ROLLBACK_OP,
+} ui_undo_kind;
+
+typedef struct ui_undo {
+	ui_undo_kind kind;
+	int64_t at_ms;      /* when the action was done */
+	char *session;      /* the session acted on (raw id) */
+	char *archive;      /* COMPACT, ROLLBACK_CKPT: the archive written */
+	size_t expected;    /* ... and the messages the session was left with */
+	size_t restored;    /* ... and how many the archive holds */
+	char *op;           /* ROLLBACK_OP: the rollback's own operation */
+	char snapshot[41];  /* ROLLBACK_OP: the commit holding the state before it */
+} ui_undo;
 
 typedef struct {
 	ui_dialog_kind kind;
@@ -35,6 +57,7 @@ typedef struct {
 	ac_checkpoint_plan plan;
 	bool has_plan;
 	char *shown;        /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the plan shown, to compare at y */
+	ui_undo undo;       /* UI_DLG_UNDO: the action to undo (a copy) */
 } ui_dialog;
 
 /* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
@@ -47,6 +70,9 @@ typedef struct {
 	ac_oplog_rollback_result replan;  /* UI_DLG_ROLLBACK_OP's */
 	char *replan_notes;               /* its dry run's notes, or NULL */
 	ac_checkpoint_plan ckpt_replan;   /* UI_DLG_ROLLBACK_CKPT's */
+	ui_undo undo;                     /* what undoes the action done, when set */
+	bool undo_set;
+	bool undo_forget;                 /* what z undid before is no more to undo */
 } ui_act_outcome;
 
 /* p / r: asks before moving session id to status ("paused" or
@@ -81,9 +107,10 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out);
 
 /* Shows out on m's status line; a changed plan reopens d's dialog with the
- * new plan, to be confirmed again (else d is closed). Frees out's
- * contents. */
-void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_act_outcome *out);
+ * new plan, to be confirmed again (else d is closed). What undoes the
+ * action goes into undo (z). Frees out's contents. */
+void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *undo,
+		   ui_act_outcome *out);
 
 /* What d's action is doing while it runs, for the running line
  * ("compacting s1"; raw ids). */

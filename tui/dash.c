@@ -4,6 +4,9 @@
 #include "jsearch.h"
 #include "screen.h"
 
+#include "ac_error.h"
+#include "ac_prefs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,8 @@ ui_pane_id ui_dash_current(const ui_dash *d)
 
 ui_pane_id ui_dash_shown(const ui_dash *d)
 {
+	if (d->log_open)
+		return UI_PANE_LOG;
 	if (d->help_open)
 		return UI_PANE_HELP;
 	if (d->m.viewer.title)
@@ -158,7 +163,7 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 {
 	size_t i;
 
-	d->help_open = false;
+	d->help_open = d->log_open = false;
 	ui_model_viewer_close(&d->m);
 	ui_model_close_patch(&d->m);
 	ui_dash_close_conversation(d);
@@ -201,7 +206,11 @@ void ui_dash_next_theme(ui_dash *d)
 	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, err, sizeof(err)) != 0) {
 		ui_model_set_action(&d->m, true, "theme: %s (using the default)", err);
 		snprintf(d->theme.name, sizeof(d->theme.name), "%s", d->themes[at]);
+	} else if (ac_prefs_write("theme", d->theme.name) != 0) {
+		ui_model_set_action(&d->m, true, "theme: %s, not remembered: %s", d->theme.name,
+				    ac_error_last());
 	} else {
+		/* Remembered for the next start (settings.h). */
 		ui_model_set_action(&d->m, false, "theme: %s%s", d->theme.name,
 				    screen_has_color() ? "" : " (no colour: NO_COLOR or terminal)");
 	}
@@ -213,6 +222,7 @@ void ui_dash_free(ui_dash *d)
 	ui_dash_job_wait(d);
 	ui_dialog_close(&d->dlg, &d->m);
 	ui_jsearch_close(&d->js, &d->m);
+	ui_undo_clear(&d->undo);
 	ui_source_free(d->src);
 	d->src = NULL;
 	ac_watch_free(d->watch);

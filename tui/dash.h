@@ -12,6 +12,7 @@
 #include "model.h"
 #include "source.h"
 #include "theme.h"
+#include "undo.h"
 #include "view.h"
 
 #include "ac_backend.h"
@@ -40,10 +41,12 @@ typedef struct {
 	ui_pane strip;           /* the journal strip under the other panes */
 	ui_pane_id pane;         /* UI_PANE_SESSIONS..UI_PANE_JOURNAL */
 	bool conv_open, help_open, filtering;
+	bool log_open;           /* the message log is shown (L) */
 	ui_tab tab;              /* the conversation's tab */
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
 	ui_job *job;             /* the confirmed action running, or NULL */
+	ui_undo undo;            /* what z undoes: the last action confirmed here */
 	bool dirty, quit;
 	bool follow_sel;         /* f: Operations and Journal follow the selected session */
 	bool searching;          /* S: the search line is open */

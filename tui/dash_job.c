@@ -19,7 +19,7 @@ void ui_dash_confirm(ui_dash *d)
 	/* No thread to be had: the action is still what the operator
 	 * confirmed, so it runs here, as it did before there were workers. */
 	ui_act_run(&d->dlg, d->ws, -1, &out);
-	ui_act_report(&d->dlg, d->ws, &d->m, &out);
+	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
 }
 
@@ -31,7 +31,7 @@ void ui_dash_job_finished(ui_dash *d)
 		return;
 	ui_job_finish(d->job, &d->dlg, &out);
 	d->job = NULL;
-	ui_act_report(&d->dlg, d->ws, &d->m, &out);
+	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
 	/* Files were written through the core; session requests are not
 	 * watched. */
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);

@@ -9,6 +9,7 @@
 #include "drill.h"
 #include "keys.h"
 #include "screen.h"
+#include "settings.h"
 #include "ui_text.h"
 
 #include "ac_error.h"
@@ -90,11 +91,19 @@ static void draw_status(ui_dash *d, int y, int cols)
 	}
 	if (d->m.action[0] && x < cols - 10) {
 		ac_buf cut = AC_BUF_INIT;
-		int at = x;
+		int at = x, room = cols - at;
 
 		ac_buf_printf(&line, " %s ", d->m.action);
-		x += ui_text_fit(&cut, line.data, line.len, cols - at, UI_FIT_ELLIPSIS);
-		screen_put(y, at, cols - at, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
+		/* A message cut to the line says where it is whole. */
+		if (d->m.action_cut || ui_text_width(line.data, line.len) > room) {
+			ui_text_fit(&cut, line.data, line.len, room > 10 ? room - 8 : room,
+				    UI_FIT_ELLIPSIS);
+			ac_buf_clear(&line);
+			ac_buf_printf(&line, "%s L log ", cut.data ? cut.data : "");
+			ac_buf_clear(&cut);
+		}
+		x += ui_text_fit(&cut, line.data, line.len, room, UI_FIT_ELLIPSIS);
+		screen_put(y, at, room, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
 		ac_buf_free(&cut);
 	}
 	warnings(d, &w);
@@ -162,7 +171,7 @@ static void draw(ui_dash *d)
 	}
 	draw_title(d, cols);
 	main = (ui_rect){1, 0, rows - 3, cols};
-	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && main.h >= 18) {
+	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && cur != UI_PANE_LOG && main.h >= 18) {
 		/* The journal keeps moving below the pane in use. */
 		ui_rect strip;
 
@@ -320,26 +329,40 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		  const dashboard_options *options)
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
-	const char *reason = NULL, *no_color = getenv("NO_COLOR");
-	const char *theme_name = ac_config_string(config, "theme", "dark");
-	char theme_err[600] = "";
+	static ui_settings settings;
+	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
 
 	ui_dash_init(&d, ws, options && options->read_only);
 	ui_keys_describe(&d.m);
 	ui_text_locale();
 	find_theme_dirs(&d);
-	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0)
+	ui_settings_initial_theme(config, theme_name, theme_why, sizeof(theme_name));
+	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0) {
 		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
+	} else {
+		char line[600];
+
+		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
+		ui_model_log(&d.m, false, line);
+	}
 	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
 		status = AC_EIO;
 		goto done;
 	}
+	ui_settings_init(&settings, ws, config);
 	if (ac_watch_polling(d.watch, &reason))
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+	if (!term || !*term || !strcmp(term, "dumb")) {
+		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
+				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
+				      "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
+		goto done;
+	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
 	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
@@ -356,8 +379,14 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			draw(&d);
 			d.dirty = false;
 		}
-		if (poll(fds, (nfds_t)nfds, wait_ms(&d, ac_time_now_ms())) < 0 && errno != EINTR)
+		int64_t now = ac_time_now_ms();
+		int wait = wait_ms(&d, now), check = ui_settings_wait_ms(&settings, now);
+
+		if (poll(fds, (nfds_t)nfds, wait < 0 || check < wait ? check : wait) < 0 &&
+		    errno != EINTR)
 			break;
+		if (ui_settings_check(&settings, &d, ac_time_now_ms()))
+			d.dirty = true;
 		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
 			d.dirty = true;
 		if (d.job)
@@ -396,5 +425,6 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	screen_fini();
 done:
 	ui_dash_free(&d);
+	ui_settings_free(&settings);
 	return status;
 }

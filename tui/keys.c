@@ -26,7 +26,8 @@ static bool act_quit(ui_dash *d, int key)
 static bool act_pane(ui_dash *d, int key)
 {
 	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
-	bool same = !d->help_open && !d->conv_open && !d->m.patch_title && d->pane == want;
+	bool same = !d->help_open && !d->log_open && !d->conv_open && !d->m.patch_title &&
+		    d->pane == want;
 
 	ui_dash_switch_pane(d, want);
 	return !same;
@@ -42,7 +43,17 @@ static bool act_help(ui_dash *d, int key)
 {
 	(void)key;
 	d->help_open = !d->help_open;
+	d->log_open = false;
 	d->panes[UI_PANE_HELP].top = 0;
+	return true;
+}
+
+/* L: the message log, scrolled to its newest message. */
+static bool act_log(ui_dash *d, int key)
+{
+	(void)key;
+	d->log_open = !d->log_open;
+	d->panes[UI_PANE_LOG].top = SIZE_MAX / 2;
 	return true;
 }
 
@@ -78,7 +89,9 @@ static bool act_back(ui_dash *d, int key)
 	(void)key;
 	if (ui_dash_job_cancel(d))
 		return true; /* the running line says "cancelling…" */
-	if (d->help_open)
+	if (d->log_open)
+		d->log_open = false;
+	else if (d->help_open)
 		d->help_open = false;
 	else if (d->m.viewer.title)
 		ui_model_viewer_close(&d->m);
@@ -247,6 +260,13 @@ static bool act_rollback(ui_dash *d, int key)
 	return true;
 }
 
+static bool act_undo(ui_dash *d, int key)
+{
+	(void)key;
+	ui_undo_plan(&d->dlg, &d->undo, d->ws, &d->m);
+	return true;
+}
+
 static bool act_confirm(ui_dash *d, int key)
 {
 	(void)key;
@@ -289,7 +309,7 @@ static bool act_dialog_scroll(ui_dash *d, int key)
 		    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_CKPTS) | UI_IN(UI_PANE_JOURNAL) | \
 		    UI_IN(UI_PANE_JSEARCH))
 #define IN_SCROLLING (UI_IN_CONVERSATION | UI_IN(UI_PANE_PATCH) | UI_IN(UI_PANE_HELP) | \
-		      UI_IN(UI_PANE_VIEWER))
+		      UI_IN(UI_PANE_VIEWER) | UI_IN(UI_PANE_LOG))
 #define IN_FOLLOWING (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_JOURNAL))
 #define IN_SEARCH (UI_IN(UI_PANE_JOURNAL) | UI_IN(UI_PANE_JSEARCH))
 #define IN_OPERATION (UI_IN(UI_PANE_OPS) | UI_IN(UI_PANE_PATCH))
@@ -399,6 +419,11 @@ static const ui_key table[] = {
 		 .help = "revert the selected operation alone, keeping later ones (asks first; "
 			 "refused when later changes touch the same lines)"},
 	 .hint = "v revert", .handler = act_revert, .reaction = UI_REDRAW},
+	{.keys = {'z'},
+	 .doc = {.label = "z", .panes = UI_IN_PANES, .writes = true,
+		 .help = "undo your last pause, compaction or rollback here (asks first; refused "
+			 "if the session changed since)"},
+	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
@@ -422,6 +447,11 @@ static const ui_key table[] = {
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
 	 .hint = "t theme", .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
+	{.keys = {'L'},
+	 .doc = {.label = "L", .panes = UI_IN_PANES,
+		 .help = "the message log: every status message and file problem, whole, with "
+			 "its time (again or Esc: back)"},
+	 .hint = "L log", .hint_panes = UI_IN_LISTS, .handler = act_log, .reaction = UI_REDRAW},
 	{.keys = {'?'},
 	 .doc = {.label = "?", .help = "this help (again: back)", .panes = UI_IN_PANES},
 	 .hint = "? help", .handler = act_help, .reaction = UI_REDRAW},

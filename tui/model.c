@@ -70,7 +70,7 @@ ui_status ui_event_status_of(const char *status)
 
 void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
 {
-	char raw[1024];
+	char raw[8192];
 	ac_buf b = AC_BUF_INIT;
 	va_list ap;
 
@@ -79,8 +79,10 @@ void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
 	va_end(ap);
 	ac_text_sanitize(&b, raw, strlen(raw));
 	snprintf(m->action, sizeof(m->action), "%s", b.data ? b.data : "");
+	m->action_cut = b.len >= sizeof(m->action);
 	ac_buf_free(&b);
 	m->action_error = error;
+	ui_model_log(m, error, raw);
 }
 
 /* ---- the dialog's text ------------------------------------------------- */
@@ -670,4 +672,7 @@ void ui_model_free(ui_model *m)
 	ui_sfree(m->last_problem);
 	free(m->polling);
 	m->workspace = m->last_problem = m->polling = NULL;
+	ui_sfree(m->journal_error);
+	m->journal_error = NULL;
+	ui_model_log_free(m);
 }

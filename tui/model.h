@@ -117,6 +117,14 @@ typedef struct {
 } ui_key_doc;
 
 #define UI_MODEL_EVENTS 2000 /* the journal tail kept */
+#define UI_MODEL_LOG 500     /* the status messages kept (tui/model_log.c) */
+
+/* One status message as shown, whole (the status line cuts it). */
+typedef struct {
+	int64_t at_ms;   /* when it was shown (ms since the epoch) */
+	bool error;
+	char *text;      /* sanitised, whole */
+} ui_log_entry;
 
 /* A text open in full in front of the panes: a journal event as pretty
  * JSON, a checkpoint's preview (tui/preview.c fills it). Open when title
@@ -218,6 +226,12 @@ typedef struct {
 
 	char action[512];          /* the last action's result, sanitised */
 	bool action_error;
+	bool action_cut;           /* action holds less than the message: the log has it */
+
+	/* Every status message and file problem, oldest first: a ring. */
+	ui_log_entry log[UI_MODEL_LOG];
+	size_t log_start, n_log;
+	char *journal_error;       /* why the journal cannot be read, or NULL */
 
 	/* The open confirmation dialog (tui/actions.c fills it, views/dialog.c
 	 * draws it): open when dialog_title is set. Sanitised. */
@@ -245,6 +259,15 @@ ui_status ui_event_status_of(const char *status);
 /* Sets the last action's result (printf format; sanitised). */
 void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Appends text (raw; sanitised here) to the message log, stamped now. */
+void ui_model_log(ui_model *m, bool error, const char *text);
+
+/* The i-th message of the log, oldest first (i < n_log). */
+const ui_log_entry *ui_model_log_entry(const ui_model *m, size_t i);
+
+/* Empties the message log. */
+void ui_model_log_free(ui_model *m);
 
 /* Appends one decoded journal event to the ring (for the follower and for
  * tests); fields are raw and get sanitised here. */

@@ -37,8 +37,17 @@ struct ui_source {
 static void note_problem(ui_model *m, const char *path, const char *reason)
 {
 	char text[2600];
+	size_t n = path ? strlen(path) : 0;
 
-	snprintf(text, sizeof(text), "%.1500s: %.1000s", path ? path : "?", reason ? reason : "?");
+	/* The core's message often names the path already. */
+	if (n && reason && !strncmp(reason, path, n) && reason[n] == ':')
+		snprintf(text, sizeof(text), "%.2500s", reason);
+	else
+		snprintf(text, sizeof(text), "%.1500s: %.1000s", path ? path : "?", reason ? reason : "?");
+	/* Every new problem goes to the message log; the same one again (a
+	 * file read on each change) does not fill it. */
+	if (!m->last_problem || strcmp(m->last_problem, text))
+		ui_model_log(m, true, text);
 	ui_sfree(m->last_problem);
 	m->last_problem = ui_safe_str(text);
 }
@@ -131,8 +140,22 @@ static unsigned read_journal(ui_source *src)
 	/* A rotated or replaced journal goes on below what was shown, as
 	 * tail -F does. */
 	if (ac_journal_follow_read(src->follow, &restarted, &stats, on_event, src) < 0) {
+		struct stat st;
+		char why[2600];
+
 		note_problem(src->m, src->ws->journal_path, ac_error_last());
+		if (stat(src->ws->journal_path, &st) == 0 && S_ISDIR(st.st_mode))
+			snprintf(why, sizeof(why), "%.2000s is a folder, not a journal file: no event "
+				 "can be read until it is moved away", src->ws->journal_path);
+		else
+			snprintf(why, sizeof(why), "%.2500s", src->m->last_problem);
+		ui_sfree(src->m->journal_error);
+		src->m->journal_error = ui_safe_str(why);
 		return UI_CHANGED_JOURNAL;
+	}
+	if (src->m->journal_error) {
+		ui_sfree(src->m->journal_error);
+		src->m->journal_error = NULL;
 	}
 	src->m->journal_skipped += stats.invalid;
 	return src->m->events_seen != before || stats.invalid ? UI_CHANGED_JOURNAL : 0;

@@ -83,9 +83,20 @@ static ui_style journal_row(ac_buf *out, const ui_model *m, size_t i, int width,
 	return event_row(out, ui_model_event(m, i), width, accent_x, accent_w);
 }
 
+/* A journal that cannot be read (a folder in its place) says why instead
+ * of looking empty. */
+static void journal_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
+			 int64_t now_ms)
+{
+	if (m->journal_error && !m->n_events)
+		ui_list_draw_note(v, p, r, active, NULL, m->journal_error);
+	else
+		ui_list_draw(v, m, p, r, active, now_ms);
+}
+
 const ui_view ui_view_journal = {
 	.name = "4 Journal",
-	.draw = ui_list_draw,
+	.draw = journal_draw,
 	.key = ui_list_key,
 	.count = journal_count,
 	.item_key = journal_key,

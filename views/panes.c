@@ -9,6 +9,7 @@ const ui_view *const ui_pane_views[UI_PANE_COUNT] = {
 	[UI_PANE_DOC] = &ui_view_document, [UI_PANE_HELP] = &ui_view_help,
 	[UI_PANE_JSEARCH] = &ui_view_jsearch, [UI_PANE_VIEWER] = &ui_view_viewer,
 	[UI_PANE_PATCH] = &ui_view_patch,
+	[UI_PANE_LOG] = &ui_view_log,
 	[UI_PANE_DIALOG] = NULL,
 };
 
@@ -22,6 +23,7 @@ const char *ui_pane_name(ui_pane_id pane)
 		[UI_PANE_DOC] = "a document", [UI_PANE_HELP] = "Help",
 		[UI_PANE_JSEARCH] = "Journal search", [UI_PANE_VIEWER] = "a text in full",
 		[UI_PANE_PATCH] = "an operation's patch",
+		[UI_PANE_LOG] = "the message log",
 		[UI_PANE_DIALOG] = "a dialog",
 	};
 

@@ -52,6 +52,7 @@ typedef enum {
 	UI_PANE_VIEWER,      /* an event or a checkpoint preview in full */
 	UI_PANE_PATCH,
 	UI_PANE_HELP,
+	UI_PANE_LOG,        /* the message log (views/log.c) */
 	UI_PANE_DIALOG,
 	UI_PANE_COUNT
 } ui_pane_id;
@@ -63,7 +64,7 @@ typedef enum {
 			    UI_IN(UI_PANE_ARTIFACTS) | UI_IN(UI_PANE_TRACE) | UI_IN(UI_PANE_DOC))
 /* Every pane, not the dialog. */
 #define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_PATCH) | UI_IN(UI_PANE_HELP) | \
-		     UI_IN(UI_PANE_VIEWER))
+		     UI_IN(UI_PANE_VIEWER) | UI_IN(UI_PANE_LOG))
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
@@ -117,7 +118,7 @@ extern const ui_view *const ui_pane_views[UI_PANE_COUNT];
 const char *ui_pane_name(ui_pane_id pane);
 
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
-	ui_view_journal, ui_view_conversation, ui_view_help;
+	ui_view_journal, ui_view_conversation, ui_view_help, ui_view_log;
 
 /* The whole-journal search's matches (views/jsearch.c) and a text open in
  * full (views/viewer.c). */

@@ -45,7 +45,10 @@ check "and says the plan changed" wait_for "the plan changed"
 check "nothing was rolled back yet (no commit)" eval '[ "$(commits)" = "$n_before" ]'
 check "nothing was rolled back yet (file.txt)" grep -qx after "$ws/file.txt"
 keys y
-check "y on the new plan rolls back as it said" wait_for ": 121 removed, 0 res"
+check "y on the new plan rolls back as it said" wait_for ": 121 remov"
+keys L
+check "the message log holds the whole result" wait_for "removed, 0 restored, 1 changed; snapshot"
+keys L
 check "file.txt is back" grep -qx before "$ws/file.txt"
 check "other.txt is removed" test ! -e "$ws/other.txt"
 send q
