@@ -419,16 +419,19 @@ static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
 	if (undo_op(&r, ws, d->target, revert, false, &notes) != 0)
 		say(o, true, r.git.commit[0] ? "%s incomplete: %s" : "%s failed: %s", verb,
 		    ac_error_last());
-	else if (revert)
-		say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later operations "
-		    "kept; snapshot %.12s%s%s", d->target, r.git.removed, r.git.restored,
-		    r.git.changed, r.git.snapshot, notes.len ? "; " : "", notes.len ? notes.data : "");
 	else {
-		say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
-		    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
-		    r.git.restored, r.git.changed, r.git.snapshot,
-		    notes.len ? "; " : "", notes.len ? notes.data : "");
-		/* Rolling back the rollback's own operation puts its snapshot back. */
+		if (revert)
+			say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later "
+			    "operations kept; snapshot %.12s%s%s", d->target, r.git.removed,
+			    r.git.restored, r.git.changed, r.git.snapshot, notes.len ? "; " : "",
+			    notes.len ? notes.data : "");
+		else
+			say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
+			    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
+			    r.git.restored, r.git.changed, r.git.snapshot,
+			    notes.len ? "; " : "", notes.len ? notes.data : "");
+		/* Rolling back the rollback's (or revert's) own operation puts the
+		 * snapshot it took first back. */
 		if (r.op && r.op->id) {
 			ui_undo_record(&o->undo, UI_UNDO_ROLLBACK_OP, NULL, NULL, 0, 0, r.op->id,
 				       r.git.snapshot);

@@ -421,7 +421,7 @@ static const ui_key table[] = {
 	 .hint = "v revert", .handler = act_revert, .reaction = UI_REDRAW},
 	{.keys = {'z'},
 	 .doc = {.label = "z", .panes = UI_IN_PANES, .writes = true,
-		 .help = "undo your last pause, compaction or rollback here (asks first; refused "
+		 .help = "undo your last pause, compaction, rollback or revert here (asks first; refused "
 			 "if the session changed since)"},
 	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
 	{.keys = {'y'},

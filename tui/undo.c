@@ -63,7 +63,7 @@ void ui_undo_plan(ui_dialog *d, const ui_undo *u, const ac_workspace *ws, ui_mod
 	case UI_UNDO_ROLLBACK_OP:
 		ui_act_plan_rollback_op(d, ws, m, u->op);
 		if (d->kind != UI_DLG_NONE)
-			ui_model_dialog_line(m, "(this undoes your rollback at %s UTC: it rolls back its "
+			ui_model_dialog_line(m, "(this undoes your rollback or revert at %s UTC: it rolls back its "
 					     "operation %s, back to snapshot %.12s)", at, u->op, u->snapshot);
 		return;
 	case UI_UNDO_COMPACT:

@@ -7,10 +7,11 @@
  *                         summary (ac_restore_archive())
  *   checkpoint rollback-> put the archived messages back after the ones
  *                         kept (ac_restore_archive())
- *   operations rollback-> roll back the rollback's own operation, which
+ *   rollback or revert -> roll back the rollback's (revert's) own operation, which
  *                         puts back the snapshot it committed first
- * A restore is refused when the session changed since. `ops revert` is not
- * undone here yet. No curses here. */
+ * A revert is undone the way a rollback is (its own operation, back to
+ * its snapshot). A restore is refused when the session changed since. No
+ * curses here. */
 #ifndef UI_UNDO_H
 #define UI_UNDO_H
 

@@ -84,6 +84,17 @@ check "z offers rolling back the rollback" wait_for "undoes your rollback"
 keys y
 check "rolled back again" wait_for "rolled back to before"
 check "a.txt is v2 again" test "$(cat "$ws/a.txt")" = v2
+# A revert of the first operation alone, then its undo.
+keys g v
+check "v asks to revert the operation alone" wait_for "Revert operation"
+keys y
+check "reverted" wait_for "reverted "
+check "a.txt is v1 after the revert" test "$(cat "$ws/a.txt")" = v1
+keys z
+check "z offers rolling back the revert" wait_for "undoes your rollback or revert"
+keys y
+check "the revert is undone" wait_for "rolled back to before"
+check "a.txt is v2 after undoing the revert" test "$(cat "$ws/a.txt")" = v2
 # A checkpoint rollback, then its undo: the removed messages come back.
 "$agentctl" -w "$ws" checkpoint create s1 >/dev/null 2>&1
 echo '[{"role": "user", "content": "after the checkpoint"}, {"role": "assistant", "content": "ok"}]' |
