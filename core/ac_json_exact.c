@@ -11,6 +11,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,13 @@ int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 	int rc = 0;
 
 	flags |= JSON_ALLOW_NUL;
+	/* The tag is random per process, so no file written by anyone else can
+	 * hold it; one that does was made to (it would turn a string into a
+	 * number on the way out). */
+	if (len >= TAG_LEN && memmem(text, len, the_tag(), TAG_LEN)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: holds agentctl's internal number marker", what);
+		goto done;
+	}
 	if (mark_numbers(&marked, &changed, text, len)) {
 		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", what);
 		goto done;
@@ -240,6 +248,26 @@ done:
 	return rc;
 }
 
+/* The end of the JSON string whose opening quote is at q (the closing
+ * quote, one not escaped by an odd run of backslashes), or NULL. */
+static const char *string_end(const char *q, const char *end)
+{
+	const char *p = q + 1;
+
+	for (;;) {
+		const char *r = p < end ? memchr(p, '"', (size_t)(end - p)) : NULL;
+		size_t slashes = 0;
+
+		if (!r)
+			return NULL;
+		while (r - slashes > q + 1 && r[-1 - (ptrdiff_t)slashes] == '\\')
+			slashes++;
+		if (slashes % 2 == 0)
+			return r;
+		p = r + 1;
+	}
+}
+
 int ac_json_exact_restore(ac_buf *out, size_t from)
 {
 	const char *t = the_tag();
@@ -248,29 +276,28 @@ int ac_json_exact_restore(ac_buf *out, size_t from)
 	bool started = false;
 	int rc = 0;
 
+	/* Walks the dump's string tokens from from (outside any string): only a
+	 * whole marker string, '"' + tag + number + '"', is a kept number; the
+	 * same bytes inside a longer string (\"ac-number-...) are text. */
 	for (;;) {
-		const char *hit = out->len > pos ? memmem(out->data + pos, out->len - pos, t, TAG_LEN)
-						 : NULL;
-		const char *start, *end;
+		const char *end_all = out->data + out->len;
+		const char *q = out->len > pos ? memchr(out->data + pos, '"', out->len - pos) : NULL;
+		const char *close, *start;
 
-		if (!hit)
+		if (!q || !(close = string_end(q, end_all)))
 			break;
-		start = hit + TAG_LEN;
-		end = memchr(start, '"', (size_t)(out->data + out->len - start));
-		/* Only a whole marker string: '"' + tag + number + '"'. */
-		if (hit == out->data || hit[-1] != '"' || !end ||
-		    !valid_number(start, (size_t)(end - start))) {
-			pos = (size_t)(hit - out->data) + 1;
+		start = q + 1;
+		pos = (size_t)(close + 1 - out->data);
+		if ((size_t)(close - start) <= TAG_LEN || memcmp(start, t, TAG_LEN) != 0 ||
+		    !valid_number(start + TAG_LEN, (size_t)(close - start) - TAG_LEN))
 			continue;
-		}
 		if (!started && (rc = ac_buf_append(&fixed, out->data, from)))
 			goto done;
 		started = true;
-		if ((rc = ac_buf_append(&fixed, out->data + copied,
-					(size_t)(hit - 1 - (out->data + copied)))) ||
-		    (rc = ac_buf_append(&fixed, start, (size_t)(end - start))))
+		if ((rc = ac_buf_append(&fixed, out->data + copied, (size_t)(q - (out->data + copied)))) ||
+		    (rc = ac_buf_append(&fixed, start + TAG_LEN, (size_t)(close - start) - TAG_LEN)))
 			goto done;
-		copied = pos = (size_t)(end + 1 - out->data);
+		copied = pos;
 	}
 	if (!started)
 		goto done;

@@ -878,10 +878,50 @@ static void test_shortest_reals(void **state)
 	}
 }
 
+/* The byte-exact loader keeps numbers jansson cannot hold as marker
+ * strings (a per-process tag + the number). The tag inside a longer string
+ * is text, kept as it was; a file holding the tag is refused (fuzz_json_exact
+ * found the first: it learned the tag through comparisons). */
+static void test_exact_marker_only_as_a_whole_string(void **state)
+{
+	json_t *big = NULL, *doc;
+	char *text, marker[128];
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(ac_json_exact_load(&big, "1e999", 5, JSON_DECODE_ANY, "t"), 0);
+	assert_true(json_is_string(big));
+	snprintf(marker, sizeof(marker), "%s", json_string_value(big));
+	assert_true(strlen(marker) > 5);
+	marker[strlen(marker) - 5] = '\0'; /* the tag, without "1e999" */
+
+	/* A string that ends in "\"<tag>0" stays that string. */
+	doc = json_pack("[s++, o]", "a\"", marker, "0", big);
+	text = ac_json_exact_dumps(doc, JSON_COMPACT, &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, marker));       /* still text in the string */
+	assert_non_null(strstr(text, ",1e999]"));     /* the kept number comes back */
+	free(text);
+	json_decref(doc);
+
+	/* A file that holds the tag is refused, naming the file. */
+	{
+		char crafted[256];
+
+		snprintf(crafted, sizeof(crafted), "[\"%s0\"]", marker);
+		doc = NULL;
+		assert_int_equal(ac_json_exact_load(&doc, crafted, strlen(crafted), 0, "x.json"),
+				 AC_ECORRUPT);
+		assert_null(doc);
+		assert_non_null(strstr(ac_error_last(), "x.json"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shortest_reals),
+		cmocka_unit_test(test_exact_marker_only_as_a_whole_string),
 		T(test_defaults),
 		T(test_environment_over_defaults),
 		T(test_user_file_over_environment),
