@@ -11,7 +11,6 @@
  * where every branch is a coin toss, are far slower but are not text. */
 #include "ac_tokens.h"
 
-#include "ac_buf.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -112,11 +111,19 @@ static inline unsigned well_formed(const lead_info *l, const unsigned char *s, s
 	       (unsigned)(l->len < 4 || (s[3] & 0xC0) == 0x80);
 }
 
-uint64_t ac_tokens_estimate(const char *text, size_t len)
+/* The estimate so far of a text given in pieces (a JSON message written
+ * the way jansson writes it, without building that text): feeding pieces
+ * that split no character counts the same as feeding them joined. */
+typedef struct {
+	uint64_t q;          /* quarter tokens */
+	unsigned prev_space; /* the last byte fed was white space */
+} tok_state;
+
+static void estimate_feed(tok_state *st, const char *text, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	uint64_t q = 0; /* quarter tokens */
-	unsigned prev_space = 0;
+	uint64_t q = st->q;
+	unsigned prev_space = st->prev_space;
 	size_t i = 0;
 
 	while (i < len) {
@@ -171,7 +178,16 @@ uint64_t ac_tokens_estimate(const char *text, size_t len)
 			}
 		}
 	}
-	return (q + 3) / 4;
+	st->q = q;
+	st->prev_space = prev_space;
+}
+
+uint64_t ac_tokens_estimate(const char *text, size_t len)
+{
+	tok_state st = {0, 0};
+
+	estimate_feed(&st, text, len);
+	return (st.q + 3) / 4;
 }
 
 /* ---- JSON text as jansson writes it ------------------------------------ */
@@ -204,8 +220,17 @@ static int hex4(const char *s, size_t avail, unsigned *out)
 	return 0;
 }
 
-/* Appends code point cp as jansson writes it inside a string. */
-static int put_char(ac_buf *out, unsigned cp)
+/* One ASCII byte of the canonical text. */
+static inline void feed_byte(tok_state *st, char c)
+{
+	unsigned sp = byte_class[(unsigned char)c];
+
+	st->q += 1u - (sp & st->prev_space);
+	st->prev_space = sp;
+}
+
+/* Code point cp as jansson writes it inside a string. */
+static void put_char(tok_state *st, unsigned cp)
 {
 	char enc[8];
 	size_t n;
@@ -247,30 +272,51 @@ static int put_char(ac_buf *out, unsigned cp)
 		enc[3] = (char)(0x80 | (cp & 0x3F));
 		n = 4;
 	}
-	return ac_buf_append(out, enc, n);
+	estimate_feed(st, enc, n);
+}
+
+/* The end of the bytes from s[i] that need no decoding inside a string:
+ * up to the next '"' or '\\'. Eight bytes at a time while none is there
+ * (a word has a zero byte after xor with the byte sought). */
+static size_t plain_run(const char *s, size_t i, size_t len)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+
+	while (len - i >= 8) {
+		uint64_t w, q, b;
+
+		memcpy(&w, s + i, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		if (((q - ones) & ~q & HIGH_BITS) | ((b - ones) & ~b & HIGH_BITS))
+			break;
+		i += 8;
+	}
+	while (i < len && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
 }
 
 /* The string starting at s[i] (its opening quote), as jansson writes it,
- * appended to out; returns the index after its closing quote. Runs of
+ * fed to st; returns the index after its closing quote. Runs of
  * plain bytes are copied whole. An escape that is not valid JSON is
  * copied as it stands (such a file does not load anyway). */
-static size_t canon_string(const char *s, size_t len, size_t i, ac_buf *out, int *err)
+static size_t canon_string(const char *s, size_t len, size_t i, tok_state *st)
 {
-	*err |= ac_buf_putc(out, '"');
+	feed_byte(st, '"');
 	i++;
 	while (i < len && s[i] != '"') {
 		size_t run = i;
 		unsigned cp, lo;
 
-		while (run < len && s[run] != '"' && s[run] != '\\')
-			run++;
+		run = plain_run(s, run, len);
 		if (run > i)
-			*err |= ac_buf_append(out, s + i, run - i);
+			estimate_feed(st, s + i, run - i);
 		i = run;
 		if (i >= len || s[i] == '"')
 			break;
 		if (i + 1 >= len) { /* a lone backslash at the end */
-			*err |= ac_buf_putc(out, '\\');
+			feed_byte(st, '\\');
 			i++;
 			break;
 		}
@@ -290,32 +336,32 @@ static size_t canon_string(const char *s, size_t len, size_t i, ac_buf *out, int
 				if (i + 12 > len || s[i + 6] != '\\' || s[i + 7] != 'u' ||
 				    hex4(s + i + 8, len - i - 8, &lo) != 0 || lo < 0xDC00 || lo > 0xDFFF)
 					goto verbatim;
-				*err |= put_char(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+				put_char(st, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
 				i += 12;
 				continue;
 			}
 			if (cp >= 0xDC00 && cp < 0xE000)
 				goto verbatim;
-			*err |= put_char(out, cp);
+			put_char(st, cp);
 			i += 6;
 			continue;
 		default:
 			goto verbatim;
 		}
-		*err |= put_char(out, cp);
+		put_char(st, cp);
 		i += 2;
 		continue;
 verbatim:
-		*err |= ac_buf_append(out, s + i, 2);
+		estimate_feed(st, s + i, 2);
 		i += 2;
 	}
-	*err |= ac_buf_putc(out, '"');
+	feed_byte(st, '"');
 	return i < len ? i + 1 : len;
 }
 
 /* One JSON value starting at s[i] (after white space), as jansson writes
- * it, appended to out; returns the index after it. */
-static size_t canon_value(const char *s, size_t len, size_t i, ac_buf *out, int *err)
+ * it, fed to st; returns the index after it. */
+static size_t canon_value(const char *s, size_t len, size_t i, tok_state *st)
 {
 	int depth = 0;
 
@@ -327,12 +373,12 @@ static size_t canon_value(const char *s, size_t len, size_t i, ac_buf *out, int 
 			continue;
 		}
 		if (c == '"') {
-			i = canon_string(s, len, i, out, err);
+			i = canon_string(s, len, i, st);
 		} else {
 			if (depth == 0 && (c == ',' || c == ']' || c == '}'))
 				break;
 			depth += c == '[' || c == '{' ? 1 : c == ']' || c == '}' ? -1 : 0;
-			*err |= ac_buf_putc(out, c);
+			feed_byte(st, c);
 			i++;
 		}
 		if (depth == 0) {
@@ -345,33 +391,27 @@ static size_t canon_value(const char *s, size_t len, size_t i, ac_buf *out, int 
 	return i;
 }
 
-static uint64_t message_cost(const char *json, size_t len, ac_buf *scratch)
+/* AC_TOKENS_MESSAGE_FRAMING plus the estimate of the value at json[i..)
+ * as jansson writes it; *end receives the index after it. */
+static uint64_t message_cost(const char *json, size_t len, size_t i, size_t *end)
 {
-	int err = 0;
-	size_t i = 0;
+	tok_state st = {0, 0};
 
-	ac_buf_clear(scratch);
-	while (i < len && is_ws(json[i]))
-		i++;
-	canon_value(json, len, i, scratch, &err);
-	/* Out of memory: the text as it stands is the nearest estimate. */
-	if (err)
-		return AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(json, len);
-	return AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(scratch->data, scratch->len);
+	*end = canon_value(json, len, i, &st);
+	return AC_TOKENS_MESSAGE_FRAMING + (st.q + 3) / 4;
 }
 
 uint64_t ac_tokens_message_json(const char *json, size_t len)
 {
-	ac_buf scratch = AC_BUF_INIT;
-	uint64_t n = message_cost(json, len, &scratch);
+	size_t i = 0, end;
 
-	ac_buf_free(&scratch);
-	return n;
+	while (i < len && is_ws(json[i]))
+		i++;
+	return message_cost(json, len, i, &end);
 }
 
 uint64_t ac_tokens_history_json(const char *json, size_t len)
 {
-	ac_buf scratch = AC_BUF_INIT;
 	uint64_t total = 0;
 	size_t i = 0;
 
@@ -381,20 +421,11 @@ uint64_t ac_tokens_history_json(const char *json, size_t len)
 		return 0;
 	i++;
 	for (;;) {
-		size_t start, end;
-		int err = 0;
-
 		while (i < len && is_ws(json[i]))
 			i++;
 		if (i >= len || json[i] == ']')
 			break;
-		start = i;
-		ac_buf_clear(&scratch);
-		end = canon_value(json, len, i, &scratch, &err);
-		total += err ? AC_TOKENS_MESSAGE_FRAMING + ac_tokens_estimate(json + start, end - start)
-			     : AC_TOKENS_MESSAGE_FRAMING +
-				       ac_tokens_estimate(scratch.data, scratch.len);
-		i = end;
+		total += message_cost(json, len, i, &i);
 		while (i < len && is_ws(json[i]))
 			i++;
 		if (i < len && json[i] == ',')
@@ -402,6 +433,5 @@ uint64_t ac_tokens_history_json(const char *json, size_t len)
 		else
 			break;
 	}
-	ac_buf_free(&scratch);
 	return total;
 }
