@@ -43,28 +43,27 @@ static bool session_exists(const ac_workspace *ws, const char *id)
 	return exists;
 }
 
-static json_t *summary_json(const json_t *c)
+static json_t *summary_json(const ac_checkpoint_header *c)
 {
-	json_t *parent = json_object_get(c, "parentId");
-	const char *created = json_string_value(json_object_get(c, "createdAt"));
-
-	return json_pack("{s:I, s:s, s:s, s:s, s:O, s:I, s:b}",
-			 "version", (json_int_t)ac_checkpoint_version(c),
-			 "checkpointId", ac_checkpoint_id(c), "nodeId", ac_checkpoint_node(c),
-			 "createdAt", created ? created : "",
-			 "parentId", json_is_string(parent) ? parent : json_null(),
-			 "messages", (json_int_t)json_array_size(ac_checkpoint_history(c)),
-			 "tombstone", ac_checkpoint_is_tombstone(c));
+	return json_pack("{s:I, s:s, s:s, s:s, s:o, s:I, s:b}",
+			 "version", (json_int_t)c->version,
+			 "checkpointId", c->checkpoint_id, "nodeId", c->node_id,
+			 "createdAt", c->created_at ? c->created_at : "",
+			 "parentId", c->parent_id ? json_stringn(c->parent_id, c->parent_id_len) : json_null(),
+			 "messages", (json_int_t)c->messages,
+			 "tombstone", c->tombstone);
 }
 
+/* Reads only each checkpoint's header (one document at a time): a session
+ * may hold thousands of them. */
 static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_filter filter = {NULL, true};
 	ac_checkpoint_store *store = NULL;
-	json_t *list = NULL, *array = NULL, *c;
+	ac_checkpoint_header_list list = {0};
+	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
 	bool json = false;
-	size_t i;
 	int status;
 
 	for (int a = 0; a < argc; a++) {
@@ -81,38 +80,37 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((status = open_store(&store, ws)))
 		return status;
-	if (ac_checkpoint_store_list(&list, store, &filter) != 0) {
+	if (ac_checkpoint_store_list_headers(&list, store, &filter) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	if (json_array_size(list) == 0 && !session_exists(ws, filter.session_id)) {
+	if (list.count == 0 && !session_exists(ws, filter.session_id)) {
 		status = cli_error(CLI_FAILED, "session '%s' not found in %s", filter.session_id,
 				   ws->sessions_dir);
 		goto done;
 	}
 	if (json) {
 		array = json_array();
-		json_array_foreach (list, i, c)
-			json_array_append_new(array, summary_json(c));
+		for (size_t i = 0; i < list.count; i++)
+			json_array_append_new(array, summary_json(&list.items[i]));
 		cli_write_json(array);
 	} else {
 		static const char header[] = "VERSION  ID                                    "
 					     "NODE             CREATED                   MSGS\n";
 
 		cli_write(header, sizeof(header) - 1);
-		json_array_foreach (list, i, c) {
+		for (size_t i = 0; i < list.count; i++) {
+			const ac_checkpoint_header *c = &list.items[i];
 			char number[32];
 
 			ac_buf_clear(&line);
-			snprintf(number, sizeof(number), "%7lld", (long long)ac_checkpoint_version(c));
+			snprintf(number, sizeof(number), "%7lld", (long long)c->version);
 			cli_put_cell(&line, number, 9);
-			cli_put_cell(&line, ac_checkpoint_id(c), 38);
-			cli_put_cell(&line, ac_checkpoint_node(c), 17);
-			cli_put_cell(&line, json_string_value(json_object_get(c, "createdAt"))
-						? json_string_value(json_object_get(c, "createdAt"))
-						: "-", 26);
-			ac_buf_printf(&line, "%4zu", json_array_size(ac_checkpoint_history(c)));
-			if (ac_checkpoint_is_tombstone(c))
+			cli_put_cell(&line, c->checkpoint_id, 38);
+			cli_put_cell(&line, c->node_id, 17);
+			cli_put_cell(&line, c->created_at ? c->created_at : "-", 26);
+			ac_buf_printf(&line, "%4zu", c->messages);
+			if (c->tombstone)
 				ac_buf_append(&line, "  (tombstone)", 13);
 			ac_buf_putc(&line, '\n');
 			cli_write(line.data, line.len);
@@ -121,7 +119,7 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	status = cli_finish_output();
 done:
 	json_decref(array);
-	json_decref(list);
+	ac_checkpoint_header_list_free(&list);
 	ac_buf_free(&line);
 	ac_checkpoint_store_free(store);
 	return status;

@@ -12,6 +12,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
+#include "ac_json_scan.h"
 #include "ac_file.h"
 
 #include <dirent.h>
@@ -58,6 +59,86 @@ static int parse(json_t **out, const char *path, const char *text, size_t len,
 	return 0;
 }
 
+/* The members a header is read from, in ac_json_scan()'s path order. */
+enum { H_ID, H_SESSION, H_VERSION, H_HISTORY, H_NODE, H_CREATED, H_PARENT, H_COUNT };
+static const char *const header_keys[H_COUNT] = {
+	"checkpointId", "sessionId", "version", "messageHistory", "nodeId", "createdAt", "parentId",
+};
+
+/* A string span's decoded value, NUL-terminated, its length in *out_len
+ * (may be NULL); NULL when out of memory. */
+static char *span_dup(const ac_json_span *span, size_t *out_len)
+{
+	char *copy = malloc(span->len + 1);
+	size_t len;
+
+	if (copy) {
+		ac_json_string_decode(copy, &len, span);
+		copy[len] = '\0';
+		if (out_len)
+			*out_len = len;
+	}
+	return copy;
+}
+
+/* A version parse() accepts: digits only (jansson's integers; anything
+ * else is kept as a marker string or is negative) that fit a json_int_t. */
+static bool plain_version(int64_t *out, const ac_json_span *span)
+{
+	int64_t v = 0;
+
+	if (span->type != AC_JSON_NUMBER || span->len == 0)
+		return false;
+	for (size_t i = 0; i < span->len; i++) {
+		int d = span->start[i] - '0';
+
+		if (d < 0 || d > 9 || v > (INT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Reads the header of a checkpoint text without building it: 1 when text
+ * is a checkpoint parse() accepts as written, with *out filled; 0 when the
+ * scan cannot tell (not JSON, not valid, or something only jansson decides,
+ * such as a \u0000 it may refuse in a key): the caller then parses the
+ * file, so a corrupt one is reported exactly as before. AC_ENOMEM. */
+static int scan_header(ac_checkpoint_header *out, const char *text, size_t len,
+		       const char *session_id, const char *checkpoint_id)
+{
+	ac_json_path paths[H_COUNT];
+	ac_json_span span[H_COUNT];
+	int64_t version;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < H_COUNT; i++)
+		if (ac_json_path_init(&paths[i], header_keys[i]) != 0)
+			return 0;
+	if (memmem(text, len, "\\u0000", 6) || ac_json_exact_holds_marker(text, len) ||
+	    ac_json_scan(span, text, len, paths, H_COUNT, NULL) != 0)
+		return 0;
+	if (!ac_json_string_equals(&span[H_ID], checkpoint_id, strlen(checkpoint_id)) ||
+	    !ac_json_string_equals(&span[H_SESSION], session_id, strlen(session_id)) ||
+	    !plain_version(&version, &span[H_VERSION]) || span[H_HISTORY].type != AC_JSON_ARRAY)
+		return 0;
+	out->version = version;
+	out->messages = span[H_HISTORY].count;
+	if (!(out->checkpoint_id = strdup(checkpoint_id)) ||
+	    !(out->node_id = span[H_NODE].type == AC_JSON_STRING ? span_dup(&span[H_NODE], NULL)
+								   : strdup("")) ||
+	    (span[H_CREATED].type == AC_JSON_STRING &&
+	     !(out->created_at = span_dup(&span[H_CREATED], NULL))) ||
+	    (span[H_PARENT].type == AC_JSON_STRING &&
+	     !(out->parent_id = span_dup(&span[H_PARENT], &out->parent_id_len)))) {
+		ac_checkpoint_header_clear(out);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	out->tombstone = !strcmp(out->node_id, AC_CHECKPOINT_TOMBSTONE);
+	return 1;
+}
+
 static int make_path(char **out, const file_store *f, const char *session_id,
 		     const char *checkpoint_id)
 {
@@ -95,9 +176,11 @@ done:
 	return rc;
 }
 
-/* Reads one entry of the open folder; 0 with *out NULL when skipped. */
-static int read_entry(json_t **out, file_store *f, int dir_fd, const char *folder,
-		      const char *name, const char *session_id)
+/* Reads one entry of the open folder: the document into *out, or with
+ * header non-NULL only its header into *header (and *out stays NULL).
+ * 0 with nothing read (*out NULL, header->checkpoint_id NULL) when skipped. */
+static int read_entry(json_t **out, ac_checkpoint_header *header, file_store *f, int dir_fd,
+		      const char *folder, const char *name, const char *session_id)
 {
 	size_t name_len = strlen(name), len;
 	char *stem = NULL, *text = NULL, *shown = NULL;
@@ -105,6 +188,8 @@ static int read_entry(json_t **out, file_store *f, int dir_fd, const char *folde
 	int rc = 0;
 
 	*out = NULL;
+	if (header)
+		memset(header, 0, sizeof(*header));
 	if (name_len <= 5 || strcmp(name + name_len - 5, ".json") != 0)
 		return 0;
 	if (ac_buf_printf(&path, "%s/%s", folder, name) || !(shown = ac_buf_detach(&path)) ||
@@ -124,8 +209,20 @@ static int read_entry(json_t **out, file_store *f, int dir_fd, const char *folde
 		rc = 0;
 		goto done;
 	}
-	if (rc == 0 && parse(out, shown, text, len, session_id, stem) == 0)
+	if (rc == 0 && header) {
+		if ((rc = scan_header(header, text, len, session_id, stem)) != 0) {
+			rc = rc < 0 ? rc : 0;
+			goto done;
+		}
+	}
+	if (rc == 0 && parse(out, shown, text, len, session_id, stem) == 0) {
+		if (header) {
+			rc = ac_checkpoint_header_get(header, *out);
+			json_decref(*out);
+			*out = NULL;
+		}
 		goto done;
+	}
 	rc = 0;
 	report(&f->base, shown, ac_error_last());
 done:
@@ -136,24 +233,23 @@ done:
 	return rc;
 }
 
-static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+/* Lists the session's folder into array or, with headers non-NULL, into
+ * headers (one document at a time, none kept). */
+static int list_folder(json_t *array, ac_checkpoint_header_list *headers, file_store *f,
+		       const ac_checkpoint_filter *filter)
 {
-	file_store *f = (file_store *)store;
 	char *folder = NULL;
-	json_t *array = NULL, *doc;
+	json_t *doc;
+	ac_checkpoint_header header;
 	DIR *d = NULL;
 	struct dirent *entry;
 	int fd = -1, rc;
 
 	if ((rc = make_path(&folder, f, filter->session_id, NULL)))
 		goto done;
-	if (!(array = json_array())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
 	fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
-		goto listed;
+		goto done;
 	if (fd < 0) {
 		rc = errno == ELOOP || errno == ENOTDIR
 			     ? ac_error_set(AC_ECORRUPT, "%s: not a folder", folder)
@@ -167,8 +263,19 @@ static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoi
 	fd = -1;
 	errno = 0;
 	while ((entry = readdir(d))) {
-		if ((rc = read_entry(&doc, f, dirfd(d), folder, entry->d_name, filter->session_id)))
+		if ((rc = read_entry(&doc, headers ? &header : NULL, f, dirfd(d), folder,
+				     entry->d_name, filter->session_id)))
 			goto done;
+		if (headers) {
+			if (!header.checkpoint_id ||
+			    (!filter->include_tombstones && header.tombstone)) {
+				ac_checkpoint_header_clear(&header);
+				continue;
+			}
+			if ((rc = ac_checkpoint_header_list_take(headers, &header)))
+				goto done;
+			continue;
+		}
 		if (!doc)
 			continue;
 		if (!filter->include_tombstones && ac_checkpoint_is_tombstone(doc)) {
@@ -180,17 +287,34 @@ static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoi
 			goto done;
 		}
 	}
-listed:
-	*out = array;
-	array = NULL;
 done:
 	if (d)
 		closedir(d);
 	if (fd >= 0)
 		close(fd);
-	json_decref(array);
 	free(folder);
 	return rc;
+}
+
+static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+{
+	json_t *array = json_array();
+	int rc;
+
+	if (!array)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = list_folder(array, NULL, (file_store *)store, filter))) {
+		json_decref(array);
+		return rc;
+	}
+	*out = array;
+	return 0;
+}
+
+static int file_list_headers(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+			     const ac_checkpoint_filter *filter)
+{
+	return list_folder(NULL, out, (file_store *)store, filter);
 }
 
 static int file_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
@@ -249,6 +373,7 @@ static const ac_checkpoint_store_ops file_ops = {
 	.get = file_get,
 	.remove = file_remove,
 	.free = file_free,
+	.list_headers = file_list_headers,
 };
 
 int ac_checkpoint_store_file_new(ac_checkpoint_store **out, const char *dir)

@@ -213,6 +213,11 @@ int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, c
 			    jerr->column, jerr->text);
 }
 
+bool ac_json_exact_holds_marker(const char *text, size_t len)
+{
+	return len >= TAG_LEN && memmem(text, len, the_tag(), TAG_LEN) != NULL;
+}
+
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what)
 {
@@ -226,7 +231,7 @@ int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 	/* The tag is random per process, so no file written by anyone else can
 	 * hold it; one that does was made to (it would turn a string into a
 	 * number on the way out). */
-	if (len >= TAG_LEN && memmem(text, len, the_tag(), TAG_LEN)) {
+	if (ac_json_exact_holds_marker(text, len)) {
 		rc = ac_error_set(AC_ECORRUPT, "%s: holds agentctl's internal number marker", what);
 		goto done;
 	}

@@ -17,6 +17,7 @@
 #include "ac_buf.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Parses text[0..len) (flags as for json_loadb(); JSON_ALLOW_NUL is added)
@@ -26,6 +27,11 @@
  * memory" (a resource failure, not a bad file). */
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what);
+
+/* True when text[0..len) holds this process's number marker, which
+ * ac_json_exact_load() refuses (a file made to turn a string into a
+ * number); for readers that check a file without loading it. */
+bool ac_json_exact_holds_marker(const char *text, size_t len);
 
 /* The error for a failed jansson load of text[0..len) (text may be NULL
  * when jansson read a file itself): AC_ENOMEM "<what>: out of memory" when

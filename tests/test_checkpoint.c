@@ -749,6 +749,181 @@ static void test_plan_validates_config_and_arguments(void **state)
 	free(path);
 }
 
+/* ---- headers: the listing that keeps no documents --------------------- */
+
+static void collect_problem(const char *path, const char *reason, void *ctx)
+{
+	assert_non_null(strstr(reason, path));
+	json_array_append_new(ctx, json_string(reason));
+}
+
+/* The headers of the session's checkpoints are the full load's, entry by
+ * entry and in order, and the same files are reported with the same words. */
+static void assert_headers_match_full_load(ac_checkpoint_store *store,
+					   const ac_checkpoint_filter *filter, size_t expected)
+{
+	json_t *full_problems = json_array(), *header_problems = json_array(), *list = NULL, *doc;
+	ac_checkpoint_header_list headers = {0};
+	ac_checkpoint_header h;
+	size_t i;
+
+	ac_checkpoint_store_set_problem(store, collect_problem, full_problems);
+	assert_int_equal(ac_checkpoint_store_list(&list, store, filter), 0);
+	ac_checkpoint_store_set_problem(store, collect_problem, header_problems);
+	assert_int_equal(ac_checkpoint_store_list_headers(&headers, store, filter), 0);
+	assert_true(json_equal(full_problems, header_problems));
+	assert_int_equal(json_array_size(list), expected);
+	assert_int_equal(headers.count, expected);
+	json_array_foreach (list, i, doc) {
+		const ac_checkpoint_header *got = &headers.items[i];
+
+		assert_int_equal(ac_checkpoint_header_get(&h, doc), 0);
+		assert_string_equal(got->checkpoint_id, h.checkpoint_id);
+		assert_string_equal(got->node_id, h.node_id);
+		if (h.created_at)
+			assert_string_equal(got->created_at, h.created_at);
+		else
+			assert_null(got->created_at);
+		assert_int_equal(got->parent_id_len, h.parent_id_len);
+		if (h.parent_id)
+			assert_memory_equal(got->parent_id, h.parent_id, h.parent_id_len + 1);
+		else
+			assert_null(got->parent_id);
+		assert_int_equal(got->version, h.version);
+		assert_int_equal(got->messages, h.messages);
+		assert_int_equal(got->tombstone, h.tombstone);
+		ac_checkpoint_header_clear(&h);
+	}
+	json_decref(list);
+	json_decref(full_problems);
+	json_decref(header_problems);
+	ac_checkpoint_header_list_free(&headers);
+}
+
+static void test_file_headers_match_the_fixture_checkpoints(void **state)
+{
+	(void)state;
+	char *ws = tu_copy_fixture("basic"), *dir = tu_path(ws, ".agent/checkpoints");
+	ac_checkpoint_filter parser = {PARSER, true}, docs_live = {DOCS, false}, docs = {DOCS, true};
+	ac_checkpoint_store *store;
+
+	assert_int_equal(ac_checkpoint_store_file_new(&store, dir), 0);
+	assert_headers_match_full_load(store, &parser, 2);
+	assert_headers_match_full_load(store, &docs, 2);
+	assert_headers_match_full_load(store, &docs_live, 1);
+	ac_checkpoint_store_free(store);
+	free(dir);
+	tu_remove_tree(ws);
+	free(ws);
+}
+
+static void test_contract_headers_match_full_load(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {"s1", true}, live = {"s1", false};
+
+	save(f, ckpt("s1", "b", 2, "n\t\u00e9", "2025-01-02T00:00:00.000Z", 3));
+	save(f, ckpt("s1", "a", 2, "n", "2025-01-01T00:00:00.000Z", 0));
+	save(f, ckpt("s1", "t", 3, AC_CHECKPOINT_TOMBSTONE, "2025-01-03T00:00:00.000Z", 1));
+	save(f, ckpt("s2", "other", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	assert_headers_match_full_load(f->store, &all, 3);
+	assert_headers_match_full_load(f->store, &live, 2);
+}
+
+/* Hand-written files the header scan must take exactly as the full load
+ * does: good ones with escapes, and every kind of corrupt one. */
+static void test_file_headers_match_full_load_on_corrupt_files(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {"s1", true};
+	char *folder, *path, deep[1200];
+	size_t n = 0;
+	static const char *const files[][2] = {
+		/* taken */
+		{"esc.json", "{\"checkpointId\":\"esc\",\"sessionId\":\"s1\",\"version\":7,"
+			     "\"nodeId\":\"n\\u00e9\\\"q\\\\\",\"createdAt\":\"2025\\/01\","
+			     "\"parentId\":\"p\\ud83d\\ude00\",\"messageHistory\":[1,[2,3],{}]}"},
+		{"nul.json", "{\"checkpointId\":\"nul\",\"sessionId\":\"s1\",\"version\":8,"
+			     "\"parentId\":\"a\\u0000b\",\"createdAt\":\"c\\u0000d\","
+			     "\"messageHistory\":[]}"},
+		{"dup.json", "{\"checkpointId\":\"x\",\"checkpointId\":\"dup\",\"sessionId\":\"s1\","
+			     "\"version\":\"1\",\"version\":9,\"nodeId\":5,\"createdAt\":null,"
+			     "\"parentId\":[],\"messageHistory\":[]}"},
+		{"big.json", "{\"checkpointId\":\"big\",\"sessionId\":\"s1\",\"version\":0,"
+			     "\"x\":123456789012345678901234567890,\"y\":-0,\"z\":0.1,"
+			     "\"messageHistory\":[1e999]}"},
+		{"tomb.json", "{\"checkpointId\":\"tomb\",\"sessionId\":\"s1\",\"version\":10,"
+			      "\"nodeId\":\"tombstone\",\"messageHistory\":[{\"a\":{\"b\":[]}}]}"},
+		/* reported and skipped */
+		{"garbage.json", "{not json"},
+		{"trailing.json", "{\"checkpointId\":\"trailing\",\"sessionId\":\"s1\",\"version\":1,"
+				  "\"messageHistory\":[],}"},
+		{"wrongid.json", "{\"checkpointId\":\"other\",\"sessionId\":\"s1\",\"version\":1,"
+				 "\"messageHistory\":[]}"},
+		{"otherses.json", "{\"checkpointId\":\"otherses\",\"sessionId\":\"s9\",\"version\":1,"
+				  "\"messageHistory\":[]}"},
+		{"noversion.json", "{\"checkpointId\":\"noversion\",\"sessionId\":\"s1\","
+				   "\"messageHistory\":[]}"},
+		{"realver.json", "{\"checkpointId\":\"realver\",\"sessionId\":\"s1\",\"version\":1.0,"
+				 "\"messageHistory\":[]}"},
+		{"expver.json", "{\"checkpointId\":\"expver\",\"sessionId\":\"s1\",\"version\":1e2,"
+				"\"messageHistory\":[]}"},
+		{"negver.json", "{\"checkpointId\":\"negver\",\"sessionId\":\"s1\",\"version\":-1,"
+				"\"messageHistory\":[]}"},
+		{"minus0.json", "{\"checkpointId\":\"minus0\",\"sessionId\":\"s1\",\"version\":-0,"
+				"\"messageHistory\":[]}"},
+		{"hugever.json", "{\"checkpointId\":\"hugever\",\"sessionId\":\"s1\","
+				 "\"version\":9223372036854775808,\"messageHistory\":[]}"},
+		{"strver.json", "{\"checkpointId\":\"strver\",\"sessionId\":\"s1\",\"version\":\"1\","
+				"\"messageHistory\":[]}"},
+		{"nohist.json", "{\"checkpointId\":\"nohist\",\"sessionId\":\"s1\",\"version\":1,"
+				"\"messageHistory\":{}}"},
+		{"array.json", "[{\"checkpointId\":\"array\",\"sessionId\":\"s1\",\"version\":1,"
+			       "\"messageHistory\":[]}]"},
+		{"nulkey.json", "{\"checkpointId\":\"nulkey\",\"sessionId\":\"s1\",\"version\":1,"
+				"\"k\\u0000\":1,\"messageHistory\":[]}"},
+		{"utf8.json", "{\"checkpointId\":\"utf8\",\"sessionId\":\"s1\",\"version\":1,"
+			      "\"nodeId\":\"\xc3\x28\",\"messageHistory\":[]}"},
+		{"surrogate.json", "{\"checkpointId\":\"surrogate\",\"sessionId\":\"s1\",\"version\":1,"
+				   "\"nodeId\":\"\\ud800\",\"messageHistory\":[]}"},
+		{"two.json", "{\"checkpointId\":\"two\",\"sessionId\":\"s1\",\"version\":1,"
+			     "\"messageHistory\":[]} {}"},
+		{"empty.json", ""},
+		{"bad id.json", "{}"},
+	};
+
+	save(f, ckpt("s1", "good", 1, "n", "2025-01-01T00:00:00.000Z", 2));
+	folder = tu_path(f->ckpts, "s1");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		path = tu_path(folder, files[i][0]);
+		tu_write_file(path, files[i][1], strlen(files[i][1]));
+		free(path);
+	}
+	/* Nesting the scanner refuses (over 256) and jansson reads: taken. */
+	n += (size_t)snprintf(deep, sizeof(deep), "{\"checkpointId\":\"deep\",\"sessionId\":\"s1\","
+				"\"version\":11,\"messageHistory\":[");
+	for (size_t i = 0; i < 300; i++)
+		deep[n++] = '[';
+	for (size_t i = 0; i < 300; i++)
+		deep[n++] = ']';
+	deep[n++] = ']';
+	deep[n++] = '}';
+	path = tu_path(folder, "deep.json");
+	tu_write_file(path, deep, n);
+	free(path);
+	path = tu_path(folder, "link.json");
+	assert_int_equal(symlink("good.json", path), 0);
+	free(path);
+	path = tu_path(folder, "fifo.json");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	free(path);
+	path = tu_path(folder, "dir.json");
+	assert_int_equal(mkdir(path, 0755), 0);
+	free(path);
+	assert_headers_match_full_load(f->store, &all, 7);
+	free(folder);
+}
+
 #define CONTRACT(name)                                                            \
 	cmocka_unit_test_setup_teardown(name, setup_memory, teardown),            \
 		cmocka_unit_test_setup_teardown(name, setup_file, teardown)
@@ -800,6 +975,10 @@ int main(void)
 						teardown),
 		CONTRACT(test_create_from_session),
 		cmocka_unit_test(test_file_reads_the_fixture_checkpoints),
+		cmocka_unit_test(test_file_headers_match_the_fixture_checkpoints),
+		CONTRACT(test_contract_headers_match_full_load),
+		cmocka_unit_test_setup_teardown(test_file_headers_match_full_load_on_corrupt_files,
+						setup_file, teardown),
 		CONTRACT(test_create_with_options),
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_rollback_runs_compensations_newest_first),

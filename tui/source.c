@@ -300,8 +300,7 @@ static unsigned read_ops(ui_source *src)
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 {
 	ac_checkpoint_filter filter = {id, true};
-	json_t *list = NULL, *doc;
-	size_t i;
+	ac_checkpoint_header_list list = {0};
 	int rc = 0;
 	char *path = NULL;
 	struct stat st;
@@ -318,27 +317,29 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	free(path);
 	if (!m->ckpts_present)
 		return 0;
-	rc = ac_checkpoint_store_list(&list, src->store, &filter);
+	rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
 	if (rc != 0) {
 		note_problem(m, src->ws->checkpoints_dir, ac_error_last());
+		ac_checkpoint_header_list_free(&list);
 		return rc;
 	}
-	m->ckpts = calloc(json_array_size(list) + 1, sizeof(*m->ckpts));
+	m->ckpts = calloc(list.count + 1, sizeof(*m->ckpts));
 	if (!m->ckpts) {
-		json_decref(list);
+		ac_checkpoint_header_list_free(&list);
 		return AC_ENOMEM;
 	}
-	json_array_foreach(list, i, doc) {
+	for (size_t i = 0; i < list.count; i++) {
+		const ac_checkpoint_header *h = &list.items[i];
 		ui_checkpoint *c = &m->ckpts[m->n_ckpts++];
 
-		c->id = ui_safe_str(ac_checkpoint_id(doc));
-		c->node = ui_safe_str(ac_checkpoint_node(doc));
-		c->created = ui_safe_str(json_string_value(json_object_get(doc, "createdAt")));
-		c->version = ac_checkpoint_version(doc);
-		c->messages = json_array_size(ac_checkpoint_history(doc));
-		c->tombstone = ac_checkpoint_is_tombstone(doc);
+		c->id = ui_safe_str(h->checkpoint_id);
+		c->node = ui_safe_str(h->node_id);
+		c->created = ui_safe_str(h->created_at);
+		c->version = h->version;
+		c->messages = h->messages;
+		c->tombstone = h->tombstone;
 	}
-	json_decref(list);
+	ac_checkpoint_header_list_free(&list);
 	return 0;
 }
 

@@ -56,6 +56,40 @@ bool ac_checkpoint_is_tombstone(const json_t *doc);
  * (never by clock). 0 or AC_ENOMEM. */
 int ac_checkpoint_sort(json_t *array);
 
+/* The fields a listing shows, taken from a checkpoint without keeping it:
+ * listing a session's checkpoints this way holds one document at a time. */
+typedef struct {
+	char *checkpoint_id; /* owned */
+	char *node_id;       /* owned; "" when absent or not a string */
+	char *created_at;    /* owned; NULL when absent or not a string */
+	char *parent_id;     /* owned; NULL when absent or not a string */
+	size_t parent_id_len; /* parent_id's length (it may hold \u0000) */
+	int64_t version;
+	size_t messages;     /* messageHistory's length */
+	bool tombstone;      /* nodeId is "tombstone" */
+} ac_checkpoint_header;
+
+/* Headers, ordered as ac_checkpoint_sort() orders checkpoints. */
+typedef struct {
+	ac_checkpoint_header *items; /* owned */
+	size_t count;
+	size_t capacity;
+} ac_checkpoint_header_list;
+
+/* Fills *out with doc's header fields (doc is borrowed; validate it first).
+ * 0 or AC_ENOMEM; on failure *out holds nothing to free. */
+int ac_checkpoint_header_get(ac_checkpoint_header *out, const json_t *doc);
+
+/* Frees h's strings and zeroes it. */
+void ac_checkpoint_header_clear(ac_checkpoint_header *h);
+
+/* Appends *h to list, taking its strings (on failure too, when they are
+ * freed). 0 or AC_ENOMEM. */
+int ac_checkpoint_header_list_take(ac_checkpoint_header_list *list, ac_checkpoint_header *h);
+
+/* Frees the headers' strings and the array; list is left empty. */
+void ac_checkpoint_header_list_free(ac_checkpoint_header_list *list);
+
 /* ---- storage providers ------------------------------------------------ */
 
 typedef struct {
@@ -89,6 +123,11 @@ typedef struct {
 	int (*remove)(ac_checkpoint_store *store, const char *session_id, const char *checkpoint_id);
 	/* Frees the provider and everything it holds. */
 	void (*free)(ac_checkpoint_store *store);
+	/* Optional (NULL: derived from list): appends to *out (empty on entry)
+	 * the headers of the session's checkpoints, in any order, reporting and
+	 * skipping what list would report and skip. */
+	int (*list_headers)(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+			    const ac_checkpoint_filter *filter);
 } ac_checkpoint_store_ops;
 
 /* The part every provider starts with. */
@@ -129,6 +168,12 @@ int ac_checkpoint_store_save(ac_checkpoint_store *store, const json_t *doc);
 /* *out: a new array of the session's checkpoints ordered by version. */
 int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 			     const ac_checkpoint_filter *filter);
+
+/* The headers of what ac_checkpoint_store_list() gives, in its order,
+ * without keeping the documents. *out is the caller's (zero it first) to
+ * free with ac_checkpoint_header_list_free(), also after a failure. */
+int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+				     const ac_checkpoint_filter *filter);
 
 /* *out: the highest-version checkpoint that is not a tombstone (a new
  * reference); AC_ENOTFOUND when the session has none. */
