@@ -5,7 +5,9 @@
  * Listing reads each "*.json" of the session's folder; anything that is not
  * a regular file holding a checkpoint of that session under its own name is
  * reported (file, reason) and skipped, so one bad file never hides the
- * others. */
+ * others. Listing headers scans each file without building it and keeps
+ * no document; a file the scan cannot vouch for is loaded whole, so it is
+ * judged and reported exactly as a full listing would. */
 #include "ac_checkpoint.h"
 
 #include "ac_atomic.h"
