@@ -661,6 +661,60 @@ static void test_query_with_common_rare_bytes(void **state)
 	ac_buf_free(&all);
 }
 
+static const ev_spec time_events[] = {
+	{.ts = "2025-09-03T23:59:58.000Z"},
+	{.ts = "2025-09-03T23:59:59.999Z"},
+	{.ts = "2025-09-04T00:00:00.000Z"},
+	{.ts = "2025-09-04T00:00:01.000Z", .message = "\\\"2025-09-04T00:00:00.5"},
+	{.ts = "2025-09-04T00:00:00.500Z", .agent = "Codex"},
+	{.ts = "2025-10-01T00:00:00.000Z"},
+};
+
+static void expect_needle(const char *const *terms, const char *want)
+{
+	ac_query *q = parse_ok(terms, count_terms(terms));
+	size_t len = 0;
+	const char *needle = ac_query_needle(q, &len);
+
+	if (!want) {
+		assert_null(needle);
+	} else {
+		assert_non_null(needle);
+		assert_int_equal(len, strlen(want));
+		assert_memory_equal(needle, want, len);
+	}
+	ac_query_free(q);
+}
+
+/* since= with until= prefilter on the start their timestamps share; the
+ * result is what parsing every line gives. */
+static void test_time_range_prefilter(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+
+	write_events(j, time_events, sizeof(time_events) / sizeof(time_events[0]));
+	expect_needle(TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"),
+		      "\"2025-09-0");
+	expect_indices(j, TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"), 0,
+		       "1 2 4");
+	expect_indices(j, TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"), 1,
+		       "4");
+	expect_needle(TERMS("since=2025-09-04T00:00:00Z", "until=2025-09-04T00:00:01Z"),
+		      "\"2025-09-04T00:00:0");
+	expect_indices(j, TERMS("since=2025-09-04T00:00:00Z", "until=2025-09-04T00:00:01Z"), 0,
+		       "2 4");
+	/* The narrowest of several: [00:00:00.5, 00:00:01) */
+	expect_indices(j, TERMS("since=2025-09-03", "until=2025-09-04T00:00:01Z",
+				"since=2025-09-04T00:00:00.5Z", "until=2025-09-05"), 0, "4");
+	expect_indices(j, TERMS("agent=Codex", "since=2025-09-04T00:00:00Z",
+				"until=2025-09-04T00:00:01Z"), 0, "4");
+	expect_needle(TERMS("agent=Claude", "since=2025-09-30", "until=2025-10-02"), "\"Claude\"");
+	expect_needle(TERMS("since=2025-09-30", "until=2025-10-02"), NULL);
+	expect_needle(TERMS("since=2025-09-03"), NULL);
+	expect_indices(j, TERMS("since=2025-09-30", "until=2025-10-02"), 0, "5");
+	expect_indices(j, TERMS("since=2025-09-04T00:00:01Z", "until=2025-09-04T00:00:00Z"), 0, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_finder_bytes_from_the_data),
 		cmocka_unit_test(test_finder_at_buffer_boundaries),
 		cmocka_unit_test_setup_teardown(test_query_with_common_rare_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_range_prefilter, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
