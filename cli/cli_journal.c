@@ -11,9 +11,12 @@
 #include "ac_text.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define OUTPUT_BUFFER (256u * 1024) /* stdout's buffer for read and query into a pipe */
 
 static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 {
@@ -190,6 +193,16 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 	}
 	if (last_given && last_n == 0)
 		goto finish; /* --last 0: nothing asked for */
+	/* Into a pipe, stdio writes 4 KiB at a time; a query with many
+	 * matches then spends more time waking the reader than scanning.
+	 * Nothing has been written to stdout yet. A terminal keeps its lines.
+	 * (glibc ignores the size unless given the buffer; it must outlive
+	 * stdout, hence static.) */
+	if (!isatty(STDOUT_FILENO)) {
+		static char buffer[OUTPUT_BUFFER];
+
+		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
+	}
 	rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
 			     &ws->schema, print_event, &p);
 	if (rc < 0) {

@@ -36,6 +36,10 @@ struct ac_query {
 	ac_json_path paths[AC_JSON_MAX_PATHS];
 	size_t npaths;
 	const term *prefilter;
+	/* For since= with until=: '"' and the start every timestamp in the
+	 * range shares, or empty. */
+	char time_needle[AC_TIME_ISO_LEN + 2];
+	size_t time_needle_len;
 };
 
 static bool is_json_literal(const char *v)
@@ -147,6 +151,34 @@ static int parse_term(term *t, const char *text)
 	return make_needle(t);
 }
 
+/* A valid event's timestamp is written raw, AC_TIME_ISO_LEN bytes, and is
+ * compared as bytes; any timestamp t with since <= t < until therefore
+ * starts with the bytes since and until share. Worth a needle only when
+ * they share at least the month: "2025-09-". */
+static void make_time_needle(ac_query *q)
+{
+	const char *since = NULL, *until = NULL;
+	size_t shared = 0;
+
+	for (size_t i = 0; i < q->nterms; i++) {
+		const term *t = &q->terms[i];
+
+		if (t->kind == TERM_SINCE && (!since || strcmp(t->time_iso, since) > 0))
+			since = t->time_iso;
+		if (t->kind == TERM_UNTIL && (!until || strcmp(t->time_iso, until) < 0))
+			until = t->time_iso;
+	}
+	if (!since || !until)
+		return;
+	while (shared < AC_TIME_ISO_LEN && since[shared] == until[shared])
+		shared++;
+	if (shared < 8)
+		return;
+	q->time_needle[0] = '"';
+	memcpy(q->time_needle + 1, since, shared);
+	q->time_needle_len = shared + 1;
+}
+
 int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms)
 {
 	ac_query *q = calloc(1, sizeof(*q));
@@ -180,6 +212,7 @@ int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms)
 		if (t->needle && (!q->prefilter || t->needle_len > q->prefilter->needle_len))
 			q->prefilter = t;
 	}
+	make_time_needle(q);
 	*out = q;
 	return 0;
 fail:
@@ -208,6 +241,11 @@ const ac_json_path *ac_query_paths(const ac_query *q, size_t *out_n)
 
 const char *ac_query_needle(const ac_query *q, size_t *out_len)
 {
+	if (q->time_needle_len &&
+	    (!q->prefilter || q->time_needle_len > q->prefilter->needle_len)) {
+		*out_len = q->time_needle_len;
+		return q->time_needle;
+	}
 	if (!q->prefilter)
 		return NULL;
 	*out_len = q->prefilter->needle_len;

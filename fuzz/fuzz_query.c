@@ -3,12 +3,34 @@
 #include "ac_journal_scan.h"
 #include "ac_json_scan.h"
 #include "ac_query.h"
+#include "ac_search.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The prefilter's promise: a matching line holds the needle, or an escape
+ * that could spell it differently; and the finder agrees with memmem. */
+static void check_needle(const char *needle, size_t needle_len, const char *line, size_t len)
+{
+	ac_finder f;
+	const char *found;
+
+	if (!needle)
+		return;
+	ac_finder_init(&f, needle, needle_len, NULL);
+	found = ac_finder_find(&f, line, len);
+	if (found != memmem(line, len, needle, needle_len))
+		abort();
+	if (!found && !strstr(line, "\\u") && !strstr(line, "\\/")) {
+		fprintf(stderr, "a matching line lacks the needle '%.*s'\n", (int)needle_len,
+			needle);
+		abort();
+	}
+}
 
 static const char *const lines[] = {
 	"{\"id\":\"evt_20250903142510_f4a9b1c8\",\"timestamp\":\"2025-09-03T14:25:10.591Z\","
@@ -42,12 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ac_query_parse(&q, (const char *const *)terms, nterms) == 0) {
 		const ac_json_path *paths = ac_query_paths(q, &npaths);
-		size_t needle_len;
+		size_t needle_len = 0;
+		const char *needle = ac_query_needle(q, &needle_len);
 
-		ac_query_needle(q, &needle_len);
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-			if (ac_json_scan(spans, lines[i], strlen(lines[i]), paths, npaths, NULL) == 0)
-				ac_query_matches(q, lines[i], strlen(lines[i]), spans);
+			if (ac_json_scan(spans, lines[i], strlen(lines[i]), paths, npaths, NULL) == 0 &&
+			    ac_query_matches(q, lines[i], strlen(lines[i]), spans))
+				check_needle(needle, needle_len, lines[i], strlen(lines[i]));
 		ac_query_free(q);
 	}
 	free(text);

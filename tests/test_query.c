@@ -19,6 +19,7 @@
 #include "ac_journal_scan.h"
 #include "ac_json_scan.h"
 #include "ac_query.h"
+#include "ac_search.h"
 #include "test_util.h"
 
 typedef struct {
@@ -544,6 +545,176 @@ static void test_scan_from_resumes(void **state)
 	ac_buf_free(&last);
 }
 
+/* Every start the finder reports in hay[0..n) against a plain search, from
+ * every offset, the hay copied to a block of exactly n bytes so that
+ * AddressSanitizer sees any read past its end. */
+static void expect_finder_agrees(const char *hay, size_t n, const char *needle, size_t len,
+				 const ac_byte_counts *counts)
+{
+	char *copy = malloc(n ? n : 1);
+	ac_finder f;
+
+	assert_non_null(copy);
+	memcpy(copy, hay, n);
+	ac_finder_init(&f, needle, len, counts);
+	assert_true(f.rare_index < len && f.rare2_index < len);
+	if (len > 1)
+		assert_true(f.rare_index != f.rare2_index);
+	for (size_t off = 0; off <= n; off++) {
+		const char *want = memmem(copy + off, n - off, needle, len);
+		const char *got = ac_finder_find(&f, copy + off, n - off);
+
+		if (got != want)
+			fail_msg("needle \"%.*s\" in %zu bytes from %zu: found at %td, want %td",
+				 (int)len, needle, n, off, got ? got - copy : -1,
+				 want ? want - copy : -1);
+	}
+	free(copy);
+}
+
+/* The fixed table calls x and C rare; in this data they are the commonest
+ * bytes, so a sample picks other ones, and every occurrence is still found. */
+static void test_finder_bytes_from_the_data(void **state)
+{
+	static const char needle[] = "\"Codex\"";
+	ac_buf hay = AC_BUF_INIT;
+	ac_byte_counts counts;
+	ac_finder f;
+
+	(void)state;
+	for (unsigned i = 0; i < 300; i++)
+		ac_buf_printf(&hay, i % 7 == 3 ? "{\"agent\":\"Codex\"}xxCx" : "xxCCxx\"Codx\"Cx%u",
+			      i);
+	ac_byte_counts_sample(&counts, hay.data, hay.len);
+	assert_true(counts.count['x'] > counts.count['d']);
+	ac_finder_init(&f, needle, sizeof(needle) - 1, &counts);
+	assert_true(needle[f.rare_index] != 'x' && needle[f.rare_index] != 'C');
+	assert_true(needle[f.rare2_index] != 'x' && needle[f.rare2_index] != 'C');
+	expect_finder_agrees(hay.data, hay.len, needle, sizeof(needle) - 1, &counts);
+	expect_finder_agrees(hay.data, hay.len, needle, sizeof(needle) - 1, NULL);
+	/* Counting the data picks the rarest byte, as the table would not. */
+	memset(&counts, 0, sizeof(counts));
+	counts.count['a'] = 10;
+	counts.count['Z'] = 20;
+	counts.count['x'] = 43;
+	ac_finder_init(&f, "xZa", 3, &counts);
+	assert_int_equal(f.rare_index, 2);
+	assert_int_equal(f.rare2_index, 1);
+	ac_buf_free(&hay);
+}
+
+/* Needles at the start, at the end and across every 16-byte step of hays
+ * of every length up to 70; one-byte needles; needles of one repeated byte. */
+static void test_finder_at_buffer_boundaries(void **state)
+{
+	static const char *const needles[] = {"x", "\"", "ab", "xx", "\"agent\":\"Codex\"",
+					      "aaaaaaaaaaaaaaaaab", "zzzz"};
+	char hay[80];
+	ac_byte_counts counts;
+
+	(void)state;
+	ac_byte_counts_sample(&counts, "", 0);
+	for (size_t k = 0; k < sizeof(needles) / sizeof(needles[0]); k++) {
+		const char *needle = needles[k];
+		size_t len = strlen(needle);
+
+		for (size_t n = 0; n <= 70; n++) {
+			/* Filler that shares the needle's bytes, so partial
+			 * matches are everywhere. */
+			for (size_t i = 0; i < n; i++)
+				hay[i] = needle[(i * 7 + 3) % len] == needle[0] && i % 3 ? 'a' :
+					 needle[i % len];
+			expect_finder_agrees(hay, n, needle, len, &counts);
+			expect_finder_agrees(hay, n, needle, len, NULL);
+			for (size_t at = 0; at + len <= n; at++) {
+				char placed[80];
+
+				memset(placed, '.', n);
+				memcpy(placed + at, needle, len);
+				expect_finder_agrees(placed, n, needle, len, &counts);
+			}
+		}
+	}
+}
+
+/* Through the scan: the needle's table-rare bytes fill the journal, and the
+ * query still returns exactly its events. */
+static void test_query_with_common_rare_bytes(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+	ac_buf want = AC_BUF_INIT, all = AC_BUF_INIT;
+	ev_spec specs[200];
+
+	for (unsigned i = 0; i < 200; i++) {
+		specs[i] = (ev_spec){.agent = i % 5 == 1 ? "Codex" : "Claude",
+				     .message = i % 3 ? "xx Cx xCx codex \\\"Codx\\\" Codex\\\" xxx" : "x"};
+		if (i % 5 == 1)
+			ac_buf_printf(&want, "%s%u", want.len ? " " : "", i);
+	}
+	write_events(j, specs, 200);
+	expect_indices(j, TERMS("agent=Codex"), 0, want.data);
+	expect_indices(j, TERMS("agent=Codex"), 3, tail_words(want.data, 3));
+	for (unsigned i = 0; i < 200; i++)
+		ac_buf_printf(&all, "%s%u", i ? " " : "", i);
+	expect_indices(j, TERMS("text~x"), 0, all.data);
+	ac_buf_free(&want);
+	ac_buf_free(&all);
+}
+
+static const ev_spec time_events[] = {
+	{.ts = "2025-09-03T23:59:58.000Z"},
+	{.ts = "2025-09-03T23:59:59.999Z"},
+	{.ts = "2025-09-04T00:00:00.000Z"},
+	{.ts = "2025-09-04T00:00:01.000Z", .message = "\\\"2025-09-04T00:00:00.5"},
+	{.ts = "2025-09-04T00:00:00.500Z", .agent = "Codex"},
+	{.ts = "2025-10-01T00:00:00.000Z"},
+};
+
+static void expect_needle(const char *const *terms, const char *want)
+{
+	ac_query *q = parse_ok(terms, count_terms(terms));
+	size_t len = 0;
+	const char *needle = ac_query_needle(q, &len);
+
+	if (!want) {
+		assert_null(needle);
+	} else {
+		assert_non_null(needle);
+		assert_int_equal(len, strlen(want));
+		assert_memory_equal(needle, want, len);
+	}
+	ac_query_free(q);
+}
+
+/* since= with until= prefilter on the start their timestamps share; the
+ * result is what parsing every line gives. */
+static void test_time_range_prefilter(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+
+	write_events(j, time_events, sizeof(time_events) / sizeof(time_events[0]));
+	expect_needle(TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"),
+		      "\"2025-09-0");
+	expect_indices(j, TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"), 0,
+		       "1 2 4");
+	expect_indices(j, TERMS("since=2025-09-03T23:59:59Z", "until=2025-09-04T00:00:01Z"), 1,
+		       "4");
+	expect_needle(TERMS("since=2025-09-04T00:00:00Z", "until=2025-09-04T00:00:01Z"),
+		      "\"2025-09-04T00:00:0");
+	expect_indices(j, TERMS("since=2025-09-04T00:00:00Z", "until=2025-09-04T00:00:01Z"), 0,
+		       "2 4");
+	/* The narrowest of several: [00:00:00.5, 00:00:01) */
+	expect_indices(j, TERMS("since=2025-09-03", "until=2025-09-04T00:00:01Z",
+				"since=2025-09-04T00:00:00.5Z", "until=2025-09-05"), 0, "4");
+	expect_indices(j, TERMS("agent=Codex", "since=2025-09-04T00:00:00Z",
+				"until=2025-09-04T00:00:01Z"), 0, "4");
+	expect_needle(TERMS("agent=Claude", "since=2025-09-30", "until=2025-10-02"), "\"Claude\"");
+	expect_needle(TERMS("since=2025-09-30", "until=2025-10-02"), NULL);
+	expect_needle(TERMS("since=2025-09-03"), NULL);
+	expect_indices(j, TERMS("since=2025-09-30", "until=2025-10-02"), 0, "5");
+	expect_indices(j, TERMS("since=2025-09-04T00:00:01Z", "until=2025-09-04T00:00:00Z"), 0, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +728,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotated_files_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_from_resumes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_range, setup, teardown),
+		cmocka_unit_test(test_finder_bytes_from_the_data),
+		cmocka_unit_test(test_finder_at_buffer_boundaries),
+		cmocka_unit_test_setup_teardown(test_query_with_common_rare_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_range_prefilter, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

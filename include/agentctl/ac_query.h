@@ -35,7 +35,9 @@ const ac_json_path *ac_query_paths(const ac_query *q, size_t *out_n);
 bool ac_query_matches(const ac_query *q, const char *line, size_t len,
 		      const ac_json_span *spans);
 
-/* The prefilter needle, or NULL when every line must be parsed. Borrowed. */
+/* The prefilter needle, or NULL when every line must be parsed: the longest
+ * needle of a term's value, or for since= with until= the '"' and the start
+ * every timestamp in that range shares, whichever is longer. Borrowed. */
 const char *ac_query_needle(const ac_query *q, size_t *out_len);
 
 #endif
