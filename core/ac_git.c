@@ -491,11 +491,30 @@ void ac_git_changes_free(ac_git_change *changes, size_t n)
 	free(changes);
 }
 
-int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const char *hash)
+int ac_git_commit_diff(git_diff **out, ac_git *g, const char *hash)
 {
 	git_diff_options opts;
 	git_commit *commit = NULL;
 	git_tree *tree = NULL, *before = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_git_lookup_commit(&commit, g, hash)) || (rc = ac_git_parent_tree(&before, NULL, commit)))
+		goto done;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_commit_tree(&tree, commit) != 0 ||
+	    git_diff_tree_to_tree(out, g->repo, before, tree, &opts) != 0)
+		rc = ac_git_fail(hash);
+done:
+	git_tree_free(tree);
+	git_tree_free(before);
+	git_commit_free(commit);
+	return rc;
+}
+
+int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const char *hash)
+{
 	git_diff *diff = NULL;
 	ac_git_change *changes = NULL;
 	size_t n = 0, count;
@@ -503,15 +522,8 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 
 	*out = NULL;
 	*out_n = 0;
-	if ((rc = ac_git_lookup_commit(&commit, g, hash)) || (rc = ac_git_parent_tree(&before, NULL, commit)))
+	if ((rc = ac_git_commit_diff(&diff, g, hash)))
 		goto done;
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_commit_tree(&tree, commit) != 0 ||
-	    git_diff_tree_to_tree(&diff, g->repo, before, tree, &opts) != 0) {
-		rc = ac_git_fail(hash);
-		goto done;
-	}
 	count = git_diff_num_deltas(diff);
 	if (!(changes = calloc(count + 1, sizeof(*changes)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -544,8 +556,5 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 done:
 	ac_git_changes_free(changes, n + 1);
 	git_diff_free(diff);
-	git_tree_free(tree);
-	git_tree_free(before);
-	git_commit_free(commit);
 	return rc;
 }

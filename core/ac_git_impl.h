@@ -49,6 +49,11 @@ int ac_git_lookup_commit(git_commit **out, ac_git *g, const char *hash);
  * both. */
 int ac_git_parent_tree(git_tree **out, git_commit **out_parent, git_commit *c);
 
+/* What commit hash changed: the diff of its parent's tree (empty for a
+ * root commit) to its own, type changes included. *out is the caller's to
+ * free (git_diff_free()); NULL on an error. */
+int ac_git_commit_diff(git_diff **out, ac_git *g, const char *hash);
+
 /* Brings index to what `git add -A` would make of the workspace, agent
  * state left out; retried while files change under it. */
 int ac_git_stage(ac_git *g, git_index *index);

@@ -31,22 +31,11 @@ static bool is_shown(const ac_git *g, const char *a, const char *b)
 
 int ac_git_commit_patch(ac_buf *out, ac_git *g, const char *hash)
 {
-	git_diff_options opts;
-	git_commit *commit = NULL;
-	git_tree *tree = NULL, *before = NULL;
 	git_diff *diff = NULL;
 	int rc;
 
-	if ((rc = ac_git_lookup_commit(&commit, g, hash)) ||
-	    (rc = ac_git_parent_tree(&before, NULL, commit)))
+	if ((rc = ac_git_commit_diff(&diff, g, hash)))
 		goto done;
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_commit_tree(&tree, commit) != 0 ||
-	    git_diff_tree_to_tree(&diff, g->repo, before, tree, &opts) != 0) {
-		rc = ac_git_fail(hash);
-		goto done;
-	}
 	for (size_t i = 0, count = git_diff_num_deltas(diff); i < count && rc == 0; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		git_patch *patch = NULL;
@@ -64,9 +53,6 @@ int ac_git_commit_patch(ac_buf *out, ac_git *g, const char *hash)
 	}
 done:
 	git_diff_free(diff);
-	git_tree_free(tree);
-	git_tree_free(before);
-	git_commit_free(commit);
 	return rc;
 }
 

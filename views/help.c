@@ -119,26 +119,8 @@ static void help_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	ac_buf_free(&line);
 }
 
-static bool help_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
-{
-	size_t before = p->top;
-
-	(void)v;
-	(void)m;
-	switch (a) {
-	case UI_ACT_UP: if (p->top) p->top--; break;
-	case UI_ACT_DOWN: p->top++; break; /* clamped when drawn */
-	case UI_ACT_TOP: p->top = 0; break;
-	case UI_ACT_BOTTOM: p->top = SIZE_MAX / 2; break;
-	case UI_ACT_PGUP: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-	case UI_ACT_PGDN: p->top += (size_t)page; break;
-	default: break;
-	}
-	return p->top != before;
-}
-
 const ui_view ui_view_help = {
 	.name = "Help",
 	.draw = help_draw,
-	.key = help_key,
+	.key = ui_scroll_key_clamped,
 };

@@ -84,26 +84,8 @@ static void log_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 	walk(m, r.w - 2, &c);
 }
 
-static bool log_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page)
-{
-	size_t before = p->top;
-
-	(void)v;
-	(void)m;
-	switch (a) {
-	case UI_ACT_UP: if (p->top) p->top--; break;
-	case UI_ACT_DOWN: p->top++; break; /* clamped when drawn */
-	case UI_ACT_TOP: p->top = 0; break;
-	case UI_ACT_BOTTOM: p->top = SIZE_MAX / 2; break;
-	case UI_ACT_PGUP: p->top = p->top > (size_t)page ? p->top - (size_t)page : 0; break;
-	case UI_ACT_PGDN: p->top += (size_t)page; break;
-	default: break;
-	}
-	return p->top != before;
-}
-
 const ui_view ui_view_log = {
 	.name = "Messages log",
 	.draw = log_draw,
-	.key = log_key,
+	.key = ui_scroll_key_clamped,
 };

@@ -197,6 +197,10 @@ bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, i
  * the end. True when the pane changed. */
 bool ui_scroll_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
 
+/* The same for a pane that does not follow its end (help, the message
+ * log): G scrolls to the end, which the draw clamps. */
+bool ui_scroll_key_clamped(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, int page);
+
 /* Selects the row drawn at screen row y; false when y holds none. */
 bool ui_list_click(const ui_view *v, const ui_model *m, ui_pane *p, int y);
 
