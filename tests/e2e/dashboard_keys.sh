@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every printable key, typed in every pane and every conversation tab (and
-# in the help screen), without confirming anything, changes no file: a key
+# in the help screen, the message log, an operation's patch, a checkpoint's
+# preview, an event in full and the journal search line), without
+# confirming anything, changes no file: a key
 # means what the pane's hints say or nothing, and while a filter line is
 # open no key is a command. The hint lines of two panes, and keys pressed
 # where they do not apply changing nothing on screen. Also the reported case: "/policy" typed in the
@@ -65,6 +67,23 @@ check "Sessions hints s status and p pause" eval 'hint_has "s status" && hint_ha
 check "Sessions does not hint R rollback" eval '! hint_has "R rollback"'
 check "R and ] in Sessions change nothing" unchanged_by R "]"
 
+# The panes the contexts below reach beside the lists: each shows itself.
+reaches() { # keys... then the text that shows the pane
+  local text=${*: -1}
+  # shellcheck disable=SC2068
+  send ${@:1:$#-1}
+  wait_for "$text" >/dev/null
+  local ok=$?
+  send Escape Escape Escape
+  sleep 0.2
+  return $ok
+}
+check "L opens the message log" reaches L "Messages log"
+check "Enter on an operation opens its patch" reaches 2 g Enter "Patch"
+check "Enter on a checkpoint opens its preview" reaches 1 g 3 g Enter "R (roll back to it) would keep"
+check "Enter on an event opens it in full" reaches 4 g Enter "\"agent\": \"Claude\""
+check "S opens the journal search line" reaches 4 S "search"
+
 # Every printable key but q, then Escape three times (closes a dialog, a
 # filter line, help, a document, the conversation).
 printable=()
@@ -72,7 +91,8 @@ for code in $(seq 33 126); do
   c=$(printf "\\$(printf '%03o' "$code")")
   [ "$c" = q ] || printable+=("$c")
 done
-contexts=("1" "2" "3" "4" "1 g Enter" "1 g Enter ]" "1 g Enter ] ]" "1 g Enter ] ] ]" "?")
+contexts=("1" "2" "3" "4" "1 g Enter" "1 g Enter ]" "1 g Enter ] ]" "1 g Enter ] ] ]" "?" "L"
+  "2 g Enter" "1 g 3 g Enter" "4 g Enter" "4 S")
 for context in "${contexts[@]}"; do
   for c in "${printable[@]}" Space; do
     # shellcheck disable=SC2086
