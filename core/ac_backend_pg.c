@@ -30,8 +30,6 @@
 	"pg_notify('agentctl', json_build_object('kind', '" kind "', 'tenant', " tenant  \
 	", 'session', " session ")::text)"
 
-/* updated_at as the file store writes it: UTC, milliseconds. */
-#define ISO_UPDATED "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
 static int check_session(const char *tenant, const char *session_id)
 {
@@ -132,10 +130,13 @@ static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const
 	rc = ac_pg_exec(b->pg, &res, "creating a session",
 			"WITH created AS ("
 			" INSERT INTO sessions (tenant, id, user_id, agent, status, created_at, updated_at,"
-			"  written_by_host, written_by_agent, document)"
+			"  written_by_host, written_by_agent)"
 			" VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), 'running', $5::timestamptz,"
-			"  $5::timestamptz, $6, $7, $8::json)"
-			" ON CONFLICT (id) DO NOTHING RETURNING id)"
+			"  $5::timestamptz, $6, $7)"
+			" ON CONFLICT (id) DO NOTHING RETURNING id),"
+			" document AS ("
+			" INSERT INTO session_documents (tenant, session_id, document)"
+			" SELECT $1, id, $8::json FROM created)"
 			" SELECT " NOTIFY("session", "$1::text", "$2::text") " FROM created",
 			8, values, NULL);
 	free(doc);
@@ -368,7 +369,8 @@ int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
 /* ---- listings: the columns only, never the documents ---- */
 
 #define LIST_COLUMNS                                                                        \
-	"SELECT tenant, id, user_id, agent, status, " ISO_UPDATED ", message_count, tokens,"  \
+	"SELECT tenant, id, user_id, agent, status,"                                          \
+	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
 	" input_tokens, output_tokens, turns FROM sessions "
 
 static char *copy(const char *s)
@@ -407,6 +409,7 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 	}
 	for (size_t i = 0; i < n; i++) {
 		ac_backend_session_info *info = &list[i];
+		char updated[AC_TIME_ISO_LEN + 1];
 		int row = (int)i;
 
 		info->tenant = copy(ac_pg_text(res, row, 0));
@@ -414,7 +417,9 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		info->user = copy(ac_pg_text(res, row, 2));
 		info->agent = copy(ac_pg_text(res, row, 3));
 		info->status = copy(ac_pg_text(res, row, 4));
-		info->updated_at = copy(ac_pg_text(res, row, 5));
+		/* Formatted here, as the file store writes it: cheaper than to_char(). */
+		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
+		info->updated_at = copy(updated);
 		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
 		    !info->status || !info->updated_at) {
 			ac_backend_sessions_free(list, i + 1);

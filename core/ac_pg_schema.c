@@ -4,9 +4,11 @@
  * a crash leaves a migration either whole and recorded or absent.
  *
  * Layout (docs/POSTGRES.md explains each table):
- *   sessions        one row per session: the document (json, text-exact:
- *                   unknown keys and their order survive) minus its
- *                   history, plus the columns listings read
+ *   sessions        one row per session: the columns listings read
+ *                   (tenant, user, agent, status, updated_at, counts, the
+ *                   host and agent that last wrote, a version)
+ *   session_documents  the session document (json, text-exact: unknown
+ *                   keys and their order survive) minus its history
  *   messages        (session, seq) -> one message, json, text-exact
  *   turn_usage      one row per recorded turn; sessions' totals follow
  *   memos, artifacts  bytes by name
@@ -47,14 +49,25 @@ static const char *const initial[] = {
 	" input_tokens bigint NOT NULL DEFAULT 0,"  /* sums of turn_usage */
 	" output_tokens bigint NOT NULL DEFAULT 0,"
 	" turns bigint NOT NULL DEFAULT 0,"
-	" document json NOT NULL,"
 	" PRIMARY KEY (id))",
 	/* Session ids are one namespace, as session files are: another
 	 * tenant's id is "not found", never a second session. */
-	"CREATE INDEX sessions_tenant_updated ON sessions (tenant, updated_at DESC)",
-	"CREATE INDEX sessions_tenant_user_updated ON sessions (tenant, user_id, updated_at DESC)",
-	"CREATE INDEX sessions_updated ON sessions (updated_at DESC)",
+	/* The listings read these indexes alone (index-only scans, already in
+	 * order): newest first, ties by id, every listed column included. */
+	"CREATE INDEX sessions_listing ON sessions (updated_at DESC, id)"
+	" INCLUDE (tenant, user_id, agent, status, message_count, tokens, input_tokens,"
+	" output_tokens, turns)",
+	"CREATE INDEX sessions_tenant_listing ON sessions (tenant, updated_at DESC, id)"
+	" INCLUDE (user_id, agent, status, message_count, tokens, input_tokens, output_tokens,"
+	" turns)",
+	"CREATE INDEX sessions_user_listing ON sessions (tenant, user_id, updated_at DESC, id)"
+	" INCLUDE (agent, status, message_count, tokens, input_tokens, output_tokens, turns)",
 	"CREATE INDEX sessions_host ON sessions (written_by_host)",
+	/* Apart, so the rows listings read stay narrow. */
+	"CREATE TABLE session_documents ("
+	" tenant text NOT NULL,"
+	" session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,"
+	" document json NOT NULL)",
 	"CREATE TABLE messages ("
 	" tenant text NOT NULL,"
 	" session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,"

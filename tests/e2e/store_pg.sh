@@ -89,8 +89,8 @@ check "40 appends from 8 processes: 40 lines" [ "$(wc -l <"$TMP/out")" -eq 40 ]
 check "each line once" [ "$(sort -u "$TMP/out" | wc -l)" -eq 40 ]
 
 # ---- artifacts and traces of a session kept in the database ----
-sql "insert into agentctl.sessions (tenant, id, user_id, status, created_at, updated_at, document)
-     values ('acme', 's1', 'u1', 'running', now(), now(), '{\"id\":\"s1\"}')"
+sql "insert into agentctl.sessions (tenant, id, user_id, status, created_at, updated_at)
+     values ('acme', 's1', 'u1', 'running', now(), now())"
 sql "insert into agentctl.artifacts (tenant, session_id, tool_call_id, data)
      values ('acme', 's1', 'toolu_1', convert_to(E'full output\n\x1b[2J', 'UTF8')),
             ('acme', 's1', 'call_0', 'x'::bytea)"
