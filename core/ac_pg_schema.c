@@ -173,8 +173,12 @@ int ac_pg_schema_migrate(ac_pg *pg)
 	const char *values[1] = {pg->schema};
 	ac_buf create = AC_BUF_INIT;
 	PGresult *done = NULL;
-	int rc;
+	int rc, version = 0, missing = 0;
 
+	/* Up to date (the usual case): one read, no lock, no DDL, so a role
+	 * without CREATE rights opens a schema its owner migrated. */
+	if ((rc = ac_pg_schema_check(pg, &version, &missing)) || missing == 0)
+		return rc;
 	if (ac_buf_printf(&create, "CREATE SCHEMA IF NOT EXISTS %s", pg->schema_sql))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	/* One transaction: the lock, the schema, every missing migration. A

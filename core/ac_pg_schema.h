@@ -17,7 +17,8 @@ const char *ac_pg_schema_name(int version);
  * transaction that records it in agentctl_migrations, all under one
  * transaction-level advisory lock on the schema's name: two processes
  * migrating at once take turns, and the second finds nothing to do.
- * Creates the schema when it does not exist. */
+ * Creates the schema when it does not exist. A schema already up to date
+ * costs one read: no lock is taken, nothing is created. */
 int ac_pg_schema_migrate(ac_pg *pg);
 
 /* *out_version: the highest migration recorded (0: none, or no schema);
