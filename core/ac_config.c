@@ -61,6 +61,7 @@ static const known_key known_keys[] = {
 	{"journal.fsync", T_ENUM, NULL, fsync_choices, 0},
 	{"journal.rotateBytes", T_INT, NULL, NULL, 0},
 	{"lock.foreignStaleMs", T_INT, NULL, NULL, 0},
+	{"gitEnabled", T_BOOL, NULL, NULL, 0},
 	{"watch", T_ENUM, NULL, watch_choices, 0},
 	{"pauseSignal", T_STRING, NULL, NULL, 0},
 	{"session.quietMs", T_INT, NULL, NULL, 0},
@@ -710,6 +711,13 @@ int64_t ac_config_int(const ac_config *c, const char *key, int64_t fallback)
 	json_t *v = json_object_get(c->values, key);
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : fallback;
+}
+
+bool ac_config_bool(const ac_config *c, const char *key, bool fallback)
+{
+	json_t *v = json_object_get(c->values, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : fallback;
 }
 
 char *ac_config_path(const ac_config *c, const char *key, const char *fallback)
