@@ -10,6 +10,7 @@
 #include "ac_error.h"
 #include "ac_event.h"
 #include "ac_journal.h"
+#include "ac_time.h"
 #include "ac_journal_reader.h"
 #include "ac_json_scan.h"
 #include "ac_lock.h"
@@ -281,6 +282,56 @@ static void test_two_rotations_in_one_millisecond_keep_both(void **state)
 	assert_int_equal(tu_count_lines(b), 1);
 	free(a);
 	free(b);
+}
+
+/* journal.rotate "monthly": the first append of a month rotates a journal
+ * started in an earlier month, judged by its first event's timestamp. */
+static void test_monthly_rotation_by_first_event(void **state)
+{
+	fixture *f = *state;
+	const char *old = "{\"id\":\"evt_20250115000000_00000000\",\"timestamp\":"
+			  "\"2025-01-15T00:00:00.000Z\",\"agent\":\"Claude\"}\n";
+	char now[AC_TIME_ISO_LEN + 1], line[128];
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_time_format_iso(now, ac_time_now_ms());
+	snprintf(line, sizeof(line), "{\"timestamp\":\"%s\",\"agent\":\"Gemini\"}", now);
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, old, strlen(old));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_string_equal(info.rotated_by, "journal.rotate monthly");
+	assert_int_equal(tu_count_lines(info.rotated_to), 1);
+	assert_int_equal(tu_count_lines(f->journal), 1);
+	free(info.rotated_to);
+	/* Started this month now: the next append stays. */
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(f->journal), 2);
+}
+
+/* Without a readable first timestamp, the last write's month decides. */
+static void test_monthly_rotation_by_last_write(void **state)
+{
+	fixture *f = *state;
+	const char *garbage = "not json at all\n";
+	const char *line = tu_event_line("Gemini", "x");
+	struct timespec times[2] = {{.tv_sec = 1577836800}, {.tv_sec = 1577836800}}; /* 2020-01-01 */
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, garbage, strlen(garbage));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to); /* written just now: this month */
+	utimensat(AT_FDCWD, f->journal, times, 0);
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(info.rotated_to), 2);
+	free(info.rotated_to);
 }
 
 static void test_automatic_rotation_past_size(void **state)
@@ -779,6 +830,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_first_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_last_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsync_always_appends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_symlink_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_write_leaves_journal_intact, setup, teardown),
