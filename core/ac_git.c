@@ -392,6 +392,9 @@ static int stage_filter(const char *path, const char *matched, void *payload)
 #define STAGE_ATTEMPTS 5
 
 /* Brings the index to what `git add -A` would make of the workspace.
+ * git_index_add_all() alone does: its one walk of the workspace also drops
+ * the entries whose file is gone (git_index_update_all() first would walk
+ * every tracked file a second time: a tenth of a rollback).
  * Other agents keep writing files while we stage: a file that shrinks or
  * vanishes between libgit2's stat and its read fails the pass, so a few
  * more passes are tried, each reading the files as they are by then. */
@@ -400,8 +403,7 @@ int ac_git_stage(ac_git *g, git_index *index)
 	for (int attempt = 1;; attempt++) {
 		struct timespec pause = {0, 2000000L * attempt};
 
-		if (sym_git_index_update_all(index, NULL, stage_filter, g) == 0 &&
-		    sym_git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
+		if (sym_git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
 			return 0;
 		if (attempt == STAGE_ATTEMPTS)
 			return ac_git_fail("staging the workspace");

@@ -49,7 +49,6 @@
 	X(git_index_read) \
 	X(git_index_read_tree) \
 	X(git_index_remove_bypath) \
-	X(git_index_update_all) \
 	X(git_index_write) \
 	X(git_index_write_tree) \
 	X(git_index_write_tree_to) \
