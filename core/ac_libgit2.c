@@ -1,9 +1,9 @@
 /* Loading libgit2 at first use (see ac_libgit2.h). */
 #include "ac_libgit2.h"
 
+#include "ac_dl.h"
 #include "ac_error.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -20,31 +20,17 @@ static char load_failure[512]; /* empty when loaded */
 
 static void load(void)
 {
-	void *lib = dlopen(AC_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+#define AC_LIBGIT2_SYMBOL(name) {#name, (void **)&sym_##name},
+	static const ac_dl_symbol symbols[] = {AC_LIBGIT2_FUNCTIONS(AC_LIBGIT2_SYMBOL)};
+#undef AC_LIBGIT2_SYMBOL
 
-	if (!lib) {
-		snprintf(load_failure, sizeof(load_failure), "%s", dlerror());
-		return;
-	}
-	/* All or none: a library missing one function is refused whole. */
-#define AC_LIBGIT2_RESOLVE(name)                                                         \
-	if (!load_failure[0] && !(sym_##name = (__typeof__(name) *)dlsym(lib, #name))) \
-		snprintf(load_failure, sizeof(load_failure), "%s lacks %s", AC_LIBGIT2_SONAME, #name);
-	AC_LIBGIT2_FUNCTIONS(AC_LIBGIT2_RESOLVE)
-#undef AC_LIBGIT2_RESOLVE
-	if (load_failure[0]) {
-#define AC_LIBGIT2_FORGET(name) sym_##name = NULL;
-		AC_LIBGIT2_FUNCTIONS(AC_LIBGIT2_FORGET)
-#undef AC_LIBGIT2_FORGET
-		dlclose(lib);
-	}
+	if (ac_dl_load(AC_LIBGIT2_SONAME, symbols, sizeof(symbols) / sizeof(symbols[0]),
+		       "git support"))
+		snprintf(load_failure, sizeof(load_failure), "%s", ac_error_last());
 }
 
 int ac_libgit2_load(void)
 {
 	pthread_once(&load_once, load);
-	if (load_failure[0])
-		return ac_error_set(AC_ENOTSUP, "git support needs libgit2 (%s), which cannot be loaded: %s",
-				    AC_LIBGIT2_SONAME, load_failure);
-	return 0;
+	return load_failure[0] ? ac_error_set(AC_ENOTSUP, "%s", load_failure) : 0;
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# libgit2 is loaded when a git command first needs it, not linked (issue 14:
-# its dependencies were most of every process start). Checks: the program
-# does not link it; with a broken libgit2 first on the library path every
-# command but the git ones still works, and a git command fails with one
-# line naming the library; a rollback with libgit2 writes its files and
-# syncs the file system twice (after the snapshot, after the writes) with
-# no fsync per file, and leaves the worktree and index clean.
-# Usage: libgit2_lazy.sh path/to/agentctl
+# libgit2 and curses are loaded when a command first needs them, not linked
+# (issue 14: loading them and their dependencies was most of every process
+# start). Checks: the program links neither; with a broken copy of each
+# first on the library path every other command still works, and a git
+# command or the dashboard fails with one line naming the library; a
+# rollback writes its files and syncs the file system twice (after the
+# snapshot, after the writes) with no fsync per file, and leaves the
+# worktree and index clean.
+# Usage: lazy_libraries.sh path/to/agentctl
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
@@ -33,14 +34,19 @@ printf '{"id":"op1","timestamp":"2025-01-01T00:00:01.000Z","sessionId":"s1","typ
 
 # --- not linked ------------------------------------------------------------
 soname=$(grep -aoE 'libgit2\.so\.[0-9][0-9.]*' "$AC" | head -1)
+curses_soname=$(grep -aoE 'libncursesw\.so\.[0-9][0-9.]*' "$AC" | head -1)
 check "the binary names the libgit2 soname it loads" [ -n "$soname" ]
+check "the binary names the ncursesw soname it loads" [ -n "$curses_soname" ]
 check "the binary does not link libgit2" \
 	bash -c "! readelf -d '$AC' | grep NEEDED | grep -q libgit2"
+check "the binary does not link curses" \
+	bash -c "! readelf -d '$AC' | grep NEEDED | grep -qE 'curses|tinfo'"
 
-# --- a broken libgit2 --------------------------------------------------------
+# --- a broken libgit2 and ncursesw -------------------------------------------
 broken=$TMP/broken-lib
 mkdir -p "$broken"
 printf 'not a shared object\n' >"$broken/$soname"
+printf 'not a shared object\n' >"$broken/$curses_soname"
 broken_run() { LD_LIBRARY_PATH=$broken${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run "$@"; }
 
 broken_run journal log '{"agent":"Human","status":"SUCCESS","action":{"type":"ANALYSIS","params":{}},"result":{"message":"hello"}}'
@@ -58,11 +64,21 @@ before=$(g rev-parse HEAD; g status --porcelain; cat "$WS"/src/*)
 broken_run ops rollback op1 --yes
 check "ops rollback without libgit2 exits 1" rc_is 1
 check "its error is one line" [ "$(wc -l <"$TMP/err")" = 1 ]
-check "its error names the library" grep -q "libgit2 ($soname)" "$TMP/err"
+check "its error names the library" grep -q "needs $soname, which cannot be loaded" "$TMP/err"
 check "nothing changed" [ "$(g rev-parse HEAD; g status --porcelain; cat "$WS"/src/*)" = "$before" ]
 broken_run ops show op1 --patch
 check "ops show --patch without libgit2 exits non-zero, naming the library" \
 	bash -c "[ $RC != 0 ] && grep -q '$soname' '$TMP/err'"
+
+# The dashboard, on a terminal (script(1) gives it one).
+if command -v script >/dev/null; then
+	LD_LIBRARY_PATH=$broken${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} TERM=xterm \
+		script -qec "'$AC' -w '$WS'" /dev/null </dev/null >"$TMP/out" 2>&1
+	RC=$?
+	check "the dashboard without curses exits 1" rc_is 1
+	check "its error names the library, in one line" \
+		[ "$(grep -c "needs $curses_soname, which cannot be loaded" "$TMP/out")" = 1 ]
+fi
 
 # --- a rollback with libgit2: one sync at the end ------------------------------
 if command -v strace >/dev/null; then
