@@ -368,11 +368,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 				      "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
 		goto done;
 	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
-	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 		goto done;
 	}
+	if ((status = screen_init(&d.theme, !(no_color && *no_color))))
+		goto done;
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
 		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
