@@ -34,24 +34,51 @@ static int open_backend(ac_backend *out, const cli_context *ctx)
 	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
 }
 
-/* Prints bytes from a file made safe, keeping line breaks and tabs. */
-static int put_text(const char *text, size_t len)
-{
-	ac_buf out = AC_BUF_INIT;
-	size_t start = 0;
+/* A document shown as its blocks come: made safe, line breaks and tabs
+ * kept, so memory stays the same whatever the document's size. */
+typedef struct {
+	ac_text_stream text;
+	ac_buf out;
+} shown_text;
 
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && text[i] != '\n' && text[i] != '\t')
-			continue;
-		ac_text_sanitize(&out, text + start, i - start);
-		if (i < len)
-			ac_buf_putc(&out, text[i]);
-		start = i + 1;
+#define OUTPUT_LOST 1 /* show_block's "stdout failed": not an AC_E* code */
+
+static int show_block(const char *bytes, size_t len, void *ctx)
+{
+	shown_text *shown = ctx;
+
+	ac_buf_clear(&shown->out);
+	if (ac_text_stream_feed(&shown->text, &shown->out, bytes, len))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return !shown->out.len || cli_write(shown->out.data, shown->out.len) ? 0 : OUTPUT_LOST;
+}
+
+/* Shows what stream (or, in a backend without one, read) gives: rc is its
+ * result, after which the output is finished here. */
+static int show_finish(shown_text *shown, int rc)
+{
+	if (rc == 0) {
+		ac_buf_clear(&shown->out);
+		if (ac_text_stream_end(&shown->text, &shown->out))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		else if (shown->out.len)
+			cli_write(shown->out.data, shown->out.len);
 	}
-	if (out.len)
-		cli_write(out.data, out.len);
-	ac_buf_free(&out);
+	ac_buf_free(&shown->out);
+	if (rc < 0) {
+		cli_finish_output();
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	}
 	return cli_finish_output();
+}
+
+/* The whole text of a backend without a stream op, shown the same way. */
+static int show_whole(shown_text *shown, int rc, char *text, size_t len)
+{
+	if (rc == 0)
+		rc = show_block(text, len, shown);
+	free(text);
+	return show_finish(shown, rc);
 }
 
 static int print_names(char **names, size_t n, bool json)
@@ -148,6 +175,7 @@ done:
 
 static int memo_read(const ac_backend *b, int argc, char **argv)
 {
+	shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
 	char *text = NULL;
 	size_t len = 0;
 	int status;
@@ -156,11 +184,11 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
-	if (b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]))
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	status = put_text(text, len);
-	free(text);
-	return status;
+	if (b->memo.stream)
+		return show_finish(&shown, b->memo.stream(b->impl, show_block, &shown, argv[0],
+							  argv[1], argv[2], argv[3]));
+	return show_whole(&shown, b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2],
+					       argv[3]), text, len);
 }
 
 int cli_memo(cli_context *ctx, int argc, char **argv)
@@ -250,10 +278,16 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		else
 			status = print_names(ids, n, json);
-	} else if (b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1])) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 	} else {
-		status = put_text(text, len);
+		shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
+
+		if (b.artifact.stream)
+			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,
+								       tenant, args[0], args[1]));
+		else
+			status = show_whole(&shown, b.artifact.read(b.impl, &text, &len, tenant,
+								     args[0], args[1]), text, len);
+		text = NULL;
 	}
 done:
 	ac_backend_names_free(ids, n);
