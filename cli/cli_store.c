@@ -13,6 +13,7 @@
 #include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_session.h"
 #include "ac_text.h"
 
@@ -297,14 +298,35 @@ done:
 	return status;
 }
 
+#define SUMMARY_BYTES 160 /* a record's data shown in the table, at most */
+
+/* The start of a value's compact JSON: dumping stops once more than
+ * SUMMARY_BYTES are there, as only they are shown. */
+typedef struct {
+	char text[SUMMARY_BYTES + 2];
+	size_t len;
+} summary_start;
+
+static int keep_start(const char *bytes, size_t size, void *data)
+{
+	summary_start *s = data;
+	size_t room = sizeof(s->text) - 1 - s->len;
+
+	memcpy(s->text + s->len, bytes, size < room ? size : room);
+	s->len += size < room ? size : room;
+	return size < room ? 0 : -1;
+}
+
 /* What kind of record: the first of data's type, kind, event, name. */
 static void put_record(ac_buf *line, const json_t *record)
 {
 	const json_t *data = json_object_get(record, "data");
 	const char *at = json_string_value(json_object_get(record, "at"));
-	char *summary = json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	summary_start summary = {{0}, 0};
 	char seq[32];
 
+	json_dump_callback(data, keep_start, &summary, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	summary.text[summary.len] = '\0';
 	snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(record, "seq")));
 	ac_buf_clear(line);
 	cli_put_cell(line, seq, 6);
@@ -312,23 +334,91 @@ static void put_record(ac_buf *line, const json_t *record)
 	cli_put_cell(line, at ? at : "-", 25);
 	cli_put_cell(line, ac_backend_trace_kind(data), 16);
 	ac_buf_putc(line, ' ');
-	if (summary && strlen(summary) > 160)
-		strcpy(summary + 157, "...");
-	cli_put_cell(line, summary ? summary : "", 0);
+	if (strlen(summary.text) > SUMMARY_BYTES)
+		strcpy(summary.text + SUMMARY_BYTES - 3, "...");
+	cli_put_cell(line, summary.text, 0);
 	ac_buf_putc(line, '\n');
-	free(summary);
+}
+
+/* trace show's output, one record at a time: table lines, or the elements
+ * of the JSON array cli_write_json() would print for the whole trace. */
+typedef struct {
+	bool json;
+	size_t shown;
+	ac_buf line;
+	ac_buf safe;
+} trace_output;
+
+/* One record as an element of that array: its 2-space dump, one level in. */
+static int put_json_record(trace_output *t, const json_t *record)
+{
+	size_t len = 0;
+	char *text = ac_json_exact_dumps(record, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
+	int rc = text ? 0 : AC_ENOMEM;
+
+	ac_buf_clear(&t->line);
+	ac_buf_clear(&t->safe);
+	rc = rc ? rc : ac_buf_append(&t->line, t->shown ? ",\n  " : "[\n  ", 4);
+	/* Compact or not, jansson escapes line breaks in strings: each one
+	 * in the dump is structure and takes the extra level. */
+	for (size_t i = 0, start = 0; !rc && i <= len; i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		rc = ac_buf_append(&t->line, text + start, i - start);
+		if (!rc && i < len)
+			rc = ac_buf_append(&t->line, "\n  ", 3);
+		start = i + 1;
+	}
+	free(text);
+	if (rc || ac_text_json_safe(&t->safe, t->line.data, t->line.len))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return cli_write(t->safe.data, t->safe.len) ? 0 : OUTPUT_LOST;
+}
+
+static int show_record(const json_t *record, void *ctx)
+{
+	trace_output *t = ctx;
+	int rc;
+
+	if (t->json) {
+		rc = put_json_record(t, record);
+	} else {
+		put_record(&t->line, record);
+		rc = cli_write(t->line.data, t->line.len) ? 0 : OUTPUT_LOST;
+	}
+	t->shown++;
+	return rc;
+}
+
+/* Walks the trace with the backend's each, or loads it whole in one
+ * without. */
+static int each_record(const ac_backend *b, trace_output *t, size_t *skipped, const char *tenant,
+		       const char *session_id)
+{
+	json_t *records = NULL, *record;
+	size_t i;
+	int rc;
+
+	if (b->trace.each)
+		return b->trace.each(b->impl, show_record, t, skipped, tenant, session_id);
+	if ((rc = b->trace.load(b->impl, &records, skipped, tenant, session_id, 0)))
+		return rc;
+	json_array_foreach(records, i, record)
+		if ((rc = show_record(record, t)))
+			break;
+	json_decref(records);
+	return rc;
 }
 
 int cli_trace(cli_context *ctx, int argc, char **argv)
 {
+	static const char header[] = "SEQ    AT                       KIND             DATA\n";
+	trace_output out = {false, 0, AC_BUF_INIT, AC_BUF_INIT};
 	const char *session_id = NULL;
 	char *tenant = NULL;
-	json_t *records = NULL, *record;
-	ac_buf line = AC_BUF_INIT;
 	ac_backend b = {0};
-	size_t skipped = 0, i;
-	bool json = false;
-	int status;
+	size_t skipped = 0;
+	int status, rc;
 
 	if (!argc)
 		return cli_error(CLI_USAGE, "usage: trace show SESSION [--json]");
@@ -336,7 +426,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "trace: unknown command '%s'", argv[0]);
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--json"))
-			json = true;
+			out.json = true;
 		else if (!session_id)
 			session_id = argv[a];
 		else
@@ -347,28 +437,23 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	if ((status = session_tenant(&tenant, ctx, session_id, "trace")) ||
 	    (status = open_backend(&b, ctx)))
 		goto done;
-	if (b.trace.load(b.impl, &records, &skipped, tenant, session_id, 0)) {
+	if (!out.json)
+		cli_write(header, sizeof(header) - 1);
+	rc = each_record(&b, &out, &skipped, tenant, session_id);
+	if (rc < 0) {
+		cli_finish_output();
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
+	if (rc == 0 && out.json)
+		cli_write(out.shown ? "\n]\n" : "[]\n", out.shown ? 3 : 3);
 	if (skipped)
 		cli_note("trace of session %s: %zu torn or corrupt line%s skipped", session_id, skipped,
 			 skipped == 1 ? "" : "s");
-	if (json) {
-		cli_write_json(records);
-	} else {
-		static const char header[] = "SEQ    AT                       KIND             DATA\n";
-
-		cli_write(header, sizeof(header) - 1);
-		json_array_foreach(records, i, record) {
-			put_record(&line, record);
-			cli_write(line.data, line.len);
-		}
-	}
 	status = cli_finish_output();
 done:
-	json_decref(records);
-	ac_buf_free(&line);
+	ac_buf_free(&out.line);
+	ac_buf_free(&out.safe);
 	ac_backend_close(&b);
 	free(tenant);
 	return status;

@@ -153,6 +153,10 @@ typedef struct {
  * a non-zero return stops the read and is returned by the op. */
 typedef int (*ac_backend_block_fn)(const char *bytes, size_t len, void *ctx);
 
+/* Receives one log record (borrowed for the call) from a trace's each;
+ * a non-zero return stops the walk and is returned by it. */
+typedef int (*ac_backend_record_fn)(const json_t *record, void *ctx);
+
 /* ---- 2. Memory documents: (tenant, owner, scope, name) -> bytes ----
  * owner is the session id for scope "session", the user id for "user",
  * the agent id for "agent". */
@@ -217,6 +221,12 @@ typedef struct {
 	 * no trace has an empty one. */
 	int (*load)(void *impl, json_t **out, size_t *out_skipped, const char *tenant,
 		    const char *session_id, uint64_t after_seq);
+	/* All the records, as load gives them, handed to fn one at a time
+	 * (each borrowed for the call), so a reader's memory does not grow
+	 * with the trace. A non-zero return from fn stops and is returned;
+	 * *out_skipped as for load. NULL in a backend without it: use load. */
+	int (*each)(void *impl, ac_backend_record_fn fn, void *ctx, size_t *out_skipped,
+		    const char *tenant, const char *session_id);
 } ac_backend_trace_ops;
 
 typedef struct {
