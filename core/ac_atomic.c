@@ -127,6 +127,21 @@ static int rename_error(const char *path)
 	return ac_error_errno(errno, "%s: cannot replace", path);
 }
 
+/* Where renameat2's flags are missing (NFS, SMB, FUSE), link(2) still
+ * publishes a whole file only if the name is free: it is atomic on NFS and
+ * fails with EEXIST, the classic way to create exclusively there. */
+static int create_by_link(const char *temp, const char *path)
+{
+	if (link(temp, path) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return ac_error_set(AC_ECONFLICT, "%s: exists already", path);
+	if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS)
+		return ac_error_set(AC_ENOTSUP, "%s: the file system can neither swap nor link "
+				    "files", path);
+	return ac_error_errno(errno, "%s: cannot create", path);
+}
+
 int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *path,
 		   const char *data, size_t len, bool must_be_new)
 {
@@ -141,6 +156,13 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 		goto done;
 	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
 		sync_dir(dir); /* there was nothing to displace */
+		goto done;
+	}
+	if ((errno == EINVAL || errno == ENOSYS) && must_be_new) {
+		rc = create_by_link(temp.data, path);
+		if (rc == 0)
+			sync_dir(dir);
+		unlink(temp.data);
 		goto done;
 	}
 	if (errno != EEXIST) {

@@ -15,6 +15,7 @@
 #include "ac_error.h"
 #include "ac_time.h"
 #include "ac_watch.h"
+#include "ac_watch_mode.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -330,6 +331,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
+	ac_watch_mode watch_mode;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
@@ -347,13 +349,16 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
 		ui_model_log(&d.m, false, line);
 	}
-	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
+	ac_watch_mode_choose(&watch_mode, ws, ac_config_string(config, "watch", "auto"));
+	if (ac_watch_new(&d.watch, d.ws, watch_mode.poll ? -WATCH_POLL_MS : WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
 		status = AC_EIO;
 		goto done;
 	}
 	ui_settings_init(&settings, ws, config);
-	if (ac_watch_polling(d.watch, &reason))
+	if (watch_mode.poll)
+		d.m.polling = strdup(watch_mode.reason);
+	else if (ac_watch_polling(d.watch, &reason))
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
