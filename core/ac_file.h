@@ -11,6 +11,14 @@
  * a folder. AC_ENOTFOUND when absent. */
 int ac_file_read(char **out, size_t *out_len, const char *path);
 
+/* Reads a regular file as ac_file_read() does, handing each block of at
+ * most AC_FILE_BLOCK bytes to fn(bytes, len, ctx) as it comes instead of
+ * keeping it: memory stays the same whatever the file's size. A non-zero
+ * return from fn stops the read and is returned. */
+#define AC_FILE_BLOCK (128 * 1024)
+typedef int (*ac_file_block_fn)(const char *bytes, size_t len, void *ctx);
+int ac_file_each_block(const char *path, ac_file_block_fn fn, void *ctx);
+
 /* Like ac_file_read() for name inside the open folder dir_fd. */
 int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 		    const char *shown_path);
