@@ -7,6 +7,7 @@
 
 #include "dash.h"
 #include "drill.h"
+#include "frame_trace.h"
 #include "keys.h"
 #include "screen.h"
 #include "settings.h"
@@ -330,6 +331,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
+	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
@@ -368,6 +370,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 		goto done;
 	}
+	frames = ui_frame_trace_open(&d.m);
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
 		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
@@ -377,6 +380,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 
 		if (d.dirty) {
 			draw(&d);
+			ui_frame_trace_drawn(frames, &d.m);
 			d.dirty = false;
 		}
 		int64_t now = ac_time_now_ms();
@@ -424,6 +428,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	}
 	screen_fini();
 done:
+	ui_frame_trace_close(frames);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);
 	return status;

@@ -164,8 +164,14 @@ typedef struct {
 	bool read_only;
 
 	ui_session *sessions;    /* newest first */
-	size_t n_sessions;
+	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
+	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
+	 * noted only while track_touched is set: what the frame trace reports
+	 * (tui/frame_trace.h). */
+	bool track_touched;
+	char **touched;
+	size_t n_touched, cap_touched;
 
 	ui_event events[UI_MODEL_EVENTS]; /* a ring: the oldest at events_start */
 	size_t events_start, n_events;
@@ -290,6 +296,14 @@ void ui_model_clear_events(ui_model *m);
 /* Replaces the session list with sanitised copies of list[0..n) (borrowed)
  * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
 int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
+
+/* Frees the session rows (and the touched ids). */
+void ui_model_clear_sessions(ui_model *m);
+
+/* Notes that the row of session id (sanitised, borrowed) changed, when
+ * m->track_touched; ui_model_clear_touched() forgets the notes. */
+void ui_model_touch_session(ui_model *m, const char *id);
+void ui_model_clear_touched(ui_model *m);
 
 /* Marks session id (if listed) with what a request leaves pending: label is
  * static text, alarm asks for the failure colour. */
