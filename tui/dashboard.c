@@ -349,6 +349,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
 		ui_model_log(&d.m, false, line);
 	}
+	frames = ui_frame_trace_open(&d.m); /* before the first read: every row is new */
 	if (ac_watch_new(&d.watch, d.ws, WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
 		status = AC_EIO;
@@ -370,7 +371,6 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 		goto done;
 	}
-	frames = ui_frame_trace_open(&d.m);
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
 		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
