@@ -410,7 +410,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		if (ui_drill_step(&d))
 			d.dirty = true;
 		changed = ac_watch_read(d.watch);
-		if (changed && (changed = ui_source_update(d.src, &d.m, changed))) {
+		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
 			d.dirty = true;
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);

@@ -297,6 +297,15 @@ void ui_model_clear_events(ui_model *m);
  * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
 int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
 
+/* Applies one session file's refresh (ac_session_index_change) to the
+ * rows, which mirror the index's listing: the row at was_at goes, s
+ * (borrowed; NULL: none) comes at now_at, marked with pending/alarm as
+ * ui_model_set_session_pending() does unless it is stale. Costs one row,
+ * whatever the number of rows. 0, AC_EINVAL (the places do not fit these
+ * rows: set them whole) or AC_ENOMEM (nothing changed). */
+int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
+			 const char *pending, bool alarm);
+
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);
 

@@ -104,6 +104,46 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	return 0;
 }
 
+int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
+			 const char *pending, bool alarm)
+{
+	ui_session row;
+
+	if ((was_at != AC_SESSION_INDEX_NONE && was_at >= m->n_sessions) ||
+	    (s && now_at > m->n_sessions - (was_at != AC_SESSION_INDEX_NONE)))
+		return AC_EINVAL;
+	if (s && was_at == AC_SESSION_INDEX_NONE && m->n_sessions == m->cap_sessions) {
+		size_t cap = m->cap_sessions ? 2 * m->cap_sessions : 16;
+		ui_session *grown = realloc(m->sessions, cap * sizeof(*grown));
+
+		if (!grown)
+			return AC_ENOMEM;
+		m->sessions = grown;
+		m->cap_sessions = cap;
+	}
+	if (was_at != AC_SESSION_INDEX_NONE) {
+		m->by_status[m->sessions[was_at].st]--;
+		session_free(&m->sessions[was_at]);
+		memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
+			(m->n_sessions - was_at - 1) * sizeof(*m->sessions));
+		m->n_sessions--;
+	}
+	if (!s)
+		return 0;
+	session_copy(&row, s);
+	if (pending && !row.pending) {
+		row.pending = pending;
+		row.pending_alarm = alarm;
+	}
+	memmove(&m->sessions[now_at + 1], &m->sessions[now_at],
+		(m->n_sessions - now_at) * sizeof(*m->sessions));
+	m->sessions[now_at] = row;
+	m->n_sessions++;
+	m->by_status[row.st]++;
+	ui_model_touch_session(m, row.id);
+	return 0;
+}
+
 void ui_model_clear_sessions(ui_model *m)
 {
 	sessions_free(m->sessions, m->n_sessions);
