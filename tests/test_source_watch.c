@@ -8,8 +8,10 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "screen.h"
 #include "source.h"
 #include "test_util.h"
+#include "view.h"
 
 #include "ac_config.h"
 #include "ac_session_index.h"
@@ -23,6 +25,17 @@
 #include <unistd.h>
 
 enum { IDS = 400, FIRST = 300 };
+
+/* The list code links the screen; nothing here draws. */
+void screen_put(int y, int x, int width, ui_style style, const char *text)
+{
+	(void)y, (void)x, (void)width, (void)style, (void)text;
+}
+
+void screen_fill(int y, int x, int width, ui_style style)
+{
+	(void)y, (void)x, (void)width, (void)style;
+}
 
 typedef struct {
 	char *dir;
@@ -107,13 +120,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* What the dashboard's loop does, until the watcher stays quiet 100 ms. */
+/* What the dashboard's loop does, until the watcher stays quiet (the
+ * kernel queues a change's events before the call that made it returns). */
 static unsigned drain(fixture *f)
 {
 	struct pollfd p = {ac_watch_fd(f->watch), POLLIN, 0};
 	unsigned seen = 0;
 
-	while (poll(&p, 1, 100) > 0) {
+	while (poll(&p, 1, 20) > 0) {
 		const char *const *names;
 		size_t n;
 		unsigned mask = ac_watch_read(f->watch);
@@ -160,6 +174,57 @@ static void check_rows(fixture *f)
 	ac_session_index_free(idx);
 }
 
+/* The Sessions pane's order (by status: running first) equals sorting the
+ * rows afresh: after one row moved, the pane moves it in the order it
+ * kept (views/sessions.c) instead of sorting again. */
+static void check_pane_order(fixture *f, const char *filter)
+{
+	ui_pane p = {.status_filter = -1, .sort = UI_SORT_STATUS};
+	size_t *got = calloc(f->m.n_sessions + 1, sizeof(*got)), *want = calloc(f->m.n_sessions + 1, sizeof(*want));
+	size_t shown, expected = 0;
+
+	snprintf(p.filter, sizeof(p.filter), "%s", filter);
+	shown = ui_list_visible(&ui_view_sessions, &f->m, &p, got);
+	/* Every row has the same updatedAt (tu_seed_save): status, then the
+	 * model's order. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->m.n_sessions; i++)
+			if ((f->m.sessions[i].st == UI_STATUS_RUNNING) == (pass == 0) &&
+			    ui_view_sessions.match(&f->m, i, &p))
+				want[expected++] = i;
+	assert_int_equal(shown, expected);
+	for (size_t i = 0; i < shown; i++)
+		assert_int_equal(got[i], want[i]);
+	free(got);
+	free(want);
+}
+
+/* One change at a time, each looked at before the next: the rows move
+ * one by one, and the pane's kept order follows them. */
+static void test_one_change_at_a_time(void **state)
+{
+	fixture *f = *state;
+
+	drain(f);
+	check_pane_order(f, "");
+	check_pane_order(f, "s1");
+	for (int step = 0; step < 150; step++) {
+		unsigned what = next(f, 6), i = next(f, IDS);
+		char task[32], created[32];
+
+		snprintf(task, sizeof(task), "one %d", step);
+		snprintf(created, sizeof(created), "2026-01-01T00:%02u:00.000Z", next(f, 60));
+		if (what == 0 && f->task[i][0])
+			drop(f, (int)i);
+		else
+			save(f, (int)i, task, what == 1 || !f->task[i][0] ? created : f->created[i]);
+		drain(f);
+		assert_true(f->m.sessions_prev_gen != 0); /* the rows moved by one */
+		check_pane_order(f, step % 2 ? "" : "s1");
+	}
+	check_rows(f);
+}
+
 /* Saves, new sessions, removals and moves (a new createdAt), quickly, in
  * bursts of up to 60 between two looks: every one ends up in the rows,
  * and the rows are read one named file at a time. */
@@ -186,6 +251,7 @@ static void test_every_change_reaches_the_rows(void **state)
 	}
 	drain(f);
 	check_rows(f);
+	check_pane_order(f, "");
 	assert_true(f->named_reads > 0);
 	assert_int_equal(f->listings, 0);
 }
@@ -231,6 +297,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_change_reaches_the_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_change_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_is_caught_up, setup, teardown),
 	};
 

@@ -166,6 +166,13 @@ typedef struct {
 	ui_session *sessions;    /* newest first */
 	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
+	/* Changes with every change of the rows (unique in the process). When
+	 * the last change was one ui_model_put_session() after generation
+	 * sessions_prev_gen, sessions_move says what it did (was_at, now_at):
+	 * a view may move that row in what it derived instead of starting
+	 * over. Otherwise sessions_prev_gen is 0. */
+	uint64_t sessions_gen, sessions_prev_gen;
+	ac_session_index_change sessions_move;
 	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
 	 * noted only while track_touched is set: what the frame trace reports
 	 * (tui/frame_trace.h). */

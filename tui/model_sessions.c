@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Generations of the rows, shared by every model of the process, so that
+ * a view's cache never mistakes one model's rows for another's. */
+static uint64_t last_generation;
+
 /* Enough for any burst between two frames; the trace is for benchmarks. */
 #define TOUCHED_MAX 4096
 
@@ -101,6 +105,8 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	sessions_free(m->sessions, m->n_sessions);
 	m->sessions = copy;
 	m->n_sessions = m->cap_sessions = n;
+	m->sessions_gen = ++last_generation;
+	m->sessions_prev_gen = 0;
 	return 0;
 }
 
@@ -121,6 +127,9 @@ int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s
 		m->sessions = grown;
 		m->cap_sessions = cap;
 	}
+	m->sessions_prev_gen = m->sessions_gen;
+	m->sessions_gen = ++last_generation;
+	m->sessions_move = (ac_session_index_change){was_at, s ? now_at : AC_SESSION_INDEX_NONE, true};
 	if (was_at != AC_SESSION_INDEX_NONE) {
 		m->by_status[m->sessions[was_at].st]--;
 		session_free(&m->sessions[was_at]);
@@ -149,6 +158,8 @@ void ui_model_clear_sessions(ui_model *m)
 	sessions_free(m->sessions, m->n_sessions);
 	m->sessions = NULL;
 	m->n_sessions = m->cap_sessions = 0;
+	m->sessions_gen = ++last_generation;
+	m->sessions_prev_gen = 0;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	ui_model_clear_touched(m);
 	free(m->touched);
