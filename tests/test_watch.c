@@ -380,19 +380,6 @@ static void make_sessions_dir(fixture *f)
 	free(agent);
 }
 
-/* The kernel's bound on queued inotify events (0: unknown). */
-static long max_queued_events(void)
-{
-	FILE *file = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
-	long limit = 0;
-
-	if (file && fscanf(file, "%ld", &limit) != 1)
-		limit = 0;
-	if (file)
-		fclose(file);
-	return limit;
-}
-
 /* Saves session id as the seed's writers do (<id>.json.tmp, renamed). */
 static void save_session(const char *dir, const char *id, const char *task, const char *created)
 {
@@ -529,7 +516,7 @@ static void test_watch_overflow_asks_for_a_listing(void **state)
 {
 	fixture *f = *state;
 	const char *dir = f->ws.sessions_dir;
-	long limit = max_queued_events();
+	long limit = tu_inotify_queue_limit();
 	const char *const *names;
 	unsigned mask = 0;
 	size_t n;
