@@ -72,7 +72,9 @@ static int show_finish(shown_text *shown, int rc)
 	return cli_finish_output();
 }
 
-/* The whole text of a backend without a stream op, shown the same way. */
+/* The whole text of a backend without a stream op, shown the same way.
+ * rc is read's result: the caller calls read before this (in the call's
+ * own arguments, text and len could be read before read sets them). */
 static int show_whole(shown_text *shown, int rc, char *text, size_t len)
 {
 	if (rc == 0)
@@ -187,8 +189,8 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 	if (b->memo.stream)
 		return show_finish(&shown, b->memo.stream(b->impl, show_block, &shown, argv[0],
 							  argv[1], argv[2], argv[3]));
-	return show_whole(&shown, b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2],
-					       argv[3]), text, len);
+	status = b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]);
+	return show_whole(&shown, status, text, len);
 }
 
 int cli_memo(cli_context *ctx, int argc, char **argv)
@@ -308,12 +310,13 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	} else {
 		shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
 
-		if (b.artifact.stream)
+		if (b.artifact.stream) {
 			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,
 								       tenant, args[0], args[1]));
-		else
-			status = show_whole(&shown, b.artifact.read(b.impl, &text, &len, tenant,
-								     args[0], args[1]), text, len);
+		} else {
+			status = b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1]);
+			status = show_whole(&shown, status, text, len);
+		}
 		text = NULL;
 	}
 done:

@@ -55,15 +55,15 @@ static int session_exists(ac_backend_pg *b, const char *tenant, const char *sess
 	int rc = ac_pg_exec(b->pg, &res, "looking a session up",
 			    "SELECT 1 FROM sessions WHERE tenant = $1 AND id = $2", 2, values, NULL);
 
-	if (!rc && PQntuples(res) == 0)
+	if (!rc && sym_PQntuples(res) == 0)
 		rc = not_found(tenant, session_id);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
 int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res)
 {
-	size_t n = (size_t)PQntuples(res);
+	size_t n = (size_t)sym_PQntuples(res);
 	char **names = n ? calloc(n, sizeof(*names)) : NULL;
 
 	*out = NULL;
@@ -71,7 +71,7 @@ int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res)
 	if (n && !names)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		if (!(names[i] = strdup(PQgetvalue(res, (int)i, 0)))) {
+		if (!(names[i] = strdup(sym_PQgetvalue(res, (int)i, 0)))) {
 			ac_backend_names_free(names, i);
 			return ac_error_set(AC_ENOMEM, "out of memory");
 		}
@@ -140,9 +140,9 @@ static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const
 			" SELECT " NOTIFY("session", "$1::text", "$2::text") " FROM created",
 			8, values, NULL);
 	free(doc);
-	if (!rc && PQntuples(res) == 0)
+	if (!rc && sym_PQntuples(res) == 0)
 		rc = session_exists(b, tenant, session_id);
-	PQclear(res);
+	sym_PQclear(res);
 	if (!rc && !(*out_id = strdup(session_id)))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	return rc;
@@ -169,29 +169,29 @@ int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_
 			     " WHERE s.tenant = $1 AND s.id = $2 ORDER BY m.seq",
 			     2, values, NULL)))
 		return rc;
-	rows = PQntuples(res);
+	rows = sym_PQntuples(res);
 	if (rows == 0) {
-		PQclear(res);
+		sym_PQclear(res);
 		return not_found(tenant, session_id);
 	}
 	if (!(all = json_array()) || (out_seqs && !(seqs = calloc((size_t)rows, sizeof(*seqs))))) {
 		json_decref(all);
-		PQclear(res);
+		sym_PQclear(res);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
 	for (int row = 0; row < rows && !rc; row++) {
 		json_t *msg = NULL;
 
-		if (PQgetisnull(res, row, 1))
+		if (sym_PQgetisnull(res, row, 1))
 			continue;
-		rc = ac_json_exact_load(&msg, PQgetvalue(res, row, 1), (size_t)PQgetlength(res, row, 1),
+		rc = ac_json_exact_load(&msg, sym_PQgetvalue(res, row, 1), (size_t)sym_PQgetlength(res, row, 1),
 					0, "stored message");
 		if (!rc && json_array_append_new(all, msg))
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 		if (!rc && seqs)
 			seqs[json_array_size(all) - 1] = (long long)ac_pg_u64(res, row, 0);
 	}
-	PQclear(res);
+	sym_PQclear(res);
 	if (rc) {
 		json_decref(all);
 		free(seqs);
@@ -302,9 +302,9 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 			" SELECT " NOTIFY("messages", "$1::text", "$2::text") " FROM s",
 			10, values, NULL);
 	free(text);
-	if (!rc && PQntuples(res) == 0)
+	if (!rc && sym_PQntuples(res) == 0)
 		rc = not_found(tenant, session_id);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -360,9 +360,9 @@ int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
 			" WHERE tenant = $1 AND id = $2 AND status = $3"
 			" RETURNING " NOTIFY("status", "$1::text", "$2::text"),
 			6, values, NULL);
-	if (!rc && PQntuples(res) == 0 && !(rc = session_exists(b, tenant, session_id)))
+	if (!rc && sym_PQntuples(res) == 0 && !(rc = session_exists(b, tenant, session_id)))
 		rc = ac_error_set(AC_ECONFLICT, "session %s: status is no longer %s", session_id, from);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -402,9 +402,9 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 				LIST_COLUMNS "ORDER BY updated_at DESC, id", 0, NULL, NULL);
 	if (rc)
 		return rc;
-	n = (size_t)PQntuples(res);
+	n = (size_t)sym_PQntuples(res);
 	if (n && !(list = calloc(n, sizeof(*list)))) {
-		PQclear(res);
+		sym_PQclear(res);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -423,7 +423,7 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
 		    !info->status || !info->updated_at) {
 			ac_backend_sessions_free(list, i + 1);
-			PQclear(res);
+			sym_PQclear(res);
 			return ac_error_set(AC_ENOMEM, "out of memory");
 		}
 		info->messages = (size_t)ac_pg_u64(res, row, 6);
@@ -432,7 +432,7 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		info->output_tokens = ac_pg_u64(res, row, 9);
 		info->turns = ac_pg_u64(res, row, 10);
 	}
-	PQclear(res);
+	sym_PQclear(res);
 	*out = list;
 	*out_n = n;
 	return 0;

@@ -35,10 +35,10 @@ static int lock_session(ac_backend_pg *b, const char *tenant, const char *sessio
 			    "SELECT 1 FROM sessions WHERE tenant = $1 AND id = $2 FOR UPDATE", 2,
 			    values, NULL);
 
-	if (!rc && PQntuples(res) == 0)
+	if (!rc && sym_PQntuples(res) == 0)
 		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session_id,
 				  tenant);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -127,8 +127,8 @@ static int replace_message(ac_backend_pg *b, const char *tenant, const char *ses
 			" AND seq = $3::bigint AND message::jsonb = $4::jsonb RETURNING 1",
 			5, values, NULL);
 	if (!rc)
-		rc = PQntuples(res) == 1;
-	PQclear(res);
+		rc = sym_PQntuples(res) == 1;
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -215,7 +215,7 @@ static int prefix_digest(ac_backend_pg *b, char out[33], const char *tenant,
 			     3, values, NULL)))
 		return rc;
 	snprintf(out, 33, "%s", ac_pg_text(res, 0, 0));
-	PQclear(res);
+	sym_PQclear(res);
 	return 0;
 }
 

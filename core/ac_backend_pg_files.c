@@ -46,12 +46,12 @@ static int check_size(size_t len, const char *what)
 /* The single bytea cell of res as an allocated, NUL-terminated copy. */
 static int copy_bytes(char **out, size_t *out_len, const PGresult *res)
 {
-	size_t len = (size_t)PQgetlength(res, 0, 0);
+	size_t len = (size_t)sym_PQgetlength(res, 0, 0);
 	char *copy = malloc(len + 1);
 
 	if (!copy)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	memcpy(copy, PQgetvalue(res, 0, 0), len);
+	memcpy(copy, sym_PQgetvalue(res, 0, 0), len);
 	copy[len] = '\0';
 	*out = copy;
 	*out_len = len;
@@ -76,11 +76,11 @@ static int memo_read(void *impl, char **out, size_t *out_len, const char *tenant
 				   " AND scope = $3 AND name = $4",
 				   4, values, NULL, NULL, true)))
 		return rc;
-	if (PQntuples(res) == 0)
+	if (sym_PQntuples(res) == 0)
 		rc = ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s: no such document", scope, owner, name);
 	else
 		rc = copy_bytes(out, out_len, res);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -143,7 +143,7 @@ static int memo_list(void *impl, char ***out_names, size_t *out_n, const char *t
 			     3, values, NULL)))
 		return rc;
 	rc = ac_backend_pg_names(out_names, out_n, res);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -187,11 +187,11 @@ static int artifact_read(void *impl, char **out, size_t *out_len, const char *te
 				   " AND tool_call_id = $3",
 				   3, values, NULL, NULL, true)))
 		return rc;
-	if (PQntuples(res) == 0)
+	if (sym_PQntuples(res) == 0)
 		rc = ac_error_set(AC_ENOTFOUND, "session %s: no artifact %s", session_id, tool_call_id);
 	else
 		rc = copy_bytes(out, out_len, res);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -212,7 +212,7 @@ static int artifact_list(void *impl, char ***out_ids, size_t *out_n, const char 
 			     2, values, NULL)))
 		return rc;
 	rc = ac_backend_pg_names(out_ids, out_n, res);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -236,14 +236,17 @@ int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char 
 				   " AND session_id = $2 AND tool_call_id = $3)",
 				   4, values, lengths, formats, false)))
 		return rc;
-	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+	if (strcmp(sym_PQgetvalue(res, 0, 0), "t") != 0)
 		rc = AC_ECONFLICT;
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
 void ac_backend_pg_fill_files(ac_backend *b)
 {
-	b->memo = (ac_backend_memo_ops){memo_read, memo_write, memo_append, memo_list};
-	b->artifact = (ac_backend_artifact_ops){artifact_write, artifact_read, artifact_list};
+	/* No stream: a bytea value arrives whole in one result anyway. */
+	b->memo = (ac_backend_memo_ops){
+		.read = memo_read, .write = memo_write, .append = memo_append, .list = memo_list};
+	b->artifact = (ac_backend_artifact_ops){
+		.write = artifact_write, .read = artifact_read, .list = artifact_list};
 }

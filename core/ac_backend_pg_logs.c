@@ -53,7 +53,7 @@ static int log_append(ac_backend_pg *b, uint64_t *out_seq, const char *tenant, c
 	free(text);
 	if (!rc && out_seq)
 		*out_seq = ac_pg_u64(res, 0, 0);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -81,25 +81,25 @@ static int log_load(ac_backend_pg *b, json_t **out, size_t *out_skipped, const c
 			     4, values, NULL)))
 		return rc;
 	if (!(records = json_array())) {
-		PQclear(res);
+		sym_PQclear(res);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	for (int row = 0; row < PQntuples(res) && !rc; row++) {
+	for (int row = 0; row < sym_PQntuples(res) && !rc; row++) {
 		json_t *data = NULL, *record;
 
 		/* The column is json, so it parses; a number out of jansson's
 		 * range is the one way it cannot: skipped, as a torn line is. */
-		if (ac_json_exact_load(&data, PQgetvalue(res, row, 2), (size_t)PQgetlength(res, row, 2),
+		if (ac_json_exact_load(&data, sym_PQgetvalue(res, row, 2), (size_t)sym_PQgetlength(res, row, 2),
 				       0, "log record") != 0) {
 			skipped++;
 			continue;
 		}
 		record = json_pack("{s:I, s:s, s:o}", "seq", (json_int_t)ac_pg_u64(res, row, 0), "at",
-				   PQgetvalue(res, row, 1), "data", data);
+				   sym_PQgetvalue(res, row, 1), "data", data);
 		if (!record || json_array_append_new(records, record))
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	PQclear(res);
+	sym_PQclear(res);
 	if (rc) {
 		json_decref(records);
 		return rc;
@@ -177,7 +177,7 @@ static int orch_write_snapshot(void *impl, const char *tenant, const char *run_i
 	else if (ac_pg_u64(res, 0, 1) == 0)
 		rc = ac_error_set(AC_ECONFLICT, "run %s: the stored snapshot covers more than %llu",
 				  run_id, (unsigned long long)covers_seq);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -196,19 +196,21 @@ static int orch_load_snapshot(void *impl, json_t **out_state, uint64_t *out_cove
 			     "SELECT covers_seq, state FROM snapshots WHERE tenant = $1 AND run_id = $2",
 			     2, values, NULL)))
 		return rc;
-	if (PQntuples(res) == 0)
+	if (sym_PQntuples(res) == 0)
 		rc = ac_error_set(AC_ENOTFOUND, "run %s: no snapshot", run_id);
-	else if (!(rc = ac_json_exact_load(out_state, PQgetvalue(res, 0, 1),
-					   (size_t)PQgetlength(res, 0, 1), JSON_DECODE_ANY,
+	else if (!(rc = ac_json_exact_load(out_state, sym_PQgetvalue(res, 0, 1),
+					   (size_t)sym_PQgetlength(res, 0, 1), JSON_DECODE_ANY,
 					   "stored snapshot")))
 		*out_covers_seq = ac_pg_u64(res, 0, 0);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
 void ac_backend_pg_fill_logs(ac_backend *b)
 {
-	b->trace = (ac_backend_trace_ops){trace_append, trace_load};
-	b->orch = (ac_backend_orch_ops){orch_append_event, orch_load_events, orch_write_snapshot,
-					orch_load_snapshot};
+	b->trace = (ac_backend_trace_ops){.append = trace_append, .load = trace_load};
+	b->orch = (ac_backend_orch_ops){.append_event = orch_append_event,
+					.load_events = orch_load_events,
+					.write_snapshot = orch_write_snapshot,
+					.load_snapshot = orch_load_snapshot};
 }

@@ -72,7 +72,7 @@ static char *redact_url(const char *url)
 /* A key=value string rebuilt from libpq's own parse, password left out. */
 static char *redact_conninfo(const char *conninfo)
 {
-	PQconninfoOption *opts = PQconninfoParse(conninfo, NULL);
+	PQconninfoOption *opts = ac_libpq_load() == 0 ? sym_PQconninfoParse(conninfo, NULL) : NULL;
 	ac_buf out = AC_BUF_INIT;
 
 	if (!opts)
@@ -82,7 +82,7 @@ static char *redact_conninfo(const char *conninfo)
 			continue;
 		ac_buf_printf(&out, "%s%s=%s", out.len ? " " : "", o->keyword, o->val);
 	}
-	PQconninfoFree(opts);
+	sym_PQconninfoFree(opts);
 	return out.data ? out.data : strdup("");
 }
 
@@ -111,8 +111,8 @@ static const char *first_line(const char *msg, char *buf, size_t size)
 
 static int result_error(ac_pg *pg, const PGresult *res, const char *what)
 {
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn);
+	const char *state = res ? sym_PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = res ? sym_PQresultErrorMessage(res) : sym_PQerrorMessage(pg->conn);
 	char line[512];
 	int code = AC_EIO;
 
@@ -130,12 +130,12 @@ static int result_error(ac_pg *pg, const PGresult *res, const char *what)
 static int run_simple(ac_pg *pg, const char *what, const char *sql, int n,
 		      const char *const *values)
 {
-	PGresult *res = PQexecParams(pg->conn, sql, n, NULL, values, NULL, NULL, 0);
+	PGresult *res = sym_PQexecParams(pg->conn, sql, n, NULL, values, NULL, NULL, 0);
 	int rc = 0;
 
-	if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK))
+	if (!res || (sym_PQresultStatus(res) != PGRES_COMMAND_OK && sym_PQresultStatus(res) != PGRES_TUPLES_OK))
 		rc = result_error(pg, res, what);
-	PQclear(res);
+	sym_PQclear(res);
 	return rc;
 }
 
@@ -147,13 +147,13 @@ static int connect_now(ac_pg *pg)
 	ac_buf path = AC_BUF_INIT;
 	int rc;
 
-	pg->conn = PQconnectdb(pg->conninfo);
+	pg->conn = sym_PQconnectdb(pg->conninfo);
 	pg->pid = getpid();
 	if (!pg->conn)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (PQstatus(pg->conn) != CONNECTION_OK)
+	if (sym_PQstatus(pg->conn) != CONNECTION_OK)
 		return ac_error_set(AC_EIO, "cannot connect to %s: %s", pg->shown,
-				    first_line(PQerrorMessage(pg->conn), line, sizeof(line)));
+				    first_line(sym_PQerrorMessage(pg->conn), line, sizeof(line)));
 	snprintf(statement_ms, sizeof(statement_ms), "%d", AC_PG_STATEMENT_TIMEOUT_MS);
 	snprintf(idle_ms, sizeof(idle_ms), "%d", AC_PG_IDLE_TX_TIMEOUT_MS);
 	/* The schema first, then public (for extensions), in the search path. */
@@ -178,9 +178,9 @@ static void drop_connection(ac_pg *pg)
 		return;
 	/* Another process's connection (we were forked): close our copy of
 	 * its socket first, so PQfinish cannot say goodbye on its behalf. */
-	if (pg->pid != getpid() && PQsocket(pg->conn) >= 0)
-		close(PQsocket(pg->conn));
-	PQfinish(pg->conn);
+	if (pg->pid != getpid() && sym_PQsocket(pg->conn) >= 0)
+		close(sym_PQsocket(pg->conn));
+	sym_PQfinish(pg->conn);
 	pg->conn = NULL;
 }
 
@@ -219,6 +219,8 @@ int ac_pg_open(ac_pg **out, const char *url, const char *schema)
 	*out = NULL;
 	if (!ac_pg_is_url(url))
 		return ac_error_set(AC_EINVAL, "storage url: not a postgresql:// URL or connection string");
+	if ((rc = ac_libpq_load()))
+		return rc;
 	if (!schema || !*schema)
 		schema = DEFAULT_SCHEMA;
 	for (const char *p = schema; *p; p++)
@@ -244,7 +246,7 @@ int ac_pg_open(ac_pg **out, const char *url, const char *schema)
 
 PGconn *ac_pg_conn(ac_pg *pg, int *rc)
 {
-	if (pg->conn && pg->pid == getpid() && PQstatus(pg->conn) == CONNECTION_OK)
+	if (pg->conn && pg->pid == getpid() && sym_PQstatus(pg->conn) == CONNECTION_OK)
 		return pg->conn;
 	drop_connection(pg);
 	if ((*rc = connect_now(pg)) != 0) {
@@ -274,17 +276,17 @@ int ac_pg_exec_bytes(ac_pg *pg, PGresult **out, const char *what, const char *sq
 		*out = NULL;
 	if (!ac_pg_conn(pg, &rc))
 		return rc;
-	res = PQexecParams(pg->conn, sql, n, NULL, values, lengths, formats, binary_result ? 1 : 0);
-	status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	res = sym_PQexecParams(pg->conn, sql, n, NULL, values, lengths, formats, binary_result ? 1 : 0);
+	status = res ? sym_PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 		rc = result_error(pg, res, what);
-		PQclear(res);
+		sym_PQclear(res);
 		return rc;
 	}
 	if (out)
 		*out = res;
 	else
-		PQclear(res);
+		sym_PQclear(res);
 	return 0;
 }
 
@@ -300,10 +302,10 @@ int ac_pg_commit(ac_pg *pg, const char *what)
 
 void ac_pg_rollback(ac_pg *pg)
 {
-	if (pg->conn && pg->pid == getpid() && PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
-		PGresult *res = PQexecParams(pg->conn, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0);
+	if (pg->conn && pg->pid == getpid() && sym_PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
+		PGresult *res = sym_PQexecParams(pg->conn, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0);
 
-		PQclear(res);
+		sym_PQclear(res);
 	}
 }
 
@@ -326,10 +328,10 @@ int ac_pg_notify(ac_pg *pg, const char *kind, const char *tenant, const char *se
 
 const char *ac_pg_text(const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ? "" : PQgetvalue(res, row, col);
+	return sym_PQgetisnull(res, row, col) ? "" : sym_PQgetvalue(res, row, col);
 }
 
 unsigned long long ac_pg_u64(const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ? 0 : strtoull(PQgetvalue(res, row, col), NULL, 10);
+	return sym_PQgetisnull(res, row, col) ? 0 : strtoull(sym_PQgetvalue(res, row, col), NULL, 10);
 }

@@ -13,7 +13,7 @@
 #ifndef AC_PG_H
 #define AC_PG_H
 
-#include <libpq-fe.h>
+#include "ac_libpq.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>

@@ -145,8 +145,8 @@ const char *ac_pg_schema_name(int version)
 
 static bool recorded(const PGresult *res, int version)
 {
-	for (int row = 0; row < PQntuples(res); row++)
-		if (atoi(PQgetvalue(res, row, 0)) == version)
+	for (int row = 0; row < sym_PQntuples(res); row++)
+		if (atoi(sym_PQgetvalue(res, row, 0)) == version)
 			return true;
 	return false;
 }
@@ -199,7 +199,7 @@ int ac_pg_schema_migrate(ac_pg *pg)
 			if (!recorded(done, migrations[i].version))
 				rc = apply(pg, &migrations[i]);
 	}
-	PQclear(done);
+	sym_PQclear(done);
 	ac_buf_free(&create);
 	if (!rc)
 		rc = ac_pg_commit(pg, "migrating the schema");
@@ -222,20 +222,20 @@ int ac_pg_schema_check(ac_pg *pg, int *out_version, int *out_missing)
 			     "SELECT to_regclass(quote_ident($1) || '.agentctl_migrations') IS NOT NULL",
 			     1, values, NULL)))
 		return rc;
-	if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) {
-		PQclear(res);
+	if (strcmp(sym_PQgetvalue(res, 0, 0), "t") != 0) {
+		sym_PQclear(res);
 		return 0;
 	}
-	PQclear(res);
+	sym_PQclear(res);
 	if ((rc = ac_pg_exec(pg, &res, "reading agentctl_migrations",
 			     "SELECT version FROM agentctl_migrations", 0, NULL, NULL)))
 		return rc;
-	for (int row = 0; row < PQntuples(res); row++)
-		if (atoi(PQgetvalue(res, row, 0)) > version)
-			version = atoi(PQgetvalue(res, row, 0));
+	for (int row = 0; row < sym_PQntuples(res); row++)
+		if (atoi(sym_PQgetvalue(res, row, 0)) > version)
+			version = atoi(sym_PQgetvalue(res, row, 0));
 	for (int i = 0; i < N_MIGRATIONS; i++)
 		missing += !recorded(res, migrations[i].version);
-	PQclear(res);
+	sym_PQclear(res);
 	*out_version = version;
 	if (out_missing)
 		*out_missing = missing;
