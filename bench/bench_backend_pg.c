@@ -9,8 +9,8 @@
  *       to their own session and COUNT trace records to one shared trace.
  *       prints: store, writers, messages_per_second, traces_per_second
  *   bench_backend_pg list pg URL SESSIONS RUNS
- *       fills the schema "bench_list" with SESSIONS sessions (once, in SQL,
- *       100 users, 10 tenants), then times RUNS listings of each kind.
+ *       fills the schema "bench_list_SESSIONS" with SESSIONS sessions (once,
+ *       in SQL, 100 users, 10 tenants), then times RUNS listings of each kind.
  *       prints: the median and best milliseconds per listing */
 #include "ac_backend_pg.h"
 #include "ac_error.h"
@@ -115,50 +115,57 @@ static int appends(const char *kind, const char *where, int writers, int count)
 	traces = run_writers(kind, where, writers, count, true);
 	if (messages < 0 || traces < 0)
 		return 1;
-	printf("%s writers=%d count=%d messages_per_second=%.0f traces_per_second=%.0f\n", kind,
-	       writers, count, messages, traces);
+	printf("%s writers=%d count=%d messages_per_second=%.0f traces_per_second=%.0f"
+	       " messages_seconds=%.4f traces_seconds=%.4f\n",
+	       kind, writers, count, messages, traces, writers * count / messages,
+	       writers * count / traces);
 	return 0;
 }
 
 /* ---- listing ---- */
 
-static int fill(const char *url, long sessions)
+/* Bench code, not the store: the schema's name (digits only) is put in
+ * the SQL text here. */
+static int fill(const char *url, const char *schema, long sessions)
 {
 	PGconn *conn = PQconnectdb(url);
-	char count[24];
+	char count[24], sql[2048];
 	const char *values[1] = {count};
 	PGresult *res;
 	int rc = 0;
 
 	snprintf(count, sizeof(count), "%ld", sessions);
 	/* Only when the table does not hold them yet (the data is reused). */
-	res = PQexecParams(conn, "SELECT count(*) FROM bench_list.sessions", 0, NULL, NULL, NULL, NULL, 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.sessions", schema);
+	res = PQexecParams(conn, sql, 0, NULL, NULL, NULL, NULL, 0);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && atol(PQgetvalue(res, 0, 0)) == sessions) {
 		PQclear(res);
 		PQfinish(conn);
 		return 0;
 	}
 	PQclear(res);
-	res = PQexecParams(conn,
+	snprintf(sql, sizeof(sql),
 			   "WITH s AS ("
-			   " INSERT INTO bench_list.sessions (tenant, id, user_id, agent, status,"
+			   " INSERT INTO %s.sessions (tenant, id, user_id, agent, status,"
 			   " created_at, updated_at, written_by_host, message_count, tokens, turns)"
-			   " SELECT 'tenant-' || (i % 10), 'session-' || i, 'user-' || (i % 100), 'claude',"
-			   " (ARRAY['running','paused','completed','failed'])[1 + i % 4],"
+			   " SELECT 'tenant-' || (i %% 10), 'session-' || i, 'user-' || (i %% 100), 'claude',"
+			   " (ARRAY['running','paused','completed','failed'])[1 + i %% 4],"
 			   " now() - i * interval '1 second', now() - i * interval '1 second',"
-			   " 'host-' || (i % 8), 50, 12000, 25"
+			   " 'host-' || (i %% 8), 50, 12000, 25"
 			   " FROM generate_series(1, $1::bigint) AS i ON CONFLICT DO NOTHING"
 			   " RETURNING tenant, id)"
-			   " INSERT INTO bench_list.session_documents (tenant, session_id, document)"
+			   " INSERT INTO %s.session_documents (tenant, session_id, document)"
 			   " SELECT tenant, id, json_build_object('id', id, 'task', repeat('a long task ', 40),"
 			   " 'metadata', json_build_object('tenantId', tenant)) FROM s",
-			   1, NULL, values, NULL, NULL, 0);
+			   schema, schema);
+	res = PQexecParams(conn, sql, 1, NULL, values, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		fprintf(stderr, "bench_backend_pg: filling: %s", PQerrorMessage(conn));
 		rc = 1;
 	}
 	PQclear(res);
-	PQclear(PQexec(conn, "VACUUM ANALYZE bench_list.sessions"));
+	snprintf(sql, sizeof(sql), "VACUUM ANALYZE %s.sessions", schema);
+	PQclear(PQexec(conn, sql));
 	PQfinish(conn);
 	return rc;
 }
@@ -183,12 +190,14 @@ static int list(const char *url, long sessions, int runs)
 	ac_backend_session_info *out = NULL;
 	double ms[3][101];
 	size_t n[3] = {0, 0, 0};
+	char schema[64];
 
 	if (runs > 101)
 		runs = 101;
-	if (open_store(&b, "pg", url, "bench_list"))
+	snprintf(schema, sizeof(schema), "bench_list_%ld", sessions);
+	if (open_store(&b, "pg", url, schema))
 		return 1;
-	if (fill(url, sessions))
+	if (fill(url, schema, sessions))
 		return 1;
 	for (int r = 0; r < runs; r++) {
 		for (int kind = 0; kind < 3; kind++) {
