@@ -3,11 +3,12 @@
  * listing many sessions from PostgreSQL through the inspector and the
  * user lister (the columns only, never the documents).
  *
- *   bench_backend_pg appends fs DIR WRITERS COUNT
- *   bench_backend_pg appends pg URL WRITERS COUNT
+ *   bench_backend_pg appends fs DIR WRITERS COUNT [traces]
+ *   bench_backend_pg appends pg URL WRITERS COUNT [traces]
  *       WRITERS processes each make COUNT appends of one ~200-byte message
- *       to their own session and COUNT trace records to one shared trace.
- *       prints: store, writers, messages_per_second, traces_per_second
+ *       to their own session (not with "traces"), then COUNT trace records
+ *       to one shared trace.
+ *       prints: store, writers, per second and seconds of each (0: not run)
  *   bench_backend_pg list pg URL SESSIONS RUNS
  *       fills the schema "bench_list_SESSIONS" with SESSIONS sessions (once,
  *       in SQL, 100 users, 10 tenants), then times RUNS listings of each kind.
@@ -102,22 +103,24 @@ static double run_writers(const char *kind, const char *where, int writers, int 
 	return failed ? -1 : (double)writers * count / (now_s() - start);
 }
 
-static int appends(const char *kind, const char *where, int writers, int count)
+static int appends(const char *kind, const char *where, int writers, int count,
+		   bool traces_only)
 {
 	ac_backend b;
-	double messages, traces;
+	double messages = 0, traces;
 
 	/* Schema made (and migrated) once, before the clock starts. */
 	if (open_store(&b, kind, where, "bench_appends"))
 		return 1;
 	ac_backend_close(&b);
-	messages = run_writers(kind, where, writers, count, false);
+	if (!traces_only)
+		messages = run_writers(kind, where, writers, count, false);
 	traces = run_writers(kind, where, writers, count, true);
 	if (messages < 0 || traces < 0)
 		return 1;
 	printf("%s writers=%d count=%d messages_per_second=%.0f traces_per_second=%.0f"
 	       " messages_seconds=%.4f traces_seconds=%.4f\n",
-	       kind, writers, count, messages, traces, writers * count / messages,
+	       kind, writers, count, messages, traces, messages ? writers * count / messages : 0,
 	       writers * count / traces);
 	return 0;
 }
@@ -223,12 +226,12 @@ static int list(const char *url, long sessions, int runs)
 
 int main(int argc, char **argv)
 {
-	if (argc == 6 && !strcmp(argv[1], "appends") &&
-	    (!strcmp(argv[2], "fs") || !strcmp(argv[2], "pg")))
-		return appends(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "traces"))) &&
+	    !strcmp(argv[1], "appends") && (!strcmp(argv[2], "fs") || !strcmp(argv[2], "pg")))
+		return appends(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), argc == 7);
 	if (argc == 6 && !strcmp(argv[1], "list") && !strcmp(argv[2], "pg"))
 		return list(argv[3], atol(argv[4]), atoi(argv[5]));
-	fprintf(stderr, "usage: bench_backend_pg appends fs|pg DIR|URL WRITERS COUNT\n"
+	fprintf(stderr, "usage: bench_backend_pg appends fs|pg DIR|URL WRITERS COUNT [traces]\n"
 			"       bench_backend_pg list pg URL SESSIONS RUNS\n");
 	return 2;
 }

@@ -248,7 +248,13 @@ PGconn *ac_pg_conn(ac_pg *pg, int *rc)
 {
 	if (pg->conn && pg->pid == getpid() && sym_PQstatus(pg->conn) == CONNECTION_OK)
 		return pg->conn;
+	if (pg->in_transaction && pg->pid == getpid()) {
+		*rc = ac_error_set(AC_EIO, "%s: the connection was lost inside a transaction; "
+				   "nothing of it was kept", pg->shown);
+		return NULL;
+	}
 	drop_connection(pg);
+	pg->in_transaction = false;
 	if ((*rc = connect_now(pg)) != 0) {
 		drop_connection(pg);
 		return NULL;
@@ -292,12 +298,19 @@ int ac_pg_exec_bytes(ac_pg *pg, PGresult **out, const char *what, const char *sq
 
 int ac_pg_begin(ac_pg *pg, const char *what)
 {
-	return ac_pg_exec(pg, NULL, what, "BEGIN", 0, NULL, NULL);
+	int rc = ac_pg_exec(pg, NULL, what, "BEGIN", 0, NULL, NULL);
+
+	pg->in_transaction = rc == 0;
+	return rc;
 }
 
 int ac_pg_commit(ac_pg *pg, const char *what)
 {
-	return ac_pg_exec(pg, NULL, what, "COMMIT", 0, NULL, NULL);
+	int rc = ac_pg_exec(pg, NULL, what, "COMMIT", 0, NULL, NULL);
+
+	if (rc == 0)
+		pg->in_transaction = false;
+	return rc;
 }
 
 void ac_pg_rollback(ac_pg *pg)
@@ -307,6 +320,7 @@ void ac_pg_rollback(ac_pg *pg)
 
 		sym_PQclear(res);
 	}
+	pg->in_transaction = false;
 }
 
 int ac_pg_notify(ac_pg *pg, const char *kind, const char *tenant, const char *session)

@@ -30,6 +30,7 @@ typedef struct {
 	char *shown;     /* the same without its password, for messages */
 	char *schema;    /* the schema's name */
 	char *schema_sql;/* the same quoted for SQL text */
+	bool in_transaction; /* between ac_pg_begin and its commit or rollback */
 } ac_pg;
 
 /* True when text names a PostgreSQL store: a postgres:// or postgresql://
@@ -46,7 +47,8 @@ int ac_pg_open(ac_pg **out, const char *url, const char *schema);
 void ac_pg_close(ac_pg *pg);
 
 /* The live connection of this process (reconnecting after a fork or a
- * lost connection); NULL with the error set. */
+ * lost connection, but never inside a transaction: its statements must not
+ * go on in another session); NULL with the error set. */
 PGconn *ac_pg_conn(ac_pg *pg, int *rc);
 
 /* Runs sql with n text parameters (NULL: SQL NULL); lengths may be NULL

@@ -35,9 +35,9 @@ for count in $(cmp_sizes 30 300 3000); do
     pg=() fs=()
     for _ in $(seq "$runs"); do
         psql -Atqc 'DROP SCHEMA IF EXISTS bench_appends CASCADE' 2>/dev/null
-        pg+=("$("$bench" appends pg "$url" 8 "$count" | sed -n 's/.*traces_seconds=\([0-9.]*\).*/\1/p')")
+        pg+=("$("$bench" appends pg "$url" 8 "$count" traces | sed -n 's/.*traces_seconds=\([0-9.]*\).*/\1/p')")
         rm -rf "$data/fs"
-        fs+=("$("$bench" appends fs "$data/fs" 8 "$count" | sed -n 's/.*traces_seconds=\([0-9.]*\).*/\1/p')")
+        fs+=("$("$bench" appends fs "$data/fs" 8 "$count" traces | sed -n 's/.*traces_seconds=\([0-9.]*\).*/\1/p')")
     done
     rm -rf "$data/fs"
     stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1]}'; }
