@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Classes of the bytes inside a string; S_PLAIN must stay 0 so the fast
  * loop can test the table entry for truth. */
 enum {
@@ -48,6 +52,16 @@ static const uint8_t string_class[256] = {
 #undef P4
 #undef P16
 
+#define KEY_BUCKETS 32
+
+/* Keys of different lengths or first bytes mostly land apart; the event
+ * keys ("id", "timestamp", "agent", "status", "action", "result",
+ * "trace") all do. */
+static inline size_t key_bucket(unsigned char first, size_t len)
+{
+	return (first + len * 5) & (KEY_BUCKETS - 1);
+}
+
 /* One open object or array. stack[0] is a sentinel for the top level, so the
  * code that ends a value never has to ask whether it has a parent. */
 struct level {
@@ -68,6 +82,9 @@ typedef struct {
 	const ac_json_path *paths;
 	ac_json_scan_error *error; /* may be NULL */
 	struct level *stack;       /* AC_JSON_MAX_DEPTH + 1 levels */
+	/* by_key[d][key_bucket(key)]: the paths whose segment d could be
+	 * that key, so a key is compared with one or two paths, not all. */
+	uint64_t (*by_key)[KEY_BUCKETS];
 	struct level *lv;          /* &stack[depth] */
 	size_t depth;
 	/* For the value about to be scanned: the paths it ends and the paths
@@ -247,7 +264,26 @@ static inline const char *scan_string(const scan *s, const char *p, bool *has_es
 	for (;;) {
 		uint64_t word;
 
-		/* Event lines are mostly ASCII runs: take them 8 bytes at a time. */
+#if defined(__SSE2__)
+		/* Event lines are mostly ASCII runs: take them 16 bytes at a
+		 * time. As signed bytes, both controls and bytes with the high
+		 * bit are below 0x20, so one compare finds either. */
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i stop = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+			int mask = _mm_movemask_epi8(stop);
+
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				break;
+			}
+			p += 16;
+		}
+#endif
+		/* The rest, 8 bytes at a time. */
 		while (end - p >= 8) {
 			memcpy(&word, p, sizeof(word));
 			if (!word_is_plain(word))
@@ -566,13 +602,20 @@ static inline void match_key(scan *s, const char *start, const char *key_end, bo
 	size_t d = s->depth - 1, keylen = (size_t)(key_end - start);
 	uint64_t m;
 
-	for (m = s->lv->mask; m; m &= m - 1) {
+	m = s->lv->mask;
+	/* An escaped key may spell a path's key differently: try them all. */
+	if (!escaped)
+		m &= s->by_key[d][key_bucket(keylen ? (unsigned char)*start : 0, keylen)];
+	for (; m; m &= m - 1) {
 		int k = __builtin_ctzll(m);
 		const ac_json_path *path = &s->paths[k];
 		size_t seglen = path->segment_len[d];
 
+		/* Most keys differ in length or first byte; a call to memcmp
+		 * for each would cost more than the rest of the key's work. */
 		if (escaped ? !escaped_equals(start, key_end, path->segment[d], seglen)
-			    : (seglen != keylen || memcmp(start, path->segment[d], keylen) != 0))
+			    : (seglen != keylen || (keylen && *start != *path->segment[d]) ||
+			       memcmp(start, path->segment[d], keylen) != 0))
 			continue;
 		/* A repeated key replaces what an earlier value under it gave
 		 * this path, found or not. */
@@ -656,10 +699,12 @@ static inline int after_value(scan *s, const char **pp)
 }
 
 /* Checks the arguments and readies s and out for a scan of text. */
-static int scan_begin(scan *s, struct level *stack, ac_json_span *out, const char *text,
-		      size_t len, const ac_json_path *paths, size_t npaths,
-		      ac_json_scan_error *error)
+static int scan_begin(scan *s, struct level *stack, uint64_t (*by_key)[KEY_BUCKETS],
+		      ac_json_span *out, const char *text, size_t len,
+		      const ac_json_path *paths, size_t npaths, ac_json_scan_error *error)
 {
+	size_t depths = 0;
+
 	if (error) {
 		error->offset = 0;
 		error->line = error->column = 0;
@@ -669,11 +714,24 @@ static int scan_begin(scan *s, struct level *stack, ac_json_span *out, const cha
 		return ac_error_set(AC_EINVAL, "more than %d JSON paths in one scan",
 				    AC_JSON_MAX_PATHS);
 	*s = (scan){.text = text, .end = text + len, .out = out, .paths = paths, .error = error,
-		    .stack = stack, .lv = stack};
+		    .stack = stack, .by_key = by_key, .lv = stack};
 	for (size_t i = 0; i < npaths; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS)
+		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS) {
 			s->descend |= (uint64_t)1 << i;
+			if (paths[i].nsegments > depths)
+				depths = paths[i].nsegments;
+		}
+	}
+	/* Only the depths paths reach are ever looked up. */
+	memset(by_key, 0, depths * sizeof(*by_key));
+	for (size_t i = 0; i < npaths; i++) {
+		if (!(s->descend & ((uint64_t)1 << i)))
+			continue;
+		for (size_t d = 0; d < paths[i].nsegments; d++)
+			by_key[d][key_bucket(paths[i].segment_len[d] ?
+					     (unsigned char)paths[i].segment[d][0] : 0,
+					     paths[i].segment_len[d])] |= (uint64_t)1 << i;
 	}
 	/* stack[0] is the top level: no container, so no mask and no targets. */
 	stack[0] = (struct level){0};
@@ -684,11 +742,12 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error)
 {
 	struct level stack[AC_JSON_MAX_DEPTH + 1];
+	uint64_t by_key[AC_JSON_MAX_SEGMENTS][KEY_BUCKETS];
 	const char *end = text + len, *p;
 	scan s;
 	int next;
 
-	if ((next = scan_begin(&s, stack, out, text, len, paths, npaths, error)))
+	if ((next = scan_begin(&s, stack, by_key, out, text, len, paths, npaths, error)))
 		return next;
 	p = skip_space(text, end);
 	if (p == end)
