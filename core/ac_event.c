@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,16 +110,25 @@ static int want_type(const ac_json_span *fields, enum ac_event_field f,
 	return 0;
 }
 
+/* True when name (NUL-terminated) is exactly raw[0..n), raw holding no NUL
+ * (a JSON string's raw bytes never do); stops at the first difference. */
+static bool name_is(const char *name, const char *raw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name[i] != raw[i])
+			return false;
+	return name[n] == '\0';
+}
+
 static bool in_list(const ac_json_span *span, const char *const *list, size_t n)
 {
-	/* Every line checks three of these lists: skip the names whose first
-	 * byte differs before measuring them. */
-	char first = !span->has_escape && span->len > 2 ? span->start[1] : 0;
+	/* Every line checks three of these lists: without escapes, compare
+	 * the raw bytes in place instead of measuring each name first. */
+	bool raw = span->type == AC_JSON_STRING && !span->has_escape && span->len >= 2;
 
 	for (size_t i = 0; (n == (size_t)-1 ? list[i] != NULL : i < n); i++) {
-		if (first && list[i][0] && list[i][0] != first)
-			continue;
-		if (ac_json_string_equals(span, list[i], strlen(list[i])))
+		if (raw ? name_is(list[i], span->start + 1, span->len - 2)
+			: ac_json_string_equals(span, list[i], strlen(list[i])))
 			return true;
 	}
 	return false;
@@ -211,10 +221,23 @@ int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 	return 0;
 }
 
+/* The event paths' key table, built once: journal check parses millions
+ * of lines with them. */
+static ac_json_paths prepared_event_paths;
+static pthread_once_t prepare_once = PTHREAD_ONCE_INIT;
+
+static void prepare_event_paths(void)
+{
+	ac_json_paths_prepare(&prepared_event_paths, event_paths, AC_EV_NFIELDS);
+}
+
 int ac_event_parse(ac_json_span *fields, const char *line,
 		   size_t len, const ac_event_schema *schema)
 {
-	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS, NULL);
+	int rc;
+
+	pthread_once(&prepare_once, prepare_event_paths);
+	rc = ac_json_scan_prepared(fields, line, len, &prepared_event_paths, NULL);
 
 	if (rc)
 		return rc;

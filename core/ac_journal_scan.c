@@ -24,8 +24,7 @@
 typedef struct {
 	const ac_query *q;
 	const ac_event_schema *schema;
-	const ac_json_path *paths;
-	size_t npaths;
+	ac_json_paths paths; /* the query's, prepared */
 	ac_scan_stats *stats;
 	const char *path;
 	ac_scan_fn fn;
@@ -40,7 +39,7 @@ static int consider_line(scan_ctx *s, const char *line, size_t len, uint64_t off
 {
 	ac_scan_match match;
 
-	if (ac_json_scan(s->spans, line, len, s->paths, s->npaths, NULL) != 0 ||
+	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0 ||
 	    ac_event_check(s->spans, s->schema) != 0) {
 		if (s->stats->invalid++ == 0)
 			s->stats->invalid_path = s->path;
@@ -322,6 +321,9 @@ static int init_ctx(scan_ctx *s, ac_scan_stats *stats, ac_scan_stats *local,
 		    const ac_query *q, const ac_event_schema *schema,
 		    ac_scan_fn fn, void *ctx)
 {
+	const ac_json_path *paths;
+	size_t npaths;
+
 	memset(s, 0, sizeof(*s));
 	memset(local, 0, sizeof(*local));
 	s->stats = stats ? stats : local;
@@ -329,8 +331,8 @@ static int init_ctx(scan_ctx *s, ac_scan_stats *stats, ac_scan_stats *local,
 	s->schema = schema;
 	s->fn = fn;
 	s->ctx = ctx;
-	s->paths = ac_query_paths(q, &s->npaths);
-	return 0;
+	paths = ac_query_paths(q, &npaths);
+	return ac_json_paths_prepare(&s->paths, paths, npaths);
 }
 
 int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npaths,
@@ -341,7 +343,8 @@ int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npath
 	scan_ctx s;
 	int rc = 0;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
+	if ((rc = init_ctx(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
 	if (last_n > 0)
 		return scan_last(&s, paths, npaths, last_n, fn, ctx);
 	for (size_t f = 0; f < npaths && rc == 0; f++) {
@@ -360,10 +363,12 @@ int ac_journal_scan_from(uint64_t *out_next, uint64_t *in_out_number,
 {
 	ac_scan_stats local;
 	scan_ctx s;
+	int rc;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
-	s.path = path;
 	*out_next = offset;
+	if ((rc = init_ctx(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
+	s.path = path;
 	return scan_range(&s, offset, UINT64_MAX, out_next, in_out_number, false);
 }
 
@@ -373,8 +378,10 @@ int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start
 {
 	ac_scan_stats local;
 	scan_ctx s;
+	int rc;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
+	if ((rc = init_ctx(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
 	s.path = path;
 	return scan_range(&s, start, end, NULL, NULL, false);
 }
@@ -556,7 +563,8 @@ int ac_journal_scan_format(ac_scan_stats *stats, const char *const *paths, size_
 	scan_ctx s;
 	int rc = 0;
 
-	init_ctx(&s, stats, &local, q, schema, format_and_write, &printer);
+	if ((rc = init_ctx(&s, stats, &local, q, schema, format_and_write, &printer)))
+		return rc;
 	for (size_t f = 0; f < npaths && rc == 0; f++) {
 		s.path = paths[f];
 		s.have_finder = false;
