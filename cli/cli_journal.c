@@ -39,7 +39,7 @@ static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 		goto done;
 	}
 	if (info.rotated_to)
-		cli_note("%s: rotated to %s (journal.rotateBytes)", ws->journal_path, info.rotated_to);
+		cli_note("%s: rotated to %s (%s)", ws->journal_path, info.rotated_to, info.rotated_by);
 	if (info.repaired_torn_tail && info.torn_overlong)
 		cli_note("%s: the unterminated line that holds byte %llu is longer than "
 			 AC_JOURNAL_MAX_LINE_TEXT "; the new event starts on a fresh line",

@@ -10,6 +10,7 @@
 #include "ac_error.h"
 #include "ac_event.h"
 #include "ac_journal.h"
+#include "ac_time.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_split.h"
@@ -412,6 +413,56 @@ static void test_two_rotations_in_one_millisecond_keep_both(void **state)
 	free(b);
 }
 
+/* journal.rotate "monthly": the first append of a month rotates a journal
+ * started in an earlier month, judged by its first event's timestamp. */
+static void test_monthly_rotation_by_first_event(void **state)
+{
+	fixture *f = *state;
+	const char *old = "{\"id\":\"evt_20250115000000_00000000\",\"timestamp\":"
+			  "\"2025-01-15T00:00:00.000Z\",\"agent\":\"Claude\"}\n";
+	char now[AC_TIME_ISO_LEN + 1], line[128];
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_time_format_iso(now, ac_time_now_ms());
+	snprintf(line, sizeof(line), "{\"timestamp\":\"%s\",\"agent\":\"Gemini\"}", now);
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, old, strlen(old));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_string_equal(info.rotated_by, "journal.rotate monthly");
+	assert_int_equal(tu_count_lines(info.rotated_to), 1);
+	assert_int_equal(tu_count_lines(f->journal), 1);
+	free(info.rotated_to);
+	/* Started this month now: the next append stays. */
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(f->journal), 2);
+}
+
+/* Without a readable first timestamp, the last write's month decides. */
+static void test_monthly_rotation_by_last_write(void **state)
+{
+	fixture *f = *state;
+	const char *garbage = "not json at all\n";
+	const char *line = tu_event_line("Gemini", "x");
+	struct timespec times[2] = {{.tv_sec = 1577836800}, {.tv_sec = 1577836800}}; /* 2020-01-01 */
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, garbage, strlen(garbage));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to); /* written just now: this month */
+	utimensat(AT_FDCWD, f->journal, times, 0);
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(info.rotated_to), 2);
+	free(info.rotated_to);
+}
+
 static void test_automatic_rotation_past_size(void **state)
 {
 	fixture *f = *state;
@@ -532,15 +583,38 @@ static void write_lock(const char *path, long pid, int age_seconds)
 	utimensat(AT_FDCWD, path, times, 0);
 }
 
+/* A lock as agentctl on another machine (or in another container) writes
+ * it: the pid, then who holds it. */
+static void write_foreign_lock(const char *path, long pid, const char *host, int age_seconds)
+{
+	char text[256];
+	struct timespec times[2];
+
+	snprintf(text, sizeof(text), "%ld\nhost=%s\nboot=0f0e0d0c-0000-4000-8000-000000000001\n"
+		 "pidns=4026531836\n", pid, host);
+	tu_write_file(path, text, strlen(text));
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_sec -= age_seconds;
+	times[1] = times[0];
+	utimensat(AT_FDCWD, path, times, 0);
+}
+
 static void test_lock_acquire_writes_pid_and_release_removes(void **state)
 {
 	fixture *f = *state;
+	char host[256] = "", expected[300];
 	ac_lock lock;
-	char *text;
+	char *text, *rest;
 
 	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
 	text = tu_read_file(f->lock, NULL);
-	assert_int_equal(strtol(text, NULL, 10), getpid());
+	/* The pid alone on the first line, as the spec's readers expect. */
+	assert_int_equal(strtol(text, &rest, 10), getpid());
+	assert_int_equal(*rest, '\n');
+	gethostname(host, sizeof(host) - 1);
+	snprintf(expected, sizeof(expected), "\nhost=%s\nboot=", host);
+	assert_non_null(strstr(text, expected));
+	assert_non_null(strstr(text, "\npidns="));
 	ac_lock_release(&lock);
 	ac_lock_release(&lock);
 	assert_int_equal(access(f->lock, F_OK), -1);
@@ -614,6 +688,94 @@ static void test_dead_holders_torn_line_is_ended_before_the_break(void **state)
 	assert_string_equal(contents + strlen(torn) + 1 + strlen(good), "\n");
 	free(contents);
 	free(good);
+}
+
+/* The pid of a lock from another host means nothing here: a process of
+ * that number being absent on this machine must not break it. */
+static void test_foreign_lock_is_not_judged_by_pid(void **state)
+{
+	fixture *f = *state;
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.timeout_ms = 150;
+	write_foreign_lock(f->lock, dead_pid(), "build-runner-7", 30);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), AC_EBUSY);
+	assert_non_null(strstr(ac_error_last(), "on host build-runner-7"));
+	assert_non_null(strstr(ac_error_last(), "lock.foreignStaleMs"));
+	assert_int_equal(access(f->lock, F_OK), 0);
+}
+
+static void test_foreign_lock_older_than_its_bound_is_broken(void **state)
+{
+	fixture *f = *state;
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.timeout_ms = 2000;
+	opts.foreign_stale_ms = 60000;
+	write_foreign_lock(f->lock, getpid(), "build-runner-7", 61);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+}
+
+/* Same host name, another boot (a rebooted machine's leftover, or another
+ * machine named alike) or pid namespace (a container): foreign too. */
+static void test_lock_of_same_host_other_namespace_is_foreign(void **state)
+{
+	fixture *f = *state;
+	char host[256] = "";
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.timeout_ms = 150;
+	gethostname(host, sizeof(host) - 1);
+	write_foreign_lock(f->lock, dead_pid(), host, 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), AC_EBUSY);
+	assert_int_equal(access(f->lock, F_OK), 0);
+}
+
+/* A hostile host field never reaches an error line raw. */
+static void test_foreign_lock_host_is_shown_safely(void **state)
+{
+	fixture *f = *state;
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.timeout_ms = 50;
+	write_foreign_lock(f->lock, 1, "evil\033]0;owned\007", 0);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), AC_EBUSY);
+	assert_null(strchr(ac_error_last(), '\033'));
+	assert_non_null(strstr(ac_error_last(), "on host evil??0?owned? "));
+}
+
+/* Our own lock of a dead process is local: broken at once, as before. */
+static void test_own_host_lock_of_dead_pid_is_broken(void **state)
+{
+	fixture *f = *state;
+	ac_lock lock;
+	char *text;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		ac_lock child;
+
+		if (ac_lock_acquire(&child, f->lock, NULL) != 0)
+			_exit(1);
+		_exit(0); /* dies holding it */
+	}
+	waitpid(pid, NULL, 0);
+	text = tu_read_file(f->lock, NULL);
+	assert_non_null(strstr(text, "host="));
+	free(text);
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, NULL), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
 }
 
 static void test_live_lock_blocks_until_timeout(void **state)
@@ -801,6 +963,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_first_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_last_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsync_always_appends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_symlink_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_write_leaves_journal_intact, setup, teardown),
@@ -809,6 +973,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_before_break_runs_while_the_stale_lock_is_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_holders_torn_line_is_ended_before_the_break, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_lock_blocks_until_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_lock_is_not_judged_by_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_lock_older_than_its_bound_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_of_same_host_other_namespace_is_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_lock_host_is_shown_safely, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_host_lock_of_dead_pid_is_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_lock_of_live_pid_is_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_old_lock_is_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_planted_at_lock_path_is_not_followed, setup, teardown),

@@ -1,0 +1,83 @@
+# Sourced by the scripts in bench/compare.d/: records one measure of
+# agentctl, alone or paired with the tool a user would pick instead.
+#
+#   cmp_pair  MEASURE SIZE UNIT TARGET PEER_LABEL 'AGENTCTL COMMAND' 'PEER COMMAND'
+#   cmp_alone MEASURE SIZE UNIT TARGET 'AGENTCTL COMMAND'
+#   cmp_record MEASURE SIZE UNIT TARGET PEER_LABEL A_MEDIAN A_MIN A_RSS B_MEDIAN B_MIN B_RSS RATIO
+#
+# TARGET applies to the largest size: a comma list of ratio<=X (agentctl's
+# median over the peer's, the median of paired runs), time<=SECONDS,
+# rss<=KIB (agentctl's maximum resident set), or "-".
+# cmp_record is for measures a whole command cannot time (a latency inside
+# the dashboard, a run that needs a reset between runs): the script times
+# them itself and records the figures in the same form ("-" where none).
+#
+# Settings from bench/compare.sh: AGENTCTL, BENCH_DIR, BENCH_DATA,
+# CMP_RESULTS (the TSV the rows are appended to), CMP_RUNS, CMP_WARMUP,
+# CMP_QUICK, PAIRTIME.
+
+: "${CMP_RUNS:=5}" "${CMP_WARMUP:=1}" "${CMP_QUICK:=0}"
+
+cmp_require() {
+    local name
+    for name in AGENTCTL BENCH_DIR BENCH_DATA CMP_RESULTS PAIRTIME; do
+        if [ -z "${!name:-}" ]; then
+            echo "compare: $name is not set (run bench/compare.sh)" >&2
+            return 1
+        fi
+    done
+}
+cmp_require || exit 2
+
+# The sizes a row measures: all three, or only the smallest when quick.
+cmp_sizes() {
+    if [ "$CMP_QUICK" = 1 ]; then echo "$1"; else echo "$@"; fi
+}
+
+# A peer tool that is not installed is skipped with a note, not failed.
+cmp_have() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    echo "compare: $1 not installed; its comparison is skipped" >&2
+    return 1
+}
+
+cmp_record() {
+    if [ $# -ne 12 ]; then
+        echo "compare: cmp_record needs 12 fields, got $#: $*" >&2
+        return 2
+    fi
+    local IFS=$'\t'
+    echo "$*" >>"$CMP_RESULTS"
+    printf '  %-38s %8s %-5s %-10s agentctl %ss %sKiB  peer %ss  ratio %s\n' \
+        "$1" "$2" "$3" "$5" "$6" "$8" "$9" "${12}" >&2
+}
+
+cmp_pair() {
+    if [ $# -ne 7 ]; then
+        echo "compare: cmp_pair MEASURE SIZE UNIT TARGET PEER 'A' 'B'" >&2
+        return 2
+    fi
+    local fields
+    fields=$("$PAIRTIME" "$CMP_RUNS" "$CMP_WARMUP" "$6" "$7") || {
+        echo "compare: $1 ($2 $3) failed" >&2
+        return 1
+    }
+    local -a f
+    IFS=$'\t' read -r -a f <<<"$fields"
+    cmp_record "$1" "$2" "$3" "$4" "$5" "${f[@]}"
+}
+
+cmp_alone() {
+    if [ $# -ne 5 ]; then
+        echo "compare: cmp_alone MEASURE SIZE UNIT TARGET 'A'" >&2
+        return 2
+    fi
+    local fields
+    fields=$("$PAIRTIME" "$CMP_RUNS" "$CMP_WARMUP" "$5") || {
+        echo "compare: $1 ($2 $3) failed" >&2
+        return 1
+    }
+    local -a f
+    IFS=$'\t' read -r -a f <<<"$fields"
+    cmp_record "$1" "$2" "$3" "$4" - "${f[@]}"
+}
