@@ -62,12 +62,16 @@ typedef struct {
 	bool wrote_any; /* an event was written */
 } printer;
 
-/* Appends a string field decoded and made safe, padded to width. */
+/* Appends a string field decoded and made safe, padded to width (at most
+ * 15). Without escapes the raw bytes are the text: no copy first. */
 static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, int width)
 {
+	static const char spaces[] = "               ";
 	size_t start = out->len, decoded_len = 0;
 
-	if (span->type == AC_JSON_STRING) {
+	if (span->type == AC_JSON_STRING && !span->has_escape && span->len >= 2) {
+		ac_text_sanitize(out, span->start + 1, span->len - 2);
+	} else if (span->type == AC_JSON_STRING) {
 		ac_buf_clear(scratch);
 		if (ac_buf_reserve(scratch, span->len) == 0) {
 			ac_json_string_decode(scratch->data, &decoded_len, span);
@@ -76,8 +80,8 @@ static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, in
 	} else {
 		ac_buf_putc(out, '-');
 	}
-	for (int used = (int)(out->len - start); used < width; used++)
-		ac_buf_putc(out, ' ');
+	if (out->len - start < (size_t)width)
+		ac_buf_append(out, spaces, (size_t)width - (out->len - start));
 }
 
 /* One event as read and query show it; may run on several threads at

@@ -10,9 +10,14 @@
 #include "ac_search.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define FIRST_WINDOW (64u * 1024)
 /* Bytes of the first block counted to choose the needle's search bytes:
@@ -65,13 +70,44 @@ typedef struct {
 	bool needle_done, escape_done; /* searched to the end: no more hits */
 } candidate_finder;
 
+/* True when the backslash at y starts an escape as read from `from` on:
+ * "\\\\" escapes itself, so it does when the run of backslashes that ends
+ * at y (counted from `from`) is odd. */
+static bool starts_escape(const char *from, const char *y)
+{
+	size_t run = 1;
+
+	while ((size_t)(y - from) >= run && y[-(ptrdiff_t)run] == '\\')
+		run++;
+	return run % 2 == 1;
+}
+
+/* The first \u or \/ escape at or after p. Journal text holds many other
+ * escapes (\" and \n), so the pairs are looked for 16 places at a time
+ * rather than stopping at every backslash. */
 static const char *next_escape_at(const char *p, const char *end)
 {
-	while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
-		if (p + 1 < end && (p[1] == 'u' || p[1] == '/'))
-			return p;
-		p += 2; /* "\\\\" escapes itself: never read its second byte as a start */
+	const char *from = p;
+
+#if defined(__SSE2__)
+	const __m128i backslash = _mm_set1_epi8('\\'), u = _mm_set1_epi8('u');
+	const __m128i slash = _mm_set1_epi8('/');
+
+	for (; end - p > 16; p += 16) {
+		__m128i here = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i next = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned pairs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(here, backslash)) &
+				 (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(next, u),
+									  _mm_cmpeq_epi8(next, slash)));
+
+		for (; pairs; pairs &= pairs - 1)
+			if (starts_escape(from, p + __builtin_ctz(pairs)))
+				return p + __builtin_ctz(pairs);
 	}
+#endif
+	for (; end - p > 1; p++)
+		if (*p == '\\' && (p[1] == 'u' || p[1] == '/') && starts_escape(from, p))
+			return p;
 	return NULL;
 }
 
