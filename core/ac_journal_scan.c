@@ -533,8 +533,9 @@ static int sample_finder(scan_ctx *s, const char *path)
 	return 0;
 }
 
-/* The complete lines [0, end) of s->path on nthreads threads. */
-static int format_parallel(scan_ctx *s, uint64_t end, size_t nthreads,
+/* The complete lines [0, end) of s->path on nthreads threads; *out_started
+ * false: nothing done, no thread could start. */
+static int format_parallel(bool *out_started, scan_ctx *s, uint64_t end, size_t nthreads,
 			   const format_target *target)
 {
 	format_worker *workers = calloc(nthreads, sizeof(*workers));
@@ -543,6 +544,7 @@ static int format_parallel(scan_ctx *s, uint64_t end, size_t nthreads,
 	scan_ctx shared = *s;
 	int rc;
 
+	*out_started = false;
 	if (!workers || !contexts) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -559,7 +561,8 @@ static int format_parallel(scan_ctx *s, uint64_t end, size_t nthreads,
 		w->target = target;
 		contexts[i] = w;
 	}
-	rc = ac_split_run(s->path, end, nthreads, format_block, contexts, deliver_formatted, &d);
+	rc = ac_split_run(out_started, s->path, end, nthreads, format_block, contexts,
+			  deliver_formatted, &d);
 done:
 	for (size_t i = 0; workers && i < nthreads; i++)
 		ac_buf_free(&workers[i].scratch);
@@ -578,11 +581,12 @@ static int format_file(scan_ctx *s, const format_target *target)
 		return rc;
 	nthreads = ac_split_threads(end);
 	if (end > 0 && nthreads > 1) {
-		rc = format_parallel(s, end, nthreads, target);
-		if (rc == 0)
-			next = end;
-		else if (rc != AC_SPLIT_NO_THREADS)
+		bool started;
+
+		if ((rc = format_parallel(&started, s, end, nthreads, target)))
 			return rc;
+		if (started)
+			next = end;
 	}
 	/* The rest (all of a small file): what follows end, torn tail included. */
 	return scan_range(s, next, UINT64_MAX, NULL, NULL, true);
