@@ -809,7 +809,7 @@ static char *format_scan(ac_scan_stats *stats, const char *path, const char *con
 
 	memset(stats, 0, sizeof(*stats));
 	ac_split_set_limits(piece, flush, threads);
-	rc = ac_journal_scan_format(stats, &path, 1, q, NULL, format_offset_and_id, NULL,
+	rc = ac_journal_scan_format(stats, &path, 1, q, 0, NULL, format_offset_and_id, NULL,
 				    append_written, &w);
 	ac_split_set_limits(0, 0, 0);
 	if (rc != 0)
@@ -865,8 +865,8 @@ static void test_format_scan_stops_when_the_writer_says(void **state)
 
 	write_mixed_journal(f->journal);
 	ac_split_set_limits(512, 0, 2);
-	assert_int_equal(ac_journal_scan_format(NULL, &path, 1, q, NULL, format_offset_and_id, NULL,
-						append_written, &w), 7);
+	assert_int_equal(ac_journal_scan_format(NULL, &path, 1, q, 0, NULL, format_offset_and_id,
+						NULL, append_written, &w), 7);
 	ac_split_set_limits(0, 0, 0);
 	assert_int_equal(w.writes, 3);
 	ac_buf_free(&w.text);
