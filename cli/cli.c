@@ -189,13 +189,38 @@ void cli_write_json(const json_t *doc)
 
 static bool output_failed;
 
+/* Blocks this large (a document streamed out) go to the descriptor as
+ * they are: through stdio they would be cut in two writes each. */
+#define DIRECT_WRITE_BYTES (64 * 1024)
+
 bool cli_write(const void *bytes, size_t len)
 {
+	const char *p = bytes;
+
 	if (output_failed)
 		return false;
-	if (fwrite(bytes, 1, len, stdout) != len)
+	if (len < DIRECT_WRITE_BYTES) {
+		if (fwrite(bytes, 1, len, stdout) != len)
+			output_failed = true;
+		return !output_failed;
+	}
+	if (fflush(stdout) != 0) {
 		output_failed = true;
-	return !output_failed;
+		return false;
+	}
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			output_failed = true;
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
 }
 
 int cli_finish_output(void)

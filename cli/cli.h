@@ -22,6 +22,7 @@ typedef struct {
 	const char *workspace; /* -w DIR; "." by default */
 	const char *theme;     /* --theme NAME, or NULL */
 	bool read_only;        /* --read-only */
+	bool poll;             /* --poll: the "watch" key set to poll */
 	ac_config *config;     /* loaded for workspace */
 	ac_workspace ws;       /* resolved from config */
 	bool ws_ready;         /* ws holds resources to free */

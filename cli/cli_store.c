@@ -13,6 +13,7 @@
 #include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_session.h"
 #include "ac_text.h"
 
@@ -34,24 +35,51 @@ static int open_backend(ac_backend *out, const cli_context *ctx)
 	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
 }
 
-/* Prints bytes from a file made safe, keeping line breaks and tabs. */
-static int put_text(const char *text, size_t len)
-{
-	ac_buf out = AC_BUF_INIT;
-	size_t start = 0;
+/* A document shown as its blocks come: made safe, line breaks and tabs
+ * kept, so memory stays the same whatever the document's size. */
+typedef struct {
+	ac_text_stream text;
+	ac_buf out;
+} shown_text;
 
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && text[i] != '\n' && text[i] != '\t')
-			continue;
-		ac_text_sanitize(&out, text + start, i - start);
-		if (i < len)
-			ac_buf_putc(&out, text[i]);
-		start = i + 1;
+#define OUTPUT_LOST 1 /* show_block's "stdout failed": not an AC_E* code */
+
+static int show_block(const char *bytes, size_t len, void *ctx)
+{
+	shown_text *shown = ctx;
+
+	ac_buf_clear(&shown->out);
+	if (ac_text_stream_feed(&shown->text, &shown->out, bytes, len))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return !shown->out.len || cli_write(shown->out.data, shown->out.len) ? 0 : OUTPUT_LOST;
+}
+
+/* Shows what stream (or, in a backend without one, read) gives: rc is its
+ * result, after which the output is finished here. */
+static int show_finish(shown_text *shown, int rc)
+{
+	if (rc == 0) {
+		ac_buf_clear(&shown->out);
+		if (ac_text_stream_end(&shown->text, &shown->out))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		else if (shown->out.len)
+			cli_write(shown->out.data, shown->out.len);
 	}
-	if (out.len)
-		cli_write(out.data, out.len);
-	ac_buf_free(&out);
+	ac_buf_free(&shown->out);
+	if (rc < 0) {
+		cli_finish_output();
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	}
 	return cli_finish_output();
+}
+
+/* The whole text of a backend without a stream op, shown the same way. */
+static int show_whole(shown_text *shown, int rc, char *text, size_t len)
+{
+	if (rc == 0)
+		rc = show_block(text, len, shown);
+	free(text);
+	return show_finish(shown, rc);
 }
 
 static int print_names(char **names, size_t n, bool json)
@@ -148,6 +176,7 @@ done:
 
 static int memo_read(const ac_backend *b, int argc, char **argv)
 {
+	shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
 	char *text = NULL;
 	size_t len = 0;
 	int status;
@@ -156,11 +185,11 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
-	if (b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]))
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	status = put_text(text, len);
-	free(text);
-	return status;
+	if (b->memo.stream)
+		return show_finish(&shown, b->memo.stream(b->impl, show_block, &shown, argv[0],
+							  argv[1], argv[2], argv[3]));
+	return show_whole(&shown, b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2],
+					       argv[3]), text, len);
 }
 
 int cli_memo(cli_context *ctx, int argc, char **argv)
@@ -250,10 +279,16 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		else
 			status = print_names(ids, n, json);
-	} else if (b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1])) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 	} else {
-		status = put_text(text, len);
+		shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
+
+		if (b.artifact.stream)
+			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,
+								       tenant, args[0], args[1]));
+		else
+			status = show_whole(&shown, b.artifact.read(b.impl, &text, &len, tenant,
+								     args[0], args[1]), text, len);
+		text = NULL;
 	}
 done:
 	ac_backend_names_free(ids, n);
@@ -263,14 +298,35 @@ done:
 	return status;
 }
 
+#define SUMMARY_BYTES 160 /* a record's data shown in the table, at most */
+
+/* The start of a value's compact JSON: dumping stops once more than
+ * SUMMARY_BYTES are there, as only they are shown. */
+typedef struct {
+	char text[SUMMARY_BYTES + 2];
+	size_t len;
+} summary_start;
+
+static int keep_start(const char *bytes, size_t size, void *data)
+{
+	summary_start *s = data;
+	size_t room = sizeof(s->text) - 1 - s->len;
+
+	memcpy(s->text + s->len, bytes, size < room ? size : room);
+	s->len += size < room ? size : room;
+	return size < room ? 0 : -1;
+}
+
 /* What kind of record: the first of data's type, kind, event, name. */
 static void put_record(ac_buf *line, const json_t *record)
 {
 	const json_t *data = json_object_get(record, "data");
 	const char *at = json_string_value(json_object_get(record, "at"));
-	char *summary = json_dumps(data, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	summary_start summary = {{0}, 0};
 	char seq[32];
 
+	json_dump_callback(data, keep_start, &summary, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	summary.text[summary.len] = '\0';
 	snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(record, "seq")));
 	ac_buf_clear(line);
 	cli_put_cell(line, seq, 6);
@@ -278,23 +334,91 @@ static void put_record(ac_buf *line, const json_t *record)
 	cli_put_cell(line, at ? at : "-", 25);
 	cli_put_cell(line, ac_backend_trace_kind(data), 16);
 	ac_buf_putc(line, ' ');
-	if (summary && strlen(summary) > 160)
-		strcpy(summary + 157, "...");
-	cli_put_cell(line, summary ? summary : "", 0);
+	if (strlen(summary.text) > SUMMARY_BYTES)
+		strcpy(summary.text + SUMMARY_BYTES - 3, "...");
+	cli_put_cell(line, summary.text, 0);
 	ac_buf_putc(line, '\n');
-	free(summary);
+}
+
+/* trace show's output, one record at a time: table lines, or the elements
+ * of the JSON array cli_write_json() would print for the whole trace. */
+typedef struct {
+	bool json;
+	size_t shown;
+	ac_buf line;
+	ac_buf safe;
+} trace_output;
+
+/* One record as an element of that array: its 2-space dump, one level in. */
+static int put_json_record(trace_output *t, const json_t *record)
+{
+	size_t len = 0;
+	char *text = ac_json_exact_dumps(record, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &len);
+	int rc = text ? 0 : AC_ENOMEM;
+
+	ac_buf_clear(&t->line);
+	ac_buf_clear(&t->safe);
+	rc = rc ? rc : ac_buf_append(&t->line, t->shown ? ",\n  " : "[\n  ", 4);
+	/* Compact or not, jansson escapes line breaks in strings: each one
+	 * in the dump is structure and takes the extra level. */
+	for (size_t i = 0, start = 0; !rc && i <= len; i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		rc = ac_buf_append(&t->line, text + start, i - start);
+		if (!rc && i < len)
+			rc = ac_buf_append(&t->line, "\n  ", 3);
+		start = i + 1;
+	}
+	free(text);
+	if (rc || ac_text_json_safe(&t->safe, t->line.data, t->line.len))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return cli_write(t->safe.data, t->safe.len) ? 0 : OUTPUT_LOST;
+}
+
+static int show_record(const json_t *record, void *ctx)
+{
+	trace_output *t = ctx;
+	int rc;
+
+	if (t->json) {
+		rc = put_json_record(t, record);
+	} else {
+		put_record(&t->line, record);
+		rc = cli_write(t->line.data, t->line.len) ? 0 : OUTPUT_LOST;
+	}
+	t->shown++;
+	return rc;
+}
+
+/* Walks the trace with the backend's each, or loads it whole in one
+ * without. */
+static int each_record(const ac_backend *b, trace_output *t, size_t *skipped, const char *tenant,
+		       const char *session_id)
+{
+	json_t *records = NULL, *record;
+	size_t i;
+	int rc;
+
+	if (b->trace.each)
+		return b->trace.each(b->impl, show_record, t, skipped, tenant, session_id);
+	if ((rc = b->trace.load(b->impl, &records, skipped, tenant, session_id, 0)))
+		return rc;
+	json_array_foreach(records, i, record)
+		if ((rc = show_record(record, t)))
+			break;
+	json_decref(records);
+	return rc;
 }
 
 int cli_trace(cli_context *ctx, int argc, char **argv)
 {
+	static const char header[] = "SEQ    AT                       KIND             DATA\n";
+	trace_output out = {false, 0, AC_BUF_INIT, AC_BUF_INIT};
 	const char *session_id = NULL;
 	char *tenant = NULL;
-	json_t *records = NULL, *record;
-	ac_buf line = AC_BUF_INIT;
 	ac_backend b = {0};
-	size_t skipped = 0, i;
-	bool json = false;
-	int status;
+	size_t skipped = 0;
+	int status, rc;
 
 	if (!argc)
 		return cli_error(CLI_USAGE, "usage: trace show SESSION [--json]");
@@ -302,7 +426,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "trace: unknown command '%s'", argv[0]);
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--json"))
-			json = true;
+			out.json = true;
 		else if (!session_id)
 			session_id = argv[a];
 		else
@@ -313,28 +437,23 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	if ((status = session_tenant(&tenant, ctx, session_id, "trace")) ||
 	    (status = open_backend(&b, ctx)))
 		goto done;
-	if (b.trace.load(b.impl, &records, &skipped, tenant, session_id, 0)) {
+	if (!out.json)
+		cli_write(header, sizeof(header) - 1);
+	rc = each_record(&b, &out, &skipped, tenant, session_id);
+	if (rc < 0) {
+		cli_finish_output();
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
+	if (rc == 0 && out.json)
+		cli_write(out.shown ? "\n]\n" : "[]\n", out.shown ? 3 : 3);
 	if (skipped)
 		cli_note("trace of session %s: %zu torn or corrupt line%s skipped", session_id, skipped,
 			 skipped == 1 ? "" : "s");
-	if (json) {
-		cli_write_json(records);
-	} else {
-		static const char header[] = "SEQ    AT                       KIND             DATA\n";
-
-		cli_write(header, sizeof(header) - 1);
-		json_array_foreach(records, i, record) {
-			put_record(&line, record);
-			cli_write(line.data, line.len);
-		}
-	}
 	status = cli_finish_output();
 done:
-	json_decref(records);
-	ac_buf_free(&line);
+	ac_buf_free(&out.line);
+	ac_buf_free(&out.safe);
 	ac_backend_close(&b);
 	free(tenant);
 	return status;

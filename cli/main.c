@@ -62,7 +62,7 @@ static const cli_command commands[] = {
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
 
 static const char usage_head[] =
-	"usage: agentctl [-w DIR] [--theme NAME] [--read-only]   the dashboard\n";
+	"usage: agentctl [-w DIR] [--theme NAME] [--read-only] [--poll]   the dashboard\n";
 
 static const char usage_tail[] =
 	"       agentctl help [COMMAND]\n"
@@ -78,6 +78,9 @@ static const char usage_tail[] =
 	"                              current folder, which only the dashboard refuses)\n"
 	"         --theme NAME         the dashboard's theme (dark, light, high-contrast, monochrome)\n"
 	"         --read-only          no command or key changes a file\n"
+	"         --poll               follow the workspace by polling, not inotify (for a\n"
+	"                              shared file system whose other hosts' writes raise no\n"
+	"                              event; found by itself for NFS, SMB, FUSE...: watch key)\n"
 	"         --version            the version of agentctl and libagentctl\n"
 	"Exit status: 0 success, 1 the operation failed, 2 bad usage.\n"
 	"See agentctl(1) for every command, key and configuration key.\n";
@@ -158,6 +161,8 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 			ctx->theme = argv[i];
 		} else if (!strcmp(arg, "--read-only")) {
 			ctx->read_only = true;
+		} else if (!strcmp(arg, "--poll")) {
+			ctx->poll = true;
 		} else {
 			cli_error(CLI_USAGE, "unknown option '%s'", arg);
 			put_help(stderr);
@@ -176,6 +181,8 @@ static int open_workspace(cli_context *ctx)
 	if (ac_config_load(&ctx->config, ctx->workspace) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (ctx->theme && ac_config_set_cli(ctx->config, "theme", ctx->theme) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ctx->poll && ac_config_set_cli(ctx->config, "watch", "poll") != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if (ac_workspace_init(&ctx->ws, ctx->config) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());

@@ -109,7 +109,7 @@ _agentctl()
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-w --workspace --theme --read-only -h --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "-w --workspace --theme --read-only --poll -h --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$_agentctl_commands" -- "$cur"))
 		fi

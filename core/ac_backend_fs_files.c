@@ -43,21 +43,35 @@ static int memo_paths(char **dir, char **path, const ac_backend_fs *fs, const ch
 	return 0;
 }
 
-static int memo_read(void *impl, char **out, size_t *out_len, const char *tenant,
-		     const char *owner, const char *scope, const char *name)
+/* memo read and stream: path's bytes whole (into *out) or to fn. */
+static int memo_fetch(void *impl, char **out, size_t *out_len, ac_backend_block_fn fn,
+		      void *ctx, const char *tenant, const char *owner, const char *scope,
+		      const char *name)
 {
 	char *dir = NULL, *path = NULL;
 	int rc;
 
 	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
 		return rc;
-	rc = ac_file_read(out, out_len, path);
+	rc = fn ? ac_file_each_block(path, fn, ctx) : ac_file_read(out, out_len, path);
 	if (rc == AC_ENOTFOUND)
 		ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s/%s: no such document", tenant, owner, scope,
 			     name);
 	free(dir);
 	free(path);
 	return rc;
+}
+
+static int memo_read(void *impl, char **out, size_t *out_len, const char *tenant,
+		     const char *owner, const char *scope, const char *name)
+{
+	return memo_fetch(impl, out, out_len, NULL, NULL, tenant, owner, scope, name);
+}
+
+static int memo_stream(void *impl, ac_backend_block_fn fn, void *ctx, const char *tenant,
+		       const char *owner, const char *scope, const char *name)
+{
+	return memo_fetch(impl, NULL, NULL, fn, ctx, tenant, owner, scope, name);
 }
 
 /* Writers of one folder take turns (flock on it): a whole-document write
@@ -214,20 +228,34 @@ static int artifact_write(void *impl, const char *tenant, const char *session_id
 	return artifact_store(impl, tenant, session_id, tool_call_id, data, len, false);
 }
 
-static int artifact_read(void *impl, char **out, size_t *out_len, const char *tenant,
-			 const char *session_id, const char *tool_call_id)
+/* artifact read and stream, as memo_fetch(). */
+static int artifact_fetch(void *impl, char **out, size_t *out_len, ac_backend_block_fn fn,
+			  void *ctx, const char *tenant, const char *session_id,
+			  const char *tool_call_id)
 {
 	char *dir = NULL, *path = NULL;
 	int rc;
 
 	if ((rc = artifact_paths(&dir, &path, impl, tenant, session_id, tool_call_id)))
 		return rc;
-	rc = ac_file_read(out, out_len, path);
+	rc = fn ? ac_file_each_block(path, fn, ctx) : ac_file_read(out, out_len, path);
 	if (rc == AC_ENOTFOUND)
 		ac_error_set(AC_ENOTFOUND, "session %s has no artifact '%s'", session_id, tool_call_id);
 	free(dir);
 	free(path);
 	return rc;
+}
+
+static int artifact_read(void *impl, char **out, size_t *out_len, const char *tenant,
+			 const char *session_id, const char *tool_call_id)
+{
+	return artifact_fetch(impl, out, out_len, NULL, NULL, tenant, session_id, tool_call_id);
+}
+
+static int artifact_stream(void *impl, ac_backend_block_fn fn, void *ctx, const char *tenant,
+			   const char *session_id, const char *tool_call_id)
+{
+	return artifact_fetch(impl, NULL, NULL, fn, ctx, tenant, session_id, tool_call_id);
 }
 
 static int artifact_list(void *impl, char ***out_ids, size_t *out_n, const char *tenant,
@@ -249,6 +277,7 @@ void ac_backend_fs_fill_files(ac_backend *b)
 {
 	b->memo = (ac_backend_memo_ops){
 		.read = memo_read,
+		.stream = memo_stream,
 		.write = memo_write,
 		.append = memo_append,
 		.list = memo_list,
@@ -256,6 +285,7 @@ void ac_backend_fs_fill_files(ac_backend *b)
 	b->artifact = (ac_backend_artifact_ops){
 		.write = artifact_write,
 		.read = artifact_read,
+		.stream = artifact_stream,
 		.list = artifact_list,
 	};
 }

@@ -74,7 +74,11 @@ json_t *ac_checkpoint_history(const json_t *doc)
 
 bool ac_checkpoint_is_tombstone(const json_t *doc)
 {
-	return !strcmp(ac_checkpoint_node(doc), AC_CHECKPOINT_TOMBSTONE);
+	/* Koog marks one with properties.tombstone = true (and an empty
+	 * history); DESIGN.md with nodeId "tombstone". Either is one. */
+	return !strcmp(ac_checkpoint_node(doc), AC_CHECKPOINT_TOMBSTONE) ||
+	       json_is_true(json_object_get(json_object_get(doc, "properties"),
+					    AC_CHECKPOINT_TOMBSTONE));
 }
 
 int ac_checkpoint_validate(const json_t *doc)
@@ -336,6 +340,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	json_t *doc = NULL, *latest = NULL, *input = NULL, *output = NULL, *history;
 	const char *agent;
 	int64_t version;
+	bool tombstone;
 	int rc, guard = -1;
 
 	if (!opts)
@@ -395,7 +400,9 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	if (!checkpoint_id)
 		ac_uuid_v4(uuid);
 	ac_time_format_iso(now, ac_time_now_ms());
-	doc = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:O, s:s, s:O, s:o, s:{}}",
+	tombstone = node && !strcmp(node, AC_CHECKPOINT_TOMBSTONE);
+	/* A tombstone as Koog writes one: no history, properties.tombstone. */
+	doc = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o, s:s, s:O, s:s, s:O, s:o, s:o}",
 			"checkpointId", checkpoint_id ? checkpoint_id : uuid, "sessionId", session_id,
 			"agentId", agent ? json_string(agent) : json_null(),
 			"createdAt", now, "version", (json_int_t)version,
@@ -403,7 +410,9 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 			"nodeId", node ? node : "manual", "lastInput", input,
 			"lastInputType", opts->last_input_type ? opts->last_input_type : "text",
 			"lastOutput", output,
-			"messageHistory", json_deep_copy(history), "properties");
+			"messageHistory", tombstone ? json_array() : json_deep_copy(history),
+			"properties", tombstone ? json_pack("{s:b}", AC_CHECKPOINT_TOMBSTONE, 1)
+						: json_object());
 	if (!doc) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory building checkpoint of session '%s'",
 				  session_id);
@@ -599,6 +608,14 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 			   : ac_checkpoint_store_latest(&out->checkpoint, store, session_id);
 	if (rc)
 		goto done;
+	/* A tombstone marks where a run ended; its empty history is a prefix
+	 * of every history, so taking it as a target would empty the session. */
+	if (ac_checkpoint_is_tombstone(out->checkpoint)) {
+		rc = ac_error_set(AC_EINVAL, "checkpoint '%s' of session '%s' is a tombstone (a "
+				  "finished run): there is no state to roll back to",
+				  ac_checkpoint_id(out->checkpoint), session_id);
+		goto done;
+	}
 	history = ac_session_messages(session);
 	if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(out->checkpoint), history))) {
 		ac_error_set(rc, "cannot roll session '%s' back to checkpoint '%s': %s", session_id,

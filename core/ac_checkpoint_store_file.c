@@ -62,9 +62,12 @@ static int parse(json_t **out, const char *path, const char *text, size_t len,
 }
 
 /* The members a header is read from, in ac_json_scan()'s path order. */
-enum { H_ID, H_SESSION, H_VERSION, H_HISTORY, H_NODE, H_CREATED, H_PARENT, H_COUNT };
+enum {
+	H_ID, H_SESSION, H_VERSION, H_HISTORY, H_NODE, H_CREATED, H_PARENT, H_TOMBSTONE, H_COUNT
+};
 static const char *const header_keys[H_COUNT] = {
 	"checkpointId", "sessionId", "version", "messageHistory", "nodeId", "createdAt", "parentId",
+	"properties.tombstone",
 };
 
 /* A string span's decoded value, NUL-terminated, its length in *out_len
@@ -137,7 +140,9 @@ static int scan_header(ac_checkpoint_header *out, const char *text, size_t len,
 		ac_checkpoint_header_clear(out);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	out->tombstone = !strcmp(out->node_id, AC_CHECKPOINT_TOMBSTONE);
+	/* Either form, as ac_checkpoint_is_tombstone() judges a document. */
+	out->tombstone = !strcmp(out->node_id, AC_CHECKPOINT_TOMBSTONE) ||
+			 span[H_TOMBSTONE].type == AC_JSON_TRUE;
 	return 1;
 }
 

@@ -32,15 +32,16 @@ void ac_compact_options_init(ac_compact_options *opts)
 	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 }
 
-void ac_compact_plan(ac_compact_result *out, const json_t *messages,
-		     const ac_compact_options *opts)
+/* ac_compact_plan() with the messages' tokens counted already. */
+static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens,
+		 const ac_compact_options *opts)
 {
 	size_t n = json_array_size(messages), cut;
 
 	memset(out, 0, sizeof(*out));
 	out->messages_before = n;
 	out->messages_after = n;
-	out->tokens_before = ac_messages_tokens(messages);
+	out->tokens_before = tokens;
 	/* One message cannot be made shorter by replacing it with a summary
 	 * of itself plus the rest of nothing. */
 	if (n < 2) {
@@ -59,6 +60,12 @@ void ac_compact_plan(ac_compact_result *out, const json_t *messages,
 	out->needed = true;
 	out->summarized = cut;
 	out->messages_after = n - cut + 1;
+}
+
+void ac_compact_plan(ac_compact_result *out, const json_t *messages,
+		     const ac_compact_options *opts)
+{
+	plan(out, messages, ac_messages_tokens(messages), opts);
 }
 
 void ac_compact_result_free(ac_compact_result *result)
@@ -370,6 +377,11 @@ typedef struct {
 	ac_compact_result *result;
 	const ac_compact_options *opts;
 	bool applied;             /* the last call changed the content */
+	/* The history as loaded (a reference is held, so no other array
+	 * takes its address) and its counts, which stand while the content
+	 * is that document. */
+	const json_t *loaded;
+	uint64_t loaded_tokens, replaced_tokens;
 } replacement;
 
 /* True when metadata.compactions records the archive: the session holds
@@ -417,7 +429,7 @@ static int replace_with_summary(json_t *root, void *ctx)
 	if (compactions && !json_is_array(compactions))
 		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
 				    r->id);
-	before = ac_messages_tokens(history);
+	before = history == r->loaded ? r->loaded_tokens : ac_messages_tokens(history);
 	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, r->summary) ||
 	    !(kept = json_pack("[{s:s, s:s}]", "role", "user", "content", content.data))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -445,7 +457,10 @@ static int replace_with_summary(json_t *root, void *ctx)
 	r->result->messages_before = n;
 	r->result->messages_after = json_array_size(kept);
 	r->result->tokens_before = before;
-	r->result->tokens_after = ac_messages_tokens(kept);
+	r->result->tokens_after = history == r->loaded
+					  ? before - r->replaced_tokens +
+						    ac_message_tokens(json_array_get(kept, 0))
+					  : ac_messages_tokens(kept);
 	if (json_array_append_new(compactions,
 				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", r->at, "messages",
 					    (json_int_t)cut, "tokensBefore", (json_int_t)before,
@@ -474,7 +489,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	const char *created_at;
 	ac_session *session = NULL, *after = NULL;
 	ac_session_write_options write;
-	json_t *messages, *replaced = NULL;
+	json_t *messages = NULL, *replaced = NULL;
 	bool published = false;
 	int64_t now_ms;
 	replacement change;
@@ -483,8 +498,10 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_session_load(&session, sessions_dir, id)))
 		goto done;
-	messages = ac_session_messages(session);
-	ac_compact_plan(out, messages, opts);
+	/* One parse: the counts come from the file's text, and the update
+	 * below starts from this document while the file stays the same. */
+	messages = json_incref(ac_session_messages(session));
+	plan(out, messages, ac_session_tokens(session, SIZE_MAX), opts);
 	if (!out->needed)
 		goto done;
 	if (!(replaced = json_array())) {
@@ -517,11 +534,15 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 		goto done;
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
-	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false};
+	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false,
+			       messages, out->tokens_before,
+			       ac_session_tokens(session, out->summarized)};
 	write = opts->write;
 	write.published = &published;
-	if ((rc = ac_session_update_with(&after, sessions_dir, id, replace_with_summary, &change,
-					 &write))) {
+	rc = ac_session_update_from(&after, session, sessions_dir, id, replace_with_summary,
+				    &change, &write);
+	session = NULL; /* taken over */
+	if (rc) {
 		/* A version naming the archive may have been read (and saved
 		 * again by its reader): then the archive must stay. */
 		if (!published) {
@@ -550,6 +571,7 @@ done:
 		out->needed = false;
 	ac_session_free(session);
 	ac_session_free(after);
+	json_decref(messages);
 	json_decref(replaced);
 	free(summary);
 	free(archive_relative);

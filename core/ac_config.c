@@ -38,7 +38,10 @@ typedef struct {
 	unsigned flags;            /* K_PATH, K_COMMAND */
 } known_key;
 
+/* An enum's choices; its error text lists them, so both come from here. */
 static const char *const fsync_choices[] = {"never", "always", NULL};
+static const char *const watch_choices[] = {"auto", "inotify", "poll", NULL};
+static const char *const rotate_choices[] = {"monthly", NULL};
 
 static const known_key known_keys[] = {
 	{"model", T_STRING, "AGENT_MODEL", NULL, 0},
@@ -58,6 +61,10 @@ static const known_key known_keys[] = {
 	{"journal.agents", T_STRINGS, NULL, NULL, 0},
 	{"journal.fsync", T_ENUM, NULL, fsync_choices, 0},
 	{"journal.rotateBytes", T_INT, NULL, NULL, 0},
+	{"journal.rotate", T_ENUM, NULL, rotate_choices, 0},
+	{"lock.foreignStaleMs", T_INT, NULL, NULL, 0},
+	{"gitEnabled", T_BOOL, NULL, NULL, 0},
+	{"watch", T_ENUM, NULL, watch_choices, 0},
 	{"pauseSignal", T_STRING, NULL, NULL, 0},
 	{"session.quietMs", T_INT, NULL, NULL, 0},
 	{"session.waitMs", T_INT, NULL, NULL, 0},
@@ -85,7 +92,18 @@ static const known_key *find_known(const char *key)
 	return NULL;
 }
 
-static const char *type_text(const known_key *k)
+/* Fills buf with "one of a, b, c". */
+static const char *choices_text(const known_key *k, char *buf, size_t size)
+{
+	size_t used = (size_t)snprintf(buf, size, "one of");
+
+	for (size_t i = 0; k->choices[i] && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s %s", i ? "," : "",
+					 k->choices[i]);
+	return buf;
+}
+
+static const char *type_text(const known_key *k, char *buf, size_t size)
 {
 	switch (k->type) {
 	case T_STRING: return "a string";
@@ -94,7 +112,7 @@ static const char *type_text(const known_key *k)
 	case T_BOOL: return "true or false";
 	case T_STRINGS: return "an array of strings";
 	case T_OBJECT: return "an object";
-	case T_ENUM: return "one of never, always";
+	case T_ENUM: return choices_text(k, buf, size);
 	case T_ARGV_MAP: return "an object of argv arrays (tool name -> [\"program\", \"arg\"...])";
 	}
 	return "?";
@@ -296,10 +314,12 @@ static int put(ac_config *c, const char *key, json_t *value, const char *origin,
 	       bool override)
 {
 	const known_key *k = find_known(key);
+	char choices[128];
 	int rc;
 
 	if (k && !has_type(k, value))
-		return ac_error_set(AC_EINVAL, "%s: %s must be %s", origin, key, type_text(k));
+		return ac_error_set(AC_EINVAL, "%s: %s must be %s", origin, key,
+				    type_text(k, choices, sizeof(choices)));
 	if (k && (k->flags & K_COMMAND) && (rc = check_command(k, value, origin)))
 		return rc;
 	if (!override && json_object_get(c->values, key))
@@ -522,6 +542,7 @@ static int load_env(ac_config *c)
 		const known_key *k = &known_keys[i];
 		ac_buf name = AC_BUF_INIT, origin = AC_BUF_INIT;
 		const char *text;
+		char choices[128];
 		json_t *value;
 		int rc = 0;
 
@@ -536,7 +557,7 @@ static int load_env(ac_config *c)
 			value = env_value(k, text);
 			if (!value)
 				rc = ac_error_set(AC_EINVAL, "environment %s: '%.40s' is not %s",
-						  name.data, text, type_text(k));
+						  name.data, text, type_text(k, choices, sizeof(choices)));
 			else
 				rc = put(c, k->key, value, origin.data, false);
 			json_decref(value);
@@ -692,6 +713,13 @@ int64_t ac_config_int(const ac_config *c, const char *key, int64_t fallback)
 	json_t *v = json_object_get(c->values, key);
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : fallback;
+}
+
+bool ac_config_bool(const ac_config *c, const char *key, bool fallback)
+{
+	json_t *v = json_object_get(c->values, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : fallback;
 }
 
 char *ac_config_path(const ac_config *c, const char *key, const char *fallback)

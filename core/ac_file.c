@@ -1,4 +1,4 @@
-/* Reading regular files safely and making folders. */
+/* Reading regular files safely, making folders, syncing a file system. */
 #include "ac_file.h"
 
 #include "ac_buf.h"
@@ -98,6 +98,34 @@ int ac_file_read(char **out, size_t *out_len, const char *path)
 	return ac_file_read_at(out, out_len, AT_FDCWD, path, path);
 }
 
+int ac_file_each_block(const char *path, ac_file_block_fn fn, void *ctx)
+{
+	char *block = malloc(AC_FILE_BLOCK);
+	int fd = -1, rc;
+
+	if (!block)
+		return ac_error_set(AC_ENOMEM, "%s: out of memory", path);
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
+		goto done;
+	for (;;) {
+		ssize_t n = read(fd, block, AC_FILE_BLOCK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = ac_error_errno(errno, "%s", path);
+			break;
+		}
+		if (n == 0 || (rc = fn(block, (size_t)n, ctx)))
+			break;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	free(block);
+	return rc;
+}
+
 int ac_file_mkdirs(const char *dir)
 {
 	char *copy = strdup(dir);
@@ -118,5 +146,17 @@ int ac_file_mkdirs(const char *dir)
 	if (!rc && mkdir(copy, 0755) != 0 && errno != EEXIST)
 		rc = ac_error_errno(errno, "%s: cannot create", copy);
 	free(copy);
+	return rc;
+}
+
+int ac_file_sync_fs(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return ac_error_errno(errno, "%s: cannot open to sync", path);
+	if (syncfs(fd) != 0)
+		rc = ac_error_errno(errno, "%s: syncing its file system", path);
+	close(fd);
 	return rc;
 }

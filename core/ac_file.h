@@ -11,6 +11,14 @@
  * a folder. AC_ENOTFOUND when absent. */
 int ac_file_read(char **out, size_t *out_len, const char *path);
 
+/* Reads a regular file as ac_file_read() does, handing each block of at
+ * most AC_FILE_BLOCK bytes to fn(bytes, len, ctx) as it comes instead of
+ * keeping it: memory stays the same whatever the file's size. A non-zero
+ * return from fn stops the read and is returned. */
+#define AC_FILE_BLOCK (128 * 1024)
+typedef int (*ac_file_block_fn)(const char *bytes, size_t len, void *ctx);
+int ac_file_each_block(const char *path, ac_file_block_fn fn, void *ctx);
+
 /* Like ac_file_read() for name inside the open folder dir_fd. */
 int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 		    const char *shown_path);
@@ -27,5 +35,11 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);
+
+/* Makes everything written so far on the file system holding path durable
+ * (syncfs(2)): one wait for the disk where an fsync per file and folder
+ * waits once each. Since Linux 5.8 it reports a write-back error of any
+ * file there. AC_EIO (or AC_ENOSPACE) naming path when it fails. */
+int ac_file_sync_fs(const char *path);
 
 #endif

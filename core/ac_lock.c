@@ -3,9 +3,11 @@
 
 #include "ac_error.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@ void ac_lock_options_init(ac_lock_options *opts)
 {
 	opts->timeout_ms = 10000;
 	opts->stale_ms = 10000;
+	opts->foreign_stale_ms = 120000;
 	opts->before_break = NULL;
 	opts->before_break_ctx = NULL;
 }
@@ -41,6 +44,51 @@ static void backoff(unsigned *round)
 
 	(*round)++;
 	nanosleep(&ts, NULL);
+}
+
+/* Who holds a lock agentctl takes: the pid on the first line, as the
+ * shared spec has it (a reader that wants only the pid reads that line),
+ * then the host, the boot and the pid namespace, so that another host on a
+ * shared file system, or a container sharing the folder, can tell that the
+ * pid is not one of its own. */
+typedef struct {
+	char host[256];
+	char boot[64];
+	char pidns[32];
+} holder_identity;
+
+static holder_identity local_identity;
+static pthread_once_t local_identity_once = PTHREAD_ONCE_INIT;
+
+static void read_first_line(const char *path, char *out, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(out, (int)size, f))
+		out[strcspn(out, "\r\n")] = '\0';
+	fclose(f);
+}
+
+static void load_local_identity(void)
+{
+	holder_identity *id = &local_identity;
+	struct stat st;
+
+	if (gethostname(id->host, sizeof(id->host) - 1) != 0)
+		id->host[0] = '\0';
+	id->host[strcspn(id->host, "\r\n= ")] = '\0';
+	read_first_line("/proc/sys/kernel/random/boot_id", id->boot, sizeof(id->boot));
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		snprintf(id->pidns, sizeof(id->pidns), "%llu", (unsigned long long)st.st_ino);
+}
+
+static const holder_identity *our_identity(void)
+{
+	pthread_once(&local_identity_once, load_local_identity);
+	return &local_identity;
 }
 
 static int open_guard(int *out_fd, const char *lock_path)
@@ -103,11 +151,74 @@ typedef struct {
 	long pid;     /* 0 when the file holds no pid */
 	int64_t age_ms;
 	ino_t ino;
+	bool foreign;             /* held on another host, boot or pid namespace */
+	holder_identity identity; /* empty fields: a pid-only lock */
 } holder_info;
 
-static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms)
+/* "host=...", "boot=..." and "pidns=..." lines after the pid. */
+static void parse_identity(holder_identity *out, char *text)
 {
-	char text[32] = {0};
+	char *save = NULL;
+
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *value = strchr(line, '=');
+		char *field = NULL;
+		size_t size = 0;
+
+		if (!value)
+			continue;
+		*value++ = '\0';
+		if (!strcmp(line, "host"))
+			field = out->host, size = sizeof(out->host);
+		else if (!strcmp(line, "boot"))
+			field = out->boot, size = sizeof(out->boot);
+		else if (!strcmp(line, "pidns"))
+			field = out->pidns, size = sizeof(out->pidns);
+		if (!field)
+			continue;
+		snprintf(field, size, "%s", value);
+		/* The file is anyone's to write: what reaches an error line is
+		 * kept to the characters a host name may hold. */
+		for (char *c = field; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr(".-_:", *c))
+				*c = '?';
+	}
+}
+
+/* A lock names its holder's host: when any part differs from ours, the pid
+ * is not ours to test. A lock without a host (the spec's pid-only lock) is
+ * judged as local, as the spec's writers expect. */
+static bool is_foreign(const holder_identity *holder)
+{
+	const holder_identity *us = our_identity();
+
+	if (!holder->host[0])
+		return false;
+	return strcmp(holder->host, us->host) != 0 || strcmp(holder->boot, us->boot) != 0 ||
+	       strcmp(holder->pidns, us->pidns) != 0;
+}
+
+/* Judges the holder read from the lock file. */
+static void judge_holder(holder_info *out, int stale_ms, int foreign_stale_ms)
+{
+	out->foreign = is_foreign(&out->identity);
+	if (out->foreign)
+		out->stale = out->age_ms > foreign_stale_ms;
+	else if (out->pid > 0 && kill((pid_t)out->pid, 0) != 0 && errno == ESRCH)
+		out->stale = true;
+	else if (out->age_ms > stale_ms)
+		out->stale = true;
+	/* A writer writes its pid right after creating the file, so an empty
+	 * lock that is a second old belongs to a writer that died in between. */
+	else if (out->pid <= 0 && out->age_ms > 1000)
+		out->stale = true;
+}
+
+static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms,
+			   int foreign_stale_ms)
+{
+	char text[512] = {0};
+	char *rest;
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -140,16 +251,11 @@ static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms
 	}
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
-	if (n > 0)
-		out->pid = strtol(text, NULL, 10);
-	if (out->pid > 0 && kill((pid_t)out->pid, 0) != 0 && errno == ESRCH)
-		out->stale = true;
-	else if (out->age_ms > stale_ms)
-		out->stale = true;
-	/* A writer writes its pid right after creating the file, so an empty
-	 * lock that is a second old belongs to a writer that died in between. */
-	else if (out->pid <= 0 && out->age_ms > 1000)
-		out->stale = true;
+	if (n > 0) {
+		out->pid = strtol(text, &rest, 10);
+		parse_identity(&out->identity, rest);
+	}
+	judge_holder(out, stale_ms, foreign_stale_ms);
 }
 
 /* Moves a stale lock aside and deletes it. If what we moved is not the
@@ -174,15 +280,21 @@ static void break_stale(const char *lock_path, ino_t judged_ino)
 
 static int create_lock(ac_lock *lock)
 {
-	char pid_text[32];
+	const holder_identity *us = our_identity();
+	char holder_text[512];
 	struct stat st;
 	int n, fd;
 
 	fd = open(lock->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	n = snprintf(pid_text, sizeof(pid_text), "%ld\n", (long)getpid());
-	if (write(fd, pid_text, (size_t)n) != n || fstat(fd, &st) != 0) {
+	/* One write: a reader sees the pid line whole or nothing. */
+	n = snprintf(holder_text, sizeof(holder_text), "%ld\nhost=%s\nboot=%s\npidns=%s\n",
+		     (long)getpid(), us->host, us->boot, us->pidns);
+	if (n < 0 || (size_t)n >= sizeof(holder_text))
+		n = snprintf(holder_text, sizeof(holder_text), "%ld\n", (long)getpid());
+	errno = 0;
+	if (write(fd, holder_text, (size_t)n) != n || fstat(fd, &st) != 0) {
 		int err = errno ? errno : EIO;
 
 		unlink(lock->path);
@@ -224,7 +336,7 @@ int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *
 			rc = ac_error_errno(err, "%s: cannot create the lock file", lock_path);
 			goto done;
 		}
-		inspect_holder(&holder, lock_path, opts->stale_ms);
+		inspect_holder(&holder, lock_path, opts->stale_ms, opts->foreign_stale_ms);
 		if (holder.exists && holder.stale) {
 			if (opts->before_break)
 				opts->before_break(opts->before_break_ctx);
@@ -233,10 +345,18 @@ int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *
 			continue;
 		}
 		if (monotonic_ms() >= deadline) {
-			rc = ac_error_set(AC_EBUSY,
-					  "%s: held by pid %ld for %lld ms; waited %d ms",
-					  lock_path, holder.pid, (long long)holder.age_ms,
-					  opts->timeout_ms);
+			rc = holder.foreign
+				     ? ac_error_set(AC_EBUSY,
+						    "%s: held by pid %ld on host %s for %lld ms "
+						    "(broken only after %d ms: lock.foreignStaleMs); "
+						    "waited %d ms",
+						    lock_path, holder.pid, holder.identity.host,
+						    (long long)holder.age_ms, opts->foreign_stale_ms,
+						    opts->timeout_ms)
+				     : ac_error_set(AC_EBUSY,
+						    "%s: held by pid %ld for %lld ms; waited %d ms",
+						    lock_path, holder.pid, (long long)holder.age_ms,
+						    opts->timeout_ms);
 			goto done;
 		}
 		backoff(&round);

@@ -5,7 +5,14 @@
  * flock(2) on the folder around it, so agentctl processes queue in the
  * kernel instead of polling each other and never race while breaking a
  * stale lock. A lock is stale when its pid is dead, or when it is older than
- * a bound (a crashed writer from another pid namespace, or a reused pid). */
+ * a bound (a crashed writer from another pid namespace, or a reused pid).
+ *
+ * agentctl's own lock files hold the pid on the first line, then
+ * "host=", "boot=" and "pidns=" lines. A lock naming another host, boot or
+ * pid namespace (a writer on another machine sharing the folder over NFS,
+ * or in another container) is never judged by its pid, only by its age,
+ * against a generous bound (foreign_stale_ms). The spec's pid-only locks
+ * are judged as before. */
 #ifndef AC_LOCK_H
 #define AC_LOCK_H
 

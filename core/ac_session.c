@@ -7,9 +7,11 @@
 #include "ac_uuid.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_json_scan.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_time.h"
+#include "ac_tokens.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,6 +180,25 @@ json_t *ac_session_messages(const ac_session *s)
 	return s->no_messages;
 }
 
+uint64_t ac_session_tokens(const ac_session *s, size_t first)
+{
+	static const char key[] = "conversationHistory";
+	const ac_json_path path = {{key}, {sizeof(key) - 1}, 1};
+	const json_t *messages = ac_session_messages(s);
+	ac_json_span span;
+	uint64_t tokens = 0;
+
+	if (s->raw && ac_json_scan(&span, s->raw, s->raw_len, &path, 1, NULL) == 0 &&
+	    span.type == AC_JSON_ARRAY)
+		return ac_tokens_history_prefix_json(span.start, span.len, first);
+	/* Text the scanner refuses (nesting past its limit) jansson may
+	 * still have read: measure the document. */
+	ac_error_clear();
+	for (size_t i = 0; i < first && i < json_array_size(messages); i++)
+		tokens += ac_message_tokens(json_array_get(messages, i));
+	return tokens;
+}
+
 /* The reference writer's layout: JSON.stringify(session, null, 2). */
 static char *serialise(const json_t *root, size_t *out_len)
 {
@@ -269,8 +290,21 @@ static int wait_quiet(const char *path, const char *id, int quiet_ms, int wait_m
 	}
 }
 
-int ac_session_update_with(ac_session **out, const char *dir, const char *id,
-			   ac_session_change_fn change, void *ctx,
+/* *out: loaded when the file at path is still the one it was read from,
+ * else NULL (loaded freed). */
+static ac_session *still_current(ac_session *loaded, const char *path)
+{
+	ac_file_id now;
+
+	if (loaded && loaded->from_file && ac_file_id_of(&now, path) == 0 &&
+	    ac_file_id_equal(&now, &loaded->file))
+		return loaded;
+	ac_session_free(loaded);
+	return NULL;
+}
+
+int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir,
+			   const char *id, ac_session_change_fn change, void *ctx,
 			   const ac_session_write_options *opts)
 {
 	char *path = NULL, *data = NULL;
@@ -280,8 +314,10 @@ int ac_session_update_with(ac_session **out, const char *dir, const char *id,
 
 	if (opts && opts->published)
 		*opts->published = false;
-	if ((rc = ac_session_path(&path, dir, id)))
+	if ((rc = ac_session_path(&path, dir, id))) {
+		ac_session_free(loaded);
 		return rc;
+	}
 	/* agentctl processes take turns; writers that take no lock are
 	 * caught by the compare-and-swap below. */
 	if ((rc = ac_lock_folder(&guard, path, 10000)))
@@ -293,14 +329,19 @@ int ac_session_update_with(ac_session **out, const char *dir, const char *id,
 		    (rc = wait_quiet(path, id, opts->quiet_ms, opts->wait_ms)))
 			break;
 		ac_session_free(s);
-		if (!(s = calloc(1, sizeof(*s)))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
+		/* The first round may start from the document loaded. */
+		s = still_current(loaded, path);
+		loaded = NULL;
+		if (!s) {
+			if (!(s = calloc(1, sizeof(*s)))) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				break;
+			}
+			if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
+			    (rc = parse_document(&s->root, path, s->raw, s->raw_len)))
+				break;
+			s->from_file = true;
 		}
-		if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
-		    (rc = parse_document(&s->root, path, s->raw, s->raw_len)))
-			break;
-		s->from_file = true;
 		if ((rc = change(s->root, ctx)))
 			break;
 		stamp_updated(s->root);
@@ -340,10 +381,18 @@ int ac_session_update_with(ac_session **out, const char *dir, const char *id,
 done:
 	if (guard >= 0)
 		close(guard);
+	ac_session_free(loaded);
 	ac_session_free(s);
 	free(data);
 	free(path);
 	return rc;
+}
+
+int ac_session_update_with(ac_session **out, const char *dir, const char *id,
+			   ac_session_change_fn change, void *ctx,
+			   const ac_session_write_options *opts)
+{
+	return ac_session_update_from(out, NULL, dir, id, change, ctx, opts);
 }
 
 int ac_session_update(ac_session **out, const char *dir, const char *id,

@@ -4,6 +4,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Decodes one UTF-8 sequence at s (n bytes available). Returns its length
  * and the code point, or 0 when the bytes are not valid UTF-8. */
@@ -63,7 +68,68 @@ static bool is_format_hazard(uint32_t cp)
 	       (cp >= 0xE0000 && cp <= 0xE007F) || (cp >= 0xE0100 && cp <= 0xE01EF);
 }
 
-int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
+/* The index of the first byte from i on that may need rewriting: one
+ * outside 0x20..0x7E, and outside '\n' and '\t' too when keep_lines. The
+ * bulk of any text is plain, so it is taken 16 bytes at a time. */
+static size_t plain_run(const unsigned char *s, size_t i, size_t len, bool keep_lines)
+{
+#ifdef __SSE2__
+	const __m128i space_less = _mm_set1_epi8(0x1F), del = _mm_set1_epi8(0x7F);
+	const __m128i nl = _mm_set1_epi8(keep_lines ? '\n' : 0x7F);
+	const __m128i tab = _mm_set1_epi8(keep_lines ? '\t' : 0x7F);
+
+	while (len - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+		/* signed: bytes from 0x80 are negative, so not above 0x1F */
+		__m128i ok = _mm_andnot_si128(_mm_cmpeq_epi8(v, del), _mm_cmpgt_epi8(v, space_less));
+		unsigned bad;
+
+		ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)));
+		bad = (unsigned)_mm_movemask_epi8(ok) ^ 0xFFFFu;
+		if (bad)
+			return i + (size_t)__builtin_ctz(bad);
+		i += 16;
+	}
+#endif
+	while (i < len && ((s[i] >= 0x20 && s[i] < 0x7F) ||
+			   (keep_lines && (s[i] == '\n' || s[i] == '\t'))))
+		i++;
+	return i;
+}
+
+/* The length of a character that s[0] starts and s[0..avail) cuts short
+ * while what is there could still become well-formed, else 0. */
+static size_t cut_short(const unsigned char *s, size_t avail)
+{
+	size_t want = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+		      : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+
+	if (avail >= want)
+		return 0;
+	for (size_t i = 1; i < avail; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return want;
+}
+
+/* True for a well-formed 3-byte character in U+3000..U+D7FF (CJK, kana,
+ * Hangul) other than U+3164, none of which is a hazard: text in those
+ * scripts skips the general decoding. */
+static bool cjk_char(const unsigned char *s, size_t avail)
+{
+	uint32_t cp;
+
+	if (avail < 3 || (s[0] & 0xF0) != 0xE0 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+		return false;
+	cp = (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+	return cp >= 0x3000 && cp < 0xD800 && cp != 0x3164;
+}
+
+/* Sanitises text[0..len), keeping '\n' and '\t' when keep_lines; when
+ * more is true, a character cut short at the end is left unread.
+ * *out_used receives the bytes read. */
+static int sanitize(ac_buf *out, const char *text, size_t len, bool keep_lines, bool more,
+		    size_t *out_used)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, run_start = 0;
@@ -73,8 +139,14 @@ int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 		uint32_t cp;
 		size_t n;
 
-		if (s[i] >= 0x20 && s[i] < 0x7F) {
-			i++;
+		if ((i = plain_run(s, i, len, keep_lines)) == len)
+			break;
+		if (more && s[i] >= 0x80 && cut_short(s + i, len - i))
+			break;
+		if (cjk_char(s + i, len - i)) {
+			do
+				i += 3;
+			while (cjk_char(s + i, len - i));
 			continue;
 		}
 		n = utf8_decode(&cp, s + i, len - i);
@@ -97,7 +169,54 @@ int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 		i += n ? n : 1;
 		run_start = i;
 	}
-	return ac_buf_append(out, text + run_start, len - run_start);
+	*out_used = i;
+	return ac_buf_append(out, text + run_start, i - run_start);
+}
+
+int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
+{
+	size_t used;
+
+	return sanitize(out, text, len, false, false, &used);
+}
+
+int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_t len)
+{
+	size_t skip = 0, used;
+	int rc;
+
+	if (st->nheld) {
+		/* The held bytes and enough of this piece to finish their
+		 * character (a character is at most 4 bytes). */
+		char joined[8];
+		size_t k = st->nheld, take = len < 4 ? len : 4;
+
+		memcpy(joined, st->held, k);
+		memcpy(joined + k, text, take);
+		if ((rc = sanitize(out, joined, k + take, true, true, &used)))
+			return rc;
+		st->nheld = 0;
+		if (used < k) { /* still cut short: the whole piece is held */
+			memcpy(st->held, joined + used, k + take - used);
+			st->nheld = k + take - used;
+			return 0;
+		}
+		skip = used - k;
+	}
+	if ((rc = sanitize(out, text + skip, len - skip, true, true, &used)))
+		return rc;
+	memcpy(st->held, text + skip + used, len - skip - used);
+	st->nheld = len - skip - used;
+	return 0;
+}
+
+int ac_text_stream_end(ac_text_stream *st, ac_buf *out)
+{
+	size_t used;
+	int rc = sanitize(out, st->held, st->nheld, true, false, &used);
+
+	st->nheld = 0;
+	return rc;
 }
 
 int ac_text_json_safe(ac_buf *out, const char *json, size_t len)

@@ -412,6 +412,11 @@ uint64_t ac_tokens_message_json(const char *json, size_t len)
 
 uint64_t ac_tokens_history_json(const char *json, size_t len)
 {
+	return ac_tokens_history_prefix_json(json, len, SIZE_MAX);
+}
+
+uint64_t ac_tokens_history_prefix_json(const char *json, size_t len, size_t count)
+{
 	uint64_t total = 0;
 	size_t i = 0;
 
@@ -420,7 +425,7 @@ uint64_t ac_tokens_history_json(const char *json, size_t len)
 	if (i >= len || json[i] != '[')
 		return 0;
 	i++;
-	for (;;) {
+	for (size_t n = 0; n < count; n++) {
 		while (i < len && is_ws(json[i]))
 			i++;
 		if (i >= len || json[i] == ']')

@@ -4,6 +4,7 @@
 #include "ac_control.h"
 #include "ac_error.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,11 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	if (!strcmp(ac_config_string(config, "journal.fsync", "never"), "always"))
 		ws->journal.fsync = AC_FSYNC_ALWAYS;
 	ws->journal.rotate_bytes = (uint64_t)ac_config_int(config, "journal.rotateBytes", 0);
+	ws->git_enabled = ac_config_bool(config, "gitEnabled", true);
+	ws->journal.rotate_monthly = !strcmp(ac_config_string(config, "journal.rotate", ""), "monthly");
+	int64_t foreign_stale_ms =
+		ac_config_int(config, "lock.foreignStaleMs", ws->journal.lock.foreign_stale_ms);
+	ws->journal.lock.foreign_stale_ms = foreign_stale_ms > INT_MAX ? INT_MAX : (int)foreign_stale_ms;
 	if (json_is_array(agents) && json_array_size(agents) > 0) {
 		if (!(ws->extra_agents = calloc(json_array_size(agents), sizeof(char *))))
 			goto oom;

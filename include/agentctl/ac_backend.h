@@ -149,6 +149,14 @@ typedef struct {
 				 const char *session_id, const ac_backend_compact_options *opts);
 } ac_backend_session_ops;
 
+/* Receives a document's bytes block by block as a stream op reads them;
+ * a non-zero return stops the read and is returned by the op. */
+typedef int (*ac_backend_block_fn)(const char *bytes, size_t len, void *ctx);
+
+/* Receives one log record (borrowed for the call) from a trace's each;
+ * a non-zero return stops the walk and is returned by it. */
+typedef int (*ac_backend_record_fn)(const json_t *record, void *ctx);
+
 /* ---- 2. Memory documents: (tenant, owner, scope, name) -> bytes ----
  * owner is the session id for scope "session", the user id for "user",
  * the agent id for "agent". */
@@ -157,6 +165,11 @@ typedef struct {
 	 * document. AC_ENOTFOUND when there is none. */
 	int (*read)(void *impl, char **out, size_t *out_len, const char *tenant,
 		    const char *owner, const char *scope, const char *name);
+	/* The document as read gives it, handed to fn in blocks as it is
+	 * read, so a reader's memory does not grow with the document. NULL
+	 * in a backend that has no such way: use read. */
+	int (*stream)(void *impl, ac_backend_block_fn fn, void *ctx, const char *tenant,
+		      const char *owner, const char *scope, const char *name);
 	/* Replaces the document atomically: readers see the old or the new. */
 	int (*write)(void *impl, const char *tenant, const char *owner, const char *scope,
 		     const char *name, const char *data, size_t len);
@@ -177,6 +190,9 @@ typedef struct {
 	/* *out as for memo read. AC_ENOTFOUND when there is none. */
 	int (*read)(void *impl, char **out, size_t *out_len, const char *tenant,
 		    const char *session_id, const char *tool_call_id);
+	/* The output handed to fn in blocks, as memo stream; may be NULL. */
+	int (*stream)(void *impl, ac_backend_block_fn fn, void *ctx, const char *tenant,
+		      const char *session_id, const char *tool_call_id);
 	/* The session's artifact ids, sorted (free with ac_backend_names_free). */
 	int (*list)(void *impl, char ***out_ids, size_t *out_n, const char *tenant,
 		    const char *session_id);
@@ -205,6 +221,12 @@ typedef struct {
 	 * no trace has an empty one. */
 	int (*load)(void *impl, json_t **out, size_t *out_skipped, const char *tenant,
 		    const char *session_id, uint64_t after_seq);
+	/* All the records, as load gives them, handed to fn one at a time
+	 * (each borrowed for the call), so a reader's memory does not grow
+	 * with the trace. A non-zero return from fn stops and is returned;
+	 * *out_skipped as for load. NULL in a backend without it: use load. */
+	int (*each)(void *impl, ac_backend_record_fn fn, void *ctx, size_t *out_skipped,
+		    const char *tenant, const char *session_id);
 } ac_backend_trace_ops;
 
 typedef struct {

@@ -6,8 +6,10 @@
  * agentId, createdAt, version, parentId, nodeId, lastInput, lastInputType,
  * lastOutput, messageHistory, properties}; keys agentctl does not know are
  * kept. Checkpoints are ordered by version (a per-session counter), never
- * by createdAt. A tombstone (nodeId "tombstone") marks a finished run: it
- * counts for the next version but is never "latest".
+ * by createdAt. A tombstone marks a finished run: it counts for the next
+ * version but is never "latest", nor a rollback's target. Both forms are
+ * read: nodeId "tombstone" (DESIGN.md) and Koog's properties.tombstone =
+ * true; agentctl writes both marks, with an empty history, as Koog does.
  *
  * Storage is a provider behind ac_checkpoint_store (memory, file, none, or
  * your own). This module does not write sessions itself (ac_session.h
@@ -66,7 +68,7 @@ typedef struct {
 	size_t parent_id_len; /* parent_id's length (it may hold \u0000) */
 	int64_t version;
 	size_t messages;     /* messageHistory's length */
-	bool tombstone;      /* nodeId is "tombstone" */
+	bool tombstone;      /* ac_checkpoint_is_tombstone() */
 } ac_checkpoint_header;
 
 /* Headers, ordered as ac_checkpoint_sort() orders checkpoints. */

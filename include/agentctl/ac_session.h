@@ -51,6 +51,12 @@ const char *ac_session_task(const ac_session *session);
 /* conversationHistory; borrowed; an empty array when absent. */
 json_t *ac_session_messages(const ac_session *session);
 
+/* ac_messages_tokens() of the first `first` messages (SIZE_MAX: all) of
+ * the document as it was last read or written, taken from the file's text
+ * by the scanner (ac_tokens.h) rather than by serialising each message;
+ * the same numbers. Changes made to the document since are not counted. */
+uint64_t ac_session_tokens(const ac_session *session, size_t first);
+
 /* A change to a session document, applied to the file's current content
  * (root is that content, to modify in place). Return 0 to write the
  * result, AC_SESSION_UNCHANGED when the content is already as wanted
@@ -83,6 +89,15 @@ typedef struct {
  * be NULL (no quiet wait). */
 int ac_session_update_with(ac_session **out, const char *dir, const char *id,
 			   ac_session_change_fn change, void *ctx,
+			   const ac_session_write_options *opts);
+
+/* ac_session_update_with() starting from loaded, this session as loaded
+ * before (ac_session_load), which the call takes over: it is freed, or
+ * becomes *out. While the file is still the one loaded was read from (its
+ * identity unchanged), change is applied to loaded's document instead of
+ * reading and parsing the file again. loaded NULL: read the file. */
+int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir,
+			   const char *id, ac_session_change_fn change, void *ctx,
 			   const ac_session_write_options *opts);
 
 /* ac_session_update_with() without a quiet wait. */

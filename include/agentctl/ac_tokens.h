@@ -43,4 +43,7 @@ uint64_t ac_tokens_message_json(const char *json, size_t len);
  * array. */
 uint64_t ac_tokens_history_json(const char *json, size_t len);
 
+/* ac_tokens_history_json() of the first count elements only. */
+uint64_t ac_tokens_history_prefix_json(const char *json, size_t len, size_t count);
+
 #endif

@@ -31,6 +31,11 @@ typedef struct {
 typedef struct {
 	int timeout_ms; /* give up (AC_EBUSY) after this long; default 10000 */
 	int stale_ms;   /* a lock older than this is broken; default 10000 */
+	/* A lock another host (or another boot or pid namespace) holds: its
+	 * pid means nothing here, so only its age can say it is stale, and the
+	 * age is read against this host's clock. Default 120000: generous
+	 * for clock skew between hosts ("lock.foreignStaleMs"). */
+	int foreign_stale_ms;
 	/* Called when a stale lock is found, before it is broken: while the
 	 * dead holder's lock is still in place no other writer may touch the
 	 * file, so this is the moment to clean up after the holder (the

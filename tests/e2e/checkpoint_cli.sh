@@ -164,4 +164,40 @@ check "corrupt file: list still exit 0" rc_is 0
 check "corrupt file: reported by name" err_has "broken.json"
 check "corrupt file: the good one listed" eval '[ "$(jq length <"$TMP/out")" = 1 ]'
 
+# ---- tombstones: Koog's form read, and written -------------------------
+# Koog's tombstoneCheckpoint(): an empty history and properties.tombstone =
+# true (its node is not "tombstone" in newer versions). As the newest
+# checkpoint it must not be taken for "latest": an empty history is a
+# prefix of every history, and rolling back to it emptied the session.
+new_ws
+write_session "$BASE$TOOLS"
+run checkpoint create s1 --node plan
+REAL=$(grep -oE "$UUID_RE" "$TMP/out")
+write_session "$BASE$TOOLS"',{"role":"assistant","content":"after"}'
+KOOG=0b0b0b0b-0000-4000-8000-00000000000b
+printf '{"checkpointId":"%s","sessionId":"s1","createdAt":"2025-01-02T00:00:00Z","version":2,"nodeId":"__finish__","lastInput":null,"messageHistory":[],"properties":{"tombstone":true}}\n' \
+	"$KOOG" >"$WS/.agent/checkpoints/s1/$KOOG.json"
+run checkpoint list s1
+check "koog tombstone: listed as a tombstone" eval 'grep "$KOOG" "$TMP/out" | grep -q "(tombstone)"'
+run checkpoint list s1 --json
+check "koog tombstone: --json says tombstone" \
+	eval '[ "$(jq -r ".[] | select(.checkpointId == \"$KOOG\") | .tombstone" <"$TMP/out")" = true ]'
+run checkpoint rollback s1 --latest --yes
+check "koog tombstone newest: rollback --latest exit 0" rc_is 0
+check "koog tombstone newest: rolled back to the real checkpoint, not emptied" \
+	eval '[ "$(messages_in)" = 6 ]'
+BEFORE=$(sum_of "$S")
+run checkpoint rollback s1 "$KOOG" --yes
+check "rollback to a tombstone by id: exit 1" rc_is 1
+check "... one line saying it is a tombstone" eval 'err_is_one_line && err_has "is a tombstone"'
+check "... the session unchanged" eval '[ "$(sum_of "$S")" = "$BEFORE" ]'
+run checkpoint create s1 --tombstone
+check "create --tombstone: exit 0" rc_is 0
+MINE=$(grep -oE "$UUID_RE" "$TMP/out")
+check "create --tombstone: written as Koog does (empty history, properties.tombstone)" \
+	jq_is "$WS/.agent/checkpoints/s1/$MINE.json" \
+	'"\(.messageHistory | length) \(.properties.tombstone) \(.nodeId)"' "0 true tombstone"
+run checkpoint rollback s1 --latest
+check "our tombstone is not latest either (the plan names the real one)" out_has "$REAL"
+
 finish

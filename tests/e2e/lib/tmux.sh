@@ -13,7 +13,9 @@
 #   hints                   the key hint line (the screen's last line) now
 #   dashboard W H ARGS...   starts `$prefix agentctl -w $ws ARGS` in tmux
 #                           session e2e of W x H (prefix: e.g. env NO_COLOR=1);
-#                           its exit status goes to $ws.exit
+#                           its exit status goes to $ws.exit; with
+#                           AC_E2E_WATCH=poll in the environment it also gets
+#                           --poll (ctest runs some scripts both ways)
 #   wait_exit               up to 5 s for the dashboard's exit status file
 #   wait_gone               up to 5 s for the tmux session e2e to end
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
@@ -42,7 +44,9 @@ absent() { ! screen | grep -qF -- "$1"; }
 hints() { screen | tail -n 1; }
 dashboard() { # width height args...
   rm -f "$ws.exit"
-  tmux -L "$sock" new-session -d -s e2e -x "$1" -y "$2" "${prefix:-} $agentctl -w $ws ${*:3}; echo \$? > $ws.exit"
+  local watch=
+  [ "${AC_E2E_WATCH:-}" = poll ] && watch=--poll
+  tmux -L "$sock" new-session -d -s e2e -x "$1" -y "$2" "${prefix:-} $agentctl -w $ws $watch ${*:3}; echo \$? > $ws.exit"
 }
 wait_exit() {
   for _ in $(seq 50); do [ -s "$ws.exit" ] && return 0; sleep 0.1; done
