@@ -5,6 +5,7 @@
 #include "source.h"
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_journal_follow.h"
@@ -409,7 +410,7 @@ static unsigned read_ops(ui_source *src)
 
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 {
-	ac_checkpoint_filter filter = {id, true};
+	ac_checkpoint_filter filter = {.session_id = id, .include_tombstones = true};
 	ac_checkpoint_header_list list = {0};
 	int rc = 0;
 	char *path = NULL;
@@ -740,7 +741,7 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
 					&ws->schema)) != 0 ||
 	    (rc = ac_session_index_new(&src->index, ws->sessions_dir)) != 0 ||
-	    (rc = ac_checkpoint_store_file_new(&src->store, ws->checkpoints_dir)) != 0) {
+	    (rc = ac_checkpoint_store_open(&src->store, ws)) != 0) {
 		ui_source_free(src);
 		return rc;
 	}
