@@ -301,14 +301,15 @@ done:
 /* The seq a line starts with as an append writes it ({"seq":N,...}),
  * found without parsing; otherwise record_seq()'s. A line this reads a seq
  * from that the parse would refuse only makes the order check below
- * stricter. */
+ * stricter; a torn line (no closing brace) is parsed, so a crash's leftover
+ * does not cost the walk. */
 static uint64_t quick_seq(const char *text, size_t len)
 {
 	static const char lead[] = "{\"seq\":";
 	size_t i = sizeof(lead) - 1, digits = i;
 	uint64_t seq = 0;
 
-	if (len > i && !memcmp(text, lead, i)) {
+	if (len > i && !memcmp(text, lead, i) && text[len - 1] == '}') {
 		while (i < len && text[i] >= '0' && text[i] <= '9' && seq < UINT64_MAX / 10 - 9)
 			seq = seq * 10 + (uint64_t)(text[i++] - '0');
 		if (i > digits && i < len && text[i] == ',')

@@ -75,8 +75,9 @@ static size_t plain_run(const unsigned char *s, size_t i, size_t len, bool keep_
 {
 #ifdef __SSE2__
 	const __m128i space_less = _mm_set1_epi8(0x1F), del = _mm_set1_epi8(0x7F);
-	const __m128i nl = _mm_set1_epi8(keep_lines ? '\n' : 0x7F);
-	const __m128i tab = _mm_set1_epi8(keep_lines ? '\t' : 0x7F);
+	/* Without keep_lines both stand for a space, plain anyway. */
+	const __m128i nl = _mm_set1_epi8(keep_lines ? '\n' : ' ');
+	const __m128i tab = _mm_set1_epi8(keep_lines ? '\t' : ' ');
 
 	while (len - i >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
