@@ -36,36 +36,27 @@ static int open_backend(ac_backend *out, const cli_context *ctx)
 }
 
 /* A document shown as its blocks come: made safe, line breaks and tabs
- * kept, so memory stays the same whatever the document's size. */
-typedef struct {
-	ac_text_stream text;
-	ac_buf out;
-} shown_text;
+ * kept, written as it is made, so memory stays the same whatever the
+ * document's size. */
+#define OUTPUT_LOST 1 /* "stdout failed": not an AC_E* code */
 
-#define OUTPUT_LOST 1 /* show_block's "stdout failed": not an AC_E* code */
+static int write_out(const char *bytes, size_t len, void *ctx)
+{
+	(void)ctx;
+	return cli_write(bytes, len) ? 0 : OUTPUT_LOST;
+}
 
 static int show_block(const char *bytes, size_t len, void *ctx)
 {
-	shown_text *shown = ctx;
-
-	ac_buf_clear(&shown->out);
-	if (ac_text_stream_feed(&shown->text, &shown->out, bytes, len))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return !shown->out.len || cli_write(shown->out.data, shown->out.len) ? 0 : OUTPUT_LOST;
+	return ac_text_stream_feed(ctx, bytes, len);
 }
 
-/* Shows what stream (or, in a backend without one, read) gives: rc is its
- * result, after which the output is finished here. */
-static int show_finish(shown_text *shown, int rc)
+/* Ends what stream (or, in a backend without one, read) showed: rc is
+ * its result. */
+static int show_finish(ac_text_stream *shown, int rc)
 {
-	if (rc == 0) {
-		ac_buf_clear(&shown->out);
-		if (ac_text_stream_end(&shown->text, &shown->out))
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-		else if (shown->out.len)
-			cli_write(shown->out.data, shown->out.len);
-	}
-	ac_buf_free(&shown->out);
+	if (rc == 0)
+		rc = ac_text_stream_end(shown);
 	if (rc < 0) {
 		cli_finish_output();
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
@@ -74,7 +65,7 @@ static int show_finish(shown_text *shown, int rc)
 }
 
 /* The whole text of a backend without a stream op, shown the same way. */
-static int show_whole(shown_text *shown, int rc, char *text, size_t len)
+static int show_whole(ac_text_stream *shown, int rc, char *text, size_t len)
 {
 	if (rc == 0)
 		rc = show_block(text, len, shown);
@@ -176,7 +167,7 @@ done:
 
 static int memo_read(const ac_backend *b, int argc, char **argv)
 {
-	shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
+	ac_text_stream shown = AC_TEXT_STREAM_INIT(write_out, NULL);
 	char *text = NULL;
 	size_t len = 0;
 	int status;
@@ -280,7 +271,7 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 		else
 			status = print_names(ids, n, json);
 	} else {
-		shown_text shown = {AC_TEXT_STREAM_INIT, AC_BUF_INIT};
+		ac_text_stream shown = AC_TEXT_STREAM_INIT(write_out, NULL);
 
 		if (b.artifact.stream)
 			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,

@@ -126,17 +126,25 @@ static bool cjk_char(const unsigned char *s, size_t avail)
 	return cp >= 0x3000 && cp < 0xD800 && cp != 0x3164;
 }
 
-/* Sanitises text[0..len), keeping '\n' and '\t' when keep_lines; when
- * more is true, a character cut short at the end is left unread.
- * *out_used receives the bytes read. */
-static int sanitize(ac_buf *out, const char *text, size_t len, bool keep_lines, bool more,
-		    size_t *out_used)
+/* The appends of ac_text_sanitize(), to an ac_buf. */
+static int to_buf(const char *bytes, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, bytes, len);
+}
+
+/* Sanitises text[0..len) into emit, keeping '\n' and '\t' when
+ * keep_lines; when more is true, a character cut short at the end is left
+ * unread. Runs that need nothing go to emit straight from text, so a
+ * stream writes them without a copy. *out_used receives the bytes read. */
+static int sanitize(ac_text_sink emit, void *ctx, const char *text, size_t len, bool keep_lines,
+		    bool more, size_t *out_used)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, run_start = 0;
 	int rc = 0;
 
 	while (i < len) {
+		char shown[16];
 		uint32_t cp;
 		size_t n;
 
@@ -155,33 +163,36 @@ static int sanitize(ac_buf *out, const char *text, size_t len, bool keep_lines, 
 			i += n;
 			continue;
 		}
-		if ((rc = ac_buf_append(out, text + run_start, i - run_start)))
+		if (i > run_start && (rc = emit(text + run_start, i - run_start, ctx)))
 			return rc;
 		if (n == 0)
-			rc = ac_buf_printf(out, "\\x%02X", s[i]);
+			snprintf(shown, sizeof(shown), "\\x%02X", s[i]);
 		else if (cp < 0x20)
-			rc = ac_buf_printf(out, "^%c", (char)(cp + '@'));
+			snprintf(shown, sizeof(shown), "^%c", (char)(cp + '@'));
 		else if (cp == 0x7F)
-			rc = ac_buf_append(out, "^?", 2);
+			snprintf(shown, sizeof(shown), "^?");
 		else
-			rc = ac_buf_printf(out, "<U+%04X>", (unsigned)cp);
-		if (rc)
+			snprintf(shown, sizeof(shown), "<U+%04X>", (unsigned)cp);
+		if ((rc = emit(shown, strlen(shown), ctx)))
 			return rc;
 		i += n ? n : 1;
 		run_start = i;
 	}
 	*out_used = i;
-	return ac_buf_append(out, text + run_start, i - run_start);
+	return i > run_start ? emit(text + run_start, i - run_start, ctx) : 0;
 }
 
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 {
 	size_t used;
 
-	return sanitize(out, text, len, false, false, &used);
+	int rc = sanitize(to_buf, out, text, len, false, false, &used);
+
+	/* An empty text still leaves out a (terminated) string. */
+	return rc ? rc : ac_buf_append(out, "", 0);
 }
 
-int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_t len)
+int ac_text_stream_feed(ac_text_stream *st, const char *text, size_t len)
 {
 	size_t skip = 0, used;
 	int rc;
@@ -194,7 +205,7 @@ int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_
 
 		memcpy(joined, st->held, k);
 		memcpy(joined + k, text, take);
-		if ((rc = sanitize(out, joined, k + take, true, true, &used)))
+		if ((rc = sanitize(st->sink, st->sink_ctx, joined, k + take, true, true, &used)))
 			return rc;
 		st->nheld = 0;
 		if (used < k) { /* still cut short: the whole piece is held */
@@ -204,17 +215,17 @@ int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_
 		}
 		skip = used - k;
 	}
-	if ((rc = sanitize(out, text + skip, len - skip, true, true, &used)))
+	if ((rc = sanitize(st->sink, st->sink_ctx, text + skip, len - skip, true, true, &used)))
 		return rc;
 	memcpy(st->held, text + skip + used, len - skip - used);
 	st->nheld = len - skip - used;
 	return 0;
 }
 
-int ac_text_stream_end(ac_text_stream *st, ac_buf *out)
+int ac_text_stream_end(ac_text_stream *st)
 {
 	size_t used;
-	int rc = sanitize(out, st->held, st->nheld, true, false, &used);
+	int rc = sanitize(st->sink, st->sink_ctx, st->held, st->nheld, true, false, &used);
 
 	st->nheld = 0;
 	return rc;

@@ -459,16 +459,21 @@ static void sanitize_keeping_lines(ac_buf *out, const char *text, size_t len)
 	}
 }
 
+static int gather(const char *bytes, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, bytes, len);
+}
+
 static void expect_streamed(const char *text, size_t len, size_t piece)
 {
-	ac_text_stream st = AC_TEXT_STREAM_INIT;
 	ac_buf want = AC_BUF_INIT, got = AC_BUF_INIT;
+	ac_text_stream st = AC_TEXT_STREAM_INIT(gather, &got);
 
 	sanitize_keeping_lines(&want, text, len);
 	for (size_t at = 0; at < len; at += piece)
-		assert_int_equal(ac_text_stream_feed(&st, &got, text + at,
+		assert_int_equal(ac_text_stream_feed(&st, text + at,
 						     len - at < piece ? len - at : piece), 0);
-	assert_int_equal(ac_text_stream_end(&st, &got), 0);
+	assert_int_equal(ac_text_stream_end(&st), 0);
 	if (want.len != got.len || memcmp(want.data, got.data, want.len) != 0)
 		fail_msg("streamed in pieces of %zu: got \"%.*s\", want \"%.*s\"", piece,
 			 (int)got.len, got.data, (int)want.len, want.data);
