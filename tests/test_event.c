@@ -494,13 +494,13 @@ static void test_text_stream(void **state)
 		"bad \xff\xfe bytes, over\xc0\xaf long, sur\xed\xa0\x80 rogate, \xf4\x90\x80\x80 big",
 		"\x1b[31mred\x1b[0m \x7f del \xc2\x85 nel \xe2\x80\xae rlo \xe3\x85\xa4 filler\r\n",
 	};
-	char hazard[64];
+	char hazard[200];
 
 	(void)state;
 	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++)
 		for (size_t piece = 1; piece <= strlen(texts[t]); piece++)
 			expect_streamed(texts[t], strlen(texts[t]), piece);
-	for (size_t at = 0; at < 40; at++) {
+	for (size_t at = 0; at < sizeof(hazard); at++) {
 		memset(hazard, 'x', sizeof(hazard));
 		hazard[at] = at % 2 ? '\x1b' : '\x7f';
 		{
