@@ -437,7 +437,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 		goto done;
 	}
 	if (rc == 0 && out.json)
-		cli_write(out.shown ? "\n]\n" : "[]\n", out.shown ? 3 : 3);
+		cli_write(out.shown ? "\n]\n" : "[]\n", 3); /* both 3 bytes */
 	if (skipped)
 		cli_note("trace of session %s: %zu torn or corrupt line%s skipped", session_id, skipped,
 			 skipped == 1 ? "" : "s");
