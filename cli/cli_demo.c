@@ -19,13 +19,13 @@
 #include "ac_event.h"
 #include "ac_file.h"
 #include "ac_journal.h"
+#include "ac_libgit2.h"
 #include "ac_oplog.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <git2.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -72,17 +72,19 @@ static int make_workspace(char *dir, size_t size)
 	snprintf(dir, size, "%s/agentctl-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return cli_error(CLI_FAILED, "demo: creating %s: %s", dir, strerror(errno));
-	git_libgit2_init();
-	rc = git_repository_init(&repo, dir, 0);
-	git_repository_free(repo);
+	if (ac_libgit2_load() != 0)
+		return cli_error(CLI_FAILED, "demo: %s", ac_error_last());
+	sym_git_libgit2_init();
+	rc = sym_git_repository_init(&repo, dir, 0);
+	sym_git_repository_free(repo);
 	if (rc) {
-		const git_error *e = git_error_last();
+		const git_error *e = sym_git_error_last();
 
 		cli_error(CLI_FAILED, "demo: git init in %s: %s", dir, e ? e->message : "failed");
-		git_libgit2_shutdown();
+		sym_git_libgit2_shutdown();
 		return CLI_FAILED;
 	}
-	git_libgit2_shutdown();
+	sym_git_libgit2_shutdown();
 	if (ac_buf_printf(&agent_dir, "%s/.agent", dir) || ac_file_mkdirs(agent_dir.data) ||
 	    write_text(dir, ".gitignore", ".agent/\n") ||
 	    write_text(dir, "README.md",

@@ -39,7 +39,7 @@ static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 		goto done;
 	}
 	if (info.rotated_to)
-		cli_note("%s: rotated to %s (journal.rotateBytes)", ws->journal_path, info.rotated_to);
+		cli_note("%s: rotated to %s (%s)", ws->journal_path, info.rotated_to, info.rotated_by);
 	if (info.repaired_torn_tail && info.torn_overlong)
 		cli_note("%s: the unterminated line that holds byte %llu is longer than "
 			 AC_JOURNAL_MAX_LINE_TEXT "; the new event starts on a fresh line",
@@ -59,60 +59,87 @@ done:
 
 typedef struct {
 	bool json;
-	size_t count;
-	ac_buf out;     /* the line being built */
-	ac_buf scratch; /* decoded field text */
+	bool wrote_any; /* an event was written */
 } printer;
 
 /* Appends a string field decoded and made safe, padded to width. */
-static void put_field(printer *p, const ac_json_span *span, int width)
+static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, int width)
 {
-	size_t start = p->out.len, decoded_len = 0;
+	size_t start = out->len, decoded_len = 0;
 
 	if (span->type == AC_JSON_STRING) {
-		ac_buf_clear(&p->scratch);
-		if (ac_buf_reserve(&p->scratch, span->len) == 0) {
-			ac_json_string_decode(p->scratch.data, &decoded_len, span);
-			ac_text_sanitize(&p->out, p->scratch.data, decoded_len);
+		ac_buf_clear(scratch);
+		if (ac_buf_reserve(scratch, span->len) == 0) {
+			ac_json_string_decode(scratch->data, &decoded_len, span);
+			ac_text_sanitize(out, scratch->data, decoded_len);
 		}
 	} else {
-		ac_buf_putc(&p->out, '-');
+		ac_buf_putc(out, '-');
 	}
-	for (int used = (int)(p->out.len - start); used < width; used++)
-		ac_buf_putc(&p->out, ' ');
+	for (int used = (int)(out->len - start); used < width; used++)
+		ac_buf_putc(out, ' ');
 }
+
+/* One event as read and query show it; may run on several threads at
+ * once. In JSON every event comes after ",\n"; write_events turns the
+ * first one into the array's "[\n". */
+static int format_event(ac_buf *out, ac_buf *scratch, const ac_scan_match *m, const void *ctx)
+{
+	const printer *p = ctx;
+	const ac_json_span *f = m->fields;
+
+	if (p->json) {
+		ac_buf_append(out, ",\n", 2);
+		ac_text_json_safe(out, m->line, m->len);
+	} else {
+		put_field(out, scratch, &f[AC_EV_TIMESTAMP], 0);
+		ac_buf_putc(out, ' ');
+		put_field(out, scratch, &f[AC_EV_ID], 0);
+		ac_buf_putc(out, ' ');
+		put_field(out, scratch, &f[AC_EV_AGENT], 7);
+		ac_buf_putc(out, ' ');
+		put_field(out, scratch, &f[AC_EV_STATUS], 11);
+		ac_buf_putc(out, ' ');
+		put_field(out, scratch, &f[AC_EV_ACTION_TYPE], 15);
+		ac_buf_putc(out, ' ');
+		put_field(out, scratch, &f[AC_EV_RESULT_MESSAGE], 0);
+		ac_buf_putc(out, '\n');
+	}
+	return out->data ? 0 : AC_ENOMEM;
+}
+
+static int write_events(const char *data, size_t len, void *ctx)
+{
+	printer *p = ctx;
+
+	/* The array opens with its first element, so a scan that fails
+	 * before any output leaves stdout empty rather than half a document. */
+	if (p->json && !p->wrote_any && len >= 2) {
+		if (!cli_write("[\n", 2))
+			return 1;
+		data += 2;
+		len -= 2;
+	}
+	p->wrote_any = true;
+	/* A closed pipe (| head) ends the scan early, quietly. */
+	return cli_write(data, len) ? 0 : 1;
+}
+
+/* --last N: the scan hands over events one at a time. */
+typedef struct {
+	printer *p;
+	ac_buf out, scratch;
+} event_printer;
 
 static int print_event(const ac_scan_match *m, void *ctx)
 {
-	printer *p = ctx;
-	const ac_json_span *f = m->fields;
+	event_printer *ep = ctx;
+	int rc;
 
-	ac_buf_clear(&p->out);
-	if (p->json) {
-		/* The array opens with its first element, so a scan that fails
-		 * before any output leaves stdout empty rather than half a
-		 * document. */
-		ac_buf_append(&p->out, p->count ? ",\n" : "[\n", 2);
-		ac_text_json_safe(&p->out, m->line, m->len);
-	} else {
-		put_field(p, &f[AC_EV_TIMESTAMP], 0);
-		ac_buf_putc(&p->out, ' ');
-		put_field(p, &f[AC_EV_ID], 0);
-		ac_buf_putc(&p->out, ' ');
-		put_field(p, &f[AC_EV_AGENT], 7);
-		ac_buf_putc(&p->out, ' ');
-		put_field(p, &f[AC_EV_STATUS], 11);
-		ac_buf_putc(&p->out, ' ');
-		put_field(p, &f[AC_EV_ACTION_TYPE], 15);
-		ac_buf_putc(&p->out, ' ');
-		put_field(p, &f[AC_EV_RESULT_MESSAGE], 0);
-		ac_buf_putc(&p->out, '\n');
-	}
-	p->count++;
-	if (!p->out.data)
-		return AC_ENOMEM;
-	/* A closed pipe (| head) ends the scan early, quietly. */
-	return cli_write(p->out.data, p->out.len) ? 0 : 1;
+	ac_buf_clear(&ep->out);
+	if ((rc = format_event(&ep->out, &ep->scratch, m, ep->p)))
+		return rc;
+	return write_events(ep->out.data, ep->out.len, ep->p);
 }
 
 static void report_skipped(const ac_scan_stats *stats, bool all)
@@ -136,6 +163,7 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 	bool all = false, options_done = false, last_given = false;
 	ac_scan_stats stats = {0};
 	printer p = {0};
+	event_printer ep = {&p, AC_BUF_INIT, AC_BUF_INIT};
 	ac_query *q = NULL;
 	int status = CLI_OK, rc;
 
@@ -203,20 +231,24 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 
 		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 	}
-	rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
-			     &ws->schema, print_event, &p);
+	if (last_n > 0)
+		rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
+				     &ws->schema, print_event, &ep);
+	else
+		rc = ac_journal_scan_format(&stats, (const char *const *)files, nfiles, q,
+					    &ws->schema, format_event, &p, write_events, &p);
 	if (rc < 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
 finish:
 	if (p.json)
-		cli_write(p.count ? "\n]\n" : "[]\n", 3);
+		cli_write(p.wrote_any ? "\n]\n" : "[]\n", 3);
 	report_skipped(&stats, all);
 	status = cli_finish_output();
 done:
-	ac_buf_free(&p.out);
-	ac_buf_free(&p.scratch);
+	ac_buf_free(&ep.out);
+	ac_buf_free(&ep.scratch);
 	ac_query_free(q);
 	ac_journal_files_free(files, nfiles);
 	free(terms);

@@ -15,7 +15,6 @@
 #include "ac_time.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <git2.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>

@@ -30,6 +30,13 @@ typedef int (*ac_atomic_check_fn)(const char *path, void *ctx);
 int ac_atomic_write(const char *path, const char *data, size_t len,
 		    ac_atomic_check_fn check, void *ctx);
 
+/* ac_atomic_write() without its two fsyncs, for a batch of files that the
+ * caller makes durable at once afterwards (ac_file_sync_fs()): a crash of
+ * the process still leaves the old file or the new one; a power cut before
+ * that sync may leave either, or an empty file (see docs/RELIABILITY.md,
+ * "Rollback durability"). */
+int ac_atomic_write_unsynced(const char *path, const char *data, size_t len);
+
 /* Puts data[0..len) at path and hands back the exact contents it
  * displaced, so a caller can tell whether it replaced the version it read
  * (compare-and-swap without a lock). The swap is one renameat2 exchange:

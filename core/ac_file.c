@@ -1,4 +1,4 @@
-/* Reading regular files safely and making folders. */
+/* Reading regular files safely, making folders, syncing a file system. */
 #include "ac_file.h"
 
 #include "ac_buf.h"
@@ -146,5 +146,17 @@ int ac_file_mkdirs(const char *dir)
 	if (!rc && mkdir(copy, 0755) != 0 && errno != EEXIST)
 		rc = ac_error_errno(errno, "%s: cannot create", copy);
 	free(copy);
+	return rc;
+}
+
+int ac_file_sync_fs(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return ac_error_errno(errno, "%s: cannot open to sync", path);
+	if (syncfs(fd) != 0)
+		rc = ac_error_errno(errno, "%s: syncing its file system", path);
+	close(fd);
 	return rc;
 }

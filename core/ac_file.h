@@ -36,4 +36,10 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);
 
+/* Makes everything written so far on the file system holding path durable
+ * (syncfs(2)): one wait for the disk where an fsync per file and folder
+ * waits once each. Since Linux 5.8 it reports a write-back error of any
+ * file there. AC_EIO (or AC_ENOSPACE) naming path when it fails. */
+int ac_file_sync_fs(const char *path);
+
 #endif

@@ -6,9 +6,8 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_libgit2.h"
 #include "ac_lock.h"
-
-#include <git2.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +20,7 @@
 
 int ac_git_fail(const char *what)
 {
-	const git_error *e = git_error_last();
+	const git_error *e = sym_git_error_last();
 
 	return ac_error_set(AC_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
 }
@@ -239,12 +238,14 @@ int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
 	int rc = 0, e;
 
 	*out = NULL;
-	git_libgit2_init();
+	if ((rc = ac_libgit2_load()) != 0)
+		return rc;
+	sym_git_libgit2_init();
 	if (!(g = calloc(1, sizeof(*g)))) {
-		git_libgit2_shutdown();
+		sym_git_libgit2_shutdown();
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	if ((e = git_repository_open_ext(&g->repo, root, 0, NULL)) != 0) {
+	if ((e = sym_git_repository_open_ext(&g->repo, root, 0, NULL)) != 0) {
 		/* Only "no repository here" is AC_ENOTFOUND; a repository git
 		 * refuses (another owner, a broken .git) is named with git's
 		 * reason. */
@@ -254,7 +255,7 @@ int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
 			rc = ac_error_set(AC_ENOTFOUND, "%s: not in a git repository", root);
 		goto done;
 	}
-	if (!(workdir = git_repository_workdir(g->repo))) {
+	if (!(workdir = sym_git_repository_workdir(g->repo))) {
 		rc = ac_error_set(AC_ENOTFOUND, "%s: the git repository is bare (no working tree)", root);
 		goto done;
 	}
@@ -294,7 +295,7 @@ void ac_git_free(ac_git *g)
 {
 	if (!g)
 		return;
-	git_repository_free(g->repo);
+	sym_git_repository_free(g->repo);
 	free(g->workdir);
 	free(g->prefix);
 	for (size_t i = 0; i < g->nfolders; i++)
@@ -309,7 +310,7 @@ void ac_git_free(ac_git *g)
 	free(g->files);
 	free(g->journals);
 	free(g);
-	git_libgit2_shutdown();
+	sym_git_libgit2_shutdown();
 }
 
 const char *ac_git_workdir(const ac_git *g)
@@ -324,7 +325,7 @@ int ac_git_lock(int *out_fd, const ac_git *g, int timeout_ms)
 
 	/* The flock is on the git folder itself, never on the folder of the
 	 * operation log, whose lock file ac_journal_append() takes meanwhile. */
-	if (ac_buf_printf(&path, "%sagentctl", git_repository_path(g->repo)))
+	if (ac_buf_printf(&path, "%sagentctl", sym_git_repository_path(g->repo)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	rc = ac_lock_folder(out_fd, path.data, timeout_ms);
 	ac_buf_free(&path);
@@ -334,12 +335,12 @@ int ac_git_lock(int *out_fd, const ac_git *g, int timeout_ms)
 int ac_git_head_commit(git_commit **out, git_repository *repo)
 {
 	git_oid oid;
-	int e = git_reference_name_to_id(&oid, repo, "HEAD");
+	int e = sym_git_reference_name_to_id(&oid, repo, "HEAD");
 
 	*out = NULL;
 	if (e == GIT_ENOTFOUND || e == GIT_EUNBORNBRANCH)
 		return 0;
-	if (e != 0 || git_commit_lookup(out, repo, &oid) != 0)
+	if (e != 0 || sym_git_commit_lookup(out, repo, &oid) != 0)
 		return ac_git_fail("HEAD");
 	return 0;
 }
@@ -352,8 +353,8 @@ int ac_git_lookup_commit(git_commit **out, ac_git *g, const char *hash)
 
 	*out = NULL;
 	if (len < 4 || len > GIT_OID_HEXSZ || strspn(hash, "0123456789abcdefABCDEF") != len ||
-	    git_oid_fromstrn(&oid, hash, len) != 0 ||
-	    (e = git_commit_lookup_prefix(out, g->repo, &oid, len)) == GIT_ENOTFOUND)
+	    sym_git_oid_fromstrn(&oid, hash, len) != 0 ||
+	    (e = sym_git_commit_lookup_prefix(out, g->repo, &oid, len)) == GIT_ENOTFOUND)
 		return ac_error_set(AC_ENOTFOUND, "commit %s: not in the git repository at %s", hash,
 				    g->workdir);
 	/* Anything else (too many open files, a corrupt object, an
@@ -368,7 +369,7 @@ int ac_git_commit_exists(ac_git *g, const char *hash)
 	git_commit *c = NULL;
 	int rc = ac_git_lookup_commit(&c, g, hash);
 
-	git_commit_free(c);
+	sym_git_commit_free(c);
 	return rc;
 }
 
@@ -391,6 +392,9 @@ static int stage_filter(const char *path, const char *matched, void *payload)
 #define STAGE_ATTEMPTS 5
 
 /* Brings the index to what `git add -A` would make of the workspace.
+ * git_index_add_all() alone does: its one walk of the workspace also drops
+ * the entries whose file is gone (git_index_update_all() first would walk
+ * every tracked file a second time: a tenth of a rollback).
  * Other agents keep writing files while we stage: a file that shrinks or
  * vanishes between libgit2's stat and its read fails the pass, so a few
  * more passes are tried, each reading the files as they are by then. */
@@ -399,8 +403,7 @@ int ac_git_stage(ac_git *g, git_index *index)
 	for (int attempt = 1;; attempt++) {
 		struct timespec pause = {0, 2000000L * attempt};
 
-		if (git_index_update_all(index, NULL, stage_filter, g) == 0 &&
-		    git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
+		if (sym_git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
 			return 0;
 		if (attempt == STAGE_ATTEMPTS)
 			return ac_git_fail("staging the workspace");
@@ -417,18 +420,18 @@ int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_com
 	int rc = 0;
 
 	/* A workspace without user.name still gets its commits. */
-	if (git_signature_default(&sig, g->repo) != 0 &&
-	    git_signature_now(&sig, "agentctl", "agentctl@localhost") != 0) {
+	if (sym_git_signature_default(&sig, g->repo) != 0 &&
+	    sym_git_signature_now(&sig, "agentctl", "agentctl@localhost") != 0) {
 		rc = ac_git_fail("making the commit signature");
 		goto done;
 	}
-	if (git_tree_lookup(&tree, g->repo, tree_oid) != 0 ||
-	    git_commit_create(out, g->repo, "HEAD", sig, sig, NULL, message, tree,
+	if (sym_git_tree_lookup(&tree, g->repo, tree_oid) != 0 ||
+	    sym_git_commit_create(out, g->repo, "HEAD", sig, sig, NULL, message, tree,
 			      parent ? 1 : 0, parents) != 0)
 		rc = ac_git_fail("committing");
 done:
-	git_tree_free(tree);
-	git_signature_free(sig);
+	sym_git_tree_free(tree);
+	sym_git_signature_free(sig);
 	return rc;
 }
 
@@ -441,23 +444,23 @@ int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const
 
 	if ((rc = ac_git_exclude_agent_state(g)))
 		goto done;
-	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 0) != 0) {
+	if (sym_git_repository_index(&index, g->repo) != 0 || sym_git_index_read(index, 0) != 0) {
 		rc = ac_git_fail("reading the index");
 		goto done;
 	}
 	if ((rc = ac_git_stage(g, index)))
 		goto done;
-	if (git_index_write(index) != 0 || git_index_write_tree(&tree_oid, index) != 0) {
+	if (sym_git_index_write(index) != 0 || sym_git_index_write_tree(&tree_oid, index) != 0) {
 		rc = ac_git_fail("writing the index");
 		goto done;
 	}
 	if ((rc = ac_git_head_commit(&head, g->repo)) ||
 	    (rc = ac_git_make_commit(&commit_oid, g, &tree_oid, head, message)))
 		goto done;
-	git_oid_tostr(out_hash, AC_GIT_HASH_LEN + 1, &commit_oid);
+	sym_git_oid_tostr(out_hash, AC_GIT_HASH_LEN + 1, &commit_oid);
 done:
-	git_commit_free(head);
-	git_index_free(index);
+	sym_git_commit_free(head);
+	sym_git_index_free(index);
 	return rc;
 }
 
@@ -469,18 +472,18 @@ int ac_git_parent_tree(git_tree **out, git_commit **out_parent, git_commit *c)
 	*out = NULL;
 	if (out_parent)
 		*out_parent = NULL;
-	if (git_commit_parentcount(c) == 0)
+	if (sym_git_commit_parentcount(c) == 0)
 		return 0;
-	if (git_commit_parent(&parent, c, 0) != 0 || git_commit_tree(out, parent) != 0) {
-		git_commit_free(parent);
-		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	if (sym_git_commit_parent(&parent, c, 0) != 0 || sym_git_commit_tree(out, parent) != 0) {
+		sym_git_commit_free(parent);
+		sym_git_oid_tostr(hex, sizeof(hex), sym_git_commit_id(c));
 		return ac_error_set(AC_ENOTFOUND, "commit %s: its parent is not in the repository",
 				    hex);
 	}
 	if (out_parent)
 		*out_parent = parent;
 	else
-		git_commit_free(parent);
+		sym_git_commit_free(parent);
 	return 0;
 }
 
@@ -501,15 +504,15 @@ int ac_git_commit_diff(git_diff **out, ac_git *g, const char *hash)
 	*out = NULL;
 	if ((rc = ac_git_lookup_commit(&commit, g, hash)) || (rc = ac_git_parent_tree(&before, NULL, commit)))
 		goto done;
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	sym_git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_commit_tree(&tree, commit) != 0 ||
-	    git_diff_tree_to_tree(out, g->repo, before, tree, &opts) != 0)
+	if (sym_git_commit_tree(&tree, commit) != 0 ||
+	    sym_git_diff_tree_to_tree(out, g->repo, before, tree, &opts) != 0)
 		rc = ac_git_fail(hash);
 done:
-	git_tree_free(tree);
-	git_tree_free(before);
-	git_commit_free(commit);
+	sym_git_tree_free(tree);
+	sym_git_tree_free(before);
+	sym_git_commit_free(commit);
 	return rc;
 }
 
@@ -524,13 +527,13 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 	*out_n = 0;
 	if ((rc = ac_git_commit_diff(&diff, g, hash)))
 		goto done;
-	count = git_diff_num_deltas(diff);
+	count = sym_git_diff_num_deltas(diff);
 	if (!(changes = calloc(count + 1, sizeof(*changes)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < count; i++, n++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_delta *d = sym_git_diff_get_delta(diff, i);
 		git_patch *patch = NULL;
 		ac_git_change *c = &changes[n];
 
@@ -540,21 +543,21 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-		if (git_patch_from_diff(&patch, diff, i) != 0) {
+		if (sym_git_patch_from_diff(&patch, diff, i) != 0) {
 			rc = ac_git_fail(hash);
 			goto done;
 		}
 		if (patch)
-			git_patch_line_stats(NULL, &c->additions, &c->deletions, patch);
-		c->binary = (git_patch_get_delta(patch) ? git_patch_get_delta(patch)->flags : d->flags) &
+			sym_git_patch_line_stats(NULL, &c->additions, &c->deletions, patch);
+		c->binary = (sym_git_patch_get_delta(patch) ? sym_git_patch_get_delta(patch)->flags : d->flags) &
 			    GIT_DIFF_FLAG_BINARY;
-		git_patch_free(patch);
+		sym_git_patch_free(patch);
 	}
 	*out = changes;
 	*out_n = n;
 	changes = NULL;
 done:
 	ac_git_changes_free(changes, n + 1);
-	git_diff_free(diff);
+	sym_git_diff_free(diff);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -120,7 +121,7 @@ int ac_git_remove_path(ac_git *g, git_index *index, const char *path)
 		goto done;
 	}
 	prune_folders(g, path);
-	if (git_index_remove_bypath(index, path) != 0)
+	if (sym_git_index_remove_bypath(index, path) != 0)
 		rc = ac_git_fail(path);
 done:
 	ac_buf_free(&full);
@@ -150,6 +151,33 @@ done:
 	return rc;
 }
 
+/* Stages path, just written from the blob id, as what it is: the tree's
+ * id and the file's own stat, so the index sees it clean. Not
+ * git_index_add_bypath(), which reads the file back, hashes it and writes
+ * the blob the tree already holds (a third of a 1,000-file rollback). */
+static int stage_written(git_index *index, const char *full, const char *path,
+			 const git_oid *id, git_filemode_t mode)
+{
+	git_index_entry entry = {0};
+	struct stat st;
+
+	if (lstat(full, &st) != 0)
+		return ac_error_errno(errno, "%s", full);
+	entry.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+	entry.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+	entry.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+	entry.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+	entry.dev = (uint32_t)st.st_dev;
+	entry.ino = (uint32_t)st.st_ino;
+	entry.mode = mode;
+	entry.uid = st.st_uid;
+	entry.gid = st.st_gid;
+	entry.file_size = (uint32_t)st.st_size;
+	entry.id = *id;
+	entry.path = path;
+	return sym_git_index_add(index, &entry) != 0 ? ac_git_fail(path) : 0;
+}
+
 int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char *path)
 {
 	git_tree_entry *entry = NULL;
@@ -161,12 +189,12 @@ int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char 
 
 	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (git_tree_entry_bypath(&entry, target, path) != 0 ||
-	    git_blob_lookup(&blob, g->repo, git_tree_entry_id(entry)) != 0) {
+	if (sym_git_tree_entry_bypath(&entry, target, path) != 0 ||
+	    sym_git_blob_lookup(&blob, g->repo, sym_git_tree_entry_id(entry)) != 0) {
 		rc = ac_git_fail(path);
 		goto done;
 	}
-	mode = git_tree_entry_filemode(entry);
+	mode = sym_git_tree_entry_filemode(entry);
 	if ((rc = ac_git_check_parents(g, path, true, NULL)))
 		goto done;
 	/* A folder where the file goes was emptied by the removals (or holds
@@ -174,19 +202,34 @@ int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char 
 	if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
 		rmdir(full.data);
 	if (mode == GIT_FILEMODE_LINK) {
-		rc = write_link(full.data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+		rc = write_link(full.data, sym_git_blob_rawcontent(blob), (size_t)sym_git_blob_rawsize(blob));
 	} else {
-		rc = ac_atomic_write(full.data, git_blob_rawcontent(blob),
-				     (size_t)git_blob_rawsize(blob), NULL, NULL);
+		rc = ac_atomic_write_unsynced(full.data, sym_git_blob_rawcontent(blob),
+					      (size_t)sym_git_blob_rawsize(blob));
 		if (rc == 0 && chmod(full.data, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644) != 0)
 			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
 	}
-	if (rc == 0 && git_index_add_bypath(index, path) != 0)
-		rc = ac_git_fail(path);
+	if (rc == 0)
+		rc = stage_written(index, full.data, path, sym_git_tree_entry_id(entry), mode);
 done:
 	ac_buf_free(&full);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
+	sym_git_blob_free(blob);
+	sym_git_tree_entry_free(entry);
+	return rc;
+}
+
+int ac_git_sync(ac_git *g)
+{
+	const char *git_dir = sym_git_repository_commondir(g->repo);
+	struct stat work_st, git_st;
+	int rc;
+
+	if ((rc = ac_file_sync_fs(g->workdir)))
+		return rc;
+	/* A worktree's objects and refs may live on another file system. */
+	if (git_dir && stat(g->workdir, &work_st) == 0 && stat(git_dir, &git_st) == 0 &&
+	    work_st.st_dev != git_st.st_dev)
+		rc = ac_file_sync_fs(git_dir);
 	return rc;
 }
 
@@ -262,7 +305,7 @@ int ac_git_preflight(ac_git *g, git_index *index, const ac_git_rollback_result *
 		/* A file the current state does not hold (ignored, or never
 		 * added) would be overwritten: the snapshot keeps a copy. */
 		if (plan->items[i].action == AC_GIT_RESTORE) {
-			if (git_index_add_bypath(index, path) != 0) {
+			if (sym_git_index_add_bypath(index, path) != 0) {
 				rc = ac_git_fail(path);
 				break;
 			}
@@ -284,17 +327,19 @@ int ac_git_put_back(ac_git *g, git_index *index, git_tree *snapshot,
 		git_tree_entry *e = NULL;
 		int rc;
 
-		if (git_tree_entry_bypath(&e, snapshot, path) == 0)
+		if (sym_git_tree_entry_bypath(&e, snapshot, path) == 0)
 			rc = ac_git_write_path(g, index, snapshot, path);
 		else
 			rc = ac_git_remove_path(g, index, path);
-		git_tree_entry_free(e);
+		sym_git_tree_entry_free(e);
 		if (rc != 0 && nfailed++ == 0)
 			ac_buf_printf(failed, "%s (%s)", path, ac_error_last());
 	}
-	if (git_index_read_tree(index, snapshot) != 0 || git_index_write(index) != 0)
+	if (sym_git_index_read_tree(index, snapshot) != 0 || sym_git_index_write(index) != 0)
 		if (nfailed++ == 0)
-			ac_buf_printf(failed, "the index (%s)", git_error_last() ?
-				      git_error_last()->message : "libgit2 error");
+			ac_buf_printf(failed, "the index (%s)", sym_git_error_last() ?
+				      sym_git_error_last()->message : "libgit2 error");
+	if (ac_git_sync(g) != 0 && nfailed++ == 0)
+		ac_buf_printf(failed, "syncing (%s)", ac_error_last());
 	return nfailed ? AC_EIO : 0;
 }

@@ -7,7 +7,7 @@
 #include "ac_buf.h"
 #include "ac_git.h"
 
-#include <git2.h>
+#include "ac_libgit2.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,11 +37,11 @@ bool ac_git_in_workspace(const ac_git *g, const char *path);
 int ac_git_fail(const char *what);
 
 /* The commit HEAD points at; *out NULL when HEAD is unborn. Free *out with
- * git_commit_free(). */
+ * sym_git_commit_free(). */
 int ac_git_head_commit(git_commit **out, git_repository *repo);
 
 /* The commit hash (4 to 40 hex digits) names; AC_ENOTFOUND when it names
- * none. Free *out with git_commit_free(). */
+ * none. Free *out with sym_git_commit_free(). */
 int ac_git_lookup_commit(git_commit **out, ac_git *g, const char *hash);
 
 /* The tree of c's first parent, and that parent when out_parent is not
@@ -51,7 +51,7 @@ int ac_git_parent_tree(git_tree **out, git_commit **out_parent, git_commit *c);
 
 /* What commit hash changed: the diff of its parent's tree (empty for a
  * root commit) to its own, type changes included. *out is the caller's to
- * free (git_diff_free()); NULL on an error. */
+ * free (sym_git_diff_free()); NULL on an error. */
 int ac_git_commit_diff(git_diff **out, ac_git *g, const char *hash);
 
 /* Brings index to what `git add -A` would make of the workspace, agent
@@ -70,10 +70,16 @@ int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_com
 int ac_git_check_parents(const ac_git *g, const char *path, bool create,
 			 const ac_git_rollback_result *plan);
 
+/* Makes every write so far durable: one sync of the worktree's file
+ * system (and of the git folder's, when another). The rollback's writes
+ * below are not synced one by one; see docs/RELIABILITY.md. */
+int ac_git_sync(ac_git *g);
+
 /* Removes path from the worktree and index (then its emptied folders). */
 int ac_git_remove_path(ac_git *g, git_index *index, const char *path);
 
-/* Writes path as tree holds it (file, executable or link) and stages it. */
+/* Writes path as tree holds it (file, executable or link) and stages it;
+ * durable only after ac_git_sync(). */
 int ac_git_write_path(ac_git *g, git_index *index, git_tree *tree, const char *path);
 
 /* Before anything is written: a folder standing where a file goes must
@@ -86,7 +92,7 @@ int ac_git_preflight(ac_git *g, git_index *index, const ac_git_rollback_result *
 		     size_t *out_kept);
 
 /* After a failed write: every path of plan back as snapshot holds it, the
- * index back to snapshot. 0, or AC_EIO with the first path that could not
+ * index back to snapshot, synced. 0, or AC_EIO with the first path that could not
  * be put back (and why) appended to failed. */
 int ac_git_put_back(ac_git *g, git_index *index, git_tree *snapshot,
 		    const ac_git_rollback_result *plan, ac_buf *failed);

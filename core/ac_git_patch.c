@@ -9,8 +9,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
-
-#include <git2.h>
+#include "ac_libgit2.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -36,23 +35,23 @@ int ac_git_commit_patch(ac_buf *out, ac_git *g, const char *hash)
 
 	if ((rc = ac_git_commit_diff(&diff, g, hash)))
 		goto done;
-	for (size_t i = 0, count = git_diff_num_deltas(diff); i < count && rc == 0; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+	for (size_t i = 0, count = sym_git_diff_num_deltas(diff); i < count && rc == 0; i++) {
+		const git_diff_delta *d = sym_git_diff_get_delta(diff, i);
 		git_patch *patch = NULL;
 		git_buf text = {0};
 
 		if (!is_shown(g, d->old_file.path, d->new_file.path) ||
 		    d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT)
 			continue;
-		if (git_patch_from_diff(&patch, diff, i) != 0 || git_patch_to_buf(&text, patch) != 0)
+		if (sym_git_patch_from_diff(&patch, diff, i) != 0 || sym_git_patch_to_buf(&text, patch) != 0)
 			rc = ac_git_fail(hash);
 		else if (ac_buf_append(out, text.ptr, text.size))
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
-		git_buf_dispose(&text);
-		git_patch_free(patch);
+		sym_git_buf_dispose(&text);
+		sym_git_patch_free(patch);
 	}
 done:
-	git_diff_free(diff);
+	sym_git_diff_free(diff);
 	return rc;
 }
 
@@ -77,9 +76,9 @@ static int settle_conflicts(size_t *out_n, ac_buf *paths, ac_git *g, git_index *
 	int rc = 0, err;
 
 	*out_n = 0;
-	if (git_index_conflict_iterator_new(&it, merged) != 0)
+	if (sym_git_index_conflict_iterator_new(&it, merged) != 0)
 		return ac_git_fail("listing the revert's conflicts");
-	while ((err = git_index_conflict_next(&e[0], &e[1], &e[2], it)) == 0) {
+	while ((err = sym_git_index_conflict_next(&e[0], &e[1], &e[2], it)) == 0) {
 		const char *path = conflict_path(e);
 
 		if (is_shown(g, e[0] ? e[0]->path : NULL, e[1] ? e[1]->path : NULL) &&
@@ -103,14 +102,14 @@ static int settle_conflicts(size_t *out_n, ac_buf *paths, ac_git *g, git_index *
 		}
 		nsettle++;
 	}
-	git_index_conflict_iterator_free(it);
+	sym_git_index_conflict_iterator_free(it);
 	if (rc == 0 && err != GIT_ITEROVER)
 		rc = ac_git_fail("listing the revert's conflicts");
 	/* Outside what the revert may touch, the current state stands. */
 	for (size_t i = 0; i < nsettle && rc == 0; i++) {
 		const git_index_entry *anc, *ours, *theirs;
 
-		if (git_index_conflict_get(&anc, &ours, &theirs, merged, settle[i]) != 0) {
+		if (sym_git_index_conflict_get(&anc, &ours, &theirs, merged, settle[i]) != 0) {
 			rc = ac_git_fail(settle[i]);
 			break;
 		}
@@ -124,8 +123,8 @@ static int settle_conflicts(size_t *out_n, ac_buf *paths, ac_git *g, git_index *
 			keep->path = settle[i];
 			keep->flags &= (uint16_t)~GIT_INDEX_ENTRY_STAGEMASK;
 		}
-		if (git_index_conflict_remove(merged, settle[i]) != 0 ||
-		    (keep && git_index_add(merged, keep) != 0))
+		if (sym_git_index_conflict_remove(merged, settle[i]) != 0 ||
+		    (keep && sym_git_index_add(merged, keep) != 0))
 			rc = ac_git_fail(settle[i]);
 		free(keep);
 	}
@@ -147,12 +146,12 @@ int ac_git_revert_target(git_tree **out, ac_git *g, git_commit *commit, git_tree
 	int rc = 0;
 
 	*out = NULL;
-	git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
+	sym_git_merge_options_init(&opts, GIT_MERGE_OPTIONS_VERSION);
 	opts.flags = 0; /* no rename detection: a path is a path */
 	/* The commit's reverse onto the current state: its own tree is the
 	 * common ancestor, its parent the side that undoes it. */
-	if (git_commit_tree(&mine, commit) != 0 ||
-	    git_merge_trees(&merged, g->repo, mine, current, parent_tree, &opts) != 0) {
+	if (sym_git_commit_tree(&mine, commit) != 0 ||
+	    sym_git_merge_trees(&merged, g->repo, mine, current, parent_tree, &opts) != 0) {
 		rc = ac_git_fail("merging the revert");
 		goto done;
 	}
@@ -161,19 +160,19 @@ int ac_git_revert_target(git_tree **out, ac_git *g, git_commit *commit, git_tree
 	if (n) {
 		char hash[AC_GIT_HASH_LEN + 1];
 
-		git_oid_tostr(hash, sizeof(hash), git_commit_id(commit));
+		sym_git_oid_tostr(hash, sizeof(hash), sym_git_commit_id(commit));
 		rc = ac_error_set(AC_ECONFLICT, "cannot revert commit %.12s: later changes touch the "
 				  "same lines of %s; refusing the whole revert, nothing was changed "
 				  "(roll back to before it instead, or revert the later ones first)",
 				  hash, paths.data ? paths.data : "?");
 		goto done;
 	}
-	if (git_index_write_tree_to(&oid, merged, g->repo) != 0 ||
-	    git_tree_lookup(out, g->repo, &oid) != 0)
+	if (sym_git_index_write_tree_to(&oid, merged, g->repo) != 0 ||
+	    sym_git_tree_lookup(out, g->repo, &oid) != 0)
 		rc = ac_git_fail("writing the revert's tree");
 done:
 	ac_buf_free(&paths);
-	git_index_free(merged);
-	git_tree_free(mine);
+	sym_git_index_free(merged);
+	sym_git_tree_free(mine);
 	return rc;
 }

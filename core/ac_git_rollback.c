@@ -9,8 +9,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
-
-#include <git2.h>
+#include "ac_libgit2.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,10 +42,10 @@ static bool is_known(git_tree *head_tree, git_index *known, const char *path)
 {
 	git_tree_entry *e = NULL;
 
-	if (known && git_index_get_bypath(known, path, 0))
+	if (known && sym_git_index_get_bypath(known, path, 0))
 		return true;
-	if (head_tree && git_tree_entry_bypath(&e, head_tree, path) == 0) {
-		git_tree_entry_free(e);
+	if (head_tree && sym_git_tree_entry_bypath(&e, head_tree, path) == 0) {
+		sym_git_tree_entry_free(e);
 		return true;
 	}
 	return false;
@@ -68,10 +67,10 @@ static int check_delta(ac_git *g, const git_diff_delta *d)
 		if (!paths[i] || (i == 1 && paths[0] && !strcmp(paths[0], paths[1])))
 			continue;
 		if (modes[i] == GIT_FILEMODE_LINK) {
-			if (git_blob_lookup(&blob, g->repo, &d->new_file.id) != 0)
+			if (sym_git_blob_lookup(&blob, g->repo, &d->new_file.id) != 0)
 				return ac_git_fail(paths[i]);
-			why = ac_git_path_problem(paths[i], modes[i], git_blob_rawcontent(blob),
-						  (size_t)git_blob_rawsize(blob));
+			why = ac_git_path_problem(paths[i], modes[i], sym_git_blob_rawcontent(blob),
+						  (size_t)sym_git_blob_rawsize(blob));
 		} else {
 			why = ac_git_path_problem(paths[i], modes[i], NULL, 0);
 		}
@@ -79,7 +78,7 @@ static int check_delta(ac_git *g, const git_diff_delta *d)
 			rc = ac_error_set(AC_EINVAL, "'%s': unsafe path in the %s state (%s); refusing "
 					  "the whole rollback, nothing was changed", paths[i],
 					  i == 0 ? "target" : "current", why);
-		git_blob_free(blob);
+		sym_git_blob_free(blob);
 	}
 	return rc;
 }
@@ -95,11 +94,11 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 	size_t count;
 	int rc = 0;
 
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	sym_git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
+	if (sym_git_diff_tree_to_tree(&diff, g->repo, current, target, &opts) != 0)
 		return ac_git_fail("comparing with the target state");
-	count = git_diff_num_deltas(diff);
+	count = sym_git_diff_num_deltas(diff);
 	if (!(out->items = calloc(count + 1, sizeof(*out->items)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -107,10 +106,10 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 	/* Every path is checked before any is planned, so one bad entry
 	 * refuses the whole rollback, the dry run included. */
 	for (size_t i = 0; i < count; i++)
-		if ((rc = check_delta(g, git_diff_get_delta(diff, i))))
+		if ((rc = check_delta(g, sym_git_diff_get_delta(diff, i))))
 			goto done;
 	for (size_t i = 0; i < count; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_delta *d = sym_git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
 		ac_git_action action;
 
@@ -136,7 +135,7 @@ static int make_plan(ac_git_rollback_result *out, ac_git *g, git_tree *current, 
 		}
 	}
 done:
-	git_diff_free(diff);
+	sym_git_diff_free(diff);
 	return rc;
 }
 
@@ -146,9 +145,9 @@ static int open_known_index(git_index **out, git_repository *repo)
 	int rc = 0;
 
 	*out = NULL;
-	if (ac_buf_printf(&path, "%sindex", git_repository_path(repo)))
+	if (ac_buf_printf(&path, "%sindex", sym_git_repository_path(repo)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (access(path.data, F_OK) == 0 && git_index_open(out, path.data) != 0)
+	if (access(path.data, F_OK) == 0 && sym_git_index_open(out, path.data) != 0)
 		rc = ac_git_fail(path.data);
 	ac_buf_free(&path);
 	return rc;
@@ -164,9 +163,9 @@ static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
 	ac_buf failed = AC_BUF_INIT;
 	git_tree *tree = NULL;
 
-	if (git_commit_tree(&tree, snapshot) != 0)
-		ac_buf_printf(&failed, "the snapshot's tree (%s)", git_error_last() ?
-			      git_error_last()->message : "libgit2 error");
+	if (sym_git_commit_tree(&tree, snapshot) != 0)
+		ac_buf_printf(&failed, "the snapshot's tree (%s)", sym_git_error_last() ?
+			      sym_git_error_last()->message : "libgit2 error");
 	else
 		ac_git_put_back(g, index, tree, plan, &failed);
 	if (failed.len)
@@ -177,7 +176,7 @@ static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
 		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
 			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
 			     plan->snapshot);
-	git_tree_free(tree);
+	sym_git_tree_free(tree);
 	ac_buf_free(&failed);
 	free(why);
 	return rc;
@@ -190,7 +189,7 @@ static int check_repository_idle(ac_git *g, git_index *index)
 {
 	const char *what = NULL;
 
-	switch (git_repository_state(g->repo)) {
+	switch (sym_git_repository_state(g->repo)) {
 	case GIT_REPOSITORY_STATE_NONE:
 		break;
 	case GIT_REPOSITORY_STATE_MERGE:
@@ -219,7 +218,7 @@ static int check_repository_idle(ac_git *g, git_index *index)
 	if (what)
 		return ac_error_set(AC_ECONFLICT, "%s: %s is in progress; finish or abort it first "
 				    "(nothing was changed)", g->workdir, what);
-	if (git_index_has_conflicts(index))
+	if (sym_git_index_has_conflicts(index))
 		return ac_error_set(AC_ECONFLICT, "%s: the index has unresolved conflicts; resolve them "
 				    "first (nothing was changed)", g->workdir);
 	return 0;
@@ -252,12 +251,12 @@ static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, cons
 	    (rc = ac_git_head_commit(&r->head, g->repo)))
 		return rc;
 	if (r->parent)
-		git_oid_tostr(out->target, sizeof(out->target), git_commit_id(r->parent));
-	if (r->head && git_commit_tree(&r->head_tree, r->head) != 0)
+		sym_git_oid_tostr(out->target, sizeof(out->target), sym_git_commit_id(r->parent));
+	if (r->head && sym_git_commit_tree(&r->head_tree, r->head) != 0)
 		return ac_git_fail("HEAD");
 	if ((rc = open_known_index(&r->known, g->repo)))
 		return rc;
-	if (git_repository_index(&r->index, g->repo) != 0 || git_index_read(r->index, 1) != 0)
+	if (sym_git_repository_index(&r->index, g->repo) != 0 || sym_git_index_read(r->index, 1) != 0)
 		return ac_git_fail("reading the index");
 	return check_repository_idle(g, r->index);
 }
@@ -272,8 +271,8 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 	r->staged = true;
 	if ((rc = ac_git_stage(g, r->index)))
 		return rc;
-	if (git_index_write_tree(&r->tree_oid, r->index) != 0 ||
-	    git_tree_lookup(&r->current, g->repo, &r->tree_oid) != 0)
+	if (sym_git_index_write_tree(&r->tree_oid, r->index) != 0 ||
+	    sym_git_tree_lookup(&r->current, g->repo, &r->tree_oid) != 0)
 		return ac_git_fail("writing the snapshot tree");
 	if (r->revert) {
 		/* Not the parent's state: the current one without the commit. */
@@ -281,13 +280,13 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 
 		if ((rc = ac_git_revert_target(&merged, g, r->commit, r->target, r->current)))
 			return rc;
-		git_tree_free(r->target);
+		sym_git_tree_free(r->target);
 		r->target = merged;
 	}
 	if ((rc = make_plan(out, g, r->current, r->target, r->head_tree, r->known)) ||
 	    (rc = ac_git_preflight(g, r->index, out, &out->kept)))
 		return rc;
-	if (out->kept && git_index_write_tree(&r->tree_oid, r->index) != 0)
+	if (out->kept && sym_git_index_write_tree(&r->tree_oid, r->index) != 0)
 		return ac_git_fail("writing the snapshot tree");
 	return 0;
 }
@@ -300,25 +299,27 @@ static int take_snapshot(rollback *r, ac_git_rollback_result *out, ac_git *g,
 	git_oid oid;
 	int rc;
 
-	if (r->head && git_oid_equal(&r->tree_oid, git_tree_id(r->head_tree))) {
+	if (r->head && sym_git_oid_equal(&r->tree_oid, sym_git_tree_id(r->head_tree))) {
 		r->snapshot = r->head;
 		r->head = NULL;
 	} else {
-		if (git_index_write(r->index) != 0)
+		if (sym_git_index_write(r->index) != 0)
 			return ac_git_fail("writing the index");
 		if ((rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)))
 			return rc;
-		if (git_commit_lookup(&r->snapshot, g->repo, &oid) != 0)
+		if (sym_git_commit_lookup(&r->snapshot, g->repo, &oid) != 0)
 			return ac_git_fail("the snapshot commit");
 	}
 	r->staged = false;
-	git_oid_tostr(out->snapshot, sizeof(out->snapshot), git_commit_id(r->snapshot));
-	return 0;
+	sym_git_oid_tostr(out->snapshot, sizeof(out->snapshot), sym_git_commit_id(r->snapshot));
+	/* On disk before the worktree changes: after a power cut midway the
+	 * snapshot is there to go back to. */
+	return ac_git_sync(g);
 }
 
 /* Removes, restores and changes the plan's files in the worktree and the
- * index and commits the result on the snapshot with message; a failure
- * puts the snapshot back (fail_midway). */
+ * index, syncs them all at once and commits the result on the snapshot
+ * with message; a failure puts the snapshot back (fail_midway). */
 static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *message)
 {
 	git_oid oid;
@@ -330,14 +331,19 @@ static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const
 	for (size_t i = 0; i < out->n && rc == 0; i++)
 		if (out->items[i].action != AC_GIT_REMOVE)
 			rc = ac_git_write_path(g, r->index, r->target, out->items[i].path);
-	if (rc == 0 && (git_index_write(r->index) != 0 ||
-			git_index_write_tree(&r->tree_oid, r->index) != 0))
+	if (rc == 0 && (sym_git_index_write(r->index) != 0 ||
+			sym_git_index_write_tree(&r->tree_oid, r->index) != 0))
 		rc = ac_git_fail("writing the index");
+	/* Before the commit, so a failed sync still finds HEAD at the
+	 * snapshot for the put-back; the commit itself is not synced (libgit2
+	 * does not fsync; nor did it before). */
+	if (rc == 0)
+		rc = ac_git_sync(g);
 	if (rc == 0)
 		rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->snapshot, message);
 	if (rc != 0)
 		return fail_midway(g, r->index, r->snapshot, out, rc);
-	git_oid_tostr(out->commit, sizeof(out->commit), &oid);
+	sym_git_oid_tostr(out->commit, sizeof(out->commit), &oid);
 	return 0;
 }
 
@@ -346,16 +352,16 @@ static void release_rollback(rollback *r)
 	/* A dry run, or a failure before the snapshot, leaves the index on
 	 * disk as it was. */
 	if (r->staged && r->index)
-		git_index_read(r->index, 1);
-	git_index_free(r->known);
-	git_index_free(r->index);
-	git_tree_free(r->current);
-	git_tree_free(r->head_tree);
-	git_tree_free(r->target);
-	git_commit_free(r->snapshot);
-	git_commit_free(r->head);
-	git_commit_free(r->parent);
-	git_commit_free(r->commit);
+		sym_git_index_read(r->index, 1);
+	sym_git_index_free(r->known);
+	sym_git_index_free(r->index);
+	sym_git_tree_free(r->current);
+	sym_git_tree_free(r->head_tree);
+	sym_git_tree_free(r->target);
+	sym_git_commit_free(r->snapshot);
+	sym_git_commit_free(r->head);
+	sym_git_commit_free(r->parent);
+	sym_git_commit_free(r->commit);
 }
 
 static int undo(ac_git_rollback_result *out, ac_git *g, const char *hash,

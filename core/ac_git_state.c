@@ -145,7 +145,7 @@ int ac_git_exclude_agent_state(ac_git *g)
 	size_t old_len = 0;
 	int rc;
 
-	if (ac_buf_printf(&path, "%sinfo", git_repository_commondir(g->repo))) {
+	if (ac_buf_printf(&path, "%sinfo", sym_git_repository_commondir(g->repo))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -220,13 +220,13 @@ int ac_git_tracked_agent_state(char ***out, size_t *out_n, ac_git *g)
 
 	*out = NULL;
 	*out_n = 0;
-	if (git_repository_index(&index, g->repo) != 0 || git_index_read(index, 0) != 0) {
+	if (sym_git_repository_index(&index, g->repo) != 0 || sym_git_index_read(index, 0) != 0) {
 		rc = ac_git_fail("reading the index");
 		goto done;
 	}
-	count = git_index_entrycount(index);
+	count = sym_git_index_entrycount(index);
 	for (size_t i = 0; i < count; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
+		const git_index_entry *e = sym_git_index_get_byindex(index, i);
 
 		if (e && ac_git_is_agent_state(g, e->path) &&
 		    (rc = add_tracked(&list, &n, &cap, g, e->path)))
@@ -237,7 +237,7 @@ int ac_git_tracked_agent_state(char ***out, size_t *out_n, ac_git *g)
 	list = NULL;
 done:
 	ac_git_paths_free(list, n);
-	git_index_free(index);
+	sym_git_index_free(index);
 	return rc;
 }
 

@@ -5,7 +5,6 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_journal_reader.h"
-#include "ac_journal_reader.h"
 #include "ac_lock.h"
 #include "ac_time.h"
 
@@ -16,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void ac_journal_options_init(ac_journal_options *opts)
 {
 	opts->fsync = AC_FSYNC_NEVER;
 	opts->rotate_bytes = 0;
+	opts->rotate_monthly = false;
 	ac_lock_options_init(&opts->lock);
 }
 
@@ -173,15 +174,60 @@ static int open_journal(append_job *a)
 	return 0;
 }
 
-/* Rotates first when the record would take the journal past rotate_bytes
- * (an empty journal is never rotated, however long the record). */
+/* year * 12 + month - 1 of a UTC time in seconds. */
+static int month_index_of(time_t seconds)
+{
+	struct tm tm;
+
+	gmtime_r(&seconds, &tm);
+	return (tm.tm_year + 1900) * 12 + tm.tm_mon;
+}
+
+/* The month the journal was started in: its first line's "timestamp"
+ * (read from the first 64 KiB only), else its last write. */
+static int journal_month_index(const append_job *a)
+{
+	static const char key[] = "\"timestamp\":\"";
+	char head[65536];
+	ssize_t n = pread(a->fd, head, sizeof(head), 0);
+	const char *end, *at;
+
+	if (n > 0) {
+		end = memchr(head, '\n', (size_t)n);
+		end = end ? end : head + n;
+		at = memmem(head, (size_t)(end - head), key, sizeof(key) - 1);
+		if (at && end - (at + sizeof(key) - 1) >= 7) {
+			const char *t = at + sizeof(key) - 1;
+			int year = 0, month = 0;
+
+			for (int i = 0; i < 4 && t[i] >= '0' && t[i] <= '9'; i++)
+				year = year * 10 + (t[i] - '0');
+			if (t[4] == '-' && t[5] >= '0' && t[5] <= '1' && t[6] >= '0' && t[6] <= '9')
+				month = (t[5] - '0') * 10 + (t[6] - '0');
+			if (year >= 1000 && month >= 1 && month <= 12)
+				return year * 12 + month - 1;
+		}
+	}
+	return month_index_of(a->st.st_mtim.tv_sec);
+}
+
+/* Rotates first when the record would take the journal past rotate_bytes,
+ * or (monthly) when the journal was started in an earlier month; an empty
+ * journal is never rotated, however long the record. */
 static int rotate_if_due(append_job *a)
 {
+	bool by_size, by_month;
 	int rc;
 
-	if (!a->opts->rotate_bytes || a->st.st_size <= 0 ||
-	    (uint64_t)a->st.st_size + a->len + 1 <= a->opts->rotate_bytes)
+	if (a->st.st_size <= 0)
 		return 0;
+	by_size = a->opts->rotate_bytes &&
+		  (uint64_t)a->st.st_size + a->len + 1 > a->opts->rotate_bytes;
+	by_month = a->opts->rotate_monthly &&
+		   journal_month_index(a) < month_index_of((time_t)(ac_time_now_ms() / 1000));
+	if (!by_size && !by_month)
+		return 0;
+	a->info.rotated_by = by_month ? "journal.rotate monthly" : "journal.rotateBytes";
 	close(a->fd);
 	a->fd = -1;
 	if ((rc = rotate_locked(&a->info.rotated_to, a->path)))

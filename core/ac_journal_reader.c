@@ -143,16 +143,31 @@ int ac_journal_reader_next_block(ac_journal_reader *r, ac_journal_block *out)
 			continue;
 		}
 		if (last_nl && !r->skipping) {
-			size_t len = (size_t)(last_nl - data) + 1;
+			char *line = data, *nl;
 
 			out->data = data;
-			out->len = len;
 			out->offset = r->buf_offset + r->start;
 			out->first_number = r->number;
 			out->overlong = false;
-			for (char *p = data; (p = memchr(p, '\n', (size_t)(last_nl + 1 - p))); p++)
+			/* A line is over-long by its length alone, even when its
+			 * newline arrived in the same read: the verdict must not
+			 * depend on where reads happened to end, so that any
+			 * reader (from another offset, or a piece of a parallel
+			 * pass) gives the same one. */
+			for (; (nl = memchr(line, '\n', (size_t)(last_nl + 1 - line))); line = nl + 1) {
+				if ((size_t)(nl - line) >= AC_JOURNAL_MAX_LINE)
+					break;
 				r->number++;
-			r->start += len;
+			}
+			if (line == data && nl) {
+				out->len = (size_t)(nl - data);
+				out->overlong = true;
+				r->start += out->len + 1;
+				r->number++;
+				return 1;
+			}
+			out->len = (size_t)(line - data);
+			r->start += out->len;
 			return 1;
 		}
 		if (!r->skipping && avail >= AC_JOURNAL_MAX_LINE) {

@@ -3,12 +3,16 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_journal_reader.h"
+#include "ac_journal_split.h"
 #include "ac_json_scan.h"
 #include "ac_search.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIRST_WINDOW (64u * 1024)
 /* Bytes of the first block counted to choose the needle's search bytes:
@@ -375,41 +379,192 @@ int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start
 	return scan_range(&s, start, end, NULL, NULL, false);
 }
 
-int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
-		     const ac_event_schema *schema, ac_check_fn fn, void *ctx)
+/* ---- formatted scans, on all cores ---- */
+
+typedef struct {
+	ac_scan_format_fn format;
+	const void *format_ctx;
+	ac_scan_write_fn write;
+	void *write_ctx;
+} format_target;
+
+/* The single-threaded way: each match formatted and written at once. */
+typedef struct {
+	const format_target *target;
+	ac_buf out, scratch;
+} serial_printer;
+
+static int format_and_write(const ac_scan_match *m, void *ctx)
 {
-	ac_journal_reader *reader = NULL;
-	ac_json_span fields[AC_EV_NFIELDS];
-	ac_journal_line line;
-	uint64_t valid = 0, invalid = 0, tail_offset;
+	serial_printer *sp = ctx;
 	int rc;
 
-	if ((rc = ac_journal_reader_open(&reader, path, 0, UINT64_MAX, 1)))
+	ac_buf_clear(&sp->out);
+	if ((rc = sp->target->format(&sp->out, &sp->scratch, m, sp->target->format_ctx)))
 		return rc;
-	while ((rc = ac_journal_reader_next(reader, &line)) == 1) {
-		const char *reason = NULL;
+	return sp->target->write(sp->out.data, sp->out.len, sp->target->write_ctx);
+}
 
-		if (line.overlong)
-			reason = "line longer than " AC_JOURNAL_MAX_LINE_TEXT;
-		else if (ac_event_parse(fields, line.text, line.len, schema) != 0)
-			reason = ac_error_last();
-		if (!reason) {
-			valid++;
-			continue;
-		}
-		invalid++;
-		if (fn && (rc = fn(path, line.number, line.offset, reason, ctx)))
-			break;
+/* A worker: its own spans and finder, formatting into the piece's output. */
+typedef struct {
+	scan_ctx s;
+	ac_scan_stats stats; /* of the block at hand */
+	const format_target *target;
+	ac_split_output *piece;
+	ac_buf scratch;
+} format_worker;
+
+static int format_into_piece(const ac_scan_match *m, void *ctx)
+{
+	format_worker *w = ctx;
+	int rc;
+
+	if ((rc = w->target->format(&w->piece->out, &w->scratch, m, w->target->format_ctx)))
+		return rc;
+	return ac_split_flush(w->piece);
+}
+
+static int format_block(ac_split_output *piece, const ac_journal_block *block, void *ctx)
+{
+	format_worker *w = ctx;
+	int rc;
+
+	w->piece = piece;
+	memset(&w->stats, 0, sizeof(w->stats));
+	rc = scan_block(&w->s, block);
+	piece->invalid += w->stats.invalid;
+	piece->matched += w->stats.matched;
+	return rc;
+}
+
+typedef struct {
+	const format_target *target;
+	ac_scan_stats *stats;
+	const char *path;
+} format_delivery;
+
+static int deliver_formatted(const ac_split_output *piece, bool done, uint64_t first_number,
+			     void *ctx)
+{
+	format_delivery *d = ctx;
+	int rc;
+
+	(void)first_number;
+	if (piece->out.len &&
+	    (rc = d->target->write(piece->out.data, piece->out.len, d->target->write_ctx)))
+		return rc;
+	if (done) {
+		if (piece->invalid && d->stats->invalid == 0)
+			d->stats->invalid_path = d->path;
+		d->stats->invalid += piece->invalid;
+		d->stats->matched += piece->matched;
 	}
-	if (rc == 0 && ac_journal_reader_tail(reader, &tail_offset) > 0) {
-		invalid++;
-		if (fn)
-			rc = fn(path, ac_journal_reader_number(reader), tail_offset,
-				"no newline at the end: a torn line, or one still being written",
-				ctx);
+	return 0;
+}
+
+/* Chooses the needle's search bytes from the file's first bytes, as the
+ * single-threaded scan does from its first block, for every worker. */
+static int sample_finder(scan_ctx *s, const char *path)
+{
+	const char *needle;
+	size_t needle_len = 0;
+	ac_byte_counts counts;
+	char *sample;
+	ssize_t got;
+	int fd, rc;
+
+	if (!(needle = ac_query_needle(s->q, &needle_len)))
+		return 0;
+	if (!(sample = malloc(SAMPLE_BYTES)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path))) {
+		free(sample);
+		return rc;
 	}
-	ac_journal_reader_free(reader);
-	*out_valid = valid;
-	*out_invalid = invalid;
+	got = pread(fd, sample, SAMPLE_BYTES, 0);
+	close(fd);
+	ac_byte_counts_sample(&counts, sample, got > 0 ? (size_t)got : 0);
+	free(sample);
+	ac_finder_init(&s->finder, needle, needle_len, &counts);
+	s->have_finder = true;
+	return 0;
+}
+
+/* The complete lines [0, end) of s->path on nthreads threads. */
+static int format_parallel(scan_ctx *s, uint64_t end, size_t nthreads,
+			   const format_target *target)
+{
+	format_worker *workers = calloc(nthreads, sizeof(*workers));
+	void **contexts = calloc(nthreads, sizeof(*contexts));
+	format_delivery d = {target, s->stats, s->path};
+	scan_ctx shared = *s;
+	int rc;
+
+	if (!workers || !contexts) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = sample_finder(&shared, s->path)))
+		goto done;
+	for (size_t i = 0; i < nthreads; i++) {
+		format_worker *w = &workers[i];
+
+		w->s = shared;
+		w->s.stats = &w->stats;
+		w->s.fn = format_into_piece;
+		w->s.ctx = w;
+		w->target = target;
+		contexts[i] = w;
+	}
+	rc = ac_split_run(s->path, end, nthreads, format_block, contexts, deliver_formatted, &d);
+done:
+	for (size_t i = 0; workers && i < nthreads; i++)
+		ac_buf_free(&workers[i].scratch);
+	free(workers);
+	free(contexts);
+	return rc;
+}
+
+static int format_file(scan_ctx *s, const format_target *target)
+{
+	uint64_t end, next = 0;
+	size_t nthreads;
+	int rc;
+
+	if ((rc = ac_split_end(&end, s->path)))
+		return rc;
+	nthreads = ac_split_threads(end);
+	if (end > 0 && nthreads > 1) {
+		rc = format_parallel(s, end, nthreads, target);
+		if (rc == 0)
+			next = end;
+		else if (rc != AC_SPLIT_NO_THREADS)
+			return rc;
+	}
+	/* The rest (all of a small file): what follows end, torn tail included. */
+	return scan_range(s, next, UINT64_MAX, NULL, NULL, true);
+}
+
+int ac_journal_scan_format(ac_scan_stats *stats, const char *const *paths, size_t npaths,
+			   const ac_query *q, const ac_event_schema *schema,
+			   ac_scan_format_fn format, const void *format_ctx,
+			   ac_scan_write_fn write, void *write_ctx)
+{
+	format_target target = {format, format_ctx, write, write_ctx};
+	serial_printer printer = {&target, AC_BUF_INIT, AC_BUF_INIT};
+	ac_scan_stats local;
+	scan_ctx s;
+	int rc = 0;
+
+	init_ctx(&s, stats, &local, q, schema, format_and_write, &printer);
+	for (size_t f = 0; f < npaths && rc == 0; f++) {
+		s.path = paths[f];
+		s.have_finder = false;
+		rc = format_file(&s, &target);
+		if (rc == AC_ENOTFOUND)
+			rc = 0;
+	}
+	ac_buf_free(&printer.out);
+	ac_buf_free(&printer.scratch);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,8 @@ typedef struct {
 struct ac_session_index {
 	char *dir;
 	entry *entries; /* sorted by name */
-	size_t count;
-	const ac_session_summary **sorted;
+	size_t count, cap;
+	const ac_session_summary **sorted; /* room for count + 1 */
 	size_t nsorted;
 	size_t problems;
 	bool cleaned;
@@ -459,7 +460,7 @@ static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
 	free(idx->sorted);
 	idx->entries = NULL;
 	idx->sorted = NULL;
-	idx->count = idx->nsorted = idx->problems = 0;
+	idx->count = idx->cap = idx->nsorted = idx->problems = 0;
 }
 
 /* A file read well before that does not read now keeps its last good
@@ -547,7 +548,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	clear_entries(idx->entries, idx->count);
 	free(idx->entries);
 	idx->entries = fresh;
-	idx->count = nfresh;
+	idx->count = idx->cap = nfresh;
 	fresh = NULL;
 	if ((rc = sort_listed(idx)))
 		goto done;
@@ -565,6 +566,235 @@ done:
 	free(fresh);
 	if (d)
 		closedir(d);
+	return rc;
+}
+
+/* ---- one file: what the watcher named ------------------------------------ */
+
+static bool listed(const entry *e)
+{
+	return !e->bad || e->kept;
+}
+
+/* Where name's entry is (*out_found) or would go, by binary search. */
+static size_t find_entry(const ac_session_index *idx, const char *name, bool *out_found)
+{
+	size_t lo = 0, hi = idx->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(idx->entries[mid].name, name);
+
+		if (!c) {
+			*out_found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*out_found = false;
+	return lo;
+}
+
+/* The listing place of a listed entry's summary. */
+static size_t sorted_place(const ac_session_index *idx, const ac_session_summary *s)
+{
+	size_t i = 0;
+
+	while (i < idx->nsorted && idx->sorted[i] != s)
+		i++;
+	return i;
+}
+
+static void sorted_remove(ac_session_index *idx, size_t at)
+{
+	memmove(&idx->sorted[at], &idx->sorted[at + 1],
+		(idx->nsorted - at - 1) * sizeof(*idx->sorted));
+	idx->nsorted--;
+}
+
+/* Puts s into the listing, newest createdAt first; returns its place. */
+static size_t sorted_insert(ac_session_index *idx, const ac_session_summary *s)
+{
+	size_t lo = 0, hi = idx->nsorted;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (compare_newest_first(&idx->sorted[mid], &s) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&idx->sorted[lo + 1], &idx->sorted[lo], (idx->nsorted - lo) * sizeof(*idx->sorted));
+	idx->sorted[lo] = s;
+	idx->nsorted++;
+	return lo;
+}
+
+/* Entries move when one comes or goes: the listing's pointers into them
+ * are taken as entry numbers first and made pointers again after. */
+static int sorted_to_numbers(const ac_session_index *idx, size_t **out)
+{
+	size_t *numbers = calloc(idx->nsorted + 1, sizeof(*numbers));
+
+	if (!numbers)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < idx->nsorted; i++)
+		numbers[i] = (size_t)((const entry *)((const char *)idx->sorted[i] -
+						     offsetof(entry, summary)) - idx->entries);
+	*out = numbers;
+	return 0;
+}
+
+/* After entry at was removed (shift -1) or inserted (+1). */
+static void sorted_from_numbers(ac_session_index *idx, const size_t *numbers, size_t at, int shift)
+{
+	for (size_t i = 0; i < idx->nsorted; i++) {
+		size_t n = numbers[i] >= at ? (size_t)((ptrdiff_t)numbers[i] + shift) : numbers[i];
+
+		idx->sorted[i] = &idx->entries[n].summary;
+	}
+}
+
+/* Removes the entry at, and its place was_at in the listing (or
+ * AC_SESSION_INDEX_NONE); on failure nothing changed. */
+static int entries_remove(ac_session_index *idx, size_t at, size_t was_at)
+{
+	size_t *numbers = NULL;
+	int rc;
+
+	if ((rc = sorted_to_numbers(idx, &numbers)))
+		return rc;
+	if (was_at != AC_SESSION_INDEX_NONE) {
+		memmove(&numbers[was_at], &numbers[was_at + 1],
+			(idx->nsorted - was_at - 1) * sizeof(*numbers));
+		idx->nsorted--;
+	}
+	idx->problems -= idx->entries[at].bad;
+	entry_clear(&idx->entries[at]);
+	memmove(&idx->entries[at], &idx->entries[at + 1], (idx->count - at - 1) * sizeof(entry));
+	idx->count--;
+	sorted_from_numbers(idx, numbers, at, -1);
+	free(numbers);
+	return 0;
+}
+
+/* Inserts e (moved in) at; on failure e is left to the caller. */
+static int entries_insert(ac_session_index *idx, size_t at, const entry *e)
+{
+	size_t *numbers = NULL;
+	int rc;
+
+	if ((rc = sorted_to_numbers(idx, &numbers)))
+		return rc;
+	if (idx->count == idx->cap) {
+		size_t cap = idx->cap ? 2 * idx->cap : 16;
+		entry *grown = realloc(idx->entries, cap * sizeof(*grown));
+		const ac_session_summary **grown_sorted =
+			grown ? realloc(idx->sorted, (cap + 1) * sizeof(*grown_sorted)) : NULL;
+
+		if (grown)
+			idx->entries = grown;
+		if (grown_sorted)
+			idx->sorted = grown_sorted;
+		if (!grown || !grown_sorted) {
+			sorted_from_numbers(idx, numbers, at, 0);
+			free(numbers);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		idx->cap = cap;
+	}
+	memmove(&idx->entries[at + 1], &idx->entries[at], (idx->count - at) * sizeof(entry));
+	idx->entries[at] = *e;
+	idx->count++;
+	sorted_from_numbers(idx, numbers, at, 1);
+	free(numbers);
+	return 0;
+}
+
+int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
+				  ac_session_problem_fn problem, void *ctx,
+				  ac_session_index_change *out)
+{
+	ac_buf shown = AC_BUF_INIT;
+	entry fresh = {0}, *old;
+	struct stat st;
+	bool found, exists;
+	size_t at;
+	int dir_fd = -1, rc = 0;
+
+	out->was_at = out->now_at = AC_SESSION_INDEX_NONE;
+	out->changed = false;
+	if (!is_session_name(name) || strchr(name, '/'))
+		return 0;
+	if (ac_buf_printf(&shown, "%s/%s", idx->dir, name))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* The folder gone or replaced is for a full refresh to sort out. */
+	if ((dir_fd = open(idx->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = ac_error_errno(errno, "%s", idx->dir);
+		goto done;
+	}
+	at = find_entry(idx, name, &found);
+	old = found ? &idx->entries[at] : NULL;
+	exists = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (old && exists && same_stamp(old, &st))
+		goto done; /* an event that changed nothing listed (a touch, a repeat) */
+	if (old && listed(old))
+		out->was_at = sorted_place(idx, &old->summary);
+	if (!exists) {
+		if (old && !(rc = entries_remove(idx, at, out->was_at)))
+			out->changed = true;
+		goto done;
+	}
+	if (!(fresh.name = strdup(name))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	mark_to_parse(&fresh, fresh.name, &st);
+	fresh.to_parse = false;
+	if ((rc = parse_entry(&fresh, dir_fd, shown.data)) == AC_ENOMEM)
+		goto done; /* says nothing about the file: the index stays as it was */
+	if (rc) {
+		fresh.bad = true;
+		fresh.problem = strdup(ac_error_last());
+		rc = 0;
+		/* keep_last_good(): one torn write keeps the row, marked stale. */
+		if (old && idx->keep_last_good && old->strings && listed(old)) {
+			free(fresh.strings);
+			fresh.summary = old->summary;
+			fresh.summary.stale = true;
+			fresh.strings = old->strings;
+			old->strings = NULL;
+			fresh.kept = true;
+		}
+	}
+	if (fresh.problem && problem)
+		problem(shown.data, fresh.problem, ctx);
+	free(fresh.problem);
+	fresh.problem = NULL;
+	if (out->was_at != AC_SESSION_INDEX_NONE)
+		sorted_remove(idx, out->was_at);
+	if (old) {
+		idx->problems -= old->bad;
+		entry_clear(old);
+		*old = fresh;
+	} else if ((rc = entries_insert(idx, at, &fresh))) {
+		goto done;
+	}
+	memset(&fresh, 0, sizeof(fresh)); /* moved into the index */
+	old = &idx->entries[at];
+	idx->problems += old->bad;
+	if (listed(old))
+		out->now_at = sorted_insert(idx, &old->summary);
+	out->changed = true;
+done:
+	entry_clear(&fresh);
+	ac_buf_free(&shown);
+	if (dir_fd >= 0)
+		close(dir_fd);
 	return rc;
 }
 

@@ -59,6 +59,27 @@ void ac_session_index_keep_last_good(ac_session_index *index, bool keep);
 int ac_session_index_refresh(ac_session_index *index, ac_session_problem_fn problem,
 			     void *ctx, size_t *out_parsed);
 
+/* What ac_session_index_refresh_file() did to the listing: the session
+ * listed at was_at before it is not there any more, and the one at now_at
+ * is new (AC_SESSION_INDEX_NONE: none). Both set: the same file read again
+ * (it may have moved). changed is false when nothing did (then both are
+ * NONE). A reader that copied the listing applies this to its copy. */
+#define AC_SESSION_INDEX_NONE SIZE_MAX
+typedef struct {
+	size_t was_at, now_at;
+	bool changed;
+} ac_session_index_change;
+
+/* Brings the index up to date with one file of the folder, name (a file
+ * name, borrowed: "<id>.json"; others change nothing), as a watcher named
+ * it: stats it, reads it when its stamp changed, drops it when it is gone.
+ * Costs one stat and one file's read, whatever the folder holds. problem
+ * as for ac_session_index_refresh(). 0, or AC_ENOMEM (the index is as
+ * before; a full refresh brings it up to date). */
+int ac_session_index_refresh_file(ac_session_index *index, const char *name,
+				  ac_session_problem_fn problem, void *ctx,
+				  ac_session_index_change *out);
+
 /* The listed sessions, newest createdAt first. Borrowed until the next
  * refresh or free. */
 const ac_session_summary *const *ac_session_index_list(const ac_session_index *index,

@@ -29,7 +29,11 @@ typedef struct {
 } watched;
 
 /* items[TRACE_ITEM] is the followed trace, when nitems says it is there. */
-enum { CKPT_ITEM = 3, FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
+enum { SESSIONS_ITEM = 1, CKPT_ITEM = 3, FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
+
+/* More session files named in one read than this, and listing the folder
+ * again costs less than refreshing each. */
+#define SESSION_NAMES_MAX 256
 
 /* A per-session checkpoint folder (<checkpoints>/<sessionId>/): checkpoints
  * are written there, not in the folder watched as items[CKPT_ITEM], so
@@ -50,6 +54,11 @@ struct ac_watch {
 	char *data_dir; /* the file-system backend's folder: <root>/.agent */
 	subdir *subs;   /* the checkpoint folders of sessions */
 	size_t nsubs, cap_subs;
+	/* The session files the last read's events named, when they named
+	 * every change in the sessions folder (sessions_named). */
+	char *session_names[SESSION_NAMES_MAX];
+	size_t nsession_names;
+	bool sessions_named;
 };
 
 static const uint32_t watch_mask = IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM |
@@ -259,10 +268,18 @@ fail:
 	return rc;
 }
 
+static void forget_session_names(ac_watch *w)
+{
+	for (size_t i = 0; i < w->nsession_names; i++)
+		free(w->session_names[i]);
+	w->nsession_names = 0;
+}
+
 void ac_watch_free(ac_watch *w)
 {
 	if (!w)
 		return;
+	forget_session_names(w);
 	if (w->fd >= 0)
 		close(w->fd);
 	for (size_t i = 0; i < w->nitems; i++)
@@ -393,6 +410,40 @@ static unsigned poll_changes(ac_watch *w)
 	return mask;
 }
 
+/* An event in the sessions folder: a session file's name is kept for
+ * ac_watch_session_files(); one without a usable name (the folder itself,
+ * a folder in it) means the folder must be listed again. Other names
+ * (temp files) change no session. */
+static void note_session_event(ac_watch *w, const struct inotify_event *ev)
+{
+	size_t len = ev->len ? strlen(ev->name) : 0;
+
+	if (!w->sessions_named)
+		return;
+	if (!len || (ev->mask & (IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))) {
+		w->sessions_named = false;
+		return;
+	}
+	if (len <= 5 || strcmp(ev->name + len - 5, ".json"))
+		return;
+	for (size_t i = 0; i < w->nsession_names; i++)
+		if (!strcmp(w->session_names[i], ev->name))
+			return;
+	if (w->nsession_names == SESSION_NAMES_MAX ||
+	    !(w->session_names[w->nsession_names] = strdup(ev->name))) {
+		w->sessions_named = false;
+		return;
+	}
+	w->nsession_names++;
+}
+
+bool ac_watch_session_files(const ac_watch *w, const char *const **out_names, size_t *out_n)
+{
+	*out_names = (const char *const *)w->session_names;
+	*out_n = w->sessions_named ? w->nsession_names : 0;
+	return w->sessions_named;
+}
+
 unsigned ac_watch_read(ac_watch *w)
 {
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -400,6 +451,9 @@ unsigned ac_watch_read(ac_watch *w)
 	bool rescan_subs = false;
 	ssize_t n;
 
+	forget_session_names(w);
+	/* Polling sees that the folder changed, not which file. */
+	w->sessions_named = w->fd >= 0;
 	if (w->fd < 0)
 		return poll_changes(w);
 	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
@@ -408,6 +462,7 @@ unsigned ac_watch_read(ac_watch *w)
 
 			p += sizeof(*ev) + ev->len;
 			if (ev->mask & IN_Q_OVERFLOW) {
+				w->sessions_named = false;
 				mask |= AC_WATCH_RESCAN | AC_WATCH_JOURNAL | AC_WATCH_SESSIONS |
 					AC_WATCH_OPERATIONS | AC_WATCH_CHECKPOINTS | AC_WATCH_TRACES;
 				rescan_subs = true;
@@ -429,6 +484,8 @@ unsigned ac_watch_read(ac_watch *w)
 
 				if (ev->wd != item->wd)
 					continue;
+				if (i == SESSIONS_ITEM)
+					note_session_event(w, ev);
 				if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
 					item->wd = -1; /* re-added below once it exists again */
 					mask |= item->kind;
@@ -443,6 +500,7 @@ unsigned ac_watch_read(ac_watch *w)
 		if (w->items[i].wd < 0 && add_inotify_watch(w, &w->items[i]) == 0 &&
 		    w->items[i].wd >= 0) {
 			mask |= w->items[i].kind;
+			w->sessions_named &= i != SESSIONS_ITEM; /* files came while unwatched */
 			rescan_subs |= i == CKPT_ITEM;
 		}
 	for (size_t i = 0; i < w->nsubs && !rescan_subs; i++)

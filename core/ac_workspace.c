@@ -70,6 +70,8 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	if (!strcmp(ac_config_string(config, "journal.fsync", "never"), "always"))
 		ws->journal.fsync = AC_FSYNC_ALWAYS;
 	ws->journal.rotate_bytes = (uint64_t)ac_config_int(config, "journal.rotateBytes", 0);
+	ws->git_enabled = ac_config_bool(config, "gitEnabled", true);
+	ws->journal.rotate_monthly = !strcmp(ac_config_string(config, "journal.rotate", ""), "monthly");
 	int64_t foreign_stale_ms =
 		ac_config_int(config, "lock.foreignStaleMs", ws->journal.lock.foreign_stale_ms);
 	ws->journal.lock.foreign_stale_ms = foreign_stale_ms > INT_MAX ? INT_MAX : (int)foreign_stale_ms;

@@ -19,7 +19,13 @@ sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@PROJECT_VERSION_MAJOR@/$v_major/" 
     -e "s/@PROJECT_VERSION_MINOR@/$v_minor/" -e "s/@PROJECT_VERSION_PATCH@/$v_patch/" \
     include/agentctl/ac_version.h.in > "$out/include/ac_version.h"
 
-flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+# core/ac_libgit2.c dlopens the libgit2 the targets link: its soname.
+libgit2_file=$(pkg-config --variable=libdir libgit2)/libgit2.so
+libgit2_soname=$(objdump -p "$libgit2_file" | sed -n 's/^ *SONAME *//p')
+[ -n "$libgit2_soname" ] || { echo "fuzz: cannot read the SONAME of $libgit2_file" >&2; exit 1; }
+
+flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DAC_LIBGIT2_SONAME=\"$libgit2_soname\"
+       -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude/agentctl -I"$out/include" -Icore
        $(pkg-config --cflags jansson libgit2))
 libs=($(pkg-config --libs jansson libgit2))

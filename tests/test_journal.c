@@ -10,7 +10,10 @@
 #include "ac_error.h"
 #include "ac_event.h"
 #include "ac_journal.h"
+#include "ac_time.h"
 #include "ac_journal_reader.h"
+#include "ac_journal_scan.h"
+#include "ac_journal_split.h"
 #include "ac_json_scan.h"
 #include "ac_lock.h"
 
@@ -182,6 +185,133 @@ static void test_reader_reports_overlong_line_and_goes_on(void **state)
 	free(data);
 }
 
+/* Over-long is a verdict on the line's length alone: the same whether its
+ * newline came in the read that passed the limit or in a later one (here
+ * two lines first leave the buffer at its largest with the long line
+ * starting near its front, so that the long line's newline arrives in the
+ * read that passes the limit), and whichever line start the reader began
+ * at. */
+static void test_overlong_verdict_does_not_depend_on_where_reading_began(void **state)
+{
+	fixture *f = *state;
+	size_t first = (64u << 20) - (100u << 10), second = 200001;
+	size_t at = first + second, big = AC_JOURNAL_MAX_LINE + 10;
+	char *data = malloc(at + big + 32);
+	uint64_t starts[] = {0, at};
+	ac_journal_reader *reader;
+	ac_journal_line line;
+
+	memset(data, 'w', at);
+	data[first - 1] = data[at - 1] = '\n';
+	memset(data + at, 'x', big);
+	memcpy(data + at + big, "\n{\"b\":2}\n", 9);
+	tu_write_file(f->journal, data, at + big + 9);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(ac_journal_reader_open(&reader, f->journal, starts[i], UINT64_MAX,
+							 starts[i] ? 3 : 1), 0);
+		for (int skip = 0; starts[i] == 0 && skip < 2; skip++) {
+			assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+			assert_false(line.overlong);
+		}
+		assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+		assert_true(line.overlong);
+		assert_int_equal(line.number, 3);
+		assert_int_equal(line.offset, at);
+		assert_int_equal(ac_journal_reader_next(reader, &line), 1);
+		assert_false(line.overlong);
+		assert_int_equal(line.number, 4);
+		assert_memory_equal(line.text, "{\"b\":2}", 7);
+		assert_int_equal(ac_journal_reader_next(reader, &line), 0);
+		ac_journal_reader_free(reader);
+	}
+	free(data);
+}
+
+static int note_check(const char *path, uint64_t number, uint64_t offset, const char *reason,
+		      void *ctx)
+{
+	(void)path;
+	return ac_buf_printf(ctx, "%llu@%llu %s\n", (unsigned long long)number,
+			     (unsigned long long)offset, reason);
+}
+
+/* journal check's report (every invalid line, in order) and counts. */
+static char *check_report(const char *path, uint64_t *valid, uint64_t *invalid, size_t piece,
+			  size_t threads)
+{
+	ac_buf report = AC_BUF_INIT;
+	int rc;
+
+	ac_split_set_limits(piece, 1, threads);
+	rc = ac_journal_check(valid, invalid, path, NULL, note_check, &report);
+	ac_split_set_limits(0, 0, 0);
+	assert_int_equal(rc, 0);
+	return report.data ? ac_buf_detach(&report) : strdup("");
+}
+
+static void put_mixed_lines(ac_buf *out, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (i % 13 == 4)
+			ac_buf_printf(out, "{\"id\":\"evt_%u\"}\n", i);
+		else if (i % 17 == 2)
+			ac_buf_printf(out, "\n");
+		else if (i % 19 == 3)
+			ac_buf_printf(out, "%.*s{\n", (int)(i % 300), tu_event_line("Codex", "pad"));
+		else
+			ac_buf_printf(out, "%s\n", tu_event_line(i % 2 ? "Codex" : "Claude",
+								  i % 3 ? "ok" : "a longer message"));
+	}
+}
+
+/* A check on several threads reports what one thread reports: the same
+ * lines, numbers, offsets and reasons, in the same order, the torn tail
+ * and an over-long line included. */
+static void test_check_on_threads_reports_what_one_thread_reports(void **state)
+{
+	fixture *f = *state;
+	static const size_t pieces[] = {64, 999, 4096, 1 << 20};
+	ac_buf content = AC_BUF_INIT;
+
+	put_mixed_lines(&content, 2000);
+	ac_buf_append(&content, "{\"id\":", 6);
+	tu_write_file(f->journal, content.data, content.len);
+	for (int round = 0; round < 2; round++) {
+		uint64_t valid1, invalid1;
+		char *want = check_report(f->journal, &valid1, &invalid1, 0, 1);
+
+		assert_true(invalid1 > 300 && valid1 > 1000);
+		for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+			for (size_t threads = 2; threads <= 3; threads++) {
+				uint64_t valid, invalid;
+				char *got;
+
+				if (round == 1 && pieces[k] < 4096)
+					continue; /* 64 MiB in tiny pieces: slow, and nothing new */
+				got = check_report(f->journal, &valid, &invalid, pieces[k], threads);
+				assert_string_equal(got, want);
+				assert_int_equal(valid, valid1);
+				assert_int_equal(invalid, invalid1);
+				free(got);
+			}
+		}
+		free(want);
+		if (round == 0) {
+			/* Again with an over-long line in the middle. */
+			char *big = malloc(AC_JOURNAL_MAX_LINE + 5);
+
+			content.len -= 6;
+			memset(big, 'y', AC_JOURNAL_MAX_LINE + 5);
+			big[AC_JOURNAL_MAX_LINE + 4] = '\n';
+			ac_buf_append(&content, big, AC_JOURNAL_MAX_LINE + 5);
+			put_mixed_lines(&content, 300);
+			tu_write_file(f->journal, content.data, content.len);
+			free(big);
+		}
+	}
+	ac_buf_free(&content);
+}
+
 /* Issue 11 item 10: what the writer acknowledges, the reader reads whole;
  * one byte more is refused at the writer, naming the size and the limit. */
 static void test_append_limit_is_the_readers_limit(void **state)
@@ -281,6 +411,56 @@ static void test_two_rotations_in_one_millisecond_keep_both(void **state)
 	assert_int_equal(tu_count_lines(b), 1);
 	free(a);
 	free(b);
+}
+
+/* journal.rotate "monthly": the first append of a month rotates a journal
+ * started in an earlier month, judged by its first event's timestamp. */
+static void test_monthly_rotation_by_first_event(void **state)
+{
+	fixture *f = *state;
+	const char *old = "{\"id\":\"evt_20250115000000_00000000\",\"timestamp\":"
+			  "\"2025-01-15T00:00:00.000Z\",\"agent\":\"Claude\"}\n";
+	char now[AC_TIME_ISO_LEN + 1], line[128];
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_time_format_iso(now, ac_time_now_ms());
+	snprintf(line, sizeof(line), "{\"timestamp\":\"%s\",\"agent\":\"Gemini\"}", now);
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, old, strlen(old));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_string_equal(info.rotated_by, "journal.rotate monthly");
+	assert_int_equal(tu_count_lines(info.rotated_to), 1);
+	assert_int_equal(tu_count_lines(f->journal), 1);
+	free(info.rotated_to);
+	/* Started this month now: the next append stays. */
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(f->journal), 2);
+}
+
+/* Without a readable first timestamp, the last write's month decides. */
+static void test_monthly_rotation_by_last_write(void **state)
+{
+	fixture *f = *state;
+	const char *garbage = "not json at all\n";
+	const char *line = tu_event_line("Gemini", "x");
+	struct timespec times[2] = {{.tv_sec = 1577836800}, {.tv_sec = 1577836800}}; /* 2020-01-01 */
+	ac_journal_options opts;
+	ac_journal_append_info info;
+
+	ac_journal_options_init(&opts);
+	opts.rotate_monthly = true;
+	tu_write_file(f->journal, garbage, strlen(garbage));
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_null(info.rotated_to); /* written just now: this month */
+	utimensat(AT_FDCWD, f->journal, times, 0);
+	assert_int_equal(ac_journal_append(&info, f->journal, line, strlen(line), &opts), 0);
+	assert_non_null(info.rotated_to);
+	assert_int_equal(tu_count_lines(info.rotated_to), 2);
+	free(info.rotated_to);
 }
 
 static void test_automatic_rotation_past_size(void **state)
@@ -775,10 +955,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_holds_back_unterminated_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_reports_overlong_line_and_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_append_limit_is_the_readers_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_overlong_verdict_does_not_depend_on_where_reading_began, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_check_on_threads_reports_what_one_thread_reports, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backward_search_is_bounded_by_the_line_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotate_moves_journal_and_lists_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_rotations_in_one_millisecond_keep_both, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_rotation_past_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_first_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monthly_rotation_by_last_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fsync_always_appends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_symlink_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_write_leaves_journal_intact, setup, teardown),

@@ -17,6 +17,7 @@
 #include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_journal_scan.h"
+#include "ac_journal_split.h"
 #include "ac_json_scan.h"
 #include "ac_query.h"
 #include "ac_search.h"
@@ -715,6 +716,137 @@ static void test_time_range_prefilter(void **state)
 	expect_indices(j, TERMS("since=2025-09-04T00:00:01Z", "until=2025-09-04T00:00:00Z"), 0, "");
 }
 
+/* ---- the formatted scan, on one thread and on several ---- */
+
+/* A journal that makes the pieces' edges hard: lines of many lengths (so
+ * they straddle every piece size below), invalid lines of several kinds,
+ * escapes that spell the needle differently, and a torn last line. */
+static void write_mixed_journal(const char *path)
+{
+	static const char *const agents[] = {"Codex", "Claude", "Gemini", "Cod\\u0065x", "Human"};
+	ac_buf out = AC_BUF_INIT;
+	char message[600];
+
+	for (unsigned i = 0; i < 3000; i++) {
+		ev_spec e = {.agent = agents[i % 5], .message = message};
+		size_t len = (i * 7919u) % 500;
+
+		snprintf(message, sizeof(message), "event %u ", i);
+		for (size_t k = strlen(message); k < len; k++)
+			message[k] = (char)('a' + (k * i) % 26);
+		message[len > strlen(message) ? len : strlen(message)] = '\0';
+		if (i % 97 == 5)
+			ac_buf_printf(&out, "{\"id\":\"evt_bad\",\"agent\":\"Codex\"}\n");
+		else if (i % 89 == 7)
+			ac_buf_printf(&out, "not json, \"agent\":\"Codex\" %u\n", i);
+		else if (i % 83 == 3)
+			ac_buf_printf(&out, "\n");
+		if (i % 50 == 9)
+			e.ts = "2025-09-03T15:00:00.000Z";
+		put_event(&out, i, &e);
+	}
+	ac_buf_append(&out, "{\"id\":\"torn", 11);
+	tu_write_file(path, out.data, out.len);
+	ac_buf_free(&out);
+}
+
+static int format_offset_and_id(ac_buf *out, ac_buf *scratch, const ac_scan_match *m,
+				const void *ctx)
+{
+	const ac_json_span *id = &m->fields[AC_EV_ID];
+
+	(void)ctx;
+	ac_buf_clear(scratch);
+	ac_buf_append(scratch, id->start, id->len);
+	return ac_buf_printf(out, "%llu %s\n", (unsigned long long)m->offset, scratch->data);
+}
+
+typedef struct {
+	ac_buf text;
+	size_t writes, stop_after; /* stop_after 0: never stop */
+} written;
+
+static int append_written(const char *data, size_t len, void *ctx)
+{
+	written *w = ctx;
+
+	assert_int_equal(ac_buf_append(&w->text, data, len), 0);
+	w->writes++;
+	return w->stop_after && w->writes == w->stop_after ? 7 : 0;
+}
+
+/* The formatted scan's output and stats with the given split limits. */
+static char *format_scan(ac_scan_stats *stats, const char *path, const char *const *terms,
+			 size_t piece, size_t flush, size_t threads)
+{
+	ac_query *q = parse_ok(terms, count_terms(terms));
+	written w = {0};
+	int rc;
+
+	memset(stats, 0, sizeof(*stats));
+	ac_split_set_limits(piece, flush, threads);
+	rc = ac_journal_scan_format(stats, &path, 1, q, NULL, format_offset_and_id, NULL,
+				    append_written, &w);
+	ac_split_set_limits(0, 0, 0);
+	if (rc != 0)
+		fail_msg("formatted scan failed (%d): %s", rc, ac_error_last());
+	ac_query_free(q);
+	return w.text.data ? ac_buf_detach(&w.text) : strdup("");
+}
+
+static void test_format_scan_on_threads_writes_what_one_thread_writes(void **state)
+{
+	fixture *f = *state;
+	const char *const *queries[] = {
+		NO_TERMS, TERMS("agent=Codex"), TERMS("text~event 1"),
+		TERMS("since=2025-09-03T15:00:00Z", "until=2025-09-03T15:00:01Z"),
+		TERMS("agent=Nobody"),
+	};
+	static const size_t pieces[][2] = {{64, 0}, {1000, 1}, {4096, 0}, {70000, 100}};
+
+	write_mixed_journal(f->journal);
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		ac_scan_stats one, many;
+		char *want = format_scan(&one, f->journal, queries[i], 0, 0, 1);
+
+		assert_true(one.torn == 1 && one.invalid > 0);
+		if (i == 1)
+			assert_true(one.matched > 1000);
+		for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+			for (size_t threads = 2; threads <= 3; threads++) {
+				char *got = format_scan(&many, f->journal, queries[i], pieces[k][0],
+							pieces[k][1], threads);
+
+				assert_string_equal(got, want);
+				assert_int_equal(many.matched, one.matched);
+				assert_int_equal(many.invalid, one.invalid);
+				assert_ptr_equal(many.invalid_path, one.invalid_path);
+				assert_int_equal(many.torn, one.torn);
+				assert_int_equal(many.torn_offset, one.torn_offset);
+				free(got);
+			}
+		}
+		free(want);
+	}
+}
+
+static void test_format_scan_stops_when_the_writer_says(void **state)
+{
+	fixture *f = *state;
+	const char *path = f->journal;
+	ac_query *q = parse_ok(NO_TERMS, 0);
+	written w = {.stop_after = 3};
+
+	write_mixed_journal(f->journal);
+	ac_split_set_limits(512, 0, 2);
+	assert_int_equal(ac_journal_scan_format(NULL, &path, 1, q, NULL, format_offset_and_id, NULL,
+						append_written, &w), 7);
+	ac_split_set_limits(0, 0, 0);
+	assert_int_equal(w.writes, 3);
+	ac_buf_free(&w.text);
+	ac_query_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +864,10 @@ int main(void)
 		cmocka_unit_test(test_finder_at_buffer_boundaries),
 		cmocka_unit_test_setup_teardown(test_query_with_common_rare_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_range_prefilter, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_format_scan_on_threads_writes_what_one_thread_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_format_scan_stops_when_the_writer_says, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

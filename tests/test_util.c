@@ -243,3 +243,15 @@ bool tu_has_message(const json_t *messages, const char *text)
 			return true;
 	return false;
 }
+
+long tu_inotify_queue_limit(void)
+{
+	FILE *file = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	long limit = 0;
+
+	if (file && fscanf(file, "%ld", &limit) != 1)
+		limit = 0;
+	if (file)
+		fclose(file);
+	return limit;
+}

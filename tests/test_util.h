@@ -39,6 +39,10 @@ void tu_assert_file(const char *dir, const char *rel, const char *expected);
 /* Reads a whole file into an allocated NUL-terminated buffer; *out_len may be NULL. */
 char *tu_read_file(const char *path, size_t *out_len);
 
+/* The kernel's bound on queued inotify events
+ * (/proc/sys/fs/inotify/max_queued_events), 0 when unknown. */
+long tu_inotify_queue_limit(void);
+
 /* Counts the lines (newline-terminated) in a file. */
 size_t tu_count_lines(const char *path);
 

@@ -7,6 +7,7 @@
 
 #include "dash.h"
 #include "drill.h"
+#include "frame_trace.h"
 #include "keys.h"
 #include "screen.h"
 #include "settings.h"
@@ -332,6 +333,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
 	ac_watch_mode watch_mode;
+	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
@@ -349,6 +351,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
 		ui_model_log(&d.m, false, line);
 	}
+	frames = ui_frame_trace_open(&d.m); /* before the first read: every row is new */
 	ac_watch_mode_choose(&watch_mode, ws, ac_config_string(config, "watch", "auto"));
 	if (ac_watch_new(&d.watch, d.ws, watch_mode.poll ? -WATCH_POLL_MS : WATCH_POLL_MS) != 0 ||
 	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
@@ -368,11 +371,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 				      "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
 		goto done;
 	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
-	    screen_init(&d.theme, !(no_color && *no_color)) != 0) {
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 		goto done;
 	}
+	if ((status = screen_init(&d.theme, !(no_color && *no_color))))
+		goto done;
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
 		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
@@ -382,6 +386,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 
 		if (d.dirty) {
 			draw(&d);
+			ui_frame_trace_drawn(frames, &d.m);
 			d.dirty = false;
 		}
 		int64_t now = ac_time_now_ms();
@@ -411,7 +416,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		if (ui_drill_step(&d))
 			d.dirty = true;
 		changed = ac_watch_read(d.watch);
-		if (changed && (changed = ui_source_update(d.src, &d.m, changed))) {
+		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
 			d.dirty = true;
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
@@ -429,6 +434,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	}
 	screen_fini();
 done:
+	ui_frame_trace_close(frames);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);
 	return status;

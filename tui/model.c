@@ -195,70 +195,6 @@ void ui_model_clear_events(ui_model *m)
 	m->events_start = m->n_events = 0;
 }
 
-/* ---- sessions ---------------------------------------------------------- */
-
-static void session_free(ui_session *s)
-{
-	ui_sfree(s->id);
-	ui_sfree(s->task);
-	ui_sfree(s->status);
-	ui_sfree(s->user);
-	ui_sfree(s->agent);
-	ui_sfree(s->created);
-	ui_sfree(s->updated);
-}
-
-static void sessions_free(ui_session *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		session_free(&list[i]);
-	free(list);
-}
-
-int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n)
-{
-	ui_session *copy = n ? calloc(n, sizeof(*copy)) : NULL;
-
-	if (n && !copy)
-		return AC_ENOMEM;
-	memset(m->by_status, 0, sizeof(m->by_status));
-	for (size_t i = 0; i < n; i++) {
-		const ac_session_summary *s = list[i];
-		ui_session *c = &copy[i];
-
-		c->id = ui_safe_str(s->id);
-		c->task = ui_safe_str(s->task);
-		c->status = ui_safe_str(s->status);
-		c->user = ui_safe_str(s->user);
-		c->agent = ui_safe_str(s->agent);
-		c->created = ui_safe_str(s->created_at);
-		c->updated = ui_safe_str(s->updated_at);
-		c->messages = s->messages;
-		c->tokens = s->tokens;
-		c->st = ui_status_of(s->status);
-		if (s->stale) {
-			/* Its last good read: said in the status column, in red. */
-			c->pending = "unreadable";
-			c->pending_alarm = true;
-		}
-		m->by_status[c->st]++;
-	}
-	sessions_free(m->sessions, m->n_sessions);
-	m->sessions = copy;
-	m->n_sessions = n;
-	return 0;
-}
-
-void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm)
-{
-	for (size_t i = 0; i < m->n_sessions; i++)
-		if (!strcmp(m->sessions[i].id, id)) {
-			m->sessions[i].pending = label;
-			m->sessions[i].pending_alarm = alarm;
-			return;
-		}
-}
-
 /* ---- operations and checkpoints ---------------------------------------- */
 
 void ui_model_clear_ops(ui_model *m)
@@ -657,9 +593,7 @@ int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 void ui_model_free(ui_model *m)
 {
 	ui_model_clear_events(m);
-	sessions_free(m->sessions, m->n_sessions);
-	m->sessions = NULL;
-	m->n_sessions = 0;
+	ui_model_clear_sessions(m);
 	ui_model_clear_ops(m);
 	free(m->ops);
 	m->ops = NULL;

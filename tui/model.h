@@ -164,8 +164,21 @@ typedef struct {
 	bool read_only;
 
 	ui_session *sessions;    /* newest first */
-	size_t n_sessions;
+	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
+	/* Changes with every change of the rows (unique in the process). When
+	 * the last change was one ui_model_put_session() after generation
+	 * sessions_prev_gen, sessions_move says what it did (was_at, now_at):
+	 * a view may move that row in what it derived instead of starting
+	 * over. Otherwise sessions_prev_gen is 0. */
+	uint64_t sessions_gen, sessions_prev_gen;
+	ac_session_index_change sessions_move;
+	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
+	 * noted only while track_touched is set: what the frame trace reports
+	 * (tui/frame_trace.h). */
+	bool track_touched;
+	char **touched;
+	size_t n_touched, cap_touched;
 
 	ui_event events[UI_MODEL_EVENTS]; /* a ring: the oldest at events_start */
 	size_t events_start, n_events;
@@ -290,6 +303,23 @@ void ui_model_clear_events(ui_model *m);
 /* Replaces the session list with sanitised copies of list[0..n) (borrowed)
  * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
 int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
+
+/* Applies one session file's refresh (ac_session_index_change) to the
+ * rows, which mirror the index's listing: the row at was_at goes, s
+ * (borrowed; NULL: none) comes at now_at, marked with pending/alarm as
+ * ui_model_set_session_pending() does unless it is stale. Costs one row,
+ * whatever the number of rows. 0, AC_EINVAL (the places do not fit these
+ * rows: set them whole) or AC_ENOMEM (nothing changed). */
+int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
+			 const char *pending, bool alarm);
+
+/* Frees the session rows (and the touched ids). */
+void ui_model_clear_sessions(ui_model *m);
+
+/* Notes that the row of session id (sanitised, borrowed) changed, when
+ * m->track_touched; ui_model_clear_touched() forgets the notes. */
+void ui_model_touch_session(ui_model *m, const char *id);
+void ui_model_clear_touched(ui_model *m);
 
 /* Marks session id (if listed) with what a request leaves pending: label is
  * static text, alarm asks for the failure colour. */

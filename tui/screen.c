@@ -1,7 +1,12 @@
-/* All of the program's curses state and calls. */
+/* All of the program's curses state and calls. Curses is loaded when the
+ * dashboard starts (ac_dl.h), not linked: the other commands would pay
+ * for loading ncursesw and tinfo at every start (0.2 of 1.0 ms). */
 #include "screen.h"
 
 #include "ui_text.h"
+
+#include "ac_dl.h"
+#include "ac_error.h"
 
 #include <curses.h>
 #include <signal.h>
@@ -10,6 +15,40 @@
 #include <term.h>
 #include <termios.h>
 #include <unistd.h>
+
+#ifndef AC_NCURSESW_SONAME
+#error "AC_NCURSESW_SONAME (e.g. \"libncursesw.so.6\") comes from the build: see CMakeLists.txt"
+#endif
+
+/* Every curses function and variable used here; sym_<name> points at it
+ * once curses_load() has run. The macros of <curses.h> that call others
+ * (attrset, mvaddnstr, ...) are written out below through these. */
+#define CURSES_FUNCTIONS(X) \
+	X(cbreak) X(clearok) X(curs_set) X(delscreen) X(doupdate) X(endwin) X(getmouse) \
+	X(has_colors) X(init_pair) X(keypad) X(mouseinterval) X(mousemask) X(newterm) \
+	X(nodelay) X(noecho) X(nonl) X(set_escdelay) X(start_color) X(tigetstr) \
+	X(use_default_colors) X(waddnstr) X(wattrset) X(werase) X(wget_wch) X(whline) \
+	X(wmove) X(wnoutrefresh)
+#define CURSES_VARIABLES(X) X(stdscr) X(curscr) X(COLORS) X(COLOR_PAIRS)
+
+#define CURSES_DEFINE(name) static __typeof__(name) *sym_##name;
+CURSES_FUNCTIONS(CURSES_DEFINE)
+CURSES_VARIABLES(CURSES_DEFINE)
+#undef CURSES_DEFINE
+
+static int curses_load(void)
+{
+	static int rc = 1; /* not tried yet */
+#define CURSES_SYMBOL(name) {#name, (void **)&sym_##name},
+	static const ac_dl_symbol symbols[] = {CURSES_FUNCTIONS(CURSES_SYMBOL)
+					       CURSES_VARIABLES(CURSES_SYMBOL)};
+#undef CURSES_SYMBOL
+
+	if (rc == 1)
+		rc = ac_dl_load(AC_NCURSESW_SONAME, symbols, sizeof(symbols) / sizeof(symbols[0]),
+				"the dashboard");
+	return rc;
+}
 
 static bool active;
 static SCREEN *term_screen;
@@ -25,7 +64,7 @@ static size_t restore_len;
 
 static void append_cap(const char *cap)
 {
-	char *s = tigetstr((char *)cap);
+	char *s = sym_tigetstr((char *)cap);
 	size_t n;
 
 	if (!s || s == (char *)-1)
@@ -70,7 +109,7 @@ static short curses_color(short c)
 {
 	if (c == UI_COLOR_DEFAULT)
 		return -1;
-	if (c >= COLORS)
+	if (c >= *sym_COLORS)
 		return c >= 8 && c < 16 ? (short)(c - 8) : -1;
 	return c;
 }
@@ -103,8 +142,8 @@ void screen_set_theme(const ui_theme *theme)
 	for (int i = 0; i < UI_ST_COUNT; i++) {
 		attr_t a = curses_attrs(t.style[i].attrs);
 
-		if (colors && i + 1 < COLOR_PAIRS) {
-			init_pair((short)(i + 1), curses_color(t.style[i].fg), curses_color(t.style[i].bg));
+		if (colors && i + 1 < *sym_COLOR_PAIRS) {
+			sym_init_pair((short)(i + 1), curses_color(t.style[i].fg), curses_color(t.style[i].bg));
 			a |= COLOR_PAIR(i + 1);
 		}
 		style_attr[i] = a;
@@ -122,10 +161,14 @@ int screen_init(const ui_theme *theme, bool use_color)
 	static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 	static bool registered;
 
+	int rc;
+
+	if ((rc = curses_load()))
+		return rc;
 	saved_tty_ok = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
-	term_screen = newterm(NULL, stdout, stdin);
+	term_screen = sym_newterm(NULL, stdout, stdin);
 	if (!term_screen)
-		return -1;
+		return ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
 	active = true;
 	if (!registered) {
 		atexit(at_exit);
@@ -154,19 +197,19 @@ int screen_init(const ui_theme *theme, bool use_color)
 	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
 		sigaction(crash_signals[i], &sa, NULL);
 
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
-	mouseinterval(0);
-	colors = use_color && has_colors();
+	sym_cbreak();
+	sym_noecho();
+	sym_nonl();
+	sym_keypad(*sym_stdscr, TRUE);
+	sym_nodelay(*sym_stdscr, TRUE);
+	sym_set_escdelay(25);
+	sym_curs_set(0);
+	sym_mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	sym_mouseinterval(0);
+	colors = use_color && sym_has_colors();
 	if (colors) {
-		start_color();
-		use_default_colors();
+		sym_start_color();
+		sym_use_default_colors();
 	}
 	screen_set_theme(theme);
 	return 0;
@@ -177,21 +220,21 @@ void screen_fini(void)
 	if (!active)
 		return;
 	active = false;
-	mousemask(0, NULL);
-	endwin();
+	sym_mousemask(0, NULL);
+	sym_endwin();
 	fflush(stdout);
-	delscreen(term_screen);
+	sym_delscreen(term_screen);
 	term_screen = NULL;
 }
 
 void screen_size(int *rows, int *cols)
 {
-	getmaxyx(stdscr, *rows, *cols);
+	getmaxyx(*sym_stdscr, *rows, *cols);
 }
 
 void screen_begin(void)
 {
-	werase(stdscr);
+	sym_werase(*sym_stdscr);
 }
 
 void screen_put(int y, int x, int width, ui_style style, const char *text)
@@ -199,46 +242,48 @@ void screen_put(int y, int x, int width, ui_style style, const char *text)
 	int rows, cols;
 	size_t len;
 
-	getmaxyx(stdscr, rows, cols);
+	getmaxyx(*sym_stdscr, rows, cols);
 	if (y < 0 || y >= rows || x < 0 || x >= cols || width <= 0)
 		return;
 	if (width > cols - x)
 		width = cols - x;
 	len = ui_text_prefix(text, strlen(text), width, NULL);
-	attrset(style_attr[style]);
-	mvaddnstr(y, x, text, (int)len);
-	attrset(A_NORMAL);
+	sym_wattrset(*sym_stdscr, (int)style_attr[style]);
+	if (sym_wmove(*sym_stdscr, y, x) != ERR)
+		sym_waddnstr(*sym_stdscr, text, (int)len);
+	sym_wattrset(*sym_stdscr, A_NORMAL);
 }
 
 void screen_fill(int y, int x, int width, ui_style style)
 {
 	int rows, cols;
 
-	getmaxyx(stdscr, rows, cols);
+	getmaxyx(*sym_stdscr, rows, cols);
 	if (y < 0 || y >= rows || x < 0 || x >= cols || width <= 0)
 		return;
 	if (width > cols - x)
 		width = cols - x;
-	attrset(style_attr[style]);
-	mvhline(y, x, ' ', width);
-	attrset(A_NORMAL);
+	sym_wattrset(*sym_stdscr, (int)style_attr[style]);
+	if (sym_wmove(*sym_stdscr, y, x) != ERR)
+		sym_whline(*sym_stdscr, ' ', width);
+	sym_wattrset(*sym_stdscr, A_NORMAL);
 }
 
 void screen_end(void)
 {
-	wnoutrefresh(stdscr);
-	doupdate();
+	sym_wnoutrefresh(*sym_stdscr);
+	sym_doupdate();
 }
 
 void screen_invalidate(void)
 {
-	clearok(curscr, TRUE);
+	sym_clearok(*sym_curscr, TRUE);
 }
 
 bool screen_read(ui_input *out)
 {
 	wint_t ch;
-	int rc = wget_wch(stdscr, &ch);
+	int rc = sym_wget_wch(*sym_stdscr, &ch);
 	MEVENT ev;
 
 	memset(out, 0, sizeof(*out));
@@ -282,7 +327,7 @@ bool screen_read(ui_input *out)
 	case KEY_BTAB: out->key = UI_KEY_BTAB; break;
 	case KEY_RESIZE: out->key = UI_KEY_RESIZE; break;
 	case KEY_MOUSE:
-		if (getmouse(&ev) != OK)
+		if (sym_getmouse(&ev) != OK)
 			return true; /* out->key 0: ignored */
 		out->key = UI_KEY_MOUSE;
 		out->y = ev.y;

@@ -43,8 +43,8 @@ typedef struct {
 } ui_input;
 
 /* Starts curses on the terminal with theme (colours dropped when
- * use_color is false or the terminal has none). -1 when there is no
- * terminal. */
+ * use_color is false or the terminal has none). 0, or an AC_E* code with
+ * the message set: no terminal, or curses cannot be loaded. */
 int screen_init(const ui_theme *theme, bool use_color);
 
 /* Restores the terminal. Safe to call twice. */

@@ -32,6 +32,7 @@ struct ui_source {
 	ac_buf scratch;
 	ac_backend backend;      /* the file-system backend on <root>/.agent */
 	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
+	bool rows_synced; /* the model's rows mirror the index's listing */
 };
 
 static void note_problem(ui_model *m, const char *path, const char *reason)
@@ -161,6 +162,18 @@ static unsigned read_journal(ui_source *src)
 	return src->m->events_seen != before || stats.invalid ? UI_CHANGED_JOURNAL : 0;
 }
 
+static const char *const pending_labels[] = {
+	[AC_PENDING_PAUSING] = "pausing",         [AC_PENDING_OVERRIDDEN] = "overridden",
+	[AC_PENDING_RESUMING] = "resuming",       [AC_PENDING_RESUME_LATE] = "stalled",
+	[AC_PENDING_RESUME_FAILED] = "no resume",
+};
+
+/* Trouble to show in red: anything but a request on its way. */
+static bool pending_alarm(ac_pending pending)
+{
+	return pending != AC_PENDING_PAUSING && pending != AC_PENDING_RESUMING;
+}
+
 /* Operator requests still pending beside the sessions (a small folder):
  * "pausing", "resuming", and the trouble: a pause the agent overrode
  * ("overridden"), a resume nobody took over in time ("stalled") or whose
@@ -168,11 +181,6 @@ static unsigned read_journal(ui_source *src)
  * (once). */
 static void read_requests(ui_source *src, const ac_session_summary *const *list, size_t n)
 {
-	static const char *const labels[] = {
-		[AC_PENDING_PAUSING] = "pausing",         [AC_PENDING_OVERRIDDEN] = "overridden",
-		[AC_PENDING_RESUMING] = "resuming",       [AC_PENDING_RESUME_LATE] = "stalled",
-		[AC_PENDING_RESUME_FAILED] = "no resume",
-	};
 	char **ids = NULL;
 	size_t nids = 0;
 
@@ -188,14 +196,27 @@ static void read_requests(ui_source *src, const ac_session_summary *const *list,
 				continue;
 			pending = ac_operator_notice(src->ws, ids[r], list[i]->status);
 			if (pending != AC_PENDING_NONE)
-				ui_model_set_session_pending(src->m, ids[r], labels[pending],
-							     pending != AC_PENDING_PAUSING &&
-								     pending != AC_PENDING_RESUMING);
+				ui_model_set_session_pending(src->m, ids[r], pending_labels[pending],
+							     pending_alarm(pending));
 			break;
 		}
 		free(ids[r]);
 	}
 	free(ids);
+}
+
+/* The open conversation's file changed, or may have: read it again,
+ * also after a failed read (a file removed and written again, or torn and
+ * then saved whole, is shown again). */
+static unsigned reopen_conversation(ui_source *src, ui_model *m)
+{
+	char *id;
+
+	if (!m->conv_session || !(id = strdup(m->conv_session)))
+		return 0;
+	ui_source_open_conversation(src, m, id);
+	free(id);
+	return UI_CHANGED_CONVERSATION;
 }
 
 static unsigned read_sessions(ui_source *src)
@@ -209,10 +230,62 @@ static unsigned read_sessions(ui_source *src)
 	}
 	src->m->session_problems = ac_session_index_problems(src->index);
 	list = ac_session_index_list(src->index, &n);
-	if (ui_model_set_sessions(src->m, list, n) != 0)
+	src->rows_synced = ui_model_set_sessions(src->m, list, n) == 0;
+	if (!src->rows_synced)
 		note_problem(src->m, src->ws->sessions_dir, "out of memory");
 	read_requests(src, list, n);
 	return UI_CHANGED_SESSIONS;
+}
+
+/* One session file the watcher named: its row alone, and its request.
+ * False when the rows must be set whole (they no longer mirror the
+ * index's listing, or memory ran out). */
+static bool read_session_file(ui_source *src, const char *name)
+{
+	ac_session_index_change change;
+	const ac_session_summary *const *list, *s = NULL;
+	ac_pending pending = AC_PENDING_NONE;
+	size_t n;
+
+	if (ac_session_index_refresh_file(src->index, name, session_problem, src, &change) != 0)
+		return false;
+	if (!change.changed)
+		return true;
+	list = ac_session_index_list(src->index, &n);
+	if (change.now_at != AC_SESSION_INDEX_NONE) {
+		s = list[change.now_at];
+		pending = ac_operator_notice(src->ws, s->id, s->status);
+	}
+	return ui_model_put_session(src->m, change.was_at, s, change.now_at,
+				    pending != AC_PENDING_NONE ? pending_labels[pending] : NULL,
+				    pending != AC_PENDING_NONE && pending_alarm(pending)) == 0;
+}
+
+static bool names_session(const char *name, const char *id)
+{
+	size_t len = strlen(id);
+
+	return !strncmp(name, id, len) && !strcmp(name + len, ".json");
+}
+
+/* The session files the watcher named, one by one: the cost of a change
+ * does not grow with the number of sessions. */
+static unsigned read_session_files(ui_source *src, const char *const *names, size_t n)
+{
+	ui_model *m = src->m;
+	bool conversation = false;
+	unsigned changed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!src->rows_synced || !read_session_file(src, names[i])) {
+			src->rows_synced = false;
+			return read_sessions(src) | reopen_conversation(src, m);
+		}
+		conversation |= m->conv_session && names_session(names[i], m->conv_session);
+		changed = UI_CHANGED_SESSIONS;
+	}
+	m->session_problems = ac_session_index_problems(src->index);
+	return changed | (conversation ? reopen_conversation(src, m) : 0);
 }
 
 static int ops_push(ui_model *m, const ac_op *op)
@@ -659,6 +732,22 @@ void ui_source_free(ui_source *src)
 	free(src);
 }
 
+unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *watch,
+				  unsigned mask)
+{
+	const char *const *names;
+	size_t n;
+	unsigned changed = 0;
+
+	src->m = m;
+	if ((mask & AC_WATCH_SESSIONS) && !(mask & AC_WATCH_RESCAN) &&
+	    ac_watch_session_files(watch, &names, &n)) {
+		changed = read_session_files(src, names, n);
+		mask &= ~(unsigned)AC_WATCH_SESSIONS;
+	}
+	return mask ? changed | ui_source_update(src, m, mask) : changed;
+}
+
 unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
 {
 	unsigned changed = 0;
@@ -668,20 +757,8 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
 		mask = ~0u;
 	if (mask & AC_WATCH_JOURNAL)
 		changed |= read_journal(src);
-	if (mask & AC_WATCH_SESSIONS) {
-		changed |= read_sessions(src);
-		/* Also after a failed read: a file removed and written again, or
-		 * torn and then saved whole, is shown again. */
-		if (m->conv_session) {
-			char *id = strdup(m->conv_session);
-
-			if (id) {
-				ui_source_open_conversation(src, m, id);
-				changed |= UI_CHANGED_CONVERSATION;
-			}
-			free(id);
-		}
-	}
+	if (mask & AC_WATCH_SESSIONS)
+		changed |= read_sessions(src) | reopen_conversation(src, m);
 	if ((mask & AC_WATCH_TRACES) && m->trace_loaded)
 		changed |= read_trace(src, m);
 	if (mask & AC_WATCH_OPERATIONS)

@@ -10,6 +10,7 @@
 
 #include "ac_buf.h"
 #include "ac_json_scan.h"
+#include "ac_watch.h"
 #include "ac_workspace.h"
 
 typedef struct ui_source ui_source;
@@ -33,6 +34,14 @@ void ui_source_free(ui_source *src);
 /* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
  * Returns the UI_CHANGED_* mask. */
 unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
+
+/* As ui_source_update() for what ac_watch_read() returned (mask) on
+ * watch: when the watcher named the session files that changed
+ * (ac_watch_session_files()), only their rows are read again, and the
+ * open conversation only when its file is one of them; otherwise the
+ * session folder is listed again. */
+unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *watch,
+				  unsigned mask);
 
 /* Loads the checkpoints of session id (NULL: none) into m. */
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);

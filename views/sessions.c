@@ -151,13 +151,117 @@ static int compare_sessions(const void *pa, const void *pb)
 	return c;
 }
 
+/* The order sorted last, kept so that a frame after one row changed moves
+ * that row instead of sorting them all again (10,000 rows: about a
+ * millisecond, several times a frame). Keyed by the rows' generation and
+ * what picks and orders them. */
+static struct {
+	uint64_t gen;
+	int sort, status_filter;
+	char filter[sizeof(((ui_pane *)0)->filter)];
+	size_t *idx, n, cap;
+} last;
+
+static bool last_fits(const ui_pane *p)
+{
+	return last.sort == p->sort && last.status_filter == p->status_filter &&
+	       !strcmp(last.filter, p->filter);
+}
+
+static bool has_index(const size_t *idx, size_t n, size_t want)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid] == want)
+			return true;
+		if (idx[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The last order, after the model's one move (m->sessions_move): the row
+ * that went is dropped, the others keep their order under their new
+ * numbers, and the row that came is put in its place. idx[0..n) are the
+ * rows shown now, in model order. False when that does not give n rows. */
+static bool last_moved(const ui_model *m, const size_t *idx, size_t n)
+{
+	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+
+	for (size_t i = 0; i < last.n; i++) {
+		size_t row = last.idx[i];
+
+		if (row == was)
+			continue;
+		if (was != AC_SESSION_INDEX_NONE && row > was)
+			row--;
+		if (now != AC_SESSION_INDEX_NONE && row >= now)
+			row++;
+		last.idx[kept++] = row;
+	}
+	last.n = kept;
+	if (now != AC_SESSION_INDEX_NONE && has_index(idx, n, now)) {
+		size_t lo = 0, hi = last.n;
+
+		if (last.n == last.cap)
+			return false;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (compare_sessions(&last.idx[mid], &now) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(&last.idx[lo + 1], &last.idx[lo], (last.n - lo) * sizeof(*last.idx));
+		last.idx[lo] = now;
+		last.n++;
+	}
+	return last.n == n;
+}
+
 static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
 {
+	bool reuse = false;
+
 	if (p->sort <= UI_SORT_NONE || p->sort >= UI_SORT_COUNT || n < 2)
 		return;
 	sort_model = m;
 	sort_by = p->sort;
-	qsort(idx, n, sizeof(*idx), compare_sessions);
+	if (m->sessions_gen && last_fits(p)) {
+		if (last.gen == m->sessions_gen)
+			reuse = last.n == n;
+		else if (last.gen && last.gen == m->sessions_prev_gen && n < last.cap)
+			reuse = last_moved(m, idx, n);
+	}
+	if (reuse) {
+		memcpy(idx, last.idx, n * sizeof(*idx));
+		last.gen = m->sessions_gen;
+	} else {
+		qsort(idx, n, sizeof(*idx), compare_sessions);
+		last.gen = 0;
+		if (n + 1 > last.cap) {
+			size_t *grown = realloc(last.idx, (n + 1) * 2 * sizeof(*grown));
+
+			if (grown) {
+				last.idx = grown;
+				last.cap = (n + 1) * 2;
+			}
+		}
+		if (n + 1 <= last.cap) {
+			memcpy(last.idx, idx, n * sizeof(*idx));
+			last.n = n;
+			last.sort = p->sort;
+			last.status_filter = p->status_filter;
+			snprintf(last.filter, sizeof(last.filter), "%s", p->filter);
+			last.gen = m->sessions_gen;
+		}
+	}
 	sort_model = NULL;
 }
 

@@ -59,6 +59,9 @@ const char *ac_config_string(const ac_config *config, const char *key,
 /* The resolved integer, or fallback when unset. */
 int64_t ac_config_int(const ac_config *config, const char *key, int64_t fallback);
 
+/* The resolved true or false, or fallback when unset. */
+bool ac_config_bool(const ac_config *config, const char *key, bool fallback);
+
 /* Resolves a path key against the workspace: absolute values stay, relative
  * ones are joined to the workspace. Returns an allocated string (caller
  * frees) or NULL on ENOMEM. */

@@ -23,6 +23,10 @@ typedef enum {
 typedef struct {
 	ac_fsync_policy fsync;
 	uint64_t rotate_bytes; /* rotate before an append that would pass this; 0: never */
+	/* journal.rotate "monthly": rotate before the first append of a UTC
+	 * month, when the journal's first event (or, without a readable one,
+	 * its last write) is from an earlier month. */
+	bool rotate_monthly;
 	ac_lock_options lock;
 } ac_journal_options;
 
@@ -33,6 +37,8 @@ typedef struct {
 	bool torn_overlong;      /* ...unless it is longer than AC_JOURNAL_MAX_LINE:
 				  * then torn_offset is a byte inside it */
 	char *rotated_to;        /* owned, or NULL: the journal was rotated first */
+	const char *rotated_by;  /* static: the setting that rotated it, "journal.rotateBytes"
+				  * or "journal.rotate monthly"; NULL without rotation */
 } ac_journal_append_info;
 
 /* Fills opts with the defaults (no fsync, no rotation, lock defaults). */

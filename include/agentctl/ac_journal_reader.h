@@ -30,7 +30,8 @@ typedef struct {
 	size_t len;
 	uint64_t offset;       /* file offset of data[0] */
 	uint64_t first_number; /* line number of the first line */
-	bool overlong;         /* data is the start of one over-long line, without its end */
+	bool overlong;         /* data is one over-long line (text of AC_JOURNAL_MAX_LINE
+				* bytes or more), or its start when its end is not read */
 } ac_journal_block;
 
 /* One line without its '\n'; borrowed until the reader's next call. */

@@ -7,6 +7,7 @@
 #ifndef AC_JOURNAL_SCAN_H
 #define AC_JOURNAL_SCAN_H
 
+#include "ac_buf.h"
 #include "ac_event.h"
 #include "ac_query.h"
 
@@ -41,6 +42,29 @@ int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npath
 		    const ac_query *q, size_t last_n, const ac_event_schema *schema,
 		    ac_scan_fn fn, void *ctx);
 
+/* Formats one matching event onto the end of out. Called on any thread,
+ * maybe on several at once, so it must not change what ctx points to;
+ * scratch is the calling thread's own buffer, for the function's use.
+ * match is borrowed for the call. Returns 0 or a negative AC_E* code. */
+typedef int (*ac_scan_format_fn)(ac_buf *out, ac_buf *scratch, const ac_scan_match *match,
+				 const void *ctx);
+
+/* Takes formatted events, in file order, on the thread that called the
+ * scan; data is borrowed for the call. Non-zero stops the scan and is
+ * returned by it. */
+typedef int (*ac_scan_write_fn)(const char *data, size_t len, void *ctx);
+
+/* What ac_journal_scan() does with last_n 0, for output: every valid event
+ * of paths[0..npaths) that matches q, formatted by format and handed to
+ * write in file order. A large file is scanned and formatted on all cores,
+ * a few pieces at a time (memory does not grow with the file); the bytes
+ * written are those a single thread would write. stats may be NULL.
+ * Returns 0, format's or write's non-zero return, or a negative code. */
+int ac_journal_scan_format(ac_scan_stats *stats, const char *const *paths, size_t npaths,
+			   const ac_query *q, const ac_event_schema *schema,
+			   ac_scan_format_fn format, const void *format_ctx,
+			   ac_scan_write_fn write, void *write_ctx);
+
 /* Hands fn the valid events of path from byte offset on (a line start),
  * for a watcher: *out_next receives where to resume (just after the last
  * complete line) and *in_out_number tracks line numbers. */
@@ -64,7 +88,9 @@ typedef int (*ac_check_fn)(const char *path, uint64_t line_number, uint64_t offs
 			   const char *reason, void *ctx);
 
 /* Validates every line of path; counts valid and invalid lines and calls
- * fn (may be NULL) for each invalid one, including a torn last line.
+ * fn (may be NULL) for each invalid one, including a torn last line, in
+ * file order on the calling thread (a large file is validated on all
+ * cores).
  * Returns 0 (whatever was found), fn's non-zero return, or a negative code. */
 int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
 		     const ac_event_schema *schema, ac_check_fn fn, void *ctx);

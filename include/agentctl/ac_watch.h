@@ -46,6 +46,18 @@ int ac_watch_timeout_ms(const ac_watch *watch);
  * AC_WATCH_* mask (0: nothing). */
 unsigned ac_watch_read(ac_watch *watch);
 
+/* Which session files the events of the last ac_watch_read() named: true
+ * when they named every change in the sessions folder, *out_names then
+ * holding the *out_n file names ("<id>.json", in the folder; borrowed
+ * until the next read), each once, whatever happened to it (written,
+ * renamed onto, removed, renamed away); a reader refreshes just those.
+ * False when the folder must be listed again: polling, lost events (queue
+ * overflow), the folder itself or a folder in it came, went or moved, or
+ * too many files changed at once. Temp files (not "*.json") are never
+ * named. Only meaningful when the read's mask has AC_WATCH_SESSIONS. */
+bool ac_watch_session_files(const ac_watch *watch, const char *const **out_names,
+			    size_t *out_n);
+
 /* Also follows one session's trace in the file-system backend's layout
  * (<root>/.agent/traces/<tenant>/<session_id>.jsonl, ac_backend.h),
  * reporting AC_WATCH_TRACES when that file changes (appends included, also

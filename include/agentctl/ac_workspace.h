@@ -36,6 +36,7 @@ typedef struct {
 	ac_session_write_options session_write;
 	int resume_timeout_ms;          /* resume.timeoutMs, default 30000 */
 	int pause_signal;               /* pauseSignal as a number, 0 when unset */
+	bool git_enabled;               /* gitEnabled (default true): operations commit */
 } ac_workspace;
 
 /* Resolves the paths and options from config. Free with

@@ -264,8 +264,8 @@ check "ops record: id, session, type and details" \
 check "ops record: gitCommitHash is the new HEAD" \
 	eval '[ "$(tail -n 1 "$L" | jq -r .gitCommitHash)" = "$(g rev-parse HEAD)" ] && [ "$(g rev-parse HEAD)" != "$HEAD0" ]'
 check "ops record: the commit adds a.txt" eval '[ "$(g show --name-status --format= HEAD)" = "$(printf "A\ta.txt")" ]'
-check "ops record: the commit message names the type and path" \
-	eval '[ "$(g log -1 --format=%s)" = "[agent] file_write: a.txt" ]'
+check "ops record: the commit message is the seed's ([agent] type: JSON, 80 chars)" \
+	eval '[ "$(g log -1 --format=%s)" = "[agent] file_write: {\"path\":\"a.txt\",\"bytes\":6}" ]'
 check "ops record: agent state is not committed" eval '[ -z "$(g ls-files .agent)" ]'
 run ops list --json
 check "ops record: ops list sees it" jq_is "$TMP/out" ".[] | select(.id == \"$OP\") | .sessionId" s1
@@ -290,6 +290,30 @@ run ops record --session 'b;touch pwned' --type file_write --details '{"path":"b
 check "ops record for session 'b;touch pwned': exit 0" rc_is 0
 check "ops record for a hostile session id: committed, nothing ran" \
 	eval '[ "$(g show --name-only --format= HEAD)" = b.txt ] && [ -z "$(find "$TMP" -name pwned)" ]'
+
+# The seed's message exactly: JSON.stringify(details).slice(0, 80), cut in
+# UTF-16 units (an emoji is two), escapes in lower case.
+if command -v node >/dev/null; then
+	DETAILS='{"path":"d.txt","note":"héllo wörld \u001b control","emoji":"😀😀😀😀😀😀😀😀😀😀😀😀😀😀","n":12}'
+	printf 'd\n' >"$WS/d.txt"
+	run ops record --session s1 --type file_write --details "$DETAILS"
+	WANT=$(node -e 'const d = JSON.parse(process.argv[1]); process.stdout.write(`[agent] file_write: ${JSON.stringify(d).slice(0, 80)}`)' "$DETAILS")
+	check "ops record: the message is byte for byte the seed's (node's JSON.stringify)" \
+		eval '[ "$(g log -1 --format=%B | head -c 2000)" = "$WANT" ]'
+fi
+# gitEnabled false: operations are logged without commits, as in the seed.
+HEAD2=$(g rev-parse HEAD)
+printf 'e\n' >"$WS/e.txt"
+AGENT_GIT_ENABLED=false run ops record --session s1 --type file_write --details '{"path":"e.txt"}'
+check "gitEnabled false: ops record exit 0" rc_is 0
+NOGIT=$OUT
+check "gitEnabled false: no commit" eval '[ "$(g rev-parse HEAD)" = "$HEAD2" ]'
+check "gitEnabled false: no gitCommitHash" eval '[ "$(tail -n 1 "$L" | jq -r "has(\"gitCommitHash\")")" = false ]'
+run ops rollback "$NOGIT" --yes
+check "gitEnabled false: its operation cannot be rolled back (exit 1)" rc_is 1
+AGENT_GIT_ENABLED=maybe run ops list
+check "gitEnabled not a boolean: exit 1 naming the variable" \
+	eval '[ "$RC" = 1 ] && grep -q "AGENT_GIT_ENABLED" "$TMP/err"'
 
 printf 'c\n' >"$WS/c.txt"
 refused "ops record --details [1]" "--details: must be a JSON object" \
@@ -409,7 +433,7 @@ run ops list --session "$AGENT_ID" --json
 check "agent loop: three file_write operations, each with a commit" \
 	jq_is "$TMP/out" '[length, (map(select(.type == "file_write" and (.gitCommitHash | length) == 40)) | length)] | join(" ")' "3 3"
 check "agent loop: three commits touching notes.txt" \
-	eval '[ "$(g log --format=%s -- notes.txt | grep -c "^\[agent\] file_write: notes.txt$")" = 3 ]'
+	eval '[ "$(g log --format=%s -- notes.txt | grep -c "^\[agent\] file_write: {\"path\":\"notes.txt\"")" = 3 ]'
 check "agent loop: the last commit has the whole file" eval '[ "$(g show HEAD:notes.txt)" = "$(printf "line 1\nline 2\nline 3")" ]'
 run checkpoint list "$AGENT_ID" --json
 check "agent loop: three checkpoints and a tombstone, in order" \

@@ -175,6 +175,26 @@ check "auto-rotation lost no event, kept order" ids_are "${IDS[@]}"
 run journal read --all --json --last 5
 check "read --all --last 5 --json" eval 'json_length_is 5 && ids_are "${IDS[@]: -5}"'
 
+# journal.rotate monthly: a journal started last year is rotated by the
+# first append, which says why; the next append stays.
+new_ws
+printf '{"id":"evt_20250115000000_0000abcd","timestamp":"2025-01-15T00:00:00.000Z","agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"january"}}\n' >"$J"
+AGENT_JOURNAL_ROTATE=monthly "$AC" -w "$WS" journal log "$(event Claude 'this month')" >"$TMP/out" 2>"$TMP/err"
+check "monthly: exit 0" test $? = 0
+check "monthly: rotated, and says why" grep -q "rotated to .*JOURNAL-.*(journal.rotate monthly)" "$TMP/err"
+check "monthly: the old month in the rotated file" eval 'grep -q january "$(find "$WS" -name "JOURNAL-*.jsonl")"'
+check "monthly: the journal holds this month only" eval '[ "$(wc -l <"$J")" = 1 ] && grep -q "this month" "$J"'
+AGENT_JOURNAL_ROTATE=monthly "$AC" -w "$WS" journal log "$(event Claude 'again')" >"$TMP/out" 2>"$TMP/err"
+check "monthly: no second rotation within the month" \
+	eval '[ "$(find "$WS" -name "JOURNAL-*.jsonl" | wc -l)" = 1 ] && [ "$(wc -l <"$J")" = 2 ]'
+run journal read --all
+check "monthly: read --all sees both months" eval '[ "$(wc -l <"$TMP/out")" = 3 ]'
+AGENT_JOURNAL_ROTATE=weekly "$AC" -w "$WS" journal log "$(event Claude 'weekly?')" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "journal.rotate weekly: exit 1" rc_is 1
+check "... one line naming the setting, nothing appended" \
+	eval '[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "AGENT_JOURNAL_ROTATE.*must be one of monthly" "$TMP/err" && [ "$(wc -l <"$J")" = 2 ]'
+
 # --- text from the file cannot drive the terminal -----------------------------
 new_ws
 run journal log "$(event Claude 'red \u001b[31mALERT\u001b[0m \u202eesrever \u0085 日本')"

@@ -1,0 +1,187 @@
+/* journal check: every line validated, on as many cores as help, with the
+ * invalid lines reported in file order. */
+#include "ac_journal_scan.h"
+
+#include "ac_error.h"
+#include "ac_journal_reader.h"
+#include "ac_journal_split.h"
+#include "ac_json_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OVERLONG_REASON "line longer than " AC_JOURNAL_MAX_LINE_TEXT
+
+typedef struct {
+	uint64_t valid, invalid;
+	uint64_t next_offset, next_number; /* where the single-threaded part goes on */
+} check_totals;
+
+/* Validates lines from offset (a line start numbered number) to the end of
+ * the file as it is now, torn tail included. */
+static int check_serial(check_totals *t, const char *path, const ac_event_schema *schema,
+			ac_check_fn fn, void *ctx)
+{
+	ac_journal_reader *reader = NULL;
+	ac_json_span fields[AC_EV_NFIELDS];
+	ac_journal_line line;
+	uint64_t tail_offset;
+	int rc;
+
+	if ((rc = ac_journal_reader_open(&reader, path, t->next_offset, UINT64_MAX,
+					 t->next_number)))
+		return rc;
+	while ((rc = ac_journal_reader_next(reader, &line)) == 1) {
+		const char *reason = NULL;
+
+		if (line.overlong)
+			reason = OVERLONG_REASON;
+		else if (ac_event_parse(fields, line.text, line.len, schema) != 0)
+			reason = ac_error_last();
+		if (!reason) {
+			t->valid++;
+			continue;
+		}
+		t->invalid++;
+		if (fn && (rc = fn(path, line.number, line.offset, reason, ctx)))
+			break;
+	}
+	if (rc == 0 && ac_journal_reader_tail(reader, &tail_offset) > 0) {
+		t->invalid++;
+		if (fn)
+			rc = fn(path, ac_journal_reader_number(reader), tail_offset,
+				"no newline at the end: a torn line, or one still being written",
+				ctx);
+	}
+	ac_journal_reader_free(reader);
+	return rc;
+}
+
+/* An invalid line as a worker notes it for the calling thread: its index
+ * in the piece, its offset, then the reason with its NUL. */
+typedef struct {
+	uint64_t index, offset;
+	uint32_t reason_len;
+} invalid_record;
+
+typedef struct {
+	const ac_event_schema *schema;
+	ac_json_span fields[AC_EV_NFIELDS];
+} check_worker;
+
+static int note_invalid(ac_split_output *o, uint64_t offset, const char *reason)
+{
+	invalid_record r = {o->lines, offset, (uint32_t)strlen(reason) + 1};
+
+	o->invalid++;
+	if (ac_buf_append(&o->out, &r, sizeof(r)) || ac_buf_append(&o->out, reason, r.reason_len))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_split_flush(o);
+}
+
+static int check_block(ac_split_output *o, const ac_journal_block *block, void *ctx)
+{
+	check_worker *w = ctx;
+	const char *p = block->data, *end = block->data + block->len;
+	int rc;
+
+	if (block->overlong) {
+		rc = note_invalid(o, block->offset, OVERLONG_REASON);
+		o->lines++;
+		return rc;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (ac_event_parse(w->fields, p, (size_t)(nl - p), w->schema) == 0)
+			o->valid++;
+		else if ((rc = note_invalid(o, block->offset + (uint64_t)(p - block->data),
+					    ac_error_last())))
+			return rc;
+		o->lines++;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+typedef struct {
+	check_totals *totals;
+	const char *path;
+	ac_check_fn fn;
+	void *ctx;
+} check_delivery;
+
+static int deliver_invalid(const ac_split_output *o, bool done, uint64_t first_number,
+			   void *ctx)
+{
+	check_delivery *d = ctx;
+	const char *p = o->out.data, *end = o->out.data + o->out.len;
+	int rc;
+
+	while (p < end) {
+		invalid_record r;
+
+		memcpy(&r, p, sizeof(r));
+		p += sizeof(r);
+		if (d->fn && (rc = d->fn(d->path, first_number + r.index, r.offset, p, d->ctx)))
+			return rc;
+		p += r.reason_len;
+	}
+	if (done) {
+		d->totals->valid += o->valid;
+		d->totals->invalid += o->invalid;
+		d->totals->next_number = first_number + o->lines;
+	}
+	return 0;
+}
+
+/* The complete lines [0, end) on nthreads threads. */
+static int check_parallel(check_totals *t, const char *path, uint64_t end, size_t nthreads,
+			  const ac_event_schema *schema, ac_check_fn fn, void *ctx)
+{
+	check_worker *workers = calloc(nthreads, sizeof(*workers));
+	void **contexts = calloc(nthreads, sizeof(*contexts));
+	check_delivery d = {t, path, fn, ctx};
+	int rc;
+
+	if (!workers || !contexts) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nthreads; i++) {
+		workers[i].schema = schema;
+		contexts[i] = &workers[i];
+	}
+	rc = ac_split_run(path, end, nthreads, check_block, contexts, deliver_invalid, &d);
+	if (rc == 0)
+		t->next_offset = end;
+done:
+	free(workers);
+	free(contexts);
+	return rc;
+}
+
+int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
+		     const ac_event_schema *schema, ac_check_fn fn, void *ctx)
+{
+	check_totals t = {0, 0, 0, 1};
+	uint64_t end;
+	size_t nthreads;
+	int rc;
+
+	if ((rc = ac_split_end(&end, path)))
+		return rc;
+	nthreads = ac_split_threads(end);
+	if (end > 0 && nthreads > 1) {
+		rc = check_parallel(&t, path, end, nthreads, schema, fn, ctx);
+		if (rc == AC_SPLIT_NO_THREADS)
+			t = (check_totals){0, 0, 0, 1};
+		else if (rc)
+			goto done;
+	}
+	rc = check_serial(&t, path, schema, fn, ctx);
+done:
+	*out_valid = t.valid;
+	*out_invalid = t.invalid;
+	return rc;
+}

@@ -1,0 +1,178 @@
+/* The model's session rows: replaced whole after a listing of the folder,
+ * or one row at a time after one file changed (the watcher named it), in
+ * the order of the session index's listing, which they mirror. */
+#include "model.h"
+
+#include "ac_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Generations of the rows, shared by every model of the process, so that
+ * a view's cache never mistakes one model's rows for another's. */
+static uint64_t last_generation;
+
+/* Enough for any burst between two frames; the trace is for benchmarks. */
+#define TOUCHED_MAX 4096
+
+static void session_free(ui_session *s)
+{
+	ui_sfree(s->id);
+	ui_sfree(s->task);
+	ui_sfree(s->status);
+	ui_sfree(s->user);
+	ui_sfree(s->agent);
+	ui_sfree(s->created);
+	ui_sfree(s->updated);
+}
+
+static void sessions_free(ui_session *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		session_free(&list[i]);
+	free(list);
+}
+
+static void session_copy(ui_session *c, const ac_session_summary *s)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = ui_safe_str(s->id);
+	c->task = ui_safe_str(s->task);
+	c->status = ui_safe_str(s->status);
+	c->user = ui_safe_str(s->user);
+	c->agent = ui_safe_str(s->agent);
+	c->created = ui_safe_str(s->created_at);
+	c->updated = ui_safe_str(s->updated_at);
+	c->messages = s->messages;
+	c->tokens = s->tokens;
+	c->st = ui_status_of(s->status);
+	if (s->stale) {
+		/* Its last good read: said in the status column, in red. */
+		c->pending = "unreadable";
+		c->pending_alarm = true;
+	}
+}
+
+static bool same_row(const ui_session *a, const ui_session *b)
+{
+	return !strcmp(a->id, b->id) && !strcmp(a->task, b->task) &&
+	       !strcmp(a->status, b->status) && !strcmp(a->updated, b->updated) &&
+	       a->messages == b->messages && a->tokens == b->tokens &&
+	       a->pending == b->pending;
+}
+
+void ui_model_touch_session(ui_model *m, const char *id)
+{
+	char *copy;
+
+	if (!m->track_touched || m->n_touched == TOUCHED_MAX)
+		return;
+	if (m->n_touched == m->cap_touched) {
+		size_t cap = m->cap_touched ? 2 * m->cap_touched : 64;
+		char **grown = realloc(m->touched, cap * sizeof(*grown));
+
+		if (!grown)
+			return;
+		m->touched = grown;
+		m->cap_touched = cap;
+	}
+	if ((copy = strdup(id)))
+		m->touched[m->n_touched++] = copy;
+}
+
+void ui_model_clear_touched(ui_model *m)
+{
+	for (size_t i = 0; i < m->n_touched; i++)
+		free(m->touched[i]);
+	m->n_touched = 0;
+}
+
+int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n)
+{
+	ui_session *copy = n ? calloc(n, sizeof(*copy)) : NULL;
+
+	if (n && !copy)
+		return AC_ENOMEM;
+	memset(m->by_status, 0, sizeof(m->by_status));
+	for (size_t i = 0; i < n; i++) {
+		session_copy(&copy[i], list[i]);
+		m->by_status[copy[i].st]++;
+		/* Rows keep their places unless one came or went: compared
+		 * with the row there before, only for the frame trace. */
+		if (m->track_touched && (i >= m->n_sessions || !same_row(&m->sessions[i], &copy[i])))
+			ui_model_touch_session(m, copy[i].id);
+	}
+	sessions_free(m->sessions, m->n_sessions);
+	m->sessions = copy;
+	m->n_sessions = m->cap_sessions = n;
+	m->sessions_gen = ++last_generation;
+	m->sessions_prev_gen = 0;
+	return 0;
+}
+
+int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
+			 const char *pending, bool alarm)
+{
+	ui_session row;
+
+	if ((was_at != AC_SESSION_INDEX_NONE && was_at >= m->n_sessions) ||
+	    (s && now_at > m->n_sessions - (was_at != AC_SESSION_INDEX_NONE)))
+		return AC_EINVAL;
+	if (s && was_at == AC_SESSION_INDEX_NONE && m->n_sessions == m->cap_sessions) {
+		size_t cap = m->cap_sessions ? 2 * m->cap_sessions : 16;
+		ui_session *grown = realloc(m->sessions, cap * sizeof(*grown));
+
+		if (!grown)
+			return AC_ENOMEM;
+		m->sessions = grown;
+		m->cap_sessions = cap;
+	}
+	m->sessions_prev_gen = m->sessions_gen;
+	m->sessions_gen = ++last_generation;
+	m->sessions_move = (ac_session_index_change){was_at, s ? now_at : AC_SESSION_INDEX_NONE, true};
+	if (was_at != AC_SESSION_INDEX_NONE) {
+		m->by_status[m->sessions[was_at].st]--;
+		session_free(&m->sessions[was_at]);
+		memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
+			(m->n_sessions - was_at - 1) * sizeof(*m->sessions));
+		m->n_sessions--;
+	}
+	if (!s)
+		return 0;
+	session_copy(&row, s);
+	if (pending && !row.pending) {
+		row.pending = pending;
+		row.pending_alarm = alarm;
+	}
+	memmove(&m->sessions[now_at + 1], &m->sessions[now_at],
+		(m->n_sessions - now_at) * sizeof(*m->sessions));
+	m->sessions[now_at] = row;
+	m->n_sessions++;
+	m->by_status[row.st]++;
+	ui_model_touch_session(m, row.id);
+	return 0;
+}
+
+void ui_model_clear_sessions(ui_model *m)
+{
+	sessions_free(m->sessions, m->n_sessions);
+	m->sessions = NULL;
+	m->n_sessions = m->cap_sessions = 0;
+	m->sessions_gen = ++last_generation;
+	m->sessions_prev_gen = 0;
+	memset(m->by_status, 0, sizeof(m->by_status));
+	ui_model_clear_touched(m);
+	free(m->touched);
+	m->touched = NULL;
+	m->cap_touched = 0;
+}
+
+void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm)
+{
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id)) {
+			m->sessions[i].pending = label;
+			m->sessions[i].pending_alarm = alarm;
+			return;
+		}
+}
