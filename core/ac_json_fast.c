@@ -73,9 +73,11 @@ static json_t *take_number(walk *w)
 	json_int_t value = 0;
 
 	while (q < w->end && *q >= '0' && *q <= '9')
-		value = value * 10 + (*q++ - '0');
+		q++;
 	if (q - digits > INT_DIGITS || (q < w->end && (*q == '.' || *q == 'e' || *q == 'E')))
 		return NULL;
+	for (const char *d = digits; d < q; d++)
+		value = value * 10 + (*d - '0');
 	w->p = q;
 	return json_integer(negative ? -value : value);
 }
