@@ -1,5 +1,5 @@
-/* A fast way to the jansson value of JSON text that is already known to be
- * plain: records written by agentctl itself, read back by the million.
+/* A fast way to the jansson value of plain JSON text: trace records read
+ * back by the hundred thousand, session files of megabytes.
  *
  * jansson's parser reads a byte at a time through a stream; here the strict
  * scanner (ac_json_scan.h) checks the text first and the value is then built
