@@ -104,7 +104,7 @@ machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | 
 $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, kernel $(uname -r), \
 $(. /etc/os-release && echo "$PRETTY_NAME"), file system of the data: $(df -T "$BENCH_DATA" | awk 'NR==2 {print $2}')"
 report=$(python3 "$here/compare_report.py" "$CMP_RESULTS" "$machine" "$runs" \
-    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)")
+    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$quick")
 if [ "$write" = 1 ]; then
     python3 "$here/compare_report.py" --splice "$root/docs/BENCHMARKS.md" <<<"$report"
     echo "compare: wrote docs/BENCHMARKS.md" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/compare.sh's report: the measures against their peers, as markdown.
 
-  compare_report.py RESULTS.tsv MACHINE RUNS COMMIT   report on stdout
+  compare_report.py RESULTS.tsv MACHINE RUNS COMMIT [QUICK]   report on stdout
   compare_report.py --splice FILE                     report (stdin) into FILE
 
 RESULTS.tsv rows (bench/lib/compare.sh): measure, size, unit, target, peer,
@@ -125,8 +125,11 @@ def growth_table(rows):
     return lines
 
 
-def report(path, machine, runs, commit):
+def report(path, machine, runs, commit, quick="0"):
     rows = read_rows(path)
+    if quick == "1":
+        for row in rows:
+            row["target"] = "-"
     out = [BEGIN,
            "## Side by side: `bench/compare.sh`",
            "",
@@ -137,6 +140,8 @@ def report(path, machine, runs, commit):
            "- Regenerate: `bench/compare.sh` (builds Release, makes the data, "
            "installs missing peers, rewrites this section).",
            "",
+           "Quick run: only the smallest size of each measure; the targets are for "
+           "the full sizes and are not judged here." if quick == "1" else
            "At the largest size:",
            ""]
     out += main_table(rows)
@@ -165,7 +170,7 @@ def splice(path, text):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--splice":
         splice(sys.argv[2], sys.stdin.read())
-    elif len(sys.argv) == 5:
+    elif len(sys.argv) in (5, 6):
         print(report(*sys.argv[1:]))
     else:
         sys.exit(__doc__)

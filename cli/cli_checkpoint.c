@@ -5,6 +5,7 @@
 
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_session.h"
@@ -24,7 +25,7 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 
 static int open_store(ac_checkpoint_store **out, const ac_workspace *ws)
 {
-	if (ac_checkpoint_store_file_new(out, ws->checkpoints_dir) != 0)
+	if (ac_checkpoint_store_open(out, ws) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	ac_checkpoint_store_set_problem(*out, report_problem, NULL);
 	return CLI_OK;
@@ -58,7 +59,7 @@ static json_t *summary_json(const ac_checkpoint_header *c)
  * may hold thousands of them. */
 static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 {
-	ac_checkpoint_filter filter = {NULL, true};
+	ac_checkpoint_filter filter = {.include_tombstones = true};
 	ac_checkpoint_store *store = NULL;
 	ac_checkpoint_header_list list = {0};
 	json_t *array = NULL;
@@ -131,7 +132,7 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_create_options opts = {0};
 	ac_checkpoint_store *store = NULL;
-	const char *session = NULL, *input_arg = NULL;
+	const char *session = NULL, *input_arg = NULL, *version_arg = NULL;
 	bool json = false, tombstone = false;
 	ac_buf text = AC_BUF_INIT;
 	json_t *doc = NULL, *input = NULL;
@@ -145,7 +146,8 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 		else if (cli_option(&opts.node, "--node", argc, argv, &a, &status) ||
 			 cli_option(&input_arg, "--input", argc, argv, &a, &status) ||
 			 cli_option(&opts.last_input_type, "--input-type", argc, argv, &a, &status) ||
-			 cli_option(&opts.checkpoint_id, "--id", argc, argv, &a, &status))
+			 cli_option(&opts.checkpoint_id, "--id", argc, argv, &a, &status) ||
+			 cli_option(&version_arg, "--version", argc, argv, &a, &status))
 			continue;
 		else if (!session && argv[a][0] != '-')
 			session = argv[a];
@@ -175,6 +177,15 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 	    (opts.checkpoint_id &&
 	     (status = cli_check_utf8("checkpoint create: --id", opts.checkpoint_id))))
 		return status;
+	if (version_arg) {
+		uint64_t version = 0;
+
+		if ((status = cli_parse_whole(&version, "checkpoint create: --version", version_arg,
+					      AC_CHECKPOINT_VERSION_MAX)))
+			return status;
+		opts.set_version = true;
+		opts.version = (int64_t)version;
+	}
 	if (input_arg) {
 		if ((status = cli_read_input(&text, input_arg, "checkpoint create --input")) ||
 		    (status = cli_parse_json(&input, &text, "checkpoint create: --input")))
@@ -183,6 +194,11 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 	}
 	if ((status = open_store(&store, ws)))
 		goto done;
+	if (ac_checkpoint_store_is_none(store)) {
+		status = cli_error(CLI_FAILED, "checkpoint create: checkpoint.provider is none (no "
+				   "persistence, the seed's default): nothing was saved");
+		goto done;
+	}
 	if (ac_checkpoint_create_with(&doc, store, ws->sessions_dir, session, &opts) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -361,20 +377,39 @@ done:
 	return status;
 }
 
+/* checkpoint auto SESSION on|off: automatic persistence for one session
+ * (a checkpoint after every completed turn). */
+static int cmd_auto(const ac_workspace *ws, int argc, char **argv)
+{
+	bool on;
+
+	if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off")))
+		return cli_error(CLI_USAGE, "usage: agentctl checkpoint auto SESSION on|off");
+	if (ac_session_id_check(argv[0]) != 0)
+		return cli_error(CLI_USAGE, "checkpoint auto: %s", ac_error_last());
+	on = !strcmp(argv[1], "on");
+	if (ac_checkpoint_set_automatic(ws->sessions_dir, argv[0], on) != 0)
+		return cli_error(CLI_FAILED, "checkpoint auto: %s", ac_error_last());
+	return CLI_OK;
+}
+
 int cli_checkpoint(cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
 	const char *verb = argc ? argv[0] : "";
 
 	if (argc == 0)
-		return cli_error(CLI_USAGE, "checkpoint needs a command: list, create or rollback");
+		return cli_error(CLI_USAGE, "checkpoint needs a command: list, create, rollback or "
+				 "auto");
 	if (!strcmp(verb, "list"))
 		return cmd_list(ws, argc - 1, argv + 1);
-	if (strcmp(verb, "create") && strcmp(verb, "rollback"))
+	if (strcmp(verb, "create") && strcmp(verb, "rollback") && strcmp(verb, "auto"))
 		return cli_error(CLI_USAGE, "checkpoint: unknown command '%s'", verb);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "checkpoint %s: --read-only forbids changes", verb);
 	if (!strcmp(verb, "create"))
 		return cmd_create(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "auto"))
+		return cmd_auto(ws, argc - 1, argv + 1);
 	return cmd_rollback(ws, argc - 1, argv + 1);
 }

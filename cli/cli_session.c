@@ -12,6 +12,7 @@
 
 #include "ac_backend.h"
 #include "ac_buf.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_messages.h"
 #include "ac_operator.h"
@@ -520,6 +521,23 @@ done:
 	return status;
 }
 
+/* A completed turn of a session that asked for automatic persistence gets
+ * its checkpoint (seed 002: enableAutomaticPersistence). The turn is
+ * recorded already: a failure here says so. */
+static int checkpoint_after_turn(const ac_workspace *ws, const char *id)
+{
+	ac_checkpoint_store *store = NULL;
+	int rc;
+
+	if ((rc = ac_checkpoint_store_open(&store, ws)) == 0)
+		rc = ac_checkpoint_after_turn(NULL, store, ws->sessions_dir, id);
+	ac_checkpoint_store_free(store);
+	if (rc)
+		return cli_error(CLI_FAILED, "session record-turn: the turn is recorded, but its "
+				 "automatic checkpoint failed: %s", ac_error_last());
+	return CLI_OK;
+}
+
 static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 {
 	const char *id = NULL, *in_text = NULL, *out_text = NULL, *messages_arg = NULL;
@@ -561,6 +579,8 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
 		goto done;
 	}
+	if ((status = checkpoint_after_turn(ws, id)))
+		goto done;
 	/* What a program needs next: this turn's number. */
 	print_count(s, json, (unsigned long long)json_integer_value(json_object_get(
 		json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"), "turns")));

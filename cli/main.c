@@ -46,8 +46,9 @@ static const cli_command commands[] = {
 	{"checkpoint", cli_checkpoint,
 	 "checkpoint list SESSION [--json]\n"
 	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"
-	 " [--tombstone] [--json]\n"
-	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"},
+	 " [--version V] [--tombstone] [--json]\n"
+	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
+	 "checkpoint auto SESSION on|off\n"},
 	{"memo", cli_memo,
 	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]\n"
 	 "memo list TENANT OWNER SCOPE [--json]\n"},

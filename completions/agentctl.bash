@@ -129,7 +129,7 @@ _agentctl()
 	journal) subs="log read query check rotate" ;;
 	session) subs="list show create append record-turn pause resume complete fail compact" ;;
 	ops) subs="list show record rollback" ;;
-	checkpoint) subs="list create rollback" ;;
+	checkpoint) subs="list create rollback auto" ;;
 	memo) subs="read write append list" ;;
 	artifact) subs="list show" ;;
 	trace) subs="show" ;;
@@ -161,7 +161,7 @@ _agentctl()
 	ops/record) opts="--session --type --details --json" ;;
 	ops/rollback) opts="--dry-run --yes" ;;
 	checkpoint/list) opts="--json" ;;
-	checkpoint/create) opts="--node --input --input-type --id --tombstone --json" ;;
+	checkpoint/create) opts="--node --input --input-type --id --version --tombstone --json" ;;
 	checkpoint/rollback) opts="--latest --yes" ;;
 	memo/list) opts="--json" ;;
 	artifact/list) opts="--json" ;;

@@ -185,7 +185,7 @@ int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char
 				    opts->compact.fraction);
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
-	out->tokens_before = ac_messages_tokens(ac_session_messages(s));
+	out->tokens_before = ac_session_tokens(s, SIZE_MAX);
 	x = (externalize){fs, tenant, session_id, opts->artifact_threshold, json_object(), out};
 	copy = json_deep_copy(ac_session_messages(s));
 	if (!x.moved || !copy) {

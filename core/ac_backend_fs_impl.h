@@ -39,6 +39,20 @@ int ac_backend_fs_artifact_put(ac_backend_fs *fs, const char *tenant, const char
 int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 
+/* Logs of {"seq", "at", "data"} records (ac_backend_fs_logs.c): the seq
+ * of a record line, 0 when it is not one (torn, corrupt), with the record
+ * (a new reference) in *out_record when wanted; and the records after
+ * after_seq, sorted by seq, torn or corrupt lines counted in *out_skipped. */
+uint64_t ac_backend_fs_record_seq(const char *text, size_t len, json_t **out_record);
+int ac_backend_fs_log_load(json_t **out, size_t *out_skipped, const char *path,
+			   uint64_t after_seq);
+
+/* The records of the log at path handed to fn one at a time, in seq
+ * order, as ac_backend_fs_log_load(after 0) returns them, with memory that
+ * does not grow with the log (ac_backend_fs_walk.c). */
+int ac_backend_fs_log_each(const char *path, ac_backend_record_fn fn, void *ctx,
+			   size_t *out_skipped);
+
 /* Fill in the memo and artifact groups, and the trace and orchestration. */
 void ac_backend_fs_fill_files(ac_backend *b);
 void ac_backend_fs_fill_logs(ac_backend *b);

@@ -14,6 +14,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_json_fast.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_lock.h"
@@ -30,12 +31,17 @@
 
 #define LOCK_TIMEOUT_MS 10000
 
-/* The seq of a record line, or 0 when it is not a record (torn, corrupt). */
-static uint64_t record_seq(const char *text, size_t len, json_t **out_record)
+uint64_t ac_backend_fs_record_seq(const char *text, size_t len, json_t **out_record)
 {
-	json_t *record = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
-	json_t *seq = json_object_get(record, "seq");
+	/* Records as appends write them take the fast way; the rest, and
+	 * every line it refuses, jansson's. */
+	json_t *record = ac_json_fast_load(text, len);
+	json_t *seq;
 	uint64_t value = 0;
+
+	if (!record)
+		record = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
+	seq = json_object_get(record, "seq");
 
 	if (json_is_integer(seq) && json_integer_value(seq) > 0 && json_object_get(record, "data"))
 		value = (uint64_t)json_integer_value(seq);
@@ -53,7 +59,7 @@ static uint64_t seq_of_range(int fd, uint64_t start, uint64_t end)
 	uint64_t seq = 0;
 
 	if (text && pread(fd, text, len, (off_t)start) == (ssize_t)len)
-		seq = record_seq(text, len, NULL);
+		seq = ac_backend_fs_record_seq(text, len, NULL);
 	free(text);
 	return seq;
 }
@@ -173,7 +179,10 @@ static uint64_t first_seq(const char *text, size_t len)
 		const char *nl = memchr(text + start, '\n', len - start);
 		size_t end = nl ? (size_t)(nl - text) : len;
 		json_t *record = NULL;
-		uint64_t seq = end > start ? record_seq(text + start, end - start, &record) : 0;
+		uint64_t seq = 0;
+
+		if (end > start)
+			seq = ac_backend_fs_record_seq(text + start, end - start, &record);
 
 		json_decref(record);
 		if (seq)
@@ -233,7 +242,8 @@ static int read_tail_after(char **out, size_t *out_len, const char *path, uint64
 	return rc;
 }
 
-static int log_load(json_t **out, size_t *out_skipped, const char *path, uint64_t after_seq)
+int ac_backend_fs_log_load(json_t **out, size_t *out_skipped, const char *path,
+			   uint64_t after_seq)
 {
 	char *text = NULL;
 	size_t len = 0, skipped = 0, n = 0;
@@ -263,7 +273,7 @@ static int log_load(json_t **out, size_t *out_skipped, const char *path, uint64_
 		json_t *record = NULL;
 
 		if (end > start) {
-			uint64_t seq = record_seq(text + start, end - start, &record);
+			uint64_t seq = ac_backend_fs_record_seq(text + start, end - start, &record);
 
 			if (!seq)
 				skipped++;
@@ -293,146 +303,6 @@ done:
 	free(records);
 	json_decref(array);
 	free(text);
-	return rc;
-}
-
-/* ---- walking a log one record at a time ---- */
-
-/* The seq a line starts with as an append writes it ({"seq":N,...}),
- * found without parsing; otherwise record_seq()'s. A line this reads a seq
- * from that the parse would refuse only makes the order check below
- * stricter. */
-static uint64_t quick_seq(const char *text, size_t len)
-{
-	static const char lead[] = "{\"seq\":";
-	size_t i = sizeof(lead) - 1, digits = i;
-	uint64_t seq = 0;
-
-	if (len > i && !memcmp(text, lead, i)) {
-		while (i < len && text[i] >= '0' && text[i] <= '9' && seq < UINT64_MAX / 10 - 9)
-			seq = seq * 10 + (uint64_t)(text[i++] - '0');
-		if (i > digits && i < len && text[i] == ',')
-			return seq;
-	}
-	return record_seq(text, len, NULL);
-}
-
-typedef int (*line_fn)(const char *text, size_t len, void *ctx);
-
-/* Calls fn for each line of path[0..end), and for the piece after its last
- * newline (a complete record there lost only its newline, see
- * highest_seq); an over-long line (never appended) counts as skipped. */
-static int each_line(const char *path, uint64_t end, line_fn fn, void *ctx, size_t *skipped)
-{
-	ac_journal_reader *r = NULL;
-	ac_journal_line line;
-	uint64_t tail_at, tail_len;
-	char *tail = NULL;
-	int rc, fd = -1;
-
-	if ((rc = ac_journal_reader_open(&r, path, 0, end, 1)))
-		return rc;
-	while ((rc = ac_journal_reader_next(r, &line)) == 1) {
-		if (line.overlong)
-			(*skipped)++;
-		else if (line.len && (rc = fn(line.text, line.len, ctx)))
-			goto done;
-	}
-	if (rc < 0 || !(tail_len = ac_journal_reader_tail(r, &tail_at)))
-		goto done;
-	if (tail_len > AC_JOURNAL_MAX_LINE) {
-		(*skipped)++;
-		goto done;
-	}
-	if (!(tail = malloc((size_t)tail_len))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
-		goto done;
-	if (pread(fd, tail, (size_t)tail_len, (off_t)tail_at) != (ssize_t)tail_len)
-		rc = ac_error_errno(errno ? errno : EIO, "%s: read at byte %llu", path,
-				    (unsigned long long)tail_at);
-	else
-		rc = fn(tail, (size_t)tail_len, ctx);
-done:
-	if (fd >= 0)
-		close(fd);
-	free(tail);
-	ac_journal_reader_free(r);
-	return rc;
-}
-
-static int check_order(const char *text, size_t len, void *ctx)
-{
-	uint64_t *last = ctx, seq = quick_seq(text, len);
-
-	if (!seq)
-		return 0;
-	if (seq <= *last)
-		return 1; /* out of order: stop, the walk sorts */
-	*last = seq;
-	return 0;
-}
-
-typedef struct {
-	ac_backend_record_fn fn;
-	void *ctx;
-	size_t skipped;
-} record_walk;
-
-static int walk_record(const char *text, size_t len, void *ctx)
-{
-	record_walk *w = ctx;
-	json_t *record = NULL;
-	int rc;
-
-	if (!record_seq(text, len, &record)) {
-		w->skipped++;
-		return 0;
-	}
-	rc = w->fn(record, w->ctx);
-	json_decref(record);
-	return rc;
-}
-
-/* Records are appended in seq order, so the file is normally sorted: then
- * it is walked as it lies, one line in memory. A log that is not (a
- * writer that skipped the lock) is loaded and sorted whole. */
-static int log_each(const char *path, ac_backend_record_fn fn, void *ctx, size_t *out_skipped)
-{
-	record_walk walk = {fn, ctx, 0};
-	uint64_t last = 0;
-	struct stat st;
-	json_t *all = NULL, *record;
-	size_t i, ignored = 0;
-	int rc, fd;
-
-	if (out_skipped)
-		*out_skipped = 0;
-	/* The checks a whole read makes (no link, a regular file). */
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
-		return rc == AC_ENOTFOUND ? 0 : rc;
-	rc = fstat(fd, &st) != 0 ? ac_error_errno(errno, "%s", path) : 0;
-	close(fd);
-	if (rc)
-		return rc;
-	/* Both passes read the same bytes: what was there at the start. */
-	rc = each_line(path, (uint64_t)st.st_size, check_order, &last, &ignored);
-	if (rc == 0) {
-		rc = each_line(path, (uint64_t)st.st_size, walk_record, &walk, &walk.skipped);
-		if (out_skipped)
-			*out_skipped = walk.skipped;
-		return rc == AC_ENOTFOUND ? 0 : rc;
-	}
-	if (rc < 0)
-		return rc == AC_ENOTFOUND ? 0 : rc;
-	if ((rc = log_load(&all, out_skipped, path, 0)))
-		return rc;
-	json_array_foreach(all, i, record)
-		if ((rc = fn(record, ctx)))
-			break;
-	json_decref(all);
 	return rc;
 }
 
@@ -472,7 +342,7 @@ static int trace_load(void *impl, json_t **out, size_t *out_skipped, const char 
 	int rc;
 
 	if (!(rc = trace_paths(&dir, &path, impl, tenant, session_id)))
-		rc = log_load(out, out_skipped, path.data, after_seq);
+		rc = ac_backend_fs_log_load(out, out_skipped, path.data, after_seq);
 	ac_buf_free(&dir);
 	ac_buf_free(&path);
 	return rc;
@@ -487,7 +357,7 @@ static int trace_each(void *impl, ac_backend_record_fn fn, void *ctx, size_t *ou
 	if (out_skipped)
 		*out_skipped = 0;
 	if (!(rc = trace_paths(&dir, &path, impl, tenant, session_id)))
-		rc = log_each(path.data, fn, ctx, out_skipped);
+		rc = ac_backend_fs_log_each(path.data, fn, ctx, out_skipped);
 	ac_buf_free(&dir);
 	ac_buf_free(&path);
 	return rc;
@@ -541,7 +411,7 @@ static int orch_load_events(void *impl, json_t **out, size_t *out_skipped, const
 	int rc;
 
 	if (!(rc = make_run_paths(&p, impl, tenant, run_id)))
-		rc = log_load(out, out_skipped, p.events.data, after_seq);
+		rc = ac_backend_fs_log_load(out, out_skipped, p.events.data, after_seq);
 	run_paths_free(&p);
 	return rc;
 }

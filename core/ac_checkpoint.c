@@ -2,6 +2,7 @@
  * (ordering, latest, versions, retention), creating one from a session,
  * and rolling a session back with compensations. */
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 
 #include "ac_archive.h"
 #include "ac_buf.h"
@@ -152,6 +153,26 @@ void ac_checkpoint_store_set_retention(ac_checkpoint_store *store, size_t keep_l
 	store->keep_last = keep_last;
 }
 
+/* Leaves in array only the checkpoints filter->match keeps. */
+static int keep_matching(json_t *array, const ac_checkpoint_filter *filter)
+{
+	if (!filter->match)
+		return 0;
+	for (size_t i = json_array_size(array); i-- > 0;) {
+		ac_checkpoint_header h;
+		bool keep;
+		int rc;
+
+		if ((rc = ac_checkpoint_header_get(&h, json_array_get(array, i))))
+			return rc;
+		keep = filter->match(&h, filter->match_ctx);
+		ac_checkpoint_header_clear(&h);
+		if (!keep && json_array_remove(array, i))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 			     const ac_checkpoint_filter *filter)
 {
@@ -162,7 +183,7 @@ int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 		return rc;
 	if ((rc = store->ops->list(&array, store, filter)))
 		return rc;
-	if ((rc = ac_checkpoint_sort(array))) {
+	if ((rc = keep_matching(array, filter)) || (rc = ac_checkpoint_sort(array))) {
 		json_decref(array);
 		return rc;
 	}
@@ -170,9 +191,29 @@ int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 	return 0;
 }
 
+int ac_checkpoint_store_latest_matching(json_t **out, ac_checkpoint_store *store,
+					const ac_checkpoint_filter *filter)
+{
+	ac_checkpoint_header_list list = {0};
+	const ac_checkpoint_header *best = NULL;
+	int rc;
+
+	if ((rc = ac_checkpoint_store_list_headers(&list, store, filter)))
+		goto done;
+	for (size_t i = 0; i < list.count; i++)
+		if (!best || list.items[i].version > best->version)
+			best = &list.items[i];
+	rc = best ? ac_checkpoint_store_get(out, store, filter->session_id, best->checkpoint_id)
+		  : ac_error_set(AC_ENOTFOUND, "session '%s' has no checkpoint the filter keeps",
+				 filter->session_id);
+done:
+	ac_checkpoint_header_list_free(&list);
+	return rc;
+}
+
 int ac_checkpoint_store_latest(json_t **out, ac_checkpoint_store *store, const char *session_id)
 {
-	ac_checkpoint_filter filter = {session_id, false};
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = false};
 	json_t *array = NULL;
 	size_t n;
 	int rc;
@@ -214,7 +255,7 @@ int ac_checkpoint_store_delete(ac_checkpoint_store *store, const char *session_i
 int ac_checkpoint_store_next_version(int64_t *out, ac_checkpoint_store *store,
 				     const char *session_id)
 {
-	ac_checkpoint_filter filter = {session_id, true};
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = true};
 	json_t *array = NULL;
 	size_t n;
 	int rc;
@@ -243,7 +284,7 @@ int ac_checkpoint_store_next_version(int64_t *out, ac_checkpoint_store *store,
 int ac_checkpoint_store_retain(size_t *out_removed, ac_checkpoint_store *store,
 			       const char *session_id, size_t keep_last)
 {
-	ac_checkpoint_filter filter = {session_id, false};
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = false};
 	json_t *array = NULL;
 	size_t n, removed = 0;
 	int rc;
@@ -330,6 +371,34 @@ static int last_text(json_t **out, const json_t *history, const char *role)
 	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
 }
 
+/* The next version, or the caller's (Koog's createCheckpoint takes one)
+ * when no checkpoint of the session holds it: versions are never reused. */
+static int choose_version(int64_t *out, ac_checkpoint_store *store, const char *session_id,
+			  const ac_checkpoint_create_options *opts)
+{
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = true};
+	ac_checkpoint_header_list list = {0};
+	int rc;
+
+	if (!opts->set_version)
+		return ac_checkpoint_store_next_version(out, store, session_id);
+	if (opts->version < 0 || opts->version > AC_CHECKPOINT_VERSION_MAX)
+		return ac_error_set(AC_EINVAL, "checkpoint version %lld: not between 0 and %lld",
+				    (long long)opts->version, (long long)AC_CHECKPOINT_VERSION_MAX);
+	if ((rc = ac_checkpoint_store_list_headers(&list, store, &filter)) == 0) {
+		for (size_t i = 0; i < list.count; i++)
+			if (list.items[i].version == opts->version) {
+				rc = ac_error_set(AC_EINVAL, "checkpoint version %lld of session '%s' "
+						  "is taken by %s", (long long)opts->version,
+						  session_id, list.items[i].checkpoint_id);
+				break;
+			}
+	}
+	ac_checkpoint_header_list_free(&list);
+	*out = opts->version;
+	return rc;
+}
+
 int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			      const char *session_id, const ac_checkpoint_create_options *opts)
 {
@@ -382,7 +451,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 		if (rc != AC_ENOTFOUND)
 			goto done;
 	}
-	if ((rc = ac_checkpoint_store_next_version(&version, store, session_id)))
+	if ((rc = choose_version(&version, store, session_id, opts)))
 		goto done;
 	rc = ac_checkpoint_store_latest(&latest, store, session_id);
 	if (rc && rc != AC_ENOTFOUND)
@@ -711,7 +780,14 @@ static int cut_history(json_t *root, void *ctx)
 	while (json_array_size(history) > plan->keep)
 		if (json_array_remove(history, json_array_size(history) - 1))
 			return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	/* Koog's rollback restores where the run was, not only what was said. */
+	const char *node = ac_checkpoint_node(plan->checkpoint);
+
+	return ac_checkpoint_put_execution_point(
+		root, *node ? node : NULL,
+		json_object_get(plan->checkpoint, "lastInput"),
+		json_string_value(json_object_get(plan->checkpoint, "lastInputType")),
+		ac_checkpoint_id(plan->checkpoint));
 }
 
 /* "<sessions>/.rollbacks/<id>/compensated.json": the compensations that

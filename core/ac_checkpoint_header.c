@@ -114,6 +114,21 @@ static int headers_from_list(ac_checkpoint_header_list *out, ac_checkpoint_store
 	return rc;
 }
 
+/* Leaves in list only the headers filter->match keeps, in their order. */
+static void keep_matching_headers(ac_checkpoint_header_list *list,
+				  const ac_checkpoint_filter *filter)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < list->count; i++) {
+		if (filter->match(&list->items[i], filter->match_ctx))
+			list->items[kept++] = list->items[i];
+		else
+			ac_checkpoint_header_clear(&list->items[i]);
+	}
+	list->count = kept;
+}
+
 int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
 				     const ac_checkpoint_filter *filter)
 {
@@ -125,6 +140,8 @@ int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoi
 				      : headers_from_list(out, store, filter);
 	if (rc)
 		return rc;
+	if (filter->match)
+		keep_matching_headers(out, filter);
 	if (out->count > 1)
 		qsort(out->items, out->count, sizeof(*out->items), compare_headers);
 	return 0;

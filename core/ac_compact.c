@@ -490,6 +490,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	ac_session *session = NULL, *after = NULL;
 	ac_session_write_options write;
 	json_t *messages = NULL, *replaced = NULL;
+	uint64_t replaced_tokens;
 	bool published = false;
 	int64_t now_ms;
 	replacement change;
@@ -504,6 +505,9 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	plan(out, messages, ac_session_tokens(session, SIZE_MAX), opts);
 	if (!out->needed)
 		goto done;
+	replaced_tokens = ac_session_tokens(session, out->summarized);
+	/* Counted: the text need not sit beside the summariser's input. */
+	ac_session_release_text(session);
 	if (!(replaced = json_array())) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -535,8 +539,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
 	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false,
-			       messages, out->tokens_before,
-			       ac_session_tokens(session, out->summarized)};
+			       messages, out->tokens_before, replaced_tokens};
 	write = opts->write;
 	write.published = &published;
 	rc = ac_session_update_from(&after, session, sessions_dir, id, replace_with_summary,

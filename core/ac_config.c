@@ -42,6 +42,7 @@ typedef struct {
 static const char *const fsync_choices[] = {"never", "always", NULL};
 static const char *const watch_choices[] = {"auto", "inotify", "poll", NULL};
 static const char *const rotate_choices[] = {"monthly", NULL};
+static const char *const provider_choices[] = {"file", "none", NULL};
 
 static const known_key known_keys[] = {
 	{"model", T_STRING, "AGENT_MODEL", NULL, 0},
@@ -64,6 +65,7 @@ static const known_key known_keys[] = {
 	{"journal.rotate", T_ENUM, NULL, rotate_choices, 0},
 	{"lock.foreignStaleMs", T_INT, NULL, NULL, 0},
 	{"gitEnabled", T_BOOL, NULL, NULL, 0},
+	{"checkpoint.provider", T_ENUM, NULL, provider_choices, 0},
 	{"watch", T_ENUM, NULL, watch_choices, 0},
 	{"pauseSignal", T_STRING, NULL, NULL, 0},
 	{"storage.url", T_STRING, "AGENT_STORAGE_URL", NULL, 0},

@@ -178,23 +178,20 @@ static int stage_written(git_index *index, const char *full, const char *path,
 	return sym_git_index_add(index, &entry) != 0 ? ac_git_fail(path) : 0;
 }
 
-int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char *path)
+int ac_git_write_blob(ac_git *g, git_index *index, const char *path, const git_oid *id,
+		      git_filemode_t mode)
 {
-	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
 	ac_buf full = AC_BUF_INIT;
-	git_filemode_t mode;
 	struct stat st;
 	int rc = 0;
 
 	if (ac_buf_printf(&full, "%s%s", g->workdir, path))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (sym_git_tree_entry_bypath(&entry, target, path) != 0 ||
-	    sym_git_blob_lookup(&blob, g->repo, sym_git_tree_entry_id(entry)) != 0) {
+	if (sym_git_blob_lookup(&blob, g->repo, id) != 0) {
 		rc = ac_git_fail(path);
 		goto done;
 	}
-	mode = sym_git_tree_entry_filemode(entry);
 	if ((rc = ac_git_check_parents(g, path, true, NULL)))
 		goto done;
 	/* A folder where the file goes was emptied by the removals (or holds
@@ -210,10 +207,22 @@ int ac_git_write_path(ac_git *g, git_index *index, git_tree *target, const char 
 			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
 	}
 	if (rc == 0)
-		rc = stage_written(index, full.data, path, sym_git_tree_entry_id(entry), mode);
+		rc = stage_written(index, full.data, path, id, mode);
 done:
 	ac_buf_free(&full);
 	sym_git_blob_free(blob);
+	return rc;
+}
+
+int ac_git_write_path(ac_git *g, git_index *index, git_tree *tree, const char *path)
+{
+	git_tree_entry *entry = NULL;
+	int rc;
+
+	if (sym_git_tree_entry_bypath(&entry, tree, path) != 0)
+		return ac_git_fail(path);
+	rc = ac_git_write_blob(g, index, path, sym_git_tree_entry_id(entry),
+			       sym_git_tree_entry_filemode(entry));
 	sym_git_tree_entry_free(entry);
 	return rc;
 }

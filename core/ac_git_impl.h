@@ -78,8 +78,12 @@ int ac_git_sync(ac_git *g);
 /* Removes path from the worktree and index (then its emptied folders). */
 int ac_git_remove_path(ac_git *g, git_index *index, const char *path);
 
-/* Writes path as tree holds it (file, executable or link) and stages it;
- * durable only after ac_git_sync(). */
+/* Writes path as blob id with mode (file, executable or link) and stages
+ * it; durable only after ac_git_sync(). */
+int ac_git_write_blob(ac_git *g, git_index *index, const char *path, const git_oid *id,
+		      git_filemode_t mode);
+
+/* ac_git_write_blob() of path as tree holds it. */
 int ac_git_write_path(ac_git *g, git_index *index, git_tree *tree, const char *path);
 
 /* Before anything is written: a folder standing where a file goes must

@@ -5,6 +5,7 @@
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_json_fast.h"
 #include "ac_json_scan.h"
 
 #include <errno.h>
@@ -239,8 +240,14 @@ int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", what);
 		goto done;
 	}
-	root = changed ? json_loadb(marked.data, marked.len, flags, &jerr)
-		       : json_loadb(text, len, flags, &jerr);
+	/* Text with every number as jansson gives it back may take the
+	 * fast way (same value); what it leaves, jansson reads. */
+	root = NULL;
+	if (!changed && !(flags & ~(size_t)(JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES)))
+		root = ac_json_fast_load(text, len);
+	if (!root)
+		root = changed ? json_loadb(marked.data, marked.len, flags, &jerr)
+			       : json_loadb(text, len, flags, &jerr);
 	if (!root && changed)
 		unmark_position(&jerr, &marked);
 	if (!root) {

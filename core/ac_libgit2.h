@@ -53,6 +53,7 @@
 	X(git_index_write_tree) \
 	X(git_index_write_tree_to) \
 	X(git_libgit2_init) \
+	X(git_libgit2_opts) \
 	X(git_libgit2_shutdown) \
 	X(git_merge_options_init) \
 	X(git_merge_trees) \

@@ -199,6 +199,13 @@ uint64_t ac_session_tokens(const ac_session *s, size_t first)
 	return tokens;
 }
 
+void ac_session_release_text(ac_session *s)
+{
+	free(s->raw);
+	s->raw = NULL;
+	s->raw_len = 0;
+}
+
 /* The reference writer's layout: JSON.stringify(session, null, 2). */
 static char *serialise(const json_t *root, size_t *out_len)
 {
@@ -344,6 +351,10 @@ int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir
 		}
 		if ((rc = change(s->root, ctx)))
 			break;
+		/* The text read no longer holds the document: drop it before
+		 * the new one is built (a large session is in memory as text
+		 * once, not twice). */
+		ac_session_release_text(s);
 		stamp_updated(s->root);
 		free(data);
 		if (!(data = serialise(s->root, &len))) {

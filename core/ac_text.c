@@ -75,21 +75,37 @@ static size_t plain_run(const unsigned char *s, size_t i, size_t len, bool keep_
 {
 #ifdef __SSE2__
 	const __m128i space_less = _mm_set1_epi8(0x1F), del = _mm_set1_epi8(0x7F);
-	const __m128i nl = _mm_set1_epi8(keep_lines ? '\n' : 0x7F);
-	const __m128i tab = _mm_set1_epi8(keep_lines ? '\t' : 0x7F);
+	/* Without keep_lines both stand for a space, plain anyway. */
+	const __m128i nl = _mm_set1_epi8(keep_lines ? '\n' : ' ');
+	const __m128i tab = _mm_set1_epi8(keep_lines ? '\t' : ' ');
 
+/* 0xFF in each byte of v that needs no rewriting. signed compare: bytes
+ * from 0x80 are negative, so not above 0x1F. */
+#define PLAIN_BYTES(v)                                                                        \
+	_mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(v, del), _mm_cmpgt_epi8(v, space_less)),  \
+		     _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)))
+
+	/* 64 bytes a round while all are plain: one test for four loads. */
+	while (len - i >= 64) {
+		const __m128i *p = (const __m128i *)(s + i);
+		__m128i all = _mm_and_si128(
+			_mm_and_si128(PLAIN_BYTES(_mm_loadu_si128(p)), PLAIN_BYTES(_mm_loadu_si128(p + 1))),
+			_mm_and_si128(PLAIN_BYTES(_mm_loadu_si128(p + 2)),
+				      PLAIN_BYTES(_mm_loadu_si128(p + 3))));
+
+		if (_mm_movemask_epi8(all) != 0xFFFF)
+			break;
+		i += 64;
+	}
 	while (len - i >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-		/* signed: bytes from 0x80 are negative, so not above 0x1F */
-		__m128i ok = _mm_andnot_si128(_mm_cmpeq_epi8(v, del), _mm_cmpgt_epi8(v, space_less));
-		unsigned bad;
+		unsigned bad = (unsigned)_mm_movemask_epi8(PLAIN_BYTES(v)) ^ 0xFFFFu;
 
-		ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, tab)));
-		bad = (unsigned)_mm_movemask_epi8(ok) ^ 0xFFFFu;
 		if (bad)
 			return i + (size_t)__builtin_ctz(bad);
 		i += 16;
 	}
+#undef PLAIN_BYTES
 #endif
 	while (i < len && ((s[i] >= 0x20 && s[i] < 0x7F) ||
 			   (keep_lines && (s[i] == '\n' || s[i] == '\t'))))
@@ -125,17 +141,25 @@ static bool cjk_char(const unsigned char *s, size_t avail)
 	return cp >= 0x3000 && cp < 0xD800 && cp != 0x3164;
 }
 
-/* Sanitises text[0..len), keeping '\n' and '\t' when keep_lines; when
- * more is true, a character cut short at the end is left unread.
- * *out_used receives the bytes read. */
-static int sanitize(ac_buf *out, const char *text, size_t len, bool keep_lines, bool more,
-		    size_t *out_used)
+/* The appends of ac_text_sanitize(), to an ac_buf. */
+static int to_buf(const char *bytes, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, bytes, len);
+}
+
+/* Sanitises text[0..len) into emit, keeping '\n' and '\t' when
+ * keep_lines; when more is true, a character cut short at the end is left
+ * unread. Runs that need nothing go to emit straight from text, so a
+ * stream writes them without a copy. *out_used receives the bytes read. */
+static int sanitize(ac_text_sink emit, void *ctx, const char *text, size_t len, bool keep_lines,
+		    bool more, size_t *out_used)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, run_start = 0;
 	int rc = 0;
 
 	while (i < len) {
+		char shown[16];
 		uint32_t cp;
 		size_t n;
 
@@ -154,33 +178,36 @@ static int sanitize(ac_buf *out, const char *text, size_t len, bool keep_lines, 
 			i += n;
 			continue;
 		}
-		if ((rc = ac_buf_append(out, text + run_start, i - run_start)))
+		if (i > run_start && (rc = emit(text + run_start, i - run_start, ctx)))
 			return rc;
 		if (n == 0)
-			rc = ac_buf_printf(out, "\\x%02X", s[i]);
+			snprintf(shown, sizeof(shown), "\\x%02X", s[i]);
 		else if (cp < 0x20)
-			rc = ac_buf_printf(out, "^%c", (char)(cp + '@'));
+			snprintf(shown, sizeof(shown), "^%c", (char)(cp + '@'));
 		else if (cp == 0x7F)
-			rc = ac_buf_append(out, "^?", 2);
+			snprintf(shown, sizeof(shown), "^?");
 		else
-			rc = ac_buf_printf(out, "<U+%04X>", (unsigned)cp);
-		if (rc)
+			snprintf(shown, sizeof(shown), "<U+%04X>", (unsigned)cp);
+		if ((rc = emit(shown, strlen(shown), ctx)))
 			return rc;
 		i += n ? n : 1;
 		run_start = i;
 	}
 	*out_used = i;
-	return ac_buf_append(out, text + run_start, i - run_start);
+	return i > run_start ? emit(text + run_start, i - run_start, ctx) : 0;
 }
 
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 {
 	size_t used;
 
-	return sanitize(out, text, len, false, false, &used);
+	int rc = sanitize(to_buf, out, text, len, false, false, &used);
+
+	/* An empty text still leaves out a (terminated) string. */
+	return rc ? rc : ac_buf_append(out, "", 0);
 }
 
-int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_t len)
+int ac_text_stream_feed(ac_text_stream *st, const char *text, size_t len)
 {
 	size_t skip = 0, used;
 	int rc;
@@ -193,7 +220,7 @@ int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_
 
 		memcpy(joined, st->held, k);
 		memcpy(joined + k, text, take);
-		if ((rc = sanitize(out, joined, k + take, true, true, &used)))
+		if ((rc = sanitize(st->sink, st->sink_ctx, joined, k + take, true, true, &used)))
 			return rc;
 		st->nheld = 0;
 		if (used < k) { /* still cut short: the whole piece is held */
@@ -203,17 +230,17 @@ int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_
 		}
 		skip = used - k;
 	}
-	if ((rc = sanitize(out, text + skip, len - skip, true, true, &used)))
+	if ((rc = sanitize(st->sink, st->sink_ctx, text + skip, len - skip, true, true, &used)))
 		return rc;
 	memcpy(st->held, text + skip + used, len - skip - used);
 	st->nheld = len - skip - used;
 	return 0;
 }
 
-int ac_text_stream_end(ac_text_stream *st, ac_buf *out)
+int ac_text_stream_end(ac_text_stream *st)
 {
 	size_t used;
-	int rc = sanitize(out, st->held, st->nheld, true, false, &used);
+	int rc = sanitize(st->sink, st->sink_ctx, st->held, st->nheld, true, false, &used);
 
 	st->nheld = 0;
 	return rc;

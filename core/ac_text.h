@@ -22,20 +22,25 @@ int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
 
 /* ac_text_sanitize() over a text given in pieces (a file read in blocks),
  * with line breaks and tabs kept as they are: a document shown whole.
- * Feeding pieces gives the bytes feeding the joined text once would; a
- * character split between two pieces is held until the next. Start from
- * AC_TEXT_STREAM_INIT; ac_text_stream_end() flushes what is held (a file
- * that ends inside a character shows those bytes as "\xNN"). 0 or
- * AC_ENOMEM. */
+ * What comes out goes to sink as it is made, runs that need no change
+ * straight from the piece fed (no copy); a non-zero return from sink stops
+ * and is returned. Feeding pieces gives the bytes feeding the joined text
+ * once would; a character split between two pieces is held until the next.
+ * ac_text_stream_end() flushes what is held (a file that ends inside a
+ * character shows those bytes as "\xNN"). */
+typedef int (*ac_text_sink)(const char *bytes, size_t len, void *ctx);
+
 typedef struct {
+	ac_text_sink sink;
+	void *sink_ctx;
 	char held[4];
 	size_t nheld;
 } ac_text_stream;
 
-#define AC_TEXT_STREAM_INIT {{0}, 0}
+#define AC_TEXT_STREAM_INIT(sink, ctx) {(sink), (ctx), {0}, 0}
 
-int ac_text_stream_feed(ac_text_stream *st, ac_buf *out, const char *text, size_t len);
-int ac_text_stream_end(ac_text_stream *st, ac_buf *out);
+int ac_text_stream_feed(ac_text_stream *st, const char *text, size_t len);
+int ac_text_stream_end(ac_text_stream *st);
 
 /* Appends valid JSON text to out, rewriting DEL, C1 controls and the same
  * bidi/invisible formatting characters (which can only stand inside strings there) as

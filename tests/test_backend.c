@@ -115,10 +115,23 @@ static void test_trace(void **state)
 	assert_int_equal(json_array_size(all), 5);
 	assert_int_equal(skipped, 2);
 	json_decref(all);
+	conform_expect_each_as_load(b, "t1", "s1");
 	/* A complete record that lost only its newline still counts. */
 	append_text(path, "{\"seq\":6,\"at\":\"x\",\"data\":{}}");
 	OK(b->trace.append(b->impl, &seq, "t1", "s1", env));
 	assert_int_equal(seq, 7);
+	conform_expect_each_as_load(b, "t1", "s1");
+	/* Lines out of seq order (a writer that skipped the lock), one with
+	 * its seq not first: walked in seq order all the same. */
+	append_text(path, "{\"seq\":3,\"at\":\"x\",\"data\":{\"late\":1}}\n"
+			  "{\"at\":\"y\",\"seq\":9,\"data\":{}}\n");
+	conform_expect_each_as_load(b, "t1", "s1");
+	OK(b->trace.load(b->impl, &all, NULL, "t1", "s1", 0));
+	assert_int_equal(json_array_size(all), 9);
+	json_decref(all);
+	/* Without a trailing newline, and with the file's last record last. */
+	append_text(path, "{\"at\":\"z\",\"seq\":10,\"data\":{}}");
+	conform_expect_each_as_load(b, "t1", "s1");
 	json_decref(env);
 	free(path);
 	free(dir);

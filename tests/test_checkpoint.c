@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_session.h"
 
@@ -125,7 +126,7 @@ static void assert_versions(json_t *list, const int *versions, size_t n)
 static void test_contract_order_latest_tombstones(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter live = {"s1", false}, all = {"s1", true}, other = {"s2", true};
+	ac_checkpoint_filter live = {.session_id = "s1", .include_tombstones = false}, all = {.session_id = "s1", .include_tombstones = true}, other = {.session_id = "s2", .include_tombstones = true};
 	json_t *list = NULL, *latest = NULL;
 	int64_t next;
 
@@ -183,7 +184,7 @@ static void test_contract_get_replace_delete(void **state)
 static void test_contract_retention_keeps_first_and_last_n(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter all = {"s1", true};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	json_t *list = NULL;
 	char id[8];
 	int64_t next;
@@ -206,7 +207,7 @@ static void test_contract_retention_keeps_first_and_last_n(void **state)
 static void test_contract_bad_ids_refused(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter bad = {"../x", true};
+	ac_checkpoint_filter bad = {.session_id = "../x", .include_tombstones = true};
 	json_t *doc, *list = NULL, *got = NULL;
 
 	doc = ckpt("../escape", "c1", 1, "n", "2025-01-01T00:00:00.000Z", 1);
@@ -235,7 +236,7 @@ static void test_contract_bad_ids_refused(void **state)
 static void test_none_stores_nothing(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter all = {"s1", true};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	json_t *list = NULL, *got = NULL;
 	int64_t next;
 
@@ -254,7 +255,7 @@ static void test_none_stores_nothing(void **state)
 static void test_file_bad_files_reported_and_skipped(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter all = {"s1", true};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	char *folder, *path;
 	json_t *list = NULL;
 	DIR *d;
@@ -397,7 +398,7 @@ static void test_file_reads_the_fixture_checkpoints(void **state)
 	(void)state;
 	char *ws = tu_copy_fixture("basic"), *dir = tu_path(ws, ".agent/checkpoints");
 	char *sessions = tu_path(ws, ".agent/sessions");
-	ac_checkpoint_filter parser = {PARSER, true}, docs_live = {DOCS, false}, docs = {DOCS, true};
+	ac_checkpoint_filter parser = {.session_id = PARSER, .include_tombstones = true}, docs_live = {.session_id = DOCS, .include_tombstones = false}, docs = {.session_id = DOCS, .include_tombstones = true};
 	ac_checkpoint_store *store;
 	json_t *list, *latest, *session, *made;
 	char *path = tu_path(sessions, PARSER ".json");
@@ -456,7 +457,7 @@ static void test_create_with_options(void **state)
 	json_t *input = json_loads("{\"q\":[1,2]}", 0, NULL), *doc = NULL, *list = NULL;
 	ac_checkpoint_create_options opts = {.node = "plan", .checkpoint_id = "run-1",
 					     .last_input = input, .last_input_type = "json"};
-	ac_checkpoint_filter all = {"s1", true};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	char *path = write_session(f, "");
 
 	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
@@ -804,7 +805,7 @@ static void test_file_headers_match_the_fixture_checkpoints(void **state)
 {
 	(void)state;
 	char *ws = tu_copy_fixture("basic"), *dir = tu_path(ws, ".agent/checkpoints");
-	ac_checkpoint_filter parser = {PARSER, true}, docs_live = {DOCS, false}, docs = {DOCS, true};
+	ac_checkpoint_filter parser = {.session_id = PARSER, .include_tombstones = true}, docs_live = {.session_id = DOCS, .include_tombstones = false}, docs = {.session_id = DOCS, .include_tombstones = true};
 	ac_checkpoint_store *store;
 
 	assert_int_equal(ac_checkpoint_store_file_new(&store, dir), 0);
@@ -820,7 +821,7 @@ static void test_file_headers_match_the_fixture_checkpoints(void **state)
 static void test_contract_headers_match_full_load(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter all = {"s1", true}, live = {"s1", false};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true}, live = {.session_id = "s1", .include_tombstones = false};
 
 	save(f, ckpt("s1", "b", 2, "n\t\u00e9", "2025-01-02T00:00:00.000Z", 3));
 	save(f, ckpt("s1", "a", 2, "n", "2025-01-01T00:00:00.000Z", 0));
@@ -835,7 +836,7 @@ static void test_contract_headers_match_full_load(void **state)
 static void test_file_headers_match_full_load_on_corrupt_files(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_filter all = {"s1", true};
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	char *folder, *path, deep[1200];
 	size_t n = 0;
 	static const char *const files[][2] = {
@@ -924,6 +925,175 @@ static void test_file_headers_match_full_load_on_corrupt_files(void **state)
 	free(folder);
 }
 
+/* ---- the runtime half (seed 002): filters, versions, execution point,
+ * automatic persistence ---- */
+
+static bool node_is(const ac_checkpoint_header *h, void *ctx)
+{
+	return !strcmp(h->node_id, (const char *)ctx);
+}
+
+static void test_filter_is_a_predicate(void **state)
+{
+	fixture *f = *state;
+	char plan_node[] = "plan", review_node[] = "review";
+	ac_checkpoint_filter plans = {.session_id = "s1", .include_tombstones = true,
+				      .match = node_is, .match_ctx = plan_node};
+	ac_checkpoint_header_list headers = {0};
+	json_t *list = NULL, *latest = NULL;
+
+	save(f, ckpt("s1", "a", 1, "plan", "2025-01-01T00:00:00Z", 1));
+	save(f, ckpt("s1", "b", 2, "code", "2025-01-01T00:00:01Z", 2));
+	save(f, ckpt("s1", "c", 3, "plan", "2025-01-01T00:00:02Z", 3));
+	save(f, ckpt("s1", "d", 4, "code", "2025-01-01T00:00:03Z", 4));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &plans), 0);
+	assert_versions(list, (const int[]){1, 3}, 2);
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_list_headers(&headers, f->store, &plans), 0);
+	assert_int_equal(headers.count, 2);
+	assert_int_equal(headers.items[1].version, 3);
+	ac_checkpoint_header_list_free(&headers);
+	/* getLatestCheckpoint(agentId, filter): the newest the filter keeps. */
+	assert_int_equal(ac_checkpoint_store_latest_matching(&latest, f->store, &plans), 0);
+	assert_string_equal(ac_checkpoint_id(latest), "c");
+	json_decref(latest);
+	plans.match_ctx = review_node;
+	assert_int_equal(ac_checkpoint_store_latest_matching(&latest, f->store, &plans),
+			 AC_ENOTFOUND);
+}
+
+static void test_create_with_callers_version(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_create_options opts = {.set_version = true, .version = 0,
+					     .checkpoint_id = "run-1"};
+	json_t *doc = NULL;
+
+	free(write_session(f, ""));
+	/* Koog's example: createCheckpoint(..., checkpointId = runId, version = 0L). */
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
+	assert_int_equal(ac_checkpoint_version(doc), 0);
+	json_decref(doc);
+	opts.checkpoint_id = "run-2";
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "version 0 of session 's1' is taken by run-1"));
+	opts.version = -1;
+	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts),
+			 AC_EINVAL);
+	opts.version = 7;
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
+	assert_int_equal(ac_checkpoint_version(doc), 7);
+	json_decref(doc);
+	/* Without a version: one past the highest. */
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", NULL), 0);
+	assert_int_equal(ac_checkpoint_version(doc), 8);
+	json_decref(doc);
+}
+
+static void test_set_execution_point(void **state)
+{
+	fixture *f = *state;
+	json_t *history = json_pack("[{s:s, s:s}]", "role", "user", "content", "start over");
+	json_t *input = json_pack("{s:s}", "goal", "tests");
+	ac_session *s = NULL;
+	json_t *point;
+
+	free(write_session(f, ""));
+	assert_int_equal(ac_checkpoint_set_execution_point(f->sessions, "s1", "plan", input,
+							   "Goal", history), 0);
+	assert_int_equal(ac_session_load(&s, f->sessions, "s1"), 0);
+	assert_true(json_equal(ac_session_messages(s), history));
+	point = json_object_get(json_object_get(ac_session_root(s), "metadata"), "executionPoint");
+	assert_string_equal(json_string_value(json_object_get(point, "nodeId")), "plan");
+	assert_true(json_equal(json_object_get(point, "lastInput"), input));
+	assert_string_equal(json_string_value(json_object_get(point, "lastInputType")), "Goal");
+	/* Keys other writers put there stay. */
+	assert_true(json_is_true(json_object_get(ac_session_root(s), "x-extra")));
+	ac_session_free(s);
+	/* Without a history: only the point moves. */
+	assert_int_equal(ac_checkpoint_set_execution_point(f->sessions, "s1", "code", NULL, NULL,
+							   NULL), 0);
+	assert_int_equal(ac_session_load(&s, f->sessions, "s1"), 0);
+	assert_int_equal(json_array_size(ac_session_messages(s)), 1);
+	ac_session_free(s);
+	assert_int_equal(ac_checkpoint_set_execution_point(f->sessions, "s1", "", NULL, NULL, NULL),
+			 AC_EINVAL);
+	assert_int_equal(ac_checkpoint_set_execution_point(f->sessions, "s1", "x", NULL, NULL,
+							   input), AC_EINVAL);
+	json_decref(history);
+	json_decref(input);
+}
+
+static void test_rollback_restores_the_execution_point(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_create_options opts = {.node = "review"};
+	ac_checkpoint_rollback_result result;
+	ac_checkpoint_plan plan;
+	json_t *input = json_string("check the diff"), *doc = NULL, *point;
+	ac_session *s = NULL;
+
+	free(write_session(f, ""));
+	opts.last_input = input;
+	opts.last_input_type = "String";
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
+	free(write_session(f, ",{\"role\":\"user\",\"content\":\"later\"}"));
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, NULL),
+			 0);
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, NULL), 0);
+	assert_int_equal(ac_session_load(&s, f->sessions, "s1"), 0);
+	point = json_object_get(json_object_get(ac_session_root(s), "metadata"), "executionPoint");
+	assert_string_equal(json_string_value(json_object_get(point, "nodeId")), "review");
+	assert_string_equal(json_string_value(json_object_get(point, "lastInput")),
+			    "check the diff");
+	assert_string_equal(json_string_value(json_object_get(point, "lastInputType")), "String");
+	assert_string_equal(json_string_value(json_object_get(point, "checkpointId")),
+			    ac_checkpoint_id(doc));
+	ac_session_free(s);
+	ac_checkpoint_rollback_result_free(&result);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(doc);
+	json_decref(input);
+}
+
+static void test_automatic_persistence_per_session(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
+	json_t *list = NULL;
+	char *id = NULL;
+
+	free(write_session(f, ""));
+	/* Not asked for: nothing. */
+	assert_int_equal(ac_checkpoint_after_turn(&id, f->store, f->sessions, "s1"), 0);
+	assert_null(id);
+	assert_int_equal(ac_checkpoint_set_automatic(f->sessions, "s1", true), 0);
+	assert_int_equal(ac_session_record_turn(NULL, f->sessions, "s1", NULL, 10, 5), 0);
+	assert_int_equal(ac_checkpoint_after_turn(&id, f->store, f->sessions, "s1"), 0);
+	assert_non_null(id);
+	free(id);
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_int_equal(json_array_size(list), 1);
+	assert_string_equal(ac_checkpoint_node(json_array_get(list, 0)), "turn-1");
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_set_automatic(f->sessions, "s1", false), 0);
+	assert_int_equal(ac_checkpoint_after_turn(&id, f->store, f->sessions, "s1"), 0);
+	assert_null(id);
+}
+
+static void test_no_persistence_provider_saves_nothing_automatically(void **state)
+{
+	fixture *f = *state;
+	char *id = NULL;
+
+	free(write_session(f, ""));
+	assert_true(ac_checkpoint_store_is_none(f->store));
+	assert_int_equal(ac_checkpoint_set_automatic(f->sessions, "s1", true), 0);
+	assert_int_equal(ac_checkpoint_after_turn(&id, f->store, f->sessions, "s1"), 0);
+	assert_null(id);
+}
+
 #define CONTRACT(name)                                                            \
 	cmocka_unit_test_setup_teardown(name, setup_memory, teardown),            \
 		cmocka_unit_test_setup_teardown(name, setup_file, teardown)
@@ -986,6 +1156,13 @@ int main(void)
 		CONTRACT(test_rollback_refuses_session_changed_since_plan),
 		cmocka_unit_test_setup_teardown(test_plan_validates_config_and_arguments,
 						setup_file, teardown),
+		CONTRACT(test_filter_is_a_predicate),
+		CONTRACT(test_create_with_callers_version),
+		CONTRACT(test_set_execution_point),
+		CONTRACT(test_rollback_restores_the_execution_point),
+		CONTRACT(test_automatic_persistence_per_session),
+		cmocka_unit_test_setup_teardown(test_no_persistence_provider_saves_nothing_automatically,
+						setup_none, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,52 @@ static void test_extra_agents(void **state)
 	expect_valid("built-ins still allowed", line, &schema);
 }
 
+/* The built-in names are looked up by length, first, middle and last
+ * byte: every name is found, escaped or not, and names that differ in one
+ * byte or one character of length are not. */
+static void test_enum_names_exactly(void **state)
+{
+	static const char *const agents[] = {"Claude", "Codex", "Gemini", "Human", "System"};
+	static const char *const types[] = {
+		"FILE_CREATE", "FILE_EDIT", "FILE_DELETE", "CMD_RUN", "ANALYSIS", "SESSION_START",
+		"SESSION_PAUSE", "SESSION_RESUME", "SESSION_COMPACT", "ROLLBACK",
+	};
+	static const char *const near[] = {
+		"Codey", "Code", "Codexx", "codex", "Claudf", "C", "x", "FILE_CREATF",
+		"FILE_DELETF", "FILE_EDITS", "SUCCES", "SUCCESSS", "FAILEd", "IN_PROGRESs",
+	};
+	char line[1024], value[64], action[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
+		snprintf(value, sizeof(value), "\"%s\"", agents[i]);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_valid("agent", line, NULL);
+		snprintf(value, sizeof(value), "\"\\u%04x%s\"", agents[i][0], agents[i] + 1);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_valid("escaped agent", line, NULL);
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(action, sizeof(action), "{\"type\":\"%s\",\"params\":{}}", types[i]);
+		build_event(line, sizeof(line), &(event_parts){.action = action});
+		expect_valid("action type", line, NULL);
+	}
+	build_event(line, sizeof(line), &(event_parts){.status = Q("IN_PROGRESS")});
+	expect_valid("status", line, NULL);
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+		snprintf(value, sizeof(value), "\"%s\"", near[i]);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_rejected("near agent", line, NULL, AC_EINVAL, "agent: ");
+		build_event(line, sizeof(line), &(event_parts){.status = value});
+		expect_rejected("near status", line, NULL, AC_EINVAL, "status: ");
+		snprintf(action, sizeof(action), "{\"type\":%s,\"params\":{}}", value);
+		build_event(line, sizeof(line), &(event_parts){.action = action});
+		expect_rejected("near action type", line, NULL, AC_EINVAL, "action.type: ");
+	}
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("")});
+	expect_rejected("empty agent", line, NULL, AC_EINVAL, "agent: ");
+}
+
 /* A rejected value is quoted in the message, but never raw. */
 static void test_error_quotes_values_safely(void **state)
 {
@@ -443,6 +489,79 @@ static void test_text_sanitize(void **state)
 	expect_filtered(ac_text_sanitize, "ok \xf0\x9f\x98\x80!", "ok \xf0\x9f\x98\x80!");
 }
 
+/* What a document shown whole looked like before it was streamed: the
+ * pieces between line breaks and tabs sanitised, those kept. */
+static void sanitize_keeping_lines(ac_buf *out, const char *text, size_t len)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] != '\n' && text[i] != '\t')
+			continue;
+		assert_int_equal(ac_text_sanitize(out, text + start, i - start), 0);
+		if (i < len)
+			assert_int_equal(ac_buf_putc(out, text[i]), 0);
+		start = i + 1;
+	}
+}
+
+static int gather(const char *bytes, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, bytes, len);
+}
+
+static void expect_streamed(const char *text, size_t len, size_t piece)
+{
+	ac_buf want = AC_BUF_INIT, got = AC_BUF_INIT;
+	ac_text_stream st = AC_TEXT_STREAM_INIT(gather, &got);
+
+	sanitize_keeping_lines(&want, text, len);
+	for (size_t at = 0; at < len; at += piece)
+		assert_int_equal(ac_text_stream_feed(&st, text + at,
+						     len - at < piece ? len - at : piece), 0);
+	assert_int_equal(ac_text_stream_end(&st), 0);
+	if (want.len != got.len || memcmp(want.data, got.data, want.len) != 0)
+		fail_msg("streamed in pieces of %zu: got \"%.*s\", want \"%.*s\"", piece,
+			 (int)got.len, got.data, (int)want.len, want.data);
+	ac_buf_free(&want);
+	ac_buf_free(&got);
+}
+
+/* Fed in pieces of every size (so every character is split every way
+ * it can be), a text shows as it did whole; plain runs long enough for
+ * the 16-byte steps, with a hazard at each offset inside one. */
+static void test_text_stream(void **state)
+{
+	static const char *const texts[] = {
+		"plain ascii line that is longer than sixteen bytes\nand a second\tone\n",
+		"日本語のテキスト、かなと漢字 세션을 다시 시작 ünïcödé \xf0\x9f\x98\x80 emoji\n",
+		"cut at the end \xe6\x97",
+		"\xe6\x97 cut at the start, then \xc3",
+		"bad \xff\xfe bytes, over\xc0\xaf long, sur\xed\xa0\x80 rogate, \xf4\x90\x80\x80 big",
+		"\x1b[31mred\x1b[0m \x7f del \xc2\x85 nel \xe2\x80\xae rlo \xe3\x85\xa4 filler\r\n",
+	};
+	char hazard[200];
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++)
+		for (size_t piece = 1; piece <= strlen(texts[t]); piece++)
+			expect_streamed(texts[t], strlen(texts[t]), piece);
+	for (size_t at = 0; at < sizeof(hazard); at++) {
+		memset(hazard, 'x', sizeof(hazard));
+		hazard[at] = at % 2 ? '\x1b' : '\x7f';
+		{
+			ac_buf out = AC_BUF_INIT;
+
+			assert_int_equal(ac_text_sanitize(&out, hazard, sizeof(hazard)), 0);
+			assert_int_equal(out.len, sizeof(hazard) + 1);
+			assert_memory_equal(out.data + at, at % 2 ? "^[" : "^?", 2);
+			ac_buf_free(&out);
+		}
+		expect_streamed(hazard, sizeof(hazard), sizeof(hazard));
+		expect_streamed(hazard, sizeof(hazard), 7);
+	}
+}
+
 static void test_text_json_safe(void **state)
 {
 	const char *in = "{\"m\":\"\xe2\x80\xae" "abc \xc2\x85 日本 \xf0\x9f\x98\x80\"}";
@@ -471,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_not_an_object),
 		cmocka_unit_test(test_valid_events),
 		cmocka_unit_test(test_extra_agents),
+		cmocka_unit_test(test_enum_names_exactly),
 		cmocka_unit_test(test_error_quotes_values_safely),
 		cmocka_unit_test(test_id_valid),
 		cmocka_unit_test(test_prepare_fills_id_and_timestamp),
@@ -480,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_time_format),
 		cmocka_unit_test(test_time_is_iso),
 		cmocka_unit_test(test_text_sanitize),
+		cmocka_unit_test(test_text_stream),
 		cmocka_unit_test(test_text_json_safe),
 	};
 

@@ -13,11 +13,13 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_event.h"
+#include "ac_file.h"
 #include "ac_journal_scan.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_text.h"
 
+#include <dirent.h>
 #include <jansson.h>
 
 #include <stdio.h>
@@ -249,6 +251,63 @@ static void test_symlinks_planted_at_paths(void **state)
 	free(target);
 }
 
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* The rollback's write (no fsync; a swap when a file stands there): it
+ * replaces a file, or a link itself (never what the link names), creates
+ * a missing one, refuses a folder, and leaves no temp file in any case. */
+static void test_unsynced_write_replaces_only_files(void **state)
+{
+	char *dir = tu_make_temp_dir(), *file = tu_path(dir, "file"), *link = tu_path(dir, "link"),
+	     *victim = tu_path(dir, "victim"), *folder = tu_path(dir, "folder"),
+	     *fresh = tu_path(dir, "fresh"), *missing = tu_path(dir, "missing/x");
+	struct stat st;
+
+	(void)state;
+	tu_write_file(file, "old", 3);
+	tu_write_file(victim, "precious", 8);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(mkdir(folder, 0755), 0);
+	tu_put(folder, "child", "kept");
+
+	assert_int_equal(ac_atomic_write_unsynced(file, "new", 3), 0);
+	tu_assert_file(dir, "file", "new");
+	assert_int_equal(ac_atomic_write_unsynced(link, "data", 4), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	tu_assert_file(dir, "link", "data");
+	tu_assert_file(dir, "victim", "precious");
+	assert_int_not_equal(ac_atomic_write_unsynced(folder, "x", 1), 0);
+	tu_assert_file(folder, "child", "kept");
+	assert_int_equal(ac_atomic_write_unsynced(fresh, "", 0), 0);
+	tu_assert_file(dir, "fresh", "");
+	assert_int_not_equal(ac_atomic_write_unsynced(missing, "x", 1), 0);
+	assert_int_equal(count_entries(dir), 5); /* file link victim folder fresh */
+
+	assert_int_equal(ac_file_sync_fs(dir), 0);
+	assert_int_equal(ac_file_sync_fs(missing), AC_ENOTFOUND);
+	assert_non_null(strstr(ac_error_last(), "missing/x"));
+	tu_remove_tree(dir);
+	free(dir);
+	free(file);
+	free(link);
+	free(victim);
+	free(folder);
+	free(fresh);
+	free(missing);
+}
+
 static void test_session_file_that_is_a_folder_or_fifo(void **state)
 {
 	char *dir = tu_make_temp_dir(), *path;
@@ -364,6 +423,7 @@ static void test_ids_too_long_to_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unsynced_write_replaces_only_files),
 		cmocka_unit_test(test_csi_sequences),
 		cmocka_unit_test(test_osc_title_hyperlink_clipboard),
 		cmocka_unit_test(test_dcs_and_unterminated),

@@ -10,6 +10,7 @@
 
 #include "ac_atomic.h"
 #include "ac_error.h"
+#include "ac_messages.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 
@@ -344,6 +345,99 @@ static void test_clean_temps_removes_only_dead_writers_files(void **state)
 	free(dead_tmp);
 	free(live_tmp);
 	free(foreign_tmp);
+}
+
+/* ac_session_tokens() gives what serialising the messages gives, for
+ * every prefix, from the text and without it. */
+static void expect_tokens_match(const fixture *f, const char *id, const char *text)
+{
+	ac_session *s = NULL;
+	const json_t *messages;
+	uint64_t sum = 0;
+	char *path = write_session(f, id, text);
+
+	assert_int_equal(ac_session_load(&s, f->dir, id), 0);
+	messages = ac_session_messages(s);
+	for (size_t k = 0; k <= json_array_size(messages); k++) {
+		assert_int_equal(ac_session_tokens(s, k), sum);
+		if (k < json_array_size(messages))
+			sum += ac_message_tokens(json_array_get(messages, k));
+	}
+	assert_int_equal(ac_session_tokens(s, SIZE_MAX), ac_messages_tokens(messages));
+	ac_session_release_text(s);
+	assert_int_equal(ac_session_tokens(s, SIZE_MAX), ac_messages_tokens(messages));
+	assert_int_equal(ac_session_tokens(s, 1), ac_message_tokens(json_array_get(messages, 0)));
+	ac_session_free(s);
+	free(path);
+}
+
+static void test_tokens_come_from_the_text(void **state)
+{
+	fixture *f = *state;
+	char *ws = tu_copy_fixture("seed-edge");
+	char *edge = tu_path(ws, ".agent/sessions/" EDGE_ID ".json");
+	char *text;
+	size_t len = 0;
+
+	expect_tokens_match(f, "s1", reference_session);
+	/* Escapes, white space and numbers as other writers leave them. */
+	expect_tokens_match(f, "s2",
+			    "{\"id\":\"s2\",\"conversationHistory\":[{\"role\":\"user\","
+			    "\"content\":\"caf\\u00e9 \\ud83d\\ude00 \\/ \\\"q\\\"\\n\"} , \n\t"
+			    "{ \"role\" : \"tool\", \"toolCallId\": \"c1\", \"content\": [1.50, -0, 1e3, "
+			    "true, null, {}], \"n\": 12345678901234567890}]}");
+	text = tu_read_file(edge, &len);
+	expect_tokens_match(f, EDGE_ID, text);
+	free(text);
+	free(edge);
+	tu_remove_tree(ws);
+	free(ws);
+}
+
+typedef struct {
+	json_t *seen; /* the root the change was applied to */
+} root_probe;
+
+static int note_root(json_t *root, void *ctx)
+{
+	((root_probe *)ctx)->seen = root;
+	json_object_set_new(root, "status", json_string("paused"));
+	return 0;
+}
+
+/* An update from a loaded session changes that document while the file
+ * is the one it was read from, and reads the file again once another
+ * writer replaced it. */
+static void test_update_from_starts_from_the_loaded_document(void **state)
+{
+	fixture *f = *state;
+	char *path = write_session(f, "s1", reference_session), *text;
+	ac_session *loaded = NULL, *after = NULL;
+	root_probe probe = {NULL};
+	json_t *root;
+	size_t len;
+
+	assert_int_equal(ac_session_load(&loaded, f->dir, "s1"), 0);
+	root = ac_session_root(loaded);
+	assert_int_equal(ac_session_update_from(&after, loaded, f->dir, "s1", note_root, &probe,
+						NULL), 0);
+	assert_ptr_equal(probe.seen, root);
+	assert_ptr_equal(ac_session_root(after), root);
+	ac_session_free(after);
+	text = tu_read_file(path, &len);
+	assert_non_null(strstr(text, "\"status\": \"paused\""));
+	free(text);
+
+	assert_int_equal(ac_session_load(&loaded, f->dir, "s1"), 0);
+	root = json_incref(ac_session_root(loaded)); /* its address stays taken */
+	free(write_session(f, "s1", "{\"id\": \"s1\", \"task\": \"replaced by another writer\"}"));
+	assert_int_equal(ac_session_update_from(&after, loaded, f->dir, "s1", note_root, &probe,
+						NULL), 0);
+	assert_ptr_not_equal(probe.seen, root);
+	assert_string_equal(ac_session_task(after), "replaced by another writer");
+	json_decref(root);
+	ac_session_free(after);
+	free(path);
 }
 
 static void problem_count(const char *path, const char *reason, void *ctx)
@@ -766,6 +860,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_keeps_the_last_good_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_session_file_is_not_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tokens_come_from_the_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_update_from_starts_from_the_loaded_document, setup,
+						teardown),
 		cmocka_unit_test(test_index_reads_the_fixture_workspaces),
 	};
 

@@ -14,7 +14,9 @@
 #include "view.h"
 
 #include "ac_config.h"
+#include "ac_control.h"
 #include "ac_session_index.h"
+#include "ac_time.h"
 #include "ac_watch.h"
 
 #include <poll.h>
@@ -288,12 +290,59 @@ static void test_overflow_is_caught_up(void **state)
 	assert_int_equal(f->listings, 0);
 }
 
+static const ui_session *row_of(const ui_model *m, const char *id)
+{
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id))
+			return &m->sessions[i];
+	fail_msg("no row for %s", id);
+	return NULL;
+}
+
+/* Requests show beside their rows when any session file changes (as
+ * after a listing), and one on its way is judged again with time alone
+ * ("resuming" turns "stalled") without reading a session file. */
+static void test_requests_beside_named_rows(void **state)
+{
+	fixture *f = *state;
+	ac_request resume = {.kind = AC_REQUEST_RESUME, .state = AC_REQUEST_RESUMING,
+			     .requested_ms = ac_time_now_ms()};
+	ac_request pause = {.kind = AC_REQUEST_PAUSE, .state = AC_REQUEST_PENDING,
+			    .requested_ms = ac_time_now_ms()};
+
+	/* The request folder made beforehand: its coming asks for a listing. */
+	assert_int_equal(ac_request_write(f->ws.sessions_dir, "s002", &pause), 0);
+	assert_int_equal(ac_request_clear(f->ws.sessions_dir, "s002"), 0);
+	drain(f);
+	f->named_reads = f->listings = 0;
+	/* s000 is paused, s001 running (save()). */
+	assert_int_equal(ac_request_write(f->ws.sessions_dir, "s000", &resume), 0);
+	assert_int_equal(ac_request_write(f->ws.sessions_dir, "s001", &pause), 0);
+	save(f, 3, "another session saves", f->created[3]);
+	drain(f);
+	assert_int_equal(f->named_reads, 1);
+	assert_int_equal(f->listings, 0);
+	assert_string_equal(row_of(&f->m, "s000")->pending, "resuming");
+	assert_string_equal(row_of(&f->m, "s001")->pending, "pausing");
+	assert_int_equal(ui_source_recheck_pending(f->src, &f->m), 0);
+	resume.requested_ms -= 24 * 3600 * 1000;
+	assert_int_equal(ac_request_write(f->ws.sessions_dir, "s000", &resume), 0);
+	assert_int_equal(ui_source_recheck_pending(f->src, &f->m), UI_CHANGED_SESSIONS);
+	assert_string_equal(row_of(&f->m, "s000")->pending, "stalled");
+	assert_true(row_of(&f->m, "s000")->pending_alarm);
+	assert_int_equal(ac_request_clear(f->ws.sessions_dir, "s001"), 0);
+	assert_int_equal(ui_source_recheck_pending(f->src, &f->m), UI_CHANGED_SESSIONS);
+	assert_null(row_of(&f->m, "s001")->pending);
+	check_rows(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_change_reaches_the_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_change_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_is_caught_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requests_beside_named_rows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

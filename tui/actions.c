@@ -3,6 +3,7 @@
 
 #include "undo.h"
 
+#include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
@@ -267,7 +268,7 @@ static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, cons
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_workspace_rollback_tools(&tools, ws)) ||
-	    (rc = ac_checkpoint_store_file_new(&store, ws->checkpoints_dir)))
+	    (rc = ac_checkpoint_store_open(&store, ws)))
 		return rc;
 	rc = ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint, tools);
 	ac_checkpoint_store_free(store);

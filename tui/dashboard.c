@@ -406,7 +406,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		for (size_t i = 0; i < d.m.n_sessions; i++)
 			if (d.m.sessions[i].pending && !d.m.sessions[i].pending_alarm) {
 				/* "resuming" turns "stalled" with time alone. */
-				if (ui_source_update(d.src, &d.m, AC_WATCH_SESSIONS))
+				if (ui_source_recheck_pending(d.src, &d.m))
 					d.dirty = true;
 				break;
 			}

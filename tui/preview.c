@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
@@ -176,7 +177,7 @@ void ui_preview_checkpoint(ui_model *m, const ac_workspace *ws, const char *sess
 	memset(&plan, 0, sizeof(plan));
 	snprintf(title, sizeof(title), "Preview of checkpoint %.100s: nothing is changed", ckpt);
 	ui_model_viewer_open(m, title);
-	if (ac_checkpoint_store_file_new(&store, ws->checkpoints_dir) != 0 ||
+	if (ac_checkpoint_store_open(&store, ws) != 0 ||
 	    ac_checkpoint_store_get(&doc, store, session, ckpt) != 0) {
 		ui_model_viewer_line(m, "the checkpoint cannot be read: %s", ac_error_last());
 		goto done;

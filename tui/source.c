@@ -5,6 +5,7 @@
 #include "source.h"
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_journal_follow.h"
@@ -285,7 +286,44 @@ static unsigned read_session_files(ui_source *src, const char *const *names, siz
 		changed = UI_CHANGED_SESSIONS;
 	}
 	m->session_problems = ac_session_index_problems(src->index);
+	if (changed) {
+		/* Requests made meanwhile show beside their rows, as after a
+		 * listing (the request folder is small). */
+		size_t listed;
+		const ac_session_summary *const *list = ac_session_index_list(src->index, &listed);
+
+		read_requests(src, list, listed);
+	}
 	return changed | (conversation ? reopen_conversation(src, m) : 0);
+}
+
+unsigned ui_source_recheck_pending(ui_source *src, ui_model *m)
+{
+	const ac_session_summary *const *list;
+	unsigned changed = 0;
+	size_t n;
+
+	src->m = m;
+	list = ac_session_index_list(src->index, &n);
+	if (!src->rows_synced || n != m->n_sessions)
+		return ui_source_update(src, m, AC_WATCH_SESSIONS);
+	for (size_t i = 0; i < n; i++) {
+		ui_session *row = &m->sessions[i];
+		ac_pending pending;
+		const char *label;
+		bool alarm;
+
+		if (!row->pending || row->pending_alarm)
+			continue;
+		pending = ac_operator_notice(src->ws, list[i]->id, list[i]->status);
+		label = pending != AC_PENDING_NONE ? pending_labels[pending] : NULL;
+		alarm = pending != AC_PENDING_NONE && pending_alarm(pending);
+		if (label != row->pending || alarm != row->pending_alarm) {
+			ui_model_set_session_pending(m, row->id, label, alarm);
+			changed = UI_CHANGED_SESSIONS;
+		}
+	}
+	return changed;
 }
 
 static int ops_push(ui_model *m, const ac_op *op)
@@ -372,7 +410,7 @@ static unsigned read_ops(ui_source *src)
 
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 {
-	ac_checkpoint_filter filter = {id, true};
+	ac_checkpoint_filter filter = {.session_id = id, .include_tombstones = true};
 	ac_checkpoint_header_list list = {0};
 	int rc = 0;
 	char *path = NULL;
@@ -703,7 +741,7 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
 					&ws->schema)) != 0 ||
 	    (rc = ac_session_index_new(&src->index, ws->sessions_dir)) != 0 ||
-	    (rc = ac_checkpoint_store_file_new(&src->store, ws->checkpoints_dir)) != 0) {
+	    (rc = ac_checkpoint_store_open(&src->store, ws)) != 0) {
 		ui_source_free(src);
 		return rc;
 	}

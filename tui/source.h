@@ -43,6 +43,12 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned watch_mask);
 unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *watch,
 				  unsigned mask);
 
+/* Judges again the requests of the rows marked with one on its way
+ * ("pausing", "resuming"), which change with time alone ("resuming"
+ * turns "stalled"), without reading any session file. Returns the
+ * UI_CHANGED_* mask. */
+unsigned ui_source_recheck_pending(ui_source *src, ui_model *m);
+
 /* Loads the checkpoints of session id (NULL: none) into m. */
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);
 

@@ -94,9 +94,15 @@ void ac_checkpoint_header_list_free(ac_checkpoint_header_list *list);
 
 /* ---- storage providers ------------------------------------------------ */
 
+/* Which checkpoints a listing keeps. Koog's provider filter is a type of
+ * the caller's choosing; here it is a predicate over each checkpoint's
+ * header, with the caller's context. */
 typedef struct {
 	const char *session_id;  /* required */
 	bool include_tombstones; /* false: tombstones are left out */
+	/* Optional: keep only the checkpoints for which match returns true. */
+	bool (*match)(const ac_checkpoint_header *header, void *ctx);
+	void *match_ctx;
 } ac_checkpoint_filter;
 
 /* Hears of a stored checkpoint that cannot be read (a corrupt file, a
@@ -181,6 +187,12 @@ int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoi
  * reference); AC_ENOTFOUND when the session has none. */
 int ac_checkpoint_store_latest(json_t **out, ac_checkpoint_store *store, const char *session_id);
 
+/* getLatestCheckpoint with a filter: the highest-version checkpoint that
+ * filter keeps (tombstones only with include_tombstones); AC_ENOTFOUND
+ * when it keeps none. */
+int ac_checkpoint_store_latest_matching(json_t **out, ac_checkpoint_store *store,
+					const ac_checkpoint_filter *filter);
+
 /* *out: one checkpoint (a new reference). Ids are checked first. */
 int ac_checkpoint_store_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
 			    const char *checkpoint_id);
@@ -219,6 +231,9 @@ typedef struct {
 	const json_t *last_input;  /* lastInput (any JSON, copied); NULL: the
 				    * last user text */
 	const char *last_input_type; /* lastInputType; NULL: "text" */
+	bool set_version;          /* true: version below instead of the next one */
+	int64_t version;           /* 0..AC_CHECKPOINT_VERSION_MAX, not taken by
+				    * another checkpoint of the session (AC_EINVAL) */
 } ac_checkpoint_create_options;
 
 /* ac_checkpoint_create() with opts (may be NULL). Ids and the node are

@@ -57,6 +57,11 @@ json_t *ac_session_messages(const ac_session *session);
  * the same numbers. Changes made to the document since are not counted. */
 uint64_t ac_session_tokens(const ac_session *session, size_t first);
 
+/* Frees the file's text that session keeps for ac_session_tokens() (as
+ * large as the file), when the counts wanted are taken: later counts
+ * serialise the messages instead. */
+void ac_session_release_text(ac_session *session);
+
 /* A change to a session document, applied to the file's current content
  * (root is that content, to modify in place). Return 0 to write the
  * result, AC_SESSION_UNCHANGED when the content is already as wanted

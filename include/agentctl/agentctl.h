@@ -41,6 +41,7 @@ extern "C" {
 
 /* Checkpoints, the operation log and git. */
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_git.h"
 #include "ac_oplog.h"
 

@@ -2,6 +2,8 @@
  * uses a backend only through the ac_backend struct. */
 #include "ac_conformance.h"
 
+#include "ac_buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,30 @@ void conform_session_store(const ac_backend *b)
 
 /* ---- 2. memory documents ---- */
 
+static int gather_block(const char *bytes, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, bytes, len);
+}
+
+/* A backend's stream op hands over what its read op returns. */
+static void expect_memo_stream(const ac_backend *b, const char *tenant, const char *owner,
+			       const char *scope, const char *name)
+{
+	ac_buf streamed = AC_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!b->memo.stream)
+		return;
+	OK(b->memo.read(b->impl, &text, &len, tenant, owner, scope, name));
+	OK(b->memo.stream(b->impl, gather_block, &streamed, tenant, owner, scope, name));
+	assert_int_equal(streamed.len, len);
+	if (len)
+		assert_memory_equal(streamed.data, text, len);
+	free(text);
+	ac_buf_free(&streamed);
+}
+
 void conform_memo(const ac_backend *b)
 {
 	char *text = NULL, **names = NULL;
@@ -176,8 +202,13 @@ void conform_memo(const ac_backend *b)
 	assert_int_equal(len, sizeof(binary) - 1);
 	assert_memory_equal(text, binary, len);
 	free(text);
+	expect_memo_stream(b, "t1", "u1", "user", "USER.md");
+	expect_memo_stream(b, "t1", "s1", "session", "NOTES.md");
 	assert_int_equal(b->memo.read(b->impl, &text, &len, "t1", "s1", "user", "NOTES.md"),
 			 AC_ENOTFOUND);
+	if (b->memo.stream)
+		assert_int_equal(b->memo.stream(b->impl, gather_block, NULL, "t1", "s1", "user",
+						"NOTES.md"), AC_ENOTFOUND);
 	assert_int_equal(b->memo.write(b->impl, "t1", "s1", "global", "X.md", "x", 1), AC_EINVAL);
 	OK(b->memo.list(b->impl, &names, &n, "t1", "s1", "session"));
 	assert_true(names_equal(names, n, want, 2));
@@ -190,9 +221,27 @@ void conform_memo(const ac_backend *b)
 	OK(b->memo.read(b->impl, &text, &len, "t1", "s1", "agent", "EMPTY.md"));
 	assert_int_equal(len, 0);
 	free(text);
+	expect_memo_stream(b, "t1", "s1", "agent", "EMPTY.md");
 }
 
 /* ---- 3. artifacts ---- */
+
+static void expect_artifact_stream(const ac_backend *b, const char *tenant, const char *session,
+				   const char *id)
+{
+	ac_buf streamed = AC_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!b->artifact.stream)
+		return;
+	OK(b->artifact.read(b->impl, &text, &len, tenant, session, id));
+	OK(b->artifact.stream(b->impl, gather_block, &streamed, tenant, session, id));
+	assert_int_equal(streamed.len, len);
+	assert_memory_equal(streamed.data, text, len);
+	free(text);
+	ac_buf_free(&streamed);
+}
 
 void conform_artifacts(const ac_backend *b)
 {
@@ -215,6 +264,10 @@ void conform_artifacts(const ac_backend *b)
 	ac_backend_names_free(ids, n);
 	assert_int_equal(b->artifact.read(b->impl, &text, &len, "t1", "s1", "nope"), AC_ENOTFOUND);
 	assert_int_equal(b->artifact.read(b->impl, &text, &len, "t1", "s2", "call_1"), AC_ENOTFOUND);
+	expect_artifact_stream(b, "t1", "s1", "call_1");
+	if (b->artifact.stream)
+		assert_int_equal(b->artifact.stream(b->impl, gather_block, NULL, "t1", "s2", "call_1"),
+				 AC_ENOTFOUND);
 }
 
 /* ---- 4. the user session lister and 7. the inspector ---- */
@@ -250,6 +303,29 @@ void conform_listers(const ac_backend *b)
 
 /* ---- 5. the trace store ---- */
 
+static int gather_record(const json_t *record, void *ctx)
+{
+	return json_array_append(ctx, (json_t *)record);
+}
+
+/* A backend's each walks exactly what load(after 0) returns. */
+void conform_expect_each_as_load(const ac_backend *b, const char *tenant, const char *session)
+{
+	json_t *all = NULL, *walked = json_array();
+	size_t skipped_load = 9, skipped_each = 9;
+
+	if (!b->trace.each) {
+		json_decref(walked);
+		return;
+	}
+	OK(b->trace.load(b->impl, &all, &skipped_load, tenant, session, 0));
+	OK(b->trace.each(b->impl, gather_record, walked, &skipped_each, tenant, session));
+	assert_true(json_equal(all, walked));
+	assert_int_equal(skipped_each, skipped_load);
+	json_decref(all);
+	json_decref(walked);
+}
+
 void conform_trace(const ac_backend *b)
 {
 	json_t *env, *all = NULL;
@@ -260,6 +336,7 @@ void conform_trace(const ac_backend *b)
 	assert_int_equal(json_array_size(all), 0);
 	assert_int_equal(skipped, 0);
 	json_decref(all);
+	conform_expect_each_as_load(b, "t1", "s1");
 	for (int i = 1; i <= 3; i++) {
 		env = json_pack("{s:s, s:i, s:s}", "type", "step", "i", i, "text", "line\nbreak");
 		OK(b->trace.append(b->impl, &seq, "t1", "s1", env));
@@ -282,6 +359,7 @@ void conform_trace(const ac_backend *b)
 	OK(b->trace.load(b->impl, &all, NULL, "t1", "s1", 2));
 	assert_int_equal(json_array_size(all), 1);
 	json_decref(all);
+	conform_expect_each_as_load(b, "t1", "s1");
 	env = json_string("not an object");
 	assert_int_equal(b->trace.append(b->impl, NULL, "t1", "s1", env), AC_EINVAL);
 	json_decref(env);
@@ -314,6 +392,7 @@ void conform_long_trace(const ac_backend *b)
 		}
 	}
 	assert_int_equal(seq, 1500);
+	conform_expect_each_as_load(b, "t1", "long");
 }
 
 /* ---- 6. orchestration ---- */

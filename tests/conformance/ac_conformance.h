@@ -67,6 +67,9 @@ size_t conform_history_size(const ac_backend *b, const char *tenant, const char 
 /* The inspector's line for session, which must exist; *list to free. */
 ac_backend_session_info conform_find_info(const ac_backend *b, const char *session,
 					  ac_backend_session_info **list, size_t *n);
+/* The backend's trace each (when it has one) walks exactly what load
+ * (after 0) returns, with the same skipped count. */
+void conform_expect_each_as_load(const ac_backend *b, const char *tenant, const char *session);
 /* n bytes of c, NUL-terminated; free(). */
 char *conform_big(size_t n, char c);
 

@@ -200,4 +200,49 @@ check "create --tombstone: written as Koog does (empty history, properties.tombs
 run checkpoint rollback s1 --latest
 check "our tombstone is not latest either (the plan names the real one)" out_has "$REAL"
 
+# ---- the runtime half: automatic persistence, versions, the provider -----
+new_ws
+run checkpoint auto s1 on
+check "auto on: exit 0" rc_is 0
+check "auto on: recorded in the session" jq_is "$S" .metadata.persistence.automatic true
+check "auto on: other keys kept" jq_is "$S" '."x-keep"' 1
+run session record-turn s1 --input 10 --output 5
+check "record-turn with automatic persistence: exit 0" rc_is 0
+run session record-turn s1 --input 10 --output 5 --messages '{"role":"assistant","content":"two"}'
+run checkpoint list s1 --json
+check "a checkpoint per completed turn (turn-1, turn-2)" \
+	eval '[ "$(jq -r "[.[].nodeId] | join(\",\")" <"$TMP/out")" = "turn-1,turn-2" ]'
+check "... the second holds the turn's message" \
+	eval '[ "$(jq -r ".[-1].messages" <"$TMP/out")" = 3 ]'
+run checkpoint auto s1 off
+run session record-turn s1 --input 1 --output 1
+run checkpoint list s1 --json
+check "auto off: no more automatic checkpoints" eval '[ "$(jq length <"$TMP/out")" = 2 ]'
+run checkpoint auto s1 sometimes
+check "auto with a bad value: exit 2" rc_is 2
+run checkpoint auto nope on
+check "auto on a missing session: exit 1" rc_is 1
+run checkpoint create s1 --id run-1 --version 0
+check "create --version 0 (Koog's example): exit 0" rc_is 0
+check "... version 0 written" jq_is "$WS/.agent/checkpoints/s1/run-1.json" .version 0
+run checkpoint create s1 --id run-2 --version 0
+check "create --version taken: exit 1 naming the holder" eval 'rc_is 1 && err_has "taken by run-1"'
+run checkpoint create s1 --version -3
+check "create --version -3: exit 2" rc_is 2
+AGENT_CHECKPOINT_PROVIDER=none run checkpoint create s1
+check "provider none: create exit 1, saying nothing was saved" \
+	eval 'rc_is 1 && err_has "checkpoint.provider is none"'
+run checkpoint auto s1 on
+BEFORE=$(ls "$WS/.agent/checkpoints/s1" | wc -l)
+AGENT_CHECKPOINT_PROVIDER=none run session record-turn s1 --input 1 --output 1
+check "provider none: a turn saves no checkpoint" \
+	eval 'rc_is 0 && [ "$(ls "$WS/.agent/checkpoints/s1" | wc -l)" = "$BEFORE" ]'
+run checkpoint list s1 --json
+LATEST=$(jq -r '.[-1].checkpointId' <"$TMP/out")
+run session append s1 '{"role":"user","content":"after the turn"}'
+run checkpoint rollback s1 --latest --yes
+check "rollback: exit 0" rc_is 0
+check "rollback: the execution point restored (node and checkpoint)" \
+	jq_is "$S" '.metadata.executionPoint | "\(.nodeId) \(.checkpointId)"' "turn-2 $LATEST"
+
 finish
