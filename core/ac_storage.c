@@ -3,6 +3,7 @@
  * place commands open a backend, and what `storage check` reports. */
 #include "ac_backend_pg.h"
 
+#include "ac_config.h"
 #include "ac_error.h"
 #include "ac_pg.h"
 #include "ac_pg_schema.h"
@@ -15,11 +16,29 @@ char *ac_storage_url_redact(const char *url)
 	return ac_pg_redact(url);
 }
 
+/* storage.url, trusted as a command is: agents write the project file, and
+ * a URL there could send every session to a database they chose. *out is
+ * NULL when unset. */
+static int storage_url(const char **out, const ac_config *config)
+{
+	json_t *value = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_config_command(&value, config, "storage.url")))
+		return rc;
+	*out = json_string_value(value);
+	return 0;
+}
+
 int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessions_dir,
 		    const char *data_dir)
 {
-	const char *url = ac_config_string(config, "storage.url", NULL);
+	const char *url = NULL;
+	int rc;
 
+	if ((rc = storage_url(&url, config)))
+		return rc;
 	if (url && *url) {
 		ac_backend_pg_options pg = {.url = url};
 
@@ -32,12 +51,14 @@ int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessio
 int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *out_missing,
 		     const ac_config *config, const char *sessions_dir)
 {
-	const char *url = ac_config_string(config, "storage.url", NULL);
+	const char *url = NULL;
 	ac_pg *pg = NULL;
 	int rc;
 
 	*out_store = NULL;
 	*out_version = *out_latest = *out_missing = 0;
+	if ((rc = storage_url(&url, config)))
+		return rc;
 	if (!url || !*url) {
 		if (!(*out_store = strdup(sessions_dir)))
 			return ac_error_set(AC_ENOMEM, "out of memory");
