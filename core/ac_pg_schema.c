@@ -15,7 +15,9 @@
  *   log_records     traces and orchestration events: (tenant, kind, log, seq)
  *   logs            one row per log: its last seq (the lock appends take)
  *   snapshots       a run's latest snapshot
- *   compactions     the messages a compaction replaced (the archive) */
+ *   compactions     the messages a compaction replaced (the archive)
+ *   checkpoints     (2) one row per checkpoint: the document (json,
+ *                   text-exact) and the header columns listings read */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -124,8 +126,31 @@ static const char *const initial[] = {
 	NULL,
 };
 
+/* Checkpoints keyed as their files are, by session (no tenant). A listing
+ * reads the header columns only; the document is read by get and list. A
+ * version belongs to one checkpoint of a session: two creates racing on
+ * different hosts cannot both take it (the second save is AC_ECONFLICT). */
+static const char *const checkpoints[] = {
+	"CREATE TABLE checkpoints ("
+	" session_id text NOT NULL,"
+	" checkpoint_id text NOT NULL,"
+	" version bigint NOT NULL,"
+	" node_id text NOT NULL DEFAULT '',"
+	" created_at text,"                 /* as written; NULL when absent */
+	" parent_id bytea,"                 /* may hold NUL: bytes */
+	" messages bigint NOT NULL,"
+	" tombstone boolean NOT NULL,"      /* either form (ac_checkpoint_is_tombstone) */
+	" saved_at timestamptz NOT NULL DEFAULT now(),"
+	" document json NOT NULL,"
+	" PRIMARY KEY (session_id, checkpoint_id),"
+	" CONSTRAINT checkpoints_version_unique UNIQUE (session_id, version))",
+	"CREATE INDEX checkpoints_saved_at ON checkpoints (saved_at)",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
+	{2, "checkpoints", checkpoints},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
