@@ -17,7 +17,10 @@
  *   snapshots       a run's latest snapshot
  *   compactions     the messages a compaction replaced (the archive)
  *   checkpoints     (2) one row per checkpoint: the document (json,
- *                   text-exact) and the header columns listings read */
+ *                   text-exact) and the header columns listings read
+ *   journal_events  (3) one row per journal event: the line as written
+ *                   (json, text-exact), seq from logs' ('', journal, '')
+ *                   row, and the columns queries use */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -148,9 +151,35 @@ static const char *const checkpoints[] = {
 	NULL,
 };
 
+/* The journal. Queries translate agent=, status=, action.type=,
+ * trace.correlation_id=, since= and until= into these columns and filter
+ * the rest in C with the file engine's matcher. ts holds the timestamp's
+ * text, compared as bytes as the matcher compares it (COLLATE "C"). seq
+ * comes from the logs row ('', 'journal', ''), so it is gap-free. */
+static const char *const journal[] = {
+	"CREATE TABLE journal_events ("
+	" seq bigint PRIMARY KEY,"
+	" id text NOT NULL,"
+	" ts text COLLATE \"C\" NOT NULL,"
+	" agent text NOT NULL,"
+	" status text NOT NULL,"
+	" action_type text,"
+	" correlation_id text,"
+	" host text NOT NULL DEFAULT '',"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" event json NOT NULL)",
+	"CREATE INDEX journal_events_id ON journal_events (id)",
+	"CREATE INDEX journal_events_agent ON journal_events (agent, ts)",
+	"CREATE INDEX journal_events_ts ON journal_events (ts)",
+	"CREATE INDEX journal_events_correlation ON journal_events (correlation_id)"
+	" WHERE correlation_id IS NOT NULL",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "checkpoints", checkpoints},
+	{3, "journal_events", journal},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
