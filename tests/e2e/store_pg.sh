@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of the PostgreSQL store from the command line: memo
 # write/read/append/list, artifact list/show, trace show and checkpoint
-# create/list/rollback (parallel creates too) through
+# create/list/rollback (parallel creates too), journal log/read/query/check
+# (the same bytes as from the file; parallel appends) through
 # storage.url (the --storage option, AGENT_STORAGE_URL and the config key),
 # `storage check` before and after the schema exists, concurrent appends
 # from many processes, a password never printed (config show, errors), and
@@ -155,6 +156,55 @@ done
 wait
 check "parallel creates: versions unique and gap-free" \
 	[ "$(sql "select count(distinct version) = count(*) and max(version) = count(*) from agentctl.checkpoints where session_id = 'c1'")" = t ]
+
+# ---- the journal in the database: the same answers as the file ----
+JWS=$TMP/jws
+mkdir -p "$JWS/.agent"
+jev() { printf '{"id":"evt_2025010%d000000_0000000%d","timestamp":"2025-01-0%dT00:00:00.000Z","agent":"%s","status":"%s","action":{"type":"FILE_EDIT","params":{}},"result":{"message":"m%d"},"trace":{"correlation_id":"c%d"}}' "$1" "$1" "$1" "$2" "$3" "$1" "$(($1 % 2))"; }
+for i in 1 2 3 4 5; do
+	agent=Claude; [ $((i % 2)) = 0 ] && agent=Codex
+	for store in file pg; do
+		if [ $store = pg ]; then "$AC" -w "$JWS" --storage "$URL" journal log "$(jev $i $agent SUCCESS)" >/dev/null
+		else "$AC" -w "$JWS" journal log "$(jev $i $agent SUCCESS)" >/dev/null; fi
+	done
+done
+check "journal log wrote five rows, seq 1..5" \
+	[ "$(sql "select string_agg(seq::text, ',' order by seq) from agentctl.journal_events")" = "1,2,3,4,5" ]
+check "the event text is kept exactly" \
+	[ "$(sql "select event::text from agentctl.journal_events where seq = 1")" = "$(head -1 "$JWS/JOURNAL.jsonl")" ]
+check "indexed columns filled" \
+	[ "$(sql "select agent || ' ' || status || ' ' || action_type || ' ' || correlation_id from agentctl.journal_events where seq = 2")" = "Codex SUCCESS FILE_EDIT c0" ]
+same() { # ARGS...: journal ARGS gives the same bytes and exit from the file and the database
+	"$AC" -w "$JWS" journal "$@" >"$TMP/file.out" 2>/dev/null; local f=$?
+	"$AC" -w "$JWS" --storage "$URL" journal "$@" >"$TMP/pg.out" 2>"$TMP/err"; local p=$?
+	[ $f = $p ] && cmp -s "$TMP/file.out" "$TMP/pg.out"
+}
+check "journal read: same as the file" same read
+check "journal read --json: same as the file" same read --json
+check "journal read --last 2: same as the file" same read --last 2
+check "journal query agent=Codex: same as the file" same query agent=Codex
+check "journal query agent=Claude --last 1: same" same query agent=Claude --last 1
+check "journal query trace.correlation_id=c1 text~m3: same" same query trace.correlation_id=c1 text~m3
+check "journal query since/until: same" same query since=2025-01-02 until=2025-01-04
+check "journal query with no match: same" same query agent=Nobody --json
+"$AC" -w "$JWS" --storage "$URL" journal check >"$TMP/out" 2>"$TMP/err"; RC=$?
+check "journal check: exit 0, counts" eval '[ $RC = 0 ] && out_has "5 valid, 0 invalid lines"'
+check "journal check: names the store without its password" eval 'out_has "$SHOWN" && no_password'
+"$AC" -w "$JWS" --storage "$URL" journal log '{"agent":"Bob"}' >"$TMP/out" 2>"$TMP/err"; RC=$?
+check "bad event: exit 2, one line, nothing stored" \
+	eval '[ $RC = 2 ] && err_is_one_line && [ "$(sql "select count(*) from agentctl.journal_events")" = 5 ]'
+"$AC" -w "$JWS" --storage "$URL" journal rotate >"$TMP/out" 2>"$TMP/err"; RC=$?
+check "journal rotate: refused in one line" eval '[ $RC != 0 ] && err_is_one_line'
+# Many processes as many hosts appending at once: nothing lost, seq gap-free.
+for k in 1 2 3 4 5 6 7 8; do
+	( for i in 1 2 3 4 5; do
+		"$AC" -w "$JWS" --storage "$URL" journal log '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"p"}}' >/dev/null || echo lost
+	done ) >"$TMP/writer-$k" &
+done
+wait
+check "parallel journal log: none failed" [ -z "$(cat "$TMP"/writer-*)" ]
+check "parallel journal log: 45 rows, seq 1..45 without gaps" \
+	[ "$(sql "select count(*) = 45 and min(seq) = 1 and max(seq) = 45 from agentctl.journal_events")" = t ]
 
 # ---- an unreachable store: one line, exit 1, no password ----
 run --storage "postgresql://agent:hunter2-secret@127.0.0.1:1/x?connect_timeout=2" memo list acme u1 user
