@@ -36,6 +36,8 @@ static void jmatch_free(ui_jmatch *j)
 	ui_sfree(e->status);
 	ui_sfree(e->action);
 	ui_sfree(e->message);
+	if (e->invalid)
+		ui_sfree(e->invalid);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -103,6 +105,8 @@ int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws
 		: ac_error_set(AC_EINVAL, "type at least one term, e.g. agent=Claude or "
 			       "trace.correlation_id=ID");
 	if (rc == 0)
+		ac_query_show_invalid(e->q, true); /* as the pane and the CLI show them */
+	if (rc == 0)
 		rc = ac_journal_files(&files, &nfiles, ws->journal_path);
 	if (rc != 0) {
 		set_error(m, ac_error_last());
@@ -155,6 +159,8 @@ static int keep_match(const ac_scan_match *match, void *ctx)
 	for (int i = 0; i < 6; i++)
 		*parts[i] = ui_safe_str(ui_event_field(&e->scratch, &match->fields[which[i]]));
 	j->ev.st = ui_event_status_of(j->ev.status);
+	if (match->invalid)
+		j->ev.invalid = ui_invalid_text(match->invalid, match->line, match->len);
 	j->file = e->file - 1;
 	j->offset = match->offset;
 	return 0;
