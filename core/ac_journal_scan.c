@@ -33,15 +33,13 @@ static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t 
 {
 	ac_scan_match match;
 	const char *invalid = NULL;
-	size_t npaths = s->paths.npaths;
+	char why[256];
 
 	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0) {
 		if (!ac_query_shows_invalid(s->q))
 			return skip_invalid(s);
 		/* Not JSON: no field is known, whatever the scan got to. */
-		char why[256];
-
-		memset(s->spans, 0, npaths * sizeof(s->spans[0]));
+		memset(s->spans, 0, s->paths.npaths * sizeof(s->spans[0]));
 		snprintf(why, sizeof(why), "%s", ac_error_last());
 		ac_error_set(AC_ECORRUPT, "not JSON: %s", why);
 		invalid = ac_error_last();

@@ -238,10 +238,12 @@ static int split_words(char ***words, size_t *nwords, size_t *allocated, const c
 		if (!*p)
 			return 0;
 		for (; *p && (quoted || (*p != ' ' && *p != '\t')); p++) {
-			if (*p == '"')
+			if (*p == '"') {
 				quoted = !quoted;
-			else if (ac_buf_putc(&word, *p))
-				break;
+			} else if (ac_buf_putc(&word, *p)) {
+				ac_buf_free(&word);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
 		}
 		if (quoted) {
 			ac_buf_free(&word);
