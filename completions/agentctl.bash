@@ -148,8 +148,8 @@ _agentctl()
 
 	case $cmd/$sub in
 	journal/log) opts="-" ;;
-	journal/read) opts="--last --all --json" ;;
-	journal/query) opts="--last --all --json" ;;
+	journal/read) opts="--last --all --json --strict" ;;
+	journal/query) opts="--last --all --json --strict" ;;
 	journal/check) opts="--all" ;;
 	session/list) opts="--json --status --user" ;;
 	session/show) opts="--json" ;;

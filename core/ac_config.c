@@ -60,6 +60,7 @@ static const known_key known_keys[] = {
 	{"resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
 	{"rollbackTools", T_ARGV_MAP, NULL, NULL, K_COMMAND},
 	{"journal.agents", T_STRINGS, NULL, NULL, 0},
+	{"journal.actionTypes", T_STRINGS, NULL, NULL, 0},
 	{"journal.fsync", T_ENUM, NULL, fsync_choices, 0},
 	{"journal.rotateBytes", T_INT, NULL, NULL, 0},
 	{"journal.rotate", T_ENUM, NULL, rotate_choices, 0},

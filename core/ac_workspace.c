@@ -46,12 +46,28 @@ static int refuse_summary(char **out, const json_t *messages, void *ctx)
 	return ac_config_command(&command, ctx, "summarizer.command");
 }
 
+/* A names list from config (journal.agents, journal.actionTypes): *out
+ * an owned array of strings borrowed from config, NULL when empty. */
+static int names_of(const char ***out, size_t *out_n, const ac_config *config, const char *key)
+{
+	json_t *names = ac_config_get(config, key), *name;
+	size_t i;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!json_is_array(names) || json_array_size(names) == 0)
+		return 0;
+	if (!(*out = calloc(json_array_size(names), sizeof(char *))))
+		return AC_ENOMEM;
+	json_array_foreach(names, i, name)
+		(*out)[i] = json_string_value(name);
+	*out_n = json_array_size(names);
+	return 0;
+}
+
 int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 {
 	json_t *command = NULL;
-	json_t *agents = ac_config_get(config, "journal.agents"), *name;
-	size_t i;
-
 	memset(ws, 0, sizeof(*ws));
 	ac_journal_options_init(&ws->journal);
 	ac_compact_options_init(&ws->compact);
@@ -75,14 +91,12 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	int64_t foreign_stale_ms =
 		ac_config_int(config, "lock.foreignStaleMs", ws->journal.lock.foreign_stale_ms);
 	ws->journal.lock.foreign_stale_ms = foreign_stale_ms > INT_MAX ? INT_MAX : (int)foreign_stale_ms;
-	if (json_is_array(agents) && json_array_size(agents) > 0) {
-		if (!(ws->extra_agents = calloc(json_array_size(agents), sizeof(char *))))
-			goto oom;
-		json_array_foreach(agents, i, name)
-			ws->extra_agents[i] = json_string_value(name);
-		ws->schema.extra_agents = ws->extra_agents;
-		ws->schema.nextra_agents = json_array_size(agents);
-	}
+	if (names_of(&ws->extra_agents, &ws->schema.nextra_agents, config, "journal.agents") ||
+	    names_of(&ws->extra_action_types, &ws->schema.nextra_action_types, config,
+		     "journal.actionTypes"))
+		goto oom;
+	ws->schema.extra_agents = ws->extra_agents;
+	ws->schema.extra_action_types = ws->extra_action_types;
 	ws->resume_command = argv_of(config, "resumeCommand");
 	ws->summarizer = argv_of(config, "summarizer.command");
 	ws->compact.trigger_tokens = (uint64_t)ac_config_int(config, "compaction.triggerTokens",
@@ -129,6 +143,7 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->operations_path);
 	free(ws->checkpoints_dir);
 	free(ws->extra_agents);
+	free(ws->extra_action_types);
 	free(ws->resume_command);
 	free(ws->summarizer);
 	memset(ws, 0, sizeof(*ws));

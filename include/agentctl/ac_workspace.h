@@ -28,6 +28,7 @@ typedef struct {
 	ac_journal_options journal;
 	ac_event_schema schema;
 	const char **extra_agents;      /* owned array; strings borrowed from config */
+	const char **extra_action_types; /* owned array; strings borrowed from config */
 	const char **resume_command;    /* owned NULL-terminated argv, or NULL (unset or untrusted) */
 	const char **summarizer;        /* owned NULL-terminated argv, or NULL (unset or untrusted) */
 	ac_compact_options compact;
