@@ -7,6 +7,7 @@
 #include "ac_time.h"
 
 #include <stdint.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +268,56 @@ static int split_words(char ***words, size_t *nwords, size_t *allocated, const c
 	}
 }
 
+/* True for one FIELD~TEXT term whose text has spaces, written as one
+ * argument without quotes ("text~disk full"): free text, kept whole, as a
+ * one-term-per-argument caller means it. It is so when the argument starts
+ * with FIELD~ and some later word is no term at all (has no '=' or '~');
+ * "agent=Codex statusSUCCESS" starts with '=' and is still refused. */
+static bool is_free_text_term(const char *text)
+{
+	const char *p = text, *word;
+	size_t field = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (p[field] && (isalnum((unsigned char)p[field]) || strchr("._-", p[field])))
+		field++;
+	if (!field || p[field] != '~' || strchr(p, '"'))
+		return false;
+	for (word = strpbrk(p, " \t"); word; word = strpbrk(word, " \t")) {
+		size_t len;
+
+		word += strspn(word, " \t");
+		len = strcspn(word, " \t");
+		if (len && !memchr(word, '=', len) && !memchr(word, '~', len))
+			return true;
+		word += len;
+	}
+	return false;
+}
+
+/* Appends text, trimmed of spaces and tabs at both ends, as one word. */
+static int push_whole(char ***words, size_t *nwords, size_t *allocated, const char *text)
+{
+	size_t start = strspn(text, " \t"), end = strlen(text);
+
+	while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t'))
+		end--;
+	if (*nwords == *allocated) {
+		size_t grown = *allocated ? *allocated * 2 : 8;
+		char **more = realloc(*words, grown * sizeof(*more));
+
+		if (!more)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		*words = more;
+		*allocated = grown;
+	}
+	if (!((*words)[*nwords] = strndup(text + start, end - start)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	(*nwords)++;
+	return 0;
+}
+
 int ac_query_parse_strings(ac_query **out, const char *const *strings, size_t nstrings)
 {
 	char **words = NULL;
@@ -276,7 +327,9 @@ int ac_query_parse_strings(ac_query **out, const char *const *strings, size_t ns
 	for (size_t i = 0; i < nstrings && rc == 0; i++) {
 		size_t before = nwords;
 
-		rc = split_words(&words, &nwords, &allocated, strings[i]);
+		rc = is_free_text_term(strings[i])
+			     ? push_whole(&words, &nwords, &allocated, strings[i])
+			     : split_words(&words, &nwords, &allocated, strings[i]);
 		if (rc == 0 && nwords == before)
 			rc = ac_error_set(AC_EINVAL, "bad term '%s': expected FIELD=VALUE, "
 						     "FIELD!=VALUE or FIELD~TEXT", strings[i]);

@@ -322,6 +322,11 @@ run journal query 'result.message~"it failed"'
 check "quoted value with a space" eval '[ "$(wc -l <"$TMP/out")" = 1 ] && out_has "it failed"'
 run journal query '"result.message~it failed" agent=Codex'
 check "quoted term with a space, and another" out_has "it failed"
+run journal query 'result.message~it failed'
+check "one FIELD~TEXT argument with spaces, unquoted: free text, one term" \
+	eval '[ "$RC" = 0 ] && [ "$(wc -l <"$TMP/out")" = 1 ] && out_has "it failed"'
+run journal query 'text~it failed' agent=Codex
+check "... beside other arguments" eval '[ "$(wc -l <"$TMP/out")" = 1 ]'
 run journal query "agent=Codex statusSUCCESS"
 check "unparseable term: exit 2" rc_is 2
 check "unparseable term: one line naming it" eval 'err_is_one_line && err_has "statusSUCCESS"'
