@@ -36,6 +36,11 @@ static int open_backend(ac_backend *out, const cli_context *ctx)
 	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
 }
 
+int cli_open_backend(ac_backend *out, const cli_context *ctx)
+{
+	return open_backend(out, ctx);
+}
+
 /* A document shown as its blocks come: made safe, line breaks and tabs
  * kept, written as it is made, so memory stays the same whatever the
  * document's size. */
