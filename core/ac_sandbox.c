@@ -377,6 +377,18 @@ record:
 	return 0;
 }
 
+/* A folder of the mirror the agent replaced with a link or a file is not
+ * refreshed (that would write through the link): noted, the rest goes on. */
+static int refuse_folder(mirror *m, int rc)
+{
+	if (rc != AC_EDENIED)
+		return rc;
+	m->out->refused++;
+	note(m, ac_error_last(), "not refreshed");
+	ac_error_clear();
+	return 0;
+}
+
 static int refresh_scope(mirror *m, const scope_owner *so)
 {
 	char **names = NULL, *data = NULL;
@@ -388,7 +400,7 @@ static int refresh_scope(mirror *m, const scope_owner *so)
 	if ((rc = m->b->memo.list(m->b->impl, &names, &n, m->tenant, so->owner, so->scope)))
 		return rc;
 	if ((rc = open_folder(&fd, m->dir_fd, so->scope, true, m->dir)))
-		goto done;
+		goto refused;
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(rc = m->b->memo.read(m->b->impl, &data, &len, m->tenant, so->owner, so->scope,
 					   names[i])))
@@ -396,6 +408,9 @@ static int refresh_scope(mirror *m, const scope_owner *so)
 		free(data);
 		data = NULL;
 	}
+	goto done;
+refused:
+	rc = refuse_folder(m, rc);
 done:
 	if (fd >= 0)
 		close(fd);
@@ -412,7 +427,7 @@ static int refresh_artifacts(mirror *m)
 	if ((rc = m->b->artifact.list(m->b->impl, &ids, &n, m->tenant, m->session_id)))
 		return rc;
 	if ((rc = open_folder(&fd, m->dir_fd, AC_SANDBOX_ARTIFACTS, true, m->dir)))
-		goto done;
+		goto refused;
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(rc = m->b->artifact.read(m->b->impl, &data, &len, m->tenant, m->session_id,
 					       ids[i])))
@@ -420,6 +435,9 @@ static int refresh_artifacts(mirror *m)
 		free(data);
 		data = NULL;
 	}
+	goto done;
+refused:
+	rc = refuse_folder(m, rc);
 done:
 	if (fd >= 0)
 		close(fd);
