@@ -108,6 +108,11 @@ static int read_entry(char **out, size_t *out_len, int dir_fd, const char *name,
 		rc = ac_error_errno(errno, "%s", shown);
 		goto done;
 	}
+	/* A second name for a file elsewhere would carry it into the store. */
+	if (st.st_nlink > 1) {
+		rc = ac_error_set(AC_EDENIED, "%s: has other hard links", shown);
+		goto done;
+	}
 	if ((uint64_t)st.st_size > max) {
 		rc = ac_error_set(AC_EDENIED, "%s: larger than %zu bytes", shown, max);
 		goto done;
