@@ -1,5 +1,6 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
+#include "ac_backend_pg.h"
 #include "ac_consolidate.h"
 #include "ac_sandbox.h"
 
@@ -372,7 +373,6 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
 {
 	ac_buf data_dir = AC_BUF_INIT, registry = AC_BUF_INIT;
-	ac_backend_fs_options fs_opts = {0};
 	ac_consolidate_options consolidate = {0};
 	ac_consolidate_result folded = {0};
 	ac_sandbox_result refreshed = {0};
@@ -392,10 +392,13 @@ static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
 	    ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
 	    ac_buf_printf(&registry, "%s/sandboxes", data_dir.data))
 		goto done;
-	fs_opts.sessions_dir = ws->sessions_dir;
-	fs_opts.data_dir = data_dir.data;
-	if (ac_backend_fs_init(&b, &fs_opts) != 0)
+	/* The store the workspace is configured with (storage.url or files). */
+	if (ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
+		if (notes)
+			ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id,
+				      ac_error_last());
 		goto done;
+	}
 	consolidate.sandbox.registry_dir = registry.data;
 	if (ac_sandbox_refresh_session(&refreshed, &b, tenant, id, &consolidate.sandbox) && notes)
 		ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id, ac_error_last());
