@@ -3,7 +3,12 @@
  * for byte, the conflict rule, refreshing after compaction (7a) and after
  * consolidation (7b), and a mirror folder written by a hostile agent
  * (links, folders, FIFOs, bad names, huge files) that must never make sync
- * read or write outside the store. */
+ * read or write outside the store.
+ *
+ * The sandbox goes through ac_backend alone: with AC_SANDBOX_TEST_PG set
+ * (a libpq connection string; ctest's test_sandbox_pg sets it under
+ * tests/pg/with-postgres.sh) every case runs on the PostgreSQL backend,
+ * each in a fresh schema, instead of the files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +18,7 @@
 #include "test_util.h"
 
 #include "ac_backend.h"
+#include "ac_backend_pg.h"
 #include "ac_consolidate.h"
 #include "ac_error.h"
 #include "ac_sandbox.h"
@@ -57,8 +63,19 @@ static int setup(void **state)
 	mkdir(f->outside, 0755);
 	fs.sessions_dir = f->sessions;
 	fs.data_dir = f->data;
-	if (ac_backend_fs_init(&f->b, &fs) != 0)
+	if (getenv("AC_SANDBOX_TEST_PG")) {
+		static int case_number;
+		char schema[64];
+		ac_backend_pg_options pg = {.url = getenv("AC_SANDBOX_TEST_PG"), .schema = schema};
+
+		snprintf(schema, sizeof(schema), "sandbox_%d_%d", (int)getpid(), ++case_number);
+		if (ac_backend_pg_init(&f->b, &pg) != 0) {
+			fprintf(stderr, "test_sandbox: %s\n", ac_error_last());
+			return -1;
+		}
+	} else if (ac_backend_fs_init(&f->b, &fs) != 0) {
 		return -1;
+	}
 	f->opts.registry_dir = f->registry;
 	if (f->b.session.get_or_create(f->b.impl, &id, "T", "U", "A", "s1") != 0)
 		return -1;
