@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
@@ -381,16 +382,20 @@ static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
 	const json_t *metadata;
 	const char *tenant, *user;
 
-	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
-		ac_error_clear();
-		return;
-	}
+	struct stat st;
+
+	/* Most workspaces have neither: no reason to read the session again. */
+	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
+	    ac_buf_printf(&registry, "%s/sandboxes", data_dir.data) ||
+	    (stat(registry.data, &st) != 0 &&
+	     !(ws->config && ac_config_get(ws->config, "memory.consolidateCommand"))))
+		goto done;
+	if (ac_session_load(&s, ws->sessions_dir, id) != 0)
+		goto done;
 	metadata = json_object_get(ac_session_root(s), "metadata");
 	tenant = json_string_value(json_object_get(metadata, "tenantId"));
 	user = json_string_value(json_object_get(metadata, "userId"));
-	if (!tenant || ac_backend_id_check("tenant", tenant) ||
-	    ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
-	    ac_buf_printf(&registry, "%s/sandboxes", data_dir.data))
+	if (!tenant || ac_backend_id_check("tenant", tenant))
 		goto done;
 	/* The store the workspace is configured with (storage.url or files). */
 	if (ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
