@@ -92,6 +92,10 @@ int cli_demo(cli_context *ctx, int argc, char **argv);
 int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
 int cli_sandbox(cli_context *ctx, int argc, char **argv);
+/* After memo write/append changed (owner, scope): refreshes the sandbox
+ * mirrors that show it (cli_sandbox.c); trouble is a note. */
+void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const char *tenant,
+			    const char *owner, const char *scope);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 

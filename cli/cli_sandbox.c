@@ -14,6 +14,7 @@
 #include "ac_sandbox.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 static int sandbox_usage(void)
 {
@@ -32,6 +33,32 @@ static void show_notes(const char *notes)
 		cli_note("%.*s", len, line);
 		line += len + (end != NULL);
 	}
+}
+
+/* *out: the workspace's mirror registry, .agent/sandboxes. */
+static int registry_path(ac_buf *out, const cli_context *ctx)
+{
+	return ac_buf_printf(out, "%s/.agent/sandboxes", ctx->ws.root);
+}
+
+void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const char *tenant,
+			    const char *owner, const char *scope)
+{
+	ac_buf registry = AC_BUF_INIT;
+	ac_sandbox_options opts = {0};
+	ac_sandbox_result result = {0};
+	struct stat st;
+
+	/* No mirror ever registered: nothing to look up. */
+	if (registry_path(&registry, ctx) || stat(registry.data, &st) != 0)
+		goto done;
+	opts.registry_dir = registry.data;
+	if (ac_sandbox_refresh_owner(&result, b, tenant, owner, scope, &opts))
+		cli_note("sandbox mirrors not refreshed: %s", ac_error_last());
+	show_notes(result.notes);
+done:
+	ac_sandbox_result_free(&result);
+	ac_buf_free(&registry);
 }
 
 int cli_sandbox(cli_context *ctx, int argc, char **argv)
@@ -54,7 +81,7 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "sandbox %s: --read-only forbids changes", argv[0]);
 	if (ac_backend_id_check("tenant", argv[1]) || ac_backend_id_check("session", argv[2]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (ac_buf_printf(&registry, "%s/.agent/sandboxes", ctx->ws.root))
+	if (registry_path(&registry, ctx))
 		return cli_error(CLI_FAILED, "out of memory");
 	if ((status = cli_open_backend(&b, ctx)))
 		goto done;

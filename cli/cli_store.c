@@ -137,7 +137,8 @@ static int memo_list(const ac_backend *b, int argc, char **argv)
 	return status;
 }
 
-static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
+static int memo_change(const ac_backend *b, const cli_context *ctx, bool append, int argc,
+		       char **argv)
 {
 	ac_buf input = AC_BUF_INIT;
 	const char *text;
@@ -166,6 +167,7 @@ static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
 		cli_write(line.data, line.len);
 		ac_buf_free(&line);
 	}
+	cli_sandbox_after_memo(b, ctx, argv[0], argv[1], argv[2]);
 	status = cli_finish_output();
 done:
 	ac_buf_free(&input);
@@ -208,7 +210,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 	else if (!strcmp(verb, "list"))
 		status = memo_list(&b, argc - 1, argv + 1);
 	else
-		status = memo_change(&b, !strcmp(verb, "append"), argc - 1, argv + 1);
+		status = memo_change(&b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
 	ac_backend_close(&b);
 	return status;
 }

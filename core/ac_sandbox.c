@@ -788,6 +788,43 @@ int ac_sandbox_refresh_user(ac_sandbox_result *out, const ac_backend *b, const c
 	return rc;
 }
 
+/* The mirrors of the tenant's sessions whose agent is agent. */
+static int refresh_agent(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
+			 const char *agent, const ac_sandbox_options *opts)
+{
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = b->inspector.list_sessions(b->impl, &list, &n, tenant)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		ac_sandbox_result one;
+
+		if (!list[i].agent || strcmp(list[i].agent, agent))
+			continue;
+		rc = ac_sandbox_refresh_session(&one, b, tenant, list[i].session_id, opts);
+		add_result(out, &one);
+	}
+	ac_backend_sessions_free(list, n);
+	return rc;
+}
+
+int ac_sandbox_refresh_owner(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
+			     const char *owner, const char *scope, const ac_sandbox_options *opts)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_backend_scope_check(scope)))
+		return rc;
+	if (!strcmp(scope, "session"))
+		return ac_sandbox_refresh_session(out, b, tenant, owner, opts);
+	if (!strcmp(scope, "user"))
+		return ac_sandbox_refresh_user(out, b, tenant, owner, opts);
+	return refresh_agent(out, b, tenant, owner, opts);
+}
+
 int ac_sandbox_compact(ac_backend_compact_result *out, ac_sandbox_result *refreshed,
 		       const ac_backend *b, const char *tenant, const char *session_id,
 		       const ac_backend_compact_options *compact, const ac_sandbox_options *opts)

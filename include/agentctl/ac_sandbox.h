@@ -99,6 +99,14 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 int ac_sandbox_refresh_user(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
 			    const char *user, const ac_sandbox_options *opts);
 
+/* After the host changed a document of (owner, scope) outside the
+ * sandbox (seed §6: "refresh the running mirror"): refreshes the mirrors
+ * that show it: the session's for scope "session", those of the user's
+ * sessions for "user", of the agent's sessions (inspector listing) for
+ * "agent". */
+int ac_sandbox_refresh_owner(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
+			     const char *owner, const char *scope, const ac_sandbox_options *opts);
+
 /* The backend's compaction (session.compact_if_needed, which may write
  * artifacts), then the refresh hook for the session's mirrors (7a).
  * *refreshed (may be NULL) gets the refresh's result. */

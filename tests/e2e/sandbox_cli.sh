@@ -81,11 +81,23 @@ if command -v node >/dev/null; then
 	check "sync again: nothing to write back" out_has "0 written back, 0 conflicts, 0 refused; mirror: 0 files written"
 fi
 
+# ---- a host change through agentctl refreshes the mirror at once (§6) ----
+printf 'host todo\n' >"$TMP/todo"
+run memo write T s1 session TODO.md "host todo
+"
+check "memo write: the session's mirror has it at once" cmp -s "$M/session/TODO.md" "$TMP/todo"
+printf 'agent note\n' >"$TMP/anote"
+run memo write T A agent RULES.md "agent note
+"
+check "memo write: the agent's sessions' mirrors too" cmp -s "$M/agent/RULES.md" "$TMP/anote"
+
 # ---- the conflict rule ----
 printf 'host version\n' >"$TMP/host"
 printf 'agent version\n' >"$TMP/agentv"
-"$AC" -w "$WS" memo write T U user USER.md - <"$TMP/host" >/dev/null
+# The agent edits, then the host writes (its refresh keeps the edit).
 cp "$TMP/agentv" "$M/user/USER.md"
+"$AC" -w "$WS" memo write T U user USER.md - <"$TMP/host" >/dev/null
+check "host write: the agent's unsynced edit is kept in the mirror" cmp -s "$M/user/USER.md" "$TMP/agentv"
 run sandbox sync T s1 "$M"
 check "conflict: exit 1" rc_is 1
 check "conflict: one line naming the document" eval 'err_lines 1 && err_has "conflict: memo T/U/user/USER.md changed in the store since the mirror was taken"'
@@ -98,7 +110,9 @@ check "conflict: ... and mirrored" cmp -s "$M/user/$CONFLICT" "$TMP/agentv"
 
 # ---- 7a: compaction refreshes the mirror ----
 printf 'written by the host\n' >"$TMP/later"
-"$AC" -w "$WS" memo write T s1 session LATER.md - <"$TMP/later" >/dev/null
+# Written into the store by another process (the file backend's layout),
+# so only the compaction's refresh can bring it into the mirror.
+cp "$TMP/later" "$WS/.agent/memo/T/s1/session/LATER.md"
 check "before compaction: the mirror does not have it" test ! -e "$M/session/LATER.md"
 for i in $(seq 1 6); do
 	printf '[{"role":"user","content":"question %s"},{"role":"assistant","content":"answer %s"}]' "$i" "$i" |
@@ -132,8 +146,8 @@ for i in 1 2; do
 done
 run session compact s1 --force
 check "consolidation: compaction exit 0" rc_is 0
-check "consolidation: said on stderr" err_has "USER.md of user T/U consolidated from 2 notes of 1 session"
-printf '# profile of U\n- LATER.md\n- NOTES.md\n' >"$TMP/folded"
+check "consolidation: said on stderr" err_has "USER.md of user T/U consolidated from 3 notes of 1 session"
+printf '# profile of U\n- LATER.md\n- NOTES.md\n- TODO.md\n' >"$TMP/folded"
 check "consolidation: USER.md is the summariser's output" same_memo "$TMP/folded" user U USER.md
 check "consolidation: the summariser got the current USER.md" jq_is "$TMP/fold-input.json" .current 'host version'
 check "consolidation: ... and the notes' content" jq_is "$TMP/fold-input.json" '.sessions[0].notes[0].content' 'written by the host'
