@@ -56,6 +56,8 @@ static const cli_command commands[] = {
 	 "artifact list SESSION [--json] | show SESSION ID\n"},
 	{"trace", cli_trace,
 	 "trace show SESSION [--json]\n"},
+	{"sandbox", cli_sandbox,
+	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL)\n"},
 	{"config", cli_config,

@@ -99,11 +99,14 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	ws->schema.extra_action_types = ws->extra_action_types;
 	ws->resume_command = argv_of(config, "resumeCommand");
 	ws->summarizer = argv_of(config, "summarizer.command");
+	ws->consolidate_command = argv_of(config, "memory.consolidateCommand");
 	ws->compact.trigger_tokens = (uint64_t)ac_config_int(config, "compaction.triggerTokens",
 							     AC_COMPACT_TRIGGER_TOKENS);
 	if (json_is_number(ac_config_get(config, "compaction.compactFraction")))
 		ws->compact.fraction =
 			json_number_value(ac_config_get(config, "compaction.compactFraction"));
+	ws->compact.min_messages = (size_t)ac_config_int(config, "compaction.minMessages",
+							 AC_COMPACT_MIN_MESSAGES);
 	ws->compact.summarizer = ws->summarizer;
 	ws->session_write.quiet_ms = (int)clamp_ms(ac_config_int(config, "session.quietMs", 1000));
 	ws->session_write.wait_ms = (int)clamp_ms(ac_config_int(config, "session.waitMs", 5000));
@@ -146,6 +149,7 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->extra_action_types);
 	free(ws->resume_command);
 	free(ws->summarizer);
+	free(ws->consolidate_command);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -161,6 +165,8 @@ int ac_workspace_command(const char *const **out, const ac_workspace *ws, const 
 		*out = ws->resume_command;
 	else if (!strcmp(key, "summarizer.command"))
 		*out = ws->summarizer;
+	else if (!strcmp(key, "memory.consolidateCommand"))
+		*out = ws->consolidate_command;
 	else
 		return ac_error_set(AC_EINVAL, "%s: not a command key", key);
 	return 0;
