@@ -7,11 +7,13 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
+#include "ac_json_scan.h"
 #include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
+#include "ac_tokens.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,12 +34,11 @@ void ac_compact_options_init(ac_compact_options *opts)
 	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 }
 
-/* ac_compact_plan() with the messages' tokens counted already. */
-static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens,
-		 const ac_compact_options *opts)
+/* The plan's counts for n messages of tokens; true when a cut is to be
+ * chosen (then plan_cut() finishes the plan). */
+static bool plan_counts(ac_compact_result *out, size_t n, uint64_t tokens,
+			const ac_compact_options *opts)
 {
-	size_t n = json_array_size(messages), cut;
-
 	memset(out, 0, sizeof(*out));
 	out->messages_before = n;
 	out->messages_after = n;
@@ -46,13 +47,17 @@ static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens
 	 * of itself plus the rest of nothing. */
 	if (n < 2) {
 		out->why_not = "fewer than 2 messages: nothing to summarise";
-		return;
+		return false;
 	}
 	if (!(opts->force || out->tokens_before > opts->trigger_tokens)) {
 		out->why_not = "below the compaction trigger (use --force to compact anyway)";
-		return;
+		return false;
 	}
-	cut = ac_messages_compaction_cut(messages, opts->fraction);
+	return true;
+}
+
+static void plan_cut(ac_compact_result *out, size_t n, size_t cut)
+{
 	if (cut == 0 || cut > n) {
 		out->why_not = "no place to cut that keeps tool calls with their results";
 		return;
@@ -60,6 +65,16 @@ static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens
 	out->needed = true;
 	out->summarized = cut;
 	out->messages_after = n - cut + 1;
+}
+
+/* ac_compact_plan() with the messages' tokens counted already. */
+static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens,
+		 const ac_compact_options *opts)
+{
+	size_t n = json_array_size(messages);
+
+	if (plan_counts(out, n, tokens, opts))
+		plan_cut(out, n, ac_messages_compaction_cut(messages, opts->fraction));
 }
 
 void ac_compact_plan(ac_compact_result *out, const json_t *messages,
@@ -206,32 +221,6 @@ static int append_message_line(ac_buf *out, const json_t *msg, ac_buf *scratch)
 	return 0;
 }
 
-static int append_counts(ac_buf *out, const json_t *messages, summary_facts *facts)
-{
-	size_t users = 0, assistants = 0, tools = 0, other = 0, i, n = json_array_size(messages);
-	json_t *msg;
-
-	json_array_foreach(messages, i, msg) {
-		const char *role = ac_message_role(msg);
-
-		if (!strcmp(role, "user"))
-			users++;
-		else if (!strcmp(role, "assistant"))
-			assistants++;
-		else if (!strcmp(role, "tool"))
-			tools++;
-		else
-			other++;
-		ac_message_tool_calls(msg, note_tool_call, facts);
-	}
-	if (facts->rc ||
-	    ac_buf_printf(out, "%zu message%s compacted (user %zu, assistant %zu, tool %zu", n,
-			  n == 1 ? "" : "s", users, assistants, tools) ||
-	    (other && ac_buf_printf(out, ", other %zu", other)) || ac_buf_printf(out, ").\n"))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
-}
-
 static int append_facts(ac_buf *out, const summary_facts *facts)
 {
 	json_t *item;
@@ -252,36 +241,75 @@ static int append_facts(ac_buf *out, const summary_facts *facts)
 	return 0;
 }
 
-int ac_summarize_builtin(char **out, const json_t *messages)
-{
-	summary_facts facts = {json_array(), json_array(), json_object(), 0};
-	ac_buf text = AC_BUF_INIT, scratch = AC_BUF_INIT;
-	size_t n = json_array_size(messages);
-	int rc;
+/* The built-in summary made one message at a time, so that a history need
+ * not be held whole: counts and facts over all, lines from both ends. */
+typedef struct {
+	size_t n;    /* messages to summarise */
+	size_t seen; /* messages added so far */
+	size_t users, assistants, tools, other;
+	summary_facts facts;
+	ac_buf lines, scratch;
+} builtin_summary;
 
-	if (!facts.tools || !facts.files || !facts.files_seen) {
+static void builtin_free(builtin_summary *b)
+{
+	json_decref(b->facts.tools);
+	json_decref(b->facts.files);
+	json_decref(b->facts.files_seen);
+	ac_buf_free(&b->lines);
+	ac_buf_free(&b->scratch);
+}
+
+static int builtin_begin(builtin_summary *b, size_t n)
+{
+	memset(b, 0, sizeof(*b));
+	b->n = n;
+	b->facts = (summary_facts){json_array(), json_array(), json_object(), 0};
+	if (!b->facts.tools || !b->facts.files || !b->facts.files_seen)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int builtin_add(builtin_summary *b, const json_t *msg)
+{
+	const char *role = ac_message_role(msg);
+	size_t i = b->seen++, n = b->n;
+
+	if (!strcmp(role, "user"))
+		b->users++;
+	else if (!strcmp(role, "assistant"))
+		b->assistants++;
+	else if (!strcmp(role, "tool"))
+		b->tools++;
+	else
+		b->other++;
+	ac_message_tool_calls(msg, note_tool_call, &b->facts);
+	if (b->facts.rc)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* A long history keeps its beginning and its end. */
+	if (n > 2 * EDGE_MESSAGES && i >= EDGE_MESSAGES && i < n - EDGE_MESSAGES) {
+		if (i == EDGE_MESSAGES && ac_buf_printf(&b->lines, "- \xe2\x80\xa6 (%zu more messages)\n",
+							n - 2 * EDGE_MESSAGES))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		return 0;
+	}
+	return append_message_line(&b->lines, msg, &b->scratch);
+}
+
+static int builtin_finish(char **out, builtin_summary *b)
+{
+	ac_buf text = AC_BUF_INIT;
+	size_t n = b->seen;
+	int rc = 0;
+
+	if (ac_buf_printf(&text, "%zu message%s compacted (user %zu, assistant %zu, tool %zu", n,
+			  n == 1 ? "" : "s", b->users, b->assistants, b->tools) ||
+	    (b->other && ac_buf_printf(&text, ", other %zu", b->other)) ||
+	    ac_buf_printf(&text, ").\n") || append_facts(&text, &b->facts) ||
+	    ac_buf_printf(&text, "Conversation:\n") ||
+	    (b->lines.len && ac_buf_append(&text, b->lines.data, b->lines.len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
-	}
-	if ((rc = append_counts(&text, messages, &facts)))
-		goto done;
-	if (append_facts(&text, &facts) || ac_buf_printf(&text, "Conversation:\n")) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++) {
-		/* A long history keeps its beginning and its end. */
-		if (n > 2 * EDGE_MESSAGES && i == EDGE_MESSAGES) {
-			if (ac_buf_printf(&text, "- \xe2\x80\xa6 (%zu more messages)\n",
-					  n - 2 * EDGE_MESSAGES)) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			i = n - EDGE_MESSAGES - 1;
-			continue;
-		}
-		if ((rc = append_message_line(&text, json_array_get(messages, i), &scratch)))
-			goto done;
 	}
 	/* No trailing line break: the summary ends with its last line. */
 	if (text.len && text.data[text.len - 1] == '\n')
@@ -289,11 +317,25 @@ int ac_summarize_builtin(char **out, const json_t *messages)
 	if (!(*out = ac_buf_detach(&text)))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 done:
-	json_decref(facts.tools);
-	json_decref(facts.files);
-	json_decref(facts.files_seen);
 	ac_buf_free(&text);
-	ac_buf_free(&scratch);
+	return rc;
+}
+
+int ac_summarize_builtin(char **out, const json_t *messages)
+{
+	builtin_summary b;
+	json_t *msg;
+	size_t i;
+	int rc;
+
+	if ((rc = builtin_begin(&b, json_array_size(messages))))
+		goto done;
+	json_array_foreach(messages, i, msg)
+		if ((rc = builtin_add(&b, msg)))
+			goto done;
+	rc = builtin_finish(out, &b);
+done:
+	builtin_free(&b);
 	return rc;
 }
 
@@ -307,18 +349,14 @@ static bool is_blank(char c)
 /* The command summariser on behalf of session_id (NULL: none), see
  * ac_proc_run_for_session(). */
 static int summarize_command(char **out, const char *const *argv, const char *session_id,
-			     const json_t *messages, int timeout_ms)
+			     const char *input, size_t input_len, int timeout_ms)
 {
 	ac_proc_result result;
 	ac_buf why = AC_BUF_INIT;
-	size_t input_len = 0;
-	char *input = ac_json_exact_dumps(messages, JSON_COMPACT, &input_len);
 	const char *start, *end;
 	json_t *check = NULL;
 	int rc;
 
-	if (!input)
-		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
 	if ((rc = ac_proc_run_for_session(&result, argv, session_id, NULL, input, input_len,
 					  timeout_ms))) {
 		char reason[512];
@@ -356,6 +394,20 @@ done:
 	json_decref(check);
 	ac_buf_free(&why);
 	ac_proc_result_free(&result);
+	return rc;
+}
+
+/* The summariser's input: the messages as one compact JSON array. */
+static int summarize_messages(char **out, const char *const *argv, const char *session_id,
+			      const json_t *messages, int timeout_ms)
+{
+	size_t input_len = 0;
+	char *input = ac_json_exact_dumps(messages, JSON_COMPACT, &input_len);
+	int rc;
+
+	if (!input)
+		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
+	rc = summarize_command(out, argv, session_id, input, input_len, timeout_ms);
 	free(input);
 	return rc;
 }
@@ -363,14 +415,58 @@ done:
 int ac_summarize_command(char **out, const char *const *argv, const json_t *messages,
 			 int timeout_ms)
 {
-	return summarize_command(out, argv, NULL, messages, timeout_ms);
+	return summarize_messages(out, argv, NULL, messages, timeout_ms);
 }
 
 /* ---- compacting a session ---- */
 
+/* A session's history as the file's text, walked one message at a time. */
+typedef struct {
+	ac_json_span span; /* conversationHistory's value in the text */
+	const char *what;  /* the file, for errors */
+} history_text;
+
+typedef int (*message_fn)(const json_t *msg, void *ctx);
+
+/* Calls fn for each of messages [from, to) of h, each parsed on its own and
+ * released after the call. */
+static int each_message(const history_text *h, size_t from, size_t to, message_fn fn,
+			void *ctx)
+{
+	ac_json_cursor cursor;
+	ac_json_span value;
+	int rc = 0;
+
+	ac_json_cursor_init(&cursor, &h->span);
+	for (size_t i = 0; i < to && ac_json_cursor_next(&cursor, NULL, &value); i++) {
+		json_t *msg = NULL;
+		/* A message that is not an object or array is an unknown shape,
+		 * kept as it is. */
+		size_t flags = value.type == AC_JSON_OBJECT || value.type == AC_JSON_ARRAY
+				       ? 0 : JSON_DECODE_ANY;
+
+		if (i < from)
+			continue;
+		if ((rc = ac_json_exact_load(&msg, value.start, value.len, flags, h->what)))
+			return rc;
+		rc = fn(msg, ctx);
+		json_decref(msg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int append_to_array(const json_t *msg, void *ctx)
+{
+	if (json_array_append(ctx, (json_t *)msg))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
 typedef struct {
 	const char *id;
-	const json_t *replaced;   /* the messages that were summarised */
+	json_t *replaced;         /* the messages that were summarised */
 	const char *summary;
 	const char *archive;      /* relative to the sessions folder */
 	const char *at;
@@ -382,6 +478,11 @@ typedef struct {
 	 * is that document. */
 	const json_t *loaded;
 	uint64_t loaded_tokens, replaced_tokens;
+	/* Compacting from the file's text: its history (NULL otherwise), the
+	 * document without it, and how many messages are summarised. */
+	const history_text *text;
+	json_t *rest;
+	size_t cut;
 } replacement;
 
 /* True when metadata.compactions records the archive: the session holds
@@ -400,16 +501,60 @@ static bool names_archive(const json_t *metadata, const char *archive)
 	return false;
 }
 
+/* The summary message that replaces the first messages. New reference, or
+ * NULL when out of memory. */
+static json_t *summary_message(const char *summary)
+{
+	ac_buf content = AC_BUF_INIT;
+	json_t *msg = NULL;
+
+	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, summary) == 0)
+		msg = json_pack("{s:s, s:s}", "role", "user", "content", content.data);
+	ac_buf_free(&content);
+	return msg;
+}
+
+/* Checks root's metadata and appends this compaction's record to
+ * metadata.compactions (both made when absent). Nothing changes on a
+ * refusal. */
+static int record_compaction(json_t *root, const replacement *r, uint64_t before, uint64_t after)
+{
+	json_t *metadata = json_object_get(root, "metadata"), *compactions;
+
+	/* Refused rather than replaced: whatever is there is someone's data. */
+	if (metadata && !json_is_object(metadata))
+		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
+	compactions = metadata ? json_object_get(metadata, "compactions") : NULL;
+	if (compactions && !json_is_array(compactions))
+		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
+				    r->id);
+	if (!metadata) {
+		metadata = json_object();
+		if (json_object_set_new(root, "metadata", metadata))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (!compactions) {
+		compactions = json_array();
+		if (json_object_set_new(metadata, "compactions", compactions))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (json_array_append_new(compactions,
+				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", r->at, "messages",
+					    (json_int_t)r->cut, "tokensBefore", (json_int_t)before,
+					    "tokensAfter", (json_int_t)after, "archive", r->archive)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* The change applied to the session's current content: only if its first
  * messages are still the ones summarised. */
 static int replace_with_summary(json_t *root, void *ctx)
 {
 	replacement *r = ctx;
 	json_t *history = json_object_get(root, "conversationHistory");
-	json_t *metadata = json_object_get(root, "metadata"), *compactions, *kept = NULL;
-	size_t cut = json_array_size(r->replaced), n = json_array_size(history);
-	ac_buf content = AC_BUF_INIT;
-	uint64_t before;
+	json_t *metadata = json_object_get(root, "metadata"), *kept = NULL;
+	size_t cut = r->cut, n = json_array_size(history);
+	uint64_t before, after;
 	int rc = 0;
 
 	if (r->opts->guard && (rc = r->opts->guard(root, r->opts->guard_ctx)))
@@ -419,19 +564,21 @@ static int replace_with_summary(json_t *root, void *ctx)
 		return AC_SESSION_UNCHANGED; /* a reader saved our version again */
 	if (!json_is_array(history) || n < cut)
 		goto changed;
+	/* Compacting from the text, the summarised messages are parsed only
+	 * now that another writer's version must be compared with them. */
+	if (!r->replaced) {
+		if (!(r->replaced = json_array())) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = each_message(r->text, 0, cut, append_to_array, r->replaced)))
+			goto done;
+	}
 	for (size_t i = 0; i < cut; i++)
 		if (!json_equal(json_array_get(history, i), json_array_get(r->replaced, i)))
 			goto changed;
-	/* Refused rather than replaced: whatever is there is someone's data. */
-	if (metadata && !json_is_object(metadata))
-		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
-	compactions = metadata ? json_object_get(metadata, "compactions") : NULL;
-	if (compactions && !json_is_array(compactions))
-		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
-				    r->id);
 	before = history == r->loaded ? r->loaded_tokens : ac_messages_tokens(history);
-	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, r->summary) ||
-	    !(kept = json_pack("[{s:s, s:s}]", "role", "user", "content", content.data))) {
+	if (!(kept = json_array()) || json_array_append_new(kept, summary_message(r->summary))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -440,36 +587,19 @@ static int replace_with_summary(json_t *root, void *ctx)
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	if (!metadata) {
-		metadata = json_object();
-		if (json_object_set_new(root, "metadata", metadata)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
-	if (!compactions) {
-		compactions = json_array();
-		if (json_object_set_new(metadata, "compactions", compactions)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
+	after = history == r->loaded ? before - r->replaced_tokens +
+						ac_message_tokens(json_array_get(kept, 0))
+				     : ac_messages_tokens(kept);
+	if ((rc = record_compaction(root, r, before, after)))
+		goto done;
+	if (json_object_set(root, "conversationHistory", kept)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
 	}
 	r->result->messages_before = n;
 	r->result->messages_after = json_array_size(kept);
 	r->result->tokens_before = before;
-	r->result->tokens_after = history == r->loaded
-					  ? before - r->replaced_tokens +
-						    ac_message_tokens(json_array_get(kept, 0))
-					  : ac_messages_tokens(kept);
-	if (json_array_append_new(compactions,
-				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", r->at, "messages",
-					    (json_int_t)cut, "tokensBefore", (json_int_t)before,
-					    "tokensAfter", (json_int_t)r->result->tokens_after,
-					    "archive", r->archive)) ||
-	    json_object_set(root, "conversationHistory", kept)) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
+	r->result->tokens_after = after;
 	r->applied = true;
 	goto done;
 changed:
@@ -477,19 +607,271 @@ changed:
 			  "session %s changed while it was being compacted; nothing was changed", r->id);
 done:
 	json_decref(kept);
-	ac_buf_free(&content);
 	return rc;
+}
+
+/* ---- the same change made on the file's text ---- */
+
+/* The document as the file holds it with the history left empty: every
+ * top-level member but the messages, parsed (small). */
+static int load_rest(json_t **out, const char *text, size_t len, const history_text *h)
+{
+	size_t before = (size_t)(h->span.start - text);
+	size_t after = len - before - h->span.len;
+	ac_buf rest = AC_BUF_INIT;
+	int rc;
+
+	if (ac_buf_reserve(&rest, before + 2 + after) || ac_buf_append(&rest, text, before) ||
+	    ac_buf_append(&rest, "[]", 2) ||
+	    ac_buf_append(&rest, h->span.start + h->span.len, after)) {
+		ac_buf_free(&rest);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	rc = ac_json_exact_load(out, rest.data, rest.len, 0, h->what);
+	ac_buf_free(&rest);
+	return rc;
+}
+
+static int append_kept(const json_t *msg, void *ctx)
+{
+	ac_buf *out = ctx;
+
+	if (ac_buf_append(out, ",\n    ", 6))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_json_exact_dump_nested(out, msg, JSON_INDENT(2), 4);
+}
+
+/* The history's place in the serialised rest: an empty array as the
+ * layout writes it at the top level, where no string can hold a raw line
+ * break. */
+#define EMPTY_HISTORY "\n  \"conversationHistory\": []"
+
+/* ac_session_text_change_fn: the document as replace_with_summary() and the
+ * session's serialiser would write it, with the messages written one at a
+ * time instead of held as one tree. */
+static int replace_text_with_summary(ac_buf *out, const char *text, size_t len,
+				     const char *now, void *ctx)
+{
+	replacement *r = ctx;
+	size_t n = r->result->messages_before, mark;
+	json_t *summary = NULL, *rest = r->rest;
+	uint64_t before = r->loaded_tokens, after;
+	char *layout = NULL;
+	const char *hole;
+	size_t layout_len = 0;
+	int rc;
+
+	(void)text;
+	(void)len;
+	if (r->opts->guard && (rc = r->opts->guard(rest, r->opts->guard_ctx)))
+		return rc;
+	r->applied = false;
+	if (!(summary = summary_message(r->summary))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	after = before - r->replaced_tokens + ac_message_tokens(summary);
+	if ((rc = record_compaction(rest, r, before, after)))
+		goto done;
+	if (json_object_set_new(rest, "updatedAt", json_string(now)) ||
+	    !(layout = ac_json_exact_dumps(rest, JSON_INDENT(2), &layout_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!(hole = strstr(layout, EMPTY_HISTORY))) {
+		rc = ac_error_set(AC_EINVAL, "session %s: no history to compact", r->id);
+		goto done;
+	}
+	hole += strlen(EMPTY_HISTORY) - 1; /* at the ']' */
+	mark = (size_t)(hole - layout);
+	if (ac_buf_reserve(out, layout_len + r->text->span.len) ||
+	    ac_buf_append(out, layout, mark) || ac_buf_append(out, "\n    ", 5) ||
+	    ac_json_exact_dump_nested(out, summary, JSON_INDENT(2), 4)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = each_message(r->text, r->cut, n, append_kept, out)))
+		goto done;
+	if (ac_buf_append(out, "\n  ", 3) ||
+	    ac_buf_append(out, layout + mark, layout_len - mark)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	r->result->messages_after = n - r->cut + 1;
+	r->result->tokens_before = before;
+	r->result->tokens_after = after;
+	r->applied = true;
+done:
+	json_decref(summary);
+	free(layout);
+	return rc;
+}
+
+/* ---- compacting ---- */
+
+/* What compacting needs from either source: the session's first cut
+ * messages for the summariser and the archive, and the change. */
+typedef struct {
+	ac_session *session;      /* parsed, or text only (history set) */
+	const history_text *text; /* NULL: compacting the parsed document */
+	json_t *messages;         /* parsed: the history */
+	json_t *replaced;         /* parsed: its first cut messages */
+} compact_source;
+
+static int add_to_summary(const json_t *msg, void *ctx)
+{
+	return builtin_add(ctx, msg);
+}
+
+static int add_to_input(const json_t *msg, void *ctx)
+{
+	ac_buf *input = ctx;
+
+	if (ac_buf_putc(input, input->len ? ',' : '['))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (ac_json_exact_dump_nested(input, msg, JSON_COMPACT, 0))
+		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
+	return 0;
+}
+
+/* The summary of the first cut messages, read one at a time from the
+ * text: only the summariser's own input is held whole. */
+static int summarize_text(char **out, const history_text *h, size_t cut, const char *id,
+			  const ac_compact_options *opts)
+{
+	ac_buf input = AC_BUF_INIT;
+	builtin_summary b;
+	int rc;
+
+	if (!opts->summarizer) {
+		if ((rc = builtin_begin(&b, cut)) == 0 &&
+		    (rc = each_message(h, 0, cut, add_to_summary, &b)) == 0)
+			rc = builtin_finish(out, &b);
+		builtin_free(&b);
+		return rc;
+	}
+	if ((rc = each_message(h, 0, cut, add_to_input, &input)) == 0 &&
+	    (rc = ac_buf_putc(&input, ']') ? ac_error_set(AC_ENOMEM, "out of memory") : 0) == 0)
+		rc = summarize_command(out, opts->summarizer, id, input.data, input.len,
+				       opts->summarizer_timeout_ms);
+	ac_buf_free(&input);
+	return rc;
+}
+
+static int summarize(char **out, const compact_source *src, size_t cut, const char *id,
+		     const ac_compact_options *opts)
+{
+	int rc;
+
+	if (src->text)
+		rc = summarize_text(out, src->text, cut, id, opts);
+	else if (opts->summarize)
+		rc = opts->summarize(out, src->replaced, opts->summarize_ctx);
+	else if (opts->summarizer)
+		rc = summarize_messages(out, opts->summarizer, id, src->replaced,
+					opts->summarizer_timeout_ms);
+	else
+		rc = ac_summarize_builtin(out, src->replaced);
+	if (rc == 0 && !*out)
+		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary", id);
+	return rc;
+}
+
+static int add_to_archive(const json_t *msg, void *ctx)
+{
+	return ac_archive_add(ctx, msg);
+}
+
+static int archive(char **out_path, char **out_relative, const compact_source *src, size_t cut,
+		   const char *sessions_dir, const char *id, const char *created_at,
+		   int64_t now_ms)
+{
+	ac_buf doc = AC_BUF_INIT;
+	int rc;
+
+	if (!src->text)
+		return ac_archive_write(out_path, out_relative, sessions_dir, ".compactions", id,
+					created_at, now_ms, src->replaced, NULL);
+	if ((rc = ac_archive_begin(&doc, id, created_at)) == 0 &&
+	    (rc = each_message(src->text, 0, cut, add_to_archive, &doc)) == 0)
+		rc = ac_archive_write_built(out_path, out_relative, sessions_dir, ".compactions", id,
+					    now_ms, &doc);
+	ac_buf_free(&doc);
+	return rc;
+}
+
+static int add_to_finder(const json_t *msg, void *ctx)
+{
+	return ac_cut_finder_add(ctx, msg);
+}
+
+/* Plans from the text: tokens from the bytes, the cut from each message's
+ * tool calls and results, no tree of the history. */
+static int plan_text(ac_compact_result *out, const history_text *h,
+		     const ac_compact_options *opts)
+{
+	ac_cut_finder *finder = NULL;
+	size_t n = h->span.count;
+	int rc;
+
+	if (!plan_counts(out, n, ac_tokens_history_json(h->span.start, h->span.len), opts))
+		return 0;
+	if ((rc = ac_cut_finder_new(&finder)) == 0 &&
+	    (rc = each_message(h, 0, n, add_to_finder, finder)) == 0)
+		plan_cut(out, n, ac_cut_finder_cut(finder, opts->fraction));
+	ac_cut_finder_free(finder);
+	return rc;
+}
+
+/* Loads the session as text when its history can be walked from the text
+ * (*out_text set), else parsed whole (*out_text NULL). */
+static int load_source(compact_source *src, history_text *h, const char *sessions_dir,
+		       const char *id)
+{
+	static const char history_key[] = "conversationHistory", status_key[] = "status";
+	const ac_json_path paths[2] = {{{history_key}, {sizeof(history_key) - 1}, 1},
+				       {{status_key}, {sizeof(status_key) - 1}, 1}};
+	ac_json_span found[2];
+	const char *text, *p;
+	size_t len;
+	int rc;
+
+	memset(src, 0, sizeof(*src));
+	if ((rc = ac_session_load_text(&src->session, sessions_dir, id)))
+		return rc;
+	text = ac_session_text(src->session, &len);
+	for (p = text; p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');)
+		p++;
+	/* Anything unusual (not an object, a history that is not an array, a
+	 * scanner's refusal) takes the parsed way, which names the fault. */
+	if (p < text + len && *p == '{' && !ac_json_exact_holds_marker(text, len) &&
+	    ac_json_scan(found, text, len, paths, 2, NULL) == 0 &&
+	    found[0].type == AC_JSON_ARRAY &&
+	    (found[1].type == AC_JSON_NONE || found[1].type == AC_JSON_STRING)) {
+		h->span = found[0];
+		src->text = h;
+		return 0;
+	}
+	ac_error_clear();
+	ac_session_free(src->session);
+	src->session = NULL;
+	if ((rc = ac_session_load(&src->session, sessions_dir, id)))
+		return rc;
+	src->messages = json_incref(ac_session_messages(src->session));
+	return 0;
 }
 
 int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const char *id,
 		       const ac_compact_options *opts)
 {
 	char at[AC_TIME_ISO_LEN + 1], *summary = NULL, *archive_relative = NULL;
-	char *archive_path = NULL;
+	char *archive_path = NULL, *what = NULL;
 	const char *created_at;
-	ac_session *session = NULL, *after = NULL;
+	ac_session *after = NULL;
 	ac_session_write_options write;
-	json_t *messages = NULL, *replaced = NULL;
+	compact_source src = {0};
+	history_text h = {{0}, NULL};
+	json_t *rest = NULL;
 	uint64_t replaced_tokens;
 	bool published = false;
 	int64_t now_ms;
@@ -497,54 +879,79 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_session_load(&session, sessions_dir, id)))
+	if ((rc = ac_session_path(&what, sessions_dir, id)))
 		goto done;
-	/* One parse: the counts come from the file's text, and the update
-	 * below starts from this document while the file stays the same. */
-	messages = json_incref(ac_session_messages(session));
-	plan(out, messages, ac_session_tokens(session, SIZE_MAX), opts);
-	if (!out->needed)
-		goto done;
-	replaced_tokens = ac_session_tokens(session, out->summarized);
-	/* Counted: the text need not sit beside the summariser's input. */
-	ac_session_release_text(session);
-	if (!(replaced = json_array())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	h.what = what;
+	/* A caller's summarise callback takes the messages as one array. */
+	if (opts->summarize) {
+		memset(&src, 0, sizeof(src));
+		if ((rc = ac_session_load(&src.session, sessions_dir, id)))
+			goto done;
+		src.messages = json_incref(ac_session_messages(src.session));
+	} else if ((rc = load_source(&src, &h, sessions_dir, id))) {
 		goto done;
 	}
-	for (size_t i = 0; i < out->summarized; i++)
-		if (json_array_append(replaced, json_array_get(messages, i))) {
+	if (src.text) {
+		if ((rc = plan_text(out, src.text, opts)) || !out->needed)
+			goto done;
+		replaced_tokens = ac_tokens_history_prefix_json(h.span.start, h.span.len,
+							       out->summarized);
+	} else {
+		/* One parse: the counts come from the file's text, and the
+		 * update below starts from this document while the file stays
+		 * the same. */
+		plan(out, src.messages, ac_session_tokens(src.session, SIZE_MAX), opts);
+		if (!out->needed)
+			goto done;
+		replaced_tokens = ac_session_tokens(src.session, out->summarized);
+		/* Counted: the text need not sit beside the summariser's input. */
+		ac_session_release_text(src.session);
+		if (!(src.replaced = json_array())) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	if (opts->summarize)
-		rc = opts->summarize(&summary, replaced, opts->summarize_ctx);
-	else if (opts->summarizer)
-		rc = summarize_command(&summary, opts->summarizer, id, replaced,
-				       opts->summarizer_timeout_ms);
-	else
-		rc = ac_summarize_builtin(&summary, replaced);
-	if (rc)
+		for (size_t i = 0; i < out->summarized; i++)
+			if (json_array_append(src.replaced, json_array_get(src.messages, i))) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+	}
+	if ((rc = summarize(&summary, &src, out->summarized, id, opts)))
 		goto done;
-	if (!summary) {
-		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary", id);
-		goto done;
+	if (src.text) {
+		size_t len;
+		const char *text = ac_session_text(src.session, &len);
+
+		if ((rc = load_rest(&rest, text, len, src.text)))
+			goto done;
+		created_at = json_string_value(json_object_get(rest, "createdAt"));
+	} else {
+		created_at = json_string_value(json_object_get(ac_session_root(src.session),
+							       "createdAt"));
 	}
 	now_ms = ac_time_now_ms();
 	ac_time_format_iso(at, now_ms);
-	created_at = json_string_value(json_object_get(ac_session_root(session), "createdAt"));
-	if ((rc = ac_archive_write(&archive_path, &archive_relative, sessions_dir, ".compactions",
-				   id, created_at ? created_at : "", now_ms, replaced, NULL)))
+	if ((rc = archive(&archive_path, &archive_relative, &src, out->summarized, sessions_dir, id,
+			  created_at ? created_at : "", now_ms)))
 		goto done;
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
-	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false,
-			       messages, out->tokens_before, replaced_tokens};
+	change = (replacement){id, src.replaced, summary, archive_relative, at, out, opts, false,
+			       src.messages, out->tokens_before, replaced_tokens, src.text, rest,
+			       out->summarized};
+	src.replaced = NULL; /* the change's now (it may make one) */
 	write = opts->write;
 	write.published = &published;
-	rc = ac_session_update_from(&after, session, sessions_dir, id, replace_with_summary,
-				    &change, &write);
-	session = NULL; /* taken over */
+	if (src.text) {
+		rc = ac_session_update_text_from(&after, src.session, sessions_dir, id,
+						 replace_text_with_summary, replace_with_summary,
+						 &change, &write);
+	} else {
+		rc = ac_session_update_from(&after, src.session, sessions_dir, id,
+					    replace_with_summary, &change, &write);
+		src.session = NULL; /* taken over */
+	}
+	json_decref(change.replaced);
 	if (rc) {
 		/* A version naming the archive may have been read (and saved
 		 * again by its reader): then the archive must stay. */
@@ -559,7 +966,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 		}
 		goto done;
 	}
-	if (!change.applied) {
+	if (!change.applied && after) {
 		/* Applied already (our version came back): report from the file. */
 		json_t *messages_now = ac_session_messages(after);
 
@@ -572,12 +979,14 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 done:
 	if (rc)
 		out->needed = false;
-	ac_session_free(session);
+	ac_session_free(src.session);
 	ac_session_free(after);
-	json_decref(messages);
-	json_decref(replaced);
+	json_decref(src.messages);
+	json_decref(src.replaced);
+	json_decref(rest);
 	free(summary);
 	free(archive_relative);
 	free(archive_path);
+	free(what);
 	return rc;
 }
