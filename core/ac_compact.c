@@ -17,6 +17,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,6 +712,17 @@ done:
 
 /* ---- compacting ---- */
 
+/* Returns the freed pages of one step's large buffer (the summariser's
+ * input, the archive) to the system before the next step builds its own:
+ * glibc keeps a freed buffer of a few MB in its heap, where it would add
+ * to the next step's. */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /* What compacting needs from either source: the session's first cut
  * messages for the summariser and the archive, and the change. */
 typedef struct {
@@ -918,6 +932,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	}
 	if ((rc = summarize(&summary, &src, out->summarized, id, opts)))
 		goto done;
+	give_back_memory();
 	if (src.text) {
 		size_t len;
 		const char *text = ac_session_text(src.session, &len);
@@ -934,6 +949,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	if ((rc = archive(&archive_path, &archive_relative, &src, out->summarized, sessions_dir, id,
 			  created_at ? created_at : "", now_ms)))
 		goto done;
+	give_back_memory();
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
 	change = (replacement){id, src.replaced, summary, archive_relative, at, out, opts, false,
