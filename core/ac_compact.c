@@ -35,7 +35,7 @@ void ac_compact_options_init(ac_compact_options *opts)
 /* The plan's counts for n messages of tokens; true when a cut is to be
  * chosen (then ac_compact_plan_cut() finishes the plan). */
 bool ac_compact_plan_counts(ac_compact_result *out, size_t n, uint64_t tokens,
-			const ac_compact_options *opts)
+			    const ac_compact_options *opts)
 {
 	memset(out, 0, sizeof(*out));
 	out->messages_before = n;
@@ -99,7 +99,7 @@ static bool is_blank(char c)
 /* The command summariser on behalf of session_id (NULL: none), see
  * ac_proc_run_for_session(). */
 int ac_compact_run_summarizer(char **out, const char *const *argv, const char *session_id,
-			     const char *input, size_t input_len, int timeout_ms)
+			      const char *input, size_t input_len, int timeout_ms)
 {
 	ac_proc_result result;
 	ac_buf why = AC_BUF_INIT;
@@ -209,7 +209,8 @@ json_t *ac_compact_summary_message(const char *summary)
 /* Checks root's metadata and appends this compaction's record to
  * metadata.compactions (both made when absent). Nothing changes on a
  * refusal. */
-int ac_compact_record(json_t *root, const ac_compact_change *r, uint64_t before, uint64_t after)
+int ac_compact_record(json_t *root, const ac_compact_change *r, uint64_t before,
+		      uint64_t after)
 {
 	json_t *metadata = json_object_get(root, "metadata"), *compactions;
 
@@ -270,7 +271,8 @@ static int replace_with_summary(json_t *root, void *ctx)
 		if (!json_equal(json_array_get(history, i), json_array_get(r->replaced, i)))
 			goto changed;
 	before = history == r->loaded ? r->loaded_tokens : ac_messages_tokens(history);
-	if (!(kept = json_array()) || json_array_append_new(kept, ac_compact_summary_message(r->summary))) {
+	if (!(kept = json_array()) ||
+	    json_array_append_new(kept, ac_compact_summary_message(r->summary))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}

@@ -41,7 +41,7 @@ bool ac_history_text_find(ac_history_text *out, const char *text, size_t len, co
 /* Calls fn for each of messages [from, to) of h, each parsed on its own and
  * released after the call. */
 int ac_history_text_each(const ac_history_text *h, size_t from, size_t to, ac_history_fn fn,
-			void *ctx)
+			 void *ctx)
 {
 	ac_json_cursor cursor;
 	ac_json_span value;
@@ -75,7 +75,7 @@ static int add_to_finder(const json_t *msg, void *ctx)
 /* Plans from the text: tokens from the bytes, the cut from each message's
  * tool calls and results, no tree of the history. */
 int ac_compact_text_plan(ac_compact_result *out, const ac_history_text *h,
-		     const ac_compact_options *opts)
+			 const ac_compact_options *opts)
 {
 	ac_cut_finder *finder = NULL;
 	size_t n = h->span.count;
@@ -109,7 +109,7 @@ static int add_to_input(const json_t *msg, void *ctx)
 /* The summary of the first cut messages, read one at a time from the
  * text: only the summariser's own input is held whole. */
 int ac_compact_text_summarize(char **out, const ac_history_text *h, size_t cut, const char *id,
-			  const ac_compact_options *opts)
+			      const ac_compact_options *opts)
 {
 	ac_buf input = AC_BUF_INIT;
 	ac_summary_builtin b;
@@ -125,7 +125,7 @@ int ac_compact_text_summarize(char **out, const ac_history_text *h, size_t cut, 
 	if ((rc = ac_history_text_each(h, 0, cut, add_to_input, &input)) == 0 &&
 	    (rc = ac_buf_putc(&input, ']') ? ac_error_set(AC_ENOMEM, "out of memory") : 0) == 0)
 		rc = ac_compact_run_summarizer(out, opts->summarizer, id, input.data, input.len,
-				       opts->summarizer_timeout_ms);
+					       opts->summarizer_timeout_ms);
 	ac_buf_free(&input);
 	return rc;
 }
@@ -152,7 +152,8 @@ int ac_compact_text_archive(char **out_path, char **out_relative, const ac_histo
 
 /* The document as the file holds it with the history left empty: every
  * top-level member but the messages, parsed (small). */
-int ac_compact_text_load_rest(json_t **out, const char *text, size_t len, const ac_history_text *h)
+int ac_compact_text_load_rest(json_t **out, const char *text, size_t len,
+			      const ac_history_text *h)
 {
 	size_t before = (size_t)(h->span.start - text);
 	size_t after = len - before - h->span.len;
@@ -187,8 +188,8 @@ static int append_kept(const json_t *msg, void *ctx)
 /* ac_session_text_change_fn: the document as replace_with_summary() and the
  * session's serialiser would write it, with the messages written one at a
  * time instead of held as one tree. */
-int ac_compact_text_replace(ac_buf *out, const char *text, size_t len,
-				     const char *now, void *ctx)
+int ac_compact_text_replace(ac_buf *out, const char *text, size_t len, const char *now,
+			    void *ctx)
 {
 	ac_compact_change *r = ctx;
 	size_t n = r->result->messages_before, mark;
