@@ -47,6 +47,7 @@ extern "C" {
 
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"
+#include "ac_backend_pg.h"
 
 /* Watching the workspace; operator requests and actions. */
 #include "ac_watch.h"
