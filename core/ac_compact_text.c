@@ -38,13 +38,18 @@ bool ac_history_text_find(ac_history_text *out, const char *text, size_t len, co
 	return false;
 }
 
-/* Calls fn for each of messages [from, to) of h, each parsed on its own and
- * released after the call. */
-int ac_history_text_each(const ac_history_text *h, size_t from, size_t to, ac_history_fn fn,
-			 void *ctx)
+/* Filters messages by their text before they are parsed (may be NULL:
+ * every message). */
+typedef bool (*text_filter)(const char *text, size_t len);
+
+/* ac_history_text_each(); a message the filter refuses reaches fn as an
+ * empty object, unparsed. */
+static int each(const ac_history_text *h, size_t from, size_t to, text_filter filter,
+		ac_history_fn fn, void *ctx)
 {
 	ac_json_cursor cursor;
 	ac_json_span value;
+	json_t *empty = NULL;
 	int rc = 0;
 
 	ac_json_cursor_init(&cursor, &h->span);
@@ -57,14 +62,40 @@ int ac_history_text_each(const ac_history_text *h, size_t from, size_t to, ac_hi
 
 		if (i < from)
 			continue;
+		if (filter && !filter(value.start, value.len)) {
+			if (!empty && !(empty = json_object())) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				break;
+			}
+			if ((rc = fn(empty, ctx)))
+				break;
+			continue;
+		}
 		if ((rc = ac_json_exact_load(&msg, value.start, value.len, flags, h->what)))
-			return rc;
+			break;
 		rc = fn(msg, ctx);
 		json_decref(msg);
 		if (rc)
-			return rc;
+			break;
 	}
-	return 0;
+	json_decref(empty);
+	return rc;
+}
+
+int ac_history_text_each(const ac_history_text *h, size_t from, size_t to, ac_history_fn fn,
+			 void *ctx)
+{
+	return each(h, from, to, NULL, fn, ctx);
+}
+
+/* False when a message's text cannot hold a tool call or result: every
+ * key and block type that pairing reads (tool_calls, toolCallId,
+ * tool_call_id, tool_use, tool_result, tool_use_id, role "tool") has
+ * "tool" in it, unless spelt with \u escapes. Most messages of a long
+ * chat need not be parsed to plan the cut. */
+static bool may_pair(const char *text, size_t len)
+{
+	return memmem(text, len, "tool", 4) || memmem(text, len, "\\u", 2);
 }
 
 static int add_to_finder(const json_t *msg, void *ctx)
@@ -84,7 +115,7 @@ int ac_compact_text_plan(ac_compact_result *out, const ac_history_text *h,
 	if (!ac_compact_plan_counts(out, n, ac_tokens_history_json(h->span.start, h->span.len), opts))
 		return 0;
 	if ((rc = ac_cut_finder_new(&finder)) == 0 &&
-	    (rc = ac_history_text_each(h, 0, n, add_to_finder, finder)) == 0)
+	    (rc = each(h, 0, n, may_pair, add_to_finder, finder)) == 0)
 		ac_compact_plan_cut(out, n, ac_cut_finder_cut(finder, opts->fraction));
 	ac_cut_finder_free(finder);
 	return rc;

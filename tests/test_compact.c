@@ -1142,6 +1142,23 @@ static void test_text_way_odd_shapes(void **state)
 	expect_both_ways_alike(*state, SESSION_ODD_SHAPES, 1, 6);
 }
 
+/* A tool pair whose keys and types are spelt with \u escapes (no "tool" in
+ * the raw text) still holds the cut. */
+static const char *const SESSION_ESCAPED_KEYS =
+	"{\"id\":\"sess-1\",\"status\":\"running\",\"conversationHistory\":["
+	"{\"role\":\"user\",\"content\":\"a\"},"
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"\\u0074ool_use\",\"id\":\"t1\","
+	"\"name\":\"Read\",\"input\":{}}]},"
+	"{\"role\":\"user\",\"content\":[{\"\\u0074ype\":\"\\u0074ool_result\","
+	"\"\\u0074ool_use_id\":\"t1\",\"content\":\"ok\"}]},"
+	"{\"role\":\"assistant\",\"content\":\"b\"}]}";
+
+static void test_text_way_escaped_keys(void **state)
+{
+	/* ceil(0.5 * 4) = 2 would part t1's call (1) from its result (2). */
+	expect_both_ways_alike(*state, SESSION_ESCAPED_KEYS, 0.5, 3);
+}
+
 /* A long history: the built-in summary's two ends and the archive of
  * 2,500 messages come out the same one message at a time. */
 static void test_text_way_long_history(void **state)
@@ -1235,6 +1252,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_way_pretty_unicode_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_way_compact_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_way_odd_shapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_escaped_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_way_long_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_way_writer_after_archive, setup, teardown),
 	};
