@@ -165,14 +165,23 @@ typedef struct {
 	ac_scan_write_fn write;
 	void *write_ctx;
 	ac_buf out, scratch;
+	char invalid[256]; /* why the candidate is not a valid event, or "" */
 } scan_state;
 
 /* True when line is a valid event that q matches (s->spans then hold its
- * fields); an invalid one is counted. */
+ * fields), or one that no longer checks (journal.agents changed since it
+ * was stored) and the query shows invalid records (ac_query_show_invalid(),
+ * s->invalid says why), as the file engine decides; else an invalid one
+ * is counted. */
 static bool candidate_matches(scan_state *s, const char *line, size_t len)
 {
+	s->invalid[0] = '\0';
 	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0 ||
 	    ac_event_check(s->spans, &s->p->base.schema) != 0) {
+		if (ac_query_shows_invalid(s->q)) {
+			snprintf(s->invalid, sizeof(s->invalid), "%s", ac_error_last());
+			return ac_query_matches_invalid(s->q, line, len, s->spans);
+		}
 		if (!s->stats->invalid++)
 			s->stats->invalid_path = s->p->pg->shown;
 		return false;
@@ -195,7 +204,7 @@ static int flush(scan_state *s, bool always)
 static int emit(scan_state *s, const char *line, size_t len, uint64_t seq)
 {
 	ac_scan_match m = {.path = s->p->pg->shown, .line = line, .len = len, .offset = seq,
-			   .fields = s->spans};
+			   .fields = s->spans, .invalid = s->invalid[0] ? s->invalid : NULL};
 	int rc;
 
 	s->stats->matched++;
