@@ -102,8 +102,9 @@ static int pg_append(ac_journal_store *store, const char *line, size_t len,
 
 /* ---- queries ------------------------------------------------------------ */
 
-/* The WHERE conditions q's terms translate to, with their parameters
- * (borrowed from q) from $first on. *out_exact: every term translated. */
+/* The WHERE conditions q's terms translate to (sql, each " AND ..."),
+ * their parameters (borrowed from q) numbered from $first on, and whether
+ * every term was translated (exact: the rows are exactly the matches). */
 typedef struct {
 	ac_buf sql;
 	const char *values[16];
