@@ -90,6 +90,7 @@ int cli_demo(cli_context *ctx, int argc, char **argv);
 int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
 int cli_trace(cli_context *ctx, int argc, char **argv);
+int cli_gc(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

@@ -56,6 +56,8 @@ static const cli_command commands[] = {
 	 "artifact list SESSION [--json] | show SESSION ID\n"},
 	{"trace", cli_trace,
 	 "trace show SESSION [--json]\n"},
+	{"gc", cli_gc,
+	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
 	 "config show [--origin] [--json] | trust\n"},
 };

@@ -48,6 +48,9 @@ extern "C" {
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"
 
+/* Retention: old checkpoints, archives, traces, rotated journals. */
+#include "ac_gc.h"
+
 /* Watching the workspace; operator requests and actions. */
 #include "ac_watch.h"
 #include "ac_control.h"
