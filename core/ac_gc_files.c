@@ -171,9 +171,11 @@ static int push_item(ac_gc_plan *plan, ac_gc_kind kind, const char *base, const 
 }
 
 /* Weighs one owner's candidates (any order) under policy and plans the
- * ones that go; what_newest says what the keep rule counts. */
+ * ones that go; what_newest says what the keep rule counts. keep_newest:
+ * the newest of all stays whatever the rules (it counts for keep). */
 static int weigh(ac_gc_plan *plan, candidates *c, const ac_gc_policy *policy, ac_gc_kind kind,
-		 const char *base, const char *folder, const char *owner, const char *what_newest)
+		 const char *base, const char *folder, const char *owner, const char *what_newest,
+		 bool keep_newest)
 {
 	char cutoff[AC_TIME_ISO_LEN + 1];
 	int64_t limit = policy->now_ms - policy->older_than_ms;
@@ -189,7 +191,7 @@ static int weigh(ac_gc_plan *plan, candidates *c, const ac_gc_policy *policy, ac
 
 		if (item->protected)
 			continue;
-		if (policy->has_keep && kept < policy->keep) {
+		if ((keep_newest && i == 0) || (policy->has_keep && kept < policy->keep)) {
 			kept++;
 			continue;
 		}
@@ -257,19 +259,6 @@ static int checkpoint_candidate(candidates *c, int dir_fd, const char *name,
 	return rc;
 }
 
-/* The next version is the highest stored plus 1: the checkpoint holding
- * it stays, tombstone or not, so no version is given twice. */
-static void protect_highest_version(candidates *c)
-{
-	candidate *highest = NULL;
-
-	for (size_t i = 0; i < c->count; i++)
-		if (!highest || c->items[i].order > highest->order)
-			highest = &c->items[i];
-	if (highest)
-		highest->protected = true;
-}
-
 static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc_policy *policy)
 {
 	candidates c = {0};
@@ -307,11 +296,12 @@ static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc
 							  shown.data);
 			ac_buf_free(&shown);
 		}
-		if (!rc)
-			protect_highest_version(&c);
+		/* The next version is the highest stored plus 1: the checkpoint
+		 * holding it stays, tombstone or not, so no version is given
+		 * twice. */
 		if (!rc)
 			rc = weigh(plan, &c, policy, AC_GC_CHECKPOINT, fs->checkpoints_dir,
-				   entry->d_name, entry->d_name, "checkpoints of the session");
+				   entry->d_name, entry->d_name, "checkpoints of the session", true);
 		closedir(session);
 	}
 	closedir(top);
@@ -417,7 +407,7 @@ static int plan_archive_folder(ac_gc_plan *plan, const files_store *fs, int sess
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 		if (!rc)
 			rc = weigh(plan, &c, policy, kind, fs->sessions_dir, within.data,
-				   entry->d_name, "archives the session does not name");
+				   entry->d_name, "archives the session does not name", false);
 		ac_buf_free(&within);
 		json_decref(session);
 		closedir(archives);
@@ -503,7 +493,7 @@ static int plan_traces(ac_gc_plan *plan, const files_store *fs, int sessions_fd,
 					rc = ac_error_set(AC_ENOMEM, "out of memory");
 				if (!rc)
 					rc = weigh(plan, &c, &by_age, AC_GC_TRACE, fs->data_dir,
-						   within.data, id, "");
+						   within.data, id, "", false);
 			}
 			free(id);
 		}
@@ -551,7 +541,7 @@ static int plan_journals(ac_gc_plan *plan, const files_store *fs, const ac_gc_po
 		rc = candidates_push(&c, name, at, at, false, &st);
 	}
 	if (!rc)
-		rc = weigh(plan, &c, policy, AC_GC_JOURNAL, dir, NULL, NULL, "rotated journals");
+		rc = weigh(plan, &c, policy, AC_GC_JOURNAL, dir, NULL, NULL, "rotated journals", false);
 done:
 	if (dir_fd >= 0)
 		close(dir_fd);
