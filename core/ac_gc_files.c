@@ -15,6 +15,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_journal.h"
+#include "ac_json_scan.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
@@ -231,37 +232,42 @@ static int open_session_folder(int dir_fd, const char *name)
 
 /* ---- checkpoints ---------------------------------------------------------- */
 
-static int checkpoint_candidate(candidates *c, int dir_fd, const char *name,
-				const struct stat *st, const char *shown)
+/* The session's checkpoints as candidates, their headers read by the
+ * file provider (a header scan, not a parse; a folder or file that is a
+ * link, or a checkpoint that cannot be read, is skipped: it stays). */
+static int checkpoint_candidates(candidates *c, ac_checkpoint_store *store, int session_fd,
+				 const char *session_id)
 {
-	char *text = NULL;
-	size_t len = 0;
-	json_t *doc = NULL;
-	int64_t created = 0;
-	int rc;
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = true};
+	ac_checkpoint_header_list headers = {0};
+	ac_buf name = AC_BUF_INIT;
+	int rc = ac_checkpoint_store_list_headers(&headers, store, &filter);
 
-	/* One that cannot be read is not ours to judge: it stays. */
-	if (ac_file_read_at(&text, &len, dir_fd, name, shown) != 0)
-		return 0;
-	doc = json_loadb(text, len, 0, NULL);
-	free(text);
-	if (!doc || ac_checkpoint_validate(doc) != 0) {
-		json_decref(doc);
-		return 0;
+	for (size_t i = 0; i < headers.count && !rc; i++) {
+		const ac_checkpoint_header *h = &headers.items[i];
+		struct stat st;
+		int64_t created;
+
+		ac_buf_clear(&name);
+		if (ac_buf_printf(&name, "%s.json", h->checkpoint_id)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (!listed_file(&st, session_fd, name.data, ".json"))
+			continue; /* gone since it was read */
+		if (!h->created_at || ac_time_parse(&created, h->created_at) != 0)
+			created = mtime_ms(&st);
+		rc = candidates_push(c, name.data, h->version, created, h->tombstone, &st);
 	}
-	const char *at = json_string_value(json_object_get(doc, "createdAt"));
-
-	if (!at || ac_time_parse(&created, at) != 0)
-		created = mtime_ms(st);
-	rc = candidates_push(c, name, ac_checkpoint_version(doc), created,
-			     ac_checkpoint_is_tombstone(doc), st);
-	json_decref(doc);
+	ac_buf_free(&name);
+	ac_checkpoint_header_list_free(&headers);
 	return rc;
 }
 
 static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc_policy *policy)
 {
 	candidates c = {0};
+	ac_checkpoint_store *store = NULL;
 	struct dirent *entry;
 	DIR *top = NULL;
 	int top_fd = open_store_folder(fs->checkpoints_dir), rc = 0;
@@ -271,39 +277,25 @@ static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc
 			close(top_fd);
 		return 0;
 	}
+	if ((rc = ac_checkpoint_store_file_new(&store, fs->checkpoints_dir)))
+		goto done;
 	while (!rc && (entry = readdir(top)) != NULL) {
 		int session_fd = open_session_folder(dirfd(top), entry->d_name);
-		DIR *session;
-		struct dirent *file;
 
-		if (session_fd < 0 || !(session = fdopendir(session_fd))) {
-			if (session_fd >= 0)
-				close(session_fd);
+		if (session_fd < 0)
 			continue;
-		}
 		candidates_clear(&c);
-		while (!rc && (file = readdir(session)) != NULL) {
-			struct stat st;
-			ac_buf shown = AC_BUF_INIT;
-
-			if (!listed_file(&st, session_fd, file->d_name, ".json"))
-				continue;
-			if (ac_buf_printf(&shown, "%s/%s/%s", fs->checkpoints_dir, entry->d_name,
-					  file->d_name))
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-			else
-				rc = checkpoint_candidate(&c, session_fd, file->d_name, &st,
-							  shown.data);
-			ac_buf_free(&shown);
-		}
+		rc = checkpoint_candidates(&c, store, session_fd, entry->d_name);
 		/* The next version is the highest stored plus 1: the checkpoint
 		 * holding it stays, tombstone or not, so no version is given
 		 * twice. */
 		if (!rc)
 			rc = weigh(plan, &c, policy, AC_GC_CHECKPOINT, fs->checkpoints_dir,
 				   entry->d_name, entry->d_name, "checkpoints of the session", true);
-		closedir(session);
+		close(session_fd);
 	}
+done:
+	ac_checkpoint_store_free(store);
 	closedir(top);
 	candidates_free(&c);
 	return rc;
@@ -311,12 +303,24 @@ static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc
 
 /* ---- archives ------------------------------------------------------------- */
 
-/* *out: session id's document, AC_ENOTFOUND when it has no file. */
+/* The members of a session gc reads, in ac_json_scan()'s path order. */
+enum { S_STATUS, S_COMPACTIONS, S_ROLLBACKS, S_COUNT };
+static const char *const session_keys[S_COUNT] = {
+	"status", "metadata.compactions", "metadata.rollbacks",
+};
+
+/* *out: {"status", "metadata": {"compactions", "rollbacks"}} of session id
+ * (what is present of them), scanned rather than parsed whole: a session
+ * may be megabytes of messages. AC_ENOTFOUND when it has no file,
+ * AC_ECORRUPT when it is not JSON. */
 static int load_session(json_t **out, int sessions_fd, const char *id)
 {
+	ac_json_path paths[S_COUNT];
+	ac_json_span span[S_COUNT];
 	ac_buf name = AC_BUF_INIT;
 	char *text = NULL;
 	size_t len = 0;
+	json_t *doc = NULL, *metadata = NULL;
 	int rc;
 
 	if (ac_buf_printf(&name, "%s.json", id))
@@ -325,9 +329,37 @@ static int load_session(json_t **out, int sessions_fd, const char *id)
 	ac_buf_free(&name);
 	if (rc)
 		return rc;
-	*out = json_loadb(text, len, 0, NULL);
+	for (size_t i = 0; i < S_COUNT && !rc; i++)
+		rc = ac_json_path_init(&paths[i], session_keys[i]);
+	if (rc || (rc = ac_json_scan(span, text, len, paths, S_COUNT, NULL))) {
+		rc = ac_error_set(AC_ECORRUPT, "session %s: not JSON", id);
+		goto done;
+	}
+	if (!(doc = json_object()) || json_object_set_new(doc, "metadata", metadata = json_object())) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < S_COUNT; i++) {
+		json_t *value;
+
+		if (span[i].type == AC_JSON_NONE)
+			continue;
+		/* Each span is valid JSON (the scan checked it): this fails only
+		 * for want of memory, or on what jansson refuses (\u0000 keys). */
+		if (!(value = json_loadb(span[i].start, span[i].len, JSON_DECODE_ANY, NULL))) {
+			rc = ac_error_set(AC_ECORRUPT, "session %s: %s unreadable", id,
+					  session_keys[i]);
+			goto done;
+		}
+		json_object_set_new(i == S_STATUS ? doc : metadata,
+				    i == S_STATUS ? "status" : strchr(session_keys[i], '.') + 1, value);
+	}
+	*out = doc;
+	doc = NULL;
+done:
+	json_decref(doc);
 	free(text);
-	return *out ? 0 : ac_error_set(AC_ECORRUPT, "session %s: not JSON", id);
+	return rc;
 }
 
 /* True when the session names relative in metadata.<records>[].archive. */
@@ -636,7 +668,7 @@ static int remove_trace(int dir_fd, const char *name, const ac_gc_item *item)
 
 static int files_remove(ac_gc_store *store, const ac_gc_item *item)
 {
-	const char *name;
+	const char *name = NULL;
 	struct stat st;
 	int dir_fd, rc;
 
