@@ -155,4 +155,24 @@ check "gc during writes: no temp file touched" eval '! ls "$CD"/w/*.tmp 2>/dev/n
 check "after the writer: the newest 5 stay" eval '[ "$(ls "$CD/w" | wc -l)" = 5 ] && [ -f "$CD/w/c$((N - 4)).json" ]'
 check "after the writer: they all load" eval '"$AC" -w "$WS" checkpoint list w | grep -c "^ " | grep -qx 5'
 
+# ---- killed in the middle ---------------------------------------------------
+# SIGKILL at some point of a long gc: whatever remains is whole and loads.
+mkdir -p "$CD/k"
+for i in $(seq 1 400); do
+	printf '{"checkpointId":"k%d","sessionId":"k","agentId":"a","createdAt":"2020-01-01T00:00:00.000Z","version":%d,"parentId":null,"nodeId":"n","lastInput":"","lastInputType":"text","lastOutput":"","messageHistory":[],"properties":{}}\n' "$i" "$i" >"$CD/k/k$i.json"
+done
+for delay in 0.01 0.03 0.06; do
+	"$AC" -w "$WS" gc --keep 1 >/dev/null 2>&1 &
+	GC=$!
+	sleep "$delay"
+	kill -KILL "$GC" 2>/dev/null
+	wait "$GC" 2>/dev/null
+	check "killed after ${delay}s: every remaining checkpoint is valid JSON" \
+		eval 'for f in "$CD"/k/*.json; do jq -e .version "$f" >/dev/null || exit 1; done'
+	run checkpoint list k
+	check "killed after ${delay}s: they all list, none reported" \
+		eval 'rc_is 0 && [ ! -s "$TMP/err" ] && [ "$(grep -c "^ " "$TMP/out")" = "$(ls "$CD/k" | wc -l)" ]'
+	check "killed after ${delay}s: the newest is there" test -f "$CD/k/k400.json"
+done
+
 finish
