@@ -62,12 +62,16 @@ typedef struct {
 	bool wrote_any; /* an event was written */
 } printer;
 
-/* Appends a string field decoded and made safe, padded to width. */
+/* Appends a string field decoded and made safe, padded to width (at most
+ * 15). Without escapes the raw bytes are the text: no copy first. */
 static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, int width)
 {
+	static const char spaces[] = "               ";
 	size_t start = out->len, decoded_len = 0;
 
-	if (span->type == AC_JSON_STRING) {
+	if (span->type == AC_JSON_STRING && !span->has_escape && span->len >= 2) {
+		ac_text_sanitize(out, span->start + 1, span->len - 2);
+	} else if (span->type == AC_JSON_STRING) {
 		ac_buf_clear(scratch);
 		if (ac_buf_reserve(scratch, span->len) == 0) {
 			ac_json_string_decode(scratch->data, &decoded_len, span);
@@ -76,8 +80,8 @@ static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, in
 	} else {
 		ac_buf_putc(out, '-');
 	}
-	for (int used = (int)(out->len - start); used < width; used++)
-		ac_buf_putc(out, ' ');
+	if (out->len - start < (size_t)width)
+		ac_buf_append(out, spaces, (size_t)width - (out->len - start));
 }
 
 /* One event as read and query show it; may run on several threads at
@@ -125,23 +129,6 @@ static int write_events(const char *data, size_t len, void *ctx)
 	return cli_write(data, len) ? 0 : 1;
 }
 
-/* --last N: the scan hands over events one at a time. */
-typedef struct {
-	printer *p;
-	ac_buf out, scratch;
-} event_printer;
-
-static int print_event(const ac_scan_match *m, void *ctx)
-{
-	event_printer *ep = ctx;
-	int rc;
-
-	ac_buf_clear(&ep->out);
-	if ((rc = format_event(&ep->out, &ep->scratch, m, ep->p)))
-		return rc;
-	return write_events(ep->out.data, ep->out.len, ep->p);
-}
-
 static void report_skipped(const ac_scan_stats *stats, bool all)
 {
 	if (stats->invalid)
@@ -163,7 +150,6 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 	bool all = false, options_done = false, last_given = false;
 	ac_scan_stats stats = {0};
 	printer p = {0};
-	event_printer ep = {&p, AC_BUF_INIT, AC_BUF_INIT};
 	ac_query *q = NULL;
 	int status = CLI_OK, rc;
 
@@ -231,12 +217,8 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 
 		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 	}
-	if (last_n > 0)
-		rc = ac_journal_scan(&stats, (const char *const *)files, nfiles, q, last_n,
-				     &ws->schema, print_event, &ep);
-	else
-		rc = ac_journal_scan_format(&stats, (const char *const *)files, nfiles, q,
-					    &ws->schema, format_event, &p, write_events, &p);
+	rc = ac_journal_scan_format(&stats, (const char *const *)files, nfiles, q, last_n,
+				    &ws->schema, format_event, &p, write_events, &p);
 	if (rc < 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -247,8 +229,6 @@ finish:
 	report_skipped(&stats, all);
 	status = cli_finish_output();
 done:
-	ac_buf_free(&ep.out);
-	ac_buf_free(&ep.scratch);
 	ac_query_free(q);
 	ac_journal_files_free(files, nfiles);
 	free(terms);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,39 @@ static const char *const action_types[] = {
 	"SESSION_START", "SESSION_PAUSE", "SESSION_RESUME", "SESSION_COMPACT",
 	"ROLLBACK", NULL,
 };
+
+/* A built-in list with a lookup by length, first and last byte, so that
+ * checking a field costs one compare rather than one per name (every
+ * journal line checks three lists). Filled once, by prepare_tables(). */
+#define NAME_BUCKETS 64
+#define NAME_SHARED 0xFF /* two names in the bucket: compare them all */
+#define NAMES_MAX 16
+typedef struct {
+	const char *const *names;
+	size_t len[NAMES_MAX];
+	uint8_t by_key[NAME_BUCKETS]; /* 0: no name; i + 1: names[i] */
+} name_set;
+
+static name_set agent_set = {.names = builtin_agents};
+static name_set status_set = {.names = statuses};
+static name_set action_type_set = {.names = action_types};
+
+/* n >= 1. The middle byte tells FILE_CREATE from FILE_DELETE. */
+static size_t name_bucket(const char *s, size_t n)
+{
+	return (n * 7 + (unsigned char)s[0] * 3 + (unsigned char)s[n - 1] +
+		(unsigned char)s[n / 2] * 5) & (NAME_BUCKETS - 1);
+}
+
+static void name_set_build(name_set *set)
+{
+	for (size_t i = 0; set->names[i] && i < NAMES_MAX; i++) {
+		size_t n = strlen(set->names[i]), h = name_bucket(set->names[i], n);
+
+		set->len[i] = n;
+		set->by_key[h] = set->by_key[h] ? NAME_SHARED : (uint8_t)(i + 1);
+	}
+}
 
 const ac_json_path *ac_event_paths(void)
 {
@@ -109,24 +143,57 @@ static int want_type(const ac_json_span *fields, enum ac_event_field f,
 	return 0;
 }
 
+/* True when name (NUL-terminated) is exactly raw[0..n), raw holding no NUL
+ * (a JSON string's raw bytes never do); stops at the first difference. */
+static bool name_is(const char *name, const char *raw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name[i] != raw[i])
+			return false;
+	return name[n] == '\0';
+}
+
 static bool in_list(const ac_json_span *span, const char *const *list, size_t n)
 {
-	for (size_t i = 0; (n == (size_t)-1 ? list[i] != NULL : i < n); i++)
-		if (ac_json_string_equals(span, list[i], strlen(list[i])))
+	/* Every line checks three of these lists: without escapes, compare
+	 * the raw bytes in place instead of measuring each name first. */
+	bool raw = span->type == AC_JSON_STRING && !span->has_escape && span->len >= 2;
+
+	for (size_t i = 0; (n == (size_t)-1 ? list[i] != NULL : i < n); i++) {
+		if (raw ? name_is(list[i], span->start + 1, span->len - 2)
+			: ac_json_string_equals(span, list[i], strlen(list[i])))
 			return true;
+	}
 	return false;
 }
 
-static int want_enum(const ac_json_span *fields, enum ac_event_field f,
-		     const char *const *allowed, const ac_event_schema *schema)
+static bool in_set(const ac_json_span *span, const name_set *set)
 {
+	const char *raw = span->start + 1;
+	size_t n = span->len - 2;
+	uint8_t slot;
+
+	if (span->type != AC_JSON_STRING || span->has_escape || span->len <= 2)
+		return in_list(span, set->names, (size_t)-1);
+	slot = set->by_key[name_bucket(raw, n)];
+	if (slot == 0)
+		return false;
+	if (slot == NAME_SHARED)
+		return in_list(span, set->names, (size_t)-1);
+	return set->len[slot - 1] == n && name_is(set->names[slot - 1], raw, n);
+}
+
+static int want_enum(const ac_json_span *fields, enum ac_event_field f,
+		     const name_set *set, const ac_event_schema *schema)
+{
+	const char *const *allowed = set->names;
 	char shown[96];
 	ac_buf list = AC_BUF_INIT;
 	int rc;
 
 	if ((rc = want_type(fields, f, AC_JSON_STRING, true)))
 		return rc;
-	if (in_list(&fields[f], allowed, (size_t)-1))
+	if (in_set(&fields[f], set))
 		return 0;
 	if (schema && f == AC_EV_AGENT &&
 	    in_list(&fields[f], schema->extra_agents, schema->nextra_agents))
@@ -160,10 +227,25 @@ bool ac_event_id_valid(const char *t, size_t len)
 	return true;
 }
 
+/* The event paths' key table and the name sets, built once: journal check
+ * parses millions of lines with them. */
+static ac_json_paths prepared_event_paths;
+static pthread_once_t prepare_once = PTHREAD_ONCE_INIT;
+
+static void prepare_tables(void)
+{
+	ac_json_paths_prepare(&prepared_event_paths, event_paths, AC_EV_NFIELDS);
+	name_set_build(&agent_set);
+	name_set_build(&status_set);
+	name_set_build(&action_type_set);
+}
+
 int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 {
 	char shown[96];
 	int rc;
+
+	pthread_once(&prepare_once, prepare_tables);
 
 	if ((rc = want_type(fields, AC_EV_ID, AC_JSON_STRING, true)))
 		return rc;
@@ -182,10 +264,10 @@ int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 		return ac_error_set(AC_EINVAL,
 				    "timestamp: '%s' is not of the form YYYY-MM-DDTHH:mm:ss.sssZ", shown);
 	}
-	if ((rc = want_enum(fields, AC_EV_AGENT, builtin_agents, schema)) ||
-	    (rc = want_enum(fields, AC_EV_STATUS, statuses, schema)) ||
+	if ((rc = want_enum(fields, AC_EV_AGENT, &agent_set, schema)) ||
+	    (rc = want_enum(fields, AC_EV_STATUS, &status_set, schema)) ||
 	    (rc = want_type(fields, AC_EV_ACTION, AC_JSON_OBJECT, true)) ||
-	    (rc = want_enum(fields, AC_EV_ACTION_TYPE, action_types, schema)) ||
+	    (rc = want_enum(fields, AC_EV_ACTION_TYPE, &action_type_set, schema)) ||
 	    (rc = want_type(fields, AC_EV_ACTION_INPUT, AC_JSON_STRING, false)) ||
 	    (rc = want_type(fields, AC_EV_ACTION_PARAMS, AC_JSON_OBJECT, true)) ||
 	    (rc = want_type(fields, AC_EV_RESULT, AC_JSON_OBJECT, true)) ||
@@ -207,7 +289,10 @@ int ac_event_check(const ac_json_span *fields, const ac_event_schema *schema)
 int ac_event_parse(ac_json_span *fields, const char *line,
 		   size_t len, const ac_event_schema *schema)
 {
-	int rc = ac_json_scan(fields, line, len, event_paths, AC_EV_NFIELDS, NULL);
+	int rc;
+
+	pthread_once(&prepare_once, prepare_tables);
+	rc = ac_json_scan_prepared(fields, line, len, &prepared_event_paths, NULL);
 
 	if (rc)
 		return rc;

@@ -135,15 +135,18 @@ static int deliver_invalid(const ac_split_output *o, bool done, uint64_t first_n
 	return 0;
 }
 
-/* The complete lines [0, end) on nthreads threads. */
-static int check_parallel(check_totals *t, const char *path, uint64_t end, size_t nthreads,
-			  const ac_event_schema *schema, ac_check_fn fn, void *ctx)
+/* The complete lines [0, end) on nthreads threads; *out_started false:
+ * nothing done, no thread could start. */
+static int check_parallel(bool *out_started, check_totals *t, const char *path, uint64_t end,
+			  size_t nthreads, const ac_event_schema *schema, ac_check_fn fn,
+			  void *ctx)
 {
 	check_worker *workers = calloc(nthreads, sizeof(*workers));
 	void **contexts = calloc(nthreads, sizeof(*contexts));
 	check_delivery d = {t, path, fn, ctx};
 	int rc;
 
+	*out_started = false;
 	if (!workers || !contexts) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -152,8 +155,9 @@ static int check_parallel(check_totals *t, const char *path, uint64_t end, size_
 		workers[i].schema = schema;
 		contexts[i] = &workers[i];
 	}
-	rc = ac_split_run(path, end, nthreads, check_block, contexts, deliver_invalid, &d);
-	if (rc == 0)
+	rc = ac_split_run(out_started, path, end, nthreads, check_block, contexts,
+			  deliver_invalid, &d);
+	if (rc == 0 && *out_started)
 		t->next_offset = end;
 done:
 	free(workers);
@@ -173,12 +177,12 @@ int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *pat
 		return rc;
 	nthreads = ac_split_threads(end);
 	if (end > 0 && nthreads > 1) {
-		rc = check_parallel(&t, path, end, nthreads, schema, fn, ctx);
-		if (rc == AC_SPLIT_NO_THREADS)
-			t = (check_totals){0, 0, 0, 1};
-		else if (rc)
+		bool started;
+
+		if ((rc = check_parallel(&started, &t, path, end, nthreads, schema, fn, ctx)))
 			goto done;
 	}
+	/* What follows end (everything when no thread ran). */
 	rc = check_serial(&t, path, schema, fn, ctx);
 done:
 	*out_valid = t.valid;

@@ -1,46 +1,29 @@
 /* The scan engine: prefiltered forward scans and backward windows. */
 #include "ac_journal_scan.h"
+#include "ac_journal_scan_impl.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
-#include "ac_file.h"
 #include "ac_journal_reader.h"
-#include "ac_journal_split.h"
 #include "ac_json_scan.h"
 #include "ac_search.h"
 
-#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define FIRST_WINDOW (64u * 1024)
-/* Bytes of the first block counted to choose the needle's search bytes:
- * some 150 events, enough to see the journal's mix, and a few hundredths
- * of a millisecond, next to the 4 MiB windows the dashboard's search scans
- * one scan at a time. */
-#define SAMPLE_BYTES (64u * 1024)
-
-typedef struct {
-	const ac_query *q;
-	const ac_event_schema *schema;
-	const ac_json_path *paths;
-	size_t npaths;
-	ac_scan_stats *stats;
-	const char *path;
-	ac_scan_fn fn;
-	void *ctx;
-	ac_json_span spans[AC_JSON_MAX_PATHS];
-	bool have_finder; /* finder is set up, from the first block's bytes */
-	ac_finder finder;
-} scan_ctx;
 
 /* Parses one candidate line and hands it on if it is a matching event. */
-static int consider_line(scan_ctx *s, const char *line, size_t len, uint64_t offset)
+static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t offset)
 {
 	ac_scan_match match;
 
-	if (ac_json_scan(s->spans, line, len, s->paths, s->npaths, NULL) != 0 ||
+	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0 ||
 	    ac_event_check(s->spans, s->schema) != 0) {
 		if (s->stats->invalid++ == 0)
 			s->stats->invalid_path = s->path;
@@ -66,13 +49,44 @@ typedef struct {
 	bool needle_done, escape_done; /* searched to the end: no more hits */
 } candidate_finder;
 
+/* True when the backslash at y starts an escape as read from `from` on:
+ * "\\\\" escapes itself, so it does when the run of backslashes that ends
+ * at y (counted from `from`) is odd. */
+static bool starts_escape(const char *from, const char *y)
+{
+	size_t run = 1;
+
+	while ((size_t)(y - from) >= run && y[-(ptrdiff_t)run] == '\\')
+		run++;
+	return run % 2 == 1;
+}
+
+/* The first \u or \/ escape at or after p. Journal text holds many other
+ * escapes (\" and \n), so the pairs are looked for 16 places at a time
+ * rather than stopping at every backslash. */
 static const char *next_escape_at(const char *p, const char *end)
 {
-	while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
-		if (p + 1 < end && (p[1] == 'u' || p[1] == '/'))
-			return p;
-		p += 2; /* "\\\\" escapes itself: never read its second byte as a start */
+	const char *from = p;
+
+#if defined(__SSE2__)
+	const __m128i backslash = _mm_set1_epi8('\\'), u = _mm_set1_epi8('u');
+	const __m128i slash = _mm_set1_epi8('/');
+
+	for (; end - p > 16; p += 16) {
+		__m128i here = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i next = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned pairs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(here, backslash)) &
+				 (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(next, u),
+									  _mm_cmpeq_epi8(next, slash)));
+
+		for (; pairs; pairs &= pairs - 1)
+			if (starts_escape(from, p + __builtin_ctz(pairs)))
+				return p + __builtin_ctz(pairs);
 	}
+#endif
+	for (; end - p > 1; p++)
+		if (*p == '\\' && (p[1] == 'u' || p[1] == '/') && starts_escape(from, p))
+			return p;
 	return NULL;
 }
 
@@ -93,7 +107,7 @@ static const char *next_candidate(candidate_finder *f, const char *p, const char
 	return f->next_escape;
 }
 
-static int scan_block(scan_ctx *s, const ac_journal_block *block)
+int ac_scan_block(ac_scan_ctx *s, const ac_journal_block *block)
 {
 	const char *p = block->data, *end = block->data + block->len;
 	candidate_finder finder = {0};
@@ -111,7 +125,7 @@ static int scan_block(scan_ctx *s, const ac_journal_block *block)
 		ac_byte_counts counts;
 
 		ac_byte_counts_sample(&counts, block->data,
-				      block->len < SAMPLE_BYTES ? block->len : SAMPLE_BYTES);
+				      block->len < AC_SCAN_SAMPLE_BYTES ? block->len : AC_SCAN_SAMPLE_BYTES);
 		ac_finder_init(&s->finder, needle, needle_len, &counts);
 		s->have_finder = true;
 	}
@@ -141,8 +155,8 @@ static int scan_block(scan_ctx *s, const ac_journal_block *block)
 
 /* Scans [start, end) of s->path forward; returns the reader's resume point
  * and line number through the out-params when asked. */
-static int scan_range(scan_ctx *s, uint64_t start, uint64_t end, uint64_t *out_next,
-		      uint64_t *in_out_number, bool report_tail)
+int ac_scan_range(ac_scan_ctx *s, uint64_t start, uint64_t end, uint64_t *out_next,
+		  uint64_t *in_out_number, bool report_tail)
 {
 	ac_journal_reader *reader = NULL;
 	ac_journal_block block;
@@ -153,7 +167,7 @@ static int scan_range(scan_ctx *s, uint64_t start, uint64_t end, uint64_t *out_n
 					 in_out_number ? *in_out_number : 1)))
 		return rc;
 	while ((rc = ac_journal_reader_next_block(reader, &block)) == 1)
-		if ((rc = scan_block(s, &block)))
+		if ((rc = ac_scan_block(s, &block)))
 			break;
 	if (rc == 0 && report_tail && ac_journal_reader_tail(reader, &tail_offset) > 0) {
 		s->stats->torn++;
@@ -247,7 +261,7 @@ static int take_newest_first(kept_match **collected, size_t *ncollected, size_t 
 
 /* Collects up to last_n matches going back from the end of the files in
  * windows that double, then hands them to the caller oldest first. */
-static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_t last_n,
+static int scan_last(ac_scan_ctx *s, const char *const *paths, size_t npaths, size_t last_n,
 		     ac_scan_fn fn, void *ctx)
 {
 	ring window = {0};
@@ -295,7 +309,7 @@ static int scan_last(scan_ctx *s, const char *const *paths, size_t npaths, size_
 			if (rc)
 				goto done;
 			window.limit = last_n - ncollected;
-			if ((rc = scan_range(s, start, end, NULL, NULL, false)) ||
+			if ((rc = ac_scan_range(s, start, end, NULL, NULL, false)) ||
 			    (rc = take_newest_first(&collected, &ncollected, &allocated, &window)))
 				goto done;
 			if (overlong)
@@ -318,10 +332,12 @@ done:
 	return rc;
 }
 
-static int init_ctx(scan_ctx *s, ac_scan_stats *stats, ac_scan_stats *local,
-		    const ac_query *q, const ac_event_schema *schema,
-		    ac_scan_fn fn, void *ctx)
+int ac_scan_ctx_init(ac_scan_ctx *s, ac_scan_stats *stats, ac_scan_stats *local,
+		     const ac_query *q, const ac_event_schema *schema, ac_scan_fn fn, void *ctx)
 {
+	const ac_json_path *paths;
+	size_t npaths;
+
 	memset(s, 0, sizeof(*s));
 	memset(local, 0, sizeof(*local));
 	s->stats = stats ? stats : local;
@@ -329,8 +345,8 @@ static int init_ctx(scan_ctx *s, ac_scan_stats *stats, ac_scan_stats *local,
 	s->schema = schema;
 	s->fn = fn;
 	s->ctx = ctx;
-	s->paths = ac_query_paths(q, &s->npaths);
-	return 0;
+	paths = ac_query_paths(q, &npaths);
+	return ac_json_paths_prepare(&s->paths, paths, npaths);
 }
 
 int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npaths,
@@ -338,15 +354,16 @@ int ac_journal_scan(ac_scan_stats *stats, const char *const *paths, size_t npath
 		    ac_scan_fn fn, void *ctx)
 {
 	ac_scan_stats local;
-	scan_ctx s;
+	ac_scan_ctx s;
 	int rc = 0;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
+	if ((rc = ac_scan_ctx_init(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
 	if (last_n > 0)
 		return scan_last(&s, paths, npaths, last_n, fn, ctx);
 	for (size_t f = 0; f < npaths && rc == 0; f++) {
 		s.path = paths[f];
-		rc = scan_range(&s, 0, UINT64_MAX, NULL, NULL, true);
+		rc = ac_scan_range(&s, 0, UINT64_MAX, NULL, NULL, true);
 		if (rc == AC_ENOTFOUND)
 			rc = 0;
 	}
@@ -359,12 +376,14 @@ int ac_journal_scan_from(uint64_t *out_next, uint64_t *in_out_number,
 			 ac_scan_fn fn, void *ctx)
 {
 	ac_scan_stats local;
-	scan_ctx s;
+	ac_scan_ctx s;
+	int rc;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
-	s.path = path;
 	*out_next = offset;
-	return scan_range(&s, offset, UINT64_MAX, out_next, in_out_number, false);
+	if ((rc = ac_scan_ctx_init(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
+	s.path = path;
+	return ac_scan_range(&s, offset, UINT64_MAX, out_next, in_out_number, false);
 }
 
 int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start, uint64_t end,
@@ -372,199 +391,11 @@ int ac_journal_scan_range(ac_scan_stats *stats, const char *path, uint64_t start
 			  ac_scan_fn fn, void *ctx)
 {
 	ac_scan_stats local;
-	scan_ctx s;
+	ac_scan_ctx s;
+	int rc;
 
-	init_ctx(&s, stats, &local, q, schema, fn, ctx);
+	if ((rc = ac_scan_ctx_init(&s, stats, &local, q, schema, fn, ctx)))
+		return rc;
 	s.path = path;
-	return scan_range(&s, start, end, NULL, NULL, false);
-}
-
-/* ---- formatted scans, on all cores ---- */
-
-typedef struct {
-	ac_scan_format_fn format;
-	const void *format_ctx;
-	ac_scan_write_fn write;
-	void *write_ctx;
-} format_target;
-
-/* The single-threaded way: each match formatted and written at once. */
-typedef struct {
-	const format_target *target;
-	ac_buf out, scratch;
-} serial_printer;
-
-static int format_and_write(const ac_scan_match *m, void *ctx)
-{
-	serial_printer *sp = ctx;
-	int rc;
-
-	ac_buf_clear(&sp->out);
-	if ((rc = sp->target->format(&sp->out, &sp->scratch, m, sp->target->format_ctx)))
-		return rc;
-	return sp->target->write(sp->out.data, sp->out.len, sp->target->write_ctx);
-}
-
-/* A worker: its own spans and finder, formatting into the piece's output. */
-typedef struct {
-	scan_ctx s;
-	ac_scan_stats stats; /* of the block at hand */
-	const format_target *target;
-	ac_split_output *piece;
-	ac_buf scratch;
-} format_worker;
-
-static int format_into_piece(const ac_scan_match *m, void *ctx)
-{
-	format_worker *w = ctx;
-	int rc;
-
-	if ((rc = w->target->format(&w->piece->out, &w->scratch, m, w->target->format_ctx)))
-		return rc;
-	return ac_split_flush(w->piece);
-}
-
-static int format_block(ac_split_output *piece, const ac_journal_block *block, void *ctx)
-{
-	format_worker *w = ctx;
-	int rc;
-
-	w->piece = piece;
-	memset(&w->stats, 0, sizeof(w->stats));
-	rc = scan_block(&w->s, block);
-	piece->invalid += w->stats.invalid;
-	piece->matched += w->stats.matched;
-	return rc;
-}
-
-typedef struct {
-	const format_target *target;
-	ac_scan_stats *stats;
-	const char *path;
-} format_delivery;
-
-static int deliver_formatted(const ac_split_output *piece, bool done, uint64_t first_number,
-			     void *ctx)
-{
-	format_delivery *d = ctx;
-	int rc;
-
-	(void)first_number;
-	if (piece->out.len &&
-	    (rc = d->target->write(piece->out.data, piece->out.len, d->target->write_ctx)))
-		return rc;
-	if (done) {
-		if (piece->invalid && d->stats->invalid == 0)
-			d->stats->invalid_path = d->path;
-		d->stats->invalid += piece->invalid;
-		d->stats->matched += piece->matched;
-	}
-	return 0;
-}
-
-/* Chooses the needle's search bytes from the file's first bytes, as the
- * single-threaded scan does from its first block, for every worker. */
-static int sample_finder(scan_ctx *s, const char *path)
-{
-	const char *needle;
-	size_t needle_len = 0;
-	ac_byte_counts counts;
-	char *sample;
-	ssize_t got;
-	int fd, rc;
-
-	if (!(needle = ac_query_needle(s->q, &needle_len)))
-		return 0;
-	if (!(sample = malloc(SAMPLE_BYTES)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path))) {
-		free(sample);
-		return rc;
-	}
-	got = pread(fd, sample, SAMPLE_BYTES, 0);
-	close(fd);
-	ac_byte_counts_sample(&counts, sample, got > 0 ? (size_t)got : 0);
-	free(sample);
-	ac_finder_init(&s->finder, needle, needle_len, &counts);
-	s->have_finder = true;
-	return 0;
-}
-
-/* The complete lines [0, end) of s->path on nthreads threads. */
-static int format_parallel(scan_ctx *s, uint64_t end, size_t nthreads,
-			   const format_target *target)
-{
-	format_worker *workers = calloc(nthreads, sizeof(*workers));
-	void **contexts = calloc(nthreads, sizeof(*contexts));
-	format_delivery d = {target, s->stats, s->path};
-	scan_ctx shared = *s;
-	int rc;
-
-	if (!workers || !contexts) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = sample_finder(&shared, s->path)))
-		goto done;
-	for (size_t i = 0; i < nthreads; i++) {
-		format_worker *w = &workers[i];
-
-		w->s = shared;
-		w->s.stats = &w->stats;
-		w->s.fn = format_into_piece;
-		w->s.ctx = w;
-		w->target = target;
-		contexts[i] = w;
-	}
-	rc = ac_split_run(s->path, end, nthreads, format_block, contexts, deliver_formatted, &d);
-done:
-	for (size_t i = 0; workers && i < nthreads; i++)
-		ac_buf_free(&workers[i].scratch);
-	free(workers);
-	free(contexts);
-	return rc;
-}
-
-static int format_file(scan_ctx *s, const format_target *target)
-{
-	uint64_t end, next = 0;
-	size_t nthreads;
-	int rc;
-
-	if ((rc = ac_split_end(&end, s->path)))
-		return rc;
-	nthreads = ac_split_threads(end);
-	if (end > 0 && nthreads > 1) {
-		rc = format_parallel(s, end, nthreads, target);
-		if (rc == 0)
-			next = end;
-		else if (rc != AC_SPLIT_NO_THREADS)
-			return rc;
-	}
-	/* The rest (all of a small file): what follows end, torn tail included. */
-	return scan_range(s, next, UINT64_MAX, NULL, NULL, true);
-}
-
-int ac_journal_scan_format(ac_scan_stats *stats, const char *const *paths, size_t npaths,
-			   const ac_query *q, const ac_event_schema *schema,
-			   ac_scan_format_fn format, const void *format_ctx,
-			   ac_scan_write_fn write, void *write_ctx)
-{
-	format_target target = {format, format_ctx, write, write_ctx};
-	serial_printer printer = {&target, AC_BUF_INIT, AC_BUF_INIT};
-	ac_scan_stats local;
-	scan_ctx s;
-	int rc = 0;
-
-	init_ctx(&s, stats, &local, q, schema, format_and_write, &printer);
-	for (size_t f = 0; f < npaths && rc == 0; f++) {
-		s.path = paths[f];
-		s.have_finder = false;
-		rc = format_file(&s, &target);
-		if (rc == AC_ENOTFOUND)
-			rc = 0;
-	}
-	ac_buf_free(&printer.out);
-	ac_buf_free(&printer.scratch);
-	return rc;
+	return ac_scan_range(&s, start, end, NULL, NULL, false);
 }

@@ -335,8 +335,9 @@ static int deliver_all(struct split_run *run, ac_split_deliver_fn deliver, void 
 	return 0;
 }
 
-int ac_split_run(const char *path, uint64_t end, size_t nthreads, ac_split_work_fn work,
-		 void *const *workers, ac_split_deliver_fn deliver, void *ctx)
+int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthreads,
+		 ac_split_work_fn work, void *const *workers, ac_split_deliver_fn deliver,
+		 void *ctx)
 {
 	struct split_run run = {.path = path, .fd = -1, .end = end, .work = work};
 	pthread_t *threads = calloc(nthreads, sizeof(*threads));
@@ -345,6 +346,7 @@ int ac_split_run(const char *path, uint64_t end, size_t nthreads, ac_split_work_
 	sigset_t all, old;
 	int rc;
 
+	*out_started = false;
 	run.npieces = (end + piece_bytes - 1) / piece_bytes;
 	run.nslots = nthreads * SLOTS_PER_THREAD;
 	run.slots = calloc(run.nslots, sizeof(*run.slots));
@@ -370,7 +372,8 @@ int ac_split_run(const char *path, uint64_t end, size_t nthreads, ac_split_work_
 			started++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	rc = started ? deliver_all(&run, deliver, ctx) : AC_SPLIT_NO_THREADS;
+	*out_started = started > 0;
+	rc = started ? deliver_all(&run, deliver, ctx) : 0;
 	end_pass(&run);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);

@@ -63,12 +63,13 @@ int ac_split_flush(ac_split_output *out);
 
 /* Runs work over the complete lines of path's [0, end) (end just past a
  * newline) on nthreads threads (workers[i] is thread i's context) and
- * hands each piece's output to deliver. Returns 0, a non-zero return of
- * work or deliver, a negative AC_E* code, or AC_SPLIT_NO_THREADS when no
- * thread could be started (nothing was done or delivered). */
-#define AC_SPLIT_NO_THREADS 2
-int ac_split_run(const char *path, uint64_t end, size_t nthreads, ac_split_work_fn work,
-		 void *const *workers, ac_split_deliver_fn deliver, void *ctx);
+ * hands each piece's output to deliver. *out_started is false when no
+ * thread could be started: then nothing was done or delivered, and the
+ * caller does the pass itself. Returns 0, a non-zero return of work or
+ * deliver, or a negative AC_E* code. */
+int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthreads,
+		 ac_split_work_fn work, void *const *workers, ac_split_deliver_fn deliver,
+		 void *ctx);
 
 /* For tests: piece and flush sizes in bytes and a thread count that
  * replace the defaults (0 keeps a default), so that the parallel pass runs

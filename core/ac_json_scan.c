@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Classes of the bytes inside a string; S_PLAIN must stay 0 so the fast
  * loop can test the table entry for truth. */
 enum {
@@ -48,6 +52,16 @@ static const uint8_t string_class[256] = {
 #undef P4
 #undef P16
 
+#define KEY_BUCKETS AC_JSON_KEY_BUCKETS
+
+/* Keys of different lengths or first bytes mostly land apart; the event
+ * keys ("id", "timestamp", "agent", "status", "action", "result",
+ * "trace") all do. */
+static inline size_t key_bucket(unsigned char first, size_t len)
+{
+	return (first + len * 5) & (KEY_BUCKETS - 1);
+}
+
 /* One open object or array. stack[0] is a sentinel for the top level, so the
  * code that ends a value never has to ask whether it has a parent. */
 struct level {
@@ -68,6 +82,9 @@ typedef struct {
 	const ac_json_path *paths;
 	ac_json_scan_error *error; /* may be NULL */
 	struct level *stack;       /* AC_JSON_MAX_DEPTH + 1 levels */
+	/* by_key[d][key_bucket(key)]: the paths whose segment d could be
+	 * that key, so a key is compared with one or two paths, not all. */
+	const uint64_t (*by_key)[KEY_BUCKETS];
 	struct level *lv;          /* &stack[depth] */
 	size_t depth;
 	/* For the value about to be scanned: the paths it ends and the paths
@@ -111,6 +128,9 @@ static int fail(ac_json_scan_error *error, const char *text, const char *at,
 
 static inline const char *skip_space(const char *p, const char *end)
 {
+	/* Compact JSON has no space between tokens: one compare says so. */
+	if (p < end && (unsigned char)*p > ' ')
+		return p;
 	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
 		p++;
 	return p;
@@ -247,7 +267,26 @@ static inline const char *scan_string(const scan *s, const char *p, bool *has_es
 	for (;;) {
 		uint64_t word;
 
-		/* Event lines are mostly ASCII runs: take them 8 bytes at a time. */
+#if defined(__SSE2__)
+		/* Event lines are mostly ASCII runs: take them 16 bytes at a
+		 * time. As signed bytes, both controls and bytes with the high
+		 * bit are below 0x20, so one compare finds either. */
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i stop = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+			int mask = _mm_movemask_epi8(stop);
+
+			if (mask) {
+				p += __builtin_ctz((unsigned)mask);
+				goto stopped;
+			}
+			p += 16;
+		}
+#endif
+		/* The rest, 8 bytes at a time. */
 		while (end - p >= 8) {
 			memcpy(&word, p, sizeof(word));
 			if (!word_is_plain(word))
@@ -260,6 +299,9 @@ static inline const char *scan_string(const scan *s, const char *p, bool *has_es
 			fail(s->error, s->text, end, "unterminated string");
 			return NULL;
 		}
+#if defined(__SSE2__)
+stopped:
+#endif
 		switch (string_class[(unsigned char)*p]) {
 		case S_QUOTE:
 			return p;
@@ -556,6 +598,40 @@ static inline int scan_value(scan *s, const char **pp)
 	}
 }
 
+static inline uint64_t load8(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t load4(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Keys are short: a few word compares (the last word overlapping the one
+ * before) cost less than a call to memcmp. Reads only a[0..n), b[0..n). */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(a + i) != load8(b + i))
+				return false;
+		return load8(a + n - 8) == load8(b + n - 8);
+	}
+	if (n >= 4)
+		return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* Marks the paths that the key start[0..key_end) continues or ends: the
  * value after it is pending for the paths it ends, and descend holds the
  * paths that go on inside it. */
@@ -566,13 +642,17 @@ static inline void match_key(scan *s, const char *start, const char *key_end, bo
 	size_t d = s->depth - 1, keylen = (size_t)(key_end - start);
 	uint64_t m;
 
-	for (m = s->lv->mask; m; m &= m - 1) {
+	m = s->lv->mask;
+	/* An escaped key may spell a path's key differently: try them all. */
+	if (!escaped)
+		m &= s->by_key[d][key_bucket(keylen ? (unsigned char)*start : 0, keylen)];
+	for (; m; m &= m - 1) {
 		int k = __builtin_ctzll(m);
 		const ac_json_path *path = &s->paths[k];
 		size_t seglen = path->segment_len[d];
 
 		if (escaped ? !escaped_equals(start, key_end, path->segment[d], seglen)
-			    : (seglen != keylen || memcmp(start, path->segment[d], keylen) != 0))
+			    : (seglen != keylen || !same_bytes(start, path->segment[d], keylen)))
 			continue;
 		/* A repeated key replaces what an earlier value under it gave
 		 * this path, found or not. */
@@ -655,41 +735,78 @@ static inline int after_value(scan *s, const char **pp)
 	return NEXT_VALUE;
 }
 
-/* Checks the arguments and readies s and out for a scan of text. */
-static int scan_begin(scan *s, struct level *stack, ac_json_span *out, const char *text,
-		      size_t len, const ac_json_path *paths, size_t npaths,
-		      ac_json_scan_error *error)
+int ac_json_paths_prepare(ac_json_paths *out, const ac_json_path *paths, size_t npaths)
+{
+	out->paths = paths;
+	out->npaths = npaths;
+	out->descend = 0;
+	out->depths = 0;
+	if (npaths > AC_JSON_MAX_PATHS)
+		return ac_error_set(AC_EINVAL, "more than %d JSON paths in one scan",
+				    AC_JSON_MAX_PATHS);
+	for (size_t i = 0; i < npaths; i++) {
+		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS) {
+			out->descend |= (uint64_t)1 << i;
+			if (paths[i].nsegments > out->depths)
+				out->depths = paths[i].nsegments;
+		}
+	}
+	/* Only the depths paths reach are ever looked up. */
+	memset(out->by_key, 0, out->depths * sizeof(out->by_key[0]));
+	for (size_t i = 0; i < npaths; i++) {
+		if (!(out->descend & ((uint64_t)1 << i)))
+			continue;
+		for (size_t d = 0; d < paths[i].nsegments; d++)
+			out->by_key[d][key_bucket(paths[i].segment_len[d] ?
+						  (unsigned char)paths[i].segment[d][0] : 0,
+						  paths[i].segment_len[d])] |= (uint64_t)1 << i;
+	}
+	return 0;
+}
+
+/* Readies s and out for a scan of text. */
+static void scan_begin(scan *s, struct level *stack, ac_json_span *out, const char *text,
+		       size_t len, const ac_json_paths *prepared, ac_json_scan_error *error)
 {
 	if (error) {
 		error->offset = 0;
 		error->line = error->column = 0;
 		error->text[0] = '\0';
 	}
-	if (npaths > AC_JSON_MAX_PATHS)
-		return ac_error_set(AC_EINVAL, "more than %d JSON paths in one scan",
-				    AC_JSON_MAX_PATHS);
-	*s = (scan){.text = text, .end = text + len, .out = out, .paths = paths, .error = error,
-		    .stack = stack, .lv = stack};
-	for (size_t i = 0; i < npaths; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS)
-			s->descend |= (uint64_t)1 << i;
-	}
+	*s = (scan){.text = text, .end = text + len, .out = out, .paths = prepared->paths,
+		    .error = error, .stack = stack, .by_key = prepared->by_key, .lv = stack,
+		    .descend = prepared->descend};
+	if (prepared->npaths)
+		memset(out, 0, prepared->npaths * sizeof(*out));
 	/* stack[0] is the top level: no container, so no mask and no targets. */
 	stack[0] = (struct level){0};
-	return 0;
 }
 
 int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error)
+{
+	ac_json_paths prepared;
+	int rc;
+
+	if (error) {
+		error->offset = 0;
+		error->line = error->column = 0;
+		error->text[0] = '\0';
+	}
+	if ((rc = ac_json_paths_prepare(&prepared, paths, npaths)))
+		return rc;
+	return ac_json_scan_prepared(out, text, len, &prepared, error);
+}
+
+int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
+			  const ac_json_paths *paths, ac_json_scan_error *error)
 {
 	struct level stack[AC_JSON_MAX_DEPTH + 1];
 	const char *end = text + len, *p;
 	scan s;
 	int next;
 
-	if ((next = scan_begin(&s, stack, out, text, len, paths, npaths, error)))
-		return next;
+	scan_begin(&s, stack, out, text, len, paths, error);
 	p = skip_space(text, end);
 	if (p == end)
 		return fail(error, text, p, "empty document");

@@ -7,8 +7,9 @@
 #ifndef AC_JSON_SCAN_H
 #define AC_JSON_SCAN_H
 
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define AC_JSON_MAX_DEPTH 256    /* deeper nesting is rejected */
 #define AC_JSON_MAX_SEGMENTS 8   /* keys in one path */
@@ -82,6 +83,25 @@ typedef struct {
  * leading zeros, NaN/Infinity, trailing commas, an empty text. */
 int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error);
+
+/* Paths prepared once for many scans: a table of their keys by length and
+ * first byte, so a key is compared with the one or two paths it could
+ * be, and a scan starts without building it. About 2 KiB. */
+#define AC_JSON_KEY_BUCKETS 32
+typedef struct {
+	const ac_json_path *paths; /* borrowed */
+	size_t npaths, depths;
+	uint64_t descend;
+	uint64_t by_key[AC_JSON_MAX_SEGMENTS][AC_JSON_KEY_BUCKETS]; /* [0..depths) set */
+} ac_json_paths;
+
+/* Prepares paths[0..npaths) for ac_json_scan_prepared(); paths is
+ * borrowed and must outlive out. More than AC_JSON_MAX_PATHS is AC_EINVAL. */
+int ac_json_paths_prepare(ac_json_paths *out, const ac_json_path *paths, size_t npaths);
+
+/* ac_json_scan() over prepared paths. */
+int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
+			  const ac_json_paths *paths, ac_json_scan_error *error);
 
 /* Decodes a string span found by ac_json_scan() into out, which must have
  * room for span->len bytes (the decoded text is never longer than the raw

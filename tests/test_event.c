@@ -205,6 +205,52 @@ static void test_extra_agents(void **state)
 	expect_valid("built-ins still allowed", line, &schema);
 }
 
+/* The built-in names are looked up by length, first, middle and last
+ * byte: every name is found, escaped or not, and names that differ in one
+ * byte or one character of length are not. */
+static void test_enum_names_exactly(void **state)
+{
+	static const char *const agents[] = {"Claude", "Codex", "Gemini", "Human", "System"};
+	static const char *const types[] = {
+		"FILE_CREATE", "FILE_EDIT", "FILE_DELETE", "CMD_RUN", "ANALYSIS", "SESSION_START",
+		"SESSION_PAUSE", "SESSION_RESUME", "SESSION_COMPACT", "ROLLBACK",
+	};
+	static const char *const near[] = {
+		"Codey", "Code", "Codexx", "codex", "Claudf", "C", "x", "FILE_CREATF",
+		"FILE_DELETF", "FILE_EDITS", "SUCCES", "SUCCESSS", "FAILEd", "IN_PROGRESs",
+	};
+	char line[1024], value[64], action[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
+		snprintf(value, sizeof(value), "\"%s\"", agents[i]);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_valid("agent", line, NULL);
+		snprintf(value, sizeof(value), "\"\\u%04x%s\"", agents[i][0], agents[i] + 1);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_valid("escaped agent", line, NULL);
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(action, sizeof(action), "{\"type\":\"%s\",\"params\":{}}", types[i]);
+		build_event(line, sizeof(line), &(event_parts){.action = action});
+		expect_valid("action type", line, NULL);
+	}
+	build_event(line, sizeof(line), &(event_parts){.status = Q("IN_PROGRESS")});
+	expect_valid("status", line, NULL);
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+		snprintf(value, sizeof(value), "\"%s\"", near[i]);
+		build_event(line, sizeof(line), &(event_parts){.agent = value});
+		expect_rejected("near agent", line, NULL, AC_EINVAL, "agent: ");
+		build_event(line, sizeof(line), &(event_parts){.status = value});
+		expect_rejected("near status", line, NULL, AC_EINVAL, "status: ");
+		snprintf(action, sizeof(action), "{\"type\":%s,\"params\":{}}", value);
+		build_event(line, sizeof(line), &(event_parts){.action = action});
+		expect_rejected("near action type", line, NULL, AC_EINVAL, "action.type: ");
+	}
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("")});
+	expect_rejected("empty agent", line, NULL, AC_EINVAL, "agent: ");
+}
+
 /* A rejected value is quoted in the message, but never raw. */
 static void test_error_quotes_values_safely(void **state)
 {
@@ -544,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_not_an_object),
 		cmocka_unit_test(test_valid_events),
 		cmocka_unit_test(test_extra_agents),
+		cmocka_unit_test(test_enum_names_exactly),
 		cmocka_unit_test(test_error_quotes_values_safely),
 		cmocka_unit_test(test_id_valid),
 		cmocka_unit_test(test_prepare_fills_id_and_timestamp),

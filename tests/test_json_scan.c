@@ -443,6 +443,46 @@ static void test_path_escaped_keys(void **state)
 	assert_span(&out[4], AC_JSON_NUMBER, "6");
 }
 
+/* Keys are looked up by length and first byte: keys that share a bucket
+ * ("id" and "Id"), long keys compared a word at a time and keys that
+ * differ only in their last byte still find exactly their own path, and a
+ * prepared scan finds what a plain one does, over many documents. */
+static void test_path_key_table(void **state)
+{
+	static const char *const dotted[] = {
+		"id", "Id", "correlation_idX", "correlation_idY", "abcdefgh", "abcdefgi", "a.b",
+	};
+	static const char doc[] =
+		"{\"Id\":1,\"id\":2,\"correlation_idY\":3,\"correlation_idX\":4,"
+		"\"abcdefgi\":5,\"abcdefgh\":6,\"a\":{\"b\":7},\"i\\u0064\":8}";
+	ac_json_path paths[7];
+	ac_json_paths prepared;
+	ac_json_span plain[7], fast[7];
+
+	(void)state;
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(ac_json_path_init(&paths[i], dotted[i]), 0);
+	assert_int_equal(ac_json_paths_prepare(&prepared, paths, 7), 0);
+	for (size_t cut = strlen(doc); cut > 0; cut--) {
+		int a = ac_json_scan(plain, doc, cut, paths, 7, NULL);
+		int b = ac_json_scan_prepared(fast, doc, cut, &prepared, NULL);
+
+		assert_int_equal(a, b);
+		for (size_t i = 0; a == 0 && i < 7; i++) {
+			assert_int_equal(plain[i].type, fast[i].type);
+			assert_ptr_equal(plain[i].start, fast[i].start);
+		}
+	}
+	assert_int_equal(ac_json_scan_prepared(fast, doc, strlen(doc), &prepared, NULL), 0);
+	assert_span(&fast[0], AC_JSON_NUMBER, "8"); /* the escaped "id" comes last */
+	assert_span(&fast[1], AC_JSON_NUMBER, "1");
+	assert_span(&fast[2], AC_JSON_NUMBER, "4");
+	assert_span(&fast[3], AC_JSON_NUMBER, "3");
+	assert_span(&fast[4], AC_JSON_NUMBER, "6");
+	assert_span(&fast[5], AC_JSON_NUMBER, "5");
+	assert_span(&fast[6], AC_JSON_NUMBER, "7");
+}
+
 static void test_path_many(void **state)
 {
 	static char names[AC_JSON_MAX_PATHS + 1][8];
@@ -700,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_path_duplicate_last_wins),
 		cmocka_unit_test(test_path_not_into_arrays),
 		cmocka_unit_test(test_path_escaped_keys),
+		cmocka_unit_test(test_path_key_table),
 		cmocka_unit_test(test_path_many),
 		cmocka_unit_test(test_has_escape_all_strings),
 		cmocka_unit_test(test_path_init),

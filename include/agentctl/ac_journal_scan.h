@@ -54,14 +54,14 @@ typedef int (*ac_scan_format_fn)(ac_buf *out, ac_buf *scratch, const ac_scan_mat
  * returned by it. */
 typedef int (*ac_scan_write_fn)(const char *data, size_t len, void *ctx);
 
-/* What ac_journal_scan() does with last_n 0, for output: every valid event
- * of paths[0..npaths) that matches q, formatted by format and handed to
- * write in file order. A large file is scanned and formatted on all cores,
- * a few pieces at a time (memory does not grow with the file); the bytes
- * written are those a single thread would write. stats may be NULL.
- * Returns 0, format's or write's non-zero return, or a negative code. */
+/* ac_journal_scan() for output: the same events, formatted by format and
+ * handed to write in file order. Without last_n, a large file is scanned
+ * and formatted on all cores, a few pieces at a time (memory does not grow
+ * with the file); the bytes written are those a single thread would
+ * write. stats may be NULL. Returns 0, format's or write's non-zero
+ * return, or a negative code. */
 int ac_journal_scan_format(ac_scan_stats *stats, const char *const *paths, size_t npaths,
-			   const ac_query *q, const ac_event_schema *schema,
+			   const ac_query *q, size_t last_n, const ac_event_schema *schema,
 			   ac_scan_format_fn format, const void *format_ctx,
 			   ac_scan_write_fn write, void *write_ctx);
 
