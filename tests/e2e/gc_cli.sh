@@ -127,7 +127,7 @@ check "gc again: nothing more to free" out_has "freed 0 bytes in 0 files"
 # ---- a seed-style writer while gc runs ------------------------------------
 # Checkpoints 1..N of session w and sessions w1..wN, each written to a
 # temp name and renamed into place, while gc --keep 5 runs in a loop.
-N=150
+N=80
 mkdir -p "$CD/w"
 writer() {
 	for i in $(seq 1 $N); do
