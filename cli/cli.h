@@ -23,6 +23,7 @@ typedef struct {
 	const char *theme;     /* --theme NAME, or NULL */
 	bool read_only;        /* --read-only */
 	bool poll;             /* --poll: the "watch" key set to poll */
+	const char *storage;   /* --storage URL: the storage.url key, or NULL */
 	ac_config *config;     /* loaded for workspace */
 	ac_workspace ws;       /* resolved from config */
 	bool ws_ready;         /* ws holds resources to free */
@@ -90,6 +91,7 @@ int cli_demo(cli_context *ctx, int argc, char **argv);
 int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
 int cli_trace(cli_context *ctx, int argc, char **argv);
+int cli_storage(cli_context *ctx, int argc, char **argv);
 int cli_gc(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */

@@ -1,6 +1,8 @@
 /* agentctl config show [--origin] [--json] | trust */
 #include "cli.h"
 
+#include "ac_backend_pg.h"
+
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
@@ -59,7 +61,7 @@ static char *dump_value(const json_t *value, size_t flags)
 
 static int show(cli_context *ctx, bool origin, bool json)
 {
-	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value;
+	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value, *masked = NULL;
 	size_t n = json_object_size(values), i = 0;
 	const char **keys = calloc(n + 1, sizeof(char *)), *key;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
@@ -78,6 +80,15 @@ static int show(cli_context *ctx, bool origin, bool json)
 		char *text;
 
 		value = json_object_get(values, keys[i]);
+		json_decref(masked);
+		masked = NULL;
+		if (!strcmp(keys[i], "storage.url") && json_is_string(value)) {
+			/* Shown, never with its password. */
+			char *shown = ac_storage_url_redact(json_string_value(value));
+
+			value = masked = json_string(shown ? shown : "?");
+			free(shown);
+		}
 		if (json) {
 			json_object_set_new(out, keys[i], origin ? json_pack("{s:O, s:s}", "value", value,
 									     "origin", where)
@@ -95,6 +106,7 @@ static int show(cli_context *ctx, bool origin, bool json)
 		ac_buf_putc(&safe, '\n');
 		cli_write(safe.data, safe.len);
 	}
+	json_decref(masked);
 	if (!json) {
 		ac_buf_clear(&line);
 		trust_line(&line, ctx->config);

@@ -1,6 +1,7 @@
 /* agentctl memo read|write|append|list, artifact list|show, trace show:
  * the storage-backend contracts (ac_backend.h) from the command line,
- * through the file-system backend of the workspace.
+ * through whichever backend the workspace uses (ac_backend_open():
+ * PostgreSQL when storage.url is set, else the workspace's files).
  *
  * Documents, artifacts and traces are data written by agents: what they
  * hold reaches the terminal only sanitised (ac_text.h), always, not only
@@ -11,6 +12,7 @@
 #include "cli.h"
 
 #include "ac_backend.h"
+#include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
@@ -24,14 +26,11 @@
 static int open_backend(ac_backend *out, const cli_context *ctx)
 {
 	ac_buf data_dir = AC_BUF_INIT;
-	ac_backend_fs_options opts = {0};
 	int rc;
 
 	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
 		return cli_error(CLI_FAILED, "out of memory");
-	opts.sessions_dir = ctx->ws.sessions_dir;
-	opts.data_dir = data_dir.data;
-	rc = ac_backend_fs_init(out, &opts);
+	rc = ac_backend_open(out, ctx->config, ctx->ws.sessions_dir, data_dir.data);
 	ac_buf_free(&data_dir);
 	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
 }
@@ -65,7 +64,9 @@ static int show_finish(ac_text_stream *shown, int rc)
 	return cli_finish_output();
 }
 
-/* The whole text of a backend without a stream op, shown the same way. */
+/* The whole text of a backend without a stream op, shown the same way.
+ * rc is read's result: the caller calls read before this (in the call's
+ * own arguments, text and len could be read before read sets them). */
 static int show_whole(ac_text_stream *shown, int rc, char *text, size_t len)
 {
 	if (rc == 0)
@@ -180,8 +181,8 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 	if (b->memo.stream)
 		return show_finish(&shown, b->memo.stream(b->impl, show_block, &shown, argv[0],
 							  argv[1], argv[2], argv[3]));
-	return show_whole(&shown, b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2],
-					       argv[3]), text, len);
+	status = b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]);
+	return show_whole(&shown, status, text, len);
 }
 
 int cli_memo(cli_context *ctx, int argc, char **argv)
@@ -209,9 +210,26 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 
 /* ---- artifact and trace: by session, under its own tenant ---- */
 
+/* The session's tenant as the operator's listing (the inspector) has it. */
+static int listed_tenant(char **out, const ac_backend *b, const char *session_id)
+{
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+	int rc = b->inspector.list_sessions(b->impl, &list, &n, NULL);
+
+	*out = NULL;
+	for (size_t i = 0; rc == 0 && i < n && !*out; i++)
+		if (!strcmp(list[i].session_id, session_id) && !(*out = strdup(list[i].tenant)))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_backend_sessions_free(list, n);
+	if (rc == 0 && !*out)
+		rc = ac_error_set(AC_ENOTFOUND, "session %s: not found", session_id);
+	return rc;
+}
+
 /* *out (allocated): the tenant session_id belongs to. */
-static int session_tenant(char **out, const cli_context *ctx, const char *session_id,
-			  const char *what)
+static int session_tenant(char **out, const cli_context *ctx, const ac_backend *b,
+			  const char *session_id, const char *what)
 {
 	ac_session *s = NULL;
 	const char *tenant;
@@ -219,6 +237,16 @@ static int session_tenant(char **out, const cli_context *ctx, const char *sessio
 
 	if (ac_backend_id_check("session", session_id))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (strcmp(b->name, "fs") != 0) {
+		if (listed_tenant(out, b, session_id))
+			return cli_error(CLI_FAILED, "%s", ac_error_last());
+		if (!**out) {
+			free(*out);
+			*out = NULL;
+			return cli_error(CLI_FAILED, "session %s has no tenant, so no %s", session_id, what);
+		}
+		return CLI_OK;
+	}
 	if (ac_session_load(&s, ctx->ws.sessions_dir, session_id))
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	tenant = json_string_value(json_object_get(json_object_get(ac_session_root(s), "metadata"),
@@ -263,8 +291,8 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if ((status = session_tenant(&tenant, ctx, args[0], "artifacts")) ||
-	    (status = open_backend(&b, ctx)))
+	if ((status = open_backend(&b, ctx)) ||
+	    (status = session_tenant(&tenant, ctx, &b, args[0], "artifacts")))
 		goto done;
 	if (!args[1]) {
 		if (b.artifact.list(b.impl, &ids, &n, tenant, args[0]))
@@ -274,12 +302,13 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	} else {
 		ac_text_stream shown = AC_TEXT_STREAM_INIT(write_out, NULL);
 
-		if (b.artifact.stream)
+		if (b.artifact.stream) {
 			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,
 								       tenant, args[0], args[1]));
-		else
-			status = show_whole(&shown, b.artifact.read(b.impl, &text, &len, tenant,
-								     args[0], args[1]), text, len);
+		} else {
+			status = b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1]);
+			status = show_whole(&shown, status, text, len);
+		}
 		text = NULL;
 	}
 done:
@@ -428,8 +457,8 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	}
 	if (!session_id)
 		return cli_error(CLI_USAGE, "trace show needs a session id");
-	if ((status = session_tenant(&tenant, ctx, session_id, "trace")) ||
-	    (status = open_backend(&b, ctx)))
+	if ((status = open_backend(&b, ctx)) ||
+	    (status = session_tenant(&tenant, ctx, &b, session_id, "trace")))
 		goto done;
 	/* A line a record: into a pipe or file, in 64 KiB writes rather
 	 * than stdio's 4 KiB (a terminal keeps its line buffering). */

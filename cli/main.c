@@ -56,6 +56,8 @@ static const cli_command commands[] = {
 	 "artifact list SESSION [--json] | show SESSION ID\n"},
 	{"trace", cli_trace,
 	 "trace show SESSION [--json]\n"},
+	{"storage", cli_storage,
+	 "storage check | migrate (--to URL | --from URL)\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
@@ -65,7 +67,7 @@ static const cli_command commands[] = {
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
 
 static const char usage_head[] =
-	"usage: agentctl [-w DIR] [--theme NAME] [--read-only] [--poll]   the dashboard\n";
+	"usage: agentctl [-w DIR] [--storage URL] [--theme NAME] [--read-only] [--poll]   the dashboard\n";
 
 static const char usage_tail[] =
 	"       agentctl help [COMMAND]\n"
@@ -79,6 +81,8 @@ static const char usage_tail[] =
 	"                              one up holding .agent/, JOURNAL.jsonl or .agentrc.json,\n"
 	"                              not past $HOME or AGENT_CEILING_DIRECTORIES; else the\n"
 	"                              current folder, which only the dashboard refuses)\n"
+	"         --storage URL        the store: a postgresql:// URL or libpq connection string\n"
+	"                              (storage.url key; default: the workspace's files)\n"
 	"         --theme NAME         the dashboard's theme (dark, light, high-contrast, monochrome)\n"
 	"         --read-only          no command or key changes a file\n"
 	"         --poll               follow the workspace by polling, not inotify (for a\n"
@@ -162,6 +166,12 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 			if (++i == argc)
 				return -1 - cli_error(CLI_USAGE, "--theme needs a name");
 			ctx->theme = argv[i];
+		} else if (!strcmp(arg, "--storage")) {
+			if (++i == argc)
+				return -1 - cli_error(CLI_USAGE, "--storage needs a URL");
+			ctx->storage = argv[i];
+		} else if (!strncmp(arg, "--storage=", 10)) {
+			ctx->storage = arg + 10;
 		} else if (!strcmp(arg, "--read-only")) {
 			ctx->read_only = true;
 		} else if (!strcmp(arg, "--poll")) {
@@ -184,6 +194,8 @@ static int open_workspace(cli_context *ctx)
 	if (ac_config_load(&ctx->config, ctx->workspace) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (ctx->theme && ac_config_set_cli(ctx->config, "theme", ctx->theme) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (ctx->storage && ac_config_set_cli(ctx->config, "storage.url", ctx->storage) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if (ctx->poll && ac_config_set_cli(ctx->config, "watch", "poll") != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());

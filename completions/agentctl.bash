@@ -59,7 +59,7 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace gc config"
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace storage gc config"
 
 _agentctl()
 {
@@ -70,7 +70,7 @@ _agentctl()
 	# The command is the first word that is not an option or an option's value.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-w | --workspace | --theme) ((i++)) ;;
+		-w | --workspace | --storage | --theme) ((i++)) ;;
 		-*) ;;
 		*) cmd=${COMP_WORDS[i]}; cmd_at=$i; break ;;
 		esac
@@ -87,6 +87,9 @@ _agentctl()
 		;;
 	--theme)
 		_agentctl_reply_lines < <(_agentctl_themes)
+		return
+		;;
+	--storage | --to | --from)
 		return
 		;;
 	--status)
@@ -109,7 +112,7 @@ _agentctl()
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-w --workspace --theme --read-only --poll -h --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "-w --workspace --storage --theme --read-only --poll -h --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$_agentctl_commands" -- "$cur"))
 		fi
@@ -131,6 +134,7 @@ _agentctl()
 	memo) subs="read write append list" ;;
 	artifact) subs="list show" ;;
 	trace) subs="show" ;;
+	storage) subs="check migrate" ;;
 	config) subs="show trust" ;;
 	*) return ;;
 	esac

@@ -4,6 +4,8 @@
  * ac_backend_fs_logs.c, compaction in ac_backend_fs_compact.c. */
 #include "ac_backend_fs_impl.h"
 
+#include "ac_backend_check.h"
+
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_messages.h"
@@ -302,7 +304,7 @@ static int usage_owned(json_t *root, void *ctx)
 	return 0;
 }
 
-static int check_messages(const json_t *messages)
+int ac_backend_messages_check(const json_t *messages)
 {
 	json_t *msg;
 	size_t i;
@@ -322,7 +324,7 @@ static int fs_append(void *impl, const char *tenant, const char *session_id,
 	turn_change t = {tenant, session_id, messages, NULL};
 	int rc;
 
-	if ((rc = check_session(tenant, session_id)) || (rc = check_messages(messages)))
+	if ((rc = check_session(tenant, session_id)) || (rc = ac_backend_messages_check(messages)))
 		return rc;
 	return ac_session_update(NULL, fs->sessions_dir, session_id, append_owned, &t);
 }
@@ -336,7 +338,7 @@ static int fs_record_turn(void *impl, const char *tenant, const char *session_id
 	int rc;
 
 	if ((rc = check_session(tenant, session_id)) ||
-	    (messages && (rc = check_messages(messages))))
+	    (messages && (rc = ac_backend_messages_check(messages))))
 		return rc;
 	/* Messages first: a crash before the usage is written loses a count,
 	 * never a message. */

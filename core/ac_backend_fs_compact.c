@@ -8,6 +8,8 @@
  * judged against the session's tenant on the file's current content. */
 #include "ac_backend_fs_impl.h"
 
+#include "ac_backend_check.h"
+
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_compact.h"
@@ -23,61 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- finding tool results ---- */
-
-/* Called with the object whose "content" is a tool result's output (a
- * tool_result block, or a role "tool" message) and the tool-call id. */
-typedef int (*result_fn)(json_t *holder, const char *id, void *ctx);
-
-static int each_result(json_t *messages, result_fn fn, void *ctx)
-{
-	json_t *msg, *block;
-	size_t i, j;
-	int rc;
-
-	json_array_foreach(messages, i, msg) {
-		json_t *content = json_object_get(msg, "content");
-		const char *id = json_string_value(json_object_get(msg, "toolCallId"));
-
-		if (!id)
-			id = json_string_value(json_object_get(msg, "tool_call_id"));
-		if (id && !strcmp(ac_message_role(msg), "tool") && content) {
-			if ((rc = fn(msg, id, ctx)))
-				return rc;
-			continue; /* its content is the result (fn may have replaced it) */
-		}
-		if (!json_is_array(content))
-			continue;
-		json_array_foreach(content, j, block) {
-			const char *type = json_string_value(json_object_get(block, "type"));
-
-			id = json_string_value(json_object_get(block, "tool_use_id"));
-			if (type && id && !strcmp(type, "tool_result") && json_object_get(block, "content") &&
-			    (rc = fn(block, id, ctx)))
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/* The output as stored in an artifact: a string's own bytes, anything
- * else as compact JSON. Allocated. */
-static char *output_bytes(const json_t *content, size_t *out_len)
-{
-	char *text;
-
-	if (json_is_string(content)) {
-		*out_len = json_string_length(content);
-		text = malloc(*out_len + 1);
-		if (text) {
-			memcpy(text, json_string_value(content), *out_len);
-			text[*out_len] = '\0';
-		}
-		return text;
-	}
-	return ac_json_exact_dumps(content, JSON_COMPACT | JSON_ENCODE_ANY, out_len);
-}
 
 typedef struct {
 	ac_backend_fs *fs;
@@ -103,7 +50,7 @@ static int store_large(json_t *holder, const char *id, void *ctx)
 		return 0;
 	if (json_is_string(content) && json_string_length(content) <= x->threshold)
 		return 0;
-	if (!(bytes = output_bytes(content, &len)))
+	if (!(bytes = ac_backend_tool_output(content, &len)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if (len <= x->threshold) {
 		free(bytes);
@@ -133,8 +80,7 @@ static int reference_stored(json_t *holder, const char *id, void *ctx)
 
 	if (!moved || !json_equal(json_object_get(holder, "content"), json_object_get(moved, "content")))
 		return 0;
-	if (ac_buf_printf(&ref, "[artifact %s: %lld bytes; agentctl artifact show %s %s]", id,
-			  (long long)bytes, x->session_id, id) ||
+	if (ac_backend_artifact_reference(&ref, id, (uint64_t)bytes, x->session_id) ||
 	    json_object_set_new(holder, "content", json_string(ref.data)))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	if (!rc) {
@@ -155,7 +101,8 @@ static int externalize_owned(json_t *root, void *ctx)
 	x->out->artifact_bytes = 0;
 	if ((rc = ac_backend_fs_owned(root, x->tenant, x->session_id)))
 		return rc;
-	return each_result(json_object_get(root, "conversationHistory"), reference_stored, x);
+	return ac_backend_each_tool_result(json_object_get(root, "conversationHistory"),
+					   reference_stored, x);
 }
 
 /* ---- summarising: ac_compact_session() with the tenant guarded ---- */
@@ -246,7 +193,7 @@ int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char
 		goto done;
 	}
 	/* Artifacts first, durably; only then the references to them. */
-	if ((rc = each_result(copy, store_large, &x)))
+	if ((rc = ac_backend_each_tool_result(copy, store_large, &x)))
 		goto done;
 	if (json_object_size(x.moved)) {
 		ac_backend_fs_reached(fs, AC_BACKEND_FS_AFTER_ARTIFACTS);

@@ -47,6 +47,7 @@ extern "C" {
 
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"
+#include "ac_backend_pg.h"
 
 /* Retention: old checkpoints, archives, traces, rotated journals. */
 #include "ac_gc.h"

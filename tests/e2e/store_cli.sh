@@ -214,4 +214,15 @@ session fresh acme
 run trace show fresh --json
 check "a session with no trace shows an empty one" [ "$(cat "$TMP/out")" = "[]" ]
 
+# storage.url is trusted as a command is: from an untrusted project file
+# (agents write it) it would send the store to a database an agent chose.
+printf '{"storage":{"url":"postgresql://agent@127.0.0.1:1/theirs"}}\n' >"$WS/.agentrc.json"
+run memo list acme sess1 session
+check "an untrusted project storage.url: exit 1" rc_is 1
+check "... one line naming the key, the file and config trust" \
+	eval '[ "$(wc -l <"$TMP/err")" = 1 ] && err_has "storage.url comes from $WS/.agentrc.json, which is not trusted" && err_has "config trust"'
+run storage check
+check "storage check refuses it too (exit 1)" rc_is 1
+rm "$WS/.agentrc.json"
+
 finish

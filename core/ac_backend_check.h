@@ -1,0 +1,33 @@
+/* Argument checks every backend shares (private; defined in
+ * ac_backend_fs.c beside ac_backend_id_check()). */
+#ifndef AC_BACKEND_CHECK_H
+#define AC_BACKEND_CHECK_H
+
+#include "ac_buf.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* 0 when messages is an array of objects; AC_EINVAL naming the first
+ * element at fault otherwise. */
+int ac_backend_messages_check(const json_t *messages);
+
+/* Called with the object whose "content" is a tool result's output (a
+ * tool_result block, or a role "tool" message) and the tool-call id. */
+typedef int (*ac_backend_result_fn)(json_t *holder, const char *id, void *ctx);
+
+/* Calls fn for each tool result in messages, in order; stops at the first
+ * non-zero return, which it returns. */
+int ac_backend_each_tool_result(json_t *messages, ac_backend_result_fn fn, void *ctx);
+
+/* A tool output as an artifact stores it: a string's own bytes, anything
+ * else as compact JSON. Allocated (NUL-terminated); NULL when out of memory. */
+char *ac_backend_tool_output(const json_t *content, size_t *out_len);
+
+/* The text that replaces an output moved to artifact id:
+ * "[artifact ID: N bytes; agentctl artifact show SESSION ID]". */
+int ac_backend_artifact_reference(ac_buf *out, const char *id, uint64_t bytes,
+				  const char *session_id);
+
+#endif

@@ -1,0 +1,527 @@
+/* The PostgreSQL backend: set-up, the session store, status changes, and
+ * the two listings. Memo documents and artifacts are in
+ * ac_backend_pg_files.c, traces and orchestration in ac_backend_pg_logs.c,
+ * compaction in ac_backend_pg_compact.c, the schema in ac_pg_schema.c.
+ *
+ * A write is one statement where it can be: a data-modifying WITH whose
+ * first step updates the session's row (the row lock that orders writers
+ * of one session and hands out seqs), then inserts, then pg_notify. One
+ * statement is one transaction: all or none, and no round trip is made
+ * while a lock is held. */
+#include "ac_backend_pg_impl.h"
+
+#include "ac_backend_check.h"
+#include "ac_backend_pg.h"
+#include "ac_error.h"
+#include "ac_json_exact.h"
+#include "ac_messages.h"
+#include "ac_pg_schema.h"
+#include "ac_time.h"
+#include "ac_uuid.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The notification every writing statement ends with. */
+#define NOTIFY(kind, tenant, session)                                                  \
+	"pg_notify('agentctl', json_build_object('kind', '" kind "', 'tenant', " tenant  \
+	", 'session', " session ")::text)"
+
+
+static int check_session(const char *tenant, const char *session_id)
+{
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)))
+		return rc;
+	return 0;
+}
+
+static int not_found(const char *tenant, const char *session_id)
+{
+	return ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session_id,
+			    tenant);
+}
+
+/* 0 when tenant's session_id exists, else AC_ENOTFOUND (or the query's error). */
+static int session_exists(ac_backend_pg *b, const char *tenant, const char *session_id)
+{
+	const char *values[2] = {tenant, session_id};
+	PGresult *res = NULL;
+	int rc = ac_pg_exec(b->pg, &res, "looking a session up",
+			    "SELECT 1 FROM sessions WHERE tenant = $1 AND id = $2", 2, values, NULL);
+
+	if (!rc && sym_PQntuples(res) == 0)
+		rc = not_found(tenant, session_id);
+	sym_PQclear(res);
+	return rc;
+}
+
+int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res)
+{
+	size_t n = (size_t)sym_PQntuples(res);
+	char **names = n ? calloc(n, sizeof(*names)) : NULL;
+
+	*out = NULL;
+	*out_n = 0;
+	if (n && !names)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!(names[i] = strdup(sym_PQgetvalue(res, (int)i, 0)))) {
+			ac_backend_names_free(names, i);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+	*out = names;
+	*out_n = n;
+	return 0;
+}
+
+/* ---- the session store ---- */
+
+/* The session document as the file store starts it, minus its history
+ * (the messages table holds that): the reference keys, tenancy in metadata. */
+static char *new_document(const char *id, const char *now, const char *tenant, const char *user,
+			  const char *agent)
+{
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s?, s:s?}}", "id", id,
+				"createdAt", now, "updatedAt", now, "task", "", "status", "running",
+				"metadata", "tenantId", tenant, "userId", user, "agentId", agent);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(doc);
+	return text;
+}
+
+static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const char *user,
+			    const char *agent, const char *session_id)
+{
+	ac_backend_pg *b = impl;
+	char fresh[AC_UUID_LEN + 1], now[AC_TIME_ISO_LEN + 1], *doc;
+	const char *values[8];
+	PGresult *res = NULL;
+	int rc;
+
+	*out_id = NULL;
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (user && (rc = ac_backend_id_check("user", user))) ||
+	    (agent && (rc = ac_backend_id_check("agent", agent))) ||
+	    (session_id && (rc = ac_backend_id_check("session", session_id))))
+		return rc;
+	if (!session_id) {
+		ac_uuid_v4(fresh);
+		session_id = fresh;
+	}
+	ac_time_format_iso(now, ac_time_now_ms());
+	if (!(doc = new_document(session_id, now, tenant, user, agent)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	values[0] = tenant;
+	values[1] = session_id;
+	values[2] = user;
+	values[3] = agent;
+	values[4] = now;
+	values[5] = b->host;
+	values[6] = agent ? agent : b->agent;
+	values[7] = doc;
+	/* Created here, or already there: then it must be tenant's. */
+	rc = ac_pg_exec(b->pg, &res, "creating a session",
+			"WITH created AS ("
+			" INSERT INTO sessions (tenant, id, user_id, agent, status, created_at, updated_at,"
+			"  written_by_host, written_by_agent)"
+			" VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), 'running', $5::timestamptz,"
+			"  $5::timestamptz, $6, $7)"
+			" ON CONFLICT (id) DO NOTHING RETURNING id),"
+			" document AS ("
+			" INSERT INTO session_documents (tenant, session_id, document)"
+			" SELECT $1, id, $8::json FROM created)"
+			" SELECT " NOTIFY("session", "$1::text", "$2::text") " FROM created",
+			8, values, NULL);
+	free(doc);
+	if (!rc && sym_PQntuples(res) == 0)
+		rc = session_exists(b, tenant, session_id);
+	sym_PQclear(res);
+	if (!rc && !(*out_id = strdup(session_id)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	return rc;
+}
+
+int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_seqs,
+				const char *tenant, const char *session_id)
+{
+	const char *values[2] = {tenant, session_id};
+	PGresult *res = NULL;
+	json_t *all;
+	long long *seqs = NULL;
+	int rc, rows;
+
+	*out = NULL;
+	if (out_seqs)
+		*out_seqs = NULL;
+	if ((rc = check_session(tenant, session_id)))
+		return rc;
+	/* One row with NULLs for a session without messages, none for no session. */
+	if ((rc = ac_pg_exec(b->pg, &res, "loading messages",
+			     "SELECT m.seq, m.message FROM sessions s"
+			     " LEFT JOIN messages m ON m.session_id = s.id AND m.tenant = s.tenant"
+			     " WHERE s.tenant = $1 AND s.id = $2 ORDER BY m.seq",
+			     2, values, NULL)))
+		return rc;
+	rows = sym_PQntuples(res);
+	if (rows == 0) {
+		sym_PQclear(res);
+		return not_found(tenant, session_id);
+	}
+	if (!(all = json_array()) || (out_seqs && !(seqs = calloc((size_t)rows, sizeof(*seqs))))) {
+		json_decref(all);
+		sym_PQclear(res);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (int row = 0; row < rows && !rc; row++) {
+		json_t *msg = NULL;
+
+		if (sym_PQgetisnull(res, row, 1))
+			continue;
+		rc = ac_json_exact_load(&msg, sym_PQgetvalue(res, row, 1), (size_t)sym_PQgetlength(res, row, 1),
+					0, "stored message");
+		if (!rc && json_array_append_new(all, msg))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		if (!rc && seqs)
+			seqs[json_array_size(all) - 1] = (long long)ac_pg_u64(res, row, 0);
+	}
+	sym_PQclear(res);
+	if (rc) {
+		json_decref(all);
+		free(seqs);
+		return rc;
+	}
+	*out = all;
+	if (out_seqs)
+		*out_seqs = seqs;
+	return 0;
+}
+
+static int pg_load_all(void *impl, json_t **out, const char *tenant, const char *session_id)
+{
+	return ac_backend_pg_load_messages(impl, out, NULL, tenant, session_id);
+}
+
+static json_t *slice(json_t *messages, size_t start)
+{
+	json_t *out = json_array();
+
+	for (size_t i = start; out && i < json_array_size(messages); i++)
+		if (json_array_append(out, json_array_get(messages, i))) {
+			json_decref(out);
+			return NULL;
+		}
+	return out;
+}
+
+static int pg_load_last(void *impl, json_t **out, const char *tenant, const char *session_id,
+			size_t n)
+{
+	json_t *all = NULL;
+	int rc;
+
+	if ((rc = ac_backend_pg_load_messages(impl, &all, NULL, tenant, session_id)))
+		return rc;
+	if (!(*out = slice(all, ac_messages_last_start(all, n))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	json_decref(all);
+	return rc;
+}
+
+static int pg_load_within(void *impl, json_t **out, const char *tenant, const char *session_id,
+			  uint64_t budget)
+{
+	json_t *all = NULL;
+	int rc;
+
+	if ((rc = ac_backend_pg_load_messages(impl, &all, NULL, tenant, session_id)))
+		return rc;
+	if (!(*out = slice(all, ac_messages_budget_start(all, budget))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	json_decref(all);
+	return rc;
+}
+
+/* Appends messages and, with usage, counts a turn: one statement. The
+ * session row's update takes its lock and hands out the seqs; the
+ * messages and the usage row go in with it, or nothing does. */
+static int append_turn(ac_backend_pg *b, const char *tenant, const char *session_id,
+		       const json_t *messages, const ac_usage *usage)
+{
+	char count[24], tokens[24], input[24], output[24];
+	const char *values[10];
+	size_t text_len = 0;
+	char *text = NULL;
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)) ||
+	    (messages && (rc = ac_backend_messages_check(messages))))
+		return rc;
+	if (messages && !(text = ac_json_exact_dumps(messages, JSON_COMPACT | JSON_PRESERVE_ORDER,
+						     &text_len)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	snprintf(count, sizeof(count), "%zu", json_array_size(messages));
+	snprintf(tokens, sizeof(tokens), "%llu",
+		 (unsigned long long)(messages ? ac_messages_tokens(messages) : 0));
+	snprintf(input, sizeof(input), "%llu", (unsigned long long)(usage ? usage->input_tokens : 0));
+	snprintf(output, sizeof(output), "%llu", (unsigned long long)(usage ? usage->output_tokens : 0));
+	values[0] = tenant;
+	values[1] = session_id;
+	values[2] = count;
+	values[3] = tokens;
+	values[4] = b->host;
+	values[5] = b->agent;
+	values[6] = text ? text : "[]";
+	values[7] = usage ? "1" : "0";
+	values[8] = input;
+	values[9] = output;
+	rc = ac_pg_exec(b->pg, &res, usage ? "recording a turn" : "appending messages",
+			"WITH s AS ("
+			" UPDATE sessions SET last_seq = last_seq + $3::bigint,"
+			"  message_count = message_count + $3::bigint, tokens = tokens + $4::bigint,"
+			"  turns = turns + $8::bigint, input_tokens = input_tokens + $9::bigint,"
+			"  output_tokens = output_tokens + $10::bigint,"
+			"  version = version + 1, updated_at = now(),"
+			"  written_by_host = $5, written_by_agent = $6"
+			" WHERE tenant = $1 AND id = $2"
+			" RETURNING last_seq - $3::bigint AS base, turns),"
+			" added AS ("
+			" INSERT INTO messages (tenant, session_id, seq, message)"
+			" SELECT $1, $2, s.base + e.ord, e.elem"
+			" FROM s, json_array_elements($7::json) WITH ORDINALITY AS e(elem, ord)),"
+			" used AS ("
+			" INSERT INTO turn_usage (tenant, session_id, turn, input_tokens, output_tokens, host)"
+			" SELECT $1, $2, s.turns, $9::bigint, $10::bigint, $5 FROM s WHERE $8::bigint = 1)"
+			" SELECT " NOTIFY("messages", "$1::text", "$2::text") " FROM s",
+			10, values, NULL);
+	free(text);
+	if (!rc && sym_PQntuples(res) == 0)
+		rc = not_found(tenant, session_id);
+	sym_PQclear(res);
+	return rc;
+}
+
+static int pg_append(void *impl, const char *tenant, const char *session_id,
+		     const json_t *messages)
+{
+	if (!messages)
+		return ac_error_set(AC_EINVAL, "messages: must be an array");
+	return append_turn(impl, tenant, session_id, messages, NULL);
+}
+
+static int pg_record_turn(void *impl, const char *tenant, const char *session_id,
+			  const json_t *messages, const ac_usage *usage)
+{
+	ac_usage none = {0, 0};
+
+	return append_turn(impl, tenant, session_id, messages, usage ? usage : &none);
+}
+
+/* ---- status: compare-and-set ---- */
+
+static bool is_status(const char *s)
+{
+	return s && (!strcmp(s, "running") || !strcmp(s, "paused") || !strcmp(s, "completed") ||
+		     !strcmp(s, "failed"));
+}
+
+int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
+			     const char *session_id, const char *from, const char *to)
+{
+	ac_backend_pg *b;
+	const char *values[6];
+	PGresult *res = NULL;
+	int rc;
+
+	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
+		return ac_error_set(AC_EINVAL, "status change: not a PostgreSQL backend");
+	b = backend->impl;
+	if ((rc = check_session(tenant, session_id)))
+		return rc;
+	if (!is_status(from) || !is_status(to))
+		return ac_error_set(AC_EINVAL, "'%s' -> '%s': a status is running, paused, completed or failed",
+				    from ? from : "", to ? to : "");
+	values[0] = tenant;
+	values[1] = session_id;
+	values[2] = from;
+	values[3] = to;
+	values[4] = b->host;
+	values[5] = b->agent;
+	rc = ac_pg_exec(b->pg, &res, "changing a status",
+			"UPDATE sessions SET status = $4, version = version + 1, updated_at = now(),"
+			" written_by_host = $5, written_by_agent = $6"
+			" WHERE tenant = $1 AND id = $2 AND status = $3"
+			" RETURNING " NOTIFY("status", "$1::text", "$2::text"),
+			6, values, NULL);
+	if (!rc && sym_PQntuples(res) == 0 && !(rc = session_exists(b, tenant, session_id)))
+		rc = ac_error_set(AC_ECONFLICT, "session %s: status is no longer %s", session_id, from);
+	sym_PQclear(res);
+	return rc;
+}
+
+/* ---- listings: the columns only, never the documents ---- */
+
+#define LIST_COLUMNS                                                                        \
+	"SELECT tenant, id, user_id, agent, status,"                                          \
+	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
+	" input_tokens, output_tokens, turns FROM sessions "
+
+static char *copy(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t *out_n,
+			 const char *tenant, const char *user)
+{
+	const char *values[2] = {tenant, user};
+	ac_backend_session_info *list = NULL;
+	PGresult *res = NULL;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if (user)
+		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
+				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY updated_at DESC, id",
+				2, values, NULL);
+	else if (tenant)
+		rc = ac_pg_exec(b->pg, &res, "listing sessions",
+				LIST_COLUMNS "WHERE tenant = $1 ORDER BY updated_at DESC, id", 1, values,
+				NULL);
+	else
+		rc = ac_pg_exec(b->pg, &res, "listing sessions",
+				LIST_COLUMNS "ORDER BY updated_at DESC, id", 0, NULL, NULL);
+	if (rc)
+		return rc;
+	n = (size_t)sym_PQntuples(res);
+	if (n && !(list = calloc(n, sizeof(*list)))) {
+		sym_PQclear(res);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		ac_backend_session_info *info = &list[i];
+		char updated[AC_TIME_ISO_LEN + 1];
+		int row = (int)i;
+
+		info->tenant = copy(ac_pg_text(res, row, 0));
+		info->session_id = copy(ac_pg_text(res, row, 1));
+		info->user = copy(ac_pg_text(res, row, 2));
+		info->agent = copy(ac_pg_text(res, row, 3));
+		info->status = copy(ac_pg_text(res, row, 4));
+		/* Formatted here, as the file store writes it: cheaper than to_char(). */
+		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
+		info->updated_at = copy(updated);
+		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
+		    !info->status || !info->updated_at) {
+			ac_backend_sessions_free(list, i + 1);
+			sym_PQclear(res);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		info->messages = (size_t)ac_pg_u64(res, row, 6);
+		info->tokens = ac_pg_u64(res, row, 7);
+		info->input_tokens = ac_pg_u64(res, row, 8);
+		info->output_tokens = ac_pg_u64(res, row, 9);
+		info->turns = ac_pg_u64(res, row, 10);
+	}
+	sym_PQclear(res);
+	*out = list;
+	*out_n = n;
+	return 0;
+}
+
+static int pg_list_user_sessions(void *impl, ac_backend_session_info **out, size_t *out_n,
+				 const char *tenant, const char *user)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, user);
+}
+
+static int pg_inspector_list(void *impl, ac_backend_session_info **out, size_t *out_n,
+			     const char *tenant)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, NULL);
+}
+
+/* ---- set-up ---- */
+
+static void pg_free(void *impl)
+{
+	ac_backend_pg *b = impl;
+
+	if (!b)
+		return;
+	ac_pg_close(b->pg);
+	free(b->host);
+	free(b->agent);
+	free(b);
+}
+
+static char *this_host(void)
+{
+	char name[HOST_NAME_MAX + 1] = "";
+
+	if (gethostname(name, sizeof(name)) != 0)
+		snprintf(name, sizeof(name), "unknown");
+	name[HOST_NAME_MAX] = '\0';
+	return strdup(name);
+}
+
+int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
+{
+	ac_backend_pg *b;
+	int rc;
+
+	*out = (ac_backend){0};
+	if (!opts || !opts->url || !*opts->url)
+		return ac_error_set(AC_EINVAL, "PostgreSQL backend: a storage url is needed");
+	if (!(b = calloc(1, sizeof(*b))) ||
+	    !(b->host = opts->host ? strdup(opts->host) : this_host()) ||
+	    !(b->agent = strdup(opts->agent ? opts->agent : "agentctl"))) {
+		pg_free(b);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if ((rc = ac_pg_open(&b->pg, opts->url, opts->schema)) ||
+	    (rc = ac_pg_schema_migrate(b->pg))) {
+		pg_free(b);
+		return rc;
+	}
+	*out = (ac_backend){
+		.name = "pg",
+		.impl = b,
+		.session = {
+			.get_or_create = pg_get_or_create,
+			.load_all = pg_load_all,
+			.load_last = pg_load_last,
+			.load_within = pg_load_within,
+			.append = pg_append,
+			.record_turn = pg_record_turn,
+			.compact_if_needed = ac_backend_pg_compact,
+		},
+		.users = {.list = pg_list_user_sessions},
+		.inspector = {.list_sessions = pg_inspector_list},
+		.free = pg_free,
+	};
+	ac_backend_pg_fill_files(out);
+	ac_backend_pg_fill_logs(out);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* The PostgreSQL backend's private parts, shared by core/ac_backend_pg*.c
+ * (one implementation split by contract); not API. */
+#ifndef AC_BACKEND_PG_IMPL_H
+#define AC_BACKEND_PG_IMPL_H
+
+#include "ac_backend.h"
+#include "ac_pg.h"
+
+typedef struct {
+	ac_pg *pg;
+	char *host;   /* written to rows as the writer */
+	char *agent;  /* recorded on sessions as the last writing agent */
+} ac_backend_pg;
+
+/* Sorted names from a one-column result (free with ac_backend_names_free). */
+int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res);
+
+/* The messages of tenant's session_id, in seq order, with their seqs
+ * (*out_seqs, may be NULL; allocated). AC_ENOTFOUND for another tenant's
+ * or no session. */
+int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_seqs,
+				const char *tenant, const char *session_id);
+
+/* Stores an artifact unless one with other bytes is there already: 0 when
+ * the artifact now holds data, AC_ECONFLICT when it holds something else. */
+int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char *session_id,
+			       const char *tool_call_id, const char *data, size_t len);
+
+int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
+			  const char *session_id, const ac_backend_compact_options *opts);
+
+/* Fill in the memo and artifact groups, and the trace and orchestration. */
+void ac_backend_pg_fill_files(ac_backend *b);
+void ac_backend_pg_fill_logs(ac_backend *b);
+
+#endif

@@ -1,0 +1,243 @@
+/* The PostgreSQL store's schema, as migrations. Each migration is a list of
+ * statements (constant SQL: PQexecParams runs one statement at a time),
+ * applied in one transaction together with its agentctl_migrations row, so
+ * a crash leaves a migration either whole and recorded or absent.
+ *
+ * Layout (docs/POSTGRES.md explains each table):
+ *   sessions        one row per session: the columns listings read
+ *                   (tenant, user, agent, status, updated_at, counts, the
+ *                   host and agent that last wrote, a version)
+ *   session_documents  the session document (json, text-exact: unknown
+ *                   keys and their order survive) minus its history
+ *   messages        (session, seq) -> one message, json, text-exact
+ *   turn_usage      one row per recorded turn; sessions' totals follow
+ *   memos, artifacts  bytes by name
+ *   log_records     traces and orchestration events: (tenant, kind, log, seq)
+ *   logs            one row per log: its last seq (the lock appends take)
+ *   snapshots       a run's latest snapshot
+ *   compactions     the messages a compaction replaced (the archive) */
+#include "ac_pg_schema.h"
+
+#include "ac_error.h"
+#include "ac_buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	int version;
+	const char *name;
+	const char *const *statements; /* NULL-terminated */
+} migration;
+
+static const char *const initial[] = {
+	"CREATE TABLE sessions ("
+	" tenant text NOT NULL,"
+	" id text NOT NULL,"
+	" user_id text NOT NULL DEFAULT '',"
+	" agent text NOT NULL DEFAULT '',"
+	" status text NOT NULL,"
+	" created_at timestamptz NOT NULL,"
+	" updated_at timestamptz NOT NULL,"
+	" written_by_host text NOT NULL DEFAULT '',"
+	" written_by_agent text NOT NULL DEFAULT '',"
+	" version bigint NOT NULL DEFAULT 1,"       /* compare-and-set */
+	" last_seq bigint NOT NULL DEFAULT 0,"      /* messages' seq */
+	" message_count bigint NOT NULL DEFAULT 0,"
+	" tokens bigint NOT NULL DEFAULT 0,"        /* estimated, current history */
+	" input_tokens bigint NOT NULL DEFAULT 0,"  /* sums of turn_usage */
+	" output_tokens bigint NOT NULL DEFAULT 0,"
+	" turns bigint NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (id))",
+	/* Session ids are one namespace, as session files are: another
+	 * tenant's id is "not found", never a second session. */
+	/* The listings read these indexes alone (index-only scans, already in
+	 * order): newest first, ties by id, every listed column included. */
+	"CREATE INDEX sessions_listing ON sessions (updated_at DESC, id)"
+	" INCLUDE (tenant, user_id, agent, status, message_count, tokens, input_tokens,"
+	" output_tokens, turns)",
+	"CREATE INDEX sessions_tenant_listing ON sessions (tenant, updated_at DESC, id)"
+	" INCLUDE (user_id, agent, status, message_count, tokens, input_tokens, output_tokens,"
+	" turns)",
+	"CREATE INDEX sessions_user_listing ON sessions (tenant, user_id, updated_at DESC, id)"
+	" INCLUDE (agent, status, message_count, tokens, input_tokens, output_tokens, turns)",
+	"CREATE INDEX sessions_host ON sessions (written_by_host)",
+	/* Apart, so the rows listings read stay narrow. */
+	"CREATE TABLE session_documents ("
+	" tenant text NOT NULL,"
+	" session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,"
+	" document json NOT NULL)",
+	"CREATE TABLE messages ("
+	" tenant text NOT NULL,"
+	" session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,"
+	" seq bigint NOT NULL,"
+	" message json NOT NULL,"
+	" PRIMARY KEY (session_id, seq))",
+	"CREATE TABLE turn_usage ("
+	" tenant text NOT NULL,"
+	" session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,"
+	" turn bigint NOT NULL,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" input_tokens bigint NOT NULL,"
+	" output_tokens bigint NOT NULL,"
+	" total_tokens bigint GENERATED ALWAYS AS (input_tokens + output_tokens) STORED,"
+	" host text NOT NULL DEFAULT '',"
+	" PRIMARY KEY (session_id, turn))",
+	"CREATE TABLE memos ("
+	" tenant text NOT NULL, owner text NOT NULL, scope text NOT NULL, name text NOT NULL,"
+	" data bytea NOT NULL,"
+	" updated_at timestamptz NOT NULL DEFAULT now(),"
+	" host text NOT NULL DEFAULT '',"
+	" PRIMARY KEY (tenant, owner, scope, name))",
+	"CREATE TABLE artifacts ("
+	" tenant text NOT NULL, session_id text NOT NULL, tool_call_id text NOT NULL,"
+	" data bytea NOT NULL,"
+	" created_at timestamptz NOT NULL DEFAULT now(),"
+	" PRIMARY KEY (tenant, session_id, tool_call_id))",
+	"CREATE TABLE logs ("
+	" tenant text NOT NULL, kind text NOT NULL, log text NOT NULL,"
+	" last_seq bigint NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (tenant, kind, log))",
+	"CREATE TABLE log_records ("
+	" tenant text NOT NULL, kind text NOT NULL, log text NOT NULL,"
+	" seq bigint NOT NULL,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" host text NOT NULL DEFAULT '',"
+	" data json NOT NULL,"
+	" PRIMARY KEY (tenant, kind, log, seq))",
+	"CREATE INDEX log_records_at ON log_records (at)",
+	"CREATE TABLE snapshots ("
+	" tenant text NOT NULL, run_id text NOT NULL,"
+	" covers_seq bigint NOT NULL,"
+	" state json NOT NULL,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" PRIMARY KEY (tenant, run_id))",
+	"CREATE TABLE compactions ("
+	" tenant text NOT NULL,"
+	" session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" first_seq bigint NOT NULL, last_seq bigint NOT NULL,"
+	" messages json NOT NULL,"
+	" PRIMARY KEY (session_id, at, first_seq))",
+	"CREATE INDEX compactions_at ON compactions (at)",
+	NULL,
+};
+
+static const migration migrations[] = {
+	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
+};
+
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int ac_pg_schema_latest(void)
+{
+	return migrations[N_MIGRATIONS - 1].version;
+}
+
+const char *ac_pg_schema_name(int version)
+{
+	for (int i = 0; i < N_MIGRATIONS; i++)
+		if (migrations[i].version == version)
+			return migrations[i].name;
+	return "?";
+}
+
+static bool recorded(const PGresult *res, int version)
+{
+	for (int row = 0; row < sym_PQntuples(res); row++)
+		if (atoi(sym_PQgetvalue(res, row, 0)) == version)
+			return true;
+	return false;
+}
+
+static int apply(ac_pg *pg, const migration *m)
+{
+	char version[16], what[96];
+	const char *values[2] = {version, m->name};
+	int rc = 0;
+
+	snprintf(version, sizeof(version), "%d", m->version);
+	snprintf(what, sizeof(what), "schema migration %d", m->version);
+	for (const char *const *sql = m->statements; *sql && !rc; sql++)
+		rc = ac_pg_exec(pg, NULL, what, *sql, 0, NULL, NULL);
+	if (!rc)
+		rc = ac_pg_exec(pg, NULL, what,
+				"INSERT INTO agentctl_migrations (version, name) VALUES ($1, $2)", 2,
+				values, NULL);
+	return rc;
+}
+
+int ac_pg_schema_migrate(ac_pg *pg)
+{
+	const char *values[1] = {pg->schema};
+	ac_buf create = AC_BUF_INIT;
+	PGresult *done = NULL;
+	int rc, version = 0, missing = 0;
+
+	/* Up to date (the usual case): one read, no lock, no DDL, so a role
+	 * without CREATE rights opens a schema its owner migrated. */
+	if ((rc = ac_pg_schema_check(pg, &version, &missing)) || missing == 0)
+		return rc;
+	if (ac_buf_printf(&create, "CREATE SCHEMA IF NOT EXISTS %s", pg->schema_sql))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* One transaction: the lock, the schema, every missing migration. A
+	 * second process waits on the lock, then sees them all recorded. */
+	if (!(rc = ac_pg_begin(pg, "migrating the schema")) &&
+	    !(rc = ac_pg_exec(pg, NULL, "locking the schema for migration",
+			      "SELECT pg_advisory_xact_lock(hashtext('agentctl migrate ' || $1))", 1,
+			      values, NULL)) &&
+	    !(rc = ac_pg_exec(pg, NULL, "creating the schema", create.data, 0, NULL, NULL)) &&
+	    !(rc = ac_pg_exec(pg, NULL, "creating agentctl_migrations",
+			      "CREATE TABLE IF NOT EXISTS agentctl_migrations ("
+			      " version integer PRIMARY KEY, name text NOT NULL,"
+			      " applied_at timestamptz NOT NULL DEFAULT now())",
+			      0, NULL, NULL)) &&
+	    !(rc = ac_pg_exec(pg, &done, "reading agentctl_migrations",
+			      "SELECT version FROM agentctl_migrations", 0, NULL, NULL))) {
+		for (int i = 0; i < N_MIGRATIONS && !rc; i++)
+			if (!recorded(done, migrations[i].version))
+				rc = apply(pg, &migrations[i]);
+	}
+	sym_PQclear(done);
+	ac_buf_free(&create);
+	if (!rc)
+		rc = ac_pg_commit(pg, "migrating the schema");
+	if (rc)
+		ac_pg_rollback(pg);
+	return rc;
+}
+
+int ac_pg_schema_check(ac_pg *pg, int *out_version, int *out_missing)
+{
+	const char *values[1] = {pg->schema};
+	PGresult *res = NULL;
+	int rc, missing = 0, version = 0;
+
+	*out_version = 0;
+	if (out_missing)
+		*out_missing = N_MIGRATIONS;
+	/* The table named in the schema itself, not wherever the path finds one. */
+	if ((rc = ac_pg_exec(pg, &res, "looking for agentctl_migrations",
+			     "SELECT to_regclass(quote_ident($1) || '.agentctl_migrations') IS NOT NULL",
+			     1, values, NULL)))
+		return rc;
+	if (strcmp(sym_PQgetvalue(res, 0, 0), "t") != 0) {
+		sym_PQclear(res);
+		return 0;
+	}
+	sym_PQclear(res);
+	if ((rc = ac_pg_exec(pg, &res, "reading agentctl_migrations",
+			     "SELECT version FROM agentctl_migrations", 0, NULL, NULL)))
+		return rc;
+	for (int row = 0; row < sym_PQntuples(res); row++)
+		if (atoi(sym_PQgetvalue(res, row, 0)) > version)
+			version = atoi(sym_PQgetvalue(res, row, 0));
+	for (int i = 0; i < N_MIGRATIONS; i++)
+		missing += !recorded(res, migrations[i].version);
+	sym_PQclear(res);
+	*out_version = version;
+	if (out_missing)
+		*out_missing = missing;
+	return 0;
+}

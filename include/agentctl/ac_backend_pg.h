@@ -1,0 +1,62 @@
+/* The PostgreSQL backend: the storage contracts of ac_backend.h kept in one
+ * database that agents on any number of hosts share (docs/POSTGRES.md).
+ *
+ * Same promises as the file backend, with the database's concurrency:
+ * seqs (messages, traces, orchestration events) are assigned in the
+ * database inside the appending transaction, serialised per log by a row
+ * lock on the log's row, so they are strictly increasing and gap-free
+ * whatever the number of writers and hosts; an append is one transaction
+ * (all or none); record_turn stores its messages and its usage row in one
+ * transaction (so a crash leaves both or neither); compaction reads,
+ * summarises with no transaction open, then replaces the summarised
+ * messages in one transaction only if they are still there unchanged
+ * (else AC_ECONFLICT). Every query names the tenant. Every writing
+ * transaction sends pg_notify('agentctl', {"kind","tenant","session"}).
+ *
+ * Opening connects and brings the schema up to date (ac_pg_schema.c's
+ * migrations, under an advisory lock). A backend value holds one
+ * connection; after fork() a child uses its own. */
+#ifndef AC_BACKEND_PG_H
+#define AC_BACKEND_PG_H
+
+#include "ac_backend.h"
+#include "ac_config.h"
+
+typedef struct {
+	const char *url;    /* postgresql://... URL or libpq connection string */
+	const char *schema; /* NULL: "agentctl" */
+	const char *host;   /* written to rows as the writer; NULL: gethostname() */
+	const char *agent;  /* the writing agent recorded on sessions; NULL: "agentctl" */
+} ac_backend_pg_options;
+
+/* Fills *out with the PostgreSQL backend. 0, or AC_EIO (unreachable, one
+ * line naming the store without its password), AC_EINVAL, AC_ENOMEM. */
+int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
+
+/* A session's status changed as a compare-and-set: to `to` only when it is
+ * `from` now; AC_ECONFLICT (nothing changed) when it is not, AC_ENOTFOUND
+ * for another tenant's or no session. b must be a PostgreSQL backend.
+ * (The session commands' own status changes move behind ac_backend in a
+ * later step; this is where they will land.) */
+int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char *session_id,
+			     const char *from, const char *to);
+
+/* The backend config chooses: PostgreSQL when storage.url is set (the host
+ * name from gethostname()), else the workspace's files (sessions_dir and
+ * data_dir as ac_backend_fs_init() takes them). */
+int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessions_dir,
+		    const char *data_dir);
+
+/* url without its password (a URL's ":secret@" and any password=...
+ * parameter or key), for showing; allocated, NULL when out of memory. */
+char *ac_storage_url_redact(const char *url);
+
+/* What `storage check` says about the store config names: *out_store the
+ * store (the workspace's session folder, or the URL without its
+ * password), *out_version the schema version found, *out_latest the one
+ * this agentctl expects, *out_missing the migrations not applied (0 for
+ * files). Allocated strings. Changes nothing. */
+int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *out_missing,
+		     const ac_config *config, const char *sessions_dir);
+
+#endif

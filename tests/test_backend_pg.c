@@ -1,0 +1,360 @@
+/* The storage-backend conformance suite (tests/conformance) run against
+ * the PostgreSQL backend, and what only a shared database can show: many
+ * "hosts" (processes, each with its own host name) writing at once.
+ *
+ * The server is the one the standard PG* variables name; ctest runs this
+ * through tests/pg/with-postgres.sh, which starts a throwaway cluster when
+ * none is given. Each case gets a schema of its own, dropped afterwards. */
+#include "ac_conformance.h"
+
+#include "ac_backend_pg.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Every connection setting from the environment (PGHOST, PGPORT, ...). */
+#define TEST_URL "application_name=agentctl-test"
+
+static int case_number;
+static char schema[64];
+
+static void drop_schema(const char *name)
+{
+	PGconn *conn = PQconnectdb(TEST_URL " options='-c client_min_messages=warning'");
+	char *quoted = conn ? PQescapeIdentifier(conn, name, strlen(name)) : NULL;
+	char sql[160];
+
+	if (quoted) {
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", quoted);
+		PQclear(PQexec(conn, sql));
+		PQfreemem(quoted);
+	}
+	PQfinish(conn);
+}
+
+static int make_pg(ac_backend *out, void *ctx)
+{
+	ac_backend_pg_options opts = {.url = TEST_URL, .host = "host-main"};
+
+	(void)ctx;
+	snprintf(schema, sizeof(schema), "conformance_%d_%d", (int)getpid(), ++case_number);
+	drop_schema(schema);
+	opts.schema = schema;
+	if (ac_backend_pg_init(out, &opts) != 0) {
+		fprintf(stderr, "test_backend_pg: %s\n", ac_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+static void release_pg(ac_backend *b, void *ctx)
+{
+	(void)ctx;
+	ac_backend_close(b);
+	drop_schema(schema);
+}
+
+/* ---- many hosts at once ---- */
+
+#define HOSTS 6
+#define ROUNDS 60
+
+typedef struct {
+	unsigned long long status_changes; /* CAS that succeeded */
+	unsigned long long conflicts;      /* CAS refused */
+} host_result;
+
+/* One "host": its own backend (own connection, own host name), appending
+ * a message, a trace record and an event each round, and flipping the
+ * shared session's status running <-> paused by compare-and-set. */
+static int run_host(int k, int fd)
+{
+	char host[32];
+	ac_backend b;
+	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = host};
+	host_result r = {0, 0};
+	int rc = 0;
+
+	snprintf(host, sizeof(host), "host-%d", k);
+	if (ac_backend_pg_init(&b, &opts) != 0)
+		return 1;
+	for (int i = 0; i < ROUNDS && !rc; i++) {
+		json_t *m = json_pack("[{s:s, s:s, s:i, s:i}]", "role", "user", "content", "hi", "host",
+				      k, "i", i);
+		json_t *ev = json_pack("{s:i, s:i}", "host", k, "i", i);
+		const char *from = i % 2 ? "paused" : "running";
+		const char *to = i % 2 ? "running" : "paused";
+		int cas;
+
+		rc = b.session.append(b.impl, "fleet", "shared", m) ||
+		     b.trace.append(b.impl, NULL, "fleet", "shared", ev) ||
+		     b.orch.append_event(b.impl, NULL, "fleet", "run", ev);
+		cas = ac_backend_pg_set_status(&b, "fleet", "shared", from, to);
+		if (cas == 0)
+			r.status_changes++;
+		else if (cas == AC_ECONFLICT)
+			r.conflicts++;
+		else
+			rc = 1;
+		json_decref(m);
+		json_decref(ev);
+	}
+	ac_backend_close(&b);
+	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		rc = 1;
+	return rc ? 1 : 0;
+}
+
+/* seq 1..n exactly once each, in order, and each (host, i) exactly once. */
+static void assert_log_whole(const json_t *records, size_t n, const char *what)
+{
+	bool seen[HOSTS][ROUNDS] = {{false}};
+	json_t *r;
+	size_t i;
+
+	assert_int_equal(json_array_size(records), n);
+	json_array_foreach(records, i, r) {
+		json_t *data = json_object_get(r, "data");
+		json_int_t host = json_integer_value(json_object_get(data, "host"));
+		json_int_t round = json_integer_value(json_object_get(data, "i"));
+
+		if (json_integer_value(json_object_get(r, "seq")) != (json_int_t)i + 1)
+			fail_msg("%s: record %zu has seq %lld", what, i,
+				 (long long)json_integer_value(json_object_get(r, "seq")));
+		assert_false(seen[host][round]);
+		seen[host][round] = true;
+	}
+}
+
+static void test_many_hosts(void **state)
+{
+	ac_backend *b = *state;
+	host_result total = {0, 0};
+	json_t *all = NULL;
+	ac_backend_session_info *list = NULL, info;
+	pid_t pids[HOSTS];
+	int pipes[HOSTS][2], status;
+	size_t n;
+
+	free(conform_new_session(b, "fleet", "ops", "shared"));
+	for (int k = 0; k < HOSTS; k++) {
+		assert_int_equal(pipe(pipes[k]), 0);
+		pids[k] = fork();
+		assert_true(pids[k] >= 0);
+		if (pids[k] == 0)
+			_exit(run_host(k, pipes[k][1]));
+		close(pipes[k][1]);
+	}
+	for (int k = 0; k < HOSTS; k++) {
+		host_result r;
+
+		assert_int_equal(read(pipes[k][0], &r, sizeof(r)), (ssize_t)sizeof(r));
+		close(pipes[k][0]);
+		assert_int_equal(waitpid(pids[k], &status, 0), pids[k]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		total.status_changes += r.status_changes;
+		total.conflicts += r.conflicts;
+	}
+	assert_int_equal(total.status_changes + total.conflicts, HOSTS * ROUNDS);
+	/* Messages: every one there once, in seq order (message i of a host
+	 * after its i-1). */
+	OK(b->session.load_all(b->impl, &all, "fleet", "shared"));
+	assert_int_equal(json_array_size(all), HOSTS * ROUNDS);
+	{
+		int next[HOSTS] = {0};
+		json_t *m;
+		size_t i;
+
+		json_array_foreach(all, i, m) {
+			json_int_t host = json_integer_value(json_object_get(m, "host"));
+
+			assert_int_equal(json_integer_value(json_object_get(m, "i")), next[host]);
+			next[host]++;
+		}
+	}
+	json_decref(all);
+	OK(b->trace.load(b->impl, &all, NULL, "fleet", "shared", 0));
+	assert_log_whole(all, HOSTS * ROUNDS, "trace");
+	json_decref(all);
+	OK(b->orch.load_events(b->impl, &all, NULL, "fleet", "run", 0));
+	assert_log_whole(all, HOSTS * ROUNDS, "events");
+	json_decref(all);
+	/* Each successful CAS flipped it once, from running: the parity of
+	 * the successes is the final status. */
+	info = conform_find_info(b, "shared", &list, &n);
+	assert_int_equal(info.messages, HOSTS * ROUNDS);
+	assert_string_equal(info.status, total.status_changes % 2 ? "paused" : "running");
+	ac_backend_sessions_free(list, n);
+	/* And a CAS from a status it no longer has is refused. */
+	assert_int_equal(ac_backend_pg_set_status(b, "fleet", "shared",
+						  total.status_changes % 2 ? "running" : "paused",
+						  "failed"),
+			 AC_ECONFLICT);
+	assert_int_equal(ac_backend_pg_set_status(b, "evil", "shared", "running", "failed"),
+			 AC_ENOTFOUND);
+	print_message("many hosts: %d hosts x %d rounds, %llu status changes, %llu refused\n",
+		      HOSTS, ROUNDS, total.status_changes, total.conflicts);
+}
+
+static int setup_pg(void **state)
+{
+	ac_backend *b = calloc(1, sizeof(*b));
+
+	if (!b || make_pg(b, NULL) != 0) {
+		free(b);
+		return -1;
+	}
+	*state = b;
+	return 0;
+}
+
+static int teardown_pg(void **state)
+{
+	release_pg(*state, NULL);
+	free(*state);
+	return 0;
+}
+
+/* Runs sql (constant, test set-up) on a fresh connection; 0 on success. */
+static int run_sql(const char *sql)
+{
+	PGconn *conn = PQconnectdb(TEST_URL " options='-c client_min_messages=warning'");
+	PGresult *res = PQexec(conn, sql);
+	int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		print_message("%s: %s", sql, PQerrorMessage(conn));
+	PQclear(res);
+	PQfinish(conn);
+	return ok ? 0 : -1;
+}
+
+/* The one value of a one-row, one-column query, as a number. */
+static long query_number(const char *sql)
+{
+	PGconn *conn = PQconnectdb(TEST_URL);
+	PGresult *res = PQexec(conn, sql);
+	long value = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+			     ? atol(PQgetvalue(res, 0, 0))
+			     : -1;
+
+	PQclear(res);
+	PQfinish(conn);
+	return value;
+}
+
+/* Several processes opening one fresh schema at once: each migration is
+ * applied and recorded once, and every process gets a working store. */
+static void test_concurrent_migrations(void **state)
+{
+	pid_t pids[4];
+	int status;
+
+	(void)state;
+	drop_schema("migrate_race");
+	for (int k = 0; k < 4; k++) {
+		pids[k] = fork();
+		assert_true(pids[k] >= 0);
+		if (pids[k] == 0) {
+			ac_backend b;
+			ac_backend_pg_options opts = {.url = TEST_URL, .schema = "migrate_race"};
+			char *id = NULL;
+			int rc = ac_backend_pg_init(&b, &opts);
+
+			if (rc == 0)
+				rc = b.session.get_or_create(b.impl, &id, "t", "u", "a", NULL);
+			free(id);
+			ac_backend_close(&b);
+			_exit(rc ? 1 : 0);
+		}
+	}
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(waitpid(pids[k], &status, 0), pids[k]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.agentctl_migrations"), 1);
+	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.sessions"), 4);
+	drop_schema("migrate_race");
+}
+
+/* A role with data rights only (no CREATE) opens a schema its owner
+ * migrated, and works; on a schema that lacks migrations it gets one line. */
+static void test_least_privilege(void **state)
+{
+	ac_backend b;
+	ac_backend_pg_options opts = {.url = TEST_URL " user=ac_agent password=agent-pw",
+				      .schema = "least_priv"};
+	ac_backend_pg_options owner = {.url = TEST_URL, .schema = "least_priv"};
+	char *id = NULL;
+
+	(void)state;
+	drop_schema("least_priv");
+	run_sql("DROP ROLE IF EXISTS ac_agent");
+	assert_int_equal(run_sql("CREATE ROLE ac_agent LOGIN PASSWORD 'agent-pw'"), 0);
+	OK(ac_backend_pg_init(&b, &owner));
+	ac_backend_close(&b);
+	assert_int_equal(run_sql("GRANT USAGE ON SCHEMA least_priv TO ac_agent;"
+				 " GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA"
+				 " least_priv TO ac_agent"),
+			 0);
+	OK(ac_backend_pg_init(&b, &opts));
+	OK(b.session.get_or_create(b.impl, &id, "t", "u", "a", NULL));
+	OK(b.memo.append(b.impl, "t", "u", "user", "N.md", "x", 1));
+	free(id);
+	ac_backend_close(&b);
+	/* A schema it cannot create: refused in one line, no password shown. */
+	opts.schema = "least_priv_missing";
+	assert_int_not_equal(ac_backend_pg_init(&b, &opts), 0);
+	assert_null(strchr(ac_error_last(), '\n'));
+	assert_null(strstr(ac_error_last(), "agent-pw"));
+	drop_schema("least_priv");
+	run_sql("DROP OWNED BY ac_agent; DROP ROLE ac_agent");
+}
+
+/* Bad input: one line naming the store, never the password. */
+static void test_errors_hide_password(void **state)
+{
+	ac_backend b;
+	ac_backend_pg_options opts = {
+		.url = "postgresql://agent:s3cret-pw@127.0.0.1:1/nodb?connect_timeout=2"};
+	char *shown;
+
+	(void)state;
+	assert_int_equal(ac_backend_pg_init(&b, &opts), AC_EIO);
+	assert_null(strstr(ac_error_last(), "s3cret"));
+	assert_non_null(strstr(ac_error_last(), "postgresql://agent@127.0.0.1:1/nodb"));
+	assert_null(strchr(ac_error_last(), '\n'));
+	opts.url = "host=127.0.0.1 port=1 password=s3cret-pw connect_timeout=2";
+	assert_int_equal(ac_backend_pg_init(&b, &opts), AC_EIO);
+	assert_null(strstr(ac_error_last(), "s3cret"));
+	shown = ac_storage_url_redact("postgres://u:p%40ss@h/db?sslmode=require&password=x&a=b");
+	assert_string_equal(shown, "postgres://u@h/db?sslmode=require&a=b");
+	free(shown);
+}
+
+int main(void)
+{
+	const ac_backend_factory postgres = {"conformance: postgresql", make_pg, release_pg, NULL};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_many_hosts, setup_pg, teardown_pg),
+		cmocka_unit_test(test_errors_hide_password),
+		cmocka_unit_test(test_concurrent_migrations),
+		cmocka_unit_test(test_least_privilege),
+	};
+	PGconn *probe = PQconnectdb(TEST_URL);
+	int failed;
+
+	if (PQstatus(probe) != CONNECTION_OK) {
+		fprintf(stderr, "test_backend_pg: no PostgreSQL server (PG* variables): run it through "
+				"tests/pg/with-postgres.sh (scripts/install-deps.sh installs pg_virtualenv)\n");
+		PQfinish(probe);
+		return 1;
+	}
+	PQfinish(probe);
+	failed = ac_backend_conformance_run(&postgres);
+	return failed + cmocka_run_group_tests_name("postgresql only", tests, NULL, NULL);
+}
