@@ -75,15 +75,41 @@ static int parse_gc_args(ac_gc_policy *policy, bool *dry_run, int argc, char **a
 	return CLI_OK;
 }
 
+/* Plans policy over store and prints the plan, or applies it; adds what
+ * went (or would) to *files and *bytes. */
+static int gc_store(cli_context *ctx, ac_gc_store *store, const ac_gc_policy *policy,
+		    bool dry_run, size_t *files, uint64_t *bytes)
+{
+	ac_gc_plan plan = {0};
+	size_t removed = 0;
+	uint64_t freed = 0;
+	int status = CLI_OK;
+
+	if (ac_gc_plan_make(&plan, store, policy)) {
+		status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
+	} else if (dry_run) {
+		for (size_t i = 0; i < plan.count; i++)
+			put_item(ctx, "would remove", &plan.items[i], plan.items[i].why);
+		*files += plan.count;
+		*bytes += plan.bytes;
+	} else {
+		if (ac_gc_apply(&removed, &freed, store, &plan, report_removal, ctx))
+			status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
+		*files += removed;
+		*bytes += freed;
+	}
+	ac_gc_plan_free(&plan);
+	return status;
+}
+
 int cli_gc(cli_context *ctx, int argc, char **argv)
 {
 	ac_gc_policy policy = {.now_ms = ac_time_now_ms()};
-	ac_gc_plan plan = {0};
-	ac_gc_store *store = NULL;
+	ac_gc_store *files = NULL, *database = NULL;
 	ac_buf data_dir = AC_BUF_INIT, total = AC_BUF_INIT;
 	bool dry_run = false;
-	size_t removed = 0;
-	uint64_t freed = 0;
+	size_t count = 0;
+	uint64_t bytes = 0;
 	int status;
 
 	if ((status = parse_gc_args(&policy, &dry_run, argc, argv)))
@@ -98,27 +124,23 @@ int cli_gc(cli_context *ctx, int argc, char **argv)
 		.data_dir = data_dir.data,
 		.journal_path = ctx->ws.journal_path,
 	};
-	if (ac_gc_store_files_new(&store, &opts) || ac_gc_plan_make(&plan, store, &policy)) {
+	/* Both stores are opened before anything is removed from either. */
+	if (ac_gc_store_files_new(&files, &opts) ||
+	    ac_gc_store_open_configured(&database, ctx->config)) {
 		status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
 		goto done;
 	}
-	if (dry_run) {
-		for (size_t i = 0; i < plan.count; i++)
-			put_item(ctx, "would remove", &plan.items[i], plan.items[i].why);
-		ac_buf_printf(&total, "would free %llu bytes in %zu files\n",
-			      (unsigned long long)plan.bytes, plan.count);
-	} else {
-		if (ac_gc_apply(&removed, &freed, store, &plan, report_removal, ctx))
-			status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
-		ac_buf_printf(&total, "freed %llu bytes in %zu files\n", (unsigned long long)freed,
-			      removed);
-	}
+	status = gc_store(ctx, files, &policy, dry_run, &count, &bytes);
+	if (!status && database)
+		status = gc_store(ctx, database, &policy, dry_run, &count, &bytes);
+	ac_buf_printf(&total, "%s %llu bytes in %zu %s\n", dry_run ? "would free" : "freed",
+		      (unsigned long long)bytes, count, database ? "files and record sets" : "files");
 	cli_write(total.data, total.len);
 	if (!status)
 		status = cli_finish_output();
 done:
-	ac_gc_plan_free(&plan);
-	ac_gc_store_free(store);
+	ac_gc_store_free(files);
+	ac_gc_store_free(database);
 	ac_buf_free(&data_dir);
 	ac_buf_free(&total);
 	return status;

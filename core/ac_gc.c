@@ -20,6 +20,8 @@ const char *ac_gc_kind_name(ac_gc_kind kind)
 		return "trace";
 	case AC_GC_JOURNAL:
 		return "rotated journal";
+	case AC_GC_EVENTS:
+		return "orchestration events";
 	}
 	return "?";
 }

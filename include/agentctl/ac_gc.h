@@ -3,8 +3,9 @@
  * traces and rotated journals, in two steps: a plan that says what would
  * go, with its size and why, and an apply step that removes exactly that.
  *
- * Each store is a provider behind ac_gc_store (the files today; a database
- * plugs in the same way). What a provider never removes:
+ * Each store is a provider behind ac_gc_store: the files, and the
+ * PostgreSQL database storage.url names. What the file provider never
+ * removes:
  * - a checkpoint tombstone, nor a session's highest-version checkpoint
  *   (both keep versions from being reused), nor any of the newest N
  *   checkpoints that are not tombstones;
@@ -25,6 +26,8 @@
 #ifndef AC_GC_H
 #define AC_GC_H
 
+#include "ac_config.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +42,7 @@ typedef enum {
 	AC_GC_ROLLBACK,   /* <sessions>/.rollbacks/<id>/<UTC>.json */
 	AC_GC_TRACE,      /* a whole trace of a finished session */
 	AC_GC_JOURNAL,    /* a rotated journal, JOURNAL-<UTC>.jsonl */
+	AC_GC_EVENTS,     /* orchestration events a snapshot covers (PostgreSQL) */
 } ac_gc_kind;
 
 /* "checkpoint", "compaction archive", ... (static). */
@@ -114,6 +118,20 @@ typedef struct {
 
 /* The file store's provider. Free with ac_gc_store_free(). */
 int ac_gc_store_files_new(ac_gc_store **out, const ac_gc_files_options *opts);
+
+/* The PostgreSQL store's provider (url: a postgresql:// URL or libpq
+ * connection string; schema NULL: "agentctl"), one item per kind of
+ * record (trace records of finished sessions and orchestration events a
+ * snapshot covers, by age only; compaction archives, per session), each
+ * removed by one DELETE in one transaction. A database without the schema
+ * holds nothing to remove (and it is not created). AC_EIO when the server
+ * cannot be reached, one line without the password. */
+int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema);
+
+/* The PostgreSQL provider for the database config's storage.url names
+ * (trusted as a command is, see ac_config_command()); *out NULL when
+ * storage.url is unset: the files are the only store. */
+int ac_gc_store_open_configured(ac_gc_store **out, const ac_config *config);
 
 void ac_gc_store_free(ac_gc_store *store);
 
