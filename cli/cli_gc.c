@@ -1,5 +1,6 @@
-/* agentctl gc: retention over the workspace's store (ac_gc.h). The plan is
- * printed with --dry-run, else what was removed; nothing goes by default. */
+/* agentctl gc: retention over the workspace's files and, with storage.url,
+ * its database (ac_gc.h). The plan is printed with --dry-run, else what
+ * was removed; nothing goes by default. */
 #include "cli.h"
 
 #include "ac_buf.h"
@@ -20,15 +21,14 @@ static const char *shown_path(const cli_context *ctx, const char *path)
 	return path;
 }
 
-static void put_item(const cli_context *ctx, const char *verb, const ac_gc_item *item,
-		     const char *note)
+static void put_item(const cli_context *ctx, const char *verb, const ac_gc_item *item)
 {
 	ac_buf line = AC_BUF_INIT;
 
 	ac_buf_printf(&line, "%s %s ", verb, ac_gc_kind_name(item->kind));
 	cli_put_cell(&line, shown_path(ctx, item->path), 0);
 	ac_buf_printf(&line, " %llu bytes (", (unsigned long long)item->bytes);
-	cli_put_cell(&line, note, 0);
+	cli_put_cell(&line, item->why, 0);
 	ac_buf_printf(&line, ")\n");
 	cli_write(line.data, line.len);
 	ac_buf_free(&line);
@@ -37,7 +37,7 @@ static void put_item(const cli_context *ctx, const char *verb, const ac_gc_item 
 static void report_removal(const ac_gc_item *item, int rc, void *ctx)
 {
 	if (rc == 0)
-		put_item(ctx, "removed", item, item->why);
+		put_item(ctx, "removed", item);
 	else
 		cli_note("gc: left %s: %s", shown_path(ctx, item->path), ac_error_last());
 }
@@ -89,7 +89,7 @@ static int gc_store(cli_context *ctx, ac_gc_store *store, const ac_gc_policy *po
 		status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
 	} else if (dry_run) {
 		for (size_t i = 0; i < plan.count; i++)
-			put_item(ctx, "would remove", &plan.items[i], plan.items[i].why);
+			put_item(ctx, "would remove", &plan.items[i]);
 		*files += plan.count;
 		*bytes += plan.bytes;
 	} else {
