@@ -6,6 +6,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_journal_reader.h"
@@ -90,9 +91,19 @@ int cli_checkpoint(cli_context *ctx, int argc, char **argv);
 int cli_demo(cli_context *ctx, int argc, char **argv);
 int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
+int cli_sandbox(cli_context *ctx, int argc, char **argv);
+/* After memo write/append changed (owner, scope): refreshes the sandbox
+ * mirrors that show it (cli_sandbox.c); trouble is a note. */
+void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const char *tenant,
+			    const char *owner, const char *scope);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 int cli_gc(cli_context *ctx, int argc, char **argv);
+
+/* The workspace's storage backend (cli_store.c), for commands built on the
+ * backend contracts. Prints the error itself; release with ac_backend_close. */
+int cli_open_backend(ac_backend *out, const cli_context *ctx);
+
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

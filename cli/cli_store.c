@@ -35,6 +35,11 @@ static int open_backend(ac_backend *out, const cli_context *ctx)
 	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
 }
 
+int cli_open_backend(ac_backend *out, const cli_context *ctx)
+{
+	return open_backend(out, ctx);
+}
+
 /* A document shown as its blocks come: made safe, line breaks and tabs
  * kept, written as it is made, so memory stays the same whatever the
  * document's size. */
@@ -132,7 +137,8 @@ static int memo_list(const ac_backend *b, int argc, char **argv)
 	return status;
 }
 
-static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
+static int memo_change(const ac_backend *b, const cli_context *ctx, bool append, int argc,
+		       char **argv)
 {
 	ac_buf input = AC_BUF_INIT;
 	const char *text;
@@ -161,6 +167,7 @@ static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
 		cli_write(line.data, line.len);
 		ac_buf_free(&line);
 	}
+	cli_sandbox_after_memo(b, ctx, argv[0], argv[1], argv[2]);
 	status = cli_finish_output();
 done:
 	ac_buf_free(&input);
@@ -203,7 +210,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 	else if (!strcmp(verb, "list"))
 		status = memo_list(&b, argc - 1, argv + 1);
 	else
-		status = memo_change(&b, !strcmp(verb, "append"), argc - 1, argv + 1);
+		status = memo_change(&b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
 	ac_backend_close(&b);
 	return status;
 }

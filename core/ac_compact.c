@@ -29,6 +29,7 @@ void ac_compact_options_init(ac_compact_options *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->trigger_tokens = AC_COMPACT_TRIGGER_TOKENS;
 	opts->fraction = AC_COMPACT_FRACTION;
+	opts->min_messages = AC_COMPACT_MIN_MESSAGES;
 	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 }
 
@@ -50,6 +51,10 @@ static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens
 	}
 	if (!(opts->force || out->tokens_before > opts->trigger_tokens)) {
 		out->why_not = "below the compaction trigger (use --force to compact anyway)";
+		return;
+	}
+	if (!opts->force && n < opts->min_messages) {
+		out->why_not = "fewer messages than compaction.minMessages (use --force to compact anyway)";
 		return;
 	}
 	cut = ac_messages_compaction_cut(messages, opts->fraction);

@@ -785,6 +785,7 @@ static void test_cjk_passes_trigger_sooner(void **state)
 	create_session(f, "cjk", cjk);
 	options(&opts, false);
 	opts.trigger_tokens = (en_tokens + cjk_tokens) / 2;
+	opts.min_messages = 0; /* four messages: only the tokens matter here */
 	assert_int_equal(ac_compact_session(&en_result, f->dir, "english", &opts), 0);
 	assert_int_equal(ac_compact_session(&cjk_result, f->dir, "cjk", &opts), 0);
 	assert_false(en_result.needed);
@@ -864,6 +865,33 @@ static void test_fixture_session_over_the_trigger(void **state)
 	free(ws_dir);
 }
 
+/* compaction.minMessages (seed 001, default 20): a history over the
+ * trigger but shorter than that is left alone; force still compacts it. */
+static void test_min_messages(void **state)
+{
+	json_t *messages = json_array();
+	ac_compact_options opts;
+	ac_compact_result result;
+
+	(void)state;
+	for (int i = 0; i < 19; i++)
+		json_array_append_new(messages, text_msg(i % 2 ? "assistant" : "user", "hello there"));
+	options(&opts, false);
+	assert_int_equal(opts.min_messages, 20);
+	opts.trigger_tokens = 1;
+	ac_compact_plan(&result, messages, &opts);
+	assert_false(result.needed);
+	assert_non_null(strstr(result.why_not, "compaction.minMessages"));
+	json_array_append_new(messages, text_msg("assistant", "one more"));
+	ac_compact_plan(&result, messages, &opts);
+	assert_true(result.needed);
+	json_array_remove(messages, 19);
+	opts.force = true;
+	ac_compact_plan(&result, messages, &opts);
+	assert_true(result.needed);
+	json_decref(messages);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -888,6 +916,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_cuts_lines),
 		cmocka_unit_test_setup_teardown(test_cjk_passes_trigger_sooner, setup, teardown),
 		cmocka_unit_test(test_fixture_session_over_the_trigger),
+		cmocka_unit_test(test_min_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

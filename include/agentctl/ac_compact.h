@@ -25,12 +25,19 @@
 /* The defaults ac_compact_options_init() fills in. */
 #define AC_COMPACT_TRIGGER_TOKENS 80000
 #define AC_COMPACT_FRACTION 0.5
+#define AC_COMPACT_MIN_MESSAGES 20 /* seed 001's compaction.minMessages */
 #define AC_COMPACT_SUMMARIZER_TIMEOUT_MS 120000
 
 typedef struct {
 	uint64_t trigger_tokens;          /* compaction.triggerTokens */
 	double fraction;                  /* compaction.compactFraction, in (0, 1] */
 	bool force;                       /* compact even below the trigger */
+	/* compaction.minMessages: a history shorter than this is not
+	 * summarised by the trigger (seed 001: too short to be worth a
+	 * summary); force, the operator's explicit request, overrides it as it
+	 * overrides the trigger. 0 or 1: no minimum beyond the two a summary
+	 * needs. */
+	size_t min_messages;
 	const char *const *summarizer;    /* summarizer.command argv (NULL-terminated), or NULL: built-in */
 	int summarizer_timeout_ms;
 	/* A summariser in code (a backend's callback); when set it is used
