@@ -98,6 +98,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 			    const char *owner, const char *scope);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
+int cli_gc(cli_context *ctx, int argc, char **argv);
 
 /* The workspace's storage backend (cli_store.c), for commands built on the
  * backend contracts. Prints the error itself; release with ac_backend_close. */

@@ -51,6 +51,9 @@ extern "C" {
 #include "ac_sandbox.h"
 #include "ac_consolidate.h"
 
+/* Retention: old checkpoints, archives, traces, rotated journals. */
+#include "ac_gc.h"
+
 /* Watching the workspace; operator requests and actions. */
 #include "ac_watch.h"
 #include "ac_control.h"
