@@ -1,9 +1,9 @@
 /* agentctl session list|show|pause|resume|complete|fail on a database store
  * (storage.url set): read and changed through the ac_backend interface
  * alone, printed as cli_session.c prints the session files, plus what a
- * store shared by many hosts knows and the files do not: the host and
- * agent that last wrote each session (a HOST column, "host" and
- * "writtenBy" in --json).
+ * store shared by many hosts knows and the files do not: the host that
+ * last wrote each session (a HOST column, "host" in --json; show adds the
+ * agent that wrote it).
  *
  * A status change is the store's compare-and-set from the status read
  * (ac_operator_set_status_in): when another host changed it in between,
@@ -28,19 +28,17 @@ static const char *or_dash(const char *text)
 	return text && *text ? text : "-";
 }
 
-/* cli_session.c's list entry, with the writer. The store's listing keeps
+/* cli_session.c's list entry, with the writing host. The store's listing keeps
  * no task or creation time (documents are never loaded to list): "". */
 static json_t *info_json(const ac_backend_session_info *s)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s, "
-			 "s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
 			 "id", s->session_id, "task", "", "status", s->status, "createdAt", "",
 			 "updatedAt", s->updated_at, "tenantId", s->tenant, "userId", s->user,
 			 "agentId", s->agent, "messages", (json_int_t)s->messages,
 			 "tokens", (json_int_t)s->tokens, "inputTokens", (json_int_t)s->input_tokens,
 			 "outputTokens", (json_int_t)s->output_tokens,
-			 "pending", ac_pending_text(AC_PENDING_NONE), "host", s->host,
-			 "writtenBy", s->writer);
+			 "pending", ac_pending_text(AC_PENDING_NONE), "host", s->host);
 }
 
 static void put_row(ac_buf *line, const ac_backend_session_info *s)

@@ -429,10 +429,13 @@ done:
 
 /* ---- listings: the columns only, never the documents ---- */
 
-#define LIST_COLUMNS                                                                        \
+/* The writing agent is read for one session only: every listed column
+ * costs a 100,000-row listing (docs/BENCHMARKS.md). */
+#define LIST_SELECT                                                                         \
 	"SELECT tenant, id, user_id, agent, status,"                                          \
 	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
-	" input_tokens, output_tokens, turns, written_by_host, written_by_agent FROM sessions "
+	" input_tokens, output_tokens, turns, written_by_host"
+#define LIST_COLUMNS LIST_SELECT " FROM sessions "
 
 static char *copy(const char *s)
 {
@@ -453,7 +456,7 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 	*out = NULL;
 	*out_n = 0;
 	if (id)
-		rc = ac_pg_exec(b->pg, &res, "looking a session up", LIST_COLUMNS "WHERE id = $1", 1,
+		rc = ac_pg_exec(b->pg, &res, "looking a session up", LIST_SELECT ", written_by_agent FROM sessions WHERE id = $1", 1,
 				&id, NULL);
 	else if (user)
 		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
@@ -487,7 +490,7 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
 		info->updated_at = copy(updated);
 		info->host = copy(ac_pg_text(res, row, 11));
-		info->writer = copy(ac_pg_text(res, row, 12));
+		info->writer = copy(sym_PQnfields(res) > 12 ? ac_pg_text(res, row, 12) : "");
 		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
 		    !info->status || !info->updated_at || !info->host || !info->writer) {
 			ac_backend_sessions_free(list, i + 1);

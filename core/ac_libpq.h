@@ -23,6 +23,7 @@
 	X(PQgetisnull) \
 	X(PQgetlength) \
 	X(PQgetvalue) \
+	X(PQnfields) \
 	X(PQntuples) \
 	X(PQresultErrorField) \
 	X(PQresultErrorMessage) \

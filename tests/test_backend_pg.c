@@ -276,7 +276,9 @@ static void test_concurrent_migrations(void **state)
 		assert_int_equal(waitpid(pids[k], &status, 0), pids[k]);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.agentctl_migrations"), 1);
+	/* Every migration recorded once (1..latest, no gap, no repeat). */
+	assert_int_equal(query_number("SELECT (count(*) = max(version) AND min(version) = 1)::int"
+				      " FROM migrate_race.agentctl_migrations"), 1);
 	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.sessions"), 4);
 	drop_schema("migrate_race");
 }
@@ -336,11 +338,48 @@ static void test_errors_hide_password(void **state)
 	free(shown);
 }
 
+/* A session carries the host and agent that last wrote it: the listing
+ * shows the host, find both, and each write (a status change from a
+ * second host, an append from the first) moves them. */
+static void test_writer_recorded(void **state)
+{
+	ac_backend *b = *state, other;
+	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = "host-b",
+				      .agent = "codex"};
+	ac_backend_session_info *list = NULL, info;
+	json_t *msgs;
+	size_t n;
+
+	free(conform_new_session(b, "fleet", "ops", "w1"));
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-main");
+	assert_string_equal(info.writer, "claude"); /* the creating agent */
+	ac_backend_session_info_clear(&info);
+	OK(ac_backend_pg_init(&other, &opts));
+	OK(other.session.set_status(other.impl, "fleet", "w1", "running", "paused"));
+	ac_backend_close(&other);
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-b");
+	assert_string_equal(info.writer, "codex");
+	assert_string_equal(info.status, "paused");
+	ac_backend_session_info_clear(&info);
+	info = conform_find_info(b, "w1", &list, &n);
+	assert_string_equal(info.host, "host-b");
+	ac_backend_sessions_free(list, n);
+	msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"back\"}]");
+	OK(b->session.append(b->impl, "fleet", "w1", msgs));
+	json_decref(msgs);
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-main");
+	ac_backend_session_info_clear(&info);
+}
+
 int main(void)
 {
 	const ac_backend_factory postgres = {"conformance: postgresql", make_pg, release_pg, NULL};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_many_hosts, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_writer_recorded, setup_pg, teardown_pg),
 		cmocka_unit_test(test_errors_hide_password),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),

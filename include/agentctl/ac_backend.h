@@ -113,7 +113,8 @@ typedef struct {
 	uint64_t turns;
 	char *host;               /* the host that last wrote it ("" when the
 				     store does not record it: the files) */
-	char *writer;             /* the agent that last wrote it (likewise) */
+	char *writer;             /* the agent that last wrote it (likewise;
+				     filled by inspector.find, "" in listings) */
 } ac_backend_session_info;
 
 /* ---- 1. The session store (the reference AgentrailSessionStore) ---- */
