@@ -241,7 +241,7 @@ static void test_session_rows(void **state)
 		{
 			ac_buf h = AC_BUF_INIT;
 
-			ui_view_sessions.header(&h, w);
+			ui_view_sessions.header(&h, &m, w);
 			assert_int_equal(ui_text_width(h.data, h.len), w);
 			ac_buf_free(&h);
 		}
