@@ -240,7 +240,7 @@ int cli_dashboard(cli_context *ctx)
 	return CLI_OK;
 }
 
-int cli_backend_open(ac_backend *out, const cli_context *ctx)
+int cli_open_backend(ac_backend *out, const cli_context *ctx)
 {
 	ac_buf data_dir = AC_BUF_INIT;
 	int rc;

@@ -91,7 +91,7 @@ int cli_finish_output(void);
 /* Opens the store ctx's workspace uses (ac_backend_open: the database
  * storage.url names, else the files) into *out; CLI_FAILED with the error
  * printed. Release with ac_backend_close(). */
-int cli_backend_open(ac_backend *out, const cli_context *ctx);
+int cli_open_backend(ac_backend *out, const cli_context *ctx);
 
 /* True when storage.url names a database: session commands then go
  * through the ac_backend interface (cli_session_store.c). */
@@ -114,6 +114,11 @@ int cli_checkpoint(cli_context *ctx, int argc, char **argv);
 int cli_demo(cli_context *ctx, int argc, char **argv);
 int cli_memo(cli_context *ctx, int argc, char **argv);
 int cli_artifact(cli_context *ctx, int argc, char **argv);
+int cli_sandbox(cli_context *ctx, int argc, char **argv);
+/* After memo write/append changed (owner, scope): refreshes the sandbox
+ * mirrors that show it (cli_sandbox.c); trouble is a note. */
+void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const char *tenant,
+			    const char *owner, const char *scope);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 

@@ -84,6 +84,47 @@ static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, in
 		ac_buf_append(out, spaces, (size_t)width - (out->len - start));
 }
 
+/* A record that is not a valid event, shown rather than hidden (an audit
+ * trail must not lose one): in text, a line marked '!' with where and why,
+ * then the record indented, both made safe; in JSON, an object that says
+ * so: {"invalid":true,"file":F,"offset":N,"reason":R,"raw":LINE}. */
+static int format_invalid(ac_buf *out, ac_buf *scratch, const ac_scan_match *m,
+			  const printer *p)
+{
+	json_t *record, *raw;
+	char *text;
+	int rc = 0;
+
+	if (!p->json) {
+		ac_buf_clear(scratch);
+		ac_buf_printf(scratch, "! %s: byte %llu: %s", m->path,
+			      (unsigned long long)m->offset, m->invalid);
+		ac_text_sanitize(out, scratch->data, scratch->len);
+		ac_buf_append(out, "\n  ", 3);
+		ac_text_sanitize(out, m->line, m->len);
+		ac_buf_putc(out, '\n');
+		return out->data ? 0 : AC_ENOMEM;
+	}
+	/* The raw line exactly when it is UTF-8; else as the text shows it. */
+	if (!(raw = json_stringn(m->line, m->len))) {
+		ac_buf_clear(scratch);
+		ac_text_sanitize(scratch, m->line, m->len);
+		raw = json_stringn(scratch->data ? scratch->data : "", scratch->len);
+	}
+	record = json_pack("{s:b, s:s, s:I, s:s, s:o}", "invalid", 1, "file", m->path,
+			   "offset", (json_int_t)m->offset, "reason", m->invalid, "raw", raw);
+	if (!record || !(text = json_dumps(record, JSON_COMPACT))) {
+		json_decref(record);
+		return AC_ENOMEM;
+	}
+	ac_buf_append(out, ",\n", 2);
+	if (ac_text_json_safe(out, text, strlen(text)))
+		rc = AC_ENOMEM;
+	free(text);
+	json_decref(record);
+	return rc;
+}
+
 /* One event as read and query show it; may run on several threads at
  * once. In JSON every event comes after ",\n"; write_events turns the
  * first one into the array's "[\n". */
@@ -92,6 +133,8 @@ static int format_event(ac_buf *out, ac_buf *scratch, const ac_scan_match *m, co
 	const printer *p = ctx;
 	const ac_json_span *f = m->fields;
 
+	if (m->invalid)
+		return format_invalid(out, scratch, m, p);
 	if (p->json) {
 		ac_buf_append(out, ",\n", 2);
 		ac_text_json_safe(out, m->line, m->len);
@@ -147,7 +190,7 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 	const char **terms = calloc((size_t)argc + 1, sizeof(char *));
 	char **files = NULL;
 	size_t nterms = 0, last_n = 0, nfiles = 0;
-	bool all = false, options_done = false, last_given = false;
+	bool all = false, options_done = false, last_given = false, strict = false;
 	ac_scan_stats stats = {0};
 	printer p = {0};
 	ac_query *q = NULL;
@@ -162,6 +205,8 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 			options_done = true;
 		} else if (!options_done && !strcmp(arg, "--json")) {
 			p.json = true;
+		} else if (!options_done && !strcmp(arg, "--strict")) {
+			strict = true;
 		} else if (!options_done && !strcmp(arg, "--all")) {
 			all = true;
 		} else if (!options_done && !strcmp(arg, "--last")) {
@@ -188,10 +233,13 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 		status = cli_error(CLI_USAGE, "journal query needs at least one term, e.g. agent=Claude");
 		goto done;
 	}
-	if (ac_query_parse(&q, terms, nterms) != 0) {
+	/* Each argument is a query string: "agent=Codex status=SUCCESS" is
+	 * two terms, as in the dashboard's search. */
+	if (ac_query_parse_strings(&q, terms, nterms) != 0) {
 		status = cli_error(CLI_USAGE, "journal query: %s", ac_error_last());
 		goto done;
 	}
+	ac_query_show_invalid(q, !strict);
 	if (all) {
 		if (ac_journal_files(&files, &nfiles, ws->journal_path) != 0) {
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());

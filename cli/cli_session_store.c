@@ -74,7 +74,7 @@ int cli_session_store_list(const cli_context *ctx, const char *want_status,
 	size_t n = 0;
 	int status;
 
-	if ((status = cli_backend_open(&b, ctx)))
+	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	if (b.inspector.list_sessions(b.impl, &list, &n, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "session list: %s", ac_error_last());
@@ -126,7 +126,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 
 	if (ac_backend_id_check("session", id) != 0)
 		return cli_error(CLI_USAGE, "session show: %s", ac_error_last());
-	if ((status = cli_backend_open(&b, ctx)))
+	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	/* The operator names a session by id: its tenant comes from the store. */
 	if (b.inspector.find(b.impl, &info, id) != 0 ||
@@ -177,7 +177,7 @@ int cli_session_store_set_status(const cli_context *ctx, const char *id, const c
 
 	if (ac_backend_id_check("session", id) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if ((exit_status = cli_backend_open(&b, ctx)))
+	if ((exit_status = cli_open_backend(&b, ctx)))
 		return exit_status;
 	rc = ac_operator_set_status_in(&ctx->ws, &b, id, NULL, status, &notes);
 	if (notes.len)

@@ -120,7 +120,8 @@ static int memo_list(const ac_backend *b, int argc, char **argv)
 	return status;
 }
 
-static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
+static int memo_change(const ac_backend *b, const cli_context *ctx, bool append, int argc,
+		       char **argv)
 {
 	ac_buf input = AC_BUF_INIT;
 	const char *text;
@@ -149,6 +150,7 @@ static int memo_change(const ac_backend *b, bool append, int argc, char **argv)
 		cli_write(line.data, line.len);
 		ac_buf_free(&line);
 	}
+	cli_sandbox_after_memo(b, ctx, argv[0], argv[1], argv[2]);
 	status = cli_finish_output();
 done:
 	ac_buf_free(&input);
@@ -184,14 +186,14 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 		return argc ? cli_error(CLI_USAGE, "memo: unknown command '%s'", verb) : memo_usage();
 	if (ctx->read_only && (!strcmp(verb, "write") || !strcmp(verb, "append")))
 		return cli_error(CLI_USAGE, "memo %s: --read-only forbids changes", verb);
-	if ((status = cli_backend_open(&b, ctx)))
+	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	if (!strcmp(verb, "read"))
 		status = memo_read(&b, argc - 1, argv + 1);
 	else if (!strcmp(verb, "list"))
 		status = memo_list(&b, argc - 1, argv + 1);
 	else
-		status = memo_change(&b, !strcmp(verb, "append"), argc - 1, argv + 1);
+		status = memo_change(&b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
 	ac_backend_close(&b);
 	return status;
 }
@@ -279,7 +281,7 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if ((status = cli_backend_open(&b, ctx)) ||
+	if ((status = cli_open_backend(&b, ctx)) ||
 	    (status = session_tenant(&tenant, ctx, &b, args[0], "artifacts")))
 		goto done;
 	if (!args[1]) {
@@ -445,7 +447,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	}
 	if (!session_id)
 		return cli_error(CLI_USAGE, "trace show needs a session id");
-	if ((status = cli_backend_open(&b, ctx)) ||
+	if ((status = cli_open_backend(&b, ctx)) ||
 	    (status = session_tenant(&tenant, ctx, &b, session_id, "trace")))
 		goto done;
 	/* A line a record: into a pipe or file, in 64 KiB writes rather

@@ -25,8 +25,8 @@ static const cli_command commands[] = {
 	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard\n"},
 	{"journal", cli_journal,
 	 "journal log JSON|-\n"
-	 "journal read [--last N] [--all] [--json]\n"
-	 "journal query TERM... [--last N] [--all] [--json]\n"
+	 "journal read [--last N] [--all] [--json] [--strict]\n"
+	 "journal query TERM...|\"TERM TERM...\" [--last N] [--all] [--json] [--strict]\n"
 	 "journal check [--all]\n"
 	 "journal rotate\n"},
 	{"session", cli_session,
@@ -56,6 +56,8 @@ static const cli_command commands[] = {
 	 "artifact list SESSION [--json] | show SESSION ID\n"},
 	{"trace", cli_trace,
 	 "trace show SESSION [--json]\n"},
+	{"sandbox", cli_sandbox,
+	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL)\n"},
 	{"config", cli_config,

@@ -59,7 +59,7 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace storage config"
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage config"
 
 _agentctl()
 {
@@ -133,6 +133,7 @@ _agentctl()
 	memo) subs="read write append list" ;;
 	artifact) subs="list show" ;;
 	trace) subs="show" ;;
+	sandbox) subs="mirror sync" ;;
 	storage) subs="check migrate" ;;
 	config) subs="show trust" ;;
 	*) return ;;
@@ -148,8 +149,8 @@ _agentctl()
 
 	case $cmd/$sub in
 	journal/log) opts="-" ;;
-	journal/read) opts="--last --all --json" ;;
-	journal/query) opts="--last --all --json" ;;
+	journal/read) opts="--last --all --json --strict" ;;
+	journal/query) opts="--last --all --json --strict" ;;
 	journal/check) opts="--all" ;;
 	session/list) opts="--json --status --user" ;;
 	session/show) opts="--json" ;;
@@ -184,6 +185,18 @@ _agentctl()
 		done
 		if ((n == 0)); then
 			_agentctl_reply_lines < <(_agentctl_session_ids)
+		fi
+		;;
+	sandbox/mirror | sandbox/sync)
+		# TENANT SESSION DIR: the session id second, a folder third.
+		local n=0
+		for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
+			[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
+		done
+		if ((n == 1)); then
+			_agentctl_reply_lines < <(_agentctl_session_ids)
+		elif ((n == 2)); then
+			COMPREPLY=($(compgen -d -- "$cur"))
 		fi
 		;;
 	esac

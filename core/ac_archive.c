@@ -15,26 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-int ac_archive_write(char **out_path, char **out_relative, const char *sessions_dir,
-		     const char *folder, const char *id, const char *created_at, int64_t now_ms,
-		     const json_t *messages, const json_t *extra)
+/* Creates the archive's file under a name no other holds and fills it. */
+static int write_new(char **out_path, char **out_relative, const char *sessions_dir,
+		     const char *folder, const char *id, int64_t now_ms, const char *data,
+		     size_t data_len)
 {
-	char stamp[21], *data = NULL;
-	size_t data_len = 0;
+	char stamp[21];
 	ac_buf dir = AC_BUF_INIT, relative = AC_BUF_INIT, path = AC_BUF_INIT;
-	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
-				"messages", messages);
 	bool reserved = false;
 	int rc, fd = -1;
 
-	if (doc && extra && json_object_update_missing(doc, (json_t *)extra)) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if (!doc || !(data = ac_json_exact_dumps(doc, JSON_INDENT(2), &data_len))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
 	if (ac_buf_printf(&dir, "%s/%s/%s", sessions_dir, folder, id)) {
 		rc = AC_ENOMEM;
 		goto done;
@@ -69,11 +59,71 @@ int ac_archive_write(char **out_path, char **out_relative, const char *sessions_
 done:
 	if (rc && reserved)
 		unlink(path.data);
-	json_decref(doc);
-	free(data);
 	ac_buf_free(&dir);
 	ac_buf_free(&relative);
 	ac_buf_free(&path);
 	return rc;
 }
 
+int ac_archive_write(char **out_path, char **out_relative, const char *sessions_dir,
+		     const char *folder, const char *id, const char *created_at, int64_t now_ms,
+		     const json_t *messages, const json_t *extra)
+{
+	char *data = NULL;
+	size_t data_len = 0;
+	json_t *doc = json_pack("{s:s, s:s, s:O}", "sessionId", id, "createdAt", created_at,
+				"messages", messages);
+	int rc;
+
+	if (doc && extra && json_object_update_missing(doc, (json_t *)extra)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!doc || !(data = ac_json_exact_dumps(doc, JSON_INDENT(2), &data_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	rc = write_new(out_path, out_relative, sessions_dir, folder, id, now_ms, data, data_len);
+done:
+	json_decref(doc);
+	free(data);
+	return rc;
+}
+
+int ac_archive_begin(ac_buf *doc, const char *id, const char *created_at)
+{
+	json_t *head = json_pack("{s:s, s:s, s:[]}", "sessionId", id, "createdAt", created_at,
+				 "messages");
+	int rc = AC_ENOMEM;
+
+	ac_buf_clear(doc);
+	/* ac_archive_write()'s layout up to the messages' opening bracket. */
+	if (head && ac_json_exact_dump_nested(doc, head, JSON_INDENT(2), 0) == 0 &&
+	    doc->len >= 4 && !memcmp(doc->data + doc->len - 4, "[]\n}", 4)) {
+		doc->len -= 3;
+		doc->data[doc->len] = '\0';
+		rc = 0;
+	}
+	json_decref(head);
+	return rc ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
+}
+
+int ac_archive_add(ac_buf *doc, const json_t *message)
+{
+	bool first = doc->len && doc->data[doc->len - 1] == '[';
+
+	if (ac_buf_append(doc, first ? "\n    " : ",\n    ", first ? 5 : 6))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_json_exact_dump_nested(doc, message, JSON_INDENT(2), 4);
+}
+
+int ac_archive_write_built(char **out_path, char **out_relative, const char *sessions_dir,
+			   const char *folder, const char *id, int64_t now_ms, ac_buf *doc)
+{
+	bool empty = doc->len && doc->data[doc->len - 1] == '[';
+
+	if (ac_buf_append(doc, empty ? "]\n}" : "\n  ]\n}", empty ? 3 : 6))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return write_new(out_path, out_relative, sessions_dir, folder, id, now_ms, doc->data,
+			 doc->len);
+}

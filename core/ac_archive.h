@@ -10,6 +10,8 @@
 #ifndef AC_ARCHIVE_H
 #define AC_ARCHIVE_H
 
+#include "ac_buf.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -21,5 +23,17 @@
 int ac_archive_write(char **out_path, char **out_relative, const char *sessions_dir,
 		     const char *folder, const char *id, const char *created_at, int64_t now_ms,
 		     const json_t *messages, const json_t *extra);
+
+/* The same document as ac_archive_write(messages, extra NULL) built one
+ * message at a time, for a history too large to hold twice: begin, add
+ * each message in order, then ac_archive_write_built(). doc is the
+ * caller's (ac_buf_free). 0 or AC_ENOMEM. */
+int ac_archive_begin(ac_buf *doc, const char *id, const char *created_at);
+int ac_archive_add(ac_buf *doc, const json_t *message);
+
+/* Ends doc and writes it as ac_archive_write() does (same names, same
+ * out-parameters). */
+int ac_archive_write_built(char **out_path, char **out_relative, const char *sessions_dir,
+			   const char *folder, const char *id, int64_t now_ms, ac_buf *doc);
 
 #endif

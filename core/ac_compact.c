@@ -1,6 +1,6 @@
 /* Compaction: plan, summarise, archive, then replace, in that order, so a
  * failure at any step before the last leaves the session as it was. */
-#include "ac_compact.h"
+#include "ac_compact_impl.h"
 
 #include "ac_archive.h"
 #include "ac_atomic.h"
@@ -12,32 +12,32 @@
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
+#include "ac_tokens.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define LINE_BYTES 200      /* a message's line in the built-in summary */
-#define EDGE_MESSAGES 30    /* long histories: this many lines from each end */
-#define INPUT_DEPTH 32      /* how deep file paths are looked for in tool inputs */
 
 void ac_compact_options_init(ac_compact_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->trigger_tokens = AC_COMPACT_TRIGGER_TOKENS;
 	opts->fraction = AC_COMPACT_FRACTION;
+	opts->min_messages = AC_COMPACT_MIN_MESSAGES;
 	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
 }
 
-/* ac_compact_plan() with the messages' tokens counted already. */
-static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens,
-		 const ac_compact_options *opts)
+/* The plan's counts for n messages of tokens; true when a cut is to be
+ * chosen (then ac_compact_plan_cut() finishes the plan). */
+bool ac_compact_plan_counts(ac_compact_result *out, size_t n, uint64_t tokens,
+			    const ac_compact_options *opts)
 {
-	size_t n = json_array_size(messages), cut;
-
 	memset(out, 0, sizeof(*out));
 	out->messages_before = n;
 	out->messages_after = n;
@@ -46,13 +46,21 @@ static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens
 	 * of itself plus the rest of nothing. */
 	if (n < 2) {
 		out->why_not = "fewer than 2 messages: nothing to summarise";
-		return;
+		return false;
 	}
 	if (!(opts->force || out->tokens_before > opts->trigger_tokens)) {
 		out->why_not = "below the compaction trigger (use --force to compact anyway)";
-		return;
+		return false;
 	}
-	cut = ac_messages_compaction_cut(messages, opts->fraction);
+	if (!opts->force && n < opts->min_messages) {
+		out->why_not = "fewer messages than compaction.minMessages (use --force to compact anyway)";
+		return false;
+	}
+	return true;
+}
+
+void ac_compact_plan_cut(ac_compact_result *out, size_t n, size_t cut)
+{
 	if (cut == 0 || cut > n) {
 		out->why_not = "no place to cut that keeps tool calls with their results";
 		return;
@@ -60,6 +68,16 @@ static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens
 	out->needed = true;
 	out->summarized = cut;
 	out->messages_after = n - cut + 1;
+}
+
+/* ac_compact_plan() with the messages' tokens counted already. */
+static void plan(ac_compact_result *out, const json_t *messages, uint64_t tokens,
+		 const ac_compact_options *opts)
+{
+	size_t n = json_array_size(messages);
+
+	if (ac_compact_plan_counts(out, n, tokens, opts))
+		ac_compact_plan_cut(out, n, ac_messages_compaction_cut(messages, opts->fraction));
 }
 
 void ac_compact_plan(ac_compact_result *out, const json_t *messages,
@@ -76,227 +94,6 @@ void ac_compact_result_free(ac_compact_result *result)
 	result->archive_path = NULL;
 }
 
-/* ---- the built-in summariser ---- */
-
-typedef struct {
-	json_t *tools;       /* [[name, count], ...] in first-use order */
-	json_t *files;       /* [path, ...] in first-seen order */
-	json_t *files_seen;  /* {path: true}, for de-duplication */
-	int rc;
-} summary_facts;
-
-static bool is_path_key(const char *key)
-{
-	static const char *const keys[] = {"path", "file", "file_path", "filename", "filePath",
-					   "paths"};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			return true;
-	return false;
-}
-
-static void add_file(summary_facts *f, const json_t *value)
-{
-	const char *path = json_string_value(value);
-
-	if (!path || !*path || json_object_get(f->files_seen, path))
-		return;
-	if (json_object_set_new(f->files_seen, path, json_true()) ||
-	    json_array_append_new(f->files, json_string(path)))
-		f->rc = AC_ENOMEM;
-}
-
-/* File paths anywhere in a tool input: under a path-like key, a string or
- * an array of strings; elsewhere, looked for further down. */
-static void collect_files(summary_facts *f, const json_t *value, int depth)
-{
-	const char *key;
-	json_t *item;
-	size_t i;
-
-	if (depth > INPUT_DEPTH)
-		return;
-	if (json_is_array(value)) {
-		json_array_foreach(value, i, item)
-			collect_files(f, item, depth + 1);
-		return;
-	}
-	json_object_foreach((json_t *)value, key, item) {
-		if (!is_path_key(key)) {
-			collect_files(f, item, depth + 1);
-		} else if (json_is_array(item)) {
-			json_t *path;
-
-			json_array_foreach(item, i, path)
-				add_file(f, path);
-		} else {
-			add_file(f, item);
-		}
-	}
-}
-
-static void note_tool_call(const char *id, const char *name, const json_t *input, void *ctx)
-{
-	summary_facts *f = ctx;
-	json_t *entry = NULL, *parsed = NULL;
-	size_t i;
-
-	(void)id;
-	if (!name)
-		name = "?";
-	json_array_foreach(f->tools, i, entry)
-		if (!strcmp(json_string_value(json_array_get(entry, 0)), name))
-			break;
-	if (i < json_array_size(f->tools)) {
-		json_t *count = json_array_get(entry, 1);
-
-		json_integer_set(count, json_integer_value(count) + 1);
-	} else if (json_array_append_new(f->tools, json_pack("[s,i]", name, 1))) {
-		f->rc = AC_ENOMEM;
-	}
-	/* OpenAI-style calls carry their arguments as JSON text. */
-	if (json_is_string(input))
-		input = parsed = json_loads(json_string_value(input), 0, NULL);
-	if (input)
-		collect_files(f, input, 0);
-	json_decref(parsed);
-}
-
-/* Appends text as one line: line breaks folded to single spaces, ends
- * trimmed, cut to LINE_BYTES at a character boundary. */
-static int append_line(ac_buf *out, const char *text, size_t len)
-{
-	size_t start = out->len, kept;
-	bool space = true; /* drops leading white space */
-
-	for (size_t i = 0; i < len; i++) {
-		char c = text[i];
-		bool blank = c == '\n' || c == '\r' || c == ' ' || c == '\t';
-
-		if (blank && space)
-			continue;
-		if (ac_buf_putc(out, blank ? ' ' : c))
-			return AC_ENOMEM;
-		space = blank;
-	}
-	while (out->len > start && out->data[out->len - 1] == ' ')
-		out->len--;
-	kept = out->len - start;
-	if (kept > LINE_BYTES) {
-		kept = LINE_BYTES;
-		while (kept > 0 && ((unsigned char)out->data[start + kept] & 0xc0) == 0x80)
-			kept--;
-		out->len = start + kept;
-		return ac_buf_append(out, "\xe2\x80\xa6", 3); /* "…" */
-	}
-	if (out->data)
-		out->data[out->len] = '\0';
-	return 0;
-}
-
-static int append_message_line(ac_buf *out, const json_t *msg, ac_buf *scratch)
-{
-	ac_buf_clear(scratch);
-	if (ac_message_text(scratch, msg) ||
-	    ac_buf_printf(out, "- %s: ", ac_message_role(msg)) ||
-	    append_line(out, scratch->data ? scratch->data : "", scratch->len) ||
-	    ac_buf_putc(out, '\n'))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int append_counts(ac_buf *out, const json_t *messages, summary_facts *facts)
-{
-	size_t users = 0, assistants = 0, tools = 0, other = 0, i, n = json_array_size(messages);
-	json_t *msg;
-
-	json_array_foreach(messages, i, msg) {
-		const char *role = ac_message_role(msg);
-
-		if (!strcmp(role, "user"))
-			users++;
-		else if (!strcmp(role, "assistant"))
-			assistants++;
-		else if (!strcmp(role, "tool"))
-			tools++;
-		else
-			other++;
-		ac_message_tool_calls(msg, note_tool_call, facts);
-	}
-	if (facts->rc ||
-	    ac_buf_printf(out, "%zu message%s compacted (user %zu, assistant %zu, tool %zu", n,
-			  n == 1 ? "" : "s", users, assistants, tools) ||
-	    (other && ac_buf_printf(out, ", other %zu", other)) || ac_buf_printf(out, ").\n"))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int append_facts(ac_buf *out, const summary_facts *facts)
-{
-	json_t *item;
-	size_t i;
-
-	json_array_foreach(facts->tools, i, item)
-		if (ac_buf_printf(out, "%s%s (%lld)", i ? ", " : "Tools used: ",
-				  json_string_value(json_array_get(item, 0)),
-				  (long long)json_integer_value(json_array_get(item, 1))))
-			return AC_ENOMEM;
-	if (i && ac_buf_putc(out, '\n'))
-		return AC_ENOMEM;
-	json_array_foreach(facts->files, i, item)
-		if (ac_buf_printf(out, "%s%s", i ? ", " : "Files: ", json_string_value(item)))
-			return AC_ENOMEM;
-	if (i && ac_buf_putc(out, '\n'))
-		return AC_ENOMEM;
-	return 0;
-}
-
-int ac_summarize_builtin(char **out, const json_t *messages)
-{
-	summary_facts facts = {json_array(), json_array(), json_object(), 0};
-	ac_buf text = AC_BUF_INIT, scratch = AC_BUF_INIT;
-	size_t n = json_array_size(messages);
-	int rc;
-
-	if (!facts.tools || !facts.files || !facts.files_seen) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = append_counts(&text, messages, &facts)))
-		goto done;
-	if (append_facts(&text, &facts) || ac_buf_printf(&text, "Conversation:\n")) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++) {
-		/* A long history keeps its beginning and its end. */
-		if (n > 2 * EDGE_MESSAGES && i == EDGE_MESSAGES) {
-			if (ac_buf_printf(&text, "- \xe2\x80\xa6 (%zu more messages)\n",
-					  n - 2 * EDGE_MESSAGES)) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			i = n - EDGE_MESSAGES - 1;
-			continue;
-		}
-		if ((rc = append_message_line(&text, json_array_get(messages, i), &scratch)))
-			goto done;
-	}
-	/* No trailing line break: the summary ends with its last line. */
-	if (text.len && text.data[text.len - 1] == '\n')
-		text.data[--text.len] = '\0';
-	if (!(*out = ac_buf_detach(&text)))
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-done:
-	json_decref(facts.tools);
-	json_decref(facts.files);
-	json_decref(facts.files_seen);
-	ac_buf_free(&text);
-	ac_buf_free(&scratch);
-	return rc;
-}
-
 /* ---- the command summariser ---- */
 
 static bool is_blank(char c)
@@ -306,19 +103,15 @@ static bool is_blank(char c)
 
 /* The command summariser on behalf of session_id (NULL: none), see
  * ac_proc_run_for_session(). */
-static int summarize_command(char **out, const char *const *argv, const char *session_id,
-			     const json_t *messages, int timeout_ms)
+int ac_compact_run_summarizer(char **out, const char *const *argv, const char *session_id,
+			      const char *input, size_t input_len, int timeout_ms)
 {
 	ac_proc_result result;
 	ac_buf why = AC_BUF_INIT;
-	size_t input_len = 0;
-	char *input = ac_json_exact_dumps(messages, JSON_COMPACT, &input_len);
 	const char *start, *end;
 	json_t *check = NULL;
 	int rc;
 
-	if (!input)
-		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
 	if ((rc = ac_proc_run_for_session(&result, argv, session_id, NULL, input, input_len,
 					  timeout_ms))) {
 		char reason[512];
@@ -356,6 +149,20 @@ done:
 	json_decref(check);
 	ac_buf_free(&why);
 	ac_proc_result_free(&result);
+	return rc;
+}
+
+/* The summariser's input: the messages as one compact JSON array. */
+static int summarize_messages(char **out, const char *const *argv, const char *session_id,
+			      const json_t *messages, int timeout_ms)
+{
+	size_t input_len = 0;
+	char *input = ac_json_exact_dumps(messages, JSON_COMPACT, &input_len);
+	int rc;
+
+	if (!input)
+		return ac_error_set(AC_ENOMEM, "out of memory (or messages that are not JSON)");
+	rc = ac_compact_run_summarizer(out, argv, session_id, input, input_len, timeout_ms);
 	free(input);
 	return rc;
 }
@@ -363,26 +170,17 @@ done:
 int ac_summarize_command(char **out, const char *const *argv, const json_t *messages,
 			 int timeout_ms)
 {
-	return summarize_command(out, argv, NULL, messages, timeout_ms);
+	return summarize_messages(out, argv, NULL, messages, timeout_ms);
 }
 
 /* ---- compacting a session ---- */
 
-typedef struct {
-	const char *id;
-	const json_t *replaced;   /* the messages that were summarised */
-	const char *summary;
-	const char *archive;      /* relative to the sessions folder */
-	const char *at;
-	ac_compact_result *result;
-	const ac_compact_options *opts;
-	bool applied;             /* the last call changed the content */
-	/* The history as loaded (a reference is held, so no other array
-	 * takes its address) and its counts, which stand while the content
-	 * is that document. */
-	const json_t *loaded;
-	uint64_t loaded_tokens, replaced_tokens;
-} replacement;
+static int append_to_array(const json_t *msg, void *ctx)
+{
+	if (json_array_append(ctx, (json_t *)msg))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
 
 /* True when metadata.compactions records the archive: the session holds
  * this compaction already. */
@@ -400,16 +198,61 @@ static bool names_archive(const json_t *metadata, const char *archive)
 	return false;
 }
 
+/* The summary message that replaces the first messages. New reference, or
+ * NULL when out of memory. */
+json_t *ac_compact_summary_message(const char *summary)
+{
+	ac_buf content = AC_BUF_INIT;
+	json_t *msg = NULL;
+
+	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, summary) == 0)
+		msg = json_pack("{s:s, s:s}", "role", "user", "content", content.data);
+	ac_buf_free(&content);
+	return msg;
+}
+
+/* Checks root's metadata and appends this compaction's record to
+ * metadata.compactions (both made when absent). Nothing changes on a
+ * refusal. */
+int ac_compact_record(json_t *root, const ac_compact_change *r, uint64_t before,
+		      uint64_t after)
+{
+	json_t *metadata = json_object_get(root, "metadata"), *compactions;
+
+	/* Refused rather than replaced: whatever is there is someone's data. */
+	if (metadata && !json_is_object(metadata))
+		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
+	compactions = metadata ? json_object_get(metadata, "compactions") : NULL;
+	if (compactions && !json_is_array(compactions))
+		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
+				    r->id);
+	if (!metadata) {
+		metadata = json_object();
+		if (json_object_set_new(root, "metadata", metadata))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (!compactions) {
+		compactions = json_array();
+		if (json_object_set_new(metadata, "compactions", compactions))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (json_array_append_new(compactions,
+				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", r->at, "messages",
+					    (json_int_t)r->cut, "tokensBefore", (json_int_t)before,
+					    "tokensAfter", (json_int_t)after, "archive", r->archive)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* The change applied to the session's current content: only if its first
  * messages are still the ones summarised. */
 static int replace_with_summary(json_t *root, void *ctx)
 {
-	replacement *r = ctx;
+	ac_compact_change *r = ctx;
 	json_t *history = json_object_get(root, "conversationHistory");
-	json_t *metadata = json_object_get(root, "metadata"), *compactions, *kept = NULL;
-	size_t cut = json_array_size(r->replaced), n = json_array_size(history);
-	ac_buf content = AC_BUF_INIT;
-	uint64_t before;
+	json_t *metadata = json_object_get(root, "metadata"), *kept = NULL;
+	size_t cut = r->cut, n = json_array_size(history);
+	uint64_t before, after;
 	int rc = 0;
 
 	if (r->opts->guard && (rc = r->opts->guard(root, r->opts->guard_ctx)))
@@ -419,19 +262,22 @@ static int replace_with_summary(json_t *root, void *ctx)
 		return AC_SESSION_UNCHANGED; /* a reader saved our version again */
 	if (!json_is_array(history) || n < cut)
 		goto changed;
+	/* Compacting from the text, the summarised messages are parsed only
+	 * now that another writer's version must be compared with them. */
+	if (!r->replaced) {
+		if (!(r->replaced = json_array())) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = ac_history_text_each(r->text, 0, cut, append_to_array, r->replaced)))
+			goto done;
+	}
 	for (size_t i = 0; i < cut; i++)
 		if (!json_equal(json_array_get(history, i), json_array_get(r->replaced, i)))
 			goto changed;
-	/* Refused rather than replaced: whatever is there is someone's data. */
-	if (metadata && !json_is_object(metadata))
-		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
-	compactions = metadata ? json_object_get(metadata, "compactions") : NULL;
-	if (compactions && !json_is_array(compactions))
-		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
-				    r->id);
 	before = history == r->loaded ? r->loaded_tokens : ac_messages_tokens(history);
-	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, r->summary) ||
-	    !(kept = json_pack("[{s:s, s:s}]", "role", "user", "content", content.data))) {
+	if (!(kept = json_array()) ||
+	    json_array_append_new(kept, ac_compact_summary_message(r->summary))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -440,36 +286,19 @@ static int replace_with_summary(json_t *root, void *ctx)
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	if (!metadata) {
-		metadata = json_object();
-		if (json_object_set_new(root, "metadata", metadata)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
-	if (!compactions) {
-		compactions = json_array();
-		if (json_object_set_new(metadata, "compactions", compactions)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
+	after = history == r->loaded ? before - r->replaced_tokens +
+						ac_message_tokens(json_array_get(kept, 0))
+				     : ac_messages_tokens(kept);
+	if ((rc = ac_compact_record(root, r, before, after)))
+		goto done;
+	if (json_object_set(root, "conversationHistory", kept)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
 	}
 	r->result->messages_before = n;
 	r->result->messages_after = json_array_size(kept);
 	r->result->tokens_before = before;
-	r->result->tokens_after = history == r->loaded
-					  ? before - r->replaced_tokens +
-						    ac_message_tokens(json_array_get(kept, 0))
-					  : ac_messages_tokens(kept);
-	if (json_array_append_new(compactions,
-				  json_pack("{s:s, s:I, s:I, s:I, s:s}", "at", r->at, "messages",
-					    (json_int_t)cut, "tokensBefore", (json_int_t)before,
-					    "tokensAfter", (json_int_t)r->result->tokens_after,
-					    "archive", r->archive)) ||
-	    json_object_set(root, "conversationHistory", kept)) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
+	r->result->tokens_after = after;
 	r->applied = true;
 	goto done;
 changed:
@@ -477,74 +306,178 @@ changed:
 			  "session %s changed while it was being compacted; nothing was changed", r->id);
 done:
 	json_decref(kept);
-	ac_buf_free(&content);
 	return rc;
+}
+
+/* ---- compacting ---- */
+
+/* Returns the freed pages of one step's large buffer (the summariser's
+ * input, the archive) to the system before the next step builds its own:
+ * glibc keeps a freed buffer of a few MB in its heap, where it would add
+ * to the next step's. */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/* What compacting needs from either source: the session's first cut
+ * messages for the summariser and the archive, and the change. */
+typedef struct {
+	ac_session *session;      /* parsed, or text only (history set) */
+	const ac_history_text *text; /* NULL: compacting the parsed document */
+	json_t *messages;         /* parsed: the history */
+	json_t *replaced;         /* parsed: its first cut messages */
+} compact_source;
+
+static int summarize(char **out, const compact_source *src, size_t cut, const char *id,
+		     const ac_compact_options *opts)
+{
+	int rc;
+
+	if (src->text)
+		rc = ac_compact_text_summarize(out, src->text, cut, id, opts);
+	else if (opts->summarize)
+		rc = opts->summarize(out, src->replaced, opts->summarize_ctx);
+	else if (opts->summarizer)
+		rc = summarize_messages(out, opts->summarizer, id, src->replaced,
+					opts->summarizer_timeout_ms);
+	else
+		rc = ac_summarize_builtin(out, src->replaced);
+	if (rc == 0 && !*out)
+		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary", id);
+	return rc;
+}
+
+static int archive(char **out_path, char **out_relative, const compact_source *src, size_t cut,
+		   const char *sessions_dir, const char *id, const char *created_at,
+		   int64_t now_ms)
+{
+	if (src->text)
+		return ac_compact_text_archive(out_path, out_relative, src->text, cut, sessions_dir,
+					       id, created_at, now_ms);
+	return ac_archive_write(out_path, out_relative, sessions_dir, ".compactions", id,
+				created_at, now_ms, src->replaced, NULL);
+}
+
+/* Loads the session as text when its history can be walked from the text
+ * (src->text set to h), else parsed whole. */
+static int load_source(compact_source *src, ac_history_text *h, const char *sessions_dir,
+		       const char *id, const char *what)
+{
+	const char *text;
+	size_t len;
+	int rc;
+
+	memset(src, 0, sizeof(*src));
+	if ((rc = ac_session_load_text(&src->session, sessions_dir, id)))
+		return rc;
+	text = ac_session_text(src->session, &len);
+	if (ac_history_text_find(h, text, len, what)) {
+		src->text = h;
+		return 0;
+	}
+	ac_session_free(src->session);
+	src->session = NULL;
+	if ((rc = ac_session_load(&src->session, sessions_dir, id)))
+		return rc;
+	src->messages = json_incref(ac_session_messages(src->session));
+	return 0;
 }
 
 int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const char *id,
 		       const ac_compact_options *opts)
 {
 	char at[AC_TIME_ISO_LEN + 1], *summary = NULL, *archive_relative = NULL;
-	char *archive_path = NULL;
+	char *archive_path = NULL, *what = NULL;
 	const char *created_at;
-	ac_session *session = NULL, *after = NULL;
+	ac_session *after = NULL;
 	ac_session_write_options write;
-	json_t *messages = NULL, *replaced = NULL;
+	compact_source src = {0};
+	ac_history_text h;
+	json_t *rest = NULL;
 	uint64_t replaced_tokens;
 	bool published = false;
 	int64_t now_ms;
-	replacement change;
+	ac_compact_change change;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_session_load(&session, sessions_dir, id)))
+	if ((rc = ac_session_path(&what, sessions_dir, id)))
 		goto done;
-	/* One parse: the counts come from the file's text, and the update
-	 * below starts from this document while the file stays the same. */
-	messages = json_incref(ac_session_messages(session));
-	plan(out, messages, ac_session_tokens(session, SIZE_MAX), opts);
-	if (!out->needed)
-		goto done;
-	replaced_tokens = ac_session_tokens(session, out->summarized);
-	/* Counted: the text need not sit beside the summariser's input. */
-	ac_session_release_text(session);
-	if (!(replaced = json_array())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	/* A caller's summarise callback takes the messages as one array. */
+	if (opts->summarize) {
+		memset(&src, 0, sizeof(src));
+		if ((rc = ac_session_load(&src.session, sessions_dir, id)))
+			goto done;
+		src.messages = json_incref(ac_session_messages(src.session));
+	} else if ((rc = load_source(&src, &h, sessions_dir, id, what))) {
 		goto done;
 	}
-	for (size_t i = 0; i < out->summarized; i++)
-		if (json_array_append(replaced, json_array_get(messages, i))) {
+	if (src.text) {
+		if ((rc = ac_compact_text_plan(out, src.text, opts)) || !out->needed)
+			goto done;
+		replaced_tokens = ac_tokens_history_prefix_json(h.span.start, h.span.len,
+							       out->summarized);
+	} else {
+		/* One parse: the counts come from the file's text, and the
+		 * update below starts from this document while the file stays
+		 * the same. */
+		plan(out, src.messages, ac_session_tokens(src.session, SIZE_MAX), opts);
+		if (!out->needed)
+			goto done;
+		replaced_tokens = ac_session_tokens(src.session, out->summarized);
+		/* Counted: the text need not sit beside the summariser's input. */
+		ac_session_release_text(src.session);
+		if (!(src.replaced = json_array())) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	if (opts->summarize)
-		rc = opts->summarize(&summary, replaced, opts->summarize_ctx);
-	else if (opts->summarizer)
-		rc = summarize_command(&summary, opts->summarizer, id, replaced,
-				       opts->summarizer_timeout_ms);
-	else
-		rc = ac_summarize_builtin(&summary, replaced);
-	if (rc)
+		for (size_t i = 0; i < out->summarized; i++)
+			if (json_array_append(src.replaced, json_array_get(src.messages, i))) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+	}
+	if ((rc = summarize(&summary, &src, out->summarized, id, opts)))
 		goto done;
-	if (!summary) {
-		rc = ac_error_set(AC_EINVAL, "session %s: the summariser returned no summary", id);
-		goto done;
+	give_back_memory();
+	if (src.text) {
+		size_t len;
+		const char *text = ac_session_text(src.session, &len);
+
+		if ((rc = ac_compact_text_load_rest(&rest, text, len, src.text)))
+			goto done;
+		created_at = json_string_value(json_object_get(rest, "createdAt"));
+	} else {
+		created_at = json_string_value(json_object_get(ac_session_root(src.session),
+							       "createdAt"));
 	}
 	now_ms = ac_time_now_ms();
 	ac_time_format_iso(at, now_ms);
-	created_at = json_string_value(json_object_get(ac_session_root(session), "createdAt"));
-	if ((rc = ac_archive_write(&archive_path, &archive_relative, sessions_dir, ".compactions",
-				   id, created_at ? created_at : "", now_ms, replaced, NULL)))
+	if ((rc = archive(&archive_path, &archive_relative, &src, out->summarized, sessions_dir, id,
+			  created_at ? created_at : "", now_ms)))
 		goto done;
+	give_back_memory();
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
-	change = (replacement){id, replaced, summary, archive_relative, at, out, opts, false,
-			       messages, out->tokens_before, replaced_tokens};
+	change = (ac_compact_change){id, src.replaced, summary, archive_relative, at, out, opts, false,
+			       src.messages, out->tokens_before, replaced_tokens, src.text, rest,
+			       out->summarized};
+	src.replaced = NULL; /* the change's now (it may make one) */
 	write = opts->write;
 	write.published = &published;
-	rc = ac_session_update_from(&after, session, sessions_dir, id, replace_with_summary,
-				    &change, &write);
-	session = NULL; /* taken over */
+	if (src.text) {
+		rc = ac_session_update_text_from(&after, src.session, sessions_dir, id,
+						 ac_compact_text_replace, replace_with_summary,
+						 &change, &write);
+	} else {
+		rc = ac_session_update_from(&after, src.session, sessions_dir, id,
+					    replace_with_summary, &change, &write);
+		src.session = NULL; /* taken over */
+	}
+	json_decref(change.replaced);
 	if (rc) {
 		/* A version naming the archive may have been read (and saved
 		 * again by its reader): then the archive must stay. */
@@ -559,7 +492,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 		}
 		goto done;
 	}
-	if (!change.applied) {
+	if (!change.applied && after) {
 		/* Applied already (our version came back): report from the file. */
 		json_t *messages_now = ac_session_messages(after);
 
@@ -572,12 +505,14 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 done:
 	if (rc)
 		out->needed = false;
-	ac_session_free(session);
+	ac_session_free(src.session);
 	ac_session_free(after);
-	json_decref(messages);
-	json_decref(replaced);
+	json_decref(src.messages);
+	json_decref(src.replaced);
+	json_decref(rest);
 	free(summary);
 	free(archive_relative);
 	free(archive_path);
+	free(what);
 	return rc;
 }

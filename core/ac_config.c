@@ -56,10 +56,13 @@ static const known_key known_keys[] = {
 	{"theme", T_STRING, NULL, NULL, 0},
 	{"compaction.triggerTokens", T_INT, NULL, NULL, 0},
 	{"compaction.compactFraction", T_NUMBER, NULL, NULL, 0},
+	{"compaction.minMessages", T_INT, NULL, NULL, 0},
+	{"memory.consolidateCommand", T_STRINGS, NULL, NULL, K_COMMAND},
 	{"summarizer.command", T_STRINGS, NULL, NULL, K_COMMAND},
 	{"resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
 	{"rollbackTools", T_ARGV_MAP, NULL, NULL, K_COMMAND},
 	{"journal.agents", T_STRINGS, NULL, NULL, 0},
+	{"journal.actionTypes", T_STRINGS, NULL, NULL, 0},
 	{"journal.fsync", T_ENUM, NULL, fsync_choices, 0},
 	{"journal.rotateBytes", T_INT, NULL, NULL, 0},
 	{"journal.rotate", T_ENUM, NULL, rotate_choices, 0},
@@ -577,7 +580,7 @@ static int load_defaults(ac_config *c)
 {
 	json_t *approval = json_pack("[sss]", "write_file", "delete_file", "run_command");
 	json_t *defaults = json_pack("{s:s, s:i, s:f, s:o, s:s, s:s, s:s, s:s, s:s,"
-				     " s:i, s:f, s:s, s:i}",
+				     " s:i, s:f, s:i, s:s, s:i}",
 				     "model", "claude-sonnet-4-5", "maxTokens", 8192,
 				     "temperature", 0.0, "requireApproval", approval,
 				     "sessionDir", ".agent/sessions",
@@ -587,6 +590,7 @@ static int load_defaults(ac_config *c)
 				     "theme", "dark",
 				     "compaction.triggerTokens", AC_COMPACT_TRIGGER_TOKENS,
 				     "compaction.compactFraction", AC_COMPACT_FRACTION,
+				     "compaction.minMessages", AC_COMPACT_MIN_MESSAGES,
 				     "journal.fsync", "never", "journal.rotateBytes", 0);
 	int rc = 0;
 	const char *key;

@@ -187,6 +187,8 @@ static int want_enum(const ac_json_span *fields, enum ac_event_field f,
 		     const name_set *set, const ac_event_schema *schema)
 {
 	const char *const *allowed = set->names;
+	const char *const *extra = NULL;
+	size_t nextra = 0;
 	char shown[96];
 	ac_buf list = AC_BUF_INIT;
 	int rc;
@@ -195,14 +197,21 @@ static int want_enum(const ac_json_span *fields, enum ac_event_field f,
 		return rc;
 	if (in_set(&fields[f], set))
 		return 0;
-	if (schema && f == AC_EV_AGENT &&
-	    in_list(&fields[f], schema->extra_agents, schema->nextra_agents))
+	/* Names a workspace adds in its config (the seed: a new type is a
+	 * configuration change, not a code change). */
+	if (schema && f == AC_EV_AGENT) {
+		extra = schema->extra_agents;
+		nextra = schema->nextra_agents;
+	} else if (schema && f == AC_EV_ACTION_TYPE) {
+		extra = schema->extra_action_types;
+		nextra = schema->nextra_action_types;
+	}
+	if (extra && in_list(&fields[f], extra, nextra))
 		return 0;
 	for (size_t i = 0; allowed[i]; i++)
 		ac_buf_printf(&list, "%s%s", i ? ", " : "", allowed[i]);
-	if (schema && f == AC_EV_AGENT)
-		for (size_t i = 0; i < schema->nextra_agents; i++)
-			ac_buf_printf(&list, ", %s", schema->extra_agents[i]);
+	for (size_t i = 0; extra && i < nextra; i++)
+		ac_buf_printf(&list, ", %s", extra[i]);
 	quote_value(shown, sizeof(shown), &fields[f]);
 	rc = ac_error_set(AC_EINVAL, "%s: '%s' is not one of %s", field_names[f],
 			  shown, list.data ? list.data : "");

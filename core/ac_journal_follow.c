@@ -35,6 +35,8 @@ int ac_journal_follow_new(ac_journal_follow **out, const char *path, size_t back
 		ac_journal_follow_free(f);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	/* A follower is a viewer: it shows records outside the schema too. */
+	ac_query_show_invalid(f->everything, true);
 	f->backlog = backlog;
 	f->schema = schema;
 	f->number = 1;

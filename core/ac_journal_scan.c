@@ -9,6 +9,7 @@
 #include "ac_search.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,25 +19,48 @@
 
 #define FIRST_WINDOW (64u * 1024)
 
-/* Parses one candidate line and hands it on if it is a matching event. */
+/* Counts a line that is not a valid event as skipped. */
+static int skip_invalid(ac_scan_ctx *s)
+{
+	if (s->stats->invalid++ == 0)
+		s->stats->invalid_path = s->path;
+	return 0;
+}
+
+/* Parses one candidate line and hands it on if it is a matching event, or
+ * an invalid record the query shows (ac_query_show_invalid()). */
 static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t offset)
 {
 	ac_scan_match match;
+	const char *invalid = NULL;
+	char why[256];
 
-	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0 ||
-	    ac_event_check(s->spans, s->schema) != 0) {
-		if (s->stats->invalid++ == 0)
-			s->stats->invalid_path = s->path;
+	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0) {
+		if (!ac_query_shows_invalid(s->q))
+			return skip_invalid(s);
+		/* Not JSON: no field is known, whatever the scan got to. */
+		memset(s->spans, 0, s->paths.npaths * sizeof(s->spans[0]));
+		snprintf(why, sizeof(why), "%s", ac_error_last());
+		ac_error_set(AC_ECORRUPT, "not JSON: %s", why);
+		invalid = ac_error_last();
+		if (!ac_query_matches_invalid(s->q, line, len, NULL))
+			return 0;
+	} else if (ac_event_check(s->spans, s->schema) != 0) {
+		if (!ac_query_shows_invalid(s->q))
+			return skip_invalid(s);
+		invalid = ac_error_last();
+		if (!ac_query_matches_invalid(s->q, line, len, s->spans))
+			return 0;
+	} else if (!ac_query_matches(s->q, line, len, s->spans)) {
 		return 0;
 	}
-	if (!ac_query_matches(s->q, line, len, s->spans))
-		return 0;
 	s->stats->matched++;
 	match.path = s->path;
 	match.line = line;
 	match.len = len;
 	match.offset = offset;
 	match.fields = s->spans;
+	match.invalid = invalid;
 	return s->fn(&match, s->ctx);
 }
 

@@ -414,6 +414,45 @@ char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len)
 	return data;
 }
 
+int ac_json_exact_dump_nested(ac_buf *out, const json_t *value, size_t flags, size_t indent)
+{
+	size_t mark = out->len, breaks = 0;
+	char *src, *dst;
+
+	if (json_dump_callback(value, dump_to_buf, out, flags | JSON_ENCODE_ANY) != 0 ||
+	    ac_json_exact_restore(out, mark) != 0)
+		goto fail;
+	if (indent == 0)
+		return 0;
+	/* A string's line break is written as \n, so every raw one is the
+	 * layout's. Spread from the back, in place. */
+	for (size_t i = mark; i < out->len; i++)
+		breaks += out->data[i] == '\n';
+	if (!breaks)
+		return 0;
+	if (ac_buf_reserve(out, breaks * indent))
+		goto fail;
+	src = out->data + out->len;
+	dst = src + breaks * indent;
+	out->len += breaks * indent;
+	out->data[out->len] = '\0';
+	while (src > out->data + mark) {
+		char c = *--src;
+
+		if (c == '\n') {
+			dst -= indent;
+			memset(dst, ' ', indent);
+		}
+		*--dst = c;
+	}
+	return 0;
+fail:
+	out->len = mark;
+	if (out->data)
+		out->data[mark] = '\0';
+	return ac_error_set(AC_ENOMEM, "out of memory");
+}
+
 int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags)
 {
 	size_t len = 0;

@@ -46,6 +46,13 @@ int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, c
  * memory (jansson gives no reason). */
 char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len);
 
+/* Appends value to out as ac_json_exact_dumps(value, flags |
+ * JSON_ENCODE_ANY) gives it, with indent spaces added after each line
+ * break: the value as it reads nested in a JSON_INDENT document, so a
+ * large document can be written one part at a time. 0 or AC_ENOMEM (out is
+ * left as it was). */
+int ac_json_exact_dump_nested(ac_buf *out, const json_t *value, size_t flags, size_t indent);
+
 /* Writes root to path as ac_json_exact_dumps(root, flags) gives it,
  * atomically (ac_atomic_write()), making path's folder if needed. */
 int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags);

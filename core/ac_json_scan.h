@@ -109,6 +109,24 @@ int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
  * so use the length. The result is not NUL-terminated. */
 void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span);
 
+/* Walks the elements of an array, or the members of an object, in text
+ * that ac_json_scan() validated, without building anything: e.g. one
+ * message of a session's history at a time. It does not validate: only
+ * for a span of text the scanner accepted. */
+typedef struct {
+	const char *p, *end; /* the rest of the container's inside */
+	bool object;
+} ac_json_cursor;
+
+/* Starts at the first element or member of container (an array or object
+ * span from ac_json_scan(), borrowed). */
+void ac_json_cursor_init(ac_json_cursor *cursor, const ac_json_span *container);
+
+/* The next element (key NULL or ignored for an array) or member: value
+ * (start, len and type set; other fields zero) and, in an object, key (a
+ * string span with its quotes; has_escape set). False after the last. */
+bool ac_json_cursor_next(ac_json_cursor *cursor, ac_json_span *key, ac_json_span *value);
+
 /* True when span is a string whose decoded value is exactly value[0..len).
  * Does not allocate; compares the raw bytes directly when there is no escape. */
 bool ac_json_string_equals(const ac_json_span *span, const char *value, size_t len);

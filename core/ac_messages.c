@@ -324,7 +324,8 @@ uint64_t ac_messages_tokens(const json_t *messages)
 /* ---- cuts ------------------------------------------------------------ */
 
 /* Open addressing from call id to the message that made it. Ids are
- * borrowed from the messages, which outlive every scan. */
+ * borrowed from the messages, which outlive every scan, or, in a cut
+ * finder, copied. */
 typedef struct {
 	const char *id;
 	size_t index;
@@ -333,8 +334,12 @@ typedef struct {
 typedef struct {
 	call_slot *slots;
 	size_t mask;   /* capacity - 1; capacity is a power of two */
+	size_t used;   /* slots holding an id */
+	bool copy_ids; /* slots own their ids, and the table grows */
 	size_t at;     /* the message being scanned */
-	size_t *split; /* size + 1 counters, see split_counts() */
+	size_t *split; /* at least at + 2 counters, see split_counts() */
+	size_t split_cap;
+	int rc;        /* AC_ENOMEM once an allocation failed */
 } pair_scan;
 
 static size_t hash_id(const char *id)
@@ -355,16 +360,51 @@ static call_slot *find_slot(pair_scan *scan, const char *id)
 	return &scan->slots[i];
 }
 
+/* Doubles the table of a scan that copies ids (its size is not known in
+ * advance), keeping it at most half full. */
+static int grow_slots(pair_scan *scan)
+{
+	pair_scan bigger = *scan;
+	size_t cap = scan->mask + 1;
+
+	if (!scan->copy_ids || scan->used * 2 < cap)
+		return 0;
+	if (!(bigger.slots = calloc(cap * 2, sizeof(*bigger.slots))))
+		return AC_ENOMEM;
+	bigger.mask = cap * 2 - 1;
+	for (size_t i = 0; i < cap; i++)
+		if (scan->slots[i].id)
+			*find_slot(&bigger, scan->slots[i].id) = scan->slots[i];
+	free(scan->slots);
+	scan->slots = bigger.slots;
+	scan->mask = bigger.mask;
+	return 0;
+}
+
 /* A repeated id (some agents number calls per turn: "call_0") maps to its
  * latest call, the one a later result answers. */
 static void note_call(const char *id, const char *name, const json_t *input, void *ctx)
 {
 	pair_scan *scan = ctx;
-	call_slot *slot = find_slot(scan, id);
+	call_slot *slot;
 
 	(void)name;
 	(void)input;
-	slot->id = id;
+	if (scan->rc)
+		return;
+	if (grow_slots(scan)) {
+		scan->rc = AC_ENOMEM;
+		return;
+	}
+	slot = find_slot(scan, id);
+	if (!slot->id) {
+		if (scan->copy_ids && !(id = strdup(id))) {
+			scan->rc = AC_ENOMEM;
+			return;
+		}
+		slot->id = id;
+		scan->used++;
+	}
 	slot->index = scan->at;
 }
 
@@ -382,6 +422,16 @@ static void note_result(const char *id, void *ctx)
 	scan->split[scan->at + 1]--;
 }
 
+/* Notes message msg at index scan->at: its calls first, so that a message
+ * answering its own call pairs with that call and not with an earlier one
+ * of the same id. */
+static void note_message(pair_scan *scan, const json_t *msg)
+{
+	ac_message_tool_calls(msg, note_call, scan);
+	if (!scan->rc)
+		ac_message_tool_results(msg, note_result, scan);
+}
+
 /* Sets *out to an array of size + 1 counters (the caller frees it): entry
  * i is the number of call/result pairs that cutting before message i would
  * separate, so a cut is safe when it is 0. One pass over the messages, with
@@ -389,7 +439,7 @@ static void note_result(const char *id, void *ctx)
  * however long the pairs. 0 or AC_ENOMEM. */
 static int split_counts(size_t **out, const json_t *messages, size_t size)
 {
-	pair_scan scan = {NULL, 0, 0, NULL};
+	pair_scan scan = {0};
 	size_t calls = 0, cap = 16;
 	const json_t *msg;
 	size_t i;
@@ -407,12 +457,9 @@ static int split_counts(size_t **out, const json_t *messages, size_t size)
 		goto done;
 	}
 	scan.mask = cap - 1;
-	/* Calls first, so that a message answering its own call pairs with
-	 * that call and not with an earlier one of the same id. */
 	json_array_foreach (messages, i, msg) {
 		scan.at = i;
-		ac_message_tool_calls(msg, note_call, &scan);
-		ac_message_tool_results(msg, note_result, &scan);
+		note_message(&scan, msg);
 	}
 	/* Unsigned on purpose: an entry may wrap below zero before the sum,
 	 * but every prefix sum is a true, non-negative count. */
@@ -449,6 +496,14 @@ bool ac_messages_safe_cut(const json_t *messages, size_t index)
  * is always a safe cut: nothing is ever split, at worst too much is kept
  * or compacted. */
 
+/* The first safe cut at or after from (from <= size) in summed counts. */
+static size_t first_safe_from(const size_t *split, size_t from)
+{
+	while (split[from])
+		from++;
+	return from;
+}
+
 /* The first safe cut at or after from (from <= size). */
 static size_t next_safe_cut(const json_t *messages, size_t size, size_t from)
 {
@@ -456,8 +511,7 @@ static size_t next_safe_cut(const json_t *messages, size_t size, size_t from)
 
 	if (from == size || split_counts(&split, messages, size))
 		return size;
-	while (split[from])
-		from++;
+	from = first_safe_from(split, from);
 	free(split);
 	return from;
 }
@@ -500,27 +554,99 @@ size_t ac_messages_budget_start(const json_t *messages, uint64_t budget)
 	return start == 0 ? 0 : next_safe_cut(messages, size, start);
 }
 
-size_t ac_messages_compaction_cut(const json_t *messages, double fraction)
+/* ceil(fraction * size), at least 1 and at most size (size > 0). */
+static size_t fraction_cut(size_t size, double fraction)
 {
-	size_t size = json_array_size(messages);
-	size_t cut;
 	double want = fraction * (double)size;
+	size_t cut;
 
-	if (size == 0)
-		return 0;
 	/* ceil(want), by hand to keep libm out of the core, with a slack so
 	 * that 0.07 * 100, which is 7.000000000000001 in binary, is 7 and not
 	 * 8. Fractions outside (0,1], and NaN, are clamped. */
 	if (!(want > 1))
-		cut = 1;
-	else if (want >= (double)size)
-		cut = size;
-	else {
-		cut = (size_t)want;
-		if ((double)cut < want - 1e-9)
-			cut++;
+		return 1;
+	if (want >= (double)size)
+		return size;
+	cut = (size_t)want;
+	if ((double)cut < want - 1e-9)
+		cut++;
+	return cut;
+}
+
+size_t ac_messages_compaction_cut(const json_t *messages, double fraction)
+{
+	size_t size = json_array_size(messages);
+
+	if (size == 0)
+		return 0;
+	return next_safe_cut(messages, size, fraction_cut(size, fraction));
+}
+
+/* ---- cuts message by message ----------------------------------------- */
+
+struct ac_cut_finder {
+	pair_scan scan;
+	size_t count; /* messages added */
+};
+
+int ac_cut_finder_new(ac_cut_finder **out)
+{
+	ac_cut_finder *f = calloc(1, sizeof(*f));
+
+	if (f && (f->scan.slots = calloc(16, sizeof(*f->scan.slots)))) {
+		f->scan.mask = 15;
+		f->scan.copy_ids = true;
+		*out = f;
+		return 0;
 	}
-	return next_safe_cut(messages, size, cut);
+	free(f);
+	return ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+int ac_cut_finder_add(ac_cut_finder *f, const json_t *msg)
+{
+	pair_scan *scan = &f->scan;
+
+	/* Room for this message's counter and the one after it. */
+	if (f->count + 2 > scan->split_cap) {
+		size_t cap = scan->split_cap ? scan->split_cap * 2 : 1024;
+		size_t *split = realloc(scan->split, cap * sizeof(*split));
+
+		if (!split)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		memset(split + scan->split_cap, 0, (cap - scan->split_cap) * sizeof(*split));
+		scan->split = split;
+		scan->split_cap = cap;
+	}
+	scan->at = f->count++;
+	note_message(scan, msg);
+	return scan->rc ? ac_error_set(AC_ENOMEM, "out of memory pairing tool calls") : 0;
+}
+
+size_t ac_cut_finder_cut(ac_cut_finder *f, double fraction)
+{
+	size_t *split = f->scan.split, size = f->count;
+
+	if (size == 0)
+		return 0;
+	if (f->scan.rc)
+		return size;
+	/* Summed once, in place: the finder takes no more messages after. */
+	for (size_t i = 1; i <= size; i++)
+		split[i] += split[i - 1];
+	f->scan.rc = AC_EINVAL;
+	return first_safe_from(split, fraction_cut(size, fraction));
+}
+
+void ac_cut_finder_free(ac_cut_finder *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i <= f->scan.mask; i++)
+		free((char *)f->scan.slots[i].id);
+	free(f->scan.slots);
+	free(f->scan.split);
+	free(f);
 }
 
 /* ---- what a writer may append ------------------------------------------ */

@@ -1,5 +1,8 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
+#include "ac_backend_pg.h"
+#include "ac_consolidate.h"
+#include "ac_sandbox.h"
 
 #include "ac_error.h"
 #include "ac_proc.h"
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
@@ -385,6 +389,76 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 	return pending;
 }
 
+/* What follows a compaction of a tenant's session (seed 001 §7): the
+ * session's sandbox mirrors are refreshed (7a), and with
+ * memory.consolidateCommand set, its user's notes are folded into USER.md,
+ * which refreshes that user's mirrors (7b). Both are side steps: trouble
+ * goes to notes, the compaction stands. */
+static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
+{
+	ac_buf data_dir = AC_BUF_INIT, registry = AC_BUF_INIT;
+	ac_consolidate_options consolidate = {0};
+	ac_consolidate_result folded = {0};
+	ac_sandbox_result refreshed = {0};
+	ac_session *s = NULL;
+	ac_backend b = {0};
+	const json_t *metadata;
+	const char *tenant, *user;
+
+	struct stat st;
+
+	/* Most workspaces have neither: no reason to read the session again. */
+	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
+	    ac_buf_printf(&registry, "%s/sandboxes", data_dir.data) ||
+	    (stat(registry.data, &st) != 0 &&
+	     !(ws->config && ac_config_get(ws->config, "memory.consolidateCommand"))))
+		goto done;
+	if (ac_session_load(&s, ws->sessions_dir, id) != 0)
+		goto done;
+	metadata = json_object_get(ac_session_root(s), "metadata");
+	tenant = json_string_value(json_object_get(metadata, "tenantId"));
+	user = json_string_value(json_object_get(metadata, "userId"));
+	if (!tenant || ac_backend_id_check("tenant", tenant))
+		goto done;
+	/* The store the workspace is configured with (storage.url or files). */
+	if (ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
+		if (notes)
+			ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id,
+				      ac_error_last());
+		goto done;
+	}
+	consolidate.sandbox.registry_dir = registry.data;
+	if (ac_sandbox_refresh_session(&refreshed, &b, tenant, id, &consolidate.sandbox) && notes)
+		ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id, ac_error_last());
+	if (refreshed.notes && notes)
+		ac_buf_printf(notes, "%s", refreshed.notes);
+	if (!user || ac_backend_id_check("user", user))
+		goto done;
+	if (ac_workspace_command(&consolidate.command, ws, "memory.consolidateCommand")) {
+		if (notes)
+			ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
+		goto done;
+	}
+	if (!consolidate.command)
+		goto done;
+	if (ac_consolidate_user(&folded, &b, tenant, user, &consolidate) && notes)
+		ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
+	else if (folded.written && notes)
+		ac_buf_printf(notes, "USER.md of user %s/%s consolidated from %zu notes of %zu "
+			      "session%s\n", tenant, user, folded.notes, folded.sessions,
+			      folded.sessions == 1 ? "" : "s");
+	if (folded.refreshed.notes && notes)
+		ac_buf_printf(notes, "%s", folded.refreshed.notes);
+done:
+	ac_error_clear();
+	ac_consolidate_result_free(&folded);
+	ac_sandbox_result_free(&refreshed);
+	ac_backend_close(&b);
+	ac_session_free(s);
+	ac_buf_free(&data_dir);
+	ac_buf_free(&registry);
+}
+
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 			ac_compact_result *out, ac_buf *notes)
 {
@@ -407,8 +481,12 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 					  "tokensAfter", (json_int_t)out->tokens_after,
 					  "archive", out->archive_path),
 				message.data) != 0 && notes)
-		ac_buf_printf(notes, "the journal was not written: %s", ac_error_last());
+		ac_buf_printf(notes, "the journal was not written: %s\n", ac_error_last());
 	ac_buf_free(&message);
+	after_compact(ws, id, notes);
+	/* Notes are lines; the caller shows them as one block. */
+	if (notes && notes->len && notes->data[notes->len - 1] == '\n')
+		notes->data[--notes->len] = '\0';
 	return 0;
 }
 

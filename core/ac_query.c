@@ -7,6 +7,7 @@
 #include "ac_time.h"
 
 #include <stdint.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ struct ac_query {
 	 * range shares, or empty. */
 	char time_needle[AC_TIME_ISO_LEN + 2];
 	size_t time_needle_len;
+	bool show_invalid;
 };
 
 static bool is_json_literal(const char *v)
@@ -119,6 +121,8 @@ static int parse_term(term *t, const char *text)
 	if (key_len == 0 || *op == '\0')
 		return bad_term(text, "expected FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT, "
 				      "since=TIME, until=TIME or text~TEXT");
+	if ((op[0] == '=' || op[0] == '~') && (op[1] == '=' || op[1] == '~'))
+		return bad_term(text, "one operator only: '=', '!=' or '~'");
 	if (op[0] == '!' && op[1] == '=') {
 		t->kind = TERM_NE;
 		value = op + 2;
@@ -217,6 +221,124 @@ int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms)
 	return 0;
 fail:
 	ac_query_free(q);
+	return rc;
+}
+
+/* Cuts text at unquoted spaces and tabs into words, double quotes dropped,
+ * onto the end of *words (each allocated). */
+static int split_words(char ***words, size_t *nwords, size_t *allocated, const char *text)
+{
+	const char *p = text;
+
+	for (;;) {
+		ac_buf word = AC_BUF_INIT;
+		bool quoted = false;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return 0;
+		for (; *p && (quoted || (*p != ' ' && *p != '\t')); p++) {
+			if (*p == '"') {
+				quoted = !quoted;
+			} else if (ac_buf_putc(&word, *p)) {
+				ac_buf_free(&word);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
+		}
+		if (quoted) {
+			ac_buf_free(&word);
+			return ac_error_set(AC_EINVAL, "bad term in '%s': a '\"' is not closed", text);
+		}
+		if (*nwords == *allocated) {
+			size_t grown = *allocated ? *allocated * 2 : 8;
+			char **more = realloc(*words, grown * sizeof(*more));
+
+			if (!more) {
+				ac_buf_free(&word);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
+			*words = more;
+			*allocated = grown;
+		}
+		/* "" is a word too: an empty term, which parse_term rejects. */
+		if (!((*words)[*nwords] = word.data ? ac_buf_detach(&word) : strdup("")))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		(*nwords)++;
+	}
+}
+
+/* True for one FIELD~TEXT term whose text has spaces, written as one
+ * argument without quotes ("text~disk full"): free text, kept whole, as a
+ * one-term-per-argument caller means it. It is so when the argument starts
+ * with FIELD~ and some later word is no term at all (has no '=' or '~');
+ * "agent=Codex statusSUCCESS" starts with '=' and is still refused. */
+static bool is_free_text_term(const char *text)
+{
+	const char *p = text, *word;
+	size_t field = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (p[field] && (isalnum((unsigned char)p[field]) || strchr("._-", p[field])))
+		field++;
+	if (!field || p[field] != '~' || strchr(p, '"'))
+		return false;
+	for (word = strpbrk(p, " \t"); word; word = strpbrk(word, " \t")) {
+		size_t len;
+
+		word += strspn(word, " \t");
+		len = strcspn(word, " \t");
+		if (len && !memchr(word, '=', len) && !memchr(word, '~', len))
+			return true;
+		word += len;
+	}
+	return false;
+}
+
+/* Appends text, trimmed of spaces and tabs at both ends, as one word. */
+static int push_whole(char ***words, size_t *nwords, size_t *allocated, const char *text)
+{
+	size_t start = strspn(text, " \t"), end = strlen(text);
+
+	while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t'))
+		end--;
+	if (*nwords == *allocated) {
+		size_t grown = *allocated ? *allocated * 2 : 8;
+		char **more = realloc(*words, grown * sizeof(*more));
+
+		if (!more)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		*words = more;
+		*allocated = grown;
+	}
+	if (!((*words)[*nwords] = strndup(text + start, end - start)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	(*nwords)++;
+	return 0;
+}
+
+int ac_query_parse_strings(ac_query **out, const char *const *strings, size_t nstrings)
+{
+	char **words = NULL;
+	size_t nwords = 0, allocated = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < nstrings && rc == 0; i++) {
+		size_t before = nwords;
+
+		rc = is_free_text_term(strings[i])
+			     ? push_whole(&words, &nwords, &allocated, strings[i])
+			     : split_words(&words, &nwords, &allocated, strings[i]);
+		if (rc == 0 && nwords == before)
+			rc = ac_error_set(AC_EINVAL, "bad term '%s': expected FIELD=VALUE, "
+						     "FIELD!=VALUE or FIELD~TEXT", strings[i]);
+	}
+	if (rc == 0)
+		rc = ac_query_parse(out, (const char *const *)words, nwords);
+	for (size_t i = 0; i < nwords; i++)
+		free(words[i]);
+	free(words);
 	return rc;
 }
 
@@ -341,6 +463,46 @@ bool ac_query_matches(const ac_query *q, const char *line, size_t len,
 {
 	for (size_t i = 0; i < q->nterms; i++)
 		if (!term_matches(&q->terms[i], line, len, spans))
+			return false;
+	return true;
+}
+
+void ac_query_show_invalid(ac_query *q, bool on)
+{
+	q->show_invalid = on;
+}
+
+bool ac_query_shows_invalid(const ac_query *q)
+{
+	return q->show_invalid;
+}
+
+/* A term on a record outside the schema: only the fields it has count. */
+static bool invalid_term_matches(const term *t, const char *line, size_t len,
+				 const ac_json_span *spans)
+{
+	const ac_json_span *ts;
+
+	if (t->kind == TERM_TEXT)
+		return line_contains(line, len, t);
+	if (!spans)
+		return false;
+	if (t->kind == TERM_SINCE || t->kind == TERM_UNTIL) {
+		ts = &spans[AC_EV_TIMESTAMP];
+		if (ts->type != AC_JSON_STRING || ts->has_escape ||
+		    !ac_time_is_iso(ts->start + 1, ts->len - 2))
+			return false;
+	} else if (spans[t->path_index].type == AC_JSON_NONE) {
+		return false;
+	}
+	return term_matches(t, line, len, spans);
+}
+
+bool ac_query_matches_invalid(const ac_query *q, const char *line, size_t len,
+			      const ac_json_span *spans)
+{
+	for (size_t i = 0; i < q->nterms; i++)
+		if (!invalid_term_matches(&q->terms[i], line, len, spans))
 			return false;
 	return true;
 }

@@ -131,6 +131,38 @@ int ac_session_load(ac_session **out, const char *dir, const char *id)
 	return rc;
 }
 
+int ac_session_load_text(ac_session **out, const char *dir, const char *id)
+{
+	ac_session *s = NULL;
+	char *path = NULL;
+	int rc;
+
+	if ((rc = ac_session_path(&path, dir, id)))
+		return rc;
+	if (!(s = calloc(1, sizeof(*s)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path))) {
+		if (rc == AC_ENOTFOUND)
+			ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", id, dir);
+		goto done;
+	}
+	s->from_file = true;
+	*out = s;
+	s = NULL;
+done:
+	ac_session_free(s);
+	free(path);
+	return rc;
+}
+
+const char *ac_session_text(const ac_session *s, size_t *out_len)
+{
+	*out_len = s->raw_len;
+	return s->raw;
+}
+
 void ac_session_free(ac_session *s)
 {
 	if (!s)
@@ -310,15 +342,51 @@ static ac_session *still_current(ac_session *loaded, const char *path)
 	return NULL;
 }
 
-int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir,
-			   const char *id, ac_session_change_fn change, void *ctx,
-			   const ac_session_write_options *opts)
+/* True when the file at path is still the one loaded was read from. */
+static bool is_current(const ac_session *loaded, const char *path)
+{
+	ac_file_id now;
+
+	return loaded->from_file && ac_file_id_of(&now, path) == 0 &&
+	       ac_file_id_equal(&now, &loaded->file);
+}
+
+/* The new document made from text_loaded's text, while the file is still
+ * that one: *out_data and *out_len receive it. */
+static int change_text(char **out_data, size_t *out_len, const ac_session *text_loaded,
+		       ac_session_text_change_fn text_change, void *ctx)
+{
+	char now[AC_TIME_ISO_LEN + 1];
+	ac_buf text = AC_BUF_INIT;
+	int rc;
+
+	ac_time_format_iso(now, ac_time_now_ms());
+	if ((rc = text_change(&text, text_loaded->raw, text_loaded->raw_len, now, ctx)) == 0 &&
+	    !text.data)
+		rc = ac_error_set(AC_EINVAL, "a change to the session's text made no document");
+	if (rc) {
+		ac_buf_free(&text);
+		return rc;
+	}
+	*out_len = text.len;
+	*out_data = ac_buf_detach(&text);
+	return 0;
+}
+
+/* ac_session_update_from() and ac_session_update_text_from() in one loop:
+ * loaded is taken over, text_loaded borrowed (either may be NULL). */
+static int update(ac_session **out, ac_session *loaded, const ac_session *text_loaded,
+		  const char *dir, const char *id, ac_session_text_change_fn text_change,
+		  ac_session_change_fn change, void *ctx, const ac_session_write_options *opts)
 {
 	char *path = NULL, *data = NULL;
 	size_t len = 0;
 	ac_session *s = NULL;
+	ac_file_id written;
 	int rc, guard = -1;
 
+	if (out)
+		*out = NULL;
 	if (opts && opts->published)
 		*opts->published = false;
 	if ((rc = ac_session_path(&path, dir, id))) {
@@ -331,37 +399,49 @@ int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir
 		goto done;
 	for (int attempt = 0;; attempt++) {
 		bool published = false;
+		ac_file_id expected;
 
 		if (opts && opts->quiet_ms > 0 &&
 		    (rc = wait_quiet(path, id, opts->quiet_ms, opts->wait_ms)))
 			break;
 		ac_session_free(s);
-		/* The first round may start from the document loaded. */
-		s = still_current(loaded, path);
-		loaded = NULL;
-		if (!s) {
-			if (!(s = calloc(1, sizeof(*s)))) {
+		s = NULL;
+		free(data);
+		data = NULL;
+		if (attempt == 0 && text_loaded && is_current(text_loaded, path)) {
+			/* The file is as loaded: the change is made on its text. */
+			if ((rc = change_text(&data, &len, text_loaded, text_change, ctx)))
+				break;
+			expected = text_loaded->file;
+		} else {
+			/* The first round may start from the document loaded. */
+			s = still_current(loaded, path);
+			loaded = NULL;
+			if (!s) {
+				if (!(s = calloc(1, sizeof(*s)))) {
+					rc = ac_error_set(AC_ENOMEM, "out of memory");
+					break;
+				}
+				if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
+				    (rc = parse_document(&s->root, path, s->raw, s->raw_len)))
+					break;
+				s->from_file = true;
+			}
+			if ((rc = change(s->root, ctx)))
+				break;
+			/* The text read no longer holds the document: drop it
+			 * before the new one is built (a large session is in
+			 * memory as text once, not twice). */
+			ac_session_release_text(s);
+			stamp_updated(s->root);
+			if (!(data = serialise(s->root, &len))) {
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				break;
 			}
-			if ((rc = read_identified(&s->raw, &s->raw_len, &s->file, path)) ||
-			    (rc = parse_document(&s->root, path, s->raw, s->raw_len)))
-				break;
-			s->from_file = true;
+			expected = s->file;
 		}
-		if ((rc = change(s->root, ctx)))
-			break;
-		/* The text read no longer holds the document: drop it before
-		 * the new one is built (a large session is in memory as text
-		 * once, not twice). */
-		ac_session_release_text(s);
-		stamp_updated(s->root);
-		free(data);
-		if (!(data = serialise(s->root, &len))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		rc = ac_atomic_swap_if(&published, &s->file, path, &s->file, data, len);
+		written = expected;
+		rc = ac_atomic_swap_if(&published, &written, path, &expected, data, len);
 		if (published && opts && opts->published)
 			*opts->published = true;
 		if (rc == AC_ENOTSUP)
@@ -377,7 +457,8 @@ int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir
 	}
 	if (rc == AC_SESSION_UNCHANGED) {
 		rc = 0;
-	} else if (rc == 0) {
+	} else if (rc == 0 && s) {
+		s->file = written;
 		free(s->raw);
 		s->raw = data;
 		s->raw_len = len;
@@ -397,6 +478,21 @@ done:
 	free(data);
 	free(path);
 	return rc;
+}
+
+int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir,
+			   const char *id, ac_session_change_fn change, void *ctx,
+			   const ac_session_write_options *opts)
+{
+	return update(out, loaded, NULL, dir, id, NULL, change, ctx, opts);
+}
+
+int ac_session_update_text_from(ac_session **out, const ac_session *text_loaded,
+				const char *dir, const char *id,
+				ac_session_text_change_fn text_change, ac_session_change_fn change,
+				void *ctx, const ac_session_write_options *opts)
+{
+	return update(out, NULL, text_loaded, dir, id, text_change, change, ctx, opts);
 }
 
 int ac_session_update_with(ac_session **out, const char *dir, const char *id,

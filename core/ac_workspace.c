@@ -46,12 +46,28 @@ static int refuse_summary(char **out, const json_t *messages, void *ctx)
 	return ac_config_command(&command, ctx, "summarizer.command");
 }
 
+/* A names list from config (journal.agents, journal.actionTypes): *out
+ * an owned array of strings borrowed from config, NULL when empty. */
+static int names_of(const char ***out, size_t *out_n, const ac_config *config, const char *key)
+{
+	json_t *names = ac_config_get(config, key), *name;
+	size_t i;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!json_is_array(names) || json_array_size(names) == 0)
+		return 0;
+	if (!(*out = calloc(json_array_size(names), sizeof(char *))))
+		return AC_ENOMEM;
+	json_array_foreach(names, i, name)
+		(*out)[i] = json_string_value(name);
+	*out_n = json_array_size(names);
+	return 0;
+}
+
 int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 {
 	json_t *command = NULL;
-	json_t *agents = ac_config_get(config, "journal.agents"), *name;
-	size_t i;
-
 	memset(ws, 0, sizeof(*ws));
 	ac_journal_options_init(&ws->journal);
 	ac_compact_options_init(&ws->compact);
@@ -75,21 +91,22 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	int64_t foreign_stale_ms =
 		ac_config_int(config, "lock.foreignStaleMs", ws->journal.lock.foreign_stale_ms);
 	ws->journal.lock.foreign_stale_ms = foreign_stale_ms > INT_MAX ? INT_MAX : (int)foreign_stale_ms;
-	if (json_is_array(agents) && json_array_size(agents) > 0) {
-		if (!(ws->extra_agents = calloc(json_array_size(agents), sizeof(char *))))
-			goto oom;
-		json_array_foreach(agents, i, name)
-			ws->extra_agents[i] = json_string_value(name);
-		ws->schema.extra_agents = ws->extra_agents;
-		ws->schema.nextra_agents = json_array_size(agents);
-	}
+	if (names_of(&ws->extra_agents, &ws->schema.nextra_agents, config, "journal.agents") ||
+	    names_of(&ws->extra_action_types, &ws->schema.nextra_action_types, config,
+		     "journal.actionTypes"))
+		goto oom;
+	ws->schema.extra_agents = ws->extra_agents;
+	ws->schema.extra_action_types = ws->extra_action_types;
 	ws->resume_command = argv_of(config, "resumeCommand");
 	ws->summarizer = argv_of(config, "summarizer.command");
+	ws->consolidate_command = argv_of(config, "memory.consolidateCommand");
 	ws->compact.trigger_tokens = (uint64_t)ac_config_int(config, "compaction.triggerTokens",
 							     AC_COMPACT_TRIGGER_TOKENS);
 	if (json_is_number(ac_config_get(config, "compaction.compactFraction")))
 		ws->compact.fraction =
 			json_number_value(ac_config_get(config, "compaction.compactFraction"));
+	ws->compact.min_messages = (size_t)ac_config_int(config, "compaction.minMessages",
+							 AC_COMPACT_MIN_MESSAGES);
 	ws->compact.summarizer = ws->summarizer;
 	ws->session_write.quiet_ms = (int)clamp_ms(ac_config_int(config, "session.quietMs", 1000));
 	ws->session_write.wait_ms = (int)clamp_ms(ac_config_int(config, "session.waitMs", 5000));
@@ -129,8 +146,10 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->operations_path);
 	free(ws->checkpoints_dir);
 	free(ws->extra_agents);
+	free(ws->extra_action_types);
 	free(ws->resume_command);
 	free(ws->summarizer);
+	free(ws->consolidate_command);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -146,6 +165,8 @@ int ac_workspace_command(const char *const **out, const ac_workspace *ws, const 
 		*out = ws->resume_command;
 	else if (!strcmp(key, "summarizer.command"))
 		*out = ws->summarizer;
+	else if (!strcmp(key, "memory.consolidateCommand"))
+		*out = ws->consolidate_command;
 	else
 		return ac_error_set(AC_EINVAL, "%s: not a command key", key);
 	return 0;

@@ -19,6 +19,7 @@
 #include "ac_compact.h"
 #include "ac_config.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_session.h"
 #include "ac_workspace.h"
@@ -785,6 +786,7 @@ static void test_cjk_passes_trigger_sooner(void **state)
 	create_session(f, "cjk", cjk);
 	options(&opts, false);
 	opts.trigger_tokens = (en_tokens + cjk_tokens) / 2;
+	opts.min_messages = 0; /* four messages: only the tokens matter here */
 	assert_int_equal(ac_compact_session(&en_result, f->dir, "english", &opts), 0);
 	assert_int_equal(ac_compact_session(&cjk_result, f->dir, "cjk", &opts), 0);
 	assert_false(en_result.needed);
@@ -864,6 +866,393 @@ static void test_fixture_session_over_the_trigger(void **state)
 	free(ws_dir);
 }
 
+/* compaction.minMessages (seed 001, default 20): a history over the
+ * trigger but shorter than that is left alone; force still compacts it. */
+static void test_min_messages(void **state)
+{
+	json_t *messages = json_array();
+	ac_compact_options opts;
+	ac_compact_result result;
+
+	(void)state;
+	for (int i = 0; i < 19; i++)
+		json_array_append_new(messages, text_msg(i % 2 ? "assistant" : "user", "hello there"));
+	options(&opts, false);
+	assert_int_equal(opts.min_messages, 20);
+	opts.trigger_tokens = 1;
+	ac_compact_plan(&result, messages, &opts);
+	assert_false(result.needed);
+	assert_non_null(strstr(result.why_not, "compaction.minMessages"));
+	json_array_append_new(messages, text_msg("assistant", "one more"));
+	ac_compact_plan(&result, messages, &opts);
+	assert_true(result.needed);
+	json_array_remove(messages, 19);
+	opts.force = true;
+	ac_compact_plan(&result, messages, &opts);
+	assert_true(result.needed);
+	json_decref(messages);
+}
+
+/* ---- compacting from the file's text ---- */
+
+/* The seed writer's layout; unicode, escapes, \u0000, numbers jansson
+ * would rewrite (1e999, 0.1), two tool pairs. */
+static const char *const SESSION_PRETTY =
+	"{\n"
+	"  \"id\": \"sess-1\",\n"
+	"  \"createdAt\": \"2026-01-01T00:00:00.000Z\",\n"
+	"  \"updatedAt\": \"2026-01-01T00:00:00.000Z\",\n"
+	"  \"task\": \"tâche\",\n"
+	"  \"status\": \"running\",\n"
+	"  \"conversationHistory\": [\n"
+	"    {\n"
+	"      \"role\": \"user\",\n"
+	"      \"content\": \"héllo — 日本語 😀 \\\"quoted\\\" back\\\\slash tab\\t nul\\u0000 end\"\n"
+	"    },\n"
+	"    {\n"
+	"      \"role\": \"assistant\",\n"
+	"      \"content\": [\n"
+	"        {\n"
+	"          \"type\": \"text\",\n"
+	"          \"text\": \"reading\"\n"
+	"        },\n"
+	"        {\n"
+	"          \"type\": \"tool_use\",\n"
+	"          \"id\": \"t1\",\n"
+	"          \"name\": \"Read\",\n"
+	"          \"input\": {\n"
+	"            \"path\": \"src/ü.c\",\n"
+	"            \"n\": 1e999\n"
+	"          }\n"
+	"        }\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"role\": \"user\",\n"
+	"      \"content\": [\n"
+	"        {\n"
+	"          \"type\": \"tool_result\",\n"
+	"          \"tool_use_id\": \"t1\",\n"
+	"          \"content\": \"ok\"\n"
+	"        }\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"role\": \"assistant\",\n"
+	"      \"content\": [\n"
+	"        {\n"
+	"          \"type\": \"tool_use\",\n"
+	"          \"id\": \"t2\",\n"
+	"          \"name\": \"Edit\",\n"
+	"          \"input\": {\n"
+	"            \"file_path\": \"a.c\"\n"
+	"          }\n"
+	"        }\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"role\": \"user\",\n"
+	"      \"content\": [\n"
+	"        {\n"
+	"          \"type\": \"tool_result\",\n"
+	"          \"tool_use_id\": \"t2\",\n"
+	"          \"content\": [\n"
+	"            {\n"
+	"              \"type\": \"text\",\n"
+	"              \"text\": \"done   line\"\n"
+	"            }\n"
+	"          ]\n"
+	"        }\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"role\": \"assistant\",\n"
+	"      \"content\": \"last\"\n"
+	"    }\n"
+	"  ],\n"
+	"  \"metadata\": {\n"
+	"    \"tenantId\": \"t\",\n"
+	"    \"cost\": 0.1\n"
+	"  }\n"
+	"}";
+
+/* The same history written compact (ASCII escapes, -0), with the history
+ * first, space around the document, no metadata and no updatedAt. */
+static const char *const SESSION_COMPACT =
+	"\n"
+	"  {\"conversationHistory\":[{\"role\":\"user\",\"content\":\"h\\u00e9llo \\u2014 \\u65e5\\u672c\\u8a9e \\ud83d\\ude00 \\\"quoted\\\" back\\\\slash tab\\t nul\\u0000 end\"},\n"
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"reading\"},\n"
+	"{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Read\",\"input\":{\"path\":\"src/\\u00fc.c\",\"n\":-0}}]},\n"
+	"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]},\n"
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"Edit\",\"input\":{\"file_path\":\"a.c\"}}]},\n"
+	"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":[{\"type\":\"text\",\"text\":\"done \\u2028 line\"}]}]},\n"
+	"{\"role\":\"assistant\",\"content\":\"last\"}],\"id\":\"sess-1\",\"createdAt\":\"2026-01-01T00:00:00.000Z\",\"task\":\"t\",\"status\":\"paused\"} \n"
+	"";
+
+/* Four-space layout; a bare string and a number as messages, OpenAI tool
+ * calls answered by a role tool message, a repeated key, deep nesting, a
+ * long integer, earlier compactions and an unknown top-level member. */
+static const char *const SESSION_ODD_SHAPES =
+	"{\n"
+	"    \"id\": \"sess-1\",\n"
+	"    \"createdAt\": \"2026-01-01T00:00:00.000Z\",\n"
+	"    \"updatedAt\": \"x\",\n"
+	"    \"status\": \"running\",\n"
+	"    \"metadata\": {\n"
+	"        \"compactions\": [\n"
+	"            {\n"
+	"                \"at\": \"old\",\n"
+	"                \"archive\": \"old.json\"\n"
+	"            }\n"
+	"        ],\n"
+	"        \"z\": []\n"
+	"    },\n"
+	"    \"conversationHistory\": [\n"
+	"        \"a bare string\",\n"
+	"        {\n"
+	"            \"role\": \"assistant\",\n"
+	"            \"content\": null,\n"
+	"            \"tool_calls\": [\n"
+	"                {\n"
+	"                    \"id\": \"c1\",\n"
+	"                    \"function\": {\n"
+	"                        \"name\": \"Write\",\n"
+	"                        \"arguments\": \"{\\\"path\\\":\\\"x.txt\\\"}\"\n"
+	"                    }\n"
+	"                }\n"
+	"            ]\n"
+	"        },\n"
+	"        {\n"
+	"            \"role\": \"tool\",\n"
+	"            \"tool_call_id\": \"c1\",\n"
+	"            \"content\": \"written\",\n"
+	"            \"role\": \"tool\"\n"
+	"        },\n"
+	"        42,\n"
+	"        {\n"
+	"            \"role\": \"system\",\n"
+	"            \"content\": \"s\",\n"
+	"            \"deep\": {\n"
+	"                \"a\": [\n"
+	"                    {\n"
+	"                        \"b\": {\n"
+	"                            \"c\": [\n"
+	"                                1,\n"
+	"                                2,\n"
+	"                                {\n"
+	"                                    \"d\": \"e\"\n"
+	"                                }\n"
+	"                            ]\n"
+	"                        }\n"
+	"                    }\n"
+	"                ]\n"
+	"            }\n"
+	"        },\n"
+	"        {\n"
+	"            \"role\": \"user\",\n"
+	"            \"content\": \"bye\",\n"
+	"            \"extra\": 123456789012345678901234567890\n"
+	"        }\n"
+	"    ],\n"
+	"    \"unknownTop\": {\n"
+	"        \"k\": [\n"
+	"            true,\n"
+	"            false,\n"
+	"            null\n"
+	"        ]\n"
+	"    }\n"
+	"}";
+
+
+/* A summarise callback: the messages reach it as one array, so the
+ * session is compacted from the parsed document (the old way). */
+static int parsed_way(char **out, const json_t *messages, void *ctx)
+{
+	(void)ctx;
+	return ac_summarize_builtin(out, messages);
+}
+
+static json_t *load_exact(const char *path)
+{
+	size_t len = 0;
+	char *text = tu_read_file(path, &len);
+	json_t *root = NULL;
+
+	if (ac_json_exact_load(&root, text, len, 0, path))
+		fail_msg("%s", ac_error_last());
+	free(text);
+	return root;
+}
+
+/* Compacts session_text at fraction from its text (f's folder) and from
+ * the parsed document (a second folder): the same counts, the same archive
+ * bytes, and the same session bytes once the parsed way's times and archive
+ * name are the text way's. */
+static void expect_both_ways_alike(fixture *f, const char *session_text, double fraction,
+				   size_t want_cut)
+{
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, ID ".json");
+	char *text_archive, *parsed_archive, *text_file, *parsed_file;
+	json_t *text_root, *parsed_root, *text_record, *parsed_record;
+	ac_compact_options opts;
+	ac_compact_result text_way, parsed;
+	size_t len;
+
+	tu_write_file(f->path, session_text, strlen(session_text));
+	tu_write_file(path, session_text, strlen(session_text));
+	options(&opts, true);
+	opts.fraction = fraction;
+	if (ac_compact_session(&text_way, f->dir, ID, &opts))
+		fail_msg("text way: %s", ac_error_last());
+	opts.summarize = parsed_way;
+	if (ac_compact_session(&parsed, dir, ID, &opts))
+		fail_msg("parsed way: %s", ac_error_last());
+	assert_int_equal(text_way.summarized, want_cut);
+	assert_int_equal(parsed.summarized, want_cut);
+	assert_int_equal(text_way.messages_before, parsed.messages_before);
+	assert_int_equal(text_way.messages_after, parsed.messages_after);
+	assert_int_equal(text_way.tokens_before, parsed.tokens_before);
+	assert_int_equal(text_way.tokens_after, parsed.tokens_after);
+
+	text_archive = tu_read_file(text_way.archive_path, NULL);
+	parsed_archive = tu_read_file(parsed.archive_path, NULL);
+	assert_string_equal(text_archive, parsed_archive);
+
+	text_root = load_exact(f->path);
+	parsed_root = load_exact(path);
+	text_record = json_array_get(json_object_get(json_object_get(text_root, "metadata"),
+						     "compactions"),
+				     json_array_size(json_object_get(
+					     json_object_get(text_root, "metadata"), "compactions")) - 1);
+	parsed_record = json_array_get(json_object_get(json_object_get(parsed_root, "metadata"),
+						       "compactions"),
+				       json_array_size(json_object_get(
+					       json_object_get(parsed_root, "metadata"), "compactions")) - 1);
+	json_object_set(parsed_root, "updatedAt", json_object_get(text_root, "updatedAt"));
+	json_object_set(parsed_record, "at", json_object_get(text_record, "at"));
+	json_object_set(parsed_record, "archive", json_object_get(text_record, "archive"));
+	text_file = tu_read_file(f->path, NULL);
+	parsed_file = ac_json_exact_dumps(parsed_root, JSON_INDENT(2), &len);
+	assert_non_null(parsed_file);
+	assert_string_equal(text_file, parsed_file);
+
+	free(text_archive);
+	free(parsed_archive);
+	free(text_file);
+	free(parsed_file);
+	json_decref(text_root);
+	json_decref(parsed_root);
+	ac_compact_result_free(&text_way);
+	ac_compact_result_free(&parsed);
+	tu_remove_tree(dir);
+	free(path);
+	free(dir);
+}
+
+static void test_text_way_pretty_unicode_numbers(void **state)
+{
+	/* ceil(0.6 * 6) = 4 would part t2's call (3) from its result (4). */
+	expect_both_ways_alike(*state, SESSION_PRETTY, 0.6, 5);
+	expect_both_ways_alike(*state, SESSION_PRETTY, 0.5, 3);
+}
+
+static void test_text_way_compact_input(void **state)
+{
+	expect_both_ways_alike(*state, SESSION_COMPACT, 0.6, 5);
+	/* ceil(0.2 * 6) = 2 would part t1's call (1) from its result (2). */
+	expect_both_ways_alike(*state, SESSION_COMPACT, 0.2, 3);
+}
+
+static void test_text_way_odd_shapes(void **state)
+{
+	/* ceil(0.3 * 6) = 2 would part c1's call (1) from its result (2). */
+	expect_both_ways_alike(*state, SESSION_ODD_SHAPES, 0.3, 3);
+	expect_both_ways_alike(*state, SESSION_ODD_SHAPES, 1, 6);
+}
+
+/* A tool pair whose keys and types are spelt with \u escapes (no "tool" in
+ * the raw text) still holds the cut. */
+static const char *const SESSION_ESCAPED_KEYS =
+	"{\"id\":\"sess-1\",\"status\":\"running\",\"conversationHistory\":["
+	"{\"role\":\"user\",\"content\":\"a\"},"
+	"{\"role\":\"assistant\",\"content\":[{\"type\":\"\\u0074ool_use\",\"id\":\"t1\","
+	"\"name\":\"Read\",\"input\":{}}]},"
+	"{\"role\":\"user\",\"content\":[{\"\\u0074ype\":\"\\u0074ool_result\","
+	"\"\\u0074ool_use_id\":\"t1\",\"content\":\"ok\"}]},"
+	"{\"role\":\"assistant\",\"content\":\"b\"}]}";
+
+static void test_text_way_escaped_keys(void **state)
+{
+	/* ceil(0.5 * 4) = 2 would part t1's call (1) from its result (2). */
+	expect_both_ways_alike(*state, SESSION_ESCAPED_KEYS, 0.5, 3);
+}
+
+/* A long history: the built-in summary's two ends and the archive of
+ * 2,500 messages come out the same one message at a time. */
+static void test_text_way_long_history(void **state)
+{
+	fixture *f = *state;
+	json_t *messages = chat(5000, 40), *root;
+	char *text;
+
+	root = json_pack("{s:s, s:s, s:s, s:O}", "id", ID, "createdAt", "2026-01-01T00:00:00.000Z",
+			 "status", "running", "conversationHistory", messages);
+	text = json_dumps(root, JSON_INDENT(2));
+	expect_both_ways_alike(f, text, 0.5, 2500);
+	free(text);
+	json_decref(root);
+	json_decref(messages);
+}
+
+/* The file is replaced by another writer after the archive is written: the
+ * text way's document is not written; the change is made again on the
+ * new content, parsed, and the appended message is kept. */
+static void append_by_another_writer(void *ctx)
+{
+	fixture *f = ctx;
+	json_t *root = tu_seed_load(f->dir, ID);
+
+	assert_non_null(root);
+	tu_add_turn(root, "saved by the agent meanwhile");
+	tu_seed_save(f->dir, ID, root);
+	json_decref(root);
+}
+
+static void test_text_way_writer_after_archive(void **state)
+{
+	fixture *f = *state;
+	json_t *messages = chat(10, 50), *root, *history, *archive;
+	ac_compact_options opts;
+	ac_compact_result result;
+	char *text;
+
+	root = json_pack("{s:s, s:s, s:O}", "id", ID, "status", "running", "conversationHistory",
+			 messages);
+	text = json_dumps(root, JSON_COMPACT);
+	tu_write_file(f->path, text, strlen(text));
+	free(text);
+	json_decref(root);
+	options(&opts, true);
+	opts.after_archive = append_by_another_writer;
+	opts.after_archive_ctx = f;
+	if (ac_compact_session(&result, f->dir, ID, &opts))
+		fail_msg("%s", ac_error_last());
+	assert_int_equal(result.summarized, 5);
+	root = load_file(f->path);
+	history = json_object_get(root, "conversationHistory");
+	assert_int_equal(json_array_size(history), 1 + 5 + 1);
+	assert_true(json_equal(json_array_get(history, 1), json_array_get(messages, 5)));
+	assert_true(tu_has_message(history, "saved by the agent meanwhile"));
+	archive = load_file(result.archive_path);
+	assert_int_equal(json_array_size(json_object_get(archive, "messages")), 5);
+	assert_true(json_equal(json_array_get(json_object_get(archive, "messages"), 4),
+			       json_array_get(messages, 4)));
+	json_decref(archive);
+	json_decref(messages);
+	json_decref(root);
+	ac_compact_result_free(&result);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -888,6 +1277,13 @@ int main(void)
 		cmocka_unit_test(test_builtin_cuts_lines),
 		cmocka_unit_test_setup_teardown(test_cjk_passes_trigger_sooner, setup, teardown),
 		cmocka_unit_test(test_fixture_session_over_the_trigger),
+		cmocka_unit_test(test_min_messages),
+		cmocka_unit_test_setup_teardown(test_text_way_pretty_unicode_numbers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_compact_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_odd_shapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_escaped_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_long_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_way_writer_after_archive, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -536,6 +536,16 @@ static void test_journal_agents_with_a_number(void **state)
 	load_fails(f, "AGENT_JOURNAL_AGENTS", NULL);
 }
 
+static void test_journal_action_types_must_be_names(void **state)
+{
+	fixture *f = *state;
+
+	put_file(f->project, "{\"journal\": {\"actionTypes\": [\"DEPLOY\", 7]}}");
+	load_fails(f, f->project, "journal.actionTypes", NULL);
+	put_file(f->project, "{\"journal.actionTypes\": \"DEPLOY\"}");
+	load_fails(f, f->project, "journal.actionTypes", NULL);
+}
+
 /* ---- paths and the workspace ---- */
 
 static void test_path_joins_relative_keeps_absolute(void **state)
@@ -590,6 +600,7 @@ static void test_workspace_defaults(void **state)
 	assert_null(ws.summarizer);
 	assert_null(ws.compact.summarizer);
 	assert_int_equal(ws.schema.nextra_agents, 0);
+	assert_int_equal(ws.schema.nextra_action_types, 0);
 	ac_workspace_free(&ws);
 }
 
@@ -602,7 +613,8 @@ static void test_workspace_reads_config(void **state)
 	put_file(f->user, "{\"journalPath\": \"/abs/J.jsonl\"}");
 	put_file(f->project,
 		 "{\"sessionDir\": \"s\","
-		 " \"journal\": {\"fsync\": \"always\", \"rotateBytes\": 5000, \"agents\": [\"Bot\", \"Aider\"]},"
+		 " \"journal\": {\"fsync\": \"always\", \"rotateBytes\": 5000, \"agents\": [\"Bot\", \"Aider\"],"
+		 "  \"actionTypes\": [\"DEPLOY\"]},"
 		 " \"compaction\": {\"triggerTokens\": 1234, \"compactFraction\": 0.25},"
 		 " \"resumeCommand\": [\"agent\", \"--resume\", \"{id}\"],"
 		 " \"summarizer\": {\"command\": [\"sum\", \"-q\"]}}");
@@ -616,6 +628,8 @@ static void test_workspace_reads_config(void **state)
 	assert_int_equal(ws.journal.rotate_bytes, 5000);
 	assert_int_equal(ws.schema.nextra_agents, 2);
 	assert_string_equal(ws.schema.extra_agents[1], "Aider");
+	assert_int_equal(ws.schema.nextra_action_types, 1);
+	assert_string_equal(ws.schema.extra_action_types[0], "DEPLOY");
 	assert_int_equal(ws.compact.trigger_tokens, 1234);
 	assert_true(ws.compact.fraction == 0.25);
 	assert_non_null(ws.resume_command);
@@ -945,6 +959,7 @@ int main(void)
 		T(test_wrong_type_in_environment),
 		T(test_fsync_choice_in_environment),
 		T(test_journal_agents_with_a_number),
+		T(test_journal_action_types_must_be_names),
 		T(test_path_joins_relative_keeps_absolute),
 		T(test_workspace_defaults),
 		T(test_workspace_reads_config),

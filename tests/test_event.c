@@ -189,7 +189,7 @@ static void test_valid_events(void **state)
 static void test_extra_agents(void **state)
 {
 	static const char *const extra[] = {"Bob", "Dana"};
-	const ac_event_schema schema = {extra, 2};
+	const ac_event_schema schema = {.extra_agents = extra, .nextra_agents = 2};
 	char line[1024];
 
 	(void)state;
@@ -203,6 +203,27 @@ static void test_extra_agents(void **state)
 	assert_non_null(strstr(ac_error_last(), "Dana")); /* the message lists the extras */
 	build_event(line, sizeof(line), &(event_parts){.agent = Q("Claude")});
 	expect_valid("built-ins still allowed", line, &schema);
+}
+
+/* journal.actionTypes: a type added in config is valid, listed in the
+ * message, and does not make other names valid. */
+static void test_extra_action_types(void **state)
+{
+	static const char *const extra[] = {"DEPLOY", "REVIEW"};
+	const ac_event_schema schema = {.extra_action_types = extra, .nextra_action_types = 2};
+	char line[1024];
+
+	(void)state;
+	build_event(line, sizeof(line),
+		    &(event_parts){.action = "{\"type\":\"DEPLOY\",\"params\":{}}"});
+	expect_rejected("DEPLOY without schema", line, NULL, AC_EINVAL, "action.type: 'DEPLOY'");
+	expect_valid("DEPLOY listed", line, &schema);
+	build_event(line, sizeof(line),
+		    &(event_parts){.action = "{\"type\":\"SHIP\",\"params\":{}}"});
+	expect_rejected("SHIP not listed", line, &schema, AC_EINVAL, "action.type: 'SHIP'");
+	assert_non_null(strstr(ac_error_last(), "REVIEW"));
+	build_event(line, sizeof(line), &(event_parts){.agent = Q("DEPLOY")});
+	expect_rejected("a type is not an agent", line, &schema, AC_EINVAL, "agent: 'DEPLOY'");
 }
 
 /* The built-in names are looked up by length, first, middle and last
@@ -590,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_not_an_object),
 		cmocka_unit_test(test_valid_events),
 		cmocka_unit_test(test_extra_agents),
+		cmocka_unit_test(test_extra_action_types),
 		cmocka_unit_test(test_enum_names_exactly),
 		cmocka_unit_test(test_error_quotes_values_safely),
 		cmocka_unit_test(test_id_valid),

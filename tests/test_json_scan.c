@@ -724,6 +724,62 @@ static void test_scan_error_offset_and_reason(void **state)
 	assert_string_equal(error.text, "");
 }
 
+/* The cursor walks what the scanner accepted: each element or member once,
+ * its raw bytes exactly, whatever the spacing, escapes and nesting. */
+static void test_cursor(void **state)
+{
+	static const char text[] =
+		" { \"a\\\"b\" : [ 1 , \"x]\\\\\" , {\"k\":[]} , [[\"}\"]] , -0.5e3,true ,null ] ,"
+		"\"empty\":[],\"o\":{} }";
+	static const char key[] = "a\"b";
+	const ac_json_path path = {{key}, {sizeof(key) - 1}, 1};
+	static const char *const elements[] = {"1", "\"x]\\\\\"", "{\"k\":[]}", "[[\"}\"]]",
+					       "-0.5e3", "true", "null"};
+	static const ac_json_type types[] = {AC_JSON_NUMBER, AC_JSON_STRING, AC_JSON_OBJECT,
+					     AC_JSON_ARRAY, AC_JSON_NUMBER, AC_JSON_TRUE,
+					     AC_JSON_NULL};
+	ac_json_span found, value, k, whole;
+	ac_json_cursor cursor;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(ac_json_scan(&found, text, sizeof(text) - 1, &path, 1, NULL), 0);
+	assert_int_equal(found.type, AC_JSON_ARRAY);
+	ac_json_cursor_init(&cursor, &found);
+	while (ac_json_cursor_next(&cursor, NULL, &value)) {
+		assert_true(n < 7);
+		assert_int_equal(value.type, types[n]);
+		assert_int_equal(value.len, strlen(elements[n]));
+		assert_memory_equal(value.start, elements[n], value.len);
+		n++;
+	}
+	assert_int_equal(n, 7);
+	assert_false(ac_json_cursor_next(&cursor, NULL, &value));
+
+	/* The top-level object: keys with their quotes, escapes noted. */
+	whole = (ac_json_span){AC_JSON_OBJECT, strchr(text, '{'), 0, false, false, 0};
+	whole.len = (size_t)(strrchr(text, '}') + 1 - whole.start);
+	ac_json_cursor_init(&cursor, &whole);
+	assert_true(ac_json_cursor_next(&cursor, &k, &value));
+	assert_int_equal(k.len, 6);
+	assert_true(k.has_escape);
+	assert_true(ac_json_string_equals(&k, key, sizeof(key) - 1));
+	assert_ptr_equal(value.start, found.start);
+	assert_int_equal(value.len, found.len);
+	assert_true(ac_json_cursor_next(&cursor, &k, &value));
+	assert_false(k.has_escape);
+	assert_memory_equal(value.start, "[]", value.len);
+	assert_true(ac_json_cursor_next(&cursor, &k, &value));
+	assert_memory_equal(k.start, "\"o\"", 3);
+	assert_memory_equal(value.start, "{}", value.len);
+	assert_false(ac_json_cursor_next(&cursor, &k, &value));
+
+	/* An empty container has nothing to walk. */
+	whole = (ac_json_span){AC_JSON_ARRAY, "[ \n ]", 5, false, true, 0};
+	ac_json_cursor_init(&cursor, &whole);
+	assert_false(ac_json_cursor_next(&cursor, NULL, &value));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -747,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_string_equals),
 		cmocka_unit_test(test_long_strings),
+		cmocka_unit_test(test_cursor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -714,6 +714,25 @@ static void test_safe_cut_matches_definition(void **state)
 		for (size_t i = 0; i <= json_array_size(messages); i++)
 			if (ac_messages_safe_cut(messages, i) != brute_safe(messages, i))
 				fail_msg("round %d, cut %zu", round, i);
+		/* The cut finder, fed one message at a time (each a copy, freed
+		 * before the next: it must keep what it needs), cuts alike. */
+		for (int tenth = 1; tenth <= 10; tenth++) {
+			ac_cut_finder *finder = NULL;
+			json_t *msg;
+			size_t i;
+
+			assert_int_equal(ac_cut_finder_new(&finder), 0);
+			json_array_foreach (messages, i, msg) {
+				json_t *copy = json_deep_copy(msg);
+
+				assert_int_equal(ac_cut_finder_add(finder, copy), 0);
+				json_decref(copy);
+			}
+			if (ac_cut_finder_cut(finder, tenth / 10.0) !=
+			    ac_messages_compaction_cut(messages, tenth / 10.0))
+				fail_msg("round %d, fraction %d/10: the finder cuts elsewhere", round, tenth);
+			ac_cut_finder_free(finder);
+		}
 		json_decref(messages);
 	}
 }

@@ -780,6 +780,8 @@ static int format_offset_and_id(ac_buf *out, ac_buf *scratch, const ac_scan_matc
 	const ac_json_span *id = &m->fields[AC_EV_ID];
 
 	(void)ctx;
+	if (m->invalid)
+		return ac_buf_printf(out, "%llu ! %s\n", (unsigned long long)m->offset, m->invalid);
 	ac_buf_clear(scratch);
 	ac_buf_append(scratch, id->start, id->len);
 	return ac_buf_printf(out, "%llu %s\n", (unsigned long long)m->offset, scratch->data);
@@ -799,6 +801,8 @@ static int append_written(const char *data, size_t len, void *ctx)
 	return w->stop_after && w->writes == w->stop_after ? 7 : 0;
 }
 
+static bool format_shows_invalid; /* what format_scan's queries do */
+
 /* The formatted scan's output and stats with the given split limits. */
 static char *format_scan(ac_scan_stats *stats, const char *path, const char *const *terms,
 			 size_t piece, size_t flush, size_t threads)
@@ -807,6 +811,7 @@ static char *format_scan(ac_scan_stats *stats, const char *path, const char *con
 	written w = {0};
 	int rc;
 
+	ac_query_show_invalid(q, format_shows_invalid);
 	memset(stats, 0, sizeof(*stats));
 	ac_split_set_limits(piece, flush, threads);
 	rc = ac_journal_scan_format(stats, &path, 1, q, 0, NULL, format_offset_and_id, NULL,
@@ -873,11 +878,168 @@ static void test_format_scan_stops_when_the_writer_says(void **state)
 	ac_query_free(q);
 }
 
+/* Records outside the schema shown (issue 16 item 6), on many threads:
+ * the same bytes, in file order, as one thread and as --last writes. */
+static void test_format_scan_shows_invalid_records_in_file_order(void **state)
+{
+	fixture *f = *state;
+	const char *const *queries[] = {NO_TERMS, TERMS("agent=Codex"), TERMS("text~json")};
+	static const size_t pieces[][2] = {{64, 0}, {1000, 1}, {70000, 100}};
+
+	write_mixed_journal(f->journal);
+	format_shows_invalid = true;
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		ac_scan_stats one, many;
+		char *want = format_scan(&one, f->journal, queries[i], 0, 0, 1);
+
+		assert_non_null(strstr(want, " ! "));
+		assert_int_equal(one.invalid, 0);
+		for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+			char *got = format_scan(&many, f->journal, queries[i], pieces[k][0],
+						pieces[k][1], 2);
+
+			assert_string_equal(got, want);
+			assert_int_equal(many.matched, one.matched);
+			assert_int_equal(many.invalid, 0);
+			free(got);
+		}
+		free(want);
+	}
+	format_shows_invalid = false;
+}
+
+/* What a scan that shows invalid records handed over: "3" for event 3,
+ * "!OFFSET" for a record outside the schema. */
+static int collect_marked(const ac_scan_match *m, void *ctx)
+{
+	ac_buf *out = ctx;
+	const ac_json_span *id = &m->fields[AC_EV_ID];
+
+	if (out->len)
+		ac_buf_putc(out, ' ');
+	if (m->invalid)
+		return ac_buf_printf(out, "!%llu", (unsigned long long)m->offset);
+	return ac_buf_printf(out, "%lu", strtoul(id->start + 1 + 19, NULL, 16));
+}
+
+static char *scan_marked(ac_scan_stats *stats, const char *path, const char *const *terms,
+			 size_t last_n)
+{
+	ac_buf out = AC_BUF_INIT;
+	ac_query *q = parse_ok(terms, count_terms(terms));
+
+	ac_query_show_invalid(q, true);
+	memset(stats, 0, sizeof(*stats));
+	assert_int_equal(ac_journal_scan(stats, &path, 1, q, last_n, NULL, collect_marked, &out), 0);
+	ac_query_free(q);
+	return out.data ? ac_buf_detach(&out) : strdup("");
+}
+
+static void test_invalid_records_shown_and_matched_by_their_fields(void **state)
+{
+	fixture *f = *state;
+	ac_scan_stats stats;
+	ac_buf content = AC_BUF_INIT;
+	size_t garbage_at, bob_at, bare_at;
+	char want[128], *got;
+
+	put_event(&content, 0, &(ev_spec){0});
+	garbage_at = content.len;
+	ac_buf_printf(&content, "this is not json\n");
+	bob_at = content.len;
+	put_event(&content, 1, &(ev_spec){.agent = "Bob", .message = "typed"});
+	put_event(&content, 2, &(ev_spec){.agent = "Codex"});
+	bare_at = content.len;
+	ac_buf_printf(&content, "{\"result\":{\"message\":\"bare\"}}\n");
+	ac_buf_printf(&content, "{\"id\":\"evt_torn"); /* torn: counted, never shown */
+	tu_write_file(f->journal, content.data, content.len);
+
+	for (size_t last_n = 0; last_n <= 10; last_n += 10) {
+		snprintf(want, sizeof(want), "0 !%zu !%zu 2 !%zu", garbage_at, bob_at, bare_at);
+		got = scan_marked(&stats, f->journal, NO_TERMS, last_n);
+		assert_string_equal(got, want);
+		assert_int_equal(stats.invalid, 0);
+		assert_int_equal(stats.torn, 1);
+		assert_int_equal(stats.matched, 5);
+		free(got);
+	}
+	/* A term needs its field in the record: agent!=Claude takes Bob and
+	 * Codex, not the garbage nor the record without an agent. */
+	snprintf(want, sizeof(want), "!%zu 2", bob_at);
+	got = scan_marked(&stats, f->journal, TERMS("agent!=Claude"), 0);
+	assert_string_equal(got, want);
+	free(got);
+	snprintf(want, sizeof(want), "!%zu", bob_at);
+	got = scan_marked(&stats, f->journal, TERMS("agent=Bob"), 0);
+	assert_string_equal(got, want);
+	free(got);
+	/* text~ reads the raw line, JSON or not. */
+	snprintf(want, sizeof(want), "!%zu", garbage_at);
+	got = scan_marked(&stats, f->journal, TERMS("text~not json"), 0);
+	assert_string_equal(got, want);
+	free(got);
+	/* since= needs a timestamp of the schema's form: not the bare record. */
+	snprintf(want, sizeof(want), "0 !%zu 2", bob_at);
+	got = scan_marked(&stats, f->journal, TERMS("since=2025-01-01"), 0);
+	assert_string_equal(got, want);
+	free(got);
+	snprintf(want, sizeof(want), "!%zu", bare_at);
+	got = scan_marked(&stats, f->journal, TERMS("result.message=bare"), 1);
+	assert_string_equal(got, want);
+	free(got);
+	ac_buf_free(&content);
+}
+
+/* The seed's one-string form: "agent=Codex status=SUCCESS" is two terms;
+ * quotes keep spaces; what does not parse is named, never matched. */
+static void test_parse_strings(void **state)
+{
+	const char *j = ((fixture *)*state)->journal;
+	static const struct {
+		const char *text, *named;
+	} bad[] = {
+		{"agent=Claude statusFAILED", "'statusFAILED'"}, {"agent==Claude", "'agent==Claude'"},
+		{"agent~~x", "'agent~~x'"}, {"result.message~\"open", "not closed"},
+		{"", "''"}, {"   ", "'   '"},
+	};
+	const char *strings[2];
+	ac_query *q = NULL;
+	collector c = {0};
+
+	write_events(j, match_events, sizeof(match_events) / sizeof(match_events[0]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strings[0] = bad[i].text;
+		if (ac_query_parse_strings(&q, strings, 1) != AC_EINVAL ||
+		    !strstr(ac_error_last(), bad[i].named))
+			fail_msg("\"%s\": got \"%s\"", bad[i].text, ac_error_last());
+	}
+	strings[0] = "agent=Claude  status=FAILED";
+	assert_int_equal(ac_query_parse_strings(&q, strings, 1), 0);
+	assert_int_equal(ac_journal_scan(NULL, &j, 1, q, 0, NULL, collect, &c), 0);
+	assert_string_equal(c.indices.data, "3");
+	ac_query_free(q);
+	ac_buf_free(&c.indices);
+	memset(&c, 0, sizeof(c));
+	strings[0] = "\"text~git status\"";
+	strings[1] = "action.params.command~\"git st\"\tagent=Human";
+	assert_int_equal(ac_query_parse_strings(&q, strings, 2), 0);
+	assert_int_equal(ac_journal_scan(NULL, &j, 1, q, 0, NULL, collect, &c), 0);
+	assert_string_equal(c.indices.data, "4");
+	ac_query_free(q);
+	ac_buf_free(&c.indices);
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_errors_name_the_term),
 		cmocka_unit_test_setup_teardown(test_match_terms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_strings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_records_shown_and_matched_by_their_fields,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_format_scan_shows_invalid_records_in_file_order,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_match_escaped_and_special_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_count_invalid_and_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_stops_the_scan, setup, teardown),

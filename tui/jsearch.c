@@ -36,6 +36,8 @@ static void jmatch_free(ui_jmatch *j)
 	ui_sfree(e->status);
 	ui_sfree(e->action);
 	ui_sfree(e->message);
+	if (e->invalid)
+		ui_sfree(e->invalid);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -75,34 +77,6 @@ void ui_jsearch_close(ui_jsearch_engine **io, ui_model *m)
 	*io = NULL;
 }
 
-/* Splits text at spaces, keeping "quoted parts" whole (quotes dropped):
- * the terms, in an allocated array of allocated strings. */
-static char **split_terms(const char *text, size_t *out_n)
-{
-	char **terms = calloc(strlen(text) / 2 + 2, sizeof(*terms));
-	size_t n = 0;
-
-	if (!terms)
-		return NULL;
-	while (*text) {
-		ac_buf t = AC_BUF_INIT;
-		bool quoted = false;
-
-		while (*text == ' ')
-			text++;
-		if (!*text)
-			break;
-		for (; *text && (quoted || *text != ' '); text++)
-			if (*text == '"')
-				quoted = !quoted;
-			else
-				ac_buf_putc(&t, *text);
-		terms[n++] = t.data ? ac_buf_detach(&t) : strdup("");
-	}
-	*out_n = n;
-	return terms;
-}
-
 static void set_error(ui_model *m, const char *what)
 {
 	m->search.error = ui_safe_str(what);
@@ -115,8 +89,8 @@ int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws
 {
 	ui_jsearch_engine *e;
 	ui_jsearch *s = &m->search;
-	char **terms, **files = NULL;
-	size_t nterms = 0, nfiles = 0;
+	char **files = NULL;
+	size_t nfiles = 0;
 	int rc;
 
 	ui_jsearch_close(io, m);
@@ -126,14 +100,12 @@ int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws
 	e->ws = ws;
 	e->want = UI_JSEARCH_BATCH;
 	s->query = ui_safe_str(text);
-	if (!(terms = split_terms(text, &nterms)))
-		return AC_ENOMEM;
-	rc = nterms ? ac_query_parse(&e->q, (const char *const *)terms, nterms)
-		    : ac_error_set(AC_EINVAL, "type at least one term, e.g. agent=Claude or "
-				   "trace.correlation_id=ID");
-	for (size_t i = 0; i < nterms; i++)
-		free(terms[i]);
-	free(terms);
+	/* The same query strings as 'agentctl journal query'. */
+	rc = text[strspn(text, " \t")] ? ac_query_parse_strings(&e->q, &text, 1)
+		: ac_error_set(AC_EINVAL, "type at least one term, e.g. agent=Claude or "
+			       "trace.correlation_id=ID");
+	if (rc == 0)
+		ac_query_show_invalid(e->q, true); /* as the pane and the CLI show them */
 	if (rc == 0)
 		rc = ac_journal_files(&files, &nfiles, ws->journal_path);
 	if (rc != 0) {
@@ -187,6 +159,8 @@ static int keep_match(const ac_scan_match *match, void *ctx)
 	for (int i = 0; i < 6; i++)
 		*parts[i] = ui_safe_str(ui_event_field(&e->scratch, &match->fields[which[i]]));
 	j->ev.st = ui_event_status_of(j->ev.status);
+	if (match->invalid)
+		j->ev.invalid = ui_invalid_text(match->invalid, match->line, match->len);
 	j->file = e->file - 1;
 	j->offset = match->offset;
 	return 0;

@@ -150,6 +150,8 @@ static void event_free(ui_event *e)
 		ui_sfree(e->session);
 	if (e->parent)
 		ui_sfree(e->parent);
+	if (e->invalid)
+		ui_sfree(e->invalid);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -174,7 +176,18 @@ void ui_model_add_event(ui_model *m, const char *id, const char *timestamp, cons
 	e->message = ui_safe_str(message);
 	e->st = ui_event_status_of(status);
 	e->session = e->parent = NULL;
+	e->invalid = NULL;
 	m->events_seen++;
+}
+
+void ui_model_event_invalid(ui_model *m, const char *reason, const char *raw, size_t len)
+{
+	ui_event *e;
+
+	if (!m->n_events)
+		return;
+	e = &m->events[(m->events_start + m->n_events - 1) % UI_MODEL_EVENTS];
+	e->invalid = ui_invalid_text(reason, raw, len);
 }
 
 void ui_model_event_link(ui_model *m, const char *session, const char *parent)
@@ -532,6 +545,18 @@ char *ui_safe_line(const char *text, size_t len)
 	}
 	out = ui_safe_dup(line.data ? line.data : "", line.len);
 	ac_buf_free(&line);
+	return out;
+}
+
+char *ui_invalid_text(const char *reason, const char *raw, size_t len)
+{
+	ac_buf text = AC_BUF_INIT;
+	char *out;
+
+	ac_buf_printf(&text, "%s | ", reason);
+	ac_buf_append(&text, raw, len);
+	out = ui_safe_dup(text.data ? text.data : "", text.len);
+	ac_buf_free(&text);
 	return out;
 }
 

@@ -46,6 +46,9 @@ typedef struct {
 	 * trace.correlation_id) and trace.parent_id (an operation id), for
 	 * narrowing to a session; NULL when absent. */
 	char *session, *parent;
+	/* For a line that is not a valid event (shown, marked, never hidden):
+	 * why and the record, sanitised, "REASON | RAW"; NULL for an event. */
+	char *invalid;
 } ui_event;
 
 typedef struct {
@@ -293,6 +296,9 @@ void ui_model_add_event(ui_model *m, const char *id, const char *timestamp, cons
 /* Sets the session and parent operation (raw, may be NULL) of the event
  * added last. */
 void ui_model_event_link(ui_model *m, const char *session, const char *parent);
+/* Marks the newest event as a record outside the schema: reason and the
+ * raw line (len bytes, borrowed) are kept sanitised, to be shown marked. */
+void ui_model_event_invalid(ui_model *m, const char *reason, const char *raw, size_t len);
 
 /* The viewer (model.viewer): opens it titled title (raw), appends a raw
  * line (sanitised; tabs as spaces), closes it. */
@@ -371,6 +377,8 @@ void ui_model_free(ui_model *m);
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */
 char *ui_safe_str(const char *s);              /* ui_safe_dup of a C string (NULL: "") */
 char *ui_safe_line(const char *s, size_t len); /* one line: tabs as spaces, then sanitised */
+/* "REASON | RAW" of a record outside the schema, sanitised; caller frees. */
+char *ui_invalid_text(const char *reason, const char *raw, size_t len);
 void ui_sfree(char *s);
 void ui_model_clear_ops(ui_model *m);
 void ui_model_clear_checkpoints(ui_model *m);

@@ -99,6 +99,8 @@ static int on_event(const ac_scan_match *match, void *ctx)
 	ui_model_event_link(src->m, parts[0], parts[1]);
 	free(parts[0]);
 	free(parts[1]);
+	if (match->invalid)
+		ui_model_event_invalid(src->m, match->invalid, match->line, match->len);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ static const char *const style_names[UI_ST_COUNT] = {
 	[UI_ST_ROLE_SYSTEM] = "role-system",
 	[UI_ST_TOOL] = "tool",
 	[UI_ST_FILTER] = "filter",
+	[UI_ST_INVALID] = "invalid",
 };
 
 #define D UI_COLOR_DEFAULT
@@ -60,6 +61,7 @@ static const ui_style_spec dark[UI_ST_COUNT] = {
 	[UI_ST_ROLE_SYSTEM] = {5, D, UI_ATTR_BOLD},
 	[UI_ST_TOOL] = {3, D, 0},
 	[UI_ST_FILTER] = {0, 3, 0},
+	[UI_ST_INVALID] = {5, D, UI_ATTR_UNDERLINE},
 };
 #undef D
 

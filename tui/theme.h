@@ -39,6 +39,7 @@ typedef enum {
 	UI_ST_ROLE_SYSTEM,
 	UI_ST_TOOL,         /* tool calls and results in a conversation */
 	UI_ST_FILTER,
+	UI_ST_INVALID,      /* a journal record outside the schema, shown marked */
 	UI_ST_COUNT
 } ui_style;
 

@@ -37,7 +37,8 @@ static bool event_of_session(const ui_model *m, const ui_event *e, const char *i
 static bool journal_match(const ui_model *m, size_t i, const ui_pane *p)
 {
 	const ui_event *e = ui_model_event(m, i);
-	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id, NULL};
+	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id,
+				e->invalid ? e->invalid : "", NULL};
 
 	if (p->session[0] && !event_of_session(m, e, p->session))
 		return false;
@@ -66,15 +67,20 @@ static ui_style event_row(ac_buf *out, const ui_event *e, int width, int *accent
 
 	ui_fmt_clock(clock, e->timestamp);
 	ui_col(&row, clock, JNL_TIME_W, 0, 1);
-	ui_col(&row, ui_status_symbol(e->st), 1, 0, 1);
+	/* A record outside the schema is shown, never hidden: '!', its own
+	 * style, and why with the record in place of the message. */
+	ui_col(&row, e->invalid ? "!" : ui_status_symbol(e->st), 1, 0, 1);
 	ui_col(&row, e->agent, JNL_AGENT_W, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, e->action, JNL_ACTION_W, UI_FIT_ELLIPSIS, 1);
-	ac_buf_append(&row, e->message, strlen(e->message));
+	if (e->invalid)
+		ac_buf_printf(&row, "invalid: %s", e->invalid);
+	else
+		ac_buf_append(&row, e->message, strlen(e->message));
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD | UI_FIT_ELLIPSIS);
 	ac_buf_free(&row);
 	*accent_x = JNL_TIME_W + 1;
 	*accent_w = 1;
-	return ui_status_style(e->st);
+	return e->invalid ? UI_ST_INVALID : ui_status_style(e->st);
 }
 
 static ui_style journal_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
@@ -122,7 +128,8 @@ static const char *jsearch_key(const ui_model *m, size_t i)
 static bool jsearch_match(const ui_model *m, size_t i, const ui_pane *p)
 {
 	const ui_event *e = &m->search.matches[i].ev;
-	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id, NULL};
+	const char *fields[] = {e->agent, e->status, e->action, e->message, e->id,
+				e->invalid ? e->invalid : "", NULL};
 
 	return ui_filter_fields(p, fields);
 }

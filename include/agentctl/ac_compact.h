@@ -25,12 +25,19 @@
 /* The defaults ac_compact_options_init() fills in. */
 #define AC_COMPACT_TRIGGER_TOKENS 80000
 #define AC_COMPACT_FRACTION 0.5
+#define AC_COMPACT_MIN_MESSAGES 20 /* seed 001's compaction.minMessages */
 #define AC_COMPACT_SUMMARIZER_TIMEOUT_MS 120000
 
 typedef struct {
 	uint64_t trigger_tokens;          /* compaction.triggerTokens */
 	double fraction;                  /* compaction.compactFraction, in (0, 1] */
 	bool force;                       /* compact even below the trigger */
+	/* compaction.minMessages: a history shorter than this is not
+	 * summarised by the trigger (seed 001: too short to be worth a
+	 * summary); force, the operator's explicit request, overrides it as it
+	 * overrides the trigger. 0 or 1: no minimum beyond the two a summary
+	 * needs. */
+	size_t min_messages;
 	const char *const *summarizer;    /* summarizer.command argv (NULL-terminated), or NULL: built-in */
 	int summarizer_timeout_ms;
 	/* A summariser in code (a backend's callback); when set it is used
@@ -40,7 +47,10 @@ typedef struct {
 	void *summarize_ctx;
 	/* Checked on the session's current content right before it is
 	 * changed (e.g. that it still belongs to a tenant); a non-zero return
-	 * refuses the compaction and is returned. May be NULL. */
+	 * refuses the compaction and is returned. May be NULL. A session
+	 * compacted from its text (the usual way, see ac_compact_session())
+	 * is shown with its conversationHistory empty: a guard judges the
+	 * other members (metadata, id, status), not the messages. */
 	int (*guard)(const json_t *root, void *ctx);
 	void *guard_ctx;
 	/* Called once the archive is written and before the session changes
@@ -78,7 +88,13 @@ void ac_compact_plan(ac_compact_result *out, const json_t *messages,
  * meanwhile are kept. The archive is removed again only when no version of
  * the session that names it was ever visible; otherwise it stays, and the
  * message names it. The caller frees out->archive_path with
- * ac_compact_result_free(). */
+ * ac_compact_result_free().
+ * Memory: unless opts->summarize is set (it takes the messages as one
+ * array), the session is not parsed whole: its history is read from the
+ * file's text one message at a time, and the new document is written the
+ * same way, byte for byte as a parsed rewrite would be; the process holds
+ * the file's text plus one step's output. Once another writer has
+ * replaced the file, the change is made on its parsed content. */
 int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const char *id,
 		       const ac_compact_options *opts);
 

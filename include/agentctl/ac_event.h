@@ -42,11 +42,14 @@ enum ac_event_field {
 	AC_EV_NFIELDS
 };
 
-/* What may vary per workspace: agent names added in config
- * (journal.agents). Borrowed by every call that takes it; NULL means none. */
+/* What may vary per workspace: agent names and action.type values added
+ * in config (journal.agents, journal.actionTypes). Borrowed by every call
+ * that takes it; NULL means none. */
 typedef struct {
 	const char *const *extra_agents;
 	size_t nextra_agents;
+	const char *const *extra_action_types;
+	size_t nextra_action_types;
 } ac_event_schema;
 
 /* The AC_EV_NFIELDS scanner paths of the schema's fields (static storage). */

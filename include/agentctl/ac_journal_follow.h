@@ -21,7 +21,9 @@ int ac_journal_follow_new(ac_journal_follow **out, const char *path, size_t back
 
 void ac_journal_follow_free(ac_journal_follow *follow);
 
-/* Hands fn the events that completed since the last call, oldest first.
+/* Hands fn the events that completed since the last call, oldest first,
+ * and the lines among them that are not valid events, marked
+ * (ac_scan_match.invalid): a viewer shows what it cannot read.
  * *out_restarted (may be NULL) is set when the file was rotated, replaced
  * or truncated (the caller may want to clear what it shows). stats counts
  * what was skipped. Returns 0 (also when the file is absent), fn's

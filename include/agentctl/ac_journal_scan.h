@@ -15,7 +15,8 @@
 
 typedef struct {
 	uint64_t matched;     /* events handed to the callback */
-	uint64_t invalid;     /* lines parsed and skipped: not valid events */
+	uint64_t invalid;     /* lines parsed and skipped: not valid events (with
+			       * ac_query_show_invalid(), over-long ones only) */
 	const char *invalid_path; /* the file of the first (borrowed from the paths given) */
 	uint64_t torn;        /* files that end in an unterminated line */
 	uint64_t torn_offset; /* the last such line's offset... */
@@ -27,7 +28,14 @@ typedef struct {
 	const char *line;   /* the raw line, without '\n' */
 	size_t len;
 	uint64_t offset;    /* the line's offset in path */
-	const ac_json_span *fields; /* spans for ac_query_paths(), event fields first */
+	const ac_json_span *fields; /* spans for ac_query_paths(), event fields first;
+				     * all absent (type 0) when the line is not JSON */
+	/* NULL for a valid event. For a line that is not one, handed only when
+	 * the query shows invalid records (ac_query_show_invalid()): why, as
+	 * journal check words it ("agent: 'claude' is not one of ...", or
+	 * "not JSON: column N: ..."). Unterminated and over-long lines are
+	 * never handed; they are counted in ac_scan_stats. */
+	const char *invalid;
 } ac_scan_match;
 
 /* Called for each matching event, oldest first. A non-zero return stops

@@ -83,4 +83,21 @@ size_t ac_messages_budget_start(const json_t *messages, uint64_t budget);
  * exists. */
 size_t ac_messages_compaction_cut(const json_t *messages, double fraction);
 
+/* ac_messages_compaction_cut() for a history read one message at a time
+ * (never held whole): add each message in order (the finder keeps copies
+ * of the tool-call ids, nothing else), then ask for the cut once. */
+typedef struct ac_cut_finder ac_cut_finder;
+
+/* 0 or AC_ENOMEM; *out is freed with ac_cut_finder_free(). */
+int ac_cut_finder_new(ac_cut_finder **out);
+
+/* Notes the next message (borrowed for the call only). 0 or AC_ENOMEM. */
+int ac_cut_finder_add(ac_cut_finder *finder, const json_t *msg);
+
+/* ac_messages_compaction_cut() of the messages added; call once, after
+ * the last ac_cut_finder_add(). */
+size_t ac_cut_finder_cut(ac_cut_finder *finder, double fraction);
+
+void ac_cut_finder_free(ac_cut_finder *finder);
+
 #endif

@@ -24,6 +24,15 @@ typedef struct ac_query ac_query;
  * a message naming it. */
 int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms);
 
+/* Parses query strings as people type them, the seed's one-string form
+ * "agent=Codex status=SUCCESS": each of strings[0..nstrings) holds terms
+ * separated by spaces or tabs; double quotes keep spaces inside a term and
+ * are dropped (result.message~"disk full", or "result.message~disk full").
+ * All terms of all strings are ANDed as in ac_query_parse(). A string with
+ * no term, an unclosed quote or a term that does not parse is AC_EINVAL
+ * naming it; nothing is ever read as a query that matches nothing. */
+int ac_query_parse_strings(ac_query **out, const char *const *strings, size_t nstrings);
+
 void ac_query_free(ac_query *q);
 
 /* The paths to scan each line with: the AC_EV_NFIELDS event fields first,
@@ -34,6 +43,22 @@ const ac_json_path *ac_query_paths(const ac_query *q, size_t *out_n);
  * results of scanning line with ac_query_paths(). */
 bool ac_query_matches(const ac_query *q, const char *line, size_t len,
 		      const ac_json_span *spans);
+
+/* Audit trails show what they cannot read: with on, the scans of
+ * ac_journal_scan.h hand q's callback the lines that are not valid events
+ * too, marked (ac_scan_match.invalid), when ac_query_matches_invalid()
+ * says they match. Off (the default) they are skipped and counted. */
+void ac_query_show_invalid(ac_query *q, bool on);
+bool ac_query_shows_invalid(const ac_query *q);
+
+/* Whether a line that is not a valid event matches q: every term must
+ * hold and each term that names a field needs that field in the line's
+ * JSON (FIELD!=VALUE too: a record without the field matches no term on
+ * it); since= and until= need a timestamp of the schema's form; text~
+ * searches the raw line. spans are the line's scan with ac_query_paths(),
+ * or NULL when the line is not JSON (then only text~ terms can hold). */
+bool ac_query_matches_invalid(const ac_query *q, const char *line, size_t len,
+			      const ac_json_span *spans);
 
 /* The prefilter needle, or NULL when every line must be parsed: the longest
  * needle of a term's value, or for since= with until= the '"' and the start

@@ -12,6 +12,7 @@
 #define AC_SESSION_H
 
 #include <jansson.h>
+#include "ac_buf.h"
 #include "ac_types.h"
 
 #include <stdbool.h>
@@ -104,6 +105,35 @@ int ac_session_update_with(ac_session **out, const char *dir, const char *id,
 int ac_session_update_from(ac_session **out, ac_session *loaded, const char *dir,
 			   const char *id, ac_session_change_fn change, void *ctx,
 			   const ac_session_write_options *opts);
+
+/* Reads session id's file as text only, with the file's identity, for a
+ * change made on the text (ac_session_update_text_from): nothing is
+ * parsed, and ac_session_root() is NULL. Errors as ac_session_load() gives
+ * them for a file it cannot read. Freed with ac_session_free(). */
+int ac_session_load_text(ac_session **out, const char *dir, const char *id);
+
+/* The file's text a session keeps (borrowed; NULL once released) and its
+ * length. */
+const char *ac_session_text(const ac_session *s, size_t *out_len);
+
+/* A change made on a session file's text (text[0..len), the file as it
+ * was loaded): appends the whole new document to out, with updatedAt set
+ * to now. Returns as ac_session_change_fn does. */
+typedef int (*ac_session_text_change_fn)(ac_buf *out, const char *text, size_t len,
+					 const char *now, void *ctx);
+
+/* ac_session_update_from() for a large document that is not parsed whole:
+ * while the file is still the one text_loaded (ac_session_load_text;
+ * borrowed, stays the caller's) was read from, text_change makes the new
+ * document from its text; once another writer has replaced the file (or
+ * on a retry after a conflict) the file is read and parsed and change is
+ * applied to it, as ac_session_update_from() does. The same
+ * compare-and-swap either way. *out (may be NULL) receives the document
+ * when change made it, NULL when text_change did. */
+int ac_session_update_text_from(ac_session **out, const ac_session *text_loaded,
+				const char *dir, const char *id,
+				ac_session_text_change_fn text_change, ac_session_change_fn change,
+				void *ctx, const ac_session_write_options *opts);
 
 /* ac_session_update_with() without a quiet wait. */
 int ac_session_update(ac_session **out, const char *dir, const char *id,

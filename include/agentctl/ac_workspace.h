@@ -28,8 +28,10 @@ typedef struct {
 	ac_journal_options journal;
 	ac_event_schema schema;
 	const char **extra_agents;      /* owned array; strings borrowed from config */
+	const char **extra_action_types; /* owned array; strings borrowed from config */
 	const char **resume_command;    /* owned NULL-terminated argv, or NULL (unset or untrusted) */
 	const char **summarizer;        /* owned NULL-terminated argv, or NULL (unset or untrusted) */
+	const char **consolidate_command; /* memory.consolidateCommand, the same way */
 	ac_compact_options compact;
 	/* How operator actions rewrite a session an agent may be writing:
 	 * session.quietMs (default 1000) and session.waitMs (default 5000). */
@@ -45,8 +47,8 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config);
 
 void ac_workspace_free(ac_workspace *ws);
 
-/* The command configured under key ("resumeCommand" or
- * "summarizer.command") if it may run: 0 and *out (borrowed from ws; NULL
+/* The command configured under key ("resumeCommand",
+ * "summarizer.command" or "memory.consolidateCommand") if it may run: 0 and *out (borrowed from ws; NULL
  * when unset), or AC_EDENIED with a one-line message naming the key and the
  * untrusted project file and saying how to trust it (*out NULL). */
 int ac_workspace_command(const char *const **out, const ac_workspace *ws, const char *key);

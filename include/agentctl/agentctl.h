@@ -48,6 +48,8 @@ extern "C" {
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"
 #include "ac_backend_pg.h"
+#include "ac_sandbox.h"
+#include "ac_consolidate.h"
 
 /* Watching the workspace; operator requests and actions. */
 #include "ac_watch.h"

@@ -156,11 +156,17 @@ check "hostile show of the torn file: exit 1, one line naming it" \
 
 run journal read
 check "hostile journal read: exit 0, no raw ESC, C1 or bidi control" eval 'rc_is 0 && no_raw_esc && no_raw_c1_bidi'
-check "hostile journal read: the 2 valid events" eval '[ "$(wc -l <"$TMP/out")" -eq 2 ]'
+check "hostile journal read: the 2 valid events and the bad agent's record, marked" \
+	eval '[ "$(wc -l <"$TMP/out")" -eq 4 ] && [ "$(grep -c "^!" "$TMP/out")" -eq 1 ]'
+check "hostile journal read: the bad agent's reason and record made visible" \
+	eval 'out_has_text "byte 566: agent: '"'"'Claude\\u001b[31m'"'"' is not one of" && out_has_text "  {"'
 check "hostile journal read: bidi and C1 shown visibly" out_has_text 'bidi <U+202E>gnp.exe<U+202C> and C1 <U+009B>2J'
 check "hostile journal read: the torn last line is reported" err_has 'JOURNAL\.jsonl: .*unterminated line at byte 777'
 run journal read --json
-check "hostile journal read --json: 2 events, no raw ESC" eval 'out_is 2 length && no_raw_esc'
+check "hostile journal read --json: 2 events and 1 marked invalid, no raw ESC" \
+	eval 'out_is 3 length && out_is 1 "[.[] | select(.invalid)] | length" && no_raw_esc'
+run journal read --strict
+check "hostile journal read --strict: the 2 valid events" eval '[ "$(wc -l <"$TMP/out")" -eq 2 ]'
 check "hostile journal read --json: no raw C1 or bidi control" no_raw_c1_bidi
 run journal check
 check "hostile journal check: exit 1" rc_is 1

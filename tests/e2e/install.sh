@@ -170,7 +170,7 @@ check "the agent runs (LD_LIBRARY_PATH)" \
 check "the agent's session is there" \
 	bash -c "'$P/bin/agentctl' -w '$TMP/ws' session show from-c --json | grep -q 'hello from C'"
 check "the agent's event is in the journal" \
-	bash -c "'$P/bin/agentctl' -w '$TMP/ws' journal query text~'logged from C' | grep -q 'logged from C'"
+	bash -c "'$P/bin/agentctl' -w '$TMP/ws' journal query 'text~\"logged from C\"' | grep -q 'logged from C'"
 # Statically: libagentctl.a (named, since -lagentctl prefers the .so) plus
 # what pkg-config --static says it needs.
 static_flags=$(pkg-config --static --cflags --libs agentctl)

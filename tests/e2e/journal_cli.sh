@@ -116,7 +116,7 @@ check "--last abc: says why" err_has "abc"
 run journal read --last
 check "--last without a number: exit 2" rc_is 2
 
-# --- a garbage line: check reports it, read skips it ------------------------------
+# --- a garbage line: check reports it, read shows it marked, --strict skips it -----
 garbage_at=$(size_of "$J")
 garbage_line=$(($(wc -l <"$J") + 1))
 echo 'garbage, not an event' >>"$J"
@@ -125,8 +125,13 @@ check "check with a garbage line: exit 1" rc_is 1
 check "check names line and byte" out_has ":$garbage_line: byte $garbage_at:"
 run journal read
 check "read with a garbage line: exit 0" rc_is 0
-check "read skips the garbage line" out_lines_are 4
-check "read says it skipped one line" err_has "skipped 1 invalid line"
+check "read shows the garbage line marked, with its byte" out_has "^! $J: byte $garbage_at: not JSON: column 1: "
+check "read shows the garbage record itself, indented" out_has "^  garbage, not an event$"
+check "read: the events and the marked record" out_lines_are 6
+run journal read --strict
+check "read --strict with a garbage line: exit 0" rc_is 0
+check "read --strict skips the garbage line" out_lines_are 4
+check "read --strict says it skipped one line" err_has "skipped 1 invalid line"
 
 # --- a torn tail is never merged with the next event ------------------------------
 new_ws
@@ -244,8 +249,10 @@ check "read --all --last 2: rapid rotations" \
 new_ws
 { event_line 1; echo 'garbage'; } >"$WS/JOURNAL-20250101T000000.000Z.jsonl"
 event_line 2 >"$J"
+run journal read --all --strict
+check "read --all --strict: skipped lines named with their file" err_has "JOURNAL-20250101T000000.000Z.jsonl"
 run journal read --all
-check "read --all: skipped lines named with their file" err_has "JOURNAL-20250101T000000.000Z.jsonl"
+check "read --all: shown invalid lines named with their file" out_has "^! $WS/JOURNAL-20250101T000000.000Z.jsonl: byte "
 
 # --last N costs memory for the matches, not for N.
 run journal read --last 1000000000000
@@ -258,5 +265,95 @@ mkdir "$J"
 run journal read --json
 check "failed read --json: exit 1" rc_is 1
 check "failed read --json: stdout empty or valid JSON" eval '[ ! -s "$TMP/out" ] || jq -e . <"$TMP/out" >/dev/null 2>&1'
+
+# --- issue 16 item 6: records outside the schema are shown, marked ---------------
+# The seed's tasks.py logs `agent` as typed: "claude". It must not vanish.
+new_ws
+event_line 1 >"$J"
+claude_at=$(size_of "$J")
+printf '{"id":"evt_20250101000000_00000009","timestamp":"2025-01-01T00:00:00.009Z","agent":"claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{"command":"\\u001b[2Jrm"}},"result":{"message":"typed by tasks.py"}}\n' >>"$J"
+event_line 2 >>"$J"
+printf '{"no":"id"}\n' >>"$J"
+run journal read
+check "invalid shown: exit 0" rc_is 0
+check "invalid shown: marked with file, byte and reason" \
+	out_has "^! $J: byte $claude_at: agent: 'claude' is not one of Claude, Codex, Gemini, Human, System$"
+check "invalid shown: the record follows, indented" out_has '^  \{"id":"evt_20250101000000_00000009".*"agent":"claude"'
+check "invalid shown: in file order" eval '[ "$(grep -oE "^(!|[0-9]{4}-)" "$TMP/out" | tr "\n" " ")" = "2025- ! 2025- ! " ]'
+check "invalid shown: nothing on stderr" eval '[ ! -s "$TMP/err" ]'
+run journal read --json
+check "invalid --json: one document of 4" json_length_is 4
+check "invalid --json: the object says so" \
+	eval '[ "$(jq -c ".[1] | [.invalid, .offset, .reason, (.raw | fromjson | .agent)]" <"$TMP/out")" = "[true,$claude_at,\"agent: '"'"'claude'"'"' is not one of Claude, Codex, Gemini, Human, System\",\"claude\"]" ]'
+check "invalid --json: file named" eval '[ "$(jq -r ".[1].file" <"$TMP/out")" = "$J" ]'
+check "invalid --json: valid events unchanged" eval '[ "$(jq -r ".[0].id" <"$TMP/out")" = evt_20250101000000_00000001 ]'
+run journal read --strict --json
+check "--strict --json: only the valid events" json_length_is 2
+check "--strict: says what it skipped" err_has "skipped 2 invalid lines"
+# Terms on a record outside the schema: it matches only through fields it has.
+run journal query agent=claude
+check "query agent=claude finds the invalid record" eval '[ "$(grep -c "^!" "$TMP/out")" = 1 ] && out_has "typed by tasks.py"'
+run journal query 'agent!=Claude'
+check "query agent!=Claude: the record with an agent, not the one without" \
+	eval '[ "$(grep -c "^!" "$TMP/out")" = 1 ] && out_has "agent.:.claude"'
+run journal query text~tasks.py
+check "query text~ reads the raw record" out_has "typed by tasks.py"
+run journal query since=2025-01-01
+check "query since=: both valid events and the record with a timestamp" \
+	eval '[ "$(grep -c "^!" "$TMP/out")" = 1 ] && [ "$(grep -c "^2025-" "$TMP/out")" = 2 ]'
+run journal query --last 1 no=id
+check "query --last 1 no=id: the record without an id" out_has '^  \{"no":"id"\}$'
+run journal query --strict agent=claude
+check "query --strict agent=claude: nothing" eval '[ ! -s "$TMP/out" ]'
+check "invalid shown: text is made safe" eval '! grep -q $'"'"'\e'"'"' "$TMP/out"'
+
+# --- issue 16 item 7: the seed's one-string form -------------------------------------
+new_ws
+IDS=()
+log_events 1 Codex
+run journal log "$(event Codex 'it failed' FAILED)"
+log_events 1 Claude
+run journal query "agent=Codex status=SUCCESS"
+check "one string, two terms: exit 0" rc_is 0
+check "one string, two terms: the one event" ids_are "${IDS[0]}"
+run journal query "agent=Codex" "status=SUCCESS"
+check "two arguments: the same" ids_are "${IDS[0]}"
+run journal query 'result.message~"it failed"'
+check "quoted value with a space" eval '[ "$(wc -l <"$TMP/out")" = 1 ] && out_has "it failed"'
+run journal query '"result.message~it failed" agent=Codex'
+check "quoted term with a space, and another" out_has "it failed"
+run journal query 'result.message~it failed'
+check "one FIELD~TEXT argument with spaces, unquoted: free text, one term" \
+	eval '[ "$RC" = 0 ] && [ "$(wc -l <"$TMP/out")" = 1 ] && out_has "it failed"'
+run journal query 'text~it failed' agent=Codex
+check "... beside other arguments" eval '[ "$(wc -l <"$TMP/out")" = 1 ]'
+run journal query "agent=Codex statusSUCCESS"
+check "unparseable term: exit 2" rc_is 2
+check "unparseable term: one line naming it" eval 'err_is_one_line && err_has "statusSUCCESS"'
+check "unparseable term: no output" eval '[ ! -s "$TMP/out" ]'
+run journal query 'result.message~"it failed'
+check "unclosed quote: exit 2" rc_is 2
+run journal query 'agent==Codex'
+check "agent==Codex: exit 2 naming it" eval '[ "$RC" = 2 ] && err_has "agent==Codex"'
+run journal query ''
+check "an empty query string: exit 2" rc_is 2
+
+# --- issue 16 item 8: action types added in config --------------------------------
+new_ws
+mkdir -p "$WS/.agent"
+echo '{"journal": {"actionTypes": ["DEPLOY"]}}' >"$WS/.agent/config.json"
+run journal log '{"agent":"Codex","status":"SUCCESS","action":{"type":"DEPLOY","params":{}},"result":{"message":"shipped"}}'
+check "configured action type: log exits 0" rc_is 0
+run journal log '{"agent":"Codex","status":"SUCCESS","action":{"type":"SHIP","params":{}},"result":{"message":"no"}}'
+check "unknown action type: exit 2 naming it and listing DEPLOY" eval '[ "$RC" = 2 ] && err_has "SHIP" && err_has "DEPLOY"'
+run journal read
+check "configured action type: read shows it" out_has "Codex +SUCCESS +DEPLOY +shipped"
+run journal query action.type=DEPLOY
+check "configured action type: query finds it" out_has "shipped"
+run journal check
+check "configured action type: check calls it valid" eval '[ "$RC" = 0 ] && out_has ": 1 valid, 0 invalid lines$"'
+rm "$WS/.agent/config.json"
+run journal read
+check "without the config the event is shown marked invalid" out_has "^! .*action.type: 'DEPLOY' is not one of"
 
 finish

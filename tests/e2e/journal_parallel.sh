@@ -34,7 +34,7 @@ check "check: the count line" \
 	grep -q "JOURNAL.jsonl: $((lines - lines / 997)) valid, $((lines / 997 + 1)) invalid lines$" "$TMP/out"
 
 for args in "read" "read --json" "query agent=Codex" "query status!=SUCCESS agent=Human --json" \
-	"query text~needle_corr"; do
+	"query text~needle_corr" "read --strict" "query agent=Nobody" "query agent=Nobody --json"; do
 	# shellcheck disable=SC2086
 	run journal $args
 	cp "$TMP/out" "$TMP/forward"
@@ -42,7 +42,14 @@ for args in "read" "read --json" "query agent=Codex" "query status!=SUCCESS agen
 	run journal $args --last "$everything"
 	check "$args: the same bytes forward and backward" cmp -s "$TMP/forward" "$TMP/out"
 done
+run journal read --strict
+check "read --strict: one line per valid event" [ "$(wc -l <"$TMP/out")" -eq $((lines - lines / 997)) ]
+# Shown, the spoiled lines come marked, two lines each, in file order.
 run journal read
-check "read: one line per valid event" [ "$(wc -l <"$TMP/out")" -eq $((lines - lines / 997)) ]
+check "read: the valid events and two lines per spoiled one" \
+	[ "$(wc -l <"$TMP/out")" -eq $((lines - lines / 997 + 2 * (lines / 997))) ]
+want=$(LC_ALL=C awk 'NR % 997 == 0 { print off } { off += length($0) + 1 }' "$WS/JOURNAL.jsonl")
+got=$(sed -n 's/^! [^ ]*JOURNAL.jsonl: byte \([0-9]*\): .*/\1/p' "$TMP/out")
+check "read: every spoiled line marked, at its byte, in order" [ "$got" = "$want" ]
 
 finish
