@@ -227,15 +227,20 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	return tick < 0 || watch < tick ? watch : tick;
 }
 
-/* A database store told of changes (or connected again): the sessions,
- * the open conversation and its trace are read again from it. */
+/* A database store told of changes (or connected again): one session's
+ * row when the notifications named one, else the sessions, the open
+ * conversation and its trace are read again from it. */
 static void read_store_changes(ui_dash *d)
 {
-	unsigned changed = ac_store_watch_read(d->store_watch, NULL);
+	const char *session = "";
+	unsigned changed = ac_store_watch_read(d->store_watch, &session);
 
 	if (!changed)
 		return;
-	changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	if (!(changed & AC_STORE_RESCAN) && *session)
+		changed = ui_source_store_update_session(d->src, &d->m, session);
+	else
+		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
 	d->dirty = true;
 	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
 		ui_dash_conversation_reloaded(d);

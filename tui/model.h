@@ -327,6 +327,12 @@ int ui_model_set_store_sessions(ui_model *m, const ac_backend_session_info *list
 int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
 			 const char *pending, bool alarm);
 
+/* One session of a store's listing changed: its row (session id) is
+ * replaced by info (borrowed), moved to its place in the listing's order
+ * (newest first), or added; info NULL: the row goes. Costs one row. 0 or
+ * AC_ENOMEM (nothing changed). */
+int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info);
+
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);
 

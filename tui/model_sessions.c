@@ -122,6 +122,19 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	return set_rows(m, list, NULL, n);
 }
 
+/* A listing carries no task and no creation time (never the documents):
+ * the conversation shows them. Borrows info's strings. */
+static ac_session_summary summary_of(const ac_backend_session_info *info)
+{
+	return (ac_session_summary){
+		.id = info->session_id, .task = "", .status = info->status, .created_at = "",
+		.updated_at = info->updated_at, .tenant = info->tenant, .user = info->user,
+		.agent = info->agent, .messages = info->messages, .tokens = info->tokens,
+		.input_tokens = info->input_tokens, .output_tokens = info->output_tokens,
+		.turns = info->turns,
+	};
+}
+
 int ui_model_set_store_sessions(ui_model *m, const ac_backend_session_info *list, size_t n)
 {
 	ac_session_summary *rows = n ? calloc(n, sizeof(*rows)) : NULL;
@@ -132,15 +145,7 @@ int ui_model_set_store_sessions(ui_model *m, const ac_backend_session_info *list
 	if (n && (!rows || !order || !hosts))
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		/* A listing carries no task and no creation time (never the
-		 * documents): the conversation shows them. */
-		rows[i] = (ac_session_summary){
-			.id = list[i].session_id, .task = "", .status = list[i].status,
-			.created_at = "", .updated_at = list[i].updated_at, .tenant = list[i].tenant,
-			.user = list[i].user, .agent = list[i].agent, .messages = list[i].messages,
-			.tokens = list[i].tokens, .input_tokens = list[i].input_tokens,
-			.output_tokens = list[i].output_tokens, .turns = list[i].turns,
-		};
+		rows[i] = summary_of(&list[i]);
 		order[i] = &rows[i];
 		hosts[i] = list[i].host;
 	}
@@ -152,8 +157,49 @@ done:
 	return rc;
 }
 
+static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, const char *host,
+		   size_t now_at, const char *pending, bool alarm);
+
 int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
 			 const char *pending, bool alarm)
+{
+	return put_row(m, was_at, s, NULL, now_at, pending, alarm);
+}
+
+/* Newest first, ties by id: the store's listing order. */
+static bool comes_before(const ui_session *row, const ac_backend_session_info *info)
+{
+	int c = strcmp(row->updated, info->updated_at);
+
+	return c > 0 || (c == 0 && strcmp(row->id, info->session_id) < 0);
+}
+
+int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info)
+{
+	ac_session_summary s;
+	size_t was_at = AC_SESSION_INDEX_NONE, now_at = 0;
+	int rc;
+
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id)) {
+			was_at = i;
+			break;
+		}
+	if (!info)
+		return was_at == AC_SESSION_INDEX_NONE ? 0 : put_row(m, was_at, NULL, NULL, 0, NULL, false);
+	/* Its place among the others (without itself). */
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (i != was_at && comes_before(&m->sessions[i], info))
+			now_at++;
+	s = summary_of(info);
+	rc = put_row(m, was_at, &s, info->host, now_at, NULL, false);
+	if (rc == 0 && *info->host)
+		m->hosts_known = true;
+	return rc;
+}
+
+static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, const char *host,
+		   size_t now_at, const char *pending, bool alarm)
 {
 	ui_session row;
 
@@ -181,7 +227,7 @@ int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s
 	}
 	if (!s)
 		return 0;
-	session_copy(&row, s, NULL);
+	session_copy(&row, s, host);
 	if (pending && !row.pending) {
 		row.pending = pending;
 		row.pending_alarm = alarm;

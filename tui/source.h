@@ -39,6 +39,13 @@ void ui_source_free(ui_source *src);
  * when there is no database) or the store's error. */
 int ui_source_use_store(ui_source *src, const ac_config *config);
 
+/* On a database store, one session changed (the store watch named it):
+ * its row alone is read again (whatever the number of sessions), and the
+ * conversation and trace when it is the open one. Falls back to reading
+ * everything when the rows no longer mirror the listing. Returns the
+ * UI_CHANGED_* mask. */
+unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id);
+
 /* The database the source reads (its URL without a password), or NULL
  * for the workspace's files. Borrowed. */
 const char *ui_source_store_name(const ui_source *src);

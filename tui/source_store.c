@@ -62,6 +62,30 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	return UI_CHANGED_SESSIONS;
 }
 
+unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id)
+{
+	ac_backend_session_info info = {0};
+	unsigned changed = UI_CHANGED_SESSIONS;
+	int rc;
+
+	src->m = m;
+	if (!src->database || !src->rows_synced)
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	rc = src->backend.inspector.find(src->backend.impl, &info, id);
+	if ((rc != 0 && rc != AC_ENOTFOUND) ||
+	    ui_model_put_store_session(m, id, rc == 0 ? &info : NULL) != 0) {
+		ac_backend_session_info_clear(&info);
+		src->rows_synced = false;
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	}
+	ac_backend_session_info_clear(&info);
+	if (m->conv_session && !strcmp(m->conv_session, id)) {
+		ui_source_store_open_conversation(src, m, id);
+		changed |= UI_CHANGED_CONVERSATION | ui_source_update(src, m, AC_WATCH_TRACES);
+	}
+	return changed;
+}
+
 static char *member_dup(const json_t *object, const char *key)
 {
 	const char *v = json_string_value(json_object_get(object, key));
