@@ -51,8 +51,9 @@ extern "C" {
 #include "ac_sandbox.h"
 #include "ac_consolidate.h"
 
-/* Watching the workspace; operator requests and actions. */
+/* Watching the workspace (and a database store); operator requests and actions. */
 #include "ac_watch.h"
+#include "ac_store_watch.h"
 #include "ac_control.h"
 #include "ac_operator.h"
 
