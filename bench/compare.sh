@@ -94,7 +94,7 @@ for script in "$here"/compare.d/*.sh; do
     name=$(basename "$script" .sh)
     case $name in *"$only"*) ;; *) continue ;; esac
     echo "compare: $name" >&2
-    if ! bash "$script"; then
+    if ! bash "$script" >&2; then
         echo "compare: $name failed" >&2
         status=1
     fi

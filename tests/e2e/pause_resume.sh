@@ -32,8 +32,10 @@ events() { "$AC" -w "$WS" journal query agent=Human --json 2>/dev/null | jq -c "
 agent() { node "$AGENT" --dir "$S" --id s1 --tag s1 "$@" >"$TMP/agent.out" 2>&1; }
 
 # --- an agent that keeps writing ---------------------------------------------
-new_ws 300 400
-agent --mode once --turns 200 --gap-min 5 --gap-max 10 --ack "$TMP/ack" &
+# A quiet window (1.5 s) far longer than the wait (1 s) and than any stall
+# a loaded machine gives the agent, which writes every 5-10 ms for 2-4 s.
+new_ws 1500 1000
+agent --mode once --turns 400 --gap-min 5 --gap-max 10 --ack "$TMP/ack" &
 apid=$!
 sleep 0.3
 run session pause s1
