@@ -124,8 +124,28 @@ static const char *const initial[] = {
 	NULL,
 };
 
+/* Listings show the host that last wrote each session (one screen for a
+ * fleet): the listing indexes carry it too, so listing stays an
+ * index-only scan. */
+static const char *const listing_host[] = {
+	"DROP INDEX sessions_listing",
+	"DROP INDEX sessions_tenant_listing",
+	"DROP INDEX sessions_user_listing",
+	"CREATE INDEX sessions_listing ON sessions (updated_at DESC, id)"
+	" INCLUDE (tenant, user_id, agent, status, message_count, tokens, input_tokens,"
+	" output_tokens, turns, written_by_host)",
+	"CREATE INDEX sessions_tenant_listing ON sessions (tenant, updated_at DESC, id)"
+	" INCLUDE (user_id, agent, status, message_count, tokens, input_tokens, output_tokens,"
+	" turns, written_by_host)",
+	"CREATE INDEX sessions_user_listing ON sessions (tenant, user_id, updated_at DESC, id)"
+	" INCLUDE (agent, status, message_count, tokens, input_tokens, output_tokens, turns,"
+	" written_by_host)",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
+	{2, "listing indexes carry the writing host", listing_host},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

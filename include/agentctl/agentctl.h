@@ -54,8 +54,9 @@ extern "C" {
 /* Retention: old checkpoints, archives, traces, rotated journals. */
 #include "ac_gc.h"
 
-/* Watching the workspace; operator requests and actions. */
+/* Watching the workspace (and a database store); operator requests and actions. */
 #include "ac_watch.h"
+#include "ac_store_watch.h"
 #include "ac_control.h"
 #include "ac_operator.h"
 

@@ -34,7 +34,7 @@ err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
 run --storage "$URL" storage check
 check "check before any schema: exit 1" rc_is 1
 check "check names the store without its password" out_has "store: postgresql $SHOWN"
-check "check says what is missing" out_has "schema: version 0; 1 migration missing"
+check "check says what is missing" out_has "schema: version 0; 2 migrations missing"
 check "check hides the password" no_password
 check "check created nothing" [ "$(sql "select count(*) from pg_namespace where nspname = 'agentctl'")" = 0 ]
 
@@ -60,7 +60,7 @@ check "missing memo: one line" err_is_one_line
 # ---- storage check once the store was opened ----
 run --storage "$URL" storage check
 check "check when up to date: exit 0" rc_is 0
-check "check says the version" out_has "schema: version 1 (up to date)"
+check "check says the version" out_has "schema: version 2 (up to date)"
 
 # ---- the environment and the config key choose it too ----
 AGENT_STORAGE_URL=$URL "$AC" -w "$WS" memo read acme u1 user NOTES.md >"$TMP/out" 2>"$TMP/err"
