@@ -3,6 +3,7 @@
 
 #include "dashboard.h"
 
+#include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
@@ -237,4 +238,38 @@ int cli_dashboard(cli_context *ctx)
 	if (dashboard_run(&ctx->ws, ctx->config, &options) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	return CLI_OK;
+}
+
+int cli_open_backend(ac_backend *out, const cli_context *ctx)
+{
+	ac_buf data_dir = AC_BUF_INIT;
+	int rc;
+
+	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
+		return cli_error(CLI_FAILED, "out of memory");
+	rc = ac_backend_open(out, ctx->config, ctx->ws.sessions_dir, data_dir.data);
+	ac_buf_free(&data_dir);
+	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
+}
+
+bool cli_store_is_database(const cli_context *ctx)
+{
+	const char *url = ac_config_string(ctx->config, "storage.url", NULL);
+
+	return url && *url;
+}
+
+void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent)
+{
+	for (size_t start = 0; text->data && start < text->len;) {
+		char *nl = memchr(text->data + start, '\n', text->len - start);
+		size_t end = nl ? (size_t)(nl - text->data) : text->len;
+
+		if (start > 0 && *indent)
+			ac_buf_append(out, indent, strlen(indent));
+		ac_text_sanitize(out, text->data + start, end - start);
+		ac_buf_putc(out, '\n');
+		start = end + 1;
+	}
+	ac_buf_clear(text);
 }

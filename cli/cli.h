@@ -76,12 +76,35 @@ bool cli_write(const void *bytes, size_t len);
  * to width bytes (a table cell). */
 void cli_put_cell(ac_buf *out, const char *text, int width);
 
+/* Appends text made safe line by line: newlines stay readable (later
+ * lines indented by indent), everything else that could drive a terminal
+ * is escaped. Clears text. */
+void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent);
+
 /* Prints a JSON document (2-space indent, keys in document order) on
  * stdout, with C1 and bidi characters escaped as \uXXXX. */
 void cli_write_json(const json_t *doc);
 
 /* Flushes stdout; returns CLI_FAILED with a message when output was lost. */
 int cli_finish_output(void);
+
+/* Opens the store ctx's workspace uses (ac_backend_open: the database
+ * storage.url names, else the files) into *out; CLI_FAILED with the error
+ * printed. Release with ac_backend_close(). */
+int cli_open_backend(ac_backend *out, const cli_context *ctx);
+
+/* True when storage.url names a database: session commands then go
+ * through the ac_backend interface (cli_session_store.c). */
+bool cli_store_is_database(const cli_context *ctx);
+
+/* session list|show|pause|resume|complete|fail on a database store, with
+ * the options cli_session.c parsed (want_status, want_user may be NULL;
+ * status is the one to set, done the word that says it happened). */
+int cli_session_store_list(const cli_context *ctx, const char *want_status,
+			   const char *want_user, bool json);
+int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
+int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
+				 const char *done);
 
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);
@@ -98,11 +121,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 			    const char *owner, const char *scope);
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
-
-/* The workspace's storage backend (cli_store.c), for commands built on the
- * backend contracts. Prints the error itself; release with ac_backend_close. */
-int cli_open_backend(ac_backend *out, const cli_context *ctx);
-
+int cli_gc(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

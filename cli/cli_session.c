@@ -68,8 +68,9 @@ static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t
 	return AC_PENDING_NONE;
 }
 
-static int cmd_list(const ac_workspace *ws, int argc, char **argv)
+static int cmd_list(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *want_status = NULL, *want_user = NULL;
 	const ac_session_summary *const *list;
 	ac_session_index *index = NULL;
@@ -94,6 +95,8 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 			return cli_error(CLI_USAGE, "session list: unexpected '%s'", argv[i]);
 		}
 	}
+	if (cli_store_is_database(ctx))
+		return cli_session_store_list(ctx, want_status, want_user, json);
 	if (ac_session_index_new(&index, ws->sessions_dir) != 0 ||
 	    ac_session_index_refresh(index, report_problem, NULL, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
@@ -157,26 +160,9 @@ done:
 	return status;
 }
 
-/* Appends text made safe line by line: newlines stay readable (later
- * lines indented by indent), everything else that could drive a terminal
- * is escaped. Clears text. */
-static void sanitize_lines(ac_buf *out, ac_buf *text, const char *indent)
+static int cmd_show(const cli_context *ctx, int argc, char **argv)
 {
-	for (size_t start = 0; text->data && start < text->len;) {
-		char *nl = memchr(text->data + start, '\n', text->len - start);
-		size_t end = nl ? (size_t)(nl - text->data) : text->len;
-
-		if (start > 0 && *indent)
-			ac_buf_append(out, indent, strlen(indent));
-		ac_text_sanitize(out, text->data + start, end - start);
-		ac_buf_putc(out, '\n');
-		start = end + 1;
-	}
-	ac_buf_clear(text);
-}
-
-static int cmd_show(const ac_workspace *ws, int argc, char **argv)
-{
+	const ac_workspace *ws = &ctx->ws;
 	ac_session *session = NULL;
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
 	bool json = false;
@@ -195,6 +181,8 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	}
 	if (!id)
 		return cli_error(CLI_USAGE, "session show needs a session id");
+	if (cli_store_is_database(ctx))
+		return cli_session_store_show(ctx, id, json);
 	if (ac_session_load(&session, ws->sessions_dir, id) != 0)
 		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
 	if (json) {
@@ -219,12 +207,12 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
 		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
-	sanitize_lines(&out, &text, "");
+	cli_put_lines(&out, &text, "");
 	json_array_foreach(messages, i, msg) {
 		ac_buf_clear(&text);
 		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
 		ac_message_text(&text, msg);
-		sanitize_lines(&out, &text, "    ");
+		cli_put_lines(&out, &text, "    ");
 	}
 	cli_write(out.data, out.len);
 finish:
@@ -235,8 +223,9 @@ finish:
 	return status;
 }
 
-static int cmd_set_status(const ac_workspace *ws, const char *verb, int argc, char **argv)
+static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	static const struct {
 		const char *verb, *status, *done;
 	} verbs[] = {
@@ -256,6 +245,8 @@ static int cmd_set_status(const ac_workspace *ws, const char *verb, int argc, ch
 		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
 	if (ac_session_id_check(argv[0]) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (cli_store_is_database(ctx))
+		return cli_session_store_set_status(ctx, argv[0], verbs[v].status, verbs[v].done);
 	rc = ac_operator_set_status(ws, argv[0], verbs[v].status, true, &out, &notes);
 	if (notes.len)
 		cli_note("%s", notes.data);
@@ -600,14 +591,14 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session needs a command: list, show, create, append, "
 				 "record-turn, pause, resume, complete, fail or compact");
 	if (!strcmp(verb, "list"))
-		return cmd_list(ws, argc - 1, argv + 1);
+		return cmd_list(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
-		return cmd_show(ws, argc - 1, argv + 1);
+		return cmd_show(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
 	if (!strcmp(verb, "pause") || !strcmp(verb, "resume") || !strcmp(verb, "complete") ||
 	    !strcmp(verb, "fail"))
-		return cmd_set_status(ws, verb, argc - 1, argv + 1);
+		return cmd_set_status(ctx, verb, argc - 1, argv + 1);
 	if (!strcmp(verb, "compact"))
 		return cmd_compact(ws, argc - 1, argv + 1);
 	if (!strcmp(verb, "create"))

@@ -23,23 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int open_backend(ac_backend *out, const cli_context *ctx)
-{
-	ac_buf data_dir = AC_BUF_INIT;
-	int rc;
-
-	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
-		return cli_error(CLI_FAILED, "out of memory");
-	rc = ac_backend_open(out, ctx->config, ctx->ws.sessions_dir, data_dir.data);
-	ac_buf_free(&data_dir);
-	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
-}
-
-int cli_open_backend(ac_backend *out, const cli_context *ctx)
-{
-	return open_backend(out, ctx);
-}
-
 /* A document shown as its blocks come: made safe, line breaks and tabs
  * kept, written as it is made, so memory stays the same whatever the
  * document's size. */
@@ -203,7 +186,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 		return argc ? cli_error(CLI_USAGE, "memo: unknown command '%s'", verb) : memo_usage();
 	if (ctx->read_only && (!strcmp(verb, "write") || !strcmp(verb, "append")))
 		return cli_error(CLI_USAGE, "memo %s: --read-only forbids changes", verb);
-	if ((status = open_backend(&b, ctx)))
+	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	if (!strcmp(verb, "read"))
 		status = memo_read(&b, argc - 1, argv + 1);
@@ -298,7 +281,7 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if ((status = open_backend(&b, ctx)) ||
+	if ((status = cli_open_backend(&b, ctx)) ||
 	    (status = session_tenant(&tenant, ctx, &b, args[0], "artifacts")))
 		goto done;
 	if (!args[1]) {
@@ -464,7 +447,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	}
 	if (!session_id)
 		return cli_error(CLI_USAGE, "trace show needs a session id");
-	if ((status = open_backend(&b, ctx)) ||
+	if ((status = cli_open_backend(&b, ctx)) ||
 	    (status = session_tenant(&tenant, ctx, &b, session_id, "trace")))
 		goto done;
 	/* A line a record: into a pipe or file, in 64 KiB writes rather

@@ -60,6 +60,8 @@ static const cli_command commands[] = {
 	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL)\n"},
+	{"gc", cli_gc,
+	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
 	 "config show [--origin] [--json] | trust\n"},
 };

@@ -59,7 +59,7 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage config"
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage gc config"
 
 _agentctl()
 {
@@ -104,7 +104,7 @@ _agentctl()
 		COMPREPLY=($(compgen -W "file_write file_delete command_run" -- "$cur"))
 		return
 		;;
-	--last | --seconds | --user | --id | --tenant | --agent | --node | --input | \
+	--last | --seconds | --keep | --older-than | --user | --id | --tenant | --agent | --node | --input | \
 		--input-type | --output | --details)
 		return
 		;;
@@ -126,6 +126,7 @@ _agentctl()
 		return
 		;;
 	demo) opts="--no-ui --seconds --help" ;;
+	gc) opts="--keep --older-than --dry-run --help" ;;
 	journal) subs="log read query check rotate" ;;
 	session) subs="list show create append record-turn pause resume complete fail compact" ;;
 	ops) subs="list show record rollback" ;;

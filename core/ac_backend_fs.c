@@ -51,6 +51,21 @@ int ac_backend_id_check(const char *what, const char *id)
 	return 0;
 }
 
+int ac_backend_status_check(const char *from, const char *to)
+{
+	static const char *const statuses[] = {"running", "paused", "completed", "failed"};
+	bool from_ok = false, to_ok = false;
+
+	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		from_ok = from_ok || (from && !strcmp(from, statuses[i]));
+		to_ok = to_ok || (to && !strcmp(to, statuses[i]));
+	}
+	if (!from_ok || !to_ok)
+		return ac_error_set(AC_EINVAL, "'%s' -> '%s': a status is running, paused, completed "
+				    "or failed", from ? from : "", to ? to : "");
+	return 0;
+}
+
 int ac_backend_scope_check(const char *scope)
 {
 	if (scope && (!strcmp(scope, "session") || !strcmp(scope, "user") || !strcmp(scope, "agent")))
@@ -233,6 +248,56 @@ static int fs_load_within(void *impl, json_t **out, const char *tenant, const ch
 	return rc;
 }
 
+static int fs_get(void *impl, json_t **out, const char *tenant, const char *session_id)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_backend_fs_load_owned(&s, impl, tenant, session_id)))
+		return rc;
+	*out = json_incref(ac_session_root(s));
+	ac_session_free(s);
+	return 0;
+}
+
+typedef struct {
+	const char *tenant, *session_id, *from, *to;
+} status_change;
+
+/* Judged on the file's current content: the compare of the compare-and-set. */
+static int status_owned(json_t *root, void *ctx)
+{
+	const status_change *c = ctx;
+	const char *now = json_string_value(json_object_get(root, "status"));
+	int rc;
+
+	if ((rc = ac_backend_fs_owned(root, c->tenant, c->session_id)))
+		return rc;
+	if (!now || strcmp(now, c->from))
+		return ac_error_set(AC_ECONFLICT, "session %s: status is no longer %s", c->session_id,
+				    c->from);
+	if (json_object_set_new(root, "status", json_string(c->to)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int fs_set_status(void *impl, const char *tenant, const char *session_id,
+			 const char *from, const char *to)
+{
+	ac_backend_fs *fs = impl;
+	status_change change = {tenant, session_id, from, to};
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)) || (rc = ac_backend_status_check(from, to)))
+		return rc;
+	rc = ac_session_update(NULL, fs->sessions_dir, session_id, status_owned, &change);
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session_id,
+				  tenant);
+	return rc;
+}
+
 typedef struct {
 	const char *tenant;
 	const char *session_id;
@@ -356,6 +421,29 @@ static char *copy(const char *s)
 	return strdup(s ? s : "");
 }
 
+/* info from an index summary: 0 or AC_ENOMEM (info then half-filled, for
+ * the caller to clear). The files record no writer: host and writer "". */
+static int info_from_summary(ac_backend_session_info *info, const ac_session_summary *s)
+{
+	info->tenant = copy(s->tenant);
+	info->session_id = copy(s->id);
+	info->user = copy(s->user);
+	info->agent = copy(s->agent);
+	info->status = copy(s->status);
+	info->updated_at = copy(s->updated_at);
+	info->host = copy("");
+	info->writer = copy("");
+	if (!info->tenant || !info->session_id || !info->user || !info->agent || !info->status ||
+	    !info->updated_at || !info->host || !info->writer)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	info->messages = s->messages;
+	info->tokens = s->tokens;
+	info->input_tokens = s->input_tokens;
+	info->output_tokens = s->output_tokens;
+	info->turns = s->turns;
+	return 0;
+}
+
 static int list_sessions(ac_backend_fs *fs, ac_backend_session_info **out, size_t *out_n,
 			 const char *tenant, const char *user)
 {
@@ -373,27 +461,13 @@ static int list_sessions(ac_backend_fs *fs, ac_backend_session_info **out, size_
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n_all; i++) {
 		const ac_session_summary *s = all[i];
-		ac_backend_session_info *info = &list[n];
 
 		if ((tenant && strcmp(s->tenant, tenant)) || (user && strcmp(s->user, user)))
 			continue;
-		n++;
-		info->tenant = copy(s->tenant);
-		info->session_id = copy(s->id);
-		info->user = copy(s->user);
-		info->agent = copy(s->agent);
-		info->status = copy(s->status);
-		info->updated_at = copy(s->updated_at);
-		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
-		    !info->status || !info->updated_at) {
+		if ((rc = info_from_summary(&list[n++], s))) {
 			ac_backend_sessions_free(list, n);
-			return ac_error_set(AC_ENOMEM, "out of memory");
+			return rc;
 		}
-		info->messages = s->messages;
-		info->tokens = s->tokens;
-		info->input_tokens = s->input_tokens;
-		info->output_tokens = s->output_tokens;
-		info->turns = s->turns;
 	}
 	*out = list;
 	*out_n = n;
@@ -422,6 +496,28 @@ static int fs_inspector_list(void *impl, ac_backend_session_info **out, size_t *
 	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
 		return rc;
 	return list_sessions(impl, out, out_n, tenant, NULL);
+}
+
+static int fs_inspector_find(void *impl, ac_backend_session_info *out, const char *session_id)
+{
+	ac_backend_fs *fs = impl;
+	const ac_session_summary *const *all;
+	size_t n_all;
+	int rc;
+
+	*out = (ac_backend_session_info){0};
+	if ((rc = ac_backend_id_check("session", session_id)) ||
+	    (rc = ac_session_index_refresh(fs->index, NULL, NULL, NULL)))
+		return rc;
+	all = ac_session_index_list(fs->index, &n_all);
+	for (size_t i = 0; i < n_all; i++) {
+		if (strcmp(all[i]->id, session_id))
+			continue;
+		if ((rc = info_from_summary(out, all[i])))
+			ac_backend_session_info_clear(out);
+		return rc;
+	}
+	return ac_error_set(AC_ENOTFOUND, "session '%s' not found", session_id);
 }
 
 /* ---- set-up ---- */
@@ -469,9 +565,11 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 			.append = fs_append,
 			.record_turn = fs_record_turn,
 			.compact_if_needed = ac_backend_fs_compact,
+			.get = fs_get,
+			.set_status = fs_set_status,
 		},
 		.users = {.list = fs_list_user_sessions},
-		.inspector = {.list_sessions = fs_inspector_list},
+		.inspector = {.list_sessions = fs_inspector_list, .find = fs_inspector_find},
 		.free = fs_free,
 	};
 	ac_backend_fs_fill_files(out);

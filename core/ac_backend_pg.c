@@ -326,28 +326,16 @@ static int pg_record_turn(void *impl, const char *tenant, const char *session_id
 
 /* ---- status: compare-and-set ---- */
 
-static bool is_status(const char *s)
+static int pg_set_status(void *impl, const char *tenant, const char *session_id,
+			 const char *from, const char *to)
 {
-	return s && (!strcmp(s, "running") || !strcmp(s, "paused") || !strcmp(s, "completed") ||
-		     !strcmp(s, "failed"));
-}
-
-int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
-			     const char *session_id, const char *from, const char *to)
-{
-	ac_backend_pg *b;
+	ac_backend_pg *b = impl;
 	const char *values[6];
 	PGresult *res = NULL;
 	int rc;
 
-	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
-		return ac_error_set(AC_EINVAL, "status change: not a PostgreSQL backend");
-	b = backend->impl;
-	if ((rc = check_session(tenant, session_id)))
+	if ((rc = check_session(tenant, session_id)) || (rc = ac_backend_status_check(from, to)))
 		return rc;
-	if (!is_status(from) || !is_status(to))
-		return ac_error_set(AC_EINVAL, "'%s' -> '%s': a status is running, paused, completed or failed",
-				    from ? from : "", to ? to : "");
 	values[0] = tenant;
 	values[1] = session_id;
 	values[2] = from;
@@ -366,20 +354,98 @@ int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
 	return rc;
 }
 
+int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
+			     const char *session_id, const char *from, const char *to)
+{
+	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
+		return ac_error_set(AC_EINVAL, "status change: not a PostgreSQL backend");
+	return pg_set_status(backend->impl, tenant, session_id, from, to);
+}
+
+/* ---- the whole session, as a file holds it ---- */
+
+/* Sets key in object, or AC_ENOMEM. */
+static int put(json_t *object, const char *key, json_t *value)
+{
+	return json_object_set_new(object, key, value) ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
+}
+
+/* The stored document (no history) with what the row keeps current: the
+ * status, updatedAt, metadata.usage once a turn was recorded; then the
+ * messages as conversationHistory. */
+static int pg_get(void *impl, json_t **out, const char *tenant, const char *session_id)
+{
+	ac_backend_pg *b = impl;
+	const char *values[2] = {tenant, session_id};
+	char updated[AC_TIME_ISO_LEN + 1];
+	json_t *doc = NULL, *history = NULL, *metadata;
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_session(tenant, session_id)) ||
+	    (rc = ac_pg_exec(b->pg, &res, "loading a session",
+			     "SELECT d.document, s.status, (extract(epoch FROM s.updated_at) * 1000)::bigint,"
+			     " s.input_tokens, s.output_tokens, s.turns"
+			     " FROM sessions s JOIN session_documents d ON d.session_id = s.id"
+			     " WHERE s.tenant = $1 AND s.id = $2",
+			     2, values, NULL)))
+		return rc;
+	if (sym_PQntuples(res) == 0) {
+		rc = not_found(tenant, session_id);
+		goto done;
+	}
+	if ((rc = ac_json_exact_load(&doc, sym_PQgetvalue(res, 0, 0),
+				     (size_t)sym_PQgetlength(res, 0, 0), 0, "stored session")))
+		goto done;
+	if (!json_is_object(doc)) {
+		rc = ac_error_set(AC_ECORRUPT, "session %s: the stored document is not an object",
+				  session_id);
+		goto done;
+	}
+	ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, 0, 2));
+	if ((rc = put(doc, "status", json_string(ac_pg_text(res, 0, 1)))) ||
+	    (rc = put(doc, "updatedAt", json_string(updated))))
+		goto done;
+	metadata = json_object_get(doc, "metadata");
+	if (!json_is_object(metadata) && (rc = put(doc, "metadata", metadata = json_object())))
+		goto done;
+	if (ac_pg_u64(res, 0, 5) > 0 &&
+	    (rc = put(metadata, "usage",
+		      json_pack("{s:I, s:I, s:I}", "inputTokens", (json_int_t)ac_pg_u64(res, 0, 3),
+				"outputTokens", (json_int_t)ac_pg_u64(res, 0, 4), "turns",
+				(json_int_t)ac_pg_u64(res, 0, 5)))))
+		goto done;
+	if ((rc = ac_backend_pg_load_messages(b, &history, NULL, tenant, session_id)) ||
+	    (rc = put(doc, "conversationHistory", history)))
+		goto done;
+	*out = doc;
+	doc = NULL;
+done:
+	json_decref(doc);
+	sym_PQclear(res);
+	return rc;
+}
+
 /* ---- listings: the columns only, never the documents ---- */
 
-#define LIST_COLUMNS                                                                        \
+/* The writing agent is read for one session only: every listed column
+ * costs a 100,000-row listing (docs/BENCHMARKS.md). */
+#define LIST_SELECT                                                                         \
 	"SELECT tenant, id, user_id, agent, status,"                                          \
 	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
-	" input_tokens, output_tokens, turns FROM sessions "
+	" input_tokens, output_tokens, turns, written_by_host"
+#define LIST_COLUMNS LIST_SELECT " FROM sessions "
 
 static char *copy(const char *s)
 {
 	return strdup(s ? s : "");
 }
 
+/* The listing of tenant's (NULL: every tenant's) sessions of user (NULL:
+ * every user's), or with id the one session id whatever its tenant. */
 static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t *out_n,
-			 const char *tenant, const char *user)
+			 const char *tenant, const char *user, const char *id)
 {
 	const char *values[2] = {tenant, user};
 	ac_backend_session_info *list = NULL;
@@ -389,7 +455,10 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 
 	*out = NULL;
 	*out_n = 0;
-	if (user)
+	if (id)
+		rc = ac_pg_exec(b->pg, &res, "looking a session up", LIST_SELECT ", written_by_agent FROM sessions WHERE id = $1", 1,
+				&id, NULL);
+	else if (user)
 		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
 				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY updated_at DESC, id",
 				2, values, NULL);
@@ -420,8 +489,10 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		/* Formatted here, as the file store writes it: cheaper than to_char(). */
 		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
 		info->updated_at = copy(updated);
+		info->host = copy(ac_pg_text(res, row, 11));
+		info->writer = copy(sym_PQnfields(res) > 12 ? ac_pg_text(res, row, 12) : "");
 		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
-		    !info->status || !info->updated_at) {
+		    !info->status || !info->updated_at || !info->host || !info->writer) {
 			ac_backend_sessions_free(list, i + 1);
 			sym_PQclear(res);
 			return ac_error_set(AC_ENOMEM, "out of memory");
@@ -447,7 +518,7 @@ static int pg_list_user_sessions(void *impl, ac_backend_session_info **out, size
 	*out_n = 0;
 	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))
 		return rc;
-	return list_sessions(impl, out, out_n, tenant, user);
+	return list_sessions(impl, out, out_n, tenant, user, NULL);
 }
 
 static int pg_inspector_list(void *impl, ac_backend_session_info **out, size_t *out_n,
@@ -459,7 +530,25 @@ static int pg_inspector_list(void *impl, ac_backend_session_info **out, size_t *
 	*out_n = 0;
 	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
 		return rc;
-	return list_sessions(impl, out, out_n, tenant, NULL);
+	return list_sessions(impl, out, out_n, tenant, NULL, NULL);
+}
+
+static int pg_inspector_find(void *impl, ac_backend_session_info *out, const char *session_id)
+{
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = (ac_backend_session_info){0};
+	if ((rc = ac_backend_id_check("session", session_id)) ||
+	    (rc = list_sessions(impl, &list, &n, NULL, NULL, session_id)))
+		return rc;
+	if (n == 0)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found", session_id);
+	else
+		*out = list[0];
+	free(list); /* its one line's strings now belong to *out */
+	return rc;
 }
 
 /* ---- set-up ---- */
@@ -516,9 +605,11 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 			.append = pg_append,
 			.record_turn = pg_record_turn,
 			.compact_if_needed = ac_backend_pg_compact,
+			.get = pg_get,
+			.set_status = pg_set_status,
 		},
 		.users = {.list = pg_list_user_sessions},
-		.inspector = {.list_sessions = pg_inspector_list},
+		.inspector = {.list_sessions = pg_inspector_list, .find = pg_inspector_find},
 		.free = pg_free,
 	};
 	ac_backend_pg_fill_files(out);

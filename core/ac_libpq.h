@@ -14,19 +14,28 @@
 /* Every libpq function agentctl calls; a new call needs its name here. */
 #define AC_LIBPQ_FUNCTIONS(X) \
 	X(PQclear) \
+	X(PQconnectPoll) \
+	X(PQconnectStart) \
 	X(PQconnectdb) \
+	X(PQconsumeInput) \
 	X(PQconninfoFree) \
 	X(PQconninfoParse) \
 	X(PQerrorMessage) \
 	X(PQexecParams) \
 	X(PQfinish) \
+	X(PQfreemem) \
 	X(PQgetisnull) \
+	X(PQgetResult) \
 	X(PQgetlength) \
 	X(PQgetvalue) \
+	X(PQnfields) \
+	X(PQisBusy) \
+	X(PQnotifies) \
 	X(PQntuples) \
 	X(PQresultErrorField) \
 	X(PQresultErrorMessage) \
 	X(PQresultStatus) \
+	X(PQsendQuery) \
 	X(PQsocket) \
 	X(PQstatus) \
 	X(PQtransactionStatus)

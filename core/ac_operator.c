@@ -344,6 +344,29 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 	return rc;
 }
 
+int ac_operator_set_status_in(const ac_workspace *ws, const ac_backend *b, const char *id,
+			      const char *from, const char *status, ac_buf *notes)
+{
+	ac_backend_session_info info = {0};
+	const char *action = !strcmp(status, "paused")	  ? "SESSION_PAUSE"
+			     : !strcmp(status, "running") ? "SESSION_RESUME"
+							  : NULL;
+	int rc;
+
+	if ((rc = b->inspector.find(b->impl, &info, id)))
+		return rc;
+	if (!from)
+		from = info.status;
+	/* The rules are judged on the status the operator saw; the store
+	 * refuses if it is not that any more. */
+	if (!(rc = check_allowed(id, from, status)) &&
+	    !(rc = b->session.set_status(b->impl, info.tenant, id, from, status)) && action)
+		journal_step(ws, notes, action, "SUCCESS", id, status,
+			     !strcmp(status, "paused") ? "Paused the session" : "Resumed the session");
+	ac_backend_session_info_clear(&info);
+	return rc;
+}
+
 ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char *status)
 {
 	ac_request req;

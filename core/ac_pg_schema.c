@@ -16,9 +16,9 @@
  *   logs            one row per log: its last seq (the lock appends take)
  *   snapshots       a run's latest snapshot
  *   compactions     the messages a compaction replaced (the archive)
- *   checkpoints     (2) one row per checkpoint: the document (json,
+ *   checkpoints     (3) one row per checkpoint: the document (json,
  *                   text-exact) and the header columns listings read
- *   journal_events  (3) one row per journal event: the line as written
+ *   journal_events  (4) one row per journal event: the line as written
  *                   (json, text-exact), seq from logs' ('', journal, '')
  *                   row, and the columns queries use */
 #include "ac_pg_schema.h"
@@ -129,6 +129,25 @@ static const char *const initial[] = {
 	NULL,
 };
 
+/* Listings show the host that last wrote each session (one screen for a
+ * fleet): the listing indexes carry it too, so listing stays an
+ * index-only scan. */
+static const char *const listing_host[] = {
+	"DROP INDEX sessions_listing",
+	"DROP INDEX sessions_tenant_listing",
+	"DROP INDEX sessions_user_listing",
+	"CREATE INDEX sessions_listing ON sessions (updated_at DESC, id)"
+	" INCLUDE (tenant, user_id, agent, status, message_count, tokens, input_tokens,"
+	" output_tokens, turns, written_by_host)",
+	"CREATE INDEX sessions_tenant_listing ON sessions (tenant, updated_at DESC, id)"
+	" INCLUDE (user_id, agent, status, message_count, tokens, input_tokens, output_tokens,"
+	" turns, written_by_host)",
+	"CREATE INDEX sessions_user_listing ON sessions (tenant, user_id, updated_at DESC, id)"
+	" INCLUDE (agent, status, message_count, tokens, input_tokens, output_tokens, turns,"
+	" written_by_host)",
+	NULL,
+};
+
 /* Checkpoints keyed as their files are, by session (no tenant). A listing
  * reads the header columns only; the document is read by get and list. A
  * version belongs to one checkpoint of a session: two creates racing on
@@ -178,8 +197,9 @@ static const char *const journal[] = {
 
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
-	{2, "checkpoints", checkpoints},
-	{3, "journal_events", journal},
+	{2, "listing indexes carry the writing host", listing_host},
+	{3, "checkpoints", checkpoints},
+	{4, "journal_events", journal},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -8,9 +8,11 @@
 #include "ac_conformance.h"
 
 #include "ac_backend_pg.h"
-#include "ac_pg_schema.h"
+#include "ac_store_watch.h"
+#include "ac_time.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,9 +279,9 @@ static void test_concurrent_migrations(void **state)
 		assert_int_equal(waitpid(pids[k], &status, 0), pids[k]);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
-	/* Each migration recorded once. */
-	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.agentctl_migrations"),
-			 ac_pg_schema_latest());
+	/* Every migration recorded once (1..latest, no gap, no repeat). */
+	assert_int_equal(query_number("SELECT (count(*) = max(version) AND min(version) = 1)::int"
+				      " FROM migrate_race.agentctl_migrations"), 1);
 	assert_int_equal(query_number("SELECT count(*) FROM migrate_race.sessions"), 4);
 	drop_schema("migrate_race");
 }
@@ -339,11 +341,125 @@ static void test_errors_hide_password(void **state)
 	free(shown);
 }
 
+/* A session carries the host and agent that last wrote it: the listing
+ * shows the host, find both, and each write (a status change from a
+ * second host, an append from the first) moves them. */
+static void test_writer_recorded(void **state)
+{
+	ac_backend *b = *state, other;
+	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = "host-b",
+				      .agent = "codex"};
+	ac_backend_session_info *list = NULL, info;
+	json_t *msgs;
+	size_t n;
+
+	free(conform_new_session(b, "fleet", "ops", "w1"));
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-main");
+	assert_string_equal(info.writer, "claude"); /* the creating agent */
+	ac_backend_session_info_clear(&info);
+	OK(ac_backend_pg_init(&other, &opts));
+	OK(other.session.set_status(other.impl, "fleet", "w1", "running", "paused"));
+	ac_backend_close(&other);
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-b");
+	assert_string_equal(info.writer, "codex");
+	assert_string_equal(info.status, "paused");
+	ac_backend_session_info_clear(&info);
+	info = conform_find_info(b, "w1", &list, &n);
+	assert_string_equal(info.host, "host-b");
+	ac_backend_sessions_free(list, n);
+	msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"back\"}]");
+	OK(b->session.append(b->impl, "fleet", "w1", msgs));
+	json_decref(msgs);
+	OK(b->inspector.find(b->impl, &info, "w1"));
+	assert_string_equal(info.host, "host-main");
+	ac_backend_session_info_clear(&info);
+}
+
+/* Reads w as a poll loop would (its socket, or its timeout while down)
+ * until the mask has want or 10 s pass; the last mask. */
+static unsigned watch_until(ac_store_watch *w, unsigned want, char *session, size_t size)
+{
+	int64_t end = ac_time_now_ms() + 10000;
+	unsigned got = 0;
+
+	while (!(got & want) && ac_time_now_ms() < end) {
+		short events;
+		int fd = ac_store_watch_fd(w, &events), timeout = ac_store_watch_timeout_ms(w);
+		struct pollfd p = {fd, events, 0};
+		const char *named = NULL;
+
+		poll(&p, fd >= 0 ? 1 : 0, fd >= 0 ? 1000 : timeout);
+		got = ac_store_watch_read(w, &named);
+		if (got && session)
+			snprintf(session, size, "%s", named);
+	}
+	return got;
+}
+
+/* The store watch hears every committed write of any backend, names the
+ * session, and after its connection is killed connects again by itself
+ * and asks for everything to be read again. */
+static void test_store_watch(void **state)
+{
+	ac_backend *b = *state;
+	ac_store_watch *w = NULL;
+	char session[64] = "";
+	json_t *msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"hi\"}]");
+	PGconn *admin;
+
+	free(conform_new_session(b, "fleet", "ops", "n1"));
+	free(conform_new_session(b, "fleet", "ops", "n2"));
+	OK(ac_store_watch_new(&w, TEST_URL));
+	assert_true(watch_until(w, AC_STORE_RESCAN, NULL, 0) & AC_STORE_RESCAN);
+	assert_true(ac_store_watch_live(w));
+	assert_non_null(strstr(ac_store_watch_state(w), "following"));
+	OK(b->session.append(b->impl, "fleet", "n1", msgs));
+	assert_true(watch_until(w, AC_STORE_CHANGED, session, sizeof(session)) & AC_STORE_CHANGED);
+	assert_string_equal(session, "n1");
+	OK(b->session.set_status(b->impl, "fleet", "n2", "running", "paused"));
+	assert_true(watch_until(w, AC_STORE_CHANGED, session, sizeof(session)) & AC_STORE_CHANGED);
+	assert_string_equal(session, "n2");
+	/* The server ends the listening connection: it comes back. */
+	admin = PQconnectdb(TEST_URL);
+	PQclear(PQexec(admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+			      " WHERE query = 'LISTEN agentctl'"));
+	PQfinish(admin);
+	assert_true(watch_until(w, AC_STORE_RESCAN, NULL, 0) & AC_STORE_RESCAN);
+	assert_true(ac_store_watch_live(w));
+	OK(b->session.append(b->impl, "fleet", "n2", msgs));
+	assert_true(watch_until(w, AC_STORE_CHANGED, session, sizeof(session)) & AC_STORE_CHANGED);
+	assert_string_equal(session, "n2");
+	json_decref(msgs);
+	ac_store_watch_free(w);
+}
+
+/* An unreachable store is no error for a watch: it says why and retries. */
+static void test_store_watch_unreachable(void **state)
+{
+	ac_store_watch *w = NULL;
+
+	(void)state;
+	OK(ac_store_watch_new(&w, "postgresql://u:s3cret@127.0.0.1:1/x?connect_timeout=1"));
+	for (int i = 0; i < 50 && ac_store_watch_fd(w, &(short){0}) >= 0; i++)
+		watch_until(w, ~0u, NULL, 0);
+	assert_false(ac_store_watch_live(w));
+	assert_int_equal(ac_store_watch_fd(w, &(short){0}), -1);
+	assert_true(ac_store_watch_timeout_ms(w) >= 0);
+	assert_non_null(strstr(ac_store_watch_state(w), "trying again"));
+	assert_null(strstr(ac_store_watch_state(w), "s3cret"));
+	ac_store_watch_free(w);
+}
+
 int main(void)
 {
 	const ac_backend_factory postgres = {"conformance: postgresql", make_pg, release_pg, NULL};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_many_hosts, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_writer_recorded, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_store_watch, setup_pg, teardown_pg),
+		cmocka_unit_test(test_store_watch_unreachable),
 		cmocka_unit_test(test_errors_hide_password),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),

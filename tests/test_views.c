@@ -241,7 +241,7 @@ static void test_session_rows(void **state)
 		{
 			ac_buf h = AC_BUF_INIT;
 
-			ui_view_sessions.header(&h, w);
+			ui_view_sessions.header(&h, &m, w);
 			assert_int_equal(ui_text_width(h.data, h.len), w);
 			ac_buf_free(&h);
 		}
@@ -1433,6 +1433,53 @@ static void test_patch_view(void **state)
 	fake_reset();
 }
 
+static ac_backend_session_info store_info(const char *id, const char *updated, const char *host)
+{
+	return (ac_backend_session_info){
+		.tenant = (char *)"acme", .session_id = (char *)id, .user = (char *)"u",
+		.agent = (char *)"a", .status = (char *)"running", .updated_at = (char *)updated,
+		.host = (char *)host, .writer = (char *)"", .messages = 1,
+	};
+}
+
+/* A store's rows carry their host; one changed session moves to its place
+ * (newest first) without the others being read again; a gone one drops;
+ * h filters by host. */
+static void test_store_rows(void **state)
+{
+	ui_model m = {0};
+	ac_backend_session_info list[2] = {
+		store_info("s-a", "2026-01-02T00:00:00.000Z", "host-a"),
+		store_info("s-b", "2026-01-01T00:00:00.000Z", "host-b"),
+	};
+	ac_backend_session_info changed = store_info("s-b", "2026-01-03T00:00:00.000Z", "host-c");
+	ac_backend_session_info added = store_info("s-c", "2026-01-02T12:00:00.000Z", "");
+	ui_pane p = {.status_filter = -1};
+
+	(void)state;
+	assert_int_equal(ui_model_set_store_sessions(&m, list, 2), 0);
+	assert_true(m.hosts_known);
+	assert_string_equal(m.sessions[0].host, "host-a");
+	assert_string_equal(m.sessions[1].host, "host-b");
+	assert_int_equal(ui_model_put_store_session(&m, "s-b", &changed), 0);
+	assert_int_equal(m.n_sessions, 2);
+	assert_string_equal(m.sessions[0].id, "s-b");
+	assert_string_equal(m.sessions[0].host, "host-c");
+	assert_string_equal(m.sessions[1].id, "s-a");
+	assert_int_equal(ui_model_put_store_session(&m, "s-c", &added), 0);
+	assert_int_equal(m.n_sessions, 3);
+	assert_string_equal(m.sessions[1].id, "s-c");
+	assert_string_equal(m.sessions[1].host, "");
+	snprintf(p.host, sizeof(p.host), "host-a");
+	assert_false(ui_view_sessions.match(&m, 0, &p));
+	assert_true(ui_view_sessions.match(&m, 2, &p));
+	assert_int_equal(ui_model_put_store_session(&m, "s-a", NULL), 0);
+	assert_int_equal(m.n_sessions, 2);
+	assert_int_equal(ui_model_put_store_session(&m, "nosuch", NULL), 0);
+	assert_int_equal(m.n_sessions, 2);
+	ui_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1442,6 +1489,7 @@ int main(void)
 		cmocka_unit_test(test_smart_case),
 		cmocka_unit_test(test_status_symbols),
 		cmocka_unit_test(test_session_rows),
+		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_selection_follows_the_id),

@@ -3,6 +3,7 @@
 
 #include "undo.h"
 
+#include "ac_backend_pg.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"
@@ -119,6 +120,60 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 			       ws->session_write.quiet_ms);
 		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
 	}
+}
+
+void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+			      const ac_config *config, const char *id, const char *status)
+{
+	bool pause = !strcmp(status, "paused");
+	const char *from = NULL;
+
+	(void)ws;
+	ui_dialog_close(d, m);
+	for (size_t i = 0; i < m->n_sessions && !from; i++)
+		if (!strcmp(m->sessions[i].id, id))
+			from = m->sessions[i].status;
+	if (!from) {
+		ui_model_set_action(m, true, "%s %s: the session is not listed", pause ? "pause" : "resume",
+				    id);
+		return;
+	}
+	if (!ac_session_status_change_allowed(from, status)) {
+		ui_model_set_action(m, true, "%s %s: the session is %s", pause ? "pause" : "resume", id,
+				    *from ? from : "without a status");
+		return;
+	}
+	d->kind = UI_DLG_STATUS;
+	d->status = pause ? "paused" : "running";
+	d->store = config;
+	snprintf(d->from, sizeof(d->from), "%s", from);
+	d->target = strdup(id);
+	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
+	ui_model_dialog_line(m, "its status becomes %s in the database, only if it is still %s",
+			     d->status, d->from);
+	ui_model_dialog_line(m, "(a change another host made first refuses it: nothing is written)");
+	ui_model_dialog_line(m, "its agent, on whichever host, reads the status from the store; "
+			     "no message is changed");
+}
+
+/* The status change of a UI_DLG_STATUS on a database store, on a
+ * connection of its own (the worker thread's). */
+static bool set_store_status(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
+{
+	const char *verb = !strcmp(d->status, "paused") ? "pause" : "resume";
+	ac_buf notes = AC_BUF_INIT;
+	ac_backend b = {0};
+	bool ok = false;
+
+	if (ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir) != 0 ||
+	    ac_operator_set_status_in(ws, &b, d->target, d->from, d->status, &notes) != 0)
+		say(o, true, "%s %s refused: %s", verb, d->target, ac_error_last());
+	else if ((ok = true))
+		say(o, false, "%s %s%s%s", !strcmp(d->status, "paused") ? "paused" : "resumed",
+		    d->target, notes.len ? "; " : "", notes.len ? notes.data : "");
+	ac_backend_close(&b);
+	ac_buf_free(&notes);
+	return ok;
 }
 
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
@@ -482,6 +537,12 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 		run_rollback_checkpoint(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_STATUS:
+		if (d->store) {
+			/* z undoes what the files keep: not a database's change. */
+			if (set_store_status(d, ws, out))
+				out->undo_forget = true;
+			break;
+		}
 		if (!set_status(ws, out, d->target, d->status))
 			break;
 		if (!strcmp(d->status, "paused")) {

@@ -11,6 +11,7 @@
 
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
+#include "ac_config.h"
 #include "ac_oplog.h"
 #include "ac_workspace.h"
 #include "model.h"
@@ -54,6 +55,9 @@ typedef struct {
 	char *target;       /* the session or operation id (raw, for the core) */
 	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
+	const ac_config *store; /* UI_DLG_STATUS on a database store: its config
+				   (borrowed; the action opens its own connection) */
+	char from[16];      /* ... and the status the operator saw */
 	ac_checkpoint_plan plan;
 	bool has_plan;
 	char *shown;        /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the plan shown, to compare at y */
@@ -80,6 +84,15 @@ typedef struct {
  * does not allow is refused on the status line instead. */
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status);
+
+/* p / r on a database store (config's storage.url): asks before moving
+ * session id from the status its row shows to status, as one
+ * compare-and-set in the database (ac_operator_set_status_in): a change
+ * another host made first refuses it, nothing written, said on the status
+ * line. No pause request file and no signal: the agent may be on another
+ * host. */
+void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+			      const ac_config *config, const char *id, const char *status);
 
 /* c: plans compacting session id into d and m's dialog (kind stays NONE and the status
  * line says why when there is nothing to do). */

@@ -16,6 +16,7 @@
 #include "view.h"
 
 #include "ac_backend.h"
+#include "ac_config.h"
 #include "ac_watch.h"
 #include "ac_workspace.h"
 
@@ -30,6 +31,8 @@ typedef struct {
 	ui_model m;
 	ui_source *src;
 	ac_watch *watch;         /* NULL: nothing is watched (tests) */
+	struct ac_store_watch *store_watch; /* a database store's changes, or NULL */
+	const ac_config *config; /* borrowed; NULL in tests: the files */
 	ui_theme theme;
 	char *themes[UI_MAX_THEMES];
 	size_t n_themes;

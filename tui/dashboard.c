@@ -15,6 +15,7 @@
 
 #include "ac_error.h"
 #include "ac_time.h"
+#include "ac_store_watch.h"
 #include "ac_watch.h"
 #include "ac_watch_mode.h"
 
@@ -54,6 +55,8 @@ static void warnings(const ui_dash *d, ac_buf *out)
 
 	if (m->polling)
 		ac_buf_printf(out, "watching by polling every %d ms (%s)  ", WATCH_POLL_MS, m->polling);
+	if (d->store_watch && !ac_store_watch_live(d->store_watch))
+		ac_buf_printf(out, "%s  ", ac_store_watch_state(d->store_watch));
 	if (m->journal_skipped)
 		ac_buf_printf(out, "journal: %llu bad lines skipped  ",
 			      (unsigned long long)m->journal_skipped);
@@ -214,9 +217,33 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
 		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
 			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (d->store_watch) {
+		int store = ac_store_watch_timeout_ms(d->store_watch);
+
+		watch = store >= 0 && (watch < 0 || store < watch) ? store : watch;
+	}
 	if (watch < 0)
 		return tick;
 	return tick < 0 || watch < tick ? watch : tick;
+}
+
+/* A database store told of changes (or connected again): one session's
+ * row when the notifications named one, else the sessions, the open
+ * conversation and its trace are read again from it. */
+static void read_store_changes(ui_dash *d)
+{
+	const char *session = "";
+	unsigned changed = ac_store_watch_read(d->store_watch, &session);
+
+	if (!changed)
+		return;
+	if (!(changed & AC_STORE_RESCAN) && *session)
+		changed = ui_source_store_update_session(d->src, &d->m, session);
+	else
+		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	d->dirty = true;
+	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
+		ui_dash_conversation_reloaded(d);
 }
 
 /* ---- input ------------------------------------------------------------ */
@@ -358,6 +385,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		status = AC_EIO;
 		goto done;
 	}
+	d.config = config;
+	if ((status = ui_source_use_store(d.src, config)))
+		goto done;
+	if (ui_source_store_name(d.src) &&
+	    (status = ac_store_watch_new(&d.store_watch, ac_config_string(config, "storage.url", ""))))
+		goto done;
 	ui_settings_init(&settings, ws, config);
 	if (watch_mode.poll)
 		d.m.polling = strdup(watch_mode.reason);
@@ -379,11 +412,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		goto done;
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
-		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
-					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}};
-		int nfds = 3;
+		struct pollfd fds[4] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
+					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}, {-1, 0, 0}};
+		int nfds = 4;
 		unsigned changed;
 
+		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
 		if (d.dirty) {
 			draw(&d);
 			ui_frame_trace_drawn(frames, &d.m);
@@ -421,6 +455,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
 		}
+		if (d.store_watch)
+			read_store_changes(&d);
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}
@@ -435,6 +471,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	screen_fini();
 done:
 	ui_frame_trace_close(frames);
+	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);
 	return status;

@@ -105,9 +105,10 @@ static bool act_back(ui_dash *d, int key)
 		ui_dash_close_conversation(d);
 	else if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
 		ui_drill_search_back(d);
-	else if (p->filter[0] || p->status_filter >= 0) {
+	else if (p->filter[0] || p->status_filter >= 0 || p->host[0]) {
 		p->filter[0] = '\0';
 		p->status_filter = -1;
+		p->host[0] = '\0';
 	} else if (d->follow_sel)
 		d->follow_sel = false;
 	else if (d->m.action[0])
@@ -186,6 +187,28 @@ static bool act_status_filter(ui_dash *d, int key)
 	return true;
 }
 
+/* h: the next host (in name order) that last wrote a listed session, then
+ * all again. The hosts are the rows' own (sanitised), so any one shown can
+ * be picked. */
+static bool act_host_filter(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_SESSIONS];
+	const char *next = NULL;
+
+	(void)key;
+	for (size_t i = 0; i < d->m.n_sessions; i++) {
+		const char *h = d->m.sessions[i].host;
+
+		if (*h && strcmp(h, p->host) > 0 && (!next || strcmp(h, next) < 0))
+			next = h;
+	}
+	if (!next && !d->m.hosts_known)
+		ui_model_set_action(&d->m, false, "h: no host is recorded (the session files keep none)");
+	snprintf(p->host, sizeof(p->host), "%s", next ? next : "");
+	p->cursor = p->top = 0;
+	return true;
+}
+
 /* p, r, c: a dialog about the session meant, or a status line saying why
  * there is none. Either way something is shown. */
 static bool act_session(ui_dash *d, int key)
@@ -195,6 +218,9 @@ static bool act_session(ui_dash *d, int key)
 
 	if (copy && key == 'c')
 		ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
+	else if (copy && d->config && ui_source_store_name(d->src))
+		ui_act_plan_store_status(&d->dlg, d->ws, &d->m, d->config, copy,
+					 key == 'p' ? "paused" : "running");
 	else if (copy)
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, copy, key == 'p' ? "paused" : "running");
 	free(copy);
@@ -379,6 +405,11 @@ static const ui_key table[] = {
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
 	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	{.keys = {'h'},
+	 .doc = {.label = "h", .panes = UI_IN(UI_PANE_SESSIONS),
+		 .help = "show only the sessions last written by the next host, then all (a "
+			 "database store records hosts)"},
+	 .hint = "h host", .handler = act_host_filter, .reaction = UI_REDRAW},
 	{.keys = {'f'},
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
 		 .help = "follow the selected session: Operations and Journal show only its rows "

@@ -8,6 +8,7 @@
 #ifndef UI_MODEL_H
 #define UI_MODEL_H
 
+#include "ac_backend.h"
 #include "ac_session_index.h"
 #include "ac_workspace.h"
 
@@ -27,6 +28,7 @@ typedef enum {
 /* Every string below is owned by the model, sanitised, never NULL. */
 typedef struct {
 	char *id, *task, *status, *user, *agent, *created, *updated;
+	char *host;  /* that last wrote it: a database store records it; "" for files */
 	size_t messages;
 	uint64_t tokens;
 	ui_status st;
@@ -167,6 +169,7 @@ typedef struct {
 	bool read_only;
 
 	ui_session *sessions;    /* newest first */
+	bool hosts_known;        /* some row names its host: the HOST column is shown */
 	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
 	/* Changes with every change of the rows (unique in the process). When
@@ -310,6 +313,11 @@ void ui_model_clear_events(ui_model *m);
  * and recounts the statuses. 0 or AC_ENOMEM (the old list is kept). */
 int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n);
 
+/* The same from a store's listing (ac_backend.h; borrowed), with the host
+ * that last wrote each session (m->hosts_known then says whether any
+ * row has one). 0 or AC_ENOMEM (the old list is kept). */
+int ui_model_set_store_sessions(ui_model *m, const ac_backend_session_info *list, size_t n);
+
 /* Applies one session file's refresh (ac_session_index_change) to the
  * rows, which mirror the index's listing: the row at was_at goes, s
  * (borrowed; NULL: none) comes at now_at, marked with pending/alarm as
@@ -318,6 +326,12 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
  * rows: set them whole) or AC_ENOMEM (nothing changed). */
 int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
 			 const char *pending, bool alarm);
+
+/* One session of a store's listing changed: its row (session id) is
+ * replaced by info (borrowed), moved to its place in the listing's order
+ * (newest first), or added; info NULL: the row goes. Costs one row. 0 or
+ * AC_ENOMEM (nothing changed). */
+int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info);
 
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);

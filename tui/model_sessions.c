@@ -24,6 +24,7 @@ static void session_free(ui_session *s)
 	ui_sfree(s->agent);
 	ui_sfree(s->created);
 	ui_sfree(s->updated);
+	ui_sfree(s->host);
 }
 
 static void sessions_free(ui_session *list, size_t n)
@@ -33,7 +34,7 @@ static void sessions_free(ui_session *list, size_t n)
 	free(list);
 }
 
-static void session_copy(ui_session *c, const ac_session_summary *s)
+static void session_copy(ui_session *c, const ac_session_summary *s, const char *host)
 {
 	memset(c, 0, sizeof(*c));
 	c->id = ui_safe_str(s->id);
@@ -43,6 +44,7 @@ static void session_copy(ui_session *c, const ac_session_summary *s)
 	c->agent = ui_safe_str(s->agent);
 	c->created = ui_safe_str(s->created_at);
 	c->updated = ui_safe_str(s->updated_at);
+	c->host = ui_safe_str(host ? host : "");
 	c->messages = s->messages;
 	c->tokens = s->tokens;
 	c->st = ui_status_of(s->status);
@@ -58,7 +60,7 @@ static bool same_row(const ui_session *a, const ui_session *b)
 	return !strcmp(a->id, b->id) && !strcmp(a->task, b->task) &&
 	       !strcmp(a->status, b->status) && !strcmp(a->updated, b->updated) &&
 	       a->messages == b->messages && a->tokens == b->tokens &&
-	       a->pending == b->pending;
+	       a->pending == b->pending && !strcmp(a->host, b->host);
 }
 
 void ui_model_touch_session(ui_model *m, const char *id)
@@ -87,15 +89,19 @@ void ui_model_clear_touched(ui_model *m)
 	m->n_touched = 0;
 }
 
-int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n)
+/* The rows replaced by list (hosts[i]: row i's host; hosts NULL: none). */
+static int set_rows(ui_model *m, const ac_session_summary *const *list, const char *const *hosts,
+		    size_t n)
 {
 	ui_session *copy = n ? calloc(n, sizeof(*copy)) : NULL;
+	bool hosts_known = false;
 
 	if (n && !copy)
 		return AC_ENOMEM;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	for (size_t i = 0; i < n; i++) {
-		session_copy(&copy[i], list[i]);
+		session_copy(&copy[i], list[i], hosts ? hosts[i] : NULL);
+		hosts_known = hosts_known || *copy[i].host;
 		m->by_status[copy[i].st]++;
 		/* Rows keep their places unless one came or went: compared
 		 * with the row there before, only for the frame trace. */
@@ -107,11 +113,93 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	m->n_sessions = m->cap_sessions = n;
 	m->sessions_gen = ++last_generation;
 	m->sessions_prev_gen = 0;
+	m->hosts_known = hosts_known;
 	return 0;
 }
 
+int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, size_t n)
+{
+	return set_rows(m, list, NULL, n);
+}
+
+/* A listing carries no task and no creation time (never the documents):
+ * the conversation shows them. Borrows info's strings. */
+static ac_session_summary summary_of(const ac_backend_session_info *info)
+{
+	return (ac_session_summary){
+		.id = info->session_id, .task = "", .status = info->status, .created_at = "",
+		.updated_at = info->updated_at, .tenant = info->tenant, .user = info->user,
+		.agent = info->agent, .messages = info->messages, .tokens = info->tokens,
+		.input_tokens = info->input_tokens, .output_tokens = info->output_tokens,
+		.turns = info->turns,
+	};
+}
+
+int ui_model_set_store_sessions(ui_model *m, const ac_backend_session_info *list, size_t n)
+{
+	ac_session_summary *rows = n ? calloc(n, sizeof(*rows)) : NULL;
+	const ac_session_summary **order = n ? calloc(n, sizeof(*order)) : NULL;
+	const char **hosts = n ? calloc(n, sizeof(*hosts)) : NULL;
+	int rc = AC_ENOMEM;
+
+	if (n && (!rows || !order || !hosts))
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = summary_of(&list[i]);
+		order[i] = &rows[i];
+		hosts[i] = list[i].host;
+	}
+	rc = set_rows(m, order, hosts, n);
+done:
+	free(rows);
+	free(order);
+	free(hosts);
+	return rc;
+}
+
+static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, const char *host,
+		   size_t now_at, const char *pending, bool alarm);
+
 int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s, size_t now_at,
 			 const char *pending, bool alarm)
+{
+	return put_row(m, was_at, s, NULL, now_at, pending, alarm);
+}
+
+/* Newest first, ties by id: the store's listing order. */
+static bool comes_before(const ui_session *row, const ac_backend_session_info *info)
+{
+	int c = strcmp(row->updated, info->updated_at);
+
+	return c > 0 || (c == 0 && strcmp(row->id, info->session_id) < 0);
+}
+
+int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info)
+{
+	ac_session_summary s;
+	size_t was_at = AC_SESSION_INDEX_NONE, now_at = 0;
+	int rc;
+
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].id, id)) {
+			was_at = i;
+			break;
+		}
+	if (!info)
+		return was_at == AC_SESSION_INDEX_NONE ? 0 : put_row(m, was_at, NULL, NULL, 0, NULL, false);
+	/* Its place among the others (without itself). */
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (i != was_at && comes_before(&m->sessions[i], info))
+			now_at++;
+	s = summary_of(info);
+	rc = put_row(m, was_at, &s, info->host, now_at, NULL, false);
+	if (rc == 0 && *info->host)
+		m->hosts_known = true;
+	return rc;
+}
+
+static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, const char *host,
+		   size_t now_at, const char *pending, bool alarm)
 {
 	ui_session row;
 
@@ -139,7 +227,7 @@ int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s
 	}
 	if (!s)
 		return 0;
-	session_copy(&row, s);
+	session_copy(&row, s, host);
 	if (pending && !row.pending) {
 		row.pending = pending;
 		row.pending_alarm = alarm;

@@ -3,6 +3,7 @@
  * storage backend for the conversation's tabs), into the model. The model
  * itself is tui/model.c. */
 #include "source.h"
+#include "source_impl.h"
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
@@ -21,22 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct ui_source {
-	const ac_workspace *ws;
-	ui_model *m;
-	ac_journal_follow *follow;
-	ac_session_index *index;
-	ac_checkpoint_store *store;
-	uint64_t ops_offset, ops_line;
-	dev_t ops_dev;
-	ino_t ops_ino;
-	ac_buf scratch;
-	ac_backend backend;      /* the file-system backend on <root>/.agent */
-	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
-	bool rows_synced; /* the model's rows mirror the index's listing */
-};
 
-static void note_problem(ui_model *m, const char *path, const char *reason)
+void ui_source_note_problem(ui_model *m, const char *path, const char *reason)
 {
 	char text[2600];
 	size_t n = path ? strlen(path) : 0;
@@ -56,7 +43,7 @@ static void note_problem(ui_model *m, const char *path, const char *reason)
 
 static void session_problem(const char *path, const char *reason, void *ctx)
 {
-	note_problem(((ui_source *)ctx)->m, path, reason);
+	ui_source_note_problem(((ui_source *)ctx)->m, path, reason);
 }
 
 static void ckpt_problem(const char *path, const char *reason, void *ctx)
@@ -64,7 +51,7 @@ static void ckpt_problem(const char *path, const char *reason, void *ctx)
 	ui_source *src = ctx;
 
 	src->m->ckpt_problems++;
-	note_problem(src->m, path, reason);
+	ui_source_note_problem(src->m, path, reason);
 }
 
 static void op_problem(const char *path, uint64_t line, const char *reason, void *ctx)
@@ -72,7 +59,7 @@ static void op_problem(const char *path, uint64_t line, const char *reason, void
 	char where[1600];
 
 	snprintf(where, sizeof(where), "%.1500s:%llu", path, (unsigned long long)line);
-	note_problem(((ui_source *)ctx)->m, where, reason);
+	ui_source_note_problem(((ui_source *)ctx)->m, where, reason);
 }
 
 const char *ui_event_field(ac_buf *scratch, const ac_json_span *f)
@@ -147,7 +134,7 @@ static unsigned read_journal(ui_source *src)
 		struct stat st;
 		char why[2600];
 
-		note_problem(src->m, src->ws->journal_path, ac_error_last());
+		ui_source_note_problem(src->m, src->ws->journal_path, ac_error_last());
 		if (stat(src->ws->journal_path, &st) == 0 && S_ISDIR(st.st_mode))
 			snprintf(why, sizeof(why), "%.2000s is a folder, not a journal file: no event "
 				 "can be read until it is moved away", src->ws->journal_path);
@@ -188,7 +175,7 @@ static void read_requests(ui_source *src, const ac_session_summary *const *list,
 	size_t nids = 0;
 
 	if (ac_request_list(&ids, &nids, src->ws->sessions_dir) != 0) {
-		note_problem(src->m, src->ws->sessions_dir, ac_error_last());
+		ui_source_note_problem(src->m, src->ws->sessions_dir, ac_error_last());
 		return;
 	}
 	for (size_t r = 0; r < nids; r++) {
@@ -227,15 +214,18 @@ static unsigned read_sessions(ui_source *src)
 	const ac_session_summary *const *list;
 	size_t n = 0, parsed = 0;
 
+	if (src->database)
+		return ui_source_store_read_sessions(src);
+
 	if (ac_session_index_refresh(src->index, session_problem, src, &parsed) != 0) {
-		note_problem(src->m, src->ws->sessions_dir, ac_error_last());
+		ui_source_note_problem(src->m, src->ws->sessions_dir, ac_error_last());
 		return UI_CHANGED_SESSIONS;
 	}
 	src->m->session_problems = ac_session_index_problems(src->index);
 	list = ac_session_index_list(src->index, &n);
 	src->rows_synced = ui_model_set_sessions(src->m, list, n) == 0;
 	if (!src->rows_synced)
-		note_problem(src->m, src->ws->sessions_dir, "out of memory");
+		ui_source_note_problem(src->m, src->ws->sessions_dir, "out of memory");
 	read_requests(src, list, n);
 	return UI_CHANGED_SESSIONS;
 }
@@ -375,7 +365,7 @@ static unsigned read_ops(ui_source *src)
 
 		/* Never read (it could block); said once, as the journal's is. */
 		if (had || src->ops_ino != st.st_ino)
-			note_problem(m, src->ws->operations_path, "not a regular file");
+			ui_source_note_problem(m, src->ws->operations_path, "not a regular file");
 		m->ops_present = false;
 		ui_model_clear_ops(m);
 		src->ops_ino = st.st_ino;
@@ -397,7 +387,7 @@ static unsigned read_ops(ui_source *src)
 	}
 	if (ac_oplog_read(&list, src->ws->operations_path, src->ops_offset, src->ops_line,
 			  op_problem, src) != 0) {
-		note_problem(m, src->ws->operations_path, ac_error_last());
+		ui_source_note_problem(m, src->ws->operations_path, ac_error_last());
 		return UI_CHANGED_OPS;
 	}
 	for (size_t i = 0; i < list.n; i++)
@@ -432,7 +422,7 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 		return 0;
 	rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
 	if (rc != 0) {
-		note_problem(m, src->ws->checkpoints_dir, ac_error_last());
+		ui_source_note_problem(m, src->ws->checkpoints_dir, ac_error_last());
 		ac_checkpoint_header_list_free(&list);
 		return rc;
 	}
@@ -471,8 +461,8 @@ static bool same_str(const char *a, const char *b)
 
 /* Takes the tenant, user and agent (allocated) of the conversation just
  * loaded; the store tabs start again when the tenant is another one. */
-static void set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant, char *user,
-		      char *agent)
+void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant,
+			 char *user, char *agent)
 {
 	bool keep = same_session && tenant && same_str(tenant, src->tenant);
 
@@ -516,6 +506,8 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
 	int rc;
 
+	if (src->database)
+		return ui_source_store_open_conversation(src, m, id);
 	rc = ac_session_load(&s, src->ws->sessions_dir, id);
 	if (rc != 0 && same && m->conv_title && !m->conv_error) {
 		/* Read well before: one torn write or a file being replaced
@@ -544,7 +536,7 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s), ac_session_status(s),
 		 ac_session_task(s));
 	rc = ui_model_set_conversation(m, id, title, ac_session_messages(s));
-	set_owner(src, m, same, meta_dup(s, "tenantId"), meta_dup(s, "userId"),
+	ui_source_set_owner(src, m, same, meta_dup(s, "tenantId"), meta_dup(s, "userId"),
 		  meta_dup(s, "agentId"));
 	ac_session_free(s);
 	return rc;
@@ -766,6 +758,7 @@ void ui_source_free(ui_source *src)
 	ac_checkpoint_store_free(src->store);
 	ac_buf_free(&src->scratch);
 	ac_backend_close(&src->backend);
+	free(src->store_name);
 	free(src->tenant);
 	free(src->user);
 	free(src->agent);
@@ -780,6 +773,8 @@ unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *w
 	unsigned changed = 0;
 
 	src->m = m;
+	if (src->database) /* the sessions are not files: the store watch follows them */
+		mask &= ~(unsigned)AC_WATCH_SESSIONS;
 	if ((mask & AC_WATCH_SESSIONS) && !(mask & AC_WATCH_RESCAN) &&
 	    ac_watch_session_files(watch, &names, &n)) {
 		changed = read_session_files(src, names, n);

@@ -9,6 +9,7 @@
 #include "model.h"
 
 #include "ac_buf.h"
+#include "ac_config.h"
 #include "ac_json_scan.h"
 #include "ac_watch.h"
 #include "ac_workspace.h"
@@ -30,6 +31,24 @@ enum {
 int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws);
 
 void ui_source_free(ui_source *src);
+
+/* When config's storage.url names a database: the sessions pane, the
+ * conversation and its store tabs read from it from now on (through the
+ * ac_backend interface; the session files are no longer followed), and the
+ * model's log says which panes still read the workspace's files. 0 (also
+ * when there is no database) or the store's error. */
+int ui_source_use_store(ui_source *src, const ac_config *config);
+
+/* On a database store, one session changed (the store watch named it):
+ * its row alone is read again (whatever the number of sessions), and the
+ * conversation and trace when it is the open one. Falls back to reading
+ * everything when the rows no longer mirror the listing. Returns the
+ * UI_CHANGED_* mask. */
+unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id);
+
+/* The database the source reads (its URL without a password), or NULL
+ * for the workspace's files. Borrowed. */
+const char *ui_source_store_name(const ui_source *src);
 
 /* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
  * Returns the UI_CHANGED_* mask. */

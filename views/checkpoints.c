@@ -27,8 +27,9 @@ static bool ckpt_match(const ui_model *m, size_t i, const ui_pane *p)
 	return ui_filter_fields(p, fields);
 }
 
-static void ckpt_header(ac_buf *out, int width)
+static void ckpt_header(ac_buf *out, const ui_model *m, int width)
 {
+	(void)m;
 	ac_buf row = AC_BUF_INIT;
 
 	ui_col(&row, "  VER", CKP_VER_W, 0, 1);

@@ -236,6 +236,8 @@ void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *ex
 		ac_buf_printf(&t, " %s ", extra);
 	if (p && p->status_filter >= 0)
 		ac_buf_printf(&t, " [%s only] ", ui_status_symbol((ui_status)p->status_filter));
+	if (p && p->host[0])
+		ac_buf_printf(&t, " [host %s] ", p->host);
 	if (p && p->filter[0])
 		ac_buf_printf(&t, " /%s ", p->filter);
 	screen_fill(r.y, r.x, r.w, active ? UI_ST_TAB_ACTIVE : UI_ST_TAB);
@@ -274,7 +276,7 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 	if (shown != n)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " (of %zu)", n);
 	ui_draw_title(r, v->name, p, extra, active);
-	v->header(&line, r.w);
+	v->header(&line, m, r.w);
 	screen_fill(r.y + 1, r.x, r.w, UI_ST_HEADER);
 	screen_put(r.y + 1, r.x, r.w, UI_ST_HEADER, line.data ? line.data : "");
 	if (!shown) {

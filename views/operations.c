@@ -28,8 +28,9 @@ static bool ops_match(const ui_model *m, size_t i, const ui_pane *p)
 	return ui_filter_fields(p, fields);
 }
 
-static void ops_header(ac_buf *out, int width)
+static void ops_header(ac_buf *out, const ui_model *m, int width)
 {
+	(void)m;
 	ac_buf row = AC_BUF_INIT;
 
 	ui_col(&row, "TIME", OPS_TIME_W, 0, 1);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SES_STATUS_W = 14, SES_ID_W = 10, SES_WHO_W = 16, SES_MSGS_W = 5, SES_TOK_W = 6,
-       SES_AGE_W = 5 };
+enum { SES_STATUS_W = 14, SES_ID_W = 10, SES_WHO_W = 16, SES_HOST_W = 12, SES_MSGS_W = 5,
+       SES_TOK_W = 6, SES_AGE_W = 5 };
 
 static size_t sessions_count(const ui_model *m)
 {
@@ -21,9 +21,11 @@ static const char *sessions_key(const ui_model *m, size_t i)
 static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
 {
 	const ui_session *s = &m->sessions[i];
-	const char *fields[] = {s->id, s->task, s->status, s->user, s->agent, NULL};
+	const char *fields[] = {s->id, s->task, s->status, s->user, s->agent, s->host, NULL};
 
 	if (p->status_filter >= 0 && (int)s->st != p->status_filter)
+		return false;
+	if (p->host[0] && strcmp(s->host, p->host))
 		return false;
 	return ui_filter_fields(p, fields);
 }
@@ -34,22 +36,31 @@ static bool sessions_wide(int width)
 	return width >= 72;
 }
 
-static int sessions_task_w(int width)
+/* The host column: a store that records hosts, and room for it. */
+static bool sessions_hosts(const ui_model *m, int width)
+{
+	return m->hosts_known && width >= 84;
+}
+
+static int sessions_task_w(const ui_model *m, int width)
 {
 	int fixed = SES_STATUS_W + SES_ID_W + SES_MSGS_W + 1 + SES_TOK_W + 1 + SES_AGE_W +
-		    (sessions_wide(width) ? SES_WHO_W + 1 : 0);
+		    (sessions_wide(width) ? SES_WHO_W + 1 : 0) +
+		    (sessions_hosts(m, width) ? SES_HOST_W + 1 : 0);
 	int w = width - fixed - 1;
 
 	return w < 4 ? 4 : w;
 }
 
-static void sessions_header(ac_buf *out, int width)
+static void sessions_header(ac_buf *out, const ui_model *m, int width)
 {
 	size_t start = out->len;
 
 	ui_col(out, " STATUS", SES_STATUS_W, 0, 0);
 	ui_col(out, "ID", SES_ID_W, 0, 0);
-	ui_col(out, "TASK", sessions_task_w(width), 0, 1);
+	ui_col(out, "TASK", sessions_task_w(m, width), 0, 1);
+	if (sessions_hosts(m, width))
+		ui_col(out, "HOST", SES_HOST_W, 0, 1);
 	if (sessions_wide(width))
 		ui_col(out, "USER/AGENT", SES_WHO_W, 0, 1);
 	ui_col(out, "MSGS", SES_MSGS_W, UI_FIT_RIGHT, 1);
@@ -80,7 +91,9 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
-	ui_col(&row, s->task, sessions_task_w(width), UI_FIT_ELLIPSIS, 1);
+	ui_col(&row, s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
+	if (sessions_hosts(m, width))
+		ui_col(&row, *s->host ? s->host : "-", SES_HOST_W, UI_FIT_ELLIPSIS, 1);
 	if (sessions_wide(width)) {
 		snprintf(who, sizeof(who), "%s%s%s", s->user, *s->user && *s->agent ? "/" : "",
 			 s->agent);
@@ -159,13 +172,14 @@ static struct {
 	uint64_t gen;
 	int sort, status_filter;
 	char filter[sizeof(((ui_pane *)0)->filter)];
+	char host[sizeof(((ui_pane *)0)->host)];
 	size_t *idx, n, cap;
 } last;
 
 static bool last_fits(const ui_pane *p)
 {
 	return last.sort == p->sort && last.status_filter == p->status_filter &&
-	       !strcmp(last.filter, p->filter);
+	       !strcmp(last.filter, p->filter) && !strcmp(last.host, p->host);
 }
 
 static bool has_index(const size_t *idx, size_t n, size_t want)
@@ -259,6 +273,7 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 			last.sort = p->sort;
 			last.status_filter = p->status_filter;
 			snprintf(last.filter, sizeof(last.filter), "%s", p->filter);
+			snprintf(last.host, sizeof(last.host), "%s", p->host);
 			last.gen = m->sessions_gen;
 		}
 	}

@@ -89,8 +89,9 @@ static int owner_width(int width)
 	return w < 8 ? 8 : w > 30 ? 30 : w;
 }
 
-static void memo_header(ac_buf *out, int width)
+static void memo_header(ac_buf *out, const ui_model *m, int width)
 {
+	(void)m;
 	ac_buf row = AC_BUF_INIT;
 
 	ui_col(&row, "SCOPE", MEMO_SCOPE_W, 0, 1);
@@ -148,8 +149,9 @@ static bool artifact_match(const ui_model *m, size_t i, const ui_pane *p)
 	return ui_filter_fields(p, fields);
 }
 
-static void artifact_header(ac_buf *out, int width)
+static void artifact_header(ac_buf *out, const ui_model *m, int width)
 {
+	(void)m;
 	ui_text_fits(out, "TOOL CALL ID", width, UI_FIT_PAD);
 }
 
@@ -195,8 +197,9 @@ static bool trace_match(const ui_model *m, size_t i, const ui_pane *p)
 	return ui_filter_fields(p, fields);
 }
 
-static void trace_header(ac_buf *out, int width)
+static void trace_header(ac_buf *out, const ui_model *m, int width)
 {
+	(void)m;
 	ac_buf row = AC_BUF_INIT;
 
 	ui_col(&row, "SEQ", TRACE_SEQ_W, UI_FIT_RIGHT, 1);

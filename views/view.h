@@ -72,6 +72,7 @@ typedef struct {
 	char sel[192];       /* the selected item's key, kept across updates */
 	bool follow;         /* keep the cursor on the last row as rows arrive */
 	int status_filter;   /* -1: all; else a ui_status */
+	char host[128];      /* only rows last written by this host (h); "" all */
 	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
 	char session[192];   /* only rows of this session (f: follow the selection); "" all */
 	int sort;            /* the list's order (Sessions: a ui_session_sort) */
@@ -100,7 +101,7 @@ struct ui_view {
 	size_t (*count)(const ui_model *m);
 	const char *(*item_key)(const ui_model *m, size_t i);
 	bool (*match)(const ui_model *m, size_t i, const ui_pane *p);
-	void (*header)(ac_buf *out, int width);
+	void (*header)(ac_buf *out, const ui_model *m, int width);
 	/* Appends item i as a row of exactly width columns; *accent_x and
 	 * *accent_w (columns) receive the part drawn in the returned style
 	 * (the status symbol and name). */

@@ -59,6 +59,10 @@
  * AC_EINVAL, the message naming what and why. */
 int ac_backend_id_check(const char *what, const char *id);
 
+/* 0 when from and to are both one of running, paused, completed, failed;
+ * AC_EINVAL naming them otherwise. */
+int ac_backend_status_check(const char *from, const char *to);
+
 /* 0 when scope is "session", "user" or "agent"; AC_EINVAL otherwise. */
 int ac_backend_scope_check(const char *scope);
 
@@ -107,6 +111,10 @@ typedef struct {
 	uint64_t input_tokens;    /* recorded usage, summed over turns */
 	uint64_t output_tokens;
 	uint64_t turns;
+	char *host;               /* the host that last wrote it ("" when the
+				     store does not record it: the files) */
+	char *writer;             /* the agent that last wrote it (likewise;
+				     filled by inspector.find, "" in listings) */
 } ac_backend_session_info;
 
 /* ---- 1. The session store (the reference AgentrailSessionStore) ---- */
@@ -147,6 +155,17 @@ typedef struct {
 	 * inline. opts may be NULL (defaults); out may be NULL. */
 	int (*compact_if_needed)(void *impl, ac_backend_compact_result *out, const char *tenant,
 				 const char *session_id, const ac_backend_compact_options *opts);
+	/* The whole session as a session file holds it (the reference
+	 * document: id, task, status, timestamps, conversationHistory,
+	 * metadata with tenancy and usage, unknown keys kept), as stored now. */
+	int (*get)(void *impl, json_t **out, const char *tenant, const char *session_id);
+	/* A status change as a compare-and-set: to `to` only while the status
+	 * is `from`; AC_ECONFLICT (nothing written) when it is not any more.
+	 * Both are one of running, paused, completed, failed (else AC_EINVAL);
+	 * which changes make sense is the caller's rule
+	 * (ac_session_status_change_allowed). */
+	int (*set_status)(void *impl, const char *tenant, const char *session_id, const char *from,
+			  const char *to);
 } ac_backend_session_ops;
 
 /* Receives a document's bytes block by block as a stream op reads them;
@@ -256,6 +275,11 @@ typedef struct {
 	 * Free with ac_backend_sessions_free. */
 	int (*list_sessions)(void *impl, ac_backend_session_info **out, size_t *out_n,
 			     const char *tenant);
+	/* The listing line of session_id, whatever its tenant (the operator
+	 * names a session by id alone): *out filled as list_sessions fills
+	 * one, freed with ac_backend_session_info_clear(). AC_ENOTFOUND when
+	 * there is no such session. */
+	int (*find)(void *impl, ac_backend_session_info *out, const char *session_id);
 } ac_backend_inspector_ops;
 
 typedef struct {
@@ -287,16 +311,24 @@ static inline void ac_backend_names_free(char **names, size_t n)
 	free(names);
 }
 
+/* Frees info's strings and clears it. */
+static inline void ac_backend_session_info_clear(ac_backend_session_info *info)
+{
+	free(info->tenant);
+	free(info->session_id);
+	free(info->user);
+	free(info->agent);
+	free(info->status);
+	free(info->updated_at);
+	free(info->host);
+	free(info->writer);
+	*info = (ac_backend_session_info){0};
+}
+
 static inline void ac_backend_sessions_free(ac_backend_session_info *list, size_t n)
 {
-	for (size_t i = 0; list && i < n; i++) {
-		free(list[i].tenant);
-		free(list[i].session_id);
-		free(list[i].user);
-		free(list[i].agent);
-		free(list[i].status);
-		free(list[i].updated_at);
-	}
+	for (size_t i = 0; list && i < n; i++)
+		ac_backend_session_info_clear(&list[i]);
 	free(list);
 }
 

@@ -36,8 +36,8 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
 /* A session's status changed as a compare-and-set: to `to` only when it is
  * `from` now; AC_ECONFLICT (nothing changed) when it is not, AC_ENOTFOUND
  * for another tenant's or no session. b must be a PostgreSQL backend.
- * (The session commands' own status changes move behind ac_backend in a
- * later step; this is where they will land.) */
+ * The same as b->session.set_status, kept for callers that hold a
+ * PostgreSQL backend by name. */
 int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char *session_id,
 			     const char *from, const char *to);
 

@@ -8,6 +8,7 @@
 #ifndef AC_OPERATOR_H
 #define AC_OPERATOR_H
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_compact.h"
@@ -50,6 +51,19 @@ typedef struct {
  * journal could not be written) is described in notes (may be NULL). */
 int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
 			   bool wait, ac_operator_outcome *out, ac_buf *notes);
+
+/* The operator's status change on a store behind the ac_backend interface
+ * (a database that agents on other hosts share): one compare-and-set from
+ * `from` (NULL: the status the store gives now) to status, after the same
+ * rules as ac_operator_set_status (AC_EINVAL when the change is not
+ * allowed). AC_ECONFLICT, nothing written, when another writer changed
+ * the status since `from` was read; AC_ENOTFOUND for no such session.
+ * No pause request file and no signal: the session's agent may run on
+ * another host, and reads its status from the store. pause and resume are
+ * journaled as ac_operator_set_status journals them; a journal that cannot
+ * be written is described in notes (may be NULL). b is borrowed. */
+int ac_operator_set_status_in(const ac_workspace *ws, const ac_backend *b, const char *id,
+			      const char *from, const char *status, ac_buf *notes);
 
 /* For observers (the dashboard, session list): when session id, whose file
  * says status, overrode an applied pause, records that once (request state

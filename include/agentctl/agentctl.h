@@ -52,8 +52,12 @@ extern "C" {
 #include "ac_sandbox.h"
 #include "ac_consolidate.h"
 
-/* Watching the workspace; operator requests and actions. */
+/* Retention: old checkpoints, archives, traces, rotated journals. */
+#include "ac_gc.h"
+
+/* Watching the workspace (and a database store); operator requests and actions. */
 #include "ac_watch.h"
+#include "ac_store_watch.h"
 #include "ac_control.h"
 #include "ac_operator.h"
 

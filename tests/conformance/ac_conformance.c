@@ -149,6 +149,66 @@ void conform_session_store(const ac_backend *b)
 	free(id);
 }
 
+/* get: the whole session as a file holds it; set_status: a
+ * compare-and-set that refuses when the status moved; the inspector's
+ * find: one session by id, whatever its tenant. */
+void conform_get_and_status(const ac_backend *b)
+{
+	char *id = conform_new_session(b, "t1", "u1", "cas-1");
+	json_t *doc = NULL, *turn = conform_msgs("[{\"role\":\"assistant\",\"content\":\"ok\"}]");
+	ac_backend_session_info info;
+	ac_usage usage = {10, 3};
+
+	append(b, "t1", id, "[{\"role\":\"user\",\"content\":\"hi\",\"x-kept\":1}]");
+	OK(b->session.record_turn(b->impl, "t1", id, turn, &usage));
+	OK(b->session.get(b->impl, &doc, "t1", id));
+	assert_string_equal(json_string_value(json_object_get(doc, "id")), "cas-1");
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "running");
+	assert_non_null(json_string_value(json_object_get(doc, "createdAt")));
+	assert_non_null(json_string_value(json_object_get(doc, "updatedAt")));
+	assert_int_equal(json_array_size(json_object_get(doc, "conversationHistory")), 2);
+	assert_int_equal(json_integer_value(json_object_get(
+		json_array_get(json_object_get(doc, "conversationHistory"), 0), "x-kept")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "metadata"),
+							      "tenantId")), "t1");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+		doc, "metadata"), "usage"), "turns")), 1);
+	json_decref(doc);
+	doc = NULL;
+	assert_int_equal(b->session.get(b->impl, &doc, "t2", id), AC_ENOTFOUND);
+	assert_null(doc);
+	assert_int_equal(b->session.get(b->impl, &doc, "t1", "no-such"), AC_ENOTFOUND);
+
+	OK(b->session.set_status(b->impl, "t1", id, "running", "paused"));
+	/* Another writer's change came first: refused, nothing written. */
+	assert_int_equal(b->session.set_status(b->impl, "t1", id, "running", "failed"), AC_ECONFLICT);
+	OK(b->session.get(b->impl, &doc, "t1", id));
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "paused");
+	assert_int_equal(json_array_size(json_object_get(doc, "conversationHistory")), 2);
+	json_decref(doc);
+	assert_int_equal(b->session.set_status(b->impl, "t2", id, "paused", "running"), AC_ENOTFOUND);
+	assert_int_equal(b->session.set_status(b->impl, "t1", "no-such", "paused", "running"),
+			 AC_ENOTFOUND);
+	assert_int_equal(b->session.set_status(b->impl, "t1", id, "paused", "sleeping"), AC_EINVAL);
+	assert_int_equal(b->session.set_status(b->impl, "t1", "../x", "paused", "running"), AC_EINVAL);
+
+	OK(b->inspector.find(b->impl, &info, id));
+	assert_string_equal(info.session_id, "cas-1");
+	assert_string_equal(info.tenant, "t1");
+	assert_string_equal(info.user, "u1");
+	assert_string_equal(info.status, "paused");
+	assert_int_equal(info.messages, 2);
+	assert_int_equal(info.turns, 1);
+	assert_non_null(info.host);
+	assert_non_null(info.writer);
+	ac_backend_session_info_clear(&info);
+	assert_int_equal(b->inspector.find(b->impl, &info, "no-such"), AC_ENOTFOUND);
+	assert_null(info.session_id);
+	OK(b->session.set_status(b->impl, "t1", id, "paused", "running"));
+	json_decref(turn);
+	free(id);
+}
+
 /* ---- 2. memory documents ---- */
 
 static int gather_block(const char *bytes, size_t len, void *ctx)
@@ -863,6 +923,7 @@ CASE(crafted_ids)
 CASE(concurrent_memo_appends)
 CASE(concurrent_trace_appends)
 CASE(compaction_externalizes)
+CASE(get_and_status)
 
 /* Not armed: the child records its turn while the parent waits; the turn
  * is whole and counted once. */
@@ -891,6 +952,7 @@ int ac_backend_conformance_run(const ac_backend_factory *f)
 		RUN(concurrent_trace_appends),
 		RUN(record_turn_in_child),
 		RUN(compaction_externalizes),
+		RUN(get_and_status),
 	};
 #undef RUN
 

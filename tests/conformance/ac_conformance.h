@@ -58,6 +58,7 @@ void conform_concurrent_trace_appends(const ac_backend *b);
  * half-way; returns the child's wait status. */
 int conform_crash_in_record_turn(const ac_backend *b, void (*arm)(void));
 void conform_compaction_externalizes(const ac_backend *b);
+void conform_get_and_status(const ac_backend *b);
 
 /* ---- helpers that use only the interface ---- */
 char *conform_new_session(const ac_backend *b, const char *tenant, const char *user,

@@ -1,0 +1,194 @@
+/* agentctl session list|show|pause|resume|complete|fail on a database store
+ * (storage.url set): read and changed through the ac_backend interface
+ * alone, printed as cli_session.c prints the session files, plus what a
+ * store shared by many hosts knows and the files do not: the host that
+ * last wrote each session (a HOST column, "host" in --json; show adds the
+ * agent that wrote it).
+ *
+ * A status change is the store's compare-and-set from the status read
+ * (ac_operator_set_status_in): when another host changed it in between,
+ * nothing is written and the command fails saying so. Pause requests and
+ * signals are the file store's way to reach a local agent; here the agent
+ * may be anywhere and reads its status from the store. */
+#include "cli.h"
+
+#include "ac_backend.h"
+#include "ac_buf.h"
+#include "ac_control.h"
+#include "ac_error.h"
+#include "ac_messages.h"
+#include "ac_operator.h"
+#include "ac_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *or_dash(const char *text)
+{
+	return text && *text ? text : "-";
+}
+
+/* cli_session.c's list entry, with the writing host. The store's listing keeps
+ * no task or creation time (documents are never loaded to list): "". */
+static json_t *info_json(const ac_backend_session_info *s)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
+			 "id", s->session_id, "task", "", "status", s->status, "createdAt", "",
+			 "updatedAt", s->updated_at, "tenantId", s->tenant, "userId", s->user,
+			 "agentId", s->agent, "messages", (json_int_t)s->messages,
+			 "tokens", (json_int_t)s->tokens, "inputTokens", (json_int_t)s->input_tokens,
+			 "outputTokens", (json_int_t)s->output_tokens,
+			 "pending", ac_pending_text(AC_PENDING_NONE), "host", s->host);
+}
+
+static void put_row(ac_buf *line, const ac_backend_session_info *s)
+{
+	ac_buf who = AC_BUF_INIT;
+	char number[32];
+
+	ac_buf_clear(line);
+	cli_put_cell(line, s->session_id, 37);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, s->status, 10);
+	ac_buf_putc(line, ' ');
+	snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
+	cli_put_cell(line, number, 16);
+	cli_put_cell(line, s->updated_at, 26);
+	cli_put_cell(line, or_dash(s->host), 16);
+	ac_buf_putc(line, ' ');
+	ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
+	cli_put_cell(line, who.data, 20);
+	ac_buf_free(&who);
+	ac_buf_putc(line, '\n');
+}
+
+int cli_session_store_list(const cli_context *ctx, const char *want_status,
+			   const char *want_user, bool json)
+{
+	static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
+				     "UPDATED                   HOST             USER/AGENT\n";
+	ac_backend b = {0};
+	ac_backend_session_info *list = NULL;
+	ac_buf line = AC_BUF_INIT;
+	json_t *array = NULL;
+	size_t n = 0;
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (b.inspector.list_sessions(b.impl, &list, &n, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "session list: %s", ac_error_last());
+		goto done;
+	}
+	if (json && !(array = json_array())) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	if (!json)
+		cli_write(header, sizeof(header) - 1);
+	for (size_t i = 0; i < n; i++) {
+		const ac_backend_session_info *s = &list[i];
+
+		if ((want_status && strcmp(s->status, want_status)) ||
+		    (want_user && strcmp(s->user, want_user)))
+			continue;
+		if (json) {
+			json_array_append_new(array, info_json(s));
+			continue;
+		}
+		put_row(&line, s);
+		cli_write(line.data, line.len);
+	}
+	if (json)
+		cli_write_json(array);
+	status = cli_finish_output();
+done:
+	json_decref(array);
+	ac_buf_free(&line);
+	ac_backend_sessions_free(list, n);
+	ac_backend_close(&b);
+	return status;
+}
+
+static const char *member(const json_t *object, const char *key)
+{
+	return or_dash(json_string_value(json_object_get(object, key)));
+}
+
+int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
+{
+	ac_backend b = {0};
+	ac_backend_session_info info = {0};
+	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
+	json_t *doc = NULL, *messages, *metadata, *msg;
+	size_t i;
+	int status;
+
+	if (ac_backend_id_check("session", id) != 0)
+		return cli_error(CLI_USAGE, "session show: %s", ac_error_last());
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	/* The operator names a session by id: its tenant comes from the store. */
+	if (b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.get(b.impl, &doc, info.tenant, id) != 0) {
+		status = cli_error(CLI_FAILED, "session show: %s", ac_error_last());
+		goto done;
+	}
+	if (json) {
+		cli_write_json(doc);
+		status = cli_finish_output();
+		goto done;
+	}
+	messages = json_object_get(doc, "conversationHistory");
+	metadata = json_object_get(doc, "metadata");
+	/* Every field was written by an agent: the whole header is sanitised. */
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
+		      id, info.status, member(doc, "task"), member(doc, "createdAt"),
+		      member(doc, "updatedAt"));
+	ac_buf_printf(&text, "host     %s   written by %s\n", or_dash(info.host), or_dash(info.writer));
+	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
+		      member(metadata, "userId"), member(metadata, "agentId"),
+		      member(metadata, "tenantId"), json_array_size(messages),
+		      (unsigned long long)ac_messages_tokens(messages));
+	cli_put_lines(&out, &text, "");
+	json_array_foreach(messages, i, msg) {
+		ac_buf_clear(&text);
+		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
+		ac_message_text(&text, msg);
+		cli_put_lines(&out, &text, "    ");
+	}
+	cli_write(out.data, out.len);
+	status = cli_finish_output();
+done:
+	json_decref(doc);
+	ac_backend_session_info_clear(&info);
+	ac_buf_free(&out);
+	ac_buf_free(&text);
+	ac_backend_close(&b);
+	return status;
+}
+
+int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
+				 const char *done)
+{
+	ac_backend b = {0};
+	ac_buf notes = AC_BUF_INIT;
+	int rc, exit_status;
+
+	if (ac_backend_id_check("session", id) != 0)
+		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if ((exit_status = cli_open_backend(&b, ctx)))
+		return exit_status;
+	rc = ac_operator_set_status_in(&ctx->ws, &b, id, NULL, status, &notes);
+	if (notes.len)
+		cli_note("%s", notes.data);
+	if (rc != 0) {
+		exit_status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	} else {
+		printf("session %s %s\n", id, done);
+		exit_status = cli_finish_output();
+	}
+	ac_buf_free(&notes);
+	ac_backend_close(&b);
+	return exit_status;
+}

@@ -1,0 +1,242 @@
+/* Retention in the PostgreSQL store (ac_gc.h): one plan item per kind of
+ * record, each removed by one DELETE in its own transaction, so a crash or
+ * a refusal leaves a kind all there or all gone:
+ * - trace records (log_records kind 'trace') older than the age, of
+ *   sessions that are not running or paused (by age only, as in files);
+ *   the log's last_seq stays in logs, so a later append reuses no seq;
+ * - orchestration events (kind 'run') older than the age that the run's
+ *   snapshot covers (seq <= covers_seq): the snapshot holds their effect;
+ * - compaction archives (the compactions table; no session names them
+ *   here): per session, beyond the newest N and/or older than the age.
+ * The DELETE repeats the plan's conditions with the plan's own limits
+ * (its cutoff, its keep, the newest archive it saw), so what is written
+ * after the plan stays. A database without agentctl's schema holds
+ * nothing to remove and is not created. */
+#include "ac_gc.h"
+
+#include "ac_buf.h"
+#include "ac_config.h"
+#include "ac_error.h"
+#include "ac_pg.h"
+#include "ac_pg_schema.h"
+#include "ac_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	ac_gc_store base;
+	ac_pg *pg;
+	bool has_schema;
+} pg_store;
+
+/* One kind's statements. Parameters: $1 the cutoff (NULL: no age rule),
+ * $2 keep (NULL: no count rule), $3 the newest archive the plan saw (so
+ * one written since does not push an older one out of the newest N). */
+typedef struct {
+	ac_gc_kind kind;
+	const char *table;  /* shown, and the item's key */
+	bool by_age_only;   /* nothing goes without an age */
+	const char *select; /* count, bytes, newest */
+	const char *delete;
+} pg_rule;
+
+#define FINISHED_TRACES                                                                       \
+	" FROM log_records r WHERE r.kind = 'trace' AND r.at < $1::timestamptz"                  \
+	" AND ($2::bigint IS NULL OR true) AND ($3::timestamptz IS NULL OR true)"                \
+	" AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.log AND s.tenant = r.tenant"   \
+	" AND s.status IN ('running', 'paused'))"
+#define COVERED_EVENTS                                                                        \
+	" FROM log_records r WHERE r.kind = 'run' AND r.at < $1::timestamptz"                    \
+	" AND ($2::bigint IS NULL OR true) AND ($3::timestamptz IS NULL OR true)"                \
+	" AND EXISTS (SELECT 1 FROM snapshots s WHERE s.tenant = r.tenant AND s.run_id = r.log"  \
+	" AND r.seq <= s.covers_seq)"
+#define RANKED_ARCHIVES                                                                       \
+	"WITH ranked AS (SELECT session_id, at, first_seq, pg_column_size(messages) AS size,"    \
+	" row_number() OVER (PARTITION BY session_id ORDER BY at DESC, first_seq DESC) AS rn"    \
+	" FROM compactions WHERE $3::timestamptz IS NULL OR at <= $3::timestamptz)"
+#define ARCHIVE_RULE                                                                          \
+	" ($2::bigint IS NULL OR ranked.rn > $2::bigint)"                                         \
+	" AND ($1::timestamptz IS NULL OR ranked.at < $1::timestamptz)"
+
+static const pg_rule rules[] = {
+	{AC_GC_TRACE, "log_records (trace)", true,
+	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" FINISHED_TRACES,
+	 "DELETE" FINISHED_TRACES},
+	{AC_GC_EVENTS, "log_records (orchestration)", true,
+	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" COVERED_EVENTS,
+	 "DELETE" COVERED_EVENTS},
+	{AC_GC_COMPACTION, "compactions", false,
+	 RANKED_ARCHIVES " SELECT count(*), COALESCE(sum(size), 0), (SELECT max(at) FROM ranked)"
+	 " FROM ranked WHERE"
+	 ARCHIVE_RULE,
+	 RANKED_ARCHIVES " DELETE FROM compactions c USING ranked WHERE"
+	 " c.session_id = ranked.session_id AND c.at = ranked.at AND c.first_seq = ranked.first_seq"
+	 " AND" ARCHIVE_RULE},
+};
+
+#define N_RULES (sizeof(rules) / sizeof(rules[0]))
+
+/* item->relative holds the plan's limits for the DELETE: "cutoff|keep|newest"
+ * (empty: NULL). */
+static int push_kind(ac_gc_plan *out, const pg_store *ps, const pg_rule *rule,
+		     const ac_gc_policy *policy, const char *const limits[3],
+		     unsigned long long rows, unsigned long long bytes, const char *cutoff)
+{
+	ac_buf path = AC_BUF_INIT, why = AC_BUF_INIT, relative = AC_BUF_INIT;
+	ac_gc_item *item;
+	int rc = 0;
+
+	if (out->count == out->capacity) {
+		size_t want = out->capacity ? out->capacity * 2 : 8;
+		ac_gc_item *grown = realloc(out->items, want * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		out->items = grown;
+		out->capacity = want;
+	}
+	if (ac_buf_printf(&path, "%s %s", ps->pg->shown, rule->table) ||
+	    ac_buf_printf(&why, "%llu records", rows) ||
+	    (policy->has_keep && !rule->by_age_only &&
+	     ac_buf_printf(&why, ", not among the newest %zu of their session", policy->keep)) ||
+	    (policy->older_than_ms > 0 && ac_buf_printf(&why, ", from before %s", cutoff)) ||
+	    ac_buf_printf(&relative, "%s|%s|%s", limits[0] ? limits[0] : "",
+			  limits[1] ? limits[1] : "", limits[2] ? limits[2] : "")) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	item = &out->items[out->count++];
+	memset(item, 0, sizeof(*item));
+	item->kind = rule->kind;
+	item->bytes = bytes;
+	item->time_ms = policy->now_ms;
+	item->path = ac_buf_detach(&path);
+	item->why = ac_buf_detach(&why);
+	item->relative = ac_buf_detach(&relative);
+	item->base = strdup(rule->table);
+	if (!item->path || !item->why || !item->relative || !item->base)
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	out->bytes += bytes;
+done:
+	ac_buf_free(&path);
+	ac_buf_free(&why);
+	ac_buf_free(&relative);
+	return rc;
+}
+
+static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
+{
+	pg_store *ps = (pg_store *)store;
+	char cutoff[AC_TIME_ISO_LEN + 1], keep[24];
+	int rc = 0;
+
+	if (!ps->has_schema)
+		return 0;
+	ac_time_format_iso(cutoff, policy->now_ms - policy->older_than_ms);
+	snprintf(keep, sizeof(keep), "%zu", policy->keep);
+	for (size_t i = 0; i < N_RULES && !rc; i++) {
+		const pg_rule *rule = &rules[i];
+		const char *limits[3] = {policy->older_than_ms > 0 ? cutoff : NULL,
+					 policy->has_keep ? keep : NULL, NULL};
+		PGresult *res = NULL;
+		unsigned long long rows, bytes;
+		char *newest;
+
+		if (rule->by_age_only && policy->older_than_ms <= 0)
+			continue;
+		if ((rc = ac_pg_exec(ps->pg, &res, "planning retention", rule->select, 3, limits,
+				     NULL)))
+			break;
+		rows = ac_pg_u64(res, 0, 0);
+		bytes = ac_pg_u64(res, 0, 1);
+		newest = strdup(ac_pg_text(res, 0, 2));
+		sym_PQclear(res);
+		if (!newest)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		limits[2] = *newest ? newest : NULL;
+		if (rows)
+			rc = push_kind(out, ps, rule, policy, limits, rows, bytes, cutoff);
+		free(newest);
+	}
+	return rc;
+}
+
+static int pg_remove(ac_gc_store *store, const ac_gc_item *item)
+{
+	pg_store *ps = (pg_store *)store;
+	char *limits = strdup(item->relative), *keep, *newest;
+	const pg_rule *rule = NULL;
+	int rc;
+
+	if (!limits)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < N_RULES; i++)
+		if (!strcmp(rules[i].table, item->base))
+			rule = &rules[i];
+	if (!rule || !(keep = strchr(limits, '|')) || !(newest = strchr(keep + 1, '|'))) {
+		free(limits);
+		return ac_error_set(AC_EINVAL, "%s: not an item of this store", item->path);
+	}
+	*keep++ = '\0';
+	*newest++ = '\0';
+	const char *values[3] = {*limits ? limits : NULL, *keep ? keep : NULL,
+				 *newest ? newest : NULL};
+
+	if ((rc = ac_pg_begin(ps->pg, "removing old records")) ||
+	    (rc = ac_pg_exec(ps->pg, NULL, "removing old records", rule->delete, 3, values,
+			     NULL)) ||
+	    (rc = ac_pg_commit(ps->pg, "removing old records")))
+		ac_pg_rollback(ps->pg);
+	free(limits);
+	return rc;
+}
+
+static void pg_free(ac_gc_store *store)
+{
+	pg_store *ps = (pg_store *)store;
+
+	ac_pg_close(ps->pg);
+	free(ps);
+}
+
+static const ac_gc_store_ops pg_ops = {
+	.name = "postgresql",
+	.plan = pg_plan,
+	.remove = pg_remove,
+	.free = pg_free,
+};
+
+int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema)
+{
+	pg_store *ps = calloc(1, sizeof(*ps));
+	int version = 0, rc;
+
+	if (!ps)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	ps->base.ops = &pg_ops;
+	if ((rc = ac_pg_open(&ps->pg, url, schema)) ||
+	    (rc = ac_pg_schema_check(ps->pg, &version, NULL))) {
+		pg_free(&ps->base);
+		return rc;
+	}
+	ps->has_schema = version > 0;
+	*out = &ps->base;
+	return 0;
+}
+
+int ac_gc_store_open_configured(ac_gc_store **out, const ac_config *config)
+{
+	json_t *url = NULL;
+	int rc;
+
+	*out = NULL;
+	/* Trusted as ac_backend_open() trusts it: a project file could name a
+	 * database of an agent's choosing. */
+	if ((rc = ac_config_command(&url, config, "storage.url")))
+		return rc;
+	if (!json_string_value(url) || !*json_string_value(url))
+		return 0;
+	return ac_gc_store_pg_new(out, json_string_value(url), NULL);
+}

@@ -1,0 +1,220 @@
+/* A store watch (ac_store_watch.h): LISTEN agentctl on a connection of its
+ * own, made and read without ever blocking, so a live view's loop polls
+ * its socket beside the terminal and the file watcher.
+ *
+ * States: down (no connection; the next attempt at retry_at) ->
+ * connecting (PQconnectPoll as the socket allows) -> listen sent (the
+ * LISTEN's result awaited) -> live (notifications read as they come).
+ * Anything that fails goes back to down; the next live state reports
+ * AC_STORE_RESCAN, since notifications sent meanwhile are lost. */
+#include "ac_store_watch.h"
+
+#include "ac_backend.h"
+#include "ac_error.h"
+#include "ac_libpq.h"
+#include "ac_pg.h"
+#include "ac_time.h"
+
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Between two connection attempts: often enough that a restarted server
+ * is followed again within a second or two, rarely enough to cost nothing. */
+#define RETRY_MS 1000
+
+typedef enum { WATCH_DOWN, WATCH_CONNECTING, WATCH_LISTEN_SENT, WATCH_LIVE } watch_state;
+
+struct ac_store_watch {
+	char *url;        /* as given, password included: never shown */
+	char *shown;      /* the same without its password */
+	PGconn *conn;
+	watch_state state;
+	PostgresPollingStatusType polling; /* while connecting: what to wait for */
+	int64_t retry_at;
+	char text[512];   /* ac_store_watch_state() */
+	char session[AC_BACKEND_ID_MAX + 1];
+};
+
+/* The connection is gone (or never came): why, and when to try again. */
+static void lose(ac_store_watch *w, const char *what)
+{
+	const char *why = w->conn ? sym_PQerrorMessage(w->conn) : "out of memory";
+	size_t len = strcspn(why, "\n");
+
+	snprintf(w->text, sizeof(w->text), "store %s: %s%.*s; trying again every %d s",
+		 w->shown, what, (int)(len > 300 ? 300 : len), why, RETRY_MS / 1000);
+	if (w->conn)
+		sym_PQfinish(w->conn);
+	w->conn = NULL;
+	w->state = WATCH_DOWN;
+	w->retry_at = ac_time_now_ms() + RETRY_MS;
+}
+
+static void start(ac_store_watch *w)
+{
+	w->conn = sym_PQconnectStart(w->url);
+	if (!w->conn || sym_PQstatus(w->conn) == CONNECTION_BAD) {
+		lose(w, "cannot connect: ");
+		return;
+	}
+	w->state = WATCH_CONNECTING;
+	/* libpq's rule: at first, wait as if PQconnectPoll said "writing". */
+	w->polling = PGRES_POLLING_WRITING;
+	snprintf(w->text, sizeof(w->text), "connecting to the store %s", w->shown);
+}
+
+int ac_store_watch_new(ac_store_watch **out, const char *url)
+{
+	ac_store_watch *w;
+	int rc;
+
+	*out = NULL;
+	if (!url || !*url)
+		return ac_error_set(AC_EINVAL, "store watch: no storage url");
+	if ((rc = ac_libpq_load()))
+		return rc;
+	if (!(w = calloc(1, sizeof(*w))) || !(w->url = strdup(url)) ||
+	    !(w->shown = ac_pg_redact(url))) {
+		ac_store_watch_free(w);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	start(w);
+	*out = w;
+	return 0;
+}
+
+void ac_store_watch_free(ac_store_watch *w)
+{
+	if (!w)
+		return;
+	if (w->conn)
+		sym_PQfinish(w->conn);
+	free(w->url);
+	free(w->shown);
+	free(w);
+}
+
+int ac_store_watch_fd(const ac_store_watch *w, short *events)
+{
+	*events = POLLIN;
+	if (!w || w->state == WATCH_DOWN)
+		return -1;
+	if (w->state == WATCH_CONNECTING && w->polling == PGRES_POLLING_WRITING)
+		*events = POLLOUT;
+	return sym_PQsocket(w->conn);
+}
+
+int ac_store_watch_timeout_ms(const ac_store_watch *w)
+{
+	int64_t left;
+
+	if (!w || w->state != WATCH_DOWN)
+		return -1;
+	left = w->retry_at - ac_time_now_ms();
+	return left <= 0 ? 0 : left > RETRY_MS ? RETRY_MS : (int)left;
+}
+
+/* The session a notification's payload names, "" when none. */
+static void payload_session(char out[AC_BACKEND_ID_MAX + 1], const char *payload)
+{
+	json_t *doc = json_loads(payload, 0, NULL);
+	const char *session = json_string_value(json_object_get(doc, "session"));
+
+	snprintf(out, AC_BACKEND_ID_MAX + 1, "%s", session ? session : "");
+	json_decref(doc);
+}
+
+/* Reads the notifications that arrived; the mask they make. */
+static unsigned read_notifications(ac_store_watch *w)
+{
+	char session[AC_BACKEND_ID_MAX + 1];
+	unsigned changed = 0;
+	bool one_session = true;
+	PGnotify *n;
+
+	if (!sym_PQconsumeInput(w->conn) || sym_PQstatus(w->conn) == CONNECTION_BAD) {
+		/* The next connection reports AC_STORE_RESCAN. */
+		lose(w, "connection lost: ");
+		return 0;
+	}
+	while ((n = sym_PQnotifies(w->conn))) {
+		payload_session(session, n->extra ? n->extra : "");
+		if (!changed)
+			snprintf(w->session, sizeof(w->session), "%s", session);
+		else if (strcmp(w->session, session))
+			one_session = false;
+		changed = AC_STORE_CHANGED;
+		sym_PQfreemem(n);
+	}
+	if (!one_session)
+		w->session[0] = '\0';
+	return changed;
+}
+
+/* The LISTEN's result, once it is all there. */
+static unsigned read_listen_result(ac_store_watch *w)
+{
+	PGresult *res;
+	bool ok = true;
+
+	if (!sym_PQconsumeInput(w->conn)) {
+		lose(w, "LISTEN failed: ");
+		return 0;
+	}
+	if (sym_PQisBusy(w->conn))
+		return 0;
+	while ((res = sym_PQgetResult(w->conn))) {
+		ok = ok && sym_PQresultStatus(res) == PGRES_COMMAND_OK;
+		sym_PQclear(res);
+	}
+	if (!ok) {
+		lose(w, "LISTEN failed: ");
+		return 0;
+	}
+	w->state = WATCH_LIVE;
+	snprintf(w->text, sizeof(w->text), "following the store %s", w->shown);
+	/* Whatever happened before this moment was not heard. */
+	return AC_STORE_RESCAN | read_notifications(w);
+}
+
+unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
+{
+	unsigned changed = 0;
+
+	if (out_session)
+		*out_session = "";
+	if (!w)
+		return 0;
+	w->session[0] = '\0';
+	if (w->state == WATCH_DOWN && ac_time_now_ms() >= w->retry_at)
+		start(w);
+	if (w->state == WATCH_CONNECTING) {
+		w->polling = sym_PQconnectPoll(w->conn);
+		if (w->polling == PGRES_POLLING_FAILED)
+			lose(w, "cannot connect: ");
+		else if (w->polling == PGRES_POLLING_OK && !sym_PQsendQuery(w->conn, "LISTEN agentctl"))
+			lose(w, "LISTEN failed: ");
+		else if (w->polling == PGRES_POLLING_OK)
+			w->state = WATCH_LISTEN_SENT;
+	}
+	if (w->state == WATCH_LISTEN_SENT)
+		changed = read_listen_result(w);
+	else if (w->state == WATCH_LIVE)
+		changed = read_notifications(w);
+	if (out_session)
+		*out_session = w->session;
+	return changed;
+}
+
+bool ac_store_watch_live(const ac_store_watch *w)
+{
+	return w && w->state == WATCH_LIVE;
+}
+
+const char *ac_store_watch_state(const ac_store_watch *w)
+{
+	return w ? w->text : "";
+}

@@ -1,0 +1,58 @@
+/* Following a database store's changes as they happen, for a live view
+ * (the dashboard) over sessions written from any number of hosts.
+ *
+ * Every write of the PostgreSQL store sends pg_notify('agentctl',
+ * '{"kind","tenant","session"}') when it commits (ac_backend_pg.h). A store
+ * watch LISTENs on a connection of its own and says what changed. It never
+ * blocks its caller: the connection is made step by step as its socket
+ * becomes ready (the caller polls the socket with its others), and a lost
+ * connection is made again after a pause, then reported as "read
+ * everything again" (what was sent while it was down is not replayed).
+ * It reads no data itself: the caller reads through the ac_backend. Not
+ * for the files: their watcher is ac_watch.h. */
+#ifndef AC_STORE_WATCH_H
+#define AC_STORE_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ac_store_watch ac_store_watch;
+
+/* What ac_store_watch_read() found. */
+enum {
+	AC_STORE_CHANGED = 1 << 0, /* a session (or what belongs to one) changed */
+	AC_STORE_RESCAN = 1 << 1,  /* (re)connected: anything may have changed */
+};
+
+/* Starts following the store url names (a postgresql:// URL or a libpq
+ * connection string; borrowed). 0, or AC_ENOTSUP (no libpq), AC_EINVAL
+ * (unreadable url), AC_ENOMEM; an unreachable server is not an error here:
+ * ac_store_watch_state() says so and the watch keeps trying. */
+int ac_store_watch_new(ac_store_watch **out, const char *url);
+
+void ac_store_watch_free(ac_store_watch *w);
+
+/* The socket to poll (-1: none now, see ac_store_watch_timeout_ms) and
+ * the poll events it waits for (*events: POLLIN or POLLOUT). */
+int ac_store_watch_fd(const ac_store_watch *w, short *events);
+
+/* Milliseconds until the watch wants to be read without its socket (the
+ * next connection attempt), 0 at once, -1 never. */
+int ac_store_watch_timeout_ms(const ac_store_watch *w);
+
+/* Does what is ready and returns at once: advances a connection being
+ * made, reads the notifications that arrived. Returns a mask of
+ * AC_STORE_*; 0 when nothing changed. *out_session (may be NULL) receives
+ * the session the changes name when they all name the same one, else ""
+ * (borrowed from w until the next call). */
+unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session);
+
+/* True while LISTENing. */
+bool ac_store_watch_live(const ac_store_watch *w);
+
+/* What the watch is doing, for a status line: "following the store",
+ * "connecting to the store", or why the connection was lost (the store
+ * named without its password). Borrowed from w. */
+const char *ac_store_watch_state(const ac_store_watch *w);
+
+#endif

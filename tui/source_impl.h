@@ -1,0 +1,48 @@
+/* The dashboard source's private parts, shared by tui/source.c (the
+ * workspace's files) and tui/source_store.c (sessions in a database). Not
+ * for the rest of the dashboard: it uses source.h. */
+#ifndef UI_SOURCE_IMPL_H
+#define UI_SOURCE_IMPL_H
+
+#include "source.h"
+
+#include "ac_backend.h"
+#include "ac_checkpoint.h"
+#include "ac_journal_follow.h"
+#include "ac_session_index.h"
+
+#include <sys/types.h>
+
+struct ui_source {
+	const ac_workspace *ws;
+	ui_model *m;
+	ac_journal_follow *follow;
+	ac_session_index *index;
+	ac_checkpoint_store *store;
+	uint64_t ops_offset, ops_line;
+	dev_t ops_dev;
+	ino_t ops_ino;
+	ac_buf scratch;
+	ac_backend backend;      /* the file-system backend on <root>/.agent, or the
+				    database's (database true) */
+	bool database;           /* sessions and conversations come from backend */
+	char *store_name;        /* the database as shown (no password), or NULL */
+	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
+	bool rows_synced; /* the model's rows mirror the index's listing */
+};
+
+/* Logs a problem with path (once while it stays the same) and keeps it
+ * for the status line. */
+void ui_source_note_problem(ui_model *m, const char *path, const char *reason);
+
+/* Takes the tenant, user and agent (allocated; may be NULL) of the
+ * conversation just loaded; the store tabs start again when the tenant is
+ * another one. */
+void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant,
+			 char *user, char *agent);
+
+/* The sessions pane and a conversation from the database (source_store.c). */
+unsigned ui_source_store_read_sessions(ui_source *src);
+int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *id);
+
+#endif

@@ -1,0 +1,141 @@
+/* The dashboard's sessions and conversations from a database store
+ * (storage.url): read through the ac_backend interface only, the listing
+ * with the host that last wrote each session. What tells the dashboard to
+ * read again is the store watch (ac_store_watch.h) in its loop, not the
+ * file watcher. The journal and operations panes still read the
+ * workspace's files; checkpoints come through ac_checkpoint_store_open(),
+ * the database's provider, read when their pane opens. */
+#include "source_impl.h"
+
+#include "ac_backend_pg.h"
+#include "ac_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ui_source_use_store(ui_source *src, const ac_config *config)
+{
+	const char *url = ac_config_string(config, "storage.url", NULL);
+	ac_backend store;
+	char line[700];
+	int rc;
+
+	if (!url || !*url)
+		return 0;
+	if ((rc = ac_backend_open(&store, config, src->ws->sessions_dir, src->ws->sessions_dir)))
+		return rc;
+	if (!(src->store_name = ac_storage_url_redact(url))) {
+		ac_backend_close(&store);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	ac_backend_close(&src->backend);
+	src->backend = store;
+	src->database = true;
+	snprintf(line, sizeof(line), "store: %.500s: sessions and conversations from the database; "
+		 "the journal and operations panes still read the workspace's files; checkpoints "
+		 "come from the database when their pane opens (not followed live)",
+		 src->store_name);
+	ui_model_log(src->m, false, line);
+	ui_source_update(src, src->m, AC_WATCH_SESSIONS);
+	return 0;
+}
+
+const char *ui_source_store_name(const ui_source *src)
+{
+	return src->store_name;
+}
+
+unsigned ui_source_store_read_sessions(ui_source *src)
+{
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+
+	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
+		/* The rows on screen stay: the store watch reads again once the
+		 * connection is back. */
+		ui_source_note_problem(src->m, src->store_name, ac_error_last());
+		return UI_CHANGED_SESSIONS;
+	}
+	src->rows_synced = ui_model_set_store_sessions(src->m, list, n) == 0;
+	if (!src->rows_synced)
+		ui_source_note_problem(src->m, src->store_name, "out of memory");
+	ac_backend_sessions_free(list, n);
+	return UI_CHANGED_SESSIONS;
+}
+
+unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id)
+{
+	ac_backend_session_info info = {0};
+	unsigned changed = UI_CHANGED_SESSIONS;
+	int rc;
+
+	src->m = m;
+	if (!src->database || !src->rows_synced)
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	rc = src->backend.inspector.find(src->backend.impl, &info, id);
+	if ((rc != 0 && rc != AC_ENOTFOUND) ||
+	    ui_model_put_store_session(m, id, rc == 0 ? &info : NULL) != 0) {
+		ac_backend_session_info_clear(&info);
+		src->rows_synced = false;
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	}
+	ac_backend_session_info_clear(&info);
+	if (m->conv_session && !strcmp(m->conv_session, id)) {
+		ui_source_store_open_conversation(src, m, id);
+		changed |= UI_CHANGED_CONVERSATION | ui_source_update(src, m, AC_WATCH_TRACES);
+	}
+	return changed;
+}
+
+static char *member_dup(const json_t *object, const char *key)
+{
+	const char *v = json_string_value(json_object_get(object, key));
+
+	return v ? strdup(v) : NULL;
+}
+
+int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *id)
+{
+	ac_backend_session_info info = {0};
+	bool same = m->conv_session && !strcmp(m->conv_session, id);
+	json_t *doc = NULL, *metadata;
+	char title[600];
+	int rc;
+
+	/* The operator names a session by id; its tenant comes from the store. */
+	if ((rc = src->backend.inspector.find(src->backend.impl, &info, id)) == 0)
+		rc = src->backend.session.get(src->backend.impl, &doc, info.tenant, id);
+	if (rc && same && m->conv_title && !m->conv_error) {
+		/* Read well before: the last good read stays, said so. */
+		ui_sfree(m->conv_stale);
+		m->conv_stale = ui_safe_str(ac_error_last());
+		ac_backend_session_info_clear(&info);
+		return rc;
+	}
+	if (rc) {
+		char *why = strdup(ac_error_last());
+
+		ui_model_close_conversation(m);
+		m->conv_session = strdup(id);
+		m->conv_title = ui_safe_str(id);
+		m->conv_error = ui_safe_str(why ? why : "");
+		free(why);
+		free(src->tenant);
+		src->tenant = NULL;
+		ac_backend_session_info_clear(&info);
+		return rc;
+	}
+	ui_sfree(m->conv_stale);
+	m->conv_stale = NULL;
+	snprintf(title, sizeof(title), "%.100s  %.12s  %.300s  host %.60s", id, info.status,
+		 json_string_value(json_object_get(doc, "task")) ? json_string_value(json_object_get(doc, "task")) : "",
+		 *info.host ? info.host : "-");
+	rc = ui_model_set_conversation(m, id, title, json_object_get(doc, "conversationHistory"));
+	metadata = json_object_get(doc, "metadata");
+	ui_source_set_owner(src, m, same, strdup(info.tenant), member_dup(metadata, "userId"),
+			    member_dup(metadata, "agentId"));
+	json_decref(doc);
+	ac_backend_session_info_clear(&info);
+	return rc;
+}
