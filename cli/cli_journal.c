@@ -7,6 +7,7 @@
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
+#include "ac_journal_store.h"
 #include "ac_json_scan.h"
 #include "ac_text.h"
 
@@ -18,7 +19,7 @@
 
 #define OUTPUT_BUFFER (256u * 1024) /* stdout's buffer for read and query into a pipe */
 
-static int cmd_log(const ac_workspace *ws, int argc, char **argv)
+static int cmd_log(const ac_workspace *ws, ac_journal_store *store, int argc, char **argv)
 {
 	ac_journal_append_info info = {0};
 	char id[AC_EVENT_ID_LEN + 1], *line = NULL;
@@ -34,7 +35,7 @@ static int cmd_log(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_USAGE, "journal log: %s", ac_error_last());
 		goto done;
 	}
-	if (ac_journal_append(&info, ws->journal_path, line, len, &ws->journal) != 0) {
+	if (ac_journal_store_append(store, line, len, &info) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
@@ -185,11 +186,10 @@ static void report_skipped(const ac_scan_stats *stats, bool all)
 }
 
 /* read and query: the same scan, with or without terms. */
-static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query)
+static int cmd_scan(ac_journal_store *store, int argc, char **argv, bool is_query)
 {
 	const char **terms = calloc((size_t)argc + 1, sizeof(char *));
-	char **files = NULL;
-	size_t nterms = 0, last_n = 0, nfiles = 0;
+	size_t nterms = 0, last_n = 0;
 	bool all = false, options_done = false, last_given = false, strict = false;
 	ac_scan_stats stats = {0};
 	printer p = {0};
@@ -240,19 +240,6 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 		goto done;
 	}
 	ac_query_show_invalid(q, !strict);
-	if (all) {
-		if (ac_journal_files(&files, &nfiles, ws->journal_path) != 0) {
-			status = cli_error(CLI_FAILED, "%s", ac_error_last());
-			goto done;
-		}
-	} else {
-		files = calloc(1, sizeof(char *));
-		if (!files || !(files[0] = strdup(ws->journal_path))) {
-			status = cli_error(CLI_FAILED, "out of memory");
-			goto done;
-		}
-		nfiles = 1;
-	}
 	if (last_given && last_n == 0)
 		goto finish; /* --last 0: nothing asked for */
 	/* Into a pipe, stdio writes 4 KiB at a time; a query with many
@@ -265,8 +252,7 @@ static int cmd_scan(const ac_workspace *ws, int argc, char **argv, bool is_query
 
 		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 	}
-	rc = ac_journal_scan_format(&stats, (const char *const *)files, nfiles, q, last_n,
-				    &ws->schema, format_event, &p, write_events, &p);
+	rc = store->ops->scan(store, &stats, all, q, last_n, format_event, &p, write_events, &p);
 	if (rc < 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -278,7 +264,6 @@ finish:
 	status = cli_finish_output();
 done:
 	ac_query_free(q);
-	ac_journal_files_free(files, nfiles);
 	free(terms);
 	return status;
 }
@@ -299,10 +284,18 @@ static int report_invalid(const char *path, uint64_t line, uint64_t offset,
 	return 0;
 }
 
-static int cmd_check(const ac_workspace *ws, int argc, char **argv)
+static int report_checked(const char *part, uint64_t valid, uint64_t invalid, void *ctx)
 {
-	char **files = NULL;
-	size_t nfiles = 0;
+	uint64_t *total_invalid = ctx;
+
+	printf("%s: %llu valid, %llu invalid line%s\n", part, (unsigned long long)valid,
+	       (unsigned long long)invalid, invalid == 1 ? "" : "s");
+	*total_invalid += invalid;
+	return 0;
+}
+
+static int cmd_check(ac_journal_store *store, int argc, char **argv)
+{
 	uint64_t total_invalid = 0;
 	bool all = false;
 	int status = CLI_OK;
@@ -313,63 +306,57 @@ static int cmd_check(const ac_workspace *ws, int argc, char **argv)
 		else
 			return cli_error(CLI_USAGE, "journal check: unexpected '%s'", argv[i]);
 	}
-	if (all && ac_journal_files(&files, &nfiles, ws->journal_path) != 0)
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	if (!all) {
-		files = calloc(1, sizeof(char *));
-		if (!files || !(files[0] = strdup(ws->journal_path))) {
-			free(files);
-			return cli_error(CLI_FAILED, "out of memory");
-		}
-		nfiles = 1;
-	}
-	for (size_t f = 0; f < nfiles; f++) {
-		uint64_t valid = 0, invalid = 0;
-
-		if (ac_journal_check(&valid, &invalid, files[f], &ws->schema, report_invalid,
-				     NULL) != 0) {
-			status = cli_error(CLI_FAILED, "%s", ac_error_last());
-			break;
-		}
-		printf("%s: %llu valid, %llu invalid line%s\n", files[f],
-		       (unsigned long long)valid, (unsigned long long)invalid,
-		       invalid == 1 ? "" : "s");
-		total_invalid += invalid;
-	}
-	ac_journal_files_free(files, nfiles);
+	if (store->ops->check(store, all, report_invalid, report_checked, &total_invalid) != 0)
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (status == CLI_OK)
 		status = cli_finish_output();
 	return status == CLI_OK && total_invalid ? CLI_FAILED : status;
 }
 
-static int cmd_rotate(const ac_workspace *ws, int argc)
+static int cmd_rotate(ac_journal_store *store, int argc)
 {
 	char *rotated = NULL;
 
 	if (argc != 0)
 		return cli_error(CLI_USAGE, "journal rotate takes no arguments");
-	if (ac_journal_rotate(&rotated, ws->journal_path, &ws->journal) != 0)
+	if (!store->ops->rotate)
+		return cli_error(CLI_USAGE, "journal rotate: the %s store keeps the journal in one "
+				 "table; there is nothing to rotate", store->ops->name);
+	if (store->ops->rotate(store, &rotated) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	printf("%s\n", rotated);
 	free(rotated);
 	return cli_finish_output();
 }
 
+/* The command on the workspace's journal store (files, or storage.url's). */
+static int run_on_store(ac_journal_store *store, const ac_workspace *ws, int argc, char **argv)
+{
+	if (!strcmp(argv[0], "log"))
+		return cmd_log(ws, store, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "read"))
+		return cmd_scan(store, argc - 1, argv + 1, false);
+	if (!strcmp(argv[0], "query"))
+		return cmd_scan(store, argc - 1, argv + 1, true);
+	if (!strcmp(argv[0], "check"))
+		return cmd_check(store, argc - 1, argv + 1);
+	return cmd_rotate(store, argc - 1);
+}
+
 int cli_journal(cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
+	ac_journal_store *store = NULL;
+	int status;
 
 	if (argc == 0)
 		return cli_error(CLI_USAGE, "journal needs a command: log, read, query, check or rotate");
-	if (!strcmp(argv[0], "log"))
-		return cmd_log(ws, argc - 1, argv + 1);
-	if (!strcmp(argv[0], "read"))
-		return cmd_scan(ws, argc - 1, argv + 1, false);
-	if (!strcmp(argv[0], "query"))
-		return cmd_scan(ws, argc - 1, argv + 1, true);
-	if (!strcmp(argv[0], "check"))
-		return cmd_check(ws, argc - 1, argv + 1);
-	if (!strcmp(argv[0], "rotate"))
-		return cmd_rotate(ws, argc - 1);
-	return cli_error(CLI_USAGE, "journal: unknown command '%s'", argv[0]);
+	if (strcmp(argv[0], "log") && strcmp(argv[0], "read") && strcmp(argv[0], "query") &&
+	    strcmp(argv[0], "check") && strcmp(argv[0], "rotate"))
+		return cli_error(CLI_USAGE, "journal: unknown command '%s'", argv[0]);
+	if (ac_journal_store_open(&store, ws) != 0)
+		return cli_error(CLI_FAILED, "journal %s: %s", argv[0], ac_error_last());
+	status = run_on_store(store, ws, argc, argv);
+	ac_journal_store_free(store);
+	return status;
 }

@@ -2,6 +2,7 @@
  * and the execution point. */
 #include "ac_checkpoint_runtime.h"
 
+#include "ac_backend_pg.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_session.h"
@@ -16,9 +17,16 @@ int ac_checkpoint_store_open(ac_checkpoint_store **out, const ac_workspace *ws)
 	const char *provider = ws->config ? ac_config_string(ws->config, "checkpoint.provider",
 							     "file")
 					  : "file";
+	const char *url = NULL;
+	int rc;
 
 	if (!strcmp(provider, "none"))
 		return ac_checkpoint_store_none_new(out);
+	/* Checkpoints live where everything else does (trusted storage.url). */
+	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+		return rc;
+	if (url && *url)
+		return ac_checkpoint_store_pg_new(out, url, NULL);
 	return ac_checkpoint_store_file_new(out, ws->checkpoints_dir);
 }
 

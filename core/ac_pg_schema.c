@@ -15,7 +15,12 @@
  *   log_records     traces and orchestration events: (tenant, kind, log, seq)
  *   logs            one row per log: its last seq (the lock appends take)
  *   snapshots       a run's latest snapshot
- *   compactions     the messages a compaction replaced (the archive) */
+ *   compactions     the messages a compaction replaced (the archive)
+ *   checkpoints     (3) one row per checkpoint: the document (json,
+ *                   text-exact) and the header columns listings read
+ *   journal_events  (4) one row per journal event: the line as written
+ *                   (json, text-exact), seq from logs' ('', journal, '')
+ *                   row, and the columns queries use */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -143,9 +148,58 @@ static const char *const listing_host[] = {
 	NULL,
 };
 
+/* Checkpoints keyed as their files are, by session (no tenant). A listing
+ * reads the header columns only; the document is read by get and list. A
+ * version belongs to one checkpoint of a session: two creates racing on
+ * different hosts cannot both take it (the second save is AC_ECONFLICT). */
+static const char *const checkpoints[] = {
+	"CREATE TABLE checkpoints ("
+	" session_id text NOT NULL,"
+	" checkpoint_id text NOT NULL,"
+	" version bigint NOT NULL,"
+	" node_id text NOT NULL DEFAULT '',"
+	" created_at text,"                 /* as written; NULL when absent */
+	" parent_id bytea,"                 /* may hold NUL: bytes */
+	" messages bigint NOT NULL,"
+	" tombstone boolean NOT NULL,"      /* either form (ac_checkpoint_is_tombstone) */
+	" saved_at timestamptz NOT NULL DEFAULT now(),"
+	" document json NOT NULL,"
+	" PRIMARY KEY (session_id, checkpoint_id),"
+	" CONSTRAINT checkpoints_version_unique UNIQUE (session_id, version))",
+	"CREATE INDEX checkpoints_saved_at ON checkpoints (saved_at)",
+	NULL,
+};
+
+/* The journal. Queries translate agent=, status=, action.type=,
+ * trace.correlation_id=, since= and until= into these columns and filter
+ * the rest in C with the file engine's matcher. ts holds the timestamp's
+ * text, compared as bytes as the matcher compares it (COLLATE "C"). seq
+ * comes from the logs row ('', 'journal', ''), so it is gap-free. */
+static const char *const journal[] = {
+	"CREATE TABLE journal_events ("
+	" seq bigint PRIMARY KEY,"
+	" id text NOT NULL,"
+	" ts text COLLATE \"C\" NOT NULL,"
+	" agent text NOT NULL,"
+	" status text NOT NULL,"
+	" action_type text,"
+	" correlation_id text,"
+	" host text NOT NULL DEFAULT '',"
+	" at timestamptz NOT NULL DEFAULT now(),"
+	" event json NOT NULL)",
+	"CREATE INDEX journal_events_id ON journal_events (id)",
+	"CREATE INDEX journal_events_agent ON journal_events (agent, ts)",
+	"CREATE INDEX journal_events_ts ON journal_events (ts)",
+	"CREATE INDEX journal_events_correlation ON journal_events (correlation_id)"
+	" WHERE correlation_id IS NOT NULL",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
+	{3, "checkpoints", checkpoints},
+	{4, "journal_events", journal},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -458,6 +458,28 @@ static bool term_matches(const term *t, const char *line, size_t len,
 	return false;
 }
 
+size_t ac_query_count(const ac_query *q)
+{
+	return q->nterms;
+}
+
+void ac_query_term_get(const ac_query *q, size_t i, ac_query_term *out)
+{
+	static const ac_query_kind kinds[] = {
+		[TERM_EQ] = AC_QUERY_EQ,       [TERM_NE] = AC_QUERY_NE,
+		[TERM_CONTAINS] = AC_QUERY_CONTAINS, [TERM_TEXT] = AC_QUERY_TEXT,
+		[TERM_SINCE] = AC_QUERY_SINCE, [TERM_UNTIL] = AC_QUERY_UNTIL,
+	};
+	const term *t = &q->terms[i];
+	bool timed = t->kind == TERM_SINCE || t->kind == TERM_UNTIL;
+
+	out->kind = kinds[t->kind];
+	out->key = t->key;
+	out->value = timed ? t->time_iso : t->value;
+	out->value_len = timed ? AC_TIME_ISO_LEN : t->value_len;
+	out->literal = (t->kind == TERM_EQ || t->kind == TERM_NE) && is_json_literal(t->value);
+}
+
 bool ac_query_matches(const ac_query *q, const char *line, size_t len,
 		      const ac_json_span *spans)
 {

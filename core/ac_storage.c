@@ -16,10 +16,7 @@ char *ac_storage_url_redact(const char *url)
 	return ac_pg_redact(url);
 }
 
-/* storage.url, trusted as a command is: agents write the project file, and
- * a URL there could send every session to a database they chose. *out is
- * NULL when unset. */
-static int storage_url(const char **out, const ac_config *config)
+int ac_storage_url(const char **out, const ac_config *config)
 {
 	json_t *value = NULL;
 	int rc;
@@ -37,7 +34,7 @@ int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessio
 	const char *url = NULL;
 	int rc;
 
-	if ((rc = storage_url(&url, config)))
+	if ((rc = ac_storage_url(&url, config)))
 		return rc;
 	if (url && *url) {
 		ac_backend_pg_options pg = {.url = url};
@@ -57,7 +54,7 @@ int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *o
 
 	*out_store = NULL;
 	*out_version = *out_latest = *out_missing = 0;
-	if ((rc = storage_url(&url, config)))
+	if ((rc = ac_storage_url(&url, config)))
 		return rc;
 	if (!url || !*url) {
 		if (!(*out_store = strdup(sessions_dir)))

@@ -1,5 +1,5 @@
-/* Checkpoints: the provider contract (memory and file through the one
- * interface, and none), ordering by version, tombstones, retention, bad
+/* Checkpoints: the provider contract (memory, file and, when AC_TEST_PG is
+ * set, PostgreSQL through the one interface, and none), ordering by version, tombstones, retention, bad
  * files and ids, creating from a session, and rollback with compensations. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +12,11 @@
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_session.h"
 
 #include <dirent.h>
+#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,52 @@ static int teardown(void **state)
 	free(f->ckpts);
 	free(f);
 	return 0;
+}
+
+/* The PostgreSQL server the PG* variables name (ctest runs the pg cases
+ * through tests/pg/with-postgres.sh); each case a schema of its own. */
+#define TEST_PG_URL "application_name=agentctl-test-checkpoint"
+static char pg_schema[64];
+static int pg_case;
+
+static void drop_pg_schema(void)
+{
+	PGconn *conn = PQconnectdb(TEST_PG_URL " options='-c client_min_messages=warning'");
+	char *quoted = conn ? PQescapeIdentifier(conn, pg_schema, strlen(pg_schema)) : NULL;
+	char sql[160];
+
+	if (quoted) {
+		snprintf(sql, sizeof(sql), "DROP SCHEMA IF EXISTS %s CASCADE", quoted);
+		PQclear(PQexec(conn, sql));
+		PQfreemem(quoted);
+	}
+	PQfinish(conn);
+}
+
+static int setup_pg(void **state)
+{
+	fixture *f = make_fixture();
+
+	snprintf(pg_schema, sizeof(pg_schema), "ckpt_%d_%d", (int)getpid(), ++pg_case);
+	drop_pg_schema();
+	if (ac_checkpoint_store_pg_new(&f->store, TEST_PG_URL, pg_schema) != 0)
+		fail_msg("%s", ac_error_last());
+	ac_checkpoint_store_set_problem(f->store, count_problem, f);
+	*state = f;
+	return 0;
+}
+
+static int teardown_pg(void **state)
+{
+	int rc = teardown(state);
+
+	drop_pg_schema();
+	return rc;
+}
+
+static bool is_pg(const fixture *f)
+{
+	return !strcmp(f->store->ops->name, "postgresql");
 }
 
 /* A checkpoint document of session s with n messages. */
@@ -824,7 +872,9 @@ static void test_contract_headers_match_full_load(void **state)
 	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true}, live = {.session_id = "s1", .include_tombstones = false};
 
 	save(f, ckpt("s1", "b", 2, "n\t\u00e9", "2025-01-02T00:00:00.000Z", 3));
-	save(f, ckpt("s1", "a", 2, "n", "2025-01-01T00:00:00.000Z", 0));
+	/* Equal versions are ordered by id; PostgreSQL refuses a second
+	 * checkpoint with a version (test_pg_versions_unique_per_session). */
+	save(f, ckpt("s1", "a", is_pg(f) ? 1 : 2, "n", "2025-01-01T00:00:00.000Z", 0));
 	save(f, ckpt("s1", "t", 3, AC_CHECKPOINT_TOMBSTONE, "2025-01-03T00:00:00.000Z", 1));
 	save(f, ckpt("s2", "other", 1, "n", "2025-01-01T00:00:00.000Z", 1));
 	assert_headers_match_full_load(f->store, &all, 3);
@@ -1097,6 +1147,58 @@ static void test_no_persistence_provider_saves_nothing_automatically(void **stat
 #define CONTRACT(name)                                                            \
 	cmocka_unit_test_setup_teardown(name, setup_memory, teardown),            \
 		cmocka_unit_test_setup_teardown(name, setup_file, teardown)
+#define CONTRACT_PG(name) cmocka_unit_test_setup_teardown(name, setup_pg, teardown_pg)
+
+/* Two checkpoints of a session never share a version in PostgreSQL (a
+ * constraint: two hosts creating at once cannot both take it); the other
+ * session's same version is fine, and replacing by id keeps working. */
+static void test_pg_versions_unique_per_session(void **state)
+{
+	fixture *f = *state;
+	json_t *doc = ckpt("s1", "b", 1, "n", "2025-01-01T00:00:00.000Z", 1), *got = NULL;
+
+	save(f, ckpt("s1", "a", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "version 1"));
+	assert_non_null(strstr(ac_error_last(), "'b'"));
+	json_decref(doc);
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "b"), AC_ENOTFOUND);
+	save(f, ckpt("s2", "b", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	save(f, ckpt("s1", "a", 1, "again", "2025-01-01T00:00:00.000Z", 2));
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "a"), 0);
+	assert_string_equal(ac_checkpoint_node(got), "again");
+	json_decref(got);
+}
+
+/* The document comes back as saved, numbers jansson cannot hold included,
+ * and both tombstone forms are tombstones in the header column. */
+static void test_pg_text_exact_and_tombstone_forms(void **state)
+{
+	fixture *f = *state;
+	static const char text[] =
+		"{\"checkpointId\":\"k\",\"sessionId\":\"s1\",\"version\":1,"
+		"\"messageHistory\":[],\"big\":123456789012345678901234567890,\"f\":0.1,"
+		"\"properties\":{\"tombstone\":true},\"parentId\":\"p\\u0000q\"}";
+	ac_checkpoint_filter live = {.session_id = "s1", .include_tombstones = false};
+	ac_checkpoint_header_list headers = {0};
+	json_t *doc = NULL, *got = NULL;
+	char *back;
+	size_t len;
+
+	assert_int_equal(ac_json_exact_load(&doc, text, strlen(text), 0, "test"), 0);
+	assert_int_equal(ac_checkpoint_store_save(f->store, doc), 0);
+	json_decref(doc);
+	save(f, ckpt("s1", "t", 2, AC_CHECKPOINT_TOMBSTONE, "2025-01-01T00:00:00.000Z", 0));
+	assert_int_equal(ac_checkpoint_store_get(&got, f->store, "s1", "k"), 0);
+	back = ac_json_exact_dumps(got, JSON_COMPACT | JSON_PRESERVE_ORDER, &len);
+	assert_string_equal(back, text);
+	free(back);
+	json_decref(got);
+	assert_int_equal(ac_checkpoint_store_list_headers(&headers, f->store, &live), 0);
+	assert_int_equal(headers.count, 0);
+	ac_checkpoint_header_list_free(&headers);
+	assert_int_equal(ac_checkpoint_store_latest(&got, f->store, "s1"), AC_ENOTFOUND);
+}
 
 /* A planted checkpoint with version 2^63-1: the next version is refused
  * with a message naming it (it used to overflow, then every create failed
@@ -1165,5 +1267,30 @@ int main(void)
 						setup_none, teardown),
 	};
 
+	const struct CMUnitTest pg_tests[] = {
+		CONTRACT_PG(test_contract_order_latest_tombstones),
+		CONTRACT_PG(test_contract_get_replace_delete),
+		CONTRACT_PG(test_contract_retention_keeps_first_and_last_n),
+		CONTRACT_PG(test_contract_bad_ids_refused),
+		CONTRACT_PG(test_create_from_session),
+		CONTRACT_PG(test_contract_headers_match_full_load),
+		CONTRACT_PG(test_create_with_options),
+		CONTRACT_PG(test_prefix_refusals),
+		CONTRACT_PG(test_rollback_runs_compensations_newest_first),
+		CONTRACT_PG(test_failing_compensation_stops_and_keeps_session),
+		CONTRACT_PG(test_rollback_refuses_session_changed_since_plan),
+		CONTRACT_PG(test_filter_is_a_predicate),
+		CONTRACT_PG(test_create_with_callers_version),
+		CONTRACT_PG(test_set_execution_point),
+		CONTRACT_PG(test_rollback_restores_the_execution_point),
+		CONTRACT_PG(test_automatic_persistence_per_session),
+		CONTRACT_PG(test_pg_versions_unique_per_session),
+		CONTRACT_PG(test_pg_text_exact_and_tombstone_forms),
+	};
+
+	/* The PostgreSQL provider only where a server is given (ctest's
+	 * test_checkpoint_pg, through tests/pg/with-postgres.sh). */
+	if (getenv("AC_TEST_PG"))
+		return cmocka_run_group_tests_name("checkpoint_pg", pg_tests, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

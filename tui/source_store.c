@@ -2,8 +2,9 @@
  * (storage.url): read through the ac_backend interface only, the listing
  * with the host that last wrote each session. What tells the dashboard to
  * read again is the store watch (ac_store_watch.h) in its loop, not the
- * file watcher. The journal, operations and checkpoints panes still read
- * the workspace's files. */
+ * file watcher. The journal and operations panes still read the
+ * workspace's files; checkpoints come through ac_checkpoint_store_open(),
+ * the database's provider, read when their pane opens. */
 #include "source_impl.h"
 
 #include "ac_backend_pg.h"
@@ -32,7 +33,8 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	src->backend = store;
 	src->database = true;
 	snprintf(line, sizeof(line), "store: %.500s: sessions and conversations from the database; "
-		 "the journal, operations and checkpoints panes still read the workspace's files",
+		 "the journal and operations panes still read the workspace's files; checkpoints "
+		 "come from the database when their pane opens (not followed live)",
 		 src->store_name);
 	ui_model_log(src->m, false, line);
 	ui_source_update(src, src->m, AC_WATCH_SESSIONS);

@@ -47,6 +47,11 @@ int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char
 int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessions_dir,
 		    const char *data_dir);
 
+/* *out: storage.url (borrowed from config), trusted as a command is:
+ * agents write the project file, and a URL there could send every session
+ * to a database they chose. NULL when unset: the workspace's files. */
+int ac_storage_url(const char **out, const ac_config *config);
+
 /* url without its password (a URL's ":secret@" and any password=...
  * parameter or key), for showing; allocated, NULL when out of memory. */
 char *ac_storage_url_redact(const char *url);

@@ -11,8 +11,8 @@
  * read: nodeId "tombstone" (DESIGN.md) and Koog's properties.tombstone =
  * true; agentctl writes both marks, with an empty history, as Koog does.
  *
- * Storage is a provider behind ac_checkpoint_store (memory, file, none, or
- * your own). This module does not write sessions itself (ac_session.h
+ * Storage is a provider behind ac_checkpoint_store (memory, file,
+ * PostgreSQL, none, or your own). This module does not write sessions itself (ac_session.h
  * does), nor draw or print anything. */
 #ifndef AC_CHECKPOINT_H
 #define AC_CHECKPOINT_H
@@ -154,6 +154,12 @@ int ac_checkpoint_store_memory_new(ac_checkpoint_store **out);
  * saved. Files that are not regular files, or not checkpoints, are
  * reported to the store's problem callback and skipped. */
 int ac_checkpoint_store_file_new(ac_checkpoint_store **out, const char *dir);
+
+/* In PostgreSQL (url: a postgresql:// URL or libpq connection string;
+ * schema NULL: "agentctl"), the checkpoints table of the store's schema,
+ * brought up to date on opening (docs/POSTGRES.md). A version belongs to
+ * one checkpoint of a session: saving a second is AC_ECONFLICT. */
+int ac_checkpoint_store_pg_new(ac_checkpoint_store **out, const char *url, const char *schema);
 
 /* Saves nothing and lists nothing. */
 int ac_checkpoint_store_none_new(ac_checkpoint_store **out);

@@ -60,6 +60,31 @@ bool ac_query_shows_invalid(const ac_query *q);
 bool ac_query_matches_invalid(const ac_query *q, const char *line, size_t len,
 			      const ac_json_span *spans);
 
+/* One term as a store may translate it into its own index lookups (the
+ * PostgreSQL journal's columns). Whatever a store makes of the terms, it
+ * still hands each candidate to ac_query_matches(): a translation only
+ * needs to keep every event that matches. */
+typedef enum {
+	AC_QUERY_EQ,       /* key = value */
+	AC_QUERY_NE,       /* key != value */
+	AC_QUERY_CONTAINS, /* key ~ value */
+	AC_QUERY_TEXT,     /* text~value */
+	AC_QUERY_SINCE,    /* timestamp >= value (canonical ISO, as bytes) */
+	AC_QUERY_UNTIL,    /* timestamp < value */
+} ac_query_kind;
+
+typedef struct {
+	ac_query_kind kind;
+	const char *key;   /* the dotted path as typed ("agent", "action.type") */
+	const char *value; /* NUL-terminated; for since/until the canonical time */
+	size_t value_len;
+	bool literal;      /* an EQ/NE value read as a JSON literal (true, 3, null) */
+} ac_query_term;
+
+/* How many terms q has, and term i of them (borrowed from q). */
+size_t ac_query_count(const ac_query *q);
+void ac_query_term_get(const ac_query *q, size_t i, ac_query_term *out);
+
 /* The prefilter needle, or NULL when every line must be parsed: the longest
  * needle of a term's value, or for since= with until= the '"' and the start
  * every timestamp in that range shares, whichever is longer. Borrowed. */

@@ -32,6 +32,7 @@ extern "C" {
 #include "ac_query.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_follow.h"
+#include "ac_journal_store.h"
 
 /* Sessions, their messages and token estimates, compaction. */
 #include "ac_session.h"

@@ -1,0 +1,29 @@
+/* The journal store interface's shared half: choosing the store. */
+#include "ac_journal_store.h"
+
+#include "ac_backend_pg.h"
+#include "ac_error.h"
+
+int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
+{
+	const char *url = NULL;
+	int rc;
+
+	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+		return rc;
+	if (url && *url)
+		return ac_journal_store_pg_new(out, url, NULL, NULL, &ws->schema);
+	return ac_journal_store_file_new(out, ws->journal_path, &ws->journal, &ws->schema);
+}
+
+int ac_journal_store_append(ac_journal_store *store, const char *line, size_t len,
+			    ac_journal_append_info *info)
+{
+	return store->ops->append(store, line, len, info);
+}
+
+void ac_journal_store_free(ac_journal_store *store)
+{
+	if (store)
+		store->ops->free(store);
+}

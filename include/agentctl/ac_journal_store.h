@@ -1,0 +1,79 @@
+/* Where the journal lives: its files (ac_journal.h, ac_journal_scan.h) or
+ * a PostgreSQL table, behind one interface the journal commands use.
+ *
+ * Every store takes events completed and checked by ac_event_prepare()
+ * (the same validation, ids and timestamps whatever the store), hands out
+ * the events a query matches oldest first (or the last N of them) through
+ * the scan engine's format/write callbacks, and checks what it holds. */
+#ifndef AC_JOURNAL_STORE_H
+#define AC_JOURNAL_STORE_H
+
+#include "ac_event.h"
+#include "ac_journal.h"
+#include "ac_journal_scan.h"
+#include "ac_query.h"
+#include "ac_workspace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ac_journal_store ac_journal_store;
+
+/* Told, after a part of the store is checked (a file; the table), how
+ * many events were valid and invalid. Non-zero stops the check. */
+typedef int (*ac_journal_checked_fn)(const char *part, uint64_t valid, uint64_t invalid,
+				     void *ctx);
+
+typedef struct {
+	const char *name; /* "file", "postgresql" */
+	/* Appends line[0..len), an event ac_event_prepare() gave. info (may
+	 * be NULL) as ac_journal_append() fills it. */
+	int (*append)(ac_journal_store *store, const char *line, size_t len,
+		      ac_journal_append_info *info);
+	/* ac_journal_scan_format() over the store: all includes what
+	 * rotation moved aside. The paths in stats stay valid until the next
+	 * scan or the store is freed. */
+	int (*scan)(ac_journal_store *store, ac_scan_stats *stats, bool all, const ac_query *q,
+		    size_t last_n, ac_scan_format_fn format, const void *format_ctx,
+		    ac_scan_write_fn write, void *write_ctx);
+	/* Validates every event: bad (may be NULL) for each invalid one, in
+	 * order, then checked for the part. */
+	int (*check)(ac_journal_store *store, bool all, ac_check_fn bad,
+		     ac_journal_checked_fn checked, void *ctx);
+	/* Optional (NULL: AC_EINVAL): ac_journal_rotate(). */
+	int (*rotate)(ac_journal_store *store, char **out_rotated);
+	void (*free)(ac_journal_store *store);
+} ac_journal_store_ops;
+
+/* The part every store starts with. */
+struct ac_journal_store {
+	const ac_journal_store_ops *ops;
+	ac_event_schema schema; /* borrowed names (journal.agents) */
+};
+
+/* The journal at path with opts (copied; path too). */
+int ac_journal_store_file_new(ac_journal_store **out, const char *path,
+			      const ac_journal_options *opts, const ac_event_schema *schema);
+
+/* The journal_events table of the PostgreSQL store at url (schema NULL:
+ * "agentctl"; host NULL: gethostname()), brought up to date on opening.
+ * Seqs are assigned in the database, gap-free; every append notifies
+ * (kind "journal"). */
+int ac_journal_store_pg_new(ac_journal_store **out, const char *url, const char *schema,
+			    const char *host, const ac_event_schema *schema_names);
+
+/* Appends line[0..len), an event ac_event_prepare() completed and checked
+ * (NUL-terminated), so every store takes what the file journal takes.
+ * info (may be NULL; the caller frees info->rotated_to) as
+ * ac_journal_append() fills it. */
+int ac_journal_store_append(ac_journal_store *store, const char *line, size_t len,
+			    ac_journal_append_info *info);
+
+/* The workspace's journal: PostgreSQL when storage.url is set (trusted
+ * configuration, AGENT_STORAGE_URL, --storage), else its journal file. */
+int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws);
+
+void ac_journal_store_free(ac_journal_store *store);
+
+#endif
