@@ -19,22 +19,32 @@ sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@PROJECT_VERSION_MAJOR@/$v_major/" 
     -e "s/@PROJECT_VERSION_MINOR@/$v_minor/" -e "s/@PROJECT_VERSION_PATCH@/$v_patch/" \
     include/agentctl/ac_version.h.in > "$out/include/ac_version.h"
 
-# core/ac_libgit2.c dlopens the libgit2 the targets link: its soname.
-libgit2_file=$(pkg-config --variable=libdir libgit2)/libgit2.so
-libgit2_soname=$(objdump -p "$libgit2_file" | sed -n 's/^ *SONAME *//p')
-[ -n "$libgit2_soname" ] || { echo "fuzz: cannot read the SONAME of $libgit2_file" >&2; exit 1; }
+# The core dlopens libgit2 and libpq at first use (core/ac_dl.c): the
+# sonames of the ones installed, as CMake finds them.
+soname_of() { # pkg-config-name library-name
+    local file
+    file=$(pkg-config --variable=libdir "$1")/lib$2.so
+    objdump -p "$file" | sed -n 's/^ *SONAME *//p'
+}
+libgit2_soname=$(soname_of libgit2 git2)
+libpq_soname=$(soname_of libpq pq)
+[ -n "$libgit2_soname" ] && [ -n "$libpq_soname" ] ||
+    { echo "fuzz: cannot read the SONAME of libgit2 or libpq (objdump -p)" >&2; exit 1; }
 
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DAC_LIBGIT2_SONAME=\"$libgit2_soname\"
+       -DAC_LIBPQ_SONAME=\"$libpq_soname\"
        -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude/agentctl -I"$out/include" -Icore
-       $(pkg-config --cflags jansson libgit2))
+       $(pkg-config --cflags jansson libgit2 libpq))
 libs=($(pkg-config --libs jansson libgit2))
 
 # The core once, as objects the targets share.
+# An object is rebuilt when its source or any header is newer than it.
+newest_header=$(ls -t core/*.h include/agentctl/*.h | head -n 1)
 objects=()
 for src in core/*.c; do
     obj="$out/$(basename "${src%.c}").o"
-    if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ]; then
+    if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
         clang "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$src" -o "$obj"
     fi
     objects+=("$obj")
