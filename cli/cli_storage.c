@@ -30,20 +30,22 @@ static int check(cli_context *ctx, int argc, char **argv)
 		free(store);
 		return status;
 	}
+	/* The path or URL is the one text from outside: shown safe; the
+	 * lines around it are ours. */
+	ac_text_sanitize(&safe, store, strlen(store));
 	if (!pg)
 		ac_buf_printf(&line, "store: files in %s\nschema: not versioned (the file formats)\n",
-			      store);
+			      safe.data ? safe.data : "");
 	else if (missing == 0)
-		ac_buf_printf(&line, "store: postgresql %s\nschema: version %d (up to date)\n", store,
-			      version);
+		ac_buf_printf(&line, "store: postgresql %s\nschema: version %d (up to date)\n",
+			      safe.data ? safe.data : "", version);
 	else
 		ac_buf_printf(&line, "store: postgresql %s\nschema: version %d; %d migration%s missing "
 			      "(this agentctl expects %d; the next command that opens the store "
 			      "applies them)\n",
-			      store, version, missing, missing == 1 ? "" : "s", latest);
-	ac_buf_clear(&safe);
-	ac_text_sanitize(&safe, line.data, line.len);
-	cli_write(safe.data, safe.len);
+			      safe.data ? safe.data : "", version, missing, missing == 1 ? "" : "s",
+			      latest);
+	cli_write(line.data, line.len);
 	ac_buf_free(&safe);
 	ac_buf_free(&line);
 	free(store);
