@@ -65,7 +65,7 @@ install_peers() {
 build_release() {
     local build=$root/build-rel
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$build" -j"$(nproc)" --target agentctl pairtime bench_backend_pg >&2
+    cmake --build "$build" -j"$(nproc)" --target agentctl pairtime bench_backend_pg pg_agent >&2
     agentctl=$build/agentctl
     PAIRTIME=$build/pairtime
 }
