@@ -242,7 +242,7 @@ static int fs_load_within(void *impl, json_t **out, const char *tenant, const ch
 
 	if ((rc = ac_backend_fs_load_owned(&s, impl, tenant, session_id)))
 		return rc;
-	if (!(*out = ac_session_messages_within(s, budget)))
+	if (!(*out = ac_session_messages_within(s, ac_backend_token_budget(budget))))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	ac_session_free(s);
 	return rc;

@@ -242,7 +242,7 @@ static int pg_load_within(void *impl, json_t **out, const char *tenant, const ch
 
 	if ((rc = ac_backend_pg_load_messages(impl, &all, NULL, tenant, session_id)))
 		return rc;
-	if (!(*out = slice(all, ac_messages_budget_start(all, budget))))
+	if (!(*out = slice(all, ac_messages_budget_start(all, ac_backend_token_budget(budget)))))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	json_decref(all);
 	return rc;

@@ -49,6 +49,15 @@
  * from one (temp files, "<id>.jsonl.lock") fits the file system's limit. */
 #define AC_BACKEND_ID_MAX 200
 
+/* loadMessagesWithBudget's default budget in the seed (001). */
+#define AC_BACKEND_TOKEN_BUDGET 100000
+
+/* The budget load_within uses for budget: 0 stands for the default. */
+static inline uint64_t ac_backend_token_budget(uint64_t budget)
+{
+	return budget ? budget : AC_BACKEND_TOKEN_BUDGET;
+}
+
 /* Tool results larger than this are moved to artifacts by compaction. */
 #define AC_BACKEND_ARTIFACT_THRESHOLD 4096
 
@@ -130,7 +139,9 @@ typedef struct {
 	/* The last n messages, moved earlier so no tool result loses its call. */
 	int (*load_last)(void *impl, json_t **out, const char *tenant, const char *session_id,
 			 size_t n);
-	/* The newest messages that fit in budget estimated tokens (ac_messages.h). */
+	/* The newest messages that fit in budget estimated tokens (ac_messages.h).
+	 * 0 is the seed's default, AC_BACKEND_TOKEN_BUDGET (loadMessagesWithBudget's
+	 * tokenBudget = 100_000), never "no messages". */
 	int (*load_within)(void *impl, json_t **out, const char *tenant, const char *session_id,
 			   uint64_t budget);
 	/* Appends the array messages, all or none. */

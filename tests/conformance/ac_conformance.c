@@ -114,8 +114,12 @@ void conform_session_store(const ac_backend *b)
 	OK(b->session.load_within(b->impl, &out, "t1", id, 1000000));
 	assert_int_equal(json_array_size(out), 4);
 	json_decref(out);
+	/* 0 is the seed's default budget (100,000), not "nothing". */
 	OK(b->session.load_within(b->impl, &out, "t1", id, 0));
-	assert_int_equal(json_array_size(out), 0);
+	assert_int_equal(json_array_size(out), 4);
+	json_decref(out);
+	OK(b->session.load_within(b->impl, &out, "t1", id, 1));
+	assert_true(json_array_size(out) < 4);
 	json_decref(out);
 	/* Not an array of messages: refused, nothing written. */
 	out = conform_msgs("{\"role\":\"user\"}");
@@ -146,6 +150,30 @@ void conform_session_store(const ac_backend *b)
 	assert_string_equal(again, "chosen-id");
 	assert_int_equal(b->session.load_all(b->impl, &out, "t1", "no-such"), AC_ENOTFOUND);
 	free(again);
+	free(id);
+	/* The default budget caps a long history: 20 messages of ~6,250
+	 * estimated tokens each pass 100,000; budget 0 keeps what 100,000 keeps. */
+	id = conform_new_session(b, "t1", "u1", NULL);
+	{
+		json_t *long_history = json_array(), *capped = NULL;
+		char *text = malloc(25001);
+
+		memset(text, 'x', 25000);
+		text[25000] = '\0';
+		for (int i = 0; i < 20; i++)
+			json_array_append_new(long_history, json_pack("{s:s, s:s}", "role",
+								      i % 2 ? "assistant" : "user",
+								      "content", text));
+		OK(b->session.append(b->impl, "t1", id, long_history));
+		OK(b->session.load_within(b->impl, &out, "t1", id, 0));
+		OK(b->session.load_within(b->impl, &capped, "t1", id, AC_BACKEND_TOKEN_BUDGET));
+		assert_true(json_array_size(out) > 0 && json_array_size(out) < 20);
+		assert_int_equal(json_array_size(out), json_array_size(capped));
+		json_decref(capped);
+		json_decref(out);
+		json_decref(long_history);
+		free(text);
+	}
 	free(id);
 }
 
