@@ -3,6 +3,7 @@
 #ifndef AC_BACKEND_CHECK_H
 #define AC_BACKEND_CHECK_H
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 
 #include <jansson.h>
@@ -29,5 +30,13 @@ char *ac_backend_tool_output(const json_t *content, size_t *out_len);
  * "[artifact ID: N bytes; agentctl artifact show SESSION ID]". */
 int ac_backend_artifact_reference(ac_buf *out, const char *id, uint64_t bytes,
 				  const char *session_id);
+
+/* The start every compact_if_needed shares: *opts and *out point at
+ * defaults and ignored when NULL, *out is zeroed, the ids and the fraction
+ * are checked. 0 or AC_EINVAL. */
+int ac_backend_compact_begin(const ac_backend_compact_options **opts,
+			     ac_backend_compact_options *defaults,
+			     ac_backend_compact_result **out, ac_backend_compact_result *ignored,
+			     const char *tenant, const char *session_id);
 
 #endif

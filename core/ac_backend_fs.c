@@ -81,6 +81,29 @@ void ac_backend_compact_options_init(ac_backend_compact_options *opts)
 	opts->artifact_threshold = AC_BACKEND_ARTIFACT_THRESHOLD;
 }
 
+int ac_backend_compact_begin(const ac_backend_compact_options **opts,
+			     ac_backend_compact_options *defaults,
+			     ac_backend_compact_result **out, ac_backend_compact_result *ignored,
+			     const char *tenant, const char *session_id)
+{
+	int rc;
+
+	if (!*opts) {
+		ac_backend_compact_options_init(defaults);
+		*opts = defaults;
+	}
+	if (!*out)
+		*out = ignored;
+	memset(*out, 0, sizeof(**out));
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)))
+		return rc;
+	if (!((*opts)->compact.fraction > 0 && (*opts)->compact.fraction <= 1))
+		return ac_error_set(AC_EINVAL, "compaction fraction %g: must be in (0, 1]",
+				    (*opts)->compact.fraction);
+	return 0;
+}
+
 /* ---- shared by the fs files ---- */
 
 void ac_backend_fs_reached(const ac_backend_fs *fs, const char *point)

@@ -170,19 +170,9 @@ int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char
 	json_t *copy = NULL;
 	int rc;
 
-	if (!opts) {
-		ac_backend_compact_options_init(&defaults);
-		opts = &defaults;
-	}
-	if (!out)
-		out = &ignored;
-	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
-	    (rc = ac_backend_id_check("session", session_id)))
+	if ((rc = ac_backend_compact_begin(&opts, &defaults, &out, &ignored, tenant,
+					   session_id)))
 		return rc;
-	if (!(opts->compact.fraction > 0 && opts->compact.fraction <= 1))
-		return ac_error_set(AC_EINVAL, "compaction fraction %g: must be in (0, 1]",
-				    opts->compact.fraction);
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
 	out->tokens_before = ac_session_tokens(s, SIZE_MAX);
