@@ -126,4 +126,8 @@ int cli_gc(cli_context *ctx, int argc, char **argv);
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);
 
+/* storage migrate (--to URL | --from URL) [--dry-run] [--json]
+ * (cli_storage_migrate.c); argv starts after "migrate". */
+int cli_storage_migrate(cli_context *ctx, int argc, char **argv);
+
 #endif

@@ -6,7 +6,7 @@
  * or it cannot be reached (one line). Opening the store through a command
  * brings the schema up to date by itself; check changes nothing.
  * storage migrate (--to URL | --from URL) copies a workspace between the
- * two stores: not in this version yet. */
+ * two stores: cli_storage_migrate.c. */
 #include "cli.h"
 
 #include "ac_backend_pg.h"
@@ -60,6 +60,6 @@ int cli_storage(cli_context *ctx, int argc, char **argv)
 	if (!strcmp(argv[0], "check"))
 		return check(ctx, argc - 1, argv + 1);
 	if (!strcmp(argv[0], "migrate"))
-		return cli_error(CLI_FAILED, "storage migrate: not in this version of agentctl yet");
+		return cli_storage_migrate(ctx, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "storage: unknown command '%s'", argv[0]);
 }

@@ -597,6 +597,7 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 	};
 	ac_backend_fs_fill_files(out);
 	ac_backend_fs_fill_logs(out);
+	ac_backend_fs_fill_copy(out);
 	return 0;
 }
 

@@ -56,5 +56,7 @@ int ac_backend_fs_log_each(const char *path, ac_backend_record_fn fn, void *ctx,
 /* Fill in the memo and artifact groups, and the trace and orchestration. */
 void ac_backend_fs_fill_files(ac_backend *b);
 void ac_backend_fs_fill_logs(ac_backend *b);
+/* ...and what a copy between stores needs (ac_backend_fs_copy.c). */
+void ac_backend_fs_fill_copy(ac_backend *b);
 
 #endif

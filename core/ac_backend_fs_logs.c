@@ -123,26 +123,33 @@ static int lock_file(int fd, const char *path)
 	return 0;
 }
 
+/* Opens the log at path (creating it and dir) and takes its flock: the
+ * writers of one log take turns from here until *fd is closed. */
+static int open_locked(int *fd, const char *dir, const char *path)
+{
+	struct stat st;
+	int rc;
+
+	*fd = -1;
+	if ((rc = ac_file_mkdirs(dir)) ||
+	    (rc = ac_file_open_regular(fd, AT_FDCWD, path, O_RDWR | O_CREAT | O_NOFOLLOW, 0644,
+				       path)))
+		return rc;
+	if (fstat(*fd, &st) != 0)
+		return ac_error_errno(errno, "%s: cannot open", path);
+	return lock_file(*fd, path);
+}
+
 static int log_append(uint64_t *out_seq, const char *dir, const char *path, const json_t *data)
 {
 	char at[AC_TIME_ISO_LEN + 1], *line = NULL;
 	uint64_t last = 0;
 	json_t *record = NULL;
-	struct stat st;
 	int rc, fd = -1;
 
 	if (!json_is_object(data))
 		return ac_error_set(AC_EINVAL, "%s: a record's data must be a JSON object", path);
-	if ((rc = ac_file_mkdirs(dir)))
-		return rc;
-	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDWR | O_CREAT | O_NOFOLLOW,
-					0644, path)))
-		goto done;
-	if (fstat(fd, &st) != 0) {
-		rc = ac_error_errno(errno, "%s: cannot open", path);
-		goto done;
-	}
-	if ((rc = lock_file(fd, path)) || (rc = highest_seq(&last, path)))
+	if ((rc = open_locked(&fd, dir, path)) || (rc = highest_seq(&last, path)))
 		goto done;
 	ac_time_format_iso(at, ac_time_now_ms());
 	record = json_pack("{s:I, s:s, s:O}", "seq", (json_int_t)(last + 1), "at", at, "data", data);
@@ -159,6 +166,45 @@ done:
 	if (fd >= 0)
 		close(fd); /* drops the flock */
 	json_decref(record);
+	free(line);
+	return rc;
+}
+
+/* Appends records as they are (a copy from another store keeps their seq
+ * and time), each above the highest seq the log holds, one line each in
+ * order: a crash leaves a prefix of them, which the copy finds again. */
+static int log_put(const char *dir, const char *path, const json_t *records)
+{
+	uint64_t last = 0;
+	char *line = NULL;
+	json_t *record;
+	size_t i;
+	int rc, fd = -1;
+
+	if ((rc = open_locked(&fd, dir, path)) || (rc = highest_seq(&last, path)))
+		goto done;
+	json_array_foreach(records, i, record) {
+		json_t *seq = json_object_get(record, "seq");
+
+		if (!json_is_integer(seq) || json_integer_value(seq) <= 0 ||
+		    (uint64_t)json_integer_value(seq) <= last ||
+		    !json_is_object(json_object_get(record, "data"))) {
+			rc = ac_error_set(AC_ECONFLICT, "%s: record %zu is not a {seq, at, data} above "
+					  "seq %llu", path, i, (unsigned long long)last);
+			goto done;
+		}
+		last = (uint64_t)json_integer_value(seq);
+		free(line);
+		if (!(line = json_dumps(record, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = ac_journal_append(NULL, path, line, strlen(line), NULL)))
+			goto done;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
 	free(line);
 	return rc;
 }
@@ -510,8 +556,31 @@ static int orch_load_snapshot(void *impl, json_t **out_state, uint64_t *out_cove
 	return rc;
 }
 
+static int fs_put_records(void *impl, const char *tenant, const char *kind, const char *log,
+			  const json_t *records)
+{
+	ac_buf dir = AC_BUF_INIT, path = AC_BUF_INIT;
+	run_paths p = {AC_BUF_INIT, AC_BUF_INIT, AC_BUF_INIT};
+	int rc;
+
+	if (!strcmp(kind, "trace")) {
+		if (!(rc = trace_paths(&dir, &path, impl, tenant, log)))
+			rc = log_put(dir.data, path.data, records);
+	} else if (!strcmp(kind, "run")) {
+		if (!(rc = make_run_paths(&p, impl, tenant, log)))
+			rc = log_put(p.dir.data, p.events.data, records);
+	} else {
+		rc = ac_error_set(AC_EINVAL, "log kind '%s': not trace or run", kind);
+	}
+	ac_buf_free(&dir);
+	ac_buf_free(&path);
+	run_paths_free(&p);
+	return rc;
+}
+
 void ac_backend_fs_fill_logs(ac_backend *b)
 {
+	b->copy.put_records = fs_put_records;
 	b->trace = (ac_backend_trace_ops){
 		.append = trace_append,
 		.load = trace_load,

@@ -32,5 +32,7 @@ int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char
 /* Fill in the memo and artifact groups, and the trace and orchestration. */
 void ac_backend_pg_fill_files(ac_backend *b);
 void ac_backend_pg_fill_logs(ac_backend *b);
+/* ...and what a copy between stores needs (ac_backend_pg_copy.c). */
+void ac_backend_pg_fill_copy(ac_backend *b);
 
 #endif

@@ -372,6 +372,12 @@ static void file_free(ac_checkpoint_store *store)
 	free(f);
 }
 
+/* Every folder is a session's (a stray one lists no checkpoint). */
+static int file_sessions(char ***out, size_t *out_n, ac_checkpoint_store *store)
+{
+	return ac_file_list_dirs(out, out_n, ((file_store *)store)->dir);
+}
+
 static const ac_checkpoint_store_ops file_ops = {
 	.name = "file",
 	.save = file_save,
@@ -381,6 +387,7 @@ static const ac_checkpoint_store_ops file_ops = {
 	.remove = file_remove,
 	.free = file_free,
 	.list_headers = file_list_headers,
+	.sessions = file_sessions,
 };
 
 int ac_checkpoint_store_file_new(ac_checkpoint_store **out, const char *dir)

@@ -11,6 +11,7 @@
 
 #include "ac_error.h"
 #include "ac_json_exact.h"
+#include "ac_backend_pg_impl.h"
 #include "ac_pg.h"
 #include "ac_pg_schema.h"
 
@@ -303,6 +304,22 @@ static void pg_free(ac_checkpoint_store *store)
 	free(p);
 }
 
+static int pg_sessions(char ***out, size_t *out_n, ac_checkpoint_store *store)
+{
+	pg_store *p = (pg_store *)store;
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = ac_pg_exec(p->pg, &res, "listing checkpointed sessions",
+			     "SELECT DISTINCT session_id FROM checkpoints ORDER BY 1", 0, NULL, NULL)))
+		return rc;
+	rc = ac_backend_pg_names(out, out_n, res);
+	sym_PQclear(res);
+	return rc;
+}
+
 static const ac_checkpoint_store_ops pg_ops = {
 	.name = "postgresql",
 	.save = pg_save,
@@ -312,6 +329,7 @@ static const ac_checkpoint_store_ops pg_ops = {
 	.remove = pg_remove,
 	.free = pg_free,
 	.list_headers = pg_list_headers,
+	.sessions = pg_sessions,
 };
 
 int ac_checkpoint_store_pg_new(ac_checkpoint_store **out, const char *url, const char *schema)

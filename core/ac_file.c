@@ -4,6 +4,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -158,5 +159,58 @@ int ac_file_sync_fs(const char *path)
 	if (syncfs(fd) != 0)
 		rc = ac_error_errno(errno, "%s: syncing its file system", path);
 	close(fd);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ac_file_list_dirs(char ***out, size_t *out_n, const char *dir)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *entry;
+	DIR *d;
+	int rc = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((entry = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (entry->d_name[0] == '.' ||
+		    fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (n == cap) {
+			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+			names = grown;
+		}
+		if (!(names[n] = strdup(entry->d_name))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	*out = names;
+	*out_n = n;
+	names = NULL;
+	n = 0;
+done:
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	return rc;
 }

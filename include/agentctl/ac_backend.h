@@ -293,6 +293,34 @@ typedef struct {
 	int (*find)(void *impl, ac_backend_session_info *out, const char *session_id);
 } ac_backend_inspector_ops;
 
+/* ---- 8. Copying between stores (agentctl storage migrate) ----
+ * What a copy needs beyond the contracts above: every key a store holds,
+ * and writes that keep what the source says (a session's whole document,
+ * a record's seq and time) instead of starting afresh. The walks hand fn
+ * borrowed strings; a non-zero return from fn stops and is returned. */
+typedef int (*ac_backend_key_fn)(const char *const *key, void *ctx);
+
+typedef struct {
+	/* Stores doc (a whole session document as session.get gives it, its
+	 * conversationHistory included) as tenant's session doc.id, all or
+	 * nothing, only when no session has that id: *out_created tells
+	 * which (false: nothing written). */
+	int (*put_session)(void *impl, bool *out_created, const char *tenant, const json_t *doc);
+	/* Every memo document: key = {tenant, owner, scope, name}. */
+	int (*each_memo)(void *impl, ac_backend_key_fn fn, void *ctx);
+	/* Every artifact: key = {tenant, session, tool call id}. */
+	int (*each_artifact)(void *impl, ac_backend_key_fn fn, void *ctx);
+	/* Every trace and orchestration run (with events or a snapshot):
+	 * key = {tenant, "trace" or "run", session or run id}. */
+	int (*each_log)(void *impl, ac_backend_key_fn fn, void *ctx);
+	/* Adds records (an array of {seq, at, data}, seqs ascending and above
+	 * any the log holds) to tenant's log as they are: all or none in the
+	 * database, in order one line each in a file (a crash leaves a prefix);
+	 * the log's next append takes the seq after the highest. */
+	int (*put_records)(void *impl, const char *tenant, const char *kind, const char *log,
+			   const json_t *records);
+} ac_backend_copy_ops;
+
 typedef struct {
 	const char *name;                   /* "fs", ... (static) */
 	void *impl;                         /* handed to every function */
@@ -303,6 +331,7 @@ typedef struct {
 	ac_backend_trace_ops trace;
 	ac_backend_orch_ops orch;
 	ac_backend_inspector_ops inspector;
+	ac_backend_copy_ops copy;
 	void (*free)(void *impl);           /* releases impl */
 } ac_backend;
 

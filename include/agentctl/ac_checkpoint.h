@@ -136,6 +136,10 @@ typedef struct {
 	 * skipping what list would report and skip. */
 	int (*list_headers)(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
 			    const ac_checkpoint_filter *filter);
+	/* Optional (NULL: the store cannot say; storage migrate needs it):
+	 * the ids of the sessions that have checkpoints, sorted; free each
+	 * and the array. */
+	int (*sessions)(char ***out, size_t *out_n, ac_checkpoint_store *store);
 } ac_checkpoint_store_ops;
 
 /* The part every provider starts with. */

@@ -44,6 +44,11 @@ typedef struct {
 	/* Optional (NULL: AC_EINVAL): ac_journal_rotate(). */
 	int (*rotate)(ac_journal_store *store, char **out_rotated);
 	void (*free)(ac_journal_store *store);
+	/* Optional (NULL: append one by one): appends lines[0..n) (each as
+	 * append takes it, NUL-terminated) in order, all or none, in one
+	 * short transaction; storage migrate's batches. */
+	int (*append_batch)(ac_journal_store *store, const char *const *lines, const size_t *lens,
+			    size_t n);
 } ac_journal_store_ops;
 
 /* The part every store starts with. */

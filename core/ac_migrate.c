@@ -1,0 +1,431 @@
+/* Copying between stores: the kinds kept by key (sessions, memos,
+ * artifacts, traces, orchestration, checkpoints); the journal is in
+ * ac_migrate_journal.c.
+ *
+ * Each kind is walked twice over the source: once to copy, once to count
+ * what the destination holds equal (the verification). Both walks share
+ * one routine per kind, which reads an item on both sides and says where
+ * it stands (absent, equal, other); only the copy writes, and only what is
+ * absent. A store that cannot be reached (AC_EIO) stops the run; a bad
+ * item is counted and reported, and the rest goes on. */
+#include "ac_migrate.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORDS_PER_WRITE 1000 /* log records per put_records transaction */
+
+typedef enum { ABSENT, EQUAL, OTHER } standing;
+
+typedef struct {
+	const ac_migrate_store *from, *to;
+	const ac_migrate_options *opts;
+	ac_migrate_count *out;
+	bool verify; /* the second walk: count, write nothing */
+	ac_buf key;
+} run;
+
+const char *ac_migrate_kind_name(ac_migrate_kind kind)
+{
+	static const char *const names[AC_MIGRATE_NKINDS] = {
+		[AC_MIGRATE_SESSIONS] = "sessions",
+		[AC_MIGRATE_MEMOS] = "memos",
+		[AC_MIGRATE_ARTIFACTS] = "artifacts",
+		[AC_MIGRATE_TRACES] = "trace records",
+		[AC_MIGRATE_EVENTS] = "orchestration events",
+		[AC_MIGRATE_SNAPSHOTS] = "snapshots",
+		[AC_MIGRATE_CHECKPOINTS] = "checkpoints",
+		[AC_MIGRATE_JOURNAL] = "journal events",
+	};
+
+	return kind < AC_MIGRATE_NKINDS ? names[kind] : "?";
+}
+
+/* Sets r->key to the parts joined by '/'. */
+static int make_key(run *r, const char *const *parts, size_t n)
+{
+	ac_buf_clear(&r->key);
+	for (size_t i = 0; i < n; i++)
+		if (ac_buf_printf(&r->key, "%s%s", i ? "/" : "", parts[i]))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Counts an item not copied and tells the caller's problem function.
+ * AC_EIO (a store unreachable) and AC_ENOMEM stop the run: returned. */
+static int trouble(run *r, ac_migrate_kind kind, bool conflict, int rc, const char *why)
+{
+	if (rc == AC_EIO || rc == AC_ENOMEM)
+		return rc;
+	if (r->verify)
+		return 0; /* reported by the copy already */
+	if (conflict)
+		r->out[kind].conflicts++;
+	else
+		r->out[kind].failed++;
+	if (r->opts->problem)
+		r->opts->problem(kind, r->key.data ? r->key.data : "", conflict, why, r->opts->ctx);
+	return 0;
+}
+
+static int other_content(run *r, ac_migrate_kind kind)
+{
+	return trouble(r, kind, true, AC_ECONFLICT,
+		       "the destination holds other content under this key; left as it is");
+}
+
+/* Where an item stands, counted; true when the caller is to write it. */
+static bool tally(run *r, ac_migrate_kind kind, standing s)
+{
+	ac_migrate_count *c = &r->out[kind];
+
+	if (r->verify) {
+		c->verified += s == EQUAL;
+		return false;
+	}
+	c->source++;
+	if (s == EQUAL)
+		c->present++;
+	else if (s == OTHER)
+		other_content(r, kind);
+	else if (r->opts->dry_run)
+		c->copied++;
+	return s == ABSENT && !r->opts->dry_run;
+}
+
+/* After a write: counted as copied, or as trouble. */
+static int wrote(run *r, ac_migrate_kind kind, int rc, uint64_t n)
+{
+	if (rc)
+		return trouble(r, kind, rc == AC_ECONFLICT, rc, ac_error_last());
+	r->out[kind].copied += n;
+	if (r->opts->after_write)
+		r->opts->after_write(kind, r->opts->ctx);
+	return 0;
+}
+
+/* The destination's reading of an item: EQUAL/OTHER after a read (rc 0),
+ * ABSENT for AC_ENOTFOUND; any other rc is returned in *err. */
+static standing seen(int rc, bool equal, int *err)
+{
+	*err = 0;
+	if (rc == 0)
+		return equal ? EQUAL : OTHER;
+	if (rc != AC_ENOTFOUND)
+		*err = rc;
+	return ABSENT;
+}
+
+/* ---- sessions ---- */
+
+static int one_session(run *r, const ac_backend_session_info *info)
+{
+	ac_backend *from = r->from->backend, *to = r->to->backend;
+	const char *parts[2] = {info->tenant, info->session_id};
+	json_t *doc = NULL, *there = NULL;
+	bool created = false;
+	standing s;
+	int rc, err;
+
+	if ((rc = make_key(r, parts, 2)))
+		return rc;
+	if (!*info->tenant) {
+		if (!r->verify)
+			r->out[AC_MIGRATE_SESSIONS].source++;
+		return trouble(r, AC_MIGRATE_SESSIONS, false, AC_EINVAL,
+			       "no tenant (metadata.tenantId): the database keeps every session "
+			       "under one");
+	}
+	if ((rc = from->session.get(from->impl, &doc, info->tenant, info->session_id)))
+		return rc == AC_ENOTFOUND ? 0 : trouble(r, AC_MIGRATE_SESSIONS, false, rc,
+							 ac_error_last());
+	rc = to->session.get(to->impl, &there, info->tenant, info->session_id);
+	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
+	if (err)
+		rc = trouble(r, AC_MIGRATE_SESSIONS, false, err, ac_error_last());
+	else if (tally(r, AC_MIGRATE_SESSIONS, s)) {
+		rc = to->copy.put_session(to->impl, &created, info->tenant, doc);
+		if (!rc && !created)
+			rc = ac_error_set(AC_ECONFLICT, "a session with this id is at the destination "
+					  "(another tenant's)");
+		rc = wrote(r, AC_MIGRATE_SESSIONS, rc, 1);
+	}
+	json_decref(doc);
+	json_decref(there);
+	return rc;
+}
+
+static int sessions(run *r)
+{
+	ac_backend *from = r->from->backend;
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = from->inspector.list_sessions(from->impl, &list, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = one_session(r, &list[i]);
+	ac_backend_sessions_free(list, n);
+	return rc;
+}
+
+/* ---- memos and artifacts: bytes by key ---- */
+
+static int one_document(run *r, ac_migrate_kind kind, const char *const *key)
+{
+	ac_backend *from = r->from->backend, *to = r->to->backend;
+	bool memo = kind == AC_MIGRATE_MEMOS;
+	char *data = NULL, *there = NULL;
+	size_t len = 0, there_len = 0;
+	standing s;
+	int rc, err;
+
+	if ((rc = make_key(r, key, memo ? 4 : 3)))
+		return rc;
+	rc = memo ? from->memo.read(from->impl, &data, &len, key[0], key[1], key[2], key[3])
+		  : from->artifact.read(from->impl, &data, &len, key[0], key[1], key[2]);
+	if (rc)
+		return rc == AC_ENOTFOUND ? 0 : trouble(r, kind, false, rc, ac_error_last());
+	rc = memo ? to->memo.read(to->impl, &there, &there_len, key[0], key[1], key[2], key[3])
+		  : to->artifact.read(to->impl, &there, &there_len, key[0], key[1], key[2]);
+	s = seen(rc, rc == 0 && there_len == len && !memcmp(there, data, len), &err);
+	if (err)
+		rc = trouble(r, kind, false, err, ac_error_last());
+	else if (tally(r, kind, s))
+		rc = wrote(r, kind,
+			   memo ? to->memo.write(to->impl, key[0], key[1], key[2], key[3], data, len)
+				: to->artifact.write(to->impl, key[0], key[1], key[2], data, len),
+			   1);
+	free(data);
+	free(there);
+	return rc;
+}
+
+static int memo_key(const char *const *key, void *ctx)
+{
+	return one_document(ctx, AC_MIGRATE_MEMOS, key);
+}
+
+static int artifact_key(const char *const *key, void *ctx)
+{
+	return one_document(ctx, AC_MIGRATE_ARTIFACTS, key);
+}
+
+/* ---- traces and orchestration: records by seq, then the snapshot ---- */
+
+static uint64_t seq_of(const json_t *record)
+{
+	json_int_t seq = json_integer_value(json_object_get(record, "seq"));
+
+	return seq > 0 ? (uint64_t)seq : 0;
+}
+
+static int load_log(ac_backend *b, json_t **out, size_t *skipped, const char *const *key)
+{
+	if (!strcmp(key[1], "trace"))
+		return b->trace.load(b->impl, out, skipped, key[0], key[2], 0);
+	return b->orch.load_events(b->impl, out, skipped, key[0], key[2], 0);
+}
+
+/* Writes pending (records absent at the destination, in seq order) in
+ * transactions of RECORDS_PER_WRITE. */
+static int put_pending(run *r, ac_migrate_kind kind, const char *const *key, json_t *pending)
+{
+	ac_backend *to = r->to->backend;
+	size_t n = json_array_size(pending);
+	int rc = 0;
+
+	for (size_t at = 0; at < n && !rc; at += RECORDS_PER_WRITE) {
+		size_t end = at + RECORDS_PER_WRITE < n ? at + RECORDS_PER_WRITE : n;
+		json_t *chunk = json_array();
+
+		for (size_t i = at; chunk && i < end; i++)
+			if (json_array_append(chunk, json_array_get(pending, i))) {
+				json_decref(chunk);
+				chunk = NULL;
+			}
+		if (!chunk)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		rc = wrote(r, kind, to->copy.put_records(to->impl, key[0], key[1], key[2], chunk),
+			   end - at);
+		json_decref(chunk);
+	}
+	return rc;
+}
+
+static int snapshot(run *r, const char *const *key)
+{
+	ac_backend *from = r->from->backend, *to = r->to->backend;
+	const char *parts[3] = {key[0], key[2], "snapshot"};
+	json_t *state = NULL, *there = NULL;
+	uint64_t covers = 0, there_covers = 0;
+	standing s;
+	int rc, err;
+
+	if ((rc = make_key(r, parts, 3)))
+		return rc;
+	if ((rc = from->orch.load_snapshot(from->impl, &state, &covers, key[0], key[2])))
+		return rc == AC_ENOTFOUND ? 0 : trouble(r, AC_MIGRATE_SNAPSHOTS, false, rc,
+							 ac_error_last());
+	rc = to->orch.load_snapshot(to->impl, &there, &there_covers, key[0], key[2]);
+	s = seen(rc, rc == 0 && covers == there_covers && json_equal(state, there), &err);
+	if (err)
+		rc = trouble(r, AC_MIGRATE_SNAPSHOTS, false, err, ac_error_last());
+	else if (tally(r, AC_MIGRATE_SNAPSHOTS, s))
+		rc = wrote(r, AC_MIGRATE_SNAPSHOTS,
+			   to->orch.write_snapshot(to->impl, key[0], key[2], covers, state), 1);
+	json_decref(state);
+	json_decref(there);
+	return rc;
+}
+
+static int log_key(const char *const *key, void *ctx)
+{
+	run *r = ctx;
+	bool trace = !strcmp(key[1], "trace");
+	ac_migrate_kind kind = trace ? AC_MIGRATE_TRACES : AC_MIGRATE_EVENTS;
+	json_t *records = NULL, *there = NULL, *pending = NULL, *record;
+	size_t skipped = 0, j = 0, i;
+	int rc, err = 0;
+
+	if ((rc = make_key(r, key, 3)))
+		return rc;
+	if ((rc = load_log(r->from->backend, &records, &skipped, key)))
+		return trouble(r, kind, false, rc, ac_error_last());
+	if (!r->verify)
+		r->out[kind].skipped += skipped;
+	if ((rc = load_log(r->to->backend, &there, NULL, key))) {
+		rc = trouble(r, kind, false, rc, ac_error_last());
+		goto done;
+	}
+	if (!(pending = json_array())) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Both sorted by seq: one merge. */
+	json_array_foreach(records, i, record) {
+		uint64_t seq = seq_of(record);
+		json_t *other;
+		standing s;
+
+		while ((other = json_array_get(there, j)) && seq_of(other) < seq)
+			j++;
+		s = seen(other && seq_of(other) == seq ? 0 : AC_ENOTFOUND,
+			 other && json_equal(json_object_get(record, "data"),
+					     json_object_get(other, "data")),
+			 &err);
+		if (tally(r, kind, s) && json_array_append(pending, record)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	if ((rc = put_pending(r, kind, key, pending)))
+		goto done;
+	if (!trace)
+		rc = snapshot(r, key);
+done:
+	json_decref(records);
+	json_decref(there);
+	json_decref(pending);
+	return rc;
+}
+
+/* ---- checkpoints ---- */
+
+static int one_checkpoint(run *r, const char *session_id, const json_t *doc)
+{
+	ac_checkpoint_store *to = r->to->checkpoints;
+	const char *parts[2] = {session_id, ac_checkpoint_id(doc)};
+	json_t *there = NULL;
+	standing s;
+	int rc, err;
+
+	if ((rc = make_key(r, parts, 2)))
+		return rc;
+	rc = to->ops->get(&there, to, session_id, parts[1]);
+	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
+	if (err)
+		rc = trouble(r, AC_MIGRATE_CHECKPOINTS, false, err, ac_error_last());
+	else if (tally(r, AC_MIGRATE_CHECKPOINTS, s))
+		rc = wrote(r, AC_MIGRATE_CHECKPOINTS, to->ops->save(to, doc), 1);
+	json_decref(there);
+	return rc;
+}
+
+static int checkpoints(run *r)
+{
+	ac_checkpoint_store *from = r->from->checkpoints;
+	char **ids = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!from->ops->sessions)
+		return ac_error_set(AC_EINVAL, "the %s checkpoint store cannot list its sessions",
+				    from->ops->name);
+	if ((rc = from->ops->sessions(&ids, &n, from)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		ac_checkpoint_filter filter = {.session_id = ids[i], .include_tombstones = true};
+		json_t *list = NULL, *doc;
+		size_t k;
+
+		if (ac_checkpoint_id_check(ids[i]) != 0)
+			continue; /* not a session's folder */
+		if ((rc = from->ops->list(&list, from, &filter))) {
+			const char *parts[1] = {ids[i]};
+
+			if (!(rc = make_key(r, parts, 1)))
+				rc = trouble(r, AC_MIGRATE_CHECKPOINTS, false, rc, ac_error_last());
+			continue;
+		}
+		json_array_foreach(list, k, doc) {
+			if ((rc = one_checkpoint(r, ids[i], doc)))
+				break;
+		}
+		json_decref(list);
+	}
+	ac_backend_names_free(ids, n);
+	return rc;
+}
+
+/* ---- the run ---- */
+
+static int walk(run *r)
+{
+	ac_backend *from = r->from->backend;
+	int rc;
+
+	if ((rc = sessions(r)) || (rc = from->copy.each_memo(from->impl, memo_key, r)) ||
+	    (rc = from->copy.each_artifact(from->impl, artifact_key, r)) ||
+	    (rc = from->copy.each_log(from->impl, log_key, r)) || (rc = checkpoints(r)))
+		return rc;
+	return 0;
+}
+
+int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_store *from,
+		   const ac_migrate_store *to, const ac_migrate_options *opts)
+{
+	ac_migrate_options none = {0};
+	run r = {from, to, opts ? opts : &none, out, false, AC_BUF_INIT};
+	int rc;
+
+	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
+	if (!from->backend->copy.each_memo || !to->backend->copy.put_session)
+		return ac_error_set(AC_EINVAL, "storage migrate: a store cannot be copied "
+				    "(its backend has no copy operations)");
+	if ((rc = walk(&r)) ||
+	    (rc = ac_migrate_journal(&out[AC_MIGRATE_JOURNAL], from->journal, to->journal,
+				     r.opts)))
+		goto done;
+	if (!r.opts->dry_run) {
+		r.verify = true;
+		rc = walk(&r);
+	}
+done:
+	ac_buf_free(&r.key);
+	return rc;
+}
