@@ -59,7 +59,7 @@ static const cli_command commands[] = {
 	{"sandbox", cli_sandbox,
 	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
-	 "storage check | migrate (--to URL | --from URL)\n"},
+	 "storage check | migrate (--to URL | --from URL) [--dry-run] [--json]\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,

@@ -144,6 +144,7 @@ static int one_session(run *r, const ac_backend_session_info *info)
 							 ac_error_last());
 	rc = to->session.get(to->impl, &there, info->tenant, info->session_id);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
+	rc = 0;
 	if (err)
 		rc = trouble(r, AC_MIGRATE_SESSIONS, false, err, ac_error_last());
 	else if (tally(r, AC_MIGRATE_SESSIONS, s)) {
@@ -193,6 +194,7 @@ static int one_document(run *r, ac_migrate_kind kind, const char *const *key)
 	rc = memo ? to->memo.read(to->impl, &there, &there_len, key[0], key[1], key[2], key[3])
 		  : to->artifact.read(to->impl, &there, &there_len, key[0], key[1], key[2]);
 	s = seen(rc, rc == 0 && there_len == len && !memcmp(there, data, len), &err);
+	rc = 0;
 	if (err)
 		rc = trouble(r, kind, false, err, ac_error_last());
 	else if (tally(r, kind, s))
@@ -273,6 +275,7 @@ static int snapshot(run *r, const char *const *key)
 							 ac_error_last());
 	rc = to->orch.load_snapshot(to->impl, &there, &there_covers, key[0], key[2]);
 	s = seen(rc, rc == 0 && covers == there_covers && json_equal(state, there), &err);
+	rc = 0;
 	if (err)
 		rc = trouble(r, AC_MIGRATE_SNAPSHOTS, false, err, ac_error_last());
 	else if (tally(r, AC_MIGRATE_SNAPSHOTS, s))
@@ -348,6 +351,7 @@ static int one_checkpoint(run *r, const char *session_id, const json_t *doc)
 		return rc;
 	rc = to->ops->get(&there, to, session_id, parts[1]);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
+	rc = 0;
 	if (err)
 		rc = trouble(r, AC_MIGRATE_CHECKPOINTS, false, err, ac_error_last());
 	else if (tally(r, AC_MIGRATE_CHECKPOINTS, s))

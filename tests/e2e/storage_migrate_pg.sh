@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# End-to-end checks of `agentctl storage migrate (--to URL | --from URL)`:
+# a workspace with every kind (sessions with hostile text, a key agentctl
+# does not know and recorded usage; memos; artifacts; traces; orchestration
+# events and a snapshot; checkpoints with a tombstone; a journal with a
+# rotated file, control bytes, unicode and a long line) is copied into a
+# database and read back through the CLI on the database equal; a second
+# run copies nothing; copied back into an empty workspace everything is
+# JSON-equal and the journal byte-equal; a conflicting item is reported and
+# left alone, the rest copied, exit 1; a run killed with SIGKILL midway
+# completes on the next without duplicating anything; a bad URL changes
+# nothing. Needs a server from the PG* variables: ctest runs it through
+# tests/pg/with-postgres.sh.
+# Usage: storage_migrate_pg.sh path/to/agentctl
+set -u
+
+. "$(dirname "$0")/lib/cli.sh" "$@"
+
+if ! psql -Atqc 'select 1' >/dev/null 2>&1; then
+	echo "storage_migrate_pg: no PostgreSQL server (run through tests/pg/with-postgres.sh)" >&2
+	exit 1
+fi
+unset AGENT_STORAGE_URL
+DBS=""
+newdb() { # newdb NAME: a fresh database; its URL in $URL
+	psql -Atqc "CREATE DATABASE $1" >/dev/null
+	DBS="$DBS $1"
+	URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$1"
+}
+trap 'for d in $DBS; do psql -Atqc "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
+out_has() { grep -qF -- "$1" "$TMP/out"; }
+err_has() { grep -qF -- "$1" "$TMP/err"; }
+ac() { "$AC" -w "$WS" "$@"; }
+
+# ---- a workspace with every kind ----
+WS=$TMP/ws
+mkdir -p "$WS/.agent"
+ESC=$(printf '\033]0;owned\007')
+LONG=$(head -c 20000 /dev/zero | tr '\0' 'x')
+ac session create "first task" --id s1 --tenant acme --user u1 --agent a1 >/dev/null
+ac session create "second" --id s2 --tenant acme --user u2 --agent a1 >/dev/null
+ac session create "other tenant" --id s3 --tenant beta --user u9 --agent a2 >/dev/null
+jq -n --arg esc "bell$ESC é 日本 🚀" --arg long "$LONG" \
+	'[{role:"user",content:$esc},{role:"assistant",content:[{type:"text",text:$long},
+	  {type:"tool_use",id:"call_1",name:"bash",input:{cmd:"ls"}}]},
+	  {role:"user",content:[{type:"tool_result",tool_use_id:"call_1",content:"ok\u0000nul"}]}]' |
+	ac session append s1 - >/dev/null
+printf '[{"role":"user","content":"hi"}]' | ac session record-turn s2 --input 120 --output 45 --messages - >/dev/null
+# A key agentctl does not know, as another writer leaves it.
+jq '. + {"foreignKey": {"kept": [1, 2.50, "x"]}}' "$WS/.agent/sessions/s1.json" >"$TMP/s1" &&
+	mv "$TMP/s1" "$WS/.agent/sessions/s1.json"
+ac memo write acme u1 user NOTES.md "$(printf 'line one\nbell\a 日本')" >/dev/null
+ac memo write beta s3 session plan.md "plan" >/dev/null
+mkdir -p "$WS/.agent/artifacts/acme/s1"
+printf 'big output \001\002 %s' "$LONG" >"$WS/.agent/artifacts/acme/s1/call_1"
+mkdir -p "$WS/.agent/traces/acme"
+printf '%s\n' '{"seq":1,"at":"2026-01-02T03:04:05.678Z","data":{"type":"llm_call","text":"é\u001b[2J"}}' \
+	'{"seq":2,"at":"2026-01-02T03:04:06.000Z","data":{"type":"tool_call","name":"bash"}}' \
+	>"$WS/.agent/traces/acme/s1.jsonl"
+mkdir -p "$WS/.agent/orchestration/acme/run1"
+printf '%s\n' '{"seq":1,"at":"2026-01-02T03:04:05.000Z","data":{"step":"plan"}}' \
+	'{"seq":2,"at":"2026-01-02T03:04:07.000Z","data":{"step":"act"}}' \
+	'{"seq":3,"at":"2026-01-02T03:04:09.000Z","data":{"step":"check"}}' \
+	>"$WS/.agent/orchestration/acme/run1/events.jsonl"
+printf '{"seq":2,"at":"2026-01-02T03:04:08.000Z","state":{"done":["plan","act"]}}\n' \
+	>"$WS/.agent/orchestration/acme/run1/snapshot.json"
+ac checkpoint create s1 --node plan --input '{"q":"é\u0007"}' --id c1 >/dev/null
+ac checkpoint create s1 --node act --id c2 >/dev/null
+ac checkpoint create s1 --tombstone --id c3 >/dev/null
+for i in 1 2 3; do
+	ac journal log "{\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"ANALYSIS\",\"params\":{}},\"result\":{\"message\":\"old $i\"}}" >/dev/null
+done
+ac journal rotate >/dev/null
+ac journal log "$(jq -cn --arg m "esc$ESC 日本 $LONG" '{agent:"Codex",status:"FAILED",action:{type:"CMD_RUN",params:{command:"make"}},result:{message:$m}}')" >/dev/null
+ac journal log '{"agent":"Human","status":"SUCCESS","action":{"type":"ANALYSIS","params":{}},"result":{"message":"last"}}' >/dev/null
+check "setup: a rotated journal file" [ "$(ls "$WS"/JOURNAL*.jsonl | wc -l)" -ge 2 ]
+check "setup: 5 journal events" [ "$(ac journal read --all --json | jq length)" = 5 ]
+
+# ---- a bad URL: one line, exit 1, nothing written ----
+(cd "$WS" && find . -type f -exec sha256sum {} + | sort) >"$TMP/before"
+run storage migrate --to "postgresql://nobody:sekrit@127.0.0.1:1/none"
+check "bad url: exit 1" rc_is 1
+check "bad url: one line" [ "$(wc -l <"$TMP/err")" -eq 1 ]
+check "bad url: no password shown" bash -c "! grep -q sekrit '$TMP/err' '$TMP/out'"
+run storage migrate --from "postgresql://nobody:sekrit@127.0.0.1:1/none"
+check "bad url --from: exit 1" rc_is 1
+(cd "$WS" && find . -type f -exec sha256sum {} + | sort) >"$TMP/after"
+check "bad url: workspace unchanged" cmp -s "$TMP/before" "$TMP/after"
+run storage migrate
+check "no direction: usage" rc_is 2
+run storage migrate --to a --from b
+check "both directions: usage" rc_is 2
+
+# ---- --to: everything, read back equal through the CLI on the database ----
+newdb agentctl_mig_a_$$
+A=$URL
+run storage migrate --to "$A" --dry-run
+check "dry run: exit 0" rc_is 0
+check "dry run: would copy 3 sessions" out_has "sessions: would copy 3, already there 0"
+check "dry run: database holds no session" [ "$(psql -d agentctl_mig_a_$$ -Atqc 'select count(*) from agentctl.sessions')" = 0 ]
+run storage migrate --to "$A"
+check "to: exit 0" rc_is 0
+check "to: sessions copied" out_has "sessions: copied 3, already there 0, conflicts 0"
+check "to: memos copied" out_has "memos: copied 2,"
+check "to: artifacts copied" out_has "artifacts: copied 1,"
+check "to: trace records copied" out_has "trace records: copied 2,"
+check "to: events copied" out_has "orchestration events: copied 3,"
+check "to: snapshot copied" out_has "snapshots: copied 1,"
+check "to: checkpoints copied" out_has "checkpoints: copied 3,"
+check "to: journal copied" out_has "journal events: copied 5,"
+check "to: journal verified" out_has "verified journal events: 5 in the source, 5 of them at the destination"
+check "to: sessions verified" out_has "verified sessions: 3 in the source, 3 of them at the destination"
+check "to: says what stays" out_has "operation log and git history"
+check "to: no mismatch" bash -c "! grep -q MISMATCH '$TMP/out'"
+same_json() { # same_json CMD... : the output of CMD on files and on $DBURL is JSON-equal
+	"$AC" -w "$WS" "$@" >"$TMP/f.json" 2>/dev/null && "$AC" -w "$WS" --storage "$DBURL" "$@" >"$TMP/d.json" 2>/dev/null &&
+		[ "$(jq -S "$FILTER" "$TMP/f.json")" = "$(jq -S "$FILTER" "$TMP/d.json")" ]
+}
+DBURL=$A
+FILTER='del(.host, .writer, .writtenBy)'
+for s in s1 s2 s3; do check "to: session $s equal" same_json session show $s --json; done
+FILTER=.
+check "to: session s1 keeps the foreign key" bash -c "'$AC' -w '$WS' --storage '$A' session show s1 --json | jq -e '.foreignKey.kept[1] == 2.50' >/dev/null"
+check "to: usage kept" bash -c "'$AC' -w '$WS' --storage '$A' session show s2 --json | jq -e '.metadata.usage.inputTokens == 120 and .metadata.usage.turns == 1' >/dev/null"
+check "to: tenancy kept" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select string_agg(id || ':' || tenant || ':' || user_id || ':' || agent, ',' order by id) from agentctl.sessions")" = "s1:acme:u1:a1,s2:acme:u2:a1,s3:beta:u9:a2" ]
+"$AC" -w "$WS" memo read acme u1 user NOTES.md >"$TMP/m1"; "$AC" -w "$WS" --storage "$A" memo read acme u1 user NOTES.md >"$TMP/m2"
+check "to: memo bytes equal" cmp -s "$TMP/m1" "$TMP/m2"
+check "to: artifact bytes equal" bash -c "cmp -s <('$AC' -w '$WS' artifact show s1 call_1) <('$AC' -w '$WS' --storage '$A' artifact show s1 call_1)"
+check "to: trace equal" same_json trace show s1 --json
+check "to: checkpoints equal" same_json checkpoint list s1 --json
+check "to: journal equal" same_json journal read --all --json
+check "to: journal lines byte-equal" bash -c "cat '$WS'/JOURNAL*.jsonl | sort >'$TMP/j1'; psql -d agentctl_mig_a_$$ -Atqc 'select event from agentctl.journal_events order by seq' | sort >'$TMP/j2'; cmp -s '$TMP/j1' '$TMP/j2'"
+check "to: snapshot kept" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select covers_seq || ' ' || state::text from agentctl.snapshots")" = '2 {"done":["plan","act"]}' ]
+check "to: trace time kept" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select to_char(at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') from agentctl.log_records where kind = 'trace' and seq = 1")" = "2026-01-02 03:04:05.678" ]
+
+# ---- again: 0 new ----
+run storage migrate --to "$A"
+check "again: exit 0" rc_is 0
+check "again: 0 new sessions" out_has "sessions: copied 0, already there 3, conflicts 0 (0 new)"
+check "again: 0 new journal events" out_has "journal events: copied 0, already there 5, conflicts 0 (0 new)"
+check "again: 0 new checkpoints" out_has "checkpoints: copied 0, already there 3, conflicts 0 (0 new)"
+check "again: 0 new records" out_has "trace records: copied 0, already there 2, conflicts 0 (0 new)"
+check "again: journal not doubled" [ "$(psql -d agentctl_mig_a_$$ -Atqc 'select count(*) from agentctl.journal_events')" = 5 ]
+run storage migrate --to "$A" --json
+check "again --json: one document, ok" jq_is "$TMP/out" '.ok and .kinds.sessions.alreadyThere == 3' true
+
+# ---- --from into a fresh workspace: equal to the original ----
+WS2=$TMP/ws2
+mkdir -p "$WS2/.agent"
+"$AC" -w "$WS2" storage migrate --from "$A" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "from: exit 0" rc_is 0
+check "from: sessions copied" out_has "sessions: copied 3,"
+check "from: journal copied" out_has "journal events: copied 5,"
+for s in s1 s2 s3; do
+	check "from: session $s JSON-equal" bash -c "[ \"\$(jq -S . '$WS/.agent/sessions/$s.json')\" = \"\$(jq -S . '$WS2/.agent/sessions/$s.json')\" ]"
+done
+check "from: memo bytes equal" cmp -s "$WS/.agent/memo/acme/u1/user/NOTES.md" "$WS2/.agent/memo/acme/u1/user/NOTES.md"
+check "from: artifact bytes equal" cmp -s "$WS/.agent/artifacts/acme/s1/call_1" "$WS2/.agent/artifacts/acme/s1/call_1"
+check "from: trace JSON-equal" bash -c "[ \"\$(jq -cS . '$WS/.agent/traces/acme/s1.jsonl')\" = \"\$(jq -cS . '$WS2/.agent/traces/acme/s1.jsonl')\" ]"
+check "from: events JSON-equal" bash -c "[ \"\$(jq -cS . '$WS/.agent/orchestration/acme/run1/events.jsonl')\" = \"\$(jq -cS . '$WS2/.agent/orchestration/acme/run1/events.jsonl')\" ]"
+check "from: snapshot state equal" bash -c "[ \"\$(jq -cS '[.seq,.state]' '$WS/.agent/orchestration/acme/run1/snapshot.json')\" = \"\$(jq -cS '[.seq,.state]' '$WS2/.agent/orchestration/acme/run1/snapshot.json')\" ]"
+for c in c1 c2 c3; do
+	check "from: checkpoint $c JSON-equal" bash -c "[ \"\$(jq -S . '$WS/.agent/checkpoints/s1/$c.json')\" = \"\$(jq -S . '$WS2/.agent/checkpoints/s1/$c.json')\" ]"
+done
+check "from: journal byte-equal, in order" bash -c "cat \$(ls '$WS'/JOURNAL-*.jsonl) '$WS/JOURNAL.jsonl' | cmp -s - '$WS2/JOURNAL.jsonl'"
+"$AC" -w "$WS2" storage migrate --from "$A" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "from again: exit 0, 0 new" bash -c "[ $RC = 0 ] && grep -qF 'journal events: copied 0, already there 5' '$TMP/out' && grep -qF 'sessions: copied 0, already there 3' '$TMP/out'"
+
+# ---- a conflict: reported, left alone, the rest copied, exit 1 ----
+newdb agentctl_mig_b_$$
+B=$URL
+mkdir -p "$TMP/other"
+"$AC" -w "$TMP/other" --storage "$B" memo write acme u1 user NOTES.md "someone else's" >/dev/null
+run storage migrate --to "$B"
+check "conflict: exit 1" rc_is 1
+check "conflict: one line naming the memo" bash -c "[ \"\$(grep -c 'conflict: memos acme/u1/user/NOTES.md' '$TMP/err')\" = 1 ]"
+check "conflict: counted" out_has "memos: copied 1, already there 0, conflicts 1"
+check "conflict: the rest copied" out_has "sessions: copied 3,"
+check "conflict: not overwritten" [ "$("$AC" -w "$WS" --storage "$B" memo read acme u1 user NOTES.md)" = "someone else's" ]
+check "conflict: verification says so" out_has "verified memos: 2 in the source, 1 of them at the destination (MISMATCH)"
+
+# ---- SIGKILL midway, then again: complete, nothing twice ----
+newdb agentctl_mig_c_$$
+C=$URL
+for n in 2 2 3; do
+	AGENTCTL_TEST_MIGRATE_KILL_AFTER=$n "$AC" -w "$WS" storage migrate --to "$C" >/dev/null 2>&1
+	RC=$?
+	check "kill after $n writes: killed" [ "$RC" -eq 137 ]
+done
+run storage migrate --to "$C"
+check "after kills: exit 0" rc_is 0
+counts() { psql -d "$1" -Atqc "select concat_ws(',', (select count(*) from agentctl.sessions), (select count(*) from agentctl.messages), (select count(*) from agentctl.journal_events), (select count(*) from agentctl.checkpoints), (select count(*) from agentctl.log_records), (select count(*) from agentctl.memos), (select count(*) from agentctl.snapshots), (select count(*) from agentctl.artifacts))"; }
+check "after kills: nothing twice" [ "$(counts agentctl_mig_c_$$)" = "$(counts agentctl_mig_a_$$)" ]
+check "after kills: the counts are the workspace's" [ "$(counts agentctl_mig_c_$$)" = "3,5,5,3,5,2,1,1" ]
+check "after kills: all verified" bash -c "! grep -q MISMATCH '$TMP/out'"
+WS3=$TMP/ws3
+mkdir -p "$WS3/.agent"
+AGENTCTL_TEST_MIGRATE_KILL_AFTER=4 "$AC" -w "$WS3" storage migrate --from "$A" >/dev/null 2>&1
+"$AC" -w "$WS3" storage migrate --from "$A" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "from after a kill: exit 0" rc_is 0
+check "from after a kill: journal byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS3/JOURNAL.jsonl"
+
+finish
