@@ -1,0 +1,239 @@
+/* ac_migrate between two file workspaces (the copy is the same whatever
+ * the stores; tests/e2e/storage_migrate_pg.sh runs it against PostgreSQL):
+ * everything copied once and a second run copies nothing; a journal line
+ * repeated in the source is copied as often as it appears, and found again
+ * after; an id the destination holds with other bytes is a conflict, left
+ * alone, while the rest is copied; a session with the same id and another
+ * document is a conflict; a session without a tenant is reported, not
+ * copied. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_backend.h"
+#include "ac_error.h"
+#include "ac_migrate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	char *root;
+	ac_backend backend;
+	ac_checkpoint_store *checkpoints;
+	ac_journal_store *journal;
+	ac_migrate_store store;
+} side;
+
+typedef struct {
+	side a, b;
+	int conflicts_heard;
+	int failures_heard;
+} fixture;
+
+static void side_open(side *s)
+{
+	char *sessions, *data, *ckpt, *journal;
+	ac_journal_options jopts;
+
+	s->root = tu_make_temp_dir();
+	sessions = tu_path(s->root, ".agent/sessions");
+	data = tu_path(s->root, ".agent");
+	ckpt = tu_path(s->root, ".agent/checkpoints");
+	journal = tu_path(s->root, "JOURNAL.jsonl");
+	ac_journal_options_init(&jopts);
+	ac_backend_fs_options opts = {.sessions_dir = sessions, .data_dir = data};
+	assert_int_equal(ac_backend_fs_init(&s->backend, &opts), 0);
+	assert_int_equal(ac_checkpoint_store_file_new(&s->checkpoints, ckpt), 0);
+	assert_int_equal(ac_journal_store_file_new(&s->journal, journal, &jopts, NULL), 0);
+	s->store = (ac_migrate_store){&s->backend, s->checkpoints, s->journal};
+	free(sessions);
+	free(data);
+	free(ckpt);
+	free(journal);
+}
+
+static void side_close(side *s)
+{
+	ac_backend_close(&s->backend);
+	ac_checkpoint_store_free(s->checkpoints);
+	ac_journal_store_free(s->journal);
+	tu_remove_tree(s->root);
+	free(s->root);
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+
+	side_open(&f->a);
+	side_open(&f->b);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	side_close(&f->a);
+	side_close(&f->b);
+	free(f);
+	return 0;
+}
+
+static void heard(ac_migrate_kind kind, const char *key, bool conflict, const char *why, void *ctx)
+{
+	fixture *f = ctx;
+
+	(void)kind;
+	(void)key;
+	(void)why;
+	if (conflict)
+		f->conflicts_heard++;
+	else
+		f->failures_heard++;
+}
+
+static void migrate(fixture *f, ac_migrate_count *c)
+{
+	ac_migrate_options opts = {.problem = heard, .ctx = f};
+
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
+}
+
+#define EVENT(id, msg)                                                                      \
+	"{\"id\":\"" id "\",\"timestamp\":\"2025-09-03T14:25:10.000Z\",\"agent\":\"Claude\","   \
+	"\"status\":\"SUCCESS\",\"action\":{\"type\":\"ANALYSIS\",\"params\":{}},"               \
+	"\"result\":{\"message\":\"" msg "\"}}\n"
+
+/* One of each kind in a. */
+static void fill(side *s)
+{
+	ac_backend *b = &s->backend;
+	char *id = NULL;
+	json_t *msgs = json_pack("[{s:s, s:s}]", "role", "user", "content", "hello \u00e9");
+	json_t *event = json_pack("{s:s}", "type", "llm_call");
+	json_t *ckpt = json_pack("{s:s, s:s, s:i, s:s, s:[]}", "checkpointId", "c1", "sessionId",
+				 "s1", "version", 1, "nodeId", "plan", "messageHistory");
+
+	assert_int_equal(b->session.get_or_create(b->impl, &id, "acme", "u1", "a1", "s1"), 0);
+	assert_int_equal(b->session.append(b->impl, "acme", "s1", msgs), 0);
+	assert_int_equal(b->memo.write(b->impl, "acme", "u1", "user", "NOTES.md", "n\0te", 5), 0);
+	assert_int_equal(b->artifact.write(b->impl, "acme", "s1", "call_1", "out", 3), 0);
+	assert_int_equal(b->trace.append(b->impl, NULL, "acme", "s1", event), 0);
+	assert_int_equal(b->orch.append_event(b->impl, NULL, "acme", "run1", event), 0);
+	assert_int_equal(b->orch.write_snapshot(b->impl, "acme", "run1", 1, event), 0);
+	assert_int_equal(s->checkpoints->ops->save(s->checkpoints, ckpt), 0);
+	tu_put(s->root, "JOURNAL.jsonl",
+	       EVENT("evt_20250903142510_00000001", "one") EVENT("evt_20250903142510_00000002", "two")
+		       EVENT("evt_20250903142510_00000001", "one"));
+	free(id);
+	json_decref(msgs);
+	json_decref(event);
+	json_decref(ckpt);
+}
+
+static void everything_once(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	char *journal, *text;
+
+	fill(&f->a);
+	migrate(f, c);
+	for (int k = 0; k < AC_MIGRATE_NKINDS; k++) {
+		uint64_t expect = k == AC_MIGRATE_JOURNAL ? 3 : 1;
+
+		assert_int_equal(c[k].copied, expect);
+		assert_int_equal(c[k].source, expect);
+		assert_int_equal(c[k].verified, expect);
+		assert_int_equal(c[k].conflicts + c[k].failed, 0);
+	}
+	/* The repeated line is there twice, in order: the files are equal. */
+	journal = tu_path(f->a.root, "JOURNAL.jsonl");
+	text = tu_read_file(journal, NULL);
+	tu_assert_file(f->b.root, "JOURNAL.jsonl", text);
+	free(text);
+	free(journal);
+	migrate(f, c);
+	for (int k = 0; k < AC_MIGRATE_NKINDS; k++) {
+		assert_int_equal(c[k].copied, 0);
+		assert_int_equal(c[k].present, c[k].source);
+		assert_int_equal(c[k].verified, c[k].source);
+	}
+	assert_int_equal(f->conflicts_heard + f->failures_heard, 0);
+}
+
+static void conflicts_left_alone(void **state)
+{
+	fixture *f = *state;
+	ac_backend *b = &f->b.backend;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	char *id = NULL, *journal = tu_path(f->b.root, "JOURNAL.jsonl");
+
+	fill(&f->a);
+	/* b holds event 2's id with other bytes, and session s1 with another history. */
+	tu_put(f->b.root, "JOURNAL.jsonl", EVENT("evt_20250903142510_00000002", "not two"));
+	assert_int_equal(b->session.get_or_create(b->impl, &id, "acme", "u1", "a1", "s1"), 0);
+	free(id);
+	migrate(f, c);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].conflicts, 1);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].copied, 2);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].verified, 2);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].conflicts, 1);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].verified, 0);
+	assert_int_equal(c[AC_MIGRATE_MEMOS].copied, 1);
+	assert_int_equal(f->conflicts_heard, 2);
+	assert_int_equal(tu_count_lines(journal), 3);
+	free(journal);
+}
+
+static void session_without_tenant(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+
+	tu_put(f->a.root, ".agent/sessions/lone.json",
+	       "{\"id\":\"lone\",\"createdAt\":\"2025-01-01T00:00:00.000Z\",\"updatedAt\":"
+	       "\"2025-01-01T00:00:00.000Z\",\"task\":\"\",\"status\":\"running\","
+	       "\"conversationHistory\":[],\"metadata\":{}}");
+	migrate(f, c);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].source, 1);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].failed, 1);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].verified, 0);
+	assert_int_equal(f->failures_heard, 1);
+	assert_false(tu_exists(f->b.root, ".agent/sessions/lone.json"));
+}
+
+static void dry_run_writes_nothing(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	ac_migrate_options opts = {.dry_run = true};
+
+	fill(&f->a);
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].copied, 3);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].copied, 1);
+	assert_false(tu_exists(f->b.root, "JOURNAL.jsonl"));
+	assert_false(tu_exists(f->b.root, ".agent/sessions/s1.json"));
+	assert_false(tu_exists(f->b.root, ".agent/memo"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(everything_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(conflicts_left_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(session_without_tenant, setup, teardown),
+		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
