@@ -100,23 +100,86 @@ static int pg_append(ac_journal_store *store, const char *line, size_t len,
 	return rc;
 }
 
-/* One transaction for the batch: the journal's row lock is held from the
- * first append to the commit, a few milliseconds, with nothing slow in
- * between (the lines are in memory already). */
+/* The batch as one JSON array of rows (the columns pg_append finds, and
+ * the line as a string: json keeps it text-exact when cast back); NULL
+ * when a line cannot be put there (then each goes through pg_append). */
+static json_t *batch_rows(ac_journal_store *store, const char *const *lines, const size_t *lens,
+			  size_t n)
+{
+	static const int fields[] = {AC_EV_ID, AC_EV_TIMESTAMP, AC_EV_AGENT, AC_EV_STATUS,
+				     AC_EV_ACTION_TYPE, AC_EV_TRACE_CORRELATION_ID};
+	static const char *const names[] = {"id", "ts", "agent", "status", "action_type",
+					    "correlation_id"};
+	json_t *rows = json_array();
+	ac_buf buf = AC_BUF_INIT;
+
+	for (size_t i = 0; rows && i < n; i++) {
+		ac_json_span spans[AC_EV_NFIELDS];
+		json_t *row = json_object(), *line = json_stringn(lines[i], lens[i]);
+		bool ok = row && line && !json_object_set_new(row, "event", line) &&
+			  ac_event_parse(spans, lines[i], lens[i], &store->schema) == 0;
+
+		for (size_t f = 0; ok && f < 6; f++) {
+			const char *value = column_value(&buf, &spans[fields[f]]);
+
+			ok = (value || f >= 4) &&
+			     !json_object_set_new(row, names[f], value ? json_string(value) : json_null());
+		}
+		if (!ok || json_array_append_new(rows, row)) {
+			if (!ok)
+				json_decref(row);
+			json_decref(rows);
+			rows = NULL;
+		}
+	}
+	ac_buf_free(&buf);
+	return rows;
+}
+
+/* One statement for the batch: the journal's row hands out n seqs at once
+ * (its row lock held for this statement alone), the events go in with
+ * them in order, and each is notified as pg_append notifies it. Lines
+ * that cannot go in as one array take one transaction of pg_appends. */
 static int pg_append_batch(ac_journal_store *store, const char *const *lines, const size_t *lens,
 			   size_t n)
 {
 	pg_store *p = (pg_store *)store;
+	json_t *rows = batch_rows(store, lines, lens, n);
+	char count[24], *text = NULL;
+	const char *values[3];
 	int rc;
 
-	if ((rc = ac_pg_begin(p->pg, "copying journal events")))
-		return rc;
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = pg_append(store, lines[i], lens[i], NULL);
-	if (rc)
-		ac_pg_rollback(p->pg);
-	else
-		rc = ac_pg_commit(p->pg, "copying journal events");
+	if (rows && (text = json_dumps(rows, JSON_COMPACT))) {
+		snprintf(count, sizeof(count), "%zu", n);
+		values[0] = count;
+		values[1] = p->host;
+		values[2] = text;
+		rc = ac_pg_exec(
+			p->pg, NULL, "copying journal events",
+			"WITH next AS (INSERT INTO logs (tenant, kind, log, last_seq)"
+			" VALUES ('', 'journal', '', $1::bigint) ON CONFLICT (tenant, kind, log)"
+			" DO UPDATE SET last_seq = logs.last_seq + $1::bigint"
+			" RETURNING last_seq - $1::bigint AS base),"
+			" done AS (INSERT INTO journal_events (seq, id, ts, agent, status,"
+			" action_type, correlation_id, host, event)"
+			" SELECT next.base + e.ord, e.r->>'id', e.r->>'ts', e.r->>'agent',"
+			" e.r->>'status', e.r->>'action_type', e.r->>'correlation_id', $2,"
+			" (e.r->>'event')::json"
+			" FROM next, json_array_elements($3::json) WITH ORDINALITY AS e(r, ord)"
+			" RETURNING seq, id)"
+			" SELECT pg_notify('agentctl', json_build_object('kind', 'journal',"
+			" 'tenant', '', 'id', id, 'seq', seq)::text) FROM done",
+			3, values, NULL);
+	} else if (!(rc = ac_pg_begin(p->pg, "copying journal events"))) {
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = pg_append(store, lines[i], lens[i], NULL);
+		if (rc)
+			ac_pg_rollback(p->pg);
+		else
+			rc = ac_pg_commit(p->pg, "copying journal events");
+	}
+	json_decref(rows);
+	free(text);
 	return rc;
 }
 
