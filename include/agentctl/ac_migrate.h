@@ -21,9 +21,10 @@
  * worktree), compaction archives (neither interface exposes them), and
  * per-turn usage rows beyond the totals a session document carries.
  *
- * Memory: the journal is streamed; what grows with it is a 16-byte entry
- * per distinct event line (a hash and two counts), to recognise the lines
- * already there. A session, a log or a document is held one at a time. */
+ * Memory: the journal is streamed; what grows with it is a hash table of
+ * two 16-byte entries per distinct event (its line's hash and its id's,
+ * with counts), at most half full: up to 64 bytes an event. A session, a
+ * log or a document is held one at a time. */
 #ifndef AC_MIGRATE_H
 #define AC_MIGRATE_H
 
