@@ -8,11 +8,11 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,56 +123,25 @@ int ac_backend_fs_owned(const json_t *root, const char *tenant, const char *sess
 	return 0;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int ac_backend_fs_names(char ***out, size_t *out_n, const char *dir)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *entry;
-	DIR *d = opendir(dir);
-	int rc = 0;
+	size_t kept = 0;
+	int rc;
 
-	*out = NULL;
-	*out_n = 0;
-	if (!d)
-		return 0; /* nothing stored yet */
-	while ((entry = readdir(d)) != NULL) {
-		const char *name = entry->d_name;
+	if ((rc = ac_file_list(out, out_n, dir, false)))
+		return rc;
+	/* A store's own files (temp files, locks) are not names. */
+	for (size_t i = 0; i < *out_n; i++) {
+		char *name = (*out)[i];
 		size_t len = strlen(name);
-		struct stat st;
 
-		if (name[0] == '.' || ends_with(name, len, ".tmp") || ends_with(name, len, ".lock") ||
-		    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
-
-			if (!grown) {
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
-				goto done;
-			}
-			names = grown;
-		}
-		if (!(names[n] = strdup(name))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		n++;
+		if (ends_with(name, len, ".tmp") || ends_with(name, len, ".lock"))
+			free(name);
+		else
+			(*out)[kept++] = name;
 	}
-	if (n)
-		qsort(names, n, sizeof(*names), compare_names);
-	*out = names;
-	*out_n = n;
-	names = NULL;
-	n = 0;
-done:
-	closedir(d);
-	ac_backend_names_free(names, n);
-	return rc;
+	*out_n = kept;
+	return 0;
 }
 
 /* ---- the session store ---- */

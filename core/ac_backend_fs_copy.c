@@ -69,7 +69,7 @@ done:
 /* Sorted names of dir's folders (want_dir) or regular files. */
 static int entries(char ***out, size_t *out_n, const char *dir, bool want_dir)
 {
-	return want_dir ? ac_file_list_dirs(out, out_n, dir) : ac_backend_fs_names(out, out_n, dir);
+	return want_dir ? ac_file_list(out, out_n, dir, true) : ac_backend_fs_names(out, out_n, dir);
 }
 
 /* Walks base/<k0>/<k1>/.../<k(depth-1)>: folders down to the last level,

@@ -375,7 +375,7 @@ static void file_free(ac_checkpoint_store *store)
 /* Every folder is a session's (a stray one lists no checkpoint). */
 static int file_sessions(char ***out, size_t *out_n, ac_checkpoint_store *store)
 {
-	return ac_file_list_dirs(out, out_n, ((file_store *)store)->dir);
+	return ac_file_list(out, out_n, ((file_store *)store)->dir, true);
 }
 
 static const ac_checkpoint_store_ops file_ops = {

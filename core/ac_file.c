@@ -167,7 +167,7 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ac_file_list_dirs(char ***out, size_t *out_n, const char *dir)
+int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
@@ -184,7 +184,7 @@ int ac_file_list_dirs(char ***out, size_t *out_n, const char *dir)
 
 		if (entry->d_name[0] == '.' ||
 		    fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode))
+		    !(dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
 			continue;
 		if (n == cap) {
 			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));

@@ -2,6 +2,7 @@
 #ifndef AC_FILE_H
 #define AC_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,10 +34,11 @@ int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 			 mode_t mode, const char *shown);
 
-/* The names of dir's folders, sorted by bytes, leaving out dot entries and
- * anything else (files, symbolic links); a missing dir has none. *out and
- * each name are malloc'ed (free each, then the array). */
-int ac_file_list_dirs(char ***out, size_t *out_n, const char *dir);
+/* The names of dir's folders (dirs) or regular files (!dirs), sorted by
+ * bytes, leaving out dot entries and anything else (symbolic links...); a
+ * missing dir has none. *out and each name are malloc'ed (free each, then
+ * the array). */
+int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs);
 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);
