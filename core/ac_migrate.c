@@ -349,6 +349,15 @@ static int one_checkpoint(run *r, const char *session_id, const json_t *doc)
 
 	if ((rc = make_key(r, parts, 2)))
 		return rc;
+	/* Its ids name files at a file destination: checked here, since a
+	 * provider's save trusts its caller (and the source is not trusted). */
+	if ((rc = ac_checkpoint_validate(doc)) || (rc = ac_checkpoint_id_check(session_id)) ||
+	    (strcmp(ac_checkpoint_session(doc), session_id) != 0 &&
+	     (rc = ac_error_set(AC_ECORRUPT, "its sessionId is not '%s'", session_id)))) {
+		if (!r->verify)
+			r->out[AC_MIGRATE_CHECKPOINTS].source++;
+		return trouble(r, AC_MIGRATE_CHECKPOINTS, false, AC_ECORRUPT, ac_error_last());
+	}
 	rc = to->ops->get(&there, to, session_id, parts[1]);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
 	rc = 0;
@@ -377,8 +386,6 @@ static int checkpoints(run *r)
 		json_t *list = NULL, *doc;
 		size_t k;
 
-		if (ac_checkpoint_id_check(ids[i]) != 0)
-			continue; /* not a session's folder */
 		if ((rc = from->ops->list(&list, from, &filter))) {
 			const char *parts[1] = {ids[i]};
 

@@ -228,6 +228,18 @@ static int copy_line(const header *h, const char *id, const char *line, void *ct
 	int rc;
 
 	c->out->source++;
+	/* A row a database holds may span lines (json keeps whitespace); in a
+	 * file it would become two broken ones. */
+	if (memchr(line, '\n', h->line_len)) {
+		c->out->failed++;
+		if (c->opts->problem) {
+			ac_buf_append(&key, id, h->id_len);
+			c->opts->problem(AC_MIGRATE_JOURNAL, key.data ? key.data : "", false,
+					 "the event spans more than one line", c->opts->ctx);
+			ac_buf_free(&key);
+		}
+		return 0;
+	}
 	if (!(s = find(&c->t, h->line_hash, true, &rc)))
 		return rc;
 	s->src++;

@@ -204,4 +204,32 @@ RC=$?
 check "from after a kill: exit 0" rc_is 0
 check "from after a kill: journal byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS3/JOURNAL.jsonl"
 
+# ---- a database is not trusted: ids that would leave the folder, a row
+# spanning lines; each one line, nothing written outside, the rest copied ----
+newdb agentctl_mig_d_$$
+D=$URL
+"$AC" -w "$WS" storage migrate --to "$D" >/dev/null 2>&1
+psql -d agentctl_mig_d_$$ -Atq -v ON_ERROR_STOP=1 <<'SQL' >/dev/null
+insert into agentctl.checkpoints (session_id, checkpoint_id, version, messages, tombstone, document)
+  values ('../../../escape', 'c9', 1, 0, false,
+  '{"checkpointId":"c9","sessionId":"../../../escape","version":1,"messageHistory":[]}');
+insert into agentctl.memos (tenant, owner, scope, name, data) values ('acme', '..', 'user', 'x', 'x');
+update agentctl.logs set last_seq = last_seq + 1 where kind = 'journal';
+insert into agentctl.journal_events (seq, id, ts, agent, status, event)
+  select last_seq, 'evt_20250101000000_deadbeef', '2025-01-01T00:00:00.000Z', 'Human', 'SUCCESS',
+  E'{"id":"evt_20250101000000_deadbeef",\n"timestamp":"2025-01-01T00:00:00.000Z","agent":"Human","status":"SUCCESS","action":{"type":"ANALYSIS","params":{}},"result":{"message":"two lines"}}'
+  from agentctl.logs where kind = 'journal';
+SQL
+WS4=$TMP/deep/ws4
+mkdir -p "$WS4/.agent"
+"$AC" -w "$WS4" storage migrate --from "$D" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "untrusted: exit 1" rc_is 1
+check "untrusted: the checkpoint named" err_has "not copied: checkpoints ../../../escape/c9"
+check "untrusted: the memo named" err_has "not copied: memos acme/../user/x"
+check "untrusted: the two-line event named" err_has "not copied: journal events evt_20250101000000_deadbeef"
+check "untrusted: three lines" [ "$(wc -l <"$TMP/err")" -eq 3 ]
+check "untrusted: nothing outside the workspace" [ ! -e "$TMP/deep/escape" ]
+check "untrusted: the rest copied" bash -c "cmp -s '$WS2/JOURNAL.jsonl' '$WS4/JOURNAL.jsonl' && [ -f '$WS4/.agent/sessions/s1.json' ]"
+
 finish
