@@ -203,6 +203,19 @@ AGENTCTL_TEST_MIGRATE_KILL_AFTER=4 "$AC" -w "$WS3" storage migrate --from "$A" >
 RC=$?
 check "from after a kill: exit 0" rc_is 0
 check "from after a kill: journal byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS3/JOURNAL.jsonl"
+# Killed right after the journal's batch (the 13th write), before the
+# verification: the next run finds every line there and adds none.
+WS5=$TMP/ws5
+mkdir -p "$WS5/.agent"
+AGENTCTL_TEST_MIGRATE_KILL_AFTER=13 "$AC" -w "$WS5" storage migrate --from "$A" >/dev/null 2>&1
+RC=$?
+check "killed after the journal: killed" [ "$RC" -eq 137 ]
+check "killed after the journal: the journal is whole" cmp -s "$WS2/JOURNAL.jsonl" "$WS5/JOURNAL.jsonl"
+"$AC" -w "$WS5" storage migrate --from "$A" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "killed after the journal: re-run exit 0" rc_is 0
+check "killed after the journal: 0 new events" out_has "journal events: copied 0, already there 5, conflicts 0 (0 new)"
+check "killed after the journal: still byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS5/JOURNAL.jsonl"
 
 # ---- a database is not trusted: ids that would leave the folder, a row
 # spanning lines; each one line, nothing written outside, the rest copied ----
