@@ -55,6 +55,9 @@ extern "C" {
 /* Retention: old checkpoints, archives, traces, rotated journals. */
 #include "ac_gc.h"
 
+/* Copying a workspace between stores (storage migrate). */
+#include "ac_migrate.h"
+
 /* Watching the workspace (and a database store); operator requests and actions. */
 #include "ac_watch.h"
 #include "ac_store_watch.h"
