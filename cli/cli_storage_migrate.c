@@ -198,6 +198,13 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 		report_text(&out, counts, dry_run);
 	if (!json || rc == 0)
 		cli_write(out.data, out.len);
+	if (counts[AC_MIGRATE_JOURNAL].skipped)
+		cli_note("storage migrate: %llu journal line%s in the source %s not a valid event and "
+			 "%s not copied (agentctl journal check --all names them)",
+			 (unsigned long long)counts[AC_MIGRATE_JOURNAL].skipped,
+			 counts[AC_MIGRATE_JOURNAL].skipped == 1 ? "" : "s",
+			 counts[AC_MIGRATE_JOURNAL].skipped == 1 ? "is" : "are",
+			 counts[AC_MIGRATE_JOURNAL].skipped == 1 ? "was" : "were");
 	if (rc)
 		status = cli_error(CLI_FAILED, "storage migrate: stopped: %s", ac_error_last());
 	else if ((status = cli_finish_output()) == CLI_OK && !ok)

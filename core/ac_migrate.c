@@ -369,28 +369,43 @@ static int one_checkpoint(run *r, const char *session_id, const json_t *doc)
 	return rc;
 }
 
+/* A stored checkpoint the source's provider cannot read (and skips). */
+static void unreadable(const char *path, const char *reason, void *ctx)
+{
+	run *r = ctx;
+	const char *parts[1] = {path};
+
+	if (make_key(r, parts, 1) == 0 && !r->verify) {
+		r->out[AC_MIGRATE_CHECKPOINTS].source++;
+		trouble(r, AC_MIGRATE_CHECKPOINTS, false, AC_ECORRUPT, reason);
+	}
+}
+
 static int checkpoints(run *r)
 {
 	ac_checkpoint_store *from = r->from->checkpoints;
+	ac_checkpoint_problem_fn problem = from->problem;
+	void *problem_ctx = from->problem_ctx;
 	char **ids = NULL;
 	size_t n = 0;
-	int rc;
+	int rc, err;
 
 	if (!from->ops->sessions)
 		return ac_error_set(AC_EINVAL, "the %s checkpoint store cannot list its sessions",
 				    from->ops->name);
 	if ((rc = from->ops->sessions(&ids, &n, from)))
 		return rc;
+	ac_checkpoint_store_set_problem(from, unreadable, r);
 	for (size_t i = 0; i < n && !rc; i++) {
 		ac_checkpoint_filter filter = {.session_id = ids[i], .include_tombstones = true};
 		json_t *list = NULL, *doc;
 		size_t k;
 
-		if ((rc = from->ops->list(&list, from, &filter))) {
+		if ((err = from->ops->list(&list, from, &filter))) {
 			const char *parts[1] = {ids[i]};
 
 			if (!(rc = make_key(r, parts, 1)))
-				rc = trouble(r, AC_MIGRATE_CHECKPOINTS, false, rc, ac_error_last());
+				rc = trouble(r, AC_MIGRATE_CHECKPOINTS, false, err, ac_error_last());
 			continue;
 		}
 		json_array_foreach(list, k, doc) {
@@ -399,6 +414,7 @@ static int checkpoints(run *r)
 		}
 		json_decref(list);
 	}
+	ac_checkpoint_store_set_problem(from, problem, problem_ctx);
 	ac_backend_names_free(ids, n);
 	return rc;
 }

@@ -4,8 +4,8 @@
  * repeated in the source is copied as often as it appears, and found again
  * after; an id the destination holds with other bytes is a conflict, left
  * alone, while the rest is copied; a session with the same id and another
- * document is a conflict; a session without a tenant is reported, not
- * copied. */
+ * document is a conflict; a session without a tenant, a corrupt checkpoint
+ * and a journal line that is no event are reported, not copied. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -211,6 +211,25 @@ static void session_without_tenant(void **state)
 	assert_false(tu_exists(f->b.root, ".agent/sessions/lone.json"));
 }
 
+/* A line that is no event is counted as unreadable, not copied; a
+ * corrupt checkpoint file is reported, not copied, and fails verification. */
+static void unreadable_reported(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+
+	tu_put(f->a.root, "JOURNAL.jsonl",
+	       EVENT("evt_20250903142510_00000001", "one") "not an event\n");
+	tu_put(f->a.root, ".agent/checkpoints/s1/c1.json", "{\"checkpointId\": ");
+	migrate(f, c);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_JOURNAL].skipped, 1);
+	assert_int_equal(c[AC_MIGRATE_CHECKPOINTS].failed, 1);
+	assert_int_equal(c[AC_MIGRATE_CHECKPOINTS].source, 1);
+	assert_int_equal(c[AC_MIGRATE_CHECKPOINTS].verified, 0);
+	assert_int_equal(f->failures_heard, 1);
+}
+
 static void dry_run_writes_nothing(void **state)
 {
 	fixture *f = *state;
@@ -232,6 +251,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(everything_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(conflicts_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_without_tenant, setup, teardown),
+		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
 	};
 
