@@ -96,11 +96,21 @@ static bool tally(run *r, ac_migrate_kind kind, standing s)
 	return s == ABSENT && !r->opts->dry_run;
 }
 
-/* After a write: counted as copied, or as trouble. */
+/* After a write of n items: counted as copied, or all n as trouble (one
+ * line: they were one write). */
 static int wrote(run *r, ac_migrate_kind kind, int rc, uint64_t n)
 {
-	if (rc)
-		return trouble(r, kind, rc == AC_ECONFLICT, rc, ac_error_last());
+	bool conflict = rc == AC_ECONFLICT;
+
+	if (rc) {
+		if ((rc = trouble(r, kind, conflict, rc, ac_error_last())) || r->verify)
+			return rc;
+		if (conflict)
+			r->out[kind].conflicts += n - 1;
+		else
+			r->out[kind].failed += n - 1;
+		return 0;
+	}
 	r->out[kind].copied += n;
 	if (r->opts->after_write)
 		r->opts->after_write(kind, r->opts->ctx);
