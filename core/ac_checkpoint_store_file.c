@@ -16,6 +16,7 @@
 #include "ac_json_exact.h"
 #include "ac_json_scan.h"
 #include "ac_file.h"
+#include "ac_session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -151,6 +152,12 @@ static int make_path(char **out, const file_store *f, const char *session_id,
 {
 	ac_buf path = AC_BUF_INIT;
 
+	/* Every caller's ids may come from a file or a database row: the store
+	 * itself refuses any that is not one plain name, so no id leads out of
+	 * its folder whatever the caller checked. */
+	if (ac_session_id_check(session_id) != 0 ||
+	    (checkpoint_id && ac_checkpoint_id_check(checkpoint_id) != 0))
+		return ac_error_set(AC_EINVAL, "%s", ac_error_last());
 	if (checkpoint_id ? ac_buf_printf(&path, "%s/%s/%s.json", f->dir, session_id, checkpoint_id)
 			  : ac_buf_printf(&path, "%s/%s", f->dir, session_id))
 		return ac_error_set(AC_ENOMEM, "out of memory");
