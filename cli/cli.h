@@ -106,6 +106,19 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 
+/* What `session create` was asked for, checked already (NULL: not given). */
+typedef struct {
+	const char *task, *id, *tenant, *user, *agent;
+	bool resume, json;
+} cli_session_new;
+
+/* session create|append|compact on a database store: cli_session.c's
+ * output, exit codes and error lines. messages is a checked array. */
+int cli_session_store_create(const cli_context *ctx, const cli_session_new *req);
+int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
+			     bool json);
+int cli_session_store_compact(const cli_context *ctx, const char *id, bool force);
+
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);
 int cli_config(cli_context *ctx, int argc, char **argv);

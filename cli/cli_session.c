@@ -264,8 +264,9 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	return cli_finish_output();
 }
 
-static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
+static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	ac_compact_result result = {0};
 	ac_buf notes = AC_BUF_INIT;
 	const char *id = NULL;
@@ -284,6 +285,8 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session compact needs a session id");
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (cli_store_is_database(ctx))
+		return cli_session_store_compact(ctx, id, force);
 	if (ac_operator_compact(ws, id, force, &result, &notes) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (notes.len)
@@ -368,8 +371,9 @@ static int resume_or_create(ac_session **out, const ac_workspace *ws, const char
 	return CLI_OK;
 }
 
-static int cmd_create(const ac_workspace *ws, int argc, char **argv)
+static int cmd_create(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
 	bool json = false, options_done = false, resume = false;
 	ac_session *s = NULL;
@@ -416,6 +420,9 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 		return status;
 	if (resume && !id)
 		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
+	if (cli_store_is_database(ctx))
+		return cli_session_store_create(ctx, &(cli_session_new){.task = task, .id = id,
+			.tenant = tenant, .user = user, .agent = agent, .resume = resume, .json = json});
 	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
 		return status;
 	/* Without --resume a create never adopts an existing session: an
@@ -474,8 +481,9 @@ done:
 	return status;
 }
 
-static int cmd_append(const ac_workspace *ws, int argc, char **argv)
+static int cmd_append(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *id = NULL, *input = NULL;
 	json_t *messages = NULL;
 	ac_session *s = NULL;
@@ -499,6 +507,10 @@ static int cmd_append(const ac_workspace *ws, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session append: %s", ac_error_last());
 	if ((status = read_messages(&messages, input, "session append")))
 		return status;
+	if (cli_store_is_database(ctx)) {
+		status = cli_session_store_append(ctx, id, messages, json);
+		goto done;
+	}
 	if (ac_session_append_messages(&s, ws->sessions_dir, id, messages) != 0) {
 		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
 		goto done;
@@ -600,11 +612,11 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 	    !strcmp(verb, "fail"))
 		return cmd_set_status(ctx, verb, argc - 1, argv + 1);
 	if (!strcmp(verb, "compact"))
-		return cmd_compact(ws, argc - 1, argv + 1);
+		return cmd_compact(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "create"))
-		return cmd_create(ws, argc - 1, argv + 1);
+		return cmd_create(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "append"))
-		return cmd_append(ws, argc - 1, argv + 1);
+		return cmd_append(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "record-turn"))
 		return cmd_record_turn(ws, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);

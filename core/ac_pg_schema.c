@@ -20,7 +20,8 @@
  *                   text-exact) and the header columns listings read
  *   journal_events  (4) one row per journal event: the line as written
  *                   (json, text-exact), seq from logs' ('', journal, '')
- *                   row, and the columns queries use */
+ *                   row, and the columns queries use
+ *   sessions.task   (5) the task, so listings need no document */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -195,11 +196,24 @@ static const char *const journal[] = {
 	NULL,
 };
 
+/* Listings show each session's task, as the files' listing does, without
+ * reading a document. Filled from the documents of the sessions already
+ * there. Not in the listing indexes: a task has no length limit, an index
+ * entry has one. */
+static const char *const session_task[] = {
+	"ALTER TABLE sessions ADD COLUMN task text NOT NULL DEFAULT ''",
+	"UPDATE sessions s SET task = coalesce(d.document->>'task', '')"
+	" FROM session_documents d WHERE d.session_id = s.id"
+	" AND json_typeof(d.document->'task') = 'string'",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
 	{3, "checkpoints", checkpoints},
 	{4, "journal_events", journal},
+	{5, "sessions carry their task", session_task},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

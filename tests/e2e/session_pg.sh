@@ -47,6 +47,10 @@ unshare -u true 2>/dev/null && UTS=1
 # backend writes them: a row, its document, its messages).
 run storage check >/dev/null
 run memo list acme u1 user # opening the store migrates it
+# A database at schema version 4 (before sessions had a task column):
+# the rows below are written as that version's backend wrote them, and
+# the next command must upgrade it in place, tasks filled from documents.
+sql "alter table agentctl.sessions drop column task; delete from agentctl.agentctl_migrations where version = 5"
 sql "insert into agentctl.sessions (tenant, id, user_id, agent, status, created_at, updated_at,
        written_by_host, written_by_agent, last_seq, message_count, tokens)
      values ('acme', 's1', 'u1', 'claude', 'running', now() - interval '1 minute', now() - interval '1 minute',
@@ -60,6 +64,15 @@ sql "insert into agentctl.messages values
      ('acme', 's1', 1, '{\"role\":\"user\",\"content\":\"why \u001b[31mred\"}'),
      ('acme', 's1', 2, '{\"role\":\"assistant\",\"content\":\"fixed\"}')"
 
+# ---- the upgrade from version 4 ----
+run storage check
+check "check on the old database: a migration missing" eval 'rc_is 1 && out_has "1 migration missing"'
+run session list --json
+check "list upgrades it: exit 0" rc_is 0
+check "migration 5 recorded" [ "$(sql "select name from agentctl.agentctl_migrations where version = 5")" = "sessions carry their task" ]
+check "the task column was filled from the documents" \
+	[ "$(sql "select id || ':' || task from agentctl.sessions order by id" | tr '\n' ' ')" = "s1:fix the build s2: " ]
+
 # ---- list ----
 run session list --json
 check "list --json exits 0" rc_is 0
@@ -67,12 +80,16 @@ check "list --json: both sessions, newest first" \
 	[ "$(jq -r '[.[].id] | join(",")' <"$TMP/out")" = "s1,s2" ]
 check "list --json: the host that last wrote it" \
 	[ "$(jq -r '.[0].host' <"$TMP/out")" = "host-a" ]
+check "list --json: the task and createdAt, from the row" \
+	[ "$(jq -r '.[0] | "\(.task)|\(.createdAt | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}[.][0-9]{3}Z$"))"' <"$TMP/out")" = "fix the build|true" ]
 check "list --json: the counts and tenancy" \
 	[ "$(jq -r '.[0] | "\(.messages) \(.tokens) \(.tenantId) \(.userId) \(.agentId) \(.status)"' <"$TMP/out")" = "2 9 acme u1 claude running" ]
 run session list
 check "list exits 0" rc_is 0
 check "list: a HOST column" eval 'head -1 "$TMP/out" | grep -q "HOST"'
 check "list: the row names its host" eval 'grep "^s1 " "$TMP/out" | grep -q "host-a .*u1/claude"'
+check "list: a TASK column, the task at the end of the row" \
+	eval 'head -1 "$TMP/out" | grep -q "USER/AGENT *TASK$" && grep "^s1 " "$TMP/out" | grep -q "u1/claude *fix the build$"'
 run session list --status completed --json
 check "list --status: filtered" [ "$(jq -r '[.[].id] | join(",")' <"$TMP/out")" = "s2" ]
 run session list --user u1 --json
@@ -135,6 +152,85 @@ check "the session is running" [ "$(sql "select status from agentctl.sessions wh
 run session complete s1
 check "complete exits 0" rc_is 0
 check "complete says so" out_has "session s1 completed"
+
+# ---- create, append, compact: through the store too ----
+# run with standard input (a here-string: a pipe would set RC in a subshell)
+run_in() { "$AC" -w "$WS" "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; }
+run session create "write the tests" --tenant acme --user u1 --agent claude --id c1
+check "create exits 0" rc_is 0
+check "create prints the id" [ "$(cat "$TMP/out")" = c1 ]
+check "create: the row has the task, tenancy and this host" \
+	[ "$(sql "select task || '|' || tenant || '|' || user_id || '|' || agent || '|' || status || '|' || (written_by_host <> '') from agentctl.sessions where id = 'c1'")" = "write the tests|acme|u1|claude|running|true" ]
+check "create: the document as a session file starts" \
+	[ "$(sql "select document->>'task' || '|' || (document->'metadata'->>'tenantId') || '|' || (document->>'createdAt') from agentctl.session_documents where session_id = 'c1'" | sed 's/|[0-9T:.Z-]*$/|ts/')" = "write the tests|acme|ts" ]
+run session list --json
+check "list shows the created session's task and createdAt" \
+	[ "$(jq -r '.[] | select(.id == "c1") | "\(.task)|\(.createdAt | length)|\(.messages)"' <"$TMP/out")" = "write the tests|24|0" ]
+created=$(jq -r '.[] | select(.id == "c1") | .createdAt' <"$TMP/out")
+run session show c1 --json
+check "list's createdAt is the document's" [ "$(jq -r .createdAt <"$TMP/out")" = "$created" ]
+run session create "again" --tenant acme --id c1
+check "create over an existing id: exit 1, one line" eval 'rc_is 1 && err_is_one_line && err_has "exists already"'
+run session create "theirs" --tenant other --id c1
+check "create over another tenant's id: exit 1, nothing changed" \
+	eval 'rc_is 1 && [ "$(sql "select tenant || task from agentctl.sessions where id = '"'c1'"'")" = "acmewrite the tests" ]'
+run session create "no tenant"
+check "create without --tenant: exit 2, one line" eval 'rc_is 2 && err_is_one_line && err_has "--tenant"'
+run session create "bad" --tenant acme --id ../x
+check "create with a bad id: exit 2" rc_is 2
+run session create "fresh" --tenant acme --json
+check "create --json: the document" \
+	[ "$(jq -r '"\(.task) \(.status) \(.metadata.tenantId) \(.conversationHistory | length)"' <"$TMP/out")" = "fresh running acme 0" ]
+check "create without --id: a new uuid" \
+	eval 'jq -r .id <"$TMP/out" | grep -qE "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"'
+
+run_in session append c1 - <<<'[{"role":"user","content":"one"},{"role":"assistant","content":"two"}]'
+check "append exits 0" rc_is 0
+check "append prints the history's length" [ "$(cat "$TMP/out")" = 2 ]
+run_in session append c1 - --json <<<'{"role":"user","content":"three \u001b[2J"}'
+check "append --json: the session with the new message" \
+	[ "$(jq -r '[.conversationHistory[].content] | length' <"$TMP/out")" = 3 ]
+check "append: rows in seq order" \
+	[ "$(sql "select string_agg(seq::text || '=' || (message->>'content'), ',' order by seq) from agentctl.messages where session_id = 'c1'" | cut -c1-17)" = "1=one,2=two,3=thr" ]
+run_in session append c1 - <<<'{"role":"user"'
+check "append bad JSON: exit 2, nothing written" \
+	eval 'rc_is 2 && [ "$(sql "select message_count from agentctl.sessions where id = '"'c1'"'")" = 3 ]'
+run_in session append nosuch - <<<'{"role":"user","content":"x"}'
+check "append to an unknown session: exit 1, one line naming it" eval 'rc_is 1 && err_is_one_line && err_has nosuch'
+run session show c1
+check "show: an appended escape made visible" eval 'out_has "[3] user: three" && ! grep -q $'"'"'\x1b'"'"' "$TMP/out"'
+
+# --resume: a paused session is set running and kept
+run session pause c1
+run session create "ignored" --tenant acme --id c1 --resume
+check "create --resume of a paused session: its id" eval 'rc_is 0 && [ "$(cat "$TMP/out")" = c1 ]'
+check "create --resume: running again" [ "$(sql "select status from agentctl.sessions where id = 'c1'")" = running ]
+run session create "next" --tenant acme --id c1 --resume
+check "create --resume of a running session: a new id" \
+	eval 'rc_is 0 && [ "$(cat "$TMP/out")" != c1 ] && [ "$(sql "select count(*) from agentctl.sessions where task = '"'next'"'")" = 1 ]'
+
+# compact: below the trigger, then forced; a large tool result to an artifact
+big=$(head -c 6000 /dev/zero | tr '\0' x)
+run_in session append c1 - <<<"$(printf '[{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"%s"}]},{"role":"assistant","content":"done"}]' "$big")"
+check "append of a tool call and its large result: exit 0" rc_is 0
+run session compact c1
+check "compact below the trigger: exit 0, says why not" \
+	eval 'rc_is 0 && out_has "not compacted: below the compaction trigger"'
+check "compact: the large result moved to an artifact" \
+	eval 'out_has "1 tool result (6000 bytes) moved to artifacts" && [ "$(sql "select length(data) from agentctl.artifacts where session_id = '"'c1'"' and tool_call_id = '"'call_1'"'")" = 6000 ]'
+run artifact show c1 call_1
+check "artifact show gives the result back" [ "$(wc -c <"$TMP/out")" -ge 6000 ]
+run session compact c1 --force
+check "compact --force: exit 0" rc_is 0
+check "compact --force: summarised, archived in the store" \
+	eval 'out_has "messages summarised" && out_has "originals archived in the store (compactions)"'
+check "compact: the archive row and fewer messages" \
+	eval '[ "$(sql "select count(*) from agentctl.compactions where session_id = '"'c1'"'")" = 1 ] && [ "$(sql "select message_count < 6 from agentctl.sessions where id = '"'c1'"'")" = t ]'
+check "compact is journaled" eval 'grep -q "\"SESSION_COMPACT\"" "$WS/JOURNAL.jsonl"'
+run session compact nosuch
+check "compact of an unknown session: exit 1, one line" eval 'rc_is 1 && err_is_one_line && err_has nosuch'
+run --read-only session create x --tenant acme
+check "--read-only refuses create: exit 2" rc_is 2
 
 check "no session file was written" [ ! -e "$WS/.agent/sessions" ] || [ -z "$(ls -A "$WS/.agent/sessions")" ]
 
