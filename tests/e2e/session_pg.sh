@@ -232,6 +232,56 @@ check "compact of an unknown session: exit 1, one line" eval 'rc_is 1 && err_is_
 run --read-only session create x --tenant acme
 check "--read-only refuses create: exit 2" rc_is 2
 
+# ---- many hosts at once, through the commands ----
+# Six processes, each a host of its own name (a UTS namespace), create one
+# shared session at once (one wins, the others are told it exists) and
+# one of their own each, then append to both in turns: every message is
+# there exactly once, the shared session's seqs are 1..n without a gap,
+# and each own session names its host as its writer.
+ROUNDS=15
+cat >"$TMP/writer.sh" <<'WRITER'
+host=$1 ac=$2 ws=$3 uts=$4 rounds=$5
+[ "$uts" = 1 ] && hostname "$host"
+"$ac" -w "$ws" session create "shared work" --tenant fleet --id shared >/dev/null 2>"$ws/../create-$host.err"
+echo $? >"$ws/../create-$host.rc"
+"$ac" -w "$ws" session create "$host work" --tenant fleet --user "$host" --id "own-$host" >/dev/null ||
+	echo "lost create $host"
+i=1
+while [ $i -le "$rounds" ]; do
+	"$ac" -w "$ws" session append shared - >/dev/null <<<"{\"role\":\"user\",\"content\":\"$host #$i\"}" ||
+		echo "lost shared $host $i"
+	"$ac" -w "$ws" session append "own-$host" - >/dev/null <<<"[{\"role\":\"user\",\"content\":\"$host #$i\"},{\"role\":\"assistant\",\"content\":\"ok $i\"}]" ||
+		echo "lost own $host $i"
+	i=$((i + 1))
+done
+WRITER
+for h in h1 h2 h3 h4 h5 h6; do
+	if [ "$UTS" = 1 ]; then
+		unshare -u bash "$TMP/writer.sh" "$h" "$AC" "$WS" 1 "$ROUNDS" >"$TMP/writer-$h" 2>&1 &
+	else
+		bash "$TMP/writer.sh" "$h" "$AC" "$WS" 0 "$ROUNDS" >"$TMP/writer-$h" 2>&1 &
+	fi
+done
+wait
+check "many hosts: no create or append failed" [ -z "$(cat "$TMP"/writer-*)" ]
+check "many hosts: exactly one created the shared session" [ "$(cat "$TMP"/create-*.rc | grep -c '^0$')" = 1 ]
+check "many hosts: the others were told it exists" [ "$(cat "$TMP"/create-*.err | grep -c 'exists already')" = 5 ]
+check "many hosts: every shared message once" \
+	[ "$(sql "select count(*) || ' ' || count(distinct message->>'content') from agentctl.messages where session_id = 'shared'")" = "$((6 * ROUNDS)) $((6 * ROUNDS))" ]
+check "many hosts: shared seqs 1..n without a gap, and the row's count agrees" \
+	[ "$(sql "select min(m.seq) = 1 and max(m.seq) = count(*) and max(s.message_count) = count(*) and max(s.last_seq) = count(*) from agentctl.messages m join agentctl.sessions s on s.id = m.session_id where m.session_id = 'shared'")" = t ]
+check "many hosts: each host's own session whole and in order" \
+	[ "$(sql "select string_agg(session_id || '=' || n, ',' order by session_id) from (select session_id, count(*) as n from agentctl.messages where session_id like 'own-%' and seq = (select count(*) from agentctl.messages x where x.session_id = messages.session_id and x.seq <= messages.seq) group by session_id) t")" = "own-h1=$((2 * ROUNDS)),own-h2=$((2 * ROUNDS)),own-h3=$((2 * ROUNDS)),own-h4=$((2 * ROUNDS)),own-h5=$((2 * ROUNDS)),own-h6=$((2 * ROUNDS))" ]
+check "many hosts: no message of one host in another's session" \
+	[ "$(sql "select count(*) from agentctl.messages where session_id like 'own-%' and message->>'role' = 'user' and session_id <> 'own-' || split_part(message->>'content', ' ', 1)")" = 0 ]
+if [ "$UTS" = 1 ]; then
+	check "many hosts: each own session names its host" \
+		[ "$(sql "select count(*) from agentctl.sessions where id like 'own-%' and written_by_host = substr(id, 5)")" = 6 ]
+fi
+run session list --json
+check "many hosts: the listing has each task" \
+	[ "$(jq -r '[.[] | select(.id | startswith("own-")) | .task] | sort | join(",")' <"$TMP/out")" = "h1 work,h2 work,h3 work,h4 work,h5 work,h6 work" ]
+
 check "no session file was written" [ ! -e "$WS/.agent/sessions" ] || [ -z "$(ls -A "$WS/.agent/sessions")" ]
 
 finish
