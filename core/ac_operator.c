@@ -5,6 +5,7 @@
 #include "ac_sandbox.h"
 
 #include "ac_error.h"
+#include "ac_journal_store.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -26,6 +27,7 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 				  "result", "message", message,
 				  "trace", "correlation_id", session_id);
 	char id[AC_EVENT_ID_LEN + 1], *text = NULL, *line = NULL;
+	ac_journal_store *store = NULL;
 	size_t len;
 	int rc;
 
@@ -35,9 +37,12 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 	json_decref(event);
 	if (!text)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* The workspace's journal wherever it lives: with storage.url, the
+	 * database's, beside the sessions the operator changed there. */
 	rc = ac_event_prepare(&line, &len, id, text, &ws->schema);
-	if (rc == 0)
-		rc = ac_journal_append(NULL, ws->journal_path, line, len, &ws->journal);
+	if (rc == 0 && (rc = ac_journal_store_open(&store, ws)) == 0)
+		rc = ac_journal_store_append(store, line, len, NULL);
+	ac_journal_store_free(store);
 	free(text);
 	free(line);
 	return rc;
