@@ -176,12 +176,41 @@ static bool set_store_status(const ui_dialog *d, const ac_workspace *ws, ui_act_
 	return ok;
 }
 
+/* The compaction dialog for plan (of messages as the store holds them)
+ * or, when nothing is to be done, the status line saying why. */
+static void compact_dialog(ui_dialog *d, ui_model *m, const char *id, const json_t *messages,
+			   const ac_compact_options *opts, const char *archived)
+{
+	ac_compact_result plan = {0};
+
+	ac_compact_plan(&plan, messages, opts);
+	if (!plan.needed) {
+		ui_model_set_action(m, false, "compact %s: nothing to do (%s)", id,
+				    plan.why_not ? plan.why_not : "no messages to summarise");
+		ac_compact_result_free(&plan);
+		return;
+	}
+	d->kind = UI_DLG_COMPACT;
+	d->target = strdup(id);
+	ui_model_dialog_title(m, "Compact session %s?", id);
+	ui_model_dialog_line(m, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
+		       (unsigned long long)opts->trigger_tokens,
+		       plan.tokens_before < opts->trigger_tokens ? ", below it: forced" : "");
+	ui_model_dialog_line(m, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
+		       plan.messages_before);
+	ui_model_dialog_line(m, "messages after: %zu", plan.messages_after);
+	ui_model_dialog_line(m, "the originals are archived %s", archived);
+	ui_model_dialog_line(m, "summariser: %s", opts->summarizer && opts->summarizer[0] ? opts->summarizer[0]
+									       : "built-in");
+	ac_compact_result_free(&plan);
+}
+
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
 {
 	ac_session *s = NULL;
-	ac_compact_result plan = {0};
 	ac_compact_options opts = ws->compact;
 	const char *const *summarizer = NULL;
+	ac_buf where = AC_BUF_INIT;
 
 	ui_dialog_close(d, m);
 	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
@@ -190,25 +219,40 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 		return;
 	}
 	opts.force = true; /* the operator asked: compact even below the trigger */
-	ac_compact_plan(&plan, ac_session_messages(s), &opts);
+	ac_buf_printf(&where, "under %s/.compactions/", ws->sessions_dir);
+	compact_dialog(d, m, id, ac_session_messages(s), &opts, where.data ? where.data : "");
+	ac_buf_free(&where);
 	ac_session_free(s);
-	if (!plan.needed) {
-		ui_model_set_action(m, false, "compact %s: nothing to do (%s)", id,
-				    plan.why_not ? plan.why_not : "no messages to summarise");
-		return;
+}
+
+void ui_act_plan_store_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+			       const ac_config *config, const char *id)
+{
+	ac_backend_session_info info = {0};
+	ac_compact_options opts = ws->compact;
+	const char *const *summarizer = NULL;
+	json_t *messages = NULL;
+	ac_backend b = {0};
+
+	ui_dialog_close(d, m);
+	/* The history as the database holds it now, read by id (its tenant
+	 * is the store's). */
+	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
+	    ac_backend_open(&b, config, ws->sessions_dir, ws->sessions_dir) != 0 ||
+	    b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.load_all(b.impl, &messages, info.tenant, id) != 0) {
+		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
+		goto done;
 	}
-	d->kind = UI_DLG_COMPACT;
-	d->target = strdup(id);
-	ui_model_dialog_title(m, "Compact session %s?", id);
-	ui_model_dialog_line(m, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
-		       (unsigned long long)opts.trigger_tokens,
-		       plan.tokens_before < opts.trigger_tokens ? ", below it: forced" : "");
-	ui_model_dialog_line(m, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
-		       plan.messages_before);
-	ui_model_dialog_line(m, "messages after: %zu", plan.messages_after);
-	ui_model_dialog_line(m, "the originals are archived under %s/.compactions/", ws->sessions_dir);
-	ui_model_dialog_line(m, "summariser: %s", opts.summarizer && opts.summarizer[0] ? opts.summarizer[0]
-									      : "built-in");
+	opts.force = true;
+	compact_dialog(d, m, id, messages, &opts,
+		       "in the database (compactions); large tool results become artifacts");
+	if (d->kind == UI_DLG_COMPACT)
+		d->store = config;
+done:
+	json_decref(messages);
+	ac_backend_session_info_clear(&info);
+	ac_backend_close(&b);
 }
 
 /* The plan as text, to compare the one shown with the one about to run:
@@ -419,6 +463,34 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	ac_buf_free(&notes);
 }
 
+/* run_compact on a database store, on a connection of its own. Nothing
+ * for z to undo: the archive is the store's (compactions), not a file. */
+static void run_store_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
+			      ui_act_outcome *o)
+{
+	ac_backend_compact_result r = {0};
+	ac_buf notes = AC_BUF_INIT;
+	ac_backend b = {0};
+
+	if (ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir) != 0 ||
+	    ac_operator_compact_in(ws, &b, d->target, true, &r, &notes) != 0) {
+		if (cancel_asked(cancel_fd))
+			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
+		else
+			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
+	} else if (!r.compacted) {
+		say(o, false, "compact %s: nothing done (%s)", d->target, r.why_not ? r.why_not : "?");
+	} else {
+		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
+		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
+		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
+		    notes.len ? notes.data : "");
+	}
+	o->undo_forget = true;
+	ac_backend_close(&b);
+	ac_buf_free(&notes);
+}
+
 static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
 			ui_act_outcome *o)
 {
@@ -527,7 +599,7 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	ac_proc_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
 	case UI_DLG_COMPACT:
-		run_compact(d, ws, cancel_fd, out);
+		(d->store ? run_store_compact : run_compact)(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_ROLLBACK_OP:
 	case UI_DLG_REVERT_OP:
