@@ -106,6 +106,12 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 
+/* session compact's report line: done (a summary was made) or why_not;
+ * archive says where the originals went (a path, or the store's table). */
+void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, const char *why_not,
+			 size_t summarized, size_t before, uint64_t tokens_before,
+			 uint64_t tokens_after, const char *archive);
+
 /* What `session create` was asked for, checked already (NULL: not given). */
 typedef struct {
 	const char *task, *id, *tenant, *user, *agent;

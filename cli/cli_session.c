@@ -264,6 +264,20 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	return cli_finish_output();
 }
 
+void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, const char *why_not,
+			 size_t summarized, size_t before, uint64_t tokens_before,
+			 uint64_t tokens_after, const char *archive)
+{
+	if (!done)
+		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
+		       (unsigned long long)tokens_before, (unsigned long long)ws->compact.trigger_tokens,
+		       why_not ? why_not : "nothing to do");
+	else
+		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
+		       "originals archived in %s\n", id, summarized, before,
+		       (unsigned long long)tokens_before, (unsigned long long)tokens_after, archive);
+}
+
 static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
@@ -291,16 +305,9 @@ static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (notes.len)
 		cli_note("%s", notes.data);
-	if (!result.needed)
-		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
-		       (unsigned long long)result.tokens_before,
-		       (unsigned long long)ws->compact.trigger_tokens,
-		       result.why_not ? result.why_not : "nothing to do");
-	else
-		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
-		       "originals archived in %s\n", id, result.summarized, result.messages_before,
-		       (unsigned long long)result.tokens_before,
-		       (unsigned long long)result.tokens_after, result.archive_path);
+	cli_print_compacted(ws, id, result.needed, result.why_not, result.summarized,
+			    result.messages_before, result.tokens_before, result.tokens_after,
+			    result.archive_path);
 	status = cli_finish_output();
 	ac_compact_result_free(&result);
 	ac_buf_free(&notes);

@@ -333,16 +333,9 @@ int cli_session_store_compact(const cli_context *ctx, const char *id, bool force
 		printf("session %s: %zu tool result%s (%llu bytes) moved to artifacts\n", id,
 		       result.externalized, result.externalized == 1 ? "" : "s",
 		       (unsigned long long)result.artifact_bytes);
-	if (!result.compacted)
-		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
-		       (unsigned long long)result.tokens_before,
-		       (unsigned long long)ws->compact.trigger_tokens,
-		       result.why_not ? result.why_not : "nothing to do");
-	else
-		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
-		       "originals archived in the store (compactions)\n", id, result.summarized,
-		       result.messages_before, (unsigned long long)result.tokens_before,
-		       (unsigned long long)result.tokens_after);
+	cli_print_compacted(ws, id, result.compacted, result.why_not, result.summarized,
+			    result.messages_before, result.tokens_before, result.tokens_after,
+			    "the store (compactions)");
 	status = cli_finish_output();
 done:
 	ac_buf_free(&notes);

@@ -463,6 +463,26 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	ac_buf_free(&notes);
 }
 
+/* What a compaction of d->target did, on the status line: rc its result,
+ * done whether it summarised, the counts as it reports them. */
+static void say_compacted(ui_act_outcome *o, const ui_dialog *d, int cancel_fd, int rc, bool done,
+			  const char *why_not, size_t before, size_t after, uint64_t tokens_before,
+			  uint64_t tokens_after, const ac_buf *notes)
+{
+	if (rc != 0) {
+		if (cancel_asked(cancel_fd))
+			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
+		else
+			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
+	} else if (!done) {
+		say(o, false, "compact %s: nothing done (%s)", d->target, why_not ? why_not : "?");
+	} else {
+		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
+		    before, after, (unsigned long long)tokens_before, (unsigned long long)tokens_after,
+		    notes->len ? "; " : "", notes->len ? notes->data : "");
+	}
+}
+
 /* run_compact on a database store, on a connection of its own. Nothing
  * for z to undo: the archive is the store's (compactions), not a file. */
 static void run_store_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
@@ -471,21 +491,12 @@ static void run_store_compact(const ui_dialog *d, const ac_workspace *ws, int ca
 	ac_backend_compact_result r = {0};
 	ac_buf notes = AC_BUF_INIT;
 	ac_backend b = {0};
+	int rc = ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir);
 
-	if (ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir) != 0 ||
-	    ac_operator_compact_in(ws, &b, d->target, true, &r, &notes) != 0) {
-		if (cancel_asked(cancel_fd))
-			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
-		else
-			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
-	} else if (!r.compacted) {
-		say(o, false, "compact %s: nothing done (%s)", d->target, r.why_not ? r.why_not : "?");
-	} else {
-		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
-		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
-		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
-		    notes.len ? notes.data : "");
-	}
+	if (rc == 0)
+		rc = ac_operator_compact_in(ws, &b, d->target, true, &r, &notes);
+	say_compacted(o, d, cancel_fd, rc, r.compacted, r.why_not, r.messages_before,
+		      r.messages_after, r.tokens_before, r.tokens_after, &notes);
 	o->undo_forget = true;
 	ac_backend_close(&b);
 	ac_buf_free(&notes);
@@ -496,24 +507,14 @@ static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_f
 {
 	ac_buf notes = AC_BUF_INIT;
 	ac_compact_result r = {0};
+	int rc = ac_operator_compact(ws, d->target, true, &r, &notes);
 
-	if (ac_operator_compact(ws, d->target, true, &r, &notes) != 0) {
-		if (cancel_asked(cancel_fd))
-			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
-		else
-			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
-	} else if (!r.needed) {
-		say(o, false, "compact %s: nothing done (%s)", d->target, r.why_not ? r.why_not : "?");
-	} else {
-		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
-		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
-		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
-		    notes.len ? notes.data : "");
-		if (r.archive_path) {
-			ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive_path,
-				       r.messages_after, r.summarized, NULL, NULL);
-			o->undo_set = true;
-		}
+	say_compacted(o, d, cancel_fd, rc, rc == 0 && r.needed, r.why_not, r.messages_before,
+		      r.messages_after, r.tokens_before, r.tokens_after, &notes);
+	if (rc == 0 && r.needed && r.archive_path) {
+		ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive_path, r.messages_after,
+			       r.summarized, NULL, NULL);
+		o->undo_set = true;
 	}
 	ac_compact_result_free(&r);
 	ac_buf_free(&notes);
