@@ -435,6 +435,19 @@ void conform_create(const ac_backend *b)
 	ac_backend_sessions_free(list, n);
 	free(id);
 	assert_int_equal(b->session.create(b->impl, &id, "../t", NULL, NULL, NULL, "x"), AC_EINVAL);
+	/* A long task (more than a database keeps in its listing indexes),
+	 * multi-byte characters too, is listed whole. */
+	{
+		char *task = conform_big(3000, 'x'), *made = NULL;
+
+		memcpy(task + 100, "\xc3\xa9\xe2\x82\xac", 5);
+		OK(b->session.create(b->impl, &made, "t1", NULL, NULL, "long", task));
+		info = conform_find_info(b, "long", &list, &n);
+		assert_string_equal(info.task, task);
+		ac_backend_sessions_free(list, n);
+		free(made);
+		free(task);
+	}
 	assert_null(id);
 	free(fresh);
 	free(other);

@@ -50,7 +50,14 @@ run memo list acme u1 user # opening the store migrates it
 # A database at schema version 4 (before sessions had a task column):
 # the rows below are written as that version's backend wrote them, and
 # the next command must upgrade it in place, tasks filled from documents.
-sql "alter table agentctl.sessions drop column task; delete from agentctl.agentctl_migrations where version = 5"
+sql "alter table agentctl.sessions drop column task cascade;
+     delete from agentctl.agentctl_migrations where version = 5;
+     create index sessions_listing on agentctl.sessions (updated_at desc, id)
+       include (tenant, user_id, agent, status, message_count, tokens, input_tokens, output_tokens, turns, written_by_host);
+     create index sessions_tenant_listing on agentctl.sessions (tenant, updated_at desc, id)
+       include (user_id, agent, status, message_count, tokens, input_tokens, output_tokens, turns, written_by_host);
+     create index sessions_user_listing on agentctl.sessions (tenant, user_id, updated_at desc, id)
+       include (agent, status, message_count, tokens, input_tokens, output_tokens, turns, written_by_host)"
 sql "insert into agentctl.sessions (tenant, id, user_id, agent, status, created_at, updated_at,
        written_by_host, written_by_agent, last_seq, message_count, tokens)
      values ('acme', 's1', 'u1', 'claude', 'running', now() - interval '1 minute', now() - interval '1 minute',
@@ -70,6 +77,8 @@ check "check on the old database: a migration missing" eval 'rc_is 1 && out_has 
 run session list --json
 check "list upgrades it: exit 0" rc_is 0
 check "migration 5 recorded" [ "$(sql "select name from agentctl.agentctl_migrations where version = 5")" = "sessions carry their task" ]
+check "the listing indexes carry the task's head and createdAt" \
+	[ "$(sql "select count(*) from pg_indexes where schemaname = 'agentctl' and indexname like 'sessions%listing' and indexdef like '%task_head, created_at)%'")" = 3 ]
 check "the task column was filled from the documents" \
 	[ "$(sql "select id || ':' || task from agentctl.sessions order by id" | tr '\n' ' ')" = "s1:fix the build s2: " ]
 
@@ -179,6 +188,13 @@ run session create "no tenant"
 check "create without --tenant: exit 2, one line" eval 'rc_is 2 && err_is_one_line && err_has "--tenant"'
 run session create "bad" --tenant acme --id ../x
 check "create with a bad id: exit 2" rc_is 2
+long=$(printf 'ünïcödé task %.0s' $(seq 30))
+run session create "$long" --tenant acme --id long1
+run session list --json
+check "a task longer than the indexes' head is listed whole" \
+	[ "$(jq -r '.[] | select(.id == "long1") | .task' <"$TMP/out")" = "$long" ]
+check "... while the index holds its head" \
+	[ "$(sql "select length(task_head) || ' ' || length(task) from agentctl.sessions where id = 'long1'")" = "200 ${#long}" ]
 run session create "fresh" --tenant acme --json
 check "create --json: the document" \
 	[ "$(jq -r '"\(.task) \(.status) \(.metadata.tenantId) \(.conversationHistory | length)"' <"$TMP/out")" = "fresh running acme 0" ]
