@@ -123,6 +123,18 @@ check "gc: the sessions stay" [ "$(rows sessions)" = 2 ]
 run --storage "$URL" gc --keep 1 --older-than 30d
 check "gc again: nothing more" out_has "freed 0 bytes"
 
+# ---- a database at schema version 2: no checkpoints or journal tables ----
+DB2=${DB}_v2
+psql -Atqc "CREATE DATABASE $DB2" >/dev/null
+URL2="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$DB2"
+"$AC" -w "$WS" --storage "$URL2" memo write acme u1 user NOTE.md "x" >/dev/null
+psql -d "$DB2" -Atq -c "drop table agentctl.checkpoints, agentctl.journal_events;
+  delete from agentctl.agentctl_migrations where version >= 3" >/dev/null
+run --storage "$URL2" gc --keep 1 --older-than 1d --dry-run
+check "an older schema: gc skips the tables it lacks, exit 0" eval 'rc_is 0 && ! grep -q "checkpoint\|journal events" "$TMP/out"'
+check "an older schema: gc migrates nothing" [ "$(psql -d "$DB2" -Atqc "select max(version) from agentctl.agentctl_migrations")" = 2 ]
+psql -Atqc "DROP DATABASE IF EXISTS $DB2" >/dev/null
+
 # ---- a URL from an untrusted project file is not used ----
 WS2=$TMP/ws2
 mkdir -p "$WS2/.agent"
