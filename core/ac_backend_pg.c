@@ -462,21 +462,87 @@ done:
 
 /* The writing agent is read for one session only: every listed column
  * costs a 100,000-row listing (docs/BENCHMARKS.md). The task comes from
- * the indexes' head of it (task_head), so the scan stays index-only; a
- * head as long as the indexes keep may have been cut, and that session's
- * whole task is read from its row (a lookup by key, made only for it). */
+ * the indexes' head of it (task_head); the few tasks that may be longer
+ * are read from their rows afterwards (whole_tasks). */
 #define LIST_SELECT                                                                         \
 	"SELECT tenant, id, user_id, agent, status,"                                          \
 	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
-	" input_tokens, output_tokens, turns, written_by_host,"                              \
-	" CASE WHEN length(task_head) < " AC_PG_TASK_HEAD_SQL " THEN task_head"               \
-	" ELSE (SELECT t.task FROM sessions t WHERE t.id = sessions.id) END,"                 \
+	" input_tokens, output_tokens, turns, written_by_host, task_head,"                   \
 	" (extract(epoch FROM created_at) * 1000)::bigint"
 #define LIST_COLUMNS LIST_SELECT " FROM sessions "
 
 static char *copy(const char *s)
 {
 	return strdup(s ? s : "");
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Replaces each listed task that is a whole head long (it may have been
+ * cut) with the task its row holds: one query for all of them, each row
+ * naming its place in the list. */
+static int whole_tasks(ac_backend_pg *b, ac_backend_session_info *list, size_t n)
+{
+	json_t *ids = json_array();
+	size_t *at = NULL, n_at = 0;
+	const char *values[1] = {NULL};
+	PGresult *res = NULL;
+	char *text = NULL;
+	int rc = 0;
+
+	if (!ids || (n && !(at = calloc(n, sizeof(*at))))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (utf8_chars(list[i].task) < AC_PG_TASK_HEAD)
+			continue;
+		if (json_array_append_new(ids, json_string(list[i].session_id))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		at[n_at++] = i;
+	}
+	if (n_at == 0)
+		goto done;
+	if (!(text = json_dumps(ids, JSON_COMPACT))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	values[0] = text;
+	if ((rc = ac_pg_exec(b->pg, &res, "reading long tasks",
+			     "SELECT e.ord, s.task FROM json_array_elements_text($1::json)"
+			     " WITH ORDINALITY AS e(id, ord) JOIN sessions s ON s.id = e.id",
+			     1, values, NULL)))
+		goto done;
+	for (int row = 0; row < sym_PQntuples(res); row++) {
+		uint64_t ord = ac_pg_u64(res, row, 0);
+		ac_backend_session_info *info;
+		char *task;
+
+		if (ord < 1 || ord > n_at)
+			continue;
+		info = &list[at[ord - 1]];
+		if (!(task = copy(ac_pg_text(res, row, 1)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		free(info->task);
+		info->task = task;
+	}
+done:
+	sym_PQclear(res);
+	free(text);
+	free(at);
+	json_decref(ids);
+	return rc;
 }
 
 /* The listing of tenant's (NULL: every tenant's) sessions of user (NULL:
@@ -545,6 +611,10 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 		info->turns = ac_pg_u64(res, row, 10);
 	}
 	sym_PQclear(res);
+	if ((rc = whole_tasks(b, list, n))) {
+		ac_backend_sessions_free(list, n);
+		return rc;
+	}
 	*out = list;
 	*out_n = n;
 	return 0;
