@@ -97,6 +97,11 @@ int cli_open_backend(ac_backend *out, const cli_context *ctx);
  * through the ac_backend interface (cli_session_store.c). */
 bool cli_store_is_database(const cli_context *ctx);
 
+/* CLI_OK when session id exists: its file, or with storage.url a session
+ * of the database; else the one error line, prefixed with command, and
+ * CLI_FAILED (CLI_USAGE for an id no session can have). */
+int cli_session_exists(const cli_context *ctx, const char *id, const char *command);
+
 /* session list|show|pause|resume|complete|fail on a database store, with
  * the options cli_session.c parsed (want_status, want_user may be NULL;
  * status is the one to set, done the word that says it happened). */

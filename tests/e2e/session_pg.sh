@@ -247,6 +247,17 @@ check "compact is journaled in the store's journal" \
 	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'SESSION_COMPACT' and correlation_id = 'c1'")" = 1 ]
 run session compact nosuch
 check "compact of an unknown session: exit 1, one line" eval 'rc_is 1 && err_is_one_line && err_has nosuch'
+# A session only the database holds is known to the commands that name one.
+run checkpoint list c1 --json
+check "checkpoint list of a database session without checkpoints: exit 0, none" \
+	eval 'rc_is 0 && [ "$(jq length <"$TMP/out")" = 0 ]'
+run checkpoint list nosuch
+check "checkpoint list of an unknown session: exit 1, one line naming it" \
+	eval 'rc_is 1 && err_is_one_line && err_has nosuch'
+run ops record --session c1 --type command_run --details '{"command":"make"}'
+check "ops record for a database session: exit 0" rc_is 0
+run ops record --session nosuch --type command_run --details '{"command":"make"}'
+check "ops record for an unknown session: exit 1, one line" eval 'rc_is 1 && err_is_one_line && err_has nosuch'
 run --read-only session create x --tenant acme
 check "--read-only refuses create: exit 2" rc_is 2
 
