@@ -128,7 +128,8 @@ static int appends(const char *kind, const char *where, int writers, int count,
 /* ---- listing ---- */
 
 /* Bench code, not the store: the schema's name (digits only) is put in
- * the SQL text here. */
+ * the SQL text here. Each session's task is 48 characters, under the
+ * 200 the listing indexes carry (AC_PG_TASK_HEAD): the usual case. */
 static int fill(const char *url, const char *schema, long sessions)
 {
 	PGconn *conn = PQconnectdb(url);
@@ -150,11 +151,11 @@ static int fill(const char *url, const char *schema, long sessions)
 	snprintf(sql, sizeof(sql),
 			   "WITH s AS ("
 			   " INSERT INTO %s.sessions (tenant, id, user_id, agent, status,"
-			   " created_at, updated_at, written_by_host, message_count, tokens, turns)"
+			   " created_at, updated_at, written_by_host, message_count, tokens, turns, task)"
 			   " SELECT 'tenant-' || (i %% 10), 'session-' || i, 'user-' || (i %% 100), 'claude',"
 			   " (ARRAY['running','paused','completed','failed'])[1 + i %% 4],"
 			   " now() - i * interval '1 second', now() - i * interval '1 second',"
-			   " 'host-' || (i %% 8), 50, 12000, 25"
+			   " 'host-' || (i %% 8), 50, 12000, 25, repeat('a long task ', 4)"
 			   " FROM generate_series(1, $1::bigint) AS i ON CONFLICT DO NOTHING"
 			   " RETURNING tenant, id)"
 			   " INSERT INTO %s.session_documents (tenant, session_id, document)"

@@ -7,12 +7,14 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
+#include "ac_session.h"
 #include "ac_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void print_line(const char *fmt, va_list ap)
@@ -257,6 +259,34 @@ bool cli_store_is_database(const cli_context *ctx)
 	const char *url = ac_config_string(ctx->config, "storage.url", NULL);
 
 	return url && *url;
+}
+
+int cli_session_exists(const cli_context *ctx, const char *id, const char *command)
+{
+	ac_backend_session_info info = {0};
+	ac_backend b = {0};
+	char *path = NULL;
+	struct stat st;
+	int status, rc;
+
+	if (ac_session_path(&path, ctx->ws.sessions_dir, id) != 0)
+		return cli_error(CLI_USAGE, "%s: %s", command, ac_error_last());
+	rc = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	if (rc)
+		return CLI_OK;
+	if (!cli_store_is_database(ctx))
+		return cli_error(CLI_FAILED, "%s: session '%s' not found in %s", command, id,
+				 ctx->ws.sessions_dir);
+	/* With a database the sessions live there (a file may too, written
+	 * before the store was set). */
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (b.inspector.find(b.impl, &info, id) != 0)
+		status = cli_error(CLI_FAILED, "%s: %s", command, ac_error_last());
+	ac_backend_session_info_clear(&info);
+	ac_backend_close(&b);
+	return status;
 }
 
 void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent)

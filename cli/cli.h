@@ -97,6 +97,11 @@ int cli_open_backend(ac_backend *out, const cli_context *ctx);
  * through the ac_backend interface (cli_session_store.c). */
 bool cli_store_is_database(const cli_context *ctx);
 
+/* CLI_OK when session id exists: its file, or with storage.url a session
+ * of the database; else the one error line, prefixed with command, and
+ * CLI_FAILED (CLI_USAGE for an id no session can have). */
+int cli_session_exists(const cli_context *ctx, const char *id, const char *command);
+
 /* session list|show|pause|resume|complete|fail on a database store, with
  * the options cli_session.c parsed (want_status, want_user may be NULL;
  * status is the one to set, done the word that says it happened). */
@@ -105,6 +110,25 @@ int cli_session_store_list(const cli_context *ctx, const char *want_status,
 int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
+
+/* session compact's report line: done (a summary was made) or why_not;
+ * archive says where the originals went (a path, or the store's table). */
+void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, const char *why_not,
+			 size_t summarized, size_t before, uint64_t tokens_before,
+			 uint64_t tokens_after, const char *archive);
+
+/* What `session create` was asked for, checked already (NULL: not given). */
+typedef struct {
+	const char *task, *id, *tenant, *user, *agent;
+	bool resume, json;
+} cli_session_new;
+
+/* session create|append|compact on a database store: cli_session.c's
+ * output, exit codes and error lines. messages is a checked array. */
+int cli_session_store_create(const cli_context *ctx, const cli_session_new *req);
+int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
+			     bool json);
+int cli_session_store_compact(const cli_context *ctx, const char *id, bool force);
 
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);

@@ -31,19 +31,6 @@ static int open_store(ac_checkpoint_store **out, const ac_workspace *ws)
 	return CLI_OK;
 }
 
-static bool session_exists(const ac_workspace *ws, const char *id)
-{
-	char *path = NULL;
-	struct stat st;
-	bool exists;
-
-	if (ac_session_path(&path, ws->sessions_dir, id) != 0)
-		return false;
-	exists = lstat(path, &st) == 0;
-	free(path);
-	return exists;
-}
-
 static json_t *summary_json(const ac_checkpoint_header *c)
 {
 	return json_pack("{s:I, s:s, s:s, s:s, s:o, s:I, s:b}",
@@ -57,8 +44,9 @@ static json_t *summary_json(const ac_checkpoint_header *c)
 
 /* Reads only each checkpoint's header (one document at a time): a session
  * may hold thousands of them. */
-static int cmd_list(const ac_workspace *ws, int argc, char **argv)
+static int cmd_list(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	ac_checkpoint_filter filter = {.include_tombstones = true};
 	ac_checkpoint_store *store = NULL;
 	ac_checkpoint_header_list list = {0};
@@ -85,11 +73,9 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	if (list.count == 0 && !session_exists(ws, filter.session_id)) {
-		status = cli_error(CLI_FAILED, "session '%s' not found in %s", filter.session_id,
-				   ws->sessions_dir);
+	if (list.count == 0 && (status = cli_session_exists(ctx, filter.session_id,
+							    "checkpoint list")))
 		goto done;
-	}
 	if (json) {
 		array = json_array();
 		for (size_t i = 0; i < list.count; i++)
@@ -402,7 +388,7 @@ int cli_checkpoint(cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "checkpoint needs a command: list, create, rollback or "
 				 "auto");
 	if (!strcmp(verb, "list"))
-		return cmd_list(ws, argc - 1, argv + 1);
+		return cmd_list(ctx, argc - 1, argv + 1);
 	if (strcmp(verb, "create") && strcmp(verb, "rollback") && strcmp(verb, "auto"))
 		return cli_error(CLI_USAGE, "checkpoint: unknown command '%s'", verb);
 	if (ctx->read_only)

@@ -431,14 +431,13 @@ done:
 
 static const char *const op_types[] = {"file_write", "file_delete", "command_run", NULL};
 
-static int cmd_record(const ac_workspace *ws, int argc, char **argv)
+static int cmd_record(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *session = NULL, *type = NULL, *details_arg = NULL;
 	ac_buf text = AC_BUF_INIT;
 	json_t *details = NULL;
 	ac_op *op = NULL;
-	char *session_path = NULL;
-	struct stat st;
 	bool json = false;
 	size_t t;
 	int status = CLI_OK;
@@ -472,12 +471,8 @@ static int cmd_record(const ac_workspace *ws, int argc, char **argv)
 	}
 	/* An operation names a session that exists (a typo would log an
 	 * orphan nobody can find by session). */
-	if (ac_session_path(&session_path, ws->sessions_dir, session) != 0 ||
-	    lstat(session_path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		status = cli_error(CLI_FAILED, "ops record: session '%s' not found in %s", session,
-				   ws->sessions_dir);
+	if ((status = cli_session_exists(ctx, session, "ops record")))
 		goto done;
-	}
 	if (ac_oplog_record(&op, ws, session, type, details) != 0) {
 		status = cli_error(CLI_FAILED, "ops record: %s", ac_error_last());
 		goto done;
@@ -494,7 +489,6 @@ static int cmd_record(const ac_workspace *ws, int argc, char **argv)
 	status = cli_finish_output();
 done:
 	ac_op_free(op);
-	free(session_path);
 	json_decref(details);
 	ac_buf_free(&text);
 	return status;
@@ -523,7 +517,7 @@ int cli_ops(cli_context *ctx, int argc, char **argv)
 	if (!strcmp(sub, "record")) {
 		if (ctx->read_only)
 			return cli_error(CLI_USAGE, "ops record: not allowed with --read-only");
-		return cmd_record(&ctx->ws, argc - 1, argv + 1);
+		return cmd_record(ctx, argc - 1, argv + 1);
 	}
 	return cli_error(CLI_USAGE, "ops: unknown command '%s' (list, show, rollback, revert, record)", sub);
 }

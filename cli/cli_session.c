@@ -264,8 +264,23 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	return cli_finish_output();
 }
 
-static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
+void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, const char *why_not,
+			 size_t summarized, size_t before, uint64_t tokens_before,
+			 uint64_t tokens_after, const char *archive)
 {
+	if (!done)
+		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
+		       (unsigned long long)tokens_before, (unsigned long long)ws->compact.trigger_tokens,
+		       why_not ? why_not : "nothing to do");
+	else
+		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
+		       "originals archived in %s\n", id, summarized, before,
+		       (unsigned long long)tokens_before, (unsigned long long)tokens_after, archive);
+}
+
+static int cmd_compact(const cli_context *ctx, int argc, char **argv)
+{
+	const ac_workspace *ws = &ctx->ws;
 	ac_compact_result result = {0};
 	ac_buf notes = AC_BUF_INIT;
 	const char *id = NULL;
@@ -284,20 +299,15 @@ static int cmd_compact(const ac_workspace *ws, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session compact needs a session id");
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
+	if (cli_store_is_database(ctx))
+		return cli_session_store_compact(ctx, id, force);
 	if (ac_operator_compact(ws, id, force, &result, &notes) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (notes.len)
 		cli_note("%s", notes.data);
-	if (!result.needed)
-		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
-		       (unsigned long long)result.tokens_before,
-		       (unsigned long long)ws->compact.trigger_tokens,
-		       result.why_not ? result.why_not : "nothing to do");
-	else
-		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
-		       "originals archived in %s\n", id, result.summarized, result.messages_before,
-		       (unsigned long long)result.tokens_before,
-		       (unsigned long long)result.tokens_after, result.archive_path);
+	cli_print_compacted(ws, id, result.needed, result.why_not, result.summarized,
+			    result.messages_before, result.tokens_before, result.tokens_after,
+			    result.archive_path);
 	status = cli_finish_output();
 	ac_compact_result_free(&result);
 	ac_buf_free(&notes);
@@ -368,8 +378,9 @@ static int resume_or_create(ac_session **out, const ac_workspace *ws, const char
 	return CLI_OK;
 }
 
-static int cmd_create(const ac_workspace *ws, int argc, char **argv)
+static int cmd_create(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
 	bool json = false, options_done = false, resume = false;
 	ac_session *s = NULL;
@@ -416,6 +427,9 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 		return status;
 	if (resume && !id)
 		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
+	if (cli_store_is_database(ctx))
+		return cli_session_store_create(ctx, &(cli_session_new){.task = task, .id = id,
+			.tenant = tenant, .user = user, .agent = agent, .resume = resume, .json = json});
 	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
 		return status;
 	/* Without --resume a create never adopts an existing session: an
@@ -474,8 +488,9 @@ done:
 	return status;
 }
 
-static int cmd_append(const ac_workspace *ws, int argc, char **argv)
+static int cmd_append(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *id = NULL, *input = NULL;
 	json_t *messages = NULL;
 	ac_session *s = NULL;
@@ -499,6 +514,10 @@ static int cmd_append(const ac_workspace *ws, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session append: %s", ac_error_last());
 	if ((status = read_messages(&messages, input, "session append")))
 		return status;
+	if (cli_store_is_database(ctx)) {
+		status = cli_session_store_append(ctx, id, messages, json);
+		goto done;
+	}
 	if (ac_session_append_messages(&s, ws->sessions_dir, id, messages) != 0) {
 		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
 		goto done;
@@ -600,11 +619,11 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 	    !strcmp(verb, "fail"))
 		return cmd_set_status(ctx, verb, argc - 1, argv + 1);
 	if (!strcmp(verb, "compact"))
-		return cmd_compact(ws, argc - 1, argv + 1);
+		return cmd_compact(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "create"))
-		return cmd_create(ws, argc - 1, argv + 1);
+		return cmd_create(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "append"))
-		return cmd_append(ws, argc - 1, argv + 1);
+		return cmd_append(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "record-turn"))
 		return cmd_record_turn(ws, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);

@@ -1,6 +1,6 @@
-/* agentctl session list|show|pause|resume|complete|fail on a database store
- * (storage.url set): read and changed through the ac_backend interface
- * alone, printed as cli_session.c prints the session files, plus what a
+/* agentctl session list|show|create|append|pause|resume|complete|fail|compact
+ * on a database store (storage.url set): read and changed through the
+ * ac_backend interface alone, printed as cli_session.c prints the session files, plus what a
  * store shared by many hosts knows and the files do not: the host that
  * last wrote each session (a HOST column, "host" in --json; show adds the
  * agent that wrote it).
@@ -28,12 +28,13 @@ static const char *or_dash(const char *text)
 	return text && *text ? text : "-";
 }
 
-/* cli_session.c's list entry, with the writing host. The store's listing keeps
- * no task or creation time (documents are never loaded to list): "". */
+/* cli_session.c's list entry, with the writing host. The task and creation
+ * time are the row's columns (documents are never loaded to list). */
 static json_t *info_json(const ac_backend_session_info *s)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
-			 "id", s->session_id, "task", "", "status", s->status, "createdAt", "",
+			 "id", s->session_id, "task", s->task ? s->task : "", "status", s->status,
+			 "createdAt", s->created_at ? s->created_at : "",
 			 "updatedAt", s->updated_at, "tenantId", s->tenant, "userId", s->user,
 			 "agentId", s->agent, "messages", (json_int_t)s->messages,
 			 "tokens", (json_int_t)s->tokens, "inputTokens", (json_int_t)s->input_tokens,
@@ -59,6 +60,8 @@ static void put_row(ac_buf *line, const ac_backend_session_info *s)
 	ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
 	cli_put_cell(line, who.data, 20);
 	ac_buf_free(&who);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, s->task ? s->task : "", 0);
 	ac_buf_putc(line, '\n');
 }
 
@@ -66,7 +69,7 @@ int cli_session_store_list(const cli_context *ctx, const char *want_status,
 			   const char *want_user, bool json)
 {
 	static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
-				     "UPDATED                   HOST             USER/AGENT\n";
+				     "UPDATED                   HOST             USER/AGENT           TASK\n";
 	ac_backend b = {0};
 	ac_backend_session_info *list = NULL;
 	ac_buf line = AC_BUF_INIT;
@@ -191,4 +194,151 @@ int cli_session_store_set_status(const cli_context *ctx, const char *id, const c
 	ac_buf_free(&notes);
 	ac_backend_close(&b);
 	return exit_status;
+}
+
+/* ---- writes: create, append, compact ---- */
+
+/* The session written (--json: the whole document as the store holds it
+ * now), or the one line a program needs next, made safe. */
+static int print_written(const ac_backend *b, const char *tenant, const char *id, bool json,
+			 const char *plain)
+{
+	ac_buf line = AC_BUF_INIT;
+	json_t *doc = NULL;
+
+	if (json) {
+		if (b->session.get(b->impl, &doc, tenant, id) != 0)
+			return cli_error(CLI_FAILED, "session %s: written, but not read back: %s", id,
+					 ac_error_last());
+		cli_write_json(doc);
+		json_decref(doc);
+		return CLI_OK;
+	}
+	cli_put_cell(&line, plain, 0);
+	ac_buf_putc(&line, '\n');
+	cli_write(line.data, line.len);
+	ac_buf_free(&line);
+	return CLI_OK;
+}
+
+/* cli_session.c's resume_or_create on the store: a paused session req->id
+ * of tenant is set running (a compare-and-set from paused: of two agents
+ * resuming it, one gets it) and *resumed says so; another status leaves
+ * *id NULL (a new id, as the seed does); no such session: create it. */
+static int resume_or_create(const ac_backend *b, bool *resumed, const char **id,
+			    const char *tenant)
+{
+	ac_backend_session_info info = {0};
+	int rc = b->inspector.find(b->impl, &info, *id), status = CLI_OK;
+
+	*resumed = false;
+	if (rc == AC_ENOTFOUND)
+		return CLI_OK;
+	if (rc)
+		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	if (strcmp(info.tenant, tenant))
+		/* As the backend: another tenant's session is not revealed. */
+		status = cli_error(CLI_FAILED, "session create: session '%s' not found for tenant '%s'",
+				   *id, tenant);
+	else if (strcmp(info.status, "paused"))
+		*id = NULL;
+	else if (b->session.set_status(b->impl, tenant, *id, "paused", "running") != 0)
+		status = cli_error(CLI_FAILED, "session create --resume: %s", ac_error_last());
+	else
+		*resumed = true;
+	ac_backend_session_info_clear(&info);
+	return status;
+}
+
+int cli_session_store_create(const cli_context *ctx, const cli_session_new *req)
+{
+	const char *id = req->id;
+	ac_backend b = {0};
+	char *made = NULL;
+	bool resumed = false;
+	int status;
+
+	/* Every call a store takes names a tenant (ac_backend.h): a session
+	 * of no tenant could not be reached through it afterwards. */
+	if (!req->tenant)
+		return cli_error(CLI_USAGE, "session create: a database store keeps every session in "
+				 "a tenant: add --tenant T");
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (req->resume && (status = resume_or_create(&b, &resumed, &id, req->tenant)))
+		goto done;
+	if (resumed) {
+		if (!(made = strdup(id)))
+			status = cli_error(CLI_FAILED, "out of memory");
+	} else if (b.session.create(b.impl, &made, req->tenant, req->user, req->agent, id,
+				    req->task) != 0) {
+		status = cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	}
+	if (!status && (status = print_written(&b, req->tenant, made, req->json, made)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	free(made);
+	ac_backend_close(&b);
+	return status;
+}
+
+int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
+			     bool json)
+{
+	ac_backend_session_info info = {0}, after = {0};
+	ac_backend b = {0};
+	char count[32];
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	/* The agent names its session by id, as in the files: the tenant is
+	 * the store's. The count is read back from the row (one lookup). */
+	if (b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.append(b.impl, info.tenant, id, messages) != 0 ||
+	    b.inspector.find(b.impl, &after, id) != 0) {
+		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
+		goto done;
+	}
+	/* What a program needs next: how long the history is now. */
+	snprintf(count, sizeof(count), "%zu", after.messages);
+	if ((status = print_written(&b, info.tenant, id, json, count)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	ac_backend_session_info_clear(&info);
+	ac_backend_session_info_clear(&after);
+	ac_backend_close(&b);
+	return status;
+}
+
+int cli_session_store_compact(const cli_context *ctx, const char *id, bool force)
+{
+	const ac_workspace *ws = &ctx->ws;
+	ac_backend_compact_result result = {0};
+	ac_buf notes = AC_BUF_INIT;
+	ac_backend b = {0};
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (ac_operator_compact_in(ws, &b, id, force, &result, &notes) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (notes.len)
+		cli_note("%s", notes.data);
+	/* The store moves large tool results out first (the files' command
+	 * does not): said only when it happened, so the lines agree otherwise. */
+	if (result.externalized)
+		printf("session %s: %zu tool result%s (%llu bytes) moved to artifacts\n", id,
+		       result.externalized, result.externalized == 1 ? "" : "s",
+		       (unsigned long long)result.artifact_bytes);
+	cli_print_compacted(ws, id, result.compacted, result.why_not, result.summarized,
+			    result.messages_before, result.tokens_before, result.tokens_after,
+			    "the store (compactions)");
+	status = cli_finish_output();
+done:
+	ac_buf_free(&notes);
+	ac_backend_close(&b);
+	return status;
 }

@@ -200,20 +200,17 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 
 /* ---- artifact and trace: by session, under its own tenant ---- */
 
-/* The session's tenant as the operator's listing (the inspector) has it. */
-static int listed_tenant(char **out, const ac_backend *b, const char *session_id)
+/* The session's tenant as the store has it: inspector.find, one lookup by
+ * id (a database reads one row by its key), never the whole listing. */
+static int found_tenant(char **out, const ac_backend *b, const char *session_id)
 {
-	ac_backend_session_info *list = NULL;
-	size_t n = 0;
-	int rc = b->inspector.list_sessions(b->impl, &list, &n, NULL);
+	ac_backend_session_info info = {0};
+	int rc = b->inspector.find(b->impl, &info, session_id);
 
 	*out = NULL;
-	for (size_t i = 0; rc == 0 && i < n && !*out; i++)
-		if (!strcmp(list[i].session_id, session_id) && !(*out = strdup(list[i].tenant)))
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-	ac_backend_sessions_free(list, n);
-	if (rc == 0 && !*out)
-		rc = ac_error_set(AC_ENOTFOUND, "session %s: not found", session_id);
+	if (!rc && !(*out = strdup(info.tenant)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_backend_session_info_clear(&info);
 	return rc;
 }
 
@@ -228,7 +225,7 @@ static int session_tenant(char **out, const cli_context *ctx, const ac_backend *
 	if (ac_backend_id_check("session", session_id))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if (strcmp(b->name, "fs") != 0) {
-		if (listed_tenant(out, b, session_id))
+		if (found_tenant(out, b, session_id))
 			return cli_error(CLI_FAILED, "%s", ac_error_last());
 		if (!**out) {
 			free(*out);

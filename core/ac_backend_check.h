@@ -10,6 +10,12 @@
 #include <stdint.h>
 #include <stddef.h>
 
+/* 0 when a new session may be made with these ids: tenant and (when not
+ * NULL) user, agent and session_id pass ac_backend_id_check(); AC_EINVAL
+ * naming the one at fault otherwise. */
+int ac_backend_new_session_check(const char *tenant, const char *user, const char *agent,
+				 const char *session_id);
+
 /* 0 when messages is an array of objects; AC_EINVAL naming the first
  * element at fault otherwise. */
 int ac_backend_messages_check(const json_t *messages);

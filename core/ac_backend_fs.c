@@ -51,6 +51,19 @@ int ac_backend_id_check(const char *what, const char *id)
 	return 0;
 }
 
+int ac_backend_new_session_check(const char *tenant, const char *user, const char *agent,
+				 const char *session_id)
+{
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (user && (rc = ac_backend_id_check("user", user))) ||
+	    (agent && (rc = ac_backend_id_check("agent", agent))) ||
+	    (session_id && (rc = ac_backend_id_check("session", session_id))))
+		return rc;
+	return 0;
+}
+
 int ac_backend_status_check(const char *from, const char *to)
 {
 	static const char *const statuses[] = {"running", "paused", "completed", "failed"};
@@ -163,16 +176,31 @@ static int fs_get_or_create(void *impl, char **out_id, const char *tenant, const
 	ac_session *s = NULL;
 	int rc;
 
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
-	    (user && (rc = ac_backend_id_check("user", user))) ||
-	    (agent && (rc = ac_backend_id_check("agent", agent))) ||
-	    (session_id && (rc = ac_backend_id_check("session", session_id))))
+	if ((rc = ac_backend_new_session_check(tenant, user, agent, session_id)))
 		return rc;
 	rc = ac_session_get_or_create(&s, fs->sessions_dir, tenant, user, agent, session_id);
 	/* Another process created it between our look and our create. */
 	if (rc == AC_EINVAL && session_id)
 		rc = ac_session_get_or_create(&s, fs->sessions_dir, tenant, user, agent, session_id);
 	if (rc)
+		return rc;
+	if (!(*out_id = strdup(ac_session_id(s))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	ac_session_free(s);
+	return rc;
+}
+
+static int fs_create(void *impl, char **out_id, const char *tenant, const char *user,
+		     const char *agent, const char *session_id, const char *task)
+{
+	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
+	int rc;
+
+	*out_id = NULL;
+	if ((rc = ac_backend_new_session_check(tenant, user, agent, session_id)))
+		return rc;
+	if ((rc = ac_session_create(&s, fs->sessions_dir, session_id, task, tenant, user, agent)))
 		return rc;
 	if (!(*out_id = strdup(ac_session_id(s))))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -425,8 +453,10 @@ static int info_from_summary(ac_backend_session_info *info, const ac_session_sum
 	info->updated_at = copy(s->updated_at);
 	info->host = copy("");
 	info->writer = copy("");
+	info->task = copy(s->task);
+	info->created_at = copy(s->created_at);
 	if (!info->tenant || !info->session_id || !info->user || !info->agent || !info->status ||
-	    !info->updated_at || !info->host || !info->writer)
+	    !info->updated_at || !info->host || !info->writer || !info->task || !info->created_at)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	info->messages = s->messages;
 	info->tokens = s->tokens;
@@ -551,6 +581,7 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 		.impl = fs,
 		.session = {
 			.get_or_create = fs_get_or_create,
+			.create = fs_create,
 			.load_all = fs_load_all,
 			.load_last = fs_load_last,
 			.load_within = fs_load_within,

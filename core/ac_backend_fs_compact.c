@@ -155,6 +155,7 @@ static int summarize_if_needed(ac_backend_fs *fs, ac_backend_compact_result *out
 	out->tokens_after = r.needed ? r.tokens_after : r.tokens_before;
 	out->compacted = rc == 0 && r.needed;
 	out->summarized = out->compacted ? r.summarized : 0;
+	out->why_not = r.needed ? NULL : r.why_not;
 	ac_compact_result_free(&r);
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* The PostgreSQL backend: set-up, the session store, status changes, and
- * the two listings. Memo documents and artifacts are in
+/* The PostgreSQL backend: set-up, the session store and status changes.
+ * The two listings are in ac_backend_pg_list.c, memo documents and artifacts in
  * ac_backend_pg_files.c, traces and orchestration in ac_backend_pg_logs.c,
  * compaction in ac_backend_pg_compact.c, the schema in ac_pg_schema.c.
  *
@@ -84,11 +84,11 @@ int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res)
 
 /* The session document as the file store starts it, minus its history
  * (the messages table holds that): the reference keys, tenancy in metadata. */
-static char *new_document(const char *id, const char *now, const char *tenant, const char *user,
-			  const char *agent)
+static char *new_document(const char *id, const char *now, const char *task, const char *tenant,
+			  const char *user, const char *agent)
 {
 	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s?, s:s?}}", "id", id,
-				"createdAt", now, "updatedAt", now, "task", "", "status", "running",
+				"createdAt", now, "updatedAt", now, "task", task, "status", "running",
 				"metadata", "tenantId", tenant, "userId", user, "agentId", agent);
 	char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
@@ -96,28 +96,30 @@ static char *new_document(const char *id, const char *now, const char *tenant, c
 	return text;
 }
 
-static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const char *user,
-			    const char *agent, const char *session_id)
+/* Inserts a new session (a new random id when session_id is NULL) unless
+ * its id is taken: *out_created says which. *out_id (allocated) names it. */
+static int insert_session(ac_backend_pg *b, char **out_id, bool *out_created, const char *tenant,
+			  const char *user, const char *agent, const char *session_id,
+			  const char *task)
 {
-	ac_backend_pg *b = impl;
 	char fresh[AC_UUID_LEN + 1], now[AC_TIME_ISO_LEN + 1], *doc;
-	const char *values[8];
+	const char *values[9];
 	PGresult *res = NULL;
 	int rc;
 
 	*out_id = NULL;
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
-	    (user && (rc = ac_backend_id_check("user", user))) ||
-	    (agent && (rc = ac_backend_id_check("agent", agent))) ||
-	    (session_id && (rc = ac_backend_id_check("session", session_id))))
+	*out_created = false;
+	if ((rc = ac_backend_new_session_check(tenant, user, agent, session_id)))
 		return rc;
 	if (!session_id) {
 		ac_uuid_v4(fresh);
 		session_id = fresh;
 	}
+	if (!task)
+		task = "";
 	ac_time_format_iso(now, ac_time_now_ms());
-	if (!(doc = new_document(session_id, now, tenant, user, agent)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (!(doc = new_document(session_id, now, task, tenant, user, agent)))
+		return ac_error_set(AC_ENOMEM, "out of memory (or a task that is not UTF-8)");
 	values[0] = tenant;
 	values[1] = session_id;
 	values[2] = user;
@@ -126,25 +128,54 @@ static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const
 	values[5] = b->host;
 	values[6] = agent ? agent : b->agent;
 	values[7] = doc;
-	/* Created here, or already there: then it must be tenant's. */
+	values[8] = task;
 	rc = ac_pg_exec(b->pg, &res, "creating a session",
 			"WITH created AS ("
 			" INSERT INTO sessions (tenant, id, user_id, agent, status, created_at, updated_at,"
-			"  written_by_host, written_by_agent)"
+			"  written_by_host, written_by_agent, task)"
 			" VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), 'running', $5::timestamptz,"
-			"  $5::timestamptz, $6, $7)"
+			"  $5::timestamptz, $6, $7, $9)"
 			" ON CONFLICT (id) DO NOTHING RETURNING id),"
 			" document AS ("
 			" INSERT INTO session_documents (tenant, session_id, document)"
 			" SELECT $1, id, $8::json FROM created)"
 			" SELECT " NOTIFY("session", "$1::text", "$2::text") " FROM created",
-			8, values, NULL);
+			9, values, NULL);
 	free(doc);
-	if (!rc && sym_PQntuples(res) == 0)
-		rc = session_exists(b, tenant, session_id);
+	if (!rc)
+		*out_created = sym_PQntuples(res) > 0;
 	sym_PQclear(res);
 	if (!rc && !(*out_id = strdup(session_id)))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	return rc;
+}
+
+static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const char *user,
+			    const char *agent, const char *session_id)
+{
+	bool created;
+	int rc = insert_session(impl, out_id, &created, tenant, user, agent, session_id, "");
+
+	/* Already there: then it must be tenant's. */
+	if (!rc && !created && (rc = session_exists(impl, tenant, *out_id))) {
+		free(*out_id);
+		*out_id = NULL;
+	}
+	return rc;
+}
+
+static int pg_create(void *impl, char **out_id, const char *tenant, const char *user,
+		     const char *agent, const char *session_id, const char *task)
+{
+	bool created;
+	int rc = insert_session(impl, out_id, &created, tenant, user, agent, session_id, task);
+
+	/* As a session file: an id is taken whatever tenant holds it. */
+	if (!rc && !created) {
+		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", *out_id);
+		free(*out_id);
+		*out_id = NULL;
+	}
 	return rc;
 }
 
@@ -427,130 +458,6 @@ done:
 	return rc;
 }
 
-/* ---- listings: the columns only, never the documents ---- */
-
-/* The writing agent is read for one session only: every listed column
- * costs a 100,000-row listing (docs/BENCHMARKS.md). */
-#define LIST_SELECT                                                                         \
-	"SELECT tenant, id, user_id, agent, status,"                                          \
-	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
-	" input_tokens, output_tokens, turns, written_by_host"
-#define LIST_COLUMNS LIST_SELECT " FROM sessions "
-
-static char *copy(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
-/* The listing of tenant's (NULL: every tenant's) sessions of user (NULL:
- * every user's), or with id the one session id whatever its tenant. */
-static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t *out_n,
-			 const char *tenant, const char *user, const char *id)
-{
-	const char *values[2] = {tenant, user};
-	ac_backend_session_info *list = NULL;
-	PGresult *res = NULL;
-	size_t n;
-	int rc;
-
-	*out = NULL;
-	*out_n = 0;
-	if (id)
-		rc = ac_pg_exec(b->pg, &res, "looking a session up", LIST_SELECT ", written_by_agent FROM sessions WHERE id = $1", 1,
-				&id, NULL);
-	else if (user)
-		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
-				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY updated_at DESC, id",
-				2, values, NULL);
-	else if (tenant)
-		rc = ac_pg_exec(b->pg, &res, "listing sessions",
-				LIST_COLUMNS "WHERE tenant = $1 ORDER BY updated_at DESC, id", 1, values,
-				NULL);
-	else
-		rc = ac_pg_exec(b->pg, &res, "listing sessions",
-				LIST_COLUMNS "ORDER BY updated_at DESC, id", 0, NULL, NULL);
-	if (rc)
-		return rc;
-	n = (size_t)sym_PQntuples(res);
-	if (n && !(list = calloc(n, sizeof(*list)))) {
-		sym_PQclear(res);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++) {
-		ac_backend_session_info *info = &list[i];
-		char updated[AC_TIME_ISO_LEN + 1];
-		int row = (int)i;
-
-		info->tenant = copy(ac_pg_text(res, row, 0));
-		info->session_id = copy(ac_pg_text(res, row, 1));
-		info->user = copy(ac_pg_text(res, row, 2));
-		info->agent = copy(ac_pg_text(res, row, 3));
-		info->status = copy(ac_pg_text(res, row, 4));
-		/* Formatted here, as the file store writes it: cheaper than to_char(). */
-		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
-		info->updated_at = copy(updated);
-		info->host = copy(ac_pg_text(res, row, 11));
-		info->writer = copy(sym_PQnfields(res) > 12 ? ac_pg_text(res, row, 12) : "");
-		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
-		    !info->status || !info->updated_at || !info->host || !info->writer) {
-			ac_backend_sessions_free(list, i + 1);
-			sym_PQclear(res);
-			return ac_error_set(AC_ENOMEM, "out of memory");
-		}
-		info->messages = (size_t)ac_pg_u64(res, row, 6);
-		info->tokens = ac_pg_u64(res, row, 7);
-		info->input_tokens = ac_pg_u64(res, row, 8);
-		info->output_tokens = ac_pg_u64(res, row, 9);
-		info->turns = ac_pg_u64(res, row, 10);
-	}
-	sym_PQclear(res);
-	*out = list;
-	*out_n = n;
-	return 0;
-}
-
-static int pg_list_user_sessions(void *impl, ac_backend_session_info **out, size_t *out_n,
-				 const char *tenant, const char *user)
-{
-	int rc;
-
-	*out = NULL;
-	*out_n = 0;
-	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))
-		return rc;
-	return list_sessions(impl, out, out_n, tenant, user, NULL);
-}
-
-static int pg_inspector_list(void *impl, ac_backend_session_info **out, size_t *out_n,
-			     const char *tenant)
-{
-	int rc;
-
-	*out = NULL;
-	*out_n = 0;
-	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
-		return rc;
-	return list_sessions(impl, out, out_n, tenant, NULL, NULL);
-}
-
-static int pg_inspector_find(void *impl, ac_backend_session_info *out, const char *session_id)
-{
-	ac_backend_session_info *list = NULL;
-	size_t n = 0;
-	int rc;
-
-	*out = (ac_backend_session_info){0};
-	if ((rc = ac_backend_id_check("session", session_id)) ||
-	    (rc = list_sessions(impl, &list, &n, NULL, NULL, session_id)))
-		return rc;
-	if (n == 0)
-		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found", session_id);
-	else
-		*out = list[0];
-	free(list); /* its one line's strings now belong to *out */
-	return rc;
-}
-
 /* ---- set-up ---- */
 
 static void pg_free(void *impl)
@@ -599,6 +506,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		.impl = b,
 		.session = {
 			.get_or_create = pg_get_or_create,
+			.create = pg_create,
 			.load_all = pg_load_all,
 			.load_last = pg_load_last,
 			.load_within = pg_load_within,
@@ -608,10 +516,9 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 			.get = pg_get,
 			.set_status = pg_set_status,
 		},
-		.users = {.list = pg_list_user_sessions},
-		.inspector = {.list_sessions = pg_inspector_list, .find = pg_inspector_find},
 		.free = pg_free,
 	};
+	ac_backend_pg_fill_listings(out);
 	ac_backend_pg_fill_files(out);
 	ac_backend_pg_fill_logs(out);
 	ac_backend_pg_fill_copy(out);

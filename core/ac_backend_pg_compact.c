@@ -293,6 +293,7 @@ static int summarize_if_needed(ac_backend_pg *b, ac_backend_compact_result *out,
 	out->messages_before = plan.messages_before;
 	out->messages_after = plan.messages_before;
 	out->tokens_after = plan.tokens_before;
+	out->why_not = plan.why_not;
 	if (!plan.needed || plan.summarized == 0)
 		goto done;
 	if (!(part = json_array())) {

@@ -29,7 +29,9 @@ int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char 
 int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 
-/* Fill in the memo and artifact groups, and the trace and orchestration. */
+/* Fill in the listings (users, inspector), the memo and artifact groups,
+ * and the trace and orchestration. */
+void ac_backend_pg_fill_listings(ac_backend *b);
 void ac_backend_pg_fill_files(ac_backend *b);
 void ac_backend_pg_fill_logs(ac_backend *b);
 /* ...and what a copy between stores needs (ac_backend_pg_copy.c). */

@@ -22,6 +22,8 @@ const char *ac_gc_kind_name(ac_gc_kind kind)
 		return "rotated journal";
 	case AC_GC_EVENTS:
 		return "orchestration events";
+	case AC_GC_JOURNAL_EVENTS:
+		return "journal events";
 	}
 	return "?";
 }

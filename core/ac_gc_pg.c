@@ -7,7 +7,16 @@
  * - orchestration events (kind 'run') older than the age that the run's
  *   snapshot covers (seq <= covers_seq): the snapshot holds their effect;
  * - compaction archives (the compactions table; no session names them
- *   here): per session, beyond the newest N and/or older than the age.
+ *   here): per session, beyond the newest N and/or older than the age;
+ * - checkpoints (schema 3), as the file provider keeps them: never a
+ *   tombstone, nor a session's highest version (so no version is handed
+ *   out twice), nor its newest non-tombstone one, nor any of the newest N
+ *   non-tombstones (by version, never by clock); the age is the row's
+ *   saved_at;
+ * - journal events (schema 4), by age only: the journal is the audit
+ *   trail, so nothing goes without an explicit --older-than; the age is
+ *   when the store received the event (at), not the time an agent wrote
+ *   in it. logs keeps the journal's last_seq: seqs are never reused.
  * The DELETE repeats the plan's conditions with the plan's own limits
  * (its cutoff, its keep, the newest archive it saw), so what is written
  * after the plan stays. A database without agentctl's schema holds
@@ -28,7 +37,7 @@
 typedef struct {
 	ac_gc_store base;
 	ac_pg *pg;
-	bool has_schema;
+	int version; /* the schema's; 0: none */
 } pg_store;
 
 /* One kind's statements. Parameters: $1 the cutoff (NULL: no age rule),
@@ -37,6 +46,7 @@ typedef struct {
 typedef struct {
 	ac_gc_kind kind;
 	const char *table;  /* shown, and the item's key */
+	int since;          /* the schema version that made the table */
 	bool by_age_only;   /* nothing goes without an age */
 	const char *select; /* count, bytes, newest */
 	const char *delete;
@@ -60,20 +70,44 @@ typedef struct {
 	" ($2::bigint IS NULL OR ranked.rn > $2::bigint)"                                         \
 	" AND ($1::timestamptz IS NULL OR ranked.at < $1::timestamptz)"
 
+/* Non-tombstones ranked by version per session, the tombstones apart. */
+#define RANKED_CHECKPOINTS                                                                    \
+	"WITH ranked AS (SELECT session_id, checkpoint_id, saved_at, tombstone,"                 \
+	" pg_column_size(document) AS size,"                                                      \
+	" row_number() OVER (PARTITION BY session_id, tombstone ORDER BY version DESC) AS rn,"   \
+	" version = max(version) OVER (PARTITION BY session_id) AS highest"                     \
+	" FROM checkpoints WHERE $3::timestamptz IS NULL OR saved_at <= $3::timestamptz)"
+#define CHECKPOINT_RULE                                                                       \
+	" NOT ranked.tombstone AND NOT ranked.highest"                                            \
+	" AND ranked.rn > greatest(coalesce($2::bigint, 1), 1)"                                   \
+	" AND ($1::timestamptz IS NULL OR ranked.saved_at < $1::timestamptz)"
+#define OLD_JOURNAL_EVENTS                                                                    \
+	" FROM journal_events e WHERE e.at < $1::timestamptz"                                    \
+	" AND ($2::bigint IS NULL OR true) AND ($3::timestamptz IS NULL OR true)"
+
 static const pg_rule rules[] = {
-	{AC_GC_TRACE, "log_records (trace)", true,
+	{AC_GC_CHECKPOINT, "checkpoints", 3, false,
+	 RANKED_CHECKPOINTS " SELECT count(*), COALESCE(sum(size), 0), (SELECT max(saved_at) FROM ranked)"
+	 " FROM ranked WHERE" CHECKPOINT_RULE,
+	 RANKED_CHECKPOINTS " DELETE FROM checkpoints c USING ranked WHERE"
+	 " c.session_id = ranked.session_id AND c.checkpoint_id = ranked.checkpoint_id"
+	 " AND" CHECKPOINT_RULE},
+	{AC_GC_TRACE, "log_records (trace)", 1, true,
 	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" FINISHED_TRACES,
 	 "DELETE" FINISHED_TRACES},
-	{AC_GC_EVENTS, "log_records (orchestration)", true,
+	{AC_GC_EVENTS, "log_records (orchestration)", 1, true,
 	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" COVERED_EVENTS,
 	 "DELETE" COVERED_EVENTS},
-	{AC_GC_COMPACTION, "compactions", false,
+	{AC_GC_COMPACTION, "compactions", 1, false,
 	 RANKED_ARCHIVES " SELECT count(*), COALESCE(sum(size), 0), (SELECT max(at) FROM ranked)"
 	 " FROM ranked WHERE"
 	 ARCHIVE_RULE,
 	 RANKED_ARCHIVES " DELETE FROM compactions c USING ranked WHERE"
 	 " c.session_id = ranked.session_id AND c.at = ranked.at AND c.first_seq = ranked.first_seq"
 	 " AND" ARCHIVE_RULE},
+	{AC_GC_JOURNAL_EVENTS, "journal_events", 4, true,
+	 "SELECT count(*), COALESCE(sum(pg_column_size(e.event)), 0), max(e.at)" OLD_JOURNAL_EVENTS,
+	 "DELETE" OLD_JOURNAL_EVENTS},
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
@@ -132,7 +166,7 @@ static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *poli
 	char cutoff[AC_TIME_ISO_LEN + 1], keep[24];
 	int rc = 0;
 
-	if (!ps->has_schema)
+	if (ps->version == 0)
 		return 0;
 	ac_time_format_iso(cutoff, policy->now_ms - policy->older_than_ms);
 	snprintf(keep, sizeof(keep), "%zu", policy->keep);
@@ -144,7 +178,8 @@ static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *poli
 		unsigned long long rows, bytes;
 		char *newest;
 
-		if (rule->by_age_only && policy->older_than_ms <= 0)
+		/* A table an older schema lacks holds nothing (gc migrates nothing). */
+		if ((rule->by_age_only && policy->older_than_ms <= 0) || ps->version < rule->since)
 			continue;
 		if ((rc = ac_pg_exec(ps->pg, &res, "planning retention", rule->select, 3, limits,
 				     NULL)))
@@ -211,17 +246,16 @@ static const ac_gc_store_ops pg_ops = {
 int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema)
 {
 	pg_store *ps = calloc(1, sizeof(*ps));
-	int version = 0, rc;
+	int rc;
 
 	if (!ps)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	ps->base.ops = &pg_ops;
 	if ((rc = ac_pg_open(&ps->pg, url, schema)) ||
-	    (rc = ac_pg_schema_check(ps->pg, &version, NULL))) {
+	    (rc = ac_pg_schema_check(ps->pg, &ps->version, NULL))) {
 		pg_free(&ps->base);
 		return rc;
 	}
-	ps->has_schema = version > 0;
 	*out = &ps->base;
 	return 0;
 }

@@ -1,10 +1,9 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
 #include "ac_backend_pg.h"
-#include "ac_consolidate.h"
-#include "ac_sandbox.h"
 
 #include "ac_error.h"
+#include "ac_journal_store.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -13,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
@@ -26,6 +24,7 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 				  "result", "message", message,
 				  "trace", "correlation_id", session_id);
 	char id[AC_EVENT_ID_LEN + 1], *text = NULL, *line = NULL;
+	ac_journal_store *store = NULL;
 	size_t len;
 	int rc;
 
@@ -35,9 +34,12 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 	json_decref(event);
 	if (!text)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* The workspace's journal wherever it lives: with storage.url, the
+	 * database's, beside the sessions the operator changed there. */
 	rc = ac_event_prepare(&line, &len, id, text, &ws->schema);
-	if (rc == 0)
-		rc = ac_journal_append(NULL, ws->journal_path, line, len, &ws->journal);
+	if (rc == 0 && (rc = ac_journal_store_open(&store, ws)) == 0)
+		rc = ac_journal_store_append(store, line, len, NULL);
+	ac_journal_store_free(store);
 	free(text);
 	free(line);
 	return rc;
@@ -387,107 +389,6 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 		ac_request_clear(ws->sessions_dir, id); /* the agent took it over */
 	}
 	return pending;
-}
-
-/* What follows a compaction of a tenant's session (seed 001 §7): the
- * session's sandbox mirrors are refreshed (7a), and with
- * memory.consolidateCommand set, its user's notes are folded into USER.md,
- * which refreshes that user's mirrors (7b). Both are side steps: trouble
- * goes to notes, the compaction stands. */
-static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
-{
-	ac_buf data_dir = AC_BUF_INIT, registry = AC_BUF_INIT;
-	ac_consolidate_options consolidate = {0};
-	ac_consolidate_result folded = {0};
-	ac_sandbox_result refreshed = {0};
-	ac_session *s = NULL;
-	ac_backend b = {0};
-	const json_t *metadata;
-	const char *tenant, *user;
-
-	struct stat st;
-
-	/* Most workspaces have neither: no reason to read the session again. */
-	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
-	    ac_buf_printf(&registry, "%s/sandboxes", data_dir.data) ||
-	    (stat(registry.data, &st) != 0 &&
-	     !(ws->config && ac_config_get(ws->config, "memory.consolidateCommand"))))
-		goto done;
-	if (ac_session_load(&s, ws->sessions_dir, id) != 0)
-		goto done;
-	metadata = json_object_get(ac_session_root(s), "metadata");
-	tenant = json_string_value(json_object_get(metadata, "tenantId"));
-	user = json_string_value(json_object_get(metadata, "userId"));
-	if (!tenant || ac_backend_id_check("tenant", tenant))
-		goto done;
-	/* The store the workspace is configured with (storage.url or files). */
-	if (ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
-		if (notes)
-			ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id,
-				      ac_error_last());
-		goto done;
-	}
-	consolidate.sandbox.registry_dir = registry.data;
-	if (ac_sandbox_refresh_session(&refreshed, &b, tenant, id, &consolidate.sandbox) && notes)
-		ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id, ac_error_last());
-	if (refreshed.notes && notes)
-		ac_buf_printf(notes, "%s", refreshed.notes);
-	if (!user || ac_backend_id_check("user", user))
-		goto done;
-	if (ac_workspace_command(&consolidate.command, ws, "memory.consolidateCommand")) {
-		if (notes)
-			ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
-		goto done;
-	}
-	if (!consolidate.command)
-		goto done;
-	if (ac_consolidate_user(&folded, &b, tenant, user, &consolidate) && notes)
-		ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
-	else if (folded.written && notes)
-		ac_buf_printf(notes, "USER.md of user %s/%s consolidated from %zu notes of %zu "
-			      "session%s\n", tenant, user, folded.notes, folded.sessions,
-			      folded.sessions == 1 ? "" : "s");
-	if (folded.refreshed.notes && notes)
-		ac_buf_printf(notes, "%s", folded.refreshed.notes);
-done:
-	ac_error_clear();
-	ac_consolidate_result_free(&folded);
-	ac_sandbox_result_free(&refreshed);
-	ac_backend_close(&b);
-	ac_session_free(s);
-	ac_buf_free(&data_dir);
-	ac_buf_free(&registry);
-}
-
-int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
-			ac_compact_result *out, ac_buf *notes)
-{
-	ac_compact_options opts = ws->compact;
-	ac_buf message = AC_BUF_INIT;
-	int rc;
-
-	opts.force = force;
-	if ((rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
-		return rc;
-	if (!out->needed)
-		return 0;
-	ac_buf_printf(&message, "Compacted session %s: %zu messages summarised, ~%llu -> ~%llu tokens",
-		      id, out->summarized, (unsigned long long)out->tokens_before,
-		      (unsigned long long)out->tokens_after);
-	if (ac_operator_journal(ws, "SESSION_COMPACT", id,
-				json_pack("{s:s, s:I, s:I, s:I, s:s?}", "sessionId", id,
-					  "messages", (json_int_t)out->summarized,
-					  "tokensBefore", (json_int_t)out->tokens_before,
-					  "tokensAfter", (json_int_t)out->tokens_after,
-					  "archive", out->archive_path),
-				message.data) != 0 && notes)
-		ac_buf_printf(notes, "the journal was not written: %s\n", ac_error_last());
-	ac_buf_free(&message);
-	after_compact(ws, id, notes);
-	/* Notes are lines; the caller shows them as one block. */
-	if (notes && notes->len && notes->data[notes->len - 1] == '\n')
-		notes->data[--notes->len] = '\0';
-	return 0;
 }
 
 /* Journals each compensation attempt, the failed ones too, so that what

@@ -20,7 +20,9 @@
  *                   text-exact) and the header columns listings read
  *   journal_events  (4) one row per journal event: the line as written
  *                   (json, text-exact), seq from logs' ('', journal, '')
- *                   row, and the columns queries use */
+ *                   row, and the columns queries use
+ *   sessions.task   (5) the task, so listings need no document; its head
+ *                   (task_head) in the listing indexes */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -195,11 +197,41 @@ static const char *const journal[] = {
 	NULL,
 };
 
+/* Listings show each session's task, as the files' listing does, without
+ * reading a document: the task in the row (filled from the documents of
+ * the sessions already there), and its first AC_PG_TASK_HEAD characters
+ * in the listing indexes with the creation time, so a listing stays an
+ * index-only scan. The whole task cannot go there (an index entry holds
+ * about 2.7 kB; a task has no limit): a listing reads the few longer
+ * tasks from their rows afterwards. */
+static const char *const session_task[] = {
+	"ALTER TABLE sessions ADD COLUMN task text NOT NULL DEFAULT ''",
+	"UPDATE sessions s SET task = d.document->>'task'"
+	" FROM session_documents d WHERE d.session_id = s.id"
+	" AND json_typeof(d.document->'task') = 'string'",
+	"ALTER TABLE sessions ADD COLUMN task_head text"
+	" GENERATED ALWAYS AS (left(task, " AC_PG_TASK_HEAD_SQL ")) STORED",
+	"DROP INDEX sessions_listing",
+	"DROP INDEX sessions_tenant_listing",
+	"DROP INDEX sessions_user_listing",
+	"CREATE INDEX sessions_listing ON sessions (updated_at DESC, id)"
+	" INCLUDE (tenant, user_id, agent, status, message_count, tokens, input_tokens,"
+	" output_tokens, turns, written_by_host, task_head, created_at)",
+	"CREATE INDEX sessions_tenant_listing ON sessions (tenant, updated_at DESC, id)"
+	" INCLUDE (user_id, agent, status, message_count, tokens, input_tokens, output_tokens,"
+	" turns, written_by_host, task_head, created_at)",
+	"CREATE INDEX sessions_user_listing ON sessions (tenant, user_id, updated_at DESC, id)"
+	" INCLUDE (agent, status, message_count, tokens, input_tokens, output_tokens, turns,"
+	" written_by_host, task_head, created_at)",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
 	{3, "checkpoints", checkpoints},
 	{4, "journal_events", journal},
+	{5, "sessions carry their task", session_task},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -7,6 +7,12 @@
 
 #include <stddef.h>
 
+/* How many characters of a session's task the listing indexes carry
+ * (sessions.task_head, schema 5). A head this long may be cut: the
+ * listing reads that session's whole task from its row. */
+#define AC_PG_TASK_HEAD 200
+#define AC_PG_TASK_HEAD_SQL "200"
+
 /* The version the code expects (its newest migration). */
 int ac_pg_schema_latest(void);
 

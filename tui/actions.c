@@ -1,5 +1,6 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
+#include "actions_impl.h"
 
 #include "undo.h"
 
@@ -32,10 +33,7 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 	ui_model_close_dialog(m);
 }
 
-static void say(ui_act_outcome *out, bool error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(ui_act_outcome *out, bool error, const char *fmt, ...)
+void ui_act_say(ui_act_outcome *out, bool error, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -45,8 +43,7 @@ static void say(ui_act_outcome *out, bool error, const char *fmt, ...)
 	out->error = error;
 }
 
-/* Whether the operator asked to cancel (cancel_fd readable). */
-static bool cancel_asked(int cancel_fd)
+bool ui_act_cancel_asked(int cancel_fd)
 {
 	struct pollfd p = {.fd = cancel_fd, .events = POLLIN};
 
@@ -64,13 +61,13 @@ static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 	/* The dashboard does not wait for a takeover: the sessions pane shows
 	 * "resuming" until the file says running. */
 	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
-		say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
+		ui_act_say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
 	} else if ((ok = true) && out.pending == AC_PENDING_RESUMING) {
-		say(o, false, "resuming %s: resumeCommand started (pid %d), waiting for "
+		ui_act_say(o, false, "resuming %s: resumeCommand started (pid %d), waiting for "
 		    "the agent to take over%s%s", id, (int)out.pid,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	} else {
-		say(o, false, "%s %s%s%s%s", !strcmp(status, "paused") ? "paused" : "resumed",
+		ui_act_say(o, false, "%s %s%s%s%s", !strcmp(status, "paused") ? "paused" : "resumed",
 		    id, out.signalled ? " (agent process signalled)" : "",
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
 	}
@@ -167,48 +164,13 @@ static bool set_store_status(const ui_dialog *d, const ac_workspace *ws, ui_act_
 
 	if (ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir) != 0 ||
 	    ac_operator_set_status_in(ws, &b, d->target, d->from, d->status, &notes) != 0)
-		say(o, true, "%s %s refused: %s", verb, d->target, ac_error_last());
+		ui_act_say(o, true, "%s %s refused: %s", verb, d->target, ac_error_last());
 	else if ((ok = true))
-		say(o, false, "%s %s%s%s", !strcmp(d->status, "paused") ? "paused" : "resumed",
+		ui_act_say(o, false, "%s %s%s%s", !strcmp(d->status, "paused") ? "paused" : "resumed",
 		    d->target, notes.len ? "; " : "", notes.len ? notes.data : "");
 	ac_backend_close(&b);
 	ac_buf_free(&notes);
 	return ok;
-}
-
-void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
-{
-	ac_session *s = NULL;
-	ac_compact_result plan = {0};
-	ac_compact_options opts = ws->compact;
-	const char *const *summarizer = NULL;
-
-	ui_dialog_close(d, m);
-	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
-	    ac_session_load(&s, ws->sessions_dir, id) != 0) {
-		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
-		return;
-	}
-	opts.force = true; /* the operator asked: compact even below the trigger */
-	ac_compact_plan(&plan, ac_session_messages(s), &opts);
-	ac_session_free(s);
-	if (!plan.needed) {
-		ui_model_set_action(m, false, "compact %s: nothing to do (%s)", id,
-				    plan.why_not ? plan.why_not : "no messages to summarise");
-		return;
-	}
-	d->kind = UI_DLG_COMPACT;
-	d->target = strdup(id);
-	ui_model_dialog_title(m, "Compact session %s?", id);
-	ui_model_dialog_line(m, "tokens before: %llu (trigger %llu%s)", (unsigned long long)plan.tokens_before,
-		       (unsigned long long)opts.trigger_tokens,
-		       plan.tokens_before < opts.trigger_tokens ? ", below it: forced" : "");
-	ui_model_dialog_line(m, "messages to summarise: %zu of %zu, replaced by 1 summary", plan.summarized,
-		       plan.messages_before);
-	ui_model_dialog_line(m, "messages after: %zu", plan.messages_after);
-	ui_model_dialog_line(m, "the originals are archived under %s/.compactions/", ws->sessions_dir);
-	ui_model_dialog_line(m, "summariser: %s", opts.summarizer && opts.summarizer[0] ? opts.summarizer[0]
-									      : "built-in");
 }
 
 /* The plan as text, to compare the one shown with the one about to run:
@@ -386,7 +348,7 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	/* The session may have changed since the dialog was drawn: what runs
 	 * (compensations, the messages removed) must be what was read. */
 	if (plan_checkpoint(&now, ws, d->target, d->checkpoint) != 0) {
-		say(o, true, "rollback %s to %s: %s", d->target, d->checkpoint, ac_error_last());
+		ui_act_say(o, true, "rollback %s to %s: %s", d->target, d->checkpoint, ac_error_last());
 		ac_checkpoint_plan_free(&now);
 		return;
 	}
@@ -394,7 +356,7 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	    !json_equal(now.history, plan.history)) {
 		o->replanned = true;
 		o->ckpt_replan = now;
-		say(o, true, "the plan changed since it was shown: nothing was done; read the new "
+		ui_act_say(o, true, "the plan changed since it was shown: nothing was done; read the new "
 		    "plan and confirm again");
 		return;
 	}
@@ -402,10 +364,10 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	/* The message says what ran before a failure: compensations are not
 	 * undone, and a retry skips them. */
 	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
-		say(o, true, cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
+		ui_act_say(o, true, ui_act_cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
 		    d->target, ac_error_last());
 	else {
-		say(o, notes.len > 0, "rolled back session %s to checkpoint %s: "
+		ui_act_say(o, notes.len > 0, "rolled back session %s to checkpoint %s: "
 		    "%zu messages removed and archived, %zu compensations ran%s%s",
 		    d->target, d->checkpoint, d->plan.remove, result.ran,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
@@ -416,34 +378,6 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 		}
 	}
 	ac_checkpoint_rollback_result_free(&result);
-	ac_buf_free(&notes);
-}
-
-static void run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
-			ui_act_outcome *o)
-{
-	ac_buf notes = AC_BUF_INIT;
-	ac_compact_result r = {0};
-
-	if (ac_operator_compact(ws, d->target, true, &r, &notes) != 0) {
-		if (cancel_asked(cancel_fd))
-			say(o, false, "compaction of %s cancelled: nothing changed", d->target);
-		else
-			say(o, true, "compact %s failed, nothing changed: %s", d->target, ac_error_last());
-	} else if (!r.needed) {
-		say(o, false, "compact %s: nothing done (%s)", d->target, r.why_not ? r.why_not : "?");
-	} else {
-		say(o, false, "compacted %s: %zu -> %zu messages, %llu -> %llu tokens%s%s", d->target,
-		    r.messages_before, r.messages_after, (unsigned long long)r.tokens_before,
-		    (unsigned long long)r.tokens_after, notes.len ? "; " : "",
-		    notes.len ? notes.data : "");
-		if (r.archive_path) {
-			ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive_path,
-				       r.messages_after, r.summarized, NULL, NULL);
-			o->undo_set = true;
-		}
-	}
-	ac_compact_result_free(&r);
 	ac_buf_free(&notes);
 }
 
@@ -458,7 +392,7 @@ static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
 	char *now = NULL;
 
 	if (undo_op(&r, ws, d->target, revert, true, &notes) != 0) {
-		say(o, true, "%s %s: %s", verb, d->target, ac_error_last());
+		ui_act_say(o, true, "%s %s: %s", verb, d->target, ac_error_last());
 		goto done;
 	}
 	if (!(now = plan_text(&r.git)) || !d->shown || strcmp(now, d->shown)) {
@@ -466,23 +400,23 @@ static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
 		o->replan = r;
 		memset(&r, 0, sizeof(r));
 		o->replan_notes = notes.len ? ac_buf_detach(&notes) : NULL;
-		say(o, true, "the plan changed since it was shown: nothing was done; read the new "
+		ui_act_say(o, true, "the plan changed since it was shown: nothing was done; read the new "
 		    "plan and confirm again");
 		goto done;
 	}
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_clear(&notes);
 	if (undo_op(&r, ws, d->target, revert, false, &notes) != 0)
-		say(o, true, r.git.commit[0] ? "%s incomplete: %s" : "%s failed: %s", verb,
+		ui_act_say(o, true, r.git.commit[0] ? "%s incomplete: %s" : "%s failed: %s", verb,
 		    ac_error_last());
 	else {
 		if (revert)
-			say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later "
+			ui_act_say(o, false, "reverted %s: %zu removed, %zu restored, %zu changed; later "
 			    "operations kept; snapshot %.12s%s%s", d->target, r.git.removed,
 			    r.git.restored, r.git.changed, r.git.snapshot, notes.len ? "; " : "",
 			    notes.len ? notes.data : "");
 		else
-			say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
+			ui_act_say(o, false, "rolled back to before %s: %zu removed, %zu restored, "
 			    "%zu changed; snapshot %.12s%s%s", d->target, r.git.removed,
 			    r.git.restored, r.git.changed, r.git.snapshot,
 			    notes.len ? "; " : "", notes.len ? notes.data : "");
@@ -513,10 +447,10 @@ static void run_undo(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome 
 	if (ac_restore_archive(&restored, ws->sessions_dir, u->session, u->archive,
 			       compaction ? AC_RESTORE_COMPACTION : AC_RESTORE_ROLLBACK, u->expected,
 			       &ws->session_write) != 0) {
-		say(o, true, "undo failed: %s", ac_error_last());
+		ui_act_say(o, true, "undo failed: %s", ac_error_last());
 		return;
 	}
-	say(o, false, "undone: the %s of %s; %zu messages put back from %s",
+	ui_act_say(o, false, "undone: the %s of %s; %zu messages put back from %s",
 	    compaction ? "compaction" : "checkpoint rollback", u->session, restored, u->archive);
 	o->undo_forget = true;
 }
@@ -527,7 +461,7 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	ac_proc_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
 	case UI_DLG_COMPACT:
-		run_compact(d, ws, cancel_fd, out);
+		(d->store ? ui_act_run_store_compact : ui_act_run_compact)(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_ROLLBACK_OP:
 	case UI_DLG_REVERT_OP:

@@ -55,7 +55,7 @@ typedef struct {
 	char *target;       /* the session or operation id (raw, for the core) */
 	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
-	const ac_config *store; /* UI_DLG_STATUS on a database store: its config
+	const ac_config *store; /* UI_DLG_STATUS, _COMPACT on a database store: its config
 				   (borrowed; the action opens its own connection) */
 	char from[16];      /* ... and the status the operator saw */
 	ac_checkpoint_plan plan;
@@ -97,6 +97,12 @@ void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 /* c: plans compacting session id into d and m's dialog (kind stays NONE and the status
  * line says why when there is nothing to do). */
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
+
+/* c on a database store (config's storage.url): the same plan over the
+ * history the database holds; y compacts through the store
+ * (ac_operator_compact_in) on a connection of the action's own. */
+void ui_act_plan_store_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+			       const ac_config *config, const char *id);
 
 /* R in Operations: a dry run of rolling back to before operation op_id,
  * naming the sessions whose operations it undoes. */

@@ -216,7 +216,9 @@ static bool act_session(ui_dash *d, int key)
 	const char *id = ui_dash_target_session(d);
 	char *copy = id ? strdup(id) : NULL;
 
-	if (copy && key == 'c')
+	if (copy && key == 'c' && d->config && ui_source_store_name(d->src))
+		ui_act_plan_store_compact(&d->dlg, d->ws, &d->m, d->config, copy);
+	else if (copy && key == 'c')
 		ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
 	else if (copy && d->config && ui_source_store_name(d->src))
 		ui_act_plan_store_status(&d->dlg, d->ws, &d->m, d->config, copy,

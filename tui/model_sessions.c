@@ -122,12 +122,14 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
 	return set_rows(m, list, NULL, n);
 }
 
-/* A listing carries no task and no creation time (never the documents):
- * the conversation shows them. Borrows info's strings. */
+/* A listing carries the task and creation time from the store's columns
+ * (never the documents; "" from a backend that leaves them out). Borrows
+ * info's strings. */
 static ac_session_summary summary_of(const ac_backend_session_info *info)
 {
 	return (ac_session_summary){
-		.id = info->session_id, .task = "", .status = info->status, .created_at = "",
+		.id = info->session_id, .task = info->task ? info->task : "", .status = info->status,
+		.created_at = info->created_at ? info->created_at : "",
 		.updated_at = info->updated_at, .tenant = info->tenant, .user = info->user,
 		.agent = info->agent, .messages = info->messages, .tokens = info->tokens,
 		.input_tokens = info->input_tokens, .output_tokens = info->output_tokens,

@@ -101,6 +101,8 @@ typedef struct {
 	size_t messages_after;
 	uint64_t tokens_before;   /* before anything was done */
 	uint64_t tokens_after;
+	const char *why_not;      /* not compacted: why (static text, as
+				     ac_compact_result's); NULL otherwise */
 } ac_backend_compact_result;
 
 /* Fills opts with the defaults: ac_compact_options_init()'s and the
@@ -124,6 +126,8 @@ typedef struct {
 				     store does not record it: the files) */
 	char *writer;             /* the agent that last wrote it (likewise;
 				     filled by inspector.find, "" in listings) */
+	char *task;               /* the session's task ("" when none) */
+	char *created_at;         /* ISO-8601 UTC */
 } ac_backend_session_info;
 
 /* ---- 1. The session store (the reference AgentrailSessionStore) ---- */
@@ -134,6 +138,13 @@ typedef struct {
 	 * session. Another tenant's session_id is AC_ENOTFOUND. */
 	int (*get_or_create)(void *impl, char **out_id, const char *tenant, const char *user,
 			     const char *agent, const char *session_id);
+	/* Creates a new session (session_id NULL: a new random id) of tenant
+	 * with task ("" or NULL: none), user and agent (may be NULL), as the
+	 * seed's create: never adopts an existing one. A session_id that
+	 * exists already, whatever its tenant, is AC_EINVAL ("exists
+	 * already") and nothing is written. *out_id (allocated) names it. */
+	int (*create)(void *impl, char **out_id, const char *tenant, const char *user,
+		      const char *agent, const char *session_id, const char *task);
 	/* The whole history, an array. */
 	int (*load_all)(void *impl, json_t **out, const char *tenant, const char *session_id);
 	/* The last n messages, moved earlier so no tool result loses its call. */
@@ -362,6 +373,8 @@ static inline void ac_backend_session_info_clear(ac_backend_session_info *info)
 	free(info->updated_at);
 	free(info->host);
 	free(info->writer);
+	free(info->task);
+	free(info->created_at);
 	*info = (ac_backend_session_info){0};
 }
 

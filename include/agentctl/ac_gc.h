@@ -43,6 +43,7 @@ typedef enum {
 	AC_GC_TRACE,      /* a whole trace of a finished session */
 	AC_GC_JOURNAL,    /* a rotated journal, JOURNAL-<UTC>.jsonl */
 	AC_GC_EVENTS,     /* orchestration events a snapshot covers (PostgreSQL) */
+	AC_GC_JOURNAL_EVENTS, /* journal events older than the age (PostgreSQL) */
 } ac_gc_kind;
 
 /* "checkpoint", "compaction archive", ... (static). */
@@ -121,8 +122,9 @@ int ac_gc_store_files_new(ac_gc_store **out, const ac_gc_files_options *opts);
 
 /* The PostgreSQL store's provider (url: a postgresql:// URL or libpq
  * connection string; schema NULL: "agentctl"), one item per kind of
- * record (trace records of finished sessions and orchestration events a
- * snapshot covers, by age only; compaction archives, per session), each
+ * record (trace records of finished sessions, orchestration events a
+ * snapshot covers and journal events, by age only; compaction archives
+ * and checkpoints, per session, with the file provider's rules), each
  * removed by one DELETE in one transaction. A database without the schema
  * holds nothing to remove (and it is not created). AC_EIO when the server
  * cannot be reached, one line without the password. */

@@ -75,6 +75,14 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 			ac_compact_result *out, ac_buf *notes);
 
+/* ac_operator_compact for a session of store b (storage.url: a database),
+ * named by id alone (its tenant is the store's): b's compact_if_needed
+ * with the workspace's compaction settings (tool results over the
+ * artifact threshold to artifacts, then the summary; the store archives
+ * what it replaces), journaled and followed up the same way. */
+int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
+			   bool force, ac_backend_compact_result *out, ac_buf *notes);
+
 /* Runs a checkpoint rollback planned with ac_checkpoint_plan_rollback()
  * (compensations newest first, each attempt journaled as CMD_RUN with
  * SUCCESS or FAILED, then the removed messages archived and the history

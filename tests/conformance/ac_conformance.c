@@ -389,6 +389,70 @@ void conform_listers(const ac_backend *b)
 	free(d);
 }
 
+/* create: the task and tenancy as given, never an existing id (whatever
+ * its tenant), and listings carry the task and creation time. */
+void conform_create(const ac_backend *b)
+{
+	char *id = NULL, *fresh = NULL, *other = conform_new_session(b, "t2", "u9", "taken");
+	ac_backend_session_info *list = NULL, info;
+	size_t n = 0;
+	json_t *doc = NULL;
+
+	OK(b->session.create(b->impl, &id, "t1", "u1", "claude", "made", "fix \"the\" build"));
+	assert_string_equal(id, "made");
+	OK(b->session.get(b->impl, &doc, "t1", "made"));
+	assert_string_equal(json_string_value(json_object_get(doc, "task")), "fix \"the\" build");
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "running");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "metadata"),
+							      "tenantId")), "t1");
+	assert_int_equal(json_array_size(json_object_get(doc, "conversationHistory")), 0);
+	info = conform_find_info(b, "made", &list, &n);
+	assert_string_equal(info.task, "fix \"the\" build");
+	assert_string_equal(info.created_at, json_string_value(json_object_get(doc, "createdAt")));
+	assert_int_equal(strlen(info.created_at), 24);
+	ac_backend_sessions_free(list, n);
+	json_decref(doc);
+	/* Taken ids: nothing written, the session as it was. */
+	assert_int_equal(b->session.create(b->impl, &fresh, "t1", "u1", "claude", "made", "other"),
+			 AC_EINVAL);
+	assert_null(fresh);
+	assert_int_equal(b->session.create(b->impl, &fresh, "t1", "u1", "claude", "taken", "x"),
+			 AC_EINVAL);
+	info = conform_find_info(b, "made", &list, &n);
+	assert_string_equal(info.task, "fix \"the\" build");
+	ac_backend_sessions_free(list, n);
+	info = conform_find_info(b, "taken", &list, &n);
+	assert_string_equal(info.tenant, "t2");
+	assert_string_equal(info.task, "");
+	ac_backend_sessions_free(list, n);
+	/* No id: a new one; no task: "". get_or_create's sessions list a "" task. */
+	OK(b->session.create(b->impl, &fresh, "t1", NULL, NULL, NULL, NULL));
+	assert_int_equal(strlen(fresh), 36);
+	OK(b->users.list(b->impl, &list, &n, "t2", "u9"));
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0].task, "");
+	assert_true(list[0].created_at[0] != '\0');
+	ac_backend_sessions_free(list, n);
+	free(id);
+	assert_int_equal(b->session.create(b->impl, &id, "../t", NULL, NULL, NULL, "x"), AC_EINVAL);
+	/* A long task (more than a database keeps in its listing indexes),
+	 * multi-byte characters too, is listed whole. */
+	{
+		char *task = conform_big(3000, 'x'), *made = NULL;
+
+		memcpy(task + 100, "\xc3\xa9\xe2\x82\xac", 5);
+		OK(b->session.create(b->impl, &made, "t1", NULL, NULL, "long", task));
+		info = conform_find_info(b, "long", &list, &n);
+		assert_string_equal(info.task, task);
+		ac_backend_sessions_free(list, n);
+		free(made);
+		free(task);
+	}
+	assert_null(id);
+	free(fresh);
+	free(other);
+}
+
 /* ---- 5. the trace store ---- */
 
 static int gather_record(const json_t *record, void *ctx)
@@ -952,6 +1016,7 @@ CASE(concurrent_memo_appends)
 CASE(concurrent_trace_appends)
 CASE(compaction_externalizes)
 CASE(get_and_status)
+CASE(create)
 
 /* Not armed: the child records its turn while the parent waits; the turn
  * is whole and counted once. */
@@ -981,6 +1046,7 @@ int ac_backend_conformance_run(const ac_backend_factory *f)
 		RUN(record_turn_in_child),
 		RUN(compaction_externalizes),
 		RUN(get_and_status),
+		RUN(create),
 	};
 #undef RUN
 

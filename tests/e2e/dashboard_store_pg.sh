@@ -5,7 +5,7 @@
 # shows up on screen by LISTEN/NOTIFY, with the host in its column; h
 # filters by host; p and r are a compare-and-set in the database, and one
 # that another host's change overtook is refused with a message, nothing
-# written; a connection the server drops is made again. Needs a server
+# written; c compacts through the store (the archive in the database); a connection the server drops is made again. Needs a server
 # from the PG* variables: ctest runs it through tests/pg/with-postgres.sh.
 # Usage: dashboard_store_pg.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
@@ -83,6 +83,24 @@ as_host host-b status acme s-second running failed
 keys y
 check "the overtaken pause is refused with a message" wait_for "no longer running"
 check "nothing written: failed stays" [ "$(sql "select status from agentctl.sessions where id = 's-second'")" = failed ]
+
+# ---- c: compaction through the store ----
+# s-second (three messages) is still the newest row.
+compacted() { # up to 5 s for s-second's archive row
+  for _ in $(seq 50); do
+    [ "$(sql "select count(*) from agentctl.compactions where session_id = 's-second'")" = 1 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+keys g
+keys c
+check "c asks, saying the originals go to the database" wait_for "in the database (compactions)"
+keys y
+check "compacted in the database: the archive row" compacted
+check "the status line says so" wait_for "compacted s-second"
+check "the row shows fewer messages" row_has s-second " 2 "
+check "no session file was read or written" [ ! -e "$ws/.agent/sessions/s-second.json" ]
 
 # ---- a dropped connection comes back ----
 sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN agentctl'" >/dev/null

@@ -22,7 +22,7 @@ mkdir -p "$WS/.agent"
 # A database of its own, so the default schema name is free.
 DB=agentctl_e2e_$$
 psql -Atqc "CREATE DATABASE $DB" >/dev/null
-trap 'psql -Atqc "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+trap 'psql -Atqc "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1; psql -Atqc "DROP DATABASE IF EXISTS ${DB}_journal" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$DB"
 SHOWN="postgresql://${PGUSER}@${PGHOST}:${PGPORT}/$DB"
 sql() { psql -d "$DB" -Atq -v ON_ERROR_STOP=1 -c "$1"; }
@@ -158,25 +158,34 @@ check "parallel creates: versions unique and gap-free" \
 	[ "$(sql "select count(distinct version) = count(*) and max(version) = count(*) from agentctl.checkpoints where session_id = 'c1'")" = t ]
 
 # ---- the journal in the database: the same answers as the file ----
+# Checkpoint rollbacks above journaled their steps in this database's
+# journal (operator events go to the store's journal): the comparison
+# with a fresh file journal below uses a database of its own.
+check "the checkpoint rollbacks were journaled in the database" \
+	[ "$(sql "select count(*) > 0 from agentctl.journal_events where action_type = 'ROLLBACK'")" = t ]
+JDB=${DB}_journal
+psql -Atqc "CREATE DATABASE $JDB" >/dev/null
+JURL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$JDB"
+jsql() { psql -d "$JDB" -Atq -v ON_ERROR_STOP=1 -c "$1"; }
 JWS=$TMP/jws
 mkdir -p "$JWS/.agent"
 jev() { printf '{"id":"evt_2025010%d000000_0000000%d","timestamp":"2025-01-0%dT00:00:00.000Z","agent":"%s","status":"%s","action":{"type":"FILE_EDIT","params":{}},"result":{"message":"m%d"},"trace":{"correlation_id":"c%d"}}' "$1" "$1" "$1" "$2" "$3" "$1" "$(($1 % 2))"; }
 for i in 1 2 3 4 5; do
 	agent=Claude; [ $((i % 2)) = 0 ] && agent=Codex
 	for store in file pg; do
-		if [ $store = pg ]; then "$AC" -w "$JWS" --storage "$URL" journal log "$(jev $i $agent SUCCESS)" >/dev/null
+		if [ $store = pg ]; then "$AC" -w "$JWS" --storage "$JURL" journal log "$(jev $i $agent SUCCESS)" >/dev/null
 		else "$AC" -w "$JWS" journal log "$(jev $i $agent SUCCESS)" >/dev/null; fi
 	done
 done
 check "journal log wrote five rows, seq 1..5" \
-	[ "$(sql "select string_agg(seq::text, ',' order by seq) from agentctl.journal_events")" = "1,2,3,4,5" ]
+	[ "$(jsql "select string_agg(seq::text, ',' order by seq) from agentctl.journal_events")" = "1,2,3,4,5" ]
 check "the event text is kept exactly" \
-	[ "$(sql "select event::text from agentctl.journal_events where seq = 1")" = "$(head -1 "$JWS/JOURNAL.jsonl")" ]
+	[ "$(jsql "select event::text from agentctl.journal_events where seq = 1")" = "$(head -1 "$JWS/JOURNAL.jsonl")" ]
 check "indexed columns filled" \
-	[ "$(sql "select agent || ' ' || status || ' ' || action_type || ' ' || correlation_id from agentctl.journal_events where seq = 2")" = "Codex SUCCESS FILE_EDIT c0" ]
+	[ "$(jsql "select agent || ' ' || status || ' ' || action_type || ' ' || correlation_id from agentctl.journal_events where seq = 2")" = "Codex SUCCESS FILE_EDIT c0" ]
 same() { # ARGS...: journal ARGS gives the same bytes and exit from the file and the database
 	"$AC" -w "$JWS" journal "$@" >"$TMP/file.out" 2>/dev/null; local f=$?
-	"$AC" -w "$JWS" --storage "$URL" journal "$@" >"$TMP/pg.out" 2>"$TMP/err"; local p=$?
+	"$AC" -w "$JWS" --storage "$JURL" journal "$@" >"$TMP/pg.out" 2>"$TMP/err"; local p=$?
 	[ $f = $p ] && cmp -s "$TMP/file.out" "$TMP/pg.out"
 }
 check "journal read: same as the file" same read
@@ -187,24 +196,24 @@ check "journal query agent=Claude --last 1: same" same query agent=Claude --last
 check "journal query trace.correlation_id=c1 text~m3: same" same query trace.correlation_id=c1 text~m3
 check "journal query since/until: same" same query since=2025-01-02 until=2025-01-04
 check "journal query with no match: same" same query agent=Nobody --json
-"$AC" -w "$JWS" --storage "$URL" journal check >"$TMP/out" 2>"$TMP/err"; RC=$?
+"$AC" -w "$JWS" --storage "$JURL" journal check >"$TMP/out" 2>"$TMP/err"; RC=$?
 check "journal check: exit 0, counts" eval '[ $RC = 0 ] && out_has "5 valid, 0 invalid lines"'
-check "journal check: names the store without its password" eval 'out_has "$SHOWN" && no_password'
-"$AC" -w "$JWS" --storage "$URL" journal log '{"agent":"Bob"}' >"$TMP/out" 2>"$TMP/err"; RC=$?
+check "journal check: names the store without its password" eval 'out_has "${SHOWN}_journal" && no_password'
+"$AC" -w "$JWS" --storage "$JURL" journal log '{"agent":"Bob"}' >"$TMP/out" 2>"$TMP/err"; RC=$?
 check "bad event: exit 2, one line, nothing stored" \
-	eval '[ $RC = 2 ] && err_is_one_line && [ "$(sql "select count(*) from agentctl.journal_events")" = 5 ]'
-"$AC" -w "$JWS" --storage "$URL" journal rotate >"$TMP/out" 2>"$TMP/err"; RC=$?
+	eval '[ $RC = 2 ] && err_is_one_line && [ "$(jsql "select count(*) from agentctl.journal_events")" = 5 ]'
+"$AC" -w "$JWS" --storage "$JURL" journal rotate >"$TMP/out" 2>"$TMP/err"; RC=$?
 check "journal rotate: refused in one line" eval '[ $RC != 0 ] && err_is_one_line'
 # Many processes as many hosts appending at once: nothing lost, seq gap-free.
 for k in 1 2 3 4 5 6 7 8; do
 	( for i in 1 2 3 4 5; do
-		"$AC" -w "$JWS" --storage "$URL" journal log '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"p"}}' >/dev/null || echo lost
+		"$AC" -w "$JWS" --storage "$JURL" journal log '{"agent":"Claude","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"p"}}' >/dev/null || echo lost
 	done ) >"$TMP/writer-$k" &
 done
 wait
 check "parallel journal log: none failed" [ -z "$(cat "$TMP"/writer-*)" ]
 check "parallel journal log: 45 rows, seq 1..45 without gaps" \
-	[ "$(sql "select count(*) = 45 and min(seq) = 1 and max(seq) = 45 from agentctl.journal_events")" = t ]
+	[ "$(jsql "select count(*) = 45 and min(seq) = 1 and max(seq) = 45 from agentctl.journal_events")" = t ]
 
 # ---- an unreachable store: one line, exit 1, no password ----
 run --storage "postgresql://agent:hunter2-secret@127.0.0.1:1/x?connect_timeout=2" memo list acme u1 user

@@ -1,0 +1,222 @@
+/* The PostgreSQL backend's two listings, the user lister and the
+ * inspector (with find, one session by id): the columns only, read from
+ * the covering listing indexes, never a document or a message. Each
+ * session's task comes from the indexes' head of it (task_head, schema
+ * 5); the few tasks that may be longer are read from their rows. */
+#include "ac_backend_pg_impl.h"
+
+#include "ac_error.h"
+#include "ac_pg_schema.h"
+#include "ac_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The writing agent is read for one session only: every listed column
+ * costs a 100,000-row listing (docs/BENCHMARKS.md). The task comes from
+ * the indexes' head of it (task_head); the few tasks that may be longer
+ * are read from their rows afterwards (whole_tasks). */
+#define LIST_SELECT                                                                         \
+	"SELECT tenant, id, user_id, agent, status,"                                          \
+	" (extract(epoch FROM updated_at) * 1000)::bigint, message_count, tokens,"           \
+	" input_tokens, output_tokens, turns, written_by_host, task_head,"                   \
+	" (extract(epoch FROM created_at) * 1000)::bigint"
+#define LIST_COLUMNS LIST_SELECT " FROM sessions "
+
+static char *copy(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Replaces each listed task that is a whole head long (it may have been
+ * cut) with the task its row holds: one query for all of them, each row
+ * naming its place in the list. */
+static int whole_tasks(ac_backend_pg *b, ac_backend_session_info *list, size_t n)
+{
+	json_t *ids = json_array();
+	size_t *at = NULL, n_at = 0;
+	const char *values[1] = {NULL};
+	PGresult *res = NULL;
+	char *text = NULL;
+	int rc = 0;
+
+	if (!ids || (n && !(at = calloc(n, sizeof(*at))))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (utf8_chars(list[i].task) < AC_PG_TASK_HEAD)
+			continue;
+		if (json_array_append_new(ids, json_string(list[i].session_id))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		at[n_at++] = i;
+	}
+	if (n_at == 0)
+		goto done;
+	if (!(text = json_dumps(ids, JSON_COMPACT))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	values[0] = text;
+	if ((rc = ac_pg_exec(b->pg, &res, "reading long tasks",
+			     "SELECT e.ord, s.task FROM json_array_elements_text($1::json)"
+			     " WITH ORDINALITY AS e(id, ord) JOIN sessions s ON s.id = e.id",
+			     1, values, NULL)))
+		goto done;
+	for (int row = 0; row < sym_PQntuples(res); row++) {
+		uint64_t ord = ac_pg_u64(res, row, 0);
+		ac_backend_session_info *info;
+		char *task;
+
+		if (ord < 1 || ord > n_at)
+			continue;
+		info = &list[at[ord - 1]];
+		if (!(task = copy(ac_pg_text(res, row, 1)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		free(info->task);
+		info->task = task;
+	}
+done:
+	sym_PQclear(res);
+	free(text);
+	free(at);
+	json_decref(ids);
+	return rc;
+}
+
+/* The listing of tenant's (NULL: every tenant's) sessions of user (NULL:
+ * every user's), or with id the one session id whatever its tenant. */
+static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t *out_n,
+			 const char *tenant, const char *user, const char *id)
+{
+	const char *values[2] = {tenant, user};
+	ac_backend_session_info *list = NULL;
+	PGresult *res = NULL;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if (id)
+		rc = ac_pg_exec(b->pg, &res, "looking a session up", LIST_SELECT ", written_by_agent FROM sessions WHERE id = $1", 1,
+				&id, NULL);
+	else if (user)
+		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
+				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY updated_at DESC, id",
+				2, values, NULL);
+	else if (tenant)
+		rc = ac_pg_exec(b->pg, &res, "listing sessions",
+				LIST_COLUMNS "WHERE tenant = $1 ORDER BY updated_at DESC, id", 1, values,
+				NULL);
+	else
+		rc = ac_pg_exec(b->pg, &res, "listing sessions",
+				LIST_COLUMNS "ORDER BY updated_at DESC, id", 0, NULL, NULL);
+	if (rc)
+		return rc;
+	n = (size_t)sym_PQntuples(res);
+	if (n && !(list = calloc(n, sizeof(*list)))) {
+		sym_PQclear(res);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		ac_backend_session_info *info = &list[i];
+		char updated[AC_TIME_ISO_LEN + 1];
+		int row = (int)i;
+
+		info->tenant = copy(ac_pg_text(res, row, 0));
+		info->session_id = copy(ac_pg_text(res, row, 1));
+		info->user = copy(ac_pg_text(res, row, 2));
+		info->agent = copy(ac_pg_text(res, row, 3));
+		info->status = copy(ac_pg_text(res, row, 4));
+		/* Formatted here, as the file store writes it: cheaper than to_char(). */
+		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 5));
+		info->updated_at = copy(updated);
+		info->host = copy(ac_pg_text(res, row, 11));
+		info->task = copy(ac_pg_text(res, row, 12));
+		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, row, 13));
+		info->created_at = copy(updated);
+		info->writer = copy(sym_PQnfields(res) > 14 ? ac_pg_text(res, row, 14) : "");
+		if (!info->tenant || !info->session_id || !info->user || !info->agent ||
+		    !info->status || !info->updated_at || !info->host || !info->writer ||
+		    !info->task || !info->created_at) {
+			ac_backend_sessions_free(list, i + 1);
+			sym_PQclear(res);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		info->messages = (size_t)ac_pg_u64(res, row, 6);
+		info->tokens = ac_pg_u64(res, row, 7);
+		info->input_tokens = ac_pg_u64(res, row, 8);
+		info->output_tokens = ac_pg_u64(res, row, 9);
+		info->turns = ac_pg_u64(res, row, 10);
+	}
+	sym_PQclear(res);
+	if ((rc = whole_tasks(b, list, n))) {
+		ac_backend_sessions_free(list, n);
+		return rc;
+	}
+	*out = list;
+	*out_n = n;
+	return 0;
+}
+
+static int pg_list_user_sessions(void *impl, ac_backend_session_info **out, size_t *out_n,
+				 const char *tenant, const char *user)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, user, NULL);
+}
+
+static int pg_inspector_list(void *impl, ac_backend_session_info **out, size_t *out_n,
+			     const char *tenant)
+{
+	int rc;
+
+	*out = NULL;
+	*out_n = 0;
+	if (tenant && (rc = ac_backend_id_check("tenant", tenant)))
+		return rc;
+	return list_sessions(impl, out, out_n, tenant, NULL, NULL);
+}
+
+static int pg_inspector_find(void *impl, ac_backend_session_info *out, const char *session_id)
+{
+	ac_backend_session_info *list = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = (ac_backend_session_info){0};
+	if ((rc = ac_backend_id_check("session", session_id)) ||
+	    (rc = list_sessions(impl, &list, &n, NULL, NULL, session_id)))
+		return rc;
+	if (n == 0)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found", session_id);
+	else
+		*out = list[0];
+	free(list); /* its one line's strings now belong to *out */
+	return rc;
+}
+
+void ac_backend_pg_fill_listings(ac_backend *b)
+{
+	b->users.list = pg_list_user_sessions;
+	b->inspector.list_sessions = pg_inspector_list;
+	b->inspector.find = pg_inspector_find;
+}

@@ -1,0 +1,173 @@
+/* The operator's compaction of a session (ac_operator.h): on the files
+ * (ac_operator_compact) or in a store (ac_operator_compact_in), journaled
+ * as SESSION_COMPACT, then followed up as seed 001 §7 asks (the session's
+ * sandbox mirrors, its user's USER.md). */
+#include "ac_operator.h"
+
+#include "ac_config.h"
+#include "ac_backend_pg.h"
+#include "ac_consolidate.h"
+#include "ac_error.h"
+#include "ac_sandbox.h"
+#include "ac_session.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* True when a compaction has follow-ups here: a sandbox registry or
+ * memory.consolidateCommand (most workspaces have neither). */
+static bool has_follow_ups(const ac_workspace *ws, ac_buf *registry)
+{
+	struct stat st;
+
+	if (ac_buf_printf(registry, "%s/.agent/sandboxes", ws->root))
+		return false;
+	return stat(registry->data, &st) == 0 ||
+	       (ws->config && ac_config_get(ws->config, "memory.consolidateCommand"));
+}
+
+/* What follows a compaction of tenant's session (seed 001 §7) in store b:
+ * the session's sandbox mirrors are refreshed (7a), and with
+ * memory.consolidateCommand set, its user's notes are folded into USER.md,
+ * which refreshes that user's mirrors (7b). Both are side steps: trouble
+ * goes to notes, the compaction stands. user may be NULL. */
+static void follow_up(const ac_workspace *ws, const ac_backend *b, const char *registry,
+		      const char *tenant, const char *user, const char *id, ac_buf *notes)
+{
+	ac_consolidate_options consolidate = {0};
+	ac_consolidate_result folded = {0};
+	ac_sandbox_result refreshed = {0};
+
+	consolidate.sandbox.registry_dir = registry;
+	if (ac_sandbox_refresh_session(&refreshed, b, tenant, id, &consolidate.sandbox) && notes)
+		ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id, ac_error_last());
+	if (refreshed.notes && notes)
+		ac_buf_printf(notes, "%s", refreshed.notes);
+	if (!user || ac_backend_id_check("user", user))
+		goto done;
+	if (ac_workspace_command(&consolidate.command, ws, "memory.consolidateCommand")) {
+		if (notes)
+			ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
+		goto done;
+	}
+	if (!consolidate.command)
+		goto done;
+	if (ac_consolidate_user(&folded, b, tenant, user, &consolidate) && notes)
+		ac_buf_printf(notes, "USER.md not consolidated: %s\n", ac_error_last());
+	else if (folded.written && notes)
+		ac_buf_printf(notes, "USER.md of user %s/%s consolidated from %zu notes of %zu "
+			      "session%s\n", tenant, user, folded.notes, folded.sessions,
+			      folded.sessions == 1 ? "" : "s");
+	if (folded.refreshed.notes && notes)
+		ac_buf_printf(notes, "%s", folded.refreshed.notes);
+done:
+	ac_error_clear();
+	ac_consolidate_result_free(&folded);
+	ac_sandbox_result_free(&refreshed);
+}
+
+/* follow_up for a session file: its tenancy read from the file. */
+static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
+{
+	ac_buf data_dir = AC_BUF_INIT, registry = AC_BUF_INIT;
+	ac_session *s = NULL;
+	ac_backend b = {0};
+	const json_t *metadata;
+	const char *tenant;
+
+	if (!has_follow_ups(ws, &registry) || ac_session_load(&s, ws->sessions_dir, id) != 0)
+		goto done;
+	metadata = json_object_get(ac_session_root(s), "metadata");
+	tenant = json_string_value(json_object_get(metadata, "tenantId"));
+	if (!tenant || ac_backend_id_check("tenant", tenant))
+		goto done;
+	/* The store the workspace is configured with (storage.url or files). */
+	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
+	    ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
+		if (notes)
+			ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id,
+				      ac_error_last());
+		goto done;
+	}
+	follow_up(ws, &b, registry.data, tenant,
+		  json_string_value(json_object_get(metadata, "userId")), id, notes);
+done:
+	ac_error_clear();
+	ac_backend_close(&b);
+	ac_session_free(s);
+	ac_buf_free(&data_dir);
+	ac_buf_free(&registry);
+}
+
+/* Journals a compaction that summarised something; archive may be NULL
+ * (a store keeps its archive in its own table). */
+static void journal_compact(const ac_workspace *ws, const char *id, size_t summarized,
+			    uint64_t before, uint64_t after, const char *archive, ac_buf *notes)
+{
+	ac_buf message = AC_BUF_INIT;
+
+	ac_buf_printf(&message, "Compacted session %s: %zu messages summarised, ~%llu -> ~%llu tokens",
+		      id, summarized, (unsigned long long)before, (unsigned long long)after);
+	if (ac_operator_journal(ws, "SESSION_COMPACT", id,
+				json_pack("{s:s, s:I, s:I, s:I, s:s?}", "sessionId", id,
+					  "messages", (json_int_t)summarized,
+					  "tokensBefore", (json_int_t)before,
+					  "tokensAfter", (json_int_t)after, "archive", archive),
+				message.data) != 0 && notes)
+		ac_buf_printf(notes, "the journal was not written: %s\n", ac_error_last());
+	ac_buf_free(&message);
+}
+
+/* Notes are lines; the caller shows them as one block. */
+static void end_notes(ac_buf *notes)
+{
+	if (notes && notes->len && notes->data[notes->len - 1] == '\n')
+		notes->data[--notes->len] = '\0';
+}
+
+int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
+			ac_compact_result *out, ac_buf *notes)
+{
+	ac_compact_options opts = ws->compact;
+	int rc;
+
+	opts.force = force;
+	if ((rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
+		return rc;
+	if (!out->needed)
+		return 0;
+	journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after,
+			out->archive_path, notes);
+	after_compact(ws, id, notes);
+	end_notes(notes);
+	return 0;
+}
+
+int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
+			   bool force, ac_backend_compact_result *out, ac_buf *notes)
+{
+	ac_backend_compact_options opts;
+	ac_backend_session_info info = {0};
+	ac_buf registry = AC_BUF_INIT;
+	int rc;
+
+	*out = (ac_backend_compact_result){0};
+	ac_backend_compact_options_init(&opts);
+	opts.compact = ws->compact;
+	opts.compact.force = force;
+	/* The operator names a session by id: its tenant comes from the store. */
+	if ((rc = b->inspector.find(b->impl, &info, id)) ||
+	    (rc = b->session.compact_if_needed(b->impl, out, info.tenant, id, &opts)))
+		goto done;
+	if (out->compacted)
+		journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after, NULL,
+				notes);
+	if ((out->compacted || out->externalized) && has_follow_ups(ws, &registry))
+		follow_up(ws, b, registry.data, info.tenant, *info.user ? info.user : NULL, id, notes);
+	end_notes(notes);
+done:
+	ac_backend_session_info_clear(&info);
+	ac_buf_free(&registry);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* What tui/actions.c shares with the files split from it (private to
+ * tui/; not part of the dashboard's interface). */
+#ifndef UI_ACTIONS_IMPL_H
+#define UI_ACTIONS_IMPL_H
+
+#include "actions.h"
+
+#include <stdbool.h>
+
+/* Sets out's status-line message (raw; sanitised when shown). */
+void ui_act_say(ui_act_outcome *out, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Whether the operator asked to cancel (cancel_fd readable). */
+bool ui_act_cancel_asked(int cancel_fd);
+
+/* UI_DLG_COMPACT's action, on the files or (d->store set) on the store. */
+void ui_act_run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
+			ui_act_outcome *o);
+void ui_act_run_store_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
+			      ui_act_outcome *o);
+
+#endif
