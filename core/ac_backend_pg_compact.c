@@ -25,9 +25,7 @@
 
 #define TEXT_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
-/* Locks the session's row for the rest of the transaction; AC_ENOTFOUND
- * when it is not tenant's. */
-static int lock_session(ac_backend_pg *b, const char *tenant, const char *session_id)
+int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id)
 {
 	const char *values[2] = {tenant, session_id};
 	PGresult *res = NULL;
@@ -155,7 +153,7 @@ static int externalize_results(ac_backend_pg *b, ac_backend_compact_result *out,
 	    !json_object_size(x.moved))
 		goto done;
 	if ((rc = ac_pg_begin(b->pg, "externalising tool results")) ||
-	    (rc = lock_session(b, tenant, session_id)))
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)))
 		goto rollback;
 	for (size_t i = 0; i < n && !rc; i++) {
 		json_t *msg = json_array_get(messages, i);
@@ -242,7 +240,7 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 	snprintf(first_text, sizeof(first_text), "%lld", first);
 	snprintf(last_text, sizeof(last_text), "%lld", last);
 	if ((rc = ac_pg_begin(b->pg, "compacting a session")) ||
-	    (rc = lock_session(b, tenant, session_id)) ||
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
 	    (rc = prefix_digest(b, now_digest, tenant, session_id, last)))
 		goto done;
 	if (strcmp(now_digest, digest) != 0) {

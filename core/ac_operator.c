@@ -5,6 +5,7 @@
 #include "ac_sandbox.h"
 
 #include "ac_error.h"
+#include "ac_journal_store.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -26,6 +27,7 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 				  "result", "message", message,
 				  "trace", "correlation_id", session_id);
 	char id[AC_EVENT_ID_LEN + 1], *text = NULL, *line = NULL;
+	ac_journal_store *store = NULL;
 	size_t len;
 	int rc;
 
@@ -36,8 +38,11 @@ int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
 	if (!text)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	rc = ac_event_prepare(&line, &len, id, text, &ws->schema);
-	if (rc == 0)
-		rc = ac_journal_append(NULL, ws->journal_path, line, len, &ws->journal);
+	/* Where the journal lives (a database store's table, else the file),
+	 * so every host's dashboard shows what the operator did. */
+	if (rc == 0 && (rc = ac_journal_store_open(&store, ws)) == 0)
+		rc = ac_journal_store_append(store, line, len, NULL);
+	ac_journal_store_free(store);
 	free(text);
 	free(line);
 	return rc;
@@ -521,15 +526,31 @@ static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
 	ac_buf_free(&text);
 }
 
-int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
-				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
-				    ac_buf *notes)
+/* A database store's session (ac_operator_rollback_checkpoint_in). */
+typedef struct {
+	const ac_backend *b;
+	const char *tenant;
+} store_cut;
+
+static int cut_in_store(const ac_checkpoint_plan *plan, void *ctx)
+{
+	const store_cut *c = ctx;
+
+	return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
+					 plan->keep);
+}
+
+static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,
+			       const char *session_id, ac_checkpoint_plan *plan,
+			       ac_checkpoint_rollback_result *out, ac_buf *notes)
 {
 	compensation_journal journal = {ws, session_id, ac_checkpoint_id(plan->checkpoint), notes};
 	ac_checkpoint_rollback_options opts = {
 		.write = &ws->session_write,
 		.attempted = journal_compensation,
 		.ctx = &journal,
+		.cut = store ? cut_in_store : NULL,
+		.cut_ctx = (void *)store,
 	};
 	ac_buf message = AC_BUF_INIT;
 	int rc;
@@ -555,4 +576,21 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 			      ac_error_last());
 	ac_buf_free(&message);
 	return 0;
+}
+
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				    ac_buf *notes)
+{
+	return rollback_checkpoint(ws, NULL, session_id, plan, out, notes);
+}
+
+int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
+				       const char *tenant, const char *session_id,
+				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				       ac_buf *notes)
+{
+	store_cut store = {b, tenant};
+
+	return rollback_checkpoint(ws, &store, session_id, plan, out, notes);
 }

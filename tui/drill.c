@@ -110,6 +110,16 @@ static void run_search(ui_dash *d)
 {
 	ui_pane *p = &d->panes[UI_PANE_JSEARCH];
 
+	if (ui_source_store_name(d->src)) {
+		/* The search reads the journal files backward by byte offset;
+		 * a database journal has no files. The pane's / filter still
+		 * works on the events shown. */
+		ui_jsearch_close(&d->js, &d->m);
+		ui_model_set_action(&d->m, true, "the journal search (S) reads the journal files and "
+				    "is not available on a database store; use the / filter on the "
+				    "events shown, or agentctl journal query");
+		return;
+	}
 	ui_jsearch_start(&d->js, &d->m, d->ws, d->search_text);
 	p->cursor = p->top = 0;
 	p->filter[0] = p->sel[0] = '\0';

@@ -1,6 +1,8 @@
 /* Events and checkpoints in full, for the viewer. Read-only. */
 #include "preview.h"
 
+#include "ckpt_rollback.h"
+
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
@@ -191,7 +193,7 @@ void ui_preview_checkpoint(ui_model *m, const ac_workspace *ws, const char *sess
 		ui_model_viewer_line(m, "rollbackTools not used: %s", ac_error_last());
 		tools = NULL;
 	}
-	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt, tools) != 0)
+	if (ui_ckpt_plan(&plan, store, ws, session, ckpt) != 0)
 		ui_model_viewer_line(m, "R (roll back to it) cannot be planned: %s", ac_error_last());
 	else
 		compensations(m, &plan);

@@ -38,7 +38,7 @@ dashboard 120 30
 check "the stored session is listed" wait_for "s-first"
 check "with its host" row_has s-first host-a
 check "a HOST column" wait_for "HOST"
-check "the log says which panes still read files" eval 'keys L; wait_for "still read the workspace"'
+check "the log says which panes still read files" eval 'keys L; wait_for "still reads the workspace"'
 keys Escape
 
 # ---- another host's changes appear live ----
