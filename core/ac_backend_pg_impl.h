@@ -30,6 +30,12 @@ int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char 
  * takes it too); AC_ENOTFOUND when it is not tenant's. */
 int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id);
 
+/* Copies tenant's session_id's messages first..last (seqs, as text) to
+ * the compactions table, the archive of what compaction and rollback
+ * remove, in the caller's transaction. */
+int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
+			  const char *first, const char *last);
+
 int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 

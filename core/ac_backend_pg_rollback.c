@@ -25,7 +25,7 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 	json_t *now = NULL, *removed = NULL;
 	long long *seqs = NULL;
 	char first[24], last[24], count[24], tokens[24];
-	const char *values[4] = {tenant, session_id, first, last};
+	const char *values[3] = {tenant, session_id, first};
 	const char *counts[6] = {tenant, session_id, count, tokens, b->host, b->agent};
 	size_t n;
 	int rc;
@@ -53,12 +53,7 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
 	snprintf(count, sizeof(count), "%zu", n - keep);
 	snprintf(tokens, sizeof(tokens), "%llu", (unsigned long long)ac_messages_tokens(removed));
-	if ((rc = ac_pg_exec(b->pg, NULL, "archiving the messages a rollback removes",
-			     "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages)"
-			     " SELECT $1, $2, $3::bigint, $4::bigint,"
-			     " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json"
-			     " FROM messages WHERE tenant = $1 AND session_id = $2 AND seq >= $3::bigint",
-			     4, values, NULL)) ||
+	if ((rc = ac_backend_pg_archive(b, tenant, session_id, first, last)) ||
 	    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
 			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
 			     " AND seq >= $3::bigint",
