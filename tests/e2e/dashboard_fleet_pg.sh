@@ -10,22 +10,9 @@
 # connection everything later still shows. Run by ctest through
 # tests/pg/with-postgres.sh. Usage: dashboard_fleet_pg.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
-
-agent=$(dirname "$agentctl")/pg_agent
-[ -x "$agent" ] || { echo "dashboard_fleet_pg: $agent is not built"; exit 1; }
-psql -Atqc 'select 1' >/dev/null 2>&1 || { echo "dashboard_fleet_pg: no PostgreSQL server"; exit 1; }
-DB=agentctl_e2e_fleet_$$
-psql -Atqc "CREATE DATABASE $DB" >/dev/null
-at_exit() { psql -Atqc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1; }
-URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$DB"
-sql() { PGOPTIONS="-c search_path=agentctl" psql -d "$DB" -Atq -v ON_ERROR_STOP=1 -c "$1"; }
-as_host() { "$agent" "$URL" "$@"; } # HOST verb args...
+. "$(dirname "$0")/lib/pg_fleet.sh" fleet
 event() { # host message [session]: one journal event written from host
   as_host "$1" journal "{\"agent\":\"Codex\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"FILE_EDIT\",\"params\":{\"path\":\"src/fix.c\"}},\"result\":{\"message\":\"$2\"},\"trace\":{\"correlation_id\":\"${3:-s-remote}\"}}" >/dev/null
-}
-row_has() { # text1 text2: up to 10 s for a line with both
-  for _ in $(seq 100); do screen | grep -F -- "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
-  screen; return 1
 }
 long_wait() { # text: up to 10 s (a reconnection waits a second first)
   for _ in $(seq 100); do screen | grep -qF -- "$1" && return 0; sleep 0.1; done
