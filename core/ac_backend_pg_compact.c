@@ -54,8 +54,8 @@ int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char 
 	return rc;
 }
 
-static int bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
-			long long message_delta, long long token_delta)
+int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
+			       long long message_delta, long long token_delta, const char *kind)
 {
 	char messages[24], tokens[24];
 	const char *values[6] = {tenant, session_id, messages, tokens, b->host, b->agent};
@@ -64,13 +64,13 @@ static int bump_session(ac_backend_pg *b, const char *tenant, const char *sessio
 
 	snprintf(messages, sizeof(messages), "%lld", message_delta);
 	snprintf(tokens, sizeof(tokens), "%lld", token_delta);
-	rc = ac_pg_exec(b->pg, NULL, "updating a compacted session",
+	rc = ac_pg_exec(b->pg, NULL, "updating the session's counts",
 			"UPDATE sessions SET message_count = message_count + $3::bigint,"
 			" tokens = greatest(tokens + $4::bigint, 0), version = version + 1,"
 			" updated_at = now(), written_by_host = $5, written_by_agent = $6"
 			" WHERE tenant = $1 AND id = $2",
 			6, values, NULL);
-	return rc ? rc : ac_pg_notify(b->pg, "compaction", tenant, session_id);
+	return rc ? rc : ac_pg_notify(b->pg, kind, tenant, session_id);
 }
 
 /* ---- step 1: large tool results to artifacts ---- */
@@ -191,7 +191,7 @@ static int externalize_results(ac_backend_pg *b, ac_backend_compact_result *out,
 		free(after);
 	}
 	if (!rc)
-		rc = bump_session(b, tenant, session_id, 0, token_delta);
+		rc = ac_backend_pg_bump_session(b, tenant, session_id, 0, token_delta, "compaction");
 	if (!rc)
 		rc = ac_pg_commit(b->pg, "externalising tool results");
 rollback:
@@ -273,7 +273,8 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
 			     " AND seq >= $3::bigint AND seq < $4::bigint",
 			     4, values, NULL)) ||
-	    (rc = bump_session(b, tenant, session_id, message_delta, token_delta)))
+	    (rc = ac_backend_pg_bump_session(b, tenant, session_id, message_delta, token_delta,
+						     "compaction")))
 		goto done;
 	rc = ac_pg_commit(b->pg, "compacting a session");
 done:

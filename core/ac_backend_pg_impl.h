@@ -36,6 +36,12 @@ int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char 
 int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
 			  const char *first, const char *last);
 
+/* Moves the session's message count and tokens by the deltas (never
+ * below 0), records this host and agent as its writer, and tells
+ * listeners (kind). */
+int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
+			       long long message_delta, long long token_delta, const char *kind);
+
 int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 

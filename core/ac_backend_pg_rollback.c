@@ -24,9 +24,8 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 {
 	json_t *now = NULL, *removed = NULL;
 	long long *seqs = NULL;
-	char first[24], last[24], count[24], tokens[24];
+	char first[24], last[24];
 	const char *values[3] = {tenant, session_id, first};
-	const char *counts[6] = {tenant, session_id, count, tokens, b->host, b->agent};
 	size_t n;
 	int rc;
 
@@ -41,32 +40,26 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 				  "writer made it", session_id);
 		goto done;
 	}
-	if (keep == n)
-		goto commit;
-	if (!(removed = json_array())) {
+	/* Nothing after the checkpoint: nothing to archive or remove. */
+	if (keep < n && !(removed = json_array())) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t i = keep; i < n; i++)
 		json_array_append(removed, json_array_get(now, i));
-	snprintf(first, sizeof(first), "%lld", seqs[keep]);
-	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
-	snprintf(count, sizeof(count), "%zu", n - keep);
-	snprintf(tokens, sizeof(tokens), "%llu", (unsigned long long)ac_messages_tokens(removed));
-	if ((rc = ac_backend_pg_archive(b, tenant, session_id, first, last)) ||
-	    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
-			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
-			     " AND seq >= $3::bigint",
-			     3, values, NULL)) ||
-	    (rc = ac_pg_exec(b->pg, NULL, "updating a rolled back session",
-			     "UPDATE sessions SET message_count = greatest(message_count - $3::bigint, 0),"
-			     " tokens = greatest(tokens - $4::bigint, 0), version = version + 1,"
-			     " updated_at = now(), written_by_host = $5, written_by_agent = $6"
-			     " WHERE tenant = $1 AND id = $2",
-			     6, counts, NULL)) ||
-	    (rc = ac_pg_notify(b->pg, "rollback", tenant, session_id)))
-		goto done;
-commit:
+	if (keep < n) {
+		snprintf(first, sizeof(first), "%lld", seqs[keep]);
+		snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
+		if ((rc = ac_backend_pg_archive(b, tenant, session_id, first, last)) ||
+		    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
+				     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
+				     " AND seq >= $3::bigint",
+				     3, values, NULL)) ||
+		    (rc = ac_backend_pg_bump_session(b, tenant, session_id, -(long long)(n - keep),
+						     -(long long)ac_messages_tokens(removed),
+						     "rollback")))
+			goto done;
+	}
 	rc = ac_pg_commit(b->pg, "rolling a session back");
 done:
 	if (rc)
