@@ -116,6 +116,7 @@ typedef struct {
 static const char *column_of(const char *key)
 {
 	static const char *const map[][2] = {
+		{"id", "id"}, /* journal_events_id: a dashboard opens an event by it */
 		{"agent", "agent"},
 		{"status", "status"},
 		{"action.type", "action_type"},

@@ -57,6 +57,10 @@ send "second"
 keys Enter
 check "journal: / filters the database's events" wait_for "second edit from fleet-b"
 check "journal: / hides the others" absent "edited from fleet-b"
+keys Enter
+check "journal: Enter opens the event from the database" wait_for '"path": "src/fix.c"'
+check "journal: the whole event" wait_for '"message": "second edit from fleet-b"'
+keys Escape
 keys /
 keys Escape
 check "journal: Esc clears the filter" wait_for "edited from fleet-b"
