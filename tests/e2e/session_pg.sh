@@ -110,7 +110,9 @@ if [ "$UTS" = 1 ]; then
 	run session list --json
 	check "list shows host-b" [ "$(jq -r '.[] | select(.id == "s1") | .host' <"$TMP/out")" = host-b ]
 fi
-check "the pause is journaled" eval 'grep -q "\"SESSION_PAUSE\"" "$WS/JOURNAL.jsonl"'
+# In the store's journal, where every host's dashboard reads it.
+check "the pause is journaled" \
+	[ "$(sql "select count(*) > 0 from agentctl.journal_events where action_type = 'SESSION_PAUSE'")" = t ]
 run session pause s1
 check "pause a paused session: exit 1" rc_is 1
 check "pause a paused session: says it is paused already" eval 'err_is_one_line && err_has "paused already"'
