@@ -110,16 +110,6 @@ static void run_search(ui_dash *d)
 {
 	ui_pane *p = &d->panes[UI_PANE_JSEARCH];
 
-	if (ui_source_store_name(d->src)) {
-		/* The search reads the journal files backward by byte offset;
-		 * a database journal has no files. The pane's / filter still
-		 * works on the events shown. */
-		ui_jsearch_close(&d->js, &d->m);
-		ui_model_set_action(&d->m, true, "the journal search (S) reads the journal files and "
-				    "is not available on a database store; use the / filter on the "
-				    "events shown, or agentctl journal query");
-		return;
-	}
 	ui_jsearch_start(&d->js, &d->m, d->ws, d->search_text);
 	p->cursor = p->top = 0;
 	p->filter[0] = p->sel[0] = '\0';
@@ -206,6 +196,12 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 		char *id = strdup(ui_model_event(m, i)->id);
 
 		if (id)
+			ui_preview_event_id(m, d->ws, id);
+		free(id);
+	} else if (pane == UI_PANE_JSEARCH && m->search.database) {
+		char *id = strdup(m->search.matches[i].ev.id);
+
+		if (id) /* no file to read at an offset: the event by its id */
 			ui_preview_event_id(m, d->ws, id);
 		free(id);
 	} else if (pane == UI_PANE_JSEARCH) {

@@ -161,6 +161,7 @@ typedef struct {
 	size_t files_done;   /* files scanned to their start */
 	bool running;        /* scanning now (more is wanted) */
 	bool complete;       /* every file scanned */
+	bool database;       /* a database's journal (no files: matches open by id) */
 	char *error;         /* the query or a file could not be read; or NULL */
 } ui_jsearch;
 

@@ -42,8 +42,7 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	src->database = true;
 	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
 		 "checkpoints from the database, followed live; the operations pane still reads "
-		 "the workspace's file; the journal search (S) is not available on a database "
-		 "(use agentctl journal query)", src->store_name);
+		 "the workspace's file", src->store_name);
 	ui_model_log(src->m, false, line);
 	/* The journal file's events read so far are not this store's. */
 	ui_model_clear_events(src->m);

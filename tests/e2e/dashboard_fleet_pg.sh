@@ -65,9 +65,14 @@ keys /
 keys Escape
 check "journal: Esc clears the filter" wait_for "edited from fleet-b"
 keys S
-send "agent=Codex"
+send "text~second"
 keys Enter
-check "journal: S says it is not available on a database" wait_for "not available on a database"
+check "journal: S searches the database's journal" wait_for "1 match in the database"
+check "journal: S finds the event" wait_for "second edit from fleet-b"
+keys Enter
+check "journal: Enter on a match opens it by id" wait_for '"message": "second edit from fleet-b"'
+keys Escape
+keys Escape
 
 # ---- the conversation ----
 keys 1
