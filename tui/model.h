@@ -181,6 +181,7 @@ typedef struct {
 	uint64_t sessions_gen, sessions_prev_gen;
 	ac_session_index_change sessions_move;
 	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
+	 * and the events, checkpoints and conversations read (prefixed),
 	 * noted only while track_touched is set: what the frame trace reports
 	 * (tui/frame_trace.h). */
 	bool track_touched;
