@@ -57,6 +57,7 @@ static void lose(ac_store_watch *w, const char *what)
 static void start(ac_store_watch *w)
 {
 	w->conn = sym_PQconnectStart(w->url);
+	ac_pg_quiet(w->conn);
 	if (!w->conn || sym_PQstatus(w->conn) == CONNECTION_BAD) {
 		lose(w, "cannot connect: ");
 		return;

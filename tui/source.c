@@ -432,6 +432,10 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	if (!m->ckpts_present)
 		return 0;
 	rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
+	if (rc != 0 && src->database) { /* a dropped connection is made again: once more */
+		ac_checkpoint_header_list_free(&list);
+		rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
+	}
 	if (rc != 0) {
 		ui_source_note_problem(m, src->ws->checkpoints_dir, ac_error_last());
 		ac_checkpoint_header_list_free(&list);

@@ -52,10 +52,16 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 
 unsigned ui_source_store_read_journal(ui_source *src)
 {
-	uint64_t before = src->m->events_seen;
+	uint64_t before = src->m->events_seen, at = src->journal_seq;
+	int rc = ac_journal_store_follow(src->journal, &src->journal_seq, UI_MODEL_EVENTS, NULL,
+					 ui_source_on_event, src);
 
-	if (ac_journal_store_follow(src->journal, &src->journal_seq, UI_MODEL_EVENTS, NULL,
-				    ui_source_on_event, src) != 0) {
+	/* As the listing: once more on a connection made again, unless some
+	 * events were read (then the next notification reads on). */
+	if (rc && src->journal_seq == at)
+		rc = ac_journal_store_follow(src->journal, &src->journal_seq, UI_MODEL_EVENTS, NULL,
+					     ui_source_on_event, src);
+	if (rc) {
 		/* What is shown stays; the next notification (or reconnection)
 		 * reads on from the same seq. */
 		ui_source_note_problem(src->m, src->store_name, ac_error_last());
@@ -80,7 +86,10 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	ac_backend_session_info *list = NULL;
 	size_t n = 0;
 
-	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
+	/* A connection the server dropped (a restart) fails its first
+	 * statement and is made again by the next: a read tries twice. */
+	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0 &&
+	    src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
 		/* The rows on screen stay: the store watch reads again once the
 		 * connection is back. */
 		ui_source_note_problem(src->m, src->store_name, ac_error_last());

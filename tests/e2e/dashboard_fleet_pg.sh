@@ -109,8 +109,11 @@ check "the rollback is journaled in the database" \
 keys 4
 check "and shown in the journal pane" wait_for "Rolled back session s-remote"
 
-# ---- a dropped connection: everything is read again once ----
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN agentctl'" >/dev/null
+# ---- dropped connections: everything is read again once ----
+# Every connection the dashboard has (the listener, the sessions', the
+# journal's, the checkpoints'), as a server restart drops them.
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 sleep 0.3
 event fleet-c "written while the listener was down"
 as_host fleet-c create acme carol gemini s-third >/dev/null
@@ -121,6 +124,12 @@ check "with its host" row_has s-third fleet-c
 event fleet-c "after the reconnection"
 keys 4
 check "and later changes are followed again" long_wait "after the reconnection"
+keys 1
+keys g
+keys 3
+as_host fleet-c checkpoint acme s-third ck-after-drop
+check "and checkpoints too" long_wait "ck-after-drop"
+check "the server's goodbye (a libpq notice) never reaches the screen" absent "terminating connection"
 
 keys q
 check "q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
