@@ -25,9 +25,21 @@
 
 #define TEXT_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
-/* Locks the session's row for the rest of the transaction; AC_ENOTFOUND
- * when it is not tenant's. */
-static int lock_session(ac_backend_pg *b, const char *tenant, const char *session_id)
+int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
+			  const char *first, const char *last)
+{
+	const char *values[4] = {tenant, session_id, first, last};
+
+	return ac_pg_exec(b->pg, NULL, "archiving the messages removed",
+			  "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages)"
+			  " SELECT $1, $2, $3::bigint, $4::bigint,"
+			  " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json"
+			  " FROM messages WHERE tenant = $1 AND session_id = $2"
+			  " AND seq BETWEEN $3::bigint AND $4::bigint",
+			  4, values, NULL);
+}
+
+int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id)
 {
 	const char *values[2] = {tenant, session_id};
 	PGresult *res = NULL;
@@ -42,8 +54,8 @@ static int lock_session(ac_backend_pg *b, const char *tenant, const char *sessio
 	return rc;
 }
 
-static int bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
-			long long message_delta, long long token_delta)
+int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
+			       long long message_delta, long long token_delta, const char *kind)
 {
 	char messages[24], tokens[24];
 	const char *values[6] = {tenant, session_id, messages, tokens, b->host, b->agent};
@@ -52,13 +64,13 @@ static int bump_session(ac_backend_pg *b, const char *tenant, const char *sessio
 
 	snprintf(messages, sizeof(messages), "%lld", message_delta);
 	snprintf(tokens, sizeof(tokens), "%lld", token_delta);
-	rc = ac_pg_exec(b->pg, NULL, "updating a compacted session",
+	rc = ac_pg_exec(b->pg, NULL, "updating the session's counts",
 			"UPDATE sessions SET message_count = message_count + $3::bigint,"
 			" tokens = greatest(tokens + $4::bigint, 0), version = version + 1,"
 			" updated_at = now(), written_by_host = $5, written_by_agent = $6"
 			" WHERE tenant = $1 AND id = $2",
 			6, values, NULL);
-	return rc ? rc : ac_pg_notify(b->pg, "compaction", tenant, session_id);
+	return rc ? rc : ac_pg_notify(b->pg, kind, tenant, session_id);
 }
 
 /* ---- step 1: large tool results to artifacts ---- */
@@ -155,7 +167,7 @@ static int externalize_results(ac_backend_pg *b, ac_backend_compact_result *out,
 	    !json_object_size(x.moved))
 		goto done;
 	if ((rc = ac_pg_begin(b->pg, "externalising tool results")) ||
-	    (rc = lock_session(b, tenant, session_id)))
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)))
 		goto rollback;
 	for (size_t i = 0; i < n && !rc; i++) {
 		json_t *msg = json_array_get(messages, i);
@@ -179,7 +191,7 @@ static int externalize_results(ac_backend_pg *b, ac_backend_compact_result *out,
 		free(after);
 	}
 	if (!rc)
-		rc = bump_session(b, tenant, session_id, 0, token_delta);
+		rc = ac_backend_pg_bump_session(b, tenant, session_id, 0, token_delta, "compaction");
 	if (!rc)
 		rc = ac_pg_commit(b->pg, "externalising tool results");
 rollback:
@@ -242,7 +254,7 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 	snprintf(first_text, sizeof(first_text), "%lld", first);
 	snprintf(last_text, sizeof(last_text), "%lld", last);
 	if ((rc = ac_pg_begin(b->pg, "compacting a session")) ||
-	    (rc = lock_session(b, tenant, session_id)) ||
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
 	    (rc = prefix_digest(b, now_digest, tenant, session_id, last)))
 		goto done;
 	if (strcmp(now_digest, digest) != 0) {
@@ -252,12 +264,7 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 	}
 	/* The archive, then the summary in the last summarised message's
 	 * place (so it sorts first), then the rest of the prefix goes. */
-	if ((rc = ac_pg_exec(b->pg, NULL, "archiving the summarised messages",
-			     "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages)"
-			     " SELECT $1, $2, $3::bigint, $4::bigint,"
-			     " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json"
-			     " FROM messages WHERE tenant = $1 AND session_id = $2 AND seq <= $4::bigint",
-			     4, values, NULL)) ||
+	if ((rc = ac_backend_pg_archive(b, tenant, session_id, first_text, last_text)) ||
 	    (rc = ac_pg_exec(b->pg, NULL, "writing the summary",
 			     "UPDATE messages SET message = $5::json WHERE tenant = $1"
 			     " AND session_id = $2 AND seq = $4::bigint AND seq >= $3::bigint",
@@ -266,7 +273,8 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
 			     " AND seq >= $3::bigint AND seq < $4::bigint",
 			     4, values, NULL)) ||
-	    (rc = bump_session(b, tenant, session_id, message_delta, token_delta)))
+	    (rc = ac_backend_pg_bump_session(b, tenant, session_id, message_delta, token_delta,
+						     "compaction")))
 		goto done;
 	rc = ac_pg_commit(b->pg, "compacting a session");
 done:

@@ -26,6 +26,22 @@ int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_
 int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char *session_id,
 			       const char *tool_call_id, const char *data, size_t len);
 
+/* Locks the session's row for the rest of the transaction (every append
+ * takes it too); AC_ENOTFOUND when it is not tenant's. */
+int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id);
+
+/* Copies tenant's session_id's messages first..last (seqs, as text) to
+ * the compactions table, the archive of what compaction and rollback
+ * remove, in the caller's transaction. */
+int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
+			  const char *first, const char *last);
+
+/* Moves the session's message count and tokens by the deltas (never
+ * below 0), records this host and agent as its writer, and tells
+ * listeners (kind). */
+int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
+			       long long message_delta, long long token_delta, const char *kind);
+
 int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 

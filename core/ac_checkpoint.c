@@ -649,13 +649,11 @@ static void reverse_calls(ac_checkpoint_compensation *calls, size_t from, size_t
 	}
 }
 
-int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *store,
-				const char *sessions_dir, const char *session_id,
-				const char *checkpoint_id, const json_t *rollback_tools)
+int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+					const char *session_id, const char *checkpoint_id,
+					json_t *history, const json_t *rollback_tools)
 {
 	plan_builder b = {.plan = out, .tools = rollback_tools};
-	ac_session *session = NULL;
-	json_t *history;
 	size_t n;
 	int rc;
 
@@ -671,8 +669,11 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = ac_session_load(&session, sessions_dir, session_id)))
+	if (!json_is_array(history)) {
+		rc = ac_error_set(AC_ECORRUPT, "session '%s': conversationHistory is not an array",
+				  session_id);
 		goto done;
+	}
 	rc = checkpoint_id ? ac_checkpoint_store_get(&out->checkpoint, store, session_id, checkpoint_id)
 			   : ac_checkpoint_store_latest(&out->checkpoint, store, session_id);
 	if (rc)
@@ -685,7 +686,6 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 				  ac_checkpoint_id(out->checkpoint), session_id);
 		goto done;
 	}
-	history = ac_session_messages(session);
 	if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(out->checkpoint), history))) {
 		ac_error_set(rc, "cannot roll session '%s' back to checkpoint '%s': %s", session_id,
 			     ac_checkpoint_id(out->checkpoint), ac_error_last());
@@ -710,6 +710,22 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 		reverse_calls(out->calls, b.first, out->n_calls);
 	}
 done:
+	return rc;
+}
+
+int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+				const char *sessions_dir, const char *session_id,
+				const char *checkpoint_id, const json_t *rollback_tools)
+{
+	ac_session *session = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_session_id_check(session_id)))
+		return rc;
+	if ((rc = ac_session_load(&session, sessions_dir, session_id)) == 0)
+		rc = ac_checkpoint_plan_rollback_history(out, store, session_id, checkpoint_id,
+							 ac_session_messages(session), rollback_tools);
 	ac_session_free(session);
 	return rc;
 }
@@ -938,7 +954,11 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 		opts = &defaults;
 	if ((rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
-	if (plan->remove > 0) {
+	if (plan->remove > 0 && opts->cut) {
+		/* The store cuts and archives in its own transaction. */
+		if ((rc = opts->cut(plan, opts->cut_ctx)))
+			goto done;
+	} else if (plan->remove > 0) {
 		if (!(removed = json_array())) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;

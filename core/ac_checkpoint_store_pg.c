@@ -26,9 +26,10 @@ typedef struct {
 	ac_pg *pg;
 } pg_store;
 
+/* Names the checkpoint too ($2), so a live view knows what changed. */
 #define NOTIFY_CHECKPOINT(session_param)                                                   \
 	"SELECT pg_notify('agentctl', json_build_object('kind', 'checkpoint', 'tenant', '',"   \
-	" 'session', " session_param ")::text) FROM done"
+	" 'session', " session_param ", 'id', $2::text)::text) FROM done"
 
 static int not_found(const char *session_id, const char *checkpoint_id)
 {

@@ -22,6 +22,15 @@ int ac_journal_store_append(ac_journal_store *store, const char *line, size_t le
 	return store->ops->append(store, line, len, info);
 }
 
+int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backlog,
+			    ac_scan_stats *stats, ac_scan_fn fn, void *ctx)
+{
+	if (!store->ops->follow)
+		return ac_error_set(AC_ENOTSUP, "the %s journal is followed by its file watcher, "
+				    "not by seq", store->ops->name);
+	return store->ops->follow(store, seq, backlog, stats, fn, ctx);
+}
+
 void ac_journal_store_free(ac_journal_store *store)
 {
 	if (store)

@@ -22,6 +22,7 @@
 #include "ac_pg_schema.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,7 @@ typedef struct {
 static const char *column_of(const char *key)
 {
 	static const char *const map[][2] = {
+		{"id", "id"}, /* journal_events_id: a dashboard opens an event by it */
 		{"agent", "agent"},
 		{"status", "status"},
 		{"action.type", "action_type"},
@@ -496,6 +498,68 @@ static int pg_check(ac_journal_store *store, bool all, ac_check_fn bad,
 	return rc ? rc : checked(p->pg->shown, valid, invalid, ctx);
 }
 
+/* ---- follow --------------------------------------------------------------- */
+
+/* Hands fn one stored row: its fields, or why it no longer checks. */
+static int follow_row(pg_store *p, const char *line, size_t len, uint64_t seq, ac_scan_fn fn,
+		      void *ctx)
+{
+	ac_json_span spans[AC_EV_NFIELDS];
+	char invalid[300] = "";
+	ac_scan_match m = {.path = p->pg->shown, .line = line, .len = len, .offset = seq,
+			   .fields = spans};
+
+	if (ac_event_parse(spans, line, len, &p->base.schema) != 0) {
+		snprintf(invalid, sizeof(invalid), "%s", ac_error_last());
+		/* A line that is not JSON has no fields to show. */
+		json_t *doc = json_loadb(line, len, JSON_DECODE_ANY, NULL);
+
+		if (!doc)
+			memset(spans, 0, sizeof(spans));
+		json_decref(doc);
+		m.invalid = invalid;
+	}
+	return fn(&m, ctx);
+}
+
+static int pg_follow(ac_journal_store *store, uint64_t *seq, size_t backlog,
+		     ac_scan_stats *stats, ac_scan_fn fn, void *ctx)
+{
+	pg_store *p = (pg_store *)store;
+	char cursor[24], limit[24];
+	bool first = *seq == 0;
+	int rc = 0;
+
+	(void)stats; /* a row is whole or absent: nothing torn to count */
+	snprintf(cursor, sizeof(cursor), "%" PRIu64, *seq);
+	for (;;) {
+		const char *values[2] = {cursor, limit};
+		PGresult *res = NULL;
+		int rows;
+
+		snprintf(limit, sizeof(limit), "%zu", first ? backlog : (size_t)PAGE_ROWS);
+		/* The first look takes the newest rows by the primary key, backward. */
+		rc = ac_pg_exec(p->pg, &res, "following the journal",
+				first ? "SELECT seq, event FROM (SELECT seq, event FROM journal_events"
+					" WHERE seq > $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq"
+				      : "SELECT seq, event FROM journal_events WHERE seq > $1"
+					" ORDER BY seq LIMIT $2",
+				2, values, NULL);
+		if (rc)
+			return rc;
+		rows = sym_PQntuples(res);
+		for (int r = 0; r < rows && !rc; r++) {
+			*seq = ac_pg_u64(res, r, 0);
+			rc = follow_row(p, sym_PQgetvalue(res, r, 1), (size_t)sym_PQgetlength(res, r, 1),
+					*seq, fn, ctx);
+		}
+		snprintf(cursor, sizeof(cursor), "%" PRIu64, *seq);
+		sym_PQclear(res);
+		if (rc || first || rows < PAGE_ROWS)
+			return rc;
+	}
+}
+
 static void pg_free(ac_journal_store *store)
 {
 	pg_store *p = (pg_store *)store;
@@ -512,6 +576,7 @@ static const ac_journal_store_ops pg_ops = {
 	.rotate = NULL, /* one table; retention is gc's */
 	.free = pg_free,
 	.append_batch = pg_append_batch,
+	.follow = pg_follow,
 };
 
 int ac_journal_store_pg_new(ac_journal_store **out, const char *url, const char *schema,

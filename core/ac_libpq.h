@@ -36,6 +36,7 @@
 	X(PQresultErrorMessage) \
 	X(PQresultStatus) \
 	X(PQsendQuery) \
+	X(PQsetNoticeProcessor) \
 	X(PQsocket) \
 	X(PQstatus) \
 	X(PQtransactionStatus)

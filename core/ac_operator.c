@@ -422,15 +422,31 @@ static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
 	ac_buf_free(&text);
 }
 
-int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
-				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
-				    ac_buf *notes)
+/* A database store's session (ac_operator_rollback_checkpoint_in). */
+typedef struct {
+	const ac_backend *b;
+	const char *tenant;
+} store_cut;
+
+static int cut_in_store(const ac_checkpoint_plan *plan, void *ctx)
+{
+	const store_cut *c = ctx;
+
+	return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
+					 plan->keep);
+}
+
+static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,
+			       const char *session_id, ac_checkpoint_plan *plan,
+			       ac_checkpoint_rollback_result *out, ac_buf *notes)
 {
 	compensation_journal journal = {ws, session_id, ac_checkpoint_id(plan->checkpoint), notes};
 	ac_checkpoint_rollback_options opts = {
 		.write = &ws->session_write,
 		.attempted = journal_compensation,
 		.ctx = &journal,
+		.cut = store ? cut_in_store : NULL,
+		.cut_ctx = (void *)store,
 	};
 	ac_buf message = AC_BUF_INIT;
 	int rc;
@@ -456,4 +472,21 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 			      ac_error_last());
 	ac_buf_free(&message);
 	return 0;
+}
+
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				    ac_buf *notes)
+{
+	return rollback_checkpoint(ws, NULL, session_id, plan, out, notes);
+}
+
+int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
+				       const char *tenant, const char *session_id,
+				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				       ac_buf *notes)
+{
+	store_cut store = {b, tenant};
+
+	return rollback_checkpoint(ws, &store, session_id, plan, out, notes);
 }

@@ -139,6 +139,18 @@ static int run_simple(ac_pg *pg, const char *what, const char *sql, int n,
 	return rc;
 }
 
+static void discard_notice(void *ctx, const char *message)
+{
+	(void)ctx;
+	(void)message;
+}
+
+void ac_pg_quiet(PGconn *conn)
+{
+	if (conn)
+		sym_PQsetNoticeProcessor(conn, discard_notice, NULL);
+}
+
 static int connect_now(ac_pg *pg)
 {
 	char statement_ms[32], idle_ms[32];
@@ -148,6 +160,7 @@ static int connect_now(ac_pg *pg)
 	int rc;
 
 	pg->conn = sym_PQconnectdb(pg->conninfo);
+	ac_pg_quiet(pg->conn);
 	pg->pid = getpid();
 	if (!pg->conn)
 		return ac_error_set(AC_ENOMEM, "out of memory");

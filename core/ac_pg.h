@@ -51,6 +51,11 @@ void ac_pg_close(ac_pg *pg);
  * go on in another session); NULL with the error set. */
 PGconn *ac_pg_conn(ac_pg *pg, int *rc);
 
+/* Makes conn keep its notices to itself: libpq prints them on stderr by
+ * default (an idle connection the server ends says FATAL there), over a
+ * dashboard's screen; the core never prints. conn may be NULL. */
+void ac_pg_quiet(PGconn *conn);
+
 /* Runs sql with n text parameters (NULL: SQL NULL); lengths may be NULL
  * (NUL-terminated values). *out (may be NULL: freed here) receives the
  * result on success. what names the operation in the error line. Returns

@@ -36,6 +36,7 @@ struct ac_store_watch {
 	int64_t retry_at;
 	char text[512];   /* ac_store_watch_state() */
 	char session[AC_BACKEND_ID_MAX + 1];
+	char ckpt_session[AC_BACKEND_ID_MAX + 1];
 };
 
 /* The connection is gone (or never came): why, and when to try again. */
@@ -56,6 +57,7 @@ static void lose(ac_store_watch *w, const char *what)
 static void start(ac_store_watch *w)
 {
 	w->conn = sym_PQconnectStart(w->url);
+	ac_pg_quiet(w->conn);
 	if (!w->conn || sym_PQstatus(w->conn) == CONNECTION_BAD) {
 		lose(w, "cannot connect: ");
 		return;
@@ -117,14 +119,33 @@ int ac_store_watch_timeout_ms(const ac_store_watch *w)
 	return left <= 0 ? 0 : left > RETRY_MS ? RETRY_MS : (int)left;
 }
 
-/* The session a notification's payload names, "" when none. */
-static void payload_session(char out[AC_BACKEND_ID_MAX + 1], const char *payload)
+/* What a notification's payload names: its kind's AC_STORE_* bit and
+ * its session ("" when none). */
+static unsigned payload_read(char session[AC_BACKEND_ID_MAX + 1], const char *payload)
 {
 	json_t *doc = json_loads(payload, 0, NULL);
-	const char *session = json_string_value(json_object_get(doc, "session"));
+	const char *name = json_string_value(json_object_get(doc, "session"));
+	const char *kind = json_string_value(json_object_get(doc, "kind"));
+	unsigned bit = AC_STORE_CHANGED;
 
-	snprintf(out, AC_BACKEND_ID_MAX + 1, "%s", session ? session : "");
+	if (kind && !strcmp(kind, "journal"))
+		bit = AC_STORE_JOURNAL;
+	else if (kind && !strcmp(kind, "checkpoint"))
+		bit = AC_STORE_CHECKPOINTS;
+	snprintf(session, AC_BACKEND_ID_MAX + 1, "%s", name ? name : "");
 	json_decref(doc);
+	return bit;
+}
+
+/* Notes that session changed in what bit names: the one session every
+ * such notification names, or "" once two differ. */
+static void note_session(char named[AC_BACKEND_ID_MAX + 1], bool *several, bool first,
+			 const char *session)
+{
+	if (first)
+		snprintf(named, AC_BACKEND_ID_MAX + 1, "%s", session);
+	else if (strcmp(named, session))
+		*several = true;
 }
 
 /* Reads the notifications that arrived; the mask they make. */
@@ -132,7 +153,7 @@ static unsigned read_notifications(ac_store_watch *w)
 {
 	char session[AC_BACKEND_ID_MAX + 1];
 	unsigned changed = 0;
-	bool one_session = true;
+	bool several = false, several_ckpt = false;
 	PGnotify *n;
 
 	if (!sym_PQconsumeInput(w->conn) || sym_PQstatus(w->conn) == CONNECTION_BAD) {
@@ -141,16 +162,21 @@ static unsigned read_notifications(ac_store_watch *w)
 		return 0;
 	}
 	while ((n = sym_PQnotifies(w->conn))) {
-		payload_session(session, n->extra ? n->extra : "");
-		if (!changed)
-			snprintf(w->session, sizeof(w->session), "%s", session);
-		else if (strcmp(w->session, session))
-			one_session = false;
-		changed = AC_STORE_CHANGED;
+		unsigned bit = payload_read(session, n->extra ? n->extra : "");
+
+		/* A journal event belongs to no session's row: it never costs
+		 * the sessions a reading. */
+		if (bit == AC_STORE_CHANGED)
+			note_session(w->session, &several, !(changed & bit), session);
+		else if (bit == AC_STORE_CHECKPOINTS)
+			note_session(w->ckpt_session, &several_ckpt, !(changed & bit), session);
+		changed |= bit;
 		sym_PQfreemem(n);
 	}
-	if (!one_session)
+	if (several)
 		w->session[0] = '\0';
+	if (several_ckpt)
+		w->ckpt_session[0] = '\0';
 	return changed;
 }
 
@@ -189,6 +215,7 @@ unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
 	if (!w)
 		return 0;
 	w->session[0] = '\0';
+	w->ckpt_session[0] = '\0';
 	if (w->state == WATCH_DOWN && ac_time_now_ms() >= w->retry_at)
 		start(w);
 	if (w->state == WATCH_CONNECTING) {
@@ -207,6 +234,11 @@ unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
 	if (out_session)
 		*out_session = w->session;
 	return changed;
+}
+
+const char *ac_store_watch_checkpoint_session(const ac_store_watch *w)
+{
+	return w ? w->ckpt_session : "";
 }
 
 bool ac_store_watch_live(const ac_store_watch *w)

@@ -435,6 +435,76 @@ static void test_store_watch(void **state)
 	ac_store_watch_free(w);
 }
 
+/* A checkpoint rollback's cut: the messages after the checkpoint go (the
+ * count follows), but only while the history is the one planned: another
+ * host's append since is AC_ECONFLICT and nothing changes. */
+static void test_cut_history(void **state)
+{
+	ac_backend *b = *state;
+	json_t *msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"a\"},"
+				    "{\"role\":\"assistant\",\"content\":\"b\"},"
+				    "{\"role\":\"user\",\"content\":\"c\"}]");
+	json_t *planned = NULL, *now = NULL;
+	ac_backend_session_info info = {0};
+
+	free(conform_new_session(b, "fleet", "ops", "cut1"));
+	OK(b->session.append(b->impl, "fleet", "cut1", msgs));
+	OK(b->session.load_all(b->impl, &planned, "fleet", "cut1"));
+	/* Another writer appends after the plan was read: refused. */
+	OK(b->session.append(b->impl, "fleet", "cut1", msgs));
+	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1), AC_ECONFLICT);
+	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
+	assert_int_equal(json_array_size(now), 6);
+	json_decref(planned);
+	planned = now;
+	OK(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1));
+	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
+	assert_int_equal(json_array_size(now), 1);
+	OK(b->inspector.find(b->impl, &info, "cut1"));
+	assert_int_equal(info.messages, 1);
+	/* Appends go on after the cut. */
+	OK(b->session.append(b->impl, "fleet", "cut1", msgs));
+	json_decref(now);
+	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
+	assert_int_equal(json_array_size(now), 4);
+	ac_backend_session_info_clear(&info);
+	json_decref(now);
+	json_decref(planned);
+	json_decref(msgs);
+}
+
+/* A notification's kind says what to read again: a journal event is not a
+ * session change (it must not cost the listing a reading), a checkpoint
+ * names its session apart from the sessions'. */
+static void test_store_watch_kinds(void **state)
+{
+	ac_store_watch *w = NULL;
+	PGconn *admin = PQconnectdb(TEST_URL);
+	unsigned got;
+
+	(void)state;
+	OK(ac_store_watch_new(&w, TEST_URL));
+	assert_true(watch_until(w, AC_STORE_RESCAN, NULL, 0) & AC_STORE_RESCAN);
+	PQclear(PQexec(admin, "SELECT pg_notify('agentctl', '{\"kind\":\"journal\",\"tenant\":\"\","
+			      "\"id\":\"evt_1\",\"seq\":1}')"));
+	got = watch_until(w, AC_STORE_JOURNAL, NULL, 0);
+	assert_int_equal(got, AC_STORE_JOURNAL);
+	PQclear(PQexec(admin, "SELECT pg_notify('agentctl', '{\"kind\":\"checkpoint\",\"tenant\":\"\","
+			      "\"session\":\"s9\",\"id\":\"c1\"}')"));
+	got = watch_until(w, AC_STORE_CHECKPOINTS, NULL, 0);
+	assert_int_equal(got, AC_STORE_CHECKPOINTS);
+	assert_string_equal(ac_store_watch_checkpoint_session(w), "s9");
+	/* Two sessions' checkpoints in one read: no one session to name. */
+	PQclear(PQexec(admin, "BEGIN; SELECT pg_notify('agentctl', '{\"kind\":\"checkpoint\","
+			      "\"session\":\"s1\"}'), pg_notify('agentctl', '{\"kind\":\"checkpoint\","
+			      "\"session\":\"s2\"}'); COMMIT"));
+	got = watch_until(w, AC_STORE_CHECKPOINTS, NULL, 0);
+	assert_int_equal(got, AC_STORE_CHECKPOINTS);
+	assert_string_equal(ac_store_watch_checkpoint_session(w), "");
+	PQfinish(admin);
+	ac_store_watch_free(w);
+}
+
 /* An unreachable store is no error for a watch: it says why and retries. */
 static void test_store_watch_unreachable(void **state)
 {
@@ -460,6 +530,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writer_recorded, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_store_watch, setup_pg, teardown_pg),
 		cmocka_unit_test(test_store_watch_unreachable),
+		cmocka_unit_test(test_store_watch_kinds),
+		cmocka_unit_test_setup_teardown(test_cut_history, setup_pg, teardown_pg),
 		cmocka_unit_test(test_errors_hide_password),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),

@@ -308,6 +308,65 @@ static void test_many_writers_lose_nothing(void **state)
 	}
 }
 
+/* What follow handed: each message, or "!" and why for an invalid one. */
+static int collect_followed(const ac_scan_match *m, void *ctx)
+{
+	const char *at = strstr(m->line, "\"message\":\"");
+	ac_buf *out = ctx;
+
+	if (m->invalid)
+		return ac_buf_printf(out, "!%.12s ", m->invalid);
+	at += strlen("\"message\":\"");
+	ac_buf_append(out, at, strcspn(at, "\""));
+	return ac_buf_putc(out, ' ');
+}
+
+static void assert_follow(fixture *f, uint64_t *seq, size_t backlog, const char *expected)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	if (ac_journal_store_follow(f->store, seq, backlog, NULL, collect_followed, &out) != 0)
+		fail_msg("follow: %s", ac_error_last());
+	ac_buf_putc(&out, '\0');
+	if (strcmp(out.data, expected))
+		fail_msg("follow after %llu: got '%s', expected '%s'", (unsigned long long)*seq,
+			 out.data, expected);
+	ac_buf_free(&out);
+}
+
+/* A live view's reading: the newest `backlog` first, then only what came
+ * after the last seq (nothing twice, nothing skipped), an event that no
+ * longer checks handed marked. The file store says it is followed by its
+ * watcher. */
+static void test_follow_by_seq(void **state)
+{
+	fixture *f = *state;
+	uint64_t seq = 0;
+	char sql[512];
+
+	if (!f->pg) {
+		assert_int_equal(ac_journal_store_follow(f->store, &seq, 10, NULL, collect_followed,
+							 NULL), AC_ENOTSUP);
+		return;
+	}
+	fill(f);
+	assert_follow(f, &seq, 2, "m4 hello m5 ");
+	assert_int_equal(seq, 5);
+	assert_follow(f, &seq, 2, "");
+	log_event(f->store, "Codex", "SUCCESS", "c4", "2025-01-06T00:00:00.000Z", "m6");
+	log_event(f->store, "Codex", "SUCCESS", "c4", "2025-01-07T00:00:00.000Z", "m7");
+	assert_follow(f, &seq, 1, "m6 m7 ");
+	snprintf(sql, sizeof(sql),
+		 "WITH n AS (UPDATE \"%s\".logs SET last_seq = last_seq + 1 WHERE kind = 'journal'"
+		 " RETURNING last_seq) INSERT INTO \"%s\".journal_events (seq, id, ts, agent, status,"
+		 " action_type, host, event) SELECT last_seq, 'x', 'x', 'Robot', 'SUCCESS', 'ANALYSIS',"
+		 " 'h', '{\"agent\":\"Robot\"}' FROM n RETURNING 1", f->schema, f->schema);
+	assert_int_equal(query_number(sql), 1);
+	log_event(f->store, "Codex", "SUCCESS", "c4", "2025-01-08T00:00:00.000Z", "m9");
+	assert_follow(f, &seq, 1, "!id: missing  m9 ");
+	assert_int_equal(seq, 9);
+}
+
 #define BOTH(name)                                                        \
 	cmocka_unit_test_setup_teardown(name, setup_file, teardown)
 #define PG(name) cmocka_unit_test_setup_teardown(name, setup_pg, teardown)
@@ -319,12 +378,14 @@ int main(void)
 		BOTH(test_queries_as_the_file_engine_answers),
 		BOTH(test_check_counts),
 		BOTH(test_many_writers_lose_nothing),
+		BOTH(test_follow_by_seq),
 	};
 	const struct CMUnitTest pg_tests[] = {
 		PG(test_read_and_last),
 		PG(test_queries_as_the_file_engine_answers),
 		PG(test_check_counts),
 		PG(test_many_writers_lose_nothing),
+		PG(test_follow_by_seq),
 	};
 
 	if (getenv("AC_TEST_PG"))

@@ -2,6 +2,7 @@
 #include "actions.h"
 #include "actions_impl.h"
 
+#include "ckpt_rollback.h"
 #include "undo.h"
 
 #include "ac_backend_pg.h"
@@ -280,14 +281,12 @@ static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, cons
 			   const char *checkpoint)
 {
 	ac_checkpoint_store *store = NULL;
-	const json_t *tools = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_workspace_rollback_tools(&tools, ws)) ||
-	    (rc = ac_checkpoint_store_open(&store, ws)))
+	if ((rc = ac_checkpoint_store_open(&store, ws)))
 		return rc;
-	rc = ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint, tools);
+	rc = ui_ckpt_plan(out, store, ws, session, checkpoint);
 	ac_checkpoint_store_free(store);
 	return rc;
 }
@@ -363,7 +362,7 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	ac_checkpoint_plan_free(&now);
 	/* The message says what ran before a failure: compensations are not
 	 * undone, and a retry skips them. */
-	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
+	if (ui_ckpt_rollback(ws, d->target, &plan, &result, &notes) != 0)
 		ui_act_say(o, true, ui_act_cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
 		    d->target, ac_error_last());
 	else {

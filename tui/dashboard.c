@@ -227,21 +227,33 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	return tick < 0 || watch < tick ? watch : tick;
 }
 
-/* A database store told of changes (or connected again): one session's
- * row when the notifications named one, else the sessions, the open
- * conversation and its trace are read again from it. */
+/* A database store told of changes (or connected again). What the
+ * notifications name is read alone: one session's row when they named
+ * one, else the sessions, the open conversation and its trace; the
+ * journal's new events by seq; the checkpoint list when its session's
+ * changed. After a reconnection everything is read again once (what was
+ * sent meanwhile was not heard). */
 static void read_store_changes(ui_dash *d)
 {
-	const char *session = "";
-	unsigned changed = ac_store_watch_read(d->store_watch, &session);
+	const char *session = "", *ckpt_session;
+	unsigned heard = ac_store_watch_read(d->store_watch, &session), changed = 0;
 
-	if (!changed)
+	if (!heard)
 		return;
-	if (!(changed & AC_STORE_RESCAN) && *session)
+	if (heard & AC_STORE_RESCAN)
+		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES |
+				      AC_WATCH_JOURNAL | AC_WATCH_CHECKPOINTS);
+	else if ((heard & AC_STORE_CHANGED) && *session)
 		changed = ui_source_store_update_session(d->src, &d->m, session);
-	else
+	else if (heard & AC_STORE_CHANGED)
 		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
-	d->dirty = true;
+	if ((heard & AC_STORE_JOURNAL) && !(heard & AC_STORE_RESCAN))
+		changed |= ui_source_update(d->src, &d->m, AC_WATCH_JOURNAL);
+	ckpt_session = ac_store_watch_checkpoint_session(d->store_watch);
+	if ((heard & AC_STORE_CHECKPOINTS) && !(heard & AC_STORE_RESCAN) && d->m.ckpt_session &&
+	    (!*ckpt_session || !strcmp(ckpt_session, d->m.ckpt_session)))
+		changed |= ui_source_update(d->src, &d->m, AC_WATCH_CHECKPOINTS);
+	d->dirty = d->dirty || changed;
 	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
 		ui_dash_conversation_reloaded(d);
 }

@@ -198,6 +198,12 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 		if (id)
 			ui_preview_event_id(m, d->ws, id);
 		free(id);
+	} else if (pane == UI_PANE_JSEARCH && m->search.database) {
+		char *id = strdup(m->search.matches[i].ev.id);
+
+		if (id) /* no file to read at an offset: the event by its id */
+			ui_preview_event_id(m, d->ws, id);
+		free(id);
 	} else if (pane == UI_PANE_JSEARCH) {
 		const ui_jmatch *j = &m->search.matches[i];
 

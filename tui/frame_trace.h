@@ -1,9 +1,12 @@
 /* The frame trace, for benchmarks: with AGENTCTL_TRACE_FRAMES=FILE, each
- * frame drawn appends to FILE one line per session row changed since the
- * frame before, "<CLOCK_MONOTONIC ns> <id>", stamped after the frame went
- * to the terminal. bench/compare.d/30-watch.sh times a session file's
- * rename to its row on screen with it. Without the variable it costs
- * nothing. No curses here. */
+ * frame drawn appends to FILE one line per thing changed since the frame
+ * before, "<CLOCK_MONOTONIC ns> <what>", stamped after the frame went to
+ * the terminal. <what> is a session row's id, "journal:<event id>" for an
+ * event read, "checkpoint:<id>" for each row of a checkpoint list read,
+ * "conversation:<session>:<messages>" for a database conversation read.
+ * bench/compare.d/30-watch.sh times a session file's rename to its row on
+ * screen with it, 85-store-latency.sh each kind of database change.
+ * Without the variable it costs nothing. No curses here. */
 #ifndef UI_FRAME_TRACE_H
 #define UI_FRAME_TRACE_H
 

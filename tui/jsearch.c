@@ -1,4 +1,5 @@
-/* The whole-journal search: bounded windows, newest first. */
+/* The whole-journal search: bounded windows, newest first; on a database
+ * store, the journal store's backward scan for as many matches as wanted. */
 #include "jsearch.h"
 
 #include "source.h"
@@ -7,6 +8,8 @@
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
+#include "ac_journal_store.h"
+#include "ac_backend_pg.h"
 #include "ac_query.h"
 #include "ac_time.h"
 
@@ -24,6 +27,7 @@ struct ui_jsearch_engine {
 	ui_jmatch *window;  /* one window's matches, oldest first */
 	size_t n_window, cap_window;
 	int rc;             /* the window scan's error */
+	ac_journal_store *store; /* a database's journal, or NULL: the files */
 };
 
 static void jmatch_free(ui_jmatch *j)
@@ -69,6 +73,7 @@ void ui_jsearch_close(ui_jsearch_engine **io, ui_model *m)
 	if (!e)
 		return;
 	ac_query_free(e->q);
+	ac_journal_store_free(e->store);
 	ac_buf_free(&e->scratch);
 	for (size_t i = 0; i < e->n_window; i++)
 		jmatch_free(&e->window[i]);
@@ -82,6 +87,17 @@ static void set_error(ui_model *m, const char *what)
 	m->search.error = ui_safe_str(what);
 	m->search.running = false;
 	m->search.complete = true;
+}
+
+/* A database store (storage.url): its journal, into e->store. */
+static int open_store(ui_jsearch_engine *e, const ac_workspace *ws)
+{
+	const char *url = NULL;
+	int rc;
+
+	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+		return rc;
+	return url && *url ? ac_journal_store_open(&e->store, ws) : 0;
 }
 
 int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws,
@@ -106,6 +122,11 @@ int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws
 			       "trace.correlation_id=ID");
 	if (rc == 0)
 		ac_query_show_invalid(e->q, true); /* as the pane and the CLI show them */
+	if (rc == 0 && (rc = open_store(e, ws)) == 0 && e->store) {
+		s->database = s->running = true;
+		e->file = 1;
+		return 0;
+	}
 	if (rc == 0)
 		rc = ac_journal_files(&files, &nfiles, ws->journal_path);
 	if (rc != 0) {
@@ -228,6 +249,45 @@ static int scan_window(ui_jsearch_engine *e, ui_model *m)
 	return 0;
 }
 
+static int keep_formatted(ac_buf *out, ac_buf *scratch, const ac_scan_match *match,
+			  const void *ctx)
+{
+	(void)out;
+	(void)scratch;
+	return keep_match(match, (void *)ctx);
+}
+
+static int write_nothing(const char *data, size_t len, void *ctx)
+{
+	(void)data;
+	(void)len;
+	(void)ctx;
+	return 0;
+}
+
+/* The newest e->want matches of a database's journal, in place of those
+ * shown (the store pages backward by seq; asking for more reads them
+ * again, which costs what showing them costs). */
+static int scan_store(ui_jsearch_engine *e, ui_model *m)
+{
+	ui_jsearch *s = &m->search;
+	int rc = e->store->ops->scan(e->store, NULL, true, e->q, e->want, keep_formatted, e,
+				     write_nothing, NULL);
+
+	if (rc == 0) {
+		for (size_t i = 0; i < s->n; i++)
+			jmatch_free(&s->matches[i]);
+		s->n = 0;
+		rc = take_window(e, m);
+	}
+	for (size_t i = 0; i < e->n_window; i++)
+		jmatch_free(&e->window[i]);
+	e->n_window = 0;
+	if (rc == 0 && s->n < e->want)
+		e->file = 0;
+	return rc;
+}
+
 bool ui_jsearch_step(ui_jsearch_engine *e, ui_model *m, int budget_ms)
 {
 	ui_jsearch *s = &m->search;
@@ -241,7 +301,7 @@ bool ui_jsearch_step(ui_jsearch_engine *e, ui_model *m, int budget_ms)
 			s->complete = true;
 			break;
 		}
-		if ((rc = scan_window(e, m)) != 0) {
+		if ((rc = e->store ? scan_store(e, m) : scan_window(e, m)) != 0) {
 			set_error(m, ac_error_last());
 			return true;
 		}

@@ -161,6 +161,7 @@ typedef struct {
 	size_t files_done;   /* files scanned to their start */
 	bool running;        /* scanning now (more is wanted) */
 	bool complete;       /* every file scanned */
+	bool database;       /* a database's journal (no files: matches open by id) */
 	char *error;         /* the query or a file could not be read; or NULL */
 } ui_jsearch;
 
@@ -180,6 +181,7 @@ typedef struct {
 	uint64_t sessions_gen, sessions_prev_gen;
 	ac_session_index_change sessions_move;
 	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
+	 * and the events, checkpoints and conversations read (prefixed),
 	 * noted only while track_touched is set: what the frame trace reports
 	 * (tui/frame_trace.h). */
 	bool track_touched;

@@ -1,13 +1,17 @@
 /* Events and checkpoints in full, for the viewer. Read-only. */
 #include "preview.h"
 
+#include "ckpt_rollback.h"
+
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
+#include "ac_backend_pg.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
+#include "ac_journal_store.h"
 #include "ac_messages.h"
 #include "ac_query.h"
 
@@ -92,6 +96,46 @@ static int keep_found(const ac_scan_match *match, void *ctx)
 	return 0;
 }
 
+/* The line of the newest event a store's scan matched (into ctx, an
+ * ac_buf), writing nothing. */
+static int keep_line(ac_buf *out, ac_buf *scratch, const ac_scan_match *match, const void *ctx)
+{
+	ac_buf *line = (ac_buf *)ctx;
+
+	(void)out;
+	(void)scratch;
+	ac_buf_clear(line);
+	return ac_buf_append(line, match->line, match->len);
+}
+
+static int write_nothing(const char *data, size_t len, void *ctx)
+{
+	(void)data;
+	(void)len;
+	(void)ctx;
+	return 0;
+}
+
+/* A database's journal: the event by its id (an indexed column there). */
+static void event_in_store(ui_model *m, const ac_workspace *ws, const ac_query *q, const char *id)
+{
+	ac_journal_store *store = NULL;
+	ac_buf line = AC_BUF_INIT;
+	char title[300];
+
+	snprintf(title, sizeof(title), "Event %.200s", id);
+	ui_model_viewer_open(m, title);
+	if (ac_journal_store_open(&store, ws) != 0 ||
+	    store->ops->scan(store, NULL, true, q, 1, keep_line, &line, write_nothing, NULL) != 0)
+		ui_model_viewer_line(m, "event %s cannot be read: %s", id, ac_error_last());
+	else if (!line.len)
+		ui_model_viewer_line(m, "event %s is no longer in the journal", id);
+	else
+		event_lines(m, line.data, line.len);
+	ac_journal_store_free(store);
+	ac_buf_free(&line);
+}
+
 void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 {
 	ac_buf term = AC_BUF_INIT;
@@ -99,10 +143,15 @@ void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 	char **files = NULL;
 	size_t n = 0;
 	found_event f = {0};
-	const char *terms[1];
+	const char *terms[1], *url = NULL;
 
 	ac_buf_printf(&term, "id=%s", id);
 	terms[0] = term.data;
+	if (term.data && ws->config && ac_storage_url(&url, ws->config) == 0 && url && *url &&
+	    ac_query_parse(&q, terms, 1) == 0) {
+		event_in_store(m, ws, q, id);
+		goto done;
+	}
 	if (!term.data || ac_query_parse(&q, terms, 1) != 0 ||
 	    ac_journal_files(&files, &n, ws->journal_path) != 0 ||
 	    ac_journal_scan(NULL, (const char *const *)files, n, q, 1, &ws->schema, keep_found,
@@ -117,6 +166,7 @@ void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 
 		ui_preview_event_at(m, f.path, slash ? slash + 1 : f.path, f.offset, NULL);
 	}
+done:
 	free(f.path);
 	ac_journal_files_free(files, n);
 	ac_query_free(q);
@@ -191,7 +241,7 @@ void ui_preview_checkpoint(ui_model *m, const ac_workspace *ws, const char *sess
 		ui_model_viewer_line(m, "rollbackTools not used: %s", ac_error_last());
 		tools = NULL;
 	}
-	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt, tools) != 0)
+	if (ui_ckpt_plan(&plan, store, ws, session, ckpt) != 0)
 		ui_model_viewer_line(m, "R (roll back to it) cannot be planned: %s", ac_error_last());
 	else
 		compensations(m, &plan);

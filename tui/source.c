@@ -79,7 +79,7 @@ const char *ui_event_field(ac_buf *scratch, const ac_json_span *f)
 	return scratch->data;
 }
 
-static int on_event(const ac_scan_match *match, void *ctx)
+int ui_source_on_event(const ac_scan_match *match, void *ctx)
 {
 	ui_source *src = ctx;
 	char *parts[5];
@@ -93,6 +93,12 @@ static int on_event(const ac_scan_match *match, void *ctx)
 	}
 	ui_model_add_event(src->m, parts[0], parts[1], parts[2], parts[3], parts[4],
 			   ui_event_field(&src->scratch, &match->fields[AC_EV_RESULT_MESSAGE]));
+	if (src->m->track_touched) {
+		char note[300];
+
+		snprintf(note, sizeof(note), "journal:%.280s", parts[0]);
+		ui_model_touch_session(src->m, note);
+	}
 	for (int i = 0; i < 5; i++)
 		free(parts[i]);
 	ui_event_session(&parts[0], &parts[1], &src->scratch, match->fields);
@@ -128,9 +134,11 @@ static unsigned read_journal(ui_source *src)
 	bool restarted = false;
 	uint64_t before = src->m->events_seen;
 
+	if (src->journal)
+		return ui_source_store_read_journal(src);
 	/* A rotated or replaced journal goes on below what was shown, as
 	 * tail -F does. */
-	if (ac_journal_follow_read(src->follow, &restarted, &stats, on_event, src) < 0) {
+	if (ac_journal_follow_read(src->follow, &restarted, &stats, ui_source_on_event, src) < 0) {
 		struct stat st;
 		char why[2600];
 
@@ -415,12 +423,19 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	m->ckpt_session = strdup(id);
 	if (ac_session_id_check(id) != 0)
 		return 0;
-	if (asprintf(&path, "%s/%s", src->ws->checkpoints_dir, id) >= 0)
+	/* A database has no folder per session: its listing says. */
+	if (src->database)
+		m->ckpts_present = true;
+	else if (asprintf(&path, "%s/%s", src->ws->checkpoints_dir, id) >= 0)
 		m->ckpts_present = stat(path, &st) == 0;
 	free(path);
 	if (!m->ckpts_present)
 		return 0;
 	rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
+	if (rc != 0 && src->database) { /* a dropped connection is made again: once more */
+		ac_checkpoint_header_list_free(&list);
+		rc = ac_checkpoint_store_list_headers(&list, src->store, &filter);
+	}
 	if (rc != 0) {
 		ui_source_note_problem(m, src->ws->checkpoints_dir, ac_error_last());
 		ac_checkpoint_header_list_free(&list);
@@ -441,6 +456,12 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 		c->version = h->version;
 		c->messages = h->messages;
 		c->tombstone = h->tombstone;
+		if (m->track_touched) {
+			char note[300];
+
+			snprintf(note, sizeof(note), "checkpoint:%.280s", h->checkpoint_id);
+			ui_model_touch_session(m, note);
+		}
 	}
 	ac_checkpoint_header_list_free(&list);
 	return 0;
@@ -756,6 +777,7 @@ void ui_source_free(ui_source *src)
 	ac_journal_follow_free(src->follow);
 	ac_session_index_free(src->index);
 	ac_checkpoint_store_free(src->store);
+	ac_journal_store_free(src->journal);
 	ac_buf_free(&src->scratch);
 	ac_backend_close(&src->backend);
 	free(src->store_name);

@@ -9,6 +9,7 @@
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_journal_follow.h"
+#include "ac_journal_store.h"
 #include "ac_session_index.h"
 
 #include <sys/types.h>
@@ -29,6 +30,9 @@ struct ui_source {
 	char *store_name;        /* the database as shown (no password), or NULL */
 	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
 	bool rows_synced; /* the model's rows mirror the index's listing */
+	ac_journal_store *journal; /* the database's journal (read by seq), or NULL:
+				      the file, through follow */
+	uint64_t journal_seq;      /* the last event of journal read */
 };
 
 /* Logs a problem with path (once while it stays the same) and keeps it
@@ -44,5 +48,11 @@ void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *t
 /* The sessions pane and a conversation from the database (source_store.c). */
 unsigned ui_source_store_read_sessions(ui_source *src);
 int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *id);
+
+/* Handed each event read, from the file or the database: into the model. */
+int ui_source_on_event(const ac_scan_match *match, void *ctx);
+
+/* The database's journal events after the last seq read (source_store.c). */
+unsigned ui_source_store_read_journal(ui_source *src);
 
 #endif

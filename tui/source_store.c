@@ -1,14 +1,18 @@
-/* The dashboard's sessions and conversations from a database store
- * (storage.url): read through the ac_backend interface only, the listing
- * with the host that last wrote each session. What tells the dashboard to
- * read again is the store watch (ac_store_watch.h) in its loop, not the
- * file watcher. The journal and operations panes still read the
- * workspace's files; checkpoints come through ac_checkpoint_store_open(),
- * the database's provider, read when their pane opens. */
+/* The dashboard's sessions, conversations and journal from a database
+ * store (storage.url): read through the ac_backend and journal store
+ * interfaces only, the listing with the host that last wrote each
+ * session, the journal by seq (only the events after the last one read).
+ * What tells the dashboard to read again is the store watch
+ * (ac_store_watch.h) in its loop, not the file watcher; it names the kind
+ * of change, so a journal event reads the journal alone and a checkpoint
+ * the open checkpoint list alone. The operations pane still reads the
+ * workspace's file; checkpoints come through ac_checkpoint_store_open(),
+ * the database's provider. */
 #include "source_impl.h"
 
 #include "ac_backend_pg.h"
 #include "ac_error.h"
+#include "ac_journal_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +22,7 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 {
 	const char *url = ac_config_string(config, "storage.url", NULL);
 	ac_backend store;
-	char line[700];
+	char line[1000];
 	int rc;
 
 	if (!url || !*url)
@@ -29,16 +33,47 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 		ac_backend_close(&store);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	if ((rc = ac_journal_store_open(&src->journal, src->ws))) {
+		ac_backend_close(&store);
+		return rc;
+	}
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
-	snprintf(line, sizeof(line), "store: %.500s: sessions and conversations from the database; "
-		 "the journal and operations panes still read the workspace's files; checkpoints "
-		 "come from the database when their pane opens (not followed live)",
-		 src->store_name);
+	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
+		 "checkpoints from the database, followed live; the operations pane still reads "
+		 "the workspace's file", src->store_name);
 	ui_model_log(src->m, false, line);
-	ui_source_update(src, src->m, AC_WATCH_SESSIONS);
+	/* The journal file's events read so far are not this store's. */
+	ui_model_clear_events(src->m);
+	ui_source_update(src, src->m, AC_WATCH_SESSIONS | AC_WATCH_JOURNAL);
 	return 0;
+}
+
+unsigned ui_source_store_read_journal(ui_source *src)
+{
+	uint64_t before = src->m->events_seen, at = src->journal_seq;
+	int rc = ac_journal_store_follow(src->journal, &src->journal_seq, UI_MODEL_EVENTS, NULL,
+					 ui_source_on_event, src);
+
+	/* As the listing: once more on a connection made again, unless some
+	 * events were read (then the next notification reads on). */
+	if (rc && src->journal_seq == at)
+		rc = ac_journal_store_follow(src->journal, &src->journal_seq, UI_MODEL_EVENTS, NULL,
+					     ui_source_on_event, src);
+	if (rc) {
+		/* What is shown stays; the next notification (or reconnection)
+		 * reads on from the same seq. */
+		ui_source_note_problem(src->m, src->store_name, ac_error_last());
+		ui_sfree(src->m->journal_error);
+		src->m->journal_error = ui_safe_str(src->m->last_problem);
+		return UI_CHANGED_JOURNAL;
+	}
+	if (src->m->journal_error) {
+		ui_sfree(src->m->journal_error);
+		src->m->journal_error = NULL;
+	}
+	return src->m->events_seen != before ? UI_CHANGED_JOURNAL : 0;
 }
 
 const char *ui_source_store_name(const ui_source *src)
@@ -51,7 +86,10 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	ac_backend_session_info *list = NULL;
 	size_t n = 0;
 
-	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
+	/* A connection the server dropped (a restart) fails its first
+	 * statement and is made again by the next: a read tries twice. */
+	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0 &&
+	    src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
 		/* The rows on screen stay: the store watch reads again once the
 		 * connection is back. */
 		ui_source_note_problem(src->m, src->store_name, ac_error_last());
@@ -132,6 +170,12 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 		 json_string_value(json_object_get(doc, "task")) ? json_string_value(json_object_get(doc, "task")) : "",
 		 *info.host ? info.host : "-");
 	rc = ui_model_set_conversation(m, id, title, json_object_get(doc, "conversationHistory"));
+	if (m->track_touched) {
+		/* The frame trace names the conversation by its length. */
+		snprintf(title, sizeof(title), "conversation:%.100s:%zu", id,
+			 json_array_size(json_object_get(doc, "conversationHistory")));
+		ui_model_touch_session(m, title);
+	}
 	metadata = json_object_get(doc, "metadata");
 	ui_source_set_owner(src, m, same, strdup(info.tenant), member_dup(metadata, "userId"),
 			    member_dup(metadata, "agentId"));

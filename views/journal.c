@@ -146,7 +146,9 @@ static void jsearch_progress(char *out, size_t size, const ui_jsearch *s)
 {
 	unsigned pct = s->bytes_total ? (unsigned)(s->bytes_done * 100 / s->bytes_total) : 100;
 
-	if (s->complete)
+	if (s->complete && s->database)
+		snprintf(out, size, "%zu match%s in the database", s->n, s->n == 1 ? "" : "es");
+	else if (s->complete)
 		snprintf(out, size, "%zu match%s in %zu file%s", s->n, s->n == 1 ? "" : "es",
 			 s->n_files, s->n_files == 1 ? "" : "s");
 	else if (s->running)

@@ -41,6 +41,16 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
 int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char *session_id,
 			     const char *from, const char *to);
 
+/* A checkpoint rollback's cut on the PostgreSQL backend b: in one
+ * transaction under the session's row lock, when tenant's session_id
+ * still holds exactly the messages planned (else AC_ECONFLICT, nothing
+ * changed), the messages after the first keep are archived (the
+ * compactions table) and removed, the session's counts follow, and
+ * listeners are told (kind "rollback"). AC_EINVAL when b is not the
+ * PostgreSQL backend. planned is borrowed. */
+int ac_backend_pg_cut_history(const ac_backend *b, const char *tenant, const char *session_id,
+			      const json_t *planned, size_t keep);
+
 /* The backend config chooses: PostgreSQL when storage.url is set (the host
  * name from gethostname()), else the workspace's files (sessions_dir and
  * data_dir as ac_backend_fs_init() takes them). */

@@ -292,6 +292,12 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 				const char *sessions_dir, const char *session_id,
 				const char *checkpoint_id, const json_t *rollback_tools);
 
+/* The same plan for a session whose history the caller read (a database
+ * store's session.get): history is borrowed (the plan takes a reference). */
+int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+					const char *session_id, const char *checkpoint_id,
+					json_t *history, const json_t *rollback_tools);
+
 void ac_checkpoint_plan_free(ac_checkpoint_plan *plan);
 
 /* How a rollback runs. Zeroed: defaults. */
@@ -304,6 +310,12 @@ typedef struct {
 	void (*attempted)(const ac_checkpoint_compensation *call, int rc, const char *message,
 			  void *ctx);
 	void *ctx;
+	/* When the session is not a file (a database store): cuts the
+	 * history to plan->keep messages, archiving the rest, refusing
+	 * (AC_ECONFLICT) when it is no longer plan->history; then no archive
+	 * file is written (archive_path stays NULL). NULL: the session file. */
+	int (*cut)(const ac_checkpoint_plan *plan, void *cut_ctx);
+	void *cut_ctx;
 } ac_checkpoint_rollback_options;
 
 typedef struct {

@@ -49,6 +49,9 @@ typedef struct {
 	 * short transaction; storage migrate's batches. */
 	int (*append_batch)(ac_journal_store *store, const char *const *lines, const size_t *lens,
 			    size_t n);
+	/* Optional (NULL: AC_ENOTSUP): ac_journal_store_follow(). */
+	int (*follow)(ac_journal_store *store, uint64_t *seq, size_t backlog,
+		      ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
 } ac_journal_store_ops;
 
 /* The part every store starts with. */
@@ -78,6 +81,19 @@ int ac_journal_store_append(ac_journal_store *store, const char *line, size_t le
 /* The workspace's journal: PostgreSQL when storage.url is set (trusted
  * configuration, AGENT_STORAGE_URL, --storage), else its journal file. */
 int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws);
+
+/* For a live view of a store whose events carry a seq (PostgreSQL): hands
+ * fn the events stored after *seq, oldest first, and advances *seq to the
+ * last one handed. When *seq is 0 (nothing read yet) only the newest
+ * `backlog` are handed, so the first look costs what the journal's end
+ * costs; after that, only what is new (rows read in pages by seq). An
+ * event that no longer checks is handed too, marked as the file follower
+ * marks it (ac_scan_match.invalid says why, offset is the seq); stats
+ * (may be NULL) counts nothing else. Returns 0, fn's non-zero return, or
+ * a negative code (AC_ENOTSUP: the file store, follow it with
+ * ac_journal_follow.h). */
+int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backlog,
+			    ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
 
 void ac_journal_store_free(ac_journal_store *store);
 

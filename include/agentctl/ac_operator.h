@@ -94,6 +94,17 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
 				    ac_buf *notes);
 
+/* The same for a session in a database store b (borrowed; tenant's):
+ * plan made with ac_checkpoint_plan_rollback_history() from the history
+ * session.get gave; the compensations run and are journaled as above,
+ * then ac_backend_pg_cut_history() cuts and archives in one transaction
+ * (AC_ECONFLICT, nothing cut, when another host changed the messages
+ * since the plan). out->archive_path stays NULL: the archive is a row. */
+int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
+				       const char *tenant, const char *session_id,
+				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				       ac_buf *notes);
+
 /* Appends an operator event (agent Human, status SUCCESS) to the journal.
  * params is stolen. */
 int ac_operator_journal(const ac_workspace *ws, const char *action_type,

@@ -22,6 +22,8 @@ typedef struct ac_store_watch ac_store_watch;
 enum {
 	AC_STORE_CHANGED = 1 << 0, /* a session (or what belongs to one) changed */
 	AC_STORE_RESCAN = 1 << 1,  /* (re)connected: anything may have changed */
+	AC_STORE_JOURNAL = 1 << 2, /* journal events were appended (kind "journal") */
+	AC_STORE_CHECKPOINTS = 1 << 3, /* a checkpoint was saved or removed */
 };
 
 /* Starts following the store url names (a postgresql:// URL or a libpq
@@ -42,10 +44,17 @@ int ac_store_watch_timeout_ms(const ac_store_watch *w);
 
 /* Does what is ready and returns at once: advances a connection being
  * made, reads the notifications that arrived. Returns a mask of
- * AC_STORE_*; 0 when nothing changed. *out_session (may be NULL) receives
- * the session the changes name when they all name the same one, else ""
- * (borrowed from w until the next call). */
+ * AC_STORE_*; 0 when nothing changed. A notification's kind picks its
+ * bit: "journal" AC_STORE_JOURNAL, "checkpoint" AC_STORE_CHECKPOINTS,
+ * any other AC_STORE_CHANGED. *out_session (may be NULL) receives the
+ * session the AC_STORE_CHANGED ones name when they all name the same
+ * one, else "" (borrowed from w until the next call). */
 unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session);
+
+/* After a read that returned AC_STORE_CHECKPOINTS: the session whose
+ * checkpoints changed when all those notifications named the same one,
+ * else "" (borrowed from w until the next read). */
+const char *ac_store_watch_checkpoint_session(const ac_store_watch *w);
 
 /* True while LISTENing. */
 bool ac_store_watch_live(const ac_store_watch *w);

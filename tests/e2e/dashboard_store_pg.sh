@@ -9,20 +9,7 @@
 # from the PG* variables: ctest runs it through tests/pg/with-postgres.sh.
 # Usage: dashboard_store_pg.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
-
-agent=$(dirname "$agentctl")/pg_agent
-[ -x "$agent" ] || { echo "dashboard_store_pg: $agent is not built"; exit 1; }
-psql -Atqc 'select 1' >/dev/null 2>&1 || { echo "dashboard_store_pg: no PostgreSQL server"; exit 1; }
-DB=agentctl_e2e_dash_$$
-psql -Atqc "CREATE DATABASE $DB" >/dev/null
-at_exit() { psql -Atqc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1; }
-URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$DB"
-sql() { psql -d "$DB" -Atq -v ON_ERROR_STOP=1 -c "$1"; }
-as_host() { "$agent" "$URL" "$@"; } # HOST verb args...
-row_has() { # id text: up to 5 s for session id's row to show text
-  for _ in $(seq 50); do screen | grep -F -- "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
-  screen; return 1
-}
+. "$(dirname "$0")/lib/pg_fleet.sh" dash
 status_is() { # id status: up to 5 s for the database to say so
   for _ in $(seq 50); do
     [ "$(sql "select status from agentctl.sessions where id = '$1'")" = "$2" ] && return 0
@@ -38,7 +25,7 @@ dashboard 120 30
 check "the stored session is listed" wait_for "s-first"
 check "with its host" row_has s-first host-a
 check "a HOST column" wait_for "HOST"
-check "the log says which panes still read files" eval 'keys L; wait_for "still read the workspace"'
+check "the log says which panes still read files" eval 'keys L; wait_for "still reads the workspace"'
 keys Escape
 
 # ---- another host's changes appear live ----

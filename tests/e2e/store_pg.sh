@@ -157,6 +157,12 @@ wait
 check "parallel creates: versions unique and gap-free" \
 	[ "$(sql "select count(distinct version) = count(*) and max(version) = count(*) from agentctl.checkpoints where session_id = 'c1'")" = t ]
 
+# The operator's events go to the store's journal: the rollbacks above
+# are there. The comparison below starts from an empty journal.
+check "checkpoint rollback is journaled in the database" \
+	[ "$(sql "select count(*) > 0 from agentctl.journal_events where action_type = 'ROLLBACK'")" = t ]
+sql "delete from agentctl.journal_events; update agentctl.logs set last_seq = 0 where kind = 'journal'" >/dev/null
+
 # ---- the journal in the database: the same answers as the file ----
 # Checkpoint rollbacks above journaled their steps in this database's
 # journal (operator events go to the store's journal): the comparison
