@@ -103,6 +103,15 @@ bool cli_store_is_database(const cli_context *ctx);
 int cli_session_store_list(const cli_context *ctx, const char *want_status,
 			   const char *want_user, bool json);
 int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
+
+/* Appends the per-turn usage table and its totals line for usage, a
+ * {"turns": [...], "totals": {...}} (ac_turn_usage_load), to text, which
+ * the caller makes safe (cli_put_lines): models come from files. */
+void cli_turn_usage_table(ac_buf *text, const json_t *usage);
+
+/* Parses --usage's text into *out, a Usage object whose counts check
+ * (ac_turn_usage_check); CLI_USAGE with one line naming what otherwise. */
+int cli_turn_usage_parse(json_t **out, const char *text, const char *what);
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 

@@ -20,7 +20,9 @@
  *                   text-exact) and the header columns listings read
  *   journal_events  (4) one row per journal event: the line as written
  *                   (json, text-exact), seq from logs' ('', journal, '')
- *                   row, and the columns queries use */
+ *                   row, and the columns queries use
+ *   turn_usage      (6) + cache, reasoning and reported total counts, and
+ *                   the Usage's other fields as jsonb */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -195,11 +197,29 @@ static const char *const journal[] = {
 	NULL,
 };
 
+/* 6: every field of the seed's Usage per turn. The counts get columns
+ * (sums stay SQL); the rest of the Usage object (model, costUsd, ...) is
+ * kept in `fields` as given. total_tokens stays input + output (generated,
+ * as migration 1 made it); the agent's own totalTokens, which may count
+ * cache tokens too, is reported_total_tokens, NULL when not given. Rows
+ * from before keep their two counts, the new ones 0. */
+static const char *const usage_fields[] = {
+	"ALTER TABLE turn_usage"
+	" ADD COLUMN cache_creation_input_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN cache_read_input_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN reasoning_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN reported_total_tokens bigint,"
+	" ADD COLUMN fields jsonb NOT NULL DEFAULT '{}'::jsonb",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
 	{3, "checkpoints", checkpoints},
 	{4, "journal_events", journal},
+	/* 5 is added by the pg session create/append work, in parallel. */
+	{6, "turn_usage keeps every Usage field", usage_fields},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
