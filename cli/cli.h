@@ -131,6 +131,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 int cli_gc(cli_context *ctx, int argc, char **argv);
+int cli_usage(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

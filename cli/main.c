@@ -60,6 +60,8 @@ static const cli_command commands[] = {
 	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL)\n"},
+	{"usage", cli_usage,
+	 "usage [daily|session|block] [--since T] [--all-projects] [--json]\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
