@@ -18,23 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A folder key's value with "~/" made $HOME/, or the default under $HOME. */
-static char *folder(const cli_context *ctx, const char *key, const char *home_default)
-{
-	const char *v = ac_config_string(ctx->config, key, NULL), *home = getenv("HOME");
-	ac_buf b = AC_BUF_INIT;
-
-	if (v && !strncmp(v, "~/", 2) && home)
-		ac_buf_printf(&b, "%s/%s", home, v + 2);
-	else if (v && v[0] != '/')
-		return ac_config_path(ctx->config, key, NULL);
-	else if (v)
-		ac_buf_printf(&b, "%s", v);
-	else if (home)
-		ac_buf_printf(&b, "%s/%s", home, home_default);
-	return b.data;
-}
-
 /* --since: a date or time (UTC unless a zone is given), or an age back
  * from now (30m, 12h, 7d, 2w). */
 static int parse_since(int64_t *out, const char *text, int64_t now)
@@ -129,10 +112,11 @@ static void print_table(const json_t *report, ac_usage_report_kind kind)
 int cli_usage(cli_context *ctx, int argc, char **argv)
 {
 	ac_usage_report_options ro = {AC_USAGE_DAILY, 0, NULL, NULL, 0};
-	ac_usage_scan_options so = {0};
+	ac_usage_paths paths = {0};
+	ac_usage_scan_options so;
 	ac_usage_set set = {0};
 	const char *since = NULL;
-	char *claude = NULL, *codex = NULL, *index = NULL, *root = NULL;
+	char *root = NULL;
 	bool json = false, all = false, kind_given = false;
 	json_t *report = NULL;
 	int status = CLI_OK;
@@ -168,10 +152,11 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 		goto done;
 	}
 	ro.workspace = root;
-	claude = folder(ctx, "sources.claude.dir", ".claude/projects");
-	codex = folder(ctx, "sources.codex.dir", ".codex/sessions");
-	index = ac_usage_index_default_path();
-	so = (ac_usage_scan_options){claude, codex, ctx->ws.sessions_dir, index};
+	if (ac_usage_paths_init(&paths, ctx->config, ctx->ws.sessions_dir) != 0) {
+		status = cli_error(CLI_FAILED, "usage: %s", ac_error_last());
+		goto done;
+	}
+	so = ac_usage_paths_options(&paths);
 	if (ac_usage_scan(&set, &so) != 0) {
 		/* An index that cannot be written costs the next run time, not
 		 * these numbers: said, and the report goes on. */
@@ -202,9 +187,7 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 done:
 	json_decref(report);
 	ac_usage_set_free(&set);
-	free(claude);
-	free(codex);
-	free(index);
+	ac_usage_paths_free(&paths);
 	free(root);
 	return status;
 }

@@ -4,6 +4,7 @@
  * buckets (and agentctl's own turn rows) out as one set. */
 #include "ac_usage_index.h"
 
+#include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_time.h"
@@ -33,6 +34,48 @@ char *ac_usage_index_default_path(void)
 	else if (home && home[0] == '/')
 		ac_buf_printf(&b, "%s/.cache/agentctl/usage-index.bin", home);
 	return b.data;
+}
+
+/* A folder key's value with "~/" made $HOME/, a relative one joined to
+ * the workspace (ac_config_path), or the default under $HOME. */
+static char *folder(const ac_config *config, const char *key, const char *home_default)
+{
+	const char *v = ac_config_string(config, key, NULL), *home = getenv("HOME");
+	ac_buf b = AC_BUF_INIT;
+
+	if (v && !strncmp(v, "~/", 2) && home)
+		ac_buf_printf(&b, "%s/%s", home, v + 2);
+	else if (v && v[0] != '/')
+		return ac_config_path(config, key, NULL);
+	else if (v)
+		ac_buf_printf(&b, "%s", v);
+	else if (home)
+		ac_buf_printf(&b, "%s/%s", home, home_default);
+	return b.data;
+}
+
+int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char *sessions_dir)
+{
+	memset(out, 0, sizeof(*out));
+	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
+	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
+	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
+	out->index_path = ac_usage_index_default_path();
+	/* Without HOME a default folder is simply not read. */
+	if (sessions_dir && !out->sessions_dir) {
+		ac_usage_paths_free(out);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void ac_usage_paths_free(ac_usage_paths *paths)
+{
+	free(paths->claude_dir);
+	free(paths->codex_dir);
+	free(paths->sessions_dir);
+	free(paths->index_path);
+	memset(paths, 0, sizeof(*paths));
 }
 
 typedef struct {

@@ -66,6 +66,28 @@ typedef struct {
  * else $HOME/.cache/...; NULL when neither is set. */
 char *ac_usage_index_default_path(void);
 
+/* Where a scan reads and keeps its index, from the configuration:
+ * sources.claude.dir (default ~/.claude/projects), sources.codex.dir
+ * (default ~/.codex/sessions; "~/" is $HOME, a relative path is the
+ * workspace's), the workspace's sessions folder and the default index.
+ * Strings owned; ac_usage_paths_free(). */
+typedef struct {
+	char *claude_dir, *codex_dir, *sessions_dir, *index_path;
+} ac_usage_paths;
+
+struct ac_config;
+int ac_usage_paths_init(ac_usage_paths *out, const struct ac_config *config,
+			const char *sessions_dir);
+void ac_usage_paths_free(ac_usage_paths *paths);
+
+/* The scan options that read what paths names (borrowed). */
+static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
+{
+	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
+				   paths->index_path};
+	return o;
+}
+
 /* Scans the sources into *out (see the header comment for the index).
  * A folder that does not exist is empty. A file that cannot be read is
  * skipped (counted in nothing), the rest goes on. Fails only for out of
