@@ -61,7 +61,7 @@ static const cli_command commands[] = {
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL)\n"},
 	{"usage", cli_usage,
-	 "usage [daily|session|block] [--since T] [--all-projects] [--json]\n"},
+	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
