@@ -28,13 +28,11 @@ export HOME=$home XDG_CACHE_HOME=$cache
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
 
-# seconds of one run of "$@" (wall clock), output kept in $ws/out
+# "WALL s (CPU s)" of one run of "$@": wall clock, and user + system time,
+# which a loaded shared machine inflates less. Output kept in $ws/out.
 timed() {
-	local start end
-	start=$(date +%s.%N)
-	"$@" >"$ws/out"
-	end=$(date +%s.%N)
-	echo "$end - $start" | bc
+	/usr/bin/time -f '%e %U %S' -o "$ws/time" "$@" >"$ws/out"
+	awk '{ printf "%.2f s (CPU %.2f s)", $1, $2 + $3 }' "$ws/time"
 }
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
@@ -61,11 +59,11 @@ echo "$files transcript files, $mb MB ($(find "$home/.codex" -name '*.jsonl' | w
 echo
 echo "| measurement | result | target / anchor |"
 echo "|---|---:|---:|"
-echo "| cold: no index, every file read ($read_mb MB) | ${cold} s | ccusage users: 74 s on 3.3 GB |"
-echo "| warm: nothing changed (median of 3; $warm_read files read) | ${warm} s | < 1 s |"
-echo "| a turn appended to 10 files ($inc_files files, $inc_kb KB read) | ${inc} s | |"
+echo "| cold: no index, every file read ($read_mb MB) | ${cold} | ccusage users: 74 s on 3.3 GB |"
+echo "| warm: nothing changed (median of 3; $warm_read files read) | ${warm} | < 1 s |"
+echo "| a turn appended to 10 files ($inc_files files, $inc_kb KB read) | ${inc} | |"
 echo "| index size | $index_mb MB | |"
 if [ -n "${CCUSAGE:-}" ]; then
 	cc=$(timed "$CCUSAGE" daily --offline --json)
-	echo "| ccusage daily --offline --json, the same Claude files | ${cc} s | |"
+	echo "| ccusage daily --offline --json, the same Claude files | ${cc} | |"
 fi

@@ -350,7 +350,7 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 		    strlen(names[i]->d_name) < sizeof(id) &&
 		    ac_turn_usage_load(&loaded, sessions_dir, stem(id, sizeof(id), names[i]->d_name),
 				       NULL) == 0) {
-			json_array_append(set->rows, json_string(id));
+			json_array_append_new(set->rows, json_string(id));
 			json_array_append_new(set->rows, loaded);
 			json_array_foreach(json_object_get(loaded, "turns"), k, row) {
 				const json_t *u = json_object_get(row, "usage");
