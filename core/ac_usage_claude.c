@@ -56,6 +56,7 @@ static int line_record(ac_usage_file_state *state, json_t *obj, const char *fall
 	if (key && (rc = ac_usage_file_state_add_key(state, key)))
 		return rc;
 	r.source = AC_USAGE_CLAUDE;
+	r.key = key;
 	r.session_id = state->session_id ? state->session_id : fallback;
 	r.project = state->project ? state->project : "";
 	r.model = json_string_value(json_object_get(message, "model"))

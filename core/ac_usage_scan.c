@@ -84,7 +84,74 @@ typedef struct {
 	size_t by_path_n;
 	size_t *by_path; /* indexes of the loaded entries, sorted by path
 			    (indexes: new entries may move the array) */
+	/* Which file counted each Claude message (key -> entry index), built
+	 * when the first file is read: a resumed session repeats earlier
+	 * messages in its new file, and ccusage counts each once in all. */
+	uint64_t *owner_keys;
+	size_t *owners, cap_owners, n_owners;
+	bool owners_built;
 } scan;
+
+/* The owner slot of key (empty: owner_keys[i] == 0). */
+static size_t owner_slot(const scan *s, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & (s->cap_owners - 1);
+
+	while (s->owner_keys[i] && s->owner_keys[i] != key)
+		i = (i + 1) & (s->cap_owners - 1);
+	return i;
+}
+
+/* key -> owner, unless key has one: 0 or AC_ENOMEM. */
+static int own(scan *s, uint64_t key, size_t owner)
+{
+	size_t i;
+
+	if ((s->n_owners + 1) * 2 > s->cap_owners) {
+		scan grown = {.cap_owners = s->cap_owners ? s->cap_owners * 2 : 1024};
+
+		grown.owner_keys = calloc(grown.cap_owners, sizeof(*grown.owner_keys));
+		grown.owners = calloc(grown.cap_owners, sizeof(*grown.owners));
+		if (!grown.owner_keys || !grown.owners) {
+			free(grown.owner_keys);
+			free(grown.owners);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < s->cap_owners; k++)
+			if (s->owner_keys[k]) {
+				i = owner_slot(&grown, s->owner_keys[k]);
+				grown.owner_keys[i] = s->owner_keys[k];
+				grown.owners[i] = s->owners[k];
+			}
+		free(s->owner_keys);
+		free(s->owners);
+		s->owner_keys = grown.owner_keys;
+		s->owners = grown.owners;
+		s->cap_owners = grown.cap_owners;
+	}
+	i = owner_slot(s, key);
+	if (!s->owner_keys[i]) {
+		s->owner_keys[i] = key;
+		s->owners[i] = owner;
+		s->n_owners++;
+	}
+	return 0;
+}
+
+static int build_owners(scan *s)
+{
+	int rc;
+
+	s->owners_built = true;
+	for (size_t e = 0; e < s->index->n; e++) {
+		const ac_usage_file_state *st = &s->index->entries[e].state;
+
+		for (size_t k = 0; k < st->cap_keys; k++)
+			if (st->keys[k] && (rc = own(s, st->keys[k], e)))
+				return rc;
+	}
+	return 0;
+}
 
 static int by_path_cmp(const void *a, const void *b, void *ctx)
 {
@@ -112,9 +179,26 @@ static ac_usage_entry *find(const scan *s, const char *path)
 	return NULL;
 }
 
+typedef struct {
+	scan *s;
+	size_t at; /* the entry being read */
+} reading;
+
+/* A message another file counted first is not counted again here. */
 static int add_record(const ac_usage_record *r, void *ctx)
 {
-	return ac_usage_entry_add(ctx, r);
+	reading *rd = ctx;
+	int rc;
+
+	if (r->key) {
+		size_t i = rd->s->cap_owners ? owner_slot(rd->s, r->key) : 0;
+
+		if (rd->s->cap_owners && rd->s->owner_keys[i] && rd->s->owners[i] != rd->at)
+			return 0;
+		if ((rc = own(rd->s, r->key, rd->at)))
+			return rc;
+	}
+	return ac_usage_entry_add(&rd->s->index->entries[rd->at], r);
 }
 
 /* The session a file's name gives: its base name without ".jsonl". */
@@ -147,9 +231,12 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 	char *buf = NULL, name[256];
 	size_t cap = BLOCK, have = 0;
 	uint64_t at = e->offset;
+	reading rd = {s, (size_t)(e - s->index->entries)};
 	int rc = 0;
 
 	stem(name, sizeof(name), e->path);
+	if (!s->owners_built && (rc = build_owners(s)))
+		return rc;
 	if (!(buf = malloc(cap)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	while (at + have < size) {
@@ -185,9 +272,9 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 			size_t whole = (size_t)(last_nl - buf) + 1;
 
 			rc = e->source == AC_USAGE_CODEX
-				     ? ac_usage_codex_extract(&e->state, buf, whole, name, add_record, e,
+				     ? ac_usage_codex_extract(&e->state, buf, whole, name, add_record, &rd,
 							     &s->set->lines_skipped)
-				     : ac_usage_claude_extract(&e->state, buf, whole, name, add_record, e,
+				     : ac_usage_claude_extract(&e->state, buf, whole, name, add_record, &rd,
 							      &s->set->lines_skipped);
 			if (rc)
 				goto done;
@@ -454,6 +541,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	rc = save_rc;
 done:
 	free(s.by_path);
+	free(s.owner_keys);
+	free(s.owners);
 	return rc;
 }
 

@@ -222,6 +222,41 @@ static void test_index_shrink_rereads(void **state)
 	free(codex);
 }
 
+/* A resumed Claude Code session starts its new file with the earlier
+ * messages: each is counted once over all files, as ccusage does, also
+ * when the copy is read in a later run than the original. */
+static void test_resumed_session_counted_once(void **state)
+{
+	fixture *f = *state;
+	char *original = tu_path(f->home, CLAUDE);
+	char *resumed = tu_path(f->home, ".claude/projects/-ws/a0000000-resumed.jsonl");
+	static const char fresh[] = "{\"type\":\"assistant\",\"cwd\":\"@WS@\",\"sessionId\":\"a0\","
+				    "\"requestId\":\"req_new\",\"timestamp\":\"2026-11-22T00:00:00.000Z\","
+				    "\"message\":{\"id\":\"msg_new\",\"model\":\"claude-sonnet-4-5\","
+				    "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n";
+	uint64_t before;
+	size_t len;
+	char *text;
+
+	scan(f);
+	before = tokens(f);
+	text = tu_read_file(original, &len);
+	*(strrchr(text, '\n') + 1) = '\0'; /* its whole lines */
+	tu_write_file(resumed, text, strlen(text));
+	tu_append_file(resumed, fresh, strlen(fresh));
+	scan(f);
+	assert_int_equal(f->set.files_read, 1);
+	assert_int_equal(tokens(f), before + 2);
+	/* Cold, both files read in one run: the same. */
+	unlink(f->index);
+	scan(f);
+	assert_int_equal(f->set.files_read, 4);
+	assert_int_equal(tokens(f), before + 2);
+	free(text);
+	free(original);
+	free(resumed);
+}
+
 static uint64_t fnv(const unsigned char *p, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -362,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index_warm_and_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_shrink_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_corrupt_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resumed_session_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_daily, setup, teardown),
 		cmocka_unit_test(test_unknown_model_cost_unknown),
 		cmocka_unit_test_setup_teardown(test_unknown_model_in_report, setup, teardown),

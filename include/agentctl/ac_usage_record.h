@@ -46,6 +46,8 @@ typedef struct {
 	const char *model;        /* "" unknown */
 	int64_t timestamp_ms;     /* UTC */
 	ac_usage_counts counts;
+	uint64_t key;             /* ac_usage_key_hash() of a Claude message, 0 none:
+				     for deduping across files */
 } ac_usage_record;
 
 /* Receives each record; non-zero stops the extractor and is returned. */
@@ -55,7 +57,8 @@ typedef int (*ac_usage_record_fn)(const ac_usage_record *record, void *ctx);
  * keeps it): the session, its cwd and model as last seen, a Codex
  * rollout's last cumulative totals (its events may give only those), and
  * the keys of the Claude messages seen (a message is written on several
- * lines: counted once, by message.id + requestId, as ccusage does). */
+ * lines: counted once, by message.id + requestId, as ccusage does; the
+ * scan also skips a key another file counted first). */
 typedef struct {
 	char *session_id; /* owned, NULL until known */
 	char *project;
