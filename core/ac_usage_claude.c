@@ -47,7 +47,7 @@ static int line_record(ac_usage_file_state *state, json_t *obj, const char *fall
 		if (ac_usage_file_state_has_key(state, key))
 			return 0;
 	}
-	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 ||
+	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 || r.timestamp_ms < 0 ||
 	    !ac_usage_count_of(&r.counts.input, usage, "input_tokens") ||
 	    !ac_usage_count_of(&r.counts.output, usage, "output_tokens") ||
 	    !ac_usage_count_of(&r.counts.cache_create, usage, "cache_creation_input_tokens") ||
@@ -57,6 +57,9 @@ static int line_record(ac_usage_file_state *state, json_t *obj, const char *fall
 		return rc;
 	r.source = AC_USAGE_CLAUDE;
 	r.key = key;
+	r.cost_usd = json_is_number(json_object_get(obj, "costUSD"))
+			     ? json_number_value(json_object_get(obj, "costUSD"))
+			     : -1;
 	r.session_id = state->session_id ? state->session_id : fallback;
 	r.project = state->project ? state->project : "";
 	r.model = json_string_value(json_object_get(message, "model"))

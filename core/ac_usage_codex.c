@@ -100,7 +100,7 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 		return 0; /* a rate-limit notice without counts */
 	last = json_object_get(info, "last_token_usage");
 	total = json_object_get(info, "total_token_usage");
-	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0)
+	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 || r.timestamp_ms < 0)
 		return -1;
 	if (json_is_object(total)) {
 		if (!counts_of(&totals, total))
@@ -118,6 +118,7 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 		return -1;
 	}
 	r.source = AC_USAGE_CODEX;
+	r.cost_usd = -1;
 	r.session_id = state->session_id ? state->session_id : fallback;
 	r.project = state->project ? state->project : "";
 	r.model = state->model ? state->model : "";

@@ -18,6 +18,7 @@
 /* Bounds on what a file may claim, far past real use. */
 #define STR_MAX 65536u
 #define FILES_MAX 10000000u
+#define TIME_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999Z */
 
 void ac_usage_entry_clear(ac_usage_entry *e)
 {
@@ -242,7 +243,11 @@ static bool read_entry(cursor *c, ac_usage_entry *e)
 		get_counts(c, &x->counts);
 		x->model = get_str(c, false);
 		e->n_buckets = (size_t)k + 1;
-		if (c->bad)
+		/* Times within years 1970-9999, as a parsed timestamp is, and an
+		 * hour that holds them: the reports format and subtract them. */
+		if (c->bad || x->first_ms < 0 || x->last_ms > TIME_MAX || x->first_ms > x->last_ms ||
+		    x->hour_ms != x->first_ms - x->first_ms % 3600000 ||
+		    x->last_ms - x->hour_ms >= 3600000)
 			return false;
 	}
 	return !c->bad;

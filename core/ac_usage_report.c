@@ -195,8 +195,8 @@ static bool in_workspace(const ac_usage_bucket *b, const char *ws)
 	if (!ws || b->source == AC_USAGE_AGENTCTL)
 		return true;
 	len = strlen(ws);
-	while (len > 1 && ws[len - 1] == '/')
-		len--;
+	while (len > 0 && ws[len - 1] == '/')
+		len--; /* "/" becomes "": every absolute cwd is inside it */
 	return !strncmp(b->project, ws, len) && (b->project[len] == '\0' || b->project[len] == '/');
 }
 

@@ -48,6 +48,10 @@ typedef struct {
 	ac_usage_counts counts;
 	uint64_t key;             /* ac_usage_key_hash() of a Claude message, 0 none:
 				     for deduping across files */
+	double cost_usd;          /* the cost the line states (Claude Code's costUSD),
+				     -1 when it states none; reports price tokens
+				     themselves (ac_usage_report.h), so one table
+				     prices every source */
 } ac_usage_record;
 
 /* Receives each record; non-zero stops the extractor and is returned. */
