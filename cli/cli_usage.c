@@ -158,14 +158,13 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 	}
 	so = ac_usage_paths_options(&paths);
 	if (ac_usage_scan(&set, &so) != 0) {
-		/* An index that cannot be written costs the next run time, not
-		 * these numbers: said, and the report goes on. */
-		if (!set.index) {
-			status = cli_error(CLI_FAILED, "usage: %s", ac_error_last());
-			goto done;
-		}
-		cli_note("usage: the index was not saved: %s", ac_error_last());
+		status = cli_error(CLI_FAILED, "usage: %s", ac_error_last());
+		goto done;
 	}
+	/* An index that cannot be written costs the next run time, not these
+	 * numbers: said, and the report goes on. */
+	if (set.index_unsaved)
+		cli_note("usage: the index was not saved: %s", set.index_unsaved);
 	if (ac_usage_report(&report, &set, &ro) != 0) {
 		status = cli_error(CLI_FAILED, "usage: %s", ac_error_last());
 		goto done;

@@ -502,7 +502,7 @@ static int lay_out(ac_usage_set *set, const ac_usage_index *index)
 int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 {
 	scan s = {0};
-	int rc, save_rc = 0;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	s.set = out;
@@ -533,22 +533,28 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 		}
 		s.index->n = kept;
 	}
-	if (opts->index_path && (out->files_read || out->index_rebuilt || s.by_path_n != s.index->n))
-		save_rc = ac_usage_index_save(s.index, opts->index_path);
+	if (opts->index_path && (out->files_read || out->index_rebuilt || s.by_path_n != s.index->n) &&
+	    ac_usage_index_save(s.index, opts->index_path) != 0 &&
+	    !(out->index_unsaved = strdup(ac_error_last()))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
 	if ((rc = lay_out(out, s.index)) ||
 	    (opts->sessions_dir && (rc = add_rows(out, opts->sessions_dir))))
 		goto done;
-	rc = save_rc;
 done:
 	free(s.by_path);
 	free(s.owner_keys);
 	free(s.owners);
+	if (rc)
+		ac_usage_set_free(out);
 	return rc;
 }
 
 void ac_usage_set_free(ac_usage_set *set)
 {
 	free(set->buckets);
+	free(set->index_unsaved);
 	ac_usage_index_free(set->index);
 	json_decref(set->rows);
 	memset(set, 0, sizeof(*set));

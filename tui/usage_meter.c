@@ -42,7 +42,7 @@ static void measure(ui_usage_meter *m)
 	bool known = false;
 
 	/* An index that could not be saved still leaves the figures. */
-	if (ac_usage_scan(&set, &o) != 0 && !set.index)
+	if (ac_usage_scan(&set, &o) != 0)
 		goto done;
 	if (ac_usage_spend(&day, &month, &known, &set, m->workspace, m->pricing,
 			   ac_time_now_ms()) != 0)

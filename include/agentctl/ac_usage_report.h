@@ -51,6 +51,8 @@ typedef struct {
 	uint64_t bytes_read;
 	size_t lines_skipped;  /* usage lines that could not be read */
 	bool index_rebuilt;    /* the index was absent, corrupt or of another version */
+	char *index_unsaved;   /* why the index could not be written (the figures
+				  stand; the next run reads more), or NULL */
 	ac_usage_index *index; /* owns the strings */
 	json_t *rows;          /* owns the agentctl rows' strings */
 } ac_usage_set;
@@ -90,9 +92,9 @@ static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths 
 
 /* Scans the sources into *out (see the header comment for the index).
  * A folder that does not exist is empty. A file that cannot be read is
- * skipped (counted in nothing), the rest goes on. Fails only for out of
- * memory or an index that cannot be written (AC_EIO: the numbers are still
- * in *out, which the caller may show). */
+ * skipped (counted in nothing), the rest goes on. An index that cannot be
+ * written is said in out->index_unsaved, not an error. Fails only for out
+ * of memory (*out then empty). */
 int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts);
 
 void ac_usage_set_free(ac_usage_set *set);

@@ -77,6 +77,12 @@ run usage --all-projects --json
 check "corrupt index: rebuilt" jq_is "$TMP/out" '.files.indexRebuilt' true
 check "corrupt index: same totals" eval '[ "$(jq -c .totals "$TMP/out")" = "$before" ]'
 
+# An index that cannot be written: said, and the report stands.
+printf 'a file' >"$TMP/cache-file"
+XDG_CACHE_HOME=$TMP/cache-file run usage --all-projects --json
+check "unwritable index: exit 0, the same totals" eval '[ $RC -eq 0 ] && [ "$(jq -c .totals "$TMP/out")" = "$before" ]'
+check "unwritable index: one note saying so" grep -q "the index was not saved" "$TMP/err"
+
 # Bad usage: exit 2, one line.
 for args in "weekly" "--since yesterday" "daily session" "--since"; do
 	run usage $args
