@@ -34,7 +34,7 @@ static const cli_command commands[] = {
 	 "session show ID [--json]\n"
 	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json]\n"
 	 "session append ID JSON|- [--json]\n"
-	 "session record-turn ID --input N --output N [--messages JSON|-] [--json]\n"
+	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
 	 "session compact ID [--force]\n"},
 	{"ops", cli_ops,
