@@ -505,6 +505,23 @@ int ac_turn_usage_record(ac_session **out, uint64_t *out_turn, const char *sessi
 	}
 	if ((rc = ac_turn_usage_check(row_usage, "usage")))
 		goto done;
+	{
+		/* A row must stay one write(2): refused here, before the
+		 * messages, not half way (the row's turn and time add < 100). */
+		char *text = json_dumps(row_usage, JSON_COMPACT);
+		size_t len = text ? strlen(text) : 0;
+
+		free(text);
+		if (!len) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (len > ROW_MAX - 100) {
+			rc = ac_error_set(AC_EINVAL, "usage: %zu bytes of JSON, over %d", len,
+					  ROW_MAX - 100);
+			goto done;
+		}
+	}
 	/* 0. The checks on the document, and a turn the totals could not
 	 * take refused before anything is written, its messages included
 	 * (append_row checks again, under its lock). */

@@ -62,6 +62,10 @@ refused "--usage count as text" "--usage: totalTokens" session record-turn u1 --
 refused "--usage not an object" "--usage: must be a JSON object" session record-turn u1 --usage '[1]'
 refused "--usage past 2^53-1" "--usage: cacheReadInputTokens" session record-turn u1 --usage '{"cacheReadInputTokens":9007199254740992}'
 refused "no counts at all" "--usage JSON or --input N" session record-turn u1 --input 1
+big=$(head -c 70000 /dev/zero | tr '\0' x)
+before=$(tree_sum)
+run session record-turn u1 --usage "{\"note\":\"$big\"}" --messages '{"role":"user","content":"lost?"}'
+check "--usage too large: exit 1, nothing written" eval '[ $RC -eq 1 ] && [ "$(tree_sum)" = "$before" ] && grep -q "over 65436" "$TMP/err"'
 
 # A seed-style writer (read, modify, temp + rename, no lock) races 20
 # recorded turns: its saves may drop metadata.usage updates, never a row.
