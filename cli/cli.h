@@ -108,6 +108,15 @@ int cli_session_exists(const cli_context *ctx, const char *id, const char *comma
 int cli_session_store_list(const cli_context *ctx, const char *want_status,
 			   const char *want_user, bool json);
 int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
+
+/* Appends the per-turn usage table and its totals line for usage, a
+ * {"turns": [...], "totals": {...}} (ac_turn_usage_load), to text, which
+ * the caller makes safe (cli_put_lines): models come from files. */
+void cli_turn_usage_table(ac_buf *text, const json_t *usage);
+
+/* Parses --usage's text into *out, a Usage object whose counts check
+ * (ac_turn_usage_check); CLI_USAGE with one line naming what otherwise. */
+int cli_turn_usage_parse(json_t **out, const char *text, const char *what);
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 
@@ -146,6 +155,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 int cli_gc(cli_context *ctx, int argc, char **argv);
+int cli_usage(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

@@ -19,6 +19,7 @@
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_text.h"
+#include "ac_turn_usage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +168,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
 	bool json = false;
 	const char *id = NULL;
-	json_t *messages, *msg, *metadata;
+	json_t *messages, *msg, *metadata, *usage = NULL;
 	size_t i;
 	int status;
 
@@ -185,12 +186,25 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		return cli_session_store_show(ctx, id, json);
 	if (ac_session_load(&session, ws->sessions_dir, id) != 0)
 		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
+	metadata = json_object_get(ac_session_root(session), "metadata");
+	if (ac_turn_usage_load(&usage, ws->sessions_dir, id, json_object_get(metadata, "usage"))) {
+		status = cli_error(CLI_FAILED, "session show: %s", ac_error_last());
+		goto done;
+	}
 	if (json) {
-		cli_write_json(ac_session_root(session));
+		json_t *doc = json_copy(ac_session_root(session));
+
+		/* The document as stored, plus the rows and their totals. */
+		if (!doc || json_object_set(doc, "usage", usage)) {
+			json_decref(doc);
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		cli_write_json(doc);
+		json_decref(doc);
 		goto finish;
 	}
 	messages = ac_session_messages(session);
-	metadata = json_object_get(ac_session_root(session), "metadata");
 	/* Every field comes from the file: the whole header is sanitised. */
 	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
 		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
@@ -207,6 +221,8 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
 		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
+	cli_turn_usage_table(&text, usage);
+	ac_buf_putc(&text, '\n');
 	cli_put_lines(&out, &text, "");
 	json_array_foreach(messages, i, msg) {
 		ac_buf_clear(&text);
@@ -217,6 +233,8 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	cli_write(out.data, out.len);
 finish:
 	status = cli_finish_output();
+done:
+	json_decref(usage);
 	ac_buf_free(&out);
 	ac_buf_free(&text);
 	ac_session_free(session);
@@ -551,9 +569,11 @@ static int checkpoint_after_turn(const ac_workspace *ws, const char *id)
 static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 {
 	const char *id = NULL, *in_text = NULL, *out_text = NULL, *messages_arg = NULL;
-	uint64_t in = 0, out = 0;
-	json_t *messages = NULL;
+	const char *usage_text = NULL;
+	json_t *messages = NULL, *fields = NULL;
+	ac_usage usage = {0, 0, NULL};
 	ac_session *s = NULL;
+	uint64_t turn = 0;
 	bool json = false;
 	int status = CLI_OK;
 
@@ -562,6 +582,7 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 			json = true;
 		else if (cli_option(&in_text, "--input", argc, argv, &i, &status) ||
 			 cli_option(&out_text, "--output", argc, argv, &i, &status) ||
+			 cli_option(&usage_text, "--usage", argc, argv, &i, &status) ||
 			 cli_option(&messages_arg, "--messages", argc, argv, &i, &status))
 			continue;
 		else if (!id && argv[i][0] != '-')
@@ -571,33 +592,44 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 	}
 	if (status)
 		return status;
-	if (!id || !in_text || !out_text)
-		return cli_error(CLI_USAGE, "session record-turn needs a session id, --input N and "
-				 "--output N (the turn's tokens)");
+	if (!id || (!usage_text && (!in_text || !out_text)))
+		return cli_error(CLI_USAGE, "session record-turn needs a session id and --usage JSON "
+				 "or --input N and --output N (the turn's tokens)");
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session record-turn: %s", ac_error_last());
-	if ((status = cli_parse_whole(&in, "session record-turn: --input", in_text,
-				      AC_SESSION_COUNT_MAX)) ||
-	    (status = cli_parse_whole(&out, "session record-turn: --output", out_text,
-				      AC_SESSION_COUNT_MAX)))
+	/* --input and --output fill the Usage's two counts, over --usage's. */
+	if (usage_text &&
+	    (status = cli_turn_usage_parse(&fields, usage_text, "session record-turn: --usage")))
 		return status;
+	usage.fields = fields;
+	usage.input_tokens = (uint64_t)json_integer_value(json_object_get(fields, "inputTokens"));
+	usage.output_tokens = (uint64_t)json_integer_value(json_object_get(fields, "outputTokens"));
+	if ((in_text && (status = cli_parse_whole(&usage.input_tokens,
+						  "session record-turn: --input", in_text,
+						  AC_SESSION_COUNT_MAX))) ||
+	    (out_text && (status = cli_parse_whole(&usage.output_tokens,
+						   "session record-turn: --output", out_text,
+						   AC_SESSION_COUNT_MAX))))
+		goto done;
 	if (messages_arg &&
 	    (status = read_messages(&messages, messages_arg, "session record-turn --messages")))
-		return status;
-	/* The messages and the usage land in one rewrite, or neither does. */
-	if (ac_session_record_turn(&s, ws->sessions_dir, id, messages, in, out) != 0) {
+		goto done;
+	/* The messages, the turn's row, then the totals derived from the rows
+	 * (ac_turn_usage.h: a crash between them never counts a turn whose
+	 * messages are missing). */
+	if (ac_turn_usage_record(&s, &turn, ws->sessions_dir, id, messages, &usage, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
 		goto done;
 	}
 	if ((status = checkpoint_after_turn(ws, id)))
 		goto done;
 	/* What a program needs next: this turn's number. */
-	print_count(s, json, (unsigned long long)json_integer_value(json_object_get(
-		json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"), "turns")));
+	print_count(s, json, (unsigned long long)turn);
 	status = cli_finish_output();
 done:
 	ac_session_free(s);
 	json_decref(messages);
+	json_decref(fields);
 	return status;
 }
 

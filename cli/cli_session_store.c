@@ -123,7 +123,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	ac_backend b = {0};
 	ac_backend_session_info info = {0};
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	json_t *doc = NULL, *messages, *metadata, *msg;
+	json_t *doc = NULL, *messages, *metadata, *msg, *usage = NULL;
 	size_t i;
 	int status;
 
@@ -133,11 +133,16 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 		return status;
 	/* The operator names a session by id: its tenant comes from the store. */
 	if (b.inspector.find(b.impl, &info, id) != 0 ||
-	    b.session.get(b.impl, &doc, info.tenant, id) != 0) {
+	    b.session.get(b.impl, &doc, info.tenant, id) != 0 ||
+	    b.session.load_usage(b.impl, &usage, info.tenant, id) != 0) {
 		status = cli_error(CLI_FAILED, "session show: %s", ac_error_last());
 		goto done;
 	}
 	if (json) {
+		if (json_object_set(doc, "usage", usage)) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
 		cli_write_json(doc);
 		status = cli_finish_output();
 		goto done;
@@ -153,6 +158,8 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 		      member(metadata, "userId"), member(metadata, "agentId"),
 		      member(metadata, "tenantId"), json_array_size(messages),
 		      (unsigned long long)ac_messages_tokens(messages));
+	cli_turn_usage_table(&text, usage);
+	ac_buf_putc(&text, '\n');
 	cli_put_lines(&out, &text, "");
 	json_array_foreach(messages, i, msg) {
 		ac_buf_clear(&text);
@@ -164,6 +171,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	status = cli_finish_output();
 done:
 	json_decref(doc);
+	json_decref(usage);
 	ac_backend_session_info_clear(&info);
 	ac_buf_free(&out);
 	ac_buf_free(&text);

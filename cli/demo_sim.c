@@ -12,6 +12,7 @@
 #include "ac_journal.h"
 #include "ac_oplog.h"
 #include "ac_session.h"
+#include "ac_turn_usage.h"
 #include "ac_time.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -243,9 +244,17 @@ static int take_turn(demo_sim *s, int a)
 		sim_problem(s, "appending a turn");
 		return rc;
 	}
-	if (ac_session_record_usage(NULL, s->ws->sessions_dir, ag->session, 800 + rnd(s, 4000),
-				    100 + rnd(s, 900)) != 0)
-		sim_problem(s, "recording usage");
+	{
+		/* A per-turn row, as an agent reports it: the inspector shows them. */
+		json_t *fields = json_pack("{s:I, s:s}", "cacheReadInputTokens",
+					   (json_int_t)rnd(s, 20000), "model", "claude-sonnet-4-5");
+		ac_usage usage = {800 + (uint64_t)rnd(s, 4000), 100 + (uint64_t)rnd(s, 900), fields};
+
+		if (!fields || ac_turn_usage_record(NULL, NULL, s->ws->sessions_dir, ag->session, NULL,
+						    &usage, NULL) != 0)
+			sim_problem(s, "recording usage");
+		json_decref(fields);
+	}
 	ag->turns++;
 	if (tool) {
 		params = p->openai_tools ? json_pack("{s:s}", "command", p->commands[rnd(s, 3)])

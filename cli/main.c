@@ -34,7 +34,7 @@ static const cli_command commands[] = {
 	 "session show ID [--json]\n"
 	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json]\n"
 	 "session append ID JSON|- [--json]\n"
-	 "session record-turn ID --input N --output N [--messages JSON|-] [--json]\n"
+	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
 	 "session compact ID [--force]\n"},
 	{"ops", cli_ops,
@@ -60,6 +60,8 @@ static const cli_command commands[] = {
 	 "sandbox mirror|sync TENANT SESSION DIR\n"},
 	{"storage", cli_storage,
 	 "storage check | migrate (--to URL | --from URL) [--dry-run] [--json]\n"},
+	{"usage", cli_usage,
+	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,

@@ -59,7 +59,7 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage gc config"
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage usage gc config"
 
 _agentctl()
 {
@@ -127,6 +127,7 @@ _agentctl()
 		;;
 	demo) opts="--no-ui --seconds --help" ;;
 	gc) opts="--keep --older-than --dry-run --help" ;;
+	usage) opts="daily session block --since --all-projects --json --help" ;;
 	journal) subs="log read query check rotate" ;;
 	session) subs="list show create append record-turn pause resume complete fail compact" ;;
 	ops) subs="list show record rollback" ;;
@@ -157,7 +158,7 @@ _agentctl()
 	session/show) opts="--json" ;;
 	session/create) opts="--id --resume --tenant --user --agent --json" ;;
 	session/append) opts="- --json" ;;
-	session/record-turn) opts="--input --output --messages --json" ;;
+	session/record-turn) opts="--usage --input --output --messages --json" ;;
 	session/compact) opts="--force" ;;
 	ops/list) opts="--session --json" ;;
 	ops/record) opts="--session --type --details --json" ;;

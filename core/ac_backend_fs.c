@@ -12,6 +12,7 @@
 #include "ac_messages.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
+#include "ac_turn_usage.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -348,45 +349,27 @@ static int append_owned(json_t *root, void *ctx)
 	return 0;
 }
 
-static json_t *object_member(json_t *parent, const char *key, int *rc)
-{
-	json_t *child = json_object_get(parent, key);
-
-	if (child && !json_is_object(child)) {
-		*rc = ac_error_set(AC_ECORRUPT, "%s is not an object; usage not recorded", key);
-		return NULL;
-	}
-	if (!child && json_object_set_new(parent, key, child = json_object())) {
-		*rc = ac_error_set(AC_ENOMEM, "out of memory");
-		return NULL;
-	}
-	return child;
-}
-
-static void add_to(json_t *usage, const char *key, uint64_t delta)
-{
-	json_int_t now = json_integer_value(json_object_get(usage, key));
-
-	json_object_set_new(usage, key, json_integer(now + (json_int_t)delta));
-}
-
-/* The same metadata.usage {inputTokens, outputTokens, turns} that
- * ac_session_record_usage() keeps, after the tenant check. */
-static int usage_owned(json_t *root, void *ctx)
+/* The tenant check record_turn runs before each of its rewrites. */
+static int owned_guard(json_t *root, void *ctx)
 {
 	const turn_change *t = ctx;
-	json_t *metadata, *usage;
-	int rc = 0;
 
-	if ((rc = ac_backend_fs_owned(root, t->tenant, t->session_id)))
-		return rc;
-	if (!(metadata = object_member(root, "metadata", &rc)) ||
-	    !(usage = object_member(metadata, "usage", &rc)))
-		return rc;
-	add_to(usage, "inputTokens", t->usage->input_tokens);
-	add_to(usage, "outputTokens", t->usage->output_tokens);
-	add_to(usage, "turns", 1);
-	return 0;
+	return ac_backend_fs_owned(root, t->tenant, t->session_id);
+}
+
+typedef struct {
+	const ac_backend_fs *fs;
+	const turn_change *turn;
+} turn_hooks;
+
+static int turn_guard(json_t *root, void *ctx)
+{
+	return owned_guard(root, (void *)((turn_hooks *)ctx)->turn);
+}
+
+static void turn_reached(const char *point, void *ctx)
+{
+	ac_backend_fs_reached(((turn_hooks *)ctx)->fs, point);
 }
 
 int ac_backend_messages_check(const json_t *messages)
@@ -414,24 +397,48 @@ static int fs_append(void *impl, const char *tenant, const char *session_id,
 	return ac_session_update(NULL, fs->sessions_dir, session_id, append_owned, &t);
 }
 
+/* The rows live beside the session files (ac_turn_usage.h says why there
+ * and not in the document). */
 static int fs_record_turn(void *impl, const char *tenant, const char *session_id,
 			  const json_t *messages, const ac_usage *usage)
 {
 	ac_backend_fs *fs = impl;
-	ac_usage none = {0, 0};
-	turn_change t = {tenant, session_id, messages, usage ? usage : &none};
+	turn_change t = {tenant, session_id, messages, usage};
+	turn_hooks th = {fs, &t};
+	ac_turn_usage_hooks hooks = {turn_guard, turn_reached, &th};
 	int rc;
 
 	if ((rc = check_session(tenant, session_id)) ||
 	    (messages && (rc = ac_backend_messages_check(messages))))
 		return rc;
-	/* Messages first: a crash before the usage is written loses a count,
-	 * never a message. */
-	if (json_array_size(messages) &&
-	    (rc = ac_session_update(NULL, fs->sessions_dir, session_id, append_owned, &t)))
+	rc = ac_turn_usage_record(NULL, NULL, fs->sessions_dir, session_id, messages, usage, &hooks);
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session_id,
+				  tenant);
+	return rc;
+}
+
+static int fs_load_usage(void *impl, json_t **out, const char *tenant, const char *session_id)
+{
+	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_session(tenant, session_id)))
 		return rc;
-	ac_backend_fs_reached(fs, AC_BACKEND_FS_AFTER_TURN_MESSAGES);
-	return ac_session_update(NULL, fs->sessions_dir, session_id, usage_owned, &t);
+	if ((rc = ac_session_load(&s, fs->sessions_dir, session_id)) ||
+	    (rc = ac_backend_fs_owned(ac_session_root(s), tenant, session_id)))
+		goto done;
+	rc = ac_turn_usage_load(out, fs->sessions_dir, session_id,
+				json_object_get(json_object_get(ac_session_root(s), "metadata"),
+						"usage"));
+done:
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session_id,
+				  tenant);
+	ac_session_free(s);
+	return rc;
 }
 
 /* ---- listings ---- */
@@ -587,6 +594,7 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 			.load_within = fs_load_within,
 			.append = fs_append,
 			.record_turn = fs_record_turn,
+			.load_usage = fs_load_usage,
 			.compact_if_needed = ac_backend_fs_compact,
 			.get = fs_get,
 			.set_status = fs_set_status,

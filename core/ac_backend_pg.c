@@ -286,18 +286,22 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 		       const json_t *messages, const ac_usage *usage)
 {
 	char count[24], tokens[24], input[24], output[24];
-	const char *values[10];
+	const char *values[15];
+	ac_backend_pg_usage extra = {{"0", "0", "0"}, "", false, NULL};
 	size_t text_len = 0;
 	char *text = NULL;
 	PGresult *res = NULL;
 	int rc;
 
 	if ((rc = check_session(tenant, session_id)) ||
-	    (messages && (rc = ac_backend_messages_check(messages))))
-		return rc;
+	    (messages && (rc = ac_backend_messages_check(messages))) ||
+	    (usage && (rc = ac_backend_pg_usage_params(&extra, usage))))
+		goto done;
 	if (messages && !(text = ac_json_exact_dumps(messages, JSON_COMPACT | JSON_PRESERVE_ORDER,
-						     &text_len)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
+						     &text_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
 	snprintf(count, sizeof(count), "%zu", json_array_size(messages));
 	snprintf(tokens, sizeof(tokens), "%llu",
 		 (unsigned long long)(messages ? ac_messages_tokens(messages) : 0));
@@ -313,6 +317,11 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 	values[7] = usage ? "1" : "0";
 	values[8] = input;
 	values[9] = output;
+	values[10] = extra.counts[0];
+	values[11] = extra.counts[1];
+	values[12] = extra.counts[2];
+	values[13] = extra.has_reported_total ? extra.reported_total : NULL;
+	values[14] = extra.fields ? extra.fields : "{}";
 	rc = ac_pg_exec(b->pg, &res, usage ? "recording a turn" : "appending messages",
 			"WITH s AS ("
 			" UPDATE sessions SET last_seq = last_seq + $3::bigint,"
@@ -328,13 +337,18 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 			" SELECT $1, $2, s.base + e.ord, e.elem"
 			" FROM s, json_array_elements($7::json) WITH ORDINALITY AS e(elem, ord)),"
 			" used AS ("
-			" INSERT INTO turn_usage (tenant, session_id, turn, input_tokens, output_tokens, host)"
-			" SELECT $1, $2, s.turns, $9::bigint, $10::bigint, $5 FROM s WHERE $8::bigint = 1)"
+			" INSERT INTO turn_usage (tenant, session_id, turn, input_tokens, output_tokens, host,"
+			"  cache_creation_input_tokens, cache_read_input_tokens, reasoning_tokens,"
+			"  reported_total_tokens, fields)"
+			" SELECT $1, $2, s.turns, $9::bigint, $10::bigint, $5, $11::bigint, $12::bigint,"
+			"  $13::bigint, $14::bigint, $15::jsonb FROM s WHERE $8::bigint = 1)"
 			" SELECT " NOTIFY("messages", "$1::text", "$2::text") " FROM s",
-			10, values, NULL);
-	free(text);
+			15, values, NULL);
 	if (!rc && sym_PQntuples(res) == 0)
 		rc = not_found(tenant, session_id);
+done:
+	free(text);
+	ac_backend_pg_usage_clear(&extra);
 	sym_PQclear(res);
 	return rc;
 }
@@ -350,7 +364,7 @@ static int pg_append(void *impl, const char *tenant, const char *session_id,
 static int pg_record_turn(void *impl, const char *tenant, const char *session_id,
 			  const json_t *messages, const ac_usage *usage)
 {
-	ac_usage none = {0, 0};
+	ac_usage none = {0, 0, NULL};
 
 	return append_turn(impl, tenant, session_id, messages, usage ? usage : &none);
 }
@@ -512,6 +526,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 			.load_within = pg_load_within,
 			.append = pg_append,
 			.record_turn = pg_record_turn,
+			.load_usage = ac_backend_pg_load_usage,
 			.compact_if_needed = ac_backend_pg_compact,
 			.get = pg_get,
 			.set_status = pg_set_status,

@@ -45,6 +45,24 @@ int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char 
 int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 
+/* A turn's Usage as record_turn's statement binds it (schema 6): the
+ * three further counts, the reported total (has_reported_total false:
+ * NULL) and the other fields as JSON text (allocated). */
+typedef struct {
+	char counts[3][24]; /* cache creation, cache read, reasoning */
+	char reported_total[24];
+	bool has_reported_total;
+	char *fields;
+} ac_backend_pg_usage;
+
+/* Fills *out from usage, which must check (ac_turn_usage_check): else
+ * AC_EINVAL. Clear with ac_backend_pg_usage_clear() either way. */
+int ac_backend_pg_usage_params(ac_backend_pg_usage *out, const ac_usage *usage);
+void ac_backend_pg_usage_clear(ac_backend_pg_usage *params);
+
+/* session.load_usage. */
+int ac_backend_pg_load_usage(void *impl, json_t **out, const char *tenant, const char *session_id);
+
 /* Fill in the listings (users, inspector), the memo and artifact groups,
  * and the trace and orchestration. */
 void ac_backend_pg_fill_listings(ac_backend *b);

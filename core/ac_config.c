@@ -75,6 +75,12 @@ static const known_key known_keys[] = {
 	{"session.quietMs", T_INT, NULL, NULL, 0},
 	{"session.waitMs", T_INT, NULL, NULL, 0},
 	{"resume.timeoutMs", T_INT, NULL, NULL, 0},
+	/* Other tools' transcript folders (agentctl usage; the sessions
+	 * pane's adapters use the same keys). */
+	{"sources.claude.dir", T_STRING, NULL, NULL, K_PATH},
+	{"sources.codex.dir", T_STRING, NULL, NULL, K_PATH},
+	{"pricing", T_OBJECT, NULL, NULL, 0},
+	{"usage.budgetUsd", T_OBJECT, NULL, NULL, 0},
 };
 #define NKNOWN (sizeof(known_keys) / sizeof(known_keys[0]))
 

@@ -22,7 +22,9 @@
  *                   (json, text-exact), seq from logs' ('', journal, '')
  *                   row, and the columns queries use
  *   sessions.task   (5) the task, so listings need no document; its head
- *                   (task_head) in the listing indexes */
+ *                   (task_head) in the listing indexes
+ *   turn_usage      (6) + cache, reasoning and reported total counts, and
+ *                   the Usage's other fields as jsonb */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -226,12 +228,29 @@ static const char *const session_task[] = {
 	NULL,
 };
 
+/* 6: every field of the seed's Usage per turn. The counts get columns
+ * (sums stay SQL); the rest of the Usage object (model, costUsd, ...) is
+ * kept in `fields` as given. total_tokens stays input + output (generated,
+ * as migration 1 made it); the agent's own totalTokens, which may count
+ * cache tokens too, is reported_total_tokens, NULL when not given. Rows
+ * from before keep their two counts, the new ones 0. */
+static const char *const usage_fields[] = {
+	"ALTER TABLE turn_usage"
+	" ADD COLUMN cache_creation_input_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN cache_read_input_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN reasoning_tokens bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN reported_total_tokens bigint,"
+	" ADD COLUMN fields jsonb NOT NULL DEFAULT '{}'::jsonb",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
 	{3, "checkpoints", checkpoints},
 	{4, "journal_events", journal},
 	{5, "sessions carry their task", session_task},
+	{6, "turn_usage keeps every Usage field", usage_fields},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

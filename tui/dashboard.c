@@ -4,6 +4,7 @@
  * (keys.c), and the screen is drawn once per loop, only when something
  * changed, so an idle dashboard sleeps. */
 #include "dashboard.h"
+#include "usage_meter.h"
 
 #include "dash.h"
 #include "drill.h"
@@ -124,10 +125,14 @@ static void draw_status(ui_dash *d, int y, int cols)
 		ac_buf cut = AC_BUF_INIT;
 
 		ac_buf_clear(&line);
+		bool over = false;
+
+		ac_buf_clear(&line);
 		ac_buf_printf(&line, " %zu sessions  %zu operations  %llu events seen", d->m.n_sessions,
 			      d->m.n_ops, (unsigned long long)d->m.events_seen);
+		ui_usage_meter_line(d->meter, &line, &over);
 		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
-		screen_put(y, 0, cols, UI_ST_STATUSBAR, cut.data);
+		screen_put(y, 0, cols, over ? UI_ST_WARNING : UI_ST_STATUSBAR, cut.data);
 		ac_buf_free(&cut);
 	}
 	ac_buf_free(&w);
@@ -404,6 +409,10 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	    (status = ac_store_watch_new(&d.store_watch, ac_config_string(config, "storage.url", ""))))
 		goto done;
 	ui_settings_init(&settings, ws, config);
+	/* Without a meter (no thread, no pipe) the status line just has no
+	 * usage figures. */
+	if (config && ui_usage_meter_start(&d.meter, ws, config) != 0)
+		ui_model_log(&d.m, true, ac_error_last());
 	if (watch_mode.poll)
 		d.m.polling = strdup(watch_mode.reason);
 	else if (ac_watch_polling(d.watch, &reason))
@@ -424,9 +433,10 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		goto done;
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
-		struct pollfd fds[4] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
-					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}, {-1, 0, 0}};
-		int nfds = 4;
+		struct pollfd fds[5] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
+					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}, {-1, 0, 0},
+					{ui_usage_meter_fd(d.meter), POLLIN, 0}};
+		int nfds = 5;
 		unsigned changed;
 
 		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
@@ -469,6 +479,10 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		}
 		if (d.store_watch)
 			read_store_changes(&d);
+		if (fds[4].revents & POLLIN) {
+			ui_usage_meter_ack(d.meter);
+			d.dirty = true;
+		}
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}
@@ -482,6 +496,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	}
 	screen_fini();
 done:
+	ui_usage_meter_stop(d.meter);
 	ui_frame_trace_close(frames);
 	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);

@@ -423,6 +423,7 @@ static void messages_clear(ui_model *m)
 	m->conv_title = NULL;
 	m->conv_error = NULL;
 	m->conv_stale = NULL;
+	ui_model_set_usage(m, NULL);
 }
 
 /* ---- the conversation's store tabs --------------------------------------- */

@@ -208,6 +208,12 @@ typedef struct {
 	char *conv_error;        /* why it could not be loaded, or NULL */
 	char *conv_stale;        /* why it cannot be read again now (the lines are
 				  * its last good read), or NULL */
+	/* The open conversation's recorded usage (ac_turn_usage.h), as lines
+	 * ready to draw: conv_usage_total the totals ("" when no turn), then
+	 * one line per turn row, oldest first. */
+	char *conv_usage_total;
+	char **conv_usage_rows;
+	size_t n_conv_usage_rows;
 
 	/* The open conversation's store, read when its tab is shown. */
 	char *conv_tenant;       /* metadata.tenantId, or NULL */
@@ -346,6 +352,10 @@ void ui_model_clear_touched(ui_model *m);
 /* Marks session id (if listed) with what a request leaves pending: label is
  * static text, alarm asks for the failure colour. */
 void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm);
+
+/* Sets the open conversation's usage lines from usage, a {"turns": [...],
+ * "totals": {...}} (borrowed; NULL clears them). 0 or AC_ENOMEM. */
+int ui_model_set_usage(ui_model *m, const json_t *usage);
 
 /* Builds the conversation lines of messages (a JSON array, borrowed) for
  * session id; title is shown above it. */

@@ -15,6 +15,7 @@
 #include "ac_oplog.h"
 #include "ac_session.h"
 #include "ac_text.h"
+#include "ac_turn_usage.h"
 #include "ac_watch.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -557,6 +558,17 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s), ac_session_status(s),
 		 ac_session_task(s));
 	rc = ui_model_set_conversation(m, id, title, ac_session_messages(s));
+	{
+		/* The inspector's usage: the rows are the truth (ac_turn_usage.h);
+		 * a sidecar that cannot be read shows no rows, the rest stays. */
+		json_t *usage = NULL;
+
+		if (rc == 0 && ac_turn_usage_load(&usage, src->ws->sessions_dir, id,
+						  json_object_get(json_object_get(ac_session_root(s),
+										  "metadata"), "usage")) == 0)
+			rc = ui_model_set_usage(m, usage);
+		json_decref(usage);
+	}
 	ui_source_set_owner(src, m, same, meta_dup(s, "tenantId"), meta_dup(s, "userId"),
 		  meta_dup(s, "agentId"));
 	ac_session_free(s);

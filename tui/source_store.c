@@ -176,6 +176,14 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 			 json_array_size(json_object_get(doc, "conversationHistory")));
 		ui_model_touch_session(m, title);
 	}
+	{
+		json_t *usage = NULL;
+
+		if (rc == 0 && src->backend.session.load_usage &&
+		    src->backend.session.load_usage(src->backend.impl, &usage, info.tenant, id) == 0)
+			rc = ui_model_set_usage(m, usage);
+		json_decref(usage);
+	}
 	metadata = json_object_get(doc, "metadata");
 	ui_source_set_owner(src, m, same, strdup(info.tenant), member_dup(metadata, "userId"),
 			    member_dup(metadata, "agentId"));

@@ -68,6 +68,21 @@ static void last_messages(const ui_model *m, detail_walk *w)
 	}
 }
 
+/* The recorded usage: the totals, then the newest turns that leave room
+ * for a few messages below. */
+static void usage_lines(const ui_model *m, detail_walk *w)
+{
+	int room = (w->r.y + w->r.h - w->y) / 3;
+	size_t n = m->n_conv_usage_rows, first;
+
+	field(w, "usage", m->conv_usage_total);
+	if (room <= 0 || !n)
+		return;
+	first = n > (size_t)room ? n - (size_t)room : 0;
+	for (size_t i = first; i < n && w->y < w->r.y + w->r.h; i++)
+		screen_put(w->y++, w->r.x + 4, w->r.w - 5, UI_ST_DIM, m->conv_usage_rows[i]);
+}
+
 void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect r)
 {
 	detail_walk w = {r, r.y + 1, UI_ST_NORMAL};
@@ -100,6 +115,8 @@ void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect 
 		 s->messages);
 	field(&w, "size", cell);
 	field(&w, "updated", *s->updated ? s->updated : s->created);
+	if (m->conv_session && !strcmp(m->conv_session, s->id) && m->conv_usage_total)
+		usage_lines(m, &w);
 	w.y++;
 	if (w.y >= r.y + r.h)
 		return;

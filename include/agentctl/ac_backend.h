@@ -75,10 +75,15 @@ int ac_backend_status_check(const char *from, const char *to);
 /* 0 when scope is "session", "user" or "agent"; AC_EINVAL otherwise. */
 int ac_backend_scope_check(const char *scope);
 
-/* One turn's token usage. */
+/* One turn's usage: the seed's Usage. The two counts every agent reports,
+ * and fields (borrowed, may be NULL): the whole Usage object as the agent
+ * gave it (cacheCreationInputTokens, cacheReadInputTokens, reasoningTokens,
+ * totalTokens, model, costUsd, ...; ac_turn_usage.h), kept per turn. The
+ * two counts win over fields' inputTokens and outputTokens. */
 typedef struct {
 	uint64_t input_tokens;
 	uint64_t output_tokens;
+	const json_t *fields;
 } ac_usage;
 
 /* Compaction as the backend does it: the core's options (ac_compact.h:
@@ -159,12 +164,18 @@ typedef struct {
 	int (*append)(void *impl, const char *tenant, const char *session_id,
 		      const json_t *messages);
 	/* Records one turn: appends messages (an array; NULL or empty: none),
-	 * then adds usage to the session's totals and counts the turn. Two
-	 * writes, in that order: a crash between them leaves the messages
-	 * stored and the turn not counted (usage totals one turn behind);
-	 * never a counted turn whose messages are missing. */
+	 * then keeps usage as the turn's row (every field; numbered, dated)
+	 * and counts the turn; the session's totals are derived from the
+	 * rows. A crash between the writes leaves the messages stored and the
+	 * turn not counted (usage totals one turn behind); never a counted
+	 * turn whose messages are missing. usage's fields that are counts
+	 * must check (ac_turn_usage_check), else AC_EINVAL, nothing written. */
 	int (*record_turn)(void *impl, const char *tenant, const char *session_id,
 			   const json_t *messages, const ac_usage *usage);
+	/* The turn rows and their totals: *out = {"turns": [{"turn": N,
+	 * "timestamp": ISO, "usage": {...}}, ...], "totals": {counts summed,
+	 * "turns": N}} (ac_turn_usage.h). */
+	int (*load_usage)(void *impl, json_t **out, const char *tenant, const char *session_id);
 	/* Keeps the session small without losing anything: first every tool
 	 * result over opts->artifact_threshold bytes is written as an artifact
 	 * (by its tool-call id) and replaced in the message by
@@ -408,6 +419,7 @@ static inline void ac_backend_sessions_free(ac_backend_session_info *list, size_
 
 /* Named points in multi-write calls, reported to test_hook. */
 #define AC_BACKEND_FS_AFTER_TURN_MESSAGES "record_turn:messages-written"
+#define AC_BACKEND_FS_AFTER_TURN_ROW "record_turn:row-written"
 #define AC_BACKEND_FS_AFTER_ARTIFACTS "compact:artifacts-written"
 #define AC_BACKEND_FS_AFTER_EXTERNALIZE "compact:session-externalized"
 #define AC_BACKEND_FS_AFTER_ARCHIVE "compact:archive-written"

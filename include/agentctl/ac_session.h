@@ -177,7 +177,8 @@ int ac_session_append_messages(ac_session **out, const char *dir, const char *id
 #define AC_SESSION_COUNT_MAX UINT64_C(9007199254740991)
 
 /* Adds one turn's usage to metadata.usage {inputTokens, outputTokens,
- * turns}, where other readers ignore it. A count there that is not a whole
+ * turns}, where other readers ignore it: totals only, no per-turn row
+ * (ac_turn_usage_record() keeps rows and derives these totals from them). A count there that is not a whole
  * number is AC_ECORRUPT, a total that would pass AC_SESSION_COUNT_MAX
  * AC_EINVAL; either way nothing is written. */
 int ac_session_record_usage(ac_session **out, const char *dir, const char *id,

@@ -48,6 +48,9 @@ extern "C" {
 
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"
+#include "ac_turn_usage.h"
+#include "ac_usage_record.h"
+#include "ac_usage_report.h"
 #include "ac_backend_pg.h"
 #include "ac_sandbox.h"
 #include "ac_consolidate.h"

@@ -88,7 +88,7 @@ void conform_session_store(const ac_backend *b)
 	json_t *out = NULL;
 	ac_backend_session_info *list = NULL, info;
 	size_t n;
-	ac_usage usage = {100, 40};
+	ac_usage usage = {100, 40, NULL};
 
 	assert_int_equal(strlen(id), 36); /* a UUID */
 	OK(b->session.get_or_create(b->impl, &again, "t1", "u1", "claude", id));
@@ -185,7 +185,7 @@ void conform_get_and_status(const ac_backend *b)
 	char *id = conform_new_session(b, "t1", "u1", "cas-1");
 	json_t *doc = NULL, *turn = conform_msgs("[{\"role\":\"assistant\",\"content\":\"ok\"}]");
 	ac_backend_session_info info;
-	ac_usage usage = {10, 3};
+	ac_usage usage = {10, 3, NULL};
 
 	append(b, "t1", id, "[{\"role\":\"user\",\"content\":\"hi\",\"x-kept\":1}]");
 	OK(b->session.record_turn(b->impl, "t1", id, turn, &usage));
@@ -607,7 +607,7 @@ void conform_tenant_isolation(const ac_backend *b)
 	char *a = conform_new_session(b, "acme", "u1", "shared-id"), *text = NULL, *id = NULL, **names = NULL;
 	json_t *m = conform_msgs("[{\"role\":\"user\",\"content\":\"mine\"}]"), *out = NULL;
 	ac_backend_session_info *list = NULL;
-	ac_usage usage = {1, 1};
+	ac_usage usage = {1, 1, NULL};
 	size_t len, n;
 	uint64_t covers;
 
@@ -671,7 +671,7 @@ void conform_crafted_ids(const ac_backend *b)
 	json_t *m = conform_msgs("[{\"role\":\"user\",\"content\":\"x\"}]"), *obj = json_object(), *out = NULL;
 	char *text = NULL, *id = NULL, **names = NULL;
 	ac_backend_session_info *list = NULL;
-	ac_usage usage = {1, 1};
+	ac_usage usage = {1, 1, NULL};
 	size_t len, n;
 	uint64_t seq;
 
@@ -840,7 +840,7 @@ int conform_crash_in_record_turn(const ac_backend *b, void (*arm)(void))
 {
 	char *id = conform_new_session(b, "t1", "u1", "crashy");
 	json_t *turn = conform_msgs("[{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\",\"content\":\"a\"}]");
-	ac_usage usage = {10, 20};
+	ac_usage usage = {10, 20, NULL};
 	size_t before, after;
 	uint64_t turns;
 	int status;
@@ -1017,6 +1017,8 @@ CASE(concurrent_trace_appends)
 CASE(compaction_externalizes)
 CASE(get_and_status)
 CASE(create)
+CASE(turn_usage_rows)
+CASE(turn_usage_empty)
 
 /* Not armed: the child records its turn while the parent waits; the turn
  * is whole and counted once. */
@@ -1047,6 +1049,8 @@ int ac_backend_conformance_run(const ac_backend_factory *f)
 		RUN(compaction_externalizes),
 		RUN(get_and_status),
 		RUN(create),
+		RUN(turn_usage_rows),
+		RUN(turn_usage_empty),
 	};
 #undef RUN
 

@@ -60,6 +60,9 @@ int conform_crash_in_record_turn(const ac_backend *b, void (*arm)(void));
 void conform_compaction_externalizes(const ac_backend *b);
 void conform_get_and_status(const ac_backend *b);
 void conform_create(const ac_backend *b);
+/* Per-turn usage rows (ac_conformance_usage.c). */
+void conform_turn_usage_rows(const ac_backend *b);
+void conform_turn_usage_empty(const ac_backend *b);
 
 /* ---- helpers that use only the interface ---- */
 char *conform_new_session(const ac_backend *b, const char *tenant, const char *user,

@@ -243,8 +243,9 @@ refused_in '[{"role":"user","content":"a"},{"role":"user"}]' "record-turn --mess
 failed "record-turn on a missing session" "session 'nope' not found" \
 	session record-turn nope --input 1 --output 1
 # A total past what JavaScript holds exactly: refused whole, messages too.
-jq '.metadata.usage.inputTokens = 9007199254740990' "$S/s1.json" >"$TMP/s1" && mv "$TMP/s1" "$S/s1.json"
-failed "record-turn past 2^53-1 in total" "metadata.usage.inputTokens" \
+# The totals are the rows' sums (ac_turn_usage.h), so the rows get there.
+run session record-turn s1 --input "$((9007199254740991 - $(jq .metadata.usage.inputTokens "$S/s1.json")))" --output 0
+failed "record-turn past 2^53-1 in total" "inputTokens would pass" \
 	session record-turn s1 --input 2 --output 1 --messages '{"role":"user","content":"lost?"}'
 
 # ==== ops record ===========================================================

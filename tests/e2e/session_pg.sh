@@ -120,6 +120,18 @@ check "show exits 0" rc_is 0
 check "show: the task and the host" eval 'out_has "task     fix the build" && out_has "host     host-a   written by claude"'
 check "show: the messages" eval 'out_has "[1] user: why" && out_has "[2] assistant: fixed"'
 check "show: escapes made visible" eval '! grep -q $'"'"'\x1b'"'"' "$TMP/out"'
+# The per-turn usage rows (schema 6): every field, totals summed.
+sql "insert into agentctl.turn_usage (tenant, session_id, turn, input_tokens, output_tokens,
+       cache_read_input_tokens, reasoning_tokens, fields)
+     values ('acme', 's1', 1, 100, 20, 5000, 7, '{\"model\":\"m-x\",\"costUsd\":0.5}'),
+            ('acme', 's1', 2, 1, 2, 0, 0, '{}')"
+run session show s1 --json
+check "show --json: usage rows with every field" \
+	[ "$(jq -r '.usage.turns[0].usage | "\(.cacheReadInputTokens) \(.reasoningTokens) \(.model) \(.costUsd)"' <"$TMP/out")" = "5000 7 m-x 0.5" ]
+check "show --json: usage totals summed" \
+	[ "$(jq -r '.usage.totals | "\(.inputTokens) \(.outputTokens) \(.turns)"' <"$TMP/out")" = "101 22 2" ]
+run session show s1
+check "show: the per-turn table" eval 'grep -qE "^ +1 [0-9T:.-]+Z +100 +20 +0 +5000 +7 +0 +0\.5000 m-x$" "$TMP/out"'
 run session show nosuch
 check "show unknown: exit 1" rc_is 1
 check "show unknown: one line naming it" eval 'err_is_one_line && err_has nosuch'

@@ -1,0 +1,103 @@
+/* Claude Code transcripts: the usage of each assistant message.
+ *
+ * A line is {"type":"assistant", "sessionId", "cwd", "timestamp",
+ * "requestId", "isSidechain", "message": {"id", "model", "usage":
+ * {input_tokens, output_tokens, cache_creation_input_tokens,
+ * cache_read_input_tokens, ...}}}. Claude Code writes one message on
+ * several lines as it streams (each with the same id and usage), and a
+ * resumed session repeats earlier lines: a message is counted once per
+ * file by message.id + requestId (ccusage's rule). Sidechain (subagent)
+ * lines are calls that were paid for: counted. Only lines holding both
+ * "usage" and "assistant" are parsed at all. */
+#include "ac_usage_record.h"
+
+#include "ac_error.h"
+#include "ac_usage_impl.h"
+#include "ac_time.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One line: 1 when it gave a record, 0 when it is not a usage line, -1
+ * when it should have been one and could not be read; or an AC_E* code. */
+static int line_record(ac_usage_file_state *state, json_t *obj, const char *fallback,
+		       ac_usage_record_fn fn, void *ctx)
+{
+	const json_t *message = json_object_get(obj, "message");
+	const json_t *usage = json_object_get(message, "usage");
+	const char *id = json_string_value(json_object_get(message, "id"));
+	const char *request = json_string_value(json_object_get(obj, "requestId"));
+	const char *when = json_string_value(json_object_get(obj, "timestamp"));
+	ac_usage_record r = {0};
+	uint64_t key = 0;
+	int rc;
+
+	if (!json_is_object(obj) ||
+	    strcmp(json_string_value(json_object_get(obj, "type")) ? json_string_value(json_object_get(obj, "type")) : "",
+		   "assistant") ||
+	    !json_is_object(usage))
+		return 0;
+	if ((rc = ac_usage_remember(&state->session_id, json_string_value(json_object_get(obj, "sessionId")))) ||
+	    (rc = ac_usage_remember(&state->project, json_string_value(json_object_get(obj, "cwd")))) ||
+	    (rc = ac_usage_remember(&state->model, json_string_value(json_object_get(message, "model")))))
+		return rc;
+	if (id && request) {
+		key = ac_usage_key_hash(id, request);
+		if (ac_usage_file_state_has_key(state, key))
+			return 0;
+	}
+	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 || r.timestamp_ms < 0 ||
+	    !ac_usage_count_of(&r.counts.input, usage, "input_tokens") ||
+	    !ac_usage_count_of(&r.counts.output, usage, "output_tokens") ||
+	    !ac_usage_count_of(&r.counts.cache_create, usage, "cache_creation_input_tokens") ||
+	    !ac_usage_count_of(&r.counts.cache_read, usage, "cache_read_input_tokens"))
+		return -1;
+	if (key && (rc = ac_usage_file_state_add_key(state, key)))
+		return rc;
+	r.source = AC_USAGE_CLAUDE;
+	r.key = key;
+	r.cost_usd = json_is_number(json_object_get(obj, "costUSD"))
+			     ? json_number_value(json_object_get(obj, "costUSD"))
+			     : -1;
+	r.session_id = state->session_id ? state->session_id : fallback;
+	r.project = state->project ? state->project : "";
+	r.model = json_string_value(json_object_get(message, "model"))
+			  ? json_string_value(json_object_get(message, "model"))
+			  : "";
+	return (rc = fn(&r, ctx)) ? rc : 1;
+}
+
+int ac_usage_claude_extract(ac_usage_file_state *state, const char *text, size_t len,
+			    const char *fallback_session, ac_usage_record_fn fn, void *ctx,
+			    size_t *out_skipped)
+{
+	size_t start = 0, skipped = 0;
+	int rc = 0;
+
+	while (start < len && rc >= 0) {
+		const char *line = text + start, *nl = memchr(line, '\n', len - start);
+		size_t line_len = nl ? (size_t)(nl - line) : len - start;
+		json_t *obj;
+
+		start += line_len + 1;
+		/* The prefilter: most lines (user turns, tool results, summaries)
+		 * never reach a parser. */
+		if (!memmem(line, line_len, "\"usage\"", 7) ||
+		    !memmem(line, line_len, "\"assistant\"", 11))
+			continue;
+		if (!(obj = ac_usage_parse_line(line, line_len))) {
+			skipped++;
+			continue;
+		}
+		rc = line_record(state, obj, fallback_session, fn, ctx);
+		json_decref(obj);
+		if (rc == -1) {
+			skipped++;
+			rc = 0;
+		}
+	}
+	if (out_skipped)
+		*out_skipped += skipped;
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,341 @@
+/* The usage index: per transcript file, what was read and what it held
+ * (ac_usage_report.h says what is kept and why). The file is binary,
+ * little-endian, read through a cursor that checks every length against
+ * the bytes left, and closed by an FNV-1a checksum: a file an attacker or
+ * a crash wrote is thrown away whole and rebuilt, never half believed. */
+#include "ac_usage_index.h"
+
+#include "ac_atomic.h"
+#include "ac_error.h"
+#include "ac_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "ACUSAGE1"
+#define VERSION 1u
+/* Bounds on what a file may claim, far past real use. */
+#define STR_MAX 65536u
+#define FILES_MAX 10000000u
+#define TIME_MAX INT64_C(253402300799999) /* 9999-12-31T23:59:59.999Z */
+
+void ac_usage_entry_clear(ac_usage_entry *e)
+{
+	free(e->path);
+	ac_usage_file_state_free(&e->state);
+	for (size_t i = 0; i < e->n_buckets; i++)
+		free(e->buckets[i].model);
+	free(e->buckets);
+	memset(e, 0, sizeof(*e));
+}
+
+void ac_usage_index_free(ac_usage_index *index)
+{
+	if (!index)
+		return;
+	for (size_t i = 0; i < index->n; i++)
+		ac_usage_entry_clear(&index->entries[i]);
+	free(index->entries);
+	free(index);
+}
+
+uint64_t ac_usage_fnv(uint64_t h, const void *bytes, size_t len)
+{
+	const unsigned char *p = bytes;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* ---- writing ---- */
+
+static void put_u64(ac_buf *b, uint64_t v)
+{
+	unsigned char bytes[8];
+
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (unsigned char)(v >> (8 * i));
+	ac_buf_append(b, bytes, 8);
+}
+
+static void put_str(ac_buf *b, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	put_u64(b, len);
+	ac_buf_append(b, s ? s : "", len);
+}
+
+static void put_counts(ac_buf *b, const ac_usage_counts *c)
+{
+	put_u64(b, c->input);
+	put_u64(b, c->output);
+	put_u64(b, c->cache_create);
+	put_u64(b, c->cache_read);
+	put_u64(b, c->reasoning);
+}
+
+int ac_usage_index_save(const ac_usage_index *index, const char *path)
+{
+	ac_buf b = AC_BUF_INIT;
+	char *dir = NULL, *slash;
+	int rc;
+
+	ac_buf_append(&b, MAGIC, 8);
+	put_u64(&b, VERSION);
+	put_u64(&b, index->n);
+	for (size_t i = 0; i < index->n; i++) {
+		const ac_usage_entry *e = &index->entries[i];
+
+		put_str(&b, e->path);
+		put_u64(&b, e->source);
+		put_u64(&b, e->dev);
+		put_u64(&b, e->ino);
+		put_u64(&b, e->size);
+		put_u64(&b, (uint64_t)e->mtime_ns);
+		put_u64(&b, e->offset);
+		put_u64(&b, e->tail_hash);
+		put_str(&b, e->state.session_id);
+		put_str(&b, e->state.project);
+		put_str(&b, e->state.model);
+		put_counts(&b, &e->state.codex_total);
+		put_u64(&b, e->state.n_keys);
+		for (size_t k = 0; k < e->state.cap_keys; k++)
+			if (e->state.keys[k])
+				put_u64(&b, e->state.keys[k]);
+		put_u64(&b, e->n_buckets);
+		for (size_t k = 0; k < e->n_buckets; k++) {
+			const ac_usage_entry_bucket *x = &e->buckets[k];
+
+			put_u64(&b, (uint64_t)x->hour_ms);
+			put_u64(&b, (uint64_t)x->first_ms);
+			put_u64(&b, (uint64_t)x->last_ms);
+			put_u64(&b, x->calls);
+			put_counts(&b, &x->counts);
+			put_str(&b, x->model);
+		}
+	}
+	put_u64(&b, ac_usage_fnv(1469598103934665603ULL, b.data, b.len));
+	if (!b.data) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!(dir = strdup(path))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if ((rc = ac_file_mkdirs(dir)))
+			goto done;
+	}
+	/* A cache: durability is not needed, a whole file is (temp + rename). */
+	rc = ac_atomic_write_unsynced(path, b.data, b.len);
+done:
+	free(dir);
+	ac_buf_free(&b);
+	return rc;
+}
+
+/* ---- reading, never trusting ---- */
+
+typedef struct {
+	const unsigned char *p;
+	size_t left;
+	bool bad;
+} cursor;
+
+static uint64_t get_u64(cursor *c)
+{
+	uint64_t v = 0;
+
+	if (c->bad || c->left < 8) {
+		c->bad = true;
+		return 0;
+	}
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += 8;
+	c->left -= 8;
+	return v;
+}
+
+/* A string, allocated; NULL for "" when empty_null, and on failure
+ * (c->bad set: too long, past the end, a NUL inside, or out of memory). */
+static char *get_str(cursor *c, bool empty_null)
+{
+	uint64_t len = get_u64(c);
+	char *s;
+
+	if (c->bad || len > STR_MAX || len > c->left || memchr(c->p, '\0', (size_t)len)) {
+		c->bad = true;
+		return NULL;
+	}
+	if (len == 0 && empty_null)
+		return NULL;
+	if (!(s = strndup((const char *)c->p, (size_t)len))) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += len;
+	c->left -= len;
+	return s;
+}
+
+/* Counts past 2^53 - 1 are no extractor's: a forged file (sums of them
+ * could wrap). */
+static void get_counts(cursor *c, ac_usage_counts *out)
+{
+	const uint64_t max = UINT64_C(9007199254740991);
+
+	out->input = get_u64(c);
+	out->output = get_u64(c);
+	out->cache_create = get_u64(c);
+	out->cache_read = get_u64(c);
+	out->reasoning = get_u64(c);
+	if (out->input > max || out->output > max || out->cache_create > max ||
+	    out->cache_read > max || out->reasoning > max)
+		c->bad = true;
+}
+
+static bool read_entry(cursor *c, ac_usage_entry *e)
+{
+	uint64_t n;
+
+	e->path = get_str(c, false);
+	e->source = (ac_usage_source)get_u64(c);
+	e->dev = get_u64(c);
+	e->ino = get_u64(c);
+	e->size = get_u64(c);
+	e->mtime_ns = (int64_t)get_u64(c);
+	e->offset = get_u64(c);
+	e->tail_hash = get_u64(c);
+	e->state.session_id = get_str(c, true);
+	e->state.project = get_str(c, true);
+	e->state.model = get_str(c, true);
+	get_counts(c, &e->state.codex_total);
+	if (c->bad || e->source > AC_USAGE_CODEX || e->offset > e->size || !e->path ||
+	    e->path[0] != '/')
+		return false;
+	n = get_u64(c);
+	if (c->bad || n > c->left / 8)
+		return false;
+	for (uint64_t k = 0; k < n; k++)
+		if (ac_usage_file_state_add_key(&e->state, get_u64(c)) != 0)
+			return false;
+	n = get_u64(c);
+	/* A bucket takes at least 80 bytes: the claim is checked before any
+	 * allocation it would size. */
+	if (c->bad || n > c->left / 80)
+		return false;
+	if (n && !(e->buckets = calloc((size_t)n, sizeof(*e->buckets))))
+		return false;
+	e->cap_buckets = (size_t)n;
+	for (uint64_t k = 0; k < n; k++) {
+		ac_usage_entry_bucket *x = &e->buckets[k];
+
+		x->hour_ms = (int64_t)get_u64(c);
+		x->first_ms = (int64_t)get_u64(c);
+		x->last_ms = (int64_t)get_u64(c);
+		x->calls = get_u64(c);
+		get_counts(c, &x->counts);
+		x->model = get_str(c, false);
+		e->n_buckets = (size_t)k + 1;
+		/* Times within years 1970-9999, as a parsed timestamp is, and an
+		 * hour that holds them: the reports format and subtract them. */
+		if (c->bad || x->first_ms < 0 || x->last_ms > TIME_MAX || x->first_ms > x->last_ms ||
+		    x->hour_ms != x->first_ms - x->first_ms % 3600000 ||
+		    x->last_ms - x->hour_ms >= 3600000)
+			return false;
+	}
+	return !c->bad;
+}
+
+/* *out: the index at path, or an empty one with *out_rebuilt set when it
+ * is absent or not to be believed. Only AC_ENOMEM fails. */
+int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *path)
+{
+	ac_usage_index *index = calloc(1, sizeof(*index));
+	char *text = NULL;
+	size_t len = 0;
+	cursor c;
+	uint64_t n, sum = 0;
+	bool good = false;
+
+	*out = NULL;
+	*out_rebuilt = true;
+	if (!index)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (!path || ac_file_read(&text, &len, path) != 0 || len < 8 + 16 + 8 ||
+	    memcmp(text, MAGIC, 8) != 0)
+		goto done;
+	c = (cursor){(const unsigned char *)text + len - 8, 8, false};
+	sum = get_u64(&c);
+	if (sum != ac_usage_fnv(1469598103934665603ULL, text, len - 8))
+		goto done;
+	c = (cursor){(const unsigned char *)text + 8, len - 16, false};
+	if (get_u64(&c) != VERSION || (n = get_u64(&c)) > FILES_MAX || n > c.left / 64)
+		goto done;
+	if (n && !(index->entries = calloc((size_t)n, sizeof(*index->entries))))
+		goto done;
+	index->cap = (size_t)n;
+	for (uint64_t i = 0; i < n; i++) {
+		index->n = (size_t)i + 1;
+		if (!read_entry(&c, &index->entries[i]))
+			goto done;
+	}
+	good = c.left == 0;
+done:
+	free(text);
+	if (!good) {
+		for (size_t i = 0; i < index->n; i++)
+			ac_usage_entry_clear(&index->entries[i]);
+		index->n = 0;
+	}
+	*out_rebuilt = !good;
+	*out = index;
+	return 0;
+}
+
+int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r)
+{
+	int64_t hour = r->timestamp_ms - ((r->timestamp_ms % 3600000 + 3600000) % 3600000);
+	ac_usage_entry_bucket *x = NULL;
+
+	/* Records come in time order, mostly into the last bucket. */
+	for (size_t i = e->n_buckets; i-- > 0;)
+		if (e->buckets[i].hour_ms == hour && !strcmp(e->buckets[i].model, r->model)) {
+			x = &e->buckets[i];
+			break;
+		}
+	if (!x) {
+		if (e->n_buckets == e->cap_buckets) {
+			size_t cap = e->cap_buckets ? e->cap_buckets * 2 : 8;
+			ac_usage_entry_bucket *grown = realloc(e->buckets, cap * sizeof(*grown));
+
+			if (!grown)
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			e->buckets = grown;
+			e->cap_buckets = cap;
+		}
+		x = &e->buckets[e->n_buckets];
+		memset(x, 0, sizeof(*x));
+		if (!(x->model = strdup(r->model)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		e->n_buckets++;
+		x->hour_ms = hour;
+		x->first_ms = r->timestamp_ms;
+		x->last_ms = r->timestamp_ms;
+	}
+	x->first_ms = r->timestamp_ms < x->first_ms ? r->timestamp_ms : x->first_ms;
+	x->last_ms = r->timestamp_ms > x->last_ms ? r->timestamp_ms : x->last_ms;
+	x->calls++;
+	x->counts.input += r->counts.input;
+	x->counts.output += r->counts.output;
+	x->counts.cache_create += r->counts.cache_create;
+	x->counts.cache_read += r->counts.cache_read;
+	x->counts.reasoning += r->counts.reasoning;
+	return 0;
+}

@@ -1,0 +1,125 @@
+/* What the usage extractors share: source names, the per-file state the
+ * index carries between runs, and the set of counted Claude message keys
+ * (open addressing over 64-bit hashes; 0 marks an empty slot). */
+#include "ac_usage_record.h"
+
+#include "ac_error.h"
+#include "ac_json_fast.h"
+#include "ac_usage_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *ac_usage_source_name(ac_usage_source source)
+{
+	switch (source) {
+	case AC_USAGE_AGENTCTL: return "agentctl";
+	case AC_USAGE_CLAUDE: return "claude";
+	case AC_USAGE_CODEX: return "codex";
+	}
+	return "?";
+}
+
+void ac_usage_file_state_free(ac_usage_file_state *state)
+{
+	free(state->session_id);
+	free(state->project);
+	free(state->model);
+	free(state->keys);
+	memset(state, 0, sizeof(*state));
+}
+
+/* FNV-1a over id, a separator, request_id; never 0 (the empty slot). */
+uint64_t ac_usage_key_hash(const char *id, const char *request_id)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (const char *p = request_id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+static size_t slot_of(const uint64_t *keys, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & (cap - 1);
+
+	while (keys[i] && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+bool ac_usage_file_state_has_key(const ac_usage_file_state *state, uint64_t key)
+{
+	return state->cap_keys && state->keys[slot_of(state->keys, state->cap_keys, key ? key : 1)];
+}
+
+int ac_usage_file_state_add_key(ac_usage_file_state *state, uint64_t key)
+{
+	key = key ? key : 1;
+	/* Kept at most half full, so probes stay short. */
+	if ((state->n_keys + 1) * 2 > state->cap_keys) {
+		size_t cap = state->cap_keys ? state->cap_keys * 2 : 64;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+
+		if (!keys)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		for (size_t i = 0; i < state->cap_keys; i++)
+			if (state->keys[i])
+				keys[slot_of(keys, cap, state->keys[i])] = state->keys[i];
+		free(state->keys);
+		state->keys = keys;
+		state->cap_keys = cap;
+	}
+	{
+		size_t i = slot_of(state->keys, state->cap_keys, key);
+
+		if (!state->keys[i]) {
+			state->keys[i] = key;
+			state->n_keys++;
+		}
+	}
+	return 0;
+}
+
+/* The largest count taken: 2^53 - 1, what a JSON reader holds exactly. */
+#define COUNT_MAX UINT64_C(9007199254740991)
+
+bool ac_usage_count_of(uint64_t *out, const json_t *usage, const char *key)
+{
+	const json_t *v = json_object_get(usage, key);
+
+	if (!v) {
+		*out = 0;
+		return true;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) > COUNT_MAX)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+/* Replaces *field with a copy of value when it differs (NULL: kept). */
+int ac_usage_remember(char **field, const char *value)
+{
+	char *copy;
+
+	if (!value || (*field && !strcmp(*field, value)))
+		return 0;
+	if (!(copy = strdup(value)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+json_t *ac_usage_parse_line(const char *line, size_t len)
+{
+	json_t *v = ac_json_fast_load(line, len);
+
+	return v ? v : json_loadb(line, len, 0, NULL);
+}
+

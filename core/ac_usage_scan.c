@@ -1,0 +1,561 @@
+/* The scan behind `agentctl usage`: walks the transcript folders, reads
+ * each file's new bytes through its extractor into the index entry, drops
+ * entries of files that are gone, saves the index, then lays every entry's
+ * buckets (and agentctl's own turn rows) out as one set. */
+#include "ac_usage_index.h"
+
+#include "ac_config.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_time.h"
+#include "ac_turn_usage.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Folders deeper than this are not walked (codex: YYYY/MM/DD; claude:
+ * project/session/subagents). */
+#define DEPTH_MAX 5
+#define BLOCK (4u << 20)
+
+char *ac_usage_index_default_path(void)
+{
+	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	ac_buf b = AC_BUF_INIT;
+
+	if (cache && cache[0] == '/')
+		ac_buf_printf(&b, "%s/agentctl/usage-index.bin", cache);
+	else if (home && home[0] == '/')
+		ac_buf_printf(&b, "%s/.cache/agentctl/usage-index.bin", home);
+	return b.data;
+}
+
+/* A folder key's value with "~/" made $HOME/, a relative one joined to
+ * the workspace (ac_config_path), or the default under $HOME. */
+static char *folder(const ac_config *config, const char *key, const char *home_default)
+{
+	const char *v = ac_config_string(config, key, NULL), *home = getenv("HOME");
+	ac_buf b = AC_BUF_INIT;
+
+	if (v && !strncmp(v, "~/", 2) && home)
+		ac_buf_printf(&b, "%s/%s", home, v + 2);
+	else if (v && v[0] != '/')
+		return ac_config_path(config, key, NULL);
+	else if (v)
+		ac_buf_printf(&b, "%s", v);
+	else if (home)
+		ac_buf_printf(&b, "%s/%s", home, home_default);
+	return b.data;
+}
+
+int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char *sessions_dir)
+{
+	memset(out, 0, sizeof(*out));
+	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
+	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
+	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
+	out->index_path = ac_usage_index_default_path();
+	/* Without HOME a default folder is simply not read. */
+	if (sessions_dir && !out->sessions_dir) {
+		ac_usage_paths_free(out);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void ac_usage_paths_free(ac_usage_paths *paths)
+{
+	free(paths->claude_dir);
+	free(paths->codex_dir);
+	free(paths->sessions_dir);
+	free(paths->index_path);
+	memset(paths, 0, sizeof(*paths));
+}
+
+typedef struct {
+	ac_usage_index *index;
+	ac_usage_set *set;
+	size_t by_path_n;
+	size_t *by_path; /* indexes of the loaded entries, sorted by path
+			    (indexes: new entries may move the array) */
+	/* Which file counted each Claude message (key -> entry index), built
+	 * when the first file is read: a resumed session repeats earlier
+	 * messages in its new file, and ccusage counts each once in all. */
+	uint64_t *owner_keys;
+	size_t *owners, cap_owners, n_owners;
+	bool owners_built;
+} scan;
+
+/* The owner slot of key (empty: owner_keys[i] == 0). */
+static size_t owner_slot(const scan *s, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & (s->cap_owners - 1);
+
+	while (s->owner_keys[i] && s->owner_keys[i] != key)
+		i = (i + 1) & (s->cap_owners - 1);
+	return i;
+}
+
+/* key -> owner, unless key has one: 0 or AC_ENOMEM. */
+static int own(scan *s, uint64_t key, size_t owner)
+{
+	size_t i;
+
+	if ((s->n_owners + 1) * 2 > s->cap_owners) {
+		scan grown = {.cap_owners = s->cap_owners ? s->cap_owners * 2 : 1024};
+
+		grown.owner_keys = calloc(grown.cap_owners, sizeof(*grown.owner_keys));
+		grown.owners = calloc(grown.cap_owners, sizeof(*grown.owners));
+		if (!grown.owner_keys || !grown.owners) {
+			free(grown.owner_keys);
+			free(grown.owners);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < s->cap_owners; k++)
+			if (s->owner_keys[k]) {
+				i = owner_slot(&grown, s->owner_keys[k]);
+				grown.owner_keys[i] = s->owner_keys[k];
+				grown.owners[i] = s->owners[k];
+			}
+		free(s->owner_keys);
+		free(s->owners);
+		s->owner_keys = grown.owner_keys;
+		s->owners = grown.owners;
+		s->cap_owners = grown.cap_owners;
+	}
+	i = owner_slot(s, key);
+	if (!s->owner_keys[i]) {
+		s->owner_keys[i] = key;
+		s->owners[i] = owner;
+		s->n_owners++;
+	}
+	return 0;
+}
+
+static int build_owners(scan *s)
+{
+	int rc;
+
+	s->owners_built = true;
+	for (size_t e = 0; e < s->index->n; e++) {
+		const ac_usage_file_state *st = &s->index->entries[e].state;
+
+		for (size_t k = 0; k < st->cap_keys; k++)
+			if (st->keys[k] && (rc = own(s, st->keys[k], e)))
+				return rc;
+	}
+	return 0;
+}
+
+static int by_path_cmp(const void *a, const void *b, void *ctx)
+{
+	const ac_usage_entry *entries = ctx;
+
+	return strcmp(entries[*(const size_t *)a].path, entries[*(const size_t *)b].path);
+}
+
+static ac_usage_entry *find(const scan *s, const char *path)
+{
+	size_t lo = 0, hi = s->by_path_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		ac_usage_entry *e = &s->index->entries[s->by_path[mid]];
+		int cmp = strcmp(path, e->path);
+
+		if (!cmp)
+			return e;
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+typedef struct {
+	scan *s;
+	size_t at; /* the entry being read */
+} reading;
+
+/* A message another file counted first is not counted again here. */
+static int add_record(const ac_usage_record *r, void *ctx)
+{
+	reading *rd = ctx;
+	int rc;
+
+	if (r->key) {
+		size_t i = rd->s->cap_owners ? owner_slot(rd->s, r->key) : 0;
+
+		if (rd->s->cap_owners && rd->s->owner_keys[i] && rd->s->owners[i] != rd->at)
+			return 0;
+		if ((rc = own(rd->s, r->key, rd->at)))
+			return rc;
+	}
+	return ac_usage_entry_add(&rd->s->index->entries[rd->at], r);
+}
+
+/* The session a file's name gives: its base name without ".jsonl". */
+static const char *stem(char *buf, size_t size, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 6 && !strcmp(base + len - 6, ".jsonl"))
+		len -= 6;
+	snprintf(buf, size, "%.*s", (int)len, base);
+	return buf;
+}
+
+static uint64_t tail_hash(int fd, uint64_t offset)
+{
+	unsigned char bytes[AC_USAGE_TAIL];
+	size_t want = offset < AC_USAGE_TAIL ? (size_t)offset : AC_USAGE_TAIL;
+	ssize_t got = want ? pread(fd, bytes, want, (off_t)(offset - want)) : 0;
+
+	return ac_usage_fnv(1469598103934665603ULL, bytes, got > 0 ? (size_t)got : 0);
+}
+
+/* Reads e's file from e->offset to its end, whole lines only, through its
+ * extractor. The caller decided the offset (0 for a fresh read). */
+static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
+{
+	char *buf = NULL, name[256];
+	size_t cap = BLOCK, have = 0;
+	uint64_t at = e->offset;
+	reading rd = {s, (size_t)(e - s->index->entries)};
+	int rc = 0;
+
+	stem(name, sizeof(name), e->path);
+	if (!s->owners_built && (rc = build_owners(s)))
+		return rc;
+	if (!(buf = malloc(cap)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	while (at + have < size) {
+		size_t want = cap - have;
+		ssize_t n;
+		char *last_nl;
+
+		if ((uint64_t)want > size - at - have)
+			want = (size_t)(size - at - have);
+		n = pread(fd, buf + have, want, (off_t)(at + have));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		s->set->bytes_read += (uint64_t)n;
+		last_nl = memrchr(buf, '\n', have);
+		if (!last_nl) {
+			/* One line longer than the buffer: make room. */
+			char *grown;
+
+			if (have < cap)
+				continue;
+			if (!(grown = realloc(buf, cap * 2))) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+			buf = grown;
+			cap *= 2;
+			continue;
+		}
+		{
+			size_t whole = (size_t)(last_nl - buf) + 1;
+
+			rc = e->source == AC_USAGE_CODEX
+				     ? ac_usage_codex_extract(&e->state, buf, whole, name, add_record, &rd,
+							     &s->set->lines_skipped)
+				     : ac_usage_claude_extract(&e->state, buf, whole, name, add_record, &rd,
+							      &s->set->lines_skipped);
+			if (rc)
+				goto done;
+			at += whole;
+			memmove(buf, buf + whole, have - whole);
+			have -= whole;
+		}
+	}
+	/* What is left is a line still being written: read next time. */
+	e->offset = at;
+done:
+	free(buf);
+	return rc;
+}
+
+/* Brings the entry of one transcript file up to date. */
+static int visit(scan *s, const char *path, ac_usage_source source)
+{
+	ac_usage_entry *e = find(s, path), fresh = {0};
+	struct stat st;
+	int fd, rc = 0;
+	bool reread;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0; /* gone or unreadable: not counted */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto done;
+	s->set->files++;
+	if (e && e->source == source && e->dev == (uint64_t)st.st_dev &&
+	    e->ino == (uint64_t)st.st_ino && e->size == (uint64_t)st.st_size &&
+	    e->mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec) {
+		e->seen = true; /* unchanged: nothing read */
+		goto done;
+	}
+	/* Appended to, or something else: an append keeps the inode and the
+	 * bytes before the offset. */
+	reread = !e || e->source != source || e->dev != (uint64_t)st.st_dev ||
+		 e->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < e->offset ||
+		 tail_hash(fd, e->offset) != e->tail_hash;
+	if (!e || reread) {
+		if (e) {
+			s->set->files_reread++;
+			fresh.path = e->path;
+			e->path = NULL;
+			ac_usage_entry_clear(e);
+		} else if (!(fresh.path = strdup(path))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (!e) {
+			if (s->index->n == s->index->cap) {
+				size_t cap = s->index->cap ? s->index->cap * 2 : 256;
+				ac_usage_entry *grown = realloc(s->index->entries, cap * sizeof(*grown));
+
+				if (!grown) {
+					free(fresh.path);
+					rc = ac_error_set(AC_ENOMEM, "out of memory");
+					goto done;
+				}
+				s->index->entries = grown;
+				s->index->cap = cap;
+			}
+			e = &s->index->entries[s->index->n++];
+		}
+		*e = fresh;
+		e->source = source;
+	}
+	e->seen = true;
+	e->dev = (uint64_t)st.st_dev;
+	e->ino = (uint64_t)st.st_ino;
+	e->size = (uint64_t)st.st_size;
+	e->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	s->set->files_read++;
+	rc = read_from(s, e, fd, (uint64_t)st.st_size);
+	e->tail_hash = tail_hash(fd, e->offset);
+done:
+	close(fd);
+	return rc;
+}
+
+static bool wanted(const char *name, ac_usage_source source)
+{
+	size_t len = strlen(name);
+
+	if (len < 7 || strcmp(name + len - 6, ".jsonl"))
+		return false;
+	return source != AC_USAGE_CODEX || !strncmp(name, "rollout-", 8);
+}
+
+/* Every wanted file under dir, in name order (the order files are read in
+ * decides nothing but is kept stable). Symbolic links are not followed. */
+static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort), rc = 0;
+
+	if (n < 0)
+		return 0; /* absent or unreadable: nothing from it */
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		ac_buf path = AC_BUF_INIT;
+		struct stat st;
+
+		if (rc || name[0] == '.')
+			goto next;
+		ac_buf_printf(&path, "%s/%s", dir, name);
+		if (!path.data) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto next;
+		}
+		if (lstat(path.data, &st) != 0)
+			goto next;
+		if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX)
+			rc = walk(s, path.data, source, depth + 1);
+		else if (S_ISREG(st.st_mode) && wanted(name, source))
+			rc = visit(s, path.data, source);
+next:
+		ac_buf_free(&path);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* ---- the set ---- */
+
+static int push(ac_usage_set *set, const ac_usage_bucket *b)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 1024;
+		ac_usage_bucket *grown = realloc(set->buckets, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		set->buckets = grown;
+		set->cap = cap;
+	}
+	set->buckets[set->n++] = *b;
+	return 0;
+}
+
+/* agentctl's own rows: one bucket per row (they are few). Carried rows
+ * (totals from before rows were kept) have no time and are left out. */
+static int add_rows(ac_usage_set *set, const char *sessions_dir)
+{
+	ac_buf dir = AC_BUF_INIT;
+	struct dirent **names = NULL;
+	int n, rc = 0;
+
+	if (!(set->rows = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	ac_buf_printf(&dir, "%s/.usage", sessions_dir);
+	n = dir.data ? scandir(dir.data, &names, NULL, alphasort) : -1;
+	for (int i = 0; i < n; i++) {
+		char id[256];
+		json_t *loaded = NULL, *row;
+		size_t k;
+
+		if (!rc && wanted(names[i]->d_name, AC_USAGE_AGENTCTL) &&
+		    strlen(names[i]->d_name) < sizeof(id) &&
+		    ac_turn_usage_load(&loaded, sessions_dir, stem(id, sizeof(id), names[i]->d_name),
+				       NULL) == 0) {
+			json_array_append_new(set->rows, json_string(id));
+			json_array_append_new(set->rows, loaded);
+			json_array_foreach(json_object_get(loaded, "turns"), k, row) {
+				const json_t *u = json_object_get(row, "usage");
+				const char *when = json_string_value(json_object_get(row, "timestamp"));
+				ac_usage_bucket b = {AC_USAGE_AGENTCTL, NULL, "", "", 0, 0, 0, 1, {0}};
+
+				if (!when || ac_time_parse(&b.first_ms, when) != 0)
+					continue;
+				/* The id string lives in set->rows, as the model does. */
+				b.session_id = json_string_value(
+					json_array_get(set->rows, json_array_size(set->rows) - 2));
+				b.model = json_string_value(json_object_get(u, "model"))
+						  ? json_string_value(json_object_get(u, "model"))
+						  : "";
+				b.last_ms = b.first_ms;
+				b.hour_ms = b.first_ms - ((b.first_ms % 3600000 + 3600000) % 3600000);
+				b.counts.input = (uint64_t)json_integer_value(json_object_get(u, "inputTokens"));
+				b.counts.output = (uint64_t)json_integer_value(json_object_get(u, "outputTokens"));
+				b.counts.cache_create = (uint64_t)json_integer_value(
+					json_object_get(u, "cacheCreationInputTokens"));
+				b.counts.cache_read = (uint64_t)json_integer_value(
+					json_object_get(u, "cacheReadInputTokens"));
+				b.counts.reasoning =
+					(uint64_t)json_integer_value(json_object_get(u, "reasoningTokens"));
+				if ((rc = push(set, &b)))
+					break;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	ac_buf_free(&dir);
+	return rc;
+}
+
+static int lay_out(ac_usage_set *set, const ac_usage_index *index)
+{
+	for (size_t i = 0; i < index->n; i++) {
+		const ac_usage_entry *e = &index->entries[i];
+		char name[256];
+
+		for (size_t k = 0; k < e->n_buckets; k++) {
+			const ac_usage_entry_bucket *x = &e->buckets[k];
+			ac_usage_bucket b = {e->source, e->state.session_id, e->state.project ? e->state.project : "",
+					     x->model, x->hour_ms, x->first_ms, x->last_ms, x->calls, x->counts};
+			int rc;
+
+			/* A file that never named its session is named by its file. */
+			if (!b.session_id) {
+				stem(name, sizeof(name), e->path);
+				if (!(((ac_usage_entry *)e)->state.session_id = strdup(name)))
+					return ac_error_set(AC_ENOMEM, "out of memory");
+				b.session_id = e->state.session_id;
+			}
+			if ((rc = push(set, &b)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
+{
+	scan s = {0};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	s.set = out;
+	if ((rc = ac_usage_index_load(&s.index, &out->index_rebuilt, opts->index_path)))
+		return rc;
+	out->index = s.index;
+	if (s.index->n && !(s.by_path = malloc(s.index->n * sizeof(*s.by_path)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < s.index->n; i++)
+		s.by_path[i] = i;
+	s.by_path_n = s.index->n;
+	if (s.by_path_n)
+		qsort_r(s.by_path, s.by_path_n, sizeof(*s.by_path), by_path_cmp, s.index->entries);
+	if ((opts->claude_dir && (rc = walk(&s, opts->claude_dir, AC_USAGE_CLAUDE, 0))) ||
+	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))))
+		goto done;
+	/* Files that are gone leave the index (and the report). */
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < s.index->n; i++) {
+			if (s.index->entries[i].seen)
+				s.index->entries[kept++] = s.index->entries[i];
+			else
+				ac_usage_entry_clear(&s.index->entries[i]);
+		}
+		s.index->n = kept;
+	}
+	if (opts->index_path && (out->files_read || out->index_rebuilt || s.by_path_n != s.index->n) &&
+	    ac_usage_index_save(s.index, opts->index_path) != 0 &&
+	    !(out->index_unsaved = strdup(ac_error_last()))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = lay_out(out, s.index)) ||
+	    (opts->sessions_dir && (rc = add_rows(out, opts->sessions_dir))))
+		goto done;
+done:
+	free(s.by_path);
+	free(s.owner_keys);
+	free(s.owners);
+	if (rc)
+		ac_usage_set_free(out);
+	return rc;
+}
+
+void ac_usage_set_free(ac_usage_set *set)
+{
+	free(set->buckets);
+	free(set->index_unsaved);
+	ac_usage_index_free(set->index);
+	json_decref(set->rows);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,101 @@
+/* Usage recorded by every source, for `agentctl usage` and the dashboard's
+ * total and budget line: agentctl's own per-turn rows (ac_turn_usage.h),
+ * Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)
+ * and Codex rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+ *
+ * Only the usage lines are read here, by small extractors with a byte
+ * prefilter (a line without the marker is never parsed); the full
+ * transcript adapters of the sessions pane are another module. The
+ * extractors feed aggregates per (hour, session, model), which the index
+ * (ac_usage_index.h) keeps per file so a warm run reads only appended
+ * bytes. Not here: pricing and reports (ac_usage_report.h). */
+#ifndef AC_USAGE_RECORD_H
+#define AC_USAGE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	AC_USAGE_AGENTCTL = 0, /* the workspace's session turn rows */
+	AC_USAGE_CLAUDE = 1,   /* Claude Code transcripts */
+	AC_USAGE_CODEX = 2,    /* Codex rollouts */
+} ac_usage_source;
+
+/* "agentctl", "claude" or "codex". */
+const char *ac_usage_source_name(ac_usage_source source);
+
+/* The token counts of one call or a sum of them. input excludes cached
+ * input: for every source, input + cache_create + cache_read is what the
+ * model read, output what it wrote (reasoning is part of output where the
+ * source counts it so, and also given alone). */
+typedef struct {
+	uint64_t input;
+	uint64_t output;
+	uint64_t cache_create;
+	uint64_t cache_read;
+	uint64_t reasoning;
+} ac_usage_counts;
+
+/* One usage line of a source. Strings are borrowed from the extractor
+ * (valid during the callback). */
+typedef struct {
+	ac_usage_source source;
+	const char *session_id;
+	const char *project;      /* the cwd the session ran in, "" unknown */
+	const char *model;        /* "" unknown */
+	int64_t timestamp_ms;     /* UTC */
+	ac_usage_counts counts;
+	uint64_t key;             /* ac_usage_key_hash() of a Claude message, 0 none:
+				     for deduping across files */
+	double cost_usd;          /* the cost the line states (Claude Code's costUSD),
+				     -1 when it states none; reports price tokens
+				     themselves (ac_usage_report.h), so one table
+				     prices every source */
+} ac_usage_record;
+
+/* Receives each record; non-zero stops the extractor and is returned. */
+typedef int (*ac_usage_record_fn)(const ac_usage_record *record, void *ctx);
+
+/* What an extractor carries from one read of a file to the next (the index
+ * keeps it): the session, its cwd and model as last seen, a Codex
+ * rollout's last cumulative totals (its events may give only those), and
+ * the keys of the Claude messages seen (a message is written on several
+ * lines: counted once, by message.id + requestId, as ccusage does; the
+ * scan also skips a key another file counted first). */
+typedef struct {
+	char *session_id; /* owned, NULL until known */
+	char *project;
+	char *model;
+	ac_usage_counts codex_total;
+	uint64_t *keys;   /* sorted hashes of the message keys counted */
+	size_t n_keys, cap_keys;
+} ac_usage_file_state;
+
+void ac_usage_file_state_free(ac_usage_file_state *state);
+
+/* Hash of a Claude message key (message.id + requestId), as keys holds. */
+uint64_t ac_usage_key_hash(const char *id, const char *request_id);
+
+/* True when state has counted key; ac_usage_file_state_add_key adds it
+ * (0 or AC_ENOMEM). */
+bool ac_usage_file_state_has_key(const ac_usage_file_state *state, uint64_t key);
+int ac_usage_file_state_add_key(ac_usage_file_state *state, uint64_t key);
+
+/* Extracts the records of text[0..len), which holds whole lines (the
+ * caller cuts a torn last line off), of a Claude Code transcript whose
+ * file name gives fallback_session. state carries over between calls.
+ * Lines that are not JSON, not assistant messages with usage, or repeat a
+ * counted message are skipped (*out_skipped counts the unreadable ones). */
+int ac_usage_claude_extract(ac_usage_file_state *state, const char *text, size_t len,
+			    const char *fallback_session, ac_usage_record_fn fn, void *ctx,
+			    size_t *out_skipped);
+
+/* The same for a Codex rollout: token_count events, per-turn counts from
+ * last_token_usage, else the growth of total_token_usage; the model from
+ * turn_context, the session and cwd from session_meta. */
+int ac_usage_codex_extract(ac_usage_file_state *state, const char *text, size_t len,
+			   const char *fallback_session, ac_usage_record_fn fn, void *ctx,
+			   size_t *out_skipped);
+
+#endif
