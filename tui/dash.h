@@ -56,6 +56,7 @@ typedef struct {
 	char search_text[256];
 	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
+	int64_t transcripts_at;  /* when the transcripts are polled next */
 } ui_dash;
 
 /* Resets d to a dashboard on ws (borrowed) showing Sessions, before its

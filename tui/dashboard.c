@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 #define WATCH_POLL_MS 500
+/* How often the coding agents' transcripts are looked at (and their
+ * states, which change with time alone, derived again). */
+#define TRANSCRIPT_POLL_MS 1000
 
 /* ---- drawing ----------------------------------------------------------- */
 
@@ -217,6 +220,12 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
 		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
 			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (d->m.n_transcripts || ui_source_transcript_folders(d->src)) {
+		int64_t left = d->transcripts_at - now;
+		int poll_in = left < 0 ? 0 : left > TRANSCRIPT_POLL_MS ? TRANSCRIPT_POLL_MS : (int)left;
+
+		tick = tick < 0 || poll_in < tick ? poll_in : tick;
+	}
 	if (d->store_watch) {
 		int store = ac_store_watch_timeout_ms(d->store_watch);
 
@@ -457,6 +466,16 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		}
 		if (d.store_watch)
 			read_store_changes(&d);
+		if (ui_source_transcript_folders(d.src) && ac_time_now_ms() >= d.transcripts_at) {
+			/* The tools' folders are not the workspace's: polled (a stat
+			 * per transcript, then only appended bytes). */
+			d.transcripts_at = ac_time_now_ms() + TRANSCRIPT_POLL_MS;
+			changed = ui_source_poll_transcripts(d.src, &d.m);
+			if (changed)
+				d.dirty = true;
+			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
+				ui_dash_conversation_reloaded(&d);
+		}
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}

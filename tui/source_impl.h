@@ -10,6 +10,7 @@
 #include "ac_checkpoint.h"
 #include "ac_journal_follow.h"
 #include "ac_session_index.h"
+#include "ac_source.h"
 
 #include <sys/types.h>
 
@@ -29,6 +30,12 @@ struct ui_source {
 	char *store_name;        /* the database as shown (no password), or NULL */
 	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
 	bool rows_synced; /* the model's rows mirror the index's listing */
+	/* The coding agents' transcripts (tui/source_transcripts.c); NULL
+	 * when off (a database store, or no HOME). */
+	ac_source_index *transcripts;
+	ac_state_thresholds limits;
+	uint64_t conv_size;       /* the open transcript's size and time when read */
+	int64_t conv_mtime_ns;
 };
 
 /* Logs a problem with path (once while it stays the same) and keeps it
@@ -40,6 +47,21 @@ void ui_source_note_problem(ui_model *m, const char *path, const char *reason);
  * another one. */
 void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant,
 			 char *user, char *agent);
+
+/* Opens the transcripts' index from ws's config (nothing when it has
+ * none). 0 or AC_ENOMEM. */
+int ui_source_transcripts_open(ui_source *src);
+
+/* Reads what changed in the transcripts and puts their rows after the
+ * session files' (force: also when no transcript changed, as after the
+ * rows were set whole). UI_CHANGED_SESSIONS when the rows changed, and
+ * UI_CHANGED_CONVERSATION when the open conversation is a transcript that
+ * changed (it is read again). */
+unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool force);
+
+/* Opens transcript id (as shown: sanitised) as the conversation.
+ * AC_ENOTFOUND when no transcript has that id. */
+int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *id);
 
 /* The sessions pane and a conversation from the database (source_store.c). */
 unsigned ui_source_store_read_sessions(ui_source *src);

@@ -32,6 +32,10 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
+	/* Transcripts sit after rows that mirror the files' index; a store's
+	 * rows are ordered otherwise: not mixed (the CLI lists both). */
+	ac_source_index_free(src->transcripts);
+	src->transcripts = NULL;
 	snprintf(line, sizeof(line), "store: %.500s: sessions and conversations from the database; "
 		 "the journal and operations panes still read the workspace's files; checkpoints "
 		 "come from the database when their pane opens (not followed live)",
