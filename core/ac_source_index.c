@@ -4,12 +4,16 @@
  * last one; the cache (ac_source_cache.c) spares a new process the first
  * full read. */
 #include "ac_source_impl.h"
+#include "ac_source_cache.h"
 
 #include "ac_error.h"
 #include "ac_sha256.h"
+#include "ac_time.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define CACHE_SAVE_MS 30000
 
 typedef struct {
 	ac_source_session *s;
@@ -25,6 +29,11 @@ struct ac_source_index {
 	ac_source_session **listed;
 	size_t nlisted;
 	unsigned generation;
+	char *cache_path;  /* NULL: no cache */
+	json_t *cache;     /* what the cache held, until the first refresh used it */
+	bool cache_loaded;
+	bool cache_dirty;  /* read since the last save */
+	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
@@ -58,18 +67,28 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
 	ac_sha256_hex(ix->gemini_hash, ix->opts.workspace, strlen(ix->opts.workspace));
+	if (ac_source_cache_path(&ix->cache_path, &ix->opts) != 0) {
+		ac_source_index_free(ix);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
 	*out = ix;
 	return 0;
 }
+
+static void save_cache(ac_source_index *ix, bool now);
 
 void ac_source_index_free(ac_source_index *ix)
 {
 	if (!ix)
 		return;
+	ix->read = 0;
+	save_cache(ix, true);
 	for (size_t i = 0; i < ix->n; i++)
 		ac_source_session_free(ix->slots[i].s);
 	free(ix->slots);
 	free(ix->listed);
+	free(ix->cache_path);
+	json_decref(ix->cache);
 	json_decref(ix->by_path);
 	ac_source_options_free(&ix->opts);
 	free(ix);
@@ -95,6 +114,8 @@ static int add_slot(ac_source_index *ix, const char *path, size_t *out_at)
 		ac_source_session_free(s);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	if (ix->cache)
+		ac_source_cache_restore(s, ix->cache);
 	ix->slots[ix->n] = (slot){s, 0};
 	*out_at = ix->n++;
 	return 0;
@@ -178,11 +199,38 @@ static bool listed(const ac_source_index *ix, const ac_source_session *s)
 	return ix->opts.all_projects || ac_source_path_inside(s->cwd, ix->opts.workspace);
 }
 
+/* Keeps what this refresh read for the next process. A cache that cannot
+ * be written costs the next process a full read, nothing more. */
+static void save_cache(ac_source_index *ix, bool now)
+{
+	ac_source_session **all;
+	int64_t at = ac_time_now_ms();
+
+	ix->cache_dirty = ix->cache_dirty || ix->read;
+	if (!ix->cache_path || !ix->cache_dirty || (!now && ix->saved_at &&
+						    at - ix->saved_at < CACHE_SAVE_MS))
+		return;
+	if (!(all = malloc((ix->n + 1) * sizeof(*all))))
+		return;
+	ix->saved_at = at;
+	ix->cache_dirty = false;
+	for (size_t i = 0; i < ix->n; i++)
+		all[i] = ix->slots[i].s;
+	if (ac_source_cache_save(ix->cache_path, all, ix->n) != 0)
+		ac_error_clear();
+	free(all);
+}
+
 int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
 	ac_source_session **list;
 	int rc = 0;
 
+	if (ix->cache_path && !ix->cache_loaded) {
+		ix->cache_loaded = true;
+		if ((rc = ac_source_cache_load(&ix->cache, ix->cache_path)))
+			return rc;
+	}
 	ix->generation++;
 	ix->read = 0;
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
@@ -193,8 +241,11 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 		ix->kind = (ac_source_kind)k;
 		rc = a->discover(ix->opts.dir[k], ix->opts.workspace, ix->opts.all_projects, found, ix);
 	}
+	json_decref(ix->cache); /* every file it knew is restored or gone */
+	ix->cache = NULL;
 	if (rc || (rc = sweep(ix)))
 		return rc;
+	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	ix->listed = list;

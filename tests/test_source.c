@@ -15,6 +15,7 @@
 #include "ac_messages.h"
 #include "ac_source.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,108 @@ static void test_a_removed_file_drops_out(void **state)
 	free(path);
 }
 
+/* A new index restores what the last one read: nothing is parsed again,
+ * the summaries are the same, and an append is read from where it was. */
+static void test_cache_spares_a_full_read(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir(), *path = tu_path(f->home, S2_PATH);
+	static const char rest[] = "sult\",\"content\":\"ok\"}]},\"timestamp\":\"2025-10-02T08:00:09.000Z\"}\n";
+	ac_source_session *s;
+	size_t read = 99;
+
+	f->opts.cache_dir = strdup(cache);
+	assert_non_null(refresh_find(f, S1));
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	/* Another process: */
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 0);
+	s = ac_source_index_find(f->index, S1);
+	assert_non_null(s);
+	assert_int_equal(s->bytes_parsed, 0);
+	assert_string_equal(s->task, "Fix the failing test in parser.c");
+	assert_int_equal(s->messages, 8);
+	assert_int_equal(s->malformed, 1);
+	s = ac_source_index_find(f->index, S2);
+	assert_int_equal(s->npending, 1);
+	tu_append_file(path, rest, strlen(rest));
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 1);
+	s = ac_source_index_find(f->index, S2);
+	assert_int_equal(s->npending, 0);
+	assert_true(s->bytes_parsed < 400);
+	tu_remove_tree(cache);
+	free(cache);
+	free(path);
+}
+
+/* The cache is input: garbage, wrong types or bounds, or entries that
+ * name another file's identity are dropped and the files read whole. */
+static void test_a_corrupt_cache_is_rebuilt(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir();
+	static const char *const bad[] = {
+		"\x1b[31m not json",
+		"{\"version\":1,\"files\":7}",
+		"{\"version\":1,\"files\":[{\"path\":\"@\",\"kind\":0,\"offset\":99999999,"
+		"\"size\":99999999,\"dev\":0,\"ino\":0}]}",
+		"{\"version\":1,\"files\":[{\"path\":\"@\",\"kind\":0,\"turn\":9,\"id\":5,"
+		"\"pending\":\"x\"}]}",
+	};
+
+	f->opts.cache_dir = strdup(cache);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char name[256], text[8192], *file, *target = tu_path(f->home, S2_PATH);
+		ac_source_session *s;
+		size_t read = 0;
+
+		ac_source_index_free(f->index);
+		f->index = NULL;
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+		/* Every cache file of the folder is replaced by the bad one. */
+		tu_remove_tree(cache);
+		assert_int_equal(mkdir(cache, 0700), 0);
+		{
+			/* "@" stands for the transcript's path. */
+			const char *at = strchr(bad[i], '@');
+
+			if (at)
+				snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - bad[i]), bad[i],
+					 target, at + 1);
+			else
+				snprintf(text, sizeof(text), "%s", bad[i]);
+		}
+		assert_non_null(refresh_find(f, S2));
+		ac_source_index_free(f->index);
+		f->index = NULL;
+		{
+			DIR *d = opendir(cache);
+			struct dirent *e;
+
+			while ((e = readdir(d)))
+				if (e->d_name[0] != '.')
+					snprintf(name, sizeof(name), "%s", e->d_name);
+			closedir(d);
+		}
+		file = tu_path(cache, name);
+		tu_write_file(file, text, strlen(text));
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+		assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+		s = ac_source_index_find(f->index, S2);
+		assert_non_null(s);
+		assert_int_equal(s->npending, 1);
+		assert_string_equal(s->task, "Delete the build folder");
+		assert_true(s->bytes_parsed > 0);
+		free(file);
+		free(target);
+	}
+	tu_remove_tree(cache);
+	free(cache);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +465,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_is_counted_never_fatal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

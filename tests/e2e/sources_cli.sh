@@ -30,7 +30,7 @@ mv "$HOME/.claude/projects/-work-fixture-project-sub" "$HOME/.claude/projects/$s
 hash=$(printf %s "$WS" | sha256sum | cut -d' ' -f1)
 mv "$HOME/.gemini/tmp/"* "$HOME/.gemini/tmp/$hash"
 # A pending call waits at once; the Codex rollout is two hours quiet.
-export AGENT_SOURCES_STATE_PERMISSION_MS=0
+export AGENT_SOURCES_STATE_PERMISSION_MS=0 XDG_CACHE_HOME=$TMP/cache
 touch -d '2 hours ago' "$HOME"/.codex/sessions/2025/10/01/rollout-*"$C1".jsonl
 tree_sum() { find "$HOME" -type f -exec sha256sum {} + | sort; }
 tree_sum >"$TMP/before"
