@@ -7,6 +7,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
+#include "ac_messages.h"
 #include "ac_text.h"
 
 #include <errno.h>
@@ -257,6 +258,20 @@ bool cli_store_is_database(const cli_context *ctx)
 	const char *url = ac_config_string(ctx->config, "storage.url", NULL);
 
 	return url && *url;
+}
+
+void cli_put_conversation(ac_buf *out, const json_t *messages)
+{
+	ac_buf text = AC_BUF_INIT;
+	const json_t *msg;
+	size_t i;
+
+	json_array_foreach(messages, i, msg) {
+		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
+		ac_message_text(&text, msg);
+		cli_put_lines(out, &text, "    ");
+	}
+	ac_buf_free(&text);
 }
 
 void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent)

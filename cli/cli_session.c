@@ -248,8 +248,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
 	bool json = false;
 	const char *id = NULL;
-	json_t *messages, *msg, *metadata;
-	size_t i;
+	json_t *messages, *metadata;
 	int status;
 
 	for (int a = 0; a < argc; a++) {
@@ -304,12 +303,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
 		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
 	cli_put_lines(&out, &text, "");
-	json_array_foreach(messages, i, msg) {
-		ac_buf_clear(&text);
-		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
-		ac_message_text(&text, msg);
-		cli_put_lines(&out, &text, "    ");
-	}
+	cli_put_conversation(&out, messages);
 	cli_write(out.data, out.len);
 finish:
 	status = cli_finish_output();

@@ -104,9 +104,8 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 	ac_source_index *index = NULL;
 	ac_source_session *s = NULL;
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	json_t *conv = NULL, *doc = NULL, *msg;
+	json_t *conv = NULL, *doc = NULL;
 	ac_session_state state;
-	size_t i;
 	int status;
 
 	*out_found = false;
@@ -135,12 +134,7 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
 	ac_buf_printf(&text, "\n\n");
 	cli_put_lines(&out, &text, "");
-	json_array_foreach(conv, i, msg) {
-		ac_buf_clear(&text);
-		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
-		ac_message_text(&text, msg);
-		cli_put_lines(&out, &text, "    ");
-	}
+	cli_put_conversation(&out, conv);
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
 done:

@@ -120,8 +120,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	ac_backend b = {0};
 	ac_backend_session_info info = {0};
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	json_t *doc = NULL, *messages, *metadata, *msg;
-	size_t i;
+	json_t *doc = NULL, *messages, *metadata;
 	int status;
 
 	if (ac_backend_id_check("session", id) != 0)
@@ -151,12 +150,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 		      member(metadata, "tenantId"), json_array_size(messages),
 		      (unsigned long long)ac_messages_tokens(messages));
 	cli_put_lines(&out, &text, "");
-	json_array_foreach(messages, i, msg) {
-		ac_buf_clear(&text);
-		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
-		ac_message_text(&text, msg);
-		cli_put_lines(&out, &text, "    ");
-	}
+	cli_put_conversation(&out, messages);
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
 done:

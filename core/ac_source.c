@@ -206,6 +206,21 @@ static int note_line(ac_source_session *s, const ac_source_adapter *a, const cha
 	return rc;
 }
 
+/* pread() of up to want bytes at at, again after a signal: *out_got
+ * bytes (0 at the end). 0 or AC_EIO naming the file. */
+static int read_at(size_t *out_got, const ac_source_session *s, int fd, char *buf, size_t want,
+		   uint64_t at)
+{
+	ssize_t got;
+
+	while ((got = pread(fd, buf, want, (off_t)at)) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return ac_error_errno(errno, "%s: read", s->path);
+	*out_got = (size_t)got;
+	return 0;
+}
+
 /* Reads complete lines from s->offset to size. */
 static int read_lines(ac_source_session *s, const ac_source_adapter *a, int fd, uint64_t size)
 {
@@ -217,19 +232,14 @@ static int read_lines(ac_source_session *s, const ac_source_adapter *a, int fd, 
 	if (!block)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	while (at < size) {
-		size_t want = size - at < READ_BLOCK ? (size_t)(size - at) : READ_BLOCK;
-		ssize_t got = pread(fd, block, want, (off_t)at);
+		size_t want = size - at < READ_BLOCK ? (size_t)(size - at) : READ_BLOCK, got;
 		const char *p = block, *end, *nl;
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = ac_error_errno(errno, "%s: read", s->path);
+		if ((rc = read_at(&got, s, fd, block, want, at)))
 			goto done;
-		}
 		if (got == 0)
 			break;
-		at += (uint64_t)got;
+		at += got;
 		end = block + got;
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			if (carry.len) {
@@ -266,17 +276,13 @@ static int read_document(ac_source_session *s, const ac_source_adapter *a, int f
 	if ((rc = ac_buf_reserve(&text, (size_t)size + 1)))
 		goto done;
 	while (text.len < size) {
-		ssize_t got = pread(fd, text.data + text.len, (size_t)size - text.len, (off_t)text.len);
+		size_t got;
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = ac_error_errno(errno, "%s: read", s->path);
+		if ((rc = read_at(&got, s, fd, text.data + text.len, (size_t)size - text.len, text.len)))
 			goto done;
-		}
 		if (got == 0)
 			break;
-		text.len += (size_t)got;
+		text.len += got;
 	}
 	reset_summary(s);
 	s->bytes_parsed += text.len;
