@@ -317,6 +317,17 @@ static int open_transcript(int *out_fd, struct stat *st, const char *path)
 	return rc;
 }
 
+static int64_t mtime_ns_of(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+bool ac_source_session_unchanged(const ac_source_session *s, const struct stat *st)
+{
+	return (uint64_t)st->st_dev == s->dev && (uint64_t)st->st_ino == s->ino &&
+	       (uint64_t)st->st_size == s->size && mtime_ns_of(st) == s->mtime_ns;
+}
+
 int ac_source_session_read(ac_source_session *s, bool *out_changed)
 {
 	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
@@ -328,9 +339,8 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed)
 		*out_changed = false;
 	if ((rc = open_transcript(&fd, &st, s->path)))
 		return rc;
-	mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if ((uint64_t)st.st_dev == s->dev && (uint64_t)st.st_ino == s->ino &&
-	    (uint64_t)st.st_size == s->size && mtime_ns == s->mtime_ns)
+	mtime_ns = mtime_ns_of(&st);
+	if (ac_source_session_unchanged(s, &st))
 		goto done;
 	if (out_changed)
 		*out_changed = true;
@@ -460,7 +470,7 @@ int ac_source_walk(const char *folder, const char *prefix, const char *suffix, i
 		if (S_ISDIR(st.st_mode) && depth > 0)
 			rc = ac_source_walk(path.data, prefix, suffix, depth - 1, fn, ctx);
 		else if (S_ISREG(st.st_mode) && name_fits(d->d_name, prefix, suffix))
-			rc = fn(path.data, ctx);
+			rc = fn(path.data, &st, ctx);
 		if (rc)
 			break;
 	}

@@ -53,7 +53,7 @@ static bool candidate(const walk_ctx *w, const char *name)
 	return n == NAME_MAX_COMPARED || name[n] == '\0' || name[n] == '-';
 }
 
-static int found_file(const char *path, void *ctx)
+static int found_file(const char *path, const struct stat *st, void *ctx)
 {
 	const walk_ctx *w = ctx;
 	const char *base = strrchr(path, '/');
@@ -61,7 +61,7 @@ static int found_file(const char *path, void *ctx)
 	base = base ? base + 1 : path;
 	if (!strncmp(base, "agent-", 6))
 		return 0;
-	return w->fn(path, w->ctx);
+	return w->fn(path, st, w->ctx);
 }
 
 static int discover(const char *dir, const char *workspace, bool all, ac_source_found_fn fn,

@@ -6,9 +6,11 @@
 
 #include "ac_source.h"
 
-/* Called by a discoverer for each transcript file it finds (path
- * borrowed). Non-zero stops the walk and is returned. */
-typedef int (*ac_source_found_fn)(const char *path, void *ctx);
+#include <sys/stat.h>
+
+/* Called by a discoverer for each transcript file it finds (path and its
+ * lstat st borrowed). Non-zero stops the walk and is returned. */
+typedef int (*ac_source_found_fn)(const char *path, const struct stat *st, void *ctx);
 
 typedef struct {
 	ac_source_kind kind;
@@ -40,6 +42,10 @@ int ac_source_set(char **field, const json_t *value);
 
 /* Sets *field only when it is still NULL. */
 int ac_source_set_once(char **field, const json_t *value);
+
+/* True when st is the file s was last read from, as it was then: a
+ * refresh need not open it. */
+bool ac_source_session_unchanged(const ac_source_session *s, const struct stat *st);
 
 /* The pending tool calls of s: add an id, drop one (unknown: nothing),
  * forget all (a turn ended or was interrupted). */

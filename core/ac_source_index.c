@@ -134,7 +134,7 @@ static void place_gemini(ac_source_index *ix, ac_source_session *s)
 		s->cwd = strdup(ix->opts.workspace);
 }
 
-static int found(const char *path, void *ctx)
+static int found(const char *path, const struct stat *st, void *ctx)
 {
 	ac_source_index *ix = ctx;
 	json_t *at = json_object_get(ix->by_path, path);
@@ -146,6 +146,11 @@ static int found(const char *path, void *ctx)
 		i = (size_t)json_integer_value(at);
 	} else if ((rc = add_slot(ix, path, &i))) {
 		return rc;
+	}
+	/* The walk's lstat says it is as read: not even opened. */
+	if (ac_source_session_unchanged(ix->slots[i].s, st)) {
+		ix->slots[i].seen = ix->generation;
+		return 0;
 	}
 	rc = ac_source_session_read(ix->slots[i].s, &changed);
 	if (rc == AC_ENOMEM)
