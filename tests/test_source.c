@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 #include "ac_buf.h"
+#include "ac_config.h"
 #include "ac_error.h"
 #include "ac_messages.h"
 #include "ac_source.h"
@@ -451,6 +452,41 @@ static void test_a_corrupt_cache_is_rebuilt(void **state)
 	free(cache);
 }
 
+/* The resume commands follow the trust rules; the folders may not come
+ * from a project file at all. */
+static void test_config_trust_rules(void **state)
+{
+	char *ws = tu_make_temp_dir(), *xdg = tu_make_temp_dir();
+	const char **argv = NULL;
+	ac_config *c = NULL;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_int_equal(ac_source_resume_command(&argv, c, AC_SOURCE_CODEX), 0);
+	assert_string_equal(argv[0], "codex");
+	assert_string_equal(argv[1], "resume");
+	assert_string_equal(argv[2], "{id}");
+	assert_null(argv[3]);
+	free(argv);
+	ac_config_free(c);
+	tu_put(ws, ".agent/config.json",
+	       "{\"sources\": {\"claude\": {\"resumeCommand\": [\"sh\", \"-c\", \"x\"]}}}");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_int_equal(ac_source_resume_command(&argv, c, AC_SOURCE_CLAUDE), AC_EDENIED);
+	assert_null(argv);
+	assert_non_null(strstr(ac_error_last(), "sources.claude.resumeCommand"));
+	ac_config_free(c);
+	tu_put(ws, ".agent/config.json", "{\"sources\": {\"codex\": {\"dir\": \"/etc\"}}}");
+	assert_int_equal(ac_config_load(&c, ws), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "sources.codex.dir may not be set by a project file"));
+	unsetenv("XDG_CONFIG_HOME");
+	tu_remove_tree(ws);
+	tu_remove_tree(xdg);
+	free(ws);
+	free(xdg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
+		cmocka_unit_test(test_config_trust_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
