@@ -43,7 +43,7 @@ rm -rf "$cache"
 cold=$(run cold)
 listed=$(($(wc -l < "$data/out") - 1))
 warm=$(for _ in 1 2 3 4 5; do run warm; done | median)
-file=$(find "$home/.claude" -name '*.jsonl' | sort | head -1)
+file=$(find "$home/.claude" -name '*.jsonl' -print -quit)
 id=$(basename "$file" .jsonl)
 appended=$(for i in 1 2 3 4 5; do
     printf '{"type":"user","isSidechain":false,"cwd":"%s","sessionId":"%s","message":{"role":"user","content":"more %d"},"timestamp":"2025-10-30T00:00:0%d.000Z"}\n' \
