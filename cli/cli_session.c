@@ -74,12 +74,9 @@ static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t
 static ac_session_state seed_state(const cli_context *ctx, const ac_session_summary *s)
 {
 	ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
-	ac_state_thresholds limits = {
-		ac_config_int(ctx->config, "sources.state.permissionMs", 5000),
-		ac_config_int(ctx->config, "sources.state.idleMs", 300000),
-		ac_config_int(ctx->config, "sources.state.endedMs", 3600000),
-	};
+	ac_state_thresholds limits;
 
+	ac_source_state_limits(&limits, ctx->config);
 	if (ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
 		ac_error_clear();
 	return ac_session_state_derive(&in, &limits);

@@ -38,13 +38,10 @@ int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_pro
 ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
 				  const ac_config *config)
 {
-	ac_state_thresholds limits = {
-		ac_config_int(config, "sources.state.permissionMs", 5000),
-		ac_config_int(config, "sources.state.idleMs", 300000),
-		ac_config_int(config, "sources.state.endedMs", 3600000),
-	};
+	ac_state_thresholds limits;
 	ac_state_inputs in;
 
+	ac_source_state_limits(&limits, config);
 	ac_source_session_inputs(&in, s, now_ms);
 	return ac_session_state_derive(&in, &limits);
 }

@@ -112,6 +112,10 @@ int ac_source_options_from_config(ac_source_options *opts, const ac_config *conf
 
 void ac_source_options_free(ac_source_options *opts);
 
+/* The state thresholds of config: sources.state.permissionMs, idleMs and
+ * endedMs (defaults AC_STATE_THRESHOLDS_DEFAULT; negative values are 0). */
+void ac_source_state_limits(ac_state_thresholds *out, const ac_config *config);
+
 /* The resume command configured for kind, as a NULL-terminated argv
  * template (strings borrowed from config), or AC_EDENIED when it comes from
  * an untrusted project file (message says how to trust it), or NULL

@@ -110,13 +110,12 @@ static int note_user(ac_source_session *s, const json_t *content)
 	const json_t *block;
 	size_t i, results = 0;
 	char *text;
-	int rc = 0;
 
 	json_array_foreach(content, i, block) {
 		const json_t *id = json_object_get(block, "tool_use_id");
+		const char *type = json_string_value(json_object_get(block, "type"));
 
-		if (json_is_string(id) && !strcmp(json_string_value(json_object_get(block, "type")),
-						  "tool_result")) {
+		if (json_is_string(id) && type && !strcmp(type, "tool_result")) {
 			ac_source_pending_drop(s, json_string_value(id));
 			results++;
 		}
@@ -135,7 +134,7 @@ static int note_user(ac_source_session *s, const json_t *content)
 		text = NULL;
 	}
 	free(text);
-	return rc;
+	return 0;
 }
 
 static int note_assistant(ac_source_session *s, const json_t *message)

@@ -37,6 +37,15 @@ static int64_t limit(const ac_config *config, const char *key, int64_t fallback)
 	return v < 0 ? 0 : v;
 }
 
+void ac_source_state_limits(ac_state_thresholds *out, const ac_config *config)
+{
+	static const ac_state_thresholds defaults = AC_STATE_THRESHOLDS_DEFAULT;
+
+	out->permission_ms = limit(config, "sources.state.permissionMs", defaults.permission_ms);
+	out->idle_ms = limit(config, "sources.state.idleMs", defaults.idle_ms);
+	out->ended_ms = limit(config, "sources.state.endedMs", defaults.ended_ms);
+}
+
 int ac_source_options_from_config(ac_source_options *opts, const ac_config *config,
 				  const char *workspace, bool all_projects)
 {
@@ -48,9 +57,7 @@ int ac_source_options_from_config(ac_source_options *opts, const ac_config *conf
 
 	memset(opts, 0, sizeof(*opts));
 	opts->all_projects = all_projects;
-	opts->limits.permission_ms = limit(config, "sources.state.permissionMs", 5000);
-	opts->limits.idle_ms = limit(config, "sources.state.idleMs", 300000);
-	opts->limits.ended_ms = limit(config, "sources.state.endedMs", 3600000);
+	ac_source_state_limits(&opts->limits, config);
 	opts->workspace = strdup(realpath(workspace, resolved) ? resolved : workspace);
 	if (!opts->workspace) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

@@ -304,14 +304,16 @@ static void test_garbage_is_counted_never_fatal(void **state)
 	char *path = tu_path(f->home, "/.claude/projects/-work-fixture-project/junk.jsonl");
 	static const char junk[] = "\x1b[2J not json\n[1,2]\n{\"type\":42}\n{\"type\":\"user\","
 				   "\"message\":{\"content\":{\"weird\":true}}}\n\n{\"type\":\"assistant\","
-				   "\"message\":{\"content\":[7,{\"type\":\"tool_use\"}]}}\n";
+				   "\"message\":{\"content\":[7,{\"type\":\"tool_use\"}]}}\n"
+				   "{\"type\":\"user\",\"message\":{\"content\":[{\"tool_use_id\":\"t\"},"
+				   "{\"type\":null,\"text\":5}]}}\n";
 	ac_source_session *s;
 
 	tu_write_file(path, junk, strlen(junk));
 	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
 	assert_int_equal(ac_source_session_read(s, NULL), 0);
 	assert_int_equal(s->malformed, 2);
-	assert_int_equal(s->messages, 2);
+	assert_int_equal(s->messages, 3);
 	assert_int_equal(s->npending, 0);
 	ac_source_session_free(s);
 	free(path);

@@ -447,7 +447,7 @@ static const ui_key table[] = {
 		 .help = "resume the selected session (asks first; starts resumeCommand)"},
 	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'a'},
-	 .doc = {.label = "a", .panes = UI_IN(UI_PANE_SESSIONS) | UI_IN_CONVERSATION, .writes = true,
+	 .doc = {.label = "a", .panes = IN_SESSION_PANES, .writes = true,
 		 .help = "resume a coding agent's session (Claude Code, Codex, Gemini) in its own "
 			 "tool: runs sources.<tool>.resumeCommand on this terminal"},
 	 .hint = "a attach", .handler = ui_transcripts_resume, .reaction = UI_REDRAW | UI_RELOAD},
