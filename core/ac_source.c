@@ -191,6 +191,8 @@ static int note_line(ac_source_session *s, const ac_source_adapter *a, const cha
 	if (!len)
 		return 0;
 	s->bytes_parsed += len;
+	if (a->line && (rc = a->line(s, line, len)) != AC_SOURCE_NOT_SCANNED)
+		return rc;
 	entry = ac_json_fast_load(line, len);
 	if (!entry)
 		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);

@@ -13,7 +13,7 @@
  * content}), summary, system, file-history-snapshot and others, which are
  * tolerated. Entries with isSidechain true belong to a sub-agent and are
  * left out of the summary and the conversation. */
-#include "ac_source_impl.h"
+#include "ac_source_claude_impl.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -122,6 +122,11 @@ static int note_user(ac_source_session *s, const json_t *content)
 	}
 	if (!(text = ac_source_text_of(content)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_source_claude_user_turn_take(s, text, results);
+}
+
+int ac_source_claude_user_turn_take(ac_source_session *s, char *text, size_t results)
+{
 	if (!strncmp(text, "[Request interrupted", 20)) {
 		/* The operator stopped the turn: any call left is dropped. */
 		ac_source_pending_clear(s);
@@ -135,6 +140,15 @@ static int note_user(ac_source_session *s, const json_t *content)
 	}
 	free(text);
 	return 0;
+}
+
+int ac_source_claude_user_turn(ac_source_session *s, const char *text, size_t results)
+{
+	char *copy = strdup(text);
+
+	if (!copy)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_source_claude_user_turn_take(s, copy, results);
 }
 
 static int note_assistant(ac_source_session *s, const json_t *message)
@@ -159,18 +173,23 @@ static int note_assistant(ac_source_session *s, const json_t *message)
 	}
 	if (json_is_string(content))
 		said = true;
+	ac_source_claude_assistant_turn(s, said);
+	return 0;
+}
+
+void ac_source_claude_assistant_turn(ac_source_session *s, bool said)
+{
 	/* Each content block comes as an entry of its own: a text alone
 	 * ends the turn unless a tool call follows; "thinking" does not. */
 	if (s->npending)
 		s->turn = AC_TURN_AGENT;
 	else if (said)
 		s->turn = AC_TURN_USER;
-	return 0;
 }
 
 /* The file's name is the id `claude --resume` takes; entries copied from
  * a resumed session may carry the older sessionId. */
-static int session_id(ac_source_session *s)
+int ac_source_claude_session_id(ac_source_session *s)
 {
 	const char *base = strrchr(s->path, '/');
 	size_t n;
@@ -200,7 +219,7 @@ static int entry(ac_source_session *s, const json_t *e)
 	}
 	if (json_is_true(json_object_get(e, "isSidechain")))
 		return 0;
-	if ((rc = session_id(s)) || (rc = ac_source_set_once(&s->cwd, json_object_get(e, "cwd"))) ||
+	if ((rc = ac_source_claude_session_id(s)) || (rc = ac_source_set_once(&s->cwd, json_object_get(e, "cwd"))) ||
 	    (rc = ac_source_set_once(&s->started, json_object_get(e, "timestamp"))) ||
 	    (rc = ac_source_set(&s->updated, json_object_get(e, "timestamp"))))
 		return rc;
@@ -243,4 +262,5 @@ const ac_source_adapter ac_source_claude = {
 	.discover = discover,
 	.entry = entry,
 	.messages = messages,
+	.line = ac_source_claude_scan_line,
 };

@@ -28,7 +28,12 @@ typedef struct {
 	int (*entry)(ac_source_session *s, const json_t *entry);
 	/* Appends the messages entry (as above) stands for to out (an array). */
 	int (*messages)(json_t *out, const json_t *entry);
+	/* Optional: notes one line (its bytes) without building it, or returns
+	 * AC_SOURCE_NOT_SCANNED to have it parsed and given to entry(). */
+	int (*line)(ac_source_session *s, const char *text, size_t len);
 } ac_source_adapter;
+
+#define AC_SOURCE_NOT_SCANNED 1
 
 extern const ac_source_adapter ac_source_claude;
 extern const ac_source_adapter ac_source_codex;
