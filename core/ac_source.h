@@ -142,6 +142,9 @@ int ac_source_index_refresh(ac_source_index *index, size_t *out_read);
  * newest update first. Borrowed; valid until the next refresh. */
 ac_source_session *const *ac_source_index_list(ac_source_index *index, size_t *out_n);
 
+/* The options the index was made with. Borrowed. */
+const ac_source_options *ac_source_index_options(const ac_source_index *index);
+
 /* The listed session whose id is id, or NULL. Borrowed. */
 ac_source_session *ac_source_index_find(ac_source_index *index, const char *id);
 

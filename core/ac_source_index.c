@@ -270,6 +270,11 @@ ac_source_session *const *ac_source_index_list(ac_source_index *ix, size_t *out_
 	return ix->listed;
 }
 
+const ac_source_options *ac_source_index_options(const ac_source_index *ix)
+{
+	return &ix->opts;
+}
+
 ac_source_session *ac_source_index_find(ac_source_index *ix, const char *id)
 {
 	for (size_t i = 0; i < ix->nlisted; i++)

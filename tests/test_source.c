@@ -15,8 +15,10 @@
 #include "ac_error.h"
 #include "ac_messages.h"
 #include "ac_source.h"
+#include "ac_source_watch.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +491,34 @@ static void test_config_trust_rules(void **state)
 	free(xdg);
 }
 
+/* The folders' watch fires on an append and on a new transcript in a
+ * project folder that had none listed. */
+static void test_watch_fires_on_writes(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->home, S2_PATH);
+	char *fresh = tu_path(f->home, "/.claude/projects/-work-fixture-project-sub/new.jsonl");
+	ac_source_watch *w;
+	struct pollfd p;
+
+	assert_non_null(refresh_find(f, S2));
+	assert_int_equal(ac_source_watch_new(&w), 0);
+	assert_true(ac_source_watch_fd(w) >= 0);
+	ac_source_watch_update(w, f->index);
+	assert_false(ac_source_watch_read(w));
+	tu_append_file(path, "x", 1);
+	p = (struct pollfd){ac_source_watch_fd(w), POLLIN, 0};
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(ac_source_watch_read(w));
+	assert_false(ac_source_watch_read(w));
+	tu_write_file(fresh, "{}\n", 3);
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(ac_source_watch_read(w));
+	ac_source_watch_free(w);
+	free(path);
+	free(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
 		cmocka_unit_test(test_config_trust_rules),
+		cmocka_unit_test_setup_teardown(test_watch_fires_on_writes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

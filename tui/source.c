@@ -4,11 +4,13 @@
  * itself is tui/model.c. */
 #include "source.h"
 #include "source_impl.h"
+
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_operator.h"
+#include "ac_source_watch.h"
 #include "ac_journal_follow.h"
 #include "ac_json_scan.h"
 #include "ac_messages.h"
@@ -227,7 +229,7 @@ static unsigned read_sessions(ui_source *src)
 	if (!src->rows_synced)
 		ui_source_note_problem(src->m, src->ws->sessions_dir, "out of memory");
 	read_requests(src, list, n);
-	return UI_CHANGED_SESSIONS | ui_source_transcripts_read(src, src->m, true);
+	return UI_CHANGED_SESSIONS | ui_source_transcripts_read(src, src->m, !src->transcripts_read);
 }
 
 /* One session file the watcher named: its row alone, and its request.
@@ -764,6 +766,7 @@ void ui_source_free(ui_source *src)
 	ac_journal_follow_free(src->follow);
 	ac_session_index_free(src->index);
 	ac_source_index_free(src->transcripts);
+	ac_source_watch_free(src->transcripts_watch);
 	ac_checkpoint_store_free(src->store);
 	ac_buf_free(&src->scratch);
 	ac_backend_close(&src->backend);

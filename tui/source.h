@@ -69,11 +69,16 @@ unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *w
  * UI_CHANGED_* mask. */
 unsigned ui_source_recheck_pending(ui_source *src, ui_model *m);
 
-/* Reads the coding agents' transcripts again (a stat each, and what was
- * appended) and derives their states anew (they change with time alone).
- * The dashboard calls it about once a second. Returns the UI_CHANGED_*
- * mask. */
-unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m);
+/* Derives the coding agents' sessions' states anew (they change with
+ * time alone) and, with refresh, first reads their transcripts again (a
+ * stat each, and what was appended). The dashboard derives about once a
+ * second and refreshes when their folders' watch fires (or on a slower
+ * poll). Returns the UI_CHANGED_* mask. */
+unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m, bool refresh);
+
+/* The descriptor that turns readable when a transcript folder changes, or
+ * -1 (then poll). */
+int ui_source_transcripts_fd(const ui_source *src);
 
 /* True when transcripts are read at all (a folder configured and found
  * readable or not): the dashboard then polls them. */

@@ -33,7 +33,9 @@ struct ui_source {
 	/* The coding agents' transcripts (tui/source_transcripts.c); NULL
 	 * when off (a database store, or no HOME). */
 	ac_source_index *transcripts;
+	struct ac_source_watch *transcripts_watch; /* inotify on their folders */
 	ac_state_thresholds limits;
+	bool transcripts_read;    /* read once: later rounds are the poll's */
 	uint64_t conv_size;       /* the open transcript's size and time when read */
 	int64_t conv_mtime_ns;
 };
@@ -52,12 +54,12 @@ void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *t
  * none). 0 or AC_ENOMEM. */
 int ui_source_transcripts_open(ui_source *src);
 
-/* Reads what changed in the transcripts and puts their rows after the
- * session files' (force: also when no transcript changed, as after the
- * rows were set whole). UI_CHANGED_SESSIONS when the rows changed, and
- * UI_CHANGED_CONVERSATION when the open conversation is a transcript that
- * changed (it is read again). */
-unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool force);
+/* Puts the transcripts' rows after the session files', their states
+ * derived now; with refresh, after reading what changed in them (else
+ * from what was read last: no file is touched). UI_CHANGED_SESSIONS when
+ * the rows changed, and UI_CHANGED_CONVERSATION when the open
+ * conversation is a transcript that changed (it is read again). */
+unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh);
 
 /* Opens transcript id (as shown: sanitised) as the conversation.
  * AC_ENOTFOUND when no transcript has that id. */

@@ -7,6 +7,8 @@
  * the database's provider, read when their pane opens. */
 #include "source_impl.h"
 
+#include "ac_source_watch.h"
+
 #include "ac_backend_pg.h"
 #include "ac_error.h"
 
@@ -36,6 +38,8 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	 * rows are ordered otherwise: not mixed (the CLI lists both). */
 	ac_source_index_free(src->transcripts);
 	src->transcripts = NULL;
+	ac_source_watch_free(src->transcripts_watch);
+	src->transcripts_watch = NULL;
 	snprintf(line, sizeof(line), "store: %.500s: sessions and conversations from the database; "
 		 "the journal and operations panes still read the workspace's files; checkpoints "
 		 "come from the database when their pane opens (not followed live)",

@@ -6,6 +6,7 @@
 #include "source_impl.h"
 
 #include "ac_error.h"
+#include "ac_source_watch.h"
 #include "ac_time.h"
 
 #include <stdlib.h>
@@ -26,6 +27,8 @@ int ui_source_transcripts_open(ui_source *src)
 	}
 	src->limits = opts.limits;
 	rc = ac_source_index_new(&src->transcripts, &opts);
+	if (rc == 0)
+		rc = ac_source_watch_new(&src->transcripts_watch);
 	ac_source_options_free(&opts);
 	return rc;
 }
@@ -87,7 +90,7 @@ int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *i
 	return rc;
 }
 
-unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool force)
+unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 {
 	ac_source_session *const *list;
 	ui_transcript_row *rows;
@@ -98,10 +101,14 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool force)
 
 	if (!src->transcripts)
 		return 0;
-	(void)force; /* the states change with time: the rows are compared anyway */
-	if (ac_source_index_refresh(src->transcripts, NULL) != 0) {
-		ui_source_note_problem(m, "transcripts", ac_error_last());
-		return 0;
+	if (refresh) {
+		if (ac_source_index_refresh(src->transcripts, NULL) != 0) {
+			ui_source_note_problem(m, "transcripts", ac_error_last());
+			return 0;
+		}
+		src->transcripts_read = true;
+		/* New folders (a new project, a new day of Codex) are watched. */
+		ac_source_watch_update(src->transcripts_watch, src->transcripts);
 	}
 	list = ac_source_index_list(src->transcripts, &n);
 	if (!(rows = calloc(n ? n : 1, sizeof(*rows))))
@@ -132,8 +139,15 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool force)
 	return changed;
 }
 
-unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m)
+unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m, bool refresh)
 {
 	src->m = m;
-	return ui_source_transcripts_read(src, m, false);
+	if (ac_source_watch_read(src->transcripts_watch))
+		refresh = true;
+	return ui_source_transcripts_read(src, m, refresh);
+}
+
+int ui_source_transcripts_fd(const ui_source *src)
+{
+	return src->transcripts ? ac_source_watch_fd(src->transcripts_watch) : -1;
 }
