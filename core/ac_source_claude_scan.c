@@ -101,103 +101,129 @@ static void block_of(block_fields *out, const ac_json_span *block)
 	}
 }
 
-/* The content's text as ac_source_text_of() joins it (allocated). */
-static char *content_text(const ac_json_span *content)
+/* Calls fn for each block of an array content (nothing for a string);
+ * a non-zero return stops and is returned. */
+typedef int (*block_fn)(const block_fields *f, void *ctx);
+
+static int each_block(const ac_json_span *content, block_fn fn, void *ctx)
 {
 	ac_json_cursor c;
 	ac_json_span item;
 	block_fields f;
+	int rc;
+
+	if (content->type != AC_JSON_ARRAY)
+		return 0;
+	ac_json_cursor_init(&c, content);
+	while (ac_json_cursor_next(&c, NULL, &item)) {
+		block_of(&f, &item);
+		if ((rc = fn(&f, ctx)))
+			return rc;
+	}
+	return 0;
+}
+
+static int join_text(const block_fields *f, void *ctx)
+{
+	ac_buf *text = ctx;
+	char *piece;
+
+	if (f->text.type != AC_JSON_STRING || !(piece = decoded(&f->text)))
+		return 0;
+	if (text->len)
+		ac_buf_putc(text, '\n');
+	ac_buf_append(text, piece, strlen(piece));
+	free(piece);
+	return 0;
+}
+
+/* The content's text as ac_source_text_of() joins it (allocated). */
+static char *content_text(const ac_json_span *content)
+{
 	ac_buf text = AC_BUF_INIT;
 
 	if (content->type == AC_JSON_STRING)
 		return decoded(content);
-	ac_json_cursor_init(&c, content);
-	while (ac_json_cursor_next(&c, NULL, &item)) {
-		char *piece;
-
-		block_of(&f, &item);
-		if (f.text.type != AC_JSON_STRING || !(piece = decoded(&f.text)))
-			continue;
-		if (text.len)
-			ac_buf_putc(&text, '\n');
-		ac_buf_append(&text, piece, strlen(piece));
-		free(piece);
-	}
+	each_block(content, join_text, &text);
 	return text.data ? ac_buf_detach(&text) : strdup("");
+}
+
+typedef struct {
+	ac_source_session *s;
+	ac_json_span first; /* the first text */
+	size_t results;
+	bool said;
+} turn_ctx;
+
+static int user_block(const block_fields *f, void *ctx)
+{
+	turn_ctx *t = ctx;
+
+	if (is(&f->type, "tool_result") && f->tool_use_id.type == AC_JSON_STRING) {
+		char *id = decoded(&f->tool_use_id);
+
+		if (!id)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ac_source_pending_drop(t->s, id);
+		free(id);
+		t->results++;
+	}
+	if (t->first.type == AC_JSON_NONE && f->text.type == AC_JSON_STRING)
+		t->first = f->text;
+	return 0;
 }
 
 static int note_user(ac_source_session *s, const ac_json_span *content)
 {
-	ac_json_span first = {0};
-	size_t results = 0;
+	turn_ctx t = {s, {0}, 0, false};
 	char *text;
+	int rc;
 
-	if (content->type == AC_JSON_STRING) {
-		first = *content;
-	} else if (content->type == AC_JSON_ARRAY) {
-		ac_json_cursor c;
-		ac_json_span item;
-		block_fields f;
-
-		ac_json_cursor_init(&c, content);
-		while (ac_json_cursor_next(&c, NULL, &item)) {
-			block_of(&f, &item);
-			if (is(&f.type, "tool_result") && f.tool_use_id.type == AC_JSON_STRING) {
-				char *id = decoded(&f.tool_use_id);
-
-				if (!id)
-					return ac_error_set(AC_ENOMEM, "out of memory");
-				ac_source_pending_drop(s, id);
-				free(id);
-				results++;
-			}
-			if (first.type == AC_JSON_NONE && f.text.type == AC_JSON_STRING)
-				first = f.text;
-		}
-	}
+	if (content->type == AC_JSON_STRING)
+		t.first = *content;
+	else if ((rc = each_block(content, user_block, &t)))
+		return rc;
 	/* Only the first text's start matters, unless it may be the task. */
-	if (first.type != AC_JSON_STRING)
-		return ac_source_claude_user_turn(s, "", results);
-	if (!(text = s->task || results ? decoded(&first) : content_text(content)))
+	if (t.first.type != AC_JSON_STRING)
+		return ac_source_claude_user_turn(s, "", t.results);
+	if (!(text = s->task || t.results ? decoded(&t.first) : content_text(content)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	return ac_source_claude_user_turn_take(s, text, results);
+	return ac_source_claude_user_turn_take(s, text, t.results);
+}
+
+static int assistant_block(const block_fields *f, void *ctx)
+{
+	turn_ctx *t = ctx;
+	char *id;
+	int rc;
+
+	if (is(&f->type, "text"))
+		t->said = true;
+	if (!is(&f->type, "tool_use") || f->id.type != AC_JSON_STRING)
+		return 0;
+	if (!(id = decoded(&f->id)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_source_pending_add(t->s, id);
+	free(id);
+	return rc;
 }
 
 static int note_assistant(ac_source_session *s, const ac_json_span *content)
 {
-	bool said = content->type == AC_JSON_STRING;
+	turn_ctx t = {s, {0}, 0, content->type == AC_JSON_STRING};
+	int rc;
 
-	if (content->type == AC_JSON_ARRAY) {
-		ac_json_cursor c;
-		ac_json_span item;
-		block_fields f;
-
-		ac_json_cursor_init(&c, content);
-		while (ac_json_cursor_next(&c, NULL, &item)) {
-			block_of(&f, &item);
-			if (is(&f.type, "tool_use") && f.id.type == AC_JSON_STRING) {
-				char *id = decoded(&f.id);
-				int rc = id ? ac_source_pending_add(s, id) : ac_error_set(AC_ENOMEM,
-											   "out of memory");
-
-				free(id);
-				if (rc)
-					return rc;
-			} else if (is(&f.type, "text")) {
-				said = true;
-			}
-		}
-	}
-	ac_source_claude_assistant_turn(s, said);
+	if ((rc = each_block(content, assistant_block, &t)))
+		return rc;
+	ac_source_claude_assistant_turn(s, t.said);
 	return 0;
 }
 
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
 {
 	ac_json_span f[F_COUNT];
-	int rc;
-
 	size_t at = 0;
+	int rc;
 
 	if (prepare() || ac_json_scan_prepared(f, line, len, &prepared, NULL) != 0) {
 		ac_error_clear();
