@@ -36,6 +36,7 @@ struct ui_source {
 	struct ac_source_watch *transcripts_watch; /* inotify on their folders */
 	ac_state_thresholds limits;
 	bool transcripts_read;    /* read once: later rounds are the poll's */
+	bool rows_differ;         /* a transcript was read since the rows were set */
 	uint64_t conv_size;       /* the open transcript's size and time when read */
 	int64_t conv_mtime_ns;
 };

@@ -90,6 +90,25 @@ int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *i
 	return rc;
 }
 
+/* True when the rows shown are list[0..n) as read, and each state derived
+ * now is the one shown: nothing to build. */
+static bool same_states(const ui_source *src, const ui_model *m, ac_source_session *const *list,
+			size_t n, int64_t now)
+{
+	const ui_session *rows = m->sessions + (m->n_sessions - m->n_transcripts);
+
+	if (n != m->n_transcripts)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		ac_state_inputs in;
+
+		ac_source_session_inputs(&in, list[i], now);
+		if (rows[i].state != ac_session_state_derive(&in, &src->limits))
+			return false;
+	}
+	return true;
+}
+
 unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 {
 	ac_source_session *const *list;
@@ -97,20 +116,23 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 	const ac_source_session *open;
 	int64_t now = ac_time_now_ms();
 	unsigned changed = 0;
-	size_t n;
+	size_t n, read = 0;
 
 	if (!src->transcripts)
 		return 0;
 	if (refresh) {
-		if (ac_source_index_refresh(src->transcripts, NULL) != 0) {
+		if (ac_source_index_refresh(src->transcripts, &read) != 0) {
 			ui_source_note_problem(m, "transcripts", ac_error_last());
 			return 0;
 		}
 		src->transcripts_read = true;
+		src->rows_differ = src->rows_differ || read > 0;
 		/* New folders (a new project, a new day of Codex) are watched. */
 		ac_source_watch_update(src->transcripts_watch, src->transcripts);
 	}
 	list = ac_source_index_list(src->transcripts, &n);
+	if (!src->rows_differ && same_states(src, m, list, n, now))
+		goto conversation; /* the steady state: no row built, nothing allocated */
 	if (!(rows = calloc(n ? n : 1, sizeof(*rows))))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
@@ -127,7 +149,9 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 	}
 	if (ui_model_set_transcripts(m, rows, n))
 		changed |= UI_CHANGED_SESSIONS;
+	src->rows_differ = m->n_transcripts != n; /* out of memory: again next time */
 	free(rows);
+conversation:
 	if (m->conv_session && (open = ui_source_transcript(src, m->conv_session)) &&
 	    conversation_changed(src, open)) {
 		char *id = strdup(m->conv_session);
