@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_session.h"
+#include "ac_messages.h"
 #include "ac_text.h"
 
 #include <errno.h>
@@ -287,6 +288,20 @@ int cli_session_exists(const cli_context *ctx, const char *id, const char *comma
 	ac_backend_session_info_clear(&info);
 	ac_backend_close(&b);
 	return status;
+}
+
+void cli_put_conversation(ac_buf *out, const json_t *messages)
+{
+	ac_buf text = AC_BUF_INIT;
+	const json_t *msg;
+	size_t i;
+
+	json_array_foreach(messages, i, msg) {
+		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
+		ac_message_text(&text, msg);
+		cli_put_lines(out, &text, "    ");
+	}
+	ac_buf_free(&text);
 }
 
 void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent)

@@ -81,6 +81,11 @@ void cli_put_cell(ac_buf *out, const char *text, int width);
  * is escaped. Clears text. */
 void cli_put_lines(ac_buf *out, ac_buf *text, const char *indent);
 
+/* Appends the messages of a conversation (a JSON array, borrowed) as
+ * `session show` prints them: "[N] role: text", tool calls and results
+ * rendered by ac_message_text(), made safe. */
+void cli_put_conversation(ac_buf *out, const json_t *messages);
+
 /* Prints a JSON document (2-space indent, keys in document order) on
  * stdout, with C1 and bidi characters escaped as \uXXXX. */
 void cli_write_json(const json_t *doc);

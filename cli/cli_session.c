@@ -9,6 +9,7 @@
  * are the agent's own data and are not journaled: the journal records what
  * agents report (`journal log`) and what the operator does to a session. */
 #include "cli.h"
+#include "cli_sources.h"
 
 #include "ac_backend.h"
 #include "ac_buf.h"
@@ -20,6 +21,7 @@
 #include "ac_session_index.h"
 #include "ac_text.h"
 #include "ac_turn_usage.h"
+#include "ac_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,45 +71,127 @@ static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t
 	return AC_PENDING_NONE;
 }
 
-static int cmd_list(const cli_context *ctx, int argc, char **argv)
+/* A seed session's state: its status, and how long its file is quiet. */
+static ac_session_state seed_state(const cli_context *ctx, const ac_session_summary *s)
 {
-	const ac_workspace *ws = &ctx->ws;
-	const char *want_status = NULL, *want_user = NULL;
-	const ac_session_summary *const *list;
-	ac_session_index *index = NULL;
-	json_t *array = NULL;
-	ac_buf line = AC_BUF_INIT;
-	char **with_request = NULL;
-	size_t n, nrequests = 0;
-	bool json = false;
-	int status;
+	ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
+	ac_state_thresholds limits;
 
+	ac_source_state_limits(&limits, ctx->config);
+	if (ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
+		ac_error_clear();
+	return ac_session_state_derive(&in, &limits);
+}
+
+static void seed_row(ac_buf *line, const ac_session_summary *s)
+{
+	char number[32];
+	ac_buf who = AC_BUF_INIT;
+
+	cli_put_cell(line, s->id, 37);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, s->status, 10);
+	ac_buf_putc(line, ' ');
+	snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
+	cli_put_cell(line, number, 16);
+	cli_put_cell(line, s->updated_at, 26);
+	ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
+	cli_put_cell(line, who.data, 20);
+	ac_buf_free(&who);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, s->task, 0);
+	ac_buf_putc(line, '\n');
+}
+
+typedef struct {
+	const char *status, *user;
+	bool state_set, json, all_projects;
+	ac_session_state state;
+} list_filter;
+
+static int parse_list_args(list_filter *f, int argc, char **argv)
+{
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
-			json = true;
+			f->json = true;
+		} else if (!strcmp(argv[i], "--all-projects")) {
+			f->all_projects = true;
 		} else if (!strcmp(argv[i], "--status") && i + 1 < argc) {
-			want_status = argv[++i];
-			if (!is_status(want_status))
+			f->status = argv[++i];
+			if (!is_status(f->status))
 				return cli_error(CLI_USAGE, "--status: '%s' is not one of running, paused, "
-						 "completed, failed", want_status);
+						 "completed, failed", f->status);
+		} else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
+			if (ac_session_state_parse(&f->state, argv[++i]))
+				return cli_error(CLI_USAGE, "--state: %s", ac_error_last());
+			f->state_set = true;
 		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
-			want_user = argv[++i];
+			f->user = argv[++i];
 		} else {
 			return cli_error(CLI_USAGE, "session list: unexpected '%s'", argv[i]);
 		}
 	}
+	return CLI_OK;
+}
+
+/* The transcripts' rows (or JSON elements) that pass the filter. A
+ * transcript has no status and no user: --status and --user leave it out. */
+static void list_sources(const cli_context *ctx, const list_filter *f,
+			 ac_source_session *const *list, size_t n, size_t *at,
+			 const char *until, json_t *array, ac_buf *line)
+{
+	int64_t now = ac_time_now_ms();
+
+	for (; *at < n; (*at)++) {
+		const ac_source_session *s = list[*at];
+		ac_session_state state;
+
+		if (until && strcmp(s->updated ? s->updated : "", until) < 0)
+			return;
+		state = cli_source_state(s, now, ctx->config);
+		if (f->status || f->user || (f->state_set && state != f->state))
+			continue;
+		if (f->json) {
+			json_array_append_new(array, cli_source_json(s, state));
+			continue;
+		}
+		ac_buf_clear(line);
+		cli_source_row(line, s, state);
+		cli_write(line->data, line->len);
+	}
+}
+
+static int cmd_list(const cli_context *ctx, int argc, char **argv)
+{
+	const ac_workspace *ws = &ctx->ws;
+	const ac_session_summary *const *list;
+	ac_source_session *const *sources = NULL;
+	ac_source_index *transcripts = NULL;
+	ac_session_index *index = NULL;
+	list_filter f = {0};
+	json_t *array = NULL;
+	ac_buf line = AC_BUF_INIT;
+	char **with_request = NULL;
+	size_t n, nsources = 0, at = 0, nrequests = 0;
+	int status;
+
+	if ((status = parse_list_args(&f, argc, argv)))
+		return status;
 	if (cli_store_is_database(ctx))
-		return cli_session_store_list(ctx, want_status, want_user, json);
+		return cli_session_store_list(ctx, f.status, f.user, f.json);
 	if (ac_session_index_new(&index, ws->sessions_dir) != 0 ||
 	    ac_session_index_refresh(index, report_problem, NULL, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
+	if ((status = cli_sources_open(&transcripts, ctx, f.all_projects)))
+		goto done;
+	sources = ac_source_index_list(transcripts, &nsources);
 	list = ac_session_index_list(index, &n);
 	if (ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
 		cli_note("%s (pending requests not shown)", ac_error_last());
 	array = json_array();
-	if (!json) {
+	if (!f.json) {
 		static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
 					     "UPDATED                   USER/AGENT           TASK\n";
 
@@ -115,40 +199,33 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ac_session_summary *s = list[i];
+		ac_session_state state;
 		ac_pending pending;
-		char number[32];
+		json_t *entry;
 
-		if ((want_status && strcmp(s->status, want_status)) ||
-		    (want_user && strcmp(s->user, want_user)))
+		/* Both lists are newest first: merged, they stay so. */
+		list_sources(ctx, &f, sources, nsources, &at, s->updated_at, array, &line);
+		if ((f.status && strcmp(s->status, f.status)) || (f.user && strcmp(s->user, f.user)))
+			continue;
+		state = seed_state(ctx, s);
+		if (f.state_set && state != f.state)
 			continue;
 		pending = pending_of(ws, with_request, nrequests, s);
-		if (json) {
-			json_array_append_new(array, summary_json(s, pending));
+		if (f.json) {
+			entry = summary_json(s, pending);
+			json_object_set_new(entry, "source", json_string("agentctl"));
+			json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
+			json_array_append_new(array, entry);
 			continue;
 		}
 		if (pending != AC_PENDING_NONE)
 			cli_note("session %s: %s", s->id, ac_pending_text(pending));
 		ac_buf_clear(&line);
-		cli_put_cell(&line, s->id, 37);
-		ac_buf_putc(&line, ' ');
-		cli_put_cell(&line, s->status, 10);
-		ac_buf_putc(&line, ' ');
-		snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
-		cli_put_cell(&line, number, 16);
-		cli_put_cell(&line, s->updated_at, 26);
-		{
-			ac_buf who = AC_BUF_INIT;
-
-			ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
-			cli_put_cell(&line, who.data, 20);
-			ac_buf_free(&who);
-		}
-		ac_buf_putc(&line, ' ');
-		cli_put_cell(&line, s->task, 0);
-		ac_buf_putc(&line, '\n');
+		seed_row(&line, s);
 		cli_write(line.data, line.len);
 	}
-	if (json)
+	list_sources(ctx, &f, sources, nsources, &at, NULL, array, &line);
+	if (f.json)
 		cli_write_json(array);
 	status = cli_finish_output();
 done:
@@ -158,6 +235,7 @@ done:
 	json_decref(array);
 	ac_buf_free(&line);
 	ac_session_index_free(index);
+	ac_source_index_free(transcripts);
 	return status;
 }
 
@@ -168,8 +246,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
 	bool json = false;
 	const char *id = NULL;
-	json_t *messages, *msg, *metadata, *usage = NULL;
-	size_t i;
+	json_t *messages, *metadata, *usage = NULL;
 	int status;
 
 	for (int a = 0; a < argc; a++) {
@@ -184,8 +261,23 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session show needs a session id");
 	if (cli_store_is_database(ctx))
 		return cli_session_store_show(ctx, id, json);
-	if (ac_session_load(&session, ws->sessions_dir, id) != 0)
+	if ((status = ac_session_load(&session, ws->sessions_dir, id)) != 0) {
+		bool found = false;
+		int shown;
+
+		/* Not a session file: perhaps a coding agent's transcript. */
+		if (status == AC_ENOTFOUND) {
+			ac_buf why = AC_BUF_INIT;
+
+			ac_buf_printf(&why, "%s", ac_error_last());
+			shown = cli_source_show(ctx, id, json, &found);
+			if (!found && shown == CLI_OK)
+				shown = cli_error(CLI_FAILED, "%s", why.data ? why.data : id);
+			ac_buf_free(&why);
+			return shown;
+		}
 		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
+	}
 	metadata = json_object_get(ac_session_root(session), "metadata");
 	if (ac_turn_usage_load(&usage, ws->sessions_dir, id, json_object_get(metadata, "usage"))) {
 		status = cli_error(CLI_FAILED, "session show: %s", ac_error_last());
@@ -224,12 +316,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	cli_turn_usage_table(&text, usage);
 	ac_buf_putc(&text, '\n');
 	cli_put_lines(&out, &text, "");
-	json_array_foreach(messages, i, msg) {
-		ac_buf_clear(&text);
-		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
-		ac_message_text(&text, msg);
-		cli_put_lines(&out, &text, "    ");
-	}
+	cli_put_conversation(&out, messages);
 	cli_write(out.data, out.len);
 finish:
 	status = cli_finish_output();
@@ -647,6 +734,16 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cmd_show(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
+	/* The id is the first argument that is no option. */
+	for (int i = 1; i < argc; i++) {
+		int status;
+
+		if (argv[i][0] == '-')
+			continue;
+		if (strcmp(verb, "create") && (status = cli_source_refuse_write(ctx, verb, argv[i])))
+			return status;
+		break;
+	}
 	if (!strcmp(verb, "pause") || !strcmp(verb, "resume") || !strcmp(verb, "complete") ||
 	    !strcmp(verb, "fail"))
 		return cmd_set_status(ctx, verb, argc - 1, argv + 1);

@@ -123,8 +123,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	ac_backend b = {0};
 	ac_backend_session_info info = {0};
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	json_t *doc = NULL, *messages, *metadata, *msg, *usage = NULL;
-	size_t i;
+	json_t *doc = NULL, *messages, *metadata, *usage = NULL;
 	int status;
 
 	if (ac_backend_id_check("session", id) != 0)
@@ -161,12 +160,7 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	cli_turn_usage_table(&text, usage);
 	ac_buf_putc(&text, '\n');
 	cli_put_lines(&out, &text, "");
-	json_array_foreach(messages, i, msg) {
-		ac_buf_clear(&text);
-		ac_buf_printf(&text, "[%zu] %s: ", i + 1, ac_message_role(msg));
-		ac_message_text(&text, msg);
-		cli_put_lines(&out, &text, "    ");
-	}
+	cli_put_conversation(&out, messages);
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
 done:

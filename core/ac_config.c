@@ -28,6 +28,8 @@ typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM, T
 enum {
 	K_PATH = 1,    /* a path: must stay inside the workspace and out of .git */
 	K_COMMAND = 2, /* a command: runs only once the file is trusted */
+	K_OPERATOR = 4, /* only the operator's layers (user file, environment, command
+			 * line) may set it: a folder outside the workspace that is read */
 };
 
 typedef struct {
@@ -75,10 +77,21 @@ static const known_key known_keys[] = {
 	{"session.quietMs", T_INT, NULL, NULL, 0},
 	{"session.waitMs", T_INT, NULL, NULL, 0},
 	{"resume.timeoutMs", T_INT, NULL, NULL, 0},
-	/* Other tools' transcript folders (agentctl usage; the sessions
-	 * pane's adapters use the same keys). */
-	{"sources.claude.dir", T_STRING, NULL, NULL, K_PATH},
-	{"sources.codex.dir", T_STRING, NULL, NULL, K_PATH},
+	{"sources.enabled", T_BOOL, NULL, NULL, 0},
+	{"sources.claude.dir", T_STRING, NULL, NULL, K_OPERATOR},
+	{"sources.claude.enabled", T_BOOL, NULL, NULL, 0},
+	{"sources.claude.resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"sources.codex.dir", T_STRING, NULL, NULL, K_OPERATOR},
+	{"sources.codex.enabled", T_BOOL, NULL, NULL, 0},
+	{"sources.codex.resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"sources.gemini.dir", T_STRING, NULL, NULL, K_OPERATOR},
+	{"sources.gemini.enabled", T_BOOL, NULL, NULL, 0},
+	{"sources.gemini.resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"sources.state.permissionMs", T_INT, NULL, NULL, 0},
+	{"sources.state.idleMs", T_INT, NULL, NULL, 0},
+	{"sources.state.endedMs", T_INT, NULL, NULL, 0},
+	/* agentctl usage prices what the sources and the session turn rows
+	 * recorded. */
 	{"pricing", T_OBJECT, NULL, NULL, 0},
 	{"usage.budgetUsd", T_OBJECT, NULL, NULL, 0},
 };
@@ -334,6 +347,9 @@ static int put(ac_config *c, const char *key, json_t *value, const char *origin,
 				    type_text(k, choices, sizeof(choices)));
 	if (k && (k->flags & K_COMMAND) && (rc = check_command(k, value, origin)))
 		return rc;
+	if (k && (k->flags & K_OPERATOR) && from_project(c, origin))
+		return ac_error_set(AC_EINVAL, "%s: %s may not be set by a project file (agents write "
+				    "it); set it in the user config or the environment", origin, key);
 	if (!override && json_object_get(c->values, key))
 		return 0;
 	if (k && (k->flags & K_PATH) && from_project(c, origin) &&

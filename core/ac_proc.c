@@ -606,6 +606,42 @@ done:
 	return rc;
 }
 
+int ac_proc_run_attached(int *out_status, const char *const *argv, const char *const *env,
+			 const char *cwd)
+{
+	char **envp = NULL;
+	int rep[2] = {-1, -1}, status = 0, rc;
+	child_report r;
+	pid_t pid;
+
+	*out_status = 0;
+	if (!argv || !argv[0] || !*argv[0])
+		return ac_error_set(AC_EINVAL, "no command to run");
+	if ((rc = build_env(&envp, env)))
+		return rc;
+	if (make_pipe(rep)) {
+		rc = ac_error_errno(errno, "cannot run '%s': pipe", argv[0]);
+		goto done;
+	}
+	if ((pid = fork()) < 0) {
+		rc = ac_error_errno(errno, "cannot run '%s': fork", argv[0]);
+		goto done;
+	}
+	if (pid == 0)
+		child_exec(move_high(rep[1]), argv, cwd, envp);
+	close_fd(&rep[1]);
+	if (read_reports(&r, 1, rep[0]) == 1)
+		rc = start_error(&r, argv[0], cwd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*out_status = exit_status_of(status);
+done:
+	close_fd(&rep[0]);
+	close_fd(&rep[1]);
+	ac_proc_argv_free(envp);
+	return rc;
+}
+
 void ac_proc_result_free(ac_proc_result *result)
 {
 	if (!result)

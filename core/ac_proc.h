@@ -35,6 +35,15 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 
 void ac_proc_result_free(ac_proc_result *result);
 
+/* Runs argv with env added (as ac_proc_run_env()) in cwd, on the
+ * caller's own terminal (standard input, output and error inherited: an
+ * interactive program, such as `claude --resume ID`), and waits for it.
+ * The caller gives the terminal up first (the dashboard suspends curses).
+ * *out_status: 0..255 or 128 + signal. 0, or AC_EIO/AC_ENOTFOUND when it
+ * could not be started (the message names argv[0]). */
+int ac_proc_run_attached(int *out_status, const char *const *argv, const char *const *env,
+			 const char *cwd);
+
 /* Makes the commands this thread runs through ac_proc_run*() cancellable:
  * once fd (a pipe's read end or an eventfd, owned by the caller) is
  * readable, the running command's process group is killed and reaped, and

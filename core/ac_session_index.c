@@ -251,7 +251,8 @@ static int list_names(char ***out, size_t *out_n, DIR *d)
 			goto oom;
 		n++;
 	}
-	qsort(names, n, sizeof(*names), compare_names);
+	if (n > 1) /* qsort may not be handed NULL, even for nothing */
+		qsort(names, n, sizeof(*names), compare_names);
 	*out = names;
 	*out_n = n;
 	return 0;

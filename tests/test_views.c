@@ -64,6 +64,15 @@ void screen_invalidate(void)
 	fake_repaints++;
 }
 
+/* Resuming a transcript hands the terminal over: nothing to do here. */
+void screen_suspend(void)
+{
+}
+
+void screen_resume(void)
+{
+}
+
 void screen_set_theme(const ui_theme *theme)
 {
 	(void)theme;

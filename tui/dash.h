@@ -57,6 +57,8 @@ typedef struct {
 	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
 	struct ui_usage_meter *meter; /* the usage total and budget, or NULL */
+	int64_t transcripts_at;  /* when the transcripts' states are derived next */
+	int64_t transcripts_refresh_at; /* when their files are read at the latest */
 } ui_dash;
 
 /* Resets d to a dashboard on ws (borrowed) showing Sessions, before its

@@ -28,6 +28,12 @@
 #include <unistd.h>
 
 #define WATCH_POLL_MS 500
+/* The coding agents' transcripts: their states (which change with time
+ * alone) are derived again every TRANSCRIPT_STATE_MS; the files are read
+ * when their folders' watch fires, and at least every TRANSCRIPT_POLL_MS
+ * (every TRANSCRIPT_STATE_MS without inotify). */
+#define TRANSCRIPT_STATE_MS 1000
+#define TRANSCRIPT_POLL_MS 10000
 
 /* ---- drawing ----------------------------------------------------------- */
 
@@ -222,6 +228,12 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
 		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
 			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (d->m.n_transcripts || ui_source_transcript_folders(d->src)) {
+		int64_t left = d->transcripts_at - now;
+		int poll_in = left < 0 ? 0 : left > TRANSCRIPT_STATE_MS ? TRANSCRIPT_STATE_MS : (int)left;
+
+		tick = tick < 0 || poll_in < tick ? poll_in : tick;
+	}
 	if (d->store_watch) {
 		int store = ac_store_watch_timeout_ms(d->store_watch);
 
@@ -433,10 +445,11 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		goto done;
 	d.dirty = true;
 	while (!d.quit && !screen_stop_requested()) {
-		struct pollfd fds[5] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
+		struct pollfd fds[6] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
 					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}, {-1, 0, 0},
+					{ui_source_transcripts_fd(d.src), POLLIN, 0},
 					{ui_usage_meter_fd(d.meter), POLLIN, 0}};
-		int nfds = 5;
+		int nfds = 6;
 		unsigned changed;
 
 		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
@@ -479,9 +492,27 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		}
 		if (d.store_watch)
 			read_store_changes(&d);
-		if (fds[4].revents & POLLIN) {
+		if (fds[5].revents & POLLIN) {
 			ui_usage_meter_ack(d.meter);
 			d.dirty = true;
+		}
+		if (ui_source_transcript_folders(d.src) &&
+		    ((fds[4].revents & POLLIN) || ac_time_now_ms() >= d.transcripts_at)) {
+			/* The tools' folders are not the workspace's: their own
+			 * watch, and a slow poll for what it cannot see (a stat per
+			 * transcript, then only appended bytes). */
+			int64_t at = ac_time_now_ms();
+			bool refresh = (fds[4].revents & POLLIN) || at >= d.transcripts_refresh_at;
+
+			d.transcripts_at = at + TRANSCRIPT_STATE_MS;
+			if (refresh)
+				d.transcripts_refresh_at = at + (fds[4].fd >= 0 ? TRANSCRIPT_POLL_MS
+								  : TRANSCRIPT_STATE_MS);
+			changed = ui_source_poll_transcripts(d.src, &d.m, refresh);
+			if (changed)
+				d.dirty = true;
+			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
+				ui_dash_conversation_reloaded(&d);
 		}
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;

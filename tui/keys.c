@@ -7,6 +7,7 @@
 #include "drill.h"
 #include "patch.h"
 #include "screen.h"
+#include "transcripts.h"
 
 #include "ac_watch.h"
 
@@ -105,9 +106,10 @@ static bool act_back(ui_dash *d, int key)
 		ui_dash_close_conversation(d);
 	else if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
 		ui_drill_search_back(d);
-	else if (p->filter[0] || p->status_filter >= 0 || p->host[0]) {
+	else if (p->filter[0] || p->status_filter >= 0 || p->state_filter > 0 || p->host[0]) {
 		p->filter[0] = '\0';
 		p->status_filter = -1;
+		p->state_filter = 0;
 		p->host[0] = '\0';
 	} else if (d->follow_sel)
 		d->follow_sel = false;
@@ -216,6 +218,10 @@ static bool act_session(ui_dash *d, int key)
 	const char *id = ui_dash_target_session(d);
 	char *copy = id ? strdup(id) : NULL;
 
+	if (copy && ui_transcripts_refuse_write(d, copy)) {
+		free(copy);
+		return true;
+	}
 	if (copy && key == 'c' && d->config && ui_source_store_name(d->src))
 		ui_act_plan_store_compact(&d->dlg, d->ws, &d->m, d->config, copy);
 	else if (copy && key == 'c')
@@ -407,6 +413,10 @@ static const ui_key table[] = {
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
 	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	{.keys = {'w'},
+	 .doc = {.label = "w", .help = "show only waiting, running, idle, ended sessions, all "
+		 "(the state derived from each session's file)", .panes = UI_IN(UI_PANE_SESSIONS)},
+	 .hint = "w state", .handler = ui_transcripts_state_filter, .reaction = UI_REDRAW},
 	{.keys = {'h'},
 	 .doc = {.label = "h", .panes = UI_IN(UI_PANE_SESSIONS),
 		 .help = "show only the sessions last written by the next host, then all (a "
@@ -418,7 +428,7 @@ static const ui_key table[] = {
 			 "(f again or Esc: all)"},
 	 .hint = "f follow", .handler = ui_drill_follow, .reaction = UI_REDRAW},
 	{.keys = {'o'},
-	 .doc = {.label = "o", .help = "sort by last update, status, tokens",
+	 .doc = {.label = "o", .help = "sort by last update, status, tokens, state",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
 	 .hint = "o sort", .handler = ui_drill_sort, .reaction = UI_REDRAW},
 	{.keys = {'S'},
@@ -438,6 +448,11 @@ static const ui_key table[] = {
 	 .doc = {.label = "r", .panes = IN_SESSION_PANES, .writes = true,
 		 .help = "resume the selected session (asks first; starts resumeCommand)"},
 	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
+	{.keys = {'a'},
+	 .doc = {.label = "a", .panes = IN_SESSION_PANES, .writes = true,
+		 .help = "resume a coding agent's session (Claude Code, Codex, Gemini) in its own "
+			 "tool: runs sources.<tool>.resumeCommand on this terminal"},
+	 .hint = "a attach", .handler = ui_transcripts_resume, .reaction = UI_REDRAW | UI_RELOAD},
 	{.keys = {'c'},
 	 .doc = {.label = "c", .help = "compact the selected session (asks first)",
 		 .panes = IN_SESSION_PANES, .writes = true},

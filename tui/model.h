@@ -10,6 +10,7 @@
 
 #include "ac_backend.h"
 #include "ac_session_index.h"
+#include "ac_session_state.h"
 #include "ac_workspace.h"
 
 #include <stdbool.h>
@@ -37,6 +38,10 @@ typedef struct {
 	 * whether that is trouble to show in red. */
 	const char *pending;
 	bool pending_alarm;
+	/* A coding agent's transcript (tui/model_transcripts.c): its tool
+	 * ("claude-code", "codex", "gemini"; static), NULL for a session file. */
+	const char *source;
+	ac_session_state state; /* derived: ac_session_state.h */
 } ui_session;
 
 typedef struct {
@@ -180,6 +185,9 @@ typedef struct {
 	 * over. Otherwise sessions_prev_gen is 0. */
 	uint64_t sessions_gen, sessions_prev_gen;
 	ac_session_index_change sessions_move;
+	/* The last n_transcripts rows are coding agents' transcripts, after
+	 * the session files' rows (which mirror the index's listing). */
+	size_t n_transcripts;
 	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
 	 * and the events, checkpoints and conversations read (prefixed),
 	 * noted only while track_touched is set: what the frame trace reports
@@ -341,6 +349,17 @@ int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s
  * AC_ENOMEM (nothing changed). */
 int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info);
 
+/* One coding agent's transcript as a row: raw strings, sanitised here. */
+typedef struct {
+	const char *id, *task, *created, *updated, *source;
+	size_t messages;
+	ac_session_state state;
+} ui_transcript_row;
+
+/* Replaces the transcript rows (the last m->n_transcripts) with rows[0..n),
+ * unless they are the same already. True when the rows changed. */
+bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n);
+
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);
 
@@ -390,6 +409,11 @@ void ui_model_close_dialog(ui_model *m);
 
 /* Frees everything the model owns (the struct itself is the caller's). */
 void ui_model_free(ui_model *m);
+
+/* Shared by the model's files: frees one row's strings; a new rows
+ * generation (unique in the process). */
+void ui_session_free_row(ui_session *s);
+uint64_t ui_model_next_generation(void);
 
 /* Shared with tui/source.c, which fills the model. */
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */

@@ -12,10 +12,15 @@
  * a view's cache never mistakes one model's rows for another's. */
 static uint64_t last_generation;
 
+uint64_t ui_model_next_generation(void)
+{
+	return ++last_generation;
+}
+
 /* Enough for any burst between two frames; the trace is for benchmarks. */
 #define TOUCHED_MAX 4096
 
-static void session_free(ui_session *s)
+void ui_session_free_row(ui_session *s)
 {
 	ui_sfree(s->id);
 	ui_sfree(s->task);
@@ -30,7 +35,7 @@ static void session_free(ui_session *s)
 static void sessions_free(ui_session *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		session_free(&list[i]);
+		ui_session_free_row(&list[i]);
 	free(list);
 }
 
@@ -48,6 +53,12 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 	c->messages = s->messages;
 	c->tokens = s->tokens;
 	c->st = ui_status_of(s->status);
+	{
+		/* The status decides (how long the file is quiet is not read here). */
+		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
+
+		c->state = ac_session_state_derive(&in, NULL);
+	}
 	if (s->stale) {
 		/* Its last good read: said in the status column, in red. */
 		c->pending = "unreadable";
@@ -114,6 +125,7 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 	m->sessions_gen = ++last_generation;
 	m->sessions_prev_gen = 0;
 	m->hosts_known = hosts_known;
+	m->n_transcripts = 0; /* replaced whole: the source appends them again */
 	return 0;
 }
 
@@ -222,7 +234,7 @@ static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, cons
 	m->sessions_move = (ac_session_index_change){was_at, s ? now_at : AC_SESSION_INDEX_NONE, true};
 	if (was_at != AC_SESSION_INDEX_NONE) {
 		m->by_status[m->sessions[was_at].st]--;
-		session_free(&m->sessions[was_at]);
+		ui_session_free_row(&m->sessions[was_at]);
 		memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
 			(m->n_sessions - was_at - 1) * sizeof(*m->sessions));
 		m->n_sessions--;
@@ -250,6 +262,7 @@ void ui_model_clear_sessions(ui_model *m)
 	m->n_sessions = m->cap_sessions = 0;
 	m->sessions_gen = ++last_generation;
 	m->sessions_prev_gen = 0;
+	m->n_transcripts = 0;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	ui_model_clear_touched(m);
 	free(m->touched);

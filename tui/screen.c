@@ -275,6 +275,42 @@ void screen_end(void)
 	sym_doupdate();
 }
 
+static void on_ignored(int sig)
+{
+	(void)sig;
+}
+
+static struct sigaction saved_int, saved_quit;
+
+void screen_suspend(void)
+{
+	struct sigaction sa;
+
+	if (!active)
+		return;
+	/* A handler, not SIG_IGN: an exec'd program gets the defaults back,
+	 * where an ignored signal would stay ignored in it. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_ignored;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &saved_int);
+	sigaction(SIGQUIT, &sa, &saved_quit);
+	sym_mousemask(0, NULL);
+	sym_endwin();
+	fflush(stdout);
+}
+
+void screen_resume(void)
+{
+	if (!active)
+		return;
+	sigaction(SIGINT, &saved_int, NULL);
+	sigaction(SIGQUIT, &saved_quit, NULL);
+	sym_mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	sym_clearok(*sym_curscr, TRUE);
+	sym_doupdate();
+}
+
 void screen_invalidate(void)
 {
 	sym_clearok(*sym_curscr, TRUE);

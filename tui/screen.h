@@ -75,6 +75,13 @@ void screen_end(void);
 /* Forces a full repaint at the next screen_end() (Ctrl-L). */
 void screen_invalidate(void);
 
+/* Gives the terminal to a program run in the foreground (a coding agent
+ * resumed with its tool) and takes it back: suspend leaves curses mode
+ * and lets Ctrl-C and Ctrl-\\ reach that program only (the dashboard
+ * keeps running); resume restores both and repaints everything. */
+void screen_suspend(void);
+void screen_resume(void);
+
 /* Reads one input without waiting; false when there is none. */
 bool screen_read(ui_input *out);
 

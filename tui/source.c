@@ -4,11 +4,13 @@
  * itself is tui/model.c. */
 #include "source.h"
 #include "source_impl.h"
+
 #include "ac_backend.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_operator.h"
+#include "ac_source_watch.h"
 #include "ac_journal_follow.h"
 #include "ac_json_scan.h"
 #include "ac_messages.h"
@@ -236,7 +238,7 @@ static unsigned read_sessions(ui_source *src)
 	if (!src->rows_synced)
 		ui_source_note_problem(src->m, src->ws->sessions_dir, "out of memory");
 	read_requests(src, list, n);
-	return UI_CHANGED_SESSIONS;
+	return UI_CHANGED_SESSIONS | ui_source_transcripts_read(src, src->m, !src->transcripts_read);
 }
 
 /* One session file the watcher named: its row alone, and its request.
@@ -306,7 +308,7 @@ unsigned ui_source_recheck_pending(ui_source *src, ui_model *m)
 
 	src->m = m;
 	list = ac_session_index_list(src->index, &n);
-	if (!src->rows_synced || n != m->n_sessions)
+	if (!src->rows_synced || n != m->n_sessions - m->n_transcripts)
 		return ui_source_update(src, m, AC_WATCH_SESSIONS);
 	for (size_t i = 0; i < n; i++) {
 		ui_session *row = &m->sessions[i];
@@ -531,6 +533,10 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	if (src->database)
 		return ui_source_store_open_conversation(src, m, id);
 	rc = ac_session_load(&s, src->ws->sessions_dir, id);
+	if (rc == AC_ENOTFOUND && ui_source_transcript(src, id)) {
+		ac_error_clear();
+		return ui_source_transcript_conversation(src, m, id);
+	}
 	if (rc != 0 && same && m->conv_title && !m->conv_error) {
 		/* Read well before: one torn write or a file being replaced
 		 * keeps the last good read on screen, said so, and the next
@@ -772,6 +778,10 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 		ui_source_free(src);
 		return rc;
 	}
+	if ((rc = ui_source_transcripts_open(src)) != 0) {
+		ui_source_free(src);
+		return rc;
+	}
 	/* One torn write must not make a row vanish (and the cursor jump). */
 	ac_session_index_keep_last_good(src->index, true);
 	ac_checkpoint_store_set_problem(src->store, ckpt_problem, src);
@@ -788,6 +798,8 @@ void ui_source_free(ui_source *src)
 		return;
 	ac_journal_follow_free(src->follow);
 	ac_session_index_free(src->index);
+	ac_source_index_free(src->transcripts);
+	ac_source_watch_free(src->transcripts_watch);
 	ac_checkpoint_store_free(src->store);
 	ac_journal_store_free(src->journal);
 	ac_buf_free(&src->scratch);

@@ -11,6 +11,7 @@
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_json_scan.h"
+#include "ac_source.h"
 #include "ac_watch.h"
 #include "ac_workspace.h"
 
@@ -67,6 +68,25 @@ unsigned ui_source_update_watched(ui_source *src, ui_model *m, const ac_watch *w
  * turns "stalled"), without reading any session file. Returns the
  * UI_CHANGED_* mask. */
 unsigned ui_source_recheck_pending(ui_source *src, ui_model *m);
+
+/* Derives the coding agents' sessions' states anew (they change with
+ * time alone) and, with refresh, first reads their transcripts again (a
+ * stat each, and what was appended). The dashboard derives about once a
+ * second and refreshes when their folders' watch fires (or on a slower
+ * poll). Returns the UI_CHANGED_* mask. */
+unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m, bool refresh);
+
+/* The descriptor that turns readable when a transcript folder changes, or
+ * -1 (then poll). */
+int ui_source_transcripts_fd(const ui_source *src);
+
+/* True when transcripts are read at all (a folder configured and found
+ * readable or not): the dashboard then polls them. */
+bool ui_source_transcript_folders(const ui_source *src);
+
+/* The transcript shown as id (sanitised), or NULL: for resuming it with
+ * its tool. Borrowed until the next poll. */
+const ac_source_session *ui_source_transcript(const ui_source *src, const char *id);
 
 /* Loads the checkpoints of session id (NULL: none) into m. */
 int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id);

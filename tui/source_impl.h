@@ -11,6 +11,7 @@
 #include "ac_journal_follow.h"
 #include "ac_journal_store.h"
 #include "ac_session_index.h"
+#include "ac_source.h"
 
 #include <sys/types.h>
 
@@ -33,6 +34,15 @@ struct ui_source {
 	ac_journal_store *journal; /* the database's journal (read by seq), or NULL:
 				      the file, through follow */
 	uint64_t journal_seq;      /* the last event of journal read */
+	/* The coding agents' transcripts (tui/source_transcripts.c); NULL
+	 * when off (a database store, or no HOME). */
+	ac_source_index *transcripts;
+	struct ac_source_watch *transcripts_watch; /* inotify on their folders */
+	ac_state_thresholds limits;
+	bool transcripts_read;    /* read once: later rounds are the poll's */
+	bool rows_differ;         /* a transcript was read since the rows were set */
+	uint64_t conv_size;       /* the open transcript's size and time when read */
+	int64_t conv_mtime_ns;
 };
 
 /* Logs a problem with path (once while it stays the same) and keeps it
@@ -44,6 +54,21 @@ void ui_source_note_problem(ui_model *m, const char *path, const char *reason);
  * another one. */
 void ui_source_set_owner(ui_source *src, ui_model *m, bool same_session, char *tenant,
 			 char *user, char *agent);
+
+/* Opens the transcripts' index from ws's config (nothing when it has
+ * none). 0 or AC_ENOMEM. */
+int ui_source_transcripts_open(ui_source *src);
+
+/* Puts the transcripts' rows after the session files', their states
+ * derived now; with refresh, after reading what changed in them (else
+ * from what was read last: no file is touched). UI_CHANGED_SESSIONS when
+ * the rows changed, and UI_CHANGED_CONVERSATION when the open
+ * conversation is a transcript that changed (it is read again). */
+unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh);
+
+/* Opens transcript id (as shown: sanitised) as the conversation.
+ * AC_ENOTFOUND when no transcript has that id. */
+int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *id);
 
 /* The sessions pane and a conversation from the database (source_store.c). */
 unsigned ui_source_store_read_sessions(ui_source *src);

@@ -10,6 +10,8 @@
  * the database's provider. */
 #include "source_impl.h"
 
+#include "ac_source_watch.h"
+
 #include "ac_backend_pg.h"
 #include "ac_error.h"
 #include "ac_journal_store.h"
@@ -40,6 +42,12 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
+	/* Transcripts sit after rows that mirror the files' index; a store's
+	 * rows are ordered otherwise: not mixed (the CLI lists both). */
+	ac_source_index_free(src->transcripts);
+	src->transcripts = NULL;
+	ac_source_watch_free(src->transcripts_watch);
+	src->transcripts_watch = NULL;
 	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
 		 "checkpoints from the database, followed live; the operations pane still reads "
 		 "the workspace's file", src->store_name);

@@ -34,6 +34,10 @@ static const char *const style_names[UI_ST_COUNT] = {
 	[UI_ST_TOOL] = "tool",
 	[UI_ST_FILTER] = "filter",
 	[UI_ST_INVALID] = "invalid",
+	[UI_ST_STATE_RUNNING] = "state-running",
+	[UI_ST_STATE_WAITING] = "state-waiting",
+	[UI_ST_STATE_IDLE] = "state-idle",
+	[UI_ST_STATE_ENDED] = "state-ended",
 };
 
 #define D UI_COLOR_DEFAULT
@@ -62,6 +66,10 @@ static const ui_style_spec dark[UI_ST_COUNT] = {
 	[UI_ST_TOOL] = {3, D, 0},
 	[UI_ST_FILTER] = {0, 3, 0},
 	[UI_ST_INVALID] = {5, D, UI_ATTR_UNDERLINE},
+	[UI_ST_STATE_RUNNING] = {2, D, UI_ATTR_BOLD},
+	[UI_ST_STATE_WAITING] = {5, D, UI_ATTR_BOLD | UI_ATTR_REVERSE},
+	[UI_ST_STATE_IDLE] = {6, D, 0},
+	[UI_ST_STATE_ENDED] = {D, D, UI_ATTR_DIM},
 };
 #undef D
 

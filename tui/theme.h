@@ -40,6 +40,10 @@ typedef enum {
 	UI_ST_TOOL,         /* tool calls and results in a conversation */
 	UI_ST_FILTER,
 	UI_ST_INVALID,      /* a journal record outside the schema, shown marked */
+	UI_ST_STATE_RUNNING, /* a session's derived state (ac_session_state.h) */
+	UI_ST_STATE_WAITING,
+	UI_ST_STATE_IDLE,
+	UI_ST_STATE_ENDED,
 	UI_ST_COUNT
 } ui_style;
 

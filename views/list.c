@@ -26,6 +26,36 @@ static const ui_style status_styles[UI_STATUS_COUNT] = {
 	[UI_STATUS_OTHER] = UI_ST_DIM,
 };
 
+static const char *const state_symbols[AC_STATE_COUNT] = {
+	[AC_STATE_RUNNING] = "\xe2\x96\xb6",   /* ▶ */
+	[AC_STATE_WAITING] = "\xe2\x97\x8f",   /* ● */
+	[AC_STATE_IDLE] = "\xe2\x97\x8b",      /* ○ */
+	[AC_STATE_ENDED] = "\xe2\x96\xa0",     /* ■ */
+	[AC_STATE_PAUSED] = "\xe2\x80\x96",    /* ‖ */
+	[AC_STATE_COMPLETED] = "\xe2\x9c\x93", /* ✓ */
+	[AC_STATE_FAILED] = "\xe2\x9c\x97",    /* ✗ */
+};
+
+static const ui_style state_styles[AC_STATE_COUNT] = {
+	[AC_STATE_RUNNING] = UI_ST_STATE_RUNNING,
+	[AC_STATE_WAITING] = UI_ST_STATE_WAITING,
+	[AC_STATE_IDLE] = UI_ST_STATE_IDLE,
+	[AC_STATE_ENDED] = UI_ST_STATE_ENDED,
+	[AC_STATE_PAUSED] = UI_ST_PAUSED,
+	[AC_STATE_COMPLETED] = UI_ST_COMPLETED,
+	[AC_STATE_FAILED] = UI_ST_FAILED,
+};
+
+const char *ui_state_symbol(ac_session_state state)
+{
+	return (unsigned)state < AC_STATE_COUNT ? state_symbols[state] : "?";
+}
+
+ui_style ui_state_style(ac_session_state state)
+{
+	return (unsigned)state < AC_STATE_COUNT ? state_styles[state] : UI_ST_DIM;
+}
+
 const char *ui_status_symbol(ui_status st)
 {
 	return (unsigned)st < UI_STATUS_COUNT ? status_symbols[st] : "?";
@@ -236,6 +266,9 @@ void ui_draw_title(ui_rect r, const char *name, const ui_pane *p, const char *ex
 		ac_buf_printf(&t, " %s ", extra);
 	if (p && p->status_filter >= 0)
 		ac_buf_printf(&t, " [%s only] ", ui_status_symbol((ui_status)p->status_filter));
+	if (p && p->state_filter > 0)
+		ac_buf_printf(&t, " [%s only] ",
+			      ac_session_state_name((ac_session_state)(p->state_filter - 1)));
 	if (p && p->host[0])
 		ac_buf_printf(&t, " [host %s] ", p->host);
 	if (p && p->filter[0])

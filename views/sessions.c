@@ -25,6 +25,8 @@ static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
 
 	if (p->status_filter >= 0 && (int)s->st != p->status_filter)
 		return false;
+	if (p->state_filter > 0 && (int)s->state + 1 != p->state_filter)
+		return false;
 	if (p->host[0] && strcmp(s->host, p->host))
 		return false;
 	return ui_filter_fields(p, fields);
@@ -87,6 +89,8 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	/* A pending request says more than the file's status does. */
 	if (s->pending)
 		snprintf(cell, sizeof(cell), " %s %s", s->pending_alarm ? "!" : "~", s->pending);
+	else if (s->source) /* a transcript: its derived state */
+		snprintf(cell, sizeof(cell), " %s %s", ui_state_symbol(s->state), s->status);
 	else
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
@@ -101,7 +105,10 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	}
 	snprintf(cell, sizeof(cell), "%zu", s->messages);
 	ui_col(&row, cell, SES_MSGS_W, UI_FIT_RIGHT, 1);
-	ui_fmt_count(cell, sizeof(cell), s->tokens);
+	if (s->source)
+		snprintf(cell, sizeof(cell), "-");
+	else
+		ui_fmt_count(cell, sizeof(cell), s->tokens);
 	ui_col(&row, cell, SES_TOK_W, UI_FIT_RIGHT, 1);
 	ui_fmt_age(cell, sizeof(cell), *s->updated ? s->updated : s->created, now_ms);
 	ui_col(&row, cell, SES_AGE_W, UI_FIT_RIGHT, 0);
@@ -111,6 +118,8 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	*accent_w = SES_STATUS_W - 2;
 	if (s->pending)
 		return ui_status_style(s->pending_alarm ? UI_STATUS_FAILED : UI_STATUS_PAUSED);
+	if (s->source)
+		return ui_state_style(s->state);
 	return ui_status_style(s->st);
 }
 
@@ -122,6 +131,7 @@ const char *ui_session_sort_name(int sort)
 	case UI_SORT_UPDATED: return "last update";
 	case UI_SORT_STATUS: return "status";
 	case UI_SORT_TOKENS: return "tokens";
+	case UI_SORT_STATE: return "state";
 	default: return "file order";
 	}
 }
@@ -155,6 +165,8 @@ static int compare_sessions(const void *pa, const void *pb)
 
 	if (sort_by == UI_SORT_STATUS)
 		c = status_rank(a->st) - status_rank(b->st);
+	else if (sort_by == UI_SORT_STATE)
+		c = ac_session_state_rank(a->state) - ac_session_state_rank(b->state);
 	else if (sort_by == UI_SORT_TOKENS)
 		c = a->tokens > b->tokens ? -1 : a->tokens < b->tokens ? 1 : 0;
 	if (!c)
@@ -170,7 +182,7 @@ static int compare_sessions(const void *pa, const void *pb)
  * what picks and orders them. */
 static struct {
 	uint64_t gen;
-	int sort, status_filter;
+	int sort, status_filter, state_filter;
 	char filter[sizeof(((ui_pane *)0)->filter)];
 	char host[sizeof(((ui_pane *)0)->host)];
 	size_t *idx, n, cap;
@@ -179,6 +191,7 @@ static struct {
 static bool last_fits(const ui_pane *p)
 {
 	return last.sort == p->sort && last.status_filter == p->status_filter &&
+	       last.state_filter == p->state_filter &&
 	       !strcmp(last.filter, p->filter) && !strcmp(last.host, p->host);
 }
 
@@ -272,6 +285,7 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 			last.n = n;
 			last.sort = p->sort;
 			last.status_filter = p->status_filter;
+			last.state_filter = p->state_filter;
 			snprintf(last.filter, sizeof(last.filter), "%s", p->filter);
 			snprintf(last.host, sizeof(last.host), "%s", p->host);
 			last.gen = m->sessions_gen;

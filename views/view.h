@@ -76,11 +76,13 @@ typedef struct {
 	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
 	char session[192];   /* only rows of this session (f: follow the selection); "" all */
 	int sort;            /* the list's order (Sessions: a ui_session_sort) */
+	int state_filter;    /* 0: all; else 1 + an ac_session_state (Sessions: w), so
+			      * that a zeroed pane shows every state */
 } ui_pane;
 
 /* The orders of the Sessions pane (o cycles them); 0: the model's order,
  * not named in the title. */
-typedef enum { UI_SORT_NONE, UI_SORT_UPDATED, UI_SORT_STATUS, UI_SORT_TOKENS,
+typedef enum { UI_SORT_NONE, UI_SORT_UPDATED, UI_SORT_STATUS, UI_SORT_TOKENS, UI_SORT_STATE,
 	       UI_SORT_COUNT } ui_session_sort;
 
 typedef struct {
@@ -158,6 +160,9 @@ size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width);
 /* The symbol of a status, readable without colour: ▶ ‖ ✓ ✗ ? */
 const char *ui_status_symbol(ui_status st);
 ui_style ui_status_style(ui_status st);
+/* A derived state's symbol and style (ac_session_state.h). */
+const char *ui_state_symbol(ac_session_state state);
+ui_style ui_state_style(ac_session_state state);
 
 /* "42s", "5m", "3h", "12d" since the ISO timestamp iso; "-" when unknown. */
 void ui_fmt_age(char *out, size_t size, const char *iso, int64_t now_ms);

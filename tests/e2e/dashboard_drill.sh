@@ -3,7 +3,7 @@
 # preview, on a copy of the basic fixture (tests/fixtures/README.md):
 #   f   narrows Operations and the Journal to the selected session (the
 #       pane's title names it; Esc or f again clears it);
-#   o   sorts Sessions by last update, status, tokens (named in the title);
+#   o   sorts Sessions by last update, status, tokens, state (named in the title);
 #   at 160 columns and more, the selected session's detail beside the list;
 #   Enter on a checkpoint previews it: its messages and the tool calls a
 #       rollback would compensate, nothing changed.
@@ -52,6 +52,8 @@ check "sort: by status the running session is on top" \
   bash -c "tmux -L $sock capture-pane -p -t e2e | grep -m1 -E '(▶|‖|✓|✗) (running|paused|completed|failed)' | grep -q running"
 keys o
 check "sort: then tokens" wait_for "sorted by tokens"
+keys o
+check "sort: then state" wait_for "sorted by state"
 keys o
 check "sort: then last update again" wait_for "sorted by last update"
 send q

@@ -1,0 +1,168 @@
+/* The coding agents' own sessions (Claude Code, Codex, Gemini CLI) in
+ * `session list` and `session show`, and the refusal of every write to
+ * them: their transcripts are read, never written (ac_source.h). */
+#include "cli.h"
+#include "cli_sources.h"
+
+#include "ac_error.h"
+#include "ac_messages.h"
+#include "ac_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects)
+{
+	ac_source_options opts;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_source_options_from_config(&opts, ctx->config, ctx->ws.root, all_projects)))
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	rc = ac_source_index_new(out, &opts);
+	ac_source_options_free(&opts);
+	if (rc == 0 && (rc = ac_source_index_refresh(*out, NULL))) {
+		/* The seed sessions still list: the transcripts are an extra. */
+		cli_note("%s (coding-agent transcripts not listed)", ac_error_last());
+		rc = 0;
+	}
+	if (rc) {
+		ac_source_index_free(*out);
+		*out = NULL;
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	}
+	return CLI_OK;
+}
+
+ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
+				  const ac_config *config)
+{
+	ac_state_thresholds limits;
+	ac_state_inputs in;
+
+	ac_source_state_limits(&limits, config);
+	ac_source_session_inputs(&in, s, now_ms);
+	return ac_session_state_derive(&in, &limits);
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
+			 "id", s->id, "source", ac_source_name(s->kind),
+			 "state", ac_session_state_name(state), "task", ac_source_session_task(s),
+			 "cwd", or_empty(s->cwd), "model", or_empty(s->model),
+			 "createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
+			 "path", s->path, "messages", (json_int_t)s->messages,
+			 "pendingToolCalls", (json_int_t)s->npending,
+			 "malformedLines", (json_int_t)s->malformed);
+}
+
+void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state)
+{
+	char number[32];
+
+	cli_put_cell(line, s->id, 37);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, ac_session_state_name(state), 10);
+	ac_buf_putc(line, ' ');
+	snprintf(number, sizeof(number), "%5zu %8s", s->messages, "-");
+	cli_put_cell(line, number, 16);
+	cli_put_cell(line, or_empty(s->updated), 26);
+	cli_put_cell(line, ac_source_name(s->kind), 20);
+	ac_buf_putc(line, ' ');
+	cli_put_cell(line, ac_source_session_task(s), 0);
+	ac_buf_putc(line, '\n');
+}
+
+/* The session id in the workspace's transcripts, else in every project's. */
+static int find(ac_source_index **out_index, ac_source_session **out, const cli_context *ctx,
+		const char *id)
+{
+	int status;
+
+	*out = NULL;
+	for (int all = 0; all < 2 && !*out; all++) {
+		ac_source_index_free(*out_index);
+		if ((status = cli_sources_open(out_index, ctx, all)))
+			return status;
+		*out = ac_source_index_find(*out_index, id);
+	}
+	return CLI_OK;
+}
+
+int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out_found)
+{
+	ac_source_index *index = NULL;
+	ac_source_session *s = NULL;
+	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
+	json_t *conv = NULL, *doc = NULL;
+	ac_session_state state;
+	int status;
+
+	*out_found = false;
+	if ((status = find(&index, &s, ctx, id)) || !s)
+		goto done;
+	*out_found = true;
+	state = cli_source_state(s, ac_time_now_ms(), ctx->config);
+	if (ac_source_session_conversation(&conv, s) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (json) {
+		doc = cli_source_json(s, state);
+		json_object_set(doc, "conversation", conv);
+		cli_write_json(doc);
+		status = cli_finish_output();
+		goto done;
+	}
+	/* Every field comes from the transcript: all of it is made safe. */
+	ac_buf_printf(&text, "session  %s\nsource   %s (read-only)\nstate    %s\ntask     %s\n"
+		      "cwd      %s\nmodel    %s\ncreated  %s\nupdated  %s\nfile     %s\n"
+		      "messages %zu", s->id, ac_source_name(s->kind), ac_session_state_name(state),
+		      ac_source_session_task(s), or_empty(s->cwd), or_empty(s->model),
+		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
+	if (s->malformed)
+		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
+	ac_buf_printf(&text, "\n\n");
+	cli_put_lines(&out, &text, "");
+	cli_put_conversation(&out, conv);
+	cli_write(out.data, out.len);
+	status = cli_finish_output();
+done:
+	json_decref(doc);
+	json_decref(conv);
+	ac_buf_free(&out);
+	ac_buf_free(&text);
+	ac_source_index_free(index);
+	return status;
+}
+
+int cli_source_refuse_write(const cli_context *ctx, const char *verb, const char *id)
+{
+	ac_source_index *index = NULL;
+	ac_source_session *s = NULL;
+	char *path = NULL;
+	int status = CLI_OK;
+
+	/* Only an id that names no session file is looked for among the
+	 * transcripts: the seed sessions' writes cost nothing more. */
+	if (ac_session_id_check(id) != 0 || ac_session_path(&path, ctx->ws.sessions_dir, id) != 0 ||
+	    access(path, F_OK) == 0) {
+		ac_error_clear();
+		goto done;
+	}
+	if ((status = find(&index, &s, ctx, id)) == CLI_OK && s)
+		status = cli_error(CLI_FAILED, "session %s: %s is a %s session, a read-only source "
+				   "(agentctl never writes to %s)", verb, id, ac_source_name(s->kind),
+				   s->path);
+done:
+	free(path);
+	ac_source_index_free(index);
+	return status;
+}

@@ -1,0 +1,35 @@
+/* The coding agents' transcripts in the session commands
+ * (cli_session_sources.c). */
+#ifndef CLI_SOURCES_H
+#define CLI_SOURCES_H
+
+#include "cli.h"
+
+#include "ac_session.h"
+#include "ac_source.h"
+
+/* An index of the workspace's transcripts (every project's with
+ * all_projects), refreshed. A folder that cannot be read is a note; the
+ * return is CLI_OK or the exit status of an error already printed. */
+int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects);
+
+/* s's state now, under the thresholds of config. */
+ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
+				  const ac_config *config);
+
+/* s as an element of `session list --json` (a new reference). */
+json_t *cli_source_json(const ac_source_session *s, ac_session_state state);
+
+/* s as a row of `session list`, in its columns, made safe. */
+void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state);
+
+/* `session show ID` for a transcript: *out_found false (and CLI_OK) when
+ * no transcript has that id. */
+int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out_found);
+
+/* CLI_OK unless id names no session file but a transcript, which verb
+ * may not change: then the error "read-only source" is printed and its
+ * status returned. */
+int cli_source_refuse_write(const cli_context *ctx, const char *verb, const char *id);
+
+#endif

@@ -1,0 +1,151 @@
+/* Sessions that coding agents keep in their own transcripts: Claude Code
+ * (~/.claude/projects), Codex (~/.codex/sessions) and Gemini CLI
+ * (~/.gemini/tmp), read-only, beside the seed session files.
+ *
+ * One adapter per tool (ac_source_claude.c, ac_source_codex.c,
+ * ac_source_gemini.c) behind this interface: discover the transcripts of a
+ * workspace, read one incrementally from the byte offset reached last time
+ * into a summary (id, cwd, first prompt, times, counts, the inputs of
+ * ac_session_state.h), and, on demand, its conversation as agentctl
+ * messages ({role, content blocks}) for the conversation view. Nothing
+ * here ever writes to those folders: every file is opened O_RDONLY. Unknown
+ * entry types and fields are tolerated; a line that is not JSON is skipped
+ * and counted. Listing many transcripts is ac_source_index (below). */
+#ifndef AC_SOURCE_H
+#define AC_SOURCE_H
+
+#include "ac_config.h"
+#include "ac_session_state.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	AC_SOURCE_CLAUDE = 0,
+	AC_SOURCE_CODEX,
+	AC_SOURCE_GEMINI,
+	AC_SOURCE_COUNT
+} ac_source_kind;
+
+/* "claude-code", "codex", "gemini": the `source` field of `session list
+ * --json`. Static. */
+const char *ac_source_name(ac_source_kind kind);
+
+/* "claude", "codex", "gemini": the config key segment (sources.<key>.dir). */
+const char *ac_source_key(ac_source_kind kind);
+
+/* One transcript as read so far. Strings are owned, decoded from the file
+ * (not yet safe for a terminal), NULL when not seen. Fields below "read
+ * state" belong to the reader. */
+typedef struct {
+	ac_source_kind kind;
+	char *path;      /* the transcript file */
+	char *id;        /* what the tool's resume takes */
+	char *cwd;       /* the agent's working folder */
+	char *task;      /* the first prompt */
+	char *title;     /* the tool's own title for the thread (a summary) */
+	char *model;
+	char *started;   /* ISO-8601 of the first entry */
+	char *updated;   /* of the last entry */
+	size_t messages; /* user and assistant entries of the main thread */
+	size_t malformed; /* lines that were not JSON, skipped */
+	ac_turn turn;
+	bool awaiting_approval;
+	int64_t mtime_ms; /* the file's, at the last read */
+	/* read state */
+	uint64_t offset;  /* bytes consumed: the next read starts here */
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	uint64_t bytes_parsed; /* total bytes handed to the parser, for tests and benches */
+	char **pending;   /* ids of tool calls without a result */
+	size_t npending, pending_cap;
+} ac_source_session;
+
+/* A new, unread transcript of kind at path (copied). 0 or AC_ENOMEM;
+ * free with ac_source_session_free(). */
+int ac_source_session_new(ac_source_session **out, ac_source_kind kind, const char *path);
+
+void ac_source_session_free(ac_source_session *s);
+
+/* Brings s up to date with its file: complete lines appended since the
+ * last read are parsed, and only those; a last line without its newline
+ * is left for the next read; a file that shrank or was replaced (another
+ * inode) is read again from the start. A Gemini chat (one JSON document,
+ * rewritten whole) is read again when its size or time changed.
+ * *out_changed (may be NULL) is set when anything was read. 0,
+ * AC_ENOTFOUND (gone), AC_ECORRUPT (not a regular file), AC_EIO. */
+int ac_source_session_read(ac_source_session *s, bool *out_changed);
+
+/* The conversation of s as an array of agentctl messages (a new
+ * reference): text, tool_use and tool_result blocks, read from the file
+ * now (the summary keeps none of it). 0, or the errors of a read. */
+int ac_source_session_conversation(json_t **out, const ac_source_session *s);
+
+/* What to call s: its first prompt, else the tool's title, else "".
+ * Borrowed. */
+const char *ac_source_session_task(const ac_source_session *s);
+
+/* The inputs of ac_session_state_derive() for s at now_ms. */
+void ac_source_session_inputs(ac_state_inputs *out, const ac_source_session *s, int64_t now_ms);
+
+/* True when path is folder or inside it (both absolute, no trailing '/'). */
+bool ac_source_path_inside(const char *path, const char *folder);
+
+/* Where to look and what to list. */
+typedef struct {
+	char *dir[AC_SOURCE_COUNT]; /* NULL: that source is off */
+	char *workspace;            /* resolved, absolute */
+	bool all_projects;          /* every transcript, not only the workspace's */
+	char *cache_dir;            /* for ac_source_cache.c; NULL: no cache */
+	ac_state_thresholds limits;
+} ac_source_options;
+
+/* Fills opts from config: sources.enabled (default true),
+ * sources.<key>.enabled, sources.<key>.dir (default under $HOME),
+ * sources.<key>.resumeCommand, sources.state.{permissionMs,idleMs,endedMs}
+ * and the cache folder ($XDG_CACHE_HOME/agentctl, default ~/.cache/...).
+ * workspace is resolved with realpath. Free with ac_source_options_free(). */
+int ac_source_options_from_config(ac_source_options *opts, const ac_config *config,
+				  const char *workspace, bool all_projects);
+
+void ac_source_options_free(ac_source_options *opts);
+
+/* The state thresholds of config: sources.state.permissionMs, idleMs and
+ * endedMs (defaults AC_STATE_THRESHOLDS_DEFAULT; negative values are 0). */
+void ac_source_state_limits(ac_state_thresholds *out, const ac_config *config);
+
+/* The resume command configured for kind, as a NULL-terminated argv
+ * template (strings borrowed from config), or AC_EDENIED when it comes from
+ * an untrusted project file (message says how to trust it), or NULL
+ * *out when none. The built-in defaults are "claude --resume {id}",
+ * "codex resume {id}", "gemini --resume {id}". *out is freed with free()
+ * (the array only). */
+int ac_source_resume_command(const char ***out, const ac_config *config, ac_source_kind kind);
+
+/* ---- many transcripts ---- */
+
+typedef struct ac_source_index ac_source_index;
+
+/* An index over opts (copied). 0 or AC_ENOMEM. */
+int ac_source_index_new(ac_source_index **out, const ac_source_options *opts);
+
+void ac_source_index_free(ac_source_index *index);
+
+/* Discovers the transcripts and reads what changed in each. *out_read
+ * (may be NULL) receives how many files had anything read. A missing
+ * folder lists as empty; a file that cannot be read is left out. */
+int ac_source_index_refresh(ac_source_index *index, size_t *out_read);
+
+/* The sessions listed (in the workspace, or all with all_projects),
+ * newest update first. Borrowed; valid until the next refresh. */
+ac_source_session *const *ac_source_index_list(ac_source_index *index, size_t *out_n);
+
+/* The options the index was made with. Borrowed. */
+const ac_source_options *ac_source_index_options(const ac_source_index *index);
+
+/* The listed session whose id is id, or NULL. Borrowed. */
+ac_source_session *ac_source_index_find(ac_source_index *index, const char *id);
+
+#endif

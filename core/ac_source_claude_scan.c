@@ -1,0 +1,261 @@
+/* Claude Code lines summarised without building them (ac_source_claude.c
+ * says what the entries mean; this is the same reading, faster).
+ *
+ * A transcript is mostly tool results the summary never looks at: parsing
+ * each line into a jansson tree spent half the time of a cold read in
+ * malloc and free. Here the strict scanner (ac_json_scan.h) checks the
+ * line and picks the few fields, and the content blocks are walked in
+ * place; only the ids of tool calls and the first prompt are copied. A
+ * line the scanner refuses goes to jansson, which decides (it accepts a
+ * few things the scanner does not). */
+#include "ac_source_claude_impl.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_json_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_TYPE, F_SIDECHAIN, F_META, F_CWD, F_TIMESTAMP, F_MESSAGE, F_MODEL, F_CONTENT,
+       F_SUMMARY, F_COUNT };
+
+static const char *const field_names[F_COUNT] = {
+	"type", "isSidechain", "isMeta", "cwd", "timestamp", "message", "message.model",
+	"message.content", "summary",
+};
+
+static ac_json_path paths[F_COUNT];
+static ac_json_paths prepared;
+static bool ready;
+
+/* The paths, prepared once (the program reads on one thread). */
+static int prepare(void)
+{
+	if (ready)
+		return 0;
+	for (int i = 0; i < F_COUNT; i++)
+		if (ac_json_path_init(&paths[i], field_names[i]))
+			return AC_EINVAL;
+	if (ac_json_paths_prepare(&prepared, paths, F_COUNT))
+		return AC_EINVAL;
+	ready = true;
+	return 0;
+}
+
+static bool is(const ac_json_span *span, const char *text)
+{
+	return span->type == AC_JSON_STRING && ac_json_string_equals(span, text, strlen(text));
+}
+
+/* A decoded copy of a string span (NUL-terminated; a NUL inside ends it
+ * early, as a C string would anyway). NULL when out of memory. */
+static char *decoded(const ac_json_span *span)
+{
+	char *out = malloc(span->len + 1);
+	size_t len;
+
+	if (!out)
+		return NULL;
+	ac_json_string_decode(out, &len, span);
+	out[len] = '\0';
+	return out;
+}
+
+static int set_from(char **field, const ac_json_span *span, bool once)
+{
+	char *copy;
+
+	if (span->type != AC_JSON_STRING || (once && *field))
+		return 0;
+	if (!(copy = decoded(span)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+/* What one content block is: its type, id, tool_use_id and text spans. */
+typedef struct {
+	ac_json_span type, id, tool_use_id, text;
+} block_fields;
+
+static void block_of(block_fields *out, const ac_json_span *block)
+{
+	ac_json_cursor c;
+	ac_json_span key, value;
+
+	memset(out, 0, sizeof(*out));
+	if (block->type != AC_JSON_OBJECT)
+		return;
+	ac_json_cursor_init(&c, block);
+	while (ac_json_cursor_next(&c, &key, &value)) {
+		if (ac_json_string_equals(&key, "type", 4))
+			out->type = value;
+		else if (ac_json_string_equals(&key, "id", 2))
+			out->id = value;
+		else if (ac_json_string_equals(&key, "tool_use_id", 11))
+			out->tool_use_id = value;
+		else if (ac_json_string_equals(&key, "text", 4))
+			out->text = value;
+	}
+}
+
+/* Calls fn for each block of an array content (nothing for a string);
+ * a non-zero return stops and is returned. */
+typedef int (*block_fn)(const block_fields *f, void *ctx);
+
+static int each_block(const ac_json_span *content, block_fn fn, void *ctx)
+{
+	ac_json_cursor c;
+	ac_json_span item;
+	block_fields f;
+	int rc;
+
+	if (content->type != AC_JSON_ARRAY)
+		return 0;
+	ac_json_cursor_init(&c, content);
+	while (ac_json_cursor_next(&c, NULL, &item)) {
+		block_of(&f, &item);
+		if ((rc = fn(&f, ctx)))
+			return rc;
+	}
+	return 0;
+}
+
+static int join_text(const block_fields *f, void *ctx)
+{
+	ac_buf *text = ctx;
+	char *piece;
+
+	if (f->text.type != AC_JSON_STRING || !(piece = decoded(&f->text)))
+		return 0;
+	if (text->len)
+		ac_buf_putc(text, '\n');
+	ac_buf_append(text, piece, strlen(piece));
+	free(piece);
+	return 0;
+}
+
+/* The content's text as ac_source_text_of() joins it (allocated). */
+static char *content_text(const ac_json_span *content)
+{
+	ac_buf text = AC_BUF_INIT;
+
+	if (content->type == AC_JSON_STRING)
+		return decoded(content);
+	each_block(content, join_text, &text);
+	return text.data ? ac_buf_detach(&text) : strdup("");
+}
+
+typedef struct {
+	ac_source_session *s;
+	ac_json_span first; /* the first text */
+	size_t results;
+	bool said;
+} turn_ctx;
+
+static int user_block(const block_fields *f, void *ctx)
+{
+	turn_ctx *t = ctx;
+
+	if (is(&f->type, "tool_result") && f->tool_use_id.type == AC_JSON_STRING) {
+		char *id = decoded(&f->tool_use_id);
+
+		if (!id)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ac_source_pending_drop(t->s, id);
+		free(id);
+		t->results++;
+	}
+	if (t->first.type == AC_JSON_NONE && f->text.type == AC_JSON_STRING)
+		t->first = f->text;
+	return 0;
+}
+
+static int note_user(ac_source_session *s, const ac_json_span *content)
+{
+	turn_ctx t = {s, {0}, 0, false};
+	char *text;
+	int rc;
+
+	if (content->type == AC_JSON_STRING)
+		t.first = *content;
+	else if ((rc = each_block(content, user_block, &t)))
+		return rc;
+	/* Only the first text's start matters, unless it may be the task. */
+	if (t.first.type != AC_JSON_STRING)
+		return ac_source_claude_user_turn(s, "", t.results);
+	if (!(text = s->task || t.results ? decoded(&t.first) : content_text(content)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_source_claude_user_turn_take(s, text, t.results);
+}
+
+static int assistant_block(const block_fields *f, void *ctx)
+{
+	turn_ctx *t = ctx;
+	char *id;
+	int rc;
+
+	if (is(&f->type, "text"))
+		t->said = true;
+	if (!is(&f->type, "tool_use") || f->id.type != AC_JSON_STRING)
+		return 0;
+	if (!(id = decoded(&f->id)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_source_pending_add(t->s, id);
+	free(id);
+	return rc;
+}
+
+static int note_assistant(ac_source_session *s, const ac_json_span *content)
+{
+	turn_ctx t = {s, {0}, 0, content->type == AC_JSON_STRING};
+	int rc;
+
+	if ((rc = each_block(content, assistant_block, &t)))
+		return rc;
+	ac_source_claude_assistant_turn(s, t.said);
+	return 0;
+}
+
+int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
+{
+	ac_json_span f[F_COUNT];
+	size_t at = 0;
+	int rc;
+
+	if (prepare() || ac_json_scan_prepared(f, line, len, &prepared, NULL) != 0) {
+		ac_error_clear();
+		return AC_SOURCE_NOT_SCANNED;
+	}
+	while (at < len && (line[at] == ' ' || line[at] == '\t'))
+		at++;
+	if (at == len || line[at] != '{') {
+		s->malformed++; /* valid JSON, but no entry */
+		return 0;
+	}
+	if (f[F_TYPE].type != AC_JSON_STRING)
+		return 0;
+	if (is(&f[F_TYPE], "summary"))
+		return set_from(&s->title, &f[F_SUMMARY], false);
+	if (f[F_SIDECHAIN].type == AC_JSON_TRUE)
+		return 0;
+	if ((rc = ac_source_claude_session_id(s)) || (rc = set_from(&s->cwd, &f[F_CWD], true)) ||
+	    (rc = set_from(&s->started, &f[F_TIMESTAMP], true)) ||
+	    (rc = set_from(&s->updated, &f[F_TIMESTAMP], false)))
+		return rc;
+	if (f[F_MESSAGE].type != AC_JSON_OBJECT)
+		return 0;
+	if (is(&f[F_TYPE], "user") && f[F_META].type != AC_JSON_TRUE) {
+		s->messages++;
+		return note_user(s, &f[F_CONTENT]);
+	}
+	if (is(&f[F_TYPE], "assistant")) {
+		s->messages++;
+		if ((rc = set_from(&s->model, &f[F_MODEL], false)))
+			return rc;
+		return note_assistant(s, &f[F_CONTENT]);
+	}
+	return 0;
+}

@@ -1,0 +1,284 @@
+/* Many transcripts kept up to date (ac_source.h): discovery, then an
+ * incremental read of each file that changed, then the workspace's list.
+ * A refresh costs a stat per transcript plus the bytes appended since the
+ * last one; the cache (ac_source_cache.c) spares a new process the first
+ * full read. */
+#include "ac_source_impl.h"
+#include "ac_source_cache.h"
+
+#include "ac_error.h"
+#include "ac_sha256.h"
+#include "ac_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_SAVE_MS 30000
+
+typedef struct {
+	ac_source_session *s;
+	unsigned seen; /* the refresh that last found the file */
+} slot;
+
+struct ac_source_index {
+	ac_source_options opts;
+	char gemini_hash[AC_SHA256_HEX_LEN + 1];
+	slot *slots;
+	size_t n, cap;
+	json_t *by_path;  /* path -> slot number */
+	ac_source_session **listed;
+	size_t nlisted;
+	unsigned generation;
+	char *cache_path;  /* NULL: no cache */
+	json_t *cache;     /* what the cache held, until the first refresh used it */
+	bool cache_loaded;
+	bool cache_dirty;  /* read since the last save */
+	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
+	/* during a refresh */
+	ac_source_kind kind;
+	size_t read;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
+{
+	ac_source_index *ix = calloc(1, sizeof(*ix));
+	bool ok = ix != NULL;
+
+	*out = NULL;
+	if (ok) {
+		ix->opts.all_projects = opts->all_projects;
+		ix->opts.limits = opts->limits;
+		for (int k = 0; k < AC_SOURCE_COUNT; k++)
+			if (opts->dir[k] && !(ix->opts.dir[k] = strdup(opts->dir[k])))
+				ok = false;
+		ix->opts.workspace = dup_or_null(opts->workspace ? opts->workspace : "/");
+		ix->opts.cache_dir = dup_or_null(opts->cache_dir);
+		ix->by_path = json_object();
+		ok = ok && ix->opts.workspace && ix->by_path &&
+		     (!opts->cache_dir || ix->opts.cache_dir);
+	}
+	if (!ok) {
+		ac_source_index_free(ix);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	ac_sha256_hex(ix->gemini_hash, ix->opts.workspace, strlen(ix->opts.workspace));
+	if (ac_source_cache_path(&ix->cache_path, &ix->opts) != 0) {
+		ac_source_index_free(ix);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	*out = ix;
+	return 0;
+}
+
+static void save_cache(ac_source_index *ix, bool now);
+
+void ac_source_index_free(ac_source_index *ix)
+{
+	if (!ix)
+		return;
+	ix->read = 0;
+	save_cache(ix, true);
+	for (size_t i = 0; i < ix->n; i++)
+		ac_source_session_free(ix->slots[i].s);
+	free(ix->slots);
+	free(ix->listed);
+	free(ix->cache_path);
+	json_decref(ix->cache);
+	json_decref(ix->by_path);
+	ac_source_options_free(&ix->opts);
+	free(ix);
+}
+
+static int add_slot(ac_source_index *ix, const char *path, size_t *out_at)
+{
+	ac_source_session *s;
+	int rc;
+
+	if (ix->n == ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		slot *grown = realloc(ix->slots, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->slots = grown;
+		ix->cap = cap;
+	}
+	if ((rc = ac_source_session_new(&s, ix->kind, path)))
+		return rc;
+	if (json_object_set_new(ix->by_path, path, json_integer((json_int_t)ix->n))) {
+		ac_source_session_free(s);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (ix->cache)
+		ac_source_cache_restore(s, ix->cache);
+	ix->slots[ix->n] = (slot){s, 0};
+	*out_at = ix->n++;
+	return 0;
+}
+
+/* A Gemini chat in the workspace's own hash folder names no cwd: the
+ * workspace is it. */
+static void place_gemini(ac_source_index *ix, ac_source_session *s)
+{
+	const char *hash;
+
+	if (s->kind != AC_SOURCE_GEMINI || s->cwd)
+		return;
+	hash = strstr(s->path, ix->gemini_hash);
+	if (hash && hash[-1] == '/' && hash[AC_SHA256_HEX_LEN] == '/')
+		s->cwd = strdup(ix->opts.workspace);
+}
+
+static int found(const char *path, const struct stat *st, void *ctx)
+{
+	ac_source_index *ix = ctx;
+	json_t *at = json_object_get(ix->by_path, path);
+	size_t i = 0;
+	bool changed = false;
+	int rc;
+
+	if (at) {
+		i = (size_t)json_integer_value(at);
+	} else if ((rc = add_slot(ix, path, &i))) {
+		return rc;
+	}
+	/* The walk's lstat says it is as read: not even opened. */
+	if (ac_source_session_unchanged(ix->slots[i].s, st)) {
+		ix->slots[i].seen = ix->generation;
+		return 0;
+	}
+	rc = ac_source_session_read(ix->slots[i].s, &changed);
+	if (rc == AC_ENOMEM)
+		return rc;
+	if (rc) {
+		/* Gone since it was listed, or not a regular file: left out. */
+		ac_error_clear();
+		return 0;
+	}
+	ix->slots[i].seen = ix->generation;
+	if (changed) {
+		ix->read++;
+		place_gemini(ix, ix->slots[i].s);
+	}
+	return 0;
+}
+
+/* Drops the files this refresh did not find, keeping slot numbers dense. */
+static int sweep(ac_source_index *ix)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ix->n; i++) {
+		if (ix->slots[i].seen != ix->generation) {
+			json_object_del(ix->by_path, ix->slots[i].s->path);
+			ac_source_session_free(ix->slots[i].s);
+			continue;
+		}
+		if (kept != i &&
+		    json_object_set_new(ix->by_path, ix->slots[i].s->path, json_integer((json_int_t)kept)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->slots[kept++] = ix->slots[i];
+	}
+	ix->n = kept;
+	return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const ac_source_session *x = *(ac_source_session *const *)a;
+	const ac_source_session *y = *(ac_source_session *const *)b;
+	int c = strcmp(y->updated ? y->updated : "", x->updated ? x->updated : "");
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static bool listed(const ac_source_index *ix, const ac_source_session *s)
+{
+	if (!s->id)
+		return false;
+	return ix->opts.all_projects || ac_source_path_inside(s->cwd, ix->opts.workspace);
+}
+
+/* Keeps what this refresh read for the next process. A cache that cannot
+ * be written costs the next process a full read, nothing more. */
+static void save_cache(ac_source_index *ix, bool now)
+{
+	ac_source_session **all;
+	int64_t at = ac_time_now_ms();
+
+	ix->cache_dirty = ix->cache_dirty || ix->read;
+	if (!ix->cache_path || !ix->cache_dirty || (!now && ix->saved_at &&
+						    at - ix->saved_at < CACHE_SAVE_MS))
+		return;
+	if (!(all = malloc((ix->n + 1) * sizeof(*all))))
+		return;
+	ix->saved_at = at;
+	ix->cache_dirty = false;
+	for (size_t i = 0; i < ix->n; i++)
+		all[i] = ix->slots[i].s;
+	if (ac_source_cache_save(ix->cache_path, all, ix->n) != 0)
+		ac_error_clear();
+	free(all);
+}
+
+int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
+{
+	ac_source_session **list;
+	int rc = 0;
+
+	if (ix->cache_path && !ix->cache_loaded) {
+		ix->cache_loaded = true;
+		if ((rc = ac_source_cache_load(&ix->cache, ix->cache_path)))
+			return rc;
+	}
+	ix->generation++;
+	ix->read = 0;
+	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
+		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
+
+		if (!ix->opts.dir[k])
+			continue;
+		ix->kind = (ac_source_kind)k;
+		rc = a->discover(ix->opts.dir[k], ix->opts.workspace, ix->opts.all_projects, found, ix);
+	}
+	json_decref(ix->cache); /* every file it knew is restored or gone */
+	ix->cache = NULL;
+	if (rc || (rc = sweep(ix)))
+		return rc;
+	save_cache(ix, false);
+	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	ix->listed = list;
+	ix->nlisted = 0;
+	for (size_t i = 0; i < ix->n; i++)
+		if (listed(ix, ix->slots[i].s))
+			list[ix->nlisted++] = ix->slots[i].s;
+	qsort(list, ix->nlisted, sizeof(*list), newest_first);
+	if (out_read)
+		*out_read = ix->read;
+	return 0;
+}
+
+ac_source_session *const *ac_source_index_list(ac_source_index *ix, size_t *out_n)
+{
+	*out_n = ix->nlisted;
+	return ix->listed;
+}
+
+const ac_source_options *ac_source_index_options(const ac_source_index *ix)
+{
+	return &ix->opts;
+}
+
+ac_source_session *ac_source_index_find(ac_source_index *ix, const char *id)
+{
+	for (size_t i = 0; i < ix->nlisted; i++)
+		if (!strcmp(ix->listed[i]->id, id))
+			return ix->listed[i];
+	return NULL;
+}

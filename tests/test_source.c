@@ -1,0 +1,543 @@
+/* The coding-agent transcript adapters (ac_source.h) over fixtures that
+ * follow the tools' public examples: summaries, incremental reads, torn
+ * and malformed lines, sidechains, pending calls, conversations, and a
+ * tree they may not write to. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#include "ac_buf.h"
+#include "ac_config.h"
+#include "ac_error.h"
+#include "ac_messages.h"
+#include "ac_source.h"
+#include "ac_source_watch.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WS "/work/fixture-project"
+#define S1 "6f1c2a9e-3b7d-4c1e-9a55-0d2e4f6a8b10"
+#define S2 "a2b4c6d8-1e3f-4a5b-8c7d-9e0f1a2b3c4d"
+#define C1 "0199a213-81c0-7800-8aa1-bbab2a035a53"
+#define G1 "5e1f0c3a-7b2d-4e6f-9a1b-2c3d4e5f6a7b"
+#define S2_PATH "/.claude/projects/-work-fixture-project-sub/" S2 ".jsonl"
+
+typedef struct {
+	char *home;
+	ac_source_options opts;
+	ac_source_index *index;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	static const char *const dirs[] = {"/.claude/projects", "/.codex/sessions", "/.gemini/tmp"};
+
+	f->home = tu_copy_fixture("sources/home");
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", f->home, dirs[k]);
+		f->opts.dir[k] = strdup(path);
+	}
+	f->opts.workspace = strdup(WS);
+	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	ac_source_index_free(f->index);
+	ac_source_options_free(&f->opts);
+	chmod(f->home, 0755);
+	tu_remove_tree(f->home);
+	free(f->home);
+	free(f);
+	return 0;
+}
+
+static ac_source_session *refresh_find(fixture *f, const char *id)
+{
+	if (!f->index)
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
+	return ac_source_index_find(f->index, id);
+}
+
+static void test_claude_summary_and_discovery(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s = refresh_find(f, S1), *const *list;
+	size_t n;
+
+	assert_non_null(s);
+	assert_int_equal(s->kind, AC_SOURCE_CLAUDE);
+	assert_string_equal(s->cwd, WS);
+	/* The /clear wrapper is no prompt; the summary line does not win over one. */
+	assert_string_equal(s->task, "Fix the failing test in parser.c");
+	assert_string_equal(s->title, "Parser test fix");
+	assert_string_equal(s->model, "claude-sonnet-4-5-20250929");
+	assert_string_equal(s->started, "2025-10-01T09:59:59.000Z");
+	assert_string_equal(s->updated, "2025-10-01T10:00:25.000Z");
+	/* user and assistant entries of the main thread (the sidechain's two are not). */
+	assert_int_equal(s->messages, 8);
+	assert_int_equal(s->malformed, 1);
+	assert_int_equal(s->npending, 0);
+	assert_int_equal(s->turn, AC_TURN_USER);
+	/* The workspace's sub-folder counts; another project, Codex's other
+	 * cwd and the sub-agent file do not. */
+	list = ac_source_index_list(f->index, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_not_equal(list[i]->id, "0b0b0b0b-0000-4000-8000-000000000002");
+		assert_string_not_equal(list[i]->id, "agent-1a2b3c4d");
+		assert_string_not_equal(list[i]->id, "0199a213-81c0-7800-8aa1-000000000099");
+	}
+	/* Newest first. */
+	assert_string_equal(list[0]->id, S2);
+}
+
+static void test_all_projects_lists_every_transcript(void **state)
+{
+	fixture *f = *state;
+	size_t n;
+
+	f->opts.all_projects = true;
+	assert_non_null(refresh_find(f, "0b0b0b0b-0000-4000-8000-000000000002"));
+	ac_source_index_list(f->index, &n);
+	assert_int_equal(n, 6);
+}
+
+static void test_claude_pending_call_and_torn_line(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s = refresh_find(f, S2);
+	ac_state_inputs in;
+	struct stat st;
+	char *path = tu_path(f->home, S2_PATH);
+
+	assert_non_null(s);
+	assert_string_equal(s->cwd, WS "/sub");
+	assert_int_equal(s->npending, 1);
+	assert_string_equal(s->pending[0], "toolu_09");
+	assert_int_equal(s->malformed, 0);
+	/* The torn last line is not consumed. */
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(s->offset < (uint64_t)st.st_size);
+	ac_source_session_inputs(&in, s, s->mtime_ms + 6000);
+	assert_int_equal(ac_session_state_derive(&in, &f->opts.limits), AC_STATE_WAITING);
+	ac_source_session_inputs(&in, s, s->mtime_ms + 1000);
+	assert_int_equal(ac_session_state_derive(&in, &f->opts.limits), AC_STATE_RUNNING);
+	free(path);
+}
+
+static void test_appended_bytes_only_are_parsed(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->home, S2_PATH);
+	static const char rest[] = "sult\",\"content\":\"removed\"}]},\"uuid\":\"p-4\","
+				   "\"cwd\":\"" WS "/sub\",\"timestamp\":\"2025-10-02T08:00:09.000Z\"}\n";
+	static const char next[] = "{\"type\":\"assistant\",\"isSidechain\":false,\"message\":"
+				   "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+				   "\"Done.\"}]},\"timestamp\":\"2025-10-02T08:00:10.000Z\"}\n";
+	ac_source_session *s;
+	uint64_t before, offset, torn;
+	bool changed;
+	struct stat st;
+
+	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
+	assert_int_equal(ac_source_session_read(s, &changed), 0);
+	assert_true(changed);
+	before = s->bytes_parsed;
+	offset = s->offset;
+	assert_int_equal(stat(path, &st), 0);
+	torn = (uint64_t)st.st_size - offset;
+	/* Nothing new: nothing parsed. */
+	assert_int_equal(ac_source_session_read(s, &changed), 0);
+	assert_false(changed);
+	assert_int_equal(s->bytes_parsed, before);
+	/* The writer finishes its line: that line alone is parsed. */
+	tu_append_file(path, rest, strlen(rest));
+	assert_int_equal(ac_source_session_read(s, &changed), 0);
+	assert_true(changed);
+	assert_int_equal(s->bytes_parsed - before, torn + strlen(rest) - 1);
+	assert_int_equal(s->npending, 0);
+	assert_int_equal(s->turn, AC_TURN_AGENT);
+	assert_int_equal(s->messages, 4);
+	assert_string_equal(s->updated, "2025-10-02T08:00:09.000Z");
+	before = s->bytes_parsed;
+	tu_append_file(path, next, strlen(next));
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->bytes_parsed - before, strlen(next) - 1);
+	assert_int_equal(s->turn, AC_TURN_USER);
+	assert_int_equal(s->messages, 5);
+	/* Replaced by a shorter file: read again from the start. */
+	tu_write_file(path, next, strlen(next));
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->messages, 1);
+	assert_null(s->task);
+	ac_source_session_free(s);
+	free(path);
+}
+
+static bool has_block(const json_t *messages, const char *type, const char *field,
+		      const char *value)
+{
+	const json_t *msg, *block;
+	size_t i, k;
+
+	json_array_foreach(messages, i, msg)
+		json_array_foreach(json_object_get(msg, "content"), k, block)
+			if (!strcmp(json_string_value(json_object_get(block, "type")) ?: "", type) &&
+			    !strcmp(json_string_value(json_object_get(block, field)) ?: "", value))
+				return true;
+	return false;
+}
+
+static void test_claude_conversation(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s = refresh_find(f, S1);
+	ac_buf text = AC_BUF_INIT;
+	json_t *conv = NULL;
+
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	/* 8 entries of the main thread; the sidechain's are left out. */
+	assert_int_equal(json_array_size(conv), 8);
+	assert_int_equal(ac_messages_check(conv, "conversation"), 0);
+	assert_true(has_block(conv, "tool_use", "name", "Bash"));
+	assert_true(has_block(conv, "tool_result", "tool_use_id", "toolu_01"));
+	assert_false(has_block(conv, "tool_use", "name", "Grep"));
+	ac_message_text(&text, json_array_get(conv, 3));
+	assert_non_null(strstr(text.data, "[tool_use Bash"));
+	ac_buf_free(&text);
+	json_decref(conv);
+}
+
+static void test_codex_rollout(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s = refresh_find(f, C1);
+	json_t *conv = NULL;
+
+	assert_non_null(s);
+	assert_int_equal(s->kind, AC_SOURCE_CODEX);
+	assert_string_equal(s->cwd, WS);
+	assert_string_equal(s->task, "List the files and count the lines");
+	assert_string_equal(s->model, "gpt-5-codex");
+	assert_string_equal(s->started, "2025-10-01T11:00:00.000Z");
+	/* The prompt and the answer; the environment context is not a message. */
+	assert_int_equal(s->messages, 2);
+	assert_int_equal(s->npending, 0);
+	assert_int_equal(s->turn, AC_TURN_USER);
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	assert_int_equal(ac_messages_check(conv, "conversation"), 0);
+	assert_int_equal(json_array_size(conv), 5);
+	assert_true(has_block(conv, "tool_use", "name", "shell"));
+	assert_true(has_block(conv, "tool_result", "tool_use_id", "call_abc123"));
+	/* The call's arguments are JSON text: shown as the object. */
+	assert_true(json_is_array(json_object_get(json_object_get(
+		json_array_get(json_object_get(json_array_get(conv, 2), "content"), 0), "input"),
+		"command")));
+	json_decref(conv);
+}
+
+static void test_codex_pending_call_waits(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s;
+	char *path = tu_path(f->home, "/.codex/sessions/2025/10/01/rollout-x.jsonl");
+	static const char lines[] =
+		"{\"timestamp\":\"2025-10-01T11:00:00.000Z\",\"type\":\"session_meta\",\"payload\":"
+		"{\"id\":\"c-2\",\"cwd\":\"" WS "\"}}\n"
+		"{\"timestamp\":\"2025-10-01T11:00:01.000Z\",\"type\":\"response_item\",\"payload\":"
+		"{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{}\",\"call_id\":\"k\"}}\n";
+
+	tu_write_file(path, lines, strlen(lines));
+	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CODEX, path), 0);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_string_equal(s->id, "c-2");
+	assert_int_equal(s->npending, 1);
+	assert_int_equal(s->turn, AC_TURN_AGENT);
+	ac_source_session_free(s);
+	free(path);
+}
+
+static void test_gemini_chat(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *s = refresh_find(f, G1);
+	json_t *conv = NULL;
+
+	assert_non_null(s);
+	assert_int_equal(s->kind, AC_SOURCE_GEMINI);
+	/* The hash folder is the workspace's: that is the cwd. */
+	assert_string_equal(s->cwd, WS);
+	assert_string_equal(s->task, "Read README.md and summarise it");
+	assert_string_equal(s->model, "gemini-2.5-pro");
+	assert_string_equal(s->updated, "2025-10-01T13:00:09.000Z");
+	assert_int_equal(s->messages, 3);
+	assert_int_equal(s->npending, 0);
+	assert_int_equal(s->turn, AC_TURN_USER);
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	assert_int_equal(ac_messages_check(conv, "conversation"), 0);
+	assert_int_equal(json_array_size(conv), 4);
+	assert_true(has_block(conv, "tool_use", "name", "read_file"));
+	assert_true(has_block(conv, "tool_result", "content", "# Fixture project\nA test."));
+	json_decref(conv);
+}
+
+static void test_garbage_is_counted_never_fatal(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->home, "/.claude/projects/-work-fixture-project/junk.jsonl");
+	static const char junk[] = "\x1b[2J not json\n[1,2]\n{\"type\":42}\n{\"type\":\"user\","
+				   "\"message\":{\"content\":{\"weird\":true}}}\n\n{\"type\":\"assistant\","
+				   "\"message\":{\"content\":[7,{\"type\":\"tool_use\"}]}}\n"
+				   "{\"type\":\"user\",\"message\":{\"content\":[{\"tool_use_id\":\"t\"},"
+				   "{\"type\":null,\"text\":5}]}}\n";
+	ac_source_session *s;
+
+	tu_write_file(path, junk, strlen(junk));
+	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->malformed, 2);
+	assert_int_equal(s->messages, 3);
+	assert_int_equal(s->npending, 0);
+	ac_source_session_free(s);
+	free(path);
+}
+
+static void test_read_only_tree(void **state)
+{
+	fixture *f = *state;
+	char cmd[8192];
+	json_t *conv = NULL;
+	ac_source_session *s;
+
+	/* Every folder and file read-only: listing and reading still work,
+	 * since nothing is ever opened for writing. */
+	snprintf(cmd, sizeof(cmd), "chmod -R a-w '%s'", f->home);
+	assert_int_equal(system(cmd), 0);
+	s = refresh_find(f, S1);
+	assert_non_null(s);
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	json_decref(conv);
+	snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'", f->home);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_a_removed_file_drops_out(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->home, S2_PATH);
+	size_t n;
+
+	assert_non_null(refresh_find(f, S2));
+	assert_int_equal(unlink(path), 0);
+	assert_null(refresh_find(f, S2));
+	ac_source_index_list(f->index, &n);
+	assert_int_equal(n, 3);
+	free(path);
+}
+
+/* A new index restores what the last one read: nothing is parsed again,
+ * the summaries are the same, and an append is read from where it was. */
+static void test_cache_spares_a_full_read(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir(), *path = tu_path(f->home, S2_PATH);
+	static const char rest[] = "sult\",\"content\":\"ok\"}]},\"timestamp\":\"2025-10-02T08:00:09.000Z\"}\n";
+	ac_source_session *s;
+	size_t read = 99;
+
+	f->opts.cache_dir = strdup(cache);
+	assert_non_null(refresh_find(f, S1));
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	/* Another process: */
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 0);
+	s = ac_source_index_find(f->index, S1);
+	assert_non_null(s);
+	assert_int_equal(s->bytes_parsed, 0);
+	assert_string_equal(s->task, "Fix the failing test in parser.c");
+	assert_int_equal(s->messages, 8);
+	assert_int_equal(s->malformed, 1);
+	s = ac_source_index_find(f->index, S2);
+	assert_int_equal(s->npending, 1);
+	tu_append_file(path, rest, strlen(rest));
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 1);
+	s = ac_source_index_find(f->index, S2);
+	assert_int_equal(s->npending, 0);
+	assert_true(s->bytes_parsed < 400);
+	tu_remove_tree(cache);
+	free(cache);
+	free(path);
+}
+
+/* The cache is input: garbage, wrong types or bounds, or entries that
+ * name another file's identity are dropped and the files read whole. */
+static void test_a_corrupt_cache_is_rebuilt(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir();
+	static const char *const bad[] = {
+		"\x1b[31m not json",
+		"{\"version\":1,\"files\":7}",
+		"{\"version\":1,\"files\":[{\"path\":\"@\",\"kind\":0,\"offset\":99999999,"
+		"\"size\":99999999,\"dev\":0,\"ino\":0}]}",
+		"{\"version\":1,\"files\":[{\"path\":\"@\",\"kind\":0,\"turn\":9,\"id\":5,"
+		"\"pending\":\"x\"}]}",
+	};
+
+	f->opts.cache_dir = strdup(cache);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char name[256], text[8192], *file, *target = tu_path(f->home, S2_PATH);
+		ac_source_session *s;
+		size_t read = 0;
+
+		ac_source_index_free(f->index);
+		f->index = NULL;
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+		/* Every cache file of the folder is replaced by the bad one. */
+		tu_remove_tree(cache);
+		assert_int_equal(mkdir(cache, 0700), 0);
+		{
+			/* "@" stands for the transcript's path. */
+			const char *at = strchr(bad[i], '@');
+
+			if (at)
+				snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - bad[i]), bad[i],
+					 target, at + 1);
+			else
+				snprintf(text, sizeof(text), "%s", bad[i]);
+		}
+		assert_non_null(refresh_find(f, S2));
+		ac_source_index_free(f->index);
+		f->index = NULL;
+		{
+			DIR *d = opendir(cache);
+			struct dirent *e;
+
+			while ((e = readdir(d)))
+				if (e->d_name[0] != '.')
+					snprintf(name, sizeof(name), "%s", e->d_name);
+			closedir(d);
+		}
+		file = tu_path(cache, name);
+		tu_write_file(file, text, strlen(text));
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+		assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+		s = ac_source_index_find(f->index, S2);
+		assert_non_null(s);
+		assert_int_equal(s->npending, 1);
+		assert_string_equal(s->task, "Delete the build folder");
+		assert_true(s->bytes_parsed > 0);
+		free(file);
+		free(target);
+	}
+	tu_remove_tree(cache);
+	free(cache);
+}
+
+/* The resume commands follow the trust rules; the folders may not come
+ * from a project file at all. */
+static void test_config_trust_rules(void **state)
+{
+	char *ws = tu_make_temp_dir(), *xdg = tu_make_temp_dir();
+	const char **argv = NULL;
+	ac_config *c = NULL;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_int_equal(ac_source_resume_command(&argv, c, AC_SOURCE_CODEX), 0);
+	assert_string_equal(argv[0], "codex");
+	assert_string_equal(argv[1], "resume");
+	assert_string_equal(argv[2], "{id}");
+	assert_null(argv[3]);
+	free(argv);
+	ac_config_free(c);
+	tu_put(ws, ".agent/config.json",
+	       "{\"sources\": {\"claude\": {\"resumeCommand\": [\"sh\", \"-c\", \"x\"]}}}");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_int_equal(ac_source_resume_command(&argv, c, AC_SOURCE_CLAUDE), AC_EDENIED);
+	assert_null(argv);
+	assert_non_null(strstr(ac_error_last(), "sources.claude.resumeCommand"));
+	ac_config_free(c);
+	tu_put(ws, ".agent/config.json", "{\"sources\": {\"codex\": {\"dir\": \"/etc\"}}}");
+	assert_int_equal(ac_config_load(&c, ws), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "sources.codex.dir may not be set by a project file"));
+	unsetenv("XDG_CONFIG_HOME");
+	tu_remove_tree(ws);
+	tu_remove_tree(xdg);
+	free(ws);
+	free(xdg);
+}
+
+/* The folders' watch fires on an append and on a new transcript in a
+ * project folder that had none listed. */
+static void test_watch_fires_on_writes(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->home, S2_PATH);
+	char *fresh = tu_path(f->home, "/.claude/projects/-work-fixture-project-sub/new.jsonl");
+	ac_source_watch *w;
+	struct pollfd p;
+
+	assert_non_null(refresh_find(f, S2));
+	assert_int_equal(ac_source_watch_new(&w), 0);
+	assert_true(ac_source_watch_fd(w) >= 0);
+	ac_source_watch_update(w, f->index);
+	assert_false(ac_source_watch_read(w));
+	tu_append_file(path, "x", 1);
+	p = (struct pollfd){ac_source_watch_fd(w), POLLIN, 0};
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(ac_source_watch_read(w));
+	assert_false(ac_source_watch_read(w));
+	tu_write_file(fresh, "{}\n", 3);
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(ac_source_watch_read(w));
+	ac_source_watch_free(w);
+	free(path);
+	free(fresh);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_claude_summary_and_discovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_all_projects_lists_every_transcript, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_claude_pending_call_and_torn_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_appended_bytes_only_are_parsed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_claude_conversation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_codex_rollout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_codex_pending_call_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gemini_chat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_is_counted_never_fatal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
+		cmocka_unit_test(test_config_trust_rules),
+		cmocka_unit_test_setup_teardown(test_watch_fires_on_writes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

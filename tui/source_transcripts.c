@@ -1,0 +1,177 @@
+/* The coding agents' transcripts in the dashboard: read incrementally
+ * (ac_source.h) on the watcher's rounds and on a steady poll, their
+ * states derived anew each time (they change with time alone), shown as
+ * rows after the session files', and opened as conversations. Never
+ * written to. */
+#include "source_impl.h"
+
+#include "ac_error.h"
+#include "ac_source_watch.h"
+#include "ac_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int ui_source_transcripts_open(ui_source *src)
+{
+	ac_source_options opts;
+	int rc;
+
+	if (!src->ws->config)
+		return 0;
+	if (ac_source_options_from_config(&opts, src->ws->config, src->ws->root, false) != 0) {
+		/* No transcripts is no reason to refuse the dashboard. */
+		ui_model_log(src->m, true, ac_error_last());
+		return 0;
+	}
+	src->limits = opts.limits;
+	rc = ac_source_index_new(&src->transcripts, &opts);
+	if (rc == 0)
+		rc = ac_source_watch_new(&src->transcripts_watch);
+	ac_source_options_free(&opts);
+	return rc;
+}
+
+bool ui_source_transcript_folders(const ui_source *src)
+{
+	return src && src->transcripts;
+}
+
+const ac_source_session *ui_source_transcript(const ui_source *src, const char *id)
+{
+	ac_source_session *const *list;
+	size_t n;
+
+	if (!src->transcripts)
+		return NULL;
+	list = ac_source_index_list(src->transcripts, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *shown = ui_safe_str(list[i]->id);
+		bool same = shown && !strcmp(shown, id);
+
+		ui_sfree(shown);
+		if (same)
+			return list[i];
+	}
+	return NULL;
+}
+
+/* The open conversation's transcript changed since it was read. */
+static bool conversation_changed(ui_source *src, const ac_source_session *s)
+{
+	return s->size != src->conv_size || s->mtime_ns != src->conv_mtime_ns;
+}
+
+int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *id)
+{
+	const ac_source_session *s = ui_source_transcript(src, id);
+	json_t *messages = NULL;
+	char title[700];
+	int rc;
+
+	if (!s)
+		return ac_error_set(AC_ENOTFOUND, "no transcript '%s'", id);
+	if ((rc = ac_source_session_conversation(&messages, s)) != 0) {
+		ui_model_close_conversation(m);
+		m->conv_session = strdup(id);
+		m->conv_title = ui_safe_str(id);
+		m->conv_error = ui_safe_str(ac_error_last());
+		return rc;
+	}
+	snprintf(title, sizeof(title), "%.100s  %s (read-only)  %.400s", s->id,
+		 ac_source_name(s->kind), ac_source_session_task(s));
+	rc = ui_model_set_conversation(m, id, title, messages);
+	src->conv_size = s->size;
+	src->conv_mtime_ns = s->mtime_ns;
+	/* A transcript has no tenant: its store tabs have nothing to read. */
+	ui_source_set_owner(src, m, true, NULL, NULL, NULL);
+	json_decref(messages);
+	return rc;
+}
+
+/* True when the rows shown are list[0..n) as read, and each state derived
+ * now is the one shown: nothing to build. */
+static bool same_states(const ui_source *src, const ui_model *m, ac_source_session *const *list,
+			size_t n, int64_t now)
+{
+	const ui_session *rows = m->sessions + (m->n_sessions - m->n_transcripts);
+
+	if (n != m->n_transcripts)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		ac_state_inputs in;
+
+		ac_source_session_inputs(&in, list[i], now);
+		if (rows[i].state != ac_session_state_derive(&in, &src->limits))
+			return false;
+	}
+	return true;
+}
+
+unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
+{
+	ac_source_session *const *list;
+	ui_transcript_row *rows;
+	const ac_source_session *open;
+	int64_t now = ac_time_now_ms();
+	unsigned changed = 0;
+	size_t n, read = 0;
+
+	if (!src->transcripts)
+		return 0;
+	if (refresh) {
+		if (ac_source_index_refresh(src->transcripts, &read) != 0) {
+			ui_source_note_problem(m, "transcripts", ac_error_last());
+			return 0;
+		}
+		src->transcripts_read = true;
+		src->rows_differ = src->rows_differ || read > 0;
+		/* New folders (a new project, a new day of Codex) are watched. */
+		ac_source_watch_update(src->transcripts_watch, src->transcripts);
+	}
+	list = ac_source_index_list(src->transcripts, &n);
+	if (!src->rows_differ && same_states(src, m, list, n, now))
+		goto conversation; /* the steady state: no row built, nothing allocated */
+	if (!(rows = calloc(n ? n : 1, sizeof(*rows))))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		ac_state_inputs in;
+
+		ac_source_session_inputs(&in, list[i], now);
+		rows[i] = (ui_transcript_row){
+			.id = list[i]->id, .task = ac_source_session_task(list[i]),
+			.created = list[i]->started ? list[i]->started : "",
+			.updated = list[i]->updated ? list[i]->updated : "",
+			.source = ac_source_name(list[i]->kind), .messages = list[i]->messages,
+			.state = ac_session_state_derive(&in, &src->limits),
+		};
+	}
+	if (ui_model_set_transcripts(m, rows, n))
+		changed |= UI_CHANGED_SESSIONS;
+	src->rows_differ = m->n_transcripts != n; /* out of memory: again next time */
+	free(rows);
+conversation:
+	if (m->conv_session && (open = ui_source_transcript(src, m->conv_session)) &&
+	    conversation_changed(src, open)) {
+		char *id = strdup(m->conv_session);
+
+		if (id && ui_source_transcript_conversation(src, m, id) == 0)
+			changed |= UI_CHANGED_CONVERSATION;
+		free(id);
+	}
+	return changed;
+}
+
+unsigned ui_source_poll_transcripts(ui_source *src, ui_model *m, bool refresh)
+{
+	src->m = m;
+	if (ac_source_watch_read(src->transcripts_watch))
+		refresh = true;
+	return ui_source_transcripts_read(src, m, refresh);
+}
+
+int ui_source_transcripts_fd(const ui_source *src)
+{
+	return src->transcripts ? ac_source_watch_fd(src->transcripts_watch) : -1;
+}

@@ -1,0 +1,98 @@
+/* The coding agents' sessions' keys (tui/transcripts.h). A transcript is
+ * read-only: the one thing done with it is handing it back to its own
+ * tool, as a command from the operator's trusted configuration, with the
+ * id as a whole argument and in AGENT_SESSION_ID. */
+#include "transcripts.h"
+
+#include "screen.h"
+
+#include "ac_error.h"
+#include "ac_proc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const ac_session_state cycle[] = {AC_STATE_WAITING, AC_STATE_RUNNING, AC_STATE_IDLE,
+					 AC_STATE_ENDED};
+
+bool ui_transcripts_state_filter(ui_dash *d, int key)
+{
+	ui_pane *p = &d->panes[UI_PANE_SESSIONS];
+	size_t n = sizeof(cycle) / sizeof(cycle[0]), at = n;
+
+	(void)key;
+	for (size_t i = 0; i < n; i++)
+		if ((int)cycle[i] + 1 == p->state_filter)
+			at = i;
+	p->state_filter = at + 1 < n ? (int)cycle[at + 1] + 1 : at == n ? (int)cycle[0] + 1 : 0;
+	p->cursor = p->top = 0;
+	ui_model_set_action(&d->m, false, p->state_filter == 0 ? "showing every state" :
+			    "showing only %s sessions (w: next, Esc: all)",
+			    ac_session_state_name((ac_session_state)(p->state_filter - 1)));
+	return true;
+}
+
+bool ui_transcripts_refuse_write(ui_dash *d, const char *id)
+{
+	const ac_source_session *s = ui_source_transcript(d->src, id);
+
+	if (!s)
+		return false;
+	ui_model_set_action(&d->m, true, "%s is a %s session, a read-only source: agentctl never "
+			    "writes to it (a resumes it with its tool)", id, ac_source_name(s->kind));
+	return true;
+}
+
+/* Where the agent worked, if that folder is still there; else the
+ * workspace. */
+static const char *run_folder(const ac_source_session *s, const char *root)
+{
+	struct stat st;
+
+	return s->cwd && stat(s->cwd, &st) == 0 && S_ISDIR(st.st_mode) ? s->cwd : root;
+}
+
+bool ui_transcripts_resume(ui_dash *d, int key)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *shown = ui_dash_target_session(d);
+	const ac_source_session *s = shown ? ui_source_transcript(d->src, shown) : NULL;
+	const char **template = NULL;
+	const char *values[] = {NULL, NULL};
+	const char *env[] = {"AGENT_SESSION_ID", NULL, NULL};
+	char **argv = NULL, *id = NULL;
+	int status = 0, rc;
+
+	(void)key;
+	if (!s) {
+		ui_model_set_action(&d->m, true, "a: select a coding agent's session (Claude Code, "
+				    "Codex, Gemini); r resumes agentctl's own");
+		return true;
+	}
+	if (!d->config) {
+		ui_model_set_action(&d->m, true, "a: no configuration to take the resume command from");
+		return true;
+	}
+	/* The index may read again while the program runs: keep the id. */
+	if (!(id = strdup(s->id)) ||
+	    ac_source_resume_command(&template, d->config, s->kind) != 0 ||
+	    ac_proc_expand_argv(&argv, template, names, (values[0] = id, values)) != 0) {
+		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
+		goto done;
+	}
+	env[1] = id;
+	screen_suspend();
+	rc = ac_proc_run_attached(&status, (const char *const *)argv, env,
+				  run_folder(s, d->ws->root));
+	screen_resume();
+	if (rc)
+		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
+	else
+		ui_model_set_action(&d->m, status != 0, "%s exited with status %d", argv[0], status);
+done:
+	ac_proc_argv_free(argv);
+	free(template);
+	free(id);
+	return true;
+}
