@@ -103,6 +103,12 @@ bool cli_store_is_database(const cli_context *ctx);
 int cli_session_store_list(const cli_context *ctx, const char *want_status,
 			   const char *want_user, bool json);
 int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
+/* session search|fork|export (cli_session_search.c, cli_session_fork.c,
+ * cli_session_export.c), with the arguments after the verb. */
+int cli_session_search(const cli_context *ctx, int argc, char **argv);
+int cli_session_fork(const cli_context *ctx, int argc, char **argv);
+int cli_session_export(const cli_context *ctx, int argc, char **argv);
+
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 

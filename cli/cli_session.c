@@ -589,11 +589,15 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 
 	if (argc == 0)
 		return cli_error(CLI_USAGE, "session needs a command: list, show, create, append, "
-				 "record-turn, pause, resume, complete, fail or compact");
+				 "record-turn, pause, resume, complete, fail, compact, search, fork or export");
 	if (!strcmp(verb, "list"))
 		return cmd_list(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(ctx, argc - 1, argv + 1);
+	if (!strcmp(verb, "search"))
+		return cli_session_search(ctx, argc - 1, argv + 1);
+	if (!strcmp(verb, "export"))
+		return cli_session_export(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
 	if (!strcmp(verb, "pause") || !strcmp(verb, "resume") || !strcmp(verb, "complete") ||
@@ -607,5 +611,7 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cmd_append(ws, argc - 1, argv + 1);
 	if (!strcmp(verb, "record-turn"))
 		return cmd_record_turn(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "fork"))
+		return cli_session_fork(ctx, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);
 }

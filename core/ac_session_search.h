@@ -1,0 +1,99 @@
+/* Searching the conversations of many sessions for a text.
+ *
+ * The searcher walks a list of transcripts, each (session id, source
+ * name, path, provider): it reads each file once, looks for the needle in
+ * the raw bytes first (in every form a JSON writer may have given it, see
+ * below) and only hands the files that may match to their provider, which
+ * yields the messages' text with their index. The file session store is
+ * the first provider (ac_session_search_file_provider); a reader of
+ * another tool's transcripts (JSON Lines) plugs in the same way.
+ *
+ * Matching: substring, ASCII letters in either case, other characters as
+ * written, on the text `session show` prints for a message (text blocks,
+ * "[tool_use NAME {input}]", "[tool_result ID: text]"). The raw prefilter
+ * looks for the needle as written, as JSON.stringify/jansson escape it
+ * (\" \\ \n \t, other controls \u00XX) and as an ASCII-only writer does
+ * (non-ASCII as \uXXXX, either hex case). A writer that escapes more than
+ * that (\/ for /, \u0041 for A) is not found by the prefilter: no match is
+ * reported for that file (a miss, never a false hit). Compaction archives
+ * are not searched: they hold what was summarised away.
+ *
+ * Not this module's business: listing the sessions (ac_session_index.h),
+ * showing results (the snippet it returns is already terminal-safe). */
+#ifndef AC_SESSION_SEARCH_H
+#define AC_SESSION_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Called by a provider for each message, index 0-based, role and text
+ * borrowed for the call. A non-zero return stops the walk and is returned
+ * by the provider. */
+typedef int (*ac_search_message_fn)(void *ctx, size_t index, const char *role, const char *text,
+				    size_t len);
+
+typedef struct {
+	const char *name; /* "file", ... */
+	/* Calls fn for every message of the transcript whose whole file is
+	 * bytes[0..len) (borrowed). 0, fn's non-zero return, or a negative
+	 * AC_E* (AC_ECORRUPT naming path when the file is not a transcript). */
+	int (*messages)(const char *bytes, size_t len, const char *path, ac_search_message_fn fn,
+			void *ctx);
+} ac_search_provider;
+
+/* The agentctl session file: conversationHistory's messages as
+ * ac_message_text() renders them. */
+extern const ac_search_provider ac_session_search_file_provider;
+
+/* One transcript to search. Strings borrowed for the search. */
+typedef struct {
+	const char *id;
+	const char *source;     /* provider's name unless a caller says more */
+	const char *path;
+	const char *updated_at; /* ISO-8601; results come newest first */
+	const ac_search_provider *provider;
+} ac_search_item;
+
+/* One matching message. */
+typedef struct {
+	size_t item;      /* index into the items searched */
+	size_t message;   /* 0-based index in the conversation */
+	char *role;       /* owned by the result list */
+	/* A window of the message's text around the first match, on one
+	 * line: line breaks and tabs as spaces, then made terminal-safe
+	 * (ac_text_sanitize()), "..." where it was cut. The match itself is
+	 * snippet[match_start .. match_start + match_len). Owned. */
+	char *snippet;
+	size_t match_start, match_len;
+} ac_search_hit;
+
+typedef struct {
+	ac_search_hit *hits;
+	size_t n;
+	size_t files_read;    /* files whose bytes were read */
+	size_t files_parsed;  /* of those, passed by the prefilter and parsed */
+	bool limited;         /* the limit stopped the search */
+} ac_search_results;
+
+/* Called for a file that cannot be searched (unreadable, not a
+ * transcript): message names it. The search goes on. */
+typedef void (*ac_search_problem_fn)(const char *message, void *ctx);
+
+/* Searches items[0..n) for needle[0..needle_len) (UTF-8, not empty),
+ * newest updated_at first, every matching message of a session in order,
+ * until limit hits (0: no limit). items is reordered. *out is filled (free
+ * with ac_search_results_free()). AC_EINVAL for an empty needle or one
+ * that is not valid UTF-8, AC_ENOMEM. */
+int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
+		      const char *needle, size_t needle_len, size_t limit,
+		      ac_search_problem_fn problem, void *problem_ctx);
+
+void ac_search_results_free(ac_search_results *results);
+
+/* The forms of needle the raw prefilter looks for, ASCII-lowercased
+ * (see the module comment): at most AC_SEARCH_FORMS, *out_n set; each
+ * owned by the caller (free each). For tests and the searcher. */
+#define AC_SEARCH_FORMS 4
+int ac_session_search_forms(char **out, size_t *out_n, const char *needle, size_t len);
+
+#endif
