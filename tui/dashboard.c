@@ -4,6 +4,7 @@
  * (keys.c), and the screen is drawn once per loop, only when something
  * changed, so an idle dashboard sleeps. */
 #include "dashboard.h"
+#include "notify.h"
 
 #include "dash.h"
 #include "drill.h"
@@ -359,6 +360,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
+	ui_notify *notify = NULL;
 	ac_watch_mode watch_mode;
 	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -398,6 +400,13 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+	/* Hooks run on state changes seen from here on; an untrusted one is
+	 * said once, and never run. --read-only runs none. */
+	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only))))
+		goto done;
+	if (ui_notify_refusal(notify))
+		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));
+	ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ? ui_source_store_name(d.src) : "file");
 	if (!term || !*term || !strcmp(term, "dumb")) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
 				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
@@ -457,6 +466,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		}
 		if (d.store_watch)
 			read_store_changes(&d);
+		if (ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
+						 ui_source_store_name(d.src) : "file"))
+			screen_beep();
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}
@@ -471,6 +483,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	screen_fini();
 done:
 	ui_frame_trace_close(frames);
+	ui_notify_free(notify);
 	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);
