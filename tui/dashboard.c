@@ -4,6 +4,8 @@
  * (keys.c), and the screen is drawn once per loop, only when something
  * changed, so an idle dashboard sleeps. */
 #include "dashboard.h"
+
+#include "csearch.h"
 #include "notify.h"
 
 #include "dash.h"
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #define WATCH_POLL_MS 500
+#define CSEARCH_STEP_MS 30 /* one loop's share of the conversation search */
 
 /* ---- drawing ----------------------------------------------------------- */
 
@@ -203,7 +206,7 @@ static int wait_ms(const ui_dash *d, int64_t now)
 {
 	int watch = ac_watch_timeout_ms(d->watch), tick = -1;
 
-	if (d->m.search.running)
+	if (d->m.search.running || d->m.conv_search.running)
 		return 0; /* the search reads on between keys */
 	if (d->redraw_at) {
 		int64_t left = d->redraw_at - now;
@@ -361,6 +364,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
 	ui_notify *notify = NULL;
+	ui_csearch_engine *csearch = NULL;
 	ac_watch_mode watch_mode;
 	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -458,6 +462,11 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		input(&d);
 		if (ui_drill_step(&d))
 			d.dirty = true;
+		/* The Sessions filter looks in conversations too (files only). */
+		if (ui_csearch_sync(&csearch, &d.m, ws, ui_source_store_name(d.src) ? "" :
+					 d.panes[UI_PANE_SESSIONS].filter) |
+		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS))
+			d.dirty = true;
 		changed = ac_watch_read(d.watch);
 		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
 			d.dirty = true;
@@ -484,6 +493,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 done:
 	ui_frame_trace_close(frames);
 	ui_notify_free(notify);
+	ui_csearch_free(csearch);
 	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);

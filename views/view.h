@@ -76,6 +76,9 @@ typedef struct {
 	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
 	char session[192];   /* only rows of this session (f: follow the selection); "" all */
 	int sort;            /* the list's order (Sessions: a ui_session_sort) */
+	/* Conversation: scroll to this message (1-based) at the next draw,
+	 * once its width is known; 0: none. */
+	size_t goto_message;
 } ui_pane;
 
 /* The orders of the Sessions pane (o cycles them); 0: the model's order,
