@@ -407,8 +407,9 @@ static const ui_key table[] = {
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'/'},
 	 .doc = {.label = "/", .panes = UI_IN_LISTS | UI_IN_CONVERSATION,
-		 .help = "filter this pane (substring; case-sensitive only with capitals); "
-			 "Enter keeps it, Esc clears it"},
+		 .help = "filter this pane (substring; case-sensitive only with capitals; in "
+			 "Sessions also inside conversations, any case: the row shows the "
+			 "message, Enter opens it there); Enter keeps it, Esc clears it"},
 	 .hint = "/ filter", .handler = act_filter, .reaction = UI_REDRAW},
 	{.keys = {'s'},
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
