@@ -4,9 +4,10 @@
  * the messages), newest first, a slice of files per loop turn so that
  * keys stay answered; each session whose conversation holds the text gets
  * its first matching message and a snippet in model.conv_search. A new
- * text starts over; the results are of the sessions as they were when the
- * search read them. Session files only: a database store's sessions are
- * not searched here. No curses here. */
+ * text starts over. Afterwards a session the watcher saw change (one row
+ * of the model replaced) is searched again alone; a new listing of the
+ * whole folder starts the search over. Session files only: a database
+ * store's sessions are not searched here. No curses here. */
 #ifndef UI_CSEARCH_H
 #define UI_CSEARCH_H
 

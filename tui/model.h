@@ -293,6 +293,9 @@ void ui_model_csearch_reset(ui_model *m, const char *needle);
  * AC_ENOMEM. */
 int ui_model_csearch_add(ui_model *m, const char *id, size_t message, const char *snippet);
 
+/* Drops session id's hit, if any. */
+void ui_model_csearch_remove(ui_model *m, const char *id);
+
 /* Session id's hit for filter (the pane's text), or NULL: none, or the
  * results are another text's. Borrowed until the next change. */
 const ui_conv_hit *ui_model_csearch_hit(const ui_model *m, const char *filter, const char *id);

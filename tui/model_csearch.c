@@ -90,3 +90,18 @@ const ui_conv_hit *ui_model_csearch_hit(const ui_model *m, const char *filter, c
 	at = place(c, id, &found);
 	return found ? &c->hits[at] : NULL;
 }
+
+void ui_model_csearch_remove(ui_model *m, const char *id)
+{
+	ui_csearch *c = &m->conv_search;
+	bool found;
+	size_t at = place(c, id, &found);
+
+	if (!found)
+		return;
+	free(c->hits[at].id);
+	free(c->hits[at].snippet);
+	memmove(&c->hits[at], &c->hits[at + 1], (c->n - at - 1) * sizeof(*c->hits));
+	c->n--;
+	c->gen++;
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Sessions pane's / filter also finds text inside conversations: the
 # matching message's number and snippet show in the row, hostile bytes in
-# it escaped, and Enter opens the conversation at that message.
+# it escaped, a session that changes is searched again, and Enter opens
+# the conversation at that message.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 mkdir -p "$ws/.agent/sessions"
 history() { # N HIT-AT HIT-TEXT: N user messages, message HIT-AT says HIT-TEXT
@@ -30,9 +31,13 @@ check "its escape sequence is made visible" wait_for "^[[31mmap"
 check "a task match stays listed" wait_for "mentions zanzibar in its task"
 check "a session without it is filtered out" absent "second task"
 keys Enter
+# A session that comes to hold the text is searched again alone, live.
+"$agentctl" -w "$ws" session append beta '{"role":"user","content":"now Zanzibar is here too"}' >/dev/null
+check "a conversation that changes is searched again" wait_for "#4 now Zanzibar is here too"
 keys g
+keys j
 keys Enter
-check "Enter opens the conversation" wait_for "Conversation"
+check "Enter opens the conversation" wait_for "Conversation alpha"
 check "at the matching message" wait_for "user  #33"
 check "the first messages are scrolled past" absent "message number 1 filler"
 keys Escape
