@@ -11,7 +11,7 @@ mkdir -p "$ws/.agent" "$XDG_CONFIG_HOME"
 # The hook appends its environment and arguments to a file outside .agent.
 cat > "$ws/.agent/config.json" <<JSON
 {"hooks": {"onStatusChange": ["sh", "-c", "echo \"env \$AGENT_SESSION_ID \$AGENT_OLD_STATE \$AGENT_NEW_STATE \$AGENT_SOURCE args \$1 \$2 \$3\" >> $out", "hook", "{id}", "{old}", "{new}"]},
- "notify": {"desktop": ["sh", "-c", "echo \"notify \$1\" >> $out", "notify", "{id}"]}}
+ "notify": {"desktop": ["sh", "-c", "echo \"notify \$1\" >> $out", "notify", "{id}"], "bell": true}}
 JSON
 "$agentctl" -w "$ws" session create "watched" --id s1 >/dev/null
 "$agentctl" -w "$ws" session create "other" --id s2 >/dev/null
@@ -51,4 +51,17 @@ check "trusted: nothing else fired" [ "$(lines)" -eq 3 ]
 check "trusted: the hook's output went to no terminal" absent "env s1"
 send q
 check "q quits" wait_gone
+
+# notify.bell: the terminal's bell when a session becomes paused (tmux
+# flags a bell in a window that is not the one shown), not at start.
+bell() { tmux -L "$sock" list-windows -t e2e -F '#{window_index} #{window_bell_flag}' | grep -q '^0 1$'; }
+dashboard 120 30
+check "bell: the dashboard lists the sessions" wait_for "other"
+tmux -L "$sock" new-window -t e2e
+sleep 0.5
+no_bell() { ! bell; }
+check "bell: none for the initial load" no_bell
+"$agentctl" -w "$ws" session pause s2 >/dev/null
+wait_bell() { for _ in $(seq 50); do bell && return 0; sleep 0.1; done; return 1; }
+check "bell: rung when a session becomes paused" wait_bell
 finish
