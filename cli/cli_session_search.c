@@ -3,7 +3,8 @@
  * message with its text around the match (ac_session_search.h).
  *
  * Like `journal query`, no match is not a failure: exit 0 and nothing
- * listed ([] of results with --json). */
+ * listed ([] of results with --json). On a database store the histories
+ * are read through the backend, a batch of sessions at a time. */
 #include "cli.h"
 
 #include "ac_error.h"
@@ -74,6 +75,131 @@ static int print_results(const ac_search_results *r, const ac_search_item *items
 	return cli_finish_output();
 }
 
+/* Sessions a database store holds are read in batches of this many, so
+ * memory holds one batch of conversations at a time. */
+#define STORE_BATCH 64
+
+/* The order ac_session_search() keeps: newest update first, then id. */
+static int newest_first(const void *a, const void *b)
+{
+	const ac_backend_session_info *x = *(const ac_backend_session_info *const *)a;
+	const ac_backend_session_info *y = *(const ac_backend_session_info *const *)b;
+	int order = strcmp(y->updated_at, x->updated_at);
+
+	return order ? order : strcmp(x->session_id, y->session_id);
+}
+
+/* Moves r's hits (items offset by base) to the end of all. */
+static int take_hits(ac_search_results *all, ac_search_results *r, size_t base)
+{
+	ac_search_hit *grown = realloc(all->hits, (all->n + r->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return AC_ENOMEM;
+	all->hits = grown;
+	for (size_t i = 0; i < r->n; i++) {
+		all->hits[all->n] = r->hits[i];
+		all->hits[all->n++].item += base;
+	}
+	all->limited = all->limited || r->limited;
+	free(r->hits);
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+/* One session of the store as an item: its history serialised as a
+ * session document holds it (for the file provider), into *out_text. */
+static int store_item(ac_search_item *item, char **out_text, const ac_backend *b,
+		      const ac_backend_session_info *info)
+{
+	json_t *messages = NULL, *doc;
+	int rc;
+
+	*out_text = NULL;
+	if ((rc = b->session.load_all(b->impl, &messages, info->tenant, info->session_id)))
+		return rc;
+	doc = json_pack("{s:o}", "conversationHistory", messages);
+	if (!doc || !(*out_text = json_dumps(doc, JSON_COMPACT)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	json_decref(doc);
+	item->bytes = *out_text;
+	item->len = *out_text ? strlen(*out_text) : 0;
+	return rc;
+}
+
+/* The search on a database store: every session's history, a batch at a
+ * time (no raw bytes to prefilter there: each history is read whole). */
+static int search_store(const cli_context *ctx, const char *needle, size_t limit, bool json)
+{
+	ac_backend b = {0};
+	ac_backend_session_info *list = NULL;
+	const ac_backend_session_info **order = NULL;
+	ac_search_results all = {0}, r;
+	ac_search_item *items = NULL;
+	char *texts[STORE_BATCH] = {0};
+	size_t n = 0;
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (b.inspector.list_sessions(b.impl, &list, &n, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
+		goto done;
+	}
+	items = calloc(n ? n : 1, sizeof(*items));
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!items || !order) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &list[i];
+	qsort(order, n, sizeof(*order), newest_first);
+	for (size_t i = 0; i < n; i++)
+		items[i] = (ac_search_item){.id = order[i]->session_id, .source = "postgresql",
+					    .path = order[i]->session_id,
+					    .updated_at = order[i]->updated_at,
+					    .provider = &ac_session_search_file_provider};
+	for (size_t at = 0; at < n && !all.limited; at += STORE_BATCH) {
+		size_t k = n - at < STORE_BATCH ? n - at : STORE_BATCH;
+		int rc = 0;
+
+		for (size_t i = 0; i < k && rc == 0; i++) {
+			/* One that cannot be read (gone since the listing) is
+			 * named and searched as empty; the others still are. */
+			if ((rc = store_item(&items[at + i], &texts[i], &b, order[at + i])) &&
+			    rc != AC_ENOMEM) {
+				report_problem(ac_error_last(), NULL);
+				items[at + i].bytes = "";
+				items[at + i].len = 0;
+				rc = 0;
+			}
+		}
+		if (rc == 0)
+			rc = ac_session_search(&r, items + at, k, needle, strlen(needle),
+					       limit ? limit - all.n : 0, report_problem, NULL);
+		for (size_t i = 0; i < k; i++) {
+			free(texts[i]);
+			texts[i] = NULL;
+			items[at + i].bytes = NULL;
+		}
+		if (rc == 0 && (rc = take_hits(&all, &r, at)))
+			ac_search_results_free(&r);
+		if (rc) {
+			status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
+			goto done;
+		}
+	}
+	status = print_results(&all, items, needle, json);
+done:
+	ac_search_results_free(&all);
+	free(items);
+	free(order);
+	ac_backend_sessions_free(list, n);
+	ac_backend_close(&b);
+	return status;
+}
+
 int cli_session_search(const cli_context *ctx, int argc, char **argv)
 {
 	const char *needle = NULL, *limit_text = NULL;
@@ -106,8 +232,7 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	    (limit_text && (status = cli_parse_count(&limit, "--limit", limit_text))))
 		return status;
 	if (cli_store_is_database(ctx))
-		return cli_error(CLI_FAILED, "session search: not available on a PostgreSQL store "
-				 "yet (storage.url); it searches session files");
+		return search_store(ctx, needle, limit, json);
 	if (ac_session_index_new(&index, ctx->ws.sessions_dir) != 0 ||
 	    ac_session_index_refresh(index, report_index_problem, NULL, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());

@@ -312,9 +312,14 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	qsort(items, n, sizeof(*items), newest_first);
 	for (size_t i = 0; i < n && !out->limited; i++) {
 		char *bytes = NULL;
-		size_t len = 0;
+		const char *text;
+		size_t len = items[i].len;
 
-		if ((rc = ac_file_read(&bytes, &len, items[i].path))) {
+		if (items[i].bytes) {
+			text = items[i].bytes;
+		} else if ((rc = ac_file_read(&bytes, &len, items[i].path)) == 0) {
+			text = bytes;
+		} else {
 			if (rc == AC_ENOMEM)
 				goto done;
 			/* Gone since it was listed, or not a regular file: the
@@ -325,10 +330,10 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 			continue;
 		}
 		out->files_read++;
-		if (prefilter(finders, nforms, bytes, len)) {
+		if (prefilter(finders, nforms, text, len)) {
 			out->files_parsed++;
 			c.item = i;
-			rc = items[i].provider->messages(bytes, len, items[i].path, on_message, &c);
+			rc = items[i].provider->messages(text, len, items[i].path, on_message, &c);
 			if (rc == STOP_LIMIT) {
 				rc = 0;
 			} else if (rc && rc != AC_ENOMEM) {

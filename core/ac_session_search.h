@@ -52,6 +52,11 @@ typedef struct {
 	const char *path;
 	const char *updated_at; /* ISO-8601; results come newest first */
 	const ac_search_provider *provider;
+	/* The transcript's bytes when they do not come from a file (a
+	 * database store's, serialised), searched instead of reading path
+	 * (which then only names it in errors); NULL: read path. */
+	const char *bytes;
+	size_t len;
 } ac_search_item;
 
 /* One matching message. */
