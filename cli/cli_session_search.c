@@ -177,7 +177,7 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 		}
 		if (rc == 0)
 			rc = ac_session_search(&r, items + at, k, needle, strlen(needle),
-					       limit ? limit - all.n : 0, report_problem, NULL);
+					       limit ? limit - all.n : 0, false, report_problem, NULL);
 		for (size_t i = 0; i < k; i++) {
 			free(texts[i]);
 			texts[i] = NULL;
@@ -259,7 +259,7 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 					    .path = paths.data + offsets[i],
 					    .updated_at = list[i]->updated_at,
 					    .provider = &ac_session_search_file_provider};
-	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit,
+	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
 				    report_problem, NULL)) != 0) {
 		status = cli_error(rc == AC_EINVAL ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
 		goto done;

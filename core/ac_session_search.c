@@ -170,6 +170,7 @@ typedef struct {
 	ac_finder text_finder; /* the needle as decoded text */
 	size_t limit;
 	size_t cap;
+	bool first_only;
 } search_ctx;
 
 /* Appends text[0..len) on one line, terminal-safe. */
@@ -222,8 +223,10 @@ done:
 	return rc ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
 }
 
-/* Stops the provider's walk once the limit is reached. */
+/* Stop the provider's walk: the limit is reached; this transcript's
+ * first match is all that was asked. */
 #define STOP_LIMIT 1
+#define STOP_ITEM 2
 
 static int on_message(void *arg, size_t index, const char *role, const char *text, size_t len)
 {
@@ -258,7 +261,7 @@ static int on_message(void *arg, size_t index, const char *role, const char *tex
 		r->limited = true;
 		return STOP_LIMIT;
 	}
-	return 0;
+	return c->first_only ? STOP_ITEM : 0;
 }
 
 static int newest_first(const void *a, const void *b)
@@ -279,7 +282,7 @@ static bool prefilter(const ac_finder *forms, size_t nforms, const char *bytes, 
 }
 
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
-		      const char *needle, size_t needle_len, size_t limit,
+		      const char *needle, size_t needle_len, size_t limit, bool first_only,
 		      ac_search_problem_fn problem, void *problem_ctx)
 {
 	char *forms[AC_SEARCH_FORMS] = {0};
@@ -287,7 +290,7 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	char *lower = NULL;
 	json_t *check = NULL;
 	size_t nforms = 0;
-	search_ctx c = {.out = out, .limit = limit};
+	search_ctx c = {.out = out, .limit = limit, .first_only = first_only};
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -334,7 +337,7 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 			out->files_parsed++;
 			c.item = i;
 			rc = items[i].provider->messages(text, len, items[i].path, on_message, &c);
-			if (rc == STOP_LIMIT) {
+			if (rc == STOP_LIMIT || rc == STOP_ITEM) {
 				rc = 0;
 			} else if (rc && rc != AC_ENOMEM) {
 				if (problem)

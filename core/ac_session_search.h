@@ -85,12 +85,13 @@ typedef struct {
 typedef void (*ac_search_problem_fn)(const char *message, void *ctx);
 
 /* Searches items[0..n) for needle[0..needle_len) (UTF-8, not empty),
- * newest updated_at first, every matching message of a session in order,
- * until limit hits (0: no limit). items is reordered. *out is filled (free
- * with ac_search_results_free()). AC_EINVAL for an empty needle or one
- * that is not valid UTF-8, AC_ENOMEM. */
+ * newest updated_at first, every matching message of a session in order
+ * (with first_only, only the first: the rest of that transcript is not
+ * read), until limit hits (0: no limit). items is reordered. *out is
+ * filled (free with ac_search_results_free()). AC_EINVAL for an empty
+ * needle or one that is not valid UTF-8, AC_ENOMEM. */
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
-		      const char *needle, size_t needle_len, size_t limit,
+		      const char *needle, size_t needle_len, size_t limit, bool first_only,
 		      ac_search_problem_fn problem, void *problem_ctx);
 
 void ac_search_results_free(ac_search_results *results);

@@ -151,7 +151,7 @@ static void test_writers_escape_differently(void **state)
 	    "[{\"role\":\"user\",\"content\":\"un CAF\\u00E9 \\\"Noir\\\"\\nmerci\"}]");
 	add(f, "none", "2026-01-01T00:00:01.000Z",
 	    "[{\"role\":\"user\",\"content\":\"du th\\u00e9\"}]");
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "caf\xc3\xa9 \"noir\"\n", 13, 0,
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "caf\xc3\xa9 \"noir\"\n", 13, 0, false,
 					   note, f), 0);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(hit_id(f, &r, 0), "raw");
@@ -184,7 +184,7 @@ static void test_order_limit_and_snippet(void **state)
 	add(f, "old", "2026-01-01T00:00:01.000Z", "[{\"role\":\"user\",\"content\":\"a needle\"}]");
 	add(f, "new", "2026-03-01T00:00:00.000Z", history);
 	add(f, "bad", "2026-02-01T00:00:00.000Z", "[{\"role\":\"user\",\"content\":\"needle\"");
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 0, note, f), 0);
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 0, false, note, f), 0);
 	assert_int_equal(r.n, 3);
 	assert_string_equal(hit_id(f, &r, 0), "new");
 	assert_int_equal(r.hits[0].message, 1);
@@ -200,12 +200,20 @@ static void test_order_limit_and_snippet(void **state)
 	assert_non_null(strstr(f->problems, "bad.json"));
 	ac_search_results_free(&r);
 
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 2, NULL, NULL), 0);
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 2, false, NULL, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_true(r.limited);
 	ac_search_results_free(&r);
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "", 0, 0, NULL, NULL), AC_EINVAL);
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "\xff", 1, 0, NULL, NULL), AC_EINVAL);
+	/* The first match of each session only. */
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 0, true, NULL, NULL), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(hit_id(f, &r, 0), "new");
+	assert_int_equal(r.hits[0].message, 1);
+	assert_string_equal(hit_id(f, &r, 1), "old");
+	assert_false(r.limited);
+	ac_search_results_free(&r);
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "", 0, 0, false, NULL, NULL), AC_EINVAL);
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "\xff", 1, 0, false, NULL, NULL), AC_EINVAL);
 	free_items(f);
 }
 
@@ -242,7 +250,7 @@ static void test_other_provider(void **state)
 					  .path = f->paths[f->n], .updated_at = strdup("2026"),
 					  .provider = &lines};
 	f->n++;
-	assert_int_equal(ac_session_search(&r, f->items, f->n, "match", 5, 0, NULL, NULL), 0);
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "match", 5, 0, false, NULL, NULL), 0);
 	assert_int_equal(r.n, 1);
 	assert_string_equal(hit_id(f, &r, 0), "t");
 	assert_int_equal(r.hits[0].message, 1);

@@ -92,7 +92,8 @@ static void note_problem(const char *message, void *ctx)
 static int search_slice(ui_model *m, ac_search_item *items, size_t k, const char *needle)
 {
 	ac_search_results r;
-	int rc = ac_session_search(&r, items, k, needle, strlen(needle), 0, note_problem, m);
+	int rc = ac_session_search(&r, items, k, needle, strlen(needle), 0, true,
+				   note_problem, m);
 
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
 		ui_model_csearch_add(m, items[r.hits[i].item].id, r.hits[i].message,

@@ -30,7 +30,8 @@
 #include <unistd.h>
 
 #define WATCH_POLL_MS 500
-#define CSEARCH_STEP_MS 30 /* one loop's share of the conversation search */
+#define CSEARCH_STEP_MS 30  /* one loop's share of the conversation search */
+#define CSEARCH_DRAW_MS 250 /* how often its results are drawn while it runs */
 
 /* ---- drawing ----------------------------------------------------------- */
 
@@ -365,6 +366,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	static ui_settings settings;
 	ui_notify *notify = NULL;
 	ui_csearch_engine *csearch = NULL;
+	int64_t csearch_drawn = 0;
 	ac_watch_mode watch_mode;
 	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -462,11 +464,20 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		input(&d);
 		if (ui_drill_step(&d))
 			d.dirty = true;
-		/* The Sessions filter looks in conversations too (files only). */
+		/* The Sessions filter looks in conversations too (files only).
+		 * Its hits are drawn a few times a second while it reads:
+		 * filtering 10,000 rows again after every slice would take
+		 * most of the time. */
 		if (ui_csearch_sync(&csearch, &d.m, ws, ui_source_store_name(d.src) ? "" :
 					 d.panes[UI_PANE_SESSIONS].filter) |
-		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS))
-			d.dirty = true;
+		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS)) {
+			int64_t now_ms = ac_time_now_ms();
+
+			if (!d.m.conv_search.running || now_ms - csearch_drawn >= CSEARCH_DRAW_MS) {
+				d.dirty = true;
+				csearch_drawn = now_ms;
+			}
+		}
 		changed = ac_watch_read(d.watch);
 		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
 			d.dirty = true;
