@@ -7,6 +7,7 @@
 #include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_json_fast.h"
+#include "ac_json_scan.h"
 #include "ac_messages.h"
 #include "ac_search.h"
 #include "ac_text.h"
@@ -126,17 +127,93 @@ done:
 	return rc;
 }
 
+/* ---- the search's state, as providers see it ----------------------------- */
+
+typedef struct {
+	ac_search_results *out;
+	size_t item;
+	ac_finder text_finder; /* the needle as decoded text */
+	ac_finder forms[AC_SEARCH_FORMS]; /* its forms in raw JSON */
+	size_t nforms;
+	size_t limit;
+	size_t cap;
+	bool first_only;
+} search_ctx;
+
+/* True when any form of the needle stands in bytes. */
+static bool prefilter(const search_ctx *c, const char *bytes, size_t len)
+{
+	for (size_t k = 0; k < c->nforms; k++)
+		if (ac_finder_find_fold(&c->forms[k], bytes, len))
+			return true;
+	return false;
+}
+
+bool ac_search_may_match(void *ctx, const char *raw, size_t len)
+{
+	return prefilter(ctx, raw, len);
+}
+
 /* ---- the file session store as a provider ------------------------------ */
+
+/* The messages of a file the scanner validated, history its
+ * conversationHistory: only those whose raw text may match are decoded. */
+static int scanned_messages(const ac_json_span *history, const char *path,
+			    ac_search_message_fn fn, void *ctx)
+{
+	ac_json_cursor cursor;
+	ac_json_span value;
+	ac_buf text = AC_BUF_INIT;
+	json_t *msg = NULL;
+	int rc = 0;
+
+	ac_json_cursor_init(&cursor, history);
+	for (size_t i = 0; ac_json_cursor_next(&cursor, NULL, &value); i++) {
+		if (!ac_search_may_match(ctx, value.start, value.len))
+			continue;
+		if (!(msg = ac_json_fast_load(value.start, value.len)) &&
+		    (rc = ac_json_exact_load(&msg, value.start, value.len, JSON_DECODE_ANY, path)))
+			goto done;
+		ac_buf_clear(&text);
+		if ((rc = ac_message_text(&text, msg)) ||
+		    (rc = fn(ctx, i, ac_message_role(msg), text.data ? text.data : "", text.len)))
+			goto done;
+		json_decref(msg);
+		msg = NULL;
+	}
+done:
+	json_decref(msg);
+	ac_buf_free(&text);
+	return rc;
+}
 
 static int file_messages(const char *bytes, size_t len, const char *path, ac_search_message_fn fn,
 			 void *ctx)
 {
-	json_t *root = ac_json_fast_load(bytes, len), *history, *msg;
+	json_t *root = NULL, *history, *msg;
 	ac_buf text = AC_BUF_INIT;
-	size_t i;
+	ac_json_path history_path;
+	ac_json_span span;
+	size_t i, start = 0;
 	int rc = 0;
 
-	if (!root && (rc = ac_json_exact_load(&root, bytes, len, 0, path)))
+	/* Most files: checked whole by the scanner, nothing built (its
+	 * paths start at a top-level object: anything else is judged below). */
+	while (start < len && (bytes[start] == ' ' || bytes[start] == '\t' ||
+			       bytes[start] == '\r' || bytes[start] == '\n'))
+		start++;
+	if (start < len && bytes[start] == '{' &&
+	    ac_json_path_init(&history_path, "conversationHistory") == 0 &&
+	    ac_json_scan(&span, bytes, len, &history_path, 1, NULL) == 0) {
+		if (span.type == AC_JSON_ARRAY)
+			return scanned_messages(&span, path, fn, ctx);
+		if (span.type == AC_JSON_NONE)
+			return 0;
+	}
+	/* What the scanner refuses (\u0000, 1e999, ...) or a history that
+	 * is not an array: parsed whole, as JSON.parse would. */
+	if (!(root = ac_json_fast_load(bytes, len)) &&
+	    (rc = ac_json_exact_load(&root, bytes, len, 0, path)))
 		return rc;
 	history = json_object_get(root, "conversationHistory");
 	if (!json_is_object(root) || (history && !json_is_array(history))) {
@@ -164,14 +241,6 @@ const ac_search_provider ac_session_search_file_provider = {
 
 /* ---- the search --------------------------------------------------------- */
 
-typedef struct {
-	ac_search_results *out;
-	size_t item;
-	ac_finder text_finder; /* the needle as decoded text */
-	size_t limit;
-	size_t cap;
-	bool first_only;
-} search_ctx;
 
 /* Appends text[0..len) on one line, terminal-safe. */
 static int put_one_line(ac_buf *out, const char *text, size_t len)
@@ -272,21 +341,12 @@ static int newest_first(const void *a, const void *b)
 	return order ? order : strcmp(x->id, y->id);
 }
 
-/* True when any form of the needle stands in bytes. */
-static bool prefilter(const ac_finder *forms, size_t nforms, const char *bytes, size_t len)
-{
-	for (size_t k = 0; k < nforms; k++)
-		if (ac_finder_find_fold(&forms[k], bytes, len))
-			return true;
-	return false;
-}
 
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		      const char *needle, size_t needle_len, size_t limit, bool first_only,
 		      ac_search_problem_fn problem, void *problem_ctx)
 {
 	char *forms[AC_SEARCH_FORMS] = {0};
-	ac_finder finders[AC_SEARCH_FORMS];
 	char *lower = NULL;
 	json_t *check = NULL;
 	size_t nforms = 0;
@@ -311,7 +371,8 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	ascii_lower(lower, needle_len);
 	ac_finder_init_fold(&c.text_finder, lower, needle_len, NULL);
 	for (size_t k = 0; k < nforms; k++)
-		ac_finder_init_fold(&finders[k], forms[k], strlen(forms[k]), NULL);
+		ac_finder_init_fold(&c.forms[k], forms[k], strlen(forms[k]), NULL);
+	c.nforms = nforms;
 	qsort(items, n, sizeof(*items), newest_first);
 	for (size_t i = 0; i < n && !out->limited; i++) {
 		char *bytes = NULL;
@@ -333,7 +394,7 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 			continue;
 		}
 		out->files_read++;
-		if (prefilter(finders, nforms, text, len)) {
+		if (prefilter(&c, text, len)) {
 			out->files_parsed++;
 			c.item = i;
 			rc = items[i].provider->messages(text, len, items[i].path, on_message, &c);

@@ -41,8 +41,17 @@ typedef struct {
 			void *ctx);
 } ac_search_provider;
 
+/* For a provider that can cut its bytes into messages before decoding
+ * them: false when raw[0..len) (one message's raw text, a piece of the
+ * bytes it was handed) holds the needle in none of its forms, so that
+ * message cannot match and need not be decoded (its index still counts).
+ * ctx is the one the provider's fn was given. */
+bool ac_search_may_match(void *ctx, const char *raw, size_t len);
+
 /* The agentctl session file: conversationHistory's messages as
- * ac_message_text() renders them. */
+ * ac_message_text() renders them. Only the messages whose raw text holds
+ * a form of the needle are decoded (the allocation-free scanner finds
+ * them); a file the scanner refuses is parsed whole. */
 extern const ac_search_provider ac_session_search_file_provider;
 
 /* One transcript to search. Strings borrowed for the search. */

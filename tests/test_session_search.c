@@ -200,6 +200,7 @@ static void test_order_limit_and_snippet(void **state)
 	assert_non_null(strstr(f->problems, "bad.json"));
 	ac_search_results_free(&r);
 
+
 	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 2, false, NULL, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_true(r.limited);
@@ -214,6 +215,15 @@ static void test_order_limit_and_snippet(void **state)
 	ac_search_results_free(&r);
 	assert_int_equal(ac_session_search(&r, f->items, f->n, "", 0, 0, false, NULL, NULL), AC_EINVAL);
 	assert_int_equal(ac_session_search(&r, f->items, f->n, "\xff", 1, 0, false, NULL, NULL), AC_EINVAL);
+	/* Not a session: a top-level array, a history that is no array. */
+	f->problems[0] = '\0';
+	tu_put(f->dir, "old.json", "  [{\"role\":\"user\",\"content\":\"needle\"}]");
+	tu_put(f->dir, "bad.json", "{\"conversationHistory\":{\"content\":\"needle\"}}");
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 0, false, note, f), 0);
+	assert_int_equal(r.n, 2); /* "new" only */
+	assert_non_null(strstr(f->problems, "old.json: not a session"));
+	assert_non_null(strstr(f->problems, "bad.json: not a session"));
+	ac_search_results_free(&r);
 	free_items(f);
 }
 
