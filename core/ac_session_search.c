@@ -241,7 +241,6 @@ const ac_search_provider ac_session_search_file_provider = {
 
 /* ---- the search --------------------------------------------------------- */
 
-
 /* Appends text[0..len) on one line, terminal-safe. */
 static int put_one_line(ac_buf *out, const char *text, size_t len)
 {
