@@ -52,6 +52,17 @@ check "trusted: the hook's output went to no terminal" absent "env s1"
 send q
 check "q quits" wait_gone
 
+# --read-only runs no command, trusted or not.
+dashboard 120 30 --read-only
+check "read-only: the dashboard lists the sessions" wait_for "watched"
+"$agentctl" -w "$ws" session resume s2 >/dev/null 2>&1 || true
+"$agentctl" -w "$ws" session pause s2 >/dev/null
+sleep 1
+check "read-only: no hook ran" [ "$(lines)" -eq 3 ]
+send q
+check "q quits" wait_gone
+"$agentctl" -w "$ws" session resume s2 >/dev/null
+
 # notify.bell: the terminal's bell when a session becomes paused (tmux
 # flags a bell in a window that is not the one shown), not at start.
 bell() { tmux -L "$sock" list-windows -t e2e -F '#{window_index} #{window_bell_flag}' | grep -q '^0 1$'; }
