@@ -52,8 +52,10 @@ static uint32_t utf8_at(const unsigned char *s, size_t *out_len)
 
 /* needle as a JSON writer puts it inside a string: the short escapes and
  * \u00XX for other controls; non-ASCII raw, or as \uXXXX (surrogate pairs
- * above the BMP) when ascii_only. */
-static int json_form(ac_buf *out, const char *needle, size_t len, bool ascii_only)
+ * above the BMP) when ascii_only (Python's json); <, > and & as \u00XX
+ * when html_safe (Go's encoding/json). */
+static int json_form(ac_buf *out, const char *needle, size_t len, bool ascii_only,
+		     bool html_safe)
 {
 	static const char shorts[] = "\"\"\\\\\bb\ff\nn\rr\tt";
 
@@ -65,7 +67,7 @@ static int json_form(ac_buf *out, const char *needle, size_t len, bool ascii_onl
 
 		if (sh && (sh - shorts) % 2 == 0) {
 			rc = ac_buf_printf(out, "\\%c", sh[1]);
-		} else if (c < 0x20) {
+		} else if (c < 0x20 || (html_safe && (c == '<' || c == '>' || c == '&'))) {
 			rc = ac_buf_printf(out, "\\u%04x", c);
 		} else if (c >= 0x80 && ascii_only) {
 			uint32_t cp = utf8_at((const unsigned char *)needle + i, &n);
@@ -93,14 +95,14 @@ int ac_session_search_forms(char **out, size_t *out_n, const char *needle, size_
 	int rc = 0;
 
 	*out_n = 0;
-	for (int kind = 0; kind < 3; kind++) {
+	for (int kind = 0; kind < AC_SEARCH_FORMS; kind++) {
 		bool seen = false;
 
 		ac_buf_clear(&form);
 		if (kind == 0)
 			rc = ac_buf_append(&form, needle, len);
 		else
-			rc = json_form(&form, needle, len, kind == 2);
+			rc = json_form(&form, needle, len, kind == 2, kind == 3);
 		if (rc || (rc = ac_buf_putc(&form, '\0')))
 			goto done;
 		form.len--;

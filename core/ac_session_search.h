@@ -12,8 +12,9 @@
  * written, on the text `session show` prints for a message (text blocks,
  * "[tool_use NAME {input}]", "[tool_result ID: text]"). The raw prefilter
  * looks for the needle as written, as JSON.stringify/jansson escape it
- * (\" \\ \n \t, other controls \u00XX) and as an ASCII-only writer does
- * (non-ASCII as \uXXXX, either hex case). A writer that escapes more than
+ * (\" \\ \n \t, other controls \u00XX), as an ASCII-only writer does
+ * (non-ASCII as \uXXXX, either hex case; Python) and as an HTML-safe one
+ * does (<, > and & as \u003c, \u003e, \u0026; Go). A writer that escapes more than
  * that (\/ for /, \u0041 for A) is not found by the prefilter: no match is
  * reported for that file (a miss, never a false hit). Compaction archives
  * are not searched: they hold what was summarised away.

@@ -65,6 +65,12 @@ static void test_forms(void **state)
 	assert_string_equal(forms[1], "\\u00e9\\ud83d\\ude00");
 	free(forms[0]);
 	free(forms[1]);
+	/* <, > and & as Go writes them. */
+	assert_int_equal(ac_session_search_forms(forms, &n, "<a & b>", 7), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(forms[1], "\\u003ca \\u0026 b\\u003e");
+	free(forms[0]);
+	free(forms[1]);
 }
 
 typedef struct {
@@ -151,18 +157,29 @@ static void test_writers_escape_differently(void **state)
 	    "[{\"role\":\"user\",\"content\":\"un CAF\\u00E9 \\\"Noir\\\"\\nmerci\"}]");
 	add(f, "none", "2026-01-01T00:00:01.000Z",
 	    "[{\"role\":\"user\",\"content\":\"du th\\u00e9\"}]");
+	/* Go's encoding/json: <, > and & escaped, the rest raw. */
+	add(f, "go", "2026-01-01T00:00:00.500Z",
+	    "[{\"role\":\"user\",\"content\":\"x \\u003cb\\u003e caf\xc3\xa9 \\\"noir\\\"\\n\"}]");
 	assert_int_equal(ac_session_search(&r, f->items, f->n, "caf\xc3\xa9 \"noir\"\n", 13, 0, false,
 					   note, f), 0);
-	assert_int_equal(r.n, 2);
+	assert_int_equal(r.n, 3);
 	assert_string_equal(hit_id(f, &r, 0), "raw");
 	assert_string_equal(hit_id(f, &r, 1), "ascii");
-	assert_int_equal(r.files_read, 3);
-	assert_int_equal(r.files_parsed, 2); /* "none" never parsed */
+	assert_string_equal(hit_id(f, &r, 2), "go");
+	assert_int_equal(r.files_read, 4);
+	assert_int_equal(r.files_parsed, 3); /* "none" never parsed */
 	/* The match on one line: the newline became a space. */
 	assert_string_equal(r.hits[0].snippet, "le caf\xc3\xa9 \"noir\" svp");
 	assert_int_equal(r.hits[0].match_start, 3);
 	assert_int_equal(r.hits[0].match_len, 13);
 	assert_string_equal(r.hits[1].role, "user");
+	ac_search_results_free(&r);
+	/* Found only through the HTML-safe form. */
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "<B> caf\xc3\xa9", 9, 0, false,
+					   note, f), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(hit_id(f, &r, 0), "go");
+	assert_string_equal(r.hits[0].snippet, "x <b> caf\xc3\xa9 \"noir\" ");
 	ac_search_results_free(&r);
 	free_items(f);
 }
