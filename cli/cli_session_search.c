@@ -2,15 +2,21 @@
  * the workspace's session files, newest session first, each matching
  * message with its text around the match (ac_session_search.h).
  *
- * Like `journal query`, no match is not a failure: exit 0 and nothing
- * listed ([] of results with --json). On a database store the histories
- * are read through the backend, a batch of sessions at a time. */
+ * The session files are listed by name only and each is read once, by
+ * the search itself: a listing through the session index would read them
+ * all a first time to learn their updatedAt, which the search learns from
+ * the files that match. Like `journal query`, no match is not a failure:
+ * exit 0 and nothing listed ([] of results with --json). On a database
+ * store the histories are read through the backend, a batch of sessions
+ * at a time. */
 #include "cli.h"
 
 #include "ac_error.h"
-#include "ac_session_index.h"
+#include "ac_session.h"
 #include "ac_session_search.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +24,6 @@ static void report_problem(const char *message, void *ctx)
 {
 	(void)ctx;
 	cli_note("%s (skipped)", message);
-}
-
-static void report_index_problem(const char *path, const char *reason, void *ctx)
-{
-	(void)path;
-	report_problem(reason, ctx);
 }
 
 static int print_results(const ac_search_results *r, const ac_search_item *items,
@@ -49,7 +49,7 @@ static int print_results(const ac_search_results *r, const ac_search_item *items
 			 * count from 1, as `session show` and `fork --at` do. */
 			json_array_append_new(array, json_pack(
 				"{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "sessionId", item->id,
-				"source", item->source, "updatedAt", item->updated_at,
+				"source", item->source, "updatedAt", h->updated_at,
 				"message", (json_int_t)h->message + 1, "role", h->role,
 				"snippet", h->snippet, "matchStart", (json_int_t)h->match_start,
 				"matchLength", (json_int_t)h->match_len));
@@ -200,15 +200,68 @@ done:
 	return status;
 }
 
+/* The session files of dir, each read once by the search (no listing
+ * reads them first): "<id>.json" with a valid id, as the index lists them.
+ * *out_paths holds their paths, which the items' path and id borrow. A
+ * missing folder is no sessions. */
+static int list_files(ac_search_item **out, size_t *out_n, char **out_paths, const char *dir)
+{
+	ac_buf paths = AC_BUF_INIT;
+	size_t n = 0, at = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int status = CLI_OK;
+
+	*out = NULL;
+	*out_n = 0;
+	*out_paths = NULL;
+	if (!d)
+		return errno == ENOENT ? CLI_OK : cli_error(CLI_FAILED, "%s: %s", dir, strerror(errno));
+	/* "<dir>/<id>.json\0<id>\0" for each, in one buffer. */
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		char id[256];
+
+		if (len <= 5 || len - 5 >= sizeof(id) || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		memcpy(id, de->d_name, len - 5);
+		id[len - 5] = '\0';
+		if (ac_session_id_check(id) != 0)
+			continue;
+		if (ac_buf_printf(&paths, "%s/%s", dir, de->d_name) || ac_buf_putc(&paths, '\0') ||
+		    ac_buf_append(&paths, id, len - 4)) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	ac_error_clear();
+	if (n && !(*out = calloc(n, sizeof(**out)))) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *path = paths.data + at, *id = path + strlen(path) + 1;
+
+		(*out)[i] = (ac_search_item){.id = id, .source = "file", .path = path,
+					     .provider = &ac_session_search_file_provider};
+		at = (size_t)(id - paths.data) + strlen(id) + 1;
+	}
+	*out_n = n;
+	*out_paths = ac_buf_detach(&paths);
+done:
+	closedir(d);
+	ac_buf_free(&paths);
+	return status;
+}
+
 int cli_session_search(const cli_context *ctx, int argc, char **argv)
 {
 	const char *needle = NULL, *limit_text = NULL;
-	const ac_session_summary *const *list;
-	ac_session_index *index = NULL;
 	ac_search_results results = {0};
 	ac_search_item *items = NULL;
-	ac_buf paths = AC_BUF_INIT;
-	size_t n = 0, limit = 0, *offsets = NULL;
+	char *paths = NULL;
+	size_t n = 0, limit = 0;
 	bool json = false, options_done = false;
 	int status = CLI_OK, rc;
 
@@ -233,32 +286,8 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 		return status;
 	if (cli_store_is_database(ctx))
 		return search_store(ctx, needle, limit, json);
-	if (ac_session_index_new(&index, ctx->ws.sessions_dir) != 0 ||
-	    ac_session_index_refresh(index, report_index_problem, NULL, NULL) != 0) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)))
 		goto done;
-	}
-	list = ac_session_index_list(index, &n);
-	items = calloc(n ? n : 1, sizeof(*items));
-	offsets = calloc(n ? n : 1, sizeof(*offsets));
-	if (!items || !offsets) {
-		status = cli_error(CLI_FAILED, "out of memory");
-		goto done;
-	}
-	/* The paths go in one buffer; pointers are taken once it stops growing. */
-	for (size_t i = 0; i < n; i++) {
-		offsets[i] = paths.len;
-		if (ac_buf_printf(&paths, "%s/%s.json", ctx->ws.sessions_dir, list[i]->id) ||
-		    ac_buf_putc(&paths, '\0')) {
-			status = cli_error(CLI_FAILED, "out of memory");
-			goto done;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		items[i] = (ac_search_item){.id = list[i]->id, .source = "file",
-					    .path = paths.data + offsets[i],
-					    .updated_at = list[i]->updated_at,
-					    .provider = &ac_session_search_file_provider};
 	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
 				    report_problem, NULL)) != 0) {
 		status = cli_error(rc == AC_EINVAL ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
@@ -268,8 +297,6 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 done:
 	ac_search_results_free(&results);
 	free(items);
-	free(offsets);
-	ac_buf_free(&paths);
-	ac_session_index_free(index);
+	free(paths);
 	return status;
 }

@@ -140,6 +140,7 @@ typedef struct {
 	size_t limit;
 	size_t cap;
 	bool first_only;
+	const char *updated_at; /* the item's being searched, or NULL */
 } search_ctx;
 
 /* True when any form of the needle stands in bytes. */
@@ -236,9 +237,27 @@ done:
 	return rc;
 }
 
+static char *file_updated_at(const char *bytes, size_t len)
+{
+	ac_json_path path;
+	ac_json_span span;
+	char *out;
+	size_t n = 0;
+
+	if (ac_json_path_init(&path, "updatedAt") != 0 ||
+	    ac_json_scan(&span, bytes, len, &path, 1, NULL) != 0 || span.type != AC_JSON_STRING)
+		return strdup("");
+	if (!(out = malloc(span.len + 1)))
+		return NULL;
+	ac_json_string_decode(out, &n, &span);
+	out[n] = '\0';
+	return out;
+}
+
 const ac_search_provider ac_session_search_file_provider = {
 	.name = "file",
 	.messages = file_messages,
+	.updated_at = file_updated_at,
 };
 
 /* ---- the search --------------------------------------------------------- */
@@ -320,10 +339,14 @@ static int on_message(void *arg, size_t index, const char *role, const char *tex
 	memset(hit, 0, sizeof(*hit));
 	hit->item = c->item;
 	hit->message = index;
-	if (!(hit->role = strdup(role)))
+	if (!(hit->role = strdup(role)) ||
+	    !(hit->updated_at = strdup(c->updated_at ? c->updated_at : ""))) {
+		free(hit->role);
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
 	if (make_snippet(hit, text, len, (size_t)(at - text), c->text_finder.len)) {
 		free(hit->role);
+		free(hit->updated_at);
 		return AC_ENOMEM;
 	}
 	r->n++;
@@ -342,6 +365,39 @@ static int newest_first(const void *a, const void *b)
 	return order ? order : strcmp(x->id, y->id);
 }
 
+/* Hits of items read before they could be ordered: newest first, then by
+ * id, then in conversation order (which qsort would not keep alone). */
+static const ac_search_item *sort_items;
+
+static int hit_order(const void *a, const void *b)
+{
+	const ac_search_hit *x = a, *y = b;
+	int order = strcmp(y->updated_at, x->updated_at);
+
+	if (!order)
+		order = strcmp(sort_items[x->item].id, sort_items[y->item].id);
+	if (!order)
+		order = x->item < y->item ? -1 : x->item > y->item;
+	return order ? order : x->message < y->message ? -1 : x->message > y->message;
+}
+
+/* Orders what an unordered search found and keeps the first limit hits. */
+static void order_and_cut(ac_search_results *out, const ac_search_item *items, size_t limit)
+{
+	if (out->n > 1) {
+		sort_items = items;
+		qsort(out->hits, out->n, sizeof(*out->hits), hit_order);
+		sort_items = NULL;
+	}
+	while (limit && out->n > limit) {
+		out->n--;
+		free(out->hits[out->n].role);
+		free(out->hits[out->n].updated_at);
+		free(out->hits[out->n].snippet);
+		out->limited = true;
+	}
+}
+
 
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		      const char *needle, size_t needle_len, size_t limit, bool first_only,
@@ -352,6 +408,7 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	json_t *check = NULL;
 	size_t nforms = 0;
 	search_ctx c = {.out = out, .limit = limit, .first_only = first_only};
+	bool ordered = true;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -374,7 +431,13 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	for (size_t k = 0; k < nforms; k++)
 		ac_finder_init_fold(&c.forms[k], forms[k], strlen(forms[k]), NULL);
 	c.nforms = nforms;
-	qsort(items, n, sizeof(*items), newest_first);
+	for (size_t i = 0; i < n; i++)
+		ordered = ordered && items[i].updated_at;
+	/* Without every update known, everything is read, then ordered. */
+	if (ordered)
+		qsort(items, n, sizeof(*items), newest_first);
+	else
+		c.limit = 0;
 	for (size_t i = 0; i < n && !out->limited; i++) {
 		char *bytes = NULL;
 		const char *text;
@@ -396,9 +459,29 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		}
 		out->files_read++;
 		if (prefilter(&c, text, len)) {
+			size_t before = out->n;
+			char *updated = NULL;
+
 			out->files_parsed++;
 			c.item = i;
+			c.updated_at = items[i].updated_at;
 			rc = items[i].provider->messages(text, len, items[i].path, on_message, &c);
+			/* Its hits learn its update now, while its bytes are here. */
+			if (!items[i].updated_at && out->n > before && items[i].provider->updated_at) {
+				if (!(updated = items[i].provider->updated_at(text, len)))
+					rc = ac_error_set(AC_ENOMEM, "out of memory");
+				for (size_t h = before; updated && h < out->n; h++) {
+					char *copy = strdup(updated);
+
+					if (!copy) {
+						rc = ac_error_set(AC_ENOMEM, "out of memory");
+						break;
+					}
+					free(out->hits[h].updated_at);
+					out->hits[h].updated_at = copy;
+				}
+				free(updated);
+			}
 			if (rc == STOP_LIMIT || rc == STOP_ITEM) {
 				rc = 0;
 			} else if (rc && rc != AC_ENOMEM) {
@@ -411,6 +494,8 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		if (rc)
 			goto done;
 	}
+	if (rc == 0 && !ordered)
+		order_and_cut(out, items, limit);
 done:
 	for (size_t k = 0; k < nforms; k++)
 		free(forms[k]);
@@ -424,6 +509,7 @@ void ac_search_results_free(ac_search_results *results)
 {
 	for (size_t i = 0; i < results->n; i++) {
 		free(results->hits[i].role);
+		free(results->hits[i].updated_at);
 		free(results->hits[i].snippet);
 	}
 	free(results->hits);

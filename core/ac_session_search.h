@@ -40,6 +40,10 @@ typedef struct {
 	 * AC_E* (AC_ECORRUPT naming path when the file is not a transcript). */
 	int (*messages)(const char *bytes, size_t len, const char *path, ac_search_message_fn fn,
 			void *ctx);
+	/* The transcript's last update (ISO-8601, allocated; "" when it has
+	 * none) read from its bytes, for ordering items that came without
+	 * one; NULL: such items sort last. */
+	char *(*updated_at)(const char *bytes, size_t len);
 } ac_search_provider;
 
 /* For a provider that can cut its bytes into messages before decoding
@@ -60,7 +64,11 @@ typedef struct {
 	const char *id;
 	const char *source;     /* provider's name unless a caller says more */
 	const char *path;
-	const char *updated_at; /* ISO-8601; results come newest first */
+	/* ISO-8601; results come newest first. NULL: unknown until read
+	 * (the provider's updated_at() tells, for the items that match): the
+	 * search then reads every item before it orders and cuts to the
+	 * limit, so that each file is read once, without a listing first. */
+	const char *updated_at;
 	const ac_search_provider *provider;
 	/* The transcript's bytes when they do not come from a file (a
 	 * database store's, serialised), searched instead of reading path
@@ -74,6 +82,7 @@ typedef struct {
 	size_t item;      /* index into the items searched */
 	size_t message;   /* 0-based index in the conversation */
 	char *role;       /* owned by the result list */
+	char *updated_at; /* the item's, or read from it; owned ("" unknown) */
 	/* A window of the message's text around the first match, on one
 	 * line: line breaks and tabs as spaces, then made terminal-safe
 	 * (ac_text_sanitize()), "..." where it was cut. The match itself is
@@ -97,9 +106,12 @@ typedef void (*ac_search_problem_fn)(const char *message, void *ctx);
 /* Searches items[0..n) for needle[0..needle_len) (UTF-8, not empty),
  * newest updated_at first, every matching message of a session in order
  * (with first_only, only the first: the rest of that transcript is not
- * read), until limit hits (0: no limit). items is reordered. *out is
- * filled (free with ac_search_results_free()). AC_EINVAL for an empty
- * needle or one that is not valid UTF-8, AC_ENOMEM. */
+ * read), until limit hits (0: no limit). When every item has its
+ * updated_at, items is reordered and the search stops at the limit;
+ * otherwise every item is read, and the hits are ordered by the update
+ * each file holds, then cut. *out is filled (free with
+ * ac_search_results_free()). AC_EINVAL for an empty needle or one that
+ * is not valid UTF-8, AC_ENOMEM. */
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		      const char *needle, size_t needle_len, size_t limit, bool first_only,
 		      ac_search_problem_fn problem, void *problem_ctx);

@@ -244,6 +244,39 @@ static void test_order_limit_and_snippet(void **state)
 	free_items(f);
 }
 
+/* Items listed without their update (the command line lists files, not
+ * sessions): every file is read once, then the hits are ordered by the
+ * updatedAt each file holds and cut to the limit. */
+static void test_unordered_items(void **state)
+{
+	fixture *f = *state;
+	ac_search_results r;
+	char *saved[8];
+
+	add(f, "a", "2026-01-01T00:00:00.000Z", "[{\"role\":\"user\",\"content\":\"needle a\"}]");
+	add(f, "b", "2026-03-01T00:00:00.000Z",
+	    "[{\"role\":\"user\",\"content\":\"needle b1\"},"
+	    "{\"role\":\"user\",\"content\":\"needle b2\"}]");
+	add(f, "c", "2026-02-01T00:00:00.000Z", "[{\"role\":\"user\",\"content\":\"needle c\"}]");
+	for (size_t i = 0; i < f->n; i++) {
+		saved[i] = (char *)f->items[i].updated_at;
+		f->items[i].updated_at = NULL;
+	}
+	assert_int_equal(ac_session_search(&r, f->items, f->n, "needle", 6, 3, false, NULL, NULL), 0);
+	assert_int_equal(r.n, 3);
+	assert_true(r.limited);
+	assert_string_equal(hit_id(f, &r, 0), "b");
+	assert_int_equal(r.hits[0].message, 0);
+	assert_int_equal(r.hits[1].message, 1);
+	assert_string_equal(hit_id(f, &r, 2), "c");
+	assert_string_equal(r.hits[2].updated_at, "2026-02-01T00:00:00.000Z");
+	assert_int_equal(r.files_read, 3);
+	ac_search_results_free(&r);
+	for (size_t i = 0; i < f->n; i++)
+		f->items[i].updated_at = saved[i];
+	free_items(f);
+}
+
 /* Another tool's transcript, one JSON text per line: plugs in as a provider. */
 static int lines_messages(const char *bytes, size_t len, const char *path,
 			  ac_search_message_fn fn, void *ctx)
@@ -293,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test_setup_teardown(test_writers_escape_differently, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order_limit_and_snippet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unordered_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_provider, setup, teardown),
 	};
 
