@@ -2,10 +2,11 @@
  * the workspace's session files, newest session first, each matching
  * message with its text around the match (ac_session_search.h).
  *
- * The session files are listed by name only and each is read once, by
- * the search itself: a listing through the session index would read them
- * all a first time to learn their updatedAt, which the search learns from
- * the files that match. Like `journal query`, no match is not a failure:
+ * Without --limit the session files are listed by name only and each is
+ * read once, by the search itself, which learns the updatedAt of those
+ * that match from them. With --limit the session index lists them first
+ * (reading each), so that the search can go newest first and stop at the
+ * limit instead of parsing every file that matches. Like `journal query`, no match is not a failure:
  * exit 0 and nothing listed ([] of results with --json). On a database
  * store the histories are read through the backend, a batch of sessions
  * at a time. */
@@ -13,6 +14,7 @@
 
 #include "ac_error.h"
 #include "ac_session.h"
+#include "ac_session_index.h"
 #include "ac_session_search.h"
 
 #include <dirent.h>
@@ -255,11 +257,55 @@ done:
 	return status;
 }
 
+static void report_index_problem(const char *path, const char *reason, void *ctx)
+{
+	(void)path;
+	report_problem(reason, ctx);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp((*(const ac_session_summary *const *)a)->id,
+		      (*(const ac_session_summary *const *)b)->id);
+}
+
+/* With --limit the search should stop once it has the newest matches, so
+ * it needs every session's updatedAt first: the session index reads them
+ * (each file a first time), borrowed by items until index is freed. A file
+ * the index could not list sorts last (the index said why). */
+static int add_updates(ac_search_item *items, size_t n, ac_session_index **index,
+		       const char *dir)
+{
+	const ac_session_summary *const *list;
+	const ac_session_summary **sorted = NULL;
+	size_t listed;
+
+	if (ac_session_index_new(index, dir) != 0 ||
+	    ac_session_index_refresh(*index, report_index_problem, NULL, NULL) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	list = ac_session_index_list(*index, &listed);
+	if (listed && !(sorted = malloc(listed * sizeof(*sorted))))
+		return cli_error(CLI_FAILED, "out of memory");
+	if (listed)
+		memcpy(sorted, list, listed * sizeof(*sorted));
+	qsort(sorted, listed, sizeof(*sorted), by_id);
+	for (size_t i = 0; i < n; i++) {
+		ac_session_summary key = {.id = items[i].id};
+		const ac_session_summary *k = &key, *const *found =
+			listed ? bsearch(&k, sorted, listed, sizeof(*sorted), by_id) : NULL;
+
+		items[i].updated_at = found ? (*found)->updated_at : "";
+	}
+	free(sorted);
+	return CLI_OK;
+}
+
 int cli_session_search(const cli_context *ctx, int argc, char **argv)
 {
 	const char *needle = NULL, *limit_text = NULL;
 	ac_search_results results = {0};
 	ac_search_item *items = NULL;
+	ac_session_index *index = NULL;
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
 	bool json = false, options_done = false;
@@ -286,7 +332,8 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 		return status;
 	if (cli_store_is_database(ctx))
 		return search_store(ctx, needle, limit, json);
-	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)))
+	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)) ||
+	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))))
 		goto done;
 	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
 				    report_problem, NULL)) != 0) {
@@ -298,5 +345,6 @@ done:
 	ac_search_results_free(&results);
 	free(items);
 	free(paths);
+	ac_session_index_free(index);
 	return status;
 }
