@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `agentctl session search` over 10,000 sessions of ~50 KB (bench/gen_sessions.py),
 # page cache warm: a needle that is in no file (every file read, none
-# parsed: the prefilter's speed), one in about one file in seven words
-# (CJK; most files parsed), one in every file with --limit 20 (stops
-# early), and one in every file without a limit (every file parsed).
+# parsed: the prefilter's speed), a CJK one in most files, an ASCII one
+# (any case) in every file; each without a limit (every file read once,
+# the matching messages decoded) and with --limit 20 (the session index
+# lists first, then the search goes newest first and stops early).
 #
 #   bench/session_search.sh AGENTCTL_BINARY [WORKSPACE]   (COUNT, SIZE_KB as sessions.sh)
 set -euo pipefail
@@ -43,8 +44,16 @@ echo "$count session files, $total MB, page cache warm, on $(nproc) cores ($(gre
 echo
 echo "| search | matches | wall time |"
 echo "|---|---:|---:|"
-list_ms() { local s e; s=$(date +%s%N); "$agentctl" -w "$ws" session list > /dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
-echo "| (for reference: \`session list\`, the index refresh every search starts with) | - | $(list_ms) ms |"
+list_ms() { # the best of $runs
+    local best= s e ms
+    for _ in $(seq "$runs"); do
+        s=$(date +%s%N); "$agentctl" -w "$ws" session list > /dev/null; e=$(date +%s%N)
+        ms=$(( (e - s) / 1000000 ))
+        if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+    done
+    echo "$best"
+}
+echo "| (for reference: \`session list\`, the index refresh \`--limit\` starts with) | - | $(list_ms) ms |"
 for spec in "zebrafish-nowhere" "ZEBRAFISH-nowhere --limit 20" "設定ファイル --limit 20" "設定ファイル" "LOADER --limit 20" "LOADER"; do
     # shellcheck disable=SC2086
     read -r ms lines < <(measure $spec)
