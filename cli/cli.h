@@ -122,6 +122,12 @@ void cli_turn_usage_table(ac_buf *text, const json_t *usage);
 /* Parses --usage's text into *out, a Usage object whose counts check
  * (ac_turn_usage_check); CLI_USAGE with one line naming what otherwise. */
 int cli_turn_usage_parse(json_t **out, const char *text, const char *what);
+/* session search|fork|export (cli_session_search.c, cli_session_fork.c,
+ * cli_session_export.c), with the arguments after the verb. */
+int cli_session_search(const cli_context *ctx, int argc, char **argv);
+int cli_session_fork(const cli_context *ctx, int argc, char **argv);
+int cli_session_export(const cli_context *ctx, int argc, char **argv);
+
 int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
 				 const char *done);
 

@@ -727,11 +727,15 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 
 	if (argc == 0)
 		return cli_error(CLI_USAGE, "session needs a command: list, show, create, append, "
-				 "record-turn, pause, resume, complete, fail or compact");
+				 "record-turn, pause, resume, complete, fail, compact, search, fork or export");
 	if (!strcmp(verb, "list"))
 		return cmd_list(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "show"))
 		return cmd_show(ctx, argc - 1, argv + 1);
+	if (!strcmp(verb, "search"))
+		return cli_session_search(ctx, argc - 1, argv + 1);
+	if (!strcmp(verb, "export"))
+		return cli_session_export(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
 	/* The id is the first argument that is no option. */
@@ -755,5 +759,7 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cmd_append(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "record-turn"))
 		return cmd_record_turn(ws, argc - 1, argv + 1);
+	if (!strcmp(verb, "fork"))
+		return cli_session_fork(ctx, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);
 }

@@ -36,7 +36,10 @@ static const cli_command commands[] = {
 	 "session append ID JSON|- [--json]\n"
 	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
-	 "session compact ID [--force]\n"},
+	 "session compact ID [--force]\n"
+	 "session search TEXT [--json] [--limit N]\n"
+	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
+	 "session export ID --format md|html [-o FILE]\n"},
 	{"ops", cli_ops,
 	 "ops list [--session ID] [--json] | show OPID [--patch]\n"
 	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"

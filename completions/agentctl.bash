@@ -129,7 +129,7 @@ _agentctl()
 	gc) opts="--keep --older-than --dry-run --help" ;;
 	usage) opts="daily session block --since --all-projects --json --help" ;;
 	journal) subs="log read query check rotate" ;;
-	session) subs="list show create append record-turn pause resume complete fail compact" ;;
+	session) subs="list show create append record-turn pause resume complete fail compact search fork export" ;;
 	ops) subs="list show record rollback" ;;
 	checkpoint) subs="list create rollback auto" ;;
 	memo) subs="read write append list" ;;
@@ -160,6 +160,9 @@ _agentctl()
 	session/append) opts="- --json" ;;
 	session/record-turn) opts="--usage --input --output --messages --json" ;;
 	session/compact) opts="--force" ;;
+	session/search) opts="--json --limit" ;;
+	session/fork) opts="--at --checkpoint --id --json" ;;
+	session/export) opts="--format -o" ;;
 	ops/list) opts="--session --json" ;;
 	ops/record) opts="--session --type --details --json" ;;
 	ops/rollback) opts="--dry-run --yes" ;;
@@ -180,6 +183,7 @@ _agentctl()
 	case $cmd/$sub in
 	session/show | session/append | session/record-turn | session/pause | \
 		session/resume | session/complete | session/fail | session/compact | \
+		session/fork | session/export | \
 		checkpoint/list | checkpoint/create | checkpoint/rollback | \
 		artifact/list | artifact/show | trace/show)
 		local n=0

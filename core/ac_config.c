@@ -6,6 +6,7 @@
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_hooks.h"
 #include "ac_proc.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
@@ -94,6 +95,9 @@ static const known_key known_keys[] = {
 	 * recorded. */
 	{"pricing", T_OBJECT, NULL, NULL, 0},
 	{"usage.budgetUsd", T_OBJECT, NULL, NULL, 0},
+	{"hooks.onStatusChange", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"notify.desktop", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"notify.bell", T_BOOL, NULL, NULL, 0},
 };
 #define NKNOWN (sizeof(known_keys) / sizeof(known_keys[0]))
 
@@ -190,7 +194,9 @@ static bool has_type(const known_key *k, json_t *v)
  * as `sh -c`. */
 static int check_template(json_t *argv, const char *origin, const char *key, const char *tool)
 {
-	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	static const char *const session_names[] = AC_PROC_PLACEHOLDERS;
+	static const char *const hook_names[] = AC_HOOKS_PLACEHOLDERS;
+	const char *const *names = ac_hooks_is_key(key) ? hook_names : session_names;
 	const char **args = calloc(json_array_size(argv) + 1, sizeof(char *));
 	json_t *item;
 	size_t i, at = 0;

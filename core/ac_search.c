@@ -1,6 +1,7 @@
 /* Rare-pair substring search. */
 #include "ac_search.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -135,4 +136,82 @@ const char *ac_finder_find(const ac_finder *f, const char *hay, size_t n)
 	}
 #endif
 	return find_scalar(f, hay, s, last);
+}
+
+/* ---- ASCII case folded ------------------------------------------------ */
+
+static unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c | 0x20) : c;
+}
+
+void ac_byte_counts_fold(ac_byte_counts *counts)
+{
+	for (int c = 'A'; c <= 'Z'; c++) {
+		counts->count[c | 0x20] += counts->count[c];
+		counts->count[c] = 0;
+	}
+}
+
+void ac_finder_init_fold(ac_finder *f, const char *needle, size_t len,
+			 const ac_byte_counts *counts)
+{
+	/* The needle is lowercase already, so the pair is chosen as for an
+	 * exact search; only the comparison differs. */
+	ac_finder_init(f, needle, len, counts);
+}
+
+static bool equal_fold(const char *hay, const char *lower, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (fold((unsigned char)hay[i]) != (unsigned char)lower[i])
+			return false;
+	return true;
+}
+
+const char *ac_finder_find_fold(const ac_finder *f, const char *hay, size_t n)
+{
+	const unsigned char r1 = (unsigned char)f->needle[f->rare_index];
+	const unsigned char r2 = (unsigned char)f->needle[f->rare2_index];
+	size_t s = 0, last;
+
+	if (f->len == 0 || n < f->len)
+		return f->len == 0 ? hay : NULL;
+	last = n - f->len;
+#if defined(__SSE2__)
+	{
+		/* x | 0x20 == 'a' holds for 'a' and 'A' only, so a letter of the
+		 * pair is compared with that bit set, any other byte as it is. */
+		const __m128i m1 = _mm_set1_epi8((char)(r1 >= 'a' && r1 <= 'z' ? 0x20 : 0));
+		const __m128i m2 = _mm_set1_epi8((char)(r2 >= 'a' && r2 <= 'z' ? 0x20 : 0));
+		const __m128i v1 = _mm_set1_epi8((char)r1), v2 = _mm_set1_epi8((char)r2);
+		const char *a = hay + f->rare_index, *b = hay + f->rare2_index;
+
+		for (; s + 15 <= last; s += 16) {
+			__m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + s)), m1);
+			__m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + s)), m2);
+			unsigned mask = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(x, v1), _mm_cmpeq_epi8(y, v2)));
+
+			while (mask) {
+				const char *start = hay + s + (size_t)__builtin_ctz(mask);
+
+				if (equal_fold(start, f->needle, f->len))
+					return start;
+				mask &= mask - 1;
+			}
+		}
+		if (s > last)
+			return NULL;
+	}
+#endif
+	for (; s <= last; s++) {
+		const char *start = hay + s;
+
+		if (fold((unsigned char)start[f->rare_index]) == r1 &&
+		    fold((unsigned char)start[f->rare2_index]) == r2 &&
+		    equal_fold(start, f->needle, f->len))
+			return start;
+	}
+	return NULL;
 }

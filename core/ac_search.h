@@ -37,4 +37,15 @@ void ac_finder_init(ac_finder *f, const char *needle, size_t len,
 /* The first occurrence of the needle in hay[0..n), or NULL. */
 const char *ac_finder_find(const ac_finder *f, const char *hay, size_t n);
 
+/* The same search with ASCII letters matched in either case (session
+ * search): needle must be given with its ASCII letters in lowercase, and
+ * counts, when not NULL, should count each letter's two cases together
+ * (ac_byte_counts_fold()). Bytes above 0x7f match only themselves. */
+void ac_finder_init_fold(ac_finder *f, const char *needle, size_t len,
+			 const ac_byte_counts *counts);
+const char *ac_finder_find_fold(const ac_finder *f, const char *hay, size_t n);
+
+/* Adds the count of each capital letter to its lowercase one. */
+void ac_byte_counts_fold(ac_byte_counts *counts);
+
 #endif

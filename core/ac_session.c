@@ -509,22 +509,18 @@ int ac_session_update(ac_session **out, const char *dir, const char *id,
 }
 
 
-int ac_session_create(ac_session **out, const char *dir, const char *id,
-		      const char *task, const char *tenant, const char *user,
-		      const char *agent)
+int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 {
-	char uuid[37], now[AC_TIME_ISO_LEN + 1], *path = NULL;
+	const char *id = json_string_value(json_object_get(root, "id"));
+	char *path = NULL;
 	ac_session *s = NULL;
 	char *displaced = NULL;
 	size_t displaced_len;
-	json_t *metadata;
 	struct stat st;
 	int rc;
 
-	if (!id) {
-		ac_uuid_v4(uuid);
-		id = uuid;
-	}
+	if (!id)
+		return ac_error_set(AC_EINVAL, "a new session needs a string id");
 	if ((rc = ac_session_path(&path, dir, id)) || (rc = ac_file_mkdirs(dir)))
 		goto done;
 	if (lstat(path, &st) == 0) {
@@ -535,19 +531,9 @@ int ac_session_create(ac_session **out, const char *dir, const char *id,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	ac_time_format_iso(now, ac_time_now_ms());
-	metadata = json_object();
-	if (tenant)
-		json_object_set_new(metadata, "tenantId", json_string(tenant));
-	if (user)
-		json_object_set_new(metadata, "userId", json_string(user));
-	if (agent)
-		json_object_set_new(metadata, "agentId", json_string(agent));
-	s->root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:o}", "id", id, "createdAt", now,
-			    "updatedAt", now, "task", task ? task : "", "status", "running",
-			    "conversationHistory", "metadata", metadata);
-	if (!s->root || !(s->raw = serialise(s->root, &s->raw_len))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory (or a task that is not UTF-8)");
+	s->root = json_incref(root);
+	if (!(s->raw = serialise(s->root, &s->raw_len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory (or a text that is not UTF-8)");
 		goto done;
 	}
 	/* Never replaces a session another process created meanwhile. */
@@ -567,6 +553,38 @@ done:
 	ac_session_free(s);
 	free(displaced);
 	free(path);
+	return rc;
+}
+
+int ac_session_create(ac_session **out, const char *dir, const char *id,
+		      const char *task, const char *tenant, const char *user,
+		      const char *agent)
+{
+	char uuid[37], now[AC_TIME_ISO_LEN + 1];
+	json_t *metadata, *root;
+	int rc;
+
+	if (!id) {
+		ac_uuid_v4(uuid);
+		id = uuid;
+	}
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	ac_time_format_iso(now, ac_time_now_ms());
+	metadata = json_object();
+	if (tenant)
+		json_object_set_new(metadata, "tenantId", json_string(tenant));
+	if (user)
+		json_object_set_new(metadata, "userId", json_string(user));
+	if (agent)
+		json_object_set_new(metadata, "agentId", json_string(agent));
+	root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:o}", "id", id, "createdAt", now,
+			 "updatedAt", now, "task", task ? task : "", "status", "running",
+			 "conversationHistory", "metadata", metadata);
+	if (!root)
+		return ac_error_set(AC_ENOMEM, "out of memory (or a task that is not UTF-8)");
+	rc = ac_session_create_document(out, dir, root);
+	json_decref(root);
 	return rc;
 }
 

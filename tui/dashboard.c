@@ -6,6 +6,9 @@
 #include "dashboard.h"
 #include "usage_meter.h"
 
+#include "csearch.h"
+#include "notify.h"
+
 #include "dash.h"
 #include "drill.h"
 #include "frame_trace.h"
@@ -34,6 +37,8 @@
  * (every TRANSCRIPT_STATE_MS without inotify). */
 #define TRANSCRIPT_STATE_MS 1000
 #define TRANSCRIPT_POLL_MS 10000
+#define CSEARCH_STEP_MS 30  /* one loop's share of the conversation search */
+#define CSEARCH_DRAW_MS 250 /* how often its results are drawn while it runs */
 
 /* ---- drawing ----------------------------------------------------------- */
 
@@ -213,7 +218,7 @@ static int wait_ms(const ui_dash *d, int64_t now)
 {
 	int watch = ac_watch_timeout_ms(d->watch), tick = -1;
 
-	if (d->m.search.running)
+	if (d->m.search.running || d->m.conv_search.running)
 		return 0; /* the search reads on between keys */
 	if (d->redraw_at) {
 		int64_t left = d->redraw_at - now;
@@ -388,6 +393,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 {
 	static ui_dash d; /* large (the journal ring): not on the stack */
 	static ui_settings settings;
+	ui_notify *notify = NULL;
+	ui_csearch_engine *csearch = NULL;
+	int64_t csearch_drawn = 0;
 	ac_watch_mode watch_mode;
 	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -431,6 +439,13 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+	/* Hooks run on state changes seen from here on; an untrusted one is
+	 * said once, and never run. --read-only runs none. */
+	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only))))
+		goto done;
+	if (ui_notify_refusal(notify))
+		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));
+	ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ? ui_source_store_name(d.src) : "file");
 	if (!term || !*term || !strcmp(term, "dumb")) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
 				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
@@ -484,6 +499,20 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		input(&d);
 		if (ui_drill_step(&d))
 			d.dirty = true;
+		/* The Sessions filter looks in conversations too (files only).
+		 * Its hits are drawn a few times a second while it reads:
+		 * filtering 10,000 rows again after every slice would take
+		 * most of the time. */
+		if (ui_csearch_sync(&csearch, &d.m, ws, ui_source_store_name(d.src) ? "" :
+					 d.panes[UI_PANE_SESSIONS].filter) |
+		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS)) {
+			int64_t now_ms = ac_time_now_ms();
+
+			if (!d.m.conv_search.running || now_ms - csearch_drawn >= CSEARCH_DRAW_MS) {
+				d.dirty = true;
+				csearch_drawn = now_ms;
+			}
+		}
 		changed = ac_watch_read(d.watch);
 		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
 			d.dirty = true;
@@ -514,6 +543,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
 		}
+		if (ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
+						 ui_source_store_name(d.src) : "file"))
+			screen_beep();
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}
@@ -529,6 +561,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 done:
 	ui_usage_meter_stop(d.meter);
 	ui_frame_trace_close(frames);
+	ui_notify_free(notify);
+	ui_csearch_free(csearch);
 	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);
 	ui_settings_free(&settings);

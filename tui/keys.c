@@ -137,7 +137,16 @@ static bool act_open(ui_dash *d, int key)
 		return true;
 	}
 	if (cur == UI_PANE_SESSIONS) {
+		const ui_conv_hit *hit = ui_model_csearch_hit(&d->m, d->panes[cur].filter,
+							      d->m.sessions[i].id);
+		size_t message = hit ? hit->message + 1 : 0;
+
 		ui_dash_open_conversation(d, d->m.sessions[i].id);
+		/* Found by the filter in its conversation: at that message. */
+		if (message) {
+			d->panes[UI_PANE_CONV].goto_message = message;
+			d->panes[UI_PANE_CONV].follow = false;
+		}
 	} else if (cur == UI_PANE_OPS) {
 		char *id = strdup(d->m.ops[i].id);
 
@@ -406,8 +415,9 @@ static const ui_key table[] = {
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'/'},
 	 .doc = {.label = "/", .panes = UI_IN_LISTS | UI_IN_CONVERSATION,
-		 .help = "filter this pane (substring; case-sensitive only with capitals); "
-			 "Enter keeps it, Esc clears it"},
+		 .help = "filter this pane (substring; case-sensitive only with capitals; in "
+			 "Sessions also inside conversations, any case: the row shows the "
+			 "message, Enter opens it there); Enter keeps it, Esc clears it"},
 	 .hint = "/ filter", .handler = act_filter, .reaction = UI_REDRAW},
 	{.keys = {'s'},
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",

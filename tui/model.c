@@ -625,6 +625,7 @@ void ui_model_free(ui_model *m)
 	m->ops = NULL;
 	ui_model_clear_checkpoints(m);
 	ui_model_close_conversation(m);
+	ui_model_csearch_reset(m, NULL);
 	ui_model_close_dialog(m);
 	ui_model_viewer_close(m);
 	ui_model_close_patch(m);

@@ -170,6 +170,24 @@ typedef struct {
 	char *error;         /* the query or a file could not be read; or NULL */
 } ui_jsearch;
 
+/* A session whose conversation holds the Sessions pane's "/" filter text
+ * (tui/csearch.c finds them): its first matching message (0-based) and a
+ * snippet around the match (one line, sanitised). */
+typedef struct {
+	char *id;
+	size_t message;
+	char *snippet;
+} ui_conv_hit;
+
+/* The conversation search behind the Sessions pane's filter. */
+typedef struct {
+	char *needle;        /* the filter text searched for, as typed; NULL: none */
+	ui_conv_hit *hits;   /* sorted by id */
+	size_t n, cap;
+	uint64_t gen;        /* changes with each hit and each new search */
+	bool running;        /* files are still being read */
+} ui_csearch;
+
 typedef struct {
 	char *workspace;         /* sanitised root */
 	bool read_only;
@@ -280,7 +298,23 @@ typedef struct {
 
 	ui_viewer viewer;          /* an event or a checkpoint preview in full */
 	ui_jsearch search;         /* the whole-journal search */
+	ui_csearch conv_search;    /* conversations holding the Sessions filter */
 } ui_model;
+
+/* Starts the conversation search's results over for needle (copied;
+ * NULL: none, everything freed). */
+void ui_model_csearch_reset(ui_model *m, const char *needle);
+
+/* Adds session id's hit (copied; snippet is sanitised already). 0 or
+ * AC_ENOMEM. */
+int ui_model_csearch_add(ui_model *m, const char *id, size_t message, const char *snippet);
+
+/* Drops session id's hit, if any. */
+void ui_model_csearch_remove(ui_model *m, const char *id);
+
+/* Session id's hit for filter (the pane's text), or NULL: none, or the
+ * results are another text's. Borrowed until the next change. */
+const ui_conv_hit *ui_model_csearch_hit(const ui_model *m, const char *filter, const char *id);
 
 /* The i-th event of the tail, oldest first (i < n_events). */
 const ui_event *ui_model_event(const ui_model *m, size_t i);

@@ -24,7 +24,7 @@
  * once curses_load() has run. The macros of <curses.h> that call others
  * (attrset, mvaddnstr, ...) are written out below through these. */
 #define CURSES_FUNCTIONS(X) \
-	X(cbreak) X(clearok) X(curs_set) X(delscreen) X(doupdate) X(endwin) X(getmouse) \
+	X(beep) X(cbreak) X(clearok) X(curs_set) X(delscreen) X(doupdate) X(endwin) X(getmouse) \
 	X(has_colors) X(init_pair) X(keypad) X(mouseinterval) X(mousemask) X(newterm) \
 	X(nodelay) X(noecho) X(nonl) X(set_escdelay) X(start_color) X(tigetstr) \
 	X(use_default_colors) X(waddnstr) X(wattrset) X(werase) X(wget_wch) X(whline) \
@@ -213,6 +213,12 @@ int screen_init(const ui_theme *theme, bool use_color)
 	}
 	screen_set_theme(theme);
 	return 0;
+}
+
+void screen_beep(void)
+{
+	if (active)
+		sym_beep();
 }
 
 void screen_fini(void)

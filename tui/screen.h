@@ -47,6 +47,9 @@ typedef struct {
  * the message set: no terminal, or curses cannot be loaded. */
 int screen_init(const ui_theme *theme, bool use_color);
 
+/* Rings the terminal's bell (or flashes it, as curses decides). */
+void screen_beep(void);
+
 /* Restores the terminal. Safe to call twice. */
 void screen_fini(void);
 

@@ -10,6 +10,7 @@
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,7 @@ done:
 typedef struct {
 	ui_rect r;
 	size_t row;       /* wrapped rows seen so far */
+	size_t stop_at;   /* message (0-based) whose first row is wanted; SIZE_MAX: none */
 	size_t top;       /* first row drawn */
 	ui_style style;
 	int indent;
@@ -139,11 +141,15 @@ static bool lines_match(const ui_pane *p, const ui_conv_line *lines, size_t n)
 static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 {
 	bool shown = false, any = false;
+	size_t message = 0;
 
 	for (size_t i = 0; i < m->n_conv; i++) {
 		const ui_conv_line *l = &m->conv[i];
 		int indent = l->kind == UI_CONV_ROLE ? 0 : CONV_INDENT;
 
+		/* Each message starts with its role line (tui/model.c). */
+		if (l->kind == UI_CONV_ROLE && message++ == w->stop_at)
+			return w->row + (any ? 1 : 0);
 		if (l->kind == UI_CONV_ROLE || i == 0) {
 			size_t end = i + 1;
 
@@ -178,14 +184,22 @@ static size_t doc_walk_rows(const ui_model *m, conv_walk *w)
 
 size_t ui_conversation_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false, filter};
+	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter};
+
+	return conv_walk_rows(m, &w);
+}
+
+/* The row message (0-based) starts at, under p's filter, for width. */
+static size_t message_row(const ui_model *m, const ui_pane *p, int width, size_t message)
+{
+	conv_walk w = {{0, 0, 1, width}, 0, message, 0, UI_ST_NORMAL, 0, false, p};
 
 	return conv_walk_rows(m, &w);
 }
 
 size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, 0, UI_ST_NORMAL, 0, false, filter};
+	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter};
 
 	return doc_walk_rows(m, &w);
 }
@@ -209,7 +223,7 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		      int64_t now_ms)
 {
 	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
-	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true, NULL};
+	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
 	char extra[80];
 	size_t total;
 
@@ -233,6 +247,12 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		w.r = body;
 	}
 	total = ui_conversation_rows(m, p, r.w);
+	/* Opened at a message (a search found it there): it starts the view. */
+	if (p->goto_message && m->n_conv) {
+		p->top = message_row(m, p, r.w, p->goto_message - 1);
+		p->follow = false;
+		p->goto_message = 0;
+	}
 	scroll_settle(p, total, body.h, extra, sizeof(extra));
 	/* At the end, the view follows what the agent appends (as the
 	 * journal's G does); moving up (ui_scroll_key) stops it. */
@@ -262,7 +282,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		     int64_t now_ms)
 {
 	ui_rect body = {r.y + 3, r.x, r.h - 3, r.w};
-	conv_walk w = {body, 0, 0, UI_ST_NORMAL, 0, true, NULL};
+	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
 	ac_buf head = AC_BUF_INIT, cut = AC_BUF_INIT;
 	char extra[80];
 

@@ -29,7 +29,8 @@ static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
 		return false;
 	if (p->host[0] && strcmp(s->host, p->host))
 		return false;
-	return ui_filter_fields(p, fields);
+	/* The filter's text in the session's conversation keeps it too. */
+	return ui_filter_fields(p, fields) || ui_model_csearch_hit(m, p->filter, s->id);
 }
 
 /* Whether the user/agent column fits next to a useful task column. */
@@ -83,8 +84,10 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 			     int *accent_x, int *accent_w)
 {
 	const ui_session *s = &m->sessions[i];
+	const ui_conv_hit *hit = ui_model_csearch_hit(m, m->conv_search.needle ?
+						      m->conv_search.needle : "", s->id);
 	char cell[64], who[400];
-	ac_buf row = AC_BUF_INIT;
+	ac_buf row = AC_BUF_INIT, task = AC_BUF_INIT;
 
 	/* A pending request says more than the file's status does. */
 	if (s->pending)
@@ -95,7 +98,12 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
-	ui_col(&row, s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
+	/* Under a filter found in the conversation: the matching message. */
+	if (hit)
+		ac_buf_printf(&task, "#%zu %s", hit->message + 1, hit->snippet);
+	ui_col(&row, hit && task.data ? task.data : s->task, sessions_task_w(m, width),
+	       UI_FIT_ELLIPSIS, 1);
+	ac_buf_free(&task);
 	if (sessions_hosts(m, width))
 		ui_col(&row, *s->host ? s->host : "-", SES_HOST_W, UI_FIT_ELLIPSIS, 1);
 	if (sessions_wide(width)) {
@@ -181,17 +189,18 @@ static int compare_sessions(const void *pa, const void *pb)
  * millisecond, several times a frame). Keyed by the rows' generation and
  * what picks and orders them. */
 static struct {
-	uint64_t gen;
+	uint64_t gen, hits_gen;
 	int sort, status_filter, state_filter;
 	char filter[sizeof(((ui_pane *)0)->filter)];
 	char host[sizeof(((ui_pane *)0)->host)];
 	size_t *idx, n, cap;
 } last;
 
-static bool last_fits(const ui_pane *p)
+static bool last_fits(const ui_model *m, const ui_pane *p)
 {
 	return last.sort == p->sort && last.status_filter == p->status_filter &&
 	       last.state_filter == p->state_filter &&
+	       last.hits_gen == m->conv_search.gen &&
 	       !strcmp(last.filter, p->filter) && !strcmp(last.host, p->host);
 }
 
@@ -260,7 +269,7 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 		return;
 	sort_model = m;
 	sort_by = p->sort;
-	if (m->sessions_gen && last_fits(p)) {
+	if (m->sessions_gen && last_fits(m, p)) {
 		if (last.gen == m->sessions_gen)
 			reuse = last.n == n;
 		else if (last.gen && last.gen == m->sessions_prev_gen && n < last.cap)
@@ -286,6 +295,7 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 			last.sort = p->sort;
 			last.status_filter = p->status_filter;
 			last.state_filter = p->state_filter;
+			last.hits_gen = m->conv_search.gen;
 			snprintf(last.filter, sizeof(last.filter), "%s", p->filter);
 			snprintf(last.host, sizeof(last.host), "%s", p->host);
 			last.gen = m->sessions_gen;

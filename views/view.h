@@ -78,6 +78,9 @@ typedef struct {
 	int sort;            /* the list's order (Sessions: a ui_session_sort) */
 	int state_filter;    /* 0: all; else 1 + an ac_session_state (Sessions: w), so
 			      * that a zeroed pane shows every state */
+	/* Conversation: scroll to this message (1-based) at the next draw,
+	 * once its width is known; 0: none. */
+	size_t goto_message;
 } ui_pane;
 
 /* The orders of the Sessions pane (o cycles them); 0: the model's order,

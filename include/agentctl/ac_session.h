@@ -146,6 +146,12 @@ int ac_session_create(ac_session **out, const char *dir, const char *id,
 		      const char *task, const char *tenant, const char *user,
 		      const char *agent);
 
+/* Writes root (borrowed; its "id" names the file, checked as an id) as a
+ * new session file, atomically, never replacing one that exists
+ * (AC_EINVAL, as ac_session_create()). The caller fills every field:
+ * nothing is added. *out (may be NULL) receives the session written. */
+int ac_session_create_document(ac_session **out, const char *dir, json_t *root);
+
 /* The reference getOrCreate: loads session_id when given and it exists
  * (refusing, AC_ENOTFOUND, one that belongs to another tenant), else creates
  * it (or a new id when session_id is NULL) with an empty task. */

@@ -6,18 +6,21 @@
 # sources.state.permissionMs, here 0); w filters by state; Enter shows the
 # tool call and its input; p is refused (read-only source); a runs the
 # configured resume command with the id; nothing is written to the
-# transcript's folder.
+# transcript's folder. The operator's hooks.onStatusChange sees the
+# transcript's derived states (running -> waiting), with its tool as
+# AGENT_SOURCE.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
-at_exit() { chmod -R u+w "$home" 2>/dev/null; rm -rf "$home" "$cfg" "$ws.resumed"; }
+at_exit() { chmod -R u+w "$home" 2>/dev/null; rm -rf "$home" "$cfg" "$ws.resumed" "$ws.hooked"; }
 id=c1a0de00-1111-4222-8333-444455556666
 slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
 proj=$home/.claude/projects/$slug
 mkdir -p "$proj" "$cfg/agent" "$ws/.agent/sessions"
 # The operator's own config: the resume command records what it was given.
 cat >"$cfg/agent/config.json" <<JSON
-{"sources": {"claude": {"resumeCommand": ["sh", "-c", "echo \"\$1 \$AGENT_SESSION_ID\" > '$ws.resumed'", "sh", "{id}"]}}}
+{"sources": {"claude": {"resumeCommand": ["sh", "-c", "echo \"\$1 \$AGENT_SESSION_ID\" > '$ws.resumed'", "sh", "{id}"]}},
+ "hooks": {"onStatusChange": ["sh", "-c", "echo \"\$AGENT_SESSION_ID \$AGENT_SOURCE \$AGENT_OLD_STATE \$AGENT_NEW_STATE\" >> '$ws.hooked'"]}}
 JSON
 line() { # type uuid timestamp message-json
   printf '{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"%s","sessionId":"%s","version":"1.0.98","type":"%s","message":%s,"uuid":"%s","timestamp":"%s"}\n' \
@@ -33,6 +36,9 @@ check "with its first prompt and its tool" eval 'wait_for "Refactor the tokenize
 line assistant u2 2025-10-01T10:00:05.000Z '{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_7","name":"Bash","input":{"command":"make check"}}]}' >>"$proj/$id.jsonl"
 check "an appended tool call without a result: waiting" wait_for "● waiting"
 check "no longer running" absent "▶ running"
+for _ in $(seq 50); do grep -q waiting "$ws.hooked" 2>/dev/null && break; sleep 0.1; done
+check "the hook ran for the transcript: running -> waiting, its tool as the source" \
+  grep -qx "$id claude-code running waiting" "$ws.hooked"
 keys w
 check "w: waiting only, the session shown" eval 'wait_for "[waiting only]" >/dev/null && wait_for "Refactor the tokenizer"'
 keys w

@@ -164,11 +164,7 @@ check "checkpoint rollback is journaled in the database" \
 sql "delete from agentctl.journal_events; update agentctl.logs set last_seq = 0 where kind = 'journal'" >/dev/null
 
 # ---- the journal in the database: the same answers as the file ----
-# Checkpoint rollbacks above journaled their steps in this database's
-# journal (operator events go to the store's journal): the comparison
-# with a fresh file journal below uses a database of its own.
-check "the checkpoint rollbacks were journaled in the database" \
-	[ "$(sql "select count(*) > 0 from agentctl.journal_events where action_type = 'ROLLBACK'")" = t ]
+# The comparison with a fresh file journal below uses a database of its own.
 JDB=${DB}_journal
 psql -Atqc "CREATE DATABASE $JDB" >/dev/null
 JURL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$JDB"

@@ -1,0 +1,83 @@
+/* agentctl session export ID --format md|html [-o FILE]: the transcript
+ * (ac_session_export.h) on stdout, or written atomically to FILE (nothing
+ * is written when the session cannot be read). Works on either store. */
+#include "cli.h"
+
+#include "ac_atomic.h"
+#include "ac_error.h"
+#include "ac_session.h"
+#include "ac_session_export.h"
+
+#include <string.h>
+
+/* The session's document from the store the workspace uses. */
+static int load_root(json_t **out, const cli_context *ctx, const char *id)
+{
+	ac_backend_session_info info = {0};
+	ac_session *s = NULL;
+	ac_backend b = {0};
+	int status = CLI_OK;
+
+	*out = NULL;
+	if (!cli_store_is_database(ctx)) {
+		if (ac_session_load(&s, ctx->ws.sessions_dir, id) != 0)
+			return cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+		*out = json_incref(ac_session_root(s));
+		ac_session_free(s);
+		return CLI_OK;
+	}
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	/* The operator names a session by id: its tenant comes from the store. */
+	if (b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.get(b.impl, out, info.tenant, id) != 0)
+		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+	ac_backend_session_info_clear(&info);
+	ac_backend_close(&b);
+	return status;
+}
+
+int cli_session_export(const cli_context *ctx, int argc, char **argv)
+{
+	const char *id = NULL, *format_name = NULL, *path = NULL;
+	ac_export_format format;
+	ac_buf doc = AC_BUF_INIT;
+	json_t *root = NULL;
+	int status = CLI_OK;
+
+	for (int i = 0; i < argc && status == CLI_OK; i++) {
+		if (cli_option(&format_name, "--format", argc, argv, &i, &status) ||
+		    cli_option(&path, "-o", argc, argv, &i, &status) ||
+		    cli_option(&path, "--output", argc, argv, &i, &status))
+			continue;
+		else if (!id && argv[i][0] != '-')
+			id = argv[i];
+		else
+			return cli_error(CLI_USAGE, "session export: unexpected '%s'", argv[i]);
+	}
+	if (status)
+		return status;
+	if (!id || !format_name)
+		return cli_error(CLI_USAGE, "session export needs a session id and --format md|html");
+	if (ac_session_export_format(&format, format_name) != 0 || ac_session_id_check(id) != 0)
+		return cli_error(CLI_USAGE, "session export: %s", ac_error_last());
+	if (path && ctx->read_only)
+		return cli_error(CLI_USAGE, "session export: --read-only forbids writing -o %s", path);
+	if ((status = load_root(&root, ctx, id)))
+		goto done;
+	if (ac_session_export(&doc, root, format) != 0) {
+		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+		goto done;
+	}
+	if (path) {
+		if (ac_atomic_write(path, doc.data, doc.len, NULL, NULL) != 0)
+			status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+		goto done;
+	}
+	cli_write(doc.data, doc.len);
+	status = cli_finish_output();
+done:
+	json_decref(root);
+	ac_buf_free(&doc);
+	return status;
+}

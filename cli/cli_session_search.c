@@ -1,0 +1,350 @@
+/* agentctl session search TEXT [--json] [--limit N]: every conversation of
+ * the workspace's session files, newest session first, each matching
+ * message with its text around the match (ac_session_search.h).
+ *
+ * Without --limit the session files are listed by name only and each is
+ * read once, by the search itself, which learns the updatedAt of those
+ * that match from them. With --limit the session index lists them first
+ * (reading each), so that the search can go newest first and stop at the
+ * limit instead of parsing every file that matches. Like `journal query`, no match is not a failure:
+ * exit 0 and nothing listed ([] of results with --json). On a database
+ * store the histories are read through the backend, a batch of sessions
+ * at a time. */
+#include "cli.h"
+
+#include "ac_error.h"
+#include "ac_session.h"
+#include "ac_session_index.h"
+#include "ac_session_search.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report_problem(const char *message, void *ctx)
+{
+	(void)ctx;
+	cli_note("%s (skipped)", message);
+}
+
+static int print_results(const ac_search_results *r, const ac_search_item *items,
+			 const char *needle, bool json)
+{
+	ac_buf line = AC_BUF_INIT;
+	json_t *doc = NULL, *array;
+
+	if (json) {
+		doc = json_pack("{s:s, s:[], s:b}", "query", needle, "results", "limited",
+				r->limited);
+		if (!doc)
+			return cli_error(CLI_FAILED, "out of memory");
+		array = json_object_get(doc, "results");
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const ac_search_hit *h = &r->hits[i];
+		const ac_search_item *item = &items[h->item];
+		char number[32];
+
+		if (json) {
+			/* The snippet is terminal-safe already; message numbers
+			 * count from 1, as `session show` and `fork --at` do. */
+			json_array_append_new(array, json_pack(
+				"{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "sessionId", item->id,
+				"source", item->source, "updatedAt", h->updated_at,
+				"message", (json_int_t)h->message + 1, "role", h->role,
+				"snippet", h->snippet, "matchStart", (json_int_t)h->match_start,
+				"matchLength", (json_int_t)h->match_len));
+			continue;
+		}
+		ac_buf_clear(&line);
+		cli_put_cell(&line, item->id, 37);
+		snprintf(number, sizeof(number), "[%zu]", h->message + 1);
+		ac_buf_putc(&line, ' ');
+		cli_put_cell(&line, number, 7);
+		cli_put_cell(&line, h->role, 10);
+		ac_buf_putc(&line, ' ');
+		ac_buf_append(&line, h->snippet, strlen(h->snippet));
+		ac_buf_putc(&line, '\n');
+		cli_write(line.data, line.len);
+	}
+	if (json)
+		cli_write_json(doc);
+	else if (r->limited)
+		cli_note("stopped at %zu matches (--limit)", r->n);
+	json_decref(doc);
+	ac_buf_free(&line);
+	return cli_finish_output();
+}
+
+/* Sessions a database store holds are read in batches of this many, so
+ * memory holds one batch of conversations at a time. */
+#define STORE_BATCH 64
+
+/* The order ac_session_search() keeps: newest update first, then id. */
+static int newest_first(const void *a, const void *b)
+{
+	const ac_backend_session_info *x = *(const ac_backend_session_info *const *)a;
+	const ac_backend_session_info *y = *(const ac_backend_session_info *const *)b;
+	int order = strcmp(y->updated_at, x->updated_at);
+
+	return order ? order : strcmp(x->session_id, y->session_id);
+}
+
+/* Moves r's hits (items offset by base) to the end of all. */
+static int take_hits(ac_search_results *all, ac_search_results *r, size_t base)
+{
+	ac_search_hit *grown = realloc(all->hits, (all->n + r->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return AC_ENOMEM;
+	all->hits = grown;
+	for (size_t i = 0; i < r->n; i++) {
+		all->hits[all->n] = r->hits[i];
+		all->hits[all->n++].item += base;
+	}
+	all->limited = all->limited || r->limited;
+	free(r->hits);
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+/* One session of the store as an item: its history serialised as a
+ * session document holds it (for the file provider), into *out_text. */
+static int store_item(ac_search_item *item, char **out_text, const ac_backend *b,
+		      const ac_backend_session_info *info)
+{
+	json_t *messages = NULL, *doc;
+	int rc;
+
+	*out_text = NULL;
+	if ((rc = b->session.load_all(b->impl, &messages, info->tenant, info->session_id)))
+		return rc;
+	doc = json_pack("{s:o}", "conversationHistory", messages);
+	if (!doc || !(*out_text = json_dumps(doc, JSON_COMPACT)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	json_decref(doc);
+	item->bytes = *out_text;
+	item->len = *out_text ? strlen(*out_text) : 0;
+	return rc;
+}
+
+/* The search on a database store: every session's history, a batch at a
+ * time (no raw bytes to prefilter there: each history is read whole). */
+static int search_store(const cli_context *ctx, const char *needle, size_t limit, bool json)
+{
+	ac_backend b = {0};
+	ac_backend_session_info *list = NULL;
+	const ac_backend_session_info **order = NULL;
+	ac_search_results all = {0}, r;
+	ac_search_item *items = NULL;
+	char *texts[STORE_BATCH] = {0};
+	size_t n = 0;
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (b.inspector.list_sessions(b.impl, &list, &n, NULL) != 0) {
+		status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
+		goto done;
+	}
+	items = calloc(n ? n : 1, sizeof(*items));
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!items || !order) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &list[i];
+	qsort(order, n, sizeof(*order), newest_first);
+	for (size_t i = 0; i < n; i++)
+		items[i] = (ac_search_item){.id = order[i]->session_id, .source = "postgresql",
+					    .path = order[i]->session_id,
+					    .updated_at = order[i]->updated_at,
+					    .provider = &ac_session_search_file_provider};
+	for (size_t at = 0; at < n && !all.limited; at += STORE_BATCH) {
+		size_t k = n - at < STORE_BATCH ? n - at : STORE_BATCH;
+		int rc = 0;
+
+		for (size_t i = 0; i < k && rc == 0; i++) {
+			/* One that cannot be read (gone since the listing) is
+			 * named and searched as empty; the others still are. */
+			if ((rc = store_item(&items[at + i], &texts[i], &b, order[at + i])) &&
+			    rc != AC_ENOMEM) {
+				report_problem(ac_error_last(), NULL);
+				items[at + i].bytes = "";
+				items[at + i].len = 0;
+				rc = 0;
+			}
+		}
+		if (rc == 0)
+			rc = ac_session_search(&r, items + at, k, needle, strlen(needle),
+					       limit ? limit - all.n : 0, false, report_problem, NULL);
+		for (size_t i = 0; i < k; i++) {
+			free(texts[i]);
+			texts[i] = NULL;
+			items[at + i].bytes = NULL;
+		}
+		if (rc == 0 && (rc = take_hits(&all, &r, at)))
+			ac_search_results_free(&r);
+		if (rc) {
+			status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
+			goto done;
+		}
+	}
+	status = print_results(&all, items, needle, json);
+done:
+	ac_search_results_free(&all);
+	free(items);
+	free(order);
+	ac_backend_sessions_free(list, n);
+	ac_backend_close(&b);
+	return status;
+}
+
+/* The session files of dir, each read once by the search (no listing
+ * reads them first): "<id>.json" with a valid id, as the index lists them.
+ * *out_paths holds their paths, which the items' path and id borrow. A
+ * missing folder is no sessions. */
+static int list_files(ac_search_item **out, size_t *out_n, char **out_paths, const char *dir)
+{
+	ac_buf paths = AC_BUF_INIT;
+	size_t n = 0, at = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int status = CLI_OK;
+
+	*out = NULL;
+	*out_n = 0;
+	*out_paths = NULL;
+	if (!d)
+		return errno == ENOENT ? CLI_OK : cli_error(CLI_FAILED, "%s: %s", dir, strerror(errno));
+	/* "<dir>/<id>.json\0<id>\0" for each, in one buffer. */
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		char id[256];
+
+		if (len <= 5 || len - 5 >= sizeof(id) || strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		memcpy(id, de->d_name, len - 5);
+		id[len - 5] = '\0';
+		if (ac_session_id_check(id) != 0)
+			continue;
+		if (ac_buf_printf(&paths, "%s/%s", dir, de->d_name) || ac_buf_putc(&paths, '\0') ||
+		    ac_buf_append(&paths, id, len - 4)) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	ac_error_clear();
+	if (n && !(*out = calloc(n, sizeof(**out)))) {
+		status = cli_error(CLI_FAILED, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *path = paths.data + at, *id = path + strlen(path) + 1;
+
+		(*out)[i] = (ac_search_item){.id = id, .source = "file", .path = path,
+					     .provider = &ac_session_search_file_provider};
+		at = (size_t)(id - paths.data) + strlen(id) + 1;
+	}
+	*out_n = n;
+	*out_paths = ac_buf_detach(&paths);
+done:
+	closedir(d);
+	ac_buf_free(&paths);
+	return status;
+}
+
+static void report_index_problem(const char *path, const char *reason, void *ctx)
+{
+	(void)path;
+	report_problem(reason, ctx);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp((*(const ac_session_summary *const *)a)->id,
+		      (*(const ac_session_summary *const *)b)->id);
+}
+
+/* With --limit the search should stop once it has the newest matches, so
+ * it needs every session's updatedAt first: the session index reads them
+ * (each file a first time), borrowed by items until index is freed. A file
+ * the index could not list sorts last (the index said why). */
+static int add_updates(ac_search_item *items, size_t n, ac_session_index **index,
+		       const char *dir)
+{
+	const ac_session_summary *const *list;
+	const ac_session_summary **sorted = NULL;
+	size_t listed;
+
+	if (ac_session_index_new(index, dir) != 0 ||
+	    ac_session_index_refresh(*index, report_index_problem, NULL, NULL) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	list = ac_session_index_list(*index, &listed);
+	if (listed && !(sorted = malloc(listed * sizeof(*sorted))))
+		return cli_error(CLI_FAILED, "out of memory");
+	if (listed)
+		memcpy(sorted, list, listed * sizeof(*sorted));
+	qsort(sorted, listed, sizeof(*sorted), by_id);
+	for (size_t i = 0; i < n; i++) {
+		ac_session_summary key = {.id = items[i].id};
+		const ac_session_summary *k = &key, *const *found =
+			listed ? bsearch(&k, sorted, listed, sizeof(*sorted), by_id) : NULL;
+
+		items[i].updated_at = found ? (*found)->updated_at : "";
+	}
+	free(sorted);
+	return CLI_OK;
+}
+
+int cli_session_search(const cli_context *ctx, int argc, char **argv)
+{
+	const char *needle = NULL, *limit_text = NULL;
+	ac_search_results results = {0};
+	ac_search_item *items = NULL;
+	ac_session_index *index = NULL;
+	char *paths = NULL;
+	size_t n = 0, limit = 0;
+	bool json = false, options_done = false;
+	int status = CLI_OK, rc;
+
+	for (int i = 0; i < argc && status == CLI_OK; i++) {
+		if (!options_done && !strcmp(argv[i], "--json"))
+			json = true;
+		else if (!options_done && !strcmp(argv[i], "--"))
+			options_done = true;
+		else if (!options_done && cli_option(&limit_text, "--limit", argc, argv, &i, &status))
+			continue;
+		else if (!needle && (options_done || argv[i][0] != '-'))
+			needle = argv[i];
+		else
+			return cli_error(CLI_USAGE, "session search: unexpected '%s'", argv[i]);
+	}
+	if (status)
+		return status;
+	if (!needle || !*needle)
+		return cli_error(CLI_USAGE, "session search needs the text to look for");
+	if ((status = cli_check_utf8("session search: the text", needle)) ||
+	    (limit_text && (status = cli_parse_count(&limit, "--limit", limit_text))))
+		return status;
+	if (cli_store_is_database(ctx))
+		return search_store(ctx, needle, limit, json);
+	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)) ||
+	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))))
+		goto done;
+	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
+				    report_problem, NULL)) != 0) {
+		status = cli_error(rc == AC_EINVAL ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	status = print_results(&results, items, needle, json);
+done:
+	ac_search_results_free(&results);
+	free(items);
+	free(paths);
+	ac_session_index_free(index);
+	return status;
+}

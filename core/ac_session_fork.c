@@ -1,0 +1,100 @@
+/* Forking a session into a new file. */
+#include "ac_session_fork.h"
+
+#include "ac_error.h"
+#include "ac_time.h"
+#include "ac_uuid.h"
+
+#include <string.h>
+
+/* The new metadata: the parent's tenancy, and where the fork came from. */
+static json_t *fork_metadata(const json_t *parent_root, const ac_session_fork_options *opts,
+			     size_t kept)
+{
+	static const char *const tenancy[] = {"tenantId", "userId", "agentId"};
+	const json_t *from = json_object_get(parent_root, "metadata");
+	json_t *metadata = json_object(), *parent;
+
+	if (!metadata)
+		return NULL;
+	for (size_t i = 0; i < sizeof(tenancy) / sizeof(tenancy[0]); i++) {
+		json_t *value = json_object_get(from, tenancy[i]);
+
+		if (json_is_string(value) && json_object_set(metadata, tenancy[i], value)) {
+			json_decref(metadata);
+			return NULL;
+		}
+	}
+	parent = opts->checkpoint_history
+		? json_pack("{s:O, s:s}", "sessionId", json_object_get(parent_root, "id"),
+			    "checkpointId", opts->checkpoint_id)
+		: json_pack("{s:O, s:I}", "sessionId", json_object_get(parent_root, "id"),
+			    "atMessage", (json_int_t)kept);
+	if (!parent || json_object_set_new(metadata, "parent", parent)) {
+		json_decref(metadata);
+		return NULL;
+	}
+	return metadata;
+}
+
+int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
+		    const ac_session_fork_options *opts)
+{
+	const json_t *messages = ac_session_messages(parent);
+	json_t *root = NULL, *history = NULL, *metadata = NULL;
+	const json_t *task;
+	char uuid[37], now[AC_TIME_ISO_LEN + 1];
+	const char *id = opts->new_id;
+	size_t count = json_array_size(messages), kept = count;
+	int rc;
+
+	if (!id) {
+		ac_uuid_v4(uuid);
+		id = uuid;
+	}
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	if (opts->checkpoint_history) {
+		if (!json_is_array(opts->checkpoint_history))
+			return ac_error_set(AC_ECORRUPT, "checkpoint '%s': messageHistory is not an "
+					    "array", opts->checkpoint_id);
+		messages = opts->checkpoint_history;
+		kept = json_array_size(messages);
+	} else if (opts->at) {
+		if (opts->at > count)
+			return ac_error_set(AC_EINVAL, "--at %zu: session '%s' has %zu message%s",
+					    opts->at, ac_session_id(parent), count,
+					    count == 1 ? "" : "s");
+		kept = opts->at;
+	}
+	/* Deep copies: the new file shares nothing with the parent's. */
+	if (!(history = json_array())) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		if (json_array_append_new(history, json_deep_copy(json_array_get(messages, i)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	if (!(metadata = fork_metadata(ac_session_root(parent), opts, kept))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	task = json_object_get(ac_session_root(parent), "task");
+	ac_time_format_iso(now, ac_time_now_ms());
+	root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "id", id, "createdAt", now,
+			 "updatedAt", now, "task", json_is_string(task) ? json_string_value(task) : "",
+			 "status", "paused", "conversationHistory", history, "metadata", metadata);
+	if (!root) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	rc = ac_session_create_document(out, dir, root);
+done:
+	json_decref(root);
+	json_decref(history);
+	json_decref(metadata);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/* Forking a session: a new session file that starts from another's
+ * conversation, up to a message or as a checkpoint saved it, and says
+ * where it came from in metadata.parent.
+ *
+ * The fork is written once, atomically, never over an existing file
+ * (ac_session_create_document). It starts paused: no agent owns it yet,
+ * and one that lists running sessions to pick up work must not take it
+ * before the operator chose to resume it (resumeCommand). Task and
+ * tenancy (tenantId, userId, agentId) are copied; usage and every other
+ * metadata key are not (they describe the parent's runs). Journaling the
+ * fork is the caller's (the operator's action, not the library's). */
+#ifndef AC_SESSION_FORK_H
+#define AC_SESSION_FORK_H
+
+#include "ac_session.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef struct {
+	const char *new_id;       /* NULL: a random UUID */
+	/* Keep messages 1..at (1-based, as `session show` numbers them);
+	 * 0: the whole conversation. Ignored with checkpoint_history. */
+	size_t at;
+	/* The messageHistory of the checkpoint checkpoint_id (borrowed), to
+	 * start from instead of the parent's conversation; NULL: none. */
+	const json_t *checkpoint_history;
+	const char *checkpoint_id;
+} ac_session_fork_options;
+
+/* Forks parent (loaded; borrowed) into a new session file in dir. *out
+ * (may be NULL) receives the new session. AC_EINVAL naming --at when at is
+ * past the last message (or the conversation is empty and at > 0), or
+ * when the new id exists or is not a valid id. */
+int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
+		    const ac_session_fork_options *opts);
+
+#endif

@@ -1,0 +1,249 @@
+/* Conversation search behind the Sessions filter, a slice at a time. */
+#include "csearch.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_session_search.h"
+#include "ac_time.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Files handed to one ac_session_search() call. */
+#define SLICE 32
+
+struct ui_csearch_engine {
+	char *needle;
+	ac_search_item *items; /* strings owned here */
+	size_t n, next;
+	uint64_t sessions_gen; /* the model's rows the items were taken from */
+};
+
+static void items_free(ui_csearch_engine *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free((char *)e->items[i].id);
+		free((char *)e->items[i].path);
+		free((char *)e->items[i].updated_at);
+	}
+	free(e->items);
+	e->items = NULL;
+	e->n = e->next = 0;
+}
+
+void ui_csearch_free(ui_csearch_engine *e)
+{
+	if (!e)
+		return;
+	items_free(e);
+	free(e->needle);
+	free(e);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const ac_search_item *x = a, *y = b;
+	int order = strcmp(y->updated_at, x->updated_at);
+
+	return order ? order : strcmp(x->id, y->id);
+}
+
+/* The listed sessions as items, newest first (the order search keeps). */
+static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspace *ws)
+{
+	ac_buf path = AC_BUF_INIT;
+
+	if (m->n_sessions && !(e->items = calloc(m->n_sessions, sizeof(*e->items))))
+		return AC_ENOMEM;
+	for (size_t i = 0; i < m->n_sessions; i++) {
+		const ui_session *s = &m->sessions[i];
+		ac_search_item *item = &e->items[e->n];
+
+		ac_buf_clear(&path);
+		if (ac_buf_printf(&path, "%s/%s.json", ws->sessions_dir, s->id))
+			break;
+		item->id = strdup(s->id);
+		item->path = ac_buf_detach(&path);
+		item->updated_at = strdup(*s->updated ? s->updated : s->created);
+		item->source = "file";
+		item->provider = &ac_session_search_file_provider;
+		e->n++;
+		if (!item->id || !item->path || !item->updated_at)
+			break;
+	}
+	ac_buf_free(&path);
+	if (e->n < m->n_sessions) {
+		items_free(e);
+		return AC_ENOMEM;
+	}
+	qsort(e->items, e->n, sizeof(*e->items), newest_first);
+	return 0;
+}
+
+static void note_problem(const char *message, void *ctx)
+{
+	ui_model_log(ctx, true, message);
+}
+
+/* Searches items[0..k) (sorted) and records their hits; the rest of the
+ * search is the caller's. 0, or the search's error. */
+static int search_slice(ui_model *m, ac_search_item *items, size_t k, const char *needle)
+{
+	ac_search_results r;
+	int rc = ac_session_search(&r, items, k, needle, strlen(needle), 0, true,
+				   note_problem, m);
+
+	for (size_t i = 0; rc == 0 && i < r.n; i++)
+		ui_model_csearch_add(m, items[r.hits[i].item].id, r.hits[i].message,
+				     r.hits[i].snippet);
+	ac_search_results_free(&r);
+	return rc;
+}
+
+/* Sets session id's item to updated, adding one for a new session. */
+static int remember(ui_csearch_engine *e, const char *id, const char *updated)
+{
+	ac_search_item *grown;
+	char *copy = strdup(updated);
+	size_t k = 0;
+
+	while (k < e->n && strcmp(e->items[k].id, id))
+		k++;
+	if (!copy)
+		return AC_ENOMEM;
+	if (k < e->n) {
+		free((char *)e->items[k].updated_at);
+		e->items[k].updated_at = copy;
+		return 0;
+	}
+	if (!(grown = realloc(e->items, (e->n + 1) * sizeof(*grown)))) {
+		free(copy);
+		return AC_ENOMEM;
+	}
+	e->items = grown;
+	/* Only its id and update are read again (by follow_rows). */
+	e->items[e->n] = (ac_search_item){.id = strdup(id), .updated_at = copy};
+	if (!e->items[e->n].id) {
+		free(copy);
+		return AC_ENOMEM;
+	}
+	e->n++;
+	e->next = e->n;
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const ac_search_item *)a)->id, ((const ac_search_item *)b)->id);
+}
+
+/* The model's rows changed after the search: each session whose last
+ * update is not the one searched (or that is new) is searched again
+ * alone, and its item brought up to date. False when too many changed
+ * (more than a slice): the caller starts over. */
+static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *ws)
+{
+	ac_search_item *by_id_items = NULL;
+	size_t changed = 0;
+	bool ok = false;
+
+	if (e->n && !(by_id_items = malloc(e->n * sizeof(*by_id_items))))
+		return false;
+	if (e->n)
+		memcpy(by_id_items, e->items, e->n * sizeof(*by_id_items));
+	qsort(by_id_items, e->n, sizeof(*by_id_items), by_id);
+	for (size_t i = 0; i < m->n_sessions; i++) {
+		const ui_session *s = &m->sessions[i];
+		const char *updated = *s->updated ? s->updated : s->created;
+		ac_search_item key = {.id = s->id};
+		const ac_search_item *was = e->n ? bsearch(&key, by_id_items, e->n,
+							    sizeof(key), by_id) : NULL;
+		ac_buf path = AC_BUF_INIT;
+		ac_search_item item;
+
+		if (was && !strcmp(was->updated_at, updated))
+			continue;
+		if (++changed > SLICE || ac_buf_printf(&path, "%s/%s.json", ws->sessions_dir, s->id))
+			goto done;
+		item = (ac_search_item){.id = s->id, .source = "file", .path = path.data,
+					.updated_at = updated,
+					.provider = &ac_session_search_file_provider};
+		ui_model_csearch_remove(m, s->id);
+		search_slice(m, &item, 1, e->needle);
+		ac_buf_free(&path);
+		/* Its item says this update was searched (a new session
+		 * gets one), so the next change is judged against it. */
+		if (remember(e, s->id, updated) != 0)
+			goto done;
+	}
+	ok = true;
+done:
+	free(by_id_items);
+	return ok;
+}
+
+bool ui_csearch_sync(ui_csearch_engine **io, ui_model *m, const ac_workspace *ws,
+		     const char *filter)
+{
+	ui_csearch_engine *e = *io;
+	const char *want = filter && strlen(filter) >= UI_CSEARCH_MIN ? filter : NULL;
+
+	if (e && want && !strcmp(e->needle, want)) {
+		if (m->sessions_gen == e->sessions_gen)
+			return false;
+		/* While it runs, the files not read yet are read as they are. */
+		if (e->next < e->n || follow_rows(e, m, ws)) {
+			e->sessions_gen = m->sessions_gen;
+			return true;
+		}
+		/* Many changed at once: the search starts over. */
+	} else if (!e && !want) {
+		return false;
+	}
+	ui_csearch_free(e);
+	*io = NULL;
+	ui_model_csearch_reset(m, want);
+	if (!want)
+		return true;
+	if (!(e = calloc(1, sizeof(*e))) || !(e->needle = strdup(want)) ||
+	    load_items(e, m, ws) != 0) {
+		ui_csearch_free(e);
+		ui_model_set_action(m, true, "conversation search: out of memory");
+		return true;
+	}
+	e->sessions_gen = m->sessions_gen;
+	m->conv_search.running = e->n > 0;
+	*io = e;
+	return true;
+}
+
+bool ui_csearch_step(ui_csearch_engine *e, ui_model *m, int budget_ms)
+{
+	int64_t until = ac_time_now_ms() + budget_ms;
+	bool changed = false;
+
+	if (!e || !m->conv_search.running)
+		return false;
+	do {
+		size_t k = e->n - e->next < SLICE ? e->n - e->next : SLICE;
+		uint64_t gen = m->conv_search.gen;
+
+		if (search_slice(m, e->items + e->next, k, e->needle) != 0) {
+			/* Not UTF-8 yet (a character half typed) or out of
+			 * memory: nothing more to find for this text. */
+			e->next = e->n;
+			break;
+		}
+		changed = changed || gen != m->conv_search.gen;
+		e->next += k;
+	} while (e->next < e->n && ac_time_now_ms() < until);
+	if (e->next == e->n) {
+		m->conv_search.running = false;
+		ui_model_set_action(m, false, "/%s: found in the conversation of %zu session%s",
+				    e->needle, m->conv_search.n, m->conv_search.n == 1 ? "" : "s");
+		changed = true;
+	}
+	return changed;
+}

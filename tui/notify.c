@@ -1,0 +1,117 @@
+/* Session state transitions for the hooks, found by comparing listings. */
+#include "notify.h"
+
+#include "ac_error.h"
+#include "ac_hooks.h"
+#include "ac_session_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	char *id, *state;
+	const char *source; /* a transcript's tool (static), or NULL */
+} seen;
+
+struct ui_notify {
+	ac_hooks *hooks;
+	bool run_hooks;
+	bool looked;         /* the first listing was recorded */
+	uint64_t gen;        /* the sessions' generation last compared */
+	seen *last;          /* sorted by id */
+	size_t n;
+};
+
+int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks)
+{
+	ui_notify *n = calloc(1, sizeof(*n));
+	int rc;
+
+	*out = NULL;
+	if (!n)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_hooks_new(&n->hooks, ws))) {
+		free(n);
+		return rc;
+	}
+	n->run_hooks = run_hooks;
+	*out = n;
+	return 0;
+}
+
+static void seen_free(seen *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].id);
+		free(list[i].state);
+	}
+	free(list);
+}
+
+void ui_notify_free(ui_notify *n)
+{
+	if (!n)
+		return;
+	ac_hooks_free(n->hooks);
+	seen_free(n->last, n->n);
+	free(n);
+}
+
+const char *ui_notify_refusal(const ui_notify *n)
+{
+	return n->run_hooks ? ac_hooks_refusal(n->hooks) : NULL;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const seen *)a)->id, ((const seen *)b)->id);
+}
+
+static const seen *find(const ui_notify *n, const char *id)
+{
+	seen key = {.id = (char *)id};
+
+	return n->n ? bsearch(&key, n->last, n->n, sizeof(*n->last), by_id) : NULL;
+}
+
+bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
+{
+	seen *now;
+	bool bell = false;
+
+	if (n->looked && m->sessions_gen == n->gen)
+		return false;
+	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
+		return false; /* the next update compares again */
+	for (size_t i = 0; i < m->n_sessions; i++) {
+		now[i].id = strdup(m->sessions[i].id);
+		/* The derived state (running, waiting, idle, ended; a seed
+		 * session's paused, completed, failed), the same words for every
+		 * source. */
+		now[i].state = strdup(ac_session_state_name(m->sessions[i].state));
+		now[i].source = m->sessions[i].source;
+		if (!now[i].id || !now[i].state) {
+			seen_free(now, i + 1);
+			return false;
+		}
+	}
+	qsort(now, m->n_sessions, sizeof(*now), by_id);
+	for (size_t i = 0; n->looked && i < m->n_sessions; i++) {
+		const seen *before = find(n, now[i].id);
+
+		if (!before || !strcmp(before->state, now[i].state))
+			continue;
+		bell = bell || (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state));
+		if (n->run_hooks &&
+		    ac_hooks_status_changed(n->hooks, now[i].id,
+					    now[i].source ? now[i].source : source,
+					    before->state, now[i].state) != 0)
+			ui_model_log(m, true, ac_error_last());
+	}
+	seen_free(n->last, n->n);
+	n->last = now;
+	n->n = m->n_sessions;
+	n->gen = m->sessions_gen;
+	n->looked = true;
+	return bell;
+}
