@@ -90,6 +90,7 @@ typedef struct {
 	uint64_t *owner_keys;
 	size_t *owners, cap_owners, n_owners;
 	bool owners_built;
+	const atomic_bool *cancel; /* the caller's stop request, or NULL */
 } scan;
 
 /* The owner slot of key (empty: owner_keys[i] == 0). */
@@ -380,6 +381,10 @@ static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
 
 		if (rc || name[0] == '.')
 			goto next;
+		if (s->cancel && atomic_load(s->cancel)) {
+			rc = ac_error_set(AC_EBUSY, "usage scan: stopped");
+			goto next;
+		}
 		ac_buf_printf(&path, "%s/%s", dir, name);
 		if (!path.data) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -506,6 +511,7 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 
 	memset(out, 0, sizeof(*out));
 	s.set = out;
+	s.cancel = opts->cancel;
 	if ((rc = ac_usage_index_load(&s.index, &out->index_rebuilt, opts->index_path)))
 		return rc;
 	out->index = s.index;

@@ -152,7 +152,7 @@ static int teardown(void **state)
 static void scan(fixture *f)
 {
 	char *claude = tu_path(f->home, ".claude/projects"), *codex = tu_path(f->home, ".codex/sessions");
-	ac_usage_scan_options o = {claude, codex, NULL, f->index};
+	ac_usage_scan_options o = {.claude_dir = claude, .codex_dir = codex, .index_path = f->index};
 
 	ac_usage_set_free(&f->set);
 	OK(ac_usage_scan(&f->set, &o));
@@ -169,6 +169,25 @@ static uint64_t tokens(const fixture *f)
 		n += f->set.buckets[i].counts.input + f->set.buckets[i].counts.output +
 		     f->set.buckets[i].counts.cache_create + f->set.buckets[i].counts.cache_read;
 	return n;
+}
+
+/* A scan asked to stop (the dashboard quitting) stops before the next
+ * file, says so, and writes no index. */
+static void test_scan_cancelled(void **state)
+{
+	fixture *f = *state;
+	char *claude = tu_path(f->home, ".claude/projects");
+	atomic_bool cancel = true;
+	ac_usage_scan_options o = {.claude_dir = claude, .index_path = f->index,
+				   .cancel = &cancel};
+
+	assert_int_equal(ac_usage_scan(&f->set, &o), AC_EBUSY);
+	assert_non_null(strstr(ac_error_last(), "stopped"));
+	assert_int_not_equal(access(f->index, F_OK), 0);
+	atomic_store(&cancel, false);
+	OK(ac_usage_scan(&f->set, &o));
+	assert_true(f->set.files > 0);
+	free(claude);
 }
 
 static void test_index_warm_and_append(void **state)
@@ -395,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_claude_extract),
 		cmocka_unit_test(test_codex_extract),
 		cmocka_unit_test_setup_teardown(test_index_warm_and_append, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan_cancelled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_shrink_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_corrupt_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumed_session_counted_once, setup, teardown),

@@ -24,8 +24,7 @@ struct ui_usage_meter {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop, ready, known;
-	bool busy;   /* a scan is running */
-	bool orphan; /* stopped during a scan: the thread frees m itself */
+	atomic_bool cancel; /* quitting: a scan stops between two files */
 	double day, month;          /* USD */
 	double budget_day, budget_month; /* 0: none */
 	ac_usage_paths paths;
@@ -41,6 +40,7 @@ static void measure(ui_usage_meter *m)
 	double day = 0, month = 0;
 	bool known = false;
 
+	o.cancel = &m->cancel;
 	/* An index that could not be saved still leaves the figures. */
 	if (ac_usage_scan(&set, &o) != 0)
 		goto done;
@@ -79,19 +79,10 @@ static void *run(void *arg)
 	for (;;) {
 		struct timespec until;
 
-		pthread_mutex_lock(&m->lock);
-		m->busy = true;
-		pthread_mutex_unlock(&m->lock);
 		measure(m);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += EVERY_MS / 1000;
 		pthread_mutex_lock(&m->lock);
-		m->busy = false;
-		if (m->orphan) {
-			pthread_mutex_unlock(&m->lock);
-			release(m);
-			return NULL;
-		}
 		while (!m->stop && pthread_cond_timedwait(&m->wake, &m->lock, &until) != ETIMEDOUT) {
 		}
 		if (m->stop) {
@@ -209,16 +200,12 @@ void ui_usage_meter_stop(ui_usage_meter *m)
 {
 	if (!m)
 		return;
+	/* Quitting does not wait for a cold scan of every transcript: it
+	 * stops after the file it is reading, and the thread is joined, so
+	 * nothing it holds outlives the dashboard. */
+	atomic_store(&m->cancel, true);
 	pthread_mutex_lock(&m->lock);
 	m->stop = true;
-	if (m->busy) {
-		/* Quitting does not wait for a cold scan of every transcript:
-		 * the thread finishes it, sees it is alone, and frees m. */
-		m->orphan = true;
-		pthread_mutex_unlock(&m->lock);
-		pthread_detach(m->thread);
-		return;
-	}
 	pthread_cond_signal(&m->wake);
 	pthread_mutex_unlock(&m->lock);
 	pthread_join(m->thread, NULL);

@@ -22,6 +22,7 @@
 #include "ac_usage_record.h"
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,6 +63,9 @@ typedef struct {
 	const char *codex_dir;    /* NULL: not read */
 	const char *sessions_dir; /* agentctl's rows under <dir>/.usage; NULL: not read */
 	const char *index_path;   /* NULL: no index (every file read whole) */
+	/* Set by another thread to stop a scan between two files (it then
+	 * returns AC_EBUSY and saves nothing); NULL: never. */
+	const atomic_bool *cancel;
 } ac_usage_scan_options;
 
 /* The default index path, allocated: $XDG_CACHE_HOME/agentctl/usage-index.bin,
@@ -86,7 +90,7 @@ void ac_usage_paths_free(ac_usage_paths *paths);
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
 	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
-				   paths->index_path};
+				   paths->index_path, NULL};
 	return o;
 }
 
