@@ -454,12 +454,12 @@ static void test_cut_history(void **state)
 	OK(b->session.load_all(b->impl, &planned, "fleet", "cut1"));
 	/* Another writer appends after the plan was read: refused. */
 	OK(b->session.append(b->impl, "fleet", "cut1", msgs));
-	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1), AC_ECONFLICT);
+	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1, NULL, NULL), AC_ECONFLICT);
 	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
 	assert_int_equal(json_array_size(now), 6);
 	json_decref(planned);
 	planned = now;
-	OK(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1));
+	OK(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1, NULL, NULL));
 	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
 	assert_int_equal(json_array_size(now), 1);
 	OK(b->inspector.find(b->impl, &info, "cut1"));
