@@ -190,6 +190,20 @@ check "the tombstone row is marked" \
 	[ "$(sql "select count(*) from agentctl.checkpoints where session_id = 'c1' and tombstone")" = 1 ]
 ckpt rollback c1 nope --yes
 check "unknown checkpoint: exit 1, one line" eval '[ $RC = 1 ] && err_is_one_line'
+# A tool call after the checkpoint: its rollbackTools compensation runs
+# (trusted project config) and is journaled, as on files.
+printf '{"rollbackTools":{"createUser":["/bin/sh","-c","cat >> %s/LOG; echo >> %s/LOG"]}}\n' "$CWS" "$CWS" >"$CWS/.agent/config.json"
+"$AC" -w "$CWS" config trust >/dev/null
+sql "insert into agentctl.messages values ('acme', 'c1', 9, '{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"createUser\",\"input\":{\"name\":\"Daniel\"}}]}');
+     update agentctl.sessions set last_seq = 9, message_count = 4 where id = 'c1'"
+ckpt rollback c1 "$SECOND" --yes
+check "rollback with a tool call: exit 0, one compensation ran" \
+	eval 'rc_is 0 && out_has "compensations that will run, newest first: 1" && out_has "1 messages removed, 1 compensations ran"'
+check "the compensation got the call's input on stdin" [ "$(cat "$CWS/LOG")" = '{"name":"Daniel"}' ]
+check "the compensation is journaled in the database" \
+	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'CMD_RUN' and status = 'SUCCESS' and correlation_id = 'c1'")" = 1 ]
+check "the history is the checkpoint's again" \
+	[ "$(sql "select count(*) from agentctl.messages where session_id = 'c1'")" = 3 ]
 # Many processes as many hosts creating at once: each version once.
 for k in 1 2 3 4 5 6; do
 	"$AC" -w "$CWS" --storage "$URL" checkpoint create c1 --node "p$k" >/dev/null 2>"$TMP/par-$k" &
