@@ -50,14 +50,8 @@ static int change_document(ac_backend_pg *b, const char *tenant, const char *ses
 		rc = ac_error_set(AC_ENOTFOUND, "session '%s' has no stored document", session_id);
 		goto done;
 	}
-	if ((rc = ac_json_exact_load(&doc, sym_PQgetvalue(res, 0, 0),
-				     (size_t)sym_PQgetlength(res, 0, 0), 0, "stored session")))
+	if ((rc = ac_backend_pg_stored_document(&doc, res, session_id)))
 		goto done;
-	if (!json_is_object(doc)) {
-		rc = ac_error_set(AC_ECORRUPT, "session %s: the stored document is not an object",
-				  session_id);
-		goto done;
-	}
 	if ((rc = change(doc, ctx)) == AC_SESSION_UNCHANGED) {
 		rc = 0;
 		goto done;
