@@ -16,7 +16,8 @@
 #include <string.h>
 
 /* The database store's backend, opened, and the session's tenant, when
- * storage.url names one: 1; 0 for the files; negative on failure. */
+ * storage.url names one: 1; 0 for the files; negative on failure (a bad
+ * session id first of all). */
 static int open_store(ac_backend *b, char tenant[AC_BACKEND_ID_MAX + 1], const ac_workspace *ws,
 		      const char *session)
 {
@@ -24,6 +25,8 @@ static int open_store(ac_backend *b, char tenant[AC_BACKEND_ID_MAX + 1], const a
 	const char *url = NULL;
 	int rc;
 
+	if ((rc = ac_session_id_check(session)))
+		return rc;
 	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
 		return rc;
 	if (!url || !*url)
@@ -49,7 +52,7 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_session_id_check(session)) || (rc = ac_workspace_rollback_tools(&tools, ws)))
+	if ((rc = ac_workspace_rollback_tools(&tools, ws)))
 		return rc;
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
@@ -78,8 +81,6 @@ int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
 	ac_backend b;
 	int rc;
 
-	if ((rc = ac_session_id_check(session)))
-		return rc;
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
 	if (rc == 0)
@@ -105,8 +106,6 @@ int ac_operator_set_checkpoint_auto(const ac_workspace *ws, const char *session,
 	ac_backend b;
 	int rc;
 
-	if ((rc = ac_session_id_check(session)))
-		return rc;
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
 	if (rc == 0)
