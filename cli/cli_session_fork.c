@@ -1,7 +1,9 @@
 /* agentctl session fork ID [--at N|--checkpoint C] [--id NEW] [--json]:
  * a new session from another's conversation (ac_session_fork.h), printed
  * by its id, and journaled as a SESSION_START by Human that names the
- * parent. Session files only: a PostgreSQL store says so. */
+ * parent. On a database store (storage.url) the parent is read with
+ * session.get and the fork created with session.create_document, one
+ * transaction, in the parent's tenant. */
 #include "cli.h"
 
 #include "ac_checkpoint.h"
@@ -37,38 +39,82 @@ done:
 	return status;
 }
 
-static void journal_fork(const cli_context *ctx, const ac_session *child, const char *parent,
+static void journal_fork(const cli_context *ctx, const json_t *child, const char *parent,
 			 const ac_session_fork_options *opts)
 {
-	json_t *params = json_pack("{s:s, s:s}", "sessionId", ac_session_id(child),
-				   "parentSessionId", parent);
+	const char *child_id = json_string_value(json_object_get(child, "id"));
+	json_t *params = json_pack("{s:s, s:s}", "sessionId", child_id, "parentSessionId", parent);
 	ac_buf message = AC_BUF_INIT;
 
 	if (opts->checkpoint_id) {
 		json_object_set_new(params, "checkpointId", json_string(opts->checkpoint_id));
-		ac_buf_printf(&message, "forked session %s from %s at checkpoint %s",
-			      ac_session_id(child), parent, opts->checkpoint_id);
+		ac_buf_printf(&message, "forked session %s from %s at checkpoint %s", child_id,
+			      parent, opts->checkpoint_id);
 	} else {
-		size_t kept = json_array_size(ac_session_messages(child));
+		size_t kept = json_array_size(json_object_get(child, "conversationHistory"));
 
 		json_object_set_new(params, "atMessage", json_integer((json_int_t)kept));
-		ac_buf_printf(&message, "forked session %s from %s at message %zu",
-			      ac_session_id(child), parent, kept);
+		ac_buf_printf(&message, "forked session %s from %s at message %zu", child_id, parent,
+			      kept);
 	}
 	/* The fork is written: a journal that cannot be is only a note. */
 	if (!params || !message.data ||
-	    ac_operator_journal(&ctx->ws, "SESSION_START", ac_session_id(child), params,
-				message.data) != 0)
+	    ac_operator_journal(&ctx->ws, "SESSION_START", child_id, params, message.data) != 0)
 		cli_note("session fork: the journal was not written: %s", ac_error_last());
 	ac_buf_free(&message);
+}
+
+/* The fork as a new session file: *out its document. */
+static int fork_file(json_t **out, const cli_context *ctx, const char *id,
+		     const ac_session_fork_options *opts)
+{
+	ac_session *parent = NULL, *child = NULL;
+	int status = CLI_OK;
+
+	if (ac_session_load(&parent, ctx->ws.sessions_dir, id) != 0 ||
+	    ac_session_fork(&child, ctx->ws.sessions_dir, parent, opts) != 0)
+		status = cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
+	else
+		*out = json_incref(ac_session_root(child));
+	ac_session_free(parent);
+	ac_session_free(child);
+	return status;
+}
+
+/* The fork in the database store, in the parent's tenant: *out its
+ * document. */
+static int fork_in_store(json_t **out, const cli_context *ctx, const char *id,
+			 const ac_session_fork_options *opts)
+{
+	ac_backend_session_info info = {0};
+	json_t *parent = NULL, *child = NULL;
+	ac_backend b = {0};
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.get(b.impl, &parent, info.tenant, id) != 0 ||
+	    ac_session_fork_document(&child, parent, opts) != 0 ||
+	    b.session.create_document(b.impl, info.tenant, child) != 0) {
+		status = cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
+		goto done;
+	}
+	*out = child;
+	child = NULL;
+done:
+	json_decref(parent);
+	json_decref(child);
+	ac_backend_session_info_clear(&info);
+	ac_backend_close(&b);
+	return status;
 }
 
 int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 {
 	const char *id = NULL, *at_text = NULL, *checkpoint = NULL, *new_id = NULL;
 	ac_session_fork_options opts = {0};
-	ac_session *parent = NULL, *child = NULL;
-	json_t *history = NULL;
+	json_t *history = NULL, *child = NULL;
 	bool json = false;
 	int status = CLI_OK;
 
@@ -97,27 +143,21 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	if (ac_session_id_check(id) != 0 || (new_id && ac_session_id_check(new_id) != 0) ||
 	    (checkpoint && ac_checkpoint_id_check(checkpoint) != 0))
 		return cli_error(CLI_USAGE, "session fork: %s", ac_error_last());
-	if (cli_store_is_database(ctx))
-		return cli_error(CLI_FAILED, "session fork: not available on a PostgreSQL store yet "
-				 "(storage.url); it forks session files");
-	if (ac_session_load(&parent, ctx->ws.sessions_dir, id) != 0)
-		return cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
 	if (checkpoint && (status = checkpoint_history(&history, ctx, id, checkpoint)))
-		goto done;
+		return status;
 	opts.new_id = new_id;
 	opts.checkpoint_history = history;
 	opts.checkpoint_id = checkpoint;
-	if (ac_session_fork(&child, ctx->ws.sessions_dir, parent, &opts) != 0) {
-		status = cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
+	if ((status = cli_store_is_database(ctx) ? fork_in_store(&child, ctx, id, &opts)
+						  : fork_file(&child, ctx, id, &opts)))
 		goto done;
-	}
 	journal_fork(ctx, child, id, &opts);
 	if (json) {
-		cli_write_json(ac_session_root(child));
+		cli_write_json(child);
 	} else {
 		ac_buf line = AC_BUF_INIT;
 
-		cli_put_cell(&line, ac_session_id(child), 0);
+		cli_put_cell(&line, json_string_value(json_object_get(child, "id")), 0);
 		ac_buf_putc(&line, '\n');
 		cli_write(line.data, line.len);
 		ac_buf_free(&line);
@@ -125,7 +165,6 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	status = cli_finish_output();
 done:
 	json_decref(history);
-	ac_session_free(parent);
-	ac_session_free(child);
+	json_decref(child);
 	return status;
 }

@@ -109,7 +109,7 @@ bool ac_checkpoint_automatic(const json_t *session_root)
 		"automatic"));
 }
 
-static int set_automatic(json_t *root, void *ctx)
+int ac_checkpoint_automatic_change(json_t *root, void *ctx)
 {
 	bool on = *(const bool *)ctx;
 	json_t *metadata = NULL, *persistence;
@@ -134,7 +134,7 @@ int ac_checkpoint_set_automatic(const char *sessions_dir, const char *session_id
 
 	if ((rc = ac_session_id_check(session_id)))
 		return rc;
-	return ac_session_update(NULL, sessions_dir, session_id, set_automatic, &on);
+	return ac_session_update(NULL, sessions_dir, session_id, ac_checkpoint_automatic_change, &on);
 }
 
 int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,

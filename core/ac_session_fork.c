@@ -1,4 +1,4 @@
-/* Forking a session into a new file. */
+/* Forking a session: the new document, and a new file of it. */
 #include "ac_session_fork.h"
 
 #include "ac_error.h"
@@ -37,10 +37,11 @@ static json_t *fork_metadata(const json_t *parent_root, const ac_session_fork_op
 	return metadata;
 }
 
-int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
-		    const ac_session_fork_options *opts)
+int ac_session_fork_document(json_t **out, const json_t *parent_root,
+			     const ac_session_fork_options *opts)
 {
-	const json_t *messages = ac_session_messages(parent);
+	const json_t *messages = json_object_get(parent_root, "conversationHistory");
+	const char *parent_id = json_string_value(json_object_get(parent_root, "id"));
 	json_t *root = NULL, *history = NULL, *metadata = NULL;
 	const json_t *task;
 	char uuid[37], now[AC_TIME_ISO_LEN + 1];
@@ -48,12 +49,15 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 	size_t count = json_array_size(messages), kept = count;
 	int rc;
 
+	*out = NULL;
 	if (!id) {
 		ac_uuid_v4(uuid);
 		id = uuid;
 	}
 	if ((rc = ac_session_id_check(id)))
 		return rc;
+	if (!parent_id)
+		return ac_error_set(AC_ECORRUPT, "the session forked has no id");
 	if (opts->checkpoint_history) {
 		if (!json_is_array(opts->checkpoint_history))
 			return ac_error_set(AC_ECORRUPT, "checkpoint '%s': messageHistory is not an "
@@ -63,11 +67,10 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 	} else if (opts->at) {
 		if (opts->at > count)
 			return ac_error_set(AC_EINVAL, "--at %zu: session '%s' has %zu message%s",
-					    opts->at, ac_session_id(parent), count,
-					    count == 1 ? "" : "s");
+					    opts->at, parent_id, count, count == 1 ? "" : "s");
 		kept = opts->at;
 	}
-	/* Deep copies: the new file shares nothing with the parent's. */
+	/* Deep copies: the new session shares nothing with the parent's. */
 	if (!(history = json_array())) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -78,11 +81,11 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 			goto done;
 		}
 	}
-	if (!(metadata = fork_metadata(ac_session_root(parent), opts, kept))) {
+	if (!(metadata = fork_metadata(parent_root, opts, kept))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	task = json_object_get(ac_session_root(parent), "task");
+	task = json_object_get(parent_root, "task");
 	ac_time_format_iso(now, ac_time_now_ms());
 	root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "id", id, "createdAt", now,
 			 "updatedAt", now, "task", json_is_string(task) ? json_string_value(task) : "",
@@ -91,10 +94,21 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	rc = ac_session_create_document(out, dir, root);
+	*out = root;
 done:
-	json_decref(root);
 	json_decref(history);
 	json_decref(metadata);
+	return rc;
+}
+
+int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
+		    const ac_session_fork_options *opts)
+{
+	json_t *root = NULL;
+	int rc;
+
+	if ((rc = ac_session_fork_document(&root, ac_session_root(parent), opts)) == 0)
+		rc = ac_session_create_document(out, dir, root);
+	json_decref(root);
 	return rc;
 }

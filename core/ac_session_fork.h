@@ -28,6 +28,14 @@ typedef struct {
 	const char *checkpoint_id;
 } ac_session_fork_options;
 
+/* The fork's document (*out, a new reference): parent_root (a session
+ * document with its conversationHistory, borrowed: a file's root or what
+ * a store's session.get gives) cut as opts says, task and tenancy copied,
+ * metadata.parent, status paused, new times. Nothing is written: a store
+ * creates it (session.create_document), atomically. Errors as below. */
+int ac_session_fork_document(json_t **out, const json_t *parent_root,
+			     const ac_session_fork_options *opts);
+
 /* Forks parent (loaded; borrowed) into a new session file in dir. *out
  * (may be NULL) receives the new session. AC_EINVAL naming --at when at is
  * past the last message (or the conversation is empty and at > 0), or
