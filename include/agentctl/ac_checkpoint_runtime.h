@@ -60,4 +60,9 @@ int ac_checkpoint_set_automatic(const char *sessions_dir, const char *session_id
 int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
 			     const char *sessions_dir, const char *session_id);
 
+/* The same for a session document the caller read (root, borrowed: a
+ * database store's session.get), saved with ac_checkpoint_create_from(). */
+int ac_checkpoint_after_turn_from(char **out_id, ac_checkpoint_store *store,
+				  const char *session_id, const json_t *root);
+
 #endif
