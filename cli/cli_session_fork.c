@@ -1,8 +1,11 @@
 /* agentctl session fork ID [--at N|--checkpoint C] [--id NEW] [--json]:
  * a new session from another's conversation (ac_session_fork.h), printed
  * by its id, and journaled as a SESSION_START by Human that names the
- * parent. Session files only: a PostgreSQL store says so. */
+ * parent. Session files only: a PostgreSQL store says so. A coding
+ * agent's transcript (an id no session file has) forks into a new session
+ * file; the transcript is only read. */
 #include "cli.h"
+#include "cli_sources.h"
 
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
@@ -10,6 +13,7 @@
 #include "ac_operator.h"
 #include "ac_session_fork.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The checkpoint's messageHistory, checked to be ID's: *out a new reference. */
@@ -63,14 +67,62 @@ static void journal_fork(const cli_context *ctx, const ac_session *child, const 
 	ac_buf_free(&message);
 }
 
+static int print_child(const ac_session *child, bool json)
+{
+	if (json) {
+		cli_write_json(ac_session_root(child));
+	} else {
+		ac_buf line = AC_BUF_INIT;
+
+		cli_put_cell(&line, ac_session_id(child), 0);
+		ac_buf_putc(&line, '\n');
+		cli_write(line.data, line.len);
+		ac_buf_free(&line);
+	}
+	return cli_finish_output();
+}
+
+/* The fork of the transcript id, when one has that id (*out_found). */
+static int fork_transcript(bool *out_found, const cli_context *ctx, const char *id,
+			   ac_session_fork_options *opts, const char *new_id, bool checkpoint,
+			   bool json)
+{
+	ac_source_index *index = NULL;
+	ac_source_session *s = NULL;
+	ac_session *child = NULL;
+	int status;
+
+	*out_found = false;
+	if ((status = cli_source_find(&index, &s, ctx, id)) || !s)
+		goto done;
+	*out_found = true;
+	if (checkpoint) {
+		status = cli_error(CLI_USAGE, "session fork: --checkpoint: '%s' is a %s transcript, "
+				   "which has no checkpoints (fork it --at N)", id,
+				   ac_source_name(s->kind));
+		goto done;
+	}
+	opts->new_id = new_id;
+	if (ac_session_fork_transcript(&child, ctx->ws.sessions_dir, s, opts) != 0) {
+		status = cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
+		goto done;
+	}
+	journal_fork(ctx, child, id, opts);
+	status = print_child(child, json);
+done:
+	ac_session_free(child);
+	ac_source_index_free(index);
+	return status;
+}
+
 int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 {
 	const char *id = NULL, *at_text = NULL, *checkpoint = NULL, *new_id = NULL;
 	ac_session_fork_options opts = {0};
 	ac_session *parent = NULL, *child = NULL;
 	json_t *history = NULL;
-	bool json = false;
-	int status = CLI_OK;
+	bool json = false, found = false;
+	int status = CLI_OK, rc;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
 		if (!strcmp(argv[i], "--json"))
@@ -100,7 +152,17 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	if (cli_store_is_database(ctx))
 		return cli_error(CLI_FAILED, "session fork: not available on a PostgreSQL store yet "
 				 "(storage.url); it forks session files");
-	if (ac_session_load(&parent, ctx->ws.sessions_dir, id) != 0)
+	if ((rc = ac_session_load(&parent, ctx->ws.sessions_dir, id)) == AC_ENOTFOUND) {
+		char *message = strdup(ac_error_last());
+
+		status = fork_transcript(&found, ctx, id, &opts, new_id, checkpoint != NULL, json);
+		if (status == CLI_OK && !found)
+			status = cli_error(CLI_FAILED, "session fork: %s",
+					   message ? message : "no such session");
+		free(message);
+		return status;
+	}
+	if (rc != 0)
 		return cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
 	if (checkpoint && (status = checkpoint_history(&history, ctx, id, checkpoint)))
 		goto done;
@@ -112,17 +174,7 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 		goto done;
 	}
 	journal_fork(ctx, child, id, &opts);
-	if (json) {
-		cli_write_json(ac_session_root(child));
-	} else {
-		ac_buf line = AC_BUF_INIT;
-
-		cli_put_cell(&line, ac_session_id(child), 0);
-		ac_buf_putc(&line, '\n');
-		cli_write(line.data, line.len);
-		ac_buf_free(&line);
-	}
-	status = cli_finish_output();
+	status = print_child(child, json);
 done:
 	json_decref(history);
 	ac_session_free(parent);

@@ -9,13 +9,17 @@
  * limit instead of parsing every file that matches. Like `journal query`, no match is not a failure:
  * exit 0 and nothing listed ([] of results with --json). On a database
  * store the histories are read through the backend, a batch of sessions
- * at a time. */
+ * at a time. The coding agents' transcripts the sources index lists for
+ * the workspace (every project's with --all-projects) are searched too,
+ * beside the session files (ac_source_search.h). */
 #include "cli.h"
+#include "cli_sources.h"
 
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_session_search.h"
+#include "ac_source_search.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -300,20 +304,44 @@ static int add_updates(ac_search_item *items, size_t n, ac_session_index **index
 	return CLI_OK;
 }
 
+/* Appends the transcripts of index to *items (grown). */
+static int add_transcripts(ac_search_item **items, size_t *n, ac_source_index *index)
+{
+	ac_search_item *more = NULL, *grown;
+	size_t k = 0;
+
+	if (ac_source_search_items(&more, &k, index) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (k && !(grown = realloc(*items, (*n + k) * sizeof(*grown)))) {
+		free(more);
+		return cli_error(CLI_FAILED, "out of memory");
+	}
+	if (k) {
+		memcpy(grown + *n, more, k * sizeof(*more));
+		*items = grown;
+		*n += k;
+	}
+	free(more);
+	return CLI_OK;
+}
+
 int cli_session_search(const cli_context *ctx, int argc, char **argv)
 {
 	const char *needle = NULL, *limit_text = NULL;
 	ac_search_results results = {0};
 	ac_search_item *items = NULL;
 	ac_session_index *index = NULL;
+	ac_source_index *sources = NULL;
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
-	bool json = false, options_done = false;
+	bool json = false, options_done = false, all_projects = false;
 	int status = CLI_OK, rc;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
 		if (!options_done && !strcmp(argv[i], "--json"))
 			json = true;
+		else if (!options_done && !strcmp(argv[i], "--all-projects"))
+			all_projects = true;
 		else if (!options_done && !strcmp(argv[i], "--"))
 			options_done = true;
 		else if (!options_done && cli_option(&limit_text, "--limit", argc, argv, &i, &status))
@@ -333,7 +361,9 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	if (cli_store_is_database(ctx))
 		return search_store(ctx, needle, limit, json);
 	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)) ||
-	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))))
+	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))) ||
+	    (status = cli_sources_open(&sources, ctx, all_projects)) ||
+	    (status = add_transcripts(&items, &n, sources)))
 		goto done;
 	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
 				    report_problem, NULL)) != 0) {
@@ -346,5 +376,6 @@ done:
 	free(items);
 	free(paths);
 	ac_session_index_free(index);
+	ac_source_index_free(sources);
 	return status;
 }

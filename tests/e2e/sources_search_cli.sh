@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# End-to-end checks of `session search`, `session fork` and `session
+# export` over the coding agents' transcripts: HOME points at a copy of
+# tests/fixtures/sources/home moved to a real workspace (as in
+# sources_cli.sh), plus a hostile Claude Code transcript written here.
+# Results carry the source and the message number `session show` gives;
+# a fork is a new session file and the transcripts are never written.
+# Usage: sources_search_cli.sh path/to/agentctl
+set -u
+
+. "$(dirname "$0")/lib/cli.sh" "$@"
+ESC=$'\x1b'
+FIX=$(cd "$(dirname "$0")/../fixtures/sources" && pwd)
+S1=6f1c2a9e-3b7d-4c1e-9a55-0d2e4f6a8b10
+S2=a2b4c6d8-1e3f-4a5b-8c7d-9e0f1a2b3c4d
+C1=0199a213-81c0-7800-8aa1-bbab2a035a53
+G1=5e1f0c3a-7b2d-4e6f-9a1b-2c3d4e5f6a7b
+OTHER=0b0b0b0b-0000-4000-8000-000000000002
+
+mkdir -p "$TMP/ws/fixture.project"
+WS=$(realpath "$TMP/ws/fixture.project")
+export HOME=$TMP/home
+cp -r "$FIX/home" "$HOME"
+# The fixtures name /work/fixture-project: moved to this workspace, with
+# the folder names the tools derive from it.
+grep -rl /work/fixture-project "$HOME" | xargs sed -i "s|/work/fixture-project|$WS|g"
+slug=$(printf %s "$WS" | sed 's/[^a-zA-Z0-9]/-/g')
+mv "$HOME/.claude/projects/-work-fixture-project" "$HOME/.claude/projects/$slug"
+mv "$HOME/.claude/projects/-work-fixture-project-sub" "$HOME/.claude/projects/$slug-sub"
+hash=$(printf %s "$WS" | sha256sum | cut -d' ' -f1)
+mv "$HOME/.gemini/tmp/"* "$HOME/.gemini/tmp/$hash"
+# A pending call waits at once; the Codex rollout is two hours quiet.
+export AGENT_SOURCES_STATE_PERMISSION_MS=0 XDG_CACHE_HOME=$TMP/cache
+touch -d '2 hours ago' "$HOME"/.codex/sessions/2025/10/01/rollout-*"$C1".jsonl
+tree_sum() { find "$HOME" -type f -exec sha256sum {} + | sort; }
+tree_sum >"$TMP/before"
+
+out_has() { grep -qE -- "$1" "$TMP/out"; }
+out_has_text() { grep -qF -- "$1" "$TMP/out"; }
+err_has() { grep -qE -- "$1" "$TMP/err"; }
+jq_out() { jq -r "$1" <"$TMP/out" 2>/dev/null; }
+H=0c0c0c0c-0000-4000-8000-0000000000ee
+# Hostile text: a fence, a closing </pre> with a script, an ANSI escape.
+printf '%s\n' \
+ "{\"type\":\"user\",\"cwd\":\"$WS\",\"timestamp\":\"2025-10-02T10:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"hostile prompt\"}}" \
+ "{\"type\":\"assistant\",\"cwd\":\"$WS\",\"timestamp\":\"2025-10-02T10:00:01Z\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"zebra \`\`\`\\n</pre><script>alert(1)</script> \\u001b[31mred\"}]}}" \
+ >"$HOME/.claude/projects/$slug/$H.jsonl"
+tree_sum >"$TMP/before"
+
+# The message number of a hit, and the text of that message as `session
+# show --json` numbers them.
+show_text() { "$AC" -w "$WS" session show "$1" --json </dev/null | jq -r ".conversation[$2 - 1] | tojson"; }
+
+run session search "expected 0" --json
+check "search: exit 0" rc_is 0
+check "search: the Claude Code transcript's tool result, source claude-code" \
+	[ "$(jq_out "[.results[] | select(.sessionId == \"$S1\") | .source] | unique | join(\" \")")" = claude-code ]
+n=$(jq_out "[.results[] | select(.sessionId == \"$S1\")][0].message")
+check "search: message $n is the one session show numbers so" \
+	eval "show_text $S1 $n | grep -q 'expected 0'"
+check "search: the snippet holds no raw ESC" eval "! grep -q \"$ESC\" \"$TMP/out\""
+run session search "count the lines" --json
+n=$(jq_out "[.results[] | select(.sessionId == \"$C1\")][0].message")
+check "search: Codex rollout, source codex" \
+	[ "$(jq_out "[.results[] | select(.sessionId == \"$C1\")][0].source")" = codex ]
+check "search: the Codex message number is show's" eval "show_text $C1 $n | grep -q 'count the lines'"
+gtext=$(show_text "$G1" 1 | jq -r '.content | if type == "string" then . else .[0].text end' | head -c 12)
+run session search "$gtext" --json
+check "search: Gemini chat, source gemini" \
+	[ "$(jq_out "[.results[] | select(.sessionId == \"$G1\")][0].source")" = gemini ]
+run session search "$gtext"
+check "search: text rows name the transcript" eval "out_has '^$G1 +\\[1\\]'"
+other_text=$(show_text "$OTHER" 1 | jq -r '.content | if type == "string" then . else .[0].text end' | head -c 12)
+run session search "$other_text" --json
+check "search: another project's transcript only with --all-projects (without)" \
+	[ "$(jq_out "[.results[] | select(.sessionId == \"$OTHER\")] | length")" = 0 ]
+run session search "$other_text" --all-projects --json
+check "search --all-projects: another project's transcript" \
+	[ "$(jq_out "[.results[] | select(.sessionId == \"$OTHER\")] | length")" -ge 1 ]
+run session search zebra
+check "search: hostile snippet made safe" eval "rc_is 0 && out_has_text '^[[31mred' && ! grep -q \"$ESC\" \"$TMP/out\""
+
+run session fork "$S1" --at 3 --id forked-1 --json
+check "fork of a transcript: exit 0" rc_is 0
+F="$WS/.agent/sessions/forked-1.json"
+check "fork: a new session file, paused, 3 messages" \
+	eval "jq_is '$F' '.status + \" \" + (.conversationHistory | length | tostring)' 'paused 3'"
+check "fork: metadata.parent names source, session and message" \
+	jq_is "$F" '.metadata.parent | .source + " " + .sessionId + " " + (.atMessage | tostring)' "claude-code $S1 3"
+check "fork: the task is the transcript's first prompt" jq_is "$F" .task "Fix the failing test in parser.c"
+check "fork: messages as the conversation view has them" \
+	[ "$(jq -c '.conversationHistory' "$F")" = "$("$AC" -w "$WS" session show "$S1" --json </dev/null | jq -c '.conversation[0:3]')" ]
+run session fork "$C1" --id forked-2
+check "fork: a Codex rollout whole" eval "rc_is 0 && jq_is '$WS/.agent/sessions/forked-2.json' .metadata.parent.source codex"
+run session fork "$S1" --checkpoint 0123456789abcdef
+check "fork --checkpoint of a transcript: one clear error" \
+	eval "rc_is 2 && [ \$(wc -l <'$TMP/err') = 1 ] && err_has 'claude-code transcript, which has no checkpoints'"
+run session fork "$S1" --at 999 --id forked-3
+check "fork --at past the end: exit 1, nothing written" \
+	eval "rc_is 1 && err_has 'transcript .* has [0-9]+ messages' && [ ! -e '$WS/.agent/sessions/forked-3.json' ]"
+
+run session export "$H" --format md
+check "export md of a transcript: exit 0, the source named" eval "rc_is 0 && out_has 'claude-code transcript'"
+check "export md: the hostile fence does not close the block, no raw ESC" \
+	eval "! grep -q \"$ESC\" \"$TMP/out\" && out_has '^\`\`\`\`text\$' && out_has_text '^[[31mred'"
+run session export "$H" --format html
+check "export html: no live script, no raw ESC" \
+	eval "rc_is 0 && ! out_has_text '<script>' && ! out_has_text '</pre><script' && ! grep -q \"$ESC\" \"$TMP/out\" && out_has_text '&lt;/pre&gt;&lt;script&gt;'"
+run session export nosuch-1 --format md
+check "export of an unknown id: exit 1" rc_is 1
+
+tree_sum >"$TMP/after"
+check "the transcripts were not written" cmp -s "$TMP/before" "$TMP/after"
+finish
