@@ -38,14 +38,21 @@ static json_t *fork_metadata(const json_t *parent_root, const ac_session_fork_op
 	return metadata;
 }
 
-/* The new session file: paused, now, history and metadata borrowed. */
+/* The new session file id (NULL: a random UUID): paused, now, history
+ * and metadata borrowed. */
 static int write_fork(ac_session **out, const char *dir, const char *id, const char *task,
 		      json_t *history, json_t *metadata)
 {
-	char now[AC_TIME_ISO_LEN + 1];
+	char now[AC_TIME_ISO_LEN + 1], uuid[37];
 	json_t *root;
 	int rc;
 
+	if (!id) {
+		ac_uuid_v4(uuid);
+		id = uuid;
+	}
+	if ((rc = ac_session_id_check(id)))
+		return rc;
 	ac_time_format_iso(now, ac_time_now_ms());
 	root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "id", id, "createdAt", now,
 			 "updatedAt", now, "task", task, "status", "paused",
@@ -63,17 +70,9 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 	const json_t *messages = ac_session_messages(parent);
 	json_t *history = NULL, *metadata = NULL;
 	const json_t *task;
-	char uuid[37];
-	const char *id = opts->new_id;
 	size_t count = json_array_size(messages), kept = count;
 	int rc;
 
-	if (!id) {
-		ac_uuid_v4(uuid);
-		id = uuid;
-	}
-	if ((rc = ac_session_id_check(id)))
-		return rc;
 	if (opts->checkpoint_history) {
 		if (!json_is_array(opts->checkpoint_history))
 			return ac_error_set(AC_ECORRUPT, "checkpoint '%s': messageHistory is not an "
@@ -103,7 +102,7 @@ int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 		goto done;
 	}
 	task = json_object_get(ac_session_root(parent), "task");
-	rc = write_fork(out, dir, id, json_is_string(task) ? json_string_value(task) : "", history,
+	rc = write_fork(out, dir, opts->new_id, json_is_string(task) ? json_string_value(task) : "", history,
 			metadata);
 done:
 	json_decref(history);
@@ -115,17 +114,9 @@ int ac_session_fork_transcript(ac_session **out, const char *dir, const ac_sourc
 			       const ac_session_fork_options *opts)
 {
 	json_t *conversation = NULL, *history = NULL, *metadata = NULL;
-	char uuid[37];
-	const char *id = opts->new_id;
 	size_t count, kept;
 	int rc;
 
-	if (!id) {
-		ac_uuid_v4(uuid);
-		id = uuid;
-	}
-	if ((rc = ac_session_id_check(id)))
-		return rc;
 	if (opts->checkpoint_history)
 		return ac_error_set(AC_EINVAL, "--checkpoint: '%s' is a %s transcript, which has no "
 				    "checkpoints (fork it --at N)", s->id, ac_source_name(s->kind));
@@ -155,7 +146,7 @@ int ac_session_fork_transcript(ac_session **out, const char *dir, const ac_sourc
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-	rc = write_fork(out, dir, id, ac_source_session_task(s), history, metadata);
+	rc = write_fork(out, dir, opts->new_id, ac_source_session_task(s), history, metadata);
 done:
 	json_decref(conversation);
 	json_decref(history);
