@@ -14,6 +14,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_messages.h"
+#include "ac_session_fork.h"
 #include "ac_source_search.h"
 
 #include <stdio.h>
@@ -241,12 +242,67 @@ static void test_items_carry_source(void **state)
 	free(home);
 }
 
+/* A fork of a transcript: a new paused session file with the first N
+ * messages of the conversation and where they came from; the transcript
+ * is not written; --at past the end and a checkpoint are refused. */
+static void test_fork_of_a_transcript(void **state)
+{
+	ac_source_options opts;
+	char *home, *dir = tu_make_temp_dir(), *before, *after;
+	ac_source_index *index = fixture_index(&home, &opts);
+	ac_source_session *s = ac_source_index_find(index, S1);
+	ac_session_fork_options fork = {.new_id = "child-1", .at = 2};
+	ac_session *child = NULL;
+	json_t *conv = NULL, *root, *parent;
+	size_t len;
+
+	(void)state;
+	assert_non_null(s);
+	before = tu_read_file(s->path, &len);
+	assert_int_equal(ac_session_fork_transcript(&child, dir, s, &fork), 0);
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	root = ac_session_root(child);
+	assert_string_equal(json_string_value(json_object_get(root, "status")), "paused");
+	assert_string_equal(json_string_value(json_object_get(root, "task")),
+			    "Fix the failing test in parser.c");
+	assert_int_equal(json_array_size(ac_session_messages(child)), 2);
+	assert_true(json_equal(json_array_get(ac_session_messages(child), 1),
+			       json_array_get(conv, 1)));
+	parent = json_object_get(json_object_get(root, "metadata"), "parent");
+	assert_string_equal(json_string_value(json_object_get(parent, "source")), "claude-code");
+	assert_string_equal(json_string_value(json_object_get(parent, "sessionId")), S1);
+	assert_int_equal(json_integer_value(json_object_get(parent, "atMessage")), 2);
+	ac_session_free(child);
+	child = NULL;
+	fork.new_id = "child-2";
+	fork.at = json_array_size(conv) + 1;
+	assert_int_equal(ac_session_fork_transcript(&child, dir, s, &fork), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "--at"));
+	fork.at = 0;
+	fork.checkpoint_history = conv;
+	fork.checkpoint_id = "c";
+	assert_int_equal(ac_session_fork_transcript(&child, dir, s, &fork), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "no checkpoints"));
+	after = tu_read_file(s->path, &len);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	json_decref(conv);
+	ac_source_index_free(index);
+	ac_source_options_free(&opts);
+	tu_remove_tree(home);
+	free(home);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_numbers_are_the_conversations),
 		cmocka_unit_test(test_counted_lines_keep_numbers),
 		cmocka_unit_test(test_items_carry_source),
+		cmocka_unit_test(test_fork_of_a_transcript),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
