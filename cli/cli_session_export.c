@@ -55,8 +55,9 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	/* The operator names a session by id: its tenant comes from the store. */
-	if (b.inspector.find(b.impl, &info, id) != 0 ||
-	    b.session.get(b.impl, out, info.tenant, id) != 0)
+	if ((rc = b.inspector.find(b.impl, &info, id)) == AC_ENOTFOUND)
+		status = transcript_root(out, ctx, id);
+	else if (rc != 0 || b.session.get(b.impl, out, info.tenant, id) != 0)
 		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
 	ac_backend_session_info_clear(&info);
 	ac_backend_close(&b);

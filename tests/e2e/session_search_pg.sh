@@ -59,6 +59,9 @@ check "search on the store: a transcript too, with its source" \
 run session search config --limit 1 --json
 check "search on the store: the older transcript cut by --limit" \
 	jq_is "$TMP/out" '[.results[].source] | join(",")' "postgresql"
+run session export 0d0d0d0d-0000-4000-8000-000000000001 --format md
+check "export on the store: a transcript the store does not have" \
+	eval 'rc_is 0 && out_has "claude-code transcript (read-only)"'
 run session export s1 --format html
 check "export on the store: exit 0" rc_is 0
 check "export on the store: the messages, escaped" out_has "fixed &lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;"
