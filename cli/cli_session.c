@@ -742,13 +742,14 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cli_session_export(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
-	/* The id is the first argument that is no option. */
+	/* The id is the first argument that is no option. A fork only reads
+	 * its parent: a transcript may be forked (cli_session_fork.c). */
 	for (int i = 1; i < argc; i++) {
 		int status;
 
 		if (argv[i][0] == '-')
 			continue;
-		if (strcmp(verb, "create") && (status = cli_source_refuse_write(ctx, verb, argv[i])))
+		if (strcmp(verb, "create") && strcmp(verb, "fork") && (status = cli_source_refuse_write(ctx, verb, argv[i])))
 			return status;
 		break;
 	}
