@@ -11,6 +11,8 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_session.h"
+#include "ac_turn_usage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,54 @@ done:
 	free(text);
 	free(displaced);
 	return rc;
+}
+
+/* ---- turn usage rows: the sidecar file, checked against the session ---- */
+
+/* 0 when tenant owns session id (a file here); AC_ENOTFOUND otherwise. */
+static int owned(ac_backend_fs *fs, const char *tenant, const char *id)
+{
+	ac_session *s = NULL;
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("session", id)))
+		return rc;
+	if (!(rc = ac_session_load(&s, fs->sessions_dir, id)))
+		rc = ac_backend_fs_owned(ac_session_root(s), tenant, id);
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", id, tenant);
+	ac_session_free(s);
+	return rc;
+}
+
+static int fs_usage_rows(void *impl, json_t **out, const char *tenant, const char *session)
+{
+	ac_backend_fs *fs = impl;
+	json_t *loaded = NULL;
+	int rc;
+
+	*out = NULL;
+	/* No legacy totals handed in: only the rows the file holds. */
+	if ((rc = owned(fs, tenant, session)) ||
+	    (rc = ac_turn_usage_load(&loaded, fs->sessions_dir, session, NULL)))
+		return rc;
+	*out = json_incref(json_object_get(loaded, "turns"));
+	json_decref(loaded);
+	return 0;
+}
+
+/* The document's metadata.usage came with it (put_session); the file
+ * store's readers sum the rows themselves, so it is not rewritten here
+ * (a rewrite would stamp a new updatedAt on the copied document). */
+static int fs_put_usage_rows(void *impl, const char *tenant, const char *session,
+			     const json_t *rows)
+{
+	ac_backend_fs *fs = impl;
+	int rc;
+
+	if ((rc = owned(fs, tenant, session)))
+		return rc;
+	return ac_turn_usage_put_rows(fs->sessions_dir, session, rows);
 }
 
 /* ---- the walks ---- */
@@ -180,4 +230,6 @@ void ac_backend_fs_fill_copy(ac_backend *b)
 	b->copy.each_memo = fs_each_memo;
 	b->copy.each_artifact = fs_each_artifact;
 	b->copy.each_log = fs_each_log;
+	b->copy.usage_rows = fs_usage_rows;
+	b->copy.put_usage_rows = fs_put_usage_rows;
 }

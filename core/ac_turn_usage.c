@@ -2,7 +2,7 @@
  * live and why). Appends hold flock(2) on the rows file while they read the
  * last turn number and write, so two agentctl writers never hand out the
  * same number; readers take no lock and skip what does not parse. */
-#include "ac_turn_usage.h"
+#include "ac_turn_usage_impl.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -23,9 +23,6 @@ const char *const ac_turn_usage_counts[] = {
 	"reasoningTokens", "totalTokens",  NULL,
 };
 
-/* A row larger than this is not written (nor read back): a Usage is a few
- * hundred bytes; the bound keeps one line one write(2). */
-#define ROW_MAX 65536
 
 static bool is_count_value(const json_t *v)
 {
@@ -123,7 +120,7 @@ done:
 
 /* ---- the rows file ---- */
 
-static int rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir)
+int ac_turn_usage_rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir)
 {
 	ac_buf path = AC_BUF_INIT;
 	int rc = 0;
@@ -143,9 +140,7 @@ done:
 	return rc;
 }
 
-/* A row as read back: an object with a whole turn number >= 1 and a Usage
- * whose counts check. Anything else is not a row. */
-static bool is_row(const json_t *row)
+bool ac_turn_usage_is_row(const json_t *row)
 {
 	const json_t *turn = json_object_get(row, "turn");
 
@@ -154,9 +149,7 @@ static bool is_row(const json_t *row)
 	       ac_turn_usage_check(json_object_get(row, "usage"), "row") == 0;
 }
 
-/* The complete lines of text[0..len) that are rows, appended to rows;
- * *out_complete is the length up to the last '\n' (the rest is torn). */
-static int parse_rows(json_t *rows, size_t *out_complete, const char *text, size_t len)
+int ac_turn_usage_parse_rows(json_t *rows, size_t *out_complete, const char *text, size_t len)
 {
 	size_t start = 0;
 
@@ -168,8 +161,9 @@ static int parse_rows(json_t *rows, size_t *out_complete, const char *text, size
 		if (!nl)
 			break;
 		line_len = (size_t)(nl - (text + start));
-		row = line_len < ROW_MAX ? json_loadb(text + start, line_len, 0, NULL) : NULL;
-		if (is_row(row)) {
+		row = line_len < AC_TURN_USAGE_ROW_MAX ? json_loadb(text + start, line_len, 0, NULL)
+							 : NULL;
+		if (ac_turn_usage_is_row(row)) {
 			if (json_array_append_new(rows, row))
 				return ac_error_set(AC_ENOMEM, "out of memory");
 		} else {
@@ -201,7 +195,7 @@ static json_t *carried_row(const json_t *legacy)
 	return row;
 }
 
-static int read_all(char **out, size_t *out_len, int fd, const char *path)
+int ac_turn_usage_read_all(char **out, size_t *out_len, int fd, const char *path)
 {
 	struct stat st;
 	char *text;
@@ -241,15 +235,16 @@ int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 	*out = NULL;
 	if (!rows)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_session_id_check(id)) || (rc = rows_path(&path, sessions_dir, id, false)))
+	if ((rc = ac_session_id_check(id)) ||
+	    (rc = ac_turn_usage_rows_path(&path, sessions_dir, id, false)))
 		goto done;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno != ENOENT) {
 		rc = ac_error_errno(errno, "%s", path);
 		goto done;
 	}
-	if (fd >= 0 && ((rc = read_all(&text, &len, fd, path)) ||
-			(rc = parse_rows(rows, &complete, text, len))))
+	if (fd >= 0 && ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
+			(rc = ac_turn_usage_parse_rows(rows, &complete, text, len))))
 		goto done;
 	if (json_array_size(rows) == 0 && (row = carried_row(legacy)))
 		json_array_append_new(rows, row);
@@ -282,7 +277,7 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = rows_path(&path, sessions_dir, id, true)) ||
+	if ((rc = ac_turn_usage_rows_path(&path, sessions_dir, id, true)) ||
 	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
 				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
 		goto done;
@@ -291,8 +286,8 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 			rc = ac_error_errno(errno, "locking %s", path);
 			goto done;
 		}
-	if ((rc = read_all(&text, &len, fd, path)) ||
-	    (rc = parse_rows(rows, &complete, text, len)))
+	if ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
+	    (rc = ac_turn_usage_parse_rows(rows, &complete, text, len)))
 		goto done;
 	/* A torn tail is what a writer that died holding this lock left: cut
 	 * it, so the new row starts a line of its own. */
@@ -331,9 +326,9 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 		ac_buf_printf(&lines, "%s\n", line);
 		free(line);
 	}
-	if (lines.len > ROW_MAX) {
+	if (lines.len > AC_TURN_USAGE_ROW_MAX) {
 		rc = ac_error_set(AC_EINVAL, "usage: the row would be %zu bytes, over %d", lines.len,
-				  ROW_MAX);
+				  AC_TURN_USAGE_ROW_MAX);
 		goto done;
 	}
 	if (write(fd, lines.data, lines.len) != (ssize_t)lines.len || fdatasync(fd) != 0) {
@@ -405,14 +400,28 @@ static int append_change(json_t *root, void *ctx)
 	return 0;
 }
 
-/* metadata.usage's keys set from the totals; keys other readers added
- * stay. Counts past inputTokens/outputTokens/turns only once non-zero, so a
- * session that never reports them keeps the shape it always had. */
+int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)totals, key, v) {
+		bool always = !strcmp(key, "inputTokens") || !strcmp(key, "outputTokens") ||
+			      !strcmp(key, "turns");
+
+		if (!always && json_is_integer(v) && json_integer_value(v) == 0)
+			continue;
+		if (json_object_set(usage, key, v))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* metadata.usage's keys set from the totals (ac_turn_usage_apply_totals). */
 static int totals_change(json_t *root, void *ctx)
 {
 	turn_step *t = ctx;
-	json_t *metadata, *usage, *v, *loaded = NULL, *totals;
-	const char *key;
+	json_t *metadata, *usage, *loaded = NULL, *totals;
 	int rc;
 
 	/* The rows as they are now, read inside the rewrite: a writer whose
@@ -429,17 +438,7 @@ static int totals_change(json_t *root, void *ctx)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	json_object_foreach(totals, key, v) {
-		bool always = !strcmp(key, "inputTokens") || !strcmp(key, "outputTokens") ||
-			      !strcmp(key, "turns");
-
-		if (!always && json_is_integer(v) && json_integer_value(v) == 0)
-			continue;
-		if (json_object_set(usage, key, v)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
+	rc = ac_turn_usage_apply_totals(usage, totals);
 done:
 	json_decref(loaded);
 	return rc;
@@ -516,9 +515,9 @@ int ac_turn_usage_record(ac_session **out, uint64_t *out_turn, const char *sessi
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-		if (len > ROW_MAX - 100) {
+		if (len > AC_TURN_USAGE_ROW_MAX - 100) {
 			rc = ac_error_set(AC_EINVAL, "usage: %zu bytes of JSON, over %d", len,
-					  ROW_MAX - 100);
+					  AC_TURN_USAGE_ROW_MAX - 100);
 			goto done;
 		}
 	}

@@ -51,6 +51,22 @@ json_t *ac_turn_usage_of(const ac_usage *usage);
  * a sum would pass AC_SESSION_COUNT_MAX. */
 int ac_turn_usage_totals(json_t **out, const json_t *rows);
 
+/* Sets usage's (metadata.usage's) keys from totals (ac_turn_usage_totals):
+ * inputTokens, outputTokens and turns always, the other counts and costUsd
+ * once non-zero, so a session that never reports them keeps the shape it
+ * always had; keys other writers added stay. Both stores derive a
+ * session's metadata.usage this way, so a document reads the same on
+ * either. */
+int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals);
+
+/* Adds rows (an array of rows as ac_turn_usage_load gives them, from a
+ * copy: turn numbers, timestamps and every member kept) to session id's
+ * rows file, one line each, in one write under the file's lock; all or
+ * none: AC_ECONFLICT naming the turn when the file (or the array) has a
+ * row with a turn number already, AC_EINVAL when one is not a row. The
+ * document's metadata.usage is not touched (a copy brings it along). */
+int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *rows);
+
 /* The rows of session id under sessions_dir and their totals:
  * *out = {"turns": [rows...], "totals": {...}} (new reference). legacy
  * (borrowed, may be NULL) is the document's metadata.usage: when no row was

@@ -203,11 +203,11 @@ AGENTCTL_TEST_MIGRATE_KILL_AFTER=4 "$AC" -w "$WS3" storage migrate --from "$A" >
 RC=$?
 check "from after a kill: exit 0" rc_is 0
 check "from after a kill: journal byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS3/JOURNAL.jsonl"
-# Killed right after the journal's batch (the 13th write), before the
+# Killed right after the journal's batch (the 14th write), before the
 # verification: the next run finds every line there and adds none.
 WS5=$TMP/ws5
 mkdir -p "$WS5/.agent"
-AGENTCTL_TEST_MIGRATE_KILL_AFTER=13 "$AC" -w "$WS5" storage migrate --from "$A" >/dev/null 2>&1
+AGENTCTL_TEST_MIGRATE_KILL_AFTER=14 "$AC" -w "$WS5" storage migrate --from "$A" >/dev/null 2>&1
 RC=$?
 check "killed after the journal: killed" [ "$RC" -eq 137 ]
 check "killed after the journal: the journal is whole" cmp -s "$WS2/JOURNAL.jsonl" "$WS5/JOURNAL.jsonl"

@@ -1,0 +1,149 @@
+/* Adding rows a copy brought (agentctl storage migrate) to a session's rows
+ * file, as they are: the copy keeps turn numbers and timestamps, so unlike
+ * recording a turn nothing is numbered or stamped here. The same lock as
+ * ac_turn_usage_record() takes, so a turn recorded meanwhile and a copied
+ * row never share a number: the second one sees the first and is refused. */
+#include "ac_turn_usage_impl.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static json_int_t turn_of(const json_t *row)
+{
+	return json_integer_value(json_object_get(row, "turn"));
+}
+
+static int by_value(const void *a, const void *b)
+{
+	json_int_t x = *(const json_int_t *)a, y = *(const json_int_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* AC_ECONFLICT when a row of rows has a turn that have has, or that
+ * another row of rows has: each side's turns sorted once. */
+static int refuse_taken(const json_t *have, const json_t *rows, const char *id)
+{
+	size_t n = json_array_size(have), m = json_array_size(rows), i;
+	json_int_t *turns = malloc((n + m + 1) * sizeof(*turns)), *given = turns + n;
+	int rc = 0;
+
+	if (!turns)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		turns[i] = turn_of(json_array_get(have, i));
+	for (i = 0; i < m; i++)
+		given[i] = turn_of(json_array_get(rows, i));
+	qsort(turns, n, sizeof(*turns), by_value);
+	qsort(given, m, sizeof(*given), by_value);
+	for (i = 0; i < m && !rc; i++) {
+		if (bsearch(&given[i], turns, n, sizeof(*turns), by_value))
+			rc = ac_error_set(AC_ECONFLICT, "session %s: usage row turn %lld is there "
+					  "already", id, (long long)given[i]);
+		else if (i && given[i] == given[i - 1])
+			rc = ac_error_set(AC_ECONFLICT, "session %s: usage row turn %lld given twice",
+					  id, (long long)given[i]);
+	}
+	free(turns);
+	return rc;
+}
+
+/* The lines for rows, each checked as a row and as one line's size. */
+static int lines_of(ac_buf *out, const json_t *rows, const char *id)
+{
+	size_t i;
+	const json_t *row;
+
+	json_array_foreach(rows, i, row) {
+		char *line;
+
+		if (!ac_turn_usage_is_row(row))
+			return ac_error_set(AC_EINVAL, "session %s: usage row %zu is not a row (a turn "
+					    "number from 1 and a Usage whose counts check)",
+					    id, i + 1);
+		if (!(line = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		if (strlen(line) >= AC_TURN_USAGE_ROW_MAX) {
+			free(line);
+			return ac_error_set(AC_EINVAL, "session %s: usage row turn %lld is over %d bytes",
+					    id, (long long)turn_of(row), AC_TURN_USAGE_ROW_MAX);
+		}
+		if (ac_buf_printf(out, "%s\n", line)) {
+			free(line);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		free(line);
+	}
+	return 0;
+}
+
+int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *rows)
+{
+	char *path = NULL, *text = NULL;
+	size_t len = 0, complete = 0, done_len = 0;
+	json_t *have = json_array();
+	ac_buf lines = AC_BUF_INIT;
+	int fd = -1, rc;
+
+	if (!have) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_session_id_check(id)))
+		goto done;
+	if (!json_is_array(rows)) {
+		rc = ac_error_set(AC_EINVAL, "session %s: usage rows: not an array", id);
+		goto done;
+	}
+	if (json_array_size(rows) == 0 || (rc = lines_of(&lines, rows, id)))
+		goto done;
+	if ((rc = ac_turn_usage_rows_path(&path, sessions_dir, id, true)) ||
+	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
+				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
+		goto done;
+	while (flock(fd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			rc = ac_error_errno(errno, "locking %s", path);
+			goto done;
+		}
+	if ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
+	    (rc = ac_turn_usage_parse_rows(have, &complete, text, len)) ||
+	    (rc = refuse_taken(have, rows, id)))
+		goto done;
+	/* A torn tail is a dead writer's: cut, so the rows start a line. */
+	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
+		rc = ac_error_errno(errno, "repairing %s", path);
+		goto done;
+	}
+	while (done_len < lines.len) {
+		ssize_t n = write(fd, lines.data + done_len, lines.len - done_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done_len += (size_t)n;
+	}
+	if (done_len < lines.len || fdatasync(fd) != 0) {
+		rc = ac_error_errno(errno ? errno : EIO, "writing %s", path);
+		/* Cut back: the file stays whole rows, none of these. */
+		if (ftruncate(fd, (off_t)complete) != 0)
+			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	json_decref(have);
+	ac_buf_free(&lines);
+	free(text);
+	free(path);
+	return rc;
+}
