@@ -68,50 +68,52 @@ done:
 
 /* ---- turn usage rows: the sidecar file, checked against the session ---- */
 
-/* 0 when tenant owns session id (a file here); AC_ENOTFOUND otherwise. */
-static int owned(ac_backend_fs *fs, const char *tenant, const char *id)
-{
-	ac_session *s = NULL;
-	int rc;
-
-	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("session", id)))
-		return rc;
-	if (!(rc = ac_session_load(&s, fs->sessions_dir, id)))
-		rc = ac_backend_fs_owned(ac_session_root(s), tenant, id);
-	if (rc == AC_ENOTFOUND)
-		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", id, tenant);
-	ac_session_free(s);
-	return rc;
-}
-
 static int fs_usage_rows(void *impl, json_t **out, const char *tenant, const char *session)
 {
 	ac_backend_fs *fs = impl;
 	json_t *loaded = NULL;
+	ac_session *s = NULL;
 	int rc;
 
 	*out = NULL;
-	/* No legacy totals handed in: only the rows the file holds. */
-	if ((rc = owned(fs, tenant, session)) ||
-	    (rc = ac_turn_usage_load(&loaded, fs->sessions_dir, session, NULL)))
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session)))
 		return rc;
-	*out = json_incref(json_object_get(loaded, "turns"));
+	/* No legacy totals handed in: only the rows the file holds. */
+	if (!(rc = ac_session_load(&s, fs->sessions_dir, session)) &&
+	    !(rc = ac_backend_fs_owned(ac_session_root(s), tenant, session)) &&
+	    !(rc = ac_turn_usage_load(&loaded, fs->sessions_dir, session, NULL)))
+		*out = json_incref(json_object_get(loaded, "turns"));
 	json_decref(loaded);
-	return 0;
+	ac_session_free(s);
+	return rc;
 }
 
-/* The document's metadata.usage came with it (put_session); the file
- * store's readers sum the rows themselves, so it is not rewritten here
- * (a rewrite would stamp a new updatedAt on the copied document). */
+/* The rows go in beside the session's document, which must be tenant's.
+ * Its metadata.usage came with it (put_session) and is not rewritten here
+ * (a rewrite would stamp a new updatedAt on the copied document); it is
+ * handed on for the rows counted before rows were kept. */
 static int fs_put_usage_rows(void *impl, const char *tenant, const char *session,
 			     const json_t *rows)
 {
 	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
 	int rc;
 
-	if ((rc = owned(fs, tenant, session)))
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session)))
 		return rc;
-	return ac_turn_usage_put_rows(fs->sessions_dir, session, rows);
+	if (!(rc = ac_session_load(&s, fs->sessions_dir, session)) &&
+	    !(rc = ac_backend_fs_owned(ac_session_root(s), tenant, session)))
+		rc = ac_turn_usage_put_rows(
+			fs->sessions_dir, session,
+			json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"),
+			rows);
+	else if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session,
+				  tenant);
+	ac_session_free(s);
+	return rc;
 }
 
 /* ---- the walks ---- */

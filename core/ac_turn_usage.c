@@ -7,6 +7,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_json_exact.h"
 #include "ac_time.h"
 
 #include <errno.h>
@@ -175,8 +176,7 @@ int ac_turn_usage_parse_rows(json_t *rows, size_t *out_complete, const char *tex
 	return 0;
 }
 
-/* The carried row for totals counted before rows were kept, or NULL. */
-static json_t *carried_row(const json_t *legacy)
+json_t *ac_turn_usage_carried_row(const json_t *legacy)
 {
 	const json_t *turns = json_object_get(legacy, "turns");
 	json_t *usage, *row;
@@ -246,7 +246,7 @@ int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 	if (fd >= 0 && ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
 			(rc = ac_turn_usage_parse_rows(rows, &complete, text, len))))
 		goto done;
-	if (json_array_size(rows) == 0 && (row = carried_row(legacy)))
+	if (json_array_size(rows) == 0 && (row = ac_turn_usage_carried_row(legacy)))
 		json_array_append_new(rows, row);
 	if (!(rc = ac_turn_usage_totals(&totals, rows)) &&
 	    !(*out = json_pack("{s:O, s:O}", "turns", rows, "totals", totals)))
@@ -295,7 +295,7 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 		rc = ac_error_errno(errno, "repairing %s", path);
 		goto done;
 	}
-	if (json_array_size(rows) == 0 && (row = carried_row(legacy)))
+	if (json_array_size(rows) == 0 && (row = ac_turn_usage_carried_row(legacy)))
 		json_array_append_new(fresh, row);
 	json_array_foreach(rows, i, row) {
 		uint64_t t = (uint64_t)json_integer_value(json_object_get(row, "turn"));
@@ -400,6 +400,26 @@ static int append_change(json_t *root, void *ctx)
 	return 0;
 }
 
+/* True when have (a document's value; a number the exact loader kept as
+ * its bytes is a marked string) reads as the number v. */
+static bool reads_as(const json_t *have, const json_t *v)
+{
+	char *text;
+	json_t *back;
+	size_t len;
+	bool same;
+
+	if (!have || json_equal(have, v))
+		return have != NULL;
+	if (!json_is_string(have) || !(text = ac_json_exact_dumps(have, JSON_ENCODE_ANY, &len)))
+		return false;
+	back = json_loads(text, JSON_DECODE_ANY, NULL);
+	same = back && json_equal(back, v);
+	json_decref(back);
+	free(text);
+	return same;
+}
+
 int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals)
 {
 	const char *key;
@@ -410,6 +430,10 @@ int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals)
 			      !strcmp(key, "turns");
 
 		if (!always && json_is_integer(v) && json_integer_value(v) == 0)
+			continue;
+		/* Already so: its text stays (0.75 read from a file is kept as
+		 * written, not rewritten as jansson prints the double). */
+		if (reads_as(json_object_get(usage, key), v))
 			continue;
 		if (json_object_set(usage, key, v))
 			return ac_error_set(AC_ENOMEM, "out of memory");

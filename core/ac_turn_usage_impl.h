@@ -24,6 +24,10 @@ bool ac_turn_usage_is_row(const json_t *row);
  * *out_complete is the length up to the last '\n' (the rest is torn). */
 int ac_turn_usage_parse_rows(json_t *rows, size_t *out_complete, const char *text, size_t len);
 
+/* The carried row for totals counted before rows were kept (legacy:
+ * metadata.usage, may be NULL), or NULL when it counts no turn. */
+json_t *ac_turn_usage_carried_row(const json_t *legacy);
+
 /* The whole file open on fd (*out allocated, NUL-terminated). */
 int ac_turn_usage_read_all(char **out, size_t *out_len, int fd, const char *path);
 

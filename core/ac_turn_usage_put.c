@@ -28,6 +28,17 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static bool has_turn(const json_t *rows, json_int_t turn)
+{
+	size_t i;
+	const json_t *row;
+
+	json_array_foreach(rows, i, row)
+		if (turn_of(row) == turn)
+			return true;
+	return false;
+}
+
 /* AC_ECONFLICT when a row of rows has a turn that have has, or that
  * another row of rows has: each side's turns sorted once. */
 static int refuse_taken(const json_t *have, const json_t *rows, const char *id)
@@ -85,11 +96,12 @@ static int lines_of(ac_buf *out, const json_t *rows, const char *id)
 	return 0;
 }
 
-int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *rows)
+int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *legacy,
+			   const json_t *rows)
 {
 	char *path = NULL, *text = NULL;
 	size_t len = 0, complete = 0, done_len = 0;
-	json_t *have = json_array();
+	json_t *have = json_array(), *carried, *all = NULL;
 	ac_buf lines = AC_BUF_INIT;
 	int fd = -1, rc;
 
@@ -115,8 +127,26 @@ int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_
 			goto done;
 		}
 	if ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
-	    (rc = ac_turn_usage_parse_rows(have, &complete, text, len)) ||
-	    (rc = refuse_taken(have, rows, id)))
+	    (rc = ac_turn_usage_parse_rows(have, &complete, text, len)))
+		goto done;
+	/* No row yet: the totals from before rows were kept go first, unless
+	 * the copy brings that row itself. */
+	carried = json_array_size(have) == 0 ? ac_turn_usage_carried_row(legacy) : NULL;
+	if (carried && has_turn(rows, turn_of(carried))) {
+		json_decref(carried);
+		carried = NULL;
+	}
+	if (carried) {
+		ac_buf_clear(&lines);
+		if (json_array_append_new(have, carried) || !(all = json_array()) ||
+		    json_array_append(all, carried) || json_array_extend(all, (json_t *)rows)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = lines_of(&lines, all, id)))
+			goto done;
+	}
+	if ((rc = refuse_taken(have, rows, id)))
 		goto done;
 	/* A torn tail is a dead writer's: cut, so the rows start a line. */
 	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
@@ -142,6 +172,7 @@ done:
 	if (fd >= 0)
 		close(fd);
 	json_decref(have);
+	json_decref(all);
 	ac_buf_free(&lines);
 	free(text);
 	free(path);

@@ -63,9 +63,12 @@ int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals);
  * copy: turn numbers, timestamps and every member kept) to session id's
  * rows file, one line each, in one write under the file's lock; all or
  * none: AC_ECONFLICT naming the turn when the file (or the array) has a
- * row with a turn number already, AC_EINVAL when one is not a row. The
+ * row with a turn number already, AC_EINVAL when one is not a row. legacy
+ * as for ac_turn_usage_load: into a file with no row yet its carried row
+ * is written first, as recording a turn does, so it is not lost. The
  * document's metadata.usage is not touched (a copy brings it along). */
-int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *rows);
+int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *legacy,
+			   const json_t *rows);
 
 /* The rows of session id under sessions_dir and their totals:
  * *out = {"turns": [rows...], "totals": {...}} (new reference). legacy
