@@ -68,6 +68,27 @@ done:
 
 /* ---- turn usage rows: the sidecar file, checked against the session ---- */
 
+/* *out the session, when tenant owns it (else AC_ENOTFOUND, naming both). */
+static int owned_session(ac_backend_fs *fs, ac_session **out, const char *tenant,
+			 const char *session)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session)))
+		return rc;
+	if (!(rc = ac_session_load(out, fs->sessions_dir, session)) &&
+	    (rc = ac_backend_fs_owned(ac_session_root(*out), tenant, session))) {
+		ac_session_free(*out);
+		*out = NULL;
+	}
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session,
+				  tenant);
+	return rc;
+}
+
 static int fs_usage_rows(void *impl, json_t **out, const char *tenant, const char *session)
 {
 	ac_backend_fs *fs = impl;
@@ -76,12 +97,8 @@ static int fs_usage_rows(void *impl, json_t **out, const char *tenant, const cha
 	int rc;
 
 	*out = NULL;
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
-	    (rc = ac_backend_id_check("session", session)))
-		return rc;
 	/* No legacy totals handed in: only the rows the file holds. */
-	if (!(rc = ac_session_load(&s, fs->sessions_dir, session)) &&
-	    !(rc = ac_backend_fs_owned(ac_session_root(s), tenant, session)) &&
+	if (!(rc = owned_session(fs, &s, tenant, session)) &&
 	    !(rc = ac_turn_usage_load(&loaded, fs->sessions_dir, session, NULL)))
 		*out = json_incref(json_object_get(loaded, "turns"));
 	json_decref(loaded);
@@ -100,18 +117,11 @@ static int fs_put_usage_rows(void *impl, const char *tenant, const char *session
 	ac_session *s = NULL;
 	int rc;
 
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
-	    (rc = ac_backend_id_check("session", session)))
-		return rc;
-	if (!(rc = ac_session_load(&s, fs->sessions_dir, session)) &&
-	    !(rc = ac_backend_fs_owned(ac_session_root(s), tenant, session)))
+	if (!(rc = owned_session(fs, &s, tenant, session)))
 		rc = ac_turn_usage_put_rows(
 			fs->sessions_dir, session,
 			json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"),
 			rows);
-	else if (rc == AC_ENOTFOUND)
-		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session,
-				  tenant);
 	ac_session_free(s);
 	return rc;
 }

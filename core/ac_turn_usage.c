@@ -261,22 +261,13 @@ done:
 	return rc;
 }
 
-/* Appends the row for usage under flock: *out_totals the totals with it. */
-static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessions_dir,
-		      const char *id, const json_t *usage, const json_t *legacy)
+int ac_turn_usage_open_rows(int *out_fd, char **out_path, size_t *out_complete, json_t *rows,
+			    const char *sessions_dir, const char *id)
 {
-	char *path = NULL, *text = NULL, now[AC_TIME_ISO_LEN + 1];
+	char *path = NULL, *text = NULL;
 	size_t len = 0, complete = 0;
-	json_t *rows = json_array(), *fresh = json_array(), *row, *totals = NULL;
-	ac_buf lines = AC_BUF_INIT;
-	uint64_t last = 0;
-	size_t i;
 	int fd = -1, rc;
 
-	if (!rows || !fresh) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
 	if ((rc = ac_turn_usage_rows_path(&path, sessions_dir, id, true)) ||
 	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
 				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
@@ -290,11 +281,67 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 	    (rc = ac_turn_usage_parse_rows(rows, &complete, text, len)))
 		goto done;
 	/* A torn tail is what a writer that died holding this lock left: cut
-	 * it, so the new row starts a line of its own. */
+	 * it, so the next row starts a line of its own. */
 	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
 		rc = ac_error_errno(errno, "repairing %s", path);
 		goto done;
 	}
+	*out_fd = fd;
+	*out_path = path;
+	*out_complete = complete;
+	fd = -1;
+	path = NULL;
+done:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(text);
+	return rc;
+}
+
+int ac_turn_usage_append_lines(int fd, const char *path, const ac_buf *lines, size_t complete)
+{
+	size_t done_len = 0;
+
+	while (done_len < lines->len) {
+		ssize_t n = write(fd, lines->data + done_len, lines->len - done_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done_len += (size_t)n;
+	}
+	if (done_len == lines->len && fdatasync(fd) == 0)
+		return 0;
+	{
+		int rc = ac_error_errno(errno ? errno : EIO, "writing %s", path);
+
+		/* Cut back: the file stays whole rows, none of these. */
+		if (ftruncate(fd, (off_t)complete) != 0)
+			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
+		return rc;
+	}
+}
+
+/* Appends the row for usage under flock: *out_totals the totals with it. */
+static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessions_dir,
+		      const char *id, const json_t *usage, const json_t *legacy)
+{
+	char *path = NULL, now[AC_TIME_ISO_LEN + 1];
+	size_t complete = 0;
+	json_t *rows = json_array(), *fresh = json_array(), *row, *totals = NULL;
+	ac_buf lines = AC_BUF_INIT;
+	uint64_t last = 0;
+	size_t i;
+	int fd = -1, rc;
+
+	if (!rows || !fresh) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_turn_usage_open_rows(&fd, &path, &complete, rows, sessions_dir, id)))
+		goto done;
 	if (json_array_size(rows) == 0 && (row = ac_turn_usage_carried_row(legacy)))
 		json_array_append_new(fresh, row);
 	json_array_foreach(rows, i, row) {
@@ -331,13 +378,8 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 				  AC_TURN_USAGE_ROW_MAX);
 		goto done;
 	}
-	if (write(fd, lines.data, lines.len) != (ssize_t)lines.len || fdatasync(fd) != 0) {
-		rc = ac_error_errno(errno, "writing %s", path);
-		/* A short write is cut back: the file stays whole rows. */
-		if (ftruncate(fd, (off_t)complete) != 0)
-			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
+	if ((rc = ac_turn_usage_append_lines(fd, path, &lines, complete)))
 		goto done;
-	}
 	*out_totals = totals;
 	totals = NULL;
 	*out_turn = last + 1;
@@ -348,7 +390,6 @@ done:
 	json_decref(fresh);
 	json_decref(totals);
 	ac_buf_free(&lines);
-	free(text);
 	free(path);
 	return rc;
 }

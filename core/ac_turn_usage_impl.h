@@ -3,6 +3,7 @@
 #ifndef AC_TURN_USAGE_IMPL_H
 #define AC_TURN_USAGE_IMPL_H
 
+#include "ac_buf.h"
 #include "ac_turn_usage.h"
 
 #include <stdbool.h>
@@ -30,5 +31,16 @@ json_t *ac_turn_usage_carried_row(const json_t *legacy);
 
 /* The whole file open on fd (*out allocated, NUL-terminated). */
 int ac_turn_usage_read_all(char **out, size_t *out_len, int fd, const char *path);
+
+/* Opens session id's rows file (made if need be), takes its lock
+ * (flock, held until *out_fd is closed), reads its rows into rows and cuts
+ * a torn tail, so what is appended next starts a line. *out_path is
+ * allocated; *out_complete is the file's length. */
+int ac_turn_usage_open_rows(int *out_fd, char **out_path, size_t *out_complete, json_t *rows,
+			    const char *sessions_dir, const char *id);
+
+/* Appends lines to the file open_rows opened, and syncs it; on failure it
+ * is cut back to complete bytes (whole rows, none of these). */
+int ac_turn_usage_append_lines(int fd, const char *path, const ac_buf *lines, size_t complete);
 
 #endif

@@ -9,11 +9,8 @@
 #include "ac_error.h"
 #include "ac_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 static json_int_t turn_of(const json_t *row)
@@ -99,8 +96,8 @@ static int lines_of(ac_buf *out, const json_t *rows, const char *id)
 int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *legacy,
 			   const json_t *rows)
 {
-	char *path = NULL, *text = NULL;
-	size_t len = 0, complete = 0, done_len = 0;
+	char *path = NULL;
+	size_t complete = 0;
 	json_t *have = json_array(), *carried, *all = NULL;
 	ac_buf lines = AC_BUF_INIT;
 	int fd = -1, rc;
@@ -117,17 +114,7 @@ int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_
 	}
 	if (json_array_size(rows) == 0 || (rc = lines_of(&lines, rows, id)))
 		goto done;
-	if ((rc = ac_turn_usage_rows_path(&path, sessions_dir, id, true)) ||
-	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
-				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
-		goto done;
-	while (flock(fd, LOCK_EX) != 0)
-		if (errno != EINTR) {
-			rc = ac_error_errno(errno, "locking %s", path);
-			goto done;
-		}
-	if ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
-	    (rc = ac_turn_usage_parse_rows(have, &complete, text, len)))
+	if ((rc = ac_turn_usage_open_rows(&fd, &path, &complete, have, sessions_dir, id)))
 		goto done;
 	/* No row yet: the totals from before rows were kept go first, unless
 	 * the copy brings that row itself. */
@@ -148,33 +135,13 @@ int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_
 	}
 	if ((rc = refuse_taken(have, rows, id)))
 		goto done;
-	/* A torn tail is a dead writer's: cut, so the rows start a line. */
-	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
-		rc = ac_error_errno(errno, "repairing %s", path);
-		goto done;
-	}
-	while (done_len < lines.len) {
-		ssize_t n = write(fd, lines.data + done_len, lines.len - done_len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done_len += (size_t)n;
-	}
-	if (done_len < lines.len || fdatasync(fd) != 0) {
-		rc = ac_error_errno(errno ? errno : EIO, "writing %s", path);
-		/* Cut back: the file stays whole rows, none of these. */
-		if (ftruncate(fd, (off_t)complete) != 0)
-			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
-	}
+	rc = ac_turn_usage_append_lines(fd, path, &lines, complete);
 done:
 	if (fd >= 0)
 		close(fd);
 	json_decref(have);
 	json_decref(all);
 	ac_buf_free(&lines);
-	free(text);
 	free(path);
 	return rc;
 }
