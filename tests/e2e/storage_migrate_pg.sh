@@ -306,6 +306,18 @@ done
 "$AC" -w "$WSU2" storage migrate --from "$U" >"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "usage from again: exit 0, 0 new" bash -c "[ $RC = 0 ] && grep -qF 'turn usage rows: copied 0, already there 4, conflicts 0 (0 new)' '$TMP/out' && grep -qF 'sessions: copied 0, already there 3, conflicts 0 (0 new)' '$TMP/out'"
+# ---- killed between a session and its rows: the next run adds the rows ----
+newdb agentctl_mig_k_$$
+K=$URL
+for n in 1 2 3; do
+	psql -d agentctl_mig_k_$$ -Atqc "truncate agentctl.sessions cascade" >/dev/null
+	AGENTCTL_TEST_MIGRATE_KILL_AFTER=$n "$AC" -w "$WSU" storage migrate --to "$K" >/dev/null 2>&1
+	RC=$?
+	check "rows kill after $n writes: killed" [ "$RC" -eq 137 ]
+	"$AC" -w "$WSU" storage migrate --to "$K" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	check "rows kill after $n writes: the next run completes" bash -c "[ $RC = 0 ] && ! grep -q MISMATCH '$TMP/out' && [ \"\$(psql -d agentctl_mig_k_$$ -Atqc 'select count(*) from agentctl.turn_usage')\" = 4 ]"
+done
 # ---- a row with the same turn and other content: reported, left alone ----
 newdb agentctl_mig_e_$$
 E=$URL
