@@ -6,7 +6,6 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
-#include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_time.h"
 
@@ -15,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const ac_turn_usage_counts[] = {
@@ -121,26 +118,6 @@ done:
 
 /* ---- the rows file ---- */
 
-int ac_turn_usage_rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir)
-{
-	ac_buf path = AC_BUF_INIT;
-	int rc = 0;
-
-	ac_buf_printf(&path, "%s/.usage", sessions_dir);
-	if (make_dir && (rc = ac_file_mkdirs(path.data)))
-		goto done;
-	ac_buf_printf(&path, "/%s.jsonl", id);
-	if (!path.data) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	*out = path.data;
-	path.data = NULL;
-done:
-	ac_buf_free(&path);
-	return rc;
-}
-
 bool ac_turn_usage_is_row(const json_t *row)
 {
 	const json_t *turn = json_object_get(row, "turn");
@@ -195,35 +172,6 @@ json_t *ac_turn_usage_carried_row(const json_t *legacy)
 	return row;
 }
 
-int ac_turn_usage_read_all(char **out, size_t *out_len, int fd, const char *path)
-{
-	struct stat st;
-	char *text;
-	size_t got = 0;
-
-	if (fstat(fd, &st) != 0)
-		return ac_error_errno(errno, "%s", path);
-	if (!(text = malloc((size_t)st.st_size + 1)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, text + got, (size_t)st.st_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(text);
-			return ac_error_errno(errno, "reading %s", path);
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	text[got] = '\0';
-	*out = text;
-	*out_len = got;
-	return 0;
-}
-
 int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 		       const json_t *legacy)
 {
@@ -259,69 +207,6 @@ done:
 	free(text);
 	free(path);
 	return rc;
-}
-
-int ac_turn_usage_open_rows(int *out_fd, char **out_path, size_t *out_complete, json_t *rows,
-			    const char *sessions_dir, const char *id)
-{
-	char *path = NULL, *text = NULL;
-	size_t len = 0, complete = 0;
-	int fd = -1, rc;
-
-	if ((rc = ac_turn_usage_rows_path(&path, sessions_dir, id, true)) ||
-	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
-				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
-		goto done;
-	while (flock(fd, LOCK_EX) != 0)
-		if (errno != EINTR) {
-			rc = ac_error_errno(errno, "locking %s", path);
-			goto done;
-		}
-	if ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
-	    (rc = ac_turn_usage_parse_rows(rows, &complete, text, len)))
-		goto done;
-	/* A torn tail is what a writer that died holding this lock left: cut
-	 * it, so the next row starts a line of its own. */
-	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
-		rc = ac_error_errno(errno, "repairing %s", path);
-		goto done;
-	}
-	*out_fd = fd;
-	*out_path = path;
-	*out_complete = complete;
-	fd = -1;
-	path = NULL;
-done:
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	free(text);
-	return rc;
-}
-
-int ac_turn_usage_append_lines(int fd, const char *path, const ac_buf *lines, size_t complete)
-{
-	size_t done_len = 0;
-
-	while (done_len < lines->len) {
-		ssize_t n = write(fd, lines->data + done_len, lines->len - done_len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done_len += (size_t)n;
-	}
-	if (done_len == lines->len && fdatasync(fd) == 0)
-		return 0;
-	{
-		int rc = ac_error_errno(errno ? errno : EIO, "writing %s", path);
-
-		/* Cut back: the file stays whole rows, none of these. */
-		if (ftruncate(fd, (off_t)complete) != 0)
-			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
-		return rc;
-	}
 }
 
 /* Appends the row for usage under flock: *out_totals the totals with it. */

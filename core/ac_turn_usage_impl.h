@@ -1,5 +1,5 @@
 /* What the file store's turn rows share between recording a turn
- * (ac_turn_usage.c) and adding copied rows (ac_turn_usage_put.c). */
+ * (ac_turn_usage.c) and adding copied rows (ac_turn_usage_file.c). */
 #ifndef AC_TURN_USAGE_IMPL_H
 #define AC_TURN_USAGE_IMPL_H
 
