@@ -51,7 +51,20 @@ void cli_turn_usage_table(ac_buf *text, const json_t *usage)
 		put_counts(text, json_object_get(row, "usage"));
 	}
 	ac_buf_printf(text, "%6s %-24s ", "total", "");
-	put_counts(text, totals);
+	{
+		/* The TOTAL column sums each row's total as shown (its own
+		 * totalTokens, else input + output); the stored totals keep
+		 * the agents' figures alone. */
+		json_t *shown = json_deep_copy(totals);
+		uint64_t sum = 0;
+
+		json_array_foreach(turns, i, row)
+			sum += ac_turn_usage_total(json_object_get(row, "usage"));
+		if (shown)
+			json_object_set_new(shown, "totalTokens", json_integer((json_int_t)sum));
+		put_counts(text, shown ? shown : totals);
+		json_decref(shown);
+	}
 }
 
 /* Plain jansson, not the exact loader: a Usage is the agent's own

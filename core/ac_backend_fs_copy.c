@@ -13,6 +13,7 @@
 #include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_session.h"
+#include "ac_turn_usage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,66 @@ done:
 	ac_buf_free(&path);
 	free(text);
 	free(displaced);
+	return rc;
+}
+
+/* ---- turn usage rows: the sidecar file, checked against the session ---- */
+
+/* *out the session, when tenant owns it (else AC_ENOTFOUND, naming both). */
+static int owned_session(ac_backend_fs *fs, ac_session **out, const char *tenant,
+			 const char *session)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session)))
+		return rc;
+	if (!(rc = ac_session_load(out, fs->sessions_dir, session)) &&
+	    (rc = ac_backend_fs_owned(ac_session_root(*out), tenant, session))) {
+		ac_session_free(*out);
+		*out = NULL;
+	}
+	if (rc == AC_ENOTFOUND)
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found for tenant '%s'", session,
+				  tenant);
+	return rc;
+}
+
+static int fs_usage_rows(void *impl, json_t **out, const char *tenant, const char *session)
+{
+	ac_backend_fs *fs = impl;
+	json_t *loaded = NULL;
+	ac_session *s = NULL;
+	int rc;
+
+	*out = NULL;
+	/* No legacy totals handed in: only the rows the file holds. */
+	if (!(rc = owned_session(fs, &s, tenant, session)) &&
+	    !(rc = ac_turn_usage_load(&loaded, fs->sessions_dir, session, NULL)))
+		*out = json_incref(json_object_get(loaded, "turns"));
+	json_decref(loaded);
+	ac_session_free(s);
+	return rc;
+}
+
+/* The rows go in beside the session's document, which must be tenant's.
+ * Its metadata.usage came with it (put_session) and is not rewritten here
+ * (a rewrite would stamp a new updatedAt on the copied document); it is
+ * handed on for the rows counted before rows were kept. */
+static int fs_put_usage_rows(void *impl, const char *tenant, const char *session,
+			     const json_t *rows)
+{
+	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
+	int rc;
+
+	if (!(rc = owned_session(fs, &s, tenant, session)))
+		rc = ac_turn_usage_put_rows(
+			fs->sessions_dir, session,
+			json_object_get(json_object_get(ac_session_root(s), "metadata"), "usage"),
+			rows);
+	ac_session_free(s);
 	return rc;
 }
 
@@ -219,4 +280,6 @@ void ac_backend_fs_fill_copy(ac_backend *b)
 	b->copy.each_memo = fs_each_memo;
 	b->copy.each_artifact = fs_each_artifact;
 	b->copy.each_log = fs_each_log;
+	b->copy.usage_rows = fs_usage_rows;
+	b->copy.put_usage_rows = fs_put_usage_rows;
 }

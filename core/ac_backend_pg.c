@@ -17,6 +17,7 @@
 #include "ac_messages.h"
 #include "ac_pg_schema.h"
 #include "ac_time.h"
+#include "ac_turn_usage.h"
 #include "ac_uuid.h"
 
 #include <limits.h>
@@ -415,6 +416,40 @@ static int put(json_t *object, const char *key, json_t *value)
 	return json_object_set_new(object, key, value) ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
 }
 
+/* True when value is a time naming instant ms. */
+static bool same_instant(const json_t *value, int64_t ms)
+{
+	int64_t at;
+
+	return json_is_string(value) && ac_time_parse(&at, json_string_value(value)) == 0 &&
+	       at == ms;
+}
+
+/* metadata.usage once a turn was counted, derived as the file store
+ * derives it (ac_turn_usage_apply_totals): the stored document's keys
+ * kept, the rows' totals over them, then the row's three counts, which
+ * also hold totals from before rows were kept. Rebuilding it from the
+ * three counts alone lost every other key, so a copied document did not
+ * read back as it was written. */
+static int derived_usage(ac_backend_pg *b, json_t *metadata, const PGresult *res,
+			 const char *tenant, const char *session_id)
+{
+	json_t *usage = json_object_get(metadata, "usage"), *loaded = NULL;
+	int rc;
+
+	if (!json_is_object(usage) && (rc = put(metadata, "usage", usage = json_object())))
+		return rc;
+	if ((rc = ac_backend_pg_load_usage(b, &loaded, tenant, session_id)))
+		return rc;
+	if (!(json_array_size(json_object_get(loaded, "turns")) &&
+	      (rc = ac_turn_usage_apply_totals(usage, json_object_get(loaded, "totals")))) &&
+	    !(rc = put(usage, "inputTokens", json_integer((json_int_t)ac_pg_u64(res, 0, 3)))) &&
+	    !(rc = put(usage, "outputTokens", json_integer((json_int_t)ac_pg_u64(res, 0, 4)))))
+		rc = put(usage, "turns", json_integer((json_int_t)ac_pg_u64(res, 0, 5)));
+	json_decref(loaded);
+	return rc;
+}
+
 int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char *session_id)
 {
 	int rc = ac_json_exact_load(out, sym_PQgetvalue(res, 0, 0),
@@ -456,18 +491,21 @@ static int pg_get(void *impl, json_t **out, const char *tenant, const char *sess
 	}
 	if ((rc = ac_backend_pg_stored_document(&doc, res, session_id)))
 		goto done;
-	ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, 0, 2));
-	if ((rc = put(doc, "status", json_string(ac_pg_text(res, 0, 1)))) ||
-	    (rc = put(doc, "updatedAt", json_string(updated))))
+	if ((rc = put(doc, "status", json_string(ac_pg_text(res, 0, 1)))))
 		goto done;
+	/* The document's own text while it names the row's instant (a copied
+	 * document reads back as it was written, "…:05Z" included); the row's
+	 * time once a write here moved it. */
+	if (!same_instant(json_object_get(doc, "updatedAt"), (int64_t)ac_pg_u64(res, 0, 2))) {
+		ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, 0, 2));
+		if ((rc = put(doc, "updatedAt", json_string(updated))))
+			goto done;
+	}
 	metadata = json_object_get(doc, "metadata");
 	if (!json_is_object(metadata) && (rc = put(doc, "metadata", metadata = json_object())))
 		goto done;
 	if (ac_pg_u64(res, 0, 5) > 0 &&
-	    (rc = put(metadata, "usage",
-		      json_pack("{s:I, s:I, s:I}", "inputTokens", (json_int_t)ac_pg_u64(res, 0, 3),
-				"outputTokens", (json_int_t)ac_pg_u64(res, 0, 4), "turns",
-				(json_int_t)ac_pg_u64(res, 0, 5)))))
+	    (rc = derived_usage(b, metadata, res, tenant, session_id)))
 		goto done;
 	if ((rc = ac_backend_pg_load_messages(b, &history, NULL, tenant, session_id)) ||
 	    (rc = put(doc, "conversationHistory", history)))

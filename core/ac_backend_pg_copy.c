@@ -218,5 +218,7 @@ void ac_backend_pg_fill_copy(ac_backend *b)
 		.each_artifact = pg_each_artifact,
 		.each_log = pg_each_log,
 		.put_records = pg_put_records,
+		.usage_rows = ac_backend_pg_usage_rows,
+		.put_usage_rows = ac_backend_pg_put_usage_rows,
 	};
 }

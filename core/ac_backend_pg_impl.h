@@ -67,6 +67,10 @@ void ac_backend_pg_usage_clear(ac_backend_pg_usage *params);
 
 /* session.load_usage. */
 int ac_backend_pg_load_usage(void *impl, json_t **out, const char *tenant, const char *session_id);
+/* copy.usage_rows and copy.put_usage_rows (ac_backend_pg_usage.c). */
+int ac_backend_pg_usage_rows(void *impl, json_t **out, const char *tenant, const char *session);
+int ac_backend_pg_put_usage_rows(void *impl, const char *tenant, const char *session,
+				 const json_t *rows);
 
 /* Fill in the listings (users, inspector), the memo and artifact groups,
  * and the trace and orchestration. */

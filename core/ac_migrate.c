@@ -1,5 +1,6 @@
-/* Copying between stores: the kinds kept by key (sessions, memos,
- * artifacts, traces, orchestration, checkpoints); the journal is in
+/* Copying between stores: the kinds kept by key (sessions and their turn
+ * usage rows, memos, artifacts, traces, orchestration, checkpoints); the
+ * journal is in
  * ac_migrate_journal.c.
  *
  * Each kind is walked twice over the source: once to copy, once to count
@@ -13,6 +14,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,7 @@ const char *ac_migrate_kind_name(ac_migrate_kind kind)
 {
 	static const char *const names[AC_MIGRATE_NKINDS] = {
 		[AC_MIGRATE_SESSIONS] = "sessions",
+		[AC_MIGRATE_USAGE] = "turn usage rows",
 		[AC_MIGRATE_MEMOS] = "memos",
 		[AC_MIGRATE_ARTIFACTS] = "artifacts",
 		[AC_MIGRATE_TRACES] = "trace records",
@@ -129,7 +132,105 @@ static standing seen(int rc, bool equal, int *err)
 	return ABSENT;
 }
 
-/* ---- sessions ---- */
+/* ---- sessions, then their turn usage rows ---- */
+
+/* The row of rows whose turn is turn, or NULL; *hint is where to look
+ * first (rows in turn order on both sides make the walk one pass). */
+static const json_t *row_of_turn(const json_t *rows, json_int_t turn, size_t *hint)
+{
+	size_t n = json_array_size(rows);
+
+	for (size_t k = 0; k < n; k++) {
+		size_t at = (*hint + k) % n;
+		const json_t *row = json_array_get(rows, at);
+
+		if (json_integer_value(json_object_get(row, "turn")) == turn) {
+			*hint = at + 1;
+			return row;
+		}
+	}
+	return NULL;
+}
+
+/* The session's rows as its store reads them (session.load_usage: in a
+ * file store, the carried row it shows for totals counted before rows were
+ * kept included), so a session reads the same on both sides: *out a new
+ * array. */
+static int load_rows(ac_backend *b, json_t **out, const char *tenant, const char *id)
+{
+	json_t *loaded = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = b->session.load_usage(b->impl, &loaded, tenant, id)))
+		return rc;
+	*out = json_incref(json_object_get(loaded, "turns"));
+	json_decref(loaded);
+	return *out ? 0 : ac_error_set(AC_ECORRUPT, "session %s: its usage has no rows", id);
+}
+
+/* The session's rows at the source, each compared by turn with the
+ * destination's; those absent written in one put (all or none). When the
+ * session is not at the destination as the source has it (a conflict, or
+ * not copied: session_ok false) its rows are not added to what is there:
+ * counted as not copied, one line. In a dry run the destination may lack
+ * the session: its rows count as absent. */
+static int usage_rows(run *r, const char *tenant, const char *id, bool session_ok)
+{
+	ac_backend *from = r->from->backend, *to = r->to->backend;
+	const char *parts[2] = {tenant, id};
+	json_t *rows = NULL, *there = NULL, *pending = json_array(), *row;
+	size_t i, hint = 0;
+	int rc, err;
+
+	if (!pending)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = make_key(r, parts, 2)))
+		goto done;
+	if ((rc = load_rows(from, &rows, tenant, id))) {
+		rc = rc == AC_ENOTFOUND ? 0 : trouble(r, AC_MIGRATE_USAGE, false, rc, ac_error_last());
+		goto done;
+	}
+	if (!session_ok && !r->verify && json_array_size(rows)) {
+		r->out[AC_MIGRATE_USAGE].source += json_array_size(rows);
+		ac_error_set(AC_EINVAL, "the destination does not hold this session as the source "
+			     "does: its %zu rows are not added to it", json_array_size(rows));
+		rc = wrote(r, AC_MIGRATE_USAGE, AC_EINVAL, json_array_size(rows));
+		goto done;
+	}
+	/* The destination's stored rows: a file store's made-up carried row
+	 * (from the document just copied) is not a row there yet. */
+	rc = to->copy.usage_rows(to->impl, &there, tenant, id);
+	if (rc && rc != AC_ENOTFOUND) {
+		rc = trouble(r, AC_MIGRATE_USAGE, false, rc, ac_error_last());
+		goto done;
+	}
+	json_array_foreach(rows, i, row) {
+		json_int_t turn = json_integer_value(json_object_get(row, "turn"));
+		const json_t *other = row_of_turn(there, turn, &hint);
+		char number[24];
+		const char *key[3] = {tenant, id, number};
+
+		snprintf(number, sizeof(number), "turn %lld", (long long)turn);
+		if ((rc = make_key(r, key, 3)))
+			goto done;
+		if (tally(r, AC_MIGRATE_USAGE,
+			  seen(other ? 0 : AC_ENOTFOUND, other && json_equal(row, other), &err)) &&
+		    json_array_append(pending, row)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	rc = 0;
+	if (json_array_size(pending) && !(rc = make_key(r, parts, 2)))
+		rc = wrote(r, AC_MIGRATE_USAGE, to->copy.put_usage_rows(to->impl, tenant, id, pending),
+			   json_array_size(pending));
+done:
+	json_decref(rows);
+	json_decref(there);
+	json_decref(pending);
+	return rc;
+}
 
 static int one_session(run *r, const ac_backend_session_info *info)
 {
@@ -164,6 +265,9 @@ static int one_session(run *r, const ac_backend_session_info *info)
 					  "(another tenant's)");
 		rc = wrote(r, AC_MIGRATE_SESSIONS, rc, 1);
 	}
+	if (!rc)
+		rc = usage_rows(r, info->tenant, info->session_id,
+				!err && (s == EQUAL || (s == ABSENT && (created || r->opts->dry_run))));
 	json_decref(doc);
 	json_decref(there);
 	return rc;
@@ -451,7 +555,9 @@ int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_sto
 	int rc;
 
 	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
-	if (!from->backend->copy.each_memo || !to->backend->copy.put_session)
+	if (!from->backend->copy.each_memo || !to->backend->copy.put_session ||
+	    !from->backend->session.load_usage || !to->backend->copy.usage_rows ||
+	    !to->backend->copy.put_usage_rows)
 		return ac_error_set(AC_EINVAL, "storage migrate: a store cannot be copied "
 				    "(its backend has no copy operations)");
 	if ((rc = walk(&r)) ||

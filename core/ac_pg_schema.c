@@ -24,7 +24,8 @@
  *   sessions.task   (5) the task, so listings need no document; its head
  *                   (task_head) in the listing indexes
  *   turn_usage      (6) + cache, reasoning and reported total counts, and
- *                   the Usage's other fields as jsonb */
+ *                   the Usage's other fields as jsonb; (7) + copied_row,
+ *                   a row a copy brought, as it came (json, text-exact) */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -244,6 +245,16 @@ static const char *const usage_fields[] = {
 	NULL,
 };
 
+/* 7: a row `storage migrate` brings keeps what its source held (every
+ * member, the Usage's key order and number text, a carried row with no
+ * timestamp) in copied_row, read back instead of the columns, so a copy
+ * there and back is the same row. The columns are still filled from it
+ * (sums and listings read them). NULL for turns recorded here. */
+static const char *const copied_rows[] = {
+	"ALTER TABLE turn_usage ADD COLUMN copied_row json",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
@@ -251,6 +262,7 @@ static const migration migrations[] = {
 	{4, "journal_events", journal},
 	{5, "sessions carry their task", session_task},
 	{6, "turn_usage keeps every Usage field", usage_fields},
+	{7, "turn_usage keeps a copied row as it came", copied_rows},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -2,11 +2,11 @@
  * live and why). Appends hold flock(2) on the rows file while they read the
  * last turn number and write, so two agentctl writers never hand out the
  * same number; readers take no lock and skip what does not parse. */
-#include "ac_turn_usage.h"
+#include "ac_turn_usage_impl.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
-#include "ac_file.h"
+#include "ac_json_exact.h"
 #include "ac_time.h"
 
 #include <errno.h>
@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const ac_turn_usage_counts[] = {
@@ -23,9 +21,6 @@ const char *const ac_turn_usage_counts[] = {
 	"reasoningTokens", "totalTokens",  NULL,
 };
 
-/* A row larger than this is not written (nor read back): a Usage is a few
- * hundred bytes; the bound keeps one line one write(2). */
-#define ROW_MAX 65536
 
 static bool is_count_value(const json_t *v)
 {
@@ -113,11 +108,7 @@ int ac_turn_usage_totals(json_t **out, const json_t *rows)
 			const char *key = ac_turn_usage_counts[k];
 			const json_t *v = json_object_get(usage, key);
 
-			if (!strcmp(key, "totalTokens"))
-				rc = add(sum, key, ac_turn_usage_total(usage));
-			else if (is_count_value(v))
-				rc = add(sum, key, (uint64_t)json_integer_value(v));
-			if (rc)
+			if (is_count_value(v) && (rc = add(sum, key, (uint64_t)json_integer_value(v))))
 				goto done;
 		}
 		c = json_object_get(usage, "costUsd");
@@ -141,29 +132,7 @@ done:
 
 /* ---- the rows file ---- */
 
-static int rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir)
-{
-	ac_buf path = AC_BUF_INIT;
-	int rc = 0;
-
-	ac_buf_printf(&path, "%s/.usage", sessions_dir);
-	if (make_dir && (rc = ac_file_mkdirs(path.data)))
-		goto done;
-	ac_buf_printf(&path, "/%s.jsonl", id);
-	if (!path.data) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	*out = path.data;
-	path.data = NULL;
-done:
-	ac_buf_free(&path);
-	return rc;
-}
-
-/* A row as read back: an object with a whole turn number >= 1 and a Usage
- * whose counts check. Anything else is not a row. */
-static bool is_row(const json_t *row)
+bool ac_turn_usage_is_row(const json_t *row)
 {
 	const json_t *turn = json_object_get(row, "turn");
 
@@ -172,9 +141,7 @@ static bool is_row(const json_t *row)
 	       ac_turn_usage_check(json_object_get(row, "usage"), "row") == 0;
 }
 
-/* The complete lines of text[0..len) that are rows, appended to rows;
- * *out_complete is the length up to the last '\n' (the rest is torn). */
-static int parse_rows(json_t *rows, size_t *out_complete, const char *text, size_t len)
+int ac_turn_usage_parse_rows(json_t *rows, size_t *out_complete, const char *text, size_t len)
 {
 	size_t start = 0;
 
@@ -186,8 +153,9 @@ static int parse_rows(json_t *rows, size_t *out_complete, const char *text, size
 		if (!nl)
 			break;
 		line_len = (size_t)(nl - (text + start));
-		row = line_len < ROW_MAX ? json_loadb(text + start, line_len, 0, NULL) : NULL;
-		if (is_row(row)) {
+		row = line_len < AC_TURN_USAGE_ROW_MAX ? json_loadb(text + start, line_len, 0, NULL)
+							 : NULL;
+		if (ac_turn_usage_is_row(row)) {
 			if (json_array_append_new(rows, row))
 				return ac_error_set(AC_ENOMEM, "out of memory");
 		} else {
@@ -199,8 +167,7 @@ static int parse_rows(json_t *rows, size_t *out_complete, const char *text, size
 	return 0;
 }
 
-/* The carried row for totals counted before rows were kept, or NULL. */
-static json_t *carried_row(const json_t *legacy)
+json_t *ac_turn_usage_carried_row(const json_t *legacy)
 {
 	const json_t *turns = json_object_get(legacy, "turns");
 	json_t *usage, *row;
@@ -219,35 +186,6 @@ static json_t *carried_row(const json_t *legacy)
 	return row;
 }
 
-static int read_all(char **out, size_t *out_len, int fd, const char *path)
-{
-	struct stat st;
-	char *text;
-	size_t got = 0;
-
-	if (fstat(fd, &st) != 0)
-		return ac_error_errno(errno, "%s", path);
-	if (!(text = malloc((size_t)st.st_size + 1)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, text + got, (size_t)st.st_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(text);
-			return ac_error_errno(errno, "reading %s", path);
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	text[got] = '\0';
-	*out = text;
-	*out_len = got;
-	return 0;
-}
-
 int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 		       const json_t *legacy)
 {
@@ -259,17 +197,18 @@ int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 	*out = NULL;
 	if (!rows)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_session_id_check(id)) || (rc = rows_path(&path, sessions_dir, id, false)))
+	if ((rc = ac_session_id_check(id)) ||
+	    (rc = ac_turn_usage_rows_path(&path, sessions_dir, id, false)))
 		goto done;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno != ENOENT) {
 		rc = ac_error_errno(errno, "%s", path);
 		goto done;
 	}
-	if (fd >= 0 && ((rc = read_all(&text, &len, fd, path)) ||
-			(rc = parse_rows(rows, &complete, text, len))))
+	if (fd >= 0 && ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
+			(rc = ac_turn_usage_parse_rows(rows, &complete, text, len))))
 		goto done;
-	if (json_array_size(rows) == 0 && (row = carried_row(legacy)))
+	if (json_array_size(rows) == 0 && (row = ac_turn_usage_carried_row(legacy)))
 		json_array_append_new(rows, row);
 	if (!(rc = ac_turn_usage_totals(&totals, rows)) &&
 	    !(*out = json_pack("{s:O, s:O}", "turns", rows, "totals", totals)))
@@ -288,8 +227,8 @@ done:
 static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessions_dir,
 		      const char *id, const json_t *usage, const json_t *legacy)
 {
-	char *path = NULL, *text = NULL, now[AC_TIME_ISO_LEN + 1];
-	size_t len = 0, complete = 0;
+	char *path = NULL, now[AC_TIME_ISO_LEN + 1];
+	size_t complete = 0;
 	json_t *rows = json_array(), *fresh = json_array(), *row, *totals = NULL;
 	ac_buf lines = AC_BUF_INIT;
 	uint64_t last = 0;
@@ -300,25 +239,9 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = rows_path(&path, sessions_dir, id, true)) ||
-	    (rc = ac_file_open_regular(&fd, AT_FDCWD, path,
-				       O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW, 0644, path)))
+	if ((rc = ac_turn_usage_open_rows(&fd, &path, &complete, rows, sessions_dir, id)))
 		goto done;
-	while (flock(fd, LOCK_EX) != 0)
-		if (errno != EINTR) {
-			rc = ac_error_errno(errno, "locking %s", path);
-			goto done;
-		}
-	if ((rc = read_all(&text, &len, fd, path)) ||
-	    (rc = parse_rows(rows, &complete, text, len)))
-		goto done;
-	/* A torn tail is what a writer that died holding this lock left: cut
-	 * it, so the new row starts a line of its own. */
-	if (complete < len && ftruncate(fd, (off_t)complete) != 0) {
-		rc = ac_error_errno(errno, "repairing %s", path);
-		goto done;
-	}
-	if (json_array_size(rows) == 0 && (row = carried_row(legacy)))
+	if (json_array_size(rows) == 0 && (row = ac_turn_usage_carried_row(legacy)))
 		json_array_append_new(fresh, row);
 	json_array_foreach(rows, i, row) {
 		uint64_t t = (uint64_t)json_integer_value(json_object_get(row, "turn"));
@@ -349,18 +272,13 @@ static int append_row(json_t **out_totals, uint64_t *out_turn, const char *sessi
 		ac_buf_printf(&lines, "%s\n", line);
 		free(line);
 	}
-	if (lines.len > ROW_MAX) {
+	if (lines.len > AC_TURN_USAGE_ROW_MAX) {
 		rc = ac_error_set(AC_EINVAL, "usage: the row would be %zu bytes, over %d", lines.len,
-				  ROW_MAX);
+				  AC_TURN_USAGE_ROW_MAX);
 		goto done;
 	}
-	if (write(fd, lines.data, lines.len) != (ssize_t)lines.len || fdatasync(fd) != 0) {
-		rc = ac_error_errno(errno, "writing %s", path);
-		/* A short write is cut back: the file stays whole rows. */
-		if (ftruncate(fd, (off_t)complete) != 0)
-			rc = ac_error_errno(errno, "writing %s (and cutting it back)", path);
+	if ((rc = ac_turn_usage_append_lines(fd, path, &lines, complete)))
 		goto done;
-	}
 	*out_totals = totals;
 	totals = NULL;
 	*out_turn = last + 1;
@@ -371,7 +289,6 @@ done:
 	json_decref(fresh);
 	json_decref(totals);
 	ac_buf_free(&lines);
-	free(text);
 	free(path);
 	return rc;
 }
@@ -423,14 +340,52 @@ static int append_change(json_t *root, void *ctx)
 	return 0;
 }
 
-/* metadata.usage's keys set from the totals; keys other readers added
- * stay. Counts past inputTokens/outputTokens/turns only once non-zero, so a
- * session that never reports them keeps the shape it always had. */
+/* True when have (a document's value; a number the exact loader kept as
+ * its bytes is a marked string) reads as the number v. */
+static bool reads_as(const json_t *have, const json_t *v)
+{
+	char *text;
+	json_t *back;
+	size_t len;
+	bool same;
+
+	if (!have || json_equal(have, v))
+		return have != NULL;
+	if (!json_is_string(have) || !(text = ac_json_exact_dumps(have, JSON_ENCODE_ANY, &len)))
+		return false;
+	back = json_loads(text, JSON_DECODE_ANY, NULL);
+	same = back && json_equal(back, v);
+	json_decref(back);
+	free(text);
+	return same;
+}
+
+int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)totals, key, v) {
+		bool always = !strcmp(key, "inputTokens") || !strcmp(key, "outputTokens") ||
+			      !strcmp(key, "turns");
+
+		if (!always && json_is_integer(v) && json_integer_value(v) == 0)
+			continue;
+		/* Already so: its text stays (0.75 read from a file is kept as
+		 * written, not rewritten as jansson prints the double). */
+		if (reads_as(json_object_get(usage, key), v))
+			continue;
+		if (json_object_set(usage, key, v))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* metadata.usage's keys set from the totals (ac_turn_usage_apply_totals). */
 static int totals_change(json_t *root, void *ctx)
 {
 	turn_step *t = ctx;
-	json_t *metadata, *usage, *v, *loaded = NULL, *totals;
-	const char *key;
+	json_t *metadata, *usage, *loaded = NULL, *totals;
 	int rc;
 
 	/* The rows as they are now, read inside the rewrite: a writer whose
@@ -447,17 +402,7 @@ static int totals_change(json_t *root, void *ctx)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	json_object_foreach(totals, key, v) {
-		bool always = !strcmp(key, "inputTokens") || !strcmp(key, "outputTokens") ||
-			      !strcmp(key, "turns");
-
-		if (!always && json_is_integer(v) && json_integer_value(v) == 0)
-			continue;
-		if (json_object_set(usage, key, v)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
+	rc = ac_turn_usage_apply_totals(usage, totals);
 done:
 	json_decref(loaded);
 	return rc;
@@ -534,9 +479,9 @@ int ac_turn_usage_record(ac_session **out, uint64_t *out_turn, const char *sessi
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-		if (len > ROW_MAX - 100) {
+		if (len > AC_TURN_USAGE_ROW_MAX - 100) {
 			rc = ac_error_set(AC_EINVAL, "usage: %zu bytes of JSON, over %d", len,
-					  ROW_MAX - 100);
+					  AC_TURN_USAGE_ROW_MAX - 100);
 			goto done;
 		}
 	}

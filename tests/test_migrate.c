@@ -119,11 +119,15 @@ static void fill(side *s)
 	char *id = NULL;
 	json_t *msgs = json_pack("[{s:s, s:s}]", "role", "user", "content", "hello \u00e9");
 	json_t *event = json_pack("{s:s}", "type", "llm_call");
+	json_t *fields = json_pack("{s:i, s:s, s:{s:b}}", "cacheReadInputTokens", 7, "model", "m1",
+				   "unknownKey", "kept", 1);
+	ac_usage usage = {12, 3, fields};
 	json_t *ckpt = json_pack("{s:s, s:s, s:i, s:s, s:[]}", "checkpointId", "c1", "sessionId",
 				 "s1", "version", 1, "nodeId", "plan", "messageHistory");
 
 	assert_int_equal(b->session.get_or_create(b->impl, &id, "acme", "u1", "a1", "s1"), 0);
 	assert_int_equal(b->session.append(b->impl, "acme", "s1", msgs), 0);
+	assert_int_equal(b->session.record_turn(b->impl, "acme", "s1", NULL, &usage), 0);
 	assert_int_equal(b->memo.write(b->impl, "acme", "u1", "user", "NOTES.md", "n\0te", 5), 0);
 	assert_int_equal(b->artifact.write(b->impl, "acme", "s1", "call_1", "out", 3), 0);
 	assert_int_equal(b->trace.append(b->impl, NULL, "acme", "s1", event), 0);
@@ -136,6 +140,7 @@ static void fill(side *s)
 	free(id);
 	json_decref(msgs);
 	json_decref(event);
+	json_decref(fields);
 	json_decref(ckpt);
 }
 
@@ -159,6 +164,13 @@ static void everything_once(void **state)
 	journal = tu_path(f->a.root, "JOURNAL.jsonl");
 	text = tu_read_file(journal, NULL);
 	tu_assert_file(f->b.root, "JOURNAL.jsonl", text);
+	free(text);
+	free(journal);
+	/* The turn row, every member kept, line for line. */
+	journal = tu_path(f->a.root, ".agent/sessions/.usage/s1.jsonl");
+	text = tu_read_file(journal, NULL);
+	assert_non_null(strstr(text, "\"unknownKey\":{\"kept\":true}"));
+	tu_assert_file(f->b.root, ".agent/sessions/.usage/s1.jsonl", text);
 	free(text);
 	free(journal);
 	migrate(f, c);
@@ -188,10 +200,41 @@ static void conflicts_left_alone(void **state)
 	assert_int_equal(c[AC_MIGRATE_JOURNAL].verified, 2);
 	assert_int_equal(c[AC_MIGRATE_SESSIONS].conflicts, 1);
 	assert_int_equal(c[AC_MIGRATE_SESSIONS].verified, 0);
+	/* Its turn row is not added to the other session of that id. */
+	assert_int_equal(c[AC_MIGRATE_USAGE].failed, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].copied, 0);
+	assert_false(tu_exists(f->b.root, ".agent/sessions/.usage/s1.jsonl"));
 	assert_int_equal(c[AC_MIGRATE_MEMOS].copied, 1);
 	assert_int_equal(f->conflicts_heard, 2);
+	assert_int_equal(f->failures_heard, 1);
 	assert_int_equal(tu_count_lines(journal), 3);
 	free(journal);
+}
+
+#define ROW(turn, in) \
+	"{\"turn\":" #turn ",\"timestamp\":\"2025-01-01T00:00:0" #turn "Z\",\"usage\":" \
+	"{\"inputTokens\":" #in ",\"outputTokens\":1,\"x\":[1]}}\n"
+
+/* Rows are told apart by turn: a row the destination holds with other
+ * content is a conflict and stays; a new turn is added as it is. */
+static void usage_rows_by_turn(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+
+	fill(&f->a);
+	migrate(f, c);
+	tu_put(f->a.root, ".agent/sessions/.usage/s1.jsonl", ROW(1, 5) ROW(2, 6) ROW(3, 7));
+	tu_put(f->b.root, ".agent/sessions/.usage/s1.jsonl", ROW(1, 5) ROW(2, 9));
+	f->conflicts_heard = 0;
+	migrate(f, c);
+	assert_int_equal(c[AC_MIGRATE_USAGE].source, 3);
+	assert_int_equal(c[AC_MIGRATE_USAGE].present, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].conflicts, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].verified, 2);
+	assert_int_equal(f->conflicts_heard, 1);
+	tu_assert_file(f->b.root, ".agent/sessions/.usage/s1.jsonl", ROW(1, 5) ROW(2, 9) ROW(3, 7));
 }
 
 static void session_without_tenant(void **state)
@@ -250,6 +293,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(everything_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(conflicts_left_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(usage_rows_by_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_without_tenant, setup, teardown),
 		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),

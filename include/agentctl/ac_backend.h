@@ -348,6 +348,21 @@ typedef struct {
 	 * the log's next append takes the seq after the highest. */
 	int (*put_records)(void *impl, const char *tenant, const char *kind, const char *log,
 			   const json_t *records);
+	/* The session's turn usage rows as stored: session.load_usage's,
+	 * without the row a file store shows for totals counted before rows
+	 * were kept (made up from the document, not stored): *out a new
+	 * array. AC_ENOTFOUND when tenant has no such session. */
+	int (*usage_rows)(void *impl, json_t **out, const char *tenant, const char *session);
+	/* Adds turn usage rows (as session.load_usage gives them: {"turn",
+	 * "timestamp", "usage", ...}, every member kept) to the session's as
+	 * they are,
+	 * turn numbers and timestamps kept, nothing re-derived from them but
+	 * the totals the store keeps beside them: all or none (one statement
+	 * in the database; one append in a file, where a crash may leave a
+	 * prefix of whole rows). AC_ECONFLICT when a turn is there already,
+	 * AC_ENOTFOUND when the session is not. */
+	int (*put_usage_rows)(void *impl, const char *tenant, const char *session,
+			      const json_t *rows);
 } ac_backend_copy_ops;
 
 typedef struct {

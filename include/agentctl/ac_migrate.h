@@ -5,7 +5,8 @@
  *
  * Each item is recognised by its natural key: a session by id (its
  * messages belong to its document), a memo by (tenant, owner, scope,
- * name), an artifact by (tenant, session, tool call), a trace record or
+ * name), a turn usage row by (tenant, session, turn), an artifact by
+ * (tenant, session, tool call), a trace record or
  * orchestration event by (tenant, log, seq), a snapshot by (tenant, run),
  * a checkpoint by (session, checkpoint id), a journal event by its line's
  * bytes (and its id, for conflicts; a line repeated in the source is
@@ -18,8 +19,7 @@
  * half of one.
  *
  * Not copied: the operation log and git history (they stay with the
- * worktree), compaction archives (neither interface exposes them), and
- * per-turn usage rows beyond the totals a session document carries.
+ * worktree) and compaction archives (neither interface exposes them).
  *
  * Memory: the journal is streamed; what grows with it is a hash table of
  * two 16-byte entries per distinct event (its line's hash and its id's,
@@ -37,6 +37,7 @@
 
 typedef enum {
 	AC_MIGRATE_SESSIONS,
+	AC_MIGRATE_USAGE,     /* turn usage rows */
 	AC_MIGRATE_MEMOS,
 	AC_MIGRATE_ARTIFACTS,
 	AC_MIGRATE_TRACES,    /* trace records */

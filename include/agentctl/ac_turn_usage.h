@@ -51,11 +51,31 @@ json_t *ac_turn_usage_of(const ac_usage *usage);
 uint64_t ac_turn_usage_total(const json_t *usage);
 
 /* *out (new object): the totals of an array of rows: every count summed
- * (totalTokens as ac_turn_usage_total() gives each row's),
+ * as the rows give it (totalTokens too: the agents' own figures, which
+ * metadata.usage keeps; ac_turn_usage_total() derives a row's for display),
  * turns the highest turn number, costUsd summed when every row gives it
  * (absent otherwise: a partial sum would read as the cost). AC_EINVAL when
  * a sum would pass AC_SESSION_COUNT_MAX. */
 int ac_turn_usage_totals(json_t **out, const json_t *rows);
+
+/* Sets usage's (metadata.usage's) keys from totals (ac_turn_usage_totals):
+ * inputTokens, outputTokens and turns always, the other counts and costUsd
+ * once non-zero, so a session that never reports them keeps the shape it
+ * always had; keys other writers added stay. Both stores derive a
+ * session's metadata.usage this way, so a document reads the same on
+ * either. */
+int ac_turn_usage_apply_totals(json_t *usage, const json_t *totals);
+
+/* Adds rows (an array of rows as ac_turn_usage_load gives them, from a
+ * copy: turn numbers, timestamps and every member kept) to session id's
+ * rows file, one line each, in one write under the file's lock; all or
+ * none: AC_ECONFLICT naming the turn when the file (or the array) has a
+ * row with a turn number already, AC_EINVAL when one is not a row. legacy
+ * as for ac_turn_usage_load: into a file with no row yet its carried row
+ * is written first, as recording a turn does, so it is not lost. The
+ * document's metadata.usage is not touched (a copy brings it along). */
+int ac_turn_usage_put_rows(const char *sessions_dir, const char *id, const json_t *legacy,
+			   const json_t *rows);
 
 /* The rows of session id under sessions_dir and their totals:
  * *out = {"turns": [rows...], "totals": {...}} (new reference). legacy

@@ -203,11 +203,11 @@ AGENTCTL_TEST_MIGRATE_KILL_AFTER=4 "$AC" -w "$WS3" storage migrate --from "$A" >
 RC=$?
 check "from after a kill: exit 0" rc_is 0
 check "from after a kill: journal byte-equal" cmp -s "$WS2/JOURNAL.jsonl" "$WS3/JOURNAL.jsonl"
-# Killed right after the journal's batch (the 13th write), before the
+# Killed right after the journal's batch (the 14th write), before the
 # verification: the next run finds every line there and adds none.
 WS5=$TMP/ws5
 mkdir -p "$WS5/.agent"
-AGENTCTL_TEST_MIGRATE_KILL_AFTER=13 "$AC" -w "$WS5" storage migrate --from "$A" >/dev/null 2>&1
+AGENTCTL_TEST_MIGRATE_KILL_AFTER=14 "$AC" -w "$WS5" storage migrate --from "$A" >/dev/null 2>&1
 RC=$?
 check "killed after the journal: killed" [ "$RC" -eq 137 ]
 check "killed after the journal: the journal is whole" cmp -s "$WS2/JOURNAL.jsonl" "$WS5/JOURNAL.jsonl"
@@ -244,5 +244,91 @@ check "untrusted: the two-line event named" err_has "not copied: journal events 
 check "untrusted: three lines" [ "$(wc -l <"$TMP/err")" -eq 3 ]
 check "untrusted: nothing outside the workspace" [ ! -e "$TMP/deep/escape" ]
 check "untrusted: the rest copied" bash -c "cmp -s '$WS2/JOURNAL.jsonl' '$WS4/JOURNAL.jsonl' && [ -f '$WS4/.agent/sessions/s1.json' ]"
+
+# ---- turn usage rows, and documents the database used to rebuild ----
+# t3: three turns, each row with every Usage field and keys agentctl does
+# not know; its metadata.usage (derived from the rows) gets a key of another
+# writer's. p1: updatedAt without milliseconds. p2: metadata.usage with
+# extra keys and no rows (totals from before rows were kept). Each must
+# read back from the database as written, so a second run finds them equal.
+WSU=$TMP/wsu
+mkdir -p "$WSU/.agent"
+au() { "$AC" -w "$WSU" "$@"; }
+au session create "three turns" --id t3 --tenant acme --user u1 --agent a1 >/dev/null
+au session create "no millis" --id p1 --tenant acme --user u1 --agent a1 >/dev/null
+au session create "extra usage keys" --id p2 --tenant beta --user u2 --agent a2 >/dev/null
+for i in 1 2 3; do
+	au session record-turn t3 --usage "{\"inputTokens\":${i}00,\"outputTokens\":${i}1,\"cacheCreationInputTokens\":${i}2,\"cacheReadInputTokens\":${i}3,\"reasoningTokens\":${i}4,\"totalTokens\":${i}50,\"model\":\"m-$i\",\"costUsd\":0.25,\"unknownKey\":{\"nested\":[1,\"é\",null]},\"provider\":\"x\"}" >/dev/null
+done
+jq '.metadata.usage.note = "another writer"' "$WSU/.agent/sessions/t3.json" >"$TMP/d" && mv "$TMP/d" "$WSU/.agent/sessions/t3.json"
+jq '.updatedAt = "2026-03-04T05:06:07Z"' "$WSU/.agent/sessions/p1.json" >"$TMP/d" && mv "$TMP/d" "$WSU/.agent/sessions/p1.json"
+jq '.metadata.usage = {"inputTokens": 10, "outputTokens": 2, "turns": 1, "note": "kept", "cacheReadInputTokens": 4}' \
+	"$WSU/.agent/sessions/p2.json" >"$TMP/d" && mv "$TMP/d" "$WSU/.agent/sessions/p2.json"
+ROWS=$WSU/.agent/sessions/.usage/t3.jsonl
+check "usage setup: 3 rows with every field" [ "$(jq -s 'map(.usage | has("cacheReadInputTokens") and has("reasoningTokens") and has("totalTokens") and has("unknownKey")) | all and length == 3' "$ROWS")" = true ]
+newdb agentctl_mig_u_$$
+U=$URL
+"$AC" -w "$WSU" storage migrate --to "$U" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "usage to: exit 0" rc_is 0
+check "usage to: 4 rows copied (p2's carried one too)" out_has "turn usage rows: copied 4, already there 0, conflicts 0"
+check "usage to: rows verified" out_has "verified turn usage rows: 4 in the source, 4 of them at the destination"
+check "usage to: no mismatch" bash -c "! grep -q MISMATCH '$TMP/out'"
+check "usage to: 3 rows in turn_usage" [ "$(psql -d agentctl_mig_u_$$ -Atqc "select string_agg(turn || ':' || input_tokens || ':' || cache_read_input_tokens || ':' || reasoning_tokens || ':' || reported_total_tokens || ':' || (fields->>'model'), ',' order by turn) from agentctl.turn_usage where session_id = 't3'")" = "1:100:13:14:150:m-1,2:200:23:24:250:m-2,3:300:33:34:350:m-3" ]
+check "usage to: totals kept on the session row" [ "$(psql -d agentctl_mig_u_$$ -Atqc "select input_tokens || ',' || output_tokens || ',' || turns from agentctl.sessions where id = 't3'")" = "600,63,3" ]
+check "usage to: row times kept" [ "$(psql -d agentctl_mig_u_$$ -Atqc "select count(*) from agentctl.turn_usage u where to_char(u.at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') = u.copied_row->>'timestamp'")" = 3 ]
+WS=$WSU DBURL=$U FILTER='del(.host, .writer, .writtenBy)'
+for s in t3 p1 p2; do check "usage to: session $s equal (rows and totals)" same_json session show $s --json; done
+WS=$TMP/ws
+check "usage to: p1 keeps its updatedAt text" [ "$("$AC" -w "$WSU" --storage "$U" session show p1 --json | jq -r .updatedAt)" = "2026-03-04T05:06:07Z" ]
+check "usage to: p2 keeps its usage keys" [ "$("$AC" -w "$WSU" --storage "$U" session show p2 --json | jq -c .metadata.usage)" = '{"inputTokens":10,"outputTokens":2,"turns":1,"note":"kept","cacheReadInputTokens":4}' ]
+"$AC" -w "$WSU" storage migrate --to "$U" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "usage again: exit 0" rc_is 0
+check "usage again: no false conflict" bash -c "! grep -q conflict '$TMP/err'"
+check "usage again: 0 new sessions" out_has "sessions: copied 0, already there 3, conflicts 0 (0 new)"
+check "usage again: 0 new rows" out_has "turn usage rows: copied 0, already there 4, conflicts 0 (0 new)"
+"$AC" -w "$WSU" storage migrate --to "$U" --json >"$TMP/out" 2>"$TMP/err"
+check "usage again --json: rows a kind of their own" jq_is "$TMP/out" '.ok and .kinds["turn usage rows"].alreadyThere == 4 and .kinds["turn usage rows"].verified == 4' true
+# ---- and back: the rows file byte-equal, the documents JSON-equal ----
+WSU2=$TMP/wsu2
+mkdir -p "$WSU2/.agent"
+"$AC" -w "$WSU2" storage migrate --from "$U" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "usage from: exit 0" rc_is 0
+check "usage from: 4 rows copied" out_has "turn usage rows: copied 4, already there 0, conflicts 0"
+check "usage from: rows file byte-equal" cmp -s "$ROWS" "$WSU2/.agent/sessions/.usage/t3.jsonl"
+check "usage from: rows JSON-equal" bash -c "[ \"\$(jq -cS . '$ROWS')\" = \"\$(jq -cS . '$WSU2/.agent/sessions/.usage/t3.jsonl')\" ]"
+check "usage from: p2's carried row as the file store shows it" bash -c "[ \"\$('$AC' -w '$WSU' session show p2 --json | jq -c .usage)\" = \"\$('$AC' -w '$WSU2' session show p2 --json | jq -c .usage)\" ]"
+for s in t3 p1 p2; do
+	check "usage from: session $s JSON-equal" bash -c "[ \"\$(jq -S . '$WSU/.agent/sessions/$s.json')\" = \"\$(jq -S . '$WSU2/.agent/sessions/$s.json')\" ]"
+done
+"$AC" -w "$WSU2" storage migrate --from "$U" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "usage from again: exit 0, 0 new" bash -c "[ $RC = 0 ] && grep -qF 'turn usage rows: copied 0, already there 4, conflicts 0 (0 new)' '$TMP/out' && grep -qF 'sessions: copied 0, already there 3, conflicts 0 (0 new)' '$TMP/out'"
+# ---- killed between a session and its rows: the next run adds the rows ----
+newdb agentctl_mig_k_$$
+K=$URL
+for n in 1 2 3; do
+	psql -d agentctl_mig_k_$$ -Atqc "truncate agentctl.sessions cascade" >/dev/null
+	AGENTCTL_TEST_MIGRATE_KILL_AFTER=$n "$AC" -w "$WSU" storage migrate --to "$K" >/dev/null 2>&1
+	RC=$?
+	check "rows kill after $n writes: killed" [ "$RC" -eq 137 ]
+	"$AC" -w "$WSU" storage migrate --to "$K" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	check "rows kill after $n writes: the next run completes" bash -c "[ $RC = 0 ] && ! grep -q MISMATCH '$TMP/out' && [ \"\$(psql -d agentctl_mig_k_$$ -Atqc 'select count(*) from agentctl.turn_usage')\" = 4 ]"
+done
+# ---- a row with the same turn and other content: reported, left alone ----
+newdb agentctl_mig_e_$$
+E=$URL
+"$AC" -w "$WSU" storage migrate --to "$E" >/dev/null 2>&1
+psql -d agentctl_mig_e_$$ -Atqc "update agentctl.turn_usage set input_tokens = 201, copied_row = replace(copied_row::text, '\"inputTokens\":200', '\"inputTokens\":201')::json where session_id = 't3' and turn = 2" >/dev/null
+"$AC" -w "$WSU" storage migrate --to "$E" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "row conflict: exit 1" rc_is 1
+check "row conflict: one line naming the row" bash -c "[ \"\$(grep -c 'conflict: turn usage rows acme/t3/turn 2' '$TMP/err')\" = 1 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ]"
+check "row conflict: counted" out_has "turn usage rows: copied 0, already there 3, conflicts 1"
+check "row conflict: not overwritten" [ "$(psql -d agentctl_mig_e_$$ -Atqc "select input_tokens || ' ' || (copied_row->'usage'->>'inputTokens') from agentctl.turn_usage where session_id = 't3' and turn = 2")" = "201 201" ]
+check "row conflict: verification says so" out_has "verified turn usage rows: 4 in the source, 3 of them at the destination (MISMATCH)"
 
 finish
