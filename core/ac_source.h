@@ -124,6 +124,14 @@ void ac_source_state_limits(ac_state_thresholds *out, const ac_config *config);
  * (the array only). */
 int ac_source_resume_command(const char ***out, const ac_config *config, ac_source_kind kind);
 
+/* 0 when id may be handed to a tool as its resume argument: 1 to 128
+ * bytes of letters, digits, '.', '_' and '-', not starting with '-' (the
+ * tools' own ids are UUIDs). An id comes from a file name or from inside
+ * a transcript (or the cache): one like "--dangerously-skip-permissions"
+ * would be taken as an option, however whole an argument it is.
+ * AC_EINVAL otherwise, the message naming the id (escaped). */
+int ac_source_id_check(const char *id);
+
 /* ---- many transcripts ---- */
 
 typedef struct ac_source_index ac_source_index;

@@ -243,11 +243,16 @@ int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if ((rc = ac_session_id_check(id)) || (rc = rows_path(&path, sessions_dir, id, false)))
 		goto done;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT) {
-		rc = ac_error_errno(errno, "%s", path);
-		goto done;
+	/* Opened as a regular file or not at all: a FIFO planted here would
+	 * block a plain open(), and with it `usage`, `session show` and the
+	 * dashboard. */
+	rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path);
+	if (rc == AC_ENOTFOUND) {
+		ac_error_clear();
+		rc = 0;
 	}
+	if (rc)
+		goto done;
 	if (fd >= 0 && ((rc = read_all(&text, &len, fd, path)) ||
 			(rc = parse_rows(rows, &complete, text, len))))
 		goto done;

@@ -299,8 +299,12 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	int fd, rc = 0;
 	bool reread;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 0; /* gone or unreadable: not counted */
+	/* Non-blocking open: a FIFO swapped in after the walk's lstat does
+	 * not hang the scan. */
+	if (ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path) != 0) {
+		ac_error_clear();
+		return 0; /* gone, unreadable or not a regular file: not counted */
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		goto done;
 	s->set->files++;

@@ -17,7 +17,9 @@
 #include "ac_journal_scan.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
+#include "ac_source.h"
 #include "ac_text.h"
+#include "ac_turn_usage.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* What a terminal would receive: no byte below 0x20 but none at all, no
@@ -420,6 +423,70 @@ static void test_ids_too_long_to_write(void **state)
 	free(path);
 }
 
+/* A FIFO planted as a session's per-turn usage sidecar
+ * (.agent/sessions/.usage/<id>.jsonl): a plain open() waits for a writer
+ * forever, and `usage`, `session show` and the dashboard with it. The
+ * alarm only turns that hang into a failure; nothing here is timed. */
+static void test_turn_usage_sidecar_fifo_or_link(void **state)
+{
+	char *dir = tu_make_temp_dir(), *usage_dir, *path;
+	json_t *loaded = NULL;
+
+	(void)state;
+	usage_dir = tu_path(dir, ".usage");
+	assert_int_equal(mkdir(usage_dir, 0755), 0);
+	path = tu_path(usage_dir, "s1.jsonl");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	alarm(20);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s1", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "s1.jsonl"));
+	assert_null(loaded);
+	free(path);
+	/* A link to a file outside is not followed. */
+	path = tu_path(usage_dir, "s2.jsonl");
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s2", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "symbolic link"));
+	alarm(0);
+	/* Absent: no rows, not an error. */
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s3", NULL), 0);
+	assert_int_equal(json_array_size(json_object_get(loaded, "turns")), 0);
+	json_decref(loaded);
+	free(path);
+	free(usage_dir);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* A transcript's id (a Claude Code file name, a Codex session_meta id, a
+ * Gemini sessionId, or the sources cache) becomes the argument of
+ * `claude --resume {id}`: a whole argument still reads as an option. */
+static void test_transcript_ids_that_read_as_options(void **state)
+{
+	static const char *const bad[] = {
+		"--dangerously-skip-permissions", "-c", "", "a b", "../x", "x/y", "a;rm -rf ~",
+		"$(id)", "\x1b]0;t\x07", "id\n--yolo", "caf\xc3\xa9",
+	};
+	char longest[130];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (ac_source_id_check(bad[i]) != AC_EINVAL)
+			fail_msg("accepted id #%zu", i);
+		assert_non_null(strstr(ac_error_last(), "not resumed"));
+		assert_terminal_safe(ac_error_last(), strlen(ac_error_last()));
+	}
+	assert_int_equal(ac_source_id_check(NULL), AC_EINVAL);
+	assert_int_equal(ac_source_id_check("c1a0de00-1111-4222-8333-444455556666"), 0);
+	assert_int_equal(ac_source_id_check("rollout_2025.x-1"), 0);
+	memset(longest, 'a', sizeof(longest));
+	longest[128] = '\0';
+	assert_int_equal(ac_source_id_check(longest), 0);
+	longest[128] = 'a';
+	longest[129] = '\0';
+	assert_int_equal(ac_source_id_check(longest), AC_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
 		cmocka_unit_test(test_session_with_nul_and_numbers_jansson_cannot_hold),
 		cmocka_unit_test(test_ids_too_long_to_write),
+		cmocka_unit_test(test_turn_usage_sidecar_fifo_or_link),
+		cmocka_unit_test(test_transcript_ids_that_read_as_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,7 +75,7 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 		return true;
 	}
 	/* The index may read again while the program runs: keep the id. */
-	if (!(id = strdup(s->id)) ||
+	if (!(id = strdup(s->id)) || ac_source_id_check(id) != 0 ||
 	    ac_source_resume_command(&template, d->config, s->kind) != 0 ||
 	    ac_proc_expand_argv(&argv, template, names, (values[0] = id, values)) != 0) {
 		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
