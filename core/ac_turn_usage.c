@@ -27,6 +27,10 @@ const char *const ac_turn_usage_counts[] = {
  * hundred bytes; the bound keeps one line one write(2). */
 #define ROW_MAX 65536
 
+/* US dollars one turn may cost, far past any real one; rows are few
+ * enough that their sum stays finite. */
+#define TURN_COST_MAX 1e9
+
 static bool is_count_value(const json_t *v)
 {
 	return json_is_integer(v) && json_integer_value(v) >= 0 &&
@@ -103,7 +107,11 @@ int ac_turn_usage_totals(json_t **out, const json_t *rows)
 				goto done;
 		}
 		c = json_object_get(usage, "costUsd");
-		if (json_is_number(c))
+		/* A row is another program's text: 1e308 twice is infinity, which
+		 * JSON cannot hold (every later total, record-turn's included,
+		 * failed). A cost past any real turn's is unknown, not summed. */
+		if (json_is_number(c) && json_number_value(c) >= 0 &&
+		    json_number_value(c) <= TURN_COST_MAX)
 			cost += json_number_value(c);
 		else
 			every_cost = false;

@@ -487,6 +487,30 @@ static void test_transcript_ids_that_read_as_options(void **state)
 	assert_int_equal(ac_source_id_check(longest), AC_EINVAL);
 }
 
+/* Rows another program wrote with costs that sum past a double's range:
+ * the totals (and every record-turn after them) failed as "out of
+ * memory", since JSON holds no infinity. Such a cost is unknown. */
+static void test_turn_usage_rows_whose_costs_overflow(void **state)
+{
+	static const char rows[] =
+		"{\"turn\":1,\"usage\":{\"inputTokens\":1,\"costUsd\":1e308}}\n"
+		"{\"turn\":2,\"usage\":{\"inputTokens\":2,\"costUsd\":1e308}}\n"
+		"{\"turn\":3,\"usage\":{\"inputTokens\":4,\"costUsd\":-1}}\n";
+	char *dir = tu_make_temp_dir();
+	json_t *loaded = NULL, *totals;
+
+	(void)state;
+	tu_put(dir, ".usage/s1.jsonl", rows);
+	if (ac_turn_usage_load(&loaded, dir, "s1", NULL) != 0)
+		fail_msg("load: %s", ac_error_last());
+	totals = json_object_get(loaded, "totals");
+	assert_int_equal(json_integer_value(json_object_get(totals, "inputTokens")), 7);
+	assert_null(json_object_get(totals, "costUsd"));
+	json_decref(loaded);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_ids_too_long_to_write),
 		cmocka_unit_test(test_turn_usage_sidecar_fifo_or_link),
 		cmocka_unit_test(test_transcript_ids_that_read_as_options),
+		cmocka_unit_test(test_turn_usage_rows_whose_costs_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

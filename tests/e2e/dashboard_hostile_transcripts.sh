@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Drives the real dashboard in tmux over a hostile Claude Code project
+# folder: a transcript whose file name (the id `claude --resume` takes)
+# reads as an option, whose prompt holds an OSC title, CSI colours, C1,
+# a bidi override and a NUL, beside a line of invalid UTF-8, a 10 MB line
+# and a deeply nested one; links to /dev/zero and outside, and a FIFO, named
+# like transcripts. The dashboard lists the one transcript, shows its text
+# with the escapes visible (the terminal's title is untouched), stays
+# responsive, and `a` refuses to hand the id to the resume command.
+. "$(dirname "$0")/lib/tmux.sh" "$@"
+home=$ws.home
+cfg=$ws.cfg
+at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside"; }
+id=--dangerously-skip-permissions
+slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
+proj=$home/.claude/projects/$slug
+mkdir -p "$proj" "$cfg/agent" "$ws/.agent/sessions"
+cat >"$cfg/agent/config.json" <<JSON
+{"sources": {"claude": {"resumeCommand": ["sh", "-c", "echo \"\$1\" > '$ws.resumed'", "sh", "{id}"]}}}
+JSON
+{
+  printf '{"cwd":"%s","sessionId":"x","type":"user","message":{"role":"user","content":"Hostile \\u001b]0;PWNED\\u0007 \\u001b[31mred\\u001b[0m \\u009b31m \\u202eevil\\u202c nul\\u0000 end"},"uuid":"u1","timestamp":"2025-10-01T10:00:00.000Z"}\n' "$ws"
+  # Invalid UTF-8: jansson refuses the line; it is skipped and counted.
+  printf '{"type":"user","message":{"role":"user","content":"bad\xff\xfe"},"timestamp":"2025-10-01T10:00:00.500Z"}\n'
+  printf '{"type":"assistant","message":{"role":"assistant","content":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"},"timestamp":"2025-10-01T10:00:01.000Z"}\n'
+  printf '%0.s[' $(seq 100000); printf '\n'
+} >"$proj/$id.jsonl"
+echo secret >"$ws.outside"
+ln -s /dev/zero "$proj/zero.jsonl"
+ln -s "$ws.outside" "$proj/outside.jsonl"
+mkfifo "$proj/fifo.jsonl"
+prefix="env HOME=$home XDG_CONFIG_HOME=$cfg XDG_CACHE_HOME=$ws.cache"
+dashboard 160 30
+
+check "the dashboard lists the hostile transcript" wait_for "claude-code"
+check "its prompt with the escapes made visible" wait_for "Hostile ^[]0;PWNED^G ^[[31mred"
+check "no raw escape reached the terminal (title untouched)" \
+  eval '! tmux -L "$sock" display -p -t e2e "#{pane_title}" | grep -q PWNED'
+check "no colour escape drew the word red in red" \
+  eval '! tmux -L "$sock" capture-pane -e -p -t e2e | grep -q $'"'"'\e\[31mred'"'"
+check "the links and the FIFO are not listed (one transcript)" \
+  eval '[ "$(screen | grep -c claude-code)" = 1 ]'
+keys a
+check "a refuses an id that reads as an option" wait_for "not resumed"
+check "the resume command never ran" [ ! -e "$ws.resumed" ]
+keys Enter
+check "Enter opens the conversation, escapes visible" wait_for "^[]0;PWNED^G"
+keys Escape
+keys q
+check "q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
+finish
