@@ -6,17 +6,19 @@
 # and a deeply nested one; links to /dev/zero and outside, and a FIFO, named
 # like transcripts. The dashboard lists the one transcript, shows its text
 # with the escapes visible (the terminal's title is untouched), stays
-# responsive, and `a` refuses to hand the id to the resume command.
+# responsive, and `a` refuses to hand the id to the resume command. A
+# second transcript's cwd climbs out of the workspace ("<ws>/x/../../out"
+# passes a prefix test): `a` resumes it in the workspace, not there.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
-at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside"; }
+at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out"; }
 id=--dangerously-skip-permissions
 slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
 proj=$home/.claude/projects/$slug
 mkdir -p "$proj" "$cfg/agent" "$ws/.agent/sessions"
 cat >"$cfg/agent/config.json" <<JSON
-{"sources": {"claude": {"resumeCommand": ["sh", "-c", "echo \"\$1\" > '$ws.resumed'", "sh", "{id}"]}}}
+{"sources": {"claude": {"resumeCommand": ["sh", "-c", "echo \"\$1 \$(pwd)\" > '$ws.resumed'", "sh", "{id}"]}}}
 JSON
 {
   printf '{"cwd":"%s","sessionId":"x","type":"user","message":{"role":"user","content":"Hostile \\u001b]0;PWNED\\u0007 \\u001b[31mred\\u001b[0m \\u009b31m \\u202eevil\\u202c nul\\u0000 end"},"uuid":"u1","timestamp":"2025-10-01T10:00:00.000Z"}\n' "$ws"
@@ -25,6 +27,10 @@ JSON
   printf '{"type":"assistant","message":{"role":"assistant","content":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"},"timestamp":"2025-10-01T10:00:01.000Z"}\n'
   printf '%0.s[' $(seq 100000); printf '\n'
 } >"$proj/$id.jsonl"
+good=c1a0de00-1111-4222-8333-444455556666
+mkdir -p "$ws/x" "$ws.out"
+printf '{"cwd":"%s","sessionId":"%s","type":"user","message":{"role":"user","content":"Climbs out"},"uuid":"u9","timestamp":"2025-10-02T10:00:00.000Z"}\n' \
+  "$ws/x/../../$(basename "$ws").out" "$good" >"$proj/$good.jsonl"
 echo secret >"$ws.outside"
 ln -s /dev/zero "$proj/zero.jsonl"
 ln -s "$ws.outside" "$proj/outside.jsonl"
@@ -38,8 +44,14 @@ check "no raw escape reached the terminal (title untouched)" \
   eval '! tmux -L "$sock" display -p -t e2e "#{pane_title}" | grep -q PWNED'
 check "no colour escape drew the word red in red" \
   eval '! tmux -L "$sock" capture-pane -e -p -t e2e | grep -q $'"'"'\e\[31mred'"'"
-check "the links and the FIFO are not listed (one transcript)" \
-  eval '[ "$(screen | grep -c claude-code)" = 1 ]'
+check "the links and the FIFO are not listed (two transcripts)" \
+  eval '[ "$(screen | grep -c claude-code)" = 2 ]'
+check "the newer one, climbing out, first" wait_for "Climbs out"
+keys a
+for _ in $(seq 50); do [ -s "$ws.resumed" ] && break; sleep 0.1; done
+check "a resumes it in the workspace, not outside" grep -qx "$good $ws" "$ws.resumed"
+rm -f "$ws.resumed"
+keys j
 keys a
 check "a refuses an id that reads as an option" wait_for "not resumed"
 check "the resume command never ran" [ ! -e "$ws.resumed" ]
