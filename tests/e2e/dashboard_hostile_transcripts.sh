@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
-at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out"; }
+at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out" "$ws.pwn"; }
 id=--dangerously-skip-permissions
 slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
 proj=$home/.claude/projects/$slug
@@ -58,6 +58,14 @@ check "the resume command never ran" [ ! -e "$ws.resumed" ]
 keys Enter
 check "Enter opens the conversation, escapes visible" wait_for "^[]0;PWNED^G"
 keys Escape
+# A filter is text to match, never a command or a pattern a shell sees.
+keys /
+send -l "\$(touch $ws.pwn);\`touch $ws.pwn\`*[(.+)+]Hostile"
+keys Enter
+check "a filter of shell and regex metacharacters matches nothing, runs nothing" \
+  eval 'wait_for "nothing matches the filter" >/dev/null && [ ! -e "$ws.pwn" ]'
+keys Escape
+check "Esc clears it: both rows again" wait_for "Climbs out"
 keys q
 check "q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
 finish
