@@ -511,6 +511,48 @@ static void test_turn_usage_rows_whose_costs_overflow(void **state)
 	free(dir);
 }
 
+/* A transcript with a line far longer than any tool writes (here 80 MB
+ * of a sparse file's zeros, as `truncate -s 1G` leaves): it was held whole
+ * and handed to the parser (1 GB of memory and seconds for a 1 GB file,
+ * at each start); now it is skipped to its end, counted, and the lines
+ * around it read, in one read or across two. */
+static void test_transcript_line_past_the_limit(void **state)
+{
+	char *dir = tu_make_temp_dir(), *path, line[512];
+	ac_source_session *s = NULL;
+	json_t *messages = NULL;
+	FILE *f;
+
+	(void)state;
+	path = tu_path(dir, "c1a0de00-1111-4222-8333-444455556666.jsonl");
+	snprintf(line, sizeof(line),
+		 "{\"cwd\":\"%s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":"
+		 "\"before\"},\"uuid\":\"u1\",\"timestamp\":\"2025-10-01T10:00:00.000Z\"}\n", dir);
+	tu_write_file(path, line, strlen(line));
+	assert_int_equal(truncate(path, (off_t)strlen(line) + 80 * 1024 * 1024), 0);
+	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->messages, 1);
+	assert_int_equal(s->malformed, 1);
+	assert_true(s->bytes_parsed < 4096);
+	/* The line ends, and one more follows. */
+	assert_non_null(f = fopen(path, "a"));
+	fputs("\n{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":\"after\"},"
+	      "\"uuid\":\"u2\",\"timestamp\":\"2025-10-01T10:00:01.000Z\"}\n", f);
+	fclose(f);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->messages, 2);
+	assert_int_equal(s->malformed, 1);
+	assert_true(s->bytes_parsed < 4096);
+	assert_int_equal(ac_source_session_conversation(&messages, s), 0);
+	assert_int_equal(json_array_size(messages), 2);
+	json_decref(messages);
+	ac_source_session_free(s);
+	free(path);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_turn_usage_sidecar_fifo_or_link),
 		cmocka_unit_test(test_transcript_ids_that_read_as_options),
 		cmocka_unit_test(test_turn_usage_rows_whose_costs_overflow),
+		cmocka_unit_test(test_transcript_line_past_the_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
