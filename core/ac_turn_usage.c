@@ -136,9 +136,19 @@ static int rows_path(char **out, const char *sessions_dir, const char *id, bool 
 	ac_buf path = AC_BUF_INIT;
 	int rc = 0;
 
+	struct stat st;
+
 	ac_buf_printf(&path, "%s/.usage", sessions_dir);
 	if (make_dir && (rc = ac_file_mkdirs(path.data)))
 		goto done;
+	/* The folder is the workspace's, written by anyone: a link there
+	 * would lead every row written (and read) outside it. */
+	if (path.data && lstat(path.data, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: %s: per-turn usage is not read or written "
+				  "through it", path.data, S_ISLNK(st.st_mode) ? "is a symbolic link"
+				  : "not a folder");
+		goto done;
+	}
 	ac_buf_printf(&path, "/%s.jsonl", id);
 	if (!path.data) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

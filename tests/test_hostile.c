@@ -553,6 +553,28 @@ static void test_transcript_line_past_the_limit(void **state)
 	free(dir);
 }
 
+/* The .usage folder itself a link to a folder outside the workspace:
+ * rows were written (and read) there, O_NOFOLLOW guarding only the file's
+ * own name. */
+static void test_turn_usage_folder_that_is_a_link(void **state)
+{
+	char *dir = tu_make_temp_dir(), *outside = tu_make_temp_dir(), *link;
+	json_t *loaded = NULL;
+
+	(void)state;
+	link = tu_path(dir, ".usage");
+	assert_int_equal(symlink(outside, link), 0);
+	tu_put(outside, "s1.jsonl", "{\"turn\":1,\"usage\":{\"inputTokens\":5}}\n");
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s1", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), ".usage: is a symbolic link"));
+	assert_null(loaded);
+	tu_remove_tree(dir);
+	tu_remove_tree(outside);
+	free(dir);
+	free(outside);
+	free(link);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_transcript_ids_that_read_as_options),
 		cmocka_unit_test(test_turn_usage_rows_whose_costs_overflow),
 		cmocka_unit_test(test_transcript_line_past_the_limit),
+		cmocka_unit_test(test_turn_usage_folder_that_is_a_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
 # A hostile workspace's per-turn usage sidecars through the command line:
 # a FIFO planted as .agent/sessions/.usage/<id>.jsonl (a plain open()
 # waited for a writer forever: `usage` and `session show` hung), a link
-# to a file outside, and rows whose costs sum past a double (every total
+# to a file outside, the .usage folder a link outside, and rows whose costs sum past a double (every total
 # failed as "out of memory", record-turn included). `timeout` only turns a
 # hang into a failure; nothing is timed.
 # Usage: hostile_sidecars.sh path/to/agentctl
@@ -39,4 +39,16 @@ hang session show c1
 check "costs summing past a double: shown (exit 0)" rc_is 0
 hang session record-turn c1 --input 1 --output 1
 check "and record-turn still records a turn" eval '[ $RC = 0 ] && [ "$(wc -l <"$U/c1.jsonl")" -eq 3 ]'
+# The .usage folder a link to a folder outside: nothing written there.
+WS2=$TMP/ws2
+mkdir -p "$WS2" "$TMP/elsewhere"
+"$AC" -w "$WS2" session create "linked" --id k1 >/dev/null
+ln -s "$TMP/elsewhere" "$WS2/.agent/sessions/.usage"
+sum=$(sha256sum "$WS2/.agent/sessions/k1.json")
+timeout 20 "$AC" -w "$WS2" session record-turn k1 --input 3 --output 4 >"$TMP/out" 2>"$TMP/err" </dev/null
+RC=$?
+check "record-turn through a linked .usage: exit 1, naming it" \
+	eval '[ $RC = 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "\.usage: is a symbolic link" "$TMP/err"'
+check "nothing written outside" eval '[ -z "$(ls -A "$TMP/elsewhere")" ]'
+check "the session file unchanged" eval '[ "$(sha256sum "$WS2/.agent/sessions/k1.json")" = "$sum" ]'
 finish
