@@ -20,6 +20,7 @@
 #include "ac_source.h"
 #include "ac_text.h"
 #include "ac_turn_usage.h"
+#include "ac_usage_report.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -575,6 +576,21 @@ static void test_turn_usage_folder_that_is_a_link(void **state)
 	free(link);
 }
 
+/* pricing may come from a project file: 1e308 per million tokens made
+ * every cost infinite, and `usage` failed as "out of memory". */
+static void test_pricing_past_any_model(void **state)
+{
+	json_t *huge = json_pack("{s:{s:f}}", "m", "input", 1e308);
+	json_t *dear = json_pack("{s:{s:f, s:f}}", "m", "input", 1e6, "output", 75.0);
+
+	(void)state;
+	assert_int_equal(ac_usage_pricing_check(huge), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "pricing.m.input"));
+	assert_int_equal(ac_usage_pricing_check(dear), 0);
+	json_decref(huge);
+	json_decref(dear);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_turn_usage_rows_whose_costs_overflow),
 		cmocka_unit_test(test_transcript_line_past_the_limit),
 		cmocka_unit_test(test_turn_usage_folder_that_is_a_link),
+		cmocka_unit_test(test_pricing_past_any_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
