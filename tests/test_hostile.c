@@ -15,6 +15,7 @@
 #include "ac_event.h"
 #include "ac_file.h"
 #include "ac_journal_scan.h"
+#include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_source.h"
@@ -591,6 +592,26 @@ static void test_pricing_past_any_model(void **state)
 	json_decref(dear);
 }
 
+/* An agent names its session file "--dangerously-skip-permissions.json":
+ * the operator's resumeCommand ["claude", "--resume", "{id}"] (or a hook's
+ * "{id}") would hand the tool an option, however whole an argument. */
+static void test_placeholder_values_that_read_as_options(void **state)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const template[] = {"claude", "--resume", "{id}", NULL};
+	const char *values[] = {"--dangerously-skip-permissions", NULL};
+	char **argv = NULL;
+
+	(void)state;
+	assert_int_equal(ac_proc_expand_argv(&argv, template, names, values), AC_EINVAL);
+	assert_null(argv);
+	assert_non_null(strstr(ac_error_last(), "starts with '-'"));
+	values[0] = "s-1";
+	assert_int_equal(ac_proc_expand_argv(&argv, template, names, values), 0);
+	assert_string_equal(argv[2], "s-1");
+	ac_proc_argv_free(argv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_transcript_line_past_the_limit),
 		cmocka_unit_test(test_turn_usage_folder_that_is_a_link),
 		cmocka_unit_test(test_pricing_past_any_model),
+		cmocka_unit_test(test_placeholder_values_that_read_as_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
