@@ -24,6 +24,10 @@ JSON
   printf '{"cwd":"%s","sessionId":"x","type":"user","message":{"role":"user","content":"Hostile \\u001b]0;PWNED\\u0007 \\u001b[31mred\\u001b[0m \\u009b31m \\u202eevil\\u202c nul\\u0000 end"},"uuid":"u1","timestamp":"2025-10-01T10:00:00.000Z"}\n' "$ws"
   # Invalid UTF-8: jansson refuses the line; it is skipped and counted.
   printf '{"type":"user","message":{"role":"user","content":"bad\xff\xfe"},"timestamp":"2025-10-01T10:00:00.500Z"}\n'
+  # A tool call whose name writes the clipboard (OSC 52) and whose input
+  # asks the terminal to answer (DSR): both must show as text.
+  printf '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash\\u001b]52;c;aGk=\\u0007","input":{"command":"ask\\u001b[6n"}}]},"timestamp":"2025-10-01T10:00:00.700Z"}\n'
+  printf '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]},"timestamp":"2025-10-01T10:00:00.800Z"}\n'
   printf '{"type":"assistant","message":{"role":"assistant","content":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"},"timestamp":"2025-10-01T10:00:01.000Z"}\n'
   printf '%0.s[' $(seq 100000); printf '\n'
 } >"$proj/$id.jsonl"
@@ -57,6 +61,8 @@ check "a refuses an id that reads as an option" wait_for "not resumed"
 check "the resume command never ran" [ ! -e "$ws.resumed" ]
 keys Enter
 check "Enter opens the conversation, escapes visible" wait_for "^[]0;PWNED^G"
+check "a tool name's OSC 52 and an input's DSR shown as text" \
+  eval 'wait_for "^[]52;c;aGk=^G" >/dev/null && wait_for "ask\\u001B[6n"'
 keys Escape
 # A filter is text to match, never a command or a pattern a shell sees.
 keys /
