@@ -27,6 +27,9 @@ const char *const ac_turn_usage_counts[] = {
  * hundred bytes; the bound keeps one line one write(2). */
 #define ROW_MAX 65536
 
+/* The rows file, read whole at each load: a million turns fit. */
+#define ROWS_FILE_MAX (512u * 1024 * 1024)
+
 /* US dollars one turn may cost, far past any real one; rows are few
  * enough that their sum stays finite. */
 #define TURN_COST_MAX 1e9
@@ -227,6 +230,11 @@ static int read_all(char **out, size_t *out_len, int fd, const char *path)
 
 	if (fstat(fd, &st) != 0)
 		return ac_error_errno(errno, "%s", path);
+	/* Read whole, so bounded: a sparse file of terabytes is not a
+	 * session's rows, and would be read (or fail to allocate) every time. */
+	if ((uint64_t)st.st_size > ROWS_FILE_MAX)
+		return ac_error_set(AC_ECORRUPT, "%s: larger than %u MB: not per-turn usage rows",
+				    path, ROWS_FILE_MAX >> 20);
 	if (!(text = malloc((size_t)st.st_size + 1)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	while (got < (size_t)st.st_size) {

@@ -427,7 +427,8 @@ static void test_ids_too_long_to_write(void **state)
 
 /* A FIFO planted as a session's per-turn usage sidecar
  * (.agent/sessions/.usage/<id>.jsonl): a plain open() waits for a writer
- * forever, and `usage`, `session show` and the dashboard with it. The
+ * forever, and `usage`, `session show` and the dashboard with it. A link
+ * is not followed; a sparse file of 600 MB is refused, not read whole. The
  * alarm only turns that hang into a failure; nothing here is timed. */
 static void test_turn_usage_sidecar_fifo_or_link(void **state)
 {
@@ -449,6 +450,13 @@ static void test_turn_usage_sidecar_fifo_or_link(void **state)
 	assert_int_equal(symlink("/etc/passwd", path), 0);
 	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s2", NULL), AC_ECORRUPT);
 	assert_non_null(strstr(ac_error_last(), "symbolic link"));
+	/* A sparse file far past any session's rows: refused, not read. */
+	free(path);
+	path = tu_path(usage_dir, "s4.jsonl");
+	tu_write_file(path, "{\"turn\":1,\"usage\":{}}\n", 23);
+	assert_int_equal(truncate(path, (off_t)600 * 1024 * 1024), 0);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s4", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "s4.jsonl: larger than"));
 	alarm(0);
 	/* Absent: no rows, not an error. */
 	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s3", NULL), 0);
