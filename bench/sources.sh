@@ -11,24 +11,7 @@
 #   bench/sources.sh AGENTCTL_BINARY      (COUNT=10000 SIZE_KB=300 by default)
 set -euo pipefail
 agentctl=$(realpath "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-count=${COUNT:-10000}
-size_kb=${SIZE_KB:-300}
-data="$here/data/sources-$count-$size_kb"
-home="$data/home"
-ws="$data/ws"
-cache="$data/cache"
-mkdir -p "$ws/.agent/sessions"
-ws=$(realpath "$ws")
-
-if [ ! -f "$data/done" ]; then
-    echo "sources.sh: generating $count transcripts of ~$size_kb KB under $home" >&2
-    rm -rf "$home"
-    python3 "$here/gen_sources.py" "$home" "$ws" "$count" "$size_kb"
-    touch "$data/done"
-fi
-total=$(du -sm "$home" | cut -f1)
-cat $(find "$home" -name '*.jsonl') > /dev/null  # into the page cache
+. "$(dirname "$0")/lib/sources_data.sh"
 
 run() { # label: one timed `session list`, milliseconds on stdout
     local start end

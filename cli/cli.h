@@ -149,6 +149,11 @@ int cli_session_store_create(const cli_context *ctx, const cli_session_new *req)
 int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
 			     bool json);
 int cli_session_store_compact(const cli_context *ctx, const char *id, bool force);
+/* session record-turn on the store: the turn's messages (borrowed; NULL:
+ * none) and its usage through record_turn, then the automatic checkpoint
+ * the stored document asks for; prints the turn's number. */
+int cli_session_store_record_turn(const cli_context *ctx, const char *id,
+				  const json_t *messages, const ac_usage *usage, bool json);
 
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);

@@ -1,6 +1,8 @@
-/* agentctl checkpoint list|create|rollback, over the file provider rooted
- * at the workspace's checkpointDir (retention: keep everything). create is
- * the checkpoint feature's createCheckpoint for agents in any language. */
+/* agentctl checkpoint list|create|rollback|auto, over the workspace's
+ * checkpoint provider (retention: keep everything). create is the
+ * checkpoint feature's createCheckpoint for agents in any language. The
+ * session is the store's (storage.url: a database) or its file: the
+ * operator functions (ac_operator.h) choose. */
 #include "cli.h"
 
 #include "ac_buf.h"
@@ -185,7 +187,7 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 				   "persistence, the seed's default): nothing was saved");
 		goto done;
 	}
-	if (ac_checkpoint_create_with(&doc, store, ws->sessions_dir, session, &opts) != 0) {
+	if (ac_operator_create_checkpoint(&doc, store, ws, session, &opts) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
@@ -272,7 +274,6 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_plan plan = {0};
 	ac_checkpoint_store *store = NULL;
-	const json_t *tools = NULL;
 	const char *session = NULL, *ckpt = NULL;
 	bool latest = false, yes = false;
 	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
@@ -298,11 +299,9 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 				 "checkpoint id or --latest");
 	if (ac_session_id_check(session) != 0 || (ckpt && ac_checkpoint_id_check(ckpt) != 0))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (ac_workspace_rollback_tools(&tools, ws) != 0)
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if ((status = open_store(&store, ws)))
 		return status;
-	if (ac_checkpoint_plan_rollback(&plan, store, ws->sessions_dir, session, ckpt, tools) != 0) {
+	if (ac_operator_plan_rollback(&plan, store, ws, session, ckpt) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
@@ -374,7 +373,7 @@ static int cmd_auto(const ac_workspace *ws, int argc, char **argv)
 	if (ac_session_id_check(argv[0]) != 0)
 		return cli_error(CLI_USAGE, "checkpoint auto: %s", ac_error_last());
 	on = !strcmp(argv[1], "on");
-	if (ac_checkpoint_set_automatic(ws->sessions_dir, argv[0], on) != 0)
+	if (ac_operator_set_checkpoint_auto(ws, argv[0], on) != 0)
 		return cli_error(CLI_FAILED, "checkpoint auto: %s", ac_error_last());
 	return CLI_OK;
 }

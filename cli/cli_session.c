@@ -653,8 +653,9 @@ static int checkpoint_after_turn(const ac_workspace *ws, const char *id)
 	return CLI_OK;
 }
 
-static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
+static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 {
+	const ac_workspace *ws = &ctx->ws;
 	const char *id = NULL, *in_text = NULL, *out_text = NULL, *messages_arg = NULL;
 	const char *usage_text = NULL;
 	json_t *messages = NULL, *fields = NULL;
@@ -701,6 +702,10 @@ static int cmd_record_turn(const ac_workspace *ws, int argc, char **argv)
 	if (messages_arg &&
 	    (status = read_messages(&messages, messages_arg, "session record-turn --messages")))
 		goto done;
+	if (cli_store_is_database(ctx)) {
+		status = cli_session_store_record_turn(ctx, id, messages, &usage, json);
+		goto done;
+	}
 	/* The messages, the turn's row, then the totals derived from the rows
 	 * (ac_turn_usage.h: a crash between them never counts a turn whose
 	 * messages are missing). */
@@ -722,7 +727,6 @@ done:
 
 int cli_session(cli_context *ctx, int argc, char **argv)
 {
-	const ac_workspace *ws = &ctx->ws;
 	const char *verb = argc ? argv[0] : "";
 
 	if (argc == 0)
@@ -738,13 +742,14 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cli_session_export(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
-	/* The id is the first argument that is no option. */
+	/* The id is the first argument that is no option. A fork only reads
+	 * its parent: a transcript may be forked (cli_session_fork.c). */
 	for (int i = 1; i < argc; i++) {
 		int status;
 
 		if (argv[i][0] == '-')
 			continue;
-		if (strcmp(verb, "create") && (status = cli_source_refuse_write(ctx, verb, argv[i])))
+		if (strcmp(verb, "create") && strcmp(verb, "fork") && (status = cli_source_refuse_write(ctx, verb, argv[i])))
 			return status;
 		break;
 	}
@@ -758,7 +763,7 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 	if (!strcmp(verb, "append"))
 		return cmd_append(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "record-turn"))
-		return cmd_record_turn(ws, argc - 1, argv + 1);
+		return cmd_record_turn(ctx, argc - 1, argv + 1);
 	if (!strcmp(verb, "fork"))
 		return cli_session_fork(ctx, argc - 1, argv + 1);
 	return cli_error(CLI_USAGE, "session: unknown command '%s'", verb);

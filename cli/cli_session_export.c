@@ -1,14 +1,38 @@
 /* agentctl session export ID --format md|html [-o FILE]: the transcript
  * (ac_session_export.h) on stdout, or written atomically to FILE (nothing
- * is written when the session cannot be read). Works on either store. */
+ * is written when the session cannot be read). Works on either store, and
+ * on a coding agent's transcript (an id no session file has): its
+ * conversation as the conversation view shows it, escaped the same way. */
 #include "cli.h"
+#include "cli_sources.h"
 
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_export.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The document of the transcript id, when no session file has that id. */
+static int transcript_root(json_t **out, const cli_context *ctx, const char *id)
+{
+	ac_source_index *index = NULL;
+	ac_source_session *s = NULL;
+	char *missing = strdup(ac_error_last());
+	int status;
+
+	if ((status = cli_source_find(&index, &s, ctx, id)) == CLI_OK) {
+		if (!s)
+			status = cli_error(CLI_FAILED, "session export: %s",
+					   missing ? missing : "no such session");
+		else if (ac_source_session_document(out, s) != 0)
+			status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+	}
+	free(missing);
+	ac_source_index_free(index);
+	return status;
+}
 
 /* The session's document from the store the workspace uses. */
 static int load_root(json_t **out, const cli_context *ctx, const char *id)
@@ -16,11 +40,13 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 	ac_backend_session_info info = {0};
 	ac_session *s = NULL;
 	ac_backend b = {0};
-	int status = CLI_OK;
+	int status = CLI_OK, rc;
 
 	*out = NULL;
 	if (!cli_store_is_database(ctx)) {
-		if (ac_session_load(&s, ctx->ws.sessions_dir, id) != 0)
+		if ((rc = ac_session_load(&s, ctx->ws.sessions_dir, id)) == AC_ENOTFOUND)
+			return transcript_root(out, ctx, id);
+		if (rc != 0)
 			return cli_error(CLI_FAILED, "session export: %s", ac_error_last());
 		*out = json_incref(ac_session_root(s));
 		ac_session_free(s);
@@ -29,8 +55,9 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	/* The operator names a session by id: its tenant comes from the store. */
-	if (b.inspector.find(b.impl, &info, id) != 0 ||
-	    b.session.get(b.impl, out, info.tenant, id) != 0)
+	if ((rc = b.inspector.find(b.impl, &info, id)) == AC_ENOTFOUND)
+		status = transcript_root(out, ctx, id);
+	else if (rc != 0 || b.session.get(b.impl, out, info.tenant, id) != 0)
 		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
 	ac_backend_session_info_clear(&info);
 	ac_backend_close(&b);

@@ -9,13 +9,17 @@
  * limit instead of parsing every file that matches. Like `journal query`, no match is not a failure:
  * exit 0 and nothing listed ([] of results with --json). On a database
  * store the histories are read through the backend, a batch of sessions
- * at a time. */
+ * at a time. The coding agents' transcripts the sources index lists for
+ * the workspace (every project's with --all-projects) are searched too,
+ * beside the session files (ac_source_search.h). */
 #include "cli.h"
+#include "cli_sources.h"
 
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_session_search.h"
+#include "ac_source_search.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,10 +133,81 @@ static int store_item(ac_search_item *item, char **out_text, const ac_backend *b
 	return rc;
 }
 
+/* Appends the transcripts of index to *items (grown). */
+static int add_transcripts(ac_search_item **items, size_t *n, ac_source_index *index)
+{
+	ac_search_item *more = NULL, *grown;
+	size_t k = 0;
+
+	if (ac_source_search_items(&more, &k, index) != 0)
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if (k && !(grown = realloc(*items, (*n + k) * sizeof(*grown)))) {
+		free(more);
+		return cli_error(CLI_FAILED, "out of memory");
+	}
+	if (k) {
+		memcpy(grown + *n, more, k * sizeof(*more));
+		*items = grown;
+		*n += k;
+	}
+	free(more);
+	return CLI_OK;
+}
+
+/* Newest first, then in the order searched: the store's hits and the
+ * transcripts' mixed. */
+static int hit_newest_first(const void *a, const void *b)
+{
+	const ac_search_hit *x = a, *y = b;
+	int order = strcmp(y->updated_at, x->updated_at);
+
+	if (order)
+		return order;
+	if (x->item != y->item)
+		return x->item < y->item ? -1 : 1;
+	return x->message < y->message ? -1 : x->message > y->message;
+}
+
+/* The transcripts searched after a store's sessions (items[0..*n) and
+ * their hits in all): their hits join all, ordered with the store's,
+ * cut to limit. */
+static int search_store_transcripts(ac_search_results *all, ac_search_item **items, size_t *n,
+				    const cli_context *ctx, const char *needle, size_t limit,
+				    bool all_projects, ac_source_index **sources)
+{
+	size_t base = *n;
+	ac_search_results r;
+	int status;
+
+	if ((status = cli_sources_open(sources, ctx, all_projects)) ||
+	    (status = add_transcripts(items, n, *sources)))
+		return status;
+	if (ac_session_search(&r, *items + base, *n - base, needle, strlen(needle), limit, false,
+			      report_problem, NULL) != 0)
+		return cli_error(CLI_FAILED, "session search: %s", ac_error_last());
+	if (take_hits(all, &r, base)) {
+		ac_search_results_free(&r);
+		return cli_error(CLI_FAILED, "out of memory");
+	}
+	if (all->n > 1)
+		qsort(all->hits, all->n, sizeof(*all->hits), hit_newest_first);
+	while (limit && all->n > limit) {
+		ac_search_hit *h = &all->hits[--all->n];
+
+		free(h->role);
+		free(h->updated_at);
+		free(h->snippet);
+		all->limited = true;
+	}
+	return CLI_OK;
+}
+
 /* The search on a database store: every session's history, a batch at a
  * time (no raw bytes to prefilter there: each history is read whole). */
-static int search_store(const cli_context *ctx, const char *needle, size_t limit, bool json)
+static int search_store(const cli_context *ctx, const char *needle, size_t limit, bool json,
+			bool all_projects)
 {
+	ac_source_index *sources = NULL;
 	ac_backend b = {0};
 	ac_backend_session_info *list = NULL;
 	const ac_backend_session_info **order = NULL;
@@ -192,9 +267,13 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 			goto done;
 		}
 	}
+	if ((status = search_store_transcripts(&all, &items, &n, ctx, needle, limit, all_projects,
+					       &sources)))
+		goto done;
 	status = print_results(&all, items, needle, json);
 done:
 	ac_search_results_free(&all);
+	ac_source_index_free(sources);
 	free(items);
 	free(order);
 	ac_backend_sessions_free(list, n);
@@ -306,14 +385,17 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	ac_search_results results = {0};
 	ac_search_item *items = NULL;
 	ac_session_index *index = NULL;
+	ac_source_index *sources = NULL;
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
-	bool json = false, options_done = false;
+	bool json = false, options_done = false, all_projects = false;
 	int status = CLI_OK, rc;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
 		if (!options_done && !strcmp(argv[i], "--json"))
 			json = true;
+		else if (!options_done && !strcmp(argv[i], "--all-projects"))
+			all_projects = true;
 		else if (!options_done && !strcmp(argv[i], "--"))
 			options_done = true;
 		else if (!options_done && cli_option(&limit_text, "--limit", argc, argv, &i, &status))
@@ -331,9 +413,11 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	    (limit_text && (status = cli_parse_count(&limit, "--limit", limit_text))))
 		return status;
 	if (cli_store_is_database(ctx))
-		return search_store(ctx, needle, limit, json);
+		return search_store(ctx, needle, limit, json, all_projects);
 	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)) ||
-	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))))
+	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))) ||
+	    (status = cli_sources_open(&sources, ctx, all_projects)) ||
+	    (status = add_transcripts(&items, &n, sources)))
 		goto done;
 	if ((rc = ac_session_search(&results, items, n, needle, strlen(needle), limit, false,
 				    report_problem, NULL)) != 0) {
@@ -346,5 +430,6 @@ done:
 	free(items);
 	free(paths);
 	ac_session_index_free(index);
+	ac_source_index_free(sources);
 	return status;
 }

@@ -81,8 +81,8 @@ void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state s
 }
 
 /* The session id in the workspace's transcripts, else in every project's. */
-static int find(ac_source_index **out_index, ac_source_session **out, const cli_context *ctx,
-		const char *id)
+int cli_source_find(ac_source_index **out_index, ac_source_session **out, const cli_context *ctx,
+		    const char *id)
 {
 	int status;
 
@@ -106,7 +106,7 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 	int status;
 
 	*out_found = false;
-	if ((status = find(&index, &s, ctx, id)) || !s)
+	if ((status = cli_source_find(&index, &s, ctx, id)) || !s)
 		goto done;
 	*out_found = true;
 	state = cli_source_state(s, ac_time_now_ms(), ctx->config);
@@ -157,7 +157,7 @@ int cli_source_refuse_write(const cli_context *ctx, const char *verb, const char
 		ac_error_clear();
 		goto done;
 	}
-	if ((status = find(&index, &s, ctx, id)) == CLI_OK && s)
+	if ((status = cli_source_find(&index, &s, ctx, id)) == CLI_OK && s)
 		status = cli_error(CLI_FAILED, "session %s: %s is a %s session, a read-only source "
 				   "(agentctl never writes to %s)", verb, id, ac_source_name(s->kind),
 				   s->path);

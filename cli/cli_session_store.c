@@ -14,6 +14,8 @@
 
 #include "ac_backend.h"
 #include "ac_buf.h"
+#include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
 #include "ac_control.h"
 #include "ac_error.h"
 #include "ac_messages.h"
@@ -309,6 +311,50 @@ int cli_session_store_append(const cli_context *ctx, const char *id, const json_
 done:
 	ac_backend_session_info_clear(&info);
 	ac_backend_session_info_clear(&after);
+	ac_backend_close(&b);
+	return status;
+}
+
+int cli_session_store_record_turn(const cli_context *ctx, const char *id,
+				  const json_t *messages, const ac_usage *usage, bool json)
+{
+	ac_backend_session_info info = {0};
+	ac_checkpoint_store *store = NULL;
+	ac_backend b = {0};
+	json_t *rows = NULL, *doc = NULL;
+	char turn[32];
+	int status;
+
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	/* One transaction writes the messages, the turn's row and the totals;
+	 * the turn's number is the rows' count read back (another host's turn
+	 * may follow at once, never come between: the row lock). */
+	if (b.inspector.find(b.impl, &info, id) != 0 ||
+	    b.session.record_turn(b.impl, info.tenant, id, messages, usage) != 0 ||
+	    b.session.load_usage(b.impl, &rows, info.tenant, id) != 0) {
+		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
+		goto done;
+	}
+	/* The automatic checkpoint, when the stored document asks for one
+	 * (checkpoint auto), from the history the store holds. */
+	if (ac_checkpoint_store_open(&store, &ctx->ws) != 0 ||
+	    b.session.get(b.impl, &doc, info.tenant, id) != 0 ||
+	    ac_checkpoint_after_turn_from(NULL, store, id, doc) != 0) {
+		status = cli_error(CLI_FAILED, "session record-turn: the turn is recorded, but its "
+				   "automatic checkpoint failed: %s", ac_error_last());
+		goto done;
+	}
+	snprintf(turn, sizeof(turn), "%lld",
+		 (long long)json_integer_value(
+			 json_object_get(json_object_get(rows, "totals"), "turns")));
+	if ((status = print_written(&b, info.tenant, id, json, turn)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	json_decref(rows);
+	json_decref(doc);
+	ac_checkpoint_store_free(store);
+	ac_backend_session_info_clear(&info);
 	ac_backend_close(&b);
 	return status;
 }

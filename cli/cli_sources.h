@@ -23,6 +23,12 @@ json_t *cli_source_json(const ac_source_session *s, ac_session_state state);
 /* s as a row of `session list`, in its columns, made safe. */
 void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state);
 
+/* The transcript whose id is id, the workspace's first, then any
+ * project's: *out NULL when none (CLI_OK); *out_index (freed by the
+ * caller, also on error) holds it. */
+int cli_source_find(ac_source_index **out_index, ac_source_session **out, const cli_context *ctx,
+		    const char *id);
+
 /* `session show ID` for a transcript: *out_found false (and CLI_OK) when
  * no transcript has that id. */
 int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out_found);

@@ -21,7 +21,10 @@ static void put_counts(ac_buf *text, const json_t *usage)
 	const char *model = json_string_value(json_object_get(usage, "model"));
 
 	for (size_t k = 0; ac_turn_usage_counts[k]; k++)
-		ac_buf_printf(text, "%10llu ", count(usage, ac_turn_usage_counts[k]));
+		ac_buf_printf(text, "%10llu ",
+			      !strcmp(ac_turn_usage_counts[k], "totalTokens")
+				      ? (unsigned long long)ac_turn_usage_total(usage)
+				      : count(usage, ac_turn_usage_counts[k]));
 	if (json_is_number(cost))
 		ac_buf_printf(text, "%9.4f ", json_number_value(cost));
 	else

@@ -37,7 +37,7 @@ static const cli_command commands[] = {
 	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
 	 "session compact ID [--force]\n"
-	 "session search TEXT [--json] [--limit N]\n"
+	 "session search TEXT [--json] [--limit N] [--all-projects]\n"
 	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
 	 "session export ID --format md|html [-o FILE]\n"},
 	{"ops", cli_ops,

@@ -16,6 +16,13 @@
 int ac_backend_new_session_check(const char *tenant, const char *user, const char *agent,
 				 const char *session_id);
 
+/* 0 when doc may be created as tenant's session (session.create_document):
+ * an object whose id and tenant pass ac_backend_id_check(), whose
+ * metadata.tenantId is tenant and whose conversationHistory (when there)
+ * passes ac_backend_messages_check(); AC_EINVAL naming what is at fault
+ * otherwise. Defined in ac_backend_fs_copy.c. */
+int ac_backend_document_check(const char *tenant, const json_t *doc);
+
 /* 0 when messages is an array of objects; AC_EINVAL naming the first
  * element at fault otherwise. */
 int ac_backend_messages_check(const json_t *messages);

@@ -3,14 +3,16 @@
  * name order, and name only what those contracts would accept (ids that
  * pass ac_backend_id_check(); a stray file such as a temp file is not a
  * key). A session is put with one atomic create that never replaces a
- * file already there. */
+ * file already there, as a new one is (session.create_document, a fork). */
 #include "ac_backend_fs_impl.h"
 
 #include "ac_atomic.h"
+#include "ac_backend_check.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,42 @@
 #include <unistd.h>
 
 /* ---- sessions ---- */
+
+int ac_backend_document_check(const char *tenant, const json_t *doc)
+{
+	const char *id = json_string_value(json_object_get(doc, "id"));
+	const json_t *history = json_object_get(doc, "conversationHistory");
+	const char *owner = json_string_value(
+		json_object_get(json_object_get(doc, "metadata"), "tenantId"));
+	int rc;
+
+	if (!json_is_object(doc))
+		return ac_error_set(AC_EINVAL, "a session document is an object");
+	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", id ? id : "")))
+		return rc;
+	if (!owner || strcmp(owner, tenant) != 0)
+		return ac_error_set(AC_EINVAL, "session %s: metadata.tenantId is not '%s'", id, tenant);
+	return history ? ac_backend_messages_check(history) : 0;
+}
+
+/* A new session from a whole document: the session file's atomic create,
+ * never over an existing file. */
+static int fs_create_document(void *impl, const char *tenant, const json_t *doc)
+{
+	ac_backend_fs *fs = impl;
+	json_t *copy = NULL;
+	int rc;
+
+	if ((rc = ac_backend_document_check(tenant, doc)))
+		return rc;
+	if (!(copy = json_deep_copy(doc)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_file_mkdirs(fs->sessions_dir)) == 0)
+		rc = ac_session_create_document(NULL, fs->sessions_dir, copy);
+	json_decref(copy);
+	return rc;
+}
 
 static int fs_put_session(void *impl, bool *out_created, const char *tenant, const json_t *doc)
 {
@@ -176,6 +214,7 @@ static int fs_each_log(void *impl, ac_backend_key_fn fn, void *ctx)
 
 void ac_backend_fs_fill_copy(ac_backend *b)
 {
+	b->session.create_document = fs_create_document;
 	b->copy.put_session = fs_put_session;
 	b->copy.each_memo = fs_each_memo;
 	b->copy.each_artifact = fs_each_artifact;

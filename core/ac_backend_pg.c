@@ -415,6 +415,20 @@ static int put(json_t *object, const char *key, json_t *value)
 	return json_object_set_new(object, key, value) ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
 }
 
+int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char *session_id)
+{
+	int rc = ac_json_exact_load(out, sym_PQgetvalue(res, 0, 0),
+				    (size_t)sym_PQgetlength(res, 0, 0), 0, "stored session");
+
+	if (rc == 0 && !json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		rc = ac_error_set(AC_ECORRUPT, "session %s: the stored document is not an object",
+				  session_id);
+	}
+	return rc;
+}
+
 /* The stored document (no history) with what the row keeps current: the
  * status, updatedAt, metadata.usage once a turn was recorded; then the
  * messages as conversationHistory. */
@@ -440,14 +454,8 @@ static int pg_get(void *impl, json_t **out, const char *tenant, const char *sess
 		rc = not_found(tenant, session_id);
 		goto done;
 	}
-	if ((rc = ac_json_exact_load(&doc, sym_PQgetvalue(res, 0, 0),
-				     (size_t)sym_PQgetlength(res, 0, 0), 0, "stored session")))
+	if ((rc = ac_backend_pg_stored_document(&doc, res, session_id)))
 		goto done;
-	if (!json_is_object(doc)) {
-		rc = ac_error_set(AC_ECORRUPT, "session %s: the stored document is not an object",
-				  session_id);
-		goto done;
-	}
 	ac_time_format_iso(updated, (int64_t)ac_pg_u64(res, 0, 2));
 	if ((rc = put(doc, "status", json_string(ac_pg_text(res, 0, 1)))) ||
 	    (rc = put(doc, "updatedAt", json_string(updated))))

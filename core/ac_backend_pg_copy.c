@@ -1,9 +1,11 @@
 /* The PostgreSQL backend: what a copy between stores needs (ac_backend.h
- * section 8). A session is put with one statement (its row, document and
+ * section 8), and the new session from a whole document that shares its
+ * one-statement write. A session is put with one statement (its row, document and
  * messages, or nothing: one statement is one transaction), as are a log's
  * records; the walks read the keys alone, in key order. */
 #include "ac_backend_pg_impl.h"
 
+#include "ac_backend_check.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_messages.h"
@@ -107,6 +109,23 @@ done:
 	return rc;
 }
 
+/* A new session from a whole document (a fork): put_session's one
+ * statement, so the row, the document and the messages land together or
+ * not at all; an id taken (whatever its tenant) is refused. */
+static int pg_create_document(void *impl, const char *tenant, const json_t *doc)
+{
+	bool created = false;
+	int rc;
+
+	if ((rc = ac_backend_document_check(tenant, doc)) ||
+	    (rc = pg_put_session(impl, &created, tenant, doc)))
+		return rc;
+	if (!created)
+		return ac_error_set(AC_EINVAL, "session '%s' exists already",
+				    json_string_value(json_object_get(doc, "id")));
+	return 0;
+}
+
 /* Hands fn each row of sql's result as the key (every column a name). */
 static int each_row(ac_backend_pg *b, const char *what, const char *sql, ac_backend_key_fn fn,
 		    void *ctx)
@@ -192,6 +211,7 @@ static int pg_put_records(void *impl, const char *tenant, const char *kind, cons
 
 void ac_backend_pg_fill_copy(ac_backend *b)
 {
+	b->session.create_document = pg_create_document;
 	b->copy = (ac_backend_copy_ops){
 		.put_session = pg_put_session,
 		.each_memo = pg_each_memo,

@@ -26,6 +26,11 @@ int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_
 int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char *session_id,
 			       const char *tool_call_id, const char *data, size_t len);
 
+/* *out: the session document (an object, without its history) in the
+ * first column of res's first row; AC_ECORRUPT naming session_id when it
+ * is not one. */
+int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char *session_id);
+
 /* Locks the session's row for the rest of the transaction (every append
  * takes it too); AC_ENOTFOUND when it is not tenant's. */
 int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id);

@@ -8,19 +8,76 @@
  * are still exactly the ones planned: another writer's change since is
  * AC_ECONFLICT and nothing changes. The removed messages go to the
  * compactions table (the archive a compaction writes too, with the same
- * retention), then are deleted, and the session's counts follow. */
+ * retention), then are deleted, and the session's counts follow; the
+ * stored document records the rollback (metadata.rollbacks, the execution
+ * point) in the same transaction, as the session file's rewrite does.
+ *
+ * The document change is also what `checkpoint auto` needs (a metadata
+ * key, metadata.persistence.automatic): under the row lock a read, a
+ * change and a write are one step no other writer can come between. */
 #include "ac_backend_pg_impl.h"
 
 #include "ac_backend_pg.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
+#include "ac_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Applies change to tenant's session_id's stored document (its metadata,
+ * task...; the history is the messages table's) in the caller's
+ * transaction, with the session's row locked. AC_SESSION_UNCHANGED from
+ * change writes nothing and is 0. */
+static int change_document(ac_backend_pg *b, const char *tenant, const char *session_id,
+			   ac_backend_pg_document_fn change, void *ctx)
+{
+	const char *values[3] = {tenant, session_id, NULL};
+	json_t *doc = NULL;
+	char *text = NULL;
+	size_t len;
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = ac_pg_exec(b->pg, &res, "loading a session's document",
+			     "SELECT document FROM session_documents WHERE tenant = $1"
+			     " AND session_id = $2",
+			     2, values, NULL)))
+		goto done;
+	if (sym_PQntuples(res) != 1) {
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' has no stored document", session_id);
+		goto done;
+	}
+	if ((rc = ac_backend_pg_stored_document(&doc, res, session_id)))
+		goto done;
+	if ((rc = change(doc, ctx)) == AC_SESSION_UNCHANGED) {
+		rc = 0;
+		goto done;
+	}
+	if (rc)
+		goto done;
+	/* The history never goes in the document (put_session's rule). */
+	json_object_del(doc, "conversationHistory");
+	if (!(text = ac_json_exact_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER, &len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	values[2] = text;
+	rc = ac_pg_exec(b->pg, NULL, "saving a session's document",
+			"UPDATE session_documents SET document = $3::json WHERE tenant = $1"
+			" AND session_id = $2",
+			3, values, NULL);
+done:
+	sym_PQclear(res);
+	json_decref(doc);
+	free(text);
+	return rc;
+}
+
 static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
-	       const json_t *planned, size_t keep)
+	       const json_t *planned, size_t keep, ac_backend_pg_document_fn note, void *note_ctx)
 {
 	json_t *now = NULL, *removed = NULL;
 	long long *seqs = NULL;
@@ -60,6 +117,8 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 						     "rollback")))
 			goto done;
 	}
+	if (note && (rc = change_document(b, tenant, session_id, note, note_ctx)))
+		goto done;
 	rc = ac_pg_commit(b->pg, "rolling a session back");
 done:
 	if (rc)
@@ -70,10 +129,41 @@ done:
 	return rc;
 }
 
-int ac_backend_pg_cut_history(const ac_backend *backend, const char *tenant,
-			      const char *session_id, const json_t *planned, size_t keep)
+static int is_pg(const ac_backend *backend, const char *what)
 {
 	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
-		return ac_error_set(AC_EINVAL, "rollback: not a PostgreSQL backend");
-	return cut(backend->impl, tenant, session_id, planned, keep);
+		return ac_error_set(AC_EINVAL, "%s: not a PostgreSQL backend", what);
+	return 0;
+}
+
+int ac_backend_pg_cut_history(const ac_backend *backend, const char *tenant,
+			      const char *session_id, const json_t *planned, size_t keep,
+			      ac_backend_pg_document_fn note, void *note_ctx)
+{
+	int rc = is_pg(backend, "rollback");
+
+	return rc ? rc : cut(backend->impl, tenant, session_id, planned, keep, note, note_ctx);
+}
+
+int ac_backend_pg_update_document(const ac_backend *backend, const char *tenant,
+				  const char *session_id, ac_backend_pg_document_fn change,
+				  void *ctx)
+{
+	ac_backend_pg *b;
+	int rc;
+
+	if ((rc = is_pg(backend, "session update")) ||
+	    (rc = ac_backend_id_check("tenant", tenant)) ||
+	    (rc = ac_backend_id_check("session", session_id)))
+		return rc;
+	b = backend->impl;
+	if ((rc = ac_pg_begin(b->pg, "changing a session's document")) ||
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
+	    (rc = change_document(b, tenant, session_id, change, ctx)))
+		goto done;
+	rc = ac_pg_commit(b->pg, "changing a session's document");
+done:
+	if (rc)
+		ac_pg_rollback(b->pg);
+	return rc;
 }

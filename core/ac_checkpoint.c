@@ -399,45 +399,43 @@ static int choose_version(int64_t *out, ac_checkpoint_store *store, const char *
 	return rc;
 }
 
-int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
-			      const char *session_id, const ac_checkpoint_create_options *opts)
+/* The options' own checks, made before anything is read. */
+static int check_create_options(const ac_checkpoint_create_options *opts)
+{
+	if (opts->node && !*opts->node)
+		return ac_error_set(AC_EINVAL, "checkpoint node: empty");
+	if (opts->last_input_type && !*opts->last_input_type)
+		return ac_error_set(AC_EINVAL, "checkpoint lastInputType: empty");
+	if (opts->checkpoint_id)
+		return ac_checkpoint_id_check(opts->checkpoint_id);
+	return 0;
+}
+
+int ac_checkpoint_create_from(json_t **out, ac_checkpoint_store *store, const char *session_id,
+			      const json_t *root, const ac_checkpoint_create_options *opts)
 {
 	static const ac_checkpoint_create_options defaults = {0};
 	const char *node, *checkpoint_id;
-	char uuid[37], now[AC_TIME_ISO_LEN + 1], *session_path = NULL;
-	ac_session *session = NULL;
-	json_t *doc = NULL, *latest = NULL, *input = NULL, *output = NULL, *history;
+	char uuid[37], now[AC_TIME_ISO_LEN + 1];
+	json_t *doc = NULL, *latest = NULL, *input = NULL, *output = NULL;
+	const json_t *history;
 	const char *agent;
 	int64_t version;
 	bool tombstone;
-	int rc, guard = -1;
+	int rc;
 
 	if (!opts)
 		opts = &defaults;
 	node = opts->node;
 	checkpoint_id = opts->checkpoint_id;
-	if ((rc = ac_session_path(&session_path, sessions_dir, session_id)))
+	if ((rc = ac_session_id_check(session_id)) || (rc = check_create_options(opts)))
 		goto done;
-	if (node && !*node) {
-		rc = ac_error_set(AC_EINVAL, "checkpoint node: empty");
-		goto done;
-	}
-	if (opts->last_input_type && !*opts->last_input_type) {
-		rc = ac_error_set(AC_EINVAL, "checkpoint lastInputType: empty");
+	history = json_object_get(root, "conversationHistory");
+	if (!json_is_array(history)) {
+		rc = ac_error_set(AC_ECORRUPT, "session '%s': conversationHistory is not an array",
+				  session_id);
 		goto done;
 	}
-	if (checkpoint_id && (rc = ac_checkpoint_id_check(checkpoint_id)))
-		goto done;
-	/* agentctl processes take turns from reading the versions to saving,
-	 * so two creates never pick the same version. */
-	if (access(session_path, F_OK) != 0) {
-		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", session_id, sessions_dir);
-		goto done;
-	}
-	if ((rc = ac_lock_folder(&guard, session_path, 10000)))
-		goto done;
-	if ((rc = ac_session_load(&session, sessions_dir, session_id)))
-		goto done;
 	if (checkpoint_id) {
 		json_t *existing = NULL;
 
@@ -456,7 +454,6 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	rc = ac_checkpoint_store_latest(&latest, store, session_id);
 	if (rc && rc != AC_ENOTFOUND)
 		goto done;
-	history = ac_session_messages(session);
 	if (opts->last_input && !(input = json_deep_copy(opts->last_input))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
@@ -464,8 +461,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	if ((!input && (rc = last_text(&input, history, "user"))) ||
 	    (rc = last_text(&output, history, "assistant")))
 		goto done;
-	agent = json_string_value(json_object_get(json_object_get(ac_session_root(session),
-								  "metadata"), "agentId"));
+	agent = json_string_value(json_object_get(json_object_get(root, "metadata"), "agentId"));
 	if (!checkpoint_id)
 		ac_uuid_v4(uuid);
 	ac_time_format_iso(now, ac_time_now_ms());
@@ -494,12 +490,39 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 		doc = NULL;
 	}
 done:
-	if (guard >= 0)
-		close(guard);
 	json_decref(doc);
 	json_decref(latest);
 	json_decref(input);
 	json_decref(output);
+	return rc;
+}
+
+int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
+			      const char *session_id, const ac_checkpoint_create_options *opts)
+{
+	static const ac_checkpoint_create_options defaults = {0};
+	char *session_path = NULL;
+	ac_session *session = NULL;
+	int rc, guard = -1;
+
+	if (!opts)
+		opts = &defaults;
+	if ((rc = ac_session_path(&session_path, sessions_dir, session_id)) ||
+	    (rc = check_create_options(opts)))
+		goto done;
+	/* agentctl processes take turns from reading the versions to saving,
+	 * so two creates never pick the same version. */
+	if (access(session_path, F_OK) != 0) {
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", session_id, sessions_dir);
+		goto done;
+	}
+	if ((rc = ac_lock_folder(&guard, session_path, 10000)) ||
+	    (rc = ac_session_load(&session, sessions_dir, session_id)))
+		goto done;
+	rc = ac_checkpoint_create_from(out, store, session_id, ac_session_root(session), opts);
+done:
+	if (guard >= 0)
+		close(guard);
 	ac_session_free(session);
 	free(session_path);
 	return rc;
@@ -757,24 +780,12 @@ static bool names_rollback(const json_t *root, const char *archive)
 	return false;
 }
 
-static int cut_history(json_t *root, void *ctx)
+int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, const char *at,
+				const char *archive)
 {
-	const cut_change *c = ctx;
-	const ac_checkpoint_plan *plan = c->plan;
-	json_t *history = json_object_get(root, "conversationHistory");
 	json_t *metadata = json_object_get(root, "metadata"), *rollbacks;
-	int rc;
+	const char *node = ac_checkpoint_node(plan->checkpoint);
 
-	if (names_rollback(root, c->archive))
-		return AC_SESSION_UNCHANGED;
-	if (!json_is_array(history) || !json_equal(history, plan->history)) {
-		if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(plan->checkpoint), history)))
-			return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback: %s",
-					    plan->session_id, ac_error_last());
-		return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback "
-				    "(another writer added or changed messages); its history was "
-				    "left as that writer made it", plan->session_id);
-	}
 	if (metadata && !json_is_object(metadata))
 		return ac_error_set(AC_ECORRUPT, "session '%s': metadata is not an object",
 				    plan->session_id);
@@ -787,23 +798,43 @@ static int cut_history(json_t *root, void *ctx)
 	if (!rollbacks && json_object_set_new(metadata, "rollbacks", rollbacks = json_array()))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if (json_array_append_new(rollbacks,
-				  json_pack("{s:s, s:s, s:I, s:I, s:s}", "at", c->at, "checkpointId",
+				  json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
 					    ac_checkpoint_id(plan->checkpoint), "version",
 					    (json_int_t)ac_checkpoint_version(plan->checkpoint),
 					    "removedMessages", (json_int_t)plan->remove, "archive",
-					    c->archive)))
+					    archive)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	while (json_array_size(history) > plan->keep)
-		if (json_array_remove(history, json_array_size(history) - 1))
-			return ac_error_set(AC_ENOMEM, "out of memory");
 	/* Koog's rollback restores where the run was, not only what was said. */
-	const char *node = ac_checkpoint_node(plan->checkpoint);
-
 	return ac_checkpoint_put_execution_point(
 		root, *node ? node : NULL,
 		json_object_get(plan->checkpoint, "lastInput"),
 		json_string_value(json_object_get(plan->checkpoint, "lastInputType")),
 		ac_checkpoint_id(plan->checkpoint));
+}
+
+static int cut_history(json_t *root, void *ctx)
+{
+	const cut_change *c = ctx;
+	const ac_checkpoint_plan *plan = c->plan;
+	json_t *history = json_object_get(root, "conversationHistory");
+	int rc;
+
+	if (names_rollback(root, c->archive))
+		return AC_SESSION_UNCHANGED;
+	if (!json_is_array(history) || !json_equal(history, plan->history)) {
+		if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(plan->checkpoint), history)))
+			return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback: %s",
+					    plan->session_id, ac_error_last());
+		return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback "
+				    "(another writer added or changed messages); its history was "
+				    "left as that writer made it", plan->session_id);
+	}
+	if ((rc = ac_checkpoint_note_rollback(root, plan, c->at, c->archive)))
+		return rc;
+	while (json_array_size(history) > plan->keep)
+		if (json_array_remove(history, json_array_size(history) - 1))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* "<sessions>/.rollbacks/<id>/compensated.json": the compensations that

@@ -109,7 +109,7 @@ bool ac_checkpoint_automatic(const json_t *session_root)
 		"automatic"));
 }
 
-static int set_automatic(json_t *root, void *ctx)
+int ac_checkpoint_automatic_change(json_t *root, void *ctx)
 {
 	bool on = *(const bool *)ctx;
 	json_t *metadata = NULL, *persistence;
@@ -134,7 +134,25 @@ int ac_checkpoint_set_automatic(const char *sessions_dir, const char *session_id
 
 	if ((rc = ac_session_id_check(session_id)))
 		return rc;
-	return ac_session_update(NULL, sessions_dir, session_id, set_automatic, &on);
+	return ac_session_update(NULL, sessions_dir, session_id, ac_checkpoint_automatic_change, &on);
+}
+
+/* The node an automatic checkpoint is saved as: the turn it follows. */
+static void turn_node(char *node, size_t size, const json_t *root)
+{
+	snprintf(node, size, "turn-%lld",
+		 (long long)json_integer_value(json_object_get(
+			 json_object_get(json_object_get(root, "metadata"), "usage"), "turns")));
+}
+
+static int keep_id(char **out_id, json_t *doc)
+{
+	int rc = 0;
+
+	if (out_id && !(*out_id = strdup(ac_checkpoint_id(doc))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	json_decref(doc);
+	return rc;
 }
 
 int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
@@ -156,17 +174,31 @@ int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
 		ac_session_free(session);
 		return 0;
 	}
-	snprintf(node, sizeof(node), "turn-%lld",
-		 (long long)json_integer_value(json_object_get(
-			 json_object_get(json_object_get(ac_session_root(session), "metadata"),
-					 "usage"),
-			 "turns")));
+	turn_node(node, sizeof(node), ac_session_root(session));
 	ac_session_free(session);
 	opts.node = node;
+	/* The file variant: it reads the session again under the folder's
+	 * lock, so the checkpoint holds the history as of its save. */
 	if ((rc = ac_checkpoint_create_with(&doc, store, sessions_dir, session_id, &opts)))
 		return rc;
-	if (out_id && !(*out_id = strdup(ac_checkpoint_id(doc))))
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-	json_decref(doc);
-	return rc;
+	return keep_id(out_id, doc);
+}
+
+int ac_checkpoint_after_turn_from(char **out_id, ac_checkpoint_store *store,
+				  const char *session_id, const json_t *root)
+{
+	ac_checkpoint_create_options opts = {0};
+	json_t *doc = NULL;
+	char node[48];
+	int rc;
+
+	if (out_id)
+		*out_id = NULL;
+	if (ac_checkpoint_store_is_none(store) || !ac_checkpoint_automatic(root))
+		return 0;
+	turn_node(node, sizeof(node), root);
+	opts.node = node;
+	if ((rc = ac_checkpoint_create_from(&doc, store, session_id, root, &opts)))
+		return rc;
+	return keep_id(out_id, doc);
 }

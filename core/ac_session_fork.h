@@ -13,6 +13,7 @@
 #define AC_SESSION_FORK_H
 
 #include "ac_session.h"
+#include "ac_source.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -28,11 +29,28 @@ typedef struct {
 	const char *checkpoint_id;
 } ac_session_fork_options;
 
+/* The fork's document (*out, a new reference): parent_root (a session
+ * document with its conversationHistory, borrowed: a file's root or what
+ * a store's session.get gives) cut as opts says, task and tenancy copied,
+ * metadata.parent, status paused, new times. Nothing is written: a store
+ * creates it (session.create_document), atomically. Errors as below. */
+int ac_session_fork_document(json_t **out, const json_t *parent_root,
+			     const ac_session_fork_options *opts);
+
 /* Forks parent (loaded; borrowed) into a new session file in dir. *out
  * (may be NULL) receives the new session. AC_EINVAL naming --at when at is
  * past the last message (or the conversation is empty and at > 0), or
  * when the new id exists or is not a valid id. */
 int ac_session_fork(ac_session **out, const char *dir, const ac_session *parent,
 		    const ac_session_fork_options *opts);
+
+/* Forks the transcript s (a coding agent's; listed, borrowed; never
+ * written) into a new session file in dir: its conversation up to opts->at
+ * (0: all) as agentctl messages (ac_source_session_conversation()),
+ * metadata.parent {source, sessionId, atMessage}, paused, task its first
+ * prompt. AC_EINVAL for --at past the end, for a checkpoint (transcripts
+ * have none) and for a bad or taken new id; the errors of a read. */
+int ac_session_fork_transcript(ac_session **out, const char *dir, const ac_source_session *s,
+			       const ac_session_fork_options *opts);
 
 #endif

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -451,6 +452,23 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 	free(text);
 	ac_buf_free(&c.line);
 	return rc;
+}
+
+int ac_source_session_document(json_t **out, const ac_source_session *s)
+{
+	json_t *conv = NULL;
+	char status[64];
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_source_session_conversation(&conv, s)))
+		return rc;
+	snprintf(status, sizeof(status), "%s transcript (read-only)", ac_source_name(s->kind));
+	*out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "id", s->id ? s->id : "", "task",
+			 ac_source_session_task(s), "status", status, "createdAt",
+			 s->started ? s->started : "", "updatedAt", s->updated ? s->updated : "",
+			 "conversationHistory", conv);
+	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
 }
 
 const char *ac_source_session_task(const ac_source_session *s)

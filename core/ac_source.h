@@ -90,6 +90,12 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed);
  * now (the summary keeps none of it). 0, or the errors of a read. */
 int ac_source_session_conversation(json_t **out, const ac_source_session *s);
 
+/* s as a session document (a new reference) for what reads one, such as
+ * ac_session_export(): id, task, status "<source> transcript
+ * (read-only)", createdAt and updatedAt ("" unknown) and its conversation
+ * as conversationHistory. 0, or the errors of a read. */
+int ac_source_session_document(json_t **out, const ac_source_session *s);
+
 /* What to call s: its first prompt, else the tool's title, else "".
  * Borrowed. */
 const char *ac_source_session_task(const ac_source_session *s);

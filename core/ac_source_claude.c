@@ -17,6 +17,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_json_scan.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -250,6 +251,24 @@ static int messages(json_t *out, const json_t *e)
 	return ac_source_put_message(out, type, json_deep_copy(content));
 }
 
+static int count(const char *text, size_t len)
+{
+	static const char *const names[] = {"type", "isSidechain", "message", "message.content"};
+	ac_json_path paths[4];
+	ac_json_span span[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (ac_json_path_init(&paths[i], names[i]))
+			return -1;
+	if (ac_json_scan(span, text, len, paths, 4, NULL) != 0)
+		return -1;
+	if ((!ac_json_string_equals(&span[0], "user", 4) &&
+	     !ac_json_string_equals(&span[0], "assistant", 9)) ||
+	    span[1].type == AC_JSON_TRUE || span[2].type != AC_JSON_OBJECT)
+		return 0;
+	return span[3].type == AC_JSON_STRING || span[3].type == AC_JSON_ARRAY;
+}
+
 static const char *const resume[] = {"claude", "--resume", "{id}", NULL};
 
 const ac_source_adapter ac_source_claude = {
@@ -263,4 +282,5 @@ const ac_source_adapter ac_source_claude = {
 	.entry = entry,
 	.messages = messages,
 	.line = ac_source_claude_scan_line,
+	.count = count,
 };

@@ -14,6 +14,7 @@
 #include "ac_source_impl.h"
 
 #include "ac_error.h"
+#include "ac_json_scan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,59 @@ static int messages(json_t *out, const json_t *e)
 	return 0;
 }
 
+/* True when span is a string that holds needle (it has no escapes to
+ * decode: the types compared here are plain ASCII words). */
+static bool span_has(const ac_json_span *span, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (span->type != AC_JSON_STRING || span->has_escape || span->len < n + 2)
+		return false;
+	for (size_t i = 1; i + n < span->len; i++)
+		if (!memcmp(span->start + i, needle, n))
+			return true;
+	return false;
+}
+
+/* messages(), told by the scanner: the record's payload (or the bare
+ * item), then its type, role and call_id. */
+static int count(const char *text, size_t len)
+{
+	static const char *const names[] = {"type", "payload", "id", "timestamp",
+					    "payload.type", "payload.role", "payload.call_id",
+					    "role", "call_id"};
+	enum { TYPE, PAYLOAD, ID, TIME, PTYPE, PROLE, PCALL, ROLE, CALL, N };
+	ac_json_path paths[N];
+	ac_json_span span[N];
+	const ac_json_span *type, *role, *call;
+
+	for (size_t i = 0; i < N; i++)
+		if (ac_json_path_init(&paths[i], names[i]))
+			return -1;
+	if (ac_json_scan(span, text, len, paths, N, NULL) != 0 || span[TYPE].has_escape)
+		return -1;
+	if (span[PAYLOAD].type == AC_JSON_OBJECT && span[TYPE].type == AC_JSON_STRING) {
+		if (!ac_json_string_equals(&span[TYPE], "response_item", 13))
+			return 0;
+		type = &span[PTYPE], role = &span[PROLE], call = &span[PCALL];
+	} else if (span[TYPE].type != AC_JSON_STRING && span[ID].type == AC_JSON_STRING &&
+		   span[TIME].type != AC_JSON_NONE) {
+		return 0; /* the bare session meta */
+	} else {
+		type = &span[TYPE], role = &span[ROLE], call = &span[CALL];
+	}
+	if (type->type != AC_JSON_STRING)
+		return 0;
+	if (type->has_escape)
+		return -1;
+	if (ac_json_string_equals(type, "message", 7))
+		return ac_json_string_equals(role, "user", 4) ||
+		       ac_json_string_equals(role, "assistant", 9);
+	if (call->type != AC_JSON_STRING)
+		return 0;
+	return span_has(type, "_call");
+}
+
 static const char *const resume[] = {"codex", "resume", "{id}", NULL};
 
 const ac_source_adapter ac_source_codex = {
@@ -210,4 +264,5 @@ const ac_source_adapter ac_source_codex = {
 	.discover = discover,
 	.entry = entry,
 	.messages = messages,
+	.count = count,
 };

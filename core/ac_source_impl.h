@@ -31,6 +31,13 @@ typedef struct {
 	/* Optional: notes one line (its bytes) without building it, or returns
 	 * AC_SOURCE_NOT_SCANNED to have it parsed and given to entry(). */
 	int (*line)(ac_source_session *s, const char *text, size_t len);
+	/* Optional (JSON Lines): how many messages messages() makes of the
+	 * line text[0..len), told by the allocation-free scanner without
+	 * building it, so that a search can skip a line yet count it; -1 when
+	 * the scanner refuses the line (then it is built and counted). Keep in
+	 * step with messages(): tests/test_source_search.c checks the two
+	 * agree on every fixture. */
+	int (*count)(const char *text, size_t len);
 } ac_source_adapter;
 
 #define AC_SOURCE_NOT_SCANNED 1

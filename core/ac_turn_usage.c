@@ -70,6 +70,20 @@ json_t *ac_turn_usage_of(const ac_usage *usage)
 	return out;
 }
 
+uint64_t ac_turn_usage_total(const json_t *usage)
+{
+	const json_t *given = json_object_get(usage, "totalTokens");
+	const json_t *in = json_object_get(usage, "inputTokens");
+	const json_t *out = json_object_get(usage, "outputTokens");
+	uint64_t a = is_count_value(in) ? (uint64_t)json_integer_value(in) : 0;
+	uint64_t b = is_count_value(out) ? (uint64_t)json_integer_value(out) : 0;
+
+	if (is_count_value(given))
+		return (uint64_t)json_integer_value(given);
+	/* Both are at most AC_SESSION_COUNT_MAX (2^53 - 1): no overflow. */
+	return a + b;
+}
+
 /* sum[key] += add, refusing a sum past AC_SESSION_COUNT_MAX. */
 static int add(json_t *sum, const char *key, uint64_t add)
 {
@@ -103,10 +117,14 @@ int ac_turn_usage_totals(json_t **out, const json_t *rows)
 		uint64_t turn = (uint64_t)json_integer_value(json_object_get(row, "turn"));
 
 		for (size_t k = 0; ac_turn_usage_counts[k]; k++) {
-			const json_t *v = json_object_get(usage, ac_turn_usage_counts[k]);
+			const char *key = ac_turn_usage_counts[k];
+			const json_t *v = json_object_get(usage, key);
 
-			if (is_count_value(v) &&
-			    (rc = add(sum, ac_turn_usage_counts[k], (uint64_t)json_integer_value(v))))
+			if (!strcmp(key, "totalTokens"))
+				rc = add(sum, key, ac_turn_usage_total(usage));
+			else if (is_count_value(v))
+				rc = add(sum, key, (uint64_t)json_integer_value(v));
+			if (rc)
 				goto done;
 		}
 		c = json_object_get(usage, "costUsd");

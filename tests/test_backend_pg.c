@@ -454,12 +454,12 @@ static void test_cut_history(void **state)
 	OK(b->session.load_all(b->impl, &planned, "fleet", "cut1"));
 	/* Another writer appends after the plan was read: refused. */
 	OK(b->session.append(b->impl, "fleet", "cut1", msgs));
-	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1), AC_ECONFLICT);
+	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1, NULL, NULL), AC_ECONFLICT);
 	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
 	assert_int_equal(json_array_size(now), 6);
 	json_decref(planned);
 	planned = now;
-	OK(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1));
+	OK(ac_backend_pg_cut_history(b, "fleet", "cut1", planned, 1, NULL, NULL));
 	OK(b->session.load_all(b->impl, &now, "fleet", "cut1"));
 	assert_int_equal(json_array_size(now), 1);
 	OK(b->inspector.find(b->impl, &info, "cut1"));
@@ -472,6 +472,84 @@ static void test_cut_history(void **state)
 	ac_backend_session_info_clear(&info);
 	json_decref(now);
 	json_decref(planned);
+	json_decref(msgs);
+}
+
+/* A document change for the tests: sets metadata.mark to ctx (a string),
+ * or fails with AC_ECORRUPT when ctx is NULL. */
+static int mark_document(json_t *root, void *ctx)
+{
+	json_t *metadata = json_object_get(root, "metadata");
+
+	if (!ctx)
+		return ac_error_set(AC_ECORRUPT, "refused by the test");
+	return json_object_set_new(metadata, "mark", json_string(ctx)) ? AC_ENOMEM : 0;
+}
+
+static const char *mark_of(const ac_backend *b, json_t **doc, const char *session)
+{
+	json_decref(*doc);
+	OK(b->session.get(b->impl, doc, "fleet", session));
+	return json_string_value(json_object_get(json_object_get(*doc, "metadata"), "mark"));
+}
+
+/* The cut records the rollback in the stored document in its own
+ * transaction: refused cut, no record; a record that cannot be written,
+ * no cut. */
+static void test_cut_history_notes(void **state)
+{
+	ac_backend *b = *state;
+	json_t *msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"a\"},"
+				    "{\"role\":\"assistant\",\"content\":\"b\"}]");
+	json_t *planned = NULL, *now = NULL, *doc = NULL;
+	char conflict[] = "conflict", cut[] = "cut";
+
+	free(conform_new_session(b, "fleet", "ops", "cut2"));
+	OK(b->session.append(b->impl, "fleet", "cut2", msgs));
+	OK(b->session.load_all(b->impl, &planned, "fleet", "cut2"));
+	OK(b->session.append(b->impl, "fleet", "cut2", msgs));
+	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut2", planned, 1, mark_document,
+						   conflict), AC_ECONFLICT);
+	assert_null(mark_of(b, &doc, "cut2"));
+	json_decref(planned);
+	OK(b->session.load_all(b->impl, &planned, "fleet", "cut2"));
+	assert_int_equal(ac_backend_pg_cut_history(b, "fleet", "cut2", planned, 1, mark_document,
+						   NULL), AC_ECORRUPT);
+	OK(b->session.load_all(b->impl, &now, "fleet", "cut2"));
+	assert_int_equal(json_array_size(now), 4);
+	json_decref(now);
+	OK(ac_backend_pg_cut_history(b, "fleet", "cut2", planned, 1, mark_document, cut));
+	assert_string_equal(mark_of(b, &doc, "cut2"), "cut");
+	assert_int_equal(json_array_size(json_object_get(doc, "conversationHistory")), 1);
+	json_decref(doc);
+	json_decref(planned);
+	json_decref(msgs);
+}
+
+/* A change to the stored document (checkpoint auto): applied whole under
+ * the row lock; refused changes and other tenants' sessions write nothing;
+ * the history is untouched. */
+static void test_update_document(void **state)
+{
+	ac_backend *b = *state;
+	json_t *msgs = conform_msgs("[{\"role\":\"user\",\"content\":\"a\"}]");
+	json_t *doc = NULL;
+	char one[] = "one", two[] = "two";
+
+	free(conform_new_session(b, "fleet", "ops", "doc1"));
+	OK(b->session.append(b->impl, "fleet", "doc1", msgs));
+	OK(ac_backend_pg_update_document(b, "fleet", "doc1", mark_document, one));
+	assert_string_equal(mark_of(b, &doc, "doc1"), "one");
+	assert_int_equal(json_array_size(json_object_get(doc, "conversationHistory")), 1);
+	assert_int_equal(ac_backend_pg_update_document(b, "fleet", "doc1", mark_document, NULL),
+			 AC_ECORRUPT);
+	assert_string_equal(mark_of(b, &doc, "doc1"), "one");
+	assert_int_equal(ac_backend_pg_update_document(b, "other", "doc1", mark_document, two),
+			 AC_ENOTFOUND);
+	assert_int_equal(ac_backend_pg_update_document(b, "fleet", "nosuch", mark_document, two),
+			 AC_ENOTFOUND);
+	assert_string_equal(mark_of(b, &doc, "doc1"), "one");
+	json_decref(doc);
 	json_decref(msgs);
 }
 
@@ -534,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_store_watch_unreachable),
 		cmocka_unit_test(test_store_watch_kinds),
 		cmocka_unit_test_setup_teardown(test_cut_history, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_cut_history_notes, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_update_document, setup_pg, teardown_pg),
 		cmocka_unit_test(test_errors_hide_password),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),

@@ -499,6 +499,37 @@ static void test_file_reads_the_fixture_checkpoints(void **state)
 	free(ws);
 }
 
+/* A checkpoint of a session document the caller read (a database
+ * store's): no session file is needed or touched. */
+static void test_create_from_document(void **state)
+{
+	fixture *f = *state;
+	json_t *root = json_loads("{\"id\":\"d1\",\"conversationHistory\":["
+				  "{\"role\":\"user\",\"content\":\"make users\"},"
+				  "{\"role\":\"assistant\",\"content\":\"ok\"}],"
+				  "\"metadata\":{\"agentId\":\"claude\"}}", 0, NULL);
+	json_t *doc = NULL;
+	char *path = NULL;
+
+	assert_int_equal(ac_checkpoint_create_from(&doc, f->store, "d1", root, NULL), 0);
+	assert_true(json_equal(json_object_get(doc, "messageHistory"),
+			       json_object_get(root, "conversationHistory")));
+	assert_string_equal(json_string_value(json_object_get(doc, "agentId")), "claude");
+	assert_string_equal(json_string_value(json_object_get(doc, "lastInput")), "make users");
+	assert_int_equal(ac_checkpoint_version(doc), 1);
+	json_decref(doc);
+	assert_int_equal(ac_session_path(&path, f->sessions, "d1"), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	/* A document without a history array is refused, nothing saved. */
+	json_object_set_new(root, "conversationHistory", json_string("x"));
+	assert_int_equal(ac_checkpoint_create_from(NULL, f->store, "d1", root, NULL), AC_ECORRUPT);
+	assert_int_equal(ac_checkpoint_store_latest(&doc, f->store, "d1"), 0);
+	assert_int_equal(ac_checkpoint_version(doc), 1);
+	json_decref(doc);
+	json_decref(root);
+	free(path);
+}
+
 static void test_create_with_options(void **state)
 {
 	fixture *f = *state;
@@ -1252,6 +1283,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_headers_match_full_load_on_corrupt_files,
 						setup_file, teardown),
 		CONTRACT(test_create_with_options),
+		CONTRACT(test_create_from_document),
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
 		CONTRACT(test_failing_compensation_stops_and_keeps_session),
@@ -1275,6 +1307,7 @@ int main(void)
 		CONTRACT_PG(test_create_from_session),
 		CONTRACT_PG(test_contract_headers_match_full_load),
 		CONTRACT_PG(test_create_with_options),
+		CONTRACT_PG(test_create_from_document),
 		CONTRACT_PG(test_prefix_refusals),
 		CONTRACT_PG(test_rollback_runs_compensations_newest_first),
 		CONTRACT_PG(test_failing_compensation_stops_and_keeps_session),

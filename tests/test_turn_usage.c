@@ -224,6 +224,28 @@ static void test_refusals_write_nothing(void **state)
 	json_decref(msgs);
 }
 
+/* A row's total is the Usage's own totalTokens when given (it may count
+ * cache tokens), else input + output; the totals sum those, never 0 for
+ * turns that said nothing of a total. */
+static void test_total_tokens_derived(void **state)
+{
+	json_t *rows = json_pack("[{s:i, s:{s:i, s:i, s:i, s:i}}, {s:i, s:{s:i, s:i}}]",
+				 "turn", 1, "usage", "inputTokens", 100, "outputTokens", 20,
+				 "cacheReadInputTokens", 500, "totalTokens", 620,
+				 "turn", 2, "usage", "inputTokens", 7, "outputTokens", 3);
+	json_t *totals = NULL;
+
+	(void)state;
+	assert_int_equal(ac_turn_usage_total(json_object_get(json_array_get(rows, 0), "usage")), 620);
+	assert_int_equal(ac_turn_usage_total(json_object_get(json_array_get(rows, 1), "usage")), 10);
+	OK(ac_turn_usage_totals(&totals, rows));
+	assert_int_equal(json_integer_value(json_object_get(totals, "totalTokens")), 630);
+	assert_int_equal(json_integer_value(json_object_get(totals, "inputTokens")), 107);
+	assert_int_equal(json_integer_value(json_object_get(totals, "turns")), 2);
+	json_decref(totals);
+	json_decref(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +254,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_legacy_totals_carried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_row_repaired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_write_nothing, setup, teardown),
+		cmocka_unit_test(test_total_tokens_derived),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

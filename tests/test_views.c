@@ -612,13 +612,14 @@ static void test_conversation(void **state)
 	json_error_t err;
 	json_t *msgs = json_loads(
 		"[{\"role\":\"user\",\"content\":\"Fix it\\nplease \\u001b[1m\"},"
-		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"On it\"},"
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"Read a.c first\",\"signature\":\"sig\"},"
+		"{\"type\":\"text\",\"text\":\"On it\"},"
 		"{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read_file\",\"input\":{\"path\":\"a.c\"}}]},"
 		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"int x;\"}]},"
 		"{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c9\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]},"
 		"{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"a.c\"}]",
 		0, &err);
-	bool call = false, result = false, call2 = false, result2 = false;
+	bool call = false, result = false, call2 = false, result2 = false, thought = false;
 	ui_pane p = {0};
 
 	(void)state;
@@ -638,8 +639,13 @@ static void test_conversation(void **state)
 			call2 = true;
 		if (m.conv[i].kind == UI_CONV_TOOL_RESULT && strstr(m.conv[i].text, "c9: a.c"))
 			result2 = true;
+		/* A thinking block: its text, marked; not its JSON or signature. */
+		if (strstr(m.conv[i].text, "sig"))
+			fail_msg("the thinking block's signature is shown: %s", m.conv[i].text);
+		if (!strcmp(m.conv[i].text, "(thinking) Read a.c first"))
+			thought = true;
 	}
-	assert_true(call && result && call2 && result2);
+	assert_true(call && result && call2 && result2 && thought);
 	/* Narrower panes take more rows; drawing shows the role headers. */
 	assert_true(ui_conversation_rows(&m, NULL, 20) >= ui_conversation_rows(&m, NULL, 80));
 	fake_reset();

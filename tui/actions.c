@@ -2,7 +2,6 @@
 #include "actions.h"
 #include "actions_impl.h"
 
-#include "ckpt_rollback.h"
 #include "undo.h"
 
 #include "ac_backend_pg.h"
@@ -286,7 +285,7 @@ static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, cons
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_checkpoint_store_open(&store, ws)))
 		return rc;
-	rc = ui_ckpt_plan(out, store, ws, session, checkpoint);
+	rc = ac_operator_plan_rollback(out, store, ws, session, checkpoint);
 	ac_checkpoint_store_free(store);
 	return rc;
 }
@@ -362,7 +361,7 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 	ac_checkpoint_plan_free(&now);
 	/* The message says what ran before a failure: compensations are not
 	 * undone, and a retry skips them. */
-	if (ui_ckpt_rollback(ws, d->target, &plan, &result, &notes) != 0)
+	if (ac_operator_rollback_checkpoint(ws, d->target, &plan, &result, &notes) != 0)
 		ui_act_say(o, true, ui_act_cancel_asked(cancel_fd) ? "rollback of %s cancelled: %s" : "rollback%.0s: %s",
 		    d->target, ac_error_last());
 	else {

@@ -4,6 +4,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_session_search.h"
+#include "ac_source_search.h"
 #include "ac_time.h"
 
 #include <stdint.h>
@@ -50,6 +51,28 @@ static int newest_first(const void *a, const void *b)
 	return order ? order : strcmp(x->id, y->id);
 }
 
+/* What searches row s: its session file in ws, or its transcript with
+ * the provider of its source. path receives the file's path. 0 or
+ * AC_ENOMEM. */
+static int item_of(ac_search_item *item, ac_buf *path, const ui_session *s,
+		   const ac_workspace *ws)
+{
+	const ac_search_provider *provider = &ac_session_search_file_provider;
+
+	ac_buf_clear(path);
+	for (int k = 0; s->source && k < AC_SOURCE_COUNT; k++)
+		if (!strcmp(s->source, ac_source_name((ac_source_kind)k)))
+			provider = ac_source_search_provider((ac_source_kind)k);
+	if (s->source && s->path ? ac_buf_printf(path, "%s", s->path)
+				 : ac_buf_printf(path, "%s/%s.json", ws->sessions_dir, s->id))
+		return AC_ENOMEM;
+	*item = (ac_search_item){.id = s->id, .source = s->source ? s->source : "file",
+				 .path = path->data,
+				 .updated_at = *s->updated ? s->updated : s->created,
+				 .provider = provider};
+	return 0;
+}
+
 /* The listed sessions as items, newest first (the order search keeps). */
 static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspace *ws)
 {
@@ -61,14 +84,11 @@ static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspac
 		const ui_session *s = &m->sessions[i];
 		ac_search_item *item = &e->items[e->n];
 
-		ac_buf_clear(&path);
-		if (ac_buf_printf(&path, "%s/%s.json", ws->sessions_dir, s->id))
+		if (item_of(item, &path, s, ws))
 			break;
 		item->id = strdup(s->id);
 		item->path = ac_buf_detach(&path);
-		item->updated_at = strdup(*s->updated ? s->updated : s->created);
-		item->source = "file";
-		item->provider = &ac_session_search_file_provider;
+		item->updated_at = strdup(item->updated_at);
 		e->n++;
 		if (!item->id || !item->path || !item->updated_at)
 			break;
@@ -165,11 +185,8 @@ static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *w
 
 		if (was && !strcmp(was->updated_at, updated))
 			continue;
-		if (++changed > SLICE || ac_buf_printf(&path, "%s/%s.json", ws->sessions_dir, s->id))
+		if (++changed > SLICE || item_of(&item, &path, s, ws))
 			goto done;
-		item = (ac_search_item){.id = s->id, .source = "file", .path = path.data,
-					.updated_at = updated,
-					.provider = &ac_session_search_file_provider};
 		ui_model_csearch_remove(m, s->id);
 		search_slice(m, &item, 1, e->needle);
 		ac_buf_free(&path);

@@ -6,8 +6,9 @@
  * its first matching message and a snippet in model.conv_search. A new
  * text starts over. Afterwards a session the watcher saw change (one row
  * of the model replaced) is searched again alone; a new listing of the
- * whole folder starts the search over. Session files only: a database
- * store's sessions are not searched here. No curses here. */
+ * whole folder starts the search over. The coding agents' transcript
+ * rows are searched in their files by their source's provider
+ * (ac_source_search.h). A database store's sessions are not searched here. No curses here. */
 #ifndef UI_CSEARCH_H
 #define UI_CSEARCH_H
 

@@ -395,6 +395,12 @@ static void conv_add_message(conv_builder *b, size_t index, const json_t *msg)
 			else if (type && !strcmp(type, "tool_result"))
 				conv_add_result(b, role, str_field(block, "tool_use_id"),
 						json_object_get(block, "content"));
+			else if (type && !strcmp(type, "thinking") &&
+				 json_is_string(json_object_get(block, "thinking")))
+				/* Claude's extended thinking: its text, marked, not the
+				 * block's JSON (its signature is noise to a reader). */
+				conv_add_json(b, UI_CONV_TEXT, role, "(thinking) ",
+					      json_object_get(block, "thinking"));
 			else
 				conv_add_json(b, UI_CONV_TEXT, role, NULL, block);
 		}

@@ -42,6 +42,9 @@ typedef struct {
 	 * ("claude-code", "codex", "gemini"; static), NULL for a session file. */
 	const char *source;
 	ac_session_state state; /* derived: ac_session_state.h */
+	/* The transcript's file, raw (for the conversation search, never
+	 * shown); NULL for a session file. */
+	char *path;
 } ui_session;
 
 typedef struct {
@@ -385,7 +388,7 @@ int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_ses
 
 /* One coding agent's transcript as a row: raw strings, sanitised here. */
 typedef struct {
-	const char *id, *task, *created, *updated, *source;
+	const char *id, *task, *created, *updated, *source, *path;
 	size_t messages;
 	ac_session_state state;
 } ui_transcript_row;

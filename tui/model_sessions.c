@@ -30,6 +30,8 @@ void ui_session_free_row(ui_session *s)
 	ui_sfree(s->created);
 	ui_sfree(s->updated);
 	ui_sfree(s->host);
+	free(s->path);
+	s->path = NULL;
 }
 
 static void sessions_free(ui_session *list, size_t n)

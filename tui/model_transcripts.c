@@ -22,6 +22,7 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 	c->st = UI_STATUS_OTHER;
 	c->source = r->source;
 	c->state = r->state;
+	c->path = r->path ? strdup(r->path) : NULL;
 }
 
 static bool same(const ui_session *row, const ui_session *fresh)

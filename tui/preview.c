@@ -1,7 +1,7 @@
 /* Events and checkpoints in full, for the viewer. Read-only. */
 #include "preview.h"
 
-#include "ckpt_rollback.h"
+#include "ac_operator.h"
 
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
@@ -241,7 +241,7 @@ void ui_preview_checkpoint(ui_model *m, const ac_workspace *ws, const char *sess
 		ui_model_viewer_line(m, "rollbackTools not used: %s", ac_error_last());
 		tools = NULL;
 	}
-	if (ui_ckpt_plan(&plan, store, ws, session, ckpt) != 0)
+	if (ac_operator_plan_rollback(&plan, store, ws, session, ckpt) != 0)
 		ui_model_viewer_line(m, "R (roll back to it) cannot be planned: %s", ac_error_last());
 	else
 		compensations(m, &plan);

@@ -143,7 +143,8 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 			.id = list[i]->id, .task = ac_source_session_task(list[i]),
 			.created = list[i]->started ? list[i]->started : "",
 			.updated = list[i]->updated ? list[i]->updated : "",
-			.source = ac_source_name(list[i]->kind), .messages = list[i]->messages,
+			.source = ac_source_name(list[i]->kind), .path = list[i]->path,
+			.messages = list[i]->messages,
 			.state = ac_session_state_derive(&in, &src->limits),
 		};
 	}

@@ -150,6 +150,13 @@ typedef struct {
 	 * already") and nothing is written. *out_id (allocated) names it. */
 	int (*create)(void *impl, char **out_id, const char *tenant, const char *user,
 		      const char *agent, const char *session_id, const char *task);
+	/* Creates tenant's session doc.id from a whole document as get gives
+	 * one (conversationHistory, task, status, metadata with tenantId =
+	 * tenant, parent...), all or nothing: on a database one transaction,
+	 * on files one atomic create. Never adopts an existing session: an id
+	 * that exists already, whatever its tenant, is AC_EINVAL ("exists
+	 * already") and nothing is written. A fork is made this way. */
+	int (*create_document)(void *impl, const char *tenant, const json_t *doc);
 	/* The whole history, an array. */
 	int (*load_all)(void *impl, json_t **out, const char *tenant, const char *session_id);
 	/* The last n messages, moved earlier so no tool result loses its call. */

@@ -41,15 +41,32 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
 int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char *session_id,
 			     const char *from, const char *to);
 
+/* A change to a session document, as ac_session_update() takes one: 0
+ * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
+typedef int (*ac_backend_pg_document_fn)(json_t *root, void *ctx);
+
+/* Applies change to tenant's session_id's stored document (everything a
+ * session file holds but the history: task, metadata...) in one
+ * transaction under the session's row lock, so no other writer's change
+ * comes between the read and the write (the compare-and-set a file gets
+ * from ac_session_update). AC_ENOTFOUND when the session is not tenant's;
+ * AC_EINVAL when b is not the PostgreSQL backend. */
+int ac_backend_pg_update_document(const ac_backend *b, const char *tenant,
+				  const char *session_id, ac_backend_pg_document_fn change,
+				  void *ctx);
+
 /* A checkpoint rollback's cut on the PostgreSQL backend b: in one
  * transaction under the session's row lock, when tenant's session_id
  * still holds exactly the messages planned (else AC_ECONFLICT, nothing
  * changed), the messages after the first keep are archived (the
  * compactions table) and removed, the session's counts follow, and
- * listeners are told (kind "rollback"). AC_EINVAL when b is not the
+ * listeners are told (kind "rollback"); note (may be NULL) then records
+ * the rollback in the stored document in the same transaction (as
+ * ac_backend_pg_update_document's change). AC_EINVAL when b is not the
  * PostgreSQL backend. planned is borrowed. */
 int ac_backend_pg_cut_history(const ac_backend *b, const char *tenant, const char *session_id,
-			      const json_t *planned, size_t keep);
+			      const json_t *planned, size_t keep, ac_backend_pg_document_fn note,
+			      void *note_ctx);
 
 /* The backend config chooses: PostgreSQL when storage.url is set (the host
  * name from gethostname()), else the workspace's files (sessions_dir and

@@ -251,6 +251,14 @@ typedef struct {
 int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			      const char *session_id, const ac_checkpoint_create_options *opts);
 
+/* The same from a session document the caller read (root, borrowed: its
+ * conversationHistory and metadata.agentId; a database store's
+ * session.get), for a store that keeps its sessions apart from the
+ * workspace's files. Two creates for one session are not serialised here
+ * (the file variant's folder lock): the caller's store decides. */
+int ac_checkpoint_create_from(json_t **out, ac_checkpoint_store *store, const char *session_id,
+			      const json_t *root, const ac_checkpoint_create_options *opts);
+
 /* 0 when checkpoint_history is a prefix of session_history (message by
  * message, json_equal). Otherwise AC_EINVAL saying why: the index of the
  * first message that differs, or that the checkpoint is longer. */
@@ -342,6 +350,15 @@ typedef struct {
 int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoint_plan *plan,
 			   const char *sessions_dir, const char *cwd,
 			   const ac_checkpoint_rollback_options *opts);
+
+/* Records a rollback carried out by plan in the session document root
+ * (with or without its history): metadata.rollbacks gains {at,
+ * checkpointId, version, removedMessages, archive} (archive omitted when
+ * NULL: a store that archives in its own table), and the execution point
+ * becomes the checkpoint's. AC_ECORRUPT when metadata or
+ * metadata.rollbacks has the wrong type. */
+int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, const char *at,
+				const char *archive);
 
 void ac_checkpoint_rollback_result_free(ac_checkpoint_rollback_result *result);
 

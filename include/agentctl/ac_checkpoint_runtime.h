@@ -45,6 +45,12 @@ int ac_checkpoint_set_execution_point(const char *sessions_dir, const char *sess
 /* Whether the session asked for automatic persistence. */
 bool ac_checkpoint_automatic(const json_t *session_root);
 
+/* The change ac_checkpoint_set_automatic() makes, as an ac_session_update()
+ * callback (ctx: a bool, on or off), for any store that changes a session
+ * document that way: metadata.persistence.automatic; AC_SESSION_UNCHANGED
+ * when it says so already. */
+int ac_checkpoint_automatic_change(json_t *root, void *ctx);
+
 /* Turns automatic persistence for session_id on or off. */
 int ac_checkpoint_set_automatic(const char *sessions_dir, const char *session_id, bool on);
 
@@ -53,5 +59,10 @@ int ac_checkpoint_set_automatic(const char *sessions_dir, const char *session_id
  * (may be NULL) receives its id, or NULL when none was due. */
 int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
 			     const char *sessions_dir, const char *session_id);
+
+/* The same for a session document the caller read (root, borrowed: a
+ * database store's session.get), saved with ac_checkpoint_create_from(). */
+int ac_checkpoint_after_turn_from(char **out_id, ac_checkpoint_store *store,
+				  const char *session_id, const json_t *root);
 
 #endif

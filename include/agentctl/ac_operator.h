@@ -83,10 +83,37 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
 			   bool force, ac_backend_compact_result *out, ac_buf *notes);
 
-/* Runs a checkpoint rollback planned with ac_checkpoint_plan_rollback()
+/* Checkpoint actions wherever the sessions live (storage.url: a database,
+ * the session named by id alone, its tenant the store's; else the
+ * workspace's files). The command line and the dashboard both call them. */
+
+/* Plans rolling session back to checkpoint (NULL: the latest) with the
+ * checkpoint store store (borrowed) and the workspace's rollbackTools:
+ * ac_checkpoint_plan_rollback() on a session file, else
+ * ac_checkpoint_plan_rollback_history() on the history session.get reads.
+ * Free *out with ac_checkpoint_plan_free(), also after a failure. */
+int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+			      const ac_workspace *ws, const char *session, const char *checkpoint);
+
+/* ac_checkpoint_create_with() on a session file, else
+ * ac_checkpoint_create_from() on the document session.get reads (nothing
+ * is read or written in the workspace's session folder). */
+int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
+				  const ac_workspace *ws, const char *session,
+				  const ac_checkpoint_create_options *opts);
+
+/* Automatic persistence on or off (metadata.persistence.automatic): the
+ * session file through ac_checkpoint_set_automatic(), else the stored
+ * document through ac_backend_pg_update_document() (one transaction under
+ * the session's row lock). */
+int ac_operator_set_checkpoint_auto(const ac_workspace *ws, const char *session, bool on);
+
+/* Runs a checkpoint rollback planned with ac_operator_plan_rollback()
  * (compensations newest first, each attempt journaled as CMD_RUN with
  * SUCCESS or FAILED, then the removed messages archived and the history
- * cut once the file is quiet) and journals it as ROLLBACK. out is as
+ * cut once the file is quiet, metadata.rollbacks recording it) and
+ * journals it as ROLLBACK; on a database store, as
+ * ac_operator_rollback_checkpoint_in(). out is as
  * ac_checkpoint_rollback() fills it (free it with
  * ac_checkpoint_rollback_result_free(), also after a failure). A journal
  * that cannot be written is described in notes. */
@@ -99,7 +126,9 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
  * session.get gave; the compensations run and are journaled as above,
  * then ac_backend_pg_cut_history() cuts and archives in one transaction
  * (AC_ECONFLICT, nothing cut, when another host changed the messages
- * since the plan). out->archive_path stays NULL: the archive is a row. */
+ * since the plan) and records the rollback in the stored document's
+ * metadata.rollbacks (no "archive": out->archive_path stays NULL, the
+ * archive is a compactions row). */
 int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
 				       const char *tenant, const char *session_id,
 				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,

@@ -45,7 +45,13 @@ int ac_turn_usage_check(const json_t *usage, const char *what);
  * usage's two counts. usage may be NULL (zeros). */
 json_t *ac_turn_usage_of(const ac_usage *usage);
 
-/* *out (new object): the totals of an array of rows: every count summed,
+/* A turn's total tokens: the Usage's own totalTokens when it gives one
+ * (an agent may count cache tokens in it), else inputTokens + outputTokens,
+ * as the database's generated total_tokens column counts. */
+uint64_t ac_turn_usage_total(const json_t *usage);
+
+/* *out (new object): the totals of an array of rows: every count summed
+ * (totalTokens as ac_turn_usage_total() gives each row's),
  * turns the highest turn number, costUsd summed when every row gives it
  * (absent otherwise: a partial sum would read as the cost). AC_EINVAL when
  * a sum would pass AC_SESSION_COUNT_MAX. */

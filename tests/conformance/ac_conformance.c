@@ -1019,6 +1019,7 @@ CASE(get_and_status)
 CASE(create)
 CASE(turn_usage_rows)
 CASE(turn_usage_empty)
+CASE(create_document)
 
 /* Not armed: the child records its turn while the parent waits; the turn
  * is whole and counted once. */
@@ -1051,6 +1052,7 @@ int ac_backend_conformance_run(const ac_backend_factory *f)
 		RUN(create),
 		RUN(turn_usage_rows),
 		RUN(turn_usage_empty),
+		RUN(create_document),
 	};
 #undef RUN
 

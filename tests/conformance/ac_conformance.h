@@ -63,6 +63,8 @@ void conform_create(const ac_backend *b);
 /* Per-turn usage rows (ac_conformance_usage.c). */
 void conform_turn_usage_rows(const ac_backend *b);
 void conform_turn_usage_empty(const ac_backend *b);
+/* A session created whole from a document (ac_conformance_fork.c). */
+void conform_create_document(const ac_backend *b);
 
 /* ---- helpers that use only the interface ---- */
 char *conform_new_session(const ac_backend *b, const char *tenant, const char *user,

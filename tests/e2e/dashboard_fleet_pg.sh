@@ -106,6 +106,8 @@ check "the removed messages are archived" \
   [ "$(sql "select json_array_length(messages) from compactions where session_id = 's-remote'")" = 3 ]
 check "the rollback is journaled in the database" \
   [ "$(sql "select count(*) from journal_events where action_type = 'ROLLBACK'")" = 1 ]
+check "metadata.rollbacks records it in the stored document (the CLI's core path)" \
+  [ "$(sql "select (document->'metadata'->'rollbacks'->0->>'checkpointId') || ' ' || (document->'metadata'->'rollbacks'->0->>'removedMessages') from session_documents where session_id = 's-remote'")" = "ck-remote-1 3" ]
 keys 4
 check "and shown in the journal pane" wait_for "Rolled back session s-remote"
 

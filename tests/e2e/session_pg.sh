@@ -131,7 +131,8 @@ check "show --json: usage rows with every field" \
 check "show --json: usage totals summed" \
 	[ "$(jq -r '.usage.totals | "\(.inputTokens) \(.outputTokens) \(.turns)"' <"$TMP/out")" = "101 22 2" ]
 run session show s1
-check "show: the per-turn table" eval 'grep -qE "^ +1 [0-9T:.-]+Z +100 +20 +0 +5000 +7 +0 +0\.5000 m-x$" "$TMP/out"'
+# TOTAL: the row gives no totalTokens, so input + output.
+check "show: the per-turn table" eval 'grep -qE "^ +1 [0-9T:.-]+Z +100 +20 +0 +5000 +7 +120 +0\.5000 m-x$" "$TMP/out"'
 run session show nosuch
 check "show unknown: exit 1" rc_is 1
 check "show unknown: one line naming it" eval 'err_is_one_line && err_has nosuch'
@@ -322,6 +323,35 @@ fi
 run session list --json
 check "many hosts: the listing has each task" \
 	[ "$(jq -r '[.[] | select(.id | startswith("own-")) | .task] | sort | join(",")' <"$TMP/out")" = "h1 work,h2 work,h3 work,h4 work,h5 work,h6 work" ]
+
+# record-turn on the store: the messages, the turn's row with every field,
+# the totals, and the automatic checkpoint the stored document asks for,
+# all in the database.
+run session create "turns" --id rt1 --tenant acme --user u1 --agent a1
+check "record-turn: a session to record in" rc_is 0
+run checkpoint auto rt1 on
+check "record-turn: automatic checkpoints on" rc_is 0
+printf '[{"role":"user","content":"go"},{"role":"assistant","content":"done"}]' >"$TMP/turn.json"
+"$AC" -w "$WS" session record-turn rt1 --usage '{"inputTokens":900,"outputTokens":80,"cacheReadInputTokens":4000,"model":"claude-sonnet-4-5","note":"kept"}' \
+	--messages - <"$TMP/turn.json" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "record-turn: exit 0, prints the turn's number" eval 'rc_is 0 && [ "$(cat "$TMP/out")" = 1 ]'
+run session record-turn rt1 --input 5 --output 6
+check "record-turn again: turn 2" eval 'rc_is 0 && [ "$(cat "$TMP/out")" = 2 ]'
+check "record-turn: the messages are in the database" \
+	[ "$(sql "select string_agg(message->>'content', ',' order by seq) from agentctl.messages where session_id = 'rt1'")" = "go,done" ]
+check "record-turn: a row per turn with every field" \
+	[ "$(sql "select string_agg(turn || ':' || input_tokens || ':' || cache_read_input_tokens || ':' || coalesce(fields->>'note', '-'), ',' order by turn) from agentctl.turn_usage where session_id = 'rt1'")" = "1:900:4000:kept,2:5:0:-" ]
+check "record-turn: the totals" \
+	[ "$(sql "select input_tokens || ' ' || output_tokens || ' ' || turns from agentctl.sessions where id = 'rt1'")" = "905 86 2" ]
+check "record-turn: an automatic checkpoint per turn, in the database" \
+	[ "$(sql "select string_agg(node_id, ',' order by version) from agentctl.checkpoints where session_id = 'rt1'")" = "turn-1,turn-2" ]
+run session record-turn rt1 --usage '{"inputTokens":-3}'
+check "record-turn: bad usage refused, exit 2" eval 'rc_is 2 && err_is_one_line'
+check "record-turn: nothing written by the refusal" \
+	[ "$(sql "select count(*) from agentctl.turn_usage where session_id = 'rt1'")" = 2 ]
+run session record-turn nosuch --input 1 --output 1
+check "record-turn: an unknown session, exit 1, one line" eval 'rc_is 1 && err_is_one_line'
 
 check "nothing journaled to the journal file" [ ! -s "$WS/JOURNAL.jsonl" ]
 check "no session file was written" [ ! -e "$WS/.agent/sessions" ] || [ -z "$(ls -A "$WS/.agent/sessions")" ]

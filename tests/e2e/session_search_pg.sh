@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `session search` and `session export` on the PostgreSQL store (the
-# histories read through the backend), and `session fork` refusing there
-# with one clear line. Needs a server from the PG* variables: ctest runs
+# histories read through the backend), and `session fork` there (the
+# fork in the parent's tenant, no session file written). Needs a server from the PG* variables: ctest runs
 # it through tests/pg/with-postgres.sh.
 # Usage: session_search_pg.sh path/to/agentctl
 set -u
@@ -47,10 +47,27 @@ run session search config --limit 1 --json
 check "search on the store: --limit" jq_is "$TMP/out" '[(.results | length), .limited] | join(" ")' "1 true"
 run session search nowhere
 check "search on the store: no match is exit 0" bash -c "[ $RC -eq 0 ] && [ ! -s '$TMP/out' ]"
+# A coding agent's transcript of the workspace is searched beside the store.
+export HOME=$TMP/home
+tslug=$(printf %s "$(realpath "$WS")" | sed 's/[^a-zA-Z0-9]/-/g')
+mkdir -p "$HOME/.claude/projects/$tslug"
+printf '{"type":"user","cwd":"%s","timestamp":"2020-01-01T00:00:00Z","message":{"role":"user","content":"the config of a transcript"}}\n' \
+	"$(realpath "$WS")" >"$HOME/.claude/projects/$tslug/0d0d0d0d-0000-4000-8000-000000000001.jsonl"
+run session search "config of a transcript" --json
+check "search on the store: a transcript too, with its source" \
+	jq_is "$TMP/out" '[.results[] | .source + " " + (.message | tostring)] | join(",")' "claude-code 1"
+run session search config --limit 1 --json
+check "search on the store: the older transcript cut by --limit" \
+	jq_is "$TMP/out" '[.results[].source] | join(",")' "postgresql"
+run session export 0d0d0d0d-0000-4000-8000-000000000001 --format md
+check "export on the store: a transcript the store does not have" \
+	eval 'rc_is 0 && out_has "claude-code transcript (read-only)"'
 run session export s1 --format html
 check "export on the store: exit 0" rc_is 0
 check "export on the store: the messages, escaped" out_has "fixed &lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;"
-run session fork s1
-check "fork on the store: exit 1 with one line that says so" \
-	bash -c "[ $RC -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -qF 'PostgreSQL' '$TMP/err'"
+run session fork s1 --id s1f
+check "fork on the store: exit 0, the new id" bash -c "[ $RC -eq 0 ] && [ \"\$(cat '$TMP/out')\" = s1f ]"
+check "fork on the store: a row of acme with both messages" \
+	[ "$(sql "select tenant || ' ' || message_count from agentctl.sessions where id = 's1f'")" = "acme 2" ]
+check "fork on the store: no session file" [ ! -e "$WS/.agent/sessions/s1f.json" ]
 finish

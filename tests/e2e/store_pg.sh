@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of the PostgreSQL store from the command line: memo
-# write/read/append/list, artifact list/show, trace show and checkpoint
-# create/list/rollback (parallel creates too), journal log/read/query/check
+# write/read/append/list, artifact list/show, trace show, checkpoint
+# create/list/rollback/auto (parallel creates too) and session fork on a
+# session the database holds (its file never read or changed), journal log/read/query/check
 # (the same bytes as from the file; parallel appends) through
 # storage.url (the --storage option, AGENT_STORAGE_URL and the config key),
 # `storage check` before and after the schema exists, concurrent appends
@@ -114,18 +115,32 @@ run --storage "$URL" artifact list nosuch
 check "unknown session: exit 1" rc_is 1
 check "unknown session: one line" err_is_one_line
 
-# ---- checkpoints in the database (the session itself still a file) ----
+# ---- checkpoints, and the session they save, in the database ----
+# c1 is copied into the database (storage migrate); its file stays as it
+# was, and must stay so: with a store set, every command reads and
+# changes the database's session (it gains a third message there only).
 CWS=$TMP/cws
 mkdir -p "$CWS/.agent/sessions"
-printf '{"id":"c1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:00.000Z","task":"t","status":"running","conversationHistory":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"}],"metadata":{"agentId":"claude"}}\n' >"$CWS/.agent/sessions/c1.json"
+printf '{"id":"c1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:00.000Z","task":"t","status":"running","conversationHistory":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"}],"metadata":{"tenantId":"acme","agentId":"claude"}}\n' >"$CWS/.agent/sessions/c1.json"
+"$AC" -w "$CWS" storage migrate --to "$URL" >/dev/null 2>"$TMP/err" || { cat "$TMP/err"; exit 1; }
+files_before=$(cd "$CWS/.agent/sessions" && find . -type f | sort | xargs sha256sum)
+add_message() { # SEQ TEXT: an agent's append to c1 in the database
+	sql "insert into agentctl.messages values ('acme', 'c1', $1, '{\"role\":\"user\",\"content\":\"$2\"}');
+	     update agentctl.sessions set last_seq = $1, message_count = $1 where id = 'c1'"
+}
+add_message 3 more
 ckpt() { "$AC" -w "$CWS" --storage "$URL" checkpoint "$@" >"$TMP/out" 2>"$TMP/err" </dev/null; RC=$?; }
 ckpt create c1
 check "checkpoint create: exit 0" rc_is 0
 FIRST=$(cat "$TMP/out")
-ckpt create c1 --node plan
+check "checkpoint create saves the database's history (3 messages, not the file's 2)" \
+	[ "$(sql "select messages || ' ' || (document->'messageHistory'->2->>'content') from agentctl.checkpoints where checkpoint_id = '$FIRST'")" = "3 more" ]
+ckpt create c1 --node plan --input '{"q":1}' --input-type json
 SECOND=$(cat "$TMP/out")
 check "checkpoint rows in the database, versions 1 and 2" \
 	[ "$(sql "select string_agg(version || ':' || node_id, ',' order by version) from agentctl.checkpoints where session_id = 'c1'")" = "1:manual,2:plan" ]
+check "create --input/--input-type kept" \
+	[ "$(sql "select (document->'lastInput'->>'q') || (document->>'lastInputType') from agentctl.checkpoints where checkpoint_id = '$SECOND'")" = "1json" ]
 check "no checkpoint file written" [ ! -e "$CWS/.agent/checkpoints" ]
 check "the document is kept as json with its header columns" \
 	[ "$(sql "select document->>'parentId' from agentctl.checkpoints where checkpoint_id = '$SECOND'")" = "$FIRST" ]
@@ -134,12 +149,38 @@ check "checkpoint list: exit 0" rc_is 0
 check "checkpoint list: version 2 second" eval '[ "$(sed -n 3p "$TMP/out" | awk "{print \$1, \$2, \$3}")" = "2 $SECOND plan" ]'
 ckpt list c1 --json
 check "checkpoint list --json: two, messages counted" \
-	eval '[ "$(jq -c "[.[].messages]" <"$TMP/out")" = "[2,2]" ]'
-printf '{"id":"c1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:01.000Z","task":"t","status":"running","conversationHistory":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"},{"role":"user","content":"more"}],"metadata":{"agentId":"claude"}}\n' >"$CWS/.agent/sessions/c1.json"
+	eval '[ "$(jq -c "[.[].messages]" <"$TMP/out")" = "[3,3]" ]'
+ckpt create nosuch
+check "checkpoint create of an unknown session: exit 1, one line" eval '[ $RC = 1 ] && err_is_one_line'
+add_message 4 'fourth \u001b[31m'
+ckpt rollback c1 --latest
+check "rollback without --yes, not a terminal: exit 2, the plan shown, nothing changed" \
+	eval '[ $RC = 2 ] && out_has "messages that will be removed: 1 (of 4; 3 kept)" && [ "$(sql "select count(*) from agentctl.messages where session_id = '"'c1'"'")" = 4 ]'
 ckpt rollback c1 --latest --yes
 check "checkpoint rollback --latest from the database: exit 0" rc_is 0
-check "rollback cut the history to the checkpoint's" \
-	[ "$(jq '.conversationHistory | length' <"$CWS/.agent/sessions/c1.json")" = 2 ]
+check "rollback output as on files" \
+	out_has "rolled back session c1 to checkpoint $SECOND: 1 messages removed, 0 compensations ran"
+check "rollback cut the database's history to the checkpoint's" \
+	[ "$(sql "select count(*) || ' ' || max(seq) from agentctl.messages where session_id = 'c1'")" = "3 3" ]
+check "the session row's count follows" \
+	[ "$(sql "select message_count from agentctl.sessions where id = 'c1'")" = 3 ]
+check "the removed message is archived in compactions" \
+	[ "$(sql "select count(*) from agentctl.compactions where session_id = 'c1'")" = 1 ]
+check "metadata.rollbacks records it in the stored document" \
+	[ "$(sql "select (document->'metadata'->'rollbacks'->0->>'checkpointId') || ' ' || (document->'metadata'->'rollbacks'->0->>'removedMessages') from agentctl.session_documents where session_id = 'c1'")" = "$SECOND 1" ]
+ckpt rollback c1 --latest --yes
+check "rollback again: nothing to roll back" eval 'rc_is 0 && out_has "is already at checkpoint $SECOND"'
+ckpt auto c1 on
+check "checkpoint auto on: exit 0" rc_is 0
+check "auto on: metadata.persistence.automatic in the stored document" \
+	[ "$(sql "select document->'metadata'->'persistence'->>'automatic' from agentctl.session_documents where session_id = 'c1'")" = true ]
+check "auto on kept metadata.rollbacks" \
+	[ "$(sql "select json_array_length(document->'metadata'->'rollbacks') from agentctl.session_documents where session_id = 'c1'")" = 1 ]
+ckpt auto c1 off
+check "checkpoint auto off: false in the database" \
+	[ "$(sql "select document->'metadata'->'persistence'->>'automatic' from agentctl.session_documents where session_id = 'c1'")" = false ]
+ckpt auto nosuch on
+check "auto of an unknown session: exit 1, one line" eval '[ $RC = 1 ] && err_is_one_line'
 ckpt create c1 --node tombstone
 ckpt list c1
 check "list marks the tombstone" grep -qE -- "tombstone.*\(tombstone\)" "$TMP/out"
@@ -149,13 +190,51 @@ check "the tombstone row is marked" \
 	[ "$(sql "select count(*) from agentctl.checkpoints where session_id = 'c1' and tombstone")" = 1 ]
 ckpt rollback c1 nope --yes
 check "unknown checkpoint: exit 1, one line" eval '[ $RC = 1 ] && err_is_one_line'
+# A tool call after the checkpoint: its rollbackTools compensation runs
+# (trusted project config) and is journaled, as on files.
+printf '{"rollbackTools":{"createUser":["/bin/sh","-c","cat >> %s/LOG; echo >> %s/LOG"]}}\n' "$CWS" "$CWS" >"$CWS/.agent/config.json"
+"$AC" -w "$CWS" config trust >/dev/null
+sql "insert into agentctl.messages values ('acme', 'c1', 9, '{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"createUser\",\"input\":{\"name\":\"Daniel\"}}]}');
+     update agentctl.sessions set last_seq = 9, message_count = 4 where id = 'c1'"
+ckpt rollback c1 "$SECOND" --yes
+check "rollback with a tool call: exit 0, one compensation ran" \
+	eval 'rc_is 0 && out_has "compensations that will run, newest first: 1" && out_has "1 messages removed, 1 compensations ran"'
+check "the compensation got the call's input on stdin" [ "$(cat "$CWS/LOG")" = '{"name":"Daniel"}' ]
+check "the compensation is journaled in the database" \
+	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'CMD_RUN' and status = 'SUCCESS' and correlation_id = 'c1'")" = 1 ]
+check "the history is the checkpoint's again" \
+	[ "$(sql "select count(*) from agentctl.messages where session_id = 'c1'")" = 3 ]
 # Many processes as many hosts creating at once: each version once.
 for k in 1 2 3 4 5 6; do
-	"$AC" -w "$CWS" --storage "$URL" checkpoint create c1 --node "p$k" >/dev/null 2>&1 &
+	"$AC" -w "$CWS" --storage "$URL" checkpoint create c1 --node "p$k" >/dev/null 2>"$TMP/par-$k" &
 done
 wait
+check "parallel creates: none failed" [ -z "$(cat "$TMP"/par-*)" ]
 check "parallel creates: versions unique and gap-free" \
-	[ "$(sql "select count(distinct version) = count(*) and max(version) = count(*) from agentctl.checkpoints where session_id = 'c1'")" = t ]
+	[ "$(sql "select count(distinct version) = count(*) and max(version) = count(*) and count(*) = 9 from agentctl.checkpoints where session_id = 'c1'")" = t ]
+
+# ---- session fork in the database: one transaction, the parent's tenant ----
+fork() { "$AC" -w "$CWS" --storage "$URL" session fork "$@" >"$TMP/out" 2>"$TMP/err" </dev/null; RC=$?; }
+fork c1 --id f1 --at 2
+check "session fork --at on the database: exit 0, the new id" eval 'rc_is 0 && out_is f1'
+check "fork: a row in the parent's tenant, paused, two messages" \
+	[ "$(sql "select tenant || ' ' || status || ' ' || message_count from agentctl.sessions where id = 'f1'")" = "acme paused 2" ]
+check "fork: the messages are the parent's first two" \
+	[ "$(sql "select string_agg(message->>'content', ',' order by seq) from agentctl.messages where session_id = 'f1'")" = "hi,ok" ]
+check "fork: metadata.parent and the task in the stored document" \
+	[ "$(sql "select (document->'metadata'->'parent'->>'sessionId') || (document->'metadata'->'parent'->>'atMessage') || (document->>'task') from agentctl.session_documents where session_id = 'f1'")" = "c12t" ]
+fork c1 --id f2 --checkpoint "$FIRST" --json
+check "fork --checkpoint: the checkpoint's three messages" \
+	eval 'rc_is 0 && [ "$(sql "select message_count from agentctl.sessions where id = '"'f2'"'")" = 3 ] && [ "$(jq -r .metadata.parent.checkpointId <"$TMP/out")" = "$FIRST" ]'
+fork c1 --id f1
+check "fork onto an existing id: exit 1, one line, nothing changed" \
+	eval '[ $RC = 1 ] && err_is_one_line && err_has "exists already" && [ "$(sql "select message_count from agentctl.sessions where id = '"'f1'"'")" = 2 ]'
+fork nosuch
+check "fork of an unknown session: exit 1, one line" eval '[ $RC = 1 ] && err_is_one_line'
+check "fork is journaled in the database" \
+	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'SESSION_START' and correlation_id = 'f2'")" = 1 ]
+check "no session file created or changed in the workspace" \
+	[ "$(cd "$CWS/.agent/sessions" && find . -type f | sort | xargs sha256sum)" = "$files_before" ]
 
 # The operator's events go to the store's journal: the rollbacks above
 # are there. The comparison below starts from an empty journal.

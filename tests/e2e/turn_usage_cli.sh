@@ -53,7 +53,9 @@ run session list --json
 check "session list: one session" jq_is "$TMP/out" 'length' 1
 run session show u1
 check "show: the per-turn table" eval 'grep -qE "^ +1 [0-9T:.-]+Z +1000 +200 +300 +4000 +50 +5550 +0\.5000 claude-sonnet-4-5$" "$TMP/out"'
-check "show: the totals line" eval 'grep -qE "^ +total +1010 +206 +300 +4000 +50 +5550 +- -$" "$TMP/out"'
+# The total: turn 1 reported 5550; the others said nothing of a total, so
+# theirs is input + output (16).
+check "show: the totals line" eval 'grep -qE "^ +total +1010 +206 +300 +4000 +50 +5566 +- -$" "$TMP/out"'
 
 refused "--usage not JSON" "--usage: not JSON" session record-turn u1 --usage '{"inputTokens":'
 refused "--usage negative" "--usage: inputTokens must be a whole number" session record-turn u1 --usage '{"inputTokens":-5}'

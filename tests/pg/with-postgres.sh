@@ -14,6 +14,11 @@ if ! command -v pg_virtualenv >/dev/null 2>&1; then
   echo "with-postgres: pg_virtualenv not found: run scripts/install-deps.sh (postgresql, postgresql-common)" >&2
   exit 1
 fi
+# A port no server listens on: pg_createcluster's default (5432 and up)
+# collides with a server the developer runs, or another test's cluster
+# started in the same moment ("Port conflict"). The kernel hands out an
+# unused one; the gap before the cluster binds it is a few milliseconds.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # -t: the cluster in a temporary folder even as root; fsync off, for speed
 # (the data is thrown away); enough connections for the many-writer tests.
-exec pg_virtualenv -t -o fsync=off -o max_connections=100 "$@"
+exec pg_virtualenv -t -c "-p $port" -o fsync=off -o max_connections=100 "$@"

@@ -1,0 +1,244 @@
+/* The operator's checkpoint actions (ac_operator.h), wherever the
+ * sessions live: the workspace's files, or the database storage.url names,
+ * where a session is named by id alone (its tenant is the store's), read
+ * through ac_backend and changed in the store's own transactions. The
+ * command line and the dashboard both call these, so a rollback, a
+ * checkpoint or the automatic flag behave the same from either. */
+#include "ac_operator.h"
+
+#include "ac_backend_pg.h"
+#include "ac_checkpoint_runtime.h"
+#include "ac_error.h"
+#include "ac_session.h"
+#include "ac_time.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The database store's backend, opened, and the session's tenant, when
+ * storage.url names one: 1; 0 for the files; negative on failure (a bad
+ * session id first of all). */
+static int open_store(ac_backend *b, char tenant[AC_BACKEND_ID_MAX + 1], const ac_workspace *ws,
+		      const char *session)
+{
+	ac_backend_session_info info = {0};
+	const char *url = NULL;
+	int rc;
+
+	if ((rc = ac_session_id_check(session)))
+		return rc;
+	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+		return rc;
+	if (!url || !*url)
+		return 0;
+	if ((rc = ac_backend_open(b, ws->config, ws->sessions_dir, ws->sessions_dir)))
+		return rc;
+	if ((rc = b->inspector.find(b->impl, &info, session))) {
+		ac_backend_close(b);
+		return rc;
+	}
+	snprintf(tenant, AC_BACKEND_ID_MAX + 1, "%s", info.tenant);
+	ac_backend_session_info_clear(&info);
+	return 1;
+}
+
+int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+			      const ac_workspace *ws, const char *session, const char *checkpoint)
+{
+	char tenant[AC_BACKEND_ID_MAX + 1];
+	const json_t *tools = NULL;
+	json_t *doc = NULL;
+	ac_backend b;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_workspace_rollback_tools(&tools, ws)))
+		return rc;
+	if ((rc = open_store(&b, tenant, ws, session)) < 0)
+		return rc;
+	if (rc == 0)
+		return ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint,
+						   tools);
+	if ((rc = b.session.get(b.impl, &doc, tenant, session)) == 0)
+		rc = ac_checkpoint_plan_rollback_history(out, store, session, checkpoint,
+							 json_object_get(doc, "conversationHistory"),
+							 tools);
+	json_decref(doc);
+	ac_backend_close(&b);
+	return rc;
+}
+
+/* Creates racing for versions on one session: more than agentctl
+ * processes that start at once on a host or two. */
+#define CREATE_ATTEMPTS 32
+
+int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
+				  const ac_workspace *ws, const char *session,
+				  const ac_checkpoint_create_options *opts)
+{
+	char tenant[AC_BACKEND_ID_MAX + 1];
+	json_t *doc = NULL;
+	ac_backend b;
+	int rc;
+
+	if ((rc = open_store(&b, tenant, ws, session)) < 0)
+		return rc;
+	if (rc == 0)
+		return ac_checkpoint_create_with(out, store, ws->sessions_dir, session, opts);
+	if ((rc = b.session.get(b.impl, &doc, tenant, session)))
+		goto done;
+	/* No folder lock across hosts: the store's constraint refuses a
+	 * version taken meanwhile (AC_ECONFLICT), and the next is chosen. */
+	for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+		rc = ac_checkpoint_create_from(out, store, session, doc, opts);
+		if (rc != AC_ECONFLICT || (opts && opts->set_version))
+			break;
+	}
+done:
+	json_decref(doc);
+	ac_backend_close(&b);
+	return rc;
+}
+
+int ac_operator_set_checkpoint_auto(const ac_workspace *ws, const char *session, bool on)
+{
+	char tenant[AC_BACKEND_ID_MAX + 1];
+	ac_backend b;
+	int rc;
+
+	if ((rc = open_store(&b, tenant, ws, session)) < 0)
+		return rc;
+	if (rc == 0)
+		return ac_checkpoint_set_automatic(ws->sessions_dir, session, on);
+	rc = ac_backend_pg_update_document(&b, tenant, session, ac_checkpoint_automatic_change, &on);
+	ac_backend_close(&b);
+	return rc;
+}
+
+/* Journals each compensation attempt, the failed ones too, so that what
+ * ran is on record whatever happens next. */
+typedef struct {
+	const ac_workspace *ws;
+	const char *session_id;
+	const char *checkpoint_id;
+	ac_buf *notes;
+} compensation_journal;
+
+static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
+				 const char *message, void *ctx)
+{
+	compensation_journal *j = ctx;
+	ac_buf text = AC_BUF_INIT;
+
+	if (rc)
+		ac_buf_printf(&text, "Compensation for %s call %s failed: %s", call->tool,
+			      call->call_id, message);
+	else
+		ac_buf_printf(&text, "Compensation for %s call %s ran", call->tool, call->call_id);
+	if (ac_operator_journal_status(j->ws, "CMD_RUN", rc ? "FAILED" : "SUCCESS", j->session_id,
+				       json_pack("{s:s, s:s, s:s, s:s, s:s}", "sessionId",
+						 j->session_id, "checkpointId", j->checkpoint_id,
+						 "tool", call->tool, "callId", call->call_id,
+						 "command", call->argv[0]),
+				       text.data ? text.data : "") != 0 && j->notes)
+		ac_buf_printf(j->notes, "%sthe journal was not written: %s",
+			      j->notes->len ? "; " : "", ac_error_last());
+	ac_buf_free(&text);
+}
+
+/* A database store's session (ac_operator_rollback_checkpoint_in). */
+typedef struct {
+	const ac_backend *b;
+	const char *tenant;
+} store_cut;
+
+typedef struct {
+	const ac_checkpoint_plan *plan;
+	const char *at;
+} rollback_note;
+
+/* The stored document records the rollback as the session file does,
+ * without an archive path: the removed messages are a compactions row. */
+static int note_in_document(json_t *root, void *ctx)
+{
+	const rollback_note *n = ctx;
+
+	return ac_checkpoint_note_rollback(root, n->plan, n->at, NULL);
+}
+
+static int cut_in_store(const ac_checkpoint_plan *plan, void *ctx)
+{
+	const store_cut *c = ctx;
+	char at[AC_TIME_ISO_LEN + 1];
+	rollback_note note = {plan, at};
+
+	ac_time_format_iso(at, ac_time_now_ms());
+	return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
+					 plan->keep, note_in_document, &note);
+}
+
+static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,
+			       const char *session_id, ac_checkpoint_plan *plan,
+			       ac_checkpoint_rollback_result *out, ac_buf *notes)
+{
+	compensation_journal journal = {ws, session_id, ac_checkpoint_id(plan->checkpoint), notes};
+	ac_checkpoint_rollback_options opts = {
+		.write = &ws->session_write,
+		.attempted = journal_compensation,
+		.ctx = &journal,
+		.cut = store ? cut_in_store : NULL,
+		.cut_ctx = (void *)store,
+	};
+	ac_buf message = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = ac_checkpoint_rollback(out, plan, ws->sessions_dir, ws->root, &opts)))
+		return rc;
+	ac_buf_printf(&message, "Rolled back session %s to checkpoint %s (version %lld): "
+		      "%zu messages removed (archived), %zu compensations ran, %zu had run before",
+		      session_id, ac_checkpoint_id(plan->checkpoint),
+		      (long long)ac_checkpoint_version(plan->checkpoint), plan->remove, out->ran,
+		      out->skipped);
+	if (ac_operator_journal(ws, "ROLLBACK", session_id,
+				json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s?}", "sessionId",
+					  session_id, "checkpointId",
+					  ac_checkpoint_id(plan->checkpoint), "version",
+					  (json_int_t)ac_checkpoint_version(plan->checkpoint),
+					  "removedMessages", (json_int_t)plan->remove,
+					  "compensations", (json_int_t)out->ran,
+					  "compensationsBefore", (json_int_t)out->skipped,
+					  "archive", out->archive_path),
+				message.data) != 0 && notes)
+		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
+			      ac_error_last());
+	ac_buf_free(&message);
+	return 0;
+}
+
+int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
+				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				    ac_buf *notes)
+{
+	char tenant[AC_BACKEND_ID_MAX + 1];
+	ac_backend b;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = open_store(&b, tenant, ws, session_id)) < 0)
+		return rc;
+	if (rc == 0)
+		return rollback_checkpoint(ws, NULL, session_id, plan, out, notes);
+	rc = ac_operator_rollback_checkpoint_in(ws, &b, tenant, session_id, plan, out, notes);
+	ac_backend_close(&b);
+	return rc;
+}
+
+int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
+				       const char *tenant, const char *session_id,
+				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
+				       ac_buf *notes)
+{
+	store_cut store = {b, tenant};
+
+	return rollback_checkpoint(ws, &store, session_id, plan, out, notes);
+}

@@ -1,0 +1,168 @@
+/* Searching the coding agents' transcripts: the providers
+ * (ac_source_search.h). */
+#include "ac_source_search.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_json_fast.h"
+#include "ac_messages.h"
+#include "ac_source_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	ac_search_message_fn fn;
+	void *ctx;
+	size_t index; /* of the next message */
+	ac_buf text;
+} walk;
+
+/* The messages entry stands for: handed to fn (indexes counted), or only
+ * counted when fn is NULL. */
+static int emit(walk *w, const ac_source_adapter *a, const json_t *entry, bool call)
+{
+	json_t *out = json_array(), *msg;
+	size_t i;
+	int rc;
+
+	if (!out)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = a->messages(out, entry)))
+		goto done;
+	json_array_foreach (out, i, msg) {
+		if (call) {
+			ac_buf_clear(&w->text);
+			if ((rc = ac_message_text(&w->text, msg)) ||
+			    (rc = w->fn(w->ctx, w->index, ac_message_role(msg),
+					w->text.data ? w->text.data : "", w->text.len)))
+				goto done;
+		}
+		w->index++;
+	}
+done:
+	json_decref(out);
+	return rc;
+}
+
+/* As ac_source_session_conversation() reads a line: a line that is not
+ * a JSON object makes no message. */
+static json_t *load_line(const char *line, size_t len)
+{
+	json_t *entry = ac_json_fast_load(line, len);
+
+	if (!entry)
+		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
+	if (entry && !json_is_object(entry)) {
+		json_decref(entry);
+		entry = NULL;
+	}
+	return entry;
+}
+
+static int line_messages(walk *w, const ac_source_adapter *a, const char *line, size_t len)
+{
+	bool may = ac_search_may_match(w->ctx, line, len);
+	json_t *entry;
+	int n, rc;
+
+	if (!may && a->count && (n = a->count(line, len)) >= 0) {
+		w->index += (size_t)n;
+		return 0;
+	}
+	if (!(entry = load_line(line, len)))
+		return 0;
+	rc = emit(w, a, entry, may);
+	json_decref(entry);
+	return rc;
+}
+
+static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const char *path,
+		       ac_search_message_fn fn, void *ctx)
+{
+	const ac_source_adapter *a = ac_source_adapter_of(kind);
+	walk w = {fn, ctx, 0, AC_BUF_INIT};
+	const char *p = bytes, *end = bytes + len, *nl;
+	json_t *doc = NULL;
+	int rc = 0;
+
+	(void)path;
+	if (!a->jsonl) {
+		/* A chat rewritten whole: one document, broken ones make
+		 * nothing (the listing counts them). */
+		doc = json_loadb(bytes, len, JSON_ALLOW_NUL, NULL);
+		if (json_is_object(doc))
+			rc = emit(&w, a, doc, true);
+		goto done;
+	}
+	/* A last line without its newline is still being written: left out,
+	 * as the conversation leaves it. */
+	while (rc == 0 && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (nl > p)
+			rc = line_messages(&w, a, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+done:
+	json_decref(doc);
+	ac_buf_free(&w.text);
+	return rc;
+}
+
+static int claude_messages(const char *bytes, size_t len, const char *path,
+			   ac_search_message_fn fn, void *ctx)
+{
+	return messages_of(AC_SOURCE_CLAUDE, bytes, len, path, fn, ctx);
+}
+
+static int codex_messages(const char *bytes, size_t len, const char *path,
+			  ac_search_message_fn fn, void *ctx)
+{
+	return messages_of(AC_SOURCE_CODEX, bytes, len, path, fn, ctx);
+}
+
+static int gemini_messages(const char *bytes, size_t len, const char *path,
+			   ac_search_message_fn fn, void *ctx)
+{
+	return messages_of(AC_SOURCE_GEMINI, bytes, len, path, fn, ctx);
+}
+
+/* Every item comes with its update from the index: no updated_at(). */
+static const ac_search_provider providers[AC_SOURCE_COUNT] = {
+	[AC_SOURCE_CLAUDE] = {.name = "claude-code", .messages = claude_messages},
+	[AC_SOURCE_CODEX] = {.name = "codex", .messages = codex_messages},
+	[AC_SOURCE_GEMINI] = {.name = "gemini", .messages = gemini_messages},
+};
+
+const ac_search_provider *ac_source_search_provider(ac_source_kind kind)
+{
+	return kind < AC_SOURCE_COUNT ? &providers[kind] : NULL;
+}
+
+int ac_source_search_items(ac_search_item **out, size_t *out_n, ac_source_index *index)
+{
+	ac_source_session *const *list;
+	size_t n;
+
+	*out = NULL;
+	*out_n = 0;
+	list = ac_source_index_list(index, &n);
+	if (!n)
+		return 0;
+	if (!(*out = calloc(n, sizeof(**out))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const ac_source_session *s = list[i];
+
+		(*out)[i] = (ac_search_item){
+			.id = s->id ? s->id : s->path,
+			.source = ac_source_name(s->kind),
+			.path = s->path,
+			/* Known for all: the search goes newest first and
+			 * stops at its limit. */
+			.updated_at = s->updated ? s->updated : "",
+			.provider = &providers[s->kind],
+		};
+	}
+	*out_n = n;
+	return 0;
+}
