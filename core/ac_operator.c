@@ -185,7 +185,8 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 
 /* The resume command with an argument that is exactly "{id}" replaced by
  * the session id (never spliced into a larger argument; see
- * ac_proc_expand_argv()). NULL when out of memory or refused. */
+ * ac_proc_expand_argv()). NULL when out of memory or refused (an id that
+ * reads as an option); ac_error_last() says which. */
 static char **expand_resume(const char *const *argv, const char *id)
 {
 	static const char *const names[] = AC_PROC_PLACEHOLDERS;
@@ -208,7 +209,11 @@ static int launch_resume(const ac_workspace *ws, const char *const *command, con
 	ac_agent_process agent;
 	int rc;
 
-	if (!argv || ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id)) {
+	if (!argv) {
+		rc = AC_EINVAL; /* ac_proc_expand_argv() said why */
+		goto done;
+	}
+	if (ac_buf_printf(&log, "%s/.agent/logs/%s.log", ws->root, id)) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}

@@ -422,8 +422,21 @@ int ac_proc_expand_argv(char ***out, const char *const *template, const char *co
 		for (size_t k = 0; names && names[k]; k++)
 			if (!strcmp(arg, names[k])) {
 				arg = values[k];
+				/* Values come from files (a session's or a transcript's
+				 * name): whole as an argument, "--yolo" is still an
+				 * option to the program. */
+				if (arg && arg[0] == '-') {
+					rc = ac_error_set(AC_EINVAL, "%s '%.64s' starts with '-': the "
+							  "command would take it as an option; not run",
+							  names[k], arg);
+					goto done;
+				}
 				break;
 			}
+		if (!arg) {
+			rc = ac_error_set(AC_EINVAL, "argument %zu: no value for its placeholder", i);
+			goto done;
+		}
 		if (!(argv[i] = strdup(arg))) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;

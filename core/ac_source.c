@@ -72,6 +72,7 @@ static void reset_summary(ac_source_session *s)
 	s->turn = AC_TURN_NONE;
 	s->awaiting_approval = false;
 	s->offset = 0;
+	s->skipping = false;
 }
 
 void ac_source_session_free(ac_source_session *s)
@@ -245,7 +246,9 @@ static int read_lines(ac_source_session *s, const ac_source_adapter *a, int fd, 
 		at += got;
 		end = block + got;
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-			if (carry.len) {
+			if (s->skipping) {
+				s->skipping = false; /* the end of the overlong line */
+			} else if (carry.len) {
 				if ((rc = ac_buf_append(&carry, p, (size_t)(nl - p))))
 					goto done;
 				rc = note_line(s, a, carry.data, carry.len);
@@ -259,8 +262,17 @@ static int read_lines(ac_source_session *s, const ac_source_adapter *a, int fd, 
 			s->offset = at - (uint64_t)(end - p);
 		}
 		/* The rest is a line still being written (or longer than a
-		 * block): it waits in carry; offset stays at its start. */
-		if (p < end && (rc = ac_buf_append(&carry, p, (size_t)(end - p))))
+		 * block): it waits in carry; offset stays at its start. One
+		 * past AC_SOURCE_LINE_MAX is given up: counted, dropped, and
+		 * skipped to its end, this read or a later one. */
+		if (p < end && !s->skipping && carry.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+			s->malformed++;
+			s->skipping = true;
+			ac_buf_clear(&carry);
+		}
+		if (s->skipping)
+			s->offset = at;
+		else if (p < end && (rc = ac_buf_append(&carry, p, (size_t)(end - p))))
 			goto done;
 	}
 done:
@@ -276,6 +288,12 @@ static int read_document(ac_source_session *s, const ac_source_adapter *a, int f
 	json_t *doc = NULL;
 	int rc = 0;
 
+	if (size > AC_SOURCE_DOCUMENT_MAX) {
+		/* Not a chat any tool wrote: counted, not held. */
+		reset_summary(s);
+		s->malformed++;
+		goto done;
+	}
 	if ((rc = ac_buf_reserve(&text, (size_t)size + 1)))
 		goto done;
 	while (text.len < size) {
@@ -368,6 +386,7 @@ typedef struct {
 	json_t *out;
 	ac_buf line;
 	int rc;
+	bool skipping; /* inside a line past AC_SOURCE_LINE_MAX, as read_lines() */
 } convert_ctx;
 
 static int convert_line(convert_ctx *c, const char *line, size_t len)
@@ -388,19 +407,25 @@ static int convert_block(const char *bytes, size_t len, void *ctx)
 	const char *p = bytes, *end = bytes + len, *nl;
 
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (ac_buf_append(&c->line, p, (size_t)(nl - p)))
+		if (c->skipping)
+			c->skipping = false;
+		else if (ac_buf_append(&c->line, p, (size_t)(nl - p)))
 			return AC_ENOMEM;
-		if (c->line.len && convert_line(c, c->line.data, c->line.len))
+		else if (c->line.len && convert_line(c, c->line.data, c->line.len))
 			return c->rc;
 		ac_buf_clear(&c->line);
 		p = nl + 1;
 	}
-	return ac_buf_append(&c->line, p, (size_t)(end - p));
+	if (!c->skipping && c->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+		c->skipping = true;
+		ac_buf_clear(&c->line);
+	}
+	return c->skipping ? 0 : ac_buf_append(&c->line, p, (size_t)(end - p));
 }
 
 int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 {
-	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0};
+	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0, false};
 	json_t *doc = NULL;
 	char *text = NULL;
 	size_t len;
@@ -412,6 +437,9 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 	if (c.a->jsonl) {
 		/* A torn last line is left out, as the summary leaves it. */
 		rc = ac_file_each_block(s->path, convert_block, &c);
+	} else if (s->size > AC_SOURCE_DOCUMENT_MAX) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: larger than %u MB: not a chat any tool wrote",
+				  s->path, AC_SOURCE_DOCUMENT_MAX >> 20);
 	} else if ((rc = ac_file_read(&text, &len, s->path)) == 0) {
 		doc = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
 		if (json_is_object(doc))

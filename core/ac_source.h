@@ -59,9 +59,16 @@ typedef struct {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;
 	uint64_t bytes_parsed; /* total bytes handed to the parser, for tests and benches */
+	bool skipping;    /* inside a line longer than AC_SOURCE_LINE_MAX: dropped to its end */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;
+
+/* A line longer than this (no tool writes one; a sparse or hostile file
+ * does) is skipped and counted malformed, never held whole; a document
+ * source's file larger than AC_SOURCE_DOCUMENT_MAX is not read. */
+#define AC_SOURCE_LINE_MAX (64u * 1024 * 1024)
+#define AC_SOURCE_DOCUMENT_MAX (256u * 1024 * 1024)
 
 /* A new, unread transcript of kind at path (copied). 0 or AC_ENOMEM;
  * free with ac_source_session_free(). */
@@ -129,6 +136,14 @@ void ac_source_state_limits(ac_state_thresholds *out, const ac_config *config);
  * "codex resume {id}", "gemini --resume {id}". *out is freed with free()
  * (the array only). */
 int ac_source_resume_command(const char ***out, const ac_config *config, ac_source_kind kind);
+
+/* 0 when id may be handed to a tool as its resume argument: 1 to 128
+ * bytes of letters, digits, '.', '_' and '-', not starting with '-' (the
+ * tools' own ids are UUIDs). An id comes from a file name or from inside
+ * a transcript (or the cache): one like "--dangerously-skip-permissions"
+ * would be taken as an option, however whole an argument it is.
+ * AC_EINVAL otherwise, the message naming the id (escaped). */
+int ac_source_id_check(const char *id);
 
 /* ---- many transcripts ---- */
 

@@ -6,6 +6,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -136,5 +137,30 @@ int ac_source_resume_command(const char ***out, const ac_config *config, ac_sour
 	*out = argv;
 done:
 	ac_buf_free(&key);
+	return rc;
+}
+
+int ac_source_id_check(const char *id)
+{
+	ac_buf shown = AC_BUF_INIT;
+	size_t len = id ? strnlen(id, 129) : 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < len && rc == 0; i++) {
+		unsigned char c = (unsigned char)id[i];
+
+		/* ASCII ranges, not isalnum(): the locale must not widen them. */
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') &&
+		    c != '.' && c != '_' && c != '-')
+			rc = AC_EINVAL;
+	}
+	if (rc == 0 && len > 0 && len <= 128 && id[0] != '-')
+		return 0;
+	if (id)
+		ac_text_sanitize(&shown, id, strnlen(id, 64));
+	rc = ac_error_set(AC_EINVAL, "transcript id '%s%s': not a tool's session id (letters, "
+			  "digits, '.', '_', '-', at most 128, not starting with '-'): not resumed",
+			  shown.data ? shown.data : "", id && strlen(id) > 64 ? "..." : "");
+	ac_buf_free(&shown);
 	return rc;
 }

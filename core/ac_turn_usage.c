@@ -6,6 +6,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_time.h"
 
@@ -21,6 +22,10 @@ const char *const ac_turn_usage_counts[] = {
 	"reasoningTokens", "totalTokens",  NULL,
 };
 
+
+/* US dollars one turn may cost, far past any real one; rows are few
+ * enough that their sum stays finite. */
+#define TURN_COST_MAX 1e9
 
 static bool is_count_value(const json_t *v)
 {
@@ -112,7 +117,11 @@ int ac_turn_usage_totals(json_t **out, const json_t *rows)
 				goto done;
 		}
 		c = json_object_get(usage, "costUsd");
-		if (json_is_number(c))
+		/* A row is another program's text: 1e308 twice is infinity, which
+		 * JSON cannot hold (every later total, record-turn's included,
+		 * failed). A cost past any real turn's is unknown, not summed. */
+		if (json_is_number(c) && json_number_value(c) >= 0 &&
+		    json_number_value(c) <= TURN_COST_MAX)
 			cost += json_number_value(c);
 		else
 			every_cost = false;
@@ -200,11 +209,16 @@ int ac_turn_usage_load(json_t **out, const char *sessions_dir, const char *id,
 	if ((rc = ac_session_id_check(id)) ||
 	    (rc = ac_turn_usage_rows_path(&path, sessions_dir, id, false)))
 		goto done;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT) {
-		rc = ac_error_errno(errno, "%s", path);
-		goto done;
+	/* Opened as a regular file or not at all: a FIFO planted here would
+	 * block a plain open(), and with it `usage`, `session show` and the
+	 * dashboard. */
+	rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path);
+	if (rc == AC_ENOTFOUND) {
+		ac_error_clear();
+		rc = 0;
 	}
+	if (rc)
+		goto done;
 	if (fd >= 0 && ((rc = ac_turn_usage_read_all(&text, &len, fd, path)) ||
 			(rc = ac_turn_usage_parse_rows(rows, &complete, text, len))))
 		goto done;

@@ -22,14 +22,26 @@
 
 /* ---- the rows file ---- */
 
+/* The rows file, read whole at each load: a million turns fit. */
+#define ROWS_FILE_MAX (512u * 1024 * 1024)
+
 int ac_turn_usage_rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir)
 {
 	ac_buf path = AC_BUF_INIT;
+	struct stat st;
 	int rc = 0;
 
 	ac_buf_printf(&path, "%s/.usage", sessions_dir);
 	if (make_dir && (rc = ac_file_mkdirs(path.data)))
 		goto done;
+	/* The folder is the workspace's, written by anyone: a link there
+	 * would lead every row written (and read) outside it. */
+	if (path.data && lstat(path.data, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: %s: per-turn usage is not read or written "
+				  "through it", path.data, S_ISLNK(st.st_mode) ? "is a symbolic link"
+				  : "not a folder");
+		goto done;
+	}
 	ac_buf_printf(&path, "/%s.jsonl", id);
 	if (!path.data) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -50,6 +62,11 @@ int ac_turn_usage_read_all(char **out, size_t *out_len, int fd, const char *path
 
 	if (fstat(fd, &st) != 0)
 		return ac_error_errno(errno, "%s", path);
+	/* Read whole, so bounded: a sparse file of terabytes is not a
+	 * session's rows, and would be read (or fail to allocate) every time. */
+	if ((uint64_t)st.st_size > ROWS_FILE_MAX)
+		return ac_error_set(AC_ECORRUPT, "%s: larger than %u MB: not per-turn usage rows",
+				    path, ROWS_FILE_MAX >> 20);
 	if (!(text = malloc((size_t)st.st_size + 1)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	while (got < (size_t)st.st_size) {

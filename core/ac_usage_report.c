@@ -53,6 +53,9 @@ json_t *ac_usage_pricing_builtin(void)
 
 static const char *const price_fields[] = {"input", "output", "cacheWrite", "cacheRead", NULL};
 
+/* USD per million tokens, far past any model's. */
+#define PRICE_MAX 1e6
+
 int ac_usage_pricing_check(const json_t *table)
 {
 	const char *model;
@@ -69,9 +72,13 @@ int ac_usage_pricing_check(const json_t *table)
 		for (size_t i = 0; price_fields[i]; i++) {
 			const json_t *v = json_object_get(entry, price_fields[i]);
 
-			if (v && !(json_is_number(v) && json_number_value(v) >= 0))
-				return ac_error_set(AC_EINVAL, "pricing.%s.%s: must be a number >= 0 "
-						    "(USD per million tokens)", model, price_fields[i]);
+			/* Bounded: a project file may set pricing, and 1e308 made
+			 * every cost infinite, which JSON cannot hold. */
+			if (v && !(json_is_number(v) && json_number_value(v) >= 0 &&
+				   json_number_value(v) <= PRICE_MAX))
+				return ac_error_set(AC_EINVAL, "pricing.%s.%s: must be a number from 0 "
+						    "to %.0f (USD per million tokens)", model,
+						    price_fields[i], PRICE_MAX);
 		}
 	}
 	return 0;

@@ -23,6 +23,8 @@
  * project/session/subagents). */
 #define DEPTH_MAX 5
 #define BLOCK (4u << 20)
+/* A longer line is skipped and counted (read_from()). */
+#define LINE_MAX_BYTES (64u << 20)
 
 char *ac_usage_index_default_path(void)
 {
@@ -234,6 +236,7 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 	uint64_t at = e->offset;
 	reading rd = {s, (size_t)(e - s->index->entries)};
 	int rc = 0;
+	bool skipping = false; /* inside a line past LINE_MAX_BYTES */
 
 	stem(name, sizeof(name), e->path);
 	if (!s->owners_built && (rc = build_owners(s)))
@@ -254,6 +257,17 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 			break;
 		have += (size_t)n;
 		s->set->bytes_read += (uint64_t)n;
+		if (skipping) {
+			char *nl = memchr(buf, '\n', have);
+			size_t drop = nl ? (size_t)(nl - buf) + 1 : have;
+
+			at += drop;
+			memmove(buf, buf + drop, have - drop);
+			have -= drop;
+			skipping = !nl;
+			if (!have)
+				continue;
+		}
 		last_nl = memrchr(buf, '\n', have);
 		if (!last_nl) {
 			/* One line longer than the buffer: make room. */
@@ -261,6 +275,15 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 
 			if (have < cap)
 				continue;
+			if (cap >= LINE_MAX_BYTES) {
+				/* No tool writes such a line (a sparse or hostile file
+				 * does): skipped to its end, never held whole. */
+				s->set->lines_skipped++;
+				skipping = true;
+				at += have;
+				have = 0;
+				continue;
+			}
 			if (!(grown = realloc(buf, cap * 2))) {
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				goto done;
@@ -299,8 +322,12 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	int fd, rc = 0;
 	bool reread;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 0; /* gone or unreadable: not counted */
+	/* Non-blocking open: a FIFO swapped in after the walk's lstat does
+	 * not hang the scan. */
+	if (ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path) != 0) {
+		ac_error_clear();
+		return 0; /* gone, unreadable or not a regular file: not counted */
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		goto done;
 	s->set->files++;

@@ -15,9 +15,13 @@
 #include "ac_event.h"
 #include "ac_file.h"
 #include "ac_journal_scan.h"
+#include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
+#include "ac_source.h"
 #include "ac_text.h"
+#include "ac_turn_usage.h"
+#include "ac_usage_report.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* What a terminal would receive: no byte below 0x20 but none at all, no
@@ -420,6 +425,201 @@ static void test_ids_too_long_to_write(void **state)
 	free(path);
 }
 
+/* A FIFO planted as a session's per-turn usage sidecar
+ * (.agent/sessions/.usage/<id>.jsonl): a plain open() waits for a writer
+ * forever, and `usage`, `session show` and the dashboard with it. A link
+ * is not followed; a sparse file of 600 MB is refused, not read whole. The
+ * alarm only turns that hang into a failure; nothing here is timed. */
+static void test_turn_usage_sidecar_fifo_or_link(void **state)
+{
+	char *dir = tu_make_temp_dir(), *usage_dir, *path;
+	json_t *loaded = NULL;
+
+	(void)state;
+	usage_dir = tu_path(dir, ".usage");
+	assert_int_equal(mkdir(usage_dir, 0755), 0);
+	path = tu_path(usage_dir, "s1.jsonl");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	alarm(20);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s1", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "s1.jsonl"));
+	assert_null(loaded);
+	free(path);
+	/* A link to a file outside is not followed. */
+	path = tu_path(usage_dir, "s2.jsonl");
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s2", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "symbolic link"));
+	/* A sparse file far past any session's rows: refused, not read. */
+	free(path);
+	path = tu_path(usage_dir, "s4.jsonl");
+	tu_write_file(path, "{\"turn\":1,\"usage\":{}}\n", 23);
+	assert_int_equal(truncate(path, (off_t)600 * 1024 * 1024), 0);
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s4", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "s4.jsonl: larger than"));
+	alarm(0);
+	/* Absent: no rows, not an error. */
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s3", NULL), 0);
+	assert_int_equal(json_array_size(json_object_get(loaded, "turns")), 0);
+	json_decref(loaded);
+	free(path);
+	free(usage_dir);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* A transcript's id (a Claude Code file name, a Codex session_meta id, a
+ * Gemini sessionId, or the sources cache) becomes the argument of
+ * `claude --resume {id}`: a whole argument still reads as an option. */
+static void test_transcript_ids_that_read_as_options(void **state)
+{
+	static const char *const bad[] = {
+		"--dangerously-skip-permissions", "-c", "", "a b", "../x", "x/y", "a;rm -rf ~",
+		"$(id)", "\x1b]0;t\x07", "id\n--yolo", "caf\xc3\xa9",
+	};
+	char longest[130];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (ac_source_id_check(bad[i]) != AC_EINVAL)
+			fail_msg("accepted id #%zu", i);
+		assert_non_null(strstr(ac_error_last(), "not resumed"));
+		assert_terminal_safe(ac_error_last(), strlen(ac_error_last()));
+	}
+	assert_int_equal(ac_source_id_check(NULL), AC_EINVAL);
+	assert_int_equal(ac_source_id_check("c1a0de00-1111-4222-8333-444455556666"), 0);
+	assert_int_equal(ac_source_id_check("rollout_2025.x-1"), 0);
+	memset(longest, 'a', sizeof(longest));
+	longest[128] = '\0';
+	assert_int_equal(ac_source_id_check(longest), 0);
+	longest[128] = 'a';
+	longest[129] = '\0';
+	assert_int_equal(ac_source_id_check(longest), AC_EINVAL);
+}
+
+/* Rows another program wrote with costs that sum past a double's range:
+ * the totals (and every record-turn after them) failed as "out of
+ * memory", since JSON holds no infinity. Such a cost is unknown. */
+static void test_turn_usage_rows_whose_costs_overflow(void **state)
+{
+	static const char rows[] =
+		"{\"turn\":1,\"usage\":{\"inputTokens\":1,\"costUsd\":1e308}}\n"
+		"{\"turn\":2,\"usage\":{\"inputTokens\":2,\"costUsd\":1e308}}\n"
+		"{\"turn\":3,\"usage\":{\"inputTokens\":4,\"costUsd\":-1}}\n";
+	char *dir = tu_make_temp_dir();
+	json_t *loaded = NULL, *totals;
+
+	(void)state;
+	tu_put(dir, ".usage/s1.jsonl", rows);
+	if (ac_turn_usage_load(&loaded, dir, "s1", NULL) != 0)
+		fail_msg("load: %s", ac_error_last());
+	totals = json_object_get(loaded, "totals");
+	assert_int_equal(json_integer_value(json_object_get(totals, "inputTokens")), 7);
+	assert_null(json_object_get(totals, "costUsd"));
+	json_decref(loaded);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* A transcript with a line far longer than any tool writes (here 80 MB
+ * of a sparse file's zeros, as `truncate -s 1G` leaves): it was held whole
+ * and handed to the parser (1 GB of memory and seconds for a 1 GB file,
+ * at each start); now it is skipped to its end, counted, and the lines
+ * around it read, in one read or across two. */
+static void test_transcript_line_past_the_limit(void **state)
+{
+	char *dir = tu_make_temp_dir(), *path, line[512];
+	ac_source_session *s = NULL;
+	json_t *messages = NULL;
+	FILE *f;
+
+	(void)state;
+	path = tu_path(dir, "c1a0de00-1111-4222-8333-444455556666.jsonl");
+	snprintf(line, sizeof(line),
+		 "{\"cwd\":\"%s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":"
+		 "\"before\"},\"uuid\":\"u1\",\"timestamp\":\"2025-10-01T10:00:00.000Z\"}\n", dir);
+	tu_write_file(path, line, strlen(line));
+	assert_int_equal(truncate(path, (off_t)strlen(line) + 80 * 1024 * 1024), 0);
+	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->messages, 1);
+	assert_int_equal(s->malformed, 1);
+	assert_true(s->bytes_parsed < 4096);
+	/* The line ends, and one more follows. */
+	assert_non_null(f = fopen(path, "a"));
+	fputs("\n{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":\"after\"},"
+	      "\"uuid\":\"u2\",\"timestamp\":\"2025-10-01T10:00:01.000Z\"}\n", f);
+	fclose(f);
+	assert_int_equal(ac_source_session_read(s, NULL), 0);
+	assert_int_equal(s->messages, 2);
+	assert_int_equal(s->malformed, 1);
+	assert_true(s->bytes_parsed < 4096);
+	assert_int_equal(ac_source_session_conversation(&messages, s), 0);
+	assert_int_equal(json_array_size(messages), 2);
+	json_decref(messages);
+	ac_source_session_free(s);
+	free(path);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* The .usage folder itself a link to a folder outside the workspace:
+ * rows were written (and read) there, O_NOFOLLOW guarding only the file's
+ * own name. */
+static void test_turn_usage_folder_that_is_a_link(void **state)
+{
+	char *dir = tu_make_temp_dir(), *outside = tu_make_temp_dir(), *link;
+	json_t *loaded = NULL;
+
+	(void)state;
+	link = tu_path(dir, ".usage");
+	assert_int_equal(symlink(outside, link), 0);
+	tu_put(outside, "s1.jsonl", "{\"turn\":1,\"usage\":{\"inputTokens\":5}}\n");
+	assert_int_equal(ac_turn_usage_load(&loaded, dir, "s1", NULL), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), ".usage: is a symbolic link"));
+	assert_null(loaded);
+	tu_remove_tree(dir);
+	tu_remove_tree(outside);
+	free(dir);
+	free(outside);
+	free(link);
+}
+
+/* pricing may come from a project file: 1e308 per million tokens made
+ * every cost infinite, and `usage` failed as "out of memory". */
+static void test_pricing_past_any_model(void **state)
+{
+	json_t *huge = json_pack("{s:{s:f}}", "m", "input", 1e308);
+	json_t *dear = json_pack("{s:{s:f, s:f}}", "m", "input", 1e6, "output", 75.0);
+
+	(void)state;
+	assert_int_equal(ac_usage_pricing_check(huge), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "pricing.m.input"));
+	assert_int_equal(ac_usage_pricing_check(dear), 0);
+	json_decref(huge);
+	json_decref(dear);
+}
+
+/* An agent names its session file "--dangerously-skip-permissions.json":
+ * the operator's resumeCommand ["claude", "--resume", "{id}"] (or a hook's
+ * "{id}") would hand the tool an option, however whole an argument. */
+static void test_placeholder_values_that_read_as_options(void **state)
+{
+	static const char *const names[] = AC_PROC_PLACEHOLDERS;
+	const char *const template[] = {"claude", "--resume", "{id}", NULL};
+	const char *values[] = {"--dangerously-skip-permissions", NULL};
+	char **argv = NULL;
+
+	(void)state;
+	assert_int_equal(ac_proc_expand_argv(&argv, template, names, values), AC_EINVAL);
+	assert_null(argv);
+	assert_non_null(strstr(ac_error_last(), "starts with '-'"));
+	values[0] = "s-1";
+	assert_int_equal(ac_proc_expand_argv(&argv, template, names, values), 0);
+	assert_string_equal(argv[2], "s-1");
+	ac_proc_argv_free(argv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +639,13 @@ int main(void)
 		cmocka_unit_test(test_session_file_that_is_a_folder_or_fifo),
 		cmocka_unit_test(test_session_with_nul_and_numbers_jansson_cannot_hold),
 		cmocka_unit_test(test_ids_too_long_to_write),
+		cmocka_unit_test(test_turn_usage_sidecar_fifo_or_link),
+		cmocka_unit_test(test_transcript_ids_that_read_as_options),
+		cmocka_unit_test(test_turn_usage_rows_whose_costs_overflow),
+		cmocka_unit_test(test_transcript_line_past_the_limit),
+		cmocka_unit_test(test_turn_usage_folder_that_is_a_link),
+		cmocka_unit_test(test_pricing_past_any_model),
+		cmocka_unit_test(test_placeholder_values_that_read_as_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "ac_error.h"
 #include "ac_proc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,13 +45,21 @@ bool ui_transcripts_refuse_write(ui_dash *d, const char *id)
 	return true;
 }
 
-/* Where the agent worked, if that folder is still there; else the
- * workspace. */
-static const char *run_folder(const ac_source_session *s, const char *root)
+/* Where the agent worked, if that folder is still there and, resolved,
+ * inside the workspace; else the workspace. The cwd is the transcript's
+ * text: "<ws>/../elsewhere" or a link in the workspace passes the
+ * listing's prefix test but would start the tool (and the project
+ * settings it reads there) outside. into holds the resolved folder. */
+static const char *run_folder(char into[PATH_MAX], const ac_source_session *s, const char *root)
 {
+	char resolved_root[PATH_MAX];
 	struct stat st;
 
-	return s->cwd && stat(s->cwd, &st) == 0 && S_ISDIR(st.st_mode) ? s->cwd : root;
+	if (s->cwd && realpath(s->cwd, into) && realpath(root, resolved_root) &&
+	    ac_source_path_inside(into, resolved_root) && stat(into, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return into;
+	return root;
 }
 
 bool ui_transcripts_resume(ui_dash *d, int key)
@@ -61,7 +70,7 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 	const char **template = NULL;
 	const char *values[] = {NULL, NULL};
 	const char *env[] = {"AGENT_SESSION_ID", NULL, NULL};
-	char **argv = NULL, *id = NULL;
+	char **argv = NULL, *id = NULL, folder[PATH_MAX];
 	int status = 0, rc;
 
 	(void)key;
@@ -75,7 +84,7 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 		return true;
 	}
 	/* The index may read again while the program runs: keep the id. */
-	if (!(id = strdup(s->id)) ||
+	if (!(id = strdup(s->id)) || ac_source_id_check(id) != 0 ||
 	    ac_source_resume_command(&template, d->config, s->kind) != 0 ||
 	    ac_proc_expand_argv(&argv, template, names, (values[0] = id, values)) != 0) {
 		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
@@ -84,7 +93,7 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 	env[1] = id;
 	screen_suspend();
 	rc = ac_proc_run_attached(&status, (const char *const *)argv, env,
-				  run_folder(s, d->ws->root));
+				  run_folder(folder, s, d->ws->root));
 	screen_resume();
 	if (rc)
 		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
