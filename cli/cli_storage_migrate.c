@@ -114,7 +114,7 @@ static void report_text(ac_buf *out, const ac_migrate_count *counts, bool dry_ru
 			      (unsigned long long)counts[k].verified,
 			      counts[k].verified == counts[k].source ? "" : " (MISMATCH)");
 	ac_buf_printf(out, "not copied: the operation log and git history (they stay with the "
-		      "worktree), compaction archives (no store interface exposes them)\n");
+		      "worktree)\n");
 }
 
 static void report_json(ac_buf *out, const ac_migrate_count *counts, const char *direction,

@@ -273,6 +273,160 @@ static int fs_each_log(void *impl, ac_backend_key_fn fn, void *ctx)
 	return walk_under(impl, "orchestration", &w);
 }
 
+/* ---- archives of removed messages: <sessions>/.compactions/<id>/<name>.json
+ * and .rollbacks/<id>/<name>.json (ac_archive.c) ---- */
+
+static const char *archive_folder(const char *kind)
+{
+	if (!strcmp(kind, "compaction"))
+		return ".compactions";
+	return !strcmp(kind, "rollback") ? ".rollbacks" : NULL;
+}
+
+/* The archive's path from its key, every part checked (the key may come
+ * from another store). */
+static int archive_path(ac_buf *path, const ac_backend_fs *fs, const char *const *key)
+{
+	const char *folder = archive_folder(key[2]);
+	int rc;
+
+	if ((rc = ac_backend_id_check("session", key[1])) ||
+	    (rc = ac_backend_id_check("archive", key[3])))
+		return rc;
+	if (!folder)
+		return ac_error_set(AC_EINVAL, "archive kind '%s': not compaction or rollback",
+				    key[2]);
+	if (ac_buf_printf(path, "%s/%s/%s/%s.json", fs->sessions_dir, folder, key[1], key[3]))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* One session's archives of one kind; tenant from its document ("" when
+ * it cannot be read: the copy reports such an archive, it cannot place it). */
+static int archives_of(ac_backend_fs *fs, const char *kind, const char *dir, const char *id,
+		       ac_backend_key_fn fn, void *ctx)
+{
+	ac_buf sub = AC_BUF_INIT;
+	ac_session *s = NULL;
+	const char *tenant = "";
+	char **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (ac_buf_printf(&sub, "%s/%s", dir, id)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = ac_backend_fs_names(&names, &n, sub.data)))
+		goto done;
+	if (n && ac_session_load(&s, fs->sessions_dir, id) == 0) {
+		const char *owner = json_string_value(json_object_get(
+			json_object_get(ac_session_root(s), "metadata"), "tenantId"));
+
+		tenant = owner ? owner : "";
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t len = strlen(names[i]);
+		const char *key[4] = {tenant, id, kind, names[i]};
+
+		if (len <= 5 || strcmp(names[i] + len - 5, ".json") != 0)
+			continue;
+		names[i][len - 5] = '\0';
+		if (ac_backend_id_check("archive", names[i]) == 0)
+			rc = fn(key, ctx);
+	}
+done:
+	ac_session_free(s);
+	ac_backend_names_free(names, n);
+	ac_buf_free(&sub);
+	return rc;
+}
+
+static int fs_each_archive(void *impl, ac_backend_key_fn fn, void *ctx)
+{
+	static const char *const kinds[2] = {"compaction", "rollback"};
+	ac_backend_fs *fs = impl;
+	ac_buf dir = AC_BUF_INIT;
+	char **ids = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	for (int k = 0; k < 2 && !rc; k++) {
+		ac_buf_clear(&dir);
+		if (ac_buf_printf(&dir, "%s/%s", fs->sessions_dir, archive_folder(kinds[k]))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = ac_file_list(&ids, &n, dir.data, true)))
+			break;
+		for (size_t i = 0; i < n && !rc; i++)
+			if (ac_backend_id_check("session", ids[i]) == 0)
+				rc = archives_of(fs, kinds[k], dir.data, ids[i], fn, ctx);
+		ac_backend_names_free(ids, n);
+		ids = NULL;
+		n = 0;
+	}
+	ac_buf_free(&dir);
+	return rc;
+}
+
+static int fs_get_archive(void *impl, json_t **out, const char *const *key)
+{
+	ac_buf path = AC_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if (!(rc = archive_path(&path, impl, key)) &&
+	    !(rc = ac_file_read(&text, &len, path.data)) &&
+	    !(rc = ac_json_exact_load(out, text, len, 0, path.data)) &&
+	    (!json_is_object(*out) || !json_is_array(json_object_get(*out, "messages")))) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not an archive (an object with messages)",
+				  path.data);
+		json_decref(*out);
+		*out = NULL;
+	}
+	ac_buf_free(&path);
+	free(text);
+	return rc;
+}
+
+/* Laid out as ac_archive_write() lays it out; one atomic create that never
+ * replaces a file there (an archive written meanwhile stays). */
+static int fs_put_archive(void *impl, const char *const *key, const json_t *doc)
+{
+	ac_buf path = AC_BUF_INIT;
+	char *text = NULL, *displaced = NULL, *slash;
+	size_t len = 0, displaced_len = 0;
+	struct stat st;
+	int rc;
+
+	if ((rc = archive_path(&path, impl, key)))
+		goto done;
+	if (!(text = ac_json_exact_dumps(doc, JSON_INDENT(2), &len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	slash = strrchr(path.data, '/');
+	*slash = '\0';
+	rc = ac_file_mkdirs(path.data);
+	*slash = '/';
+	if (rc)
+		goto done;
+	rc = ac_atomic_swap(&displaced, &displaced_len, path.data, text, len, true);
+	if (rc == AC_ENOTSUP)
+		rc = lstat(path.data, &st) == 0 ? AC_ECONFLICT
+						 : ac_atomic_write(path.data, text, len, NULL, NULL);
+	if (rc == AC_ECONFLICT)
+		rc = ac_error_set(AC_ECONFLICT, "%s: an archive is there already", path.data);
+done:
+	ac_buf_free(&path);
+	free(text);
+	free(displaced);
+	return rc;
+}
+
 void ac_backend_fs_fill_copy(ac_backend *b)
 {
 	b->session.create_document = fs_create_document;
@@ -282,4 +436,7 @@ void ac_backend_fs_fill_copy(ac_backend *b)
 	b->copy.each_log = fs_each_log;
 	b->copy.usage_rows = fs_usage_rows;
 	b->copy.put_usage_rows = fs_put_usage_rows;
+	b->copy.each_archive = fs_each_archive;
+	b->copy.get_archive = fs_get_archive;
+	b->copy.put_archive = fs_put_archive;
 }

@@ -209,6 +209,119 @@ static int pg_put_records(void *impl, const char *tenant, const char *kind, cons
 	return rc;
 }
 
+/* ---- archives: rows of compactions ----
+ * An archive written here has no name: it is named from its time and
+ * first seq, which its key (session, at, first_seq) makes unique. */
+#define ARCHIVE_NAME                                                                  \
+	"coalesce(name, to_char(at AT TIME ZONE 'UTC', 'YYYYMMDD\"T\"HH24MISS.US\"Z\"')" \
+	" || '-s' || first_seq)"
+
+static int pg_each_archive(void *impl, ac_backend_key_fn fn, void *ctx)
+{
+	return each_row(impl, "listing compaction archives",
+			"SELECT tenant, session_id, kind, " ARCHIVE_NAME
+			" FROM compactions ORDER BY 1, 2, 3, 4",
+			fn, ctx);
+}
+
+/* A copied archive's document with its messages put back in their place
+ * (key order kept); one written here made up as ac_archive.c lays it out. */
+static int pg_get_archive(void *impl, json_t **out, const char *const *key)
+{
+	ac_backend_pg *b = impl;
+	json_t *messages = NULL;
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ac_pg_exec(b->pg, &res, "reading a compaction archive",
+			     "SELECT document, messages,"
+			     " to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+			     " FROM compactions WHERE tenant = $1 AND session_id = $2 AND kind = $3"
+			     " AND " ARCHIVE_NAME " = $4",
+			     4, key, NULL)))
+		goto done;
+	if (sym_PQntuples(res) == 0) {
+		rc = ac_error_set(AC_ENOTFOUND, "archive %s/%s/%s/%s not found", key[0], key[1],
+				  key[2], key[3]);
+		goto done;
+	}
+	if ((rc = ac_json_exact_load(&messages, sym_PQgetvalue(res, 0, 1),
+				     (size_t)sym_PQgetlength(res, 0, 1), 0, "compactions.messages")))
+		goto done;
+	if (!sym_PQgetisnull(res, 0, 0))
+		rc = ac_json_exact_load(out, sym_PQgetvalue(res, 0, 0),
+					(size_t)sym_PQgetlength(res, 0, 0), 0, "compactions.document");
+	else if (!(*out = json_pack("{s:s, s:s}", "sessionId", key[1], "createdAt",
+				    sym_PQgetvalue(res, 0, 2))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if (!rc && (!json_is_object(*out) || json_object_set(*out, "messages", messages)))
+		rc = ac_error_set(AC_ECORRUPT, "archive %s/%s/%s/%s: its document is not an object",
+				  key[0], key[1], key[2], key[3]);
+done:
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	json_decref(messages);
+	sym_PQclear(res);
+	return rc;
+}
+
+/* One statement: the row, or nothing when the name is taken (AC_ECONFLICT).
+ * `at` is when the copy arrived; the name keeps the archive's own time. */
+static int pg_put_archive(void *impl, const char *const *key, const json_t *doc)
+{
+	ac_backend_pg *b = impl;
+	json_t *rest = json_deep_copy(doc);
+	char *rest_text = NULL, *messages_text = NULL;
+	const char *values[6] = {key[0], key[1], key[2], key[3]};
+	PGresult *res = NULL;
+	size_t len;
+	int rc;
+
+	if ((rc = ac_backend_id_check("tenant", key[0])) ||
+	    (rc = ac_backend_id_check("session", key[1])) ||
+	    (rc = ac_backend_id_check("archive", key[3])))
+		goto done;
+	if (strcmp(key[2], "compaction") != 0 && strcmp(key[2], "rollback") != 0) {
+		rc = ac_error_set(AC_EINVAL, "archive kind '%s': not compaction or rollback", key[2]);
+		goto done;
+	}
+	if (!json_is_array(json_object_get(doc, "messages"))) {
+		rc = ac_error_set(AC_EINVAL, "archive %s: no messages array", key[3]);
+		goto done;
+	}
+	if (!rest || json_object_set_new(rest, "messages", json_null()) ||
+	    !(rest_text = ac_json_exact_dumps(rest, JSON_COMPACT, &len)) ||
+	    !(messages_text = ac_json_exact_dumps(json_object_get(doc, "messages"), JSON_COMPACT,
+						  &len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	values[4] = messages_text;
+	values[5] = rest_text;
+	if ((rc = ac_pg_exec(b->pg, &res, "copying a compaction archive",
+			     "INSERT INTO compactions (tenant, session_id, at, first_seq, last_seq,"
+			     " messages, kind, name, document)"
+			     " SELECT $1, $2, clock_timestamp(), 1, json_array_length($5::json),"
+			     " $5::json, $3, $4, $6::json"
+			     " WHERE NOT EXISTS (SELECT 1 FROM compactions WHERE session_id = $2"
+			     " AND kind = $3 AND " ARCHIVE_NAME " = $4)"
+			     " ON CONFLICT DO NOTHING RETURNING 1",
+			     6, values, NULL)))
+		goto done;
+	if (sym_PQntuples(res) == 0)
+		rc = ac_error_set(AC_ECONFLICT, "archive %s/%s/%s/%s: the name is taken", key[0],
+				  key[1], key[2], key[3]);
+done:
+	sym_PQclear(res);
+	json_decref(rest);
+	free(rest_text);
+	free(messages_text);
+	return rc;
+}
+
 void ac_backend_pg_fill_copy(ac_backend *b)
 {
 	b->session.create_document = pg_create_document;
@@ -220,5 +333,8 @@ void ac_backend_pg_fill_copy(ac_backend *b)
 		.put_records = pg_put_records,
 		.usage_rows = ac_backend_pg_usage_rows,
 		.put_usage_rows = ac_backend_pg_put_usage_rows,
+		.each_archive = pg_each_archive,
+		.get_archive = pg_get_archive,
+		.put_archive = pg_put_archive,
 	};
 }

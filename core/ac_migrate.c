@@ -41,6 +41,7 @@ const char *ac_migrate_kind_name(ac_migrate_kind kind)
 		[AC_MIGRATE_EVENTS] = "orchestration events",
 		[AC_MIGRATE_SNAPSHOTS] = "snapshots",
 		[AC_MIGRATE_CHECKPOINTS] = "checkpoints",
+		[AC_MIGRATE_ARCHIVES] = "compaction archives",
 		[AC_MIGRATE_JOURNAL] = "journal events",
 	};
 
@@ -533,6 +534,41 @@ static int checkpoints(run *r)
 	return rc;
 }
 
+/* ---- archives of removed messages: documents by key ---- */
+
+static int archive_key(const char *const *key, void *ctx)
+{
+	run *r = ctx;
+	ac_backend *from = r->from->backend, *to = r->to->backend;
+	json_t *doc = NULL, *there = NULL;
+	standing s;
+	int rc, err;
+
+	if ((rc = make_key(r, key, 4)))
+		return rc;
+	if (!*key[0]) {
+		if (!r->verify)
+			r->out[AC_MIGRATE_ARCHIVES].source++;
+		return trouble(r, AC_MIGRATE_ARCHIVES, false, AC_EINVAL,
+			       "its session cannot be read for its tenant: not copied");
+	}
+	if ((rc = from->copy.get_archive(from->impl, &doc, key))) {
+		if (!r->verify)
+			r->out[AC_MIGRATE_ARCHIVES].source++;
+		return trouble(r, AC_MIGRATE_ARCHIVES, false, rc, ac_error_last());
+	}
+	rc = to->copy.get_archive(to->impl, &there, key);
+	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
+	rc = 0;
+	if (err)
+		rc = trouble(r, AC_MIGRATE_ARCHIVES, false, err, ac_error_last());
+	else if (tally(r, AC_MIGRATE_ARCHIVES, s))
+		rc = wrote(r, AC_MIGRATE_ARCHIVES, to->copy.put_archive(to->impl, key, doc), 1);
+	json_decref(doc);
+	json_decref(there);
+	return rc;
+}
+
 /* ---- the run ---- */
 
 static int walk(run *r)
@@ -542,7 +578,8 @@ static int walk(run *r)
 
 	if ((rc = sessions(r)) || (rc = from->copy.each_memo(from->impl, memo_key, r)) ||
 	    (rc = from->copy.each_artifact(from->impl, artifact_key, r)) ||
-	    (rc = from->copy.each_log(from->impl, log_key, r)) || (rc = checkpoints(r)))
+	    (rc = from->copy.each_log(from->impl, log_key, r)) || (rc = checkpoints(r)) ||
+	    (rc = from->copy.each_archive(from->impl, archive_key, r)))
 		return rc;
 	return 0;
 }
@@ -557,7 +594,8 @@ int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_sto
 	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
 	if (!from->backend->copy.each_memo || !to->backend->copy.put_session ||
 	    !from->backend->session.load_usage || !to->backend->copy.usage_rows ||
-	    !to->backend->copy.put_usage_rows)
+	    !to->backend->copy.put_usage_rows || !from->backend->copy.each_archive ||
+	    !to->backend->copy.get_archive || !to->backend->copy.put_archive)
 		return ac_error_set(AC_EINVAL, "storage migrate: a store cannot be copied "
 				    "(its backend has no copy operations)");
 	if ((rc = walk(&r)) ||

@@ -25,7 +25,8 @@
  *                   (task_head) in the listing indexes
  *   turn_usage      (6) + cache, reasoning and reported total counts, and
  *                   the Usage's other fields as jsonb; (7) + copied_row,
- *                   a row a copy brought, as it came (json, text-exact) */
+ *                   a row a copy brought, as it came (json, text-exact)
+ *   compactions     (8) + kind, name, document: an archive a copy brought */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -255,6 +256,20 @@ static const char *const copied_rows[] = {
 	NULL,
 };
 
+/* 8: an archive `storage migrate` brings (a compaction's or a checkpoint
+ * rollback's file) keeps its kind, its file's name (the key a copy back
+ * finds it by) and the rest of its document (json, text-exact, with
+ * "messages" null: they are in `messages`), so a copy there and back is
+ * the same file. NULL name and document for archives written here; the
+ * name is unique per session and kind. */
+static const char *const archive_names[] = {
+	"ALTER TABLE compactions ADD COLUMN kind text NOT NULL DEFAULT 'compaction',"
+	" ADD COLUMN name text, ADD COLUMN document json",
+	"CREATE UNIQUE INDEX compactions_name ON compactions (session_id, kind, name)"
+	" WHERE name IS NOT NULL",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
@@ -263,6 +278,7 @@ static const migration migrations[] = {
 	{5, "sessions carry their task", session_task},
 	{6, "turn_usage keeps every Usage field", usage_fields},
 	{7, "turn_usage keeps a copied row as it came", copied_rows},
+	{8, "compactions keep a copied archive's kind, name and document", archive_names},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

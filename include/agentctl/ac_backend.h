@@ -363,6 +363,18 @@ typedef struct {
 	 * AC_ENOTFOUND when the session is not. */
 	int (*put_usage_rows)(void *impl, const char *tenant, const char *session,
 			      const json_t *rows);
+	/* Every archive of removed messages (a compaction's, or a checkpoint
+	 * rollback's): key = {tenant, session, kind ("compaction" or
+	 * "rollback"), name}. The name is the archive file's without ".json"
+	 * (its UTC stamp); an archive the database wrote itself has none and
+	 * is named from its time and first seq ("<UTC stamp>-s<first seq>"). */
+	int (*each_archive)(void *impl, ac_backend_key_fn fn, void *ctx);
+	/* The archive under key as a document: {"sessionId", "createdAt",
+	 * "messages", ...} as ac_archive.c writes it. AC_ENOTFOUND. */
+	int (*get_archive)(void *impl, json_t **out, const char *const *key);
+	/* Stores doc under key, whole or not at all, only when nothing holds
+	 * the key (AC_ECONFLICT then: nothing written). */
+	int (*put_archive)(void *impl, const char *const *key, const json_t *doc);
 } ac_backend_copy_ops;
 
 typedef struct {

@@ -8,7 +8,10 @@
  * name), a turn usage row by (tenant, session, turn), an artifact by
  * (tenant, session, tool call), a trace record or
  * orchestration event by (tenant, log, seq), a snapshot by (tenant, run),
- * a checkpoint by (session, checkpoint id), a journal event by its line's
+ * a checkpoint by (session, checkpoint id), an archive of removed messages
+ * (a compaction's or a rollback's) by (tenant, session, kind, name: the
+ * file's UTC stamp, or for one the database wrote, its time and first
+ * seq), a journal event by its line's
  * bytes (and its id, for conflicts; a line repeated in the source is
  * copied as often as it appears). What the destination already holds,
  * equal, is left alone; what it holds under the same key with other
@@ -19,7 +22,7 @@
  * half of one.
  *
  * Not copied: the operation log and git history (they stay with the
- * worktree) and compaction archives (neither interface exposes them).
+ * worktree).
  *
  * Memory: the journal is streamed; what grows with it is a hash table of
  * two 16-byte entries per distinct event (its line's hash and its id's,
@@ -44,6 +47,7 @@ typedef enum {
 	AC_MIGRATE_EVENTS,    /* orchestration events */
 	AC_MIGRATE_SNAPSHOTS, /* orchestration snapshots */
 	AC_MIGRATE_CHECKPOINTS,
+	AC_MIGRATE_ARCHIVES,  /* compaction (and rollback) archives */
 	AC_MIGRATE_JOURNAL,   /* journal events */
 	AC_MIGRATE_NKINDS
 } ac_migrate_kind;

@@ -331,4 +331,88 @@ check "row conflict: counted" out_has "turn usage rows: copied 0, already there 
 check "row conflict: not overwritten" [ "$(psql -d agentctl_mig_e_$$ -Atqc "select input_tokens || ' ' || (copied_row->'usage'->>'inputTokens') from agentctl.turn_usage where session_id = 't3' and turn = 2")" = "201 201" ]
 check "row conflict: verification says so" out_has "verified turn usage rows: 4 in the source, 3 of them at the destination (MISMATCH)"
 
+# ---- compaction and rollback archives: rows of compactions, and back ----
+# k1 compacted on files (.compactions/k1/<UTC>.json), r1 rolled back to a
+# checkpoint (.rollbacks/r1/<UTC>.json): each archive is one row, its
+# messages as the file has them; a re-run adds none; copied back into an
+# empty workspace each file is there under its name, byte-equal.
+WSA=$TMP/wsa
+mkdir -p "$WSA/.agent"
+aa() { "$AC" -w "$WSA" "$@"; }
+aa session create "long" --id k1 --tenant acme --user u1 --agent a1 >/dev/null
+jq -cn --arg esc "$ESC" '[range(0;12) | {role:(if . % 2 == 0 then "user" else "assistant" end), content:"message \(.) é 日本 \($esc)", n:2.5}]' |
+	sed 's/"n":2.5/"n":2.50/g' | aa session append k1 - >/dev/null
+aa session compact k1 --force >/dev/null
+aa session create "rolled back" --id r1 --tenant beta --user u2 --agent a2 >/dev/null
+printf '[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]' | aa session append r1 - >/dev/null
+aa checkpoint create r1 --id cp1 >/dev/null
+printf '[{"role":"user","content":"c\\u0007"},{"role":"assistant","content":"d","x":1.0}]' | aa session append r1 - >/dev/null
+aa checkpoint rollback r1 --latest --yes >/dev/null
+KA=$(ls "$WSA/.agent/sessions/.compactions/k1/")
+RA=$(ls "$WSA/.agent/sessions/.rollbacks/r1/")
+check "archives setup: one compaction, one rollback archive" [ -n "$KA" -a -n "$RA" ]
+check "archives setup: the archive keeps 2.50" grep -qF '2.50' "$WSA/.agent/sessions/.compactions/k1/$KA"
+newdb agentctl_mig_ar_$$
+AR=$URL
+"$AC" -w "$WSA" storage migrate --to "$AR" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archives to: exit 0" rc_is 0
+check "archives to: 2 copied" out_has "compaction archives: copied 2, already there 0, conflicts 0"
+check "archives to: verified" out_has "verified compaction archives: 2 in the source, 2 of them at the destination"
+check "archives to: no longer said to stay behind" bash -c "! grep -q 'compaction archives (' '$TMP/out'"
+check "archives to: two rows, kind and name kept" [ "$(psql -d agentctl_mig_ar_$$ -Atqc "select string_agg(session_id || ':' || kind || ':' || name, ',' order by session_id) from agentctl.compactions")" = "k1:compaction:${KA%.json},r1:rollback:${RA%.json}" ]
+for a in "k1 .compactions/k1/$KA" "r1 .rollbacks/r1/$RA"; do
+	set -- $a
+	check "archives to: $1's messages in the row" bash -c "[ \"\$(psql -d agentctl_mig_ar_$$ -Atqc \"select messages::text from agentctl.compactions where session_id = '$1'\" | jq -cS .)\" = \"\$(jq -cS .messages '$WSA/.agent/sessions/$2')\" ]"
+done
+check "archives to: number text kept" bash -c "psql -d agentctl_mig_ar_$$ -Atqc \"select messages::text from agentctl.compactions where session_id = 'k1'\" | grep -qF '2.50'"
+"$AC" -w "$WSA" storage migrate --to "$AR" --json >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archives again: exit 0" rc_is 0
+check "archives again --json: 0 new, 2 there, verified" jq_is "$TMP/out" '.kinds["compaction archives"] | [.copied, .alreadyThere, .verified] == [0, 2, 2]' true
+check "archives again: still two rows" [ "$(psql -d agentctl_mig_ar_$$ -Atqc 'select count(*) from agentctl.compactions')" = 2 ]
+WSA2=$TMP/wsa2
+mkdir -p "$WSA2/.agent"
+"$AC" -w "$WSA2" storage migrate --from "$AR" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archives from: exit 0" rc_is 0
+check "archives from: 2 copied" out_has "compaction archives: copied 2, already there 0, conflicts 0"
+for f in ".compactions/k1/$KA" ".rollbacks/r1/$RA"; do
+	check "archives from: $f JSON-equal" bash -c "[ \"\$(jq -S . '$WSA/.agent/sessions/$f')\" = \"\$(jq -S . '$WSA2/.agent/sessions/$f' 2>/dev/null)\" ]"
+	check "archives from: $f byte-equal" cmp -s "$WSA/.agent/sessions/$f" "$WSA2/.agent/sessions/$f"
+done
+check "archives from: the session still names its archive" bash -c "[ \"\$(jq -S .metadata.compactions '$WSA/.agent/sessions/k1.json')\" = \"\$(jq -S .metadata.compactions '$WSA2/.agent/sessions/k1.json')\" ]"
+"$AC" -w "$WSA2" storage migrate --from "$AR" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archives from again: exit 0, 0 new" bash -c "[ $RC = 0 ] && grep -qF 'compaction archives: copied 0, already there 2, conflicts 0 (0 new)' '$TMP/out'"
+# An archive the database wrote itself (no name): back as a file named
+# from its time and first seq.
+"$AC" -w "$WSA" --storage "$AR" session compact k1 --force >/dev/null 2>&1
+check "archives: a compaction on the database" [ "$(psql -d agentctl_mig_ar_$$ -Atqc 'select count(*) from agentctl.compactions where name is null')" = 1 ]
+"$AC" -w "$WSA2" storage migrate --from "$AR" >"$TMP/out" 2>"$TMP/err"
+check "archives from: the database's own archive copied" out_has "compaction archives: copied 1, already there 2"
+NATIVE=$(psql -d agentctl_mig_ar_$$ -Atqc "select messages::text from agentctl.compactions where name is null" | jq -cS .)
+check "archives from: its file holds its messages" bash -c "[ \"\$(jq -cS .messages \$(ls '$WSA2/.agent/sessions/.compactions/k1/'*-s*.json))\" = '$(printf %s "$NATIVE" | sed "s/'/'\\\\''/g")' ]"
+"$AC" -w "$WSA2" storage migrate --to "$AR" >"$TMP/out" 2>"$TMP/err"
+check "archives: and back to the database, nothing doubled" bash -c "grep -qF 'compaction archives: copied 0, already there 3' '$TMP/out' && [ \"\$(psql -d agentctl_mig_ar_$$ -Atqc 'select count(*) from agentctl.compactions')\" = 3 ]"
+# A conflict: the same archive with other messages is left alone.
+newdb agentctl_mig_ac_$$
+AK=$URL
+"$AC" -w "$WSA" storage migrate --to "$AK" >/dev/null 2>&1
+psql -d agentctl_mig_ac_$$ -Atqc "update agentctl.compactions set messages = '[{\"role\":\"user\",\"content\":\"other\"}]' where session_id = 'r1'" >/dev/null
+"$AC" -w "$WSA" storage migrate --to "$AK" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archive conflict: exit 1" rc_is 1
+check "archive conflict: one line naming it" bash -c "[ \"\$(grep -c 'conflict: compaction archives beta/r1/rollback/${RA%.json}' '$TMP/err')\" = 1 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ]"
+check "archive conflict: counted" out_has "compaction archives: copied 0, already there 1, conflicts 1"
+check "archive conflict: not overwritten" [ "$(psql -d agentctl_mig_ac_$$ -Atqc "select messages::text from agentctl.compactions where session_id = 'r1'")" = '[{"role":"user","content":"other"}]' ]
+# Killed right after an archive's write: the next run completes it once.
+newdb agentctl_mig_ak_$$
+for n in 1 2 3 4 5; do
+	AGENTCTL_TEST_MIGRATE_KILL_AFTER=$n "$AC" -w "$WSA" storage migrate --to "$URL" >/dev/null 2>&1
+done
+"$AC" -w "$WSA" storage migrate --to "$URL" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "archives after kills: exit 0, verified, two rows" bash -c "[ $RC = 0 ] && grep -qF 'verified compaction archives: 2 in the source, 2 of them' '$TMP/out' && [ \"\$(psql -d agentctl_mig_ak_$$ -Atqc 'select count(*) from agentctl.compactions')\" = 2 ]"
+
 finish
