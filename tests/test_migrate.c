@@ -5,7 +5,10 @@
  * after; an id the destination holds with other bytes is a conflict, left
  * alone, while the rest is copied; a session with the same id and another
  * document is a conflict; a session without a tenant, a corrupt checkpoint
- * and a journal line that is no event are reported, not copied. */
+ * and a journal line that is no event are reported, not copied; a
+ * compaction or rollback archive is copied byte-equal under its name, and
+ * one the destination holds under that name with other messages is a
+ * conflict, left alone. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -107,6 +110,13 @@ static void migrate(fixture *f, ac_migrate_count *c)
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
 }
 
+#define ARCHIVE(id, text)                                                                   \
+	"{\n  \"sessionId\": \"" id "\",\n  \"createdAt\": \"2025-09-03T14:25:10.000Z\",\n"     \
+	"  \"messages\": [\n    {\n      \"role\": \"user\",\n      \"content\": \"" text   \
+	"\",\n      \"n\": 2.50\n    }\n  ]\n}"
+#define COMPACTION ".agent/sessions/.compactions/s1/20250903T142510.000Z.json"
+#define ROLLBACK ".agent/sessions/.rollbacks/s1/20250904T000000.000Z.json"
+
 #define EVENT(id, msg)                                                                      \
 	"{\"id\":\"" id "\",\"timestamp\":\"2025-09-03T14:25:10.000Z\",\"agent\":\"Claude\","   \
 	"\"status\":\"SUCCESS\",\"action\":{\"type\":\"ANALYSIS\",\"params\":{}},"               \
@@ -137,6 +147,7 @@ static void fill(side *s)
 	tu_put(s->root, "JOURNAL.jsonl",
 	       EVENT("evt_20250903142510_00000001", "one") EVENT("evt_20250903142510_00000002", "two")
 		       EVENT("evt_20250903142510_00000001", "one"));
+	tu_put(s->root, COMPACTION, ARCHIVE("s1", "old \u00e9"));
 	free(id);
 	json_decref(msgs);
 	json_decref(event);
@@ -173,6 +184,8 @@ static void everything_once(void **state)
 	tu_assert_file(f->b.root, ".agent/sessions/.usage/s1.jsonl", text);
 	free(text);
 	free(journal);
+	/* The archive, under its name, byte for byte. */
+	tu_assert_file(f->b.root, COMPACTION, ARCHIVE("s1", "old \u00e9"));
 	migrate(f, c);
 	for (int k = 0; k < AC_MIGRATE_NKINDS; k++) {
 		assert_int_equal(c[k].copied, 0);
@@ -237,6 +250,27 @@ static void usage_rows_by_turn(void **state)
 	tu_assert_file(f->b.root, ".agent/sessions/.usage/s1.jsonl", ROW(1, 5) ROW(2, 9) ROW(3, 7));
 }
 
+/* Archives are told apart by (session, kind, name): the same name with
+ * other messages is a conflict and stays; a rollback archive beside it is
+ * its own item. */
+static void archives_by_name(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+
+	fill(&f->a);
+	tu_put(f->a.root, ROLLBACK, ARCHIVE("s1", "rolled"));
+	tu_put(f->b.root, COMPACTION, ARCHIVE("s1", "someone else's"));
+	migrate(f, c);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].source, 2);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].conflicts, 1);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].verified, 1);
+	assert_int_equal(f->conflicts_heard, 1);
+	tu_assert_file(f->b.root, COMPACTION, ARCHIVE("s1", "someone else's"));
+	tu_assert_file(f->b.root, ROLLBACK, ARCHIVE("s1", "rolled"));
+}
+
 static void session_without_tenant(void **state)
 {
 	fixture *f = *state;
@@ -294,6 +328,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(everything_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(conflicts_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(usage_rows_by_turn, setup, teardown),
+		cmocka_unit_test_setup_teardown(archives_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_without_tenant, setup, teardown),
 		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
