@@ -26,17 +26,18 @@
 #define TEXT_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
 int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
-			  const char *first, const char *last)
+			  const char *kind, const char *first, const char *last)
 {
-	const char *values[4] = {tenant, session_id, first, last};
+	const char *values[5] = {tenant, session_id, first, last, kind};
 
 	return ac_pg_exec(b->pg, NULL, "archiving the messages removed",
-			  "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages)"
+			  "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages,"
+			  " kind)"
 			  " SELECT $1, $2, $3::bigint, $4::bigint,"
-			  " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json"
+			  " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json, $5"
 			  " FROM messages WHERE tenant = $1 AND session_id = $2"
 			  " AND seq BETWEEN $3::bigint AND $4::bigint",
-			  4, values, NULL);
+			  5, values, NULL);
 }
 
 int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id)
@@ -264,7 +265,8 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 	}
 	/* The archive, then the summary in the last summarised message's
 	 * place (so it sorts first), then the rest of the prefix goes. */
-	if ((rc = ac_backend_pg_archive(b, tenant, session_id, first_text, last_text)) ||
+	if ((rc = ac_backend_pg_archive(b, tenant, session_id, "compaction", first_text,
+					  last_text)) ||
 	    (rc = ac_pg_exec(b->pg, NULL, "writing the summary",
 			     "UPDATE messages SET message = $5::json WHERE tenant = $1"
 			     " AND session_id = $2 AND seq = $4::bigint AND seq >= $3::bigint",

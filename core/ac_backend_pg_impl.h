@@ -37,9 +37,10 @@ int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char 
 
 /* Copies tenant's session_id's messages first..last (seqs, as text) to
  * the compactions table, the archive of what compaction and rollback
- * remove, in the caller's transaction. */
+ * remove (kind "compaction" or "rollback", as the files' folders tell
+ * them apart; schema 8), in the caller's transaction. */
 int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
-			  const char *first, const char *last);
+			  const char *kind, const char *first, const char *last);
 
 /* Moves the session's message count and tokens by the deltas (never
  * below 0), records this host and agent as its writer, and tells

@@ -107,7 +107,7 @@ static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
 	if (keep < n) {
 		snprintf(first, sizeof(first), "%lld", seqs[keep]);
 		snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
-		if ((rc = ac_backend_pg_archive(b, tenant, session_id, first, last)) ||
+		if ((rc = ac_backend_pg_archive(b, tenant, session_id, "rollback", first, last)) ||
 		    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
 				     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
 				     " AND seq >= $3::bigint",

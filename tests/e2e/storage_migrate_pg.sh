@@ -395,6 +395,13 @@ NATIVE=$(psql -d agentctl_mig_ar_$$ -Atqc "select messages::text from agentctl.c
 check "archives from: its file holds its messages" bash -c "[ \"\$(jq -cS .messages \$(ls '$WSA2/.agent/sessions/.compactions/k1/'*-s*.json))\" = '$(printf %s "$NATIVE" | sed "s/'/'\\\\''/g")' ]"
 "$AC" -w "$WSA2" storage migrate --to "$AR" >"$TMP/out" 2>"$TMP/err"
 check "archives: and back to the database, nothing doubled" bash -c "grep -qF 'compaction archives: copied 0, already there 3' '$TMP/out' && [ \"\$(psql -d agentctl_mig_ar_$$ -Atqc 'select count(*) from agentctl.compactions')\" = 3 ]"
+# A rollback on the database: its row is of kind rollback, and it comes to
+# files under .rollbacks.
+printf '[{"role":"user","content":"e"}]' | "$AC" -w "$WSA" --storage "$AR" session append r1 - >/dev/null 2>&1
+"$AC" -w "$WSA" --storage "$AR" checkpoint rollback r1 --latest --yes >/dev/null 2>&1
+check "archives: a rollback on the database is of kind rollback" [ "$(psql -d agentctl_mig_ar_$$ -Atqc "select string_agg(kind, ',') from agentctl.compactions where name is null and session_id = 'r1'")" = rollback ]
+"$AC" -w "$WSA2" storage migrate --from "$AR" >"$TMP/out" 2>"$TMP/err"
+check "archives from: the database's rollback under .rollbacks" bash -c "grep -qF 'compaction archives: copied 1, already there 3' '$TMP/out' && [ \"\$(jq -c .messages '$WSA2/.agent/sessions/.rollbacks/r1/'*-s*.json)\" = '[{\"role\":\"user\",\"content\":\"e\"}]' ]"
 # A conflict: the same archive with other messages is left alone.
 newdb agentctl_mig_ac_$$
 AK=$URL
