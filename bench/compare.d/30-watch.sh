@@ -13,6 +13,7 @@ cmp_have tmux || exit 0
 changes=$((CMP_QUICK == 1 ? 10 : CMP_RUNS > 50 ? CMP_RUNS : 50))
 sock=agentctl-cmp-watch-$$
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true' EXIT
+cmp_tmux_server "$sock"
 
 for count in $(cmp_sizes 100 1000 10000); do
     # The sessions other rows share, generated as they generate them...
@@ -36,7 +37,7 @@ for count in $(cmp_sizes 100 1000 10000); do
     pid=$(tmux -L "$sock" list-panes -t watch -F '#{pane_pid}')
     read -r median p95 fastest slowest n rss < <(python3 "$BENCH_DIR/watch_latency.py" \
         "$ws/.agent/sessions" "$trace" "$changes" --pid "$pid")
-    tmux -L "$sock" kill-server 2>/dev/null || true
+    cmp_tmux_close "$sock" watch "$pid"
     echo "  session file change -> on screen, $count sessions: $n changes, median ${median}s p95 ${p95}s max ${slowest}s" >&2
     cmp_record "session file change → on screen" "$count" sessions "time<=0.005" - \
         "$median" "$fastest" "$rss" - - - -

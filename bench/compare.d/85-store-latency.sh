@@ -34,6 +34,7 @@ sock=agentctl-cmp-store-$$
 data=$BENCH_DATA/store-latency
 mkdir -p "$data/ws"
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true' EXIT
+cmp_tmux_server "$sock"
 
 # measure NAME SESSIONS URL [store_latency.py options...]: the dashboard on
 # URL in tmux with the frame trace, timed by store_latency.py; one row.
@@ -46,7 +47,7 @@ measure() {
     pid=$(tmux -L "$sock" list-panes -t store -F '#{pane_pid}')
     read -r median p95 fastest slowest n rss < <(python3 "$BENCH_DIR/store_latency.py" \
         "$agent" "$url" "$trace" "$count" "$changes" --pid "$pid" "$@")
-    tmux -L "$sock" kill-server 2>/dev/null || true
+    cmp_tmux_close "$sock" store "$pid"
     echo "  store $name, $count sessions: $n changes, median ${median}s p95 ${p95}s max ${slowest}s" >&2
     cmp_record "postgres: $name" "$count" sessions "time<=0.1" - \
         "$median" "$fastest" "$rss" - - - -

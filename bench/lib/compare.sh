@@ -12,6 +12,9 @@
 # the dashboard, a run that needs a reset between runs): the script times
 # them itself and records the figures in the same form ("-" where none).
 #
+# cmp_tmux_server SOCKET and cmp_tmux_close SOCKET SESSION PID: for the
+# scripts that run the dashboard in tmux, one dashboard after another.
+#
 # Settings from bench/compare.sh: AGENTCTL, BENCH_DIR, BENCH_DATA,
 # CMP_RESULTS (the TSV the rows are appended to), CMP_RUNS, CMP_WARMUP,
 # CMP_QUICK, PAIRTIME.
@@ -39,6 +42,19 @@ cmp_have() {
     command -v "$1" >/dev/null 2>&1 && return 0
     echo "compare: $1 not installed; its comparison is skipped" >&2
     return 1
+}
+
+# A tmux server exits with its last session, asynchronously: a new session
+# asked for right after can reach the server while it shuts down and fail
+# with "server exited unexpectedly". A session that lives as long as the
+# script keeps one server up; cmp_tmux_close ends a dashboard's session
+# and waits for its process (PID), so what it held is released.
+cmp_tmux_server() {
+    tmux -L "$1" new-session -d -s keep-server -x 20 -y 5 "sleep 86400"
+}
+cmp_tmux_close() {
+    tmux -L "$1" kill-session -t "$2" 2>/dev/null || true
+    while kill -0 "$3" 2>/dev/null; do sleep 0.05; done
 }
 
 cmp_record() {

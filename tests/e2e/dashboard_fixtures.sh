@@ -11,7 +11,7 @@ cp -R "$fixtures/hostile" "$ws/hostile"
 # application's OSC 52 set its clipboard (set-clipboard on) before the
 # dashboard starts, so a leaked one would show in list-buffers.
 start() {
-  tmux -L "$sock" new-session -d -s e2e -x 160 -y 30 "sleep 60"
+  new_session -d -s e2e -x 160 -y 30 "sleep 60"
   tmux -L "$sock" set -g set-clipboard on
   tmux -L "$sock" respawn-pane -k -t e2e "$agentctl -w $1"
 }

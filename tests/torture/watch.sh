@@ -42,9 +42,17 @@ wait_for() { # text [seconds]: waits for text on screen
 	done
 	return 1
 }
+# A tmux server exits after its last session, asynchronously: start waits
+# for the previous one's process, or new-session could reach it while it
+# shuts down ("server exited unexpectedly").
+server_pid=
 start() {
 	rm -f "$WORK/exit"
+	if [ -n "$server_pid" ]; then
+		for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+	fi
 	tmux -L "$sock" new-session -d -s tt -x 160 -y 50 "$AC -w $ws; echo \$? > $WORK/exit"
+	server_pid=$(tmux -L "$sock" display-message -p '#{pid}' 2>/dev/null)
 }
 quit() {
 	keys q

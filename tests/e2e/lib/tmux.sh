@@ -16,6 +16,8 @@
 #                           its exit status goes to $ws.exit; with
 #                           AC_E2E_WATCH=poll in the environment it also gets
 #                           --poll (ctest runs some scripts both ways)
+#   new_session ARGS...     tmux new-session ARGS on $sock, once the server
+#                           the previous dashboard left has finished exiting
 #   wait_exit               up to 5 s for the dashboard's exit status file
 #   wait_gone               up to 5 s for the tmux session e2e to end
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
@@ -42,11 +44,29 @@ send() { tmux -L "$sock" send-keys -t e2e "$@"; }
 keys() { send "$@"; sleep 0.2; }
 absent() { ! screen | grep -qF -- "$1"; }
 hints() { screen | tail -n 1; }
+# A tmux server exits with its last session, asynchronously: a session asked
+# for meanwhile reaches the dying server and fails ("server exited
+# unexpectedly"). So wait for that server's process to end, unless it still
+# has sessions and so stays. (A server kept up by a session of its own would
+# not do: the environment a server gives its sessions is the one it started
+# with, and scripts export variables for the next dashboard.)
+server_pid=
+new_session() {
+  if [ -n "$server_pid" ]; then
+    for _ in $(seq 50); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      [ -n "$(tmux -L "$sock" list-sessions 2>/dev/null)" ] && break
+      sleep 0.1
+    done
+  fi
+  tmux -L "$sock" new-session "$@" || return
+  server_pid=$(tmux -L "$sock" display-message -p '#{pid}' 2>/dev/null)
+}
 dashboard() { # width height args...
   rm -f "$ws.exit"
   local watch=
   [ "${AC_E2E_WATCH:-}" = poll ] && watch=--poll
-  tmux -L "$sock" new-session -d -s e2e -x "$1" -y "$2" "${prefix:-} $agentctl -w $ws $watch ${*:3}; echo \$? > $ws.exit"
+  new_session -d -s e2e -x "$1" -y "$2" "${prefix:-} $agentctl -w $ws $watch ${*:3}; echo \$? > $ws.exit"
 }
 wait_exit() {
   for _ in $(seq 50); do [ -s "$ws.exit" ] && return 0; sleep 0.1; done
