@@ -176,7 +176,7 @@ int cli_usage(cli_context *ctx, int argc, char **argv);
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);
 
-/* storage migrate (--to URL | --from URL) [--dry-run] [--json]
+/* storage migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]
  * (cli_storage_migrate.c); argv starts after "migrate". */
 int cli_storage_migrate(cli_context *ctx, int argc, char **argv);
 

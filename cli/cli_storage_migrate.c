@@ -1,6 +1,9 @@
-/* agentctl storage migrate (--to URL | --from URL) [--dry-run] [--json]:
+/* agentctl storage migrate (--to URL [--tenant T] | --from URL) [--dry-run]
+ * [--json]:
  * copies the workspace's files into the PostgreSQL database URL names, or
- * that database back into the workspace's files (ac_migrate.h). The URL
+ * that database back into the workspace's files (ac_migrate.h); --tenant
+ * gives the sessions that name no tenant (seed-style files) one in the
+ * database, which keeps every session under a tenant. The URL
  * comes from the argument alone, which the operator typed (the rule
  * --storage follows); storage.url in any config is not consulted, and the
  * workspace side is always its files.
@@ -146,7 +149,7 @@ static void report_json(ac_buf *out, const ac_migrate_count *counts, const char 
 
 int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 {
-	const char *to_url = NULL, *from_url = NULL, *url, *env;
+	const char *to_url = NULL, *from_url = NULL, *tenant = NULL, *url, *env;
 	bool dry_run = false, json = false, ok = true;
 	ac_migrate_count counts[AC_MIGRATE_NKINDS];
 	side files = {0}, db = {0};
@@ -156,7 +159,8 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 
 	for (int i = 0; i < argc; i++) {
 		if (cli_option(&to_url, "--to", argc, argv, &i, &status) ||
-		    cli_option(&from_url, "--from", argc, argv, &i, &status)) {
+		    cli_option(&from_url, "--from", argc, argv, &i, &status) ||
+		    cli_option(&tenant, "--tenant", argc, argv, &i, &status)) {
 			if (status)
 				return status;
 		} else if (!strcmp(argv[i], "--dry-run")) {
@@ -168,11 +172,17 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 		}
 	}
 	if (!to_url == !from_url)
-		return cli_error(CLI_USAGE, "usage: storage migrate (--to URL | --from URL) "
-				 "[--dry-run] [--json]");
+		return cli_error(CLI_USAGE, "usage: storage migrate (--to URL [--tenant T] | "
+				 "--from URL) [--dry-run] [--json]");
 	url = to_url ? to_url : from_url;
 	if (!*url)
 		return cli_error(CLI_USAGE, "storage migrate: the URL is empty");
+	/* Back to files, every session has its tenant already. */
+	if (tenant && !to_url)
+		return cli_error(CLI_USAGE, "storage migrate: --tenant gives the workspace's sessions "
+				 "of no tenant one in the database: it goes with --to");
+	if (tenant && ac_backend_id_check("tenant", tenant))
+		return cli_error(CLI_USAGE, "storage migrate: --tenant: %s", ac_error_last());
 	if ((env = getenv("AGENTCTL_TEST_MIGRATE_KILL_AFTER")))
 		kill_after = strtol(env, NULL, 10);
 	shown = ac_storage_url_redact(url);
@@ -182,7 +192,7 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 	{
 		ac_migrate_store f = {&files.backend, files.checkpoints, files.journal};
 		ac_migrate_store d = {&db.backend, db.checkpoints, db.journal};
-		ac_migrate_options opts = {.dry_run = dry_run, .problem = problem,
+		ac_migrate_options opts = {.dry_run = dry_run, .tenant = tenant, .problem = problem,
 					   .after_write = after_write};
 
 		rc = ac_migrate_run(counts, to_url ? &f : &d, to_url ? &d : &f, &opts);

@@ -173,7 +173,7 @@ _agentctl()
 	artifact/list) opts="--json" ;;
 	trace/show) opts="--json" ;;
 	config/show) opts="--origin --json" ;;
-	storage/migrate) opts="--to --from --dry-run --json" ;;
+	storage/migrate) opts="--to --from --tenant --dry-run --json" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

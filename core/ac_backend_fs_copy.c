@@ -103,6 +103,32 @@ done:
 	return rc;
 }
 
+static int fs_get_untenanted(void *impl, json_t **out_doc, json_t **out_usage,
+			     const char *session_id)
+{
+	ac_backend_fs *fs = impl;
+	ac_session *s = NULL;
+	const json_t *metadata;
+	int rc;
+
+	*out_doc = *out_usage = NULL;
+	if ((rc = ac_backend_id_check("session", session_id)) ||
+	    (rc = ac_session_load(&s, fs->sessions_dir, session_id)))
+		goto done;
+	metadata = json_object_get(ac_session_root(s), "metadata");
+	if (json_object_get(metadata, "tenantId")) {
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s' has a tenant", session_id);
+		goto done;
+	}
+	if ((rc = ac_turn_usage_load(out_usage, fs->sessions_dir, session_id,
+				     json_object_get(metadata, "usage"))))
+		goto done;
+	*out_doc = json_incref(ac_session_root(s));
+done:
+	ac_session_free(s);
+	return rc;
+}
+
 /* ---- turn usage rows: the sidecar file, checked against the session ---- */
 
 /* *out the session, when tenant owns it (else AC_ENOTFOUND, naming both). */
@@ -431,6 +457,7 @@ void ac_backend_fs_fill_copy(ac_backend *b)
 {
 	b->session.create_document = fs_create_document;
 	b->copy.put_session = fs_put_session;
+	b->copy.get_untenanted = fs_get_untenanted;
 	b->copy.each_memo = fs_each_memo;
 	b->copy.each_artifact = fs_each_artifact;
 	b->copy.each_log = fs_each_log;

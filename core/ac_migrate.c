@@ -170,13 +170,15 @@ static int load_rows(ac_backend *b, json_t **out, const char *tenant, const char
 	return *out ? 0 : ac_error_set(AC_ECORRUPT, "session %s: its usage has no rows", id);
 }
 
-/* The session's rows at the source, each compared by turn with the
- * destination's; those absent written in one put (all or none). When the
+/* The session's rows at the source (given: as the source's load_usage gave
+ * them, for a session no tenant's call reaches), each compared by turn with
+ * the destination's; those absent written in one put (all or none). When the
  * session is not at the destination as the source has it (a conflict, or
  * not copied: session_ok false) its rows are not added to what is there:
  * counted as not copied, one line. In a dry run the destination may lack
  * the session: its rows count as absent. */
-static int usage_rows(run *r, const char *tenant, const char *id, bool session_ok)
+static int usage_rows(run *r, const char *tenant, const char *id, bool session_ok,
+		      const json_t *given)
 {
 	ac_backend *from = r->from->backend, *to = r->to->backend;
 	const char *parts[2] = {tenant, id};
@@ -188,7 +190,9 @@ static int usage_rows(run *r, const char *tenant, const char *id, bool session_o
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if ((rc = make_key(r, parts, 2)))
 		goto done;
-	if ((rc = load_rows(from, &rows, tenant, id))) {
+	if (given)
+		rows = json_incref(json_object_get(given, "turns"));
+	else if ((rc = load_rows(from, &rows, tenant, id))) {
 		rc = rc == AC_ENOTFOUND ? 0 : trouble(r, AC_MIGRATE_USAGE, false, rc, ac_error_last());
 		goto done;
 	}
@@ -233,44 +237,80 @@ done:
 	return rc;
 }
 
+/* A source session of no tenant (a seed-style file), as the destination
+ * is to hold it: *doc its document with metadata.tenantId = the options'
+ * tenant, *usage its usage. AC_EINVAL (reported) without such a tenant. */
+static int adopt(run *r, json_t **doc, json_t **usage, const char *id)
+{
+	ac_backend *from = r->from->backend;
+	json_t *source = NULL, *metadata;
+	int rc;
+
+	*doc = *usage = NULL;
+	if (!r->opts->tenant)
+		return ac_error_set(AC_EINVAL, "no tenant (metadata.tenantId), and a database keeps "
+				    "every session under one: give one with --tenant T");
+	if (!from->copy.get_untenanted)
+		return ac_error_set(AC_EINVAL, "no tenant, and its store cannot read it without one");
+	if ((rc = from->copy.get_untenanted(from->impl, &source, usage, id)))
+		return rc;
+	metadata = json_object_get(source, "metadata");
+	if (metadata && !json_is_object(metadata)) {
+		rc = ac_error_set(AC_ECORRUPT, "its metadata is not an object");
+	} else if (!(*doc = json_deep_copy(source)) ||
+		   (!metadata && json_object_set_new(*doc, "metadata", json_object())) ||
+		   json_object_set_new(json_object_get(*doc, "metadata"), "tenantId",
+				       json_string(r->opts->tenant))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	json_decref(source);
+	if (rc) {
+		json_decref(*doc);
+		json_decref(*usage);
+		*doc = *usage = NULL;
+	}
+	return rc;
+}
+
 static int one_session(run *r, const ac_backend_session_info *info)
 {
 	ac_backend *from = r->from->backend, *to = r->to->backend;
-	const char *parts[2] = {info->tenant, info->session_id};
-	json_t *doc = NULL, *there = NULL;
+	const char *tenant = *info->tenant ? info->tenant : r->opts->tenant;
+	const char *parts[2] = {tenant ? tenant : "", info->session_id};
+	json_t *doc = NULL, *there = NULL, *usage = NULL;
 	bool created = false;
 	standing s;
 	int rc, err;
 
 	if ((rc = make_key(r, parts, 2)))
 		return rc;
-	if (!*info->tenant) {
-		if (!r->verify)
+	rc = *info->tenant ? from->session.get(from->impl, &doc, tenant, info->session_id)
+			   : adopt(r, &doc, &usage, info->session_id);
+	if (rc) {
+		if (!*info->tenant && rc != AC_ENOTFOUND && !r->verify)
 			r->out[AC_MIGRATE_SESSIONS].source++;
-		return trouble(r, AC_MIGRATE_SESSIONS, false, AC_EINVAL,
-			       "no tenant (metadata.tenantId): the database keeps every session "
-			       "under one");
-	}
-	if ((rc = from->session.get(from->impl, &doc, info->tenant, info->session_id)))
 		return rc == AC_ENOTFOUND ? 0 : trouble(r, AC_MIGRATE_SESSIONS, false, rc,
 							 ac_error_last());
-	rc = to->session.get(to->impl, &there, info->tenant, info->session_id);
+	}
+	rc = to->session.get(to->impl, &there, tenant, info->session_id);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
 	rc = 0;
 	if (err)
 		rc = trouble(r, AC_MIGRATE_SESSIONS, false, err, ac_error_last());
 	else if (tally(r, AC_MIGRATE_SESSIONS, s)) {
-		rc = to->copy.put_session(to->impl, &created, info->tenant, doc);
+		rc = to->copy.put_session(to->impl, &created, tenant, doc);
 		if (!rc && !created)
 			rc = ac_error_set(AC_ECONFLICT, "a session with this id is at the destination "
 					  "(another tenant's)");
 		rc = wrote(r, AC_MIGRATE_SESSIONS, rc, 1);
 	}
 	if (!rc)
-		rc = usage_rows(r, info->tenant, info->session_id,
-				!err && (s == EQUAL || (s == ABSENT && (created || r->opts->dry_run))));
+		rc = usage_rows(r, tenant, info->session_id,
+				!err && (s == EQUAL || (s == ABSENT && (created || r->opts->dry_run))),
+				usage);
 	json_decref(doc);
 	json_decref(there);
+	json_decref(usage);
 	return rc;
 }
 
@@ -544,26 +584,30 @@ static int archive_key(const char *const *key, void *ctx)
 	standing s;
 	int rc, err;
 
-	if ((rc = make_key(r, key, 4)))
+	/* An archive of a session of no tenant goes with it (adopt()). */
+	const char *dest[4] = {*key[0] ? key[0] : r->opts->tenant, key[1], key[2], key[3]};
+
+	if ((rc = make_key(r, dest[0] ? dest : key, 4)))
 		return rc;
-	if (!*key[0]) {
+	if (!dest[0]) {
 		if (!r->verify)
 			r->out[AC_MIGRATE_ARCHIVES].source++;
 		return trouble(r, AC_MIGRATE_ARCHIVES, false, AC_EINVAL,
-			       "its session cannot be read for its tenant: not copied");
+			       "its session has no tenant (or cannot be read): not copied "
+			       "(--tenant T gives one)");
 	}
 	if ((rc = from->copy.get_archive(from->impl, &doc, key))) {
 		if (!r->verify)
 			r->out[AC_MIGRATE_ARCHIVES].source++;
 		return trouble(r, AC_MIGRATE_ARCHIVES, false, rc, ac_error_last());
 	}
-	rc = to->copy.get_archive(to->impl, &there, key);
+	rc = to->copy.get_archive(to->impl, &there, dest);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
 	rc = 0;
 	if (err)
 		rc = trouble(r, AC_MIGRATE_ARCHIVES, false, err, ac_error_last());
 	else if (tally(r, AC_MIGRATE_ARCHIVES, s))
-		rc = wrote(r, AC_MIGRATE_ARCHIVES, to->copy.put_archive(to->impl, key, doc), 1);
+		rc = wrote(r, AC_MIGRATE_ARCHIVES, to->copy.put_archive(to->impl, dest, doc), 1);
 	json_decref(doc);
 	json_decref(there);
 	return rc;

@@ -288,6 +288,52 @@ static void session_without_tenant(void **state)
 	assert_false(tu_exists(f->b.root, ".agent/sessions/lone.json"));
 }
 
+/* With a tenant given, a session of none is copied under it: its document
+ * gains metadata.tenantId and nothing else, its turn rows and archive go
+ * with it, the source file is left as it was, and a second run adds
+ * nothing. */
+static void session_without_tenant_adopted(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	ac_migrate_options opts = {.tenant = "team", .problem = heard, .ctx = f};
+	const char *lone = "{\"id\":\"lone\",\"createdAt\":\"2025-01-01T00:00:00.000Z\","
+			   "\"updatedAt\":\"2025-01-01T00:00:00.000Z\",\"task\":\"t\","
+			   "\"status\":\"running\",\"conversationHistory\":[],"
+			   "\"metadata\":{\"userId\":\"u\"}}";
+	json_t *doc = NULL, *want;
+
+	tu_put(f->a.root, ".agent/sessions/lone.json", lone);
+	tu_put(f->a.root, ".agent/sessions/.usage/lone.jsonl",
+	       "{\"turn\":1,\"timestamp\":\"2025-01-01T00:00:01.000Z\","
+	       "\"usage\":{\"inputTokens\":7,\"outputTokens\":3}}\n");
+	tu_put(f->a.root, ".agent/sessions/.rollbacks/lone/20250904T000000.000Z.json",
+	       ARCHIVE("lone", "rolled"));
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
+	assert_int_equal(f->failures_heard + f->conflicts_heard, 0);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].verified, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_USAGE].verified, 1);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].copied, 1);
+	assert_int_equal(c[AC_MIGRATE_ARCHIVES].verified, 1);
+	assert_int_equal(f->b.backend.session.get(f->b.backend.impl, &doc, "team", "lone"), 0);
+	want = json_loads(lone, 0, NULL);
+	json_object_set_new(json_object_get(want, "metadata"), "tenantId", json_string("team"));
+	assert_true(json_equal(doc, want));
+	tu_assert_file(f->a.root, ".agent/sessions/lone.json", lone);
+	tu_assert_file(f->b.root, ".agent/sessions/.rollbacks/lone/20250904T000000.000Z.json",
+		       ARCHIVE("lone", "rolled"));
+	json_decref(doc);
+	json_decref(want);
+
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].copied + c[AC_MIGRATE_USAGE].copied +
+				 c[AC_MIGRATE_ARCHIVES].copied,
+			 0);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].present, 1);
+}
+
 /* A line that is no event is counted as unreadable, not copied; a
  * corrupt checkpoint file is reported, not copied, and fails verification. */
 static void unreadable_reported(void **state)
@@ -330,6 +376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(usage_rows_by_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(archives_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_without_tenant, setup, teardown),
+		cmocka_unit_test_setup_teardown(session_without_tenant_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
 	};

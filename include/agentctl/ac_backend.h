@@ -335,6 +335,14 @@ typedef struct {
 	 * nothing, only when no session has that id: *out_created tells
 	 * which (false: nothing written). */
 	int (*put_session)(void *impl, bool *out_created, const char *tenant, const json_t *doc);
+	/* A session whose document names no tenant (a seed-style session
+	 * file: the inspector lists it with tenant ""), which no tenant's call
+	 * can reach: *out_doc as session.get gives a document, *out_usage as
+	 * session.load_usage gives usage (new references). AC_ENOTFOUND when
+	 * there is no such session or it has a tenant. NULL in a store that
+	 * keeps every session under a tenant (a database). */
+	int (*get_untenanted)(void *impl, json_t **out_doc, json_t **out_usage,
+			      const char *session_id);
 	/* Every memo document: key = {tenant, owner, scope, name}. */
 	int (*each_memo)(void *impl, ac_backend_key_fn fn, void *ctx);
 	/* Every artifact: key = {tenant, session, tool call id}. */

@@ -80,6 +80,12 @@ typedef void (*ac_migrate_problem_fn)(ac_migrate_kind kind, const char *key, boo
 
 typedef struct {
 	bool dry_run;                  /* count, write nothing, verify nothing */
+	/* The tenant a source session that names none (a seed-style session
+	 * file) has at the destination: its document gains metadata.tenantId
+	 * = tenant there, and its turn rows and archives go with it. NULL:
+	 * such a session is reported and not copied (a database keeps every
+	 * session under a tenant). */
+	const char *tenant;
 	ac_migrate_problem_fn problem; /* may be NULL */
 	void *ctx;
 	/* Test seam: called after each write with the kind; a test kills the

@@ -422,4 +422,62 @@ done
 RC=$?
 check "archives after kills: exit 0, verified, two rows" bash -c "[ $RC = 0 ] && grep -qF 'verified compaction archives: 2 in the source, 2 of them' '$TMP/out' && [ \"\$(psql -d agentctl_mig_ak_$$ -Atqc 'select count(*) from agentctl.compactions')\" = 2 ]"
 
+# ---- sessions that name no tenant (seed-style files) ----
+# The seeds' session files carry no metadata.tenantId; a database keeps
+# every session under a tenant. Without --tenant they are named, not
+# copied, exit 1; with --tenant T each is copied under T with its turn
+# rows and its archive, the document gaining only metadata.tenantId; a
+# re-run adds nothing; back in an empty workspace each file is the source's
+# plus that key. The source files are never changed.
+WST=$TMP/wst
+mkdir -p "$WST/.agent/sessions"
+at() { "$AC" -w "$WST" "$@"; }
+for i in 1 2; do
+	printf '{"id":"seed-%s","createdAt":"2026-01-0%sT10:00:00.000Z","updatedAt":"2026-01-0%sT10:00:00.000Z","task":"seed task %s","status":"running","conversationHistory":[{"role":"user","content":"hi %s é"}],"metadata":{"userId":"u","agentId":"Codex","custom":2.50}}' \
+		"$i" "$i" "$i" "$i" "$i" >"$WST/.agent/sessions/seed-$i.json"
+done
+printf '[{"role":"assistant","content":"done"}]' | at session record-turn seed-1 --input 10 --output 5 --messages - >/dev/null
+at checkpoint create seed-2 --id cp1 >/dev/null
+printf '[{"role":"assistant","content":"undo me"}]' | at session append seed-2 - >/dev/null
+at checkpoint rollback seed-2 --latest --yes >/dev/null
+check "no tenant setup: a turn row and a rollback archive" bash -c "[ -s '$WST/.agent/sessions/.usage/seed-1.jsonl' ] && [ -n \"\$(ls '$WST/.agent/sessions/.rollbacks/seed-2/' 2>/dev/null)\" ]"
+(cd "$WST" && find . -type f -exec sha256sum {} + | sort) >"$TMP/wst-before"
+newdb agentctl_mig_nt_$$
+NT=$URL
+at storage migrate --to "$NT" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "no tenant, no --tenant: exit 1" rc_is 1
+check "no tenant, no --tenant: each session named, with the way out" bash -c "grep -q 'not copied: sessions /seed-1: .*--tenant T' '$TMP/err' && grep -q 'not copied: sessions /seed-2: .*--tenant T' '$TMP/err'"
+check "no tenant, no --tenant: no session in the database" [ "$(psql -d agentctl_mig_nt_$$ -Atqc 'select count(*) from agentctl.sessions')" = 0 ]
+at storage migrate --to "$NT" --tenant 'a/b' >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--tenant a/b: exit 2, one line naming --tenant" bash -c "[ $RC = 2 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q -- '--tenant' '$TMP/err'"
+at storage migrate --from "$NT" --tenant team >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--tenant with --from: exit 2" bash -c "[ $RC = 2 ] && grep -q 'goes with --to' '$TMP/err'"
+at storage migrate --to "$NT" --tenant team >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--tenant team: exit 0" rc_is 0
+check "--tenant team: sessions copied 2" out_has "sessions: copied 2, already there 0, conflicts 0"
+check "--tenant team: the turn row copied" out_has "turn usage rows: copied 1, already there 0, conflicts 0"
+check "--tenant team: the rollback archive copied" out_has "compaction archives: copied 1, already there 0, conflicts 0"
+check "--tenant team: verified" out_has "verified sessions: 2 in the source, 2 of them at the destination"
+check "--tenant team: rows under team" [ "$(psql -d agentctl_mig_nt_$$ -Atqc "select string_agg(id || ':' || tenant, ',' order by id) from agentctl.sessions")" = "seed-1:team,seed-2:team" ]
+check "--tenant team: the session reads back on the database" bash -c "'$AC' -w '$WST' --storage '$NT' session show seed-1 --json | jq -e '.conversationHistory | length == 2' >/dev/null"
+check "--tenant team: the source files are unchanged" bash -c "cd '$WST' && find . -type f -exec sha256sum {} + | sort | cmp -s - '$TMP/wst-before'"
+at storage migrate --to "$NT" --tenant team >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--tenant team again: exit 0, nothing new" bash -c "[ $RC = 0 ] && grep -qF 'sessions: copied 0, already there 2, conflicts 0 (0 new)' '$TMP/out' && grep -qF 'compaction archives: copied 0, already there 1' '$TMP/out'"
+WST2=$TMP/wst2
+mkdir -p "$WST2/.agent"
+"$AC" -w "$WST2" storage migrate --from "$NT" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "no tenant, back: exit 0" rc_is 0
+for i in 1 2; do
+	check "no tenant, back: seed-$i is the source plus its tenant" bash -c "[ \"\$(jq -S 'del(.metadata.tenantId)' '$WST2/.agent/sessions/seed-$i.json')\" = \"\$(jq -S . '$WST/.agent/sessions/seed-$i.json')\" ] && [ \"\$(jq -r .metadata.tenantId '$WST2/.agent/sessions/seed-$i.json')\" = team ]"
+done
+check "no tenant, back: 2.50 as written" grep -qF '2.50' "$WST2/.agent/sessions/seed-1.json"
+check "no tenant, back: the turn row" bash -c "[ \"\$('$AC' -w '$WST2' session show seed-1 --json | jq -c '[.usage.turns[] | .usage.inputTokens]')\" = '[10]' ]"
+check "no tenant, back: the archive byte-equal" bash -c "cd '$WST/.agent/sessions/.rollbacks/seed-2' && for f in *.json; do cmp -s \"\$f\" '$WST2/.agent/sessions/.rollbacks/seed-2/'\"\$f\" || exit 1; done"
+
 finish
