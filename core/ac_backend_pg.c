@@ -583,5 +583,6 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 	ac_backend_pg_fill_files(out);
 	ac_backend_pg_fill_logs(out);
 	ac_backend_pg_fill_copy(out);
+	out->inspector.usage_by_hour = ac_backend_pg_usage_by_hour;
 	return 0;
 }

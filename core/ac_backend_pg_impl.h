@@ -68,6 +68,8 @@ void ac_backend_pg_usage_clear(ac_backend_pg_usage *params);
 
 /* session.load_usage. */
 int ac_backend_pg_load_usage(void *impl, json_t **out, const char *tenant, const char *session_id);
+/* inspector.usage_by_hour (ac_backend_pg_usage.c). */
+int ac_backend_pg_usage_by_hour(void *impl, json_t **out);
 /* copy.usage_rows and copy.put_usage_rows (ac_backend_pg_usage.c). */
 int ac_backend_pg_usage_rows(void *impl, json_t **out, const char *tenant, const char *session);
 int ac_backend_pg_put_usage_rows(void *impl, const char *tenant, const char *session,

@@ -147,6 +147,55 @@ done:
 	return rc;
 }
 
+/* Summed in the database, so what crosses the network grows with sessions
+ * times the hours they were used, not with turns. */
+int ac_backend_pg_usage_by_hour(void *impl, json_t **out)
+{
+	ac_backend_pg *b = impl;
+	json_t *list = json_array();
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!list)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_pg_exec(b->pg, &res, "summing turn usage",
+			     "SELECT session_id, coalesce(fields->>'model', ''),"
+			     " (extract(epoch FROM date_trunc('hour', at AT TIME ZONE 'UTC')) * 1000)::bigint,"
+			     " (extract(epoch FROM min(at)) * 1000)::bigint,"
+			     " (extract(epoch FROM max(at)) * 1000)::bigint, count(*),"
+			     " coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),"
+			     " coalesce(sum(cache_creation_input_tokens), 0),"
+			     " coalesce(sum(cache_read_input_tokens), 0),"
+			     " coalesce(sum(reasoning_tokens), 0)"
+			     " FROM turn_usage"
+			     " WHERE copied_row IS NULL OR copied_row->>'timestamp' IS NOT NULL"
+			     " GROUP BY 1, 2, 3 ORDER BY 1, 3, 2",
+			     0, NULL, NULL)))
+		goto done;
+	for (int r = 0; r < sym_PQntuples(res); r++) {
+		json_t *row = json_array();
+
+		if (!row || json_array_append_new(list, row) ||
+		    json_array_append_new(row, json_string(sym_PQgetvalue(res, r, 0))) ||
+		    json_array_append_new(row, json_string(sym_PQgetvalue(res, r, 1)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (int c = 2; c < 11; c++)
+			if (json_array_append_new(row, json_integer(strtoll(sym_PQgetvalue(res, r, c),
+									     NULL, 10)))) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto done;
+			}
+	}
+	*out = json_incref(list);
+done:
+	json_decref(list);
+	sym_PQclear(res);
+	return rc;
+}
+
 int ac_backend_pg_usage_rows(void *impl, json_t **out, const char *tenant, const char *session)
 {
 	json_t *loaded = NULL;

@@ -4,6 +4,7 @@
  * buckets (and agentctl's own turn rows) out as one set. */
 #include "ac_usage_index.h"
 
+#include "ac_backend_pg.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
@@ -58,13 +59,17 @@ static char *folder(const ac_config *config, const char *key, const char *home_d
 
 int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char *sessions_dir)
 {
+	const char *url;
+
 	memset(out, 0, sizeof(*out));
 	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
 	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
 	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
 	out->index_path = ac_usage_index_default_path();
+	url = ac_config_string(config, "storage.url", NULL);
+	out->store_url = url && *url ? strdup(url) : NULL;
 	/* Without HOME a default folder is simply not read. */
-	if (sessions_dir && !out->sessions_dir) {
+	if ((sessions_dir && !out->sessions_dir) || (url && *url && !out->store_url)) {
 		ac_usage_paths_free(out);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
@@ -77,6 +82,7 @@ void ac_usage_paths_free(ac_usage_paths *paths)
 	free(paths->codex_dir);
 	free(paths->sessions_dir);
 	free(paths->index_path);
+	free(paths->store_url);
 	memset(paths, 0, sizeof(*paths));
 }
 
@@ -505,6 +511,48 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 	return rc;
 }
 
+/* agentctl's rows kept in a database: one bucket per session, model and
+ * hour, summed there. The strings live in set->rows. */
+static int add_store_rows(ac_usage_set *set, const char *url)
+{
+	ac_backend_pg_options opts = {.url = url};
+	ac_backend b = {0};
+	json_t *sums = NULL, *sum;
+	size_t i;
+	int rc;
+
+	if (!(set->rows = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_backend_pg_init(&b, &opts)))
+		return rc;
+	if (!b.inspector.usage_by_hour)
+		rc = ac_error_set(AC_ENOTSUP, "the store cannot sum its turn usage");
+	else
+		rc = b.inspector.usage_by_hour(b.impl, &sums);
+	ac_backend_close(&b);
+	if (rc)
+		return rc;
+	if (json_array_append_new(set->rows, sums))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	json_array_foreach(sums, i, sum) {
+#define AT(k) ((uint64_t)json_integer_value(json_array_get(sum, k)))
+		ac_usage_bucket bucket = {AC_USAGE_AGENTCTL, json_string_value(json_array_get(sum, 0)),
+					  "", json_string_value(json_array_get(sum, 1)),
+					  (int64_t)AT(2), (int64_t)AT(3), (int64_t)AT(4), AT(5),
+					  {0}};
+
+		bucket.counts.input = AT(6);
+		bucket.counts.output = AT(7);
+		bucket.counts.cache_create = AT(8);
+		bucket.counts.cache_read = AT(9);
+		bucket.counts.reasoning = AT(10);
+#undef AT
+		if ((rc = push(set, &bucket)))
+			return rc;
+	}
+	return 0;
+}
+
 static int lay_out(ac_usage_set *set, const ac_usage_index *index)
 {
 	for (size_t i = 0; i < index->n; i++) {
@@ -572,9 +620,12 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = lay_out(out, s.index)) ||
-	    (opts->sessions_dir && (rc = add_rows(out, opts->sessions_dir))))
+	if ((rc = lay_out(out, s.index)))
 		goto done;
+	if (opts->store_url)
+		rc = add_store_rows(out, opts->store_url);
+	else if (opts->sessions_dir)
+		rc = add_rows(out, opts->sessions_dir);
 done:
 	free(s.by_path);
 	free(s.owner_keys);

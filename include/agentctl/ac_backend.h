@@ -320,6 +320,14 @@ typedef struct {
 	 * one, freed with ac_backend_session_info_clear(). AC_ENOTFOUND when
 	 * there is no such session. */
 	int (*find)(void *impl, ac_backend_session_info *out, const char *session_id);
+	/* Every tenant's recorded turn usage (session.record_turn's rows)
+	 * summed by session, model and UTC hour, for `agentctl usage`: *out a
+	 * new array of [session, model ("" when none), hour, first, last (ms
+	 * since the epoch), turns, input, output, cache creation, cache read,
+	 * reasoning tokens]. Rows with no time (totals carried from before
+	 * rows were kept) are left out. NULL in the file store, whose rows
+	 * ac_usage_scan() reads from their files itself. */
+	int (*usage_by_hour)(void *impl, json_t **out);
 } ac_backend_inspector_ops;
 
 /* ---- 8. Copying between stores (agentctl storage migrate) ----

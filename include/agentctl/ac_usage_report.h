@@ -62,6 +62,9 @@ typedef struct {
 	const char *claude_dir;   /* NULL: not read */
 	const char *codex_dir;    /* NULL: not read */
 	const char *sessions_dir; /* agentctl's rows under <dir>/.usage; NULL: not read */
+	/* A PostgreSQL store (storage.url): agentctl's rows are read from it
+	 * (inspector.usage_by_hour) instead of sessions_dir; NULL: files. */
+	const char *store_url;
 	const char *index_path;   /* NULL: no index (every file read whole) */
 	/* Set by another thread to stop a scan between two files (it then
 	 * returns AC_EBUSY and saves nothing); NULL: never. */
@@ -75,10 +78,11 @@ char *ac_usage_index_default_path(void);
 /* Where a scan reads and keeps its index, from the configuration:
  * sources.claude.dir (default ~/.claude/projects), sources.codex.dir
  * (default ~/.codex/sessions; "~/" is $HOME, a relative path is the
- * workspace's), the workspace's sessions folder and the default index.
+ * workspace's), the workspace's sessions folder, storage.url (the store
+ * that keeps agentctl's turn rows, when a database) and the default index.
  * Strings owned; ac_usage_paths_free(). */
 typedef struct {
-	char *claude_dir, *codex_dir, *sessions_dir, *index_path;
+	char *claude_dir, *codex_dir, *sessions_dir, *index_path, *store_url;
 } ac_usage_paths;
 
 struct ac_config;
@@ -90,7 +94,7 @@ void ac_usage_paths_free(ac_usage_paths *paths);
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
 	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
-				   paths->index_path, NULL};
+				   paths->store_url, paths->index_path, NULL};
 	return o;
 }
 
