@@ -147,8 +147,8 @@ done:
 	return rc;
 }
 
-/* Summed in the database, so what crosses the network grows with sessions
- * times the hours they were used, not with turns. */
+/* The sums the database keeps (usage_hours, schema 9), so what is read
+ * grows with sessions times the hours they were used, not with turns. */
 int ac_backend_pg_usage_by_hour(void *impl, json_t **out)
 {
 	ac_backend_pg *b = impl;
@@ -160,17 +160,12 @@ int ac_backend_pg_usage_by_hour(void *impl, json_t **out)
 	if (!list)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if ((rc = ac_pg_exec(b->pg, &res, "summing turn usage",
-			     "SELECT session_id, coalesce(fields->>'model', ''),"
-			     " (extract(epoch FROM date_trunc('hour', at AT TIME ZONE 'UTC')) * 1000)::bigint,"
-			     " (extract(epoch FROM min(at)) * 1000)::bigint,"
-			     " (extract(epoch FROM max(at)) * 1000)::bigint, count(*),"
-			     " coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),"
-			     " coalesce(sum(cache_creation_input_tokens), 0),"
-			     " coalesce(sum(cache_read_input_tokens), 0),"
-			     " coalesce(sum(reasoning_tokens), 0)"
-			     " FROM turn_usage"
-			     " WHERE copied_row IS NULL OR copied_row->>'timestamp' IS NOT NULL"
-			     " GROUP BY 1, 2, 3 ORDER BY 1, 3, 2",
+			     "SELECT session_id, model, (extract(epoch FROM hour) * 1000)::bigint,"
+			     " (extract(epoch FROM first_at) * 1000)::bigint,"
+			     " (extract(epoch FROM last_at) * 1000)::bigint, turns, input_tokens,"
+			     " output_tokens, cache_creation_input_tokens, cache_read_input_tokens,"
+			     " reasoning_tokens"
+			     " FROM usage_hours ORDER BY session_id, hour, model",
 			     0, NULL, NULL)))
 		goto done;
 	for (int r = 0; r < sym_PQntuples(res); r++) {

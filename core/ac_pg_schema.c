@@ -26,7 +26,9 @@
  *   turn_usage      (6) + cache, reasoning and reported total counts, and
  *                   the Usage's other fields as jsonb; (7) + copied_row,
  *                   a row a copy brought, as it came (json, text-exact)
- *   compactions     (8) + kind, name, document: an archive a copy brought */
+ *   compactions     (8) + kind, name, document: an archive a copy brought
+ *   usage_hours     (9) turn_usage summed by session, model and UTC hour,
+ *                   kept by triggers: what `agentctl usage` reads */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -270,6 +272,72 @@ static const char *const archive_names[] = {
 	NULL,
 };
 
+/* 9: `agentctl usage` sums a team's turns by session, model and hour;
+ * summing turn_usage on each run took 0.7 s at 1,000,000 turns. These sums
+ * are kept as rows are added or removed, by triggers, so every writer (a
+ * turn, a copy, a session removed with its rows) keeps them, whatever
+ * program it is. A row with no time of its own (a copied carried total) is
+ * not counted, as on files. A removal sums its hour again from what is
+ * left, so first and last stay exact. */
+static const char *const usage_hours[] = {
+	"CREATE TABLE usage_hours ("
+	" tenant text NOT NULL, session_id text NOT NULL, model text NOT NULL,"
+	" hour timestamptz NOT NULL, first_at timestamptz NOT NULL, last_at timestamptz NOT NULL,"
+	" turns bigint NOT NULL, input_tokens bigint NOT NULL, output_tokens bigint NOT NULL,"
+	" cache_creation_input_tokens bigint NOT NULL, cache_read_input_tokens bigint NOT NULL,"
+	" reasoning_tokens bigint NOT NULL,"
+	" PRIMARY KEY (session_id, model, hour))",
+	"CREATE FUNCTION usage_hours_add() RETURNS trigger LANGUAGE plpgsql"
+	" SET search_path FROM CURRENT AS $$"
+	" BEGIN"
+	"  IF NEW.copied_row IS NOT NULL AND NEW.copied_row->>'timestamp' IS NULL THEN"
+	"   RETURN NULL;"
+	"  END IF;"
+	"  INSERT INTO usage_hours AS h VALUES (NEW.tenant, NEW.session_id,"
+	"   coalesce(NEW.fields->>'model', ''), date_trunc('hour', NEW.at, 'UTC'), NEW.at, NEW.at,"
+	"   1, NEW.input_tokens, NEW.output_tokens, NEW.cache_creation_input_tokens,"
+	"   NEW.cache_read_input_tokens, NEW.reasoning_tokens)"
+	"  ON CONFLICT (session_id, model, hour) DO UPDATE SET"
+	"   first_at = least(h.first_at, EXCLUDED.first_at),"
+	"   last_at = greatest(h.last_at, EXCLUDED.last_at), turns = h.turns + 1,"
+	"   input_tokens = h.input_tokens + EXCLUDED.input_tokens,"
+	"   output_tokens = h.output_tokens + EXCLUDED.output_tokens,"
+	"   cache_creation_input_tokens = h.cache_creation_input_tokens"
+	"    + EXCLUDED.cache_creation_input_tokens,"
+	"   cache_read_input_tokens = h.cache_read_input_tokens + EXCLUDED.cache_read_input_tokens,"
+	"   reasoning_tokens = h.reasoning_tokens + EXCLUDED.reasoning_tokens;"
+	"  RETURN NULL;"
+	" END $$",
+	"CREATE FUNCTION usage_hours_remove() RETURNS trigger LANGUAGE plpgsql"
+	" SET search_path FROM CURRENT AS $$"
+	" DECLARE m text := coalesce(OLD.fields->>'model', '');"
+	"  h timestamptz := date_trunc('hour', OLD.at, 'UTC');"
+	" BEGIN"
+	"  DELETE FROM usage_hours WHERE session_id = OLD.session_id AND model = m AND hour = h;"
+	"  INSERT INTO usage_hours"
+	"  SELECT min(tenant), OLD.session_id, m, h, min(at), max(at), count(*),"
+	"   sum(input_tokens), sum(output_tokens), sum(cache_creation_input_tokens),"
+	"   sum(cache_read_input_tokens), sum(reasoning_tokens)"
+	"  FROM turn_usage WHERE session_id = OLD.session_id"
+	"   AND coalesce(fields->>'model', '') = m AND date_trunc('hour', at, 'UTC') = h"
+	"   AND (copied_row IS NULL OR copied_row->>'timestamp' IS NOT NULL)"
+	"  HAVING count(*) > 0;"
+	"  RETURN NULL;"
+	" END $$",
+	"CREATE TRIGGER usage_hours_add AFTER INSERT ON turn_usage"
+	" FOR EACH ROW EXECUTE FUNCTION usage_hours_add()",
+	"CREATE TRIGGER usage_hours_remove AFTER DELETE ON turn_usage"
+	" FOR EACH ROW EXECUTE FUNCTION usage_hours_remove()",
+	"INSERT INTO usage_hours"
+	" SELECT min(tenant), session_id, coalesce(fields->>'model', ''),"
+	"  date_trunc('hour', at, 'UTC'), min(at), max(at), count(*), sum(input_tokens),"
+	"  sum(output_tokens), sum(cache_creation_input_tokens), sum(cache_read_input_tokens),"
+	"  sum(reasoning_tokens)"
+	" FROM turn_usage WHERE copied_row IS NULL OR copied_row->>'timestamp' IS NOT NULL"
+	" GROUP BY 2, 3, 4",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
@@ -279,6 +347,7 @@ static const migration migrations[] = {
 	{6, "turn_usage keeps every Usage field", usage_fields},
 	{7, "turn_usage keeps a copied row as it came", copied_rows},
 	{8, "compactions keep a copied archive's kind, name and document", archive_names},
+	{9, "usage_hours: turn usage summed by session, model and hour", usage_hours},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

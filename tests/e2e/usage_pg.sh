@@ -5,8 +5,10 @@
 # of two tenants are in the daily, session and block reports with every
 # count and the priced cost; turns a file workspace holds are not (the
 # store is where a team's agents record); a row `storage migrate` brought
-# counts as recorded, a carried total without a time does not; an
-# unreachable store is one line, exit 1. Needs a server from the PG*
+# counts as recorded, a carried total without a time does not; the sums
+# the database keeps (usage_hours) stay the rows' sums through inserts, a
+# removal and the migration that builds them; an unreachable store is one
+# line, exit 1. Needs a server from the PG*
 # variables: ctest runs it through tests/pg/with-postgres.sh.
 # Usage: usage_pg.sh path/to/agentctl
 set -u
@@ -68,6 +70,33 @@ SQL
 "$AC" -w "$WS" --storage "$URL" usage --json >"$TMP/out" 2>"$TMP/err"
 check "a copied row counts on its own day" jq_is "$TMP/out" '[.rows[] | select(.date == "2026-01-02") | .inputTokens][0]' 40
 check "a carried total does not" jq_is "$TMP/out" '.totals.inputTokens' 1057
+
+# The sums the database keeps (usage_hours, triggers) are the rows' own:
+# after the inserts above, after a row removed, and built again from the
+# rows by the migration that made them (schema 9) on an older database.
+SUMS_OF_ROWS="SELECT string_agg(concat_ws(':', session_id, m, h, n, i, o, cc, cr, r), ',' ORDER BY session_id, h, m) FROM (
+  SELECT session_id, coalesce(fields->>'model', '') m, date_trunc('hour', at, 'UTC') h, count(*) n, sum(input_tokens) i,
+         sum(output_tokens) o, sum(cache_creation_input_tokens) cc, sum(cache_read_input_tokens) cr, sum(reasoning_tokens) r
+  FROM agentctl.turn_usage WHERE copied_row IS NULL OR copied_row->>'timestamp' IS NOT NULL GROUP BY 1, 2, 3) x"
+SUMS_KEPT="SELECT string_agg(concat_ws(':', session_id, model, hour, turns, input_tokens, output_tokens, cache_creation_input_tokens,
+  cache_read_input_tokens, reasoning_tokens), ',' ORDER BY session_id, hour, model) FROM agentctl.usage_hours"
+same_sums() { [ "$(psql -d "$DB" -Atqc "$SUMS_OF_ROWS")" = "$(psql -d "$DB" -Atqc "$SUMS_KEPT")" ] && [ -n "$(psql -d "$DB" -Atqc "$SUMS_KEPT")" ]; }
+check "the kept sums are the rows' sums" same_sums
+psql -d "$DB" -Atqc "DELETE FROM agentctl.turn_usage WHERE session_id = 'u2' AND turn = 2" >/dev/null
+"$AC" -w "$WS" --storage "$URL" usage --json >"$TMP/out" 2>"$TMP/err"
+check "a removed row is no longer counted" jq_is "$TMP/out" '[.rows[] | select(.date == "2026-01-02")] | length' 0
+check "the kept sums are the rows' sums after a removal" same_sums
+psql -d "$DB" -Atq -v ON_ERROR_STOP=1 <<'SQL'
+SET search_path = agentctl;
+DROP TABLE usage_hours;
+DROP FUNCTION usage_hours_add() CASCADE;
+DROP FUNCTION usage_hours_remove() CASCADE;
+DELETE FROM agentctl_migrations WHERE version = 9;
+SQL
+"$AC" -w "$WS" --storage "$URL" usage --json >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "a database at schema 8 brought to 9: exit 0, same totals" bash -c "[ $RC = 0 ] && [ \"\$(jq .totals.inputTokens '$TMP/out')\" = 1017 ]"
+check "its sums built from the rows" same_sums
 
 "$AC" -w "$WS" --storage "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2" usage >"$TMP/out" 2>"$TMP/err"
 RC=$?
