@@ -14,7 +14,8 @@
  * everything is at the destination, 1 otherwise (a conflict, an item not
  * copied, a count that does not match, an unreachable store), 2 for bad
  * usage. The database is opened first: when it cannot be, nothing has
- * been written anywhere. */
+ * been written anywhere. A dry run does not upgrade its schema either
+ * (open_database_unchanged()). */
 #include "cli.h"
 
 #include "ac_backend_pg.h"
@@ -22,7 +23,9 @@
 #include "ac_migrate.h"
 #include "ac_text.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,21 +56,93 @@ static int open_database(side *s, const cli_context *ctx, const char *url)
 	return CLI_OK;
 }
 
+static int open_files_in(side *s, const cli_context *ctx, const char *sessions_dir,
+			 const char *data_dir, const char *checkpoints_dir, const char *journal)
+{
+	ac_backend_fs_options opts = {.sessions_dir = sessions_dir, .data_dir = data_dir};
+	int rc = ac_backend_fs_init(&s->backend, &opts) ||
+		 ac_checkpoint_store_file_new(&s->checkpoints, checkpoints_dir) ||
+		 ac_journal_store_file_new(&s->journal, journal, &ctx->ws.journal, &ctx->ws.schema);
+
+	return rc ? cli_error(CLI_FAILED, "storage migrate: %s", ac_error_last()) : CLI_OK;
+}
+
 static int open_files(side *s, const cli_context *ctx)
 {
 	ac_buf data_dir = AC_BUF_INIT;
-	int rc = 0;
+	int status;
 
 	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
 		return cli_error(CLI_FAILED, "out of memory");
-	ac_backend_fs_options opts = {.sessions_dir = ctx->ws.sessions_dir,
-				      .data_dir = data_dir.data};
-	rc = ac_backend_fs_init(&s->backend, &opts) ||
-	     ac_checkpoint_store_file_new(&s->checkpoints, ctx->ws.checkpoints_dir) ||
-	     ac_journal_store_file_new(&s->journal, ctx->ws.journal_path, &ctx->ws.journal,
-				       &ctx->ws.schema);
+	status = open_files_in(s, ctx, ctx->ws.sessions_dir, data_dir.data,
+			       ctx->ws.checkpoints_dir, ctx->ws.journal_path);
 	ac_buf_free(&data_dir);
-	return rc ? cli_error(CLI_FAILED, "storage migrate: %s", ac_error_last()) : CLI_OK;
+	return status;
+}
+
+/* The paths of an empty stand-in store under dir: [0] sessions, [1] data,
+ * [2] checkpoints, [3] journal (made, never written: a dry run writes
+ * nothing), removed innermost first. */
+#define STAND_IN_PATHS 4
+static const char *const stand_in_parts[STAND_IN_PATHS] = {
+	"/.agent/sessions", "/.agent", "/.agent/checkpoints", "/JOURNAL.jsonl"};
+
+static void stand_in_remove(char *dir)
+{
+	ac_buf path = AC_BUF_INIT;
+
+	if (!dir)
+		return;
+	for (int i = STAND_IN_PATHS - 1; i >= 0; i--) {
+		ac_buf_clear(&path);
+		if (ac_buf_printf(&path, "%s%s", dir, stand_in_parts[i]) == 0)
+			rmdir(path.data);
+	}
+	ac_buf_clear(&path);
+	if (ac_buf_printf(&path, "%s/.agent", dir) == 0)
+		rmdir(path.data);
+	rmdir(dir);
+	ac_buf_free(&path);
+	free(dir);
+}
+
+/* A dry run changes nothing, the database's schema included. A database
+ * at this agentctl's schema is opened as always (that changes nothing);
+ * one with no agentctl schema yet holds nothing of agentctl's, so the run
+ * counts against empty stand-in stores (*stand_in: their folder, to
+ * remove); an older schema is said, not upgraded. */
+static int open_database_unchanged(side *s, char **stand_in, const cli_context *ctx,
+				   const char *url)
+{
+	const char *tmp = getenv("TMPDIR");
+	ac_buf paths[STAND_IN_PATHS] = {AC_BUF_INIT, AC_BUF_INIT, AC_BUF_INIT, AC_BUF_INIT};
+	int version, latest, missing, status = CLI_OK;
+
+	*stand_in = NULL;
+	if (ac_storage_check_url(url, &version, &latest, &missing))
+		return cli_error(CLI_FAILED, "storage migrate: %s", ac_error_last());
+	if (missing == 0)
+		return open_database(s, ctx, url);
+	if (version > 0)
+		return cli_error(CLI_FAILED, "storage migrate --dry-run: the database is at schema "
+				 "version %d and this agentctl expects %d: a dry run does not "
+				 "upgrade it (storage migrate without --dry-run does)",
+				 version, latest);
+	if (asprintf(stand_in, "%s/agentctl-migrate-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		*stand_in = NULL;
+		return cli_error(CLI_FAILED, "out of memory");
+	}
+	if (!mkdtemp(*stand_in))
+		return cli_error(CLI_FAILED, "storage migrate: %s: %s", *stand_in, strerror(errno));
+	for (int i = 0; i < STAND_IN_PATHS && !status; i++)
+		if (ac_buf_printf(&paths[i], "%s%s", *stand_in, stand_in_parts[i]))
+			status = cli_error(CLI_FAILED, "out of memory");
+	if (!status)
+		status = open_files_in(s, ctx, paths[0].data, paths[1].data, paths[2].data,
+				       paths[3].data);
+	for (int i = 0; i < STAND_IN_PATHS; i++)
+		ac_buf_free(&paths[i]);
+	return status;
 }
 
 static void problem(ac_migrate_kind kind, const char *key, bool conflict, const char *why,
@@ -154,7 +229,7 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 	ac_migrate_count counts[AC_MIGRATE_NKINDS];
 	side files = {0}, db = {0};
 	ac_buf out = AC_BUF_INIT;
-	char *shown = NULL;
+	char *shown = NULL, *stand_in = NULL;
 	int status = CLI_OK, rc;
 
 	for (int i = 0; i < argc; i++) {
@@ -187,7 +262,9 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 		kill_after = strtol(env, NULL, 10);
 	shown = ac_storage_url_redact(url);
 	/* The database first: unreachable, nothing is written anywhere. */
-	if ((status = open_database(&db, ctx, url)) || (status = open_files(&files, ctx)))
+	if ((status = dry_run ? open_database_unchanged(&db, &stand_in, ctx, url)
+			      : open_database(&db, ctx, url)) ||
+	    (status = open_files(&files, ctx)))
 		goto done;
 	{
 		ac_migrate_store f = {&files.backend, files.checkpoints, files.journal};
@@ -222,6 +299,7 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 done:
 	side_close(&db);
 	side_close(&files);
+	stand_in_remove(stand_in);
 	ac_buf_free(&out);
 	free(shown);
 	return status;

@@ -49,7 +49,6 @@ int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *o
 		     const ac_config *config, const char *sessions_dir)
 {
 	const char *url = NULL;
-	ac_pg *pg = NULL;
 	int rc;
 
 	*out_store = NULL;
@@ -63,6 +62,15 @@ int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *o
 	}
 	if (!(*out_store = ac_pg_redact(url)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_storage_check_url(url, out_version, out_latest, out_missing);
+}
+
+int ac_storage_check_url(const char *url, int *out_version, int *out_latest, int *out_missing)
+{
+	ac_pg *pg = NULL;
+	int rc;
+
+	*out_version = *out_missing = 0;
 	*out_latest = ac_pg_schema_latest();
 	if ((rc = ac_pg_open(&pg, url, NULL)) == 0)
 		rc = ac_pg_schema_check(pg, out_version, out_missing);

@@ -91,4 +91,8 @@ char *ac_storage_url_redact(const char *url);
 int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *out_missing,
 		     const ac_config *config, const char *sessions_dir);
 
+/* The same for the database url names: *out_version found (0: no schema
+ * yet), *out_latest expected, *out_missing not applied. Changes nothing. */
+int ac_storage_check_url(const char *url, int *out_version, int *out_latest, int *out_missing);
+
 #endif

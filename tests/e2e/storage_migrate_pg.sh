@@ -94,10 +94,13 @@ check "both directions: usage" rc_is 2
 # ---- --to: everything, read back equal through the CLI on the database ----
 newdb agentctl_mig_a_$$
 A=$URL
-run storage migrate --to "$A" --dry-run
+mkdir -p "$TMP/tmpd"
+TMPDIR=$TMP/tmpd run storage migrate --to "$A" --dry-run
 check "dry run: exit 0" rc_is 0
 check "dry run: would copy 3 sessions" out_has "sessions: would copy 3, already there 0"
-check "dry run: database holds no session" [ "$(psql -d agentctl_mig_a_$$ -Atqc 'select count(*) from agentctl.sessions')" = 0 ]
+check "dry run: would copy 5 journal events" out_has "journal events: would copy 5, already there 0"
+check "dry run: the database is left as it was, not even a schema made" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select count(*) from information_schema.schemata where schema_name = 'agentctl'")" = 0 ]
+check "dry run: its empty stand-in store is gone" [ -z "$(ls -A "$TMP/tmpd")" ]
 run storage migrate --to "$A"
 check "to: exit 0" rc_is 0
 check "to: sessions copied" out_has "sessions: copied 3, already there 0, conflicts 0"
@@ -421,6 +424,16 @@ done
 "$AC" -w "$WSA" storage migrate --to "$URL" >"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "archives after kills: exit 0, verified, two rows" bash -c "[ $RC = 0 ] && grep -qF 'verified compaction archives: 2 in the source, 2 of them' '$TMP/out' && [ \"\$(psql -d agentctl_mig_ak_$$ -Atqc 'select count(*) from agentctl.compactions')\" = 2 ]"
+
+# ---- a dry run against a database of an older schema: said, not upgraded ----
+newdb agentctl_mig_old_$$
+"$AC" -w "$WS" storage migrate --to "$URL" >/dev/null 2>&1
+psql -d agentctl_mig_old_$$ -Atqc "DELETE FROM agentctl.agentctl_migrations WHERE version = (SELECT max(version) FROM agentctl.agentctl_migrations)" >/dev/null
+OLDV=$(psql -d agentctl_mig_old_$$ -Atqc "SELECT max(version) FROM agentctl.agentctl_migrations")
+"$AC" -w "$WS" storage migrate --to "$URL" --dry-run >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "dry run, older schema: exit 1, one line naming the versions" bash -c "[ $RC = 1 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q 'schema version $OLDV and this agentctl expects $((OLDV + 1))' '$TMP/err'"
+check "dry run, older schema: not upgraded" [ "$(psql -d agentctl_mig_old_$$ -Atqc "SELECT max(version) FROM agentctl.agentctl_migrations")" = "$OLDV" ]
 
 # ---- sessions that name no tenant (seed-style files) ----
 # The seeds' session files carry no metadata.tenantId; a database keeps
