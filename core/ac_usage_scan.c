@@ -59,14 +59,17 @@ static char *folder(const ac_config *config, const char *key, const char *home_d
 
 int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char *sessions_dir)
 {
-	const char *url;
+	const char *url = NULL;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* As every command reads it: from an untrusted project file, refused. */
+	if ((rc = ac_storage_url(&url, config)))
+		return rc;
 	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
 	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
 	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
 	out->index_path = ac_usage_index_default_path();
-	url = ac_config_string(config, "storage.url", NULL);
 	out->store_url = url && *url ? strdup(url) : NULL;
 	/* Without HOME a default folder is simply not read. */
 	if ((sessions_dir && !out->sessions_dir) || (url && *url && !out->store_url)) {

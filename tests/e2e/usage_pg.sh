@@ -101,4 +101,12 @@ check "its sums built from the rows" same_sums
 "$AC" -w "$WS" --storage "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2" usage >"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "unreachable store: exit 1, one line" bash -c "[ $RC = 1 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q '^agentctl: usage:' '$TMP/err'"
+# storage.url from a project file nobody trusted is refused, as by every
+# command: usage does not connect where an untrusted file points.
+WSU=$TMP/untrusted
+mkdir -p "$WSU/.agent"
+printf '{"storage":{"url":"%s"}}' "$URL" >"$WSU/.agent/config.json"
+"$AC" -w "$WSU" usage >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "untrusted storage.url: exit 1, refused by name" bash -c "[ $RC = 1 ] && grep -q 'storage.url comes from .*not trusted' '$TMP/err'"
 finish
