@@ -223,7 +223,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		else
 			id = argv[i];
 	}
-	if (!id)
+	if (!id || !*id)
 		return cli_error(CLI_USAGE, "ops show takes one operation id");
 	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
@@ -375,7 +375,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 		else
 			id = argv[i];
 	}
-	if (!id)
+	if (!id || !*id)
 		return cli_error(CLI_USAGE, "%s needs an operation id", name);
 	if (!dry_run && !yes && !isatty(STDIN_FILENO))
 		return cli_error(CLI_USAGE, "%s %s: needs --yes when standard input is "

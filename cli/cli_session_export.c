@@ -88,6 +88,8 @@ int cli_session_export(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session export needs a session id and --format md|html");
 	if (ac_session_export_format(&format, format_name) != 0 || ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session export: %s", ac_error_last());
+	if (path && !*path)
+		return cli_error(CLI_USAGE, "session export: -o: an empty file name");
 	if (path && ctx->read_only)
 		return cli_error(CLI_USAGE, "session export: --read-only forbids writing -o %s", path);
 	if ((status = load_root(&root, ctx, id)))

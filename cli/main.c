@@ -148,6 +148,11 @@ static int help(int argc, char **argv)
 	return cli_finish_output();
 }
 
+static bool is_help(int argc, char **argv, int i)
+{
+	return i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"));
+}
+
 /* Options before the command. Returns the index of the command word (argc
  * for the dashboard), or -1 - exit status when the program is done. */
 static int parse_options(cli_context *ctx, int argc, char **argv)
@@ -249,10 +254,11 @@ int main(int argc, char **argv)
 	if (first < argc && !(cmd = find_command(argv[first])))
 		return cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')",
 				 argv[first]);
-	/* "agentctl session --help": that command's forms, no workspace needed. */
-	if (cmd && first + 1 < argc &&
-	    (!strcmp(argv[first + 1], "--help") || !strcmp(argv[first + 1], "-h")) &&
-	    strcmp(cmd->name, "demo") != 0)
+	/* "agentctl session --help" and "agentctl session pause --help": that
+	 * command's forms, no workspace needed (not a session id "--help"). */
+	if (cmd && strcmp(cmd->name, "demo") != 0 &&
+	    (is_help(argc, argv, first + 1) ||
+	     (first + 1 < argc && argv[first + 1][0] != '-' && is_help(argc, argv, first + 2))))
 		return help(1, argv + first);
 
 	status = find_workspace(&ctx, cmd, &found);

@@ -207,8 +207,10 @@ static int session_registry(ac_buf *out, const ac_sandbox_options *opts, const c
 	return 0;
 }
 
-/* Opens the mirror folder (dir), making it when create is set, and reads
- * its registration when there is one. */
+static int find_owners(mirror *m);
+
+/* Finds the session's owners, then opens the mirror folder (dir), making it
+ * when create is set, and reads its registration when there is one. */
 static int mirror_open(mirror *m, const ac_backend *b, const char *tenant, const char *session_id,
 		       const char *dir, bool create, const ac_sandbox_options *opts)
 {
@@ -226,6 +228,9 @@ static int mirror_open(mirror *m, const ac_backend *b, const char *tenant, const
 	m->max_bytes = opts && opts->max_bytes ? opts->max_bytes : AC_SANDBOX_MAX_BYTES;
 	if ((rc = ac_backend_id_check("tenant", tenant)) ||
 	    (rc = ac_backend_id_check("session", session_id)))
+		goto done;
+	/* The session first: a failed mirror leaves no folder behind. */
+	if ((rc = find_owners(m)))
 		goto done;
 	if (create && mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		rc = ac_error_errno(errno, "%s", dir);
@@ -647,8 +652,7 @@ static int mirror_into(ac_sandbox_result *out, const ac_backend *b, const char *
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!(rc = mirror_open(&m, b, tenant, session_id, dir, create, opts)) &&
-	    !(rc = find_owners(&m))) {
+	if (!(rc = mirror_open(&m, b, tenant, session_id, dir, create, opts))) {
 		m.out = out;
 		rc = refresh(&m);
 	}
@@ -676,8 +680,6 @@ int ac_sandbox_sync(ac_sandbox_result *out, const ac_backend *b, const char *ten
 				  "sandbox mirror first)", m.dir, tenant, session_id);
 		return finish(&m, out, rc);
 	}
-	if ((rc = find_owners(&m)))
-		return finish(&m, out, rc);
 	m.out = out;
 	scopes_of(&m, scopes);
 	for (int i = 0; i < 3 && !rc; i++)

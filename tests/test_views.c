@@ -175,6 +175,29 @@ static void test_fit_never_splits(void **state)
 	}
 }
 
+/* An input line keeps what is typed in view: a text too long for the line
+ * loses its start, never its end or the cursor (it used to be cut at the
+ * right, so the operator typed blind). */
+static void test_input_keeps_the_end(void **state)
+{
+	ac_buf b = AC_BUF_INIT;
+
+	(void)state;
+	ui_text_input(&b, " filter: ", "short", "   Enter: keep", 40);
+	assert_string_equal(b.data, " filter: short_   Enter: keep");
+	ac_buf_clear(&b);
+	ui_text_input(&b, " filter: ", "abcdefghijklmnopqrstuvwxyz0123456789XYZ", "   Enter: keep", 30);
+	assert_string_equal(b.data, " filter: \xe2\x80\xa6uvwxyz0123456789XYZ_");
+	for (int w = 12; w <= 24; w++) {
+		ac_buf_clear(&b);
+		ui_text_input(&b, " filter: ", "abc日本語def日本語XYZ日本語", "   Enter", w);
+		assert_true(ui_text_width(b.data, b.len) <= w);
+		assert_true(valid_utf8(b.data, b.len));
+		assert_int_equal(b.data[b.len - 1], '_');
+	}
+	ac_buf_free(&b);
+}
+
 static void count_rows(const char *row, size_t len, void *ctx)
 {
 	ac_buf *b = ctx;
@@ -1500,6 +1523,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_fit_never_splits),
+		cmocka_unit_test(test_input_keeps_the_end),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_smart_case),
 		cmocka_unit_test(test_status_symbols),

@@ -157,12 +157,14 @@ static void draw_keys(ui_dash *d, int y, int cols)
 	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
 
 	if (d->filtering || d->searching) {
+		/* The last column is left empty: a terminal cannot always show
+		 * its bottom-right cell after wide characters, and the cursor
+		 * "_" ends there when the text is long. */
 		if (d->searching)
-			ui_drill_prompt(d, &line);
+			ui_drill_prompt(d, &cut, cols - 1);
 		else
-			ac_buf_printf(&line, " filter: %s_   Enter: keep   Esc: clear",
-				      d->panes[ui_dash_shown(d)].filter);
-		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
+			ui_text_input(&cut, " filter: ", d->panes[ui_dash_shown(d)].filter,
+				      "   Enter: keep   Esc: clear", cols - 1);
 		screen_fill(y, 0, cols, UI_ST_FILTER);
 		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
 	} else {

@@ -100,10 +100,11 @@ bool ui_drill_search(ui_dash *d, int key)
 	return true;
 }
 
-void ui_drill_prompt(const ui_dash *d, ac_buf *out)
+void ui_drill_prompt(const ui_dash *d, ac_buf *out, int cols)
 {
-	ac_buf_printf(out, " search the journal: %s_   Enter: search (any field: "
-		      "trace.correlation_id=ID, text~word)   Esc: cancel", d->search_text);
+	ui_text_input(out, " search the journal: ", d->search_text,
+		      "   Enter: search (any field: trace.correlation_id=ID, text~word)   Esc: cancel",
+		      cols);
 }
 
 static void run_search(ui_dash *d)

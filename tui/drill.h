@@ -35,9 +35,9 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i);
 void ui_drill_search_back(ui_dash *d);
 
 /* The search line being typed: a key of it (Enter runs the search, Esc
- * drops it), and its prompt for the bottom line. */
+ * drops it), and its prompt for the bottom line, cols wide. */
 void ui_drill_input(ui_dash *d, const ui_input *in);
-void ui_drill_prompt(const ui_dash *d, ac_buf *out);
+void ui_drill_prompt(const ui_dash *d, ac_buf *out, int cols);
 
 /* Before each draw: the narrowing follows the selection, and on a wide
  * Sessions pane the selected session's conversation is read for its

@@ -142,6 +142,31 @@ int ui_text_fit(ac_buf *out, const char *s, size_t len, int width, unsigned flag
 	return (flags & (UI_FIT_PAD | UI_FIT_RIGHT)) ? width : cols;
 }
 
+void ui_text_input(ac_buf *out, const char *label, const char *text, const char *keys,
+		   int width)
+{
+	size_t len = strlen(text), skip = 0;
+	int room = width - ui_text_width(label, strlen(label)) - 1; /* the cursor */
+	ac_buf line = AC_BUF_INIT;
+
+	if (ui_text_width(text, len) > room) {
+		/* Drop characters from the start until the rest and "…" fit. */
+		int cols = ui_text_width(text, len);
+
+		while (skip < len && cols > room - 1) {
+			unsigned cp;
+
+			skip += ui_utf8_next(text + skip, len - skip, &cp);
+			cols -= ui_cp_width(cp);
+		}
+		ac_buf_printf(&line, "%s\xe2\x80\xa6%s_", label, text + skip);
+	} else {
+		ac_buf_printf(&line, "%s%s_%s", label, text, keys);
+	}
+	ui_text_fit(out, line.data, line.len, width, UI_FIT_ELLIPSIS);
+	ac_buf_free(&line);
+}
+
 int ui_text_fits(ac_buf *out, const char *s, int width, unsigned flags)
 {
 	if (!s)

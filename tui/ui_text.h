@@ -50,6 +50,13 @@ size_t ui_text_prefix(const char *s, size_t len, int width, int *out_cols);
  * column padded when UI_FIT_PAD). Returns the columns appended. */
 int ui_text_fit(ac_buf *out, const char *s, size_t len, int width, unsigned flags);
 
+/* Appends the line of an input being typed, cut to width columns: label,
+ * text, a "_" cursor, then keys (the help after it). When text does not
+ * fit, its end stays in view (its start is cut, marked "…") and keys are
+ * left out: what is typed is always seen. */
+void ui_text_input(ac_buf *out, const char *label, const char *text, const char *keys,
+		   int width);
+
 /* ui_text_fit() of a NUL-terminated string (NULL counts as ""). */
 int ui_text_fits(ac_buf *out, const char *s, int width, unsigned flags);
 

@@ -51,8 +51,9 @@ void ui_undo_plan(ui_dialog *d, const ui_undo *u, const ac_workspace *ws, ui_mod
 	switch (u->kind) {
 	case UI_UNDO_NONE:
 		ui_dialog_close(d, m);
-		ui_model_set_action(m, false, "z: nothing to undo (this dashboard has paused, compacted "
-				    "or rolled back nothing yet)");
+		/* Also after an undo or a resume: "nothing yet" would be wrong. */
+		ui_model_set_action(m, false, "z: nothing to undo (no pause, compaction, rollback or "
+				    "revert of this dashboard is left to undo)");
 		return;
 	case UI_UNDO_PAUSE:
 		ui_act_plan_status(d, ws, m, u->session, "running");

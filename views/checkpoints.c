@@ -67,6 +67,7 @@ static ui_style ckpt_row(ac_buf *out, const ui_model *m, size_t i, int width, in
 static void ckpt_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
 		      int64_t now_ms)
 {
+	ui_view named = *v;
 	char extra[96];
 
 	if (!m->ckpt_session) {
@@ -78,7 +79,11 @@ static void ckpt_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		ui_list_draw_note(v, p, r, active, extra, "no checkpoints for this session yet");
 		return;
 	}
-	ui_list_draw(v, m, p, r, active, now_ms);
+	/* The rows do not name their session: the title does, as it does
+	 * when there are none. */
+	snprintf(extra, sizeof(extra), "%s  of %.60s", v->name, m->ckpt_session);
+	named.name = extra;
+	ui_list_draw(&named, m, p, r, active, now_ms);
 }
 
 const ui_view ui_view_checkpoints = {

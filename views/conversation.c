@@ -205,7 +205,8 @@ size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width)
 }
 
 /* Keeps p->top within total rows shown rows at a time (follow: the end)
- * and writes the "rows a-b of n" note. */
+ * and writes the "rows a-b of n" note, with the filter kept (as the lists'
+ * titles show theirs: rows hidden by it are not a surprise). */
 static void scroll_settle(ui_pane *p, size_t total, int rows, char *note, size_t size)
 {
 	size_t h = rows > 0 ? (size_t)rows : 0;
@@ -215,8 +216,9 @@ static void scroll_settle(ui_pane *p, size_t total, int rows, char *note, size_t
 		p->top = total > h ? total - h : 0;
 	if (total <= h)
 		p->top = 0;
-	snprintf(note, size, "rows %zu-%zu of %zu  Esc: back", total ? p->top + 1 : 0,
-		 p->top + h < total ? p->top + h : total, total);
+	snprintf(note, size, "rows %zu-%zu of %zu%s%s  Esc: back", total ? p->top + 1 : 0,
+		 p->top + h < total ? p->top + h : total, total, p->filter[0] ? "  /" : "",
+		 p->filter);
 }
 
 static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
@@ -224,7 +226,7 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 {
 	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
 	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
-	char extra[80];
+	char extra[80 + sizeof(p->filter)];
 	size_t total;
 
 	(void)now_ms;
@@ -284,7 +286,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 	ui_rect body = {r.y + 3, r.x, r.h - 3, r.w};
 	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
 	ac_buf head = AC_BUF_INIT, cut = AC_BUF_INIT;
-	char extra[80];
+	char extra[80 + sizeof(p->filter)];
 
 	(void)now_ms;
 	(void)v;

@@ -55,6 +55,21 @@ check "help nosuch named" grep -q "unknown command 'nosuch'" "$TMP/err"
 (cd / && "$AC" -w /nonexistent ops --help >/dev/null 2>&1)
 check "ops --help without a workspace" [ $? -eq 0 ]
 
+# A subcommand's --help or -h is a help request too, never an argument:
+# "session complete --help" used to complete a session whose id is "--help"
+# (ids may start with '-'), and said "session '--help' not found", exit 1,
+# where there was none.
+mkdir -p "$WS/.agent/sessions"
+"$AC" -w "$WS" session create "a task" --id --help >/dev/null
+sum_before=$(sha256sum "$WS/.agent/sessions/--help.json")
+for form in "session complete --help" "session pause -h" "ops rollback --help" "checkpoint list --help"; do
+	run $form
+	check "$form: exit 0" rc_is 0
+	check "$form: the command's forms" grep -q "agentctl \[-w DIR\] ${form%% *} " "$TMP/out"
+done
+check "the session named --help is left alone" \
+	eval '[ "$(sha256sum "$WS/.agent/sessions/--help.json")" = "$sum_before" ]'
+
 version=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 "$AC" --version >"$TMP/out"
 check "--version is CMake's $version" grep -q "^agentctl $version\b" "$TMP/out"

@@ -15,6 +15,9 @@ check "listed" wait_for "has checkpoints"
 keys j
 keys 3
 check "old1's checkpoint" wait_for "first-node"
+# The title names the session, as it does when there are none (it did
+# only then).
+check "the title names the session" wait_for "3 Checkpoints  of old1  1/1"
 ac checkpoint create old1 --node "node-b"
 check "a checkpoint written into the session's folder shows" wait_for "node-b"
 ac checkpoint create old1 --node "node-c"

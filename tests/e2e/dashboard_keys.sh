@@ -44,6 +44,9 @@ check "/ opens a filter in the Messages tab" wait_for "filter: policy_"
 send Enter
 check "the filter keeps the matching message" wait_for "about the policy"
 check "and hides the others" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep -q 'unrelated words'"
+# The filter kept is named in the title, as the lists' titles name theirs
+# (it was shown nowhere once the line closed: messages just went missing).
+check "the title names the filter kept" bash -c "tmux -L $sock capture-pane -p -t e2e | sed -n 2p | grep -qF '/policy  Esc: back'"
 send Escape Escape Escape
 
 # The hint line is the key table's for the pane in use, and a key where it

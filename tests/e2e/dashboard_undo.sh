@@ -44,6 +44,9 @@ check "every message is back, in order, byte for byte" test "$(history)" = "$ori
 check "the restore is recorded" test "$(jq '.metadata.restores | length' "$S/s1.json")" = 1
 keys z
 check "the undo is not undone again" wait_for "nothing to undo"
+# It said "this dashboard has paused, compacted or rolled back nothing
+# yet", right after a compaction and its undo.
+check "and does not say that nothing was done yet" wait_for "is left to undo"
 
 # An agent writes after the compaction: the undo is refused.
 keys c

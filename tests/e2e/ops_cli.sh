@@ -94,6 +94,13 @@ check "show of a command_run says not reversible" grep -q 'not reversible' "$TMP
 run ops show nope
 check "show of an unknown id exits 1" [ "$RC" = 1 ]
 check "show of an unknown id names it" grep -q 'nope' "$TMP/err"
+# An empty id was looked up: exit 1, "operation : not in ..." (naming nothing).
+for verb in show "rollback --dry-run" "revert --yes"; do
+	read -r cmd opt <<<"$verb"
+	run ops "$cmd" "" $opt
+	check "ops $verb '': bad usage asking for an operation id" \
+		eval '[ "$RC" = 2 ] && grep -q "operation id" "$TMP/err"'
+done
 
 # --- rollback: refusals -----------------------------------------------
 BEFORE=$(state)

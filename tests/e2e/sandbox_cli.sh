@@ -202,6 +202,10 @@ run sandbox mirror ../T s1 "$M"
 check "usage: a tenant outside the id rules (exit 2)" eval 'rc_is 2 && err_lines 1'
 run sandbox mirror other s1 "$TMP/m2"
 check "another tenant's session: exit 1, one line" eval 'rc_is 1 && err_lines 1 && err_has "tenant other has no session s1"'
+check "another tenant's session: no folder made" eval '[ ! -e "$TMP/m2" ]'
+run sandbox mirror T nosuch "$TMP/m4"
+check "an unknown session: exit 1, named, no folder made" \
+	eval 'rc_is 1 && err_lines 1 && err_has "tenant T has no session nosuch" && [ ! -e "$TMP/m4" ]'
 mkdir -p "$TMP/m3"
 run sandbox sync T s1 "$TMP/m3"
 check "sync of a folder never mirrored: exit 1, one line" eval 'rc_is 1 && err_lines 1 && err_has "sandbox mirror first"'

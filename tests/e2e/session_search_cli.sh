@@ -95,4 +95,8 @@ run session export missing --format md -o "$TMP/missing.md"
 check "export: a missing session writes nothing" bash -c "[ $RC -eq 1 ] && [ ! -e '$TMP/missing.md' ]"
 run session export new
 check "export: --format is required" rc_is 2
+# An empty -o was tried as a file name: exit 1, "session export: : cannot
+# replace: No such file or directory", a message that names nothing.
+run session export new --format md -o ""
+check "export: an empty -o is bad usage naming -o" bash -c "[ $RC -eq 2 ] && grep -qF -- '-o: an empty file name' '$TMP/err' && [ \$(wc -l <'$TMP/err') -eq 1 ]"
 finish
