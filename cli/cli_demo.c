@@ -137,9 +137,8 @@ int cli_demo(cli_context *ctx, int argc, char **argv)
 			fputs(usage_text, stdout);
 			return CLI_OK;
 		} else {
-			cli_error(CLI_USAGE, "demo: unknown argument '%s'", argv[i]);
-			fputs(usage_text, stderr);
-			return CLI_USAGE;
+			return cli_error(CLI_USAGE, "demo: unknown argument '%s' (usage: agentctl demo "
+					 "[--no-ui [--seconds N]])", argv[i]);
 		}
 	}
 	if (ui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))

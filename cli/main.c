@@ -189,9 +189,9 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		} else if (!strcmp(arg, "--poll")) {
 			ctx->poll = true;
 		} else {
-			cli_error(CLI_USAGE, "unknown option '%s'", arg);
-			put_help(stderr);
-			return -1 - CLI_USAGE;
+			/* One line, as for any bad argument; --help has the rest. */
+			return -1 - cli_error(CLI_USAGE, "unknown option '%s' (see 'agentctl --help')",
+					      arg);
 		}
 	}
 	return i;

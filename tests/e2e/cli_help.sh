@@ -32,6 +32,15 @@ while read -r cmd rest; do
 done < <(sed -n 's/^ *\(usage: \)\{0,1\}agentctl \[-w DIR\] //p' "$TMP/help")
 check "forms were found ($forms)" [ "$forms" -ge 25 ]
 
+# An unknown option before the command, or a word demo does not take: one
+# line naming it, exit 2 (not the whole usage).
+"$AC" --no-such-option-x >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "unknown option: exit 2, one line naming it" bash -c "[ $RC = 2 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q -- '--no-such-option-x' '$TMP/err'"
+"$AC" demo extra >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "demo extra: exit 2, one line naming it" bash -c "[ $RC = 2 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q \"'extra'\" '$TMP/err'"
+
 # A word the table does not have is refused as unknown (the check above can fail).
 run session frobnicate
 check "unknown subcommand: exit 2" rc_is 2
