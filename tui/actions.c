@@ -366,8 +366,9 @@ static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, 
 		    d->target, ac_error_last());
 	else {
 		ui_act_say(o, notes.len > 0, "rolled back session %s to checkpoint %s: "
-		    "%zu messages removed and archived, %zu compensations ran%s%s",
-		    d->target, d->checkpoint, d->plan.remove, result.ran,
+		    "%zu message%s removed and archived, %zu compensation%s ran%s%s",
+		    d->target, d->checkpoint, d->plan.remove, d->plan.remove == 1 ? "" : "s",
+		    result.ran, result.ran == 1 ? "" : "s",
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
 		if (result.archive_path) {
 			ui_undo_record(&o->undo, UI_UNDO_ROLLBACK_CKPT, d->target, result.archive_path,
@@ -448,8 +449,9 @@ static void run_undo(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome 
 		ui_act_say(o, true, "undo failed: %s", ac_error_last());
 		return;
 	}
-	ui_act_say(o, false, "undone: the %s of %s; %zu messages put back from %s",
-	    compaction ? "compaction" : "checkpoint rollback", u->session, restored, u->archive);
+	ui_act_say(o, false, "undone: the %s of %s; %zu message%s put back from %s",
+	    compaction ? "compaction" : "checkpoint rollback", u->session, restored,
+	    restored == 1 ? "" : "s", u->archive);
 	o->undo_forget = true;
 }
 
