@@ -258,7 +258,7 @@ bool ui_csearch_step(ui_csearch_engine *e, ui_model *m, int budget_ms)
 	} while (e->next < e->n && ac_time_now_ms() < until);
 	if (e->next == e->n) {
 		m->conv_search.running = false;
-		ui_model_set_action(m, false, "/%s: found in the conversation of %zu session%s",
+		ui_model_set_result(m, "/%s: found in the conversation of %zu session%s",
 				    e->needle, m->conv_search.n, m->conv_search.n == 1 ? "" : "s");
 		changed = true;
 	}

@@ -68,21 +68,37 @@ ui_status ui_event_status_of(const char *status)
 	return UI_STATUS_OTHER;
 }
 
-void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
+static void show_action(ui_model *m, bool error, bool logged, const char *fmt, va_list ap)
 {
 	char raw[8192];
 	ac_buf b = AC_BUF_INIT;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	ac_text_sanitize(&b, raw, strlen(raw));
 	snprintf(m->action, sizeof(m->action), "%s", b.data ? b.data : "");
 	m->action_cut = b.len >= sizeof(m->action);
 	ac_buf_free(&b);
 	m->action_error = error;
-	ui_model_log(m, error, raw);
+	if (logged)
+		ui_model_log(m, error, raw);
+}
+
+void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	show_action(m, error, true, fmt, ap);
+	va_end(ap);
+}
+
+void ui_model_set_result(ui_model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	show_action(m, false, false, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- the dialog's text ------------------------------------------------- */

@@ -328,9 +328,13 @@ ui_status ui_status_of(const char *status);
 /* Maps a journal status (SUCCESS, FAILED, IN_PROGRESS) to ui_status. */
 ui_status ui_event_status_of(const char *status);
 
-/* Sets the last action's result (printf format; sanitised). */
+/* Sets the last action's result (printf format; sanitised), kept in the
+ * log (L) too. */
 void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same line, not logged: a result each key typed replaces (a search's
+ * count), which would fill the log one keystroke at a time. */
+void ui_model_set_result(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends text (raw; sanitised here) to the message log, stamped now. */
 void ui_model_log(ui_model *m, bool error, const char *text);

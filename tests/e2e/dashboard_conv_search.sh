@@ -30,6 +30,7 @@ check "a conversation match shows its message and snippet" wait_for "#33 the ZAN
 check "its escape sequence is made visible" wait_for "^[[31mmap"
 check "a task match stays listed" wait_for "mentions zanzibar in its task"
 check "a session without it is filtered out" absent "second task"
+check "the count of sessions found is shown" wait_for "/zanzibar: found in the conversation of 1 session"
 keys Enter
 # A session that comes to hold the text is searched again alone, live.
 "$agentctl" -w "$ws" session append beta '{"role":"user","content":"now Zanzibar is here too"}' >/dev/null
@@ -44,6 +45,12 @@ keys Escape
 keys Escape
 keys Escape
 check "Esc back to the full list" wait_for "second task"
+# The count each key typed replaced is shown, not kept in the log (L):
+# eight keys made no eight log lines.
+keys L
+check "the log has no line per key typed" absent "/zanz: found"
+check "nor the last count" absent "/zanzibar: found"
+keys Escape
 send q
 check "q quits" wait_gone
 finish
