@@ -358,7 +358,10 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	ac_buf_free(&notes);
 	if (rc != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	if (out.pid)
+	if (out.withdrawn)
+		printf("session %s: still running; its pause request withdrawn%s\n", argv[0],
+		       out.signalled ? " (its agent, started by agentctl, was continued)" : "");
+	else if (out.pid)
 		printf("session %s %s: the agent started by resumeCommand (pid %ld) took it over\n",
 		       argv[0], verbs[v].done, (long)out.pid);
 	else if (out.signalled)

@@ -317,6 +317,31 @@ static int resume_session(const ac_workspace *ws, const char *id, bool wait,
 	return launch_resume(ws, command, id, wait ? ws->resume_timeout_ms : 300, out, notes);
 }
 
+/* The operator takes back a pause that did not happen (the agent kept
+ * writing, or saved "running" over it): the request goes, so the session
+ * is no longer shown pausing or overridden; an agent agentctl stopped
+ * for it runs on. Without such a request, resuming a running session is
+ * the usual refusal. */
+static int withdraw_pause(const ac_workspace *ws, const char *id, ac_operator_outcome *out,
+			  ac_buf *notes)
+{
+	ac_agent_process agent;
+	ac_request req;
+	int rc;
+
+	if (ac_request_read(&req, ws->sessions_dir, id) != 0 || req.kind != AC_REQUEST_PAUSE)
+		return check_allowed(id, "running", "running");
+	if ((rc = ac_request_clear(ws->sessions_dir, id)))
+		return rc;
+	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0 &&
+	    ac_process_signal(&agent, SIGCONT) == 0)
+		out->signalled = true;
+	out->withdrawn = true;
+	journal_step(ws, notes, "SESSION_RESUME", "SUCCESS", id, "running",
+		     "Pause request withdrawn: the session was still running");
+	return 0;
+}
+
 int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
 			   bool wait, ac_operator_outcome *out, ac_buf *notes)
 {
@@ -337,6 +362,8 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 		snprintf(from, sizeof(from), "%s", ac_session_status(before));
 		ac_session_free(before);
 	}
+	if (!strcmp(status, "running") && !strcmp(from, "running"))
+		return withdraw_pause(ws, id, out, notes);
 	if ((rc = check_allowed(id, from, status)))
 		return rc;
 	if (!strcmp(status, "paused"))

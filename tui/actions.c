@@ -62,7 +62,11 @@ static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 	 * "resuming" until the file says running. */
 	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
 		ui_act_say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
-	} else if ((ok = true) && out.pending == AC_PENDING_RESUMING) {
+	} else if ((ok = true) && out.withdrawn) {
+		ui_act_say(o, false, "withdrew the pause request for %s%s%s%s", id,
+		    out.signalled ? " (agent process continued)" : "",
+		    notes.len ? "; " : "", notes.len ? notes.data : "");
+	} else if (out.pending == AC_PENDING_RESUMING) {
 		ui_act_say(o, false, "resuming %s: resumeCommand started (pid %d), waiting for "
 		    "the agent to take over%s%s", id, (int)out.pid,
 		    notes.len ? "; " : "", notes.len ? notes.data : "");
@@ -78,8 +82,9 @@ static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status)
 {
-	bool pause = !strcmp(status, "paused");
+	bool pause = !strcmp(status, "paused"), withdraw;
 	ac_session *s = NULL;
+	ac_request req;
 	const char *from;
 
 	ui_dialog_close(d, m);
@@ -88,6 +93,22 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 		return;
 	}
 	from = ac_session_status(s);
+	/* r on a running session whose pause did not happen takes it back. */
+	withdraw = !pause && !strcmp(from, "running") &&
+		   ac_request_read(&req, ws->sessions_dir, id) == 0 && req.kind == AC_REQUEST_PAUSE;
+	if (withdraw) {
+		ac_session_free(s);
+		d->kind = UI_DLG_STATUS;
+		d->status = "running";
+		d->target = strdup(id);
+		ui_model_dialog_title(m, "Withdraw the pause request for %s?", id);
+		ui_model_dialog_line(m, "the session is still running: its agent %s the pause",
+				     req.state == AC_REQUEST_PENDING ? "has not honoured"
+								     : "saved over");
+		ui_model_dialog_line(m, "the request in %s/.requests/ is removed", ws->sessions_dir);
+		ui_model_dialog_line(m, "(no message is changed)");
+		return;
+	}
 	if (!ac_session_status_change_allowed(from, status)) {
 		ui_model_set_action(m, true, "%s %s: the session is %s", pause ? "pause" : "resume", id,
 				    *from ? from : "without a status");

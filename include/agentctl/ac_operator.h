@@ -23,6 +23,8 @@ typedef struct {
 	bool signalled;       /* the agent agentctl started was stopped/continued */
 	pid_t pid;            /* resume: resumeCommand's pid, 0 when none ran */
 	ac_pending pending;   /* what is left waiting (e.g. AC_PENDING_RESUMING) */
+	bool withdrawn;       /* resume of a running session: its pause request,
+				 waiting or overridden by the agent, taken back */
 } ac_operator_outcome;
 
 /* Moves session id to status ("paused", "running", "completed", "failed")
@@ -44,6 +46,10 @@ typedef struct {
  *   command cannot start or exits first); without wait it returns once the
  *   command has run for a moment, out->pending AC_PENDING_RESUMING. With
  *   neither, it writes "running" itself.
+ *   Resume of a session that is still running with a pause request left
+ *   (waiting for a busy agent, or overridden by one that saved over it)
+ *   withdraws the request (an agent agentctl stopped is continued):
+ *   out->withdrawn.
  * - complete, fail: written once the file is quiet.
  *
  * Every outcome is journaled (agent Human; SUCCESS, FAILED, or

@@ -4,7 +4,8 @@
 # colour) and the override is journaled once; `r` on a paused session whose
 # resumeCommand cannot start leaves it paused, says why on a red line and
 # marks it "resume failed"; `r` with a command that starts shows "resuming"
-# until the agent writes "running".
+# until the agent writes "running"; `r` on the overridden one withdraws
+# its pause request.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 S=$ws/.agent/sessions
 mkdir -p "$S/.requests" "$ws/xdg/agent"
@@ -51,5 +52,20 @@ keys y
 check "a started resume shows resuming" wait_for "~ resuming"
 check "until the agent takes over" wait_for "running"
 check "then the request is gone" bash -c "for i in \$(seq 30); do [ ! -e $S/.requests/ccc-slow.json ] && exit 0; sleep 0.1; done; exit 1"
+
+# r on the session whose agent overrode the pause takes the request back:
+# asked first, then no longer shown overridden, the request file gone, the
+# session left running and the withdrawal journaled.
+keys /
+send a a a - o v e r
+keys Enter
+keys r
+check "r on an overridden pause asks to withdraw it" wait_for "Withdraw the pause request for aaa-over?"
+keys y
+check "and says it did" wait_for "withdrew the pause request for aaa-over"
+check "the row is no longer overridden" bash -c "for i in \$(seq 30); do ! tmux -L $sock capture-pane -p -t e2e | grep -q 'overridden aaa-over' && exit 0; sleep 0.1; done; exit 1"
+check "the request file is gone" [ ! -e "$S/.requests/aaa-over.json" ]
+check "the session still runs" bash -c "[ \"\$(jq -r .status $S/aaa-over.json)\" = running ]"
+check "the withdrawal is journaled" bash -c "$agentctl -w $ws journal query agent=Human --json | jq -e 'any(.[]; .result.message | test(\"withdrawn\"))' >/dev/null"
 send q
 finish

@@ -72,6 +72,18 @@ check "overriding agent: list --json says so" \
 	eval '[ "$(jq -r ".[0].pending" "$TMP/out")" = "pause overridden by the agent" ]'
 run session show s1
 check "overriding agent: show says so" grep -q "pending  pause overridden by the agent" "$TMP/out"
+# The operator takes the pause back: resume of the running session
+# withdraws the request, and nothing is pending any more.
+run session resume s1
+check "withdraw: resume of the running session exits 0" rc_is 0
+check "withdraw: says the request was withdrawn" grep -q "s1: still running; its pause request withdrawn" "$TMP/out"
+check "withdraw: no request left" test ! -e "$S/.requests/s1.json"
+check "withdraw: still running" eval '[ "$(status_of)" = running ]'
+check "withdraw: journaled" eval 'events "[.[] | .result.message]" | grep -q "Pause request withdrawn"'
+run session list --json
+check "withdraw: list --json has nothing pending" eval '[ -z "$(jq -r ".[0].pending" "$TMP/out")" ]'
+run session resume s1
+check "withdraw: a second resume is the usual refusal" bash -c "[ $RC = 1 ] && grep -q 'running already' '$TMP/err'"
 
 # --- a cooperating agent ------------------------------------------------------
 new_ws 2000 4000
