@@ -4,8 +4,11 @@
  * instead of a recursive descent, so the only bound on nesting is the
  * explicit stack below and hostile input such as ten million '[' costs 257
  * bytes of reading, not the C stack. The text is not NUL-terminated: every
- * read is checked against end. */
+ * read is checked against end. Preparing the paths is
+ * ac_json_scan_paths.c; decoding and comparing the strings found,
+ * ac_json_scan_string.c; walking validated text, ac_json_scan_cursor.c. */
 #include "ac_json_scan.h"
+#include "ac_json_scan_impl.h"
 #include "ac_error.h"
 
 #include <stdarg.h>
@@ -51,16 +54,6 @@ static const uint8_t string_class[256] = {
 #undef H16
 #undef P4
 #undef P16
-
-#define KEY_BUCKETS AC_JSON_KEY_BUCKETS
-
-/* Keys of different lengths or first bytes mostly land apart; the event
- * keys ("id", "timestamp", "agent", "status", "action", "result",
- * "trace") all do. */
-static inline size_t key_bucket(unsigned char first, size_t len)
-{
-	return (first + len * 5) & (KEY_BUCKETS - 1);
-}
 
 /* One open object or array. stack[0] is a sentinel for the top level, so the
  * code that ends a value never has to ask whether it has a parent. */
@@ -126,38 +119,9 @@ static int fail(ac_json_scan_error *error, const char *text, const char *at,
 	return ac_error_set(AC_ECORRUPT, "column %zu: %s", offset + 1, reason);
 }
 
-static inline const char *skip_space(const char *p, const char *end)
-{
-	/* Compact JSON has no space between tokens: one compare says so. */
-	if (p < end && (unsigned char)*p > ' ')
-		return p;
-	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-		p++;
-	return p;
-}
-
 static inline bool is_digit(char c)
 {
 	return (unsigned char)(c - '0') < 10;
-}
-
-/* The value of four hex digits at p, or -1; p must have 4 bytes. */
-static inline long hex4(const char *p)
-{
-	long v = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (c - '0');
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			v = v * 16 + ((c | 0x20) - 'a' + 10);
-		else
-			return -1;
-	}
-	return v;
 }
 
 /* True when none of the 8 bytes can end a run of plain string text: no
@@ -322,97 +286,6 @@ stopped:
 	}
 }
 
-/* Writes code point cp as UTF-8 and returns the byte count. */
-static size_t put_utf8(char *out, unsigned long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-/* Decodes the escape at p (a validated one) into out; returns the decoded
- * length and moves *pp past the escape. */
-static size_t decode_escape(char *out, const char **pp)
-{
-	const char *p = *pp;
-	unsigned long cp;
-
-	switch (p[1]) {
-	case 'b': *out = '\b'; break;
-	case 'f': *out = '\f'; break;
-	case 'n': *out = '\n'; break;
-	case 'r': *out = '\r'; break;
-	case 't': *out = '\t'; break;
-	case 'u':
-		cp = (unsigned long)hex4(p + 2);
-		if (cp >= 0xD800 && cp <= 0xDBFF) {
-			cp = 0x10000 + ((cp - 0xD800) << 10) +
-			     ((unsigned long)hex4(p + 8) - 0xDC00);
-			*pp = p + 12;
-		} else {
-			*pp = p + 6;
-		}
-		return put_utf8(out, cp);
-	default: /* '"', '\\', '/' stand for themselves */
-		*out = p[1];
-		break;
-	}
-	*pp = p + 2;
-	return 1;
-}
-
-/* Compares validated raw string content p[0..end) holding escapes with
- * value[0..len), decoding as it goes so that a long key never needs a
- * buffer. */
-static bool escaped_equals(const char *p, const char *end,
-			   const char *value, size_t len)
-{
-	const char *v = value, *vend = value + len;
-
-	while (p < end) {
-		/* A run longer than what is left of value cannot match, so
-		 * the search for the next escape never looks further. */
-		size_t avail = (size_t)(end - p), left = (size_t)(vend - v);
-		size_t window = avail < left ? avail : left;
-		const char *bs = memchr(p, '\\', window);
-		size_t run = bs ? (size_t)(bs - p) : window;
-		char unit[4];
-		size_t n;
-
-		if (run && memcmp(p, v, run) != 0)
-			return false;
-		p += run;
-		v += run;
-		if (!bs) {
-			if (p < end)
-				return false; /* value ended, the raw text did not */
-			break;
-		}
-		n = decode_escape(unit, &p);
-		if ((size_t)(vend - v) < n || memcmp(unit, v, n) != 0)
-			return false;
-		v += n;
-	}
-	return v == vend;
-}
-
 /* Sets out[i] for every path bit in which. */
 static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 			  const char *start, size_t len, bool has_escape,
@@ -429,38 +302,6 @@ static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 		s->count = count;
 		which &= which - 1;
 	}
-}
-
-int ac_json_path_init(ac_json_path *out, const char *dotted)
-{
-	const char *p = dotted;
-
-	memset(out, 0, sizeof(*out));
-	if (!dotted || !*dotted)
-		return ac_error_set(AC_EINVAL, "empty JSON path");
-	for (;;) {
-		const char *dot = strchr(p, '.');
-		size_t seglen = dot ? (size_t)(dot - p) : strlen(p);
-
-		if (seglen == 0) {
-			memset(out, 0, sizeof(*out));
-			return ac_error_set(AC_EINVAL,
-					    "empty key in JSON path \"%s\"", dotted);
-		}
-		if (out->nsegments == AC_JSON_MAX_SEGMENTS) {
-			memset(out, 0, sizeof(*out));
-			return ac_error_set(AC_EINVAL,
-					    "JSON path \"%s\" has more than %d keys",
-					    dotted, AC_JSON_MAX_SEGMENTS);
-		}
-		out->segment[out->nsegments] = p;
-		out->segment_len[out->nsegments] = seglen;
-		out->nsegments++;
-		if (!dot)
-			break;
-		p = dot + 1;
-	}
-	return 0;
 }
 
 /* A string value at *pp (its opening quote). */
@@ -651,7 +492,7 @@ static inline void match_key(scan *s, const char *start, const char *key_end, bo
 		const ac_json_path *path = &s->paths[k];
 		size_t seglen = path->segment_len[d];
 
-		if (escaped ? !escaped_equals(start, key_end, path->segment[d], seglen)
+		if (escaped ? !ac_json_scan_escaped_equals(start, key_end, path->segment[d], seglen)
 			    : (seglen != keylen || !same_bytes(start, path->segment[d], keylen)))
 			continue;
 		/* A repeated key replaces what an earlier value under it gave
@@ -735,35 +576,6 @@ static inline int after_value(scan *s, const char **pp)
 	return NEXT_VALUE;
 }
 
-int ac_json_paths_prepare(ac_json_paths *out, const ac_json_path *paths, size_t npaths)
-{
-	out->paths = paths;
-	out->npaths = npaths;
-	out->descend = 0;
-	out->depths = 0;
-	if (npaths > AC_JSON_MAX_PATHS)
-		return ac_error_set(AC_EINVAL, "more than %d JSON paths in one scan",
-				    AC_JSON_MAX_PATHS);
-	for (size_t i = 0; i < npaths; i++) {
-		if (paths[i].nsegments >= 1 && paths[i].nsegments <= AC_JSON_MAX_SEGMENTS) {
-			out->descend |= (uint64_t)1 << i;
-			if (paths[i].nsegments > out->depths)
-				out->depths = paths[i].nsegments;
-		}
-	}
-	/* Only the depths paths reach are ever looked up. */
-	memset(out->by_key, 0, out->depths * sizeof(out->by_key[0]));
-	for (size_t i = 0; i < npaths; i++) {
-		if (!(out->descend & ((uint64_t)1 << i)))
-			continue;
-		for (size_t d = 0; d < paths[i].nsegments; d++)
-			out->by_key[d][key_bucket(paths[i].segment_len[d] ?
-						  (unsigned char)paths[i].segment[d][0] : 0,
-						  paths[i].segment_len[d])] |= (uint64_t)1 << i;
-	}
-	return 0;
-}
-
 /* Readies s and out for a scan of text. */
 static void scan_begin(scan *s, struct level *stack, ac_json_span *out, const char *text,
 		       size_t len, const ac_json_paths *prepared, ac_json_scan_error *error)
@@ -832,142 +644,4 @@ int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
 		}
 	}
 	return next;
-}
-
-void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span)
-{
-	const char *p, *end;
-	char *o = out;
-
-	*out_len = 0;
-	if (span->type != AC_JSON_STRING || span->len < 2)
-		return;
-	p = span->start + 1;
-	end = span->start + span->len - 1;
-	while (p < end) {
-		const char *bs = span->has_escape ?
-			memchr(p, '\\', (size_t)(end - p)) : NULL;
-		size_t run = (size_t)((bs ? bs : end) - p);
-
-		memcpy(o, p, run);
-		o += run;
-		if (!bs)
-			break;
-		p = bs;
-		o += decode_escape(o, &p);
-	}
-	*out_len = (size_t)(o - out);
-}
-
-bool ac_json_string_equals(const ac_json_span *span, const char *value, size_t len)
-{
-	const char *content;
-	size_t raw_len;
-
-	if (span->type != AC_JSON_STRING || span->len < 2)
-		return false;
-	content = span->start + 1;
-	raw_len = span->len - 2;
-	if (!span->has_escape)
-		return raw_len == len && (len == 0 || memcmp(content, value, len) == 0);
-	return escaped_equals(content, content + raw_len, value, len);
-}
-
-/* ---- walking validated text ---- */
-
-/* Past the string whose opening quote is at p: the first quote not
- * escaped by an odd run of backslashes. */
-static const char *past_string(const char *p, const char *end)
-{
-	for (p++; p < end;) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-		const char *b;
-
-		if (!q)
-			return end;
-		for (b = q; b > p && b[-1] == '\\';)
-			b--;
-		if ((q - b) % 2 == 0)
-			return q + 1;
-		p = q + 1;
-	}
-	return end;
-}
-
-static const char *past_value(const char *p, const char *end)
-{
-	size_t depth = 0;
-
-	if (*p == '"')
-		return past_string(p, end);
-	if (*p != '{' && *p != '[') {
-		while (p < end && *p != ',' && *p != ']' && *p != '}' && *p != ' ' && *p != '\t' &&
-		       *p != '\n' && *p != '\r')
-			p++;
-		return p;
-	}
-	while (p < end) {
-		char c = *p;
-
-		if (c == '"') {
-			p = past_string(p, end);
-			continue;
-		}
-		p++;
-		if (c == '{' || c == '[')
-			depth++;
-		else if ((c == '}' || c == ']') && --depth == 0)
-			return p;
-	}
-	return end;
-}
-
-static ac_json_type type_of(char c)
-{
-	switch (c) {
-	case '{': return AC_JSON_OBJECT;
-	case '[': return AC_JSON_ARRAY;
-	case '"': return AC_JSON_STRING;
-	case 't': return AC_JSON_TRUE;
-	case 'f': return AC_JSON_FALSE;
-	case 'n': return AC_JSON_NULL;
-	default: return AC_JSON_NUMBER;
-	}
-}
-
-void ac_json_cursor_init(ac_json_cursor *cursor, const ac_json_span *container)
-{
-	/* Inside the brackets. */
-	cursor->p = container->start + 1;
-	cursor->end = container->start + container->len - 1;
-	cursor->object = container->type == AC_JSON_OBJECT;
-}
-
-bool ac_json_cursor_next(ac_json_cursor *cursor, ac_json_span *key, ac_json_span *value)
-{
-	const char *p = skip_space(cursor->p, cursor->end), *end = cursor->end;
-
-	if (p < end && *p == ',')
-		p = skip_space(p + 1, end);
-	if (p >= end)
-		return false;
-	if (cursor->object) {
-		const char *key_end = past_string(p, end);
-
-		if (key) {
-			memset(key, 0, sizeof(*key));
-			key->type = AC_JSON_STRING;
-			key->start = p;
-			key->len = (size_t)(key_end - p);
-			key->has_escape = memchr(p, '\\', key->len) != NULL;
-		}
-		p = skip_space(key_end, end);
-		p = skip_space(p + 1, end); /* the ':' */
-	}
-	memset(value, 0, sizeof(*value));
-	value->type = type_of(*p);
-	value->start = p;
-	cursor->p = past_value(p, end);
-	value->len = (size_t)(cursor->p - p);
-	return true;
 }

@@ -1,0 +1,302 @@
+/* Carrying out a rollback plan: the compensations run newest first and
+ * recorded so a retry does not run them again, then the history cut back
+ * to the checkpoint's, the removed messages archived and the rollback
+ * noted in the session's metadata. A store that cuts in its own
+ * transaction (opts->cut) does the last part itself. */
+#include "ac_checkpoint.h"
+#include "ac_checkpoint_runtime.h"
+
+#include "ac_archive.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_json_exact.h"
+#include "ac_proc.h"
+#include "ac_session.h"
+#include "ac_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+	const ac_checkpoint_plan *plan;
+	const char *archive;    /* relative to the sessions folder */
+	const char *at;
+} cut_change;
+
+/* True when metadata.rollbacks records archive: the cut is there already
+ * (a reader saved the version we had put in place for a moment). */
+static bool names_rollback(const json_t *root, const char *archive)
+{
+	json_t *record;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(root, "metadata"), "rollbacks"), i,
+			   record) {
+		const char *named = json_string_value(json_object_get(record, "archive"));
+
+		if (named && !strcmp(named, archive))
+			return true;
+	}
+	return false;
+}
+
+int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, const char *at,
+				const char *archive)
+{
+	json_t *metadata = json_object_get(root, "metadata"), *rollbacks;
+	const char *node = ac_checkpoint_node(plan->checkpoint);
+
+	if (metadata && !json_is_object(metadata))
+		return ac_error_set(AC_ECORRUPT, "session '%s': metadata is not an object",
+				    plan->session_id);
+	if (!metadata && json_object_set_new(root, "metadata", metadata = json_object()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rollbacks = json_object_get(metadata, "rollbacks");
+	if (rollbacks && !json_is_array(rollbacks))
+		return ac_error_set(AC_ECORRUPT, "session '%s': metadata.rollbacks is not an array",
+				    plan->session_id);
+	if (!rollbacks && json_object_set_new(metadata, "rollbacks", rollbacks = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (json_array_append_new(rollbacks,
+				  json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
+					    ac_checkpoint_id(plan->checkpoint), "version",
+					    (json_int_t)ac_checkpoint_version(plan->checkpoint),
+					    "removedMessages", (json_int_t)plan->remove, "archive",
+					    archive)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* Koog's rollback restores where the run was, not only what was said. */
+	return ac_checkpoint_put_execution_point(
+		root, *node ? node : NULL,
+		json_object_get(plan->checkpoint, "lastInput"),
+		json_string_value(json_object_get(plan->checkpoint, "lastInputType")),
+		ac_checkpoint_id(plan->checkpoint));
+}
+
+/* The change applied to the session file's current content: cut the
+ * history back to the checkpoint's, refusing if it is not what was planned. */
+static int cut_history(json_t *root, void *ctx)
+{
+	const cut_change *c = ctx;
+	const ac_checkpoint_plan *plan = c->plan;
+	json_t *history = json_object_get(root, "conversationHistory");
+	int rc;
+
+	if (names_rollback(root, c->archive))
+		return AC_SESSION_UNCHANGED;
+	if (!json_is_array(history) || !json_equal(history, plan->history)) {
+		if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(plan->checkpoint), history)))
+			return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback: %s",
+					    plan->session_id, ac_error_last());
+		return ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback "
+				    "(another writer added or changed messages); its history was "
+				    "left as that writer made it", plan->session_id);
+	}
+	if ((rc = ac_checkpoint_note_rollback(root, plan, c->at, c->archive)))
+		return rc;
+	while (json_array_size(history) > plan->keep)
+		if (json_array_remove(history, json_array_size(history) - 1))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* "<sessions>/.rollbacks/<id>/compensated.json": the compensations that
+ * already ran, {"sessionId", "calls": {callId: {tool, at}}}. */
+static int compensated_path(ac_buf *out, const char *sessions_dir, const char *id)
+{
+	if (ac_buf_printf(out, "%s/.rollbacks/%s/compensated.json", sessions_dir, id))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The record of compensations run (an empty one when there is none). */
+static int load_compensated(json_t **out, const char *sessions_dir, const char *id)
+{
+	ac_buf path = AC_BUF_INIT;
+	json_error_t jerr;
+	char *raw = NULL;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if ((rc = compensated_path(&path, sessions_dir, id)))
+		goto done;
+	rc = ac_file_read(&raw, &len, path.data);
+	if (rc == AC_ENOTFOUND) {
+		rc = 0;
+		if (!(*out = json_pack("{s:s, s:{}}", "sessionId", id, "calls")))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (rc)
+		goto done;
+	*out = json_loadb(raw, len, 0, &jerr);
+	if (!*out || !json_is_object(json_object_get(*out, "calls"))) {
+		json_decref(*out);
+		*out = NULL;
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a record of compensations (%s); move it "
+				  "aside only if none of its calls needs undoing again", path.data,
+				  jerr.text[0] ? jerr.text : "no \"calls\" object");
+	}
+done:
+	free(raw);
+	ac_buf_free(&path);
+	return rc;
+}
+
+static int save_compensated(const json_t *record, const char *sessions_dir, const char *id)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = compensated_path(&path, sessions_dir, id)) == 0)
+		rc = ac_json_exact_write_file(path.data, record, JSON_INDENT(2));
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* Runs one compensation; 0, or AC_EIO with the message saying how it
+ * failed. */
+static int compensate(const ac_checkpoint_compensation *c, const ac_checkpoint_plan *plan,
+		      const char *cwd, int timeout_ms, size_t ran)
+{
+	ac_proc_result result = {0};
+	ac_buf why = AC_BUF_INIT;
+	char *input = json_dumps(c->input, JSON_COMPACT | JSON_ENCODE_ANY);
+	int rc;
+
+	if (!input)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_proc_run_for_session(&result, c->argv, plan->session_id, cwd, input,
+					  strlen(input), timeout_ms))) {
+		rc = ac_error_set(AC_EIO, "rollback of session '%s' stopped: compensation for "
+				  "tool '%s' call '%s' could not start: %s; session history "
+				  "left unchanged", plan->session_id, c->tool, c->call_id,
+				  ac_error_last());
+	} else if (result.exit_status != 0 || result.timed_out) {
+		ac_proc_describe_failure(&why, &result, timeout_ms);
+		rc = ac_error_set(AC_EIO, "rollback of session '%s' stopped: compensation for "
+				  "tool '%s' call '%s' %s; %zu compensation(s) ran before it "
+				  "(recorded: a retry does not run them again); session history "
+				  "left unchanged", plan->session_id, c->tool, c->call_id,
+				  why.data ? why.data : "failed", ran);
+	}
+	ac_proc_result_free(&result);
+	ac_buf_free(&why);
+	free(input);
+	return rc;
+}
+
+/* Runs the compensations still due, newest first, recording each. */
+static int run_compensations(ac_checkpoint_rollback_result *out, const ac_checkpoint_plan *plan,
+			     const char *sessions_dir, const char *cwd,
+			     const ac_checkpoint_rollback_options *opts)
+{
+	int timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : AC_CHECKPOINT_TIMEOUT_MS;
+	json_t *record = NULL, *calls;
+	char at[AC_TIME_ISO_LEN + 1];
+	int rc;
+
+	if ((rc = load_compensated(&record, sessions_dir, plan->session_id)))
+		return rc;
+	calls = json_object_get(record, "calls");
+	for (size_t i = 0; i < plan->n_calls; i++) {
+		const ac_checkpoint_compensation *c = &plan->calls[i];
+
+		if (!c->argv)
+			continue;
+		if (json_object_get(calls, c->call_id)) {
+			out->skipped++;
+			continue;
+		}
+		rc = compensate(c, plan, cwd, timeout_ms, out->ran + out->skipped);
+		if (opts->attempted)
+			opts->attempted(c, rc, rc ? ac_error_last() : "", opts->ctx);
+		if (rc)
+			break;
+		out->ran++;
+		ac_time_format_iso(at, ac_time_now_ms());
+		if (json_object_set_new(calls, c->call_id,
+					json_pack("{s:s, s:s}", "tool", c->tool, "at", at)) ||
+		    (rc = save_compensated(record, sessions_dir, plan->session_id))) {
+			if (!rc)
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	json_decref(record);
+	return rc;
+}
+
+int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoint_plan *plan,
+			   const char *sessions_dir, const char *cwd,
+			   const ac_checkpoint_rollback_options *opts)
+{
+	static const ac_checkpoint_rollback_options defaults = {0};
+	char at[AC_TIME_ISO_LEN + 1], *archive_relative = NULL;
+	const json_t *created;
+	ac_session_write_options write = {0};
+	json_t *removed = NULL, *extra = NULL;
+	bool published = false;
+	ac_buf path = AC_BUF_INIT;
+	cut_change change;
+	int64_t now_ms;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts)
+		opts = &defaults;
+	if ((rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
+		goto done;
+	if (plan->remove > 0 && opts->cut) {
+		/* The store cuts and archives in its own transaction. */
+		if ((rc = opts->cut(plan, opts->cut_ctx)))
+			goto done;
+	} else if (plan->remove > 0) {
+		if (!(removed = json_array())) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (size_t i = plan->keep; i < json_array_size(plan->history); i++)
+			json_array_append(removed, json_array_get(plan->history, i));
+		now_ms = ac_time_now_ms();
+		ac_time_format_iso(at, now_ms);
+		created = json_object_get(plan->checkpoint, "createdAt");
+		extra = json_pack("{s:s, s:I}", "checkpointId", ac_checkpoint_id(plan->checkpoint),
+				  "version", (json_int_t)ac_checkpoint_version(plan->checkpoint));
+		if ((rc = ac_archive_write(&out->archive_path, &archive_relative, sessions_dir,
+					   ".rollbacks", plan->session_id,
+					   json_string_value(created) ? json_string_value(created) : "",
+					   now_ms, removed, extra)))
+			goto done;
+		change = (cut_change){plan, archive_relative, at};
+		if (opts->write)
+			write = *opts->write;
+		write.published = &published;
+		if ((rc = ac_session_update_with(NULL, sessions_dir, plan->session_id, cut_history,
+						 &change, &write))) {
+			if (!published) {
+				unlink(out->archive_path);
+				free(out->archive_path);
+				out->archive_path = NULL;
+			}
+			goto done;
+		}
+	}
+	/* Done: a later rollback compensates anew. */
+	if (compensated_path(&path, sessions_dir, plan->session_id) == 0)
+		unlink(path.data);
+done:
+	json_decref(removed);
+	json_decref(extra);
+	free(archive_relative);
+	ac_buf_free(&path);
+	return rc;
+}
+
+void ac_checkpoint_rollback_result_free(ac_checkpoint_rollback_result *result)
+{
+	free(result->archive_path);
+	result->archive_path = NULL;
+}
