@@ -440,8 +440,11 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
 	/* Hooks run on state changes seen from here on; an untrusted one is
-	 * said once, and never run. --read-only runs none. */
-	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only))))
+	 * said once, and never run. --read-only runs none. onStatusChange
+	 * runs in the one dashboard that holds the workspace's (or the
+	 * database's) hooks lease. */
+	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only),
+				    ui_source_store(d.src))))
 		goto done;
 	if (ui_notify_refusal(notify))
 		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));

@@ -3,6 +3,8 @@
 
 #include "ac_error.h"
 #include "ac_hooks.h"
+#include "ac_hooks_lease.h"
+#include "ac_time.h"
 #include "ac_session_state.h"
 
 #include <stdlib.h>
@@ -13,16 +15,26 @@ typedef struct {
 	const char *source; /* a transcript's tool (static), or NULL */
 } seen;
 
+/* While another dashboard runs the hooks, how often to try to take over
+ * between changes (a change tries at once): so the notice is right soon
+ * after the holder quits, at one flock (or statement) every few seconds. */
+#define LEASE_RETRY_MS 3000
+
 struct ui_notify {
 	ac_hooks *hooks;
 	bool run_hooks;
+	ac_hooks_lease *lease;  /* NULL: no onStatusChange to run here */
+	ac_hooks_lease_state said; /* the lease state last told (at first
+				      HELD: holding it goes unsaid) */
+	int64_t retry_at;
 	bool looked;         /* the first listing was recorded */
 	uint64_t gen;        /* the sessions' generation last compared */
 	seen *last;          /* sorted by id */
 	size_t n;
 };
 
-int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks)
+int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks,
+		  const ac_backend *store)
 {
 	ui_notify *n = calloc(1, sizeof(*n));
 	int rc;
@@ -35,6 +47,11 @@ int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks)
 		return rc;
 	}
 	n->run_hooks = run_hooks;
+	if (run_hooks && ac_hooks_on_change(n->hooks) &&
+	    (rc = ac_hooks_lease_new(&n->lease, ws->root, store))) {
+		ui_notify_free(n);
+		return rc;
+	}
 	*out = n;
 	return 0;
 }
@@ -53,6 +70,7 @@ void ui_notify_free(ui_notify *n)
 	if (!n)
 		return;
 	ac_hooks_free(n->hooks);
+	ac_hooks_lease_free(n->lease);
 	seen_free(n->last, n->n);
 	free(n);
 }
@@ -60,6 +78,31 @@ void ui_notify_free(ui_notify *n)
 const char *ui_notify_refusal(const ui_notify *n)
 {
 	return n->run_hooks ? ac_hooks_refusal(n->hooks) : NULL;
+}
+
+/* Tries the lease and tells the operator, once per state, why this
+ * dashboard's onStatusChange is silent (or runs again): true when it runs
+ * it. */
+static bool lease_check(ui_notify *n, ui_model *m)
+{
+	ac_hooks_lease_state state = ac_hooks_lease_take(n->lease);
+	const char *text = ac_hooks_lease_text(n->lease);
+
+	n->retry_at = ac_time_now_ms() + LEASE_RETRY_MS;
+	/* Holding it from the start is the usual case, and goes unsaid. */
+	if (state == n->said)
+		return state != AC_HOOKS_LEASE_ELSEWHERE;
+	if (state == AC_HOOKS_LEASE_ELSEWHERE)
+		ui_model_set_action(m, false, "hooks: another dashboard runs hooks.onStatusChange%s%s%s; "
+				    "this one will if that one quits", *text ? " (" : "", text,
+				    *text ? ")" : "");
+	else if (state == AC_HOOKS_LEASE_NONE)
+		ui_model_set_action(m, true, "hooks: %s; running hooks.onStatusChange here, so "
+				    "another dashboard may run it too", text);
+	else
+		ui_model_set_action(m, false, "hooks: this dashboard runs hooks.onStatusChange now");
+	n->said = state;
+	return state != AC_HOOKS_LEASE_ELSEWHERE;
 }
 
 static int by_id(const void *a, const void *b)
@@ -77,8 +120,11 @@ static const seen *find(const ui_notify *n, const char *id)
 bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 {
 	seen *now;
-	bool bell = false;
+	bool bell = false, on_change = false, checked = false;
 
+	if (n->lease && (!n->looked || (n->said != AC_HOOKS_LEASE_HELD &&
+					ac_time_now_ms() >= n->retry_at)))
+		lease_check(n, m);
 	if (n->looked && m->sessions_gen == n->gen)
 		return false;
 	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
@@ -102,8 +148,14 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 		if (!before || !strcmp(before->state, now[i].state))
 			continue;
 		bell = bell || (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state));
+		/* Asked at the change itself: a holder that just quit has let
+		 * go, and a reconnected database session has lost it. */
+		if (n->lease && !checked) {
+			on_change = lease_check(n, m);
+			checked = true;
+		}
 		if (n->run_hooks &&
-		    ac_hooks_status_changed(n->hooks, now[i].id,
+		    ac_hooks_status_changed(n->hooks, on_change, now[i].id,
 					    now[i].source ? now[i].source : source,
 					    before->state, now[i].state) != 0)
 			ui_model_log(m, true, ac_error_last());
