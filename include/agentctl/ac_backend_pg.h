@@ -46,8 +46,9 @@ int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char
  * schema)) (e.g. "agentctl hooks agentctl"), held by b's connection until
  * it ends (the process quits or dies, the server or network drops it).
  * *out_held: b holds it now (taken by this call or an earlier one on the
- * same connection; after a reconnection it is tried again). Never waits
- * for another holder. 0, or AC_EIO (the store unreachable), AC_EINVAL
+ * same connection; after a reconnection it is tried again). One name per
+ * backend (asking for another forgets the first, which stays taken until
+ * the connection ends). Never waits for another holder. 0, or AC_EIO (the store unreachable), AC_EINVAL
  * when b is not the PostgreSQL backend. */
 int ac_backend_pg_lease(const ac_backend *b, bool *out_held, const char *name);
 
