@@ -17,13 +17,17 @@ typedef struct {
 
 /* While another dashboard runs the hooks, how often to try to take over
  * between changes (a change tries at once): so the notice is right soon
- * after the holder quits, at one flock (or statement) every few seconds. */
+ * after the holder quits, at one flock every few seconds. Not on a
+ * database: a statement there may have to connect first, which can block
+ * while the server is away; a change (read from the store just before)
+ * tries instead. */
 #define LEASE_RETRY_MS 3000
 
 struct ui_notify {
 	ac_hooks *hooks;
 	bool run_hooks;
 	ac_hooks_lease *lease;  /* NULL: no onStatusChange to run here */
+	bool retry;             /* try the lease between changes (files) */
 	ac_hooks_lease_state said; /* the lease state last told (at first
 				      HELD: holding it goes unsaid) */
 	int64_t retry_at;
@@ -52,6 +56,7 @@ int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks,
 		ui_notify_free(n);
 		return rc;
 	}
+	n->retry = !store;
 	*out = n;
 	return 0;
 }
@@ -122,7 +127,7 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 	seen *now;
 	bool bell = false, on_change = false, checked = false;
 
-	if (n->lease && (!n->looked || (n->said != AC_HOOKS_LEASE_HELD &&
+	if (n->lease && (!n->looked || (n->retry && n->said != AC_HOOKS_LEASE_HELD &&
 					ac_time_now_ms() >= n->retry_at)))
 		lease_check(n, m);
 	if (n->looked && m->sessions_gen == n->gen)

@@ -36,7 +36,7 @@ const char *ui_notify_refusal(const ui_notify *n);
 
 /* After an update of m's sessions (cheap when their generation did not
  * change; while another dashboard holds the lease, tries to take it over
- * every few seconds and at each transition, and says in m's action line,
+ * at each transition and, on files, every few seconds, and says in m's action line,
  * once per change of hands, who runs onStatusChange): fires the hooks for
  * each transition (source names the store:
  * "file" or the database's name), logs a hook that could not start in m,

@@ -37,22 +37,6 @@ seed_status() { # id status
 other() { # name DASH args...: a second dashboard in tmux session name
   new_session -d -s "$1" -x 160 -y 30 "env DASH=$2 $agentctl -w $ws ${*:3}"
 }
-# "=name:" names the session exactly: a bare name may match a window of
-# the current session first.
-screen_of() { tmux -L "$sock" capture-pane -p -t "=$1:"; }
-key_to() { tmux -L "$sock" send-keys -t "=$1:" "$2"; }
-wait_on() { # session text: up to 10 s for text on that session's screen
-  for _ in $(seq 100); do screen_of "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
-  screen_of "$1"; return 1
-}
-gone() { # session: up to 5 s for it to end
-  for _ in $(seq 50); do tmux -L "$sock" has-session -t "=$1" 2>/dev/null || return 0; sleep 0.1; done
-  return 1
-}
-dash_pid() { # session: the agentctl its pane's shell started
-  pgrep -P "$(tmux -L "$sock" display-message -p -t "=$1:" '#{pane_pid}')" -x agentctl ||
-    tmux -L "$sock" display-message -p -t "=$1:" '#{pane_pid}'
-}
 elsewhere="another dashboard runs hooks.onStatusChange"
 
 # ---- two dashboards, one change, one line ----

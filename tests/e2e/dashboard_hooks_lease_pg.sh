@@ -35,14 +35,6 @@ other() { # name DASH: a dashboard in tmux session name
 at_exit_pg() { rm -rf "$ws.b" "$ws.c"; }
 eval "$(declare -f at_exit | sed '1s/at_exit/at_exit_db/')"
 at_exit() { at_exit_db; at_exit_pg; }
-screen_of() { tmux -L "$sock" capture-pane -p -t "=$1:"; }
-wait_on() { # session text: up to 10 s
-  for _ in $(seq 100); do screen_of "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
-  screen_of "$1"; return 1
-}
-dash_pid() {
-  pgrep -P "$(tmux -L "$sock" display-message -p -t "=$1:" '#{pane_pid}')" -x agentctl
-}
 elsewhere="another dashboard runs hooks.onStatusChange"
 
 prefix="env AGENT_STORAGE_URL=$URL DASH=A"
@@ -93,6 +85,6 @@ check "the hook ran after the drop" wait_lines 3
 sleep 1
 check "exactly once after the drop" [ "$(lines)" -eq 3 ]
 check "by B or C" eval 'tail -n 1 "$out" | grep -Eqx "s1 running paused (B|C)"'
-tmux -L "$sock" send-keys -t "=b:" q
-tmux -L "$sock" send-keys -t "=c:" q
+key_to b q
+key_to c q
 finish
