@@ -468,7 +468,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 					{ui_source_transcripts_fd(d.src), POLLIN, 0},
 					{ui_usage_meter_fd(d.meter), POLLIN, 0}};
 		int nfds = 6;
-		unsigned changed;
+		unsigned changed, told;
 
 		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
 		if (d.dirty) {
@@ -546,9 +546,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
 		}
-		if (ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
-						 ui_source_store_name(d.src) : "file"))
+		told = ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
+						    ui_source_store_name(d.src) : "file");
+		if (told & UI_NOTIFY_BELL)
 			screen_beep();
+		if (told & UI_NOTIFY_SAID)
+			d.dirty = true;
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}

@@ -86,9 +86,9 @@ const char *ui_notify_refusal(const ui_notify *n)
 }
 
 /* Tries the lease and tells the operator, once per state, why this
- * dashboard's onStatusChange is silent (or runs again): true when it runs
- * it. */
-static bool lease_check(ui_notify *n, ui_model *m)
+ * dashboard's onStatusChange is silent (or runs again; *said then): true
+ * when it runs it. */
+static bool lease_check(ui_notify *n, ui_model *m, unsigned *said)
 {
 	ac_hooks_lease_state state = ac_hooks_lease_take(n->lease);
 	const char *text = ac_hooks_lease_text(n->lease);
@@ -107,6 +107,7 @@ static bool lease_check(ui_notify *n, ui_model *m)
 	else
 		ui_model_set_action(m, false, "hooks: this dashboard runs hooks.onStatusChange now");
 	n->said = state;
+	*said |= UI_NOTIFY_SAID;
 	return state != AC_HOOKS_LEASE_ELSEWHERE;
 }
 
@@ -122,18 +123,19 @@ static const seen *find(const ui_notify *n, const char *id)
 	return n->n ? bsearch(&key, n->last, n->n, sizeof(*n->last), by_id) : NULL;
 }
 
-bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
+unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 {
 	seen *now;
-	bool bell = false, on_change = false, checked = false;
+	unsigned told = 0;
+	bool on_change = false, checked = false;
 
 	if (n->lease && (!n->looked || (n->retry && n->said != AC_HOOKS_LEASE_HELD &&
 					ac_time_now_ms() >= n->retry_at)))
-		lease_check(n, m);
+		lease_check(n, m, &told);
 	if (n->looked && m->sessions_gen == n->gen)
-		return false;
+		return told;
 	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
-		return false; /* the next update compares again */
+		return told; /* the next update compares again */
 	for (size_t i = 0; i < m->n_sessions; i++) {
 		now[i].id = strdup(m->sessions[i].id);
 		/* The derived state (running, waiting, idle, ended; a seed
@@ -143,7 +145,7 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 		now[i].source = m->sessions[i].source;
 		if (!now[i].id || !now[i].state) {
 			seen_free(now, i + 1);
-			return false;
+			return told;
 		}
 	}
 	qsort(now, m->n_sessions, sizeof(*now), by_id);
@@ -152,11 +154,12 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 
 		if (!before || !strcmp(before->state, now[i].state))
 			continue;
-		bell = bell || (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state));
+		if (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state))
+			told |= UI_NOTIFY_BELL;
 		/* Asked at the change itself: a holder that just quit has let
 		 * go, and a reconnected database session has lost it. */
 		if (n->lease && !checked) {
-			on_change = lease_check(n, m);
+			on_change = lease_check(n, m, &told);
 			checked = true;
 		}
 		if (n->run_hooks &&
@@ -170,5 +173,5 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 	n->n = m->n_sessions;
 	n->gen = m->sessions_gen;
 	n->looked = true;
-	return bell;
+	return told;
 }

@@ -40,7 +40,11 @@ const char *ui_notify_refusal(const ui_notify *n);
  * once per change of hands, who runs onStatusChange): fires the hooks for
  * each transition (source names the store:
  * "file" or the database's name), logs a hook that could not start in m,
- * and returns true when notify.bell asks for the bell. */
-bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source);
+ * and returns a mask of UI_NOTIFY_*. */
+enum {
+	UI_NOTIFY_BELL = 1 << 0, /* notify.bell asks for the bell */
+	UI_NOTIFY_SAID = 1 << 1, /* m's action line changed: draw again */
+};
+unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source);
 
 #endif

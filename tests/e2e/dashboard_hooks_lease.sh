@@ -5,7 +5,8 @@
 # that another dashboard runs it. A session file written seed-style (temp
 # file, then rename) changes state once: one line. The holder is killed
 # (SIGKILL): the next change is run by the other dashboard, once; a third
-# dashboard waits, the holder quits with q, the third takes over. A lock
+# dashboard waits, the holder quits with q, the third takes over (and says
+# so before any change). A lock
 # file that cannot be opened: the hooks run anyway, and the dashboard says
 # so. A --read-only dashboard never takes the lease.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
@@ -72,6 +73,9 @@ other c C
 check "C says another dashboard runs the hooks" wait_on c "$elsewhere"
 key_to b q
 check "B quits" gone b
+# Without any change to run: C tries again every few seconds, and says so.
+check "C says it runs them now, before any change" \
+  wait_on c "this dashboard runs hooks.onStatusChange now"
 seed_status s1 paused
 check "C runs the change after B quit" wait_lines 3
 sleep 1
