@@ -10,6 +10,9 @@ typedef struct {
 	ac_pg *pg;
 	char *host;   /* written to rows as the writer */
 	char *agent;  /* recorded on sessions as the last writing agent */
+	unsigned long leased_on; /* pg->connects when ac_backend_pg_lease took
+				    its lock; 0: not held */
+	char lease_name[64];     /* the lease it took (one at a time) */
 } ac_backend_pg;
 
 /* Sorted names from a one-column result (free with ac_backend_names_free). */

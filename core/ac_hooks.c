@@ -148,12 +148,17 @@ static int start(const ac_hooks *h, const char *const *template, const char *id,
 	return rc;
 }
 
-int ac_hooks_status_changed(ac_hooks *hooks, const char *id, const char *source,
+bool ac_hooks_on_change(const ac_hooks *hooks)
+{
+	return hooks->on_change != NULL;
+}
+
+int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
 			    const char *old_state, const char *new_state)
 {
 	int rc = 0, one;
 
-	if (hooks->on_change &&
+	if (on_change && hooks->on_change &&
 	    (one = start(hooks, hooks->on_change, id, source, old_state, new_state)))
 		rc = one;
 	if (hooks->desktop && ac_hooks_notifies(new_state) &&

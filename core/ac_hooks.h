@@ -51,12 +51,19 @@ bool ac_hooks_notifies(const char *new_state);
 /* notify.bell (default false). */
 bool ac_hooks_bell(const ac_hooks *hooks);
 
+/* True when onStatusChange is configured and may run: only then is the
+ * lease worth taking (ac_hooks_lease.h), so that a dashboard with nothing
+ * to run never keeps another's hooks from running. */
+bool ac_hooks_on_change(const ac_hooks *hooks);
+
 /* Session id (of source, e.g. "file") went from old_state to new_state
  * (any strings; the caller reports only real changes): starts
- * onStatusChange and, when ac_hooks_notifies(new_state), notify.desktop.
- * 0 when everything configured started (or nothing is), else the error of
- * the last that could not start. */
-int ac_hooks_status_changed(ac_hooks *hooks, const char *id, const char *source,
+ * onStatusChange when on_change (false: another dashboard holds the
+ * hooks lease and runs it) and, when ac_hooks_notifies(new_state),
+ * notify.desktop (each operator's own, so always). 0 when everything
+ * configured started (or nothing is), else the error of the last that
+ * could not start. */
+int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
 			    const char *old_state, const char *new_state);
 
 /* The argv a template becomes for this change (ac_proc_expand_argv() with

@@ -182,6 +182,8 @@ static int connect_now(ac_pg *pg)
 			" set_config('client_min_messages', 'warning', false)",
 			3, values);
 	ac_buf_free(&path);
+	if (rc == 0)
+		pg->connects++;
 	return rc;
 }
 

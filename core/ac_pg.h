@@ -31,6 +31,8 @@ typedef struct {
 	char *schema;    /* the schema's name */
 	char *schema_sql;/* the same quoted for SQL text */
 	bool in_transaction; /* between ac_pg_begin and its commit or rollback */
+	unsigned long connects; /* connections made: a session-level lock
+				   taken on an earlier one is gone */
 } ac_pg;
 
 /* True when text names a PostgreSQL store: a postgres:// or postgresql://

@@ -552,6 +552,45 @@ static void test_update_document(void **state)
 	json_decref(msgs);
 }
 
+/* Terminates every connection of this test's but admin's own. */
+static void drop_connections(void)
+{
+	PGconn *admin = PQconnectdb("application_name=agentctl-test-admin");
+
+	assert_int_equal(PQstatus(admin), CONNECTION_OK);
+	/* With a timeout, it returns once they are gone (PostgreSQL 14). */
+	PQclear(PQexec(admin, "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
+			      " WHERE application_name = 'agentctl-test'"));
+	PQfinish(admin);
+}
+
+/* The hooks lease (ac_backend_pg_lease): one connection holds it; asking
+ * again keeps it; the server dropping the connections
+ * frees it, and the first to come back takes it, the other must not think
+ * it still holds it; closing the holder frees it. */
+static void test_lease(void **state)
+{
+	ac_backend *b = *state, c;
+	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = "host-c"};
+	bool held = false;
+
+	OK(ac_backend_pg_init(&c, &opts));
+	OK(ac_backend_pg_lease(b, &held, "agentctl hooks"));
+	assert_true(held);
+	OK(ac_backend_pg_lease(&c, &held, "agentctl hooks"));
+	assert_false(held);
+	OK(ac_backend_pg_lease(b, &held, "agentctl hooks"));
+	assert_true(held);
+	drop_connections();
+	OK(ac_backend_pg_lease(&c, &held, "agentctl hooks"));
+	assert_true(held);
+	OK(ac_backend_pg_lease(b, &held, "agentctl hooks"));
+	assert_false(held);
+	ac_backend_close(&c);
+	OK(ac_backend_pg_lease(b, &held, "agentctl hooks"));
+	assert_true(held);
+}
+
 /* A notification's kind says what to read again: a journal event is not a
  * session change (it must not cost the listing a reading), a checkpoint
  * names its session apart from the sessions'. */
@@ -613,6 +652,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cut_history, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_cut_history_notes, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_update_document, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_lease, setup_pg, teardown_pg),
 		cmocka_unit_test(test_errors_hide_password),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),

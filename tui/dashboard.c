@@ -442,8 +442,11 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	if (theme_err[0])
 		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
 	/* Hooks run on state changes seen from here on; an untrusted one is
-	 * said once, and never run. --read-only runs none. */
-	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only))))
+	 * said once, and never run. --read-only runs none. onStatusChange
+	 * runs in the one dashboard that holds the workspace's (or the
+	 * database's) hooks lease. */
+	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only),
+				    ui_source_store(d.src))))
 		goto done;
 	if (ui_notify_refusal(notify))
 		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));
@@ -467,7 +470,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 					{ui_source_transcripts_fd(d.src), POLLIN, 0},
 					{ui_usage_meter_fd(d.meter), POLLIN, 0}};
 		int nfds = 6;
-		unsigned changed;
+		unsigned changed, told;
 
 		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
 		if (d.dirty) {
@@ -545,9 +548,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
 		}
-		if (ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
-						 ui_source_store_name(d.src) : "file"))
+		told = ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
+						    ui_source_store_name(d.src) : "file");
+		if (told & UI_NOTIFY_BELL)
 			screen_beep();
+		if (told & UI_NOTIFY_SAID)
+			d.dirty = true;
 		if (fds[0].revents & (POLLHUP | POLLERR))
 			break;
 	}

@@ -3,6 +3,8 @@
 
 #include "ac_error.h"
 #include "ac_hooks.h"
+#include "ac_hooks_lease.h"
+#include "ac_time.h"
 #include "ac_session_state.h"
 
 #include <stdlib.h>
@@ -13,16 +15,30 @@ typedef struct {
 	const char *source; /* a transcript's tool (static), or NULL */
 } seen;
 
+/* While another dashboard runs the hooks, how often to try to take over
+ * between changes (a change tries at once): so the notice is right soon
+ * after the holder quits, at one flock every few seconds. Not on a
+ * database: a statement there may have to connect first, which can block
+ * while the server is away; a change (read from the store just before)
+ * tries instead. */
+#define LEASE_RETRY_MS 3000
+
 struct ui_notify {
 	ac_hooks *hooks;
 	bool run_hooks;
+	ac_hooks_lease *lease;  /* NULL: no onStatusChange to run here */
+	bool retry;             /* try the lease between changes (files) */
+	ac_hooks_lease_state said; /* the lease state last told (at first
+				      HELD: holding it goes unsaid) */
+	int64_t retry_at;
 	bool looked;         /* the first listing was recorded */
 	uint64_t gen;        /* the sessions' generation last compared */
 	seen *last;          /* sorted by id */
 	size_t n;
 };
 
-int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks)
+int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks,
+		  const ac_backend *store)
 {
 	ui_notify *n = calloc(1, sizeof(*n));
 	int rc;
@@ -35,6 +51,12 @@ int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks)
 		return rc;
 	}
 	n->run_hooks = run_hooks;
+	if (run_hooks && ac_hooks_on_change(n->hooks) &&
+	    (rc = ac_hooks_lease_new(&n->lease, ws->root, store))) {
+		ui_notify_free(n);
+		return rc;
+	}
+	n->retry = !store;
 	*out = n;
 	return 0;
 }
@@ -53,6 +75,7 @@ void ui_notify_free(ui_notify *n)
 	if (!n)
 		return;
 	ac_hooks_free(n->hooks);
+	ac_hooks_lease_free(n->lease);
 	seen_free(n->last, n->n);
 	free(n);
 }
@@ -60,6 +83,32 @@ void ui_notify_free(ui_notify *n)
 const char *ui_notify_refusal(const ui_notify *n)
 {
 	return n->run_hooks ? ac_hooks_refusal(n->hooks) : NULL;
+}
+
+/* Tries the lease and tells the operator, once per state, why this
+ * dashboard's onStatusChange is silent (or runs again; *said then): true
+ * when it runs it. */
+static bool lease_check(ui_notify *n, ui_model *m, unsigned *said)
+{
+	ac_hooks_lease_state state = ac_hooks_lease_take(n->lease);
+	const char *text = ac_hooks_lease_text(n->lease);
+
+	n->retry_at = ac_time_now_ms() + LEASE_RETRY_MS;
+	/* Holding it from the start is the usual case, and goes unsaid. */
+	if (state == n->said)
+		return state != AC_HOOKS_LEASE_ELSEWHERE;
+	if (state == AC_HOOKS_LEASE_ELSEWHERE)
+		ui_model_set_action(m, false, "hooks: another dashboard runs hooks.onStatusChange%s%s%s; "
+				    "this one will if that one quits", *text ? " (" : "", text,
+				    *text ? ")" : "");
+	else if (state == AC_HOOKS_LEASE_NONE)
+		ui_model_set_action(m, true, "hooks: %s; running hooks.onStatusChange here, so "
+				    "another dashboard may run it too", text);
+	else
+		ui_model_set_action(m, false, "hooks: this dashboard runs hooks.onStatusChange now");
+	n->said = state;
+	*said |= UI_NOTIFY_SAID;
+	return state != AC_HOOKS_LEASE_ELSEWHERE;
 }
 
 static int by_id(const void *a, const void *b)
@@ -74,15 +123,19 @@ static const seen *find(const ui_notify *n, const char *id)
 	return n->n ? bsearch(&key, n->last, n->n, sizeof(*n->last), by_id) : NULL;
 }
 
-bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
+unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 {
 	seen *now;
-	bool bell = false;
+	unsigned told = 0;
+	bool on_change = false, checked = false;
 
+	if (n->lease && (!n->looked || (n->retry && n->said != AC_HOOKS_LEASE_HELD &&
+					ac_time_now_ms() >= n->retry_at)))
+		lease_check(n, m, &told);
 	if (n->looked && m->sessions_gen == n->gen)
-		return false;
+		return told;
 	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
-		return false; /* the next update compares again */
+		return told; /* the next update compares again */
 	for (size_t i = 0; i < m->n_sessions; i++) {
 		now[i].id = strdup(m->sessions[i].id);
 		/* The derived state (running, waiting, idle, ended; a seed
@@ -92,7 +145,7 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 		now[i].source = m->sessions[i].source;
 		if (!now[i].id || !now[i].state) {
 			seen_free(now, i + 1);
-			return false;
+			return told;
 		}
 	}
 	qsort(now, m->n_sessions, sizeof(*now), by_id);
@@ -101,9 +154,16 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 
 		if (!before || !strcmp(before->state, now[i].state))
 			continue;
-		bell = bell || (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state));
+		if (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state))
+			told |= UI_NOTIFY_BELL;
+		/* Asked at the change itself: a holder that just quit has let
+		 * go, and a reconnected database session has lost it. */
+		if (n->lease && !checked) {
+			on_change = lease_check(n, m, &told);
+			checked = true;
+		}
 		if (n->run_hooks &&
-		    ac_hooks_status_changed(n->hooks, now[i].id,
+		    ac_hooks_status_changed(n->hooks, on_change, now[i].id,
 					    now[i].source ? now[i].source : source,
 					    before->state, now[i].state) != 0)
 			ui_model_log(m, true, ac_error_last());
@@ -113,5 +173,5 @@ bool ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 	n->n = m->n_sessions;
 	n->gen = m->sessions_gen;
 	n->looked = true;
-	return bell;
+	return told;
 }

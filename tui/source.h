@@ -8,6 +8,7 @@
 
 #include "model.h"
 
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_json_scan.h"
@@ -50,6 +51,11 @@ unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char 
 /* The database the source reads (its URL without a password), or NULL
  * for the workspace's files. Borrowed. */
 const char *ui_source_store_name(const ui_source *src);
+
+/* The database's backend the source reads through (its connection is
+ * the dashboard's: the hooks lease is held on it), or NULL for the
+ * workspace's files. Borrowed; the main thread's only. */
+const ac_backend *ui_source_store(const ui_source *src);
 
 /* Brings m up to date for the AC_WATCH_* mask (AC_WATCH_RESCAN: all).
  * Returns the UI_CHANGED_* mask. */

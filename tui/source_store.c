@@ -89,6 +89,11 @@ const char *ui_source_store_name(const ui_source *src)
 	return src->store_name;
 }
 
+const ac_backend *ui_source_store(const ui_source *src)
+{
+	return src->store_name ? &src->backend : NULL;
+}
+
 unsigned ui_source_store_read_sessions(ui_source *src)
 {
 	ac_backend_session_info *list = NULL;

@@ -41,6 +41,17 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
 int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char *session_id,
 			     const char *from, const char *to);
 
+/* A lease only one connection to the store holds at a time: the
+ * session-level advisory lock pg_try_advisory_lock(hashtext(name || ' ' ||
+ * schema)) (e.g. "agentctl hooks agentctl"), held by b's connection until
+ * it ends (the process quits or dies, the server or network drops it).
+ * *out_held: b holds it now (taken by this call or an earlier one on the
+ * same connection; after a reconnection it is tried again). One name per
+ * backend (asking for another forgets the first, which stays taken until
+ * the connection ends). Never waits for another holder. 0, or AC_EIO (the store unreachable), AC_EINVAL
+ * when b is not the PostgreSQL backend. */
+int ac_backend_pg_lease(const ac_backend *b, bool *out_held, const char *name);
+
 /* A change to a session document, as ac_session_update() takes one: 0
  * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
 typedef int (*ac_backend_pg_document_fn)(json_t *root, void *ctx);

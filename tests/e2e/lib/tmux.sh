@@ -20,6 +20,13 @@
 #                           the previous dashboard left has finished exiting
 #   wait_exit               up to 5 s for the dashboard's exit status file
 #   wait_gone               up to 5 s for the tmux session e2e to end
+# More dashboards beside e2e, each in a tmux session of its own NAME:
+#   screen_of NAME          that session's pane text now
+#   wait_on NAME TEXT       up to 10 s for TEXT there (prints it on failure)
+#   key_to NAME KEYS...     tmux send-keys there
+#   gone NAME               up to 5 s for that session to end
+#   dash_pid NAME           the agentctl running there (its pane's process,
+#                           or that process's child)
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
 # A script may define at_exit (more to remove on exit) before it ends.
 set -u
@@ -75,6 +82,23 @@ wait_exit() {
 wait_gone() {
   for _ in $(seq 50); do tmux -L "$sock" has-session -t e2e 2>/dev/null || return 0; sleep 0.1; done
   return 1
+}
+# "=NAME:" names a session exactly: a bare name may match a window of the
+# current session first.
+screen_of() { tmux -L "$sock" capture-pane -p -t "=$1:"; }
+wait_on() {
+  for _ in $(seq 100); do screen_of "$1" | grep -qF -- "$2" && return 0; sleep 0.1; done
+  screen_of "$1"; return 1
+}
+key_to() { tmux -L "$sock" send-keys -t "=$1:" "${@:2}"; }
+gone() {
+  for _ in $(seq 50); do tmux -L "$sock" has-session -t "=$1" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+dash_pid() {
+  local pane
+  pane=$(tmux -L "$sock" display-message -p -t "=$1:" '#{pane_pid}')
+  pgrep -P "$pane" -x agentctl || echo "$pane"
 }
 finish() {
   echo "$passed passed, $failed failed"
