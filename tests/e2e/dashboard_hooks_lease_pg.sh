@@ -54,6 +54,9 @@ check "run by A, the holder" grep -qx "s1 running paused A" "$out"
 
 kill -KILL "$(dash_pid e2e)"
 check "A is gone" wait_gone
+# The server lets the lock go when A's backend notices its client is gone,
+# a moment after the kill: the change comes after that, as on a fleet.
+check "the server let A's lease go" bash -c "for i in \$(seq 100); do [ \"\$(PGOPTIONS='-c search_path=agentctl' psql -d $DB -Atqc \"select count(*) from pg_locks where locktype = 'advisory' and granted\")\" = 0 ] && exit 0; sleep 0.1; done; exit 1"
 as_host fleet-b status acme s1 paused running
 check "B sees the next change" wait_on b "running"
 check "the hook ran again" wait_lines 2
