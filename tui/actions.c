@@ -313,9 +313,11 @@ static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, cons
 
 /* Opens the dialog of d's plan (set, has_plan): rolling session back to
  * checkpoint; or says there is nothing to roll back and closes d. */
-static void show_rollback_checkpoint(ui_dialog *d, ui_model *m, const char *session,
-				     const char *checkpoint, bool changed)
+static void show_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
+				     const char *session, const char *checkpoint, bool changed)
 {
+	const char *url = NULL;
+
 	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
 		ui_dialog_close(d, m);
@@ -330,6 +332,13 @@ static void show_rollback_checkpoint(ui_dialog *d, ui_model *m, const char *sess
 		ui_model_dialog_line(m, "the plan changed since it was shown (the session changed "
 				     "meanwhile); nothing was done. The new plan:");
 	ui_model_dialog_line(m, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
+	/* Where z (or a person) finds them again. */
+	if (d->plan.remove && ac_storage_url(&url, ws->config) == 0 && url && *url)
+		ui_model_dialog_line(m, "the removed messages are archived in the database "
+				     "(compactions, kind rollback)");
+	else if (d->plan.remove)
+		ui_model_dialog_line(m, "the removed messages are archived under %s/.rollbacks/%s/",
+				     ws->sessions_dir, session);
 	ui_model_dialog_line(m, "compensations that will run (newest first): %zu",
 		       d->plan.n_calls - d->plan.n_unconfigured);
 	for (size_t i = 0; i < d->plan.n_calls; i++) {
@@ -353,7 +362,7 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 		ui_dialog_close(d, m);
 		return;
 	}
-	show_rollback_checkpoint(d, m, session, checkpoint, false);
+	show_rollback_checkpoint(d, ws, m, session, checkpoint, false);
 }
 
 static void run_rollback_checkpoint(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
@@ -523,7 +532,6 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *u
 	char *target = out->replanned && d->target ? strdup(d->target) : NULL;
 	char *checkpoint = out->replanned && d->checkpoint ? strdup(d->checkpoint) : NULL;
 
-	(void)ws;
 	ui_dialog_close(d, m);
 	ui_model_set_action(m, out->error, "%s", out->message);
 	if (target && (kind == UI_DLG_ROLLBACK_OP || kind == UI_DLG_REVERT_OP)) {
@@ -533,7 +541,7 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *u
 		d->plan = out->ckpt_replan;
 		d->has_plan = true;
 		memset(&out->ckpt_replan, 0, sizeof(out->ckpt_replan));
-		show_rollback_checkpoint(d, m, target, checkpoint, true);
+		show_rollback_checkpoint(d, ws, m, target, checkpoint, true);
 	}
 	free(target);
 	free(checkpoint);

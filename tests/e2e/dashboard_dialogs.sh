@@ -68,6 +68,7 @@ dashboard 80 24
 wait_for "s-one" >/dev/null
 keys 1 g 3 g R
 check "R in Checkpoints opens its dialog" wait_for "messages: keep 1, remove 2"
+check "and says where the removed messages go" wait_for "the removed messages are archived under"
 "$agentctl" -w "$ws" session append s-one '[{"role":"assistant","content":"fourth"}]' >/dev/null
 touch -d '-1 min' "$S/s-one.json"
 keys y

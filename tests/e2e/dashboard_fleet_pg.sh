@@ -96,6 +96,7 @@ keys g
 keys R
 check "R opens the dialog naming the checkpoint" wait_for "back to checkpoint ck-remote-1"
 check "the dialog says what goes" wait_for "keep 2, remove 3"
+check "and where: the database" wait_for "archived in the database"
 keys y
 check "the rollback is reported" long_wait "rolled back session s-remote to checkpoint ck-remote-1"
 check "the database keeps 2 messages" \
