@@ -312,8 +312,9 @@ static void filter_input(ui_dash *d, const ui_input *in)
 		d->dirty = false;
 		return;
 	}
+	/* A pane that followed its end (the journal) goes on following it,
+	 * now the newest match: filtering must not stop the tail. */
 	p->cursor = p->top = 0;
-	p->follow = false;
 	p->sel[0] = '\0';
 }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The journal pane follows its end, and a / filter keeps it following: on
+# Enter the newest match is selected, and a matching event appended later
+# comes into view (before, the filter went to the oldest match and the
+# tail stopped, so a new event stayed below the screen).
+. "$(dirname "$0")/lib/tmux.sh" "$@"
+J=$ws/JOURNAL.jsonl
+ev() { # N AGENT MESSAGE
+	printf '{"id":"evt_20250101000000_%08d","timestamp":"2025-01-01T00:%02d:%02d.000Z","agent":"%s","status":"SUCCESS","action":{"type":"ANALYSIS","params":{}},"result":{"message":"%s"}}\n' \
+		"$1" $(($1 / 60)) $(($1 % 60)) "$2" "$3"
+}
+for i in $(seq 1 200); do
+	if [ $((i % 2)) = 0 ]; then ev "$i" Codex "codex event $i"; else ev "$i" Claude "claude event $i"; fi
+done >"$J"
+
+dashboard 120 24
+keys 4
+check "the journal follows its end" wait_for "codex event 200"
+keys /
+send -l "Codex"
+keys Enter
+check "filtered: the newest match in view" wait_for "codex event 200"
+check "filtered: the oldest match scrolled past" absent "codex event 2 "
+check "filtered: the others hidden" absent "claude event 199"
+ev 201 Codex "codex tail after the filter" >>"$J"
+check "a matching event appended later comes into view" wait_for "codex tail after the filter"
+ev 202 Claude "claude tail after the filter" >>"$J"
+ev 203 Codex "codex second tail" >>"$J"
+check "and the next one" wait_for "codex second tail"
+check "a non-matching one stays hidden" absent "claude tail after the filter"
+keys q
+wait_exit
+finish
