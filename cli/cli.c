@@ -127,6 +127,17 @@ int cli_check_utf8(const char *what, const char *text)
 	return CLI_OK;
 }
 
+int cli_check_new_id(const char *command, const char *id)
+{
+	/* Every command takes an id as an argument: one like "--help" would
+	 * be read as an option, or mistaken for one. Files written by others
+	 * may still hold such ids; agentctl does not make them. */
+	if (id[0] == '-')
+		return cli_error(CLI_USAGE, "%s: --id '%.64s': a new id must not start with '-' "
+				 "(commands would read it as an option)", command, id);
+	return CLI_OK;
+}
+
 int cli_parse_whole(uint64_t *out, const char *name, const char *text, uint64_t max)
 {
 	uint64_t value = 0;

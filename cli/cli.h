@@ -59,6 +59,9 @@ int cli_parse_json(json_t **out, const ac_buf *text, const char *what);
 
 /* CLI_USAGE naming what when text is not valid UTF-8 (JSON strings must be). */
 int cli_check_utf8(const char *what, const char *text);
+/* CLI_USAGE (said, naming command) when id, an id the operator gives a new
+ * session, starts with '-'; else CLI_OK. */
+int cli_check_new_id(const char *command, const char *id);
 
 /* Parses a whole decimal number 0..max (digits only: no sign, no spaces)
  * for option name; prints the usage error itself. */

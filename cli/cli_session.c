@@ -528,7 +528,8 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 	    (user && ac_backend_id_check("--user", user)) ||
 	    (agent && ac_backend_id_check("--agent", agent)))
 		return cli_error(CLI_USAGE, "session create: %s", ac_error_last());
-	if ((id && (status = cli_check_utf8("--id", id))) ||
+	if ((id && (status = cli_check_new_id("session create", id))) ||
+	    (id && (status = cli_check_utf8("--id", id))) ||
 	    (tenant && (status = cli_check_utf8("--tenant", tenant))) ||
 	    (user && (status = cli_check_utf8("--user", user))) ||
 	    (agent && (status = cli_check_utf8("--agent", agent))))

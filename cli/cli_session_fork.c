@@ -209,6 +209,8 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 			(opts.at == 0 && (status = cli_error(CLI_USAGE, "session fork: --at 0: "
 							     "messages count from 1")))))
 		return status;
+	if (new_id && (status = cli_check_new_id("session fork", new_id)))
+		return status;
 	if (ac_session_id_check(id) != 0 || (new_id && ac_session_id_check(new_id) != 0) ||
 	    (checkpoint && ac_checkpoint_id_check(checkpoint) != 0))
 		return cli_error(CLI_USAGE, "session fork: %s", ac_error_last());

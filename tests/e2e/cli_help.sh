@@ -68,8 +68,11 @@ check "ops --help without a workspace" [ $? -eq 0 ]
 # "session complete --help" used to complete a session whose id is "--help"
 # (ids may start with '-'), and said "session '--help' not found", exit 1,
 # where there was none.
+# Such a session comes from another program (agentctl no longer makes one:
+# below), written as the seeds write a session file.
 mkdir -p "$WS/.agent/sessions"
-"$AC" -w "$WS" session create "a task" --id --help >/dev/null
+printf '{"id":"--help","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z","task":"a task","status":"running","conversationHistory":[],"metadata":{}}' \
+	>"$WS/.agent/sessions/--help.json"
 sum_before=$(sha256sum "$WS/.agent/sessions/--help.json")
 for form in "session complete --help" "session pause -h" "ops rollback --help" "checkpoint list --help"; do
 	run $form
@@ -78,6 +81,14 @@ for form in "session complete --help" "session pause -h" "ops rollback --help" "
 done
 check "the session named --help is left alone" \
 	eval '[ "$(sha256sum "$WS/.agent/sessions/--help.json")" = "$sum_before" ]'
+# A new id the operator gives must not start with '-': one line, exit 2,
+# nothing written.
+run session create "a task" --id -x
+check "session create --id -x: exit 2, one line naming it" \
+	eval '[ "$RC" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "'"'"'-x'"'"'" "$TMP/err"'
+check "session create --id -x: nothing written" test ! -e "$WS/.agent/sessions/-x.json"
+run session fork a-task-that-is-not-there --id -y
+check "session fork --id -y: exit 2" rc_is 2
 
 version=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 "$AC" --version >"$TMP/out"
