@@ -438,6 +438,7 @@ static void messages_clear(ui_model *m)
 	free(m->conv);
 	m->conv = NULL;
 	m->n_conv = m->cap_conv = m->n_conv_messages = 0;
+	m->conv_gen++;
 	ui_sfree(m->conv_title);
 	free(m->conv_error);
 	ui_sfree(m->conv_stale);

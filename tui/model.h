@@ -235,6 +235,8 @@ typedef struct {
 	ui_conv_line *conv;
 	size_t n_conv, cap_conv;
 	size_t n_conv_messages;  /* the messages the lines were built from */
+	uint64_t conv_gen;       /* moved on when the lines are built anew (not
+				  * when lines are appended) */
 	char *conv_error;        /* why it could not be loaded, or NULL */
 	char *conv_stale;        /* why it cannot be read again now (the lines are
 				  * its last good read), or NULL */
