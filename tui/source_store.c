@@ -1,7 +1,9 @@
 /* The dashboard's sessions, conversations and journal from a database
  * store (storage.url): read through the ac_backend and journal store
  * interfaces only, the listing with the host that last wrote each
- * session, the journal by seq (only the events after the last one read).
+ * session, the journal by seq (only the events after the last one read),
+ * the open conversation likewise (the messages appended since, when
+ * nothing else changed its history: session.load_after).
  * What tells the dashboard to read again is the store watch
  * (ac_store_watch.h) in its loop, not the file watcher; it names the kind
  * of change, so a journal event reads the journal alone and a checkpoint
@@ -160,8 +162,10 @@ static int read_messages(ui_source *src, json_t **out, bool *appended, bool held
 	int rc = AC_ECONFLICT;
 
 	*appended = false;
-	if (held && src->conv_cursor.epoch && (rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
-							  tenant, id)) == 0)
+	if (held && src->conv_cursor.epoch)
+		rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
+						     tenant, id);
+	if (rc == 0)
 		*appended = true;
 	if (rc == AC_ECONFLICT) {
 		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
@@ -177,6 +181,7 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
 	bool incremental = src->backend.session.load_after != NULL, appended = false;
 	json_t *doc = NULL, *messages = NULL, *metadata;
+	const char *task;
 	char title[600];
 	int rc;
 
@@ -211,10 +216,9 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	}
 	ui_sfree(m->conv_stale);
 	m->conv_stale = NULL;
+	task = doc ? json_string_value(json_object_get(doc, "task")) : info.task;
 	snprintf(title, sizeof(title), "%.100s  %.12s  %.300s  host %.60s", id, info.status,
-		 doc ? (json_string_value(json_object_get(doc, "task")) ? json_string_value(json_object_get(doc, "task")) : "")
-		     : info.task,
-		 *info.host ? info.host : "-");
+		 task ? task : "", *info.host ? info.host : "-");
 	/* Appended only: their lines go after the ones shown, which stay. */
 	rc = appended ? ui_model_append_conversation(m, title, messages)
 		      : ui_model_set_conversation(m, id, title, messages);
