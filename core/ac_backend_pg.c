@@ -180,14 +180,49 @@ static int pg_create(void *impl, char **out_id, const char *tenant, const char *
 	return rc;
 }
 
+/* The messages in res's column col (NULLs skipped: a session without
+ * any), in row order, their seqs from column col - 1 (*out_seqs, may be
+ * NULL; allocated). */
+static int messages_of(json_t **out, long long **out_seqs, const PGresult *res, int col)
+{
+	int rc = 0, rows = sym_PQntuples(res);
+	long long *seqs = NULL;
+	json_t *all;
+
+	if (!(all = json_array()) ||
+	    (out_seqs && !(seqs = calloc(rows ? (size_t)rows : 1, sizeof(*seqs))))) {
+		json_decref(all);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (int row = 0; row < rows && !rc; row++) {
+		json_t *msg = NULL;
+
+		if (sym_PQgetisnull(res, row, col))
+			continue;
+		rc = ac_json_exact_load(&msg, sym_PQgetvalue(res, row, col),
+					(size_t)sym_PQgetlength(res, row, col), 0, "stored message");
+		if (!rc && json_array_append_new(all, msg))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		if (!rc && seqs)
+			seqs[json_array_size(all) - 1] = (long long)ac_pg_u64(res, row, col - 1);
+	}
+	if (rc) {
+		json_decref(all);
+		free(seqs);
+		return rc;
+	}
+	*out = all;
+	if (out_seqs)
+		*out_seqs = seqs;
+	return 0;
+}
+
 int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_seqs,
 				const char *tenant, const char *session_id)
 {
 	const char *values[2] = {tenant, session_id};
 	PGresult *res = NULL;
-	json_t *all;
-	long long *seqs = NULL;
-	int rc, rows;
+	int rc;
 
 	*out = NULL;
 	if (out_seqs)
@@ -201,38 +236,63 @@ int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_
 			     " WHERE s.tenant = $1 AND s.id = $2 ORDER BY m.seq",
 			     2, values, NULL)))
 		return rc;
-	rows = sym_PQntuples(res);
-	if (rows == 0) {
-		sym_PQclear(res);
-		return not_found(tenant, session_id);
-	}
-	if (!(all = json_array()) || (out_seqs && !(seqs = calloc((size_t)rows, sizeof(*seqs))))) {
-		json_decref(all);
-		sym_PQclear(res);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	for (int row = 0; row < rows && !rc; row++) {
-		json_t *msg = NULL;
-
-		if (sym_PQgetisnull(res, row, 1))
-			continue;
-		rc = ac_json_exact_load(&msg, sym_PQgetvalue(res, row, 1), (size_t)sym_PQgetlength(res, row, 1),
-					0, "stored message");
-		if (!rc && json_array_append_new(all, msg))
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-		if (!rc && seqs)
-			seqs[json_array_size(all) - 1] = (long long)ac_pg_u64(res, row, 0);
-	}
+	rc = sym_PQntuples(res) == 0 ? not_found(tenant, session_id)
+				     : messages_of(out, out_seqs, res, 1);
 	sym_PQclear(res);
-	if (rc) {
-		json_decref(all);
-		free(seqs);
+	return rc;
+}
+
+/* The row's epoch and count with the messages after the cursor, in one
+ * statement (one snapshot). Only appends since: the epoch is the one read
+ * before and the copy's count plus the new rows is the row's count
+ * (schema 10); anything else is a rewrite. */
+static int pg_load_after(void *impl, json_t **out, ac_backend_history_cursor *cursor,
+			 const char *tenant, const char *session_id)
+{
+	ac_backend_pg *b = impl;
+	char after[24];
+	const char *values[3] = {tenant, session_id, after};
+	ac_backend_history_cursor now;
+	long long *seqs = NULL;
+	PGresult *res = NULL;
+	json_t *added = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_session(tenant, session_id)))
 		return rc;
+	snprintf(after, sizeof(after), "%lld", (long long)(cursor->epoch ? cursor->seq : 0));
+	if ((rc = ac_pg_exec(b->pg, &res, "loading new messages",
+			     "SELECT s.history_epoch, s.message_count, m.seq, m.message FROM sessions s"
+			     " LEFT JOIN messages m ON m.session_id = s.id AND m.tenant = s.tenant"
+			     " AND m.seq > $3::bigint"
+			     " WHERE s.tenant = $1 AND s.id = $2 ORDER BY m.seq",
+			     3, values, NULL)))
+		return rc;
+	if (sym_PQntuples(res) == 0) {
+		rc = not_found(tenant, session_id);
+		goto done;
 	}
-	*out = all;
-	if (out_seqs)
-		*out_seqs = seqs;
-	return 0;
+	if ((rc = messages_of(&added, &seqs, res, 3)))
+		goto done;
+	now.epoch = (int64_t)strtoll(sym_PQgetvalue(res, 0, 0), NULL, 10);
+	now.count = (cursor->epoch ? cursor->count : 0) + json_array_size(added);
+	now.seq = json_array_size(added) ? seqs[json_array_size(added) - 1]
+		  : cursor->epoch ? cursor->seq : 0;
+	/* A whole read (nothing held) is right whatever the counts say. */
+	if (cursor->epoch && (now.epoch != cursor->epoch || now.count != ac_pg_u64(res, 0, 1))) {
+		rc = ac_error_set(AC_ECONFLICT, "session %s: its history was rewritten since it "
+				  "was read (compaction or rollback); read it whole", session_id);
+		goto done;
+	}
+	*cursor = now;
+	*out = added;
+	added = NULL;
+done:
+	json_decref(added);
+	free(seqs);
+	sym_PQclear(res);
+	return rc;
 }
 
 static int pg_load_all(void *impl, json_t **out, const char *tenant, const char *session_id)
@@ -576,6 +636,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 			.compact_if_needed = ac_backend_pg_compact,
 			.get = pg_get,
 			.set_status = pg_set_status,
+			.load_after = pg_load_after,
 		},
 		.free = pg_free,
 	};

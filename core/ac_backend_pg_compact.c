@@ -68,6 +68,7 @@ int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char 
 	rc = ac_pg_exec(b->pg, NULL, "updating the session's counts",
 			"UPDATE sessions SET message_count = message_count + $3::bigint,"
 			" tokens = greatest(tokens + $4::bigint, 0), version = version + 1,"
+			" history_epoch = history_epoch + 1,"
 			" updated_at = now(), written_by_host = $5, written_by_agent = $6"
 			" WHERE tenant = $1 AND id = $2",
 			6, values, NULL);

@@ -46,7 +46,9 @@ int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *sess
 			  const char *kind, const char *first, const char *last);
 
 /* Moves the session's message count and tokens by the deltas (never
- * below 0), records this host and agent as its writer, and tells
+ * below 0), records this host and agent as its writer, moves its history
+ * epoch on (schema 10: the messages were changed or removed, not only
+ * appended; every such write calls this in its transaction), and tells
  * listeners (kind). */
 int ac_backend_pg_bump_session(ac_backend_pg *b, const char *tenant, const char *session_id,
 			       long long message_delta, long long token_delta, const char *kind);

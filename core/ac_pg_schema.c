@@ -338,6 +338,20 @@ static const char *const usage_hours[] = {
 	NULL,
 };
 
+/* 10: a reader that keeps a copy of a history (the dashboard) reads only
+ * the messages after the last it holds, when nothing but appends happened
+ * since. history_epoch says so: every write that changes or removes
+ * stored messages (compaction, externalised tool results, a rollback)
+ * adds 1 in its transaction (ac_backend_pg_bump_session); an append
+ * leaves it. A row starts at a random value (not a sequence: the agents'
+ * role has rights on tables only), so a session made anew under a removed
+ * one's id does not continue its numbering. */
+static const char *const history_epochs[] = {
+	"ALTER TABLE sessions ADD COLUMN history_epoch bigint NOT NULL"
+	" DEFAULT (random() * 4e18)::bigint",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
@@ -348,6 +362,7 @@ static const migration migrations[] = {
 	{7, "turn_usage keeps a copied row as it came", copied_rows},
 	{8, "compactions keep a copied archive's kind, name and document", archive_names},
 	{9, "usage_hours: turn usage summed by session, model and hour", usage_hours},
+	{10, "sessions carry a history epoch: appends since a read are told apart", history_epochs},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

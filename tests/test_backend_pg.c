@@ -474,6 +474,112 @@ static void test_cut_history(void **state)
 	json_decref(msgs);
 }
 
+/* load_after gives exactly the messages appended since the cursor, and
+ * AC_ECONFLICT (cursor kept) once a compaction or rollback rewrote the
+ * history, after which a whole read (a zeroed cursor) is right. */
+static void test_load_after(void **state)
+{
+	ac_backend *b = *state;
+	json_t *two = conform_msgs("[{\"role\":\"user\",\"content\":\"a\"},"
+				   "{\"role\":\"assistant\",\"content\":\"b\"}]");
+	json_t *one = conform_msgs("[{\"role\":\"user\",\"content\":\"c\"}]");
+	json_t *got = NULL, *all = NULL, *planned = NULL;
+	ac_backend_history_cursor cur = {0}, kept;
+	ac_backend_compact_options opts;
+
+	assert_non_null(b->session.load_after);
+	free(conform_new_session(b, "fleet", "ops", "inc1"));
+	OK(b->session.append(b->impl, "fleet", "inc1", two));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	assert_true(json_equal(got, two));
+	json_decref(got);
+	/* Nothing new: nothing read. */
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	assert_int_equal(json_array_size(got), 0);
+	json_decref(got);
+	OK(b->session.append(b->impl, "fleet", "inc1", one));
+	OK(b->session.record_turn(b->impl, "fleet", "inc1", two, NULL));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	assert_int_equal(json_array_size(got), 3);
+	assert_true(json_equal(json_array_get(got, 0), json_array_get(one, 0)));
+	assert_true(json_equal(json_array_get(got, 2), json_array_get(two, 1)));
+	assert_int_equal(cur.count, 5);
+	json_decref(got);
+	/* Another tenant's session is not found. */
+	kept = cur;
+	assert_int_equal(b->session.load_after(b->impl, &got, &kept, "evil", "inc1"), AC_ENOTFOUND);
+
+	/* Externalising a large tool result changes a message in place (the
+	 * counts stay): the epoch tells. */
+	{
+		char *big = calloc(1, 6001);
+		json_t *tool;
+
+		assert_non_null(big);
+		memset(big, 'x', 6000);
+		tool = json_pack("[{s:s, s:s, s:s}]", "role", "tool", "toolCallId", "call1",
+				 "content", big);
+		OK(b->session.append(b->impl, "fleet", "inc1", tool));
+		OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+		assert_true(json_equal(got, tool));
+		json_decref(got);
+		json_decref(tool);
+		free(big);
+	}
+	ac_backend_compact_options_init(&opts);
+	OK(b->session.compact_if_needed(b->impl, NULL, "fleet", "inc1", &opts));
+	OK(b->session.load_all(b->impl, &all, "fleet", "inc1"));
+	assert_int_equal(json_array_size(all), 6);
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(all, 5), "content")),
+			       "[artifact"));
+	json_decref(all);
+	all = NULL;
+	kept = cur;
+	assert_int_equal(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"), AC_ECONFLICT);
+	assert_memory_equal(&kept, &cur, sizeof(cur));
+	memset(&cur, 0, sizeof(cur));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	json_decref(got);
+
+	/* A compaction rewrites the history: said so, cursor kept. */
+	opts.compact.force = true;
+	OK(b->session.compact_if_needed(b->impl, NULL, "fleet", "inc1", &opts));
+	OK(b->session.append(b->impl, "fleet", "inc1", one));
+	kept = cur;
+	assert_int_equal(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"), AC_ECONFLICT);
+	assert_null(got);
+	assert_memory_equal(&kept, &cur, sizeof(cur));
+	memset(&cur, 0, sizeof(cur));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	OK(b->session.load_all(b->impl, &all, "fleet", "inc1"));
+	assert_true(json_equal(got, all));
+	assert_true(json_array_size(all) < 7);
+	json_decref(got);
+
+	/* A rollback (the tail removed), then as many appended as removed:
+	 * the counts add up, the epoch tells. */
+	planned = all;
+	all = NULL;
+	OK(ac_backend_pg_cut_history(b, "fleet", "inc1", planned, json_array_size(planned) - 1,
+				     NULL, NULL));
+	OK(b->session.append(b->impl, "fleet", "inc1", two));
+	OK(b->session.load_all(b->impl, &all, "fleet", "inc1"));
+	assert_int_equal(json_array_size(all), json_array_size(planned) + 1);
+	assert_int_equal(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"), AC_ECONFLICT);
+	memset(&cur, 0, sizeof(cur));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	assert_true(json_equal(got, all));
+	json_decref(got);
+	OK(b->session.append(b->impl, "fleet", "inc1", one));
+	OK(b->session.load_after(b->impl, &got, &cur, "fleet", "inc1"));
+	assert_true(json_equal(got, one));
+	json_decref(got);
+	json_decref(all);
+	json_decref(planned);
+	json_decref(one);
+	json_decref(two);
+}
+
 /* A document change for the tests: sets metadata.mark to ctx (a string),
  * or fails with AC_ECORRUPT when ctx is NULL. */
 static int mark_document(json_t *root, void *ctx)
@@ -658,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_store_watch_unreachable),
 		cmocka_unit_test(test_store_watch_kinds),
 		cmocka_unit_test_setup_teardown(test_cut_history, setup_pg, teardown_pg),
+		cmocka_unit_test_setup_teardown(test_load_after, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_cut_history_notes, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_update_document, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_lease, setup_pg, teardown_pg),

@@ -680,6 +680,75 @@ static void test_conversation(void **state)
 	ui_model_free(&m);
 }
 
+/* The screen drawn so far as one text (each row ended by a newline). */
+static char *fake_text(void)
+{
+	ac_buf all = AC_BUF_INIT;
+
+	for (int i = 0; i < FAKE_ROWS; i++) {
+		if (fake_rows[i].data)
+			ac_buf_append(&all, fake_rows[i].data, fake_rows[i].len);
+		ac_buf_putc(&all, '\n');
+	}
+	return all.data;
+}
+
+/* Messages appended to an open conversation draw as a whole read of the
+ * longer history would (numbered on; at the end, the newest in view), the
+ * pane counting only the lines added; a rebuilt history is counted anew. */
+static void test_conversation_append(void **state)
+{
+	ui_model grown = {0}, whole = {0};
+	ui_pane p = {.follow = true}, fresh = {.follow = true}; /* at the end, as a running session's */
+	json_t *all = json_array(), *more = json_array();
+	ui_rect r = {0, 0, 30, 40};
+	char *a, *b, text[200];
+
+	(void)state;
+	for (int i = 0; i < 203; i++) {
+		snprintf(text, sizeof(text), "message %d: %s", i + 1,
+			 i % 3 ? "short" : "a longer one that wraps over two or three rows of forty");
+		json_array_append_new(i < 200 ? all : more,
+				      json_pack("{s:s, s:s}", "role", i % 2 ? "assistant" : "user",
+						"content", text));
+	}
+	assert_int_equal(ui_model_set_conversation(&grown, "s1", "t", all), 0);
+	fake_reset();
+	ui_view_conversation.draw(&ui_view_conversation, &grown, &p, r, true, now_ms);
+	assert_true(fake_shows("message 200: "));
+	assert_int_equal(ui_model_append_conversation(&grown, "t", more), 0);
+	assert_int_equal(grown.n_conv_messages, 203);
+	fake_reset();
+	ui_view_conversation.draw(&ui_view_conversation, &grown, &p, r, true, now_ms);
+	a = fake_text();
+	json_array_extend(all, more);
+	assert_int_equal(ui_model_set_conversation(&whole, "s1", "t", all), 0);
+	fake_reset();
+	ui_view_conversation.draw(&ui_view_conversation, &whole, &fresh, r, true, now_ms);
+	b = fake_text();
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "user  #203"));
+	assert_non_null(strstr(a, "message 203: "));
+	free(a);
+	free(b);
+	/* Rebuilt shorter (a compaction): counted anew, not from the old count. */
+	json_array_clear(more);
+	json_array_append(more, json_array_get(all, 0));
+	assert_int_equal(ui_model_set_conversation(&grown, "s1", "t", more), 0);
+	fake_reset();
+	ui_view_conversation.draw(&ui_view_conversation, &grown, &p, r, true, now_ms);
+	snprintf(text, sizeof(text), "rows 1-%zu of %zu  Esc", ui_conversation_rows(&grown, NULL, 40),
+		 ui_conversation_rows(&grown, NULL, 40));
+	assert_true(fake_shows(text));
+	assert_true(fake_shows("message 1: "));
+	assert_false(fake_shows("#203"));
+	fake_reset();
+	json_decref(all);
+	json_decref(more);
+	ui_model_free(&grown);
+	ui_model_free(&whole);
+}
+
 /* ---- the conversation's store tabs -------------------------------------- */
 
 typedef struct {
@@ -1536,6 +1605,7 @@ int main(void)
 		cmocka_unit_test(test_drill_lists),
 		cmocka_unit_test(test_jsearch_steps_are_bounded),
 		cmocka_unit_test(test_conversation),
+		cmocka_unit_test(test_conversation_append),
 		cmocka_unit_test_setup_teardown(test_store_tabs, store_setup, store_teardown),
 		cmocka_unit_test_setup_teardown(test_store_without_tenant, store_setup, store_teardown),
 		cmocka_unit_test(test_theme_parse),

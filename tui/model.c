@@ -260,7 +260,6 @@ void ui_model_clear_checkpoints(ui_model *m)
 
 typedef struct {
 	ui_model *m;
-	size_t cap;
 	int failed;
 } conv_builder;
 
@@ -271,8 +270,8 @@ static void conv_add(conv_builder *b, ui_conv_kind kind, ui_role role, const cha
 
 	if (b->failed)
 		return;
-	if (b->m->n_conv == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
+	if (b->m->n_conv == b->m->cap_conv) {
+		size_t cap = b->m->cap_conv ? b->m->cap_conv * 2 : 64;
 		ui_conv_line *grown = realloc(b->m->conv, cap * sizeof(*grown));
 
 		if (!grown) {
@@ -280,7 +279,7 @@ static void conv_add(conv_builder *b, ui_conv_kind kind, ui_role role, const cha
 			return;
 		}
 		b->m->conv = grown;
-		b->cap = cap;
+		b->m->cap_conv = cap;
 	}
 	l = &b->m->conv[b->m->n_conv++];
 	l->kind = kind;
@@ -438,7 +437,8 @@ static void messages_clear(ui_model *m)
 		ui_sfree(m->conv[i].text);
 	free(m->conv);
 	m->conv = NULL;
-	m->n_conv = 0;
+	m->n_conv = m->cap_conv = m->n_conv_messages = 0;
+	m->conv_gen++;
 	ui_sfree(m->conv_title);
 	free(m->conv_error);
 	ui_sfree(m->conv_stale);
@@ -621,10 +621,6 @@ void ui_model_close_conversation(ui_model *m)
 int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 			      const json_t *messages)
 {
-	conv_builder b = {m, 0, 0};
-	size_t i;
-	json_t *msg;
-
 	/* The same session again (its file changed): its store tabs stay. */
 	if (m->conv_session && !strcmp(m->conv_session, id)) {
 		messages_clear(m);
@@ -632,10 +628,25 @@ int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 		ui_model_close_conversation(m);
 		m->conv_session = strdup(id);
 	}
+	if (!m->conv_session)
+		return AC_ENOMEM;
+	return ui_model_append_conversation(m, title, messages);
+}
+
+int ui_model_append_conversation(ui_model *m, const char *title, const json_t *messages)
+{
+	conv_builder b = {m, 0};
+	size_t i;
+	json_t *msg;
+
+	if (!m->conv_session)
+		return AC_EINVAL;
+	ui_sfree(m->conv_title);
 	m->conv_title = ui_safe_str(title);
 	json_array_foreach(messages, i, msg)
-		conv_add_message(&b, i, msg);
-	return m->conv_session ? b.failed : AC_ENOMEM;
+		conv_add_message(&b, m->n_conv_messages + i, msg);
+	m->n_conv_messages += json_array_size(messages);
+	return b.failed;
 }
 
 void ui_model_free(ui_model *m)

@@ -233,7 +233,10 @@ typedef struct {
 	char *conv_session;      /* the open conversation, or NULL */
 	char *conv_title;
 	ui_conv_line *conv;
-	size_t n_conv;
+	size_t n_conv, cap_conv;
+	size_t n_conv_messages;  /* the messages the lines were built from */
+	uint64_t conv_gen;       /* moved on when the lines are built anew (not
+				  * when lines are appended) */
 	char *conv_error;        /* why it could not be loaded, or NULL */
 	char *conv_stale;        /* why it cannot be read again now (the lines are
 				  * its last good read), or NULL */
@@ -421,6 +424,12 @@ int ui_model_set_usage(ui_model *m, const json_t *usage);
  * session id; title is shown above it. */
 int ui_model_set_conversation(ui_model *m, const char *id, const char *title,
 			      const json_t *messages);
+
+/* Adds the lines of messages (a JSON array, borrowed) at the open
+ * conversation's end, as set_conversation draws them after the ones it
+ * holds (numbered on), and sets its title: what a store read only
+ * appended. AC_EINVAL when no conversation is open. */
+int ui_model_append_conversation(ui_model *m, const char *title, const json_t *messages);
 
 /* Closes the conversation with its store tabs and document. */
 void ui_model_close_conversation(ui_model *m);

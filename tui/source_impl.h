@@ -34,6 +34,9 @@ struct ui_source {
 	ac_journal_store *journal; /* the database's journal (read by seq), or NULL:
 				      the file, through follow */
 	uint64_t journal_seq;      /* the last event of journal read */
+	/* Where the open conversation's lines stand in its database history:
+	 * a change reads only what was appended after (session.load_after). */
+	ac_backend_history_cursor conv_cursor;
 	/* The coding agents' transcripts (tui/source_transcripts.c); NULL
 	 * when off (a database store, or no HOME). */
 	ac_source_index *transcripts;

@@ -1,7 +1,9 @@
 /* The dashboard's sessions, conversations and journal from a database
  * store (storage.url): read through the ac_backend and journal store
  * interfaces only, the listing with the host that last wrote each
- * session, the journal by seq (only the events after the last one read).
+ * session, the journal by seq (only the events after the last one read),
+ * the open conversation likewise (the messages appended since, when
+ * nothing else changed its history: session.load_after).
  * What tells the dashboard to read again is the store watch
  * (ac_store_watch.h) in its loop, not the file watcher; it names the kind
  * of change, so a journal event reads the journal alone and a checkpoint
@@ -146,17 +148,51 @@ static char *member_dup(const json_t *object, const char *key)
 	return v ? strdup(v) : NULL;
 }
 
+static char *info_dup(const char *v)
+{
+	return v && *v ? strdup(v) : NULL;
+}
+
+/* The open conversation's messages: only those appended since the lines
+ * were built when nothing else changed (*appended true), else all of
+ * them, with the cursor for the next read. */
+static int read_messages(ui_source *src, json_t **out, bool *appended, bool held,
+			 const char *tenant, const char *id)
+{
+	int rc = AC_ECONFLICT;
+
+	*appended = false;
+	if (held && src->conv_cursor.epoch)
+		rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
+						     tenant, id);
+	if (rc == 0)
+		*appended = true;
+	if (rc == AC_ECONFLICT) {
+		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
+		rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
+						     tenant, id);
+	}
+	return rc;
+}
+
 int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *id)
 {
 	ac_backend_session_info info = {0};
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
-	json_t *doc = NULL, *metadata;
+	bool incremental = src->backend.session.load_after != NULL, appended = false;
+	json_t *doc = NULL, *messages = NULL, *metadata;
+	const char *task;
 	char title[600];
 	int rc;
 
 	/* The operator names a session by id; its tenant comes from the store. */
-	if ((rc = src->backend.inspector.find(src->backend.impl, &info, id)) == 0)
-		rc = src->backend.session.get(src->backend.impl, &doc, info.tenant, id);
+	if ((rc = src->backend.inspector.find(src->backend.impl, &info, id)) == 0) {
+		if (incremental)
+			rc = read_messages(src, &messages, &appended,
+					   same && m->conv_title && !m->conv_error, info.tenant, id);
+		else if ((rc = src->backend.session.get(src->backend.impl, &doc, info.tenant, id)) == 0)
+			messages = json_incref(json_object_get(doc, "conversationHistory"));
+	}
 	if (rc && same && m->conv_title && !m->conv_error) {
 		/* Read well before: the last good read stays, said so. */
 		ui_sfree(m->conv_stale);
@@ -174,19 +210,21 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 		free(why);
 		free(src->tenant);
 		src->tenant = NULL;
+		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
 		ac_backend_session_info_clear(&info);
 		return rc;
 	}
 	ui_sfree(m->conv_stale);
 	m->conv_stale = NULL;
+	task = doc ? json_string_value(json_object_get(doc, "task")) : info.task;
 	snprintf(title, sizeof(title), "%.100s  %.12s  %.300s  host %.60s", id, info.status,
-		 json_string_value(json_object_get(doc, "task")) ? json_string_value(json_object_get(doc, "task")) : "",
-		 *info.host ? info.host : "-");
-	rc = ui_model_set_conversation(m, id, title, json_object_get(doc, "conversationHistory"));
+		 task ? task : "", *info.host ? info.host : "-");
+	/* Appended only: their lines go after the ones shown, which stay. */
+	rc = appended ? ui_model_append_conversation(m, title, messages)
+		      : ui_model_set_conversation(m, id, title, messages);
 	if (m->track_touched) {
 		/* The frame trace names the conversation by its length. */
-		snprintf(title, sizeof(title), "conversation:%.100s:%zu", id,
-			 json_array_size(json_object_get(doc, "conversationHistory")));
+		snprintf(title, sizeof(title), "conversation:%.100s:%zu", id, m->n_conv_messages);
 		ui_model_touch_session(m, title);
 	}
 	{
@@ -197,9 +235,18 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 			rc = ui_model_set_usage(m, usage);
 		json_decref(usage);
 	}
-	metadata = json_object_get(doc, "metadata");
-	ui_source_set_owner(src, m, same, strdup(info.tenant), member_dup(metadata, "userId"),
-			    member_dup(metadata, "agentId"));
+	if (doc) {
+		metadata = json_object_get(doc, "metadata");
+		ui_source_set_owner(src, m, same, strdup(info.tenant), member_dup(metadata, "userId"),
+				    member_dup(metadata, "agentId"));
+	} else {
+		ui_source_set_owner(src, m, same, strdup(info.tenant), info_dup(info.user),
+				    info_dup(info.agent));
+	}
+	if (rc)
+		/* Lines missing: the next read builds them whole. */
+		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
+	json_decref(messages);
 	json_decref(doc);
 	ac_backend_session_info_clear(&info);
 	return rc;

@@ -104,6 +104,10 @@ typedef struct {
 	int indent;
 	bool draw;
 	const ui_pane *filter; /* only messages (document lines) it matches; may be NULL */
+	size_t from;      /* the conversation line to start at (a message's first) */
+	bool any;         /* a message was shown before from */
+	ui_pane *marks;   /* records where messages start (no filter), rows offset by base */
+	size_t base;
 } conv_walk;
 
 static void conv_emit(const char *text, size_t len, void *ctx)
@@ -136,22 +140,34 @@ static bool lines_match(const ui_pane *p, const ui_conv_line *lines, size_t n)
 }
 
 /* Walks every wrapped row of the conversation for width; draws those in
- * [top, top + r.h) when w->draw. With a filter, only the messages that
- * match it (any of their lines). Returns the total. */
+ * [top, top + r.h) when w->draw, stopping below them. With a filter, only
+ * the messages that match it (any of their lines). Returns the total
+ * (when not drawing). */
 static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 {
-	bool shown = false, any = false;
+	bool shown = false, any = w->any;
 	size_t message = 0;
 
-	for (size_t i = 0; i < m->n_conv; i++) {
+	for (size_t i = w->from; i < m->n_conv; i++) {
 		const ui_conv_line *l = &m->conv[i];
 		int indent = l->kind == UI_CONV_ROLE ? 0 : CONV_INDENT;
+
+		/* Drawing: nothing below the pane is seen (only a count walks on). */
+		if (w->draw && w->row >= w->top + (size_t)w->r.h)
+			break;
 
 		/* Each message starts with its role line (tui/model.c). */
 		if (l->kind == UI_CONV_ROLE && message++ == w->stop_at)
 			return w->row + (any ? 1 : 0);
 		if (l->kind == UI_CONV_ROLE || i == 0) {
 			size_t end = i + 1;
+
+			if (w->marks) {
+				size_t k = w->marks->conv_count.n_marks++ % UI_CONV_MARKS;
+
+				w->marks->conv_count.marks[k].line = i;
+				w->marks->conv_count.marks[k].row = w->base + w->row;
+			}
 
 			while (end < m->n_conv && m->conv[end].kind != UI_CONV_ROLE)
 				end++;
@@ -184,22 +200,48 @@ static size_t doc_walk_rows(const ui_model *m, conv_walk *w)
 
 size_t ui_conversation_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter};
+	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter, 0, false, NULL, 0};
 
 	return conv_walk_rows(m, &w);
+}
+
+/* ui_conversation_rows for p's view, wrapping only the lines added since
+ * p last counted when it has no filter: appends add lines at the end,
+ * anything else is a new generation of lines (counted whole). */
+static size_t conv_total(const ui_model *m, ui_pane *p, int width)
+{
+	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, NULL, 0, false, NULL, 0};
+
+	if (p->filter[0])
+		return ui_conversation_rows(m, p, width);
+	if (p->conv_count.gen != m->conv_gen || p->conv_count.width != width ||
+	    p->conv_count.lines > m->n_conv) {
+		p->conv_count.gen = m->conv_gen;
+		p->conv_count.width = width;
+		p->conv_count.lines = p->conv_count.rows = p->conv_count.n_marks = 0;
+	}
+	if (p->conv_count.lines < m->n_conv) {
+		w.from = p->conv_count.lines;
+		w.any = w.from > 0;
+		w.marks = p;
+		w.base = p->conv_count.rows;
+		p->conv_count.rows += conv_walk_rows(m, &w);
+		p->conv_count.lines = m->n_conv;
+	}
+	return p->conv_count.rows;
 }
 
 /* The row message (0-based) starts at, under p's filter, for width. */
 static size_t message_row(const ui_model *m, const ui_pane *p, int width, size_t message)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, message, 0, UI_ST_NORMAL, 0, false, p};
+	conv_walk w = {{0, 0, 1, width}, 0, message, 0, UI_ST_NORMAL, 0, false, p, 0, false, NULL, 0};
 
 	return conv_walk_rows(m, &w);
 }
 
 size_t ui_document_rows(const ui_model *m, const ui_pane *filter, int width)
 {
-	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter};
+	conv_walk w = {{0, 0, 1, width}, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, false, filter, 0, false, NULL, 0};
 
 	return doc_walk_rows(m, &w);
 }
@@ -225,7 +267,7 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		      int64_t now_ms)
 {
 	ui_rect body = {r.y + 2, r.x, r.h - 2, r.w};
-	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
+	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL, 0, false, NULL, 0};
 	char extra[80 + sizeof(p->filter)];
 	size_t total;
 
@@ -248,7 +290,7 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		body.h--;
 		w.r = body;
 	}
-	total = ui_conversation_rows(m, p, r.w);
+	total = conv_total(m, p, r.w);
 	/* Opened at a message (a search found it there): it starts the view. */
 	if (p->goto_message && m->n_conv) {
 		p->top = message_row(m, p, r.w, p->goto_message - 1);
@@ -271,7 +313,24 @@ static void conv_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 	}
 	w.top = p->top;
 	w.filter = p;
-	if (!ui_conversation_rows(m, p, r.w)) {
+	/* Counted for this width (conv_total): start at the latest message
+	 * that starts at or above the top, not at the first. */
+	if (!p->filter[0] && p->conv_count.gen == m->conv_gen && p->conv_count.width == r.w &&
+	    p->conv_count.lines == m->n_conv) {
+		size_t n = p->conv_count.n_marks < UI_CONV_MARKS ? p->conv_count.n_marks : UI_CONV_MARKS;
+
+		for (size_t j = 1; j <= n; j++) {
+			size_t k = (p->conv_count.n_marks - j) % UI_CONV_MARKS;
+
+			if (p->conv_count.marks[k].row <= p->top) {
+				w.from = p->conv_count.marks[k].line;
+				w.row = p->conv_count.marks[k].row;
+				w.any = w.from > 0;
+				break;
+			}
+		}
+	}
+	if (!total) { /* counted under the same filter */
 		screen_put(body.y + 1, 2, r.w - 2, UI_ST_DIM, "no message matches the filter");
 		return;
 	}
@@ -284,7 +343,7 @@ static void doc_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		     int64_t now_ms)
 {
 	ui_rect body = {r.y + 3, r.x, r.h - 3, r.w};
-	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL};
+	conv_walk w = {body, 0, SIZE_MAX, 0, UI_ST_NORMAL, 0, true, NULL, 0, false, NULL, 0};
 	ac_buf head = AC_BUF_INIT, cut = AC_BUF_INIT;
 	char extra[80 + sizeof(p->filter)];
 

@@ -66,6 +66,8 @@ typedef enum {
 #define UI_IN_PANES (UI_IN_LISTS | UI_IN_CONVERSATION | UI_IN(UI_PANE_PATCH) | UI_IN(UI_PANE_HELP) | \
 		     UI_IN(UI_PANE_VIEWER) | UI_IN(UI_PANE_LOG))
 
+#define UI_CONV_MARKS 64
+
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
 	char filter[128];    /* "/" filter; "" for none */
@@ -81,6 +83,21 @@ typedef struct {
 	/* Conversation: scroll to this message (1-based) at the next draw,
 	 * once its width is known; 0: none. */
 	size_t goto_message;
+	/* Conversation: its wrapped rows (no filter) counted for width up to
+	 * line `lines` of model generation gen (ui_model.conv_gen), so a frame
+	 * after an append wraps only the lines added. */
+	struct {
+		uint64_t gen;
+		int width;
+		size_t lines, rows;
+		/* Where the last UI_CONV_MARKS messages counted start (their
+		 * first line, the row before it): a frame at the end draws
+		 * from there, not from the first message. */
+		struct {
+			size_t line, row;
+		} marks[UI_CONV_MARKS];
+		size_t n_marks; /* ever recorded; the ring holds the last ones */
+	} conv_count;
 } ui_pane;
 
 /* The orders of the Sessions pane (o cycles them); 0: the model's order,

@@ -135,6 +135,15 @@ typedef struct {
 	char *created_at;         /* ISO-8601 UTC */
 } ac_backend_session_info;
 
+/* Where a reader's copy of a session's history stands (session.load_after):
+ * the history's epoch when read, the last message's seq and how many
+ * messages the copy holds. All zero: nothing held. Opaque to callers. */
+typedef struct {
+	int64_t epoch;
+	int64_t seq;
+	uint64_t count;
+} ac_backend_history_cursor;
+
 /* ---- 1. The session store (the reference AgentrailSessionStore) ---- */
 typedef struct {
 	/* Loads session_id when it exists and belongs to tenant, else creates
@@ -206,6 +215,16 @@ typedef struct {
 	 * (ac_session_status_change_allowed). */
 	int (*set_status)(void *impl, const char *tenant, const char *session_id, const char *from,
 			  const char *to);
+	/* For a reader that keeps a copy of the history (the dashboard), so
+	 * its work follows what changed: *out (an array) the messages appended
+	 * after *cursor, which is moved past them. A cursor of all zero reads
+	 * the whole history. When anything but appends changed the history
+	 * since the cursor's read (a compaction, a rollback, a session made
+	 * anew), AC_ECONFLICT, *out NULL and the cursor left: read it whole (a
+	 * zeroed cursor). Exact, in one snapshot. NULL in a backend without a
+	 * way to tell (the files). */
+	int (*load_after)(void *impl, json_t **out, ac_backend_history_cursor *cursor,
+			  const char *tenant, const char *session_id);
 } ac_backend_session_ops;
 
 /* Receives a document's bytes block by block as a stream op reads them;
