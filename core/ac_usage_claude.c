@@ -21,7 +21,7 @@
 
 /* One line: 1 when it gave a record, 0 when it is not a usage line, -1
  * when it should have been one and could not be read; or an AC_E* code. */
-static int line_record(ac_usage_file_state *state, json_t *obj, const char *fallback,
+static int line_record(ac_usage_file_state *state, const json_t *obj, const char *fallback,
 		       ac_usage_record_fn fn, void *ctx)
 {
 	const json_t *message = json_object_get(obj, "message");
@@ -68,36 +68,17 @@ static int line_record(ac_usage_file_state *state, json_t *obj, const char *fall
 	return (rc = fn(&r, ctx)) ? rc : 1;
 }
 
+/* The prefilter: most lines (user turns, tool results, summaries) never
+ * reach a parser. */
+static bool usage_line(const char *line, size_t len)
+{
+	return memmem(line, len, "\"usage\"", 7) && memmem(line, len, "\"assistant\"", 11);
+}
+
 int ac_usage_claude_extract(ac_usage_file_state *state, const char *text, size_t len,
 			    const char *fallback_session, ac_usage_record_fn fn, void *ctx,
 			    size_t *out_skipped)
 {
-	size_t start = 0, skipped = 0;
-	int rc = 0;
-
-	while (start < len && rc >= 0) {
-		const char *line = text + start, *nl = memchr(line, '\n', len - start);
-		size_t line_len = nl ? (size_t)(nl - line) : len - start;
-		json_t *obj;
-
-		start += line_len + 1;
-		/* The prefilter: most lines (user turns, tool results, summaries)
-		 * never reach a parser. */
-		if (!memmem(line, line_len, "\"usage\"", 7) ||
-		    !memmem(line, line_len, "\"assistant\"", 11))
-			continue;
-		if (!(obj = ac_usage_parse_line(line, line_len))) {
-			skipped++;
-			continue;
-		}
-		rc = line_record(state, obj, fallback_session, fn, ctx);
-		json_decref(obj);
-		if (rc == -1) {
-			skipped++;
-			rc = 0;
-		}
-	}
-	if (out_skipped)
-		*out_skipped += skipped;
-	return rc < 0 ? rc : 0;
+	return ac_usage_each_line(state, text, len, fallback_session, usage_line, line_record, fn,
+				  ctx, out_skipped);
 }

@@ -72,6 +72,8 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	ac_usage_counts totals;
 	int rc;
 
+	if (!json_is_object(obj))
+		return -1;
 	if (!type || !json_is_object(payload))
 		return 0;
 	if (!strcmp(type, "session_meta"))
@@ -125,35 +127,16 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	return (rc = fn(&r, ctx)) ? rc : 1;
 }
 
+static bool usage_line(const char *line, size_t len)
+{
+	return memmem(line, len, "\"token_count\"", 13) || memmem(line, len, "\"turn_context\"", 14) ||
+	       memmem(line, len, "\"session_meta\"", 14);
+}
+
 int ac_usage_codex_extract(ac_usage_file_state *state, const char *text, size_t len,
 			   const char *fallback_session, ac_usage_record_fn fn, void *ctx,
 			   size_t *out_skipped)
 {
-	size_t start = 0, skipped = 0;
-	int rc = 0;
-
-	while (start < len && rc >= 0) {
-		const char *line = text + start, *nl = memchr(line, '\n', len - start);
-		size_t line_len = nl ? (size_t)(nl - line) : len - start;
-		json_t *obj;
-
-		start += line_len + 1;
-		if (!memmem(line, line_len, "\"token_count\"", 13) &&
-		    !memmem(line, line_len, "\"turn_context\"", 14) &&
-		    !memmem(line, line_len, "\"session_meta\"", 14))
-			continue;
-		if (!(obj = ac_usage_parse_line(line, line_len))) {
-			skipped++;
-			continue;
-		}
-		rc = json_is_object(obj) ? line_record(state, obj, fallback_session, fn, ctx) : -1;
-		json_decref(obj);
-		if (rc == -1) {
-			skipped++;
-			rc = 0;
-		}
-	}
-	if (out_skipped)
-		*out_skipped += skipped;
-	return rc < 0 ? rc : 0;
+	return ac_usage_each_line(state, text, len, fallback_session, usage_line, line_record, fn,
+				  ctx, out_skipped);
 }

@@ -123,3 +123,35 @@ json_t *ac_usage_parse_line(const char *line, size_t len)
 	return v ? v : json_loadb(line, len, 0, NULL);
 }
 
+int ac_usage_each_line(ac_usage_file_state *state, const char *text, size_t len,
+		       const char *fallback, ac_usage_line_wanted_fn wanted,
+		       ac_usage_line_fn record, ac_usage_record_fn fn, void *ctx,
+		       size_t *out_skipped)
+{
+	size_t start = 0, skipped = 0;
+	int rc = 0;
+
+	while (start < len && rc >= 0) {
+		const char *line = text + start, *nl = memchr(line, '\n', len - start);
+		size_t line_len = nl ? (size_t)(nl - line) : len - start;
+		json_t *obj;
+
+		start += line_len + 1;
+		if (!wanted(line, line_len))
+			continue;
+		if (!(obj = ac_usage_parse_line(line, line_len))) {
+			skipped++;
+			continue;
+		}
+		rc = record(state, obj, fallback, fn, ctx);
+		json_decref(obj);
+		if (rc == -1) {
+			skipped++;
+			rc = 0;
+		}
+	}
+	if (out_skipped)
+		*out_skipped += skipped;
+	return rc < 0 ? rc : 0;
+}
+
