@@ -331,22 +331,14 @@ typedef struct {
 static int append_owned(json_t *root, void *ctx)
 {
 	const turn_change *t = ctx;
-	json_t *history, *msg;
-	size_t i;
 	int rc;
 
 	if ((rc = ac_backend_fs_owned(root, t->tenant, t->session_id)))
 		return rc;
-	history = json_object_get(root, "conversationHistory");
-	if (history && !json_is_array(history))
-		return ac_error_set(AC_ECORRUPT, "session %s: conversationHistory is not an array",
-				    t->session_id);
-	if (!history && json_object_set_new(root, "conversationHistory", history = json_array()))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	json_array_foreach(t->messages, i, msg)
-		if (json_array_append_new(history, json_deep_copy(msg)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	if ((rc = ac_session_history_append(root, t->messages)) == AC_ECORRUPT)
+		rc = ac_error_set(rc, "session %s: conversationHistory is not an array",
+				  t->session_id);
+	return rc;
 }
 
 /* The tenant check record_turn runs before each of its rewrites. */

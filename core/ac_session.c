@@ -674,21 +674,24 @@ int ac_session_set_status(ac_session **out, const char *dir, const char *id,
 	return ac_session_set_status_with(out, dir, id, status, NULL);
 }
 
-static int append_messages(json_t *root, void *ctx)
+int ac_session_history_append(json_t *root, const json_t *messages)
 {
-	const json_t *messages = ctx;
-	json_t *history = json_object_get(root, "conversationHistory");
+	json_t *history = json_object_get(root, "conversationHistory"), *msg;
 	size_t i;
-	json_t *msg;
 
-	if (!history) {
-		history = json_array();
-		json_object_set_new(root, "conversationHistory", history);
-	}
+	if (history && !json_is_array(history))
+		return ac_error_set(AC_ECORRUPT, "conversationHistory is not an array");
+	if (!history && json_object_set_new(root, "conversationHistory", history = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	json_array_foreach(messages, i, msg)
 		if (json_array_append_new(history, json_deep_copy(msg)))
 			return ac_error_set(AC_ENOMEM, "out of memory");
 	return 0;
+}
+
+static int append_messages(json_t *root, void *ctx)
+{
+	return ac_session_history_append(root, ctx);
 }
 
 int ac_session_append_messages(ac_session **out, const char *dir, const char *id,

@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_session.h"
 #include "ac_time.h"
 
 #include <errno.h>
@@ -337,21 +338,11 @@ static int guarded(json_t *root, const turn_step *t)
 static int append_change(json_t *root, void *ctx)
 {
 	turn_step *t = ctx;
-	json_t *history, *msg;
-	size_t i;
 	int rc;
 
 	if ((rc = guarded(root, t)))
 		return rc;
-	history = json_object_get(root, "conversationHistory");
-	if (history && !json_is_array(history))
-		return ac_error_set(AC_ECORRUPT, "conversationHistory is not an array");
-	if (!history && json_object_set_new(root, "conversationHistory", history = json_array()))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	json_array_foreach(t->messages, i, msg)
-		if (json_array_append_new(history, json_deep_copy(msg)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	return ac_session_history_append(root, t->messages);
 }
 
 /* True when have (a document's value; a number the exact loader kept as

@@ -151,6 +151,24 @@ static void test_status_changes(void **state)
 	free(path);
 }
 
+/* A history that is not an array is said to be one, and left as it is
+ * (it used to read as "out of memory"). */
+static void test_append_to_a_history_that_is_no_array(void **state)
+{
+	fixture *f = *state;
+	const char *doc = "{\"id\":\"s-bad\",\"createdAt\":\"2024-05-01T10:00:00.000Z\","
+			  "\"updatedAt\":\"2024-05-01T10:00:00.000Z\",\"task\":\"t\","
+			  "\"status\":\"running\",\"conversationHistory\":{\"not\":\"a list\"},"
+			  "\"metadata\":{}}";
+	json_t *messages = json_loads("[{\"role\":\"user\",\"content\":\"x\"}]", 0, NULL);
+
+	tu_put(f->dir, "s-bad.json", doc);
+	assert_int_equal(ac_session_append_messages(NULL, f->dir, "s-bad", messages), AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "conversationHistory is not an array"));
+	tu_assert_file(f->dir, "s-bad.json", doc);
+	json_decref(messages);
+}
+
 static void test_create_append_usage_and_get_or_create(void **state)
 {
 	fixture *f = *state;
@@ -848,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_ids_are_checked_before_any_path),
 		cmocka_unit_test(test_unknown_keys_survive_a_rewrite),
 		cmocka_unit_test_setup_teardown(test_status_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_append_to_a_history_that_is_no_array, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_append_usage_and_get_or_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_turn_lands_whole_or_not_at_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_refuses_to_undo_another_writer, setup, teardown),

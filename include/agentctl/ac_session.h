@@ -174,6 +174,11 @@ int ac_session_idle_ms(int64_t *out, const char *dir, const char *id);
 /* True when the status change from -> to is allowed. */
 bool ac_session_status_change_allowed(const char *from, const char *to);
 
+/* Appends a copy of each message in the array messages to a session
+ * document's conversationHistory (made when absent): the one change every
+ * append path applies. AC_ECORRUPT when the history is not an array. */
+int ac_session_history_append(json_t *root, const json_t *messages);
+
 /* Appends a copy of each message in the array messages. */
 int ac_session_append_messages(ac_session **out, const char *dir, const char *id,
 			       const json_t *messages);
