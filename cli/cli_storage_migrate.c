@@ -81,27 +81,25 @@ static int open_files(side *s, const cli_context *ctx)
 }
 
 /* The paths of an empty stand-in store under dir: [0] sessions, [1] data,
- * [2] checkpoints, [3] journal (made, never written: a dry run writes
- * nothing), removed innermost first. */
+ * [2] checkpoints, [3] journal. A dry run writes nothing, so at most the
+ * folders are there to remove: innermost first. */
 #define STAND_IN_PATHS 4
 static const char *const stand_in_parts[STAND_IN_PATHS] = {
 	"/.agent/sessions", "/.agent", "/.agent/checkpoints", "/JOURNAL.jsonl"};
 
 static void stand_in_remove(char *dir)
 {
+	static const char *const folders[] = {"/.agent/sessions", "/.agent/checkpoints", "/.agent",
+					      ""};
 	ac_buf path = AC_BUF_INIT;
 
 	if (!dir)
 		return;
-	for (int i = STAND_IN_PATHS - 1; i >= 0; i--) {
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
 		ac_buf_clear(&path);
-		if (ac_buf_printf(&path, "%s%s", dir, stand_in_parts[i]) == 0)
+		if (ac_buf_printf(&path, "%s%s", dir, folders[i]) == 0)
 			rmdir(path.data);
 	}
-	ac_buf_clear(&path);
-	if (ac_buf_printf(&path, "%s/.agent", dir) == 0)
-		rmdir(path.data);
-	rmdir(dir);
 	ac_buf_free(&path);
 	free(dir);
 }
