@@ -1,4 +1,4 @@
-/* agentctl config show [--origin] [--json] | trust */
+/* agentctl config show [--origin] [--json] | trust [--sha256 HEX] */
 #include "cli.h"
 
 #include "ac_backend_pg.h"
@@ -23,10 +23,12 @@ static json_t *trust_json(const ac_config *config)
 
 	if (!project)
 		return json_null();
-	return json_pack("{s:s, s:s, s:b, s:s?}", "path", project, "sha256",
+	return json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:O}", "path", project, "sha256",
 			 ac_config_project_sha256(config), "trusted",
 			 ac_config_project_trusted(config), "trustStore",
-			 ac_config_trust_store(config));
+			 ac_config_trust_store(config), "neverTrusted",
+			 ac_config_project_untrustable(config), "gated",
+			 ac_config_project_gated(config));
 }
 
 static void trust_line(ac_buf *line, const ac_config *config)
@@ -35,12 +37,16 @@ static void trust_line(ac_buf *line, const ac_config *config)
 
 	if (!project)
 		ac_buf_printf(line, "# project file: none");
+	else if (ac_config_project_untrustable(config))
+		ac_buf_printf(line, "# project file %s (sha256 %s): never trusted: %s", project,
+			      ac_config_project_sha256(config), ac_config_project_untrustable(config));
 	else if (ac_config_project_trusted(config))
 		ac_buf_printf(line, "# project file %s (sha256 %s): trusted", project,
 			      ac_config_project_sha256(config));
 	else
 		ac_buf_printf(line, "# project file %s (sha256 %s): not trusted; its commands do "
-			      "not run until you review it and run `agentctl config trust`", project,
+			      "not run until you review it and run `agentctl config trust --sha256 "
+			      "%s`", project, ac_config_project_sha256(config),
 			      ac_config_project_sha256(config));
 }
 
@@ -138,29 +144,32 @@ static int show(cli_context *ctx, bool origin, bool json)
 }
 
 /* Trusts the project file's content as this process read it (the hash is
- * of the bytes that were parsed), and says which commands that allows. */
-static int trust(cli_context *ctx)
+ * of the bytes that were parsed), only when it is the content reviewed
+ * (sha256, may be NULL), and says what that allows: every gated key the
+ * file holds (ac_config_project_gated(), the list ac_config_command()
+ * keeps to), from the same bytes. */
+static int trust(cli_context *ctx, const char *sha256)
 {
-	static const char *const commands[] = {"resumeCommand", "summarizer.command", "rollbackTools"};
-	const char *project = ac_config_project_file(ctx->config);
+	const char *project = ac_config_project_file(ctx->config), *key;
+	json_t *gated = ac_config_project_gated(ctx->config), *value;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
 	int status;
 
-	if (ac_config_trust(ctx->config) != 0)
+	if (ac_config_trust_reviewed(ctx->config, sha256) != 0)
 		return cli_error(CLI_FAILED, "config trust: %s", ac_error_last());
-	ac_buf_printf(&line, "trusted %s (sha256 %s) in %s", project,
-		      ac_config_project_sha256(ctx->config), ac_config_trust_store(ctx->config));
+	ac_buf_printf(&line, "trusted %s (sha256 %s) for the workspace %s in %s", project,
+		      ac_config_project_sha256(ctx->config), ac_config_workspace(ctx->config),
+		      ac_config_trust_store(ctx->config));
 	ac_text_sanitize(&safe, line.data, line.len);
 	ac_buf_putc(&safe, '\n');
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const char *origin = ac_config_origin(ctx->config, commands[i]);
-		char *text;
+	if (!json_object_size(gated))
+		ac_buf_printf(&safe, "  (it sets no key that runs a command or chooses where data "
+			      "goes)\n");
+	json_object_foreach(gated, key, value) {
+		char *text = dump_value(value, JSON_COMPACT | JSON_ENCODE_ANY);
 
-		if (!origin || strcmp(origin, project) != 0)
-			continue;
-		text = dump_value(ac_config_get(ctx->config, commands[i]), JSON_COMPACT | JSON_ENCODE_ANY);
 		ac_buf_clear(&line);
-		ac_buf_printf(&line, "  %s = %s", commands[i], text ? text : "?");
+		ac_buf_printf(&line, "  %s = %s", key, text ? text : "?");
 		free(text);
 		ac_text_sanitize(&safe, line.data, line.len);
 		ac_buf_putc(&safe, '\n');
@@ -176,12 +185,26 @@ int cli_config(cli_context *ctx, int argc, char **argv)
 {
 	bool origin = false, json = false;
 
-	if (argc == 1 && !strcmp(argv[0], "trust"))
-		return trust(ctx);
-	if (argc > 1 && !strcmp(argv[0], "trust"))
-		return cli_error(CLI_USAGE, "config trust: unexpected '%s'", argv[1]);
+	if (argc >= 1 && !strcmp(argv[0], "trust")) {
+		const char *sha256 = NULL;
+
+		if (argc >= 2 && !strcmp(argv[1], "--sha256")) {
+			if (argc == 2)
+				return cli_error(CLI_USAGE, "config trust: --sha256 needs the hash "
+						 "`agentctl config show` printed");
+			sha256 = argv[2];
+			if (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)
+				return cli_error(CLI_USAGE, "config trust: --sha256 '%.80s' is not 64 "
+						 "hex digits", sha256);
+		}
+		if (argc > (sha256 ? 3 : 1))
+			return cli_error(CLI_USAGE, "config trust: unexpected '%s'",
+					 argv[sha256 ? 3 : 1]);
+		return trust(ctx, sha256);
+	}
 	if (argc == 0 || strcmp(argv[0], "show") != 0)
-		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | trust");
+		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | "
+				 "trust [--sha256 HEX]");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--origin"))
 			origin = true;

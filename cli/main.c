@@ -68,7 +68,7 @@ static const cli_command commands[] = {
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
-	 "config show [--origin] [--json] | trust\n"},
+	 "config show [--origin] [--json] | trust [--sha256 HEX]\n"},
 };
 
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
