@@ -16,6 +16,36 @@ static int compare_keys(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* key's value as shown (a new reference): storage.url never with its
+ * password. NULL when out of memory. */
+static json_t *shown_value(const char *key, json_t *value)
+{
+	char *url;
+	json_t *masked;
+
+	if (strcmp(key, "storage.url") != 0 || !json_is_string(value))
+		return json_incref(value);
+	url = ac_storage_url_redact(json_string_value(value));
+	masked = json_string(url ? url : "?");
+	free(url);
+	return masked;
+}
+
+/* The project file's gated keys as shown (a new object, NULL when out of
+ * memory). */
+static json_t *gated_shown(const ac_config *config)
+{
+	json_t *out = json_object(), *value;
+	const char *key;
+
+	json_object_foreach(ac_config_project_gated(config), key, value)
+		if (!out || json_object_set_new(out, key, shown_value(key, value)) != 0) {
+			json_decref(out);
+			return NULL;
+		}
+	return out;
+}
+
 /* The project file's trust state, for `config show` (both forms). */
 static json_t *trust_json(const ac_config *config)
 {
@@ -23,12 +53,11 @@ static json_t *trust_json(const ac_config *config)
 
 	if (!project)
 		return json_null();
-	return json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:O}", "path", project, "sha256",
+	return json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:o}", "path", project, "sha256",
 			 ac_config_project_sha256(config), "trusted",
 			 ac_config_project_trusted(config), "trustStore",
 			 ac_config_trust_store(config), "neverTrusted",
-			 ac_config_project_untrustable(config), "gated",
-			 ac_config_project_gated(config));
+			 ac_config_project_untrustable(config), "gated", gated_shown(config));
 }
 
 static void trust_line(ac_buf *line, const ac_config *config)
@@ -67,7 +96,7 @@ static char *dump_value(const json_t *value, size_t flags)
 
 static int show(cli_context *ctx, bool origin, bool json)
 {
-	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value, *masked = NULL;
+	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value = NULL;
 	size_t n = json_object_size(values), i = 0;
 	const char **keys = calloc(n + 1, sizeof(char *)), *key;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
@@ -81,20 +110,14 @@ static int show(cli_context *ctx, bool origin, bool json)
 	json_object_foreach(values, key, value)
 		keys[i++] = key;
 	qsort(keys, n, sizeof(*keys), compare_keys);
+	value = NULL; /* owned from here on */
 	for (i = 0; i < n; i++) {
 		const char *where = ac_config_origin(ctx->config, keys[i]);
 		char *text;
 
-		value = json_object_get(values, keys[i]);
-		json_decref(masked);
-		masked = NULL;
-		if (!strcmp(keys[i], "storage.url") && json_is_string(value)) {
-			/* Shown, never with its password. */
-			char *shown = ac_storage_url_redact(json_string_value(value));
-
-			value = masked = json_string(shown ? shown : "?");
-			free(shown);
-		}
+		json_decref(value);
+		if (!(value = shown_value(keys[i], json_object_get(values, keys[i]))))
+			continue;
 		if (json) {
 			json_object_set_new(out, keys[i], origin ? json_pack("{s:O, s:s}", "value", value,
 									     "origin", where)
@@ -112,7 +135,7 @@ static int show(cli_context *ctx, bool origin, bool json)
 		ac_buf_putc(&safe, '\n');
 		cli_write(safe.data, safe.len);
 	}
-	json_decref(masked);
+	json_decref(value);
 	if (!json) {
 		ac_buf_clear(&line);
 		trust_line(&line, ctx->config);
@@ -151,12 +174,14 @@ static int show(cli_context *ctx, bool origin, bool json)
 static int trust(cli_context *ctx, const char *sha256)
 {
 	const char *project = ac_config_project_file(ctx->config), *key;
-	json_t *gated = ac_config_project_gated(ctx->config), *value;
+	json_t *gated, *value;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
 	int status;
 
 	if (ac_config_trust_reviewed(ctx->config, sha256) != 0)
 		return cli_error(CLI_FAILED, "config trust: %s", ac_error_last());
+	if (!(gated = gated_shown(ctx->config)))
+		return cli_error(CLI_FAILED, "config trust: out of memory (the file is trusted)");
 	ac_buf_printf(&line, "trusted %s (sha256 %s) for the workspace %s in %s", project,
 		      ac_config_project_sha256(ctx->config), ac_config_workspace(ctx->config),
 		      ac_config_trust_store(ctx->config));
@@ -176,6 +201,7 @@ static int trust(cli_context *ctx, const char *sha256)
 	}
 	cli_write(safe.data, safe.len);
 	status = cli_finish_output();
+	json_decref(gated);
 	ac_buf_free(&line);
 	ac_buf_free(&safe);
 	return status;
