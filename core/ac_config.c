@@ -386,8 +386,10 @@ static int put(ac_config *c, const char *key, json_t *value, const char *origin,
 				    type_text(k, choices, sizeof(choices)));
 	if (k && (k->flags & K_COMMAND) && (rc = check_command(k, value, origin)))
 		return rc;
-	/* Kept whatever wins below: `config trust` shows what the file holds. */
+	/* Kept whatever wins below: `config trust` shows what the file holds;
+	 * the first of a key written twice (flat and nested), as below. */
 	if (from_project(c, origin) && ac_config_key_gated(key) &&
+	    !json_object_get(c->project_gated, key) &&
 	    json_object_set(c->project_gated, key, value))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if (k && (k->flags & K_OPERATOR) && from_project(c, origin))

@@ -1021,6 +1021,15 @@ static void test_gated_keys(void **state)
 			    "postgresql://elsewhere/db");
 	assert_int_equal(ac_config_command(&value, c, "storage.url"), 0);
 	assert_string_equal(json_string_value(value), "postgresql://mine/db");
+
+	/* A key written twice (flat and nested): what is shown is what runs. */
+	put_file(f->project, "{\"hooks.onStatusChange\": [\"runs\"],"
+			     " \"hooks\": {\"onStatusChange\": [\"shown\"]}}");
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_true(json_equal(json_object_get(ac_config_project_gated(c), "hooks.onStatusChange"),
+			       ac_config_get(c, "hooks.onStatusChange")));
 }
 
 /* Commands from the user file, the environment and the command line run. */
