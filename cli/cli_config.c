@@ -1,4 +1,4 @@
-/* agentctl config show [--origin] [--json] | trust */
+/* agentctl config show [--origin] [--json] | trust [--sha256 HEX] */
 #include "cli.h"
 
 #include "ac_backend_pg.h"
@@ -16,6 +16,36 @@ static int compare_keys(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* key's value as shown (a new reference): storage.url never with its
+ * password. NULL when out of memory. */
+static json_t *shown_value(const char *key, json_t *value)
+{
+	char *url;
+	json_t *masked;
+
+	if (strcmp(key, "storage.url") != 0 || !json_is_string(value))
+		return json_incref(value);
+	url = ac_storage_url_redact(json_string_value(value));
+	masked = json_string(url ? url : "?");
+	free(url);
+	return masked;
+}
+
+/* The project file's gated keys as shown (a new object, NULL when out of
+ * memory). */
+static json_t *gated_shown(const ac_config *config)
+{
+	json_t *out = json_object(), *value;
+	const char *key;
+
+	json_object_foreach(ac_config_project_gated(config), key, value)
+		if (!out || json_object_set_new(out, key, shown_value(key, value)) != 0) {
+			json_decref(out);
+			return NULL;
+		}
+	return out;
+}
+
 /* The project file's trust state, for `config show` (both forms). */
 static json_t *trust_json(const ac_config *config)
 {
@@ -23,10 +53,11 @@ static json_t *trust_json(const ac_config *config)
 
 	if (!project)
 		return json_null();
-	return json_pack("{s:s, s:s, s:b, s:s?}", "path", project, "sha256",
+	return json_pack("{s:s, s:s, s:b, s:s?, s:s?, s:o}", "path", project, "sha256",
 			 ac_config_project_sha256(config), "trusted",
 			 ac_config_project_trusted(config), "trustStore",
-			 ac_config_trust_store(config));
+			 ac_config_trust_store(config), "neverTrusted",
+			 ac_config_project_untrustable(config), "gated", gated_shown(config));
 }
 
 static void trust_line(ac_buf *line, const ac_config *config)
@@ -35,12 +66,16 @@ static void trust_line(ac_buf *line, const ac_config *config)
 
 	if (!project)
 		ac_buf_printf(line, "# project file: none");
+	else if (ac_config_project_untrustable(config))
+		ac_buf_printf(line, "# project file %s (sha256 %s): never trusted: %s", project,
+			      ac_config_project_sha256(config), ac_config_project_untrustable(config));
 	else if (ac_config_project_trusted(config))
 		ac_buf_printf(line, "# project file %s (sha256 %s): trusted", project,
 			      ac_config_project_sha256(config));
 	else
 		ac_buf_printf(line, "# project file %s (sha256 %s): not trusted; its commands do "
-			      "not run until you review it and run `agentctl config trust`", project,
+			      "not run until you review it and run `agentctl config trust --sha256 "
+			      "%s`", project, ac_config_project_sha256(config),
 			      ac_config_project_sha256(config));
 }
 
@@ -61,7 +96,7 @@ static char *dump_value(const json_t *value, size_t flags)
 
 static int show(cli_context *ctx, bool origin, bool json)
 {
-	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value, *masked = NULL;
+	json_t *values = ac_config_values(ctx->config), *out = json_object(), *value = NULL;
 	size_t n = json_object_size(values), i = 0;
 	const char **keys = calloc(n + 1, sizeof(char *)), *key;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
@@ -75,20 +110,14 @@ static int show(cli_context *ctx, bool origin, bool json)
 	json_object_foreach(values, key, value)
 		keys[i++] = key;
 	qsort(keys, n, sizeof(*keys), compare_keys);
+	value = NULL; /* owned from here on */
 	for (i = 0; i < n; i++) {
 		const char *where = ac_config_origin(ctx->config, keys[i]);
 		char *text;
 
-		value = json_object_get(values, keys[i]);
-		json_decref(masked);
-		masked = NULL;
-		if (!strcmp(keys[i], "storage.url") && json_is_string(value)) {
-			/* Shown, never with its password. */
-			char *shown = ac_storage_url_redact(json_string_value(value));
-
-			value = masked = json_string(shown ? shown : "?");
-			free(shown);
-		}
+		json_decref(value);
+		if (!(value = shown_value(keys[i], json_object_get(values, keys[i]))))
+			continue;
 		if (json) {
 			json_object_set_new(out, keys[i], origin ? json_pack("{s:O, s:s}", "value", value,
 									     "origin", where)
@@ -106,7 +135,7 @@ static int show(cli_context *ctx, bool origin, bool json)
 		ac_buf_putc(&safe, '\n');
 		cli_write(safe.data, safe.len);
 	}
-	json_decref(masked);
+	json_decref(value);
 	if (!json) {
 		ac_buf_clear(&line);
 		trust_line(&line, ctx->config);
@@ -138,35 +167,41 @@ static int show(cli_context *ctx, bool origin, bool json)
 }
 
 /* Trusts the project file's content as this process read it (the hash is
- * of the bytes that were parsed), and says which commands that allows. */
-static int trust(cli_context *ctx)
+ * of the bytes that were parsed), only when it is the content reviewed
+ * (sha256, may be NULL), and says what that allows: every gated key the
+ * file holds (ac_config_project_gated(), the list ac_config_command()
+ * keeps to), from the same bytes. */
+static int trust(cli_context *ctx, const char *sha256)
 {
-	static const char *const commands[] = {"resumeCommand", "summarizer.command", "rollbackTools"};
-	const char *project = ac_config_project_file(ctx->config);
+	const char *project = ac_config_project_file(ctx->config), *key;
+	json_t *gated, *value;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
 	int status;
 
-	if (ac_config_trust(ctx->config) != 0)
+	if (ac_config_trust_reviewed(ctx->config, sha256) != 0)
 		return cli_error(CLI_FAILED, "config trust: %s", ac_error_last());
-	ac_buf_printf(&line, "trusted %s (sha256 %s) in %s", project,
-		      ac_config_project_sha256(ctx->config), ac_config_trust_store(ctx->config));
+	if (!(gated = gated_shown(ctx->config)))
+		return cli_error(CLI_FAILED, "config trust: out of memory (the file is trusted)");
+	ac_buf_printf(&line, "trusted %s (sha256 %s) for the workspace %s in %s", project,
+		      ac_config_project_sha256(ctx->config), ac_config_workspace(ctx->config),
+		      ac_config_trust_store(ctx->config));
 	ac_text_sanitize(&safe, line.data, line.len);
 	ac_buf_putc(&safe, '\n');
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const char *origin = ac_config_origin(ctx->config, commands[i]);
-		char *text;
+	if (!json_object_size(gated))
+		ac_buf_printf(&safe, "  (it sets no key that runs a command or chooses where data "
+			      "goes)\n");
+	json_object_foreach(gated, key, value) {
+		char *text = dump_value(value, JSON_COMPACT | JSON_ENCODE_ANY);
 
-		if (!origin || strcmp(origin, project) != 0)
-			continue;
-		text = dump_value(ac_config_get(ctx->config, commands[i]), JSON_COMPACT | JSON_ENCODE_ANY);
 		ac_buf_clear(&line);
-		ac_buf_printf(&line, "  %s = %s", commands[i], text ? text : "?");
+		ac_buf_printf(&line, "  %s = %s", key, text ? text : "?");
 		free(text);
 		ac_text_sanitize(&safe, line.data, line.len);
 		ac_buf_putc(&safe, '\n');
 	}
 	cli_write(safe.data, safe.len);
 	status = cli_finish_output();
+	json_decref(gated);
 	ac_buf_free(&line);
 	ac_buf_free(&safe);
 	return status;
@@ -176,12 +211,26 @@ int cli_config(cli_context *ctx, int argc, char **argv)
 {
 	bool origin = false, json = false;
 
-	if (argc == 1 && !strcmp(argv[0], "trust"))
-		return trust(ctx);
-	if (argc > 1 && !strcmp(argv[0], "trust"))
-		return cli_error(CLI_USAGE, "config trust: unexpected '%s'", argv[1]);
+	if (argc >= 1 && !strcmp(argv[0], "trust")) {
+		const char *sha256 = NULL;
+
+		if (argc >= 2 && !strcmp(argv[1], "--sha256")) {
+			if (argc == 2)
+				return cli_error(CLI_USAGE, "config trust: --sha256 needs the hash "
+						 "`agentctl config show` printed");
+			sha256 = argv[2];
+			if (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)
+				return cli_error(CLI_USAGE, "config trust: --sha256 '%.80s' is not 64 "
+						 "hex digits", sha256);
+		}
+		if (argc > (sha256 ? 3 : 1))
+			return cli_error(CLI_USAGE, "config trust: unexpected '%s'",
+					 argv[sha256 ? 3 : 1]);
+		return trust(ctx, sha256);
+	}
 	if (argc == 0 || strcmp(argv[0], "show") != 0)
-		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | trust");
+		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | "
+				 "trust [--sha256 HEX]");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--origin"))
 			origin = true;

@@ -68,7 +68,7 @@ static const cli_command commands[] = {
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,
-	 "config show [--origin] [--json] | trust\n"},
+	 "config show [--origin] [--json] | trust [--sha256 HEX]\n"},
 };
 
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
@@ -220,24 +220,38 @@ static int open_workspace(cli_context *ctx)
 /* With no -w, the workspace is the first folder from here up that holds
  * one (ac_discover.h). The dashboard needs one; a command that finds none
  * uses the current folder, as it always did (journal log, session create
- * start a workspace there). found is set to what ctx->workspace borrows. */
+ * start a workspace there). A workspace another user could have planted
+ * is not taken: one above is skipped, said in one line when that changes
+ * the folder used; one here fails (-w names it anyway). found is set to
+ * what ctx->workspace borrows. */
 static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found)
 {
+	char *skipped = NULL;
+	int rc, status = CLI_OK;
+
 	if (ctx->workspace || (cmd && !strcmp(cmd->name, "demo"))) {
 		if (!ctx->workspace)
 			ctx->workspace = ".";
 		return CLI_OK;
 	}
 	ctx->workspace = ".";
-	if (ac_discover_workspace(found, ".", getenv("AGENT_CEILING_DIRECTORIES"),
-				  getenv("HOME")) == 0) {
+	rc = ac_discover_workspace(found, &skipped, ".", getenv("AGENT_CEILING_DIRECTORIES"),
+				   getenv("HOME"));
+	if (rc == 0) {
 		ctx->workspace = *found;
-		return CLI_OK;
+		if (skipped)
+			cli_note("%s; using %s", skipped, *found);
+	} else if (rc == AC_EDENIED) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	} else if (cmd) {
+		if (skipped)
+			cli_note("%s; using the current folder", skipped);
+	} else {
+		status = cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' "
+				   "for a demo or pass -w DIR", ac_error_last());
 	}
-	if (cmd)
-		return CLI_OK;
-	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "
-			 "demo or pass -w DIR", ac_error_last());
+	free(skipped);
+	return status;
 }
 
 int main(int argc, char **argv)

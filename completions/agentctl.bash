@@ -173,6 +173,7 @@ _agentctl()
 	artifact/list) opts="--json" ;;
 	trace/show) opts="--json" ;;
 	config/show) opts="--origin --json" ;;
+	config/trust) opts="--sha256" ;;
 	storage/migrate) opts="--to --from --tenant --dry-run --json" ;;
 	esac
 	if [[ $cur == -* ]]; then

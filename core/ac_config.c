@@ -28,17 +28,23 @@ typedef enum { T_STRING, T_INT, T_NUMBER, T_BOOL, T_STRINGS, T_OBJECT, T_ENUM, T
 /* What a project file (written by agents) may not do freely with a key. */
 enum {
 	K_PATH = 1,    /* a path: must stay inside the workspace and out of .git */
-	K_COMMAND = 2, /* a command: runs only once the file is trusted */
+	K_COMMAND = 2, /* a command (argv): runs only once the file is trusted */
 	K_OPERATOR = 4, /* only the operator's layers (user file, environment, command
 			 * line) may set it: a folder outside the workspace that is read */
+	K_DESTINATION = 8, /* where data goes (a database): used only once the file is
+			    * trusted */
 };
+
+/* What a project file's value is handed out for only once it is trusted
+ * (ac_config_command()), and what `config trust` shows: this one list. */
+#define K_GATED (K_COMMAND | K_DESTINATION)
 
 typedef struct {
 	const char *key;
 	key_type type;
 	const char *env;           /* NULL: derived from the key */
 	const char *const *choices; /* T_ENUM */
-	unsigned flags;            /* K_PATH, K_COMMAND */
+	unsigned flags;            /* K_PATH, K_COMMAND, K_OPERATOR, K_DESTINATION */
 } known_key;
 
 /* An enum's choices; its error text lists them, so both come from here. */
@@ -74,7 +80,7 @@ static const known_key known_keys[] = {
 	{"checkpoint.provider", T_ENUM, NULL, provider_choices, 0},
 	{"watch", T_ENUM, NULL, watch_choices, 0},
 	{"pauseSignal", T_STRING, NULL, NULL, 0},
-	{"storage.url", T_STRING, "AGENT_STORAGE_URL", NULL, 0},
+	{"storage.url", T_STRING, "AGENT_STORAGE_URL", NULL, K_DESTINATION},
 	{"session.quietMs", T_INT, NULL, NULL, 0},
 	{"session.waitMs", T_INT, NULL, NULL, 0},
 	{"resume.timeoutMs", T_INT, NULL, NULL, 0},
@@ -107,9 +113,12 @@ struct ac_config {
 	json_t *values;  /* flat key -> value */
 	json_t *origins; /* flat key -> origin string */
 	char *project;         /* the project file as named in origins, or NULL */
-	char *project_real;    /* its resolved path: the trust store's key */
+	const char *project_rel; /* its name in the workspace (static text) */
+	char *project_real;    /* its resolved path */
 	char project_sha256[AC_SHA256_HEX_LEN + 1]; /* of the bytes that were parsed */
-	bool trusted;          /* the trust store holds project_real with that hash */
+	json_t *project_gated; /* the project file's gated keys -> its values */
+	char *untrustable;     /* why the project file is never trusted, or NULL */
+	bool trusted;          /* the trust store holds workspace_real with that hash */
 	char *trust_store;     /* <user config folder>/agent/trusted.json, or NULL */
 };
 
@@ -119,6 +128,22 @@ static const known_key *find_known(const char *key)
 		if (!strcmp(known_keys[i].key, key))
 			return &known_keys[i];
 	return NULL;
+}
+
+bool ac_config_key_gated(const char *key)
+{
+	const known_key *k = find_known(key);
+	size_t family = strcspn(key, ".");
+
+	if (k)
+		return (k->flags & K_GATED) != 0;
+	/* A key this version does not know, in a family that has gated keys
+	 * (hooks.*, notify.*, sources.*...): a later version may run it. */
+	for (size_t i = 0; i < NKNOWN; i++)
+		if ((known_keys[i].flags & K_GATED) && !strncmp(known_keys[i].key, key, family) &&
+		    (known_keys[i].key[family] == '.' || known_keys[i].key[family] == '\0'))
+			return true;
+	return false;
 }
 
 /* Fills buf with "one of a, b, c". */
@@ -292,13 +317,25 @@ static bool names_git_dir(const char *rel)
 	return false;
 }
 
+/* path relative to root (both resolved, absolute): what follows "root/"
+ * ("" for root itself), or NULL when path is not inside root. */
+static const char *inside(const char *root, const char *path)
+{
+	size_t len = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return path[0] == '/' ? path + 1 : NULL;
+	if (strncmp(path, root, len) != 0 || (path[len] != '/' && path[len] != '\0'))
+		return NULL;
+	return path + len + (path[len] == '/');
+}
+
 /* A path from the project file must stay inside the workspace (after
  * resolving ".." and existing symbolic links) and out of .git. */
 static int check_inside(const ac_config *c, const char *key, const char *value, const char *origin)
 {
 	ac_buf joined = AC_BUF_INIT, resolved = AC_BUF_INIT;
-	const char *rel = NULL;
-	size_t root_len = strlen(c->workspace_real);
+	const char *rel;
 	int rc = 0;
 
 	if (value[0] == '/')
@@ -315,11 +352,7 @@ static int check_inside(const ac_config *c, const char *key, const char *value, 
 	}
 	if (!resolved.data)
 		ac_buf_putc(&resolved, '/');
-	if (!strcmp(c->workspace_real, "/"))
-		rel = resolved.data + 1;
-	else if (!strncmp(resolved.data, c->workspace_real, root_len) &&
-		 (resolved.data[root_len] == '/' || resolved.data[root_len] == '\0'))
-		rel = resolved.data + root_len + (resolved.data[root_len] == '/');
+	rel = inside(c->workspace_real, resolved.data);
 	if (!rel)
 		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s' leads outside the workspace %s (to %.200s); "
 				  "a project file's paths must stay inside it (set it in the user "
@@ -353,6 +386,12 @@ static int put(ac_config *c, const char *key, json_t *value, const char *origin,
 				    type_text(k, choices, sizeof(choices)));
 	if (k && (k->flags & K_COMMAND) && (rc = check_command(k, value, origin)))
 		return rc;
+	/* Kept whatever wins below: `config trust` shows what the file holds;
+	 * the first of a key written twice (flat and nested), as below. */
+	if (from_project(c, origin) && ac_config_key_gated(key) &&
+	    !json_object_get(c->project_gated, key) &&
+	    json_object_set(c->project_gated, key, value))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	if (k && (k->flags & K_OPERATOR) && from_project(c, origin))
 		return ac_error_set(AC_EINVAL, "%s: %s may not be set by a project file (agents write "
 				    "it); set it in the user config or the environment", origin, key);
@@ -415,10 +454,32 @@ static int read_whole(char **out, size_t *out_len, char **out_real, const char *
 	return rc;
 }
 
+/* The project file, once read: a file reached through a link that leads
+ * out of the workspace is never trusted (its relative commands would run
+ * in this workspace what was reviewed for another). */
+static int note_project(ac_config *c, const char *path, const char *rel, char *real)
+{
+	ac_buf why = AC_BUF_INIT;
+
+	c->project_rel = rel;
+	c->project_real = real;
+	if (!(c->project = strdup(path)) || !(c->project_gated = json_object()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (inside(c->workspace_real, real))
+		return 0;
+	if (ac_buf_printf(&why, "%s leads out of the workspace %s (to %s) through a symbolic "
+			  "link; a project file from outside its workspace is never trusted",
+			  path, c->workspace_real, real))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	c->untrustable = ac_buf_detach(&why);
+	return 0;
+}
+
 /* Loads one file layer; a missing file is no error, a broken one is. The
- * project layer also records the file and the hash of the very bytes that
- * were parsed, for the trust check. */
-static int load_file(ac_config *c, const char *path, bool project, bool *out_found)
+ * project layer (project_rel: its name in the workspace, else NULL) also
+ * records the file and the hash of the very bytes that were parsed, for
+ * the trust check. */
+static int load_file(ac_config *c, const char *path, const char *project_rel, bool *out_found)
 {
 	json_error_t jerr;
 	json_t *root = NULL;
@@ -441,14 +502,12 @@ static int load_file(ac_config *c, const char *path, bool project, bool *out_fou
 		rc = ac_error_set(AC_EINVAL, "%s: must hold a JSON object", path);
 		goto done;
 	}
-	if (project) {
-		if (!(c->project = strdup(path))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		c->project_real = real;
-		real = NULL;
+	if (project_rel) {
 		ac_sha256_hex(c->project_sha256, text, len);
+		rc = note_project(c, path, project_rel, real);
+		real = NULL;
+		if (rc)
+			goto done;
 	}
 	rc = put_file_object(c, root, "", path);
 done:
@@ -458,9 +517,10 @@ done:
 	return rc;
 }
 
-/* The trust store as an object ({"files": {path: {"sha256", "trustedAt"}}});
- * an empty one when the file does not exist. *out_real (may be NULL)
- * receives the path to write it to. */
+/* The trust store as an object ({"workspaces": {root: {"file", "sha256",
+ * "trustedAt"}}, "files": {path: {"sha256", "trustedAt"}}}, the latter
+ * written by earlier versions); an empty one when the file does not exist.
+ * *out_real (may be NULL) receives the path to write it to. */
 static int load_trust_store(json_t **out, char **out_real, const char *store)
 {
 	json_error_t jerr;
@@ -484,8 +544,11 @@ static int load_trust_store(json_t **out, char **out_real, const char *store)
 		goto done;
 	}
 	if (!json_is_object(root) || (json_object_get(root, "files") &&
-				      !json_is_object(json_object_get(root, "files")))) {
-		rc = ac_error_set(AC_EINVAL, "%s: must hold {\"files\": {path: {\"sha256\": ...}}}", store);
+				      !json_is_object(json_object_get(root, "files"))) ||
+	    (json_object_get(root, "workspaces") &&
+	     !json_is_object(json_object_get(root, "workspaces")))) {
+		rc = ac_error_set(AC_EINVAL, "%s: must hold {\"workspaces\": {folder: {\"sha256\": "
+				  "...}}}", store);
 		goto done;
 	}
 	*out = root;
@@ -506,20 +569,37 @@ done:
 	return rc;
 }
 
-/* Whether the trust store holds the project file with its current hash. */
+static bool same_sha256(const json_t *entry, const char *sha256)
+{
+	const char *hex = json_string_value(json_object_get(entry, "sha256"));
+
+	return hex && !strcmp(hex, sha256);
+}
+
+/* Whether the trust store holds this workspace with the project file's
+ * current name and hash. A record of an earlier version (keyed by the
+ * file's resolved path) counts only for a file that is no link at all,
+ * so that its path names this workspace alone. */
 static int load_trust(ac_config *c)
 {
 	json_t *store = NULL, *entry;
+	const char *rel;
 	int rc;
 
 	c->trusted = false;
-	if (!c->project || !c->trust_store)
+	if (!c->project || !c->trust_store || c->untrustable)
 		return 0;
 	if ((rc = load_trust_store(&store, NULL, c->trust_store)))
 		return rc;
+	entry = json_object_get(json_object_get(store, "workspaces"), c->workspace_real);
+	c->trusted = same_sha256(entry, c->project_sha256) &&
+		     json_is_string(json_object_get(entry, "file")) &&
+		     !strcmp(json_string_value(json_object_get(entry, "file")), c->project_rel);
 	entry = json_object_get(json_object_get(store, "files"), c->project_real);
-	c->trusted = json_is_string(json_object_get(entry, "sha256")) &&
-		     !strcmp(json_string_value(json_object_get(entry, "sha256")), c->project_sha256);
+	rel = inside(c->workspace_real, c->project_real);
+	if (!c->trusted && same_sha256(entry, c->project_sha256) && rel &&
+	    !strcmp(rel, c->project_rel))
+		c->trusted = true;
 	json_decref(store);
 	return 0;
 }
@@ -661,12 +741,12 @@ int ac_config_load(ac_config **out, const char *workspace)
 	ac_buf_clear(&path);
 	/* Highest layer first: put() keeps the first value set for a key. */
 	ac_buf_printf(&path, "%s/.agent/config.json", workspace);
-	if ((rc = load_file(c, path.data, true, &found)))
+	if ((rc = load_file(c, path.data, ".agent/config.json", &found)))
 		goto fail;
 	if (!found) {
 		ac_buf_clear(&path);
 		ac_buf_printf(&path, "%s/.agentrc.json", workspace);
-		if ((rc = load_file(c, path.data, true, &found)))
+		if ((rc = load_file(c, path.data, ".agentrc.json", &found)))
 			goto fail;
 	}
 	ac_buf_clear(&path);
@@ -674,7 +754,7 @@ int ac_config_load(ac_config **out, const char *workspace)
 		ac_buf_printf(&path, "%s/agent/config.json", xdg);
 	else if (home && *home)
 		ac_buf_printf(&path, "%s/.config/agent/config.json", home);
-	if (path.len && (rc = load_file(c, path.data, false, &found))) {
+	if (path.len && (rc = load_file(c, path.data, NULL, &found))) {
 		/* Said as the user's file, with the way around it: an unreadable
 		 * home must not leave the operator guessing which file. */
 		char *why = strdup(ac_error_last());
@@ -705,6 +785,8 @@ void ac_config_free(ac_config *c)
 	free(c->workspace_real);
 	free(c->project);
 	free(c->project_real);
+	json_decref(c->project_gated);
+	free(c->untrustable);
 	free(c->trust_store);
 	free(c);
 }
@@ -801,25 +883,46 @@ const char *ac_config_trust_store(const ac_config *c)
 	return c->trust_store;
 }
 
+const char *ac_config_project_untrustable(const ac_config *c)
+{
+	return c->untrustable;
+}
+
+json_t *ac_config_project_gated(const ac_config *c)
+{
+	return c->project_gated;
+}
+
 int ac_config_command(json_t **out, const ac_config *c, const char *key)
 {
 	json_t *value = json_object_get(c->values, key);
 	const char *origin = ac_config_origin(c, key);
 
 	*out = NULL;
+	if (!ac_config_key_gated(key))
+		return ac_error_set(AC_EINVAL, "%s: not a key that runs a command or chooses where "
+				    "data goes (see ac_config_key_gated())", key);
 	if (!value)
 		return 0;
+	if (origin && from_project(c, origin) && c->untrustable)
+		return ac_error_set(AC_EDENIED, "%s: not used, and `agentctl config trust` will not "
+				    "change that: %s", key, c->untrustable);
 	if (origin && from_project(c, origin) && !c->trusted)
 		return ac_error_set(AC_EDENIED, "%s comes from %s, which is not trusted: review it "
-				    "(agentctl config show --origin), then run `agentctl config trust`",
-				    key, origin);
+				    "(agentctl config show --origin), then run `agentctl config trust "
+				    "--sha256 %s`", key, origin, c->project_sha256);
 	*out = value;
 	return 0;
 }
 
 int ac_config_trust(ac_config *c)
 {
-	json_t *store = NULL, *files, *entry = NULL;
+	return ac_config_trust_reviewed(c, NULL);
+}
+
+int ac_config_trust_reviewed(ac_config *c, const char *sha256)
+{
+	json_t *store = NULL, *workspaces, *entry = NULL;
 	char *real = NULL, *text = NULL, at[AC_TIME_ISO_LEN + 1];
 	const char *slash;
 	int rc;
@@ -829,6 +932,16 @@ int ac_config_trust(ac_config *c)
 				  ".agentrc.json) to trust", c->workspace);
 		goto done;
 	}
+	if (c->untrustable) {
+		rc = ac_error_set(AC_EDENIED, "%s", c->untrustable);
+		goto done;
+	}
+	if (sha256 && strcasecmp(sha256, c->project_sha256) != 0) {
+		rc = ac_error_set(AC_ECONFLICT, "%s: its content has sha256 %s, not the %.64s that "
+				  "was reviewed; nothing trusted: review it again (agentctl config "
+				  "show --origin)", c->project, c->project_sha256, sha256);
+		goto done;
+	}
 	if (!c->trust_store) {
 		rc = ac_error_set(AC_EINVAL, "no user config folder: set XDG_CONFIG_HOME or HOME");
 		goto done;
@@ -836,16 +949,17 @@ int ac_config_trust(ac_config *c)
 	/* Read again right before writing, so entries others added are kept. */
 	if ((rc = load_trust_store(&store, &real, c->trust_store)))
 		goto done;
-	if (!(files = json_object_get(store, "files"))) {
-		if (json_object_set_new(store, "files", json_object()) != 0) {
+	if (!(workspaces = json_object_get(store, "workspaces"))) {
+		if (json_object_set_new(store, "workspaces", json_object()) != 0) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
-		files = json_object_get(store, "files");
+		workspaces = json_object_get(store, "workspaces");
 	}
 	ac_time_format_iso(at, ac_time_now_ms());
-	if (!(entry = json_pack("{s:s, s:s}", "sha256", c->project_sha256, "trustedAt", at)) ||
-	    json_object_set_new(files, c->project_real, entry) != 0 ||
+	if (!(entry = json_pack("{s:s, s:s, s:s}", "file", c->project_rel, "sha256",
+				c->project_sha256, "trustedAt", at)) ||
+	    json_object_set_new(workspaces, c->workspace_real, entry) != 0 ||
 	    !(text = json_dumps(store, JSON_INDENT(2) | JSON_SORT_KEYS))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;

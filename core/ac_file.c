@@ -127,6 +127,21 @@ done:
 	return rc;
 }
 
+bool ac_file_foreign_owner(uid_t *out_uid, const struct stat *entry, const char *dir,
+			   bool allow_root)
+{
+	uid_t me = geteuid();
+	struct stat st;
+
+	*out_uid = entry->st_uid;
+	if (entry->st_uid != me && !(allow_root && entry->st_uid == 0))
+		return true;
+	if (stat(dir, &st) != 0)
+		return false;
+	*out_uid = st.st_uid;
+	return st.st_uid != me && !(allow_root && st.st_uid == 0);
+}
+
 int ac_file_mkdirs(const char *dir)
 {
 	char *copy = strdup(dir);

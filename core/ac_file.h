@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Reads a regular file whole into an allocated, NUL-terminated buffer
@@ -39,6 +40,15 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
  * missing dir has none. *out and each name are malloc'ed (free each, then
  * the array). */
 int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs);
+
+/* Git's "dubious ownership" test (safe.directory, CVE-2022-24765): entry
+ * (as lstat() gave it) was found in folder dir; another user could have put
+ * it there, or replace it, when entry or dir (stat'ed here; one that cannot
+ * be read counts as the caller's) is owned by neither the caller (the
+ * effective uid) nor, with allow_root, root. Then returns true and sets
+ * *out_uid to that owner. */
+bool ac_file_foreign_owner(uid_t *out_uid, const struct stat *entry, const char *dir,
+			   bool allow_root);
 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);

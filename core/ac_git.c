@@ -6,6 +6,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_libgit2.h"
 #include "ac_lock.h"
 
@@ -205,14 +206,14 @@ static int check_owner(const char *root)
 			break;
 		}
 		if (lstat(path.data, &st) == 0) {
+			uid_t owner;
+
 			/* git looks at the owner of both the folder and its .git */
-			if (st.st_uid == geteuid() && stat(dir, &st) != 0)
-				st.st_uid = geteuid();
-			if (st.st_uid != geteuid())
+			if (ac_file_foreign_owner(&owner, &st, dir, false))
 				rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
 						  "is owned by uid %ld, not by you (uid %ld); git refuses it "
 						  "unless it is listed in safe.directory", root, dir,
-						  (long)st.st_uid, (long)geteuid());
+						  (long)owner, (long)geteuid());
 			break;
 		}
 		if (slash == dir)

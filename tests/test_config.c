@@ -10,12 +10,14 @@
 
 #include "test_util.h"
 
+#include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_journal.h"
 #include "ac_json_exact.h"
 #include "ac_workspace.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -821,7 +823,19 @@ static void test_trust_keeps_other_entries(void **state)
 	root = json_loads(text, 0, NULL);
 	assert_non_null(root);
 	assert_non_null(json_object_get(json_object_get(root, "files"), "/elsewhere/.agent/config.json"));
-	assert_int_equal(json_object_size(json_object_get(root, "files")), 2);
+	assert_int_equal(json_object_size(json_object_get(root, "files")), 1);
+	/* The new record: the workspace's resolved folder, the file's name
+	 * and the hash of its bytes. */
+	{
+		char *real = realpath(f->ws, NULL);
+		json_t *entry = json_object_get(json_object_get(root, "workspaces"), real);
+
+		assert_string_equal(json_string_value(json_object_get(entry, "file")),
+				    ".agent/config.json");
+		assert_string_equal(json_string_value(json_object_get(entry, "sha256")),
+				    ac_config_project_sha256(f->config));
+		free(real);
+	}
 	json_decref(root);
 	free(text);
 	/* A broken store is an error naming it, never overwritten. */
@@ -830,6 +844,192 @@ static void test_trust_keeps_other_entries(void **state)
 	f->config = NULL;
 	load_fails(f, store, NULL);
 	free(store);
+}
+
+/* Loads workspace dir into a config that the caller frees. */
+static ac_config *load_ws(const char *dir)
+{
+	ac_config *c = NULL;
+	int rc = ac_config_load(&c, dir);
+
+	if (rc != 0)
+		fail_msg("ac_config_load %s: %d: %s", dir, rc, ac_error_last());
+	return c;
+}
+
+/* Trust is keyed by the workspace and the content: workspace B whose
+ * .agent/config.json, or whole .agent, is a link to A's trusted file is
+ * not trusted (A's "./scripts/resume.sh" would run B's script), and can
+ * never be; a copy of the same bytes in B is not trusted either. */
+static void test_trust_keyed_by_workspace(void **state)
+{
+	fixture *f = *state;
+	char *b = tu_path(f->dir, "b"), *b_agent = tu_path(b, ".agent"),
+	     *b_project = tu_path(b_agent, "config.json"), *c_ws = tu_path(f->dir, "c"),
+	     *c_agent = tu_path(c_ws, ".agent"), *a_agent = tu_path(f->ws, ".agent");
+	json_t *value = NULL;
+	ac_config *c;
+
+	put_file(f->project, "{\"resumeCommand\": [\"./scripts/resume.sh\", \"{id}\"]}");
+	assert_int_equal(ac_config_trust(load(f)), 0);
+	assert_int_equal(mkdir(b, 0755), 0);
+	assert_int_equal(mkdir(b_agent, 0755), 0);
+	assert_int_equal(symlink(f->project, b_project), 0);
+	c = load_ws(b);
+	assert_false(ac_config_project_trusted(c));
+	assert_non_null(ac_config_project_untrustable(c));
+	assert_non_null(strstr(ac_config_project_untrustable(c), "out of the workspace"));
+	assert_int_equal(ac_config_command(&value, c, "resumeCommand"), AC_EDENIED);
+	assert_null(value);
+	/* ...and `config trust` refuses it, writing nothing. */
+	assert_int_equal(ac_config_trust(c), AC_EDENIED);
+	assert_null(strchr(ac_error_last(), '\n'));
+	ac_config_free(c);
+
+	/* The whole .agent a link to A's. */
+	assert_int_equal(mkdir(c_ws, 0755), 0);
+	assert_int_equal(symlink(a_agent, c_agent), 0);
+	c = load_ws(c_ws);
+	assert_false(ac_config_project_trusted(c));
+	assert_non_null(ac_config_project_untrustable(c));
+	ac_config_free(c);
+
+	/* A copy of the trusted bytes in B: same hash, other workspace. */
+	assert_int_equal(unlink(b_project), 0);
+	put_file(b_project, "{\"resumeCommand\": [\"./scripts/resume.sh\", \"{id}\"]}");
+	c = load_ws(b);
+	assert_null(ac_config_project_untrustable(c));
+	assert_string_equal(ac_config_project_sha256(c), ac_config_project_sha256(f->config));
+	assert_false(ac_config_project_trusted(c));
+	ac_config_free(c);
+	/* A itself still is. */
+	ac_config_free(f->config);
+	f->config = NULL;
+	assert_true(ac_config_project_trusted(load(f)));
+	free(b);
+	free(b_agent);
+	free(b_project);
+	free(c_ws);
+	free(c_agent);
+	free(a_agent);
+}
+
+/* A record of an earlier version ({"files": {resolved path: ...}}) still
+ * counts for a project file that is no link, and never for a link to it. */
+static void test_trust_old_records(void **state)
+{
+	fixture *f = *state;
+	char *store = tu_path(f->xdg, "agent/trusted.json"), *real, *b = tu_path(f->dir, "b"),
+	     *b_agent = tu_path(b, ".agent"), *b_project = tu_path(b_agent, "config.json");
+	ac_buf text = AC_BUF_INIT;
+	ac_config *c;
+
+	put_file(f->project, COMMANDS);
+	c = load(f);
+	real = realpath(f->project, NULL);
+	ac_buf_printf(&text, "{\"files\": {\"%s\": {\"sha256\": \"%s\", \"trustedAt\": "
+		      "\"2025-01-01T00:00:00.000Z\"}}}", real, ac_config_project_sha256(c));
+	put_file(store, text.data);
+	ac_config_free(f->config);
+	f->config = NULL;
+	assert_true(ac_config_project_trusted(load(f)));
+	assert_int_equal(mkdir(b, 0755), 0);
+	assert_int_equal(mkdir(b_agent, 0755), 0);
+	assert_int_equal(symlink(f->project, b_project), 0);
+	c = load_ws(b);
+	assert_false(ac_config_project_trusted(c));
+	ac_config_free(c);
+	ac_buf_free(&text);
+	free(real);
+	free(store);
+	free(b);
+	free(b_agent);
+	free(b_project);
+}
+
+/* `config trust --sha256 HEX` trusts only the bytes that were reviewed. */
+static void test_trust_reviewed_bytes(void **state)
+{
+	fixture *f = *state;
+	char reviewed[65], upper[65];
+	ac_config *c;
+
+	put_file(f->project, "{\"model\": \"m\"}");
+	c = load(f);
+	strcpy(reviewed, ac_config_project_sha256(c));
+	/* Swapped in between review and trust. */
+	put_file(f->project, "{\"model\": \"m\", \"hooks\": {\"onStatusChange\": [\"sh\", \"x\"]}}");
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_int_equal(ac_config_trust_reviewed(c, reviewed), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), reviewed));
+	assert_non_null(strstr(ac_error_last(), ac_config_project_sha256(c)));
+	assert_null(strchr(ac_error_last(), '\n'));
+	assert_false(ac_config_project_trusted(c));
+	assert_false(tu_exists(f->xdg, "agent/trusted.json"));
+	/* The hash of what it holds now, in any case: trusted. */
+	for (size_t i = 0; i < 65; i++)
+		upper[i] = (char)toupper((unsigned char)ac_config_project_sha256(c)[i]);
+	assert_int_equal(ac_config_trust_reviewed(c, upper), 0);
+	ac_config_free(f->config);
+	f->config = NULL;
+	assert_true(ac_config_project_trusted(load(f)));
+}
+
+/* Every key that runs a command or chooses where data goes is gated, one
+ * list: ac_config_command() refuses it from an untrusted file, and
+ * ac_config_project_gated() (what `config trust` shows) holds it. */
+static void test_gated_keys(void **state)
+{
+	static const char *const gated[] = {
+		"resumeCommand", "summarizer.command", "rollbackTools", "memory.consolidateCommand",
+		"hooks.onStatusChange", "notify.desktop", "sources.claude.resumeCommand",
+		"sources.codex.resumeCommand", "sources.gemini.resumeCommand", "storage.url",
+	};
+	fixture *f = *state;
+	json_t *value = NULL, *shown;
+	ac_config *c;
+
+	put_file(f->project,
+		 "{\"resumeCommand\": [\"r\"], \"summarizer\": {\"command\": [\"s\"]},"
+		 " \"rollbackTools\": {\"t\": [\"u\"]}, \"memory\": {\"consolidateCommand\": [\"m\"]},"
+		 " \"hooks\": {\"onStatusChange\": [\"h\"], \"onLater\": [\"l\"]},"
+		 " \"notify\": {\"desktop\": [\"n\"], \"bell\": true},"
+		 " \"sources\": {\"claude\": {\"resumeCommand\": [\"c\"]},"
+		 " \"codex\": {\"resumeCommand\": [\"x\"]}, \"gemini\": {\"resumeCommand\": [\"g\"]}},"
+		 " \"storage\": {\"url\": \"postgresql://elsewhere/db\"}, \"model\": \"m\"}");
+	c = load(f);
+	shown = ac_config_project_gated(c);
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++) {
+		assert_true(ac_config_key_gated(gated[i]));
+		assert_non_null(json_object_get(shown, gated[i]));
+		assert_denied(c, gated[i], f->project);
+	}
+	/* A hook this version does not know is shown too; harmless keys not. */
+	assert_true(ac_config_key_gated("hooks.onLater"));
+	assert_non_null(json_object_get(shown, "hooks.onLater"));
+	assert_int_equal(json_object_size(shown), sizeof(gated) / sizeof(gated[0]) + 1);
+	assert_false(ac_config_key_gated("model"));
+	assert_false(ac_config_key_gated("notify.bell"));
+	assert_false(ac_config_key_gated("sources.claude.dir"));
+	/* Asking for a key that is not gated is a mistake, said as one. */
+	assert_int_equal(ac_config_command(&value, c, "model"), AC_EINVAL);
+	/* Overridden on the command line: still shown as the file holds it. */
+	assert_int_equal(ac_config_set_cli(c, "storage.url", "postgresql://mine/db"), 0);
+	assert_string_equal(json_string_value(json_object_get(shown, "storage.url")),
+			    "postgresql://elsewhere/db");
+	assert_int_equal(ac_config_command(&value, c, "storage.url"), 0);
+	assert_string_equal(json_string_value(value), "postgresql://mine/db");
+
+	/* A key written twice (flat and nested): what is shown is what runs. */
+	put_file(f->project, "{\"hooks.onStatusChange\": [\"runs\"],"
+			     " \"hooks\": {\"onStatusChange\": [\"shown\"]}}");
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_true(json_equal(json_object_get(ac_config_project_gated(c), "hooks.onStatusChange"),
+			       ac_config_get(c, "hooks.onStatusChange")));
 }
 
 /* Commands from the user file, the environment and the command line run. */
@@ -969,6 +1169,10 @@ int main(void)
 		T(test_user_and_environment_paths_anywhere),
 		T(test_project_commands_need_trust),
 		T(test_trust_keeps_other_entries),
+		T(test_trust_keyed_by_workspace),
+		T(test_trust_old_records),
+		T(test_trust_reviewed_bytes),
+		T(test_gated_keys),
 		T(test_operator_commands_trusted),
 		T(test_embedded_placeholder_refused),
 	};

@@ -1,6 +1,7 @@
 /* Tests for finding the workspace from a subfolder (ac_discover_workspace):
  * each marker, the nearest folder first, and the boundaries (a ceiling,
- * $HOME) that are not searched unless the walk starts there. */
+ * $HOME) that are not searched unless the walk starts there, and the
+ * markers another user could have planted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ac_discover.h"
 #include "ac_error.h"
@@ -30,7 +32,7 @@ static char *sub(const char *root, const char *rel)
 static void expect(const char *start, const char *ceilings, const char *home, const char *want)
 {
 	char *found = NULL;
-	int rc = ac_discover_workspace(&found, start, ceilings, home);
+	int rc = ac_discover_workspace(&found, NULL, start, ceilings, home);
 
 	if (want) {
 		assert_int_equal(rc, 0);
@@ -93,12 +95,63 @@ static void test_boundaries(void **state)
 	free(root);
 }
 
+/* A marker another user could have put there is not taken (git's
+ * CVE-2022-24765 class): above the start it is skipped, and said; in the
+ * start itself it is refused. */
+static void test_foreign_markers(void **state)
+{
+	char *root = tu_make_temp_dir(), *shared, *x, *y, *agent, *found = NULL, *skipped = NULL;
+
+	(void)state;
+	shared = sub(root, "shared");
+	x = sub(shared, "x");
+	y = sub(x, "y");
+	agent = sub(shared, ".agent");
+	/* Writable by anyone and not sticky: anyone could have made .agent. */
+	assert_int_equal(chmod(shared, 0777), 0);
+	assert_int_equal(ac_discover_workspace(&found, &skipped, y, root, NULL), AC_ENOTFOUND);
+	assert_null(found);
+	assert_non_null(skipped);
+	assert_non_null(strstr(skipped, shared));
+	assert_non_null(strstr(skipped, "not sticky"));
+	assert_non_null(strstr(ac_error_last(), shared));
+	free(skipped);
+	skipped = NULL;
+	/* Sticky, as the system's temporary folder is: the owner decides. */
+	assert_int_equal(chmod(shared, 01777), 0);
+	expect(y, root, NULL, shared);
+	if (geteuid() == 0) {
+		/* Another user's .agent: skipped for a workspace further up. */
+		tu_put(root, "JOURNAL.jsonl", "");
+		assert_int_equal(chown(agent, 65534, 65534), 0);
+		assert_int_equal(ac_discover_workspace(&found, &skipped, y, NULL, NULL), 0);
+		assert_string_equal(found, root);
+		assert_non_null(strstr(skipped, shared));
+		assert_non_null(strstr(skipped, "uid 65534"));
+		assert_null(strchr(skipped, '\n'));
+		free(found);
+		free(skipped);
+		/* Started in it: refused, and -w named as the way to take it. */
+		assert_int_equal(ac_discover_workspace(&found, &skipped, shared, NULL, NULL),
+				 AC_EDENIED);
+		assert_null(found);
+		assert_null(skipped);
+		assert_non_null(strstr(ac_error_last(), "-w"));
+		/* Root's own is taken. */
+		assert_int_equal(chown(agent, 0, 0), 0);
+		expect(y, NULL, NULL, shared);
+	}
+	free(shared), free(x), free(y), free(agent);
+	tu_remove_tree(root);
+	free(root);
+}
+
 static void test_bad_start(void **state)
 {
 	char *found = (char *)"x";
 
 	(void)state;
-	assert_int_equal(ac_discover_workspace(&found, "/nonexistent/folder/x", NULL, NULL),
+	assert_int_equal(ac_discover_workspace(&found, NULL, "/nonexistent/folder/x", NULL, NULL),
 			 AC_ENOTFOUND);
 	assert_null(found);
 }
@@ -108,6 +161,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walks_up),
 		cmocka_unit_test(test_boundaries),
+		cmocka_unit_test(test_foreign_markers),
 		cmocka_unit_test(test_bad_start),
 	};
 

@@ -24,14 +24,24 @@ typedef struct ac_config ac_config;
  *    checkpointDir) must resolve (through "..", and the symbolic links that
  *    exist) inside the workspace and outside any .git folder, or loading
  *    fails naming the file and key;
- *  - its command keys (resumeCommand, summarizer.command, rollbackTools)
- *    are handed out only through ac_config_command(), which refuses them
- *    until the operator trusted that file's exact content with
- *    ac_config_trust() (`agentctl config trust`).
+ *  - its gated keys, those that run a command or choose where data goes
+ *    (ac_config_key_gated(): resumeCommand, summarizer.command,
+ *    rollbackTools, memory.consolidateCommand, hooks.*, notify.desktop,
+ *    sources.*.resumeCommand, storage.url) are handed out only through
+ *    ac_config_command(), which refuses them until the operator trusted
+ *    that file's exact content for this workspace with ac_config_trust()
+ *    (`agentctl config trust [--sha256 HEX]`);
+ *  - a project file reached through a symbolic link that leads out of the
+ *    workspace is never trusted (ac_config_project_untrustable()).
  * The user file, the environment and the command line are the operator's
  * own and are trusted. The trust store is $XDG_CONFIG_HOME/agent/trusted.json
- * (default ~/.config/agent/trusted.json): {"files": {"<resolved path of the
- * project file>": {"sha256": "<hex of its bytes>", "trustedAt": "<UTC>"}}}.
+ * (default ~/.config/agent/trusted.json): {"workspaces": {"<resolved
+ * workspace folder>": {"file": ".agent/config.json" or ".agentrc.json",
+ * "sha256": "<hex of its bytes>", "trustedAt": "<UTC>"}}}. Trust is thus
+ * keyed by the workspace and the content, never by where a link leads.
+ * Records of earlier versions ({"files": {"<resolved path of the project
+ * file>": {"sha256", ...}}}) are still read, and count only for a project
+ * file that is no link (its resolved path is <workspace>/<its name>).
  * From every layer, a command whose argument holds a placeholder ("{id}")
  * inside a larger text is refused (see ac_proc_expand_argv()). */
 
@@ -87,17 +97,41 @@ bool ac_config_project_trusted(const ac_config *config);
  * set. Borrowed. */
 const char *ac_config_trust_store(const ac_config *config);
 
-/* The one place that decides whether a command from config may run: *out
- * is key's value (borrowed; NULL when unset), or the call returns
- * AC_EDENIED (and *out is NULL) when it comes from a project file whose
- * content is not trusted; the message names the key and the file and says
- * how to trust it. */
+/* Why the loaded project file is never trusted (it is reached through a
+ * symbolic link out of the workspace), or NULL. Borrowed. */
+const char *ac_config_project_untrustable(const ac_config *config);
+
+/* True for a key that runs a command or chooses where data goes, which a
+ * project file sets only once trusted: the keys so marked in the key
+ * table, and any key this version does not know in a family that holds
+ * one (hooks.*, notify.*, sources.*, memory.*, storage.*...), which a
+ * later version may honour. */
+bool ac_config_key_gated(const char *key);
+
+/* The project file's own gated keys (ac_config_key_gated()) and their
+ * values as that file holds them (even where the command line overrides
+ * them), parsed from the bytes ac_config_project_sha256() hashes: a flat
+ * object in file order; NULL when no project file. Borrowed. */
+json_t *ac_config_project_gated(const ac_config *config);
+
+/* The one place that decides whether a gated key's value may be used
+ * (ac_config_key_gated(); AC_EINVAL for another key): *out is key's value
+ * (borrowed; NULL when unset), or the call returns AC_EDENIED (and *out is
+ * NULL) when it comes from a project file whose content is not trusted;
+ * the message names the key and the file and says how to trust it. */
 int ac_config_command(json_t **out, const ac_config *config, const char *key);
 
-/* Records the loaded project file's resolved path and hash in the trust
- * store (written atomically; other entries are kept), so its commands run
- * from now on, until its content changes. AC_ENOTFOUND when there is no
- * project file. */
+/* ac_config_trust_reviewed(config, NULL). */
 int ac_config_trust(ac_config *config);
+
+/* Records the resolved workspace folder, the project file's name and the
+ * hash of the bytes that were loaded in the trust store (written
+ * atomically; other entries are kept), so its gated keys are used from now
+ * on, until its content changes. With sha256 (hex, any case; may be NULL),
+ * only when the loaded bytes have that hash: AC_ECONFLICT, nothing
+ * written, when they do not (the file changed since it was reviewed).
+ * AC_ENOTFOUND when there is no project file, AC_EDENIED when it is never
+ * trusted (ac_config_project_untrustable()). */
+int ac_config_trust_reviewed(ac_config *config, const char *sha256);
 
 #endif

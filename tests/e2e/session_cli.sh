@@ -253,7 +253,7 @@ check "config trust: names the file and its hash" \
 	out_has "^trusted $WS/.agent/config.json \(sha256 [0-9a-f]{64}\)"
 check "config trust: lists the commands it allows" out_has '^  resumeCommand = \["/bin/sh"'
 check "config trust: recorded in the user's config folder" \
-	jq_is "$XDG_CONFIG_HOME/agent/trusted.json" ".files[\"$WS/.agent/config.json\"].sha256 | length" 64
+	jq_is "$XDG_CONFIG_HOME/agent/trusted.json" ".workspaces[\"$(realpath "$WS")\"].sha256 | length" 64
 run config show --json
 check "config show --json: trusted is true" eval '[ "$(jq_out .projectFile.trusted)" = true ]'
 run session resume s-tools
