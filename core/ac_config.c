@@ -229,50 +229,6 @@ static int check_command(const known_key *k, json_t *value, const char *origin)
 	return 0;
 }
 
-/* Appends the components of path (absolute) to out (a resolved absolute
- * path, or empty for "/"), resolving "..", and every existing symbolic
- * link through realpath(); components that do not exist yet are taken as
- * written. AC_EINVAL for a link that leads nowhere or loops. */
-static int resolve_path(ac_buf *out, const char *path)
-{
-	const char *p = path;
-	struct stat st;
-
-	ac_buf_clear(out);
-	while (*p) {
-		size_t len = strcspn(p, "/");
-
-		if ((len == 1 && p[0] == '.') || len == 0) {
-			/* nothing */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			char *slash = out->data ? strrchr(out->data, '/') : NULL;
-
-			if (slash)
-				out->len = (size_t)(slash - out->data), out->data[out->len] = '\0';
-		} else {
-			ac_buf_putc(out, '/');
-			ac_buf_append(out, p, len);
-			if (!out->data)
-				return ac_error_set(AC_ENOMEM, "out of memory");
-			if (lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
-				char *real = realpath(out->data, NULL);
-
-				if (!real)
-					return ac_error_errno(errno, "%s: a symbolic link that cannot be followed",
-							      out->data);
-				ac_buf_clear(out);
-				if (strcmp(real, "/") != 0)
-					ac_buf_append(out, real, strlen(real));
-				free(real);
-			}
-		}
-		p += len;
-		if (*p == '/')
-			p++;
-	}
-	return 0;
-}
-
 /* True when a component of rel (a path relative to the workspace) names a
  * git folder: ".git" in any case, with the trailing dots or spaces some
  * file systems drop, or its 8.3 alias "git~1". */
@@ -298,7 +254,6 @@ static int check_inside(const ac_config *c, const char *key, const char *value, 
 {
 	ac_buf joined = AC_BUF_INIT, resolved = AC_BUF_INIT;
 	const char *rel = NULL;
-	size_t root_len = strlen(c->workspace_real);
 	int rc = 0;
 
 	if (value[0] == '/')
@@ -309,18 +264,11 @@ static int check_inside(const ac_config *c, const char *key, const char *value, 
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = resolve_path(&resolved, joined.data))) {
+	if ((rc = ac_file_resolve(&resolved, joined.data))) {
 		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s': %s", origin, key, value, ac_error_last());
 		goto done;
 	}
-	if (!resolved.data)
-		ac_buf_putc(&resolved, '/');
-	if (!strcmp(c->workspace_real, "/"))
-		rel = resolved.data + 1;
-	else if (!strncmp(resolved.data, c->workspace_real, root_len) &&
-		 (resolved.data[root_len] == '/' || resolved.data[root_len] == '\0'))
-		rel = resolved.data + root_len + (resolved.data[root_len] == '/');
-	if (!rel)
+	if (!(rel = ac_file_below(resolved.data, c->workspace_real)))
 		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s' leads outside the workspace %s (to %.200s); "
 				  "a project file's paths must stay inside it (set it in the user "
 				  "config or the environment instead)", origin, key, value,
