@@ -123,6 +123,7 @@ int cli_gc(cli_context *ctx, int argc, char **argv)
 		.checkpoints_dir = ctx->ws.checkpoints_dir,
 		.data_dir = data_dir.data,
 		.journal_path = ctx->ws.journal_path,
+		.root = ctx->ws.root,
 	};
 	/* Both stores are opened before anything is removed from either. */
 	if (ac_gc_store_files_new(&files, &opts) ||

@@ -254,50 +254,6 @@ static int check_command(const known_key *k, json_t *value, const char *origin)
 	return 0;
 }
 
-/* Appends the components of path (absolute) to out (a resolved absolute
- * path, or empty for "/"), resolving "..", and every existing symbolic
- * link through realpath(); components that do not exist yet are taken as
- * written. AC_EINVAL for a link that leads nowhere or loops. */
-static int resolve_path(ac_buf *out, const char *path)
-{
-	const char *p = path;
-	struct stat st;
-
-	ac_buf_clear(out);
-	while (*p) {
-		size_t len = strcspn(p, "/");
-
-		if ((len == 1 && p[0] == '.') || len == 0) {
-			/* nothing */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			char *slash = out->data ? strrchr(out->data, '/') : NULL;
-
-			if (slash)
-				out->len = (size_t)(slash - out->data), out->data[out->len] = '\0';
-		} else {
-			ac_buf_putc(out, '/');
-			ac_buf_append(out, p, len);
-			if (!out->data)
-				return ac_error_set(AC_ENOMEM, "out of memory");
-			if (lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
-				char *real = realpath(out->data, NULL);
-
-				if (!real)
-					return ac_error_errno(errno, "%s: a symbolic link that cannot be followed",
-							      out->data);
-				ac_buf_clear(out);
-				if (strcmp(real, "/") != 0)
-					ac_buf_append(out, real, strlen(real));
-				free(real);
-			}
-		}
-		p += len;
-		if (*p == '/')
-			p++;
-	}
-	return 0;
-}
-
 /* True when a component of rel (a path relative to the workspace) names a
  * git folder: ".git" in any case, with the trailing dots or spaces some
  * file systems drop, or its 8.3 alias "git~1". */
@@ -317,25 +273,12 @@ static bool names_git_dir(const char *rel)
 	return false;
 }
 
-/* path relative to root (both resolved, absolute): what follows "root/"
- * ("" for root itself), or NULL when path is not inside root. */
-static const char *inside(const char *root, const char *path)
-{
-	size_t len = strlen(root);
-
-	if (!strcmp(root, "/"))
-		return path[0] == '/' ? path + 1 : NULL;
-	if (strncmp(path, root, len) != 0 || (path[len] != '/' && path[len] != '\0'))
-		return NULL;
-	return path + len + (path[len] == '/');
-}
-
 /* A path from the project file must stay inside the workspace (after
  * resolving ".." and existing symbolic links) and out of .git. */
 static int check_inside(const ac_config *c, const char *key, const char *value, const char *origin)
 {
 	ac_buf joined = AC_BUF_INIT, resolved = AC_BUF_INIT;
-	const char *rel;
+	const char *rel = NULL;
 	int rc = 0;
 
 	if (value[0] == '/')
@@ -346,14 +289,17 @@ static int check_inside(const ac_config *c, const char *key, const char *value, 
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = resolve_path(&resolved, joined.data))) {
+	if ((rc = ac_file_resolve(&resolved, joined.data))) {
 		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s': %s", origin, key, value, ac_error_last());
 		goto done;
 	}
 	if (!resolved.data)
 		ac_buf_putc(&resolved, '/');
-	rel = inside(c->workspace_real, resolved.data);
-	if (!rel)
+	if (!resolved.data) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!(rel = ac_file_below(resolved.data, c->workspace_real)))
 		rc = ac_error_set(AC_EINVAL, "%s: %s '%.200s' leads outside the workspace %s (to %.200s); "
 				  "a project file's paths must stay inside it (set it in the user "
 				  "config or the environment instead)", origin, key, value,
@@ -465,7 +411,7 @@ static int note_project(ac_config *c, const char *path, const char *rel, char *r
 	c->project_real = real;
 	if (!(c->project = strdup(path)) || !(c->project_gated = json_object()))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (inside(c->workspace_real, real))
+	if (ac_file_below(real, c->workspace_real))
 		return 0;
 	if (ac_buf_printf(&why, "%s leads out of the workspace %s (to %s) through a symbolic "
 			  "link; a project file from outside its workspace is never trusted",
@@ -596,7 +542,7 @@ static int load_trust(ac_config *c)
 		     json_is_string(json_object_get(entry, "file")) &&
 		     !strcmp(json_string_value(json_object_get(entry, "file")), c->project_rel);
 	entry = json_object_get(json_object_get(store, "files"), c->project_real);
-	rel = inside(c->workspace_real, c->project_real);
+	rel = ac_file_below(c->project_real, c->workspace_real);
 	if (!c->trusted && same_sha256(entry, c->project_sha256) && rel &&
 	    !strcmp(rel, c->project_rel))
 		c->trusted = true;

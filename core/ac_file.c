@@ -229,3 +229,273 @@ done:
 	free(names);
 	return rc;
 }
+
+/* ac_file_resolve(), following links only when follow is set. */
+static int fold_path(ac_buf *out, const char *path, bool follow)
+{
+	const char *p = path;
+	struct stat st;
+
+	ac_buf_clear(out);
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if ((len == 1 && p[0] == '.') || len == 0) {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = out->data ? strrchr(out->data, '/') : NULL;
+
+			if (slash)
+				out->len = (size_t)(slash - out->data), out->data[out->len] = '\0';
+		} else {
+			ac_buf_putc(out, '/');
+			ac_buf_append(out, p, len);
+			if (!out->data)
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			if (follow && lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
+				char *real = realpath(out->data, NULL);
+
+				if (!real) {
+					int err = errno;
+					char to[512];
+					ssize_t n = readlink(out->data, to, sizeof(to) - 1);
+
+					to[n > 0 ? n : 0] = '\0';
+					return ac_error_errno(err, "%s: a symbolic link to '%s' that cannot "
+							      "be followed", out->data, to);
+				}
+				ac_buf_clear(out);
+				if (strcmp(real, "/") != 0)
+					ac_buf_append(out, real, strlen(real));
+				free(real);
+			}
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	if (!out->len)
+		ac_buf_putc(out, '/');
+	return out->data ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+const char *ac_file_below(const char *resolved, const char *root)
+{
+	size_t len = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return resolved[0] == '/' ? resolved + 1 : NULL;
+	if (strncmp(resolved, root, len) || (resolved[len] != '/' && resolved[len] != '\0'))
+		return NULL;
+	return resolved + len + (resolved[len] == '/');
+}
+
+int ac_file_resolve(ac_buf *out, const char *path)
+{
+	return fold_path(out, path, true);
+}
+
+/* path made absolute (against the current folder) and folded, links not
+ * followed: where it is as written. */
+static int written_path(ac_buf *out, const char *path)
+{
+	ac_buf joined = AC_BUF_INIT;
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	int rc;
+
+	if (path[0] != '/' && !cwd)
+		return ac_error_errno(errno, "%s: the current folder", path);
+	rc = cwd ? ac_buf_printf(&joined, "%s/%s", cwd, path) : ac_buf_printf(&joined, "%s", path);
+	free(cwd);
+	if (rc)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = fold_path(out, joined.data, false);
+	ac_buf_free(&joined);
+	return rc;
+}
+
+/* The workspace as written and resolved, and where path is inside it as
+ * written (*out_rel borrowed from written; NULL when outside). */
+typedef struct {
+	ac_buf root_written, root_real, written;
+	const char *rel;
+} placed;
+
+static void placed_free(placed *p)
+{
+	ac_buf_free(&p->root_written);
+	ac_buf_free(&p->root_real);
+	ac_buf_free(&p->written);
+}
+
+static int place(placed *out, const char *root, const char *path)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = written_path(&out->root_written, root)) ||
+	    (rc = written_path(&out->written, path)) ||
+	    (rc = fold_path(&out->root_real, out->root_written.data, true)))
+		return rc;
+	if (!(out->rel = ac_file_below(out->written.data, out->root_written.data)))
+		out->rel = ac_file_below(out->written.data, out->root_real.data);
+	return 0;
+}
+
+static int leads_out(const char *path, const char *root_real, const char *to)
+{
+	return ac_error_set(AC_EDENIED, "%s: leads out of the workspace %s through a symbolic "
+			    "link (to %s); a store folder is never followed out of the workspace",
+			    path, root_real, to);
+}
+
+/* A link on a store path that leads nowhere or loops is refused too (a
+ * file created through it would land where it points): the message of
+ * ac_file_resolve(), which names the link and what it holds. */
+static int unfollowed(int rc)
+{
+	char *why;
+
+	if (rc == AC_ENOMEM || !(why = strdup(ac_error_last())))
+		return rc;
+	rc = ac_error_set(AC_EDENIED, "%s (a store path is never followed out of the workspace)",
+			  why);
+	free(why);
+	return rc;
+}
+
+int ac_file_check_in(const char *root, const char *path)
+{
+	ac_buf resolved = AC_BUF_INIT;
+	placed p;
+	int rc;
+
+	if ((rc = place(&p, root, path)) || !p.rel)
+		goto done;
+	if ((rc = ac_file_resolve(&resolved, p.written.data)))
+		rc = unfollowed(rc);
+	else if (!ac_file_below(resolved.data, p.root_real.data))
+		rc = leads_out(p.written.data, p.root_real.data, resolved.data);
+done:
+	ac_buf_free(&resolved);
+	placed_free(&p);
+	return rc;
+}
+
+/* Opens the folder rel below the open folder root_fd (root_real), one
+ * component at a time without following a link: *out_link gets the
+ * folded path of a link met on the way (its target not yet followed),
+ * *out_fd -1 then. */
+static int walk_below(int *out_fd, ac_buf *out_link, int root_fd, const char *root_real,
+		      const char *rel, const char *shown)
+{
+	int fd = dup(root_fd), rc = 0;
+	const char *p = rel;
+
+	*out_fd = -1;
+	if (fd < 0)
+		return ac_error_errno(errno, "%s", shown);
+	while (*p) {
+		size_t len = strcspn(p, "/");
+		char name[256];
+		struct stat st;
+		int inner;
+
+		if (len >= sizeof(name)) {
+			rc = ac_error_set(AC_EINVAL, "%s: a name too long", shown);
+			goto done;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len + (p[len] == '/');
+		if (!len)
+			continue;
+		if ((inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			close(fd);
+			fd = inner;
+			continue;
+		}
+		if ((errno == ELOOP || errno == ENOTDIR) &&
+		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			if (ac_buf_printf(out_link, "%s/%.*s", strcmp(root_real, "/") ? root_real : "",
+					  (int)(p - rel - (p[-1] == '/')), rel))
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	}
+	*out_fd = fd;
+	fd = -1;
+done:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int ac_file_open_dir_in(int *out_fd, const char *root, const char *path)
+{
+	ac_buf rest = AC_BUF_INIT, link = AC_BUF_INIT, resolved = AC_BUF_INIT;
+	int root_fd = -1, rc;
+	placed p;
+
+	*out_fd = -1;
+	if ((rc = place(&p, root, path)))
+		goto done;
+	if (!p.rel) {
+		/* The operator's own folder outside the workspace: as given. */
+		if ((*out_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			rc = ac_error_errno(errno, "%s", path);
+		goto done;
+	}
+	if ((root_fd = open(p.root_real.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = ac_error_errno(errno, "%s", p.root_real.data);
+		goto done;
+	}
+	if (ac_buf_printf(&rest, "%s", p.rel)) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* A link on the way is followed only where it stays in the workspace,
+	 * and the walk starts again from the root with where it leads: a link
+	 * swapped in meanwhile is met by the next walk. */
+	for (int hops = 0;; hops++) {
+		const char *rel;
+
+		ac_buf_clear(&link);
+		if ((rc = walk_below(out_fd, &link, root_fd, p.root_real.data, rest.data ? rest.data : "",
+				     path)) || *out_fd >= 0)
+			goto done;
+		if (hops == 40) {
+			rc = ac_error_set(AC_EINVAL, "%s: too many symbolic links", path);
+			goto done;
+		}
+		/* The link and what follows it, resolved. */
+		if (ac_buf_printf(&link, "%s", rest.data + (link.len - 1 -
+							   (p.root_real.len > 1 ? p.root_real.len : 0)))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = ac_file_resolve(&resolved, link.data))) {
+			rc = unfollowed(rc);
+			goto done;
+		}
+		if (!(rel = ac_file_below(resolved.data, p.root_real.data))) {
+			rc = leads_out(p.written.data, p.root_real.data, resolved.data);
+			goto done;
+		}
+		ac_buf_clear(&rest);
+		if (ac_buf_printf(&rest, "%s", rel)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+done:
+	if (root_fd >= 0)
+		close(root_fd);
+	placed_free(&p);
+	ac_buf_free(&rest);
+	ac_buf_free(&link);
+	ac_buf_free(&resolved);
+	return rc;
+}

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "ac_buf.h"
+
 /* Reads a regular file whole into an allocated, NUL-terminated buffer
  * (the caller frees *out). Refuses symbolic links, FIFOs, devices and
  * folders (AC_ECORRUPT, naming the file) rather than block or wander out of
@@ -58,5 +60,35 @@ int ac_file_mkdirs(const char *dir);
  * waits once each. Since Linux 5.8 it reports a write-back error of any
  * file there. AC_EIO (or AC_ENOSPACE) naming path when it fails. */
 int ac_file_sync_fs(const char *path);
+
+/* Resolves path (absolute) into out: "." and ".." folded, and every
+ * symbolic link that exists on the way followed through realpath();
+ * components that do not exist yet are taken as written. out is "/" for
+ * the root. AC_EINVAL naming the link and what it holds for a link that
+ * leads nowhere or loops. */
+int ac_file_resolve(ac_buf *out, const char *path);
+
+/* The part of resolved (an ac_file_resolve() result) below root (a
+ * resolved folder): "" for root itself, NULL when resolved is outside it.
+ * Borrowed from resolved. */
+const char *ac_file_below(const char *resolved, const char *root);
+
+/* DESIGN: "a store folder is never followed through a symlink out of the
+ * workspace". A path that lies inside root (the workspace) as written must
+ * still lead inside it once its existing symbolic links are followed
+ * (a link that stays inside is fine); a path outside root as written is
+ * the operator's own choice and is not checked. AC_EDENIED, one line
+ * naming path and where it leads, otherwise. Relative paths are taken
+ * against the current folder. */
+int ac_file_check_in(const char *root, const char *path);
+
+/* Opens the folder path (O_DIRECTORY, the caller closes *out_fd) with the
+ * rule of ac_file_check_in() kept while opening: a path inside root is
+ * walked from root one component at a time with O_NOFOLLOW, and a link
+ * met on the way is followed only when it leads inside root, so a link
+ * swapped in at any moment cannot lead the descriptor out (AC_EDENIED).
+ * A path outside root as written is opened as given. AC_ENOTFOUND when
+ * absent. */
+int ac_file_open_dir_in(int *out_fd, const char *root, const char *path);
 
 #endif

@@ -31,6 +31,7 @@
 typedef struct {
 	ac_gc_store base;
 	char *sessions_dir, *checkpoints_dir, *data_dir, *journal_path;
+	char *root; /* the workspace, or NULL */
 } files_store;
 
 /* A file that may go, while its owner's files are weighed. */
@@ -106,11 +107,25 @@ static int open_folder_at(int at, const char *name)
 	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* A store's own folder (configured, so trusted to be followed); -1 when
- * absent. */
-static int open_store_folder(const char *path)
+/* A store's own folder: one inside the workspace is opened without
+ * following a link out of it (ac_file_open_dir_in()), at planning and
+ * again for each removal, so a link swapped in meanwhile cannot redirect
+ * a removal; one the operator configured outside it is opened as given.
+ * 0 with *out_fd -1 when absent, AC_EDENIED for a link out. */
+static int open_store_folder(int *out_fd, const files_store *fs, const char *path)
 {
-	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (!fs->root) {
+		*out_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return 0;
+	}
+	if ((rc = ac_file_open_dir_in(out_fd, fs->root, path)) == AC_EDENIED ||
+	    rc == AC_ENOMEM)
+		return rc;
+	if (rc)
+		ac_error_clear();
+	return 0;
 }
 
 static bool ends_with(const char *name, const char *suffix)
@@ -270,12 +285,12 @@ static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc
 	ac_checkpoint_store *store = NULL;
 	struct dirent *entry;
 	DIR *top = NULL;
-	int top_fd = open_store_folder(fs->checkpoints_dir), rc = 0;
+	int top_fd, rc = open_store_folder(&top_fd, fs, fs->checkpoints_dir);
 
-	if (top_fd < 0 || !(top = fdopendir(top_fd))) {
+	if (rc || top_fd < 0 || !(top = fdopendir(top_fd))) {
 		if (top_fd >= 0)
 			close(top_fd);
-		return 0;
+		return rc;
 	}
 	if ((rc = ac_checkpoint_store_file_new(&store, fs->checkpoints_dir)))
 		goto done;
@@ -485,7 +500,9 @@ static int plan_traces(ac_gc_plan *plan, const files_store *fs, int sessions_fd,
 	if (policy->older_than_ms <= 0)
 		return 0;
 	by_age.has_keep = false;
-	if ((data_fd = open_store_folder(fs->data_dir)) >= 0) {
+	if ((rc = open_store_folder(&data_fd, fs, fs->data_dir)))
+		return rc;
+	if (data_fd >= 0) {
 		top_fd = open_folder_at(data_fd, "traces");
 		close(data_fd);
 	}
@@ -557,7 +574,7 @@ static int plan_journals(ac_gc_plan *plan, const files_store *fs, const ac_gc_po
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	else
 		strcpy(dir, ".");
-	if ((dir_fd = open_store_folder(dir)) < 0)
+	if ((rc = open_store_folder(&dir_fd, fs, dir)) || dir_fd < 0)
 		goto done;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const char *name = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
@@ -588,9 +605,9 @@ done:
 static int files_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
 {
 	const files_store *fs = (const files_store *)store;
-	int sessions_fd = open_store_folder(fs->sessions_dir), rc;
+	int sessions_fd, rc = open_store_folder(&sessions_fd, fs, fs->sessions_dir);
 
-	if ((rc = plan_checkpoints(out, fs, policy)))
+	if (rc || (rc = plan_checkpoints(out, fs, policy)))
 		goto done;
 	if (sessions_fd >= 0 &&
 	    ((rc = plan_archive_folder(out, fs, sessions_fd, policy, AC_GC_COMPACTION,
@@ -608,15 +625,18 @@ done:
 
 /* Opens the folder holding item (every part below its base without
  * following a link); *out_name points at the file's name in relative. */
-static int open_item_folder(int *out_fd, const char **out_name, const ac_gc_item *item)
+static int open_item_folder(int *out_fd, const char **out_name, const files_store *fs,
+			    const ac_gc_item *item)
 {
 	char *parts = strdup(item->relative), *part, *next;
-	int fd = open_store_folder(item->base), rc = 0;
+	int fd = -1, rc = 0;
 
 	if (!parts) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
+	if ((rc = open_store_folder(&fd, fs, item->base)))
+		goto done;
 	if (fd < 0) {
 		rc = ac_error_errno(errno, "%s: cannot open", item->base);
 		goto done;
@@ -672,8 +692,7 @@ static int files_remove(ac_gc_store *store, const ac_gc_item *item)
 	struct stat st;
 	int dir_fd, rc;
 
-	(void)store;
-	if ((rc = open_item_folder(&dir_fd, &name, item)))
+	if ((rc = open_item_folder(&dir_fd, &name, (const files_store *)store, item)))
 		return rc;
 	if (item->kind == AC_GC_TRACE) {
 		rc = remove_trace(dir_fd, name, item);
@@ -699,6 +718,7 @@ static void files_free(ac_gc_store *store)
 	free(fs->checkpoints_dir);
 	free(fs->data_dir);
 	free(fs->journal_path);
+	free(fs->root);
 	free(fs);
 }
 
@@ -720,7 +740,9 @@ int ac_gc_store_files_new(ac_gc_store **out, const ac_gc_files_options *opts)
 	fs->checkpoints_dir = strdup(opts->checkpoints_dir);
 	fs->data_dir = strdup(opts->data_dir);
 	fs->journal_path = strdup(opts->journal_path);
-	if (!fs->sessions_dir || !fs->checkpoints_dir || !fs->data_dir || !fs->journal_path) {
+	fs->root = opts->root ? strdup(opts->root) : NULL;
+	if (!fs->sessions_dir || !fs->checkpoints_dir || !fs->data_dir || !fs->journal_path ||
+	    (opts->root && !fs->root)) {
 		files_free(&fs->base);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}

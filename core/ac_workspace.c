@@ -2,7 +2,9 @@
 #include "ac_workspace.h"
 
 #include "ac_control.h"
+#include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -65,9 +67,61 @@ static int names_of(const char ***out, size_t *out_n, const ac_config *config, c
 	return 0;
 }
 
+/* What agentctl writes below .agent/ and below the sessions folder besides
+ * the configured paths (the backends, hooks, operator logs, sandboxes). */
+static const char *const data_entries[] = {"memo", "artifacts", "traces", "orchestration",
+					    "logs", "sandboxes", "hooks.log", "hooks.lock"};
+static const char *const sessions_entries[] = {".compactions", ".rollbacks", ".requests",
+						".usage"};
+
+static int check_under(const char *root, const char *dir, const char *const *names, size_t n)
+{
+	ac_buf path = AC_BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		ac_buf_clear(&path);
+		rc = ac_buf_printf(&path, "%s/%s", dir, names[i])
+			     ? ac_error_set(AC_ENOMEM, "out of memory")
+			     : ac_file_check_in(root, path.data);
+	}
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* Every store path inside the workspace (a default, a project file's, or
+ * the operator's when it points inside) stays inside once its links are
+ * followed: a workspace cannot lead agentctl's writes and removals into
+ * another folder by planting a link (ac_file_check_in()). */
+static int check_store_paths(const ac_workspace *ws)
+{
+	const char *const paths[] = {ws->sessions_dir, ws->checkpoints_dir, ws->operations_path,
+				     ws->journal_path};
+	ac_buf data = AC_BUF_INIT;
+	int rc = 0;
+
+	if (ac_buf_printf(&data, "%s/.agent", ws->root))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_file_check_in(ws->root, data.data)))
+		goto done;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !rc; i++)
+		rc = ac_file_check_in(ws->root, paths[i]);
+	if (!rc)
+		rc = check_under(ws->root, data.data, data_entries,
+				 sizeof(data_entries) / sizeof(data_entries[0]));
+	if (!rc)
+		rc = check_under(ws->root, ws->sessions_dir, sessions_entries,
+				 sizeof(sessions_entries) / sizeof(sessions_entries[0]));
+done:
+	ac_buf_free(&data);
+	return rc;
+}
+
 int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 {
 	json_t *command = NULL;
+	int rc;
+
 	memset(ws, 0, sizeof(*ws));
 	ac_journal_options_init(&ws->journal);
 	ac_compact_options_init(&ws->compact);
@@ -83,6 +137,10 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	if (!ws->root || !ws->sessions_dir || !ws->journal_path || !ws->operations_path ||
 	    !ws->checkpoints_dir)
 		goto oom;
+	if ((rc = check_store_paths(ws))) {
+		ac_workspace_free(ws);
+		return rc;
+	}
 	if (!strcmp(ac_config_string(config, "journal.fsync", "never"), "always"))
 		ws->journal.fsync = AC_FSYNC_ALWAYS;
 	ws->journal.rotate_bytes = (uint64_t)ac_config_int(config, "journal.rotateBytes", 0);

@@ -42,7 +42,7 @@ static int setup(void **state)
 	f->journal = tu_path(f->root, "JOURNAL.jsonl");
 	tu_put(f->root, "JOURNAL.jsonl", "");
 	tu_put(f->root, ".agent/sessions/.keep", "");
-	ac_gc_files_options opts = {f->sessions, f->checkpoints, f->data, f->journal};
+	ac_gc_files_options opts = {f->sessions, f->checkpoints, f->data, f->journal, f->root};
 	assert_int_equal(ac_gc_store_files_new(&f->store, &opts), 0);
 	f->now = ac_time_now_ms();
 	*state = f;
@@ -291,6 +291,87 @@ static void test_planted_links_lead_nowhere(void **state)
 	free(outside);
 }
 
+static void save_four_checkpoints(fixture *f)
+{
+	save_checkpoint(f, "s1", "c1", 1, "manual", OLD);
+	save_checkpoint(f, "s1", "c2", 2, "manual", OLD);
+	save_checkpoint(f, "s1", "c3", 3, "manual", OLD);
+	save_checkpoint(f, "s1", "c4", 4, "manual", OLD);
+}
+
+/* The checkpoints folder moved to other/checkpoints (another workspace's
+ * store, a new temp folder) with a link left in its place; returns other. */
+static char *move_checkpoints_out(fixture *f)
+{
+	char *other = tu_make_temp_dir(), *moved = tu_path(other, "checkpoints");
+
+	assert_int_equal(rename(f->checkpoints, moved), 0);
+	assert_int_equal(symlink(moved, f->checkpoints), 0);
+	free(moved);
+	return other;
+}
+
+static void assert_four_checkpoints(const char *other)
+{
+	static const char *const names[] = {"c1", "c2", "c3", "c4"};
+	char rel[64];
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(rel, sizeof(rel), "checkpoints/s1/%s.json", names[i]);
+		assert_true(tu_exists(other, rel));
+	}
+}
+
+/* Issue 23 item 4: B's .agent/checkpoints a link to A's; gc in B planned
+ * and removed 3 of A's 4 checkpoints. */
+static void test_a_store_folder_linked_out_of_the_workspace_is_refused(void **state)
+{
+	fixture *f = *state;
+	char *other;
+	ac_gc_policy policy = {.has_keep = true, .keep = 1, .now_ms = f->now};
+
+	save_four_checkpoints(f);
+	other = move_checkpoints_out(f);
+	ac_gc_plan_free(&f->plan);
+	assert_int_equal(ac_gc_plan_make(&f->plan, f->store, &policy), AC_EDENIED);
+	assert_non_null(strstr(ac_error_last(), f->checkpoints));
+	assert_non_null(strstr(ac_error_last(), other));
+	assert_non_null(strstr(ac_error_last(), "out of the workspace"));
+	assert_four_checkpoints(other);
+	tu_remove_tree(other);
+	free(other);
+}
+
+/* The same link swapped in between the plan and its apply: the removals
+ * walk from the workspace again and refuse, removing nothing (the planned
+ * files are the very ones moved, same inodes). */
+static void test_a_link_swapped_in_after_the_plan_removes_nothing(void **state)
+{
+	fixture *f = *state;
+	char *other, *moved, *kept = tu_path(f->root, "kept");
+	size_t removed = 99;
+
+	save_four_checkpoints(f);
+	plan(f, true, 1, 0);
+	assert_int_equal(f->plan.count, 3);
+	other = move_checkpoints_out(f);
+	moved = tu_path(other, "checkpoints");
+	assert_int_equal(ac_gc_apply(&removed, NULL, f->store, &f->plan, NULL, NULL), AC_EDENIED);
+	assert_int_equal(removed, 0);
+	assert_four_checkpoints(other);
+	/* A link that stays inside the workspace is followed. */
+	assert_int_equal(unlink(f->checkpoints), 0);
+	assert_int_equal(rename(moved, kept), 0);
+	assert_int_equal(symlink("../kept", f->checkpoints), 0);
+	apply(f, 3);
+	assert_true(tu_exists(kept, "s1/c4.json"));
+	assert_false(tu_exists(kept, "s1/c1.json"));
+	free(moved);
+	free(kept);
+	tu_remove_tree(other);
+	free(other);
+}
+
 static void test_a_file_saved_again_after_the_plan_stays(void **state)
 {
 	fixture *f = *state;
@@ -370,6 +451,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_age_uses_the_recorded_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_archives_a_session_names_stay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_links_lead_nowhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_store_folder_linked_out_of_the_workspace_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_link_swapped_in_after_the_plan_removes_nothing,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_file_saved_again_after_the_plan_stays, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_traces_go_by_age_when_the_session_is_over,

@@ -991,16 +991,16 @@ static void test_theme_files(void **state)
 	*strrchr(themes, '/') = '\0';
 	strcat(themes, "/../themes");
 	for (size_t i = 0; i < 4; i++) {
-		assert_int_equal(ui_theme_load(&t, names[i], dirs, err, sizeof(err)), 0);
+		assert_int_equal(ui_theme_load(&t, names[i], dirs, true, err, sizeof(err)), 0);
 		assert_string_equal(t.name, names[i]);
 	}
 	n = ui_theme_list(found, 16, dirs);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < n; i++)
 		free(found[i]);
-	assert_int_equal(ui_theme_load(&t, "no-such", dirs, err, sizeof(err)), -1);
+	assert_int_equal(ui_theme_load(&t, "no-such", dirs, true, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no-such"));
-	assert_int_equal(ui_theme_load(&t, "../etc", dirs, err, sizeof(err)), -1);
+	assert_int_equal(ui_theme_load(&t, "../etc", dirs, true, err, sizeof(err)), -1);
 }
 
 static void test_broken_theme_file(void **state)
@@ -1011,13 +1011,58 @@ static void test_broken_theme_file(void **state)
 
 	(void)state;
 	tu_write_file(path, "normal = default default\n\ntitle = purple\n", 42);
-	assert_int_equal(ui_theme_load(&t, "bad", dirs, err, sizeof(err)), -1);
+	assert_int_equal(ui_theme_load(&t, "bad", dirs, true, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want), "%s:3: 'title' needs a foreground and a background colour", path);
 	assert_string_equal(err, want);
 	ui_theme_default(&def);
 	assert_memory_equal(&t, &def, sizeof(t)); /* the default is used */
 	tu_remove_tree(dir);
 	free(path);
+	free(dir);
+}
+
+/* Issue 23 item 5: a theme path is opened only when its source may give
+ * one, never waits on a FIFO, and reads a regular file of bounded size. */
+static void test_theme_paths(void **state)
+{
+	char *dir = tu_make_temp_dir(), *fifo = tu_path(dir, "fifo.theme"),
+	     *big = tu_path(dir, "big.theme"), *good = tu_path(dir, "good.theme"), err[600];
+	const char *dirs[] = {dir, NULL};
+	char *text = malloc(UI_THEME_MAX_BYTES + 2);
+	ui_theme t;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	tu_write_file(good, "title = red default\n", 20);
+	/* From the project file: a name only, whatever the path holds. */
+	assert_int_equal(ui_theme_load(&t, good, dirs, false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "a path, not a theme name"));
+	assert_non_null(strstr(err, good));
+	assert_int_equal(ui_theme_load(&t, "/etc/shadow", dirs, false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'/etc/shadow': a path"));
+	assert_int_equal(ui_theme_load(&t, "good", dirs, false, err, sizeof(err)), 0);
+	/* From the operator: a regular file, not a FIFO (by path or by name). */
+	assert_int_equal(ui_theme_load(&t, good, dirs, true, err, sizeof(err)), 0);
+	assert_string_equal(t.name, "good");
+	assert_int_equal(ui_theme_load(&t, fifo, dirs, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(ui_theme_load(&t, "fifo", dirs, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(ui_theme_load(&t, "/dev/zero", dirs, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	memset(text, '#', UI_THEME_MAX_BYTES + 1);
+	for (size_t i = 63; i < UI_THEME_MAX_BYTES + 1; i += 64)
+		text[i] = '\n';
+	tu_write_file(big, text, UI_THEME_MAX_BYTES + 1);
+	assert_int_equal(ui_theme_load(&t, big, dirs, true, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "larger than"));
+	tu_write_file(big, text, UI_THEME_MAX_BYTES);
+	assert_int_equal(ui_theme_load(&t, big, dirs, true, err, sizeof(err)), 0);
+	tu_remove_tree(dir);
+	free(text);
+	free(fifo);
+	free(big);
+	free(good);
 	free(dir);
 }
 
@@ -1611,6 +1656,7 @@ int main(void)
 		cmocka_unit_test(test_theme_parse),
 		cmocka_unit_test(test_theme_files),
 		cmocka_unit_test(test_broken_theme_file),
+		cmocka_unit_test(test_theme_paths),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_patch_view),
 		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),

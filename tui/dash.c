@@ -203,7 +203,7 @@ void ui_dash_next_theme(ui_dash *d)
 		if (!strcmp(d->themes[i], d->theme.name))
 			at = i + 1;
 	at %= d->n_themes;
-	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, err, sizeof(err)) != 0) {
+	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, false, err, sizeof(err)) != 0) {
 		ui_model_set_action(&d->m, true, "theme: %s (using the default)", err);
 		snprintf(d->theme.name, sizeof(d->theme.name), "%s", d->themes[at]);
 	} else if (ac_prefs_write("theme", d->theme.name) != 0) {

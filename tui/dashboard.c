@@ -410,7 +410,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	ui_text_locale();
 	find_theme_dirs(&d);
 	ui_settings_initial_theme(config, theme_name, theme_why, sizeof(theme_name));
-	if (ui_theme_load(&d.theme, theme_name, d.dirs, theme_err, sizeof(theme_err)) != 0) {
+	if (ui_theme_load(&d.theme, theme_name, d.dirs, ui_settings_theme_path_ok(config), theme_err,
+			  sizeof(theme_err)) != 0) {
 		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
 	} else {
 		char line[600];
@@ -441,7 +442,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	else if (ac_watch_polling(d.watch, &reason))
 		d.m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
-		ui_model_set_action(&d.m, true, "theme: %s (using the default)", theme_err);
+		ui_model_set_action(&d.m, true, "theme: %s (%s; using the default)", theme_err,
+				    theme_why);
 	/* Hooks run on state changes seen from here on; an untrusted one is
 	 * said once, and never run. --read-only runs none. onStatusChange
 	 * runs in the one dashboard that holds the workspace's (or the

@@ -50,6 +50,14 @@ void ui_settings_initial_theme(const ac_config *config, char *name, char *why, s
 	free(path);
 }
 
+bool ui_settings_theme_path_ok(const ac_config *config)
+{
+	const char *origin = config ? ac_config_origin(config, "theme") : NULL;
+	const char *project = config ? ac_config_project_file(config) : NULL;
+
+	return !(origin && project && !strcmp(origin, project));
+}
+
 static void sig_of(ui_file_sig *out, const char *path)
 {
 	struct stat st;
@@ -111,7 +119,8 @@ static bool apply_theme(ui_dash *d, const ac_config *config)
 
 	if (!origin || !strcmp(origin, "default") || !name || !strcmp(name, d->theme.name))
 		return false;
-	if (ui_theme_load(&d->theme, name, d->dirs, err, sizeof(err)) != 0) {
+	if (ui_theme_load(&d->theme, name, d->dirs, ui_settings_theme_path_ok(config), err,
+			  sizeof(err)) != 0) {
 		ui_model_set_action(&d->m, true, "theme from %s: %s (keeping %s)", origin, err,
 				    d->theme.name);
 		return true;

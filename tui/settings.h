@@ -45,6 +45,11 @@ typedef struct {
  * (size bytes) and why it was chosen into why (size bytes). */
 void ui_settings_initial_theme(const ac_config *config, char *name, char *why, size_t size);
 
+/* False when config's theme comes from the project file: agents write it,
+ * so it may only name an installed theme, never a path to open (a FIFO
+ * froze the dashboard; any file root can read was opened). */
+bool ui_settings_theme_path_ok(const ac_config *config);
+
 /* Starts watching the configuration files of ws (loaded as config; both
  * borrowed and must outlive s). */
 void ui_settings_init(ui_settings *s, const ac_workspace *ws, const ac_config *config);

@@ -2,12 +2,18 @@
  * fault. */
 #include "theme.h"
 
+#include "ac_error.h"
+#include "ac_file.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const style_names[UI_ST_COUNT] = {
 	[UI_ST_NORMAL] = "normal",
@@ -233,31 +239,53 @@ static bool valid_name(const char *name)
 	return *name && name[0] != '.' && strlen(name) < 48 && !strchr(name, '/');
 }
 
-int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, char *err,
-		  size_t errlen)
+/* Opens the theme file at path the way the stores open a workspace file
+ * (ac_file_open_regular()): the open never blocks (a FIFO waited for a
+ * writer and froze the dashboard before its first frame, q unread), and
+ * anything but a regular file is refused. -1 with err set; -2 when absent. */
+static int open_theme(int *out_fd, const char *path, char *err, size_t errlen)
 {
-	char path[4096], reason[256], text[16384];
+	int rc = ac_file_open_regular(out_fd, AT_FDCWD, path, O_RDONLY, 0, path);
+
+	if (rc == AC_ENOTFOUND)
+		return -2;
+	if (rc) {
+		snprintf(err, errlen, "%s", ac_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, bool path_ok,
+		  char *err, size_t errlen)
+{
+	char path[4096], reason[256], text[UI_THEME_MAX_BYTES + 1];
 	const char *label = name;
-	FILE *f = NULL;
-	size_t len;
-	int rc = -1;
+	struct stat st;
+	size_t len = 0;
+	int fd = -1, rc = -1, found = -2;
 
 	ui_theme_default(out);
-	if (strchr(name, '/')) {
+	if (strchr(name, '/') && path_ok) {
 		snprintf(path, sizeof(path), "%s", name);
-		f = fopen(path, "r");
-		if (!f) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if ((found = open_theme(&fd, path, err, errlen)) == -2)
+			snprintf(err, errlen, "%s: %s", path, strerror(ENOENT));
+		if (found)
 			return -1;
-		}
-		const char *slash = strrchr(name, '/');
-		label = slash + 1;
+		label = strrchr(name, '/') + 1;
+	} else if (strchr(name, '/')) {
+		snprintf(err, errlen, "theme '%.200s': a path, not a theme name (a project file "
+			 "only names one of the installed themes; a path may be set in the user "
+			 "config, AGENT_THEME or --theme)", name);
+		return -1;
 	} else if (valid_name(name)) {
-		for (size_t i = 0; dirs && dirs[i] && !f; i++) {
+		for (size_t i = 0; dirs && dirs[i] && found == -2; i++) {
 			snprintf(path, sizeof(path), "%s/%s.theme", dirs[i], name);
-			f = fopen(path, "r");
+			found = open_theme(&fd, path, err, errlen);
 		}
-		if (!f) {
+		if (found == -1)
+			return -1;
+		if (found) {
 			/* Name every folder looked in: the first is often the user's
 			 * own, which need not exist. */
 			int at = snprintf(err, errlen, "theme '%s': no %s.theme in", name, name);
@@ -273,13 +301,27 @@ int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, char
 		snprintf(err, errlen, "theme '%.60s': not a theme name", name);
 		return -1;
 	}
-	len = fread(text, 1, sizeof(text), f);
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* A size cap before reading, and the read bounded by it as well (the
+	 * file may grow meanwhile). */
+	if (fstat(fd, &st) == 0 && st.st_size > UI_THEME_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %d bytes", path, UI_THEME_MAX_BYTES);
 		goto done;
 	}
+	while (len < sizeof(text)) {
+		ssize_t n = read(fd, text + len, sizeof(text) - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto done;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
 	if (len == sizeof(text)) {
-		snprintf(err, errlen, "%s: larger than %zu bytes", path, sizeof(text) - 1);
+		snprintf(err, errlen, "%s: larger than %d bytes", path, UI_THEME_MAX_BYTES);
 		goto done;
 	}
 	if (ui_theme_parse(out, label, text, len, reason, sizeof(reason))) {
@@ -298,7 +340,7 @@ int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, char
 	}
 	rc = 0;
 done:
-	fclose(f);
+	close(fd);
 	return rc;
 }
 

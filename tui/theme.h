@@ -79,11 +79,14 @@ int ui_theme_parse(ui_theme *out, const char *name, const char *text, size_t len
 		   char *err, size_t errlen);
 
 /* Loads theme name (a name looked up in dirs as "<dir>/<name>.theme", or
- * a path when it holds a '/'). dirs is NULL-terminated. On failure out is
- * the default theme and err receives "FILE:LINE: reason" or why the file
- * was not found; returns -1. */
-int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, char *err,
-		  size_t errlen);
+ * a path when it holds a '/' and path_ok: false for a theme an untrusted
+ * project file names). dirs is NULL-terminated. Only a regular file of at
+ * most UI_THEME_MAX_BYTES is read, and opening never blocks (a FIFO). On
+ * failure out is the default theme and err receives "FILE:LINE: reason"
+ * or why the file was not found or not read; returns -1. */
+#define UI_THEME_MAX_BYTES 16383
+int ui_theme_load(ui_theme *out, const char *name, const char *const *dirs, bool path_ok,
+		  char *err, size_t errlen);
 
 /* Drops the colours of t, keeping attributes (NO_COLOR, monochrome
  * terminals); selected rows and bars stay readable through reverse video. */

@@ -115,6 +115,8 @@ typedef struct {
 	const char *checkpoints_dir; /* <sessionId>/<checkpointId>.json */
 	const char *data_dir;        /* the workspace's .agent: traces/ */
 	const char *journal_path;    /* its rotated files beside it */
+	const char *root;            /* the workspace: a folder above inside it is never
+				      * followed through a link out of it; NULL: as given */
 } ac_gc_files_options;
 
 /* The file store's provider. Free with ac_gc_store_free(). */

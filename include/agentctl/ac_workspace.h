@@ -42,7 +42,12 @@ typedef struct {
 } ac_workspace;
 
 /* Resolves the paths and options from config. Free with
- * ac_workspace_free(); config must outlive ws. */
+ * ac_workspace_free(); config must outlive ws. AC_EDENIED (one line naming
+ * the path and where it leads) when a store path inside the workspace
+ * (.agent itself, the sessions, checkpoints, journal and operation log
+ * paths, the archive and data folders below them) leads out of it through
+ * a symbolic link, or through one that leads nowhere: DESIGN.md, "a store
+ * folder is never followed through a symlink out of the workspace". */
 int ac_workspace_init(ac_workspace *ws, const ac_config *config);
 
 void ac_workspace_free(ac_workspace *ws);

@@ -47,8 +47,11 @@ check "... and records nothing" eval '[ "$(sum_of "$store")" = "$before" ]'
 ln -s "$A/.agent" "$C/.agent"
 WS=$C
 run config show --json
-check "C whose .agent is A's: not trusted" \
-	eval 'jq_is "$TMP/out" .projectFile.trusted false && [ "$(jq -r .projectFile.neverTrusted "$TMP/out")" != null ]'
+# The store-path check refuses the workspace before trust is asked.
+check "C whose .agent is A's: refused, exit 1, one line" \
+	eval 'rc_is 1 && one_line && err_has "leads out of the workspace"'
+run config trust
+check "C: config trust refuses too" eval 'rc_is 1 && one_line'
 # A copy of the same bytes in B: same hash, another workspace: not trusted.
 rm "$B/.agent/config.json"
 cp "$A/.agent/config.json" "$B/.agent/config.json"
