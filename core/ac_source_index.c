@@ -6,8 +6,10 @@
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
 
+#include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_sha256.h"
+#include "ac_text.h"
 #include "ac_time.h"
 
 #include <stdlib.h>
@@ -37,6 +39,8 @@ struct ac_source_index {
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
+	size_t unreadable;  /* files left out by the last refresh */
+	char *first_unreadable; /* what the first of them said */
 };
 
 static char *dup_or_null(const char *s)
@@ -88,6 +92,7 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->slots);
 	free(ix->listed);
 	free(ix->cache_path);
+	free(ix->first_unreadable);
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
 	ac_source_options_free(&ix->opts);
@@ -134,14 +139,40 @@ static void place_gemini(ac_source_index *ix, ac_source_session *s)
 		s->cwd = strdup(ix->opts.workspace);
 }
 
+/* Counts a file left out; the first one's reason is kept to be shown
+ * (path, when the reason does not name it, and reason escaped: a file
+ * name is anyone's bytes). */
+static int note_unreadable(ac_source_index *ix, const char *path, const char *reason)
+{
+	ac_buf line = AC_BUF_INIT;
+	int rc = 0;
+
+	if (ix->unreadable++)
+		return 0;
+	if (path && ((rc = ac_text_sanitize(&line, path, strlen(path))) == 0))
+		rc = ac_buf_printf(&line, ": ");
+	if (rc == 0)
+		rc = ac_text_sanitize(&line, reason, strlen(reason));
+	if (rc == 0)
+		ix->first_unreadable = ac_buf_detach(&line);
+	ac_buf_free(&line);
+	return rc ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
+}
+
 static int found(const char *path, const struct stat *st, void *ctx)
 {
 	ac_source_index *ix = ctx;
-	json_t *at = json_object_get(ix->by_path, path);
+	json_t *at;
 	size_t i = 0;
 	bool changed = false;
 	int rc;
 
+	/* Every id and path is held in JSON (this index, the cache, --json):
+	 * a name that is not UTF-8 cannot be, nor be shown as it is and given
+	 * back to the tool. No tool writes one: counted, not read. */
+	if (!ac_text_is_utf8(path, strlen(path)))
+		return note_unreadable(ix, path, "the file name is not valid UTF-8");
+	at = json_object_get(ix->by_path, path);
 	if (at) {
 		i = (size_t)json_integer_value(at);
 	} else if ((rc = add_slot(ix, path, &i))) {
@@ -156,9 +187,14 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	if (rc == AC_ENOMEM)
 		return rc;
 	if (rc) {
-		/* Gone since it was listed, or not a regular file: left out. */
+		/* Gone since it was listed: left out. Unreadable (not a regular
+		 * file any more, no permission): left out and counted. */
+		if (rc != AC_ENOTFOUND)
+			rc = note_unreadable(ix, NULL, ac_error_last());
+		else
+			rc = 0;
 		ac_error_clear();
-		return 0;
+		return rc;
 	}
 	ix->slots[i].seen = ix->generation;
 	if (changed) {
@@ -238,6 +274,9 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	ix->generation++;
 	ix->read = 0;
+	ix->unreadable = 0;
+	free(ix->first_unreadable);
+	ix->first_unreadable = NULL;
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
 		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
 
@@ -262,6 +301,13 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	if (out_read)
 		*out_read = ix->read;
 	return 0;
+}
+
+size_t ac_source_index_unreadable(const ac_source_index *ix, const char **out_first)
+{
+	if (out_first)
+		*out_first = ix->first_unreadable;
+	return ix->unreadable;
 }
 
 ac_source_session *const *ac_source_index_list(ac_source_index *ix, size_t *out_n)
