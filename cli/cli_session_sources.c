@@ -50,6 +50,11 @@ int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_pro
 	return open_index(out, ctx, all_projects, true);
 }
 
+int cli_sources_read(ac_source_index **out, const cli_context *ctx, bool all_projects)
+{
+	return open_index(out, ctx, all_projects, false);
+}
+
 ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
 				  const ac_config *config)
 {

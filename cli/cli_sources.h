@@ -14,6 +14,10 @@
  * CLI_OK or the exit status of an error already printed. */
 int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects);
 
+/* cli_sources_open() without the note: for a caller that shows what was
+ * left out itself (ac_source_index_unreadable()). */
+int cli_sources_read(ac_source_index **out, const cli_context *ctx, bool all_projects);
+
 /* s's state now, under the thresholds of config. */
 ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
 				  const ac_config *config);

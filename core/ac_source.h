@@ -168,6 +168,12 @@ int ac_source_index_refresh(ac_source_index *index, size_t *out_read);
  * next refresh; NULL when there were none). */
 size_t ac_source_index_unreadable(const ac_source_index *index, const char **out_first);
 
+/* The i-th of them (0 .. ac_source_index_unreadable() - 1): what it said,
+ * as above, and its source in *out_kind (may be NULL); NULL past the end.
+ * Borrowed until the next refresh. `agentctl sources check` lists them. */
+const char *ac_source_index_unreadable_at(const ac_source_index *index, size_t i,
+					  ac_source_kind *out_kind);
+
 /* The sessions listed (in the workspace, or all with all_projects),
  * newest update first. Borrowed; valid until the next refresh. */
 ac_source_session *const *ac_source_index_list(ac_source_index *index, size_t *out_n);

@@ -39,8 +39,12 @@ struct ac_source_index {
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
-	size_t unreadable;  /* files left out by the last refresh */
-	char *first_unreadable; /* what the first of them said */
+	/* The files the last refresh left out: what each said, escaped. */
+	struct unreadable {
+		ac_source_kind kind;
+		char *reason;
+	} *unreadable;
+	size_t n_unreadable, cap_unreadable;
 };
 
 static char *dup_or_null(const char *s)
@@ -81,6 +85,13 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 
 static void save_cache(ac_source_index *ix, bool now);
 
+static void forget_unreadable(ac_source_index *ix)
+{
+	for (size_t i = 0; i < ix->n_unreadable; i++)
+		free(ix->unreadable[i].reason);
+	ix->n_unreadable = 0;
+}
+
 void ac_source_index_free(ac_source_index *ix)
 {
 	if (!ix)
@@ -92,7 +103,8 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->slots);
 	free(ix->listed);
 	free(ix->cache_path);
-	free(ix->first_unreadable);
+	forget_unreadable(ix);
+	free(ix->unreadable);
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
 	ac_source_options_free(&ix->opts);
@@ -139,22 +151,29 @@ static void place_gemini(ac_source_index *ix, ac_source_session *s)
 		s->cwd = strdup(ix->opts.workspace);
 }
 
-/* Counts a file left out; the first one's reason is kept to be shown
- * (path, when the reason does not name it, and reason escaped: a file
- * name is anyone's bytes). */
+/* Keeps a file left out with what it said (path, when the reason does
+ * not name it, and reason escaped: a file name is anyone's bytes). */
 static int note_unreadable(ac_source_index *ix, const char *path, const char *reason)
 {
 	ac_buf line = AC_BUF_INIT;
 	int rc = 0;
 
-	if (ix->unreadable++)
-		return 0;
+	if (ix->n_unreadable == ix->cap_unreadable) {
+		size_t cap = ix->cap_unreadable ? ix->cap_unreadable * 2 : 8;
+		struct unreadable *grown = realloc(ix->unreadable, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->unreadable = grown;
+		ix->cap_unreadable = cap;
+	}
 	if (path && ((rc = ac_text_sanitize(&line, path, strlen(path))) == 0))
 		rc = ac_buf_printf(&line, ": ");
 	if (rc == 0)
 		rc = ac_text_sanitize(&line, reason, strlen(reason));
 	if (rc == 0)
-		ix->first_unreadable = ac_buf_detach(&line);
+		ix->unreadable[ix->n_unreadable++] = (struct unreadable){ix->kind,
+									  ac_buf_detach(&line)};
 	ac_buf_free(&line);
 	return rc ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
 }
@@ -274,9 +293,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	ix->generation++;
 	ix->read = 0;
-	ix->unreadable = 0;
-	free(ix->first_unreadable);
-	ix->first_unreadable = NULL;
+	forget_unreadable(ix);
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
 		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
 
@@ -306,8 +323,18 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 size_t ac_source_index_unreadable(const ac_source_index *ix, const char **out_first)
 {
 	if (out_first)
-		*out_first = ix->first_unreadable;
-	return ix->unreadable;
+		*out_first = ix->n_unreadable ? ix->unreadable[0].reason : NULL;
+	return ix->n_unreadable;
+}
+
+const char *ac_source_index_unreadable_at(const ac_source_index *ix, size_t i,
+					  ac_source_kind *out_kind)
+{
+	if (i >= ix->n_unreadable)
+		return NULL;
+	if (out_kind)
+		*out_kind = ix->unreadable[i].kind;
+	return ix->unreadable[i].reason;
 }
 
 ac_source_session *const *ac_source_index_list(ac_source_index *ix, size_t *out_n)

@@ -364,6 +364,17 @@ static void test_a_name_not_utf8_is_counted_not_fatal(void **state)
 	assert_non_null(strstr(first, "\\xFF"));
 	assert_non_null(strstr(first, ": the file name is not valid UTF-8"));
 	assert_null(strchr(first, '\xff'));
+	{
+		size_t per_kind[AC_SOURCE_COUNT] = {0};
+		ac_source_kind kind;
+
+		for (size_t i = 0; ac_source_index_unreadable_at(f->index, i, &kind); i++)
+			per_kind[kind]++;
+		assert_int_equal(per_kind[AC_SOURCE_CLAUDE], 2);
+		assert_int_equal(per_kind[AC_SOURCE_CODEX], 1);
+		assert_int_equal(per_kind[AC_SOURCE_GEMINI], 1);
+		assert_null(ac_source_index_unreadable_at(f->index, 4, NULL));
+	}
 	/* Every project's: the same four left out, the six others listed. */
 	ac_source_index_free(f->index);
 	f->index = NULL;
