@@ -13,14 +13,7 @@ set -u
 . "$(dirname "$0")/lib/cli.sh" "$@"
 . "$(dirname "$0")/lib/sources_home.sh"
 
-claude=$HOME/.claude/projects/$slug
-cp "$claude/$S1.jsonl" "$claude/$(printf '\xff\xfe').jsonl"
-mkdir "$claude-$(printf '\xff')"
-cp "$claude-sub/$S2.jsonl" "$claude-$(printf '\xff')/$S2.jsonl"
-day=$HOME/.codex/sessions/2025/10/01
-cp "$day"/rollout-*"$C1".jsonl "$day/rollout-2025-10-01T11-00-00-$(printf '\xc0\xaf').jsonl"
-chats=$(echo "$HOME"/.gemini/tmp/*/chats)
-cp "$chats"/session-*.json "$chats/session-2025-10-01T13-00-$(printf '\xed\xa0\x80').json"
+. "$(dirname "$0")/lib/sources_odd_names.sh"
 
 run session list --json
 check "list --json: exit 0" rc_is 0
