@@ -204,6 +204,16 @@ bool ac_text_is_utf8(const char *text, size_t len)
 	uint32_t cp;
 
 	while (i < len) {
+		uint64_t word;
+
+		/* ASCII, the common case, eight bytes at a time. */
+		if (len - i >= 8) {
+			memcpy(&word, s + i, 8);
+			if (!(word & UINT64_C(0x8080808080808080))) {
+				i += 8;
+				continue;
+			}
+		}
 		if (s[i] < 0x80) {
 			i++;
 			continue;
