@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
-at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out" "$ws.pwn"; }
+at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out" "$ws.pwn" "$ws.cache"; }
 id=--dangerously-skip-permissions
 slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
 proj=$home/.claude/projects/$slug
