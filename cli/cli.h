@@ -175,6 +175,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv);
 int cli_storage(cli_context *ctx, int argc, char **argv);
 int cli_gc(cli_context *ctx, int argc, char **argv);
 int cli_usage(cli_context *ctx, int argc, char **argv);
+int cli_sources(cli_context *ctx, int argc, char **argv);
 
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);

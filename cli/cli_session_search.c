@@ -214,15 +214,16 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 	ac_search_results all = {0}, r;
 	ac_search_item *items = NULL;
 	char *texts[STORE_BATCH] = {0};
-	size_t n = 0;
+	size_t n = 0, listed = 0; /* items (the transcripts join them), sessions */
 	int status;
 
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (b.inspector.list_sessions(b.impl, &list, &n, NULL) != 0) {
+	if (b.inspector.list_sessions(b.impl, &list, &listed, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
 		goto done;
 	}
+	n = listed;
 	items = calloc(n ? n : 1, sizeof(*items));
 	order = calloc(n ? n : 1, sizeof(*order));
 	if (!items || !order) {
@@ -276,7 +277,7 @@ done:
 	ac_source_index_free(sources);
 	free(items);
 	free(order);
-	ac_backend_sessions_free(list, n);
+	ac_backend_sessions_free(list, listed);
 	ac_backend_close(&b);
 	return status;
 }

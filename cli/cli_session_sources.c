@@ -12,9 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects)
+static int open_index(ac_source_index **out, const cli_context *ctx, bool all_projects,
+		      bool note)
 {
 	ac_source_options opts;
+	const char *first;
+	size_t unreadable;
 	int rc;
 
 	*out = NULL;
@@ -22,17 +25,34 @@ int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_pro
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	rc = ac_source_index_new(out, &opts);
 	ac_source_options_free(&opts);
-	if (rc == 0 && (rc = ac_source_index_refresh(*out, NULL))) {
-		/* The seed sessions still list: the transcripts are an extra. */
-		cli_note("%s (coding-agent transcripts not listed)", ac_error_last());
-		rc = 0;
-	}
+	/* A refresh that failed lists no transcript at all: an error, never
+	 * a shorter list that exits 0. */
+	if (rc == 0)
+		rc = ac_source_index_refresh(*out, NULL);
 	if (rc) {
 		ac_source_index_free(*out);
 		*out = NULL;
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
+		return cli_error(CLI_FAILED, "%s (coding-agent transcripts)", ac_error_last());
 	}
+	/* A transcript that cannot be read is left out, never silently. */
+	if (!note)
+		return CLI_OK;
+	if ((unreadable = ac_source_index_unreadable(*out, &first)) == 1)
+		cli_note("%s (skipped)", first);
+	else if (unreadable)
+		cli_note("%s (skipped, and %zu more coding-agent transcripts not read)", first,
+			 unreadable - 1);
 	return CLI_OK;
+}
+
+int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects)
+{
+	return open_index(out, ctx, all_projects, true);
+}
+
+int cli_sources_read(ac_source_index **out, const cli_context *ctx, bool all_projects)
+{
+	return open_index(out, ctx, all_projects, false);
 }
 
 ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
@@ -89,7 +109,8 @@ int cli_source_find(ac_source_index **out_index, ac_source_session **out, const 
 	*out = NULL;
 	for (int all = 0; all < 2 && !*out; all++) {
 		ac_source_index_free(*out_index);
-		if ((status = cli_sources_open(out_index, ctx, all)))
+		/* The same files again: said once. */
+		if ((status = open_index(out_index, ctx, all, all == 0)))
 			return status;
 		*out = ac_source_index_find(*out_index, id);
 	}

@@ -9,9 +9,14 @@
 #include "ac_source.h"
 
 /* An index of the workspace's transcripts (every project's with
- * all_projects), refreshed. A folder that cannot be read is a note; the
- * return is CLI_OK or the exit status of an error already printed. */
+ * all_projects), refreshed. A transcript that cannot be read is left out
+ * and a note says so; a refresh that fails is an error. The return is
+ * CLI_OK or the exit status of an error already printed. */
 int cli_sources_open(ac_source_index **out, const cli_context *ctx, bool all_projects);
+
+/* cli_sources_open() without the note: for a caller that shows what was
+ * left out itself (ac_source_index_unreadable()). */
+int cli_sources_read(ac_source_index **out, const cli_context *ctx, bool all_projects);
 
 /* s's state now, under the thresholds of config. */
 ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,

@@ -34,6 +34,15 @@ static int parse_since(int64_t *out, const char *text, int64_t now)
 			 "(2026-11-01T09:00Z) or an age (12h, 7d, 2w)", text);
 }
 
+/* A row's text field (every row has them; a missing one shows empty,
+ * never dereferenced). */
+static void cell_text(ac_buf *line, const json_t *row, const char *key, int width)
+{
+	const char *text = json_string_value(json_object_get(row, key));
+
+	cli_put_cell(line, text ? text : "", width);
+}
+
 static void cell_count(ac_buf *line, const json_t *row, const char *key)
 {
 	ac_buf_printf(line, " %13lld", (long long)json_integer_value(json_object_get(row, key)));
@@ -76,12 +85,12 @@ static void print_table(const json_t *report, ac_usage_report_kind kind)
 	json_array_foreach(rows, i, r) {
 		ac_buf_clear(&line);
 		if (kind == AC_USAGE_DAILY) {
-			cli_put_cell(&line, json_string_value(json_object_get(r, "date")), 10);
+			cell_text(&line, r, "date", 10);
 		} else if (kind == AC_USAGE_BLOCKS) {
-			cli_put_cell(&line, json_string_value(json_object_get(r, "start")), 22);
+			cell_text(&line, r, "start", 22);
 		} else {
-			cli_put_cell(&line, json_string_value(json_object_get(r, "source")), 9);
-			cli_put_cell(&line, json_string_value(json_object_get(r, "sessionId")), 37);
+			cell_text(&line, r, "source", 9);
+			cell_text(&line, r, "sessionId", 37);
 		}
 		put_counts(&line, r);
 		if (kind == AC_USAGE_BLOCKS) {
@@ -89,7 +98,7 @@ static void print_table(const json_t *report, ac_usage_report_kind kind)
 											: "done");
 		} else if (kind == AC_USAGE_BY_SESSION) {
 			ac_buf_printf(&line, "  ");
-			cli_put_cell(&line, json_string_value(json_object_get(r, "project")), 0);
+			cell_text(&line, r, "project", 0);
 		}
 		ac_buf_putc(&line, '\n');
 		ac_buf_append(&out, line.data, line.len);
@@ -171,13 +180,16 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 	}
 	if (set.lines_skipped)
 		cli_note("usage: %zu usage lines could not be read and were skipped", set.lines_skipped);
+	if (set.files_skipped)
+		cli_note("usage: %zu transcript files or folders whose name is not valid UTF-8 were "
+			 "skipped", set.files_skipped);
 	if (json) {
 		json_object_set_new(report, "files",
-				    json_pack("{s:I, s:I, s:I, s:I, s:b}", "seen", (json_int_t)set.files,
-					      "read", (json_int_t)set.files_read, "reread",
-					      (json_int_t)set.files_reread, "bytesRead",
+				    json_pack("{s:I, s:I, s:I, s:I, s:b, s:I}", "seen",
+					      (json_int_t)set.files, "read", (json_int_t)set.files_read,
+					      "reread", (json_int_t)set.files_reread, "bytesRead",
 					      (json_int_t)set.bytes_read, "indexRebuilt",
-					      set.index_rebuilt));
+					      set.index_rebuilt, "skipped", (json_int_t)set.files_skipped));
 		cli_write_json(report);
 	} else {
 		print_table(report, ro.kind);

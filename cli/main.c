@@ -65,6 +65,8 @@ static const cli_command commands[] = {
 	 "storage check | migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]\n"},
 	{"usage", cli_usage,
 	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n"},
+	{"sources", cli_sources,
+	 "sources check [--all-projects] [--json]\n"},
 	{"gc", cli_gc,
 	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
 	{"config", cli_config,

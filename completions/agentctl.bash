@@ -59,7 +59,7 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage usage gc config"
+_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage usage sources gc config"
 
 _agentctl()
 {
@@ -137,6 +137,7 @@ _agentctl()
 	trace) subs="show" ;;
 	sandbox) subs="mirror sync" ;;
 	storage) subs="check migrate" ;;
+	sources) subs="check" ;;
 	config) subs="show trust" ;;
 	*) return ;;
 	esac
@@ -175,6 +176,7 @@ _agentctl()
 	config/show) opts="--origin --json" ;;
 	config/trust) opts="--sha256" ;;
 	storage/migrate) opts="--to --from --tenant --dry-run --json" ;;
+	sources/check) opts="--all-projects --json" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -434,7 +434,8 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 	for (size_t i = 0; i < n; i++)
 		ordered = ordered && items[i].updated_at;
 	/* Without every update known, everything is read, then ordered. */
-	if (ordered)
+	/* No item may come as a NULL array: qsort() is not given one. */
+	if (ordered && n > 1)
 		qsort(items, n, sizeof(*items), newest_first);
 	else
 		c.limit = 0;

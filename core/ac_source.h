@@ -156,8 +156,23 @@ void ac_source_index_free(ac_source_index *index);
 
 /* Discovers the transcripts and reads what changed in each. *out_read
  * (may be NULL) receives how many files had anything read. A missing
- * folder lists as empty; a file that cannot be read is left out. */
+ * folder lists as empty; a file that cannot be read (or whose path is not
+ * valid UTF-8: no tool writes one, and its id could not be shown or
+ * given back) is left out and counted by ac_source_index_unreadable().
+ * An error (out of memory, a folder that cannot be listed) lists nothing. */
 int ac_source_index_refresh(ac_source_index *index, size_t *out_read);
+
+/* How many transcripts the last refresh left out as unreadable; *out_first
+ * (may be NULL) receives what the first of them said, one line naming its
+ * path with every byte that is not safe text escaped (borrowed until the
+ * next refresh; NULL when there were none). */
+size_t ac_source_index_unreadable(const ac_source_index *index, const char **out_first);
+
+/* The i-th of them (0 .. ac_source_index_unreadable() - 1): what it said,
+ * as above, and its source in *out_kind (may be NULL); NULL past the end.
+ * Borrowed until the next refresh. `agentctl sources check` lists them. */
+const char *ac_source_index_unreadable_at(const ac_source_index *index, size_t i,
+					  ac_source_kind *out_kind);
 
 /* The sessions listed (in the workspace, or all with all_projects),
  * newest update first. Borrowed; valid until the next refresh. */

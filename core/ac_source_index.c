@@ -6,8 +6,10 @@
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
 
+#include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_sha256.h"
+#include "ac_text.h"
 #include "ac_time.h"
 
 #include <stdlib.h>
@@ -37,6 +39,12 @@ struct ac_source_index {
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
+	/* The files the last refresh left out: what each said, escaped. */
+	struct unreadable {
+		ac_source_kind kind;
+		char *reason;
+	} *unreadable;
+	size_t n_unreadable, cap_unreadable;
 };
 
 static char *dup_or_null(const char *s)
@@ -77,6 +85,13 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 
 static void save_cache(ac_source_index *ix, bool now);
 
+static void forget_unreadable(ac_source_index *ix)
+{
+	for (size_t i = 0; i < ix->n_unreadable; i++)
+		free(ix->unreadable[i].reason);
+	ix->n_unreadable = 0;
+}
+
 void ac_source_index_free(ac_source_index *ix)
 {
 	if (!ix)
@@ -88,6 +103,8 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->slots);
 	free(ix->listed);
 	free(ix->cache_path);
+	forget_unreadable(ix);
+	free(ix->unreadable);
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
 	ac_source_options_free(&ix->opts);
@@ -134,14 +151,47 @@ static void place_gemini(ac_source_index *ix, ac_source_session *s)
 		s->cwd = strdup(ix->opts.workspace);
 }
 
+/* Keeps a file left out with what it said (path, when the reason does
+ * not name it, and reason escaped: a file name is anyone's bytes). */
+static int note_unreadable(ac_source_index *ix, const char *path, const char *reason)
+{
+	ac_buf line = AC_BUF_INIT;
+	int rc = 0;
+
+	if (ix->n_unreadable == ix->cap_unreadable) {
+		size_t cap = ix->cap_unreadable ? ix->cap_unreadable * 2 : 8;
+		struct unreadable *grown = realloc(ix->unreadable, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->unreadable = grown;
+		ix->cap_unreadable = cap;
+	}
+	if (path && ((rc = ac_text_sanitize(&line, path, strlen(path))) == 0))
+		rc = ac_buf_printf(&line, ": ");
+	if (rc == 0)
+		rc = ac_text_sanitize(&line, reason, strlen(reason));
+	if (rc == 0)
+		ix->unreadable[ix->n_unreadable++] = (struct unreadable){ix->kind,
+									  ac_buf_detach(&line)};
+	ac_buf_free(&line);
+	return rc ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
+}
+
 static int found(const char *path, const struct stat *st, void *ctx)
 {
 	ac_source_index *ix = ctx;
-	json_t *at = json_object_get(ix->by_path, path);
+	json_t *at;
 	size_t i = 0;
 	bool changed = false;
 	int rc;
 
+	/* Every id and path is held in JSON (this index, the cache, --json):
+	 * a name that is not UTF-8 cannot be, nor be shown as it is and given
+	 * back to the tool. No tool writes one: counted, not read. */
+	if (!ac_text_is_utf8(path, strlen(path)))
+		return note_unreadable(ix, path, "the file name is not valid UTF-8");
+	at = json_object_get(ix->by_path, path);
 	if (at) {
 		i = (size_t)json_integer_value(at);
 	} else if ((rc = add_slot(ix, path, &i))) {
@@ -156,9 +206,14 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	if (rc == AC_ENOMEM)
 		return rc;
 	if (rc) {
-		/* Gone since it was listed, or not a regular file: left out. */
+		/* Gone since it was listed: left out. Unreadable (not a regular
+		 * file any more, no permission): left out and counted. */
+		if (rc != AC_ENOTFOUND)
+			rc = note_unreadable(ix, NULL, ac_error_last());
+		else
+			rc = 0;
 		ac_error_clear();
-		return 0;
+		return rc;
 	}
 	ix->slots[i].seen = ix->generation;
 	if (changed) {
@@ -238,6 +293,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	ix->generation++;
 	ix->read = 0;
+	forget_unreadable(ix);
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
 		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
 
@@ -262,6 +318,23 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	if (out_read)
 		*out_read = ix->read;
 	return 0;
+}
+
+size_t ac_source_index_unreadable(const ac_source_index *ix, const char **out_first)
+{
+	if (out_first)
+		*out_first = ix->n_unreadable ? ix->unreadable[0].reason : NULL;
+	return ix->n_unreadable;
+}
+
+const char *ac_source_index_unreadable_at(const ac_source_index *ix, size_t i,
+					  ac_source_kind *out_kind)
+{
+	if (i >= ix->n_unreadable)
+		return NULL;
+	if (out_kind)
+		*out_kind = ix->unreadable[i].kind;
+	return ix->unreadable[i].reason;
 }
 
 ac_source_session *const *ac_source_index_list(ac_source_index *ix, size_t *out_n)

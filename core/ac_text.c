@@ -197,6 +197,34 @@ static int sanitize(ac_text_sink emit, void *ctx, const char *text, size_t len, 
 	return i > run_start ? emit(text + run_start, i - run_start, ctx) : 0;
 }
 
+bool ac_text_is_utf8(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, n;
+	uint32_t cp;
+
+	while (i < len) {
+		uint64_t word;
+
+		/* ASCII, the common case, eight bytes at a time. */
+		if (len - i >= 8) {
+			memcpy(&word, s + i, 8);
+			if (!(word & UINT64_C(0x8080808080808080))) {
+				i += 8;
+				continue;
+			}
+		}
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!(n = utf8_decode(&cp, s + i, len - i)))
+			return false;
+		i += n;
+	}
+	return true;
+}
+
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 {
 	size_t used;

@@ -9,6 +9,7 @@
 
 #include "ac_buf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Appends text[0..len) to out with everything that could drive a terminal
@@ -19,6 +20,11 @@
  * bytes that are not valid UTF-8 as "\xNN". Printable UTF-8
  * (CJK, emoji) passes unchanged. 0 or AC_ENOMEM. */
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
+
+/* Whether text[0..len) is valid UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF; a NUL byte is valid), as jansson requires of
+ * every string it holds. */
+bool ac_text_is_utf8(const char *text, size_t len);
 
 /* ac_text_sanitize() over a text given in pieces (a file read in blocks),
  * with line breaks and tabs kept as they are: a document shown whole.

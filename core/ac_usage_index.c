@@ -2,12 +2,16 @@
  * (ac_usage_report.h says what is kept and why). The file is binary,
  * little-endian, read through a cursor that checks every length against
  * the bytes left, and closed by an FNV-1a checksum: a file an attacker or
- * a crash wrote is thrown away whole and rebuilt, never half believed. */
+ * a crash wrote is thrown away whole and rebuilt, never half believed.
+ * The checksum proves the file whole, not that its writer was agentctl
+ * (anyone can compute it): every count, length, time and string is
+ * checked as if there were none. */
 #include "ac_usage_index.h"
 
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -163,13 +167,16 @@ static uint64_t get_u64(cursor *c)
 }
 
 /* A string, allocated; NULL for "" when empty_null, and on failure
- * (c->bad set: too long, past the end, a NUL inside, or out of memory). */
+ * (c->bad set: too long, past the end, a NUL inside, not UTF-8 (every
+ * string ends up in a JSON report, which cannot hold one), or out of
+ * memory). */
 static char *get_str(cursor *c, bool empty_null)
 {
 	uint64_t len = get_u64(c);
 	char *s;
 
-	if (c->bad || len > STR_MAX || len > c->left || memchr(c->p, '\0', (size_t)len)) {
+	if (c->bad || len > STR_MAX || len > c->left || memchr(c->p, '\0', (size_t)len) ||
+	    !ac_text_is_utf8((const char *)c->p, (size_t)len)) {
 		c->bad = true;
 		return NULL;
 	}

@@ -8,6 +8,7 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_text.h"
 #include "ac_time.h"
 #include "ac_turn_usage.h"
 
@@ -213,7 +214,8 @@ static int add_record(const ac_usage_record *r, void *ctx)
 	return ac_usage_entry_add(&rd->s->index->entries[rd->at], r);
 }
 
-/* The session a file's name gives: its base name without ".jsonl". */
+/* The session a file's name gives: its base name without ".jsonl" (cut
+ * to size at a character's start: it is shown and put in JSON). */
 static const char *stem(char *buf, size_t size, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -224,6 +226,8 @@ static const char *stem(char *buf, size_t size, const char *path)
 	if (len > 6 && !strcmp(base + len - 6, ".jsonl"))
 		len -= 6;
 	snprintf(buf, size, "%.*s", (int)len, base);
+	for (len = strlen(buf); len && !ac_text_is_utf8(buf, len);)
+		buf[--len] = '\0';
 	return buf;
 }
 
@@ -428,6 +432,13 @@ static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
 		}
 		if (lstat(path.data, &st) != 0)
 			goto next;
+		/* A name that is not UTF-8 cannot name a session or project in
+		 * a report (nor in the index): no tool writes one. Counted. */
+		if ((S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && wanted(name, source))) &&
+		    !ac_text_is_utf8(name, strlen(name))) {
+			s->set->files_skipped++;
+			goto next;
+		}
 		if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX)
 			rc = walk(s, path.data, source, depth + 1);
 		else if (S_ISREG(st.st_mode) && wanted(name, source))
@@ -478,8 +489,21 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 		    strlen(names[i]->d_name) < sizeof(id) &&
 		    ac_turn_usage_load(&loaded, sessions_dir, stem(id, sizeof(id), names[i]->d_name),
 				       NULL) == 0) {
-			json_array_append_new(set->rows, json_string(id));
-			json_array_append_new(set->rows, loaded);
+			/* The id goes in JSON: one that is not UTF-8 (a session
+			 * id may hold any byte past ASCII) is counted, not read. */
+			if (!ac_text_is_utf8(id, strlen(id))) {
+				set->files_skipped++;
+				json_decref(loaded);
+				goto next;
+			}
+			if (json_array_append_new(set->rows, json_string(id))) {
+				json_decref(loaded);
+				loaded = NULL;
+			}
+			if (!loaded || json_array_append_new(set->rows, loaded)) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				goto next;
+			}
 			json_array_foreach(json_object_get(loaded, "turns"), k, row) {
 				const json_t *u = json_object_get(row, "usage");
 				const char *when = json_string_value(json_object_get(row, "timestamp"));
@@ -507,6 +531,7 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 					break;
 			}
 		}
+next:
 		free(names[i]);
 	}
 	free(names);

@@ -1,8 +1,10 @@
 /* Fuzz target: what `agentctl usage` reads from files anyone can write:
- * its index (a cache file: loaded whole or refused, never half believed)
+ * its index (a cache file: loaded whole or refused, never half believed,
+ * whatever its checksum says: anyone can compute one)
  * and the usage lines of Claude Code transcripts and Codex rollouts. The
  * first byte picks which; the rest is the file. */
 #include "ac_error.h"
+#include "ac_text.h"
 #include "ac_usage_index.h"
 #include "ac_usage_record.h"
 
@@ -26,6 +28,11 @@ static int check_record(const ac_usage_record *r, void *ctx)
 	return 0;
 }
 
+static bool is_text(const char *s)
+{
+	return !s || ac_text_is_utf8(s, strlen(s));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ac_usage_file_state st = {0};
@@ -43,15 +50,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		if (write(fd, data + 1, size - 1) == (ssize_t)(size - 1) &&
 		    ac_usage_index_load(&index, &rebuilt, path) == 0) {
-			/* Loaded whole (and then every bucket is within its hour) or
-			 * refused whole. */
+			/* Loaded whole (and then every bucket is within its hour and
+			 * every string is text a report can hold, whatever the
+			 * checksum said) or refused whole. */
 			if (rebuilt && index->n)
 				abort();
-			for (size_t i = 0; i < index->n; i++)
-				for (size_t k = 0; k < index->entries[i].n_buckets; k++)
-					if (index->entries[i].buckets[k].last_ms -
-						    index->entries[i].buckets[k].hour_ms >= 3600000)
+			for (size_t i = 0; i < index->n; i++) {
+				const ac_usage_entry *e = &index->entries[i];
+
+				if (!is_text(e->path) || !is_text(e->state.session_id) ||
+				    !is_text(e->state.project) || !is_text(e->state.model))
+					abort();
+				for (size_t k = 0; k < e->n_buckets; k++)
+					if (e->buckets[k].last_ms - e->buckets[k].hour_ms >= 3600000 ||
+					    !is_text(e->buckets[k].model))
 						abort();
+			}
 		}
 		ac_usage_index_free(index);
 		close(fd);

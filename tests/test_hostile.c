@@ -164,6 +164,16 @@ static void test_invalid_utf8_and_nul(void **state)
 	EXPECT("\xed\xa0\x80", "\\xED\\xA0\\x80"); /* an encoded surrogate */
 	EXPECT("\xe6\x97", "\\xE6\\x97");        /* cut short */
 	EXPECT("한국어 日本語 😀", "한국어 日本語 😀");
+	/* What is shown escaped above is exactly what is not UTF-8 (and so
+	 * cannot name a transcript or stand in a JSON report). */
+	assert_false(ac_text_is_utf8("\xff\xfe", 2));
+	assert_false(ac_text_is_utf8("\xc0\xaf", 2));
+	assert_false(ac_text_is_utf8("\xed\xa0\x80", 3));
+	assert_false(ac_text_is_utf8("\xe6\x97", 2));
+	assert_false(ac_text_is_utf8("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
+	assert_true(ac_text_is_utf8("a\0b", 3));
+	assert_true(ac_text_is_utf8("한국어 日本語 😀", strlen("한국어 日本語 😀")));
+	assert_true(ac_text_is_utf8("", 0));
 }
 
 static int counter(const ac_scan_match *m, void *ctx)

@@ -321,6 +321,75 @@ static void test_garbage_is_counted_never_fatal(void **state)
 	free(path);
 }
 
+/* Copies rel (a fixture file) to the new name dst under home. */
+static void copy_as(const char *home, const char *rel, const char *dst)
+{
+	char *from = tu_path(home, rel), *to = tu_path(home, dst), *bytes;
+	size_t len;
+
+	bytes = tu_read_file(from, &len);
+	tu_write_file(to, bytes, len);
+	free(bytes);
+	free(from);
+	free(to);
+}
+
+#define G1_DIR "/.gemini/tmp/747424084ee33457bf25e37cb475c633f7c039d0929285912c1658a2b887d688/chats/"
+#define C1_DIR "/.codex/sessions/2025/10/01/"
+
+/* A file or folder name that is not UTF-8 (no tool writes one: a planted
+ * file) is counted and named, escaped, and every other transcript still
+ * lists: before, one such name failed the whole refresh as "out of memory"
+ * and listed nothing. */
+static void test_a_name_not_utf8_is_counted_not_fatal(void **state)
+{
+	fixture *f = *state;
+	char *folder = tu_path(f->home, "/.claude/projects/-work-fixture-project-\xff");
+	const char *first = NULL;
+	size_t n;
+
+	copy_as(f->home, "/.claude/projects/-work-fixture-project/" S1 ".jsonl",
+		"/.claude/projects/-work-fixture-project/\xff\xfe.jsonl");
+	assert_int_equal(mkdir(folder, 0755), 0);
+	copy_as(f->home, S2_PATH, "/.claude/projects/-work-fixture-project-\xff/" S2 ".jsonl");
+	copy_as(f->home, C1_DIR "rollout-2025-10-01T11-00-00-" C1 ".jsonl",
+		C1_DIR "rollout-2025-10-01T11-00-00-\xc0\xaf.jsonl");
+	copy_as(f->home, G1_DIR "session-2025-10-01T13-00-5e1f0c3a.json",
+		G1_DIR "session-2025-10-01T13-00-\xed\xa0\x80.json");
+	assert_non_null(refresh_find(f, S1));
+	ac_source_index_list(f->index, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(ac_source_index_unreadable(f->index, &first), 4);
+	assert_non_null(first);
+	assert_non_null(strstr(first, "\\xFF"));
+	assert_non_null(strstr(first, ": the file name is not valid UTF-8"));
+	assert_null(strchr(first, '\xff'));
+	{
+		size_t per_kind[AC_SOURCE_COUNT] = {0};
+		ac_source_kind kind;
+
+		for (size_t i = 0; ac_source_index_unreadable_at(f->index, i, &kind); i++)
+			per_kind[kind]++;
+		assert_int_equal(per_kind[AC_SOURCE_CLAUDE], 2);
+		assert_int_equal(per_kind[AC_SOURCE_CODEX], 1);
+		assert_int_equal(per_kind[AC_SOURCE_GEMINI], 1);
+		assert_null(ac_source_index_unreadable_at(f->index, 4, NULL));
+	}
+	/* Every project's: the same four left out, the six others listed. */
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	f->opts.all_projects = true;
+	assert_non_null(refresh_find(f, S1));
+	ac_source_index_list(f->index, &n);
+	assert_int_equal(n, 6);
+	assert_int_equal(ac_source_index_unreadable(f->index, NULL), 4);
+	/* Gone: nothing left out any more. */
+	tu_remove_tree(folder);
+	assert_non_null(refresh_find(f, S1));
+	assert_int_equal(ac_source_index_unreadable(f->index, NULL), 3);
+	free(folder);
+}
+
 static void test_read_only_tree(void **state)
 {
 	fixture *f = *state;
@@ -531,6 +600,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_codex_pending_call_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gemini_chat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_is_counted_never_fatal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_name_not_utf8_is_counted_not_fatal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),

@@ -3,6 +3,8 @@
  * bytes, a shrunk file is read again, a corrupt or forged index is
  * rebuilt) and the reports' sums, filters and unknown prices. */
 #include "ac_error.h"
+#include "ac_text.h"
+#include "ac_usage_index.h"
 #include "ac_usage_record.h"
 #include "ac_usage_report.h"
 
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define OK(expr)                                                                   \
@@ -334,6 +337,99 @@ static void test_index_corrupt_rebuilt(void **state)
 	assert_int_equal(f->set.files_read, 0);
 }
 
+/* Every string of the session report is text: the JSON holds it and the
+ * table prints it (a missing one crashed `usage session`). */
+static void assert_session_rows_are_text(const ac_usage_set *set)
+{
+	ac_usage_report_options o = {AC_USAGE_BY_SESSION, 0, NULL, NULL, 0};
+	json_t *report = NULL, *row;
+	size_t i;
+
+	OK(ac_usage_report(&report, set, &o));
+	assert_true(json_array_size(json_object_get(report, "rows")) > 0);
+	json_array_foreach(json_object_get(report, "rows"), i, row) {
+		assert_true(json_is_string(json_object_get(row, "sessionId")));
+		assert_true(json_is_string(json_object_get(row, "project")));
+	}
+	json_decref(report);
+	for (i = 0; i < set->n; i++)
+		assert_true(ac_text_is_utf8(set->buckets[i].session_id,
+					    strlen(set->buckets[i].session_id)) &&
+			    ac_text_is_utf8(set->buckets[i].project, strlen(set->buckets[i].project)) &&
+			    ac_text_is_utf8(set->buckets[i].model, strlen(set->buckets[i].model)));
+}
+
+/* Forged through the module's own writer (so with a valid checksum): each
+ * string of an entry in turn made not UTF-8. The reader refuses the
+ * whole index, the scan rebuilds it with the same numbers. A checksum
+ * proves the file whole, not that agentctl wrote it. */
+static void test_index_forged_strings_rebuilt(void **state)
+{
+	fixture *f = *state;
+	ac_usage_index *index = NULL;
+	bool rebuilt = false;
+	uint64_t truth;
+
+	scan(f);
+	truth = tokens(f);
+	assert_session_rows_are_text(&f->set);
+	for (int field = 0; field < 4; field++) {
+		ac_usage_entry *e;
+		char **target;
+
+		OK(ac_usage_index_load(&index, &rebuilt, f->index));
+		assert_false(rebuilt);
+		assert_true(index->n > 0);
+		e = &index->entries[0];
+		assert_true(e->n_buckets > 0);
+		target = field == 0 ? &e->state.project : field == 1 ? &e->state.session_id
+			 : field == 2 ? &e->buckets[0].model : &e->path;
+		free(*target);
+		*target = strdup(field == 3 ? "/ws/\xff\xfe.jsonl" : "/ws\xc0\xaf");
+		OK(ac_usage_index_save(index, f->index));
+		ac_usage_index_free(index);
+		/* The reader alone: nothing believed. */
+		OK(ac_usage_index_load(&index, &rebuilt, f->index));
+		assert_true(rebuilt);
+		assert_int_equal(index->n, 0);
+		ac_usage_index_free(index);
+		/* The scan: rebuilt from the files, the same figures, all text. */
+		scan(f);
+		assert_true(f->set.index_rebuilt);
+		assert_int_equal(tokens(f), truth);
+		assert_session_rows_are_text(&f->set);
+	}
+}
+
+/* A transcript (or project folder) whose name is not UTF-8 and that never
+ * names its session would be named by its file: counted and left out,
+ * the others still summed. */
+static void test_name_not_utf8_skipped(void **state)
+{
+	fixture *f = *state;
+	char *folder = tu_path(f->home, ".claude/projects/-w\xfe");
+	char *odd = tu_path(f->home, ".claude/projects/-ws/x\xff.jsonl");
+	char *inside = tu_path(folder, "e4444444.jsonl");
+	static const char line[] = "{\"type\":\"assistant\",\"cwd\":\"/w\",\"requestId\":\"req_odd\","
+				   "\"timestamp\":\"2026-11-22T00:00:00.000Z\",\"message\":{\"id\":"
+				   "\"msg_odd\",\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":7,"
+				   "\"output_tokens\":7}}}\n";
+	uint64_t truth;
+
+	scan(f);
+	truth = tokens(f);
+	tu_write_file(odd, line, strlen(line));
+	assert_int_equal(mkdir(folder, 0755), 0);
+	tu_write_file(inside, line, strlen(line));
+	scan(f);
+	assert_int_equal(f->set.files_skipped, 2);
+	assert_int_equal(tokens(f), truth);
+	assert_session_rows_are_text(&f->set);
+	free(folder);
+	free(odd);
+	free(inside);
+}
+
 /* ---- reports ---- */
 
 static void test_report_daily(void **state)
@@ -417,6 +513,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scan_cancelled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_shrink_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_corrupt_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_forged_strings_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_not_utf8_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumed_session_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_daily, setup, teardown),
 		cmocka_unit_test(test_unknown_model_cost_unknown),

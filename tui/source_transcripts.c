@@ -9,6 +9,7 @@
 #include "ac_source_watch.h"
 #include "ac_time.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,23 @@ static bool same_states(const ui_source *src, const ui_model *m, ac_source_sessi
 	return true;
 }
 
+/* Transcripts left out are said once each time their number changes
+ * (the line names the first), not on every refresh. */
+static void note_unreadable(ui_source *src, ui_model *m)
+{
+	const char *first;
+	size_t n = ac_source_index_unreadable(src->transcripts, &first);
+	char more[96];
+
+	if (n == src->transcripts_unreadable)
+		return;
+	src->transcripts_unreadable = n;
+	if (!n)
+		return;
+	snprintf(more, sizeof(more), "%zu coding-agent transcript%s not read", n, n == 1 ? "" : "s");
+	ui_source_note_problem(m, more, first);
+}
+
 unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 {
 	ac_source_session *const *list;
@@ -127,6 +145,7 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 		}
 		src->transcripts_read = true;
 		src->rows_differ = src->rows_differ || read > 0;
+		note_unreadable(src, m);
 		/* New folders (a new project, a new day of Codex) are watched. */
 		ac_source_watch_update(src->transcripts_watch, src->transcripts);
 	}

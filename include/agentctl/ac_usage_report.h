@@ -51,6 +51,7 @@ typedef struct {
 	size_t files_reread;   /* read again from the start (shrank, replaced) */
 	uint64_t bytes_read;
 	size_t lines_skipped;  /* usage lines that could not be read */
+	size_t files_skipped;  /* transcripts left out: a name that is not UTF-8 */
 	bool index_rebuilt;    /* the index was absent, corrupt or of another version */
 	char *index_unsaved;   /* why the index could not be written (the figures
 				  stand; the next run reads more), or NULL */

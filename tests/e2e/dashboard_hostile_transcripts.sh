@@ -3,8 +3,9 @@
 # folder: a transcript whose file name (the id `claude --resume` takes)
 # reads as an option, whose prompt holds an OSC title, CSI colours, C1,
 # a bidi override and a NUL, beside a line of invalid UTF-8, a 10 MB line
-# and a deeply nested one; links to /dev/zero and outside, and a FIFO, named
-# like transcripts. The dashboard lists the one transcript, shows its text
+# and a deeply nested one; links to /dev/zero and outside, a FIFO, named
+# like transcripts, and a copy whose name is not UTF-8 (said as not read;
+# before, it hid every transcript). The dashboard lists the one transcript, shows its text
 # with the escapes visible (the terminal's title is untouched), stays
 # responsive, and `a` refuses to hand the id to the resume command. A
 # second transcript's cwd climbs out of the workspace ("<ws>/x/../../out"
@@ -12,7 +13,7 @@
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
-at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out" "$ws.pwn"; }
+at_exit() { rm -rf "$home" "$cfg" "$ws.resumed" "$ws.outside" "$ws.out" "$ws.pwn" "$ws.cache"; }
 id=--dangerously-skip-permissions
 slug=$(printf %s "$ws" | sed 's/[^a-zA-Z0-9]/-/g')
 proj=$home/.claude/projects/$slug
@@ -36,6 +37,8 @@ mkdir -p "$ws/x" "$ws.out"
 printf '{"cwd":"%s","sessionId":"%s","type":"user","message":{"role":"user","content":"Climbs out"},"uuid":"u9","timestamp":"2025-10-02T10:00:00.000Z"}\n' \
   "$ws/x/../../$(basename "$ws").out" "$good" >"$proj/$good.jsonl"
 echo secret >"$ws.outside"
+# A name that is not UTF-8: left out and said, the others still listed.
+cp "$proj/$good.jsonl" "$proj/$(printf '\xff\xfe').jsonl"
 ln -s /dev/zero "$proj/zero.jsonl"
 ln -s "$ws.outside" "$proj/outside.jsonl"
 mkfifo "$proj/fifo.jsonl"
@@ -51,6 +54,8 @@ check "no colour escape drew the word red in red" \
 check "the links and the FIFO are not listed (two transcripts)" \
   eval '[ "$(screen | grep -c claude-code)" = 2 ]'
 check "the newer one, climbing out, first" wait_for "Climbs out"
+check "the file named in bytes that are not UTF-8 is said, escaped, not listed" \
+	eval "wait_for '1 coding-agent transcript not read: ' >/dev/null && wait_for '\\xFF\\xFE.jsonl'"
 keys a
 for _ in $(seq 50); do [ -s "$ws.resumed" ] && break; sleep 0.1; done
 check "a resumes it in the workspace, not outside" grep -qx "$good $ws" "$ws.resumed"

@@ -10,13 +10,7 @@
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
-fixtures=$(cd "$(dirname "$0")/../fixtures/usage" && pwd)
-WS=$TMP/ws
-mkdir -p "$WS"
-WS=$(cd "$WS" && pwd -P)
-cp -R "$fixtures/home" "$TMP/home"
-grep -rl '@WS@' "$TMP/home" | xargs sed -i "s|@WS@|$WS|g"
-export HOME=$TMP/home XDG_CACHE_HOME=$TMP/cache
+. "$(dirname "$0")/lib/usage_home.sh"
 
 run usage
 check "daily: exit 0" rc_is 0

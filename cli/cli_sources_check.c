@@ -1,0 +1,131 @@
+/* agentctl sources check [--all-projects] [--json]: what the coding agents'
+ * transcripts (Claude Code, Codex, Gemini CLI) gave, per source: its
+ * folder, how many transcripts list, how many of their lines were not
+ * entries, and each transcript that could not be read at all (a name that
+ * is not UTF-8, no permission), named escaped. Exit 1 when any could not
+ * be read, as `journal check` does for a bad line; the transcripts are
+ * only read. */
+#include "cli.h"
+#include "cli_sources.h"
+
+#include "ac_buf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+	size_t transcripts, malformed, unreadable;
+} source_counts;
+
+static void count(source_counts out[AC_SOURCE_COUNT], ac_source_index *index)
+{
+	ac_source_session *const *list;
+	ac_source_kind kind;
+	size_t n;
+
+	memset(out, 0, AC_SOURCE_COUNT * sizeof(*out));
+	list = ac_source_index_list(index, &n);
+	for (size_t i = 0; i < n; i++) {
+		out[list[i]->kind].transcripts++;
+		out[list[i]->kind].malformed += list[i]->malformed;
+	}
+	for (size_t i = 0; ac_source_index_unreadable_at(index, i, &kind); i++)
+		out[kind].unreadable++;
+}
+
+static json_t *as_json(const source_counts counts[AC_SOURCE_COUNT], ac_source_index *index)
+{
+	const ac_source_options *opts = ac_source_index_options(index);
+	json_t *sources = json_array(), *unreadable = json_array();
+	ac_source_kind kind;
+	const char *reason;
+
+	for (int k = 0; k < AC_SOURCE_COUNT; k++)
+		json_array_append_new(sources, json_pack("{s:s, s:o, s:I, s:I, s:I}", "source",
+				      ac_source_name((ac_source_kind)k), "folder",
+				      opts->dir[k] ? json_string(opts->dir[k]) : json_null(),
+				      "transcripts", (json_int_t)counts[k].transcripts,
+				      "malformedLines", (json_int_t)counts[k].malformed,
+				      "unreadable", (json_int_t)counts[k].unreadable));
+	for (size_t i = 0; (reason = ac_source_index_unreadable_at(index, i, &kind)); i++)
+		json_array_append_new(unreadable, json_pack("{s:s, s:s}", "source",
+							    ac_source_name(kind), "reason", reason));
+	return json_pack("{s:o, s:o}", "sources", sources, "unreadable", unreadable);
+}
+
+static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
+		    ac_source_index *index)
+{
+	const ac_source_options *opts = ac_source_index_options(index);
+	ac_source_kind kind;
+	const char *reason;
+	char figures[128];
+
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		cli_put_cell(out, ac_source_name((ac_source_kind)k), 12);
+		ac_buf_putc(out, ' ');
+		if (!opts->dir[k]) {
+			ac_buf_printf(out, "off\n");
+			continue;
+		}
+		snprintf(figures, sizeof(figures), "%zu listed, %zu malformed lines, %zu unreadable",
+			 counts[k].transcripts, counts[k].malformed, counts[k].unreadable);
+		cli_put_cell(out, figures, 0);
+		ac_buf_printf(out, "  ");
+		cli_put_cell(out, opts->dir[k], 0);
+		ac_buf_putc(out, '\n');
+	}
+	for (size_t i = 0; (reason = ac_source_index_unreadable_at(index, i, &kind)); i++) {
+		ac_buf_printf(out, "! %s: ", ac_source_name(kind));
+		cli_put_cell(out, reason, 0);
+		ac_buf_putc(out, '\n');
+	}
+}
+
+static int check(cli_context *ctx, int argc, char **argv)
+{
+	source_counts counts[AC_SOURCE_COUNT];
+	ac_source_index *index = NULL;
+	ac_buf out = AC_BUF_INIT;
+	bool json = false, all = false;
+	json_t *doc;
+	int status;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--all-projects"))
+			all = true;
+		else
+			return cli_error(CLI_USAGE, "sources check: unexpected '%s'", argv[i]);
+	}
+	if ((status = cli_sources_read(&index, ctx, all)))
+		return status;
+	count(counts, index);
+	if (json) {
+		if (!(doc = as_json(counts, index))) {
+			status = cli_error(CLI_FAILED, "out of memory");
+			goto done;
+		}
+		cli_write_json(doc);
+		json_decref(doc);
+	} else {
+		as_text(&out, counts, index);
+		cli_write(out.data, out.len);
+	}
+	if ((status = cli_finish_output()) == CLI_OK && ac_source_index_unreadable(index, NULL))
+		status = CLI_FAILED;
+done:
+	ac_buf_free(&out);
+	ac_source_index_free(index);
+	return status;
+}
+
+int cli_sources(cli_context *ctx, int argc, char **argv)
+{
+	if (argc == 0)
+		return cli_error(CLI_USAGE, "usage: sources check [--all-projects] [--json]");
+	if (!strcmp(argv[0], "check"))
+		return check(ctx, argc - 1, argv + 1);
+	return cli_error(CLI_USAGE, "sources: unknown command '%s'", argv[0]);
+}
