@@ -235,45 +235,58 @@ static int add_journals(ac_git *g, const char *const *paths)
 	return 0;
 }
 
+int ac_git_nearest_dotgit(ac_buf *out, struct stat *out_st, const char *root)
+{
+	char *dir = realpath(root, NULL), *slash;
+	int rc = AC_ENOTFOUND;
+
+	if (!dir)
+		return ac_error_errno(errno, "%s", root);
+	for (;;) {
+		ac_buf_clear(out);
+		if (ac_buf_printf(out, "%s%s.git", dir, strcmp(dir, "/") ? "/" : "")) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(out->data, out_st) == 0) {
+			rc = 0;
+			break;
+		}
+		if (!strcmp(dir, "/"))
+			break;
+		slash = strrchr(dir, '/');
+		slash[slash == dir] = '\0'; /* "/a" -> "/", "/a/b" -> "/a" */
+	}
+	free(dir);
+	return rc;
+}
+
 /* libgit2 1.5 reports a repository it refuses for its owner as "not
  * found" (with a stray "config value 'safe.directory' was not found"), so
  * the owner is looked at here: the nearest ".git" above root that is not
  * the caller's is git's "dubious ownership". 0 when there is none. */
 static int check_owner(const char *root)
 {
-	char *dir = realpath(root, NULL), *slash;
 	ac_buf path = AC_BUF_INIT;
 	struct stat st;
-	int rc = 0;
+	int rc = ac_git_nearest_dotgit(&path, &st, root);
 
-	for (slash = dir; dir && slash; slash = strrchr(dir, '/')) {
-		ac_buf_clear(&path);
-		if (ac_buf_printf(&path, "%s/.git", dir)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		if (lstat(path.data, &st) == 0) {
-			uid_t owner;
+	if (rc == 0) {
+		const char *dir = path.len > 5 ? path.data : "/";
+		uid_t owner;
 
-			/* git looks at the owner of both the folder and its .git */
-			if (ac_file_foreign_owner(&owner, &st, dir, false))
-				rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
-						  "is owned by uid %ld, not by you (uid %ld); git refuses it "
-						  "unless it is listed in safe.directory", root, dir,
-						  (long)owner, (long)geteuid());
-			break;
-		}
-		if (slash == dir)
-			break;
-		*slash = '\0';
-		if (!*dir) {
-			/* the root folder itself is last */
-			dir[0] = '/';
-			dir[1] = '\0';
-			slash = NULL;
-		}
+		/* git looks at the owner of both the folder and its .git */
+		path.data[path.len - 5] = '\0';
+		if (ac_file_foreign_owner(&owner, &st, dir, false))
+			rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
+					  "is owned by uid %ld, not by you (uid %ld); git refuses it "
+					  "unless it is listed in safe.directory", root, dir,
+					  (long)owner, (long)geteuid());
+	} else if (rc != AC_ENOMEM) {
+		/* none, or root cannot be resolved: libgit2's "not found" stands */
+		ac_error_clear();
+		rc = 0;
 	}
-	free(dir);
 	ac_buf_free(&path);
 	return rc;
 }

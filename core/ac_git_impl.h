@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* A journal family: "<dir><stem>.jsonl", "<dir><stem>-*.jsonl", ".lock"s. */
 typedef struct {
@@ -33,6 +34,10 @@ struct ac_git {
 
 /* True when path (workdir-relative) lies in the workspace. */
 bool ac_git_in_workspace(const ac_git *g, const char *path);
+
+/* The nearest "<folder>/.git" at or above root (any type; lstat() into
+ * *out_st): 0 and its path in out, AC_ENOTFOUND when there is none. */
+int ac_git_nearest_dotgit(ac_buf *out, struct stat *out_st, const char *root);
 
 /* libgit2's last error as AC_EIO "<what>: <reason>". */
 int ac_git_fail(const char *what);
