@@ -20,7 +20,9 @@ typedef struct {
 	/* One form per line, each after "agentctl [-w DIR] ". */
 	const char *usage;
 	/* The subcommands that write agent state, between spaces: before
-	 * they run, agent state is kept out of git (ac_oplog_exclude_agent_state). */
+	 * they run, agent state is kept out of git (ac_oplog_exclude_agent_state).
+	 * ops rollback and revert see to it themselves, after their checks
+	 * (a dry run or a refused one changes nothing). */
 	const char *writes;
 } cli_command;
 
@@ -50,7 +52,7 @@ static const cli_command commands[] = {
 	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"
 	 " [--json]\n"
 	 "ops rollback OPID [--dry-run] [--yes]\n"
-	 "ops revert OPID [--dry-run] [--yes]\n", " record rollback revert "},
+	 "ops revert OPID [--dry-run] [--yes]\n", " record "},
 	{"checkpoint", cli_checkpoint,
 	 "checkpoint list SESSION [--json]\n"
 	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"

@@ -64,7 +64,7 @@ int ac_git_fail_writing(const char *what, const char *file, int saved_errno)
 
 const char *ac_git_repo_file(const ac_git *g, const char *name)
 {
-	static char path[PATH_MAX];
+	static _Thread_local char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s%s",
 		 strcmp(name, "objects") ? sym_git_repository_path(g->repo)

@@ -53,7 +53,7 @@ int ac_git_fail(const char *what);
 int ac_git_fail_writing(const char *what, const char *file, int saved_errno);
 
 /* "<git folder>objects" or "<git folder>index" of g's repository, in a
- * static buffer (one at a time), for ac_git_fail_writing(). */
+ * buffer of the calling thread (one at a time), for ac_git_fail_writing(). */
 const char *ac_git_repo_file(const ac_git *g, const char *name);
 
 /* The commit HEAD points at; *out NULL when HEAD is unborn. Free *out with

@@ -76,7 +76,7 @@ attempt() { # ARGS...: agentctl ARGS on the full disk; RC, ERR
 # state: what must not change: HEAD, the index, the log, the worktree.
 state() {
 	g rev-parse HEAD
-	md5sum <"$WS/.git/index"
+	g ls-files -s # the entries: a put-back rewrites the file's stat data
 	cat "$WS/.agent/operations.jsonl"
 	(cd "$WS" && find . -path ./.git -prune -o -type f -print | LC_ALL=C sort | xargs md5sum)
 }
@@ -154,6 +154,31 @@ if [ "$HOW" = tmpfs ]; then
 	check "then works" rc_is 0
 	OP1=$(tail -1 "$WS/.agent/operations.jsonl" | jq -r .id)
 	printf 'five\n' >"$WS/a.txt"
+fi
+
+# Cut short while writing the worktree: the rollback restores a file of
+# 300 kB whose object git has, with 40 kB free. It says which file and
+# why, and puts the worktree back.
+if [ "$HOW" = tmpfs ]; then
+	head -c 300000 /dev/urandom >"$WS/restored.bin"
+	run ops record --session s1 --type file_write --details '{"path":"restored.bin"}'
+	rm "$WS/restored.bin"
+	run ops record --session s1 --type file_delete --details '{"path":"restored.bin"}'
+	check "midway: the deletion recorded" rc_is 0
+	OPD=$OUT
+	state >"$TMP/before"
+	rm -f "$MNT/filler"
+	avail=$(df -k --output=avail "$MNT" | tail -1)
+	head -c $(((avail - 40) * 1024)) /dev/zero >"$MNT/filler" 2>/dev/null
+	attempt ops rollback "$OPD" --yes
+	rm -f "$MNT/filler"
+	check "midway: exit 1" rc_is 1
+	check "midway: one line naming the file and why ($ERR)" \
+		[ "$(grep -c "ops rollback: $WS/restored.bin: .*$REASON" "$TMP/err")" = 1 ]
+	check "midway: the worktree put back" bash -c "[ ! -e '$WS/restored.bin' ]"
+	state >"$TMP/after"
+	check "midway: HEAD, index, log and files as before" cmp -s "$TMP/before" "$TMP/after"
+	echo "  | $ERR"
 fi
 
 # Room again: both work.
