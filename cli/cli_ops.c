@@ -382,7 +382,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 				 "not a terminal (see what would change with --dry-run)", name, id);
 	if (!dry_run && !yes) {
 		if (run(&result, ws, id, true, NULL) != 0) {
-			status = cli_error(CLI_FAILED, "%s", ac_error_last());
+			status = cli_error(CLI_FAILED, "%s: %s", name, ac_error_last());
 			goto done;
 		}
 		print_plan(&result, id, revert);
@@ -398,7 +398,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 
 		if (notes.len)
 			cli_note("%s", notes.data);
-		status = cli_error(CLI_FAILED, "%s", why ? why : "out of memory");
+		status = cli_error(CLI_FAILED, "%s: %s", name, why ? why : "out of memory");
 		free(why);
 		goto done;
 	}

@@ -7,6 +7,7 @@
 
 #include "ac_discover.h"
 #include "ac_error.h"
+#include "ac_oplog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +19,22 @@ typedef struct {
 	int (*run)(cli_context *ctx, int argc, char **argv);
 	/* One form per line, each after "agentctl [-w DIR] ". */
 	const char *usage;
+	/* The subcommands that write agent state, between spaces: before
+	 * they run, agent state is kept out of git (ac_oplog_exclude_agent_state).
+	 * ops rollback and revert see to it themselves, after their checks
+	 * (a dry run or a refused one changes nothing). */
+	const char *writes;
 } cli_command;
 
 static const cli_command commands[] = {
 	{"demo", cli_demo,
-	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard\n"},
+	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard\n", NULL},
 	{"journal", cli_journal,
 	 "journal log JSON|-\n"
 	 "journal read [--last N] [--all] [--json] [--strict]\n"
 	 "journal query TERM...|\"TERM TERM...\" [--last N] [--all] [--json] [--strict]\n"
 	 "journal check [--all]\n"
-	 "journal rotate\n"},
+	 "journal rotate\n", " log rotate "},
 	{"session", cli_session,
 	 "session list [--json] [--status S] [--user U] [--state S] [--all-projects]\n"
 	 "session show ID [--json]\n"
@@ -39,38 +45,40 @@ static const cli_command commands[] = {
 	 "session compact ID [--force]\n"
 	 "session search TEXT [--json] [--limit N] [--all-projects]\n"
 	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
-	 "session export ID --format md|html [-o FILE]\n"},
+	 "session export ID --format md|html [-o FILE]\n",
+	 " create append record-turn pause resume complete fail compact fork "},
 	{"ops", cli_ops,
 	 "ops list [--session ID] [--json] | show OPID [--patch]\n"
 	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"
 	 " [--json]\n"
 	 "ops rollback OPID [--dry-run] [--yes]\n"
-	 "ops revert OPID [--dry-run] [--yes]\n"},
+	 "ops revert OPID [--dry-run] [--yes]\n", " record "},
 	{"checkpoint", cli_checkpoint,
 	 "checkpoint list SESSION [--json]\n"
 	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"
 	 " [--version V] [--tombstone] [--json]\n"
 	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
-	 "checkpoint auto SESSION on|off\n"},
+	 "checkpoint auto SESSION on|off\n", " create rollback auto "},
 	{"memo", cli_memo,
 	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]\n"
-	 "memo list TENANT OWNER SCOPE [--json]\n"},
+	 "memo list TENANT OWNER SCOPE [--json]\n", " write append "},
 	{"artifact", cli_artifact,
-	 "artifact list SESSION [--json] | show SESSION ID\n"},
+	 "artifact list SESSION [--json] | show SESSION ID\n", NULL},
 	{"trace", cli_trace,
-	 "trace show SESSION [--json]\n"},
+	 "trace show SESSION [--json]\n", NULL},
 	{"sandbox", cli_sandbox,
-	 "sandbox mirror|sync TENANT SESSION DIR\n"},
+	 "sandbox mirror|sync TENANT SESSION DIR\n", " mirror sync "},
 	{"storage", cli_storage,
-	 "storage check | migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]\n"},
+	 "storage check | migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]\n",
+	 " migrate "},
 	{"usage", cli_usage,
-	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n"},
+	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n", NULL},
 	{"sources", cli_sources,
-	 "sources check [--all-projects] [--json]\n"},
+	 "sources check [--all-projects] [--json]\n", NULL},
 	{"gc", cli_gc,
-	 "gc [--keep N] [--older-than AGE] [--dry-run]\n"},
+	 "gc [--keep N] [--older-than AGE] [--dry-run]\n", NULL},
 	{"config", cli_config,
-	 "config show [--origin] [--json] | trust [--sha256 HEX]\n"},
+	 "config show [--origin] [--json] | trust [--sha256 HEX]\n", NULL},
 };
 
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
@@ -148,6 +156,18 @@ static int help(int argc, char **argv)
 				 argv[0]);
 	put_usage(stdout, cmd, "usage: agentctl [-w DIR] ");
 	return cli_finish_output();
+}
+
+/* True when running cmd with argv writes agent state (the dashboard's
+ * actions see to it themselves: opening it writes nothing). */
+static bool writes_agent_state(const cli_command *cmd, int argc, char **argv)
+{
+	char word[64];
+
+	if (!cmd || !cmd->writes || argc < 1 || strlen(argv[0]) > sizeof(word) - 3)
+		return false;
+	snprintf(word, sizeof(word), " %s ", argv[0]);
+	return strstr(cmd->writes, word) != NULL;
 }
 
 static bool is_help(int argc, char **argv, int i)
@@ -280,6 +300,11 @@ int main(int argc, char **argv)
 	status = find_workspace(&ctx, cmd, &found);
 	if (status == CLI_OK)
 		status = open_workspace(&ctx);
+	/* Before the first write, so a `git add -A` meanwhile finds it too. */
+	if (status == CLI_OK && !ctx.read_only &&
+	    writes_agent_state(cmd, argc - first - 1, argv + first + 1) &&
+	    ac_oplog_exclude_agent_state(&ctx.ws) != 0)
+		cli_note("agent state not kept out of git: %s", ac_error_last());
 	if (status == CLI_OK)
 		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
 			     : cli_dashboard(&ctx);

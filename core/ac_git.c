@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int ac_git_fail(const char *what)
@@ -24,6 +25,52 @@ int ac_git_fail(const char *what)
 	const git_error *e = sym_git_error_last();
 
 	return ac_error_set(AC_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* The errno of a file system that takes no more (full, quota, read-only,
+ * file size limit), 0 for any other. */
+static int full_errno(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EROFS || e == EFBIG ? e : 0;
+}
+
+int ac_git_fail_writing(const char *what, const char *file, int saved_errno)
+{
+	static const int kinds[] = {ENOSPC, EDQUOT, EROFS, EFBIG};
+	const git_error *e = sym_git_error_last();
+	const char *reason = e && e->message ? e->message : "";
+	const char *slash = strrchr(file, '/');
+	char folder[PATH_MAX];
+	struct statvfs fs;
+	int full = full_errno(saved_errno);
+
+	/* libgit2 writes its reason with strerror() when it kept errno. */
+	for (size_t i = 0; !full && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strstr(reason, strerror(kinds[i])))
+			full = kinds[i];
+	/* A lost reason, or one from a later step (an object a failed write
+	 * left out is then "not found"), on a file system with no block left. */
+	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+	if (!full && statvfs(folder, &fs) == 0 && fs.f_bavail == 0)
+		return ac_error_set(AC_ENOSPACE, "%s: writing %s: %s%s%s%s", what, file, strerror(ENOSPC),
+				    *reason ? " (" : "", reason, *reason ? ")" : "");
+	if (full)
+		return ac_error_set(full == ENOSPC || full == EDQUOT ? AC_ENOSPACE : AC_EIO,
+				    "%s: writing %s: %s", what, file, strerror(full));
+	if (!*reason || strstr(reason, "callback returned"))
+		reason = saved_errno ? strerror(saved_errno) : "libgit2 error";
+	return ac_error_set(AC_EIO, "%s: %s", what, reason);
+}
+
+const char *ac_git_repo_file(const ac_git *g, const char *name)
+{
+	static _Thread_local char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s",
+		 strcmp(name, "objects") ? sym_git_repository_path(g->repo)
+					 : sym_git_repository_commondir(g->repo),
+		 name);
+	return path;
 }
 
 /* path as an absolute path without ".", ".." or repeated slashes, by text
@@ -188,45 +235,58 @@ static int add_journals(ac_git *g, const char *const *paths)
 	return 0;
 }
 
+int ac_git_nearest_dotgit(ac_buf *out, struct stat *out_st, const char *root)
+{
+	char *dir = realpath(root, NULL), *slash;
+	int rc = AC_ENOTFOUND;
+
+	if (!dir)
+		return ac_error_errno(errno, "%s", root);
+	for (;;) {
+		ac_buf_clear(out);
+		if (ac_buf_printf(out, "%s%s.git", dir, strcmp(dir, "/") ? "/" : "")) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(out->data, out_st) == 0) {
+			rc = 0;
+			break;
+		}
+		if (!strcmp(dir, "/"))
+			break;
+		slash = strrchr(dir, '/');
+		slash[slash == dir] = '\0'; /* "/a" -> "/", "/a/b" -> "/a" */
+	}
+	free(dir);
+	return rc;
+}
+
 /* libgit2 1.5 reports a repository it refuses for its owner as "not
  * found" (with a stray "config value 'safe.directory' was not found"), so
  * the owner is looked at here: the nearest ".git" above root that is not
  * the caller's is git's "dubious ownership". 0 when there is none. */
 static int check_owner(const char *root)
 {
-	char *dir = realpath(root, NULL), *slash;
 	ac_buf path = AC_BUF_INIT;
 	struct stat st;
-	int rc = 0;
+	int rc = ac_git_nearest_dotgit(&path, &st, root);
 
-	for (slash = dir; dir && slash; slash = strrchr(dir, '/')) {
-		ac_buf_clear(&path);
-		if (ac_buf_printf(&path, "%s/.git", dir)) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			break;
-		}
-		if (lstat(path.data, &st) == 0) {
-			uid_t owner;
+	if (rc == 0) {
+		const char *dir = path.len > 5 ? path.data : "/";
+		uid_t owner;
 
-			/* git looks at the owner of both the folder and its .git */
-			if (ac_file_foreign_owner(&owner, &st, dir, false))
-				rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
-						  "is owned by uid %ld, not by you (uid %ld); git refuses it "
-						  "unless it is listed in safe.directory", root, dir,
-						  (long)owner, (long)geteuid());
-			break;
-		}
-		if (slash == dir)
-			break;
-		*slash = '\0';
-		if (!*dir) {
-			/* the root folder itself is last */
-			dir[0] = '/';
-			dir[1] = '\0';
-			slash = NULL;
-		}
+		/* git looks at the owner of both the folder and its .git */
+		path.data[path.len - 5] = '\0';
+		if (ac_file_foreign_owner(&owner, &st, dir, false))
+			rc = ac_error_set(AC_EIO, "%s: dubious ownership: the repository at %s "
+					  "is owned by uid %ld, not by you (uid %ld); git refuses it "
+					  "unless it is listed in safe.directory", root, dir,
+					  (long)owner, (long)geteuid());
+	} else if (rc != AC_ENOMEM) {
+		/* none, or root cannot be resolved: libgit2's "not found" stands */
+		ac_error_clear();
+		rc = 0;
 	}
-	free(dir);
 	ac_buf_free(&path);
 	return rc;
 }
@@ -310,6 +370,7 @@ void ac_git_free(ac_git *g)
 	free(g->folders);
 	free(g->files);
 	free(g->journals);
+	ac_buf_free(&g->staging);
 	free(g);
 	sym_git_libgit2_shutdown();
 }
@@ -376,8 +437,7 @@ int ac_git_commit_exists(ac_git *g, const char *hash)
 
 static int stage_filter(const char *path, const char *matched, void *payload)
 {
-	const ac_git *g = payload;
-
+	ac_git *g = payload;
 	size_t len = strlen(path);
 
 	(void)matched;
@@ -387,7 +447,12 @@ static int stage_filter(const char *path, const char *matched, void *payload)
 	 * whole commit. */
 	if (len > 0 && path[len - 1] == '/')
 		return 1;
-	return ac_git_in_workspace(g, path) && !ac_git_is_agent_state(g, path) ? 0 : 1;
+	if (!ac_git_in_workspace(g, path) || ac_git_is_agent_state(g, path))
+		return 1;
+	/* libgit2 adds it next: an error then is about this file. */
+	ac_buf_clear(&g->staging);
+	ac_buf_append(&g->staging, path, len);
+	return 0;
 }
 
 #define STAGE_ATTEMPTS 5
@@ -403,13 +468,38 @@ int ac_git_stage(ac_git *g, git_index *index)
 {
 	for (int attempt = 1;; attempt++) {
 		struct timespec pause = {0, 2000000L * attempt};
+		ac_buf what = AC_BUF_INIT;
+		int saved, rc;
 
+		ac_buf_clear(&g->staging);
+		errno = 0;
 		if (sym_git_index_add_all(index, NULL, GIT_INDEX_ADD_DEFAULT, stage_filter, g) == 0)
 			return 0;
-		if (attempt == STAGE_ATTEMPTS)
-			return ac_git_fail("staging the workspace");
-		nanosleep(&pause, NULL);
+		saved = errno;
+		/* A full disk stays full for the next pass. */
+		if (attempt < STAGE_ATTEMPTS && !full_errno(saved)) {
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		if (g->staging.len)
+			ac_buf_printf(&what, "staging %s", g->staging.data);
+		rc = ac_git_fail_writing(what.data ? what.data : "staging the workspace",
+					 ac_git_repo_file(g, "objects"), saved);
+		ac_buf_free(&what);
+		return rc;
 	}
+}
+
+int ac_git_index_save(ac_git *g, git_index *index, git_oid *out_tree)
+{
+	errno = 0;
+	if (sym_git_index_write(index) != 0)
+		return ac_git_fail_writing("updating the index", ac_git_repo_file(g, "index"), errno);
+	errno = 0;
+	if (out_tree && sym_git_index_write_tree(out_tree, index) != 0)
+		return ac_git_fail_writing("saving the staged tree", ac_git_repo_file(g, "objects"),
+					   errno);
+	return 0;
 }
 
 int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_commit *parent,
@@ -426,10 +516,11 @@ int ac_git_make_commit(git_oid *out, ac_git *g, const git_oid *tree_oid, git_com
 		rc = ac_git_fail("making the commit signature");
 		goto done;
 	}
+	errno = 0;
 	if (sym_git_tree_lookup(&tree, g->repo, tree_oid) != 0 ||
 	    sym_git_commit_create(out, g->repo, "HEAD", sig, sig, NULL, message, tree,
 			      parent ? 1 : 0, parents) != 0)
-		rc = ac_git_fail("committing");
+		rc = ac_git_fail_writing("committing", ac_git_repo_file(g, "objects"), errno);
 done:
 	sym_git_tree_free(tree);
 	sym_git_signature_free(sig);
@@ -451,10 +542,8 @@ int ac_git_commit_workspace(char out_hash[AC_GIT_HASH_LEN + 1], ac_git *g, const
 	}
 	if ((rc = ac_git_stage(g, index)))
 		goto done;
-	if (sym_git_index_write(index) != 0 || sym_git_index_write_tree(&tree_oid, index) != 0) {
-		rc = ac_git_fail("writing the index");
+	if ((rc = ac_git_index_save(g, index, &tree_oid)))
 		goto done;
-	}
 	if ((rc = ac_git_head_commit(&head, g->repo)) ||
 	    (rc = ac_git_make_commit(&commit_oid, g, &tree_oid, head, message)))
 		goto done;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* A journal family: "<dir><stem>.jsonl", "<dir><stem>-*.jsonl", ".lock"s. */
 typedef struct {
@@ -28,13 +29,32 @@ struct ac_git {
 	size_t nfiles;
 	ac_git_journal_rule *journals;
 	size_t njournals;
+	ac_buf staging; /* the path ac_git_stage() let libgit2 add last, for its errors */
 };
 
 /* True when path (workdir-relative) lies in the workspace. */
 bool ac_git_in_workspace(const ac_git *g, const char *path);
 
+/* The nearest "<folder>/.git" at or above root (any type; lstat() into
+ * *out_st): 0 and its path in out, AC_ENOTFOUND when there is none. */
+int ac_git_nearest_dotgit(ac_buf *out, struct stat *out_st, const char *root);
+
 /* libgit2's last error as AC_EIO "<what>: <reason>". */
 int ac_git_fail(const char *what);
+
+/* libgit2's last error for a call that writes file (a path in the git
+ * folder), saved_errno being errno as the call left it (the caller
+ * cleared it before). When the file system was full, over quota or
+ * read-only (errno, libgit2's text, or no free block left on file's file
+ * system says so): AC_ENOSPACE or AC_EIO "<what>: writing <file>:
+ * <strerror>", whatever libgit2 said (it may say "failed to read file
+ * into stream", or only "... callback returned -1"). Else as
+ * ac_git_fail(), with the errno text when libgit2 lost its reason. */
+int ac_git_fail_writing(const char *what, const char *file, int saved_errno);
+
+/* "<git folder>objects" or "<git folder>index" of g's repository, in a
+ * buffer of the calling thread (one at a time), for ac_git_fail_writing(). */
+const char *ac_git_repo_file(const ac_git *g, const char *name);
 
 /* The commit HEAD points at; *out NULL when HEAD is unborn. Free *out with
  * sym_git_commit_free(). */
@@ -57,6 +77,10 @@ int ac_git_commit_diff(git_diff **out, ac_git *g, const char *hash);
 /* Brings index to what `git add -A` would make of the workspace, agent
  * state left out; retried while files change under it. */
 int ac_git_stage(ac_git *g, git_index *index);
+
+/* Writes index to its file, then (out_tree not NULL) its tree into the
+ * object store; errors name the file (ac_git_fail_writing()). */
+int ac_git_index_save(ac_git *g, git_index *index, git_oid *out_tree);
 
 /* Commits tree_oid on HEAD with parent (NULL: a root commit) and message;
  * *out receives the commit's id. */

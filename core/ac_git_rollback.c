@@ -11,6 +11,7 @@
 #include "ac_error.h"
 #include "ac_libgit2.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,9 +284,11 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 	r->staged = true;
 	if ((rc = ac_git_stage(g, r->index)))
 		return rc;
+	errno = 0;
 	if (sym_git_index_write_tree(&r->tree_oid, r->index) != 0 ||
 	    sym_git_tree_lookup(&r->current, g->repo, &r->tree_oid) != 0)
-		return ac_git_fail("writing the snapshot tree");
+		return ac_git_fail_writing("writing the snapshot tree", ac_git_repo_file(g, "objects"),
+					   errno);
 	if (r->revert) {
 		/* Not the parent's state: the current one without the commit. */
 		git_tree *merged = NULL;
@@ -298,8 +301,10 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 	if ((rc = make_plan(out, &r->entries, g, r->current, r->target, r->head_tree, r->known)) ||
 	    (rc = ac_git_preflight(g, r->index, out, &out->kept)))
 		return rc;
+	errno = 0;
 	if (out->kept && sym_git_index_write_tree(&r->tree_oid, r->index) != 0)
-		return ac_git_fail("writing the snapshot tree");
+		return ac_git_fail_writing("writing the snapshot tree", ac_git_repo_file(g, "objects"),
+					   errno);
 	return 0;
 }
 
@@ -315,9 +320,8 @@ static int take_snapshot(rollback *r, ac_git_rollback_result *out, ac_git *g,
 		r->snapshot = r->head;
 		r->head = NULL;
 	} else {
-		if (sym_git_index_write(r->index) != 0)
-			return ac_git_fail("writing the index");
-		if ((rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)))
+		if ((rc = ac_git_index_save(g, r->index, NULL)) ||
+		    (rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)))
 			return rc;
 		if (sym_git_commit_lookup(&r->snapshot, g->repo, &oid) != 0)
 			return ac_git_fail("the snapshot commit");
@@ -359,8 +363,12 @@ static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const
 		if (out->items[i].action != AC_GIT_REMOVE)
 			rc = ac_git_write_blob(g, r->index, out->items[i].path, &r->entries[i].id,
 					       r->entries[i].mode);
-	if (rc == 0 && (sym_git_index_write(r->index) != 0 || write_known_tree(r)))
-		rc = ac_git_fail("writing the index");
+	if (rc == 0 && !(rc = ac_git_index_save(g, r->index, NULL))) {
+		errno = 0;
+		if (write_known_tree(r))
+			rc = ac_git_fail_writing("saving the rolled-back tree",
+						 ac_git_repo_file(g, "objects"), errno);
+	}
 	/* Before the commit, so a failed sync still finds HEAD at the
 	 * snapshot for the put-back; the commit itself is not synced (libgit2
 	 * does not fsync; nor did it before). */

@@ -10,8 +10,11 @@
 #include "ac_error.h"
 #include "ac_file.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define BLOCK_BEGIN "# >>> agentctl: agent state, never committed (managed; edits are replaced) >>>\n"
 #define BLOCK_END "# <<< agentctl <<<\n"
@@ -138,6 +141,17 @@ static void strip_block(ac_buf *out, const char *text)
 		ac_buf_append(out, end + strlen(BLOCK_END), strlen(end + strlen(BLOCK_END)));
 }
 
+/* A link in the git folder is not followed: git's own folders are
+ * written only where they are. */
+static int refuse_link(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return ac_error_set(AC_EDENIED, "%s: a symbolic link: not followed", path);
+	return 0;
+}
+
 int ac_git_exclude_agent_state(ac_git *g)
 {
 	ac_buf path = AC_BUF_INIT, next = AC_BUF_INIT, block = AC_BUF_INIT;
@@ -149,9 +163,11 @@ int ac_git_exclude_agent_state(ac_git *g)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = ac_file_mkdirs(path.data)))
+	if ((rc = refuse_link(path.data)) || (rc = ac_file_mkdirs(path.data)))
 		goto done;
 	ac_buf_printf(&path, "/exclude");
+	if ((rc = refuse_link(path.data)))
+		goto done;
 	rc = ac_file_read(&old, &old_len, path.data);
 	if (rc == AC_ENOTFOUND)
 		ac_error_clear();
@@ -175,6 +191,93 @@ done:
 	ac_buf_free(&path);
 	ac_buf_free(&next);
 	ac_buf_free(&block);
+	return rc;
+}
+
+/* True when the exclude file of the git folder dotgit (a real folder,
+ * "<workdir>.git") holds the block with root's ".agent/" line in it
+ * (ac_file_read() follows no link). */
+static bool block_present(const char *dotgit, const char *root)
+{
+	ac_buf path = AC_BUF_INIT, line = AC_BUF_INIT;
+	char *text = NULL, *real = realpath(root, NULL), *at, *end;
+	size_t len = 0, workdir_len = strlen(dotgit) - 4; /* up to ".git" */
+	bool found = false;
+
+	if (!real || ac_buf_printf(&path, "%s/", real) || strncmp(path.data, dotgit, workdir_len))
+		goto done;
+	put_pattern(&line, path.data + workdir_len, ".agent/", false);
+	ac_buf_clear(&path);
+	if (!line.data || ac_buf_printf(&path, "%s/info/exclude", dotgit) ||
+	    ac_file_read(&text, &len, path.data))
+		goto done;
+	for (at = text; !found && (at = strstr(at, BLOCK_BEGIN)); at++) {
+		if (at != text && at[-1] != '\n')
+			continue;
+		end = strstr(at, BLOCK_END);
+		found = end && memmem(at, (size_t)(end - at), line.data, line.len);
+	}
+done:
+	ac_error_clear();
+	free(real);
+	free(text);
+	ac_buf_free(&path);
+	ac_buf_free(&line);
+	return found;
+}
+
+int ac_git_exclude_ensure(const char *root, const ac_git_protect *protect)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char *seen; /* the root this process has seen to */
+	ac_buf dotgit = AC_BUF_INIT;
+	struct stat st;
+	ac_git *g = NULL;
+	bool foreign;
+	uid_t owner;
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	if (seen && !strcmp(seen, root)) {
+		rc = 0;
+		goto done;
+	}
+	/* Cheap first: no repository, or one that is not ours (git refuses
+	 * it; nothing of it is touched), or the block is there already. */
+	rc = ac_git_nearest_dotgit(&dotgit, &st, root);
+	if (rc == AC_ENOTFOUND) {
+		ac_error_clear();
+		rc = 0;
+		goto seen_to;
+	}
+	if (rc)
+		goto done;
+	dotgit.data[dotgit.len - 5] = '\0'; /* its folder, for the owner test */
+	foreign = ac_file_foreign_owner(&owner, &st, dotgit.len > 5 ? dotgit.data : "/", false);
+	dotgit.data[dotgit.len - 5] = '/';
+	if (foreign || S_ISLNK(st.st_mode))
+		goto seen_to;
+	if (S_ISDIR(st.st_mode) && block_present(dotgit.data, root))
+		goto seen_to;
+	/* A worktree's .git file, or no block yet: git's own view. */
+	rc = ac_git_open(&g, root, protect);
+	/* Without libgit2 agentctl does nothing with git: the command that
+	 * needs it says so. */
+	if (rc == AC_ENOTFOUND || rc == AC_ENOTSUP) {
+		ac_error_clear();
+		rc = 0;
+	} else if (rc == 0) {
+		rc = ac_git_exclude_agent_state(g);
+	}
+	if (rc)
+		goto done;
+seen_to:
+	free(seen);
+	seen = strdup(root);
+done:
+	pthread_mutex_unlock(&lock);
+	ac_git_free(g);
+	ac_buf_free(&dotgit);
 	return rc;
 }
 

@@ -332,14 +332,26 @@ done:
 	return rc;
 }
 
-int ac_oplog_open_git(ac_git **out, const ac_workspace *ws)
+/* ac_git_open() (out) or ac_git_exclude_ensure() (out NULL) with ws's
+ * agent state protected. */
+static int with_protect(ac_git **out, const ac_workspace *ws)
 {
 	const char *folders[] = {ws->sessions_dir, ws->checkpoints_dir, NULL};
 	const char *files[] = {ws->operations_path, NULL};
 	const char *journals[] = {ws->journal_path, NULL};
 	ac_git_protect protect = {folders, files, journals};
 
-	return ac_git_open(out, ws->root, &protect);
+	return out ? ac_git_open(out, ws->root, &protect) : ac_git_exclude_ensure(ws->root, &protect);
+}
+
+int ac_oplog_open_git(ac_git **out, const ac_workspace *ws)
+{
+	return with_protect(out, ws);
+}
+
+int ac_oplog_exclude_agent_state(const ac_workspace *ws)
+{
+	return ws->git_enabled ? with_protect(NULL, ws) : 0;
 }
 
 /* JavaScript's String.prototype.slice(0, max) of UTF-8 text: the bytes of

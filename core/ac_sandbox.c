@@ -357,7 +357,10 @@ static int refresh_file(mirror *m, int folder_fd, const char *folder, const char
 	snprintf(shown, sizeof(shown), "%s/%s", m->dir, key);
 	base = json_string_value(json_object_get(m->files, key));
 	hash_of(want, data, len);
-	rc = read_entry(&current, &current_len, folder_fd, name, m->max_bytes, shown);
+	/* The store's own document may be over the cap: a mirror copy of it,
+	 * no larger than what is already in memory, is read whole. */
+	rc = read_entry(&current, &current_len, folder_fd, name, len > m->max_bytes ? len : m->max_bytes,
+			shown);
 	if (rc == 0) {
 		hash_of(have, current, current_len);
 		free(current);
@@ -368,11 +371,17 @@ static int refresh_file(mirror *m, int folder_fd, const char *folder, const char
 			m->out->kept++;
 			return 0;
 		}
-	} else if (rc != AC_ENOTFOUND && rc != AC_EDENIED) {
+	} else if (rc == AC_EDENIED) {
+		/* Not a file sync can take (a link, a FIFO, a folder, too large,
+		 * unreadable): it may be the agent's work, which no copy of it
+		 * keeps, so it stays as it is; sync says why once. */
+		ac_error_clear();
+		m->out->kept++;
+		return 0;
+	} else if (rc != AC_ENOTFOUND) {
 		return rc;
 	}
-	/* Absent, unchanged since mirrored, or not a regular file (a planted
-	 * link is replaced by the rename, never followed). */
+	/* Absent, or unchanged since mirrored. */
 	ac_error_clear();
 	if ((rc = put_entry(folder_fd, name, data, len, shown))) {
 		m->out->refused++;
@@ -513,7 +522,7 @@ static int sync_file(mirror *m, const scope_owner *so, int fd, const char *name)
 		if (rc != AC_EDENIED)
 			return rc;
 		m->out->refused++;
-		note(m, ac_error_last(), "not written back");
+		note(m, ac_error_last(), "not written back; left as it is");
 		return ac_error_clear(), 0;
 	}
 	hash_of(have, data, len);

@@ -685,11 +685,22 @@ static void test_foreign_owner(void **state)
 		skip();
 		return;
 	}
+	char *sub = tu_path(f->dir, "sub"), *ws = tu_path(sub, "ws");
+
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(ws, 0755), 0);
 	assert_int_equal(chown(f->dir, 4242, 4242), 0);
 	assert_int_equal(ac_git_open(&g, f->dir, NULL), AC_EIO);
 	assert_null(strstr(ac_error_last(), "not in a git repository"));
 	assert_non_null(strstr(ac_error_last(), "dubious ownership"));
+	/* From a folder inside it too: the nearest .git above is looked at
+	 * (only the workspace's own folder was, which then said "not in a
+	 * git repository"). */
+	assert_int_equal(ac_git_open(&g, ws, NULL), AC_EIO);
+	assert_non_null(strstr(ac_error_last(), "dubious ownership"));
 	assert_int_equal(chown(f->dir, 0, 0), 0);
+	free(ws);
+	free(sub);
 }
 
 /* What HEAD~n's tree holds at path, or NULL. Allocated. */

@@ -396,21 +396,95 @@ static void test_hostile_folder(void **state)
 	assert_false(access(path, F_OK) == 0); /* the refresh wrote nothing through the link */
 	free(path);
 
-	/* A link planted where a document goes: the refresh replaces the
-	 * link, the file it pointed to stays as it was. */
+	/* A link planted where a document goes: the refresh neither writes
+	 * through it nor replaces it (it is what the agent left there); once
+	 * the agent removes it, the store's version comes back. */
 	path = tu_path(f->mirror, "session/NOTES.md");
 	unlink(path);
 	assert_int_equal(symlink(secret, path), 0);
 	memo_put(f, "s1", "session", "NOTES.md", "v2", 2);
 	OK(ac_sandbox_refresh_session(&r, &f->b, "T", "s1", &f->opts));
+	assert_int_equal(r.kept, 1);
+	assert_int_equal(r.written, 0);
 	ac_sandbox_result_free(&r);
 	got = tu_read_file(secret, &len);
 	assert_int_equal(len, 6);
 	assert_memory_equal(got, "secret", 6);
 	free(got);
+	{
+		char target[256];
+		ssize_t target_len = readlink(path, target, sizeof(target));
+
+		assert_int_equal(target_len, (ssize_t)strlen(secret));
+		assert_memory_equal(target, secret, (size_t)target_len);
+	}
+	unlink(path);
+	OK(ac_sandbox_refresh_session(&r, &f->b, "T", "s1", &f->opts));
+	ac_sandbox_result_free(&r);
 	assert_mirror_file(f, "session/NOTES.md", "v2", 2);
 	free(path);
 	free(secret);
+}
+
+/* An edit sync cannot take (over the 16 MiB cap, unreadable, a link) is
+ * never replaced by the store's copy: it stays as the agent left it, byte
+ * for byte, and the note names the file and says why. A second sync and a
+ * refresh after the store changed leave it too. */
+static void test_untakeable_edit_kept(void **state)
+{
+	fixture *f = *state;
+	size_t big_len = AC_SANDBOX_MAX_BYTES + ((size_t)1 << 20), got_len = 0;
+	char *big = malloc(big_len), *path, *got;
+	ac_sandbox_result r;
+
+	assert_non_null(big);
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = (char)('a' + i % 23);
+	memo_put(f, "s1", "session", "NOTES.md", "v1", 2);
+	mirror(f, &r);
+	ac_sandbox_result_free(&r);
+	put_mirror_file(f, "session/NOTES.md", big, big_len);
+
+	sync_mirror(f, &r);
+	assert_int_equal(r.synced, 0);
+	assert_int_equal(r.conflicts, 0);
+	assert_int_equal(r.refused, 1);
+	assert_int_equal(r.written, 0);
+	assert_non_null(r.notes);
+	assert_non_null(strstr(r.notes, "session/NOTES.md: larger than"));
+	assert_string_equal(strchr(r.notes, '\n'), "\n"); /* one line */
+	ac_sandbox_result_free(&r);
+	assert_memo(f, "s1", "session", "NOTES.md", "v1", 2);
+	path = tu_path(f->mirror, "session/NOTES.md");
+	got = tu_read_file(path, &got_len);
+	assert_int_equal(got_len, big_len);
+	assert_memory_equal(got, big, big_len);
+	free(got);
+
+	/* The store changes: a refresh still leaves the agent's file. */
+	memo_put(f, "s1", "session", "NOTES.md", "v2", 2);
+	OK(ac_sandbox_refresh_session(&r, &f->b, "T", "s1", &f->opts));
+	assert_int_equal(r.written, 0);
+	assert_int_equal(r.kept, 1);
+	ac_sandbox_result_free(&r);
+	sync_mirror(f, &r);
+	assert_int_equal(r.refused, 1);
+	assert_int_equal(r.written, 0);
+	ac_sandbox_result_free(&r);
+	got = tu_read_file(path, &got_len);
+	assert_int_equal(got_len, big_len);
+	assert_memory_equal(got, big, big_len);
+	free(got);
+
+	/* Cut back under the cap, it is an edit like any other: the store
+	 * changed since the mirror, so it is a conflict copy. */
+	put_mirror_file(f, "session/NOTES.md", big, 100);
+	sync_mirror(f, &r);
+	assert_int_equal(r.conflicts, 1);
+	ac_sandbox_result_free(&r);
+	assert_mirror_file(f, "session/NOTES.md", "v2", 2);
+	free(path);
+	free(big);
 }
 
 /* Wrong tenant, no registration, bad ids: refused before anything. */
@@ -438,6 +512,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compaction_refreshes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consolidation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_folder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untakeable_edit_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 	};
 

@@ -488,6 +488,10 @@ static void run_undo(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome 
 void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* Each action writes agent state: kept out of `git add -A` first (once
+	 * per process; a failure here leaves the action to say what git did). */
+	if (d->kind != UI_DLG_NONE && ac_oplog_exclude_agent_state(ws) != 0)
+		ac_error_clear();
 	ac_proc_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
 	case UI_DLG_COMPACT:

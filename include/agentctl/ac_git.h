@@ -54,6 +54,18 @@ bool ac_git_is_agent_state(const ac_git *g, const char *path);
  * already current; the file is replaced atomically. 0 or AC_E*. */
 int ac_git_exclude_agent_state(ac_git *g);
 
+/* For every first write of agent state into a workspace (journal log,
+ * session create, ...): when the folder root is in a git repository,
+ * makes sure its exclude file holds the block above, so that the agent
+ * state is kept out of `git add -A` from the start, not from the first
+ * commit on. Cheap: once per process and root (thread-safe), and a
+ * repository whose exclude file holds the block already is only read
+ * (libgit2 is not loaded). Nothing is touched in a repository whose .git
+ * is not the caller's or is a symbolic link, or through a link in it.
+ * 0 (also: no repository, or libgit2 cannot be loaded), or AC_E* when
+ * the block could not be written. */
+int ac_git_exclude_ensure(const char *root, const ac_git_protect *protect);
+
 /* The agent-state paths git already tracks (the index holds them), which
  * the exclude file cannot hide: sorted, a tracked file under the
  * workspace's .agent folder reported as that folder. *out is a

@@ -153,4 +153,9 @@ void ac_oplog_shell_quote(ac_buf *out, const char *text);
  * ac_git_free(). */
 int ac_oplog_open_git(ac_git **out, const ac_workspace *ws);
 
+/* ac_git_exclude_ensure() for ws (its agent state as ac_oplog_open_git()
+ * protects it), unless gitEnabled is off: what a command that writes agent
+ * state calls before its first write. 0 or AC_E*. */
+int ac_oplog_exclude_agent_state(const ac_workspace *ws);
+
 #endif

@@ -43,9 +43,13 @@
  * are read, through descriptors opened without following links, and at
  * most max_bytes of each; the scope folders are opened without following
  * links; files are written by creating a new temp file (O_EXCL|O_NOFOLLOW)
- * and renaming it over the name, which replaces a planted link instead of
- * writing through it. Anything refused is reported by name and skipped;
- * the rest goes on. */
+ * and renaming it over the name, which replaces a link planted meanwhile
+ * instead of writing through it. Anything refused is reported by name and
+ * skipped; the rest goes on. A mirror file sync cannot take (a link, a
+ * FIFO, a folder, over max_bytes, unreadable) is never replaced nor
+ * removed, as it may be the agent's only copy of its work: sync reports
+ * it as refused (one note naming it and why) and refresh leaves it as it
+ * is (counted as kept), until the agent makes it a file sync can take. */
 #ifndef AC_SANDBOX_H
 #define AC_SANDBOX_H
 
@@ -67,7 +71,8 @@ typedef struct {
 typedef struct {
 	size_t mirrors;    /* mirror folders visited */
 	size_t written;    /* files written into the mirror */
-	size_t kept;       /* mirror files left as the agent edited them (not synced yet) */
+	size_t kept;       /* mirror files left as the agent edited them (not synced yet,
+			    * or not a file sync can take) */
 	size_t synced;     /* documents written back to the store */
 	size_t conflicts;  /* edits saved as <name>.conflict-<UTC> instead */
 	size_t refused;    /* entries refused: links, folders, bad names, too big, artifacts */

@@ -187,11 +187,28 @@ check "hostile: a scope folder that is a link is refused" err_has "/agent: not a
 check "hostile: nothing new in the store" eval '[ "$("$AC" -w "$WS" memo list T s1 session | tr "\n" " ")" = "$before" ]'
 check "hostile: the file outside is untouched" eval '[ "$(cat "$OUTSIDE/secret")" = secret ]'
 check "hostile: nothing written through the agent folder link" eval '[ "$(ls "$OUTSIDE" | tr "\n" " ")" = "secret " ]'
-# A link planted where a document goes is replaced, not written through.
+# A link planted where a document goes is neither written through nor
+# replaced (it is what the agent left there); removed, the document is back.
+cp "$M/session/NOTES.md" "$TMP/notes.mirrored"
 rm -f "$M/session/NOTES.md"
 ln -s "$OUTSIDE/secret" "$M/session/NOTES.md"
 "$AC" -w "$WS" sandbox mirror T s1 "$M" >/dev/null 2>&1
-check "hostile: mirror replaces a planted link" eval '[ ! -L "$M/session/NOTES.md" ] && [ "$(cat "$OUTSIDE/secret")" = secret ]'
+check "hostile: mirror leaves a planted link, not written through" eval '[ -L "$M/session/NOTES.md" ] && [ "$(cat "$OUTSIDE/secret")" = secret ]'
+rm -f "$M/session/NOTES.md"
+"$AC" -w "$WS" sandbox mirror T s1 "$M" >/dev/null 2>&1
+check "hostile: the link removed, mirror brings the document back" cmp -s "$M/session/NOTES.md" "$TMP/notes.mirrored"
+# An edit of a document over the 16 MiB cap (issue 23 item 9): refused in
+# one line naming it, exit 1, and the agent's file stays byte for byte
+# (the store's copy does not replace it, now or on a later refresh).
+head -c 17825792 /dev/urandom >"$M/session/NOTES.md"
+cp "$M/session/NOTES.md" "$TMP/notes.big"
+run sandbox sync T s1 "$M"
+check "17 MiB edit: sync exit 1" rc_is 1
+check "17 MiB edit: one line naming it and why" eval '[ "$(grep -c "session/NOTES.md: larger than 16777216 bytes: not written back; left as it is" "$TMP/err")" = 1 ]'
+check "17 MiB edit: the agent's file survives sync" cmp -s "$M/session/NOTES.md" "$TMP/notes.big"
+"$AC" -w "$WS" memo write T s1 session NOTES.md "host change" >/dev/null 2>&1
+check "17 MiB edit: and a store change's refresh" cmp -s "$M/session/NOTES.md" "$TMP/notes.big"
+rm -f "$TMP/notes.big"
 
 # ---- usage and errors ----
 run sandbox mirror T s1
