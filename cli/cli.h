@@ -36,6 +36,10 @@ int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Prints "agentctl: <message>" on stderr as a note; the command goes on. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints "<message>\n" on stdout, sanitised: for a line that quotes an id
+ * (which may hold escape bytes) or a value from a file. */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Parses a whole non-negative decimal number for option name. Prints the
  * usage error itself and returns CLI_USAGE when text is not one. */
 int cli_parse_count(size_t *out, const char *name, const char *text);

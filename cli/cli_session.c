@@ -359,16 +359,16 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	if (rc != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (out.withdrawn)
-		printf("session %s: still running; its pause request withdrawn%s\n", argv[0],
+		cli_say("session %s: still running; its pause request withdrawn%s", argv[0],
 		       out.signalled ? " (its agent, started by agentctl, was continued)" : "");
 	else if (out.pid)
-		printf("session %s %s: the agent started by resumeCommand (pid %ld) took it over\n",
+		cli_say("session %s %s: the agent started by resumeCommand (pid %ld) took it over",
 		       argv[0], verbs[v].done, (long)out.pid);
 	else if (out.signalled)
-		printf("session %s %s (its agent, started by agentctl, was %s)\n", argv[0],
+		cli_say("session %s %s (its agent, started by agentctl, was %s)", argv[0],
 		       verbs[v].done, !strcmp(verb, "pause") ? "stopped" : "continued");
 	else
-		printf("session %s %s\n", argv[0], verbs[v].done);
+		cli_say("session %s %s", argv[0], verbs[v].done);
 	return cli_finish_output();
 }
 
@@ -377,12 +377,12 @@ void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, cons
 			 uint64_t tokens_after, const char *archive)
 {
 	if (!done)
-		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
+		cli_say("session %s: ~%llu tokens (trigger %llu); not compacted: %s", id,
 		       (unsigned long long)tokens_before, (unsigned long long)ws->compact.trigger_tokens,
 		       why_not ? why_not : "nothing to do");
 	else
-		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
-		       "originals archived in %s\n", id, summarized, before,
+		cli_say("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
+		       "originals archived in %s", id, summarized, before,
 		       (unsigned long long)tokens_before, (unsigned long long)tokens_after, archive);
 }
 

@@ -322,7 +322,7 @@ unsigned ui_source_recheck_pending(ui_source *src, ui_model *m)
 		label = pending != AC_PENDING_NONE ? pending_labels[pending] : NULL;
 		alarm = pending != AC_PENDING_NONE && pending_alarm(pending);
 		if (label != row->pending || alarm != row->pending_alarm) {
-			ui_model_set_session_pending(m, row->id, label, alarm);
+			ui_model_set_session_pending(m, row->raw_id, label, alarm);
 			changed = UI_CHANGED_SESSIONS;
 		}
 	}
@@ -424,6 +424,7 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	if (!id)
 		return 0;
 	m->ckpt_session = strdup(id);
+	m->ckpt_session_shown = ui_safe_str(id);
 	if (ac_session_id_check(id) != 0)
 		return 0;
 	/* A database has no folder per session: its listing says. */
