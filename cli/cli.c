@@ -195,6 +195,16 @@ void cli_put_cell(ac_buf *out, const char *text, int width)
 		ac_buf_putc(out, ' ');
 }
 
+void cli_put_string(ac_buf *out, const json_t *value, const char *absent)
+{
+	size_t len = json_string_length(value);
+
+	if (json_is_string(value) && len)
+		ac_buf_append(out, json_string_value(value), len);
+	else
+		ac_buf_append(out, absent, strlen(absent));
+}
+
 void cli_write_json(const json_t *doc)
 {
 	size_t len = 0;

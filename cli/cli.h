@@ -83,6 +83,11 @@ bool cli_write(const void *bytes, size_t len);
  * to width bytes (a table cell). */
 void cli_put_cell(ac_buf *out, const char *text, int width);
 
+/* Appends the JSON string value's bytes whole (a \u0000 in it included:
+ * never cut there; sanitise the text before it is printed), or absent
+ * when value is not a non-empty string. */
+void cli_put_string(ac_buf *out, const json_t *value, const char *absent);
+
 /* Appends text made safe line by line: newlines stay readable (later
  * lines indented by indent), everything else that could drive a terminal
  * is escaped. Clears text. */

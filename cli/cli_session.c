@@ -50,8 +50,9 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 
 static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
-			 "id", s->id, "task", s->task, "status", s->status,
+	/* The task whole, a \u0000 in it included ("s%": with its length). */
+	return json_pack("{s:s, s:s%, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+			 "id", s->id, "task", s->task, ac_session_summary_task_len(s), "status", s->status,
 			 "createdAt", s->created_at, "updatedAt", s->updated_at,
 			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
 			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
@@ -99,7 +100,8 @@ static void seed_row(ac_buf *line, const ac_session_summary *s)
 	cli_put_cell(line, who.data, 20);
 	ac_buf_free(&who);
 	ac_buf_putc(line, ' ');
-	cli_put_cell(line, s->task, 0);
+	/* Whole: a \u0000 shows as ^@, and what follows it is shown too. */
+	ac_text_sanitize(line, s->task, ac_session_summary_task_len(s));
 	ac_buf_putc(line, '\n');
 }
 
@@ -298,8 +300,10 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	}
 	messages = ac_session_messages(session);
 	/* Every field comes from the file: the whole header is sanitised. */
-	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
-		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", ac_session_id(session),
+		      ac_session_status(session));
+	cli_put_string(&text, json_object_get(ac_session_root(session), "task"), "");
+	ac_buf_printf(&text, "\ncreated  %s\nupdated  %s\n",
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
 	{

@@ -151,8 +151,9 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	messages = json_object_get(doc, "conversationHistory");
 	metadata = json_object_get(doc, "metadata");
 	/* Every field was written by an agent: the whole header is sanitised. */
-	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
-		      id, info.status, member(doc, "task"), member(doc, "createdAt"),
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", id, info.status);
+	cli_put_string(&text, json_object_get(doc, "task"), "-");
+	ac_buf_printf(&text, "\ncreated  %s\nupdated  %s\n", member(doc, "createdAt"),
 		      member(doc, "updatedAt"));
 	ac_buf_printf(&text, "host     %s   written by %s\n", or_dash(info.host), or_dash(info.writer));
 	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",

@@ -47,7 +47,7 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 	memset(c, 0, sizeof(*c));
 	c->id = ui_safe_str(s->id);
 	c->raw_id = ui_raw_str(s->id);
-	c->task = ui_safe_str(s->task);
+	c->task = ui_safe_dup(s->task, ac_session_summary_task_len(s));
 	c->status = ui_safe_str(s->status);
 	c->user = ui_safe_str(s->user);
 	c->agent = ui_safe_str(s->agent);
