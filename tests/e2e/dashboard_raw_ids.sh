@@ -61,4 +61,18 @@ check "session pause of the display text pauses that session only" \
 show_out=$("$agentctl" -w "$ws" session show "$evil" 2>&1)
 check "session show ID finds the raw id, shown escaped" \
   eval 'printf "%s\n" "$show_out" | grep -q "^status *running" && ! printf "%s" "$show_out" | grep -q "$(printf "\033")"'
+
+# The longest id a session file can have (AC_SESSION_ID_MAX, 228 bytes):
+# the selection kept its first 191 bytes and the row was "not listed".
+long=$(printf 'L%.0s' $(seq 228))
+put "$long" 2099-01-01T00:00:00.000Z # the newest: the first row
+dashboard 120 30
+check "the longest id is listed" wait_for "LLLLLLLL"
+keys g
+keys p
+check "p asks about it" eval 'wait_for "Pause session" >/dev/null && screen | grep -q "^ *LLLLLLLLLLLLLLLLLLLL"'
+keys y
+check "p paused the session with the longest id" wait_status "$long" paused
+send q
+check "q quits" wait_gone
 finish
