@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void print_line(const char *fmt, va_list ap)
+static void print_line(FILE *to, const char *prefix, const char *fmt, va_list ap)
 {
 	ac_buf raw = AC_BUF_INIT, safe = AC_BUF_INIT;
 	va_list copy;
@@ -33,7 +33,7 @@ static void print_line(const char *fmt, va_list ap)
 		/* Messages quote file names and values from files. */
 		ac_text_sanitize(&safe, raw.data, raw.len);
 	}
-	fprintf(stderr, "agentctl: %s\n", safe.data ? safe.data : fmt);
+	fprintf(to, "%s%s\n", prefix, safe.data ? safe.data : fmt);
 	ac_buf_free(&raw);
 	ac_buf_free(&safe);
 }
@@ -43,7 +43,7 @@ int cli_error(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line(fmt, ap);
+	print_line(stderr, "agentctl: ", fmt, ap);
 	va_end(ap);
 	return status;
 }
@@ -53,7 +53,16 @@ void cli_note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	print_line(fmt, ap);
+	print_line(stderr, "agentctl: ", fmt, ap);
+	va_end(ap);
+}
+
+void cli_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_line(stdout, "", fmt, ap);
 	va_end(ap);
 }
 
@@ -184,6 +193,16 @@ void cli_put_cell(ac_buf *out, const char *text, int width)
 	ac_text_sanitize(out, text, strlen(text));
 	for (int used = (int)(out->len - start); used < width; used++)
 		ac_buf_putc(out, ' ');
+}
+
+void cli_put_string(ac_buf *out, const json_t *value, const char *absent)
+{
+	size_t len = json_string_length(value);
+
+	if (json_is_string(value) && len)
+		ac_buf_append(out, json_string_value(value), len);
+	else
+		ac_buf_append(out, absent, strlen(absent));
 }
 
 void cli_write_json(const json_t *doc)

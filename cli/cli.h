@@ -36,6 +36,10 @@ int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Prints "agentctl: <message>" on stderr as a note; the command goes on. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints "<message>\n" on stdout, sanitised: for a line that quotes an id
+ * (which may hold escape bytes) or a value from a file. */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Parses a whole non-negative decimal number for option name. Prints the
  * usage error itself and returns CLI_USAGE when text is not one. */
 int cli_parse_count(size_t *out, const char *name, const char *text);
@@ -78,6 +82,11 @@ bool cli_write(const void *bytes, size_t len);
 /* Appends text from a file made safe for the terminal, padded with spaces
  * to width bytes (a table cell). */
 void cli_put_cell(ac_buf *out, const char *text, int width);
+
+/* Appends the JSON string value's bytes whole (a \u0000 in it included:
+ * never cut there; sanitise the text before it is printed), or absent
+ * when value is not a non-empty string. */
+void cli_put_string(ac_buf *out, const json_t *value, const char *absent);
 
 /* Appends text made safe line by line: newlines stay readable (later
  * lines indented by indent), everything else that could drive a terminal

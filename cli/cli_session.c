@@ -50,8 +50,9 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 
 static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
-			 "id", s->id, "task", s->task, "status", s->status,
+	/* The task whole, a \u0000 in it included ("s%": with its length). */
+	return json_pack("{s:s, s:s%, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+			 "id", s->id, "task", s->task, ac_session_summary_task_len(s), "status", s->status,
 			 "createdAt", s->created_at, "updatedAt", s->updated_at,
 			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
 			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
@@ -99,7 +100,8 @@ static void seed_row(ac_buf *line, const ac_session_summary *s)
 	cli_put_cell(line, who.data, 20);
 	ac_buf_free(&who);
 	ac_buf_putc(line, ' ');
-	cli_put_cell(line, s->task, 0);
+	/* Whole: a \u0000 shows as ^@, and what follows it is shown too. */
+	ac_text_sanitize(line, s->task, ac_session_summary_task_len(s));
 	ac_buf_putc(line, '\n');
 }
 
@@ -298,8 +300,10 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	}
 	messages = ac_session_messages(session);
 	/* Every field comes from the file: the whole header is sanitised. */
-	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
-		      ac_session_id(session), ac_session_status(session), ac_session_task(session),
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", ac_session_id(session),
+		      ac_session_status(session));
+	cli_put_string(&text, json_object_get(ac_session_root(session), "task"), "");
+	ac_buf_printf(&text, "\ncreated  %s\nupdated  %s\n",
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
 		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
 	{
@@ -359,16 +363,16 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	if (rc != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	if (out.withdrawn)
-		printf("session %s: still running; its pause request withdrawn%s\n", argv[0],
+		cli_say("session %s: still running; its pause request withdrawn%s", argv[0],
 		       out.signalled ? " (its agent, started by agentctl, was continued)" : "");
 	else if (out.pid)
-		printf("session %s %s: the agent started by resumeCommand (pid %ld) took it over\n",
+		cli_say("session %s %s: the agent started by resumeCommand (pid %ld) took it over",
 		       argv[0], verbs[v].done, (long)out.pid);
 	else if (out.signalled)
-		printf("session %s %s (its agent, started by agentctl, was %s)\n", argv[0],
+		cli_say("session %s %s (its agent, started by agentctl, was %s)", argv[0],
 		       verbs[v].done, !strcmp(verb, "pause") ? "stopped" : "continued");
 	else
-		printf("session %s %s\n", argv[0], verbs[v].done);
+		cli_say("session %s %s", argv[0], verbs[v].done);
 	return cli_finish_output();
 }
 
@@ -377,12 +381,12 @@ void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, cons
 			 uint64_t tokens_after, const char *archive)
 {
 	if (!done)
-		printf("session %s: ~%llu tokens (trigger %llu); not compacted: %s\n", id,
+		cli_say("session %s: ~%llu tokens (trigger %llu); not compacted: %s", id,
 		       (unsigned long long)tokens_before, (unsigned long long)ws->compact.trigger_tokens,
 		       why_not ? why_not : "nothing to do");
 	else
-		printf("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
-		       "originals archived in %s\n", id, summarized, before,
+		cli_say("session %s: %zu of %zu messages summarised, ~%llu -> ~%llu tokens; "
+		       "originals archived in %s", id, summarized, before,
 		       (unsigned long long)tokens_before, (unsigned long long)tokens_after, archive);
 }
 

@@ -151,8 +151,9 @@ int cli_session_store_show(const cli_context *ctx, const char *id, bool json)
 	messages = json_object_get(doc, "conversationHistory");
 	metadata = json_object_get(doc, "metadata");
 	/* Every field was written by an agent: the whole header is sanitised. */
-	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     %s\ncreated  %s\nupdated  %s\n",
-		      id, info.status, member(doc, "task"), member(doc, "createdAt"),
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", id, info.status);
+	cli_put_string(&text, json_object_get(doc, "task"), "-");
+	ac_buf_printf(&text, "\ncreated  %s\nupdated  %s\n", member(doc, "createdAt"),
 		      member(doc, "updatedAt"));
 	ac_buf_printf(&text, "host     %s   written by %s\n", or_dash(info.host), or_dash(info.writer));
 	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
@@ -192,7 +193,7 @@ int cli_session_store_set_status(const cli_context *ctx, const char *id, const c
 	if (rc != 0) {
 		exit_status = cli_error(CLI_FAILED, "%s", ac_error_last());
 	} else {
-		printf("session %s %s\n", id, done);
+		cli_say("session %s %s", id, done);
 		exit_status = cli_finish_output();
 	}
 	ac_buf_free(&notes);
@@ -378,7 +379,7 @@ int cli_session_store_compact(const cli_context *ctx, const char *id, bool force
 	/* The store moves large tool results out first (the files' command
 	 * does not): said only when it happened, so the lines agree otherwise. */
 	if (result.externalized)
-		printf("session %s: %zu tool result%s (%llu bytes) moved to artifacts\n", id,
+		cli_say("session %s: %zu tool result%s (%llu bytes) moved to artifacts", id,
 		       result.externalized, result.externalized == 1 ? "" : "s",
 		       (unsigned long long)result.artifact_bytes);
 	cli_print_compacted(ws, id, result.compacted, result.why_not, result.summarized,

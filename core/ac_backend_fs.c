@@ -47,6 +47,13 @@ int ac_backend_id_check(const char *what, const char *id)
 			return ac_error_set(AC_EINVAL, "%s%s", what, why + 10);
 		return ac_error_set(AC_EINVAL, "%s: %s", what, why);
 	}
+	/* The store's own ids (tenants, owners, names, and the sessions
+	 * agents make through it) stay free of control bytes, though a
+	 * session file another program wrote may hold them
+	 * (ac_session_id_check). */
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
+			return ac_error_set(AC_EINVAL, "%s: holds a control byte", what);
 	if (ends_with(id, len, ".tmp") || ends_with(id, len, ".lock"))
 		return ac_error_set(AC_EINVAL, "%s '%.64s': must not end in .tmp or .lock", what, id);
 	return 0;

@@ -27,8 +27,30 @@ static unsigned long long usage_of(const json_t *usage, const char *key)
 	return v > 0 ? (unsigned long long)v : 0;
 }
 
+/* The task column listings read (schema 5), from doc's task: "" when it
+ * has none. PostgreSQL's text holds no NUL: a \u0000 in the task is
+ * written there as "^@", as ac_text_sanitize() shows it (the document
+ * keeps the bytes), so a listing shows what follows it too. NULL: out of
+ * memory. */
+static char *task_column(const json_t *doc)
+{
+	const json_t *task = json_object_get(doc, "task");
+	const char *text = json_is_string(task) ? json_string_value(task) : "";
+	size_t len = json_string_length(task);
+	ac_buf out = AC_BUF_INIT;
+	int rc = ac_buf_append(&out, "", 0);
+
+	for (size_t i = 0; rc == 0 && i < len; i++)
+		rc = text[i] ? ac_buf_putc(&out, text[i]) : ac_buf_append(&out, "^@", 2);
+	if (rc) {
+		ac_buf_free(&out);
+		return NULL;
+	}
+	return ac_buf_detach(&out);
+}
+
 /* The row takes what listings read from the document (tenancy, status,
- * times, the usage totals), the document goes in without its history,
+ * times, the usage totals, the task), the document goes in without its history,
  * and the messages get seqs 1..n: one statement, so a crash leaves the
  * whole session or none of it. */
 static int pg_put_session(void *impl, bool *out_created, const char *tenant, const json_t *doc)
@@ -38,8 +60,8 @@ static int pg_put_session(void *impl, bool *out_created, const char *tenant, con
 	const json_t *usage = json_object_get(metadata, "usage");
 	json_t *history = json_object_get(doc, "conversationHistory"), *rest = NULL;
 	char count[24], tokens[24], input[24], output[24], turns[24];
-	char *rest_text = NULL, *history_text = NULL;
-	const char *values[16], *id = member(doc, "id");
+	char *rest_text = NULL, *history_text = NULL, *task = NULL;
+	const char *values[17], *id = member(doc, "id");
 	size_t len;
 	PGresult *res = NULL;
 	int rc;
@@ -55,7 +77,7 @@ static int pg_put_session(void *impl, bool *out_created, const char *tenant, con
 		json_object_del(rest, "conversationHistory");
 	if (!rest || !(rest_text = ac_json_exact_dumps(rest, JSON_COMPACT | JSON_PRESERVE_ORDER, &len)) ||
 	    !(history_text = history ? ac_json_exact_dumps(history, JSON_COMPACT, &len)
-				     : strdup("[]"))) {
+				     : strdup("[]")) || !(task = task_column(doc))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -81,15 +103,16 @@ static int pg_put_session(void *impl, bool *out_created, const char *tenant, con
 	values[13] = turns;
 	values[14] = rest_text;
 	values[15] = history_text;
+	values[16] = task;
 	rc = ac_pg_exec(b->pg, &res, "copying a session",
 			"WITH s AS ("
 			" INSERT INTO sessions (tenant, id, user_id, agent, status, created_at,"
 			"  updated_at, written_by_host, written_by_agent, last_seq, message_count,"
-			"  tokens, input_tokens, output_tokens, turns)"
+			"  tokens, input_tokens, output_tokens, turns, task)"
 			" VALUES ($1, $2, coalesce($3, ''), coalesce($4, ''), coalesce($5, 'running'),"
 			"  coalesce($6::timestamptz, now()), coalesce($7::timestamptz, $6::timestamptz,"
 			"  now()), $8, $9, $10::bigint, $10::bigint, $11::bigint, $12::bigint,"
-			"  $13::bigint, $14::bigint)"
+			"  $13::bigint, $14::bigint, $17)"
 			" ON CONFLICT (id) DO NOTHING RETURNING id),"
 			" d AS (INSERT INTO session_documents (tenant, session_id, document)"
 			"  SELECT $1, id, $15::json FROM s),"
@@ -98,7 +121,7 @@ static int pg_put_session(void *impl, bool *out_created, const char *tenant, con
 			"  FROM s, json_array_elements($16::json) WITH ORDINALITY AS e(elem, ord))"
 			" SELECT pg_notify('agentctl', json_build_object('kind', 'session', 'tenant',"
 			" $1::text, 'session', $2::text)::text) FROM s",
-			16, values, NULL);
+			17, values, NULL);
 	if (!rc)
 		*out_created = sym_PQntuples(res) == 1;
 done:
@@ -106,6 +129,7 @@ done:
 	json_decref(rest);
 	free(rest_text);
 	free(history_text);
+	free(task);
 	return rc;
 }
 

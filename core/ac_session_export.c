@@ -73,11 +73,12 @@ static int html_str(ac_buf *out, const char *text)
 }
 
 /* A value on one Markdown line: line breaks visible (^J), HTML's
- * specials as entities, Markdown's punctuation escaped. */
-static int md_inline(ac_buf *out, const char *text)
+ * specials as entities, Markdown's punctuation escaped. text[0..len) may
+ * hold NUL bytes (a task's \u0000): shown as ^@, never cut there. */
+static int md_inline_n(ac_buf *out, const char *text, size_t len)
 {
 	ac_buf safe = AC_BUF_INIT;
-	int rc = ac_text_sanitize(&safe, text, strlen(text));
+	int rc = ac_text_sanitize(&safe, text, len);
 
 	for (size_t i = 0; rc == 0 && i < safe.len; i++) {
 		char c = safe.data[i];
@@ -97,6 +98,11 @@ static int md_inline(ac_buf *out, const char *text)
 	return rc;
 }
 
+static int md_inline(ac_buf *out, const char *text)
+{
+	return md_inline_n(out, text, strlen(text));
+}
+
 /* ---- the header's fields ------------------------------------------------ */
 
 static const char *field(const json_t *object, const char *key)
@@ -104,6 +110,18 @@ static const char *field(const json_t *object, const char *key)
 	const char *value = json_string_value(json_object_get(object, key));
 
 	return value && *value ? value : "-";
+}
+
+/* field() whole: *len receives its bytes, a \u0000 in it included. */
+static const char *field_n(const json_t *object, const char *key, size_t *len)
+{
+	const json_t *value = json_object_get(object, key);
+
+	*len = json_string_length(value);
+	if (json_is_string(value) && *len)
+		return json_string_value(value);
+	*len = 1;
+	return "-";
 }
 
 /* "<sessionId> at message N" / "<sessionId> checkpoint C", or NULL. */
@@ -138,10 +156,14 @@ static int md_begin(ac_buf *out, const json_t *root)
 	if ((rc = put(out, "# Session ")) || (rc = md_inline(out, field(root, "id"))) ||
 	    (rc = put(out, "\n\n")))
 		goto done;
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 4; i++) {
+		size_t len;
+		const char *value = field_n(root, rows[i][1], &len);
+
 		if ((rc = ac_buf_printf(out, "- %s: ", rows[i][0])) ||
-		    (rc = md_inline(out, field(root, rows[i][1]))) || (rc = ac_buf_putc(out, '\n')))
+		    (rc = md_inline_n(out, value, len)) || (rc = ac_buf_putc(out, '\n')))
 			goto done;
+	}
 	for (size_t i = 0; i < 3; i++)
 		if ((rc = ac_buf_printf(out, "- %s: ", tenancy[i][0])) ||
 		    (rc = md_inline(out, field(metadata, tenancy[i][1]))) ||
@@ -225,11 +247,25 @@ static const char html_head[] =
 	"pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5em}"
 	"th{text-align:left;padding-right:1em}section{border-top:1px solid #ccc}</style>\n";
 
-static int html_row(ac_buf *out, const char *name, const char *value)
+static int html_row_n(ac_buf *out, const char *name, const char *value, size_t len)
 {
 	int rc = ac_buf_printf(out, "<tr><th>%s</th><td>", name);
 
-	return rc ? rc : (rc = html_str(out, value)) ? rc : put(out, "</td></tr>\n");
+	return rc ? rc : (rc = html_escape(out, value, len)) ? rc : put(out, "</td></tr>\n");
+}
+
+static int html_row(ac_buf *out, const char *name, const char *value)
+{
+	return html_row_n(out, name, value, strlen(value));
+}
+
+/* The row of root's key, its value whole (field_n()). */
+static int html_field_row(ac_buf *out, const char *name, const json_t *root, const char *key)
+{
+	size_t len;
+	const char *value = field_n(root, key, &len);
+
+	return html_row_n(out, name, value, len);
 }
 
 static int html_begin(ac_buf *out, const json_t *root)
@@ -247,7 +283,7 @@ static int html_begin(ac_buf *out, const json_t *root)
 	    (rc = put(out, "</title>\n</head>\n<body>\n<h1>Session ")) ||
 	    (rc = html_str(out, field(root, "id"))) ||
 	    (rc = put(out, "</h1>\n<table>\n")) ||
-	    (rc = html_row(out, "Task", field(root, "task"))) ||
+	    (rc = html_field_row(out, "Task", root, "task")) ||
 	    (rc = html_row(out, "Status", field(root, "status"))) ||
 	    (rc = html_row(out, "Created", field(root, "createdAt"))) ||
 	    (rc = html_row(out, "Updated", field(root, "updatedAt"))) ||

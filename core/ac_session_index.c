@@ -114,6 +114,13 @@ void ac_session_index_free(ac_session_index *idx)
 	free(idx);
 }
 
+size_t ac_session_summary_task_len(const ac_session_summary *s)
+{
+	size_t n = strlen(s->task);
+
+	return s->task_len > n ? s->task_len : n;
+}
+
 static bool is_session_name(const char *name)
 {
 	size_t len = strlen(name);
@@ -128,14 +135,14 @@ static uint64_t number_of(const ac_json_span *span)
 }
 
 /* Decodes the listed strings into one allocation, so an entry frees once. */
-static int fill_strings(entry *e, const ac_json_span *spans)
+static int fill_strings(entry *e, const ac_json_span *spans, const char *shown_path)
 {
 	static const int string_fields[] = {F_ID, F_TASK, F_STATUS, F_CREATED, F_UPDATED,
 					    F_TENANT, F_USER, F_AGENT};
 	const char **targets[] = {&e->summary.id, &e->summary.task, &e->summary.status,
 				  &e->summary.created_at, &e->summary.updated_at,
 				  &e->summary.tenant, &e->summary.user, &e->summary.agent};
-	size_t total = 0, offsets[8], pos = 0;
+	size_t total = 0, offsets[8], lens[8], pos = 0;
 
 	for (size_t i = 0; i < 8; i++)
 		if (spans[string_fields[i]].type == AC_JSON_STRING)
@@ -149,12 +156,18 @@ static int fill_strings(entry *e, const ac_json_span *spans)
 		offsets[i] = pos;
 		if (s->type == AC_JSON_STRING)
 			ac_json_string_decode(e->strings + pos, &n, s);
-		/* A decoded NUL would end the C string early: keep what precedes. */
 		e->strings[pos + n] = '\0';
+		lens[i] = n;
 		pos += n + 1;
 	}
 	for (size_t i = 0; i < 8; i++)
 		*targets[i] = e->strings + offsets[i];
+	/* The task is kept whole, with its length (a decoded NUL shows as
+	 * "^@" where it is drawn). An id cannot hold one: it names a file. */
+	e->summary.task_len = lens[1];
+	if (strlen(e->summary.id) != lens[0])
+		return ac_error_set(AC_ECORRUPT, "%s: its id holds \\u0000 (an id names a file: "
+				    "it cannot)", shown_path);
 	return 0;
 }
 
@@ -189,7 +202,7 @@ static int parse_entry(entry *e, int dir_fd, const char *shown_path)
 		rc = ac_error_set(AC_ECORRUPT, "%s: conversationHistory is not an array", shown_path);
 		goto done;
 	}
-	if ((rc = fill_strings(e, spans)))
+	if ((rc = fill_strings(e, spans, shown_path)))
 		goto done;
 	if (!*e->summary.id) {
 		rc = ac_error_set(AC_ECORRUPT, "%s: has no id", shown_path);

@@ -19,6 +19,10 @@
 typedef struct {
 	const char *id;
 	const char *task;
+	/* task's bytes, for a task that holds \u0000 (made visible where it
+	 * is shown, never cut there); a writer that leaves it 0 means
+	 * strlen(task). Read it with ac_session_summary_task_len(). */
+	size_t task_len;
 	const char *status;
 	const char *created_at;
 	const char *updated_at;
@@ -34,6 +38,10 @@ typedef struct {
 	 * last good read (only with ac_session_index_keep_last_good()). */
 	bool stale;
 } ac_session_summary;
+
+/* The length of s->task: task_len, or strlen(task) when that is more
+ * (task_len left 0). */
+size_t ac_session_summary_task_len(const ac_session_summary *s);
 
 typedef struct ac_session_index ac_session_index;
 

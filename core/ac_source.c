@@ -248,6 +248,12 @@ static int read_lines(ac_source_session *s, const ac_source_adapter *a, int fd, 
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			if (s->skipping) {
 				s->skipping = false; /* the end of the overlong line */
+			} else if (carry.len + (size_t)(nl - p) > AC_SOURCE_LINE_MAX) {
+				/* Overlong, though its end came in this block: the
+				 * same rule whatever the blocks (the conversation and
+				 * the search drop it too). */
+				s->malformed++;
+				ac_buf_clear(&carry);
 			} else if (carry.len) {
 				if ((rc = ac_buf_append(&carry, p, (size_t)(nl - p))))
 					goto done;
@@ -409,6 +415,8 @@ static int convert_block(const char *bytes, size_t len, void *ctx)
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 		if (c->skipping)
 			c->skipping = false;
+		else if (c->line.len + (size_t)(nl - p) > AC_SOURCE_LINE_MAX)
+			; /* overlong: no message, as read_lines() drops it */
 		else if (ac_buf_append(&c->line, p, (size_t)(nl - p)))
 			return AC_ENOMEM;
 		else if (c->line.len && convert_line(c, c->line.data, c->line.len))

@@ -98,7 +98,10 @@ static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const
 	/* A last line without its newline is still being written: left out,
 	 * as the conversation leaves it. */
 	while (rc == 0 && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (nl > p)
+		/* A line past AC_SOURCE_LINE_MAX makes no message in the
+		 * conversation (ac_source.c): none here either, so that every
+		 * number after it is the one `session show` gives. */
+		if (nl > p && (size_t)(nl - p) <= AC_SOURCE_LINE_MAX)
 			rc = line_messages(&w, a, p, (size_t)(nl - p));
 		p = nl + 1;
 	}

@@ -224,8 +224,9 @@ static void test_journal_with_huge_nested_and_nul_lines(void **state)
 
 static void test_ids_that_climb_out(void **state)
 {
-	const char *bad[] = {"../x", "..", "a/../../etc/passwd", "/etc/passwd", ".hidden",
-			     "x\n", "x\x1b[2J"};
+	/* Control bytes do not climb out: a session file may be named with
+	 * them (test_session.c test_ids_are_checked_before_any_path). */
+	const char *bad[] = {"../x", "..", "a/../../etc/passwd", "/etc/passwd", ".hidden"};
 	char *dir = tu_make_temp_dir();
 	ac_session *s;
 

@@ -73,10 +73,16 @@ static void test_ids_are_checked_before_any_path(void **state)
 {
 	(void)state;
 	char long_id[300];
-	const char *bad[] = {"", "a/b", "..", ".", "../x", ".hidden", "tab\there", "nl\n", "del\x7f"};
+	const char *bad[] = {"", "a/b", "..", ".", "../x", ".hidden"};
+	/* Another program may name a session with control bytes: the id is
+	 * kept as its bytes (and shown escaped), so it can still be acted on
+	 * (issue 23 item 6). */
+	const char *odd[] = {"tab\there", "nl\n", "del\x7f", "evil\x1b[0mX"};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(ac_session_id_check(bad[i]), AC_EINVAL);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		assert_int_equal(ac_session_id_check(odd[i]), 0);
 	/* The limit is what can be written (issue 11 item 12), not NAME_MAX. */
 	memset(long_id, 'a', 256);
 	long_id[256] = '\0';

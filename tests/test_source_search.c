@@ -206,6 +206,53 @@ static void test_counted_lines_keep_numbers(void **state)
 	free(codex_path);
 }
 
+/* A line past AC_SOURCE_LINE_MAX makes no message in the conversation
+ * (`session show`): the search counted it, so every later hit was
+ * numbered one past the message show gives (issue 23 item 10). Also one
+ * that ends right after the limit, within a read block. */
+static void test_overlong_line_keeps_numbers(void **state)
+{
+	static const char head[] = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"";
+	static const char tail[] = "\"}}\n";
+	static const size_t over[] = {AC_SOURCE_LINE_MAX + 2 * 1024 * 1024, AC_SOURCE_LINE_MAX + 1};
+	char *dir = tu_make_temp_dir(), *path = tu_path(dir, "c.jsonl");
+	char *fill = malloc(1024 * 1024);
+	ac_source_session *s;
+
+	(void)state;
+	assert_non_null(fill);
+	memset(fill, 'x', 1024 * 1024);
+	for (size_t k = 0; k < sizeof(over) / sizeof(over[0]); k++) {
+		FILE *f = fopen(path, "w");
+		size_t body = over[k] - (sizeof(head) - 1) - (sizeof(tail) - 2);
+		json_t *conv = NULL;
+
+		assert_non_null(f);
+		fputs("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"alpha one\"}}\n", f);
+		fputs(head, f);
+		for (size_t left = body; left;) {
+			size_t n = left < 1024 * 1024 ? left : 1024 * 1024;
+
+			assert_int_equal(fwrite(fill, 1, n, f), n);
+			left -= n;
+		}
+		fputs(tail, f);
+		fputs("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"omega last\"}}\n", f);
+		assert_int_equal(fclose(f), 0);
+		assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
+		s->id = strdup("c");
+		assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+		assert_int_equal(json_array_size(conv), 2);
+		json_decref(conv);
+		check_numbers(s);
+		ac_source_session_free(s);
+	}
+	free(fill);
+	tu_remove_tree(dir);
+	free(dir);
+	free(path);
+}
+
 /* The items carry the source's name and the index's update, and a
  * search over them finds text in a tool result with its number. */
 static void test_items_carry_source(void **state)
@@ -300,6 +347,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_numbers_are_the_conversations),
+		cmocka_unit_test(test_overlong_line_keeps_numbers),
 		cmocka_unit_test(test_counted_lines_keep_numbers),
 		cmocka_unit_test(test_items_carry_source),
 		cmocka_unit_test(test_fork_of_a_transcript),

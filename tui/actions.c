@@ -149,7 +149,7 @@ void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 	(void)ws;
 	ui_dialog_close(d, m);
 	for (size_t i = 0; i < m->n_sessions && !from; i++)
-		if (!strcmp(m->sessions[i].id, id))
+		if (!strcmp(m->sessions[i].raw_id, id))
 			from = m->sessions[i].status;
 	if (!from) {
 		ui_model_set_action(m, true, "%s %s: the session is not listed", pause ? "pause" : "resume",

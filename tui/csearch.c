@@ -64,9 +64,9 @@ static int item_of(ac_search_item *item, ac_buf *path, const ui_session *s,
 		if (!strcmp(s->source, ac_source_name((ac_source_kind)k)))
 			provider = ac_source_search_provider((ac_source_kind)k);
 	if (s->source && s->path ? ac_buf_printf(path, "%s", s->path)
-				 : ac_buf_printf(path, "%s/%s.json", ws->sessions_dir, s->id))
+				 : ac_buf_printf(path, "%s/%s.json", ws->sessions_dir, s->raw_id))
 		return AC_ENOMEM;
-	*item = (ac_search_item){.id = s->id, .source = s->source ? s->source : "file",
+	*item = (ac_search_item){.id = s->raw_id, .source = s->source ? s->source : "file",
 				 .path = path->data,
 				 .updated_at = *s->updated ? s->updated : s->created,
 				 .provider = provider};
@@ -86,7 +86,7 @@ static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspac
 
 		if (item_of(item, &path, s, ws))
 			break;
-		item->id = strdup(s->id);
+		item->id = strdup(s->raw_id);
 		item->path = ac_buf_detach(&path);
 		item->updated_at = strdup(item->updated_at);
 		e->n++;
@@ -177,7 +177,7 @@ static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *w
 	for (size_t i = 0; i < m->n_sessions; i++) {
 		const ui_session *s = &m->sessions[i];
 		const char *updated = *s->updated ? s->updated : s->created;
-		ac_search_item key = {.id = s->id};
+		ac_search_item key = {.id = s->raw_id};
 		const ac_search_item *was = e->n ? bsearch(&key, by_id_items, e->n,
 							    sizeof(key), by_id) : NULL;
 		ac_buf path = AC_BUF_INIT;
@@ -187,12 +187,12 @@ static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *w
 			continue;
 		if (++changed > SLICE || item_of(&item, &path, s, ws))
 			goto done;
-		ui_model_csearch_remove(m, s->id);
+		ui_model_csearch_remove(m, s->raw_id);
 		search_slice(m, &item, 1, e->needle);
 		ac_buf_free(&path);
 		/* Its item says this update was searched (a new session
 		 * gets one), so the next change is judged against it. */
-		if (remember(e, s->id, updated) != 0)
+		if (remember(e, s->raw_id, updated) != 0)
 			goto done;
 	}
 	ok = true;

@@ -96,7 +96,7 @@ void ui_dash_open_tab(ui_dash *d, ui_tab tab)
 static bool listed_running(const ui_model *m, const char *id)
 {
 	for (size_t i = 0; i < m->n_sessions; i++)
-		if (!strcmp(m->sessions[i].id, id))
+		if (!strcmp(m->sessions[i].raw_id, id))
 			return m->sessions[i].st == UI_STATUS_RUNNING;
 	return false;
 }
@@ -148,7 +148,7 @@ const char *ui_dash_target_session(ui_dash *d)
 		return d->m.ckpt_session;
 	if (d->pane == UI_PANE_SESSIONS &&
 	    ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
-		return d->m.sessions[i].id;
+		return d->m.sessions[i].raw_id;
 	/* The selection follows the id: when its file is gone for now,
 	 * refuse, never act on the neighbour. */
 	if (d->pane == UI_PANE_SESSIONS && d->panes[UI_PANE_SESSIONS].sel[0])
@@ -172,7 +172,7 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 		const char *id = NULL;
 
 		if (ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
-			id = d->m.sessions[i].id;
+			id = d->m.sessions[i].raw_id;
 		if (!id || !d->m.ckpt_session || strcmp(id, d->m.ckpt_session)) {
 			char *copy = id ? strdup(id) : NULL;
 

@@ -92,8 +92,9 @@ void ui_dash_open_tab(ui_dash *d, ui_tab tab);
 void ui_dash_conversation_reloaded(ui_dash *d);
 
 /* The session the operator means: the conversation's, the checkpoints',
- * or the one selected in Sessions (borrowed from the model). NULL, with a
- * status line saying so, when there is none. */
+ * or the one selected in Sessions, as its raw id (ui_session.raw_id;
+ * borrowed from the model). NULL, with a status line saying so, when
+ * there is none. */
 const char *ui_dash_target_session(ui_dash *d);
 
 /* Loads the next theme file (the status line says which, or why not). */

@@ -14,13 +14,14 @@
 
 /* ---- follow the selected session (f) and sort (o) ------------------------ */
 
-static const char *selected_session(const ui_dash *d)
+/* The selected session's raw id (shown: its display form), or NULL. */
+static const char *selected_session(const ui_dash *d, bool shown)
 {
 	size_t i;
 
 	if (!ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
 		return NULL;
-	return d->m.sessions[i].id;
+	return shown ? d->m.sessions[i].id : d->m.sessions[i].raw_id;
 }
 
 bool ui_drill_follow(ui_dash *d, int key)
@@ -59,7 +60,9 @@ static void narrow(ui_pane *p, const char *id)
 
 void ui_drill_sync(ui_dash *d, int cols)
 {
-	const char *id = d->follow_sel ? selected_session(d) : NULL;
+	/* The operations' and events' session names are kept sanitised:
+	 * narrowing compares display forms (it only hides rows). */
+	const char *id = d->follow_sel ? selected_session(d, true) : NULL;
 
 	narrow(&d->panes[UI_PANE_OPS], id);
 	narrow(&d->panes[UI_PANE_JOURNAL], id);
@@ -68,7 +71,7 @@ void ui_drill_sync(ui_dash *d, int cols)
 		d->panes[UI_PANE_JOURNAL].follow = d->strip.follow = true;
 	/* The detail beside the list reads the selected session's messages. */
 	if (cols >= UI_DRILL_WIDE && ui_dash_shown(d) == UI_PANE_SESSIONS && !d->conv_open &&
-	    (id = selected_session(d)) && (!d->m.conv_session || strcmp(d->m.conv_session, id))) {
+	    (id = selected_session(d, false)) && (!d->m.conv_session || strcmp(d->m.conv_session, id))) {
 		char *copy = strdup(id);
 
 		if (copy)

@@ -138,10 +138,10 @@ static bool act_open(ui_dash *d, int key)
 	}
 	if (cur == UI_PANE_SESSIONS) {
 		const ui_conv_hit *hit = ui_model_csearch_hit(&d->m, d->panes[cur].filter,
-							      d->m.sessions[i].id);
+							      d->m.sessions[i].raw_id);
 		size_t message = hit ? hit->message + 1 : 0;
 
-		ui_dash_open_conversation(d, d->m.sessions[i].id);
+		ui_dash_open_conversation(d, d->m.sessions[i].raw_id);
 		/* Found by the filter in its conversation: at that message. */
 		if (message) {
 			d->panes[UI_PANE_CONV].goto_message = message;

@@ -39,6 +39,13 @@ char *ui_safe_str(const char *s)
 	return ui_safe_dup(s, s ? strlen(s) : 0);
 }
 
+char *ui_raw_str(const char *s)
+{
+	char *out = s && *s ? strdup(s) : NULL;
+
+	return out ? out : empty_string;
+}
+
 void ui_sfree(char *s)
 {
 	if (s != empty_string)
@@ -253,6 +260,9 @@ void ui_model_clear_checkpoints(ui_model *m)
 	m->n_ckpts = 0;
 	free(m->ckpt_session);
 	m->ckpt_session = NULL;
+	if (m->ckpt_session_shown)
+		ui_sfree(m->ckpt_session_shown);
+	m->ckpt_session_shown = NULL;
 	m->ckpts_present = false;
 }
 

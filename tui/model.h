@@ -29,6 +29,12 @@ typedef enum {
 /* Every string below is owned by the model, sanitised, never NULL. */
 typedef struct {
 	char *id, *task, *status, *user, *agent, *created, *updated;
+	/* The session's id as stored, byte for byte: its identity, for every
+	 * lookup, action, hook and file (an id holds no NUL: it names a file,
+	 * and a database's text cannot hold one). Never drawn: id is its
+	 * display form, and two ids can look the same there ("a\x1b" and
+	 * "a^["). Never NULL. */
+	char *raw_id;
 	char *host;  /* that last wrote it: a database store records it; "" for files */
 	size_t messages;
 	uint64_t tokens;
@@ -225,7 +231,8 @@ typedef struct {
 	ui_op *ops;              /* file order (oldest first) */
 	size_t n_ops, cap_ops;
 
-	char *ckpt_session;      /* whose checkpoints are loaded, or NULL */
+	char *ckpt_session;      /* whose checkpoints are loaded (raw), or NULL */
+	char *ckpt_session_shown; /* the same sanitised, for titles; NULL with it */
 	ui_checkpoint *ckpts;    /* by version */
 	size_t n_ckpts;
 	bool ckpts_present;      /* the session has a checkpoint folder */
@@ -468,6 +475,7 @@ uint64_t ui_model_next_generation(void);
 /* Shared with tui/source.c, which fills the model. */
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */
 char *ui_safe_str(const char *s);              /* ui_safe_dup of a C string (NULL: "") */
+char *ui_raw_str(const char *s);               /* an unsanitised copy, never drawn (NULL: "") */
 char *ui_safe_line(const char *s, size_t len); /* one line: tabs as spaces, then sanitised */
 /* "REASON | RAW" of a record outside the schema, sanitised; caller frees. */
 char *ui_invalid_text(const char *reason, const char *raw, size_t len);

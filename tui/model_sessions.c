@@ -23,6 +23,7 @@ uint64_t ui_model_next_generation(void)
 void ui_session_free_row(ui_session *s)
 {
 	ui_sfree(s->id);
+	ui_sfree(s->raw_id);
 	ui_sfree(s->task);
 	ui_sfree(s->status);
 	ui_sfree(s->user);
@@ -45,7 +46,8 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 {
 	memset(c, 0, sizeof(*c));
 	c->id = ui_safe_str(s->id);
-	c->task = ui_safe_str(s->task);
+	c->raw_id = ui_raw_str(s->id);
+	c->task = ui_safe_dup(s->task, ac_session_summary_task_len(s));
 	c->status = ui_safe_str(s->status);
 	c->user = ui_safe_str(s->user);
 	c->agent = ui_safe_str(s->agent);
@@ -70,7 +72,7 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 
 static bool same_row(const ui_session *a, const ui_session *b)
 {
-	return !strcmp(a->id, b->id) && !strcmp(a->task, b->task) &&
+	return !strcmp(a->raw_id, b->raw_id) && !strcmp(a->task, b->task) &&
 	       !strcmp(a->status, b->status) && !strcmp(a->updated, b->updated) &&
 	       a->messages == b->messages && a->tokens == b->tokens &&
 	       a->pending == b->pending && !strcmp(a->host, b->host);
@@ -187,7 +189,7 @@ static bool comes_before(const ui_session *row, const ac_backend_session_info *i
 {
 	int c = strcmp(row->updated, info->updated_at);
 
-	return c > 0 || (c == 0 && strcmp(row->id, info->session_id) < 0);
+	return c > 0 || (c == 0 && strcmp(row->raw_id, info->session_id) < 0);
 }
 
 int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info)
@@ -197,7 +199,7 @@ int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_ses
 	int rc;
 
 	for (size_t i = 0; i < m->n_sessions; i++)
-		if (!strcmp(m->sessions[i].id, id)) {
+		if (!strcmp(m->sessions[i].raw_id, id)) {
 			was_at = i;
 			break;
 		}
@@ -275,7 +277,7 @@ void ui_model_clear_sessions(ui_model *m)
 void ui_model_set_session_pending(ui_model *m, const char *id, const char *label, bool alarm)
 {
 	for (size_t i = 0; i < m->n_sessions; i++)
-		if (!strcmp(m->sessions[i].id, id)) {
+		if (!strcmp(m->sessions[i].raw_id, id)) {
 			m->sessions[i].pending = label;
 			m->sessions[i].pending_alarm = alarm;
 			return;

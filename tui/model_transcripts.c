@@ -11,6 +11,7 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 {
 	memset(c, 0, sizeof(*c));
 	c->id = ui_safe_str(r->id);
+	c->raw_id = ui_raw_str(r->id);
 	c->task = ui_safe_str(r->task);
 	c->status = ui_safe_str(ac_session_state_name(r->state));
 	c->user = ui_safe_str("");
@@ -27,7 +28,7 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 
 static bool same(const ui_session *row, const ui_session *fresh)
 {
-	return !strcmp(row->id, fresh->id) && !strcmp(row->task, fresh->task) &&
+	return !strcmp(row->raw_id, fresh->raw_id) && !strcmp(row->task, fresh->task) &&
 	       !strcmp(row->updated, fresh->updated) && row->messages == fresh->messages &&
 	       row->state == fresh->state && row->source == fresh->source;
 }

@@ -137,7 +137,7 @@ unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
 		return told; /* the next update compares again */
 	for (size_t i = 0; i < m->n_sessions; i++) {
-		now[i].id = strdup(m->sessions[i].id);
+		now[i].id = strdup(m->sessions[i].raw_id);
 		/* The derived state (running, waiting, idle, ended; a seed
 		 * session's paused, completed, failed), the same words for every
 		 * source. */

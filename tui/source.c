@@ -322,7 +322,7 @@ unsigned ui_source_recheck_pending(ui_source *src, ui_model *m)
 		label = pending != AC_PENDING_NONE ? pending_labels[pending] : NULL;
 		alarm = pending != AC_PENDING_NONE && pending_alarm(pending);
 		if (label != row->pending || alarm != row->pending_alarm) {
-			ui_model_set_session_pending(m, row->id, label, alarm);
+			ui_model_set_session_pending(m, row->raw_id, label, alarm);
 			changed = UI_CHANGED_SESSIONS;
 		}
 	}
@@ -424,6 +424,7 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 	if (!id)
 		return 0;
 	m->ckpt_session = strdup(id);
+	m->ckpt_session_shown = ui_safe_str(id);
 	if (ac_session_id_check(id) != 0)
 		return 0;
 	/* A database has no folder per session: its listing says. */
@@ -561,8 +562,16 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 		src->tenant = NULL;
 		return rc;
 	}
-	snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s), ac_session_status(s),
-		 ac_session_task(s));
+	{
+		/* The task whole: a \u0000 shows as ^@ (sanitised here, with
+		 * its length; the title is sanitised again, which keeps it). */
+		const json_t *task = json_object_get(ac_session_root(s), "task");
+		char *shown = ui_safe_dup(json_string_value(task), json_string_length(task));
+
+		snprintf(title, sizeof(title), "%.100s  %.12s  %.400s", ac_session_id(s),
+			 ac_session_status(s), shown);
+		ui_sfree(shown);
+	}
 	rc = ui_model_set_conversation(m, id, title, ac_session_messages(s));
 	{
 		/* The inspector's usage: the rows are the truth (ac_turn_usage.h);

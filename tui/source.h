@@ -90,7 +90,7 @@ int ui_source_transcripts_fd(const ui_source *src);
  * readable or not): the dashboard then polls them. */
 bool ui_source_transcript_folders(const ui_source *src);
 
-/* The transcript shown as id (sanitised), or NULL: for resuming it with
+/* The transcript whose id is id (raw, ui_session.raw_id), or NULL: for resuming it with
  * its tool. Borrowed until the next poll. */
 const ac_source_session *ui_source_transcript(const ui_source *src, const char *id);
 

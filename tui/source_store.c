@@ -181,7 +181,6 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
 	bool incremental = src->backend.session.load_after != NULL, appended = false;
 	json_t *doc = NULL, *messages = NULL, *metadata;
-	const char *task;
 	char title[600];
 	int rc;
 
@@ -216,9 +215,16 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	}
 	ui_sfree(m->conv_stale);
 	m->conv_stale = NULL;
-	task = doc ? json_string_value(json_object_get(doc, "task")) : info.task;
-	snprintf(title, sizeof(title), "%.100s  %.12s  %.300s  host %.60s", id, info.status,
-		 task ? task : "", *info.host ? info.host : "-");
+	{
+		/* The document's task whole (a \u0000 shows as ^@). */
+		const json_t *whole = doc ? json_object_get(doc, "task") : NULL;
+		char *shown = whole ? ui_safe_dup(json_string_value(whole), json_string_length(whole))
+				    : ui_safe_str(info.task);
+
+		snprintf(title, sizeof(title), "%.100s  %.12s  %.300s  host %.60s", id, info.status,
+			 shown, *info.host ? info.host : "-");
+		ui_sfree(shown);
+	}
 	/* Appended only: their lines go after the ones shown, which stay. */
 	rc = appended ? ui_model_append_conversation(m, title, messages)
 		      : ui_model_set_conversation(m, id, title, messages);

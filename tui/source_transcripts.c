@@ -47,14 +47,9 @@ const ac_source_session *ui_source_transcript(const ui_source *src, const char *
 	if (!src->transcripts)
 		return NULL;
 	list = ac_source_index_list(src->transcripts, &n);
-	for (size_t i = 0; i < n; i++) {
-		char *shown = ui_safe_str(list[i]->id);
-		bool same = shown && !strcmp(shown, id);
-
-		ui_sfree(shown);
-		if (same)
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i]->id, id))
 			return list[i];
-	}
 	return NULL;
 }
 

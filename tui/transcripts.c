@@ -65,8 +65,8 @@ static const char *run_folder(char into[PATH_MAX], const ac_source_session *s, c
 bool ui_transcripts_resume(ui_dash *d, int key)
 {
 	static const char *const names[] = AC_PROC_PLACEHOLDERS;
-	const char *shown = ui_dash_target_session(d);
-	const ac_source_session *s = shown ? ui_source_transcript(d->src, shown) : NULL;
+	const char *target = ui_dash_target_session(d);
+	const ac_source_session *s = target ? ui_source_transcript(d->src, target) : NULL;
 	const char **template = NULL;
 	const char *values[] = {NULL, NULL};
 	const char *env[] = {"AGENT_SESSION_ID", NULL, NULL};

@@ -75,13 +75,13 @@ static void ckpt_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r
 		return;
 	}
 	if (!m->ckpts_present) {
-		snprintf(extra, sizeof(extra), "of %.60s", m->ckpt_session);
+		snprintf(extra, sizeof(extra), "of %.60s", m->ckpt_session_shown);
 		ui_list_draw_note(v, p, r, active, extra, "no checkpoints for this session yet");
 		return;
 	}
 	/* The rows do not name their session: the title does, as it does
 	 * when there are none. */
-	snprintf(extra, sizeof(extra), "%s  of %.60s", v->name, m->ckpt_session);
+	snprintf(extra, sizeof(extra), "%s  of %.60s", v->name, m->ckpt_session_shown);
 	named.name = extra;
 	ui_list_draw(&named, m, p, r, active, now_ms);
 }

@@ -2,6 +2,7 @@
  * and scrolling, drawing rows with their status accent, and the small
  * formatters (status symbols, ages, counts). */
 #include "screen.h"
+#include "ac_text.h"
 #include "ui_text.h"
 #include "view.h"
 
@@ -302,9 +303,15 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 	p->list_rows = rows;
 	p->list_y = r.y + 2;
 	missing = settle(v, m, p, idx, shown, rows);
-	if (missing)
-		snprintf(extra, sizeof(extra), "-/%zu (%s is gone)", shown, p->sel);
-	else
+	if (missing) {
+		/* A key may be a raw id (the Sessions pane's). */
+		ac_buf key = AC_BUF_INIT;
+
+		ac_text_sanitize(&key, p->sel, strlen(p->sel));
+		snprintf(extra, sizeof(extra), "-/%zu (%.*s is gone)", shown,
+			 (int)sizeof(p->sel), key.data ? key.data : "");
+		ac_buf_free(&key);
+	} else
 		snprintf(extra, sizeof(extra), "%zu/%zu", shown ? p->cursor + 1 : 0, shown);
 	if (shown != n)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " (of %zu)", n);

@@ -115,13 +115,13 @@ void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect 
 		 s->messages);
 	field(&w, "size", cell);
 	field(&w, "updated", *s->updated ? s->updated : s->created);
-	if (m->conv_session && !strcmp(m->conv_session, s->id) && m->conv_usage_total)
+	if (m->conv_session && !strcmp(m->conv_session, s->raw_id) && m->conv_usage_total)
 		usage_lines(m, &w);
 	w.y++;
 	if (w.y >= r.y + r.h)
 		return;
 	screen_put(w.y++, r.x + 1, r.w - 1, UI_ST_HEADER, "Last messages");
-	if (!m->conv_session || strcmp(m->conv_session, s->id))
+	if (!m->conv_session || strcmp(m->conv_session, s->raw_id))
 		screen_put(w.y, r.x + 2, r.w - 3, UI_ST_DIM, "(reading...)");
 	else if (m->conv_error)
 		screen_put(w.y, r.x + 2, r.w - 3, UI_ST_ERROR, m->conv_error);

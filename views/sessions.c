@@ -13,9 +13,10 @@ static size_t sessions_count(const ui_model *m)
 	return m->n_sessions;
 }
 
+/* The raw id: two ids may look the same once escaped. */
 static const char *sessions_key(const ui_model *m, size_t i)
 {
-	return m->sessions[i].id;
+	return m->sessions[i].raw_id;
 }
 
 static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
@@ -30,7 +31,7 @@ static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
 	if (p->host[0] && strcmp(s->host, p->host))
 		return false;
 	/* The filter's text in the session's conversation keeps it too. */
-	return ui_filter_fields(p, fields) || ui_model_csearch_hit(m, p->filter, s->id);
+	return ui_filter_fields(p, fields) || ui_model_csearch_hit(m, p->filter, s->raw_id);
 }
 
 /* Whether the user/agent column fits next to a useful task column. */
@@ -85,7 +86,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 {
 	const ui_session *s = &m->sessions[i];
 	const ui_conv_hit *hit = ui_model_csearch_hit(m, m->conv_search.needle ?
-						      m->conv_search.needle : "", s->id);
+						      m->conv_search.needle : "", s->raw_id);
 	char cell[64], who[400];
 	ac_buf row = AC_BUF_INIT, task = AC_BUF_INIT;
 

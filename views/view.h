@@ -71,12 +71,17 @@ typedef enum {
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
 	char filter[128];    /* "/" filter; "" for none */
-	char sel[192];       /* the selected item's key, kept across updates */
+	/* The selected item's key, kept across updates: whole, or the item
+	 * could never be selected again (a session's raw id is up to 228
+	 * bytes, AC_SESSION_ID_MAX). */
+	char sel[256];
 	bool follow;         /* keep the cursor on the last row as rows arrive */
 	int status_filter;   /* -1: all; else a ui_status */
 	char host[128];      /* only rows last written by this host (h); "" all */
 	int list_y, list_rows; /* where rows were drawn last (mouse clicks) */
-	char session[192];   /* only rows of this session (f: follow the selection); "" all */
+	/* Only rows of this session (f: follow the selection); "" all. Its
+	 * display form, which may be four times the id's bytes. */
+	char session[1024];
 	int sort;            /* the list's order (Sessions: a ui_session_sort) */
 	int state_filter;    /* 0: all; else 1 + an ac_session_state (Sessions: w), so
 			      * that a zeroed pane shows every state */

@@ -62,9 +62,10 @@ static inline uint64_t ac_backend_token_budget(uint64_t budget)
 #define AC_BACKEND_ARTIFACT_THRESHOLD 4096
 
 /* 0 when id may be used as what (for the message: "tenant", "session"...):
- * ac_session_id_check()'s rules (not empty, no '/', no control bytes, not
- * starting with '.'), at most AC_BACKEND_ID_MAX bytes, and not ending in
- * ".tmp" or ".lock" (names the stores keep for themselves). Otherwise
+ * ac_session_id_check()'s rules (not empty, no '/', not starting with
+ * '.'), no control bytes (which a session file's name may hold, but not
+ * an id made through a store), at most AC_BACKEND_ID_MAX bytes, and not
+ * ending in ".tmp" or ".lock" (names the stores keep for themselves). Otherwise
  * AC_EINVAL, the message naming what and why. */
 int ac_backend_id_check(const char *what, const char *id);
 

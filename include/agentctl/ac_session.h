@@ -26,9 +26,14 @@ typedef struct ac_session ac_session;
 #define AC_SESSION_ID_MAX (AC_ATOMIC_NAME_MAX - 5)
 
 /* 0 when id can name a session file: not empty, at most
- * AC_SESSION_ID_MAX bytes, no '/',
- * no NUL or control bytes, not "." or "..", not starting with '.'.
- * Otherwise AC_EINVAL with the reason. Checked before any path is built. */
+ * AC_SESSION_ID_MAX bytes, no '/', not "." or "..", not starting with '.'.
+ * Otherwise AC_EINVAL with the reason. Checked before any path is built.
+ * Any other byte is allowed, control bytes included (another program's
+ * writer may use them): an id is its bytes, compared and passed on as
+ * they are, and made visible (ac_text_sanitize) only where it is shown.
+ * An id holds no NUL: it names a file, and a database's text column
+ * cannot hold one; a document whose "id" holds \u0000 is not a session
+ * of that id. */
 int ac_session_id_check(const char *id);
 
 /* "<dir>/<id>.json" in an allocated string, after checking id. */
