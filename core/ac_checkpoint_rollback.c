@@ -11,6 +11,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_lock.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -242,12 +243,15 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	ac_buf path = AC_BUF_INIT;
 	cut_change change;
 	int64_t now_ms;
-	int rc;
+	int rc, held = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		opts = &defaults;
-	if ((rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
+	/* Held to the end: gc leaves the session's archives and checkpoints
+	 * alone meanwhile (ac_lock_session()). */
+	if ((rc = ac_lock_session(&held, sessions_dir, plan->session_id, false)) ||
+	    (rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
 	if (plan->remove > 0 && opts->cut) {
 		/* The store cuts and archives in its own transaction. */
@@ -292,6 +296,8 @@ done:
 	json_decref(extra);
 	free(archive_relative);
 	ac_buf_free(&path);
+	if (held >= 0)
+		close(held);
 	return rc;
 }
 
