@@ -19,8 +19,9 @@
  *   in it. logs keeps the journal's last_seq: seqs are never reused.
  * The DELETE repeats the plan's conditions with the plan's own limits
  * (its cutoff, its keep, the newest archive it saw), so what is written
- * after the plan stays. A database without agentctl's schema holds
- * nothing to remove and is not created. */
+ * after the plan stays. Ages are judged on the server's clock (which
+ * stamped the records), never this host's. A database without agentctl's
+ * schema holds nothing to remove and is not created. */
 #include "ac_gc.h"
 
 #include "ac_buf.h"
@@ -160,15 +161,37 @@ done:
 	return rc;
 }
 
+/* The age limit on the server's clock, which stamped every record, as an
+ * ISO time: a host whose clock runs ahead (or behind) must not age what
+ * was just written. */
+static int server_cutoff(pg_store *ps, char cutoff[AC_TIME_ISO_LEN + 1], int64_t older_than_ms)
+{
+	char ms[24];
+	const char *values[1] = {ms};
+	PGresult *res = NULL;
+	int rc;
+
+	snprintf(ms, sizeof(ms), "%lld", (long long)older_than_ms);
+	if ((rc = ac_pg_exec(ps->pg, &res, "reading the server's clock",
+			     "SELECT to_char((now() - $1::bigint * interval '1 millisecond')"
+			     " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')",
+			     1, values, NULL)))
+		return rc;
+	snprintf(cutoff, AC_TIME_ISO_LEN + 1, "%s", ac_pg_text(res, 0, 0));
+	sym_PQclear(res);
+	return 0;
+}
+
 static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
 {
 	pg_store *ps = (pg_store *)store;
-	char cutoff[AC_TIME_ISO_LEN + 1], keep[24];
+	char cutoff[AC_TIME_ISO_LEN + 1] = "", keep[24];
 	int rc = 0;
 
 	if (ps->version == 0)
 		return 0;
-	ac_time_format_iso(cutoff, policy->now_ms - policy->older_than_ms);
+	if (policy->older_than_ms > 0 && (rc = server_cutoff(ps, cutoff, policy->older_than_ms)))
+		return rc;
 	snprintf(keep, sizeof(keep), "%zu", policy->keep);
 	for (size_t i = 0; i < N_RULES && !rc; i++) {
 		const pg_rule *rule = &rules[i];
