@@ -22,14 +22,6 @@ jq -n '{id: "s1", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T
 	conversationHistory: [range(0; 300) | {role: (if . % 2 == 0 then "user" else "assistant" end),
 						content: "message \(.)"}]}' >"$S/s1.json"
 
-# Waits (bounded) until the command succeeds: a file appears, a process ends.
-wait_until() {
-	for _ in $(seq 1 1000); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
-}
 archive() { find "$S/.compactions/s1" -type f -name '*.json' -size +0 2>/dev/null | head -n 1; }
 has_archive() { [ -n "$(archive)" ]; }
 # Distinct original messages in the session and in the archives it names

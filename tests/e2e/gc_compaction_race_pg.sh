@@ -25,13 +25,6 @@ psql -Atqc "CREATE DATABASE $DB" >/dev/null
 trap 'exec 7>&- 2>/dev/null; psql -Atqc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 export AGENT_STORAGE_URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$DB"
 sql() { psql -d "$DB" -Atq -v ON_ERROR_STOP=1 -c "$1"; }
-wait_until() {
-	for _ in $(seq 1 1000); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	return 1
-}
 # Original messages in the session and in its archives.
 messages_kept() {
 	sql "select (select count(*) from agentctl.messages where session_id = 's1'
