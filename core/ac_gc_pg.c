@@ -20,7 +20,12 @@
  * The DELETE repeats the plan's conditions with the plan's own limits
  * (its cutoff, its keep, the newest archive it saw), so what is written
  * after the plan stays. Ages are judged on the server's clock (which
- * stamped the records), never this host's. A database without agentctl's
+ * stamped the records), never this host's. Archives and checkpoints of a
+ * session an operator action holds (ac_backend_pg_hold_session()) stay:
+ * their DELETE takes each session's advisory lock without waiting, and
+ * the sessions it could not take are reported (pg_skipped). Each lock
+ * taken lasts to the commit; a DELETE over more sessions than the
+ * server's lock table holds (max_locks_per_transaction) fails whole. A database without agentctl's
  * schema holds nothing to remove and is not created. */
 #include "ac_gc.h"
 

@@ -13,6 +13,12 @@
  *   names (a restore reads it), nor the rollback bookkeeping
  *   (compensated.json), nor an archive younger than AC_GC_GRACE_MS (it may
  *   be one a compaction wrote and is about to name);
+ * - any checkpoint or archive of a session an operator action (compaction,
+ *   checkpoint rollback) is working on, whatever the clocks say: before
+ *   each removal gc takes the session's lock (ac_lock_session()) without
+ *   waiting, skips the session while an action holds it (AC_ECONFLICT
+ *   saying so), and under the lock leaves an archive the session names by
+ *   now;
  * - the live journal, nor a trace whose session is still running or paused;
  * - anything that is not a whole regular file with its final name (temp
  *   files, symbolic links, folders), or that lies outside the store's
