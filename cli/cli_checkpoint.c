@@ -278,6 +278,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	bool latest = false, yes = false;
 	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
 	ac_checkpoint_rollback_result result = {0};
+	ac_checkpoint_uncertain uncertain = AC_CHECKPOINT_UNCERTAIN_STOP;
 	int status;
 
 	for (int a = 0; a < argc; a++) {
@@ -285,6 +286,15 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 			latest = true;
 		else if (!strcmp(argv[a], "--yes"))
 			yes = true;
+		else if (!strcmp(argv[a], "--skip-uncertain") || !strcmp(argv[a], "--rerun-uncertain")) {
+			ac_checkpoint_uncertain chosen = argv[a][2] == 's' ? AC_CHECKPOINT_UNCERTAIN_SKIP
+									  : AC_CHECKPOINT_UNCERTAIN_RERUN;
+
+			if (uncertain != AC_CHECKPOINT_UNCERTAIN_STOP && uncertain != chosen)
+				return cli_error(CLI_USAGE, "checkpoint rollback: --skip-uncertain and "
+						 "--rerun-uncertain exclude each other");
+			uncertain = chosen;
+		}
 		else if (argv[a][0] == '-')
 			return cli_error(CLI_USAGE, "checkpoint rollback: unexpected '%s'", argv[a]);
 		else if (!session)
@@ -305,6 +315,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
+	plan.uncertain = uncertain;
 	if (plan.remove == 0) {
 		ac_buf_append(&out, "session ", 8);
 		put_safe(&out, session);
@@ -346,6 +357,10 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran", plan.remove, result.ran);
 	if (result.skipped)
 		ac_buf_printf(&out, " (%zu had run in an earlier attempt)", result.skipped);
+	if (result.uncertain)
+		ac_buf_printf(&out, "; %zu started by an interrupted attempt %s", result.uncertain,
+			      uncertain == AC_CHECKPOINT_UNCERTAIN_SKIP ? "skipped as if it ran"
+								 : "ran again");
 	if (result.archive_path) {
 		ac_buf_append(&out, "; removed messages archived in ", 31);
 		put_safe(&out, result.archive_path);

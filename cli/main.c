@@ -57,7 +57,7 @@ static const cli_command commands[] = {
 	 "checkpoint list SESSION [--json]\n"
 	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"
 	 " [--version V] [--tombstone] [--json]\n"
-	 "checkpoint rollback SESSION (CKPT|--latest) [--yes]\n"
+	 "checkpoint rollback SESSION (CKPT|--latest) [--yes] [--skip-uncertain|--rerun-uncertain]\n"
 	 "checkpoint auto SESSION on|off\n", " create rollback auto "},
 	{"memo", cli_memo,
 	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]\n"

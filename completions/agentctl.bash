@@ -169,7 +169,7 @@ _agentctl()
 	ops/rollback) opts="--dry-run --yes" ;;
 	checkpoint/list) opts="--json" ;;
 	checkpoint/create) opts="--node --input --input-type --id --version --tombstone --json" ;;
-	checkpoint/rollback) opts="--latest --yes" ;;
+	checkpoint/rollback) opts="--latest --yes --skip-uncertain --rerun-uncertain" ;;
 	memo/list) opts="--json" ;;
 	artifact/list) opts="--json" ;;
 	trace/show) opts="--json" ;;

@@ -68,3 +68,23 @@ int ac_backend_pg_lease(const ac_backend *backend, bool *out_held, const char *n
 	sym_PQclear(res);
 	return 0;
 }
+
+int ac_backend_pg_hold_session(const ac_backend *backend, const char *session_id, bool hold)
+{
+	const char *values[2];
+	ac_backend_pg *b;
+	int rc;
+
+	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
+		return ac_error_set(AC_EINVAL, "session %s: not a PostgreSQL backend", session_id);
+	b = backend->impl;
+	values[0] = session_id;
+	values[1] = b->pg->schema;
+	rc = ac_pg_exec(b->pg, NULL, "the session's operator lock",
+			hold ? "SELECT pg_advisory_lock_shared("
+			       AC_BACKEND_PG_SESSION_LOCK_KEY("$1", "$2") ")"
+			     : "SELECT pg_advisory_unlock_shared("
+			       AC_BACKEND_PG_SESSION_LOCK_KEY("$1", "$2") ")",
+			2, values, NULL);
+	return rc;
+}

@@ -11,6 +11,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_lock.h"
 #include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -188,14 +189,53 @@ static int compensate(const ac_checkpoint_compensation *c, const ac_checkpoint_p
 	return rc;
 }
 
-/* Runs the compensations still due, newest first, recording each. */
+/* Records call c in record (a compensation run or about to): started
+ * (done false) or done, then saves it durably. */
+static int note_call(json_t *record, const ac_checkpoint_compensation *c,
+		     const ac_checkpoint_plan *plan, const char *sessions_dir, bool done,
+		     const char *uncertain)
+{
+	json_t *calls = json_object_get(record, "calls"), *entry = json_object_get(calls, c->call_id);
+	char at[AC_TIME_ISO_LEN + 1];
+
+	ac_time_format_iso(at, ac_time_now_ms());
+	if (!entry || !done) {
+		entry = json_pack("{s:s, s:s, s:s, s:s}", "tool", c->tool, "command", c->argv[0],
+				  "checkpointId", ac_checkpoint_id(plan->checkpoint), "startedAt", at);
+		if (!entry || json_object_set_new(calls, c->call_id, entry))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if (done && (json_object_set_new(entry, "at", json_string(at)) ||
+		     (uncertain && json_object_set_new(entry, "uncertain", json_string(uncertain)))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return save_compensated(record, sessions_dir, plan->session_id);
+}
+
+/* The rollback's stop before a compensation an earlier attempt started
+ * and never finished: one line naming what to check by hand. */
+static int stop_uncertain(const ac_checkpoint_compensation *c, const ac_checkpoint_plan *plan,
+			  const json_t *entry)
+{
+	const char *started = json_string_value(json_object_get(entry, "startedAt"));
+
+	return ac_error_set(AC_EIO, "rollback of session '%s' to checkpoint '%s' stopped: the "
+			    "compensation for tool '%s' call '%s' (command '%s') was started%s%s by "
+			    "an earlier rollback that did not finish, so it may or may not have "
+			    "taken effect; it was not run again and the session history was left "
+			    "unchanged (check it, then roll back with --skip-uncertain to go on "
+			    "as if it ran, or --rerun-uncertain to run it again)", plan->session_id,
+			    ac_checkpoint_id(plan->checkpoint), c->tool, c->call_id, c->argv[0],
+			    started ? " at " : "", started ? started : "");
+}
+
+/* Runs the compensations still due, newest first, each recorded as
+ * started before it runs and as done after. */
 static int run_compensations(ac_checkpoint_rollback_result *out, const ac_checkpoint_plan *plan,
 			     const char *sessions_dir, const char *cwd,
 			     const ac_checkpoint_rollback_options *opts)
 {
 	int timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : AC_CHECKPOINT_TIMEOUT_MS;
 	json_t *record = NULL, *calls;
-	char at[AC_TIME_ISO_LEN + 1];
 	int rc;
 
 	if ((rc = load_compensated(&record, sessions_dir, plan->session_id)))
@@ -203,27 +243,48 @@ static int run_compensations(ac_checkpoint_rollback_result *out, const ac_checkp
 	calls = json_object_get(record, "calls");
 	for (size_t i = 0; i < plan->n_calls; i++) {
 		const ac_checkpoint_compensation *c = &plan->calls[i];
+		const json_t *entry;
 
 		if (!c->argv)
 			continue;
-		if (json_object_get(calls, c->call_id)) {
+		entry = json_object_get(calls, c->call_id);
+		/* Done: an entry with "at" (the only kind older versions wrote). */
+		if (entry && json_object_get(entry, "at")) {
 			out->skipped++;
 			continue;
 		}
+		if (entry) {
+			out->uncertain++;
+			if (plan->uncertain == AC_CHECKPOINT_UNCERTAIN_STOP) {
+				rc = stop_uncertain(c, plan, entry);
+				break;
+			}
+			if (plan->uncertain == AC_CHECKPOINT_UNCERTAIN_SKIP) {
+				out->skipped++;
+				if ((rc = note_call(record, c, plan, sessions_dir, true, "skipped")))
+					break;
+				continue;
+			}
+		}
+		if ((rc = note_call(record, c, plan, sessions_dir, false, NULL)))
+			break;
 		rc = compensate(c, plan, cwd, timeout_ms, out->ran + out->skipped);
 		if (opts->attempted)
 			opts->attempted(c, rc, rc ? ac_error_last() : "", opts->ctx);
-		if (rc)
-			break;
-		out->ran++;
-		ac_time_format_iso(at, ac_time_now_ms());
-		if (json_object_set_new(calls, c->call_id,
-					json_pack("{s:s, s:s}", "tool", c->tool, "at", at)) ||
-		    (rc = save_compensated(record, sessions_dir, plan->session_id))) {
-			if (!rc)
-				rc = ac_error_set(AC_ENOMEM, "out of memory");
+		if (rc) {
+			/* It ran and failed (or never started): not uncertain, a
+			 * retry runs it again. */
+			char *why = strdup(ac_error_last());
+
+			json_object_del(calls, c->call_id);
+			if (save_compensated(record, sessions_dir, plan->session_id) == 0 || !why)
+				ac_error_set(rc, "%s", why ? why : "out of memory");
+			free(why);
 			break;
 		}
+		out->ran++;
+		if ((rc = note_call(record, c, plan, sessions_dir, true, NULL)))
+			break;
 	}
 	json_decref(record);
 	return rc;
@@ -242,12 +303,15 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	ac_buf path = AC_BUF_INIT;
 	cut_change change;
 	int64_t now_ms;
-	int rc;
+	int rc, held = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		opts = &defaults;
-	if ((rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
+	/* Held to the end: gc leaves the session's archives and checkpoints
+	 * alone meanwhile (ac_lock_session()). */
+	if ((rc = ac_lock_session(&held, sessions_dir, plan->session_id, false)) ||
+	    (rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
 	if (plan->remove > 0 && opts->cut) {
 		/* The store cuts and archives in its own transaction. */
@@ -292,6 +356,8 @@ done:
 	json_decref(extra);
 	free(archive_relative);
 	ac_buf_free(&path);
+	if (held >= 0)
+		close(held);
 	return rc;
 }
 

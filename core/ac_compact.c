@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_file.h"
+#include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_proc.h"
 #include "ac_session.h"
@@ -222,6 +223,12 @@ int ac_compact_record(json_t *root, const ac_compact_change *r, uint64_t before,
 	/* Refused rather than replaced: whatever is there is someone's data. */
 	if (metadata && !json_is_object(metadata))
 		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
+	/* Checked under the folder lock, just before the version naming it is
+	 * published: whatever removed it, the session is left as it was. */
+	if (r->archive_path && access(r->archive_path, F_OK) != 0)
+		return ac_error_set(AC_EIO, "session %s: its compaction archive %s is gone (%s: "
+				    "removed while the compaction ran); nothing was changed", r->id,
+				    r->archive_path, strerror(errno));
 	compactions = metadata ? json_object_get(metadata, "compactions") : NULL;
 	if (compactions && !json_is_array(compactions))
 		return ac_error_set(AC_ECORRUPT, "session %s: metadata.compactions is not an array",
@@ -401,10 +408,13 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	bool published = false;
 	int64_t now_ms;
 	ac_compact_change change;
-	int rc;
+	int rc, held = -1;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_session_path(&what, sessions_dir, id)))
+	/* Held until the session names its archive: gc leaves the session's
+	 * files alone meanwhile (ac_lock_session()). */
+	if ((rc = ac_session_path(&what, sessions_dir, id)) ||
+	    (rc = ac_lock_session(&held, sessions_dir, id, false)))
 		goto done;
 	/* A caller's summarise callback takes the messages as one array. */
 	if (opts->summarize) {
@@ -462,7 +472,8 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	give_back_memory();
 	if (opts->after_archive)
 		opts->after_archive(opts->after_archive_ctx);
-	change = (ac_compact_change){id, src.replaced, summary, archive_relative, at, out, opts, false,
+	change = (ac_compact_change){id, src.replaced, summary, archive_relative, archive_path, at,
+			       out, opts, false,
 			       src.messages, out->tokens_before, replaced_tokens, src.text, rest,
 			       out->summarized};
 	src.replaced = NULL; /* the change's now (it may make one) */
@@ -514,5 +525,7 @@ done:
 	free(archive_relative);
 	free(archive_path);
 	free(what);
+	if (held >= 0)
+		close(held);
 	return rc;
 }

@@ -73,6 +73,7 @@ typedef struct {
 	json_t *replaced;         /* the messages that were summarised */
 	const char *summary;
 	const char *archive;      /* relative to the sessions folder */
+	const char *archive_path; /* the same, as a path */
 	const char *at;
 	ac_compact_result *result;
 	const ac_compact_options *opts;
@@ -93,7 +94,8 @@ typedef struct {
  * NULL when out of memory. */
 json_t *ac_compact_summary_message(const char *summary);
 
-/* Checks root's metadata and appends this compaction's record to
+/* Checks root's metadata and that the archive is still there (the record
+ * must never name nothing), then appends this compaction's record to
  * metadata.compactions (both made when absent). Nothing changes on a
  * refusal. */
 int ac_compact_record(json_t *root, const ac_compact_change *change, uint64_t before,

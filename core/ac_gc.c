@@ -118,6 +118,8 @@ int ac_gc_apply(size_t *out_removed, uint64_t *out_bytes, ac_gc_store *store,
 		}
 		if (report && (rc == 0 || rc == AC_ENOTFOUND || rc == AC_ECONFLICT))
 			report(item, rc, ctx);
+		if (report && rc == 0 && store->ops->skipped && store->ops->skipped(store, item))
+			report(item, AC_ECONFLICT, ctx);
 		if (rc == AC_ENOTFOUND || rc == AC_ECONFLICT)
 			rc = 0;
 		if (rc)

@@ -16,6 +16,7 @@
 #include "ac_file.h"
 #include "ac_journal.h"
 #include "ac_json_scan.h"
+#include "ac_lock.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
@@ -686,14 +687,55 @@ static int remove_trace(int dir_fd, const char *name, const ac_gc_item *item)
 	return rc;
 }
 
+/* Takes the owner's operator lock for an item of a session's (its
+ * checkpoints and archives), without waiting: AC_ECONFLICT, the session
+ * skipped, while a compaction or rollback works on it. Under the lock, an
+ * archive the session names since the plan (a compaction that finished
+ * meanwhile) stays. *out_fd -1 for other items. */
+static int hold_owner(int *out_fd, const files_store *fs, const ac_gc_item *item)
+{
+	json_t *session = NULL;
+	const char *records = item->kind == AC_GC_COMPACTION ? "compactions" : "rollbacks";
+	int rc, sessions_fd;
+
+	*out_fd = -1;
+	if (!item->owner || (item->kind != AC_GC_CHECKPOINT && item->kind != AC_GC_COMPACTION &&
+			     item->kind != AC_GC_ROLLBACK))
+		return 0;
+	if ((rc = ac_lock_session(out_fd, fs->sessions_dir, item->owner, true)))
+		return rc == AC_EBUSY ? ac_error_set(AC_ECONFLICT, "session %s is skipped: an "
+						     "operator action (a compaction or a rollback) "
+						     "is working on it", item->owner)
+				      : rc;
+	if (item->kind == AC_GC_CHECKPOINT)
+		return 0;
+	if ((rc = open_store_folder(&sessions_fd, fs, fs->sessions_dir)))
+		return rc;
+	if (sessions_fd < 0)
+		return 0; /* no sessions: none names it */
+	rc = load_session(&session, sessions_fd, item->owner);
+	close(sessions_fd);
+	if (rc == AC_ENOTFOUND)
+		return 0;
+	if (rc)
+		rc = ac_error_set(AC_ECONFLICT, "%s: session %s cannot be read now, so it may name "
+				  "it", item->path, item->owner);
+	else if (session_names(session, records, item->relative))
+		rc = ac_error_set(AC_ECONFLICT, "%s: named by session %s since the plan",
+				  item->path, item->owner);
+	json_decref(session);
+	return rc;
+}
+
 static int files_remove(ac_gc_store *store, const ac_gc_item *item)
 {
 	const char *name = NULL;
 	struct stat st;
-	int dir_fd, rc;
+	int dir_fd = -1, held = -1, rc;
 
-	if ((rc = open_item_folder(&dir_fd, &name, (const files_store *)store, item)))
-		return rc;
+	if ((rc = hold_owner(&held, (const files_store *)store, item)) ||
+	    (rc = open_item_folder(&dir_fd, &name, (const files_store *)store, item)))
+		goto done;
 	if (item->kind == AC_GC_TRACE) {
 		rc = remove_trace(dir_fd, name, item);
 	} else if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -706,7 +748,11 @@ static int files_remove(ac_gc_store *store, const ac_gc_item *item)
 		rc = errno == ENOENT ? ac_error_set(AC_ENOTFOUND, "%s: gone", item->path)
 				     : ac_error_errno(errno, "%s: cannot remove", item->path);
 	}
-	close(dir_fd);
+done:
+	if (dir_fd >= 0)
+		close(dir_fd);
+	if (held >= 0)
+		close(held);
 	return rc;
 }
 

@@ -19,10 +19,17 @@
  *   in it. logs keeps the journal's last_seq: seqs are never reused.
  * The DELETE repeats the plan's conditions with the plan's own limits
  * (its cutoff, its keep, the newest archive it saw), so what is written
- * after the plan stays. A database without agentctl's schema holds
- * nothing to remove and is not created. */
+ * after the plan stays. Ages are judged on the server's clock (which
+ * stamped the records), never this host's. Archives and checkpoints of a
+ * session an operator action holds (ac_backend_pg_hold_session()) stay:
+ * their DELETE takes each session's advisory lock without waiting, and
+ * the sessions it could not take are reported (pg_skipped). Each lock
+ * taken lasts to the commit; a DELETE over more sessions than the
+ * server's lock table holds (max_locks_per_transaction) fails whole. A database without agentctl's
+ * schema holds nothing to remove and is not created. */
 #include "ac_gc.h"
 
+#include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_error.h"
@@ -38,6 +45,7 @@ typedef struct {
 	ac_gc_store base;
 	ac_pg *pg;
 	int version; /* the schema's; 0: none */
+	char *skipped; /* the busy sessions the last remove left, or NULL */
 } pg_store;
 
 /* One kind's statements. Parameters: $1 the cutoff (NULL: no age rule),
@@ -48,8 +56,12 @@ typedef struct {
 	const char *table;  /* shown, and the item's key */
 	int since;          /* the schema version that made the table */
 	bool by_age_only;   /* nothing goes without an age */
+	bool per_session;   /* a session's records: $4 is the schema's name, and
+			     * what an operator action holds stays (BUSY) */
 	const char *select; /* count, bytes, newest */
 	const char *delete;
+	const char *busy;   /* per_session: the sessions an action holds (taking
+			     * the others' locks, so none starts meanwhile) */
 } pg_rule;
 
 #define FINISHED_TRACES                                                                       \
@@ -70,6 +82,11 @@ typedef struct {
 	" ($2::bigint IS NULL OR ranked.rn > $2::bigint)"                                         \
 	" AND ($1::timestamptz IS NULL OR ranked.at < $1::timestamptz)"
 
+/* Taken for each session whose records go, without waiting: false while
+ * an operator action holds it (ac_backend_pg_hold_session()). */
+#define SESSION_FREE " pg_try_advisory_xact_lock(" \
+	AC_BACKEND_PG_SESSION_LOCK_KEY("ranked.session_id", "$4::text") ")"
+
 /* Non-tombstones ranked by version per session, the tombstones apart. */
 #define RANKED_CHECKPOINTS                                                                    \
 	"WITH ranked AS (SELECT session_id, checkpoint_id, saved_at, tombstone,"                 \
@@ -86,28 +103,32 @@ typedef struct {
 	" AND ($2::bigint IS NULL OR true) AND ($3::timestamptz IS NULL OR true)"
 
 static const pg_rule rules[] = {
-	{AC_GC_CHECKPOINT, "checkpoints", 3, false,
+	{AC_GC_CHECKPOINT, "checkpoints", 3, false, true,
 	 RANKED_CHECKPOINTS " SELECT count(*), COALESCE(sum(size), 0), (SELECT max(saved_at) FROM ranked)"
 	 " FROM ranked WHERE" CHECKPOINT_RULE,
 	 RANKED_CHECKPOINTS " DELETE FROM checkpoints c USING ranked WHERE"
 	 " c.session_id = ranked.session_id AND c.checkpoint_id = ranked.checkpoint_id"
-	 " AND" CHECKPOINT_RULE},
-	{AC_GC_TRACE, "log_records (trace)", 1, true,
+	 " AND" CHECKPOINT_RULE " AND" SESSION_FREE,
+	 RANKED_CHECKPOINTS " SELECT string_agg(DISTINCT session_id, ', ') FROM ranked WHERE"
+	 CHECKPOINT_RULE " AND NOT" SESSION_FREE},
+	{AC_GC_TRACE, "log_records (trace)", 1, true, false,
 	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" FINISHED_TRACES,
-	 "DELETE" FINISHED_TRACES},
-	{AC_GC_EVENTS, "log_records (orchestration)", 1, true,
+	 "DELETE" FINISHED_TRACES, NULL},
+	{AC_GC_EVENTS, "log_records (orchestration)", 1, true, false,
 	 "SELECT count(*), COALESCE(sum(pg_column_size(r.data)), 0), max(r.at)" COVERED_EVENTS,
-	 "DELETE" COVERED_EVENTS},
-	{AC_GC_COMPACTION, "compactions", 1, false,
+	 "DELETE" COVERED_EVENTS, NULL},
+	{AC_GC_COMPACTION, "compactions", 1, false, true,
 	 RANKED_ARCHIVES " SELECT count(*), COALESCE(sum(size), 0), (SELECT max(at) FROM ranked)"
 	 " FROM ranked WHERE"
 	 ARCHIVE_RULE,
 	 RANKED_ARCHIVES " DELETE FROM compactions c USING ranked WHERE"
 	 " c.session_id = ranked.session_id AND c.at = ranked.at AND c.first_seq = ranked.first_seq"
-	 " AND" ARCHIVE_RULE},
-	{AC_GC_JOURNAL_EVENTS, "journal_events", 4, true,
+	 " AND" ARCHIVE_RULE " AND" SESSION_FREE,
+	 RANKED_ARCHIVES " SELECT string_agg(DISTINCT session_id, ', ') FROM ranked WHERE"
+	 ARCHIVE_RULE " AND NOT" SESSION_FREE},
+	{AC_GC_JOURNAL_EVENTS, "journal_events", 4, true, false,
 	 "SELECT count(*), COALESCE(sum(pg_column_size(e.event)), 0), max(e.at)" OLD_JOURNAL_EVENTS,
-	 "DELETE" OLD_JOURNAL_EVENTS},
+	 "DELETE" OLD_JOURNAL_EVENTS, NULL},
 };
 
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
@@ -160,15 +181,37 @@ done:
 	return rc;
 }
 
+/* The age limit on the server's clock, which stamped every record, as an
+ * ISO time: a host whose clock runs ahead (or behind) must not age what
+ * was just written. */
+static int server_cutoff(pg_store *ps, char cutoff[AC_TIME_ISO_LEN + 1], int64_t older_than_ms)
+{
+	char ms[24];
+	const char *values[1] = {ms};
+	PGresult *res = NULL;
+	int rc;
+
+	snprintf(ms, sizeof(ms), "%lld", (long long)older_than_ms);
+	if ((rc = ac_pg_exec(ps->pg, &res, "reading the server's clock",
+			     "SELECT to_char((now() - $1::bigint * interval '1 millisecond')"
+			     " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')",
+			     1, values, NULL)))
+		return rc;
+	snprintf(cutoff, AC_TIME_ISO_LEN + 1, "%s", ac_pg_text(res, 0, 0));
+	sym_PQclear(res);
+	return 0;
+}
+
 static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
 {
 	pg_store *ps = (pg_store *)store;
-	char cutoff[AC_TIME_ISO_LEN + 1], keep[24];
+	char cutoff[AC_TIME_ISO_LEN + 1] = "", keep[24];
 	int rc = 0;
 
 	if (ps->version == 0)
 		return 0;
-	ac_time_format_iso(cutoff, policy->now_ms - policy->older_than_ms);
+	if (policy->older_than_ms > 0 && (rc = server_cutoff(ps, cutoff, policy->older_than_ms)))
+		return rc;
 	snprintf(keep, sizeof(keep), "%zu", policy->keep);
 	for (size_t i = 0; i < N_RULES && !rc; i++) {
 		const pg_rule *rule = &rules[i];
@@ -216,16 +259,37 @@ static int pg_remove(ac_gc_store *store, const ac_gc_item *item)
 	}
 	*keep++ = '\0';
 	*newest++ = '\0';
-	const char *values[3] = {*limits ? limits : NULL, *keep ? keep : NULL,
-				 *newest ? newest : NULL};
+	const char *values[4] = {*limits ? limits : NULL, *keep ? keep : NULL,
+				 *newest ? newest : NULL, ps->pg->schema};
+	int n = rule->per_session ? 4 : 3;
+	PGresult *res = NULL;
 
+	free(ps->skipped);
+	ps->skipped = NULL;
 	if ((rc = ac_pg_begin(ps->pg, "removing old records")) ||
-	    (rc = ac_pg_exec(ps->pg, NULL, "removing old records", rule->delete, 3, values,
+	    (rule->per_session &&
+	     (rc = ac_pg_exec(ps->pg, &res, "removing old records", rule->busy, n, values, NULL))) ||
+	    (rc = ac_pg_exec(ps->pg, NULL, "removing old records", rule->delete, n, values,
 			     NULL)) ||
 	    (rc = ac_pg_commit(ps->pg, "removing old records")))
 		ac_pg_rollback(ps->pg);
+	if (!rc && res && *ac_pg_text(res, 0, 0) && !(ps->skipped = strdup(ac_pg_text(res, 0, 0))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	sym_PQclear(res);
 	free(limits);
 	return rc;
+}
+
+static bool pg_skipped(ac_gc_store *store, const ac_gc_item *item)
+{
+	pg_store *ps = (pg_store *)store;
+
+	if (!ps->skipped)
+		return false;
+	ac_error_set(AC_ECONFLICT, "the records of session(s) %s are skipped: an operator action "
+		     "(a compaction or a rollback) is working on them", ps->skipped);
+	(void)item;
+	return true;
 }
 
 static void pg_free(ac_gc_store *store)
@@ -233,6 +297,7 @@ static void pg_free(ac_gc_store *store)
 	pg_store *ps = (pg_store *)store;
 
 	ac_pg_close(ps->pg);
+	free(ps->skipped);
 	free(ps);
 }
 
@@ -240,6 +305,7 @@ static const ac_gc_store_ops pg_ops = {
 	.name = "postgresql",
 	.plan = pg_plan,
 	.remove = pg_remove,
+	.skipped = pg_skipped,
 	.free = pg_free,
 };
 

@@ -2,6 +2,7 @@
 #include "ac_lock.h"
 
 #include "ac_error.h"
+#include "ac_session.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -143,6 +144,49 @@ int ac_lock_folder(int *out_fd, const char *path, int timeout_ms)
 	}
 	*out_fd = fd;
 	return 0;
+}
+
+int ac_lock_session(int *out_fd, const char *sessions_dir, const char *id, bool exclusive)
+{
+	char name[AC_SESSION_ID_MAX + sizeof(".lock")];
+	int dir_fd, locks_fd = -1, fd = -1, rc = 0;
+
+	*out_fd = -1;
+	if ((rc = ac_session_id_check(id)))
+		return rc;
+	snprintf(name, sizeof(name), "%s.lock", id);
+	if ((dir_fd = open(sessions_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : ac_error_errno(errno, "%s: cannot open", sessions_dir);
+	if (mkdirat(dir_fd, ".locks", 0755) != 0 && errno != EEXIST) {
+		rc = ac_error_errno(errno, "%s/.locks: cannot create", sessions_dir);
+		goto done;
+	}
+	if ((locks_fd = openat(dir_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (fd = openat(locks_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		rc = ac_error_errno(errno, "%s/.locks/%s: cannot open", sessions_dir, name);
+		goto done;
+	}
+	while (flock(fd, exclusive ? LOCK_EX | LOCK_NB : LOCK_SH) != 0) {
+		if (errno == EINTR)
+			continue;
+		/* Some network file systems have no flock: no guard there. */
+		if (errno == ENOLCK || errno == EOPNOTSUPP)
+			break;
+		rc = errno == EWOULDBLOCK
+			     ? ac_error_set(AC_EBUSY, "session %s: an operator action (a compaction "
+					    "or a rollback) is working on it", id)
+			     : ac_error_errno(errno, "%s/.locks/%s: flock", sessions_dir, name);
+		goto done;
+	}
+	*out_fd = fd;
+	fd = -1;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (locks_fd >= 0)
+		close(locks_fd);
+	close(dir_fd);
+	return rc;
 }
 
 typedef struct {

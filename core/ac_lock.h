@@ -37,6 +37,20 @@ typedef struct {
  * folder. *out_fd holds the lock until closed. 0, AC_EBUSY or AC_EIO. */
 int ac_lock_folder(int *out_fd, const char *path, int timeout_ms);
 
+/* The per-session operator lock: flock(2) on
+ * <sessions_dir>/.locks/<id>.lock (folder and file made when absent,
+ * neither followed through a symbolic link). An operator action that
+ * writes a session's archives (compaction, checkpoint rollback) holds it
+ * shared for its whole run, so such actions still overlap one another
+ * (their writes take turns at the folder lock). gc takes it exclusive
+ * without waiting (exclusive true) before it removes any file of that
+ * session: AC_EBUSY while an action holds it. So gc never races an action
+ * on the same session, whatever the clocks say. *out_fd holds the lock
+ * until closed; it is -1 (and 0 returned) when sessions_dir does not
+ * exist (no file of the session to guard). 0, AC_EBUSY, AC_EINVAL (an id
+ * that is not a file name) or AC_EIO naming the lock file. */
+int ac_lock_session(int *out_fd, const char *sessions_dir, const char *id, bool exclusive);
+
 /* Fills opts with the defaults. */
 void ac_lock_options_init(ac_lock_options *opts);
 

@@ -239,6 +239,12 @@ int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend 
 				       ac_buf *notes)
 {
 	store_cut store = {b, tenant};
+	int rc;
 
-	return rollback_checkpoint(ws, &store, session_id, plan, out, notes);
+	/* The session's operator lock: gc leaves its records alone meanwhile. */
+	if ((rc = ac_backend_pg_hold_session(b, session_id, true)))
+		return rc;
+	rc = rollback_checkpoint(ws, &store, session_id, plan, out, notes);
+	ac_backend_pg_hold_session(b, session_id, false);
+	return rc;
 }

@@ -144,6 +144,15 @@ int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 	return 0;
 }
 
+/* The session's operator lock in a database store (gc leaves its records
+ * alone meanwhile); the file store's is taken by ac_compact_session(). */
+static int hold_session(const ac_backend *b, const char *id, bool hold)
+{
+	if (!b->name || strcmp(b->name, "pg") != 0)
+		return 0;
+	return ac_backend_pg_hold_session(b, id, hold);
+}
+
 int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
 			   bool force, ac_backend_compact_result *out, ac_buf *notes)
 {
@@ -157,8 +166,11 @@ int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const ch
 	opts.compact = ws->compact;
 	opts.compact.force = force;
 	/* The operator names a session by id: its tenant comes from the store. */
-	if ((rc = b->inspector.find(b->impl, &info, id)) ||
-	    (rc = b->session.compact_if_needed(b->impl, out, info.tenant, id, &opts)))
+	if ((rc = b->inspector.find(b->impl, &info, id)) || (rc = hold_session(b, id, true)))
+		goto done;
+	rc = b->session.compact_if_needed(b->impl, out, info.tenant, id, &opts);
+	hold_session(b, id, false);
+	if (rc)
 		goto done;
 	if (out->compacted)
 		journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after, NULL,

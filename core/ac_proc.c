@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,6 +96,78 @@ static void child_exec(int report_fd, const char *const *argv, const char *cwd,
 	execvp(argv[0], (char *const *)argv);
 	report(report_fd, REPORT_EXEC, errno);
 	_exit(127);
+}
+
+/* In a child that will not exec: closes every descriptor. */
+static void close_all_fds(void)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 0U, ~0U, 0U) == 0)
+		return;
+#endif
+	for (int fd = 0, max = (int)sysconf(_SC_OPEN_MAX); fd < (max > 0 ? max : 1024); fd++)
+		close(fd);
+}
+
+/* The guard's answer to PR_SET_PDEATHSIG: the whole process group goes,
+ * the guard included. */
+static void kill_own_group(int sig)
+{
+	(void)sig;
+	kill(0, SIGKILL);
+}
+
+/* In a child (its own process group, its pipes on 0, 1 and 2): the guard.
+ * It stays between agentctl and the command and kills the command's whole
+ * process group when agentctl dies (PR_SET_PDEATHSIG; a parent that died
+ * before the prctl is seen in getppid()): the command and what it
+ * started, which a signal to the command alone would leave running. A
+ * command we wait for (a compensation, a summariser) must not go on once
+ * agentctl is killed, where a retry cannot know how far it got. The guard
+ * exits as the command did. */
+static void child_guard(int report_fd, pid_t parent, const char *const *argv, const char *cwd,
+			char *const *envp)
+{
+	struct sigaction on_death, dfl;
+	struct rlimit no_core = {0, 0};
+	pid_t self = getpid(), command;
+	int status;
+
+	memset(&on_death, 0, sizeof(on_death));
+	on_death.sa_handler = kill_own_group;
+	sigemptyset(&on_death.sa_mask);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	child_reset_signals();
+	if (sigaction(SIGTERM, &on_death, NULL) != 0 || prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 ||
+	    getppid() != parent || (command = fork()) < 0) {
+		report(report_fd, REPORT_SETUP, errno);
+		_exit(127);
+	}
+	if (command == 0) {
+		sigaction(SIGTERM, &dfl, NULL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self) {
+			report(report_fd, REPORT_SETUP, errno);
+			_exit(127);
+		}
+		child_exec(report_fd, argv, cwd, envp);
+	}
+	/* Only the command holds the pipes now: their ends are its ends. The
+	 * guard never execs, so the parent's close-on-exec descriptors (the
+	 * pipes' other ends among them) are closed by hand. */
+	close_all_fds();
+	while (waitpid(command, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(127);
+	if (WIFSIGNALED(status)) {
+		/* Killed as the command was, without a core of its own. */
+		setrlimit(RLIMIT_CORE, &no_core);
+		sigaction(WTERMSIG(status), &dfl, NULL);
+		kill(self, WTERMSIG(status));
+		_exit(128 + WTERMSIG(status));
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
 
 /* Reads the child's reports until every copy of the pipe is closed (by exec
@@ -540,6 +614,7 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 	char **envp = NULL;
 	int in[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
 	running_child c = {-1, -1, -1, -1, -1};
+	pid_t parent;
 	sigpipe_guard guard;
 	child_report r;
 	int status = 0, rc;
@@ -555,6 +630,7 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 		rc = AC_EIO;
 		goto done;
 	}
+	parent = getpid();
 	c.pid = fork();
 	if (c.pid < 0) {
 		ac_error_errno(errno, "cannot run '%s': fork", argv[0]);
@@ -570,7 +646,7 @@ int ac_proc_run_env(ac_proc_result *out, const char *const *argv, const char *co
 			report(report_fd, REPORT_SETUP, errno);
 			_exit(127);
 		}
-		child_exec(report_fd, argv, cwd, envp);
+		child_guard(report_fd, parent, argv, cwd, envp);
 	}
 	close_fd(&in[0]);
 	close_fd(&outp[1]);

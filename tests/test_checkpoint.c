@@ -768,6 +768,106 @@ static void test_failing_compensation_stops_and_keeps_session(void **state)
 	free(path);
 }
 
+/* One rollback of a fresh tool_messages session with createUser copying
+ * the compensation record it finds first into SEEN, then logging its input;
+ * record (may be NULL): the compensated.json an interrupted attempt left. */
+static int rollback_after_crash(fixture *f, ac_checkpoint_rollback_result *result,
+				const char *record, ac_checkpoint_uncertain uncertain)
+{
+	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_plan plan;
+	char *log = tu_path(f->dir, "LOG"), *seen = tu_path(f->dir, "SEEN"), *script = NULL;
+	char *record_path = tu_path(f->sessions, ".rollbacks/s1/compensated.json");
+	json_t *doc = NULL, *tools;
+	int rc;
+
+	free(write_session(f, ""));
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	if (record)
+		tu_put(f->sessions, ".rollbacks/s1/compensated.json", record);
+	assert_true(asprintf(&script, "[ -e '%s' ] || cp '%s' '%s'; cat >> '%s'; echo >> '%s'", seen,
+			     record_path, seen, log, log) > 0);
+	tools = json_pack("{s:[s,s,s]}", "createUser", "/bin/sh", "-c", script);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, tools), 0);
+	plan.uncertain = uncertain;
+	rc = ac_checkpoint_rollback(result, &plan, f->sessions, f->dir, &opts);
+	ac_checkpoint_plan_free(&plan);
+	json_decref(tools);
+	json_decref(doc);
+	free(script);
+	free(record_path);
+	free(seen);
+	free(log);
+	return rc;
+}
+
+/* Issue 23 item 12: each compensation is recorded as started before it
+ * runs; one an interrupted attempt started and never finished is not run
+ * again unless the operator says so. */
+static void test_uncertain_compensation_is_not_run_again(void **state)
+{
+	fixture *f = *state;
+	/* c4 started by an attempt that was killed; t1 done by an older one. */
+	static const char crashed[] =
+		"{\"sessionId\": \"s1\", \"calls\": {"
+		"\"c4\": {\"tool\": \"createUser\", \"command\": \"/bin/sh\", "
+		"\"startedAt\": \"2026-01-01T00:00:00.000Z\"}, "
+		"\"t1\": {\"tool\": \"createUser\", \"at\": \"2026-01-01T00:00:00.000Z\"}}}";
+	ac_checkpoint_rollback_result result;
+	char *log = tu_path(f->dir, "LOG"), *seen = tu_path(f->dir, "SEEN"), *text;
+	json_t *record, *entry;
+
+	/* The intent is on disk when the command runs: started, not done. */
+	assert_int_equal(rollback_after_crash(f, &result, NULL, AC_CHECKPOINT_UNCERTAIN_STOP), 0);
+	assert_int_equal(result.ran, 3);
+	assert_int_equal(result.uncertain, 0);
+	record = json_load_file(seen, 0, NULL);
+	assert_non_null(record);
+	entry = json_object_get(json_object_get(record, "calls"), "c4");
+	assert_non_null(json_object_get(entry, "startedAt"));
+	assert_null(json_object_get(entry, "at"));
+	assert_string_equal(json_string_value(json_object_get(entry, "command")), "/bin/sh");
+	json_decref(record);
+	ac_checkpoint_rollback_result_free(&result);
+	unlink(log);
+
+	/* Stop: nothing runs, one line names session, checkpoint, tool, call. */
+	assert_int_equal(rollback_after_crash(f, &result, crashed, AC_CHECKPOINT_UNCERTAIN_STOP),
+			 AC_EIO);
+	assert_int_equal(result.ran, 0);
+	assert_int_equal(result.uncertain, 1);
+	assert_non_null(strstr(ac_error_last(), "session 's1'"));
+	assert_non_null(strstr(ac_error_last(), "tool 'createUser' call 'c4'"));
+	assert_non_null(strstr(ac_error_last(), "command '/bin/sh'"));
+	assert_null(strchr(ac_error_last(), '\n'));
+	assert_false(tu_exists(f->dir, "LOG"));
+	ac_checkpoint_rollback_result_free(&result);
+
+	/* Skip: c4 and t1 are not run, t2 is. */
+	assert_int_equal(rollback_after_crash(f, &result, crashed, AC_CHECKPOINT_UNCERTAIN_SKIP), 0);
+	assert_int_equal(result.ran, 1);
+	assert_int_equal(result.skipped, 2);
+	assert_int_equal(result.uncertain, 1);
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Maria\",\"tags\":[1,2]}\n");
+	free(text);
+	ac_checkpoint_rollback_result_free(&result);
+	unlink(log);
+
+	/* Rerun: c4 runs again, then t2; t1 stays done. */
+	assert_int_equal(rollback_after_crash(f, &result, crashed, AC_CHECKPOINT_UNCERTAIN_RERUN), 0);
+	assert_int_equal(result.ran, 2);
+	assert_int_equal(result.uncertain, 1);
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Zoe\"}\n{\"name\":\"Maria\",\"tags\":[1,2]}\n");
+	free(text);
+	assert_false(tu_exists(f->sessions, ".rollbacks/s1/compensated.json"));
+	ac_checkpoint_rollback_result_free(&result);
+	free(seen);
+	free(log);
+}
+
 static void test_rollback_refuses_session_changed_since_plan(void **state)
 {
 	fixture *f = *state;
@@ -1287,6 +1387,7 @@ int main(void)
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
 		CONTRACT(test_failing_compensation_stops_and_keeps_session),
+		CONTRACT(test_uncertain_compensation_is_not_run_again),
 		CONTRACT(test_rollback_refuses_session_changed_since_plan),
 		cmocka_unit_test_setup_teardown(test_plan_validates_config_and_arguments,
 						setup_file, teardown),
@@ -1311,6 +1412,7 @@ int main(void)
 		CONTRACT_PG(test_prefix_refusals),
 		CONTRACT_PG(test_rollback_runs_compensations_newest_first),
 		CONTRACT_PG(test_failing_compensation_stops_and_keeps_session),
+		CONTRACT_PG(test_uncertain_compensation_is_not_run_again),
 		CONTRACT_PG(test_rollback_refuses_session_changed_since_plan),
 		CONTRACT_PG(test_filter_is_a_predicate),
 		CONTRACT_PG(test_create_with_callers_version),

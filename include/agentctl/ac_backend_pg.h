@@ -52,6 +52,22 @@ int ac_backend_pg_set_status(const ac_backend *b, const char *tenant, const char
  * when b is not the PostgreSQL backend. */
 int ac_backend_pg_lease(const ac_backend *b, bool *out_held, const char *name);
 
+/* The key of a session's operator lock in SQL, $1 being the session id
+ * and the schema's name following it: what operator actions hold shared
+ * (ac_backend_pg_hold_session) and gc takes exclusive, without waiting,
+ * before it removes a session's records. */
+#define AC_BACKEND_PG_SESSION_LOCK_KEY(id, schema) \
+	"hashtext('agentctl session ' || " schema " || ' ' || " id ")"
+
+/* Holds (hold true) or lets go (false) session_id's operator lock on b's
+ * connection: pg_advisory_lock_shared, so operator actions (compaction,
+ * checkpoint rollback) overlap one another while gc skips that session's
+ * records (ac_gc.h), whatever the clocks say. Waits only while a gc
+ * removes that session's records (one statement). The server lets it go
+ * when the connection ends. 0, AC_EIO, or AC_EINVAL when b is not the
+ * PostgreSQL backend. */
+int ac_backend_pg_hold_session(const ac_backend *b, const char *session_id, bool hold);
+
 /* A change to a session document, as ac_session_update() takes one: 0
  * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
 typedef int (*ac_backend_pg_document_fn)(json_t *root, void *ctx);

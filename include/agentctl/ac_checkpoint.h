@@ -275,6 +275,15 @@ typedef struct {
 	size_t message_index;
 } ac_checkpoint_compensation;
 
+/* What a rollback does with a compensation an earlier attempt started
+ * and never recorded as finished (killed while it ran): it may or may not
+ * have taken effect. */
+typedef enum {
+	AC_CHECKPOINT_UNCERTAIN_STOP,  /* the default: stop before it, naming it */
+	AC_CHECKPOINT_UNCERTAIN_SKIP,  /* go on as if it had run (recorded so) */
+	AC_CHECKPOINT_UNCERTAIN_RERUN, /* run it again */
+} ac_checkpoint_uncertain;
+
 /* Everything a rollback will do, decided before anything runs. */
 typedef struct {
 	char *session_id;      /* owned */
@@ -285,6 +294,7 @@ typedef struct {
 	ac_checkpoint_compensation *calls; /* owned; newest first */
 	size_t n_calls;
 	size_t n_unconfigured; /* calls with no compensation configured (not run) */
+	ac_checkpoint_uncertain uncertain; /* the operator's choice; 0: stop */
 } ac_checkpoint_plan;
 
 /* Plans rolling session_id back to checkpoint_id (NULL: the latest one),
@@ -329,17 +339,23 @@ typedef struct {
 typedef struct {
 	size_t ran;          /* compensations this call ran */
 	size_t skipped;      /* compensations an earlier, failed attempt had run */
+	size_t uncertain;    /* of those, started but never recorded as finished
+			      * (skipped or run again as plan->uncertain says) */
 	char *archive_path;  /* owned: the removed messages; NULL when none */
 } ac_checkpoint_rollback_result;
 
 /* Carries out plan: runs each configured compensation, newest first, with
  * the call's arguments as JSON on stdin, in cwd (NULL: the current folder).
- * Each one that succeeds is recorded at once (atomically) in
- * <sessions_dir>/.rollbacks/<id>/compensated.json, so a retry after a
- * failure or a crash runs only the ones still due; the record goes when
- * the rollback completes. The first that fails stops the rollback (AC_EIO
- * naming the tool, call id and how the command failed) and the session is
- * left as it was. Then the removed messages are archived
+ * Each one is recorded in <sessions_dir>/.rollbacks/<id>/compensated.json
+ * (atomically, fsync'd) as started before it runs and as done once it
+ * succeeded, so a retry after a failure or a crash runs only the ones
+ * still due, and one found started but not done (its run was killed: it
+ * may or may not have taken effect) is not run again unless
+ * plan->uncertain says so: by default the rollback stops there (AC_EIO,
+ * one line naming the session, checkpoint, tool, call and command). The
+ * record goes when the rollback completes. The first that fails stops the
+ * rollback (AC_EIO naming the tool, call id and how the command failed)
+ * and the session is left as it was. Then the removed messages are archived
  * (ac_archive.h, folder ".rollbacks") and the history is cut to the
  * checkpoint's through ac_session_update_with(), recording
  * metadata.rollbacks [{at, checkpointId, version, removedMessages,

@@ -13,6 +13,12 @@
  *   names (a restore reads it), nor the rollback bookkeeping
  *   (compensated.json), nor an archive younger than AC_GC_GRACE_MS (it may
  *   be one a compaction wrote and is about to name);
+ * - any checkpoint or archive of a session an operator action (compaction,
+ *   checkpoint rollback) is working on, whatever the clocks say: before
+ *   each removal gc takes the session's lock (ac_lock_session()) without
+ *   waiting, skips the session while an action holds it (AC_ECONFLICT
+ *   saying so), and under the lock leaves an archive the session names by
+ *   now;
  * - the live journal, nor a trace whose session is still running or paused;
  * - anything that is not a whole regular file with its final name (temp
  *   files, symbolic links, folders), or that lies outside the store's
@@ -89,7 +95,8 @@ typedef struct {
 void ac_gc_plan_free(ac_gc_plan *plan);
 
 /* Hears of each item as apply reaches it: rc 0, removed; AC_ENOTFOUND or
- * AC_ECONFLICT, left alone (gone, replaced or in use since the plan; the
+ * AC_ECONFLICT, left alone (gone, replaced or in use since the plan, or,
+ * heard after the rc 0 of the same item, the part of it that was left; the
  * reason is in ac_error_last()). */
 typedef void (*ac_gc_report_fn)(const ac_gc_item *item, int rc, void *ctx);
 
@@ -102,6 +109,10 @@ typedef struct {
 	/* Removes item, or returns AC_ENOTFOUND / AC_ECONFLICT (skipped:
 	 * gone, or replaced since the plan) naming it. */
 	int (*remove)(ac_gc_store *store, const ac_gc_item *item);
+	/* Optional: after item was removed, true when part of it was left
+	 * (records of sessions an operator action holds), ac_error_last()
+	 * saying which. */
+	bool (*skipped)(ac_gc_store *store, const ac_gc_item *item);
 	void (*free)(ac_gc_store *store);
 } ac_gc_store_ops;
 

@@ -9,6 +9,7 @@
 #   finish                  prints "N passed, M failed"; exits 1 on a failure
 #   rc_is N                 the last run exited N
 #   jq_is FILE FILTER VALUE FILTER applied to FILE gives VALUE
+#   wait_until COMMAND...   below
 
 AC=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
@@ -42,3 +43,12 @@ finish() {
 }
 rc_is() { [ "$RC" -eq "$1" ]; }
 jq_is() { [ "$(jq -r "$2" <"$1" 2>/dev/null)" = "$3" ]; }
+# wait_until COMMAND...   polls COMMAND (every 10 ms, at most 10 s) until it
+#                         succeeds: a file appears, a process ends
+wait_until() {
+	for _ in $(seq 1 1000); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	return 1
+}
