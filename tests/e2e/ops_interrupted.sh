@@ -36,7 +36,7 @@ new_ws() {
 	g config user.email e2e@example.com
 	g config user.name e2e
 	mkdir -p "$WS/.agent"
-	run session create "the agent" --id s0
+	run session create "the agent" --id s0 ${AGENT_STORAGE_URL:+--tenant acme}
 	for d in 0 1 2 3 4 5 6 7 8 9; do
 		mkdir -p "$WS/d$d"
 		for f in $(seq -w 0 99); do printf 'old %s%s\n' "$d" "$f" >"$WS/d$d/f$f.txt"; done
@@ -133,8 +133,9 @@ run ops list --json
 check "the log records the rollback once, with its snapshot" \
 	jq_is "$TMP/out" "[.[] | select(.details.rollbackOf == \"$OP1\" and .details.snapshot == \"$SNAP\")] | length" 1
 check "no interrupted record any more" jq_is "$TMP/out" '[.[] | select(.type | startswith("interrupted"))] | length' 0
-check "the journal has the ROLLBACK event" \
-	grep -q "\"operationId\":\"$OP1\".*\"snapshot\":\"$SNAP\"" "$WS/JOURNAL.jsonl"
+run journal read --all --json
+check "the journal (the workspace's store) has the ROLLBACK event" \
+	jq_is "$TMP/out" "[.[] | select(.action.type == \"ROLLBACK\" and .action.params.operationId == \"$OP1\" and .action.params.snapshot == \"$SNAP\")] | length" 1
 
 # --- a rollback killed midway, then undone -------------------------------
 new_ws
@@ -156,7 +157,9 @@ check "HEAD is still the snapshot (history only grows)" [ "$(g rev-parse HEAD)" 
 check "the worktree is exactly the state before the rollback" [ "$(changed_files)" -eq 0 ]
 check "... which is op1's" [ "$(g rev-parse "HEAD^{tree}")" = "$(g rev-parse "$C1^{tree}")" ]
 check "no temp file of the killed run is left; the user's stays" [ "$(temps)" = "./d3/.keep.tmp" ]
-check "the journal records the undo" grep -q "\"undone\":true" "$WS/JOURNAL.jsonl"
+run journal read --all --json
+check "the journal records the undo" \
+	jq_is "$TMP/out" "[.[] | select(.action.params.undone == true and .action.params.snapshot == \"$SNAP\")] | length" 1
 run ops rollback --undo --yes
 check "nothing left to undo: exit 1 naming the file" rc_is 1
 check "... one line" err_has "rollback-intent.json: no interrupted rollback or revert to undo"
