@@ -40,6 +40,9 @@ wait_for "1 Sessions" >/dev/null
 keys 2
 check "Operations' first row: the interrupted rollback, F and U" \
   wait_for "F finish  U undo | INTERRUPTED: rollback to before operation op-1"
+keys g R
+check "R on another operation is refused: an interrupted rollback is pending" \
+  wait_for "rollback op-0: ops rollback: refused: an interrupted rollback to befor"
 keys U
 check "U opens the undo dialog" wait_for "Undo the interrupted rollback to before operation op-1?"
 check "... saying it puts the snapshot back" wait_for "puts back the snapshot ${SNAP:0:12}"
