@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +32,6 @@ void ac_oplog_intent_free(ac_oplog_intent *intent)
 	ac_git_rollback_result_free(&intent->plan);
 	free(intent);
 }
-
-static const char *const actions[] = {
-	[AC_GIT_REMOVE] = "remove", [AC_GIT_RESTORE] = "restore", [AC_GIT_CHANGE] = "change"};
 
 /* A path as JSON: a string, or {"hex": ...} for bytes that are not UTF-8
  * (a path is its bytes). */
@@ -88,7 +84,7 @@ int ac_oplog_intent_write(const ac_workspace *ws, const ac_op *target, bool reve
 	ac_time_format_iso(now, ac_time_now_ms());
 	for (size_t i = 0; files && i < plan->n; i++)
 		if (json_array_append_new(files, json_pack("{s:s, s:o*}", "action",
-							   actions[plan->items[i].action], "path",
+							   ac_git_action_name(plan->items[i].action), "path",
 							   path_json(plan->items[i].path))))
 			goto oom;
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, "
@@ -123,22 +119,6 @@ done:
 	return rc;
 }
 
-/* Syncs the folder of path, so that an unlink in it is on disk. */
-static void sync_folder_of(const char *path)
-{
-	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
-	int fd;
-
-	if (slash) {
-		*slash = '\0';
-		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-			fsync(fd);
-			close(fd);
-		}
-	}
-	free(dir);
-}
-
 int ac_oplog_intent_remove(const ac_workspace *ws)
 {
 	ac_buf path = AC_BUF_INIT;
@@ -149,7 +129,7 @@ int ac_oplog_intent_remove(const ac_workspace *ws)
 	if (unlink(path.data) != 0 && errno != ENOENT)
 		rc = ac_error_errno(errno, "%s: cannot remove the rollback's intent", path.data);
 	else
-		sync_folder_of(path.data);
+		ac_file_sync_folder_of(path.data);
 	ac_buf_free(&path);
 	return rc;
 }
@@ -205,13 +185,14 @@ static int parse(ac_oplog_intent *in, const json_t *doc)
 	json_array_foreach(files, i, f) {
 		const char *action = json_string_value(json_object_get(f, "action"));
 		ac_git_plan_item *item = &in->plan.items[in->plan.n];
-		int a;
+		ac_git_action a = AC_GIT_REMOVE;
 
-		for (a = 0; a < 3 && (!action || strcmp(action, actions[a])); a++)
-			;
-		if (a == 3 || !(item->path = path_from_json(json_object_get(f, "path"))))
+		while (action && strcmp(action, ac_git_action_name(a)) && a < AC_GIT_CHANGE)
+			a++;
+		if (!action || strcmp(action, ac_git_action_name(a)) ||
+		    !(item->path = path_from_json(json_object_get(f, "path"))))
 			return -1;
-		item->action = (ac_git_action)a;
+		item->action = a;
 		in->plan.n++;
 	}
 	return 0;
