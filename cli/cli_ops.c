@@ -9,6 +9,7 @@
 #include "ac_error.h"
 #include "ac_git.h"
 #include "ac_oplog.h"
+#include "ac_oplog_intent.h"
 #include "ac_session.h"
 #include "ac_text.h"
 
@@ -61,6 +62,7 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 {
 	const char *session = NULL;
 	ac_op_list list = {0};
+	ac_oplog_intent *intent = NULL;
 	ac_buf line = AC_BUF_INIT, what = AC_BUF_INIT;
 	json_t *array = NULL;
 	bool json = false;
@@ -84,6 +86,24 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	if (json && !(array = json_array())) {
 		status = cli_error(CLI_FAILED, "out of memory");
 		goto done;
+	}
+	if (ac_oplog_intent_read(&intent, ws) != 0)
+		cli_note("%s", ac_error_last());
+	if (intent && json) {
+		json_array_append_new(array, ac_oplog_intent_json(intent));
+	} else if (intent) {
+		ac_buf finish = AC_BUF_INIT, undo = AC_BUF_INIT;
+
+		ac_oplog_intent_describe(&what, intent);
+		ac_oplog_intent_commands(&finish, &undo, intent);
+		ac_buf_printf(&line, "%s ", ac_oplog_intent_running(intent) ? "RUNNING" : "INTERRUPTED");
+		ac_text_sanitize(&line, what.data ? what.data : "", what.len);
+		ac_buf_printf(&line, "; finish: %s; undo: %s\n", finish.data ? finish.data : "",
+			      undo.data ? undo.data : "");
+		if (line.data)
+			cli_write(line.data, line.len);
+		ac_buf_free(&finish);
+		ac_buf_free(&undo);
 	}
 	if (!json) {
 		static const char header[] =
@@ -128,6 +148,7 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	note_tracked_state(ws);
 	status = cli_finish_output();
 done:
+	ac_oplog_intent_free(intent);
 	json_decref(array);
 	ac_buf_free(&line);
 	ac_buf_free(&what);
@@ -300,12 +321,25 @@ done:
 	return status;
 }
 
-static void print_plan(const ac_oplog_rollback_result *res, const char *op_id, bool revert)
+/* What ops rollback|revert does: run (a new one, or the same again, which
+ * finishes a stopped one), --finish or --undo a stopped one. */
+typedef enum { RUN, FINISH, UNDO } rollback_mode;
+
+static void print_plan(const ac_oplog_rollback_result *res, const char *op_id, bool revert,
+		       rollback_mode mode)
 {
 	const ac_git_rollback_result *r = &res->git;
+	const char *what = revert ? "revert of" : "rollback to before";
 	ac_buf out = AC_BUF_INIT;
 
-	if (revert)
+	if (mode == UNDO)
+		ac_buf_printf(&out, "Undoing the interrupted %s operation %s puts back the snapshot "
+			      "%.12s (the state before it):\n", what, op_id, r->snapshot);
+	else if (mode == FINISH)
+		ac_buf_printf(&out, "Finishing the interrupted %s operation %s writes every file of "
+			      "its plan (the snapshot %.12s holds the state before):\n", what, op_id,
+			      r->snapshot);
+	else if (revert)
 		ac_buf_printf(&out, "Reverting operation %s undoes its change alone; later "
 			      "operations' changes stay:\n", op_id);
 	else if (*r->target)
@@ -322,47 +356,100 @@ static void print_plan(const ac_oplog_rollback_result *res, const char *op_id, b
 	ac_buf_printf(&out, "%zu removed, %zu restored, %zu changed\n", r->removed, r->restored,
 		      r->changed);
 	if (r->kept)
-		ac_buf_printf(&out, "%zu file%s git does not track (ignored) will be overwritten; the "
+		ac_buf_printf(&out, "%zu file%s git does not track (ignored) will be %s; the "
 			      "snapshot commit keeps %s\n", r->kept, r->kept == 1 ? "" : "s",
+			      mode == UNDO ? "put back" : "overwritten",
 			      r->kept == 1 ? "a copy" : "copies");
-	ac_buf_printf(&out, "Undoes the work of session%s: ", res->n_sessions == 1 ? "" : "s");
-	for (size_t i = 0; i < res->n_sessions; i++) {
-		if (i)
-			ac_buf_printf(&out, ", ");
-		ac_text_sanitize(&out, res->sessions[i], strlen(res->sessions[i]));
+	if (mode != UNDO) {
+		ac_buf_printf(&out, "Undoes the work of session%s: ", res->n_sessions == 1 ? "" : "s");
+		for (size_t i = 0; i < res->n_sessions; i++) {
+			if (i)
+				ac_buf_printf(&out, ", ");
+			ac_text_sanitize(&out, res->sessions[i], strlen(res->sessions[i]));
+		}
+		if (!res->n_sessions)
+			ac_buf_printf(&out, "(none named)");
+		ac_buf_printf(&out, "%s\n", revert ? " (this operation only)" :
+			      " (this operation and every later one)");
 	}
-	if (!res->n_sessions)
-		ac_buf_printf(&out, "(none named)");
-	ac_buf_printf(&out, "%s\n", revert ? " (this operation only)" :
-		      " (this operation and every later one)");
 	if (out.data)
 		cli_write(out.data, out.len);
 	ac_buf_free(&out);
 }
 
-static bool ask_yes(bool revert)
+static bool ask_yes(bool revert, rollback_mode mode)
 {
 	char answer[16] = "";
 
-	fputs(revert ? "Revert these files? The current state is committed first. [y/N] "
-		     : "Roll back these files? The current state is committed first. [y/N] ", stdout);
+	if (mode == UNDO)
+		fputs("Put the snapshot back? [y/N] ", stdout);
+	else if (mode == FINISH)
+		fputs("Finish it? [y/N] ", stdout);
+	else
+		fputs(revert ? "Revert these files? The current state is committed first. [y/N] "
+			     : "Roll back these files? The current state is committed first. [y/N] ",
+		      stdout);
 	fflush(stdout);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
+/* The core call for mode: a rollback or revert of id, the stopped one
+ * finished, or undone. */
+static int run_mode(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *id,
+		    bool revert, rollback_mode mode, bool dry_run, ac_buf *notes)
+{
+	if (mode == UNDO)
+		return ac_oplog_undo_interrupted(out, ws, dry_run);
+	if (mode == FINISH)
+		return ac_oplog_finish_interrupted(out, ws, dry_run, notes);
+	return (revert ? ac_oplog_revert : ac_oplog_rollback)(out, ws, id, dry_run, notes);
+}
+
+static void print_done(const ac_oplog_rollback_result *result, const char *id, bool revert,
+		       rollback_mode mode, bool finished)
+{
+	ac_buf out = AC_BUF_INIT;
+
+	if (mode == UNDO) {
+		ac_buf_printf(&out, "Undid the interrupted %s operation %s: %zu file%s put back as "
+			      "the snapshot %.12s holds them\n", revert ? "revert of" :
+			      "rollback to before", id, result->git.n, result->git.n == 1 ? "" : "s",
+			      result->git.snapshot);
+		if (result->git.commit[0])
+			ac_buf_printf(&out, "Its commit was already made: commit %.12s puts the "
+				      "snapshot's files back on it\n", result->git.commit);
+	} else {
+		if (finished)
+			ac_buf_printf(&out, "Finished the interrupted %s operation %s\n", revert ?
+				      "revert of" : "rollback to before", id);
+		ac_buf_printf(&out, "%s operation %s: %zu removed, %zu restored, "
+			      "%zu changed\nSnapshot of the state before: %.12s\n%s commit: %.12s\n",
+			      revert ? "Reverted" : "Rolled back to before", id, result->git.removed,
+			      result->git.restored, result->git.changed, result->git.snapshot,
+			      revert ? "Revert" : "Rollback", result->git.commit);
+		if (result->op)
+			ac_buf_printf(&out, "Recorded as operation %s (%s it to undo)\n",
+				      result->op->id, revert ? "revert" : "roll it back");
+	}
+	if (out.data)
+		cli_write(out.data, out.len);
+	ac_buf_free(&out);
+}
+
 /* ops rollback (revert false) and ops revert: the same plan, dialog and
- * report, a different core call. */
+ * report, a different core call; --finish and --undo act on the stopped
+ * one the intent names. */
 static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool revert)
 {
-	int (*run)(ac_oplog_rollback_result *, const ac_workspace *, const char *, bool, ac_buf *) =
-		revert ? ac_oplog_revert : ac_oplog_rollback;
 	const char *name = revert ? "ops revert" : "ops rollback";
 	ac_oplog_rollback_result result = {0};
+	ac_oplog_intent *intent = NULL;
 	ac_buf notes = AC_BUF_INIT;
+	rollback_mode mode = RUN;
 	const char *id = NULL;
-	bool dry_run = false, yes = false;
+	bool dry_run = false, yes = false, finished = false;
 	int status;
 
 	for (int i = 0; i < argc; i++) {
@@ -370,30 +457,48 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 			dry_run = true;
 		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
 			yes = true;
+		else if ((!strcmp(argv[i], "--finish") || !strcmp(argv[i], "--undo")) && mode == RUN)
+			mode = argv[i][2] == 'f' ? FINISH : UNDO;
 		else if (argv[i][0] == '-' || id)
 			return cli_error(CLI_USAGE, "%s: unexpected '%s'", name, argv[i]);
 		else
 			id = argv[i];
 	}
-	if (!id || !*id)
-		return cli_error(CLI_USAGE, "%s needs an operation id", name);
-	if (!dry_run && !yes && !isatty(STDIN_FILENO))
-		return cli_error(CLI_USAGE, "%s %s: needs --yes when standard input is "
-				 "not a terminal (see what would change with --dry-run)", name, id);
+	if (mode != RUN && id)
+		return cli_error(CLI_USAGE, "%s %s: acts on the interrupted rollback or revert the "
+				 "intent names, without an operation id", name,
+				 mode == FINISH ? "--finish" : "--undo");
+	if (mode == RUN && (!id || !*id))
+		return cli_error(CLI_USAGE, "%s needs an operation id (or --finish, --undo)", name);
+	if (ac_oplog_intent_read(&intent, ws) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
+	if (mode != RUN && intent) {
+		id = intent->op_id;
+		revert = intent->revert;
+	}
+	finished = intent && id && !strcmp(intent->op_id, id) && intent->revert == revert;
+	if (!dry_run && !yes && !isatty(STDIN_FILENO)) {
+		status = cli_error(CLI_USAGE, "%s %s: needs --yes when standard input is "
+				   "not a terminal (see what would change with --dry-run)", name,
+				   id ? id : mode == FINISH ? "--finish" : "--undo");
+		goto done;
+	}
 	if (!dry_run && !yes) {
-		if (run(&result, ws, id, true, NULL) != 0) {
+		if (run_mode(&result, ws, id, revert, mode, true, NULL) != 0) {
 			status = cli_error(CLI_FAILED, "%s: %s", name, ac_error_last());
 			goto done;
 		}
-		print_plan(&result, id, revert);
+		print_plan(&result, id, revert, finished && mode == RUN ? FINISH : mode);
 		ac_oplog_rollback_result_free(&result);
-		if (!ask_yes(revert)) {
+		if (!ask_yes(revert, finished && mode == RUN ? FINISH : mode)) {
 			cli_write("Nothing changed.\n", 17);
 			status = cli_finish_output();
 			goto done;
 		}
 	}
-	if (run(&result, ws, id, dry_run, &notes) != 0) {
+	if (run_mode(&result, ws, id, revert, mode, dry_run, &notes) != 0) {
 		char *why = strdup(ac_error_last());
 
 		if (notes.len)
@@ -403,27 +508,16 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 		goto done;
 	}
 	if (dry_run) {
-		print_plan(&result, id, revert);
+		print_plan(&result, id, revert, finished && mode == RUN ? FINISH : mode);
 		cli_write("(dry run: nothing changed)\n", 27);
 	} else {
-		ac_buf out = AC_BUF_INIT;
-
-		ac_buf_printf(&out, "%s operation %s: %zu removed, %zu restored, "
-			      "%zu changed\nSnapshot of the state before: %.12s\n%s commit: %.12s\n",
-			      revert ? "Reverted" : "Rolled back to before", id, result.git.removed,
-			      result.git.restored, result.git.changed, result.git.snapshot,
-			      revert ? "Revert" : "Rollback", result.git.commit);
-		if (result.op)
-			ac_buf_printf(&out, "Recorded as operation %s (%s it to undo)\n",
-				      result.op->id, revert ? "revert" : "roll it back");
-		if (out.data)
-			cli_write(out.data, out.len);
-		ac_buf_free(&out);
+		print_done(&result, id, revert, mode, finished);
 	}
 	if (notes.len)
 		cli_note("%s", notes.data);
 	status = cli_finish_output();
 done:
+	ac_oplog_intent_free(intent);
 	ac_oplog_rollback_result_free(&result);
 	ac_buf_free(&notes);
 	return status;

@@ -51,8 +51,8 @@ static const cli_command commands[] = {
 	 "ops list [--session ID] [--json] | show OPID [--patch]\n"
 	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"
 	 " [--json]\n"
-	 "ops rollback OPID [--dry-run] [--yes]\n"
-	 "ops revert OPID [--dry-run] [--yes]\n", " record "},
+	 "ops rollback OPID|--finish|--undo [--dry-run] [--yes]\n"
+	 "ops revert OPID|--finish|--undo [--dry-run] [--yes]\n", " record "},
 	{"checkpoint", cli_checkpoint,
 	 "checkpoint list SESSION [--json]\n"
 	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"

@@ -130,7 +130,7 @@ _agentctl()
 	usage) opts="daily session block --since --all-projects --json --help" ;;
 	journal) subs="log read query check rotate" ;;
 	session) subs="list show create append record-turn pause resume complete fail compact search fork export" ;;
-	ops) subs="list show record rollback" ;;
+	ops) subs="list show record rollback revert" ;;
 	checkpoint) subs="list create rollback auto" ;;
 	memo) subs="read write append list" ;;
 	artifact) subs="list show" ;;
@@ -166,7 +166,7 @@ _agentctl()
 	session/export) opts="--format -o" ;;
 	ops/list) opts="--session --json" ;;
 	ops/record) opts="--session --type --details --json" ;;
-	ops/rollback) opts="--dry-run --yes" ;;
+	ops/rollback | ops/revert) opts="--dry-run --yes --finish --undo" ;;
 	checkpoint/list) opts="--json" ;;
 	checkpoint/create) opts="--node --input --input-type --id --version --tombstone --json" ;;
 	checkpoint/rollback) opts="--latest --yes --skip-uncertain --rerun-uncertain" ;;

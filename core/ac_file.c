@@ -499,3 +499,22 @@ done:
 	ac_buf_free(&resolved);
 	return rc;
 }
+
+void ac_file_sync_folder_of(const char *path)
+{
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+	int fd;
+
+	if (slash) {
+		/* "/name": the root folder. */
+		slash[slash == dir ? 1 : 0] = '\0';
+		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	} else if (dir && (fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}

@@ -91,4 +91,8 @@ int ac_file_check_in(const char *root, const char *path);
  * absent. */
 int ac_file_open_dir_in(int *out_fd, const char *root, const char *path);
 
+/* fsyncs the folder holding path, so that a name created, renamed or
+ * removed there is on disk. Best effort: nothing to report when it fails. */
+void ac_file_sync_folder_of(const char *path);
+
 #endif

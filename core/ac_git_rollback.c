@@ -12,6 +12,7 @@
 #include "ac_libgit2.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,7 @@ static int open_known_index(git_index **out, git_repository *repo)
  * to the snapshot (HEAD), and the error says exactly what the worktree now
  * is. Returns rc. */
 static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
-		       const ac_git_rollback_result *plan, int rc)
+		       const ac_git_rollback_result *plan, int rc, const ac_git_undo_options *opts)
 {
 	char *why = strdup(ac_error_last());
 	ac_buf failed = AC_BUF_INIT;
@@ -188,6 +189,8 @@ static int fail_midway(ac_git *g, git_index *index, git_commit *snapshot,
 		ac_error_set(rc, "%s; the worktree was put back as it was (snapshot commit %.12s, "
 			     "now HEAD); nothing is rolled back", why ? why : "rollback failed",
 			     plan->snapshot);
+	if (!failed.len && opts && opts->put_back)
+		opts->put_back(opts->ctx);
 	sym_git_tree_free(tree);
 	ac_buf_free(&failed);
 	free(why);
@@ -348,21 +351,44 @@ static int write_known_tree(rollback *r)
 	return rc;
 }
 
+/* Test seam: AGENTCTL_TEST_KILL_AFTER_FILES=N ends the process with
+ * SIGKILL once the rollback has written or removed N files, so a test can
+ * check what a crash midway leaves (tests/e2e/ops_interrupted.sh). Read
+ * here only; unset, it costs one getenv per rollback. */
+static long kill_after_files(void)
+{
+	const char *env = getenv("AGENTCTL_TEST_KILL_AFTER_FILES");
+
+	return env ? strtol(env, NULL, 10) : 0;
+}
+
+static void count_file(long *left)
+{
+	if (*left > 0 && --*left == 0)
+		raise(SIGKILL);
+}
+
 /* Removes, restores and changes the plan's files in the worktree and the
  * index, syncs them all at once and commits the result on the snapshot
  * with message; a failure puts the snapshot back (fail_midway). */
-static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *message)
+static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *message,
+		      const ac_git_undo_options *opts)
 {
+	long kill_after = kill_after_files();
 	git_oid oid;
 	int rc = 0;
 
 	for (size_t i = 0; i < out->n && rc == 0; i++)
-		if (out->items[i].action == AC_GIT_REMOVE)
+		if (out->items[i].action == AC_GIT_REMOVE) {
 			rc = ac_git_remove_path(g, r->index, out->items[i].path);
+			count_file(&kill_after);
+		}
 	for (size_t i = 0; i < out->n && rc == 0; i++)
-		if (out->items[i].action != AC_GIT_REMOVE)
+		if (out->items[i].action != AC_GIT_REMOVE) {
 			rc = ac_git_write_blob(g, r->index, out->items[i].path, &r->entries[i].id,
 					       r->entries[i].mode);
+			count_file(&kill_after);
+		}
 	if (rc == 0 && !(rc = ac_git_index_save(g, r->index, NULL))) {
 		errno = 0;
 		if (write_known_tree(r))
@@ -377,7 +403,7 @@ static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const
 	if (rc == 0)
 		rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->snapshot, message);
 	if (rc != 0)
-		return fail_midway(g, r->index, r->snapshot, out, rc);
+		return fail_midway(g, r->index, r->snapshot, out, rc, opts);
 	sym_git_oid_tostr(out->commit, sizeof(out->commit), &oid);
 	return 0;
 }
@@ -400,21 +426,26 @@ static void release_rollback(rollback *r)
 	sym_git_commit_free(r->commit);
 }
 
-static int undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
-		const char *snapshot_message, const char *message, bool dry_run, bool revert)
+int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		const char *snapshot_message, const char *message, const ac_git_undo_options *opts)
 {
-	rollback r = {.revert = revert};
+	rollback r = {.revert = opts->revert};
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = load_states(&r, out, g, hash)) || (rc = plan_rollback(&r, out, g)) || dry_run ||
-	    (rc = ac_git_exclude_agent_state(g)))
+	if ((rc = load_states(&r, out, g, hash)) || (rc = plan_rollback(&r, out, g)))
+		goto done;
+	if (r.target)
+		sym_git_oid_tostr(out->target_tree, sizeof(out->target_tree), sym_git_tree_id(r.target));
+	if (opts->dry_run || (rc = ac_git_exclude_agent_state(g)))
 		goto done;
 	/* From here on the worktree changes; the snapshot comes first so that
-	 * nothing is lost whatever happens next. */
-	if ((rc = take_snapshot(&r, out, g, snapshot_message)))
+	 * nothing is lost whatever happens next, and the caller's record of
+	 * what is about to happen before the first file. */
+	if ((rc = take_snapshot(&r, out, g, snapshot_message)) ||
+	    (opts->before_apply && (rc = opts->before_apply(out, opts->ctx))))
 		goto done;
-	rc = apply_plan(&r, out, g, message);
+	rc = apply_plan(&r, out, g, message, opts);
 done:
 	if (rc != 0)
 		ac_git_rollback_result_free(out);
@@ -425,11 +456,15 @@ done:
 int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		    const char *snapshot_message, const char *message, bool dry_run)
 {
-	return undo(out, g, hash, snapshot_message, message, dry_run, false);
+	ac_git_undo_options opts = {.dry_run = dry_run};
+
+	return ac_git_undo(out, g, hash, snapshot_message, message, &opts);
 }
 
 int ac_git_revert(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		  const char *snapshot_message, const char *message, bool dry_run)
 {
-	return undo(out, g, hash, snapshot_message, message, dry_run, true);
+	ac_git_undo_options opts = {.revert = true, .dry_run = dry_run};
+
+	return ac_git_undo(out, g, hash, snapshot_message, message, &opts);
 }

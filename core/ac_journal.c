@@ -58,22 +58,6 @@ static int split_path(char **out_dir, char **out_stem, const char *path)
 	return 0;
 }
 
-static void sync_folder_of(const char *path)
-{
-	char *dir = NULL, *stem = NULL;
-	int fd;
-
-	if (split_path(&dir, &stem, path))
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-	free(stem);
-}
-
 /* Rotates with the lock already held. */
 static int rotate_locked(char **out_rotated_path, const char *path)
 {
@@ -105,7 +89,7 @@ static int rotate_locked(char **out_rotated_path, const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);
-	sync_folder_of(path);
+	ac_file_sync_folder_of(path);
 	if (out_rotated_path)
 		*out_rotated_path = ac_buf_detach(&target);
 done:
@@ -291,7 +275,7 @@ static int sync_if_asked(const append_job *a)
 	if (fdatasync(a->fd) != 0)
 		return ac_error_errno(errno, "%s: fdatasync", a->path);
 	if (a->st.st_size == 0)
-		sync_folder_of(a->path);
+		ac_file_sync_folder_of(a->path);
 	return 0;
 }
 

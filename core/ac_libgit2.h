@@ -23,6 +23,7 @@
 	X(git_commit_id) \
 	X(git_commit_lookup) \
 	X(git_commit_lookup_prefix) \
+	X(git_commit_message) \
 	X(git_commit_parent) \
 	X(git_commit_parentcount) \
 	X(git_commit_tree) \

@@ -1,5 +1,6 @@
 /* The operation log: reading, recording, rolling back. */
 #include "ac_oplog.h"
+#include "ac_oplog_impl.h"
 
 #include "ac_error.h"
 #include "ac_uuid.h"
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LOCK_TIMEOUT_MS 30000
+#define LOCK_TIMEOUT_MS AC_OPLOG_LOCK_TIMEOUT_MS
 
 static const char *const types[] = {"file_write", "file_delete", "command_run", NULL};
 
@@ -444,7 +445,11 @@ int ac_oplog_record(ac_op **out, const ac_workspace *ws, const char *session_id,
 		}
 	}
 	if (commits) {
-		if ((rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)))
+		/* A commit now would take a half rolled back worktree for an
+		 * agent's work. Asked under the lock: a rollback holds it
+		 * from its snapshot to its last file. */
+		if ((rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)) ||
+		    (rc = ac_oplog_intent_refuse(ws, "ops record")))
 			goto done;
 		if (seed_commit_message(&message, type, details) || !message.data) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -606,12 +611,73 @@ static int name_sessions(ac_oplog_rollback_result *out, const ac_op_list *list,
 	return 0;
 }
 
+/* What ac_git_undo() records before the first file: the intent. */
+typedef struct {
+	const ac_workspace *ws;
+	const ac_op *target;
+	const char *message;
+	bool revert;
+} intent_ctx;
+
+static int write_intent(const ac_git_rollback_result *plan, void *arg)
+{
+	const intent_ctx *c = arg;
+
+	return ac_oplog_intent_write(c->ws, c->target, c->revert, c->message, plan);
+}
+
+/* A failed write was put back whole: the worktree is the snapshot again. */
+static void drop_intent(void *arg)
+{
+	const intent_ctx *c = arg;
+
+	ac_oplog_intent_remove(c->ws);
+}
+
+/* True when list already holds the rollback intent names (the stop came
+ * after its log line). */
+static bool already_logged(const ac_op_list *list, const ac_oplog_intent *intent)
+{
+	for (size_t i = list->n; i-- > 0;) {
+		const json_t *d = list->ops[i].details;
+		const char *of = json_string_value(json_object_get(d, intent->revert ? "revertOf"
+										       : "rollbackOf"));
+		const char *snapshot = json_string_value(json_object_get(d, "snapshot"));
+
+		if (of && snapshot && !strcmp(of, intent->op_id) &&
+		    !strcmp(snapshot, intent->plan.snapshot))
+			return true;
+	}
+	return false;
+}
+
+/* Runs again the rollback intent records (its operation is target): the
+ * recorded plan written whole, the commit, the log line and journal event
+ * unless already there, the stopped run's temp files, the intent. With
+ * dry_run, out->git is the recorded plan. Under the git lock. */
+static int finish(ac_oplog_rollback_result *out, const ac_workspace *ws, ac_git *git,
+		  const ac_oplog_intent *intent, const ac_op_list *list, const ac_op *target,
+		  bool dry_run)
+{
+	int rc;
+
+	if ((rc = ac_oplog_plan_copy(&out->git, &intent->plan)) || dry_run)
+		return rc;
+	if ((rc = ac_git_finish(out->git.commit, git, &intent->plan, intent->message)))
+		return rc;
+	if (!already_logged(list, intent) && (rc = record_rollback(out, ws, target, intent->revert)))
+		return rc;
+	ac_oplog_intent_clean_temps(git, intent);
+	return ac_oplog_intent_remove(ws);
+}
+
 static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,
 		bool dry_run, ac_buf *notes, bool revert)
 {
 	ac_op_list list = {0};
 	const ac_op *target;
 	ac_buf snapshot_message = AC_BUF_INIT, message = AC_BUF_INIT;
+	ac_oplog_intent *intent = NULL;
 	ac_git *git = NULL;
 	int lock_fd = -1, rc;
 
@@ -629,6 +695,20 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 		goto done;
 	if ((rc = ac_oplog_open_git(&git, ws)) || (rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)))
 		goto done;
+	/* Under the lock: a rollback still running holds it until its intent
+	 * is gone. The same rollback again finishes a stopped one; any other
+	 * is refused, since the worktree is half changed. */
+	if ((rc = ac_oplog_intent_read(&intent, ws)))
+		goto done;
+	if (intent && (intent->revert != revert || strcmp(intent->op_id, target->id))) {
+		rc = ac_oplog_intent_refuse(ws, revert ? "ops revert" : "ops rollback");
+		goto done;
+	}
+	if (intent) {
+		if ((rc = finish(out, ws, git, intent, &list, target, dry_run)) == 0)
+			note_tracked_state(notes, git);
+		goto done;
+	}
 	if (revert) {
 		ac_buf_printf(&snapshot_message, "[agent] snapshot before revert of %s", op_id);
 		ac_buf_printf(&message, "[agent] revert of %s", op_id);
@@ -640,18 +720,33 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = (revert ? ac_git_revert : ac_git_rollback)(&out->git, git, target->commit,
-							     snapshot_message.data, message.data,
-							     dry_run)))
-		goto done;
+	{
+		intent_ctx ctx = {ws, target, message.data, revert};
+		ac_git_undo_options opts = {.revert = revert, .dry_run = dry_run,
+					    .before_apply = write_intent, .put_back = drop_intent,
+					    .ctx = &ctx};
+
+		if ((rc = ac_git_undo(&out->git, git, target->commit, snapshot_message.data,
+				      message.data, &opts)))
+			goto done;
+	}
 	note_tracked_state(notes, git);
-	if (!dry_run)
-		rc = record_rollback(out, ws, target, revert);
+	if (dry_run)
+		goto done;
+	rc = record_rollback(out, ws, target, revert);
+	/* Once the log names the rollback, it is whole: the intent goes. A
+	 * failed log line keeps it, so that running it again records it. */
+	if (out->op) {
+		int removed = ac_oplog_intent_remove(ws);
+
+		rc = rc ? rc : removed;
+	}
 done:
 	if (rc != 0)
 		free_sessions(out);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	ac_oplog_intent_free(intent);
 	ac_git_free(git);
 	ac_op_list_free(&list);
 	ac_buf_free(&snapshot_message);
@@ -669,4 +764,27 @@ int ac_oplog_revert(ac_oplog_rollback_result *out, const ac_workspace *ws, const
 		    bool dry_run, ac_buf *notes)
 {
 	return undo(out, ws, op_id, dry_run, notes, true);
+}
+
+int ac_oplog_finish_interrupted(ac_oplog_rollback_result *out, const ac_workspace *ws,
+				bool dry_run, ac_buf *notes)
+{
+	ac_oplog_intent *intent = NULL;
+	ac_buf path = AC_BUF_INIT;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_oplog_intent_read(&intent, ws)))
+		return rc;
+	if (!intent) {
+		ac_oplog_intent_path(&path, ws);
+		rc = ac_error_set(AC_ENOTFOUND, "%s: no interrupted rollback or revert to finish",
+				  path.data ? path.data : ".agent/" AC_OPLOG_INTENT_FILE);
+		ac_buf_free(&path);
+		return rc;
+	}
+	/* undo() reads it again under the lock, and refuses if it changed. */
+	rc = undo(out, ws, intent->op_id, dry_run, notes, intent->revert);
+	ac_oplog_intent_free(intent);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_oplog_intent.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -29,7 +30,7 @@ typedef struct {
 } watched;
 
 /* items[TRACE_ITEM] is the followed trace, when nitems says it is there. */
-enum { SESSIONS_ITEM = 1, CKPT_ITEM = 3, FIXED_ITEMS = 4, TRACE_ITEM = FIXED_ITEMS };
+enum { SESSIONS_ITEM = 1, CKPT_ITEM = 3, FIXED_ITEMS = 5, TRACE_ITEM = FIXED_ITEMS };
 
 /* More session files named in one read than this, and listing the folder
  * again costs less than refreshing each. */
@@ -231,7 +232,10 @@ int ac_watch_new(ac_watch **out, const ac_workspace *ws, int poll_ms)
 	if ((rc = add_item(w, journal_dir, AC_WATCH_JOURNAL, NULL, prefix)) ||
 	    (rc = add_item(w, ws->sessions_dir, AC_WATCH_SESSIONS, NULL, NULL)) ||
 	    (rc = add_item(w, ops_dir, AC_WATCH_OPERATIONS, base_of(ws->operations_path), NULL)) ||
-	    (rc = add_item(w, ws->checkpoints_dir, AC_WATCH_CHECKPOINTS, NULL, NULL)))
+	    (rc = add_item(w, ws->checkpoints_dir, AC_WATCH_CHECKPOINTS, NULL, NULL)) ||
+	    /* A rollback's intent (ac_oplog_intent.h) comes and goes beside
+	     * the log: shown with the operations. */
+	    (rc = add_item(w, w->data_dir, AC_WATCH_OPERATIONS, AC_OPLOG_INTENT_FILE, NULL)))
 		goto fail;
 	w->fd = poll_ms < 0 ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (poll_ms < 0) {

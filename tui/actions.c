@@ -1,5 +1,7 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
+
+#include "ac_oplog_intent.h"
 #include "actions_impl.h"
 
 #include "undo.h"
@@ -295,6 +297,92 @@ void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, co
 	plan_undo_op(d, ws, m, op_id, true);
 }
 
+/* The core call of F or U. */
+static int intent_op(ac_oplog_rollback_result *out, const ac_workspace *ws, bool finish,
+		     bool dry_run, ac_buf *notes)
+{
+	return finish ? ac_oplog_finish_interrupted(out, ws, dry_run, notes)
+		      : ac_oplog_undo_interrupted(out, ws, dry_run);
+}
+
+void ui_act_plan_intent(ui_dialog *d, const ac_workspace *ws, ui_model *m, bool finish)
+{
+	ac_oplog_rollback_result r = {0};
+	const ac_git_rollback_result *g = &r.git;
+	const char *what = m->intent_revert ? "revert of" : "rollback to before";
+	char *op = m->intent_op ? strdup(m->intent_op) : NULL;
+
+	ui_dialog_close(d, m);
+	if (!op) {
+		ui_model_set_action(m, false, "%s: no rollback or revert was interrupted here",
+				    finish ? "F" : "U");
+		return;
+	}
+	if (intent_op(&r, ws, finish, true, NULL) != 0) {
+		ui_model_set_action(m, true, "%s the interrupted %s %s: %s", finish ? "finish" : "undo",
+				    what, op, ac_error_last());
+		goto done;
+	}
+	d->kind = finish ? UI_DLG_FINISH_INTENT : UI_DLG_UNDO_INTENT;
+	d->target = op;
+	d->shown = plan_text(g);
+	op = NULL;
+	if (finish) {
+		ui_model_dialog_title(m, "Finish the interrupted %s operation %s?", what, d->target);
+		ui_model_dialog_line(m, "writes every file of its plan as the %s leaves it, the ones the "
+				     "stopped run wrote too; the snapshot %.12s keeps the state before",
+				     m->intent_revert ? "revert" : "rollback", g->snapshot);
+		ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; then the %s "
+				     "commit, log line and journal event", g->removed, g->restored,
+				     g->changed, m->intent_revert ? "revert" : "rollback");
+	} else {
+		ui_model_dialog_title(m, "Undo the interrupted %s operation %s?", what, d->target);
+		ui_model_dialog_line(m, "puts back the snapshot %.12s, the state before it started: "
+				     "every file of its plan as the snapshot holds it", g->snapshot);
+		ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change", g->removed,
+				     g->restored, g->changed);
+	}
+	ui_model_dialog_line(m, "the stopped run's temp files beside them are removed");
+	for (size_t i = 0; i < g->n; i++)
+		ui_model_dialog_line(m, "  %-7s %s", ac_git_action_name(g->items[i].action),
+				     g->items[i].path);
+done:
+	free(op);
+	ac_oplog_rollback_result_free(&r);
+}
+
+/* y on F's or U's dialog: refused when the intent changed since it was
+ * shown (another process finished or undid it). */
+static void run_intent(const ui_dialog *d, const ac_workspace *ws, bool finish, ui_act_outcome *o)
+{
+	ac_oplog_rollback_result r = {0};
+	ac_buf notes = AC_BUF_INIT;
+	char *now = NULL;
+
+	if (intent_op(&r, ws, finish, true, NULL) != 0 || !(now = plan_text(&r.git)) ||
+	    !d->shown || strcmp(now, d->shown)) {
+		ui_act_say(o, true, "%s %s: the interrupted rollback changed since it was shown "
+			   "(finished or undone elsewhere?); nothing was done", finish ? "finish" : "undo",
+			   d->target);
+		goto done;
+	}
+	ac_oplog_rollback_result_free(&r);
+	if (intent_op(&r, ws, finish, false, &notes) != 0)
+		ui_act_say(o, true, "%s %s failed: %s", finish ? "finish" : "undo", d->target,
+			   ac_error_last());
+	else if (finish)
+		ui_act_say(o, false, "finished the interrupted rollback of %s: %zu removed, %zu "
+			   "restored, %zu changed; commit %.12s", d->target, r.git.removed,
+			   r.git.restored, r.git.changed, r.git.commit);
+	else
+		ui_act_say(o, false, "undid the interrupted rollback of %s: %zu files put back as the "
+			   "snapshot %.12s holds them", d->target, r.git.n, r.git.snapshot);
+done:
+	free(now);
+	ac_oplog_rollback_result_free(&r);
+	ac_buf_free(&notes);
+}
+
 /* Plans rolling session back to checkpoint into *out (to free whatever
  * the return). */
 static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, const char *session,
@@ -523,6 +611,10 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_UNDO:
 		run_undo(d, ws, out);
 		break;
+	case UI_DLG_FINISH_INTENT:
+	case UI_DLG_UNDO_INTENT:
+		run_intent(d, ws, d->kind == UI_DLG_FINISH_INTENT, out);
+		break;
 	case UI_DLG_NONE:
 		break;
 	}
@@ -585,6 +677,12 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		ac_buf_printf(out, "undoing the %s of %s",
 			      d->undo.kind == UI_UNDO_COMPACT ? "compaction" : "checkpoint rollback",
 			      d->target);
+		break;
+	case UI_DLG_FINISH_INTENT:
+		ac_buf_printf(out, "finishing the interrupted rollback of %s", d->target);
+		break;
+	case UI_DLG_UNDO_INTENT:
+		ac_buf_printf(out, "putting the snapshot back (undoing the rollback of %s)", d->target);
 		break;
 	case UI_DLG_NONE:
 		break;

@@ -28,6 +28,8 @@ typedef enum {
 	UI_DLG_ROLLBACK_CKPT,
 	UI_DLG_STATUS,      /* pause or resume */
 	UI_DLG_UNDO,        /* restore what a compaction or rollback archived (undo.h) */
+	UI_DLG_FINISH_INTENT, /* finish a rollback or revert stopped midway */
+	UI_DLG_UNDO_INTENT,   /* put its snapshot back instead */
 } ui_dialog_kind;
 
 /* What undoes the last action confirmed in this dashboard (z; undo.h). */
@@ -112,6 +114,12 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
  * its session; a collision with later changes is refused on the status
  * line, naming the paths (no dialog). */
 void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
+
+/* F (finish) or U (undo, finish false) in Operations: the dialog of the
+ * rollback or revert stopped midway that the intent names, from a dry run
+ * of the same core call (ac_oplog_finish_interrupted(),
+ * ac_oplog_undo_interrupted()): every file and what happens to it. */
+void ui_act_plan_intent(ui_dialog *d, const ac_workspace *ws, ui_model *m, bool finish);
 
 /* R in Checkpoints: the plan of rolling session back to checkpoint. */
 void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,

@@ -20,7 +20,7 @@ void ui_dash_confirm(ui_dash *d)
 	 * confirmed, so it runs here, as it did before there were workers. */
 	ui_act_run(&d->dlg, d->ws, -1, &out);
 	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
-	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
+	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_OPERATIONS);
 }
 
 void ui_dash_job_finished(ui_dash *d)
@@ -34,7 +34,7 @@ void ui_dash_job_finished(ui_dash *d)
 	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
 	/* Files were written through the core; session requests are not
 	 * watched. */
-	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS);
+	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_OPERATIONS);
 	d->dirty = true;
 }
 

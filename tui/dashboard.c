@@ -235,6 +235,9 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
 		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
 			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	/* A running rollback's end by a kill changes no file: looked at again. */
+	if (d->m.intent_running)
+		tick = tick < 0 || tick > 1000 ? 1000 : tick;
 	if (d->m.n_transcripts || ui_source_transcript_folders(d->src)) {
 		int64_t left = d->transcripts_at - now;
 		int poll_in = left < 0 ? 0 : left > TRANSCRIPT_STATE_MS ? TRANSCRIPT_STATE_MS : (int)left;
@@ -502,6 +505,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 					d.dirty = true;
 				break;
 			}
+		if (d.m.intent_running && ui_source_update(d.src, &d.m, AC_WATCH_OPERATIONS))
+			d.dirty = true;
 		/* Keys first (they may change what is shown), then files. Input is
 		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
 		input(&d);

@@ -303,6 +303,14 @@ static bool act_rollback(ui_dash *d, int key)
 	return true;
 }
 
+/* F and U: finish, or undo, the rollback stopped midway the Operations
+ * pane's first row names. */
+static bool act_intent(ui_dash *d, int key)
+{
+	ui_act_plan_intent(&d->dlg, d->ws, &d->m, key == 'F');
+	return true;
+}
+
 static bool act_undo(ui_dash *d, int key)
 {
 	(void)key;
@@ -477,6 +485,16 @@ static const ui_key table[] = {
 		 .help = "revert the selected operation alone, keeping later ones (asks first; "
 			 "refused when later changes touch the same lines)"},
 	 .hint = "v revert", .handler = act_revert, .reaction = UI_REDRAW},
+	{.keys = {'F'},
+	 .doc = {.label = "F", .panes = IN_OPERATION, .writes = true,
+		 .help = "finish the rollback or revert that was interrupted midway (the pane's "
+			 "first row): every file of its plan written (asks first, listing them)"},
+	 .handler = act_intent, .reaction = UI_REDRAW},
+	{.keys = {'U'},
+	 .doc = {.label = "U", .panes = IN_OPERATION, .writes = true,
+		 .help = "undo the interrupted rollback or revert instead: its snapshot (the state "
+			 "before) put back (asks first, listing the files)"},
+	 .handler = act_intent, .reaction = UI_REDRAW},
 	{.keys = {'z'},
 	 .doc = {.label = "z", .panes = UI_IN_PANES, .writes = true,
 		 .help = "undo your last pause, compaction, rollback or revert here (asks first; refused "

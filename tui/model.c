@@ -8,6 +8,7 @@
 #include "ac_journal_follow.h"
 #include "ac_messages.h"
 #include "ac_oplog.h"
+#include "ac_oplog_intent.h"
 #include "ac_session.h"
 #include "ac_text.h"
 #include "ac_watch.h"
@@ -232,6 +233,28 @@ void ui_model_clear_events(ui_model *m)
 }
 
 /* ---- operations and checkpoints ---------------------------------------- */
+
+bool ui_model_set_intent(ui_model *m, const ac_oplog_intent *intent)
+{
+	ac_buf line = AC_BUF_INIT;
+	bool changed;
+
+	if (intent) {
+		ac_buf_printf(&line, "%s ", ac_oplog_intent_running(intent) ? "running:" :
+			      "INTERRUPTED:");
+		ac_oplog_intent_describe(&line, intent);
+	}
+	changed = !line.data != !m->intent_line ||
+		  (line.data && m->intent_line && strcmp(m->intent_line, line.data));
+	ui_sfree(m->intent_line);
+	free(m->intent_op);
+	m->intent_line = line.data ? ui_safe_str(line.data) : NULL;
+	m->intent_op = intent ? strdup(intent->op_id) : NULL;
+	m->intent_revert = intent && intent->revert;
+	m->intent_running = intent && ac_oplog_intent_running(intent);
+	ac_buf_free(&line);
+	return changed;
+}
 
 void ui_model_clear_ops(ui_model *m)
 {
@@ -666,6 +689,7 @@ void ui_model_free(ui_model *m)
 	ui_model_clear_ops(m);
 	free(m->ops);
 	m->ops = NULL;
+	ui_model_set_intent(m, NULL);
 	ui_model_clear_checkpoints(m);
 	ui_model_close_conversation(m);
 	ui_model_csearch_reset(m, NULL);

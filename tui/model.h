@@ -9,6 +9,7 @@
 #define UI_MODEL_H
 
 #include "ac_backend.h"
+#include "ac_oplog_intent.h"
 #include "ac_session_index.h"
 #include "ac_session_state.h"
 #include "ac_workspace.h"
@@ -228,6 +229,12 @@ typedef struct {
 	uint64_t events_seen;    /* since start */
 
 	bool ops_present;        /* the operation log exists */
+	/* A rollback or revert stopped midway (ac_oplog_intent.h), shown
+	 * above the operations: its line (sanitised) and what F and U act on;
+	 * intent_line NULL when there is none. */
+	char *intent_line;
+	char *intent_op;         /* its operation (raw) */
+	bool intent_revert, intent_running;
 	ui_op *ops;              /* file order (oldest first) */
 	size_t n_ops, cap_ops;
 
@@ -481,6 +488,10 @@ char *ui_safe_line(const char *s, size_t len); /* one line: tabs as spaces, then
 char *ui_invalid_text(const char *reason, const char *raw, size_t len);
 void ui_sfree(char *s);
 void ui_model_clear_ops(ui_model *m);
+
+/* Shows intent (NULL: none) above the operations; true when that changed.
+ * The intent is only read. */
+bool ui_model_set_intent(ui_model *m, const ac_oplog_intent *intent);
 void ui_model_clear_checkpoints(ui_model *m);
 void ui_model_clear_store(ui_model *m);
 void ui_store_list_clear(ui_store_list *l);

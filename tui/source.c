@@ -356,11 +356,25 @@ static int ops_push(ui_model *m, const ac_op *op)
 	return 0;
 }
 
+/* The intent of a rollback stopped midway, shown above the operations. */
+static unsigned read_intent(ui_source *src)
+{
+	ac_oplog_intent *intent = NULL;
+	unsigned changed;
+
+	if (ac_oplog_intent_read(&intent, src->ws) != 0)
+		ui_source_note_problem(src->m, ".agent/" AC_OPLOG_INTENT_FILE, ac_error_last());
+	changed = ui_model_set_intent(src->m, intent) ? UI_CHANGED_OPS : 0;
+	ac_oplog_intent_free(intent);
+	return changed;
+}
+
 static unsigned read_ops(ui_source *src)
 {
 	ui_model *m = src->m;
 	ac_op_list list = {0};
 	struct stat st;
+	unsigned intent = read_intent(src);
 
 	if (stat(src->ws->operations_path, &st) != 0) {
 		bool had = m->ops_present || m->n_ops;
@@ -369,7 +383,7 @@ static unsigned read_ops(ui_source *src)
 		ui_model_clear_ops(m);
 		src->ops_offset = 0;
 		src->ops_line = 1;
-		return had ? UI_CHANGED_OPS : 0;
+		return intent | (had ? UI_CHANGED_OPS : 0);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		bool had = m->ops_present || m->n_ops;
@@ -381,7 +395,7 @@ static unsigned read_ops(ui_source *src)
 		ui_model_clear_ops(m);
 		src->ops_ino = st.st_ino;
 		src->ops_offset = 0;
-		return had ? UI_CHANGED_OPS : 0;
+		return intent | (had ? UI_CHANGED_OPS : 0);
 	}
 	m->ops_present = true;
 	if (st.st_ino != src->ops_ino || st.st_dev != src->ops_dev ||
@@ -394,7 +408,7 @@ static unsigned read_ops(ui_source *src)
 		src->ops_dev = st.st_dev;
 		src->ops_ino = st.st_ino;
 	} else if ((uint64_t)st.st_size == src->ops_offset) {
-		return 0;
+		return intent;
 	}
 	if (ac_oplog_read(&list, src->ws->operations_path, src->ops_offset, src->ops_line,
 			  op_problem, src) != 0) {
@@ -847,6 +861,9 @@ unsigned ui_source_update(ui_source *src, ui_model *m, unsigned mask)
 		mask = ~0u;
 	if (mask & AC_WATCH_JOURNAL)
 		changed |= read_journal(src);
+	/* An undone intent is journalled, and logs no operation. */
+	if ((mask & AC_WATCH_JOURNAL) && !(mask & AC_WATCH_OPERATIONS))
+		changed |= read_intent(src);
 	if (mask & AC_WATCH_SESSIONS)
 		changed |= read_sessions(src) | reopen_conversation(src, m);
 	if ((mask & AC_WATCH_TRACES) && m->trace_loaded)

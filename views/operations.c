@@ -67,6 +67,26 @@ static ui_style ops_row(ac_buf *out, const ui_model *m, size_t i, int width, int
 static void ops_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
 		     int64_t now_ms)
 {
+	/* A rollback stopped midway: the pane's first row says so, above
+	 * the list, whatever is selected. */
+	if (m->intent_line && r.h > 3) {
+		ac_buf line = AC_BUF_INIT;
+
+		ac_buf_printf(&line, "%s%s", m->intent_running ? "" : "F finish  U undo | ",
+			      m->intent_line);
+		screen_fill(r.y, r.x, r.w, UI_ST_WARNING);
+		{
+			ac_buf cut = AC_BUF_INIT;
+
+			ui_text_fit(&cut, line.data ? line.data : "", line.len, r.w,
+				    UI_FIT_ELLIPSIS);
+			screen_put(r.y, r.x, r.w, UI_ST_WARNING, cut.data ? cut.data : "");
+			ac_buf_free(&cut);
+		}
+		ac_buf_free(&line);
+		r.y++;
+		r.h--;
+	}
 	if (!m->ops_present && !m->n_ops) {
 		ui_list_draw_note(v, p, r, active, NULL,
 				  "no operation log yet (.agent/operations.jsonl does not exist)");

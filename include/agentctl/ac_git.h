@@ -125,7 +125,54 @@ typedef struct {
 	char target[AC_GIT_HASH_LEN + 1];   /* the state put back: hash^, or "" for the empty tree */
 	char snapshot[AC_GIT_HASH_LEN + 1]; /* the commit holding the state before rollback */
 	char commit[AC_GIT_HASH_LEN + 1];   /* the rollback's own commit; "" on a dry run */
+	char target_tree[AC_GIT_HASH_LEN + 1]; /* the tree the plan writes from (a revert's
+						 * merged one); "" for the empty tree */
 } ac_git_rollback_result;
+
+/* Called by ac_git_undo() once the snapshot is committed and on disk and
+ * before the first file of the plan is touched (out->snapshot and
+ * out->target_tree are set), so that a caller can record durably what is
+ * about to happen. A non-zero return stops the rollback with no file
+ * touched (HEAD then names the snapshot) and is returned. */
+typedef int (*ac_git_before_apply_fn)(const ac_git_rollback_result *plan, void *ctx);
+
+typedef struct {
+	bool revert;  /* ac_git_revert()'s target, else ac_git_rollback()'s */
+	bool dry_run;
+	ac_git_before_apply_fn before_apply; /* may be NULL */
+	/* Called (may be NULL) when a write failed midway and every path was
+	 * put back from the snapshot: what before_apply recorded is void. */
+	void (*put_back)(void *ctx);
+	void *ctx;
+} ac_git_undo_options;
+
+/* ac_git_rollback() or ac_git_revert() as opts says, calling
+ * opts->before_apply between the snapshot and the first write. */
+int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
+		const char *snapshot_message, const char *message, const ac_git_undo_options *opts);
+
+/* Finishes a rollback or revert that stopped (a crash, a kill) after its
+ * snapshot: every path of plan (items, snapshot and target_tree as
+ * ac_git_undo() gave them to before_apply) is written from target_tree or
+ * removed, whatever the worktree holds there now, the index is the
+ * snapshot's with those paths, and a commit with message is made on the
+ * snapshot. When HEAD is already that commit (the stop came after it), it
+ * is only named. out_commit receives the commit. AC_ECONFLICT, nothing
+ * changed, when HEAD is neither the snapshot nor that commit. Callers
+ * serialise with ac_git_lock(). */
+int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
+		  const ac_git_rollback_result *plan, const char *message);
+
+/* Undoes such a stopped rollback or revert instead: every path of plan is
+ * put back as the snapshot holds it (written, or removed when the snapshot
+ * has none), the index is the snapshot's; when HEAD is the rollback's own
+ * commit (the stop came after it), a commit with message holding the
+ * snapshot's tree is made on it, so history only grows (out_commit gets
+ * it; "" when none was needed). AC_ECONFLICT, nothing changed, when HEAD
+ * is neither. */
+int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
+			    const ac_git_rollback_result *plan, const char *rollback_message,
+			    const char *message);
 
 /* Puts the workspace's files back as they were just before commit hash
  * (its first parent; the empty tree for a root commit).

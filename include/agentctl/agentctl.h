@@ -45,6 +45,7 @@ extern "C" {
 #include "ac_checkpoint_runtime.h"
 #include "ac_git.h"
 #include "ac_oplog.h"
+#include "ac_oplog_intent.h"
 
 /* The storage backend's contracts (memo, artifacts, traces, ...). */
 #include "ac_backend.h"

@@ -1,0 +1,174 @@
+/* A rollback or revert that stopped after its snapshot (a crash, a kill):
+ * finishing it from its recorded plan, or putting the snapshot back. The
+ * plan comes from the record the caller wrote before the first file was
+ * touched (ac_git_undo()'s before_apply); nothing here plans again, since
+ * the worktree is half old, half new. */
+#include "ac_git.h"
+#include "ac_git_impl.h"
+
+#include "ac_error.h"
+#include "ac_libgit2.h"
+
+#include <string.h>
+
+/* What HEAD is for a stopped rollback of plan with message: its snapshot,
+ * its own commit (the stop came after the commit), or anything else. */
+typedef enum { AT_SNAPSHOT, AT_COMMIT, AT_ELSEWHERE } head_place;
+
+static int load_place(head_place *out, git_commit **out_head, git_commit **out_snapshot, ac_git *g,
+		      const ac_git_rollback_result *plan, const char *message)
+{
+	git_commit *parent = NULL;
+	int rc;
+
+	*out = AT_ELSEWHERE;
+	if ((rc = ac_git_lookup_commit(out_snapshot, g, plan->snapshot)) ||
+	    (rc = ac_git_head_commit(out_head, g->repo)))
+		return rc;
+	if (!*out_head)
+		return 0;
+	if (sym_git_oid_equal(sym_git_commit_id(*out_head), sym_git_commit_id(*out_snapshot))) {
+		*out = AT_SNAPSHOT;
+	} else if (sym_git_commit_parentcount(*out_head) == 1 &&
+		   sym_git_commit_parent(&parent, *out_head, 0) == 0 &&
+		   sym_git_oid_equal(sym_git_commit_id(parent), sym_git_commit_id(*out_snapshot)) &&
+		   sym_git_commit_message(*out_head) &&
+		   !strcmp(sym_git_commit_message(*out_head), message)) {
+		*out = AT_COMMIT;
+	}
+	sym_git_commit_free(parent);
+	return 0;
+}
+
+static int moved(git_commit *head, const ac_git_rollback_result *plan)
+{
+	char hash[AC_GIT_HASH_LEN + 1] = "(none)";
+
+	if (head)
+		sym_git_oid_tostr(hash, sizeof(hash), sym_git_commit_id(head));
+	return ac_error_set(AC_ECONFLICT, "HEAD is %.12s, neither the snapshot %.12s the stopped "
+			    "rollback started from nor its own commit: something was committed "
+			    "since; nothing was changed", hash, plan->snapshot);
+}
+
+/* The repository's index, holding tree. */
+static int index_of(git_index **out, ac_git *g, git_tree *tree)
+{
+	if (sym_git_repository_index(out, g->repo) != 0 || sym_git_index_read_tree(*out, tree) != 0)
+		return ac_git_fail("reading the index");
+	return 0;
+}
+
+int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
+		  const ac_git_rollback_result *plan, const char *message)
+{
+	git_commit *head = NULL, *snapshot = NULL;
+	git_tree *target = NULL, *snapshot_tree = NULL;
+	git_index *index = NULL;
+	head_place place;
+	git_oid oid, tree_oid;
+	int rc;
+
+	*out_commit = '\0';
+	if ((rc = load_place(&place, &head, &snapshot, g, plan, message)))
+		goto done;
+	if (place == AT_COMMIT) {
+		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, sym_git_commit_id(head));
+		goto done;
+	}
+	if (place != AT_SNAPSHOT) {
+		rc = moved(head, plan);
+		goto done;
+	}
+	if (*plan->target_tree &&
+	    (sym_git_oid_fromstrn(&oid, plan->target_tree, strlen(plan->target_tree)) != 0 ||
+	     sym_git_tree_lookup(&target, g->repo, &oid) != 0)) {
+		rc = ac_git_fail(plan->target_tree);
+		goto done;
+	}
+	if (sym_git_commit_tree(&snapshot_tree, snapshot) != 0) {
+		rc = ac_git_fail(plan->snapshot);
+		goto done;
+	}
+	/* The snapshot's index with the plan's paths: whatever half of them
+	 * the stopped run wrote, each is written again. */
+	if ((rc = index_of(&index, g, snapshot_tree)))
+		goto done;
+	/* Removals first, as the run did: a file removed may stand where a
+	 * folder of a written one goes. */
+	for (size_t i = 0; i < plan->n && rc == 0; i++)
+		if (plan->items[i].action == AC_GIT_REMOVE)
+			rc = ac_git_remove_path(g, index, plan->items[i].path);
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const char *path = plan->items[i].path;
+
+		if (plan->items[i].action == AC_GIT_REMOVE)
+			continue;
+		if (!target)
+			rc = ac_error_set(AC_ECORRUPT, "'%s': the plan writes it, but its target is the "
+					  "empty tree", path);
+		else
+			rc = ac_git_write_path(g, index, target, path);
+	}
+	if (rc == 0 &&
+	    (sym_git_index_write(index) != 0 || sym_git_index_write_tree(&tree_oid, index) != 0))
+		rc = ac_git_fail("writing the index");
+	if (rc == 0)
+		rc = ac_git_sync(g);
+	if (rc == 0)
+		rc = ac_git_make_commit(&oid, g, &tree_oid, snapshot, message);
+	if (rc == 0)
+		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, &oid);
+done:
+	sym_git_index_free(index);
+	sym_git_tree_free(snapshot_tree);
+	sym_git_tree_free(target);
+	sym_git_commit_free(snapshot);
+	sym_git_commit_free(head);
+	return rc;
+}
+
+int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
+			    const ac_git_rollback_result *plan, const char *rollback_message,
+			    const char *message)
+{
+	git_commit *head = NULL, *snapshot = NULL;
+	git_tree *tree = NULL;
+	git_index *index = NULL;
+	ac_buf failed = AC_BUF_INIT;
+	head_place place;
+	git_oid oid;
+	int rc;
+
+	*out_commit = '\0';
+	if ((rc = load_place(&place, &head, &snapshot, g, plan, rollback_message)))
+		goto done;
+	if (place == AT_ELSEWHERE) {
+		rc = moved(head, plan);
+		goto done;
+	}
+	if (sym_git_commit_tree(&tree, snapshot) != 0) {
+		rc = ac_git_fail(plan->snapshot);
+		goto done;
+	}
+	if ((rc = index_of(&index, g, tree)))
+		goto done;
+	if (ac_git_put_back(g, index, tree, plan, &failed) != 0) {
+		rc = ac_error_set(AC_EIO, "putting the snapshot %.12s back failed at %s; the worktree "
+				  "is still partly rolled back", plan->snapshot,
+				  failed.data ? failed.data : "?");
+		goto done;
+	}
+	if (place == AT_COMMIT) {
+		if ((rc = ac_git_make_commit(&oid, g, sym_git_tree_id(tree), head, message)))
+			goto done;
+		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, &oid);
+	}
+done:
+	ac_buf_free(&failed);
+	sym_git_index_free(index);
+	sym_git_tree_free(tree);
+	sym_git_commit_free(snapshot);
+	sym_git_commit_free(head);
+	return rc;
+}
