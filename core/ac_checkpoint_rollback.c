@@ -309,8 +309,10 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	if (!opts)
 		opts = &defaults;
 	/* Held to the end: gc leaves the session's archives and checkpoints
-	 * alone meanwhile (ac_lock_session()). */
-	if ((rc = ac_lock_session(&held, sessions_dir, plan->session_id, false)) ||
+	 * alone meanwhile (ac_lock_session()). A store that cuts in its own
+	 * transaction holds its own lock (ac_backend_pg_hold_session()), and
+	 * leaves no lock file among the session files. */
+	if ((!opts->cut && (rc = ac_lock_session(&held, sessions_dir, plan->session_id, false))) ||
 	    (rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
 	if (plan->remove > 0 && opts->cut) {
