@@ -182,6 +182,31 @@ check "HEAD's tree is op1's parent's (the last operation reverted)" \
 check "the worktree matches it exactly" [ "$(changed_files)" -eq 0 ]
 check "the intent is gone" [ ! -e "$(intent)" ]
 
+# --- an undo killed after its commit, before the intent went --------------
+# The finish killed after its commit, then the undo killed after its own
+# (the intent put back where each run removed it, as a kill at that moment
+# leaves it): running the undo again finds its own commit and clears the
+# intent. Before, the undo and the finish both refused that HEAD as
+# "something was committed since" and every ops command stayed refused.
+new_ws
+kill_midway rollback
+SNAP=$(jq -r .snapshot "$(intent)")
+cp "$(intent)" "$TMP/intent.saved"
+run ops rollback "$OP1" --yes
+cp "$TMP/intent.saved" "$(intent)"
+run ops rollback --undo --yes
+check "undo after a finish killed after its commit: exit 0, a commit on it" \
+	eval 'rc_is 0 && [ "$(g rev-parse HEAD^^)" = "$SNAP" ]'
+UNDO=$(g rev-parse HEAD)
+cp "$TMP/intent.saved" "$(intent)"
+run ops rollback --undo --yes
+check "the undo run again after its own commit: exit 0" rc_is 0
+check "... no new commit, the intent gone" eval '[ "$(g rev-parse HEAD)" = "$UNDO" ] && [ ! -e "$(intent)" ]'
+check "... the worktree exactly the state before" \
+	eval '[ "$(changed_files)" -eq 0 ] && [ "$(g rev-parse "HEAD^{tree}")" = "$(g rev-parse "$C1^{tree}")" ]'
+run ops record --session s0 --type file_write --details '{"path":"x"}'
+check "... and ops commands run again" rc_is 0
+
 # --- an uninterrupted rollback leaves no intent --------------------------
 new_ws
 run ops rollback "$OP1" --yes
