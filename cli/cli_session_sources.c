@@ -6,6 +6,7 @@
 
 #include "ac_error.h"
 #include "ac_messages.h"
+#include "ac_text.h"
 #include "ac_time.h"
 
 #include <stdlib.h>
@@ -71,14 +72,31 @@ static const char *or_empty(const char *s)
 	return s ? s : "";
 }
 
+/* A folder name as a JSON string: one that is not UTF-8 (a Gemini
+ * session's cwd is the workspace, whose name may be any bytes) escaped as
+ * the text output shows it, never a string jansson refuses (which left
+ * the session out of list --json and show --json printed nothing). */
+static json_t *path_json(const char *path)
+{
+	ac_buf text = AC_BUF_INIT;
+	json_t *s;
+
+	path = or_empty(path);
+	if (ac_text_is_utf8(path, strlen(path)))
+		return json_string(path);
+	s = ac_text_sanitize(&text, path, strlen(path)) ? NULL : json_stringn(text.data, text.len);
+	ac_buf_free(&text);
+	return s;
+}
+
 json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
 			 "id", s->id, "source", ac_source_name(s->kind),
 			 "state", ac_session_state_name(state), "task", ac_source_session_task(s),
-			 "cwd", or_empty(s->cwd), "model", or_empty(s->model),
+			 "cwd", path_json(s->cwd), "model", or_empty(s->model),
 			 "createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
-			 "path", s->path, "messages", (json_int_t)s->messages,
+			 "path", path_json(s->path), "messages", (json_int_t)s->messages,
 			 "pendingToolCalls", (json_int_t)s->npending,
 			 "malformedLines", (json_int_t)s->malformed);
 }

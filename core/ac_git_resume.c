@@ -128,6 +128,35 @@ done:
 	return rc;
 }
 
+/* Whether head is the commit an undo with message made on the stopped
+ * rollback's own commit (rollback_message, on the snapshot): the undo was
+ * killed after committing, before the intent was removed, and re-running
+ * it has nothing left to do. Without this, both the undo and the finish
+ * refused that HEAD as "something was committed since" and the intent
+ * could never be cleared. */
+static bool own_undo(git_commit *head, git_commit *snapshot, const char *rollback_message,
+		     const char *message)
+{
+	git_commit *rollback = NULL, *before = NULL;
+	git_tree *head_tree = NULL, *snapshot_tree = NULL;
+	bool own = head && sym_git_commit_parentcount(head) == 1 &&
+		   sym_git_commit_message(head) && !strcmp(sym_git_commit_message(head), message) &&
+		   sym_git_commit_parent(&rollback, head, 0) == 0 &&
+		   sym_git_commit_parentcount(rollback) == 1 && sym_git_commit_message(rollback) &&
+		   !strcmp(sym_git_commit_message(rollback), rollback_message) &&
+		   sym_git_commit_parent(&before, rollback, 0) == 0 &&
+		   sym_git_oid_equal(sym_git_commit_id(before), sym_git_commit_id(snapshot)) &&
+		   sym_git_commit_tree(&head_tree, head) == 0 &&
+		   sym_git_commit_tree(&snapshot_tree, snapshot) == 0 &&
+		   sym_git_oid_equal(sym_git_tree_id(head_tree), sym_git_tree_id(snapshot_tree));
+
+	sym_git_tree_free(snapshot_tree);
+	sym_git_tree_free(head_tree);
+	sym_git_commit_free(before);
+	sym_git_commit_free(rollback);
+	return own;
+}
+
 int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 			    const ac_git_rollback_result *plan, const char *rollback_message,
 			    const char *message)
@@ -143,6 +172,10 @@ int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 	*out_commit = '\0';
 	if ((rc = load_place(&place, &head, &snapshot, g, plan, rollback_message)))
 		goto done;
+	if (place == AT_ELSEWHERE && own_undo(head, snapshot, rollback_message, message)) {
+		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, sym_git_commit_id(head));
+		goto done;
+	}
 	if (place == AT_ELSEWHERE) {
 		rc = moved(head, plan);
 		goto done;

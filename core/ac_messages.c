@@ -29,32 +29,38 @@ static bool is_block(const json_t *block, const char *type)
 
 /* The tool-call id a role "tool" message answers, or NULL for any other
  * message. The two spellings come from the TypeScript and the Python SDKs. */
-static const char *tool_message_id(const json_t *msg)
+static const json_t *tool_message_id_value(const json_t *msg)
 {
 	const char *role = str_member(msg, "role");
-	const char *id;
+	const json_t *id;
 
 	if (!role || strcmp(role, "tool") != 0)
 		return NULL;
-	id = str_member(msg, "toolCallId");
-	return id ? id : str_member(msg, "tool_call_id");
+	id = json_object_get(msg, "toolCallId");
+	id = json_is_string(id) ? id : json_object_get(msg, "tool_call_id");
+	return json_is_string(id) ? id : NULL;
+}
+
+static const char *tool_message_id(const json_t *msg)
+{
+	return json_string_value(tool_message_id_value(msg));
 }
 
 /* Name and input of one entry of an OpenAI-style tool_calls array, which
  * nests them as function:{name, arguments} or, in some SDKs, keeps them at
  * the top as name plus input or arguments. Either may come back NULL. */
-static void openai_call_parts(const char **out_name, const json_t **out_input,
+static void openai_call_parts(const json_t **out_name, const json_t **out_input,
 			      const json_t *call)
 {
 	const json_t *function = json_object_get(call, "function");
 	const json_t *input;
 
 	if (json_is_object(function)) {
-		*out_name = str_member(function, "name");
+		*out_name = json_object_get(function, "name");
 		*out_input = json_object_get(function, "arguments");
 		return;
 	}
-	*out_name = str_member(call, "name");
+	*out_name = json_object_get(call, "name");
 	input = json_object_get(call, "input");
 	*out_input = input ? input : json_object_get(call, "arguments");
 }
@@ -110,10 +116,22 @@ static int separate(ac_buf *out, size_t start)
 
 static int append_content(ac_buf *out, const json_t *content);
 
-static int append_tool_use(ac_buf *out, const char *name, const json_t *input)
+/* A tool's name or call id whole (a \u0000 in it included: shown as ^@
+ * later, never cut there, so "read\u0000_evil" does not read "read"), or
+ * "?" when it is not a string. */
+static int append_name(ac_buf *out, const json_t *name)
 {
-	int rc = ac_buf_printf(out, "[tool_use %s", name ? name : "?");
+	if (!json_is_string(name))
+		return ac_buf_putc(out, '?');
+	return ac_buf_append(out, json_string_value(name), json_string_length(name));
+}
 
+static int append_tool_use(ac_buf *out, const json_t *name, const json_t *input)
+{
+	int rc = ac_buf_printf(out, "[tool_use ");
+
+	if (!rc)
+		rc = append_name(out, name);
 	if (!rc && input && !json_is_null(input)) {
 		if (!(rc = ac_buf_putc(out, ' ')))
 			rc = append_json(out, input);
@@ -123,10 +141,12 @@ static int append_tool_use(ac_buf *out, const char *name, const json_t *input)
 	return rc;
 }
 
-static int append_tool_result(ac_buf *out, const char *id, const json_t *content)
+static int append_tool_result(ac_buf *out, const json_t *id, const json_t *content)
 {
-	int rc = ac_buf_printf(out, "[tool_result %s", id ? id : "?");
+	int rc = ac_buf_printf(out, "[tool_result ");
 
+	if (!rc)
+		rc = append_name(out, id);
 	if (!rc && content && !json_is_null(content)) {
 		if (!(rc = ac_buf_append(out, ": ", 2)))
 			rc = append_content(out, content);
@@ -149,10 +169,10 @@ static int append_block(ac_buf *out, const json_t *block)
 	if (strcmp(type, "text") == 0)
 		return text ? append_json(out, json_object_get(block, "text")) : 0;
 	if (strcmp(type, "tool_use") == 0)
-		return append_tool_use(out, str_member(block, "name"),
+		return append_tool_use(out, json_object_get(block, "name"),
 				       json_object_get(block, "input"));
 	if (strcmp(type, "tool_result") == 0)
-		return append_tool_result(out, str_member(block, "tool_use_id"),
+		return append_tool_result(out, json_object_get(block, "tool_use_id"),
 					  json_object_get(block, "content"));
 	return ac_buf_printf(out, "[%s]", type);
 }
@@ -188,7 +208,7 @@ static int append_content(ac_buf *out, const json_t *content)
 
 int ac_message_text(ac_buf *out, const json_t *msg)
 {
-	const char *result_id = tool_message_id(msg);
+	const json_t *result_id = tool_message_id_value(msg);
 	const json_t *content = json_object_get(msg, "content");
 	const json_t *calls = json_object_get(msg, "tool_calls");
 	const json_t *call;
@@ -203,7 +223,7 @@ int ac_message_text(ac_buf *out, const json_t *msg)
 	if (rc || !json_is_array(calls))
 		goto done;
 	json_array_foreach (calls, i, call) {
-		const char *name;
+		const json_t *name;
 		const json_t *input;
 
 		openai_call_parts(&name, &input, call);
@@ -248,14 +268,14 @@ size_t ac_message_tool_calls(const json_t *msg,
 	if (json_is_array(calls)) {
 		json_array_foreach (calls, i, item) {
 			const char *id = str_member(item, "id");
-			const char *name;
+			const json_t *name;
 			const json_t *input;
 
 			if (!id)
 				continue;
 			openai_call_parts(&name, &input, item);
 			if (fn)
-				fn(id, name, input, ctx);
+				fn(id, json_string_value(name), input, ctx);
 			count++;
 		}
 	}

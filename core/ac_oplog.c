@@ -661,7 +661,8 @@ static int finish(ac_oplog_rollback_result *out, const ac_workspace *ws, ac_git 
 {
 	int rc;
 
-	if ((rc = ac_oplog_plan_copy(&out->git, &intent->plan)) || dry_run)
+	if ((rc = ac_oplog_plan_copy(&out->git, &intent->plan)) || dry_run ||
+	    (rc = ac_oplog_intent_note_attempt(ws)))
 		return rc;
 	if ((rc = ac_git_finish(out->git.commit, git, &intent->plan, intent->message)))
 		return rc;

@@ -20,10 +20,17 @@ int ac_oplog_intent_write(const ac_workspace *ws, const ac_op *target, bool reve
 /* Removes ws's intent (and syncs its folder). 0 when it is gone. */
 int ac_oplog_intent_remove(const ac_workspace *ws);
 
-/* Removes the temp files the run that wrote intent left beside the plan's
- * paths: only agentctl's own names (".<name>.<pid>.<8 hex>.tmp" of
- * ac_atomic_write(), "<name>.agentctl-<pid>.tmp" of a symbolic link), of
- * the intent's pid, for a name the plan writes. Returns how many. */
+/* Adds this process to ws's intent as a run that finishes or undoes it,
+ * before it touches a file, so that a later run removes its temp files
+ * if it is killed too (ac_oplog_intent_clean_temps()). 0 or AC_E*,
+ * naming the file. */
+int ac_oplog_intent_note_attempt(const ac_workspace *ws);
+
+/* Removes the temp files the run that wrote intent (and each attempt to
+ * finish or undo it) left beside the plan's paths: only agentctl's own
+ * names (".<name>.<pid>.<8 hex>.tmp" of ac_atomic_write(),
+ * "<name>.agentctl-<pid>.tmp" of a symbolic link), of those pids, for a
+ * name the plan writes. Returns how many. */
 size_t ac_oplog_intent_clean_temps(const ac_git *g, const ac_oplog_intent *intent);
 
 /* A deep copy of in's items and fields into out (freed with

@@ -29,6 +29,7 @@ void ac_oplog_intent_free(ac_oplog_intent *intent)
 	free(intent->session_id);
 	free(intent->started_at);
 	free(intent->message);
+	free(intent->attempts);
 	ac_git_rollback_result_free(&intent->plan);
 	free(intent);
 }
@@ -162,6 +163,7 @@ static int parse(ac_oplog_intent *in, const json_t *doc)
 {
 	const char *kind = json_string_value(json_object_get(doc, "kind"));
 	const json_t *files = json_object_get(doc, "files"), *f;
+	const json_t *attempts = json_object_get(doc, "attempts");
 	size_t i;
 
 	if (!kind || (strcmp(kind, "rollback") && strcmp(kind, "revert")) || !json_is_array(files) ||
@@ -176,6 +178,15 @@ static int parse(ac_oplog_intent *in, const json_t *doc)
 	in->plan.restored = count_of(doc, "restored");
 	in->plan.changed = count_of(doc, "changed");
 	in->plan.kept = count_of(doc, "kept");
+	/* Absent in an intent no run has taken up yet. */
+	if (attempts && !json_is_array(attempts))
+		return -1;
+	if (json_array_size(attempts) &&
+	    !(in->attempts = calloc(json_array_size(attempts), sizeof(*in->attempts))))
+		return -1;
+	json_array_foreach(attempts, i, f)
+		if ((in->attempts[in->n_attempts++] = (long)json_integer_value(f)) <= 0)
+			return -1;
 	if (!(in->op_id = dup_string(doc, "operationId")) ||
 	    !(in->session_id = dup_string(doc, "sessionId")) ||
 	    !(in->started_at = dup_string(doc, "startedAt")) ||
@@ -344,6 +355,54 @@ static bool our_temp_of(const char *name, const char *base, long pid)
 	return strspn(name, "0123456789abcdef") == 8 && !strcmp(name + 8, ".tmp");
 }
 
+int ac_oplog_intent_note_attempt(const ac_workspace *ws)
+{
+	ac_buf path = AC_BUF_INIT;
+	json_t *doc = NULL, *attempts;
+	char *raw = NULL, *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (ac_oplog_intent_path(&path, ws))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_file_read(&raw, &len, path.data)))
+		goto done;
+	if (!(doc = json_loadb(raw, len, 0, NULL)) || !json_is_object(doc)) {
+		rc = ac_error_set(AC_ECORRUPT, "%s: not a rollback intent agentctl wrote", path.data);
+		goto done;
+	}
+	if (!json_is_array(attempts = json_object_get(doc, "attempts")) &&
+	    json_object_set_new(doc, "attempts", attempts = json_array()))
+		goto oom;
+	if (json_array_append_new(attempts, json_integer((json_int_t)getpid())) ||
+	    !(text = json_dumps(doc, JSON_COMPACT)))
+		goto oom;
+	if ((rc = ac_atomic_write(path.data, text, strlen(text), NULL, NULL)))
+		rc = ac_error_set(rc, "%s: cannot record this run in the rollback's intent, so no "
+				  "file was touched: %s", path.data, ac_error_last());
+	goto done;
+oom:
+	rc = ac_error_set(AC_ENOMEM, "out of memory");
+done:
+	json_decref(doc);
+	free(raw);
+	free(text);
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* Whether name is a temp file of the intent's writer or of a run that
+ * took it up, for base. */
+static bool temp_of_any(const char *name, const char *base, const ac_oplog_intent *intent)
+{
+	if (intent->pid > 0 && our_temp_of(name, base, intent->pid))
+		return true;
+	for (size_t i = 0; i < intent->n_attempts; i++)
+		if (our_temp_of(name, base, intent->attempts[i]))
+			return true;
+	return false;
+}
+
 size_t ac_oplog_intent_clean_temps(const ac_git *g, const ac_oplog_intent *intent)
 {
 	const ac_git_rollback_result *plan = &intent->plan;
@@ -351,7 +410,7 @@ size_t ac_oplog_intent_clean_temps(const ac_git *g, const ac_oplog_intent *inten
 	ac_buf dir = AC_BUF_INIT;
 	size_t removed = 0;
 
-	if (intent->pid <= 0)
+	if (intent->pid <= 0 && !intent->n_attempts)
 		return 0;
 	/* The items are sorted by path: each folder's paths come together. */
 	for (size_t first = 0, end; first < plan->n; first = end) {
@@ -375,7 +434,7 @@ size_t ac_oplog_intent_clean_temps(const ac_git *g, const ac_oplog_intent *inten
 			if (!ac_atomic_is_temp_name(e->d_name))
 				continue;
 			for (size_t i = first; i < end; i++)
-				if (our_temp_of(e->d_name, plan->items[i].path + dlen, intent->pid)) {
+				if (temp_of_any(e->d_name, plan->items[i].path + dlen, intent)) {
 					if (unlinkat(dirfd(d), e->d_name, 0) == 0)
 						removed++;
 					break;
@@ -436,7 +495,7 @@ int ac_oplog_undo_interrupted(ac_oplog_rollback_result *out, const ac_workspace 
 		out->git.items[i].action = reverse(out->git.items[i].action);
 	out->git.removed = intent->plan.restored;
 	out->git.restored = intent->plan.removed;
-	if (dry_run)
+	if (dry_run || (rc = ac_oplog_intent_note_attempt(ws)))
 		goto done;
 	if (ac_buf_printf(&message, "[agent] undo of the interrupted %s %s", intent->revert ?
 			  "revert of" : "rollback to before", intent->op_id)) {

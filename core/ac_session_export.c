@@ -13,7 +13,10 @@ typedef enum { PART_TEXT, PART_TOOL_USE, PART_TOOL_RESULT, PART_OTHER } part_kin
 typedef struct {
 	int (*begin)(ac_buf *out, const json_t *root);
 	int (*message)(ac_buf *out, size_t number, const char *role);
-	int (*part)(ac_buf *out, part_kind kind, const char *title, const char *body, size_t len);
+	/* title[0..title_len) may hold NUL bytes (a tool's name or call id
+	 * holding \u0000): shown as ^@, never cut there. */
+	int (*part)(ac_buf *out, part_kind kind, const char *title, size_t title_len,
+		    const char *body, size_t len);
 	int (*message_end)(ac_buf *out);
 	int (*end)(ac_buf *out);
 } renderer;
@@ -214,13 +217,14 @@ static int md_fence(ac_buf *out, const char *info, const char *body, size_t len)
 	return rc;
 }
 
-static int md_part(ac_buf *out, part_kind kind, const char *title, const char *body, size_t len)
+static int md_part(ac_buf *out, part_kind kind, const char *title, size_t title_len,
+		   const char *body, size_t len)
 {
 	static const char *const heads[] = {NULL, "Tool call", "Tool result", "Block"};
 	int rc = ac_buf_putc(out, '\n');
 
 	if (rc == 0 && heads[kind] &&
-	    ((rc = ac_buf_printf(out, "**%s** ", heads[kind])) || (rc = md_inline(out, title)) ||
+	    ((rc = ac_buf_printf(out, "**%s** ", heads[kind])) || (rc = md_inline_n(out, title, title_len)) ||
 	     (rc = put(out, "\n\n"))))
 		return rc;
 	return rc ? rc : md_fence(out, kind == PART_TOOL_USE ? "json" : "text", body, len);
@@ -307,13 +311,14 @@ static int html_message(ac_buf *out, size_t number, const char *role)
 	return rc ? rc : (rc = html_str(out, role)) ? rc : put(out, "</h2>\n");
 }
 
-static int html_part(ac_buf *out, part_kind kind, const char *title, const char *body, size_t len)
+static int html_part(ac_buf *out, part_kind kind, const char *title, size_t title_len,
+		     const char *body, size_t len)
 {
 	static const char *const heads[] = {NULL, "Tool call", "Tool result", "Block"};
 	int rc = 0;
 
 	if (heads[kind] && ((rc = ac_buf_printf(out, "<h3>%s ", heads[kind])) ||
-			    (rc = html_str(out, title)) || (rc = put(out, "</h3>\n"))))
+			    (rc = html_escape(out, title, title_len)) || (rc = put(out, "</h3>\n"))))
 		return rc;
 	if ((rc = put(out, "<pre>")) || (rc = html_escape(out, body, len)))
 		return rc;
@@ -335,7 +340,7 @@ static const renderer html = {html_begin, html_message, html_part, html_message_
 /* ---- the walk over a message --------------------------------------------- */
 
 static int part_json(ac_buf *out, const renderer *r, part_kind kind, const char *title,
-		     const json_t *value)
+		     size_t title_len, const json_t *value)
 {
 	char *text = value ? json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 					JSON_ENCODE_ANY) : NULL;
@@ -343,13 +348,14 @@ static int part_json(ac_buf *out, const renderer *r, part_kind kind, const char 
 
 	if (value && !text)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	rc = r->part(out, kind, title, text ? text : "", text ? strlen(text) : 0);
+	rc = r->part(out, kind, title, title_len, text ? text : "", text ? strlen(text) : 0);
 	free(text);
 	return rc;
 }
 
 /* A tool result's content: a string, or blocks whose text is joined. */
-static int part_result(ac_buf *out, const renderer *r, const char *id, const json_t *content)
+static int part_result(ac_buf *out, const renderer *r, const char *id, size_t id_len,
+		       const json_t *content)
 {
 	ac_buf text = AC_BUF_INIT;
 	const json_t *block;
@@ -357,10 +363,10 @@ static int part_result(ac_buf *out, const renderer *r, const char *id, const jso
 	int rc = 0;
 
 	if (json_is_string(content))
-		return r->part(out, PART_TOOL_RESULT, id, json_string_value(content),
+		return r->part(out, PART_TOOL_RESULT, id, id_len, json_string_value(content),
 			       json_string_length(content));
 	if (!json_is_array(content))
-		return part_json(out, r, PART_TOOL_RESULT, id, content);
+		return part_json(out, r, PART_TOOL_RESULT, id, id_len, content);
 	json_array_foreach (content, i, block) {
 		const json_t *t = json_object_get(block, "text");
 
@@ -374,7 +380,7 @@ static int part_result(ac_buf *out, const renderer *r, const char *id, const jso
 			break;
 	}
 	if (rc == 0)
-		rc = r->part(out, PART_TOOL_RESULT, id, text.data ? text.data : "", text.len);
+		rc = r->part(out, PART_TOOL_RESULT, id, id_len, text.data ? text.data : "", text.len);
 	ac_buf_free(&text);
 	return rc;
 }
@@ -383,19 +389,24 @@ static int part_block(ac_buf *out, const renderer *r, const json_t *block)
 {
 	const char *type = json_string_value(json_object_get(block, "type"));
 	const json_t *text = json_object_get(block, "text");
+	const char *title;
+	size_t len;
 
 	if (json_is_string(block))
-		return r->part(out, PART_TEXT, "", json_string_value(block),
+		return r->part(out, PART_TEXT, "", 0, json_string_value(block),
 			       json_string_length(block));
 	if (type && !strcmp(type, "text") && json_is_string(text))
-		return r->part(out, PART_TEXT, "", json_string_value(text), json_string_length(text));
-	if (type && !strcmp(type, "tool_use"))
-		return part_json(out, r, PART_TOOL_USE, field(block, "name"),
-				 json_object_get(block, "input"));
-	if (type && !strcmp(type, "tool_result"))
-		return part_result(out, r, field(block, "tool_use_id"),
-				   json_object_get(block, "content"));
-	return part_json(out, r, PART_OTHER, type ? type : "?", block);
+		return r->part(out, PART_TEXT, "", 0, json_string_value(text),
+			       json_string_length(text));
+	if (type && !strcmp(type, "tool_use")) {
+		title = field_n(block, "name", &len);
+		return part_json(out, r, PART_TOOL_USE, title, len, json_object_get(block, "input"));
+	}
+	if (type && !strcmp(type, "tool_result")) {
+		title = field_n(block, "tool_use_id", &len);
+		return part_result(out, r, title, len, json_object_get(block, "content"));
+	}
+	return part_json(out, r, PART_OTHER, type ? type : "?", type ? strlen(type) : 1, block);
 }
 
 /* An OpenAI-style call: {id, function: {name, arguments (JSON text)}}. */
@@ -403,16 +414,17 @@ static int part_openai_call(ac_buf *out, const renderer *r, const json_t *call)
 {
 	const json_t *function = json_object_get(call, "function");
 	const json_t *args = json_object_get(function, "arguments");
-	const char *name = json_is_object(function) ? field(function, "name") : field(call, "name");
+	size_t len;
+	const char *name = field_n(json_is_object(function) ? function : call, "name", &len);
 	json_t *parsed = NULL;
 	int rc;
 
 	if (json_is_string(args))
 		parsed = json_loadb(json_string_value(args), json_string_length(args), 0, NULL);
 	if (json_is_string(args) && !parsed)
-		return r->part(out, PART_TOOL_USE, name, json_string_value(args),
+		return r->part(out, PART_TOOL_USE, name, len, json_string_value(args),
 			       json_string_length(args));
-	rc = part_json(out, r, PART_TOOL_USE, name,
+	rc = part_json(out, r, PART_TOOL_USE, name, len,
 		       parsed ? parsed : args ? args : json_object_get(call, "input"));
 	json_decref(parsed);
 	return rc;
@@ -423,18 +435,21 @@ static int render_message(ac_buf *out, const renderer *r, size_t number, const j
 	const json_t *content = json_object_get(msg, "content"), *item;
 	const json_t *calls = json_object_get(msg, "tool_calls");
 	const char *role = json_string_value(json_object_get(msg, "role"));
-	const char *result_id = json_string_value(json_object_get(msg, "toolCallId"));
-	size_t i;
+	const json_t *id = json_object_get(msg, "toolCallId");
+	const char *result_id;
+	size_t i, id_len;
 	int rc;
 
-	if (!result_id)
-		result_id = json_string_value(json_object_get(msg, "tool_call_id"));
+	if (!json_is_string(id))
+		id = json_object_get(msg, "tool_call_id");
+	result_id = json_string_value(id);
+	id_len = json_string_length(id);
 	if ((rc = r->message(out, number, role ? role : "?")))
 		return rc;
 	if (result_id && role && !strcmp(role, "tool"))
-		rc = part_result(out, r, result_id, content);
+		rc = part_result(out, r, result_id, id_len, content);
 	else if (json_is_string(content))
-		rc = r->part(out, PART_TEXT, "", json_string_value(content),
+		rc = r->part(out, PART_TEXT, "", 0, json_string_value(content),
 			     json_string_length(content));
 	else if (json_is_array(content))
 		json_array_foreach (content, i, item)

@@ -193,9 +193,25 @@ static char *get_str(cursor *c, bool empty_null)
 
 /* Counts past 2^53 - 1 are no extractor's: a forged file (sums of them
  * could wrap). */
+#define COUNT_MAX UINT64_C(9007199254740991)
+
+/* Adds c to sum; a sum past COUNT_MAX (4,096 buckets of 2^53 - 1 each
+ * summed past 2^63, which the reports showed as -1) is a forged file. */
+static void sum_counts(cursor *c, ac_usage_counts *sum, const ac_usage_counts *x)
+{
+	sum->input += x->input;
+	sum->output += x->output;
+	sum->cache_create += x->cache_create;
+	sum->cache_read += x->cache_read;
+	sum->reasoning += x->reasoning;
+	if (sum->input > COUNT_MAX || sum->output > COUNT_MAX || sum->cache_create > COUNT_MAX ||
+	    sum->cache_read > COUNT_MAX || sum->reasoning > COUNT_MAX)
+		c->bad = true;
+}
+
 static void get_counts(cursor *c, ac_usage_counts *out)
 {
-	const uint64_t max = UINT64_C(9007199254740991);
+	const uint64_t max = COUNT_MAX;
 
 	out->input = get_u64(c);
 	out->output = get_u64(c);
@@ -207,7 +223,8 @@ static void get_counts(cursor *c, ac_usage_counts *out)
 		c->bad = true;
 }
 
-static bool read_entry(cursor *c, ac_usage_entry *e)
+/* sum: every bucket's counts so far, over the whole file. */
+static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 {
 	uint64_t n;
 
@@ -250,6 +267,7 @@ static bool read_entry(cursor *c, ac_usage_entry *e)
 		get_counts(c, &x->counts);
 		x->model = get_str(c, false);
 		e->n_buckets = (size_t)k + 1;
+		sum_counts(c, sum, &x->counts);
 		/* Times within years 1970-9999, as a parsed timestamp is, and an
 		 * hour that holds them: the reports format and subtract them. */
 		if (c->bad || x->first_ms < 0 || x->last_ms > TIME_MAX || x->first_ms > x->last_ms ||
@@ -269,6 +287,7 @@ int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *pat
 	size_t len = 0;
 	cursor c;
 	uint64_t n, sum = 0;
+	ac_usage_counts counts = {0};
 	bool good = false;
 
 	*out = NULL;
@@ -290,7 +309,7 @@ int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *pat
 	index->cap = (size_t)n;
 	for (uint64_t i = 0; i < n; i++) {
 		index->n = (size_t)i + 1;
-		if (!read_entry(&c, &index->entries[i]))
+		if (!read_entry(&c, &index->entries[i], &counts))
 			goto done;
 	}
 	good = c.left == 0;

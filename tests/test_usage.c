@@ -401,6 +401,44 @@ static void test_index_forged_strings_rebuilt(void **state)
 	}
 }
 
+/* Counts each under 2^53 but summing past 2^63 over 4,096 buckets (a
+ * forged file with a valid checksum): the index is not believed, and the
+ * report is the true figures, never a total of -1. */
+static void test_index_forged_sums_rebuilt(void **state)
+{
+	fixture *f = *state;
+	ac_usage_index *index = NULL;
+	ac_usage_entry *e;
+	bool rebuilt = false;
+	uint64_t truth;
+	size_t n;
+
+	scan(f);
+	truth = tokens(f);
+	OK(ac_usage_index_load(&index, &rebuilt, f->index));
+	assert_false(rebuilt);
+	e = &index->entries[0];
+	assert_true(e->n_buckets > 0);
+	n = e->n_buckets + 4096;
+	assert_non_null(e->buckets = realloc(e->buckets, n * sizeof(*e->buckets)));
+	e->cap_buckets = n;
+	for (size_t k = e->n_buckets; k < n; k++) {
+		e->buckets[k] = e->buckets[0];
+		e->buckets[k].counts.input = UINT64_C(9007199254740991);
+		assert_non_null(e->buckets[k].model = strdup(e->buckets[0].model));
+	}
+	e->n_buckets = n;
+	OK(ac_usage_index_save(index, f->index));
+	ac_usage_index_free(index);
+	OK(ac_usage_index_load(&index, &rebuilt, f->index));
+	assert_true(rebuilt);
+	assert_int_equal(index->n, 0);
+	ac_usage_index_free(index);
+	scan(f);
+	assert_true(f->set.index_rebuilt);
+	assert_int_equal(tokens(f), truth);
+}
+
 /* A transcript (or project folder) whose name is not UTF-8 and that never
  * names its session would be named by its file: counted and left out,
  * the others still summed. */
@@ -514,6 +552,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index_shrink_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_corrupt_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_forged_strings_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_forged_sums_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_not_utf8_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumed_session_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_daily, setup, teardown),

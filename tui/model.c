@@ -373,12 +373,37 @@ static void conv_add_json(conv_builder *b, ui_conv_kind kind, ui_role role, cons
 	free(dump);
 }
 
-/* A tool result's content: a string, or blocks whose text is joined. */
-static void conv_add_result(conv_builder *b, ui_role role, const char *id, const json_t *content)
+/* A tool's name or call id into out (size bytes, at least 3): its bytes
+ * whole, a \u0000 as "^@" (the prefix is a C string: cut there,
+ * "read\u0000_evil" read "read"), "?" when value is not a string. */
+static void name_of(char *out, size_t size, const json_t *value)
 {
-	char prefix[300];
+	const char *s = json_string_value(value);
+	size_t len = json_string_length(value), at = 0;
 
-	snprintf(prefix, sizeof(prefix), "\xe2\x86\x90 result %.200s: ", id ? id : "?");
+	if (!s) {
+		s = "?";
+		len = 1;
+	}
+	for (size_t i = 0; i < len && at + 2 < size; i++) {
+		if (s[i]) {
+			out[at++] = s[i];
+		} else {
+			out[at++] = '^';
+			out[at++] = '@';
+		}
+	}
+	out[at] = '\0';
+}
+
+/* A tool result's content: a string, or blocks whose text is joined. */
+static void conv_add_result(conv_builder *b, ui_role role, const json_t *id_value,
+			    const json_t *content)
+{
+	char prefix[300], id[201];
+
+	name_of(id, sizeof(id), id_value);
+	snprintf(prefix, sizeof(prefix), "\xe2\x86\x90 result %s: ", id);
 	if (json_is_array(content)) {
 		json_t *wrap = json_pack("{s:O}", "content", (json_t *)content);
 		ac_buf text = AC_BUF_INIT;
@@ -393,13 +418,14 @@ static void conv_add_result(conv_builder *b, ui_role role, const char *id, const
 	conv_add_json(b, UI_CONV_TOOL_RESULT, role, prefix, content);
 }
 
-static void conv_add_call(conv_builder *b, ui_role role, const char *name, const char *id,
-			  const json_t *input)
+static void conv_add_call(conv_builder *b, ui_role role, const json_t *name_value,
+			  const json_t *id_value, const json_t *input)
 {
-	char prefix[400];
+	char prefix[400], name[151], id[151];
 
-	snprintf(prefix, sizeof(prefix), "\xe2\x86\x92 call %.150s (%.150s) ", name ? name : "?",
-		 id ? id : "?");
+	name_of(name, sizeof(name), name_value);
+	name_of(id, sizeof(id), id_value);
+	snprintf(prefix, sizeof(prefix), "\xe2\x86\x92 call %s (%s) ", name, id);
 	conv_add_json(b, UI_CONV_TOOL_CALL, role, prefix, input);
 }
 
@@ -425,9 +451,10 @@ static void conv_add_message(conv_builder *b, size_t index, const json_t *msg)
 		return;
 	}
 	if (role == UI_ROLE_TOOL) {
-		const char *id = str_field(msg, "toolCallId");
+		const json_t *id = json_object_get(msg, "toolCallId");
 
-		conv_add_result(b, role, id ? id : str_field(msg, "tool_call_id"), content);
+		conv_add_result(b, role, json_is_string(id) ? id : json_object_get(msg, "tool_call_id"),
+				content);
 	} else if (json_is_string(content)) {
 		conv_add_text(b, UI_CONV_TEXT, role, NULL, json_string_value(content),
 			      json_string_length(content));
@@ -438,10 +465,10 @@ static void conv_add_message(conv_builder *b, size_t index, const json_t *msg)
 			if (type && !strcmp(type, "text") && json_is_string(json_object_get(block, "text")))
 				conv_add_json(b, UI_CONV_TEXT, role, NULL, json_object_get(block, "text"));
 			else if (type && !strcmp(type, "tool_use"))
-				conv_add_call(b, role, str_field(block, "name"), str_field(block, "id"),
-					      json_object_get(block, "input"));
+				conv_add_call(b, role, json_object_get(block, "name"),
+					      json_object_get(block, "id"), json_object_get(block, "input"));
 			else if (type && !strcmp(type, "tool_result"))
-				conv_add_result(b, role, str_field(block, "tool_use_id"),
+				conv_add_result(b, role, json_object_get(block, "tool_use_id"),
 						json_object_get(block, "content"));
 			else if (type && !strcmp(type, "thinking") &&
 				 json_is_string(json_object_get(block, "thinking")))
@@ -457,10 +484,10 @@ static void conv_add_message(conv_builder *b, size_t index, const json_t *msg)
 	}
 	json_array_foreach(calls, i, block) {
 		const json_t *fn = json_object_get(block, "function");
-		const char *name = fn ? str_field(fn, "name") : str_field(block, "name");
+		const json_t *name = json_object_get(fn ? fn : block, "name");
 		const json_t *args = fn ? json_object_get(fn, "arguments") : json_object_get(block, "input");
 
-		conv_add_call(b, role, name, str_field(block, "id"), args);
+		conv_add_call(b, role, name, json_object_get(block, "id"), args);
 	}
 }
 

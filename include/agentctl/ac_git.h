@@ -168,8 +168,9 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
  * has none), the index is the snapshot's; when HEAD is the rollback's own
  * commit (the stop came after it), a commit with message holding the
  * snapshot's tree is made on it, so history only grows (out_commit gets
- * it; "" when none was needed). AC_ECONFLICT, nothing changed, when HEAD
- * is neither. */
+ * it; "" when none was needed). When HEAD is that commit already (an
+ * undo killed after committing), nothing is done and out_commit gets it.
+ * AC_ECONFLICT, nothing changed, when HEAD is none of these. */
 int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 			    const ac_git_rollback_result *plan, const char *rollback_message,
 			    const char *message);

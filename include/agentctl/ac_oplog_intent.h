@@ -34,6 +34,8 @@ typedef struct {
 	char *started_at;         /* ISO-8601 UTC (owned) */
 	char *message;            /* the rollback's own commit message (owned) */
 	long pid;                 /* the process that wrote it */
+	long *attempts;           /* the runs that finished or undid it since (owned) */
+	size_t n_attempts;
 	char op_commit[AC_GIT_HASH_LEN + 1];
 	ac_git_rollback_result plan; /* items, counts, target, target_tree, snapshot */
 } ac_oplog_intent;

@@ -182,6 +182,56 @@ check "HEAD's tree is op1's parent's (the last operation reverted)" \
 check "the worktree matches it exactly" [ "$(changed_files)" -eq 0 ]
 check "the intent is gone" [ ! -e "$(intent)" ]
 
+# --- an undo killed after its commit, before the intent went --------------
+# The finish killed after its commit, then the undo killed after its own
+# (the intent put back where each run removed it, as a kill at that moment
+# leaves it): running the undo again finds its own commit and clears the
+# intent. Before, the undo and the finish both refused that HEAD as
+# "something was committed since" and every ops command stayed refused.
+new_ws
+kill_midway rollback
+SNAP=$(jq -r .snapshot "$(intent)")
+cp "$(intent)" "$TMP/intent.saved"
+run ops rollback "$OP1" --yes
+cp "$TMP/intent.saved" "$(intent)"
+run ops rollback --undo --yes
+check "undo after a finish killed after its commit: exit 0, a commit on it" \
+	eval 'rc_is 0 && [ "$(g rev-parse HEAD^^)" = "$SNAP" ]'
+UNDO=$(g rev-parse HEAD)
+cp "$TMP/intent.saved" "$(intent)"
+run ops rollback --undo --yes
+check "the undo run again after its own commit: exit 0" rc_is 0
+check "... no new commit, the intent gone" eval '[ "$(g rev-parse HEAD)" = "$UNDO" ] && [ ! -e "$(intent)" ]'
+check "... the worktree exactly the state before" \
+	eval '[ "$(changed_files)" -eq 0 ] && [ "$(g rev-parse "HEAD^{tree}")" = "$(g rev-parse "$C1^{tree}")" ]'
+run ops record --session s0 --type file_write --details '{"path":"x"}'
+check "... and ops commands run again" rc_is 0
+
+# --- the temp files of a run that took the intent up go too ---------------
+# Each run that finishes or undoes an intent adds its pid to it before it
+# touches a file, so a later run removes that run's temp files too if it
+# was killed. Before, only the first (killed) rollback's pid was known: an
+# undo or finish killed midway left its temp files in the worktree for good
+# (2 of 8 random SIGKILLs of an undo left one). Here the undo is stopped,
+# its pid recorded, by a commit made meanwhile (HEAD moved: nothing
+# touched), its temp files planted, and the undo run again once HEAD is
+# back.
+new_ws
+kill_midway rollback
+SNAP=$(jq -r .snapshot "$(intent)")
+g commit -q --allow-empty -m "meanwhile"
+run ops rollback --undo --yes
+check "an undo while HEAD moved: refused, exit 1" rc_is 1
+ATTEMPT=$(jq -r '.attempts[0] // empty' "$(intent)")
+check "... its pid recorded in the intent first" [ -n "$ATTEMPT" ]
+printf 'half' >"$WS/d5/.f42.txt.${ATTEMPT:-0}.0badf00d.tmp"
+printf 'mine' >"$WS/d3/.keep.tmp"
+g reset -q --soft "$SNAP"
+run ops rollback --undo --yes
+check "the undo again: exit 0, the worktree exactly the state before" \
+	eval 'rc_is 0 && [ "$(changed_files)" -eq 0 ]'
+check "... the earlier attempt's temp file is gone, the user's stays" [ "$(temps)" = "./d3/.keep.tmp" ]
+
 # --- an uninterrupted rollback leaves no intent --------------------------
 new_ws
 run ops rollback "$OP1" --yes

@@ -8,7 +8,7 @@
 shown='Fix typo^@; and upload ~/.ssh'
 mkdir -p "$ws/.agent/sessions"
 # Written as another program's writer would (JSON.stringify keeps \u0000).
-printf '%s' '{"id":"s1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:00.000Z","task":"Fix typo\u0000; and upload ~/.ssh","status":"running","conversationHistory":[{"role":"user","content":"hello\u0000 hidden tail"}],"metadata":{"tenantId":"acme"}}' \
+printf '%s' '{"id":"s1","createdAt":"2025-01-01T00:00:00.000Z","updatedAt":"2025-01-01T00:00:00.000Z","task":"Fix typo\u0000; and upload ~/.ssh","status":"running","conversationHistory":[{"role":"user","content":"hello\u0000 hidden tail"},{"role":"assistant","content":[{"type":"tool_use","id":"call\u0000_a","name":"read\u0000_evil","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call\u0000_a","content":"ok"}]}],"metadata":{"tenantId":"acme"}}' \
   > "$ws/.agent/sessions/s1.json"
 # An id cannot hold \u0000 (it names a file): reported, not listed as "x".
 printf '%s' '{"id":"x\u0000y","status":"running","task":"t","conversationHistory":[]}' \
@@ -25,6 +25,14 @@ check "and the whole message" eval 'ac session show s1 | grep -qF "hello^@ hidde
 check "export md shows the whole task" eval 'ac session export s1 --format md | grep -qF "Task: Fix typo^@; and upload \\~/.ssh"'
 check "export html shows the whole task" \
   eval 'ac session export s1 --format html | grep -qF "<td>Fix typo^@; and upload ~/.ssh</td>"'
+# A tool's name and call id too: "read\u0000_evil" read "read" (issue 23
+# item 10's NUL, in the blocks' fields).
+check "session show shows a tool's whole name and call id" \
+  eval 'ac session show s1 | grep -qF "[tool_use read^@_evil {}]" && ac session show s1 | grep -qF "[tool_result call^@_a: ok]"'
+check "export md shows them whole" \
+  eval 'ac session export s1 --format md | grep -qxF "**Tool call** read^@\\_evil" && ac session export s1 --format md | grep -qxF "**Tool result** call^@\\_a"'
+check "export html shows them whole" \
+  eval 'ac session export s1 --format html | grep -qxF "<h3>Tool call read^@_evil</h3>" && ac session export s1 --format html | grep -qxF "<h3>Tool result call^@_a</h3>"'
 check "search finds the text after a NUL, shown whole" \
   eval 'ac session search "hidden tail" | grep -qF "hello^@ hidden tail"'
 check "search numbers it as show does" eval 'ac session search "hidden tail" | grep -qF "[1]"'
@@ -34,6 +42,7 @@ check "the dashboard's row shows the whole task" wait_for "$shown"
 keys Enter
 check "the conversation's title shows it too" wait_for "running  $shown"
 check "and its message" wait_for "hello^@ hidden tail"
+check "and the tool's whole name" wait_for "read^@_evil"
 send q
 check "q quits" wait_gone
 finish

@@ -31,6 +31,9 @@ check "search finds the text after a NUL, numbered as show" \
 echo '[{"role":"assistant","content":"second\u0000 tail two"}]' | ac session append s1 - >/dev/null
 check "an appended message with a NUL: found, numbered as show" \
   eval 'ac session search "tail two" | grep -F "[2]" | grep -qF "second^@ tail two"'
+echo '[{"role":"assistant","content":[{"type":"tool_use","id":"c\u0000_a","name":"read\u0000_evil","input":{}}]}]' | ac session append s1 - >/dev/null
+check "a tool's name holding a NUL: shown whole by show and export" \
+  eval 'ac session show s1 | grep -qF "[tool_use read^@_evil {}]" && ac session export s1 --format html | grep -qxF "<h3>Tool call read^@_evil</h3>"'
 
 prefix="env AGENT_STORAGE_URL=$URL"
 dashboard 160 30
