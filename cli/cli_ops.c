@@ -441,6 +441,17 @@ static void print_done(const ac_oplog_rollback_result *result, const char *id, b
 /* ops rollback (revert false) and ops revert: the same plan, dialog and
  * report, a different core call; --finish and --undo act on the stopped
  * one the intent names. */
+/* The failure of ops rollback/revert, named by the command once: a
+ * refusal from the core may already start with it. */
+static int rollback_failed(const char *name, const char *why)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(why, name, n) && why[n] == ':')
+		return cli_error(CLI_FAILED, "%s", why);
+	return cli_error(CLI_FAILED, "%s: %s", name, why);
+}
+
 static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool revert)
 {
 	const char *name = revert ? "ops revert" : "ops rollback";
@@ -487,7 +498,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 	}
 	if (!dry_run && !yes) {
 		if (run_mode(&result, ws, id, revert, mode, true, NULL) != 0) {
-			status = cli_error(CLI_FAILED, "%s: %s", name, ac_error_last());
+			status = rollback_failed(name, ac_error_last());
 			goto done;
 		}
 		print_plan(&result, id, revert, finished && mode == RUN ? FINISH : mode);
@@ -503,7 +514,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 
 		if (notes.len)
 			cli_note("%s", notes.data);
-		status = cli_error(CLI_FAILED, "%s: %s", name, why ? why : "out of memory");
+		status = rollback_failed(name, why ? why : "out of memory");
 		free(why);
 		goto done;
 	}

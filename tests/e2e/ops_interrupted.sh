@@ -111,6 +111,7 @@ check "... the operation and the way out" err_has "interrupted rollback to befor
 run ops rollback "$OP0" --yes
 check "a rollback to another operation is refused (exit 1)" rc_is 1
 check "... naming the intent" err_has "finish it (agentctl ops rollback $OP1 --yes)"
+check "... naming the command once" eval '[ "${ERR#agentctl: ops rollback: refused: }" != "$ERR" ]'
 run ops record --session s0 --type file_write --details '{"path":"x"}'
 check "ops record (which commits the workspace) is refused (exit 1)" rc_is 1
 check "... with one line naming the intent" err_is_one_line
