@@ -9,6 +9,7 @@
 #include "ac_json_exact.h"
 #include "ac_session.h"
 #include "ac_messages.h"
+#include "ac_oplog.h"
 #include "ac_text.h"
 
 #include <errno.h>
@@ -55,6 +56,12 @@ void cli_note(const char *fmt, ...)
 	va_start(ap, fmt);
 	print_line(stderr, "agentctl: ", fmt, ap);
 	va_end(ap);
+}
+
+void cli_exclude_agent_state(const cli_context *ctx)
+{
+	if (ac_oplog_exclude_agent_state(&ctx->ws) != 0)
+		cli_note("agent state not kept out of git: %s", ac_error_last());
 }
 
 void cli_say(const char *fmt, ...)

@@ -36,6 +36,11 @@ int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Prints "agentctl: <message>" on stderr as a note; the command goes on. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Before a command's first write of agent state: the workspace's git
+ * exclude holds agentctl's block (ac_oplog_exclude_agent_state), so that
+ * an agent's `git add -A` meanwhile stages none of it; a failure is a note. */
+void cli_exclude_agent_state(const cli_context *ctx);
+
 /* Prints "<message>\n" on stdout, sanitised: for a line that quotes an id
  * (which may hold escape bytes) or a value from a file. */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -126,6 +126,10 @@ int cli_gc(cli_context *ctx, int argc, char **argv)
 		return status;
 	if (ctx->read_only && !dry_run)
 		return cli_error(CLI_USAGE, "gc: --read-only forbids changes (--dry-run shows the plan)");
+	/* gc has no subcommand for main's table of writers; it writes too:
+	 * the session locks (<sessions>/.locks/<id>.lock) it takes. */
+	if (!dry_run)
+		cli_exclude_agent_state(ctx);
 	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
 		return cli_error(CLI_FAILED, "out of memory");
 	ac_gc_files_options opts = {

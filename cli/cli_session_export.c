@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The document of the transcript id, when no session file has that id. */
 static int transcript_root(json_t **out, const cli_context *ctx, const char *id)
@@ -70,6 +71,7 @@ int cli_session_export(const cli_context *ctx, int argc, char **argv)
 	ac_export_format format;
 	ac_buf doc = AC_BUF_INIT;
 	json_t *root = NULL;
+	struct stat st;
 	int status = CLI_OK;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
@@ -92,6 +94,13 @@ int cli_session_export(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session export: -o: an empty file name");
 	if (path && ctx->read_only)
 		return cli_error(CLI_USAGE, "session export: --read-only forbids writing -o %s", path);
+	/* -o replaces the file by a rename: a device (as root, -o /dev/null
+	 * replaced the machine's /dev/null by a regular file), a FIFO or a
+	 * folder is never replaced. */
+	if (path && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return cli_error(CLI_USAGE, "session export: -o %s: not a regular file (a device, "
+				 "FIFO or folder is never replaced); leave out -o to write to "
+				 "standard output", path);
 	if ((status = load_root(&root, ctx, id)))
 		goto done;
 	if (ac_session_export(&doc, root, format) != 0) {

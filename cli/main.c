@@ -7,7 +7,6 @@
 
 #include "ac_discover.h"
 #include "ac_error.h"
-#include "ac_oplog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,9 +301,8 @@ int main(int argc, char **argv)
 		status = open_workspace(&ctx);
 	/* Before the first write, so a `git add -A` meanwhile finds it too. */
 	if (status == CLI_OK && !ctx.read_only &&
-	    writes_agent_state(cmd, argc - first - 1, argv + first + 1) &&
-	    ac_oplog_exclude_agent_state(&ctx.ws) != 0)
-		cli_note("agent state not kept out of git: %s", ac_error_last());
+	    writes_agent_state(cmd, argc - first - 1, argv + first + 1))
+		cli_exclude_agent_state(&ctx);
 	if (status == CLI_OK)
 		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
 			     : cli_dashboard(&ctx);

@@ -15,6 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
+int ac_archive_folder(ac_buf *dir, const char *sessions_dir, const char *folder, const char *id)
+{
+	ac_buf_clear(dir);
+	if (ac_buf_printf(dir, "%s/%s/%s", sessions_dir, folder, id))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return ac_file_check_in(sessions_dir, dir->data);
+}
+
 /* Creates the archive's file under a name no other holds and fills it. */
 static int write_new(char **out_path, char **out_relative, const char *sessions_dir,
 		     const char *folder, const char *id, int64_t now_ms, const char *data,
@@ -25,11 +33,8 @@ static int write_new(char **out_path, char **out_relative, const char *sessions_
 	bool reserved = false;
 	int rc, fd = -1;
 
-	if (ac_buf_printf(&dir, "%s/%s/%s", sessions_dir, folder, id)) {
-		rc = AC_ENOMEM;
-		goto done;
-	}
-	if ((rc = ac_file_mkdirs(dir.data)))
+	if ((rc = ac_archive_folder(&dir, sessions_dir, folder, id)) ||
+	    (rc = ac_file_mkdirs(dir.data)))
 		goto done;
 	ac_time_format_file(stamp, now_ms);
 	for (int attempt = 0; fd < 0; attempt++) {

@@ -15,6 +15,12 @@
 #include <jansson.h>
 #include <stdint.h>
 
+/* Fills dir with "<sessions_dir>/<folder>/<id>" once it is known to stay
+ * in the sessions folder: a link there (an agent's, leading to another
+ * workspace's archives) that leads out is refused with one line naming it
+ * and where it leads (ac_file_check_in(), AC_EDENIED). 0, or an error. */
+int ac_archive_folder(ac_buf *dir, const char *sessions_dir, const char *folder, const char *id);
+
 /* Writes messages of session id (created_at: its createdAt) to a new
  * archive under "<sessions_dir>/<folder>/<id>/", named by now_ms. extra
  * (may be NULL; borrowed) adds its keys to the document. *out_path and

@@ -37,6 +37,13 @@ static int memo_paths(char **dir, char **path, const ac_backend_fs *fs, const ch
 		ac_buf_free(&p);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	/* A link below the data folder (memo/<tenant>, .../<owner>) must not
+	 * lead out of it: only memo itself is checked at start-up. */
+	if ((rc = ac_file_check_in(fs->data_dir, d.data))) {
+		ac_buf_free(&d);
+		ac_buf_free(&p);
+		return rc;
+	}
 	*dir = ac_buf_detach(&d);
 	if (path)
 		*path = ac_buf_detach(&p);
@@ -175,6 +182,11 @@ static int artifact_paths(char **dir, char **path, const ac_backend_fs *fs, cons
 		ac_buf_free(&d);
 		ac_buf_free(&p);
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	if ((rc = ac_file_check_in(fs->data_dir, d.data))) { /* as memo_paths() */
+		ac_buf_free(&d);
+		ac_buf_free(&p);
+		return rc;
 	}
 	*dir = ac_buf_detach(&d);
 	if (path)

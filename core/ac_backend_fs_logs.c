@@ -365,7 +365,9 @@ static int trace_paths(ac_buf *dir, ac_buf *path, const ac_backend_fs *fs, const
 	if (ac_buf_printf(dir, "%s/traces/%s", fs->data_dir, tenant) ||
 	    ac_buf_printf(path, "%s/%s.jsonl", dir->data, session_id))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	/* A link below the data folder must not lead out of it (only traces
+	 * itself is checked at start-up). */
+	return ac_file_check_in(fs->data_dir, dir->data);
 }
 
 static int trace_append(void *impl, uint64_t *out_seq, const char *tenant,
@@ -435,7 +437,7 @@ static int make_run_paths(run_paths *p, const ac_backend_fs *fs, const char *ten
 	    ac_buf_printf(&p->events, "%s/events.jsonl", p->dir.data) ||
 	    ac_buf_printf(&p->snapshot, "%s/snapshot.json", p->dir.data))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	return ac_file_check_in(fs->data_dir, p->dir.data); /* as trace_paths() */
 }
 
 static int orch_append_event(void *impl, uint64_t *out_seq, const char *tenant,

@@ -106,9 +106,11 @@ static int cut_history(json_t *root, void *ctx)
  * already ran, {"sessionId", "calls": {callId: {tool, at}}}. */
 static int compensated_path(ac_buf *out, const char *sessions_dir, const char *id)
 {
-	if (ac_buf_printf(out, "%s/.rollbacks/%s/compensated.json", sessions_dir, id))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return 0;
+	int rc = ac_archive_folder(out, sessions_dir, ".rollbacks", id);
+
+	if (!rc && ac_buf_printf(out, "/compensated.json"))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	return rc;
 }
 
 /* The record of compensations run (an empty one when there is none). */

@@ -153,6 +153,11 @@ bool ac_hooks_on_change(const ac_hooks *hooks)
 	return hooks->on_change != NULL;
 }
 
+bool ac_hooks_any(const ac_hooks *hooks)
+{
+	return hooks->on_change || hooks->desktop;
+}
+
 int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
 			    const char *old_state, const char *new_state)
 {

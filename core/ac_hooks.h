@@ -56,6 +56,10 @@ bool ac_hooks_bell(const ac_hooks *hooks);
  * to run never keeps another's hooks from running. */
 bool ac_hooks_on_change(const ac_hooks *hooks);
 
+/* True when onStatusChange or notify.desktop may run: the hooks then write
+ * .agent/hooks.log (and the lease .agent/hooks.lock). */
+bool ac_hooks_any(const ac_hooks *hooks);
+
 /* Session id (of source, e.g. "file") went from old_state to new_state
  * (any strings; the caller reports only real changes): starts
  * onStatusChange when on_change (false: another dashboard holds the

@@ -189,6 +189,58 @@ static void test_crafted_ids(void **state)
 	free(etc);
 }
 
+/* A link below the data folder (a tenant's or owner's folder) that leads
+ * out of it is never followed, for reading or writing: only the kind
+ * folders themselves (memo, artifacts, traces, orchestration) are checked
+ * when the workspace opens (issue 23 item 4). */
+static void test_links_below_data_folder(void **state)
+{
+	fixture *f = *state;
+	const char *kinds[] = {"memo", "artifacts", "traces", "orchestration"};
+	char *out = tu_path(f->root, "out"), *dir, *link, *text = NULL;
+	json_t *env = json_object();
+	ac_backend *b = &f->backend;
+	size_t len = 0;
+	DIR *d;
+
+	mkdir(out, 0755);
+	mkdir(f->data, 0755);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		dir = tu_path(f->data, kinds[i]);
+		link = tu_path(dir, "t1");
+		mkdir(dir, 0755);
+		assert_int_equal(symlink(out, link), 0);
+		free(link);
+		free(dir);
+	}
+	/* memo/t2/o1 a link: the owner's folder. */
+	dir = tu_path(f->data, "memo/t2");
+	mkdir(dir, 0755);
+	link = tu_path(dir, "o1");
+	assert_int_equal(symlink(out, link), 0);
+	free(link);
+	free(dir);
+	assert_int_equal(b->memo.write(b->impl, "t1", "o1", "session", "n", "x", 1), AC_EDENIED);
+	assert_int_equal(b->memo.append(b->impl, "t1", "o1", "session", "n", "x", 1), AC_EDENIED);
+	assert_int_equal(b->memo.write(b->impl, "t2", "o1", "session", "n", "x", 1), AC_EDENIED);
+	assert_int_equal(b->memo.read(b->impl, &text, &len, "t2", "o1", "session", "n"), AC_EDENIED);
+	assert_int_equal(b->artifact.write(b->impl, "t1", "s1", "call1", "x", 1), AC_EDENIED);
+	assert_int_equal(b->trace.append(b->impl, NULL, "t1", "s1", env), AC_EDENIED);
+	assert_int_equal(b->orch.append_event(b->impl, NULL, "t1", "run1", env), AC_EDENIED);
+	/* Nothing was made where the links lead. */
+	d = opendir(out);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			fail_msg("%s appeared outside the workspace", e->d_name);
+	closedir(d);
+	/* A tenant whose folders are real still works. */
+	OK(b->memo.write(b->impl, "t3", "o1", "session", "n", "x", 1));
+	OK(b->trace.append(b->impl, NULL, "t3", "s1", env));
+	free(text);
+	json_decref(env);
+	free(out);
+}
+
 /* ---- a crash between the two writes of one call ---- */
 
 static void arm_turn_crash(void)
@@ -305,6 +357,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_orchestration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tenant_isolation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crafted_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_links_below_data_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_in_record_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_externalizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_in_compaction, setup, teardown),

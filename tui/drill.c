@@ -190,7 +190,7 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 	ui_model *m = &d->m;
 
 	if (pane == UI_PANE_CKPTS && m->ckpt_session) {
-		char *session = strdup(m->ckpt_session), *id = strdup(m->ckpts[i].id);
+		char *session = strdup(m->ckpt_session), *id = strdup(m->ckpts[i].raw_id);
 
 		if (session && id)
 			ui_preview_checkpoint(m, d->ws, session, id);

@@ -148,7 +148,7 @@ static bool act_open(ui_dash *d, int key)
 			d->panes[UI_PANE_CONV].follow = false;
 		}
 	} else if (cur == UI_PANE_OPS) {
-		char *id = strdup(d->m.ops[i].id);
+		char *id = strdup(d->m.ops[i].raw_id);
 
 		if (id)
 			ui_patch_open(&d->m, d->ws, id);
@@ -261,7 +261,7 @@ static const ui_op *target_op(ui_dash *d)
 static bool act_revert(ui_dash *d, int key)
 {
 	const ui_op *op = target_op(d);
-	char *id = op && op->reversible ? strdup(op->id) : NULL;
+	char *id = op && op->reversible ? strdup(op->raw_id) : NULL;
 
 	(void)key;
 	if (!op)
@@ -286,7 +286,7 @@ static bool act_rollback(ui_dash *d, int key)
 		ui_model_set_action(&d->m, true, "operation %s has no commit: it cannot be "
 				    "rolled back on its own", op->id);
 	} else if (op) {
-		char *id = strdup(op->id);
+		char *id = strdup(op->raw_id);
 
 		if (id)
 			ui_act_plan_rollback_op(&d->dlg, d->ws, &d->m, id);
@@ -295,7 +295,7 @@ static bool act_rollback(ui_dash *d, int key)
 		   ui_list_selected(&ui_view_checkpoints, &d->m, &d->panes[cur], &i) &&
 		   d->m.ckpt_session) {
 		ui_act_plan_rollback_checkpoint(&d->dlg, d->ws, &d->m, d->m.ckpt_session,
-						d->m.ckpts[i].id);
+						d->m.ckpts[i].raw_id);
 	} else {
 		ui_model_set_action(&d->m, true, "R rolls back the selected operation (2) or "
 				    "checkpoint (3)");

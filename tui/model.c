@@ -262,6 +262,7 @@ void ui_model_clear_ops(ui_model *m)
 		ui_op *o = &m->ops[i];
 
 		ui_sfree(o->id);
+		ui_sfree(o->raw_id);
 		ui_sfree(o->timestamp);
 		ui_sfree(o->session);
 		ui_sfree(o->type);
@@ -275,6 +276,7 @@ void ui_model_clear_checkpoints(ui_model *m)
 {
 	for (size_t i = 0; i < m->n_ckpts; i++) {
 		ui_sfree(m->ckpts[i].id);
+		ui_sfree(m->ckpts[i].raw_id);
 		ui_sfree(m->ckpts[i].node);
 		ui_sfree(m->ckpts[i].created);
 	}

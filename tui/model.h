@@ -68,11 +68,15 @@ typedef struct {
 
 typedef struct {
 	char *id, *timestamp, *session, *type, *what, *commit;
+	/* The id as recorded, for every lookup and action, never drawn (as
+	 * ui_session.raw_id: "a\x1b" and "a^[" look the same as id). */
+	char *raw_id;
 	bool reversible; /* has a commit to roll back to */
 } ui_op;
 
 typedef struct {
 	char *id, *node, *created;
+	char *raw_id; /* as stored: the identity (ui_session.raw_id), never drawn */
 	int64_t version;
 	size_t messages;
 	bool tombstone;

@@ -4,6 +4,7 @@
 #include "ac_error.h"
 #include "ac_hooks.h"
 #include "ac_hooks_lease.h"
+#include "ac_oplog.h"
 #include "ac_time.h"
 #include "ac_session_state.h"
 
@@ -51,6 +52,11 @@ int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks,
 		return rc;
 	}
 	n->run_hooks = run_hooks;
+	/* Hooks write agent state (.agent/hooks.log, the lease's hooks.lock)
+	 * with no action of the operator's: kept out of `git add -A` first, as
+	 * an action is (ui_act_run); a failure leaves git to say so. */
+	if (run_hooks && ac_hooks_any(n->hooks) && ac_oplog_exclude_agent_state(ws) != 0)
+		ac_error_clear();
 	if (run_hooks && ac_hooks_on_change(n->hooks) &&
 	    (rc = ac_hooks_lease_new(&n->lease, ws->root, store))) {
 		ui_notify_free(n);

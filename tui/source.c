@@ -346,6 +346,7 @@ static int ops_push(ui_model *m, const ac_op *op)
 	o = &m->ops[m->n_ops++];
 	ac_oplog_summary(&what, op->details, 300);
 	o->id = ui_safe_str(op->id);
+	o->raw_id = ui_raw_str(op->id);
 	o->timestamp = ui_safe_str(op->timestamp);
 	o->session = ui_safe_str(op->session_id);
 	o->type = ui_safe_str(op->type);
@@ -469,6 +470,7 @@ int ui_source_load_checkpoints(ui_source *src, ui_model *m, const char *id)
 		ui_checkpoint *c = &m->ckpts[m->n_ckpts++];
 
 		c->id = ui_safe_str(h->checkpoint_id);
+		c->raw_id = ui_raw_str(h->checkpoint_id);
 		c->node = ui_safe_str(h->node_id);
 		c->created = ui_safe_str(h->created_at);
 		c->version = h->version;

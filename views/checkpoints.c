@@ -16,7 +16,7 @@ static size_t ckpt_count(const ui_model *m)
 
 static const char *ckpt_key(const ui_model *m, size_t i)
 {
-	return m->ckpts[i].id;
+	return m->ckpts[i].raw_id;
 }
 
 static bool ckpt_match(const ui_model *m, size_t i, const ui_pane *p)

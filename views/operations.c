@@ -15,7 +15,7 @@ static size_t ops_count(const ui_model *m)
 
 static const char *ops_key(const ui_model *m, size_t i)
 {
-	return m->ops[i].id;
+	return m->ops[i].raw_id;
 }
 
 static bool ops_match(const ui_model *m, size_t i, const ui_pane *p)

@@ -109,6 +109,26 @@ run journal log "$EVENT"
 check "no repository: exit 0" rc_is 0
 check "no repository: no .git made" [ ! -e "$WS/.git" ]
 
+# ---- gc: its first write is a session lock ----
+# A seed agent's session and checkpoints (made elsewhere, copied in): gc
+# --keep 1 takes the session's lock (.agent/sessions/.locks/s1.lock) before
+# it removes; that file was staged by git add -A (no block was written:
+# gc has no subcommand in main's table of writers). --dry-run writes nothing.
+SEED=$(mktemp -d "$TMP/seed.XXXXXX")
+"$AC" -w "$SEED" session create "a task" --id s1 >/dev/null
+for i in 1 2 3; do "$AC" -w "$SEED" checkpoint create s1 >/dev/null; done
+new_repo
+mkdir -p "$WS/.agent"
+cp -r "$SEED/.agent/sessions" "$SEED/.agent/checkpoints" "$WS/.agent/"
+run gc --keep 1 --dry-run
+check "gc --dry-run: exit 0" rc_is 0
+check "gc --dry-run: no block written" [ "$(grep -c "^$BEGIN" "$WS/.git/info/exclude")" = 0 ]
+run gc --keep 1
+check "gc: exit 0" rc_is 0
+check "gc: two checkpoints removed" [ "$(ls "$WS/.agent/checkpoints/s1" | wc -l)" = 1 ]
+STAGED=$(staged)
+check "gc: git add -A stages nothing under .agent/ ($STAGED)" [ -z "$(grep '\.agent' <<<"$STAGED")" ]
+
 # ---- --read-only writes nothing ----
 new_repo
 run --read-only session list

@@ -99,4 +99,17 @@ check "export: --format is required" rc_is 2
 # replace: No such file or directory", a message that names nothing.
 run session export new --format md -o ""
 check "export: an empty -o is bad usage naming -o" bash -c "[ $RC -eq 2 ] && grep -qF -- '-o: an empty file name' '$TMP/err' && [ \$(wc -l <'$TMP/err') -eq 1 ]"
+# -o replaced the file by a rename, whatever it was: as root, -o /dev/null
+# replaced the machine's /dev/null by a regular file. A FIFO (and a device,
+# or a link to one) is refused, left as it is.
+mkfifo "$TMP/fifo"
+ln -s "$TMP/fifo" "$TMP/fifo-link"
+run session export new --format md -o "$TMP/fifo"
+check "export: -o FIFO is refused, naming it" bash -c "[ $RC -eq 2 ] && grep -qF -- 'not a regular file' '$TMP/err'"
+check "export: the FIFO is still a FIFO" test -p "$TMP/fifo"
+run session export new --format md -o "$TMP/fifo-link"
+check "export: -o through a link to a FIFO is refused" rc_is 2
+check "export: the link is still a link to the FIFO" bash -c "[ -L '$TMP/fifo-link' ] && [ -p '$TMP/fifo' ]"
+run session export new --format md -o "$TMP/export.md"
+check "export: -o a new file still works" bash -c '[ "$0" -eq 0 ] && [ -f "$1" ] && [ -s "$1" ]' "$RC" "$TMP/export.md"
 finish

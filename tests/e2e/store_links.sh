@@ -90,6 +90,43 @@ check "a dangling link is refused, naming what it holds" \
 	bash -c '[ "$0" -eq 1 ] && grep -qF "$1" "$2"' "$RC" "$TMP/nowhere/ops.jsonl" "$TMP/err"
 check "nothing created where it points" test ! -e "$TMP/nowhere"
 
+# A session's own archive folder, below a .compactions or .rollbacks that
+# is a real folder, linked to A's: compaction wrote its archive into A's
+# folder, and a checkpoint rollback read, wrote and then removed A's
+# compensated.json (A's record of compensations that ran). Refused now,
+# before anything changes.
+WS=$TMP/K
+mkdir -p "$WS"
+msgs() { jq '.conversationHistory | length' "$WS/.agent/sessions/$1.json"; }
+run session create "task" --id s1
+for i in $(seq 1 30); do
+	run session append s1 "{\"role\":\"user\",\"content\":\"message $i with some words to count\"}"
+done
+run session create "task" --id s2
+run session append s2 '{"role":"user","content":"before the checkpoint"}'
+run checkpoint create s2 --id k1
+run session append s2 '{"role":"user","content":"after the checkpoint"}'
+mkdir -p "$A/.agent/sessions/.compactions/s1" "$A/.agent/sessions/.rollbacks/s2" \
+	"$WS/.agent/sessions/.compactions" "$WS/.agent/sessions/.rollbacks"
+printf '{"sessionId":"s2","calls":{"c1":{"tool":"t","at":"x"}}}\n' \
+	>"$A/.agent/sessions/.rollbacks/s2/compensated.json"
+cp "$A/.agent/sessions/.rollbacks/s2/compensated.json" "$TMP/compensated.before"
+ln -s "$A/.agent/sessions/.compactions/s1" "$WS/.agent/sessions/.compactions/s1"
+ln -s "$A/.agent/sessions/.rollbacks/s2" "$WS/.agent/sessions/.rollbacks/s2"
+run session compact s1 --force
+check "compaction through a linked archive folder is refused" \
+	refused "$WS/.agent/sessions/.compactions/s1" "$A/.agent/sessions/.compactions/s1"
+check "no archive written into A's folder" test "$(count "$A/.agent/sessions/.compactions/s1")" -eq 0
+check "the session keeps its 30 messages" test "$(msgs s1)" -eq 30
+run checkpoint rollback s2 k1 --yes
+check "a checkpoint rollback through a linked archive folder is refused" \
+	bash -c '[ "$0" -eq 1 ] && grep -qF "$1" "$2" && grep -qF "never followed out" "$2"' \
+	"$RC" "$WS/.agent/sessions/.rollbacks/s2" "$TMP/err"
+check "A's compensated.json is left as it was" \
+	cmp -s "$A/.agent/sessions/.rollbacks/s2/compensated.json" "$TMP/compensated.before"
+check "nothing else in A's rollbacks folder" test "$(count "$A/.agent/sessions/.rollbacks/s2")" -eq 1
+check "the session keeps its 2 messages" test "$(msgs s2)" -eq 2
+
 # A link that stays inside the workspace is followed.
 WS=$TMP/G
 mkdir -p "$WS/.agent/store"

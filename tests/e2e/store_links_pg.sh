@@ -71,4 +71,26 @@ check ".rollbacks linked out is refused on pg" \
 	refused "$WS/.agent/sessions/.rollbacks" "$TMP/rollbacks"
 check "nothing written there" test "$(ls -A "$TMP/rollbacks" | wc -l)" -eq 0
 
+# Only the session's own folder below .rollbacks a link, to A's: a
+# checkpoint rollback on pg read, rewrote and removed A's compensated.json.
+WS=$TMP/E
+mkdir -p "$WS"
+run session create "task" --id e1 --tenant t1 --user u1 --agent claude
+run session append e1 '{"role":"user","content":"before the checkpoint"}'
+run checkpoint create e1 --id k1
+run session append e1 '{"role":"user","content":"after the checkpoint"}'
+mkdir -p "$A/.agent/sessions/.rollbacks/e1" "$WS/.agent/sessions/.rollbacks"
+printf '{"sessionId":"e1","calls":{"c1":{"tool":"t","at":"x"}}}\n' \
+	>"$A/.agent/sessions/.rollbacks/e1/compensated.json"
+cp "$A/.agent/sessions/.rollbacks/e1/compensated.json" "$TMP/compensated.before"
+ln -s "$A/.agent/sessions/.rollbacks/e1" "$WS/.agent/sessions/.rollbacks/e1"
+run checkpoint rollback e1 k1 --yes
+check "a rollback on pg through a linked .rollbacks/<id> is refused" \
+	bash -c '[ "$0" -eq 1 ] && grep -qF "$1" "$2" && grep -qF "never followed out" "$2"' \
+	"$RC" "$WS/.agent/sessions/.rollbacks/e1" "$TMP/err"
+check "A's compensated.json is left as it was" \
+	cmp -s "$A/.agent/sessions/.rollbacks/e1/compensated.json" "$TMP/compensated.before"
+run session show e1 --json
+check "the session keeps its 2 messages" test "$(jq '.conversationHistory | length' "$TMP/out")" -eq 2
+
 finish
