@@ -148,6 +148,10 @@ run checkpoint rollback s1 ../../x --yes
 check "rollback bad checkpoint id: exit 2" rc_is 2
 run checkpoint create ../s1
 check "create bad session id: exit 2" rc_is 2
+# A new checkpoint id the operator types is held to the store's rules, as
+# session create --id is: an escape byte would be shown as look-alike text.
+run checkpoint create s1 --id "$(printf 'c\033[0m')"
+check "create --id with a control byte: exit 2, one line" eval 'rc_is 2 && err_has "holds a control byte"'
 run checkpoint rollback s1
 check "rollback with neither CKPT nor --latest: exit 2" rc_is 2
 run --read-only checkpoint create s1
