@@ -84,14 +84,20 @@ fi
 if command -v strace >/dev/null; then
 	# LeakSanitizer cannot run under ptrace.
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -e trace=fsync,fdatasync,syncfs -o "$TMP/strace" \
+		strace -f -qq -y -e trace=fsync,fdatasync,syncfs -o "$TMP/strace" \
 		"$AC" -w "$WS" ops rollback op1 --yes >"$TMP/out" 2>"$TMP/err" </dev/null
 	RC=$?
 	check "ops rollback exits 0" rc_is 0
 	check "two syncfs calls (after the snapshot, after the writes)" \
 		[ "$(grep -c 'syncfs(' "$TMP/strace")" = 2 ]
+	# The fsyncs left are agentctl's own records: the exclude block in
+	# .git/info (its first write) and the rollback intent (.agent/
+	# rollback-intent.json and its folder, before the first file; the
+	# folder again once it is removed); none is of a worktree file
+	# (strace -y names each descriptor's file).
 	check "no fsync per worktree file" \
-		[ "$(grep -cE '^[0-9]+ +f(data)?sync\(' "$TMP/strace")" -le 2 ]
+		eval '! grep -E "^[0-9]+ +f(data)?sync\(.*/src/" "$TMP/strace" >/dev/null &&
+			[ "$(grep -cE "^[0-9]+ +f(data)?sync\(" "$TMP/strace")" -le 5 ]' 
 else
 	run ops rollback op1 --yes
 	check "ops rollback exits 0" rc_is 0
