@@ -26,7 +26,8 @@ check "opening the dashboard leaves the exclude file alone" cmp -s "$ws/.git/inf
 keys 1 g p
 check "p asks" wait_for "Pause"
 keys y
-check "y pauses" bash -c "grep -q '\"status\": *\"paused\"' '$S/s-one.json'"
+# The pause is written by a job: up to 10 s on a loaded machine.
+check "y pauses" bash -c "for _ in \$(seq 100); do grep -q '\"status\": *\"paused\"' '$S/s-one.json' && exit 0; sleep 0.1; done; exit 1"
 keys q
 wait_exit
 staged=$(cd "$ws" && git add -A && git status --porcelain)
