@@ -151,6 +151,12 @@ int cli_check_new_id(const char *command, const char *id)
 	if (id[0] == '-')
 		return cli_error(CLI_USAGE, "%s: --id '%.64s': a new id must not start with '-' "
 				 "(commands would read it as an option)", command, id);
+	/* Ids are kept as their bytes and shown escaped: a new one with a
+	 * control byte would look like another id. */
+	for (const char *c = id; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return cli_error(CLI_USAGE, "%s: --id: holds a control byte (a new id must "
+					 "not; ids other programs wrote are still read)", command);
 	return CLI_OK;
 }
 

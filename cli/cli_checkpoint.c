@@ -5,7 +5,6 @@
  * operator functions (ac_operator.h) choose. */
 #include "cli.h"
 
-#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
@@ -158,10 +157,10 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 		opts.node = AC_CHECKPOINT_TOMBSTONE;
 	if (opts.last_input_type && !*opts.last_input_type)
 		return cli_error(CLI_USAGE, "checkpoint create: --input-type needs a name");
-	/* A new id is held to the store's rules (no control bytes), as a new
-	 * session's --id is; ids other programs wrote are read as their bytes. */
-	if (opts.checkpoint_id && (ac_checkpoint_id_check(opts.checkpoint_id) != 0 ||
-				   ac_backend_id_check("checkpoint id", opts.checkpoint_id) != 0))
+	if (opts.checkpoint_id &&
+	    (status = cli_check_new_id("checkpoint create", opts.checkpoint_id)))
+		return status;
+	if (opts.checkpoint_id && ac_checkpoint_id_check(opts.checkpoint_id) != 0)
 		return cli_error(CLI_USAGE, "checkpoint create: --id: %s", ac_error_last());
 	if ((opts.node && (status = cli_check_utf8("checkpoint create: --node", opts.node))) ||
 	    (opts.last_input_type &&

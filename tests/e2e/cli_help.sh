@@ -89,6 +89,13 @@ check "session create --id -x: exit 2, one line naming it" \
 check "session create --id -x: nothing written" test ! -e "$WS/.agent/sessions/-x.json"
 run session fork a-task-that-is-not-there --id -y
 check "session fork --id -y: exit 2" rc_is 2
+# Nor hold a control byte (ids are read as their bytes and shown escaped:
+# "f<ESC>" would look like another id "f^["), for a fork as for create.
+run session create "a task" --id fork-parent
+run session fork fork-parent --id "$(printf 'f\033')"
+check "session fork --id f<ESC>: exit 2, one line" \
+	eval '[ "$RC" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "control byte" "$TMP/err"'
+check "... nothing written" [ "$(ls -b "$WS/.agent/sessions" | grep -c '^f\\033')" = 0 ]
 
 version=$(sed -n 's/^project(agentctl VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 "$AC" --version >"$TMP/out"
