@@ -58,10 +58,39 @@ int ac_source_session_new(ac_source_session **out, ac_source_kind kind, const ch
 	return 0;
 }
 
+const char *ac_source_relation_name(ac_source_relation relation)
+{
+	switch (relation) {
+	case AC_SOURCE_FORK: return "fork";
+	case AC_SOURCE_SUBAGENT: return "subagent";
+	default: return "";
+	}
+}
+
+int ac_source_note_unknown(ac_source_session *s, const char *type)
+{
+	if (!type || !*type)
+		type = "(none)";
+	for (size_t i = 0; i < s->nunknown; i++)
+		if (!strcmp(s->unknown[i].type, type)) {
+			s->unknown[i].count++;
+			return 0;
+		}
+	if (s->nunknown == AC_SOURCE_UNKNOWN_TYPES) {
+		s->unknown_other++;
+		return 0;
+	}
+	if (!(s->unknown[s->nunknown].type = strdup(type)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	s->unknown[s->nunknown++].count = 1;
+	return 0;
+}
+
 /* Forgets what was read, for a file read again from its start. */
 static void reset_summary(ac_source_session *s)
 {
-	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated};
+	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
+			   &s->parent_id};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
@@ -71,6 +100,10 @@ static void reset_summary(ac_source_session *s)
 	s->messages = s->malformed = 0;
 	s->turn = AC_TURN_NONE;
 	s->awaiting_approval = false;
+	s->relation = AC_SOURCE_TOP;
+	for (size_t i = 0; i < s->nunknown; i++)
+		free(s->unknown[i].type);
+	s->nunknown = s->unknown_other = 0;
 	s->offset = 0;
 	s->skipping = false;
 }
@@ -80,6 +113,7 @@ void ac_source_session_free(ac_source_session *s)
 	if (!s)
 		return;
 	reset_summary(s);
+	free(s->waiting_reason);
 	free(s->pending);
 	free(s->path);
 	free(s);

@@ -36,6 +36,18 @@ const char *ac_source_name(ac_source_kind kind);
 /* "claude", "codex", "gemini": the config key segment (sources.<key>.dir). */
 const char *ac_source_key(ac_source_kind kind);
 
+/* How a transcript relates to another. */
+typedef enum {
+	AC_SOURCE_TOP = 0,   /* its own session */
+	AC_SOURCE_FORK,      /* forked from parent_id: its copied prefix is not its own */
+	AC_SOURCE_SUBAGENT   /* works for parent_id */
+} ac_source_relation;
+
+/* "", "fork", "subagent": the `relation` of `session list --json`. */
+const char *ac_source_relation_name(ac_source_relation relation);
+
+#define AC_SOURCE_UNKNOWN_TYPES 8
+
 /* One transcript as read so far. Strings are owned, decoded from the file
  * (not yet safe for a terminal), NULL when not seen. Fields below "read
  * state" belong to the reader. */
@@ -49,10 +61,30 @@ typedef struct {
 	char *model;
 	char *started;   /* ISO-8601 of the first entry */
 	char *updated;   /* of the last entry */
-	size_t messages; /* user and assistant entries of the main thread */
+	size_t messages; /* the messages ac_source_session_conversation() gives: one count everywhere */
 	size_t malformed; /* lines that were not JSON, skipped */
 	ac_turn turn;
 	bool awaiting_approval;
+	/* Where the session sits among others: a Codex fork (parent_id the
+	 * thread it was forked from), a sub-agent (a Claude sub-agent, a
+	 * Gemini sub-agent chat, a Codex sub-agent thread: parent_id the
+	 * session it works for), or a top-level session (parent_id NULL). */
+	ac_source_relation relation;
+	char *parent_id;
+	/* The tool's own word for what it waits on ("approve Bash"), from a
+	 * status file (Claude Code's ~/.claude/sessions/<pid>.json); NULL
+	 * when nothing says. Not from the transcript. */
+	char *waiting_reason;
+	/* Record types the adapter does not know, skipped: the format-drift
+	 * canary (`agentctl sources check`). Counted by
+	 * ac_source_note_unknown(); the first AC_SOURCE_UNKNOWN_TYPES
+	 * distinct names are kept, the rest only counted. */
+	struct {
+		char *type;
+		size_t count;
+	} unknown[AC_SOURCE_UNKNOWN_TYPES];
+	size_t nunknown;       /* distinct names kept */
+	size_t unknown_other;  /* records of types past the kept names */
 	int64_t mtime_ms; /* the file's, at the last read */
 	/* read state */
 	uint64_t offset;  /* bytes consumed: the next read starts here */

@@ -65,6 +65,10 @@ int ac_source_pending_add(ac_source_session *s, const char *id);
 void ac_source_pending_drop(ac_source_session *s, const char *id);
 void ac_source_pending_clear(ac_source_session *s);
 
+/* Counts one record of a type the adapter does not know (the canary of
+ * ac_source.h). A NULL or empty type counts as "(none)". 0 or AC_ENOMEM. */
+int ac_source_note_unknown(ac_source_session *s, const char *type);
+
 /* Appends a message {role, content} (content stolen) to out. */
 int ac_source_put_message(json_t *out, const char *role, json_t *content);
 
