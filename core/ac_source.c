@@ -26,6 +26,7 @@ const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind)
 	case AC_SOURCE_CLAUDE: return &ac_source_claude;
 	case AC_SOURCE_CODEX: return &ac_source_codex;
 	case AC_SOURCE_GEMINI: return &ac_source_gemini;
+	case AC_SOURCE_AGY: return &ac_source_agy;
 	default: return NULL;
 	}
 }

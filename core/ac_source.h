@@ -1,9 +1,10 @@
 /* Sessions that coding agents keep in their own transcripts: Claude Code
- * (~/.claude/projects), Codex (~/.codex/sessions) and Gemini CLI
- * (~/.gemini/tmp), read-only, beside the seed session files.
+ * (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI
+ * (~/.gemini/tmp) and Antigravity CLI (~/.gemini/antigravity-cli),
+ * read-only, beside the seed session files.
  *
  * One adapter per tool (ac_source_claude.c, ac_source_codex.c,
- * ac_source_gemini.c) behind this interface: discover the transcripts of a
+ * ac_source_gemini.c, ac_source_agy.c) behind this interface: discover the transcripts of a
  * workspace, read one incrementally from the byte offset reached last time
  * into a summary (id, cwd, first prompt, times, counts, the inputs of
  * ac_session_state.h), and, on demand, its conversation as agentctl
@@ -26,14 +27,16 @@ typedef enum {
 	AC_SOURCE_CLAUDE = 0,
 	AC_SOURCE_CODEX,
 	AC_SOURCE_GEMINI,
+	AC_SOURCE_AGY,
 	AC_SOURCE_COUNT
 } ac_source_kind;
 
-/* "claude-code", "codex", "gemini": the `source` field of `session list
- * --json`. Static. */
+/* "claude-code", "codex", "gemini", "antigravity": the `source` field of
+ * `session list --json`. Static. */
 const char *ac_source_name(ac_source_kind kind);
 
-/* "claude", "codex", "gemini": the config key segment (sources.<key>.dir). */
+/* "claude", "codex", "gemini", "agy": the config key segment
+ * (sources.<key>.dir). */
 const char *ac_source_key(ac_source_kind kind);
 
 /* How a transcript relates to another. */

@@ -45,6 +45,7 @@ typedef struct {
 extern const ac_source_adapter ac_source_claude;
 extern const ac_source_adapter ac_source_codex;
 extern const ac_source_adapter ac_source_gemini;
+extern const ac_source_adapter ac_source_agy;
 
 const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind);
 

@@ -129,11 +129,18 @@ static int gemini_messages(const char *bytes, size_t len, const char *path,
 	return messages_of(AC_SOURCE_GEMINI, bytes, len, path, fn, ctx);
 }
 
+static int agy_messages(const char *bytes, size_t len, const char *path,
+			ac_search_message_fn fn, void *ctx)
+{
+	return messages_of(AC_SOURCE_AGY, bytes, len, path, fn, ctx);
+}
+
 /* Every item comes with its update from the index: no updated_at(). */
 static const ac_search_provider providers[AC_SOURCE_COUNT] = {
 	[AC_SOURCE_CLAUDE] = {.name = "claude-code", .messages = claude_messages},
 	[AC_SOURCE_CODEX] = {.name = "codex", .messages = codex_messages},
 	[AC_SOURCE_GEMINI] = {.name = "gemini", .messages = gemini_messages},
+	[AC_SOURCE_AGY] = {.name = "antigravity", .messages = agy_messages},
 };
 
 const ac_search_provider *ac_source_search_provider(ac_source_kind kind)

@@ -111,9 +111,10 @@ void ac_source_watch_update(ac_source_watch *w, ac_source_index *index)
 		return;
 	/* Down to where a new transcript appears in a folder that exists: a
 	 * Claude Code project, a Gemini project's chats/; Codex's day folders
-	 * (new each day) only above the rollouts listed, else the poll. */
+	 * (new each day) only above the rollouts listed, else the poll;
+	 * Antigravity's brain/, where a conversation's folder appears. */
 	static const int depth[AC_SOURCE_COUNT] = {[AC_SOURCE_CLAUDE] = 1, [AC_SOURCE_CODEX] = 1,
-						   [AC_SOURCE_GEMINI] = 2};
+						   [AC_SOURCE_GEMINI] = 2, [AC_SOURCE_AGY] = 1};
 
 	for (int k = 0; k < AC_SOURCE_COUNT; k++)
 		if (opts->dir[k])

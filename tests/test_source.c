@@ -41,7 +41,9 @@ typedef struct {
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	static const char *const dirs[] = {"/.claude/projects", "/.codex/sessions", "/.gemini/tmp"};
+	/* Antigravity's own fixture is tests/fixtures/agy (test_source_agy.c). */
+	static const char *const dirs[AC_SOURCE_COUNT] = {"/.claude/projects", "/.codex/sessions",
+							  "/.gemini/tmp", "/.gemini/antigravity-cli"};
 
 	f->home = tu_copy_fixture("sources/home");
 	for (int k = 0; k < AC_SOURCE_COUNT; k++) {

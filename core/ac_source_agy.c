@@ -1,0 +1,451 @@
+/* Antigravity CLI (agy) conversations:
+ * ~/.gemini/antigravity-cli/brain/<conversation id>/.system_generated/logs/transcript.jsonl
+ *
+ * The conversation's own stream (conversations/<id>.db, SQLite with
+ * protobuf blobs of no published schema; older conversations/<id>.pb,
+ * encrypted) is not read. Its "brain" keeps a plain JSON Lines transcript
+ * beside it, one line a step, appended as steps complete:
+ *   {step_index, source: USER_EXPLICIT | MODEL | SYSTEM,
+ *    type: USER_INPUT | PLANNER_RESPONSE | CONVERSATION_HISTORY |
+ *          LIST_DIRECTORY | VIEW_FILE | GREP_SEARCH | RUN_COMMAND |
+ *          CODE_ACTION | ERROR_MESSAGE | ...,
+ *    status: DONE | ..., created_at (RFC 3339), content?, thinking?,
+ *    tool_calls?: [{name, args}]}
+ * as public readers take it (wesm/agentsview, kenn-io/agentsview
+ * internal/parser/antigravity_brain_transcript.go; docs/SOURCES.md). A
+ * prompt's content wraps the user's words in <USER_REQUEST> and appends
+ * <ADDITIONAL_METADATA> and <USER_SETTINGS_CHANGE> blocks the user did not
+ * type. A PLANNER_RESPONSE is the model's turn; the MODEL steps after it
+ * are its tool calls' outputs, in order, naming no call. The folder's name
+ * is the conversation id (`agy --conversation <id>` resumes it). The
+ * transcript names no working directory: history.jsonl at the root
+ * ({display, timestamp, workspace, conversationId?} a prompt) does. No
+ * token counts are written in plain text: agy has no usage here. */
+#include "ac_source_impl.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_json_fast.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TRANSCRIPT ".system_generated/logs/transcript.jsonl"
+
+/* ---- finding the transcripts ---- */
+
+static bool is_folder(const char *path)
+{
+	struct stat st;
+
+	/* lstat: a link agy did not make leads nowhere. */
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Every conversation's transcript: which workspace one belongs to is in
+ * history.jsonl, read once per conversation (the index keeps it). */
+static int discover(const char *dir, const char *workspace, bool all, ac_source_found_fn fn,
+		    void *ctx)
+{
+	ac_buf path = AC_BUF_INIT;
+	struct dirent *d;
+	DIR *brain;
+	int rc = 0;
+
+	(void)workspace;
+	(void)all;
+	if ((rc = ac_buf_printf(&path, "%s/brain", dir)))
+		return rc;
+	brain = opendir(path.data);
+	while (brain && (d = readdir(brain)) && rc == 0) {
+		size_t base;
+		struct stat st;
+
+		if (d->d_name[0] == '.')
+			continue;
+		ac_buf_clear(&path);
+		if ((rc = ac_buf_printf(&path, "%s/brain/%s", dir, d->d_name)))
+			break;
+		if (!is_folder(path.data))
+			continue;
+		base = path.len;
+		if ((rc = ac_buf_printf(&path, "/.system_generated")))
+			break;
+		if (!is_folder(path.data))
+			continue;
+		if ((rc = ac_buf_printf(&path, "/logs")))
+			break;
+		if (!is_folder(path.data))
+			continue;
+		path.len = base;
+		if ((rc = ac_buf_printf(&path, "/" TRANSCRIPT)))
+			break;
+		if (lstat(path.data, &st) == 0 && S_ISREG(st.st_mode))
+			rc = fn(path.data, &st, ctx);
+	}
+	if (brain)
+		closedir(brain);
+	ac_buf_free(&path);
+	return rc;
+}
+
+/* ---- what a step is ---- */
+
+typedef enum {
+	STEP_OTHER,    /* bookkeeping (CONVERSATION_HISTORY, CHECKPOINT, ...): no message */
+	STEP_PROMPT,   /* the user's words */
+	STEP_RESPONSE, /* the model's turn: text, reasoning, tool calls */
+	STEP_OUTPUT    /* a tool's output (or an error) */
+} step_kind;
+
+static bool str_is(const json_t *e, const char *key, const char *value)
+{
+	const char *s = json_string_value(json_object_get(e, key));
+
+	return s && !strcmp(s, value);
+}
+
+static bool non_empty(const json_t *e, const char *key)
+{
+	const json_t *v = json_object_get(e, key);
+
+	return json_is_string(v) ? json_string_length(v) > 0 : json_array_size(v) > 0;
+}
+
+/* System steps that say nothing to a reader of the conversation. */
+static bool is_bookkeeping(const char *type)
+{
+	return !strcmp(type, "CONVERSATION_HISTORY") || !strcmp(type, "CHECKPOINT") ||
+	       !strcmp(type, "EPHEMERAL_MESSAGE");
+}
+
+/* What step e is, and whether it makes a message: one rule for the
+ * summary, the conversation and the search, so the counts agree. *known
+ * (may be NULL) is false for a step of a source or type not known. */
+static step_kind kind_of(const json_t *e, bool *known)
+{
+	const char *type = json_string_value(json_object_get(e, "type"));
+	const char *source = json_string_value(json_object_get(e, "source"));
+	bool ok = type && source;
+	step_kind k = STEP_OTHER;
+
+	if (!ok) {
+	} else if (!strcmp(type, "USER_INPUT")) {
+		/* Text the system put in the user's place is no prompt. */
+		if (!strcmp(source, "USER_EXPLICIT") && json_is_string(json_object_get(e, "content")))
+			k = STEP_PROMPT;
+		ok = !strcmp(source, "USER_EXPLICIT") || !strcmp(source, "SYSTEM");
+	} else if (!strcmp(type, "PLANNER_RESPONSE")) {
+		if (non_empty(e, "content") || non_empty(e, "tool_calls") || non_empty(e, "thinking"))
+			k = STEP_RESPONSE;
+		ok = !strcmp(source, "MODEL");
+	} else if (!strcmp(type, "ERROR_MESSAGE") || !strcmp(source, "MODEL")) {
+		k = STEP_OUTPUT;
+	} else {
+		ok = !strcmp(source, "SYSTEM") && is_bookkeeping(type);
+	}
+	if (known)
+		*known = ok;
+	return k;
+}
+
+/* The user's words in a prompt: inside <USER_REQUEST>, else the text
+ * before the blocks agy appends. A new string. */
+static char *prompt_text(const json_t *e)
+{
+	const json_t *content = json_object_get(e, "content");
+	const char *text = json_string_value(content), *start, *end, *cut;
+	size_t len = json_string_length(content);
+
+	if (!text)
+		return strdup("");
+	start = text;
+	end = text + len;
+	if ((cut = strstr(text, "<USER_REQUEST>"))) {
+		start = cut + strlen("<USER_REQUEST>");
+		if ((cut = strstr(start, "</USER_REQUEST>")))
+			end = cut;
+	}
+	if ((cut = strstr(start, "<ADDITIONAL_METADATA>")) && cut < end)
+		end = cut;
+	if ((cut = strstr(start, "<USER_SETTINGS_CHANGE>")) && cut < end)
+		end = cut;
+	while (start < end && (*start == '\n' || *start == ' ' || *start == '\r'))
+		start++;
+	while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
+		end--;
+	return strndup(start, (size_t)(end - start));
+}
+
+/* A step's number as text ("?" when it has none). */
+static void step_number(char *out, size_t size, const json_t *e)
+{
+	const json_t *n = json_object_get(e, "step_index");
+
+	if (json_is_integer(n))
+		snprintf(out, size, "%lld", (long long)json_integer_value(n));
+	else
+		snprintf(out, size, "?");
+}
+
+/* ---- the summary ---- */
+
+/* The conversation id: the name of the folder above .system_generated. */
+static int id_from_path(ac_source_session *s)
+{
+	size_t n = strlen(s->path), tail = strlen("/" TRANSCRIPT);
+	const char *end, *start;
+
+	if (n <= tail || strcmp(s->path + n - tail, "/" TRANSCRIPT))
+		return 0;
+	end = s->path + n - tail;
+	for (start = end; start > s->path && start[-1] != '/'; start--)
+		;
+	if (start == end)
+		return 0;
+	if (!(s->id = strndup(start, (size_t)(end - start))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	return 0;
+}
+
+typedef struct {
+	const char *id;
+	ac_buf line;
+	bool skipping;
+	char *workspace; /* the last one named for the conversation */
+	int rc;
+} history_scan;
+
+static void history_line(history_scan *h, const char *text, size_t len)
+{
+	json_t *row;
+	const char *ws;
+
+	/* Only a line that holds the id can name it: the rest is not built. */
+	if (!memmem(text, len, h->id, strlen(h->id)))
+		return;
+	if (!(row = ac_json_fast_load(text, len)))
+		row = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
+	ws = json_string_value(json_object_get(row, "workspace"));
+	if (str_is(row, "conversationId", h->id) && ws && ws[0] == '/') {
+		free(h->workspace);
+		if (!(h->workspace = strdup(ws)))
+			h->rc = ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	json_decref(row);
+}
+
+static int history_block(const char *bytes, size_t len, void *ctx)
+{
+	history_scan *h = ctx;
+	const char *p = bytes, *end = bytes + len, *nl;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (h->skipping)
+			h->skipping = false;
+		else if (h->line.len + (size_t)(nl - p) > AC_SOURCE_LINE_MAX)
+			;
+		else if (ac_buf_append(&h->line, p, (size_t)(nl - p)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		else
+			history_line(h, h->line.data, h->line.len);
+		ac_buf_clear(&h->line);
+		if (h->rc)
+			return h->rc;
+		p = nl + 1;
+	}
+	if (!h->skipping && h->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+		h->skipping = true;
+		ac_buf_clear(&h->line);
+	}
+	return h->skipping ? 0 : ac_buf_append(&h->line, p, (size_t)(end - p));
+}
+
+/* s's working folder from history.jsonl, five levels above the
+ * transcript, streamed (memory bounded by its longest line). A history
+ * that is missing or unreadable leaves cwd unknown: the session then
+ * lists only with --all-projects. */
+static int find_cwd(ac_source_session *s)
+{
+	history_scan h = {s->id, AC_BUF_INIT, false, NULL, 0};
+	ac_buf path = AC_BUF_INIT;
+	const char *end = s->path + strlen(s->path);
+	int rc;
+
+	/* brain/<id>/.system_generated/logs/transcript.jsonl: five up. */
+	for (int up = 0; up < 5 && end > s->path; up++)
+		while (--end > s->path && *end != '/')
+			;
+	if ((rc = ac_buf_append(&path, s->path, (size_t)(end - s->path))) ||
+	    (rc = ac_buf_printf(&path, "/history.jsonl")))
+		goto done;
+	rc = ac_file_each_block(path.data, history_block, &h);
+	if (rc == 0 && h.line.len)
+		history_line(&h, h.line.data, h.line.len); /* a last line without its newline */
+	if (rc == 0)
+		rc = h.rc;
+	if (rc && rc != AC_ENOMEM) {
+		rc = 0;
+		ac_error_clear();
+	}
+	if (rc == 0 && h.workspace) {
+		s->cwd = h.workspace;
+		h.workspace = NULL;
+	}
+done:
+	free(h.workspace);
+	ac_buf_free(&h.line);
+	ac_buf_free(&path);
+	return rc;
+}
+
+static int note_calls(ac_source_session *s, const json_t *e)
+{
+	const json_t *calls = json_object_get(e, "tool_calls");
+	char step[32], id[64];
+	size_t i;
+	int rc;
+
+	step_number(step, sizeof(step), e);
+	for (i = 0; i < json_array_size(calls); i++) {
+		snprintf(id, sizeof(id), "%s.%zu", step, i);
+		if ((rc = ac_source_pending_add(s, id)))
+			return rc;
+	}
+	return 0;
+}
+
+static int entry(ac_source_session *s, const json_t *e)
+{
+	bool known;
+	step_kind k = kind_of(e, &known);
+	const json_t *at = json_object_get(e, "created_at");
+	char *text;
+	int rc;
+
+	if ((!s->id && (rc = id_from_path(s))) || (rc = ac_source_set(&s->updated, at)) ||
+	    (rc = ac_source_set_once(&s->started, at)))
+		return rc;
+	if (!known && (rc = ac_source_note_unknown(s, json_string_value(json_object_get(e, "type")))))
+		return rc;
+	switch (k) {
+	case STEP_PROMPT:
+		if (!(text = prompt_text(e)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		s->messages++;
+		s->turn = AC_TURN_AGENT;
+		ac_source_pending_clear(s);
+		if (!s->task && *text)
+			s->task = text;
+		else
+			free(text);
+		/* Looked up at a prompt, the moment agy notes it in history. */
+		return !s->cwd && s->id ? find_cwd(s) : 0;
+	case STEP_RESPONSE:
+		s->messages++;
+		/* A new turn of the model: the calls of the last one are over. */
+		ac_source_pending_clear(s);
+		if ((rc = note_calls(s, e)))
+			return rc;
+		if (s->npending)
+			s->turn = AC_TURN_AGENT;
+		else if (non_empty(e, "content"))
+			s->turn = AC_TURN_USER;
+		return 0;
+	case STEP_OUTPUT:
+		s->messages++;
+		/* Outputs come in the calls' order; they name none. */
+		if (s->npending)
+			ac_source_pending_drop(s, s->pending[0]);
+		s->turn = AC_TURN_AGENT;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the conversation ---- */
+
+static int response_message(json_t *out, const json_t *e)
+{
+	const json_t *calls = json_object_get(e, "tool_calls"), *call;
+	const json_t *content = json_object_get(e, "content"), *thinking = json_object_get(e, "thinking");
+	json_t *blocks = json_array();
+	char step[32], id[64];
+	size_t i;
+
+	if (!blocks)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	step_number(step, sizeof(step), e);
+	if (json_is_string(thinking) && json_string_length(thinking))
+		json_array_append_new(blocks, json_pack("{s:s, s:O}", "type", "thinking", "thinking",
+							thinking));
+	if (json_is_string(content) && json_string_length(content))
+		json_array_append_new(blocks, json_pack("{s:s, s:O}", "type", "text", "text", content));
+	json_array_foreach(calls, i, call) {
+		const char *name = json_string_value(json_object_get(call, "name"));
+		const json_t *args = json_object_get(call, "args");
+
+		snprintf(id, sizeof(id), "%s.%zu", step, i);
+		json_array_append_new(blocks, json_pack("{s:s, s:s, s:s, s:O}", "type", "tool_use",
+							"id", id, "name", name ? name : "?", "input",
+							args ? args : json_null()));
+	}
+	return ac_source_put_message(out, "assistant", blocks);
+}
+
+/* An output names no call: it is shown under its own step and type. */
+static int output_message(json_t *out, const json_t *e)
+{
+	const json_t *content = json_object_get(e, "content");
+	const char *type = json_string_value(json_object_get(e, "type"));
+	char step[32], id[160];
+	json_t *block;
+
+	step_number(step, sizeof(step), e);
+	snprintf(id, sizeof(id), "%s %.120s", step, type ? type : "?");
+	block = json_pack("{s:s, s:s, s:o}", "type", "tool_result", "tool_use_id", id, "content",
+			  json_is_string(content) ? json_deep_copy(content) : json_string(""));
+	if (block && str_is(e, "type", "ERROR_MESSAGE"))
+		json_object_set_new(block, "is_error", json_true());
+	return ac_source_put_message(out, "user", block ? json_pack("[o]", block) : NULL);
+}
+
+static int messages(json_t *out, const json_t *e)
+{
+	char *text;
+	int rc;
+
+	switch (kind_of(e, NULL)) {
+	case STEP_PROMPT:
+		if (!(text = prompt_text(e)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		rc = ac_source_put_message(out, "user", json_string(text));
+		free(text);
+		return rc;
+	case STEP_RESPONSE:
+		return response_message(out, e);
+	case STEP_OUTPUT:
+		return output_message(out, e);
+	default:
+		return 0;
+	}
+}
+
+static const char *const resume[] = {"agy", "--conversation", "{id}", NULL};
+
+const ac_source_adapter ac_source_agy = {
+	.kind = AC_SOURCE_AGY,
+	.name = "antigravity",
+	.key = "agy",
+	.default_dir = ".gemini/antigravity-cli",
+	.default_resume = resume,
+	.jsonl = true,
+	.discover = discover,
+	.entry = entry,
+	.messages = messages,
+};
