@@ -50,7 +50,26 @@ static json_t *as_json(const source_counts counts[AC_SOURCE_COUNT], ac_source_in
 	for (size_t i = 0; (reason = ac_source_index_unreadable_at(index, i, &kind)); i++)
 		json_array_append_new(unreadable, json_pack("{s:s, s:s}", "source",
 							    ac_source_name(kind), "reason", reason));
+	/* Antigravity conversations kept only in a format not read. */
+	json_object_set_new(json_array_get(sources, AC_SOURCE_AGY), "conversationsNotRead",
+			    json_integer((json_int_t)ac_source_agy_unread(opts->dir[AC_SOURCE_AGY])));
 	return json_pack("{s:o, s:o}", "sources", sources, "unreadable", unreadable);
+}
+
+/* One line when Antigravity conversations are kept only in a format
+ * agentctl does not read (ac_source_agy_unread()); not an error: older
+ * agy wrote no transcript. */
+static void cli_sources_agy_unread(ac_buf *out, const char *dir)
+{
+	size_t n = ac_source_agy_unread(dir);
+
+	if (!n)
+		return;
+	ac_buf_printf(out, "%s: %zu conversation%s in ", ac_source_name(AC_SOURCE_AGY), n,
+		      n == 1 ? "" : "s");
+	cli_put_cell(out, dir, 0);
+	ac_buf_printf(out, " with no transcript.jsonl, kept only as .db/.pb (protobuf, "
+		      "encrypted): not read\n");
 }
 
 static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
@@ -75,6 +94,7 @@ static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
 		cli_put_cell(out, opts->dir[k], 0);
 		ac_buf_putc(out, '\n');
 	}
+	cli_sources_agy_unread(out, opts->dir[AC_SOURCE_AGY]);
 	for (size_t i = 0; (reason = ac_source_index_unreadable_at(index, i, &kind)); i++) {
 		ac_buf_printf(out, "! %s: ", ac_source_name(kind));
 		cli_put_cell(out, reason, 0);

@@ -180,6 +180,13 @@ int ac_source_resume_command(const char ***out, const ac_config *config, ac_sour
  * AC_EINVAL otherwise, the message naming the id (escaped). */
 int ac_source_id_check(const char *id);
 
+/* How many Antigravity conversations under dir (sources.agy.dir) agentctl
+ * cannot read: a conversations/<id>.db (SQLite with protobuf blobs of no
+ * published schema) or conversations/ or implicit/<id>.pb (encrypted)
+ * with no brain/<id>/.system_generated/logs/transcript.jsonl beside it.
+ * 0 when the folders are missing. For `agentctl sources check`. */
+size_t ac_source_agy_unread(const char *dir);
+
 /* ---- many transcripts ---- */
 
 typedef struct ac_source_index ac_source_index;

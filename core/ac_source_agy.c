@@ -93,6 +93,53 @@ static int discover(const char *dir, const char *workspace, bool all, ac_source_
 	return rc;
 }
 
+/* ---- what is not read ---- */
+
+/* True when dir holds a brain transcript for the conversation named by
+ * file (<id>.db or <id>.pb). */
+static bool has_transcript(ac_buf *path, const char *dir, const char *file)
+{
+	const char *dot = strrchr(file, '.');
+	struct stat st;
+
+	ac_buf_clear(path);
+	return dot && ac_buf_printf(path, "%s/brain/%.*s/" TRANSCRIPT, dir, (int)(dot - file),
+				    file) == 0 &&
+	       lstat(path->data, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	return n > k && !strcmp(name + n - k, suffix);
+}
+
+size_t ac_source_agy_unread(const char *dir)
+{
+	static const char *const folders[] = {"conversations", "implicit"};
+	ac_buf path = AC_BUF_INIT, found = AC_BUF_INIT;
+	size_t n = 0;
+
+	for (size_t f = 0; dir && f < sizeof(folders) / sizeof(folders[0]); f++) {
+		struct dirent *d;
+		DIR *folder;
+
+		ac_buf_clear(&path);
+		if (ac_buf_printf(&path, "%s/%s", dir, folders[f]) || !(folder = opendir(path.data)))
+			continue;
+		while ((d = readdir(folder)))
+			if (d->d_name[0] != '.' &&
+			    (ends_with(d->d_name, ".db") || ends_with(d->d_name, ".pb")) &&
+			    !has_transcript(&found, dir, d->d_name))
+				n++;
+		closedir(folder);
+	}
+	ac_buf_free(&path);
+	ac_buf_free(&found);
+	return n;
+}
+
 /* ---- what a step is ---- */
 
 typedef enum {

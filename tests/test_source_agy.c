@@ -313,6 +313,28 @@ static void test_links_not_followed(void **state)
 	assert_null(ac_source_index_find(f->index, "e0e0e0e0-0000-4000-8000-000000000000"));
 }
 
+/* Conversations kept only as a .db or .pb (no brain transcript) are
+ * counted for `sources check`; one with a transcript is read, not
+ * counted. */
+static void test_unread_conversations(void **state)
+{
+	fixture *f = *state;
+	char root[4096];
+
+	snprintf(root, sizeof(root), "%s%s", f->home, ROOT);
+	assert_int_equal(ac_source_agy_unread(root), 0);
+	tu_put(root, "conversations/" A ".db", "SQLite format 3");
+	tu_put(root, "conversations/" A ".db-wal", "");
+	tu_put(root, "conversations/notes.txt", "");
+	assert_int_equal(ac_source_agy_unread(root), 0);
+	tu_put(root, "conversations/11111111-2222-4333-8444-555555555555.db", "SQLite format 3");
+	tu_put(root, "conversations/66666666-7777-4888-8999-000000000000.pb", "\x53\xd1");
+	tu_put(root, "implicit/aaaaaaaa-2222-4333-8444-555555555555.pb", "\x53\xd1");
+	assert_int_equal(ac_source_agy_unread(root), 3);
+	assert_int_equal(ac_source_agy_unread(f->home), 0);
+	assert_int_equal(ac_source_agy_unread(NULL), 0);
+}
+
 static void test_resume_command(void **state)
 {
 	char *ws = tu_make_temp_dir(), *xdg = tu_make_temp_dir();
@@ -350,6 +372,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cwd_from_a_later_prompt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_not_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unread_conversations, setup, teardown),
 		cmocka_unit_test(test_resume_command),
 	};
 

@@ -68,6 +68,19 @@ check "sources check: antigravity's folder and count" \
 	[ "$(jq_out '.sources[] | select(.source == "antigravity") | .folder + " " + (.transcripts | tostring)')" = \
 	  "$HOME/.gemini/antigravity-cli 1" ]
 
+check "sources check --json: no conversation left unread" \
+	[ "$(jq_out '.sources[] | select(.source == "antigravity") | .conversationsNotRead')" = 0 ]
+# Conversations older agy kept only in its own formats: one line, exit 0.
+mkdir -p "$TMP/agy-old/conversations" "$TMP/agy-old/implicit"
+printf 'SQLite format 3' >"$TMP/agy-old/conversations/11111111-2222-4333-8444-555555555555.db"
+printf 'x' >"$TMP/agy-old/implicit/66666666-7777-4888-8999-000000000000.pb"
+AGENT_SOURCES_AGY_DIR=$TMP/agy-old run sources check
+check "sources check: a line for the conversations not read, exit 0" \
+	eval "rc_is 0 && out_has_text 'antigravity: 2 conversations in $TMP/agy-old with no transcript.jsonl, kept only as .db/.pb (protobuf, encrypted): not read'"
+AGENT_SOURCES_AGY_DIR=$TMP/agy-old run sources check --json
+check "sources check --json: conversationsNotRead" \
+	[ "$(jq_out '.sources[] | select(.source == "antigravity") | .conversationsNotRead')" = 2 ]
+
 run session pause "$A"
 check "pause: refused, read-only source" eval 'rc_is 1 && err_has "read-only source" && [ $(wc -l <"$TMP/err") = 1 ]'
 
