@@ -29,10 +29,14 @@
 #include "ac_json_fast.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TRANSCRIPT ".system_generated/logs/transcript.jsonl"
 
@@ -259,68 +263,136 @@ static int id_from_path(ac_source_session *s)
 	return 0;
 }
 
-typedef struct {
-	const char *id;
-	ac_buf line;
-	bool skipping;
-	char *workspace; /* the last one named for the conversation */
-	int rc;
-} history_scan;
+/* history.jsonl, read once and then as it grows, as a map: conversation
+ * id -> the workspace its last row names. Without it each conversation's
+ * first prompt would read the whole history again (5,000 conversations:
+ * 12 s). One file at a time (one agy folder is configured); the lock is
+ * for a reader on another thread. */
+static struct {
+	pthread_mutex_t lock;
+	char *path;
+	uint64_t dev, ino, offset; /* offset: past the last complete line read */
+	json_t *map;
+} history = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, NULL};
 
-static void history_line(history_scan *h, const char *text, size_t len)
+static int history_row(const char *text, size_t len)
 {
 	json_t *row;
-	const char *ws;
+	const char *id, *ws;
+	int rc = 0;
 
-	/* Only a line that holds the id can name it: the rest is not built. */
-	if (!memmem(text, len, h->id, strlen(h->id)))
-		return;
+	/* Only a row that names a conversation places one: the rest is not
+	 * built. */
+	if (!memmem(text, len, "\"conversationId\"", 16))
+		return 0;
 	if (!(row = ac_json_fast_load(text, len)))
 		row = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
+	id = json_string_value(json_object_get(row, "conversationId"));
 	ws = json_string_value(json_object_get(row, "workspace"));
-	if (str_is(row, "conversationId", h->id) && ws && ws[0] == '/') {
-		free(h->workspace);
-		if (!(h->workspace = strdup(ws)))
-			h->rc = ac_error_set(AC_ENOMEM, "out of memory");
-	}
+	if (id && *id && ws && ws[0] == '/' && json_object_set_new(history.map, id, json_string(ws)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	json_decref(row);
+	return rc;
 }
 
-static int history_block(const char *bytes, size_t len, void *ctx)
+/* Reads the complete lines of fd from history.offset to size (and a
+ * last line without its newline, not consumed), memory bounded by the
+ * longest line. */
+static int history_read(int fd, uint64_t size)
 {
-	history_scan *h = ctx;
-	const char *p = bytes, *end = bytes + len, *nl;
+	ac_buf carry = AC_BUF_INIT;
+	char *block = malloc(1024 * 1024);
+	uint64_t at = history.offset;
+	bool skipping = false;
+	int rc = 0;
 
-	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (h->skipping)
-			h->skipping = false;
-		else if (h->line.len + (size_t)(nl - p) > AC_SOURCE_LINE_MAX)
-			;
-		else if (ac_buf_append(&h->line, p, (size_t)(nl - p)))
+	if (!block)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	while (rc == 0 && at < size) {
+		ssize_t got = pread(fd, block, size - at < 1024 * 1024 ? (size_t)(size - at) : 1024 * 1024,
+				    (off_t)at);
+		const char *p = block, *end, *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		at += (uint64_t)got;
+		end = block + got;
+		while (rc == 0 && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (skipping)
+				skipping = false;
+			else if (carry.len + (size_t)(nl - p) > AC_SOURCE_LINE_MAX)
+				;
+			else if ((rc = ac_buf_append(&carry, p, (size_t)(nl - p))) == 0)
+				rc = history_row(carry.data, carry.len);
+			ac_buf_clear(&carry);
+			p = nl + 1;
+			history.offset = at - (uint64_t)(end - p);
+		}
+		if (!skipping && carry.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+			skipping = true;
+			ac_buf_clear(&carry);
+		}
+		if (skipping)
+			history.offset = at;
+		else if (rc == 0 && p < end)
+			rc = ac_buf_append(&carry, p, (size_t)(end - p));
+	}
+	if (rc == 0 && carry.len && !skipping)
+		rc = history_row(carry.data, carry.len); /* read again when it ends */
+	ac_buf_free(&carry);
+	free(block);
+	return rc;
+}
+
+/* Brings the map up to date with the history.jsonl at path: what was
+ * appended since, or all of it for another file or one that shrank. A
+ * history that is missing or cannot be read places nothing. */
+static int history_refresh(const char *path)
+{
+	struct stat st;
+	int fd = -1, rc;
+
+	if (ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path) != 0 ||
+	    fstat(fd, &st) != 0) {
+		ac_error_clear();
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (!history.path || strcmp(history.path, path) || history.dev != (uint64_t)st.st_dev ||
+	    history.ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < history.offset) {
+		json_decref(history.map);
+		free(history.path);
+		history.path = strdup(path);
+		history.map = json_object();
+		history.dev = (uint64_t)st.st_dev;
+		history.ino = (uint64_t)st.st_ino;
+		history.offset = 0;
+		if (!history.path || !history.map) {
+			close(fd);
+			free(history.path);
+			history.path = NULL;
 			return ac_error_set(AC_ENOMEM, "out of memory");
-		else
-			history_line(h, h->line.data, h->line.len);
-		ac_buf_clear(&h->line);
-		if (h->rc)
-			return h->rc;
-		p = nl + 1;
+		}
 	}
-	if (!h->skipping && h->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
-		h->skipping = true;
-		ac_buf_clear(&h->line);
+	rc = history_read(fd, (uint64_t)st.st_size);
+	close(fd);
+	if (rc) {
+		free(history.path); /* read again whole next time */
+		history.path = NULL;
 	}
-	return h->skipping ? 0 : ac_buf_append(&h->line, p, (size_t)(end - p));
+	return rc;
 }
 
 /* s's working folder from history.jsonl, five levels above the
- * transcript, streamed (memory bounded by its longest line). A history
- * that is missing or unreadable leaves cwd unknown: the session then
- * lists only with --all-projects. */
+ * transcript. Unknown when no row names the conversation: the session
+ * then lists only with --all-projects. */
 static int find_cwd(ac_source_session *s)
 {
-	history_scan h = {s->id, AC_BUF_INIT, false, NULL, 0};
 	ac_buf path = AC_BUF_INIT;
-	const char *end = s->path + strlen(s->path);
+	const char *end = s->path + strlen(s->path), *ws;
 	int rc;
 
 	/* brain/<id>/.system_generated/logs/transcript.jsonl: five up. */
@@ -328,24 +400,16 @@ static int find_cwd(ac_source_session *s)
 		while (--end > s->path && *end != '/')
 			;
 	if ((rc = ac_buf_append(&path, s->path, (size_t)(end - s->path))) ||
-	    (rc = ac_buf_printf(&path, "/history.jsonl")))
-		goto done;
-	rc = ac_file_each_block(path.data, history_block, &h);
-	if (rc == 0 && h.line.len)
-		history_line(&h, h.line.data, h.line.len); /* a last line without its newline */
-	if (rc == 0)
-		rc = h.rc;
-	if (rc && rc != AC_ENOMEM) {
-		rc = 0;
-		ac_error_clear();
+	    (rc = ac_buf_printf(&path, "/history.jsonl"))) {
+		ac_buf_free(&path);
+		return rc;
 	}
-	if (rc == 0 && h.workspace) {
-		s->cwd = h.workspace;
-		h.workspace = NULL;
-	}
-done:
-	free(h.workspace);
-	ac_buf_free(&h.line);
+	pthread_mutex_lock(&history.lock);
+	rc = history_refresh(path.data);
+	ws = rc == 0 && history.path ? json_string_value(json_object_get(history.map, s->id)) : NULL;
+	if (ws && !(s->cwd = strdup(ws)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	pthread_mutex_unlock(&history.lock);
 	ac_buf_free(&path);
 	return rc;
 }

@@ -295,6 +295,31 @@ static void test_cwd_from_a_later_prompt(void **state)
 	free(path);
 }
 
+/* A history.jsonl replaced by a shorter one (agy rewrote it) is read
+ * again whole: rows of the old file no longer place a conversation. */
+static void test_history_replaced(void **state)
+{
+	fixture *f = *state;
+	char *path = transcript_of(f, D), history[4096], fresh[4096];
+	static const char rows[] = "{\"display\":\"x\",\"timestamp\":1,\"workspace\":\"" WS
+				   "\",\"conversationId\":\"" D "\"}\n";
+	static const char prompt[] =
+		"{\"step_index\":2,\"source\":\"USER_EXPLICIT\",\"type\":\"USER_INPUT\",\"status\":"
+		"\"DONE\",\"created_at\":\"2026-06-18T20:01:40Z\",\"content\":\"again\"}\n";
+	ac_source_session *d;
+
+	assert_non_null(refresh_find(f, A));
+	snprintf(history, sizeof(history), "%s%s/history.jsonl", f->home, ROOT);
+	snprintf(fresh, sizeof(fresh), "%s%s/history.new", f->home, ROOT);
+	tu_write_file(fresh, rows, strlen(rows));
+	assert_int_equal(rename(fresh, history), 0);
+	tu_append_file(path, prompt, strlen(prompt));
+	d = refresh_find(f, D);
+	assert_non_null(d);
+	assert_string_equal(d->cwd, WS);
+	free(path);
+}
+
 /* A link in brain/ is not followed: the reader stays in agy's tree. */
 static void test_links_not_followed(void **state)
 {
@@ -371,6 +396,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_counts_and_search_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cwd_from_a_later_prompt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unread_conversations, setup, teardown),
 		cmocka_unit_test(test_resume_command),
