@@ -47,8 +47,17 @@ ac_session_state ac_session_state_derive(const ac_state_inputs *in,
 		limits = &defaults;
 	if (in->seed_status)
 		return from_seed(in->seed_status, quiet, limits);
+	/* The tool's own word on its live process beats any reading of the
+	 * transcript: a permission prompt and a slow tool look the same there. */
+	switch (in->agent) {
+	case AC_AGENT_BUSY: return AC_STATE_RUNNING;
+	case AC_AGENT_WAITING: return AC_STATE_WAITING;
+	case AC_AGENT_IDLE: return AC_STATE_IDLE;
+	case AC_AGENT_GONE: return AC_STATE_ENDED;
+	default: break;
+	}
 	if (quiet >= limits->ended_ms)
-		return AC_STATE_ENDED;
+		return in->agent == AC_AGENT_LIVE ? AC_STATE_IDLE : AC_STATE_ENDED;
 	/* No transcript records a permission prompt (Claude Code and Codex
 	 * keep it on screen only): a call without a result that has been
 	 * quiet for a few seconds is the sign of one. A slow tool looks the

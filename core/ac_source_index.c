@@ -5,6 +5,7 @@
  * full read. */
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
+#include "ac_source_status.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -66,9 +67,11 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 				ok = false;
 		ix->opts.workspace = dup_or_null(opts->workspace ? opts->workspace : "/");
 		ix->opts.cache_dir = dup_or_null(opts->cache_dir);
+		ix->opts.status_dir = dup_or_null(opts->status_dir);
 		ix->by_path = json_object();
 		ok = ok && ix->opts.workspace && ix->by_path &&
-		     (!opts->cache_dir || ix->opts.cache_dir);
+		     (!opts->cache_dir || ix->opts.cache_dir) &&
+		     (!opts->status_dir || ix->opts.status_dir);
 	}
 	if (!ok) {
 		ac_source_index_free(ix);
@@ -281,8 +284,36 @@ static void save_cache(ac_source_index *ix, bool now)
 	free(all);
 }
 
+/* What Claude Code's status files say now, told to its sessions (a file
+ * changes without its transcript: a prompt opens, a process dies). A
+ * sub-agent's transcript has no process of its own. *out_changed counts
+ * the sessions it changed. */
+static int note_status(ac_source_index *ix, size_t *out_changed)
+{
+	ac_source_status_list list;
+	int rc;
+
+	*out_changed = 0;
+	if (!ix->opts.status_dir || !ix->opts.dir[AC_SOURCE_CLAUDE])
+		return 0;
+	if ((rc = ac_source_status_read(&list, ix->opts.status_dir)))
+		return rc;
+	for (size_t i = 0; i < ix->n && rc == 0; i++) {
+		ac_source_session *s = ix->slots[i].s;
+		bool changed = false;
+
+		if (s->kind != AC_SOURCE_CLAUDE || s->relation == AC_SOURCE_SUBAGENT)
+			continue;
+		rc = ac_source_status_note(s, &list, &changed);
+		*out_changed += changed;
+	}
+	ac_source_status_list_free(&list);
+	return rc;
+}
+
 int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
+	size_t status_changed = 0;
 	ac_source_session **list;
 	int rc = 0;
 
@@ -304,7 +335,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	json_decref(ix->cache); /* every file it knew is restored or gone */
 	ix->cache = NULL;
-	if (rc || (rc = sweep(ix)))
+	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)))
 		return rc;
 	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
@@ -316,7 +347,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 			list[ix->nlisted++] = ix->slots[i].s;
 	qsort(list, ix->nlisted, sizeof(*list), newest_first);
 	if (out_read)
-		*out_read = ix->read;
+		*out_read = ix->read + status_changed;
 	return 0;
 }
 

@@ -59,7 +59,7 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 	c->st = ui_status_of(s->status);
 	{
 		/* The status decides (how long the file is quiet is not read here). */
-		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
+		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0, AC_AGENT_UNKNOWN};
 
 		c->state = ac_session_state_derive(&in, NULL);
 	}
