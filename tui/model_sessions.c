@@ -31,6 +31,8 @@ void ui_session_free_row(ui_session *s)
 	ui_sfree(s->created);
 	ui_sfree(s->updated);
 	ui_sfree(s->host);
+	ui_sfree(s->waiting_for);
+	s->waiting_for = NULL;
 	free(s->path);
 	s->path = NULL;
 }

@@ -151,15 +151,19 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		ac_state_inputs in;
+		ac_session_state state;
 
 		ac_source_session_inputs(&in, list[i], now);
+		state = ac_session_state_derive(&in, &src->limits);
 		rows[i] = (ui_transcript_row){
 			.id = list[i]->id, .task = ac_source_session_task(list[i]),
 			.created = list[i]->started ? list[i]->started : "",
 			.updated = list[i]->updated ? list[i]->updated : "",
 			.source = ac_source_name(list[i]->kind), .path = list[i]->path,
 			.messages = list[i]->messages,
-			.state = ac_session_state_derive(&in, &src->limits),
+			.state = state,
+			/* Said only while it waits: an old reason misleads. */
+			.waiting_for = state == AC_STATE_WAITING ? list[i]->waiting_reason : NULL,
 		};
 	}
 	if (ui_model_set_transcripts(m, rows, n))
