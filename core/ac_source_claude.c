@@ -390,21 +390,27 @@ static int entry(ac_source_session *s, const json_t *e)
 	}
 }
 
-/* The marker a compaction leaves in the conversation. */
+/* The marker a compaction leaves in the conversation. Its words are the
+ * entry's own (a search, which looks at the line's bytes first, finds
+ * what is shown). */
 static json_t *boundary_text(const json_t *e)
 {
 	const json_t *meta = json_object_get(e, "compactMetadata");
+	const char *said = json_string_value(json_object_get(e, "content"));
 	const char *trigger = json_string_value(json_object_get(meta, "trigger"));
 	const json_t *tokens = json_object_get(meta, "preTokens");
 	ac_buf text = AC_BUF_INIT;
 	json_t *out;
 
-	ac_buf_printf(&text, "[conversation compacted");
+	ac_buf_printf(&text, "[compact boundary]");
+	if (said)
+		ac_buf_printf(&text, " %s", said);
 	if (trigger)
 		ac_buf_printf(&text, " (%s", trigger);
 	if (trigger && json_is_integer(tokens))
-		ac_buf_printf(&text, ", %lld tokens before", (long long)json_integer_value(tokens));
-	ac_buf_printf(&text, "%s: what came before is summarised below]", trigger ? ")" : "");
+		ac_buf_printf(&text, ", %lld tokens", (long long)json_integer_value(tokens));
+	if (trigger)
+		ac_buf_putc(&text, ')');
 	out = text.data ? json_pack("[{s:s, s:s}]", "type", "text", "text", text.data) : NULL;
 	ac_buf_free(&text);
 	return out;
@@ -413,8 +419,7 @@ static json_t *boundary_text(const json_t *e)
 /* A compaction's summary, labelled as one: it is not the user's words. */
 static json_t *summary_content(const json_t *content)
 {
-	json_t *out = json_pack("[{s:s, s:s}]", "type", "text", "text",
-				"[summary of the conversation before it was compacted]");
+	json_t *out = json_pack("[{s:s, s:s}]", "type", "text", "text", "[compact summary]");
 
 	if (!out)
 		return NULL;
