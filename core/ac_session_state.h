@@ -41,7 +41,8 @@ typedef enum {
 	AC_AGENT_WAITING,     /* it waits on the operator (a permission prompt, a question) */
 	AC_AGENT_IDLE,        /* it sits at its prompt */
 	AC_AGENT_GONE,        /* the file names a process that is dead (a crash left it) */
-	AC_AGENT_LIVE         /* its process lives but says nothing of what it does */
+	AC_AGENT_LIVE,        /* its process lives but says nothing of what it does */
+	AC_AGENT_NONE         /* no file, and no process of the tool runs in its folder */
 } ac_agent_status;
 
 typedef struct {
@@ -67,7 +68,8 @@ typedef struct {
  * status file decides for a transcript: busy is running, waiting waiting,
  * idle idle, a dead process ended, however recent the transcript (a live
  * one that says nothing leaves it to the transcript, but it is never
- * ended). Otherwise a transcript: ended past ended_ms; waiting when a call awaits approval or
+ * ended; with no process at all, never running: idle). Otherwise a
+ * transcript: ended past ended_ms; waiting when a call awaits approval or
  * a pending call is quiet past permission_ms, or when it is the user's
  * turn; running when it is the agent's turn; idle past idle_ms. */
 ac_session_state ac_session_state_derive(const ac_state_inputs *in,

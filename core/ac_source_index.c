@@ -284,13 +284,24 @@ static void save_cache(ac_source_index *ix, bool now)
 	free(all);
 }
 
+/* A Claude session whose transcript could say "running": the only ones
+ * the process check (ac_source_status_agent_folders()) is for. */
+static bool may_run(const ac_source_session *s)
+{
+	return s->turn == AC_TURN_AGENT || s->npending > 0;
+}
+
 /* What Claude Code's status files say now, told to its sessions (a file
- * changes without its transcript: a prompt opens, a process dies). A
- * sub-agent's transcript has no process of its own. *out_changed counts
- * the sessions it changed. */
+ * changes without its transcript: a prompt opens, a process dies); for
+ * one no file names that might show running, whether any Claude Code
+ * process runs in its folder (looked up once, only then). A sub-agent's
+ * transcript has no process of its own. *out_changed counts the sessions
+ * it changed. */
 static int note_status(ac_source_index *ix, size_t *out_changed)
 {
 	ac_source_status_list list;
+	json_t *folders = NULL;
+	bool looked = false;
 	int rc;
 
 	*out_changed = 0;
@@ -304,9 +315,15 @@ static int note_status(ac_source_index *ix, size_t *out_changed)
 
 		if (s->kind != AC_SOURCE_CLAUDE || s->relation == AC_SOURCE_SUBAGENT)
 			continue;
-		rc = ac_source_status_note(s, &list, &changed);
+		if (!looked && may_run(s) && !ac_source_status_find(&list, s->id)) {
+			looked = true;
+			if ((rc = ac_source_status_agent_folders(&folders)))
+				break;
+		}
+		rc = ac_source_status_note(s, &list, may_run(s) ? folders : NULL, &changed);
 		*out_changed += changed;
 	}
+	json_decref(folders);
 	ac_source_status_list_free(&list);
 	return rc;
 }

@@ -283,11 +283,74 @@ const ac_source_status *ac_source_status_find(const ac_source_status_list *list,
 	return best;
 }
 
+/* True when one of the NUL-separated arguments of cmdline[0..len) runs
+ * Claude Code: "claude" as a name (the native build) or a path through
+ * its npm package "claude-code" (node .../@anthropic-ai/claude-code/cli.js). */
+static bool runs_claude(const char *cmdline, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *arg = cmdline + at, *base = strrchr(arg, '/');
+
+		base = base ? base + 1 : arg;
+		if (!strcmp(base, "claude") || strstr(arg, "/claude-code/"))
+			return true;
+		at += strlen(arg) + 1;
+	}
+	return false;
+}
+
+int ac_source_status_agent_folders(json_t **out)
+{
+	char path[300], cwd[PATH_MAX + 1], cmdline[4096];
+	struct dirent *d;
+	DIR *proc;
+	int rc = 0;
+
+	*out = NULL;
+	if (!(proc = opendir("/proc")))
+		return 0;
+	if (!(*out = json_object())) {
+		closedir(proc);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	while ((d = readdir(proc)) && rc == 0) {
+		ssize_t n;
+		int fd;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		/* Another user's process cannot be read, nor write our files. */
+		snprintf(path, sizeof(path), "/proc/%s/cwd", d->d_name);
+		if ((n = readlink(path, cwd, sizeof(cwd) - 1)) <= 0)
+			continue;
+		cwd[n] = '\0';
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, cmdline, sizeof(cmdline) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		cmdline[n] = '\0';
+		if (runs_claude(cmdline, (size_t)n) && !json_object_get(*out, cwd) &&
+		    json_object_set_new(*out, cwd, json_true()))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	closedir(proc);
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int ac_source_status_note(ac_source_session *s, const ac_source_status_list *list,
-			  bool *out_changed)
+			  const json_t *folders, bool *out_changed)
 {
 	const ac_source_status *r = ac_source_status_find(list, s->id);
-	ac_agent_status agent = r ? r->agent : AC_AGENT_UNKNOWN;
+	ac_agent_status agent = r ? r->agent
+			      : folders && s->cwd && !json_object_get(folders, s->cwd) ? AC_AGENT_NONE
+			      : AC_AGENT_UNKNOWN;
 	const char *reason = r ? r->waiting_for : NULL;
 	bool same_reason = reason ? s->waiting_reason && !strcmp(reason, s->waiting_reason)
 				  : !s->waiting_reason;

@@ -56,10 +56,21 @@ const ac_source_status *ac_source_status_find(const ac_source_status_list *list,
  * that wrote the file. A zombie is dead. */
 bool ac_source_status_pid_alive(long pid, int64_t started_at_ms);
 
+/* The working folders of this user's live processes that run Claude
+ * Code (an argument named "claude", or a path through its package
+ * "claude-code"), as /proc shows them: *out a JSON object used as a set
+ * (folder -> true). *out NULL when there is no /proc (nothing can be
+ * told). For a session no status file names (a clean exit removed it,
+ * or a print-mode run wrote none): no such process in its folder means
+ * none works on it. 0 or AC_ENOMEM. */
+int ac_source_status_agent_folders(json_t **out);
+
 /* Sets s->agent and s->waiting_reason from list (NULL or no record: the
- * transcript decides again). *out_changed is set when either changed.
+ * transcript decides again) and, when no record names s, from folders
+ * (ac_source_status_agent_folders(); NULL: not known): AC_AGENT_NONE when
+ * no process runs in s->cwd. *out_changed is set when either changed.
  * 0 or AC_ENOMEM. */
 int ac_source_status_note(ac_source_session *s, const ac_source_status_list *list,
-			  bool *out_changed);
+			  const json_t *folders, bool *out_changed);
 
 #endif

@@ -210,6 +210,75 @@ static void test_a_reused_pid_is_not_the_writer(void **state)
 	assert_false(ac_source_status_pid_alive(-5, 0));
 }
 
+/* A process started in dir as Claude Code (argv[0] "claude"). */
+static pid_t claude_in(fixture *f, const char *dir)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (chdir(dir) == 0)
+			execl("/bin/sleep", "claude", "600", (char *)NULL);
+		_exit(127);
+	}
+	f->children[f->n_children++] = pid;
+	return pid;
+}
+
+static void test_no_file_and_no_process_is_not_running(void **state)
+{
+	fixture *f = *state;
+	char *dir = tu_make_temp_dir(), *path, *line, *real;
+	ac_source_session *s;
+
+	/* A clean exit mid-turn removed the file: no process works on X. */
+	path = tu_path(f->status_dir, "/4194305.json");
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	s = find(f, X, NULL);
+	assert_int_equal(s->agent, AC_AGENT_NONE);
+	assert_int_equal(state_of(s, f), AC_STATE_IDLE);
+	/* The same transcript in a folder where Claude Code runs (a print
+	 * mode run writes no file): the transcript decides, running. */
+	real = realpath(dir, NULL);
+	path = tu_path(f->home, "/.claude/projects/-work-fixture-project/"
+			  "22222222-aaaa-4aaa-8aaa-000000000004.jsonl");
+	if (asprintf(&line, "{\"type\":\"user\",\"cwd\":\"%s\",\"timestamp\":\"2026-11-20T09:00:00Z\","
+		     "\"message\":{\"role\":\"user\",\"content\":\"go on\"}}\n", real) < 0)
+		fail();
+	tu_write_file(path, line, strlen(line));
+	claude_in(f, real);
+	/* Until the child has changed folder and run "claude": polled, as
+	 * nothing signals an exec done. */
+	for (int i = 0; i < 500; i++) {
+		char link[64], cmd[16] = "";
+		FILE *in;
+
+		snprintf(link, sizeof(link), "/proc/%ld/cmdline", (long)f->children[f->n_children - 1]);
+		if ((in = fopen(link, "r"))) {
+			size_t got = fread(cmd, 1, sizeof(cmd) - 1, in);
+
+			fclose(in);
+			cmd[got] = '\0';
+		}
+		if (!strcmp(cmd, "claude"))
+			break;
+		usleep(10 * 1000);
+	}
+	f->opts.all_projects = true;
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	s = find(f, "22222222-aaaa-4aaa-8aaa-000000000004", NULL);
+	assert_int_equal(s->agent, AC_AGENT_UNKNOWN);
+	assert_int_equal(state_of(s, f), AC_STATE_RUNNING);
+	assert_int_equal(ac_source_index_find(f->index, X)->agent, AC_AGENT_NONE);
+	free(line);
+	free(path);
+	free(real);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 static void test_the_live_file_of_two_speaks(void **state)
 {
 	fixture *f = *state;
@@ -313,6 +382,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_dead_process_is_never_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_reused_pid_is_not_the_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_live_file_of_two_speaks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_file_and_no_process_is_not_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_files_are_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_status_change_is_a_change, setup, teardown),
 	};

@@ -8,7 +8,8 @@
 # the user's turn; `session list` and `session show` give one message
 # count; a reason with control bytes is shown escaped; the dashboard's
 # detail pane says what the session waits on, and a status file that turns
-# to waiting fires hooks.onStatusChange with AGENT_WAITING_FOR.
+# to waiting fires hooks.onStatusChange with AGENT_WAITING_FOR; with no
+# file and no Claude Code process in its folder, a session is not running.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
 cfg=$ws.cfg
@@ -133,5 +134,11 @@ check "80x24: the dead agent's session ended" eval "screen | grep -F 'Build the 
 check "80x24: idle" eval "screen | grep -F 'What does ac_buf' | grep -q idle"
 keys q
 check "q quits" wait_gone
+
+# A clean exit mid-turn removes the file: no file, and no Claude Code
+# process in the session's folder, so nothing runs it.
+rm "$status/4194305.json"
+env_run session list --json
+check "no file, no process: idle, not running" [ "$(jq_out ".[] | select(.id == \"$X\") | .state")" = idle ]
 check "nothing under the transcripts' folder changed" [ "$(sum_home)" = "$before" ]
 finish
