@@ -294,7 +294,9 @@ static bool may_run(const ac_source_session *s)
 /* What Claude Code's status files say now, told to its sessions (a file
  * changes without its transcript: a prompt opens, a process dies); for
  * one no file names that might show running, whether any Claude Code
- * process runs in its folder (looked up once, only then). A sub-agent's
+ * process runs in its folder (looked up once, only then, and only when
+ * the status folder exists: a Claude Code that writes no status files
+ * leaves the transcripts to decide alone). A sub-agent's
  * transcript has no process of its own. *out_changed counts the sessions
  * it changed. */
 static int note_status(ac_source_index *ix, size_t *out_changed)
@@ -315,7 +317,7 @@ static int note_status(ac_source_index *ix, size_t *out_changed)
 
 		if (s->kind != AC_SOURCE_CLAUDE || s->relation == AC_SOURCE_SUBAGENT)
 			continue;
-		if (!looked && may_run(s) && !ac_source_status_find(&list, s->id)) {
+		if (!looked && list.present && may_run(s) && !ac_source_status_find(&list, s->id)) {
 			looked = true;
 			if ((rc = ac_source_status_agent_folders(&folders)))
 				break;

@@ -222,6 +222,7 @@ int ac_source_status_read(ac_source_status_list *out, const char *dir)
 	memset(out, 0, sizeof(*out));
 	if (!dir || !(folder = opendir(dir)))
 		return 0;
+	out->present = true;
 	while ((d = readdir(folder)) && rc == 0) {
 		long pid = pid_of_name(d->d_name);
 		ac_source_status item;

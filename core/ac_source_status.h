@@ -35,6 +35,7 @@ typedef struct {
 	ac_source_status *items;
 	size_t n;
 	size_t skipped;      /* files that are no status file (too large, not JSON, no sessionId) */
+	bool present;        /* the folder exists: this machine's Claude Code writes status files */
 } ac_source_status_list;
 
 /* Reads every "<pid>.json" of dir into *out (other names are not status
