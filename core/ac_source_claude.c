@@ -346,6 +346,7 @@ static int entry(ac_source_session *s, const json_t *e)
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message");
 	const char *member;
+	ac_claude_message kind;
 	ac_claude_entry c;
 	int rank, rc;
 
@@ -372,22 +373,15 @@ static int entry(ac_source_session *s, const json_t *e)
 	if (c.assistant && c.message_object &&
 	    (rc = ac_source_set(&s->model, json_object_get(message, "model"))))
 		return rc;
-	switch (ac_source_claude_message(&c)) {
-	case AC_CLAUDE_USER:
-		s->messages++;
+	kind = ac_source_claude_message(&c);
+	/* A compaction's marker and summary count, are never the task and
+	 * leave the turn where it was (an automatic one happens mid-turn). */
+	s->messages += kind != AC_CLAUDE_NONE;
+	if (kind == AC_CLAUDE_USER)
 		return note_user(s, json_object_get(message, "content"));
-	case AC_CLAUDE_ASSISTANT:
-		s->messages++;
+	if (kind == AC_CLAUDE_ASSISTANT)
 		return note_assistant(s, message);
-	case AC_CLAUDE_COMPACT_SUMMARY:
-	case AC_CLAUDE_BOUNDARY:
-		/* Shown, never the task, and the turn stays where it was (an
-		 * automatic compaction happens mid-turn). */
-		s->messages++;
-		return 0;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 /* The marker a compaction leaves in the conversation. Its words are the

@@ -232,6 +232,7 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 	char type[64];
 	const char *member;
 	size_t at = 0, type_len;
+	ac_claude_message kind;
 	ac_claude_entry c;
 	int rank, rc;
 
@@ -283,18 +284,11 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 		return rc;
 	if (c.assistant && c.message_object && (rc = set_from(&s->model, &f[F_MODEL], false)))
 		return rc;
-	switch (ac_source_claude_message(&c)) {
-	case AC_CLAUDE_USER:
-		s->messages++;
+	kind = ac_source_claude_message(&c);
+	s->messages += kind != AC_CLAUDE_NONE;
+	if (kind == AC_CLAUDE_USER)
 		return note_user(s, &f[F_CONTENT]);
-	case AC_CLAUDE_ASSISTANT:
-		s->messages++;
+	if (kind == AC_CLAUDE_ASSISTANT)
 		return note_assistant(s, &f[F_CONTENT]);
-	case AC_CLAUDE_COMPACT_SUMMARY:
-	case AC_CLAUDE_BOUNDARY:
-		s->messages++;
-		return 0;
-	default:
-		return 0;
-	}
+	return 0;
 }
