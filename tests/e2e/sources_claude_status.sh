@@ -132,6 +132,13 @@ dashboard 80 24
 check "80x24: the waiting session" eval "wait_for 'Run the test suite' >/dev/null && screen | grep -F 'Run the test suite' | grep -q waiting"
 check "80x24: the dead agent's session ended" eval "screen | grep -F 'Build the docum' | grep -q ended"
 check "80x24: idle" eval "screen | grep -F 'What does ac_buf' | grep -q idle"
+# No room for the detail pane: the conversation's title says it first.
+keys G
+keys Enter
+check "80x24: Enter on the waiting session, its title says on what" \
+  eval "wait_for 'Conversation [permission prompt] 11111111-aaaa-4aaa-8aaa-000000000001' >/dev/null"
+check "80x24: with the call that waits" wait_for "Bash"
+keys Escape
 keys q
 check "q quits" wait_gone
 
