@@ -147,5 +147,12 @@ check "q quits" wait_gone
 rm "$status/4194305.json"
 env_run session list --json
 check "no file, no process: idle, not running" [ "$(jq_out ".[] | select(.id == \"$X\") | .state")" = idle ]
+# The folder is the operator's to move: a project file (agents write it) may not.
+mkdir -p "$ws/.agent"
+printf '{"sources": {"claude": {"statusDir": "/tmp"}}}\n' >"$ws/.agent/config.json"
+env_run session list
+check "a project file's statusDir: refused, one line naming file and key" \
+  eval "! [ -s '$out' ] && grep -q 'config.json: sources.claude.statusDir may not be set by a project file' '$out.err' && [ \$(wc -l <'$out.err') = 1 ]"
+rm "$ws/.agent/config.json"
 check "nothing under the transcripts' folder changed" [ "$(sum_home)" = "$before" ]
 finish
