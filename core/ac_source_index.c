@@ -17,6 +17,9 @@
 #include <string.h>
 
 #define CACHE_SAVE_MS 30000
+/* How long the processes' folders (a walk of /proc) are taken as known:
+ * a dashboard refreshes on every write of an active transcript. */
+#define FOLDERS_MS 2000
 
 typedef struct {
 	ac_source_session *s;
@@ -37,6 +40,8 @@ struct ac_source_index {
 	bool cache_loaded;
 	bool cache_dirty;  /* read since the last save */
 	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
+	json_t *folders;      /* Claude Code processes' folders (ac_source_status.h), or NULL */
+	int64_t folders_at;   /* ms when they were looked up, 0 never */
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
@@ -110,6 +115,7 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->unreadable);
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
+	json_decref(ix->folders);
 	ac_source_options_free(&ix->opts);
 	free(ix);
 }
@@ -284,11 +290,24 @@ static void save_cache(ac_source_index *ix, bool now)
 	free(all);
 }
 
-/* A Claude session whose transcript could say "running": the only ones
- * the process check (ac_source_status_agent_folders()) is for. */
-static bool may_run(const ac_source_session *s)
+/* A Claude session whose transcript could say "running" (or waiting on a
+ * call) at now: the only ones the process check
+ * (ac_source_status_agent_folders()) is for. */
+static bool may_run(const ac_source_index *ix, const ac_source_session *s, int64_t now)
 {
-	return s->turn == AC_TURN_AGENT || s->npending > 0;
+	return (s->turn == AC_TURN_AGENT || s->npending > 0) &&
+	       now - s->mtime_ms < ix->opts.limits.ended_ms;
+}
+
+/* The processes' folders, looked up again when older than FOLDERS_MS. */
+static int agent_folders(ac_source_index *ix, int64_t now)
+{
+	if (ix->folders_at && now - ix->folders_at < FOLDERS_MS)
+		return 0;
+	json_decref(ix->folders);
+	ix->folders = NULL;
+	ix->folders_at = now;
+	return ac_source_status_agent_folders(&ix->folders);
 }
 
 /* What Claude Code's status files say now, told to its sessions (a file
@@ -302,7 +321,7 @@ static bool may_run(const ac_source_session *s)
 static int note_status(ac_source_index *ix, size_t *out_changed)
 {
 	ac_source_status_list list;
-	json_t *folders = NULL;
+	int64_t now = ac_time_now_ms();
 	bool looked = false;
 	int rc;
 
@@ -317,15 +336,16 @@ static int note_status(ac_source_index *ix, size_t *out_changed)
 
 		if (s->kind != AC_SOURCE_CLAUDE || s->relation == AC_SOURCE_SUBAGENT)
 			continue;
-		if (!looked && list.present && may_run(s) && !ac_source_status_find(&list, s->id)) {
+		if (!looked && list.present && may_run(ix, s, now) &&
+		    !ac_source_status_find(&list, s->id)) {
 			looked = true;
-			if ((rc = ac_source_status_agent_folders(&folders)))
+			if ((rc = agent_folders(ix, now)))
 				break;
 		}
-		rc = ac_source_status_note(s, &list, may_run(s) ? folders : NULL, &changed);
+		rc = ac_source_status_note(s, &list, looked && may_run(ix, s, now) ? ix->folders : NULL,
+					   &changed);
 		*out_changed += changed;
 	}
-	json_decref(folders);
 	ac_source_status_list_free(&list);
 	return rc;
 }
