@@ -75,7 +75,7 @@ static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t
 /* A seed session's state: its status, and how long its file is quiet. */
 static ac_session_state seed_state(const cli_context *ctx, const ac_session_summary *s)
 {
-	ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
+	ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0, AC_AGENT_UNKNOWN};
 	ac_state_thresholds limits;
 
 	ac_source_state_limits(&limits, ctx->config);

@@ -91,9 +91,15 @@ static json_t *path_json(const char *path)
 
 json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
+	/* What the tool says it waits on (a status file), only while it
+	 * waits: a reason of a state that is over would mislead. */
+	const char *waiting_for = state == AC_STATE_WAITING ? s->waiting_reason : NULL;
+
+	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
 			 "id", s->id, "source", ac_source_name(s->kind),
-			 "state", ac_session_state_name(state), "task", ac_source_session_task(s),
+			 "state", ac_session_state_name(state),
+			 "waitingFor", waiting_for ? json_string(waiting_for) : json_null(),
+			 "task", ac_source_session_task(s),
 			 "cwd", path_json(s->cwd), "model", or_empty(s->model),
 			 "createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
 			 "path", path_json(s->path), "messages", (json_int_t)s->messages,
@@ -114,6 +120,12 @@ void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state s
 	cli_put_cell(line, or_empty(s->updated), 26);
 	cli_put_cell(line, ac_source_name(s->kind), 20);
 	ac_buf_putc(line, ' ');
+	/* The reason before the task, where the eye reads first. */
+	if (state == AC_STATE_WAITING && s->waiting_reason) {
+		ac_buf_putc(line, '[');
+		cli_put_cell(line, s->waiting_reason, 0);
+		ac_buf_append(line, "] ", 2);
+	}
 	cli_put_cell(line, ac_source_session_task(s), 0);
 	ac_buf_putc(line, '\n');
 }
@@ -161,10 +173,13 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		goto done;
 	}
 	/* Every field comes from the transcript: all of it is made safe. */
-	ac_buf_printf(&text, "session  %s\nsource   %s (read-only)\nstate    %s\ntask     %s\n"
+	ac_buf_printf(&text, "session  %s\nsource   %s (read-only)\nstate    %s\n", s->id,
+		      ac_source_name(s->kind), ac_session_state_name(state));
+	if (state == AC_STATE_WAITING && s->waiting_reason)
+		ac_buf_printf(&text, "waits on %s\n", s->waiting_reason);
+	ac_buf_printf(&text, "task     %s\n"
 		      "cwd      %s\nmodel    %s\ncreated  %s\nupdated  %s\nfile     %s\n"
-		      "messages %zu", s->id, ac_source_name(s->kind), ac_session_state_name(state),
-		      ac_source_session_task(s), or_empty(s->cwd), or_empty(s->model),
+		      "messages %zu", ac_source_session_task(s), or_empty(s->cwd), or_empty(s->model),
 		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
 	if (s->malformed)
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);

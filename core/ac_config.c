@@ -88,6 +88,7 @@ static const known_key known_keys[] = {
 	{"sources.claude.dir", T_STRING, NULL, NULL, K_OPERATOR},
 	{"sources.claude.enabled", T_BOOL, NULL, NULL, 0},
 	{"sources.claude.resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"sources.claude.statusDir", T_STRING, NULL, NULL, K_OPERATOR},
 	{"sources.codex.dir", T_STRING, NULL, NULL, K_OPERATOR},
 	{"sources.codex.enabled", T_BOOL, NULL, NULL, 0},
 	{"sources.codex.resumeCommand", T_STRINGS, NULL, NULL, K_COMMAND},

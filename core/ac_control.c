@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
+#include "ac_proc.h"
 #include "ac_session.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
@@ -262,31 +263,6 @@ const char *ac_pending_text(ac_pending pending)
 	return "";
 }
 
-/* Field 22 of /proc/<pid>/stat: when the process started, in clock ticks
- * since boot. 0 when the process is gone or a zombie (exited, not yet
- * reaped: a container's first process may never reap it). */
-static uint64_t start_ticks_of(pid_t pid)
-{
-	char path[64], *raw = NULL, *p;
-	size_t len;
-	uint64_t ticks = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (ac_file_read(&raw, &len, path) != 0)
-		return 0;
-	/* The command name may hold spaces and ')': fields start after the
-	 * last ')'. Field 3 is the state; 22 is 19 fields further. */
-	p = strrchr(raw, ')');
-	if (p && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
-		p = NULL;
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		ticks = strtoull(p + 1, NULL, 10);
-	free(raw);
-	return ticks;
-}
-
 /* Where the agents agentctl started are recorded: in the operator's state
  * folder ($XDG_STATE_HOME, else ~/.local/state), "agent/processes/<key>.json"
  * with key a digest of the sessions folder's real path and the id. Not in
@@ -334,7 +310,7 @@ int ac_process_record(const char *sessions_dir, const char *id, pid_t pid)
 	gethostname(host, sizeof(host) - 1);
 	ac_time_format_iso(now, ac_time_now_ms());
 	doc = json_pack("{s:s, s:I, s:s, s:I, s:s}", "sessionId", id, "pid", (json_int_t)pid,
-			"host", host, "startTicks", (json_int_t)start_ticks_of(pid), "startedAt", now);
+			"host", host, "startTicks", (json_int_t)ac_proc_start_ticks(pid), "startedAt", now);
 	rc = doc ? ac_json_exact_write_file(path.data, doc, JSON_INDENT(2))
 		 : ac_error_set(AC_ENOMEM, "out of memory");
 done:
@@ -368,7 +344,7 @@ int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char 
 		 json_string_value(json_object_get(doc, "host")) ? json_string_value(json_object_get(doc, "host")) : "");
 	out->start_ticks = (uint64_t)json_integer_value(json_object_get(doc, "startTicks"));
 	if (pid <= 1 || pid > INT32_MAX || strcmp(out->host, host) != 0 || !out->start_ticks ||
-	    start_ticks_of((pid_t)pid) != out->start_ticks) {
+	    ac_proc_start_ticks((pid_t)pid) != out->start_ticks) {
 		rc = ac_error_set(AC_ENOTFOUND, "session '%s': the agent agentctl started is not "
 				  "running here any more", id);
 		goto done;

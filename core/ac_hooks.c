@@ -134,10 +134,14 @@ int ac_hooks_argv(char ***out, const char *const *template, const char *id,
 }
 
 static int start(const ac_hooks *h, const char *const *template, const char *id,
-		 const char *source, const char *old_state, const char *new_state)
+		 const char *source, const char *old_state, const char *new_state,
+		 const char *waiting_for)
 {
+	/* The reason goes as a variable, never into the argv template: the
+	 * hook decides what to do with text it did not write. */
 	const char *const env[] = {"AGENT_SESSION_ID", id, "AGENT_OLD_STATE", old_state,
-				   "AGENT_NEW_STATE", new_state, "AGENT_SOURCE", source, NULL};
+				   "AGENT_NEW_STATE", new_state, "AGENT_SOURCE", source,
+				   "AGENT_WAITING_FOR", waiting_for ? waiting_for : "", NULL};
 	char **argv = NULL;
 	int rc;
 
@@ -159,15 +163,17 @@ bool ac_hooks_any(const ac_hooks *hooks)
 }
 
 int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
-			    const char *old_state, const char *new_state)
+			    const char *old_state, const char *new_state, const char *waiting_for)
 {
 	int rc = 0, one;
 
 	if (on_change && hooks->on_change &&
-	    (one = start(hooks, hooks->on_change, id, source, old_state, new_state)))
+	    (one = start(hooks, hooks->on_change, id, source, old_state, new_state,
+				 waiting_for)))
 		rc = one;
 	if (hooks->desktop && ac_hooks_notifies(new_state) &&
-	    (one = start(hooks, hooks->desktop, id, source, old_state, new_state)))
+	    (one = start(hooks, hooks->desktop, id, source, old_state, new_state,
+				 waiting_for)))
 		rc = one;
 	return rc;
 }

@@ -3,7 +3,10 @@
  *
  * hooks.onStatusChange (an argv array) runs on every change of a
  * session's state, with AGENT_SESSION_ID, AGENT_OLD_STATE,
- * AGENT_NEW_STATE and AGENT_SOURCE in its environment; "{id}", "{old}"
+ * AGENT_NEW_STATE, AGENT_SOURCE and AGENT_WAITING_FOR in its
+ * environment (the last is what a waiting agent's tool says it waits on,
+ * "permission prompt", escaped as shown on screen; empty when nothing
+ * says); "{id}", "{old}"
  * and "{new}" are replaced, only as whole arguments. notify.desktop (an
  * argv array, e.g. ["notify-send", "agentctl: a session waits", "{id}"])
  * runs, with the same environment, when a session enters "waiting" or,
@@ -61,14 +64,15 @@ bool ac_hooks_on_change(const ac_hooks *hooks);
 bool ac_hooks_any(const ac_hooks *hooks);
 
 /* Session id (of source, e.g. "file") went from old_state to new_state
- * (any strings; the caller reports only real changes): starts
+ * (any strings; the caller reports only real changes), waiting on
+ * waiting_for (NULL: nothing said; already made safe to show): starts
  * onStatusChange when on_change (false: another dashboard holds the
  * hooks lease and runs it) and, when ac_hooks_notifies(new_state),
  * notify.desktop (each operator's own, so always). 0 when everything
  * configured started (or nothing is), else the error of the last that
  * could not start. */
 int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
-			    const char *old_state, const char *new_state);
+			    const char *old_state, const char *new_state, const char *waiting_for);
 
 /* The argv a template becomes for this change (ac_proc_expand_argv() with
  * AC_HOOKS_PLACEHOLDERS), wrapped in `timeout`: for tests and the runner.

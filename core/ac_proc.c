@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -895,4 +896,29 @@ void ac_proc_describe_failure(ac_buf *out, const ac_proc_result *result, int tim
 	else
 		ac_buf_printf(out, "exited with status %d", result->exit_status);
 	append_first_line(out, &result->err);
+}
+
+/* Field 22 of /proc/<pid>/stat: when the process started, in clock ticks
+ * since boot. 0 when the process is gone or a zombie (exited, not yet
+ * reaped: a container's first process may never reap it). */
+uint64_t ac_proc_start_ticks(pid_t pid)
+{
+	char path[64], *raw = NULL, *p;
+	size_t len;
+	uint64_t ticks = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (ac_file_read(&raw, &len, path) != 0)
+		return 0;
+	/* The command name may hold spaces and ')': fields start after the
+	 * last ')'. Field 3 is the state; 22 is 19 fields further. */
+	p = strrchr(raw, ')');
+	if (p && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
+		p = NULL;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoull(p + 1, NULL, 10);
+	free(raw);
+	return ticks;
 }

@@ -7,6 +7,7 @@
 #include "ac_buf.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -103,5 +104,10 @@ int ac_proc_spawn_detached_env(pid_t *out_pid, const char *const *argv, const ch
  * messages: "exited with status 3: <first line of stderr>", "was killed by
  * signal 9", "timed out after 30 s". Written to out. */
 void ac_proc_describe_failure(ac_buf *out, const ac_proc_result *result, int timeout_ms);
+
+/* When process pid started, in clock ticks since boot (field 22 of
+ * /proc/<pid>/stat): with the pid, what names one process, since a pid is
+ * reused. 0 when the process is gone, a zombie, or there is no /proc. */
+uint64_t ac_proc_start_ticks(pid_t pid);
 
 #endif

@@ -37,18 +37,11 @@ static ac_session_state from_seed(const char *status, int64_t quiet_ms,
 	return quiet_ms >= limits->idle_ms ? AC_STATE_IDLE : AC_STATE_RUNNING;
 }
 
-ac_session_state ac_session_state_derive(const ac_state_inputs *in,
-					 const ac_state_thresholds *limits)
+static ac_session_state from_transcript(const ac_state_inputs *in, int64_t quiet,
+					const ac_state_thresholds *limits)
 {
-	static const ac_state_thresholds defaults = AC_STATE_THRESHOLDS_DEFAULT;
-	int64_t quiet = in->quiet_ms < 0 ? 0 : in->quiet_ms;
-
-	if (!limits)
-		limits = &defaults;
-	if (in->seed_status)
-		return from_seed(in->seed_status, quiet, limits);
 	if (quiet >= limits->ended_ms)
-		return AC_STATE_ENDED;
+		return in->agent == AC_AGENT_LIVE ? AC_STATE_IDLE : AC_STATE_ENDED;
 	/* No transcript records a permission prompt (Claude Code and Codex
 	 * keep it on screen only): a call without a result that has been
 	 * quiet for a few seconds is the sign of one. A slow tool looks the
@@ -61,6 +54,35 @@ ac_session_state ac_session_state_derive(const ac_state_inputs *in,
 	if (quiet >= limits->idle_ms)
 		return AC_STATE_IDLE;
 	return in->turn == AC_TURN_AGENT ? AC_STATE_RUNNING : AC_STATE_WAITING;
+}
+
+ac_session_state ac_session_state_derive(const ac_state_inputs *in,
+					 const ac_state_thresholds *limits)
+{
+	static const ac_state_thresholds defaults = AC_STATE_THRESHOLDS_DEFAULT;
+	int64_t quiet = in->quiet_ms < 0 ? 0 : in->quiet_ms;
+	ac_session_state state;
+
+	if (!limits)
+		limits = &defaults;
+	if (in->seed_status)
+		return from_seed(in->seed_status, quiet, limits);
+	/* The tool's own word on its live process beats any reading of the
+	 * transcript: a permission prompt and a slow tool look the same there. */
+	switch (in->agent) {
+	case AC_AGENT_BUSY: return AC_STATE_RUNNING;
+	case AC_AGENT_WAITING: return AC_STATE_WAITING;
+	case AC_AGENT_IDLE: return AC_STATE_IDLE;
+	case AC_AGENT_GONE: return AC_STATE_ENDED;
+	default: break;
+	}
+	state = from_transcript(in, quiet, limits);
+	/* No process works on it (it exited cleanly mid-turn): nothing runs,
+	 * and no permission prompt is open, whatever its last turn says. */
+	if (in->agent == AC_AGENT_NONE &&
+	    (state == AC_STATE_RUNNING || (state == AC_STATE_WAITING && in->pending_tools > 0)))
+		return AC_STATE_IDLE;
+	return state;
 }
 
 const char *ac_session_state_name(ac_session_state state)

@@ -33,12 +33,25 @@ typedef enum {
 	AC_TURN_USER,     /* the agent answered (or was interrupted): the user's turn */
 } ac_turn;
 
+/* What the tool itself says of its live process, from a status file
+ * (Claude Code's ~/.claude/sessions/<pid>.json, ac_source_status.h). */
+typedef enum {
+	AC_AGENT_UNKNOWN = 0, /* no status file names the session: the transcript decides */
+	AC_AGENT_BUSY,        /* the process works */
+	AC_AGENT_WAITING,     /* it waits on the operator (a permission prompt, a question) */
+	AC_AGENT_IDLE,        /* it sits at its prompt */
+	AC_AGENT_GONE,        /* the file names a process that is dead (a crash left it) */
+	AC_AGENT_LIVE,        /* its process lives but says nothing of what it does */
+	AC_AGENT_NONE         /* no file, and no process of the tool runs in its folder */
+} ac_agent_status;
+
 typedef struct {
 	const char *seed_status; /* a seed session's status; NULL for a transcript */
 	ac_turn turn;
 	size_t pending_tools;    /* tool calls without a result yet */
 	bool awaiting_approval;  /* the transcript itself says a call waits for approval */
 	int64_t quiet_ms;        /* since the file was last written */
+	ac_agent_status agent;   /* a status file's word, above all the transcript says */
 } ac_state_inputs;
 
 /* Thresholds, all in milliseconds (config sources.state.*). */
@@ -51,7 +64,11 @@ typedef struct {
 #define AC_STATE_THRESHOLDS_DEFAULT {5000, 300000, 3600000}
 
 /* The state of in under limits (NULL: the defaults). A seed session
- * follows its status (running becomes idle when quiet past idle_ms); a
+ * follows its status (running becomes idle when quiet past idle_ms). A
+ * status file decides for a transcript: busy is running, waiting waiting,
+ * idle idle, a dead process ended, however recent the transcript (a live
+ * one that says nothing leaves it to the transcript, but it is never
+ * ended; with no process at all, never running: idle). Otherwise a
  * transcript: ended past ended_ms; waiting when a call awaits approval or
  * a pending call is quiet past permission_ms, or when it is the user's
  * turn; running when it is the agent's turn; idle past idle_ms. */

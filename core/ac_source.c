@@ -102,6 +102,7 @@ static void reset_summary(ac_source_session *s)
 	s->turn = AC_TURN_NONE;
 	s->awaiting_approval = false;
 	s->relation = AC_SOURCE_TOP;
+	s->title_rank = 0;
 	for (size_t i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].type);
 	s->nunknown = s->unknown_other = 0;
@@ -523,6 +524,7 @@ void ac_source_session_inputs(ac_state_inputs *out, const ac_source_session *s, 
 {
 	memset(out, 0, sizeof(*out));
 	out->turn = s->turn;
+	out->agent = s->agent;
 	out->pending_tools = s->npending;
 	out->awaiting_approval = s->awaiting_approval;
 	out->quiet_ms = now_ms - s->mtime_ms;

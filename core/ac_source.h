@@ -78,6 +78,10 @@ typedef struct {
 	 * status file (Claude Code's ~/.claude/sessions/<pid>.json); NULL
 	 * when nothing says. Not from the transcript. */
 	char *waiting_reason;
+	/* What that status file says of the process (AC_AGENT_UNKNOWN: no
+	 * file names the session). Set by ac_source_index_refresh() from the
+	 * folder of ac_source_options.status_dir, not by a read. */
+	ac_agent_status agent;
 	/* Record types the adapter does not know, skipped: the format-drift
 	 * canary (`agentctl sources check`). Counted by
 	 * ac_source_note_unknown(); the first AC_SOURCE_UNKNOWN_TYPES
@@ -89,6 +93,7 @@ typedef struct {
 	size_t nunknown;       /* distinct names kept */
 	size_t unknown_other;  /* records of types past the kept names */
 	int64_t mtime_ms; /* the file's, at the last read */
+	unsigned char title_rank; /* what gave title: 0 none, 1 a summary, 2 the tool's, 3 the user's */
 	/* read state */
 	uint64_t offset;  /* bytes consumed: the next read starts here */
 	uint64_t dev, ino, size;
@@ -147,12 +152,14 @@ typedef struct {
 	char *workspace;            /* resolved, absolute */
 	bool all_projects;          /* every transcript, not only the workspace's */
 	char *cache_dir;            /* for ac_source_cache.c; NULL: no cache */
+	char *status_dir;           /* Claude Code's status files (ac_source_status.h); NULL: not read */
 	ac_state_thresholds limits;
 } ac_source_options;
 
 /* Fills opts from config: sources.enabled (default true),
  * sources.<key>.enabled, sources.<key>.dir (default under $HOME),
- * sources.<key>.resumeCommand, sources.state.{permissionMs,idleMs,endedMs}
+ * sources.<key>.resumeCommand, sources.state.{permissionMs,idleMs,endedMs},
+ * sources.claude.statusDir (default ~/.claude/sessions; "" reads none)
  * and the cache folder ($XDG_CACHE_HOME/agentctl, default ~/.cache/...).
  * workspace is resolved with realpath. Free with ac_source_options_free(). */
 int ac_source_options_from_config(ac_source_options *opts, const ac_config *config,
@@ -196,8 +203,10 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts);
 
 void ac_source_index_free(ac_source_index *index);
 
-/* Discovers the transcripts and reads what changed in each. *out_read
- * (may be NULL) receives how many files had anything read. A missing
+/* Discovers the transcripts and reads what changed in each, then what
+ * the status files say (status_dir). *out_read (may be NULL) receives how
+ * many files had anything read, plus the sessions a status file changed
+ * (their rows show something else). A missing
  * folder lists as empty; a file that cannot be read (or whose path is not
  * valid UTF-8: no tool writes one, and its id could not be shown or
  * given back) is left out and counted by ac_source_index_unreadable().

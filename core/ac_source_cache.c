@@ -22,7 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CACHE_VERSION 1
+/* 2: Claude's message count follows the conversation, titles ranked. */
+#define CACHE_VERSION 2
 #define CACHE_MAX_BYTES (512u * 1024 * 1024) /* more is not a cache of ours */
 #define PENDING_MAX 4096
 
@@ -65,7 +66,7 @@ static json_t *entry_of(const ac_source_session *s)
 	for (size_t i = 0; i < s->npending; i++)
 		json_array_append_new(pending, json_string(s->pending[i]));
 	e = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:b, "
-		      "s:I, s:I, s:I, s:I, s:I, s:o}",
+		      "s:I, s:I, s:I, s:I, s:I, s:o, s:i}",
 		      "kind", (int)s->kind, "path", s->path, "id", str_or_null(s->id),
 		      "cwd", str_or_null(s->cwd), "task", str_or_null(s->task),
 		      "title", str_or_null(s->title), "model", str_or_null(s->model),
@@ -74,7 +75,8 @@ static json_t *entry_of(const ac_source_session *s)
 		      "turn", (int)s->turn, "approval", s->awaiting_approval,
 		      "offset", (json_int_t)s->offset, "dev", (json_int_t)s->dev,
 		      "ino", (json_int_t)s->ino, "size", (json_int_t)s->size,
-		      "mtime", (json_int_t)s->mtime_ns, "pending", pending);
+		      "mtime", (json_int_t)s->mtime_ns, "pending", pending,
+		      "titleRank", (int)s->title_rank);
 	return e;
 }
 
@@ -137,7 +139,7 @@ static bool get_str(char **out, const json_t *e, const char *key)
  * caller's first read). */
 static bool restore(ac_source_session *s, const json_t *e, const struct stat *st)
 {
-	uint64_t kind, turn, messages, malformed, offset, dev, ino, size, mtime;
+	uint64_t kind, turn, messages, malformed, offset, dev, ino, size, mtime, title_rank;
 	const json_t *pending = json_object_get(e, "pending"), *p;
 	size_t i;
 
@@ -146,7 +148,8 @@ static bool restore(ac_source_session *s, const json_t *e, const struct stat *st
 	    !get_uint(&messages, e, "messages") || !get_uint(&malformed, e, "malformed") ||
 	    !get_uint(&offset, e, "offset") || !get_uint(&dev, e, "dev") ||
 	    !get_uint(&ino, e, "ino") || !get_uint(&size, e, "size") ||
-	    !get_uint(&mtime, e, "mtime") || !json_is_boolean(json_object_get(e, "approval")) ||
+	    !get_uint(&mtime, e, "mtime") || !get_uint(&title_rank, e, "titleRank") ||
+	    title_rank > 3 || !json_is_boolean(json_object_get(e, "approval")) ||
 	    !json_is_array(pending) || json_array_size(pending) > PENDING_MAX)
 		return false;
 	/* The same file, not shorter than what was read of it. */
@@ -163,6 +166,7 @@ static bool restore(ac_source_session *s, const json_t *e, const struct stat *st
 			return false;
 	s->turn = (ac_turn)turn;
 	s->messages = (size_t)messages;
+	s->title_rank = (unsigned char)title_rank;
 	s->malformed = (size_t)malformed;
 	s->awaiting_approval = json_is_true(json_object_get(e, "approval"));
 	s->offset = offset;

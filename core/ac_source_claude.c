@@ -10,9 +10,17 @@
  * (sidechain) threads and are not sessions of their own.
  *
  * One JSON object a line: type user|assistant (with message {role,
- * content}), summary, system, file-history-snapshot and others, which are
- * tolerated. Entries with isSidechain true belong to a sub-agent and are
- * left out of the summary and the conversation. */
+ * content}), summary, ai-title and custom-title (the thread's titles),
+ * system, file-history-snapshot and others, which are tolerated (and
+ * counted by the canary when unknown). Entries with isSidechain true
+ * belong to a sub-agent and are left out of the summary and the
+ * conversation; isMeta user entries are context Claude Code adds, left
+ * out too. A compaction writes a system entry of subtype
+ * compact_boundary (shown as a marker) and a user entry with
+ * isCompactSummary (shown as a summary, never the task). A local command
+ * (/clear, /compact, "!cmd") writes user entries whose text starts
+ * <command-name>, <local-command-stdout>...: its output gives the turn
+ * back to the user, as no model was asked. */
 #include "ac_source_claude_impl.h"
 
 #include "ac_buf.h"
@@ -98,12 +106,43 @@ done:
 	return rc;
 }
 
-/* Text Claude Code writes as the user that is no prompt of the user's:
- * slash-command wrappers, local command output, its caveats. */
-static bool is_prompt(const char *text)
+/* Text Claude Code writes as the user that is no prompt of the user's. */
+static bool starts(const char *text, const char *prefix)
 {
-	return *text && strncmp(text, "<command-", 9) && strncmp(text, "<local-command", 14) &&
-	       strncmp(text, "Caveat:", 7) && strncmp(text, "[Request interrupted", 20);
+	return !strncmp(text, prefix, strlen(prefix));
+}
+
+/* A local command's record (/clear, /model, "!ls"): its output closes
+ * it, and the model was not asked. */
+static bool local_output(const char *text)
+{
+	return starts(text, "<local-command-stdout>") || starts(text, "<local-command-stderr>") ||
+	       starts(text, "<bash-stdout>") || starts(text, "<bash-stderr>");
+}
+
+/* Where the user's own words start in text, past the reminders Claude
+ * Code puts before them; NULL when text holds none (a slash command's
+ * record, a local command's output, its caveat, an injected notice). */
+static const char *prompt_of(const char *text)
+{
+	static const char *const injected[] = {
+		"<command-", "<local-command", "Caveat:", "[Request interrupted", "<bash-",
+		"<task-notification>", "<user-prompt-submit-hook>", "<system-reminder>", NULL,
+	};
+	const char *end;
+
+	for (;;) {
+		while (*text == ' ' || *text == '\n' || *text == '\t' || *text == '\r')
+			text++;
+		if (!starts(text, "<system-reminder>") ||
+		    !(end = strstr(text, "</system-reminder>")))
+			break;
+		text = end + strlen("</system-reminder>");
+	}
+	for (size_t i = 0; injected[i]; i++)
+		if (starts(text, injected[i]))
+			return NULL;
+	return *text ? text : NULL;
 }
 
 static int note_user(ac_source_session *s, const json_t *content)
@@ -128,14 +167,26 @@ static int note_user(ac_source_session *s, const json_t *content)
 
 int ac_source_claude_user_turn_take(ac_source_session *s, char *text, size_t results)
 {
-	if (!strncmp(text, "[Request interrupted", 20)) {
+	const char *prompt = results ? NULL : prompt_of(text);
+
+	if (starts(text, "[Request interrupted")) {
 		/* The operator stopped the turn: any call left is dropped. */
 		ac_source_pending_clear(s);
 		s->turn = AC_TURN_USER;
+	} else if (!results && local_output(text)) {
+		/* A local command ran (/clear, /compact, "!cmd") and is done:
+		 * the prompt is the user's again, not a model's turn. */
+		if (!s->npending)
+			s->turn = AC_TURN_USER;
+	} else if (!results && (starts(text, "<local-command-caveat>") || starts(text, "Caveat:") ||
+				starts(text, "<bash-input>"))) {
+		; /* says nothing of the turn */
 	} else if (results || *text) {
 		s->turn = AC_TURN_AGENT;
 	}
-	if (!s->task && !results && is_prompt(text)) {
+	if (!s->task && prompt) {
+		if (prompt != text)
+			memmove(text, prompt, strlen(prompt) + 1);
 		s->task = text;
 		text = NULL;
 	}
@@ -152,6 +203,73 @@ int ac_source_claude_user_turn(ac_source_session *s, const char *text, size_t re
 	return ac_source_claude_user_turn_take(s, copy, results);
 }
 
+ac_claude_message ac_source_claude_message(const ac_claude_entry *e)
+{
+	if (e->sidechain)
+		return AC_CLAUDE_NONE;
+	if (e->boundary)
+		return AC_CLAUDE_BOUNDARY;
+	if (!e->message_object || !e->content_ok)
+		return AC_CLAUDE_NONE;
+	if (e->assistant)
+		return AC_CLAUDE_ASSISTANT;
+	if (!e->user)
+		return AC_CLAUDE_NONE;
+	if (e->compact_summary)
+		return AC_CLAUDE_COMPACT_SUMMARY;
+	/* A meta entry is context Claude Code adds (a caveat, a skill's
+	 * text): not said by anyone in the conversation. */
+	return e->meta ? AC_CLAUDE_NONE : AC_CLAUDE_USER;
+}
+
+int ac_source_claude_title_rank(const char *type, size_t len, const char **out_member)
+{
+	static const struct {
+		const char *type, *member;
+	} titles[] = {{"summary", "summary"}, {"ai-title", "aiTitle"}, {"custom-title", "customTitle"}};
+
+	for (int i = 0; i < 3; i++)
+		if (len == strlen(titles[i].type) && !memcmp(type, titles[i].type, len)) {
+			*out_member = titles[i].member;
+			return i + 1;
+		}
+	*out_member = NULL;
+	return 0;
+}
+
+void ac_source_claude_title_take(ac_source_session *s, int rank, char *title)
+{
+	/* The user's name for the thread over Claude Code's, over an old
+	 * summary line; among one kind, the latest. */
+	if (!title || rank < s->title_rank) {
+		free(title);
+		return;
+	}
+	free(s->title);
+	s->title = title;
+	s->title_rank = (unsigned char)rank;
+}
+
+int ac_source_claude_note_type(ac_source_session *s, const char *type, size_t len)
+{
+	static const char *const known[] = {
+		"user", "assistant", "system", "summary", "ai-title", "custom-title", "agent-name",
+		"file-history-snapshot", "queue-operation", "attachment", "mode", "permission-mode",
+		"last-prompt", "progress", NULL,
+	};
+	char *name;
+	int rc;
+
+	for (size_t i = 0; known[i]; i++)
+		if (len == strlen(known[i]) && !memcmp(type, known[i], len))
+			return 0;
+	if (!(name = strndup(type, len)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_source_note_unknown(s, name);
+	free(name);
+	return rc;
+}
+
 static int note_assistant(ac_source_session *s, const json_t *message)
 {
 	const json_t *content = json_object_get(message, "content"), *block;
@@ -159,8 +277,6 @@ static int note_assistant(ac_source_session *s, const json_t *message)
 	size_t i;
 	int rc;
 
-	if ((rc = ac_source_set(&s->model, json_object_get(message, "model"))))
-		return rc;
 	json_array_foreach(content, i, block) {
 		const char *type = json_string_value(json_object_get(block, "type"));
 		const json_t *id = json_object_get(block, "id");
@@ -206,67 +322,161 @@ int ac_source_claude_session_id(ac_source_session *s)
 	return 0;
 }
 
+static void classify(ac_claude_entry *out, const json_t *e)
+{
+	const char *type = json_string_value(json_object_get(e, "type"));
+	const char *subtype = json_string_value(json_object_get(e, "subtype"));
+	const json_t *message = json_object_get(e, "message");
+	const json_t *content = json_object_get(message, "content");
+
+	memset(out, 0, sizeof(*out));
+	out->user = type && !strcmp(type, "user");
+	out->assistant = type && !strcmp(type, "assistant");
+	out->boundary = type && !strcmp(type, "system") && subtype &&
+			!strcmp(subtype, "compact_boundary");
+	out->sidechain = json_is_true(json_object_get(e, "isSidechain"));
+	out->meta = json_is_true(json_object_get(e, "isMeta"));
+	out->compact_summary = json_is_true(json_object_get(e, "isCompactSummary"));
+	out->message_object = json_is_object(message);
+	out->content_ok = json_is_string(content) || json_is_array(content);
+}
+
 static int entry(ac_source_session *s, const json_t *e)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message");
-	int rc;
+	const char *member;
+	ac_claude_message kind;
+	ac_claude_entry c;
+	int rank, rc;
 
 	if (!type)
 		return 0;
-	if (!strcmp(type, "summary")) {
-		/* Claude Code's own title for the thread: shown when no prompt is. */
-		return ac_source_set(&s->title, json_object_get(e, "summary"));
+	if ((rank = ac_source_claude_title_rank(type, strlen(type), &member))) {
+		/* Claude Code's titles for the thread: shown when no prompt is. */
+		const json_t *title = json_object_get(e, member);
+
+		if (json_is_string(title))
+			ac_source_claude_title_take(s, rank, strndup(json_string_value(title),
+								      json_string_length(title)));
+		return 0;
 	}
-	if (json_is_true(json_object_get(e, "isSidechain")))
+	if ((rc = ac_source_claude_note_type(s, type, strlen(type))))
+		return rc;
+	classify(&c, e);
+	if (c.sidechain)
 		return 0;
 	if ((rc = ac_source_claude_session_id(s)) || (rc = ac_source_set_once(&s->cwd, json_object_get(e, "cwd"))) ||
 	    (rc = ac_source_set_once(&s->started, json_object_get(e, "timestamp"))) ||
 	    (rc = ac_source_set(&s->updated, json_object_get(e, "timestamp"))))
 		return rc;
-	if (!strcmp(type, "user") && json_is_object(message) &&
-	    !json_is_true(json_object_get(e, "isMeta"))) {
-		s->messages++;
+	if (c.assistant && c.message_object &&
+	    (rc = ac_source_set(&s->model, json_object_get(message, "model"))))
+		return rc;
+	kind = ac_source_claude_message(&c);
+	/* A compaction's marker and summary count, are never the task and
+	 * leave the turn where it was (an automatic one happens mid-turn). */
+	s->messages += kind != AC_CLAUDE_NONE;
+	if (kind == AC_CLAUDE_USER)
 		return note_user(s, json_object_get(message, "content"));
-	}
-	if (!strcmp(type, "assistant") && json_is_object(message)) {
-		s->messages++;
+	if (kind == AC_CLAUDE_ASSISTANT)
 		return note_assistant(s, message);
-	}
 	return 0;
+}
+
+/* The marker a compaction leaves in the conversation. Its words are the
+ * entry's own (a search, which looks at the line's bytes first, finds
+ * what is shown). */
+static json_t *boundary_text(const json_t *e)
+{
+	const json_t *meta = json_object_get(e, "compactMetadata");
+	const char *said = json_string_value(json_object_get(e, "content"));
+	const char *trigger = json_string_value(json_object_get(meta, "trigger"));
+	const json_t *tokens = json_object_get(meta, "preTokens");
+	ac_buf text = AC_BUF_INIT;
+	json_t *out;
+
+	ac_buf_printf(&text, "[compact boundary]");
+	if (said)
+		ac_buf_printf(&text, " %s", said);
+	if (trigger)
+		ac_buf_printf(&text, " (%s", trigger);
+	if (trigger && json_is_integer(tokens))
+		ac_buf_printf(&text, ", %lld tokens", (long long)json_integer_value(tokens));
+	if (trigger)
+		ac_buf_putc(&text, ')');
+	out = text.data ? json_pack("[{s:s, s:s}]", "type", "text", "text", text.data) : NULL;
+	ac_buf_free(&text);
+	return out;
+}
+
+/* A compaction's summary, labelled as one: it is not the user's words. */
+static json_t *summary_content(const json_t *content)
+{
+	json_t *out = json_pack("[{s:s, s:s}]", "type", "text", "text", "[compact summary]");
+
+	if (!out)
+		return NULL;
+	if (json_is_string(content))
+		json_array_append_new(out, json_pack("{s:s, s:s%}", "type", "text", "text",
+						     json_string_value(content),
+						     json_string_length(content)));
+	else {
+		json_t *copy = json_deep_copy(content);
+
+		json_array_extend(out, copy);
+		json_decref(copy);
+	}
+	return out;
 }
 
 static int messages(json_t *out, const json_t *e)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
-	const json_t *message = json_object_get(e, "message"), *content;
+	const json_t *content = json_object_get(json_object_get(e, "message"), "content");
+	ac_claude_entry c;
 
-	if (!type || json_is_true(json_object_get(e, "isSidechain")) || !json_is_object(message) ||
-	    (strcmp(type, "user") && strcmp(type, "assistant")))
+	classify(&c, e);
+	switch (ac_source_claude_message(&c)) {
+	case AC_CLAUDE_USER:
+	case AC_CLAUDE_ASSISTANT:
+		/* The blocks are already agentctl's (text, tool_use, tool_result). */
+		return ac_source_put_message(out, type, json_deep_copy(content));
+	case AC_CLAUDE_COMPACT_SUMMARY:
+		return ac_source_put_message(out, "system", summary_content(content));
+	case AC_CLAUDE_BOUNDARY:
+		return ac_source_put_message(out, "system", boundary_text(e));
+	default:
 		return 0;
-	content = json_object_get(message, "content");
-	if (!json_is_string(content) && !json_is_array(content))
-		return 0;
-	/* The blocks are already agentctl's (text, tool_use, tool_result). */
-	return ac_source_put_message(out, type, json_deep_copy(content));
+	}
 }
 
 static int count(const char *text, size_t len)
 {
-	static const char *const names[] = {"type", "isSidechain", "message", "message.content"};
-	ac_json_path paths[4];
-	ac_json_span span[4];
+	static const char *const names[] = {"type", "subtype", "isSidechain", "isMeta",
+					    "isCompactSummary", "message", "message.content"};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	ac_json_path paths[N];
+	ac_json_span span[N];
+	ac_claude_entry c;
 
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < N; i++)
 		if (ac_json_path_init(&paths[i], names[i]))
 			return -1;
-	if (ac_json_scan(span, text, len, paths, 4, NULL) != 0)
+	if (ac_json_scan(span, text, len, paths, N, NULL) != 0)
 		return -1;
-	if ((!ac_json_string_equals(&span[0], "user", 4) &&
-	     !ac_json_string_equals(&span[0], "assistant", 9)) ||
-	    span[1].type == AC_JSON_TRUE || span[2].type != AC_JSON_OBJECT)
-		return 0;
-	return span[3].type == AC_JSON_STRING || span[3].type == AC_JSON_ARRAY;
+	c = (ac_claude_entry){
+		.user = ac_json_string_equals(&span[0], "user", 4),
+		.assistant = ac_json_string_equals(&span[0], "assistant", 9),
+		.boundary = ac_json_string_equals(&span[0], "system", 6) &&
+			    ac_json_string_equals(&span[1], "compact_boundary", 16),
+		.sidechain = span[2].type == AC_JSON_TRUE,
+		.meta = span[3].type == AC_JSON_TRUE,
+		.compact_summary = span[4].type == AC_JSON_TRUE,
+		.message_object = span[5].type == AC_JSON_OBJECT,
+		.content_ok = span[6].type == AC_JSON_STRING || span[6].type == AC_JSON_ARRAY,
+	};
+	return ac_source_claude_message(&c) != AC_CLAUDE_NONE;
 }
 
 static const char *const resume[] = {"claude", "--resume", "{id}", NULL};

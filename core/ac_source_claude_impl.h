@@ -6,6 +6,40 @@
 
 #include "ac_source_impl.h"
 
+/* What an entry's few fields say it is (either reader fills it). */
+typedef struct {
+	bool user, assistant;   /* type "user", "assistant" */
+	bool boundary;          /* type "system", subtype "compact_boundary" */
+	bool sidechain, meta;   /* isSidechain, isMeta true */
+	bool compact_summary;   /* isCompactSummary true */
+	bool message_object;    /* message is an object */
+	bool content_ok;        /* message.content is a string or an array */
+} ac_claude_entry;
+
+/* The message an entry gives in the conversation: one rule for the
+ * summary's count, the conversation, and the search's counter. */
+typedef enum {
+	AC_CLAUDE_NONE = 0,
+	AC_CLAUDE_USER,           /* a prompt, a tool result, a local command's record */
+	AC_CLAUDE_ASSISTANT,
+	AC_CLAUDE_COMPACT_SUMMARY, /* what a compaction left, written as a user entry: not the user's words */
+	AC_CLAUDE_BOUNDARY         /* where a compaction cut: a marker */
+} ac_claude_message;
+
+ac_claude_message ac_source_claude_message(const ac_claude_entry *e);
+
+/* A title entry's rank (ac_source_session.title_rank) by its type
+ * (borrowed, len bytes): 1 "summary", 2 "ai-title", 3 "custom-title";
+ * 0 for any other. And the member that holds its text. */
+int ac_source_claude_title_rank(const char *type, size_t len, const char **out_member);
+
+/* Takes title (allocated) as s->title when rank is at least the rank of
+ * the one it has (the latest of a rank wins); frees it otherwise. */
+void ac_source_claude_title_take(ac_source_session *s, int rank, char *title);
+
+/* Counts an entry type the adapter does not know (the canary). */
+int ac_source_claude_note_type(ac_source_session *s, const char *type, size_t len);
+
 /* s->id from the file's name, once. 0 or AC_ENOMEM. */
 int ac_source_claude_session_id(ac_source_session *s);
 

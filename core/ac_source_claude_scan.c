@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_TYPE, F_SIDECHAIN, F_META, F_CWD, F_TIMESTAMP, F_MESSAGE, F_MODEL, F_CONTENT,
-       F_SUMMARY, F_COUNT };
+enum { F_TYPE, F_SUBTYPE, F_SIDECHAIN, F_META, F_COMPACT_SUMMARY, F_CWD, F_TIMESTAMP, F_MESSAGE,
+       F_MODEL, F_CONTENT, F_SUMMARY, F_AI_TITLE, F_CUSTOM_TITLE, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
-	"type", "isSidechain", "isMeta", "cwd", "timestamp", "message", "message.model",
-	"message.content", "summary",
+	"type", "subtype", "isSidechain", "isMeta", "isCompactSummary", "cwd", "timestamp",
+	"message", "message.model", "message.content", "summary", "aiTitle", "customTitle",
 };
 
 static ac_json_path paths[F_COUNT];
@@ -219,11 +219,22 @@ static int note_assistant(ac_source_session *s, const ac_json_span *content)
 	return 0;
 }
 
+/* The title member (F_SUMMARY...) of a title entry. */
+static int title_field(const char *member)
+{
+	return !strcmp(member, "summary") ? F_SUMMARY
+	       : !strcmp(member, "aiTitle") ? F_AI_TITLE : F_CUSTOM_TITLE;
+}
+
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
 {
 	ac_json_span f[F_COUNT];
-	size_t at = 0;
-	int rc;
+	char type[64];
+	const char *member;
+	size_t at = 0, type_len;
+	ac_claude_message kind;
+	ac_claude_entry c;
+	int rank, rc;
 
 	if (prepare() || ac_json_scan_prepared(f, line, len, &prepared, NULL) != 0) {
 		ac_error_clear();
@@ -237,25 +248,47 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 	}
 	if (f[F_TYPE].type != AC_JSON_STRING)
 		return 0;
-	if (is(&f[F_TYPE], "summary"))
-		return set_from(&s->title, &f[F_SUMMARY], false);
-	if (f[F_SIDECHAIN].type == AC_JSON_TRUE)
+	/* A type longer than any Claude Code writes is left to jansson,
+	 * which counts it for the canary. */
+	if (f[F_TYPE].len > sizeof(type))
+		return AC_SOURCE_NOT_SCANNED;
+	ac_json_string_decode(type, &type_len, &f[F_TYPE]);
+	if ((rank = ac_source_claude_title_rank(type, type_len, &member))) {
+		const ac_json_span *title = &f[title_field(member)];
+		char *text;
+
+		if (title->type != AC_JSON_STRING)
+			return 0;
+		if (!(text = decoded(title)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ac_source_claude_title_take(s, rank, text);
+		return 0;
+	}
+	if ((rc = ac_source_claude_note_type(s, type, type_len)))
+		return rc;
+	c = (ac_claude_entry){
+		.user = is(&f[F_TYPE], "user"),
+		.assistant = is(&f[F_TYPE], "assistant"),
+		.boundary = is(&f[F_TYPE], "system") && is(&f[F_SUBTYPE], "compact_boundary"),
+		.sidechain = f[F_SIDECHAIN].type == AC_JSON_TRUE,
+		.meta = f[F_META].type == AC_JSON_TRUE,
+		.compact_summary = f[F_COMPACT_SUMMARY].type == AC_JSON_TRUE,
+		.message_object = f[F_MESSAGE].type == AC_JSON_OBJECT,
+		.content_ok = f[F_CONTENT].type == AC_JSON_STRING || f[F_CONTENT].type == AC_JSON_ARRAY,
+	};
+	if (c.sidechain)
 		return 0;
 	if ((rc = ac_source_claude_session_id(s)) || (rc = set_from(&s->cwd, &f[F_CWD], true)) ||
 	    (rc = set_from(&s->started, &f[F_TIMESTAMP], true)) ||
 	    (rc = set_from(&s->updated, &f[F_TIMESTAMP], false)))
 		return rc;
-	if (f[F_MESSAGE].type != AC_JSON_OBJECT)
-		return 0;
-	if (is(&f[F_TYPE], "user") && f[F_META].type != AC_JSON_TRUE) {
-		s->messages++;
+	if (c.assistant && c.message_object && (rc = set_from(&s->model, &f[F_MODEL], false)))
+		return rc;
+	kind = ac_source_claude_message(&c);
+	s->messages += kind != AC_CLAUDE_NONE;
+	if (kind == AC_CLAUDE_USER)
 		return note_user(s, &f[F_CONTENT]);
-	}
-	if (is(&f[F_TYPE], "assistant")) {
-		s->messages++;
-		if ((rc = set_from(&s->model, &f[F_MODEL], false)))
-			return rc;
+	if (kind == AC_CLAUDE_ASSISTANT)
 		return note_assistant(s, &f[F_CONTENT]);
-	}
 	return 0;
 }

@@ -5,6 +5,7 @@
  * full read. */
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
+#include "ac_source_status.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -16,6 +17,9 @@
 #include <string.h>
 
 #define CACHE_SAVE_MS 30000
+/* How long the processes' folders (a walk of /proc) are taken as known:
+ * a dashboard refreshes on every write of an active transcript. */
+#define FOLDERS_MS 2000
 
 typedef struct {
 	ac_source_session *s;
@@ -36,6 +40,8 @@ struct ac_source_index {
 	bool cache_loaded;
 	bool cache_dirty;  /* read since the last save */
 	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
+	json_t *folders;      /* Claude Code processes' folders (ac_source_status.h), or NULL */
+	int64_t folders_at;   /* ms when they were looked up, 0 never */
 	/* during a refresh */
 	ac_source_kind kind;
 	size_t read;
@@ -66,9 +72,11 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 				ok = false;
 		ix->opts.workspace = dup_or_null(opts->workspace ? opts->workspace : "/");
 		ix->opts.cache_dir = dup_or_null(opts->cache_dir);
+		ix->opts.status_dir = dup_or_null(opts->status_dir);
 		ix->by_path = json_object();
 		ok = ok && ix->opts.workspace && ix->by_path &&
-		     (!opts->cache_dir || ix->opts.cache_dir);
+		     (!opts->cache_dir || ix->opts.cache_dir) &&
+		     (!opts->status_dir || ix->opts.status_dir);
 	}
 	if (!ok) {
 		ac_source_index_free(ix);
@@ -107,6 +115,7 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->unreadable);
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
+	json_decref(ix->folders);
 	ac_source_options_free(&ix->opts);
 	free(ix);
 }
@@ -281,8 +290,69 @@ static void save_cache(ac_source_index *ix, bool now)
 	free(all);
 }
 
+/* A Claude session whose transcript could say "running" (or waiting on a
+ * call) at now: the only ones the process check
+ * (ac_source_status_agent_folders()) is for. */
+static bool may_run(const ac_source_index *ix, const ac_source_session *s, int64_t now)
+{
+	return (s->turn == AC_TURN_AGENT || s->npending > 0) &&
+	       now - s->mtime_ms < ix->opts.limits.ended_ms;
+}
+
+/* The processes' folders, looked up again when older than FOLDERS_MS. */
+static int agent_folders(ac_source_index *ix, int64_t now)
+{
+	if (ix->folders_at && now - ix->folders_at < FOLDERS_MS)
+		return 0;
+	json_decref(ix->folders);
+	ix->folders = NULL;
+	ix->folders_at = now;
+	return ac_source_status_agent_folders(&ix->folders);
+}
+
+/* What Claude Code's status files say now, told to its sessions (a file
+ * changes without its transcript: a prompt opens, a process dies); for
+ * one no file names that might show running, whether any Claude Code
+ * process runs in its folder (looked up once, only then, and only when
+ * the status folder exists: a Claude Code that writes no status files
+ * leaves the transcripts to decide alone). A sub-agent's
+ * transcript has no process of its own. *out_changed counts the sessions
+ * it changed. */
+static int note_status(ac_source_index *ix, size_t *out_changed)
+{
+	ac_source_status_list list;
+	int64_t now = ac_time_now_ms();
+	bool looked = false;
+	int rc;
+
+	*out_changed = 0;
+	if (!ix->opts.status_dir || !ix->opts.dir[AC_SOURCE_CLAUDE])
+		return 0;
+	if ((rc = ac_source_status_read(&list, ix->opts.status_dir)))
+		return rc;
+	for (size_t i = 0; i < ix->n && rc == 0; i++) {
+		ac_source_session *s = ix->slots[i].s;
+		bool changed = false;
+
+		if (s->kind != AC_SOURCE_CLAUDE || s->relation == AC_SOURCE_SUBAGENT)
+			continue;
+		if (!looked && list.present && may_run(ix, s, now) &&
+		    !ac_source_status_find(&list, s->id)) {
+			looked = true;
+			if ((rc = agent_folders(ix, now)))
+				break;
+		}
+		rc = ac_source_status_note(s, &list, looked && may_run(ix, s, now) ? ix->folders : NULL,
+					   &changed);
+		*out_changed += changed;
+	}
+	ac_source_status_list_free(&list);
+	return rc;
+}
+
 int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
+	size_t status_changed = 0;
 	ac_source_session **list;
 	int rc = 0;
 
@@ -304,7 +374,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	json_decref(ix->cache); /* every file it knew is restored or gone */
 	ix->cache = NULL;
-	if (rc || (rc = sweep(ix)))
+	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)))
 		return rc;
 	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
@@ -316,7 +386,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 			list[ix->nlisted++] = ix->slots[i].s;
 	qsort(list, ix->nlisted, sizeof(*list), newest_first);
 	if (out_read)
-		*out_read = ix->read;
+		*out_read = ix->read + status_changed;
 	return 0;
 }
 

@@ -80,6 +80,16 @@ int ac_source_options_from_config(ac_source_options *opts, const ac_config *conf
 		/* No HOME and no folder set: that source is simply off. */
 		opts->dir[k] = home_path(ac_config_string(config, key.data, a->default_dir));
 	}
+	/* Claude Code's status files say what its live processes do. */
+	if (opts->dir[AC_SOURCE_CLAUDE]) {
+		const char *status = ac_config_string(config, "sources.claude.statusDir",
+						      ".claude/sessions");
+
+		if (status && *status && !(opts->status_dir = home_path(status)) && getenv("HOME")) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
 	if (cache && cache[0] == '/') {
 		ac_buf dir = AC_BUF_INIT;
 
@@ -101,6 +111,7 @@ void ac_source_options_free(ac_source_options *opts)
 		free(opts->dir[k]);
 	free(opts->workspace);
 	free(opts->cache_dir);
+	free(opts->status_dir);
 	memset(opts, 0, sizeof(*opts));
 }
 

@@ -119,6 +119,11 @@ void ac_source_watch_update(ac_source_watch *w, ac_source_index *index)
 	for (int k = 0; k < AC_SOURCE_COUNT; k++)
 		if (opts->dir[k])
 			add_tree(w, opts->dir[k], depth[k]);
+	/* Claude Code's status files change with no transcript write (a
+	 * permission prompt opens): their folder too. A crash changes no
+	 * file: the steady poll notices it. */
+	if (opts->status_dir)
+		add(w, opts->status_dir);
 	list = ac_source_index_list(index, &n);
 	for (size_t i = 0; i < n; i++)
 		if (opts->dir[list[i]->kind])

@@ -97,7 +97,7 @@ static bool fires(fixture *f, ac_config **config, char **refusal)
 	assert_int_equal(ac_hooks_new(&hooks, &ws), 0);
 	if (ac_hooks_refusal(hooks))
 		*refusal = strdup(ac_hooks_refusal(hooks));
-	assert_int_equal(ac_hooks_status_changed(hooks, true, "s1", "file", "running", "paused"), 0);
+	assert_int_equal(ac_hooks_status_changed(hooks, true, "s1", "file", "running", "paused", NULL), 0);
 	started = tu_exists(f->ws, ".agent/hooks.log");
 	ac_hooks_free(hooks);
 	ac_workspace_free(&ws);

@@ -15,7 +15,7 @@ static const ac_state_thresholds limits = {5000, 300000, 3600000};
 
 static ac_session_state derive(ac_turn turn, size_t pending, bool approval, int64_t quiet)
 {
-	ac_state_inputs in = {NULL, turn, pending, approval, quiet};
+	ac_state_inputs in = {NULL, turn, pending, approval, quiet, AC_AGENT_UNKNOWN};
 
 	return ac_session_state_derive(&in, &limits);
 }
@@ -47,7 +47,7 @@ static void test_transcript_states(void **state)
 
 static void test_seed_statuses(void **state)
 {
-	ac_state_inputs in = {"running", AC_TURN_NONE, 0, false, 10};
+	ac_state_inputs in = {"running", AC_TURN_NONE, 0, false, 10, AC_AGENT_UNKNOWN};
 
 	(void)state;
 	assert_int_equal(ac_session_state_derive(&in, &limits), AC_STATE_RUNNING);

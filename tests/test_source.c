@@ -312,12 +312,18 @@ static void test_garbage_is_counted_never_fatal(void **state)
 				   "{\"type\":\"user\",\"message\":{\"content\":[{\"tool_use_id\":\"t\"},"
 				   "{\"type\":null,\"text\":5}]}}\n";
 	ac_source_session *s;
+	json_t *conv = NULL;
 
 	tu_write_file(path, junk, strlen(junk));
 	assert_int_equal(ac_source_session_new(&s, AC_SOURCE_CLAUDE, path), 0);
 	assert_int_equal(ac_source_session_read(s, NULL), 0);
 	assert_int_equal(s->malformed, 2);
-	assert_int_equal(s->messages, 3);
+	/* The object content is no message: counted as the conversation
+	 * shows it, not once more. */
+	assert_int_equal(s->messages, 2);
+	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
+	assert_int_equal(json_array_size(conv), s->messages);
+	json_decref(conv);
 	assert_int_equal(s->npending, 0);
 	ac_source_session_free(s);
 	free(path);

@@ -157,7 +157,8 @@ static void test_fixture_numbers_are_the_conversations(void **state)
 }
 
 /* Lines the scanner counts or leaves to jansson, in both JSONL formats:
- * sidechains, metas, records with no message, an escaped type (the
+ * sidechains, metas, a compaction's boundary and summary, a title,
+ * records with no message, an escaped type (the
  * scanner does not decode: the line is built and counted), bare Codex
  * items, calls and their outputs, and a torn last line. */
 static void test_counted_lines_keep_numbers(void **state)
@@ -167,6 +168,11 @@ static void test_counted_lines_keep_numbers(void **state)
 		"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"alpha one\"}}\n"
 		"{\"type\":\"user\",\"isSidechain\":true,\"message\":{\"role\":\"user\",\"content\":\"side\"}}\n"
 		"{\"type\":\"system\",\"message\":null}\n"
+		"{\"type\":\"user\",\"isMeta\":true,\"message\":{\"role\":\"user\",\"content\":\"meta kappa\"}}\n"
+		"{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\"}\n"
+		"{\"type\":\"user\",\"isCompactSummary\":true,\"message\":{\"role\":\"user\",\"content\":"
+		"\"summary lambda\"}}\n"
+		"{\"type\":\"ai-title\",\"aiTitle\":\"title mu\"}\n"
 		"not json\n"
 		"\n"
 		"{\"type\":\"us\\u0065r\",\"message\":{\"role\":\"user\",\"content\":\"beta two\"}}\n"

@@ -52,6 +52,9 @@ typedef struct {
 	/* The transcript's file, raw (for the conversation search, never
 	 * shown); NULL for a session file. */
 	char *path;
+	/* What a waiting agent waits on, as its tool says ("permission
+	 * prompt", ac_source_status.h), sanitised; NULL when nothing says. */
+	char *waiting_for;
 } ui_session;
 
 typedef struct {
@@ -414,6 +417,7 @@ int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_ses
 /* One coding agent's transcript as a row: raw strings, sanitised here. */
 typedef struct {
 	const char *id, *task, *created, *updated, *source, *path;
+	const char *waiting_for; /* raw; NULL: nothing said */
 	size_t messages;
 	ac_session_state state;
 } ui_transcript_row;

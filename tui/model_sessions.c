@@ -31,6 +31,8 @@ void ui_session_free_row(ui_session *s)
 	ui_sfree(s->created);
 	ui_sfree(s->updated);
 	ui_sfree(s->host);
+	ui_sfree(s->waiting_for);
+	s->waiting_for = NULL;
 	free(s->path);
 	s->path = NULL;
 }
@@ -59,7 +61,7 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 	c->st = ui_status_of(s->status);
 	{
 		/* The status decides (how long the file is quiet is not read here). */
-		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0};
+		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0, AC_AGENT_UNKNOWN};
 
 		c->state = ac_session_state_derive(&in, NULL);
 	}

@@ -24,13 +24,20 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 	c->source = r->source;
 	c->state = r->state;
 	c->path = r->path ? strdup(r->path) : NULL;
+	c->waiting_for = r->waiting_for ? ui_safe_str(r->waiting_for) : NULL;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
 }
 
 static bool same(const ui_session *row, const ui_session *fresh)
 {
 	return !strcmp(row->raw_id, fresh->raw_id) && !strcmp(row->task, fresh->task) &&
 	       !strcmp(row->updated, fresh->updated) && row->messages == fresh->messages &&
-	       row->state == fresh->state && row->source == fresh->source;
+	       row->state == fresh->state && row->source == fresh->source &&
+	       same_text(row->waiting_for, fresh->waiting_for);
 }
 
 bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n)

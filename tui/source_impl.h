@@ -47,6 +47,7 @@ struct ui_source {
 	size_t transcripts_unreadable; /* left out by the last refresh, as noted */
 	uint64_t conv_size;       /* the open transcript's size and time when read */
 	int64_t conv_mtime_ns;
+	char conv_waiting[256];   /* what it waited on then (its title says), "" none */
 };
 
 /* Logs a problem with path (once while it stays the same) and keeps it

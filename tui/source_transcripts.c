@@ -53,17 +53,25 @@ const ac_source_session *ui_source_transcript(const ui_source *src, const char *
 	return NULL;
 }
 
-/* The open conversation's transcript changed since it was read. */
+/* What s waits on as its status file says, "" when not waiting. */
+static const char *waiting_on(const ac_source_session *s)
+{
+	return s->agent == AC_AGENT_WAITING && s->waiting_reason ? s->waiting_reason : "";
+}
+
+/* The open conversation's transcript changed since it was read, or what
+ * it waits on (its title says it). */
 static bool conversation_changed(ui_source *src, const ac_source_session *s)
 {
-	return s->size != src->conv_size || s->mtime_ns != src->conv_mtime_ns;
+	return s->size != src->conv_size || s->mtime_ns != src->conv_mtime_ns ||
+	       strncmp(waiting_on(s), src->conv_waiting, sizeof(src->conv_waiting) - 1);
 }
 
 int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *id)
 {
 	const ac_source_session *s = ui_source_transcript(src, id);
 	json_t *messages = NULL;
-	char title[700];
+	char title[900];
 	int rc;
 
 	if (!s)
@@ -75,11 +83,15 @@ int ui_source_transcript_conversation(ui_source *src, ui_model *m, const char *i
 		m->conv_error = ui_safe_str(ac_error_last());
 		return rc;
 	}
-	snprintf(title, sizeof(title), "%.100s  %s (read-only)  %.400s", s->id,
+	/* The reason first: on a narrow terminal the title is all there is
+	 * of the session's detail. Made safe by the model, as the task. */
+	snprintf(title, sizeof(title), "%s%.200s%s%.100s  %s (read-only)  %.400s",
+		 *waiting_on(s) ? "[" : "", waiting_on(s), *waiting_on(s) ? "] " : "", s->id,
 		 ac_source_name(s->kind), ac_source_session_task(s));
 	rc = ui_model_set_conversation(m, id, title, messages);
 	src->conv_size = s->size;
 	src->conv_mtime_ns = s->mtime_ns;
+	snprintf(src->conv_waiting, sizeof(src->conv_waiting), "%s", waiting_on(s));
 	/* A transcript has no tenant: its store tabs have nothing to read. */
 	ui_source_set_owner(src, m, true, NULL, NULL, NULL);
 	json_decref(messages);
@@ -151,15 +163,19 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		ac_state_inputs in;
+		ac_session_state state;
 
 		ac_source_session_inputs(&in, list[i], now);
+		state = ac_session_state_derive(&in, &src->limits);
 		rows[i] = (ui_transcript_row){
 			.id = list[i]->id, .task = ac_source_session_task(list[i]),
 			.created = list[i]->started ? list[i]->started : "",
 			.updated = list[i]->updated ? list[i]->updated : "",
 			.source = ac_source_name(list[i]->kind), .path = list[i]->path,
 			.messages = list[i]->messages,
-			.state = ac_session_state_derive(&in, &src->limits),
+			.state = state,
+			/* Said only while it waits: an old reason misleads. */
+			.waiting_for = state == AC_STATE_WAITING ? list[i]->waiting_reason : NULL,
 		};
 	}
 	if (ui_model_set_transcripts(m, rows, n))

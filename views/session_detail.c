@@ -102,6 +102,9 @@ void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect 
 	snprintf(cell, sizeof(cell), "%s %s%s%s", ui_status_symbol(s->st), s->status,
 		 s->pending ? ", " : "", s->pending ? s->pending : "");
 	field(&w, "status", cell);
+	/* The tool's own word on what it waits for: the operator's next step. */
+	if (s->waiting_for)
+		field(&w, "waits on", s->waiting_for);
 	field(&w, "task", s->task);
 	if (*s->user || *s->agent) {
 		ac_buf who = AC_BUF_INIT;
