@@ -239,8 +239,9 @@ static void test_codex_rollout(void **state)
 	assert_string_equal(s->task, "List the files and count the lines");
 	assert_string_equal(s->model, "gpt-5-codex");
 	assert_string_equal(s->started, "2025-10-01T11:00:00.000Z");
-	/* The prompt and the answer; the environment context is not a message. */
-	assert_int_equal(s->messages, 2);
+	/* The prompt, the call, its output and the answer; the environment
+	 * context is not a message. One count: the conversation's. */
+	assert_int_equal(s->messages, 5);
 	assert_int_equal(s->npending, 0);
 	assert_int_equal(s->turn, AC_TURN_USER);
 	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
