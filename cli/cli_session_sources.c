@@ -94,17 +94,29 @@ json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 	/* What the tool says it waits on (a status file), only while it
 	 * waits: a reason of a state that is over would mislead. */
 	const char *waiting_for = state == AC_STATE_WAITING ? s->waiting_reason : NULL;
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
+				"id", s->id, "source", ac_source_name(s->kind),
+				"state", ac_session_state_name(state),
+				"waitingFor", waiting_for ? json_string(waiting_for) : json_null(),
+				"task", ac_source_session_task(s),
+				"cwd", path_json(s->cwd), "model", or_empty(s->model),
+				"createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
+				"path", path_json(s->path), "messages", (json_int_t)s->messages,
+				"pendingToolCalls", (json_int_t)s->npending,
+				"malformedLines", (json_int_t)s->malformed);
 
-	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
-			 "id", s->id, "source", ac_source_name(s->kind),
-			 "state", ac_session_state_name(state),
-			 "waitingFor", waiting_for ? json_string(waiting_for) : json_null(),
-			 "task", ac_source_session_task(s),
-			 "cwd", path_json(s->cwd), "model", or_empty(s->model),
-			 "createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
-			 "path", path_json(s->path), "messages", (json_int_t)s->messages,
-			 "pendingToolCalls", (json_int_t)s->npending,
-			 "malformedLines", (json_int_t)s->malformed);
+	/* Where it sits (a fork, a sub-agent), the tool's own title, and
+	 * whether the tool archived it. */
+	if (doc && (json_object_set_new(doc, "relation",
+					json_string(ac_source_relation_name(s->relation))) ||
+		    json_object_set_new(doc, "parentId", s->parent_id ? json_string(s->parent_id)
+								       : json_null()) ||
+		    json_object_set_new(doc, "title", s->title ? json_string(s->title) : json_null()) ||
+		    json_object_set_new(doc, "archived", json_boolean(ac_source_session_archived(s))))) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	return doc;
 }
 
 void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state)
@@ -173,8 +185,9 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		goto done;
 	}
 	/* Every field comes from the transcript: all of it is made safe. */
-	ac_buf_printf(&text, "session  %s\nsource   %s (read-only)\nstate    %s\n", s->id,
-		      ac_source_name(s->kind), ac_session_state_name(state));
+	ac_buf_printf(&text, "session  %s\nsource   %s (%sread-only)\nstate    %s\n", s->id,
+		      ac_source_name(s->kind), ac_source_session_archived(s) ? "archived, " : "",
+		      ac_session_state_name(state));
 	if (state == AC_STATE_WAITING && s->waiting_reason)
 		ac_buf_printf(&text, "waits on %s\n", s->waiting_reason);
 	ac_buf_printf(&text, "task     %s\n"
@@ -183,6 +196,11 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
 	if (s->malformed)
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
+	if (s->title)
+		ac_buf_printf(&text, "\ntitle    %s", s->title);
+	if (s->parent_id)
+		ac_buf_printf(&text, "\n%-8s %s", s->relation == AC_SOURCE_SUBAGENT ? "parent" : "fork of",
+			      s->parent_id);
 	ac_buf_printf(&text, "\n\n");
 	cli_put_lines(&out, &text, "");
 	cli_put_conversation(&out, conv);

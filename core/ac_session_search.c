@@ -11,6 +11,7 @@
 #include "ac_messages.h"
 #include "ac_search.h"
 #include "ac_text.h"
+#include "ac_zstd.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -459,7 +460,9 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 			continue;
 		}
 		out->files_read++;
-		if (prefilter(&c, text, len)) {
+		/* Compressed bytes hold no form of the needle: the provider
+		 * decompresses them and looks. */
+		if (ac_zstd_path(items[i].path) || prefilter(&c, text, len)) {
 			size_t before = out->n;
 			char *updated = NULL;
 

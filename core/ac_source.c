@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_fast.h"
+#include "ac_zstd.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +107,8 @@ static void reset_summary(ac_source_session *s)
 	for (size_t i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].type);
 	s->nunknown = s->unknown_other = 0;
+	s->reader_flags = 0;
+	s->reader_mark[0] = s->reader_mark[1] = 0;
 	s->offset = 0;
 	s->skipping = false;
 }
@@ -391,6 +394,61 @@ bool ac_source_session_unchanged(const ac_source_session *s, const struct stat *
 	       (uint64_t)st->st_size == s->size && mtime_ns_of(st) == s->mtime_ns;
 }
 
+/* A compressed rollout is written once, whole: read again from its start
+ * when it changed, as a stream of decompressed blocks cut into lines.
+ * s->offset counts decompressed bytes (a line's start while it is noted). */
+typedef struct {
+	ac_source_session *s;
+	const ac_source_adapter *a;
+	ac_buf line;
+	uint64_t at; /* decompressed bytes seen */
+	bool skipping;
+} stream_ctx;
+
+static int stream_block(const char *bytes, size_t len, void *ctx)
+{
+	stream_ctx *c = ctx;
+	const char *p = bytes, *end = bytes + len, *nl;
+	int rc;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		size_t n = (size_t)(nl - p);
+
+		if (c->skipping) {
+			c->skipping = false;
+		} else if (c->line.len + n > AC_SOURCE_LINE_MAX) {
+			c->s->malformed++;
+		} else if ((rc = ac_buf_append(&c->line, p, n)) ||
+			   (c->line.len && (rc = note_line(c->s, c->a, c->line.data, c->line.len)))) {
+			return rc;
+		}
+		ac_buf_clear(&c->line);
+		c->at += n + 1;
+		c->s->offset = c->at;
+		p = nl + 1;
+	}
+	if (!c->skipping && c->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+		c->s->malformed++;
+		c->skipping = true;
+		ac_buf_clear(&c->line);
+	}
+	c->at += (uint64_t)(end - p);
+	return c->skipping ? 0 : ac_buf_append(&c->line, p, (size_t)(end - p));
+}
+
+static int read_compressed(ac_source_session *s, const ac_source_adapter *a)
+{
+	stream_ctx c = {s, a, AC_BUF_INIT, 0, false};
+	int rc;
+
+	reset_summary(s);
+	rc = ac_zstd_each_block(s->path, stream_block, &c);
+	ac_buf_free(&c.line);
+	/* Read whole: what the next read compares is the file itself. */
+	s->offset = s->size;
+	return rc;
+}
+
 int ac_source_session_read(ac_source_session *s, bool *out_changed)
 {
 	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
@@ -415,7 +473,10 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed)
 	s->size = (uint64_t)st.st_size;
 	s->mtime_ns = mtime_ns;
 	s->mtime_ms = mtime_ns / 1000000;
-	rc = a->jsonl ? read_lines(s, a, fd, s->size) : read_document(s, a, fd, s->size);
+	if (a->jsonl && ac_zstd_path(s->path))
+		rc = read_compressed(s, a);
+	else
+		rc = a->jsonl ? read_lines(s, a, fd, s->size) : read_document(s, a, fd, s->size);
 done:
 	close(fd);
 	return rc;
@@ -429,7 +490,11 @@ typedef struct {
 	ac_buf line;
 	int rc;
 	bool skipping; /* inside a line past AC_SOURCE_LINE_MAX, as read_lines() */
+	void *conv;    /* the adapter's state over the file, when it keeps one */
+	uint64_t left; /* bytes still to convert */
 } convert_ctx;
+
+#define CONVERT_ENOUGH 1 /* the bytes asked for are converted: stop reading */
 
 static int convert_line(convert_ctx *c, const char *line, size_t len)
 {
@@ -438,7 +503,8 @@ static int convert_line(convert_ctx *c, const char *line, size_t len)
 	if (!entry)
 		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
 	if (json_is_object(entry))
-		c->rc = c->a->messages(c->out, entry);
+		c->rc = c->conv ? c->a->conv_line(c->conv, c->out, entry)
+				: c->a->messages(c->out, entry);
 	json_decref(entry);
 	return c->rc;
 }
@@ -446,7 +512,13 @@ static int convert_line(convert_ctx *c, const char *line, size_t len)
 static int convert_block(const char *bytes, size_t len, void *ctx)
 {
 	convert_ctx *c = ctx;
-	const char *p = bytes, *end = bytes + len, *nl;
+	const char *p = bytes, *end, *nl;
+	bool enough = len >= c->left;
+
+	if (enough)
+		len = (size_t)c->left;
+	c->left -= len;
+	end = bytes + len;
 
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 		if (c->skipping)
@@ -464,23 +536,34 @@ static int convert_block(const char *bytes, size_t len, void *ctx)
 		c->skipping = true;
 		ac_buf_clear(&c->line);
 	}
-	return c->skipping ? 0 : ac_buf_append(&c->line, p, (size_t)(end - p));
+	if (!c->skipping && ac_buf_append(&c->line, p, (size_t)(end - p)))
+		return AC_ENOMEM;
+	return enough ? CONVERT_ENOUGH : 0;
 }
 
-int ac_source_session_conversation(json_t **out, const ac_source_session *s)
+int ac_source_conversation_upto(json_t **out, const ac_source_session *s, uint64_t end,
+				const json_t *then)
 {
-	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0, false};
+	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0, false, NULL,
+			 end};
 	json_t *doc = NULL;
 	char *text = NULL;
 	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (!c.out)
-		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (!c.out || (c.a->conv_new && !(c.conv = c.a->conv_new()))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
 	if (c.a->jsonl) {
 		/* A torn last line is left out, as the summary leaves it. */
-		rc = ac_file_each_block(s->path, convert_block, &c);
+		rc = ac_zstd_path(s->path) ? ac_zstd_each_block(s->path, convert_block, &c)
+					   : ac_file_each_block(s->path, convert_block, &c);
+		if (rc == CONVERT_ENOUGH)
+			rc = 0;
+		if (rc == 0 && then)
+			rc = c.conv ? c.a->conv_line(c.conv, c.out, then) : c.a->messages(c.out, then);
 	} else if (s->size > AC_SOURCE_DOCUMENT_MAX) {
 		rc = ac_error_set(AC_ECORRUPT, "%s: larger than %u MB: not a chat any tool wrote",
 				  s->path, AC_SOURCE_DOCUMENT_MAX >> 20);
@@ -489,13 +572,21 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 		if (json_is_object(doc))
 			rc = c.a->messages(c.out, doc);
 	}
+done:
 	if (rc == 0)
 		*out = json_incref(c.out);
+	if (c.conv)
+		c.a->conv_free(c.conv);
 	json_decref(c.out);
 	json_decref(doc);
 	free(text);
 	ac_buf_free(&c.line);
 	return rc;
+}
+
+int ac_source_session_conversation(json_t **out, const ac_source_session *s)
+{
+	return ac_source_conversation_upto(out, s, UINT64_MAX, NULL);
 }
 
 int ac_source_session_document(json_t **out, const ac_source_session *s)
@@ -507,12 +598,18 @@ int ac_source_session_document(json_t **out, const ac_source_session *s)
 	*out = NULL;
 	if ((rc = ac_source_session_conversation(&conv, s)))
 		return rc;
-	snprintf(status, sizeof(status), "%s transcript (read-only)", ac_source_name(s->kind));
+	snprintf(status, sizeof(status), "%s transcript (%sread-only)", ac_source_name(s->kind),
+		 ac_source_session_archived(s) ? "archived, " : "");
 	*out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "id", s->id ? s->id : "", "task",
 			 ac_source_session_task(s), "status", status, "createdAt",
 			 s->started ? s->started : "", "updatedAt", s->updated ? s->updated : "",
 			 "conversationHistory", conv);
 	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+bool ac_source_session_archived(const ac_source_session *s)
+{
+	return s->kind == AC_SOURCE_CODEX && strstr(s->path, "/archived_sessions/");
 }
 
 const char *ac_source_session_task(const ac_source_session *s)

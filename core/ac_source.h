@@ -95,6 +95,8 @@ typedef struct {
 	int64_t mtime_ms; /* the file's, at the last read */
 	unsigned char title_rank; /* what gave title: 0 none, 1 a summary, 2 the tool's, 3 the user's */
 	/* read state */
+	uint32_t reader_flags;   /* the adapter's own, carried between reads (and cached) */
+	int64_t reader_mark[2];  /* likewise (Codex: where a fork's copy of its parent ends) */
 	uint64_t offset;  /* bytes consumed: the next read starts here */
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;
@@ -135,6 +137,10 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s);
  * (read-only)", createdAt and updatedAt ("" unknown) and its conversation
  * as conversationHistory. 0, or the errors of a read. */
 int ac_source_session_document(json_t **out, const ac_source_session *s);
+
+/* True when the tool archived s (a Codex rollout moved to
+ * archived_sessions/): still read, and said to be archived. */
+bool ac_source_session_archived(const ac_source_session *s);
 
 /* What to call s: its first prompt, else the tool's title, else "".
  * Borrowed. */

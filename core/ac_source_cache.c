@@ -22,8 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* 2: Claude's message count follows the conversation, titles ranked. */
-#define CACHE_VERSION 2
+/* 3: Claude's message count follows the conversation, titles ranked;
+ * relation, parent, the adapter's read state. */
+#define CACHE_VERSION 3
 #define CACHE_MAX_BYTES (512u * 1024 * 1024) /* more is not a cache of ours */
 #define PENDING_MAX 4096
 
@@ -77,6 +78,14 @@ static json_t *entry_of(const ac_source_session *s)
 		      "ino", (json_int_t)s->ino, "size", (json_int_t)s->size,
 		      "mtime", (json_int_t)s->mtime_ns, "pending", pending,
 		      "titleRank", (int)s->title_rank);
+	if (e && (json_object_set_new(e, "relation", json_integer(s->relation)) ||
+		  json_object_set_new(e, "parent", str_or_null(s->parent_id)) ||
+		  json_object_set_new(e, "reader", json_pack("[I, I, I]", (json_int_t)s->reader_flags,
+							     (json_int_t)s->reader_mark[0],
+							     (json_int_t)s->reader_mark[1])))) {
+		json_decref(e);
+		return NULL;
+	}
 	return e;
 }
 
@@ -134,6 +143,28 @@ static bool get_str(char **out, const json_t *e, const char *key)
 	return ac_source_set(out, v) == 0;
 }
 
+/* Where the session sits (a fork, a sub-agent) and the adapter's own read
+ * state, as the entry holds them. */
+static bool restore_reader(ac_source_session *s, const json_t *e)
+{
+	const json_t *reader = json_object_get(e, "reader");
+	uint64_t relation;
+
+	if (!get_uint(&relation, e, "relation") || relation > AC_SOURCE_SUBAGENT ||
+	    !get_str(&s->parent_id, e, "parent") || !json_is_array(reader) ||
+	    json_array_size(reader) != 3 || !json_is_integer(json_array_get(reader, 0)) ||
+	    !json_is_integer(json_array_get(reader, 1)) ||
+	    !json_is_integer(json_array_get(reader, 2)) ||
+	    json_integer_value(json_array_get(reader, 0)) < 0 ||
+	    json_integer_value(json_array_get(reader, 0)) > UINT32_MAX)
+		return false;
+	s->relation = (ac_source_relation)relation;
+	s->reader_flags = (uint32_t)json_integer_value(json_array_get(reader, 0));
+	s->reader_mark[0] = json_integer_value(json_array_get(reader, 1));
+	s->reader_mark[1] = json_integer_value(json_array_get(reader, 2));
+	return true;
+}
+
 /* Fills s (fresh, for the same path) from entry e when e is well formed
  * and still describes the file; false otherwise (s is then reset by the
  * caller's first read). */
@@ -164,6 +195,8 @@ static bool restore(ac_source_session *s, const json_t *e, const struct stat *st
 	json_array_foreach(pending, i, p)
 		if (!json_is_string(p) || ac_source_pending_add(s, json_string_value(p)) != 0)
 			return false;
+	if (!restore_reader(s, e))
+		return false;
 	s->turn = (ac_turn)turn;
 	s->messages = (size_t)messages;
 	s->title_rank = (unsigned char)title_rank;

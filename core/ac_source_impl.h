@@ -38,6 +38,16 @@ typedef struct {
 	 * step with messages(): tests/test_source_search.c checks the two
 	 * agree on every fixture. */
 	int (*count)(const char *text, size_t len);
+	/* Optional (JSON Lines): a conversation where what a line stands for
+	 * depends on the lines before it (a Codex fork's copy of its parent,
+	 * a rollback that drops the last turns). conv_new() makes the state
+	 * for one pass over a file (NULL: out of memory), conv_line() appends
+	 * the messages of the next entry to out, or takes messages back from
+	 * its end. When set, messages() and count() serve neither the
+	 * conversation nor the search. */
+	void *(*conv_new)(void);
+	void (*conv_free)(void *conv);
+	int (*conv_line)(void *conv, json_t *out, const json_t *entry);
 } ac_source_adapter;
 
 #define AC_SOURCE_NOT_SCANNED 1
@@ -69,6 +79,14 @@ void ac_source_pending_clear(ac_source_session *s);
 /* Counts one record of a type the adapter does not know (the canary of
  * ac_source.h). A NULL or empty type counts as "(none)". 0 or AC_ENOMEM. */
 int ac_source_note_unknown(ac_source_session *s, const char *type);
+
+/* The conversation of the first end bytes of s's file (decompressed
+ * bytes for a compressed one; UINT64_MAX: all), then of the entry then
+ * (NULL: none), as ac_source_session_conversation() makes it. An adapter
+ * that must count again (a rollback took messages back) calls it from
+ * entry() with s->offset: the start of the line being noted. */
+int ac_source_conversation_upto(json_t **out, const ac_source_session *s, uint64_t end,
+				const json_t *then);
 
 /* Appends a message {role, content} (content stolen) to out. */
 int ac_source_put_message(json_t *out, const char *role, json_t *content);

@@ -3,6 +3,7 @@
  * A refresh costs a stat per transcript plus the bytes appended since the
  * last one; the cache (ac_source_cache.c) spares a new process the first
  * full read. */
+#include "ac_codex_titles.h"
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
 #include "ac_source_status.h"
@@ -51,6 +52,7 @@ struct ac_source_index {
 		char *reason;
 	} *unreadable;
 	size_t n_unreadable, cap_unreadable;
+	ac_codex_titles codex_titles; /* Codex's names for its threads */
 };
 
 static char *dup_or_null(const char *s)
@@ -116,6 +118,7 @@ void ac_source_index_free(ac_source_index *ix)
 	json_decref(ix->cache);
 	json_decref(ix->by_path);
 	json_decref(ix->folders);
+	ac_codex_titles_free(&ix->codex_titles);
 	ac_source_options_free(&ix->opts);
 	free(ix);
 }
@@ -350,6 +353,34 @@ static int note_status(ac_source_index *ix, size_t *out_changed)
 	return rc;
 }
 
+/* Codex keeps a thread's name apart from its rollout: each listed
+ * rollout takes the name its id has now. */
+static int apply_codex_titles(ac_source_index *ix)
+{
+	const char *dir = ix->opts.dir[AC_SOURCE_CODEX];
+	int rc;
+
+	if (!dir || (rc = ac_codex_titles_refresh(&ix->codex_titles, dir)))
+		return dir ? rc : 0;
+	for (size_t i = 0; i < ix->n; i++) {
+		ac_source_session *s = ix->slots[i].s;
+		const char *name = s->kind == AC_SOURCE_CODEX
+					   ? ac_codex_titles_get(&ix->codex_titles, s->id)
+					   : NULL;
+		char *copy = NULL;
+
+		if (s->kind != AC_SOURCE_CODEX || (!name && !s->title) ||
+		    (name && s->title && !strcmp(name, s->title)))
+			continue;
+		if (name && !(copy = strdup(name)))
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		free(s->title);
+		s->title = name ? copy : NULL;
+		ix->cache_dirty = true;
+	}
+	return 0;
+}
+
 int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
 	size_t status_changed = 0;
@@ -374,7 +405,8 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	}
 	json_decref(ix->cache); /* every file it knew is restored or gone */
 	ix->cache = NULL;
-	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)))
+	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)) ||
+	    (rc = apply_codex_titles(ix)))
 		return rc;
 	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))

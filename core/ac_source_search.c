@@ -7,6 +7,7 @@
 #include "ac_json_fast.h"
 #include "ac_messages.h"
 #include "ac_source_impl.h"
+#include "ac_zstd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,71 @@ static int line_messages(walk *w, const ac_source_adapter *a, const char *line, 
 	return rc;
 }
 
+/* A format whose lines depend on the lines before them (the adapter's
+ * conv_line()): the conversation is made whole, as `session show` makes
+ * it, then searched, so that a message a later line took back is not
+ * found and every index is the one `session show` gives. */
+typedef struct {
+	const ac_source_adapter *a;
+	void *conv;
+	json_t *out;
+	ac_buf line;
+	int rc;
+} whole;
+
+static int whole_block(const char *bytes, size_t len, void *ctx)
+{
+	whole *c = ctx;
+	const char *p = bytes, *end = bytes + len, *nl;
+	json_t *entry;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (ac_buf_append(&c->line, p, (size_t)(nl - p)))
+			return AC_ENOMEM;
+		if (c->line.len && c->line.len <= AC_SOURCE_LINE_MAX &&
+		    (entry = load_line(c->line.data, c->line.len))) {
+			c->rc = c->a->conv_line(c->conv, c->out, entry);
+			json_decref(entry);
+			if (c->rc)
+				return c->rc;
+		}
+		ac_buf_clear(&c->line);
+		p = nl + 1;
+	}
+	return ac_buf_append(&c->line, p, (size_t)(end - p));
+}
+
+static int messages_whole(const ac_source_adapter *a, const char *bytes, size_t len,
+			  const char *path, walk *w)
+{
+	whole c = {a, a->conv_new(), json_array(), AC_BUF_INIT, 0};
+	json_t *msg;
+	size_t i;
+	int rc;
+
+	if (!c.conv || !c.out) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	rc = path && ac_zstd_path(path) ? ac_zstd_each_block_of(bytes, len, path, whole_block, &c)
+					: whole_block(bytes, len, &c);
+	json_array_foreach (c.out, i, msg) {
+		if (rc)
+			break;
+		ac_buf_clear(&w->text);
+		if (!(rc = ac_message_text(&w->text, msg)))
+			rc = w->fn(w->ctx, w->index, ac_message_role(msg),
+				   w->text.data ? w->text.data : "", w->text.len);
+		w->index++;
+	}
+done:
+	if (c.conv)
+		a->conv_free(c.conv);
+	json_decref(c.out);
+	ac_buf_free(&c.line);
+	return rc;
+}
+
 static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const char *path,
 		       ac_search_message_fn fn, void *ctx)
 {
@@ -86,7 +152,10 @@ static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const
 	json_t *doc = NULL;
 	int rc = 0;
 
-	(void)path;
+	if (a->conv_line) {
+		rc = messages_whole(a, bytes, len, path, &w);
+		goto done;
+	}
 	if (!a->jsonl) {
 		/* A chat rewritten whole: one document, broken ones make
 		 * nothing (the listing counts them). */

@@ -11,10 +11,18 @@
  * A turn's counts are last_token_usage; without it, the growth of
  * total_token_usage since the previous event (the state carries the last
  * totals across reads). An event whose totals did not grow repeats the
- * previous one (Codex writes some twice) and is not counted again. Only
- * lines holding one of the three type names are parsed. */
+ * previous one (Codex writes some twice) and is not counted again.
+ *
+ * The first session_meta is the rollout's own: its id is the session the
+ * usage is booked to. A fork (or a sub-agent spawned with its parent's
+ * history) starts with a copy of its parent's items, token_count events
+ * included, which the parent's rollout counts already: in that copy an
+ * event only moves the baseline (the fork's own totals continue the
+ * parent's), nothing is booked (ac_codex_fork.h says where the copy ends).
+ * Only lines holding one of the type names read here are parsed. */
 #include "ac_usage_record.h"
 
+#include "ac_codex_fork.h"
 #include "ac_error.h"
 #include "ac_time.h"
 #include "ac_usage_impl.h"
@@ -61,7 +69,59 @@ static ac_usage_counts growth(const ac_usage_counts *now, const ac_usage_counts 
 	return d;
 }
 
-/* 1: a record given; 0: not a usage line (or a repeat); -1: unreadable. */
+static int64_t ms_of(const json_t *when)
+{
+	int64_t ms;
+
+	return json_is_string(when) && ac_time_parse(&ms, json_string_value(when)) == 0 ? ms : -1;
+}
+
+/* The rollout's own session_meta gives the session and its folder; a
+ * copied one starts the copy. */
+static int note_meta(ac_usage_file_state *state, const json_t *payload, int64_t line_ms)
+{
+	const json_t *sub = json_object_get(json_object_get(payload, "source"), "subagent");
+	ac_codex_gate g = {state->codex_gate, state->codex_cutoff_ms, state->codex_copy_ms};
+	bool forked = json_is_string(json_object_get(payload, "forked_from_id")) ||
+		      (sub && (json_is_string(json_object_get(json_object_get(sub, "thread_spawn"),
+							      "parent_thread_id")) ||
+			       json_is_string(json_object_get(payload, "parent_thread_id"))));
+	bool own = ac_codex_gate_meta(&g, json_string_value(json_object_get(payload, "id")), forked,
+				      ms_of(json_object_get(payload, "timestamp")), line_ms);
+	int rc;
+
+	state->codex_gate = g.flags;
+	state->codex_cutoff_ms = g.cutoff_ms;
+	state->codex_copy_ms = g.copy_ms;
+	if (!own)
+		return 0;
+	return (rc = ac_usage_remember(&state->session_id,
+				       json_string_value(json_object_get(payload, "id")))) ||
+			       (rc = ac_usage_remember(&state->project,
+						       json_string_value(json_object_get(payload, "cwd"))))
+		       ? rc
+		       : 0;
+}
+
+/* True when the line is in a fork's copy of its parent. */
+static bool copied(ac_usage_file_state *state, const char *type, const json_t *payload,
+		   int64_t line_ms)
+{
+	const char *ptype = json_string_value(json_object_get(payload, "type"));
+	ac_codex_gate g = {state->codex_gate, state->codex_cutoff_ms, state->codex_copy_ms};
+	bool turn_start = !strcmp(type, "turn_context") ||
+			  (!strcmp(type, "event_msg") && ptype &&
+			   (!strcmp(ptype, "task_started") || !strcmp(ptype, "turn_started")));
+	bool in_copy = ac_codex_gate_copied(&g, turn_start,
+					    json_string_value(json_object_get(payload, "turn_id")),
+					    line_ms);
+
+	state->codex_gate = g.flags;
+	return in_copy;
+}
+
+/* 1: a record given; 0: not a usage line (or a repeat, or the parent's);
+ * -1: unreadable. */
 static int line_record(ac_usage_file_state *state, const json_t *obj, const char *fallback,
 		       ac_usage_record_fn fn, void *ctx)
 {
@@ -70,6 +130,7 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	const char *when = json_string_value(json_object_get(obj, "timestamp"));
 	ac_usage_record r = {0};
 	ac_usage_counts totals;
+	bool parents;
 	int rc;
 
 	if (!json_is_object(obj))
@@ -77,12 +138,10 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	if (!type || !json_is_object(payload))
 		return 0;
 	if (!strcmp(type, "session_meta"))
-		return (rc = ac_usage_remember(&state->session_id,
-					       json_string_value(json_object_get(payload, "id")))) ||
-				       (rc = ac_usage_remember(&state->project,
-							       json_string_value(json_object_get(payload, "cwd"))))
-			       ? rc
-			       : 0;
+		return note_meta(state, payload, ms_of(json_object_get(obj, "timestamp")));
+	parents = copied(state, type, payload, ms_of(json_object_get(obj, "timestamp")));
+	if (!strcmp(type, "turn_context") && parents)
+		return 0;
 	if (!strcmp(type, "turn_context"))
 		return (rc = ac_usage_remember(&state->model,
 					       json_string_value(json_object_get(payload, "model")))) ||
@@ -109,6 +168,10 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 			return -1;
 		if (!grew(&totals, &state->codex_total))
 			return 0;
+		if (parents) {
+			state->codex_total = totals; /* the fork's own totals go on from here */
+			return 0;
+		}
 		if (json_is_object(last)) {
 			if (!counts_of(&r.counts, last))
 				return -1;
@@ -118,6 +181,8 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 		state->codex_total = totals;
 	} else if (!json_is_object(last) || !counts_of(&r.counts, last)) {
 		return -1;
+	} else if (parents) {
+		return 0;
 	}
 	r.source = AC_USAGE_CODEX;
 	r.cost_usd = -1;
@@ -130,7 +195,8 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 static bool usage_line(const char *line, size_t len)
 {
 	return memmem(line, len, "\"token_count\"", 13) || memmem(line, len, "\"turn_context\"", 14) ||
-	       memmem(line, len, "\"session_meta\"", 14);
+	       memmem(line, len, "\"session_meta\"", 14) ||
+	       memmem(line, len, "\"task_started\"", 14) || memmem(line, len, "\"turn_started\"", 14);
 }
 
 int ac_usage_codex_extract(ac_usage_file_state *state, const char *text, size_t len,

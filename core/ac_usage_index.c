@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define MAGIC "ACUSAGE1"
-#define VERSION 1u
+#define VERSION 2u /* 2: a Codex fork's copy boundary */
 /* Bounds on what a file may claim, far past real use. */
 #define STR_MAX 65536u
 #define FILES_MAX 10000000u
@@ -105,6 +105,9 @@ int ac_usage_index_save(const ac_usage_index *index, const char *path)
 		put_str(&b, e->state.project);
 		put_str(&b, e->state.model);
 		put_counts(&b, &e->state.codex_total);
+		put_u64(&b, e->state.codex_gate);
+		put_u64(&b, (uint64_t)e->state.codex_cutoff_ms);
+		put_u64(&b, (uint64_t)e->state.codex_copy_ms);
 		put_u64(&b, e->state.n_keys);
 		for (size_t k = 0; k < e->state.cap_keys; k++)
 			if (e->state.keys[k])
@@ -240,6 +243,9 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 	e->state.project = get_str(c, true);
 	e->state.model = get_str(c, true);
 	get_counts(c, &e->state.codex_total);
+	e->state.codex_gate = (uint32_t)get_u64(c);
+	e->state.codex_cutoff_ms = (int64_t)get_u64(c);
+	e->state.codex_copy_ms = (int64_t)get_u64(c);
 	if (c->bad || e->source > AC_USAGE_CODEX || e->offset > e->size || !e->path ||
 	    e->path[0] != '/')
 		return false;

@@ -11,10 +11,12 @@
 #include "ac_text.h"
 #include "ac_time.h"
 #include "ac_turn_usage.h"
+#include "ac_zstd.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +225,9 @@ static const char *stem(char *buf, size_t size, const char *path)
 
 	base = base ? base + 1 : path;
 	len = strlen(base);
-	if (len > 6 && !strcmp(base + len - 6, ".jsonl"))
+	if (len > 10 && !strcmp(base + len - 10, ".jsonl.zst"))
+		len -= 10;
+	else if (len > 6 && !strcmp(base + len - 6, ".jsonl"))
 		len -= 6;
 	snprintf(buf, size, "%.*s", (int)len, base);
 	for (len = strlen(buf); len && !ac_text_is_utf8(buf, len);)
@@ -327,6 +331,84 @@ done:
 	return rc;
 }
 
+/* A compressed rollout (Codex's .jsonl.zst) is written once, whole: read
+ * again from its start when it changed, a decompressed block at a time;
+ * whole lines go to the extractor, the rest waits for the next block. */
+typedef struct {
+	scan *s;
+	ac_usage_entry *e;
+	reading *rd;
+	const char *name;
+	ac_buf pending;
+	bool skipping;
+} unpacking;
+
+static int unpacked_block(const char *bytes, size_t len, void *ctx)
+{
+	unpacking *u = ctx;
+	const char *last_nl = memrchr(bytes, '\n', len), *rest = bytes;
+	int rc;
+
+	u->s->set->bytes_read += len;
+	if (last_nl) {
+		size_t whole = (size_t)(last_nl - bytes) + 1;
+
+		if (u->skipping) {
+			/* The end of an overlong line: what follows it is whole. */
+			const char *nl = memchr(bytes, '\n', len);
+
+			u->skipping = false;
+			ac_buf_clear(&u->pending);
+			rest = nl + 1;
+			whole = (size_t)(last_nl - rest) + 1;
+			if (rest > last_nl)
+				whole = 0;
+		}
+		if ((rc = ac_buf_append(&u->pending, rest, whole)) ||
+		    (u->pending.len &&
+		     (rc = ac_usage_codex_extract(&u->e->state, u->pending.data, u->pending.len,
+						  u->name, add_record, u->rd,
+						  &u->s->set->lines_skipped))))
+			return rc;
+		ac_buf_clear(&u->pending);
+		rest = last_nl + 1;
+		len -= (size_t)(rest - bytes);
+	} else {
+		rest = bytes;
+	}
+	if (u->skipping)
+		return 0;
+	if (u->pending.len + len > LINE_MAX_BYTES) {
+		u->s->set->lines_skipped++;
+		u->skipping = true;
+		ac_buf_clear(&u->pending);
+		return 0;
+	}
+	return ac_buf_append(&u->pending, rest, len);
+}
+
+static int read_compressed(scan *s, ac_usage_entry *e, uint64_t size)
+{
+	char name[256];
+	reading rd = {s, (size_t)(e - s->index->entries)};
+	unpacking u = {s, e, &rd, stem(name, sizeof(name), e->path), AC_BUF_INIT, false};
+	int rc;
+
+	if (!s->owners_built && (rc = build_owners(s)))
+		return rc;
+	rc = ac_zstd_each_block(e->path, unpacked_block, &u);
+	ac_buf_free(&u.pending);
+	if (rc == AC_ECORRUPT) {
+		/* Not a whole zstd stream: what it gave is kept, the rest is
+		 * counted as one line that could not be read. */
+		ac_error_clear();
+		s->set->lines_skipped++;
+		rc = 0;
+	}
+	e->offset = size;
+	return rc;
+}
+
 /* Brings the entry of one transcript file up to date. */
 static int visit(scan *s, const char *path, ac_usage_source source)
 {
@@ -352,7 +434,7 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	}
 	/* Appended to, or something else: an append keeps the inode and the
 	 * bytes before the offset. */
-	reread = !e || e->source != source || e->dev != (uint64_t)st.st_dev ||
+	reread = !e || e->source != source || ac_zstd_path(path) || e->dev != (uint64_t)st.st_dev ||
 		 e->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < e->offset ||
 		 tail_hash(fd, e->offset) != e->tail_hash;
 	if (!e || reread) {
@@ -389,17 +471,29 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	e->size = (uint64_t)st.st_size;
 	e->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	s->set->files_read++;
-	rc = read_from(s, e, fd, (uint64_t)st.st_size);
+	rc = ac_zstd_path(path) ? read_compressed(s, e, (uint64_t)st.st_size)
+				: read_from(s, e, fd, (uint64_t)st.st_size);
 	e->tail_hash = tail_hash(fd, e->offset);
 done:
 	close(fd);
 	return rc;
 }
 
-static bool wanted(const char *name, ac_usage_source source)
+static bool wanted(const char *dir, const char *name, ac_usage_source source)
 {
 	size_t len = strlen(name);
+	char plain[PATH_MAX];
+	struct stat st;
 
+	if (source == AC_USAGE_CODEX && len > 10 && !strcmp(name + len - 10, ".jsonl.zst")) {
+		/* Compressed, unless the plain rollout is still there (that one
+		 * is read: codex-rs rollout/src/compression.rs). */
+		if (strncmp(name, "rollout-", 8) ||
+		    snprintf(plain, sizeof(plain), "%s/%.*s", dir, (int)len - 4, name) >=
+			    (int)sizeof(plain))
+			return false;
+		return lstat(plain, &st) != 0;
+	}
 	if (len < 7 || strcmp(name + len - 6, ".jsonl"))
 		return false;
 	return source != AC_USAGE_CODEX || !strncmp(name, "rollout-", 8);
@@ -434,14 +528,14 @@ static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
 			goto next;
 		/* A name that is not UTF-8 cannot name a session or project in
 		 * a report (nor in the index): no tool writes one. Counted. */
-		if ((S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && wanted(name, source))) &&
+		if ((S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && wanted(dir, name, source))) &&
 		    !ac_text_is_utf8(name, strlen(name))) {
 			s->set->files_skipped++;
 			goto next;
 		}
 		if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX)
 			rc = walk(s, path.data, source, depth + 1);
-		else if (S_ISREG(st.st_mode) && wanted(name, source))
+		else if (S_ISREG(st.st_mode) && wanted(dir, name, source))
 			rc = visit(s, path.data, source);
 next:
 		ac_buf_free(&path);
@@ -485,7 +579,7 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 		json_t *loaded = NULL, *row;
 		size_t k;
 
-		if (!rc && wanted(names[i]->d_name, AC_USAGE_AGENTCTL) &&
+		if (!rc && wanted(dir.data, names[i]->d_name, AC_USAGE_AGENTCTL) &&
 		    strlen(names[i]->d_name) < sizeof(id) &&
 		    ac_turn_usage_load(&loaded, sessions_dir, stem(id, sizeof(id), names[i]->d_name),
 				       NULL) == 0) {
@@ -607,6 +701,23 @@ static int lay_out(ac_usage_set *set, const ac_usage_index *index)
 	return 0;
 }
 
+/* Archived Codex rollouts: <codex home>/archived_sessions/, beside the
+ * sessions folder, flat (codex-rs rollout/src/recorder.rs). */
+static int walk_archived(scan *s, const char *codex_dir)
+{
+	const char *slash = codex_dir ? strrchr(codex_dir, '/') : NULL;
+	ac_buf dir = AC_BUF_INIT;
+	int rc;
+
+	if (!slash || strcmp(slash, "/sessions"))
+		return 0;
+	if ((rc = ac_buf_printf(&dir, "%.*sarchived_sessions", (int)(slash - codex_dir + 1),
+				codex_dir)) == 0)
+		rc = walk(s, dir.data, AC_USAGE_CODEX, DEPTH_MAX);
+	ac_buf_free(&dir);
+	return rc;
+}
+
 int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 {
 	scan s = {0};
@@ -628,7 +739,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	if (s.by_path_n)
 		qsort_r(s.by_path, s.by_path_n, sizeof(*s.by_path), by_path_cmp, s.index->entries);
 	if ((opts->claude_dir && (rc = walk(&s, opts->claude_dir, AC_USAGE_CLAUDE, 0))) ||
-	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))))
+	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))) ||
+	    (rc = walk_archived(&s, opts->codex_dir)))
 		goto done;
 	/* Files that are gone leave the index (and the report). */
 	{

@@ -35,8 +35,8 @@ flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DAC_LIBGIT2_SONAME=\"$libgit2_soname\"
        -DAC_LIBPQ_SONAME=\"$libpq_soname\"
        -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude/agentctl -I"$out/include" -Icore
-       $(pkg-config --cflags jansson libgit2 libpq))
-libs=($(pkg-config --libs jansson libgit2))
+       $(pkg-config --cflags jansson libgit2 libpq libzstd))
+libs=($(pkg-config --libs jansson libgit2 libzstd))
 
 # The core once, as objects the targets share.
 # An object is rebuilt when its source or any header is newer than it.

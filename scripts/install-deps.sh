@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libncurses-dev libjansson-dev libgit2-dev libcmocka-dev
-  libpq-dev postgresql postgresql-common
+  libpq-dev postgresql postgresql-common libzstd-dev zstd
   tmux jq nodejs ripgrep
   clang libclang-rt-dev
   man-db groff-base bash-completion zsh

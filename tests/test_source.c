@@ -241,8 +241,10 @@ static void test_codex_rollout(void **state)
 	assert_string_equal(s->task, "List the files and count the lines");
 	assert_string_equal(s->model, "gpt-5-codex");
 	assert_string_equal(s->started, "2025-10-01T11:00:00.000Z");
-	/* The prompt and the answer; the environment context is not a message. */
-	assert_int_equal(s->messages, 2);
+	/* The prompt, the call, its output, the answer and the compaction's
+	 * summary; the environment context is not a message. One count: the
+	 * conversation's. */
+	assert_int_equal(s->messages, 5);
 	assert_int_equal(s->npending, 0);
 	assert_int_equal(s->turn, AC_TURN_USER);
 	assert_int_equal(ac_source_session_conversation(&conv, s), 0);
@@ -252,7 +254,7 @@ static void test_codex_rollout(void **state)
 	assert_true(has_block(conv, "tool_result", "tool_use_id", "call_abc123"));
 	/* The call's arguments are JSON text: shown as the object. */
 	assert_true(json_is_array(json_object_get(json_object_get(
-		json_array_get(json_object_get(json_array_get(conv, 2), "content"), 0), "input"),
+		json_array_get(json_object_get(json_array_get(conv, 1), "content"), 0), "input"),
 		"command")));
 	json_decref(conv);
 }

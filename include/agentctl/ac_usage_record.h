@@ -59,7 +59,8 @@ typedef int (*ac_usage_record_fn)(const ac_usage_record *record, void *ctx);
 
 /* What an extractor carries from one read of a file to the next (the index
  * keeps it): the session, its cwd and model as last seen, a Codex
- * rollout's last cumulative totals (its events may give only those), and
+ * rollout's last cumulative totals (its events may give only those) and
+ * where a fork's copy of its parent ends, and
  * the keys of the Claude messages seen (a message is written on several
  * lines: counted once, by message.id + requestId, as ccusage does; the
  * scan also skips a key another file counted first). */
@@ -68,6 +69,10 @@ typedef struct {
 	char *project;
 	char *model;
 	ac_usage_counts codex_total;
+	/* Where a Codex fork's copy of its parent ends (core/ac_codex_fork.h):
+	 * its flags, its creation and the copy's start, in ms. */
+	uint32_t codex_gate;
+	int64_t codex_cutoff_ms, codex_copy_ms;
 	uint64_t *keys;   /* sorted hashes of the message keys counted */
 	size_t n_keys, cap_keys;
 } ac_usage_file_state;
