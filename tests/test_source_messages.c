@@ -33,11 +33,12 @@ static const char *const source_dirs[AC_SOURCE_COUNT] = {
 	[AC_SOURCE_CLAUDE] = "/.claude/projects",
 	[AC_SOURCE_CODEX] = "/.codex/sessions",
 	[AC_SOURCE_GEMINI] = "/.gemini/tmp",
+	[AC_SOURCE_AGY] = "/.gemini/antigravity-cli",
 };
 
-/* The sources held to the rule here. Codex and Gemini are widened to it
- * as their adapters (other branches) follow it. */
-static const bool held[AC_SOURCE_COUNT] = {[AC_SOURCE_CLAUDE] = true};
+/* The sources held to the rule here (Gemini joins with its adapter). */
+static const bool held[AC_SOURCE_COUNT] = {[AC_SOURCE_CLAUDE] = true, [AC_SOURCE_CODEX] = true,
+					      [AC_SOURCE_AGY] = true};
 
 static ac_source_index *index_of(ac_source_options *opts, const char *home, ac_source_kind only)
 {
@@ -66,7 +67,7 @@ static void test_every_fixture_counts_its_conversation(void **state)
 	while ((d = readdir(dir))) {
 		char *home;
 
-		if (strncmp(d->d_name, "sources", 7))
+		if (strncmp(d->d_name, "sources", 7) && strcmp(d->d_name, "agy"))
 			continue;
 		home = tu_path(AC_FIXTURES, d->d_name);
 		for (int k = 0; k < AC_SOURCE_COUNT; k++) {
