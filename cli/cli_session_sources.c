@@ -91,14 +91,16 @@ static json_t *path_json(const char *path)
 
 json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I}",
+	/* Where it sits among the others: "" (its own), "fork", "subagent". */
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s, s:s?}",
 			 "id", s->id, "source", ac_source_name(s->kind),
 			 "state", ac_session_state_name(state), "task", ac_source_session_task(s),
 			 "cwd", path_json(s->cwd), "model", or_empty(s->model),
 			 "createdAt", or_empty(s->started), "updatedAt", or_empty(s->updated),
 			 "path", path_json(s->path), "messages", (json_int_t)s->messages,
 			 "pendingToolCalls", (json_int_t)s->npending,
-			 "malformedLines", (json_int_t)s->malformed);
+			 "malformedLines", (json_int_t)s->malformed,
+			 "relation", ac_source_relation_name(s->relation), "parentId", s->parent_id);
 }
 
 void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state)

@@ -86,9 +86,20 @@ int ac_source_note_unknown(ac_source_session *s, const char *type)
 	return 0;
 }
 
+bool ac_source_reads_lines(const ac_source_session *s)
+{
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+
+	return a->jsonl && !(a->document && a->document(s->path));
+}
+
 /* Forgets what was read, for a file read again from its start. */
 static void reset_summary(ac_source_session *s)
 {
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+
+	if (a && a->forget)
+		a->forget(s);
 	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
 			   &s->parent_id};
 
@@ -413,7 +424,8 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed)
 	s->size = (uint64_t)st.st_size;
 	s->mtime_ns = mtime_ns;
 	s->mtime_ms = mtime_ns / 1000000;
-	rc = a->jsonl ? read_lines(s, a, fd, s->size) : read_document(s, a, fd, s->size);
+	rc = ac_source_reads_lines(s) ? read_lines(s, a, fd, s->size)
+				      : read_document(s, a, fd, s->size);
 done:
 	close(fd);
 	return rc;
@@ -476,7 +488,9 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 	*out = NULL;
 	if (!c.out)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (c.a->jsonl) {
+	if (c.a->conversation) {
+		rc = c.a->conversation(c.out, s);
+	} else if (ac_source_reads_lines(s)) {
 		/* A torn last line is left out, as the summary leaves it. */
 		rc = ac_file_each_block(s->path, convert_block, &c);
 	} else if (s->size > AC_SOURCE_DOCUMENT_MAX) {

@@ -92,6 +92,8 @@ typedef struct {
 	int64_t mtime_ns;
 	uint64_t bytes_parsed; /* total bytes handed to the parser, for tests and benches */
 	bool skipping;    /* inside a line longer than AC_SOURCE_LINE_MAX: dropped to its end */
+	void *adapter_state; /* what the adapter keeps between reads (a Gemini chat: its
+				messages by id), freed by its forget() */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;

@@ -219,9 +219,14 @@ int ac_source_cache_load(json_t **out, const char *path)
 bool ac_source_cache_restore(ac_source_session *s, const json_t *cache)
 {
 	const json_t *e = json_object_get(cache, s->path);
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 	struct stat st;
 
 	if (!e || lstat(s->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	/* A summary that needs the adapter's own state is not kept whole
+	 * here: read again. */
+	if (a && a->cacheable && !a->cacheable(s))
 		return false;
 	if (restore(s, e, &st))
 		return true;

@@ -38,7 +38,24 @@ typedef struct {
 	 * step with messages(): tests/test_source_search.c checks the two
 	 * agree on every fixture. */
 	int (*count)(const char *text, size_t len);
+	/* Optional (JSON Lines): true when the file at path is one document
+	 * rewritten whole all the same (a Gemini chat of the older format). */
+	bool (*document)(const char *path);
+	/* Optional: frees s->adapter_state (a file read again from its start,
+	 * or freed). */
+	void (*forget)(ac_source_session *s);
+	/* Optional: builds the conversation of s itself, for a format whose
+	 * lines depend on each other (a Gemini chat: a message appended again
+	 * replaces its earlier version, a rewind drops messages); messages()
+	 * is then given one message record at a time. */
+	int (*conversation)(json_t *out, const ac_source_session *s);
+	/* Optional: false when s holds adapter_state the cache cannot keep:
+	 * such a file is read from its start by a new process. */
+	bool (*cacheable)(const ac_source_session *s);
 } ac_source_adapter;
+
+/* True when s's file is read line by line (else as one document). */
+bool ac_source_reads_lines(const ac_source_session *s);
 
 #define AC_SOURCE_NOT_SCANNED 1
 

@@ -240,7 +240,7 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 	e->state.project = get_str(c, true);
 	e->state.model = get_str(c, true);
 	get_counts(c, &e->state.codex_total);
-	if (c->bad || e->source > AC_USAGE_CODEX || e->offset > e->size || !e->path ||
+	if (c->bad || e->source > AC_USAGE_GEMINI || e->offset > e->size || !e->path ||
 	    e->path[0] != '/')
 		return false;
 	n = get_u64(c);
