@@ -229,10 +229,13 @@ static int record(ac_usage_file_state *state, const json_t *e, const char *fallb
 	return 0;
 }
 
-/* The prefilter: a line holds tokens, a rewind or the session's id. */
+/* The prefilter: a line holds a message (every one keeps its place: a
+ * rewind names a user message, which has no tokens), a rewind, the
+ * session's id or a $set of messages. Only $set lines of other metadata
+ * are left unparsed. */
 static bool wanted(const char *line, size_t len)
 {
-	return memmem(line, len, "\"tokens\"", 8) || memmem(line, len, "\"$rewindTo\"", 11) ||
+	return memmem(line, len, "\"id\"", 4) || memmem(line, len, "\"$rewindTo\"", 11) ||
 	       memmem(line, len, "\"sessionId\"", 11);
 }
 
