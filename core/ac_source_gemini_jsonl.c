@@ -488,14 +488,14 @@ int ac_source_gemini_conversation_bytes(json_t *out, const char *bytes, size_t l
 
 	if ((rc = builder_init(&b)))
 		return rc;
-	if (lines) {
-		rc = feed_block(bytes, len, &b);
-	} else if (json_is_object(doc = json_loadb(bytes, len, JSON_ALLOW_NUL, NULL))) {
+	if (lines)
+		return finish(out, &b, feed_block(bytes, len, &b));
+	/* One document; a broken one makes no message, as the summary counts
+	 * none. */
+	doc = json_loadb(bytes, len, JSON_ALLOW_NUL, NULL);
+	if (json_is_object(doc))
 		rc = feed(&b, doc);
-		json_decref(doc);
-	} else {
-		json_decref(doc); /* broken: no message, as the summary counts none */
-	}
+	json_decref(doc);
 	return finish(out, &b, rc);
 }
 
