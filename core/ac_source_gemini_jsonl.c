@@ -43,6 +43,7 @@ typedef struct {
 	size_t n, cap;
 	json_t *at;   /* id -> index in m */
 	size_t shown; /* the sum of m[].shown */
+	bool placed;  /* cwd and parent looked for (files read once per chat) */
 } chat;
 
 static void message_free(message *m)
@@ -294,8 +295,11 @@ static int note_metadata(ac_source_session *s, chat *c, const json_t *meta, cons
 
 /* Where the chat sits: the root of its project folder, and the session a
  * sub-agent chat works for. Once per file. */
-static int place(ac_source_session *s)
+static int place(ac_source_session *s, chat *c)
 {
+	if (c->placed)
+		return 0;
+	c->placed = true;
 	if (!s->cwd)
 		s->cwd = ac_source_gemini_root_of(s->path);
 	if (!s->parent_id && (s->parent_id = ac_source_gemini_parent_of(s->path)))
@@ -324,7 +328,7 @@ int ac_source_gemini_entry(ac_source_session *s, const json_t *e)
 
 	if (!c)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = place(s)))
+	if ((rc = place(s, c)))
 		return rc;
 	/* In the loader's order: a rewind, a message, a metadata update, the
 	 * metadata. */

@@ -33,6 +33,8 @@
 #define OTHER "11111111-2222-4333-8444-555555555555"
 #define CHATS "/.gemini/tmp/gemini-project/chats/"
 #define MAIN_PATH CHATS "session-2026-05-04T10-00-3f2a9c1e.jsonl"
+#define LEGACY_HASH "67a721719c99e6b5637bac2bdb1dcec875f1b8438bb5cfcc6533efa7604dcdbb"
+#define LEGACY_FILE "session-2025-10-01T13-00-5e1f0c3a"
 
 typedef struct {
 	char *root; /* the copied fixture folder */
@@ -421,6 +423,52 @@ static void test_usage_append_and_rewind(void **state)
 	free(path);
 }
 
+/* A resumed chat of the older format: the CLI writes its records to the
+ * same name + "l" and leaves the .json beside it (chatRecordingService.ts
+ * initialize). The session is listed once, from the .jsonl, and its usage
+ * counted once. */
+static void test_migrated_chat_listed_once(void **state)
+{
+	fixture *f = *state;
+	char *old = tu_path(f->home, "/.gemini/tmp/" LEGACY_HASH "/chats/" LEGACY_FILE ".json");
+	char *moved = tu_path(f->home, CHATS LEGACY_FILE ".json");
+	char *jsonl = tu_path(f->home, CHATS LEGACY_FILE ".jsonl");
+	static const char records[] =
+		"{\"sessionId\":\"" LEGACY "\",\"projectHash\":\"" LEGACY_HASH "\","
+		"\"startTime\":\"2025-10-01T13:00:00.000Z\",\"lastUpdated\":\"2025-10-01T13:00:09.000Z\"}\n"
+		"{\"id\":\"m1\",\"timestamp\":\"2025-10-01T13:00:00.000Z\",\"type\":\"user\","
+		"\"content\":\"Read README.md and summarise it\"}\n"
+		"{\"id\":\"m2\",\"timestamp\":\"2025-10-01T13:00:05.000Z\",\"type\":\"gemini\","
+		"\"content\":\"README.md describes a fixture project.\",\"tokens\":{\"input\":100,"
+		"\"output\":10,\"cached\":0,\"thoughts\":5,\"tool\":0,\"total\":115},"
+		"\"model\":\"gemini-2.5-pro\"}\n"
+		"{\"$set\":{\"sessionId\":\"" LEGACY "\"}}\n";
+	ac_source_session *const *list;
+	ac_usage_set set = {0};
+	size_t n, found = 0;
+	sums t;
+
+	assert_int_equal(rename(old, moved), 0);
+	tu_write_file(jsonl, records, strlen(records));
+	assert_non_null(refresh_find(f, LEGACY));
+	list = ac_source_index_list(f->index, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i]->id, LEGACY)) {
+			found++;
+			assert_non_null(strstr(list[i]->path, "/chats/" LEGACY_FILE ".jsonl"));
+			assert_int_equal(list[i]->messages, 2);
+		}
+	assert_int_equal(found, 1);
+	scan(f, &set);
+	t = usage_of(&set, LEGACY);
+	assert_int_equal(t.input, 100);
+	assert_int_equal(t.output, 15);
+	ac_usage_set_free(&set);
+	free(old);
+	free(moved);
+	free(jsonl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +480,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_records_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_append_and_rewind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrated_chat_listed_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
