@@ -60,6 +60,7 @@ static json_t *str_or_null(const char *s)
 
 static json_t *entry_of(const ac_source_session *s)
 {
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 	json_t *pending = json_array(), *e;
 
 	for (size_t i = 0; i < s->npending; i++)
@@ -75,6 +76,10 @@ static json_t *entry_of(const ac_source_session *s)
 		      "offset", (json_int_t)s->offset, "dev", (json_int_t)s->dev,
 		      "ino", (json_int_t)s->ino, "size", (json_int_t)s->size,
 		      "mtime", (json_int_t)s->mtime_ns, "pending", pending);
+	/* What the adapter keeps between reads (a Gemini chat's messages by
+	 * id): without it the file is read again from its start. */
+	if (e && a && a->state_save)
+		json_object_set_new(e, "adapter", a->state_save(s));
 	return e;
 }
 
@@ -224,11 +229,8 @@ bool ac_source_cache_restore(ac_source_session *s, const json_t *cache)
 
 	if (!e || lstat(s->path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
-	/* A summary that needs the adapter's own state is not kept whole
-	 * here: read again. */
-	if (a && a->cacheable && !a->cacheable(s))
-		return false;
-	if (restore(s, e, &st))
+	if (restore(s, e, &st) &&
+	    (!a || !a->state_restore || a->state_restore(s, json_object_get(e, "adapter"))))
 		return true;
 	/* Half filled: forgotten; the first read starts from the beginning. */
 	s->dev = s->ino = s->size = 0;

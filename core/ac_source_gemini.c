@@ -478,5 +478,6 @@ const ac_source_adapter ac_source_gemini = {
 	.document = ac_source_gemini_is_document,
 	.forget = ac_source_gemini_forget,
 	.conversation = ac_source_gemini_conversation,
-	.cacheable = ac_source_gemini_cacheable,
+	.state_save = ac_source_gemini_state_save,
+	.state_restore = ac_source_gemini_state_restore,
 };

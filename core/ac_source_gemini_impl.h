@@ -42,11 +42,12 @@ char *ac_source_gemini_text(const json_t *content);
  * (cli sessionUtils isIgnoredUserContent). */
 bool ac_source_gemini_is_prompt(const char *text);
 
-/* The adapter's entry(), forget() and cacheable()
+/* The adapter's entry(), forget(), state_save() and state_restore()
  * (ac_source_gemini_jsonl.c). */
 int ac_source_gemini_entry(ac_source_session *s, const json_t *entry);
 void ac_source_gemini_forget(ac_source_session *s);
-bool ac_source_gemini_cacheable(const ac_source_session *s);
+json_t *ac_source_gemini_state_save(const ac_source_session *s);
+bool ac_source_gemini_state_restore(ac_source_session *s, const json_t *saved);
 
 /* The conversation of s (the adapter's conversation()), and of a chat's
  * bytes (lines: a .jsonl chat's whole lines; else one document) for the

@@ -69,13 +69,6 @@ void ac_source_gemini_forget(ac_source_session *s)
 	s->adapter_state = NULL;
 }
 
-bool ac_source_gemini_cacheable(const ac_source_session *s)
-{
-	/* A .json chat is read whole at each change anyway; a .jsonl one's
-	 * next append needs the messages by id, which the cache does not hold. */
-	return ac_source_gemini_is_document(s->path) && s->relation == AC_SOURCE_TOP;
-}
-
 static chat *chat_of(ac_source_session *s)
 {
 	chat *c = s->adapter_state;
@@ -346,6 +339,105 @@ int ac_source_gemini_entry(ac_source_session *s, const json_t *e)
 		rc = ac_source_note_unknown(s, dollar_key(e));
 	}
 	return rc ? rc : settle(s, c);
+}
+
+/* ---- kept in the sources cache ---- */
+
+/* A .jsonl chat's next append needs its messages by id: they go in the
+ * cache as {"sub": bool, "m": [[id, kind, shown, approval, [open call
+ * ids]], ...]}. A .json chat is read whole at each change: nothing. */
+json_t *ac_source_gemini_state_save(const ac_source_session *s)
+{
+	const chat *c = s->adapter_state;
+	json_t *list, *out;
+
+	if (!c || !ac_source_reads_lines(s))
+		return NULL;
+	if (!(list = json_array()))
+		return NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		const message *m = &c->m[i];
+		json_t *open = json_array();
+
+		for (size_t k = 0; open && k < m->nopen; k++)
+			json_array_append_new(open, json_string(m->open[k]));
+		if (json_array_append_new(list, json_pack("[s, i, i, b, o]", m->id, (int)m->kind,
+							  (int)m->shown, m->approval, open))) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	out = json_pack("{s:b, s:o}", "sub", s->relation == AC_SOURCE_SUBAGENT, "m", list);
+	return out;
+}
+
+static bool restore_message(message *m, const json_t *item)
+{
+	const json_t *open = json_array_get(item, 4), *id;
+	json_int_t kind = json_integer_value(json_array_get(item, 1));
+	json_int_t shown = json_integer_value(json_array_get(item, 2));
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	if (json_array_size(item) != 5 || !json_is_string(json_array_get(item, 0)) ||
+	    !json_is_integer(json_array_get(item, 1)) || kind < KIND_OTHER || kind > KIND_MODEL ||
+	    !json_is_integer(json_array_get(item, 2)) || shown < 0 || shown > 2 ||
+	    !json_is_boolean(json_array_get(item, 3)) || !json_is_array(open) ||
+	    json_array_size(open) > 4096)
+		return false;
+	m->kind = (unsigned char)kind;
+	m->shown = (unsigned char)shown;
+	m->approval = json_is_true(json_array_get(item, 3));
+	if (!(m->id = strdup(json_string_value(json_array_get(item, 0)))) ||
+	    (json_array_size(open) && !(m->open = calloc(json_array_size(open), sizeof(*m->open)))))
+		return false;
+	json_array_foreach(open, k, id) {
+		if (!json_is_string(id) || !(m->open[m->nopen] = strdup(json_string_value(id))))
+			return false;
+		m->nopen++;
+	}
+	return true;
+}
+
+bool ac_source_gemini_state_restore(ac_source_session *s, const json_t *saved)
+{
+	const json_t *list = json_object_get(saved, "m"), *item;
+	chat *c;
+	size_t i;
+
+	/* Where it sits is the path's to say, again. */
+	free(s->parent_id);
+	if ((s->parent_id = ac_source_gemini_parent_of(s->path)) ||
+	    json_is_true(json_object_get(saved, "sub")))
+		s->relation = AC_SOURCE_SUBAGENT;
+	if (!ac_source_reads_lines(s))
+		return true;
+	if (!json_is_array(list) || !(c = chat_of(s)) || c->n)
+		return false;
+	c->placed = true;
+	json_array_foreach(list, i, item) {
+		message m;
+
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 16;
+			message *grown = realloc(c->m, cap * sizeof(*grown));
+
+			if (!grown)
+				return false;
+			c->m = grown;
+			c->cap = cap;
+		}
+		/* A forged or stale entry (an id twice, counts that do not add
+		 * up) is not believed: the file is read again. */
+		if (!restore_message(&m, item) || json_object_get(c->at, m.id) ||
+		    json_object_set_new(c->at, m.id, json_integer((json_int_t)c->n))) {
+			message_free(&m);
+			return false;
+		}
+		c->m[c->n++] = m;
+		c->shown += m.shown;
+	}
+	return c->shown == s->messages;
 }
 
 /* ---- the conversation ---- */

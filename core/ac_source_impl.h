@@ -49,9 +49,12 @@ typedef struct {
 	 * replaces its earlier version, a rewind drops messages); messages()
 	 * is then given one message record at a time. */
 	int (*conversation)(json_t *out, const ac_source_session *s);
-	/* Optional: false when s holds adapter_state the cache cannot keep:
-	 * such a file is read from its start by a new process. */
-	bool (*cacheable)(const ac_source_session *s);
+	/* Optional: adapter_state for the cache (ac_source_cache.c), a new
+	 * reference (NULL: none, or out of memory: then not cached); and its
+	 * restore from what the cache holds (saved: NULL when it held none),
+	 * false when saved does not fit s (then s is read from its start). */
+	json_t *(*state_save)(const ac_source_session *s);
+	bool (*state_restore)(ac_source_session *s, const json_t *saved);
 } ac_source_adapter;
 
 /* True when s's file is read line by line (else as one document). */

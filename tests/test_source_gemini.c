@@ -469,6 +469,89 @@ static void test_migrated_chat_listed_once(void **state)
 	free(jsonl);
 }
 
+/* A new process takes the chats from the sources cache, the messages by
+ * id with them: nothing read, the sub-agent still a sub-agent, and an
+ * append after it (the messages after the rewind, then a rewind) read
+ * alone, with the figures of a whole read. */
+static void test_cache_keeps_messages_by_id(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir(), *path = tu_path(f->home, MAIN_PATH);
+	char *before = tu_path(f->root, "main-before-append.jsonl");
+	size_t len, full_len, read = 99;
+	char *head = tu_read_file(before, &len), *full = tu_read_file(path, &full_len);
+	ac_source_session *s;
+
+	tu_write_file(path, head, len);
+	f->opts.cache_dir = strdup(cache);
+	assert_non_null(refresh_find(f, MAIN));
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	/* Another process: */
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 0);
+	s = ac_source_index_find(f->index, AGENT);
+	assert_int_equal(s->bytes_parsed, 0);
+	assert_int_equal(s->relation, AC_SOURCE_SUBAGENT);
+	assert_string_equal(s->parent_id, MAIN);
+	s = ac_source_index_find(f->index, MAIN);
+	assert_int_equal(s->bytes_parsed, 0);
+	assert_int_equal(s->messages, 6);
+	tu_append_file(path, full + len, full_len - len);
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	assert_int_equal(read, 1);
+	s = ac_source_index_find(f->index, MAIN);
+	assert_true(s->bytes_parsed < full_len - len);
+	assert_int_equal(s->messages, 8);
+	tu_append_file(path, "{\"$rewindTo\":\"u-3\"}\n", 20);
+	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
+	s = ac_source_index_find(f->index, MAIN);
+	assert_int_equal(s->messages, 6);
+	json_decref(conversation_of(s));
+	/* A cache entry whose messages do not add up is not believed. */
+	ac_source_index_free(f->index);
+	f->index = NULL;
+	{
+		char *file = NULL, *text;
+		char cmd[8192];
+		size_t n;
+
+		snprintf(cmd, sizeof(cmd), "ls %s/sources-*.json", cache);
+		{
+			FILE *p = popen(cmd, "r");
+			char name[4096] = "";
+
+			assert_non_null(fgets(name, sizeof(name), p));
+			pclose(p);
+			name[strcspn(name, "\n")] = '\0';
+			file = strdup(name);
+		}
+		text = tu_read_file(file, &n);
+		/* m-3 said to make 2 messages: the count no longer adds up. */
+		{
+			char *at = strstr(text, "[\"m-3\",2,1,");
+
+			assert_non_null(at);
+			at[9] = '2';
+		}
+		tu_write_file(file, text, strlen(text));
+		free(text);
+		free(file);
+	}
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+	s = ac_source_index_find(f->index, MAIN);
+	assert_true(s->bytes_parsed > 0);
+	assert_int_equal(s->messages, 6);
+	tu_remove_tree(cache);
+	free(cache);
+	free(path);
+	free(before);
+	free(head);
+	free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +564,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_usage_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_append_and_rewind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrated_chat_listed_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_keeps_messages_by_id, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
