@@ -88,9 +88,20 @@ int ac_source_note_unknown(ac_source_session *s, const char *type)
 	return 0;
 }
 
+bool ac_source_reads_lines(const ac_source_session *s)
+{
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+
+	return a->jsonl && !(a->document && a->document(s->path));
+}
+
 /* Forgets what was read, for a file read again from its start. */
 static void reset_summary(ac_source_session *s)
 {
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+
+	if (a && a->forget)
+		a->forget(s);
 	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
 			   &s->parent_id};
 
@@ -473,10 +484,11 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed)
 	s->size = (uint64_t)st.st_size;
 	s->mtime_ns = mtime_ns;
 	s->mtime_ms = mtime_ns / 1000000;
-	if (a->jsonl && ac_zstd_path(s->path))
+	if (ac_source_reads_lines(s) && ac_zstd_path(s->path))
 		rc = read_compressed(s, a);
 	else
-		rc = a->jsonl ? read_lines(s, a, fd, s->size) : read_document(s, a, fd, s->size);
+		rc = ac_source_reads_lines(s) ? read_lines(s, a, fd, s->size)
+					      : read_document(s, a, fd, s->size);
 done:
 	close(fd);
 	return rc;
@@ -556,7 +568,9 @@ int ac_source_conversation_upto(json_t **out, const ac_source_session *s, uint64
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if (c.a->jsonl) {
+	if (c.a->conversation) {
+		rc = c.a->conversation(c.out, s);
+	} else if (ac_source_reads_lines(s)) {
 		/* A torn last line is left out, as the summary leaves it. */
 		rc = ac_zstd_path(s->path) ? ac_zstd_each_block(s->path, convert_block, &c)
 					   : ac_file_each_block(s->path, convert_block, &c);

@@ -102,6 +102,8 @@ typedef struct {
 	int64_t mtime_ns;
 	uint64_t bytes_parsed; /* total bytes handed to the parser, for tests and benches */
 	bool skipping;    /* inside a line longer than AC_SOURCE_LINE_MAX: dropped to its end */
+	void *adapter_state; /* what the adapter keeps between reads (a Gemini chat: its
+				messages by id), freed by its forget() */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;
@@ -121,8 +123,9 @@ void ac_source_session_free(ac_source_session *s);
 /* Brings s up to date with its file: complete lines appended since the
  * last read are parsed, and only those; a last line without its newline
  * is left for the next read; a file that shrank or was replaced (another
- * inode) is read again from the start. A Gemini chat (one JSON document,
- * rewritten whole) is read again when its size or time changed.
+ * inode) is read again from the start. A document (a Gemini chat of the
+ * older format, rewritten whole) is read again when its size or time
+ * changed.
  * *out_changed (may be NULL) is set when anything was read. 0,
  * AC_ENOTFOUND (gone), AC_ECORRUPT (not a regular file), AC_EIO. */
 int ac_source_session_read(ac_source_session *s, bool *out_changed);

@@ -62,6 +62,7 @@ static json_t *str_or_null(const char *s)
 
 static json_t *entry_of(const ac_source_session *s)
 {
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 	json_t *pending = json_array(), *e;
 
 	for (size_t i = 0; i < s->npending; i++)
@@ -86,6 +87,10 @@ static json_t *entry_of(const ac_source_session *s)
 		json_decref(e);
 		return NULL;
 	}
+	/* What the adapter keeps between reads (a Gemini chat's messages by
+	 * id): without it the file is read again from its start. */
+	if (e && a && a->state_save)
+		json_object_set_new(e, "adapter", a->state_save(s));
 	return e;
 }
 
@@ -256,11 +261,13 @@ int ac_source_cache_load(json_t **out, const char *path)
 bool ac_source_cache_restore(ac_source_session *s, const json_t *cache)
 {
 	const json_t *e = json_object_get(cache, s->path);
+	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 	struct stat st;
 
 	if (!e || lstat(s->path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
-	if (restore(s, e, &st))
+	if (restore(s, e, &st) &&
+	    (!a || !a->state_restore || a->state_restore(s, json_object_get(e, "adapter"))))
 		return true;
 	/* Half filled: forgotten; the first read starts from the beginning. */
 	s->dev = s->ino = s->size = 0;

@@ -48,7 +48,27 @@ typedef struct {
 	void *(*conv_new)(void);
 	void (*conv_free)(void *conv);
 	int (*conv_line)(void *conv, json_t *out, const json_t *entry);
+	/* Optional (JSON Lines): true when the file at path is one document
+	 * rewritten whole all the same (a Gemini chat of the older format). */
+	bool (*document)(const char *path);
+	/* Optional: frees s->adapter_state (a file read again from its start,
+	 * or freed). */
+	void (*forget)(ac_source_session *s);
+	/* Optional: builds the conversation of s itself, for a format whose
+	 * lines depend on each other (a Gemini chat: a message appended again
+	 * replaces its earlier version, a rewind drops messages); messages()
+	 * is then given one message record at a time. */
+	int (*conversation)(json_t *out, const ac_source_session *s);
+	/* Optional: adapter_state for the cache (ac_source_cache.c), a new
+	 * reference (NULL: none, or out of memory: then not cached); and its
+	 * restore from what the cache holds (saved: NULL when it held none),
+	 * false when saved does not fit s (then s is read from its start). */
+	json_t *(*state_save)(const ac_source_session *s);
+	bool (*state_restore)(ac_source_session *s, const json_t *saved);
 } ac_source_adapter;
+
+/* True when s's file is read line by line (else as one document). */
+bool ac_source_reads_lines(const ac_source_session *s);
 
 #define AC_SOURCE_NOT_SCANNED 1
 

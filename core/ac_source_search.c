@@ -8,6 +8,7 @@
 #include "ac_messages.h"
 #include "ac_source_impl.h"
 #include "ac_zstd.h"
+#include "ac_source_gemini_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -192,10 +193,30 @@ static int codex_messages(const char *bytes, size_t len, const char *path,
 	return messages_of(AC_SOURCE_CODEX, bytes, len, path, fn, ctx);
 }
 
+/* A Gemini chat's lines depend on each other (a message appended again
+ * replaces its earlier version, a rewind drops messages): its
+ * conversation is built whole, by the summary's rules, then walked. */
 static int gemini_messages(const char *bytes, size_t len, const char *path,
 			   ac_search_message_fn fn, void *ctx)
 {
-	return messages_of(AC_SOURCE_GEMINI, bytes, len, path, fn, ctx);
+	json_t *conv = json_array(), *msg;
+	ac_buf text = AC_BUF_INIT;
+	size_t i;
+	int rc;
+
+	if (!conv)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_source_gemini_conversation_bytes(conv, bytes, len, !ac_source_gemini_is_document(path));
+	json_array_foreach (conv, i, msg) {
+		if (rc)
+			break;
+		ac_buf_clear(&text);
+		if ((rc = ac_message_text(&text, msg)) == 0)
+			rc = fn(ctx, i, ac_message_role(msg), text.data ? text.data : "", text.len);
+	}
+	ac_buf_free(&text);
+	json_decref(conv);
+	return rc;
 }
 
 static int agy_messages(const char *bytes, size_t len, const char *path,

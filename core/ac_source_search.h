@@ -7,7 +7,9 @@
  * stay those of ac_source_session_conversation() (`session show` numbers
  * them from 1). Only the lines that may match are decoded, by the
  * adapter's own messages(): there is no second parser of those formats.
- * A Gemini chat (one document) is decoded whole. */
+ * A Gemini chat is decoded whole (its lines depend on each other: a
+ * message appended again replaces its earlier version, a rewind drops
+ * messages), by the rules of its summary. */
 #ifndef AC_SOURCE_SEARCH_H
 #define AC_SOURCE_SEARCH_H
 

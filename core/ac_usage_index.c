@@ -246,7 +246,7 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 	e->state.codex_gate = (uint32_t)get_u64(c);
 	e->state.codex_cutoff_ms = (int64_t)get_u64(c);
 	e->state.codex_copy_ms = (int64_t)get_u64(c);
-	if (c->bad || e->source > AC_USAGE_CODEX || e->offset > e->size || !e->path ||
+	if (c->bad || e->source > AC_USAGE_GEMINI || e->offset > e->size || !e->path ||
 	    e->path[0] != '/')
 		return false;
 	n = get_u64(c);

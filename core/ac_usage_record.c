@@ -16,6 +16,7 @@ const char *ac_usage_source_name(ac_usage_source source)
 	case AC_USAGE_AGENTCTL: return "agentctl";
 	case AC_USAGE_CLAUDE: return "claude";
 	case AC_USAGE_CODEX: return "codex";
+	case AC_USAGE_GEMINI: return "gemini";
 	}
 	return "?";
 }
@@ -26,6 +27,7 @@ void ac_usage_file_state_free(ac_usage_file_state *state)
 	free(state->project);
 	free(state->model);
 	free(state->keys);
+	ac_usage_gemini_book_free(state->gemini_book);
 	memset(state, 0, sizeof(*state));
 }
 

@@ -4,6 +4,8 @@
  * buckets (and agentctl's own turn rows) out as one set. */
 #include "ac_usage_index.h"
 
+#include "ac_source_gemini_impl.h"
+
 #include "ac_backend_pg.h"
 #include "ac_config.h"
 #include "ac_error.h"
@@ -71,6 +73,7 @@ int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char
 		return rc;
 	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
 	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
+	out->gemini_dir = folder(config, "sources.gemini.dir", ".gemini/tmp");
 	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
 	out->index_path = ac_usage_index_default_path();
 	out->store_url = url && *url ? strdup(url) : NULL;
@@ -86,6 +89,7 @@ void ac_usage_paths_free(ac_usage_paths *paths)
 {
 	free(paths->claude_dir);
 	free(paths->codex_dir);
+	free(paths->gemini_dir);
 	free(paths->sessions_dir);
 	free(paths->index_path);
 	free(paths->store_url);
@@ -229,6 +233,8 @@ static const char *stem(char *buf, size_t size, const char *path)
 		len -= 10;
 	else if (len > 6 && !strcmp(base + len - 6, ".jsonl"))
 		len -= 6;
+	else if (len > 5 && !strcmp(base + len - 5, ".json"))
+		len -= 5;
 	snprintf(buf, size, "%.*s", (int)len, base);
 	for (len = strlen(buf); len && !ac_text_is_utf8(buf, len);)
 		buf[--len] = '\0';
@@ -242,6 +248,55 @@ static uint64_t tail_hash(int fd, uint64_t offset)
 	ssize_t got = want ? pread(fd, bytes, want, (off_t)(offset - want)) : 0;
 
 	return ac_usage_fnv(1469598103934665603ULL, bytes, got > 0 ? (size_t)got : 0);
+}
+
+/* A Gemini chat of the older format: one document, read whole each time
+ * it changes (the caller cleared the entry). */
+static int read_document(scan *s, ac_usage_entry *e, int fd, uint64_t size)
+{
+	reading rd = {s, (size_t)(e - s->index->entries)};
+	char *buf, name[256];
+	size_t have = 0;
+	int rc;
+
+	stem(name, sizeof(name), e->path);
+	if (size > LINE_MAX_BYTES) {
+		s->set->lines_skipped++; /* no chat the CLI wrote */
+		e->offset = size;
+		return 0;
+	}
+	if (!s->owners_built && (rc = build_owners(s)))
+		return rc;
+	if (!(buf = malloc((size_t)size + 1)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	while (have < size) {
+		ssize_t n = pread(fd, buf + have, (size_t)size - have, (off_t)have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	s->set->bytes_read += have;
+	rc = ac_usage_gemini_document(&e->state, buf, have, name, add_record, &rd,
+				      &s->set->lines_skipped);
+	e->offset = have;
+	free(buf);
+	return rc;
+}
+
+static int extract(ac_usage_entry *e, const char *text, size_t len, const char *name,
+		   reading *rd, size_t *skipped)
+{
+	switch (e->source) {
+	case AC_USAGE_CODEX:
+		return ac_usage_codex_extract(&e->state, text, len, name, add_record, rd, skipped);
+	case AC_USAGE_GEMINI:
+		return ac_usage_gemini_extract(&e->state, text, len, name, add_record, rd, skipped);
+	default:
+		return ac_usage_claude_extract(&e->state, text, len, name, add_record, rd, skipped);
+	}
 }
 
 /* Reads e's file from e->offset to its end, whole lines only, through its
@@ -260,6 +315,10 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 		return rc;
 	if (!(buf = malloc(cap)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* A Gemini chat read from its start books its messages at the end
+	 * (a rewind may drop some). */
+	if (e->source == AC_USAGE_GEMINI && at == 0 && (rc = ac_usage_gemini_begin(&e->state)))
+		goto done;
 	while (at + have < size) {
 		size_t want = cap - have;
 		ssize_t n;
@@ -312,11 +371,7 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 		{
 			size_t whole = (size_t)(last_nl - buf) + 1;
 
-			rc = e->source == AC_USAGE_CODEX
-				     ? ac_usage_codex_extract(&e->state, buf, whole, name, add_record, &rd,
-							     &s->set->lines_skipped)
-				     : ac_usage_claude_extract(&e->state, buf, whole, name, add_record, &rd,
-							      &s->set->lines_skipped);
+			rc = extract(e, buf, whole, name, &rd, &s->set->lines_skipped);
 			if (rc)
 				goto done;
 			at += whole;
@@ -326,6 +381,8 @@ static int read_from(scan *s, ac_usage_entry *e, int fd, uint64_t size)
 	}
 	/* What is left is a line still being written: read next time. */
 	e->offset = at;
+	if (e->source == AC_USAGE_GEMINI)
+		rc = ac_usage_gemini_finish(&e->state, name, add_record, &rd);
 done:
 	free(buf);
 	return rc;
@@ -409,6 +466,34 @@ static int read_compressed(scan *s, ac_usage_entry *e, uint64_t size)
 	return rc;
 }
 
+static void stamp(ac_usage_entry *e, const struct stat *st)
+{
+	e->seen = true;
+	e->dev = (uint64_t)st->st_dev;
+	e->ino = (uint64_t)st->st_ino;
+	e->size = (uint64_t)st->st_size;
+	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* A Gemini chat's rewind came in an appended part: its usage is booked
+ * again from the file's start, without the rewound messages
+ * (ac_usage_gemini.c). */
+static int read_again(scan *s, ac_usage_entry *e, int fd, const struct stat *st)
+{
+	char *path = e->path, *project = e->state.project;
+	ac_usage_source source = e->source;
+
+	e->path = NULL;
+	e->state.project = NULL;
+	ac_usage_entry_clear(e);
+	e->path = path;
+	e->state.project = project;
+	e->source = source;
+	stamp(e, st);
+	s->set->files_reread++;
+	return read_from(s, e, fd, (uint64_t)st->st_size);
+}
+
 /* Brings the entry of one transcript file up to date. */
 static int visit(scan *s, const char *path, ac_usage_source source)
 {
@@ -416,6 +501,8 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	struct stat st;
 	int fd, rc = 0;
 	bool reread;
+	/* A chat of Gemini's older format is one document, rewritten whole. */
+	bool document = source == AC_USAGE_GEMINI && ac_source_gemini_is_document(path);
 
 	/* Non-blocking open: a FIFO swapped in after the walk's lstat does
 	 * not hang the scan. */
@@ -436,7 +523,7 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	 * bytes before the offset. */
 	reread = !e || e->source != source || ac_zstd_path(path) || e->dev != (uint64_t)st.st_dev ||
 		 e->ino != (uint64_t)st.st_ino || (uint64_t)st.st_size < e->offset ||
-		 tail_hash(fd, e->offset) != e->tail_hash;
+		 tail_hash(fd, e->offset) != e->tail_hash || document;
 	if (!e || reread) {
 		if (e) {
 			s->set->files_reread++;
@@ -465,14 +552,18 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 		*e = fresh;
 		e->source = source;
 	}
-	e->seen = true;
-	e->dev = (uint64_t)st.st_dev;
-	e->ino = (uint64_t)st.st_ino;
-	e->size = (uint64_t)st.st_size;
-	e->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	stamp(e, &st);
 	s->set->files_read++;
-	rc = ac_zstd_path(path) ? read_compressed(s, e, (uint64_t)st.st_size)
-				: read_from(s, e, fd, (uint64_t)st.st_size);
+	/* A Gemini chat names no cwd: its project folder's root is it. */
+	if (source == AC_USAGE_GEMINI && !e->state.project)
+		e->state.project = ac_source_gemini_root_of(path);
+	if (ac_zstd_path(path))
+		rc = read_compressed(s, e, (uint64_t)st.st_size);
+	else
+		rc = document ? read_document(s, e, fd, (uint64_t)st.st_size)
+			      : read_from(s, e, fd, (uint64_t)st.st_size);
+	if (rc == 0 && e->state.gemini_reread)
+		rc = read_again(s, e, fd, &st);
 	e->tail_hash = tail_hash(fd, e->offset);
 done:
 	close(fd);
@@ -494,9 +585,26 @@ static bool wanted(const char *dir, const char *name, ac_usage_source source)
 			return false;
 		return lstat(plain, &st) != 0;
 	}
+	if (source == AC_USAGE_GEMINI && len > 5 && !strcmp(name + len - 5, ".json"))
+		return true;
 	if (len < 7 || strcmp(name + len - 6, ".jsonl"))
 		return false;
 	return source != AC_USAGE_CODEX || !strncmp(name, "rollout-", 8);
+}
+
+/* A Gemini .json chat the CLI migrated to the .jsonl beside it (its
+ * messages are there too). */
+static bool migrated(const char *path)
+{
+	ac_buf jsonl = AC_BUF_INIT;
+	struct stat st;
+	bool yes;
+
+	if (!ac_source_gemini_is_document(path) || ac_buf_printf(&jsonl, "%sl", path))
+		return false;
+	yes = lstat(jsonl.data, &st) == 0 && S_ISREG(st.st_mode);
+	ac_buf_free(&jsonl);
+	return yes;
 }
 
 /* Every wanted file under dir, in name order (the order files are read in
@@ -535,10 +643,37 @@ static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
 		}
 		if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX)
 			rc = walk(s, path.data, source, depth + 1);
-		else if (S_ISREG(st.st_mode) && wanted(dir, name, source))
+		else if (S_ISREG(st.st_mode) && wanted(dir, name, source) &&
+			 !(source == AC_USAGE_GEMINI && migrated(path.data)))
 			rc = visit(s, path.data, source);
 next:
 		ac_buf_free(&path);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* Gemini's chats: <dir>/<project>/chats/ and one folder down (a
+ * sub-agent's); the project folders hold other JSON Lines (logs/). */
+static int walk_gemini(scan *s, const char *dir)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort), rc = 0;
+
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		ac_buf chats = AC_BUF_INIT;
+
+		if (rc == 0 && names[i]->d_name[0] != '.' &&
+		    ac_text_is_utf8(names[i]->d_name, strlen(names[i]->d_name))) {
+			if (ac_buf_printf(&chats, "%s/%s/chats", dir, names[i]->d_name))
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+			else
+				rc = walk(s, chats.data, AC_USAGE_GEMINI, DEPTH_MAX - 1);
+		}
+		ac_buf_free(&chats);
 		free(names[i]);
 	}
 	free(names);
@@ -740,7 +875,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 		qsort_r(s.by_path, s.by_path_n, sizeof(*s.by_path), by_path_cmp, s.index->entries);
 	if ((opts->claude_dir && (rc = walk(&s, opts->claude_dir, AC_USAGE_CLAUDE, 0))) ||
 	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))) ||
-	    (rc = walk_archived(&s, opts->codex_dir)))
+	    (rc = walk_archived(&s, opts->codex_dir)) ||
+	    (opts->gemini_dir && (rc = walk_gemini(&s, opts->gemini_dir))))
 		goto done;
 	/* Files that are gone leave the index (and the report). */
 	{

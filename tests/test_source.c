@@ -293,7 +293,8 @@ static void test_gemini_chat(void **state)
 	assert_string_equal(s->task, "Read README.md and summarise it");
 	assert_string_equal(s->model, "gemini-2.5-pro");
 	assert_string_equal(s->updated, "2025-10-01T13:00:09.000Z");
-	assert_int_equal(s->messages, 3);
+	/* m1; m2's call and its result; m3: the conversation's four. */
+	assert_int_equal(s->messages, 4);
 	assert_int_equal(s->npending, 0);
 	assert_int_equal(s->turn, AC_TURN_USER);
 	assert_int_equal(ac_source_session_conversation(&conv, s), 0);

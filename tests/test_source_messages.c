@@ -36,8 +36,8 @@ static const char *const source_dirs[AC_SOURCE_COUNT] = {
 	[AC_SOURCE_AGY] = "/.gemini/antigravity-cli",
 };
 
-/* The sources held to the rule here (Gemini joins with its adapter). */
-static const bool held[AC_SOURCE_COUNT] = {[AC_SOURCE_CLAUDE] = true, [AC_SOURCE_CODEX] = true,
+/* The sources held to the rule here: all of them. */
+static const bool held[AC_SOURCE_COUNT] = {[AC_SOURCE_CLAUDE] = true, [AC_SOURCE_CODEX] = true, [AC_SOURCE_GEMINI] = true,
 					      [AC_SOURCE_AGY] = true};
 
 static ac_source_index *index_of(ac_source_options *opts, const char *home, ac_source_kind only)
@@ -56,8 +56,39 @@ static ac_source_index *index_of(ac_source_options *opts, const char *home, ac_s
 	return index;
 }
 
+/* Every transcript of every source under home: listed count = shown. */
+static void check_home(const char *home, size_t *checked)
+{
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_source_options opts;
+		ac_source_index *index;
+		ac_source_session *const *list;
+		size_t n;
+
+		if (!held[k])
+			continue;
+		index = index_of(&opts, home, (ac_source_kind)k);
+		list = ac_source_index_list(index, &n);
+		for (size_t i = 0; i < n; i++) {
+			json_t *conv = NULL;
+
+			assert_int_equal(ac_source_session_conversation(&conv, list[i]), 0);
+			if (json_array_size(conv) != list[i]->messages)
+				print_message("%s: %zu messages counted, %zu in its conversation\n",
+					      list[i]->path, list[i]->messages, json_array_size(conv));
+			assert_int_equal(json_array_size(conv), list[i]->messages);
+			json_decref(conv);
+			checked[k]++;
+		}
+		ac_source_index_free(index);
+		ac_source_options_free(&opts);
+	}
+}
+
 static void test_every_fixture_counts_its_conversation(void **state)
 {
+	/* Fixture homes that sit one level down (a source's own set). */
+	static const char *const nested[] = {"sources/gemini/home"};
 	DIR *dir = opendir(AC_FIXTURES);
 	struct dirent *d;
 	size_t checked[AC_SOURCE_COUNT] = {0};
@@ -65,43 +96,23 @@ static void test_every_fixture_counts_its_conversation(void **state)
 	(void)state;
 	assert_non_null(dir);
 	while ((d = readdir(dir))) {
-		char *home;
+		char *home, *folder;
 
 		if (strncmp(d->d_name, "sources", 7) && strcmp(d->d_name, "agy"))
 			continue;
 		home = tu_path(AC_FIXTURES, d->d_name);
-		for (int k = 0; k < AC_SOURCE_COUNT; k++) {
-			char *folder = tu_path(home, "/home");
-			ac_source_options opts;
-			ac_source_index *index;
-			ac_source_session *const *list;
-			size_t n;
-
-			if (!held[k]) {
-				free(folder);
-				continue;
-			}
-			index = index_of(&opts, folder, (ac_source_kind)k);
-			list = ac_source_index_list(index, &n);
-			for (size_t i = 0; i < n; i++) {
-				json_t *conv = NULL;
-
-				assert_int_equal(ac_source_session_conversation(&conv, list[i]), 0);
-				if (json_array_size(conv) != list[i]->messages)
-					print_message("%s: %zu messages counted, %zu in its conversation\n",
-						      list[i]->path, list[i]->messages,
-						      json_array_size(conv));
-				assert_int_equal(json_array_size(conv), list[i]->messages);
-				json_decref(conv);
-				checked[k]++;
-			}
-			ac_source_index_free(index);
-			ac_source_options_free(&opts);
-			free(folder);
-		}
+		folder = tu_path(home, "/home");
+		check_home(folder, checked);
+		free(folder);
 		free(home);
 	}
 	closedir(dir);
+	for (size_t i = 0; i < sizeof(nested) / sizeof(nested[0]); i++) {
+		char *home = tu_path(AC_FIXTURES "/", nested[i]);
+
+		check_home(home, checked);
+		free(home);
+	}
 	for (int k = 0; k < AC_SOURCE_COUNT; k++)
 		if (held[k])
 			assert_true(checked[k] > 0);

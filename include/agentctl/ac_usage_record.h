@@ -1,7 +1,8 @@
 /* Usage recorded by every source, for `agentctl usage` and the dashboard's
  * total and budget line: agentctl's own per-turn rows (ac_turn_usage.h),
- * Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl)
- * and Codex rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+ * Claude Code transcripts (~/.claude/projects/<project>/<session>.jsonl),
+ * Codex rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) and Gemini
+ * CLI chats (~/.gemini/tmp/<project>/chats/[<parent>/]*.jsonl, *.json).
  *
  * Only the usage lines are read here, by small extractors with a byte
  * prefilter (a line without the marker is never parsed); the full
@@ -20,9 +21,10 @@ typedef enum {
 	AC_USAGE_AGENTCTL = 0, /* the workspace's session turn rows */
 	AC_USAGE_CLAUDE = 1,   /* Claude Code transcripts */
 	AC_USAGE_CODEX = 2,    /* Codex rollouts */
+	AC_USAGE_GEMINI = 3,   /* Gemini CLI chats */
 } ac_usage_source;
 
-/* "agentctl", "claude" or "codex". */
+/* "agentctl", "claude", "codex" or "gemini". */
 const char *ac_usage_source_name(ac_usage_source source);
 
 /* The token counts of one call or a sum of them. input excludes cached
@@ -75,6 +77,12 @@ typedef struct {
 	int64_t codex_cutoff_ms, codex_copy_ms;
 	uint64_t *keys;   /* sorted hashes of the message keys counted */
 	size_t n_keys, cap_keys;
+	/* A Gemini chat (ac_usage_gemini.c), not saved in the index: read from
+	 * its start, its messages wait in gemini_book until the end of the
+	 * read (a rewind may drop them); gemini_reread asks the scan to read
+	 * it again from its start (a rewind came in an appended part). */
+	void *gemini_book;
+	bool gemini_reread;
 } ac_usage_file_state;
 
 void ac_usage_file_state_free(ac_usage_file_state *state);
@@ -102,5 +110,24 @@ int ac_usage_claude_extract(ac_usage_file_state *state, const char *text, size_t
 int ac_usage_codex_extract(ac_usage_file_state *state, const char *text, size_t len,
 			   const char *fallback_session, ac_usage_record_fn fn, void *ctx,
 			   size_t *out_skipped);
+
+/* The same for a Gemini CLI chat (.jsonl): each model message's tokens,
+ * once per session id + message id; the session from the metadata, the
+ * model from the message. Between ac_usage_gemini_begin() (a read from
+ * the file's start) and ac_usage_gemini_finish() the messages are kept
+ * and only those no rewind dropped are given, at the finish; otherwise
+ * each is given as it comes, and a rewind sets state->gemini_reread.
+ * ac_usage_gemini_document() reads a chat of the older format (one JSON
+ * document, text its whole file). */
+int ac_usage_gemini_begin(ac_usage_file_state *state);
+int ac_usage_gemini_extract(ac_usage_file_state *state, const char *text, size_t len,
+			    const char *fallback_session, ac_usage_record_fn fn, void *ctx,
+			    size_t *out_skipped);
+int ac_usage_gemini_finish(ac_usage_file_state *state, const char *fallback_session,
+			   ac_usage_record_fn fn, void *ctx);
+int ac_usage_gemini_document(ac_usage_file_state *state, const char *text, size_t len,
+			     const char *fallback_session, ac_usage_record_fn fn, void *ctx,
+			     size_t *out_skipped);
+void ac_usage_gemini_book_free(void *book);
 
 #endif

@@ -70,6 +70,7 @@ typedef struct {
 	/* Set by another thread to stop a scan between two files (it then
 	 * returns AC_EBUSY and saves nothing); NULL: never. */
 	const atomic_bool *cancel;
+	const char *gemini_dir;   /* ~/.gemini/tmp; NULL: not read */
 } ac_usage_scan_options;
 
 /* The default index path, allocated: $XDG_CACHE_HOME/agentctl/usage-index.bin,
@@ -78,12 +79,14 @@ char *ac_usage_index_default_path(void);
 
 /* Where a scan reads and keeps its index, from the configuration:
  * sources.claude.dir (default ~/.claude/projects), sources.codex.dir
- * (default ~/.codex/sessions; "~/" is $HOME, a relative path is the
+ * (default ~/.codex/sessions), sources.gemini.dir (default ~/.gemini/tmp;
+ * "~/" is $HOME, a relative path is the
  * workspace's), the workspace's sessions folder, storage.url (the store
  * that keeps agentctl's turn rows, when a database) and the default index.
  * Strings owned; ac_usage_paths_free(). */
 typedef struct {
 	char *claude_dir, *codex_dir, *sessions_dir, *index_path, *store_url;
+	char *gemini_dir;
 } ac_usage_paths;
 
 struct ac_config;
@@ -95,7 +98,7 @@ void ac_usage_paths_free(ac_usage_paths *paths);
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
 	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
-				   paths->store_url, paths->index_path, NULL};
+				   paths->store_url, paths->index_path, NULL, paths->gemini_dir};
 	return o;
 }
 
