@@ -17,12 +17,11 @@
  * merged, with the same tokens (recordMessageTokens fills only a message
  * that has none). A "$set" whose "messages" list replaces the messages
  * (a history sync after compression or a rewind) unbooks nothing: those
- * calls were made. A "$rewindTo" drops the rewound messages from the
- * session, and from its usage: a file read from its start keeps its
- * messages in a book until its end, where the ones still standing are
- * booked; a rewind in an appended part has the scan read the file again
- * from its start (state->gemini_reread). Rewinds are rare; a chat is read
- * whole then, once. */
+ * calls were made; nor does a "$rewindTo", which drops the rewound
+ * messages from the conversation but not from the bill. A file read from
+ * its start keeps its messages in a book until its end (a later version
+ * of a message replaces an earlier one there); a rewound message is
+ * booked as it leaves the book. */
 #include "ac_usage_record.h"
 
 #include "ac_error.h"
@@ -73,7 +72,6 @@ int ac_usage_gemini_begin(ac_usage_file_state *state)
 
 	ac_usage_gemini_book_free(state->gemini_book);
 	state->gemini_book = NULL;
-	state->gemini_reread = false;
 	if (!b || !(b->at = json_object())) {
 		free(b);
 		return ac_error_set(AC_ENOMEM, "out of memory");
@@ -183,24 +181,31 @@ static int message(ac_usage_file_state *state, const json_t *msg, const char *fa
 	return 0;
 }
 
-static void rewind_to(ac_usage_file_state *state, const char *id)
+/* A rewind takes messages out of the conversation, not off the bill:
+ * the calls were made. The rewound messages with tokens are booked now
+ * (their place in the book is gone); with no book (an appended part),
+ * every earlier message was booked when it was read. */
+static int rewind_to(ac_usage_file_state *state, const char *id, const char *fallback,
+		     ac_usage_record_fn fn, void *ctx)
 {
 	book *b = state->gemini_book;
 	const json_t *at;
 	size_t from;
+	int rc = 0;
 
-	if (!b) {
-		state->gemini_reread = true; /* the scan reads the file again */
-		return;
-	}
+	if (!b)
+		return 0;
 	at = json_object_get(b->at, id);
 	from = at ? (size_t)json_integer_value(at) : 0; /* unknown: all, as the CLI's loader */
-	while (b->n > from) {
+	while (b->n > from && rc == 0) {
 		page *p = &b->p[--b->n];
 
+		if (p->booked)
+			rc = give(state, p->id, p->ts, p->model, &p->counts, fallback, fn, ctx);
 		json_object_del(b->at, p->id);
 		page_free(p);
 	}
+	return rc;
 }
 
 static int record(ac_usage_file_state *state, const json_t *e, const char *fallback,
@@ -211,10 +216,8 @@ static int record(ac_usage_file_state *state, const json_t *e, const char *fallb
 	size_t i;
 	int rc;
 
-	if (json_is_string(rewind)) {
-		rewind_to(state, json_string_value(rewind));
-		return 0;
-	}
+	if (json_is_string(rewind))
+		return rewind_to(state, json_string_value(rewind), fallback, fn, ctx);
 	if (json_is_string(json_object_get(e, "id")))
 		return message(state, e, fallback, fn, ctx, skipped);
 	if (!json_is_object(set) && !json_is_string(json_object_get(e, "sessionId")))

@@ -475,25 +475,6 @@ static void stamp(ac_usage_entry *e, const struct stat *st)
 	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
-/* A Gemini chat's rewind came in an appended part: its usage is booked
- * again from the file's start, without the rewound messages
- * (ac_usage_gemini.c). */
-static int read_again(scan *s, ac_usage_entry *e, int fd, const struct stat *st)
-{
-	char *path = e->path, *project = e->state.project;
-	ac_usage_source source = e->source;
-
-	e->path = NULL;
-	e->state.project = NULL;
-	ac_usage_entry_clear(e);
-	e->path = path;
-	e->state.project = project;
-	e->source = source;
-	stamp(e, st);
-	s->set->files_reread++;
-	return read_from(s, e, fd, (uint64_t)st->st_size);
-}
-
 /* Brings the entry of one transcript file up to date. */
 static int visit(scan *s, const char *path, ac_usage_source source)
 {
@@ -562,8 +543,6 @@ static int visit(scan *s, const char *path, ac_usage_source source)
 	else
 		rc = document ? read_document(s, e, fd, (uint64_t)st.st_size)
 			      : read_from(s, e, fd, (uint64_t)st.st_size);
-	if (rc == 0 && e->state.gemini_reread)
-		rc = read_again(s, e, fd, &st);
 	e->tail_hash = tail_hash(fd, e->offset);
 done:
 	close(fd);

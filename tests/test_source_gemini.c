@@ -342,12 +342,13 @@ static void test_usage_exact(void **state)
 	sums t;
 
 	scan(f, &set);
-	/* m-1 800/200/80/30, m-2 210/1000/40/0, m-3 200/1100/25/5, m-5
-	 * 200/1300/60/0; m-4 rewound; m-1 and m-2 appended three times. */
+	/* m-1 800/200/80/30, m-2 210/1000/40/0, m-3 200/1100/25/5, m-4
+	 * 200/1200/30/0 (rewound: out of the conversation, still billed),
+	 * m-5 200/1300/60/0; m-1 and m-2 appended three times. */
 	t = usage_of(&set, MAIN);
-	assert_int_equal(t.input, 1410);
-	assert_int_equal(t.cache_read, 3600);
-	assert_int_equal(t.output, 205);
+	assert_int_equal(t.input, 1610);
+	assert_int_equal(t.cache_read, 4800);
+	assert_int_equal(t.output, 235);
 	assert_int_equal(t.reasoning, 35);
 	t = usage_of(&set, AGENT);
 	assert_int_equal(t.input, 400);
@@ -357,9 +358,9 @@ static void test_usage_exact(void **state)
 	assert_int_equal(t.input, 100);
 	assert_int_equal(t.output, 15);
 	t = usage_of(&set, NULL);
-	assert_int_equal(t.input, 2220);
-	assert_int_equal(t.output, 237);
-	assert_int_equal(t.cache_read, 3600);
+	assert_int_equal(t.input, 2420);
+	assert_int_equal(t.output, 267);
+	assert_int_equal(t.cache_read, 4800);
 	assert_int_equal(t.reasoning, 40);
 	for (size_t i = 0; i < set.n; i++)
 		if (!strcmp(set.buckets[i].session_id, MAIN))
@@ -368,13 +369,13 @@ static void test_usage_exact(void **state)
 	/* Warm: nothing read, the same sums. */
 	scan(f, &set);
 	assert_int_equal(set.files_read, 0);
-	assert_int_equal(usage_of(&set, NULL).input, 2220);
+	assert_int_equal(usage_of(&set, NULL).input, 2420);
 	ac_usage_set_free(&set);
 }
 
 /* Up to the sync after the rewind, then the rest appended: the same sums
- * as a whole read. Then a rewind in an appended part: the file is read
- * again from its start and the rewound message no longer counts. */
+ * as a whole read. Then a rewind in an appended part: nothing is read
+ * again and the rewound message still counts (its call was billed). */
 static void test_usage_append_and_rewind(void **state)
 {
 	fixture *f = *state;
@@ -387,16 +388,16 @@ static void test_usage_append_and_rewind(void **state)
 	tu_write_file(path, head, len);
 	scan(f, &set);
 	t = usage_of(&set, MAIN);
-	assert_int_equal(t.input, 1210);
-	assert_int_equal(t.output, 145);
+	assert_int_equal(t.input, 1410);
+	assert_int_equal(t.output, 175);
 	ac_usage_set_free(&set);
 	tu_append_file(path, full + len, full_len - len);
 	scan(f, &set);
 	assert_int_equal(set.files_reread, 0);
 	t = usage_of(&set, MAIN);
-	assert_int_equal(t.input, 1410);
-	assert_int_equal(t.output, 205);
-	assert_int_equal(t.cache_read, 3600);
+	assert_int_equal(t.input, 1610);
+	assert_int_equal(t.output, 235);
+	assert_int_equal(t.cache_read, 4800);
 	ac_usage_set_free(&set);
 	/* The same message appended again: nothing added. */
 	{
@@ -406,16 +407,16 @@ static void test_usage_append_and_rewind(void **state)
 		tu_append_file(path, m5, (size_t)(end - m5) + 1);
 	}
 	scan(f, &set);
-	assert_int_equal(usage_of(&set, MAIN).input, 1410);
+	assert_int_equal(usage_of(&set, MAIN).input, 1610);
 	ac_usage_set_free(&set);
-	/* u-3 and m-5 rewound: m-5's 200/60 no longer count. */
+	/* u-3 and m-5 rewound: m-5's 200/60 still count, nothing read again. */
 	tu_append_file(path, "{\"$rewindTo\":\"u-3\"}\n", 20);
 	scan(f, &set);
-	assert_int_equal(set.files_reread, 1);
+	assert_int_equal(set.files_reread, 0);
 	t = usage_of(&set, MAIN);
-	assert_int_equal(t.input, 1210);
-	assert_int_equal(t.output, 145);
-	assert_int_equal(t.cache_read, 2300);
+	assert_int_equal(t.input, 1610);
+	assert_int_equal(t.output, 235);
+	assert_int_equal(t.cache_read, 4800);
 	ac_usage_set_free(&set);
 	free(head);
 	free(full);

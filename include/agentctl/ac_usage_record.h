@@ -79,10 +79,8 @@ typedef struct {
 	size_t n_keys, cap_keys;
 	/* A Gemini chat (ac_usage_gemini.c), not saved in the index: read from
 	 * its start, its messages wait in gemini_book until the end of the
-	 * read (a rewind may drop them); gemini_reread asks the scan to read
-	 * it again from its start (a rewind came in an appended part). */
+	 * read (a later version of a message replaces an earlier one). */
 	void *gemini_book;
-	bool gemini_reread;
 } ac_usage_file_state;
 
 void ac_usage_file_state_free(ac_usage_file_state *state);
@@ -115,8 +113,9 @@ int ac_usage_codex_extract(ac_usage_file_state *state, const char *text, size_t 
  * once per session id + message id; the session from the metadata, the
  * model from the message. Between ac_usage_gemini_begin() (a read from
  * the file's start) and ac_usage_gemini_finish() the messages are kept
- * and only those no rewind dropped are given, at the finish; otherwise
- * each is given as it comes, and a rewind sets state->gemini_reread.
+ * (the last version of each) and given at the finish, or when a rewind
+ * drops them (a rewind leaves the bill as it was); otherwise each is
+ * given as it comes.
  * ac_usage_gemini_document() reads a chat of the older format (one JSON
  * document, text its whole file). */
 int ac_usage_gemini_begin(ac_usage_file_state *state);

@@ -51,21 +51,21 @@ run session search "entry point"
 check "search: the rewound reply is not found" eval "! grep -q '$MAIN' \"\$TMP/out\""
 
 run usage session --json
-check "usage: the session's tokens, each message once, the rewound one not" \
-	[ "$(jq_out ".rows[] | select(.sessionId == \"$MAIN\") | \"\(.inputTokens) \(.outputTokens) \(.cacheReadTokens) \(.reasoningTokens)\"")" = "1410 205 3600 35" ]
+check "usage: the session's tokens, each message once, the rewound one too (billed)" \
+	[ "$(jq_out ".rows[] | select(.sessionId == \"$MAIN\") | \"\(.inputTokens) \(.outputTokens) \(.cacheReadTokens) \(.reasoningTokens)\"")" = "1610 235 4800 35" ]
 check "usage: the sub-agent's own" \
 	[ "$(jq_out ".rows[] | select(.sessionId == \"$AGENT\") | .inputTokens")" = 400 ]
 run usage session --all-projects --json
 check "usage --all-projects: every chat, the older format too" \
-	[ "$(jq_out '[.rows[] | select(.source == "gemini") | .inputTokens] | add')" = 2220 ]
+	[ "$(jq_out '[.rows[] | select(.source == "gemini") | .inputTokens] | add')" = 2420 ]
 
-# The CLI rewinds again: the next run reads the chat again, without m-5.
+# The CLI rewinds again: m-5 leaves the conversation, not the bill.
 printf '%s\n' '{"$rewindTo":"u-3"}' >>"$CHAT"
 run session list --json
 check "list after a new rewind: two messages fewer" \
 	[ "$(jq_out ".[] | select(.id == \"$MAIN\") | .messages")" = 6 ]
 run usage session --json
-check "usage after a new rewind: m-5's tokens no longer count" \
-	[ "$(jq_out ".rows[] | select(.sessionId == \"$MAIN\") | \"\(.inputTokens) \(.outputTokens)\"")" = "1210 145" ]
+check "usage after a new rewind: m-5's tokens still count" \
+	[ "$(jq_out ".rows[] | select(.sessionId == \"$MAIN\") | \"\(.inputTokens) \(.outputTokens)\"")" = "1610 235" ]
 
 finish
