@@ -5,6 +5,7 @@
  * full read. */
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
+#include "ac_source_paths.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -27,12 +28,11 @@ struct ac_source_index {
 	char gemini_hash[AC_SHA256_HEX_LEN + 1];
 	slot *slots;
 	size_t n, cap;
-	json_t *by_path;  /* path -> slot number */
+	ac_source_paths paths; /* path -> slot number */
 	ac_source_session **listed;
 	size_t nlisted;
 	unsigned generation;
 	char *cache_path;  /* NULL: no cache */
-	json_t *cache;     /* what the cache held, until the first refresh used it */
 	bool cache_loaded;
 	bool cache_dirty;  /* read since the last save */
 	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
@@ -45,7 +45,25 @@ struct ac_source_index {
 		char *reason;
 	} *unreadable;
 	size_t n_unreadable, cap_unreadable;
+	/* The files a walk passed over this refresh (the canary), then what
+	 * the canary says per source. */
+	struct passed {
+		ac_source_kind kind;
+		char *path;
+	} *passed;
+	size_t n_passed, cap_passed;
+	ac_source_drift drift[AC_SOURCE_COUNT];
 };
+
+static const char *path_of_slot(size_t i, void *ctx)
+{
+	return ((ac_source_index *)ctx)->slots[i].s->path;
+}
+
+static size_t slot_of(ac_source_index *ix, const char *path)
+{
+	return ac_source_paths_find(&ix->paths, path, path_of_slot, ix);
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -66,8 +84,7 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 				ok = false;
 		ix->opts.workspace = dup_or_null(opts->workspace ? opts->workspace : "/");
 		ix->opts.cache_dir = dup_or_null(opts->cache_dir);
-		ix->by_path = json_object();
-		ok = ok && ix->opts.workspace && ix->by_path &&
+		ok = ok && ix->opts.workspace &&
 		     (!opts->cache_dir || ix->opts.cache_dir);
 	}
 	if (!ok) {
@@ -84,6 +101,13 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 }
 
 static void save_cache(ac_source_index *ix, bool now);
+
+static void forget_passed(ac_source_index *ix)
+{
+	for (size_t i = 0; i < ix->n_passed; i++)
+		free(ix->passed[i].path);
+	ix->n_passed = 0;
+}
 
 static void forget_unreadable(ac_source_index *ix)
 {
@@ -105,37 +129,54 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->cache_path);
 	forget_unreadable(ix);
 	free(ix->unreadable);
-	json_decref(ix->cache);
-	json_decref(ix->by_path);
+	forget_passed(ix);
+	free(ix->passed);
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_source_tally_free(&ix->drift[k].files);
+		ac_source_tally_free(&ix->drift[k].types);
+	}
+	ac_source_paths_free(&ix->paths);
 	ac_source_options_free(&ix->opts);
 	free(ix);
 }
 
-static int add_slot(ac_source_index *ix, const char *path, size_t *out_at)
+/* Puts s (owned from now on) in a new slot, *out_at its number. */
+static int add_slot(ac_source_index *ix, ac_source_session *s, size_t *out_at)
 {
-	ac_source_session *s;
 	int rc;
 
 	if (ix->n == ix->cap) {
 		size_t cap = ix->cap ? ix->cap * 2 : 64;
 		slot *grown = realloc(ix->slots, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			ac_source_session_free(s);
 			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
 		ix->slots = grown;
 		ix->cap = cap;
 	}
-	if ((rc = ac_source_session_new(&s, ix->kind, path)))
-		return rc;
-	if (json_object_set_new(ix->by_path, path, json_integer((json_int_t)ix->n))) {
-		ac_source_session_free(s);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	if (ix->cache)
-		ac_source_cache_restore(s, ix->cache);
 	ix->slots[ix->n] = (slot){s, 0};
+	if ((rc = ac_source_paths_add(&ix->paths, s->path, ix->n, path_of_slot, ix))) {
+		ac_source_session_free(s);
+		return rc;
+	}
 	*out_at = ix->n++;
 	return 0;
+}
+
+/* A record of the cache: a slot not yet seen by a walk (one the walk does
+ * not find is swept). A path twice is kept once. */
+static int restored(ac_source_session *s, void *ctx)
+{
+	ac_source_index *ix = ctx;
+	size_t at;
+
+	if (slot_of(ix, s->path) != (size_t)-1) {
+		ac_source_session_free(s);
+		return 0;
+	}
+	return add_slot(ix, s, &at);
 }
 
 /* A Gemini chat in the workspace's own hash folder names no cwd: the
@@ -181,8 +222,8 @@ static int note_unreadable(ac_source_index *ix, const char *path, const char *re
 static int found(const char *path, const struct stat *st, void *ctx)
 {
 	ac_source_index *ix = ctx;
-	json_t *at;
-	size_t i = 0;
+	ac_source_session *s;
+	size_t i;
 	bool changed = false;
 	int rc;
 
@@ -191,13 +232,19 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	 * back to the tool. No tool writes one: counted, not read. */
 	if (!ac_text_is_utf8(path, strlen(path)))
 		return note_unreadable(ix, path, "the file name is not valid UTF-8");
-	at = json_object_get(ix->by_path, path);
-	if (at) {
-		i = (size_t)json_integer_value(at);
-	} else if ((rc = add_slot(ix, path, &i))) {
-		return rc;
+	i = slot_of(ix, path);
+	if (i != (size_t)-1 && ix->slots[i].s->kind != ix->kind) {
+		/* Known (or cached) as another source's: read anew as this one. */
+		if ((rc = ac_source_session_new(&s, ix->kind, path)))
+			return rc;
+		ac_source_session_free(ix->slots[i].s);
+		ix->slots[i].s = s;
+	} else if (i == (size_t)-1) {
+		if ((rc = ac_source_session_new(&s, ix->kind, path)) || (rc = add_slot(ix, s, &i)))
+			return rc;
 	}
-	/* The walk's lstat says it is as read: not even opened. */
+	/* The walk's lstat says it is as read (or as the cache says it was
+	 * read): not even opened. */
 	if (ac_source_session_unchanged(ix->slots[i].s, st)) {
 		ix->slots[i].seen = ix->generation;
 		return 0;
@@ -223,24 +270,89 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	return 0;
 }
 
+/* A file a walk passed over (its name does not fit the walk's pattern):
+ * kept until the refresh ends, when it is counted unless another walk of
+ * the same source took it. */
+static int passed_over(const char *path, const struct stat *st, void *ctx)
+{
+	ac_source_index *ix = ctx;
+	char *copy;
+
+	(void)st;
+	if (ix->n_passed == ix->cap_passed) {
+		size_t cap = ix->cap_passed ? ix->cap_passed * 2 : 16;
+		struct passed *grown = realloc(ix->passed, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->passed = grown;
+		ix->cap_passed = cap;
+	}
+	if (!(copy = strdup(path)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	ix->passed[ix->n_passed++] = (struct passed){ix->kind, copy};
+	return 0;
+}
+
+static int by_kind_and_path(const void *a, const void *b)
+{
+	const struct passed *x = a, *y = b;
+
+	return x->kind != y->kind ? (int)x->kind - (int)y->kind : strcmp(x->path, y->path);
+}
+
+/* The canary after a refresh: per source, the files passed over that no
+ * walk took, by pattern, and the record types its transcripts skipped. */
+static int tally_drift(ac_source_index *ix)
+{
+	ac_buf pattern = AC_BUF_INIT;
+	int rc = 0;
+
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_source_tally_clear(&ix->drift[k].files);
+		ac_source_tally_clear(&ix->drift[k].types);
+	}
+	qsort(ix->passed, ix->n_passed, sizeof(*ix->passed), by_kind_and_path);
+	for (size_t i = 0; i < ix->n_passed && rc == 0; i++) {
+		const struct passed *p = &ix->passed[i];
+		const char *name = strrchr(p->path, '/');
+
+		if ((i && by_kind_and_path(p, p - 1) == 0) || slot_of(ix, p->path) != (size_t)-1)
+			continue; /* passed over twice, or taken by another walk */
+		if (ac_source_canary_pattern(&pattern, name ? name + 1 : p->path))
+			rc = ac_source_tally_add(&ix->drift[p->kind].files, pattern.data, 1);
+	}
+	for (size_t i = 0; i < ix->n && rc == 0; i++) {
+		const ac_source_session *s = ix->slots[i].s;
+		ac_source_tally *t = &ix->drift[s->kind].types;
+
+		for (size_t u = 0; u < s->nunknown && rc == 0; u++)
+			rc = ac_source_tally_add(t, s->unknown[u].type, s->unknown[u].count);
+		t->other += s->unknown_other;
+	}
+	forget_passed(ix);
+	ac_buf_free(&pattern);
+	return rc;
+}
+
 /* Drops the files this refresh did not find, keeping slot numbers dense. */
 static int sweep(ac_source_index *ix)
 {
 	size_t kept = 0;
+	int rc = 0;
 
+	ac_source_paths_clear(&ix->paths);
 	for (size_t i = 0; i < ix->n; i++) {
 		if (ix->slots[i].seen != ix->generation) {
-			json_object_del(ix->by_path, ix->slots[i].s->path);
 			ac_source_session_free(ix->slots[i].s);
 			continue;
 		}
-		if (kept != i &&
-		    json_object_set_new(ix->by_path, ix->slots[i].s->path, json_integer((json_int_t)kept)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
 		ix->slots[kept++] = ix->slots[i];
 	}
 	ix->n = kept;
-	return 0;
+	for (size_t i = 0; i < ix->n && rc == 0; i++)
+		rc = ac_source_paths_add(&ix->paths, ix->slots[i].s->path, i, path_of_slot, ix);
+	return rc;
 }
 
 static int newest_first(const void *a, const void *b)
@@ -288,12 +400,14 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 
 	if (ix->cache_path && !ix->cache_loaded) {
 		ix->cache_loaded = true;
-		if ((rc = ac_source_cache_load(&ix->cache, ix->cache_path)))
+		if ((rc = ac_source_cache_load(ix->cache_path, restored, ix)))
 			return rc;
 	}
 	ix->generation++;
 	ix->read = 0;
 	forget_unreadable(ix);
+	forget_passed(ix);
+	ac_source_walk_unread(passed_over, ix);
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
 		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
 
@@ -302,9 +416,8 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 		ix->kind = (ac_source_kind)k;
 		rc = a->discover(ix->opts.dir[k], ix->opts.workspace, ix->opts.all_projects, found, ix);
 	}
-	json_decref(ix->cache); /* every file it knew is restored or gone */
-	ix->cache = NULL;
-	if (rc || (rc = sweep(ix)))
+	ac_source_walk_unread(NULL, NULL);
+	if (rc || (rc = sweep(ix)) || (rc = tally_drift(ix)))
 		return rc;
 	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
@@ -354,4 +467,9 @@ ac_source_session *ac_source_index_find(ac_source_index *ix, const char *id)
 		if (!strcmp(ix->listed[i]->id, id))
 			return ix->listed[i];
 	return NULL;
+}
+
+const ac_source_drift *ac_source_index_drift(const ac_source_index *ix, ac_source_kind kind)
+{
+	return &ix->drift[kind < AC_SOURCE_COUNT ? kind : 0];
 }
