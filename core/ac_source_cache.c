@@ -224,13 +224,13 @@ static ac_source_session *restore(reader *r)
 
 	get_str(r, &path);
 	kind = get_u64(r);
-	if (r->bad || !path || !*path || kind >= AC_SOURCE_COUNT ||
-	    ac_source_session_new(&s, (ac_source_kind)kind, path) != 0) {
+	if (r->bad || !path || !*path || kind >= AC_SOURCE_COUNT || !(s = calloc(1, sizeof(*s)))) {
 		free(path);
-		ac_error_clear();
 		return NULL;
 	}
-	free(path);
+	/* As ac_source_session_new() makes it, the path not copied again. */
+	s->path = path;
+	s->kind = (ac_source_kind)kind;
 	for (size_t i = 0; i < N_STRINGS; i++)
 		get_str(r, (char **)((char *)s + string_fields[i]));
 	s->messages = (size_t)get_u64(r);

@@ -157,7 +157,7 @@ static int add_slot(ac_source_index *ix, ac_source_session *s, size_t *out_at)
 		ix->cap = cap;
 	}
 	ix->slots[ix->n] = (slot){s, 0};
-	if ((rc = ac_source_paths_add(&ix->paths, s->path, ix->n, path_of_slot, ix))) {
+	if ((rc = ac_source_paths_add(&ix->paths, s->path, ix->n))) {
 		ac_source_session_free(s);
 		return rc;
 	}
@@ -341,7 +341,6 @@ static int sweep(ac_source_index *ix)
 	size_t kept = 0;
 	int rc = 0;
 
-	ac_source_paths_clear(&ix->paths);
 	for (size_t i = 0; i < ix->n; i++) {
 		if (ix->slots[i].seen != ix->generation) {
 			ac_source_session_free(ix->slots[i].s);
@@ -349,19 +348,50 @@ static int sweep(ac_source_index *ix)
 		}
 		ix->slots[kept++] = ix->slots[i];
 	}
+	if (kept == ix->n)
+		return 0; /* slot numbers unchanged: the table holds */
 	ix->n = kept;
+	ac_source_paths_clear(&ix->paths);
 	for (size_t i = 0; i < ix->n && rc == 0; i++)
-		rc = ac_source_paths_add(&ix->paths, ix->slots[i].s->path, i, path_of_slot, ix);
+		rc = ac_source_paths_add(&ix->paths, ix->slots[i].s->path, i);
 	return rc;
+}
+
+/* A listed session with its update's 24 bytes (ISO-8601 to the
+ * millisecond) as three integers
+ * that order as the bytes do: most comparisons of a sort of 200,000 end
+ * there, without following a pointer. */
+typedef struct {
+	uint64_t key[3];
+	ac_source_session *s;
+} sort_item;
+
+static void sort_key(sort_item *it, ac_source_session *s)
+{
+	const char *u = s->updated ? s->updated : "";
+	size_t n = strlen(u);
+
+	it->s = s;
+	for (int k = 0; k < 3; k++) {
+		it->key[k] = 0;
+		for (size_t b = 0; b < 8; b++) {
+			size_t at = (size_t)k * 8 + b;
+
+			it->key[k] = it->key[k] << 8 | (at < n ? (unsigned char)u[at] : 0);
+		}
+	}
 }
 
 static int newest_first(const void *a, const void *b)
 {
-	const ac_source_session *x = *(ac_source_session *const *)a;
-	const ac_source_session *y = *(ac_source_session *const *)b;
-	int c = strcmp(y->updated ? y->updated : "", x->updated ? x->updated : "");
+	const sort_item *x = a, *y = b;
+	int c;
 
-	return c ? c : strcmp(x->path, y->path);
+	for (int k = 0; k < 3; k++)
+		if (x->key[k] != y->key[k])
+			return y->key[k] > x->key[k] ? 1 : -1;
+	c = strcmp(y->s->updated ? y->s->updated : "", x->s->updated ? x->s->updated : "");
+	return c ? c : strcmp(x->s->path, y->s->path);
 }
 
 static bool listed(const ac_source_index *ix, const ac_source_session *s)
@@ -396,6 +426,7 @@ static void save_cache(ac_source_index *ix, bool now)
 int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
 	ac_source_session **list;
+	sort_item *items;
 	int rc = 0;
 
 	if (ix->cache_path && !ix->cache_loaded) {
@@ -424,10 +455,15 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	ix->listed = list;
 	ix->nlisted = 0;
+	if (!(items = malloc((ix->n + 1) * sizeof(*items))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ix->n; i++)
 		if (listed(ix, ix->slots[i].s))
-			list[ix->nlisted++] = ix->slots[i].s;
-	qsort(list, ix->nlisted, sizeof(*list), newest_first);
+			sort_key(&items[ix->nlisted++], ix->slots[i].s);
+	qsort(items, ix->nlisted, sizeof(*items), newest_first);
+	for (size_t i = 0; i < ix->nlisted; i++)
+		list[i] = items[i].s;
+	free(items);
 	if (out_read)
 		*out_read = ix->read;
 	return 0;

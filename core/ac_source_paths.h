@@ -10,7 +10,12 @@
 #include <stdint.h>
 
 typedef struct {
-	uint32_t *cells; /* slot number + 1; 0 is empty */
+	uint32_t hash; /* of the path; 0: empty */
+	uint32_t slot;
+} ac_source_paths_cell;
+
+typedef struct {
+	ac_source_paths_cell *cells;
 	size_t mask;     /* cells - 1 (a power of two less one), 0 when none */
 	size_t used;
 } ac_source_paths;
@@ -23,8 +28,7 @@ size_t ac_source_paths_find(const ac_source_paths *t, const char *path, ac_sourc
 			    void *ctx);
 
 /* Adds slot i under path (not yet in t). 0 or AC_ENOMEM. */
-int ac_source_paths_add(ac_source_paths *t, const char *path, size_t i, ac_source_path_of of,
-			void *ctx);
+int ac_source_paths_add(ac_source_paths *t, const char *path, size_t i);
 
 /* Empties t, keeping its cells. */
 void ac_source_paths_clear(ac_source_paths *t);
