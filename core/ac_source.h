@@ -210,8 +210,9 @@ const char *ac_source_index_unreadable_at(const ac_source_index *index, size_t i
 /* The format-drift canary of one source, as the last refresh found it:
  * files its folders held that its reader did not take, by name pattern
  * ("session-*.jsonl": a name's leading letters and separator, '*', its
- * extension; only names with a transcript's extension, .json, .jsonl,
- * .ndjson, compressed or not, in the folders the source walks), and
+ * extension; only names whose extension, from the first dot, is a
+ * transcript's: .json, .jsonl, .ndjson, each also with .zst or .gz; only
+ * in the folders the source walks), and
  * records its transcripts hold of types its reader does not know, by
  * type (summed over every transcript read, not only those listed). Names
  * are stored escaped; the first 16 of each are kept, the rest counted in

@@ -36,19 +36,12 @@ static bool transcript_like(const char *ext)
 
 bool ac_source_canary_pattern(ac_buf *out, const char *name)
 {
-	const char *dot, *ext = NULL, *stem_end;
+	const char *ext = strchr(name, '.'), *stem_end;
 	size_t lead = 0;
 
-	if (name[0] == '.')
-		return false;
-	/* The extension: from the first dot that starts a transcript one
-	 * (".meta.json" of "agent-1.meta.json" is not, ".json" is). */
-	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.'))
-		if (transcript_like(dot)) {
-			ext = dot;
-			break;
-		}
-	if (!ext)
+	/* The extension, from the first dot, is a transcript's whole: a
+	 * side file such as "agent-1.meta.json" is not a transcript. */
+	if (name[0] == '.' || !ext || !transcript_like(ext))
 		return false;
 	/* The fixed part of the name: its leading letters and the separator
 	 * after them ("session-", "rollout-"); the rest varies (ids, times). */

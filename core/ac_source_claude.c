@@ -206,14 +206,35 @@ int ac_source_claude_session_id(ac_source_session *s)
 	return 0;
 }
 
+/* The record types Claude Code writes (its appendEntry: user, assistant,
+ * system and the always-written summary, custom-title,
+ * file-history-snapshot, queue-operation; later versions' progress,
+ * attachment, ai-title, last-prompt, tag, agent-name, pr-link). Any other
+ * is counted by the format-drift canary (`agentctl sources check`). */
+static const char *const known_types[] = {
+	"user", "assistant", "system", "summary", "custom-title", "file-history-snapshot",
+	"queue-operation", "progress", "attachment", "ai-title", "last-prompt", "tag",
+	"agent-name", "pr-link",
+};
+
+const char *ac_source_claude_known_type(size_t i)
+{
+	return i < sizeof(known_types) / sizeof(*known_types) ? known_types[i] : NULL;
+}
+
 static int entry(ac_source_session *s, const json_t *e)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message");
+	bool known = false;
 	int rc;
 
 	if (!type)
 		return 0;
+	for (size_t i = 0; ac_source_claude_known_type(i) && !known; i++)
+		known = !strcmp(type, ac_source_claude_known_type(i));
+	if (!known && (rc = ac_source_note_unknown(s, type)))
+		return rc;
 	if (!strcmp(type, "summary")) {
 		/* Claude Code's own title for the thread: shown when no prompt is. */
 		return ac_source_set(&s->title, json_object_get(e, "summary"));

@@ -22,4 +22,8 @@ void ac_source_claude_assistant_turn(ac_source_session *s, bool said);
  * when the line is left to jansson. */
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len);
 
+/* The i-th record type Claude Code writes that the adapter knows, NULL
+ * past the last: any other is counted as unknown. */
+const char *ac_source_claude_known_type(size_t i);
+
 #endif

@@ -219,6 +219,22 @@ static int note_assistant(ac_source_session *s, const ac_json_span *content)
 	return 0;
 }
 
+/* A type the adapter does not know is counted (the canary). */
+static int note_type(ac_source_session *s, const ac_json_span *type)
+{
+	char *name;
+	int rc;
+
+	for (size_t i = 0; ac_source_claude_known_type(i); i++)
+		if (is(type, ac_source_claude_known_type(i)))
+			return 0;
+	if (!(name = decoded(type)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_source_note_unknown(s, name);
+	free(name);
+	return rc;
+}
+
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
 {
 	ac_json_span f[F_COUNT];
@@ -237,6 +253,8 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 	}
 	if (f[F_TYPE].type != AC_JSON_STRING)
 		return 0;
+	if ((rc = note_type(s, &f[F_TYPE])))
+		return rc;
 	if (is(&f[F_TYPE], "summary"))
 		return set_from(&s->title, &f[F_SUMMARY], false);
 	if (f[F_SIDECHAIN].type == AC_JSON_TRUE)
