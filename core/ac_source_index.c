@@ -312,7 +312,8 @@ static int tally_drift(ac_source_index *ix)
 		ac_source_tally_clear(&ix->drift[k].files);
 		ac_source_tally_clear(&ix->drift[k].types);
 	}
-	qsort(ix->passed, ix->n_passed, sizeof(*ix->passed), by_kind_and_path);
+	if (ix->n_passed > 1) /* qsort() is never given a NULL array */
+		qsort(ix->passed, ix->n_passed, sizeof(*ix->passed), by_kind_and_path);
 	for (size_t i = 0; i < ix->n_passed && rc == 0; i++) {
 		const struct passed *p = &ix->passed[i];
 		const char *name = strrchr(p->path, '/');
