@@ -233,8 +233,10 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	if (!ac_text_is_utf8(path, strlen(path)))
 		return note_unreadable(ix, path, "the file name is not valid UTF-8");
 	i = slot_of(ix, path);
-	if (i != (size_t)-1 && ix->slots[i].s->kind != ix->kind) {
-		/* Known (or cached) as another source's: read anew as this one. */
+	if (i != (size_t)-1 && (ix->slots[i].s->kind != ix->kind ||
+				(uint64_t)st->st_size < ix->slots[i].s->size)) {
+		/* Known (or cached) as another source's, or shorter than when
+		 * it was read (rewritten in place): read anew from its start. */
 		if ((rc = ac_source_session_new(&s, ix->kind, path)))
 			return rc;
 		ac_source_session_free(ix->slots[i].s);
