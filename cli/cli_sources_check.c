@@ -2,8 +2,14 @@
  * transcripts (Claude Code, Codex, Gemini CLI) gave, per source: its
  * folder, how many transcripts list, how many of their lines were not
  * entries, and each transcript that could not be read at all (a name that
- * is not UTF-8, no permission), named escaped. Exit 1 when any could not
- * be read, as `journal check` does for a bad line; the transcripts are
+ * is not UTF-8, no permission), named escaped; and the format-drift
+ * canary: files in its folders that look like transcripts of a format it
+ * does not read ("gemini: 17 session-*.jsonl not read") and records of
+ * types it does not know ("codex: 3 records of type world_state
+ * skipped"). Exit 1 when any transcript could not be read or a
+ * transcript-like file was not read (sessions are missing), as `journal
+ * check` does for a bad line; skipped record types, like malformed lines,
+ * are reported but exit 0 (the sessions are listed). The transcripts are
  * only read. */
 #include "cli.h"
 #include "cli_sources.h"
@@ -14,8 +20,31 @@
 #include <string.h>
 
 typedef struct {
-	size_t transcripts, malformed, unreadable;
+	size_t transcripts, malformed, unreadable, files_not_read, records_skipped;
 } source_counts;
+
+static size_t tally_total(const ac_source_tally *t)
+{
+	size_t n = t->other;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += t->items[i].count;
+	return n;
+}
+
+/* [{name-key: name, count}], the rest as {name-key: null, count}. */
+static json_t *tally_json(const ac_source_tally *t, const char *key)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < t->n; i++)
+		json_array_append_new(out, json_pack("{s:s, s:I}", key, t->items[i].name, "count",
+						     (json_int_t)t->items[i].count));
+	if (t->other)
+		json_array_append_new(out, json_pack("{s:n, s:I}", key, "count",
+						     (json_int_t)t->other));
+	return out;
+}
 
 static void count(source_counts out[AC_SOURCE_COUNT], ac_source_index *index)
 {
@@ -31,6 +60,12 @@ static void count(source_counts out[AC_SOURCE_COUNT], ac_source_index *index)
 	}
 	for (size_t i = 0; ac_source_index_unreadable_at(index, i, &kind); i++)
 		out[kind].unreadable++;
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		const ac_source_drift *d = ac_source_index_drift(index, (ac_source_kind)k);
+
+		out[k].files_not_read = tally_total(&d->files);
+		out[k].records_skipped = tally_total(&d->types);
+	}
 }
 
 static json_t *as_json(const source_counts counts[AC_SOURCE_COUNT], ac_source_index *index)
@@ -40,13 +75,20 @@ static json_t *as_json(const source_counts counts[AC_SOURCE_COUNT], ac_source_in
 	ac_source_kind kind;
 	const char *reason;
 
-	for (int k = 0; k < AC_SOURCE_COUNT; k++)
-		json_array_append_new(sources, json_pack("{s:s, s:o, s:I, s:I, s:I}", "source",
-				      ac_source_name((ac_source_kind)k), "folder",
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		const ac_source_drift *d = ac_source_index_drift(index, (ac_source_kind)k);
+
+		json_array_append_new(sources, json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:o, s:I, s:o}",
+				      "source", ac_source_name((ac_source_kind)k), "folder",
 				      opts->dir[k] ? json_string(opts->dir[k]) : json_null(),
 				      "transcripts", (json_int_t)counts[k].transcripts,
 				      "malformedLines", (json_int_t)counts[k].malformed,
-				      "unreadable", (json_int_t)counts[k].unreadable));
+				      "unreadable", (json_int_t)counts[k].unreadable,
+				      "filesNotRead", (json_int_t)counts[k].files_not_read,
+				      "filesNotReadByPattern", tally_json(&d->files, "pattern"),
+				      "recordsSkipped", (json_int_t)counts[k].records_skipped,
+				      "recordsSkippedByType", tally_json(&d->types, "type")));
+	}
 	for (size_t i = 0; (reason = ac_source_index_unreadable_at(index, i, &kind)); i++)
 		json_array_append_new(unreadable, json_pack("{s:s, s:s}", "source",
 							    ac_source_name(kind), "reason", reason));
@@ -78,7 +120,7 @@ static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
 	const ac_source_options *opts = ac_source_index_options(index);
 	ac_source_kind kind;
 	const char *reason;
-	char figures[128];
+	char figures[256];
 
 	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
 		cli_put_cell(out, ac_source_name((ac_source_kind)k), 12);
@@ -87,8 +129,10 @@ static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
 			ac_buf_printf(out, "off\n");
 			continue;
 		}
-		snprintf(figures, sizeof(figures), "%zu listed, %zu malformed lines, %zu unreadable",
-			 counts[k].transcripts, counts[k].malformed, counts[k].unreadable);
+		snprintf(figures, sizeof(figures),
+			 "%zu listed, %zu malformed lines, %zu unreadable, %zu files not read, "
+			 "%zu records skipped", counts[k].transcripts, counts[k].malformed,
+			 counts[k].unreadable, counts[k].files_not_read, counts[k].records_skipped);
 		cli_put_cell(out, figures, 0);
 		ac_buf_printf(out, "  ");
 		cli_put_cell(out, opts->dir[k], 0);
@@ -99,6 +143,19 @@ static void as_text(ac_buf *out, const source_counts counts[AC_SOURCE_COUNT],
 		ac_buf_printf(out, "! %s: ", ac_source_name(kind));
 		cli_put_cell(out, reason, 0);
 		ac_buf_putc(out, '\n');
+	}
+	/* The canary, one line a source (its names are stored escaped). */
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_buf line = AC_BUF_INIT;
+
+		if (ac_source_drift_describe(&line, (ac_source_kind)k,
+					     ac_source_index_drift(index, (ac_source_kind)k)) == 0 &&
+		    line.len) {
+			ac_buf_printf(out, "! ");
+			cli_put_cell(out, line.data, 0);
+			ac_buf_putc(out, '\n');
+		}
+		ac_buf_free(&line);
 	}
 }
 
@@ -133,8 +190,14 @@ static int check(cli_context *ctx, int argc, char **argv)
 		as_text(&out, counts, index);
 		cli_write(out.data, out.len);
 	}
-	if ((status = cli_finish_output()) == CLI_OK && ac_source_index_unreadable(index, NULL))
-		status = CLI_FAILED;
+	if ((status = cli_finish_output()) == CLI_OK) {
+		bool missing = ac_source_index_unreadable(index, NULL) > 0;
+
+		for (int k = 0; k < AC_SOURCE_COUNT; k++)
+			missing = missing || counts[k].files_not_read;
+		if (missing)
+			status = CLI_FAILED;
+	}
 done:
 	ac_buf_free(&out);
 	ac_source_index_free(index);

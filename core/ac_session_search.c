@@ -400,6 +400,89 @@ static void order_and_cut(ac_search_results *out, const ac_search_item *items, s
 }
 
 
+/* ---- a file too big to hold: streamed ------------------------------------ */
+
+/* The prefilter over a file read a block at a time: each block is looked
+ * at with the last bytes of the one before (as many as the longest form
+ * less one), so that a form across two blocks is still seen. */
+typedef struct {
+	const search_ctx *c;
+	char *window; /* overlap + block */
+	size_t keep, kept;
+} stream_filter;
+
+#define STREAM_FOUND 1
+
+static int filter_block(const char *bytes, size_t len, void *ctx)
+{
+	stream_filter *f = ctx;
+	size_t n = f->kept + len;
+
+	memcpy(f->window + f->kept, bytes, len);
+	if (prefilter(f->c, f->window, n))
+		return STREAM_FOUND;
+	f->kept = n < f->keep ? n : f->keep;
+	memmove(f->window, f->window + n - f->kept, f->kept);
+	return 0;
+}
+
+/* True in *out_may when a form of the needle stands in the file at path.
+ * 0, or the errors of a read. */
+static int stream_prefilter(bool *out_may, const search_ctx *c, const char *path)
+{
+	stream_filter f = {c, NULL, 0, 0};
+	int rc;
+
+	*out_may = false;
+	for (size_t k = 0; k < c->nforms; k++)
+		if (c->forms[k].len > f.keep)
+			f.keep = c->forms[k].len;
+	f.keep = f.keep ? f.keep - 1 : 0;
+	if (!(f.window = malloc(f.keep + AC_FILE_BLOCK)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_file_each_block(path, filter_block, &f);
+	free(f.window);
+	if (rc == STREAM_FOUND) {
+		*out_may = true;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* A file read from its path a block at a time by its provider: memory
+ * bounded by its longest line, not its size (a 2 GiB line is not held). */
+static int search_streamed(ac_search_results *out, search_ctx *c, const ac_search_item *item,
+			   ac_search_problem_fn problem, void *problem_ctx)
+{
+	size_t skipped = 0;
+	bool may = false;
+	int rc;
+
+	if ((rc = stream_prefilter(&may, c, item->path)))
+		return rc;
+	out->files_read++;
+	if (!may)
+		return 0;
+	out->files_parsed++;
+	c->updated_at = item->updated_at;
+	rc = item->provider->messages_file(item->path, on_message, c, &skipped);
+	out->lines_skipped += skipped;
+	if (skipped && problem && rc != AC_ENOMEM) {
+		char *message = NULL;
+		ac_buf text = AC_BUF_INIT;
+
+		/* Said, so that no hit missed there passes for none. */
+		if (ac_buf_printf(&text, "%s: %zu line%s too long to search, not searched",
+				  item->path, skipped, skipped == 1 ? "" : "s") == 0)
+			message = ac_buf_detach(&text);
+		if (message)
+			problem(message, problem_ctx);
+		free(message);
+		ac_buf_free(&text);
+	}
+	return rc;
+}
+
 int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		      const char *needle, size_t needle_len, size_t limit, bool first_only,
 		      ac_search_problem_fn problem, void *problem_ctx)
@@ -445,6 +528,22 @@ int ac_session_search(ac_search_results *out, ac_search_item *items, size_t n,
 		const char *text;
 		size_t len = items[i].len;
 
+		if (!items[i].bytes && items[i].updated_at && items[i].provider->messages_file) {
+			c.item = i;
+			rc = search_streamed(out, &c, &items[i], problem, problem_ctx);
+			if (rc == STOP_LIMIT || rc == STOP_ITEM) {
+				rc = 0;
+			} else if (rc && rc != AC_ENOMEM) {
+				/* Gone since it was listed, or unreadable: the
+				 * others are still searched. */
+				if (problem && rc != AC_ENOTFOUND)
+					problem(ac_error_last(), problem_ctx);
+				rc = 0;
+			}
+			if (rc)
+				goto done;
+			continue;
+		}
 		if (items[i].bytes) {
 			text = items[i].bytes;
 		} else if ((rc = ac_file_read(&bytes, &len, items[i].path)) == 0) {

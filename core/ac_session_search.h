@@ -44,6 +44,14 @@ typedef struct {
 	 * none) read from its bytes, for ordering items that came without
 	 * one; NULL: such items sort last. */
 	char *(*updated_at)(const char *bytes, size_t len);
+	/* Optional: as messages(), but reading the file at path itself, a
+	 * block at a time, one line held at most (JSON Lines): memory stays
+	 * bounded by the longest line kept, whatever the file's size. A line
+	 * longer than the provider keeps makes no message (as its
+	 * conversation has none) and is counted in *out_skipped. Used for an
+	 * item read from path whose updated_at is known. */
+	int (*messages_file)(const char *path, ac_search_message_fn fn, void *ctx,
+			     size_t *out_skipped);
 } ac_search_provider;
 
 /* For a provider that can cut its bytes into messages before decoding
@@ -96,6 +104,7 @@ typedef struct {
 	size_t n;
 	size_t files_read;    /* files whose bytes were read */
 	size_t files_parsed;  /* of those, passed by the prefilter and parsed */
+	size_t lines_skipped; /* too long to be searched (messages_file) */
 	bool limited;         /* the limit stopped the search */
 } ac_search_results;
 

@@ -650,6 +650,20 @@ static bool name_fits(const char *name, const char *prefix, const char *suffix)
 	return n >= np + ns && !strncmp(name, prefix, np) && !strcmp(name + n - ns, suffix);
 }
 
+static _Thread_local ac_source_found_fn walk_unread_fn;
+static _Thread_local void *walk_unread_ctx;
+
+void ac_source_walk_unread(ac_source_found_fn fn, void *ctx)
+{
+	walk_unread_fn = fn;
+	walk_unread_ctx = ctx;
+}
+
+int ac_source_walk_passed(const char *path, const struct stat *st)
+{
+	return walk_unread_fn ? walk_unread_fn(path, st, walk_unread_ctx) : 0;
+}
+
 int ac_source_walk(const char *folder, const char *prefix, const char *suffix, int depth,
 		   ac_source_found_fn fn, void *ctx)
 {
@@ -669,12 +683,15 @@ int ac_source_walk(const char *folder, const char *prefix, const char *suffix, i
 		ac_buf_clear(&path);
 		if ((rc = ac_buf_printf(&path, "%s/%s", folder, d->d_name)))
 			break;
-		if (lstat(path.data, &st) != 0)
+		/* By name in the open folder: no path walk per file. */
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode) && depth > 0)
 			rc = ac_source_walk(path.data, prefix, suffix, depth - 1, fn, ctx);
 		else if (S_ISREG(st.st_mode) && name_fits(d->d_name, prefix, suffix))
 			rc = fn(path.data, &st, ctx);
+		else if (S_ISREG(st.st_mode) && walk_unread_fn)
+			rc = walk_unread_fn(path.data, &st, walk_unread_ctx);
 		if (rc)
 			break;
 	}

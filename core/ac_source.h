@@ -15,6 +15,7 @@
 #ifndef AC_SOURCE_H
 #define AC_SOURCE_H
 
+#include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_session_state.h"
 
@@ -233,6 +234,40 @@ size_t ac_source_index_unreadable(const ac_source_index *index, const char **out
  * Borrowed until the next refresh. `agentctl sources check` lists them. */
 const char *ac_source_index_unreadable_at(const ac_source_index *index, size_t i,
 					  ac_source_kind *out_kind);
+
+/* The format-drift canary of one source, as the last refresh found it:
+ * files its folders held that its reader did not take, by name pattern
+ * ("session-*.jsonl": a name's leading letters and separator, '*', its
+ * extension; only names whose extension, from the first dot, is a
+ * transcript's: .json, .jsonl, .ndjson, each also with .zst or .gz; only
+ * in the folders the source walks), and
+ * records its transcripts hold of types its reader does not know, by
+ * type (summed over every transcript read, not only those listed). Names
+ * are stored escaped; the first 16 of each are kept, the rest counted in
+ * other. */
+typedef struct {
+	char *name;
+	size_t count;
+} ac_source_tally_item;
+
+typedef struct {
+	ac_source_tally_item *items;
+	size_t n, cap;
+	size_t other;
+} ac_source_tally;
+
+typedef struct {
+	ac_source_tally files; /* not read, by name pattern */
+	ac_source_tally types; /* records skipped, by type */
+} ac_source_drift;
+
+/* The canary of kind after the last refresh. Borrowed until the next. */
+const ac_source_drift *ac_source_index_drift(const ac_source_index *index, ac_source_kind kind);
+
+/* Appends to out what d says, one clause per name ("gemini: 17
+ * session-*.jsonl not read; codex: 3 records of type world_state
+ * skipped"), nothing when it says nothing. 0 or AC_ENOMEM. */
+int ac_source_drift_describe(ac_buf *out, ac_source_kind kind, const ac_source_drift *d);
 
 /* The sessions listed (in the workspace, or all with all_projects),
  * newest update first. Borrowed; valid until the next refresh. */

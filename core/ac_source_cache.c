@@ -1,13 +1,20 @@
 /* What the transcript index read, kept between processes
- * ($XDG_CACHE_HOME/agentctl/sources-<hash>.json, one per workspace and
+ * ($XDG_CACHE_HOME/agentctl/sources-<hash>.bin, one per workspace and
  * scope), so that a new `session list` or dashboard reads only what was
  * appended since, not gigabytes of transcripts again.
  *
+ * A compact binary file, not JSON: at 200,000 transcripts a JSON cache
+ * built 200,000 jansson trees at each start (most of a 16 s warm list and
+ * most of its 900 MB). Here a record is its length, then length-prefixed
+ * strings and little-endian integers in the order of the tables below;
+ * loading one allocates only the summary's own strings.
+ *
  * The cache is input like any file: anyone who can write the folder can
- * write it. Every entry is checked (types, bounds, the file's identity
- * and size now); one that does not fit is dropped and its file read
- * again, and a cache that does not parse is ignored and rewritten. It
- * holds only what the transcripts say (shown escaped, like them), never a
+ * write it. Every record is checked (bounds, enums, UTF-8 strings without
+ * NUL); one that does not fit is dropped and its file read again, and a
+ * file that is not ours is ignored and rewritten. Whether a record still
+ * describes its file (identity, size, time) is the index's stat. It holds
+ * only what the transcripts say (shown escaped, like them), never a
  * command. */
 #include "ac_source_cache.h"
 
@@ -15,18 +22,35 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_json_fast.h"
 #include "ac_sha256.h"
+#include "ac_source_impl.h"
+#include "ac_text.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* 3: Claude's message count follows the conversation, titles ranked;
- * relation, parent, the adapter's read state. */
-#define CACHE_VERSION 3
-#define CACHE_MAX_BYTES (512u * 1024 * 1024) /* more is not a cache of ours */
+/* Bumped whenever a table below changes: an older file is then not ours. */
+#define CACHE_MAGIC "agentctl sources cache 3\n"
+#define CACHE_MAGIC_LEN (sizeof(CACHE_MAGIC) - 1)
+#define RECORD_MAX (8u * 1024 * 1024) /* more is not a record of ours */
 #define PENDING_MAX 4096
+#define NO_STRING 0xffffffffu
+
+/* The summary's strings, in record order (path first, apart). */
+static const size_t string_fields[] = {
+	offsetof(ac_source_session, id),
+	offsetof(ac_source_session, cwd),
+	offsetof(ac_source_session, task),
+	offsetof(ac_source_session, title),
+	offsetof(ac_source_session, model),
+	offsetof(ac_source_session, started),
+	offsetof(ac_source_session, updated),
+	offsetof(ac_source_session, parent_id),
+};
+#define N_STRINGS (sizeof(string_fields) / sizeof(string_fields[0]))
 
 int ac_source_cache_path(char **out, const ac_source_options *opts)
 {
@@ -46,7 +70,7 @@ int ac_source_cache_path(char **out, const ac_source_options *opts)
 		goto done;
 	}
 	ac_sha256_hex(hash, key.data, key.len);
-	if ((rc = ac_buf_printf(&path, "%s/sources-%.32s.json", opts->cache_dir, hash)))
+	if ((rc = ac_buf_printf(&path, "%s/sources-%.32s.bin", opts->cache_dir, hash)))
 		goto done;
 	*out = ac_buf_detach(&path);
 done:
@@ -55,63 +79,90 @@ done:
 	return rc;
 }
 
-static json_t *str_or_null(const char *s)
+/* ---- writing ---- */
+
+static int put_u64(ac_buf *b, uint64_t v)
 {
-	return s ? json_string(s) : json_null();
+	unsigned char bytes[8];
+
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (unsigned char)(v >> (8 * i));
+	return ac_buf_append(b, bytes, sizeof(bytes));
 }
 
-static json_t *entry_of(const ac_source_session *s)
+static int put_u32(ac_buf *b, uint32_t v)
 {
-	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
-	json_t *pending = json_array(), *e;
+	unsigned char bytes[4];
 
-	for (size_t i = 0; i < s->npending; i++)
-		json_array_append_new(pending, json_string(s->pending[i]));
-	e = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:b, "
-		      "s:I, s:I, s:I, s:I, s:I, s:o, s:i}",
-		      "kind", (int)s->kind, "path", s->path, "id", str_or_null(s->id),
-		      "cwd", str_or_null(s->cwd), "task", str_or_null(s->task),
-		      "title", str_or_null(s->title), "model", str_or_null(s->model),
-		      "started", str_or_null(s->started), "updated", str_or_null(s->updated),
-		      "messages", (json_int_t)s->messages, "malformed", (json_int_t)s->malformed,
-		      "turn", (int)s->turn, "approval", s->awaiting_approval,
-		      "offset", (json_int_t)s->offset, "dev", (json_int_t)s->dev,
-		      "ino", (json_int_t)s->ino, "size", (json_int_t)s->size,
-		      "mtime", (json_int_t)s->mtime_ns, "pending", pending,
-		      "titleRank", (int)s->title_rank);
-	if (e && (json_object_set_new(e, "relation", json_integer(s->relation)) ||
-		  json_object_set_new(e, "parent", str_or_null(s->parent_id)) ||
-		  json_object_set_new(e, "reader", json_pack("[I, I, I]", (json_int_t)s->reader_flags,
-							     (json_int_t)s->reader_mark[0],
-							     (json_int_t)s->reader_mark[1])))) {
-		json_decref(e);
-		return NULL;
+	for (int i = 0; i < 4; i++)
+		bytes[i] = (unsigned char)(v >> (8 * i));
+	return ac_buf_append(b, bytes, sizeof(bytes));
+}
+
+static int put_str(ac_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!s || n >= RECORD_MAX)
+		return put_u32(b, NO_STRING);
+	return put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
+}
+
+static int put_record(ac_buf *b, const ac_source_session *s)
+{
+	size_t start = b->len;
+	int rc = put_u32(b, 0) || put_str(b, s->path) || put_u64(b, (uint64_t)s->kind);
+
+	for (size_t i = 0; i < N_STRINGS && rc == 0; i++)
+		rc = put_str(b, *(char *const *)((const char *)s + string_fields[i]));
+	rc = rc || put_u64(b, s->messages) || put_u64(b, s->malformed) ||
+	     put_u64(b, (uint64_t)s->turn) || put_u64(b, s->awaiting_approval) ||
+	     put_u64(b, (uint64_t)s->relation) || put_u64(b, s->offset) || put_u64(b, s->dev) ||
+	     put_u64(b, s->ino) || put_u64(b, s->size) || put_u64(b, (uint64_t)s->mtime_ns) ||
+	     put_u64(b, s->unknown_other) || put_u64(b, s->nunknown);
+	for (size_t i = 0; i < s->nunknown && rc == 0; i++)
+		rc = put_str(b, s->unknown[i].type) || put_u64(b, s->unknown[i].count);
+	rc = rc || put_u64(b, s->npending);
+	for (size_t i = 0; i < s->npending && rc == 0; i++)
+		rc = put_str(b, s->pending[i]);
+	/* The adapter's own: which title won (Claude), a fork's copy
+	 * (Codex), a chat's messages by id (Gemini, as JSON: few files). */
+	rc = rc || put_u64(b, s->title_rank) || put_u64(b, s->reader_flags) ||
+	     put_u64(b, (uint64_t)s->reader_mark[0]) || put_u64(b, (uint64_t)s->reader_mark[1]);
+	if (rc == 0) {
+		const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+		json_t *state = a && a->state_save ? a->state_save(s) : NULL;
+		char *text = state ? json_dumps(state, JSON_COMPACT) : NULL;
+
+		rc = put_str(b, text);
+		free(text);
+		json_decref(state);
 	}
-	/* What the adapter keeps between reads (a Gemini chat's messages by
-	 * id): without it the file is read again from its start. */
-	if (e && a && a->state_save)
-		json_object_set_new(e, "adapter", a->state_save(s));
-	return e;
+	if (rc)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (b->len - start - 4 > RECORD_MAX) {
+		b->len = start; /* not kept: read again next time */
+		return 0;
+	}
+	for (int i = 0; i < 4; i++)
+		b->data[start + (size_t)i] = (char)((uint32_t)(b->len - start - 4) >> (8 * i));
+	return 0;
 }
 
 int ac_source_cache_save(const char *path, ac_source_session *const *list, size_t n)
 {
-	json_t *doc = json_pack("{s:i, s:[]}", "version", CACHE_VERSION, "files"), *files;
-	char *text = NULL, *slash, *dir = NULL;
-	int rc = 0;
+	ac_buf out = AC_BUF_INIT;
+	char *slash, *dir = NULL;
+	int rc;
 
-	if (!doc) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)))
 		goto done;
-	}
-	files = json_object_get(doc, "files");
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = list[i]->offset ? entry_of(list[i]) : NULL;
-
-		if (e)
-			json_array_append_new(files, e);
-	}
-	if (!(text = json_dumps(doc, JSON_COMPACT)) || !(dir = strdup(path))) {
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (list[i]->offset && list[i]->path)
+			rc = put_record(&out, list[i]);
+	if (rc)
+		goto done;
+	if (!(dir = strdup(path))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -119,159 +170,209 @@ int ac_source_cache_save(const char *path, ac_source_session *const *list, size_
 		*slash = '\0';
 	/* A cache is rebuilt after a crash: no fsync is worth its wait. */
 	if ((rc = ac_file_mkdirs(dir)) == 0)
-		rc = ac_atomic_write_unsynced(path, text, strlen(text));
+		rc = ac_atomic_write_unsynced(path, out.data, out.len);
 done:
 	free(dir);
-	free(text);
-	json_decref(doc);
+	ac_buf_free(&out);
 	return rc;
 }
 
-static bool get_uint(uint64_t *out, const json_t *e, const char *key)
-{
-	const json_t *v = json_object_get(e, key);
+/* ---- reading ---- */
 
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return false;
-	*out = (uint64_t)json_integer_value(v);
-	return true;
+typedef struct {
+	const unsigned char *p, *end;
+	bool bad;
+} reader;
+
+static uint64_t get_u64(reader *r)
+{
+	uint64_t v = 0;
+
+	if (r->bad || r->end - r->p < 8) {
+		r->bad = true;
+		return 0;
+	}
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += 8;
+	return v;
 }
 
-static bool get_str(char **out, const json_t *e, const char *key)
+static uint32_t get_u32(reader *r)
 {
-	const json_t *v = json_object_get(e, key);
+	uint32_t v = 0;
 
-	if (json_is_null(v))
-		return true;
-	if (!json_is_string(v))
-		return false;
-	return ac_source_set(out, v) == 0;
+	if (r->bad || r->end - r->p < 4) {
+		r->bad = true;
+		return 0;
+	}
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)r->p[i] << (8 * i);
+	r->p += 4;
+	return v;
 }
 
-/* Where the session sits (a fork, a sub-agent) and the adapter's own read
- * state, as the entry holds them. */
-static bool restore_reader(ac_source_session *s, const json_t *e)
+/* A string of the record into *out (NULL for none): valid UTF-8 without
+ * NUL, as every string of a summary is, or the record is bad. */
+static void get_str(reader *r, char **out)
 {
-	const json_t *reader = json_object_get(e, "reader");
-	uint64_t relation;
-
-	if (!get_uint(&relation, e, "relation") || relation > AC_SOURCE_SUBAGENT ||
-	    !get_str(&s->parent_id, e, "parent") || !json_is_array(reader) ||
-	    json_array_size(reader) != 3 || !json_is_integer(json_array_get(reader, 0)) ||
-	    !json_is_integer(json_array_get(reader, 1)) ||
-	    !json_is_integer(json_array_get(reader, 2)) ||
-	    json_integer_value(json_array_get(reader, 0)) < 0 ||
-	    json_integer_value(json_array_get(reader, 0)) > UINT32_MAX)
-		return false;
-	s->relation = (ac_source_relation)relation;
-	s->reader_flags = (uint32_t)json_integer_value(json_array_get(reader, 0));
-	s->reader_mark[0] = json_integer_value(json_array_get(reader, 1));
-	s->reader_mark[1] = json_integer_value(json_array_get(reader, 2));
-	return true;
-}
-
-/* Fills s (fresh, for the same path) from entry e when e is well formed
- * and still describes the file; false otherwise (s is then reset by the
- * caller's first read). */
-static bool restore(ac_source_session *s, const json_t *e, const struct stat *st)
-{
-	uint64_t kind, turn, messages, malformed, offset, dev, ino, size, mtime, title_rank;
-	const json_t *pending = json_object_get(e, "pending"), *p;
-	size_t i;
-
-	if (!get_uint(&kind, e, "kind") || kind != (uint64_t)s->kind ||
-	    !get_uint(&turn, e, "turn") || turn > AC_TURN_USER ||
-	    !get_uint(&messages, e, "messages") || !get_uint(&malformed, e, "malformed") ||
-	    !get_uint(&offset, e, "offset") || !get_uint(&dev, e, "dev") ||
-	    !get_uint(&ino, e, "ino") || !get_uint(&size, e, "size") ||
-	    !get_uint(&mtime, e, "mtime") || !get_uint(&title_rank, e, "titleRank") ||
-	    title_rank > 3 || !json_is_boolean(json_object_get(e, "approval")) ||
-	    !json_is_array(pending) || json_array_size(pending) > PENDING_MAX)
-		return false;
-	/* The same file, not shorter than what was read of it. */
-	if (dev != (uint64_t)st->st_dev || ino != (uint64_t)st->st_ino || offset > size ||
-	    size > (uint64_t)st->st_size || offset == 0)
-		return false;
-	if (!get_str(&s->id, e, "id") || !get_str(&s->cwd, e, "cwd") ||
-	    !get_str(&s->task, e, "task") || !get_str(&s->title, e, "title") ||
-	    !get_str(&s->model, e, "model") || !get_str(&s->started, e, "started") ||
-	    !get_str(&s->updated, e, "updated"))
-		return false;
-	json_array_foreach(pending, i, p)
-		if (!json_is_string(p) || ac_source_pending_add(s, json_string_value(p)) != 0)
-			return false;
-	if (!restore_reader(s, e))
-		return false;
-	s->turn = (ac_turn)turn;
-	s->messages = (size_t)messages;
-	s->title_rank = (unsigned char)title_rank;
-	s->malformed = (size_t)malformed;
-	s->awaiting_approval = json_is_true(json_object_get(e, "approval"));
-	s->offset = offset;
-	s->dev = dev;
-	s->ino = ino;
-	s->size = size;
-	s->mtime_ns = (int64_t)mtime;
-	s->mtime_ms = s->mtime_ns / 1000000;
-	return true;
-}
-
-int ac_source_cache_load(json_t **out, const char *path)
-{
-	char *text = NULL;
-	size_t len = 0;
-	json_t *doc;
-	struct stat st;
+	uint32_t n = get_u32(r);
 
 	*out = NULL;
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > CACHE_MAX_BYTES ||
-	    ac_file_read(&text, &len, path) != 0) {
-		ac_error_clear();
-		return 0;
+	if (r->bad || n == NO_STRING)
+		return;
+	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n) ||
+	    !ac_text_is_utf8((const char *)r->p, n) || !(*out = strndup((const char *)r->p, n))) {
+		r->bad = true;
+		return;
 	}
-	/* Megabytes at each start: the fast builder when it can. */
-	if (!(doc = ac_json_fast_load(text, len)))
-		doc = json_loadb(text, len, 0, NULL);
-	free(text);
-	if (json_integer_value(json_object_get(doc, "version")) != CACHE_VERSION ||
-	    !json_is_array(json_object_get(doc, "files"))) {
-		json_decref(doc); /* not ours, or torn: rebuilt */
-		return 0;
-	}
-	*out = json_object();
-	if (!*out) {
-		json_decref(doc);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	{
-		const json_t *files = json_object_get(doc, "files"), *e;
-		size_t i;
-
-		json_array_foreach(files, i, e) {
-			const char *p = json_string_value(json_object_get(e, "path"));
-
-			if (p && json_object_set(*out, p, (json_t *)e))
-				break;
-		}
-	}
-	json_decref(doc);
-	return 0;
+	r->p += n;
 }
 
-bool ac_source_cache_restore(ac_source_session *s, const json_t *cache)
+/* The adapter's own state from its JSON (NULL: none kept); false when it
+ * does not fit s, which is then read from its start. */
+static bool adapter_restored(ac_source_session *s, const char *text)
 {
-	const json_t *e = json_object_get(cache, s->path);
 	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
-	struct stat st;
+	json_t *saved;
+	bool ok;
 
-	if (!e || lstat(s->path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	if (restore(s, e, &st) &&
-	    (!a || !a->state_restore || a->state_restore(s, json_object_get(e, "adapter"))))
+	if (!a || !a->state_restore)
 		return true;
-	/* Half filled: forgotten; the first read starts from the beginning. */
-	s->dev = s->ino = s->size = 0;
-	s->offset = 0;
-	s->mtime_ns = 0;
-	return false;
+	saved = text ? json_loads(text, 0, NULL) : NULL;
+	if (text && !saved)
+		return false;
+	ok = a->state_restore(s, saved);
+	json_decref(saved);
+	return ok;
+}
+
+/* The session a record describes (new), or NULL when it does not fit. */
+static ac_source_session *restore(reader *r)
+{
+	ac_source_session *s = NULL;
+	uint64_t kind, turn, approval, relation, nunknown, npending, title_rank, reader_flags;
+	char *path = NULL, *text;
+
+	get_str(r, &path);
+	kind = get_u64(r);
+	if (r->bad || !path || !*path || kind >= AC_SOURCE_COUNT || !(s = calloc(1, sizeof(*s)))) {
+		free(path);
+		return NULL;
+	}
+	/* As ac_source_session_new() makes it, the path not copied again. */
+	s->path = path;
+	s->kind = (ac_source_kind)kind;
+	for (size_t i = 0; i < N_STRINGS; i++)
+		get_str(r, (char **)((char *)s + string_fields[i]));
+	s->messages = (size_t)get_u64(r);
+	s->malformed = (size_t)get_u64(r);
+	turn = get_u64(r);
+	approval = get_u64(r);
+	relation = get_u64(r);
+	s->offset = get_u64(r);
+	s->dev = get_u64(r);
+	s->ino = get_u64(r);
+	s->size = get_u64(r);
+	s->mtime_ns = (int64_t)get_u64(r);
+	s->unknown_other = (size_t)get_u64(r);
+	nunknown = get_u64(r);
+	if (turn > AC_TURN_USER || approval > 1 || relation > AC_SOURCE_SUBAGENT ||
+	    nunknown > AC_SOURCE_UNKNOWN_TYPES || s->offset == 0 || s->offset > s->size)
+		r->bad = true;
+	for (uint64_t i = 0; i < nunknown && !r->bad; i++) {
+		get_str(r, &text);
+		if (!text) {
+			r->bad = true;
+			break;
+		}
+		s->unknown[s->nunknown].type = text;
+		s->unknown[s->nunknown++].count = (size_t)get_u64(r);
+	}
+	npending = get_u64(r);
+	if (npending > PENDING_MAX)
+		r->bad = true;
+	for (uint64_t i = 0; i < npending && !r->bad; i++) {
+		get_str(r, &text);
+		if (!text || ac_source_pending_add(s, text) != 0)
+			r->bad = true;
+		free(text);
+	}
+	title_rank = get_u64(r);
+	reader_flags = get_u64(r);
+	s->reader_flags = (uint32_t)reader_flags;
+	s->reader_mark[0] = (int64_t)get_u64(r);
+	s->reader_mark[1] = (int64_t)get_u64(r);
+	get_str(r, &text);
+	if (title_rank > 3 || reader_flags > UINT32_MAX)
+		r->bad = true;
+	s->title_rank = (unsigned char)title_rank;
+	s->relation = (ac_source_relation)relation;
+	if (!r->bad && r->p == r->end && !adapter_restored(s, text))
+		r->bad = true;
+	free(text);
+	if (r->bad || r->p != r->end) {
+		ac_error_clear();
+		ac_source_session_free(s);
+		return NULL;
+	}
+	s->turn = (ac_turn)turn;
+	s->awaiting_approval = approval;
+	s->relation = (ac_source_relation)relation;
+	s->mtime_ms = s->mtime_ns / 1000000;
+	return s;
+}
+
+static bool read_exact(FILE *f, void *buf, size_t n)
+{
+	return fread(buf, 1, n, f) == n;
+}
+
+int ac_source_cache_load(const char *path, ac_source_cache_fn fn, void *ctx)
+{
+	unsigned char *record = NULL, head[CACHE_MAGIC_LEN];
+	size_t cap = 0;
+	struct stat st;
+	int rc = 0;
+	FILE *f;
+
+	/* Not ours (a link, a folder, another version): ignored, rewritten. */
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rbe")))
+		return 0;
+	/* Megabytes of records: read a MiB at a time, not stdio's 4 KiB. */
+	setvbuf(f, NULL, _IOFBF, 1u << 20);
+	if (!read_exact(f, head, CACHE_MAGIC_LEN) || memcmp(head, CACHE_MAGIC, CACHE_MAGIC_LEN))
+		goto done;
+	for (;;) {
+		unsigned char len_bytes[4];
+		reader r;
+		uint32_t len;
+		ac_source_session *s;
+
+		if (!read_exact(f, len_bytes, 4))
+			break;
+		len = (uint32_t)len_bytes[0] | (uint32_t)len_bytes[1] << 8 |
+		      (uint32_t)len_bytes[2] << 16 | (uint32_t)len_bytes[3] << 24;
+		if (len > RECORD_MAX)
+			break; /* torn or not ours: what follows is read again */
+		if (len > cap) {
+			unsigned char *grown = realloc(record, len);
+
+			if (!grown) {
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+				break;
+			}
+			record = grown;
+			cap = len;
+		}
+		if (!read_exact(f, record, len))
+			break;
+		r = (reader){record, record + len, false};
+		if ((s = restore(&r)) && (rc = fn(s, ctx)))
+			break;
+	}
+done:
+	fclose(f);
+	free(record);
+	return rc;
 }

@@ -10,14 +10,15 @@
  * cache folder. */
 int ac_source_cache_path(char **out, const ac_source_options *opts);
 
-/* Reads the cache at path into *out, an object path -> entry (a new
- * reference; NULL when there is no usable cache, which is no error). */
-int ac_source_cache_load(json_t **out, const char *path);
+/* Called for each well-formed record of the cache: s is a new session
+ * (owned by the callee) as it was when saved, its file not yet looked at.
+ * Non-zero stops the load and is returned. */
+typedef int (*ac_source_cache_fn)(ac_source_session *s, void *ctx);
 
-/* Restores s (new, unread) from its entry in cache when the entry is
- * well formed and its file is the same, not shorter: the next read then
- * parses only what was appended. False when it was not (s stays unread). */
-bool ac_source_cache_restore(ac_source_session *s, const json_t *cache);
+/* Reads the cache at path, each record to fn. A missing file or one that
+ * is not ours is no error (nothing is called); a bad record is skipped; a
+ * torn end ends the load. 0, AC_ENOMEM or fn's code. */
+int ac_source_cache_load(const char *path, ac_source_cache_fn fn, void *ctx);
 
 /* Writes the summaries of list[0..n) to path (atomically). */
 int ac_source_cache_save(const char *path, ac_source_session *const *list, size_t n);

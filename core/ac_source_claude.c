@@ -255,7 +255,7 @@ int ac_source_claude_note_type(ac_source_session *s, const char *type, size_t le
 	static const char *const known[] = {
 		"user", "assistant", "system", "summary", "ai-title", "custom-title", "agent-name",
 		"file-history-snapshot", "queue-operation", "attachment", "mode", "permission-mode",
-		"last-prompt", "progress", NULL,
+		"last-prompt", "progress", "tag", "pr-link", NULL,
 	};
 	char *name;
 	int rc;

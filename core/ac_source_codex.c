@@ -64,14 +64,30 @@ static int found_compressed(const char *path, const struct stat *st, void *ctx)
 	return shadowed ? 0 : f->fn(path, st, f->ctx);
 }
 
+/* One walk: a plain rollout, a compressed one, or a file the canary
+ * judges (each file seen once). */
+static int found_any(const char *path, const struct stat *st, void *ctx)
+{
+	found_ctx *f = ctx;
+	const char *name = strrchr(path, '/');
+	size_t n;
+
+	name = name ? name + 1 : path;
+	n = strlen(name);
+	if (strncmp(name, "rollout-", 8))
+		return ac_source_walk_passed(path, st);
+	if (n > 6 && !strcmp(name + n - 6, ".jsonl"))
+		return f->fn(path, st, f->ctx);
+	if (n > 10 && !strcmp(name + n - 10, ".jsonl.zst"))
+		return found_compressed(path, st, ctx);
+	return ac_source_walk_passed(path, st);
+}
+
 static int walk_rollouts(const char *folder, int depth, ac_source_found_fn fn, void *ctx)
 {
 	found_ctx f = {fn, ctx};
-	int rc;
 
-	if ((rc = ac_source_walk(folder, "rollout-", ".jsonl", depth, fn, ctx)))
-		return rc;
-	return ac_source_walk(folder, "rollout-", ".jsonl.zst", depth, found_compressed, &f);
+	return ac_source_walk(folder, "", "", depth, found_any, &f);
 }
 
 static int discover(const char *dir, const char *workspace, bool all, ac_source_found_fn fn,

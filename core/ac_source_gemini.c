@@ -209,6 +209,12 @@ static int walk_chats(const char *chats, int depth, ac_source_found_fn fn, void 
 		else if (S_ISREG(st.st_mode) && (depth > 0 || !strncmp(d->d_name, "session-", 8)) &&
 			 chat_file(path.data, d->d_name))
 			rc = fn(path.data, &st, ctx);
+		else if (S_ISREG(st.st_mode) &&
+			 !((depth > 0 || !strncmp(d->d_name, "session-", 8)) &&
+			   ends_with(d->d_name, ".json")))
+			/* Not a chat (a migrated .json is one, read as its .jsonl):
+			 * the canary's to judge. */
+			rc = ac_source_walk_passed(path.data, &st);
 	}
 	closedir(dir);
 	ac_buf_free(&path);

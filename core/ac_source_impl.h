@@ -115,11 +115,31 @@ int ac_source_put_message(json_t *out, const char *role, json_t *content);
  * "text" members (joined by newlines), in a new string; "" otherwise. */
 char *ac_source_text_of(const json_t *content);
 
+/* For a discoverer with its own walk: tells the canary of a regular file
+ * it passed over (not a transcript of its format). 0, or what the
+ * canary's callback returned. */
+int ac_source_walk_passed(const char *path, const struct stat *st);
+
 /* Calls fn for each regular file under folder whose name starts with
  * prefix and ends with suffix, descending depth levels of sub-folders
  * (0: folder only). Symbolic links are not followed. A missing folder is
  * not an error. */
 int ac_source_walk(const char *folder, const char *prefix, const char *suffix, int depth,
 		   ac_source_found_fn fn, void *ctx);
+
+/* While a refresh walks: fn (NULL: none) is told of each regular file a
+ * walk of ac_source_walk() passes over whose name does not fit its
+ * pattern, so the index can count transcripts of a format not read (the
+ * canary). Per thread. */
+void ac_source_walk_unread(ac_source_found_fn fn, void *ctx);
+
+/* The canary's pattern of a file name into out ("session-*.jsonl";
+ * escaped), or false when the name has no transcript's extension. */
+bool ac_source_canary_pattern(ac_buf *out, const char *name);
+
+/* Adds count under what (stored escaped) to t. 0 or AC_ENOMEM. */
+int ac_source_tally_add(ac_source_tally *t, const char *what, size_t count);
+void ac_source_tally_clear(ac_source_tally *t);
+void ac_source_tally_free(ac_source_tally *t);
 
 #endif

@@ -7,6 +7,7 @@
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
 #include "ac_source_status.h"
+#include "ac_source_paths.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -32,12 +33,11 @@ struct ac_source_index {
 	char gemini_hash[AC_SHA256_HEX_LEN + 1];
 	slot *slots;
 	size_t n, cap;
-	json_t *by_path;  /* path -> slot number */
+	ac_source_paths paths; /* path -> slot number */
 	ac_source_session **listed;
 	size_t nlisted;
 	unsigned generation;
 	char *cache_path;  /* NULL: no cache */
-	json_t *cache;     /* what the cache held, until the first refresh used it */
 	bool cache_loaded;
 	bool cache_dirty;  /* read since the last save */
 	int64_t saved_at;  /* ms; a live dashboard saves at most every CACHE_SAVE_MS */
@@ -53,7 +53,25 @@ struct ac_source_index {
 	} *unreadable;
 	size_t n_unreadable, cap_unreadable;
 	ac_codex_titles codex_titles; /* Codex's names for its threads */
+	/* The files a walk passed over this refresh (the canary), then what
+	 * the canary says per source. */
+	struct passed {
+		ac_source_kind kind;
+		char *path;
+	} *passed;
+	size_t n_passed, cap_passed;
+	ac_source_drift drift[AC_SOURCE_COUNT];
 };
+
+static const char *path_of_slot(size_t i, void *ctx)
+{
+	return ((ac_source_index *)ctx)->slots[i].s->path;
+}
+
+static size_t slot_of(ac_source_index *ix, const char *path)
+{
+	return ac_source_paths_find(&ix->paths, path, path_of_slot, ix);
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -75,9 +93,7 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 		ix->opts.workspace = dup_or_null(opts->workspace ? opts->workspace : "/");
 		ix->opts.cache_dir = dup_or_null(opts->cache_dir);
 		ix->opts.status_dir = dup_or_null(opts->status_dir);
-		ix->by_path = json_object();
-		ok = ok && ix->opts.workspace && ix->by_path &&
-		     (!opts->cache_dir || ix->opts.cache_dir) &&
+		ok = ok && ix->opts.workspace && (!opts->cache_dir || ix->opts.cache_dir) &&
 		     (!opts->status_dir || ix->opts.status_dir);
 	}
 	if (!ok) {
@@ -94,6 +110,13 @@ int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 }
 
 static void save_cache(ac_source_index *ix, bool now);
+
+static void forget_passed(ac_source_index *ix)
+{
+	for (size_t i = 0; i < ix->n_passed; i++)
+		free(ix->passed[i].path);
+	ix->n_passed = 0;
+}
 
 static void forget_unreadable(ac_source_index *ix)
 {
@@ -115,39 +138,56 @@ void ac_source_index_free(ac_source_index *ix)
 	free(ix->cache_path);
 	forget_unreadable(ix);
 	free(ix->unreadable);
-	json_decref(ix->cache);
-	json_decref(ix->by_path);
 	json_decref(ix->folders);
 	ac_codex_titles_free(&ix->codex_titles);
+	forget_passed(ix);
+	free(ix->passed);
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_source_tally_free(&ix->drift[k].files);
+		ac_source_tally_free(&ix->drift[k].types);
+	}
+	ac_source_paths_free(&ix->paths);
 	ac_source_options_free(&ix->opts);
 	free(ix);
 }
 
-static int add_slot(ac_source_index *ix, const char *path, size_t *out_at)
+/* Puts s (owned from now on) in a new slot, *out_at its number. */
+static int add_slot(ac_source_index *ix, ac_source_session *s, size_t *out_at)
 {
-	ac_source_session *s;
 	int rc;
 
 	if (ix->n == ix->cap) {
 		size_t cap = ix->cap ? ix->cap * 2 : 64;
 		slot *grown = realloc(ix->slots, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			ac_source_session_free(s);
 			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
 		ix->slots = grown;
 		ix->cap = cap;
 	}
-	if ((rc = ac_source_session_new(&s, ix->kind, path)))
-		return rc;
-	if (json_object_set_new(ix->by_path, path, json_integer((json_int_t)ix->n))) {
-		ac_source_session_free(s);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	if (ix->cache)
-		ac_source_cache_restore(s, ix->cache);
 	ix->slots[ix->n] = (slot){s, 0};
+	if ((rc = ac_source_paths_add(&ix->paths, s->path, ix->n))) {
+		ac_source_session_free(s);
+		return rc;
+	}
 	*out_at = ix->n++;
 	return 0;
+}
+
+/* A record of the cache: a slot not yet seen by a walk (one the walk does
+ * not find is swept). A path twice is kept once. */
+static int restored(ac_source_session *s, void *ctx)
+{
+	ac_source_index *ix = ctx;
+	size_t at;
+
+	if (slot_of(ix, s->path) != (size_t)-1) {
+		ac_source_session_free(s);
+		return 0;
+	}
+	return add_slot(ix, s, &at);
 }
 
 /* A Gemini chat in the workspace's own hash folder names no cwd: the
@@ -193,8 +233,8 @@ static int note_unreadable(ac_source_index *ix, const char *path, const char *re
 static int found(const char *path, const struct stat *st, void *ctx)
 {
 	ac_source_index *ix = ctx;
-	json_t *at;
-	size_t i = 0;
+	ac_source_session *s;
+	size_t i;
 	bool changed = false;
 	int rc;
 
@@ -203,13 +243,21 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	 * back to the tool. No tool writes one: counted, not read. */
 	if (!ac_text_is_utf8(path, strlen(path)))
 		return note_unreadable(ix, path, "the file name is not valid UTF-8");
-	at = json_object_get(ix->by_path, path);
-	if (at) {
-		i = (size_t)json_integer_value(at);
-	} else if ((rc = add_slot(ix, path, &i))) {
-		return rc;
+	i = slot_of(ix, path);
+	if (i != (size_t)-1 && (ix->slots[i].s->kind != ix->kind ||
+				(uint64_t)st->st_size < ix->slots[i].s->size)) {
+		/* Known (or cached) as another source's, or shorter than when
+		 * it was read (rewritten in place): read anew from its start. */
+		if ((rc = ac_source_session_new(&s, ix->kind, path)))
+			return rc;
+		ac_source_session_free(ix->slots[i].s);
+		ix->slots[i].s = s;
+	} else if (i == (size_t)-1) {
+		if ((rc = ac_source_session_new(&s, ix->kind, path)) || (rc = add_slot(ix, s, &i)))
+			return rc;
 	}
-	/* The walk's lstat says it is as read: not even opened. */
+	/* The walk's lstat says it is as read (or as the cache says it was
+	 * read): not even opened. */
 	if (ac_source_session_unchanged(ix->slots[i].s, st)) {
 		ix->slots[i].seen = ix->generation;
 		return 0;
@@ -235,33 +283,129 @@ static int found(const char *path, const struct stat *st, void *ctx)
 	return 0;
 }
 
+/* A file a walk passed over (its name does not fit the walk's pattern):
+ * kept until the refresh ends, when it is counted unless another walk of
+ * the same source took it. */
+static int passed_over(const char *path, const struct stat *st, void *ctx)
+{
+	ac_source_index *ix = ctx;
+	char *copy;
+
+	(void)st;
+	if (ix->n_passed == ix->cap_passed) {
+		size_t cap = ix->cap_passed ? ix->cap_passed * 2 : 16;
+		struct passed *grown = realloc(ix->passed, cap * sizeof(*grown));
+
+		if (!grown)
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		ix->passed = grown;
+		ix->cap_passed = cap;
+	}
+	if (!(copy = strdup(path)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	ix->passed[ix->n_passed++] = (struct passed){ix->kind, copy};
+	return 0;
+}
+
+static int by_kind_and_path(const void *a, const void *b)
+{
+	const struct passed *x = a, *y = b;
+
+	return x->kind != y->kind ? (int)x->kind - (int)y->kind : strcmp(x->path, y->path);
+}
+
+/* The canary after a refresh: per source, the files passed over that no
+ * walk took, by pattern, and the record types its transcripts skipped. */
+static int tally_drift(ac_source_index *ix)
+{
+	ac_buf pattern = AC_BUF_INIT;
+	int rc = 0;
+
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		ac_source_tally_clear(&ix->drift[k].files);
+		ac_source_tally_clear(&ix->drift[k].types);
+	}
+	if (ix->n_passed > 1) /* qsort() is never given a NULL array */
+		qsort(ix->passed, ix->n_passed, sizeof(*ix->passed), by_kind_and_path);
+	for (size_t i = 0; i < ix->n_passed && rc == 0; i++) {
+		const struct passed *p = &ix->passed[i];
+		const char *name = strrchr(p->path, '/');
+
+		if ((i && by_kind_and_path(p, p - 1) == 0) || slot_of(ix, p->path) != (size_t)-1)
+			continue; /* passed over twice, or taken by another walk */
+		if (ac_source_canary_pattern(&pattern, name ? name + 1 : p->path))
+			rc = ac_source_tally_add(&ix->drift[p->kind].files, pattern.data, 1);
+	}
+	for (size_t i = 0; i < ix->n && rc == 0; i++) {
+		const ac_source_session *s = ix->slots[i].s;
+		ac_source_tally *t = &ix->drift[s->kind].types;
+
+		for (size_t u = 0; u < s->nunknown && rc == 0; u++)
+			rc = ac_source_tally_add(t, s->unknown[u].type, s->unknown[u].count);
+		t->other += s->unknown_other;
+	}
+	forget_passed(ix);
+	ac_buf_free(&pattern);
+	return rc;
+}
+
 /* Drops the files this refresh did not find, keeping slot numbers dense. */
 static int sweep(ac_source_index *ix)
 {
 	size_t kept = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < ix->n; i++) {
 		if (ix->slots[i].seen != ix->generation) {
-			json_object_del(ix->by_path, ix->slots[i].s->path);
 			ac_source_session_free(ix->slots[i].s);
 			continue;
 		}
-		if (kept != i &&
-		    json_object_set_new(ix->by_path, ix->slots[i].s->path, json_integer((json_int_t)kept)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
 		ix->slots[kept++] = ix->slots[i];
 	}
+	if (kept == ix->n)
+		return 0; /* slot numbers unchanged: the table holds */
 	ix->n = kept;
-	return 0;
+	ac_source_paths_clear(&ix->paths);
+	for (size_t i = 0; i < ix->n && rc == 0; i++)
+		rc = ac_source_paths_add(&ix->paths, ix->slots[i].s->path, i);
+	return rc;
+}
+
+/* A listed session with its update's 24 bytes (ISO-8601 to the
+ * millisecond) as three integers
+ * that order as the bytes do: most comparisons of a sort of 200,000 end
+ * there, without following a pointer. */
+typedef struct {
+	uint64_t key[3];
+	ac_source_session *s;
+} sort_item;
+
+static void sort_key(sort_item *it, ac_source_session *s)
+{
+	const char *u = s->updated ? s->updated : "";
+	size_t n = strlen(u);
+
+	it->s = s;
+	for (int k = 0; k < 3; k++) {
+		it->key[k] = 0;
+		for (size_t b = 0; b < 8; b++) {
+			size_t at = (size_t)k * 8 + b;
+
+			it->key[k] = it->key[k] << 8 | (at < n ? (unsigned char)u[at] : 0);
+		}
+	}
 }
 
 static int newest_first(const void *a, const void *b)
 {
-	const ac_source_session *x = *(ac_source_session *const *)a;
-	const ac_source_session *y = *(ac_source_session *const *)b;
-	int c = strcmp(y->updated ? y->updated : "", x->updated ? x->updated : "");
+	const sort_item *x = a, *y = b;
+	int c;
 
-	return c ? c : strcmp(x->path, y->path);
+	for (int k = 0; k < 3; k++)
+		if (x->key[k] != y->key[k])
+			return y->key[k] > x->key[k] ? 1 : -1;
+	c = strcmp(y->s->updated ? y->s->updated : "", x->s->updated ? x->s->updated : "");
+	return c ? c : strcmp(x->s->path, y->s->path);
 }
 
 static bool listed(const ac_source_index *ix, const ac_source_session *s)
@@ -385,16 +529,19 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 {
 	size_t status_changed = 0;
 	ac_source_session **list;
+	sort_item *items;
 	int rc = 0;
 
 	if (ix->cache_path && !ix->cache_loaded) {
 		ix->cache_loaded = true;
-		if ((rc = ac_source_cache_load(&ix->cache, ix->cache_path)))
+		if ((rc = ac_source_cache_load(ix->cache_path, restored, ix)))
 			return rc;
 	}
 	ix->generation++;
 	ix->read = 0;
 	forget_unreadable(ix);
+	forget_passed(ix);
+	ac_source_walk_unread(passed_over, ix);
 	for (int k = 0; k < AC_SOURCE_COUNT && rc == 0; k++) {
 		const ac_source_adapter *a = ac_source_adapter_of((ac_source_kind)k);
 
@@ -403,20 +550,24 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 		ix->kind = (ac_source_kind)k;
 		rc = a->discover(ix->opts.dir[k], ix->opts.workspace, ix->opts.all_projects, found, ix);
 	}
-	json_decref(ix->cache); /* every file it knew is restored or gone */
-	ix->cache = NULL;
+	ac_source_walk_unread(NULL, NULL);
 	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)) ||
-	    (rc = apply_codex_titles(ix)))
+	    (rc = apply_codex_titles(ix)) || (rc = tally_drift(ix)))
 		return rc;
 	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	ix->listed = list;
 	ix->nlisted = 0;
+	if (!(items = malloc((ix->n + 1) * sizeof(*items))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ix->n; i++)
 		if (listed(ix, ix->slots[i].s))
-			list[ix->nlisted++] = ix->slots[i].s;
-	qsort(list, ix->nlisted, sizeof(*list), newest_first);
+			sort_key(&items[ix->nlisted++], ix->slots[i].s);
+	qsort(items, ix->nlisted, sizeof(*items), newest_first);
+	for (size_t i = 0; i < ix->nlisted; i++)
+		list[i] = items[i].s;
+	free(items);
 	if (out_read)
 		*out_read = ix->read + status_changed;
 	return 0;
@@ -456,4 +607,9 @@ ac_source_session *ac_source_index_find(ac_source_index *ix, const char *id)
 		if (!strcmp(ix->listed[i]->id, id))
 			return ix->listed[i];
 	return NULL;
+}
+
+const ac_source_drift *ac_source_index_drift(const ac_source_index *ix, ac_source_kind kind)
+{
+	return &ix->drift[kind < AC_SOURCE_COUNT ? kind : 0];
 }

@@ -4,6 +4,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_json_fast.h"
 #include "ac_messages.h"
 #include "ac_source_impl.h"
@@ -181,6 +182,70 @@ done:
 	return rc;
 }
 
+/* ---- a transcript read from its file, a line at a time ---- */
+
+typedef struct {
+	walk w;
+	const ac_source_adapter *a;
+	ac_buf line;    /* the line being cut, up to AC_SOURCE_LINE_MAX */
+	bool skipping;  /* inside a longer one: dropped to its end */
+	size_t skipped; /* such lines */
+} stream;
+
+/* Cuts the blocks into lines as the conversation reads them
+ * (ac_source.c): a line past AC_SOURCE_LINE_MAX is never held, makes no
+ * message and is counted; the last line without its newline is left out. */
+static int stream_block(const char *bytes, size_t len, void *ctx)
+{
+	stream *st = ctx;
+	const char *p = bytes, *end = bytes + len, *nl;
+	int rc;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		size_t n = (size_t)(nl - p);
+
+		if (st->skipping) {
+			st->skipping = false;
+		} else if (st->line.len + n > AC_SOURCE_LINE_MAX) {
+			st->skipped++;
+		} else if (st->line.len) {
+			if ((rc = ac_buf_append(&st->line, p, n)) ||
+			    (rc = line_messages(&st->w, st->a, st->line.data, st->line.len)))
+				return rc;
+		} else if (n && (rc = line_messages(&st->w, st->a, p, n))) {
+			return rc;
+		}
+		ac_buf_clear(&st->line);
+		p = nl + 1;
+	}
+	if (st->skipping || p == end)
+		return 0;
+	if (st->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+		st->skipped++;
+		st->skipping = true;
+		ac_buf_clear(&st->line);
+		return 0;
+	}
+	return ac_buf_append(&st->line, p, (size_t)(end - p));
+}
+
+static int file_messages(ac_source_kind kind, const char *path, ac_search_message_fn fn,
+			 void *ctx, size_t *out_skipped)
+{
+	stream st = {{fn, ctx, 0, AC_BUF_INIT}, ac_source_adapter_of(kind), AC_BUF_INIT, false, 0};
+	int rc = ac_file_each_block(path, stream_block, &st);
+
+	*out_skipped = st.skipped;
+	ac_buf_free(&st.line);
+	ac_buf_free(&st.w.text);
+	return rc;
+}
+
+static int claude_file(const char *path, ac_search_message_fn fn, void *ctx, size_t *out_skipped)
+{
+	return file_messages(AC_SOURCE_CLAUDE, path, fn, ctx, out_skipped);
+}
+
 static int claude_messages(const char *bytes, size_t len, const char *path,
 			   ac_search_message_fn fn, void *ctx)
 {
@@ -227,7 +292,11 @@ static int agy_messages(const char *bytes, size_t len, const char *path,
 
 /* Every item comes with its update from the index: no updated_at(). */
 static const ac_search_provider providers[AC_SOURCE_COUNT] = {
-	[AC_SOURCE_CLAUDE] = {.name = "claude-code", .messages = claude_messages},
+	[AC_SOURCE_CLAUDE] = {.name = "claude-code", .messages = claude_messages,
+			      .messages_file = claude_file},
+	/* A Codex rollout's lines depend on each other (a fork's copy of its
+	 * parent, a rollback): its conversation is built whole (the adapter's
+	 * conv hooks), not streamed. */
 	[AC_SOURCE_CODEX] = {.name = "codex", .messages = codex_messages},
 	[AC_SOURCE_GEMINI] = {.name = "gemini", .messages = gemini_messages},
 	[AC_SOURCE_AGY] = {.name = "antigravity", .messages = agy_messages},

@@ -45,6 +45,7 @@ struct ui_source {
 	bool transcripts_read;    /* read once: later rounds are the poll's */
 	bool rows_differ;         /* a transcript was read since the rows were set */
 	size_t transcripts_unreadable; /* left out by the last refresh, as noted */
+	uint64_t drift_said;      /* a hash of the format-drift canary as last logged */
 	uint64_t conv_size;       /* the open transcript's size and time when read */
 	int64_t conv_mtime_ns;
 	char conv_waiting[256];   /* what it waited on then (its title says), "" none */

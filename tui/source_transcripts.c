@@ -5,6 +5,7 @@
  * written to. */
 #include "source_impl.h"
 
+#include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_source_watch.h"
 #include "ac_time.h"
@@ -134,6 +135,37 @@ static void note_unreadable(ui_source *src, ui_model *m)
 	ui_source_note_problem(m, more, first);
 }
 
+/* The format-drift canary (files not read, record types skipped), said
+ * in the log once each time what it says changes. */
+static void note_drift(ui_source *src, ui_model *m)
+{
+	ac_buf text = AC_BUF_INIT;
+	uint64_t h = 14695981039346656037ull;
+
+	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
+		size_t before = text.len;
+
+		if (before && ac_buf_printf(&text, "; ") == 0)
+			before = text.len;
+		if (ac_source_drift_describe(&text, (ac_source_kind)k,
+					     ac_source_index_drift(src->transcripts, (ac_source_kind)k)))
+			break;
+		if (text.len == before && before >= 2 && text.data[before - 2] == ';')
+			text.len -= 2; /* this source said nothing */
+	}
+	for (size_t i = 0; i < text.len; i++)
+		h = (h ^ (unsigned char)text.data[i]) * 1099511628211ull;
+	if (text.len && h != src->drift_said) {
+		ac_buf msg = AC_BUF_INIT;
+
+		if (ac_buf_printf(&msg, "coding-agent formats not read: %s", text.data) == 0)
+			ui_model_log(m, false, msg.data);
+		ac_buf_free(&msg);
+	}
+	src->drift_said = text.len ? h : 0;
+	ac_buf_free(&text);
+}
+
 unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 {
 	ac_source_session *const *list;
@@ -153,6 +185,7 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 		src->transcripts_read = true;
 		src->rows_differ = src->rows_differ || read > 0;
 		note_unreadable(src, m);
+		note_drift(src, m);
 		/* New folders (a new project, a new day of Codex) are watched. */
 		ac_source_watch_update(src->transcripts_watch, src->transcripts);
 	}

@@ -20,4 +20,4 @@ if [ ! -f "$data/done" ]; then
     touch "$data/done"
 fi
 total=$(du -sm "$home" | cut -f1)
-cat $(find "$home" -name '*.jsonl') > /dev/null  # into the page cache
+find "$home" -name '*.jsonl' -exec cat {} + > /dev/null  # into the page cache

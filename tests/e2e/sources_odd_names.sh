@@ -53,6 +53,9 @@ rm "$claude/$(printf '\xff\xfe').jsonl" "$day/rollout-2025-10-01T11-00-00-$(prin
 	"$chats/session-2025-10-01T13-00-$(printf '\xed\xa0\x80').json"
 rm -r "$claude-$(printf '\xff')"
 run sources check
-check "sources check: exit 0 once every transcript reads" eval 'rc_is 0 && ! out_has "^!"'
+# (the fixture's older rollout keeps its one record of a type to come:
+# named, and no error)
+check "sources check: exit 0 once every transcript reads" \
+	eval 'rc_is 0 && ! out_has "^!.*(not valid|unreadable|not read)"'
 
 finish
