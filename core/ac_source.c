@@ -30,6 +30,13 @@ const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind)
 	}
 }
 
+const ac_source_adapter *ac_source_adapter_for(ac_source_kind kind, const char *path)
+{
+	const ac_source_adapter *a = ac_source_adapter_of(kind), *v;
+
+	return a && a->variant && (v = a->variant(path)) ? v : a;
+}
+
 const char *ac_source_name(ac_source_kind kind)
 {
 	const ac_source_adapter *a = ac_source_adapter_of(kind);
@@ -391,7 +398,7 @@ bool ac_source_session_unchanged(const ac_source_session *s, const struct stat *
 
 int ac_source_session_read(ac_source_session *s, bool *out_changed)
 {
-	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+	const ac_source_adapter *a = ac_source_adapter_for(s->kind, s->path);
 	struct stat st;
 	int64_t mtime_ns;
 	int fd = -1, rc;
@@ -467,7 +474,8 @@ static int convert_block(const char *bytes, size_t len, void *ctx)
 
 int ac_source_session_conversation(json_t **out, const ac_source_session *s)
 {
-	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0, false};
+	convert_ctx c = {ac_source_adapter_for(s->kind, s->path), json_array(), AC_BUF_INIT, 0,
+			 false};
 	json_t *doc = NULL;
 	char *text = NULL;
 	size_t len;
@@ -515,6 +523,10 @@ int ac_source_session_document(json_t **out, const ac_source_session *s)
 
 const char *ac_source_session_task(const ac_source_session *s)
 {
+	/* A sub-agent's first prompt is its parent's long brief; the tool's
+	 * title for it (type: description) says what it is for. */
+	if (s->relation == AC_SOURCE_SUBAGENT && s->title)
+		return s->title;
 	return s->task ? s->task : s->title ? s->title : "";
 }
 

@@ -128,8 +128,8 @@ int ac_source_session_conversation(json_t **out, const ac_source_session *s);
  * as conversationHistory. 0, or the errors of a read. */
 int ac_source_session_document(json_t **out, const ac_source_session *s);
 
-/* What to call s: its first prompt, else the tool's title, else "".
- * Borrowed. */
+/* What to call s: its first prompt, else the tool's title, else ""; a
+ * sub-agent's title first (its type and description). Borrowed. */
 const char *ac_source_session_task(const ac_source_session *s);
 
 /* The inputs of ac_session_state_derive() for s at now_ms. */

@@ -6,13 +6,15 @@
  * hash, so only the first 200 are compared. A workspace's sessions are in
  * its folder and in those of its sub-folders (names that start with the
  * workspace's and go on with '-'); the `cwd` of the entries decides, since
- * two paths can give one name. Files "agent-*.jsonl" hold only sub-agent
- * (sidechain) threads and are not sessions of their own.
+ * two paths can give one name. Sub-agents' files (agent-*.jsonl, beside
+ * the sessions or in <session>/subagents/) are children of their session:
+ * ac_source_claude_subagent.c.
  *
  * One JSON object a line: type user|assistant (with message {role,
  * content}), summary, system, file-history-snapshot and others, which are
  * tolerated. Entries with isSidechain true belong to a sub-agent and are
- * left out of the summary and the conversation. */
+ * left out of a session's summary and conversation; a sub-agent's own file
+ * is read by the variant below, which keeps them. */
 #include "ac_source_claude_impl.h"
 
 #include "ac_buf.h"
@@ -57,18 +59,43 @@ static bool candidate(const walk_ctx *w, const char *name)
 static int found_file(const char *path, const struct stat *st, void *ctx)
 {
 	const walk_ctx *w = ctx;
-	const char *base = strrchr(path, '/');
 
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "agent-", 6))
+	if (ac_source_claude_is_compaction(path))
 		return 0;
 	return w->fn(path, st, w->ctx);
+}
+
+/* The sub-agents of each session folder: <folder>/<session>/subagents/.
+ * Only folders are looked into (d_type, else lstat), one opendir each. */
+static int walk_subagents(ac_buf *path, const char *folder, walk_ctx *w)
+{
+	struct dirent *d;
+	DIR *dir = opendir(folder);
+	int rc = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && rc == 0) {
+		struct stat st;
+
+		if (d->d_name[0] == '.' || (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
+			continue;
+		ac_buf_clear(path);
+		if ((rc = ac_buf_printf(path, "%s/%s", folder, d->d_name)))
+			break;
+		if (d->d_type == DT_UNKNOWN && (lstat(path->data, &st) != 0 || !S_ISDIR(st.st_mode)))
+			continue;
+		if ((rc = ac_buf_printf(path, "/subagents")) == 0)
+			rc = ac_source_walk(path->data, "agent-", ".jsonl", 0, found_file, w);
+	}
+	closedir(dir);
+	return rc;
 }
 
 static int discover(const char *dir, const char *workspace, bool all, ac_source_found_fn fn,
 		    void *ctx)
 {
-	ac_buf name = AC_BUF_INIT, folder = AC_BUF_INIT;
+	ac_buf name = AC_BUF_INIT, folder = AC_BUF_INIT, sub = AC_BUF_INIT;
 	walk_ctx w = {NULL, 0, fn, ctx};
 	struct dirent *d;
 	DIR *top;
@@ -90,11 +117,14 @@ static int discover(const char *dir, const char *workspace, bool all, ac_source_
 		if ((rc = ac_buf_printf(&folder, "%s/%s", dir, d->d_name)))
 			break;
 		rc = ac_source_walk(folder.data, "", ".jsonl", 0, found_file, &w);
+		if (rc == 0)
+			rc = walk_subagents(&sub, folder.data, &w);
 	}
 	closedir(top);
 done:
 	ac_buf_free(&name);
 	ac_buf_free(&folder);
+	ac_buf_free(&sub);
 	return rc;
 }
 
@@ -206,7 +236,8 @@ int ac_source_claude_session_id(ac_source_session *s)
 	return 0;
 }
 
-static int entry(ac_source_session *s, const json_t *e)
+/* One entry of a session's file, or (sub) of a sub-agent's. */
+static int entry_of(ac_source_session *s, const json_t *e, bool sub)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message");
@@ -218,8 +249,11 @@ static int entry(ac_source_session *s, const json_t *e)
 		/* Claude Code's own title for the thread: shown when no prompt is. */
 		return ac_source_set(&s->title, json_object_get(e, "summary"));
 	}
-	if (json_is_true(json_object_get(e, "isSidechain")))
+	if (json_is_true(json_object_get(e, "isSidechain")) && !sub)
 		return 0;
+	if (sub && (rc = ac_source_claude_subagent_note(
+			    s, json_string_value(json_object_get(e, "sessionId")))))
+		return rc;
 	if ((rc = ac_source_claude_session_id(s)) || (rc = ac_source_set_once(&s->cwd, json_object_get(e, "cwd"))) ||
 	    (rc = ac_source_set_once(&s->started, json_object_get(e, "timestamp"))) ||
 	    (rc = ac_source_set(&s->updated, json_object_get(e, "timestamp"))))
@@ -236,12 +270,23 @@ static int entry(ac_source_session *s, const json_t *e)
 	return 0;
 }
 
-static int messages(json_t *out, const json_t *e)
+static int entry(ac_source_session *s, const json_t *e)
+{
+	return entry_of(s, e, false);
+}
+
+static int subagent_entry(ac_source_session *s, const json_t *e)
+{
+	return entry_of(s, e, true);
+}
+
+static int messages_of(json_t *out, const json_t *e, bool sub)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message"), *content;
 
-	if (!type || json_is_true(json_object_get(e, "isSidechain")) || !json_is_object(message) ||
+	if (!type || (!sub && json_is_true(json_object_get(e, "isSidechain"))) ||
+	    !json_is_object(message) ||
 	    (strcmp(type, "user") && strcmp(type, "assistant")))
 		return 0;
 	content = json_object_get(message, "content");
@@ -251,7 +296,17 @@ static int messages(json_t *out, const json_t *e)
 	return ac_source_put_message(out, type, json_deep_copy(content));
 }
 
-static int count(const char *text, size_t len)
+static int messages(json_t *out, const json_t *e)
+{
+	return messages_of(out, e, false);
+}
+
+static int subagent_messages(json_t *out, const json_t *e)
+{
+	return messages_of(out, e, true);
+}
+
+static int count_of(const char *text, size_t len, bool sub)
 {
 	static const char *const names[] = {"type", "isSidechain", "message", "message.content"};
 	ac_json_path paths[4];
@@ -264,9 +319,19 @@ static int count(const char *text, size_t len)
 		return -1;
 	if ((!ac_json_string_equals(&span[0], "user", 4) &&
 	     !ac_json_string_equals(&span[0], "assistant", 9)) ||
-	    span[1].type == AC_JSON_TRUE || span[2].type != AC_JSON_OBJECT)
+	    (!sub && span[1].type == AC_JSON_TRUE) || span[2].type != AC_JSON_OBJECT)
 		return 0;
 	return span[3].type == AC_JSON_STRING || span[3].type == AC_JSON_ARRAY;
+}
+
+static int count(const char *text, size_t len)
+{
+	return count_of(text, len, false);
+}
+
+static int subagent_count(const char *text, size_t len)
+{
+	return count_of(text, len, true);
 }
 
 static const char *const resume[] = {"claude", "--resume", "{id}", NULL};
@@ -283,4 +348,21 @@ const ac_source_adapter ac_source_claude = {
 	.messages = messages,
 	.line = ac_source_claude_scan_line,
 	.count = count,
+	.variant = ac_source_claude_variant,
+};
+
+/* A sub-agent's file: the same reading, its sidechain entries kept. Never
+ * asked to discover (its session's adapter finds the files). */
+const ac_source_adapter ac_source_claude_subagent = {
+	.kind = AC_SOURCE_CLAUDE,
+	.name = "claude-code",
+	.key = "claude",
+	.default_dir = ".claude/projects",
+	.default_resume = resume,
+	.jsonl = true,
+	.discover = discover,
+	.entry = subagent_entry,
+	.messages = subagent_messages,
+	.line = ac_source_claude_scan_subagent_line,
+	.count = subagent_count,
 };

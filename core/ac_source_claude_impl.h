@@ -22,4 +22,27 @@ void ac_source_claude_assistant_turn(ac_source_session *s, bool said);
  * when the line is left to jansson. */
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len);
 
+/* The same for a sub-agent's file: its sidechain entries kept, the first
+ * one noting where the child sits (ac_source_claude_subagent_note). */
+int ac_source_claude_scan_subagent_line(ac_source_session *s, const char *line, size_t len);
+
+/* ---- sub-agents (ac_source_claude_subagent.c) ---- */
+
+/* The adapter of a sub-agent's file (its entries all sidechains). */
+extern const ac_source_adapter ac_source_claude_subagent;
+
+/* True when path is a sub-agent's transcript (agent-*.jsonl). */
+bool ac_source_claude_is_subagent(const char *path);
+
+/* True for Claude Code's own compaction worker (agent-acompact*): not listed. */
+bool ac_source_claude_is_compaction(const char *path);
+
+/* The variant hook: &ac_source_claude_subagent for a sub-agent's file. */
+const ac_source_adapter *ac_source_claude_variant(const char *path);
+
+/* Notes that s (a sub-agent's file) is a child: relation, parent_id (the
+ * folder above subagents/, else session_id, the entry's sessionId, may be
+ * NULL) and, once, its title from the meta file beside it. 0 or AC_ENOMEM. */
+int ac_source_claude_subagent_note(ac_source_session *s, const char *session_id);
+
 #endif

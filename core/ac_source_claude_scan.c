@@ -18,11 +18,11 @@
 #include <string.h>
 
 enum { F_TYPE, F_SIDECHAIN, F_META, F_CWD, F_TIMESTAMP, F_MESSAGE, F_MODEL, F_CONTENT,
-       F_SUMMARY, F_COUNT };
+       F_SUMMARY, F_SESSION, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"type", "isSidechain", "isMeta", "cwd", "timestamp", "message", "message.model",
-	"message.content", "summary",
+	"message.content", "summary", "sessionId",
 };
 
 static ac_json_path paths[F_COUNT];
@@ -219,7 +219,7 @@ static int note_assistant(ac_source_session *s, const ac_json_span *content)
 	return 0;
 }
 
-int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
+static int scan_line(ac_source_session *s, const char *line, size_t len, bool sub)
 {
 	ac_json_span f[F_COUNT];
 	size_t at = 0;
@@ -239,8 +239,18 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 		return 0;
 	if (is(&f[F_TYPE], "summary"))
 		return set_from(&s->title, &f[F_SUMMARY], false);
-	if (f[F_SIDECHAIN].type == AC_JSON_TRUE)
+	if (f[F_SIDECHAIN].type == AC_JSON_TRUE && !sub)
 		return 0;
+	if (sub && !s->parent_id) {
+		char *session = f[F_SESSION].type == AC_JSON_STRING ? decoded(&f[F_SESSION]) : NULL;
+
+		rc = ac_source_claude_subagent_note(s, session);
+		free(session);
+		if (rc)
+			return rc;
+	} else if (sub) {
+		s->relation = AC_SOURCE_SUBAGENT;
+	}
 	if ((rc = ac_source_claude_session_id(s)) || (rc = set_from(&s->cwd, &f[F_CWD], true)) ||
 	    (rc = set_from(&s->started, &f[F_TIMESTAMP], true)) ||
 	    (rc = set_from(&s->updated, &f[F_TIMESTAMP], false)))
@@ -258,4 +268,14 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 		return note_assistant(s, &f[F_CONTENT]);
 	}
 	return 0;
+}
+
+int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
+{
+	return scan_line(s, line, len, false);
+}
+
+int ac_source_claude_scan_subagent_line(ac_source_session *s, const char *line, size_t len)
+{
+	return scan_line(s, line, len, true);
 }

@@ -12,7 +12,9 @@
  * lstat st borrowed). Non-zero stops the walk and is returned. */
 typedef int (*ac_source_found_fn)(const char *path, const struct stat *st, void *ctx);
 
-typedef struct {
+typedef struct ac_source_adapter ac_source_adapter;
+
+struct ac_source_adapter {
 	ac_source_kind kind;
 	const char *name;    /* "claude-code" */
 	const char *key;     /* "claude" */
@@ -38,7 +40,11 @@ typedef struct {
 	 * step with messages(): tests/test_source_search.c checks the two
 	 * agree on every fixture. */
 	int (*count)(const char *text, size_t len);
-} ac_source_adapter;
+	/* Optional: the adapter that reads the file at path when it is not
+	 * this one (a Claude Code sub-agent's transcript: its every entry is a
+	 * sidechain, which a session's own file leaves out). NULL: this one. */
+	const ac_source_adapter *(*variant)(const char *path);
+};
 
 #define AC_SOURCE_NOT_SCANNED 1
 
@@ -47,6 +53,10 @@ extern const ac_source_adapter ac_source_codex;
 extern const ac_source_adapter ac_source_gemini;
 
 const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind);
+
+/* The adapter that reads the transcript of kind at path: kind's, or its
+ * variant for that file. Static. */
+const ac_source_adapter *ac_source_adapter_for(ac_source_kind kind, const char *path);
 
 /* Replaces *field with a copy of value (NULL or not a string: unchanged).
  * AC_ENOMEM. */

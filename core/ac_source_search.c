@@ -80,13 +80,12 @@ static int line_messages(walk *w, const ac_source_adapter *a, const char *line, 
 static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const char *path,
 		       ac_search_message_fn fn, void *ctx)
 {
-	const ac_source_adapter *a = ac_source_adapter_of(kind);
+	const ac_source_adapter *a = ac_source_adapter_for(kind, path);
 	walk w = {fn, ctx, 0, AC_BUF_INIT};
 	const char *p = bytes, *end = bytes + len, *nl;
 	json_t *doc = NULL;
 	int rc = 0;
 
-	(void)path;
 	if (!a->jsonl) {
 		/* A chat rewritten whole: one document, broken ones make
 		 * nothing (the listing counts them). */
