@@ -33,6 +33,8 @@ void ui_session_free_row(ui_session *s)
 	ui_sfree(s->host);
 	free(s->path);
 	s->path = NULL;
+	ui_sfree(s->parent);
+	s->parent = NULL;
 }
 
 static void sessions_free(ui_session *list, size_t n)
@@ -130,6 +132,7 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 	m->sessions_prev_gen = 0;
 	m->hosts_known = hosts_known;
 	m->n_transcripts = 0; /* replaced whole: the source appends them again */
+	m->n_tree_children = 0;
 	return 0;
 }
 
@@ -267,6 +270,7 @@ void ui_model_clear_sessions(ui_model *m)
 	m->sessions_gen = ++last_generation;
 	m->sessions_prev_gen = 0;
 	m->n_transcripts = 0;
+	m->n_tree_children = 0;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	ui_model_clear_touched(m);
 	free(m->touched);

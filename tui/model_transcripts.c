@@ -24,13 +24,16 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 	c->source = r->source;
 	c->state = r->state;
 	c->path = r->path ? strdup(r->path) : NULL;
+	c->parent = r->parent && *r->parent ? ui_raw_str(r->parent) : NULL;
+	c->relation = c->parent ? r->relation : NULL;
 }
 
 static bool same(const ui_session *row, const ui_session *fresh)
 {
 	return !strcmp(row->raw_id, fresh->raw_id) && !strcmp(row->task, fresh->task) &&
 	       !strcmp(row->updated, fresh->updated) && row->messages == fresh->messages &&
-	       row->state == fresh->state && row->source == fresh->source;
+	       row->state == fresh->state && row->source == fresh->source &&
+	       !row->parent == !fresh->parent && (!row->parent || !strcmp(row->parent, fresh->parent));
 }
 
 bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n)
@@ -68,6 +71,7 @@ bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t
 	}
 	m->n_sessions = first + n;
 	m->n_transcripts = n;
+	ui_model_tree_link(m); /* out of memory: the rows are shown flat */
 	m->sessions_gen = ui_model_next_generation();
 	m->sessions_prev_gen = 0;
 	free(fresh);
