@@ -91,7 +91,8 @@ static json_t *path_json(const char *path)
 
 json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s, s:o, "
+			 "s:I, s:o}",
 			 "id", s->id, "source", ac_source_name(s->kind),
 			 "state", ac_session_state_name(state), "task", ac_source_session_task(s),
 			 "cwd", path_json(s->cwd), "model", or_empty(s->model),
@@ -100,7 +101,9 @@ json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 			 "pendingToolCalls", (json_int_t)s->npending,
 			 "malformedLines", (json_int_t)s->malformed,
 			 "relation", ac_source_relation_name(s->relation),
-			 "parentId", s->parent_id ? json_string(s->parent_id) : json_null());
+			 "parentId", s->parent_id ? json_string(s->parent_id) : json_null(),
+			 "tokens", (json_int_t)s->tokens,
+			 "lastAction", s->last_action ? json_string(s->last_action) : json_null());
 }
 
 void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state,
@@ -123,7 +126,11 @@ void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state s
 	ac_buf_putc(line, ' ');
 	cli_put_cell(line, ac_session_state_name(state), 10);
 	ac_buf_putc(line, ' ');
-	snprintf(number, sizeof(number), "%5zu %8s", s->messages, "-");
+	if (s->tokens) /* what its calls took, when its tool says */
+		snprintf(number, sizeof(number), "%5zu %8llu", s->messages,
+			 (unsigned long long)s->tokens);
+	else
+		snprintf(number, sizeof(number), "%5zu %8s", s->messages, "-");
 	cli_put_cell(line, number, 16);
 	cli_put_cell(line, or_empty(s->updated), 26);
 	cli_put_cell(line, ac_source_name(s->kind), 20);
@@ -182,6 +189,10 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
 	if (s->malformed)
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
+	if (s->tokens)
+		ac_buf_printf(&text, "\ntokens   %llu", (unsigned long long)s->tokens);
+	if (s->last_action)
+		ac_buf_printf(&text, "\nlast     %s", s->last_action);
 	if (s->parent_id)
 		ac_buf_printf(&text, "\nparent   %s (this is its %s)", s->parent_id,
 			      ac_source_relation_name(s->relation));

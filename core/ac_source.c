@@ -97,7 +97,7 @@ int ac_source_note_unknown(ac_source_session *s, const char *type)
 static void reset_summary(ac_source_session *s)
 {
 	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
-			   &s->parent_id};
+			   &s->parent_id, &s->last_action};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
@@ -108,6 +108,7 @@ static void reset_summary(ac_source_session *s)
 	s->turn = AC_TURN_NONE;
 	s->awaiting_approval = false;
 	s->relation = AC_SOURCE_TOP;
+	s->tokens = s->last_call = 0;
 	for (size_t i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].type);
 	s->nunknown = s->unknown_other = 0;

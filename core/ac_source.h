@@ -71,6 +71,12 @@ typedef struct {
 	 * session it works for), or a top-level session (parent_id NULL). */
 	ac_source_relation relation;
 	char *parent_id;
+	/* What its model calls took, each call once (input, output and cache
+	 * tokens; 0: none said), and its last tool call: the tool's name and
+	 * main argument ("Bash make test"), NULL before any. Read by the
+	 * adapters that know them (Claude Code's). */
+	uint64_t tokens;
+	char *last_action;
 	/* The tool's own word for what it waits on ("approve Bash"), from a
 	 * status file (Claude Code's ~/.claude/sessions/<pid>.json); NULL
 	 * when nothing says. Not from the transcript. */
@@ -92,6 +98,7 @@ typedef struct {
 	int64_t mtime_ns;
 	uint64_t bytes_parsed; /* total bytes handed to the parser, for tests and benches */
 	bool skipping;    /* inside a line longer than AC_SOURCE_LINE_MAX: dropped to its end */
+	uint64_t last_call; /* the last call counted in tokens (a hash of its id): lines of one call repeat it */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;

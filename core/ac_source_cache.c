@@ -77,7 +77,10 @@ static json_t *entry_of(const ac_source_session *s)
 		      "mtime", (json_int_t)s->mtime_ns, "pending", pending);
 	/* Where the session sits: a sub-agent's first entry, read once, says. */
 	if (e && (json_object_set_new(e, "relation", json_integer((json_int_t)s->relation)) ||
-		  json_object_set_new(e, "parent", str_or_null(s->parent_id)))) {
+		  json_object_set_new(e, "parent", str_or_null(s->parent_id)) ||
+		  json_object_set_new(e, "tokens", json_integer((json_int_t)s->tokens)) ||
+		  json_object_set_new(e, "lastCall", json_integer((json_int_t)s->last_call)) ||
+		  json_object_set_new(e, "lastAction", str_or_null(s->last_action)))) {
 		json_decref(e);
 		e = NULL;
 	}
@@ -143,7 +146,8 @@ static bool get_str(char **out, const json_t *e, const char *key)
  * caller's first read). */
 static bool restore(ac_source_session *s, const json_t *e, const struct stat *st)
 {
-	uint64_t kind, turn, messages, malformed, offset, dev, ino, size, mtime, relation;
+	uint64_t kind, turn, messages, malformed, offset, dev, ino, size, mtime, relation, tokens;
+	const json_t *last_call = json_object_get(e, "lastCall");
 	const json_t *pending = json_object_get(e, "pending"), *p;
 	size_t i;
 
@@ -155,6 +159,7 @@ static bool restore(ac_source_session *s, const json_t *e, const struct stat *st
 	    !get_uint(&mtime, e, "mtime") || !json_is_boolean(json_object_get(e, "approval")) ||
 	    /* An entry of a cache written before relations: read again. */
 	    !get_uint(&relation, e, "relation") || relation > AC_SOURCE_SUBAGENT ||
+	    !get_uint(&tokens, e, "tokens") || !json_is_integer(last_call) ||
 	    !json_is_array(pending) || json_array_size(pending) > PENDING_MAX)
 		return false;
 	/* The same file, not shorter than what was read of it. */
@@ -164,9 +169,12 @@ static bool restore(ac_source_session *s, const json_t *e, const struct stat *st
 	if (!get_str(&s->id, e, "id") || !get_str(&s->cwd, e, "cwd") ||
 	    !get_str(&s->task, e, "task") || !get_str(&s->title, e, "title") ||
 	    !get_str(&s->model, e, "model") || !get_str(&s->started, e, "started") ||
-	    !get_str(&s->updated, e, "updated") || !get_str(&s->parent_id, e, "parent"))
+	    !get_str(&s->updated, e, "updated") || !get_str(&s->parent_id, e, "parent") ||
+	    !get_str(&s->last_action, e, "lastAction"))
 		return false;
 	s->relation = (ac_source_relation)relation;
+	s->tokens = tokens;
+	s->last_call = (uint64_t)json_integer_value(last_call); /* a hash: any 64 bits */
 	json_array_foreach(pending, i, p)
 		if (!json_is_string(p) || ac_source_pending_add(s, json_string_value(p)) != 0)
 			return false;

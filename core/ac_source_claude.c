@@ -189,14 +189,16 @@ static int note_assistant(ac_source_session *s, const json_t *message)
 	size_t i;
 	int rc;
 
-	if ((rc = ac_source_set(&s->model, json_object_get(message, "model"))))
+	if ((rc = ac_source_set(&s->model, json_object_get(message, "model"))) ||
+	    (rc = ac_source_claude_note_call_json(s, message)))
 		return rc;
 	json_array_foreach(content, i, block) {
 		const char *type = json_string_value(json_object_get(block, "type"));
 		const json_t *id = json_object_get(block, "id");
 
 		if (type && !strcmp(type, "tool_use") && json_is_string(id)) {
-			if ((rc = ac_source_pending_add(s, json_string_value(id))))
+			if ((rc = ac_source_pending_add(s, json_string_value(id))) ||
+			    (rc = ac_source_claude_note_tool_json(s, block)))
 				return rc;
 		} else if (type && !strcmp(type, "text")) {
 			said = true;

@@ -45,4 +45,24 @@ const ac_source_adapter *ac_source_claude_variant(const char *path);
  * NULL) and, once, its title from the meta file beside it. 0 or AC_ENOMEM. */
 int ac_source_claude_subagent_note(ac_source_session *s, const char *session_id);
 
+/* ---- calls and actions (ac_source_claude_usage.c) ---- */
+
+/* Adds a call's tokens (input, output, cache creation, cache read) to
+ * s->tokens unless id (id_len bytes; NULL: none) is the call counted last. */
+void ac_source_claude_note_tokens(ac_source_session *s, const char *id, size_t id_len,
+				  const uint64_t counts[4]);
+
+/* s->last_action = "NAME ARG" (ARG's first line, cut; NULL: the name
+ * alone). 0 or AC_ENOMEM. */
+int ac_source_claude_note_action(ac_source_session *s, const char *name, size_t name_len,
+				 const char *arg, size_t arg_len);
+
+/* The input keys whose value is shown beside a tool's name, in order
+ * (NULL-terminated, static). */
+const char *const *ac_source_claude_action_keys(void);
+
+/* The jansson reader's: an assistant message's usage, a tool_use block. */
+int ac_source_claude_note_call_json(ac_source_session *s, const json_t *message);
+int ac_source_claude_note_tool_json(ac_source_session *s, const json_t *block);
+
 #endif

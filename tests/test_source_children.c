@@ -14,6 +14,7 @@
 #include "ac_error.h"
 #include "ac_session_search.h"
 #include "ac_source.h"
+#include "ac_source_claude_impl.h"
 #include "ac_source_search.h"
 
 #include <stdio.h>
@@ -85,7 +86,13 @@ static void test_both_layouts_are_children(void **state)
 	assert_string_equal(a->task, "List every HTTP endpoint under src/api and what it returns.");
 	assert_string_equal(a->cwd, WS);
 	assert_string_equal(a->model, "claude-haiku-4-5-20251001");
-	assert_int_equal(a->messages, 4);
+	assert_int_equal(a->messages, 5);
+	/* Its own calls' tokens, the streamed call (two lines, one id) once;
+	 * its last tool call. The session counts only its own file's. */
+	assert_int_equal(a->tokens, 900 + 30 + 1100 + 60);
+	assert_string_equal(a->last_action, "Grep router\\.(get|post)");
+	assert_int_equal(p->tokens, 1200 + 80 + 1500 + 40);
+	assert_string_equal(p->last_action, "Task Map the API endpoints");
 	assert_int_equal(a->npending, 0);
 	assert_string_equal(ac_source_relation_name(a->relation), "subagent");
 	/* The older agent-*.jsonl beside the sessions: sessionId names the
@@ -97,6 +104,8 @@ static void test_both_layouts_are_children(void **state)
 	assert_string_equal(ac_source_session_task(b), "Run the test suite and report failures.");
 	assert_int_equal(b->messages, 2);
 	assert_int_equal(b->npending, 1);
+	assert_int_equal(b->tokens, 720);
+	assert_string_equal(b->last_action, "Bash make test");
 	/* Claude Code's compaction worker is no child anyone asked for. */
 	list = ac_source_index_list(f->index, &n);
 	assert_int_equal(n, 3);
@@ -147,7 +156,7 @@ static void test_child_is_searchable(void **state)
 	assert_int_equal(ac_session_search(&r, items, n, "quokka", 6, 0, false, NULL, NULL), 0);
 	assert_int_equal(r.n, 1);
 	assert_string_equal(items[r.hits[0].item].id, A);
-	assert_int_equal(r.hits[0].message, 3);
+	assert_int_equal(r.hits[0].message, 4);
 	ac_search_results_free(&r);
 	free(items);
 }
@@ -172,6 +181,8 @@ static void test_cache_keeps_the_relation(void **state)
 	assert_int_equal(a->relation, AC_SOURCE_SUBAGENT);
 	assert_string_equal(a->parent_id, P);
 	assert_string_equal(a->title, "Explore: Map the API endpoints");
+	assert_int_equal(a->tokens, 2090);
+	assert_string_equal(a->last_action, "Grep router\\.(get|post)");
 	tu_remove_tree(cache);
 	free(cache);
 }
@@ -198,6 +209,44 @@ static void test_appended_child_entry(void **state)
 	assert_string_equal(b->updated, "2025-10-02T09:01:09.000Z");
 }
 
+/* The jansson reader (for the lines the scanner refuses) counts the
+ * calls and names the last action as the scanner does, line for line. */
+static void test_both_readers_agree(void **state)
+{
+	fixture *f = *state;
+	ac_source_session *const *list, *copy;
+	size_t n;
+
+	assert_non_null(refresh_find(f, A));
+	list = ac_source_index_list(f->index, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+		char *text = tu_read_file(list[i]->path, &len), *line = text, *nl;
+
+		assert_int_equal(ac_source_session_new(&copy, AC_SOURCE_CLAUDE, list[i]->path), 0);
+		while ((nl = memchr(line, '\n', len - (size_t)(line - text)))) {
+			json_t *e = json_loadb(line, (size_t)(nl - line), 0, NULL);
+			const json_t *msg = json_object_get(e, "message"), *block;
+			size_t k;
+
+			if (!strcmp(json_string_value(json_object_get(e, "type")), "assistant")) {
+				assert_int_equal(ac_source_claude_note_call_json(copy, msg), 0);
+				json_array_foreach(json_object_get(msg, "content"), k, block)
+					if (!strcmp(json_string_value(json_object_get(block, "type")),
+						    "tool_use"))
+						assert_int_equal(ac_source_claude_note_tool_json(copy, block), 0);
+			}
+			json_decref(e);
+			line = nl + 1;
+		}
+		assert_int_equal(copy->tokens, list[i]->tokens);
+		assert_string_equal(copy->last_action ? copy->last_action : "-",
+				    list[i]->last_action ? list[i]->last_action : "-");
+		ac_source_session_free(copy);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +255,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_child_is_searchable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_keeps_the_relation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appended_child_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_both_readers_agree, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1648,7 +1648,8 @@ static void tree_rows(ui_model *m, size_t n)
 		{.id = "P", .task = "the parent", .source = "claude-code",
 		 .updated = "2024-05-01T10:00:04.000Z"},
 		{.id = "A", .task = "Explore: first worker", .source = "claude-code", .parent = "P",
-		 .relation = "subagent", .updated = "2024-05-01T10:00:03.000Z"},
+		 .relation = "subagent", .updated = "2024-05-01T10:00:03.000Z", .tokens = 2090,
+		 .last_action = "Grep \x1b[31mroutes"},
 		{.id = "O", .task = "orphan", .source = "claude-code", .parent = "gone",
 		 .relation = "subagent", .updated = "2024-05-01T10:00:02.000Z"},
 		{.id = "G", .task = "grandchild", .source = "codex", .parent = "A",
@@ -1703,6 +1704,10 @@ static void test_session_tree(void **state)
 		ac_buf_clear(&row);
 		ui_view_sessions.row(&row, &m, first + 3, 120, now_ms, &ax, &aw);
 		assert_non_null(strstr(row.data, "\xe2\x94\x94 \xe2\x96\xbe Explore: first")); /* └ ▾ */
+		/* A worker's last action (made safe) and its tokens. */
+		assert_non_null(strstr(row.data, "first worker \xc2\xb7 Grep ^[[31mroutes"));
+		assert_non_null(strstr(row.data, " 2.1k "));
+		assert_null(memchr(row.data, 0x1b, row.len));
 		ac_buf_clear(&row);
 		ui_view_sessions.row(&row, &m, first + 5, 120, now_ms, &ax, &aw);
 		assert_non_null(strstr(row.data, "  \xe2\x94\x94 grandchild"));

@@ -59,6 +59,9 @@ typedef struct {
 	 * listed), and for a parent its listed children. */
 	char *parent;
 	const char *relation;
+	/* A transcript's last tool call ("Bash make test"), sanitised; NULL
+	 * when none is known. */
+	char *last_action;
 	unsigned depth;
 	size_t parent_row;
 	size_t children;
@@ -432,7 +435,9 @@ int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_ses
  * NULL: top level) place a child under its session. */
 typedef struct {
 	const char *id, *task, *created, *updated, *source, *path, *parent, *relation;
+	const char *last_action; /* NULL: none known */
 	size_t messages;
+	uint64_t tokens;         /* 0: its tool says none */
 	ac_session_state state;
 } ui_transcript_row;
 

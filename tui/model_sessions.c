@@ -34,7 +34,8 @@ void ui_session_free_row(ui_session *s)
 	free(s->path);
 	s->path = NULL;
 	ui_sfree(s->parent);
-	s->parent = NULL;
+	ui_sfree(s->last_action);
+	s->parent = s->last_action = NULL;
 }
 
 static void sessions_free(ui_session *list, size_t n)

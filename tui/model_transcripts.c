@@ -26,6 +26,8 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 	c->path = r->path ? strdup(r->path) : NULL;
 	c->parent = r->parent && *r->parent ? ui_raw_str(r->parent) : NULL;
 	c->relation = c->parent ? r->relation : NULL;
+	c->last_action = r->last_action ? ui_safe_str(r->last_action) : NULL;
+	c->tokens = r->tokens;
 }
 
 static bool same(const ui_session *row, const ui_session *fresh)
@@ -33,7 +35,9 @@ static bool same(const ui_session *row, const ui_session *fresh)
 	return !strcmp(row->raw_id, fresh->raw_id) && !strcmp(row->task, fresh->task) &&
 	       !strcmp(row->updated, fresh->updated) && row->messages == fresh->messages &&
 	       row->state == fresh->state && row->source == fresh->source &&
-	       !row->parent == !fresh->parent && (!row->parent || !strcmp(row->parent, fresh->parent));
+	       !row->parent == !fresh->parent && (!row->parent || !strcmp(row->parent, fresh->parent)) &&
+	       row->tokens == fresh->tokens && !row->last_action == !fresh->last_action &&
+	       (!row->last_action || !strcmp(row->last_action, fresh->last_action));
 }
 
 bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n)

@@ -100,6 +100,8 @@ static void tree_fields(const ui_model *m, detail_walk *w, size_t i)
 		ac_buf_printf(&b, " (this is its %s)", s->relation ? s->relation : "child");
 		field(w, "parent", b.data ? b.data : "");
 	}
+	if (s->last_action)
+		field(w, "last", s->last_action);
 	if (s->children) {
 		ac_buf_clear(&b);
 		ac_buf_printf(&b, "%zu sub-agent%s or fork%s (%s)", s->children,

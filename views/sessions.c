@@ -122,6 +122,8 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	/* Under a filter found in the conversation: the matching message. */
 	if (hit)
 		ac_buf_printf(&task, "#%zu %s", hit->message + 1, hit->snippet);
+	else if (s->parent && s->last_action) /* a worker: what it did last */
+		ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
 	else
 		ac_buf_printf(&task, "%s", s->task);
 	ui_col(&row, task.data ? task.data : s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
@@ -135,7 +137,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	}
 	snprintf(cell, sizeof(cell), "%zu", s->messages);
 	ui_col(&row, cell, SES_MSGS_W, UI_FIT_RIGHT, 1);
-	if (s->source)
+	if (s->source && !s->tokens) /* a transcript whose tool says none */
 		snprintf(cell, sizeof(cell), "-");
 	else
 		ui_fmt_count(cell, sizeof(cell), s->tokens);

@@ -7,7 +7,8 @@
 # their state and message count; '-' folds them ("▸2" on the parent) and
 # '+' shows them again; '-' on a child folds its parent; Enter opens a
 # child's conversation (its sidechain, never in the parent's); the detail
-# pane counts a parent's children and names a child's parent; 'a' on a
+# pane counts a parent's children and names a child's parent; a child's
+# row shows its tokens and (where wide enough) its last tool call; 'a' on a
 # sub-agent is refused; nothing is written to the transcripts' folder.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 home=$ws.home
@@ -36,8 +37,11 @@ for size in "80 24" "120 40" "170 40"; do
   check "$1x$2: its sub-agents under it, marked └" \
     eval 'wait_for "└ Run the test" >/dev/null && wait_for "└ Explore: Map" >/dev/null &&
           below "└ Run the test" "▾ Map the API" && below "└ Explore: Map" "▾ Map the API"'
-  check "$1x$2: a child row has its state and messages" \
-    eval 'screen | grep -F "└ Explore: Map" | grep -qE "■|●|○|▶"'
+  check "$1x$2: a child row has its state, messages and tokens" \
+    eval 'screen | grep -F "└ Explore: Map" | grep -qE "(■|●|○|▶).* 5 +2.1k "'
+  if [ "$1" -eq 120 ]; then # the widest list: the detail takes room from 170
+    check "$1x$2: and its last action" wait_for "└ Explore: Map the API endpoints · Grep router"
+  fi
   check "$1x$2: no compaction worker" absent "Summarise the conversation"
   keys g
   keys -
@@ -51,6 +55,8 @@ for size in "80 24" "120 40" "170 40"; do
   check "$1x$2: Right unfolds" wait_for "└ Run the test"
   if [ "$1" -ge 170 ]; then
     check "$1x$2: the detail pane counts the session's children" wait_for "2 sub-agents or forks"
+    check "$1x$2: and the session's tokens and last action" \
+      eval 'wait_for "2.8k tokens, 4 messages" >/dev/null && wait_for "last      Task Map the API endpoints"'
   fi
   keys j
   keys j

@@ -6,7 +6,8 @@
 # list` leaves them out unless --children, then shows them under P
 # ("└ ") and says relation and parentId in --json; `session show` opens a
 # child and names its parent; `session search` finds text only a child
-# holds and names both; `usage` books a child's tokens to P once.
+# holds and names both; each row has its own tokens and last tool call;
+# `usage` books a child's tokens to P once.
 # Usage: sources_children.sh path/to/agentctl
 set -u
 
@@ -46,6 +47,9 @@ check "list --children --json: the meta's type and description as the task" \
 check "list --children --json: the older layout's first prompt, its call pending" \
 	[ "$(jq_out ".[] | select(.id == \"$B\") | .task + \"|\" + (.pendingToolCalls | tostring)")" = \
 	  "Run the test suite and report failures.|1" ]
+check "list --children --json: each one's own tokens and last tool call" \
+	[ "$(jq_out '[.[] | .id[0:8] + "=" + (.tokens | tostring) + ":" + .lastAction] | join(" ")')" = \
+	  "7d0c5e2a=2820:Task Map the API endpoints agent-0c=720:Bash make test agent-a3=2090:Grep router\\.(get|post)" ]
 check "list --children --json: no compaction worker" \
 	[ "$(jq_out '[.[] | select(.id | test("acompact"))] | length')" = 0 ]
 run session list --children
@@ -53,7 +57,7 @@ check "list --children: each child under its parent, marked" \
 	eval "rc_is 0 && [ \"\$(sed -n 2p \"$TMP/out\" | cut -c1-36)\" = \"$P\" ] &&
 	      sed -n 3,4p \"$TMP/out\" | grep -q '^└ $B ' && sed -n 3,4p \"$TMP/out\" | grep -q '^└ $A '"
 check "list --children: the child row has its state and message count" \
-	out_has "^└ $A +[a-z]+ +4 "
+	out_has "^└ $A +[a-z]+ +5 +2090 "
 run session list --children --state running --json
 check "list --children --state running: a child whose parent is filtered out stays" \
 	[ "$(jq_out '[.[].id] | join(" ")')" = "$B" ]
@@ -63,20 +67,20 @@ check "list --children --all-projects: the same tree" \
 
 run session show "$A"
 check "show child: exit 0, its conversation" \
-	eval 'rc_is 0 && out_has "^\[4\] assistant: Three endpoints: /users, /orders, /health \(the quokka"'
+	eval 'rc_is 0 && out_has "^\[5\] assistant: Three endpoints: /users, /orders, /health \(the quokka"'
 check "show child: names its parent" out_has "^parent +$P \(this is its subagent\)"
 run session show "$A" --json
 check "show child --json: relation, parentId, every message" \
-	[ "$(jq_out '.relation + "|" + .parentId + "|" + (.conversation | length | tostring) + "|" + (.messages | tostring)')" = "subagent|$P|4|4" ]
+	[ "$(jq_out '.relation + "|" + .parentId + "|" + (.conversation | length | tostring) + "|" + (.messages | tostring)')" = "subagent|$P|5|5" ]
 run session show "$P"
 check "show parent: none of the child's messages" eval 'rc_is 0 && ! out_has quokka'
 
 run session search quokka --json
 check "search: the child's message, named with its parent" \
-	[ "$(jq_out '.results[] | .sessionId + "|" + (.message | tostring) + "|" + .relation + "|" + .parentId')" = "$A|4|subagent|$P" ]
+	[ "$(jq_out '.results[] | .sessionId + "|" + (.message | tostring) + "|" + .relation + "|" + .parentId')" = "$A|5|subagent|$P" ]
 run session search quokka
 check "search (text): the child's id and (subagent of PARENT)" \
-	out_has "^$A +\[4\] +assistant +\(subagent of $P\) .*quokka"
+	out_has "^$A +\[5\] +assistant +\(subagent of $P\) .*quokka"
 run session search "Map the API and write"
 check "search: a top-level hit carries no parent" \
 	eval 'rc_is 0 && out_has "^$P" && ! out_has "subagent of"'
