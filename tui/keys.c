@@ -443,13 +443,12 @@ static const ui_key table[] = {
 	 .hint = "h host", .handler = act_host_filter, .reaction = UI_REDRAW},
 	{.keys = {'-', UI_KEY_LEFT},
 	 .doc = {.label = "- Left", .panes = UI_IN(UI_PANE_SESSIONS),
-		 .help = "fold the selected session's sub-agents and forks under it (on one of "
-			 "them: fold its parent)"},
+		 .help = "fold the selected session's sub-agents and forks (shown under it, marked "
+			 "\xe2\x94\x94); on one of them: fold its parent"},
 	 .handler = ui_tree_fold, .reaction = UI_REDRAW},
 	{.keys = {'+', UI_KEY_RIGHT},
-	 .doc = {.label = "+ Right", .panes = UI_IN(UI_PANE_SESSIONS),
-		 .help = "show the selected session's sub-agents and forks again (each under "
-			 "it, marked \xe2\x94\x94; Enter opens one's conversation)"},
+	 .doc = {.label = "+ Right", .help = "show the selected session's sub-agents and forks again",
+		 .panes = UI_IN(UI_PANE_SESSIONS)},
 	 .handler = ui_tree_fold, .reaction = UI_REDRAW},
 	{.keys = {'f'},
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
