@@ -4,7 +4,8 @@
  * Where Claude Code writes them:
  *  - today: <project>/<session id>/subagents/agent-<agent id>.jsonl, with
  *    agent-<agent id>.meta.json beside it ({"agentType", "description",
- *    "toolUseId", ...});
+ *    "toolUseId", and "parentAgentId" when another sub-agent started it:
+ *    then that one is its parent});
  *  - before: <project>/agent-<agent id>.jsonl beside the session files.
  * Every entry of such a file is a sidechain ("isSidechain": true) whose
  * sessionId is the parent session's. The file's name without ".jsonl" is
@@ -116,20 +117,41 @@ static char *title_of(const json_t *meta)
 	return t.data ? ac_buf_detach(&t) : NULL;
 }
 
+/* "agent-<parentAgentId>" when the meta names the sub-agent that started
+ * this one (a nested dispatch) and that makes an id; NULL otherwise. */
+static char *parent_agent_of(const json_t *meta)
+{
+	const char *agent = json_string_value(json_object_get(meta, "parentAgentId"));
+	ac_buf id = AC_BUF_INIT;
+
+	if (!agent || !*agent || ac_buf_printf(&id, "agent-%s", agent))
+		goto none;
+	if (ac_source_id_check(id.data) == 0)
+		return ac_buf_detach(&id);
+none:
+	ac_error_clear();
+	ac_buf_free(&id);
+	return NULL;
+}
+
 int ac_source_claude_subagent_note(ac_source_session *s, const char *session_id)
 {
 	json_t *meta;
 
 	s->relation = AC_SOURCE_SUBAGENT;
-	if (!s->parent_id) {
+	if (s->parent_id)
+		return 0;
+	meta = read_meta(s->path);
+	/* Started by another sub-agent: under it; else under the session. */
+	if (!(s->parent_id = parent_agent_of(meta)))
 		s->parent_id = parent_from_path(s->path);
-		if (!s->parent_id && session_id && !(s->parent_id = strdup(session_id)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
-		if (s->parent_id && !s->title && (meta = read_meta(s->path))) {
-			s->title = title_of(meta);
-			json_decref(meta);
-		}
+	if (!s->parent_id && session_id && !(s->parent_id = strdup(session_id))) {
+		json_decref(meta);
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	if (s->parent_id && !s->title && meta)
+		s->title = title_of(meta);
+	json_decref(meta);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #define P "7d0c5e2a-4b1f-4c3e-8a9d-1e2f3a4b5c6d"
 #define A "agent-a3f9c1e27b5d84e06"
 #define B "agent-0c1d2e3f"
+#define N "agent-b7e1d2c3f4a5b6c7d"
 
 typedef struct {
 	char *home;
@@ -106,9 +107,14 @@ static void test_both_layouts_are_children(void **state)
 	assert_int_equal(b->npending, 1);
 	assert_int_equal(b->tokens, 720);
 	assert_string_equal(b->last_action, "Bash make test");
+	/* Started by A (the meta's parentAgentId): A's child. */
+	assert_non_null(ac_source_index_find(f->index, N));
+	assert_string_equal(ac_source_index_find(f->index, N)->parent_id, A);
+	assert_string_equal(ac_source_index_find(f->index, N)->title,
+			    "general-purpose: Check the orders endpoint");
 	/* Claude Code's compaction worker is no child anyone asked for. */
 	list = ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++)
 		assert_null(strstr(list[i]->id, "acompact"));
 }

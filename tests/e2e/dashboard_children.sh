@@ -2,7 +2,7 @@
 # Drives the real dashboard in tmux over a Claude Code session with two
 # sub-agents (tests/fixtures/sources/children: P, its sub-agent A in
 # P/subagents/ with a meta file, the older-layout B beside the session
-# files), at 80x24, 120x40 and 170x40 (where the detail pane is beside the
+# files, and N, which A started), at 80x24, 120x40 and 170x40 (where the detail pane is beside the
 # list): the children are rows under their session, marked "└ ", with
 # their state and message count; '-' folds them ("▸2" on the parent) and
 # '+' shows them again; '-' on a child folds its parent; Enter opens a
@@ -35,12 +35,14 @@ for size in "80 24" "120 40" "170 40"; do
   dashboard "$1" "$2"
   check "$1x$2: the session, unfolded (▾)" wait_for "▾ Map the API"
   check "$1x$2: its sub-agents under it, marked └" \
-    eval 'wait_for "└ Run the test" >/dev/null && wait_for "└ Explore: Map" >/dev/null &&
-          below "└ Run the test" "▾ Map the API" && below "└ Explore: Map" "▾ Map the API"'
+    eval 'wait_for "└ Run the test" >/dev/null && wait_for "└ ▾ Explore: Map" >/dev/null &&
+          below "└ Run the test" "▾ Map the API" && below "└ ▾ Explore: Map" "▾ Map the API"'
+  check "$1x$2: the sub-agent A started, under A, a level deeper" \
+    eval 'wait_for "  └ general-pur" >/dev/null && below "  └ general-pur" "└ ▾ Explore: Map"'
   check "$1x$2: a child row has its state, messages and tokens" \
-    eval 'screen | grep -F "└ Explore: Map" | grep -qE "(■|●|○|▶).* 5 +2.1k "'
+    eval 'screen | grep -F "└ ▾ Explore: Map" | grep -qE "(■|●|○|▶).* 5 +2.1k "'
   if [ "$1" -eq 120 ]; then # the widest list: the detail takes room from 170
-    check "$1x$2: and its last action" wait_for "└ Explore: Map the API endpoints · Grep router"
+    check "$1x$2: and its last action" wait_for "└ ▾ Explore: Map the API endpoints · Grep router"
   fi
   check "$1x$2: no compaction worker" absent "Summarise the conversation"
   keys g
@@ -48,7 +50,7 @@ for size in "80 24" "120 40" "170 40"; do
   check "$1x$2: - folds them: ▸2 on the session, no child row" \
     eval 'wait_for "▸2 Map the API" >/dev/null && absent "└ "'
   keys +
-  check "$1x$2: + shows them again" eval 'wait_for "└ Explore: Map" >/dev/null && wait_for "▾ Map the API"'
+  check "$1x$2: + shows them again" eval 'wait_for "└ ▾ Explore: Map" >/dev/null && wait_for "▾ Map the API"'
   keys Left
   check "$1x$2: Left folds too" wait_for "▸2 Map the API"
   keys Right

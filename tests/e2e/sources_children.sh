@@ -17,6 +17,7 @@ FIX=$(cd "$(dirname "$0")/../fixtures/sources/children" && pwd)
 P=7d0c5e2a-4b1f-4c3e-8a9d-1e2f3a4b5c6d
 A=agent-a3f9c1e27b5d84e06
 B=agent-0c1d2e3f
+N=agent-b7e1d2c3f4a5b6c7d
 mkdir -p "$TMP/ws"
 WS=$(realpath "$TMP/ws")
 export HOME=$TMP/home XDG_CACHE_HOME=$TMP/cache
@@ -38,8 +39,10 @@ run session list
 check "list: no child row without --children" eval 'rc_is 0 && ! out_has "agent-"'
 
 run session list --children --json
-check "list --children --json: the session, then its children" \
-	[ "$(jq_out '[.[].id] | join(" ")')" = "$P $B $A" ]
+check "list --children --json: the session, then its children, A's own after A" \
+	[ "$(jq_out '[.[].id] | join(" ")')" = "$P $B $A $N" ]
+check "list --children --json: a sub-agent started by a sub-agent is that one's child" \
+	[ "$(jq_out ".[] | select(.id == \"$N\") | .parentId")" = "$A" ]
 check "list --children --json: relation subagent, parentId the session" \
 	[ "$(jq_out "[.[] | select(.parentId == \"$P\") | .relation] | join(\" \")")" = "subagent subagent" ]
 check "list --children --json: the meta's type and description as the task" \
@@ -49,13 +52,14 @@ check "list --children --json: the older layout's first prompt, its call pending
 	  "Run the test suite and report failures.|1" ]
 check "list --children --json: each one's own tokens and last tool call" \
 	[ "$(jq_out '[.[] | .id[0:8] + "=" + (.tokens | tostring) + ":" + .lastAction] | join(" ")')" = \
-	  "7d0c5e2a=2820:Task Map the API endpoints agent-0c=720:Bash make test agent-a3=2090:Grep router\\.(get|post)" ]
+	  "7d0c5e2a=2820:Task Map the API endpoints agent-0c=720:Bash make test agent-a3=2090:Grep router\\.(get|post) agent-b7=310:" ]
 check "list --children --json: no compaction worker" \
 	[ "$(jq_out '[.[] | select(.id | test("acompact"))] | length')" = 0 ]
 run session list --children
 check "list --children: each child under its parent, marked" \
 	eval "rc_is 0 && [ \"\$(sed -n 2p \"$TMP/out\" | cut -c1-36)\" = \"$P\" ] &&
-	      sed -n 3,4p \"$TMP/out\" | grep -q '^└ $B ' && sed -n 3,4p \"$TMP/out\" | grep -q '^└ $A '"
+	      sed -n 3,4p \"$TMP/out\" | grep -q '^└ $B ' && sed -n 3,4p \"$TMP/out\" | grep -q '^└ $A ' &&
+	      sed -n 5p \"$TMP/out\" | grep -q '^  └ $N '"
 check "list --children: the child row has its state and message count" \
 	out_has "^└ $A +[a-z]+ +5 +2090 "
 run session list --children --state running --json
@@ -63,7 +67,7 @@ check "list --children --state running: a child whose parent is filtered out sta
 	[ "$(jq_out '[.[].id] | join(" ")')" = "$B" ]
 run session list --children --all-projects --json
 check "list --children --all-projects: the same tree" \
-	[ "$(jq_out '[.[].id] | join(" ")')" = "$P $B $A" ]
+	[ "$(jq_out '[.[].id] | join(" ")')" = "$P $B $A $N" ]
 
 run session show "$A"
 check "show child: exit 0, its conversation" \
@@ -90,7 +94,7 @@ check "pause child: refused, read-only source" eval 'rc_is 1 && grep -q "read-on
 
 run usage session --json
 check "usage: the children's tokens booked to their session, once" \
-	[ "$(jq_out '[.rows[] | .sessionId + "=" + (.inputTokens | tostring) + "/" + (.outputTokens | tostring)] | join(" ")')" = "$P=5400/230" ]
+	[ "$(jq_out '[.rows[] | .sessionId + "=" + (.inputTokens | tostring) + "/" + (.outputTokens | tostring)] | join(" ")')" = "$P=5700/240" ]
 
 tree_sum >"$TMP/after"
 check "nothing under HOME changed" cmp -s "$TMP/before" "$TMP/after"
