@@ -107,7 +107,7 @@ static void seed_row(ac_buf *line, const ac_session_summary *s)
 
 typedef struct {
 	const char *status, *user;
-	bool state_set, json, all_projects;
+	bool state_set, json, all_projects, children;
 	ac_session_state state;
 } list_filter;
 
@@ -118,6 +118,8 @@ static int parse_list_args(list_filter *f, int argc, char **argv)
 			f->json = true;
 		} else if (!strcmp(argv[i], "--all-projects")) {
 			f->all_projects = true;
+		} else if (!strcmp(argv[i], "--children")) {
+			f->children = true;
 		} else if (!strcmp(argv[i], "--status") && i + 1 < argc) {
 			f->status = argv[++i];
 			if (!is_status(f->status))
@@ -136,29 +138,64 @@ static int parse_list_args(list_filter *f, int argc, char **argv)
 	return CLI_OK;
 }
 
-/* The transcripts' rows (or JSON elements) that pass the filter. A
- * transcript has no status and no user: --status and --user leave it out. */
-static void list_sources(const cli_context *ctx, const list_filter *f,
-			 ac_source_session *const *list, size_t n, size_t *at,
-			 const char *until, json_t *array, ac_buf *line)
+/* The transcripts in the order they are listed: those that pass the
+ * filter (a transcript has no status and no user: --status and --user
+ * leave it out), with --children each session's sub-agents and forks
+ * right after it (cli_sources_tree). */
+typedef struct {
+	ac_source_session *const *list;
+	ac_session_state *state;
+	size_t *order;
+	unsigned char *depth;
+	size_t n, at;
+} source_rows;
+
+static int source_rows_make(source_rows *r, const cli_context *ctx, const list_filter *f,
+			    ac_source_session *const *list, size_t n)
 {
 	int64_t now = ac_time_now_ms();
+	bool *shown = calloc(n + 1, sizeof(*shown));
+	int rc;
 
-	for (; *at < n; (*at)++) {
-		const ac_source_session *s = list[*at];
-		ac_session_state state;
+	memset(r, 0, sizeof(*r));
+	r->list = list;
+	if (!shown || !(r->state = calloc(n + 1, sizeof(*r->state)))) {
+		free(shown);
+		return cli_error(CLI_FAILED, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		r->state[i] = cli_source_state(list[i], now, ctx->config);
+		shown[i] = !f->status && !f->user && (!f->state_set || r->state[i] == f->state);
+	}
+	rc = cli_sources_tree(&r->order, &r->depth, &r->n, list, n, shown, f->children);
+	free(shown);
+	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
+}
 
-		if (until && strcmp(s->updated ? s->updated : "", until) < 0)
+static void source_rows_free(source_rows *r)
+{
+	free(r->state);
+	free(r->order);
+	free(r->depth);
+}
+
+/* The rows (or JSON elements) up to the first session older than until
+ * (NULL: all); a child goes with its parent, whatever its time. */
+static void list_sources(const list_filter *f, source_rows *r, const char *until, json_t *array,
+			 ac_buf *line)
+{
+	for (; r->at < r->n; r->at++) {
+		size_t i = r->order[r->at];
+		const ac_source_session *s = r->list[i];
+
+		if (until && !r->depth[r->at] && strcmp(s->updated ? s->updated : "", until) < 0)
 			return;
-		state = cli_source_state(s, now, ctx->config);
-		if (f->status || f->user || (f->state_set && state != f->state))
-			continue;
 		if (f->json) {
-			json_array_append_new(array, cli_source_json(s, state));
+			json_array_append_new(array, cli_source_json(s, r->state[i]));
 			continue;
 		}
 		ac_buf_clear(line);
-		cli_source_row(line, s, state);
+		cli_source_row(line, s, r->state[i], r->depth[r->at]);
 		cli_write(line->data, line->len);
 	}
 }
@@ -169,12 +206,13 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	const ac_session_summary *const *list;
 	ac_source_session *const *sources = NULL;
 	ac_source_index *transcripts = NULL;
+	source_rows rows = {0};
 	ac_session_index *index = NULL;
 	list_filter f = {0};
 	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
 	char **with_request = NULL;
-	size_t n, nsources = 0, at = 0, nrequests = 0;
+	size_t n, nsources = 0, nrequests = 0;
 	int status;
 
 	if ((status = parse_list_args(&f, argc, argv)))
@@ -189,6 +227,8 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_sources_open(&transcripts, ctx, f.all_projects)))
 		goto done;
 	sources = ac_source_index_list(transcripts, &nsources);
+	if ((status = source_rows_make(&rows, ctx, &f, sources, nsources)))
+		goto done;
 	list = ac_session_index_list(index, &n);
 	if (ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
 		cli_note("%s (pending requests not shown)", ac_error_last());
@@ -206,7 +246,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		json_t *entry;
 
 		/* Both lists are newest first: merged, they stay so. */
-		list_sources(ctx, &f, sources, nsources, &at, s->updated_at, array, &line);
+		list_sources(&f, &rows, s->updated_at, array, &line);
 		if ((f.status && strcmp(s->status, f.status)) || (f.user && strcmp(s->user, f.user)))
 			continue;
 		state = seed_state(ctx, s);
@@ -217,6 +257,8 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 			entry = summary_json(s, pending);
 			json_object_set_new(entry, "source", json_string("agentctl"));
 			json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
+			json_object_set_new(entry, "relation", json_string(""));
+			json_object_set_new(entry, "parentId", json_null());
 			json_array_append_new(array, entry);
 			continue;
 		}
@@ -226,7 +268,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		seed_row(&line, s);
 		cli_write(line.data, line.len);
 	}
-	list_sources(ctx, &f, sources, nsources, &at, NULL, array, &line);
+	list_sources(&f, &rows, NULL, array, &line);
 	if (f.json)
 		cli_write_json(array);
 	status = cli_finish_output();
@@ -237,6 +279,7 @@ done:
 	json_decref(array);
 	ac_buf_free(&line);
 	ac_session_index_free(index);
+	source_rows_free(&rows);
 	ac_source_index_free(transcripts);
 	return status;
 }

@@ -32,11 +32,41 @@ static void report_problem(const char *message, void *ctx)
 	cli_note("%s (skipped)", message);
 }
 
+/* The transcript an item of index is (by its path, borrowed from the
+ * index), when it is a child (a sub-agent, a fork): NULL otherwise. */
+static const ac_source_session *child_of(ac_source_index *index, json_t *by_path,
+					 const ac_search_item *item)
+{
+	ac_source_session *const *list;
+	const json_t *at;
+	size_t n;
+
+	if (!index || !item->path || !(at = json_object_get(by_path, item->path)))
+		return NULL;
+	list = ac_source_index_list(index, &n);
+	return list[json_integer_value(at)]->parent_id ? list[json_integer_value(at)] : NULL;
+}
+
+static json_t *paths_of(ac_source_index *index)
+{
+	ac_source_session *const *list;
+	json_t *by_path = json_object();
+	size_t n = 0;
+
+	if (index)
+		list = ac_source_index_list(index, &n);
+	for (size_t i = 0; by_path && i < n; i++)
+		json_object_set_new(by_path, list[i]->path, json_integer((json_int_t)i));
+	return by_path;
+}
+
+/* A hit in a child (a sub-agent, a fork) names it and its parent: JSON
+ * "relation" and "parentId", the text row "(subagent of PARENT)". */
 static int print_results(const ac_search_results *r, const ac_search_item *items,
-			 const char *needle, bool json)
+			 const char *needle, bool json, ac_source_index *sources)
 {
 	ac_buf line = AC_BUF_INIT;
-	json_t *doc = NULL, *array;
+	json_t *doc = NULL, *array, *by_path = r->n ? paths_of(sources) : NULL;
 
 	if (json) {
 		doc = json_pack("{s:s, s:[], s:b}", "query", needle, "results", "limited",
@@ -48,17 +78,25 @@ static int print_results(const ac_search_results *r, const ac_search_item *items
 	for (size_t i = 0; i < r->n; i++) {
 		const ac_search_hit *h = &r->hits[i];
 		const ac_search_item *item = &items[h->item];
+		const ac_source_session *child = child_of(sources, by_path, item);
 		char number[32];
 
 		if (json) {
 			/* The snippet is terminal-safe already; message numbers
 			 * count from 1, as `session show` and `fork --at` do. */
-			json_array_append_new(array, json_pack(
+			json_t *e = json_pack(
 				"{s:s, s:s, s:s, s:I, s:s, s:s, s:I, s:I}", "sessionId", item->id,
 				"source", item->source, "updatedAt", h->updated_at,
 				"message", (json_int_t)h->message + 1, "role", h->role,
 				"snippet", h->snippet, "matchStart", (json_int_t)h->match_start,
-				"matchLength", (json_int_t)h->match_len));
+				"matchLength", (json_int_t)h->match_len);
+
+			if (e && child) {
+				json_object_set_new(e, "relation",
+						    json_string(ac_source_relation_name(child->relation)));
+				json_object_set_new(e, "parentId", json_string(child->parent_id));
+			}
+			json_array_append_new(array, e);
 			continue;
 		}
 		ac_buf_clear(&line);
@@ -68,6 +106,11 @@ static int print_results(const ac_search_results *r, const ac_search_item *items
 		cli_put_cell(&line, number, 7);
 		cli_put_cell(&line, h->role, 10);
 		ac_buf_putc(&line, ' ');
+		if (child) {
+			ac_buf_printf(&line, "(%s of ", ac_source_relation_name(child->relation));
+			cli_put_cell(&line, child->parent_id, 0);
+			ac_buf_printf(&line, ") ");
+		}
 		ac_buf_append(&line, h->snippet, strlen(h->snippet));
 		ac_buf_putc(&line, '\n');
 		cli_write(line.data, line.len);
@@ -77,6 +120,7 @@ static int print_results(const ac_search_results *r, const ac_search_item *items
 	else if (r->limited)
 		cli_note("stopped at %zu matches (--limit)", r->n);
 	json_decref(doc);
+	json_decref(by_path);
 	ac_buf_free(&line);
 	return cli_finish_output();
 }
@@ -271,7 +315,7 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 	if ((status = search_store_transcripts(&all, &items, &n, ctx, needle, limit, all_projects,
 					       &sources)))
 		goto done;
-	status = print_results(&all, items, needle, json);
+	status = print_results(&all, items, needle, json, sources);
 done:
 	ac_search_results_free(&all);
 	ac_source_index_free(sources);
@@ -425,7 +469,7 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 		status = cli_error(rc == AC_EINVAL ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
 		goto done;
 	}
-	status = print_results(&results, items, needle, json);
+	status = print_results(&results, items, needle, json, sources);
 done:
 	ac_search_results_free(&results);
 	free(items);

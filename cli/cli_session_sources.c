@@ -112,22 +112,41 @@ json_t *cli_source_json(const ac_source_session *s, ac_session_state state)
 		    json_object_set_new(doc, "parentId", s->parent_id ? json_string(s->parent_id)
 								       : json_null()) ||
 		    json_object_set_new(doc, "title", s->title ? json_string(s->title) : json_null()) ||
-		    json_object_set_new(doc, "archived", json_boolean(ac_source_session_archived(s))))) {
+		    json_object_set_new(doc, "archived", json_boolean(ac_source_session_archived(s))) ||
+		    json_object_set_new(doc, "tokens", json_integer((json_int_t)s->tokens)) ||
+		    json_object_set_new(doc, "lastAction", s->last_action ? json_string(s->last_action)
+									 : json_null()))) {
 		json_decref(doc);
 		doc = NULL;
 	}
 	return doc;
 }
 
-void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state)
+void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state,
+		    unsigned depth)
 {
 	char number[32];
 
-	cli_put_cell(line, s->id, 37);
+	if (depth) {
+		/* A child under its parent: "└ " per level, the id cut to fit. */
+		ac_buf id = AC_BUF_INIT;
+
+		for (unsigned d = 1; d < depth; d++)
+			ac_buf_printf(&id, "  ");
+		ac_buf_printf(&id, "\xe2\x94\x94 %s", s->id);
+		cli_put_cell(line, id.data ? id.data : "", 37);
+		ac_buf_free(&id);
+	} else {
+		cli_put_cell(line, s->id, 37);
+	}
 	ac_buf_putc(line, ' ');
 	cli_put_cell(line, ac_session_state_name(state), 10);
 	ac_buf_putc(line, ' ');
-	snprintf(number, sizeof(number), "%5zu %8s", s->messages, "-");
+	if (s->tokens) /* what its calls took, when its tool says */
+		snprintf(number, sizeof(number), "%5zu %8llu", s->messages,
+			 (unsigned long long)s->tokens);
+	else
+		snprintf(number, sizeof(number), "%5zu %8s", s->messages, "-");
 	cli_put_cell(line, number, 16);
 	cli_put_cell(line, or_empty(s->updated), 26);
 	cli_put_cell(line, ac_source_name(s->kind), 20);
@@ -198,9 +217,15 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
 	if (s->title)
 		ac_buf_printf(&text, "\ntitle    %s", s->title);
-	if (s->parent_id)
-		ac_buf_printf(&text, "\n%-8s %s", s->relation == AC_SOURCE_SUBAGENT ? "parent" : "fork of",
-			      s->parent_id);
+	if (s->tokens)
+		ac_buf_printf(&text, "\ntokens   %llu", (unsigned long long)s->tokens);
+	if (s->last_action)
+		ac_buf_printf(&text, "\nlast     %s", s->last_action);
+	if (s->parent_id && s->relation == AC_SOURCE_FORK)
+		ac_buf_printf(&text, "\nfork of  %s", s->parent_id);
+	else if (s->parent_id)
+		ac_buf_printf(&text, "\nparent   %s (this is its %s)", s->parent_id,
+			      ac_source_relation_name(s->relation));
 	ac_buf_printf(&text, "\n\n");
 	cli_put_lines(&out, &text, "");
 	cli_put_conversation(&out, conv);
@@ -237,4 +262,86 @@ done:
 	free(path);
 	ac_source_index_free(index);
 	return status;
+}
+
+/* ---- children under their parent ---- */
+
+#define TREE_DEPTH_MAX 8 /* deeper is no tree a tool writes (or a cycle) */
+
+typedef struct {
+	size_t *first, *next; /* first child, next sibling: SIZE_MAX for none */
+	const bool *shown;
+	size_t *order;
+	unsigned char *depth;
+	size_t n;
+} tree;
+
+static void put(tree *t, size_t i, unsigned depth)
+{
+	t->order[t->n] = i;
+	t->depth[t->n++] = (unsigned char)depth;
+	if (depth >= TREE_DEPTH_MAX)
+		return;
+	for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
+		if (t->shown[c])
+			put(t, c, depth + 1);
+}
+
+int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_n,
+		     ac_source_session *const *list, size_t n, const bool *shown, bool children)
+{
+	tree t = {0};
+	json_t *at = json_object();
+	size_t *parent = NULL;
+	int rc = 0;
+
+	t.shown = shown;
+	t.first = malloc((n + 1) * sizeof(*t.first));
+	t.next = malloc((n + 1) * sizeof(*t.next));
+	parent = malloc((n + 1) * sizeof(*parent));
+	t.order = malloc((n + 1) * sizeof(*t.order));
+	t.depth = malloc(n + 1);
+	if (!at || !t.first || !t.next || !parent || !t.order || !t.depth) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t.first[i] = t.next[i] = parent[i] = SIZE_MAX;
+		if (json_object_set_new(at, list[i]->id, json_integer((json_int_t)i))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	/* Newest first, each parent's children too: linked from the oldest. */
+	for (size_t k = n; children && k-- > 0;) {
+		const json_t *p = list[k]->parent_id ? json_object_get(at, list[k]->parent_id) : NULL;
+		size_t pi = p ? (size_t)json_integer_value(p) : SIZE_MAX;
+
+		if (pi == SIZE_MAX || pi == k || !shown[pi])
+			continue;
+		parent[k] = pi;
+		t.next[k] = t.first[pi];
+		t.first[pi] = k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* Without children a sub-agent is left out; a fork is a session
+		 * of its own and stays in its place. */
+		if (!shown[i] || parent[i] != SIZE_MAX ||
+		    (!children && list[i]->relation == AC_SOURCE_SUBAGENT))
+			continue;
+		put(&t, i, 0);
+	}
+	*out_order = t.order;
+	*out_depth = t.depth;
+	*out_n = t.n;
+	t.order = NULL;
+	t.depth = NULL;
+done:
+	json_decref(at);
+	free(t.first);
+	free(t.next);
+	free(parent);
+	free(t.order);
+	free(t.depth);
+	return rc;
 }

@@ -25,8 +25,19 @@ ac_session_state cli_source_state(const ac_source_session *s, int64_t now_ms,
 /* s as an element of `session list --json` (a new reference). */
 json_t *cli_source_json(const ac_source_session *s, ac_session_state state);
 
-/* s as a row of `session list`, in its columns, made safe. */
-void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state);
+/* s as a row of `session list`, in its columns, made safe; depth > 0: a
+ * child, its id marked "└ " (indented per level) under its parent. */
+void cli_source_row(ac_buf *line, const ac_source_session *s, ac_session_state state,
+		    unsigned depth);
+
+/* The order `session list` shows list[0..n) (newest first) in: each
+ * shown[i] session, and after it (children) the shown sessions whose
+ * parent_id it is, at depth + 1, newest first; a child whose parent is
+ * not shown stays in its own place. Without children a sub-agent is left
+ * out and a fork keeps its place. *out_order (indexes into list) and
+ * *out_depth are allocated (free()), *out_n long. 0 or AC_ENOMEM. */
+int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_n,
+		     ac_source_session *const *list, size_t n, const bool *shown, bool children);
 
 /* The transcript whose id is id, the workspace's first, then any
  * project's: *out NULL when none (CLI_OK); *out_index (freed by the

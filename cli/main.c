@@ -35,7 +35,7 @@ static const cli_command commands[] = {
 	 "journal check [--all]\n"
 	 "journal rotate\n", " log rotate "},
 	{"session", cli_session,
-	 "session list [--json] [--status S] [--user U] [--state S] [--all-projects]\n"
+	 "session list [--json] [--status S] [--user U] [--state S] [--all-projects] [--children]\n"
 	 "session show ID [--json]\n"
 	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json]\n"
 	 "session append ID JSON|- [--json]\n"

@@ -155,7 +155,7 @@ _agentctl()
 	journal/read) opts="--last --all --json --strict" ;;
 	journal/query) opts="--last --all --json --strict" ;;
 	journal/check) opts="--all" ;;
-	session/list) opts="--json --status --user" ;;
+	session/list) opts="--json --status --user --state --all-projects --children" ;;
 	session/show) opts="--json" ;;
 	session/create) opts="--id --resume --tenant --user --agent --json" ;;
 	session/append) opts="- --json" ;;

@@ -32,6 +32,13 @@ const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind)
 	}
 }
 
+const ac_source_adapter *ac_source_adapter_for(ac_source_kind kind, const char *path)
+{
+	const ac_source_adapter *a = ac_source_adapter_of(kind), *v;
+
+	return a && a->variant && (v = a->variant(path)) ? v : a;
+}
+
 const char *ac_source_name(ac_source_kind kind)
 {
 	const ac_source_adapter *a = ac_source_adapter_of(kind);
@@ -103,7 +110,7 @@ static void reset_summary(ac_source_session *s)
 	if (a && a->forget)
 		a->forget(s);
 	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
-			   &s->parent_id};
+			   &s->parent_id, &s->last_action};
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		free(*fields[i]);
@@ -115,6 +122,7 @@ static void reset_summary(ac_source_session *s)
 	s->awaiting_approval = false;
 	s->relation = AC_SOURCE_TOP;
 	s->title_rank = 0;
+	s->tokens = s->last_call = 0;
 	for (size_t i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].type);
 	s->nunknown = s->unknown_other = 0;
@@ -462,7 +470,7 @@ static int read_compressed(ac_source_session *s, const ac_source_adapter *a)
 
 int ac_source_session_read(ac_source_session *s, bool *out_changed)
 {
-	const ac_source_adapter *a = ac_source_adapter_of(s->kind);
+	const ac_source_adapter *a = ac_source_adapter_for(s->kind, s->path);
 	struct stat st;
 	int64_t mtime_ns;
 	int fd = -1, rc;
@@ -556,8 +564,8 @@ static int convert_block(const char *bytes, size_t len, void *ctx)
 int ac_source_conversation_upto(json_t **out, const ac_source_session *s, uint64_t end,
 				const json_t *then)
 {
-	convert_ctx c = {ac_source_adapter_of(s->kind), json_array(), AC_BUF_INIT, 0, false, NULL,
-			 end};
+	convert_ctx c = {ac_source_adapter_for(s->kind, s->path), json_array(), AC_BUF_INIT, 0,
+			 false, NULL, end};
 	json_t *doc = NULL;
 	char *text = NULL;
 	size_t len;
@@ -628,6 +636,10 @@ bool ac_source_session_archived(const ac_source_session *s)
 
 const char *ac_source_session_task(const ac_source_session *s)
 {
+	/* A sub-agent's first prompt is its parent's long brief; the tool's
+	 * title for it (type: description) says what it is for. */
+	if (s->relation == AC_SOURCE_SUBAGENT && s->title)
+		return s->title;
 	return s->task ? s->task : s->title ? s->title : "";
 }
 

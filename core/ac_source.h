@@ -75,6 +75,12 @@ typedef struct {
 	 * session it works for), or a top-level session (parent_id NULL). */
 	ac_source_relation relation;
 	char *parent_id;
+	/* What its model calls took, each call once (input, output and cache
+	 * tokens; 0: none said), and its last tool call: the tool's name and
+	 * main argument ("Bash make test"), NULL before any. Read by the
+	 * adapters that know them (Claude Code's). */
+	uint64_t tokens;
+	char *last_action;
 	/* The tool's own word for what it waits on ("approve Bash"), from a
 	 * status file (Claude Code's ~/.claude/sessions/<pid>.json); NULL
 	 * when nothing says. Not from the transcript. */
@@ -105,6 +111,7 @@ typedef struct {
 	bool skipping;    /* inside a line longer than AC_SOURCE_LINE_MAX: dropped to its end */
 	void *adapter_state; /* what the adapter keeps between reads (a Gemini chat: its
 				messages by id), freed by its forget() */
+	uint64_t last_call; /* the last call counted in tokens (a hash of its id): lines of one call repeat it */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;
@@ -146,8 +153,8 @@ int ac_source_session_document(json_t **out, const ac_source_session *s);
  * archived_sessions/): still read, and said to be archived. */
 bool ac_source_session_archived(const ac_source_session *s);
 
-/* What to call s: its first prompt, else the tool's title, else "".
- * Borrowed. */
+/* What to call s: its first prompt, else the tool's title, else ""; a
+ * sub-agent's title first (its type and description). Borrowed. */
 const char *ac_source_session_task(const ac_source_session *s);
 
 /* The inputs of ac_session_state_derive() for s at now_ms. */

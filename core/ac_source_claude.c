@@ -6,8 +6,9 @@
  * hash, so only the first 200 are compared. A workspace's sessions are in
  * its folder and in those of its sub-folders (names that start with the
  * workspace's and go on with '-'); the `cwd` of the entries decides, since
- * two paths can give one name. Files "agent-*.jsonl" hold only sub-agent
- * (sidechain) threads and are not sessions of their own.
+ * two paths can give one name. Sub-agents' files (agent-*.jsonl, beside
+ * the sessions or in <session>/subagents/) are children of their session:
+ * ac_source_claude_subagent.c.
  *
  * One JSON object a line: type user|assistant (with message {role,
  * content}), summary, ai-title and custom-title (the thread's titles),
@@ -20,7 +21,9 @@
  * isCompactSummary (shown as a summary, never the task). A local command
  * (/clear, /compact, "!cmd") writes user entries whose text starts
  * <command-name>, <local-command-stdout>...: its output gives the turn
- * back to the user, as no model was asked. */
+ * back to the user, as no model was asked. A sub-agent's own file is
+ * read by the variant below (ac_source_claude_variant), which keeps its
+ * sidechain entries. */
 #include "ac_source_claude_impl.h"
 
 #include "ac_buf.h"
@@ -65,18 +68,43 @@ static bool candidate(const walk_ctx *w, const char *name)
 static int found_file(const char *path, const struct stat *st, void *ctx)
 {
 	const walk_ctx *w = ctx;
-	const char *base = strrchr(path, '/');
 
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "agent-", 6))
+	if (ac_source_claude_is_compaction(path))
 		return 0;
 	return w->fn(path, st, w->ctx);
+}
+
+/* The sub-agents of each session folder: <folder>/<session>/subagents/.
+ * Only folders are looked into (d_type, else lstat), one opendir each. */
+static int walk_subagents(ac_buf *path, const char *folder, walk_ctx *w)
+{
+	struct dirent *d;
+	DIR *dir = opendir(folder);
+	int rc = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && rc == 0) {
+		struct stat st;
+
+		if (d->d_name[0] == '.' || (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
+			continue;
+		ac_buf_clear(path);
+		if ((rc = ac_buf_printf(path, "%s/%s", folder, d->d_name)))
+			break;
+		if (d->d_type == DT_UNKNOWN && (lstat(path->data, &st) != 0 || !S_ISDIR(st.st_mode)))
+			continue;
+		if ((rc = ac_buf_printf(path, "/subagents")) == 0)
+			rc = ac_source_walk(path->data, "agent-", ".jsonl", 0, found_file, w);
+	}
+	closedir(dir);
+	return rc;
 }
 
 static int discover(const char *dir, const char *workspace, bool all, ac_source_found_fn fn,
 		    void *ctx)
 {
-	ac_buf name = AC_BUF_INIT, folder = AC_BUF_INIT;
+	ac_buf name = AC_BUF_INIT, folder = AC_BUF_INIT, sub = AC_BUF_INIT;
 	walk_ctx w = {NULL, 0, fn, ctx};
 	struct dirent *d;
 	DIR *top;
@@ -98,11 +126,14 @@ static int discover(const char *dir, const char *workspace, bool all, ac_source_
 		if ((rc = ac_buf_printf(&folder, "%s/%s", dir, d->d_name)))
 			break;
 		rc = ac_source_walk(folder.data, "", ".jsonl", 0, found_file, &w);
+		if (rc == 0)
+			rc = walk_subagents(&sub, folder.data, &w);
 	}
 	closedir(top);
 done:
 	ac_buf_free(&name);
 	ac_buf_free(&folder);
+	ac_buf_free(&sub);
 	return rc;
 }
 
@@ -277,12 +308,15 @@ static int note_assistant(ac_source_session *s, const json_t *message)
 	size_t i;
 	int rc;
 
+	if ((rc = ac_source_claude_note_call_json(s, message)))
+		return rc;
 	json_array_foreach(content, i, block) {
 		const char *type = json_string_value(json_object_get(block, "type"));
 		const json_t *id = json_object_get(block, "id");
 
 		if (type && !strcmp(type, "tool_use") && json_is_string(id)) {
-			if ((rc = ac_source_pending_add(s, json_string_value(id))))
+			if ((rc = ac_source_pending_add(s, json_string_value(id))) ||
+			    (rc = ac_source_claude_note_tool_json(s, block)))
 				return rc;
 		} else if (type && !strcmp(type, "text")) {
 			said = true;
@@ -341,7 +375,8 @@ static void classify(ac_claude_entry *out, const json_t *e)
 	out->content_ok = json_is_string(content) || json_is_array(content);
 }
 
-static int entry(ac_source_session *s, const json_t *e)
+/* One entry of a session's file, or (sub) of a sub-agent's. */
+static int entry_of(ac_source_session *s, const json_t *e, bool sub)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *message = json_object_get(e, "message");
@@ -364,8 +399,14 @@ static int entry(ac_source_session *s, const json_t *e)
 	if ((rc = ac_source_claude_note_type(s, type, strlen(type))))
 		return rc;
 	classify(&c, e);
-	if (c.sidechain)
+	/* A sub-agent's file is all sidechain: there, its own thread. */
+	if (sub)
+		c.sidechain = false;
+	else if (c.sidechain)
 		return 0;
+	if (sub && (rc = ac_source_claude_subagent_note(
+			    s, json_string_value(json_object_get(e, "sessionId")))))
+		return rc;
 	if ((rc = ac_source_claude_session_id(s)) || (rc = ac_source_set_once(&s->cwd, json_object_get(e, "cwd"))) ||
 	    (rc = ac_source_set_once(&s->started, json_object_get(e, "timestamp"))) ||
 	    (rc = ac_source_set(&s->updated, json_object_get(e, "timestamp"))))
@@ -382,6 +423,16 @@ static int entry(ac_source_session *s, const json_t *e)
 	if (kind == AC_CLAUDE_ASSISTANT)
 		return note_assistant(s, message);
 	return 0;
+}
+
+static int entry(ac_source_session *s, const json_t *e)
+{
+	return entry_of(s, e, false);
+}
+
+static int subagent_entry(ac_source_session *s, const json_t *e)
+{
+	return entry_of(s, e, true);
 }
 
 /* The marker a compaction leaves in the conversation. Its words are the
@@ -430,13 +481,15 @@ static json_t *summary_content(const json_t *content)
 	return out;
 }
 
-static int messages(json_t *out, const json_t *e)
+static int messages_of(json_t *out, const json_t *e, bool sub)
 {
 	const char *type = json_string_value(json_object_get(e, "type"));
 	const json_t *content = json_object_get(json_object_get(e, "message"), "content");
 	ac_claude_entry c;
 
 	classify(&c, e);
+	if (sub)
+		c.sidechain = false;
 	switch (ac_source_claude_message(&c)) {
 	case AC_CLAUDE_USER:
 	case AC_CLAUDE_ASSISTANT:
@@ -451,7 +504,17 @@ static int messages(json_t *out, const json_t *e)
 	}
 }
 
-static int count(const char *text, size_t len)
+static int messages(json_t *out, const json_t *e)
+{
+	return messages_of(out, e, false);
+}
+
+static int subagent_messages(json_t *out, const json_t *e)
+{
+	return messages_of(out, e, true);
+}
+
+static int count_of(const char *text, size_t len, bool sub)
 {
 	static const char *const names[] = {"type", "subtype", "isSidechain", "isMeta",
 					    "isCompactSummary", "message", "message.content"};
@@ -470,13 +533,23 @@ static int count(const char *text, size_t len)
 		.assistant = ac_json_string_equals(&span[0], "assistant", 9),
 		.boundary = ac_json_string_equals(&span[0], "system", 6) &&
 			    ac_json_string_equals(&span[1], "compact_boundary", 16),
-		.sidechain = span[2].type == AC_JSON_TRUE,
+		.sidechain = !sub && span[2].type == AC_JSON_TRUE,
 		.meta = span[3].type == AC_JSON_TRUE,
 		.compact_summary = span[4].type == AC_JSON_TRUE,
 		.message_object = span[5].type == AC_JSON_OBJECT,
 		.content_ok = span[6].type == AC_JSON_STRING || span[6].type == AC_JSON_ARRAY,
 	};
 	return ac_source_claude_message(&c) != AC_CLAUDE_NONE;
+}
+
+static int count(const char *text, size_t len)
+{
+	return count_of(text, len, false);
+}
+
+static int subagent_count(const char *text, size_t len)
+{
+	return count_of(text, len, true);
 }
 
 static const char *const resume[] = {"claude", "--resume", "{id}", NULL};
@@ -493,4 +566,21 @@ const ac_source_adapter ac_source_claude = {
 	.messages = messages,
 	.line = ac_source_claude_scan_line,
 	.count = count,
+	.variant = ac_source_claude_variant,
+};
+
+/* A sub-agent's file: the same reading, its sidechain entries kept. Never
+ * asked to discover (its session's adapter finds the files). */
+const ac_source_adapter ac_source_claude_subagent = {
+	.kind = AC_SOURCE_CLAUDE,
+	.name = "claude-code",
+	.key = "claude",
+	.default_dir = ".claude/projects",
+	.default_resume = resume,
+	.jsonl = true,
+	.discover = discover,
+	.entry = subagent_entry,
+	.messages = subagent_messages,
+	.line = ac_source_claude_scan_subagent_line,
+	.count = subagent_count,
 };

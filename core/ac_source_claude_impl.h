@@ -56,4 +56,47 @@ void ac_source_claude_assistant_turn(ac_source_session *s, bool said);
  * when the line is left to jansson. */
 int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len);
 
+/* The same for a sub-agent's file: its sidechain entries kept, the first
+ * one noting where the child sits (ac_source_claude_subagent_note). */
+int ac_source_claude_scan_subagent_line(ac_source_session *s, const char *line, size_t len);
+
+/* ---- sub-agents (ac_source_claude_subagent.c) ---- */
+
+/* The adapter of a sub-agent's file (its entries all sidechains). */
+extern const ac_source_adapter ac_source_claude_subagent;
+
+/* True when path is a sub-agent's transcript (agent-*.jsonl). */
+bool ac_source_claude_is_subagent(const char *path);
+
+/* True for Claude Code's own compaction worker (agent-acompact*): not listed. */
+bool ac_source_claude_is_compaction(const char *path);
+
+/* The variant hook: &ac_source_claude_subagent for a sub-agent's file. */
+const ac_source_adapter *ac_source_claude_variant(const char *path);
+
+/* Notes that s (a sub-agent's file) is a child: relation, parent_id (the
+ * folder above subagents/, else session_id, the entry's sessionId, may be
+ * NULL) and, once, its title from the meta file beside it. 0 or AC_ENOMEM. */
+int ac_source_claude_subagent_note(ac_source_session *s, const char *session_id);
+
+/* ---- calls and actions (ac_source_claude_usage.c) ---- */
+
+/* Adds a call's tokens (input, output, cache creation, cache read) to
+ * s->tokens unless id (id_len bytes; NULL: none) is the call counted last. */
+void ac_source_claude_note_tokens(ac_source_session *s, const char *id, size_t id_len,
+				  const uint64_t counts[4]);
+
+/* s->last_action = "NAME ARG" (ARG's first line, cut; NULL: the name
+ * alone). 0 or AC_ENOMEM. */
+int ac_source_claude_note_action(ac_source_session *s, const char *name, size_t name_len,
+				 const char *arg, size_t arg_len);
+
+/* The input keys whose value is shown beside a tool's name, in order
+ * (NULL-terminated, static). */
+const char *const *ac_source_claude_action_keys(void);
+
+/* The jansson reader's: an assistant message's usage, a tool_use block. */
+int ac_source_claude_note_call_json(ac_source_session *s, const json_t *message);
+int ac_source_claude_note_tool_json(ac_source_session *s, const json_t *block);
+
 #endif

@@ -18,11 +18,14 @@
 #include <string.h>
 
 enum { F_TYPE, F_SUBTYPE, F_SIDECHAIN, F_META, F_COMPACT_SUMMARY, F_CWD, F_TIMESTAMP, F_MESSAGE,
-       F_MODEL, F_CONTENT, F_SUMMARY, F_AI_TITLE, F_CUSTOM_TITLE, F_COUNT };
+       F_MODEL, F_CONTENT, F_SUMMARY, F_AI_TITLE, F_CUSTOM_TITLE, F_SESSION, F_MSG_ID, F_IN, F_OUT,
+       F_CACHE_NEW, F_CACHE_READ, F_COUNT };
 
 static const char *const field_names[F_COUNT] = {
 	"type", "subtype", "isSidechain", "isMeta", "isCompactSummary", "cwd", "timestamp",
 	"message", "message.model", "message.content", "summary", "aiTitle", "customTitle",
+	"sessionId", "message.id", "message.usage.input_tokens", "message.usage.output_tokens",
+	"message.usage.cache_creation_input_tokens", "message.usage.cache_read_input_tokens",
 };
 
 static ac_json_path paths[F_COUNT];
@@ -53,11 +56,15 @@ static bool is(const ac_json_span *span, const char *text)
 static char *decoded(const ac_json_span *span)
 {
 	char *out = malloc(span->len + 1);
+	ac_json_span s = *span;
 	size_t len;
 
 	if (!out)
 		return NULL;
-	ac_json_string_decode(out, &len, span);
+	/* A cursor's value does not say whether it holds an escape
+	 * (ac_json_cursor_next): looked for, or "a\nb" stays raw. */
+	s.has_escape = s.has_escape || memchr(s.start, '\\', s.len);
+	ac_json_string_decode(out, &len, &s);
 	out[len] = '\0';
 	return out;
 }
@@ -75,9 +82,10 @@ static int set_from(char **field, const ac_json_span *span, bool once)
 	return 0;
 }
 
-/* What one content block is: its type, id, tool_use_id and text spans. */
+/* What one content block is: its type, id, tool_use_id, text, and a tool
+ * call's name and input spans. */
 typedef struct {
-	ac_json_span type, id, tool_use_id, text;
+	ac_json_span type, id, tool_use_id, text, name, input;
 } block_fields;
 
 static void block_of(block_fields *out, const ac_json_span *block)
@@ -98,6 +106,10 @@ static void block_of(block_fields *out, const ac_json_span *block)
 			out->tool_use_id = value;
 		else if (ac_json_string_equals(&key, "text", 4))
 			out->text = value;
+		else if (ac_json_string_equals(&key, "name", 4))
+			out->name = value;
+		else if (ac_json_string_equals(&key, "input", 5))
+			out->input = value;
 	}
 }
 
@@ -191,6 +203,61 @@ static int note_user(ac_source_session *s, const ac_json_span *content)
 	return ac_source_claude_user_turn_take(s, text, t.results);
 }
 
+/* The call's name and its first input argument worth showing, as the
+ * jansson reader takes them (ac_source_claude_note_tool_json). */
+static int note_action(ac_source_session *s, const block_fields *f)
+{
+	const char *const *keys = ac_source_claude_action_keys();
+	ac_json_span arg = {0}, key, value;
+	char *name, *text = NULL;
+	int rc;
+
+	if (f->name.type != AC_JSON_STRING)
+		return 0;
+	for (size_t k = 0; keys[k] && arg.type == AC_JSON_NONE; k++) {
+		ac_json_cursor c;
+
+		if (f->input.type != AC_JSON_OBJECT)
+			break;
+		ac_json_cursor_init(&c, &f->input);
+		while (ac_json_cursor_next(&c, &key, &value))
+			if (value.type == AC_JSON_STRING && value.len > 2 &&
+			    ac_json_string_equals(&key, keys[k], strlen(keys[k]))) {
+				arg = value;
+				break;
+			}
+	}
+	if (!(name = decoded(&f->name)) || (arg.type == AC_JSON_STRING && !(text = decoded(&arg)))) {
+		free(name);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	rc = ac_source_claude_note_action(s, name, strlen(name), text, text ? strlen(text) : 0);
+	free(name);
+	free(text);
+	return rc;
+}
+
+static uint64_t count_of(const ac_json_span *span)
+{
+	/* The scanner checked the number; a line goes on past it (a brace). */
+	return span->type == AC_JSON_NUMBER && span->start[0] != '-'
+		       ? strtoull(span->start, NULL, 10) : 0;
+}
+
+static void note_call(ac_source_session *s, const ac_json_span *f)
+{
+	uint64_t counts[4] = {count_of(&f[F_IN]), count_of(&f[F_OUT]), count_of(&f[F_CACHE_NEW]),
+			      count_of(&f[F_CACHE_READ])};
+	char *id = f[F_MSG_ID].type == AC_JSON_STRING ? decoded(&f[F_MSG_ID]) : NULL;
+
+	if (f[F_IN].type == AC_JSON_NONE && f[F_OUT].type == AC_JSON_NONE &&
+	    f[F_CACHE_NEW].type == AC_JSON_NONE && f[F_CACHE_READ].type == AC_JSON_NONE)
+		goto done; /* no usage: as the jansson reader, nothing noted */
+	ac_source_claude_note_tokens(s, id, id ? strlen(id) : 0, counts);
+done:
+	free(id);
+}
+
 static int assistant_block(const block_fields *f, void *ctx)
 {
 	turn_ctx *t = ctx;
@@ -205,7 +272,7 @@ static int assistant_block(const block_fields *f, void *ctx)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	rc = ac_source_pending_add(t->s, id);
 	free(id);
-	return rc;
+	return rc ? rc : note_action(t->s, f);
 }
 
 static int note_assistant(ac_source_session *s, const ac_json_span *content)
@@ -226,7 +293,7 @@ static int title_field(const char *member)
 	       : !strcmp(member, "aiTitle") ? F_AI_TITLE : F_CUSTOM_TITLE;
 }
 
-int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
+static int scan_line(ac_source_session *s, const char *line, size_t len, bool sub)
 {
 	ac_json_span f[F_COUNT];
 	char type[64];
@@ -270,7 +337,8 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 		.user = is(&f[F_TYPE], "user"),
 		.assistant = is(&f[F_TYPE], "assistant"),
 		.boundary = is(&f[F_TYPE], "system") && is(&f[F_SUBTYPE], "compact_boundary"),
-		.sidechain = f[F_SIDECHAIN].type == AC_JSON_TRUE,
+		/* A sub-agent's file is all sidechain: there, its own thread. */
+		.sidechain = !sub && f[F_SIDECHAIN].type == AC_JSON_TRUE,
 		.meta = f[F_META].type == AC_JSON_TRUE,
 		.compact_summary = f[F_COMPACT_SUMMARY].type == AC_JSON_TRUE,
 		.message_object = f[F_MESSAGE].type == AC_JSON_OBJECT,
@@ -278,6 +346,16 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 	};
 	if (c.sidechain)
 		return 0;
+	if (sub && !s->parent_id) {
+		char *session = f[F_SESSION].type == AC_JSON_STRING ? decoded(&f[F_SESSION]) : NULL;
+
+		rc = ac_source_claude_subagent_note(s, session);
+		free(session);
+		if (rc)
+			return rc;
+	} else if (sub) {
+		s->relation = AC_SOURCE_SUBAGENT;
+	}
 	if ((rc = ac_source_claude_session_id(s)) || (rc = set_from(&s->cwd, &f[F_CWD], true)) ||
 	    (rc = set_from(&s->started, &f[F_TIMESTAMP], true)) ||
 	    (rc = set_from(&s->updated, &f[F_TIMESTAMP], false)))
@@ -288,7 +366,19 @@ int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t le
 	s->messages += kind != AC_CLAUDE_NONE;
 	if (kind == AC_CLAUDE_USER)
 		return note_user(s, &f[F_CONTENT]);
-	if (kind == AC_CLAUDE_ASSISTANT)
+	if (kind == AC_CLAUDE_ASSISTANT) {
+		note_call(s, f);
 		return note_assistant(s, &f[F_CONTENT]);
+	}
 	return 0;
+}
+
+int ac_source_claude_scan_line(ac_source_session *s, const char *line, size_t len)
+{
+	return scan_line(s, line, len, false);
+}
+
+int ac_source_claude_scan_subagent_line(ac_source_session *s, const char *line, size_t len)
+{
+	return scan_line(s, line, len, true);
 }

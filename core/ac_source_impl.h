@@ -12,7 +12,9 @@
  * lstat st borrowed). Non-zero stops the walk and is returned. */
 typedef int (*ac_source_found_fn)(const char *path, const struct stat *st, void *ctx);
 
-typedef struct {
+typedef struct ac_source_adapter ac_source_adapter;
+
+struct ac_source_adapter {
 	ac_source_kind kind;
 	const char *name;    /* "claude-code" */
 	const char *key;     /* "claude" */
@@ -65,7 +67,11 @@ typedef struct {
 	 * false when saved does not fit s (then s is read from its start). */
 	json_t *(*state_save)(const ac_source_session *s);
 	bool (*state_restore)(ac_source_session *s, const json_t *saved);
-} ac_source_adapter;
+	/* Optional: the adapter that reads the file at path when it is not
+	 * this one (a Claude Code sub-agent's transcript: its every entry is a
+	 * sidechain, which a session's own file leaves out). NULL: this one. */
+	const ac_source_adapter *(*variant)(const char *path);
+};
 
 /* True when s's file is read line by line (else as one document). */
 bool ac_source_reads_lines(const ac_source_session *s);
@@ -78,6 +84,10 @@ extern const ac_source_adapter ac_source_gemini;
 extern const ac_source_adapter ac_source_agy;
 
 const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind);
+
+/* The adapter that reads the transcript of kind at path: kind's, or its
+ * variant for that file. Static. */
+const ac_source_adapter *ac_source_adapter_for(ac_source_kind kind, const char *path);
 
 /* Replaces *field with a copy of value (NULL or not a string: unchanged).
  * AC_ENOMEM. */

@@ -148,7 +148,7 @@ done:
 static int messages_of(ac_source_kind kind, const char *bytes, size_t len, const char *path,
 		       ac_search_message_fn fn, void *ctx)
 {
-	const ac_source_adapter *a = ac_source_adapter_of(kind);
+	const ac_source_adapter *a = ac_source_adapter_for(kind, path);
 	walk w = {fn, ctx, 0, AC_BUF_INIT};
 	const char *p = bytes, *end = bytes + len, *nl;
 	json_t *doc = NULL;
@@ -232,7 +232,7 @@ static int stream_block(const char *bytes, size_t len, void *ctx)
 static int file_messages(ac_source_kind kind, const char *path, ac_search_message_fn fn,
 			 void *ctx, size_t *out_skipped)
 {
-	stream st = {{fn, ctx, 0, AC_BUF_INIT}, ac_source_adapter_of(kind), AC_BUF_INIT, false, 0};
+	stream st = {{fn, ctx, 0, AC_BUF_INIT}, ac_source_adapter_for(kind, path), AC_BUF_INIT, false, 0};
 	int rc = ac_file_each_block(path, stream_block, &st);
 
 	*out_skipped = st.skipped;

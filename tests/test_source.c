@@ -99,15 +99,16 @@ static void test_claude_summary_and_discovery(void **state)
 	assert_int_equal(s->malformed, 1);
 	assert_int_equal(s->npending, 0);
 	assert_int_equal(s->turn, AC_TURN_USER);
-	/* The workspace's sub-folder counts; another project, Codex's other
-	 * cwd and the sub-agent file do not. */
+	/* The workspace's sub-folder counts; another project and Codex's
+	 * other cwd do not; the sub-agent file is S1's child
+	 * (tests/test_source_children.c). */
 	list = ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	for (size_t i = 0; i < n; i++) {
 		assert_string_not_equal(list[i]->id, "0b0b0b0b-0000-4000-8000-000000000002");
-		assert_string_not_equal(list[i]->id, "agent-1a2b3c4d");
 		assert_string_not_equal(list[i]->id, "0199a213-81c0-7800-8aa1-000000000099");
 	}
+	assert_string_equal(ac_source_index_find(f->index, "agent-1a2b3c4d")->parent_id, S1);
 	/* Newest first. */
 	assert_string_equal(list[0]->id, S2);
 }
@@ -120,7 +121,7 @@ static void test_all_projects_lists_every_transcript(void **state)
 	f->opts.all_projects = true;
 	assert_non_null(refresh_find(f, "0b0b0b0b-0000-4000-8000-000000000002"));
 	ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7); /* S1's sub-agent among them */
 }
 
 static void test_claude_pending_call_and_torn_line(void **state)
@@ -369,7 +370,7 @@ static void test_a_name_not_utf8_is_counted_not_fatal(void **state)
 		G1_DIR "session-2025-10-01T13-00-\xed\xa0\x80.json");
 	assert_non_null(refresh_find(f, S1));
 	ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5); /* S1's sub-agent among them */
 	assert_int_equal(ac_source_index_unreadable(f->index, &first), 4);
 	assert_non_null(first);
 	assert_non_null(strstr(first, "\\xFF"));
@@ -392,7 +393,7 @@ static void test_a_name_not_utf8_is_counted_not_fatal(void **state)
 	f->opts.all_projects = true;
 	assert_non_null(refresh_find(f, S1));
 	ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7); /* S1's sub-agent among them */
 	assert_int_equal(ac_source_index_unreadable(f->index, NULL), 4);
 	/* Gone: nothing left out any more. */
 	tu_remove_tree(folder);
@@ -430,7 +431,7 @@ static void test_a_removed_file_drops_out(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_null(refresh_find(f, S2));
 	ac_source_index_list(f->index, &n);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4); /* S1's sub-agent among them */
 	free(path);
 }
 

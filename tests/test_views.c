@@ -1632,6 +1632,111 @@ static void test_store_rows(void **state)
 	ui_model_free(&m);
 }
 
+/* The sessions' tree (tui/model_tree.c): a coding agent's sub-agents and
+ * forks under their session, in the order shown, one level deeper per
+ * generation; a child whose parent is not listed keeps its place; a
+ * folded parent hides its descendants (not from a text filter), marked
+ * with their number; folding survives a new read of the rows. */
+static void tree_rows(ui_model *m, size_t n)
+{
+	/* Newest first, as the source lists them. */
+	const ui_transcript_row rows[] = {
+		{.id = "B", .task = "second worker", .source = "claude-code", .parent = "P",
+		 .relation = "subagent", .updated = "2024-05-01T10:00:06.000Z"},
+		{.id = "X", .task = "another session", .source = "codex",
+		 .updated = "2024-05-01T10:00:05.000Z"},
+		{.id = "P", .task = "the parent", .source = "claude-code",
+		 .updated = "2024-05-01T10:00:04.000Z"},
+		{.id = "A", .task = "Explore: first worker", .source = "claude-code", .parent = "P",
+		 .relation = "subagent", .updated = "2024-05-01T10:00:03.000Z", .tokens = 2090,
+		 .last_action = "Grep \x1b[31mroutes"},
+		{.id = "O", .task = "orphan", .source = "claude-code", .parent = "gone",
+		 .relation = "subagent", .updated = "2024-05-01T10:00:02.000Z"},
+		{.id = "G", .task = "grandchild", .source = "codex", .parent = "A",
+		 .relation = "fork", .updated = "2024-05-01T10:00:01.000Z"},
+	};
+
+	ui_model_set_transcripts(m, rows, n);
+}
+
+static void shown_ids(char *out, size_t size, const ui_model *m, const ui_pane *p)
+{
+	size_t idx[16], n = ui_list_visible(&ui_view_sessions, m, p, idx);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "",
+			 m->sessions[idx[i]].id);
+}
+
+static void test_session_tree(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1};
+	ac_session_summary seed[] = {summary("seed", "a seed session", "running")};
+	char ids[128];
+	size_t first;
+
+	(void)state;
+	set_sessions(&m, seed, 1);
+	tree_rows(&m, 6);
+	first = m.n_sessions - m.n_transcripts;
+	assert_int_equal(m.n_tree_children, 3);
+	assert_int_equal(m.sessions[first + 2].children, 2);  /* P: A and B */
+	assert_int_equal(m.sessions[first + 3].children, 1);  /* A: G */
+	assert_int_equal(m.sessions[first + 5].depth, 2);     /* G under A under P */
+	assert_int_equal(ui_model_tree_parent(&m, first + 5), first + 3);
+	assert_int_equal(ui_model_tree_parent(&m, first + 4), SIZE_MAX); /* O: "gone" */
+	assert_int_equal(ui_model_tree_parent(&m, 0), SIZE_MAX);         /* a session file */
+	shown_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "seed X P B A G O");
+	/* Sorted (B is the newest transcript), the children still follow their parent. */
+	p.sort = UI_SORT_UPDATED;
+	shown_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "seed X P B A G O");
+	p.sort = UI_SORT_NONE;
+	{
+		ac_buf row = AC_BUF_INIT;
+		int ax, aw;
+
+		ui_view_sessions.row(&row, &m, first + 2, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "\xe2\x96\xbe the parent"));      /* ▾ */
+		ac_buf_clear(&row);
+		ui_view_sessions.row(&row, &m, first + 3, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "\xe2\x94\x94 \xe2\x96\xbe Explore: first")); /* └ ▾ */
+		/* A worker's last action (made safe) and its tokens. */
+		assert_non_null(strstr(row.data, "first worker \xc2\xb7 Grep ^[[31mroutes"));
+		assert_non_null(strstr(row.data, " 2.1k "));
+		assert_null(memchr(row.data, 0x1b, row.len));
+		ac_buf_clear(&row);
+		ui_view_sessions.row(&row, &m, first + 5, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "  \xe2\x94\x94 grandchild"));
+		ac_buf_clear(&row);
+		/* Folded: P's descendants hidden, its row counts its children. */
+		assert_int_equal(ui_model_tree_set(&m, "P", true), 0);
+		assert_true(ui_model_tree_closed(&m, "P"));
+		shown_ids(ids, sizeof(ids), &m, &p);
+		assert_string_equal(ids, "seed X P O");
+		ui_view_sessions.row(&row, &m, first + 2, 120, now_ms, &ax, &aw);
+		assert_non_null(strstr(row.data, "\xe2\x96\xb8" "2 the parent"));  /* ▸2 */
+		ac_buf_free(&row);
+	}
+	/* A text filter finds a folded child. */
+	snprintf(p.filter, sizeof(p.filter), "worker");
+	shown_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "B A");
+	p.filter[0] = '\0';
+	/* A new read of the rows (one child less) keeps P folded. */
+	tree_rows(&m, 5);
+	assert_int_equal(m.n_tree_children, 2);
+	shown_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "seed X P O");
+	assert_int_equal(ui_model_tree_set(&m, "P", false), 0);
+	shown_ids(ids, sizeof(ids), &m, &p);
+	assert_string_equal(ids, "seed X P B A O");
+	ui_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1645,6 +1750,7 @@ int main(void)
 		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
+		cmocka_unit_test(test_session_tree),
 		cmocka_unit_test(test_selection_follows_the_id),
 		cmocka_unit_test(test_draw_through_screen),
 		cmocka_unit_test(test_drill_lists),

@@ -8,6 +8,7 @@
 #include "patch.h"
 #include "screen.h"
 #include "transcripts.h"
+#include "tree.h"
 
 #include "ac_watch.h"
 
@@ -440,6 +441,15 @@ static const ui_key table[] = {
 		 .help = "show only the sessions last written by the next host, then all (a "
 			 "database store records hosts)"},
 	 .hint = "h host", .handler = act_host_filter, .reaction = UI_REDRAW},
+	{.keys = {'-', UI_KEY_LEFT},
+	 .doc = {.label = "- Left", .panes = UI_IN(UI_PANE_SESSIONS),
+		 .help = "fold the selected session's sub-agents and forks (shown under it, marked "
+			 "\xe2\x94\x94); on one of them: fold its parent"},
+	 .handler = ui_tree_fold, .reaction = UI_REDRAW},
+	{.keys = {'+', UI_KEY_RIGHT},
+	 .doc = {.label = "+ Right", .help = "show the selected session's sub-agents and forks again",
+		 .panes = UI_IN(UI_PANE_SESSIONS)},
+	 .handler = ui_tree_fold, .reaction = UI_REDRAW},
 	{.keys = {'f'},
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
 		 .help = "follow the selected session: Operations and Journal show only its rows "

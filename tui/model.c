@@ -732,4 +732,5 @@ void ui_model_free(ui_model *m)
 	ui_sfree(m->journal_error);
 	m->journal_error = NULL;
 	ui_model_log_free(m);
+	ui_model_tree_free(m);
 }

@@ -55,6 +55,19 @@ typedef struct {
 	/* What a waiting agent waits on, as its tool says ("permission
 	 * prompt", ac_source_status.h), sanitised; NULL when nothing says. */
 	char *waiting_for;
+	/* Where a transcript sits among the others (tui/model_tree.c): a
+	 * child's parent (raw id, NULL at the top) and relation ("subagent",
+	 * "fork"; static, NULL at the top), how many ancestors are listed
+	 * (depth), the parent's row among the transcripts (SIZE_MAX: not
+	 * listed), and for a parent its listed children. */
+	char *parent;
+	const char *relation;
+	/* A transcript's last tool call ("Bash make test"), sanitised; NULL
+	 * when none is known. */
+	char *last_action;
+	unsigned depth;
+	size_t parent_row;
+	size_t children;
 } ui_session;
 
 typedef struct {
@@ -223,6 +236,12 @@ typedef struct {
 	/* The last n_transcripts rows are coding agents' transcripts, after
 	 * the session files' rows (which mirror the index's listing). */
 	size_t n_transcripts;
+	/* Transcript rows that are children (a sub-agent, a fork whose parent
+	 * is listed): 0 spares the Sessions pane its tree. The parents whose
+	 * children the operator folded (raw ids; '-'), kept across reads. */
+	size_t n_tree_children;
+	char **tree_closed;
+	size_t n_tree_closed;
 	/* The ids (sanitised) of the rows changed since ui_model_clear_touched(),
 	 * and the events, checkpoints and conversations read (prefixed),
 	 * noted only while track_touched is set: what the frame trace reports
@@ -414,13 +433,44 @@ int ui_model_put_session(ui_model *m, size_t was_at, const ac_session_summary *s
  * AC_ENOMEM (nothing changed). */
 int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info);
 
-/* One coding agent's transcript as a row: raw strings, sanitised here. */
+/* One coding agent's transcript as a row: raw strings, sanitised here;
+ * parent (NULL: top level) and relation ("subagent", "fork"; static,
+ * NULL: top level) place a child under its session. */
 typedef struct {
-	const char *id, *task, *created, *updated, *source, *path;
+	const char *id, *task, *created, *updated, *source, *path, *parent, *relation;
 	const char *waiting_for; /* raw; NULL: nothing said */
+	const char *last_action; /* NULL: none known */
 	size_t messages;
+	uint64_t tokens;         /* 0: its tool says none */
 	ac_session_state state;
 } ui_transcript_row;
+
+/* ---- the sessions' tree (tui/model_tree.c) ---- */
+
+/* Fills the tree fields of the transcript rows (parent_row, depth,
+ * children) and m->n_tree_children from their parents. 0 or AC_ENOMEM
+ * (the rows are then shown flat). */
+int ui_model_tree_link(ui_model *m);
+
+/* Whether the operator folded the children of session raw_id. */
+bool ui_model_tree_closed(const ui_model *m, const char *raw_id);
+
+/* Folds (closed) or unfolds the children of session raw_id. 0 or AC_ENOMEM. */
+int ui_model_tree_set(ui_model *m, const char *raw_id, bool closed);
+
+/* Whether row i is hidden by a folded ancestor. */
+bool ui_model_tree_hidden(const ui_model *m, size_t i);
+
+/* The row of the parent of row i listed among the transcripts, or
+ * SIZE_MAX. */
+size_t ui_model_tree_parent(const ui_model *m, size_t i);
+
+/* Puts the rows idx[0..n) (indexes into m->sessions, in the order shown)
+ * in tree order: each row, then its shown children (in their order), one
+ * level deeper; a child whose parent is not shown keeps its place. */
+void ui_model_tree_order(const ui_model *m, size_t *idx, size_t n);
+
+void ui_model_tree_free(ui_model *m);
 
 /* Replaces the transcript rows (the last m->n_transcripts) with rows[0..n),
  * unless they are the same already. True when the rows changed. */

@@ -35,6 +35,9 @@ void ui_session_free_row(ui_session *s)
 	s->waiting_for = NULL;
 	free(s->path);
 	s->path = NULL;
+	ui_sfree(s->parent);
+	ui_sfree(s->last_action);
+	s->parent = s->last_action = NULL;
 }
 
 static void sessions_free(ui_session *list, size_t n)
@@ -132,6 +135,7 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 	m->sessions_prev_gen = 0;
 	m->hosts_known = hosts_known;
 	m->n_transcripts = 0; /* replaced whole: the source appends them again */
+	m->n_tree_children = 0;
 	return 0;
 }
 
@@ -269,6 +273,7 @@ void ui_model_clear_sessions(ui_model *m)
 	m->sessions_gen = ++last_generation;
 	m->sessions_prev_gen = 0;
 	m->n_transcripts = 0;
+	m->n_tree_children = 0;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	ui_model_clear_touched(m);
 	free(m->touched);

@@ -25,6 +25,10 @@ static void row_of(ui_session *c, const ui_transcript_row *r)
 	c->state = r->state;
 	c->path = r->path ? strdup(r->path) : NULL;
 	c->waiting_for = r->waiting_for ? ui_safe_str(r->waiting_for) : NULL;
+	c->parent = r->parent && *r->parent ? ui_raw_str(r->parent) : NULL;
+	c->relation = c->parent ? r->relation : NULL;
+	c->last_action = r->last_action ? ui_safe_str(r->last_action) : NULL;
+	c->tokens = r->tokens;
 }
 
 static bool same_text(const char *a, const char *b)
@@ -37,7 +41,9 @@ static bool same(const ui_session *row, const ui_session *fresh)
 	return !strcmp(row->raw_id, fresh->raw_id) && !strcmp(row->task, fresh->task) &&
 	       !strcmp(row->updated, fresh->updated) && row->messages == fresh->messages &&
 	       row->state == fresh->state && row->source == fresh->source &&
-	       same_text(row->waiting_for, fresh->waiting_for);
+	       same_text(row->waiting_for, fresh->waiting_for) &&
+	       same_text(row->parent, fresh->parent) && row->tokens == fresh->tokens &&
+	       same_text(row->last_action, fresh->last_action);
 }
 
 bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n)
@@ -75,6 +81,7 @@ bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t
 	}
 	m->n_sessions = first + n;
 	m->n_transcripts = n;
+	ui_model_tree_link(m); /* out of memory: the rows are shown flat */
 	m->sessions_gen = ui_model_next_generation();
 	m->sessions_prev_gen = 0;
 	free(fresh);

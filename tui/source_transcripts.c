@@ -205,6 +205,9 @@ unsigned ui_source_transcripts_read(ui_source *src, ui_model *m, bool refresh)
 			.created = list[i]->started ? list[i]->started : "",
 			.updated = list[i]->updated ? list[i]->updated : "",
 			.source = ac_source_name(list[i]->kind), .path = list[i]->path,
+			.parent = list[i]->parent_id, .last_action = list[i]->last_action,
+			.tokens = list[i]->tokens,
+			.relation = ac_source_relation_name(list[i]->relation),
 			.messages = list[i]->messages,
 			.state = state,
 			/* Said only while it waits: an old reason misleads. */

@@ -83,6 +83,12 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 		ui_model_set_action(&d->m, true, "a: no configuration to take the resume command from");
 		return true;
 	}
+	if (s->relation == AC_SOURCE_SUBAGENT) {
+		/* Its tool resumes the session, never one of its workers. */
+		ui_model_set_action(&d->m, true, "a: a sub-agent cannot be resumed on its own; "
+				    "resume its session (select it: - on this row)");
+		return true;
+	}
 	/* The index may read again while the program runs: keep the id. */
 	if (!(id = strdup(s->id)) || ac_source_id_check(id) != 0 ||
 	    ac_source_resume_command(&template, d->config, s->kind) != 0 ||

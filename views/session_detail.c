@@ -3,9 +3,11 @@
  * tokens and ages, then its last messages, from the model's conversation
  * when that is the selected session's. */
 #include "screen.h"
+#include "ac_text.h"
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,34 @@ static void usage_lines(const ui_model *m, detail_walk *w)
 		screen_put(w->y++, w->r.x + 4, w->r.w - 5, UI_ST_DIM, m->conv_usage_rows[i]);
 }
 
+/* Where it sits: a child names its parent, a parent counts its children. */
+static void tree_fields(const ui_model *m, detail_walk *w, size_t i)
+{
+	const ui_session *s = &m->sessions[i];
+	size_t parent = ui_model_tree_parent(m, i);
+	ac_buf b = AC_BUF_INIT;
+
+	if (s->parent) {
+		if (parent != SIZE_MAX)
+			ac_buf_printf(&b, "%s", m->sessions[parent].id);
+		else /* not listed: its id, made safe here */
+			ac_text_sanitize(&b, s->parent, strlen(s->parent));
+		ac_buf_printf(&b, " (this is its %s)", s->relation ? s->relation : "child");
+		field(w, "parent", b.data ? b.data : "");
+	}
+	if (s->last_action)
+		field(w, "last", s->last_action);
+	if (s->children) {
+		ac_buf_clear(&b);
+		ac_buf_printf(&b, "%zu sub-agent%s or fork%s (%s)", s->children,
+			      s->children == 1 ? "" : "s", s->children == 1 ? "" : "s",
+			      ui_model_tree_closed(m, s->raw_id) ? "folded: + shows them"
+								 : "- folds them");
+		field(w, "children", b.data ? b.data : "");
+	}
+	ac_buf_free(&b);
+}
+
 void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect r)
 {
 	detail_walk w = {r, r.y + 1, UI_ST_NORMAL};
@@ -106,6 +136,7 @@ void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect 
 	if (s->waiting_for)
 		field(&w, "waits on", s->waiting_for);
 	field(&w, "task", s->task);
+	tree_fields(m, &w, i);
 	if (*s->user || *s->agent) {
 		ac_buf who = AC_BUF_INIT;
 

@@ -2,6 +2,7 @@
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,9 @@ static bool sessions_match(const ui_model *m, size_t i, const ui_pane *p)
 	const ui_session *s = &m->sessions[i];
 	const char *fields[] = {s->id, s->task, s->status, s->user, s->agent, s->host, NULL};
 
+	/* Under a folded parent, unless the filter looks for it. */
+	if (!p->filter[0] && ui_model_tree_hidden(m, i))
+		return false;
 	if (p->status_filter >= 0 && (int)s->st != p->status_filter)
 		return false;
 	if (p->state_filter > 0 && (int)s->state + 1 != p->state_filter)
@@ -81,6 +85,21 @@ static void sessions_header(ac_buf *out, const ui_model *m, int width)
 	}
 }
 
+/* The tree before the task: a child "└ " (indented per level), a parent
+ * "▾ " unfolded or "▸N " folded (N children). */
+static void tree_mark(ac_buf *out, const ui_model *m, const ui_session *s)
+{
+	if (s->parent && s->parent_row != SIZE_MAX) {
+		for (unsigned d = 1; d < s->depth; d++)
+			ac_buf_printf(out, "  ");
+		ac_buf_printf(out, "\xe2\x94\x94 ");
+	}
+	if (s->children && ui_model_tree_closed(m, s->raw_id))
+		ac_buf_printf(out, "\xe2\x96\xb8%zu ", s->children);
+	else if (s->children)
+		ac_buf_printf(out, "\xe2\x96\xbe ");
+}
+
 static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
 			     int *accent_x, int *accent_w)
 {
@@ -99,11 +118,15 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
+	tree_mark(&task, m, s);
 	/* Under a filter found in the conversation: the matching message. */
 	if (hit)
 		ac_buf_printf(&task, "#%zu %s", hit->message + 1, hit->snippet);
-	ui_col(&row, hit && task.data ? task.data : s->task, sessions_task_w(m, width),
-	       UI_FIT_ELLIPSIS, 1);
+	else if (s->parent && s->last_action) /* a worker: what it did last */
+		ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
+	else
+		ac_buf_printf(&task, "%s", s->task);
+	ui_col(&row, task.data ? task.data : s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
 	ac_buf_free(&task);
 	if (sessions_hosts(m, width))
 		ui_col(&row, *s->host ? s->host : "-", SES_HOST_W, UI_FIT_ELLIPSIS, 1);
@@ -114,7 +137,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	}
 	snprintf(cell, sizeof(cell), "%zu", s->messages);
 	ui_col(&row, cell, SES_MSGS_W, UI_FIT_RIGHT, 1);
-	if (s->source)
+	if (s->source && !s->tokens) /* a transcript whose tool says none */
 		snprintf(cell, sizeof(cell), "-");
 	else
 		ui_fmt_count(cell, sizeof(cell), s->tokens);
@@ -262,7 +285,7 @@ static bool last_moved(const ui_model *m, const size_t *idx, size_t n)
 	return last.n == n;
 }
 
-static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
+static void sort_rows(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
 {
 	bool reuse = false;
 
@@ -303,6 +326,13 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 		}
 	}
 	sort_model = NULL;
+}
+
+/* Sorted (o), then each parent's children under it. */
+static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
+{
+	sort_rows(m, p, idx, n);
+	ui_model_tree_order(m, idx, n);
 }
 
 const ui_view ui_view_sessions = {

@@ -37,7 +37,7 @@ out_has_text() { grep -qF -- "$1" "$TMP/out"; }
 row() { jq_out ".[] | select(.id == \"$1\") | $2"; }
 
 for pass in cold warm; do
-	run session list --all-projects --json
+	run session list --all-projects --children --json
 	check "list --json ($pass): exit 0" rc_is 0
 	check "list --json ($pass): six Codex sessions, each listed once" \
 		[ "$(jq_out '[.[] | select(.source == "codex") | .id] | sort | join(" ")')" = \

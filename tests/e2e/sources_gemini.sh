@@ -26,7 +26,7 @@ CHAT=$HOME/.gemini/tmp/gemini-project/chats/session-2026-05-04T10-00-3f2a9c1e.js
 jq_out() { jq -r "$1" <"$TMP/out" 2>/dev/null; }
 out_has_text() { grep -qF -- "$1" "$TMP/out"; }
 
-run session list --json
+run session list --children --json
 check "list: exit 0, four Gemini sessions of the workspace" \
 	eval 'rc_is 0 && [ "$(jq_out "[.[] | select(.source == \"gemini\")] | length")" = 4 ]'
 check "list: the current chat, its count after the rewind, title from \$set" \
@@ -61,7 +61,7 @@ check "usage --all-projects: every chat, the older format too" \
 
 # The CLI rewinds again: m-5 leaves the conversation, not the bill.
 printf '%s\n' '{"$rewindTo":"u-3"}' >>"$CHAT"
-run session list --json
+run session list --children --json
 check "list after a new rewind: two messages fewer" \
 	[ "$(jq_out ".[] | select(.id == \"$MAIN\") | .messages")" = 6 ]
 run usage session --json

@@ -42,8 +42,8 @@ check "show: the transcript beside them opens" eval 'rc_is 0 && out_has "^source
 run sources check
 check "sources check: exit 1, the four names left out, escaped, one line each" \
 	eval 'rc_is 1 && [ "$(grep -c "^! .*\\\\x[0-9A-F][0-9A-F].*: the file name is not valid UTF-8$" "$TMP/out")" = 4 ]'
-check "sources check: each source's figures (the malformed line of S1 counted)" \
-	eval "out_has '^claude-code +2 listed, 1 malformed lines, 2 unreadable' && out_has '^codex +1 listed, 0 malformed lines, 1 unreadable' && out_has '^gemini +1 listed, 0 malformed lines, 1 unreadable'"
+check "sources check: each source's figures (the malformed line of S1 counted; S1's sub-agent listed)" \
+	eval "out_has '^claude-code +3 listed, 1 malformed lines, 2 unreadable' && out_has '^codex +1 listed, 0 malformed lines, 1 unreadable' && out_has '^gemini +1 listed, 0 malformed lines, 1 unreadable'"
 check "sources check: no raw byte of the names" \
 	eval "! LC_ALL=C grep -q \$'[\\xc0\\xed\\xfe\\xff]' \"\$TMP/out\""
 run sources check --json
