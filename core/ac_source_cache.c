@@ -223,11 +223,15 @@ static void get_str(reader *r, char **out)
 	*out = NULL;
 	if (r->bad || n == NO_STRING)
 		return;
+	/* Copied by its length: the bytes are not NUL-terminated (strndup
+	 * may look one past them, and a string can end the record). */
 	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n) ||
-	    !ac_text_is_utf8((const char *)r->p, n) || !(*out = strndup((const char *)r->p, n))) {
+	    !ac_text_is_utf8((const char *)r->p, n) || !(*out = malloc((size_t)n + 1))) {
 		r->bad = true;
 		return;
 	}
+	memcpy(*out, r->p, n);
+	(*out)[n] = '\0';
 	r->p += n;
 }
 
