@@ -49,8 +49,10 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	    (rc = ac_usage_remember(&state->project, json_string_value(json_object_get(obj, "cwd")))) ||
 	    (rc = ac_usage_remember(&state->model, json_string_value(json_object_get(message, "model")))))
 		return rc;
-	if (id && request)
-		key = ac_usage_key_hash(id, request);
+	/* Claude Code 2.x may leave requestId out (junhoyeo/tokscale#563):
+	 * the message id alone keys it then, as ccusage's (id, None). */
+	if (id && *id)
+		key = ac_usage_key_hash(id, request ? request : "");
 	if (!ac_usage_count_of(&r.counts.input, usage, "input_tokens") ||
 	    !ac_usage_count_of(&r.counts.output, usage, "output_tokens") ||
 	    !ac_usage_count_of(&r.counts.cache_create, usage, "cache_creation_input_tokens") ||

@@ -190,6 +190,30 @@ static void test_extract_in_two_reads(void **state)
 	ac_usage_file_state_free(&st);
 }
 
+/* A line without requestId (Claude Code 2.x may leave it out): the
+ * message id alone is the key, so the streamed lines still make one
+ * message. */
+static void test_no_request_id(void **state)
+{
+	static const char text[] =
+		"{\"type\":\"assistant\",\"timestamp\":\"2026-11-20T10:00:01.000Z\",\"message\":"
+		"{\"id\":\"msg_n\",\"usage\":{\"input_tokens\":3,\"output_tokens\":25}}}\n"
+		"{\"type\":\"assistant\",\"timestamp\":\"2026-11-20T10:00:02.000Z\",\"message\":"
+		"{\"id\":\"msg_n\",\"usage\":{\"input_tokens\":3,\"output_tokens\":25}}}\n"
+		"{\"type\":\"assistant\",\"timestamp\":\"2026-11-20T10:00:03.000Z\",\"message\":"
+		"{\"id\":\"msg_n\",\"usage\":{\"input_tokens\":3,\"output_tokens\":250}}}\n";
+	ac_usage_file_state st = {0};
+	seen s = {0};
+	size_t skipped = 0;
+
+	(void)state;
+	OK(ac_usage_claude_extract(&st, text, strlen(text), "x", collect, &s, &skipped));
+	assert_int_equal(s.n, 2);
+	assert_true(s.key[0] != 0 && s.key[0] == s.key[1]);
+	assert_int_equal(s.output[1], 250);
+	ac_usage_file_state_free(&st);
+}
+
 /* The message's lines in two files (a resumed session's new file repeats
  * them): one booking over both, raised to the larger, whichever file is
  * read first and whether the second comes in a later scan. */
@@ -217,6 +241,41 @@ static void test_lines_in_two_files(void **state)
 	scan(f);
 	assert_final(f);
 	free(before);
+}
+
+static uint64_t fnv(const unsigned char *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* A forged index (valid checksum) whose booking names a bucket the entry
+ * does not have: not believed, rebuilt, the same totals. */
+static void test_forged_booking_rebuilt(void **state)
+{
+	fixture *f = *state;
+	uint64_t key = ac_usage_key_hash("msg_stream_1", "req_stream_1"), sum;
+	unsigned char *bytes, *at = NULL;
+	size_t len;
+
+	scan(f);
+	bytes = (unsigned char *)tu_read_file(f->index, &len);
+	for (size_t i = 0; i + 16 <= len && !at; i++)
+		if (!memcmp(bytes + i, &key, 8)) /* little-endian, as the index */
+			at = bytes + i;
+	assert_non_null(at);
+	memset(at + 8, 0, 8);
+	at[8] = 7; /* bucket 7 of 1 */
+	sum = fnv(bytes, len - 8);
+	memcpy(bytes + len - 8, &sum, 8);
+	tu_write_file(f->index, (const char *)bytes, len);
+	free(bytes);
+	scan(f);
+	assert_true(f->set.index_rebuilt);
+	assert_final(f);
 }
 
 /* The session row's tokens: the streamed call once, with its final
@@ -252,6 +311,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_across_scans, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extract_in_two_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_in_two_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forged_booking_rebuilt, setup, teardown),
+		cmocka_unit_test(test_no_request_id),
 		cmocka_unit_test_setup_teardown(test_session_row_tokens, setup, teardown),
 	};
 
