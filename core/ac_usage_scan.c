@@ -167,7 +167,17 @@ static int build_owners(scan *s)
 
 	s->owners_built = true;
 	for (size_t e = 0; e < s->index->n; e++) {
-		const ac_usage_file_state *st = &s->index->entries[e].state;
+		const ac_usage_entry *entry = &s->index->entries[e];
+		const ac_usage_file_state *st = &entry->state;
+		struct stat now;
+
+		/* A file that is gone (or renamed: the same bytes under a new
+		 * name are read as a new file) holds nothing: its entry leaves
+		 * the index at the end of this scan, and its messages must be
+		 * booked where they are now. */
+		if (lstat(entry->path, &now) != 0 || (uint64_t)now.st_ino != entry->ino ||
+		    (uint64_t)now.st_dev != entry->dev)
+			continue;
 
 		/* Only the file holding a key's booking owns it (another file
 		 * that gave the same message keeps the key, unbooked). */

@@ -252,6 +252,25 @@ static uint64_t fnv(const unsigned char *p, size_t len)
 	return h;
 }
 
+/* The transcripts moved (a file renamed, a projects folder moved): the
+ * index's entries of the old names own no message any more, so the files
+ * under their new names book them all, in this run and the next. */
+static void test_renamed_file_counted(void **state)
+{
+	fixture *f = *state;
+	char *moved = tu_path(f->home, ".claude/projects/-ws/moved.jsonl");
+
+	scan(f);
+	assert_final(f);
+	assert_int_equal(rename(f->path, moved), 0);
+	scan(f);
+	assert_final(f);
+	scan(f);
+	assert_int_equal(f->set.files_read, 0);
+	assert_final(f);
+	free(moved);
+}
+
 /* A forged index (valid checksum) whose booking names a bucket the entry
  * does not have: not believed, rebuilt, the same totals. */
 static void test_forged_booking_rebuilt(void **state)
@@ -311,6 +330,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_across_scans, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extract_in_two_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_in_two_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_renamed_file_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_booking_rebuilt, setup, teardown),
 		cmocka_unit_test(test_no_request_id),
 		cmocka_unit_test_setup_teardown(test_session_row_tokens, setup, teardown),
