@@ -178,13 +178,69 @@ static int build_owners(scan *s)
 		if (lstat(entry->path, &now) != 0 || (uint64_t)now.st_ino != entry->ino ||
 		    (uint64_t)now.st_dev != entry->dev)
 			continue;
-
 		/* Only the file holding a key's booking owns it (another file
 		 * that gave the same message keeps the key, unbooked). */
 		for (size_t k = 0; k < st->cap_keys; k++)
 			if (st->keys[k] && st->booked[k].bucket != AC_USAGE_UNBOOKED &&
 			    (rc = own(s, st->keys[k], e, false)))
 				return rc;
+	}
+	return 0;
+}
+
+static int visit_entry(scan *s, const char *path, ac_usage_source source, ac_usage_entry *e);
+
+/* After the walk: entries the walk did not see (their files gone, or out
+ * of the folders read) leave the index, and with them the bookings of
+ * messages other files also gave (a resumed session's copy, its original
+ * deleted by Claude Code's cleanup): those files are read again from
+ * their start, so the messages are booked where they still are. Costs a
+ * pass over the keys only when such an entry held keys. */
+static int rebook_orphans(scan *s)
+{
+	bool orphans = false;
+	int rc = 0;
+
+	for (size_t e = 0; e < s->index->n && !orphans; e++)
+		orphans = !s->index->entries[e].seen && s->index->entries[e].state.n_keys;
+	if (!orphans)
+		return 0;
+	/* The owners again, from the seen entries only. */
+	free(s->owner_keys);
+	free(s->owners);
+	s->owner_keys = NULL;
+	s->owners = NULL;
+	s->cap_owners = s->n_owners = 0;
+	for (size_t e = 0; e < s->index->n; e++) {
+		const ac_usage_file_state *st = &s->index->entries[e].state;
+
+		for (size_t k = 0; s->index->entries[e].seen && k < st->cap_keys; k++)
+			if (st->keys[k] && st->booked[k].bucket != AC_USAGE_UNBOOKED &&
+			    (rc = own(s, st->keys[k], e, false)))
+				return rc;
+	}
+	s->owners_built = true;
+	for (size_t e = 0; e < s->index->n; e++) {
+		ac_usage_entry *entry = &s->index->entries[e];
+		const ac_usage_file_state *st = &entry->state;
+		bool lost = false;
+
+		for (size_t k = 0; entry->seen && k < st->cap_keys && !lost; k++)
+			lost = st->keys[k] && st->booked[k].bucket == AC_USAGE_UNBOOKED &&
+			       (!s->cap_owners || !s->owner_keys[owner_slot(s, st->keys[k])]);
+		if (!lost)
+			continue;
+		{
+			size_t files = s->set->files; /* seen once, read twice */
+
+			/* A size and offset no file has: visit_entry reads it
+			 * again whole. */
+			entry->size = entry->offset = UINT64_MAX;
+			rc = visit_entry(s, entry->path, entry->source, entry);
+			s->set->files = files;
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -519,9 +575,9 @@ static void stamp(ac_usage_entry *e, const struct stat *st)
 }
 
 /* Brings the entry of one transcript file up to date. */
-static int visit(scan *s, const char *path, ac_usage_source source)
+static int visit_entry(scan *s, const char *path, ac_usage_source source, ac_usage_entry *e)
 {
-	ac_usage_entry *e = find(s, path), fresh = {0};
+	ac_usage_entry fresh = {0};
 	struct stat st;
 	int fd, rc = 0;
 	bool reread;
@@ -627,6 +683,11 @@ static bool migrated(const char *path)
 	yes = lstat(jsonl.data, &st) == 0 && S_ISREG(st.st_mode);
 	ac_buf_free(&jsonl);
 	return yes;
+}
+
+static int visit(scan *s, const char *path, ac_usage_source source)
+{
+	return visit_entry(s, path, source, find(s, path));
 }
 
 /* Every wanted file under dir, in name order (the order files are read in
@@ -899,6 +960,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))) ||
 	    (rc = walk_archived(&s, opts->codex_dir)) ||
 	    (opts->gemini_dir && (rc = walk_gemini(&s, opts->gemini_dir))))
+		goto done;
+	if ((rc = rebook_orphans(&s)))
 		goto done;
 	/* Files that are gone leave the index (and the report). */
 	{

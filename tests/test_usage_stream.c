@@ -271,6 +271,27 @@ static void test_renamed_file_counted(void **state)
 	free(moved);
 }
 
+/* A resumed session's file repeats the earlier one's messages; the
+ * earlier file is then deleted (Claude Code's cleanup of old transcripts):
+ * its messages stay counted, from the file that still holds them. */
+static void test_original_deleted(void **state)
+{
+	fixture *f = *state;
+	char *copy = tu_path(f->home, ".claude/projects/-ws/9c9c9c9c-resumed.jsonl");
+
+	tu_write_file(copy, f->text, f->len);
+	scan(f);
+	assert_final(f);
+	assert_int_equal(unlink(f->path), 0);
+	scan(f);
+	assert_int_equal(f->set.files, 1);
+	assert_final(f);
+	scan(f);
+	assert_int_equal(f->set.files_read, 0);
+	assert_final(f);
+	free(copy);
+}
+
 /* A forged index (valid checksum) whose booking names a bucket the entry
  * does not have: not believed, rebuilt, the same totals. */
 static void test_forged_booking_rebuilt(void **state)
@@ -331,6 +352,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_extract_in_two_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lines_in_two_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_renamed_file_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_original_deleted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forged_booking_rebuilt, setup, teardown),
 		cmocka_unit_test(test_no_request_id),
 		cmocka_unit_test_setup_teardown(test_session_row_tokens, setup, teardown),
