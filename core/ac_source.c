@@ -122,7 +122,7 @@ static void reset_summary(ac_source_session *s)
 	s->awaiting_approval = false;
 	s->relation = AC_SOURCE_TOP;
 	s->title_rank = 0;
-	s->tokens = s->last_call = 0;
+	s->tokens = s->last_call = s->last_call_tokens = 0;
 	for (size_t i = 0; i < s->nunknown; i++)
 		free(s->unknown[i].type);
 	s->nunknown = s->unknown_other = 0;

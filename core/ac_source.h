@@ -112,6 +112,7 @@ typedef struct {
 	void *adapter_state; /* what the adapter keeps between reads (a Gemini chat: its
 				messages by id), freed by its forget() */
 	uint64_t last_call; /* the last call counted in tokens (a hash of its id): lines of one call repeat it */
+	uint64_t last_call_tokens; /* what tokens holds of it: a later line of it, larger, replaces it */
 	char **pending;   /* ids of tool calls without a result */
 	size_t npending, pending_cap;
 } ac_source_session;

@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 
 /* Bumped whenever a table below changes: an older file is then not ours. */
-#define CACHE_MAGIC "agentctl sources cache 4\n"
+#define CACHE_MAGIC "agentctl sources cache 5\n" /* 5: last_call_tokens */
 #define CACHE_MAGIC_LEN (sizeof(CACHE_MAGIC) - 1)
 #define RECORD_MAX (8u * 1024 * 1024) /* more is not a record of ours */
 #define PENDING_MAX 4096
@@ -130,7 +130,7 @@ static int put_record(ac_buf *b, const ac_source_session *s)
 	 * (Codex), a chat's messages by id (Gemini, as JSON: few files). */
 	rc = rc || put_u64(b, s->title_rank) || put_u64(b, s->reader_flags) ||
 	     put_u64(b, (uint64_t)s->reader_mark[0]) || put_u64(b, (uint64_t)s->reader_mark[1]) ||
-	     put_u64(b, s->tokens) || put_u64(b, s->last_call);
+	     put_u64(b, s->tokens) || put_u64(b, s->last_call) || put_u64(b, s->last_call_tokens);
 	if (rc == 0) {
 		const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 		json_t *state = a && a->state_save ? a->state_save(s) : NULL;
@@ -311,6 +311,7 @@ static ac_source_session *restore(reader *r)
 	s->reader_mark[1] = (int64_t)get_u64(r);
 	s->tokens = get_u64(r);
 	s->last_call = get_u64(r);
+	s->last_call_tokens = get_u64(r);
 	get_str(r, &text);
 	if (title_rank > 3 || reader_flags > UINT32_MAX)
 		r->bad = true;

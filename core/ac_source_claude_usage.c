@@ -4,10 +4,13 @@
  * scanner's) hand their fields here, so they count alike.
  *
  * Claude Code writes one call's message on several lines as it streams,
- * one a content block, each with the same message.id and usage: a call is
- * counted when its id differs from the last one counted. (`agentctl
- * usage` keys by message.id and requestId over the whole file, ccusage's
- * rule; a row needs no more than this, and no memory per call.) The total
+ * one a content block, each with the same message.id; the input and cache
+ * counts repeat and output_tokens grows, the last line holding the real
+ * count (ac_usage_claude.c cites the sources). A call is counted when its
+ * id differs from the last one counted, and a later line of the same call
+ * with a larger total replaces what was counted of it (ccusage's rule:
+ * the largest line wins; `agentctl usage` keys by message.id and
+ * requestId over every file, a row needs no memory per call). The total
  * is input + output + cache creation + cache read, as usage's
  * totalTokens. A sub-agent's calls are in its own file: its row counts
  * them, its session's row does not (usage books them to the session, by
@@ -43,13 +46,21 @@ static uint64_t fnv1a(const char *text, size_t len)
 void ac_source_claude_note_tokens(ac_source_session *s, const char *id, size_t id_len,
 				  const uint64_t counts[4])
 {
-	uint64_t key = id && id_len ? fnv1a(id, id_len) : 0;
+	uint64_t key = id && id_len ? fnv1a(id, id_len) : 0, total = 0;
 
-	if (key && key == s->last_call)
-		return;
-	s->last_call = key;
 	for (int i = 0; i < 4; i++)
-		s->tokens += counts[i];
+		total += counts[i];
+	if (key && key == s->last_call) {
+		/* The same call again: its larger counts replace, never add. */
+		if (total > s->last_call_tokens) {
+			s->tokens += total - s->last_call_tokens;
+			s->last_call_tokens = total;
+		}
+		return;
+	}
+	s->last_call = key;
+	s->last_call_tokens = total;
+	s->tokens += total;
 }
 
 int ac_source_claude_note_action(ac_source_session *s, const char *name, size_t name_len,

@@ -4,11 +4,18 @@
  * "requestId", "isSidechain", "message": {"id", "model", "usage":
  * {input_tokens, output_tokens, cache_creation_input_tokens,
  * cache_read_input_tokens, ...}}}. Claude Code writes one message on
- * several lines as it streams (each with the same id and usage), and a
- * resumed session repeats earlier lines: a message is counted once per
- * file by message.id + requestId (ccusage's rule). Sidechain (subagent)
- * lines are calls that were paid for: counted. Only lines holding both
- * "usage" and "assistant" are parsed at all. */
+ * several lines as it streams, one a content block, all with the same id
+ * and requestId; the input and cache counts repeat, output_tokens grows
+ * and only the last line holds the real count (5 then 90 in
+ * vibe-cafe/vibe-usage#63; ccusage a7141daf "keep complete duplicate
+ * usage entries"). A resumed session repeats earlier lines in its new
+ * file. So a message is one key, message.id + requestId, counted once
+ * with the largest counts any of its lines gave (ccusage's rule: the
+ * line with the largest input + output + cache total wins): a later,
+ * larger line gives the record again and the receiver replaces the
+ * booking; a line no larger is skipped here. Sidechain (subagent) lines
+ * are calls that were paid for: counted. Only lines holding both "usage"
+ * and "assistant" are parsed at all. */
 #include "ac_usage_record.h"
 
 #include "ac_error.h"
@@ -42,16 +49,23 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	    (rc = ac_usage_remember(&state->project, json_string_value(json_object_get(obj, "cwd")))) ||
 	    (rc = ac_usage_remember(&state->model, json_string_value(json_object_get(message, "model")))))
 		return rc;
-	if (id && request) {
-		key = ac_usage_key_hash(id, request);
-		if (ac_usage_file_state_has_key(state, key))
-			return 0;
-	}
-	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 || r.timestamp_ms < 0 ||
-	    !ac_usage_count_of(&r.counts.input, usage, "input_tokens") ||
+	/* Claude Code 2.x may leave requestId out (junhoyeo/tokscale#563):
+	 * the message id alone keys it then, as ccusage's (id, None). */
+	if (id && *id)
+		key = ac_usage_key_hash(id, request ? request : "");
+	if (!ac_usage_count_of(&r.counts.input, usage, "input_tokens") ||
 	    !ac_usage_count_of(&r.counts.output, usage, "output_tokens") ||
 	    !ac_usage_count_of(&r.counts.cache_create, usage, "cache_creation_input_tokens") ||
 	    !ac_usage_count_of(&r.counts.cache_read, usage, "cache_read_input_tokens"))
+		return key && ac_usage_file_state_has_key(state, key) ? 0 : -1;
+	if (key) {
+		const ac_usage_booking *seen = ac_usage_file_state_booking(state, key);
+
+		/* This file gave the message already, as large: nothing new. */
+		if (seen && !ac_usage_booking_outgrown(seen, &r.counts))
+			return 0;
+	}
+	if (!when || ac_time_parse(&r.timestamp_ms, when) != 0 || r.timestamp_ms < 0)
 		return -1;
 	if (key && (rc = ac_usage_file_state_add_key(state, key)))
 		return rc;
@@ -65,7 +79,13 @@ static int line_record(ac_usage_file_state *state, const json_t *obj, const char
 	r.model = json_string_value(json_object_get(message, "model"))
 			  ? json_string_value(json_object_get(message, "model"))
 			  : "";
-	return (rc = fn(&r, ctx)) ? rc : 1;
+	if ((rc = fn(&r, ctx)))
+		return rc;
+	/* The largest counts this file gave the key, for its next lines (the
+	 * receiver read the old ones first). */
+	if (key)
+		ac_usage_booking_set(ac_usage_file_state_booking(state, key), &r.counts);
+	return 1;
 }
 
 /* The prefilter: most lines (user turns, tool results, summaries) never

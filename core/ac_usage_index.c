@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define MAGIC "ACUSAGE1"
-#define VERSION 2u /* 2: a Codex fork's copy boundary */
+#define VERSION 3u /* 2: a Codex fork's copy boundary; 3: each key's booking */
 /* Bounds on what a file may claim, far past real use. */
 #define STR_MAX 65536u
 #define FILES_MAX 10000000u
@@ -110,8 +110,14 @@ int ac_usage_index_save(const ac_usage_index *index, const char *path)
 		put_u64(&b, (uint64_t)e->state.codex_copy_ms);
 		put_u64(&b, e->state.n_keys);
 		for (size_t k = 0; k < e->state.cap_keys; k++)
-			if (e->state.keys[k])
+			if (e->state.keys[k]) {
+				const ac_usage_booking *bk = &e->state.booked[k];
+
 				put_u64(&b, e->state.keys[k]);
+				put_u64(&b, bk->bucket);
+				put_u64(&b, bk->counts[0] | (uint64_t)bk->counts[1] << 32);
+				put_u64(&b, bk->counts[2] | (uint64_t)bk->counts[3] << 32);
+			}
 		put_u64(&b, e->n_buckets);
 		for (size_t k = 0; k < e->n_buckets; k++) {
 			const ac_usage_entry_bucket *x = &e->buckets[k];
@@ -250,11 +256,20 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 	    e->path[0] != '/')
 		return false;
 	n = get_u64(c);
-	if (c->bad || n > c->left / 8)
+	if (c->bad || n > c->left / 32)
 		return false;
-	for (uint64_t k = 0; k < n; k++)
-		if (ac_usage_file_state_add_key(&e->state, get_u64(c)) != 0)
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t key = get_u64(c), bucket = get_u64(c), low = get_u64(c), high = get_u64(c);
+		ac_usage_booking *bk;
+
+		if (c->bad || bucket > AC_USAGE_UNBOOKED ||
+		    ac_usage_file_state_add_key(&e->state, key) != 0)
 			return false;
+		bk = ac_usage_file_state_booking(&e->state, key);
+		*bk = (ac_usage_booking){(uint32_t)bucket,
+					 {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high,
+					  (uint32_t)(high >> 32)}};
+	}
 	n = get_u64(c);
 	/* A bucket takes at least 80 bytes: the claim is checked before any
 	 * allocation it would size. */
@@ -281,6 +296,11 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 		    x->last_ms - x->hour_ms >= 3600000)
 			return false;
 	}
+	/* A booking names one of the entry's buckets, or none. */
+	for (size_t k = 0; k < e->state.cap_keys; k++)
+		if (e->state.keys[k] && e->state.booked[k].bucket != AC_USAGE_UNBOOKED &&
+		    e->state.booked[k].bucket >= e->n_buckets)
+			return false;
 	return !c->bad;
 }
 
@@ -331,7 +351,7 @@ done:
 	return 0;
 }
 
-int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r)
+int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r, size_t *out_bucket)
 {
 	int64_t hour = r->timestamp_ms - ((r->timestamp_ms % 3600000 + 3600000) % 3600000);
 	ac_usage_entry_bucket *x = NULL;
@@ -369,5 +389,25 @@ int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r)
 	x->counts.cache_create += r->counts.cache_create;
 	x->counts.cache_read += r->counts.cache_read;
 	x->counts.reasoning += r->counts.reasoning;
+	if (out_bucket)
+		*out_bucket = (size_t)(x - e->buckets);
 	return 0;
+}
+
+/* old taken from sum, never below 0 (a forged index may claim more). */
+static uint64_t less(uint64_t sum, uint32_t old)
+{
+	return sum > old ? sum - old : 0;
+}
+
+void ac_usage_entry_replace(ac_usage_entry *e, ac_usage_booking *booking,
+			    const ac_usage_counts *counts)
+{
+	ac_usage_entry_bucket *x = &e->buckets[booking->bucket];
+
+	x->counts.input = less(x->counts.input, booking->counts[0]) + counts->input;
+	x->counts.output = less(x->counts.output, booking->counts[1]) + counts->output;
+	x->counts.cache_create = less(x->counts.cache_create, booking->counts[2]) + counts->cache_create;
+	x->counts.cache_read = less(x->counts.cache_read, booking->counts[3]) + counts->cache_read;
+	ac_usage_booking_set(booking, counts);
 }

@@ -46,7 +46,13 @@ int ac_usage_index_save(const ac_usage_index *index, const char *path);
 void ac_usage_index_free(ac_usage_index *index);
 void ac_usage_entry_clear(ac_usage_entry *e);
 
-/* Adds a record to e's bucket of its hour and model. */
-int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r);
+/* Adds a record to e's bucket of its hour and model; *out_bucket (may be
+ * NULL) its index. */
+int ac_usage_entry_add(ac_usage_entry *e, const ac_usage_record *r, size_t *out_bucket);
+/* In e's bucket at index bucket (it holds booking), booking's counts give
+ * way to counts: the same call with its final counts, so calls and times
+ * are kept. booking takes counts. */
+void ac_usage_entry_replace(ac_usage_entry *e, ac_usage_booking *booking,
+			    const ac_usage_counts *counts);
 
 #endif

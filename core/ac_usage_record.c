@@ -27,6 +27,7 @@ void ac_usage_file_state_free(ac_usage_file_state *state)
 	free(state->project);
 	free(state->model);
 	free(state->keys);
+	free(state->booked);
 	ac_usage_gemini_book_free(state->gemini_book);
 	memset(state, 0, sizeof(*state));
 }
@@ -65,14 +66,24 @@ int ac_usage_file_state_add_key(ac_usage_file_state *state, uint64_t key)
 	if ((state->n_keys + 1) * 2 > state->cap_keys) {
 		size_t cap = state->cap_keys ? state->cap_keys * 2 : 64;
 		uint64_t *keys = calloc(cap, sizeof(*keys));
+		ac_usage_booking *booked = calloc(cap, sizeof(*booked));
 
-		if (!keys)
+		if (!keys || !booked) {
+			free(keys);
+			free(booked);
 			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
 		for (size_t i = 0; i < state->cap_keys; i++)
-			if (state->keys[i])
-				keys[slot_of(keys, cap, state->keys[i])] = state->keys[i];
+			if (state->keys[i]) {
+				size_t at = slot_of(keys, cap, state->keys[i]);
+
+				keys[at] = state->keys[i];
+				booked[at] = state->booked[i];
+			}
 		free(state->keys);
+		free(state->booked);
 		state->keys = keys;
+		state->booked = booked;
 		state->cap_keys = cap;
 	}
 	{
@@ -80,10 +91,54 @@ int ac_usage_file_state_add_key(ac_usage_file_state *state, uint64_t key)
 
 		if (!state->keys[i]) {
 			state->keys[i] = key;
+			state->booked[i] = (ac_usage_booking){.bucket = AC_USAGE_UNBOOKED};
 			state->n_keys++;
 		}
 	}
 	return 0;
+}
+
+ac_usage_booking *ac_usage_file_state_booking(const ac_usage_file_state *state, uint64_t key)
+{
+	size_t i;
+
+	if (!state->cap_keys)
+		return NULL;
+	i = slot_of(state->keys, state->cap_keys, key ? key : 1);
+	return state->keys[i] ? &state->booked[i] : NULL;
+}
+
+static uint64_t counts_total(const ac_usage_counts *c)
+{
+	return c->input + c->output + c->cache_create + c->cache_read;
+}
+
+bool ac_usage_booking_outgrown(const ac_usage_booking *booking, const ac_usage_counts *counts)
+{
+	uint64_t booked = 0;
+
+	if (counts->input > UINT32_MAX || counts->output > UINT32_MAX ||
+	    counts->cache_create > UINT32_MAX || counts->cache_read > UINT32_MAX)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (booking->counts[i] == UINT32_MAX)
+			return false; /* frozen: its counts were cut to fit */
+		booked += booking->counts[i];
+	}
+	return counts_total(counts) > booked;
+}
+
+static uint32_t fit(uint64_t v)
+{
+	return v < UINT32_MAX ? (uint32_t)v : UINT32_MAX;
+}
+
+void ac_usage_booking_set(ac_usage_booking *booking, const ac_usage_counts *counts)
+{
+	booking->counts[0] = fit(counts->input);
+	booking->counts[1] = fit(counts->output);
+	booking->counts[2] = fit(counts->cache_create);
+	booking->counts[3] = fit(counts->cache_read);
 }
 
 /* The largest count taken: 2^53 - 1, what a JSON reader holds exactly. */

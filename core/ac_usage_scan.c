@@ -102,9 +102,10 @@ typedef struct {
 	size_t by_path_n;
 	size_t *by_path; /* indexes of the loaded entries, sorted by path
 			    (indexes: new entries may move the array) */
-	/* Which file counted each Claude message (key -> entry index), built
-	 * when the first file is read: a resumed session repeats earlier
-	 * messages in its new file, and ccusage counts each once in all. */
+	/* Which file holds the booking of each keyed message (key -> entry
+	 * index), built when the first file is read: a resumed session
+	 * repeats earlier messages in its new file, and ccusage counts each
+	 * once in all, with its largest counts. */
 	uint64_t *owner_keys;
 	size_t *owners, cap_owners, n_owners;
 	bool owners_built;
@@ -121,8 +122,9 @@ static size_t owner_slot(const scan *s, uint64_t key)
 	return i;
 }
 
-/* key -> owner, unless key has one: 0 or AC_ENOMEM. */
-static int own(scan *s, uint64_t key, size_t owner)
+/* key -> owner, unless key has one (or always, when force): 0 or
+ * AC_ENOMEM. */
+static int own(scan *s, uint64_t key, size_t owner, bool force)
 {
 	size_t i;
 
@@ -153,6 +155,8 @@ static int own(scan *s, uint64_t key, size_t owner)
 		s->owner_keys[i] = key;
 		s->owners[i] = owner;
 		s->n_owners++;
+	} else if (force) {
+		s->owners[i] = owner;
 	}
 	return 0;
 }
@@ -163,11 +167,80 @@ static int build_owners(scan *s)
 
 	s->owners_built = true;
 	for (size_t e = 0; e < s->index->n; e++) {
+		const ac_usage_entry *entry = &s->index->entries[e];
+		const ac_usage_file_state *st = &entry->state;
+		struct stat now;
+
+		/* A file that is gone (or renamed: the same bytes under a new
+		 * name are read as a new file) holds nothing: its entry leaves
+		 * the index at the end of this scan, and its messages must be
+		 * booked where they are now. */
+		if (lstat(entry->path, &now) != 0 || (uint64_t)now.st_ino != entry->ino ||
+		    (uint64_t)now.st_dev != entry->dev)
+			continue;
+		/* Only the file holding a key's booking owns it (another file
+		 * that gave the same message keeps the key, unbooked). */
+		for (size_t k = 0; k < st->cap_keys; k++)
+			if (st->keys[k] && st->booked[k].bucket != AC_USAGE_UNBOOKED &&
+			    (rc = own(s, st->keys[k], e, false)))
+				return rc;
+	}
+	return 0;
+}
+
+static int visit_entry(scan *s, const char *path, ac_usage_source source, ac_usage_entry *e);
+
+/* After the walk: entries the walk did not see (their files gone, or out
+ * of the folders read) leave the index, and with them the bookings of
+ * messages other files also gave (a resumed session's copy, its original
+ * deleted by Claude Code's cleanup): those files are read again from
+ * their start, so the messages are booked where they still are. Costs a
+ * pass over the keys only when such an entry held keys. */
+static int rebook_orphans(scan *s)
+{
+	bool orphans = false;
+	int rc = 0;
+
+	for (size_t e = 0; e < s->index->n && !orphans; e++)
+		orphans = !s->index->entries[e].seen && s->index->entries[e].state.n_keys;
+	if (!orphans)
+		return 0;
+	/* The owners again, from the seen entries only. */
+	free(s->owner_keys);
+	free(s->owners);
+	s->owner_keys = NULL;
+	s->owners = NULL;
+	s->cap_owners = s->n_owners = 0;
+	for (size_t e = 0; e < s->index->n; e++) {
 		const ac_usage_file_state *st = &s->index->entries[e].state;
 
-		for (size_t k = 0; k < st->cap_keys; k++)
-			if (st->keys[k] && (rc = own(s, st->keys[k], e)))
+		for (size_t k = 0; s->index->entries[e].seen && k < st->cap_keys; k++)
+			if (st->keys[k] && st->booked[k].bucket != AC_USAGE_UNBOOKED &&
+			    (rc = own(s, st->keys[k], e, false)))
 				return rc;
+	}
+	s->owners_built = true;
+	for (size_t e = 0; e < s->index->n; e++) {
+		ac_usage_entry *entry = &s->index->entries[e];
+		const ac_usage_file_state *st = &entry->state;
+		bool lost = false;
+
+		for (size_t k = 0; entry->seen && k < st->cap_keys && !lost; k++)
+			lost = st->keys[k] && st->booked[k].bucket == AC_USAGE_UNBOOKED &&
+			       (!s->cap_owners || !s->owner_keys[owner_slot(s, st->keys[k])]);
+		if (!lost)
+			continue;
+		{
+			size_t files = s->set->files; /* seen once, read twice */
+
+			/* A size and offset no file has: visit_entry reads it
+			 * again whole. */
+			entry->size = entry->offset = UINT64_MAX;
+			rc = visit_entry(s, entry->path, entry->source, entry);
+			s->set->files = files;
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -203,21 +276,47 @@ typedef struct {
 	size_t at; /* the entry being read */
 } reading;
 
-/* A message another file counted first is not counted again here. */
+/* A keyed message is booked once over all files, in the first file that
+ * gave it; a later line of it (this file's or another's) with larger
+ * counts replaces that booking's counts in place, never adds (Claude Code
+ * streams a message over several lines, the last with the real output). */
 static int add_record(const ac_usage_record *r, void *ctx)
 {
 	reading *rd = ctx;
+	ac_usage_entry *here = &rd->s->index->entries[rd->at];
+	ac_usage_booking *mine;
+	size_t bucket;
 	int rc;
 
 	if (r->key) {
 		size_t i = rd->s->cap_owners ? owner_slot(rd->s, r->key) : 0;
 
-		if (rd->s->cap_owners && rd->s->owner_keys[i] && rd->s->owners[i] != rd->at)
-			return 0;
-		if ((rc = own(rd->s, r->key, rd->at)))
+		if (rd->s->cap_owners && rd->s->owner_keys[i]) {
+			ac_usage_entry *owner = &rd->s->index->entries[rd->s->owners[i]];
+			ac_usage_booking *held = ac_usage_file_state_booking(&owner->state, r->key);
+
+			/* The owner still holds it (a file read again from its
+			 * start has dropped its bookings: this line books anew). */
+			if (held && held->bucket != AC_USAGE_UNBOOKED && held->bucket < owner->n_buckets) {
+				if (r->source == AC_USAGE_CLAUDE && ac_usage_booking_outgrown(held, &r->counts))
+					ac_usage_entry_replace(owner, held, &r->counts);
+				return 0;
+			}
+		}
+		if ((rc = own(rd->s, r->key, rd->at, true)))
 			return rc;
 	}
-	return ac_usage_entry_add(&rd->s->index->entries[rd->at], r);
+	if ((rc = ac_usage_entry_add(here, r, &bucket)))
+		return rc;
+	if (r->key) {
+		/* The extractor added the key to this file's state. */
+		if ((rc = ac_usage_file_state_add_key(&here->state, r->key)))
+			return rc;
+		mine = ac_usage_file_state_booking(&here->state, r->key);
+		mine->bucket = (uint32_t)bucket;
+		ac_usage_booking_set(mine, &r->counts);
+	}
+	return 0;
 }
 
 /* The session a file's name gives: its base name without ".jsonl" (cut
@@ -476,9 +575,9 @@ static void stamp(ac_usage_entry *e, const struct stat *st)
 }
 
 /* Brings the entry of one transcript file up to date. */
-static int visit(scan *s, const char *path, ac_usage_source source)
+static int visit_entry(scan *s, const char *path, ac_usage_source source, ac_usage_entry *e)
 {
-	ac_usage_entry *e = find(s, path), fresh = {0};
+	ac_usage_entry fresh = {0};
 	struct stat st;
 	int fd, rc = 0;
 	bool reread;
@@ -584,6 +683,11 @@ static bool migrated(const char *path)
 	yes = lstat(jsonl.data, &st) == 0 && S_ISREG(st.st_mode);
 	ac_buf_free(&jsonl);
 	return yes;
+}
+
+static int visit(scan *s, const char *path, ac_usage_source source)
+{
+	return visit_entry(s, path, source, find(s, path));
 }
 
 /* Every wanted file under dir, in name order (the order files are read in
@@ -856,6 +960,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))) ||
 	    (rc = walk_archived(&s, opts->codex_dir)) ||
 	    (opts->gemini_dir && (rc = walk_gemini(&s, opts->gemini_dir))))
+		goto done;
+	if ((rc = rebook_orphans(&s)))
 		goto done;
 	/* Files that are gone leave the index (and the report). */
 	{

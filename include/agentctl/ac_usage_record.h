@@ -59,13 +59,27 @@ typedef struct {
 /* Receives each record; non-zero stops the extractor and is returned. */
 typedef int (*ac_usage_record_fn)(const ac_usage_record *record, void *ctx);
 
+/* What is known of one message key in one file: the largest counts this
+ * file gave it (32 bits each: a count past that freezes the booking, see
+ * ac_usage_booking_outgrown) and, when this file holds the message's one
+ * booking, the index of the bucket it is in (AC_USAGE_UNBOOKED when
+ * another file holds it, or nothing yet). */
+typedef struct {
+	uint32_t bucket;
+	uint32_t counts[4]; /* input, output, cache_create, cache_read */
+} ac_usage_booking;
+
+#define AC_USAGE_UNBOOKED UINT32_MAX
+
 /* What an extractor carries from one read of a file to the next (the index
  * keeps it): the session, its cwd and model as last seen, a Codex
  * rollout's last cumulative totals (its events may give only those) and
  * where a fork's copy of its parent ends, and
- * the keys of the Claude messages seen (a message is written on several
- * lines: counted once, by message.id + requestId, as ccusage does; the
- * scan also skips a key another file counted first). */
+ * the keys of the Claude messages seen with their bookings (a message is
+ * written on several lines as it streams, the last with the real output
+ * count: counted once, by message.id + requestId, with the largest counts
+ * any line gave it, as ccusage does; the scan keeps one booking per key
+ * over all files and raises it in place when a later line is larger). */
 typedef struct {
 	char *session_id; /* owned, NULL until known */
 	char *project;
@@ -75,7 +89,8 @@ typedef struct {
 	 * its flags, its creation and the copy's start, in ms. */
 	uint32_t codex_gate;
 	int64_t codex_cutoff_ms, codex_copy_ms;
-	uint64_t *keys;   /* sorted hashes of the message keys counted */
+	uint64_t *keys;   /* hashes of the message keys seen (open addressing) */
+	ac_usage_booking *booked; /* beside keys, slot for slot */
 	size_t n_keys, cap_keys;
 	/* A Gemini chat (ac_usage_gemini.c), not saved in the index: read from
 	 * its start, its messages wait in gemini_book until the end of the
@@ -92,12 +107,25 @@ uint64_t ac_usage_key_hash(const char *id, const char *request_id);
  * (0 or AC_ENOMEM). */
 bool ac_usage_file_state_has_key(const ac_usage_file_state *state, uint64_t key);
 int ac_usage_file_state_add_key(ac_usage_file_state *state, uint64_t key);
+/* key's booking in state (valid until the next add), NULL when absent.
+ * A new key's booking is unbooked with zero counts. */
+ac_usage_booking *ac_usage_file_state_booking(const ac_usage_file_state *state, uint64_t key);
+
+/* Whether counts replace booking's: their total (input + output + cache
+ * creation + cache read, ccusage's comparison) is larger and every count
+ * fits the booking. A booking holding a count past 32 bits (no real call)
+ * is never replaced. */
+bool ac_usage_booking_outgrown(const ac_usage_booking *booking, const ac_usage_counts *counts);
+/* booking's counts := counts (the caller checked they fit). */
+void ac_usage_booking_set(ac_usage_booking *booking, const ac_usage_counts *counts);
 
 /* Extracts the records of text[0..len), which holds whole lines (the
  * caller cuts a torn last line off), of a Claude Code transcript whose
  * file name gives fallback_session. state carries over between calls.
  * Lines that are not JSON, not assistant messages with usage, or repeat a
- * counted message are skipped (*out_skipped counts the unreadable ones). */
+ * message this file gave with counts as large are skipped (*out_skipped
+ * counts the unreadable ones); a repeat with larger counts gives its
+ * record again (same key): the receiver replaces, never adds. */
 int ac_usage_claude_extract(ac_usage_file_state *state, const char *text, size_t len,
 			    const char *fallback_session, ac_usage_record_fn fn, void *ctx,
 			    size_t *out_skipped);
