@@ -178,6 +178,15 @@ int cli_source_find(ac_source_index **out_index, ac_source_session **out, const 
 	return CLI_OK;
 }
 
+/* One header line of `session show`: "label    value", the value made
+ * safe whole (ac_text_sanitize()). */
+static void field(ac_buf *out, const char *label, const char *value)
+{
+	ac_buf_printf(out, "%-8s ", label);
+	ac_text_sanitize(out, value, strlen(value));
+	ac_buf_putc(out, '\n');
+}
+
 int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out_found)
 {
 	ac_source_index *index = NULL;
@@ -203,31 +212,46 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		status = cli_finish_output();
 		goto done;
 	}
-	/* Every field comes from the transcript: all of it is made safe. */
-	ac_buf_printf(&text, "session  %s\nsource   %s (%sread-only)\nstate    %s\n", s->id,
-		      ac_source_name(s->kind), ac_source_session_archived(s) ? "archived, " : "",
-		      ac_session_state_name(state));
+	/* Every field comes from the transcript: each made safe on its own
+	 * line (a newline in a title or a reason shows as ^J: it cannot
+	 * make a header line of its own). */
+	field(&out, "session", s->id);
+	ac_buf_printf(&text, "%s (%sread-only)", ac_source_name(s->kind),
+		      ac_source_session_archived(s) ? "archived, " : "");
+	field(&out, "source", text.data);
+	field(&out, "state", ac_session_state_name(state));
 	if (state == AC_STATE_WAITING && s->waiting_reason)
-		ac_buf_printf(&text, "waits on %s\n", s->waiting_reason);
-	ac_buf_printf(&text, "task     %s\n"
-		      "cwd      %s\nmodel    %s\ncreated  %s\nupdated  %s\nfile     %s\n"
-		      "messages %zu", ac_source_session_task(s), or_empty(s->cwd), or_empty(s->model),
-		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
+		field(&out, "waits on", s->waiting_reason);
+	field(&out, "task", ac_source_session_task(s));
+	field(&out, "cwd", or_empty(s->cwd));
+	field(&out, "model", or_empty(s->model));
+	field(&out, "created", or_empty(s->started));
+	field(&out, "updated", or_empty(s->updated));
+	field(&out, "file", s->path);
+	ac_buf_clear(&text);
+	ac_buf_printf(&text, "%zu", json_array_size(conv));
 	if (s->malformed)
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
+	field(&out, "messages", text.data);
 	if (s->title)
-		ac_buf_printf(&text, "\ntitle    %s", s->title);
-	if (s->tokens)
-		ac_buf_printf(&text, "\ntokens   %llu", (unsigned long long)s->tokens);
+		field(&out, "title", s->title);
+	if (s->tokens) {
+		ac_buf_clear(&text);
+		ac_buf_printf(&text, "%llu", (unsigned long long)s->tokens);
+		field(&out, "tokens", text.data);
+	}
 	if (s->last_action)
-		ac_buf_printf(&text, "\nlast     %s", s->last_action);
-	if (s->parent_id && s->relation == AC_SOURCE_FORK)
-		ac_buf_printf(&text, "\nfork of  %s", s->parent_id);
-	else if (s->parent_id)
-		ac_buf_printf(&text, "\nparent   %s (this is its %s)", s->parent_id,
+		field(&out, "last", s->last_action);
+	ac_buf_clear(&text);
+	if (s->parent_id && s->relation == AC_SOURCE_FORK) {
+		field(&out, "fork of", s->parent_id);
+	} else if (s->parent_id) {
+		ac_buf_printf(&text, "%s (this is its %s)", s->parent_id,
 			      ac_source_relation_name(s->relation));
-	ac_buf_printf(&text, "\n\n");
-	cli_put_lines(&out, &text, "");
+		field(&out, "parent", text.data);
+	}
+	ac_buf_clear(&text);
+	ac_buf_putc(&out, '\n');
 	cli_put_conversation(&out, conv);
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
