@@ -124,8 +124,10 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		ac_buf_printf(&task, "#%zu %s", hit->message + 1, hit->snippet);
 	else {
 		/* What a waiting session waits on, as `session list` says it:
-		 * below 170 columns the row is the only place it shows. */
-		if (s->waiting_for && *s->waiting_for)
+		 * below 170 columns no detail pane shows it. Where the task
+		 * column is narrow (80 columns) the task keeps it, and the
+		 * conversation's title says the reason. */
+		if (s->waiting_for && *s->waiting_for && sessions_task_w(m, width) >= 40)
 			ac_buf_printf(&task, "[%s] ", s->waiting_for);
 		if (s->parent && s->last_action) /* a worker: what it did last */
 			ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
