@@ -297,18 +297,28 @@ typedef struct {
 	const bool *shown;
 	size_t *order;
 	unsigned char *depth;
+	unsigned char *mark; /* REACHED from a top row; PUT in order */
 	size_t n;
 } tree;
 
-static void put(tree *t, size_t i, unsigned depth)
+enum { REACHED = 1, PUT = 2 };
+
+/* Each row at most once (mark), so a cycle of parents written by hand
+ * (a fork of its own fork) ends, and order never holds more than n. */
+static void put(tree *t, size_t i, unsigned depth, unsigned char flag)
 {
-	t->order[t->n] = i;
-	t->depth[t->n++] = (unsigned char)depth;
+	if (t->mark[i] & flag)
+		return;
+	t->mark[i] |= flag;
+	if (flag == PUT) {
+		t->order[t->n] = i;
+		t->depth[t->n++] = (unsigned char)depth;
+	}
 	if (depth >= TREE_DEPTH_MAX)
 		return;
 	for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
 		if (t->shown[c])
-			put(t, c, depth + 1);
+			put(t, c, depth + 1, flag);
 }
 
 int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_n,
@@ -325,7 +335,8 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 	parent = malloc((n + 1) * sizeof(*parent));
 	t.order = malloc((n + 1) * sizeof(*t.order));
 	t.depth = malloc(n + 1);
-	if (!at || !t.first || !t.next || !parent || !t.order || !t.depth) {
+	t.mark = calloc(n + 1, 1);
+	if (!at || !t.first || !t.next || !parent || !t.order || !t.depth || !t.mark) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -347,13 +358,18 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 		t.next[k] = t.first[pi];
 		t.first[pi] = k;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (shown[i] && parent[i] == SIZE_MAX)
+			put(&t, i, 0, REACHED);
 	for (size_t i = 0; i < n; i++) {
 		/* Without children a sub-agent is left out; a fork is a session
-		 * of its own and stays in its place. */
-		if (!shown[i] || parent[i] != SIZE_MAX ||
+		 * of its own and stays in its place. A row no top row reaches
+		 * (its parents make a cycle, or are deeper than TREE_DEPTH_MAX)
+		 * is a top row itself: never left out. */
+		if (!shown[i] || (parent[i] != SIZE_MAX && (t.mark[i] & REACHED)) ||
 		    (!children && list[i]->relation == AC_SOURCE_SUBAGENT))
 			continue;
-		put(&t, i, 0);
+		put(&t, i, 0, PUT);
 	}
 	*out_order = t.order;
 	*out_depth = t.depth;
@@ -367,5 +383,6 @@ done:
 	free(parent);
 	free(t.order);
 	free(t.depth);
+	free(t.mark);
 	return rc;
 }
