@@ -410,9 +410,10 @@ static int add_updates(ac_search_item *items, size_t n, ac_session_index **index
 	list = ac_session_index_list(*index, &listed);
 	if (listed && !(sorted = malloc(listed * sizeof(*sorted))))
 		return cli_error(CLI_FAILED, "out of memory");
-	if (listed)
+	if (listed) { /* none: sorted is NULL, which qsort may not take */
 		memcpy(sorted, list, listed * sizeof(*sorted));
-	qsort(sorted, listed, sizeof(*sorted), by_id);
+		qsort(sorted, listed, sizeof(*sorted), by_id);
+	}
 	for (size_t i = 0; i < n; i++) {
 		ac_session_summary key = {.id = items[i].id};
 		const ac_session_summary *k = &key, *const *found =

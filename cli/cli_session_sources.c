@@ -178,6 +178,15 @@ int cli_source_find(ac_source_index **out_index, ac_source_session **out, const 
 	return CLI_OK;
 }
 
+/* One header line of `session show`: "label    value", the value made
+ * safe whole (ac_text_sanitize()). */
+static void field(ac_buf *out, const char *label, const char *value)
+{
+	ac_buf_printf(out, "%-8s ", label);
+	ac_text_sanitize(out, value, strlen(value));
+	ac_buf_putc(out, '\n');
+}
+
 int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out_found)
 {
 	ac_source_index *index = NULL;
@@ -203,31 +212,46 @@ int cli_source_show(const cli_context *ctx, const char *id, bool json, bool *out
 		status = cli_finish_output();
 		goto done;
 	}
-	/* Every field comes from the transcript: all of it is made safe. */
-	ac_buf_printf(&text, "session  %s\nsource   %s (%sread-only)\nstate    %s\n", s->id,
-		      ac_source_name(s->kind), ac_source_session_archived(s) ? "archived, " : "",
-		      ac_session_state_name(state));
+	/* Every field comes from the transcript: each made safe on its own
+	 * line (a newline in a title or a reason shows as ^J: it cannot
+	 * make a header line of its own). */
+	field(&out, "session", s->id);
+	ac_buf_printf(&text, "%s (%sread-only)", ac_source_name(s->kind),
+		      ac_source_session_archived(s) ? "archived, " : "");
+	field(&out, "source", text.data);
+	field(&out, "state", ac_session_state_name(state));
 	if (state == AC_STATE_WAITING && s->waiting_reason)
-		ac_buf_printf(&text, "waits on %s\n", s->waiting_reason);
-	ac_buf_printf(&text, "task     %s\n"
-		      "cwd      %s\nmodel    %s\ncreated  %s\nupdated  %s\nfile     %s\n"
-		      "messages %zu", ac_source_session_task(s), or_empty(s->cwd), or_empty(s->model),
-		      or_empty(s->started), or_empty(s->updated), s->path, json_array_size(conv));
+		field(&out, "waits on", s->waiting_reason);
+	field(&out, "task", ac_source_session_task(s));
+	field(&out, "cwd", or_empty(s->cwd));
+	field(&out, "model", or_empty(s->model));
+	field(&out, "created", or_empty(s->started));
+	field(&out, "updated", or_empty(s->updated));
+	field(&out, "file", s->path);
+	ac_buf_clear(&text);
+	ac_buf_printf(&text, "%zu", json_array_size(conv));
 	if (s->malformed)
 		ac_buf_printf(&text, " (%zu malformed lines skipped)", s->malformed);
+	field(&out, "messages", text.data);
 	if (s->title)
-		ac_buf_printf(&text, "\ntitle    %s", s->title);
-	if (s->tokens)
-		ac_buf_printf(&text, "\ntokens   %llu", (unsigned long long)s->tokens);
+		field(&out, "title", s->title);
+	if (s->tokens) {
+		ac_buf_clear(&text);
+		ac_buf_printf(&text, "%llu", (unsigned long long)s->tokens);
+		field(&out, "tokens", text.data);
+	}
 	if (s->last_action)
-		ac_buf_printf(&text, "\nlast     %s", s->last_action);
-	if (s->parent_id && s->relation == AC_SOURCE_FORK)
-		ac_buf_printf(&text, "\nfork of  %s", s->parent_id);
-	else if (s->parent_id)
-		ac_buf_printf(&text, "\nparent   %s (this is its %s)", s->parent_id,
+		field(&out, "last", s->last_action);
+	ac_buf_clear(&text);
+	if (s->parent_id && s->relation == AC_SOURCE_FORK) {
+		field(&out, "fork of", s->parent_id);
+	} else if (s->parent_id) {
+		ac_buf_printf(&text, "%s (this is its %s)", s->parent_id,
 			      ac_source_relation_name(s->relation));
-	ac_buf_printf(&text, "\n\n");
-	cli_put_lines(&out, &text, "");
+		field(&out, "parent", text.data);
+	}
+	ac_buf_clear(&text);
+	ac_buf_putc(&out, '\n');
 	cli_put_conversation(&out, conv);
 	cli_write(out.data, out.len);
 	status = cli_finish_output();
@@ -273,18 +297,28 @@ typedef struct {
 	const bool *shown;
 	size_t *order;
 	unsigned char *depth;
+	unsigned char *mark; /* REACHED from a top row; PUT in order */
 	size_t n;
 } tree;
 
-static void put(tree *t, size_t i, unsigned depth)
+enum { REACHED = 1, PUT = 2 };
+
+/* Each row at most once (mark), so a cycle of parents written by hand
+ * (a fork of its own fork) ends, and order never holds more than n. */
+static void put(tree *t, size_t i, unsigned depth, unsigned char flag)
 {
-	t->order[t->n] = i;
-	t->depth[t->n++] = (unsigned char)depth;
+	if (t->mark[i] & flag)
+		return;
+	t->mark[i] |= flag;
+	if (flag == PUT) {
+		t->order[t->n] = i;
+		t->depth[t->n++] = (unsigned char)depth;
+	}
 	if (depth >= TREE_DEPTH_MAX)
 		return;
 	for (size_t c = t->first[i]; c != SIZE_MAX; c = t->next[c])
 		if (t->shown[c])
-			put(t, c, depth + 1);
+			put(t, c, depth + 1, flag);
 }
 
 int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_n,
@@ -301,7 +335,8 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 	parent = malloc((n + 1) * sizeof(*parent));
 	t.order = malloc((n + 1) * sizeof(*t.order));
 	t.depth = malloc(n + 1);
-	if (!at || !t.first || !t.next || !parent || !t.order || !t.depth) {
+	t.mark = calloc(n + 1, 1);
+	if (!at || !t.first || !t.next || !parent || !t.order || !t.depth || !t.mark) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -323,13 +358,18 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 		t.next[k] = t.first[pi];
 		t.first[pi] = k;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (shown[i] && parent[i] == SIZE_MAX)
+			put(&t, i, 0, REACHED);
 	for (size_t i = 0; i < n; i++) {
 		/* Without children a sub-agent is left out; a fork is a session
-		 * of its own and stays in its place. */
-		if (!shown[i] || parent[i] != SIZE_MAX ||
+		 * of its own and stays in its place. A row no top row reaches
+		 * (its parents make a cycle, or are deeper than TREE_DEPTH_MAX)
+		 * is a top row itself: never left out. */
+		if (!shown[i] || (parent[i] != SIZE_MAX && (t.mark[i] & REACHED)) ||
 		    (!children && list[i]->relation == AC_SOURCE_SUBAGENT))
 			continue;
-		put(&t, i, 0);
+		put(&t, i, 0, PUT);
 	}
 	*out_order = t.order;
 	*out_depth = t.depth;
@@ -343,5 +383,6 @@ done:
 	free(parent);
 	free(t.order);
 	free(t.depth);
+	free(t.mark);
 	return rc;
 }

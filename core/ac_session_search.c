@@ -440,7 +440,9 @@ static int stream_prefilter(bool *out_may, const search_ctx *c, const char *path
 	f.keep = f.keep ? f.keep - 1 : 0;
 	if (!(f.window = malloc(f.keep + AC_FILE_BLOCK)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	rc = ac_file_each_block(path, filter_block, &f);
+	/* A compressed rollout is looked at as its text, not its bytes. */
+	rc = ac_zstd_path(path) ? ac_zstd_each_block(path, filter_block, &f)
+				: ac_file_each_block(path, filter_block, &f);
 	free(f.window);
 	if (rc == STREAM_FOUND) {
 		*out_may = true;

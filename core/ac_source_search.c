@@ -88,47 +88,67 @@ typedef struct {
 	const ac_source_adapter *a;
 	void *conv;
 	json_t *out;
-	ac_buf line;
+	ac_buf line;   /* the line being cut, up to AC_SOURCE_LINE_MAX */
+	bool skipping; /* inside a longer one: dropped to its end, never held */
+	size_t skipped; /* such lines */
 	int rc;
 } whole;
 
+static int whole_line(whole *c, const char *line, size_t len)
+{
+	json_t *entry;
+
+	if (!len || !(entry = load_line(line, len)))
+		return 0;
+	c->rc = c->a->conv_line(c->conv, c->out, entry);
+	json_decref(entry);
+	return c->rc;
+}
+
+/* Cuts blocks into lines as stream_block() below does: a line past
+ * AC_SOURCE_LINE_MAX is never held (a 2 GiB line, or a zstd bomb's, costs
+ * no memory), makes no message and is counted. */
 static int whole_block(const char *bytes, size_t len, void *ctx)
 {
 	whole *c = ctx;
 	const char *p = bytes, *end = bytes + len, *nl;
-	json_t *entry;
+	int rc;
 
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-		if (ac_buf_append(&c->line, p, (size_t)(nl - p)))
-			return AC_ENOMEM;
-		if (c->line.len && c->line.len <= AC_SOURCE_LINE_MAX &&
-		    (entry = load_line(c->line.data, c->line.len))) {
-			c->rc = c->a->conv_line(c->conv, c->out, entry);
-			json_decref(entry);
-			if (c->rc)
-				return c->rc;
+		size_t n = (size_t)(nl - p);
+
+		if (c->skipping) {
+			c->skipping = false;
+		} else if (c->line.len + n > AC_SOURCE_LINE_MAX) {
+			c->skipped++;
+		} else if (c->line.len) {
+			if ((rc = ac_buf_append(&c->line, p, n)) ||
+			    (rc = whole_line(c, c->line.data, c->line.len)))
+				return rc;
+		} else if ((rc = whole_line(c, p, n))) {
+			return rc;
 		}
 		ac_buf_clear(&c->line);
 		p = nl + 1;
 	}
+	if (c->skipping || p == end)
+		return 0;
+	if (c->line.len + (size_t)(end - p) > AC_SOURCE_LINE_MAX) {
+		c->skipped++;
+		c->skipping = true;
+		ac_buf_clear(&c->line);
+		return 0;
+	}
 	return ac_buf_append(&c->line, p, (size_t)(end - p));
 }
 
-static int messages_whole(const ac_source_adapter *a, const char *bytes, size_t len,
-			  const char *path, walk *w)
+/* Hands the conversation c made to w, numbered as `session show` does. */
+static int whole_walk(whole *c, walk *w, int rc)
 {
-	whole c = {a, a->conv_new(), json_array(), AC_BUF_INIT, 0};
 	json_t *msg;
 	size_t i;
-	int rc;
 
-	if (!c.conv || !c.out) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
-	rc = path && ac_zstd_path(path) ? ac_zstd_each_block_of(bytes, len, path, whole_block, &c)
-					: whole_block(bytes, len, &c);
-	json_array_foreach (c.out, i, msg) {
+	json_array_foreach (c->out, i, msg) {
 		if (rc)
 			break;
 		ac_buf_clear(&w->text);
@@ -137,11 +157,35 @@ static int messages_whole(const ac_source_adapter *a, const char *bytes, size_t 
 				   w->text.data ? w->text.data : "", w->text.len);
 		w->index++;
 	}
-done:
-	if (c.conv)
-		a->conv_free(c.conv);
-	json_decref(c.out);
-	ac_buf_free(&c.line);
+	return rc;
+}
+
+static int whole_open(whole *c, const ac_source_adapter *a)
+{
+	*c = (whole){a, a->conv_new(), json_array(), AC_BUF_INIT, false, 0, 0};
+	return c->conv && c->out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+static void whole_close(whole *c)
+{
+	if (c->conv)
+		c->a->conv_free(c->conv);
+	json_decref(c->out);
+	ac_buf_free(&c->line);
+}
+
+static int messages_whole(const ac_source_adapter *a, const char *bytes, size_t len,
+			  const char *path, walk *w)
+{
+	whole c;
+	int rc;
+
+	if ((rc = whole_open(&c, a)) == 0) {
+		rc = path && ac_zstd_path(path) ? ac_zstd_each_block_of(bytes, len, path, whole_block, &c)
+						: whole_block(bytes, len, &c);
+		rc = whole_walk(&c, w, rc);
+	}
+	whole_close(&c);
 	return rc;
 }
 
@@ -241,6 +285,38 @@ static int file_messages(ac_source_kind kind, const char *path, ac_search_messag
 	return rc;
 }
 
+/* A rollout read from its file a block at a time (decompressed when it
+ * is a .zst): only its conversation and one line are held, never the
+ * file whole. */
+static int whole_file(ac_source_kind kind, const char *path, ac_search_message_fn fn,
+		      void *ctx, size_t *out_skipped)
+{
+	walk w = {fn, ctx, 0, AC_BUF_INIT};
+	whole c;
+	int rc;
+
+	*out_skipped = 0;
+	if ((rc = whole_open(&c, ac_source_adapter_for(kind, path))) == 0) {
+		rc = ac_zstd_path(path) ? ac_zstd_each_block(path, whole_block, &c)
+					: ac_file_each_block(path, whole_block, &c);
+		rc = whole_walk(&c, &w, rc);
+		*out_skipped = c.skipped;
+	}
+	whole_close(&c);
+	ac_buf_free(&w.text);
+	return rc;
+}
+
+static int codex_file(const char *path, ac_search_message_fn fn, void *ctx, size_t *out_skipped)
+{
+	return whole_file(AC_SOURCE_CODEX, path, fn, ctx, out_skipped);
+}
+
+static int agy_file(const char *path, ac_search_message_fn fn, void *ctx, size_t *out_skipped)
+{
+	return file_messages(AC_SOURCE_AGY, path, fn, ctx, out_skipped);
+}
+
 static int claude_file(const char *path, ac_search_message_fn fn, void *ctx, size_t *out_skipped)
 {
 	return file_messages(AC_SOURCE_CLAUDE, path, fn, ctx, out_skipped);
@@ -297,9 +373,11 @@ static const ac_search_provider providers[AC_SOURCE_COUNT] = {
 	/* A Codex rollout's lines depend on each other (a fork's copy of its
 	 * parent, a rollback): its conversation is built whole (the adapter's
 	 * conv hooks), not streamed. */
-	[AC_SOURCE_CODEX] = {.name = "codex", .messages = codex_messages},
+	[AC_SOURCE_CODEX] = {.name = "codex", .messages = codex_messages,
+			     .messages_file = codex_file},
 	[AC_SOURCE_GEMINI] = {.name = "gemini", .messages = gemini_messages},
-	[AC_SOURCE_AGY] = {.name = "antigravity", .messages = agy_messages},
+	[AC_SOURCE_AGY] = {.name = "antigravity", .messages = agy_messages,
+			   .messages_file = agy_file},
 };
 
 const ac_search_provider *ac_source_search_provider(ac_source_kind kind)

@@ -1669,6 +1669,38 @@ static void shown_ids(char *out, size_t size, const ui_model *m, const ui_pane *
 			 m->sessions[idx[i]].id);
 }
 
+/* A waiting transcript's row says what it waits on (its status file's
+ * reason, made safe), as `session list` does, where the task column has
+ * room: at 120 columns no detail pane says it. */
+static void test_session_row_waits_on(void **state)
+{
+	const ui_transcript_row rows[] = {
+		{.id = "W", .task = "Port the scheduler", .source = "claude-code",
+		 .updated = "2024-05-01T10:00:04.000Z", .state = AC_STATE_WAITING,
+		 .waiting_for = "approve Bash \x1b[31mred"},
+		{.id = "R", .task = "Another one", .source = "claude-code",
+		 .updated = "2024-05-01T10:00:03.000Z", .state = AC_STATE_RUNNING},
+	};
+	ui_model m = {0};
+	ac_buf row = AC_BUF_INIT;
+	int ax, aw;
+
+	(void)state;
+	ui_model_set_transcripts(&m, rows, 2);
+	/* At 80 columns the task column keeps the task (the title of the
+	 * conversation says the reason). */
+	ui_view_sessions.row(&row, &m, 0, 80, now_ms, &ax, &aw);
+	assert_non_null(strstr(row.data, " Port the sched"));
+	ac_buf_clear(&row);
+	ui_view_sessions.row(&row, &m, 0, 120, now_ms, &ax, &aw);
+	assert_non_null(strstr(row.data, "[approve Bash ^[[31mred] Port the scheduler"));
+	ac_buf_clear(&row);
+	ui_view_sessions.row(&row, &m, 1, 120, now_ms, &ax, &aw);
+	assert_null(strchr(row.data, '['));
+	ac_buf_free(&row);
+	ui_model_free(&m);
+}
+
 static void test_session_tree(void **state)
 {
 	ui_model m = {0};
@@ -1750,6 +1782,7 @@ int main(void)
 		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
+		cmocka_unit_test(test_session_row_waits_on),
 		cmocka_unit_test(test_session_tree),
 		cmocka_unit_test(test_selection_follows_the_id),
 		cmocka_unit_test(test_draw_through_screen),

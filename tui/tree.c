@@ -18,8 +18,10 @@ bool ui_tree_fold(ui_dash *d, int key)
 	if (!ui_list_selected(&ui_view_sessions, &d->m, p, &i))
 		return false;
 	s = &d->m.sessions[i];
-	if (fold && !s->children && (parent = ui_model_tree_parent(&d->m, i)) != SIZE_MAX) {
-		/* On a child: its parent folds, and the cursor goes with it. */
+	if (fold && (!s->children || ui_model_tree_closed(&d->m, s->raw_id)) &&
+	    (parent = ui_model_tree_parent(&d->m, i)) != SIZE_MAX) {
+		/* On a child (with no children shown): its parent folds, and
+		 * the cursor goes with it; so '-' repeated climbs the tree. */
 		i = parent;
 		s = &d->m.sessions[i];
 		snprintf(p->sel, sizeof(p->sel), "%s", s->raw_id);

@@ -122,10 +122,18 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	/* Under a filter found in the conversation: the matching message. */
 	if (hit)
 		ac_buf_printf(&task, "#%zu %s", hit->message + 1, hit->snippet);
-	else if (s->parent && s->last_action) /* a worker: what it did last */
-		ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
-	else
-		ac_buf_printf(&task, "%s", s->task);
+	else {
+		/* What a waiting session waits on, as `session list` says it:
+		 * below 170 columns no detail pane shows it. Where the task
+		 * column is narrow (80 columns) the task keeps it, and the
+		 * conversation's title says the reason. */
+		if (s->waiting_for && *s->waiting_for && sessions_task_w(m, width) >= 40)
+			ac_buf_printf(&task, "[%s] ", s->waiting_for);
+		if (s->parent && s->last_action) /* a worker: what it did last */
+			ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
+		else
+			ac_buf_printf(&task, "%s", s->task);
+	}
 	ui_col(&row, task.data ? task.data : s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
 	ac_buf_free(&task);
 	if (sessions_hosts(m, width))

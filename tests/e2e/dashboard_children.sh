@@ -88,6 +88,14 @@ for size in "80 24" "120 40" "170 40"; do
   keys j
   keys -
   check "$1x$2: - on a child folds its parent" wait_for "▸2 Map the API"
+  keys +
+  keys j
+  keys j
+  keys -
+  check "$1x$2: - on a child with children folds those first" \
+    eval 'wait_for "└ ▸1 Explore" >/dev/null && wait_for "▾ Map the API"'
+  keys -
+  check "$1x$2: - again (its children folded already) folds its parent" wait_for "▸2 Map the API"
   keys q
   check "$1x$2: q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
   wait_gone

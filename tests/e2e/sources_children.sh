@@ -96,6 +96,18 @@ run usage session --json
 check "usage: the children's tokens booked to their session, once" \
 	[ "$(jq_out '[.rows[] | .sessionId + "=" + (.inputTokens | tostring) + "/" + (.outputTokens | tostring)] | join(" ")')" = "$P=5700/240" ]
 
+# A meta file's description (any file's text) cannot forge a header line
+# of `session show`: its newline shows as ^J, on the task's own line.
+meta=$HOME/.claude/projects/$slug/$P/subagents/$A.meta.json
+cp "$meta" "$TMP/meta.bak"
+printf '{"agentType":"Explore","description":"Map\\nstate    running\\nwaits on approve rm -rf","toolUseId":"toolu_task1"}' >"$meta"
+XDG_CACHE_HOME=$TMP/cache-meta run session show "$A" # read afresh: the cache keeps the first title
+check "show: a newline in a title is no header line of its own" \
+	eval 'rc_is 0 && [ "$(grep -c "^state " "$TMP/out")" = 1 ] && ! grep -q "^waits on" "$TMP/out" &&
+	      out_has "^task +Explore: Map\^Jstate    running\^Jwaits on approve"'
+cp "$TMP/meta.bak" "$meta"
+touch -r "$TMP/meta.bak" "$meta"
+
 tree_sum >"$TMP/after"
 check "nothing under HOME changed" cmp -s "$TMP/before" "$TMP/after"
 finish

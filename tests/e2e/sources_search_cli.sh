@@ -30,6 +30,11 @@ n=$(jq_out "[.results[] | select(.sessionId == \"$S1\")][0].message")
 check "search: message $n is the one session show numbers so" \
 	eval "show_text $S1 $n | grep -q 'expected 0'"
 check "search: the snippet holds no raw ESC" eval "! grep -q \"$ESC\" \"$TMP/out\""
+# --limit with transcripts only (no session file in the workspace): the
+# empty session list is no error (a sanitized build stopped on qsort(NULL)).
+run session search "count the lines" --limit 5 --json
+check "search --limit, no session file: exit 0, the Codex hit" \
+	eval "rc_is 0 && [ \"\$(jq_out '[.results[] | select(.sessionId == \"'$C1'\")] | length')\" -ge 1 ]"
 run session search "count the lines" --json
 n=$(jq_out "[.results[] | select(.sessionId == \"$C1\")][0].message")
 check "search: Codex rollout, source codex" \
