@@ -32,45 +32,24 @@
 #define D "d0d0d0d0-1111-4222-8333-444455556666" /* in no history row */
 #define LOGS "/.system_generated/logs/transcript.jsonl"
 
-typedef struct {
-	char *home;
-	ac_source_options opts;
-	ac_source_index *index;
-} fixture;
+typedef tu_sources fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	char path[4096];
 
-	f->home = tu_copy_fixture("agy/home");
-	snprintf(path, sizeof(path), "%s%s", f->home, ROOT);
-	/* Only this source: the others' folders do not exist here anyway. */
-	f->opts.dir[AC_SOURCE_AGY] = strdup(path);
-	f->opts.workspace = strdup(WS);
-	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	assert_non_null(f);
+	tu_sources_open(f, "agy/home", WS);
+	tu_sources_dir(f, AC_SOURCE_AGY, ROOT);
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-
-	ac_source_index_free(f->index);
-	ac_source_options_free(&f->opts);
-	tu_remove_tree(f->home);
-	free(f->home);
-	free(f);
+	tu_sources_close(*state);
+	free(*state);
 	return 0;
-}
-
-static ac_source_session *refresh_find(fixture *f, const char *id)
-{
-	if (!f->index)
-		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
-	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
-	return ac_source_index_find(f->index, id);
 }
 
 static char *transcript_of(const fixture *f, const char *id)
@@ -84,7 +63,7 @@ static char *transcript_of(const fixture *f, const char *id)
 static void test_summary_in_the_workspace(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, A), *const *list;
+	ac_source_session *s = tu_sources_find(f, A), *const *list;
 	size_t n;
 
 	assert_non_null(s);
@@ -124,7 +103,7 @@ static void test_all_projects(void **state)
 	size_t n;
 
 	f->opts.all_projects = true;
-	b = refresh_find(f, B);
+	b = tu_sources_find(f, B);
 	d = ac_source_index_find(f->index, D);
 	list = ac_source_index_list(f->index, &n);
 	assert_int_equal(n, 3);
@@ -156,7 +135,7 @@ static const char *member(const json_t *o, const char *key)
 static void test_conversation(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, A);
+	ac_source_session *s = tu_sources_find(f, A);
 	json_t *conv = NULL;
 	ac_buf text = AC_BUF_INIT;
 
@@ -197,7 +176,7 @@ static void test_counts_and_search_agree(void **state)
 	size_t n, hits_found = 0;
 
 	f->opts.all_projects = true;
-	refresh_find(f, A);
+	tu_sources_find(f, A);
 	list = ac_source_index_list(f->index, &n);
 	for (size_t i = 0; i < n; i++) {
 		json_t *conv = NULL;
@@ -250,18 +229,18 @@ static void test_incremental(void **state)
 		"\"content\":\"All 3 tests pass.\"}\n";
 
 	f->opts.all_projects = true;
-	b = refresh_find(f, B);
+	b = tu_sources_find(f, B);
 	assert_int_equal(b->npending, 1);
 	before = b->bytes_parsed;
 	tu_append_file(path, output, strlen(output));
 	tu_append_file(path, torn, strlen(torn));
-	b = refresh_find(f, B);
+	b = tu_sources_find(f, B);
 	assert_int_equal(b->messages, 3);
 	assert_int_equal(b->npending, 0);
 	assert_int_equal(b->turn, AC_TURN_AGENT); /* the output is the model's to read */
 	assert_int_equal(b->bytes_parsed - before, strlen(output) - 1);
 	tu_append_file(path, rest, strlen(rest));
-	b = refresh_find(f, B);
+	b = tu_sources_find(f, B);
 	assert_int_equal(b->messages, 4);
 	assert_int_equal(b->turn, AC_TURN_USER);
 	assert_string_equal(b->updated, "2026-06-19T06:10:25Z");
@@ -282,12 +261,12 @@ static void test_cwd_from_a_later_prompt(void **state)
 		"\"DONE\",\"created_at\":\"2026-06-18T20:01:40Z\",\"content\":\"<USER_REQUEST>\\nand "
 		"again\\n</USER_REQUEST>\"}\n";
 
-	assert_null(refresh_find(f, D));
+	assert_null(tu_sources_find(f, D));
 	snprintf(history, sizeof(history), "%s%s/history.jsonl", f->home, ROOT);
 	tu_append_file(history, row, strlen(row));
 	tu_append_file(path, prompt, strlen(prompt));
 	/* A sub-folder of the workspace is the workspace's. */
-	d = refresh_find(f, D);
+	d = tu_sources_find(f, D);
 	assert_non_null(d);
 	assert_string_equal(d->cwd, WS "/sub");
 	assert_string_equal(d->task, "say hello");
@@ -308,13 +287,13 @@ static void test_history_replaced(void **state)
 		"\"DONE\",\"created_at\":\"2026-06-18T20:01:40Z\",\"content\":\"again\"}\n";
 	ac_source_session *d;
 
-	assert_non_null(refresh_find(f, A));
+	assert_non_null(tu_sources_find(f, A));
 	snprintf(history, sizeof(history), "%s%s/history.jsonl", f->home, ROOT);
 	snprintf(fresh, sizeof(fresh), "%s%s/history.new", f->home, ROOT);
 	tu_write_file(fresh, rows, strlen(rows));
 	assert_int_equal(rename(fresh, history), 0);
 	tu_append_file(path, prompt, strlen(prompt));
-	d = refresh_find(f, D);
+	d = tu_sources_find(f, D);
 	assert_non_null(d);
 	assert_string_equal(d->cwd, WS);
 	free(path);
@@ -332,7 +311,7 @@ static void test_links_not_followed(void **state)
 	snprintf(link, sizeof(link), "%s%s/brain/e0e0e0e0-0000-4000-8000-000000000000", f->home,
 		 ROOT);
 	assert_int_equal(symlink(target, link), 0);
-	refresh_find(f, A);
+	tu_sources_find(f, A);
 	ac_source_index_list(f->index, &n);
 	assert_int_equal(n, 3);
 	assert_null(ac_source_index_find(f->index, "e0e0e0e0-0000-4000-8000-000000000000"));

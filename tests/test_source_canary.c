@@ -26,46 +26,25 @@
 #define CHATS "/.gemini/tmp/747424084ee33457bf25e37cb475c633f7c039d0929285912c1658a2b887d688/chats"
 #define DAY "/.codex/sessions/2025/10/01"
 
-typedef struct {
-	char *home;
-	ac_source_options opts;
-	ac_source_index *index;
-} fixture;
+typedef tu_sources fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	static const char *const dirs[AC_SOURCE_COUNT] = {
-		[AC_SOURCE_CLAUDE] = "/.claude/projects",
-		[AC_SOURCE_CODEX] = "/.codex/sessions",
-		[AC_SOURCE_GEMINI] = "/.gemini/tmp",
-	};
 
-	f->home = tu_copy_fixture("sources/home");
-	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
-		char path[4096];
-
-		if (!dirs[k])
-			continue;
-
-		snprintf(path, sizeof(path), "%s%s", f->home, dirs[k]);
-		f->opts.dir[k] = strdup(path);
-	}
-	f->opts.workspace = strdup(WS);
-	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	assert_non_null(f);
+	tu_sources_open(f, "sources/home", WS);
+	tu_sources_dir(f, AC_SOURCE_CLAUDE, "/.claude/projects");
+	tu_sources_dir(f, AC_SOURCE_CODEX, "/.codex/sessions");
+	tu_sources_dir(f, AC_SOURCE_GEMINI, "/.gemini/tmp");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-
-	ac_source_index_free(f->index);
-	ac_source_options_free(&f->opts);
-	tu_remove_tree(f->home);
-	free(f->home);
-	free(f);
+	tu_sources_close(*state);
+	free(*state);
 	return 0;
 }
 

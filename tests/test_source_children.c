@@ -27,50 +27,30 @@
 #define B "agent-0c1d2e3f"
 #define N "agent-b7e1d2c3f4a5b6c7d"
 
-typedef struct {
-	char *home;
-	ac_source_options opts;
-	ac_source_index *index;
-} fixture;
+typedef tu_sources fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	char path[4096];
 
-	f->home = tu_copy_fixture("sources/children/home");
-	snprintf(path, sizeof(path), "%s/.claude/projects", f->home);
-	f->opts.dir[AC_SOURCE_CLAUDE] = strdup(path);
-	f->opts.workspace = strdup(WS);
-	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	assert_non_null(f);
+	tu_sources_open(f, "sources/children/home", WS);
+	tu_sources_dir(f, AC_SOURCE_CLAUDE, "/.claude/projects");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-
-	ac_source_index_free(f->index);
-	ac_source_options_free(&f->opts);
-	tu_remove_tree(f->home);
-	free(f->home);
-	free(f);
+	tu_sources_close(*state);
+	free(*state);
 	return 0;
-}
-
-static ac_source_session *refresh_find(fixture *f, const char *id)
-{
-	if (!f->index)
-		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
-	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
-	return ac_source_index_find(f->index, id);
 }
 
 static void test_both_layouts_are_children(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *p = refresh_find(f, P), *a = ac_source_index_find(f->index, A),
+	ac_source_session *p = tu_sources_find(f, P), *a = ac_source_index_find(f->index, A),
 			  *b = ac_source_index_find(f->index, B), *const *list;
 	size_t n;
 
@@ -131,7 +111,7 @@ static bool has_text(const json_t *conv, const char *text)
 static void test_child_conversation_is_its_sidechain(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *a = refresh_find(f, A), *p = ac_source_index_find(f->index, P);
+	ac_source_session *a = tu_sources_find(f, A), *p = ac_source_index_find(f->index, P);
 	json_t *conv = NULL;
 
 	assert_non_null(a);
@@ -157,7 +137,7 @@ static void test_child_is_searchable(void **state)
 	ac_search_results r;
 	size_t n = 0;
 
-	assert_non_null(refresh_find(f, A));
+	assert_non_null(tu_sources_find(f, A));
 	assert_int_equal(ac_source_search_items(&items, &n, f->index), 0);
 	assert_int_equal(ac_session_search(&r, items, n, "quokka", 6, 0, false, NULL, NULL), 0);
 	assert_int_equal(r.n, 1);
@@ -176,7 +156,7 @@ static void test_cache_keeps_the_relation(void **state)
 	size_t read = 99;
 
 	f->opts.cache_dir = strdup(cache);
-	assert_non_null(refresh_find(f, A));
+	assert_non_null(tu_sources_find(f, A));
 	ac_source_index_free(f->index); /* saves the cache */
 	f->index = NULL;
 	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
@@ -198,7 +178,7 @@ static void test_cache_keeps_the_relation(void **state)
 static void test_appended_child_entry(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *b = refresh_find(f, B);
+	ac_source_session *b = tu_sources_find(f, B);
 	static const char more[] =
 		"{\"isSidechain\":true,\"cwd\":\"" WS "\",\"sessionId\":\"" P "\",\"type\":\"user\","
 		"\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
@@ -207,7 +187,7 @@ static void test_appended_child_entry(void **state)
 
 	assert_non_null(b);
 	tu_append_file(b->path, more, sizeof(more) - 1);
-	b = refresh_find(f, B);
+	b = tu_sources_find(f, B);
 	assert_non_null(b);
 	assert_int_equal(b->messages, 3);
 	assert_int_equal(b->npending, 0);
@@ -223,7 +203,7 @@ static void test_both_readers_agree(void **state)
 	ac_source_session *const *list, *copy;
 	size_t n;
 
-	assert_non_null(refresh_find(f, A));
+	assert_non_null(tu_sources_find(f, A));
 	list = ac_source_index_list(f->index, &n);
 	for (size_t i = 0; i < n; i++) {
 		size_t len = 0;

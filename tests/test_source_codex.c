@@ -37,44 +37,24 @@
 #define O_PATH "/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-" O ".jsonl"
 #define Z_PATH "/.codex/archived_sessions/rollout-2026-10-20T08-00-00-" Z ".jsonl.zst"
 
-typedef struct {
-	char *home;
-	ac_source_options opts;
-	ac_source_index *index;
-} fixture;
+typedef tu_sources fixture;
 
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	char path[4096];
 
-	f->home = tu_copy_fixture("sources-current/home");
-	snprintf(path, sizeof(path), "%s/.codex/sessions", f->home);
-	f->opts.dir[AC_SOURCE_CODEX] = strdup(path);
-	f->opts.workspace = strdup(WS);
-	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	assert_non_null(f);
+	tu_sources_open(f, "sources-current/home", WS);
+	tu_sources_dir(f, AC_SOURCE_CODEX, "/.codex/sessions");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-
-	ac_source_index_free(f->index);
-	ac_source_options_free(&f->opts);
-	tu_remove_tree(f->home);
-	free(f->home);
-	free(f);
+	tu_sources_close(*state);
+	free(*state);
 	return 0;
-}
-
-static ac_source_session *refresh_find(fixture *f, const char *id)
-{
-	if (!f->index)
-		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
-	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
-	return ac_source_index_find(f->index, id);
 }
 
 /* s's conversation, checked to be as many messages as its summary says. */
@@ -121,7 +101,7 @@ static bool conv_has(const json_t *conv, const char *needle)
 static void test_fork_is_not_its_parent(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, F), *parent;
+	ac_source_session *s = tu_sources_find(f, F), *parent;
 	json_t *conv;
 
 	assert_non_null(s);
@@ -172,7 +152,7 @@ static void test_fork_copy_read_in_parts(void **state)
 static void test_subagent_names_its_parent(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, S);
+	ac_source_session *s = tu_sources_find(f, S);
 
 	assert_non_null(s);
 	assert_int_equal(s->relation, AC_SOURCE_SUBAGENT);
@@ -188,7 +168,7 @@ static void test_subagent_names_its_parent(void **state)
 static void test_compaction_rollback_abort(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, O);
+	ac_source_session *s = tu_sources_find(f, O);
 	json_t *conv;
 
 	assert_non_null(s);
@@ -240,7 +220,7 @@ static void test_rollback_read_later(void **state)
 static void test_unknown_types_counted(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, O);
+	ac_source_session *s = tu_sources_find(f, O);
 	size_t future = 0, event = 0;
 
 	assert_non_null(s);
@@ -253,7 +233,7 @@ static void test_unknown_types_counted(void **state)
 	}
 	assert_int_equal(future, 1);
 	assert_int_equal(event, 1);
-	assert_int_equal(refresh_find(f, P)->nunknown, 0);
+	assert_int_equal(tu_sources_find(f, P)->nunknown, 0);
 }
 
 /* archived_sessions/ is listed; a .jsonl.zst is read through libzstd,
@@ -261,7 +241,7 @@ static void test_unknown_types_counted(void **state)
 static void test_archived_and_compressed(void **state)
 {
 	fixture *f = *state;
-	ac_source_session *s = refresh_find(f, Z), *a = ac_source_index_find(f->index, A);
+	ac_source_session *s = tu_sources_find(f, Z), *a = ac_source_index_find(f->index, A);
 	ac_source_session *const *list;
 	char *zst = tu_path(f->home, Z_PATH), *plain = strndup(zst, strlen(zst) - 4);
 	size_t n, seen = 0;
@@ -288,11 +268,11 @@ static void test_archived_and_compressed(void **state)
 	{
 		uint64_t parsed = s->bytes_parsed;
 
-		refresh_find(f, Z);
+		tu_sources_find(f, Z);
 		assert_int_equal(s->bytes_parsed, parsed);
 	}
 	tu_write_file(plain, line, strlen(line));
-	s = refresh_find(f, Z);
+	s = tu_sources_find(f, Z);
 	list = ac_source_index_list(f->index, &n);
 	for (size_t i = 0; i < n; i++)
 		seen += !strcmp(list[i]->id, Z);
@@ -330,11 +310,11 @@ static void test_titles_from_session_index(void **state)
 	static const char rename[] =
 		"{\"id\":\"" O "\",\"thread_name\":\"Parser rewrite\",\"updated_at\":\"2026-11-22T00:00:00Z\"}\n";
 
-	assert_string_equal(refresh_find(f, P)->title, "CLI flags");
+	assert_string_equal(tu_sources_find(f, P)->title, "CLI flags");
 	assert_null(ac_source_index_find(f->index, F)->title);
 	assert_string_equal(ac_source_index_find(f->index, O)->title, "Parser work");
 	tu_append_file(index, rename, strlen(rename));
-	assert_string_equal(refresh_find(f, O)->title, "Parser rewrite");
+	assert_string_equal(tu_sources_find(f, O)->title, "Parser rewrite");
 	free(index);
 }
 
@@ -352,7 +332,7 @@ static void test_cache_keeps_relation(void **state)
 	size_t read = 99;
 
 	f->opts.cache_dir = strdup(cache);
-	assert_non_null(refresh_find(f, F));
+	assert_non_null(tu_sources_find(f, F));
 	ac_source_index_free(f->index);
 	f->index = NULL;
 	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);

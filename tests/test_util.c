@@ -255,3 +255,35 @@ long tu_inotify_queue_limit(void)
 		fclose(file);
 	return limit;
 }
+
+void tu_sources_open(tu_sources *t, const char *fixture_home, const char *workspace)
+{
+	memset(t, 0, sizeof(*t));
+	t->home = tu_copy_fixture(fixture_home);
+	t->opts.workspace = strdup(workspace);
+	t->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
+	assert_non_null(t->opts.workspace);
+}
+
+void tu_sources_dir(tu_sources *t, ac_source_kind kind, const char *rel)
+{
+	free(t->opts.dir[kind]);
+	t->opts.dir[kind] = tu_path(t->home, rel + (rel[0] == '/'));
+}
+
+ac_source_session *tu_sources_find(tu_sources *t, const char *id)
+{
+	if (!t->index)
+		assert_int_equal(ac_source_index_new(&t->index, &t->opts), 0);
+	assert_int_equal(ac_source_index_refresh(t->index, NULL), 0);
+	return ac_source_index_find(t->index, id);
+}
+
+void tu_sources_close(tu_sources *t)
+{
+	ac_source_index_free(t->index);
+	ac_source_options_free(&t->opts);
+	tu_remove_tree(t->home);
+	free(t->home);
+	memset(t, 0, sizeof(*t));
+}

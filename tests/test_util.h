@@ -4,6 +4,8 @@
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
+#include "ac_source.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,5 +64,22 @@ void tu_add_turn(json_t *session, const char *text);
 
 /* True when some message of messages has content text. */
 bool tu_has_message(const json_t *messages, const char *text);
+
+/* A transcript index over a copy of a fixture home, for the source
+ * readers' tests: tu_sources_open() copies tests/fixtures/<fixture_home>
+ * and sets the workspace and default thresholds, no source on;
+ * tu_sources_dir() turns kind on at home + rel; tu_sources_find() makes
+ * the index once, refreshes it and finds id (NULL when not listed);
+ * tu_sources_close() frees it all and removes the copy. */
+typedef struct {
+	char *home;
+	ac_source_options opts;
+	ac_source_index *index;
+} tu_sources;
+
+void tu_sources_open(tu_sources *t, const char *fixture_home, const char *workspace);
+void tu_sources_dir(tu_sources *t, ac_source_kind kind, const char *rel);
+ac_source_session *tu_sources_find(tu_sources *t, const char *id);
+void tu_sources_close(tu_sources *t);
 
 #endif
