@@ -1,6 +1,6 @@
 /* Fuzz target: the transcript adapters (ac_source*.c) over a file as a
  * coding agent's tool might leave it, or anyone who can write its folder:
- * the first byte picks Claude Code, Codex or Gemini CLI and whether the
+ * the first byte picks Claude Code, Codex, Gemini CLI or Antigravity and whether the
  * file is read in two steps (a tail appended after a first read, as the
  * dashboard sees a live transcript); the rest is the file. Every read must
  * succeed or fail cleanly, the summary stay within what was read, the
@@ -25,7 +25,12 @@ static void put(int fd, const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const suffix[] = {".jsonl", ".jsonl", ".json"};
+	/* One per ac_source_kind: Claude, Codex, Gemini (the older whole-file
+	 * form; .jsonl is covered through Codex's and Claude's line reader),
+	 * Antigravity. */
+	static const char *const suffix[] = {".jsonl", ".jsonl", ".json", ".jsonl"};
+	_Static_assert(sizeof(suffix) / sizeof(suffix[0]) == AC_SOURCE_COUNT,
+		       "a file suffix for every transcript source");
 	char path[64];
 	ac_source_kind kind;
 	ac_source_session *s = NULL;
