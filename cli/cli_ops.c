@@ -430,8 +430,8 @@ static void print_done(const ac_oplog_rollback_result *result, const char *id, b
 			      result->git.restored, result->git.changed, result->git.snapshot,
 			      revert ? "Revert" : "Rollback", result->git.commit);
 		if (result->op)
-			ac_buf_printf(&out, "Recorded as operation %s (%s it to undo)\n",
-				      result->op->id, revert ? "revert" : "roll it back");
+			ac_buf_printf(&out, "Recorded as operation %s (to undo: agentctl ops %s %s)\n",
+				      result->op->id, revert ? "revert" : "rollback", result->op->id);
 	}
 	if (out.data)
 		cli_write(out.data, out.len);
