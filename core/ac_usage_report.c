@@ -195,16 +195,31 @@ static json_t *counts_json(const row *r)
 	return o;
 }
 
-static bool in_workspace(const ac_usage_bucket *b, const char *ws)
+static bool project_in(const char *project, const char *ws)
 {
-	size_t len;
+	size_t len = strlen(ws);
 
-	if (!ws || b->source == AC_USAGE_AGENTCTL)
-		return true;
-	len = strlen(ws);
 	while (len > 0 && ws[len - 1] == '/')
 		len--; /* "/" becomes "": every absolute cwd is inside it */
-	return !strncmp(b->project, ws, len) && (b->project[len] == '\0' || b->project[len] == '/');
+	return !strncmp(project, ws, len) && (project[len] == '\0' || project[len] == '/');
+}
+
+/* Whether b counts for the workspace ws (NULL: every project). A copy's
+ * bucket (owner_project set) counts only where its booked original does
+ * not, once per message: copied_keys holds the keys counted so far. */
+static bool counted(const ac_usage_bucket *b, const char *ws, json_t *copied_keys)
+{
+	char key[17];
+
+	if (b->owner_project) {
+		if (!ws || !project_in(b->project, ws) || project_in(b->owner_project, ws))
+			return false;
+		snprintf(key, sizeof(key), "%016llx", (unsigned long long)b->key);
+		if (json_object_get(copied_keys, key))
+			return false;
+		return json_object_set_new(copied_keys, key, json_true()) == 0;
+	}
+	return !ws || b->source == AC_USAGE_AGENTCTL || project_in(b->project, ws);
 }
 
 static void iso(char out[AC_TIME_ISO_LEN + 1], int64_t ms)
@@ -258,18 +273,19 @@ int ac_usage_report(json_t **out, const ac_usage_set *set, const ac_usage_report
 	const ac_usage_bucket **order = NULL;
 	row *rows = NULL, total = {0};
 	size_t n = 0, cap = 0, m = 0;
-	json_t *seen = json_object(), *list = json_array();
+	json_t *seen = json_object(), *list = json_array(), *copied = json_object();
 	int64_t block_end = 0, last_seen = 0;
 	int rc = 0;
 
 	*out = NULL;
-	if (!seen || !list || !(total.models = json_object()) ||
+	if (!seen || !list || !copied || !(total.models = json_object()) ||
 	    (set->n && !(order = malloc(set->n * sizeof(*order))))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < set->n; i++)
-		if (set->buckets[i].last_ms >= opts->since_ms && in_workspace(&set->buckets[i], opts->workspace))
+		if (set->buckets[i].last_ms >= opts->since_ms &&
+		    counted(&set->buckets[i], opts->workspace, copied))
 			order[m++] = &set->buckets[i];
 	if (m)
 		qsort(order, m, sizeof(*order), by_first);
@@ -342,6 +358,7 @@ done:
 	json_decref(total.models);
 	json_decref(list);
 	json_decref(seen);
+	json_decref(copied);
 	free(rows);
 	free(order);
 	return rc;
@@ -352,16 +369,18 @@ int ac_usage_spend(double *out_day, double *out_month, bool *out_known, const ac
 {
 	char now[AC_TIME_ISO_LEN + 1], at[AC_TIME_ISO_LEN + 1];
 	row day = {0}, month = {0};
+	json_t *copied = json_object();
 
 	iso(now, now_ms);
-	if (!(day.models = json_object()) || !(month.models = json_object())) {
+	if (!copied || !(day.models = json_object()) || !(month.models = json_object())) {
 		json_decref(day.models);
+		json_decref(copied);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < set->n; i++) {
 		const ac_usage_bucket *b = &set->buckets[i];
 
-		if (!in_workspace(b, workspace))
+		if (!counted(b, workspace, copied))
 			continue;
 		iso(at, b->hour_ms);
 		if (!strncmp(at, now, 7))
@@ -374,5 +393,6 @@ int ac_usage_spend(double *out_day, double *out_month, bool *out_known, const ac
 	*out_known = !month.unpriced;
 	json_decref(day.models);
 	json_decref(month.models);
+	json_decref(copied);
 	return 0;
 }

@@ -819,7 +819,7 @@ static int add_rows(ac_usage_set *set, const char *sessions_dir)
 			json_array_foreach(json_object_get(loaded, "turns"), k, row) {
 				const json_t *u = json_object_get(row, "usage");
 				const char *when = json_string_value(json_object_get(row, "timestamp"));
-				ac_usage_bucket b = {AC_USAGE_AGENTCTL, NULL, "", "", 0, 0, 0, 1, {0}};
+				ac_usage_bucket b = {AC_USAGE_AGENTCTL, NULL, "", "", 0, 0, 0, 1, {0}, NULL, 0};
 
 				if (!when || ac_time_parse(&b.first_ms, when) != 0)
 					continue;
@@ -879,7 +879,7 @@ static int add_store_rows(ac_usage_set *set, const char *url)
 		ac_usage_bucket bucket = {AC_USAGE_AGENTCTL, json_string_value(json_array_get(sum, 0)),
 					  "", json_string_value(json_array_get(sum, 1)),
 					  (int64_t)AT(2), (int64_t)AT(3), (int64_t)AT(4), AT(5),
-					  {0}};
+					  {0}, NULL, 0};
 
 		bucket.counts.input = AT(6);
 		bucket.counts.output = AT(7);
@@ -902,7 +902,8 @@ static int lay_out(ac_usage_set *set, const ac_usage_index *index)
 		for (size_t k = 0; k < e->n_buckets; k++) {
 			const ac_usage_entry_bucket *x = &e->buckets[k];
 			ac_usage_bucket b = {e->source, e->state.session_id, e->state.project ? e->state.project : "",
-					     x->model, x->hour_ms, x->first_ms, x->last_ms, x->calls, x->counts};
+					     x->model, x->hour_ms, x->first_ms, x->last_ms, x->calls, x->counts,
+					     NULL, 0};
 			int rc;
 
 			/* A file that never named its session is named by its file. */
@@ -914,6 +915,65 @@ static int lay_out(ac_usage_set *set, const ac_usage_index *index)
 			}
 			if ((rc = push(set, &b)))
 				return rc;
+		}
+	}
+	return 0;
+}
+
+/* A message booked in one project's file and given too by a file of
+ * another project (a transcript copied between project folders): one
+ * extra bucket for the unbooked copy, marked with the owner's project
+ * (ac_usage_bucket.owner_project), so that each workspace counts the
+ * message once whichever file was read first. A pass over the keys. */
+static int lay_out_copies(scan *s)
+{
+	const ac_usage_index *index = s->index;
+	int rc;
+
+	free(s->owner_keys);
+	free(s->owners);
+	s->owner_keys = NULL;
+	s->owners = NULL;
+	s->cap_owners = s->n_owners = 0;
+	for (size_t e = 0; e < index->n; e++) {
+		const ac_usage_file_state *st = &index->entries[e].state;
+
+		for (size_t k = 0; k < st->cap_keys; k++)
+			if (st->keys[k] && st->booked[k].bucket != AC_USAGE_UNBOOKED &&
+			    (rc = own(s, st->keys[k], e, false)))
+				return rc;
+	}
+	for (size_t e = 0; e < index->n && s->cap_owners; e++) {
+		const ac_usage_entry *copy = &index->entries[e];
+		const ac_usage_file_state *st = &copy->state;
+		const char *project = st->project ? st->project : "";
+
+		for (size_t k = 0; k < st->cap_keys; k++) {
+			size_t i;
+			const ac_usage_entry *owner;
+			const ac_usage_booking *held;
+			const ac_usage_entry_bucket *x;
+
+			if (!st->keys[k] || st->booked[k].bucket != AC_USAGE_UNBOOKED ||
+			    !s->owner_keys[i = owner_slot(s, st->keys[k])])
+				continue;
+			owner = &index->entries[s->owners[i]];
+			if (!strcmp(owner->state.project ? owner->state.project : "", project) ||
+			    !(held = ac_usage_file_state_booking(&owner->state, st->keys[k])) ||
+			    held->bucket >= owner->n_buckets)
+				continue;
+			x = &owner->buckets[held->bucket];
+			{
+				ac_usage_bucket b = {copy->source, st->session_id ? st->session_id : "",
+						     project, x->model, x->hour_ms, x->first_ms, x->last_ms, 1,
+						     {held->counts[0], held->counts[1], held->counts[2],
+						      held->counts[3], 0},
+						     owner->state.project ? owner->state.project : "",
+						     st->keys[k]};
+
+				if ((rc = push(s->set, &b)))
+					return rc;
+			}
 		}
 	}
 	return 0;
@@ -981,7 +1041,7 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = lay_out(out, s.index)))
+	if ((rc = lay_out(out, s.index)) || (rc = lay_out_copies(&s)))
 		goto done;
 	if (opts->store_url)
 		rc = add_store_rows(out, opts->store_url);

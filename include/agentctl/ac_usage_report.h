@@ -38,6 +38,13 @@ typedef struct {
 	int64_t first_ms, last_ms;
 	uint64_t calls;
 	ac_usage_counts counts;
+	/* NULL, or a message this session's file gave whose one booking is in
+	 * another project's file (the same transcript copied there): the
+	 * project of that file, and the message's key. Counted only for a
+	 * workspace that holds this project and not that one, once per key,
+	 * so that copies elsewhere never change a workspace's totals. */
+	const char *owner_project;
+	uint64_t key;
 } ac_usage_bucket;
 
 typedef struct ac_usage_index ac_usage_index;
