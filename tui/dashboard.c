@@ -31,6 +31,9 @@
 #include <unistd.h>
 
 #define WATCH_POLL_MS 500
+/* Below this the panes cannot be drawn: the screen says so and the size. */
+#define UI_MIN_ROWS 6
+#define UI_MIN_COLS 24
 /* The coding agents' transcripts: their states (which change with time
  * alone) are derived again every TRANSCRIPT_STATE_MS; the files are read
  * when their folders' watch fires, and at least every TRANSCRIPT_POLL_MS
@@ -168,9 +171,19 @@ static void draw_keys(ui_dash *d, int y, int cols)
 		screen_fill(y, 0, cols, UI_ST_FILTER);
 		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
 	} else {
-		ui_keys_hints(&line, ui_dash_current(d), d->m.read_only);
-		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
-		screen_put(y, 0, cols, UI_ST_KEYS, cut.data ? cut.data : "");
+		ac_buf right = AC_BUF_INIT;
+		int right_w;
+
+		ui_keys_hints_split(&line, &right, ui_dash_current(d), d->m.read_only);
+		right_w = right.len ? ui_text_width(right.data, right.len) : 0;
+		if (right_w > cols)
+			right_w = 0; /* a terminal narrower than "? help q quit" */
+		ui_text_fit(&cut, line.data, line.len, cols - right_w, UI_FIT_ELLIPSIS);
+		screen_fill(y, 0, cols, UI_ST_KEYS);
+		screen_put(y, 0, cols - right_w, UI_ST_KEYS, cut.data ? cut.data : "");
+		if (right_w)
+			screen_put(y, cols - right_w, right_w, UI_ST_KEYS, right.data);
+		ac_buf_free(&right);
 	}
 	ac_buf_free(&line);
 	ac_buf_free(&cut);
@@ -187,8 +200,13 @@ static void draw(ui_dash *d)
 	ui_drill_sync(d, cols);
 	screen_begin();
 	ui_age_refresh_take();
-	if (rows < 6 || cols < 24) {
-		screen_put(0, 0, cols, UI_ST_NORMAL, "terminal too small");
+	if (rows < UI_MIN_ROWS || cols < UI_MIN_COLS) {
+		char say[80];
+
+		/* The short form fits the narrowest terminal that can hold it. */
+		snprintf(say, sizeof(say), cols >= 48 ? "terminal too small: %dx%d, needs at least %dx%d"
+			 : "need %3$dx%4$d, is %1$dx%2$d", cols, rows, UI_MIN_COLS, UI_MIN_ROWS);
+		screen_put(0, 0, cols, UI_ST_NORMAL, say);
 		screen_end();
 		return;
 	}
@@ -491,6 +509,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		    errno != EINTR)
 			break;
 		if (ui_settings_check(&settings, &d, ac_time_now_ms()))
+			d.dirty = true;
+		/* Woken at least every second by the settings check. */
+		if (!d.job && ui_model_action_expire(&d.m, ac_time_now_ms()))
 			d.dirty = true;
 		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
 			d.dirty = true;

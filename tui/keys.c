@@ -540,14 +540,14 @@ static const ui_key table[] = {
 	 .hint = "L log", .hint_panes = UI_IN_LISTS, .handler = act_log, .reaction = UI_REDRAW},
 	{.keys = {'?'},
 	 .doc = {.label = "?", .help = "this help (again: back)", .panes = UI_IN_PANES},
-	 .hint = "? help", .handler = act_help, .reaction = UI_REDRAW},
+	 .hint = "? help", .hint_right = true, .handler = act_help, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_CTRL_L},
 	 .doc = {.label = "C-l", .help = "redraw the screen",
 		 .panes = UI_IN_PANES | UI_IN(UI_PANE_DIALOG)},
 	 .handler = act_repaint, .reaction = UI_REDRAW | UI_REPAINT},
 	{.keys = {'q'},
 	 .doc = {.label = "q", .help = "quit", .panes = UI_IN_PANES},
-	 .hint = "q quit", .handler = act_quit, .reaction = UI_QUIT},
+	 .hint = "q quit", .hint_right = true, .handler = act_quit, .reaction = UI_QUIT},
 };
 
 #define N_KEYS (sizeof(table) / sizeof(table[0]))
@@ -611,13 +611,18 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 	return reaction;
 }
 
-void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only)
+void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)
 {
 	for (size_t i = 0; i < N_KEYS; i++)
 		if (ui_key_hinted(&table[i], pane, read_only))
-			ac_buf_printf(out, " %s ", table[i].hint);
+			ac_buf_printf(right && table[i].hint_right ? right : out, " %s ", table[i].hint);
 	if (read_only)
 		ac_buf_printf(out, "  read-only: actions disabled");
+}
+
+void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only)
+{
+	ui_keys_hints_split(out, NULL, pane, read_only);
 }
 
 void ui_keys_describe(ui_model *m)

@@ -33,6 +33,7 @@ typedef struct {
 	ui_key_doc doc;         /* label, help text, panes, writes */
 	const char *hint;       /* the hint line's text ("/ filter"); NULL: help only */
 	unsigned hint_panes;    /* where the hint is shown; 0: wherever it applies */
+	bool hint_right;        /* kept at the line's right end at every width (help, quit) */
 	ui_key_handler handler;
 	unsigned reaction;      /* UI_REDRAW | ... */
 } ui_key;
@@ -54,6 +55,11 @@ unsigned ui_keys_dispatch(ui_dash *d, int key);
 
 /* Appends the hint line of pane (the hinted keys, in table order). */
 void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only);
+
+/* The hint line split in two: out gets the pane's keys, right the ones
+ * kept at the right end (hint_right: help and quit), so that a narrow
+ * terminal cuts the first and never the second. */
+void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only);
 
 /* Points m->keys at the table's documentation, for the help screen. */
 void ui_keys_describe(ui_model *m);

@@ -10,6 +10,7 @@
 #include "ac_oplog.h"
 #include "ac_oplog_intent.h"
 #include "ac_session.h"
+#include "ac_time.h"
 #include "ac_text.h"
 #include "ac_watch.h"
 
@@ -87,8 +88,19 @@ static void show_action(ui_model *m, bool error, bool logged, const char *fmt, v
 	m->action_cut = b.len >= sizeof(m->action);
 	ac_buf_free(&b);
 	m->action_error = error;
+	m->action_ms = ac_time_now_ms();
 	if (logged)
 		ui_model_log(m, error, raw);
+}
+
+bool ui_model_action_expire(ui_model *m, int64_t now_ms)
+{
+	if (!m->action[0] ||
+	    now_ms - m->action_ms < (m->action_error ? UI_ACTION_ERROR_SHOWN_MS : UI_ACTION_SHOWN_MS))
+		return false;
+	m->action[0] = '\0';
+	m->action_cut = false;
+	return true;
 }
 
 void ui_model_set_action(ui_model *m, bool error, const char *fmt, ...)

@@ -326,6 +326,9 @@ typedef struct {
 	char action[512];          /* the last action's result, sanitised */
 	bool action_error;
 	bool action_cut;           /* action holds less than the message: the log has it */
+	int64_t action_ms;         /* when it was set: it leaves the status line after
+				    * UI_ACTION_SHOWN_MS (errors UI_ACTION_ERROR_SHOWN_MS);
+				    * the log (L) keeps it */
 
 	/* Every status message and file problem, oldest first: a ring. */
 	ui_log_entry log[UI_MODEL_LOG];
@@ -370,6 +373,13 @@ ui_status ui_status_of(const char *status);
 
 /* Maps a journal status (SUCCESS, FAILED, IN_PROGRESS) to ui_status. */
 ui_status ui_event_status_of(const char *status);
+
+#define UI_ACTION_SHOWN_MS 20000
+#define UI_ACTION_ERROR_SHOWN_MS 60000
+
+/* Clears the status line's message once it has been shown long enough
+ * (now_ms); true when it did (the screen changes). */
+bool ui_model_action_expire(ui_model *m, int64_t now_ms);
 
 /* Sets the last action's result (printf format; sanitised), kept in the
  * log (L) too. */

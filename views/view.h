@@ -70,7 +70,7 @@ typedef enum {
 
 typedef struct {
 	size_t cursor, top;  /* cursor and first drawn row, in visible rows */
-	char filter[128];    /* "/" filter; "" for none */
+	char filter[1024];   /* "/" filter; "" for none (a pasted path or id fits) */
 	/* The selected item's key, kept across updates: whole, or the item
 	 * could never be selected again (a session's raw id is up to 228
 	 * bytes, AC_SESSION_ID_MAX). */
