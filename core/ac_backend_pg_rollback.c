@@ -129,6 +129,155 @@ done:
 	return rc;
 }
 
+static int is_pg(const ac_backend *backend, const char *what);
+
+/* A rollback behind compactions: the messages all go (archived as a
+ * rollback's: removed, the ones after the checkpoint in the unfolded
+ * history) and the checkpoint's, kept, come back under new seqs, so no
+ * compaction row's last_seq names them (none is unfolded again). */
+static int replace(ac_backend_pg *b, const char *tenant, const char *session_id,
+		   const json_t *planned, const json_t *kept, const json_t *removed,
+		   ac_backend_pg_document_fn note, void *note_ctx)
+{
+	json_t *now = NULL;
+	long long *seqs = NULL;
+	char first[24], last[24], count[24], *kept_text = NULL, *removed_text = NULL;
+	const char *values[5] = {tenant, session_id, first, last, NULL};
+	size_t n, len;
+	int rc;
+
+	if ((rc = ac_pg_begin(b->pg, "rolling a session back behind a compaction")) ||
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
+	    (rc = ac_backend_pg_load_messages(b, &now, &seqs, tenant, session_id)))
+		goto done;
+	n = json_array_size(now);
+	if (!json_equal(now, planned) || n == 0) {
+		rc = ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback (another "
+				  "writer added or changed messages); its history was left as that "
+				  "writer made it", session_id);
+		goto done;
+	}
+	if (!(kept_text = ac_json_exact_dumps(kept, JSON_COMPACT, &len)) ||
+	    !(removed_text = ac_json_exact_dumps(removed, JSON_COMPACT, &len))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	snprintf(first, sizeof(first), "%lld", seqs[0]);
+	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
+	snprintf(count, sizeof(count), "%zu", json_array_size(kept));
+	values[4] = removed_text;
+	if ((rc = ac_pg_exec(b->pg, NULL, "archiving the messages removed",
+			     "INSERT INTO compactions (tenant, session_id, first_seq, last_seq,"
+			     " messages, kind) VALUES ($1, $2, $3::bigint, $4::bigint, $5::json,"
+			     " 'rollback')",
+			     5, values, NULL)) ||
+	    (rc = ac_pg_exec(b->pg, NULL, "removing the session's messages",
+			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2", 2, values,
+			     NULL)))
+		goto done;
+	values[2] = count;
+	values[3] = kept_text;
+	if ((rc = ac_pg_exec(b->pg, NULL, "putting the checkpoint's messages back",
+			     "WITH s AS (UPDATE sessions SET last_seq = last_seq + $3::bigint"
+			     " WHERE tenant = $1 AND id = $2 RETURNING last_seq - $3::bigint AS base)"
+			     " INSERT INTO messages (tenant, session_id, seq, message)"
+			     " SELECT $1, $2, s.base + e.ord, e.elem"
+			     " FROM s, json_array_elements($4::json) WITH ORDINALITY AS e(elem, ord)",
+			     4, values, NULL)) ||
+	    (rc = ac_backend_pg_bump_session(b, tenant, session_id,
+					     (long long)json_array_size(kept) - (long long)n,
+					     (long long)ac_messages_tokens(kept) -
+						     (long long)ac_messages_tokens(now),
+					     "rollback")))
+		goto done;
+	if (note && (rc = change_document(b, tenant, session_id, note, note_ctx)))
+		goto done;
+	rc = ac_pg_commit(b->pg, "rolling a session back behind a compaction");
+done:
+	if (rc)
+		ac_pg_rollback(b->pg);
+	json_decref(now);
+	free(kept_text);
+	free(removed_text);
+	free(seqs);
+	return rc;
+}
+
+/* The messages the compaction whose summary sits at seq archived, and the
+ * seq of its first (where an older compaction's summary would be). */
+static int archived_at(ac_backend_pg *b, json_t **out, long long *out_first, const char *tenant,
+		       const char *session_id, long long seq)
+{
+	char seq_text[24];
+	const char *values[3] = {tenant, session_id, seq_text};
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	snprintf(seq_text, sizeof(seq_text), "%lld", seq);
+	if ((rc = ac_pg_exec(b->pg, &res, "reading a compaction archive",
+			     "SELECT first_seq, messages FROM compactions WHERE tenant = $1"
+			     " AND session_id = $2 AND kind = 'compaction' AND last_seq = $3::bigint"
+			     " ORDER BY at DESC LIMIT 1",
+			     3, values, NULL)))
+		goto done;
+	if (sym_PQntuples(res) == 0) {
+		rc = ac_error_set(AC_ENOTFOUND, "session '%s': no compaction to unfold", session_id);
+		goto done;
+	}
+	*out_first = strtoll(sym_PQgetvalue(res, 0, 0), NULL, 10);
+	if ((rc = ac_json_exact_load(out, sym_PQgetvalue(res, 0, 1),
+				     (size_t)sym_PQgetlength(res, 0, 1), 0, "compactions.messages")))
+		goto done;
+	if (!json_is_array(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		rc = ac_error_set(AC_ECORRUPT, "session '%s': a compaction archive is not an array",
+				  session_id);
+	}
+done:
+	sym_PQclear(res);
+	return rc;
+}
+
+int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void *ctx)
+{
+	ac_backend_pg_unfold_ctx *u = ctx;
+	ac_backend_pg *b;
+	json_t *now = NULL, *archived = NULL;
+	long long *seqs = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = is_pg(u->backend, "unfolding a compaction")))
+		return rc;
+	b = u->backend->impl;
+	/* The first message's seq: a summary takes its compaction's last_seq. */
+	if (depth == 0) {
+		if ((rc = ac_backend_pg_load_messages(b, &now, &seqs, u->tenant, u->session_id)))
+			goto done;
+		if (json_array_size(now) == 0) {
+			rc = ac_error_set(AC_ENOTFOUND, "session '%s': no messages", u->session_id);
+			goto done;
+		}
+		u->seq = seqs[0];
+	}
+	if ((rc = archived_at(b, &archived, &u->seq, u->tenant, u->session_id, u->seq)))
+		goto done;
+	for (size_t i = 1; i < json_array_size(history); i++)
+		if (json_array_append(archived, json_array_get(history, i))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+	*out = archived;
+	archived = NULL;
+done:
+	json_decref(now);
+	json_decref(archived);
+	free(seqs);
+	return rc;
+}
+
 static int is_pg(const ac_backend *backend, const char *what)
 {
 	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
@@ -166,4 +315,15 @@ done:
 	if (rc)
 		ac_pg_rollback(b->pg);
 	return rc;
+}
+
+int ac_backend_pg_replace_history(const ac_backend *backend, const char *tenant,
+				  const char *session_id, const json_t *planned, const json_t *kept,
+				  const json_t *removed, ac_backend_pg_document_fn note,
+				  void *note_ctx)
+{
+	int rc = is_pg(backend, "rollback");
+
+	return rc ? rc : replace(backend->impl, tenant, session_id, planned, kept, removed, note,
+				 note_ctx);
 }

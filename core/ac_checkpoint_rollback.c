@@ -4,6 +4,7 @@
  * noted in the session's metadata. A store that cuts in its own
  * transaction (opts->cut) does the last part itself. */
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 
 #include "ac_archive.h"
@@ -67,6 +68,14 @@ int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, co
 					    "removedMessages", (json_int_t)plan->remove, "archive",
 					    archive)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* Behind compactions: how many, and the compensations not run. */
+	if (plan->unfolded &&
+	    (json_object_set_new(json_array_get(rollbacks, json_array_size(rollbacks) - 1),
+				 "compactionsUndone", json_integer((json_int_t)plan->compactions)) ||
+	     json_object_set_new(json_array_get(rollbacks, json_array_size(rollbacks) - 1),
+				 "compensationsSkipped",
+				 json_integer((json_int_t)plan->n_before_compaction))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	/* Koog's rollback restores where the run was, not only what was said. */
 	return ac_checkpoint_put_execution_point(
 		root, *node ? node : NULL,
@@ -96,6 +105,10 @@ static int cut_history(json_t *root, void *ctx)
 	}
 	if ((rc = ac_checkpoint_note_rollback(root, plan, c->at, c->archive)))
 		return rc;
+	/* Behind compactions: the checkpoint's history, rebuilt from their
+	 * archives, and their records marked so none is unfolded again. */
+	if (plan->unfolded)
+		return ac_checkpoint_unfolded_history(root, plan, c->at);
 	while (json_array_size(history) > plan->keep)
 		if (json_array_remove(history, json_array_size(history) - 1))
 			return ac_error_set(AC_ENOMEM, "out of memory");
@@ -317,17 +330,13 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	if ((!opts->cut && (rc = ac_lock_session(&held, sessions_dir, plan->session_id, false))) ||
 	    (rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
-	if (plan->remove > 0 && opts->cut) {
+	if ((plan->remove > 0 || plan->unfolded) && opts->cut) {
 		/* The store cuts and archives in its own transaction. */
 		if ((rc = opts->cut(plan, opts->cut_ctx)))
 			goto done;
-	} else if (plan->remove > 0) {
-		if (!(removed = json_array())) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
+	} else if (plan->remove > 0 || plan->unfolded) {
+		if ((rc = ac_checkpoint_removed(&removed, plan)))
 			goto done;
-		}
-		for (size_t i = plan->keep; i < json_array_size(plan->history); i++)
-			json_array_append(removed, json_array_get(plan->history, i));
 		now_ms = ac_time_now_ms();
 		ac_time_format_iso(at, now_ms);
 		created = json_object_get(plan->checkpoint, "createdAt");
