@@ -244,10 +244,11 @@ int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void
 {
 	ac_backend_pg_unfold_ctx *u = ctx;
 	ac_backend_pg *b;
-	json_t *now = NULL, *archived = NULL;
+	json_t *now = NULL;
 	long long *seqs = NULL;
 	int rc;
 
+	(void)history; /* the summary is found by its seq */
 	*out = NULL;
 	if ((rc = is_pg(u->backend, "unfolding a compaction")))
 		return rc;
@@ -262,18 +263,9 @@ int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void
 		}
 		u->seq = seqs[0];
 	}
-	if ((rc = archived_at(b, &archived, &u->seq, u->tenant, u->session_id, u->seq)))
-		goto done;
-	for (size_t i = 1; i < json_array_size(history); i++)
-		if (json_array_append(archived, json_array_get(history, i))) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-	*out = archived;
-	archived = NULL;
+	rc = archived_at(b, out, &u->seq, u->tenant, u->session_id, u->seq);
 done:
 	json_decref(now);
-	json_decref(archived);
 	free(seqs);
 	return rc;
 }

@@ -205,8 +205,14 @@ static int unfold_to(json_t **out_unfolded, ac_checkpoint_plan *plan, const json
 				rc = ac_error_set(AC_EINVAL, "%s", refusal);
 			break;
 		}
+		/* The archived messages take the summary's place. */
+		for (size_t i = 1; i < json_array_size(now); i++)
+			if (json_array_append(next, json_array_get(now, i)))
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
 		json_decref(now);
 		now = next;
+		if (rc)
+			break;
 		if (ac_checkpoint_prefix_check(wanted, now) == 0) {
 			plan->compactions = depth + 1;
 			*out_unfolded = json_incref(now);

@@ -47,7 +47,7 @@ static bool names_rollback(const json_t *root, const char *archive)
 int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, const char *at,
 				const char *archive)
 {
-	json_t *metadata = json_object_get(root, "metadata"), *rollbacks;
+	json_t *metadata = json_object_get(root, "metadata"), *rollbacks, *record;
 	const char *node = ac_checkpoint_node(plan->checkpoint);
 
 	if (metadata && !json_is_object(metadata))
@@ -61,20 +61,20 @@ int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, co
 				    plan->session_id);
 	if (!rollbacks && json_object_set_new(metadata, "rollbacks", rollbacks = json_array()))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (json_array_append_new(rollbacks,
-				  json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
-					    ac_checkpoint_id(plan->checkpoint), "version",
-					    (json_int_t)ac_checkpoint_version(plan->checkpoint),
-					    "removedMessages", (json_int_t)plan->remove, "archive",
-					    archive)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
+	record = json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
+			   ac_checkpoint_id(plan->checkpoint), "version",
+			   (json_int_t)ac_checkpoint_version(plan->checkpoint), "removedMessages",
+			   (json_int_t)plan->remove, "archive", archive);
 	/* Behind compactions: how many, and the compensations not run. */
-	if (plan->unfolded &&
-	    (json_object_set_new(json_array_get(rollbacks, json_array_size(rollbacks) - 1),
-				 "compactionsUndone", json_integer((json_int_t)plan->compactions)) ||
-	     json_object_set_new(json_array_get(rollbacks, json_array_size(rollbacks) - 1),
-				 "compensationsSkipped",
-				 json_integer((json_int_t)plan->n_before_compaction))))
+	if (record && plan->unfolded &&
+	    (json_object_set_new(record, "compactionsUndone",
+				 json_integer((json_int_t)plan->compactions)) ||
+	     json_object_set_new(record, "compensationsSkipped",
+				 json_integer((json_int_t)plan->n_before_compaction)))) {
+		json_decref(record);
+		record = NULL;
+	}
+	if (!record || json_array_append_new(rollbacks, record))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	/* Koog's rollback restores where the run was, not only what was said. */
 	return ac_checkpoint_put_execution_point(

@@ -108,25 +108,11 @@ int ac_checkpoint_unfold_file(json_t **out, size_t depth, const json_t *history,
 {
 	const ac_checkpoint_unfold_file_ctx *u = ctx;
 	const json_t *record = live_record(u->root, depth);
-	json_t *archived = NULL, *unfolded;
-	int rc;
 
 	*out = NULL;
 	if (!record || !is_summary(json_array_get(history, 0)))
 		return ac_error_set(AC_ENOTFOUND, "session '%s': no compaction to unfold", u->id);
-	if ((rc = load_archived(&archived, u->sessions_dir, u->id, record)))
-		return rc;
-	unfolded = json_copy(archived);
-	for (size_t i = 1; unfolded && i < json_array_size(history); i++)
-		if (json_array_append(unfolded, json_array_get(history, i))) {
-			json_decref(unfolded);
-			unfolded = NULL;
-		}
-	json_decref(archived);
-	if (!unfolded)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	*out = unfolded;
-	return 0;
+	return load_archived(out, u->sessions_dir, u->id, record);
 }
 
 int ac_checkpoint_mark_undone(json_t *root, size_t n, const char *at)

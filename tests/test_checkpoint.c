@@ -868,6 +868,30 @@ static void test_rollback_behind_a_compaction(void **state)
 	free(path);
 }
 
+/* An archive a session file's metadata.compactions names is read only
+ * from that session's .compactions folder: a name leading elsewhere stops
+ * the plan, named, and nothing is read. */
+static void test_unfold_reads_only_the_sessions_archives(void **state)
+{
+	fixture *f = *state;
+	static const char text[] =
+		"{\"id\":\"s1\",\"createdAt\":\"2025-01-01T00:00:00.000Z\",\"updatedAt\":"
+		"\"2025-01-01T00:00:00.000Z\",\"task\":\"t\",\"status\":\"running\","
+		"\"conversationHistory\":[{\"role\":\"user\",\"content\":\"[Conversation summary]: x\"}],"
+		"\"metadata\":{\"compactions\":[{\"messages\":1,\"archive\":"
+		"\".compactions/s1/../../../secret.json\"}]}}";
+	char *path = tu_path(f->sessions, "s1.json");
+	ac_checkpoint_plan plan;
+
+	tu_write_file(path, text, strlen(text));
+	save(f, ckpt("s1", "c", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", "c", NULL),
+			 AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "not one of this session's compaction archives"));
+	ac_checkpoint_plan_free(&plan);
+	free(path);
+}
+
 static void count_attempt(const ac_checkpoint_compensation *call, int rc, const char *message,
 			  void *ctx)
 {
@@ -1552,6 +1576,8 @@ int main(void)
 		CONTRACT(test_prefix_refusals),
 		CONTRACT(test_latest_refused_when_newest_is_a_tombstone),
 		cmocka_unit_test_setup_teardown(test_file_seed_checkpoint_without_session_id,
+						setup_file, teardown),
+		cmocka_unit_test_setup_teardown(test_unfold_reads_only_the_sessions_archives,
 						setup_file, teardown),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
 		CONTRACT(test_rollback_behind_a_compaction),

@@ -107,7 +107,9 @@ int ac_backend_pg_replace_history(const ac_backend *b, const char *tenant,
 /* An ac_checkpoint_unfold_fn for a session of the PostgreSQL backend: a
  * summary holds the seq of the last message its compaction archived (the
  * compactions table), and the first of those is where the summary of the
- * compaction before sits. ctx: one of these (seq is the function's). */
+ * compaction before sits; a rollback behind one puts the checkpoint's
+ * messages back under new seqs, so its summary is never found again.
+ * ctx: one of these (seq is the function's). */
 typedef struct {
 	const ac_backend *backend;
 	const char *tenant;

@@ -334,11 +334,11 @@ int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_s
 					json_t *history, const json_t *rollback_tools);
 
 /* Unfolds the newest compaction still in history (a borrowed array, the
- * session's as far as unfolded): *out, a new array, history with its first
- * message (that compaction's summary) replaced by the messages the
- * compaction archived. depth: how many were unfolded before. AC_ENOTFOUND
- * when there is none (its first message is no summary, or no compaction
- * is left); any other error stops the plan. */
+ * session's as far as unfolded): *out, a new array the caller owns and
+ * may change, the messages that compaction archived, which its summary
+ * (history's first message) stands for. depth: how many were unfolded
+ * before. AC_ENOTFOUND when there is none (the first message is no
+ * summary, or no compaction is left); any other error stops the plan. */
 typedef int (*ac_checkpoint_unfold_fn)(json_t **out, size_t depth, const json_t *history,
 				       void *ctx);
 
