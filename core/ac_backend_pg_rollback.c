@@ -12,6 +12,11 @@
  * stored document records the rollback (metadata.rollbacks, the execution
  * point) in the same transaction, as the session file's rewrite does.
  *
+ * A rollback to a checkpoint older than the last compaction replaces the
+ * messages with the checkpoint's instead (under new seqs), and the plan
+ * reaches it by unfolding summaries from the compactions table
+ * (ac_backend_pg_unfold: a summary holds its compaction's last_seq).
+ *
  * The document change is also what `checkpoint auto` needs (a metadata
  * key, metadata.persistence.automatic): under the row lock a read, a
  * change and a write are one step no other writer can come between. */
@@ -76,94 +81,57 @@ done:
 	return rc;
 }
 
-static int cut(ac_backend_pg *b, const char *tenant, const char *session_id,
-	       const json_t *planned, size_t keep, ac_backend_pg_document_fn note, void *note_ctx)
+/* The messages after the first keep of now (seqs: theirs) are archived
+ * (the compactions table, kind rollback) and removed; the counts follow. */
+static int trim(ac_backend_pg *b, const char *tenant, const char *session_id, const json_t *now,
+		const long long *seqs, size_t keep)
 {
-	json_t *now = NULL, *removed = NULL;
-	long long *seqs = NULL;
+	size_t n = json_array_size(now);
 	char first[24], last[24];
 	const char *values[3] = {tenant, session_id, first};
-	size_t n;
+	json_t *removed;
 	int rc;
 
-	if ((rc = ac_pg_begin(b->pg, "rolling a session back")) ||
-	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
-	    (rc = ac_backend_pg_load_messages(b, &now, &seqs, tenant, session_id)))
-		goto done;
-	n = json_array_size(now);
-	if (!json_equal(now, planned) || keep > n) {
-		rc = ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback (another "
-				  "writer added or changed messages); its history was left as that "
-				  "writer made it", session_id);
-		goto done;
-	}
 	/* Nothing after the checkpoint: nothing to archive or remove. */
-	if (keep < n && !(removed = json_array())) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-		goto done;
-	}
+	if (keep >= n)
+		return 0;
+	if (!(removed = json_array()))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = keep; i < n; i++)
 		json_array_append(removed, json_array_get(now, i));
-	if (keep < n) {
-		snprintf(first, sizeof(first), "%lld", seqs[keep]);
-		snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
-		if ((rc = ac_backend_pg_archive(b, tenant, session_id, "rollback", first, last)) ||
-		    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
-				     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
-				     " AND seq >= $3::bigint",
-				     3, values, NULL)) ||
-		    (rc = ac_backend_pg_bump_session(b, tenant, session_id, -(long long)(n - keep),
-						     -(long long)ac_messages_tokens(removed),
-						     "rollback")))
-			goto done;
-	}
-	if (note && (rc = change_document(b, tenant, session_id, note, note_ctx)))
-		goto done;
-	rc = ac_pg_commit(b->pg, "rolling a session back");
-done:
-	if (rc)
-		ac_pg_rollback(b->pg);
-	json_decref(now);
+	snprintf(first, sizeof(first), "%lld", seqs[keep]);
+	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
+	if ((rc = ac_backend_pg_archive(b, tenant, session_id, "rollback", first, last)) == 0 &&
+	    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
+			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
+			     " AND seq >= $3::bigint",
+			     3, values, NULL)) == 0)
+		rc = ac_backend_pg_bump_session(b, tenant, session_id, -(long long)(n - keep),
+						-(long long)ac_messages_tokens(removed), "rollback");
 	json_decref(removed);
-	free(seqs);
 	return rc;
 }
 
-static int is_pg(const ac_backend *backend, const char *what);
-
-/* A rollback behind compactions: the messages all go (archived as a
- * rollback's: removed, the ones after the checkpoint in the unfolded
- * history) and the checkpoint's, kept, come back under new seqs, so no
- * compaction row's last_seq names them (none is unfolded again). */
+/* A rollback behind compactions: every message of now goes (archived as
+ * the rollback's: removed, the ones after the checkpoint in the unfolded
+ * history) and kept, the checkpoint's, takes their place under new seqs,
+ * so no compaction row's last_seq names them (none is unfolded again). */
 static int replace(ac_backend_pg *b, const char *tenant, const char *session_id,
-		   const json_t *planned, const json_t *kept, const json_t *removed,
-		   ac_backend_pg_document_fn note, void *note_ctx)
+		   const json_t *now, const long long *seqs, const json_t *kept,
+		   const json_t *removed)
 {
-	json_t *now = NULL;
-	long long *seqs = NULL;
+	size_t n = json_array_size(now), len;
 	char first[24], last[24], count[24], *kept_text = NULL, *removed_text = NULL;
 	const char *values[5] = {tenant, session_id, first, last, NULL};
-	size_t n, len;
 	int rc;
 
-	if ((rc = ac_pg_begin(b->pg, "rolling a session back behind a compaction")) ||
-	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
-	    (rc = ac_backend_pg_load_messages(b, &now, &seqs, tenant, session_id)))
-		goto done;
-	n = json_array_size(now);
-	if (!json_equal(now, planned) || n == 0) {
-		rc = ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback (another "
-				  "writer added or changed messages); its history was left as that "
-				  "writer made it", session_id);
-		goto done;
-	}
 	if (!(kept_text = ac_json_exact_dumps(kept, JSON_COMPACT, &len)) ||
 	    !(removed_text = ac_json_exact_dumps(removed, JSON_COMPACT, &len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	snprintf(first, sizeof(first), "%lld", seqs[0]);
-	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
+	snprintf(first, sizeof(first), "%lld", n ? seqs[0] : 0);
+	snprintf(last, sizeof(last), "%lld", n ? seqs[n - 1] : 0);
 	snprintf(count, sizeof(count), "%zu", json_array_size(kept));
 	values[4] = removed_text;
 	if ((rc = ac_pg_exec(b->pg, NULL, "archiving the messages removed",
@@ -183,24 +151,57 @@ static int replace(ac_backend_pg *b, const char *tenant, const char *session_id,
 			     " INSERT INTO messages (tenant, session_id, seq, message)"
 			     " SELECT $1, $2, s.base + e.ord, e.elem"
 			     " FROM s, json_array_elements($4::json) WITH ORDINALITY AS e(elem, ord)",
-			     4, values, NULL)) ||
-	    (rc = ac_backend_pg_bump_session(b, tenant, session_id,
-					     (long long)json_array_size(kept) - (long long)n,
-					     (long long)ac_messages_tokens(kept) -
-						     (long long)ac_messages_tokens(now),
-					     "rollback")))
+			     4, values, NULL)) == 0)
+		rc = ac_backend_pg_bump_session(b, tenant, session_id,
+						(long long)json_array_size(kept) - (long long)n,
+						(long long)ac_messages_tokens(kept) -
+							(long long)ac_messages_tokens(now),
+						"rollback");
+done:
+	free(kept_text);
+	free(removed_text);
+	return rc;
+}
+
+/* One rollback's change to the messages, in one transaction under the
+ * session's row lock, refused when they are no longer the planned ones:
+ * trimmed to the first keep, or (kept non-NULL) replaced by kept. */
+static int change_history(ac_backend_pg *b, const char *tenant, const char *session_id,
+			  const json_t *planned, size_t keep, const json_t *kept,
+			  const json_t *removed, ac_backend_pg_document_fn note, void *note_ctx)
+{
+	json_t *now = NULL;
+	long long *seqs = NULL;
+	int rc;
+
+	if ((rc = ac_pg_begin(b->pg, "rolling a session back")) ||
+	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
+	    (rc = ac_backend_pg_load_messages(b, &now, &seqs, tenant, session_id)))
 		goto done;
-	if (note && (rc = change_document(b, tenant, session_id, note, note_ctx)))
+	if (!json_equal(now, planned) || (!kept && keep > json_array_size(now))) {
+		rc = ac_error_set(AC_ECONFLICT, "session '%s' changed during the rollback (another "
+				  "writer added or changed messages); its history was left as that "
+				  "writer made it", session_id);
 		goto done;
-	rc = ac_pg_commit(b->pg, "rolling a session back behind a compaction");
+	}
+	rc = kept ? replace(b, tenant, session_id, now, seqs, kept, removed)
+		  : trim(b, tenant, session_id, now, seqs, keep);
+	if (rc || (note && (rc = change_document(b, tenant, session_id, note, note_ctx))))
+		goto done;
+	rc = ac_pg_commit(b->pg, "rolling a session back");
 done:
 	if (rc)
 		ac_pg_rollback(b->pg);
 	json_decref(now);
-	free(kept_text);
-	free(removed_text);
 	free(seqs);
 	return rc;
+}
+
+static int is_pg(const ac_backend *backend, const char *what)
+{
+	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
+		return ac_error_set(AC_EINVAL, "%s: not a PostgreSQL backend", what);
+	return 0;
 }
 
 /* The messages the compaction whose summary sits at seq archived, and the
@@ -270,20 +271,14 @@ done:
 	return rc;
 }
 
-static int is_pg(const ac_backend *backend, const char *what)
-{
-	if (!backend || !backend->name || strcmp(backend->name, "pg") != 0)
-		return ac_error_set(AC_EINVAL, "%s: not a PostgreSQL backend", what);
-	return 0;
-}
-
 int ac_backend_pg_cut_history(const ac_backend *backend, const char *tenant,
 			      const char *session_id, const json_t *planned, size_t keep,
 			      ac_backend_pg_document_fn note, void *note_ctx)
 {
 	int rc = is_pg(backend, "rollback");
 
-	return rc ? rc : cut(backend->impl, tenant, session_id, planned, keep, note, note_ctx);
+	return rc ? rc : change_history(backend->impl, tenant, session_id, planned, keep, NULL, NULL,
+					note, note_ctx);
 }
 
 int ac_backend_pg_update_document(const ac_backend *backend, const char *tenant,
@@ -316,6 +311,6 @@ int ac_backend_pg_replace_history(const ac_backend *backend, const char *tenant,
 {
 	int rc = is_pg(backend, "rollback");
 
-	return rc ? rc : replace(backend->impl, tenant, session_id, planned, kept, removed, note,
-				 note_ctx);
+	return rc ? rc : change_history(backend->impl, tenant, session_id, planned, 0, kept, removed,
+					note, note_ctx);
 }
