@@ -229,6 +229,13 @@ static void describe_plan(ac_buf *out, const ac_checkpoint_plan *plan)
 	put_safe(out, ac_checkpoint_node(c));
 	ac_buf_printf(out, ")\n  messages that will be removed: %zu (of %zu; %zu kept)\n",
 		      plan->remove, plan->keep + plan->remove, plan->keep);
+	if (plan->unfolded)
+		ac_buf_printf(out, "  the checkpoint is older than the session's last compaction: "
+			      "its history is rebuilt from the archive of %zu compaction(s) "
+			      "(the session's %zu messages are replaced; all are archived)\n"
+			      "  compensations skipped for %zu tool call(s) made before the "
+			      "compaction (Koog skips them too)\n", plan->compactions,
+			      json_array_size(plan->history), plan->n_before_compaction);
 	ac_buf_printf(out, "  compensations that will run, newest first: %zu\n",
 		      plan->n_calls - plan->n_unconfigured);
 	for (size_t i = 0; i < plan->n_calls; i++) {
@@ -319,7 +326,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		goto done;
 	}
 	plan.uncertain = uncertain;
-	if (plan.remove == 0) {
+	if (plan.remove == 0 && !plan.unfolded) {
 		ac_buf_append(&out, "session ", 8);
 		put_safe(&out, session);
 		ac_buf_append(&out, " is already at checkpoint ", 26);
@@ -360,6 +367,9 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	ac_buf_printf(&out, ": %zu messages removed, %zu compensations ran", plan.remove, result.ran);
 	if (result.skipped)
 		ac_buf_printf(&out, " (%zu had run in an earlier attempt)", result.skipped);
+	if (plan.unfolded)
+		ac_buf_printf(&out, "; behind %zu compaction(s), %zu compensation(s) skipped for "
+			      "tool calls made before it", plan.compactions, plan.n_before_compaction);
 	if (result.uncertain)
 		ac_buf_printf(&out, "; %zu started by an interrupted attempt %s", result.uncertain,
 			      uncertain == AC_CHECKPOINT_UNCERTAIN_SKIP ? "skipped as if it ran"

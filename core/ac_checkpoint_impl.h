@@ -3,10 +3,36 @@
 #ifndef AC_CHECKPOINT_IMPL_H
 #define AC_CHECKPOINT_IMPL_H
 
+#include "ac_checkpoint.h"
+
 #include <jansson.h>
+#include <stddef.h>
 
 /* The string member key of doc, or "" when it is missing or not a string
  * (ac_checkpoint.c; creating reads message blocks with it too). */
 const char *ac_checkpoint_str_member(const json_t *doc, const char *key);
+
+/* The session file's unfolding (ac_checkpoint_unfold.c), an
+ * ac_checkpoint_unfold_fn: ctx is one of these, all borrowed. */
+typedef struct {
+	const char *sessions_dir;
+	const char *id;
+	const json_t *root; /* the session document the history was read from */
+} ac_checkpoint_unfold_file_ctx;
+
+int ac_checkpoint_unfold_file(json_t **out, size_t depth, const json_t *history, void *ctx);
+
+/* Marks the n newest compaction records of root no rollback undid as
+ * undone by a rollback at at (ac_checkpoint_rollback.c, when it goes
+ * behind them). 0, AC_ECONFLICT (fewer records) or AC_ENOMEM. */
+int ac_checkpoint_mark_undone(json_t *root, size_t n, const char *at);
+
+/* The messages a rollback removes: after the first plan->keep of the
+ * history it goes back in (unfolded or not). *out: a new array. */
+int ac_checkpoint_removed(json_t **out, const ac_checkpoint_plan *plan);
+
+/* Sets root's history to plan->unfolded's first plan->keep messages and
+ * marks the compactions it went behind (a rollback behind compactions). */
+int ac_checkpoint_unfolded_history(json_t *root, const ac_checkpoint_plan *plan, const char *at);
 
 #endif

@@ -3,6 +3,7 @@
  * their compensations from rollbackTools. Nothing is run or changed here;
  * carrying the plan out is ac_checkpoint_rollback.c. */
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_impl.h"
 
 #include "ac_error.h"
 #include "ac_messages.h"
@@ -41,6 +42,7 @@ void ac_checkpoint_plan_free(ac_checkpoint_plan *plan)
 	free(plan->session_id);
 	json_decref(plan->checkpoint);
 	json_decref(plan->history);
+	json_decref(plan->unfolded);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -145,12 +147,99 @@ static void reverse_calls(ac_checkpoint_compensation *calls, size_t from, size_t
 	}
 }
 
+/* The target of a rollback to "the latest": the newest checkpoint, as
+ * Koog's rollbackToLatestCheckpoint takes it, tombstones included. A
+ * tombstone there means the run finished: Koog restores nothing, and
+ * neither does this (the one before it is no "latest" of a finished run). */
+static int newest(json_t **out, ac_checkpoint_store *store, const char *session_id)
+{
+	ac_checkpoint_filter filter = {.session_id = session_id, .include_tombstones = true};
+	int rc = ac_checkpoint_store_latest_matching(out, store, &filter);
+
+	if (rc == AC_ENOTFOUND)
+		return ac_error_set(rc, "session '%s' has no checkpoint", session_id);
+	if (rc == 0 && ac_checkpoint_is_tombstone(*out)) {
+		rc = ac_error_set(AC_EINVAL, "session '%s': its newest checkpoint '%s' (version "
+				  "%lld) is a tombstone: the run finished, so there is no latest "
+				  "state to roll back to; nothing was changed (name an older "
+				  "checkpoint by its id to roll back to it)", session_id,
+				  ac_checkpoint_id(*out), (long long)ac_checkpoint_version(*out));
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static void count_call(const char *id, const char *name, const json_t *input, void *ctx)
+{
+	(void)id;
+	(void)name;
+	(void)input;
+	((ac_checkpoint_plan *)ctx)->n_before_compaction++;
+}
+
+/* When the checkpoint's history is no prefix of history: unfolds the
+ * session's compactions, newest first, until it is one. *out_unfolded
+ * (NULL when none did) and plan->compactions are set; with none, the
+ * refusal of the plain prefix check stands. */
+static int unfold_to(json_t **out_unfolded, ac_checkpoint_plan *plan, const json_t *history,
+		     ac_checkpoint_unfold_fn unfold, void *ctx)
+{
+	const json_t *wanted = ac_checkpoint_history(plan->checkpoint);
+	json_t *now = json_incref((json_t *)history), *next = NULL;
+	char *refusal;
+	int rc = ac_checkpoint_prefix_check(wanted, history);
+
+	*out_unfolded = NULL;
+	if (rc == 0 || !unfold) {
+		json_decref(now);
+		return rc;
+	}
+	if (!(refusal = strdup(ac_error_last()))) {
+		json_decref(now);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (size_t depth = 0;; depth++) {
+		if ((rc = unfold(&next, depth, now, ctx))) {
+			if (rc == AC_ENOTFOUND)
+				rc = ac_error_set(AC_EINVAL, "%s", refusal);
+			break;
+		}
+		/* The archived messages take the summary's place. */
+		for (size_t i = 1; i < json_array_size(now); i++)
+			if (json_array_append(next, json_array_get(now, i)))
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+		json_decref(now);
+		now = next;
+		if (rc)
+			break;
+		if (ac_checkpoint_prefix_check(wanted, now) == 0) {
+			plan->compactions = depth + 1;
+			*out_unfolded = json_incref(now);
+			break;
+		}
+	}
+	json_decref(now);
+	free(refusal);
+	return rc;
+}
+
 int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_store *store,
 					const char *session_id, const char *checkpoint_id,
 					json_t *history, const json_t *rollback_tools)
 {
+	return ac_checkpoint_plan_rollback_unfolding(out, store, session_id, checkpoint_id, history,
+						     rollback_tools, NULL, NULL);
+}
+
+int ac_checkpoint_plan_rollback_unfolding(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+					  const char *session_id, const char *checkpoint_id,
+					  json_t *history, const json_t *rollback_tools,
+					  ac_checkpoint_unfold_fn unfold, void *unfold_ctx)
+{
 	plan_builder b = {.plan = out, .tools = rollback_tools};
-	size_t n;
+	const json_t *after;
+	size_t n, first_after;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -171,7 +260,7 @@ int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_s
 		goto done;
 	}
 	rc = checkpoint_id ? ac_checkpoint_store_get(&out->checkpoint, store, session_id, checkpoint_id)
-			   : ac_checkpoint_store_latest(&out->checkpoint, store, session_id);
+			   : newest(&out->checkpoint, store, session_id);
 	if (rc)
 		goto done;
 	/* A tombstone marks where a run ended; its empty history is a prefix
@@ -182,21 +271,30 @@ int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_s
 				  ac_checkpoint_id(out->checkpoint), session_id);
 		goto done;
 	}
-	if ((rc = ac_checkpoint_prefix_check(ac_checkpoint_history(out->checkpoint), history))) {
-		ac_error_set(rc, "cannot roll session '%s' back to checkpoint '%s': %s", session_id,
-			     ac_checkpoint_id(out->checkpoint), ac_error_last());
+	if ((rc = unfold_to(&out->unfolded, out, history, unfold, unfold_ctx))) {
+		if (rc != AC_ENOMEM)
+			ac_error_set(rc, "cannot roll session '%s' back to checkpoint '%s': %s",
+				     session_id, ac_checkpoint_id(out->checkpoint), ac_error_last());
 		goto done;
 	}
 	out->history = json_incref(history);
-	n = json_array_size(history);
+	after = out->unfolded ? out->unfolded : history;
+	n = json_array_size(after);
 	out->keep = json_array_size(ac_checkpoint_history(out->checkpoint));
 	out->remove = n - out->keep;
+	/* Unfolded: the session's messages after its first (the summary) end
+	 * it; the calls before them were made before the compaction. */
+	first_after = out->unfolded ? n - (json_array_size(history) - 1) : 0;
+	for (size_t i = out->keep; i < first_after; i++)
+		ac_message_tool_calls(json_array_get(after, i), count_call, out);
+	if (first_after < out->keep)
+		first_after = out->keep;
 	/* Newest first: messages from the end, and within one message its
 	 * calls from the last to the first. */
-	for (size_t i = n; i-- > out->keep;) {
+	for (size_t i = n; i-- > first_after;) {
 		b.message_index = i;
 		b.first = out->n_calls;
-		ac_message_tool_calls(json_array_get(history, i), note_call, &b);
+		ac_message_tool_calls(json_array_get(after, i), note_call, &b);
 		if ((rc = b.rc)) {
 			if (rc != AC_ENOMEM)
 				ac_error_set(rc, "cannot roll session '%s' back: %s", session_id,
@@ -219,9 +317,15 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_session_id_check(session_id)))
 		return rc;
-	if ((rc = ac_session_load(&session, sessions_dir, session_id)) == 0)
-		rc = ac_checkpoint_plan_rollback_history(out, store, session_id, checkpoint_id,
-							 ac_session_messages(session), rollback_tools);
+	if ((rc = ac_session_load(&session, sessions_dir, session_id)) == 0) {
+		ac_checkpoint_unfold_file_ctx unfold = {sessions_dir, session_id,
+							ac_session_root(session)};
+
+		rc = ac_checkpoint_plan_rollback_unfolding(out, store, session_id, checkpoint_id,
+							   ac_session_messages(session),
+							   rollback_tools, ac_checkpoint_unfold_file,
+							   &unfold);
+	}
 	ac_session_free(session);
 	return rc;
 }

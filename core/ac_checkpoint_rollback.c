@@ -4,6 +4,7 @@
  * noted in the session's metadata. A store that cuts in its own
  * transaction (opts->cut) does the last part itself. */
 #include "ac_checkpoint.h"
+#include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 
 #include "ac_archive.h"
@@ -46,7 +47,7 @@ static bool names_rollback(const json_t *root, const char *archive)
 int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, const char *at,
 				const char *archive)
 {
-	json_t *metadata = json_object_get(root, "metadata"), *rollbacks;
+	json_t *metadata = json_object_get(root, "metadata"), *rollbacks, *record;
 	const char *node = ac_checkpoint_node(plan->checkpoint);
 
 	if (metadata && !json_is_object(metadata))
@@ -60,12 +61,20 @@ int ac_checkpoint_note_rollback(json_t *root, const ac_checkpoint_plan *plan, co
 				    plan->session_id);
 	if (!rollbacks && json_object_set_new(metadata, "rollbacks", rollbacks = json_array()))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (json_array_append_new(rollbacks,
-				  json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
-					    ac_checkpoint_id(plan->checkpoint), "version",
-					    (json_int_t)ac_checkpoint_version(plan->checkpoint),
-					    "removedMessages", (json_int_t)plan->remove, "archive",
-					    archive)))
+	record = json_pack("{s:s, s:s, s:I, s:I, s:s?}", "at", at, "checkpointId",
+			   ac_checkpoint_id(plan->checkpoint), "version",
+			   (json_int_t)ac_checkpoint_version(plan->checkpoint), "removedMessages",
+			   (json_int_t)plan->remove, "archive", archive);
+	/* Behind compactions: how many, and the compensations not run. */
+	if (record && plan->unfolded &&
+	    (json_object_set_new(record, "compactionsUndone",
+				 json_integer((json_int_t)plan->compactions)) ||
+	     json_object_set_new(record, "compensationsSkipped",
+				 json_integer((json_int_t)plan->n_before_compaction)))) {
+		json_decref(record);
+		record = NULL;
+	}
+	if (!record || json_array_append_new(rollbacks, record))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	/* Koog's rollback restores where the run was, not only what was said. */
 	return ac_checkpoint_put_execution_point(
@@ -96,6 +105,10 @@ static int cut_history(json_t *root, void *ctx)
 	}
 	if ((rc = ac_checkpoint_note_rollback(root, plan, c->at, c->archive)))
 		return rc;
+	/* Behind compactions: the checkpoint's history, rebuilt from their
+	 * archives, and their records marked so none is unfolded again. */
+	if (plan->unfolded)
+		return ac_checkpoint_unfolded_history(root, plan, c->at);
 	while (json_array_size(history) > plan->keep)
 		if (json_array_remove(history, json_array_size(history) - 1))
 			return ac_error_set(AC_ENOMEM, "out of memory");
@@ -317,17 +330,13 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	if ((!opts->cut && (rc = ac_lock_session(&held, sessions_dir, plan->session_id, false))) ||
 	    (rc = run_compensations(out, plan, sessions_dir, cwd, opts)))
 		goto done;
-	if (plan->remove > 0 && opts->cut) {
+	if ((plan->remove > 0 || plan->unfolded) && opts->cut) {
 		/* The store cuts and archives in its own transaction. */
 		if ((rc = opts->cut(plan, opts->cut_ctx)))
 			goto done;
-	} else if (plan->remove > 0) {
-		if (!(removed = json_array())) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
+	} else if (plan->remove > 0 || plan->unfolded) {
+		if ((rc = ac_checkpoint_removed(&removed, plan)))
 			goto done;
-		}
-		for (size_t i = plan->keep; i < json_array_size(plan->history); i++)
-			json_array_append(removed, json_array_get(plan->history, i));
 		now_ms = ac_time_now_ms();
 		ac_time_format_iso(at, now_ms);
 		created = json_object_get(plan->checkpoint, "createdAt");

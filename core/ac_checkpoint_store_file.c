@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct {
@@ -45,6 +46,13 @@ static int parse(json_t **out, const char *path, const char *text, size_t len,
 
 	if ((rc = ac_json_exact_load(&doc, text, len, 0, path)))
 		return rc;
+	/* Seed 002's writers (Koog's AgentCheckpointData) keep the session in
+	 * the folder's name, not in the document: take it from there. */
+	if (json_is_object(doc) && !json_object_get(doc, "sessionId") &&
+	    json_object_set_new(doc, "sessionId", json_string(session_id))) {
+		json_decref(doc);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
 	if ((rc = ac_checkpoint_validate(doc))) {
 		ac_error_set(rc, "%s: %s", path, ac_error_last());
 	} else if (strcmp(ac_checkpoint_id(doc), checkpoint_id) != 0) {
@@ -125,8 +133,10 @@ static int scan_header(ac_checkpoint_header *out, const char *text, size_t len,
 	if (memmem(text, len, "\\u0000", 6) || ac_json_exact_holds_marker(text, len) ||
 	    ac_json_scan(span, text, len, paths, H_COUNT, NULL) != 0)
 		return 0;
+	/* No sessionId: the folder's session, as parse() takes it. */
 	if (!ac_json_string_equals(&span[H_ID], checkpoint_id, strlen(checkpoint_id)) ||
-	    !ac_json_string_equals(&span[H_SESSION], session_id, strlen(session_id)) ||
+	    (span[H_SESSION].type != AC_JSON_NONE &&
+	     !ac_json_string_equals(&span[H_SESSION], session_id, strlen(session_id))) ||
 	    !plain_version(&version, &span[H_VERSION]) || span[H_HISTORY].type != AC_JSON_ARRAY)
 		return 0;
 	out->version = version;
@@ -190,6 +200,32 @@ done:
 	return rc;
 }
 
+/* A regular file named like a checkpoint id with no '.' at all (no
+ * extension: not a writer's temp file, ours or the seeds', nor a note):
+ * Koog's own layout (FilePersistenceStorageProvider writes "<root>/
+ * checkpoints/<agentId>/<checkpointId>"). Its messageHistory holds Koog's Message
+ * objects, not this workspace's messages, so no rollback could use it: it
+ * is not read, and said so once per listing instead of being skipped
+ * without a word. 0 always (the listing goes on). */
+static int koog_file(file_store *f, int dir_fd, const char *folder, const char *name)
+{
+	ac_buf path = AC_BUF_INIT;
+	struct stat st;
+
+	if (strchr(name, '.') || ac_checkpoint_id_check(name) != 0 ||
+	    fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (ac_buf_printf(&path, "%s/%s", folder, name) == 0) {
+		ac_error_set(AC_ECORRUPT, "%s: not read: a checkpoint file without .json is Koog's "
+			     "own layout (FilePersistenceStorageProvider), whose messages are Koog "
+			     "Message objects, not this workspace's; agentctl reads "
+			     "<checkpointId>.json", path.data);
+		report(&f->base, path.data, ac_error_last());
+	}
+	ac_buf_free(&path);
+	return 0;
+}
+
 /* Reads one entry of the open folder: the document into *out, or with
  * header non-NULL only its header into *header (and *out stays NULL).
  * 0 with nothing read (*out NULL, header->checkpoint_id NULL) when skipped. */
@@ -205,7 +241,7 @@ static int read_entry(json_t **out, ac_checkpoint_header *header, file_store *f,
 	if (header)
 		memset(header, 0, sizeof(*header));
 	if (name_len <= 5 || strcmp(name + name_len - 5, ".json") != 0)
-		return 0;
+		return koog_file(f, dir_fd, folder, name);
 	if (ac_buf_printf(&path, "%s/%s", folder, name) || !(shown = ac_buf_detach(&path)) ||
 	    !(stem = strndup(name, name_len - 5))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

@@ -7,6 +7,7 @@
 #include "ac_operator.h"
 
 #include "ac_backend_pg.h"
+#include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
 #include "ac_session.h"
@@ -59,10 +60,14 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 	if (rc == 0)
 		return ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint,
 						   tools);
-	if ((rc = b.session.get(b.impl, &doc, tenant, session)) == 0)
-		rc = ac_checkpoint_plan_rollback_history(out, store, session, checkpoint,
-							 json_object_get(doc, "conversationHistory"),
-							 tools);
+	if ((rc = b.session.get(b.impl, &doc, tenant, session)) == 0) {
+		ac_backend_pg_unfold_ctx unfold = {.backend = &b, .tenant = tenant,
+						   .session_id = session};
+
+		rc = ac_checkpoint_plan_rollback_unfolding(out, store, session, checkpoint,
+							   json_object_get(doc, "conversationHistory"),
+							   tools, ac_backend_pg_unfold, &unfold);
+	}
 	json_decref(doc);
 	ac_backend_close(&b);
 	return rc;
@@ -172,9 +177,23 @@ static int cut_in_store(const ac_checkpoint_plan *plan, void *ctx)
 	char at[AC_TIME_ISO_LEN + 1];
 	rollback_note note = {plan, at};
 
+	json_t *kept = NULL, *removed = NULL;
+	int rc;
+
 	ac_time_format_iso(at, ac_time_now_ms());
-	return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
-					 plan->keep, note_in_document, &note);
+	if (!plan->unfolded)
+		return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
+						 plan->keep, note_in_document, &note);
+	/* Behind a compaction: the checkpoint's history replaces the session's. */
+	if ((rc = ac_checkpoint_removed(&removed, plan)) == 0 &&
+	    !(kept = json_deep_copy(ac_checkpoint_history(plan->checkpoint))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = ac_backend_pg_replace_history(c->b, c->tenant, plan->session_id, plan->history,
+						   kept, removed, note_in_document, &note);
+	json_decref(kept);
+	json_decref(removed);
+	return rc;
 }
 
 static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,

@@ -11,7 +11,9 @@
 
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
+#include "ac_compact.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_session.h"
 
@@ -617,6 +619,90 @@ static void test_prefix_refusals(void **state)
 	free(path);
 }
 
+/* Issue 26 item 6: "the latest" of a finished run is its tombstone, and
+ * Koog's rollbackToLatestCheckpoint restores nothing then; so does the
+ * plan, saying so, while the checkpoint before it stays reachable by id. */
+static void test_latest_refused_when_newest_is_a_tombstone(void **state)
+{
+	fixture *f = *state;
+	ac_checkpoint_plan plan;
+	char *path = write_session(f, "");
+	json_t *live = NULL, *again = NULL;
+
+	assert_int_equal(ac_checkpoint_create(&live, f->store, f->sessions, "s1", NULL), 0);
+	save(f, ckpt("s1", "end", 2, AC_CHECKPOINT_TOMBSTONE, "2025-01-01T00:00:01.000Z", 0));
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, NULL),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "newest checkpoint 'end' (version 2) is a tombstone"));
+	assert_non_null(strstr(ac_error_last(), "nothing was changed"));
+	assert_null(plan.checkpoint);
+	ac_checkpoint_plan_free(&plan);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1",
+						     ac_checkpoint_id(live), NULL), 0);
+	assert_string_equal(ac_checkpoint_id(plan.checkpoint), ac_checkpoint_id(live));
+	ac_checkpoint_plan_free(&plan);
+	/* A live checkpoint after the tombstone (a new run): it is the latest. */
+	assert_int_equal(ac_checkpoint_create(&again, f->store, f->sessions, "s1", NULL), 0);
+	assert_int_equal(ac_checkpoint_version(again), 3);
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", NULL, NULL), 0);
+	assert_string_equal(ac_checkpoint_id(plan.checkpoint), ac_checkpoint_id(again));
+	ac_checkpoint_plan_free(&plan);
+	json_decref(live);
+	json_decref(again);
+	free(path);
+}
+
+/* Issue 26 item 2: seed 002's checkpoint (Koog's AgentCheckpointData) has
+ * no sessionId: the folder names the session. Koog's own layout (no
+ * .json) is named as not read, once per listing. */
+static void test_file_seed_checkpoint_without_session_id(void **state)
+{
+	fixture *f = *state;
+	static const char seed[] =
+		"{\"checkpointId\":\"a1\",\"createdAt\":\"2025-01-01T00:00:00.000Z\","
+		"\"nodeId\":\"plan\",\"lastInput\":\"make users\",\"lastInputType\":\"kotlin.String\","
+		"\"messageHistory\":[{\"role\":\"user\",\"content\":\"make users\"}],\"version\":1}";
+	static const char tomb[] =
+		"{\"checkpointId\":\"t2\",\"createdAt\":\"2025-01-01T00:00:01.000Z\","
+		"\"nodeId\":\"tombstone\",\"lastInput\":null,\"messageHistory\":[],\"version\":2,"
+		"\"properties\":{\"tombstone\":true}}";
+	char *folder = tu_path(f->ckpts, "s1"), *a = tu_path(folder, "a1.json");
+	char *t = tu_path(folder, "t2.json"), *koog = tu_path(folder, "k3");
+	char *temp = tu_path(folder, "a1.json.tmp");
+	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
+	ac_checkpoint_header_list headers = {0};
+	json_t *list = NULL, *doc = NULL;
+
+	assert_int_equal(ac_file_mkdirs(folder), 0);
+	tu_write_file(a, seed, strlen(seed));
+	tu_write_file(t, tomb, strlen(tomb));
+	tu_write_file(koog, seed, strlen(seed));
+	tu_write_file(temp, seed, strlen(seed));
+	assert_int_equal(ac_checkpoint_store_list(&list, f->store, &all), 0);
+	assert_versions(list, (const int[]){1, 2}, 2);
+	assert_string_equal(ac_checkpoint_session(json_array_get(list, 0)), "s1");
+	assert_true(ac_checkpoint_is_tombstone(json_array_get(list, 1)));
+	/* Koog's file is named (and why), the writer's temp file is not. */
+	assert_int_equal(f->problems, 1);
+	assert_non_null(strstr(f->last_problem, "s1/k3: not read"));
+	assert_non_null(strstr(f->last_problem, "Koog"));
+	json_decref(list);
+	assert_int_equal(ac_checkpoint_store_list_headers(&headers, f->store, &all), 0);
+	assert_int_equal(headers.count, 2);
+	assert_string_equal(headers.items[0].checkpoint_id, "a1");
+	assert_int_equal(headers.items[0].messages, 1);
+	assert_true(headers.items[1].tombstone);
+	ac_checkpoint_header_list_free(&headers);
+	assert_int_equal(ac_checkpoint_store_get(&doc, f->store, "s1", "a1"), 0);
+	assert_string_equal(ac_checkpoint_session(doc), "s1");
+	json_decref(doc);
+	free(temp);
+	free(koog);
+	free(t);
+	free(a);
+	free(folder);
+}
+
 /* After the checkpoint: Daniel (t1), then Maria (t2) and a mail (t3, no
  * compensation) in one message, then Zoe as an OpenAI call (c4). */
 static const char tool_messages[] =
@@ -700,6 +786,109 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	json_decref(tools);
 	json_decref(doc);
 	free(log);
+	free(path);
+}
+
+/* Issue 26 item 5: a checkpoint older than the last compaction is rolled
+ * back to as Koog does (its history restored), rebuilt from the
+ * compaction's archive; the compensations of the tool calls made before
+ * the compaction are skipped (counted, named in the plan), those after it
+ * run, and the compaction is marked so it is never unfolded again. */
+static void test_rollback_behind_a_compaction(void **state)
+{
+	fixture *f = *state;
+	static const char after[] =
+		"[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t9\","
+		"\"name\":\"createUser\",\"input\":{\"name\":\"Zed\"}}]},"
+		"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t9\","
+		"\"content\":\"ok\"}]}]";
+	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *text;
+	json_t *doc = NULL, *tools = tools_config(log, NULL), *more, *root, *archive;
+	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_rollback_result result;
+	ac_compact_options copts;
+	ac_compact_result compacted;
+	ac_checkpoint_plan plan;
+	ac_session *session = NULL;
+
+	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, tool_messages));
+	ac_compact_options_init(&copts);
+	copts.force = true;
+	copts.fraction = 1.0;
+	assert_int_equal(ac_compact_session(&compacted, f->sessions, "s1", &copts), 0);
+	assert_int_equal(compacted.summarized, 6);
+	ac_compact_result_free(&compacted);
+	more = json_loads(after, 0, NULL);
+	assert_int_equal(ac_session_append_messages(NULL, f->sessions, "s1", more), 0);
+	json_decref(more);
+
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1",
+						     ac_checkpoint_id(doc), tools), 0);
+	assert_non_null(plan.unfolded);
+	assert_int_equal(plan.compactions, 1);
+	assert_int_equal(json_array_size(plan.unfolded), 8);
+	assert_int_equal(plan.keep, 2);
+	assert_int_equal(plan.remove, 6);
+	assert_int_equal(plan.n_before_compaction, 4); /* t1, t2, t3, c4 */
+	assert_int_equal(plan.n_calls, 1);
+	assert_string_equal(plan.calls[0].call_id, "t9");
+	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), 0);
+	assert_int_equal(result.ran, 1);
+	text = tu_read_file(log, NULL);
+	assert_string_equal(text, "{\"name\":\"Zed\"}\n");
+	free(text);
+	assert_int_equal(ac_session_load(&session, f->sessions, "s1"), 0);
+	root = ac_session_root(session);
+	assert_true(json_equal(ac_session_messages(session), ac_checkpoint_history(doc)));
+	assert_non_null(json_object_get(json_array_get(json_object_get(json_object_get(root, "metadata"),
+								       "compactions"), 0),
+					"undoneByRollback"));
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(json_object_get(root, "metadata"),
+								"rollbacks"), 0),
+				 "compactionsUndone")), 1);
+	/* Nothing lost: the rollback's archive holds the 6 messages after the
+	 * checkpoint, the compacted ones included. */
+	archive = json_load_file(result.archive_path, 0, NULL);
+	assert_int_equal(json_array_size(json_object_get(archive, "messages")), 6);
+	json_decref(archive);
+	ac_checkpoint_rollback_result_free(&result);
+	ac_checkpoint_plan_free(&plan);
+	/* Already there: nothing is unfolded again, nothing to do. */
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1",
+						     ac_checkpoint_id(doc), tools), 0);
+	assert_null(plan.unfolded);
+	assert_int_equal(plan.remove, 0);
+	ac_checkpoint_plan_free(&plan);
+	ac_session_free(session);
+	json_decref(tools);
+	json_decref(doc);
+	free(log);
+	free(path);
+}
+
+/* An archive a session file's metadata.compactions names is read only
+ * from that session's .compactions folder: a name leading elsewhere stops
+ * the plan, named, and nothing is read. */
+static void test_unfold_reads_only_the_sessions_archives(void **state)
+{
+	fixture *f = *state;
+	static const char text[] =
+		"{\"id\":\"s1\",\"createdAt\":\"2025-01-01T00:00:00.000Z\",\"updatedAt\":"
+		"\"2025-01-01T00:00:00.000Z\",\"task\":\"t\",\"status\":\"running\","
+		"\"conversationHistory\":[{\"role\":\"user\",\"content\":\"[Conversation summary]: x\"}],"
+		"\"metadata\":{\"compactions\":[{\"messages\":1,\"archive\":"
+		"\".compactions/s1/../../../secret.json\"}]}}";
+	char *path = tu_path(f->sessions, "s1.json");
+	ac_checkpoint_plan plan;
+
+	tu_write_file(path, text, strlen(text));
+	save(f, ckpt("s1", "c", 1, "n", "2025-01-01T00:00:00.000Z", 1));
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", "c", NULL),
+			 AC_ECORRUPT);
+	assert_non_null(strstr(ac_error_last(), "not one of this session's compaction archives"));
+	ac_checkpoint_plan_free(&plan);
 	free(path);
 }
 
@@ -1385,7 +1574,13 @@ int main(void)
 		CONTRACT(test_create_with_options),
 		CONTRACT(test_create_from_document),
 		CONTRACT(test_prefix_refusals),
+		CONTRACT(test_latest_refused_when_newest_is_a_tombstone),
+		cmocka_unit_test_setup_teardown(test_file_seed_checkpoint_without_session_id,
+						setup_file, teardown),
+		cmocka_unit_test_setup_teardown(test_unfold_reads_only_the_sessions_archives,
+						setup_file, teardown),
 		CONTRACT(test_rollback_runs_compensations_newest_first),
+		CONTRACT(test_rollback_behind_a_compaction),
 		CONTRACT(test_failing_compensation_stops_and_keeps_session),
 		CONTRACT(test_uncertain_compensation_is_not_run_again),
 		CONTRACT(test_rollback_refuses_session_changed_since_plan),
@@ -1410,7 +1605,9 @@ int main(void)
 		CONTRACT_PG(test_create_with_options),
 		CONTRACT_PG(test_create_from_document),
 		CONTRACT_PG(test_prefix_refusals),
+		CONTRACT_PG(test_latest_refused_when_newest_is_a_tombstone),
 		CONTRACT_PG(test_rollback_runs_compensations_newest_first),
+		CONTRACT_PG(test_rollback_behind_a_compaction),
 		CONTRACT_PG(test_failing_compensation_stops_and_keeps_session),
 		CONTRACT_PG(test_uncertain_compensation_is_not_run_again),
 		CONTRACT_PG(test_rollback_refuses_session_changed_since_plan),

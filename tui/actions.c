@@ -406,7 +406,7 @@ static void show_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 {
 	const char *url = NULL;
 
-	if (d->plan.remove == 0 && d->plan.n_calls == 0) {
+	if (d->plan.remove == 0 && d->plan.n_calls == 0 && !d->plan.unfolded) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
 		ui_dialog_close(d, m);
 		return;
@@ -420,6 +420,10 @@ static void show_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 		ui_model_dialog_line(m, "the plan changed since it was shown (the session changed "
 				     "meanwhile); nothing was done. The new plan:");
 	ui_model_dialog_line(m, "messages: keep %zu, remove %zu", d->plan.keep, d->plan.remove);
+	if (d->plan.unfolded)
+		ui_model_dialog_line(m, "older than the last compaction: rebuilt from %zu compaction "
+				     "archive(s); %zu tool calls before it are not compensated",
+				     d->plan.compactions, d->plan.n_before_compaction);
 	/* Where z (or a person) finds them again. */
 	if (d->plan.remove && ac_storage_url(&url, ws->config) == 0 && url && *url)
 		ui_model_dialog_line(m, "the removed messages are archived in the database "

@@ -95,6 +95,30 @@ int ac_backend_pg_cut_history(const ac_backend *b, const char *tenant, const cha
 			      const json_t *planned, size_t keep, ac_backend_pg_document_fn note,
 			      void *note_ctx);
 
+/* A checkpoint rollback behind compactions (ac_checkpoint_plan's
+ * unfolded): as ac_backend_pg_cut_history(), but every message goes
+ * (removed, borrowed, is archived as the rollback's) and kept (borrowed:
+ * the checkpoint's history) takes their place under new seqs. */
+int ac_backend_pg_replace_history(const ac_backend *b, const char *tenant,
+				  const char *session_id, const json_t *planned, const json_t *kept,
+				  const json_t *removed, ac_backend_pg_document_fn note,
+				  void *note_ctx);
+
+/* An ac_checkpoint_unfold_fn for a session of the PostgreSQL backend: a
+ * summary holds the seq of the last message its compaction archived (the
+ * compactions table), and the first of those is where the summary of the
+ * compaction before sits; a rollback behind one puts the checkpoint's
+ * messages back under new seqs, so its summary is never found again.
+ * ctx: one of these (seq is the function's). */
+typedef struct {
+	const ac_backend *backend;
+	const char *tenant;
+	const char *session_id;
+	long long seq;
+} ac_backend_pg_unfold_ctx;
+
+int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void *ctx);
+
 /* The backend config chooses: PostgreSQL when storage.url is set (the host
  * name from gethostname()), else the workspace's files (sessions_dir and
  * data_dir as ac_backend_fs_init() takes them). */

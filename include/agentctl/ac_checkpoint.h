@@ -295,10 +295,24 @@ typedef struct {
 	size_t n_calls;
 	size_t n_unconfigured; /* calls with no compensation configured (not run) */
 	ac_checkpoint_uncertain uncertain; /* the operator's choice; 0: stop */
+	/* A checkpoint older than the session's last compaction (Koog
+	 * restores it too). history is then the session as it is, unfolded
+	 * the same with the compactions the rollback goes behind unfolded
+	 * back into the messages their archives hold: keep and remove count
+	 * in it, and the history becomes its first keep messages. */
+	json_t *unfolded;      /* owned reference; NULL when no compaction is undone */
+	size_t compactions;    /* compactions the rollback goes behind */
+	/* Tool calls after the checkpoint made before those compactions: not
+	 * in calls, their compensations are skipped, as Koog skips every
+	 * compensation when the history it rolls back is not the checkpoint's
+	 * continuation. */
+	size_t n_before_compaction;
 } ac_checkpoint_plan;
 
-/* Plans rolling session_id back to checkpoint_id (NULL: the latest one),
- * validating everything first: ids, that the checkpoint's history is a
+/* Plans rolling session_id back to checkpoint_id (NULL: the newest one,
+ * tombstones included, as Koog's rollbackToLatestCheckpoint: AC_EINVAL
+ * when that is a tombstone, the run being finished), validating everything
+ * first: ids, that the checkpoint's history is a
  * prefix of the session's (AC_EINVAL saying why not), each tool call after
  * it, newest first, with its rollbackTools command (rollback_tools: object
  * tool name -> argv array, borrowed, may be NULL; a malformed entry that
@@ -310,11 +324,33 @@ int ac_checkpoint_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *st
 				const char *sessions_dir, const char *session_id,
 				const char *checkpoint_id, const json_t *rollback_tools);
 
-/* The same plan for a session whose history the caller read (a database
- * store's session.get): history is borrowed (the plan takes a reference). */
+/* ac_checkpoint_plan_rollback() reaches behind the session file's
+ * compactions as ac_checkpoint_plan_rollback_unfolding() does, from the
+ * archives metadata.compactions names. The same plan for a session whose
+ * history the caller read (a database store's session.get), without
+ * unfolding: history is borrowed (the plan takes a reference). */
 int ac_checkpoint_plan_rollback_history(ac_checkpoint_plan *out, ac_checkpoint_store *store,
 					const char *session_id, const char *checkpoint_id,
 					json_t *history, const json_t *rollback_tools);
+
+/* Unfolds the newest compaction still in history (a borrowed array, the
+ * session's as far as unfolded): *out, a new array the caller owns and
+ * may change, the messages that compaction archived, which its summary
+ * (history's first message) stands for. depth: how many were unfolded
+ * before. AC_ENOTFOUND when there is none (the first message is no
+ * summary, or no compaction is left); any other error stops the plan. */
+typedef int (*ac_checkpoint_unfold_fn)(json_t **out, size_t depth, const json_t *history,
+				       void *ctx);
+
+/* ac_checkpoint_plan_rollback_history() that, when the checkpoint's
+ * history is no prefix of the session's, unfolds compactions one at a
+ * time (newest first) until it is, and plans against that (plan->unfolded,
+ * ->compactions, ->n_before_compaction); when unfolding never makes it a
+ * prefix, the refusal is the one without unfolding. unfold may be NULL. */
+int ac_checkpoint_plan_rollback_unfolding(ac_checkpoint_plan *out, ac_checkpoint_store *store,
+					  const char *session_id, const char *checkpoint_id,
+					  json_t *history, const json_t *rollback_tools,
+					  ac_checkpoint_unfold_fn unfold, void *unfold_ctx);
 
 void ac_checkpoint_plan_free(ac_checkpoint_plan *plan);
 

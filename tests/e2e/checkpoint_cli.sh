@@ -106,8 +106,15 @@ run checkpoint list s1
 check "list marks the tombstone" out_has "tombstone.*\(tombstone\)"
 write_session "$BASE$TOOLS"
 rm -f "$LOG"
+BEFORE=$(sum_of "$S")
 run checkpoint rollback s1 --latest --yes
-check "rollback --latest skips the tombstone" out_has "to checkpoint $SECOND"
+check "rollback --latest with a tombstone newest: exit 1 (Koog: the run finished)" rc_is 1
+check "... one line saying the newest is a tombstone" \
+	eval 'err_is_one_line && err_has "newest checkpoint .* is a tombstone"'
+check "... the session unchanged" eval '[ "$(sum_of "$S")" = "$BEFORE" ]'
+run checkpoint rollback s1 "$SECOND" --yes
+check "rollback by id to the checkpoint before the tombstone" out_has "to checkpoint $SECOND"
+write_session "$BASE$TOOLS"
 check "rollback by id to the first checkpoint" eval 'run checkpoint rollback s1 "$FIRST" --yes; rc_is 0'
 
 # ---- a failing compensation ----------------------------------------------
@@ -186,11 +193,11 @@ check "koog tombstone: listed as a tombstone" eval 'grep "$KOOG" "$TMP/out" | gr
 run checkpoint list s1 --json
 check "koog tombstone: --json says tombstone" \
 	eval '[ "$(jq -r ".[] | select(.checkpointId == \"$KOOG\") | .tombstone" <"$TMP/out")" = true ]'
-run checkpoint rollback s1 --latest --yes
-check "koog tombstone newest: rollback --latest exit 0" rc_is 0
-check "koog tombstone newest: rolled back to the real checkpoint, not emptied" \
-	eval '[ "$(messages_in)" = 6 ]'
 BEFORE=$(sum_of "$S")
+run checkpoint rollback s1 --latest --yes
+check "koog tombstone newest: rollback --latest exit 1" rc_is 1
+check "koog tombstone newest: one line naming it, the session unchanged" \
+	eval 'err_is_one_line && err_has "$KOOG.* is a tombstone" && [ "$(sum_of "$S")" = "$BEFORE" ]'
 run checkpoint rollback s1 "$KOOG" --yes
 check "rollback to a tombstone by id: exit 1" rc_is 1
 check "... one line saying it is a tombstone" eval 'err_is_one_line && err_has "is a tombstone"'
@@ -202,7 +209,10 @@ check "create --tombstone: written as Koog does (empty history, properties.tombs
 	jq_is "$WS/.agent/checkpoints/s1/$MINE.json" \
 	'"\(.messageHistory | length) \(.properties.tombstone) \(.nodeId)"' "0 true tombstone"
 run checkpoint rollback s1 --latest
-check "our tombstone is not latest either (the plan names the real one)" out_has "$REAL"
+check "our tombstone newest: --latest refused too, naming it" \
+	eval 'rc_is 1 && err_has "$MINE.* is a tombstone"'
+run checkpoint rollback s1 "$REAL"
+check "the checkpoint before it, named: the plan names it" out_has "$REAL"
 
 # ---- the runtime half: automatic persistence, versions, the provider -----
 new_ws

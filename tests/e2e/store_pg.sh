@@ -185,7 +185,10 @@ ckpt create c1 --node tombstone
 ckpt list c1
 check "list marks the tombstone" grep -qE -- "tombstone.*\(tombstone\)" "$TMP/out"
 ckpt rollback c1 --latest --yes
-check "rollback --latest skips the tombstone" grep -qF -- "at checkpoint $SECOND" "$TMP/out"
+check "rollback --latest with a tombstone newest: exit 1, one line" \
+	eval '[ $RC = 1 ] && err_is_one_line && grep -q "is a tombstone" "$TMP/err"'
+ckpt rollback c1 "$SECOND" --yes
+check "rollback to the one before it by id" grep -qF -- "at checkpoint $SECOND" "$TMP/out"
 check "the tombstone row is marked" \
 	[ "$(sql "select count(*) from agentctl.checkpoints where session_id = 'c1' and tombstone")" = 1 ]
 ckpt rollback c1 nope --yes
