@@ -13,6 +13,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_compact.h"
+#include "ac_compact_impl.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_file.h"
@@ -222,6 +223,33 @@ static int count_large(json_t *holder, const char *id, void *ctx)
 	return 0;
 }
 
+/* False when no message of the session file's history is longer, as
+ * text, than threshold: then no tool result in it is either, and the
+ * session need not be parsed whole (a compaction from the text stays in
+ * the memory of its text). True when unsure. */
+static bool may_hold_large(const char *sessions_dir, const char *session_id, size_t threshold)
+{
+	ac_buf path = AC_BUF_INIT;
+	ac_history_text h;
+	ac_json_cursor cursor;
+	ac_json_span value;
+	char *text = NULL;
+	size_t len = 0;
+	bool large = true;
+
+	if (!ac_buf_printf(&path, "%s/%s.json", sessions_dir, session_id) &&
+	    !ac_file_read(&text, &len, path.data) && ac_history_text_find(&h, text, len, path.data)) {
+		large = false;
+		ac_json_cursor_init(&cursor, &h.span);
+		while (!large && ac_json_cursor_next(&cursor, NULL, &value))
+			large = value.len > threshold;
+	}
+	ac_error_clear();
+	free(text);
+	ac_buf_free(&path);
+	return large;
+}
+
 int ac_backend_fs_externalize_session(ac_backend_compact_result *out, size_t *out_stayed,
 				      const ac_backend_fs_options *opts, const char *session_id,
 				      size_t threshold)
@@ -234,6 +262,8 @@ int ac_backend_fs_externalize_session(ac_backend_compact_result *out, size_t *ou
 
 	*out = (ac_backend_compact_result){0};
 	*out_stayed = 0;
+	if (!may_hold_large(opts->sessions_dir, session_id, threshold))
+		return 0;
 	if ((rc = ac_session_load(&s, opts->sessions_dir, session_id)))
 		return rc;
 	tenant = json_string_value(
