@@ -185,6 +185,25 @@ static void report_skipped(const ac_scan_stats *stats, bool all)
 			 stats->torn_path, (unsigned long long)stats->torn_offset);
 }
 
+/* With --all: one line for each file named like an archive that the
+ * store does not read (compressed, or another naming), so that "all" is
+ * never silently less than all. */
+static void report_unread(ac_journal_store *store, bool all)
+{
+	char **lines = NULL;
+	size_t n = 0;
+
+	if (!all || !store->ops->unread)
+		return;
+	if (store->ops->unread(store, &lines, &n) != 0) {
+		cli_note("journal archives not listed: %s", ac_error_last());
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		cli_note("%s", lines[i]);
+	ac_journal_files_free(lines, n);
+}
+
 /* read and query: the same scan, with or without terms. */
 static int cmd_scan(ac_journal_store *store, int argc, char **argv, bool is_query)
 {
@@ -261,6 +280,7 @@ finish:
 	if (p.json)
 		cli_write(p.wrote_any ? "\n]\n" : "[]\n", 3);
 	report_skipped(&stats, all);
+	report_unread(store, all);
 	status = cli_finish_output();
 done:
 	ac_query_free(q);
@@ -308,6 +328,7 @@ static int cmd_check(ac_journal_store *store, int argc, char **argv)
 	}
 	if (store->ops->check(store, all, report_invalid, report_checked, &total_invalid) != 0)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	report_unread(store, all);
 	if (status == CLI_OK)
 		status = cli_finish_output();
 	return status == CLI_OK && total_invalid ? CLI_FAILED : status;

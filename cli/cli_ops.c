@@ -582,7 +582,14 @@ static int cmd_record(const cli_context *ctx, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "ops record: %s", ac_error_last());
 		goto done;
 	}
-	if (!op->commit && strcmp(type, "command_run"))
+	/* The seed records quietly when gitEnabled is false; the note says
+	 * which of the two reasons left the operation without a commit. */
+	if (!op->commit && strcmp(type, "command_run") && !ws->git_enabled)
+		cli_note("ops record: git is disabled (gitEnabled: false, from %s); recorded "
+			 "without a commit (not reversible)",
+			 ac_config_origin(ws->config, "gitEnabled")
+				 ? ac_config_origin(ws->config, "gitEnabled") : "the configuration");
+	else if (!op->commit && strcmp(type, "command_run"))
 		cli_note("ops record: %s is in no git repository; recorded without a commit "
 			 "(not reversible)", ws->root);
 	if (json) {

@@ -51,11 +51,14 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
 {
 	/* The task whole, a \u0000 in it included ("s%": with its length). */
-	return json_pack("{s:s, s:s%, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+	/* turns: metadata.usage.turns, one a record-turn (seed 001's listSessions
+	 * selects it beside tokens). */
+	return json_pack("{s:s, s:s%, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s}",
 			 "id", s->id, "task", s->task, ac_session_summary_task_len(s), "status", s->status,
 			 "createdAt", s->created_at, "updatedAt", s->updated_at,
 			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
-			 "messages", (json_int_t)s->messages, "tokens", (json_int_t)s->tokens,
+			 "messages", (json_int_t)s->messages, "turns", (json_int_t)s->turns,
+			 "tokens", (json_int_t)s->tokens,
 			 "inputTokens", (json_int_t)s->input_tokens,
 			 "outputTokens", (json_int_t)s->output_tokens,
 			 "pending", ac_pending_text(pending));

@@ -34,11 +34,12 @@ static const char *or_dash(const char *text)
  * time are the row's columns (documents are never loaded to list). */
 static json_t *info_json(const ac_backend_session_info *s)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:s}",
 			 "id", s->session_id, "task", s->task ? s->task : "", "status", s->status,
 			 "createdAt", s->created_at ? s->created_at : "",
 			 "updatedAt", s->updated_at, "tenantId", s->tenant, "userId", s->user,
 			 "agentId", s->agent, "messages", (json_int_t)s->messages,
+			 "turns", (json_int_t)s->turns,
 			 "tokens", (json_int_t)s->tokens, "inputTokens", (json_int_t)s->input_tokens,
 			 "outputTokens", (json_int_t)s->output_tokens,
 			 "pending", ac_pending_text(AC_PENDING_NONE), "host", s->host);

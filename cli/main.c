@@ -226,6 +226,9 @@ static int open_workspace(cli_context *ctx)
 		return cli_error(CLI_USAGE, "-w %s: not a folder", ctx->workspace);
 	if (ac_config_load(&ctx->config, ctx->workspace) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	/* What the configuration read leniently, a line each, once. */
+	for (const char *n = ac_config_notes(ctx->config); n && *n; n += strcspn(n, "\n") + 1)
+		cli_note("%.*s", (int)strcspn(n, "\n"), n);
 	if (ctx->theme && ac_config_set_cli(ctx->config, "theme", ctx->theme) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if (ctx->storage && ac_config_set_cli(ctx->config, "storage.url", ctx->storage) != 0)

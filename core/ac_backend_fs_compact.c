@@ -13,6 +13,7 @@
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_compact.h"
+#include "ac_compact_impl.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_file.h"
@@ -160,30 +161,25 @@ static int summarize_if_needed(ac_backend_fs *fs, ac_backend_compact_result *out
 	return rc;
 }
 
-int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
-			  const char *session_id, const ac_backend_compact_options *opts)
+/* Step 1: each tool result over threshold to an artifact of tenant's
+ * session, the artifacts durably first, then the references to them. */
+static int externalize_large(ac_backend_fs *fs, ac_backend_compact_result *out,
+			     const char *tenant, const char *session_id, size_t threshold)
 {
-	ac_backend_fs *fs = impl;
-	ac_backend_compact_options defaults;
-	ac_backend_compact_result ignored;
 	externalize x = {0};
 	ac_session *s = NULL;
 	json_t *copy = NULL;
 	int rc;
 
-	if ((rc = ac_backend_compact_begin(&opts, &defaults, &out, &ignored, tenant,
-					   session_id)))
-		return rc;
 	if ((rc = ac_backend_fs_load_owned(&s, fs, tenant, session_id)))
 		return rc;
 	out->tokens_before = ac_session_tokens(s, SIZE_MAX);
-	x = (externalize){fs, tenant, session_id, opts->artifact_threshold, json_object(), out};
+	x = (externalize){fs, tenant, session_id, threshold, json_object(), out};
 	copy = json_deep_copy(ac_session_messages(s));
 	if (!x.moved || !copy) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	/* Artifacts first, durably; only then the references to them. */
 	if ((rc = ac_backend_each_tool_result(copy, store_large, &x)))
 		goto done;
 	if (json_object_size(x.moved)) {
@@ -192,10 +188,98 @@ int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char
 			goto done;
 		ac_backend_fs_reached(fs, AC_BACKEND_FS_AFTER_EXTERNALIZE);
 	}
-	rc = summarize_if_needed(fs, out, tenant, session_id, opts);
 done:
 	json_decref(copy);
 	json_decref(x.moved);
+	ac_session_free(s);
+	return rc;
+}
+
+int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
+			  const char *session_id, const ac_backend_compact_options *opts)
+{
+	ac_backend_compact_options defaults;
+	ac_backend_compact_result ignored;
+	int rc;
+
+	if ((rc = ac_backend_compact_begin(&opts, &defaults, &out, &ignored, tenant,
+					   session_id)) ||
+	    (rc = externalize_large(impl, out, tenant, session_id, opts->artifact_threshold)))
+		return rc;
+	return summarize_if_needed(impl, out, tenant, session_id, opts);
+}
+
+/* Counts the tool results over the threshold (ctx: {threshold, count}). */
+static int count_large(json_t *holder, const char *id, void *ctx)
+{
+	size_t *c = ctx, len = 0;
+	char *bytes = ac_backend_tool_output(json_object_get(holder, "content"), &len);
+
+	(void)id;
+	if (!bytes)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	free(bytes);
+	c[1] += len > c[0];
+	return 0;
+}
+
+/* False when no message of the session file's history is longer, as
+ * text, than threshold: then no tool result in it is either, and the
+ * session need not be parsed whole (a compaction from the text stays in
+ * the memory of its text). True when unsure. */
+static bool may_hold_large(const char *sessions_dir, const char *session_id, size_t threshold)
+{
+	ac_buf path = AC_BUF_INIT;
+	ac_history_text h;
+	ac_json_cursor cursor;
+	ac_json_span value;
+	char *text = NULL;
+	size_t len = 0;
+	bool large = true;
+
+	if (!ac_buf_printf(&path, "%s/%s.json", sessions_dir, session_id) &&
+	    !ac_file_read(&text, &len, path.data) && ac_history_text_find(&h, text, len, path.data)) {
+		large = false;
+		ac_json_cursor_init(&cursor, &h.span);
+		while (!large && ac_json_cursor_next(&cursor, NULL, &value))
+			large = value.len > threshold;
+	}
+	ac_error_clear();
+	free(text);
+	ac_buf_free(&path);
+	return large;
+}
+
+int ac_backend_fs_externalize_session(ac_backend_compact_result *out, size_t *out_stayed,
+				      const ac_backend_fs_options *opts, const char *session_id,
+				      size_t threshold)
+{
+	ac_backend b = {0};
+	ac_session *s = NULL;
+	const char *tenant;
+	size_t counter[2] = {threshold, 0};
+	int rc;
+
+	*out = (ac_backend_compact_result){0};
+	*out_stayed = 0;
+	if (!may_hold_large(opts->sessions_dir, session_id, threshold))
+		return 0;
+	if ((rc = ac_session_load(&s, opts->sessions_dir, session_id)))
+		return rc;
+	tenant = json_string_value(
+		json_object_get(json_object_get(ac_session_root(s), "metadata"), "tenantId"));
+	if (!tenant || ac_backend_id_check("tenant", tenant) != 0) {
+		/* Artifacts are kept per tenant: a session of none keeps its
+		 * results inline (the compaction archive has them whole). */
+		ac_error_clear();
+		rc = ac_backend_each_tool_result(ac_session_messages(s), count_large, counter);
+		*out_stayed = counter[1];
+		goto done;
+	}
+	if (!(rc = ac_backend_fs_init(&b, opts)))
+		rc = externalize_large(b.impl, out, tenant, session_id, threshold);
+done:
+	ac_backend_close(&b);
 	ac_session_free(s);
 	return rc;
 }

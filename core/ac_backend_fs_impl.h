@@ -39,6 +39,16 @@ int ac_backend_fs_artifact_put(ac_backend_fs *fs, const char *tenant, const char
 int ac_backend_fs_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
 			  const char *session_id, const ac_backend_compact_options *opts);
 
+/* Compaction's first step (seed 001 §7a) for a session file named by id
+ * alone, as ac_backend_fs_compact() takes it: its tool results over
+ * threshold moved to artifacts of its metadata.tenantId (out->externalized,
+ * artifact_bytes, tokens_before). A session with no tenant has no artifact
+ * store: nothing moves, and *out_stayed counts the results that would
+ * have. For the operator's compaction on the files. */
+int ac_backend_fs_externalize_session(ac_backend_compact_result *out, size_t *out_stayed,
+				      const ac_backend_fs_options *opts, const char *session_id,
+				      size_t threshold);
+
 /* Logs of {"seq", "at", "data"} records (ac_backend_fs_logs.c): the seq
  * of a record line, 0 when it is not one (torn, corrupt), with the record
  * (a new reference) in *out_record when wanted; and the records after

@@ -33,6 +33,7 @@ enum {
 			 * line) may set it: a folder outside the workspace that is read */
 	K_DESTINATION = 8, /* where data goes (a database): used only once the file is
 			    * trusted */
+	K_SEED_INT = 16, /* the seed's own variable, read as its parseInt reads it */
 };
 
 /* What a project file's value is handed out for only once it is trusted
@@ -55,7 +56,7 @@ static const char *const provider_choices[] = {"file", "none", NULL};
 
 static const known_key known_keys[] = {
 	{"model", T_STRING, "AGENT_MODEL", NULL, 0},
-	{"maxTokens", T_INT, "AGENT_MAX_TOKENS", NULL, 0},
+	{"maxTokens", T_INT, "AGENT_MAX_TOKENS", NULL, K_SEED_INT},
 	{"temperature", T_NUMBER, NULL, NULL, 0},
 	{"requireApproval", T_STRINGS, NULL, NULL, 0},
 	{"sessionDir", T_STRING, "AGENT_SESSION_DIR", NULL, K_PATH},
@@ -124,6 +125,7 @@ struct ac_config {
 	char *untrustable;     /* why the project file is never trusted, or NULL */
 	bool trusted;          /* the trust store holds workspace_real with that hash */
 	char *trust_store;     /* <user config folder>/agent/trusted.json, or NULL */
+	ac_buf notes;          /* what was read leniently, as the seed reads it: lines */
 };
 
 static const known_key *find_known(const char *key)
@@ -443,8 +445,20 @@ static int load_file(ac_config *c, const char *path, const char *project_rel, bo
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		rc = ac_json_load_error(&jerr, text, len, path);
-		if (rc == AC_ECORRUPT)
+		/* The seed's loadProjectConfig() catches a JSON.parse error and
+		 * goes on to the next file (.agentrc.json, then none): so do we,
+		 * saying so once. The user file stays fatal: it is trusted, and
+		 * may say where the data lives. */
+		if (rc == AC_ECORRUPT && project_rel) {
+			rc = ac_buf_printf(&c->notes, "%s; ignored as the reference ignores it, %s\n",
+					   ac_error_last(),
+					   strcmp(project_rel, ".agentrc.json")
+						   ? "trying .agentrc.json"
+						   : "no project configuration used")
+				     ? ac_error_set(AC_ENOMEM, "out of memory") : 0;
+		} else if (rc == AC_ECORRUPT) {
 			rc = AC_EINVAL;
+		}
 		goto done;
 	}
 	*out_found = true;
@@ -568,6 +582,49 @@ static void env_name(ac_buf *out, const char *key)
 	}
 }
 
+/* JavaScript's parseInt(text, 10), which the seed's loadEnvConfig() applies
+ * to AGENT_MAX_TOKENS: leading white space, a sign, then the longest run of
+ * digits ("8k" is 8). False for NaN (no digit) or what a json_int_t cannot
+ * hold. */
+static bool js_parse_int(long long *out, const char *text)
+{
+	const char *p = text + strspn(text, " \t\n\v\f\r");
+	bool negative = *p == '-';
+	long long v = 0;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (LLONG_MAX - (*p - '0')) / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	*out = negative ? -v : v;
+	return true;
+}
+
+/* The seed's reading of AGENT_MAX_TOKENS (parseInt): a value a command
+ * that uses maxTokens gets, never an error for the commands that do not.
+ * What parseInt drops, or a NaN (then the layer below stands), is noted. */
+static json_t *env_seed_int(ac_config *c, const char *name, const char *text)
+{
+	long long v;
+	int rc;
+
+	if (!js_parse_int(&v, text) || v < 0) {
+		rc = ac_buf_printf(&c->notes, "environment %s: '%.40s' is not a whole number; "
+				   "ignored\n", name, text);
+		return rc ? NULL : json_null();
+	}
+	if (text[strspn(text, " \t\n\v\f\r+-0123456789")] &&
+	    ac_buf_printf(&c->notes, "environment %s: '%.40s' read as %lld, as the "
+			  "reference's parseInt reads it\n", name, text, v))
+		return NULL;
+	return json_integer(v);
+}
+
 /* Turns an environment string into the key's type. */
 static json_t *env_value(const known_key *k, const char *text)
 {
@@ -618,11 +675,14 @@ static int load_env(ac_config *c)
 		/* Empty counts as unset, as in the reference (`if (process.env.X)`). */
 		if (text && *text) {
 			ac_buf_printf(&origin, "environment %s", name.data);
-			value = env_value(k, text);
-			if (!value)
+			value = k->flags & K_SEED_INT ? env_seed_int(c, name.data, text)
+						      : env_value(k, text);
+			if (!value && k->flags & K_SEED_INT)
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
+			else if (!value)
 				rc = ac_error_set(AC_EINVAL, "environment %s: '%.40s' is not %s",
 						  name.data, text, type_text(k, choices, sizeof(choices)));
-			else
+			else if (!json_is_null(value))
 				rc = put(c, k->key, value, origin.data, false);
 			json_decref(value);
 		}
@@ -738,7 +798,13 @@ void ac_config_free(ac_config *c)
 	json_decref(c->project_gated);
 	free(c->untrustable);
 	free(c->trust_store);
+	ac_buf_free(&c->notes);
 	free(c);
+}
+
+const char *ac_config_notes(const ac_config *c)
+{
+	return c->notes.len ? c->notes.data : NULL;
 }
 
 int ac_config_set_cli(ac_config *c, const char *key, const char *text)

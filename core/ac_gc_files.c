@@ -136,20 +136,6 @@ static bool ends_with(const char *name, const char *suffix)
 	return n > s && !strcmp(name + n - s, suffix);
 }
 
-/* The time in a "YYYYMMDDThhmmss.sssZ" prefix of name (archives, rotated
- * journals); false when name does not start with one. */
-static bool stamp_time(int64_t *out_ms, const char *name)
-{
-	char iso[AC_TIME_ISO_LEN + 1];
-
-	if (strlen(name) < 20 || strspn(name, "0123456789") != 8 || name[8] != 'T' ||
-	    name[15] != '.' || name[19] != 'Z')
-		return false;
-	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.3sZ", name, name + 4,
-		 name + 6, name + 9, name + 11, name + 13, name + 16);
-	return ac_time_parse(out_ms, iso) == 0;
-}
-
 static int push_item(ac_gc_plan *plan, ac_gc_kind kind, const char *base, const char *relative,
 		     const char *owner, const char *why, const candidate *c)
 {
@@ -442,7 +428,7 @@ static int plan_archive_folder(ac_gc_plan *plan, const files_store *fs, int sess
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				break;
 			}
-			if (!stamp_time(&stamp, file->d_name))
+			if (!ac_time_parse_file(&stamp, file->d_name))
 				stamp = mtime_ms(&st);
 			newest = stamp > mtime_ms(&st) ? stamp : mtime_ms(&st);
 			rc = candidates_push(&c, file->d_name, stamp, stamp,
@@ -586,8 +572,10 @@ static int plan_journals(ac_gc_plan *plan, const files_store *fs, const ac_gc_po
 		if (!strcmp(paths[i], fs->journal_path) || !stamp ||
 		    !listed_file(&st, dir_fd, name, ".jsonl"))
 			continue; /* the live journal, or a link in a rotated one's place */
-		if (!stamp_time(&at, stamp + 1))
-			at = mtime_ms(&st);
+		/* Only agentctl's own rotated names: another tool's archive
+		 * (monthly, logrotate's) is read, but kept as that tool keeps it. */
+		if (!ac_time_parse_file(&at, stamp + 1))
+			continue;
 		rc = candidates_push(&c, name, at, at, false, &st);
 	}
 	if (!rc)

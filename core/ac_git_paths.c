@@ -175,6 +175,11 @@ bool ac_git_path_is_default_agent_state(const char *ws_path)
 		return true;
 	if (strchr(ws_path, '/') || strncmp(ws_path, "JOURNAL", 7))
 		return false;
+	/* logrotate's archives of a journal: JOURNAL.jsonl.1, .2.gz, -20250903
+	 * (read by journal --all, so never rewound either). */
+	for (const char *j = strstr(ws_path, ".jsonl"); j; j = strstr(j + 1, ".jsonl"))
+		if (j[6] == '.' || j[6] == '-')
+			return true;
 	if (len >= 5 && !strcmp(ws_path + len - 5, ".lock"))
 		len -= 5;
 	return len >= 13 && !strncmp(ws_path + len - 6, ".jsonl", 6);

@@ -39,6 +39,9 @@ static bool is_journal(const ac_git_journal_rule *j, const char *path)
 	if (strncmp(path, j->dir, dlen) || strchr(name, '/') || strncmp(name, j->stem, slen))
 		return false;
 	len = strlen(name);
+	/* logrotate's archives: <stem>.jsonl.N[.gz], <stem>.jsonl-DATE */
+	if (!strncmp(name + slen, ".jsonl", 6) && (name[slen + 6] == '.' || name[slen + 6] == '-'))
+		return true;
 	if (has_suffix(name, len, ".lock"))
 		len -= 5;
 	if (!has_suffix(name, len, ".jsonl"))
@@ -104,6 +107,8 @@ static void build_block(ac_buf *out, const ac_git *g)
 	put_pattern(out, g->prefix, ".agent/", false);
 	put_pattern(out, g->prefix, "JOURNAL*.jsonl", true);
 	put_pattern(out, g->prefix, "JOURNAL*.jsonl.lock", true);
+	put_pattern(out, g->prefix, "JOURNAL*.jsonl.*", true); /* logrotate's archives */
+	put_pattern(out, g->prefix, "JOURNAL*.jsonl-*", true);
 	for (size_t i = 0; i < g->nfolders; i++)
 		put_pattern(out, g->folders[i], "/", false);
 	for (size_t i = 0; i < g->nfiles; i++) {
@@ -119,6 +124,8 @@ static void build_block(ac_buf *out, const ac_git *g)
 			put_pattern(out, stem.data, ".jsonl.lock", false);
 			put_pattern(out, stem.data, "-*.jsonl", true);
 			put_pattern(out, stem.data, "-*.jsonl.lock", true);
+			put_pattern(out, stem.data, ".jsonl.*", true);
+			put_pattern(out, stem.data, ".jsonl-*", true);
 		}
 		ac_buf_free(&stem);
 	}

@@ -1,5 +1,7 @@
-/* Journal appends and rotation under the shared lock. */
+/* Journal appends and rotation under the shared lock (the archives rotation
+ * leaves are listed by ac_journal_archive.c). */
 #include "ac_journal.h"
+#include "ac_journal_archive.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -8,7 +10,6 @@
 #include "ac_lock.h"
 #include "ac_time.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,26 +39,6 @@ static char *lock_path_of(const char *path)
 	return lock_path;
 }
 
-/* Splits "dir/JOURNAL.jsonl" into the folder ("dir", or "." ) and the stem
- * ("JOURNAL"), the parts rotated names are built from. */
-static int split_path(char **out_dir, char **out_stem, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t base_len = strlen(base);
-
-	if (base_len > 6 && strcmp(base + base_len - 6, ".jsonl") == 0)
-		base_len -= 6;
-	*out_dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-	*out_stem = strndup(base, base_len);
-	if (!*out_dir || !*out_stem) {
-		free(*out_dir);
-		free(*out_stem);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
 /* Rotates with the lock already held. */
 static int rotate_locked(char **out_rotated_path, const char *path)
 {
@@ -65,7 +46,7 @@ static int rotate_locked(char **out_rotated_path, const char *path)
 	ac_buf target = AC_BUF_INIT;
 	int rc, fd;
 
-	if ((rc = split_path(&dir, &stem, path)))
+	if ((rc = ac_journal_split_path(&dir, &stem, path)))
 		return rc;
 	/* link() never replaces an existing file; on a clash the stamp moves
 	 * on by a millisecond, so names stay unique and sort in time order. */
@@ -368,92 +349,4 @@ done:
 	ac_lock_release(&lock);
 	free(lock_path);
 	return rc;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* True for "<stem>-<YYYYMMDDThhmmss.sssZ>.jsonl". */
-static bool is_rotated_name(const char *name, const char *stem)
-{
-	size_t stem_len = strlen(stem), len = strlen(name);
-
-	if (len != stem_len + 1 + 20 + 6 || strncmp(name, stem, stem_len) != 0 ||
-	    name[stem_len] != '-' || strcmp(name + len - 6, ".jsonl") != 0)
-		return false;
-	name += stem_len + 1;
-	return name[8] == 'T' && name[15] == '.' && name[19] == 'Z' &&
-	       strspn(name, "0123456789") == 8;
-}
-
-/* Appends path (owned; NULL: out of memory) to *paths, growing it; frees
- * path when it cannot. */
-static int push_path(char ***paths, size_t *n, size_t *cap, char *path)
-{
-	if (path && *n == *cap) {
-		size_t want = *cap ? *cap * 2 : 8;
-		char **grown = realloc(*paths, want * sizeof(**paths));
-
-		if (!grown) {
-			free(path);
-			path = NULL;
-		} else {
-			*paths = grown;
-			*cap = want;
-		}
-	}
-	if (!path)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	(*paths)[(*n)++] = path;
-	return 0;
-}
-
-int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
-{
-	char *dir = NULL, *stem = NULL, **paths = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *entry;
-	struct stat st;
-	DIR *d = NULL;
-	int rc;
-
-	if ((rc = split_path(&dir, &stem, path)))
-		return rc;
-	d = opendir(dir);
-	while (d && (entry = readdir(d)) != NULL) {
-		ac_buf full = AC_BUF_INIT;
-
-		if (!is_rotated_name(entry->d_name, stem))
-			continue;
-		if (ac_buf_printf(&full, "%s/%s", dir, entry->d_name)) {
-			rc = AC_ENOMEM;
-			goto done;
-		}
-		if ((rc = push_path(&paths, &n, &cap, ac_buf_detach(&full))))
-			goto done;
-	}
-	if (n)
-		qsort(paths, n, sizeof(*paths), compare_names); /* paths is NULL for none */
-	if (stat(path, &st) == 0 && (rc = push_path(&paths, &n, &cap, strdup(path))))
-		goto done;
-	*out_paths = paths;
-	*out_n = n;
-	paths = NULL;
-	n = 0;
-done:
-	if (d)
-		closedir(d);
-	ac_journal_files_free(paths, n);
-	free(dir);
-	free(stem);
-	return rc;
-}
-
-void ac_journal_files_free(char **paths, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
 }

@@ -76,6 +76,11 @@ static int file_check(ac_journal_store *store, bool all, ac_check_fn bad,
 	return rc;
 }
 
+static int file_unread(ac_journal_store *store, char ***out, size_t *out_n)
+{
+	return ac_journal_unread(out, out_n, ((file_store *)store)->path);
+}
+
 static int file_rotate(ac_journal_store *store, char **out_rotated)
 {
 	file_store *f = (file_store *)store;
@@ -98,6 +103,7 @@ static const ac_journal_store_ops file_ops = {
 	.scan = file_scan,
 	.check = file_check,
 	.rotate = file_rotate,
+	.unread = file_unread,
 	.free = file_free,
 };
 

@@ -574,23 +574,20 @@ size_t ac_messages_budget_start(const json_t *messages, uint64_t budget)
 	return start == 0 ? 0 : next_safe_cut(messages, size, start);
 }
 
-/* ceil(fraction * size), at least 1 and at most size (size > 0). */
+/* floor(fraction * size), at least 1 and at most size (size > 0): seed
+ * 001's compactIfNeeded, Math.floor(messages.length * compactFraction),
+ * on the same double product (41 messages at 0.5: 20). The seed's 0 (one
+ * message) is raised to 1: a summary of nothing replaces nothing. */
 static size_t fraction_cut(size_t size, double fraction)
 {
 	double want = fraction * (double)size;
-	size_t cut;
 
-	/* ceil(want), by hand to keep libm out of the core, with a slack so
-	 * that 0.07 * 100, which is 7.000000000000001 in binary, is 7 and not
-	 * 8. Fractions outside (0,1], and NaN, are clamped. */
-	if (!(want > 1))
+	/* Fractions outside (0,1], and NaN, are clamped. */
+	if (!(want >= 2))
 		return 1;
 	if (want >= (double)size)
 		return size;
-	cut = (size_t)want;
-	if ((double)cut < want - 1e-9)
-		cut++;
-	return cut;
+	return (size_t)want; /* want > 0: truncation is floor */
 }
 
 size_t ac_messages_compaction_cut(const json_t *messages, double fraction)

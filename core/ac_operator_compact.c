@@ -5,6 +5,7 @@
 #include "ac_operator.h"
 
 #include "ac_config.h"
+#include "ac_backend_fs_impl.h"
 #include "ac_backend_pg.h"
 #include "ac_consolidate.h"
 #include "ac_error.h"
@@ -126,20 +127,54 @@ static void end_notes(ac_buf *notes)
 		notes->data[--notes->len] = '\0';
 }
 
+/* Seed 001 §7a on the files, as the store's compact_if_needed does it:
+ * large tool results to the session's artifacts before the summary, so
+ * the summary does not take them away. Said in notes; true when any moved. */
+static int externalize_files(bool *out_moved, const ac_workspace *ws, const char *id,
+			     ac_buf *notes)
+{
+	ac_backend_compact_result moved;
+	ac_backend_compact_options defaults;
+	ac_buf data_dir = AC_BUF_INIT;
+	size_t stayed = 0;
+	int rc;
+
+	ac_backend_compact_options_init(&defaults);
+	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_backend_fs_externalize_session(
+		&moved, &stayed, &(ac_backend_fs_options){ws->sessions_dir, data_dir.data, NULL, NULL},
+		id, defaults.artifact_threshold);
+	*out_moved = rc == 0 && moved.externalized;
+	if (*out_moved && notes)
+		ac_buf_printf(notes, "%zu tool result%s over %zu bytes moved to artifacts (%llu bytes; "
+			      "agentctl artifact list %s)\n", moved.externalized,
+			      moved.externalized == 1 ? "" : "s", defaults.artifact_threshold,
+			      (unsigned long long)moved.artifact_bytes, id);
+	if (stayed && notes)
+		ac_buf_printf(notes, "%zu tool result%s over %zu bytes not moved to artifacts: the "
+			      "session has no metadata.tenantId\n", stayed, stayed == 1 ? "" : "s",
+			      defaults.artifact_threshold);
+	ac_buf_free(&data_dir);
+	return rc;
+}
+
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
 			ac_compact_result *out, ac_buf *notes)
 {
 	ac_compact_options opts = ws->compact;
+	bool moved = false;
 	int rc;
 
 	opts.force = force;
-	if ((rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
+	if ((rc = externalize_files(&moved, ws, id, notes)) ||
+	    (rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
 		return rc;
-	if (!out->needed)
-		return 0;
-	journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after,
-			out->archive_path, notes);
-	after_compact(ws, id, notes);
+	if (out->needed)
+		journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after,
+				out->archive_path, notes);
+	if (out->needed || moved)
+		after_compact(ws, id, notes);
 	end_notes(notes);
 	return 0;
 }

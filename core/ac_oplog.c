@@ -355,63 +355,6 @@ int ac_oplog_exclude_agent_state(const ac_workspace *ws)
 	return ws->git_enabled ? with_protect(NULL, ws) : 0;
 }
 
-/* JavaScript's String.prototype.slice(0, max) of UTF-8 text: the bytes of
- * the first max UTF-16 code units, a character beyond the basic plane
- * counting two. *out_split is set when the cut falls inside such a
- * character: JavaScript then keeps half of it, which becomes U+FFFD when
- * the string is written out as UTF-8. */
-static size_t utf16_prefix_bytes(const char *text, size_t len, size_t max, bool *out_split)
-{
-	size_t at = 0, units = 0;
-
-	*out_split = false;
-	while (at < len && units < max) {
-		unsigned char lead = (unsigned char)text[at];
-		size_t bytes = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-		size_t cost = bytes == 4 ? 2 : 1;
-
-		if (at + bytes > len)
-			break;
-		if (units + cost > max) {
-			*out_split = true;
-			break;
-		}
-		units += cost;
-		at += bytes;
-	}
-	return at;
-}
-
-/* The seed's commit message (000's OperationLog.gitCommit):
- *   `[agent] ${type}: ${JSON.stringify(details).slice(0, 80)}`
- * so tools written to the seed recognise agentctl's commits. jansson's
- * compact form is JSON.stringify's but for the case of \u escapes, which
- * JavaScript writes in lower case. */
-static int seed_commit_message(ac_buf *out, const char *type, const json_t *details)
-{
-	size_t len = 0;
-	char *json = ac_json_exact_dumps(details, JSON_COMPACT, &len);
-	bool split;
-	int rc;
-
-	if (!json)
-		return AC_ENOMEM;
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (json[i] != '\\')
-			continue;
-		if (json[i + 1] == 'u')
-			for (size_t k = i + 2; k < i + 6 && k < len; k++)
-				json[k] = (char)tolower((unsigned char)json[k]);
-		i++; /* the escaped character is not an escape itself */
-	}
-	size_t kept = utf16_prefix_bytes(json, len, 80, &split);
-
-	rc = ac_buf_printf(out, "[agent] %s: ", type) || ac_buf_append(out, json, kept) ||
-	     (split && ac_buf_append(out, "\xEF\xBF\xBD", 3));
-	free(json);
-	return rc ? AC_ENOMEM : 0;
-}
-
 int ac_oplog_record(ac_op **out, const ac_workspace *ws, const char *session_id,
 		    const char *type, const json_t *details)
 {
@@ -451,10 +394,8 @@ int ac_oplog_record(ac_op **out, const ac_workspace *ws, const char *session_id,
 		if ((rc = ac_git_lock(&lock_fd, git, LOCK_TIMEOUT_MS)) ||
 		    (rc = ac_oplog_intent_refuse(ws, "ops record")))
 			goto done;
-		if (seed_commit_message(&message, type, details) || !message.data) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		if ((rc = ac_oplog_commit_message(&message, type, details)))
 			goto done;
-		}
 		if ((rc = ac_git_commit_workspace(hash, git, message.data)))
 			goto done;
 	}

@@ -7,6 +7,10 @@
 #include "ac_oplog.h"
 #include "ac_oplog_intent.h"
 
+/* The seed's commit message for an operation of type with details
+ * (ac_oplog_message.c), appended to out. 0 or AC_ENOMEM. */
+int ac_oplog_commit_message(ac_buf *out, const char *type, const json_t *details);
+
 /* How long a rollback or record waits for another one's git lock. */
 #define AC_OPLOG_LOCK_TIMEOUT_MS 30000
 

@@ -121,11 +121,14 @@ size_t ac_session_summary_task_len(const ac_session_summary *s)
 	return s->task_len > n ? s->task_len : n;
 }
 
+/* A session file's name: "<id>.json", but not "<x>.tmp.json", which the
+ * seed's list() skips as a writer's temporary file (seed 000). */
 static bool is_session_name(const char *name)
 {
 	size_t len = strlen(name);
 
-	return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0;
+	return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0 &&
+	       !(len > 9 && strcmp(name + len - 9, ".tmp.json") == 0);
 }
 
 static uint64_t number_of(const ac_json_span *span)

@@ -3,6 +3,7 @@
 
 #include "ac_error.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -102,6 +103,18 @@ void ac_time_format_file(char out[21], int64_t ms)
 	p = put_digits(p, t.millis, 3);
 	*p++ = 'Z';
 	*p = '\0';
+}
+
+bool ac_time_parse_file(int64_t *out_ms, const char *name)
+{
+	char iso[AC_TIME_ISO_LEN + 1];
+
+	if (strlen(name) < 20 || strspn(name, "0123456789") != 8 || name[8] != 'T' ||
+	    name[15] != '.' || name[19] != 'Z')
+		return false;
+	snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.3sZ", name, name + 4,
+		 name + 6, name + 9, name + 11, name + 13, name + 16);
+	return ac_time_parse(out_ms, iso) == 0;
 }
 
 /* Reads exactly n decimal digits; -1 when any is not a digit. */

@@ -167,6 +167,9 @@ static void test_protected_not_staged(void **state)
 	tu_put(f->dir, "JOURNAL.jsonl.lock", "1");
 	tu_put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl", "{}\n");
 	tu_put(f->dir, "JOURNAL-20250101T000000.000Z.jsonl.lock", "1");
+	tu_put(f->dir, "JOURNAL.jsonl.1", "{}\n"); /* logrotate's archives (issue 26) */
+	tu_put(f->dir, "JOURNAL.jsonl.2.gz", "gz");
+	tu_put(f->dir, "JOURNAL.jsonl-20250903", "{}\n");
 	tu_put(f->dir, "JOURNALS.md", "not a journal");
 	tu_put(f->dir, "src/JOURNAL.jsonl", "another folder");
 	open_git(&g, f->dir, &protect);
@@ -179,6 +182,9 @@ static void test_protected_not_staged(void **state)
 	assert_false(in_head(f->dir, "JOURNAL.jsonl.lock"));
 	assert_false(in_head(f->dir, "JOURNAL-20250101T000000.000Z.jsonl"));
 	assert_false(in_head(f->dir, "JOURNAL-20250101T000000.000Z.jsonl.lock"));
+	assert_false(in_head(f->dir, "JOURNAL.jsonl.1"));
+	assert_false(in_head(f->dir, "JOURNAL.jsonl.2.gz"));
+	assert_false(in_head(f->dir, "JOURNAL.jsonl-20250903"));
 	/* Everything under .agent/ is agent state, configured or not. */
 	assert_false(in_head(f->dir, ".agent/config.json"));
 	assert_true(in_head(f->dir, "JOURNALS.md"));
@@ -532,6 +538,9 @@ static void test_agent_state_predicate(void **state)
 	assert_true(ac_git_path_is_default_agent_state("JOURNAL.jsonl"));
 	assert_true(ac_git_path_is_default_agent_state("JOURNAL-2025-01.jsonl"));
 	assert_true(ac_git_path_is_default_agent_state("JOURNAL.jsonl.lock"));
+	assert_true(ac_git_path_is_default_agent_state("JOURNAL.jsonl.1"));
+	assert_true(ac_git_path_is_default_agent_state("JOURNAL.jsonl.3.gz"));
+	assert_true(ac_git_path_is_default_agent_state("JOURNAL.jsonl-20250903"));
 	assert_false(ac_git_path_is_default_agent_state(".agentrc.json"));
 	assert_false(ac_git_path_is_default_agent_state(".agents/x"));
 	assert_false(ac_git_path_is_default_agent_state("JOURNAL.md"));

@@ -802,24 +802,28 @@ static void test_compaction_cut(void **state)
 			     "{\"role\":\"tool\",\"tool_call_id\":\"c\"}]");
 
 	(void)state;
-	/* ceil(0.5 * 6) = 3 would split both pairs: forward past them */
+	/* floor(0.5 * 6) = 3 would split both pairs: forward past them */
 	assert_int_equal(ac_messages_compaction_cut(messages, 0.5), 5);
 	assert_int_equal(ac_messages_compaction_cut(messages, 0.1), 1);
-	assert_int_equal(ac_messages_compaction_cut(messages, 0.9), 6);
+	assert_int_equal(ac_messages_compaction_cut(messages, 0.9), 5); /* floor(5.4) */
 	assert_int_equal(ac_messages_compaction_cut(messages, 1.0), 6);
 	assert_int_equal(ac_messages_compaction_cut(ten, 0.3), 3);
 	for (int i = 0; i < 100; i++)
 		json_array_append_new(hundred, json_integer(i));
-	/* 0.07 * 100 is 7.000000000000001 in binary: 7, not 8 */
+	/* Seed 001's Math.floor of the double product: 0.07 * 100 is
+	 * 7.000000000000001 (7), 0.29 * 100 is 28.999999999999996 (28). */
 	assert_int_equal(ac_messages_compaction_cut(hundred, 0.07), 7);
+	assert_int_equal(ac_messages_compaction_cut(hundred, 0.29), 28);
 	assert_int_equal(ac_messages_compaction_cut(hundred, 0.55), 55);
-	assert_int_equal(ac_messages_compaction_cut(ten, 0.25), 3); /* ceil(2.5) */
+	json_array_remove(hundred, 99);
+	assert_int_equal(ac_messages_compaction_cut(hundred, 0.5), 49); /* floor(49.5) */
+	assert_int_equal(ac_messages_compaction_cut(ten, 0.25), 2); /* floor(2.5) */
 	assert_int_equal(ac_messages_compaction_cut(ten, 0.01), 1); /* at least one */
 	assert_int_equal(ac_messages_compaction_cut(ten, 0.0), 1);
 	assert_int_equal(ac_messages_compaction_cut(ten, 5.0), 10);
 	assert_int_equal(ac_messages_compaction_cut(one, 0.5), 1);
-	/* no safe cut after 2 but the end */
-	assert_int_equal(ac_messages_compaction_cut(tail, 0.5), 3);
+	/* floor(0.7 * 3) = 2: no safe cut after 2 but the end */
+	assert_int_equal(ac_messages_compaction_cut(tail, 0.7), 3);
 	json_decref(messages);
 	json_decref(ten);
 	json_decref(hundred);
@@ -869,7 +873,7 @@ static void test_unknown_shapes_are_kept_and_counted(void **state)
 	}
 	assert_string_equal(out.data, "{\"a\":1}[tool_use ?] [tool_result ?]");
 	assert_int_equal(ac_messages_last_start(messages, 2), size - 2);
-	assert_int_equal(ac_messages_compaction_cut(messages, 0.5), 4);
+	assert_int_equal(ac_messages_compaction_cut(messages, 0.5), 3); /* floor(3.5) */
 	assert_int_equal(ac_messages_budget_start(messages, ac_messages_tokens(messages)), 0);
 	ac_buf_free(&out);
 	json_decref(messages);

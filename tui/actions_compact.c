@@ -58,7 +58,11 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 		return;
 	}
 	opts.force = true; /* the operator asked: compact even below the trigger */
-	ac_buf_printf(&where, "under %s/.compactions/", ws->sessions_dir);
+	/* Seed 001 §7a: artifacts are kept per tenant (ac_operator_compact). */
+	ac_buf_printf(&where, "under %s/.compactions/%s", ws->sessions_dir,
+		      json_is_string(json_object_get(json_object_get(ac_session_root(s), "metadata"),
+						     "tenantId"))
+			      ? "; large tool results become artifacts" : "");
 	compact_dialog(d, m, id, ac_session_messages(s), &opts, where.data ? where.data : "");
 	ac_buf_free(&where);
 	ac_session_free(s);

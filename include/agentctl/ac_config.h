@@ -51,6 +51,13 @@ int ac_config_load(ac_config **out, const char *workspace);
 
 void ac_config_free(ac_config *config);
 
+/* What the load read leniently, as the seed's ConfigResolver does (a
+ * project file that is not JSON, skipped for the next one; an
+ * AGENT_MAX_TOKENS that parseInt reads in part or not at all): one line
+ * each, '\n'-separated, for the program to show once; NULL when none.
+ * Borrowed from config. */
+const char *ac_config_notes(const ac_config *config);
+
 /* Sets key from the command line (the highest layer); value is parsed as
  * JSON when it is valid JSON, else taken as a string, then type-checked. */
 int ac_config_set_cli(ac_config *config, const char *key, const char *value);

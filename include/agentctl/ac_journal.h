@@ -61,10 +61,20 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 int ac_journal_rotate(char **out_rotated_path, const char *path,
 		      const ac_journal_options *opts);
 
-/* Lists the journal's rotated files, oldest first, then path itself when it
- * exists. *out_paths is an allocated array of allocated strings; free with
- * ac_journal_files_free(). */
+/* Lists the journal's archives, oldest first, then path itself when it
+ * exists. Archives are agentctl's rotated files and other writers' forms
+ * beside "<stem>.jsonl": "<stem>-YYYY-MM.jsonl", "<stem>-YYYY-MM-DD.jsonl",
+ * logrotate's "<stem>.jsonl.N" and "<stem>.jsonl-YYYYMMDD"; they are
+ * ordered by the time of their first event (else of their name; for .N,
+ * of their last write), logrotate's higher N first. *out_paths is an
+ * allocated array of allocated strings; free with ac_journal_files_free(). */
 int ac_journal_files(char ***out_paths, size_t *out_n, const char *path);
+
+/* The files beside the journal at path named like archives that
+ * ac_journal_files() does not read (compressed, or a name in no form it
+ * knows), each as "<path>: why", sorted by the folder's order; free with
+ * ac_journal_files_free(). None: *out_n is 0. */
+int ac_journal_unread(char ***out_lines, size_t *out_n, const char *path);
 
 void ac_journal_files_free(char **paths, size_t n);
 

@@ -49,6 +49,10 @@ typedef struct {
 	 * short transaction; storage migrate's batches. */
 	int (*append_batch)(ac_journal_store *store, const char *const *lines, const size_t *lens,
 			    size_t n);
+	/* Optional (NULL: the store leaves nothing unread): what "all" leaves
+	 * out, one allocated "<part>: why" line each (free with
+	 * ac_journal_files_free()). */
+	int (*unread)(ac_journal_store *store, char ***out, size_t *out_n);
 	/* Optional (NULL: AC_ENOTSUP): ac_journal_store_follow(). */
 	int (*follow)(ac_journal_store *store, uint64_t *seq, size_t backlog,
 		      ac_scan_stats *stats, ac_scan_fn fn, void *ctx);

@@ -78,7 +78,7 @@ size_t ac_messages_last_start(const json_t *messages, size_t n);
 size_t ac_messages_budget_start(const json_t *messages, uint64_t budget);
 
 /* Where compaction cuts: the first safe cut at or after
- * ceil(fraction * size) (fraction in (0,1]); at least 1 when size > 0 so
+ * floor(fraction * size), as seed 001 (fraction in (0,1]); at least 1 when size > 0 so
  * something is compacted. Returns the array's size when no later safe cut
  * exists. */
 size_t ac_messages_compaction_cut(const json_t *messages, double fraction);

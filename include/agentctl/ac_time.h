@@ -23,6 +23,10 @@ void ac_time_format_compact(char out[15], int64_t ms);
 /* Writes ms as "YYYYMMDDThhmmss.sssZ" (file-name safe; 21 bytes). */
 void ac_time_format_file(char out[21], int64_t ms);
 
+/* The time ac_time_format_file() wrote at the start of name (what follows
+ * the 20 bytes is not looked at); false when name does not start so. */
+bool ac_time_parse_file(int64_t *out_ms, const char *name);
+
 /* True when text[0..len) is exactly a canonical timestamp of a real date. */
 bool ac_time_is_iso(const char *text, size_t len);
 

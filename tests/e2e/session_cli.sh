@@ -398,24 +398,27 @@ check "config show --origin --json: value and file" \
 run config show --bogus
 check "config show --bogus: exit 2" rc_is 2
 
-# A broken project file stops every command, naming the file.
+# A project file that is not JSON is skipped as seed 000's ConfigResolver
+# skips it (issue 26), said in one line naming the file.
 printf '{\n  "model": "x",\n  "maxTokens": \n' >"$WS/.agent/config.json"
 for cmd in "config show" "session list" "journal read"; do
 	# shellcheck disable=SC2086
 	run $cmd
-	check "broken config, $cmd: exit 1" rc_is 1
+	check "broken config, $cmd: exit 0" rc_is 0
 	check "broken config, $cmd: names the file" err_has_text "$WS/.agent/config.json"
 	check "broken config, $cmd: one line on stderr" err_is_one_line
 done
 check "broken config: the line is named" err_has "line [0-9]+"
 rm "$WS/.agent/config.json"
 
+# AGENT_MAX_TOKENS is the seed's own variable, read as its parseInt reads
+# it (NaN: ignored): no command stops on it; one line says so.
 AGENT_MAX_TOKENS=abc run config show
-check "AGENT_MAX_TOKENS=abc: exit 1" rc_is 1
+check "AGENT_MAX_TOKENS=abc: exit 0" rc_is 0
 check "AGENT_MAX_TOKENS=abc: names the variable" err_has "AGENT_MAX_TOKENS"
 check "AGENT_MAX_TOKENS=abc: one line on stderr" err_is_one_line
 AGENT_MAX_TOKENS=abc run session list
-check "AGENT_MAX_TOKENS=abc, session list: exit 1" rc_is 1
+check "AGENT_MAX_TOKENS=abc, session list: exit 0" rc_is 0
 
 # --- trust: what a project file (written by agents) may do -------------------
 # issue 11 item 3: a session id is never spliced into a shell's text.

@@ -93,6 +93,8 @@ check "list --json: the task and createdAt, from the row" \
 	[ "$(jq -r '.[0] | "\(.task)|\(.createdAt | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}[.][0-9]{3}Z$"))"' <"$TMP/out")" = "fix the build|true" ]
 check "list --json: the counts and tenancy" \
 	[ "$(jq -r '.[0] | "\(.messages) \(.tokens) \(.tenantId) \(.userId) \(.agentId) \(.status)"' <"$TMP/out")" = "2 9 acme u1 claude running" ]
+check "list --json: turns, as on the files (issue 26)" \
+	[ "$(jq -r '.[0].turns' <"$TMP/out")" = 0 ]
 run session list
 check "list exits 0" rc_is 0
 check "list: a HOST column" eval 'head -1 "$TMP/out" | grep -q "HOST"'
