@@ -423,6 +423,7 @@ static void mark_to_parse(entry *e, char *name, const struct stat *st)
 	e->size = st->st_size;
 	e->mtime = st->st_mtim;
 	e->ctime = st->st_ctim;
+	e->summary.written_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 	e->to_parse = true;
 }
 
@@ -486,9 +487,12 @@ static void keep_last_good(entry *fresh, size_t n)
 		entry *e = &fresh[i];
 
 		if (e->bad && e->prev_strings) {
+			int64_t written = e->summary.written_ms;
+
 			free(e->strings);
 			e->summary = e->prev;
 			e->summary.stale = true;
+			e->summary.written_ms = written; /* written now, if torn */
 			e->strings = e->prev_strings;
 			e->kept = true;
 		} else {
@@ -778,8 +782,11 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		/* keep_last_good(): one torn write keeps the row, marked stale. */
 		if (old && idx->keep_last_good && old->strings && listed(old)) {
 			free(fresh.strings);
+			int64_t written = fresh.summary.written_ms;
+
 			fresh.summary = old->summary;
 			fresh.summary.stale = true;
+			fresh.summary.written_ms = written;
 			fresh.strings = old->strings;
 			old->strings = NULL;
 			fresh.kept = true;
