@@ -448,7 +448,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 							: ws->root);
 		d.m.no_workspace = true;
 		ui_model_log(&d.m, false, "no workspace here: sessions, the journal and checkpoints "
-			     "from the database; no operations log, no git");
+			     "from the database; no operations log, no git, no hooks run (they "
+			     "log in a workspace's .agent/)");
 	}
 	ui_settings_init(&settings, ws, config);
 	/* Without a meter (no thread, no pipe) the status line just has no
@@ -463,10 +464,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		ui_model_set_action(&d.m, true, "theme: %s (%s; using the default)", theme_err,
 				    theme_why);
 	/* Hooks run on state changes seen from here on; an untrusted one is
-	 * said once, and never run. --read-only runs none. onStatusChange
-	 * runs in the one dashboard that holds the workspace's (or the
-	 * database's) hooks lease. */
-	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only),
+	 * said once, and never run. --read-only runs none, nor does a
+	 * dashboard with no workspace (their log would make one there).
+	 * onStatusChange runs in the one dashboard that holds the
+	 * workspace's (or the database's) hooks lease. */
+	if ((status = ui_notify_new(&notify, ws,
+				    !(options && (options->read_only || options->no_workspace)),
 				    ui_source_store(d.src))))
 		goto done;
 	if (ui_notify_refusal(notify))

@@ -5,7 +5,8 @@
 #  - From a folder that is no workspace, with only AGENT_STORAGE_URL: the
 #    dashboard opens the fleet (the title names the database), the
 #    sessions, the journal, the footer counting 3 events; the operations
-#    pane says "no workspace here"; the folder is left as it was. Without
+#    pane says "no workspace here"; the folder is left as it was (no
+#    hook runs: its log would make a workspace there). Without
 #    the URL it still refuses, in one line, exit 2.
 #  - A Claude Code transcript of that folder is listed beside the
 #    database's sessions and opens read-only.
@@ -19,11 +20,15 @@
 . "$(dirname "$0")/lib/pg_fleet.sh" team
 away=$ws.away          # the operator's folder: no workspace marker
 home=$ws.home
+cfg=$ws.cfg            # the operator's own config: a hook
 at_exit() {
   psql -Atqc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
-  rm -rf "$away" "$home"
+  rm -rf "$away" "$home" "$cfg" "$ws.hooked" "$ws.before"
 }
-mkdir -p "$away" "$home"
+mkdir -p "$away" "$home" "$cfg/agent"
+cat >"$cfg/agent/config.json" <<JSON
+{"hooks": {"onStatusChange": ["sh", "-c", "echo \"\$AGENT_SESSION_ID \$AGENT_NEW_STATE\" >> '$ws.hooked'"]}}
+JSON
 export AGENT_CEILING_DIRECTORIES=$(dirname "$ws")
 ac() { "$agentctl" -w "$ws" "$@"; }
 
@@ -54,7 +59,7 @@ find "$away" | sort >"$ws.before"
 from_away() { # W H [env...]: the dashboard started in $away, no -w
   rm -f "$ws.exit"
   new_session -d -s e2e -x "$1" -y "$2" \
-    "cd $away && env HOME=$home ${*:3} $agentctl; echo \$? > $ws.exit"
+    "cd $away && env HOME=$home XDG_CONFIG_HOME=$cfg ${*:3} $agentctl; echo \$? > $ws.exit"
 }
 footer() { screen | tail -n 2 | head -n 1; }
 footer_has() { # text: up to 5 s for it in the status line
@@ -81,7 +86,9 @@ keys 2
 check "120x40: the operations pane says there is no workspace" wait_for "no workspace here"
 keys 4
 check "120x40: the journal from the database" wait_for "team event 3"
+as_host host-b status acme s-busy running paused
 keys 1
+check "120x40: another host's change shows live" row_has s-busy paused
 keys G
 keys Enter
 check "120x40: the transcript opens from the database's dashboard" wait_for "(read-only)"
@@ -89,6 +96,7 @@ keys Escape
 keys q
 check "120x40: q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
 check "120x40: nothing was written in the folder" eval 'find "$away" | sort | cmp -s - "$ws.before"'
+check "120x40: no hook ran (its log would make a workspace there)" [ ! -e "$ws.hooked" ]
 
 # ---- 80x24: the same, one pane at a time ----
 from_away 80 24 AGENT_STORAGE_URL=$URL
