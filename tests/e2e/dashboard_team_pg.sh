@@ -8,8 +8,8 @@
 #    pane says "no workspace here"; the folder is left as it was (no
 #    hook runs: its log would make a workspace there). Without
 #    the URL it still refuses, in one line, exit 2.
-#  - A Claude Code transcript of that folder is listed beside the
-#    database's sessions and opens read-only.
+#  - The Claude Code, Codex and Gemini transcripts of that folder are
+#    listed beside the database's sessions; one opens read-only, p refused.
 #  - A session quiet for two hours shows idle, not running, and w shows
 #    it among the idle ones.
 #  - In the migrated workspace (-w) the footer counts 3 events, not the
@@ -18,14 +18,18 @@
 # Usage: dashboard_team_pg.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 . "$(dirname "$0")/lib/pg_fleet.sh" team
-away=$ws.away          # the operator's folder: no workspace marker
-home=$ws.home
+# The operator's folder, no workspace marker in it, with Claude Code,
+# Codex and Gemini transcripts begun there (WS, under a private HOME).
+TMP=$ws.src
+. "$(dirname "$0")/lib/sources_home.sh"
+away=$WS
+home=$HOME
 cfg=$ws.cfg            # the operator's own config: a hook
 at_exit() {
   psql -Atqc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
-  rm -rf "$away" "$home" "$cfg" "$ws.hooked" "$ws.before"
+  rm -rf "$TMP" "$cfg" "$ws.hooked" "$ws.before"
 }
-mkdir -p "$away" "$home" "$cfg/agent"
+mkdir -p "$cfg/agent"
 cat >"$cfg/agent/config.json" <<JSON
 {"hooks": {"onStatusChange": ["sh", "-c", "echo \"\$AGENT_SESSION_ID \$AGENT_NEW_STATE\" >> '$ws.hooked'"]}}
 JSON
@@ -52,7 +56,6 @@ transcript() { # folder id prompt: a Claude Code session begun there
   printf '{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"%s","sessionId":"%s","version":"1.0.98","type":"user","message":{"role":"user","content":"%s"},"uuid":"u1","timestamp":"2025-10-01T10:00:00.000Z"}\n' \
     "$cwd" "$2" "$3" >"$proj/$2.jsonl"
 }
-transcript "$away" 7e1a0de0-2222-4333-8444-555566667777 "Tidy the team dashboard"
 transcript "$ws" 7e1a0de0-2222-4333-8444-555566668888 "Review the workspace"
 find "$away" | sort >"$ws.before"
 
@@ -75,7 +78,9 @@ check "120x40: every session of the database" wait_for "s-busy"
 check "120x40: the footer counts the journal's 3 events" footer_has "3 events seen"
 check "120x40: the quiet session is idle" row_has s-quiet idle
 check "120x40: the other is running" row_has s-busy running
-check "120x40: the transcript is listed beside them" row_has "Tidy the team dashboard" claude-code
+check "120x40: a Claude Code transcript is listed beside them" row_has "Fix the failing test" claude-code
+check "120x40: a Codex one" row_has "${C1:0:8}" codex
+check "120x40: a Gemini one" row_has "${G1:0:8}" gemini
 keys w
 keys w
 keys w
@@ -89,9 +94,14 @@ check "120x40: the journal from the database" wait_for "team event 3"
 as_host host-b status acme s-busy running paused
 keys 1
 check "120x40: another host's change shows live" row_has s-busy paused
-keys G
+keys /
+send "Fix the failing"
+keys Enter
+keys p
+check "120x40: p on a transcript: refused, read-only source" wait_for "read-only source"
 keys Enter
 check "120x40: the transcript opens from the database's dashboard" wait_for "(read-only)"
+keys Escape
 keys Escape
 keys q
 check "120x40: q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
@@ -103,7 +113,7 @@ from_away 80 24 AGENT_STORAGE_URL=$URL
 check "80x24: opens with only AGENT_STORAGE_URL" wait_for "s-quiet"
 check "80x24: the footer counts 3 events" footer_has "3 events seen"
 check "80x24: the quiet session is idle" row_has s-quiet idle
-check "80x24: the transcript is listed" wait_for "Tidy the team"
+check "80x24: the transcripts are listed" wait_for "Fix the failing"
 keys 2
 check "80x24: the operations pane says there is no workspace" wait_for "no workspace here"
 keys q
