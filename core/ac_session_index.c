@@ -781,9 +781,9 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		rc = 0;
 		/* keep_last_good(): one torn write keeps the row, marked stale. */
 		if (old && idx->keep_last_good && old->strings && listed(old)) {
-			free(fresh.strings);
 			int64_t written = fresh.summary.written_ms;
 
+			free(fresh.strings);
 			fresh.summary = old->summary;
 			fresh.summary.stale = true;
 			fresh.summary.written_ms = written;

@@ -161,7 +161,6 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 {
 	ui_session *copy = n ? calloc(n, sizeof(*copy)) : NULL;
 	bool hosts_known = false;
-
 	int64_t now = ac_time_now_ms();
 
 	if (n && !copy)
