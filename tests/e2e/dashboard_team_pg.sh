@@ -2,11 +2,11 @@
 # The team's dashboard on PostgreSQL (issue 25), the real binary in tmux at
 # 120x40 and 80x24. A workspace on files (three journal events, two
 # sessions) is migrated to the database; its JOURNAL.jsonl stays behind.
-#  - From a folder that is no workspace, with only AGENT_STORAGE_URL: the
-#    dashboard opens the fleet (the title names the database), the
-#    sessions, the journal, the footer counting 3 events; the operations
-#    pane says "no workspace here"; the folder is left as it was (no
-#    hook runs: its log would make a workspace there). Without
+#  - From a folder that is no workspace, with only AGENT_STORAGE_URL (or
+#    --storage URL): the dashboard opens the fleet (the title names the
+#    database), the sessions, the journal, the footer counting 3 events;
+#    the operations pane says "no workspace here"; the folder is left as
+#    it was (no hook runs: its log would make a workspace there). Without
 #    the URL it still refuses, in one line, exit 2.
 #  - The Claude Code, Codex and Gemini transcripts of that folder are
 #    listed beside the database's sessions; one opens read-only, p refused.
@@ -59,10 +59,10 @@ transcript() { # folder id prompt: a Claude Code session begun there
 transcript "$ws" 7e1a0de0-2222-4333-8444-555566668888 "Review the workspace"
 find "$away" | sort >"$ws.before"
 
-from_away() { # W H [env...]: the dashboard started in $away, no -w
+from_away() { # W H ENV ARGS: the dashboard started in $away, no -w
   rm -f "$ws.exit"
   new_session -d -s e2e -x "$1" -y "$2" \
-    "cd $away && env HOME=$home XDG_CONFIG_HOME=$cfg ${*:3} $agentctl; echo \$? > $ws.exit"
+    "cd $away && env HOME=$home XDG_CONFIG_HOME=$cfg $3 $agentctl ${4:-}; echo \$? > $ws.exit"
 }
 footer() { screen | tail -n 2 | head -n 1; }
 footer_has() { # text: up to 5 s for it in the status line
@@ -109,8 +109,8 @@ check "120x40: nothing was written in the folder" eval 'find "$away" | sort | cm
 check "120x40: no hook ran (its log would make a workspace there)" [ ! -e "$ws.hooked" ]
 
 # ---- 80x24: the same, one pane at a time ----
-from_away 80 24 AGENT_STORAGE_URL=$URL
-check "80x24: opens with only AGENT_STORAGE_URL" wait_for "s-quiet"
+from_away 80 24 "" "--storage $URL"
+check "80x24: opens with only --storage URL" wait_for "s-quiet"
 check "80x24: the footer counts 3 events" footer_has "3 events seen"
 check "80x24: the quiet session is idle" row_has s-quiet idle
 check "80x24: the transcripts are listed" wait_for "Fix the failing"
