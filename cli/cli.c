@@ -279,7 +279,8 @@ int cli_finish_output(void)
 
 int cli_dashboard(cli_context *ctx)
 {
-	dashboard_options options = {.read_only = ctx->read_only};
+	dashboard_options options = {.read_only = ctx->read_only,
+				     .no_workspace = ctx->no_workspace != NULL};
 
 	if (dashboard_run(&ctx->ws, ctx->config, &options) != 0)
 		return cli_error(CLI_FAILED, "%s", ac_error_last());

@@ -28,6 +28,10 @@ typedef struct {
 	ac_config *config;     /* loaded for workspace */
 	ac_workspace ws;       /* resolved from config */
 	bool ws_ready;         /* ws holds resources to free */
+	/* The dashboard found no workspace here or above (why, allocated):
+	 * it opens the current folder if a store URL names the fleet's
+	 * database, and refuses otherwise. NULL when a workspace was found. */
+	char *no_workspace;
 } cli_context;
 
 /* Prints "agentctl: <message>" on stderr (sanitised) and returns status. */

@@ -270,12 +270,25 @@ static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found
 	} else if (cmd) {
 		if (skipped)
 			cli_note("%s; using the current folder", skipped);
-	} else {
-		status = cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' "
-				   "for a demo or pass -w DIR", ac_error_last());
+	} else if (!(ctx->no_workspace = strdup(ac_error_last()))) {
+		status = cli_error(CLI_FAILED, "out of memory");
 	}
+	/* The dashboard without a workspace: decided once the configuration
+	 * says whether a database holds the fleet (no_workspace_refused()). */
 	free(skipped);
 	return status;
+}
+
+/* A dashboard with no workspace opens the current folder only for a
+ * store URL (--storage, AGENT_STORAGE_URL, the user's storage.url): an
+ * operator's machine has the team's database, not the agents' folders. */
+static int no_workspace_refused(const cli_context *ctx)
+{
+	if (!ctx->no_workspace || cli_store_is_database(ctx))
+		return CLI_OK;
+	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "
+			 "demo, pass -w DIR, or name the team's database with --storage URL or "
+			 "AGENT_STORAGE_URL", ctx->no_workspace);
 }
 
 int main(int argc, char **argv)
@@ -302,6 +315,8 @@ int main(int argc, char **argv)
 	status = find_workspace(&ctx, cmd, &found);
 	if (status == CLI_OK)
 		status = open_workspace(&ctx);
+	if (status == CLI_OK)
+		status = no_workspace_refused(&ctx);
 	/* Before the first write, so a `git add -A` meanwhile finds it too. */
 	if (status == CLI_OK && !ctx.read_only &&
 	    writes_agent_state(cmd, argc - first - 1, argv + first + 1))
@@ -312,6 +327,7 @@ int main(int argc, char **argv)
 	if (ctx.ws_ready)
 		ac_workspace_free(&ctx.ws);
 	ac_config_free(ctx.config);
+	free(ctx.no_workspace);
 	free(found);
 	return status;
 }

@@ -426,6 +426,7 @@ static void mark_to_parse(entry *e, char *name, const struct stat *st)
 	e->size = st->st_size;
 	e->mtime = st->st_mtim;
 	e->ctime = st->st_ctim;
+	e->summary.written_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 	e->to_parse = true;
 }
 
@@ -489,9 +490,12 @@ static void keep_last_good(entry *fresh, size_t n)
 		entry *e = &fresh[i];
 
 		if (e->bad && e->prev_strings) {
+			int64_t written = e->summary.written_ms;
+
 			free(e->strings);
 			e->summary = e->prev;
 			e->summary.stale = true;
+			e->summary.written_ms = written; /* written now, if torn */
 			e->strings = e->prev_strings;
 			e->kept = true;
 		} else {
@@ -780,9 +784,12 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		rc = 0;
 		/* keep_last_good(): one torn write keeps the row, marked stale. */
 		if (old && idx->keep_last_good && old->strings && listed(old)) {
+			int64_t written = fresh.summary.written_ms;
+
 			free(fresh.strings);
 			fresh.summary = old->summary;
 			fresh.summary.stale = true;
+			fresh.summary.written_ms = written;
 			fresh.strings = old->strings;
 			old->strings = NULL;
 			fresh.kept = true;

@@ -34,6 +34,9 @@ typedef struct {
 	uint64_t input_tokens;  /* metadata.usage, recorded per turn */
 	uint64_t output_tokens;
 	uint64_t turns;
+	/* When the file was last written (its mtime, ms since the epoch): how
+	 * long the agent has been quiet (ac_session_state.h); 0 when not known. */
+	int64_t written_ms;
 	/* The file cannot be read now (torn by a writer, invalid): this is its
 	 * last good read (only with ac_session_index_keep_last_good()). */
 	bool stale;

@@ -532,6 +532,37 @@ static void test_index_lists_newest_first_and_reads_only_changes(void **state)
 	ac_session_index_free(index);
 }
 
+/* A summary says when its file was last written (its mtime, ms): how long
+ * the agent is quiet, for the idle state. A torn write keeps the last good
+ * summary but says the new time: the file was written. */
+static void test_index_says_when_a_file_was_written(void **state)
+{
+	fixture *f = *state;
+	ac_session_index *index;
+	const ac_session_summary *const *list;
+	struct timespec times[2] = {{1700000000, 250000000}, {1700000000, 250000000}};
+	size_t n;
+	char *path = write_session(f, "s1", reference_session);
+
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	assert_int_equal(ac_session_index_new(&index, f->dir), 0);
+	ac_session_index_keep_last_good(index, true);
+	assert_int_equal(ac_session_index_refresh(index, NULL, NULL, NULL), 0);
+	list = ac_session_index_list(index, &n);
+	assert_int_equal(n, 1);
+	assert_true(list[0]->written_ms == 1700000000250LL);
+	tu_write_file(path, "{\"id\":\"s1\",\"task\":\"tor", 20);
+	times[0].tv_sec = times[1].tv_sec = 1700000100;
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	assert_int_equal(ac_session_index_refresh_file(index, "s1.json", NULL, NULL,
+						       &(ac_session_index_change){0}), 0);
+	list = ac_session_index_list(index, &n);
+	assert_true(list[0]->stale);
+	assert_true(list[0]->written_ms == 1700000100250LL);
+	ac_session_index_free(index);
+	free(path);
+}
+
 /* Asked to, an index keeps a session it read well before with its last
  * good summary, marked stale, while its file does not read (a writer tore
  * it); one that never read it well leaves it out, and so does every index
@@ -883,6 +914,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_index_says_when_a_file_was_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_keeps_the_last_good_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_session_file_is_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens_come_from_the_text, setup, teardown),

@@ -256,6 +256,12 @@ static int wait_ms(const ui_dash *d, int64_t now)
 	/* A running rollback's end by a kill changes no file: looked at again. */
 	if (d->m.intent_running)
 		tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (d->m.states_change_at) { /* a running session turns idle */
+		int64_t left = d->m.states_change_at - now;
+		int in = left < 0 ? 0 : left > 3600000 ? 3600000 : (int)left;
+
+		tick = tick < 0 || in < tick ? in : tick;
+	}
 	if (d->m.n_transcripts || ui_source_transcript_folders(d->src)) {
 		int64_t left = d->transcripts_at - now;
 		int poll_in = left < 0 ? 0 : left > TRANSCRIPT_STATE_MS ? TRANSCRIPT_STATE_MS : (int)left;
@@ -453,6 +459,16 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	if (ui_source_store_name(d.src) &&
 	    (status = ac_store_watch_new(&d.store_watch, ac_config_string(config, "storage.url", ""))))
 		goto done;
+	if (options && options->no_workspace) {
+		/* The title names what is shown: the database, not a folder. */
+		ui_sfree(d.m.workspace);
+		d.m.workspace = ui_safe_str(ui_source_store_name(d.src) ? ui_source_store_name(d.src)
+							: ws->root);
+		d.m.no_workspace = true;
+		ui_model_log(&d.m, false, "no workspace here: sessions, the journal and checkpoints "
+			     "from the database; no operations log, no git, no hooks run (they "
+			     "log in a workspace's .agent/)");
+	}
 	ui_settings_init(&settings, ws, config);
 	/* Without a meter (no thread, no pipe) the status line just has no
 	 * usage figures. */
@@ -466,10 +482,12 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		ui_model_set_action(&d.m, true, "theme: %s (%s; using the default)", theme_err,
 				    theme_why);
 	/* Hooks run on state changes seen from here on; an untrusted one is
-	 * said once, and never run. --read-only runs none. onStatusChange
-	 * runs in the one dashboard that holds the workspace's (or the
-	 * database's) hooks lease. */
-	if ((status = ui_notify_new(&notify, ws, !(options && options->read_only),
+	 * said once, and never run. --read-only runs none, nor does a
+	 * dashboard with no workspace (their log would make one there).
+	 * onStatusChange runs in the one dashboard that holds the
+	 * workspace's (or the database's) hooks lease. */
+	if ((status = ui_notify_new(&notify, ws,
+				    !(options && (options->read_only || options->no_workspace)),
 				    ui_source_store(d.src))))
 		goto done;
 	if (ui_notify_refusal(notify))
@@ -526,6 +544,8 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 					d.dirty = true;
 				break;
 			}
+		if (ui_model_derive_states(&d.m, ac_time_now_ms()))
+			d.dirty = true;
 		if (d.m.intent_running && ui_source_update(d.src, &d.m, AC_WATCH_OPERATIONS))
 			d.dirty = true;
 		/* Keys first (they may change what is shown), then files. Input is

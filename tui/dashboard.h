@@ -13,6 +13,10 @@
 
 typedef struct {
 	bool read_only; /* no key writes anything (--read-only) */
+	/* ws is a folder with no workspace in it, opened for the database its
+	 * storage.url names: what needs a workspace (the operations log, git)
+	 * says so in its pane. */
+	bool no_workspace;
 } dashboard_options;
 
 /* Runs until the operator quits. The theme is the configuration's "theme"

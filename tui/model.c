@@ -242,6 +242,10 @@ void ui_model_clear_events(ui_model *m)
 	for (size_t i = 0; i < m->n_events; i++)
 		event_free(&m->events[(m->events_start + i) % UI_MODEL_EVENTS]);
 	m->events_start = m->n_events = 0;
+	/* The count starts again with them: the file's events read before a
+	 * database replaced it (the same events, migrated) are not counted
+	 * twice, nor its bad lines. */
+	m->events_seen = m->journal_skipped = 0;
 }
 
 /* ---- operations and checkpoints ---------------------------------------- */

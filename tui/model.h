@@ -49,6 +49,10 @@ typedef struct {
 	 * ("claude-code", "codex", "gemini"; static), NULL for a session file. */
 	const char *source;
 	ac_session_state state; /* derived: ac_session_state.h */
+	/* When its store last wrote a session (ms since the epoch; 0 unknown):
+	 * a running one whose agent is quiet past the idle threshold is idle,
+	 * as `session list --state` says. */
+	int64_t written_ms;
 	/* The transcript's file, raw (for the conversation search, never
 	 * shown); NULL for a session file. */
 	char *path;
@@ -236,6 +240,11 @@ typedef struct {
 	/* The last n_transcripts rows are coding agents' transcripts, after
 	 * the session files' rows (which mirror the index's listing). */
 	size_t n_transcripts;
+	/* The thresholds a session's state is derived under (borrowed; NULL:
+	 * the defaults), and the next moment a session file's row turns idle
+	 * with time alone (0: none will): ui_model_derive_states(). */
+	const ac_state_thresholds *state_limits;
+	int64_t states_change_at;
 	/* Transcript rows that are children (a sub-agent, a fork whose parent
 	 * is listed): 0 spares the Sessions pane its tree. The parents whose
 	 * children the operator folded (raw ids; '-'), kept across reads. */
@@ -255,6 +264,9 @@ typedef struct {
 	uint64_t events_seen;    /* since start */
 
 	bool ops_present;        /* the operation log exists */
+	/* The folder is no workspace (a database's fleet seen from anywhere):
+	 * no operation log, no git. */
+	bool no_workspace;
 	/* A rollback or revert stopped midway (ac_oplog_intent.h), shown
 	 * above the operations: its line (sanitised) and what F and U act on;
 	 * intent_line NULL when there is none. */
@@ -416,7 +428,12 @@ void ui_model_viewer_open(ui_model *m, const char *title);
 void ui_model_viewer_line(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ui_model_viewer_close(ui_model *m);
 
-/* Empties the journal tail. */
+/* Derives again, at now_ms, the states of the session files' rows, which
+ * change with time alone (running turns idle once quiet), when
+ * m->states_change_at has come. True when a row's state changed. */
+bool ui_model_derive_states(ui_model *m, int64_t now_ms);
+
+/* Empties the journal tail and its counts (events seen, lines skipped). */
 void ui_model_clear_events(ui_model *m);
 
 /* Replaces the session list with sanitised copies of list[0..n) (borrowed)

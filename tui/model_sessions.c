@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include "ac_error.h"
+#include "ac_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,56 @@ static void sessions_free(ui_session *list, size_t n)
 	free(list);
 }
 
-static void session_copy(ui_session *c, const ac_session_summary *s, const char *host)
+/* A session file's state, as `session list --state` derives it: its
+ * status, and how long its agent has been quiet. Notes in
+ * m->states_change_at when a running row turns idle with time alone. */
+static ac_session_state seed_state(ui_model *m, const char *status, int64_t written_ms,
+				   int64_t now_ms)
+{
+	static const ac_state_thresholds defaults = AC_STATE_THRESHOLDS_DEFAULT;
+	const ac_state_thresholds *limits = m->state_limits ? m->state_limits : &defaults;
+	ac_state_inputs in = {status, AC_TURN_NONE, 0, false, written_ms ? now_ms - written_ms : 0,
+			      AC_AGENT_UNKNOWN};
+	ac_session_state state = ac_session_state_derive(&in, limits);
+
+	if (state == AC_STATE_RUNNING && written_ms) {
+		int64_t at = written_ms + limits->idle_ms;
+
+		if (!m->states_change_at || at < m->states_change_at)
+			m->states_change_at = at;
+	}
+	return state;
+}
+
+bool ui_model_derive_states(ui_model *m, int64_t now_ms)
+{
+	bool changed = false;
+
+	if (!m->states_change_at || now_ms < m->states_change_at)
+		return false;
+	m->states_change_at = 0;
+	for (size_t i = 0; i < m->n_sessions; i++) {
+		ui_session *c = &m->sessions[i];
+		ac_session_state state;
+
+		if (c->source)
+			continue;
+		state = seed_state(m, c->status, c->written_ms, now_ms);
+		if (state != c->state) {
+			c->state = state;
+			changed = true;
+			ui_model_touch_session(m, c->id);
+		}
+	}
+	if (changed) {
+		m->sessions_gen = ++last_generation;
+		m->sessions_prev_gen = 0;
+	}
+	return changed;
+}
+
+static void session_copy(ui_model *m, ui_session *c, const ac_session_summary *s,
+			 const char *host, int64_t now_ms)
 {
 	memset(c, 0, sizeof(*c));
 	c->id = ui_safe_str(s->id);
@@ -62,12 +112,8 @@ static void session_copy(ui_session *c, const ac_session_summary *s, const char 
 	c->messages = s->messages;
 	c->tokens = s->tokens;
 	c->st = ui_status_of(s->status);
-	{
-		/* The status decides (how long the file is quiet is not read here). */
-		ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0, AC_AGENT_UNKNOWN};
-
-		c->state = ac_session_state_derive(&in, NULL);
-	}
+	c->written_ms = s->written_ms;
+	c->state = seed_state(m, s->status, s->written_ms, now_ms);
 	if (s->stale) {
 		/* Its last good read: said in the status column, in red. */
 		c->pending = "unreadable";
@@ -115,12 +161,14 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 {
 	ui_session *copy = n ? calloc(n, sizeof(*copy)) : NULL;
 	bool hosts_known = false;
+	int64_t now = ac_time_now_ms();
 
 	if (n && !copy)
 		return AC_ENOMEM;
 	memset(m->by_status, 0, sizeof(m->by_status));
+	m->states_change_at = 0;
 	for (size_t i = 0; i < n; i++) {
-		session_copy(&copy[i], list[i], hosts ? hosts[i] : NULL);
+		session_copy(m, &copy[i], list[i], hosts ? hosts[i] : NULL, now);
 		hosts_known = hosts_known || *copy[i].host;
 		m->by_status[copy[i].st]++;
 		/* Rows keep their places unless one came or went: compared
@@ -149,7 +197,13 @@ int ui_model_set_sessions(ui_model *m, const ac_session_summary *const *list, si
  * info's strings. */
 static ac_session_summary summary_of(const ac_backend_session_info *info)
 {
+	/* A store has no file's mtime: its last write is its updated_at. */
+	int64_t written = 0;
+
+	if (!info->updated_at || ac_time_parse(&written, info->updated_at) != 0)
+		written = 0;
 	return (ac_session_summary){
+		.written_ms = written,
 		.id = info->session_id, .task = info->task ? info->task : "", .status = info->status,
 		.created_at = info->created_at ? info->created_at : "",
 		.updated_at = info->updated_at, .tenant = info->tenant, .user = info->user,
@@ -201,10 +255,11 @@ static bool comes_before(const ui_session *row, const ac_backend_session_info *i
 int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_session_info *info)
 {
 	ac_session_summary s;
-	size_t was_at = AC_SESSION_INDEX_NONE, now_at = 0;
+	size_t was_at = AC_SESSION_INDEX_NONE, now_at = 0, stored = m->n_sessions - m->n_transcripts;
 	int rc;
 
-	for (size_t i = 0; i < m->n_sessions; i++)
+	/* Among the store's rows: the transcripts' stay after them. */
+	for (size_t i = 0; i < stored; i++)
 		if (!strcmp(m->sessions[i].raw_id, id)) {
 			was_at = i;
 			break;
@@ -212,7 +267,7 @@ int ui_model_put_store_session(ui_model *m, const char *id, const ac_backend_ses
 	if (!info)
 		return was_at == AC_SESSION_INDEX_NONE ? 0 : put_row(m, was_at, NULL, NULL, 0, NULL, false);
 	/* Its place among the others (without itself). */
-	for (size_t i = 0; i < m->n_sessions; i++)
+	for (size_t i = 0; i < stored; i++)
 		if (i != was_at && comes_before(&m->sessions[i], info))
 			now_at++;
 	s = summary_of(info);
@@ -251,7 +306,7 @@ static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, cons
 	}
 	if (!s)
 		return 0;
-	session_copy(&row, s, host);
+	session_copy(m, &row, s, host, ac_time_now_ms());
 	if (pending && !row.pending) {
 		row.pending = pending;
 		row.pending_alarm = alarm;

@@ -547,8 +547,12 @@ int ui_source_open_conversation(ui_source *src, ui_model *m, const char *id)
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
 	int rc;
 
-	if (src->database)
+	if (src->database && !ui_source_transcript(src, id))
 		return ui_source_store_open_conversation(src, m, id);
+	if (src->database) {
+		ac_error_clear();
+		return ui_source_transcript_conversation(src, m, id);
+	}
 	rc = ac_session_load(&s, src->ws->sessions_dir, id);
 	if (rc == AC_ENOTFOUND && ui_source_transcript(src, id)) {
 		ac_error_clear();
@@ -795,6 +799,9 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	src->ws = ws;
 	src->m = m;
 	src->ops_line = 1;
+	/* A session file's state too is derived under sources.state.*. */
+	ac_source_state_limits(&src->limits, ws->config);
+	m->state_limits = &src->limits;
 	if ((rc = open_backend(src)) != 0 ||
 	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
 					&ws->schema)) != 0 ||
@@ -821,6 +828,8 @@ void ui_source_free(ui_source *src)
 {
 	if (!src)
 		return;
+	if (src->m && src->m->state_limits == &src->limits)
+		src->m->state_limits = NULL;
 	ac_journal_follow_free(src->follow);
 	ac_session_index_free(src->index);
 	ac_source_index_free(src->transcripts);

@@ -44,15 +44,10 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
-	/* Transcripts sit after rows that mirror the files' index; a store's
-	 * rows are ordered otherwise: not mixed (the CLI lists both). */
-	ac_source_index_free(src->transcripts);
-	src->transcripts = NULL;
-	ac_source_watch_free(src->transcripts_watch);
-	src->transcripts_watch = NULL;
 	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
-		 "checkpoints from the database, followed live; the operations pane still reads "
-		 "the workspace's file", src->store_name);
+		 "checkpoints from the database, followed live; the coding agents' transcripts "
+		 "from their folders; the operations pane still reads the workspace's file",
+		 src->store_name);
 	ui_model_log(src->m, false, line);
 	/* The journal file's events read so far are not this store's. */
 	ui_model_clear_events(src->m);
@@ -114,7 +109,9 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	if (!src->rows_synced)
 		ui_source_note_problem(src->m, src->store_name, "out of memory");
 	ac_backend_sessions_free(list, n);
-	return UI_CHANGED_SESSIONS;
+	/* The coding agents' transcripts go after the store's rows, as after
+	 * the files' (the listing replaced them all). */
+	return UI_CHANGED_SESSIONS | ui_source_transcripts_read(src, src->m, !src->transcripts_read);
 }
 
 unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id)

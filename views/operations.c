@@ -87,6 +87,11 @@ static void ops_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r,
 		r.y++;
 		r.h--;
 	}
+	if (m->no_workspace && !m->n_ops) {
+		ui_list_draw_note(v, p, r, active, NULL, "no workspace here: the operations log and "
+				  "git need one (-w DIR)");
+		return;
+	}
 	if (!m->ops_present && !m->n_ops) {
 		ui_list_draw_note(v, p, r, active, NULL,
 				  "no operation log yet (.agent/operations.jsonl does not exist)");

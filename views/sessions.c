@@ -114,6 +114,9 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		snprintf(cell, sizeof(cell), " %s %s", s->pending_alarm ? "!" : "~", s->pending);
 	else if (s->source) /* a transcript: its derived state */
 		snprintf(cell, sizeof(cell), " %s %s", ui_state_symbol(s->state), s->status);
+	else if (s->state == AC_STATE_IDLE) /* running, but its agent has gone quiet */
+		snprintf(cell, sizeof(cell), " %s %s", ui_state_symbol(s->state),
+			 ac_session_state_name(s->state));
 	else
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
 	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
@@ -158,7 +161,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	*accent_w = SES_STATUS_W - 2;
 	if (s->pending)
 		return ui_status_style(s->pending_alarm ? UI_STATUS_FAILED : UI_STATUS_PAUSED);
-	if (s->source)
+	if (s->source || s->state == AC_STATE_IDLE)
 		return ui_state_style(s->state);
 	return ui_status_style(s->st);
 }
