@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Issue 26 item 1 on the dashboard: a session, operation and journal event
+# that the seeds' Node code wrote with a lone surrogate ("\ud83d", text cut
+# with .slice() inside an emoji) are shown, the half emoji as its escape,
+# and the conversation opens.
+. "$(dirname "$0")/lib/tmux.sh" "$@"
+command -v node >/dev/null || { echo "node missing: skipped"; exit 0; }
+LIB=$(cd "$(dirname "$0")/lib" && pwd)
+git -C "$ws" init -q
+git -C "$ws" config user.email seed@example.invalid
+git -C "$ws" config user.name seed
+echo base >"$ws/base.txt"
+git -C "$ws" add -A
+git -C "$ws" commit -qm base
+node "$LIB/seed_lone_surrogate.js" "$ws" >"$ws.seeded" || { echo "seed writer failed"; exit 1; }
+at_exit() { rm -f "$ws.seeded"; }
+node "$LIB/seed004_journal.js" "$ws/JOURNAL.jsonl" log "$(sed -n 's/^event //p' "$ws.seeded")"
+
+dashboard 160 40
+check "the session is listed, its task's half emoji escaped" wait_for 'deploy ship\ud83d'
+check "the journal event is shown, not marked invalid" wait_for 'wrote ship\ud83d'
+check "the operation is counted" wait_for "1 operations"
+send 1
+send Enter
+check "the conversation opens with both halves" wait_for '\ude80ok done'
+send Escape
+send q
+check "q quits" wait_gone
+finish
