@@ -24,6 +24,11 @@ send 1
 send Enter
 check "the conversation opens with both halves" wait_for '\ude80ok done'
 send Escape
+check "back on the first screen" wait_for '1 operations'
+send 4
+send Enter
+check "the journal event opens as JSON, not as a line that is not" wait_for '"message": "wrote ship\ud83d"'
+send Escape
 send q
 check "q quits" wait_gone
 finish

@@ -51,6 +51,11 @@ run session show "$SID" --json
 check "show --json: the values JSON.parse gives" \
 	node_is "$TMP/out" 's.conversationHistory[1].content[0].text === low + " done"'
 
+run session fork "$SID"
+CHILD=$(head -n 1 "$TMP/out")
+check "fork: exit 0, the child keeps the task and messages" \
+	eval 'rc_is 0 && node_is "$WS/.agent/sessions/$CHILD.json" "s.task === \"deploy \" + cut && s.conversationHistory[0].content === \"launch \" + cut"'
+
 # Pause and resume rewrite the file: only status and updatedAt change.
 same_but_status() { # STATUS
 	grep -qF "  \"status\": \"$1\"," "$F" &&
