@@ -46,9 +46,11 @@ int ac_json_surrogates_mark(ac_buf *out, bool *out_changed, const char *text, si
 				p += 11;
 				continue;
 			}
+			/* Lowercase, so "\uD83D" and "\ud83d" are one key to
+			 * jansson's duplicate check, as to JSON.parse. */
 			if ((rc = ac_buf_append(out, copied, (size_t)(p - copied))) ||
 			    (rc = ac_buf_append(out, t, AC_JSON_TAG_LEN)) ||
-			    (rc = ac_buf_append(out, p + 1, 5)))
+			    (rc = ac_buf_printf(out, "u%04lx", unit)))
 				return rc;
 			copied = p + 6;
 			p += 5;

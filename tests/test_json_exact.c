@@ -122,6 +122,9 @@ static void test_jansson_path_and_spelling(void **state)
 	expect_dump(root, JSON_COMPACT,
 		    "[\"\xf0\x9f\x9a\x80\",\"\\ud83d\\ud83d\",\"\\\\ud83d\",\"x\\udfff\"]");
 	json_decref(root);
+	/* However spelt, a repeated key is one. */
+	assert_int_equal(ac_json_exact_load(&root, "{\"\\uD83D\":1.5,\"\\ud83d\":2}", 25,
+					    JSON_REJECT_DUPLICATES, "dup"), AC_ECORRUPT);
 	/* Keys keep their order when one is rewritten. */
 	root = load("{\"a\":1.5,\"\\udc00\":2,\"z\":3}", 0);
 	expect_dump(root, JSON_COMPACT, "{\"a\":1.5,\"\\udc00\":2,\"z\":3}");
