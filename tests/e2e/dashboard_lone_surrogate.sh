@@ -5,16 +5,9 @@
 # and the conversation opens.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 command -v node >/dev/null || { echo "node missing: skipped"; exit 0; }
-LIB=$(cd "$(dirname "$0")/lib" && pwd)
-git -C "$ws" init -q
-git -C "$ws" config user.email seed@example.invalid
-git -C "$ws" config user.name seed
-echo base >"$ws/base.txt"
-git -C "$ws" add -A
-git -C "$ws" commit -qm base
-node "$LIB/seed_lone_surrogate.js" "$ws" >"$ws.seeded" || { echo "seed writer failed"; exit 1; }
+. "$(dirname "$0")/lib/lone_surrogate.sh"
 at_exit() { rm -f "$ws.seeded"; }
-node "$LIB/seed004_journal.js" "$ws/JOURNAL.jsonl" log "$(sed -n 's/^event //p' "$ws.seeded")"
+seed_lone_surrogate "$ws" "$ws.seeded" || { echo "seed writers failed"; exit 1; }
 
 dashboard 160 40
 check "the session is listed, its task's half emoji escaped" wait_for 'deploy ship\ud83d'

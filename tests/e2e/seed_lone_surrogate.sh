@@ -11,19 +11,12 @@ set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
 command -v node >/dev/null || { echo "node missing: skipped"; exit 0; }
-LIB=$(cd "$(dirname "$0")/lib" && pwd)
+. "$(dirname "$0")/lib/lone_surrogate.sh"
 WS=$TMP/ws
 mkdir -p "$WS"
-git -C "$WS" init -q
-git -C "$WS" config user.email seed@example.invalid
-git -C "$WS" config user.name seed
-echo base >"$WS/base.txt"
-git -C "$WS" add -A
-git -C "$WS" commit -qm base
-node "$LIB/seed_lone_surrogate.js" "$WS" >"$TMP/seeded" || { echo "seed writer failed"; exit 1; }
+seed_lone_surrogate "$WS" "$TMP/seeded" || { echo "seed writers failed"; exit 1; }
 SID=$(sed -n 's/^session //p' "$TMP/seeded")
 OP=$(sed -n 's/^operation //p' "$TMP/seeded")
-node "$LIB/seed004_journal.js" "$WS/JOURNAL.jsonl" log "$(sed -n 's/^event //p' "$TMP/seeded")"
 F=$WS/.agent/sessions/$SID.json
 cp "$F" "$TMP/seed.json"
 out_has() { grep -qF -- "$1" "$TMP/out"; }
