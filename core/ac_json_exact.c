@@ -283,6 +283,25 @@ done:
 	return rc;
 }
 
+json_t *ac_json_load_js(const char *text, size_t len, size_t flags)
+{
+	ac_buf lone = AC_BUF_INIT;
+	json_t *root = ac_json_fast_load_wtf8(text, len);
+	bool changed = false;
+
+	if (root || ac_json_exact_holds_marker(text, len) ||
+	    ac_json_surrogates_mark(&lone, &changed, text, len))
+		goto done;
+	root = changed ? json_loadb(lone.data, lone.len, flags, NULL) : json_loadb(text, len, flags, NULL);
+	if (root && changed && ac_json_surrogates_unmark(root)) {
+		json_decref(root);
+		root = NULL;
+	}
+done:
+	ac_buf_free(&lone);
+	return root;
+}
+
 /* The end of the JSON string whose opening quote is at q (the closing
  * quote, one not escaped by an odd run of backslashes), or NULL. */
 static const char *string_end(const char *q, const char *end)

@@ -37,6 +37,13 @@
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what);
 
+/* json_loadb(text, len, flags, NULL) (a new reference, or NULL when
+ * refused), fast where ac_json_fast_load() can, with a lone surrogate
+ * escape taken as ac_json_exact_load() takes it, numbers as jansson reads
+ * them: for the records of other Node programs (Claude Code's and Gemini
+ * CLI's transcripts) that are read, never rewritten. */
+json_t *ac_json_load_js(const char *text, size_t len, size_t flags);
+
 /* json_stringn(text, len) (a new reference), but a lone surrogate's
  * WTF-8 form, as ac_json_exact_load() holds it, is taken too: for text
  * copied out of a loaded document into a new value. NULL when text holds

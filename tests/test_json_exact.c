@@ -172,6 +172,28 @@ static void test_nested_and_new_strings(void **state)
 	ac_buf_free(&out);
 }
 
+/* Other Node programs' records (Claude Code's transcript lines): the
+ * lone surrogate taken, numbers as jansson reads them (a cost stays a
+ * real), whichever way the line is parsed. */
+static void test_load_js(void **state)
+{
+	static const char fast[] = "{\"text\":\"cut \\ud83d\",\"n\":2}";
+	static const char slow[] = "{\"text\":\"cut \\ud83d\",\"costUSD\":1.50}";
+	json_t *v;
+
+	(void)state;
+	v = ac_json_load_js(fast, sizeof(fast) - 1, JSON_ALLOW_NUL);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "text")), "cut \xed\xa0\xbd");
+	json_decref(v);
+	v = ac_json_load_js(slow, sizeof(slow) - 1, JSON_ALLOW_NUL);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "text")), "cut \xed\xa0\xbd");
+	assert_true(json_is_real(json_object_get(v, "costUSD")));
+	json_decref(v);
+	assert_null(ac_json_load_js("{\"a\":\"\\ud83d\",}", 15, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_jansson_path_and_spelling),
 		cmocka_unit_test(test_error_position),
 		cmocka_unit_test(test_nested_and_new_strings),
+		cmocka_unit_test(test_load_js),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
