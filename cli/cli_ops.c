@@ -8,6 +8,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_git.h"
+#include "ac_json_exact.h"
 #include "ac_oplog.h"
 #include "ac_oplog_intent.h"
 #include "ac_session.h"
@@ -231,6 +232,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	size_t nchanges = 0;
 	ac_buf out = AC_BUF_INIT, what = AC_BUF_INIT;
 	char *details = NULL;
+	size_t details_len = 0;
 	const char *id = NULL;
 	bool patch = false;
 	int status;
@@ -263,7 +265,7 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 		status = cli_error(CLI_FAILED, "operation %s: %s", op->id, ac_error_last());
 		goto done;
 	}
-	details = json_dumps(op->details, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	details = ac_json_exact_dumps(op->details, JSON_COMPACT | JSON_PRESERVE_ORDER, &details_len);
 	ac_oplog_summary(&what, op->details, 200);
 	ac_buf_printf(&out, "Operation %s\n", op->id);
 	ac_buf_printf(&out, "Time:     %s\nSession:  %s\nType:     %s\nWhat:     %s\nDetails:  %s\n",

@@ -15,6 +15,7 @@
 #include "ac_buf.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_operator.h"
 #include "ac_session.h"
@@ -50,11 +51,12 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 
 static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
 {
-	/* The task whole, a \u0000 in it included ("s%": with its length). */
-	/* turns: metadata.usage.turns, one a record-turn (seed 001's listSessions
-	 * selects it beside tokens). */
-	return json_pack("{s:s, s:s%, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s}",
-			 "id", s->id, "task", s->task, ac_session_summary_task_len(s), "status", s->status,
+	/* The task whole, a \u0000 or a lone surrogate in it included.
+	 * turns: metadata.usage.turns, one a record-turn (seed 001's
+	 * listSessions selects it beside tokens). */
+	return json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s}",
+			 "id", s->id, "task",
+			 ac_json_exact_stringn(s->task, ac_session_summary_task_len(s)), "status", s->status,
 			 "createdAt", s->created_at, "updatedAt", s->updated_at,
 			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
 			 "messages", (json_int_t)s->messages, "turns", (json_int_t)s->turns,

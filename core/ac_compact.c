@@ -207,7 +207,9 @@ json_t *ac_compact_summary_message(const char *summary)
 	json_t *msg = NULL;
 
 	if (ac_buf_printf(&content, "%s%s", AC_SUMMARY_PREFIX, summary) == 0)
-		msg = json_pack("{s:s, s:s}", "role", "user", "content", content.data);
+		/* The summary may quote a lone surrogate the messages hold. */
+		msg = json_pack("{s:s, s:o}", "role", "user", "content",
+				ac_json_exact_stringn(content.data, content.len));
 	ac_buf_free(&content);
 	return msg;
 }

@@ -1,6 +1,8 @@
 /* Numbers jansson cannot give back as read, carried through as marker
- * strings; NUL allowed in strings. See ac_json_exact.h. */
+ * strings; NUL allowed in strings; lone surrogates by way of
+ * ac_json_surrogate.c. See ac_json_exact.h. */
 #include "ac_json_exact.h"
+#include "ac_json_exact_impl.h"
 
 #include "ac_atomic.h"
 #include "ac_error.h"
@@ -21,8 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* "ac-number-" + 32 hex digits + ':' */
-#define TAG_LEN (10 + 32 + 1)
+#define TAG_LEN AC_JSON_TAG_LEN
 
 static char tag[TAG_LEN + 1];
 static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
@@ -53,7 +54,7 @@ static void make_tag(void)
 	tag[TAG_LEN] = '\0';
 }
 
-static const char *the_tag(void)
+const char *ac_json_exact_tag(void)
 {
 	pthread_once(&tag_once, make_tag);
 	return tag;
@@ -126,7 +127,7 @@ static bool jansson_exact(const char *p, size_t n)
  * a marker string. *out_changed says whether any was. */
 static int mark_numbers(ac_buf *out, bool *out_changed, const char *text, size_t len)
 {
-	const char *t = the_tag();
+	const char *t = ac_json_exact_tag();
 	size_t i = 0, copied = 0;
 	int rc = 0;
 
@@ -167,22 +168,23 @@ static int mark_numbers(ac_buf *out, bool *out_changed, const char *text, size_t
 
 /* Moves a fault found in the marked copy to its column in the original:
  * markers hold no newline, so only the ones on the fault's line before it
- * shifted it, each by its quotes and tag. */
-static void unmark_position(json_error_t *jerr, const ac_buf *marked)
+ * shifted it: a number's by its quotes and tag, a lone surrogate's by its
+ * tag less the backslash. */
+static void unmark_position(json_error_t *jerr, const char *marked, size_t len)
 {
-	const char *t = the_tag();
-	size_t end = (size_t)jerr->position < marked->len ? (size_t)jerr->position : marked->len;
+	const char *t = ac_json_exact_tag();
+	size_t end = (size_t)jerr->position < len ? (size_t)jerr->position : len;
 	size_t line_start = end;
 
-	while (line_start > 0 && marked->data[line_start - 1] != '\n')
+	while (line_start > 0 && marked[line_start - 1] != '\n')
 		line_start--;
 	for (size_t i = line_start; i < end;) {
-		const char *hit = memmem(marked->data + i, end - i, t, TAG_LEN);
+		const char *hit = memmem(marked + i, end - i, t, TAG_LEN);
 
 		if (!hit)
 			break;
-		jerr->column -= 2 + TAG_LEN;
-		i = (size_t)(hit - marked->data) + TAG_LEN;
+		i = (size_t)(hit - marked) + TAG_LEN;
+		jerr->column -= i < len && marked[i] == 'u' ? TAG_LEN - 1 : 2 + TAG_LEN;
 	}
 }
 
@@ -216,16 +218,18 @@ int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, c
 
 bool ac_json_exact_holds_marker(const char *text, size_t len)
 {
-	return len >= TAG_LEN && memmem(text, len, the_tag(), TAG_LEN) != NULL;
+	return len >= TAG_LEN && memmem(text, len, ac_json_exact_tag(), TAG_LEN) != NULL;
 }
 
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what)
 {
-	ac_buf marked = AC_BUF_INIT;
+	ac_buf marked = AC_BUF_INIT, lone = AC_BUF_INIT;
 	json_error_t jerr;
 	json_t *root;
-	bool changed;
+	const char *src = text;
+	size_t src_len = len;
+	bool changed, lone_changed = false;
 	int rc = 0;
 
 	flags |= JSON_ALLOW_NUL;
@@ -244,20 +248,58 @@ int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 	 * fast way (same value); what it leaves, jansson reads. */
 	root = NULL;
 	if (!changed && !(flags & ~(size_t)(JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES)))
-		root = ac_json_fast_load(text, len);
-	if (!root)
-		root = changed ? json_loadb(marked.data, marked.len, flags, &jerr)
-			       : json_loadb(text, len, flags, &jerr);
-	if (!root && changed)
-		unmark_position(&jerr, &marked);
+		root = ac_json_fast_load_wtf8(text, len);
+	if (root)
+		goto loaded;
+	if (changed) {
+		src = marked.data;
+		src_len = marked.len;
+	}
+	if (ac_json_surrogates_mark(&lone, &lone_changed, src, src_len)) {
+		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+	if (lone_changed) {
+		src = lone.data;
+		src_len = lone.len;
+	}
+	root = json_loadb(src, src_len, flags, &jerr);
 	if (!root) {
+		if (src != text)
+			unmark_position(&jerr, src, src_len);
 		rc = ac_json_load_error(&jerr, text, len, what);
 		goto done;
 	}
+	if (lone_changed && (rc = ac_json_surrogates_unmark(root))) {
+		json_decref(root);
+		rc = ac_error_set(AC_ENOMEM, "%s: out of memory", what);
+		goto done;
+	}
+loaded:
 	*out = root;
 done:
 	ac_buf_free(&marked);
+	ac_buf_free(&lone);
 	return rc;
+}
+
+json_t *ac_json_load_js(const char *text, size_t len, size_t flags)
+{
+	ac_buf lone = AC_BUF_INIT;
+	json_t *root = ac_json_fast_load_wtf8(text, len);
+	bool changed = false;
+
+	if (root || ac_json_exact_holds_marker(text, len) ||
+	    ac_json_surrogates_mark(&lone, &changed, text, len))
+		goto done;
+	root = changed ? json_loadb(lone.data, lone.len, flags, NULL) : json_loadb(text, len, flags, NULL);
+	if (root && changed && ac_json_surrogates_unmark(root)) {
+		json_decref(root);
+		root = NULL;
+	}
+done:
+	ac_buf_free(&lone);
+	return root;
 }
 
 /* The end of the JSON string whose opening quote is at q (the closing
@@ -280,9 +322,11 @@ static const char *string_end(const char *q, const char *end)
 	}
 }
 
-int ac_json_exact_restore(ac_buf *out, size_t from)
+/* Puts the original number bytes back in JSON text that jansson dumped
+ * into out from byte from on. */
+static int restore_numbers(ac_buf *out, size_t from)
 {
-	const char *t = the_tag();
+	const char *t = ac_json_exact_tag();
 	ac_buf fixed = AC_BUF_INIT;
 	size_t copied = from, pos = from;
 	bool started = false;
@@ -393,35 +437,72 @@ done:
 	return rc;
 }
 
+typedef struct {
+	ac_buf *out;
+	int rc;
+} dump_sink;
+
 static int dump_to_buf(const char *bytes, size_t size, void *data)
 {
-	return ac_buf_append(data, bytes, size) ? -1 : 0;
+	dump_sink *sink = data;
+
+	sink->rc = ac_buf_append(sink->out, bytes, size);
+	return sink->rc ? -1 : 0;
+}
+
+/* Appends root as jansson dumps it with flags, every kept number and lone
+ * surrogate written back as read. 0, AC_ENOMEM, or AC_EINVAL when jansson
+ * cannot encode a string; out is left as it was on failure. */
+static int dump_exact(ac_buf *out, const json_t *root, size_t flags)
+{
+	dump_sink sink = {out, 0};
+	size_t mark = out->len;
+	json_t *copy = NULL;
+	int rc;
+
+	if ((rc = ac_json_surrogates_for_dump(&copy, root)))
+		goto done;
+	if (json_dump_callback(copy ? copy : root, dump_to_buf, &sink, flags) != 0) {
+		rc = sink.rc ? ac_error_set(AC_ENOMEM, "out of memory")
+			     : ac_error_set(AC_EINVAL, "a string that is not UTF-8");
+		goto done;
+	}
+	if ((rc = restore_numbers(out, mark))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (copy)
+		ac_json_surrogates_restore(out, mark);
+done:
+	json_decref(copy);
+	if (rc) {
+		out->len = mark;
+		if (out->data)
+			out->data[mark] = '\0';
+	}
+	return rc;
 }
 
 char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len)
 {
 	ac_buf text = AC_BUF_INIT;
 
-	char *data;
-
-	if (json_dump_callback(root, dump_to_buf, &text, flags) != 0 ||
-	    ac_json_exact_restore(&text, 0) != 0) {
+	if (dump_exact(&text, root, flags) != 0) {
 		ac_buf_free(&text);
 		return NULL;
 	}
 	*out_len = text.len;
-	data = ac_buf_detach(&text);
-	return data;
+	return ac_buf_detach(&text);
 }
 
 int ac_json_exact_dump_nested(ac_buf *out, const json_t *value, size_t flags, size_t indent)
 {
 	size_t mark = out->len, breaks = 0;
 	char *src, *dst;
+	int rc;
 
-	if (json_dump_callback(value, dump_to_buf, out, flags | JSON_ENCODE_ANY) != 0 ||
-	    ac_json_exact_restore(out, mark) != 0)
-		goto fail;
+	if ((rc = dump_exact(out, value, flags | JSON_ENCODE_ANY)))
+		return rc;
 	if (indent == 0)
 		return 0;
 	/* A string's line break is written as \n, so every raw one is the

@@ -10,6 +10,15 @@
  * reads such a value sees a string, not a number: fine for the session
  * fields agentctl reads (ids, status, integer token counts). \u0000 inside
  * strings is allowed (JSON_ALLOW_NUL): use json_string_length().
+ *
+ * A lone surrogate escape ("\ud83d": JavaScript writes one for text cut
+ * with .slice() inside an emoji, JSON.parse reads it, jansson refuses it)
+ * is read too, and held in the string as its generalized UTF-8 (WTF-8)
+ * bytes, ED A0..BF xx: 3 bytes that keep the code unit, never valid UTF-8,
+ * shown by ac_text_sanitize() as "\ud83d". The dumps below write it back
+ * as the escape JSON.stringify writes (lowercase hex), so what a Node
+ * program wrote comes back byte for byte. jansson's own json_dumps() and
+ * json_string() refuse such a string: dump through here.
  * Not a validator or a streaming parser: see ac_json_scan.h for those. */
 #ifndef AC_JSON_EXACT_H
 #define AC_JSON_EXACT_H
@@ -28,6 +37,19 @@
 int ac_json_exact_load(json_t **out, const char *text, size_t len, size_t flags,
 		       const char *what);
 
+/* json_loadb(text, len, flags, NULL) (a new reference, or NULL when
+ * refused), fast where ac_json_fast_load() can, with a lone surrogate
+ * escape taken as ac_json_exact_load() takes it, numbers as jansson reads
+ * them: for the records of other Node programs (Claude Code's and Gemini
+ * CLI's transcripts) that are read, never rewritten. */
+json_t *ac_json_load_js(const char *text, size_t len, size_t flags);
+
+/* json_stringn(text, len) (a new reference), but a lone surrogate's
+ * WTF-8 form, as ac_json_exact_load() holds it, is taken too: for text
+ * copied out of a loaded document into a new value. NULL when text holds
+ * other bytes that are not UTF-8, or out of memory. */
+json_t *ac_json_exact_stringn(const char *text, size_t len);
+
 /* True when text[0..len) holds this process's number marker, which
  * ac_json_exact_load() refuses (a file made to turn a string into a
  * number); for readers that check a file without loading it. */
@@ -41,16 +63,19 @@ bool ac_json_exact_holds_marker(const char *text, size_t len);
 int ac_json_load_error(const json_error_t *jerr, const char *text, size_t len, const char *what);
 
 /* Like json_dumps(root, flags), with every number kept by
- * ac_json_exact_load() written back as its original bytes. *out_len
- * receives the length. The caller frees the result; NULL when out of
- * memory (jansson gives no reason). */
+ * ac_json_exact_load() written back as its original bytes, and every
+ * WTF-8 surrogate as its \u escape. *out_len receives the length. The
+ * caller frees the result; NULL when out of memory, or when a string
+ * holds bytes that are neither UTF-8 nor a WTF-8 surrogate (built
+ * without checks; jansson gives no reason). */
 char *ac_json_exact_dumps(const json_t *root, size_t flags, size_t *out_len);
 
 /* Appends value to out as ac_json_exact_dumps(value, flags |
  * JSON_ENCODE_ANY) gives it, with indent spaces added after each line
  * break: the value as it reads nested in a JSON_INDENT document, so a
- * large document can be written one part at a time. 0 or AC_ENOMEM (out is
- * left as it was). */
+ * large document can be written one part at a time. 0, AC_ENOMEM, or
+ * AC_EINVAL for a string of bytes that are neither UTF-8 nor a WTF-8
+ * surrogate (out is left as it was). */
 int ac_json_exact_dump_nested(ac_buf *out, const json_t *value, size_t flags, size_t indent);
 
 /* Writes root to path as ac_json_exact_dumps(root, flags) gives it,
@@ -63,9 +88,5 @@ int ac_json_exact_write_file(const char *path, const json_t *root, size_t flags)
  * 0.20000000000000001. For values agentctl printed from jansson's doubles
  * (configuration); numbers kept by ac_json_exact_load() need nothing. */
 int ac_json_shortest_reals(ac_buf *text);
-
-/* Puts the original number bytes back in JSON text that jansson dumped
- * into out from byte from on (for callers dumping with a callback). */
-int ac_json_exact_restore(ac_buf *out, size_t from);
 
 #endif

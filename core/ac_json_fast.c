@@ -15,6 +15,7 @@ typedef struct {
 	const char *p, *end;
 	char *scratch; /* strings with escapes, decoded */
 	size_t scratch_cap;
+	bool lone_surrogates; /* kept as WTF-8; else such text is jansson's */
 } walk;
 
 static void skip_ws(walk *w)
@@ -25,7 +26,8 @@ static void skip_ws(walk *w)
 
 /* The string at w->p (its opening quote), decoded: *out points into the
  * text, or into the scratch buffer (until the next string) when it held
- * escapes, which *out_escaped tells. False when out of memory. The text
+ * escapes, which *out_escaped tells. False when out of memory, or for a
+ * lone surrogate that is not to be kept. The text
  * is valid, so the closing quote is the first one no backslash escapes. */
 static bool take_string(walk *w, const char **out, size_t *out_len, bool *out_escaped)
 {
@@ -62,7 +64,7 @@ static bool take_string(walk *w, const char **out, size_t *out_len, bool *out_es
 			      .len = (size_t)(q + 1 - start), .has_escape = true};
 	ac_json_string_decode(w->scratch, out_len, &span);
 	*out = w->scratch;
-	return true;
+	return w->lone_surrogates || !ac_json_holds_lone_surrogate(w->scratch, *out_len);
 }
 
 /* An integer of at most INT_DIGITS digits; NULL for any other number. */
@@ -187,9 +189,9 @@ static json_t *take_value(walk *w, int depth)
 	}
 }
 
-json_t *ac_json_fast_load(const char *text, size_t len)
+static json_t *load(const char *text, size_t len, bool lone_surrogates)
 {
-	walk w = {text, text + len, NULL, 0};
+	walk w = {text, text + len, NULL, 0, lone_surrogates};
 	json_t *value;
 
 	/* The scanner's verdict first: the walk above trusts the grammar. */
@@ -202,4 +204,14 @@ json_t *ac_json_fast_load(const char *text, size_t len)
 	value = take_value(&w, 0);
 	free(w.scratch);
 	return value;
+}
+
+json_t *ac_json_fast_load(const char *text, size_t len)
+{
+	return load(text, len, false);
+}
+
+json_t *ac_json_fast_load_wtf8(const char *text, size_t len)
+{
+	return load(text, len, true);
 }

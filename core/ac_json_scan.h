@@ -78,9 +78,11 @@ typedef struct {
  * AC_ECORRUPT, receives the fault's offset, line, column and bare reason,
  * so a caller with multi-line text can name a line. More than
  * AC_JSON_MAX_PATHS paths is AC_EINVAL, error left clear.
- * Rejects: control bytes below 0x20 inside strings, invalid escapes, lone or
- * mispaired \u surrogates, invalid or overlong UTF-8 and encoded surrogates,
- * leading zeros, NaN/Infinity, trailing commas, an empty text. */
+ * Rejects: control bytes below 0x20 inside strings, invalid escapes,
+ * invalid or overlong UTF-8 and encoded surrogates, leading zeros,
+ * NaN/Infinity, trailing commas, an empty text. A \u escape of a lone
+ * surrogate ("\ud83d", what JavaScript's JSON.stringify writes for text cut
+ * inside an emoji) is valid, as for JSON.parse and RFC 8259's grammar. */
 int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 		 const ac_json_path *paths, size_t npaths, ac_json_scan_error *error);
 
@@ -106,8 +108,15 @@ int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
 /* Decodes a string span found by ac_json_scan() into out, which must have
  * room for span->len bytes (the decoded text is never longer than the raw
  * one); *out_len receives the decoded length. \u0000 decodes to a NUL byte,
- * so use the length. The result is not NUL-terminated. */
+ * so use the length. A lone surrogate decodes to its generalized UTF-8
+ * (WTF-8) form, ED A0..BF xx, as ac_json_exact.h keeps it. The result is
+ * not NUL-terminated. */
 void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span);
+
+/* Whether decoded text s[0..len) holds a lone surrogate as
+ * ac_json_string_decode() writes it (ED A0..BF: in text that is
+ * otherwise UTF-8, nothing else starts so). */
+bool ac_json_holds_lone_surrogate(const char *s, size_t len);
 
 /* Walks the elements of an array, or the members of an object, in text
  * that ac_json_scan() validated, without building anything: e.g. one

@@ -49,6 +49,19 @@ static inline long hex4(const char *p)
 	return v;
 }
 
+/* Whether the \u escape of the high surrogate at p (p[0..6) is
+ * "\uD8xx".."\uDBxx") is followed by the \u escape of a low one, text
+ * ending at end: the two are one character. Otherwise the high surrogate
+ * stands alone, as JSON.parse reads it (a JavaScript string holds UTF-16
+ * code units, paired or not). */
+static inline bool surrogate_paired(const char *p, const char *end)
+{
+	long low;
+
+	return end - p >= 12 && p[6] == '\\' && p[7] == 'u' &&
+	       (low = hex4(p + 8)) >= 0xDC00 && low <= 0xDFFF;
+}
+
 /* Compares validated raw string content p[0..end) holding escapes with
  * value[0..len) (ac_json_scan_string.c; the scanner matches escaped keys
  * with it). */

@@ -31,9 +31,11 @@ static size_t put_utf8(char *out, unsigned long cp)
 	return 4;
 }
 
-/* Decodes the escape at p (a validated one) into out; returns the decoded
- * length and moves *pp past the escape. */
-static size_t decode_escape(char *out, const char **pp)
+/* Decodes the escape at p (a validated one, in text ending at end) into
+ * out; returns the decoded length and moves *pp past the escape. A lone
+ * surrogate becomes its 3-byte generalized UTF-8 form (WTF-8: ED A0..BF
+ * xx), which keeps the code unit and is never valid UTF-8. */
+static size_t decode_escape(char *out, const char **pp, const char *end)
 {
 	const char *p = *pp;
 	unsigned long cp;
@@ -46,7 +48,7 @@ static size_t decode_escape(char *out, const char **pp)
 	case 't': *out = '\t'; break;
 	case 'u':
 		cp = (unsigned long)hex4(p + 2);
-		if (cp >= 0xD800 && cp <= 0xDBFF) {
+		if (cp >= 0xD800 && cp <= 0xDBFF && surrogate_paired(p, end)) {
 			cp = 0x10000 + ((cp - 0xD800) << 10) +
 			     ((unsigned long)hex4(p + 8) - 0xDC00);
 			*pp = p + 12;
@@ -89,7 +91,7 @@ bool ac_json_scan_escaped_equals(const char *p, const char *end,
 				return false; /* value ended, the raw text did not */
 			break;
 		}
-		n = decode_escape(unit, &p);
+		n = decode_escape(unit, &p, end);
 		if ((size_t)(vend - v) < n || memcmp(unit, v, n) != 0)
 			return false;
 		v += n;
@@ -117,7 +119,7 @@ void ac_json_string_decode(char *out, size_t *out_len, const ac_json_span *span)
 		if (!bs)
 			break;
 		p = bs;
-		o += decode_escape(o, &p);
+		o += decode_escape(o, &p, end);
 	}
 	*out_len = (size_t)(o - out);
 }
@@ -134,4 +136,12 @@ bool ac_json_string_equals(const ac_json_span *span, const char *value, size_t l
 	if (!span->has_escape)
 		return raw_len == len && (len == 0 || memcmp(content, value, len) == 0);
 	return ac_json_scan_escaped_equals(content, content + raw_len, value, len);
+}
+
+bool ac_json_holds_lone_surrogate(const char *s, size_t len)
+{
+	for (const char *p = s, *end = s + len; (p = memchr(p, 0xED, (size_t)(end - p))); p++)
+		if (end - p > 1 && (unsigned char)p[1] >= 0xA0)
+			return true;
+	return false;
 }

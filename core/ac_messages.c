@@ -75,36 +75,19 @@ static void truncate_to(ac_buf *out, size_t len)
 		out->data[len] = '\0';
 }
 
-typedef struct {
-	ac_buf *out;
-	int rc;
-} dump_sink;
-
-static int dump_to_buf(const char *bytes, size_t size, void *data)
-{
-	dump_sink *sink = data;
-
-	sink->rc = ac_buf_append(sink->out, bytes, size);
-	return sink->rc ? -1 : 0;
-}
-
 /* Appends value as compact JSON, except a string, which is shown as it is:
  * OpenAI sends tool arguments as a string that already holds JSON. */
 static int append_json(ac_buf *out, const json_t *value)
 {
-	dump_sink sink = {out, 0};
-	size_t mark = out->len;
+	int rc;
 
 	if (json_is_string(value))
 		return ac_buf_append(out, json_string_value(value), json_string_length(value));
-	if (json_dump_callback(value, dump_to_buf, &sink, JSON_COMPACT | JSON_ENCODE_ANY) == 0)
-		return ac_json_exact_restore(out, mark);
-	if (sink.rc)
-		return sink.rc;
 	/* jansson refuses only a string it cannot encode (one built without
 	 * UTF-8 checks); show that something was there rather than fail. */
-	truncate_to(out, mark);
-	return ac_buf_append(out, "?", 1);
+	if ((rc = ac_json_exact_dump_nested(out, value, JSON_COMPACT, 0)) == AC_EINVAL)
+		return ac_buf_append(out, "?", 1);
+	return rc;
 }
 
 /* A space between parts, none before the first: the rendering is one line

@@ -148,16 +148,18 @@ static int op_from_json(ac_op *op, json_t *raw, const char **why)
 
 int ac_oplog_parse_line(ac_op *out, const char *text, size_t len, ac_buf *why)
 {
-	json_error_t err;
 	const char *what = NULL;
-	json_t *raw;
+	json_t *raw = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	ac_buf_clear(why);
-	if (!(raw = json_loadb(text, len, JSON_ALLOW_NUL, &err))) {
-		ac_buf_printf(why, "not JSON (column %d: %s)", err.column, err.text);
-		return AC_ECORRUPT;
+	/* As the seed's JSON.parse reads it: a lone surrogate that a Node
+	 * agent's .slice() left in details included (ac_json_exact.h). */
+	if ((rc = ac_json_exact_load(&raw, text, len, 0, "not JSON")) != 0) {
+		if (rc == AC_ECORRUPT)
+			ac_buf_printf(why, "%s", ac_error_last());
+		return rc;
 	}
 	if ((rc = op_from_json(out, raw, &what)) == AC_ECORRUPT)
 		ac_buf_printf(why, "%s", what);
@@ -254,6 +256,7 @@ int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
 	static const char *const keys[] = {"path", "file", "command", NULL};
 	const char *rollback = json_string_value(json_object_get(details, "rollbackOf"));
 	const char *revert = json_string_value(json_object_get(details, "revertOf"));
+	size_t len = 0;
 	char *text;
 	int rc;
 
@@ -273,7 +276,7 @@ int ac_oplog_summary(ac_buf *out, const json_t *details, size_t max)
 		ac_buf_free(&tmp);
 		return rc;
 	}
-	if (!details || !(text = json_dumps(details, JSON_COMPACT)))
+	if (!details || !(text = ac_json_exact_dumps(details, JSON_COMPACT, &len)))
 		return details ? AC_ENOMEM : 0;
 	rc = append_cut(out, text, max);
 	free(text);

@@ -3,6 +3,7 @@
 #include "ac_session_fork.h"
 
 #include "ac_error.h"
+#include "ac_json_exact.h"
 #include "ac_source.h"
 #include "ac_time.h"
 #include "ac_uuid.h"
@@ -56,8 +57,10 @@ static int fork_root(json_t **out, const char *id, const char *task, json_t *his
 	if ((rc = ac_session_id_check(id)))
 		return rc;
 	ac_time_format_iso(now, ac_time_now_ms());
-	*out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:O}", "id", id, "createdAt", now,
-			 "updatedAt", now, "task", task, "status", "paused",
+	/* The task may hold a lone surrogate a Node agent left (WTF-8). */
+	*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:O, s:O}", "id", id, "createdAt", now,
+			 "updatedAt", now, "task", ac_json_exact_stringn(task, strlen(task)),
+			 "status", "paused",
 			 "conversationHistory", history, "metadata", metadata);
 	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
 }

@@ -5,7 +5,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_json_fast.h"
+#include "ac_json_exact.h"
 #include "ac_zstd.h"
 
 #include <dirent.h>
@@ -253,9 +253,7 @@ static int note_line(ac_source_session *s, const ac_source_adapter *a, const cha
 	s->bytes_parsed += len;
 	if (a->line && (rc = a->line(s, line, len)) != AC_SOURCE_NOT_SCANNED)
 		return rc;
-	entry = ac_json_fast_load(line, len);
-	if (!entry)
-		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
+	entry = ac_json_load_js(line, len, JSON_ALLOW_NUL);
 	if (!json_is_object(entry)) {
 		/* A line another writer broke is the tool's business: it is
 		 * counted (shown as such) and the rest still reads. */
@@ -518,10 +516,8 @@ typedef struct {
 
 static int convert_line(convert_ctx *c, const char *line, size_t len)
 {
-	json_t *entry = ac_json_fast_load(line, len);
+	json_t *entry = ac_json_load_js(line, len, JSON_ALLOW_NUL);
 
-	if (!entry)
-		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
 	if (json_is_object(entry))
 		c->rc = c->conv ? c->a->conv_line(c->conv, c->out, entry)
 				: c->a->messages(c->out, entry);

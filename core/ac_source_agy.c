@@ -26,7 +26,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_json_fast.h"
+#include "ac_json_exact.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -285,8 +285,7 @@ static int history_row(const char *text, size_t len)
 	 * built. */
 	if (!memmem(text, len, "\"conversationId\"", 16))
 		return 0;
-	if (!(row = ac_json_fast_load(text, len)))
-		row = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
+	row = ac_json_load_js(text, len, JSON_ALLOW_NUL);
 	id = json_string_value(json_object_get(row, "conversationId"));
 	ws = json_string_value(json_object_get(row, "workspace"));
 	if (id && *id && ws && ws[0] == '/' && json_object_set_new(history.map, id, json_string(ws)))

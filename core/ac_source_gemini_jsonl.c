@@ -22,7 +22,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_json_fast.h"
+#include "ac_json_exact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -512,10 +512,8 @@ static int feed(builder *b, json_t *e)
 
 static int feed_line(builder *b, const char *line, size_t len)
 {
-	json_t *e = ac_json_fast_load(line, len);
+	json_t *e = ac_json_load_js(line, len, JSON_ALLOW_NUL);
 
-	if (!e)
-		e = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
 	if (json_is_object(e))
 		b->rc = feed(b, e);
 	json_decref(e);

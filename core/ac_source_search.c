@@ -5,7 +5,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_json_fast.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_source_impl.h"
 #include "ac_zstd.h"
@@ -52,10 +52,8 @@ done:
  * a JSON object makes no message. */
 static json_t *load_line(const char *line, size_t len)
 {
-	json_t *entry = ac_json_fast_load(line, len);
+	json_t *entry = ac_json_load_js(line, len, JSON_ALLOW_NUL);
 
-	if (!entry)
-		entry = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
 	if (entry && !json_is_object(entry)) {
 		json_decref(entry);
 		entry = NULL;

@@ -141,6 +141,15 @@ static bool cjk_char(const unsigned char *s, size_t avail)
 	return cp >= 0x3000 && cp < 0xD800 && cp != 0x3164;
 }
 
+/* The code unit of a surrogate's 3-byte form at s (ED A0..BF 80..BF:
+ * how a lone surrogate read from JSON is held, see ac_json_exact.h), or 0. */
+static unsigned encoded_surrogate(const unsigned char *s, size_t avail)
+{
+	if (avail < 3 || s[0] != 0xED || s[1] < 0xA0 || s[1] > 0xBF || (s[2] & 0xC0) != 0x80)
+		return 0;
+	return 0xD000u | (unsigned)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+}
+
 /* The appends of ac_text_sanitize(), to an ac_buf. */
 static int to_buf(const char *bytes, size_t len, void *ctx)
 {
@@ -162,6 +171,7 @@ static int sanitize(ac_text_sink emit, void *ctx, const char *text, size_t len, 
 		char shown[16];
 		uint32_t cp;
 		size_t n;
+		unsigned unit;
 
 		if ((i = plain_run(s, i, len, keep_lines)) == len)
 			break;
@@ -180,7 +190,12 @@ static int sanitize(ac_text_sink emit, void *ctx, const char *text, size_t len, 
 		}
 		if (i > run_start && (rc = emit(text + run_start, i - run_start, ctx)))
 			return rc;
-		if (n == 0)
+		if (n == 0 && (unit = encoded_surrogate(s + i, len - i))) {
+			/* The escape JSON.stringify writes for it: the code unit
+			 * the text holds, not a character it stands for. */
+			snprintf(shown, sizeof(shown), "\\u%04x", unit);
+			n = 3;
+		} else if (n == 0)
 			snprintf(shown, sizeof(shown), "\\x%02X", s[i]);
 		else if (cp < 0x20)
 			snprintf(shown, sizeof(shown), "^%c", (char)(cp + '@'));

@@ -17,7 +17,9 @@
  * as "^J"), C1 controls and bidi/invisible formatting characters as
  * "<U+202E>" (see is_format_hazard() in ac_text.c for the list: also
  * U+2028/2029, soft hyphen, CGJ, tag characters, zero-width characters),
- * bytes that are not valid UTF-8 as "\xNN". Printable UTF-8
+ * a surrogate's 3-byte form (a lone surrogate from JSON, ac_json_exact.h)
+ * as its escape "\ud83d", other bytes that are not valid UTF-8 as "\xNN".
+ * Printable UTF-8
  * (CJK, emoji) passes unchanged. 0 or AC_ENOMEM. */
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
 

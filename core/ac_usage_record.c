@@ -4,7 +4,7 @@
 #include "ac_usage_record.h"
 
 #include "ac_error.h"
-#include "ac_json_fast.h"
+#include "ac_json_exact.h"
 #include "ac_usage_impl.h"
 
 #include <stdlib.h>
@@ -175,9 +175,7 @@ int ac_usage_remember(char **field, const char *value)
 
 json_t *ac_usage_parse_line(const char *line, size_t len)
 {
-	json_t *v = ac_json_fast_load(line, len);
-
-	return v ? v : json_loadb(line, len, 0, NULL);
+	return ac_json_load_js(line, len, 0);
 }
 
 int ac_usage_each_line(ac_usage_file_state *state, const char *text, size_t len,

@@ -1291,7 +1291,8 @@ static void test_file_headers_match_full_load_on_corrupt_files(void **state)
 	path = tu_path(folder, "dir.json");
 	assert_int_equal(mkdir(path, 0755), 0);
 	free(path);
-	assert_headers_match_full_load(f->store, &all, 7);
+	/* surrogate.json is read as JSON.parse reads it (a lone "\ud800"). */
+	assert_headers_match_full_load(f->store, &all, 8);
 	free(folder);
 }
 

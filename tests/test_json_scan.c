@@ -79,6 +79,11 @@ static void test_valid_documents(void **state)
 		"\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x7f\"",
 		"{\"a\":{\"a\":{\"a\":{\"a\":[{\"a\":[]}]}}}}",
 		"[-1.0e-0,0.5,10E10]",
+		/* Lone surrogates, as JavaScript's JSON.stringify writes text
+		 * cut with .slice() inside an emoji, and JSON.parse reads. */
+		"\"ship\\ud83d\"", "\"\\ude80ok\"", "\"ab\\uDC00\"", "\"\\udfff\\ud800\"",
+		"\"\\uD800\\u0041\"", "\"\\uDBFF\\uD800\"", "\"\\uD800x\\uDC00\"", "\"\\uD800\\n\"",
+		"{\"k\\ud83d\":\"\\ud83d\"}",
 	};
 	size_t i;
 
@@ -161,14 +166,9 @@ static void test_invalid_documents(void **state)
 		{ "\"\\u12\"", 0, 2, "invalid \\u escape" },
 		{ "\"\\u12G4\"", 0, 2, "invalid \\u escape" },
 		{ "\"\\u", 0, 2, "invalid \\u escape" },
-		{ "\"ab\\uDC00\"", 0, 4, "lone low surrogate \\uDC00" },
-		{ "\"\\udfff\\ud800\"", 0, 2, "lone low surrogate \\uDFFF" },
-		{ "\"\\uD800\"", 0, 2, "high surrogate \\uD800 not followed by a low surrogate" },
-		{ "\"\\uD800\\u0041\"", 0, 2, "high surrogate \\uD800" },
-		{ "\"\\uDBFF\\uD800\"", 0, 2, "high surrogate \\uDBFF" },
-		{ "\"\\uD800x\\uDC00\"", 0, 2, "high surrogate \\uD800" },
-		{ "\"\\uD800\\n\"", 0, 2, "high surrogate \\uD800" },
-		{ "\"\\uD800\\xDC00\"", 0, 2, "high surrogate \\uD800" },
+		/* A lone surrogate is valid; what follows it is checked alone. */
+		{ "\"\\uD800\\xDC00\"", 0, 8, "invalid escape \\x" },
+		{ "\"\\uD800\\uDC0\"", 0, 8, "invalid \\u escape" },
 		{ "\"a\tb\"", 0, 3, "control character 0x09 in string" },
 		{ "\"a\nb\"", 0, 3, "control character 0x0a in string" },
 		{ "\"a\0b\"", 5, 3, "control character 0x00 in string" },
@@ -617,6 +617,13 @@ static void test_decode(void **state)
 	check_decode("\"\\u007f\\u0080\\u07FF\\u0800\\uFFFF\"",
 		     "\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf", 11);
 	check_decode("\"tail\\n\"", "tail\n", 5);
+	/* A lone surrogate: its 3-byte WTF-8 form, the unit kept. */
+	check_decode("\"ship\\ud83d\"", "ship\xed\xa0\xbd", 7);
+	check_decode("\"\\ude80ok\"", "\xed\xba\x80ok", 5);
+	check_decode("\"\\uDBFF\\uD800\\uDC00\"", "\xed\xaf\xbf\xf0\x90\x80\x80", 7);
+	check_decode("\"\\ud83d\\u0041\\udc00\"", "\xed\xa0\xbd" "A\xed\xb0\x80", 7);
+	assert_true(ac_json_holds_lone_surrogate("ship\xed\xa0\xbd", 7));
+	assert_false(ac_json_holds_lone_surrogate("\xed\x9f\xbf \xf0\x9f\x9a\x80", 8));
 }
 
 static void test_string_equals(void **state)

@@ -12,6 +12,7 @@
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_store.h"
+#include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_query.h"
 
@@ -23,14 +24,18 @@
  * line and why it is not JSON. */
 static void event_lines(ui_model *m, const char *line, size_t len)
 {
-	json_error_t err;
-	json_t *doc = json_loadb(line, len, 0, &err);
-	char *pretty = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_t *doc = NULL;
+	size_t pretty_len = 0;
+	/* Read as the journal's writers' JSON.parse reads it (a lone
+	 * surrogate included), and shown with its numbers as written. */
+	int rc = ac_json_exact_load(&doc, line, len, 0, "not JSON");
+	char *pretty = doc ? ac_json_exact_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER,
+						 &pretty_len) : NULL;
 
 	if (pretty)
 		ui_model_viewer_line(m, "%s", pretty);
 	else {
-		ui_model_viewer_line(m, "not JSON (%s, column %d):", err.text, err.column);
+		ui_model_viewer_line(m, "%s:", rc ? ac_error_last() : "not JSON: out of memory");
 		ui_model_viewer_line(m, "%.*s", (int)(len > 1000000 ? 1000000 : len), line);
 	}
 	free(pretty);
@@ -40,10 +45,16 @@ static void event_lines(ui_model *m, const char *line, size_t len)
 /* Whether line is the event id: its "id" member, sanitised as the model's. */
 static bool line_is(const char *line, size_t len, const char *id)
 {
-	json_t *doc = json_loadb(line, len, 0, NULL);
-	const char *have = json_string_value(json_object_get(doc, "id"));
-	char *safe = have ? ui_safe_str(have) : NULL;
-	bool same = safe && !strcmp(safe, id);
+	json_t *doc = NULL;
+	const char *have;
+	char *safe;
+	bool same;
+
+	if (ac_json_exact_load(&doc, line, len, 0, "line") != 0)
+		return false;
+	have = json_string_value(json_object_get(doc, "id"));
+	safe = have ? ui_safe_str(have) : NULL;
+	same = safe && !strcmp(safe, id);
 
 	if (safe)
 		ui_sfree(safe);
