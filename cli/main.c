@@ -68,7 +68,7 @@ static const cli_command commands[] = {
 	{"sandbox", cli_sandbox,
 	 "sandbox mirror|sync TENANT SESSION DIR\n", " mirror sync "},
 	{"storage", cli_storage,
-	 "storage check | migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]\n",
+	 "storage check | migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]\n",
 	 " migrate "},
 	{"usage", cli_usage,
 	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n", NULL},
