@@ -196,13 +196,32 @@ void ac_pg_quiet(PGconn *conn)
 		sym_PQsetNoticeProcessor(conn, keep_notice, NULL);
 }
 
+/* connect_timeout of conninfo (either form), in ms; -1: none (wait as
+ * long as the network does). libpq counts below 2 s as 2 s. */
+static int connect_timeout_ms(const char *conninfo)
+{
+	PQconninfoOption *opts = sym_PQconninfoParse(conninfo, NULL);
+	const char *env = getenv("PGCONNECT_TIMEOUT"); /* libpq's default for it */
+	int ms = env && atoi(env) > 0 ? (atoi(env) < 2 ? 2 : atoi(env)) * 1000 : -1;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, "connect_timeout") && o->val && atoi(o->val) > 0)
+			ms = (atoi(o->val) < 2 ? 2 : atoi(o->val)) * 1000;
+	if (opts)
+		sym_PQconninfoFree(opts);
+	return ms;
+}
+
 /* PQconnectdb's work with the notice processor set before the server says
- * anything (a WARNING at log-in would reach stderr otherwise). */
-static PGconn *connect_quietly(ac_pg *pg)
+ * anything (a WARNING at log-in would reach stderr otherwise), and its
+ * connect_timeout kept. *timed_out: the server did not answer in time. */
+static PGconn *connect_quietly(ac_pg *pg, bool *timed_out)
 {
 	PGconn *conn = sym_PQconnectStart(pg->conninfo);
 	PostgresPollingStatusType polling = PGRES_POLLING_WRITING;
+	int timeout = connect_timeout_ms(pg->conninfo), ready = 1;
 
+	*timed_out = false;
 	if (!conn)
 		return NULL;
 	sym_PQsetNoticeProcessor(conn, keep_notice, pg);
@@ -211,8 +230,12 @@ static PGconn *connect_quietly(ac_pg *pg)
 		struct pollfd fd = {sym_PQsocket(conn),
 				    polling == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0};
 
-		if (fd.fd < 0 || (poll(&fd, 1, -1) < 0 && errno != EINTR))
+		if (fd.fd < 0 || ((ready = poll(&fd, 1, timeout)) < 0 && errno != EINTR))
 			break;
+		if (ready == 0) {
+			*timed_out = true;
+			break;
+		}
 		polling = sym_PQconnectPoll(conn);
 	}
 	return conn;
@@ -224,13 +247,17 @@ static int connect_now(ac_pg *pg)
 	const char *values[3];
 	char line[512];
 	ac_buf path = AC_BUF_INIT;
+	bool timed_out;
 	int rc;
 
 	pg->notice[0] = '\0';
-	pg->conn = connect_quietly(pg);
+	pg->conn = connect_quietly(pg, &timed_out);
 	pg->pid = getpid();
 	if (!pg->conn)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (timed_out)
+		return ac_error_set(AC_EIO, "cannot connect to %s: database: no answer within "
+				    "connect_timeout", pg->shown);
 	if (sym_PQstatus(pg->conn) != CONNECTION_OK)
 		return ac_error_set(AC_EIO, "cannot connect to %s: database: %s", pg->shown,
 				    ac_pg_message(sym_PQerrorMessage(pg->conn), line, sizeof(line)));
@@ -364,6 +391,7 @@ int ac_pg_exec_bytes(ac_pg *pg, PGresult **out, const char *what, const char *sq
 		*out = NULL;
 	if (!ac_pg_conn(pg, &rc))
 		return rc;
+	pg->notice[0] = '\0'; /* only what the server says during this one counts */
 	res = sym_PQexecParams(pg->conn, sql, n, NULL, values, lengths, formats, binary_result ? 1 : 0);
 	status = res ? sym_PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {

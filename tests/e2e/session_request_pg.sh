@@ -100,15 +100,44 @@ RC=$?
 check "files: --request-id refused, exit 2, one line" bash -c "[ $RC = 2 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q 'session files keep no request ids' '$TMP/err'"
 check "files: nothing written" [ "$(jq '.conversationHistory | length' "$TMP/files/.agent/sessions/f1.json")" = 0 ]
 
+# ---- the server's own words: one line, severity words dropped, escapes shown ----
+"$AC" -w "$WS" --storage "postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/no%1B%5B2Jdb" \
+	session create t --tenant acme >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "a database that is not there: exit 1, one agentctl line" bash -c "[ $RC = 1 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q '^agentctl: ' '$TMP/err'"
+check "a database that is not there: the server's reason after database:, no FATAL" bash -c "grep -q 'database: .*does not exist' '$TMP/err' && ! grep -q 'FATAL' '$TMP/err'"
+check "a database that is not there: the escape in its name shown, not sent" bash -c "grep -qF 'no^[[2Jdb' '$TMP/err' && ! grep -q \"\$(printf '\\033')\" '$TMP/err'"
+
 # ---- writes under restarts: every connection ended, again and again ----
 N=${AC_REQUEST_WRITES:-150}
-db session create "under restarts" --id busy --tenant acme
-(
-	while [ ! -e "$TMP/stop" ]; do
-		psql -d "$DB" -Atqc "select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = '$DB' and pid <> pg_backend_pid()" >/dev/null 2>&1
+start_killer() {
+	rm -f "$TMP/stop"
+	(
+		while [ ! -e "$TMP/stop" ]; do
+			psql -d "$DB" -Atqc "select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = '$DB' and pid <> pg_backend_pid()" >/dev/null 2>&1
+		done
+	) &
+	KILLER=$!
+}
+stop_killer() {
+	touch "$TMP/stop"
+	wait "$KILLER" 2>/dev/null
+	KILLER=""
+}
+# What an agent had before: retrying a failed write without an id doubles
+# the ones that had committed. Measured, not judged (it depends on timing).
+db session create "retried without ids" --id bare --tenant acme
+start_killer
+for i in $(seq 1 50); do
+	for try in $(seq 1 40); do
+		"$AC" -w "$WS" --storage "$URL" session append bare "[{\"role\":\"user\",\"content\":\"b$i\"}]" \
+			>/dev/null 2>&1 && break
 	done
-) &
-KILLER=$!
+done
+stop_killer
+echo "   without request ids: 50 writes retried until they succeeded left $(sql "select count(*) from agentctl.messages where session_id = 'bare'") messages"
+db session create "under restarts" --id busy --tenant acme
+start_killer
 failed_first=0 attempts=0 gave_up=0
 for i in $(seq 1 "$N"); do
 	ok=0
@@ -127,9 +156,7 @@ for i in $(seq 1 "$N"); do
 	done
 	[ "$ok" = 1 ] || gave_up=$((gave_up + 1))
 done
-touch "$TMP/stop"
-wait "$KILLER" 2>/dev/null
-KILLER=""
+stop_killer
 stored=$(sql "select count(*) from agentctl.messages where session_id = 'busy'")
 distinct=$(sql "select count(distinct message::text) from agentctl.messages where session_id = 'busy'")
 echo "   restarts: $N writes, $attempts attempts, $failed_first failed first and were retried, $gave_up gave up; $stored stored ($distinct distinct)"
