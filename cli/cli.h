@@ -32,6 +32,7 @@ typedef struct {
 	 * it opens the current folder if a store URL names the fleet's
 	 * database, and refuses otherwise. NULL when a workspace was found. */
 	char *no_workspace;
+	const char *request_id; /* --request-id of a session write, or NULL */
 } cli_context;
 
 /* Prints "agentctl: <message>" on stderr (sanitised) and returns status. */
@@ -167,6 +168,24 @@ typedef struct {
 /* session create|append|compact on a database store: cli_session.c's
  * output, exit codes and error lines. messages is a checked array. */
 int cli_session_store_create(const cli_context *ctx, const cli_session_new *req);
+
+/* --request-id ID (cli_request.c): takes it out of argv (a usage error,
+ * returned, when it is bad or the store is the files) into
+ * ctx->request_id. */
+int cli_request_take(cli_context *ctx, int *argc, char **argv, const char *command);
+/* Hands ctx->request_id (if any) to b for its next session write. */
+int cli_request_use(const ac_backend *b, const cli_context *ctx, const char *command);
+/* After that write: true when it was a retry's (nothing written); *out
+ * (may be NULL) the first answer's number under key ("messages", "turns"),
+ * when it has one. */
+bool cli_request_replayed(const ac_backend *b, const cli_context *ctx, const char *key,
+			  long long *out);
+/* For a status change, which is judged on the status read before it is
+ * made: *out_retry true when ctx->request_id made this change already (the
+ * caller says so, exit 0, and writes nothing); else the id is handed to b
+ * for the change. A usage or store error is printed and returned. */
+int cli_request_status(const ac_backend *b, const cli_context *ctx, const char *id,
+		       const char *to, bool *out_retry);
 int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
 			     bool json);
 int cli_session_store_compact(const cli_context *ctx, const char *id, bool force);
@@ -198,7 +217,7 @@ int cli_sources(cli_context *ctx, int argc, char **argv);
 /* The dashboard over ctx's workspace; returns the exit status. */
 int cli_dashboard(cli_context *ctx);
 
-/* storage migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]
+/* storage migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]
  * (cli_storage_migrate.c); argv starts after "migrate". */
 int cli_storage_migrate(cli_context *ctx, int argc, char **argv);
 

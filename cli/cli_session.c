@@ -798,6 +798,12 @@ int cli_session(cli_context *ctx, int argc, char **argv)
 		return cli_session_export(ctx, argc - 1, argv + 1);
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "session %s: --read-only forbids changes", verb);
+	if (strcmp(verb, "fork")) {
+		int status = cli_request_take(ctx, &argc, argv, verb);
+
+		if (status)
+			return status;
+	}
 	/* The id is the first argument that is no option. A fork only reads
 	 * its parent: a transcript may be forked (cli_session_fork.c). */
 	for (int i = 1; i < argc; i++) {

@@ -182,12 +182,21 @@ int cli_session_store_set_status(const cli_context *ctx, const char *id, const c
 {
 	ac_backend b = {0};
 	ac_buf notes = AC_BUF_INIT;
+	bool retry = false;
 	int rc, exit_status;
 
 	if (ac_backend_id_check("session", id) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((exit_status = cli_open_backend(&b, ctx)))
 		return exit_status;
+	if ((exit_status = cli_request_status(&b, ctx, id, status, &retry)) || retry) {
+		if (retry) {
+			cli_say("session %s %s", id, done);
+			exit_status = cli_finish_output();
+		}
+		ac_backend_close(&b);
+		return exit_status;
+	}
 	rc = ac_operator_set_status_in(&ctx->ws, &b, id, NULL, status, &notes);
 	if (notes.len)
 		cli_note("%s", notes.data);
@@ -276,6 +285,8 @@ int cli_session_store_create(const cli_context *ctx, const cli_session_new *req)
 	if (resumed) {
 		if (!(made = strdup(id)))
 			status = cli_error(CLI_FAILED, "out of memory");
+	} else if ((status = cli_request_use(&b, ctx, "create"))) {
+		goto done;
 	} else if (b.session.create(b.impl, &made, req->tenant, req->user, req->agent, id,
 				    req->task) != 0) {
 		status = cli_error(CLI_FAILED, "session create: %s", ac_error_last());
@@ -293,6 +304,7 @@ int cli_session_store_append(const cli_context *ctx, const char *id, const json_
 {
 	ac_backend_session_info info = {0}, after = {0};
 	ac_backend b = {0};
+	long long length = -1;
 	char count[32];
 	int status;
 
@@ -300,14 +312,18 @@ int cli_session_store_append(const cli_context *ctx, const char *id, const json_
 		return status;
 	/* The agent names its session by id, as in the files: the tenant is
 	 * the store's. The count is read back from the row (one lookup). */
+	if ((status = cli_request_use(&b, ctx, "append")))
+		goto done;
 	if (b.inspector.find(b.impl, &info, id) != 0 ||
 	    b.session.append(b.impl, info.tenant, id, messages) != 0 ||
 	    b.inspector.find(b.impl, &after, id) != 0) {
 		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
 		goto done;
 	}
-	/* What a program needs next: how long the history is now. */
-	snprintf(count, sizeof(count), "%zu", after.messages);
+	/* What a program needs next: how long the history is now (under a
+	 * request id, as the write left it: a retry says what the first did). */
+	cli_request_replayed(&b, ctx, "messages", &length);
+	snprintf(count, sizeof(count), "%lld", length < 0 ? (long long)after.messages : length);
 	if ((status = print_written(&b, info.tenant, id, json, count)) == CLI_OK)
 		status = cli_finish_output();
 done:
@@ -324,6 +340,7 @@ int cli_session_store_record_turn(const cli_context *ctx, const char *id,
 	ac_checkpoint_store *store = NULL;
 	ac_backend b = {0};
 	json_t *rows = NULL, *doc = NULL;
+	long long number;
 	char turn[32];
 	int status;
 
@@ -332,24 +349,27 @@ int cli_session_store_record_turn(const cli_context *ctx, const char *id,
 	/* One transaction writes the messages, the turn's row and the totals;
 	 * the turn's number is the rows' count read back (another host's turn
 	 * may follow at once, never come between: the row lock). */
+	if ((status = cli_request_use(&b, ctx, "record-turn")))
+		goto done;
 	if (b.inspector.find(b.impl, &info, id) != 0 ||
 	    b.session.record_turn(b.impl, info.tenant, id, messages, usage) != 0 ||
 	    b.session.load_usage(b.impl, &rows, info.tenant, id) != 0) {
 		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
 		goto done;
 	}
+	number = json_integer_value(json_object_get(json_object_get(rows, "totals"), "turns"));
 	/* The automatic checkpoint, when the stored document asks for one
-	 * (checkpoint auto), from the history the store holds. */
-	if (ac_checkpoint_store_open(&store, &ctx->ws) != 0 ||
+	 * (checkpoint auto), from the history the store holds; a retry's turn
+	 * was the first call's, and so was its checkpoint. */
+	if (!cli_request_replayed(&b, ctx, "turns", &number) &&
+	    (ac_checkpoint_store_open(&store, &ctx->ws) != 0 ||
 	    b.session.get(b.impl, &doc, info.tenant, id) != 0 ||
-	    ac_checkpoint_after_turn_from(NULL, store, id, doc) != 0) {
+	     ac_checkpoint_after_turn_from(NULL, store, id, doc) != 0)) {
 		status = cli_error(CLI_FAILED, "session record-turn: the turn is recorded, but its "
 				   "automatic checkpoint failed: %s", ac_error_last());
 		goto done;
 	}
-	snprintf(turn, sizeof(turn), "%lld",
-		 (long long)json_integer_value(
-			 json_object_get(json_object_get(rows, "totals"), "turns")));
+	snprintf(turn, sizeof(turn), "%lld", number);
 	if ((status = print_written(&b, info.tenant, id, json, turn)) == CLI_OK)
 		status = cli_finish_output();
 done:
@@ -371,6 +391,8 @@ int cli_session_store_compact(const cli_context *ctx, const char *id, bool force
 
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
+	if ((status = cli_request_use(&b, ctx, "compact")))
+		goto done;
 	if (ac_operator_compact_in(ws, &b, id, force, &result, &notes) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;

@@ -1,9 +1,13 @@
-/* agentctl storage migrate (--to URL [--tenant T] | --from URL) [--dry-run]
+/* agentctl storage migrate (--to URL | --from URL) [--tenant T] [--dry-run]
  * [--json]:
  * copies the workspace's files into the PostgreSQL database URL names, or
- * that database back into the workspace's files (ac_migrate.h); --tenant
- * gives the sessions that name no tenant (seed-style files) one in the
- * database, which keeps every session under a tenant. The URL
+ * that database back into the workspace's files (ac_migrate.h). With --to,
+ * --tenant gives the sessions that name no tenant (seed-style files) one
+ * in the database, which keeps every session under a tenant; with --from,
+ * it copies only that tenant's sessions and data (a team's database holds
+ * every tenant's: one workspace takes its own), the journal whole (its
+ * events name no tenant). --from without --tenant copies every tenant's,
+ * as a restore of the whole database does. The URL
  * comes from the argument alone, which the operator typed (the rule
  * --storage follows); storage.url in any config is not consulted, and the
  * workspace side is always its files.
@@ -245,15 +249,11 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 		}
 	}
 	if (!to_url == !from_url)
-		return cli_error(CLI_USAGE, "usage: storage migrate (--to URL [--tenant T] | "
-				 "--from URL) [--dry-run] [--json]");
+		return cli_error(CLI_USAGE, "usage: storage migrate (--to URL | --from URL) "
+				 "[--tenant T] [--dry-run] [--json]");
 	url = to_url ? to_url : from_url;
 	if (!*url)
 		return cli_error(CLI_USAGE, "storage migrate: the URL is empty");
-	/* Back to files, every session has its tenant already. */
-	if (tenant && !to_url)
-		return cli_error(CLI_USAGE, "storage migrate: --tenant gives the workspace's sessions "
-				 "of no tenant one in the database: it goes with --to");
 	if (tenant && ac_backend_id_check("tenant", tenant))
 		return cli_error(CLI_USAGE, "storage migrate: --tenant: %s", ac_error_last());
 	if ((env = getenv("AGENTCTL_TEST_MIGRATE_KILL_AFTER")))
@@ -267,8 +267,9 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 	{
 		ac_migrate_store f = {&files.backend, files.checkpoints, files.journal};
 		ac_migrate_store d = {&db.backend, db.checkpoints, db.journal};
-		ac_migrate_options opts = {.dry_run = dry_run, .tenant = tenant, .problem = problem,
-					   .after_write = after_write};
+		ac_migrate_options opts = {.dry_run = dry_run, .tenant = to_url ? tenant : NULL,
+					   .only_tenant = to_url ? NULL : tenant,
+					   .problem = problem, .after_write = after_write};
 
 		rc = ac_migrate_run(counts, to_url ? &f : &d, to_url ? &d : &f, &opts);
 	}

@@ -42,6 +42,7 @@ static const cli_command commands[] = {
 	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
 	 "session pause|resume|complete|fail ID\n"
 	 "session compact ID [--force]\n"
+	 "  (each of these writes also takes --request-id ID on a database: a retry is answered once)\n"
 	 "session search TEXT [--json] [--limit N] [--all-projects]\n"
 	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
 	 "session export ID --format md|html [-o FILE]\n",
@@ -68,7 +69,7 @@ static const cli_command commands[] = {
 	{"sandbox", cli_sandbox,
 	 "sandbox mirror|sync TENANT SESSION DIR\n", " mirror sync "},
 	{"storage", cli_storage,
-	 "storage check | migrate (--to URL [--tenant T] | --from URL) [--dry-run] [--json]\n",
+	 "storage check | migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]\n",
 	 " migrate "},
 	{"usage", cli_usage,
 	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n", NULL},

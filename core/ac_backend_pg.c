@@ -168,12 +168,35 @@ static int pg_get_or_create(void *impl, char **out_id, const char *tenant, const
 static int pg_create(void *impl, char **out_id, const char *tenant, const char *user,
 		     const char *agent, const char *session_id, const char *task)
 {
-	bool created;
-	int rc = insert_session(impl, out_id, &created, tenant, user, agent, session_id, task);
+	ac_backend_pg *b = impl;
+	json_t *args = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?}", "tenant", tenant, "user", user,
+				 "agent", agent, "id", session_id, "task", task ? task : "");
+	bool created, open, replayed;
+	int rc;
 
+	*out_id = NULL;
+	if (!args)
+		return ac_error_set(AC_ENOMEM, "out of memory (or a task that is not UTF-8)");
+	rc = ac_backend_pg_request_begin(b, &open, &replayed, tenant ? tenant : "", "session.create",
+					 args);
+	json_decref(args);
+	if (rc || replayed) {
+		/* A retry: the session the first call made, a random id included. */
+		const char *first = json_string_value(json_object_get(b->answer, "id"));
+
+		if (!rc && !(*out_id = strdup(first ? first : "")))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		return rc;
+	}
+	rc = insert_session(impl, out_id, &created, tenant, user, agent, session_id, task);
 	/* As a session file: an id is taken whatever tenant holds it. */
 	if (!rc && !created) {
 		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", *out_id);
+		free(*out_id);
+		*out_id = NULL;
+	}
+	rc = ac_backend_pg_request_end(b, rc, rc ? NULL : json_pack("{s:s}", "id", *out_id));
+	if (rc) {
 		free(*out_id);
 		*out_id = NULL;
 	}
@@ -343,8 +366,8 @@ static int pg_load_within(void *impl, json_t **out, const char *tenant, const ch
 /* Appends messages and, with usage, counts a turn: one statement. The
  * session row's update takes its lock and hands out the seqs; the
  * messages and the usage row go in with it, or nothing does. */
-static int append_turn(ac_backend_pg *b, const char *tenant, const char *session_id,
-		       const json_t *messages, const ac_usage *usage)
+static int append_turn(ac_backend_pg *b, json_t **answer, const char *tenant,
+		       const char *session_id, const json_t *messages, const ac_usage *usage)
 {
 	char count[24], tokens[24], input[24], output[24];
 	const char *values[15];
@@ -392,7 +415,7 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 			"  version = version + 1, updated_at = now(),"
 			"  written_by_host = $5, written_by_agent = $6"
 			" WHERE tenant = $1 AND id = $2"
-			" RETURNING last_seq - $3::bigint AS base, turns),"
+			" RETURNING last_seq - $3::bigint AS base, turns, message_count),"
 			" added AS ("
 			" INSERT INTO messages (tenant, session_id, seq, message)"
 			" SELECT $1, $2, s.base + e.ord, e.elem"
@@ -403,10 +426,15 @@ static int append_turn(ac_backend_pg *b, const char *tenant, const char *session
 			"  reported_total_tokens, fields)"
 			" SELECT $1, $2, s.turns, $9::bigint, $10::bigint, $5, $11::bigint, $12::bigint,"
 			"  $13::bigint, $14::bigint, $15::jsonb FROM s WHERE $8::bigint = 1)"
-			" SELECT " NOTIFY("messages", "$1::text", "$2::text") " FROM s",
+			" SELECT " NOTIFY("messages", "$1::text", "$2::text") ", s.message_count, s.turns"
+			" FROM s",
 			15, values, NULL);
 	if (!rc && sym_PQntuples(res) == 0)
 		rc = not_found(tenant, session_id);
+	if (!rc && answer && !(*answer = json_pack("{s:I, s:I}", "messages",
+						   (json_int_t)ac_pg_u64(res, 0, 1), "turns",
+						   (json_int_t)ac_pg_u64(res, 0, 2))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
 done:
 	free(text);
 	ac_backend_pg_usage_clear(&extra);
@@ -414,12 +442,38 @@ done:
 	return rc;
 }
 
+/* append_turn under the request id set, if any: the key and the write in
+ * one transaction; a retry answers with the row's counts after the first. */
+static int append_once(ac_backend_pg *b, const char *operation, const char *tenant,
+		       const char *session_id, const json_t *messages, const ac_usage *usage)
+{
+	json_t *args = json_pack("{s:s?, s:O?}", "session", session_id, "messages", messages);
+	json_t *answer = NULL;
+	bool open, replayed;
+	int rc;
+
+	if (args && usage && json_object_set_new(args, "usage", json_pack("{s:I, s:I, s:O?}",
+			"input", (json_int_t)usage->input_tokens, "output",
+			(json_int_t)usage->output_tokens, "fields", usage->fields))) {
+		json_decref(args);
+		args = NULL;
+	}
+	if (!args)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_backend_pg_request_begin(b, &open, &replayed, tenant ? tenant : "", operation, args);
+	json_decref(args);
+	if (rc || replayed)
+		return rc;
+	rc = append_turn(b, open ? &answer : NULL, tenant, session_id, messages, usage);
+	return ac_backend_pg_request_end(b, rc, answer);
+}
+
 static int pg_append(void *impl, const char *tenant, const char *session_id,
 		     const json_t *messages)
 {
 	if (!messages)
 		return ac_error_set(AC_EINVAL, "messages: must be an array");
-	return append_turn(impl, tenant, session_id, messages, NULL);
+	return append_once(impl, "session.append", tenant, session_id, messages, NULL);
 }
 
 static int pg_record_turn(void *impl, const char *tenant, const char *session_id,
@@ -427,21 +481,19 @@ static int pg_record_turn(void *impl, const char *tenant, const char *session_id
 {
 	ac_usage none = {0, 0, NULL};
 
-	return append_turn(impl, tenant, session_id, messages, usage ? usage : &none);
+	return append_once(impl, "session.record_turn", tenant, session_id, messages,
+			   usage ? usage : &none);
 }
 
 /* ---- status: compare-and-set ---- */
 
-static int pg_set_status(void *impl, const char *tenant, const char *session_id,
-			 const char *from, const char *to)
+static int set_status(ac_backend_pg *b, const char *tenant, const char *session_id,
+		      const char *from, const char *to)
 {
-	ac_backend_pg *b = impl;
 	const char *values[6];
 	PGresult *res = NULL;
 	int rc;
 
-	if ((rc = check_session(tenant, session_id)) || (rc = ac_backend_status_check(from, to)))
-		return rc;
 	values[0] = tenant;
 	values[1] = session_id;
 	values[2] = from;
@@ -458,6 +510,28 @@ static int pg_set_status(void *impl, const char *tenant, const char *session_id,
 		rc = ac_error_set(AC_ECONFLICT, "session %s: status is no longer %s", session_id, from);
 	sym_PQclear(res);
 	return rc;
+}
+
+/* The key's arguments are the session and the status it is set to, not
+ * the status it was read at: a retry reads the status the first call set. */
+static int pg_set_status(void *impl, const char *tenant, const char *session_id,
+			 const char *from, const char *to)
+{
+	ac_backend_pg *b = impl;
+	json_t *args;
+	bool open, replayed;
+	int rc;
+
+	if ((rc = check_session(tenant, session_id)) || (rc = ac_backend_status_check(from, to)))
+		return rc;
+	if (!(args = json_pack("{s:s, s:s}", "session", session_id, "to", to)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_backend_pg_request_begin(b, &open, &replayed, tenant, "session.set_status", args);
+	json_decref(args);
+	if (rc || replayed)
+		return rc;
+	rc = set_status(b, tenant, session_id, from, to);
+	return ac_backend_pg_request_end(b, rc, rc ? NULL : json_pack("{s:s}", "status", to));
 }
 
 int ac_backend_pg_set_status(const ac_backend *backend, const char *tenant,
@@ -586,6 +660,7 @@ static void pg_free(void *impl)
 
 	if (!b)
 		return;
+	ac_backend_pg_request_free(b);
 	ac_pg_close(b->pg);
 	free(b->host);
 	free(b->agent);
@@ -644,6 +719,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 	ac_backend_pg_fill_files(out);
 	ac_backend_pg_fill_logs(out);
 	ac_backend_pg_fill_copy(out);
+	ac_backend_pg_fill_request(out);
 	out->inspector.usage_by_hour = ac_backend_pg_usage_by_hour;
 	return 0;
 }

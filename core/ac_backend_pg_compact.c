@@ -346,10 +346,9 @@ done:
 	return rc;
 }
 
-int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
-			  const char *session_id, const ac_backend_compact_options *opts)
+static int compact_now(ac_backend_pg *b, ac_backend_compact_result *out, const char *tenant,
+		       const char *session_id, const ac_backend_compact_options *opts)
 {
-	ac_backend_pg *b = impl;
 	ac_backend_compact_options defaults;
 	ac_backend_compact_result ignored;
 	json_t *messages = NULL;
@@ -369,4 +368,67 @@ int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char
 	if (!rc)
 		rc = summarize_if_needed(b, out, tenant, session_id, &opts->compact);
 	return rc;
+}
+
+static json_t *result_json(const ac_backend_compact_result *r)
+{
+	return json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:s?}", "externalized",
+			 (json_int_t)r->externalized, "artifactBytes", (json_int_t)r->artifact_bytes,
+			 "compacted", r->compacted, "summarized", (json_int_t)r->summarized,
+			 "messagesBefore", (json_int_t)r->messages_before, "messagesAfter",
+			 (json_int_t)r->messages_after, "tokensBefore", (json_int_t)r->tokens_before,
+			 "tokensAfter", (json_int_t)r->tokens_after, "whyNot", r->why_not);
+}
+
+static size_t count_of(const json_t *answer, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(answer, key));
+
+	return v > 0 ? (size_t)v : 0;
+}
+
+/* A retry's result: the first call's counts. */
+static void result_from(ac_backend_compact_result *r, const json_t *answer)
+{
+	r->externalized = count_of(answer, "externalized");
+	r->artifact_bytes = count_of(answer, "artifactBytes");
+	r->compacted = json_is_true(json_object_get(answer, "compacted"));
+	r->summarized = count_of(answer, "summarized");
+	r->messages_before = count_of(answer, "messagesBefore");
+	r->messages_after = count_of(answer, "messagesAfter");
+	r->tokens_before = count_of(answer, "tokensBefore");
+	r->tokens_after = count_of(answer, "tokensAfter");
+	r->why_not = r->compacted ? NULL : "done already (a retry of the same request id)";
+}
+
+/* Under a request id, the key is checked first and added after (a
+ * deferred key: the summary may take longer than a transaction may idle). */
+int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char *tenant,
+			  const char *session_id, const ac_backend_compact_options *opts)
+{
+	ac_backend_pg *b = impl;
+	ac_backend_compact_result mine = {0};
+	json_t *args = json_pack("{s:s?, s:b}", "session", session_id, "force",
+				 opts && opts->compact.force);
+	bool open, replayed;
+	int rc;
+
+	if (!out)
+		out = &mine;
+	if (!args)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_backend_pg_request_begin(b, &open, &replayed, tenant ? tenant : "", "session.compact",
+					 args);
+	json_decref(args);
+	if (rc)
+		return rc;
+	if (replayed) {
+		*out = (ac_backend_compact_result){0};
+		result_from(out, b->answer);
+		return 0;
+	}
+	if (open)
+		ac_backend_pg_request_defer(b);
+	rc = compact_now(b, out, tenant, session_id, opts);
+	return ac_backend_pg_request_end(b, rc, rc || !open ? NULL : result_json(out));
 }

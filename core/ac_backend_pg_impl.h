@@ -13,7 +13,37 @@ typedef struct {
 	unsigned long leased_on; /* pg->connects when ac_backend_pg_lease took
 				    its lock; 0: not held */
 	char lease_name[64];     /* the lease it took (one at a time) */
+	char *request_id;        /* the next session write's key (request.use) */
+	char *request_tenant;    /* while a request is open: its key, */
+	char *request_key;
+	const char *request_op;  /* (static) */
+	char *request_args;      /* canonical JSON */
+	json_t *answer;          /* the last request's answer */
+	bool replayed;           /* ...a retry's */
 } ac_backend_pg;
+
+/* ---- idempotency keys (ac_backend_pg_request.c; schema 12) ----
+ * A session write with a request id set calls request_begin first: with
+ * no id, *out_open false and nothing happens; else a transaction is begun
+ * and the key taken (*out_open true: the write's statements join the
+ * transaction, then request_end records answer and commits it, or rolls
+ * it back when rc is an error) unless the key was used: then
+ * *out_replayed true, b->answer the first answer, nothing to write.
+ * operation names the write ("session.append"), arguments (JSON) what it
+ * writes: a retry must give the same. */
+int ac_backend_pg_request_begin(ac_backend_pg *b, bool *out_open, bool *out_replayed,
+				const char *tenant, const char *operation, const json_t *arguments);
+/* Takes answer (stolen, may be NULL on error). Returns rc, or the error of
+ * recording the key or of the commit. */
+int ac_backend_pg_request_end(ac_backend_pg *b, int rc, json_t *answer);
+/* For a write that runs its own transactions (compaction, whose summary
+ * may take longer than a transaction may stay idle): the key is checked
+ * by request_begin, then released, and request_end adds it after the
+ * write. A crash between the write and the key leaves no key: a retry
+ * writes again (compaction, run again, finds nothing to do). */
+int ac_backend_pg_request_defer(ac_backend_pg *b);
+void ac_backend_pg_fill_request(ac_backend *b);
+void ac_backend_pg_request_free(ac_backend_pg *b);
 
 /* Sorted names from a one-column result (free with ac_backend_names_free). */
 int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res);

@@ -48,6 +48,12 @@ const char *ac_migrate_kind_name(ac_migrate_kind kind)
 	return kind < AC_MIGRATE_NKINDS ? names[kind] : "?";
 }
 
+/* True when the run copies only one tenant's items and tenant is not it. */
+static bool other_tenant(const run *r, const char *tenant)
+{
+	return r->opts->only_tenant && strcmp(r->opts->only_tenant, tenant) != 0;
+}
+
 /* Sets r->key to the parts joined by '/'. */
 static int make_key(run *r, const char *const *parts, size_t n)
 {
@@ -321,7 +327,7 @@ static int sessions(run *r)
 	size_t n = 0;
 	int rc;
 
-	if ((rc = from->inspector.list_sessions(from->impl, &list, &n, NULL)))
+	if ((rc = from->inspector.list_sessions(from->impl, &list, &n, r->opts->only_tenant)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = one_session(r, &list[i]);
@@ -340,6 +346,8 @@ static int one_document(run *r, ac_migrate_kind kind, const char *const *key)
 	standing s;
 	int rc, err;
 
+	if (other_tenant(r, key[0]))
+		return 0;
 	if ((rc = make_key(r, key, memo ? 4 : 3)))
 		return rc;
 	rc = memo ? from->memo.read(from->impl, &data, &len, key[0], key[1], key[2], key[3])
@@ -450,6 +458,8 @@ static int log_key(const char *const *key, void *ctx)
 	size_t skipped = 0, j = 0, i;
 	int rc, err = 0;
 
+	if (other_tenant(r, key[0]))
+		return 0;
 	if ((rc = make_key(r, key, 3)))
 		return rc;
 	if ((rc = load_log(r->from->backend, &records, &skipped, key)))
@@ -536,6 +546,20 @@ static void unreadable(const char *path, const char *reason, void *ctx)
 	}
 }
 
+/* Checkpoints are kept by session, not tenant: a session's belongs to
+ * its session's tenant. One of no session the source holds is nobody's. */
+static bool of_tenant(run *r, const char *session_id)
+{
+	ac_backend *from = r->from->backend;
+	ac_backend_session_info info = {0};
+	bool ours = from->inspector.find(from->impl, &info, session_id) == 0 &&
+		    !other_tenant(r, info.tenant);
+
+	ac_backend_session_info_clear(&info);
+	ac_error_clear();
+	return ours;
+}
+
 static int checkpoints(run *r)
 {
 	ac_checkpoint_store *from = r->from->checkpoints;
@@ -556,6 +580,8 @@ static int checkpoints(run *r)
 		json_t *list = NULL, *doc;
 		size_t k;
 
+		if (r->opts->only_tenant && !of_tenant(r, ids[i]))
+			continue;
 		if ((err = from->ops->list(&list, from, &filter))) {
 			const char *parts[1] = {ids[i]};
 
@@ -587,6 +613,8 @@ static int archive_key(const char *const *key, void *ctx)
 	/* An archive of a session of no tenant goes with it (adopt()). */
 	const char *dest[4] = {*key[0] ? key[0] : r->opts->tenant, key[1], key[2], key[3]};
 
+	if (other_tenant(r, key[0]))
+		return 0;
 	if ((rc = make_key(r, dest[0] ? dest : key, 4)))
 		return rc;
 	if (!dest[0]) {

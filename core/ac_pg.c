@@ -5,8 +5,11 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_text.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,15 +100,41 @@ char *ac_pg_redact(const char *url)
 
 /* ---- errors ---- */
 
-/* libpq's message cut to its first line. */
-static const char *first_line(const char *msg, char *buf, size_t size)
-{
-	size_t len = strcspn(msg ? msg : "", "\n");
+/* Severity words libpq and the server put before a message ("FATAL:  "):
+ * the line says "database:" once instead. */
+static const char *const severities[] = {"ERROR:  ", "FATAL:  ", "PANIC:  ", "WARNING:  ",
+					 "NOTICE:  ", NULL};
 
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, msg ? msg : "", len);
-	buf[len] = '\0';
+static size_t severity_at(const char *p)
+{
+	for (size_t i = 0; severities[i]; i++)
+		if (!strncmp(p, severities[i], strlen(severities[i])))
+			return strlen(severities[i]);
+	return 0;
+}
+
+const char *ac_pg_message(const char *msg, char *buf, size_t size)
+{
+	size_t len = strcspn(msg ? msg : "", "\n"), skip;
+	ac_buf plain = AC_BUF_INIT, shown = AC_BUF_INIT;
+
+	/* Its first line (libpq's further lines are hints: "This probably
+	 * means..."), the severity words dropped wherever a part starts. */
+	for (size_t i = 0; i < len; i++) {
+		if ((i == 0 || (i >= 2 && msg[i - 2] == ':' && msg[i - 1] == ' ')) &&
+		    (skip = severity_at(msg + i)) && i + skip <= len) {
+			i += skip - 1;
+			continue;
+		}
+		ac_buf_putc(&plain, msg[i]);
+	}
+	while (plain.len && (plain.data[plain.len - 1] == ' ' || plain.data[plain.len - 1] == '\r'))
+		plain.len--;
+	/* A server's text may hold anything a client sent it: made visible. */
+	ac_text_sanitize(&shown, plain.data ? plain.data : "", plain.len);
+	snprintf(buf, size, "%s", shown.data ? shown.data : "");
+	ac_buf_free(&plain);
+	ac_buf_free(&shown);
 	return buf;
 }
 
@@ -113,16 +142,26 @@ static int result_error(ac_pg *pg, const PGresult *res, const char *what)
 {
 	const char *state = res ? sym_PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *msg = res ? sym_PQresultErrorMessage(res) : sym_PQerrorMessage(pg->conn);
-	char line[512];
+	char line[512], notice[512];
 	int code = AC_EIO;
 
-	if (msg && !strncmp(msg, "ERROR:  ", 8))
-		msg += 8;
+	/* A lost connection: the result says "server closed the connection";
+	 * the connection's message starts with the server's reason before it. */
+	if (!msg || !*msg || (!state && *sym_PQerrorMessage(pg->conn)))
+		msg = sym_PQerrorMessage(pg->conn);
 	if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01") || !strcmp(state, "23505")))
 		code = AC_ECONFLICT;
 	else if (state && (!strcmp(state, "57014") || !strcmp(state, "55P03")))
 		code = AC_EBUSY;
-	return ac_error_set(code, "%s (%s): %s", what, pg->shown, first_line(msg, line, sizeof(line)));
+	ac_pg_message(msg, line, sizeof(line));
+	/* A connection the server ended while idle: libpq's "server closed the
+	 * connection" says less than the server's own reason, heard before. */
+	if (!state && pg->notice[0] && strcmp(pg->notice, line)) {
+		snprintf(notice, sizeof(notice), "%s", pg->notice);
+		pg->notice[0] = '\0';
+		return ac_error_set(code, "%s (%s): database: %s (%s)", what, pg->shown, notice, line);
+	}
+	return ac_error_set(code, "%s (%s): database: %s", what, pg->shown, line);
 }
 
 /* ---- connecting ---- */
@@ -139,16 +178,67 @@ static int run_simple(ac_pg *pg, const char *what, const char *sql, int n,
 	return rc;
 }
 
-static void discard_notice(void *ctx, const char *message)
+/* libpq hands notices (the server's WARNING, NOTICE, and a FATAL sent to
+ * an idle connection) to stderr by default, raw and over a dashboard's
+ * screen; the core never prints. The last one of WARNING or worse is kept
+ * (ctx: the ac_pg, or NULL) for the error line that follows it. */
+static void keep_notice(void *ctx, const char *message)
 {
-	(void)ctx;
-	(void)message;
+	ac_pg *pg = ctx;
+
+	if (pg && message && strncmp(message, "NOTICE:", 7) != 0)
+		ac_pg_message(message, pg->notice, sizeof(pg->notice));
 }
 
 void ac_pg_quiet(PGconn *conn)
 {
 	if (conn)
-		sym_PQsetNoticeProcessor(conn, discard_notice, NULL);
+		sym_PQsetNoticeProcessor(conn, keep_notice, NULL);
+}
+
+/* connect_timeout of conninfo (either form), in ms; -1: none (wait as
+ * long as the network does). libpq counts below 2 s as 2 s. */
+static int connect_timeout_ms(const char *conninfo)
+{
+	PQconninfoOption *opts = sym_PQconninfoParse(conninfo, NULL);
+	const char *env = getenv("PGCONNECT_TIMEOUT"); /* libpq's default for it */
+	int ms = env && atoi(env) > 0 ? (atoi(env) < 2 ? 2 : atoi(env)) * 1000 : -1;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, "connect_timeout") && o->val && atoi(o->val) > 0)
+			ms = (atoi(o->val) < 2 ? 2 : atoi(o->val)) * 1000;
+	if (opts)
+		sym_PQconninfoFree(opts);
+	return ms;
+}
+
+/* PQconnectdb's work with the notice processor set before the server says
+ * anything (a WARNING at log-in would reach stderr otherwise), and its
+ * connect_timeout kept. *timed_out: the server did not answer in time. */
+static PGconn *connect_quietly(ac_pg *pg, bool *timed_out)
+{
+	PGconn *conn = sym_PQconnectStart(pg->conninfo);
+	PostgresPollingStatusType polling = PGRES_POLLING_WRITING;
+	int timeout = connect_timeout_ms(pg->conninfo), ready = 1;
+
+	*timed_out = false;
+	if (!conn)
+		return NULL;
+	sym_PQsetNoticeProcessor(conn, keep_notice, pg);
+	while (sym_PQstatus(conn) != CONNECTION_BAD && polling != PGRES_POLLING_OK &&
+	       polling != PGRES_POLLING_FAILED) {
+		struct pollfd fd = {sym_PQsocket(conn),
+				    polling == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0};
+
+		if (fd.fd < 0 || ((ready = poll(&fd, 1, timeout)) < 0 && errno != EINTR))
+			break;
+		if (ready == 0) {
+			*timed_out = true;
+			break;
+		}
+		polling = sym_PQconnectPoll(conn);
+	}
+	return conn;
 }
 
 static int connect_now(ac_pg *pg)
@@ -157,16 +247,20 @@ static int connect_now(ac_pg *pg)
 	const char *values[3];
 	char line[512];
 	ac_buf path = AC_BUF_INIT;
+	bool timed_out;
 	int rc;
 
-	pg->conn = sym_PQconnectdb(pg->conninfo);
-	ac_pg_quiet(pg->conn);
+	pg->notice[0] = '\0';
+	pg->conn = connect_quietly(pg, &timed_out);
 	pg->pid = getpid();
 	if (!pg->conn)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (timed_out)
+		return ac_error_set(AC_EIO, "cannot connect to %s: database: no answer within "
+				    "connect_timeout", pg->shown);
 	if (sym_PQstatus(pg->conn) != CONNECTION_OK)
-		return ac_error_set(AC_EIO, "cannot connect to %s: %s", pg->shown,
-				    first_line(sym_PQerrorMessage(pg->conn), line, sizeof(line)));
+		return ac_error_set(AC_EIO, "cannot connect to %s: database: %s", pg->shown,
+				    ac_pg_message(sym_PQerrorMessage(pg->conn), line, sizeof(line)));
 	snprintf(statement_ms, sizeof(statement_ms), "%d", AC_PG_STATEMENT_TIMEOUT_MS);
 	snprintf(idle_ms, sizeof(idle_ms), "%d", AC_PG_IDLE_TX_TIMEOUT_MS);
 	/* The schema first, then public (for extensions), in the search path. */
@@ -297,6 +391,7 @@ int ac_pg_exec_bytes(ac_pg *pg, PGresult **out, const char *what, const char *sq
 		*out = NULL;
 	if (!ac_pg_conn(pg, &rc))
 		return rc;
+	pg->notice[0] = '\0'; /* only what the server says during this one counts */
 	res = sym_PQexecParams(pg->conn, sql, n, NULL, values, lengths, formats, binary_result ? 1 : 0);
 	status = res ? sym_PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {

@@ -33,7 +33,16 @@ typedef struct {
 	bool in_transaction; /* between ac_pg_begin and its commit or rollback */
 	unsigned long connects; /* connections made: a session-level lock
 				   taken on an earlier one is gone */
+	char notice[512]; /* the last WARNING or worse the server sent on
+			     its own, as ac_pg_message() shows it ("" none) */
 } ac_pg;
+
+/* A message from libpq or the server (msg, may be NULL) as one line in
+ * buf: its first line, the severity words ("FATAL:  ", "ERROR:  "...)
+ * left out, control bytes made visible (ac_text_sanitize), cut to size.
+ * Returns buf. Every error line that quotes the database says it after
+ * "database: ", so a user reads one agentctl line, never libpq's text. */
+const char *ac_pg_message(const char *msg, char *buf, size_t size);
 
 /* True when text names a PostgreSQL store: a postgres:// or postgresql://
  * URL, or a libpq "key=value" connection string. */
@@ -55,7 +64,8 @@ PGconn *ac_pg_conn(ac_pg *pg, int *rc);
 
 /* Makes conn keep its notices to itself: libpq prints them on stderr by
  * default (an idle connection the server ends says FATAL there), over a
- * dashboard's screen; the core never prints. conn may be NULL. */
+ * dashboard's screen; the core never prints. conn may be NULL. (ac_pg's
+ * own connections keep the last one for their next error line.) */
 void ac_pg_quiet(PGconn *conn);
 
 /* Runs sql with n text parameters (NULL: SQL NULL); lengths may be NULL

@@ -28,7 +28,11 @@
  *                   a row a copy brought, as it came (json, text-exact)
  *   compactions     (8) + kind, name, document: an archive a copy brought
  *   usage_hours     (9) turn_usage summed by session, model and UTC hour,
- *                   kept by triggers: what `agentctl usage` reads */
+ *                   kept by triggers: what `agentctl usage` reads
+ *   sessions        (10) + history_epoch; (11) the task put back in rows
+ *                   that `storage migrate` copied with an empty one
+ *   requests        (12) idempotency keys: a write's request id, tenant,
+ *                   operation and first answer, kept a day or more */
 #include "ac_pg_schema.h"
 
 #include "ac_error.h"
@@ -352,6 +356,39 @@ static const char *const history_epochs[] = {
 	NULL,
 };
 
+/* 11: `storage migrate --to` before c015c27 copied sessions with an empty
+ * task column (the document kept it): listings, the dashboard and the
+ * conversation header showed them blank. Put back from the document, as
+ * put_session now writes it: a \u0000 as "^@" (text holds no NUL, and
+ * PostgreSQL's json operators refuse a document holding one: the escape is
+ * replaced in the document's text first, only where it is one, after an
+ * even run of backslashes). Rows whose task is set are left alone. */
+static const char *const task_restored[] = {
+	"UPDATE sessions s SET task = t.task FROM ("
+	" SELECT session_id, doc->>'task' AS task FROM ("
+	"  SELECT session_id, regexp_replace(document::text,"
+	"   '(?<![\\\\])((?:\\\\\\\\)*)\\\\u0000', '\\1^@', 'g')::json AS doc"
+	"  FROM session_documents WHERE session_id IN (SELECT id FROM sessions WHERE task = '')) d"
+	" WHERE json_typeof(doc->'task') = 'string') t"
+	" WHERE t.session_id = s.id AND s.task = '' AND t.task <> ''",
+	NULL,
+};
+
+/* 12: idempotency keys (ac_backend_pg_request.c): a write made under a
+ * request id stores the key in its transaction; a retry finds it and the
+ * first answer. digest is md5 of the arguments' canonical JSON; result is
+ * NULL only inside the transaction that took the key. created_at orders
+ * the pruning of old keys. */
+static const char *const requests[] = {
+	"CREATE TABLE requests ("
+	" tenant text NOT NULL, id text NOT NULL,"
+	" operation text NOT NULL, digest text NOT NULL, result json,"
+	" created_at timestamptz NOT NULL DEFAULT now(),"
+	" PRIMARY KEY (tenant, id))",
+	"CREATE INDEX requests_created ON requests (created_at)",
+	NULL,
+};
+
 static const migration migrations[] = {
 	{1, "initial: sessions, messages, usage, memos, artifacts, logs, snapshots", initial},
 	{2, "listing indexes carry the writing host", listing_host},
@@ -363,6 +400,8 @@ static const migration migrations[] = {
 	{8, "compactions keep a copied archive's kind, name and document", archive_names},
 	{9, "usage_hours: turn usage summed by session, model and hour", usage_hours},
 	{10, "sessions carry a history epoch: appends since a read are told apart", history_epochs},
+	{11, "sessions copied with an empty task get it back from their document", task_restored},
+	{12, "requests: idempotency keys of writes, with their first answer", requests},
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -754,6 +754,102 @@ static void test_store_watch_unreachable(void **state)
 	ac_store_watch_free(w);
 }
 
+/* ---- safe retries: request ids (issue 25) ---- */
+
+static long messages_of(const char *session)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".messages WHERE session_id = '%s'",
+		 schema, session);
+	return query_number(sql);
+}
+
+/* A write whose COMMIT succeeded but whose answer was lost (the test seam
+ * ends the connection right after it, as a server restart does) fails;
+ * retried under the same request id it succeeds with the first answer and
+ * writes nothing: one write on the database. The error is one line naming
+ * the server's reason after "database:", without libpq's severity words. */
+static void test_request_lost_answer(void **state)
+{
+	ac_backend *b = *state;
+	json_t *m = json_pack("[{s:s, s:s}]", "role", "user", "content", "once"), *answer = NULL;
+	char *id = NULL, *again = NULL;
+	bool replayed = false;
+
+	OK(b->session.create(b->impl, &id, "t", NULL, NULL, "s", "task"));
+	free(id);
+	id = NULL;
+	setenv("AGENTCTL_TEST_PG_LOSE_ANSWER", "1", 1);
+	OK(b->request.use(b->impl, "req-1"));
+	assert_int_equal(b->session.append(b->impl, "t", "s", m), AC_EIO);
+	unsetenv("AGENTCTL_TEST_PG_LOSE_ANSWER");
+	assert_non_null(strstr(ac_error_last(),
+			       "database: terminating connection due to administrator command"));
+	assert_null(strstr(ac_error_last(), "FATAL"));
+	assert_null(strchr(ac_error_last(), '\n'));
+	assert_int_equal(messages_of("s"), 1); /* committed */
+	for (int retry = 0; retry < 3; retry++) {
+		OK(b->request.use(b->impl, "req-1"));
+		OK(b->session.append(b->impl, "t", "s", m));
+		OK(b->request.answer(b->impl, &answer, &replayed));
+		assert_true(replayed);
+		assert_int_equal(json_integer_value(json_object_get(answer, "messages")), 1);
+		json_decref(answer);
+	}
+	assert_int_equal(messages_of("s"), 1);
+	/* The same id for other arguments, or another operation: refused. */
+	json_array_append_new(m, json_pack("{s:s, s:s}", "role", "user", "content", "more"));
+	OK(b->request.use(b->impl, "req-1"));
+	assert_int_equal(b->session.append(b->impl, "t", "s", m), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "with other arguments"));
+	OK(b->request.use(b->impl, "req-1"));
+	assert_int_equal(b->session.set_status(b->impl, "t", "s", "running", "paused"), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "for session.append"));
+	assert_int_equal(messages_of("s"), 1);
+	/* Without an id a write is made each time; the id is taken by one call. */
+	OK(b->request.use(b->impl, "req-2"));
+	OK(b->session.append(b->impl, "t", "s", m));
+	OK(b->session.append(b->impl, "t", "s", m));
+	assert_int_equal(messages_of("s"), 5);
+	/* A create with a random id, its answer lost: the retry names it. */
+	setenv("AGENTCTL_TEST_PG_LOSE_ANSWER", "1", 1);
+	OK(b->request.use(b->impl, "req-3"));
+	assert_int_equal(b->session.create(b->impl, &id, "t", NULL, NULL, NULL, "random"), AC_EIO);
+	unsetenv("AGENTCTL_TEST_PG_LOSE_ANSWER");
+	assert_null(id);
+	OK(b->request.use(b->impl, "req-3"));
+	OK(b->session.create(b->impl, &id, "t", NULL, NULL, NULL, "random"));
+	OK(b->request.use(b->impl, "req-3"));
+	OK(b->session.create(b->impl, &again, "t", NULL, NULL, NULL, "random"));
+	assert_string_equal(id, again);
+	{
+		char sql[160];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sessions", schema);
+		assert_int_equal(query_number(sql), 2);
+	}
+	/* A status change, its answer lost: check() answers the retry. */
+	setenv("AGENTCTL_TEST_PG_LOSE_ANSWER", "1", 1);
+	OK(b->request.use(b->impl, "req-4"));
+	assert_int_equal(b->session.set_status(b->impl, "t", id, "running", "paused"), AC_EIO);
+	unsetenv("AGENTCTL_TEST_PG_LOSE_ANSWER");
+	json_decref(m);
+	m = json_pack("{s:s, s:s}", "session", id, "to", "paused");
+	OK(b->request.check(b->impl, &answer, "t", "req-4", "session.set_status", m));
+	assert_string_equal(json_string_value(json_object_get(answer, "status")), "paused");
+	json_decref(answer);
+	assert_int_equal(b->request.check(b->impl, &answer, "t", "req-9", "session.set_status", m),
+			 AC_ENOTFOUND);
+	assert_int_equal(b->request.check(b->impl, &answer, "other", "req-4", "session.set_status",
+					  m),
+			 AC_ENOTFOUND); /* keys are per tenant */
+	assert_int_equal(b->request.use(b->impl, "bad/id"), AC_EINVAL);
+	json_decref(m);
+	free(id);
+	free(again);
+}
+
 int main(void)
 {
 	const ac_backend_factory postgres = {"conformance: postgresql", make_pg, release_pg, NULL};
@@ -769,6 +865,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_update_document, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_lease, setup_pg, teardown_pg),
 		cmocka_unit_test(test_errors_hide_password),
+		cmocka_unit_test_setup_teardown(test_request_lost_answer, setup_pg, teardown_pg),
 		cmocka_unit_test(test_concurrent_migrations),
 		cmocka_unit_test(test_least_privilege),
 	};

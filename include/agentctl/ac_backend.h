@@ -413,6 +413,46 @@ typedef struct {
 	int (*put_archive)(void *impl, const char *const *key, const json_t *doc);
 } ac_backend_copy_ops;
 
+/* ---- 9. Safe retries: idempotency keys (optional) ----
+ * An agent whose write committed but whose answer was lost (a connection
+ * dropped after COMMIT, a server restart) retries it under the same
+ * request id and gets the first answer, the write made once. The key is
+ * (tenant, request id); the store keeps it with the operation, a digest of
+ * the write's arguments and its answer for at least
+ * AC_BACKEND_REQUEST_KEEP_S seconds (older keys are removed as new ones
+ * are written). The same id with another operation or other arguments is
+ * refused (AC_EINVAL, nothing written). NULL members: the store keeps no
+ * keys (the files: a retried write there writes again). */
+#define AC_BACKEND_REQUEST_KEEP_S (24 * 3600)
+/* A request id: ac_backend_id_check()'s rules ("request id"). */
+#define AC_BACKEND_REQUEST_ID_MAX AC_BACKEND_ID_MAX
+
+typedef struct {
+	/* The next session write of this backend value (session.create,
+	 * append, record_turn, set_status, compact_if_needed) is made under
+	 * request_id (copied), in the same transaction as the key: either
+	 * both are stored or neither. That call clears it, whatever its
+	 * outcome; NULL clears it. Done already with the same operation and
+	 * arguments: the call writes nothing, returns 0 and gives the first
+	 * answer (create's *out_id, compact's *out). AC_EINVAL for a bad id. */
+	int (*use)(void *impl, const char *request_id);
+	/* The answer of the last write made under a request id (new
+	 * reference): {"id"} for create, {"messages", "turns"} (the row's
+	 * counts after the write) for append and record_turn, {"status"} for
+	 * set_status, the compaction's counts for compact; *out_replayed: it
+	 * is a retry's (nothing was written). AC_ENOTFOUND when none. */
+	int (*answer)(void *impl, json_t **out, bool *out_replayed);
+	/* Whether tenant's request_id was used: AC_ENOTFOUND when not; 0 and
+	 * *out its answer (new reference) when for operation (e.g.
+	 * "session.set_status") with these arguments (JSON, as the write
+	 * digests them: {"session", "to"} for set_status); AC_EINVAL naming
+	 * the operation it was used for otherwise. For callers that judge a
+	 * write before making it (a status change allowed from the status
+	 * read), so a retry is answered before that judgement refuses it. */
+	int (*check)(void *impl, json_t **out, const char *tenant, const char *request_id,
+		     const char *operation, const json_t *arguments);
+} ac_backend_request_ops;
+
 typedef struct {
 	const char *name;                   /* "fs", ... (static) */
 	void *impl;                         /* handed to every function */
@@ -425,6 +465,7 @@ typedef struct {
 	ac_backend_inspector_ops inspector;
 	ac_backend_copy_ops copy;
 	void (*free)(void *impl);           /* releases impl */
+	ac_backend_request_ops request;     /* optional (NULLs): idempotency keys */
 } ac_backend;
 
 /* Releases b's implementation and clears b. Safe on a cleared backend. */

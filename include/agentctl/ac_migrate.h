@@ -86,6 +86,11 @@ typedef struct {
 	 * such a session is reported and not copied (a database keeps every
 	 * session under a tenant). */
 	const char *tenant;
+	/* Copy only this tenant's items (NULL: every tenant's): its sessions
+	 * with their turn rows, archives and checkpoints, its memos,
+	 * artifacts, traces and runs. The journal, which names no tenant, is
+	 * copied whole. `storage migrate --from URL --tenant T`. */
+	const char *only_tenant;
 	ac_migrate_problem_fn problem; /* may be NULL */
 	void *ctx;
 	/* Test seam: called after each write with the kind; a test kills the

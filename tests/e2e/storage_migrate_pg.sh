@@ -136,6 +136,25 @@ check "to: journal lines byte-equal" bash -c "cat '$WS'/JOURNAL*.jsonl | sort >'
 check "to: snapshot kept" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select covers_seq || ' ' || state::text from agentctl.snapshots")" = '2 {"done":["plan","act"]}' ]
 check "to: trace time kept" [ "$(psql -d agentctl_mig_a_$$ -Atqc "select to_char(at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') from agentctl.log_records where kind = 'trace' and seq = 1")" = "2026-01-02 03:04:05.678" ]
 
+# ---- the task column: listings show each session's task (issue 25) ----
+check "to: session list on the database shows the tasks" bash -c "'$AC' -w '$WS' --storage '$A' session list --json | jq -e '[.[] | select(.id | test(\"^s[123]$\")) | .task] | sort == [\"first task\", \"other tenant\", \"second\"]' >/dev/null"
+# Rows an older agentctl copied with an empty task column (the document
+# kept the task) get it back from schema 11 on their next open. A NUL in
+# a task ("^@" in the column) and an escaped backslash before "u0000"
+# (not a NUL) come back as put_session writes them.
+newdb agentctl_mig_task_$$
+TK=$URL
+"$AC" -w "$WS" storage migrate --to "$TK" >/dev/null 2>&1
+psql -d agentctl_mig_task_$$ -Atq -v ON_ERROR_STOP=1 <<'SQL' >/dev/null
+update agentctl.session_documents set document = (replace(document::text, '"task":"second"', '"task":"sec\u0000ond \\u0000x"'))::json where session_id = 's2';
+update agentctl.sessions set task = '';
+delete from agentctl.agentctl_migrations where version = 11;
+SQL
+check "old copy: the task column is empty (as an older agentctl left it)" [ "$(psql -d agentctl_mig_task_$$ -Atqc "select count(*) from agentctl.sessions where task = ''")" = 3 ]
+"$AC" -w "$WS" --storage "$TK" session list --json >"$TMP/tasks.json" 2>"$TMP/err"
+check "old copy: the next open puts each task back" jq_is "$TMP/tasks.json" '[.[] | select(.id | test("^s[123]$")) | .task] | sort == ["first task", "other tenant", "sec^@ond \\u0000x"]' true
+check "old copy: the column as put_session writes it" [ "$(psql -d agentctl_mig_task_$$ -Atqc "select task from agentctl.sessions where id = 's2'")" = 'sec^@ond \u0000x' ]
+
 # ---- again: 0 new ----
 run storage migrate --to "$A"
 check "again: exit 0" rc_is 0
@@ -465,9 +484,6 @@ check "no tenant, no --tenant: no session in the database" [ "$(psql -d agentctl
 at storage migrate --to "$NT" --tenant 'a/b' >"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "--tenant a/b: exit 2, one line naming --tenant" bash -c "[ $RC = 2 ] && [ \"\$(wc -l <'$TMP/err')\" = 1 ] && grep -q -- '--tenant' '$TMP/err'"
-at storage migrate --from "$NT" --tenant team >"$TMP/out" 2>"$TMP/err"
-RC=$?
-check "--tenant with --from: exit 2" bash -c "[ $RC = 2 ] && grep -q 'goes with --to' '$TMP/err'"
 at storage migrate --to "$NT" --tenant team >"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "--tenant team: exit 0" rc_is 0
@@ -492,5 +508,30 @@ done
 check "no tenant, back: 2.50 as written" grep -qF '2.50' "$WST2/.agent/sessions/seed-1.json"
 check "no tenant, back: the turn row" bash -c "[ \"\$('$AC' -w '$WST2' session show seed-1 --json | jq -c '[.usage.turns[] | .usage.inputTokens]')\" = '[10]' ]"
 check "no tenant, back: the archive byte-equal" bash -c "cd '$WST/.agent/sessions/.rollbacks/seed-2' && for f in *.json; do cmp -s \"\$f\" '$WST2/.agent/sessions/.rollbacks/seed-2/'\"\$f\" || exit 1; done"
+
+# ---- --from --tenant T: only T's sessions and data (issue 25) ----
+# $A holds acme's s1 and s2 (memo, artifact, trace, run, checkpoints of
+# s1) and beta's s3 (a memo). The journal names no tenant: copied whole.
+WTB=$TMP/wtb
+mkdir -p "$WTB/.agent"
+"$AC" -w "$WTB" storage migrate --from "$A" --tenant beta >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--from --tenant beta: exit 0" rc_is 0
+check "--from --tenant beta: one session copied" out_has "sessions: copied 1, already there 0, conflicts 0"
+check "--from --tenant beta: only s3" [ "$(ls "$WTB/.agent/sessions" | tr '\n' ' ')" = "s3.json " ]
+check "--from --tenant beta: its memo, not acme's" bash -c "[ -f '$WTB/.agent/memo/beta/s3/session/plan.md' ] && [ ! -e '$WTB/.agent/memo/acme' ]"
+check "--from --tenant beta: no acme artifact, trace, run or checkpoint" bash -c "[ ! -e '$WTB/.agent/artifacts' ] && [ ! -e '$WTB/.agent/traces' ] && [ ! -e '$WTB/.agent/orchestration' ] && [ -z \"\$(ls '$WTB/.agent/checkpoints' 2>/dev/null)\" ]"
+check "--from --tenant beta: the journal whole" out_has "journal events: copied 5,"
+check "--from --tenant beta: verified, no mismatch" bash -c "grep -qF 'verified sessions: 1 in the source, 1 of them' '$TMP/out' && ! grep -q MISMATCH '$TMP/out'"
+WTA=$TMP/wta
+mkdir -p "$WTA/.agent"
+"$AC" -w "$WTA" storage migrate --from "$A" --tenant acme >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--from --tenant acme: exit 0" rc_is 0
+check "--from --tenant acme: s1 and s2" [ "$(ls "$WTA/.agent/sessions" | grep -c json)" = 2 ]
+check "--from --tenant acme: s1's checkpoints come along" out_has "checkpoints: copied 3,"
+check "--from --tenant acme: no beta memo" [ ! -e "$WTA/.agent/memo/beta" ]
+"$AC" -w "$WTA" storage migrate --from "$A" --tenant nobody >"$TMP/out" 2>"$TMP/err"
+check "--from --tenant nobody: no session" out_has "sessions: copied 0, already there 0"
 
 finish
