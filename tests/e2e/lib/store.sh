@@ -1,0 +1,78 @@
+# The store an end-to-end script runs on (sourced after lib/cli.sh, not a
+# test): STORE=files (the default: the workspace's files) or STORE=pg (ctest's
+# NAME_pg entry of the script, through tests/pg/with-postgres.sh): then a
+# database of the script's own, dropped on exit, is named by
+# AGENT_STORAGE_URL for every command. One script, both stores (issue 25).
+#   on_pg                   true on the database
+#   store_sum               a digest of everything the store holds (a
+#                           refused command leaves it as it was)
+#   store_seed TENANT       session files written by hand in
+#                           $WS/.agent/sessions go into the store (on pg:
+#                           `storage migrate --to`, TENANT theirs when they
+#                           name none, then the files removed)
+#   doc_of ID               the session's document as the store holds it
+#   known NAME              the reason the case NAME may still fail on the
+#                           database: its line in parity_known.txt (NAME, a
+#                           tab, the issue item it waits on); false if none
+#   check_store NAME COMMAND...   check, but on the database a known case
+#                           that fails is shown as KNOWN and passes, and one
+#                           that passes fails (remove it from the list)
+STORE=${STORE:-files}
+on_pg() { [ "$STORE" = pg ]; }
+case $STORE in
+files) unset AGENT_STORAGE_URL ;;
+pg)
+	if ! psql -Atqc 'select 1' >/dev/null 2>&1; then
+		echo "$(basename "$0"): STORE=pg and no PostgreSQL server (run through tests/pg/with-postgres.sh)" >&2
+		exit 1
+	fi
+	STORE_DB=agentctl_e2e_store_$$
+	psql -Atqc "CREATE DATABASE $STORE_DB" >/dev/null
+	trap 'psql -Atqc "DROP DATABASE IF EXISTS $STORE_DB WITH (FORCE)" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+	export AGENT_STORAGE_URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$STORE_DB"
+	;;
+*)
+	echo "$(basename "$0"): STORE is files or pg, not '$STORE'" >&2
+	exit 2
+	;;
+esac
+
+store_sum() {
+	if on_pg; then
+		# Less pg_dump's comments and its \restrict key (new each run).
+		pg_dump --data-only --schema=agentctl "$STORE_DB" | grep -Ev '^(--|\\(un)?restrict )' | sha256sum
+	else
+		(cd "$WS" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum)
+	fi
+}
+store_seed() {
+	on_pg || return 0
+	env -u AGENT_STORAGE_URL "$AC" -w "$WS" storage migrate --to "$AGENT_STORAGE_URL" --tenant "$1" \
+		>"$TMP/seed.out" 2>&1 || { cat "$TMP/seed.out" >&2; return 1; }
+	find "$WS/.agent/sessions" -maxdepth 1 -name '*.json' -delete
+}
+doc_of() {
+	if on_pg; then
+		"$AC" -w "$WS" session show "$1" --json | jq 'del(.usage)'
+	else
+		cat "$WS/.agent/sessions/$1.json"
+	fi
+}
+
+KNOWN_FILE=${KNOWN_FILE:-$(dirname "$0")/parity_known.txt}
+known() {
+	awk -F'\t' -v n="$1" '$1 == n { print $2; found = 1 } END { exit !found }' "$KNOWN_FILE" 2>/dev/null
+}
+check_store() {
+	local short=$1 name reason
+	name="$(basename "$0" .sh): $1"
+	shift
+	if ! on_pg || ! reason=$(known "$name"); then
+		check "$short" "$@"
+	elif "$@"; then
+		fail "$name: passes on the database now: remove it from $(basename "$KNOWN_FILE")"
+	else
+		echo "KNOWN: $name ($reason)"
+		pass
+	fi
+}
