@@ -14,9 +14,18 @@
 #   known NAME              the reason the case NAME may still fail on the
 #                           database: its line in parity_known.txt (NAME, a
 #                           tab, the issue item it waits on); false if none
-#   check_store NAME COMMAND...   check, but on the database a known case
-#                           that fails is shown as KNOWN and passes, and one
-#                           that passes fails (remove it from the list)
+#   agree NAME LEFT RIGHT [LABEL_LEFT LABEL_RIGHT]   the texts in the files
+#                           LEFT (files) and RIGHT (database) are the same,
+#                           or differ and NAME is known (printed as KNOWN
+#                           with the diff); a difference not known is
+#                           printed as MISMATCH with the diff, and a known
+#                           case that agrees is said (remove it from the
+#                           list): both false
+#   check_known NAME COMMAND...   check, but a known case that fails is
+#                           shown as KNOWN and passes, and one that passes
+#                           fails (remove it from the list)
+#   check_store NAME COMMAND...   check_known on the database (the case
+#                           named "SCRIPT: NAME"), check on files
 STORE=${STORE:-files}
 on_pg() { [ "$STORE" = pg ]; }
 case $STORE in
@@ -63,16 +72,43 @@ KNOWN_FILE=${KNOWN_FILE:-$(dirname "$0")/parity_known.txt}
 known() {
 	awk -F'\t' -v n="$1" '$1 == n { print $2; found = 1 } END { exit !found }' "$KNOWN_FILE" 2>/dev/null
 }
-check_store() {
-	local short=$1 name reason
-	name="$(basename "$0" .sh): $1"
-	shift
-	if ! on_pg || ! reason=$(known "$name"); then
-		check "$short" "$@"
-	elif "$@"; then
-		fail "$name: passes on the database now: remove it from $(basename "$KNOWN_FILE")"
-	else
+agree() {
+	local name=$1 reason d
+	d=$(mktemp)
+	if diff -u --label "${4:-files}" --label "${5:-database}" "$2" "$3" >"$d"; then
+		rm -f "$d"
+		known "$name" >/dev/null || return 0
+		echo "FIXED: $name: now the same on both stores: remove it from $(basename "$KNOWN_FILE")"
+		return 1
+	fi
+	if reason=$(known "$name"); then
 		echo "KNOWN: $name ($reason)"
-		pass
+	else
+		echo "MISMATCH: $name"
+	fi
+	sed 's/^/  /' "$d"
+	rm -f "$d"
+	[ -n "$reason" ]
+}
+check_known() {
+	local name=$1 reason ok=false
+	shift
+	"$@" && ok=true
+	if reason=$(known "$name"); then
+		if $ok; then
+			echo "FIXED: $name: passes now: remove it from $(basename "$KNOWN_FILE")"
+			ok=false
+		else
+			echo "KNOWN: $name ($reason)"
+			ok=true
+		fi
+	fi
+	check "$name" $ok
+}
+check_store() {
+	if on_pg; then
+		check_known "$(basename "$0" .sh): $1" "${@:2}"
+	else
+		check "$@"
 	fi
 }
