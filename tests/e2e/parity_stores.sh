@@ -25,25 +25,15 @@
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
-. "$(dirname "$0")/lib/store.sh" # known (STORE files: its own databases below)
+. "$(dirname "$0")/lib/store.sh" # new_db, agree, known (STORE files: databases below)
 
-if ! psql -Atqc 'select 1' >/dev/null 2>&1; then
-	echo "parity_stores: no PostgreSQL server (run through tests/pg/with-postgres.sh)" >&2
-	exit 1
-fi
+pg_ready
 unset AGENT_STORAGE_URL
-DBS=""
-newdb() { # newdb NAME: a fresh database; its URL in $URL
-	psql -Atqc "CREATE DATABASE $1" >/dev/null
-	DBS="$DBS $1"
-	URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$1"
-}
-trap 'for d in $DBS; do psql -Atqc "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
-newdb agentctl_parity_$$
+new_db agentctl_parity_$$
 DB_MAIN=$URL
-newdb agentctl_parity_to_$$
+new_db agentctl_parity_to_$$
 DB_MIGRATED=$URL
-newdb agentctl_parity_tenant_$$
+new_db agentctl_parity_tenant_$$
 DB_TENANT=$URL
 
 # Transcripts of Claude Code, Codex and Gemini for the workspace's path
@@ -173,6 +163,7 @@ sequence() {
 	step memo-read memo read acme u1 user notes
 	step memo-list memo list acme u1 user
 	step memo-list-json memo list acme u1 user --json
+	step memo-read-missing memo read acme u1 user MISSING.md
 	step usage-daily usage daily
 	step usage-session usage session
 	step usage-session-json usage session --json
@@ -237,8 +228,8 @@ case_on() {
 	rm -rf "${WS:?}"
 	mkdir -p "$WS/.agent"
 	if [ "$LEG" = database ]; then
-		psql -Atqc "DROP DATABASE IF EXISTS agentctl_parity_case_$$" >/dev/null
-		newdb agentctl_parity_case_$$
+		psql -Atqc "DROP DATABASE IF EXISTS agentctl_parity_case_$$" >/dev/null 2>&1
+		new_db agentctl_parity_case_$$
 		export AGENT_STORAGE_URL=$URL
 		"$@"
 		unset AGENT_STORAGE_URL

@@ -26,19 +26,32 @@
 #                           fails (remove it from the list)
 #   check_store NAME COMMAND...   check_known on the database (the case
 #                           named "SCRIPT: NAME"), check on files
+#   pg_ready                a server to talk to, or exit 1 saying so
+#   new_db NAME             a fresh database NAME, dropped on exit; its URL
+#                           in $URL
 STORE=${STORE:-files}
 on_pg() { [ "$STORE" = pg ]; }
+pg_ready() {
+	psql -Atqc 'select 1' >/dev/null 2>&1 && return
+	echo "$(basename "$0"): no PostgreSQL server (run through tests/pg/with-postgres.sh)" >&2
+	exit 1
+}
+STORE_DBS=""
+new_db() {
+	psql -Atqc "CREATE DATABASE $1" >/dev/null || exit 1
+	[ -n "$STORE_DBS" ] ||
+		trap 'for d in $STORE_DBS; do psql -Atqc "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1; done
+		      rm -rf "$TMP"' EXIT
+	STORE_DBS="$STORE_DBS $1"
+	URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$1"
+}
 case $STORE in
 files) unset AGENT_STORAGE_URL ;;
 pg)
-	if ! psql -Atqc 'select 1' >/dev/null 2>&1; then
-		echo "$(basename "$0"): STORE=pg and no PostgreSQL server (run through tests/pg/with-postgres.sh)" >&2
-		exit 1
-	fi
+	pg_ready
 	STORE_DB=agentctl_e2e_store_$$
-	psql -Atqc "CREATE DATABASE $STORE_DB" >/dev/null
-	trap 'psql -Atqc "DROP DATABASE IF EXISTS $STORE_DB WITH (FORCE)" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-	export AGENT_STORAGE_URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$STORE_DB"
+	new_db "$STORE_DB"
+	export AGENT_STORAGE_URL=$URL
 	;;
 *)
 	echo "$(basename "$0"): STORE is files or pg, not '$STORE'" >&2
