@@ -148,6 +148,10 @@ sequence() {
 	step checkpoint-rollback checkpoint rollback s1 c1 --yes
 	step checkpoint-list-after checkpoint list s1
 	step checkpoint-missing checkpoint rollback s1 nosuch --yes
+	step checkpoint-tombstone checkpoint create s1 --node done --tombstone --id c3
+	step checkpoint-rollback-latest checkpoint rollback s1 --latest --yes
+	step checkpoint-auto checkpoint auto s1 on
+	step checkpoint-list-final checkpoint list s1 --json
 	step journal-log journal log '{"agent":"Claude","status":"SUCCESS","action":{"type":"FILE_EDIT","params":{"path":"src/a.c"}},"result":{"message":"edited a.c"}}'
 	step journal-log-stdin --in '{"agent":"Codex","status":"FAILED","action":{"type":"CMD_RUN","params":{"command":"make test"}},"result":{"message":"2 tests failed"}}' \
 		journal log -
@@ -167,16 +171,19 @@ sequence() {
 	step usage-daily usage daily
 	step usage-session usage session
 	step usage-session-json usage session --json
+	step usage-block usage block --json
 	step complete session complete s1
 	step fail-completed session fail s1
 	step fork session fork s1 --at 1 --id f1
 	step fork-show session show f1
 	step export-md session export s1 --format md
+	step export-html session export s1 --format html
 	step search session search tests
 	step search-json session search tests --json
 	step artifacts artifact list s1
 	step trace trace show s1
 	step list-final session list
+	step list-children session list --children
 	step list-final-json session list --json
 	step show-final session show s1 --json
 	step journal-read-final journal read --json
