@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end checks of `agentctl journal ...` as a user or a script runs it:
 # exit statuses, what reaches stdout and stderr, and what reaches the file.
-# Usage: journal_cli.sh path/to/agentctl
+# Its first part (log, read, refused events, log -, query, --last) runs on
+# either store (lib/store.sh: STORE=files|pg); the rest is the file's own
+# (garbage lines, torn tails, rotation, ...).
+# Usage: [STORE=pg] journal_cli.sh path/to/agentctl
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 ID_RE='^evt_[0-9]{14}_[0-9a-f]{8}$'
 
 # A fresh workspace: sets WS and J (its journal).
@@ -59,7 +63,9 @@ run journal log "$(event Claude 'first event')"
 check "log exits 0" rc_is 0
 check "log prints an id" eval '[[ "$OUT" =~ $ID_RE ]]'
 FIRST_ID=$OUT
-check "the journal holds the event" grep -q "\"id\":\"$FIRST_ID\"" "$J"
+# journal_text: the journal as the store holds it (on the database: as read).
+journal_text() { if on_pg; then "$AC" -w "$WS" journal read --json; else cat "$J"; fi; }
+check "the journal holds the event" eval 'journal_text | grep -q "\"id\":\"$FIRST_ID\""'
 IDS=("$FIRST_ID")
 log_events 2 Codex
 run journal read
@@ -72,7 +78,7 @@ check "read --json: a JSON array of 3" json_length_is 3
 check "read --json keeps the ids" eval '[ "$(jq -r ".[].id" <"$TMP/out" | tr "\n" " ")" = "${IDS[*]} " ]'
 
 # --- invalid events are refused and change nothing --------------------------
-before=$(sum_of "$J")
+before=$(store_sum)
 for bad in "agent:$(event Bob)" \
 	"result.message:{\"agent\":\"Claude\",\"status\":\"SUCCESS\",\"action\":{\"type\":\"CMD_RUN\",\"params\":{}},\"result\":{}}" \
 	"line 1:this is not JSON"; do
@@ -81,7 +87,7 @@ for bad in "agent:$(event Bob)" \
 	check "invalid event ($field): exit 2" rc_is 2
 	check "invalid event ($field): one line on stderr" err_is_one_line
 	check "invalid event ($field): stderr names $field" err_has "$field"
-	check "invalid event ($field): journal unchanged" eval '[ "$(sum_of "$J")" = "$before" ]'
+	check "invalid event ($field): journal unchanged" eval '[ "$(store_sum)" = "$before" ]'
 done
 
 # --- log - reads standard input -------------------------------------------
@@ -115,6 +121,12 @@ check "--last abc: exit 2" rc_is 2
 check "--last abc: says why" err_has "abc"
 run journal read --last
 check "--last without a number: exit 2" rc_is 2
+
+# What follows is the journal file's own.
+if on_pg; then
+	finish
+	exit
+fi
 
 # --- a garbage line: check reports it, read shows it marked, --strict skips it -----
 garbage_at=$(size_of "$J")

@@ -4,29 +4,30 @@
 # Usage per turn, `session show` prints the rows and totals (--json:
 # usage {turns, totals}), bad --usage is refused whole (exit 2, one line,
 # nothing written), and a seed-style writer that rewrites the session with
-# no lock while turns are recorded loses no row.
-# Usage: turn_usage_cli.sh path/to/agentctl
+# no lock while turns are recorded loses no row (on the database: another
+# process appending). On either store (lib/store.sh: STORE=files|pg).
+# Usage: [STORE=pg] turn_usage_cli.sh path/to/agentctl
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 export HOME=$TMP/home
 mkdir -p "$HOME"
 WS=$TMP/ws
 S=$WS/.agent/sessions
 mkdir -p "$WS"
 
-tree_sum() { (cd "$WS" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum); }
 refused() {
 	local name=$1 what=$2 before
 	shift 2
-	before=$(tree_sum)
+	before=$(store_sum)
 	run "$@"
 	check "$name: exit 2" rc_is 2
 	check "$name: one line naming $what" eval '[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF -- "$what" "$TMP/err"'
-	check "$name: nothing written" eval '[ "$(tree_sum)" = "$before" ]'
+	check "$name: nothing written" eval '[ "$(store_sum)" = "$before" ]'
 }
 
-run session create "usage" --id u1
+run session create "usage" --id u1 --tenant acme
 FULL='{"inputTokens":1000,"outputTokens":200,"cacheCreationInputTokens":300,"cacheReadInputTokens":4000,"reasoningTokens":50,"totalTokens":5550,"model":"claude-sonnet-4-5","costUsd":0.5,"x-note":"kept"}'
 run session record-turn u1 --usage "$FULL"
 check "--usage: exit 0, turn 1" eval '[ $RC -eq 0 ] && [ "$OUT" = 1 ]'
@@ -46,9 +47,10 @@ check "show --json: rows numbered and dated" jq_is "$TMP/out" \
 check "show --json: totals are the sums" jq_is "$TMP/out" \
 	'.usage.totals | "\(.inputTokens) \(.outputTokens) \(.cacheReadInputTokens) \(.turns)"' "1010 206 4000 3"
 check "show --json: the document's fields kept" jq_is "$TMP/out" '.task' usage
-check "metadata.usage is derived from the rows" jq_is "$S/u1.json" \
+doc_of u1 >"$TMP/doc"
+check "metadata.usage is derived from the rows" jq_is "$TMP/doc" \
 	'.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.cacheCreationInputTokens) \(.turns)"' "1010 206 300 3"
-check "the rows are not a session file" eval '[ -f "$S/.usage/u1.jsonl" ] && ! ls "$S" | grep -q "usage"'
+on_pg || check "the rows are not a session file" eval '[ -f "$S/.usage/u1.jsonl" ] && ! ls "$S" | grep -q "usage"'
 run session list --json
 check "session list: one session" jq_is "$TMP/out" 'length' 1
 run session show u1
@@ -65,15 +67,20 @@ refused "--usage not an object" "--usage: must be a JSON object" session record-
 refused "--usage past 2^53-1" "--usage: cacheReadInputTokens" session record-turn u1 --usage '{"cacheReadInputTokens":9007199254740992}'
 refused "no counts at all" "--usage JSON or --input N" session record-turn u1 --input 1
 big=$(head -c 70000 /dev/zero | tr '\0' x)
-before=$(tree_sum)
+before=$(store_sum)
 run session record-turn u1 --usage "{\"note\":\"$big\"}" --messages '{"role":"user","content":"lost?"}'
-check "--usage too large: exit 1, nothing written" eval '[ $RC -eq 1 ] && [ "$(tree_sum)" = "$before" ] && grep -q "over 65436" "$TMP/err"'
+check_store "--usage too large: exit 1, nothing written" eval '[ $RC -eq 1 ] && [ "$(store_sum)" = "$before" ] && grep -q "over 65436" "$TMP/err"'
 
 # A seed-style writer (read, modify, temp + rename, no lock) races 20
 # recorded turns: its saves may drop metadata.usage updates, never a row.
-run session create "race" --id r1
+# On the database the other writer is another process appending.
+run session create "race" --id r1 --tenant acme
 (
 	for i in $(seq 1 60); do
+		if on_pg; then
+			"$AC" -w "$WS" session append r1 '{"role":"user","content":"foreign"}' >/dev/null 2>&1
+			continue
+		fi
 		python3 - "$S/r1.json" <<'PY' 2>/dev/null
 import json, os, sys
 p = sys.argv[1]
@@ -95,6 +102,7 @@ run session show r1 --json
 check "race: all 20 rows kept" jq_is "$TMP/out" '[.usage.turns[].turn] | join(",")' "$(seq -s, 1 20)"
 check "race: totals are the rows' sums" jq_is "$TMP/out" '.usage.totals | "\(.inputTokens) \(.turns)"' "210 20"
 run session record-turn r1 --input 0 --output 0
-check "race: the next turn writes totals that count every row" jq_is "$S/r1.json" \
+doc_of r1 >"$TMP/doc"
+check "race: the next turn writes totals that count every row" jq_is "$TMP/doc" \
 	'.metadata.usage | "\(.inputTokens) \(.turns)"' "210 21"
 finish

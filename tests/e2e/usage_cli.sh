@@ -5,11 +5,13 @@
 # workspace filter and --all-projects, --since, --json as one document, the
 # config's pricing, an unknown model's cost shown as unknown, the index
 # (a warm run reads nothing; its cache under XDG_CACHE_HOME; a corrupt one
-# rebuilt), and bad arguments (exit 2, one line).
-# Usage: usage_cli.sh path/to/agentctl
+# rebuilt), and bad arguments (exit 2, one line). On either store
+# (lib/store.sh: STORE=files|pg): the workspace's own turns are in it.
+# Usage: [STORE=pg] usage_cli.sh path/to/agentctl
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 . "$(dirname "$0")/lib/usage_home.sh"
 
 run usage
@@ -40,7 +42,7 @@ run usage --since 2026-11-21 --json
 check "--since DATE" jq_is "$TMP/out" '[.rows[] | .date] | join(",")' "2026-11-21"
 
 # The workspace's own turns are a source too.
-"$AC" -w "$WS" session create "own" --id own1 >/dev/null
+"$AC" -w "$WS" session create "own" --id own1 --tenant acme >/dev/null
 "$AC" -w "$WS" session record-turn own1 --usage '{"inputTokens":5,"outputTokens":5,"model":"claude-sonnet-4-5"}' >/dev/null
 run usage session --json
 check "agentctl's turn rows are counted" jq_is "$TMP/out" \
