@@ -8,7 +8,6 @@
 #include "ac_json_exact.h"
 #include "ac_zstd.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -102,6 +101,17 @@ bool ac_source_reads_lines(const ac_source_session *s)
 	return a->jsonl && !(a->document && a->document(s->path));
 }
 
+/* The summary's strings: path, then those a read sets. */
+#define N_STRINGS 10
+
+static void string_fields(ac_source_session *s, char **out[N_STRINGS])
+{
+	char **fields[N_STRINGS] = {&s->path, &s->id, &s->cwd, &s->task, &s->title, &s->model,
+				    &s->started, &s->updated, &s->parent_id, &s->last_action};
+
+	memcpy(out, fields, sizeof(fields));
+}
+
 /* Forgets what was read, for a file read again from its start. */
 static void reset_summary(ac_source_session *s)
 {
@@ -109,10 +119,10 @@ static void reset_summary(ac_source_session *s)
 
 	if (a && a->forget)
 		a->forget(s);
-	char **fields[] = {&s->id, &s->cwd, &s->task, &s->title, &s->model, &s->started, &s->updated,
-			   &s->parent_id, &s->last_action};
+	char **fields[N_STRINGS];
 
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	string_fields(s, fields);
+	for (size_t i = 1; i < N_STRINGS; i++) { /* all but the path */
 		free(*fields[i]);
 		*fields[i] = NULL;
 	}
@@ -132,10 +142,39 @@ static void reset_summary(ac_source_session *s)
 	s->skipping = false;
 }
 
+int ac_source_session_own(ac_source_session *s)
+{
+	char **fields[N_STRINGS], *copies[N_STRINGS] = {0};
+	size_t i;
+
+	if (!s->packed)
+		return 0;
+	string_fields(s, fields);
+	for (i = 0; i < N_STRINGS; i++)
+		if (*fields[i] && !(copies[i] = strdup(*fields[i])))
+			break;
+	if (i < N_STRINGS) {
+		while (i-- > 0)
+			free(copies[i]);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < N_STRINGS; i++)
+		*fields[i] = copies[i];
+	s->packed = false;
+	return 0;
+}
+
 void ac_source_session_free(ac_source_session *s)
 {
 	if (!s)
 		return;
+	if (s->packed) { /* freed with s */
+		char **fields[N_STRINGS];
+
+		string_fields(s, fields);
+		for (size_t i = 0; i < N_STRINGS; i++)
+			*fields[i] = NULL;
+	}
 	reset_summary(s);
 	free(s->waiting_reason);
 	free(s->pending);
@@ -477,6 +516,10 @@ int ac_source_session_read(ac_source_session *s, bool *out_changed)
 		*out_changed = false;
 	if ((rc = open_transcript(&fd, &st, s->path)))
 		return rc;
+	if ((rc = ac_source_session_own(s))) {
+		close(fd);
+		return rc;
+	}
 	mtime_ns = mtime_ns_of(&st);
 	if (ac_source_session_unchanged(s, &st))
 		goto done;
@@ -647,63 +690,4 @@ void ac_source_session_inputs(ac_state_inputs *out, const ac_source_session *s, 
 	out->pending_tools = s->npending;
 	out->awaiting_approval = s->awaiting_approval;
 	out->quiet_ms = now_ms - s->mtime_ms;
-}
-
-/* ---- finding files ---- */
-
-static bool name_fits(const char *name, const char *prefix, const char *suffix)
-{
-	size_t n = strlen(name), np = strlen(prefix), ns = strlen(suffix);
-
-	return n >= np + ns && !strncmp(name, prefix, np) && !strcmp(name + n - ns, suffix);
-}
-
-static _Thread_local ac_source_found_fn walk_unread_fn;
-static _Thread_local void *walk_unread_ctx;
-
-void ac_source_walk_unread(ac_source_found_fn fn, void *ctx)
-{
-	walk_unread_fn = fn;
-	walk_unread_ctx = ctx;
-}
-
-int ac_source_walk_passed(const char *path, const struct stat *st)
-{
-	return walk_unread_fn ? walk_unread_fn(path, st, walk_unread_ctx) : 0;
-}
-
-int ac_source_walk(const char *folder, const char *prefix, const char *suffix, int depth,
-		   ac_source_found_fn fn, void *ctx)
-{
-	ac_buf path = AC_BUF_INIT;
-	struct dirent *d;
-	DIR *dir = opendir(folder);
-	int rc = 0;
-
-	if (!dir)
-		return errno == ENOENT || errno == ENOTDIR || errno == EACCES
-			       ? 0 : ac_error_errno(errno, "%s", folder);
-	while ((d = readdir(dir))) {
-		struct stat st;
-
-		if (d->d_name[0] == '.')
-			continue;
-		ac_buf_clear(&path);
-		if ((rc = ac_buf_printf(&path, "%s/%s", folder, d->d_name)))
-			break;
-		/* By name in the open folder: no path walk per file. */
-		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth > 0)
-			rc = ac_source_walk(path.data, prefix, suffix, depth - 1, fn, ctx);
-		else if (S_ISREG(st.st_mode) && name_fits(d->d_name, prefix, suffix))
-			rc = fn(path.data, &st, ctx);
-		else if (S_ISREG(st.st_mode) && walk_unread_fn)
-			rc = walk_unread_fn(path.data, &st, walk_unread_ctx);
-		if (rc)
-			break;
-	}
-	closedir(dir);
-	ac_buf_free(&path);
-	return rc;
 }

@@ -101,6 +101,11 @@ typedef struct {
 	size_t unknown_other;  /* records of types past the kept names */
 	int64_t mtime_ms; /* the file's, at the last read */
 	unsigned char title_rank; /* what gave title: 0 none, 1 a summary, 2 the tool's, 3 the user's */
+	/* The strings path .. last_action share the session's own block (one
+	 * allocation, not ten: a summary restored from the cache, of which
+	 * a list loads 200,000 and frees them again); copied out by
+	 * ac_source_session_own() before anything changes one. */
+	bool packed;
 	/* read state */
 	uint32_t reader_flags;   /* the adapter's own, carried between reads (and cached) */
 	int64_t reader_mark[2];  /* likewise (Codex: where a fork's copy of its parent ends) */

@@ -7,7 +7,7 @@
  * built 200,000 jansson trees at each start (most of a 16 s warm list and
  * most of its 900 MB). Here a record is its length, then length-prefixed
  * strings and little-endian integers in the order of the tables below;
- * loading one allocates only the summary's own strings.
+ * loading one allocates one block, the summary with its strings in it.
  *
  * The cache is input like any file: anyone who can write the folder can
  * write it. Every record is checked (bounds, enums, UTF-8 strings without
@@ -214,25 +214,56 @@ static uint32_t get_u32(reader *r)
 	return v;
 }
 
-/* A string of the record into *out (NULL for none): valid UTF-8 without
- * NUL, as every string of a summary is, or the record is bad. */
-static void get_str(reader *r, char **out)
+/* A string of the record, in place: valid UTF-8 without NUL, as every
+ * string of a summary is, or the record is bad. n NO_STRING: none. */
+typedef struct {
+	const unsigned char *p;
+	uint32_t n;
+} view;
+
+static void get_view(reader *r, view *v)
 {
 	uint32_t n = get_u32(r);
 
-	*out = NULL;
+	*v = (view){NULL, NO_STRING};
 	if (r->bad || n == NO_STRING)
 		return;
-	/* Copied by its length: the bytes are not NUL-terminated (strndup
-	 * may look one past them, and a string can end the record). */
 	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n) ||
-	    !ac_text_is_utf8((const char *)r->p, n) || !(*out = malloc((size_t)n + 1))) {
+	    !ac_text_is_utf8((const char *)r->p, n)) {
 		r->bad = true;
 		return;
 	}
-	memcpy(*out, r->p, n);
-	(*out)[n] = '\0';
+	*v = (view){r->p, n};
 	r->p += n;
+}
+
+/* v copied to *at (advanced past it), NUL-terminated: the bytes are not
+ * (strndup may look one past them, and a string can end the record).
+ * NULL for none. */
+static char *put_view(char **at, const view *v)
+{
+	char *s = *at;
+
+	if (v->n == NO_STRING)
+		return NULL;
+	memcpy(s, v->p, v->n);
+	s[v->n] = '\0';
+	*at += (size_t)v->n + 1;
+	return s;
+}
+
+/* A string of the record into *out (NULL for none), allocated. */
+static void get_str(reader *r, char **out)
+{
+	view v;
+	char *at;
+
+	get_view(r, &v);
+	*out = NULL;
+	if (v.n != NO_STRING && !r->bad && !(*out = at = malloc((size_t)v.n + 1)))
+		r->bad = true;
+	else if (*out)
+		put_view(&at, &v);
 }
 
 /* The adapter's own state from its JSON (NULL: none kept); false when it
@@ -243,8 +274,12 @@ static bool adapter_restored(ac_source_session *s, const char *text)
 	json_t *saved;
 	bool ok;
 
+	/* The adapter may change a string (the path says again where a
+	 * Gemini chat sits). */
 	if (!a || !a->state_restore)
 		return true;
+	if (ac_source_session_own(s))
+		return false;
 	saved = text ? json_loads(text, 0, NULL) : NULL;
 	if (text && !saved)
 		return false;
@@ -258,19 +293,29 @@ static ac_source_session *restore(reader *r)
 {
 	ac_source_session *s = NULL;
 	uint64_t kind, turn, approval, relation, nunknown, npending, title_rank, reader_flags;
-	char *path = NULL, *text;
+	view path, strings[N_STRINGS];
+	size_t bytes;
+	char *text, *at;
 
-	get_str(r, &path);
+	get_view(r, &path);
 	kind = get_u64(r);
-	if (r->bad || !path || !*path || kind >= AC_SOURCE_COUNT || !(s = calloc(1, sizeof(*s)))) {
-		free(path);
+	for (size_t i = 0; i < N_STRINGS; i++)
+		get_view(r, &strings[i]);
+	if (r->bad || path.n == NO_STRING || path.n == 0 || kind >= AC_SOURCE_COUNT)
 		return NULL;
-	}
-	/* As ac_source_session_new() makes it, the path not copied again. */
-	s->path = path;
+	/* The session and its strings in one block (packed). */
+	bytes = sizeof(*s) + path.n + 1;
+	for (size_t i = 0; i < N_STRINGS; i++)
+		bytes += strings[i].n == NO_STRING ? 0 : (size_t)strings[i].n + 1;
+	if (!(s = malloc(bytes)))
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	at = (char *)(s + 1);
+	s->packed = true;
+	s->path = put_view(&at, &path);
 	s->kind = (ac_source_kind)kind;
 	for (size_t i = 0; i < N_STRINGS; i++)
-		get_str(r, (char **)((char *)s + string_fields[i]));
+		*(char **)((char *)s + string_fields[i]) = put_view(&at, &strings[i]);
 	s->messages = (size_t)get_u64(r);
 	s->malformed = (size_t)get_u64(r);
 	turn = get_u64(r);

@@ -89,6 +89,11 @@ const ac_source_adapter *ac_source_adapter_of(ac_source_kind kind);
  * variant for that file. Static. */
 const ac_source_adapter *ac_source_adapter_for(ac_source_kind kind, const char *path);
 
+/* Gives s strings of its own when they share its block (packed): call
+ * before changing any of them outside a read (a read does it). 0 or
+ * AC_ENOMEM. */
+int ac_source_session_own(ac_source_session *s);
+
 /* Replaces *field with a copy of value (NULL or not a string: unchanged).
  * AC_ENOMEM. */
 int ac_source_set(char **field, const json_t *value);

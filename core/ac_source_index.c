@@ -371,14 +371,27 @@ static int sweep(ac_source_index *ix)
 	return rc;
 }
 
-/* A listed session with its update's 24 bytes (ISO-8601 to the
- * millisecond) as three integers
- * that order as the bytes do: most comparisons of a sort of 200,000 end
- * there, without following a pointer. */
+/* A listed session with its update's first 24 bytes (ISO-8601 to the
+ * millisecond) as three integers that order as the bytes do, and 8 bytes
+ * of its path (below): a sort of 200,000 compares integers, and follows
+ * a pointer only for an update longer than 24 bytes. */
 typedef struct {
 	uint64_t key[3];
+	uint64_t path_key;
 	ac_source_session *s;
+	bool longer; /* the update has more than the 24 bytes of key */
 } sort_item;
+
+/* Eight bytes of text from at (zeros past its end), as an integer that
+ * orders as they do. */
+static uint64_t bytes_key(const char *text, size_t n, size_t at)
+{
+	uint64_t key = 0;
+
+	for (size_t b = 0; b < 8; b++, at++)
+		key = key << 8 | (at < n ? (unsigned char)text[at] : 0);
+	return key;
+}
 
 static void sort_key(sort_item *it, ac_source_session *s)
 {
@@ -386,26 +399,79 @@ static void sort_key(sort_item *it, ac_source_session *s)
 	size_t n = strlen(u);
 
 	it->s = s;
-	for (int k = 0; k < 3; k++) {
-		it->key[k] = 0;
-		for (size_t b = 0; b < 8; b++) {
-			size_t at = (size_t)k * 8 + b;
-
-			it->key[k] = it->key[k] << 8 | (at < n ? (unsigned char)u[at] : 0);
-		}
-	}
+	it->longer = n > sizeof(it->key);
+	for (int k = 0; k < 3; k++)
+		it->key[k] = bytes_key(u, n, (size_t)k * 8);
 }
 
-static int newest_first(const void *a, const void *b)
+static int newer_first(const void *a, const void *b)
 {
 	const sort_item *x = a, *y = b;
-	int c;
 
 	for (int k = 0; k < 3; k++)
 		if (x->key[k] != y->key[k])
 			return y->key[k] > x->key[k] ? 1 : -1;
-	c = strcmp(y->s->updated ? y->s->updated : "", x->s->updated ? x->s->updated : "");
-	return c ? c : strcmp(x->s->path, y->s->path);
+	if (!x->longer && !y->longer)
+		return 0;
+	return strcmp(y->s->updated ? y->s->updated : "", x->s->updated ? x->s->updated : "");
+}
+
+static int by_path_key(const void *a, const void *b)
+{
+	const sort_item *x = a, *y = b;
+
+	return x->path_key != y->path_key ? (x->path_key > y->path_key ? 1 : -1) : 0;
+}
+
+/* Sorts items[0..n) by path (as strcmp() orders them; no two alike)
+ * knowing they share their first at bytes: by the 8 bytes after the
+ * prefix they all share, then each run alike in those by the next. A
+ * file name is all that tells most paths of a folder apart, and paths
+ * are compared as integers, not followed again and again by a
+ * comparison sort. */
+static void sort_paths(sort_item *items, size_t n, size_t at)
+{
+	size_t common = SIZE_MAX;
+
+	if (n < 2)
+		return;
+	for (size_t i = 1; i < n; i++) {
+		const char *p = items[0].s->path + at, *q = items[i].s->path + at;
+		size_t k = 0;
+
+		while (k < common && p[k] && p[k] == q[k])
+			k++;
+		common = k;
+	}
+	at += common;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = items[i].s->path;
+
+		items[i].path_key = bytes_key(p, at + strnlen(p + at, 8), at);
+	}
+	qsort(items, n, sizeof(*items), by_path_key);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && items[j].path_key == items[i].path_key; j++)
+			;
+		/* Alike up to a NUL: the same path, which the index never
+		 * holds twice. */
+		if (j - i > 1 && (items[i].path_key & 0xff))
+			sort_paths(items + i, j - i, at + 8);
+	}
+}
+
+/* Newest update first, then by path: by update, then each run of one
+ * update by path. */
+static void sort_listed(sort_item *items, size_t n)
+{
+	if (n < 2)
+		return;
+	qsort(items, n, sizeof(*items), newer_first);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && newer_first(&items[i], &items[j]) == 0; j++)
+			;
+		sort_paths(items + i, j - i, 0);
+	}
 }
 
 static bool listed(const ac_source_index *ix, const ac_source_session *s)
@@ -516,7 +582,7 @@ static int apply_codex_titles(ac_source_index *ix)
 		if (s->kind != AC_SOURCE_CODEX || (!name && !s->title) ||
 		    (name && s->title && !strcmp(name, s->title)))
 			continue;
-		if (name && !(copy = strdup(name)))
+		if (ac_source_session_own(s) || (name && !(copy = strdup(name))))
 			return ac_error_set(AC_ENOMEM, "out of memory");
 		free(s->title);
 		s->title = name ? copy : NULL;
@@ -564,7 +630,7 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	for (size_t i = 0; i < ix->n; i++)
 		if (listed(ix, ix->slots[i].s))
 			sort_key(&items[ix->nlisted++], ix->slots[i].s);
-	qsort(items, ix->nlisted, sizeof(*items), newest_first);
+	sort_listed(items, ix->nlisted);
 	for (size_t i = 0; i < ix->nlisted; i++)
 		list[i] = items[i].s;
 	free(items);

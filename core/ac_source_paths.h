@@ -1,8 +1,9 @@
 /* The transcript index's lookup from a file's path to its slot: an
  * open-addressing table of slot numbers, the paths being the sessions'
  * own (not copied). A JSON object did this before: at 200,000 files its
- * keys and integers were 400,000 allocations. Not for use outside the
- * ac_source*.c files. */
+ * keys and integers were 400,000 allocations. Any string key will do:
+ * the CLI's tree of sessions finds a parent by its id with it. Not for
+ * use outside the ac_source*.c and cli_session_sources.c files. */
 #ifndef AC_SOURCE_PATHS_H
 #define AC_SOURCE_PATHS_H
 

@@ -13,6 +13,7 @@
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_source.h"
 #include "ac_source_watch.h"
@@ -472,6 +473,69 @@ static void test_cache_spares_a_full_read(void **state)
 	free(path);
 }
 
+/* Sessions of one update are listed by path, as strcmp() orders them,
+ * however many: more files in a folder than one batch of the walk (its
+ * lstat on two threads), names that differ early and late, and a nested
+ * folder whose name starts like a file's; the same from the cache. */
+#define MANY 4500
+
+static void put_many(const char *folder, const char *name, bool sidechain)
+{
+	char *path = tu_path(folder, name), line[512];
+	int n = snprintf(line, sizeof(line),
+			 "{\"type\":\"user\",\"isSidechain\":%s,\"cwd\":\"" WS "\",\"message\":{\"role\":\"user\","
+			 "\"content\":\"hi\"},\"uuid\":\"u-1\",\"timestamp\":"
+			 "\"2025-10-03T08:00:00.000Z\"}\n", sidechain ? "true" : "false");
+
+	tu_write_file(path, line, (size_t)n);
+	free(path);
+}
+
+static void assert_path_order(fixture *f)
+{
+	ac_source_session *const *list;
+	size_t n, same = 0;
+
+	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
+	list = ac_source_index_list(f->index, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!list[i]->updated || strcmp(list[i]->updated, "2025-10-03T08:00:00.000Z"))
+			continue;
+		if (same++)
+			assert_true(strcmp(list[i - 1]->path, list[i]->path) < 0);
+	}
+	assert_int_equal(same, MANY + 1);
+}
+
+static void test_many_of_one_update_by_path(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir(), *folder = tu_path(f->home, "/.claude/projects/-work-fixture-project");
+	char name[128];
+
+	for (int i = 0; i < MANY; i++) {
+		if (i % 2)
+			snprintf(name, sizeof(name), "%08x-1111-4000-8000-000000000000.jsonl", i * 7919u);
+		else
+			snprintf(name, sizeof(name), "ffffffff-2222-4000-8000-%012x.jsonl", i);
+		put_many(folder, name, false);
+	}
+	/* A sub-agent of a session whose name starts like other sessions': */
+	snprintf(name, sizeof(name), "%s/ffffffff-2222-4000-8000-000000000002/subagents", folder);
+	assert_int_equal(ac_file_mkdirs(name), 0);
+	put_many(name, "agent-a1.jsonl", true);
+	f->opts.cache_dir = strdup(cache);
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_path_order(f);
+	ac_source_index_free(f->index);
+	/* Another process, from the cache: */
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_path_order(f);
+	tu_remove_tree(cache);
+	free(cache);
+	free(folder);
+}
+
 /* The cache is input: garbage, wrong types or bounds, or entries that
  * name another file's identity are dropped and the files read whole. */
 static void test_a_corrupt_cache_is_rebuilt(void **state)
@@ -617,6 +681,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_of_one_update_by_path, setup, teardown),
 		cmocka_unit_test(test_config_trust_rules),
 		cmocka_unit_test_setup_teardown(test_watch_fires_on_writes, setup, teardown),
 	};
