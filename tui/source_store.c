@@ -44,6 +44,7 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
+	src->m->store_where = ui_safe_str(src->store_name);
 	/* Transcripts sit after rows that mirror the files' index; a store's
 	 * rows are ordered otherwise: not mixed (the CLI lists both). */
 	ac_source_index_free(src->transcripts);
