@@ -1,5 +1,14 @@
 /* agentctl session list|show|pause|resume|complete|fail|compact, and the
- * writes an agent makes through the command line: create|append|record-turn.
+ * writes an agent makes through the command line: create|append|record-turn,
+ * on the workspace's store whichever it is (cli_open_backend()). Session
+ * files that local agents write are read and changed through ac_session.h
+ * (pending requests and transcripts beside them); a store hosts share
+ * (b.optional.local_sessions NULL: a database) through ac_backend alone,
+ * printed the same way plus what it knows and the files do not: the host
+ * that last wrote each session (a HOST column, "host" in --json; show adds
+ * the agent that wrote it). Its status changes are compare-and-sets
+ * (ac_operator_set_status()); its sessions always have a tenant, the
+ * workspace's default when create names none (ac_workspace_tenant()).
  *
  * Those three are the seeds' JsonSessionStore.create, appendMessages and
  * recordTurn for agents in any language, through the same core calls as

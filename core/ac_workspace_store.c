@@ -189,11 +189,17 @@ int ac_workspace_tenant(char **out, const ac_workspace *ws)
 					    "has no name)", (long)geteuid());
 		tenant = pw->pw_name;
 	}
-	if (ac_backend_id_check("tenant", tenant))
-		return ac_error_set(AC_EINVAL, "%s: %s",
-				    ws->config && ac_config_get(ws->config, "storage.tenant")
-					    ? ac_config_origin(ws->config, "storage.tenant") : "tenant",
-				    ac_error_last());
+	if (ac_backend_id_check("tenant", tenant)) {
+		char *why = strdup(ac_error_last());
+		int rc = ac_error_set(AC_EINVAL, "storage.tenant (%s): %s",
+				      ws->config && ac_config_get(ws->config, "storage.tenant")
+					      ? ac_config_origin(ws->config, "storage.tenant")
+					      : "the user's name",
+				      why ? why : "not a valid tenant");
+
+		free(why);
+		return rc;
+	}
 	if (!(*out = strdup(tenant)))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	return 0;
