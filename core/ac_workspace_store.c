@@ -71,6 +71,18 @@ void ac_workspace_stores_free(ac_workspace_stores *s)
 	free(s);
 }
 
+int ac_workspace_store_url(const char **out, const ac_workspace *ws)
+{
+	int rc;
+
+	*out = NULL;
+	if (ws->config && (rc = ac_storage_url(out, ws->config)))
+		return rc;
+	if (*out && !**out)
+		*out = NULL;
+	return 0;
+}
+
 /* Opens the store configuration names: PostgreSQL when storage.url
  * (trusted) is set, else the workspace's files. */
 static int open_store(ac_backend *out, const ac_workspace *ws)
@@ -79,9 +91,9 @@ static int open_store(ac_backend *out, const ac_workspace *ws)
 	const char *url = NULL;
 	int rc;
 
-	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+	if ((rc = ac_workspace_store_url(&url, ws)))
 		return rc;
-	if (url && *url)
+	if (url)
 		return ac_backend_pg_init(out, &(ac_backend_pg_options){.url = url});
 	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root))
 		return ac_error_set(AC_ENOMEM, "out of memory");

@@ -83,6 +83,12 @@ int ac_workspace_store(ac_backend **out, const ac_workspace *ws);
  * made by ac_workspace_init(), also a copy of the value lent). */
 void ac_workspace_store_release(const ac_workspace *ws, ac_backend *b);
 
+/* For what lives beside the sessions in their store (the journal store,
+ * the checkpoint provider): *out the database's URL when the workspace's
+ * store is one (trusted storage.url), NULL for the files. Borrowed from
+ * ws's config; opens nothing. AC_EDENIED as ac_workspace_store(). */
+int ac_workspace_store_url(const char **out, const ac_workspace *ws);
+
 /* Where the store is, for people: the session folder, or the database's
  * URL without its password. Borrowed from ws; opens nothing. */
 const char *ac_workspace_store_where(const ac_workspace *ws);
