@@ -285,8 +285,12 @@ static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found
  * operator's machine has the team's database, not the agents' folders. */
 static int no_workspace_refused(const cli_context *ctx)
 {
-	if (!ctx->no_workspace || cli_store_is_database(ctx))
+	const char *url = NULL;
+
+	if (!ctx->no_workspace ||
+	    (ctx->ws_ready && ac_workspace_store_url(&url, &ctx->ws) == 0 && url))
 		return CLI_OK;
+	ac_error_clear();
 	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "
 			 "demo, pass -w DIR, or name the team's database with --storage URL or "
 			 "AGENT_STORAGE_URL", ctx->no_workspace);

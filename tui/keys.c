@@ -232,13 +232,8 @@ static bool act_session(ui_dash *d, int key)
 		free(copy);
 		return true;
 	}
-	if (copy && key == 'c' && d->config && ui_source_store_name(d->src))
-		ui_act_plan_store_compact(&d->dlg, d->ws, &d->m, d->config, copy);
-	else if (copy && key == 'c')
+	if (copy && key == 'c')
 		ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
-	else if (copy && d->config && ui_source_store_name(d->src))
-		ui_act_plan_store_status(&d->dlg, d->ws, &d->m, d->config, copy,
-					 key == 'p' ? "paused" : "running");
 	else if (copy)
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, copy, key == 'p' ? "paused" : "running");
 	free(copy);

@@ -742,6 +742,8 @@ void ui_model_free(ui_model *m)
 	ui_model_viewer_close(m);
 	ui_model_close_patch(m);
 	ui_sfree(m->workspace);
+	ui_sfree(m->store_where);
+	m->store_where = NULL;
 	ui_sfree(m->last_problem);
 	free(m->polling);
 	m->workspace = m->last_problem = m->polling = NULL;

@@ -224,6 +224,8 @@ typedef struct {
 
 typedef struct {
 	char *workspace;         /* sanitised root */
+	char *store_where;       /* a shared store's name (sanitised, no password),
+				    or NULL: the sessions are the workspace's files */
 	bool read_only;
 
 	ui_session *sessions;    /* newest first */

@@ -322,6 +322,11 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 	if (!shown) {
 		const char *why = n ? "nothing matches the filter" : v->empty;
 
+		if (!n && v->empty_text) {
+			ac_buf_clear(&line);
+			v->empty_text(&line, m);
+			why = line.data ? line.data : "";
+		}
 		screen_put(r.y + 3, r.x + 2, r.w - 2, UI_ST_DIM, why);
 		goto done;
 	}

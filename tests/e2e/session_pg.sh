@@ -199,8 +199,11 @@ check "create over an existing id: exit 1, one line" eval 'rc_is 1 && err_is_one
 run session create "theirs" --tenant other --id c1
 check "create over another tenant's id: exit 1, nothing changed" \
 	eval 'rc_is 1 && [ "$(sql "select tenant || task from agentctl.sessions where id = '"'c1'"'")" = "acmewrite the tests" ]'
-run session create "no tenant"
-check "create without --tenant: exit 2, one line" eval 'rc_is 2 && err_is_one_line && err_has "--tenant"'
+# Without --tenant: the default tenant, the user's name (storage.tenant
+# unset; issue 25: it was refused, --tenant needed every time).
+run session create "no tenant" --id nt1
+check "create without --tenant: exit 0, in the user's tenant" \
+	eval 'rc_is 0 && [ "$(sql "select tenant from agentctl.sessions where id = '"'nt1'"'")" = "$(id -un)" ]'
 run session create "bad" --tenant acme --id ../x
 check "create with a bad id: exit 2" rc_is 2
 long=$(printf 'ünïcödé task %.0s' $(seq 30))
