@@ -343,14 +343,11 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		pending = pending_of(ws, with_request, nrequests, s);
 		if (f.json) {
 			entry = row_json(s, pending);
-			/* The files' rows say what the transcripts' say. */
-			if (local) {
-				json_object_set_new(entry, "source", json_string("agentctl"));
-				json_object_set_new(entry, "state",
-						    json_string(ac_session_state_name(state)));
-				json_object_set_new(entry, "relation", json_string(""));
-				json_object_set_new(entry, "parentId", json_null());
-			}
+			/* Every store's rows say what the transcripts' say. */
+			json_object_set_new(entry, "source", json_string("agentctl"));
+			json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
+			json_object_set_new(entry, "relation", json_string(""));
+			json_object_set_new(entry, "parentId", json_null());
 			json_array_append_new(array, entry);
 			continue;
 		}
@@ -451,8 +448,13 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		bool found = false;
 		ac_buf why = AC_BUF_INIT;
 
-		/* Not a session of the store: perhaps a coding agent's transcript. */
-		ac_buf_printf(&why, "%s%s", local ? "" : "session show: ", ac_error_last());
+		/* Not a session of the store: perhaps a coding agent's transcript.
+		 * Either store's line names where it looked. */
+		if (rc == AC_ENOTFOUND && !local)
+			ac_buf_printf(&why, "session '%s' not found in %s", id,
+				      ac_workspace_store_where(ws));
+		else
+			ac_buf_printf(&why, "%s%s", local ? "" : "session show: ", ac_error_last());
 		status = rc == AC_ENOTFOUND ? cli_source_show(ctx, id, json, &found) : CLI_OK;
 		if (!found && status == CLI_OK)
 			status = cli_error(CLI_FAILED, "%s", why.data ? why.data : id);
