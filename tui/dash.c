@@ -25,6 +25,7 @@ void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only)
 		d->panes[i].status_filter = -1;
 	d->strip.status_filter = -1;
 	d->panes[UI_PANE_JOURNAL].follow = true;
+	d->panes[UI_PANE_OPS].follow = true; /* on the newest operation */
 	d->panes[UI_PANE_SESSIONS].sort = UI_SORT_UPDATED;
 	d->pane = UI_PANE_SESSIONS;
 }
@@ -231,4 +232,24 @@ void ui_dash_free(ui_dash *d)
 	for (size_t i = 0; i < d->n_themes; i++)
 		free(d->themes[i]);
 	d->n_themes = 0;
+}
+
+void ui_dash_fill_ops(ui_dash *d, int rows)
+{
+	const ui_pane *p = &d->panes[UI_PANE_OPS];
+	size_t n = d->m.n_ops, *idx, shown, from, to, page = rows > 0 ? (size_t)rows : 1;
+
+	if (!n || !(idx = malloc(n * sizeof(*idx))))
+		return;
+	shown = ui_list_visible(&ui_view_operations, &d->m, p, idx);
+	/* The rows drawn are within a page of the cursor and of the top
+	 * (the list settles them while drawing). */
+	from = p->top < p->cursor ? p->top : p->cursor;
+	from = from > page ? from - page : 0;
+	to = (p->top > p->cursor ? p->top : p->cursor) + 2 * page;
+	if (to > shown)
+		to = shown;
+	if (from < to)
+		ui_ops_fill(&d->m, d->ws, idx + from, to - from);
+	free(idx);
 }
