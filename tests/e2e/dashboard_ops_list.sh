@@ -29,7 +29,8 @@ commit_op op-2 5e552222-aaaa-bbbb-cccc-000000000000 '{"path":"b.txt","note":"fix
 "$agentctl" -w "$ws" ops rollback op-2 --yes >/dev/null 2>&1
 check "ops rollback recorded the operator's rollback" \
   sh -c "tail -n 1 '$log' | jq -e '.type == \"rollback\" and .details.rollbackOf == \"op-2\" and .details.agent == \"Human\" and (.details.snapshot | length) > 0' >/dev/null"
-check "ops list shows the rollback's type" sh -c "'$agentctl' -w '$ws' ops list | grep -q ' rollback '"
+check "ops list shows the rollback's type" \
+  sh -c "'$agentctl' -w '$ws' ops list | grep -Eq ' rollback +[0-9a-f]{12} +rollback to before op-2'"
 
 add_op() { # ID: a command (no commit), appended while the dashboard runs
   printf '{"id":"%s","timestamp":"2025-01-01T00:00:09.000Z","sessionId":"s","type":"command_run","details":{"command":"make %s","agent":"Gemini"}}\n' "$1" "$1" >>"$log"
@@ -43,7 +44,8 @@ for size in 80x24 120x40 200x60; do
   # Newest first: the rollback (Human) is the top row, op-0 the last.
   check "$size: newest first, the rollback on top" \
     sh -c "tmux -L $sock capture-pane -p -t e2e | grep -n -e 'Human' -e '5e551000' | head -n 1 | grep -q Human"
-  check "$size: the rollback is typed rollback" wait_for "rollback"
+  check "$size: the rollback is Human's, typed rollback" \
+    sh -c "tmux -L $sock capture-pane -p -t e2e | grep -q 'Human  *rollback '"
   check "$size: op-1 by its agent, with its commit's size" \
     sh -c "tmux -L $sock capture-pane -p -t e2e | grep -q 'Codex .*1 +3 -0 *a.txt'"
   check "$size: op-2 marked rolled back, with files and note" \
@@ -55,6 +57,9 @@ for size in 80x24 120x40 200x60; do
   n=$((n + 1)); add_op "op-f$n"
   check "$size: a new operation is followed" wait_for "1/$n"
   check "$size: ... and shown" wait_for "make op-f$n"
+  send Enter
+  check "$size: ... and selected" wait_for "Operation op-f$n "
+  keys Escape
   # Off the top row the cursor stays on its operation.
   keys j
   n=$((n + 1)); add_op "op-f$n"
@@ -62,6 +67,9 @@ for size in 80x24 120x40 200x60; do
   keys g
   n=$((n + 1)); add_op "op-f$n"
   check "$size: g follows again" wait_for "1/$n"
+  send Enter
+  check "$size: ... onto the new operation" wait_for "Operation op-f$n "
+  keys Escape
   keys q
   wait_gone
 done
