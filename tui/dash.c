@@ -234,22 +234,20 @@ void ui_dash_free(ui_dash *d)
 	d->n_themes = 0;
 }
 
-void ui_dash_fill_ops(ui_dash *d, int rows)
+bool ui_dash_fill_ops(ui_dash *d)
 {
 	const ui_pane *p = &d->panes[UI_PANE_OPS];
-	size_t n = d->m.n_ops, *idx, shown, from, to, page = rows > 0 ? (size_t)rows : 1;
+	size_t n = d->m.n_ops, *idx, shown, to;
+	bool changed = false;
 
-	if (!n || !(idx = malloc(n * sizeof(*idx))))
-		return;
+	if (!n || p->list_rows <= 0 || !(idx = malloc(n * sizeof(*idx))))
+		return false;
 	shown = ui_list_visible(&ui_view_operations, &d->m, p, idx);
-	/* The rows drawn are within a page of the cursor and of the top
-	 * (the list settles them while drawing). */
-	from = p->top < p->cursor ? p->top : p->cursor;
-	from = from > page ? from - page : 0;
-	to = (p->top > p->cursor ? p->top : p->cursor) + 2 * page;
+	to = p->top + (size_t)p->list_rows;
 	if (to > shown)
 		to = shown;
-	if (from < to)
-		ui_ops_fill(&d->m, d->ws, idx + from, to - from);
+	if (p->top < to)
+		changed = ui_ops_fill(&d->m, d->ws, idx + p->top, to - p->top);
 	free(idx);
+	return changed;
 }

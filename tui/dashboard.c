@@ -223,14 +223,14 @@ static void draw(ui_dash *d)
 		ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, strip, false, now);
 	}
 	ui_drill_draw_beside(d, &main);
-	if (cur == UI_PANE_OPS)
-		ui_dash_fill_ops(d, main.h);
 	ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], main, true, now);
 	draw_status(d, rows - 2, cols);
 	draw_keys(d, rows - 1, cols);
 	ui_dialog_draw(&d->m, &d->panes[UI_PANE_DIALOG], rows, cols);
 	screen_end();
 	d->redraw_at = ui_age_refresh_take();
+	if (cur == UI_PANE_OPS && ui_dash_fill_ops(d))
+		d->redraw_at = 1; /* now: the rows' git stats */
 }
 
 /* How long poll() may sleep: until the watcher wants to look again, or an
