@@ -32,6 +32,15 @@ check "ops rollback recorded the operator's rollback" \
 check "ops list shows the rollback's type" \
   sh -c "'$agentctl' -w '$ws' ops list | grep -Eq ' rollback +[0-9a-f]{12} +rollback to before op-2'"
 
+# The seed's OperationLog.loadAll() (seed 000) parses every line with
+# JSON.parse and never looks at type; its rollbackTo() needs only the
+# target's gitCommitHash: the operator's rollback loads and can be undone.
+check "the seed's reader loads the rollback, with its commit" node -e '
+  const raw = require("fs").readFileSync(process.argv[1], "utf-8");
+  const entries = raw.trim().split("\n").map(line => JSON.parse(line));
+  const rb = entries.find(e => e.type === "rollback");
+  process.exit(rb && rb.gitCommitHash && entries.length === 4 ? 0 : 1);' "$log"
+
 add_op() { # ID: a command (no commit), appended while the dashboard runs
   printf '{"id":"%s","timestamp":"2025-01-01T00:00:09.000Z","sessionId":"s","type":"command_run","details":{"command":"make %s","agent":"Gemini"}}\n' "$1" "$1" >>"$log"
 }
