@@ -405,7 +405,8 @@ static const ui_key table[] = {
 	 .doc = {.label = "k Up", .help = "move up", .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'g', UI_KEY_HOME},
-	 .doc = {.label = "g Home", .help = "top", .panes = UI_IN_PANES},
+	 .doc = {.label = "g Home", .help = "top (Operations, newest first, then follows what is added)",
+		 .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'G', UI_KEY_END},
 	 .doc = {.label = "G End", .panes = UI_IN_PANES,
@@ -483,7 +484,9 @@ static const ui_key table[] = {
 	{.keys = {'R'},
 	 .doc = {.label = "R", .panes = IN_OPERATION | UI_IN(UI_PANE_CKPTS), .writes = true,
 		 .help = "roll back to the selected operation or checkpoint: every later "
-			 "operation is undone too (asks first, naming the sessions)"},
+			 "operation is undone too (asks first, naming the sessions). Operations "
+			 "marks: \xe2\x86\xba can be rolled back, RB already rolled back, RV "
+			 "already reverted"},
 	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
 	{.keys = {'v'},
 	 .doc = {.label = "v", .panes = IN_OPERATION, .writes = true,

@@ -284,6 +284,8 @@ void ui_model_clear_ops(ui_model *m)
 		ui_sfree(o->type);
 		ui_sfree(o->what);
 		ui_sfree(o->commit);
+		ui_sfree(o->agent);
+		ui_sfree(o->note);
 	}
 	m->n_ops = 0;
 }

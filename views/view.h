@@ -140,6 +140,9 @@ struct ui_view {
 	/* Puts the visible items idx[0..n) in the pane's order (p->sort);
 	 * NULL: model order. */
 	void (*order)(const ui_model *m, const ui_pane *p, size_t *idx, size_t n);
+	/* The newest item is the first row: following new items keeps the
+	 * cursor there (g), not on the last row (G). */
+	bool newest_first;
 };
 
 /* The view that draws each pane (NULL for the dialog), and the pane's
