@@ -261,6 +261,12 @@ check "compact --force: summarised, archived in the store" \
 	eval 'out_has "messages summarised" && out_has "originals archived in the store (compactions)"'
 check "compact: the archive row and fewer messages" \
 	eval '[ "$(sql "select count(*) from agentctl.compactions where session_id = '"'c1'"'")" = 1 ] && [ "$(sql "select message_count < 6 from agentctl.sessions where id = '"'c1'"'")" = t ]'
+# The document records it as the files do, naming the archive as a copy to
+# files names its file (storage migrate --from), so the record leads there.
+archive_name=$(sql "select to_char(at at time zone 'UTC', 'YYYYMMDD\"T\"HH24MISS.US\"Z\"') || '-s' || first_seq from agentctl.compactions where session_id = 'c1'")
+run session show c1 --json
+check "compact: metadata.compactions records it, naming its archive row" \
+	eval 'rc_is 0 && jq -e --arg a ".compactions/c1/$archive_name.json" '"'"'.metadata.compactions | length == 1 and .[0].archive == $a and .[0].messages > 0 and .[0].tokensBefore > 0'"'"' <"$TMP/out" >/dev/null'
 check "compact is journaled in the store's journal" \
 	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'SESSION_COMPACT' and correlation_id = 'c1'")" = 1 ]
 run session compact nosuch
