@@ -427,11 +427,11 @@ static const ui_key table[] = {
 	{.keys = {'s'},
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
-	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	 .hint = "s status", .hint_late = true, .handler = act_status_filter, .reaction = UI_REDRAW},
 	{.keys = {'w'},
 	 .doc = {.label = "w", .help = "show only waiting, running, idle, ended sessions, all "
 		 "(the state derived from each session's file)", .panes = UI_IN(UI_PANE_SESSIONS)},
-	 .hint = "w state", .handler = ui_transcripts_state_filter, .reaction = UI_REDRAW},
+	 .hint = "w state", .hint_late = true, .handler = ui_transcripts_state_filter, .reaction = UI_REDRAW},
 	{.keys = {'h'},
 	 .doc = {.label = "h", .panes = UI_IN(UI_PANE_SESSIONS),
 		 .help = "show only the sessions last written by the next host, then all (a "
@@ -450,11 +450,11 @@ static const ui_key table[] = {
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
 		 .help = "follow the selected session: Operations and Journal show only its rows "
 			 "(f again or Esc: all)"},
-	 .hint = "f follow", .handler = ui_drill_follow, .reaction = UI_REDRAW},
+	 .hint = "f follow", .hint_late = true, .handler = ui_drill_follow, .reaction = UI_REDRAW},
 	{.keys = {'o'},
 	 .doc = {.label = "o", .help = "sort by last update, status, tokens, state",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
-	 .hint = "o sort", .handler = ui_drill_sort, .reaction = UI_REDRAW},
+	 .hint = "o sort", .hint_late = true, .handler = ui_drill_sort, .reaction = UI_REDRAW},
 	{.keys = {'S'},
 	 .doc = {.label = "S", .panes = IN_SEARCH,
 		 .help = "search the whole journal, rotated files too (terms as journal query: "
@@ -530,12 +530,12 @@ static const ui_key table[] = {
 	 .hint = "n/Esc cancel", .handler = act_cancel, .reaction = UI_REDRAW},
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
-	 .hint = "t theme", .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
+	 .hint = "t theme", .hint_late = true, .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
 	{.keys = {'L'},
 	 .doc = {.label = "L", .panes = UI_IN_PANES,
 		 .help = "the message log: every status message and file problem, whole, with "
 			 "its time (again or Esc: back)"},
-	 .hint = "L log", .hint_panes = UI_IN_LISTS, .handler = act_log, .reaction = UI_REDRAW},
+	 .hint = "L log", .hint_late = true, .hint_panes = UI_IN_LISTS, .handler = act_log, .reaction = UI_REDRAW},
 	{.keys = {'?'},
 	 .doc = {.label = "?", .help = "this help (again: back)", .panes = UI_IN_PANES},
 	 .hint = "? help", .hint_right = true, .handler = act_help, .reaction = UI_REDRAW},
@@ -611,9 +611,12 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 
 void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)
 {
-	for (size_t i = 0; i < N_KEYS; i++)
-		if (ui_key_hinted(&table[i], pane, read_only))
-			ac_buf_printf(right && table[i].hint_right ? right : out, " %s ", table[i].hint);
+	/* Navigation and actions first, view options after them. */
+	for (int late = 0; late < 2; late++)
+		for (size_t i = 0; i < N_KEYS; i++)
+			if (table[i].hint_late == late && ui_key_hinted(&table[i], pane, read_only))
+				ac_buf_printf(right && table[i].hint_right ? right : out, " %s ",
+					      table[i].hint);
 	if (read_only)
 		ac_buf_printf(out, "  read-only: actions disabled");
 }

@@ -34,6 +34,8 @@ typedef struct {
 	const char *hint;       /* the hint line's text ("/ filter"); NULL: help only */
 	unsigned hint_panes;    /* where the hint is shown; 0: wherever it applies */
 	bool hint_right;        /* kept at the line's right end at every width (help, quit) */
+	bool hint_late;         /* a view option (status, sort, host...): hinted after the
+				 * actions, so a narrow line cuts these first */
 	ui_key_handler handler;
 	unsigned reaction;      /* UI_REDRAW | ... */
 } ui_key;
