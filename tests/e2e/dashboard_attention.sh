@@ -13,36 +13,11 @@
 home=$ws.home
 cfg=$ws.cfg
 out=$ws.out
-children=()
 at_exit() {
   for p in "${children[@]}"; do kill "$p" 2>/dev/null; done
   rm -rf "$home" "$cfg" "$out" "$ws.notified"
 }
-FIX=$(cd "$(dirname "$0")/../fixtures/sources-current/home" && pwd)
-W=11111111-aaaa-4aaa-8aaa-000000000001
-B=11111111-aaaa-4aaa-8aaa-000000000002
-CL=11111111-aaaa-4aaa-8aaa-000000000005
-WS=$(realpath "$ws")
-mkdir -p "$home" "$cfg/agent"
-cp -r "$FIX/.claude" "$home/.claude"
-rm -f "$home/.claude/README.md"
-grep -rl /work/fixture-project "$home" | xargs sed -i "s|/work/fixture-project|$WS|g"
-slug=$(printf %s "$WS" | sed 's/[^a-zA-Z0-9]/-/g')
-mv "$home/.claude/projects/-work-fixture-project" "$home/.claude/projects/$slug"
-status=$home/.claude/sessions
-declare -A pid_of
-for rec in 40001 40002 40003; do
-  sleep 600 &
-  p=$!
-  children+=("$p")
-  pid_of[$rec]=$p
-  jq -c ".pid = $p | .startedAt = $(date +%s%3N)" "$status/$rec.json" >"$status/$p.json.tmp"
-  mv "$status/$p.json.tmp" "$status/$p.json"
-  rm "$status/$rec.json"
-done
-put_status() { # pid json
-  printf '%s\n' "$2" >"$status/$1.json.tmp" && mv "$status/$1.json.tmp" "$status/$1.json"
-}
+. "$(dirname "$0")/lib/claude_status_home.sh"
 prefix="env HOME=$home XDG_CONFIG_HOME=$cfg XDG_CACHE_HOME=$ws.state/cache NO_COLOR=1"
 strip() { screen | sed -n 2p; } # the line under the title
 host=$(uname -n)
@@ -52,7 +27,7 @@ dashboard 80 24
 check "80x24: the strip counts the waiting sessions" eval 'wait_for "3 need you (! jumps):" >/dev/null'
 check "80x24: under the title" eval 'strip | grep -q "3 need you"'
 check "80x24: the longest waiting first, with what it waits on" \
-  eval 'strip | grep -qF "need you (! jumps): Run the test suite and … permission prompt 7d, "'
+  eval 'strip | grep -qE "need you \(! jumps\): Run the test suite and … permission prompt [0-9]+[smhd], "'
 check "80x24: cut to the width with …" eval '[ "$(strip | wc -m)" -le 81 ] && strip | grep -q "…$"'
 # ! from the Journal, under a filter that hides the session.
 keys w w
@@ -77,7 +52,7 @@ check "q quits" wait_gone
 # 120x40: every waiting session fits, in order; answered, it leaves.
 dashboard 120 40
 check "120x40: the strip names them in order, cut to the width" \
-  eval 'wait_for "3 need you" >/dev/null && strip | grep -qE "Run the test suite and … permission prompt 7d, 11111111-aaaa-4aaa-8aaa… waiting 7d, Port the s…$"'
+  eval 'wait_for "3 need you" >/dev/null && strip | grep -qE "Run the test suite and … permission prompt [0-9]+[smhd], 11111111-aaaa-4aaa-8aaa… waiting [0-9]+[smhd], Port the[^,]*…$"'
 put_status "${pid_of[40001]}" "{\"pid\":${pid_of[40001]},\"sessionId\":\"$W\",\"status\":\"busy\",\"startedAt\":$(date +%s%3N)}"
 check "120x40: the answered session leaves the strip" eval 'wait_for "2 need you" >/dev/null && ! strip | grep -q "Run the test"'
 keys q
@@ -93,7 +68,7 @@ notified() { [ -f "$ws.notified" ] && wc -l <"$ws.notified" || echo 0; }
 wait_notified() { for _ in $(seq 50); do [ "$(notified)" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
 dashboard 200 60
 check "200x60: the strip, the detail pane beside the list" \
-  eval 'wait_for "2 need you" >/dev/null && strip | grep -qE "need you \(! jumps\): 11111111-aaaa-4aaa-8aaa… waiting 7d, Port the scheduler to C… waiting 7d *$"'
+  eval 'wait_for "2 need you" >/dev/null && strip | grep -qE "need you \(! jumps\): 11111111-aaaa-4aaa-8aaa… waiting [0-9]+[smhd], Port the scheduler to C… waiting [0-9]+[smhd] *$"'
 keys '!'
 check "200x60: ! selects it, the detail pane shows it" \
   wait_for "id        $CL"
