@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct ac_hooks {
 	const ac_workspace *ws;
@@ -16,6 +17,7 @@ struct ac_hooks {
 	bool bell;
 	char *refusal;            /* why a configured command is left out, or NULL */
 	char *log_path;
+	char host[256];           /* this machine's name: the host of a row without one */
 };
 
 bool ac_hooks_is_key(const char *key)
@@ -74,6 +76,8 @@ int ac_hooks_new(ac_hooks **out, const ac_workspace *ws)
 	if (!h)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	h->ws = ws;
+	if (gethostname(h->host, sizeof(h->host) - 1) != 0)
+		h->host[0] = '\0';
 	h->bell = ws->config && ac_config_bool(ws->config, "notify.bell", false);
 	if ((rc = command_of(&h->on_change, h, "hooks.onStatusChange")) ||
 	    (rc = command_of(&h->desktop, h, "notify.desktop")))
@@ -104,10 +108,11 @@ void ac_hooks_free(ac_hooks *hooks)
 }
 
 int ac_hooks_argv(char ***out, const char *const *template, const char *id,
-		  const char *old_state, const char *new_state)
+		  const char *old_state, const char *new_state, const char *host, const char *reason)
 {
 	static const char *const names[] = AC_HOOKS_PLACEHOLDERS;
-	const char *const values[] = {id, old_state, new_state, NULL};
+	const char *const values[] = {id, old_state, new_state, host ? host : "",
+				      reason ? reason : "", NULL};
 	char **expanded = NULL, **wrapped = NULL, limit[16];
 	size_t n = 0;
 	int rc;
@@ -135,17 +140,20 @@ int ac_hooks_argv(char ***out, const char *const *template, const char *id,
 
 static int start(const ac_hooks *h, const char *const *template, const char *id,
 		 const char *source, const char *old_state, const char *new_state,
-		 const char *waiting_for)
+		 const char *waiting_for, const char *host)
 {
-	/* The reason goes as a variable, never into the argv template: the
-	 * hook decides what to do with text it did not write. */
+	/* The reason is also a variable: a hook may want it out of its argv
+	 * (text it did not write); "{reason}" is one whole argument, never
+	 * seen by a shell unless the hook hands it to one. */
+	const char *reason = waiting_for ? waiting_for : "";
+	const char *where = host && *host ? host : h->host;
 	const char *const env[] = {"AGENT_SESSION_ID", id, "AGENT_OLD_STATE", old_state,
 				   "AGENT_NEW_STATE", new_state, "AGENT_SOURCE", source,
-				   "AGENT_WAITING_FOR", waiting_for ? waiting_for : "", NULL};
+				   "AGENT_WAITING_FOR", reason, "AGENT_HOST", where, NULL};
 	char **argv = NULL;
 	int rc;
 
-	if ((rc = ac_hooks_argv(&argv, template, id, old_state, new_state)) == 0)
+	if ((rc = ac_hooks_argv(&argv, template, id, old_state, new_state, where, reason)) == 0)
 		rc = ac_proc_spawn_detached_env(NULL, (const char *const *)argv, env, h->ws->root,
 						h->log_path);
 	ac_proc_argv_free(argv);
@@ -163,17 +171,18 @@ bool ac_hooks_any(const ac_hooks *hooks)
 }
 
 int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
-			    const char *old_state, const char *new_state, const char *waiting_for)
+			    const char *old_state, const char *new_state, const char *waiting_for,
+			    const char *host)
 {
 	int rc = 0, one;
 
 	if (on_change && hooks->on_change &&
 	    (one = start(hooks, hooks->on_change, id, source, old_state, new_state,
-				 waiting_for)))
+				 waiting_for, host)))
 		rc = one;
 	if (hooks->desktop && ac_hooks_notifies(new_state) &&
 	    (one = start(hooks, hooks->desktop, id, source, old_state, new_state,
-				 waiting_for)))
+				 waiting_for, host)))
 		rc = one;
 	return rc;
 }

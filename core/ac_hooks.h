@@ -6,8 +6,10 @@
  * AGENT_NEW_STATE, AGENT_SOURCE and AGENT_WAITING_FOR in its
  * environment (the last is what a waiting agent's tool says it waits on,
  * "permission prompt", escaped as shown on screen; empty when nothing
- * says); "{id}", "{old}"
- * and "{new}" are replaced, only as whole arguments. notify.desktop (an
+ * says) and AGENT_HOST (the host that last wrote the session, as a
+ * database store records it, else this machine's name); "{id}", "{old}",
+ * "{new}", "{host}" and "{reason}" (AGENT_WAITING_FOR) are replaced, only
+ * as whole arguments. notify.desktop (an
  * argv array, e.g. ["notify-send", "agentctl: a session waits", "{id}"])
  * runs, with the same environment, when a session enters "waiting" or,
  * until derived states exist for seed sessions, "paused"; notify.bell
@@ -28,7 +30,7 @@
 
 #include <stdbool.h>
 
-#define AC_HOOKS_PLACEHOLDERS {"{id}", "{old}", "{new}", NULL}
+#define AC_HOOKS_PLACEHOLDERS {"{id}", "{old}", "{new}", "{host}", "{reason}", NULL}
 #define AC_HOOKS_TIMEOUT_S 30
 
 typedef struct ac_hooks ac_hooks;
@@ -63,21 +65,23 @@ bool ac_hooks_on_change(const ac_hooks *hooks);
  * .agent/hooks.log (and the lease .agent/hooks.lock). */
 bool ac_hooks_any(const ac_hooks *hooks);
 
-/* Session id (of source, e.g. "file") went from old_state to new_state
- * (any strings; the caller reports only real changes), waiting on
- * waiting_for (NULL: nothing said; already made safe to show): starts
+/* Session id (of source, e.g. "file"; last written by host, NULL or "":
+ * this machine) went from old_state to new_state (any strings; the
+ * caller reports only real changes), waiting on waiting_for (NULL:
+ * nothing said; already made safe to show): starts
  * onStatusChange when on_change (false: another dashboard holds the
  * hooks lease and runs it) and, when ac_hooks_notifies(new_state),
  * notify.desktop (each operator's own, so always). 0 when everything
  * configured started (or nothing is), else the error of the last that
  * could not start. */
 int ac_hooks_status_changed(ac_hooks *hooks, bool on_change, const char *id, const char *source,
-			    const char *old_state, const char *new_state, const char *waiting_for);
+			    const char *old_state, const char *new_state, const char *waiting_for,
+			    const char *host);
 
 /* The argv a template becomes for this change (ac_proc_expand_argv() with
  * AC_HOOKS_PLACEHOLDERS), wrapped in `timeout`: for tests and the runner.
  * Free with ac_proc_argv_free(). */
 int ac_hooks_argv(char ***out, const char *const *template, const char *id,
-		  const char *old_state, const char *new_state);
+		  const char *old_state, const char *new_state, const char *host, const char *reason);
 
 #endif

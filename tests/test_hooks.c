@@ -21,12 +21,14 @@
 
 static void test_argv(void **state)
 {
-	const char *const template[] = {"notify", "{id}", "{old}", "{new}", "{ID}", "x", NULL};
+	const char *const template[] = {"notify", "{id}", "{old}", "{new}", "{ID}", "x", "{host}",
+					"{reason}", NULL};
 	const char *const embedded[] = {"sh", "-c", "echo {id}", NULL};
 	char **argv = NULL;
 
 	(void)state;
-	assert_int_equal(ac_hooks_argv(&argv, template, "s1", "running", "paused"), 0);
+	assert_int_equal(ac_hooks_argv(&argv, template, "s1", "running", "paused", "box1",
+				       "approve Bash"), 0);
 	assert_string_equal(argv[0], "timeout");
 	assert_string_equal(argv[1], "-k");
 	assert_string_equal(argv[3], "30s");
@@ -36,10 +38,14 @@ static void test_argv(void **state)
 	assert_string_equal(argv[7], "paused");
 	assert_string_equal(argv[8], "{ID}");
 	assert_string_equal(argv[9], "x");
-	assert_null(argv[10]);
+	/* The host and the reason, each one whole argument. */
+	assert_string_equal(argv[10], "box1");
+	assert_string_equal(argv[11], "approve Bash");
+	assert_null(argv[12]);
 	ac_proc_argv_free(argv);
 	/* An id spliced into text a shell reads: refused. */
-	assert_int_equal(ac_hooks_argv(&argv, embedded, "s1; rm -rf ~", "a", "b"), AC_EINVAL);
+	assert_int_equal(ac_hooks_argv(&argv, embedded, "s1; rm -rf ~", "a", "b", NULL, NULL),
+			 AC_EINVAL);
 	assert_null(argv);
 }
 
@@ -97,7 +103,8 @@ static bool fires(fixture *f, ac_config **config, char **refusal)
 	assert_int_equal(ac_hooks_new(&hooks, &ws), 0);
 	if (ac_hooks_refusal(hooks))
 		*refusal = strdup(ac_hooks_refusal(hooks));
-	assert_int_equal(ac_hooks_status_changed(hooks, true, "s1", "file", "running", "paused", NULL), 0);
+	assert_int_equal(ac_hooks_status_changed(hooks, true, "s1", "file", "running", "paused", NULL,
+						 NULL), 0);
 	started = tu_exists(f->ws, ".agent/hooks.log");
 	ac_hooks_free(hooks);
 	ac_workspace_free(&ws);

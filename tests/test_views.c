@@ -1701,6 +1701,51 @@ static void test_session_row_waits_on(void **state)
 	ui_model_free(&m);
 }
 
+/* The attention strip (issue 27): only waiting rows, longest waiting
+ * first (unknown last), named by title, with their reason (made safe),
+ * cut to the width; nothing at all when none waits. */
+static void test_attention_strip(void **state)
+{
+	const ui_transcript_row rows[] = {
+		{.id = "new", .task = "Newest", .source = "codex",
+		 .updated = "2024-05-01T10:00:09.000Z", .state = AC_STATE_WAITING},
+		{.id = "run", .task = "Busy", .source = "claude-code",
+		 .updated = "2024-05-01T10:00:05.000Z", .state = AC_STATE_RUNNING},
+		{.id = "old", .task = "Oldest", .source = "claude-code",
+		 .updated = "2024-05-01T10:00:01.000Z", .state = AC_STATE_WAITING,
+		 .waiting_for = "approve \x1b[31mBash"},
+		{.id = "when?", .task = "", .source = "gemini", .updated = "",
+		 .state = AC_STATE_WAITING},
+	};
+	ui_model m = {0};
+	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
+	size_t idx[4];
+
+	(void)state;
+	ui_model_set_transcripts(&m, rows, 4);
+	assert_int_equal(ui_model_waiting(&m, idx), 3);
+	assert_string_equal(m.sessions[idx[0]].raw_id, "old");
+	assert_string_equal(m.sessions[idx[1]].raw_id, "new");
+	assert_string_equal(m.sessions[idx[2]].raw_id, "when?");
+	ui_attention_line(&line, &m, now_ms);
+	assert_non_null(strstr(line.data, "3 need you (! jumps): Oldest approve ^[[31mBash "));
+	assert_non_null(strstr(line.data, ", Newest waiting "));
+	assert_non_null(strstr(line.data, ", when? waiting -"));
+	assert_null(strstr(line.data, "Busy"));
+	assert_null(strchr(line.data, '\x1b'));
+	ui_text_fit(&cut, line.data, line.len, 40, UI_FIT_ELLIPSIS);
+	assert_true(ui_text_width(cut.data, cut.len) <= 40);
+	ui_model_free(&m);
+	ac_buf_clear(&line);
+	/* None waits: no line (and the dashboard gives the panes its row). */
+	ui_model_set_transcripts(&m, rows + 1, 1);
+	ui_attention_line(&line, &m, now_ms);
+	assert_int_equal(line.len, 0);
+	ac_buf_free(&line);
+	ac_buf_free(&cut);
+	ui_model_free(&m);
+}
+
 static void test_session_tree(void **state)
 {
 	ui_model m = {0};
@@ -1887,6 +1932,7 @@ int main(void)
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_dialog_wraps_and_scrolls),
 		cmocka_unit_test(test_message_log),
+		cmocka_unit_test(test_attention_strip),
 	};
 
 	/* t remembers the theme in the state folder: the test's own. */

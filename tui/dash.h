@@ -59,6 +59,7 @@ typedef struct {
 	struct ui_usage_meter *meter; /* the usage total and budget, or NULL */
 	int64_t transcripts_at;  /* when the transcripts' states are derived next */
 	int64_t transcripts_refresh_at; /* when their files are read at the latest */
+	char attention_at[256];  /* the session ! selected last (raw id), or "" */
 } ui_dash;
 
 /* Resets d to a dashboard on ws (borrowed) showing Sessions, before its

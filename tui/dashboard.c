@@ -16,6 +16,7 @@
 #include "screen.h"
 #include "settings.h"
 #include "ui_text.h"
+#include "view.h"
 
 #include "ac_error.h"
 #include "ac_time.h"
@@ -195,6 +196,7 @@ static void draw(ui_dash *d)
 	ui_pane_id cur = ui_dash_shown(d);
 	int64_t now = ac_time_now_ms();
 	ui_rect main;
+	int attention;
 
 	screen_size(&rows, &cols);
 	ui_drill_sync(d, cols);
@@ -211,7 +213,10 @@ static void draw(ui_dash *d)
 		return;
 	}
 	draw_title(d, cols);
-	main = (ui_rect){1, 0, rows - 3, cols};
+	/* Who waits for the operator, under the title: read first (unless
+	 * the panes would be left too few rows; ! still jumps). */
+	attention = rows >= 8 ? ui_attention_draw(&d->m, 1, cols, now) : 0;
+	main = (ui_rect){1 + attention, 0, rows - 3 - attention, cols};
 	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && cur != UI_PANE_LOG && main.h >= 18) {
 		/* The journal keeps moving below the pane in use. */
 		ui_rect strip;

@@ -4,6 +4,7 @@
  * and what follows (redraw, reload, quit). */
 #include "keys.h"
 
+#include "attention.h"
 #include "drill.h"
 #include "patch.h"
 #include "screen.h"
@@ -531,6 +532,12 @@ static const ui_key table[] = {
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
 	 .hint = "t theme", .hint_late = true, .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
+	{.keys = {'!'},
+	 .doc = {.label = "!", .panes = UI_IN_PANES,
+		 .help = "the sessions waiting for you (the strip under the title), longest "
+			 "waiting first: selects the next in Sessions, clearing a filter that "
+			 "hides it"},
+	 .handler = ui_attention_next, .reaction = UI_REDRAW},
 	{.keys = {'L'},
 	 .doc = {.label = "L", .panes = UI_IN_PANES,
 		 .help = "the message log: every status message and file problem, whole, with "

@@ -576,6 +576,20 @@ void ui_model_close_dialog(ui_model *m);
 /* Frees everything the model owns (the struct itself is the caller's). */
 void ui_model_free(ui_model *m);
 
+/* ---- who needs the operator (tui/model_attention.c) ---- */
+
+/* Puts in idx (room for m->n_sessions) the rows whose derived state is
+ * waiting, longest waiting first (then by id); returns how many. */
+size_t ui_model_waiting(const ui_model *m, size_t *idx);
+
+/* When s started to wait, as far as its files say (its last update;
+ * ms since the epoch), 0 when unknown. */
+int64_t ui_session_waiting_since(const ui_session *s);
+
+/* The name the attention strip gives s: a seed session's agent, a
+ * transcript's title or first prompt; else its id. Borrowed. */
+const char *ui_session_attention_name(const ui_session *s);
+
 /* Shared by the model's files: frees one row's strings; a new rows
  * generation (unique in the process). */
 void ui_session_free_row(ui_session *s);

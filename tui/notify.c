@@ -15,6 +15,7 @@ typedef struct {
 	char *id, *state;
 	const char *source; /* a transcript's tool (static), or NULL */
 	const char *waiting_for; /* borrowed from the row, valid during the scan only */
+	const char *host;        /* the same */
 } seen;
 
 /* While another dashboard runs the hooks, how often to try to take over
@@ -151,6 +152,7 @@ unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 		now[i].state = strdup(ac_session_state_name(m->sessions[i].state));
 		now[i].source = m->sessions[i].source;
 		now[i].waiting_for = m->sessions[i].waiting_for;
+		now[i].host = m->sessions[i].host;
 		if (!now[i].id || !now[i].state) {
 			seen_free(now, i + 1);
 			return told;
@@ -173,7 +175,8 @@ unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 		if (n->run_hooks &&
 		    ac_hooks_status_changed(n->hooks, on_change, now[i].id,
 					    now[i].source ? now[i].source : source,
-					    before->state, now[i].state, now[i].waiting_for) != 0)
+					    before->state, now[i].state, now[i].waiting_for,
+					    now[i].host) != 0)
 			ui_model_log(m, true, ac_error_last());
 	}
 	seen_free(n->last, n->n);

@@ -165,6 +165,13 @@ const char *ui_session_sort_name(int sort);
  * conversation is that session's (views/session_detail.c). */
 void ui_session_detail_draw(const ui_model *m, const ui_pane *sessions, ui_rect r);
 
+/* The attention strip (views/attention.c): the sessions waiting for the
+ * operator, longest waiting first, as one line (empty when none waits);
+ * drawn at row y, cut to cols. Returns the rows drawn: 1, or 0 when no
+ * session waits. */
+void ui_attention_line(ac_buf *out, const ui_model *m, int64_t now_ms);
+int ui_attention_draw(const ui_model *m, int y, int cols, int64_t now_ms);
+
 /* The conversation's other tabs (views/store.c) and a memo document or
  * artifact open in full (views/conversation.c). */
 extern const ui_view ui_view_memos, ui_view_artifacts, ui_view_trace, ui_view_document;

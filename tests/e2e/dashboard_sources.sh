@@ -42,7 +42,9 @@ check "the hook ran for the transcript: running -> waiting, its tool as the sour
 keys w
 check "w: waiting only, the session shown" eval 'wait_for "[waiting only]" >/dev/null && wait_for "Refactor the tokenizer"'
 keys w
-check "w again: running only, the session hidden" eval 'wait_for "[running only]" >/dev/null && absent "Refactor the tokenizer"'
+# Hidden from the list; the attention strip still names it.
+check "w again: running only, the session hidden" \
+  eval 'wait_for "[running only]" >/dev/null && ! screen | grep -v "need.* you (! jumps)" | grep -qF "Refactor the tokenizer"'
 keys Escape
 check "Esc: every state again" wait_for "Refactor the tokenizer"
 keys p

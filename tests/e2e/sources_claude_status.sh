@@ -14,42 +14,11 @@
 home=$ws.home
 cfg=$ws.cfg
 out=$ws.out
-children=()
 at_exit() {
   for p in "${children[@]}"; do kill "$p" 2>/dev/null; done
   rm -rf "$home" "$cfg" "$out" "$out.err" "$out.list" "$ws.hooked"
 }
-FIX=$(cd "$(dirname "$0")/../fixtures/sources-current/home" && pwd)
-W=11111111-aaaa-4aaa-8aaa-000000000001
-B=11111111-aaaa-4aaa-8aaa-000000000002
-I=11111111-aaaa-4aaa-8aaa-000000000003
-X=11111111-aaaa-4aaa-8aaa-000000000004
-CL=11111111-aaaa-4aaa-8aaa-000000000005
-CP=11111111-aaaa-4aaa-8aaa-000000000006
-WS=$(realpath "$ws")
-mkdir -p "$home" "$cfg/agent"
-cp -r "$FIX/.claude" "$home/.claude"
-rm -f "$home/.claude/README.md"
-grep -rl /work/fixture-project "$home" | xargs sed -i "s|/work/fixture-project|$WS|g"
-slug=$(printf %s "$WS" | sed 's/[^a-zA-Z0-9]/-/g')
-mv "$home/.claude/projects/-work-fixture-project" "$home/.claude/projects/$slug"
-status=$home/.claude/sessions
-# Each recorded process is one of ours now: its file renamed to our pid,
-# started now (a file older than its process names another one).
-declare -A pid_of
-for rec in 40001 40002 40003; do
-  sleep 600 &
-  p=$!
-  children+=("$p")
-  pid_of[$rec]=$p
-  jq -c ".pid = $p | .startedAt = $(date +%s%3N)" "$status/$rec.json" >"$status/$p.json.tmp"
-  mv "$status/$p.json.tmp" "$status/$p.json"
-  rm "$status/$rec.json"
-done
-# Written as Claude Code writes: a whole new file renamed into place.
-put_status() { # pid json
-  printf '%s\n' "$2" >"$status/$1.json.tmp" && mv "$status/$1.json.tmp" "$status/$1.json"
-}
+. "$(dirname "$0")/lib/claude_status_home.sh"
 env_run() { # agentctl args... -> $out, $out.err
   env HOME="$home" XDG_CONFIG_HOME="$cfg" XDG_CACHE_HOME="$ws.state/cache" "$agentctl" -w "$ws" "$@" \
     >"$out" 2>"$out.err" </dev/null
