@@ -81,6 +81,38 @@ static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 	return ok;
 }
 
+/* What y on a resume does, in the order resume_session() decides it: an
+ * agent agentctl stopped is continued, else resumeCommand runs if it may,
+ * else the file is written; an untrusted resumeCommand refuses. */
+static void resume_dialog_lines(const ac_workspace *ws, ui_model *m, const char *id)
+{
+	const char *const *command = NULL;
+	ac_agent_process agent;
+
+	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0) {
+		ui_model_dialog_line(m, "sends SIGCONT to pid %ld, the agent agentctl stopped for the "
+				     "pause", (long)agent.pid);
+		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
+				     ws->session_write.quiet_ms);
+		ui_model_dialog_line(m, "(resumeCommand is not started; no message is changed)");
+	} else if (ac_workspace_command(&command, ws, "resumeCommand") != 0) {
+		const char *origin = ws->config ? ac_config_origin(ws->config, "resumeCommand") : NULL;
+
+		ui_model_dialog_line(m, "resumeCommand is configured but not trusted: y is refused");
+		ui_model_dialog_line(m, "in %s", origin ? origin : "a project file");
+		ui_model_dialog_line(m, "review it (agentctl config show --origin), then run");
+		ui_model_dialog_line(m, "agentctl config trust");
+	} else if (command) {
+		ui_model_dialog_line(m, "starts resumeCommand: %s ...", command[0]);
+		ui_model_dialog_line(m, "the session stays paused until its agent takes it over");
+		ui_model_dialog_line(m, "(shown as resuming meanwhile; no message is changed)");
+	} else {
+		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
+				     ws->session_write.quiet_ms);
+		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
+	}
+}
+
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status)
 {
@@ -131,14 +163,8 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 			       ws->session_write.wait_ms);
 		if (ws->pause_signal)
 			ui_model_dialog_line(m, "an agent agentctl started is stopped with pauseSignal");
-	} else if (ws->resume_command) {
-		ui_model_dialog_line(m, "starts resumeCommand: %s ...", ws->resume_command[0]);
-		ui_model_dialog_line(m, "the session stays paused until its agent takes it over");
-		ui_model_dialog_line(m, "(shown as resuming meanwhile; no message is changed)");
 	} else {
-		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
-			       ws->session_write.quiet_ms);
-		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
+		resume_dialog_lines(ws, m, id);
 	}
 }
 

@@ -474,7 +474,7 @@ static const ui_key table[] = {
 	 .hint = "p pause", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'r'},
 	 .doc = {.label = "r", .panes = IN_SESSION_PANES, .writes = true,
-		 .help = "resume the selected session (asks first; starts resumeCommand)"},
+		 .help = "resume the selected session (asks first; says how: SIGCONT or resumeCommand)"},
 	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'a'},
 	 .doc = {.label = "a", .panes = IN_SESSION_PANES, .writes = true,

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Acting on live agents (issue 27), in tmux with real keys, at 80x24 and
+# 120x40:
+#  - `r` on a session whose agent agentctl stopped (pauseSignal) says y
+#    sends SIGCONT to that pid, not that it starts resumeCommand;
+#  - `r` where resumeCommand is in an untrusted project file says where it
+#    is configured and how to trust it, not that none is configured;
+#  - a session paused, left quiet, then saved "running" by another program
+#    (seed resumeOrCreate, `claude --resume`) is "resumed elsewhere", not a
+#    red "! overridden"; one saved over its pause at once still is.
+. "$(dirname "$0")/lib/tmux.sh" "$@"
+S=$ws/.agent/sessions
+mkdir -p "$S/.requests" "$ws/xdg/agent"
+export XDG_CONFIG_HOME=$ws/xdg
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%S.000Z; }
+session() { # id status
+  jq -n --arg id "$1" --arg st "$2" '{id: $id, createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z", task: "task of \($id)", status: $st,
+    conversationHistory: [], metadata: {}}' >"$S/$1.json"
+}
+applied() { # id epoch-seconds: a pause agentctl applied then
+  printf '{"sessionId":"%s","request":"pause","state":"applied","requestedAt":"%s","requestedBy":"Human","appliedAt":"%s"}' \
+    "$1" "$(iso "$2")" "$(iso "$2")" >"$S/.requests/$1.json"
+}
+session aaa-stopped paused
+session bbb-untrusted paused
+session ccc-resumed running
+session ddd-override running
+now=$(date +%s)
+touch -d "@$((now - 60))" "$S"/*.json
+# ccc: paused an hour ago, written "running" a minute ago (resumed).
+applied ccc-resumed $((now - 3600))
+# ddd: paused a minute ago, written running in the same second (its loop).
+applied ddd-override $((now - 60))
+# resumeCommand in the project file, which nobody trusted.
+echo '{"resumeCommand": ["./resume.sh", "{id}"]}' >"$ws/.agent/config.json"
+echo '{"pauseSignal": "SIGSTOP", "session": {"quietMs": 50}}' >"$ws/xdg/agent/config.json"
+# aaa: an agent agentctl started and stopped, as ac_process_record() keeps it.
+setsid sleep 600 &
+agent=$!
+at_exit() { kill "$agent" 2>/dev/null; }
+key=$(printf '%s\n%s' "$(realpath "$S")" aaa-stopped | sha256sum | cut -c1-32)
+mkdir -p "$XDG_STATE_HOME/agent/processes"
+ticks=$(sed 's/.*) //' "/proc/$agent/stat" | cut -d' ' -f20)
+jq -n --argjson pid "$agent" --arg host "$(hostname)" --argjson t "$ticks" \
+  '{sessionId: "aaa-stopped", pid: $pid, host: $host, startTicks: $t, startedAt: "2026-01-01T00:00:00.000Z"}' \
+  >"$XDG_STATE_HOME/agent/processes/$key.json"
+
+for size in 80x24 120x40; do
+  dashboard "${size%x*}" "${size#*x}"
+  wait_for "aaa-stopped" >/dev/null
+  keys 1
+  keys /
+  send a a a - s t o p
+  keys Enter
+  keys r
+  check "$size: resume of a stopped agent says y sends SIGCONT to its pid" wait_for "SIGCONT to pid $agent"
+  check "$size: ... and not that it starts resumeCommand" absent "starts resumeCommand"
+  keys n
+  keys / Escape
+  keys /
+  send b b b - u n t
+  keys Enter
+  keys r
+  check "$size: an untrusted resumeCommand: says it is configured, not trusted" wait_for "configured but not trusted"
+  check "$size: ... names the file" wait_for ".agent/config.json"
+  check "$size: ... says how to trust it" wait_for "agentctl config trust"
+  check "$size: ... not that none is configured" absent "no resumeCommand is configured"
+  keys n
+  keys / Escape
+  check "$size: a session resumed elsewhere says so" wait_for "resumed elsewhere"
+  check "$size: ... and is not shown overridden" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep 'ccc-resumed' | grep -q overridden"
+  check "$size: one saved over its pause at once is still overridden" wait_for "! overridden"
+  send q
+  wait_gone
+done
+check "the agent was not continued or stopped by looking" bash -c "[ \"\$(cut -d' ' -f3 /proc/$agent/stat)\" = S ]"
+check "the resume elsewhere is journaled as such" bash -c "$agentctl -w $ws journal query agent=Human --json | jq -e 'any(.[]; .result.message | test(\"Resumed elsewhere\"))' >/dev/null"
+check "session list says resumed elsewhere" bash -c "$agentctl -w $ws session list 2>&1 | grep ccc-resumed | grep -q 'resumed elsewhere'"
+finish
