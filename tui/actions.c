@@ -16,6 +16,7 @@
 #include "ac_restore.h"
 #include "ac_session.h"
 #include "ac_text.h"
+#include "ac_time.h"
 
 #include <poll.h>
 #include <stdarg.h>
@@ -79,6 +80,31 @@ static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id
 	}
 	ac_buf_free(&notes);
 	return ok;
+}
+
+/* p again on a session still "pausing" whose file has been quiet for
+ * session.quietMs x AC_QUIET_TURNS: its agent ignores the request or is
+ * gone, so y writes the pause now (pause_session() finds the file quiet),
+ * as the operator's. False (nothing shown) otherwise. */
+static bool apply_now_dialog(const ac_workspace *ws, ui_model *m, const char *id)
+{
+	int64_t idle = 0, quiet = (int64_t)ws->session_write.quiet_ms * AC_QUIET_TURNS;
+	ac_request req;
+
+	if (ac_request_read(&req, ws->sessions_dir, id) != 0 || req.kind != AC_REQUEST_PAUSE ||
+	    req.state != AC_REQUEST_PENDING || ac_session_idle_ms(&idle, ws->sessions_dir, id) != 0 ||
+	    idle < quiet)
+		return false;
+	ui_model_dialog_title(m, "Apply the pause of %s now?", id);
+	ui_model_dialog_line(m, "its agent has not honoured the pause request of %lld s ago,",
+			     (long long)((ac_time_now_ms() - req.requested_ms) / 1000));
+	ui_model_dialog_line(m, "and the file has been quiet for %lld s (over %lld ms): the "
+			     "agent ignores it or is gone", (long long)(idle / 1000), (long long)quiet);
+	ui_model_dialog_line(m, "y writes paused into the session file now, as yours "
+			     "(journaled as Human)");
+	ui_model_dialog_line(m, "(an agent that comes back and saves over it shows overridden; "
+			     "no message is changed)");
+	return true;
 }
 
 /* What y on a resume does, in the order resume_session() decides it: an
@@ -153,6 +179,8 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	d->kind = UI_DLG_STATUS;
 	d->status = pause ? "paused" : "running";
 	d->target = strdup(id);
+	if (pause && apply_now_dialog(ws, m, id))
+		return;
 	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
 	if (pause) {
 		ui_model_dialog_line(m, "a pause request is left for the agent in %s/.requests/",

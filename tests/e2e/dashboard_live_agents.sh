@@ -7,7 +7,10 @@
 #    is configured and how to trust it, not that none is configured;
 #  - a session paused, left quiet, then saved "running" by another program
 #    (seed resumeOrCreate, `claude --resume`) is "resumed elsewhere", not a
-#    red "! overridden"; one saved over its pause at once still is.
+#    red "! overridden"; one saved over its pause at once still is;
+#  - `p` again on a session still "pausing" whose file has been quiet for
+#    session.quietMs x 10 (its agent ignores the pause, or is gone) offers
+#    to apply the pause now, and y writes it, journaled as the operator's.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 S=$ws/.agent/sessions
 mkdir -p "$S/.requests" "$ws/xdg/agent"
@@ -46,7 +49,15 @@ jq -n --argjson pid "$agent" --arg host "$(hostname)" --argjson t "$ticks" \
   '{sessionId: "aaa-stopped", pid: $pid, host: $host, startTicks: $t, startedAt: "2026-01-01T00:00:00.000Z"}' \
   >"$XDG_STATE_HOME/agent/processes/$key.json"
 
+ignored() { # eee: a pause requested 5 min ago, never honoured, file quiet since
+  session eee-ignored running
+  touch -d "@$((now - 300))" "$S/eee-ignored.json"
+  printf '{"sessionId":"eee-ignored","request":"pause","state":"pending","requestedAt":"%s","requestedBy":"Human"}' \
+    "$(iso $((now - 300)))" >"$S/.requests/eee-ignored.json"
+}
+
 for size in 80x24 120x40; do
+  ignored
   dashboard "${size%x*}" "${size#*x}"
   wait_for "aaa-stopped" >/dev/null
   keys 1
@@ -71,10 +82,22 @@ for size in 80x24 120x40; do
   check "$size: a session resumed elsewhere says so" wait_for "resumed elsewhere"
   check "$size: ... and is not shown overridden" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep 'ccc-resumed' | grep -q overridden"
   check "$size: one saved over its pause at once is still overridden" wait_for "! overridden"
+  check "$size: a pause the agent ignores shows pausing" wait_for "~ pausing"
+  keys /
+  send e e e - i g n
+  keys Enter
+  keys p
+  check "$size: p again offers to apply it now" wait_for "Apply the pause of eee-ignored now?"
+  check "$size: ... saying the file has been quiet" wait_for "has been quiet for"
+  keys y
+  check "$size: y pauses it" bash -c "for i in \$(seq 30); do [ \"\$(jq -r .status $S/eee-ignored.json)\" = paused ] && exit 0; sleep 0.1; done; exit 1"
+  check "$size: ... and it no longer shows pausing" bash -c "for i in \$(seq 30); do ! tmux -L $sock capture-pane -p -t e2e | grep -q '~ pausing' && exit 0; sleep 0.1; done; exit 1"
+  keys / Escape
   send q
   wait_gone
 done
 check "the agent was not continued or stopped by looking" bash -c "[ \"\$(cut -d' ' -f3 /proc/$agent/stat)\" = S ]"
 check "the resume elsewhere is journaled as such" bash -c "$agentctl -w $ws journal query agent=Human --json | jq -e 'any(.[]; .result.message | test(\"Resumed elsewhere\"))' >/dev/null"
 check "session list says resumed elsewhere" bash -c "$agentctl -w $ws session list 2>&1 | grep ccc-resumed | grep -q 'resumed elsewhere'"
+check "the pause applied now is journaled as the operator's" bash -c "$agentctl -w $ws journal query agent=Human --json | jq -e 'any(.[]; .trace.correlation_id == \"eee-ignored\" and .action.type == \"SESSION_PAUSE\" and .status == \"SUCCESS\")' >/dev/null"
 finish
