@@ -179,8 +179,10 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	d->kind = UI_DLG_STATUS;
 	d->status = pause ? "paused" : "running";
 	d->target = strdup(id);
-	if (pause && apply_now_dialog(ws, m, id))
+	if (pause && apply_now_dialog(ws, m, id)) {
+		ui_act_offer_stop(d, ws, m, id);
 		return;
+	}
 	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
 	if (pause) {
 		ui_model_dialog_line(m, "a pause request is left for the agent in %s/.requests/",
@@ -191,6 +193,7 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 			       ws->session_write.wait_ms);
 		if (ws->pause_signal)
 			ui_model_dialog_line(m, "an agent agentctl started is stopped with pauseSignal");
+		ui_act_offer_stop(d, ws, m, id);
 	} else {
 		resume_dialog_lines(ws, m, id);
 	}
@@ -673,6 +676,9 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_UNDO_INTENT:
 		run_intent(d, ws, d->kind == UI_DLG_FINISH_INTENT, out);
 		break;
+	case UI_DLG_STOP:
+		ui_act_run_stop(d, ws, out);
+		break;
 	case UI_DLG_NONE:
 		break;
 	}
@@ -741,6 +747,9 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		break;
 	case UI_DLG_UNDO_INTENT:
 		ac_buf_printf(out, "putting the snapshot back (undoing the rollback of %s)", d->target);
+		break;
+	case UI_DLG_STOP:
+		ac_buf_printf(out, "signalling pid %ld", (long)d->stop_pid);
 		break;
 	case UI_DLG_NONE:
 		break;

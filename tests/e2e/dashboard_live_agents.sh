@@ -10,7 +10,10 @@
 #    red "! overridden"; one saved over its pause at once still is;
 #  - `p` again on a session still "pausing" whose file has been quiet for
 #    session.quietMs x 10 (its agent ignores the pause, or is gone) offers
-#    to apply the pause now, and y writes it, journaled as the operator's.
+#    to apply the pause now, and y writes it, journaled as the operator's;
+#  - p on a session whose agent agentctl started ignores the pause offers S
+#    (SIGSTOP) and T (SIGTERM), each asking first with the pid and command
+#    line.
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 S=$ws/.agent/sessions
 mkdir -p "$S/.requests" "$ws/xdg/agent"
@@ -38,17 +41,22 @@ applied ddd-override $((now - 60))
 # resumeCommand in the project file, which nobody trusted.
 echo '{"resumeCommand": ["./resume.sh", "{id}"]}' >"$ws/.agent/config.json"
 echo '{"pauseSignal": "SIGSTOP", "session": {"quietMs": 50}}' >"$ws/xdg/agent/config.json"
-# aaa: an agent agentctl started and stopped, as ac_process_record() keeps it.
+# An agent agentctl started, as ac_process_record() keeps it: record ID PID
+record() {
+  local key ticks
+  key=$(printf '%s\n%s' "$(realpath "$S")" "$1" | sha256sum | cut -c1-32)
+  ticks=$(sed 's/.*) //' "/proc/$2/stat" | cut -d' ' -f20)
+  mkdir -p "$XDG_STATE_HOME/agent/processes"
+  jq -n --arg id "$1" --argjson pid "$2" --arg host "$(hostname)" --argjson t "$ticks" \
+    '{sessionId: $id, pid: $pid, host: $host, startTicks: $t, startedAt: "2026-01-01T00:00:00.000Z"}' \
+    >"$XDG_STATE_HOME/agent/processes/$key.json"
+}
+state_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 setsid sleep 600 &
 agent=$!
-at_exit() { kill "$agent" 2>/dev/null; }
-key=$(printf '%s\n%s' "$(realpath "$S")" aaa-stopped | sha256sum | cut -c1-32)
-mkdir -p "$XDG_STATE_HOME/agent/processes"
-ticks=$(sed 's/.*) //' "/proc/$agent/stat" | cut -d' ' -f20)
-jq -n --argjson pid "$agent" --arg host "$(hostname)" --argjson t "$ticks" \
-  '{sessionId: "aaa-stopped", pid: $pid, host: $host, startTicks: $t, startedAt: "2026-01-01T00:00:00.000Z"}' \
-  >"$XDG_STATE_HOME/agent/processes/$key.json"
-
+loops=()
+at_exit() { kill -CONT "${loops[@]}" 2>/dev/null; kill "$agent" "${loops[@]}" 2>/dev/null; }
+record aaa-stopped "$agent"
 ignored() { # eee: a pause requested 5 min ago, never honoured, file quiet since
   session eee-ignored running
   touch -d "@$((now - 300))" "$S/eee-ignored.json"
@@ -58,6 +66,14 @@ ignored() { # eee: a pause requested 5 min ago, never honoured, file quiet since
 
 for size in 80x24 120x40; do
   ignored
+  # fff: an agent agentctl started that does not honour its pause request.
+  session fff-loop running
+  printf '{"sessionId":"fff-loop","request":"pause","state":"pending","requestedAt":"%s","requestedBy":"Human"}' \
+    "$(iso "$now")" >"$S/.requests/fff-loop.json"
+  setsid sleep 601 &
+  loop=$!
+  loops+=("$loop")
+  record fff-loop "$loop"
   dashboard "${size%x*}" "${size#*x}"
   wait_for "aaa-stopped" >/dev/null
   keys 1
@@ -92,6 +108,25 @@ for size in 80x24 120x40; do
   keys y
   check "$size: y pauses it" bash -c "for i in \$(seq 30); do [ \"\$(jq -r .status $S/eee-ignored.json)\" = paused ] && exit 0; sleep 0.1; done; exit 1"
   check "$size: ... and it no longer shows pausing" bash -c "for i in \$(seq 30); do ! tmux -L $sock capture-pane -p -t e2e | grep -q '~ pausing' && exit 0; sleep 0.1; done; exit 1"
+  keys / Escape
+  keys /
+  send f f f - l o o p
+  keys Enter
+  keys p
+  check "$size: p on an agent ignoring its pause offers to stop it" wait_for "S stops its agent, pid $loop"
+  if [ "$size" = 80x24 ]; then sig=SIGSTOP key=S; else sig=SIGTERM key=T; fi
+  keys "$key"
+  check "$size: $key asks first, naming the signal and pid" wait_for "Send $sig to pid $loop"
+  check "$size: ... and the command line" wait_for "command line: sleep 601"
+  check "$size: ... nothing sent yet" [ "$(state_of "$loop")" = S ]
+  keys y
+  check "$size: y sends it" wait_for "sent $sig to pid $loop"
+  if [ "$key" = S ]; then
+    check "$size: the agent is stopped" bash -c "for i in \$(seq 30); do [ \"\$(sed 's/.*) //' /proc/$loop/stat | cut -d' ' -f1)\" = T ] && exit 0; sleep 0.1; done; exit 1"
+  else
+    wait "$loop" 2>/dev/null
+    check "$size: the agent ended by SIGTERM" [ $? = 143 ]
+  fi
   keys / Escape
   send q
   wait_gone
