@@ -289,21 +289,20 @@ int cli_dashboard(cli_context *ctx)
 
 int cli_open_backend(ac_backend *out, const cli_context *ctx)
 {
-	ac_buf data_dir = AC_BUF_INIT;
-	int rc;
+	ac_backend *b = NULL;
 
-	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
-		return cli_error(CLI_FAILED, "out of memory");
-	rc = ac_backend_open(out, ctx->config, ctx->ws.sessions_dir, data_dir.data);
-	ac_buf_free(&data_dir);
-	return rc ? cli_error(CLI_FAILED, "%s", ac_error_last()) : CLI_OK;
+	*out = (ac_backend){0};
+	if (ac_workspace_store(&b, &ctx->ws))
+		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	*out = *b;
+	return CLI_OK;
 }
 
-bool cli_store_is_database(const cli_context *ctx)
+void cli_close_backend(const cli_context *ctx, ac_backend *b)
 {
-	const char *url = ac_config_string(ctx->config, "storage.url", NULL);
-
-	return url && *url;
+	if (b->impl)
+		ac_workspace_store_release(&ctx->ws, b);
+	*b = (ac_backend){0};
 }
 
 int cli_session_exists(const cli_context *ctx, const char *id, const char *command)
@@ -320,17 +319,17 @@ int cli_session_exists(const cli_context *ctx, const char *id, const char *comma
 	free(path);
 	if (rc)
 		return CLI_OK;
-	if (!cli_store_is_database(ctx))
-		return cli_error(CLI_FAILED, "%s: session '%s' not found in %s", command, id,
-				 ctx->ws.sessions_dir);
-	/* With a database the sessions live there (a file may too, written
-	 * before the store was set). */
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (b.inspector.find(b.impl, &info, id) != 0)
+	/* A shared store keeps its sessions itself (a file may be there too,
+	 * written before the store was set). */
+	if (b.optional.local_sessions)
+		status = cli_error(CLI_FAILED, "%s: session '%s' not found in %s", command, id,
+				   ctx->ws.sessions_dir);
+	else if (b.inspector.find(b.impl, &info, id) != 0)
 		status = cli_error(CLI_FAILED, "%s: %s", command, ac_error_last());
 	ac_backend_session_info_clear(&info);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 

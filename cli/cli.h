@@ -115,26 +115,18 @@ void cli_write_json(const json_t *doc);
 /* Flushes stdout; returns CLI_FAILED with a message when output was lost. */
 int cli_finish_output(void);
 
-/* Opens the store ctx's workspace uses (ac_backend_open: the database
- * storage.url names, else the files) into *out; CLI_FAILED with the error
- * printed. Release with ac_backend_close(). */
+/* The workspace's store (ac_workspace_store(): the database storage.url
+ * names, else the files), opened once per process, lent into *out (a
+ * copy of the value); CLI_FAILED with the error printed. Give it back
+ * with cli_close_backend(). What only some stores can do is asked of
+ * out->optional, never of its name. */
 int cli_open_backend(ac_backend *out, const cli_context *ctx);
-
-/* True when storage.url names a database: session commands then go
- * through the ac_backend interface (cli_session_store.c). */
-bool cli_store_is_database(const cli_context *ctx);
+void cli_close_backend(const cli_context *ctx, ac_backend *b);
 
 /* CLI_OK when session id exists: its file, or with storage.url a session
  * of the database; else the one error line, prefixed with command, and
  * CLI_FAILED (CLI_USAGE for an id no session can have). */
 int cli_session_exists(const cli_context *ctx, const char *id, const char *command);
-
-/* session list|show|pause|resume|complete|fail on a database store, with
- * the options cli_session.c parsed (want_status, want_user may be NULL;
- * status is the one to set, done the word that says it happened). */
-int cli_session_store_list(const cli_context *ctx, const char *want_status,
-			   const char *want_user, bool json);
-int cli_session_store_show(const cli_context *ctx, const char *id, bool json);
 
 /* Appends the per-turn usage table and its totals line for usage, a
  * {"turns": [...], "totals": {...}} (ac_turn_usage_load), to text, which
@@ -150,27 +142,14 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv);
 int cli_session_fork(const cli_context *ctx, int argc, char **argv);
 int cli_session_export(const cli_context *ctx, int argc, char **argv);
 
-int cli_session_store_set_status(const cli_context *ctx, const char *id, const char *status,
-				 const char *done);
-
 /* session compact's report line: done (a summary was made) or why_not;
  * archive says where the originals went (a path, or the store's table). */
 void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, const char *why_not,
 			 size_t summarized, size_t before, uint64_t tokens_before,
 			 uint64_t tokens_after, const char *archive);
 
-/* What `session create` was asked for, checked already (NULL: not given). */
-typedef struct {
-	const char *task, *id, *tenant, *user, *agent;
-	bool resume, json;
-} cli_session_new;
-
-/* session create|append|compact on a database store: cli_session.c's
- * output, exit codes and error lines. messages is a checked array. */
-int cli_session_store_create(const cli_context *ctx, const cli_session_new *req);
-
 /* --request-id ID (cli_request.c): takes it out of argv (a usage error,
- * returned, when it is bad or the store is the files) into
+ * returned, when it is bad or the store keeps no request ids) into
  * ctx->request_id. */
 int cli_request_take(cli_context *ctx, int *argc, char **argv, const char *command);
 /* Hands ctx->request_id (if any) to b for its next session write. */
@@ -186,14 +165,6 @@ bool cli_request_replayed(const ac_backend *b, const cli_context *ctx, const cha
  * for the change. A usage or store error is printed and returned. */
 int cli_request_status(const ac_backend *b, const cli_context *ctx, const char *id,
 		       const char *to, bool *out_retry);
-int cli_session_store_append(const cli_context *ctx, const char *id, const json_t *messages,
-			     bool json);
-int cli_session_store_compact(const cli_context *ctx, const char *id, bool force);
-/* session record-turn on the store: the turn's messages (borrowed; NULL:
- * none) and its usage through record_turn, then the automatic checkpoint
- * the stored document asks for; prints the turn's number. */
-int cli_session_store_record_turn(const cli_context *ctx, const char *id,
-				  const json_t *messages, const ac_usage *usage, bool json);
 
 int cli_journal(cli_context *ctx, int argc, char **argv);
 int cli_session(cli_context *ctx, int argc, char **argv);

@@ -32,10 +32,19 @@ int cli_request_take(cli_context *ctx, int *argc, char **argv, const char *comma
 			return cli_error(CLI_USAGE, "session %s: --request-id given twice", command);
 		if (ac_backend_id_check("--request-id", id))
 			return cli_error(CLI_USAGE, "session %s: %s", command, ac_error_last());
-		if (!cli_store_is_database(ctx))
-			return cli_error(CLI_USAGE, "session %s: --request-id: the session files keep no "
-					 "request ids (a database store does: storage.url); nothing written",
-					 command);
+		{
+			ac_backend b = {0};
+			bool kept;
+
+			if ((status = cli_open_backend(&b, ctx)))
+				return status;
+			kept = b.request.use != NULL;
+			cli_close_backend(ctx, &b);
+			if (!kept)
+				return cli_error(CLI_USAGE, "session %s: --request-id: the session files "
+						 "keep no request ids (a database store does: "
+						 "storage.url); nothing written", command);
+		}
 		ctx->request_id = id;
 		/* Taken out, so the command parses the rest as before. */
 		memmove(&argv[at], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof(*argv));

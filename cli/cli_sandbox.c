@@ -107,7 +107,7 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 		status = CLI_FAILED;
 done:
 	ac_sandbox_result_free(&result);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	ac_buf_free(&registry);
 	return status;
 }

@@ -1,5 +1,14 @@
 /* agentctl session list|show|pause|resume|complete|fail|compact, and the
- * writes an agent makes through the command line: create|append|record-turn.
+ * writes an agent makes through the command line: create|append|record-turn,
+ * on the workspace's store whichever it is (cli_open_backend()). Session
+ * files that local agents write are read and changed through ac_session.h
+ * (pending requests and transcripts beside them); a store hosts share
+ * (b.optional.local_sessions NULL: a database) through ac_backend alone,
+ * printed the same way plus what it knows and the files do not: the host
+ * that last wrote each session (a HOST column, "host" in --json; show adds
+ * the agent that wrote it). Its status changes are compare-and-sets
+ * (ac_operator_set_status()); its sessions always have a tenant, the
+ * workspace's default when create names none (ac_workspace_tenant()).
  *
  * Those three are the seeds' JsonSessionStore.create, appendMessages and
  * recordTurn for agents in any language, through the same core calls as
@@ -49,27 +58,56 @@ static void report_problem(const char *path, const char *reason, void *ctx)
 	cli_note("%s (skipped)", reason);
 }
 
-static json_t *summary_json(const ac_session_summary *s, ac_pending pending)
+/* One row of `session list`, from a session file's summary or a store's
+ * listing (strings borrowed). host is NULL on the local files, which do
+ * not record it: the HOST column is shown only for a store that does. */
+typedef struct {
+	const char *id, *task, *status, *created, *updated, *tenant, *user, *agent, *host;
+	size_t task_len, messages;
+	uint64_t tokens, input_tokens, output_tokens, turns;
+} list_row;
+
+static void row_of_summary(list_row *r, const ac_session_summary *s)
+{
+	*r = (list_row){s->id, s->task, s->status, s->created_at, s->updated_at, s->tenant, s->user,
+			s->agent, NULL, ac_session_summary_task_len(s), s->messages, s->tokens,
+			s->input_tokens, s->output_tokens, s->turns};
+}
+
+static void row_of_info(list_row *r, const ac_backend_session_info *s)
+{
+	const char *task = s->task ? s->task : "";
+
+	*r = (list_row){s->session_id, task, s->status, s->created_at ? s->created_at : "",
+			s->updated_at, s->tenant, s->user, s->agent, s->host, strlen(task),
+			s->messages, s->tokens, s->input_tokens, s->output_tokens, s->turns};
+}
+
+static json_t *row_json(const list_row *s, ac_pending pending)
 {
 	/* The task whole, a \u0000 or a lone surrogate in it included.
 	 * turns: metadata.usage.turns, one a record-turn (seed 001's
 	 * listSessions selects it beside tokens). */
-	return json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s}",
-			 "id", s->id, "task",
-			 ac_json_exact_stringn(s->task, ac_session_summary_task_len(s)), "status", s->status,
-			 "createdAt", s->created_at, "updatedAt", s->updated_at,
-			 "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
-			 "messages", (json_int_t)s->messages, "turns", (json_int_t)s->turns,
-			 "tokens", (json_int_t)s->tokens,
-			 "inputTokens", (json_int_t)s->input_tokens,
-			 "outputTokens", (json_int_t)s->output_tokens,
-			 "pending", ac_pending_text(pending));
+	json_t *entry = json_pack("{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s}",
+				  "id", s->id, "task", ac_json_exact_stringn(s->task, s->task_len),
+				  "status", s->status,
+				  "createdAt", s->created, "updatedAt", s->updated,
+				  "tenantId", s->tenant, "userId", s->user, "agentId", s->agent,
+				  "messages", (json_int_t)s->messages, "turns", (json_int_t)s->turns,
+				  "tokens", (json_int_t)s->tokens,
+				  "inputTokens", (json_int_t)s->input_tokens,
+				  "outputTokens", (json_int_t)s->output_tokens,
+				  "pending", ac_pending_text(pending));
+
+	if (entry && s->host)
+		json_object_set_new(entry, "host", json_string(s->host));
+	return entry;
 }
 
 /* What operator requests leave pending, for the sessions that have one
  * (a small folder is read, not one file per session). */
 static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t n,
-			     const ac_session_summary *s)
+			     const list_row *s)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(with_request[i], s->id))
@@ -77,19 +115,25 @@ static ac_pending pending_of(const ac_workspace *ws, char **with_request, size_t
 	return AC_PENDING_NONE;
 }
 
-/* A seed session's state: its status, and how long its file is quiet. */
-static ac_session_state seed_state(const cli_context *ctx, const ac_session_summary *s)
+/* A session's state: its status, and how long it is quiet (its file's
+ * age on the files; since its updatedAt in a store). */
+static ac_session_state row_state(const cli_context *ctx, const list_row *s, bool local,
+				  int64_t now)
 {
 	ac_state_inputs in = {s->status, AC_TURN_NONE, 0, false, 0, AC_AGENT_UNKNOWN};
 	ac_state_thresholds limits;
+	int64_t updated = 0;
 
 	ac_source_state_limits(&limits, ctx->config);
-	if (ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
+	if (local && ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
 		ac_error_clear();
+	if (!local && ac_time_parse(&updated, s->updated) == 0 && updated <= now)
+		in.quiet_ms = now - updated;
+	ac_error_clear();
 	return ac_session_state_derive(&in, &limits);
 }
 
-static void seed_row(ac_buf *line, const ac_session_summary *s)
+static void put_row(ac_buf *line, const list_row *s)
 {
 	char number[32];
 	ac_buf who = AC_BUF_INIT;
@@ -100,13 +144,17 @@ static void seed_row(ac_buf *line, const ac_session_summary *s)
 	ac_buf_putc(line, ' ');
 	snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
 	cli_put_cell(line, number, 16);
-	cli_put_cell(line, s->updated_at, 26);
+	cli_put_cell(line, s->updated, 26);
+	if (s->host)
+		cli_put_cell(line, or_dash(s->host), 16);
+	if (s->host)
+		ac_buf_putc(line, ' ');
 	ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
 	cli_put_cell(line, who.data, 20);
 	ac_buf_free(&who);
 	ac_buf_putc(line, ' ');
 	/* Whole: a \u0000 shows as ^@, and what follows it is shown too. */
-	ac_text_sanitize(line, s->task, ac_session_summary_task_len(s));
+	ac_text_sanitize(line, s->task, s->task_len);
 	ac_buf_putc(line, '\n');
 }
 
@@ -205,61 +253,97 @@ static void list_sources(const list_filter *f, source_rows *r, const char *until
 	}
 }
 
+/* The store's sessions, newest first, as rows over *keep (freed by the
+ * caller): the session files through their index on the local files
+ * (*index), else the store's listing (*infos). */
+static int list_rows(list_row **out, size_t *out_n, ac_session_index **index,
+		     ac_backend_session_info **infos, const ac_backend *b, const ac_workspace *ws)
+{
+	const ac_session_summary *const *list;
+	size_t n = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (b->optional.local_sessions) {
+		if (ac_session_index_new(index, ws->sessions_dir) != 0 ||
+		    ac_session_index_refresh(*index, report_problem, NULL, NULL) != 0)
+			return cli_error(CLI_FAILED, "%s", ac_error_last());
+		list = ac_session_index_list(*index, &n);
+		if (!(*out = calloc(n + 1, sizeof(**out))))
+			return cli_error(CLI_FAILED, "out of memory");
+		for (size_t i = 0; i < n; i++)
+			row_of_summary(&(*out)[i], list[i]);
+	} else {
+		if (b->inspector.list_sessions(b->impl, infos, &n, NULL) != 0)
+			return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
+		*out_n = n;
+		if (!(*out = calloc(n + 1, sizeof(**out))))
+			return cli_error(CLI_FAILED, "out of memory");
+		for (size_t i = 0; i < n; i++)
+			row_of_info(&(*out)[i], &(*infos)[i]);
+	}
+	*out_n = n;
+	return CLI_OK;
+}
+
 static int cmd_list(const cli_context *ctx, int argc, char **argv)
 {
+	static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
+				     "UPDATED                   USER/AGENT           TASK\n";
+	static const char header_hosts[] = "ID                                    STATUS     MSGS   "
+					   "TOKENS  UPDATED                   HOST             "
+					   "USER/AGENT           TASK\n";
 	const ac_workspace *ws = &ctx->ws;
-	const ac_session_summary *const *list;
 	ac_source_session *const *sources = NULL;
 	ac_source_index *transcripts = NULL;
+	ac_backend_session_info *infos = NULL;
 	source_rows rows = {0};
 	ac_session_index *index = NULL;
+	list_row *list = NULL;
 	list_filter f = {0};
 	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
+	ac_backend b = {0};
 	char **with_request = NULL;
-	size_t n, nsources = 0, nrequests = 0;
+	size_t n = 0, nsources = 0, nrequests = 0;
+	int64_t now = ac_time_now_ms();
+	bool local;
 	int status;
 
-	if ((status = parse_list_args(&f, argc, argv)))
+	if ((status = parse_list_args(&f, argc, argv)) || (status = cli_open_backend(&b, ctx)))
 		return status;
-	if (cli_store_is_database(ctx))
-		return cli_session_store_list(ctx, f.status, f.user, f.json);
-	if (ac_session_index_new(&index, ws->sessions_dir) != 0 ||
-	    ac_session_index_refresh(index, report_problem, NULL, NULL) != 0) {
-		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+	local = b.optional.local_sessions != NULL;
+	if ((status = list_rows(&list, &n, &index, &infos, &b, ws)))
 		goto done;
-	}
 	if ((status = cli_sources_open(&transcripts, ctx, f.all_projects)))
 		goto done;
 	sources = ac_source_index_list(transcripts, &nsources);
 	if ((status = source_rows_make(&rows, ctx, &f, sources, nsources)))
 		goto done;
-	list = ac_session_index_list(index, &n);
-	if (ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
+	/* Requests are left beside session files for local agents. */
+	if (local && ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
 		cli_note("%s (pending requests not shown)", ac_error_last());
 	array = json_array();
-	if (!f.json) {
-		static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
-					     "UPDATED                   USER/AGENT           TASK\n";
-
-		cli_write(header, sizeof(header) - 1);
-	}
+	if (!f.json)
+		cli_write(local ? header : header_hosts,
+			  local ? sizeof(header) - 1 : sizeof(header_hosts) - 1);
 	for (size_t i = 0; i < n; i++) {
-		const ac_session_summary *s = list[i];
+		const list_row *s = &list[i];
 		ac_session_state state;
 		ac_pending pending;
 		json_t *entry;
 
 		/* Both lists are newest first: merged, they stay so. */
-		list_sources(&f, &rows, s->updated_at, array, &line);
+		list_sources(&f, &rows, s->updated, array, &line);
 		if ((f.status && strcmp(s->status, f.status)) || (f.user && strcmp(s->user, f.user)))
 			continue;
-		state = seed_state(ctx, s);
+		state = row_state(ctx, s, local, now);
 		if (f.state_set && state != f.state)
 			continue;
 		pending = pending_of(ws, with_request, nrequests, s);
 		if (f.json) {
-			entry = summary_json(s, pending);
+			entry = row_json(s, pending);
+			/* Every store's rows say what the transcripts' say. */
 			json_object_set_new(entry, "source", json_string("agentctl"));
 			json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
 			json_object_set_new(entry, "relation", json_string(""));
@@ -270,7 +354,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		if (pending != AC_PENDING_NONE)
 			cli_note("session %s: %s", s->id, ac_pending_text(pending));
 		ac_buf_clear(&line);
-		seed_row(&line, s);
+		put_row(&line, s);
 		cli_write(line.data, line.len);
 	}
 	list_sources(&f, &rows, NULL, array, &line);
@@ -283,21 +367,64 @@ done:
 	free(with_request);
 	json_decref(array);
 	ac_buf_free(&line);
+	free(list);
+	ac_backend_sessions_free(infos, n);
 	ac_session_index_free(index);
 	source_rows_free(&rows);
 	ac_source_index_free(transcripts);
+	cli_close_backend(ctx, &b);
 	return status;
+}
+
+/* What `session show` prints of a session: its document, its turn usage,
+ * and from a shared store's listing the host that wrote it. */
+typedef struct {
+	json_t *doc, *usage;
+	ac_backend_session_info info; /* a shared store's; zero on the files */
+	ac_session *file;             /* the session file; NULL in a store */
+} shown_session;
+
+/* Reads id from the store into *out: 0, or the core's error code (its
+ * message in ac_error_last()). */
+static int read_shown(shown_session *out, const ac_backend *b, const ac_workspace *ws,
+		      const char *id)
+{
+	const json_t *metadata;
+	int rc;
+
+	if (!b->optional.local_sessions) {
+		/* The operator names a session by id: its tenant comes from the store. */
+		if ((rc = b->inspector.find(b->impl, &out->info, id)) ||
+		    (rc = b->session.get(b->impl, &out->doc, out->info.tenant, id)))
+			return rc;
+		return b->session.load_usage(b->impl, &out->usage, out->info.tenant, id);
+	}
+	if ((rc = ac_session_load(&out->file, ws->sessions_dir, id)))
+		return rc;
+	out->doc = json_incref(ac_session_root(out->file));
+	metadata = json_object_get(out->doc, "metadata");
+	return ac_turn_usage_load(&out->usage, ws->sessions_dir, id,
+				  json_object_get(metadata, "usage"));
+}
+
+static void shown_free(shown_session *s)
+{
+	json_decref(s->doc);
+	json_decref(s->usage);
+	ac_backend_session_info_clear(&s->info);
+	ac_session_free(s->file);
 }
 
 static int cmd_show(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
-	ac_session *session = NULL;
+	shown_session s = {0};
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	bool json = false;
-	const char *id = NULL;
-	json_t *messages, *metadata, *usage = NULL;
-	int status;
+	ac_backend b = {0};
+	bool json = false, local;
+	const char *id = NULL, *status_text;
+	json_t *messages, *metadata;
+	int status, rc;
 
 	for (int a = 0; a < argc; a++) {
 		if (!strcmp(argv[a], "--json"))
@@ -309,74 +436,97 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	}
 	if (!id)
 		return cli_error(CLI_USAGE, "session show needs a session id");
-	if (cli_store_is_database(ctx))
-		return cli_session_store_show(ctx, id, json);
-	if ((status = ac_session_load(&session, ws->sessions_dir, id)) != 0) {
-		bool found = false;
-		int shown;
-
-		/* Not a session file: perhaps a coding agent's transcript. */
-		if (status == AC_ENOTFOUND) {
-			ac_buf why = AC_BUF_INIT;
-
-			ac_buf_printf(&why, "%s", ac_error_last());
-			shown = cli_source_show(ctx, id, json, &found);
-			if (!found && shown == CLI_OK)
-				shown = cli_error(CLI_FAILED, "%s", why.data ? why.data : id);
-			ac_buf_free(&why);
-			return shown;
-		}
-		return cli_error(ac_session_id_check(id) ? CLI_USAGE : CLI_FAILED, "%s", ac_error_last());
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	local = b.optional.local_sessions != NULL;
+	/* A session file's name may hold what a store's id may not. */
+	if (local ? ac_session_id_check(id) : ac_backend_id_check("session", id)) {
+		status = cli_error(CLI_USAGE, "%s%s", local ? "" : "session show: ", ac_error_last());
+		goto done;
 	}
-	metadata = json_object_get(ac_session_root(session), "metadata");
-	if (ac_turn_usage_load(&usage, ws->sessions_dir, id, json_object_get(metadata, "usage"))) {
-		status = cli_error(CLI_FAILED, "session show: %s", ac_error_last());
+	if ((rc = read_shown(&s, &b, ws, id)) != 0) {
+		bool found = false;
+		ac_buf why = AC_BUF_INIT;
+
+		/* Not a session of the store: perhaps a coding agent's transcript.
+		 * Either store's line names where it looked. */
+		if (rc == AC_ENOTFOUND && !local)
+			ac_buf_printf(&why, "session '%s' not found in %s", id,
+				      ac_workspace_store_where(ws));
+		else
+			ac_buf_printf(&why, "%s%s", local ? "" : "session show: ", ac_error_last());
+		status = rc == AC_ENOTFOUND ? cli_source_show(ctx, id, json, &found) : CLI_OK;
+		if (!found && status == CLI_OK)
+			status = cli_error(CLI_FAILED, "%s", why.data ? why.data : id);
+		ac_buf_free(&why);
 		goto done;
 	}
 	if (json) {
-		json_t *doc = json_copy(ac_session_root(session));
+		json_t *doc = json_copy(s.doc);
 
 		/* The document as stored, plus the rows and their totals. */
-		if (!doc || json_object_set(doc, "usage", usage)) {
+		if (!doc || json_object_set(doc, "usage", s.usage)) {
 			json_decref(doc);
 			status = cli_error(CLI_FAILED, "out of memory");
 			goto done;
 		}
 		cli_write_json(doc);
 		json_decref(doc);
-		goto finish;
+		status = cli_finish_output();
+		goto done;
 	}
-	messages = ac_session_messages(session);
-	/* Every field comes from the file: the whole header is sanitised. */
-	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", ac_session_id(session),
-		      ac_session_status(session));
-	cli_put_string(&text, json_object_get(ac_session_root(session), "task"), "");
+	messages = json_object_get(s.doc, "conversationHistory");
+	metadata = json_object_get(s.doc, "metadata");
+	status_text = local ? ac_session_status(s.file) : s.info.status;
+	/* Every field was written by an agent: the whole header is sanitised. */
+	ac_buf_printf(&text, "session  %s\nstatus   %s\ntask     ", id, status_text);
+	cli_put_string(&text, json_object_get(s.doc, "task"), local ? "" : "-");
 	ac_buf_printf(&text, "\ncreated  %s\nupdated  %s\n",
-		      or_dash(json_string_value(json_object_get(ac_session_root(session), "createdAt"))),
-		      or_dash(json_string_value(json_object_get(ac_session_root(session), "updatedAt"))));
-	{
-		ac_pending pending = ac_operator_notice(ws, id, ac_session_status(session));
+		      or_dash(json_string_value(json_object_get(s.doc, "createdAt"))),
+		      or_dash(json_string_value(json_object_get(s.doc, "updatedAt"))));
+	if (local) {
+		ac_pending pending = ac_operator_notice(ws, id, status_text);
 
 		if (pending != AC_PENDING_NONE)
 			ac_buf_printf(&text, "pending  %s\n", ac_pending_text(pending));
+	} else {
+		ac_buf_printf(&text, "host     %s   written by %s\n", or_dash(s.info.host),
+			      or_dash(s.info.writer));
 	}
 	ac_buf_printf(&text, "user     %s   agent %s   tenant %s\nmessages %zu (~%llu tokens)\n\n",
 		      or_dash(json_string_value(json_object_get(metadata, "userId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "agentId"))),
 		      or_dash(json_string_value(json_object_get(metadata, "tenantId"))),
 		      json_array_size(messages), (unsigned long long)ac_messages_tokens(messages));
-	cli_turn_usage_table(&text, usage);
+	cli_turn_usage_table(&text, s.usage);
 	ac_buf_putc(&text, '\n');
 	cli_put_lines(&out, &text, "");
 	cli_put_conversation(&out, messages);
 	cli_write(out.data, out.len);
-finish:
 	status = cli_finish_output();
 done:
-	json_decref(usage);
+	shown_free(&s);
 	ac_buf_free(&out);
 	ac_buf_free(&text);
-	ac_session_free(session);
+	cli_close_backend(ctx, &b);
+	return status;
+}
+
+/* CLI_OK when id may name a session of the workspace's store: a session
+ * file's name may hold what a store's id may not (control bytes). Else
+ * the one usage line, after prefix. */
+static int store_id_check(const cli_context *ctx, const char *id, const char *prefix)
+{
+	ac_backend b = {0};
+	int status;
+
+	if (ac_session_id_check(id) != 0)
+		return cli_error(CLI_USAGE, "%s%s", prefix, ac_error_last());
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	if (!b.optional.local_sessions && ac_backend_id_check("session", id) != 0)
+		status = cli_error(CLI_USAGE, "%s%s", prefix, ac_error_last());
+	cli_close_backend(ctx, &b);
 	return status;
 }
 
@@ -400,11 +550,24 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 		v++;
 	if (argc != 1)
 		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
-	if (ac_session_id_check(argv[0]) != 0)
-		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (cli_store_is_database(ctx))
-		return cli_session_store_set_status(ctx, argv[0], verbs[v].status, verbs[v].done);
-	rc = ac_operator_set_status(ws, argv[0], verbs[v].status, true, &out, &notes);
+	if ((rc = store_id_check(ctx, argv[0], "")))
+		return rc;
+	if (ctx->request_id) {
+		/* A retry of a change made already is answered as the first was. */
+		ac_backend b = {0};
+		bool retry = false;
+
+		if ((rc = cli_open_backend(&b, ctx)) == CLI_OK)
+			rc = cli_request_status(&b, ctx, argv[0], verbs[v].status, &retry);
+		cli_close_backend(ctx, &b);
+		if (rc)
+			return rc;
+		if (retry) {
+			cli_say("session %s %s", argv[0], verbs[v].done);
+			return cli_finish_output();
+		}
+	}
+	rc = ac_operator_set_status(ws, argv[0], NULL, verbs[v].status, true, &out, &notes);
 	if (notes.len)
 		cli_note("%s", notes.data);
 	ac_buf_free(&notes);
@@ -441,7 +604,7 @@ void cli_print_compacted(const ac_workspace *ws, const char *id, bool done, cons
 static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
-	ac_compact_result result = {0};
+	ac_operator_compaction result = {0};
 	ac_buf notes = AC_BUF_INIT;
 	const char *id = NULL;
 	bool force = false;
@@ -457,19 +620,36 @@ static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 	}
 	if (!id)
 		return cli_error(CLI_USAGE, "session compact needs a session id");
-	if (ac_session_id_check(id) != 0)
-		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (cli_store_is_database(ctx))
-		return cli_session_store_compact(ctx, id, force);
-	if (ac_operator_compact(ws, id, force, &result, &notes) != 0)
-		return cli_error(CLI_FAILED, "%s", ac_error_last());
+	if ((status = store_id_check(ctx, id, "")))
+		return status;
+	if (ctx->request_id) {
+		ac_backend b = {0};
+
+		if ((status = cli_open_backend(&b, ctx)) == CLI_OK)
+			status = cli_request_use(&b, ctx, "compact");
+		cli_close_backend(ctx, &b);
+		if (status)
+			goto done;
+	}
+	if (ac_operator_compact(ws, id, force, &result, &notes) != 0) {
+		status = cli_error(CLI_FAILED, "%s", ac_error_last());
+		goto done;
+	}
 	if (notes.len)
 		cli_note("%s", notes.data);
-	cli_print_compacted(ws, id, result.needed, result.why_not, result.summarized,
-			    result.messages_before, result.tokens_before, result.tokens_after,
-			    result.archive_path);
+	/* A store may move large tool results out first (the files do not):
+	 * said only when it happened, so the lines agree otherwise. */
+	if (result.done.externalized)
+		cli_say("session %s: %zu tool result%s (%llu bytes) moved to artifacts", id,
+			result.done.externalized, result.done.externalized == 1 ? "" : "s",
+			(unsigned long long)result.done.artifact_bytes);
+	cli_print_compacted(ws, id, result.done.compacted, result.done.why_not,
+			    result.done.summarized, result.done.messages_before,
+			    result.done.tokens_before, result.done.tokens_after,
+			    result.archive ? result.archive : "the store (compactions)");
 	status = cli_finish_output();
-	ac_compact_result_free(&result);
+done:
+	ac_operator_compaction_free(&result);
 	ac_buf_free(&notes);
 	return status;
 }
@@ -538,12 +718,98 @@ static int resume_or_create(ac_session **out, const ac_workspace *ws, const char
 	return CLI_OK;
 }
 
+/* The session written in a shared store (--json: the whole document as
+ * the store holds it now), or the one line a program needs next. */
+static int print_stored(const ac_backend *b, const char *tenant, const char *id, bool json,
+			const char *plain)
+{
+	ac_buf line = AC_BUF_INIT;
+	json_t *doc = NULL;
+
+	if (json) {
+		if (b->session.get(b->impl, &doc, tenant, id) != 0)
+			return cli_error(CLI_FAILED, "session %s: written, but not read back: %s", id,
+					 ac_error_last());
+		cli_write_json(doc);
+		json_decref(doc);
+		return CLI_OK;
+	}
+	cli_put_cell(&line, plain, 0);
+	ac_buf_putc(&line, '\n');
+	cli_write(line.data, line.len);
+	ac_buf_free(&line);
+	return CLI_OK;
+}
+
+/* resume_or_create in a shared store: a paused session *id of tenant is
+ * set running (a compare-and-set from paused: of two agents resuming it,
+ * one gets it) and *resumed says so; another status leaves *id NULL (a
+ * new id, as the seed does); no such session: create it. */
+static int resume_or_create_stored(const ac_backend *b, bool *resumed, const char **id,
+				   const char *tenant)
+{
+	ac_backend_session_info info = {0};
+	int rc = b->inspector.find(b->impl, &info, *id), status = CLI_OK;
+
+	*resumed = false;
+	if (rc == AC_ENOTFOUND)
+		return CLI_OK;
+	if (rc)
+		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	if (strcmp(info.tenant, tenant))
+		/* As the backend: another tenant's session is not revealed. */
+		status = cli_error(CLI_FAILED, "session create: session '%s' not found for tenant '%s'",
+				   *id, tenant);
+	else if (strcmp(info.status, "paused"))
+		*id = NULL;
+	else if (b->session.set_status(b->impl, tenant, *id, "paused", "running") != 0)
+		status = cli_error(CLI_FAILED, "session create --resume: %s", ac_error_last());
+	else
+		*resumed = true;
+	ac_backend_session_info_clear(&info);
+	return status;
+}
+
+/* session create in a shared store. Every call it takes names a tenant
+ * (ac_backend.h): without --tenant, the workspace's (storage.tenant, else
+ * the user's name). */
+static int create_stored(const cli_context *ctx, const ac_backend *b, const char *task,
+			 const char *id, const char *tenant, const char *user, const char *agent,
+			 bool resume, bool json)
+{
+	char *made = NULL, *fallback = NULL;
+	bool resumed = false;
+	int status = CLI_OK;
+
+	if (!tenant && ac_workspace_tenant(&fallback, &ctx->ws) != 0)
+		return cli_error(CLI_USAGE, "session create: %s; or add --tenant T", ac_error_last());
+	if (!tenant)
+		tenant = fallback;
+	if (resume && (status = resume_or_create_stored(b, &resumed, &id, tenant)))
+		goto done;
+	if (resumed) {
+		if (!(made = strdup(id)))
+			status = cli_error(CLI_FAILED, "out of memory");
+	} else if ((status = cli_request_use(b, ctx, "create"))) {
+		goto done;
+	} else if (b->session.create(b->impl, &made, tenant, user, agent, id, task) != 0) {
+		status = cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	}
+	if (!status && (status = print_stored(b, tenant, made, json, made)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	free(made);
+	free(fallback);
+	return status;
+}
+
 static int cmd_create(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
 	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
 	bool json = false, options_done = false, resume = false;
 	ac_session *s = NULL;
+	ac_backend b = {0};
 	int status = CLI_OK;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
@@ -588,18 +854,27 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 		return status;
 	if (resume && !id)
 		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
-	if (cli_store_is_database(ctx))
-		return cli_session_store_create(ctx, &(cli_session_new){.task = task, .id = id,
-			.tenant = tenant, .user = user, .agent = agent, .resume = resume, .json = json});
-	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
+	if ((status = cli_open_backend(&b, ctx)))
 		return status;
+	if (!b.optional.local_sessions) {
+		status = create_stored(ctx, &b, task, id, tenant, user, agent, resume, json);
+		goto done;
+	}
+	/* A session file may have no tenant (the seed's): none is made up. */
+	if (resume && (status = resume_or_create(&s, ws, &id, tenant)))
+		goto done;
 	/* Without --resume a create never adopts an existing session: an
 	 * agent that meant to continue one asks for it by id. */
-	if (!s && ac_session_create(&s, ws->sessions_dir, id, task, tenant, user, agent) != 0)
-		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	if (!s && ac_session_create(&s, ws->sessions_dir, id, task, tenant, user, agent) != 0) {
+		status = cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+		goto done;
+	}
 	print_session(s, json, ac_session_id(s));
+	status = cli_finish_output();
+done:
 	ac_session_free(s);
-	return cli_finish_output();
+	cli_close_backend(ctx, &b);
+	return status;
 }
 
 /* Reads a message or an array of messages from arg (JSON text or "-") and
@@ -649,12 +924,44 @@ done:
 	return status;
 }
 
+/* session append in a shared store. The agent names its session by id,
+ * as in the files: the tenant is the store's. The count is read back from
+ * the row (one lookup). */
+static int append_stored(const cli_context *ctx, const ac_backend *b, const char *id,
+			 const json_t *messages, bool json)
+{
+	ac_backend_session_info info = {0}, after = {0};
+	long long length = -1;
+	char count[32];
+	int status;
+
+	if ((status = cli_request_use(b, ctx, "append")))
+		goto done;
+	if (b->inspector.find(b->impl, &info, id) != 0 ||
+	    b->session.append(b->impl, info.tenant, id, messages) != 0 ||
+	    b->inspector.find(b->impl, &after, id) != 0) {
+		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
+		goto done;
+	}
+	/* What a program needs next: how long the history is now (under a
+	 * request id, as the write left it: a retry says what the first did). */
+	cli_request_replayed(b, ctx, "messages", &length);
+	snprintf(count, sizeof(count), "%lld", length < 0 ? (long long)after.messages : length);
+	if ((status = print_stored(b, info.tenant, id, json, count)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	ac_backend_session_info_clear(&info);
+	ac_backend_session_info_clear(&after);
+	return status;
+}
+
 static int cmd_append(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
 	const char *id = NULL, *input = NULL;
 	json_t *messages = NULL;
 	ac_session *s = NULL;
+	ac_backend b = {0};
 	bool json = false;
 	int status;
 
@@ -673,10 +980,11 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 				 "(JSON, or - for standard input)");
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session append: %s", ac_error_last());
-	if ((status = read_messages(&messages, input, "session append")))
-		return status;
-	if (cli_store_is_database(ctx)) {
-		status = cli_session_store_append(ctx, id, messages, json);
+	if ((status = read_messages(&messages, input, "session append")) ||
+	    (status = cli_open_backend(&b, ctx)))
+		goto done;
+	if (!b.optional.local_sessions) {
+		status = append_stored(ctx, &b, id, messages, json);
 		goto done;
 	}
 	if (ac_session_append_messages(&s, ws->sessions_dir, id, messages) != 0) {
@@ -689,6 +997,7 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 done:
 	ac_session_free(s);
 	json_decref(messages);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 
@@ -709,6 +1018,50 @@ static int checkpoint_after_turn(const ac_workspace *ws, const char *id)
 	return CLI_OK;
 }
 
+/* session record-turn in a shared store: one transaction writes the
+ * messages, the turn's row and the totals; the turn's number is the rows'
+ * count read back (another host's turn may follow at once, never come
+ * between: the row lock). Then the automatic checkpoint, when the stored
+ * document asks for one, from the history the store holds. */
+static int record_turn_stored(const cli_context *ctx, const ac_backend *b, const char *id,
+			      const json_t *messages, const ac_usage *usage, bool json)
+{
+	ac_backend_session_info info = {0};
+	ac_checkpoint_store *store = NULL;
+	json_t *rows = NULL, *doc = NULL;
+	long long number;
+	char turn[32];
+	int status;
+
+	if ((status = cli_request_use(b, ctx, "record-turn")))
+		goto done;
+	if (b->inspector.find(b->impl, &info, id) != 0 ||
+	    b->session.record_turn(b->impl, info.tenant, id, messages, usage) != 0 ||
+	    b->session.load_usage(b->impl, &rows, info.tenant, id) != 0) {
+		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
+		goto done;
+	}
+	number = json_integer_value(json_object_get(json_object_get(rows, "totals"), "turns"));
+	/* A retry's turn was the first call's, and so was its checkpoint. */
+	if (!cli_request_replayed(b, ctx, "turns", &number) &&
+	    (ac_checkpoint_store_open(&store, &ctx->ws) != 0 ||
+	     b->session.get(b->impl, &doc, info.tenant, id) != 0 ||
+	     ac_checkpoint_after_turn_from(NULL, store, id, doc) != 0)) {
+		status = cli_error(CLI_FAILED, "session record-turn: the turn is recorded, but its "
+				   "automatic checkpoint failed: %s", ac_error_last());
+		goto done;
+	}
+	snprintf(turn, sizeof(turn), "%lld", number);
+	if ((status = print_stored(b, info.tenant, id, json, turn)) == CLI_OK)
+		status = cli_finish_output();
+done:
+	json_decref(rows);
+	json_decref(doc);
+	ac_checkpoint_store_free(store);
+	ac_backend_session_info_clear(&info);
+	return status;
+}
+
 static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
@@ -716,6 +1069,7 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 	const char *usage_text = NULL;
 	json_t *messages = NULL, *fields = NULL;
 	ac_usage usage = {0, 0, NULL};
+	ac_backend b = {0};
 	ac_session *s = NULL;
 	uint64_t turn = 0;
 	bool json = false;
@@ -758,8 +1112,10 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 	if (messages_arg &&
 	    (status = read_messages(&messages, messages_arg, "session record-turn --messages")))
 		goto done;
-	if (cli_store_is_database(ctx)) {
-		status = cli_session_store_record_turn(ctx, id, messages, &usage, json);
+	if ((status = cli_open_backend(&b, ctx)))
+		goto done;
+	if (!b.optional.local_sessions) {
+		status = record_turn_stored(ctx, &b, id, messages, &usage, json);
 		goto done;
 	}
 	/* The messages, the turn's row, then the totals derived from the rows
@@ -778,6 +1134,7 @@ done:
 	ac_session_free(s);
 	json_decref(messages);
 	json_decref(fields);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 

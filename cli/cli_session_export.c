@@ -35,7 +35,8 @@ static int transcript_root(json_t **out, const cli_context *ctx, const char *id)
 	return status;
 }
 
-/* The session's document from the store the workspace uses. */
+/* The session's document from the store the workspace uses, else a
+ * coding agent's transcript of that id. */
 static int load_root(json_t **out, const cli_context *ctx, const char *id)
 {
 	ac_backend_session_info info = {0};
@@ -44,24 +45,22 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 	int status = CLI_OK, rc;
 
 	*out = NULL;
-	if (!cli_store_is_database(ctx)) {
-		if ((rc = ac_session_load(&s, ctx->ws.sessions_dir, id)) == AC_ENOTFOUND)
-			return transcript_root(out, ctx, id);
-		if (rc != 0)
-			return cli_error(CLI_FAILED, "session export: %s", ac_error_last());
-		*out = json_incref(ac_session_root(s));
-		ac_session_free(s);
-		return CLI_OK;
-	}
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	/* The operator names a session by id: its tenant comes from the store. */
-	if ((rc = b.inspector.find(b.impl, &info, id)) == AC_ENOTFOUND)
+	if (b.optional.local_sessions) {
+		if ((rc = ac_session_load(&s, ctx->ws.sessions_dir, id)) == 0)
+			*out = json_incref(ac_session_root(s));
+	} else if ((rc = b.inspector.find(b.impl, &info, id)) == 0) {
+		/* The operator names a session by id: its tenant comes from the store. */
+		rc = b.session.get(b.impl, out, info.tenant, id);
+	}
+	if (rc == AC_ENOTFOUND && !*out)
 		status = transcript_root(out, ctx, id);
-	else if (rc != 0 || b.session.get(b.impl, out, info.tenant, id) != 0)
+	else if (rc != 0)
 		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
+	ac_session_free(s);
 	ac_backend_session_info_clear(&info);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 

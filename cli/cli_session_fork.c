@@ -144,7 +144,7 @@ done:
 	json_decref(parent);
 	json_decref(child);
 	ac_backend_session_info_clear(&info);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 
@@ -184,7 +184,8 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	const char *id = NULL, *at_text = NULL, *checkpoint = NULL, *new_id = NULL;
 	ac_session_fork_options opts = {0};
 	json_t *history = NULL, *child = NULL;
-	bool json = false, missing = false;
+	bool json = false, missing = false, shared;
+	ac_backend b = {0};
 	int status = CLI_OK;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
@@ -215,7 +216,11 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	    (checkpoint && ac_checkpoint_id_check(checkpoint) != 0))
 		return cli_error(CLI_USAGE, "session fork: %s", ac_error_last());
 	opts.new_id = new_id;
-	if (cli_store_is_database(ctx)) {
+	if ((status = cli_open_backend(&b, ctx)))
+		goto done;
+	shared = !b.optional.local_sessions;
+	cli_close_backend(ctx, &b);
+	if (shared) {
 		if (checkpoint && (status = checkpoint_history(&history, ctx, id, checkpoint)))
 			goto done;
 		opts.checkpoint_history = history;

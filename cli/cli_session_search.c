@@ -322,7 +322,7 @@ done:
 	free(items);
 	free(order);
 	ac_backend_sessions_free(list, listed);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 
@@ -434,7 +434,8 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	ac_source_index *sources = NULL;
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
-	bool json = false, options_done = false, all_projects = false;
+	bool json = false, options_done = false, all_projects = false, shared;
+	ac_backend b = {0};
 	int status = CLI_OK, rc;
 
 	for (int i = 0; i < argc && status == CLI_OK; i++) {
@@ -458,7 +459,12 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_check_utf8("session search: the text", needle)) ||
 	    (limit_text && (status = cli_parse_count(&limit, "--limit", limit_text))))
 		return status;
-	if (cli_store_is_database(ctx))
+	if ((status = cli_open_backend(&b, ctx)))
+		return status;
+	shared = !b.optional.local_sessions;
+	cli_close_backend(ctx, &b);
+	/* A shared store's histories are read through it. */
+	if (shared)
 		return search_store(ctx, needle, limit, json, all_projects);
 	if ((status = list_files(&items, &n, &paths, ctx->ws.sessions_dir)) ||
 	    (limit && (status = add_updates(items, n, &index, ctx->ws.sessions_dir))) ||

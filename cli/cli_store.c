@@ -1,7 +1,7 @@
 /* agentctl memo read|write|append|list, artifact list|show, trace show:
  * the storage-backend contracts (ac_backend.h) from the command line,
- * through whichever backend the workspace uses (ac_backend_open():
- * PostgreSQL when storage.url is set, else the workspace's files).
+ * through the workspace's store (ac_workspace_store(): PostgreSQL when
+ * storage.url is set, else the workspace's files).
  *
  * Documents, artifacts and traces are data written by agents: what they
  * hold reaches the terminal only sanitised (ac_text.h), always, not only
@@ -194,7 +194,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 		status = memo_list(&b, argc - 1, argv + 1);
 	else
 		status = memo_change(&b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	return status;
 }
 
@@ -224,7 +224,9 @@ static int session_tenant(char **out, const cli_context *ctx, const ac_backend *
 
 	if (ac_backend_id_check("session", session_id))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
-	if (strcmp(b->name, "fs") != 0) {
+	/* A shared store knows every session's tenant; a session file says it
+	 * in its metadata (or not: the seed's have none). */
+	if (!b->optional.local_sessions) {
 		if (found_tenant(out, b, session_id))
 			return cli_error(CLI_FAILED, "%s", ac_error_last());
 		if (!**out) {
@@ -300,7 +302,7 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	}
 done:
 	ac_backend_names_free(ids, n);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	free(text);
 	free(tenant);
 	return status;
@@ -468,7 +470,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 done:
 	ac_buf_free(&out.line);
 	ac_buf_free(&out.safe);
-	ac_backend_close(&b);
+	cli_close_backend(ctx, &b);
 	free(tenant);
 	return status;
 }

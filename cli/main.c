@@ -37,12 +37,11 @@ static const cli_command commands[] = {
 	{"session", cli_session,
 	 "session list [--json] [--status S] [--user U] [--state S] [--all-projects] [--children]\n"
 	 "session show ID [--json]\n"
-	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json]\n"
-	 "session append ID JSON|- [--json]\n"
-	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json]\n"
-	 "session pause|resume|complete|fail ID\n"
-	 "session compact ID [--force]\n"
-	 "  (each of these writes also takes --request-id ID on a database: a retry is answered once)\n"
+	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json] [--request-id R]\n"
+	 "session append ID JSON|- [--json] [--request-id R]\n"
+	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json] [--request-id R]\n"
+	 "session pause|resume|complete|fail ID [--request-id R]\n"
+	 "session compact ID [--force] [--request-id R]\n"
 	 "session search TEXT [--json] [--limit N] [--all-projects]\n"
 	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
 	 "session export ID --format md|html [-o FILE]\n",
@@ -285,8 +284,12 @@ static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found
  * operator's machine has the team's database, not the agents' folders. */
 static int no_workspace_refused(const cli_context *ctx)
 {
-	if (!ctx->no_workspace || cli_store_is_database(ctx))
+	const char *url = NULL;
+
+	if (!ctx->no_workspace ||
+	    (ctx->ws_ready && ac_workspace_store_url(&url, &ctx->ws) == 0 && url))
 		return CLI_OK;
+	ac_error_clear();
 	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "
 			 "demo, pass -w DIR, or name the team's database with --storage URL or "
 			 "AGENT_STORAGE_URL", ctx->no_workspace);

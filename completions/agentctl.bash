@@ -104,7 +104,7 @@ _agentctl()
 		COMPREPLY=($(compgen -W "file_write file_delete command_run" -- "$cur"))
 		return
 		;;
-	--last | --seconds | --keep | --older-than | --user | --id | --tenant | --agent | --node | --input | \
+	--last | --seconds | --keep | --older-than | --user | --id | --tenant | --request-id | --agent | --node | --input | \
 		--input-type | --output | --details)
 		return
 		;;
@@ -157,10 +157,10 @@ _agentctl()
 	journal/check) opts="--all" ;;
 	session/list) opts="--json --status --user --state --all-projects --children" ;;
 	session/show) opts="--json" ;;
-	session/create) opts="--id --resume --tenant --user --agent --json" ;;
-	session/append) opts="- --json" ;;
-	session/record-turn) opts="--usage --input --output --messages --json" ;;
-	session/compact) opts="--force" ;;
+	session/create) opts="--id --resume --tenant --user --agent --json --request-id" ;;
+	session/append) opts="- --json --request-id" ;;
+	session/record-turn) opts="--usage --input --output --messages --json --request-id" ;;
+	session/compact) opts="--force --request-id" ;;
 	session/search) opts="--json --limit" ;;
 	session/fork) opts="--at --checkpoint --id --json" ;;
 	session/export) opts="--format -o" ;;

@@ -23,6 +23,12 @@ int ac_backend_new_session_check(const char *tenant, const char *user, const cha
  * otherwise. Defined in ac_backend_fs_copy.c. */
 int ac_backend_document_check(const char *tenant, const json_t *doc);
 
+/* AC_ENOTFOUND, "memo TENANT/OWNER/SCOPE/NAME: no such document": the
+ * error every store gives for a memo that is not there (defined in
+ * ac_backend_fs_files.c). */
+int ac_backend_memo_missing(const char *tenant, const char *owner, const char *scope,
+			    const char *name);
+
 /* 0 when messages is an array of objects; AC_EINVAL naming the first
  * element at fault otherwise. */
 int ac_backend_messages_check(const json_t *messages);

@@ -550,6 +550,11 @@ static int fs_inspector_find(void *impl, ac_backend_session_info *out, const cha
 
 /* ---- set-up ---- */
 
+static const char *fs_local_sessions(const ac_backend *b)
+{
+	return ((const ac_backend_fs *)b->impl)->sessions_dir;
+}
+
 static void fs_free(void *impl)
 {
 	ac_backend_fs *fs = impl;
@@ -600,6 +605,7 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 		},
 		.users = {.list = fs_list_user_sessions},
 		.inspector = {.list_sessions = fs_inspector_list, .find = fs_inspector_find},
+		.optional = {.local_sessions = fs_local_sessions},
 		.free = fs_free,
 	};
 	ac_backend_fs_fill_files(out);

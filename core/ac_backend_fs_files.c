@@ -2,6 +2,8 @@
  * one file each under the data folder (layout in ac_backend.h). */
 #include "ac_backend_fs_impl.h"
 
+#include "ac_backend_check.h"
+
 #include "ac_atomic.h"
 #include "ac_buf.h"
 #include "ac_error.h"
@@ -50,6 +52,13 @@ static int memo_paths(char **dir, char **path, const ac_backend_fs *fs, const ch
 	return 0;
 }
 
+int ac_backend_memo_missing(const char *tenant, const char *owner, const char *scope,
+			    const char *name)
+{
+	return ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s/%s: no such document", tenant, owner,
+			    scope, name);
+}
+
 /* memo read and stream: path's bytes whole (into *out) or to fn. */
 static int memo_fetch(void *impl, char **out, size_t *out_len, ac_backend_block_fn fn,
 		      void *ctx, const char *tenant, const char *owner, const char *scope,
@@ -62,8 +71,7 @@ static int memo_fetch(void *impl, char **out, size_t *out_len, ac_backend_block_
 		return rc;
 	rc = fn ? ac_file_each_block(path, fn, ctx) : ac_file_read(out, out_len, path);
 	if (rc == AC_ENOTFOUND)
-		ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s/%s: no such document", tenant, owner, scope,
-			     name);
+		ac_backend_memo_missing(tenant, owner, scope, name);
 	free(dir);
 	free(path);
 	return rc;

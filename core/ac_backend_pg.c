@@ -721,5 +721,12 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 	ac_backend_pg_fill_copy(out);
 	ac_backend_pg_fill_request(out);
 	out->inspector.usage_by_hour = ac_backend_pg_usage_by_hour;
+	out->optional = (ac_backend_optional_ops){
+		.hold_session = ac_backend_pg_hold_session,
+		.lease = ac_backend_pg_lease,
+		.update_document = ac_backend_pg_update_document,
+		.cut_history = ac_backend_pg_cut_history,
+		.replace_history = ac_backend_pg_replace_history,
+	};
 	return 0;
 }

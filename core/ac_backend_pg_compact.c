@@ -15,6 +15,7 @@
 
 #include "ac_backend_check.h"
 #include "ac_compact.h"
+#include "ac_compact_impl.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_messages.h"
@@ -25,18 +26,21 @@
 
 #define TEXT_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
-int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
-			  const char *kind, const char *first, const char *last)
+int ac_backend_pg_archive(ac_backend_pg *b, PGresult **res, const char *tenant,
+			  const char *session_id, const char *kind, const char *first,
+			  const char *last)
 {
 	const char *values[5] = {tenant, session_id, first, last, kind};
 
-	return ac_pg_exec(b->pg, NULL, "archiving the messages removed",
+	return ac_pg_exec(b->pg, res, "archiving the messages removed",
 			  "INSERT INTO compactions (tenant, session_id, first_seq, last_seq, messages,"
 			  " kind)"
 			  " SELECT $1, $2, $3::bigint, $4::bigint,"
 			  " ('[' || string_agg(message::text, ',' ORDER BY seq) || ']')::json, $5"
 			  " FROM messages WHERE tenant = $1 AND session_id = $2"
-			  " AND seq BETWEEN $3::bigint AND $4::bigint",
+			  " AND seq BETWEEN $3::bigint AND $4::bigint"
+			  " RETURNING " AC_BACKEND_PG_ARCHIVE_NAME ","
+			  " to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')",
 			  5, values, NULL);
 }
 
@@ -245,12 +249,49 @@ static int summarize(char **out, const json_t *part, const ac_compact_options *o
 	return ac_summarize_builtin(out, part);
 }
 
+/* The document's metadata.compactions record, as the file store writes
+ * it (ac_compact_record): its archive named as a copy to files names the
+ * archive's file, so the record leads there too. */
+typedef struct {
+	ac_compact_change change;
+	uint64_t before, after;
+} compaction_note;
+
+static int note_compaction(json_t *root, void *ctx)
+{
+	compaction_note *n = ctx;
+
+	return ac_compact_record(root, &n->change, n->before, n->after);
+}
+
+static int record_compaction(ac_backend_pg *b, const PGresult *archived, const char *tenant,
+			     const char *session_id, size_t cut, uint64_t before, uint64_t after)
+{
+	compaction_note n = {{.id = session_id, .cut = cut}, before, after};
+	ac_buf archive = AC_BUF_INIT;
+	int rc;
+
+	if (sym_PQntuples(archived) != 1)
+		return ac_error_set(AC_EIO, "session %s: the compaction archived no messages",
+				    session_id);
+	if (ac_buf_printf(&archive, ".compactions/%s/%s.json", session_id,
+			  sym_PQgetvalue(archived, 0, 0)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	n.change.archive = archive.data;
+	n.change.at = sym_PQgetvalue(archived, 0, 1);
+	rc = ac_backend_pg_change_document(b, tenant, session_id, note_compaction, &n);
+	ac_buf_free(&archive);
+	return rc;
+}
+
 static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *session_id,
 			  long long first, long long last, const char *summary_text,
-			  long long message_delta, long long token_delta, const char *digest)
+			  long long message_delta, long long token_delta, const char *digest,
+			  uint64_t tokens_before)
 {
 	char first_text[24], last_text[24], now_digest[33];
 	const char *values[5] = {tenant, session_id, first_text, last_text, summary_text};
+	PGresult *archived = NULL;
 	int rc;
 
 	snprintf(first_text, sizeof(first_text), "%lld", first);
@@ -266,7 +307,7 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 	}
 	/* The archive, then the summary in the last summarised message's
 	 * place (so it sorts first), then the rest of the prefix goes. */
-	if ((rc = ac_backend_pg_archive(b, tenant, session_id, "compaction", first_text,
+	if ((rc = ac_backend_pg_archive(b, &archived, tenant, session_id, "compaction", first_text,
 					  last_text)) ||
 	    (rc = ac_pg_exec(b->pg, NULL, "writing the summary",
 			     "UPDATE messages SET message = $5::json WHERE tenant = $1"
@@ -277,12 +318,15 @@ static int replace_prefix(ac_backend_pg *b, const char *tenant, const char *sess
 			     " AND seq >= $3::bigint AND seq < $4::bigint",
 			     4, values, NULL)) ||
 	    (rc = ac_backend_pg_bump_session(b, tenant, session_id, message_delta, token_delta,
-						     "compaction")))
+						     "compaction")) ||
+	    (rc = record_compaction(b, archived, tenant, session_id, (size_t)(1 - message_delta),
+				    tokens_before, tokens_before + (uint64_t)token_delta)))
 		goto done;
 	rc = ac_pg_commit(b->pg, "compacting a session");
 done:
 	if (rc)
 		ac_pg_rollback(b->pg);
+	sym_PQclear(archived);
 	return rc;
 }
 
@@ -327,7 +371,8 @@ static int summarize_if_needed(ac_backend_pg *b, ac_backend_compact_result *out,
 	part_tokens = ac_messages_tokens(part);
 	rc = replace_prefix(b, tenant, session_id, seqs[0], seqs[plan.summarized - 1], summary_text,
 			    1 - (long long)plan.summarized,
-			    (long long)ac_message_tokens(summary_msg) - (long long)part_tokens, digest);
+			    (long long)ac_message_tokens(summary_msg) - (long long)part_tokens,
+			    digest, plan.tokens_before);
 	if (!rc) {
 		out->compacted = true;
 		out->summarized = plan.summarized;

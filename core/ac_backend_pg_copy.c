@@ -233,12 +233,8 @@ static int pg_put_records(void *impl, const char *tenant, const char *kind, cons
 	return rc;
 }
 
-/* ---- archives: rows of compactions ----
- * An archive written here has no name: it is named from its time and
- * first seq, which its key (session, at, first_seq) makes unique. */
-#define ARCHIVE_NAME                                                                  \
-	"coalesce(name, to_char(at AT TIME ZONE 'UTC', 'YYYYMMDD\"T\"HH24MISS.US\"Z\"')" \
-	" || '-s' || first_seq)"
+/* ---- archives: rows of compactions, named by AC_BACKEND_PG_ARCHIVE_NAME ---- */
+#define ARCHIVE_NAME AC_BACKEND_PG_ARCHIVE_NAME
 
 static int pg_each_archive(void *impl, ac_backend_key_fn fn, void *ctx)
 {

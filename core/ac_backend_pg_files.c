@@ -3,6 +3,8 @@
  * NUL included, is kept as it is. */
 #include "ac_backend_pg_impl.h"
 
+#include "ac_backend_check.h"
+
 #include "ac_error.h"
 
 #include <limits.h>
@@ -77,7 +79,7 @@ static int memo_read(void *impl, char **out, size_t *out_len, const char *tenant
 				   4, values, NULL, NULL, true)))
 		return rc;
 	if (sym_PQntuples(res) == 0)
-		rc = ac_error_set(AC_ENOTFOUND, "memo %s/%s/%s: no such document", scope, owner, name);
+		rc = ac_backend_memo_missing(tenant, owner, scope, name);
 	else
 		rc = copy_bytes(out, out_len, res);
 	sym_PQclear(res);

@@ -4,6 +4,7 @@
 #define AC_BACKEND_PG_IMPL_H
 
 #include "ac_backend.h"
+#include "ac_backend_pg.h"
 #include "ac_pg.h"
 
 typedef struct {
@@ -68,12 +69,28 @@ int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char 
  * takes it too); AC_ENOTFOUND when it is not tenant's. */
 int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id);
 
+/* An archive's name (the key's last part, as a copy to files names its
+ * file): a copied one's own, else made from its time and first seq, which
+ * its row's key (session, at, first_seq) makes unique. */
+#define AC_BACKEND_PG_ARCHIVE_NAME                                                    \
+	"coalesce(name, to_char(at AT TIME ZONE 'UTC', 'YYYYMMDD\"T\"HH24MISS.US\"Z\"')" \
+	" || '-s' || first_seq)"
+
 /* Copies tenant's session_id's messages first..last (seqs, as text) to
  * the compactions table, the archive of what compaction and rollback
  * remove (kind "compaction" or "rollback", as the files' folders tell
- * them apart; schema 8), in the caller's transaction. */
-int ac_backend_pg_archive(ac_backend_pg *b, const char *tenant, const char *session_id,
-			  const char *kind, const char *first, const char *last);
+ * them apart; schema 8), in the caller's transaction. With res, *res
+ * holds one row: the archive's name and its time (ISO 8601, UTC). */
+int ac_backend_pg_archive(ac_backend_pg *b, PGresult **res, const char *tenant,
+			  const char *session_id, const char *kind, const char *first,
+			  const char *last);
+
+/* Applies change to tenant's session_id's stored document (its metadata,
+ * task...; the history is the messages table's) in the caller's
+ * transaction, with the session's row locked. AC_SESSION_UNCHANGED from
+ * change writes nothing and is 0. */
+int ac_backend_pg_change_document(ac_backend_pg *b, const char *tenant, const char *session_id,
+				  ac_backend_pg_document_fn change, void *ctx);
 
 /* Moves the session's message count and tokens by the deltas (never
  * below 0), records this host and agent as its writer, moves its history

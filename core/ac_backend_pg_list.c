@@ -98,7 +98,9 @@ done:
 }
 
 /* The listing of tenant's (NULL: every tenant's) sessions of user (NULL:
- * every user's), or with id the one session id whatever its tenant. */
+ * every user's), or with id the one session id whatever its tenant.
+ * Newest createdAt first, then by id, as the file store lists
+ * (ac_session_index.h). */
 static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t *out_n,
 			 const char *tenant, const char *user, const char *id)
 {
@@ -115,15 +117,15 @@ static int list_sessions(ac_backend_pg *b, ac_backend_session_info **out, size_t
 				&id, NULL);
 	else if (user)
 		rc = ac_pg_exec(b->pg, &res, "listing a user's sessions",
-				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY updated_at DESC, id",
+				LIST_COLUMNS "WHERE tenant = $1 AND user_id = $2 ORDER BY created_at DESC, id",
 				2, values, NULL);
 	else if (tenant)
 		rc = ac_pg_exec(b->pg, &res, "listing sessions",
-				LIST_COLUMNS "WHERE tenant = $1 ORDER BY updated_at DESC, id", 1, values,
+				LIST_COLUMNS "WHERE tenant = $1 ORDER BY created_at DESC, id", 1, values,
 				NULL);
 	else
 		rc = ac_pg_exec(b->pg, &res, "listing sessions",
-				LIST_COLUMNS "ORDER BY updated_at DESC, id", 0, NULL, NULL);
+				LIST_COLUMNS "ORDER BY created_at DESC, id", 0, NULL, NULL);
 	if (rc)
 		return rc;
 	n = (size_t)sym_PQntuples(res);

@@ -32,12 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Applies change to tenant's session_id's stored document (its metadata,
- * task...; the history is the messages table's) in the caller's
- * transaction, with the session's row locked. AC_SESSION_UNCHANGED from
- * change writes nothing and is 0. */
-static int change_document(ac_backend_pg *b, const char *tenant, const char *session_id,
-			   ac_backend_pg_document_fn change, void *ctx)
+int ac_backend_pg_change_document(ac_backend_pg *b, const char *tenant, const char *session_id,
+				  ac_backend_pg_document_fn change, void *ctx)
 {
 	const char *values[3] = {tenant, session_id, NULL};
 	json_t *doc = NULL;
@@ -101,7 +97,8 @@ static int trim(ac_backend_pg *b, const char *tenant, const char *session_id, co
 		json_array_append(removed, json_array_get(now, i));
 	snprintf(first, sizeof(first), "%lld", seqs[keep]);
 	snprintf(last, sizeof(last), "%lld", seqs[n - 1]);
-	if ((rc = ac_backend_pg_archive(b, tenant, session_id, "rollback", first, last)) == 0 &&
+	if ((rc = ac_backend_pg_archive(b, NULL, tenant, session_id, "rollback", first,
+					last)) == 0 &&
 	    (rc = ac_pg_exec(b->pg, NULL, "removing the messages after the checkpoint",
 			     "DELETE FROM messages WHERE tenant = $1 AND session_id = $2"
 			     " AND seq >= $3::bigint",
@@ -186,7 +183,8 @@ static int change_history(ac_backend_pg *b, const char *tenant, const char *sess
 	}
 	rc = kept ? replace(b, tenant, session_id, now, seqs, kept, removed)
 		  : trim(b, tenant, session_id, now, seqs, keep);
-	if (rc || (note && (rc = change_document(b, tenant, session_id, note, note_ctx))))
+	if (rc || (note && (rc = ac_backend_pg_change_document(b, tenant, session_id, note,
+								 note_ctx))))
 		goto done;
 	rc = ac_pg_commit(b->pg, "rolling a session back");
 done:
@@ -295,7 +293,7 @@ int ac_backend_pg_update_document(const ac_backend *backend, const char *tenant,
 	b = backend->impl;
 	if ((rc = ac_pg_begin(b->pg, "changing a session's document")) ||
 	    (rc = ac_backend_pg_lock_session(b, tenant, session_id)) ||
-	    (rc = change_document(b, tenant, session_id, change, ctx)))
+	    (rc = ac_backend_pg_change_document(b, tenant, session_id, change, ctx)))
 		goto done;
 	rc = ac_pg_commit(b->pg, "changing a session's document");
 done:

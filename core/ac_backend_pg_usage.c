@@ -17,13 +17,11 @@ int ac_backend_pg_usage_params(ac_backend_pg_usage *out, const ac_usage *usage)
 {
 	static const char *const columns[] = {"cacheCreationInputTokens", "cacheReadInputTokens",
 					      "reasoningTokens"};
-	json_t *row = ac_turn_usage_of(usage), *total;
+	json_t *row = NULL, *total;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!row)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_turn_usage_check(row, "usage")))
+	if ((rc = ac_turn_usage_row_usage(&row, usage)))
 		goto done;
 	for (int i = 0; i < 3; i++)
 		snprintf(out->counts[i], sizeof(out->counts[i]), "%lld",
@@ -33,9 +31,12 @@ int ac_backend_pg_usage_params(ac_backend_pg_usage *out, const ac_usage *usage)
 		snprintf(out->reported_total, sizeof(out->reported_total), "%lld",
 			 (long long)json_integer_value(total));
 	out->has_reported_total = total != NULL;
-	/* The columns hold the counts; the jsonb the rest. */
-	for (size_t k = 0; ac_turn_usage_counts[k]; k++)
-		json_object_del(row, ac_turn_usage_counts[k]);
+	/* The columns hold the counts; the jsonb the rest, and which of the
+	 * three further counts were given (row_of gives back only those, as
+	 * the file store's row has only them). */
+	json_object_del(row, "inputTokens");
+	json_object_del(row, "outputTokens");
+	json_object_del(row, "totalTokens");
 	if (!(out->fields = json_dumps(row, JSON_COMPACT)))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 done:
@@ -76,8 +77,12 @@ static int row_of(json_t **out, const PGresult *res, int r)
 				  ac_pg_text(res, r, 0));
 		goto done;
 	}
+	/* A further count not given is left out, as the file store's row
+	 * leaves it out; rows from before kept none in fields: theirs show
+	 * when not 0. */
 	for (int i = 0; i < 5; i++)
-		if (json_object_set_new(usage, names[i],
+		if ((i < 2 || json_object_get(usage, names[i]) || ac_pg_u64(res, r, 2 + i)) &&
+		    json_object_set_new(usage, names[i],
 					json_integer((json_int_t)ac_pg_u64(res, r, 2 + i)))) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;

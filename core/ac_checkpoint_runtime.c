@@ -2,7 +2,6 @@
  * and the execution point. */
 #include "ac_checkpoint_runtime.h"
 
-#include "ac_backend_pg.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_session.h"
@@ -22,10 +21,10 @@ int ac_checkpoint_store_open(ac_checkpoint_store **out, const ac_workspace *ws)
 
 	if (!strcmp(provider, "none"))
 		return ac_checkpoint_store_none_new(out);
-	/* Checkpoints live where everything else does (trusted storage.url). */
-	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+	/* Checkpoints live where everything else does (ac_workspace.h). */
+	if ((rc = ac_workspace_store_url(&url, ws)))
 		return rc;
-	if (url && *url)
+	if (url)
 		return ac_checkpoint_store_pg_new(out, url, NULL);
 	return ac_checkpoint_store_file_new(out, ws->checkpoints_dir);
 }

@@ -82,6 +82,7 @@ static const known_key known_keys[] = {
 	{"watch", T_ENUM, NULL, watch_choices, 0},
 	{"pauseSignal", T_STRING, NULL, NULL, 0},
 	{"storage.url", T_STRING, "AGENT_STORAGE_URL", NULL, K_DESTINATION},
+	{"storage.tenant", T_STRING, NULL, NULL, 0},
 	{"session.quietMs", T_INT, NULL, NULL, 0},
 	{"session.waitMs", T_INT, NULL, NULL, 0},
 	{"resume.timeoutMs", T_INT, NULL, NULL, 0},

@@ -651,3 +651,21 @@ done:
 	sym_git_diff_free(diff);
 	return rc;
 }
+
+int ac_git_commit_subject(ac_buf *out, ac_git *g, const char *hash)
+{
+	git_commit *commit = NULL;
+	const char *msg, *end;
+	int rc;
+
+	if ((rc = ac_git_lookup_commit(&commit, g, hash)))
+		return rc;
+	msg = sym_git_commit_message(commit);
+	if (!msg)
+		msg = "";
+	end = strchr(msg, '\n');
+	if (ac_buf_append(out, msg, end ? (size_t)(end - msg) : strlen(msg)))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	sym_git_commit_free(commit);
+	return rc;
+}

@@ -1,8 +1,8 @@
 /* The hooks lease (ac_hooks_lease.h): flock on .agent/hooks.lock, or the
- * PostgreSQL store's advisory lock. */
+ * store's own lease when it has one (a database's advisory lock). */
 #include "ac_hooks_lease.h"
 
-#include "ac_backend_pg.h"
+#include "ac_backend.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The name of the database's lock (ac_backend_pg_lease() adds the schema). */
+/* The name of the store's lease (a database's adds its schema). */
 #define LEASE_NAME "agentctl hooks"
 
 struct ac_hooks_lease {
@@ -43,7 +43,7 @@ int ac_hooks_lease_new(ac_hooks_lease **out, const char *root, const ac_backend 
 	l->dir = ac_buf_detach(&dir);
 	l->path = ac_buf_detach(&path);
 	l->fd = -1;
-	if (store && store->name && !strcmp(store->name, "pg"))
+	if (store && store->optional.lease)
 		l->store = store;
 	*out = l;
 	return 0;
@@ -154,7 +154,7 @@ static ac_hooks_lease_state take_store(ac_hooks_lease *l)
 	bool held = false;
 
 	l->text[0] = '\0';
-	if (ac_backend_pg_lease(l->store, &held, LEASE_NAME) != 0) {
+	if (l->store->optional.lease(l->store, &held, LEASE_NAME) != 0) {
 		snprintf(l->text, sizeof(l->text), "%s", ac_error_last());
 		ac_error_clear();
 		l->held = false;

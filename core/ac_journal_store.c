@@ -1,7 +1,6 @@
 /* The journal store interface's shared half: choosing the store. */
 #include "ac_journal_store.h"
 
-#include "ac_backend_pg.h"
 #include "ac_error.h"
 
 int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
@@ -9,9 +8,10 @@ int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
 	const char *url = NULL;
 	int rc;
 
-	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
+	/* The journal lives in the workspace's store (ac_workspace.h). */
+	if ((rc = ac_workspace_store_url(&url, ws)))
 		return rc;
-	if (url && *url)
+	if (url)
 		return ac_journal_store_pg_new(out, url, NULL, NULL, &ws->schema);
 	return ac_journal_store_file_new(out, ws->journal_path, &ws->journal, &ws->schema);
 }

@@ -1,6 +1,5 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
-#include "ac_backend_pg.h"
 
 #include "ac_error.h"
 #include "ac_journal_store.h"
@@ -342,18 +341,46 @@ static int withdraw_pause(const ac_workspace *ws, const char *id, ac_operator_ou
 	return 0;
 }
 
-int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
-			   bool wait, ac_operator_outcome *out, ac_buf *notes)
+/* The status change in a store hosts share: one compare-and-set from the
+ * status the operator saw (from; NULL: the store's now). No pause request
+ * and no signal: the agent may run on another host and reads its status
+ * from the store. */
+static int set_status_shared(const ac_workspace *ws, const ac_backend *b, const char *id,
+			     const char *from, const char *status, ac_operator_outcome *out,
+			     ac_buf *notes)
 {
-	ac_operator_outcome ignored;
+	ac_backend_session_info info = {0};
+	const char *action = !strcmp(status, "paused")	  ? "SESSION_PAUSE"
+			     : !strcmp(status, "running") ? "SESSION_RESUME"
+							  : NULL;
+	int rc;
+
+	/* The operator names a session by id: its tenant is the store's. */
+	if ((rc = b->inspector.find(b->impl, &info, id)))
+		return rc;
+	if (!from)
+		from = info.status;
+	/* The rules are judged on the status the operator saw; the store
+	 * refuses if it is not that any more. */
+	if (!(rc = check_allowed(id, from, status)) &&
+	    !(rc = b->session.set_status(b->impl, info.tenant, id, from, status))) {
+		out->applied = true;
+		if (action)
+			journal_step(ws, notes, action, "SUCCESS", id, status,
+				     !strcmp(status, "paused") ? "Paused the session"
+							       : "Resumed the session");
+	}
+	ac_backend_session_info_clear(&info);
+	return rc;
+}
+
+/* The status change of a session file a local agent writes. */
+static int set_status_local(const ac_workspace *ws, const char *id, const char *seen,
+			    const char *status, bool wait, ac_operator_outcome *out, ac_buf *notes)
+{
 	char from[32];
 	int rc;
 
-	if (!out)
-		out = &ignored;
-	memset(out, 0, sizeof(*out));
-	if ((rc = ac_session_id_check(id)))
-		return rc;
 	{
 		ac_session *before = NULL;
 
@@ -362,6 +389,9 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 		snprintf(from, sizeof(from), "%s", ac_session_status(before));
 		ac_session_free(before);
 	}
+	if (seen && strcmp(seen, from))
+		return ac_error_set(AC_ECONFLICT, "session '%s' is %s now, not %s: nothing changed",
+				    id, *from ? from : "without a status", seen);
 	if (!strcmp(status, "running") && !strcmp(from, "running"))
 		return withdraw_pause(ws, id, out, notes);
 	if ((rc = check_allowed(id, from, status)))
@@ -378,26 +408,23 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *s
 	return rc;
 }
 
-int ac_operator_set_status_in(const ac_workspace *ws, const ac_backend *b, const char *id,
-			      const char *from, const char *status, ac_buf *notes)
+int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *from,
+			   const char *status, bool wait, ac_operator_outcome *out, ac_buf *notes)
 {
-	ac_backend_session_info info = {0};
-	const char *action = !strcmp(status, "paused")	  ? "SESSION_PAUSE"
-			     : !strcmp(status, "running") ? "SESSION_RESUME"
-							  : NULL;
+	ac_operator_outcome ignored;
+	ac_backend *b = NULL;
 	int rc;
 
-	if ((rc = b->inspector.find(b->impl, &info, id)))
+	if (!out)
+		out = &ignored;
+	memset(out, 0, sizeof(*out));
+	if ((rc = ac_session_id_check(id)) || (rc = ac_workspace_store(&b, ws)))
 		return rc;
-	if (!from)
-		from = info.status;
-	/* The rules are judged on the status the operator saw; the store
-	 * refuses if it is not that any more. */
-	if (!(rc = check_allowed(id, from, status)) &&
-	    !(rc = b->session.set_status(b->impl, info.tenant, id, from, status)) && action)
-		journal_step(ws, notes, action, "SUCCESS", id, status,
-			     !strcmp(status, "paused") ? "Paused the session" : "Resumed the session");
-	ac_backend_session_info_clear(&info);
+	if (b->optional.local_sessions)
+		rc = set_status_local(ws, id, from, status, wait, out, notes);
+	else
+		rc = set_status_shared(ws, b, id, from, status, out, notes);
+	ac_workspace_store_release(ws, b);
 	return rc;
 }
 

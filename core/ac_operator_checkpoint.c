@@ -16,26 +16,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The database store's backend, opened, and the session's tenant, when
- * storage.url names one: 1; 0 for the files; negative on failure (a bad
- * session id first of all). */
-static int open_store(ac_backend *b, char tenant[AC_BACKEND_ID_MAX + 1], const ac_workspace *ws,
+/* The workspace's store (*b, to release) and, when it is one hosts share
+ * (no local session files), the session's tenant: 1; 0 for the local
+ * files, whose functions take the session folder; negative on failure (a
+ * bad session id first of all). */
+static int open_store(ac_backend **b, char tenant[AC_BACKEND_ID_MAX + 1], const ac_workspace *ws,
 		      const char *session)
 {
 	ac_backend_session_info info = {0};
-	const char *url = NULL;
 	int rc;
 
-	if ((rc = ac_session_id_check(session)))
+	*b = NULL;
+	if ((rc = ac_session_id_check(session)) || (rc = ac_workspace_store(b, ws)))
 		return rc;
-	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
-		return rc;
-	if (!url || !*url)
+	if ((*b)->optional.local_sessions)
 		return 0;
-	if ((rc = ac_backend_open(b, ws->config, ws->sessions_dir, ws->sessions_dir)))
-		return rc;
-	if ((rc = b->inspector.find(b->impl, &info, session))) {
-		ac_backend_close(b);
+	if ((rc = (*b)->inspector.find((*b)->impl, &info, session))) {
+		ac_workspace_store_release(ws, *b);
+		*b = NULL;
 		return rc;
 	}
 	snprintf(tenant, AC_BACKEND_ID_MAX + 1, "%s", info.tenant);
@@ -49,7 +47,7 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 	char tenant[AC_BACKEND_ID_MAX + 1];
 	const json_t *tools = NULL;
 	json_t *doc = NULL;
-	ac_backend b;
+	ac_backend *b;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -58,10 +56,12 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
 	if (rc == 0)
-		return ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint,
-						   tools);
-	if ((rc = b.session.get(b.impl, &doc, tenant, session)) == 0) {
-		ac_backend_pg_unfold_ctx unfold = {.backend = &b, .tenant = tenant,
+		rc = ac_checkpoint_plan_rollback(out, store, ws->sessions_dir, session, checkpoint,
+						 tools);
+	else if ((rc = b->session.get(b->impl, &doc, tenant, session)) == 0) {
+		/* A store's compactions keep what they replaced: the plan may
+		 * reach behind them. */
+		ac_backend_pg_unfold_ctx unfold = {.backend = b, .tenant = tenant,
 						   .session_id = session};
 
 		rc = ac_checkpoint_plan_rollback_unfolding(out, store, session, checkpoint,
@@ -69,7 +69,7 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 							   tools, ac_backend_pg_unfold, &unfold);
 	}
 	json_decref(doc);
-	ac_backend_close(&b);
+	ac_workspace_store_release(ws, b);
 	return rc;
 }
 
@@ -83,14 +83,16 @@ int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
 {
 	char tenant[AC_BACKEND_ID_MAX + 1];
 	json_t *doc = NULL;
-	ac_backend b;
+	ac_backend *b;
 	int rc;
 
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
-	if (rc == 0)
-		return ac_checkpoint_create_with(out, store, ws->sessions_dir, session, opts);
-	if ((rc = b.session.get(b.impl, &doc, tenant, session)))
+	if (rc == 0) {
+		rc = ac_checkpoint_create_with(out, store, ws->sessions_dir, session, opts);
+		goto done;
+	}
+	if ((rc = b->session.get(b->impl, &doc, tenant, session)))
 		goto done;
 	/* No folder lock across hosts: the store's constraint refuses a
 	 * version taken meanwhile (AC_ECONFLICT), and the next is chosen. */
@@ -101,22 +103,27 @@ int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
 	}
 done:
 	json_decref(doc);
-	ac_backend_close(&b);
+	ac_workspace_store_release(ws, b);
 	return rc;
 }
 
 int ac_operator_set_checkpoint_auto(const ac_workspace *ws, const char *session, bool on)
 {
 	char tenant[AC_BACKEND_ID_MAX + 1];
-	ac_backend b;
+	ac_backend *b;
 	int rc;
 
 	if ((rc = open_store(&b, tenant, ws, session)) < 0)
 		return rc;
 	if (rc == 0)
-		return ac_checkpoint_set_automatic(ws->sessions_dir, session, on);
-	rc = ac_backend_pg_update_document(&b, tenant, session, ac_checkpoint_automatic_change, &on);
-	ac_backend_close(&b);
+		rc = ac_checkpoint_set_automatic(ws->sessions_dir, session, on);
+	else if (!b->optional.update_document)
+		rc = ac_error_set(AC_EINVAL, "session '%s': the %s store cannot change a document "
+				  "in place", session, b->name);
+	else
+		rc = b->optional.update_document(b, tenant, session, ac_checkpoint_automatic_change,
+						 &on);
+	ac_workspace_store_release(ws, b);
 	return rc;
 }
 
@@ -151,7 +158,7 @@ static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
 	ac_buf_free(&text);
 }
 
-/* A database store's session (ac_operator_rollback_checkpoint_in). */
+/* A shared store's session. */
 typedef struct {
 	const ac_backend *b;
 	const char *tenant;
@@ -182,15 +189,19 @@ static int cut_in_store(const ac_checkpoint_plan *plan, void *ctx)
 
 	ac_time_format_iso(at, ac_time_now_ms());
 	if (!plan->unfolded)
-		return ac_backend_pg_cut_history(c->b, c->tenant, plan->session_id, plan->history,
-						 plan->keep, note_in_document, &note);
+		return c->b->optional.cut_history(c->b, c->tenant, plan->session_id, plan->history,
+						  plan->keep, note_in_document, &note);
 	/* Behind a compaction: the checkpoint's history replaces the session's. */
+	if (!c->b->optional.replace_history)
+		return ac_error_set(AC_EINVAL, "session '%s': the %s store cannot replace a history",
+				    plan->session_id, c->b->name);
 	if ((rc = ac_checkpoint_removed(&removed, plan)) == 0 &&
 	    !(kept = json_deep_copy(ac_checkpoint_history(plan->checkpoint))))
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = ac_backend_pg_replace_history(c->b, c->tenant, plan->session_id, plan->history,
-						   kept, removed, note_in_document, &note);
+		rc = c->b->optional.replace_history(c->b, c->tenant, plan->session_id,
+						    plan->history, kept, removed,
+						    note_in_document, &note);
 	json_decref(kept);
 	json_decref(removed);
 	return rc;
@@ -239,31 +250,30 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 				    ac_buf *notes)
 {
 	char tenant[AC_BACKEND_ID_MAX + 1];
-	ac_backend b;
+	store_cut store;
+	ac_backend *b;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = open_store(&b, tenant, ws, session_id)) < 0)
 		return rc;
-	if (rc == 0)
-		return rollback_checkpoint(ws, NULL, session_id, plan, out, notes);
-	rc = ac_operator_rollback_checkpoint_in(ws, &b, tenant, session_id, plan, out, notes);
-	ac_backend_close(&b);
-	return rc;
-}
-
-int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
-				       const char *tenant, const char *session_id,
-				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
-				       ac_buf *notes)
-{
-	store_cut store = {b, tenant};
-	int rc;
-
+	if (rc == 0) {
+		rc = rollback_checkpoint(ws, NULL, session_id, plan, out, notes);
+		goto done;
+	}
+	if (!b->optional.cut_history) {
+		rc = ac_error_set(AC_EINVAL, "session '%s': the %s store cannot cut a history",
+				  session_id, b->name);
+		goto done;
+	}
+	store = (store_cut){b, tenant};
 	/* The session's operator lock: gc leaves its records alone meanwhile. */
-	if ((rc = ac_backend_pg_hold_session(b, session_id, true)))
-		return rc;
+	if (b->optional.hold_session && (rc = b->optional.hold_session(b, session_id, true)))
+		goto done;
 	rc = rollback_checkpoint(ws, &store, session_id, plan, out, notes);
-	ac_backend_pg_hold_session(b, session_id, false);
+	if (b->optional.hold_session)
+		b->optional.hold_session(b, session_id, false);
+done:
+	ac_workspace_store_release(ws, b);
 	return rc;
 }

@@ -1,12 +1,12 @@
-/* The operator's compaction of a session (ac_operator.h): on the files
- * (ac_operator_compact) or in a store (ac_operator_compact_in), journaled
+/* The operator's compaction of a session (ac_operator.h), whichever store
+ * the workspace has: a session file in place, or the store's own
+ * compact_if_needed; journaled
  * as SESSION_COMPACT, then followed up as seed 001 §7 asks (the session's
  * sandbox mirrors, its user's USER.md). */
 #include "ac_operator.h"
 
 #include "ac_config.h"
 #include "ac_backend_fs_impl.h"
-#include "ac_backend_pg.h"
 #include "ac_consolidate.h"
 #include "ac_error.h"
 #include "ac_sandbox.h"
@@ -69,11 +69,11 @@ done:
 }
 
 /* follow_up for a session file: its tenancy read from the file. */
-static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
+static void after_compact(const ac_workspace *ws, const ac_backend *b, const char *id,
+			  ac_buf *notes)
 {
-	ac_buf data_dir = AC_BUF_INIT, registry = AC_BUF_INIT;
+	ac_buf registry = AC_BUF_INIT;
 	ac_session *s = NULL;
-	ac_backend b = {0};
 	const json_t *metadata;
 	const char *tenant;
 
@@ -83,21 +83,11 @@ static void after_compact(const ac_workspace *ws, const char *id, ac_buf *notes)
 	tenant = json_string_value(json_object_get(metadata, "tenantId"));
 	if (!tenant || ac_backend_id_check("tenant", tenant))
 		goto done;
-	/* The store the workspace is configured with (storage.url or files). */
-	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root) ||
-	    ac_backend_open(&b, ws->config, ws->sessions_dir, data_dir.data) != 0) {
-		if (notes)
-			ac_buf_printf(notes, "sandbox mirrors of %s not refreshed: %s\n", id,
-				      ac_error_last());
-		goto done;
-	}
-	follow_up(ws, &b, registry.data, tenant,
+	follow_up(ws, b, registry.data, tenant,
 		  json_string_value(json_object_get(metadata, "userId")), id, notes);
 done:
 	ac_error_clear();
-	ac_backend_close(&b);
 	ac_session_free(s);
-	ac_buf_free(&data_dir);
 	ac_buf_free(&registry);
 }
 
@@ -159,62 +149,94 @@ static int externalize_files(bool *out_moved, const ac_workspace *ws, const char
 	return rc;
 }
 
-int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
-			ac_compact_result *out, ac_buf *notes)
+/* A session file a local agent writes: compacted in place once quiet
+ * (ac_compact_session(), which takes the file's lock), the summary's
+ * originals in an archive file. */
+static int compact_local(const ac_workspace *ws, const ac_backend *b, const char *id,
+			 bool force, ac_operator_compaction *out, ac_buf *notes)
 {
 	ac_compact_options opts = ws->compact;
+	ac_compact_result r = {0};
 	bool moved = false;
 	int rc;
 
 	opts.force = force;
+	/* Said in notes (the store's count goes to out->done). */
 	if ((rc = externalize_files(&moved, ws, id, notes)) ||
-	    (rc = ac_compact_session(out, ws->sessions_dir, id, &opts)))
-		return rc;
-	if (out->needed)
-		journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after,
-				out->archive_path, notes);
-	if (out->needed || moved)
-		after_compact(ws, id, notes);
-	end_notes(notes);
-	return 0;
+	    (rc = ac_compact_session(&r, ws->sessions_dir, id, &opts)))
+		goto done;
+	out->done = (ac_backend_compact_result){
+		.compacted = r.needed, .summarized = r.summarized,
+		.messages_before = r.messages_before, .messages_after = r.messages_after,
+		.tokens_before = r.tokens_before, .tokens_after = r.tokens_after,
+		.why_not = r.why_not,
+	};
+	out->archive = r.archive_path;
+	r.archive_path = NULL;
+	if (r.needed)
+		journal_compact(ws, id, r.summarized, r.tokens_before, r.tokens_after,
+				out->archive, notes);
+	if (r.needed || moved)
+		after_compact(ws, b, id, notes);
+done:
+	ac_compact_result_free(&r);
+	return rc;
 }
 
-/* The session's operator lock in a database store (gc leaves its records
- * alone meanwhile); the file store's is taken by ac_compact_session(). */
-static int hold_session(const ac_backend *b, const char *id, bool hold)
-{
-	if (!b->name || strcmp(b->name, "pg") != 0)
-		return 0;
-	return ac_backend_pg_hold_session(b, id, hold);
-}
-
-int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
-			   bool force, ac_backend_compact_result *out, ac_buf *notes)
+/* A store's session: its compact_if_needed (tool results over the
+ * artifact threshold to artifacts, then the summary; the store archives
+ * what it replaces), under the session's operator lock when the store has
+ * one (gc leaves its records alone meanwhile). */
+static int compact_stored(const ac_workspace *ws, const ac_backend *b, const char *id,
+			  bool force, ac_operator_compaction *out, ac_buf *notes)
 {
 	ac_backend_compact_options opts;
 	ac_backend_session_info info = {0};
 	ac_buf registry = AC_BUF_INIT;
 	int rc;
 
-	*out = (ac_backend_compact_result){0};
 	ac_backend_compact_options_init(&opts);
 	opts.compact = ws->compact;
 	opts.compact.force = force;
 	/* The operator names a session by id: its tenant comes from the store. */
-	if ((rc = b->inspector.find(b->impl, &info, id)) || (rc = hold_session(b, id, true)))
+	if ((rc = b->inspector.find(b->impl, &info, id)) ||
+	    (b->optional.hold_session && (rc = b->optional.hold_session(b, id, true))))
 		goto done;
-	rc = b->session.compact_if_needed(b->impl, out, info.tenant, id, &opts);
-	hold_session(b, id, false);
+	rc = b->session.compact_if_needed(b->impl, &out->done, info.tenant, id, &opts);
+	if (b->optional.hold_session)
+		b->optional.hold_session(b, id, false);
 	if (rc)
 		goto done;
-	if (out->compacted)
-		journal_compact(ws, id, out->summarized, out->tokens_before, out->tokens_after, NULL,
-				notes);
-	if ((out->compacted || out->externalized) && has_follow_ups(ws, &registry))
+	if (out->done.compacted)
+		journal_compact(ws, id, out->done.summarized, out->done.tokens_before,
+				out->done.tokens_after, NULL, notes);
+	if ((out->done.compacted || out->done.externalized) && has_follow_ups(ws, &registry))
 		follow_up(ws, b, registry.data, info.tenant, *info.user ? info.user : NULL, id, notes);
-	end_notes(notes);
 done:
 	ac_backend_session_info_clear(&info);
 	ac_buf_free(&registry);
 	return rc;
+}
+
+int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
+			ac_operator_compaction *out, ac_buf *notes)
+{
+	ac_backend *b = NULL;
+	int rc;
+
+	*out = (ac_operator_compaction){0};
+	if ((rc = ac_session_id_check(id)) || (rc = ac_workspace_store(&b, ws)))
+		return rc;
+	rc = (b->optional.local_sessions ? compact_local : compact_stored)(ws, b, id, force, out,
+									   notes);
+	ac_workspace_store_release(ws, b);
+	if (rc == 0)
+		end_notes(notes);
+	return rc;
+}
+
+void ac_operator_compaction_free(ac_operator_compaction *c)
+{
+	free(c->archive);
+	*c = (ac_operator_compaction){0};
 }

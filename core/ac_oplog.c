@@ -439,15 +439,18 @@ static int record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws
 {
 	const ac_git_rollback_result *g = &out->git;
 	const char *what = revert ? "reverted" : "rolled back";
-	json_t *details = json_pack("{s:s, s:s}", revert ? "revertOf" : "rollbackOf", target->id,
-				    "snapshot", g->snapshot);
+	/* The operator's, not the agent's: its own type, and details.agent
+	 * naming the operator as the journal does. */
+	json_t *details = json_pack("{s:s, s:s, s:s}", revert ? "revertOf" : "rollbackOf",
+				    target->id, "snapshot", g->snapshot, "agent", "Human");
 	ac_buf message = AC_BUF_INIT;
 	int rc = 0;
 
 	if (!details)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 	else
-		rc = append_op(&out->op, ws, target->session_id, "file_write", details, g->commit);
+		rc = append_op(&out->op, ws, target->session_id, revert ? "revert" : "rollback",
+			       details, g->commit);
 	if (rc) {
 		char *why = strdup(ac_error_last());
 

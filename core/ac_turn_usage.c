@@ -445,6 +445,37 @@ static int refuse_overflow(const char *sessions_dir, const char *id, const json_
 	return rc;
 }
 
+int ac_turn_usage_row_usage(json_t **out, const ac_usage *usage)
+{
+	json_t *row_usage = ac_turn_usage_of(usage);
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (!row_usage)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_turn_usage_check(row_usage, "usage")))
+		goto done;
+	/* A row must stay one write(2): refused here, before the messages,
+	 * not half way (the row's turn and time add < 100). */
+	if (!(text = json_dumps(row_usage, JSON_COMPACT)) || !(len = strlen(text))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (len > AC_TURN_USAGE_ROW_MAX - 100) {
+		rc = ac_error_set(AC_EINVAL, "usage: %zu bytes of JSON, over %d", len,
+				  AC_TURN_USAGE_ROW_MAX - 100);
+		goto done;
+	}
+	*out = row_usage;
+	row_usage = NULL;
+done:
+	free(text);
+	json_decref(row_usage);
+	return rc;
+}
+
 static void reached(const ac_turn_usage_hooks *hooks, const char *point)
 {
 	if (hooks && hooks->reached)
@@ -467,29 +498,8 @@ int ac_turn_usage_record(ac_session **out, uint64_t *out_turn, const char *sessi
 		return rc;
 	if (messages && !json_is_array(messages))
 		return ac_error_set(AC_EINVAL, "messages: must be an array");
-	if (!(row_usage = ac_turn_usage_of(usage))) {
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_turn_usage_row_usage(&row_usage, usage)))
 		goto done;
-	}
-	if ((rc = ac_turn_usage_check(row_usage, "usage")))
-		goto done;
-	{
-		/* A row must stay one write(2): refused here, before the
-		 * messages, not half way (the row's turn and time add < 100). */
-		char *text = json_dumps(row_usage, JSON_COMPACT);
-		size_t len = text ? strlen(text) : 0;
-
-		free(text);
-		if (!len) {
-			rc = ac_error_set(AC_ENOMEM, "out of memory");
-			goto done;
-		}
-		if (len > AC_TURN_USAGE_ROW_MAX - 100) {
-			rc = ac_error_set(AC_EINVAL, "usage: %zu bytes of JSON, over %d", len,
-					  AC_TURN_USAGE_ROW_MAX - 100);
-			goto done;
-		}
-	}
 	/* 0. The checks on the document, and a turn the totals could not
 	 * take refused before anything is written, its messages included
 	 * (append_row checks again, under its lock). */

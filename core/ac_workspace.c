@@ -190,6 +190,10 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 		return ac_error_set(AC_EINVAL, "%s: compaction.compactFraction must be above 0 and at most 1",
 				    ac_config_origin(config, "compaction.compactFraction"));
 	}
+	if ((rc = ac_workspace_stores_new(&ws->stores, ws))) {
+		ac_workspace_free(ws);
+		return rc;
+	}
 	return 0;
 oom:
 	ac_workspace_free(ws);
@@ -208,6 +212,7 @@ void ac_workspace_free(ac_workspace *ws)
 	free(ws->resume_command);
 	free(ws->summarizer);
 	free(ws->consolidate_command);
+	ac_workspace_stores_free(ws->stores);
 	memset(ws, 0, sizeof(*ws));
 }
 

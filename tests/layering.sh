@@ -16,6 +16,12 @@
 #   tui/              nothing from cli/
 #   everywhere        curses only in tui/screen.c; no "../" includes (the
 #                     build's include paths name the folders)
+#   above core/       (cli/, tui/, views/) never chooses a store: no call of
+#                     ac_storage_url() or ac_backend_pg_*(), no test of a
+#                     backend's name (ac_workspace_store() is the one seam;
+#                     what one store alone can do is asked of b->optional).
+#                     cli/cli_storage_migrate.c is the exception: it opens
+#                     the database its command line names, not the workspace's
 set -u
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
@@ -99,8 +105,17 @@ while IFS= read -r hit; do
 done < <(grep -n '^[[:space:]]*#[[:space:]]*include' include/agentctl/*.h core/*.[ch] cli/*.[ch] \
   tui/*.[ch] views/*.[ch])
 
+# The store seam: code above the core asks the workspace for its store.
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  [ "$file" = cli/cli_storage_migrate.c ] && continue
+  rest=${hit#*:}
+  violation "${file}:${rest%%:*}" "chooses a store above the core: ${rest#*:}"
+done < <(grep -nE '\<ac_storage_url[[:space:]]*\(|\<ac_backend_pg_[a-z_]+[[:space:]]*\(|(\.|->)name[[:space:]]*,[[:space:]]*"(fs|pg|postgres|postgresql)"|"(fs|pg|postgres|postgresql)"[[:space:]]*,[^,)]*(\.|->)name\>' \
+  cli/*.[ch] tui/*.[ch] views/*.[ch])
+
 if [ "$violations" -gt 0 ]; then
-  echo "$violations include(s) against the layering (cli -> tui -> views -> model/terminal -> core)"
+  echo "$violations include(s) or store choice(s) against the layering (cli -> tui -> views -> model/terminal -> core)"
   exit 1
 fi
 echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"

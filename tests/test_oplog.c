@@ -291,7 +291,9 @@ static void test_rollback_middle(void **state)
 	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
 	assert_int_equal(list.n, 4);
 	last = &list.ops[3];
-	assert_string_equal(last->type, "file_write");
+	/* The operator's, with its own type: not an agent's file_write. */
+	assert_string_equal(last->type, "rollback");
+	assert_string_equal(json_string_value(json_object_get(last->details, "agent")), "Human");
 	assert_string_equal(json_string_value(json_object_get(last->details, "rollbackOf")), op2);
 	assert_string_equal(json_string_value(json_object_get(last->details, "snapshot")),
 			    r.git.snapshot);
@@ -823,6 +825,7 @@ static void test_revert_one_operation(void **state)
 	assert_string_equal(json_string_value(json_object_get(list.ops[list.n - 1].details,
 								 "revertOf")), op1);
 	assert_string_equal(list.ops[list.n - 1].session_id, "s1");
+	assert_string_equal(list.ops[list.n - 1].type, "revert");
 	ac_op_list_free(&list);
 	journal = tu_read_file(f->ws.journal_path, NULL);
 	assert_non_null(strstr(journal, "\"revert\":true"));

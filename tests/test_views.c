@@ -1769,6 +1769,87 @@ static void test_session_tree(void **state)
 	ui_model_free(&m);
 }
 
+/* The Operations rows (tui/model_ops.c): newest first and followed on the
+ * top row; who did it (details.agent, else the session's agent); RB on
+ * every operation a recorded rollback undid, RV on a reverted one; the
+ * git side only for the rows asked for, once. */
+static void add_op_line(ui_model *m, const char *line)
+{
+	ac_op op;
+	ac_buf why = AC_BUF_INIT;
+
+	assert_int_equal(ac_oplog_parse_line(&op, line, strlen(line), &why), 0);
+	assert_int_equal(ui_model_add_op(m, &op), 0);
+	ac_oplog_op_clear(&op);
+	ac_buf_free(&why);
+}
+
+static void test_ops_rows(void **state)
+{
+	ui_model m = {0};
+	ui_pane p = {.status_filter = -1, .follow = true};
+	ac_session_summary s = summary("sess-b", "task", "active");
+	size_t idx[8];
+
+	(void)state;
+	add_op_line(&m, "{\"id\":\"o1\",\"sessionId\":\"sess-a\",\"type\":\"file_write\","
+		    "\"details\":{\"path\":\"a.txt\",\"agent\":\"Codex\"},\"gitCommitHash\":\"c1\"}");
+	add_op_line(&m, "{\"id\":\"o2\",\"sessionId\":\"sess-b\",\"type\":\"file_write\","
+		    "\"details\":{\"path\":\"b.txt\",\"note\":\"fix login\"},\"gitCommitHash\":\"c2\"}");
+	add_op_line(&m, "{\"id\":\"o3\",\"sessionId\":\"sess-b\",\"type\":\"file_write\","
+		    "\"details\":{\"path\":\"c.txt\"},\"gitCommitHash\":\"c3\"}");
+	add_op_line(&m, "{\"id\":\"o4\",\"sessionId\":\"sess-b\",\"type\":\"rollback\","
+		    "\"details\":{\"rollbackOf\":\"o2\",\"snapshot\":\"s\",\"agent\":\"Human\"},"
+		    "\"gitCommitHash\":\"c4\"}");
+	/* An older version's revert, written as file_write. */
+	add_op_line(&m, "{\"id\":\"o5\",\"sessionId\":\"sess-a\",\"type\":\"file_write\","
+		    "\"details\":{\"revertOf\":\"o1\",\"snapshot\":\"s\"},\"gitCommitHash\":\"c5\"}");
+	assert_int_equal(m.ops[0].undone, 'V');
+	assert_int_equal(m.ops[1].undone, 'R');
+	assert_int_equal(m.ops[2].undone, 'R');
+	assert_int_equal(m.ops[3].undone, 0);
+	assert_int_equal(m.ops[4].undone, 0);
+	assert_string_equal(m.ops[0].agent, "Codex");
+	assert_null(m.ops[1].agent);
+	assert_string_equal(m.ops[1].note, "fix login");
+
+	/* Newest first; the cursor follows the top row. */
+	assert_int_equal(ui_list_visible(&ui_view_operations, &m, &p, idx), 5);
+	assert_string_equal(m.ops[idx[0]].id, "o5");
+	assert_string_equal(m.ops[idx[4]].id, "o1");
+
+	/* The session's agent for o2 and o3; no git (ws NULL): "?" once read. */
+	set_sessions(&m, &s, 1);
+	assert_true(ui_ops_fill(&m, NULL, idx + 2, 2));
+	assert_string_equal(m.ops[1].agent, "Claude");
+	assert_true(m.ops[1].stats_read && m.ops[1].stats_failed);
+	assert_false(m.ops[0].stats_read); /* not asked for */
+	assert_false(ui_ops_fill(&m, NULL, idx + 2, 2)); /* once */
+
+	fake_reset();
+	ui_view_operations.draw(&ui_view_operations, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("FILES +/-"));
+	assert_true(fake_shows("1/5"));
+	assert_true(fake_shows("Claude"));
+	assert_true(fake_shows("RB ?"));
+	assert_true(fake_shows("b.txt \xc2\xb7 fix login"));
+	assert_true(fake_shows("RV \xe2\x80\xa6"));
+	assert_true(fake_shows("rollback to before o2"));
+
+	/* A new operation: the cursor stays on the top row while following. */
+	add_op_line(&m, "{\"id\":\"o6\",\"sessionId\":\"sess-b\",\"type\":\"command_run\","
+		    "\"details\":{\"command\":\"make\"}}");
+	fake_reset();
+	ui_view_operations.draw(&ui_view_operations, &m, &p, (ui_rect){0, 0, 10, 100}, true, now_ms);
+	assert_true(fake_shows("1/6"));
+	/* j leaves the top: no longer following; k back to it: following. */
+	ui_list_key(&ui_view_operations, &m, &p, UI_ACT_DOWN, 5);
+	assert_false(p.follow);
+	ui_list_key(&ui_view_operations, &m, &p, UI_ACT_UP, 5);
+	assert_true(p.follow);
+	ui_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1798,6 +1879,7 @@ int main(void)
 		cmocka_unit_test(test_theme_paths),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_patch_view),
+		cmocka_unit_test(test_ops_rows),
 		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_unbound_keys_do_nothing, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),

@@ -6,7 +6,6 @@
 
 #include "undo.h"
 
-#include "ac_backend_pg.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"
@@ -53,18 +52,33 @@ bool ui_act_cancel_asked(int cancel_fd)
 	return cancel_fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
-static bool set_status(const ac_workspace *ws, ui_act_outcome *o, const char *id,
-		       const char *status)
+int ui_act_store_local(bool *local, const ac_workspace *ws)
 {
+	ac_backend *b = NULL;
+	int rc;
+
+	*local = false;
+	if ((rc = ac_workspace_store(&b, ws)) == 0)
+		*local = b->optional.local_sessions != NULL;
+	ac_workspace_store_release(ws, b);
+	return rc;
+}
+
+static bool set_status(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
+{
+	const char *id = d->target, *status = d->status;
 	bool ok = false;
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
 	const char *verb = !strcmp(status, "paused") ? "pause" : "resume";
 
 	/* The dashboard does not wait for a takeover: the sessions pane shows
-	 * "resuming" until the file says running. */
-	if (ac_operator_set_status(ws, id, status, false, &out, &notes) != 0) {
-		ui_act_say(o, true, "%s %s failed: %s", verb, id, ac_error_last());
+	 * "resuming" until the file says running. A shared store compares
+	 * and sets from the status shown. */
+	if (ac_operator_set_status(ws, id, *d->from ? d->from : NULL, status, false, &out,
+				   &notes) != 0) {
+		ui_act_say(o, true, "%s %s %s: %s", verb, id, d->shared ? "refused" : "failed",
+			   ac_error_last());
 	} else if ((ok = true) && out.withdrawn) {
 		ui_act_say(o, false, "withdrew the pause request for %s%s%s%s", id,
 		    out.signalled ? " (agent process continued)" : "",
@@ -139,15 +153,25 @@ static void resume_dialog_lines(const ac_workspace *ws, ui_model *m, const char 
 	}
 }
 
+static void plan_shared_status(ui_dialog *d, ui_model *m, const char *id, const char *status);
+
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status)
 {
-	bool pause = !strcmp(status, "paused"), withdraw;
+	bool pause = !strcmp(status, "paused"), withdraw, local;
 	ac_session *s = NULL;
 	ac_request req;
 	const char *from;
 
 	ui_dialog_close(d, m);
+	if (ui_act_store_local(&local, ws) != 0) {
+		ui_model_set_action(m, true, "%s %s: %s", pause ? "pause" : "resume", id, ac_error_last());
+		return;
+	}
+	if (!local) {
+		plan_shared_status(d, m, id, status);
+		return;
+	}
 	if (ac_session_load(&s, ws->sessions_dir, id) != 0) {
 		ui_model_set_action(m, true, "%s %s: %s", pause ? "pause" : "resume", id, ac_error_last());
 		return;
@@ -199,14 +223,13 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	}
 }
 
-void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-			      const ac_config *config, const char *id, const char *status)
+/* p / r in a store hosts share: from the status the row shows, as one
+ * compare-and-set. */
+static void plan_shared_status(ui_dialog *d, ui_model *m, const char *id, const char *status)
 {
 	bool pause = !strcmp(status, "paused");
 	const char *from = NULL;
 
-	(void)ws;
-	ui_dialog_close(d, m);
 	for (size_t i = 0; i < m->n_sessions && !from; i++)
 		if (!strcmp(m->sessions[i].raw_id, id))
 			from = m->sessions[i].status;
@@ -222,7 +245,7 @@ void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 	}
 	d->kind = UI_DLG_STATUS;
 	d->status = pause ? "paused" : "running";
-	d->store = config;
+	d->shared = true;
 	snprintf(d->from, sizeof(d->from), "%s", from);
 	d->target = strdup(id);
 	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
@@ -231,26 +254,6 @@ void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 	ui_model_dialog_line(m, "(a change another host made first refuses it: nothing is written)");
 	ui_model_dialog_line(m, "its agent, on whichever host, reads the status from the store; "
 			     "no message is changed");
-}
-
-/* The status change of a UI_DLG_STATUS on a database store, on a
- * connection of its own (the worker thread's). */
-static bool set_store_status(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o)
-{
-	const char *verb = !strcmp(d->status, "paused") ? "pause" : "resume";
-	ac_buf notes = AC_BUF_INIT;
-	ac_backend b = {0};
-	bool ok = false;
-
-	if (ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir) != 0 ||
-	    ac_operator_set_status_in(ws, &b, d->target, d->from, d->status, &notes) != 0)
-		ui_act_say(o, true, "%s %s refused: %s", verb, d->target, ac_error_last());
-	else if ((ok = true))
-		ui_act_say(o, false, "%s %s%s%s", !strcmp(d->status, "paused") ? "paused" : "resumed",
-		    d->target, notes.len ? "; " : "", notes.len ? notes.data : "");
-	ac_backend_close(&b);
-	ac_buf_free(&notes);
-	return ok;
 }
 
 /* The plan as text, to compare the one shown with the one about to run:
@@ -461,7 +464,7 @@ static int plan_checkpoint(ac_checkpoint_plan *out, const ac_workspace *ws, cons
 static void show_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_model *m,
 				     const char *session, const char *checkpoint, bool changed)
 {
-	const char *url = NULL;
+	bool local = true;
 
 	if (d->plan.remove == 0 && d->plan.n_calls == 0 && !d->plan.unfolded) {
 		ui_model_set_action(m, false, "rollback %s to %s: nothing to roll back", session, checkpoint);
@@ -482,7 +485,7 @@ static void show_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 				     "archive(s); %zu tool calls before it are not compensated",
 				     d->plan.compactions, d->plan.n_before_compaction);
 	/* Where z (or a person) finds them again. */
-	if (d->plan.remove && ac_storage_url(&url, ws->config) == 0 && url && *url)
+	if (d->plan.remove && ui_act_store_local(&local, ws) == 0 && !local)
 		ui_model_dialog_line(m, "the removed messages are archived in the database "
 				     "(compactions, kind rollback)");
 	else if (d->plan.remove)
@@ -644,7 +647,7 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	ac_proc_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
 	case UI_DLG_COMPACT:
-		(d->store ? ui_act_run_store_compact : ui_act_run_compact)(d, ws, cancel_fd, out);
+		ui_act_run_compact(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_ROLLBACK_OP:
 	case UI_DLG_REVERT_OP:
@@ -654,14 +657,13 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 		run_rollback_checkpoint(d, ws, cancel_fd, out);
 		break;
 	case UI_DLG_STATUS:
-		if (d->store) {
-			/* z undoes what the files keep: not a database's change. */
-			if (set_store_status(d, ws, out))
-				out->undo_forget = true;
+		if (!set_status(d, ws, out))
+			break;
+		/* z undoes what the files keep: not a shared store's change. */
+		if (d->shared) {
+			out->undo_forget = true;
 			break;
 		}
-		if (!set_status(ws, out, d->target, d->status))
-			break;
 		if (!strcmp(d->status, "paused")) {
 			ui_undo_record(&out->undo, UI_UNDO_PAUSE, d->target, NULL, 0, 0, NULL, NULL);
 			out->undo_set = true;

@@ -59,9 +59,9 @@ typedef struct {
 	char *target;       /* the session or operation id (raw, for the core) */
 	char *checkpoint;   /* the checkpoint id (rollback to a checkpoint) */
 	const char *status; /* UI_DLG_STATUS: "paused" or "running" (static) */
-	const ac_config *store; /* UI_DLG_STATUS, _COMPACT on a database store: its config
-				   (borrowed; the action opens its own connection) */
-	char from[16];      /* ... and the status the operator saw */
+	bool shared;        /* UI_DLG_STATUS, _COMPACT in a store hosts share (a
+			       database): nothing for z to undo there */
+	char from[16];      /* UI_DLG_STATUS: the status the operator saw ("": any) */
 	ac_checkpoint_plan plan;
 	bool has_plan;
 	char *shown;        /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the plan shown, to compare at y */
@@ -88,28 +88,18 @@ typedef struct {
 
 /* p / r: asks before moving session id to status ("paused" or
  * "running"), saying what will happen to its agent; a change the status
- * does not allow is refused on the status line instead. */
+ * does not allow is refused on the status line instead. y runs
+ * ac_operator_set_status(), whichever the workspace's store: in a store
+ * hosts share, one compare-and-set from the status the row showed (a
+ * change another host made first refuses it, nothing written); no pause
+ * request and no signal there: the agent may be on another host. */
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
 			const char *status);
 
-/* p / r on a database store (config's storage.url): asks before moving
- * session id from the status its row shows to status, as one
- * compare-and-set in the database (ac_operator_set_status_in): a change
- * another host made first refuses it, nothing written, said on the status
- * line. No pause request file and no signal: the agent may be on another
- * host. */
-void ui_act_plan_store_status(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-			      const ac_config *config, const char *id, const char *status);
-
-/* c: plans compacting session id into d and m's dialog (kind stays NONE and the status
- * line says why when there is nothing to do). */
+/* c: plans compacting session id (its history as the store holds it) into
+ * d and m's dialog (kind stays NONE and the status line says why when
+ * there is nothing to do); y runs ac_operator_compact(). */
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
-
-/* c on a database store (config's storage.url): the same plan over the
- * history the database holds; y compacts through the store
- * (ac_operator_compact_in) on a connection of the action's own. */
-void ui_act_plan_store_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-			       const ac_config *config, const char *id);
 
 /* R in Operations: a dry run of rolling back to before operation op_id,
  * naming the sessions whose operations it undoes. */

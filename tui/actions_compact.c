@@ -1,11 +1,10 @@
-/* c: compacting a session from the dashboard, on the files or on a
- * database store (storage.url): the dialog that says what will change,
+/* c: compacting a session from the dashboard, whichever the workspace's
+ * store: the dialog that says what will change,
  * then the compaction on the action's thread, reported on the status
  * line. Split from actions.c, which dispatches to these. */
 #include "actions.h"
 #include "actions_impl.h"
 
-#include "ac_backend_pg.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
@@ -46,56 +45,48 @@ static void compact_dialog(ui_dialog *d, ui_model *m, const char *id, const json
 
 void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id)
 {
-	ac_session *s = NULL;
-	ac_compact_options opts = ws->compact;
-	const char *const *summarizer = NULL;
-	ac_buf where = AC_BUF_INIT;
-
-	ui_dialog_close(d, m);
-	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
-	    ac_session_load(&s, ws->sessions_dir, id) != 0) {
-		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
-		return;
-	}
-	opts.force = true; /* the operator asked: compact even below the trigger */
-	/* Seed 001 §7a: artifacts are kept per tenant (ac_operator_compact). */
-	ac_buf_printf(&where, "under %s/.compactions/%s", ws->sessions_dir,
-		      json_is_string(json_object_get(json_object_get(ac_session_root(s), "metadata"),
-						     "tenantId"))
-			      ? "; large tool results become artifacts" : "");
-	compact_dialog(d, m, id, ac_session_messages(s), &opts, where.data ? where.data : "");
-	ac_buf_free(&where);
-	ac_session_free(s);
-}
-
-void ui_act_plan_store_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m,
-			       const ac_config *config, const char *id)
-{
 	ac_backend_session_info info = {0};
 	ac_compact_options opts = ws->compact;
 	const char *const *summarizer = NULL;
+	ac_buf where = AC_BUF_INIT;
 	json_t *messages = NULL;
-	ac_backend b = {0};
+	ac_session *s = NULL;
+	ac_backend *b = NULL;
+	bool local;
 
 	ui_dialog_close(d, m);
-	/* The history as the database holds it now, read by id (its tenant
-	 * is the store's). */
 	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
-	    ac_backend_open(&b, config, ws->sessions_dir, ws->sessions_dir) != 0 ||
-	    b.inspector.find(b.impl, &info, id) != 0 ||
-	    b.session.load_all(b.impl, &messages, info.tenant, id) != 0) {
-		ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
-		goto done;
-	}
-	opts.force = true;
-	compact_dialog(d, m, id, messages, &opts,
-		       "in the database (compactions); large tool results become artifacts");
-	if (d->kind == UI_DLG_COMPACT)
-		d->store = config;
+	    ac_workspace_store(&b, ws) != 0)
+		goto failed;
+	local = b->optional.local_sessions != NULL;
+	/* The history as the store holds it now; in a shared store read by
+	 * id (its tenant is the store's). */
+	if (local ? ac_session_load(&s, ws->sessions_dir, id) != 0
+		  : b->inspector.find(b->impl, &info, id) != 0 ||
+			    b->session.load_all(b->impl, &messages, info.tenant, id) != 0)
+		goto failed;
+	opts.force = true; /* the operator asked: compact even below the trigger */
+	/* Seed 001 §7a: artifacts are kept per tenant (ac_operator_compact). */
+	if (local)
+		ac_buf_printf(&where, "under %s/.compactions/%s", ws->sessions_dir,
+			      json_is_string(json_object_get(
+				      json_object_get(ac_session_root(s), "metadata"), "tenantId"))
+				      ? "; large tool results become artifacts" : "");
+	else
+		ac_buf_printf(&where, "in the database (compactions); large tool results become "
+			      "artifacts");
+	compact_dialog(d, m, id, local ? ac_session_messages(s) : messages, &opts,
+		       where.data ? where.data : "");
+	d->shared = !local;
+	goto done;
+failed:
+	ui_model_set_action(m, true, "compact %s: %s", id, ac_error_last());
 done:
 	json_decref(messages);
 	ac_backend_session_info_clear(&info);
-	ac_backend_close(&b);
+	ac_workspace_store_release(ws, b);
+	ac_buf_free(&where);
+	ac_session_free(s);
 }
 
 /* What a compaction of d->target did, on the status line: rc its result,
@@ -118,39 +109,25 @@ static void say_compacted(ui_act_outcome *o, const ui_dialog *d, int cancel_fd, 
 	}
 }
 
-/* ui_act_run_compact on a database store, on a connection of its own. Nothing
- * for z to undo: the archive is the store's (compactions), not a file. */
-void ui_act_run_store_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
-			      ui_act_outcome *o)
-{
-	ac_backend_compact_result r = {0};
-	ac_buf notes = AC_BUF_INIT;
-	ac_backend b = {0};
-	int rc = ac_backend_open(&b, d->store, ws->sessions_dir, ws->sessions_dir);
-
-	if (rc == 0)
-		rc = ac_operator_compact_in(ws, &b, d->target, true, &r, &notes);
-	say_compacted(o, d, cancel_fd, rc, r.compacted, r.why_not, r.messages_before,
-		      r.messages_after, r.tokens_before, r.tokens_after, &notes);
-	o->undo_forget = true;
-	ac_backend_close(&b);
-	ac_buf_free(&notes);
-}
-
+/* In a shared store nothing is for z to undo: the archive is the
+ * store's (compactions), not a file. */
 void ui_act_run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
 			ui_act_outcome *o)
 {
 	ac_buf notes = AC_BUF_INIT;
-	ac_compact_result r = {0};
+	ac_operator_compaction r = {0};
 	int rc = ac_operator_compact(ws, d->target, true, &r, &notes);
 
-	say_compacted(o, d, cancel_fd, rc, rc == 0 && r.needed, r.why_not, r.messages_before,
-		      r.messages_after, r.tokens_before, r.tokens_after, &notes);
-	if (rc == 0 && r.needed && r.archive_path) {
-		ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive_path, r.messages_after,
-			       r.summarized, NULL, NULL);
+	say_compacted(o, d, cancel_fd, rc, rc == 0 && r.done.compacted, r.done.why_not,
+		      r.done.messages_before, r.done.messages_after, r.done.tokens_before,
+		      r.done.tokens_after, &notes);
+	if (rc == 0 && r.done.compacted && r.archive) {
+		ui_undo_record(&o->undo, UI_UNDO_COMPACT, d->target, r.archive,
+			       r.done.messages_after, r.done.summarized, NULL, NULL);
 		o->undo_set = true;
+	} else if (d->shared) {
+		o->undo_forget = true;
 	}
-	ac_compact_result_free(&r);
+	ac_operator_compaction_free(&r);
 	ac_buf_free(&notes);
 }

@@ -14,11 +14,13 @@ void ui_act_say(ui_act_outcome *out, bool error, const char *fmt, ...)
 /* Whether the operator asked to cancel (cancel_fd readable). */
 bool ui_act_cancel_asked(int cancel_fd);
 
-/* UI_DLG_COMPACT's action, on the files or (d->store set) on the store. */
+/* UI_DLG_COMPACT's action. */
 void ui_act_run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
 			ui_act_outcome *o);
-void ui_act_run_store_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_fd,
-			      ui_act_outcome *o);
+
+/* *local: the workspace's store keeps session files local agents write
+ * (its optional local_sessions); 0, or the store's error (ac_error_last()). */
+int ui_act_store_local(bool *local, const ac_workspace *ws);
 
 /* The dialog of p on a session whose agent ignores a pending pause: the
  * line offering S/T when agentctl knows its process (sets d->stop_pid). */

@@ -25,6 +25,7 @@ void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only)
 		d->panes[i].status_filter = -1;
 	d->strip.status_filter = -1;
 	d->panes[UI_PANE_JOURNAL].follow = true;
+	d->panes[UI_PANE_OPS].follow = true; /* on the newest operation */
 	d->panes[UI_PANE_SESSIONS].sort = UI_SORT_UPDATED;
 	d->pane = UI_PANE_SESSIONS;
 }
@@ -231,4 +232,22 @@ void ui_dash_free(ui_dash *d)
 	for (size_t i = 0; i < d->n_themes; i++)
 		free(d->themes[i]);
 	d->n_themes = 0;
+}
+
+bool ui_dash_fill_ops(ui_dash *d)
+{
+	const ui_pane *p = &d->panes[UI_PANE_OPS];
+	size_t n = d->m.n_ops, *idx, shown, to;
+	bool changed = false;
+
+	if (!n || p->list_rows <= 0 || !(idx = malloc(n * sizeof(*idx))))
+		return false;
+	shown = ui_list_visible(&ui_view_operations, &d->m, p, idx);
+	to = p->top + (size_t)p->list_rows;
+	if (to > shown)
+		to = shown;
+	if (p->top < to)
+		changed = ui_ops_fill(&d->m, d->ws, idx + p->top, to - p->top);
+	free(idx);
+	return changed;
 }

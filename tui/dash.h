@@ -75,6 +75,12 @@ ui_pane_id ui_dash_current(const ui_dash *d);
 /* Rows a page key moves in the current pane. */
 int ui_dash_page_rows(const ui_dash *d);
 
+/* Reads what the Operations rows drawn last need from git (ui_ops_fill()):
+ * only those rows, once each, after the frame that shows them, so the
+ * first screen of a long log is not held up. True when a row changed
+ * (draw again). */
+bool ui_dash_fill_ops(ui_dash *d);
+
 /* Shows list pane (closing help and the conversation); the checkpoints
  * pane loads the selected session's checkpoints. */
 void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane);

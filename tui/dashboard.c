@@ -229,6 +229,8 @@ static void draw(ui_dash *d)
 	ui_dialog_draw(&d->m, &d->panes[UI_PANE_DIALOG], rows, cols);
 	screen_end();
 	d->redraw_at = ui_age_refresh_take();
+	if (cur == UI_PANE_OPS && ui_dash_fill_ops(d))
+		d->redraw_at = 1; /* now: the rows' git stats */
 }
 
 /* How long poll() may sleep: until the watcher wants to look again, or an

@@ -9,7 +9,6 @@
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_store.h"
-#include "ac_backend_pg.h"
 #include "ac_query.h"
 #include "ac_time.h"
 
@@ -89,15 +88,18 @@ static void set_error(ui_model *m, const char *what)
 	m->search.complete = true;
 }
 
-/* A database store (storage.url): its journal, into e->store. */
+/* The workspace's journal, into e->store when it is read by seq through
+ * its store (a database's: the optional follow); files are left to the
+ * scanner, which reads them in steps and shows its progress. */
 static int open_store(ui_jsearch_engine *e, const ac_workspace *ws)
 {
-	const char *url = NULL;
-	int rc;
+	int rc = ac_journal_store_open(&e->store, ws);
 
-	if (ws->config && (rc = ac_storage_url(&url, ws->config)))
-		return rc;
-	return url && *url ? ac_journal_store_open(&e->store, ws) : 0;
+	if (rc == 0 && !e->store->ops->follow) {
+		ac_journal_store_free(e->store);
+		e->store = NULL;
+	}
+	return rc;
 }
 
 int ui_jsearch_start(ui_jsearch_engine **io, ui_model *m, const ac_workspace *ws,

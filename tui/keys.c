@@ -233,13 +233,8 @@ static bool act_session(ui_dash *d, int key)
 		free(copy);
 		return true;
 	}
-	if (copy && key == 'c' && d->config && ui_source_store_name(d->src))
-		ui_act_plan_store_compact(&d->dlg, d->ws, &d->m, d->config, copy);
-	else if (copy && key == 'c')
+	if (copy && key == 'c')
 		ui_act_plan_compact(&d->dlg, d->ws, &d->m, copy);
-	else if (copy && d->config && ui_source_store_name(d->src))
-		ui_act_plan_store_status(&d->dlg, d->ws, &d->m, d->config, copy,
-					 key == 'p' ? "paused" : "running");
 	else if (copy)
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, copy, key == 'p' ? "paused" : "running");
 	free(copy);
@@ -418,7 +413,8 @@ static const ui_key table[] = {
 	 .doc = {.label = "k Up", .help = "move up", .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'g', UI_KEY_HOME},
-	 .doc = {.label = "g Home", .help = "top", .panes = UI_IN_PANES},
+	 .doc = {.label = "g Home", .help = "top (Operations, newest first, then follows what is added)",
+		 .panes = UI_IN_PANES},
 	 .handler = act_move, .reaction = UI_REDRAW},
 	{.keys = {'G', UI_KEY_END},
 	 .doc = {.label = "G End", .panes = UI_IN_PANES,
@@ -496,7 +492,9 @@ static const ui_key table[] = {
 	{.keys = {'R'},
 	 .doc = {.label = "R", .panes = IN_OPERATION | UI_IN(UI_PANE_CKPTS), .writes = true,
 		 .help = "roll back to the selected operation or checkpoint: every later "
-			 "operation is undone too (asks first, naming the sessions)"},
+			 "operation is undone too (asks first, naming the sessions). Operations "
+			 "marks: \xe2\x86\xba can be rolled back, RB already rolled back, RV "
+			 "already reverted"},
 	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
 	{.keys = {'v'},
 	 .doc = {.label = "v", .panes = IN_OPERATION, .writes = true,

@@ -284,6 +284,8 @@ void ui_model_clear_ops(ui_model *m)
 		ui_sfree(o->type);
 		ui_sfree(o->what);
 		ui_sfree(o->commit);
+		ui_sfree(o->agent);
+		ui_sfree(o->note);
 	}
 	m->n_ops = 0;
 }
@@ -742,6 +744,8 @@ void ui_model_free(ui_model *m)
 	ui_model_viewer_close(m);
 	ui_model_close_patch(m);
 	ui_sfree(m->workspace);
+	ui_sfree(m->store_where);
+	m->store_where = NULL;
 	ui_sfree(m->last_problem);
 	free(m->polling);
 	m->workspace = m->last_problem = m->polling = NULL;

@@ -9,6 +9,7 @@
 #define UI_MODEL_H
 
 #include "ac_backend.h"
+#include "ac_oplog.h"
 #include "ac_oplog_intent.h"
 #include "ac_session_index.h"
 #include "ac_session_state.h"
@@ -92,6 +93,20 @@ typedef struct {
 	 * ui_session.raw_id: "a\x1b" and "a^[" look the same as id). */
 	char *raw_id;
 	bool reversible; /* has a commit to roll back to */
+	/* Who did it: details.agent, else (filled by ui_ops_fill()) the
+	 * session's agentId or user; NULL until known. */
+	char *agent;
+	/* The operation's note (details.note/message/description), else its
+	 * commit's subject when that says more than the seed's "[agent] ..."
+	 * (filled by ui_ops_fill()); NULL: none. */
+	char *note;
+	/* Files its commit changed and lines added/removed, from git, read
+	 * once (stats_read) for rows on screen by ui_ops_fill(). */
+	size_t files, adds, dels;
+	bool stats_read, stats_failed;
+	/* 'R' rolled back, 'V' reverted by a later recorded rollback/revert
+	 * operation; 0: not undone. */
+	char undone;
 } ui_op;
 
 typedef struct {
@@ -224,6 +239,8 @@ typedef struct {
 
 typedef struct {
 	char *workspace;         /* sanitised root */
+	char *store_where;       /* a shared store's name (sanitised, no password),
+				    or NULL: the sessions are the workspace's files */
 	bool read_only;
 
 	ui_session *sessions;    /* newest first */
@@ -573,6 +590,15 @@ char *ui_safe_line(const char *s, size_t len); /* one line: tabs as spaces, then
 char *ui_invalid_text(const char *reason, const char *raw, size_t len);
 void ui_sfree(char *s);
 void ui_model_clear_ops(ui_model *m);
+
+/* Appends op (borrowed) to the operations (tui/model_ops.c), marking the
+ * operations an operator's rollback or revert undid. 0 or AC_ENOMEM. */
+int ui_model_add_op(ui_model *m, const ac_op *op);
+
+/* Reads, once each, the git stats, commit subject and agent of the
+ * operations idx[first..first+n) (the rows on screen) that lack them.
+ * ws may be NULL (no git). True when a row changed. */
+bool ui_ops_fill(ui_model *m, const ac_workspace *ws, const size_t *idx, size_t n);
 
 /* Shows intent (NULL: none) above the operations; true when that changed.
  * The intent is only read. */

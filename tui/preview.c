@@ -7,7 +7,6 @@
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
-#include "ac_backend_pg.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
@@ -127,23 +126,21 @@ static int write_nothing(const char *data, size_t len, void *ctx)
 	return 0;
 }
 
-/* A database's journal: the event by its id (an indexed column there). */
-static void event_in_store(ui_model *m, const ac_workspace *ws, const ac_query *q, const char *id)
+/* A journal read through its store (a database's, followed by seq): the
+ * event by its id (an indexed column there). */
+static void event_in_store(ui_model *m, ac_journal_store *store, const ac_query *q, const char *id)
 {
-	ac_journal_store *store = NULL;
 	ac_buf line = AC_BUF_INIT;
 	char title[300];
 
 	snprintf(title, sizeof(title), "Event %.200s", id);
 	ui_model_viewer_open(m, title);
-	if (ac_journal_store_open(&store, ws) != 0 ||
-	    store->ops->scan(store, NULL, true, q, 1, keep_line, &line, write_nothing, NULL) != 0)
+	if (store->ops->scan(store, NULL, true, q, 1, keep_line, &line, write_nothing, NULL) != 0)
 		ui_model_viewer_line(m, "event %s cannot be read: %s", id, ac_error_last());
 	else if (!line.len)
 		ui_model_viewer_line(m, "event %s is no longer in the journal", id);
 	else
 		event_lines(m, line.data, line.len);
-	ac_journal_store_free(store);
 	ac_buf_free(&line);
 }
 
@@ -154,15 +151,17 @@ void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 	char **files = NULL;
 	size_t n = 0;
 	found_event f = {0};
-	const char *terms[1], *url = NULL;
+	const char *terms[1];
+	ac_journal_store *store = NULL;
 
 	ac_buf_printf(&term, "id=%s", id);
 	terms[0] = term.data;
-	if (term.data && ws->config && ac_storage_url(&url, ws->config) == 0 && url && *url &&
+	if (term.data && ac_journal_store_open(&store, ws) == 0 && store->ops->follow &&
 	    ac_query_parse(&q, terms, 1) == 0) {
-		event_in_store(m, ws, q, id);
+		event_in_store(m, store, q, id);
 		goto done;
 	}
+	ac_error_clear();
 	if (!term.data || ac_query_parse(&q, terms, 1) != 0 ||
 	    ac_journal_files(&files, &n, ws->journal_path) != 0 ||
 	    ac_journal_scan(NULL, (const char *const *)files, n, q, 1, &ws->schema, keep_found,
@@ -178,6 +177,7 @@ void ui_preview_event_id(ui_model *m, const ac_workspace *ws, const char *id)
 		ui_preview_event_at(m, f.path, slash ? slash + 1 : f.path, f.offset, NULL);
 	}
 done:
+	ac_journal_store_free(store);
 	free(f.path);
 	ac_journal_files_free(files, n);
 	ac_query_free(q);

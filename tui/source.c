@@ -330,34 +330,6 @@ unsigned ui_source_recheck_pending(ui_source *src, ui_model *m)
 	return changed;
 }
 
-static int ops_push(ui_model *m, const ac_op *op)
-{
-	ac_buf what = AC_BUF_INIT;
-	ui_op *o;
-
-	if (m->n_ops == m->cap_ops) {
-		size_t cap = m->cap_ops ? m->cap_ops * 2 : 64;
-		ui_op *grown = realloc(m->ops, cap * sizeof(*grown));
-
-		if (!grown)
-			return AC_ENOMEM;
-		m->ops = grown;
-		m->cap_ops = cap;
-	}
-	o = &m->ops[m->n_ops++];
-	ac_oplog_summary(&what, op->details, 300);
-	o->id = ui_safe_str(op->id);
-	o->raw_id = ui_raw_str(op->id);
-	o->timestamp = ui_safe_str(op->timestamp);
-	o->session = ui_safe_str(op->session_id);
-	o->type = ui_safe_str(op->type);
-	o->what = ui_safe_dup(what.data, what.len);
-	o->commit = ui_safe_str(op->commit ? op->commit : "");
-	o->reversible = op->commit != NULL;
-	ac_buf_free(&what);
-	return 0;
-}
-
 /* The intent of a rollback stopped midway, shown above the operations. */
 static unsigned read_intent(ui_source *src)
 {
@@ -418,7 +390,7 @@ static unsigned read_ops(ui_source *src)
 		return UI_CHANGED_OPS;
 	}
 	for (size_t i = 0; i < list.n; i++)
-		if (ops_push(m, &list.ops[i]) != 0)
+		if (ui_model_add_op(m, &list.ops[i]) != 0)
 			break;
 	m->ops_skipped += list.skipped;
 	src->ops_offset = list.next_offset;

@@ -44,6 +44,7 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ac_backend_close(&src->backend);
 	src->backend = store;
 	src->database = true;
+	src->m->store_where = ui_safe_str(src->store_name);
 	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
 		 "checkpoints from the database, followed live; the coding agents' transcripts "
 		 "from their folders; the operations pane still reads the workspace's file",

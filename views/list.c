@@ -204,7 +204,7 @@ static bool settle(const ui_view *v, const ui_model *m, ui_pane *p, const size_t
 	bool missing = false;
 
 	if (p->follow && n) {
-		p->cursor = n - 1;
+		p->cursor = v->newest_first ? 0 : n - 1;
 	} else if (p->sel[0] && v->item_key) {
 		if (p->cursor >= n || strcmp(v->item_key(m, idx[p->cursor]), p->sel)) {
 			bool found = false;
@@ -322,6 +322,11 @@ void ui_list_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bo
 	if (!shown) {
 		const char *why = n ? "nothing matches the filter" : v->empty;
 
+		if (!n && v->empty_text) {
+			ac_buf_clear(&line);
+			v->empty_text(&line, m);
+			why = line.data ? line.data : "";
+		}
 		screen_put(r.y + 3, r.x + 2, r.w - 2, UI_ST_DIM, why);
 		goto done;
 	}
@@ -386,8 +391,12 @@ bool ui_list_key(const ui_view *v, const ui_model *m, ui_pane *p, ui_action a, i
 	default:
 		return false;
 	}
-	p->follow = n && p->cursor == n - 1 && (a == UI_ACT_BOTTOM || a == UI_ACT_DOWN || a == UI_ACT_PGDN) &&
-		    (v == &ui_view_journal || v == &ui_view_trace);
+	if (v->newest_first)
+		p->follow = n && p->cursor == 0 && (a == UI_ACT_TOP || a == UI_ACT_UP || a == UI_ACT_PGUP);
+	else
+		p->follow = n && p->cursor == n - 1 &&
+			    (a == UI_ACT_BOTTOM || a == UI_ACT_DOWN || a == UI_ACT_PGDN) &&
+			    (v == &ui_view_journal || v == &ui_view_trace);
 	p->sel[0] = '\0';
 	if (n && v->item_key) {
 		size_t *idx = malloc(n * sizeof(*idx));

@@ -1,12 +1,16 @@
-/* The Operations pane: the operation log, oldest first; R rolls the
- * workspace back to before the selected operation. */
+/* The Operations pane: the operation log, newest first (following new
+ * ones while the cursor is on the top row), each with who did it, what
+ * for, the size of its commit, and whether a later rollback or revert
+ * already undid it; R rolls the workspace back to before the selected
+ * operation. */
 #include "screen.h"
 #include "ui_text.h"
 #include "view.h"
 
+#include <stdio.h>
 #include <string.h>
 
-enum { OPS_TIME_W = 8, OPS_SESSION_W = 10, OPS_TYPE_W = 11, OPS_REV_W = 3 };
+enum { OPS_TIME_W = 8, OPS_AGENT_W = 10, OPS_TYPE_W = 10, OPS_MARK_W = 2, OPS_FILES_W = 13 };
 
 static size_t ops_count(const ui_model *m)
 {
@@ -21,11 +25,25 @@ static const char *ops_key(const ui_model *m, size_t i)
 static bool ops_match(const ui_model *m, size_t i, const ui_pane *p)
 {
 	const ui_op *o = &m->ops[i];
-	const char *fields[] = {o->id, o->session, o->type, o->what, o->commit, NULL};
+	const char *fields[] = {o->id, o->session, o->type, o->what, o->commit,
+				o->agent ? o->agent : "", o->note ? o->note : "", NULL};
 
 	if (p->session[0] && strcmp(o->session, p->session))
 		return false;
 	return ui_filter_fields(p, fields);
+}
+
+/* Newest first: the log's order reversed. */
+static void ops_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n)
+{
+	(void)m;
+	(void)p;
+	for (size_t i = 0; i < n / 2; i++) {
+		size_t t = idx[i];
+
+		idx[i] = idx[n - 1 - i];
+		idx[n - 1 - i] = t;
+	}
 }
 
 static void ops_header(ac_buf *out, const ui_model *m, int width)
@@ -34,34 +52,62 @@ static void ops_header(ac_buf *out, const ui_model *m, int width)
 	ac_buf row = AC_BUF_INIT;
 
 	ui_col(&row, "TIME", OPS_TIME_W, 0, 1);
-	ui_col(&row, "SESSION", OPS_SESSION_W - 1, 0, 1);
+	ui_col(&row, "AGENT", OPS_AGENT_W, 0, 1);
 	ui_col(&row, "TYPE", OPS_TYPE_W, 0, 1);
-	ui_col(&row, "REV", OPS_REV_W, 0, 1);
+	ui_col(&row, "", OPS_MARK_W, 0, 1);
+	ui_col(&row, "FILES +/-", OPS_FILES_W, 0, 1);
 	ac_buf_append(&row, "WHAT", 4);
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD);
 	ac_buf_free(&row);
+}
+
+/* "3 +120 -4": files and lines of the commit; "..." until read, "?" when
+ * git cannot show it, "" without a commit. */
+static void ops_files(char *out, size_t size, const ui_op *o)
+{
+	char adds[16], dels[16];
+
+	if (!o->reversible)
+		snprintf(out, size, "%s", "");
+	else if (!o->stats_read)
+		snprintf(out, size, "%s", "\xe2\x80\xa6");
+	else if (o->stats_failed)
+		snprintf(out, size, "%s", "?");
+	else {
+		ui_fmt_count(adds, sizeof(adds), o->adds);
+		ui_fmt_count(dels, sizeof(dels), o->dels);
+		snprintf(out, size, "%zu +%s -%s", o->files, adds, dels);
+	}
 }
 
 static ui_style ops_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
 			int *accent_x, int *accent_w)
 {
 	const ui_op *o = &m->ops[i];
-	char clock[9];
+	char clock[9], files[48], agent[16];
 	ac_buf row = AC_BUF_INIT;
+	/* RB/RV: a later rollback/revert undid it; then whether R can. */
+	const char *mark = o->undone == 'R' ? "RB" : o->undone == 'V' ? "RV"
+			 : o->reversible ? "\xe2\x86\xba" : "-";
 
 	(void)now_ms;
 	ui_fmt_clock(clock, o->timestamp);
+	ops_files(files, sizeof(files), o);
+	/* Without a known agent, the session's start tells sessions apart. */
+	snprintf(agent, sizeof(agent), "%.8s", o->session[0] ? o->session : "-");
 	ui_col(&row, clock, OPS_TIME_W, 0, 1);
-	ui_col(&row, o->session, OPS_SESSION_W - 1, UI_FIT_ELLIPSIS, 1);
+	ui_col(&row, o->agent ? o->agent : agent, OPS_AGENT_W, UI_FIT_ELLIPSIS, 1);
 	ui_col(&row, o->type, OPS_TYPE_W, UI_FIT_ELLIPSIS, 1);
-	/* ↺: can be rolled back (has a commit); -: cannot on its own. */
-	ui_col(&row, o->reversible ? " \xe2\x86\xba" : " -", OPS_REV_W, 0, 1);
+	ui_col(&row, mark, OPS_MARK_W, 0, 1);
+	ui_col(&row, files, OPS_FILES_W, UI_FIT_ELLIPSIS, 1);
 	ac_buf_append(&row, o->what, strlen(o->what));
+	if (o->note && strcmp(o->note, o->what))
+		ac_buf_printf(&row, " \xc2\xb7 %s", o->note);
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD | UI_FIT_ELLIPSIS);
 	ac_buf_free(&row);
-	*accent_x = OPS_TIME_W + 1 + OPS_SESSION_W + OPS_TYPE_W + 1;
-	*accent_w = OPS_REV_W;
-	return o->reversible ? UI_ST_COMPLETED : UI_ST_DIM;
+	*accent_x = OPS_TIME_W + 1 + OPS_AGENT_W + 1 + OPS_TYPE_W + 1;
+	*accent_w = OPS_MARK_W;
+	return o->undone ? UI_ST_DIM : o->reversible ? UI_ST_COMPLETED : UI_ST_DIM;
 }
 
 static void ops_draw(const ui_view *v, const ui_model *m, ui_pane *p, ui_rect r, bool active,
@@ -109,5 +155,7 @@ const ui_view ui_view_operations = {
 	.match = ops_match,
 	.header = ops_header,
 	.row = ops_row,
+	.order = ops_order,
+	.newest_first = true,
 	.empty = "the operation log is empty",
 };

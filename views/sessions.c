@@ -356,6 +356,15 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 	ui_model_tree_order(m, idx, n);
 }
 
+/* An empty list names where the sessions were looked for. */
+static void sessions_empty(ac_buf *out, const ui_model *m)
+{
+	if (m->store_where)
+		ac_buf_printf(out, "no sessions yet (the store %s holds none)", m->store_where);
+	else
+		ac_buf_printf(out, "no sessions yet (.agent/sessions/ is empty or absent)");
+}
+
 const ui_view ui_view_sessions = {
 	.name = "1 Sessions",
 	.draw = ui_list_draw,
@@ -366,5 +375,6 @@ const ui_view ui_view_sessions = {
 	.header = sessions_header,
 	.row = sessions_row,
 	.empty = "no sessions yet (.agent/sessions/ is empty or absent)",
+	.empty_text = sessions_empty,
 	.order = sessions_order,
 };

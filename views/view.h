@@ -135,9 +135,14 @@ struct ui_view {
 	ui_style (*row)(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
 			int *accent_x, int *accent_w);
 	const char *empty; /* what an empty list says */
+	/* The same when it depends on the model (NULL: empty). */
+	void (*empty_text)(ac_buf *out, const ui_model *m);
 	/* Puts the visible items idx[0..n) in the pane's order (p->sort);
 	 * NULL: model order. */
 	void (*order)(const ui_model *m, const ui_pane *p, size_t *idx, size_t n);
+	/* The newest item is the first row: following new items keeps the
+	 * cursor there (g), not on the last row (G). */
+	bool newest_first;
 };
 
 /* The view that draws each pane (NULL for the dialog), and the pane's

@@ -453,8 +453,50 @@ typedef struct {
 		     const char *operation, const json_t *arguments);
 } ac_backend_request_ops;
 
+/* A change to a session document, as ac_session_update() takes one: 0
+ * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
+typedef int (*ac_backend_document_fn)(json_t *root, void *ctx);
+
+struct ac_backend;
+
+/* ---- 10. What only some stores can do ----
+ * Each member is NULL in a store that cannot do it: a caller asks for the
+ * operation (is it there?) and never for the store's name. They take the
+ * backend itself (they may use its other operations and its connection). */
 typedef struct {
-	const char *name;                   /* "fs", ... (static) */
+	/* The session files' folder when the store keeps each session as a
+	 * file in the workspace that local agents write (the files): operator
+	 * actions then wait for the file to be quiet, leave pause requests
+	 * beside it and signal the agent agentctl started (ac_control.h).
+	 * NULL in a store that hosts share, whose agents may run anywhere and
+	 * read their status from it: a status change is its compare-and-set. */
+	const char *(*local_sessions)(const struct ac_backend *b);
+	/* Holds (hold true) or lets go of session_id's operator lock on b's
+	 * connection, so gc leaves the session's records alone meanwhile. */
+	int (*hold_session)(const struct ac_backend *b, const char *session_id, bool hold);
+	/* A lease one connection holds at a time (ac_backend_pg_lease()). */
+	int (*lease)(const struct ac_backend *b, bool *out_held, const char *name);
+	/* Applies change to tenant's session_id's document in one
+	 * transaction under the session's row lock. */
+	int (*update_document)(const struct ac_backend *b, const char *tenant,
+			       const char *session_id, ac_backend_document_fn change, void *ctx);
+	/* A checkpoint rollback's cut in one transaction: when session_id
+	 * still holds exactly planned, the messages after the first keep are
+	 * archived in the store and removed, note recording it in the
+	 * document (ac_backend_pg_cut_history()); AC_ECONFLICT otherwise. */
+	int (*cut_history)(const struct ac_backend *b, const char *tenant, const char *session_id,
+			   const json_t *planned, size_t keep, ac_backend_document_fn note,
+			   void *note_ctx);
+	/* The same behind a compaction: every message goes (removed is
+	 * archived as the rollback's) and kept takes their place
+	 * (ac_backend_pg_replace_history()). */
+	int (*replace_history)(const struct ac_backend *b, const char *tenant,
+			       const char *session_id, const json_t *planned, const json_t *kept,
+			       const json_t *removed, ac_backend_document_fn note, void *note_ctx);
+} ac_backend_optional_ops;
+
+typedef struct ac_backend {
+	const char *name;                   /* "fs", ... (static): for messages, never to choose a path */
 	void *impl;                         /* handed to every function */
 	ac_backend_session_ops session;
 	ac_backend_memo_ops memo;
@@ -464,6 +506,7 @@ typedef struct {
 	ac_backend_orch_ops orch;
 	ac_backend_inspector_ops inspector;
 	ac_backend_copy_ops copy;
+	ac_backend_optional_ops optional;
 	void (*free)(void *impl);           /* releases impl */
 	ac_backend_request_ops request;     /* optional (NULLs): idempotency keys */
 } ac_backend;

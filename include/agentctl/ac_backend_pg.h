@@ -68,9 +68,8 @@ int ac_backend_pg_lease(const ac_backend *b, bool *out_held, const char *name);
  * PostgreSQL backend. */
 int ac_backend_pg_hold_session(const ac_backend *b, const char *session_id, bool hold);
 
-/* A change to a session document, as ac_session_update() takes one: 0
- * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
-typedef int (*ac_backend_pg_document_fn)(json_t *root, void *ctx);
+/* A change to a session document (ac_backend.h's ac_backend_document_fn). */
+typedef ac_backend_document_fn ac_backend_pg_document_fn;
 
 /* Applies change to tenant's session_id's stored document (everything a
  * session file holds but the history: task, metadata...) in one

@@ -105,6 +105,10 @@ int ac_git_commit_changes(ac_git_change **out, size_t *out_n, ac_git *g, const c
 
 void ac_git_changes_free(ac_git_change *changes, size_t n);
 
+/* Appends commit hash's subject (its message's first line, not
+ * sanitised). 0, AC_ENOTFOUND for an unknown commit, AC_ENOMEM. */
+int ac_git_commit_subject(ac_buf *out, ac_git *g, const char *hash);
+
 typedef enum {
 	AC_GIT_REMOVE,  /* added since the target state: removed */
 	AC_GIT_RESTORE, /* deleted since: brought back */

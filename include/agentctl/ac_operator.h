@@ -1,9 +1,12 @@
 /* What an operator does to a session, from the command line or the
  * dashboard: pause, resume (optionally starting the configured
- * resumeCommand), complete, fail, compact. Each changes the session file
- * through ac_session.h, only once its agent has stopped writing it, leaves
- * requests for the agent through ac_control.h, and records the action in
- * the journal as an event of agent "Human", so both front ends behave
+ * resumeCommand), complete, fail, compact, roll back to a checkpoint.
+ * Each is one function that works on the workspace's store whichever it
+ * is (ac_workspace_store()): a session file that a local agent writes is
+ * changed through ac_session.h only once the agent has stopped writing it,
+ * with requests for the agent through ac_control.h; a store hosts share
+ * is changed in its own transactions. Every action is recorded in the
+ * journal as an event of agent "Human", so both front ends behave
  * identically. */
 #ifndef AC_OPERATOR_H
 #define AC_OPERATOR_H
@@ -27,8 +30,16 @@ typedef struct {
 				 waiting or overridden by the agent, taken back */
 } ac_operator_outcome;
 
-/* Moves session id to status ("paused", "running", "completed", "failed")
- * without ever writing under an agent that is saving its turns:
+/* Moves session id to status ("paused", "running", "completed", "failed").
+ * from is the status the operator saw (NULL: the status now): when the
+ * session is not that any more, AC_ECONFLICT and nothing is written.
+ *
+ * In a store hosts share (no b->optional.local_sessions) it is the
+ * store's compare-and-set, after the same rules (AC_EINVAL when the
+ * change is not allowed); no pause request and no signal: the agent may
+ * run on another host and reads its status from the store; pause and
+ * resume are journaled. On the workspace's session files, it never writes
+ * under an agent that is saving its turns:
  *
  * - pause: leaves a pause request for the agent (ac_control.h), stops the
  *   agent agentctl started with pauseSignal (when configured), then writes
@@ -55,21 +66,8 @@ typedef struct {
  * Every outcome is journaled (agent Human; SUCCESS, FAILED, or
  * IN_PROGRESS while waiting). out may be NULL. Non-fatal trouble (the
  * journal could not be written) is described in notes (may be NULL). */
-int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *status,
-			   bool wait, ac_operator_outcome *out, ac_buf *notes);
-
-/* The operator's status change on a store behind the ac_backend interface
- * (a database that agents on other hosts share): one compare-and-set from
- * `from` (NULL: the status the store gives now) to status, after the same
- * rules as ac_operator_set_status (AC_EINVAL when the change is not
- * allowed). AC_ECONFLICT, nothing written, when another writer changed
- * the status since `from` was read; AC_ENOTFOUND for no such session.
- * No pause request file and no signal: the session's agent may run on
- * another host, and reads its status from the store. pause and resume are
- * journaled as ac_operator_set_status journals them; a journal that cannot
- * be written is described in notes (may be NULL). b is borrowed. */
-int ac_operator_set_status_in(const ac_workspace *ws, const ac_backend *b, const char *id,
-			      const char *from, const char *status, ac_buf *notes);
+int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *from,
+			   const char *status, bool wait, ac_operator_outcome *out, ac_buf *notes);
 
 /* For observers (the dashboard, session list): when session id, whose file
  * says status, overrode an applied pause, records that once (request state
@@ -77,21 +75,28 @@ int ac_operator_set_status_in(const ac_workspace *ws, const ac_backend *b, const
  * what the session's request leaves pending. */
 ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char *status);
 
-/* Compacts session id (force: even below the trigger) and journals it. */
+/* What a compaction did: done as the store reports it, and archive, the
+ * file that keeps the summarised messages (owned; NULL when nothing was
+ * summarised or the store keeps them itself, a database's compactions). */
+typedef struct {
+	ac_backend_compact_result done;
+	char *archive;
+} ac_operator_compaction;
+
+/* Compacts session id (force: even below the trigger) with the
+ * workspace's compaction settings and journals it: a session file in
+ * place, or the store's compact_if_needed (tool results over the artifact
+ * threshold to artifacts first), the session named by id alone. Then the
+ * follow-ups (sandbox mirrors, USER.md). Free out with
+ * ac_operator_compaction_free(), also after a failure. */
 int ac_operator_compact(const ac_workspace *ws, const char *id, bool force,
-			ac_compact_result *out, ac_buf *notes);
+			ac_operator_compaction *out, ac_buf *notes);
 
-/* ac_operator_compact for a session of store b (storage.url: a database),
- * named by id alone (its tenant is the store's): b's compact_if_needed
- * with the workspace's compaction settings (tool results over the
- * artifact threshold to artifacts, then the summary; the store archives
- * what it replaces), journaled and followed up the same way. */
-int ac_operator_compact_in(const ac_workspace *ws, const ac_backend *b, const char *id,
-			   bool force, ac_backend_compact_result *out, ac_buf *notes);
+void ac_operator_compaction_free(ac_operator_compaction *c);
 
-/* Checkpoint actions wherever the sessions live (storage.url: a database,
- * the session named by id alone, its tenant the store's; else the
- * workspace's files). The command line and the dashboard both call them. */
+/* Checkpoint actions on the workspace's store (a shared store's session
+ * named by id alone, its tenant the store's). The command line and the
+ * dashboard both call them. */
 
 /* Plans rolling session back to checkpoint (NULL: the latest) with the
  * checkpoint store store (borrowed) and the workspace's rollbackTools:
@@ -110,35 +115,26 @@ int ac_operator_create_checkpoint(json_t **out, ac_checkpoint_store *store,
 
 /* Automatic persistence on or off (metadata.persistence.automatic): the
  * session file through ac_checkpoint_set_automatic(), else the stored
- * document through ac_backend_pg_update_document() (one transaction under
- * the session's row lock). */
+ * document through the store's optional update_document (one transaction
+ * under the session's row lock). */
 int ac_operator_set_checkpoint_auto(const ac_workspace *ws, const char *session, bool on);
 
 /* Runs a checkpoint rollback planned with ac_operator_plan_rollback()
  * (compensations newest first, each attempt journaled as CMD_RUN with
  * SUCCESS or FAILED, then the removed messages archived and the history
  * cut once the file is quiet, metadata.rollbacks recording it) and
- * journals it as ROLLBACK; on a database store, as
- * ac_operator_rollback_checkpoint_in(). out is as
+ * journals it as ROLLBACK. In a shared store the plan was made from the
+ * history session.get gave, and the store's optional cut_history cuts and
+ * archives in one transaction (AC_ECONFLICT, nothing cut, when another
+ * host changed the messages since the plan), under the session's operator
+ * lock, recording the rollback in the document's metadata.rollbacks (no
+ * archive file: out->archive_path stays NULL). out is as
  * ac_checkpoint_rollback() fills it (free it with
  * ac_checkpoint_rollback_result_free(), also after a failure). A journal
  * that cannot be written is described in notes. */
 int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_id,
 				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
 				    ac_buf *notes);
-
-/* The same for a session in a database store b (borrowed; tenant's):
- * plan made with ac_checkpoint_plan_rollback_history() from the history
- * session.get gave; the compensations run and are journaled as above,
- * then ac_backend_pg_cut_history() cuts and archives in one transaction
- * (AC_ECONFLICT, nothing cut, when another host changed the messages
- * since the plan) and records the rollback in the stored document's
- * metadata.rollbacks (no "archive": out->archive_path stays NULL, the
- * archive is a compactions row). */
-int ac_operator_rollback_checkpoint_in(const ac_workspace *ws, const ac_backend *b,
-				       const char *tenant, const char *session_id,
-				       ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
-				       ac_buf *notes);
 
 /* Appends an operator event (agent Human, status SUCCESS) to the journal.
  * params is stolen. */

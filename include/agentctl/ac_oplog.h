@@ -3,7 +3,9 @@
  * workspace back to before one of them.
  *
  * A line is `{id, timestamp, sessionId, type, details, gitCommitHash?}`,
- * type one of file_write, file_delete, command_run. Other programs append
+ * type one of file_write, file_delete, command_run, or rollback / revert
+ * for what the operator undid (any other type is read and kept as
+ * written, as the seed's reader does). Other programs append
  * to the same file, so appends go through ac_journal_append() (one write
  * under the shared lock file, torn tails repaired) and reads through
  * ac_journal_reader.h (a torn last line is never delivered). A line that is
@@ -27,7 +29,7 @@ typedef struct {
 	char *id;
 	char *timestamp;  /* "" when the line has none */
 	char *session_id; /* "" when the line has none */
-	char *type;       /* as written: "file_write", "file_delete", "command_run" */
+	char *type;       /* as written: "file_write", ..., "rollback", "revert" */
 	char *commit;     /* gitCommitHash, or NULL: not reversible on its own */
 	json_t *details;  /* borrowed from raw; an object (empty when absent) */
 	json_t *raw;      /* the whole line, unknown keys included; owned reference */
@@ -113,8 +115,9 @@ typedef struct {
  * workspace in no git repository or a commit git does not have; AC_EINVAL
  * for an id that more than one line carries or an operation without a
  * commit (command_run). Unless dry_run, the
- * rollback is recorded as a file_write operation (details {rollbackOf,
- * snapshot}) and as a ROLLBACK journal event of agent Human. When writing
+ * rollback is recorded as the operator's operation of type rollback
+ * (details {rollbackOf, snapshot, agent: "Human"}, the target's sessionId,
+ * gitCommitHash the rollback's commit) and as a ROLLBACK journal event of agent Human. When writing
  * those fails after the files changed, the error says so (what changed,
  * the commit, the cause) and out->git still describes the rollback
  * (out->git.commit is set). notes (may be NULL) receives remarks that are
@@ -130,8 +133,8 @@ void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
  * reverse of its commit merged onto the current files (ac_git_revert()),
  * with the same checks, snapshot and errors as ac_oplog_rollback(); when a
  * later change touched the same lines, AC_ECONFLICT names the paths and
- * nothing changes. Unless dry_run, recorded as a file_write operation
- * (details {revertOf, snapshot}) and a ROLLBACK journal event of agent
+ * nothing changes. Unless dry_run, recorded as an operation of type revert
+ * (details {revertOf, snapshot, agent: "Human"}) and a ROLLBACK journal event of agent
  * Human (details {operationId, revert: true, ...}). Free out with
  * ac_oplog_rollback_result_free(), also after an error. */
 int ac_oplog_revert(ac_oplog_rollback_result *out, const ac_workspace *ws, const char *op_id,

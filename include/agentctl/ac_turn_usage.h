@@ -45,6 +45,12 @@ int ac_turn_usage_check(const json_t *usage, const char *what);
  * usage's two counts. usage may be NULL (zeros). */
 json_t *ac_turn_usage_of(const ac_usage *usage);
 
+/* *out: ac_turn_usage_of(usage) when it checks (ac_turn_usage_check) and
+ * its JSON is small enough for a row (one line, one write(2), on files):
+ * else AC_EINVAL naming why. Both stores record a turn's Usage only
+ * through this, so they refuse the same. */
+int ac_turn_usage_row_usage(json_t **out, const ac_usage *usage);
+
 /* A turn's total tokens: the Usage's own totalTokens when it gives one
  * (an agent may count cache tokens in it), else inputTokens + outputTokens,
  * as the database's generated total_tokens column counts. */

@@ -11,10 +11,14 @@
 #ifndef AC_WORKSPACE_H
 #define AC_WORKSPACE_H
 
+#include "ac_backend.h"
 #include "ac_compact.h"
 #include "ac_config.h"
 #include "ac_event.h"
 #include "ac_journal.h"
+
+/* The stores the workspace opened (ac_workspace_store()); private. */
+typedef struct ac_workspace_stores ac_workspace_stores;
 
 typedef struct {
 	const ac_config *config;        /* borrowed: the config ws was resolved from */
@@ -39,6 +43,7 @@ typedef struct {
 	int resume_timeout_ms;          /* resume.timeoutMs, default 30000 */
 	int pause_signal;               /* pauseSignal as a number, 0 when unset */
 	bool git_enabled;               /* gitEnabled (default true): operations commit */
+	ac_workspace_stores *stores;    /* owned; NULL in a workspace filled by hand */
 } ac_workspace;
 
 /* Resolves the paths and options from config. Free with
@@ -61,5 +66,40 @@ int ac_workspace_command(const char *const **out, const ac_workspace *ws, const 
 /* rollbackTools, the same way: 0 and *out (borrowed; NULL when unset), or
  * AC_EDENIED. */
 int ac_workspace_rollback_tools(const json_t **out, const ac_workspace *ws);
+
+/* The one seam between a workspace and where its sessions live: the store
+ * (ac_backend.h), the workspace's files, or the PostgreSQL database
+ * storage.url names (--storage, AGENT_STORAGE_URL or a trusted config),
+ * opened on first use and kept until ac_workspace_free(). *out is borrowed
+ * until ac_workspace_store_release(); a thread that asks again before it
+ * releases gets the same one, another thread its own. Nothing above the
+ * core asks which store it is: what only one store can do is one of
+ * b->optional's operations, NULL when it cannot. AC_EDENIED when
+ * storage.url comes from an untrusted project file; AC_EIO when the
+ * database cannot be reached. */
+int ac_workspace_store(ac_backend **out, const ac_workspace *ws);
+
+/* Gives back what ac_workspace_store() lent (b may be NULL; in a workspace
+ * made by ac_workspace_init(), also a copy of the value lent). */
+void ac_workspace_store_release(const ac_workspace *ws, ac_backend *b);
+
+/* For what lives beside the sessions in their store (the journal store,
+ * the checkpoint provider): *out the database's URL when the workspace's
+ * store is one (trusted storage.url), NULL for the files. Borrowed from
+ * ws's config; opens nothing. AC_EDENIED as ac_workspace_store(). */
+int ac_workspace_store_url(const char **out, const ac_workspace *ws);
+
+/* Where the store is, for people: the session folder, or the database's
+ * URL without its password. Borrowed from ws; opens nothing. */
+const char *ac_workspace_store_where(const ac_workspace *ws);
+
+/* The tenant a session is created in when none is named: storage.tenant,
+ * else the name of the user running agentctl (getpwuid(geteuid())).
+ * *out allocated. AC_EINVAL naming the key when it is no valid id. */
+int ac_workspace_tenant(char **out, const ac_workspace *ws);
+
+/* Used by ac_workspace_init() and ac_workspace_free(). */
+int ac_workspace_stores_new(ac_workspace_stores **out, const ac_workspace *ws);
+void ac_workspace_stores_free(ac_workspace_stores *stores);
 
 #endif

@@ -40,7 +40,7 @@ wait_for "1 Sessions" >/dev/null
 keys 2
 check "Operations' first row: the interrupted rollback, F and U" \
   wait_for "F finish  U undo | INTERRUPTED: rollback to before operation op-1"
-keys g R
+keys G R
 check "R on another operation is refused: an interrupted rollback is pending" \
   wait_for "rollback op-0: ops rollback: refused: an interrupted rollback to befor"
 keys U

@@ -46,7 +46,7 @@ check "Operations lists the log" wait_for "other.txt"
 check "Operations hints Enter open and v revert" bash -c "tmux -L $sock capture-pane -p -t e2e | tail -n 1 | grep -F 'Enter open' | grep -qF 'v revert'"
 
 # Enter on op-1: its patch.
-keys g j
+keys g j j
 send Enter
 check "Enter opens the operation's patch" wait_for "Operation op-1  session sess-one  file_write  commit"
 check "the patch title counts files and lines" wait_for "2 files, +62 -1"

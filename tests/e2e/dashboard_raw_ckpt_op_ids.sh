@@ -54,8 +54,8 @@ jq -nc --arg id "$(printf 'o\033')" --arg c "$new" '{id: $id, timestamp: "2024-0
   sessionId: "s1", type: "file_write", details: {path: "file.txt"}, gitCommitHash: $c}' >>"$ws/.agent/operations.jsonl"
 dashboard 120 30
 wait_for "s1" >/dev/null
-keys 2 g j
-check "the second row (o<ESC>, the newer) is selected" wait_for "Operations  2/2"
+keys 2 g
+check "the first row (o<ESC>, the newer: newest first) is selected" wait_for "Operations  1/2"
 keys Enter
 check "Enter on o<ESC> opens its own patch (the newer commit)" wait_for "commit ${new:0:12}"
 keys Escape

@@ -324,7 +324,13 @@ done
 step migrate-tenant-list session list
 check "migrate --to --tenant: exit 0" [ "$(cat "$OUTS/files/migrate-tenant-to.rc")" = 0 ]
 same migrate-from-tenant-exit files/migrate-tenant-to-exit database/migrate-tenant-from-exit
-same migrate-from-tenant files/migrate-tenant-list database/migrate-tenant-list
+# Not the same by design: --to --tenant T names the tenant of the sessions
+# that have none and copies every session (b1 keeps "other"); --from
+# --tenant T brings only T's into the workspace.
+check "migrate --from --tenant acme: acme's a1 in the workspace" \
+	grep -q '^a1 ' "$OUTS/database/migrate-tenant-list.out"
+check "migrate --from --tenant acme: no other tenant's session" \
+	bash -c '! grep -q "^b1 " "$0"' "$OUTS/database/migrate-tenant-list.out"
 
 # A known case no longer run would hide nothing: the list names run cases.
 while IFS=$'\t' read -r name _; do

@@ -199,8 +199,11 @@ check "create over an existing id: exit 1, one line" eval 'rc_is 1 && err_is_one
 run session create "theirs" --tenant other --id c1
 check "create over another tenant's id: exit 1, nothing changed" \
 	eval 'rc_is 1 && [ "$(sql "select tenant || task from agentctl.sessions where id = '"'c1'"'")" = "acmewrite the tests" ]'
-run session create "no tenant"
-check "create without --tenant: exit 2, one line" eval 'rc_is 2 && err_is_one_line && err_has "--tenant"'
+# Without --tenant: the default tenant, the user's name (storage.tenant
+# unset; issue 25: it was refused, --tenant needed every time).
+run session create "no tenant" --id nt1
+check "create without --tenant: exit 0, in the user's tenant" \
+	eval 'rc_is 0 && [ "$(sql "select tenant from agentctl.sessions where id = '"'nt1'"'")" = "$(id -un)" ]'
 run session create "bad" --tenant acme --id ../x
 check "create with a bad id: exit 2" rc_is 2
 long=$(printf 'ünïcödé task %.0s' $(seq 30))
@@ -258,6 +261,12 @@ check "compact --force: summarised, archived in the store" \
 	eval 'out_has "messages summarised" && out_has "originals archived in the store (compactions)"'
 check "compact: the archive row and fewer messages" \
 	eval '[ "$(sql "select count(*) from agentctl.compactions where session_id = '"'c1'"'")" = 1 ] && [ "$(sql "select message_count < 6 from agentctl.sessions where id = '"'c1'"'")" = t ]'
+# The document records it as the files do, naming the archive as a copy to
+# files names its file (storage migrate --from), so the record leads there.
+archive_name=$(sql "select to_char(at at time zone 'UTC', 'YYYYMMDD\"T\"HH24MISS.US\"Z\"') || '-s' || first_seq from agentctl.compactions where session_id = 'c1'")
+run session show c1 --json
+check "compact: metadata.compactions records it, naming its archive row" \
+	eval 'rc_is 0 && jq -e --arg a ".compactions/c1/$archive_name.json" '"'"'.metadata.compactions | length == 1 and .[0].archive == $a and .[0].messages > 0 and .[0].tokensBefore > 0'"'"' <"$TMP/out" >/dev/null'
 check "compact is journaled in the store's journal" \
 	[ "$(sql "select count(*) from agentctl.journal_events where action_type = 'SESSION_COMPACT' and correlation_id = 'c1'")" = 1 ]
 run session compact nosuch

@@ -34,8 +34,12 @@ agentctl=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
 ws=$(mktemp -d)
 sock="agentctl-e2e-$(basename "$0" .sh)-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; declare -F at_exit >/dev/null && at_exit
-  rm -rf "$ws" "$ws.exit" "$ws.state"' EXIT
+# The dashboard writes its caches as it quits: the folders go once the
+# server (and so, mostly, its dashboards) has ended.
+trap 'tmux -L "$sock" kill-server 2>/dev/null
+  for _ in $(seq 30); do [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  declare -F at_exit >/dev/null && at_exit
+  rm -rf "$ws" "$ws.exit" "$ws.state" "$ws.cache"' EXIT
 # Agents the dashboard starts are recorded here, not in the user's home.
 export XDG_STATE_HOME=$ws.state
 passed=0 failed=0
