@@ -23,7 +23,7 @@
 
 static const char *const kind_names[] = {"pause", "resume"};
 static const char *const state_names[] = {"pending", "applied", "overridden", "resuming",
-					  "failed"};
+					  "failed", "resumed"};
 
 /* "<sessions>/<folder>/<id>.json", after checking id. */
 static int side_path(ac_buf *out, const char *sessions_dir, const char *folder, const char *id)
@@ -104,7 +104,8 @@ int ac_request_read(ac_request *out, const char *sessions_dir, const char *id)
 	if ((rc = read_side(&doc, &shown, sessions_dir, ".requests", id, &out->file)))
 		goto done;
 	kind = name_index(json_string_value(json_object_get(doc, "request")), kind_names, 2);
-	state = name_index(json_string_value(json_object_get(doc, "state")), state_names, 5);
+	state = name_index(json_string_value(json_object_get(doc, "state")), state_names,
+			   sizeof(state_names) / sizeof(state_names[0]));
 	if (kind < 0 || state < 0) {
 		rc = ac_error_set(AC_ECORRUPT, "%s: %s is not one agentctl knows", shown.data,
 				  kind < 0 ? "request" : "state");
@@ -239,6 +240,8 @@ ac_pending ac_request_judge(const ac_request *r, const char *status, int64_t now
 			return AC_PENDING_NONE;
 		if (r->state == AC_REQUEST_PENDING)
 			return AC_PENDING_PAUSING;
+		if (r->state == AC_REQUEST_RESUMED)
+			return AC_PENDING_RESUMED_ELSEWHERE;
 		return AC_PENDING_OVERRIDDEN;
 	}
 	if (strcmp(status, "paused") != 0)
@@ -259,6 +262,7 @@ const char *ac_pending_text(ac_pending pending)
 	case AC_PENDING_RESUMING: return "resuming";
 	case AC_PENDING_RESUME_LATE: return "resume: no takeover";
 	case AC_PENDING_RESUME_FAILED: return "resume failed";
+	case AC_PENDING_RESUMED_ELSEWHERE: return "resumed elsewhere";
 	}
 	return "";
 }

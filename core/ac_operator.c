@@ -428,6 +428,22 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *f
 	return rc;
 }
 
+/* Whether the "running" now in session id's file came after its applied
+ * pause had held for session.quietMs x AC_QUIET_TURNS: a program resumed
+ * it (seed resumeOrCreate, `claude --resume`), not an agent saving over
+ * the pause in its loop. Judged by the file's last write, so an agent that
+ * overrode the pause and kept writing long before anyone looked is called
+ * resumed too. */
+static bool resumed_elsewhere(const ac_workspace *ws, const char *id, const ac_request *req)
+{
+	int64_t idle = 0, written;
+
+	if (!req->applied_ms || ac_session_idle_ms(&idle, ws->sessions_dir, id) != 0)
+		return false;
+	written = ac_time_now_ms() - idle;
+	return written - req->applied_ms >= (int64_t)ws->session_write.quiet_ms * AC_QUIET_TURNS;
+}
+
 ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char *status)
 {
 	ac_request req;
@@ -437,11 +453,19 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 		return AC_PENDING_NONE;
 	pending = ac_request_judge(&req, status, ac_time_now_ms(), ws->resume_timeout_ms);
 	if (pending == AC_PENDING_OVERRIDDEN && req.state == AC_REQUEST_APPLIED) {
+		bool elsewhere = resumed_elsewhere(ws, id, &req);
+
 		/* Only if no operator replaced the request meanwhile (a resume
 		 * clears it just before it writes "running"). */
-		req.state = AC_REQUEST_OVERRIDDEN;
+		req.state = elsewhere ? AC_REQUEST_RESUMED : AC_REQUEST_OVERRIDDEN;
 		if (ac_request_update(ws->sessions_dir, id, &req) != 0)
 			return AC_PENDING_NONE;
+		if (elsewhere) {
+			journal_step(ws, NULL, "SESSION_RESUME", "SUCCESS", id, "running",
+				     "Resumed elsewhere: the session was saved as running after its "
+				     "pause had held");
+			return AC_PENDING_RESUMED_ELSEWHERE;
+		}
 		journal_step(ws, NULL, "SESSION_PAUSE", "FAILED", id, "paused",
 			     "Pause overridden by the agent: the session was saved as running again");
 	} else if (req.kind == AC_REQUEST_RESUME && !strcmp(status, "running")) {

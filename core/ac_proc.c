@@ -922,3 +922,24 @@ uint64_t ac_proc_start_ticks(pid_t pid)
 	free(raw);
 	return ticks;
 }
+
+int ac_proc_cmdline(ac_buf *out, pid_t pid, size_t max)
+{
+	char path[64], *raw = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	if (ac_file_read(&raw, &len, path) != 0)
+		return ac_error_set(AC_ENOTFOUND, "process %ld is gone", (long)pid);
+	if (len > max)
+		len = max;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (raw[i] == '\0')
+			raw[i] = ' ';
+	while (len && raw[len - 1] == '\0')
+		len--;
+	ac_buf_clear(out);
+	ac_buf_append(out, raw, len);
+	free(raw);
+	return 0;
+}

@@ -110,4 +110,8 @@ void ac_proc_describe_failure(ac_buf *out, const ac_proc_result *result, int tim
  * reused. 0 when the process is gone, a zombie, or there is no /proc. */
 uint64_t ac_proc_start_ticks(pid_t pid);
 
+/* Process pid's command line (/proc/<pid>/cmdline, arguments joined by
+ * spaces, at most max bytes read) into out; AC_ENOTFOUND when it is gone. */
+int ac_proc_cmdline(ac_buf *out, pid_t pid, size_t max);
+
 #endif

@@ -15,6 +15,7 @@
 #include "ac_restore.h"
 #include "ac_session.h"
 #include "ac_text.h"
+#include "ac_time.h"
 
 #include <poll.h>
 #include <stdarg.h>
@@ -95,6 +96,63 @@ static bool set_status(const ui_dialog *d, const ac_workspace *ws, ui_act_outcom
 	return ok;
 }
 
+/* p again on a session still "pausing" whose file has been quiet for
+ * session.quietMs x AC_QUIET_TURNS: its agent ignores the request or is
+ * gone, so y writes the pause now (pause_session() finds the file quiet),
+ * as the operator's. False (nothing shown) otherwise. */
+static bool apply_now_dialog(const ac_workspace *ws, ui_model *m, const char *id)
+{
+	int64_t idle = 0, quiet = (int64_t)ws->session_write.quiet_ms * AC_QUIET_TURNS;
+	ac_request req;
+
+	if (ac_request_read(&req, ws->sessions_dir, id) != 0 || req.kind != AC_REQUEST_PAUSE ||
+	    req.state != AC_REQUEST_PENDING || ac_session_idle_ms(&idle, ws->sessions_dir, id) != 0 ||
+	    idle < quiet)
+		return false;
+	ui_model_dialog_title(m, "Apply the pause of %s now?", id);
+	ui_model_dialog_line(m, "its agent has not honoured the pause request of %lld s ago,",
+			     (long long)((ac_time_now_ms() - req.requested_ms) / 1000));
+	ui_model_dialog_line(m, "and the file has been quiet for %lld s (over %lld ms): the "
+			     "agent ignores it or is gone", (long long)(idle / 1000), (long long)quiet);
+	ui_model_dialog_line(m, "y writes paused into the session file now, as yours "
+			     "(journaled as Human)");
+	ui_model_dialog_line(m, "(an agent that comes back and saves over it shows overridden; "
+			     "no message is changed)");
+	return true;
+}
+
+/* What y on a resume does, in the order resume_session() decides it: an
+ * agent agentctl stopped is continued, else resumeCommand runs if it may,
+ * else the file is written; an untrusted resumeCommand refuses. */
+static void resume_dialog_lines(const ac_workspace *ws, ui_model *m, const char *id)
+{
+	const char *const *command = NULL;
+	ac_agent_process agent;
+
+	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0) {
+		ui_model_dialog_line(m, "sends SIGCONT to pid %ld, the agent agentctl stopped for the "
+				     "pause", (long)agent.pid);
+		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
+				     ws->session_write.quiet_ms);
+		ui_model_dialog_line(m, "(resumeCommand is not started; no message is changed)");
+	} else if (ac_workspace_command(&command, ws, "resumeCommand") != 0) {
+		const char *origin = ws->config ? ac_config_origin(ws->config, "resumeCommand") : NULL;
+
+		ui_model_dialog_line(m, "resumeCommand is configured but not trusted: y is refused");
+		ui_model_dialog_line(m, "in %s", origin ? origin : "a project file");
+		ui_model_dialog_line(m, "review it (agentctl config show --origin), then run");
+		ui_model_dialog_line(m, "agentctl config trust");
+	} else if (command) {
+		ui_model_dialog_line(m, "starts resumeCommand: %s ...", command[0]);
+		ui_model_dialog_line(m, "the session stays paused until its agent takes it over");
+		ui_model_dialog_line(m, "(shown as resuming meanwhile; no message is changed)");
+	} else {
+		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
+				     ws->session_write.quiet_ms);
+		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
+	}
+}
+
 static void plan_shared_status(ui_dialog *d, ui_model *m, const char *id, const char *status);
 
 void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id,
@@ -145,6 +203,10 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 	d->kind = UI_DLG_STATUS;
 	d->status = pause ? "paused" : "running";
 	d->target = strdup(id);
+	if (pause && apply_now_dialog(ws, m, id)) {
+		ui_act_offer_stop(d, ws, m, id);
+		return;
+	}
 	ui_model_dialog_title(m, "%s session %s?", pause ? "Pause" : "Resume", id);
 	if (pause) {
 		ui_model_dialog_line(m, "a pause request is left for the agent in %s/.requests/",
@@ -155,14 +217,9 @@ void ui_act_plan_status(ui_dialog *d, const ac_workspace *ws, ui_model *m, const
 			       ws->session_write.wait_ms);
 		if (ws->pause_signal)
 			ui_model_dialog_line(m, "an agent agentctl started is stopped with pauseSignal");
-	} else if (ws->resume_command) {
-		ui_model_dialog_line(m, "starts resumeCommand: %s ...", ws->resume_command[0]);
-		ui_model_dialog_line(m, "the session stays paused until its agent takes it over");
-		ui_model_dialog_line(m, "(shown as resuming meanwhile; no message is changed)");
+		ui_act_offer_stop(d, ws, m, id);
 	} else {
-		ui_model_dialog_line(m, "the file says running once it has been quiet for %d ms",
-			       ws->session_write.quiet_ms);
-		ui_model_dialog_line(m, "(no resumeCommand is configured; no message is changed)");
+		resume_dialog_lines(ws, m, id);
 	}
 }
 
@@ -621,6 +678,9 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_UNDO_INTENT:
 		run_intent(d, ws, d->kind == UI_DLG_FINISH_INTENT, out);
 		break;
+	case UI_DLG_STOP:
+		ui_act_run_stop(d, ws, out);
+		break;
 	case UI_DLG_NONE:
 		break;
 	}
@@ -689,6 +749,9 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		break;
 	case UI_DLG_UNDO_INTENT:
 		ac_buf_printf(out, "putting the snapshot back (undoing the rollback of %s)", d->target);
+		break;
+	case UI_DLG_STOP:
+		ac_buf_printf(out, "signalling pid %ld", (long)d->stop_pid);
 		break;
 	case UI_DLG_NONE:
 		break;

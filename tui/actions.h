@@ -17,8 +17,9 @@
 #include "model.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 typedef enum {
 	UI_DLG_NONE,
@@ -30,6 +31,7 @@ typedef enum {
 	UI_DLG_UNDO,        /* restore what a compaction or rollback archived (undo.h) */
 	UI_DLG_FINISH_INTENT, /* finish a rollback or revert stopped midway */
 	UI_DLG_UNDO_INTENT,   /* put its snapshot back instead */
+	UI_DLG_STOP,          /* signal the agent process agentctl knows (actions_stop.c) */
 } ui_dialog_kind;
 
 /* What undoes the last action confirmed in this dashboard (z; undo.h). */
@@ -64,6 +66,9 @@ typedef struct {
 	bool has_plan;
 	char *shown;        /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the plan shown, to compare at y */
 	ui_undo undo;       /* UI_DLG_UNDO: the action to undo (a copy) */
+	pid_t stop_pid;     /* UI_DLG_STATUS: the agent S/T may stop (0: none);
+			     * UI_DLG_STOP: the one to signal */
+	int stop_signal;    /* UI_DLG_STOP: SIGSTOP or SIGTERM */
 } ui_dialog;
 
 /* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
@@ -121,6 +126,11 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
  * or compensation (ac_proc_set_cancel_fd()); the outcome then says the
  * action was cancelled. A rollback first plans again and, when the plan
  * differs from the one shown, does nothing (out->replanned). */
+/* S / T in the dialog of p that offered them (ui_dialog.stop_pid): asks,
+ * naming the pid and its command line, before sending sig (SIGSTOP or
+ * SIGTERM) to that agent; a status line saying why not otherwise. */
+void ui_act_plan_stop(ui_dialog *d, const ac_workspace *ws, ui_model *m, int sig);
+
 void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_act_outcome *out);
 
 /* Shows out on m's status line; a changed plan reopens d's dialog with the

@@ -22,4 +22,11 @@ void ui_act_run_compact(const ui_dialog *d, const ac_workspace *ws, int cancel_f
  * (its optional local_sessions); 0, or the store's error (ac_error_last()). */
 int ui_act_store_local(bool *local, const ac_workspace *ws);
 
+/* The dialog of p on a session whose agent ignores a pending pause: the
+ * line offering S/T when agentctl knows its process (sets d->stop_pid). */
+void ui_act_offer_stop(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *id);
+
+/* UI_DLG_STOP's action: the signal, to the process still recorded. */
+void ui_act_run_stop(const ui_dialog *d, const ac_workspace *ws, ui_act_outcome *o);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "ac_watch.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,13 @@ static bool act_confirm(ui_dash *d, int key)
 	return true;
 }
 
+static bool act_stop(ui_dash *d, int key)
+{
+	d->panes[UI_PANE_DIALOG].top = 0;
+	ui_act_plan_stop(&d->dlg, d->ws, &d->m, key == 'S' ? SIGSTOP : SIGTERM);
+	return true;
+}
+
 static bool act_cancel(ui_dash *d, int key)
 {
 	(void)key;
@@ -471,7 +479,7 @@ static const ui_key table[] = {
 	 .hint = "p pause", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'r'},
 	 .doc = {.label = "r", .panes = IN_SESSION_PANES, .writes = true,
-		 .help = "resume the selected session (asks first; starts resumeCommand)"},
+		 .help = "resume the selected session (asks first; says how: SIGCONT or resumeCommand)"},
 	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'a'},
 	 .doc = {.label = "a", .panes = IN_SESSION_PANES, .writes = true,
@@ -525,6 +533,12 @@ static const ui_key table[] = {
 	 .doc = {.label = "PgUp/Dn", .help = "a dialog's previous or next page",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
 	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
+	{.keys = {'S', 'T'},
+	 .doc = {.label = "S T", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
+		 .help = "in the dialog of p on a session whose agent ignores the pause: stop "
+			 "(SIGSTOP) or end (SIGTERM) the agent process agentctl knows (asks "
+			 "first, naming its pid and command line)"},
+	 .handler = act_stop, .reaction = UI_REDRAW},
 	{.keys = {'n', UI_KEY_ESC, 'q'},
 	 .doc = {.label = "n Esc q", .help = "cancel a dialog (nothing changes)",
 		 .panes = UI_IN(UI_PANE_DIALOG)},

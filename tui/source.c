@@ -166,13 +166,14 @@ static unsigned read_journal(ui_source *src)
 static const char *const pending_labels[] = {
 	[AC_PENDING_PAUSING] = "pausing",         [AC_PENDING_OVERRIDDEN] = "overridden",
 	[AC_PENDING_RESUMING] = "resuming",       [AC_PENDING_RESUME_LATE] = "stalled",
-	[AC_PENDING_RESUME_FAILED] = "no resume",
+	[AC_PENDING_RESUME_FAILED] = "no resume", [AC_PENDING_RESUMED_ELSEWHERE] = "resumed elsewhere",
 };
 
 /* Trouble to show in red: anything but a request on its way. */
 static bool pending_alarm(ac_pending pending)
 {
-	return pending != AC_PENDING_PAUSING && pending != AC_PENDING_RESUMING;
+	return pending != AC_PENDING_PAUSING && pending != AC_PENDING_RESUMING &&
+	       pending != AC_PENDING_RESUMED_ELSEWHERE;
 }
 
 /* Operator requests still pending beside the sessions (a small folder):

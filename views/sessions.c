@@ -100,6 +100,14 @@ static void tree_mark(ac_buf *out, const ui_model *m, const ui_session *s)
 		ac_buf_printf(out, "\xe2\x96\xbe ");
 }
 
+/* Whether the status cell shows the pending request: trouble always; a
+ * note that is none and too long for the cell ("resumed elsewhere") goes
+ * before the task instead, beside the status it leaves. */
+static bool pending_in_cell(const ui_session *s)
+{
+	return s->pending && (s->pending_alarm || strlen(s->pending) <= SES_STATUS_W - 4);
+}
+
 static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width, int64_t now_ms,
 			     int *accent_x, int *accent_w)
 {
@@ -110,7 +118,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	ac_buf row = AC_BUF_INIT, task = AC_BUF_INIT;
 
 	/* A pending request says more than the file's status does. */
-	if (s->pending)
+	if (pending_in_cell(s))
 		snprintf(cell, sizeof(cell), " %s %s", s->pending_alarm ? "!" : "~", s->pending);
 	else if (s->source) /* a transcript: its derived state */
 		snprintf(cell, sizeof(cell), " %s %s", ui_state_symbol(s->state), s->status);
@@ -130,6 +138,8 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		 * below 170 columns no detail pane shows it. Where the task
 		 * column is narrow (80 columns) the task keeps it, and the
 		 * conversation's title says the reason. */
+		if (s->pending && !pending_in_cell(s))
+			ac_buf_printf(&task, "[%s] ", s->pending);
 		if (s->waiting_for && *s->waiting_for && sessions_task_w(m, width) >= 40)
 			ac_buf_printf(&task, "[%s] ", s->waiting_for);
 		if (s->parent && s->last_action) /* a worker: what it did last */
@@ -159,7 +169,7 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 	ac_buf_free(&row);
 	*accent_x = 1;
 	*accent_w = SES_STATUS_W - 2;
-	if (s->pending)
+	if (pending_in_cell(s))
 		return ui_status_style(s->pending_alarm ? UI_STATUS_FAILED : UI_STATUS_PAUSED);
 	if (s->source || s->state == AC_STATE_IDLE)
 		return ui_state_style(s->state);

@@ -42,7 +42,13 @@ typedef enum {
 	AC_REQUEST_OVERRIDDEN, /* pause: the agent saved "running" over it */
 	AC_REQUEST_RESUMING,   /* resume: command started, waiting for the agent */
 	AC_REQUEST_FAILED,     /* resume: the command could not start or died */
+	AC_REQUEST_RESUMED,    /* pause: held, then the session was resumed elsewhere */
 } ac_request_state;
+
+/* How many session.quietMs a paused file stays unwritten before a later
+ * "running" is a resume elsewhere (seed resumeOrCreate, `claude --resume`)
+ * rather than an agent saving over the pause in its loop. */
+#define AC_QUIET_TURNS 10
 
 typedef struct {
 	ac_request_kind kind;
@@ -79,6 +85,7 @@ typedef enum {
 	AC_PENDING_RESUMING,       /* resumeCommand started, not taken over yet */
 	AC_PENDING_RESUME_LATE,    /* ...for longer than the resume timeout */
 	AC_PENDING_RESUME_FAILED,  /* resumeCommand could not start or died */
+	AC_PENDING_RESUMED_ELSEWHERE, /* paused, then resumed by another program */
 } ac_pending;
 
 /* Judges a request (NULL: none) against the session's current status. */
@@ -86,6 +93,7 @@ ac_pending ac_request_judge(const ac_request *request, const char *status, int64
 			    int resume_timeout_ms);
 
 /* A few words for people: "pausing", "pause overridden by the agent",
+ * "resumed elsewhere",
  * "resuming", "resume: no takeover", "resume failed"; "" for none. */
 const char *ac_pending_text(ac_pending pending);
 

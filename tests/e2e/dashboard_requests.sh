@@ -18,10 +18,13 @@ session() { # id status
 session aaa-over running
 session bbb-dead paused
 session ccc-slow paused
-touch -d '-1 min' "$S"/*.json
-# aaa-over: paused by agentctl, then saved "running" by its agent.
-printf '{"sessionId":"aaa-over","request":"pause","state":"applied","requestedAt":"2026-01-01T00:00:00.000Z","requestedBy":"Human","appliedAt":"2026-01-01T00:00:01.000Z"}' \
-  >"$S/.requests/aaa-over.json"
+now=$(date +%s)
+touch -d "@$((now - 60))" "$S"/*.json
+# aaa-over: paused by agentctl, then saved "running" by its agent in the
+# same second (a session quiet long after its pause was resumed elsewhere).
+applied=$(date -u -d "@$((now - 60))" +%Y-%m-%dT%H:%M:%S.000Z)
+printf '{"sessionId":"aaa-over","request":"pause","state":"applied","requestedAt":"%s","requestedBy":"Human","appliedAt":"%s"}' \
+  "$applied" "$applied" >"$S/.requests/aaa-over.json"
 cat >"$ws/xdg/agent/config.json" <<'EOF'
 {"resumeCommand": ["no-such-agent-program", "{id}"], "session": {"quietMs": 50}}
 EOF
