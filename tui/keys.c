@@ -436,7 +436,7 @@ static const ui_key table[] = {
 	{.keys = {'s'},
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
-	 .hint = "s status", .hint_late = true, .handler = act_status_filter, .reaction = UI_REDRAW},
+	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
 	{.keys = {'w'},
 	 .doc = {.label = "w", .help = "show only waiting, running, idle, ended sessions, all "
 		 "(the state derived from each session's file)", .panes = UI_IN(UI_PANE_SESSIONS)},
@@ -459,7 +459,7 @@ static const ui_key table[] = {
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
 		 .help = "follow the selected session: Operations and Journal show only its rows "
 			 "(f again or Esc: all)"},
-	 .hint = "f follow", .hint_late = true, .handler = ui_drill_follow, .reaction = UI_REDRAW},
+	 .hint = "f follow", .handler = ui_drill_follow, .reaction = UI_REDRAW},
 	{.keys = {'o'},
 	 .doc = {.label = "o", .help = "sort by last update, status, tokens, state",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},

@@ -37,14 +37,17 @@ done
 check "watch: runs as written" run_recipe watch
 check "watch: lists by state" has "STATUS"
 
-# The file claude-01's newest operation wrote, as it is now.
-op_path=$(cd "$ws" && agentctl ops list --session claude-01 --json | jq -r '.[-1].details.path')
-check "rollback: the demo's claude-01 wrote a file" test -n "$op_path" -a -f "$ws/$op_path"
+# The file claude-01's newest committed operation wrote (or deleted), as
+# it is now: the recipe picks the same one.
+op_path=$(cd "$ws" && agentctl ops list --session claude-01 --json |
+	jq -r 'map(select(.gitCommitHash))[-1].details.path')
+state_of() { if [ -f "$ws/$op_path" ]; then cat "$ws/$op_path"; else echo "<absent>"; fi; }
+check "rollback: the demo's claude-01 changed a file" test -n "$op_path" -a "$op_path" != null
 before=$(git -C "$ws" log --format=%H -n 1)
-after_op=$(cat "$ws/$op_path")
+after_op=$(state_of)
 check "rollback: runs as written (and undoes itself)" run_recipe rollback
 check "rollback: the dry run named the plan" has "$op_path"
-check "rollback: the undo brought the file back" test "$(cat "$ws/$op_path")" = "$after_op"
+check "rollback: the undo brought the file back" test "$(state_of)" = "$after_op"
 check "rollback: git moved on, never back" test "$(git -C "$ws" rev-list --count "$before"..HEAD)" -ge 1
 
 check "pause: runs as written" run_recipe pause
