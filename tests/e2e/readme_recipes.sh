@@ -10,7 +10,7 @@
 readme=$(realpath "$(dirname "$0")/../../README.md")
 home=$(mktemp -d)
 demo=
-at_exit() { rm -rf "${home:?}"; [ -n "$demo" ] && rm -rf "${demo:?}"; }
+at_exit() { rm -rf "${home:?}" "$ws.out"; [ -n "$demo" ] && rm -rf "${demo:?}"; }
 export HOME=$home XDG_CONFIG_HOME=$home/.config PATH=$(dirname "$agentctl"):$PATH
 
 recipe() { # NAME: the block's text
