@@ -924,12 +924,21 @@ static int lay_out(ac_usage_set *set, const ac_usage_index *index)
  * another project (a transcript copied between project folders): one
  * extra bucket for the unbooked copy, marked with the owner's project
  * (ac_usage_bucket.owner_project), so that each workspace counts the
- * message once whichever file was read first. A pass over the keys. */
+ * message once whichever file was read first. A pass over the keys; the
+ * owners' table only when some key is unbooked somewhere. */
 static int lay_out_copies(scan *s)
 {
 	const ac_usage_index *index = s->index;
+	bool unbooked = false;
 	int rc;
 
+	/* Most runs have no copy: a plain pass decides before any table. */
+	for (size_t e = 0; e < index->n && !unbooked; e++)
+		for (size_t k = 0; k < index->entries[e].state.cap_keys && !unbooked; k++)
+			unbooked = index->entries[e].state.keys[k] &&
+				   index->entries[e].state.booked[k].bucket == AC_USAGE_UNBOOKED;
+	if (!unbooked)
+		return 0;
 	free(s->owner_keys);
 	free(s->owners);
 	s->owner_keys = NULL;
