@@ -141,7 +141,7 @@ int cli_gc(cli_context *ctx, int argc, char **argv)
 	};
 	/* Both stores are opened before anything is removed from either. */
 	if (ac_gc_store_files_new(&files, &opts) ||
-	    ac_gc_store_open_configured(&database, ctx->config)) {
+	    ac_gc_store_open_workspace(&database, &ctx->ws)) {
 		status = cli_error(CLI_FAILED, "gc: %s", ac_error_last());
 		goto done;
 	}

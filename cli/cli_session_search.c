@@ -19,6 +19,7 @@
 #include "ac_session.h"
 #include "ac_session_index.h"
 #include "ac_session_search.h"
+#include "ac_session_search_store.h"
 #include "ac_source_search.h"
 
 #include <dirent.h>
@@ -157,24 +158,11 @@ static int take_hits(ac_search_results *all, ac_search_results *r, size_t base)
 	return 0;
 }
 
-/* One session of the store as an item: its history serialised as a
- * session document holds it (for the file provider), into *out_text. */
+/* One session of the store as an item (ac_session_search_store.h). */
 static int store_item(ac_search_item *item, char **out_text, const ac_backend *b,
 		      const ac_backend_session_info *info)
 {
-	json_t *messages = NULL, *doc;
-	int rc;
-
-	*out_text = NULL;
-	if ((rc = b->session.load_all(b->impl, &messages, info->tenant, info->session_id)))
-		return rc;
-	doc = json_pack("{s:o}", "conversationHistory", messages);
-	if (!doc || !(*out_text = json_dumps(doc, JSON_COMPACT)))
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-	json_decref(doc);
-	item->bytes = *out_text;
-	item->len = *out_text ? strlen(*out_text) : 0;
-	return rc;
+	return ac_session_search_store_text(item, out_text, b, info->tenant, info->session_id);
 }
 
 /* Appends the transcripts of index to *items (grown). */

@@ -1,6 +1,7 @@
 /* agentctl storage check: which store the workspace uses (its files, or
  * the PostgreSQL database storage.url names, shown without its password),
- * the schema version the database is at and what it lacks.
+ * the schema version the database is at and what it lacks, as the
+ * workspace's store seam reports it (ac_workspace_store_check()).
  *
  * Exit 0 when the store is usable as it is, 1 when migrations are missing
  * or it cannot be reached (one line). Opening the store through a command
@@ -9,7 +10,6 @@
  * two stores: cli_storage_migrate.c. */
 #include "cli.h"
 
-#include "ac_backend_pg.h"
 #include "ac_error.h"
 #include "ac_text.h"
 
@@ -18,39 +18,40 @@
 
 static int check(cli_context *ctx, int argc, char **argv)
 {
-	char *store = NULL;
-	int version = 0, latest = 0, missing = 0, status;
+	ac_workspace_store_report r;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
-	bool pg = ac_config_string(ctx->config, "storage.url", NULL) != NULL;
+	int status;
 
 	if (argc > 0)
 		return cli_error(CLI_USAGE, "storage check: unexpected '%s'", argv[0]);
-	if (ac_storage_check(&store, &version, &latest, &missing, ctx->config, ctx->ws.sessions_dir)) {
+	if (ac_workspace_store_check(&r, &ctx->ws)) {
 		status = cli_error(CLI_FAILED, "storage check: %s", ac_error_last());
-		free(store);
+		ac_workspace_store_report_clear(&r);
 		return status;
 	}
 	/* The path or URL is the one text from outside: shown safe; the
 	 * lines around it are ours. */
-	ac_text_sanitize(&safe, store, strlen(store));
-	if (!pg)
-		ac_buf_printf(&line, "store: files in %s\nschema: not versioned (the file formats)\n",
-			      safe.data ? safe.data : "");
-	else if (missing == 0)
-		ac_buf_printf(&line, "store: postgresql %s\nschema: version %d (up to date)\n",
-			      safe.data ? safe.data : "", version);
+	ac_text_sanitize(&safe, r.where, strlen(r.where));
+	if (!r.versioned)
+		ac_buf_printf(&line, "store: %s in %s\nschema: not versioned (the file formats)\n",
+			      r.kind, safe.data ? safe.data : "");
+	else if (r.missing == 0)
+		ac_buf_printf(&line, "store: %s %s\nschema: version %d (up to date)\n", r.kind,
+			      safe.data ? safe.data : "", r.version);
 	else
-		ac_buf_printf(&line, "store: postgresql %s\nschema: version %d; %d migration%s missing "
+		ac_buf_printf(&line, "store: %s %s\nschema: version %d; %d migration%s missing "
 			      "(this agentctl expects %d; the next command that opens the store "
 			      "applies them)\n",
-			      safe.data ? safe.data : "", version, missing, missing == 1 ? "" : "s",
-			      latest);
+			      r.kind, safe.data ? safe.data : "", r.version, r.missing,
+			      r.missing == 1 ? "" : "s", r.latest);
 	cli_write(line.data, line.len);
 	ac_buf_free(&safe);
 	ac_buf_free(&line);
-	free(store);
 	status = cli_finish_output();
-	return status ? status : missing ? CLI_FAILED : CLI_OK;
+	if (!status && r.missing)
+		status = CLI_FAILED;
+	ac_workspace_store_report_clear(&r);
+	return status;
 }
 
 int cli_storage(cli_context *ctx, int argc, char **argv)

@@ -161,7 +161,7 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 		goto done;
 	}
 	ro.workspace = root;
-	if (ac_usage_paths_init(&paths, ctx->config, ctx->ws.sessions_dir) != 0) {
+	if (ac_usage_paths_init(&paths, &ctx->ws) != 0) {
 		status = cli_error(CLI_FAILED, "usage: %s", ac_error_last());
 		goto done;
 	}

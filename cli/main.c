@@ -279,15 +279,24 @@ static int find_workspace(cli_context *ctx, const cli_command *cmd, char **found
 	return status;
 }
 
-/* A dashboard with no workspace opens the current folder only for a
- * store URL (--storage, AGENT_STORAGE_URL, the user's storage.url): an
- * operator's machine has the team's database, not the agents' folders. */
+/* A dashboard with no workspace opens the current folder only when the
+ * workspace's store is one hosts share (a database --storage,
+ * AGENT_STORAGE_URL or the user's storage.url names): an operator's
+ * machine has the team's database, not the agents' folders. */
 static int no_workspace_refused(const cli_context *ctx)
 {
-	const char *url = NULL;
+	ac_backend *b = NULL;
+	bool shared;
 
-	if (!ctx->no_workspace ||
-	    (ctx->ws_ready && ac_workspace_store_url(&url, &ctx->ws) == 0 && url))
+	if (!ctx->no_workspace)
+		return CLI_OK;
+	/* A store that cannot be opened is the dashboard's to say. */
+	if (ctx->ws_ready && ac_workspace_store(&b, &ctx->ws) != 0)
+		return CLI_OK;
+	/* Hosts share it (no local session files): the fleet, from anywhere. */
+	shared = b && !b->optional.local_sessions;
+	ac_workspace_store_release(&ctx->ws, b);
+	if (shared)
 		return CLI_OK;
 	ac_error_clear();
 	return cli_error(CLI_USAGE, "no workspace here or above (%s); run 'agentctl demo' for a "

@@ -16,6 +16,7 @@
 #include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_pg_schema.h"
+#include "ac_store_watch.h"
 #include "ac_time.h"
 #include "ac_turn_usage.h"
 #include "ac_uuid.h"
@@ -677,6 +678,14 @@ static char *this_host(void)
 	return strdup(name);
 }
 
+/* optional.watch: LISTEN on a connection of its own to the same server. */
+static int pg_watch(const ac_backend *backend, ac_store_watch **out)
+{
+	const ac_backend_pg *b = backend->impl;
+
+	return ac_store_watch_new(out, b->pg->conninfo);
+}
+
 int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 {
 	ac_backend_pg *b;
@@ -727,6 +736,8 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		.update_document = ac_backend_pg_update_document,
 		.cut_history = ac_backend_pg_cut_history,
 		.replace_history = ac_backend_pg_replace_history,
+		.unfold = ac_backend_pg_unfold,
+		.watch = pg_watch,
 	};
 	return 0;
 }

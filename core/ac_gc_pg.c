@@ -31,7 +31,6 @@
 
 #include "ac_backend_pg.h"
 #include "ac_buf.h"
-#include "ac_config.h"
 #include "ac_error.h"
 #include "ac_pg.h"
 #include "ac_pg_schema.h"
@@ -326,17 +325,15 @@ int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema)
 	return 0;
 }
 
-int ac_gc_store_open_configured(ac_gc_store **out, const ac_config *config)
+int ac_gc_store_open_workspace(ac_gc_store **out, const ac_workspace *ws)
 {
-	json_t *url = NULL;
+	const char *url = NULL;
 	int rc;
 
 	*out = NULL;
-	/* Trusted as ac_backend_open() trusts it: a project file could name a
-	 * database of an agent's choosing. */
-	if ((rc = ac_config_command(&url, config, "storage.url")))
+	/* The records live beside the sessions, in the workspace's store
+	 * (ac_workspace.h): an untrusted storage.url is refused there. */
+	if ((rc = ac_workspace_store_url(&url, ws)) || !url)
 		return rc;
-	if (!json_string_value(url) || !*json_string_value(url))
-		return 0;
-	return ac_gc_store_pg_new(out, json_string_value(url), NULL);
+	return ac_gc_store_pg_new(out, url, NULL);
 }

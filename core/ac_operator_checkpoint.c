@@ -6,7 +6,7 @@
  * checkpoint or the automatic flag behave the same from either. */
 #include "ac_operator.h"
 
-#include "ac_backend_pg.h"
+#include "ac_backend.h"
 #include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
@@ -61,12 +61,12 @@ int ac_operator_plan_rollback(ac_checkpoint_plan *out, ac_checkpoint_store *stor
 	else if ((rc = b->session.get(b->impl, &doc, tenant, session)) == 0) {
 		/* A store's compactions keep what they replaced: the plan may
 		 * reach behind them. */
-		ac_backend_pg_unfold_ctx unfold = {.backend = b, .tenant = tenant,
-						   .session_id = session};
+		ac_backend_unfold_ctx unfold = {.backend = b, .tenant = tenant,
+						.session_id = session};
 
 		rc = ac_checkpoint_plan_rollback_unfolding(out, store, session, checkpoint,
 							   json_object_get(doc, "conversationHistory"),
-							   tools, ac_backend_pg_unfold, &unfold);
+							   tools, b->optional.unfold, &unfold);
 	}
 	json_decref(doc);
 	ac_workspace_store_release(ws, b);

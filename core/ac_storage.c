@@ -1,6 +1,7 @@
-/* Which store a workspace uses: PostgreSQL when storage.url is set (the
- * configuration, AGENT_STORAGE_URL or --storage), else its files. The one
- * place commands open a backend, and what `storage check` reports. */
+/* storage.url as configuration gives it (the configuration,
+ * AGENT_STORAGE_URL or --storage), trusted as a command is, and what
+ * `storage check` reads of a database. Which store a workspace uses is
+ * decided in one place: ac_workspace_store.c. */
 #include "ac_backend_pg.h"
 
 #include "ac_config.h"
@@ -26,43 +27,6 @@ int ac_storage_url(const char **out, const ac_config *config)
 		return rc;
 	*out = json_string_value(value);
 	return 0;
-}
-
-int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessions_dir,
-		    const char *data_dir)
-{
-	const char *url = NULL;
-	int rc;
-
-	if ((rc = ac_storage_url(&url, config)))
-		return rc;
-	if (url && *url) {
-		ac_backend_pg_options pg = {.url = url};
-
-		return ac_backend_pg_init(out, &pg);
-	}
-	return ac_backend_fs_init(out, &(ac_backend_fs_options){.sessions_dir = sessions_dir,
-							       .data_dir = data_dir});
-}
-
-int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *out_missing,
-		     const ac_config *config, const char *sessions_dir)
-{
-	const char *url = NULL;
-	int rc;
-
-	*out_store = NULL;
-	*out_version = *out_latest = *out_missing = 0;
-	if ((rc = ac_storage_url(&url, config)))
-		return rc;
-	if (!url || !*url) {
-		if (!(*out_store = strdup(sessions_dir)))
-			return ac_error_set(AC_ENOMEM, "out of memory");
-		return 0;
-	}
-	if (!(*out_store = ac_pg_redact(url)))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	return ac_storage_check_url(url, out_version, out_latest, out_missing);
 }
 
 int ac_storage_check_url(const char *url, int *out_version, int *out_latest, int *out_missing)

@@ -39,14 +39,21 @@ struct ac_store_watch {
 	char ckpt_session[AC_BACKEND_ID_MAX + 1];
 };
 
-/* The connection is gone (or never came): why, and when to try again. */
-static void lose(ac_store_watch *w, const char *what)
+/* The connection is gone (or never came): why, as every store error is
+ * said (ac_pg.c's one line: the operation, the store without its
+ * password, then "database: " and libpq's first line without its
+ * severity words, made visible), and when to try again. */
+static void lose(ac_store_watch *w, const char *operation)
 {
-	const char *why = w->conn ? sym_PQerrorMessage(w->conn) : "out of memory";
-	size_t len = strcspn(why, "\n");
+	char line[320];
 
-	snprintf(w->text, sizeof(w->text), "store %s: %s%.*s; trying again every %d s",
-		 w->shown, what, (int)(len > 300 ? 300 : len), why, RETRY_MS / 1000);
+	if (w->conn)
+		ac_pg_message(sym_PQerrorMessage(w->conn), line, sizeof(line));
+	else
+		snprintf(line, sizeof(line), "out of memory");
+	snprintf(w->text, sizeof(w->text), "store watch, %s (%s): database: %s; trying again "
+		 "every %d s", operation, w->shown, line[0] ? line : "no reason given",
+		 RETRY_MS / 1000);
 	if (w->conn)
 		sym_PQfinish(w->conn);
 	w->conn = NULL;
@@ -59,7 +66,7 @@ static void start(ac_store_watch *w)
 	w->conn = sym_PQconnectStart(w->url);
 	ac_pg_quiet(w->conn);
 	if (!w->conn || sym_PQstatus(w->conn) == CONNECTION_BAD) {
-		lose(w, "cannot connect: ");
+		lose(w, "connecting");
 		return;
 	}
 	w->state = WATCH_CONNECTING;
@@ -158,7 +165,7 @@ static unsigned read_notifications(ac_store_watch *w)
 
 	if (!sym_PQconsumeInput(w->conn) || sym_PQstatus(w->conn) == CONNECTION_BAD) {
 		/* The next connection reports AC_STORE_RESCAN. */
-		lose(w, "connection lost: ");
+		lose(w, "reading notifications");
 		return 0;
 	}
 	while ((n = sym_PQnotifies(w->conn))) {
@@ -187,7 +194,7 @@ static unsigned read_listen_result(ac_store_watch *w)
 	bool ok = true;
 
 	if (!sym_PQconsumeInput(w->conn)) {
-		lose(w, "LISTEN failed: ");
+		lose(w, "LISTEN");
 		return 0;
 	}
 	if (sym_PQisBusy(w->conn))
@@ -197,7 +204,7 @@ static unsigned read_listen_result(ac_store_watch *w)
 		sym_PQclear(res);
 	}
 	if (!ok) {
-		lose(w, "LISTEN failed: ");
+		lose(w, "LISTEN");
 		return 0;
 	}
 	w->state = WATCH_LIVE;
@@ -221,9 +228,9 @@ unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
 	if (w->state == WATCH_CONNECTING) {
 		w->polling = sym_PQconnectPoll(w->conn);
 		if (w->polling == PGRES_POLLING_FAILED)
-			lose(w, "cannot connect: ");
+			lose(w, "connecting");
 		else if (w->polling == PGRES_POLLING_OK && !sym_PQsendQuery(w->conn, "LISTEN agentctl"))
-			lose(w, "LISTEN failed: ");
+			lose(w, "LISTEN");
 		else if (w->polling == PGRES_POLLING_OK)
 			w->state = WATCH_LISTEN_SENT;
 	}

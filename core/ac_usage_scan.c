@@ -6,7 +6,7 @@
 
 #include "ac_source_gemini_impl.h"
 
-#include "ac_backend_pg.h"
+#include "ac_backend.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
@@ -62,23 +62,19 @@ static char *folder(const ac_config *config, const char *key, const char *home_d
 	return b.data;
 }
 
-int ac_usage_paths_init(ac_usage_paths *out, const ac_config *config, const char *sessions_dir)
+int ac_usage_paths_init(ac_usage_paths *out, const ac_workspace *ws)
 {
-	const char *url = NULL;
-	int rc;
+	const ac_config *config = ws->config;
 
 	memset(out, 0, sizeof(*out));
-	/* As every command reads it: from an untrusted project file, refused. */
-	if ((rc = ac_storage_url(&url, config)))
-		return rc;
 	out->claude_dir = folder(config, "sources.claude.dir", ".claude/projects");
 	out->codex_dir = folder(config, "sources.codex.dir", ".codex/sessions");
 	out->gemini_dir = folder(config, "sources.gemini.dir", ".gemini/tmp");
-	out->sessions_dir = sessions_dir ? strdup(sessions_dir) : NULL;
+	out->sessions_dir = ws->sessions_dir ? strdup(ws->sessions_dir) : NULL;
 	out->index_path = ac_usage_index_default_path();
-	out->store_url = url && *url ? strdup(url) : NULL;
+	out->workspace = ws;
 	/* Without HOME a default folder is simply not read. */
-	if ((sessions_dir && !out->sessions_dir) || (url && *url && !out->store_url)) {
+	if (ws->sessions_dir && !out->sessions_dir) {
 		ac_usage_paths_free(out);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
@@ -92,7 +88,6 @@ void ac_usage_paths_free(ac_usage_paths *paths)
 	free(paths->gemini_dir);
 	free(paths->sessions_dir);
 	free(paths->index_path);
-	free(paths->store_url);
 	memset(paths, 0, sizeof(*paths));
 }
 
@@ -851,26 +846,18 @@ next:
 	return rc;
 }
 
-/* agentctl's rows kept in a database: one bucket per session, model and
- * hour, summed there. The strings live in set->rows. */
-static int add_store_rows(ac_usage_set *set, const char *url)
+/* agentctl's rows kept in a store that sums them itself (a database):
+ * one bucket per session, model and hour, summed there. The strings live
+ * in set->rows. */
+static int add_store_rows(ac_usage_set *set, ac_backend *b)
 {
-	ac_backend_pg_options opts = {.url = url};
-	ac_backend b = {0};
 	json_t *sums = NULL, *sum;
 	size_t i;
 	int rc;
 
 	if (!(set->rows = json_array()))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if ((rc = ac_backend_pg_init(&b, &opts)))
-		return rc;
-	if (!b.inspector.usage_by_hour)
-		rc = ac_error_set(AC_ENOTSUP, "the store cannot sum its turn usage");
-	else
-		rc = b.inspector.usage_by_hour(b.impl, &sums);
-	ac_backend_close(&b);
-	if (rc)
+	if ((rc = b->inspector.usage_by_hour(b->impl, &sums)))
 		return rc;
 	if (json_array_append_new(set->rows, sums))
 		return ac_error_set(AC_ENOMEM, "out of memory");
@@ -891,6 +878,24 @@ static int add_store_rows(ac_usage_set *set, const char *url)
 			return rc;
 	}
 	return 0;
+}
+
+/* agentctl's own turn rows: from the workspace's store when it sums them
+ * itself, else from the session folder's files. */
+static int add_agentctl_rows(ac_usage_set *set, const ac_usage_scan_options *opts)
+{
+	ac_backend *b = NULL;
+	int rc = 0;
+
+	if (opts->workspace && (rc = ac_workspace_store(&b, opts->workspace)))
+		return rc;
+	if (b && b->inspector.usage_by_hour)
+		rc = add_store_rows(set, b);
+	else if (opts->sessions_dir)
+		rc = add_rows(set, opts->sessions_dir);
+	if (b)
+		ac_workspace_store_release(opts->workspace, b);
+	return rc;
 }
 
 static int lay_out(ac_usage_set *set, const ac_usage_index *index)
@@ -1052,10 +1057,7 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	}
 	if ((rc = lay_out(out, s.index)) || (rc = lay_out_copies(&s)))
 		goto done;
-	if (opts->store_url)
-		rc = add_store_rows(out, opts->store_url);
-	else if (opts->sessions_dir)
-		rc = add_rows(out, opts->sessions_dir);
+	rc = add_agentctl_rows(out, opts);
 done:
 	free(s.by_path);
 	free(s.owner_keys);

@@ -189,6 +189,30 @@ const char *ac_workspace_store_where(const ac_workspace *ws)
 	return ws->stores ? ws->stores->where : ws->sessions_dir;
 }
 
+int ac_workspace_store_check(ac_workspace_store_report *out, const ac_workspace *ws)
+{
+	const char *url = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = "files";
+	if ((rc = ac_workspace_store_url(&url, ws)))
+		return rc;
+	if (!(out->where = strdup(ac_workspace_store_where(ws))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (!url)
+		return 0;
+	out->kind = "postgresql";
+	out->versioned = true;
+	return ac_storage_check_url(url, &out->version, &out->latest, &out->missing);
+}
+
+void ac_workspace_store_report_clear(ac_workspace_store_report *report)
+{
+	free(report->where);
+	memset(report, 0, sizeof(*report));
+}
+
 int ac_workspace_tenant(char **out, const ac_workspace *ws)
 {
 	const char *tenant = ws->config ? ac_config_string(ws->config, "storage.tenant", NULL) : NULL;

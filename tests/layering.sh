@@ -21,7 +21,22 @@
 #                     backend's name (ac_workspace_store() is the one seam;
 #                     what one store alone can do is asked of b->optional).
 #                     cli/cli_storage_migrate.c is the exception: it opens
-#                     the database its command line names, not the workspace's
+#                     the database its command line names, not the workspace's.
+#                     Nor does it read storage.url or the seam's URL
+#                     (ac_workspace_store_url()), start a store watch itself
+#                     (ac_store_watch_new(): it is b->optional.watch), open a
+#                     backend of its own (ac_backend_fs_init(), migrate
+#                     excepted), or ask the dashboard's source for a store's
+#                     name to decide (ui_source_store_name() is gone)
+#   core/             only the seam (ac_workspace_store.c) and ac_storage.c
+#                     read "storage.url" or call ac_storage_url(); only the
+#                     seam and the PostgreSQL store's own files
+#                     (ac_backend_pg*, ac_pg*, *_pg.c) name ac_backend_pg_*
+#                     (an unfold or a watch is b->optional's); what lives
+#                     beside the sessions (ac_journal_store.c,
+#                     ac_checkpoint_runtime.c, ac_gc_pg.c) takes the seam's
+#                     URL (ac_workspace_store_url()), nothing else does.
+#                     Comments are not code: they may name these.
 set -u
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
@@ -113,6 +128,55 @@ while IFS= read -r hit; do
   violation "${file}:${rest%%:*}" "chooses a store above the core: ${rest#*:}"
 done < <(grep -nE '\<ac_storage_url[[:space:]]*\(|\<ac_backend_pg_[a-z_]+[[:space:]]*\(|(\.|->)name[[:space:]]*,[[:space:]]*"(fs|pg|postgres|postgresql)"|"(fs|pg|postgres|postgresql)"[[:space:]]*,[^,)]*(\.|->)name\>' \
   cli/*.[ch] tui/*.[ch] views/*.[ch])
+
+code_of() { # a grep -n hit's text without its comment ("" for a comment line)
+  local text=$1
+  [[ $text =~ ^[[:space:]]*(\*|/\*|//) ]] && return
+  echo "${text%%/\**}"
+}
+
+# ... nor asks for the URL, starts a watch or opens a backend itself.
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  rest=${hit#*:}
+  code=$(code_of "${rest#*:}")
+  [ -n "$code" ] || continue
+  if [ "$file" = cli/cli_storage_migrate.c ] && [[ $code =~ ac_backend_fs_init ]]; then
+    continue
+  fi
+  case $file in
+  cli/main.c | cli/cli_config.c) # --storage sets the key; config show redacts it
+    [[ $code =~ \"storage\.url\" ]] && ! [[ $code =~ ac_config_(string|get|command) ]] && continue ;;
+  esac
+  violation "${file}:${rest%%:*}" "chooses a store above the core: ${rest#*:}"
+done < <(grep -nE '\<ac_workspace_store_url[[:space:]]*\(|\<ac_store_watch_new[[:space:]]*\(|\<ac_backend_fs_init[[:space:]]*\(|\<ac_backend_open[[:space:]]*\(|\<ui_source_store_name\>|"storage\.url"' \
+  cli/*.[ch] tui/*.[ch] views/*.[ch])
+
+# In the core, one place chooses: the seam. Each name below is allowed in
+# the files listed after it, and nowhere else in core/.
+core_rule() { # extended regex, then the files (basename globs) allowed to use it
+  local re=$1 hit file rest code base glob ok
+  shift
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    code=$(code_of "${rest#*:}")
+    [[ $code =~ $re ]] || continue
+    base=$(basename "$file")
+    ok=no
+    for glob in "$@"; do
+      # shellcheck disable=SC2053 # a glob, on purpose
+      [[ $base == $glob ]] && ok=yes
+    done
+    [ "$ok" = yes ] || violation "${file}:${rest%%:*}" "chooses a store outside the seam: ${rest#*:}"
+  done < <(grep -nE "$re" core/*.[ch])
+}
+core_rule '"storage\.url"' ac_workspace_store.c ac_storage.c ac_config.c
+core_rule '\<ac_storage_url[[:space:]]*\(' ac_workspace_store.c ac_storage.c
+core_rule '\<ac_backend_open[[:space:]]*\(' # gone: ac_workspace_store() opens
+core_rule '\<ac_workspace_store_url[[:space:]]*\(' ac_workspace_store.c ac_journal_store.c \
+  ac_checkpoint_runtime.c ac_gc_pg.c
+core_rule '\<ac_backend_pg_[a-z_]+\>' ac_workspace_store.c 'ac_backend_pg*.[ch]' '*_pg.c' 'ac_pg*.[ch]'
 
 if [ "$violations" -gt 0 ]; then
   echo "$violations include(s) or store choice(s) against the layering (cli -> tui -> views -> model/terminal -> core)"

@@ -3,7 +3,8 @@
  * AC_TEST_PG is set (ctest's test_workspace_store_pg, through
  * tests/pg/with-postgres.sh), on PostgreSQL: the operator's status change
  * (with the status the operator saw), compaction, the optional operations
- * a store offers instead of its name, and one store per thread. */
+ * a store offers instead of its name (a watch and an unfold among them),
+ * `storage check`'s report, and one store per thread. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,8 +17,10 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_operator.h"
+#include "ac_store_watch.h"
 #include "ac_workspace.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -142,6 +145,85 @@ static void test_optional_operations(void **state)
 	ac_workspace_store_release(&f->ws, b);
 }
 
+/* Drives w until it is live or says why not (up to 10 s). */
+static void watch_settle(ac_store_watch *w)
+{
+	for (int i = 0; i < 1000 && !ac_store_watch_live(w) &&
+			!strstr(ac_store_watch_state(w), "trying again");
+	     i++) {
+		short events = 0;
+		int fd = ac_store_watch_fd(w, &events);
+
+		if (fd >= 0)
+			poll(&(struct pollfd){fd, events, 0}, 1, 10);
+		ac_store_watch_read(w, NULL);
+	}
+}
+
+/* Following changes and unfolding a compaction are optional operations
+ * too (issue 25): the database's watch LISTENs on its own connection and
+ * comes live; the files have neither (their watcher is ac_watch.h, their
+ * documents unfold themselves). */
+static void test_watch_and_unfold_asked_for(void **state)
+{
+	fixture *f = *state;
+	ac_store_watch *w = NULL;
+	ac_backend *b = NULL;
+
+	assert_int_equal(ac_workspace_store(&b, &f->ws), 0);
+	if (on_pg()) {
+		assert_non_null(b->optional.unfold);
+		assert_non_null(b->optional.watch);
+		assert_int_equal(b->optional.watch(b, &w), 0);
+		watch_settle(w);
+		assert_true(ac_store_watch_live(w));
+		ac_store_watch_free(w);
+	} else {
+		assert_null(b->optional.unfold);
+		assert_null(b->optional.watch);
+	}
+	ac_workspace_store_release(&f->ws, b);
+}
+
+/* A watch the server refuses says so in one line that names the
+ * operation and the store, the server's reason after "database: ",
+ * without libpq's severity words ("FATAL:  ") or a second line. */
+static void test_watch_refused_one_line(void **state)
+{
+	ac_store_watch *w = NULL;
+	const char *said;
+
+	(void)state;
+	if (!on_pg())
+		skip();
+	assert_int_equal(ac_store_watch_new(&w, TEST_PG_URL " dbname=agentctl_no_such_db"), 0);
+	watch_settle(w);
+	said = ac_store_watch_state(w);
+	assert_false(ac_store_watch_live(w));
+	assert_non_null(strstr(said, "store watch, connecting ("));
+	assert_non_null(strstr(said, "): database: "));
+	assert_non_null(strstr(said, "agentctl_no_such_db"));
+	assert_null(strstr(said, "FATAL"));
+	assert_null(strchr(said, '\n'));
+	ac_store_watch_free(w);
+}
+
+/* `storage check` asks the seam: which store, and a database's schema. */
+static void test_store_check(void **state)
+{
+	fixture *f = *state;
+	ac_workspace_store_report r;
+
+	assert_int_equal(ac_workspace_store_check(&r, &f->ws), 0);
+	assert_string_equal(r.where, ac_workspace_store_where(&f->ws));
+	assert_int_equal(r.versioned, on_pg());
+	assert_string_equal(r.kind, on_pg() ? "postgresql" : "files");
+	assert_int_equal(r.missing, 0);
+	if (on_pg())
+		assert_int_equal(r.version, r.latest);
+	ac_workspace_store_report_clear(&r);
+}
+
 /* The operator's status change: one call on either store, refused with
  * nothing written when the session is not what the operator saw. */
 static void test_set_status_same_call(void **state)
@@ -259,6 +341,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_opened_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_optional_operations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_and_unfold_asked_for, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_refused_one_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_status_same_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compact_same_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_store_per_thread, setup, teardown),

@@ -1,9 +1,13 @@
-/* Conversation search behind the Sessions filter, a slice at a time. */
+/* Conversation search behind the Sessions filter, a slice at a time. A
+ * session the workspace's store keeps as rows (no optional.local_sessions:
+ * a database) is read through it (ac_session_search_store.h) when its
+ * slice is searched; a session file, from its file. */
 #include "csearch.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_session_search.h"
+#include "ac_session_search_store.h"
 #include "ac_source_search.h"
 #include "ac_time.h"
 
@@ -14,12 +18,20 @@
 
 /* Files handed to one ac_session_search() call. */
 #define SLICE 32
+/* Stored sessions read for one call: each is two statements (its tenant,
+ * its history) on the dashboard's connection, so a slice stays short. */
+#define STORE_SLICE 8
+
+/* What marks an item read through the store (its source). */
+static const char STORE_ITEM[] = "store";
 
 struct ui_csearch_engine {
 	char *needle;
 	ac_search_item *items; /* strings owned here */
 	size_t n, next;
 	uint64_t sessions_gen; /* the model's rows the items were taken from */
+	const ac_workspace *ws; /* borrowed */
+	bool stored;           /* the store keeps no session files: rows are read through it */
 };
 
 static void items_free(ui_csearch_engine *e)
@@ -51,11 +63,11 @@ static int newest_first(const void *a, const void *b)
 	return order ? order : strcmp(x->id, y->id);
 }
 
-/* What searches row s: its session file in ws, or its transcript with
- * the provider of its source. path receives the file's path. 0 or
- * AC_ENOMEM. */
+/* What searches row s: its session file in ws (stored: its rows in ws's
+ * store), or its transcript with the provider of its source. path
+ * receives the file's path. 0 or AC_ENOMEM. */
 static int item_of(ac_search_item *item, ac_buf *path, const ui_session *s,
-		   const ac_workspace *ws)
+		   const ac_workspace *ws, bool stored)
 {
 	const ac_search_provider *provider = &ac_session_search_file_provider;
 
@@ -63,10 +75,13 @@ static int item_of(ac_search_item *item, ac_buf *path, const ui_session *s,
 	for (int k = 0; s->source && k < AC_SOURCE_COUNT; k++)
 		if (!strcmp(s->source, ac_source_name((ac_source_kind)k)))
 			provider = ac_source_search_provider((ac_source_kind)k);
+	/* A stored session's "path" only names it in errors. */
 	if (s->source && s->path ? ac_buf_printf(path, "%s", s->path)
-				 : ac_buf_printf(path, "%s/%s.json", ws->sessions_dir, s->raw_id))
+	    : stored ? ac_buf_printf(path, "%s", s->raw_id)
+		     : ac_buf_printf(path, "%s/%s.json", ws->sessions_dir, s->raw_id))
 		return AC_ENOMEM;
-	*item = (ac_search_item){.id = s->raw_id, .source = s->source ? s->source : "file",
+	*item = (ac_search_item){.id = s->raw_id,
+				 .source = s->source ? s->source : stored ? STORE_ITEM : "file",
 				 .path = path->data,
 				 .updated_at = *s->updated ? s->updated : s->created,
 				 .provider = provider};
@@ -74,7 +89,7 @@ static int item_of(ac_search_item *item, ac_buf *path, const ui_session *s,
 }
 
 /* The listed sessions as items, newest first (the order search keeps). */
-static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspace *ws)
+static int load_items(ui_csearch_engine *e, const ui_model *m)
 {
 	ac_buf path = AC_BUF_INIT;
 
@@ -84,7 +99,7 @@ static int load_items(ui_csearch_engine *e, const ui_model *m, const ac_workspac
 		const ui_session *s = &m->sessions[i];
 		ac_search_item *item = &e->items[e->n];
 
-		if (item_of(item, &path, s, ws))
+		if (item_of(item, &path, s, e->ws, e->stored))
 			break;
 		item->id = strdup(s->raw_id);
 		item->path = ac_buf_detach(&path);
@@ -107,18 +122,59 @@ static void note_problem(const char *message, void *ctx)
 	ui_model_log(ctx, true, message);
 }
 
-/* Searches items[0..k) (sorted) and records their hits; the rest of the
- * search is the caller's. 0, or the search's error. */
-static int search_slice(ui_model *m, ac_search_item *items, size_t k, const char *needle)
+/* Reads the stored sessions among items[0..k) through the workspace's
+ * store into texts[] (their bytes); one that cannot be read is named in
+ * m's log and searched as empty. 0 or AC_ENOMEM. */
+static int read_stored(const ui_csearch_engine *e, ui_model *m, ac_search_item *items, size_t k,
+		       char **texts)
 {
-	ac_search_results r;
-	int rc = ac_session_search(&r, items, k, needle, strlen(needle), 0, true,
-				   note_problem, m);
+	ac_backend *b = NULL;
+	int rc = 0;
 
+	for (size_t i = 0; i < k && rc == 0; i++) {
+		ac_backend_session_info info = {0};
+
+		if (items[i].source != STORE_ITEM)
+			continue;
+		/* The operator's view names a session by id; its tenant is the store's. */
+		if ((b || (rc = ac_workspace_store(&b, e->ws)) == 0) &&
+		    (rc = b->inspector.find(b->impl, &info, items[i].id)) == 0)
+			rc = ac_session_search_store_text(&items[i], &texts[i], b, info.tenant,
+							  items[i].id);
+		ac_backend_session_info_clear(&info);
+		if (rc && rc != AC_ENOMEM) {
+			note_problem(ac_error_last(), m);
+			rc = 0;
+		}
+		if (!texts[i]) {
+			items[i].bytes = "";
+			items[i].len = 0;
+		}
+	}
+	ac_workspace_store_release(e->ws, b);
+	return rc;
+}
+
+/* Searches items[0..k) (sorted; k at most SLICE) and records their hits;
+ * the rest of the search is the caller's. 0, or the search's error. */
+static int search_slice(const ui_csearch_engine *e, ui_model *m, ac_search_item *items, size_t k)
+{
+	char *texts[SLICE] = {0};
+	ac_search_results r = {0};
+	int rc = e->stored ? read_stored(e, m, items, k, texts) : 0;
+
+	if (rc == 0)
+		rc = ac_session_search(&r, items, k, e->needle, strlen(e->needle), 0, true,
+				       note_problem, m);
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
 		ui_model_csearch_add(m, items[r.hits[i].item].id, r.hits[i].message,
 				     r.hits[i].snippet);
 	ac_search_results_free(&r);
+	for (size_t i = 0; i < k; i++) {
+		if (items[i].source == STORE_ITEM)
+			items[i].bytes = NULL;
+		free(texts[i]);
+	}
 	return rc;
 }
 
@@ -163,7 +219,7 @@ static int by_id(const void *a, const void *b)
  * update is not the one searched (or that is new) is searched again
  * alone, and its item brought up to date. False when too many changed
  * (more than a slice): the caller starts over. */
-static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *ws)
+static bool follow_rows(ui_csearch_engine *e, ui_model *m)
 {
 	ac_search_item *by_id_items = NULL;
 	size_t changed = 0;
@@ -185,10 +241,10 @@ static bool follow_rows(ui_csearch_engine *e, ui_model *m, const ac_workspace *w
 
 		if (was && !strcmp(was->updated_at, updated))
 			continue;
-		if (++changed > SLICE || item_of(&item, &path, s, ws))
+		if (++changed > SLICE || item_of(&item, &path, s, e->ws, e->stored))
 			goto done;
 		ui_model_csearch_remove(m, s->raw_id);
-		search_slice(m, &item, 1, e->needle);
+		search_slice(e, m, &item, 1);
 		ac_buf_free(&path);
 		/* Its item says this update was searched (a new session
 		 * gets one), so the next change is judged against it. */
@@ -205,13 +261,14 @@ bool ui_csearch_sync(ui_csearch_engine **io, ui_model *m, const ac_workspace *ws
 		     const char *filter)
 {
 	ui_csearch_engine *e = *io;
+	ac_backend *store = NULL;
 	const char *want = filter && strlen(filter) >= UI_CSEARCH_MIN ? filter : NULL;
 
 	if (e && want && !strcmp(e->needle, want)) {
 		if (m->sessions_gen == e->sessions_gen)
 			return false;
 		/* While it runs, the files not read yet are read as they are. */
-		if (e->next < e->n || follow_rows(e, m, ws)) {
+		if (e->next < e->n || follow_rows(e, m)) {
 			e->sessions_gen = m->sessions_gen;
 			return true;
 		}
@@ -224,8 +281,21 @@ bool ui_csearch_sync(ui_csearch_engine **io, ui_model *m, const ac_workspace *ws
 	ui_model_csearch_reset(m, want);
 	if (!want)
 		return true;
-	if (!(e = calloc(1, sizeof(*e))) || !(e->needle = strdup(want)) ||
-	    load_items(e, m, ws) != 0) {
+	if (!(e = calloc(1, sizeof(*e))) || !(e->needle = strdup(want))) {
+		ui_csearch_free(e);
+		ui_model_set_action(m, true, "conversation search: out of memory");
+		return true;
+	}
+	e->ws = ws;
+	if (ac_workspace_store(&store, ws) != 0) {
+		/* Said where the dashboard reads the store; nothing searched. */
+		ui_csearch_free(e);
+		ui_model_set_action(m, true, "conversation search: %s", ac_error_last());
+		return true;
+	}
+	e->stored = !store->optional.local_sessions;
+	ac_workspace_store_release(ws, store);
+	if (load_items(e, m) != 0) {
 		ui_csearch_free(e);
 		ui_model_set_action(m, true, "conversation search: out of memory");
 		return true;
@@ -244,10 +314,11 @@ bool ui_csearch_step(ui_csearch_engine *e, ui_model *m, int budget_ms)
 	if (!e || !m->conv_search.running)
 		return false;
 	do {
-		size_t k = e->n - e->next < SLICE ? e->n - e->next : SLICE;
+		size_t slice = e->stored ? STORE_SLICE : SLICE;
+		size_t k = e->n - e->next < slice ? e->n - e->next : slice;
 		uint64_t gen = m->conv_search.gen;
 
-		if (search_slice(m, e->items + e->next, k, e->needle) != 0) {
+		if (search_slice(e, m, e->items + e->next, k) != 0) {
 			/* Not UTF-8 yet (a character half typed) or out of
 			 * memory: nothing more to find for this text. */
 			e->next = e->n;

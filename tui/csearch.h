@@ -8,7 +8,9 @@
  * of the model replaced) is searched again alone; a new listing of the
  * whole folder starts the search over. The coding agents' transcript
  * rows are searched in their files by their source's provider
- * (ac_source_search.h). A database store's sessions are not searched here. No curses here. */
+ * (ac_source_search.h). A session the workspace's store keeps as rows (a
+ * database) is read through the store when its slice comes, a few at a
+ * time. No curses here. */
 #ifndef UI_CSEARCH_H
 #define UI_CSEARCH_H
 
@@ -24,7 +26,8 @@ typedef struct ui_csearch_engine ui_csearch_engine;
 
 /* Keeps the search in step with filter (the Sessions pane's text; "" or
  * NULL: none): a changed text starts over on m's listed sessions in ws's
- * session folder. True when the model changed. */
+ * session folder or store (ws borrowed until ui_csearch_free()). True when
+ * the model changed. */
 bool ui_csearch_sync(ui_csearch_engine **io, ui_model *m, const ac_workspace *ws,
 		     const char *filter);
 

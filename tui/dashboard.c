@@ -461,16 +461,13 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		goto done;
 	}
 	d.config = config;
-	if ((status = ui_source_use_store(d.src, config)))
-		goto done;
-	if (ui_source_store_name(d.src) &&
-	    (status = ac_store_watch_new(&d.store_watch, ac_config_string(config, "storage.url", ""))))
+	if ((status = ui_source_use_store(d.src)) ||
+	    (status = ui_source_watch_store(d.src, &d.store_watch)))
 		goto done;
 	if (options && options->no_workspace) {
 		/* The title names what is shown: the database, not a folder. */
 		ui_sfree(d.m.workspace);
-		d.m.workspace = ui_safe_str(ui_source_store_name(d.src) ? ui_source_store_name(d.src)
-							: ws->root);
+		d.m.workspace = ui_safe_str(ac_workspace_store_where(ws));
 		d.m.no_workspace = true;
 		ui_model_log(&d.m, false, "no workspace here: sessions, the journal and checkpoints "
 			     "from the database; no operations log, no git, no hooks run (they "
@@ -499,7 +496,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		goto done;
 	if (ui_notify_refusal(notify))
 		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));
-	ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ? ui_source_store_name(d.src) : "file");
+	ui_notify_scan(notify, &d.m, ui_source_store_label(d.src));
 	if (!term || !*term || !strcmp(term, "dumb")) {
 		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
 				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
@@ -560,12 +557,11 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 		input(&d);
 		if (ui_drill_step(&d))
 			d.dirty = true;
-		/* The Sessions filter looks in conversations too (files only).
+		/* The Sessions filter looks in conversations too.
 		 * Its hits are drawn a few times a second while it reads:
 		 * filtering 10,000 rows again after every slice would take
 		 * most of the time. */
-		if (ui_csearch_sync(&csearch, &d.m, ws, ui_source_store_name(d.src) ? "" :
-					 d.panes[UI_PANE_SESSIONS].filter) |
+		if (ui_csearch_sync(&csearch, &d.m, ws, d.panes[UI_PANE_SESSIONS].filter) |
 		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS)) {
 			int64_t now_ms = ac_time_now_ms();
 
@@ -604,8 +600,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
 				ui_dash_conversation_reloaded(&d);
 		}
-		told = ui_notify_scan(notify, &d.m, ui_source_store_name(d.src) ?
-						    ui_source_store_name(d.src) : "file");
+		told = ui_notify_scan(notify, &d.m, ui_source_store_label(d.src));
 		if (told & UI_NOTIFY_BELL)
 			screen_beep();
 		if (told & UI_NOTIFY_SAID)

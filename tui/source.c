@@ -629,7 +629,7 @@ static int store_list_settle(ui_store_list *l, ui_store_list *fresh, int rc)
 
 static int load_memos(ui_source *src, ui_model *m)
 {
-	const ac_backend *b = &src->backend;
+	const ac_backend *b = src->backend;
 	const char *const scopes[] = {"session", "user", "agent"};
 	const char *const owners[] = {m->conv_session, src->user, src->agent};
 	ui_store_list fresh = {0};
@@ -657,7 +657,7 @@ static int load_memos(ui_source *src, ui_model *m)
 
 static int load_artifacts(ui_source *src, ui_model *m)
 {
-	const ac_backend *b = &src->backend;
+	const ac_backend *b = src->backend;
 	ui_store_list fresh = {0};
 	char **ids = NULL;
 	size_t n = 0, cap = 0;
@@ -674,7 +674,7 @@ static int load_artifacts(ui_source *src, ui_model *m)
 /* Reads the records after the last seq seen. */
 static unsigned read_trace(ui_source *src, ui_model *m)
 {
-	const ac_backend *b = &src->backend;
+	const ac_backend *b = src->backend;
 	json_t *records = NULL;
 	size_t skipped = 0, before = m->n_trace;
 	bool had_error = m->trace_error != NULL;
@@ -716,7 +716,7 @@ int ui_source_load_tab(ui_source *src, ui_model *m, ui_tab tab)
 
 int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
 {
-	const ac_backend *b = &src->backend;
+	const ac_backend *b = src->backend;
 	const ui_store_list *l = tab == UI_TAB_MEMORY ? &m->memos : &m->artifacts;
 	const ui_store_item *it;
 	char *text = NULL, title[1400];
@@ -745,22 +745,6 @@ int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
 	return rc;
 }
 
-/* The same backend `agentctl memo|artifact|trace` use: <root>/.agent. */
-static int open_backend(ui_source *src)
-{
-	ac_buf data_dir = AC_BUF_INIT;
-	ac_backend_fs_options opts = {0};
-	int rc;
-
-	if (ac_buf_printf(&data_dir, "%s/.agent", src->ws->root))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	opts.sessions_dir = src->ws->sessions_dir;
-	opts.data_dir = data_dir.data;
-	rc = ac_backend_fs_init(&src->backend, &opts);
-	ac_buf_free(&data_dir);
-	return rc;
-}
-
 int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 {
 	ui_source *src = calloc(1, sizeof(*src));
@@ -775,7 +759,10 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	/* A session file's state too is derived under sources.state.*. */
 	ac_source_state_limits(&src->limits, ws->config);
 	m->state_limits = &src->limits;
-	if ((rc = open_backend(src)) != 0 ||
+	/* The store every command uses (ac_workspace_store()): the store tabs
+	 * read through it; ui_source_use_store() asks it whether the sessions
+	 * are files here. */
+	if ((rc = ac_workspace_store(&src->backend, ws)) != 0 ||
 	    (rc = ac_journal_follow_new(&src->follow, ws->journal_path, UI_MODEL_EVENTS,
 					&ws->schema)) != 0 ||
 	    (rc = ac_session_index_new(&src->index, ws->sessions_dir)) != 0 ||
@@ -810,7 +797,7 @@ void ui_source_free(ui_source *src)
 	ac_checkpoint_store_free(src->store);
 	ac_journal_store_free(src->journal);
 	ac_buf_free(&src->scratch);
-	ac_backend_close(&src->backend);
+	ac_workspace_store_release(src->ws, src->backend);
 	free(src->store_name);
 	free(src->tenant);
 	free(src->user);

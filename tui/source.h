@@ -34,12 +34,20 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws);
 
 void ui_source_free(ui_source *src);
 
-/* When config's storage.url names a database: the sessions pane, the
- * conversation and its store tabs read from it from now on (through the
- * ac_backend interface; the session files are no longer followed), and the
- * model's log says which panes still read the workspace's files. 0 (also
- * when there is no database) or the store's error. */
-int ui_source_use_store(ui_source *src, const ac_config *config);
+/* When the workspace's store keeps no local session files (a database:
+ * ac_workspace_store() has no optional.local_sessions): the sessions pane,
+ * the conversation and its store tabs read from it from now on (through
+ * the ac_backend interface; the session files are no longer followed),
+ * and the model's log says which panes still read the workspace's files.
+ * 0 (also for the files) or the store's error. */
+int ui_source_use_store(ui_source *src);
+
+/* The watch of the store the source reads when the store has one of its
+ * own (optional.watch: a database's LISTEN), *out (free with
+ * ac_store_watch_free()); *out NULL and 0 otherwise (the files: the
+ * workspace's watcher, ac_watch.h, follows them). */
+struct ac_store_watch;
+int ui_source_watch_store(const ui_source *src, struct ac_store_watch **out);
 
 /* On a database store, one session changed (the store watch named it):
  * its row alone is read again (whatever the number of sessions), and the
@@ -48,9 +56,10 @@ int ui_source_use_store(ui_source *src, const ac_config *config);
  * UI_CHANGED_* mask. */
 unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id);
 
-/* The database the source reads (its URL without a password), or NULL
- * for the workspace's files. Borrowed. */
-const char *ui_source_store_name(const ui_source *src);
+/* The store as hooks name it (ui_notify_scan()'s source): "file" for the
+ * workspace's files, else the database (its URL without a password).
+ * Borrowed. */
+const char *ui_source_store_label(const ui_source *src);
 
 /* The database's backend the source reads through (its connection is
  * the dashboard's: the hooks lease is held on it), or NULL for the

@@ -25,9 +25,10 @@ struct ui_source {
 	dev_t ops_dev;
 	ino_t ops_ino;
 	ac_buf scratch;
-	ac_backend backend;      /* the file-system backend on <root>/.agent, or the
-				    database's (database true) */
-	bool database;           /* sessions and conversations come from backend */
+	ac_backend *backend;     /* the workspace's store (ac_workspace_store()),
+				    held until ui_source_free() */
+	bool database;           /* sessions and conversations come from backend:
+				    it keeps no local session files */
 	char *store_name;        /* the database as shown (no password), or NULL */
 	char *tenant, *user, *agent; /* the open conversation's, as stored, or NULL */
 	bool rows_synced; /* the model's rows mirror the index's listing */

@@ -1,5 +1,6 @@
-/* The dashboard's sessions, conversations and journal from a database
- * store (storage.url): read through the ac_backend and journal store
+/* The dashboard's sessions, conversations and journal from a store that
+ * keeps no local session files (a database; the workspace's store,
+ * ac_workspace_store(), says so by having no optional.local_sessions): read through the ac_backend and journal store
  * interfaces only, the listing with the host that last wrote each
  * session, the journal by seq (only the events after the last one read),
  * the open conversation likewise (the messages appended since, when
@@ -14,7 +15,7 @@
 
 #include "ac_source_watch.h"
 
-#include "ac_backend_pg.h"
+#include "ac_store_watch.h"
 #include "ac_error.h"
 #include "ac_journal_store.h"
 
@@ -22,27 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ui_source_use_store(ui_source *src, const ac_config *config)
+int ui_source_use_store(ui_source *src)
 {
-	const char *url = ac_config_string(config, "storage.url", NULL);
-	ac_backend store;
 	char line[1000];
 	int rc;
 
-	if (!url || !*url)
+	/* Session files here: the source reads them itself, the watcher
+	 * follows them. */
+	if (src->backend->optional.local_sessions)
 		return 0;
-	if ((rc = ac_backend_open(&store, config, src->ws->sessions_dir, src->ws->sessions_dir)))
-		return rc;
-	if (!(src->store_name = ac_storage_url_redact(url))) {
-		ac_backend_close(&store);
+	if (!(src->store_name = strdup(ac_workspace_store_where(src->ws))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	if ((rc = ac_journal_store_open(&src->journal, src->ws))) {
-		ac_backend_close(&store);
+	if ((rc = ac_journal_store_open(&src->journal, src->ws)))
 		return rc;
-	}
-	ac_backend_close(&src->backend);
-	src->backend = store;
 	src->database = true;
 	src->m->store_where = ui_safe_str(src->store_name);
 	snprintf(line, sizeof(line), "store: %.500s: sessions, conversations, the journal and "
@@ -54,6 +47,14 @@ int ui_source_use_store(ui_source *src, const ac_config *config)
 	ui_model_clear_events(src->m);
 	ui_source_update(src, src->m, AC_WATCH_SESSIONS | AC_WATCH_JOURNAL);
 	return 0;
+}
+
+int ui_source_watch_store(const ui_source *src, ac_store_watch **out)
+{
+	const ac_backend *b = src->backend;
+
+	*out = NULL;
+	return b->optional.watch ? b->optional.watch(b, out) : 0;
 }
 
 unsigned ui_source_store_read_journal(ui_source *src)
@@ -82,14 +83,14 @@ unsigned ui_source_store_read_journal(ui_source *src)
 	return src->m->events_seen != before ? UI_CHANGED_JOURNAL : 0;
 }
 
-const char *ui_source_store_name(const ui_source *src)
+const char *ui_source_store_label(const ui_source *src)
 {
-	return src->store_name;
+	return src->database ? src->store_name : "file";
 }
 
 const ac_backend *ui_source_store(const ui_source *src)
 {
-	return src->store_name ? &src->backend : NULL;
+	return src->database ? src->backend : NULL;
 }
 
 unsigned ui_source_store_read_sessions(ui_source *src)
@@ -99,8 +100,8 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 
 	/* A connection the server dropped (a restart) fails its first
 	 * statement and is made again by the next: a read tries twice. */
-	if (src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0 &&
-	    src->backend.inspector.list_sessions(src->backend.impl, &list, &n, NULL) != 0) {
+	if (src->backend->inspector.list_sessions(src->backend->impl, &list, &n, NULL) != 0 &&
+	    src->backend->inspector.list_sessions(src->backend->impl, &list, &n, NULL) != 0) {
 		/* The rows on screen stay: the store watch reads again once the
 		 * connection is back. */
 		ui_source_note_problem(src->m, src->store_name, ac_error_last());
@@ -124,7 +125,7 @@ unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char 
 	src->m = m;
 	if (!src->database || !src->rows_synced)
 		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
-	rc = src->backend.inspector.find(src->backend.impl, &info, id);
+	rc = src->backend->inspector.find(src->backend->impl, &info, id);
 	if ((rc != 0 && rc != AC_ENOTFOUND) ||
 	    ui_model_put_store_session(m, id, rc == 0 ? &info : NULL) != 0) {
 		ac_backend_session_info_clear(&info);
@@ -161,13 +162,13 @@ static int read_messages(ui_source *src, json_t **out, bool *appended, bool held
 
 	*appended = false;
 	if (held && src->conv_cursor.epoch)
-		rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
+		rc = src->backend->session.load_after(src->backend->impl, out, &src->conv_cursor,
 						     tenant, id);
 	if (rc == 0)
 		*appended = true;
 	if (rc == AC_ECONFLICT) {
 		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
-		rc = src->backend.session.load_after(src->backend.impl, out, &src->conv_cursor,
+		rc = src->backend->session.load_after(src->backend->impl, out, &src->conv_cursor,
 						     tenant, id);
 	}
 	return rc;
@@ -177,17 +178,17 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 {
 	ac_backend_session_info info = {0};
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
-	bool incremental = src->backend.session.load_after != NULL, appended = false;
+	bool incremental = src->backend->session.load_after != NULL, appended = false;
 	json_t *doc = NULL, *messages = NULL, *metadata;
 	char title[600];
 	int rc;
 
 	/* The operator names a session by id; its tenant comes from the store. */
-	if ((rc = src->backend.inspector.find(src->backend.impl, &info, id)) == 0) {
+	if ((rc = src->backend->inspector.find(src->backend->impl, &info, id)) == 0) {
 		if (incremental)
 			rc = read_messages(src, &messages, &appended,
 					   same && m->conv_title && !m->conv_error, info.tenant, id);
-		else if ((rc = src->backend.session.get(src->backend.impl, &doc, info.tenant, id)) == 0)
+		else if ((rc = src->backend->session.get(src->backend->impl, &doc, info.tenant, id)) == 0)
 			messages = json_incref(json_object_get(doc, "conversationHistory"));
 	}
 	if (rc && same && m->conv_title && !m->conv_error) {
@@ -234,8 +235,8 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	{
 		json_t *usage = NULL;
 
-		if (rc == 0 && src->backend.session.load_usage &&
-		    src->backend.session.load_usage(src->backend.impl, &usage, info.tenant, id) == 0)
+		if (rc == 0 && src->backend->session.load_usage &&
+		    src->backend->session.load_usage(src->backend->impl, &usage, info.tenant, id) == 0)
 			rc = ui_model_set_usage(m, usage);
 		json_decref(usage);
 	}

@@ -111,7 +111,7 @@ int ui_usage_meter_start(ui_usage_meter **out, const ac_workspace *ws, const ac_
 	if (!m)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	m->pipe[0] = m->pipe[1] = -1;
-	if ((rc = ac_usage_paths_init(&m->paths, config, ws->sessions_dir)))
+	if ((rc = ac_usage_paths_init(&m->paths, ws)))
 		goto fail;
 	if (ac_usage_pricing_check(pricing) == 0 && pricing && !(m->pricing = json_deep_copy(pricing))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

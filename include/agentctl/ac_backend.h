@@ -458,6 +458,16 @@ typedef struct {
 typedef int (*ac_backend_document_fn)(json_t *root, void *ctx);
 
 struct ac_backend;
+struct ac_store_watch;
+
+/* What optional.unfold is handed as its ctx: the session whose compaction
+ * to unfold (all borrowed) and seq, the unfold's own (zero it). */
+typedef struct {
+	const struct ac_backend *backend;
+	const char *tenant;
+	const char *session_id;
+	long long seq;
+} ac_backend_unfold_ctx;
 
 /* ---- 10. What only some stores can do ----
  * Each member is NULL in a store that cannot do it: a caller asks for the
@@ -493,6 +503,18 @@ typedef struct {
 	int (*replace_history)(const struct ac_backend *b, const char *tenant,
 			       const char *session_id, const json_t *planned, const json_t *kept,
 			       const json_t *removed, ac_backend_document_fn note, void *note_ctx);
+	/* An ac_checkpoint_unfold_fn (ac_checkpoint.h) for a session the
+	 * store keeps, ctx an ac_backend_unfold_ctx: the messages the
+	 * compaction behind the history's summary archived, so a checkpoint
+	 * rollback reaches behind it (ac_backend_pg_unfold()). NULL in a store
+	 * whose session document unfolds itself (the files:
+	 * ac_checkpoint_plan_rollback() reads the archives beside it). */
+	int (*unfold)(json_t **out, size_t depth, const json_t *history, void *ctx);
+	/* Starts following what every host writes to the store as it commits
+	 * (ac_store_watch.h), on a connection of its own: *out, freed with
+	 * ac_store_watch_free(). NULL in a store whose changes the workspace's
+	 * file watcher sees (the files: ac_watch.h). */
+	int (*watch)(const struct ac_backend *b, struct ac_store_watch **out);
 } ac_backend_optional_ops;
 
 typedef struct ac_backend {

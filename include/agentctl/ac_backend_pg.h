@@ -103,26 +103,16 @@ int ac_backend_pg_replace_history(const ac_backend *b, const char *tenant,
 				  const json_t *removed, ac_backend_pg_document_fn note,
 				  void *note_ctx);
 
-/* An ac_checkpoint_unfold_fn for a session of the PostgreSQL backend: a
- * summary holds the seq of the last message its compaction archived (the
- * compactions table), and the first of those is where the summary of the
- * compaction before sits; a rollback behind one puts the checkpoint's
- * messages back under new seqs, so its summary is never found again.
- * ctx: one of these (seq is the function's). */
-typedef struct {
-	const ac_backend *backend;
-	const char *tenant;
-	const char *session_id;
-	long long seq;
-} ac_backend_pg_unfold_ctx;
+/* An ac_checkpoint_unfold_fn for a session of the PostgreSQL backend
+ * (its optional.unfold): a summary holds the seq of the last message its
+ * compaction archived (the compactions table), and the first of those is
+ * where the summary of the compaction before sits; a rollback behind one
+ * puts the checkpoint's messages back under new seqs, so its summary is
+ * never found again. ctx: an ac_backend_unfold_ctx (seq is the
+ * function's). */
+typedef ac_backend_unfold_ctx ac_backend_pg_unfold_ctx;
 
 int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void *ctx);
-
-/* The backend config chooses: PostgreSQL when storage.url is set (the host
- * name from gethostname()), else the workspace's files (sessions_dir and
- * data_dir as ac_backend_fs_init() takes them). */
-int ac_backend_open(ac_backend *out, const ac_config *config, const char *sessions_dir,
-		    const char *data_dir);
 
 /* *out: storage.url (borrowed from config), trusted as a command is:
  * agents write the project file, and a URL there could send every session
@@ -133,15 +123,7 @@ int ac_storage_url(const char **out, const ac_config *config);
  * parameter or key), for showing; allocated, NULL when out of memory. */
 char *ac_storage_url_redact(const char *url);
 
-/* What `storage check` says about the store config names: *out_store the
- * store (the workspace's session folder, or the URL without its
- * password), *out_version the schema version found, *out_latest the one
- * this agentctl expects, *out_missing the migrations not applied (0 for
- * files). Allocated strings. Changes nothing. */
-int ac_storage_check(char **out_store, int *out_version, int *out_latest, int *out_missing,
-		     const ac_config *config, const char *sessions_dir);
-
-/* The same for the database url names: *out_version found (0: no schema
+/* What `storage check` says of the database url names: *out_version found (0: no schema
  * yet), *out_latest expected, *out_missing not applied. Changes nothing. */
 int ac_storage_check_url(const char *url, int *out_version, int *out_latest, int *out_missing);
 

@@ -33,6 +33,7 @@
 #define AC_GC_H
 
 #include "ac_config.h"
+#include "ac_workspace.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -143,10 +144,10 @@ int ac_gc_store_files_new(ac_gc_store **out, const ac_gc_files_options *opts);
  * cannot be reached, one line without the password. */
 int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema);
 
-/* The PostgreSQL provider for the database config's storage.url names
- * (trusted as a command is, see ac_config_command()); *out NULL when
- * storage.url is unset: the files are the only store. */
-int ac_gc_store_open_configured(ac_gc_store **out, const ac_config *config);
+/* The PostgreSQL provider for ws's store when it is a database
+ * (ac_workspace_store_url(): AC_EDENIED for an untrusted storage.url);
+ * *out NULL when the workspace's files are its only store. */
+int ac_gc_store_open_workspace(ac_gc_store **out, const ac_workspace *ws);
 
 void ac_gc_store_free(ac_gc_store *store);
 

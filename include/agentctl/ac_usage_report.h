@@ -20,6 +20,7 @@
 #define AC_USAGE_REPORT_H
 
 #include "ac_usage_record.h"
+#include "ac_workspace.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -70,9 +71,10 @@ typedef struct {
 	const char *claude_dir;   /* NULL: not read */
 	const char *codex_dir;    /* NULL: not read */
 	const char *sessions_dir; /* agentctl's rows under <dir>/.usage; NULL: not read */
-	/* A PostgreSQL store (storage.url): agentctl's rows are read from it
-	 * (inspector.usage_by_hour) instead of sessions_dir; NULL: files. */
-	const char *store_url;
+	/* The workspace whose store keeps agentctl's rows (ac_workspace_store(),
+	 * borrowed): a store that sums them itself (inspector.usage_by_hour, a
+	 * database) is asked instead of reading sessions_dir; NULL: sessions_dir. */
+	const ac_workspace *workspace;
 	const char *index_path;   /* NULL: no index (every file read whole) */
 	/* Set by another thread to stop a scan between two files (it then
 	 * returns AC_EBUSY and saves nothing); NULL: never. */
@@ -84,28 +86,28 @@ typedef struct {
  * else $HOME/.cache/...; NULL when neither is set. */
 char *ac_usage_index_default_path(void);
 
-/* Where a scan reads and keeps its index, from the configuration:
+/* Where a scan reads and keeps its index, from ws's configuration:
  * sources.claude.dir (default ~/.claude/projects), sources.codex.dir
  * (default ~/.codex/sessions), sources.gemini.dir (default ~/.gemini/tmp;
  * "~/" is $HOME, a relative path is the
- * workspace's), the workspace's sessions folder, storage.url (the store
- * that keeps agentctl's turn rows, when a database) and the default index.
- * Strings owned; ac_usage_paths_free(). */
+ * workspace's), the workspace's sessions folder, the workspace itself
+ * (its store keeps agentctl's turn rows) and the default index.
+ * Strings owned; ac_usage_paths_free(). ws is borrowed: it must outlive
+ * the scans. */
 typedef struct {
-	char *claude_dir, *codex_dir, *sessions_dir, *index_path, *store_url;
+	char *claude_dir, *codex_dir, *sessions_dir, *index_path;
 	char *gemini_dir;
+	const ac_workspace *workspace;
 } ac_usage_paths;
 
-struct ac_config;
-int ac_usage_paths_init(ac_usage_paths *out, const struct ac_config *config,
-			const char *sessions_dir);
+int ac_usage_paths_init(ac_usage_paths *out, const ac_workspace *ws);
 void ac_usage_paths_free(ac_usage_paths *paths);
 
 /* The scan options that read what paths names (borrowed). */
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
 	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
-				   paths->store_url, paths->index_path, NULL, paths->gemini_dir};
+				   paths->workspace, paths->index_path, NULL, paths->gemini_dir};
 	return o;
 }
 

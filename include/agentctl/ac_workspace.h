@@ -93,6 +93,24 @@ int ac_workspace_store_url(const char **out, const ac_workspace *ws);
  * URL without its password. Borrowed from ws; opens nothing. */
 const char *ac_workspace_store_where(const ac_workspace *ws);
 
+/* What `storage check` says of ws's store, read without changing it. */
+typedef struct {
+	char *where;      /* ac_workspace_store_where()'s, allocated */
+	const char *kind; /* "files" or "postgresql" (static): for people */
+	bool versioned;   /* the store has a schema version (a database; the
+			     files' formats have none, the counts stay 0) */
+	int version;      /* the schema version found (0: none yet) */
+	int latest;       /* the one this agentctl expects */
+	int missing;      /* migrations not applied */
+} ac_workspace_store_report;
+
+/* Fills *out (ac_workspace_store_report_clear() after, also on failure)
+ * for ws's store: a database is connected to on its own connection and
+ * its schema read, nothing migrated. AC_EDENIED as ac_workspace_store(),
+ * AC_EIO when the database cannot be reached. */
+int ac_workspace_store_check(ac_workspace_store_report *out, const ac_workspace *ws);
+void ac_workspace_store_report_clear(ac_workspace_store_report *report);
+
 /* The tenant a session is created in when none is named: storage.tenant,
  * else the name of the user running agentctl (getpwuid(geteuid())).
  * *out allocated. AC_EINVAL naming the key when it is no valid id. */
