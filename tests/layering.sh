@@ -129,17 +129,17 @@ while IFS= read -r hit; do
 done < <(grep -nE '\<ac_storage_url[[:space:]]*\(|\<ac_backend_pg_[a-z_]+[[:space:]]*\(|(\.|->)name[[:space:]]*,[[:space:]]*"(fs|pg|postgres|postgresql)"|"(fs|pg|postgres|postgresql)"[[:space:]]*,[^,)]*(\.|->)name\>' \
   cli/*.[ch] tui/*.[ch] views/*.[ch])
 
-code_of() { # a grep -n hit's text without its comment ("" for a comment line)
-  local text=$1
-  [[ $text =~ ^[[:space:]]*(\*|/\*|//) ]] && return
-  echo "${text%%/\**}"
+code_of() { # a grep -n hit's text -> $code, without its comment ("" for a comment line)
+  code=$1
+  [[ $code =~ ^[[:space:]]*(\*|/\*|//) ]] && code=""
+  code=${code%%/\**}
 }
 
 # ... nor asks for the URL, starts a watch or opens a backend itself.
 while IFS= read -r hit; do
   file=${hit%%:*}
   rest=${hit#*:}
-  code=$(code_of "${rest#*:}")
+  code_of "${rest#*:}"
   [ -n "$code" ] || continue
   if [ "$file" = cli/cli_storage_migrate.c ] && [[ $code =~ ac_backend_fs_init ]]; then
     continue
@@ -155,14 +155,14 @@ done < <(grep -nE '\<ac_workspace_store_url[[:space:]]*\(|\<ac_store_watch_new[[
 # In the core, one place chooses: the seam. Each name below is allowed in
 # the files listed after it, and nowhere else in core/.
 core_rule() { # extended regex, then the files (basename globs) allowed to use it
-  local re=$1 hit file rest code base glob ok
+  local re=$1 hit file rest base glob ok
   shift
   while IFS= read -r hit; do
     file=${hit%%:*}
     rest=${hit#*:}
-    code=$(code_of "${rest#*:}")
+    code_of "${rest#*:}"
     [[ $code =~ $re ]] || continue
-    base=$(basename "$file")
+    base=${file##*/}
     ok=no
     for glob in "$@"; do
       # shellcheck disable=SC2053 # a glob, on purpose
