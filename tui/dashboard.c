@@ -175,7 +175,7 @@ static void draw_keys(ui_dash *d, int y, int cols)
 		ac_buf right = AC_BUF_INIT;
 		int right_w;
 
-		ui_keys_hints_split(&line, &right, ui_dash_current(d), d->m.read_only);
+		ui_keys_hints_for(&line, &right, d);
 		right_w = right.len ? ui_text_width(right.data, right.len) : 0;
 		if (right_w > cols)
 			right_w = 0; /* a terminal narrower than "? help q quit" */
