@@ -438,6 +438,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
+	uint64_t usage_gen = 0; /* the usage meter's totals the model has */
 
 	ui_dash_init(&d, ws, options && options->read_only);
 	ui_keys_describe(&d.m);
@@ -584,6 +585,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			read_store_changes(&d);
 		if (fds[5].revents & POLLIN) {
 			ui_usage_meter_ack(d.meter);
+			ui_usage_meter_tokens(d.meter, &usage_gen, &d.m); /* TOKENS of transcripts */
 			d.dirty = true;
 		}
 		if (ui_source_transcript_folders(d.src) &&
