@@ -350,11 +350,21 @@ static bool act_dialog_scroll(ui_dash *d, int key)
 
 /* ---- where a key applies ----------------------------------------------- */
 
+/* The row of session raw_id, or NULL. The hint line asks for the same
+ * row for several keys on every draw: the last one found is tried first
+ * (ids are unique, so a row whose id matches is the one). The UI is one
+ * thread. */
 static const ui_session *row_named(const ui_model *m, const char *raw_id)
 {
+	static size_t last;
+
+	if (last < m->n_sessions && !strcmp(m->sessions[last].raw_id, raw_id))
+		return &m->sessions[last];
 	for (size_t i = 0; i < m->n_sessions; i++)
-		if (!strcmp(m->sessions[i].raw_id, raw_id))
+		if (!strcmp(m->sessions[i].raw_id, raw_id)) {
+			last = i;
 			return &m->sessions[i];
+		}
 	return NULL;
 }
 
@@ -377,7 +387,7 @@ static const ui_session *selected_row(const ui_dash *d)
 	return ui_list_selected(&ui_view_sessions, &d->m, p, &i) ? &d->m.sessions[i] : NULL;
 }
 
-/* NULL, or the refusal every write to a transcript gets. */
+/* The refusal every write to a transcript gets; its reason into why. */
 static ui_key_fit transcript_refused(const ui_session *s, ac_buf *why)
 {
 	if (why)
