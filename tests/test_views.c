@@ -1372,6 +1372,52 @@ static void test_hint_lines(void **state)
 	d->m.read_only = false;
 }
 
+/* The hint line as drawn offers only the keys that apply to the selected
+ * row, and such a key pressed anyway is refused with its reason: a running
+ * session offers p, not r or a; a transcript a, not p, r or c; an
+ * operation without a commit neither R nor v. */
+static void test_hints_follow_the_row(void **state)
+{
+	ui_dash *d = &test_dash;
+	ui_transcript_row tr = {.id = "cx-1", .task = "codex task", .created = "", .updated = "",
+				.source = "codex", .state = AC_STATE_IDLE};
+	ac_buf b = AC_BUF_INIT;
+
+	(void)state;
+	enter(d, UI_PANE_SESSIONS);
+	snprintf(d->panes[UI_PANE_SESSIONS].sel, sizeof(d->panes[UI_PANE_SESSIONS].sel), "s1");
+	ui_keys_hints_for(&b, NULL, d);
+	assert_non_null(strstr(b.data, "p pause"));
+	assert_null(strstr(b.data, "r resume"));
+	assert_null(strstr(b.data, "a attach"));
+	assert_int_equal(ui_keys_dispatch(d, 'r'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "r resume: s1 is running"));
+	assert_null(d->m.dialog_title);
+	/* A transcript. */
+	assert_true(ui_model_set_transcripts(&d->m, &tr, 1));
+	snprintf(d->panes[UI_PANE_SESSIONS].sel, sizeof(d->panes[UI_PANE_SESSIONS].sel), "cx-1");
+	ac_buf_clear(&b);
+	ui_keys_hints_for(&b, NULL, d);
+	assert_non_null(strstr(b.data, "a attach"));
+	assert_null(strstr(b.data, "p pause"));
+	assert_null(strstr(b.data, "r resume"));
+	assert_null(strstr(b.data, "c compact"));
+	assert_int_equal(ui_keys_dispatch(d, 'c'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "c compact: cx-1 is a codex session, a read-only source"));
+	assert_null(d->m.dialog_title);
+	assert_true(ui_model_set_transcripts(&d->m, NULL, 0));
+	/* An operation without a commit. */
+	enter(d, UI_PANE_OPS);
+	ac_buf_clear(&b);
+	ui_keys_hints_for(&b, NULL, d);
+	assert_null(strstr(b.data, "R rollback"));
+	assert_null(strstr(b.data, "v revert"));
+	assert_int_equal(ui_keys_dispatch(d, 'R'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "R rollback: operation"));
+	assert_non_null(strstr(d->m.action, "has no commit"));
+	ac_buf_free(&b);
+}
+
 /* The help screen lists the table: every key once, under a heading naming
  * the panes where it applies, and nothing else. */
 static void test_help_is_the_table(void **state)
@@ -2009,6 +2055,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_unbound_keys_do_nothing, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_hints_follow_the_row, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),
