@@ -2,6 +2,7 @@
 #include "ac_session_export.h"
 
 #include "ac_error.h"
+#include "ac_markdown_html.h"
 #include "ac_text.h"
 
 #include <stdbool.h>
@@ -249,7 +250,9 @@ static const char html_head[] =
 	"<meta name=\"referrer\" content=\"no-referrer\">\n"
 	"<style>body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
 	"pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5em}"
-	"th{text-align:left;padding-right:1em}section{border-top:1px solid #ccc}</style>\n";
+	"th{text-align:left;padding-right:1em}section{border-top:1px solid #ccc}"
+	".md pre,.md code{background:#f4f4f4}.md blockquote{border-left:3px solid #ccc;"
+	"margin-left:0;padding-left:1em}</style>\n";
 
 static int html_row_n(ac_buf *out, const char *name, const char *value, size_t len)
 {
@@ -320,6 +323,16 @@ static int html_part(ac_buf *out, part_kind kind, const char *title, size_t titl
 	if (heads[kind] && ((rc = ac_buf_printf(out, "<h3>%s ", heads[kind])) ||
 			    (rc = html_escape(out, title, title_len)) || (rc = put(out, "</h3>\n"))))
 		return rc;
+	if (kind == PART_TEXT) {
+		/* A message's text is Markdown: rendered, closed, escaped. */
+		ac_buf safe = AC_BUF_INIT;
+
+		if ((rc = safe_lines(&safe, body, len)) == 0 && (rc = put(out, "<div class=\"md\">\n")) == 0 &&
+		    (rc = ac_markdown_html(out, safe.data ? safe.data : "", safe.len)) == 0)
+			rc = put(out, "</div>\n");
+		ac_buf_free(&safe);
+		return rc;
+	}
 	if ((rc = put(out, "<pre>")) || (rc = html_escape(out, body, len)))
 		return rc;
 	return put(out, "</pre>\n");

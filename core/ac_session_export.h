@@ -9,8 +9,9 @@
  * page carries a Content-Security-Policy that forbids scripts and any
  * fetch, and loads nothing external. Either way control bytes, escape
  * sequences and bidi overrides are made visible first (ac_text_sanitize,
- * line by line). Not a renderer of Markdown found in messages: it shows
- * as text. */
+ * line by line). A message's text is Markdown: in HTML it is rendered by
+ * ac_markdown_html.h (closed: escaped, links to http/https/mailto only);
+ * tool calls and results show as text. */
 #ifndef AC_SESSION_EXPORT_H
 #define AC_SESSION_EXPORT_H
 

@@ -396,3 +396,74 @@ int ac_usage_spend(double *out_day, double *out_month, bool *out_known, const ac
 	json_decref(copied);
 	return 0;
 }
+
+static int total_order(ac_usage_source source, const char *id, const ac_usage_session_total *t)
+{
+	return source != t->source ? (source < t->source ? -1 : 1) : strcmp(id, t->session_id);
+}
+
+static int by_session(const void *a, const void *b)
+{
+	const ac_usage_session_total *x = a;
+
+	return total_order(x->source, x->session_id, b);
+}
+
+int ac_usage_session_totals(ac_usage_session_total **out, size_t *out_n, const ac_usage_set *set,
+			    const char *workspace)
+{
+	ac_usage_session_total *t = set->n ? malloc(set->n * sizeof(*t)) : NULL;
+	json_t *copied = json_object();
+	size_t n = 0, kept = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if ((set->n && !t) || !copied) {
+		free(t);
+		json_decref(copied);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		const ac_usage_bucket *b = &set->buckets[i];
+
+		if (b->source != AC_USAGE_AGENTCTL && b->session_id && counted(b, workspace, copied))
+			t[n++] = (ac_usage_session_total){b->source, b->session_id, tokens_of(&b->counts)};
+	}
+	json_decref(copied);
+	if (n)
+		qsort(t, n, sizeof(*t), by_session);
+	/* One entry a session: its buckets (hours, models) summed. */
+	for (size_t i = 0; i < n; i++) {
+		if (kept && !total_order(t[i].source, t[i].session_id, &t[kept - 1]))
+			t[kept - 1].tokens = sat_add(t[kept - 1].tokens, t[i].tokens);
+		else
+			t[kept++] = t[i];
+	}
+	if (!kept) {
+		free(t);
+		t = NULL;
+	}
+	*out = t;
+	*out_n = kept;
+	return 0;
+}
+
+const ac_usage_session_total *ac_usage_session_total_find(const ac_usage_session_total *totals,
+							  size_t n, ac_usage_source source,
+							  const char *id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = total_order(source, id, &totals[mid]);
+
+		if (!c)
+			return &totals[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}

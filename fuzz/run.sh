@@ -51,7 +51,7 @@ for src in core/*.c; do
 done
 
 status=0
-for target in event query session config oplog gitpath rollback json_exact usage source; do
+for target in event query session config oplog gitpath rollback json_exact usage source markdown; do
     bin="$out/fuzz_$target"
     clang "${flags[@]}" "fuzz/fuzz_$target.c" "${objects[@]}" "${libs[@]}" -o "$bin"
     corpus="$out/corpus-$target"

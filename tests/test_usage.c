@@ -279,6 +279,34 @@ static void test_resumed_session_counted_once(void **state)
 	free(resumed);
 }
 
+/* Each transcript session's total, as the session report counts it, for
+ * the dashboard's TOKENS column: one entry a session, sorted, found by
+ * source and id. */
+static void test_session_totals(void **state)
+{
+	fixture *f = *state;
+	ac_usage_session_total *t = NULL;
+	const ac_usage_session_total *codex, *claude;
+	size_t n = 0;
+
+	scan(f);
+	OK(ac_usage_session_totals(&t, &n, &f->set, NULL));
+	assert_true(n >= 2);
+	for (size_t i = 1; i < n; i++)
+		assert_true(t[i - 1].source < t[i].source ||
+			    (t[i - 1].source == t[i].source && strcmp(t[i - 1].session_id, t[i].session_id) < 0));
+	codex = ac_usage_session_total_find(t, n, AC_USAGE_CODEX, "d2222222-2222-4222-8222-222222222222");
+	claude = ac_usage_session_total_find(t, n, AC_USAGE_CLAUDE, "c1111111-1111-4111-8111-111111111111");
+	assert_non_null(codex);
+	assert_int_equal(codex->tokens, 1760);
+	assert_non_null(claude);
+	assert_int_equal(claude->tokens, 1235);
+	assert_null(ac_usage_session_total_find(t, n, AC_USAGE_GEMINI, "d2222222-2222-4222-8222-222222222222"));
+	assert_null(ac_usage_session_total_find(t, n, AC_USAGE_CODEX, "nope"));
+	assert_null(ac_usage_session_total_find(NULL, 0, AC_USAGE_CODEX, "nope"));
+	free(t);
+}
+
 static uint64_t fnv(const unsigned char *p, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -555,6 +583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index_forged_sums_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_not_utf8_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resumed_session_counted_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_totals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_daily, setup, teardown),
 		cmocka_unit_test(test_unknown_model_cost_unknown),
 		cmocka_unit_test_setup_teardown(test_unknown_model_in_report, setup, teardown),

@@ -1275,7 +1275,12 @@ static void test_hinted_keys_are_handled(void **state)
 				unsigned reaction;
 
 				enter(d, (ui_pane_id)pane);
-				if (changed_by(d, k[i].keys[j], &reaction)) {
+				/* Not for the selected row: refused, saying why. */
+				if (k[i].applies && k[i].applies(d, NULL) == UI_KEY_REFUSED) {
+					assert_int_equal(ui_keys_dispatch(d, k[i].keys[j]), UI_REDRAW);
+					assert_non_null(strstr(d->m.action, k[i].hint));
+					any = true;
+				} else if (changed_by(d, k[i].keys[j], &reaction)) {
 					assert_int_equal(reaction, k[i].reaction);
 					any = true;
 				}
@@ -1365,6 +1370,52 @@ static void test_hint_lines(void **state)
 	assert_int_equal(ui_dash_current(d), UI_PANE_SESSIONS); /* no dialog */
 	assert_non_null(strstr(d->m.action, "read-only"));
 	d->m.read_only = false;
+}
+
+/* The hint line as drawn offers only the keys that apply to the selected
+ * row, and such a key pressed anyway is refused with its reason: a running
+ * session offers p, not r or a; a transcript a, not p, r or c; an
+ * operation without a commit neither R nor v. */
+static void test_hints_follow_the_row(void **state)
+{
+	ui_dash *d = &test_dash;
+	ui_transcript_row tr = {.id = "cx-1", .task = "codex task", .created = "", .updated = "",
+				.source = "codex", .state = AC_STATE_IDLE};
+	ac_buf b = AC_BUF_INIT;
+
+	(void)state;
+	enter(d, UI_PANE_SESSIONS);
+	snprintf(d->panes[UI_PANE_SESSIONS].sel, sizeof(d->panes[UI_PANE_SESSIONS].sel), "s1");
+	ui_keys_hints_for(&b, NULL, d);
+	assert_non_null(strstr(b.data, "p pause"));
+	assert_null(strstr(b.data, "r resume"));
+	assert_null(strstr(b.data, "a attach"));
+	assert_int_equal(ui_keys_dispatch(d, 'r'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "r resume: s1 is running"));
+	assert_null(d->m.dialog_title);
+	/* A transcript. */
+	assert_true(ui_model_set_transcripts(&d->m, &tr, 1));
+	snprintf(d->panes[UI_PANE_SESSIONS].sel, sizeof(d->panes[UI_PANE_SESSIONS].sel), "cx-1");
+	ac_buf_clear(&b);
+	ui_keys_hints_for(&b, NULL, d);
+	assert_non_null(strstr(b.data, "a attach"));
+	assert_null(strstr(b.data, "p pause"));
+	assert_null(strstr(b.data, "r resume"));
+	assert_null(strstr(b.data, "c compact"));
+	assert_int_equal(ui_keys_dispatch(d, 'c'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "c compact: cx-1 is a codex session, a read-only source"));
+	assert_null(d->m.dialog_title);
+	assert_true(ui_model_set_transcripts(&d->m, NULL, 0));
+	/* An operation without a commit. */
+	enter(d, UI_PANE_OPS);
+	ac_buf_clear(&b);
+	ui_keys_hints_for(&b, NULL, d);
+	assert_null(strstr(b.data, "R rollback"));
+	assert_null(strstr(b.data, "v revert"));
+	assert_int_equal(ui_keys_dispatch(d, 'R'), UI_REDRAW);
+	assert_non_null(strstr(d->m.action, "R rollback: operation"));
+	assert_non_null(strstr(d->m.action, "has no commit"));
+	ac_buf_free(&b);
 }
 
 /* The help screen lists the table: every key once, under a heading naming
@@ -1472,6 +1523,82 @@ static void test_ages_and_counts(void **state)
 	assert_string_equal(out, "45k");
 	ui_fmt_clock(out, "2024-05-01T10:01:00.000Z");
 	assert_string_equal(out, "10:01:00");
+}
+
+/* A number column is dropped, or its cell marked, never cut to its first
+ * digits (issue 27: TOKENS 319 shown as "31" at 40 columns); the lowest
+ * kept column goes first, the first column stays, a flex column takes
+ * the room left; counts abbreviate in at most 4 characters. */
+static void test_number_columns(void **state)
+{
+	const ui_column cols[] = {{10, 1, 9, false}, {4, 1, 8, true}, {5, 1, 5, false},
+				  {6, 1, 6, false}, {5, 0, 7, false}};
+	int w[5];
+	char out[16];
+	ac_buf b = AC_BUF_INIT;
+	ui_model m = {0};
+	ac_session_summary one = summary("s-num", "a task", "running");
+
+	(void)state;
+	assert_int_equal(ui_columns_fit(w, cols, 5, 80), 5);
+	assert_int_equal(w[1], 80 - 10 - 1 - 1 - 5 - 1 - 6 - 1 - 5);
+	assert_int_equal(w[2], 5);
+	assert_int_equal(ui_columns_fit(w, cols, 5, 30), 4); /* the lowest kept goes */
+	assert_int_equal(w[2], 0);
+	assert_int_equal(w[3], 6);
+	assert_int_equal(w[1], 6);
+	assert_int_equal(ui_columns_fit(w, cols, 5, 22), 3); /* then the next */
+	assert_int_equal(w[2], 0);
+	assert_int_equal(w[3], 0);
+	assert_int_equal(w[4], 5);
+	assert_int_equal(w[1], 5);
+	assert_int_equal(ui_columns_fit(w, cols, 5, 3), 1); /* the first stays */
+	assert_int_equal(w[0], 10);
+	/* Abbreviations: 4 characters at most, at every magnitude. */
+	ui_fmt_count(out, sizeof(out), 9960);
+	assert_string_equal(out, "10k");
+	ui_fmt_count(out, sizeof(out), 3456);
+	assert_string_equal(out, "3.5k");
+	ui_fmt_count(out, sizeof(out), 1234567890);
+	assert_string_equal(out, "1.2G");
+	ui_fmt_count(out, sizeof(out), 999999999999ULL);
+	assert_string_equal(out, "999G");
+	ui_fmt_count(out, sizeof(out), UINT64_MAX);
+	assert_string_equal(out, "18E");
+	/* A count: exact when it fits, abbreviated, else marked. */
+	ui_col_count(&b, 123456, true, 5, 0);
+	assert_string_equal(b.data, " 123k");
+	ac_buf_clear(&b);
+	ui_col_count(&b, 319, true, 5, 0);
+	assert_string_equal(b.data, "  319");
+	ac_buf_clear(&b);
+	ui_col_count(&b, 12345, true, 2, 0);
+	assert_string_equal(b.data, " \xe2\x80\xa6");
+	ac_buf_free(&b);
+	/* The Sessions row at every width: TOKENS shown whole or not at all. */
+	one.tokens = 319;
+	one.messages = 123456;
+	set_sessions(&m, &one, 1);
+	for (int width = 24; width <= 200; width++) {
+		ac_buf row = AC_BUF_INIT, head = AC_BUF_INIT;
+		int ax, aw;
+		const char *tok;
+
+		ui_view_sessions.row(&row, &m, 0, width, now_ms, &ax, &aw);
+		ui_view_sessions.header(&head, &m, width);
+		assert_int_equal(ui_text_width(row.data, row.len), width);
+		tok = strstr(head.data, "TOKENS");
+		assert_true((tok != NULL) == (strstr(row.data, " 319 ") != NULL ||
+					      (strlen(row.data) >= 3 &&
+					       !strcmp(row.data + strlen(row.data) - 3, "319"))));
+		assert_null(strstr(row.data, " 31 "));
+		assert_null(strstr(row.data, "12345"));
+		if (strstr(head.data, "MSGS"))
+			assert_non_null(strstr(row.data, "123k"));
+		ac_buf_free(&row);
+		ac_buf_free(&head);
+	}
+	ui_model_free(&m);
 }
 
 /* A dialog is as wide as the terminal, wraps a long line instead of
@@ -1928,8 +2055,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hinted_keys_are_handled, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_unbound_keys_do_nothing, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_hints_follow_the_row, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
+		cmocka_unit_test(test_number_columns),
 		cmocka_unit_test(test_dialog_wraps_and_scrolls),
 		cmocka_unit_test(test_message_log),
 		cmocka_unit_test(test_attention_strip),

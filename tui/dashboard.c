@@ -175,7 +175,7 @@ static void draw_keys(ui_dash *d, int y, int cols)
 		ac_buf right = AC_BUF_INIT;
 		int right_w;
 
-		ui_keys_hints_split(&line, &right, ui_dash_current(d), d->m.read_only);
+		ui_keys_hints_for(&line, &right, d);
 		right_w = right.len ? ui_text_width(right.data, right.len) : 0;
 		if (right_w > cols)
 			right_w = 0; /* a terminal narrower than "? help q quit" */
@@ -438,6 +438,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
 	int status = 0;
+	uint64_t usage_gen = 0; /* the usage meter's totals the model has */
 
 	ui_dash_init(&d, ws, options && options->read_only);
 	ui_keys_describe(&d.m);
@@ -580,6 +581,7 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			read_store_changes(&d);
 		if (fds[5].revents & POLLIN) {
 			ui_usage_meter_ack(d.meter);
+			ui_usage_meter_tokens(d.meter, &usage_gen, &d.m); /* TOKENS of transcripts */
 			d.dirty = true;
 		}
 		if (ui_source_transcript_folders(d.src) &&

@@ -11,6 +11,7 @@
 #include "transcripts.h"
 #include "tree.h"
 
+#include "ac_session.h"
 #include "ac_watch.h"
 
 #include <signal.h>
@@ -242,23 +243,12 @@ static bool act_session(ui_dash *d, int key)
 	return true;
 }
 
-/* The operation R and v mean: the one selected in Operations, whose patch
- * may be open. NULL when there is none. */
-static const ui_op *target_op(ui_dash *d)
-{
-	ui_pane_id cur = ui_dash_shown(d);
-	size_t i;
-
-	if ((cur == UI_PANE_OPS || cur == UI_PANE_PATCH) &&
-	    ui_list_selected(&ui_view_operations, &d->m, &d->panes[UI_PANE_OPS], &i))
-		return &d->m.ops[i];
-	return NULL;
-}
+static const ui_op *selected_op(const ui_dash *d);
 
 /* v: a dialog about reverting the selected operation alone. */
 static bool act_revert(ui_dash *d, int key)
 {
-	const ui_op *op = target_op(d);
+	const ui_op *op = selected_op(d);
 	char *id = op && op->reversible ? strdup(op->raw_id) : NULL;
 
 	(void)key;
@@ -276,7 +266,7 @@ static bool act_revert(ui_dash *d, int key)
 static bool act_rollback(ui_dash *d, int key)
 {
 	ui_pane_id cur = ui_dash_shown(d);
-	const ui_op *op = target_op(d);
+	const ui_op *op = selected_op(d);
 	size_t i;
 
 	(void)key;
@@ -358,6 +348,162 @@ static bool act_dialog_scroll(ui_dash *d, int key)
 	return true;
 }
 
+/* ---- where a key applies ----------------------------------------------- */
+
+/* The row of session raw_id, or NULL. The hint line asks for the same
+ * row for several keys on every draw: the last one found is tried first
+ * (ids are unique, so a row whose id matches is the one). The UI is one
+ * thread. */
+static const ui_session *row_named(const ui_model *m, const char *raw_id)
+{
+	static size_t last;
+
+	if (last < m->n_sessions && !strcmp(m->sessions[last].raw_id, raw_id))
+		return &m->sessions[last];
+	for (size_t i = 0; i < m->n_sessions; i++)
+		if (!strcmp(m->sessions[i].raw_id, raw_id)) {
+			last = i;
+			return &m->sessions[i];
+		}
+	return NULL;
+}
+
+/* The session row p, r, c and a mean (as ui_dash_target_session, without
+ * its messages), or NULL. The Sessions pane's selection is the id its
+ * last draw settled on (p->sel): a lookup, not a sort of every row. */
+static const ui_session *selected_row(const ui_dash *d)
+{
+	const ui_pane *p = &d->panes[UI_PANE_SESSIONS];
+	size_t i;
+
+	if (d->conv_open && d->m.conv_session)
+		return row_named(&d->m, d->m.conv_session);
+	if (d->pane == UI_PANE_CKPTS)
+		return d->m.ckpt_session ? row_named(&d->m, d->m.ckpt_session) : NULL;
+	if (d->pane != UI_PANE_SESSIONS)
+		return NULL;
+	if (p->sel[0])
+		return row_named(&d->m, p->sel);
+	return ui_list_selected(&ui_view_sessions, &d->m, p, &i) ? &d->m.sessions[i] : NULL;
+}
+
+/* The refusal every write to a transcript gets; its reason into why. */
+static ui_key_fit transcript_refused(const ui_session *s, ac_buf *why)
+{
+	if (why)
+		ac_buf_printf(why, "%s is a %s session, a read-only source: agentctl never "
+			      "writes to it (a resumes it with its tool)", s->id, s->source);
+	return UI_KEY_REFUSED;
+}
+
+static ui_key_fit applies_pause(const ui_dash *d, ac_buf *why)
+{
+	const ui_session *s = selected_row(d);
+
+	if (!s)
+		return UI_KEY_NO_ROW;
+	if (s->source)
+		return transcript_refused(s, why);
+	if (ac_session_status_change_allowed(s->status, "paused"))
+		return UI_KEY_APPLIES;
+	if (why)
+		ac_buf_printf(why, "%s is %s; only a running session is paused", s->id,
+			      *s->status ? s->status : "without a status");
+	return UI_KEY_REFUSED;
+}
+
+/* r resumes a paused session, or takes back a pause a running one has
+ * pending. */
+static ui_key_fit applies_resume(const ui_dash *d, ac_buf *why)
+{
+	const ui_session *s = selected_row(d);
+
+	if (!s)
+		return UI_KEY_NO_ROW;
+	if (s->source)
+		return transcript_refused(s, why);
+	if (ac_session_status_change_allowed(s->status, "running") ||
+	    (s->st == UI_STATUS_RUNNING && s->pending))
+		return UI_KEY_APPLIES;
+	if (why)
+		ac_buf_printf(why, "%s is %s; only a paused session is resumed", s->id,
+			      *s->status ? s->status : "without a status");
+	return UI_KEY_REFUSED;
+}
+
+static ui_key_fit applies_compact(const ui_dash *d, ac_buf *why)
+{
+	const ui_session *s = selected_row(d);
+
+	if (!s)
+		return UI_KEY_NO_ROW;
+	return s->source ? transcript_refused(s, why) : UI_KEY_APPLIES;
+}
+
+static ui_key_fit applies_attach(const ui_dash *d, ac_buf *why)
+{
+	const ui_session *s = selected_row(d);
+
+	if (!s)
+		return UI_KEY_NO_ROW;
+	if (!s->source) {
+		if (why)
+			ac_buf_printf(why, "%s is agentctl's own session, not a coding agent's "
+				      "(r resumes it)", s->id);
+		return UI_KEY_REFUSED;
+	}
+	if (s->relation && !strcmp(s->relation, "subagent")) {
+		if (why)
+			ac_buf_printf(why, "a sub-agent cannot be resumed on its own; resume its "
+				      "session (select it: - on this row)");
+		return UI_KEY_REFUSED;
+	}
+	return UI_KEY_APPLIES;
+}
+
+/* The operation R and v mean: the one selected in Operations, whose patch
+ * may be open. NULL when there is none. */
+static const ui_op *selected_op(const ui_dash *d)
+{
+	ui_pane_id cur = ui_dash_shown(d);
+	size_t i;
+
+	if ((cur == UI_PANE_OPS || cur == UI_PANE_PATCH) &&
+	    ui_list_selected(&ui_view_operations, &d->m, &d->panes[UI_PANE_OPS], &i))
+		return &d->m.ops[i];
+	return NULL;
+}
+
+/* R and v in Operations: an operation with a commit. R in Checkpoints:
+ * any checkpoint listed. */
+static ui_key_fit applies_to_commit(const ui_op *op, ac_buf *why, const char *verb)
+{
+	if (!op)
+		return UI_KEY_NO_ROW;
+	if (op->reversible)
+		return UI_KEY_APPLIES;
+	if (why)
+		ac_buf_printf(why, "operation %s has no commit: it cannot be %s on its own", op->id,
+			      verb);
+	return UI_KEY_REFUSED;
+}
+
+static ui_key_fit applies_rollback(const ui_dash *d, ac_buf *why)
+{
+	size_t i;
+
+	if (ui_dash_shown(d) == UI_PANE_CKPTS)
+		return d->m.ckpt_session &&
+		       ui_list_selected(&ui_view_checkpoints, &d->m, &d->panes[UI_PANE_CKPTS], &i)
+		       ? UI_KEY_APPLIES : UI_KEY_NO_ROW;
+	return applies_to_commit(selected_op(d), why, "rolled back");
+}
+
+static ui_key_fit applies_revert(const ui_dash *d, ac_buf *why)
+{
+	return applies_to_commit(selected_op(d), why, "reverted");
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 #define IN_SESSION_PANES (UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_CKPTS) | UI_IN_CONVERSATION)
@@ -436,7 +582,7 @@ static const ui_key table[] = {
 	{.keys = {'s'},
 	 .doc = {.label = "s", .help = "show only running, paused, completed, failed, all",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},
-	 .hint = "s status", .handler = act_status_filter, .reaction = UI_REDRAW},
+	 .hint = "s status", .hint_late = true, .handler = act_status_filter, .reaction = UI_REDRAW},
 	{.keys = {'w'},
 	 .doc = {.label = "w", .help = "show only waiting, running, idle, ended sessions, all "
 		 "(the state derived from each session's file)", .panes = UI_IN(UI_PANE_SESSIONS)},
@@ -445,7 +591,7 @@ static const ui_key table[] = {
 	 .doc = {.label = "h", .panes = UI_IN(UI_PANE_SESSIONS),
 		 .help = "show only the sessions last written by the next host, then all (a "
 			 "database store records hosts)"},
-	 .hint = "h host", .handler = act_host_filter, .reaction = UI_REDRAW},
+	 .hint = "h host", .hint_late = true, .handler = act_host_filter, .reaction = UI_REDRAW},
 	{.keys = {'-', UI_KEY_LEFT},
 	 .doc = {.label = "- Left", .panes = UI_IN(UI_PANE_SESSIONS),
 		 .help = "fold the selected session's sub-agents and forks (shown under it, marked "
@@ -476,32 +622,32 @@ static const ui_key table[] = {
 	{.keys = {'p'},
 	 .doc = {.label = "p", .help = "pause the selected session (asks first)",
 		 .panes = IN_SESSION_PANES, .writes = true},
-	 .hint = "p pause", .handler = act_session, .reaction = UI_REDRAW},
+	 .hint = "p pause", .applies = applies_pause, .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'r'},
 	 .doc = {.label = "r", .panes = IN_SESSION_PANES, .writes = true,
 		 .help = "resume the selected session (asks first; says how: SIGCONT or resumeCommand)"},
-	 .hint = "r resume", .handler = act_session, .reaction = UI_REDRAW},
+	 .hint = "r resume", .applies = applies_resume, .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'a'},
 	 .doc = {.label = "a", .panes = IN_SESSION_PANES, .writes = true,
 		 .help = "resume a coding agent's session (Claude Code, Codex, Gemini) in its own "
 			 "tool: runs sources.<tool>.resumeCommand on this terminal"},
-	 .hint = "a attach", .handler = ui_transcripts_resume, .reaction = UI_REDRAW | UI_RELOAD},
+	 .hint = "a attach", .applies = applies_attach, .handler = ui_transcripts_resume, .reaction = UI_REDRAW | UI_RELOAD},
 	{.keys = {'c'},
 	 .doc = {.label = "c", .help = "compact the selected session (asks first)",
 		 .panes = IN_SESSION_PANES, .writes = true},
-	 .hint = "c compact", .handler = act_session, .reaction = UI_REDRAW},
+	 .hint = "c compact", .applies = applies_compact, .handler = act_session, .reaction = UI_REDRAW},
 	{.keys = {'R'},
 	 .doc = {.label = "R", .panes = IN_OPERATION | UI_IN(UI_PANE_CKPTS), .writes = true,
 		 .help = "roll back to the selected operation or checkpoint: every later "
 			 "operation is undone too (asks first, naming the sessions). Operations "
 			 "marks: \xe2\x86\xba can be rolled back, RB already rolled back, RV "
 			 "already reverted"},
-	 .hint = "R rollback", .handler = act_rollback, .reaction = UI_REDRAW},
+	 .hint = "R rollback", .applies = applies_rollback, .handler = act_rollback, .reaction = UI_REDRAW},
 	{.keys = {'v'},
 	 .doc = {.label = "v", .panes = IN_OPERATION, .writes = true,
 		 .help = "revert the selected operation alone, keeping later ones (asks first; "
 			 "refused when later changes touch the same lines)"},
-	 .hint = "v revert", .handler = act_revert, .reaction = UI_REDRAW},
+	 .hint = "v revert", .applies = applies_revert, .handler = act_revert, .reaction = UI_REDRAW},
 	{.keys = {'F'},
 	 .doc = {.label = "F", .panes = IN_OPERATION, .writes = true,
 		 .help = "finish the rollback or revert that was interrupted midway (the pane's "
@@ -597,6 +743,20 @@ bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only)
 	return k->hint && (where & UI_IN(pane)) && !(read_only && k->doc.writes);
 }
 
+/* True (the reason on the status line) when k does not apply to the
+ * selected row. */
+static bool refused(const ui_key *k, ui_dash *d)
+{
+	ac_buf why = AC_BUF_INIT;
+	bool no = k->applies(d, &why) == UI_KEY_REFUSED;
+
+	if (no)
+		ui_model_set_action(&d->m, true, "%s: %s", k->hint ? k->hint : k->doc.label,
+				    why.data ? why.data : "not for the selected row");
+	ac_buf_free(&why);
+	return no;
+}
+
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
 	const ui_key *k = ui_key_find(key, ui_dash_current(d));
@@ -614,6 +774,8 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 				    ui_job_what(d->job), ui_job_cancellable(d->job)
 				    ? " or press Esc to cancel it" : "");
 		reaction = UI_REDRAW;
+	} else if (k->applies && refused(k, d)) {
+		reaction = UI_REDRAW;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;
 	} else {
@@ -630,16 +792,29 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 	return reaction;
 }
 
-void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)
+
+static void hints(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only,
+		  const ui_dash *d)
 {
 	/* Navigation and actions first, view options after them. */
 	for (int late = 0; late < 2; late++)
 		for (size_t i = 0; i < N_KEYS; i++)
-			if (table[i].hint_late == late && ui_key_hinted(&table[i], pane, read_only))
+			if (table[i].hint_late == late && ui_key_hinted(&table[i], pane, read_only) &&
+			    (!d || !table[i].applies || table[i].applies(d, NULL) == UI_KEY_APPLIES))
 				ac_buf_printf(right && table[i].hint_right ? right : out, " %s ",
 					      table[i].hint);
 	if (read_only)
 		ac_buf_printf(out, "  read-only: actions disabled");
+}
+
+void ui_keys_hints_for(ac_buf *out, ac_buf *right, const ui_dash *d)
+{
+	hints(out, right, ui_dash_current(d), d->m.read_only, d);
+}
+
+void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)
+{
+	hints(out, right, pane, read_only, NULL);
 }
 
 void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only)

@@ -28,6 +28,19 @@ enum {
 /* Acts on key in d; true when something changed (the reaction applies). */
 typedef bool (*ui_key_handler)(ui_dash *d, int key);
 
+/* Whether a key applies to what is selected (the row's kind and state). */
+typedef enum {
+	UI_KEY_APPLIES, /* hinted, and the handler runs */
+	UI_KEY_NO_ROW,  /* nothing selected: not hinted; the handler says what to select */
+	UI_KEY_REFUSED, /* not for this row: not hinted; pressed anyway, refused with the
+			 * reason on the status line, the handler not called */
+} ui_key_fit;
+
+/* Says whether the key applies to d's selection; on UI_KEY_REFUSED
+ * appends why (one sentence, no key name) to why unless it is NULL. Reads
+ * d only: the hint line asks on every draw. */
+typedef ui_key_fit (*ui_key_applies)(const ui_dash *d, ac_buf *why);
+
 typedef struct {
 	int keys[4];            /* code points or UI_KEY_*; 0 ends the list */
 	ui_key_doc doc;         /* label, help text, panes, writes */
@@ -37,6 +50,7 @@ typedef struct {
 	bool hint_late;         /* a view option (status, sort, host...): hinted after the
 				 * actions, so a narrow line cuts these first */
 	ui_key_handler handler;
+	ui_key_applies applies; /* NULL: wherever the pane is (doc.panes) */
 	unsigned reaction;      /* UI_REDRAW | ... */
 } ui_key;
 
@@ -51,7 +65,8 @@ const ui_key *ui_key_find(int key, ui_pane_id pane);
 bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only);
 
 /* Dispatches key in d's current pane: calls the handler (a key that writes
- * is refused in read-only mode, on the status line) and applies the
+ * is refused in read-only mode, on the status line, and so is a key that
+ * does not apply to the selected row, with its reason) and applies the
  * reaction. Returns the reaction applied, 0 when nothing changed. */
 unsigned ui_keys_dispatch(ui_dash *d, int key);
 
@@ -62,6 +77,12 @@ void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only);
  * kept at the right end (hint_right: help and quit), so that a narrow
  * terminal cuts the first and never the second. */
 void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only);
+
+/* The hint line of d as drawn: its current pane's keys, less those that
+ * do not apply to the selected row (a transcript is not paused, a
+ * completed session neither, a paused one is resumed); right as in
+ * ui_keys_hints_split. */
+void ui_keys_hints_for(ac_buf *out, ac_buf *right, const ui_dash *d);
 
 /* Points m->keys at the table's documentation, for the help screen. */
 void ui_keys_describe(ui_model *m);

@@ -753,4 +753,5 @@ void ui_model_free(ui_model *m)
 	m->journal_error = NULL;
 	ui_model_log_free(m);
 	ui_model_tree_free(m);
+	ui_model_usage_tokens_free(m);
 }

@@ -13,6 +13,7 @@
 #include "ac_oplog_intent.h"
 #include "ac_session_index.h"
 #include "ac_session_state.h"
+#include "ac_usage_report.h"
 #include "ac_workspace.h"
 
 #include <stdbool.h>
@@ -70,6 +71,9 @@ typedef struct {
 	/* A transcript's last tool call ("Bash make test"), sanitised; NULL
 	 * when none is known. */
 	char *last_action;
+	/* A transcript whose tool counts no tokens: tokens is the usage
+	 * index's total for its session (ui_model_take_usage_tokens). */
+	bool tokens_usage;
 	unsigned depth;
 	size_t parent_row;
 	size_t children;
@@ -257,6 +261,12 @@ typedef struct {
 	/* The last n_transcripts rows are coding agents' transcripts, after
 	 * the session files' rows (which mirror the index's listing). */
 	size_t n_transcripts;
+	/* Token totals of the transcripts' sessions from the usage index
+	 * (tui/usage_meter.c, sorted: ac_usage_session_total_find), for those
+	 * whose tool says none; owned, ids in usage_ids. */
+	ac_usage_session_total *usage_totals;
+	size_t n_usage_totals;
+	char *usage_ids;
 	/* The thresholds a session's state is derived under (borrowed; NULL:
 	 * the defaults), and the next moment a session file's row turns idle
 	 * with time alone (0: none will): ui_model_derive_states(). */
@@ -519,6 +529,15 @@ void ui_model_tree_free(ui_model *m);
 /* Replaces the transcript rows (the last m->n_transcripts) with rows[0..n),
  * unless they are the same already. True when the rows changed. */
 bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t n);
+
+/* Takes totals[0..n) (sorted by source and id) and the block ids their
+ * ids point into (both freed by the model from now on), and gives each
+ * transcript row whose tool counts no tokens its session's total. True
+ * when a row changed. */
+bool ui_model_take_usage_tokens(ui_model *m, ac_usage_session_total *totals, size_t n, char *ids);
+
+/* Frees what ui_model_take_usage_tokens took. */
+void ui_model_usage_tokens_free(ui_model *m);
 
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);

@@ -7,6 +7,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The usage index's name of a transcript's tool (ac_source_name()), or
+ * AC_USAGE_AGENTCTL for one the index does not read. */
+static ac_usage_source usage_source(const char *tool)
+{
+	if (!tool)
+		return AC_USAGE_AGENTCTL;
+	if (!strcmp(tool, "claude-code"))
+		return AC_USAGE_CLAUDE;
+	if (!strcmp(tool, "codex"))
+		return AC_USAGE_CODEX;
+	if (!strcmp(tool, "gemini"))
+		return AC_USAGE_GEMINI;
+	return AC_USAGE_AGENTCTL;
+}
+
+/* A transcript's tokens: its tool's own count (read live with the
+ * transcript), else the usage index's total for its session (`agentctl
+ * usage`'s figure, measured every minute), else 0 ("-"). */
+static uint64_t tokens_of(const ui_model *m, const char *tool, const char *raw_id, uint64_t own)
+{
+	ac_usage_source source = usage_source(tool);
+	const ac_usage_session_total *t;
+
+	if (own || source == AC_USAGE_AGENTCTL)
+		return own;
+	t = ac_usage_session_total_find(m->usage_totals, m->n_usage_totals, source, raw_id);
+	return t ? t->tokens : 0;
+}
+
 static void row_of(ui_session *c, const ui_transcript_row *r)
 {
 	memset(c, 0, sizeof(*c));
@@ -56,6 +85,8 @@ bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		row_of(&fresh[i], &rows[i]);
+		fresh[i].tokens_usage = !rows[i].tokens;
+		fresh[i].tokens = tokens_of(m, rows[i].source, fresh[i].raw_id, rows[i].tokens);
 		changed = changed || !same(&m->sessions[first + i], &fresh[i]);
 	}
 	if (!changed)
@@ -90,5 +121,45 @@ done:
 	for (size_t i = 0; i < n; i++)
 		ui_session_free_row(&fresh[i]);
 	free(fresh);
+	return changed;
+}
+
+void ui_model_usage_tokens_free(ui_model *m)
+{
+	free(m->usage_totals);
+	free(m->usage_ids);
+	m->usage_totals = NULL;
+	m->usage_ids = NULL;
+	m->n_usage_totals = 0;
+}
+
+bool ui_model_take_usage_tokens(ui_model *m, ac_usage_session_total *totals, size_t n, char *ids)
+{
+	size_t first = m->n_sessions - m->n_transcripts;
+	bool changed = false;
+
+	ui_model_usage_tokens_free(m);
+	m->usage_totals = totals;
+	m->n_usage_totals = n;
+	m->usage_ids = ids;
+	/* Only the rows whose tool counts none: a lookup each, no file read. */
+	for (size_t i = first; i < m->n_sessions; i++) {
+		ui_session *s = &m->sessions[i];
+		const ac_usage_session_total *t;
+		ac_usage_source source = usage_source(s->source);
+
+		if (source == AC_USAGE_AGENTCTL || !s->tokens_usage)
+			continue;
+		t = ac_usage_session_total_find(totals, n, source, s->raw_id);
+		if ((t ? t->tokens : 0) != s->tokens) {
+			s->tokens = t ? t->tokens : 0;
+			ui_model_touch_session(m, s->id);
+			changed = true;
+		}
+	}
+	if (changed) {
+		m->sessions_gen = ui_model_next_generation();
+		m->sessions_prev_gen = 0;
+	}
 	return changed;
 }

@@ -31,12 +31,44 @@ struct ui_usage_meter {
 	json_t *pricing;            /* the thread's own copy, or NULL */
 	char *workspace;
 	int pipe[2];
+	/* The transcripts' token totals of the last scan; their ids point
+	 * into ids (the scan's set is not kept). */
+	char *ids;
+	ac_usage_session_total *totals;
+	size_t n_totals;
+	uint64_t totals_gen;
 };
+
+/* Copies the ids totals[] borrow from the scan's set into one block,
+ * *out (free()); NULL when there are none. 0 or AC_ENOMEM. */
+static int own_ids(char **out, ac_usage_session_total *totals, size_t n)
+{
+	size_t size = 0, at = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		size += strlen(totals[i].session_id) + 1;
+	if (!size)
+		return 0;
+	if (!(*out = malloc(size)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(totals[i].session_id) + 1;
+
+		memcpy(*out + at, totals[i].session_id, len);
+		totals[i].session_id = *out + at;
+		at += len;
+	}
+	return 0;
+}
 
 static void measure(ui_usage_meter *m)
 {
 	ac_usage_scan_options o = ac_usage_paths_options(&m->paths);
 	ac_usage_set set = {0};
+	ac_usage_session_total *totals = NULL;
+	size_t n_totals = 0;
+	char *ids = NULL;
 	double day = 0, month = 0;
 	bool known = false;
 
@@ -45,18 +77,30 @@ static void measure(ui_usage_meter *m)
 	if (ac_usage_scan(&set, &o) != 0)
 		goto done;
 	if (ac_usage_spend(&day, &month, &known, &set, m->workspace, m->pricing,
-			   ac_time_now_ms()) != 0)
+			   ac_time_now_ms()) != 0 ||
+	    ac_usage_session_totals(&totals, &n_totals, &set, m->workspace) != 0 ||
+	    own_ids(&ids, totals, n_totals) != 0)
 		goto done;
 	pthread_mutex_lock(&m->lock);
 	m->day = day;
 	m->month = month;
 	m->known = known;
 	m->ready = true;
+	free(m->totals);
+	free(m->ids);
+	m->ids = ids;
+	m->totals = totals;
+	m->n_totals = n_totals;
+	m->totals_gen++;
 	pthread_mutex_unlock(&m->lock);
 	if (write(m->pipe[1], "u", 1) < 0) {
 		/* Full: the dashboard has a wake-up pending already. */
 	}
+	totals = NULL;
+	ids = NULL;
 done:
+	free(totals);
+	free(ids);
 	ac_usage_set_free(&set);
 }
 
@@ -69,6 +113,8 @@ static void release(ui_usage_meter *m)
 	ac_usage_paths_free(&m->paths);
 	json_decref(m->pricing);
 	free(m->workspace);
+	free(m->totals);
+	free(m->ids);
 	free(m);
 }
 
@@ -194,6 +240,25 @@ bool ui_usage_meter_line(ui_usage_meter *m, ac_buf *out, bool *out_over)
 	}
 	pthread_mutex_unlock(&m->lock);
 	return ready;
+}
+
+bool ui_usage_meter_tokens(ui_usage_meter *m, uint64_t *seen_gen, ui_model *model)
+{
+	bool changed = false;
+
+	if (!m)
+		return false;
+	pthread_mutex_lock(&m->lock);
+	if (m->totals_gen != *seen_gen) {
+		/* The model takes them: the next scan makes new ones. */
+		*seen_gen = m->totals_gen;
+		changed = ui_model_take_usage_tokens(model, m->totals, m->n_totals, m->ids);
+		m->totals = NULL;
+		m->ids = NULL;
+		m->n_totals = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return changed;
 }
 
 void ui_usage_meter_stop(ui_usage_meter *m)

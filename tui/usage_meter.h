@@ -10,8 +10,10 @@
 #include "ac_buf.h"
 #include "ac_config.h"
 #include "ac_workspace.h"
+#include "model.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct ui_usage_meter ui_usage_meter;
 
@@ -28,6 +30,12 @@ void ui_usage_meter_ack(ui_usage_meter *m);
  * out; false (nothing appended) before the first figures. *out_over is
  * set when a budget is passed. */
 bool ui_usage_meter_line(ui_usage_meter *m, ac_buf *out, bool *out_over);
+
+/* Hands model the transcripts' token totals of the latest scan when they
+ * are newer than *seen_gen (updated), for the TOKENS of the transcripts
+ * whose tool says none (ui_model_take_usage_tokens). True when a row
+ * changed. */
+bool ui_usage_meter_tokens(ui_usage_meter *m, uint64_t *seen_gen, ui_model *model);
 
 /* Stops the thread and frees m (NULL: nothing). */
 void ui_usage_meter_stop(ui_usage_meter *m);

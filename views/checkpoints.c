@@ -27,16 +27,29 @@ static bool ckpt_match(const ui_model *m, size_t i, const ui_pane *p)
 	return ui_filter_fields(p, fields);
 }
 
+/* The columns; at a narrow pane the node, then the message count, then
+ * the time go (views/list.c ui_columns_fit), never cut into. */
+enum { CC_VER, CC_NODE, CC_TIME, CC_MSGS, CC_ID, CC_COUNT };
+
+static const ui_column ckpt_cols[CC_COUNT] = {
+	[CC_VER] = {CKP_VER_W, 1, 9, false},
+	[CC_NODE] = {CKP_NODE_W, 1, 5, false},
+	[CC_TIME] = {CKP_TIME_W, 1, 6, false},
+	[CC_MSGS] = {CKP_MSGS_W, 1, 7, false},
+	[CC_ID] = {8, 0, 8, true},
+};
+
 static void ckpt_header(ac_buf *out, const ui_model *m, int width)
 {
-	(void)m;
+	static const char *const titles[CC_COUNT] = {"  VER", "NODE", "TIME", "MSGS", "CHECKPOINT"};
 	ac_buf row = AC_BUF_INIT;
+	int w[CC_COUNT];
 
-	ui_col(&row, "  VER", CKP_VER_W, 0, 1);
-	ui_col(&row, "NODE", CKP_NODE_W, 0, 1);
-	ui_col(&row, "TIME", CKP_TIME_W, 0, 1);
-	ui_col(&row, "MSGS", CKP_MSGS_W, UI_FIT_RIGHT, 1);
-	ac_buf_append(&row, "CHECKPOINT", 10);
+	(void)m;
+	ui_columns_fit(w, ckpt_cols, CC_COUNT, width);
+	for (int c = 0; c < CC_COUNT; c++)
+		if (w[c])
+			ui_col(&row, titles[c], w[c], c == CC_MSGS ? UI_FIT_RIGHT : 0, ckpt_cols[c].gap);
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD);
 	ac_buf_free(&row);
 }
@@ -47,20 +60,28 @@ static ui_style ckpt_row(ac_buf *out, const ui_model *m, size_t i, int width, in
 	const ui_checkpoint *c = &m->ckpts[i];
 	char cell[64];
 	ac_buf row = AC_BUF_INIT;
+	int w[CC_COUNT];
 
 	(void)now_ms;
+	ui_columns_fit(w, ckpt_cols, CC_COUNT, width);
+	/* The version is a number: marked when too long, never cut. */
 	snprintf(cell, sizeof(cell), "%s%lld", c->tombstone ? "\xe2\x80\xa0" : " ", (long long)c->version);
-	ui_col(&row, cell, CKP_VER_W, UI_FIT_RIGHT, 1);
-	ui_col(&row, c->node, CKP_NODE_W, UI_FIT_ELLIPSIS, 1);
-	ui_fmt_clock(cell, c->created);
-	ui_col(&row, cell, CKP_TIME_W, 0, 1);
-	snprintf(cell, sizeof(cell), "%zu", c->messages);
-	ui_col(&row, cell, CKP_MSGS_W, UI_FIT_RIGHT, 1);
+	if (ui_text_width(cell, strlen(cell)) > w[CC_VER])
+		snprintf(cell, sizeof(cell), "%s\xe2\x80\xa6", c->tombstone ? "\xe2\x80\xa0" : " ");
+	ui_col(&row, cell, w[CC_VER], UI_FIT_RIGHT, 1);
+	if (w[CC_NODE])
+		ui_col(&row, c->node, w[CC_NODE], UI_FIT_ELLIPSIS, 1);
+	if (w[CC_TIME]) {
+		ui_fmt_clock(cell, c->created);
+		ui_col(&row, cell, w[CC_TIME], 0, 1);
+	}
+	if (w[CC_MSGS])
+		ui_col_count(&row, c->messages, true, w[CC_MSGS], 1);
 	ac_buf_append(&row, c->id, strlen(c->id));
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD | UI_FIT_ELLIPSIS);
 	ac_buf_free(&row);
 	*accent_x = 0;
-	*accent_w = CKP_VER_W;
+	*accent_w = w[CC_VER];
 	return c->tombstone ? UI_ST_DIM : UI_ST_COMPLETED;
 }
 

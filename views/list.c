@@ -141,14 +141,72 @@ void ui_fmt_clock(char out[9], const char *iso)
 
 void ui_fmt_count(char *out, size_t size, uint64_t n)
 {
-	if (n < 1000)
+	static const char units[] = "kMGTPE";
+	uint64_t unit = 1000;
+
+	if (n < 1000) {
 		snprintf(out, size, "%llu", (unsigned long long)n);
-	else if (n < 10000)
-		snprintf(out, size, "%.1fk", (double)n / 1000);
-	else if (n < 1000000)
-		snprintf(out, size, "%lluk", (unsigned long long)(n / 1000));
-	else
-		snprintf(out, size, "%.1fM", (double)n / 1000000);
+		return;
+	}
+	/* The largest unit not above n: at most 4 characters ("9.96k" is
+	 * "10k", never "10.0k"). */
+	for (size_t u = 0; u < sizeof(units) - 1; u++, unit *= 1000) {
+		if (u + 1 < sizeof(units) - 1 && n / 1000 >= unit)
+			continue;
+		uint64_t tenth = unit / 10, tenths = n / tenth + (n % tenth >= tenth / 2);
+
+		if (tenths < 100)
+			snprintf(out, size, "%llu.%llu%c", (unsigned long long)(tenths / 10),
+				 (unsigned long long)(tenths % 10), units[u]);
+		else /* 9.96k rounds to 10k */
+			snprintf(out, size, "%llu%c",
+				 (unsigned long long)(n / unit < 10 ? 10 : n / unit), units[u]);
+		return;
+	}
+}
+
+size_t ui_columns_fit(int *widths, const ui_column *cols, size_t n, int width)
+{
+	size_t shown = n;
+	int need = 0, flex = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		widths[i] = cols[i].width;
+		if (cols[i].width)
+			need += cols[i].width + cols[i].gap;
+		else
+			shown--;
+	}
+	while (need > width && shown > 1) {
+		size_t drop = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (widths[i] && (!drop || cols[i].keep <= cols[drop].keep))
+				drop = i;
+		if (!drop)
+			break;
+		need -= cols[drop].width + cols[drop].gap;
+		widths[drop] = 0;
+		shown--;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (widths[i] && cols[i].flex && flex < 0)
+			flex = (int)i;
+	if (flex >= 0 && need < width)
+		widths[flex] += width - need;
+	return shown;
+}
+
+void ui_col_count(ac_buf *out, uint64_t n, bool exact, int width, int sep)
+{
+	char cell[32];
+
+	snprintf(cell, sizeof(cell), "%llu", (unsigned long long)n);
+	if (!exact || (int)strlen(cell) > width)
+		ui_fmt_count(cell, sizeof(cell), n);
+	if ((int)strlen(cell) > width)
+		snprintf(cell, sizeof(cell), "\xe2\x80\xa6");
+	ui_col(out, cell, width, UI_FIT_RIGHT, sep);
 }
 
 void ui_col(ac_buf *out, const char *text, int width, unsigned flags, int sep)

@@ -46,17 +46,30 @@ static void ops_order(const ui_model *m, const ui_pane *p, size_t *idx, size_t n
 	}
 }
 
+/* The columns; at a narrow pane the type, then the agent, then the files
+ * go (views/list.c ui_columns_fit), never cut into. */
+enum { OC_TIME, OC_AGENT, OC_TYPE, OC_MARK, OC_FILES, OC_WHAT, OC_COUNT };
+
+static const ui_column ops_cols[OC_COUNT] = {
+	[OC_TIME] = {OPS_TIME_W, 1, 9, false},
+	[OC_AGENT] = {OPS_AGENT_W, 1, 5, false},
+	[OC_TYPE] = {OPS_TYPE_W, 1, 4, false},
+	[OC_MARK] = {OPS_MARK_W, 1, 8, false},
+	[OC_FILES] = {OPS_FILES_W, 1, 6, false},
+	[OC_WHAT] = {4, 0, 7, true},
+};
+
 static void ops_header(ac_buf *out, const ui_model *m, int width)
 {
-	(void)m;
+	static const char *const titles[OC_COUNT] = {"TIME", "AGENT", "TYPE", "", "FILES +/-", "WHAT"};
 	ac_buf row = AC_BUF_INIT;
+	int w[OC_COUNT];
 
-	ui_col(&row, "TIME", OPS_TIME_W, 0, 1);
-	ui_col(&row, "AGENT", OPS_AGENT_W, 0, 1);
-	ui_col(&row, "TYPE", OPS_TYPE_W, 0, 1);
-	ui_col(&row, "", OPS_MARK_W, 0, 1);
-	ui_col(&row, "FILES +/-", OPS_FILES_W, 0, 1);
-	ac_buf_append(&row, "WHAT", 4);
+	(void)m;
+	ui_columns_fit(w, ops_cols, OC_COUNT, width);
+	for (int c = 0; c < OC_COUNT; c++)
+		if (w[c])
+			ui_col(&row, titles[c], w[c], 0, ops_cols[c].gap);
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD);
 	ac_buf_free(&row);
 }
@@ -86,6 +99,7 @@ static ui_style ops_row(ac_buf *out, const ui_model *m, size_t i, int width, int
 	const ui_op *o = &m->ops[i];
 	char clock[9], files[48], agent[16];
 	ac_buf row = AC_BUF_INIT;
+	int w[OC_COUNT];
 	/* RB/RV: a later rollback/revert undid it; then whether R can. */
 	const char *mark = o->undone == 'R' ? "RB" : o->undone == 'V' ? "RV"
 			 : o->reversible ? "\xe2\x86\xba" : "-";
@@ -95,18 +109,24 @@ static ui_style ops_row(ac_buf *out, const ui_model *m, size_t i, int width, int
 	ops_files(files, sizeof(files), o);
 	/* Without a known agent, the session's start tells sessions apart. */
 	snprintf(agent, sizeof(agent), "%.8s", o->session[0] ? o->session : "-");
-	ui_col(&row, clock, OPS_TIME_W, 0, 1);
-	ui_col(&row, o->agent ? o->agent : agent, OPS_AGENT_W, UI_FIT_ELLIPSIS, 1);
-	ui_col(&row, o->type, OPS_TYPE_W, UI_FIT_ELLIPSIS, 1);
-	ui_col(&row, mark, OPS_MARK_W, 0, 1);
-	ui_col(&row, files, OPS_FILES_W, UI_FIT_ELLIPSIS, 1);
+	ui_columns_fit(w, ops_cols, OC_COUNT, width);
+	if (w[OC_TIME])
+		ui_col(&row, clock, w[OC_TIME], 0, 1);
+	if (w[OC_AGENT])
+		ui_col(&row, o->agent ? o->agent : agent, w[OC_AGENT], UI_FIT_ELLIPSIS, 1);
+	if (w[OC_TYPE])
+		ui_col(&row, o->type, w[OC_TYPE], UI_FIT_ELLIPSIS, 1);
+	*accent_x = row.len ? ui_text_width(row.data, row.len) : 0;
+	*accent_w = w[OC_MARK];
+	if (w[OC_MARK])
+		ui_col(&row, mark, w[OC_MARK], 0, 1);
+	if (w[OC_FILES])
+		ui_col(&row, files, w[OC_FILES], UI_FIT_ELLIPSIS, 1);
 	ac_buf_append(&row, o->what, strlen(o->what));
 	if (o->note && strcmp(o->note, o->what))
 		ac_buf_printf(&row, " \xc2\xb7 %s", o->note);
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD | UI_FIT_ELLIPSIS);
 	ac_buf_free(&row);
-	*accent_x = OPS_TIME_W + 1 + OPS_AGENT_W + 1 + OPS_TYPE_W + 1;
-	*accent_w = OPS_MARK_W;
 	return o->undone ? UI_ST_DIM : o->reversible ? UI_ST_COMPLETED : UI_ST_DIM;
 }
 

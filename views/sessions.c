@@ -50,30 +50,46 @@ static bool sessions_hosts(const ui_model *m, int width)
 	return m->hosts_known && width >= 84;
 }
 
-static int sessions_task_w(const ui_model *m, int width)
-{
-	int fixed = SES_STATUS_W + SES_ID_W + SES_MSGS_W + 1 + SES_TOK_W + 1 + SES_AGE_W +
-		    (sessions_wide(width) ? SES_WHO_W + 1 : 0) +
-		    (sessions_hosts(m, width) ? SES_HOST_W + 1 : 0);
-	int w = width - fixed - 1;
+/* The columns, left to right; which show is ui_columns_fit's choice
+ * (views/list.c). Host and user/agent are asked for only where they fit
+ * beside a useful task, as before; the numbers go before the id does. */
+enum { COL_STATUS, COL_ID, COL_TASK, COL_HOST, COL_WHO, COL_MSGS, COL_TOK, COL_AGE, COL_COUNT };
 
-	return w < 4 ? 4 : w;
+static const ui_column session_cols[COL_COUNT] = {
+	[COL_STATUS] = {SES_STATUS_W - 1, 1, 10, false},
+	[COL_ID] = {SES_ID_W - 1, 1, 9, false},
+	[COL_TASK] = {4, 1, 8, true},
+	[COL_HOST] = {SES_HOST_W, 1, 2, false},
+	[COL_WHO] = {SES_WHO_W, 1, 3, false},
+	[COL_MSGS] = {SES_MSGS_W, 1, 5, false},
+	[COL_TOK] = {SES_TOK_W, 1, 6, false},
+	[COL_AGE] = {SES_AGE_W, 0, 7, false},
+};
+
+static void sessions_columns(int widths[COL_COUNT], const ui_model *m, int width)
+{
+	ui_column cols[COL_COUNT];
+
+	memcpy(cols, session_cols, sizeof(cols));
+	if (!sessions_hosts(m, width))
+		cols[COL_HOST].width = 0;
+	if (!sessions_wide(width))
+		cols[COL_WHO].width = 0;
+	ui_columns_fit(widths, cols, COL_COUNT, width - 1);
 }
 
 static void sessions_header(ac_buf *out, const ui_model *m, int width)
 {
+	static const char *const titles[COL_COUNT] = {" STATUS", "ID", "TASK", "HOST", "USER/AGENT",
+						      "MSGS", "TOKENS", "AGE"};
+	int widths[COL_COUNT];
 	size_t start = out->len;
 
-	ui_col(out, " STATUS", SES_STATUS_W, 0, 0);
-	ui_col(out, "ID", SES_ID_W, 0, 0);
-	ui_col(out, "TASK", sessions_task_w(m, width), 0, 1);
-	if (sessions_hosts(m, width))
-		ui_col(out, "HOST", SES_HOST_W, 0, 1);
-	if (sessions_wide(width))
-		ui_col(out, "USER/AGENT", SES_WHO_W, 0, 1);
-	ui_col(out, "MSGS", SES_MSGS_W, UI_FIT_RIGHT, 1);
-	ui_col(out, "TOKENS", SES_TOK_W, UI_FIT_RIGHT, 1);
-	ui_col(out, "AGE", SES_AGE_W, UI_FIT_RIGHT, 0);
+	sessions_columns(widths, m, width);
+	for (int c = 0; c < COL_COUNT; c++)
+		if (widths[c])
+			ui_col(out, titles[c], widths[c], c >= COL_MSGS ? UI_FIT_RIGHT : 0,
+			       session_cols[c].gap);
 	/* Never wider than the pane: cut what the columns overran. */
 	{
 		ac_buf cut = AC_BUF_INIT;
@@ -116,6 +132,9 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 						      m->conv_search.needle : "", s->raw_id);
 	char cell[64], who[400];
 	ac_buf row = AC_BUF_INIT, task = AC_BUF_INIT;
+	int w[COL_COUNT];
+
+	sessions_columns(w, m, width);
 
 	/* A pending request says more than the file's status does. */
 	if (pending_in_cell(s))
@@ -127,8 +146,9 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 			 ac_session_state_name(s->state));
 	else
 		snprintf(cell, sizeof(cell), " %s %s", ui_status_symbol(s->st), s->status);
-	ui_col(&row, cell, SES_STATUS_W - 1, UI_FIT_ELLIPSIS, 1);
-	ui_col(&row, s->id, SES_ID_W - 1, UI_FIT_ELLIPSIS, 1);
+	ui_col(&row, cell, w[COL_STATUS], UI_FIT_ELLIPSIS, 1);
+	if (w[COL_ID])
+		ui_col(&row, s->id, w[COL_ID], UI_FIT_ELLIPSIS, 1);
 	tree_mark(&task, m, s);
 	/* Under a filter found in the conversation: the matching message. */
 	if (hit)
@@ -140,31 +160,33 @@ static ui_style sessions_row(ac_buf *out, const ui_model *m, size_t i, int width
 		 * conversation's title says the reason. */
 		if (s->pending && !pending_in_cell(s))
 			ac_buf_printf(&task, "[%s] ", s->pending);
-		if (s->waiting_for && *s->waiting_for && sessions_task_w(m, width) >= 40)
+		if (s->waiting_for && *s->waiting_for && w[COL_TASK] >= 40)
 			ac_buf_printf(&task, "[%s] ", s->waiting_for);
 		if (s->parent && s->last_action) /* a worker: what it did last */
 			ac_buf_printf(&task, "%s \xc2\xb7 %s", s->task, s->last_action);
 		else
 			ac_buf_printf(&task, "%s", s->task);
 	}
-	ui_col(&row, task.data ? task.data : s->task, sessions_task_w(m, width), UI_FIT_ELLIPSIS, 1);
+	if (w[COL_TASK])
+		ui_col(&row, task.data ? task.data : s->task, w[COL_TASK], UI_FIT_ELLIPSIS, 1);
 	ac_buf_free(&task);
-	if (sessions_hosts(m, width))
-		ui_col(&row, *s->host ? s->host : "-", SES_HOST_W, UI_FIT_ELLIPSIS, 1);
-	if (sessions_wide(width)) {
+	if (w[COL_HOST])
+		ui_col(&row, *s->host ? s->host : "-", w[COL_HOST], UI_FIT_ELLIPSIS, 1);
+	if (w[COL_WHO]) {
 		snprintf(who, sizeof(who), "%s%s%s", s->user, *s->user && *s->agent ? "/" : "",
 			 s->agent);
-		ui_col(&row, who, SES_WHO_W, UI_FIT_ELLIPSIS, 1);
+		ui_col(&row, who, w[COL_WHO], UI_FIT_ELLIPSIS, 1);
 	}
-	snprintf(cell, sizeof(cell), "%zu", s->messages);
-	ui_col(&row, cell, SES_MSGS_W, UI_FIT_RIGHT, 1);
-	if (s->source && !s->tokens) /* a transcript whose tool says none */
-		snprintf(cell, sizeof(cell), "-");
-	else
-		ui_fmt_count(cell, sizeof(cell), s->tokens);
-	ui_col(&row, cell, SES_TOK_W, UI_FIT_RIGHT, 1);
-	ui_fmt_age(cell, sizeof(cell), *s->updated ? s->updated : s->created, now_ms);
-	ui_col(&row, cell, SES_AGE_W, UI_FIT_RIGHT, 0);
+	if (w[COL_MSGS])
+		ui_col_count(&row, s->messages, true, w[COL_MSGS], 1);
+	if (w[COL_TOK] && s->source && !s->tokens) /* a transcript whose tool says none */
+		ui_col(&row, "-", w[COL_TOK], UI_FIT_RIGHT, 1);
+	else if (w[COL_TOK])
+		ui_col_count(&row, s->tokens, false, w[COL_TOK], 1);
+	if (w[COL_AGE]) {
+		ui_fmt_age(cell, sizeof(cell), *s->updated ? s->updated : s->created, now_ms);
+		ui_col(&row, cell, w[COL_AGE], UI_FIT_RIGHT, 0);
+	}
 	ui_text_fit(out, row.data, row.len, width, UI_FIT_PAD);
 	ac_buf_free(&row);
 	*accent_x = 1;

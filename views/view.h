@@ -212,8 +212,30 @@ int64_t ui_age_refresh_take(void);
 /* "HH:MM:SS" of an ISO timestamp (UTC), "--:--:--" when it is not one. */
 void ui_fmt_clock(char out[9], const char *iso);
 
-/* 950, 1.2k, 34k, 1.5M. */
+/* 950, 1.2k, 34k, 1.5M, 120M, 3.4G...: at most 4 characters (tenths
+ * rounded, whole units rounded down). */
 void ui_fmt_count(char *out, size_t size, uint64_t n);
+
+/* A list's column, for ui_columns_fit: its width in cells and the gap
+ * after it; keep: how long it stays as the pane narrows (the lowest goes
+ * first, the rightmost of equals first); flex: it takes the room the
+ * others leave, width being its least. A width of 0: not shown. */
+typedef struct {
+	int width, gap, keep;
+	bool flex;
+} ui_column;
+
+/* Which of n columns show in width cells: widths[i] the cells column i
+ * gets, 0 when dropped. Columns are dropped (never cut: a number cut to
+ * its first digits reads as another number) until the rest fit, the first
+ * always staying; a flex column then takes what is left. Returns the
+ * number shown. */
+size_t ui_columns_fit(int *widths, const ui_column *cols, size_t n, int width);
+
+/* Appends count n right-aligned in width cells, then sep spaces: its
+ * digits when exact and they fit, else abbreviated (ui_fmt_count), else
+ * "…" (a marker, never the first digits). */
+void ui_col_count(ac_buf *out, uint64_t n, bool exact, int width, int sep);
 
 /* Appends text cut or padded to width columns, then sep spaces. */
 void ui_col(ac_buf *out, const char *text, int width, unsigned flags, int sep);

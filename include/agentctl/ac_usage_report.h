@@ -170,4 +170,25 @@ int ac_usage_report(json_t **out, const ac_usage_set *set, const ac_usage_report
 int ac_usage_spend(double *out_day, double *out_month, bool *out_known, const ac_usage_set *set,
 		   const char *workspace, const json_t *pricing, int64_t now_ms);
 
+/* One coding agent's session and its tokens (totalTokens, as the session
+ * report counts them). session_id is borrowed from the set. */
+typedef struct {
+	ac_usage_source source;
+	const char *session_id;
+	uint64_t tokens;
+} ac_usage_session_total;
+
+/* The transcripts' sessions of workspace (NULL: all) with their totals,
+ * sorted by source then id (ac_usage_session_total_find), agentctl's own
+ * rows left out: *out (free()) and *out_n. Work is linear in the set's
+ * buckets (a warm scan's figures), no file is read. 0 or AC_ENOMEM. */
+int ac_usage_session_totals(ac_usage_session_total **out, size_t *out_n, const ac_usage_set *set,
+			    const char *workspace);
+
+/* The total of source's session id in totals[0..n) (sorted as above), or
+ * NULL. */
+const ac_usage_session_total *ac_usage_session_total_find(const ac_usage_session_total *totals,
+							  size_t n, ac_usage_source source,
+							  const char *id);
+
 #endif
