@@ -14,16 +14,6 @@
 
 /* ---- follow the selected session (f) and sort (o) ------------------------ */
 
-/* The selected session's raw id (shown: its display form), or NULL. */
-static const char *selected_session(const ui_dash *d, bool shown)
-{
-	size_t i;
-
-	if (!ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
-		return NULL;
-	return shown ? d->m.sessions[i].id : d->m.sessions[i].raw_id;
-}
-
 bool ui_drill_follow(ui_dash *d, int key)
 {
 	(void)key;
@@ -73,14 +63,13 @@ static void narrow(ui_pane *p, const char *id)
 	p->sel[0] = '\0';
 }
 
-/* The checkpoints shown are the selected session's (read again only when
- * the selection moved to another session). */
-static void follow_checkpoints(ui_dash *d)
+/* The checkpoints shown are session id's (read again only when the
+ * selection moved to another session). */
+static void follow_checkpoints(ui_dash *d, const char *id)
 {
-	const char *id = selected_session(d, false);
 	char *copy;
 
-	if (!id || (d->m.ckpt_session && !strcmp(d->m.ckpt_session, id)) || !(copy = strdup(id)))
+	if ((d->m.ckpt_session && !strcmp(d->m.ckpt_session, id)) || !(copy = strdup(id)))
 		return;
 	ui_source_load_checkpoints(d->src, &d->m, copy);
 	free(copy);
@@ -90,9 +79,12 @@ static void follow_checkpoints(ui_dash *d)
 
 void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 {
+	size_t i;
+	bool any = ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i);
 	/* The operations' and events' session names are kept sanitised:
 	 * narrowing compares display forms (it only hides rows). */
-	const char *shown = selected_session(d, true);
+	const char *shown = any ? d->m.sessions[i].id : NULL;
+	const char *raw = any ? d->m.sessions[i].raw_id : NULL;
 	const char *id = d->follow_sel ? shown : NULL;
 
 	narrow(&d->panes[UI_PANE_OPS], d->follow_sel || !d->ops_all ? shown : NULL);
@@ -100,12 +92,12 @@ void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 	narrow(&d->strip, id);
 	if (d->panes[UI_PANE_JOURNAL].session[0])
 		d->panes[UI_PANE_JOURNAL].follow = d->strip.follow = true;
-	if (lay && (lay->tiled || ui_dash_shown(d) == UI_PANE_CKPTS))
-		follow_checkpoints(d);
+	if (raw && lay && (lay->tiled || ui_dash_shown(d) == UI_PANE_CKPTS))
+		follow_checkpoints(d, raw);
 	/* The detail beside the list reads the selected session's messages. */
-	if (lay && lay->detail.h && !d->conv_open && (id = selected_session(d, false)) &&
-	    (!d->m.conv_session || strcmp(d->m.conv_session, id))) {
-		char *copy = strdup(id);
+	if (raw && lay && lay->detail.h && !d->conv_open &&
+	    (!d->m.conv_session || strcmp(d->m.conv_session, raw))) {
+		char *copy = strdup(raw);
 
 		if (copy)
 			ui_source_open_conversation(d->src, &d->m, copy);
