@@ -370,21 +370,33 @@ static void filter_input(ui_dash *d, const ui_input *in)
 	p->sel[0] = '\0';
 }
 
+/* The list pane drawn under a click, tiled; -1 for none. */
+static int clicked_pane(const ui_input *in)
+{
+	for (int i = 0; drawn.tiled && i < UI_LAYOUT_PANES; i++) {
+		ui_rect r = drawn.pane[i];
+
+		if (in->y >= r.y && in->y < r.y + r.h && in->x >= r.x && in->x < r.x + r.w)
+			return i;
+	}
+	return -1;
+}
+
 static void mouse(ui_dash *d, const ui_input *in)
 {
 	ui_pane_id cur = ui_dash_current(d);
 	const ui_view *v = ui_pane_views[cur];
 
-	/* A click in another of the panes on screen moves there first. */
-	for (int i = 0; drawn.tiled && cur != UI_PANE_DIALOG && in->mouse == UI_MOUSE_CLICK &&
-			i < UI_LAYOUT_PANES; i++)
-		if (in->y >= drawn.pane[i].y && in->y < drawn.pane[i].y + drawn.pane[i].h &&
-		    in->x >= drawn.pane[i].x && in->x < drawn.pane[i].x + drawn.pane[i].w &&
-		    ui_layout_slot(cur) != i) {
-			ui_dash_switch_pane(d, (ui_pane_id)i);
-			d->dirty = true;
-			return; /* its rows move with the new layout: the next click selects */
-		}
+	int other = clicked_pane(in);
+
+	/* A click in another of the panes on screen moves there; its rows
+	 * move with the new layout, so the next click selects. */
+	if (cur != UI_PANE_DIALOG && in->mouse == UI_MOUSE_CLICK && other >= 0 &&
+	    other != ui_layout_slot(cur)) {
+		ui_dash_switch_pane(d, (ui_pane_id)other);
+		d->dirty = true;
+		return;
+	}
 	if (in->mouse == UI_MOUSE_WHEEL_UP || in->mouse == UI_MOUSE_WHEEL_DOWN) {
 		for (int i = 0; i < 3; i++)
 			ui_keys_dispatch(d, in->mouse == UI_MOUSE_WHEEL_UP ? UI_KEY_UP : UI_KEY_DOWN);

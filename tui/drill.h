@@ -1,6 +1,6 @@
 /* Drilling down from the dashboard's lists (issue 13's operator tools):
- *   f   follow the selected session: Operations and the Journal (pane and
- *       strip) show only its rows; the panes' titles name it;
+ *   f   follow the selected session: the Journal (pane and strip) too
+ *       shows only its rows (Operations do unless A); the titles name it;
  *   o   order Sessions by last update, status, tokens;
  *   A   Operations: every session's operations, or (again) the selected
  *       session's only, as the pane starts;

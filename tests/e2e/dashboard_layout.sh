@@ -78,6 +78,13 @@ for size in 120x40 200x60; do
   check "$size: S-Tab: back to Checkpoints" wait_until tallest 3
   keys Tab Tab
   check "$size: Tab from the Journal: Sessions" wait_until tallest 1
+  # A click (xterm's X10 report: button, column, row, each + 32) in the
+  # Checkpoints pane focuses it.
+  row=$(($(title_line "3 Checkpoints") + 1))
+  send -l "$(printf '\033[M %b' "\\0$(printf %o $((32 + 10)))\\0$(printf %o $((32 + row)))")"
+  send -l "$(printf '\033[M#%b' "\\0$(printf %o $((32 + 10)))\\0$(printf %o $((32 + row)))")"
+  check "$size: a click in Checkpoints focuses it" wait_until tallest 3
+  keys 1
 
   # A: every session's operations; again: the selected one's.
   keys 2 A
