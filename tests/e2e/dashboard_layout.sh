@@ -118,6 +118,7 @@ for size in 120x40 200x60; do
     check "$size: no detail under 170 columns" absent "Last messages"
   fi
   keys q
+  check "$size: q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
   wait_gone
 done
 
@@ -141,5 +142,6 @@ check "resized to 120x40: all four" wait_until all_four
 tmux -L "$sock" resize-window -t e2e -x 80 -y 24
 check "resized back to 80x24: one pane" wait_until eval '[ "$(title_line "2 Operations")" = 0 ]'
 keys q
+check "80x24: q quits with status 0" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
 wait_gone
 finish
