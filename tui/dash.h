@@ -52,6 +52,7 @@ typedef struct {
 	ui_undo undo;            /* what z undoes: the last action confirmed here */
 	bool dirty, quit;
 	bool follow_sel;         /* f: Operations and Journal follow the selected session */
+	bool ops_all;            /* A: Operations lists every session's, not the selected one's */
 	bool searching;          /* S: the search line is open */
 	char search_text[256];
 	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */

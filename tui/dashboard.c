@@ -13,6 +13,7 @@
 #include "drill.h"
 #include "frame_trace.h"
 #include "keys.h"
+#include "layout.h"
 #include "screen.h"
 #include "settings.h"
 #include "ui_text.h"
@@ -190,18 +191,33 @@ static void draw_keys(ui_dash *d, int y, int cols)
 	ac_buf_free(&cut);
 }
 
+/* Where the panes went in the last frame: a click goes to the pane under it. */
+static ui_layout drawn;
+
+/* The list panes, all on screen: each in its own place, the one in use
+ * (the journal's search while it is open) active. */
+static void draw_tiled(ui_dash *d, const ui_layout *lay, ui_pane_id cur, int64_t now)
+{
+	for (int i = 0; i < UI_LAYOUT_PANES; i++) {
+		ui_pane_id id = i == UI_PANE_JOURNAL && cur == UI_PANE_JSEARCH ? cur : (ui_pane_id)i;
+
+		ui_pane_views[id]->draw(ui_pane_views[id], &d->m, &d->panes[id], lay->pane[i],
+					ui_layout_slot(cur) == i, now);
+	}
+}
+
 static void draw(ui_dash *d)
 {
 	int rows, cols;
 	ui_pane_id cur = ui_dash_shown(d);
 	int64_t now = ac_time_now_ms();
-	ui_rect main;
+	ui_layout lay;
 	int attention;
 
 	screen_size(&rows, &cols);
-	ui_drill_sync(d, cols);
 	screen_begin();
 	ui_age_refresh_take();
+	memset(&drawn, 0, sizeof(drawn));
 	if (rows < UI_MIN_ROWS || cols < UI_MIN_COLS) {
 		char say[80];
 
@@ -216,25 +232,27 @@ static void draw(ui_dash *d)
 	/* Who waits for the operator, under the title: read first (unless
 	 * the panes would be left too few rows; ! still jumps). */
 	attention = rows >= 8 ? ui_attention_draw(&d->m, 1, cols, now) : 0;
-	main = (ui_rect){1 + attention, 0, rows - 3 - attention, cols};
-	if (cur != UI_PANE_JOURNAL && cur != UI_PANE_HELP && cur != UI_PANE_LOG && main.h >= 18) {
-		/* The journal keeps moving below the pane in use. */
-		ui_rect strip;
-
-		strip.h = main.h / 3;
-		main.h -= strip.h;
-		strip = (ui_rect){main.y + main.h, 0, strip.h, cols};
-		d->strip.follow = true;
-		ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, strip, false, now);
+	ui_layout_compute(&lay, (ui_rect){1 + attention, 0, rows - 3 - attention, cols}, cur);
+	ui_drill_sync(d, &lay);
+	if (lay.tiled) {
+		draw_tiled(d, &lay, cur, now);
+	} else {
+		if (lay.strip.h) {
+			d->strip.follow = true;
+			ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, lay.strip, false, now);
+		}
+		ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], lay.shown, true,
+					 now);
 	}
-	ui_drill_draw_beside(d, &main);
-	ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], main, true, now);
+	if (lay.detail.h)
+		ui_session_detail_draw(&d->m, &d->panes[UI_PANE_SESSIONS], lay.detail);
+	drawn = lay;
 	draw_status(d, rows - 2, cols);
 	draw_keys(d, rows - 1, cols);
 	ui_dialog_draw(&d->m, &d->panes[UI_PANE_DIALOG], rows, cols);
 	screen_end();
 	d->redraw_at = ui_age_refresh_take();
-	if (cur == UI_PANE_OPS && ui_dash_fill_ops(d))
+	if ((cur == UI_PANE_OPS || lay.tiled) && ui_dash_fill_ops(d))
 		d->redraw_at = 1; /* now: the rows' git stats */
 }
 
@@ -352,11 +370,33 @@ static void filter_input(ui_dash *d, const ui_input *in)
 	p->sel[0] = '\0';
 }
 
+/* The list pane drawn under a click, tiled; -1 for none. */
+static int clicked_pane(const ui_input *in)
+{
+	for (int i = 0; drawn.tiled && i < UI_LAYOUT_PANES; i++) {
+		ui_rect r = drawn.pane[i];
+
+		if (in->y >= r.y && in->y < r.y + r.h && in->x >= r.x && in->x < r.x + r.w)
+			return i;
+	}
+	return -1;
+}
+
 static void mouse(ui_dash *d, const ui_input *in)
 {
 	ui_pane_id cur = ui_dash_current(d);
 	const ui_view *v = ui_pane_views[cur];
 
+	int other = clicked_pane(in);
+
+	/* A click in another of the panes on screen moves there; its rows
+	 * move with the new layout, so the next click selects. */
+	if (cur != UI_PANE_DIALOG && in->mouse == UI_MOUSE_CLICK && other >= 0 &&
+	    other != ui_layout_slot(cur)) {
+		ui_dash_switch_pane(d, (ui_pane_id)other);
+		d->dirty = true;
+		return;
+	}
 	if (in->mouse == UI_MOUSE_WHEEL_UP || in->mouse == UI_MOUSE_WHEEL_DOWN) {
 		for (int i = 0; i < 3; i++)
 			ui_keys_dispatch(d, in->mouse == UI_MOUSE_WHEEL_UP ? UI_KEY_UP : UI_KEY_DOWN);

@@ -14,27 +14,32 @@
 
 /* ---- follow the selected session (f) and sort (o) ------------------------ */
 
-/* The selected session's raw id (shown: its display form), or NULL. */
-static const char *selected_session(const ui_dash *d, bool shown)
-{
-	size_t i;
-
-	if (!ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i))
-		return NULL;
-	return shown ? d->m.sessions[i].id : d->m.sessions[i].raw_id;
-}
-
 bool ui_drill_follow(ui_dash *d, int key)
 {
 	(void)key;
 	d->follow_sel = !d->follow_sel;
-	ui_drill_sync(d, 0);
+	ui_drill_sync(d, NULL);
 	if (d->follow_sel && !d->panes[UI_PANE_OPS].session[0])
 		ui_model_set_action(&d->m, true, "f: no session selected to follow (1 Sessions)");
 	else
 		ui_model_set_action(&d->m, false, d->follow_sel ?
 				    "following the selected session: Operations and Journal show "
-				    "only its rows (f or Esc: all)" : "showing every session's rows");
+				    "only its rows (f or Esc: all)" : d->ops_all ?
+				    "showing every session's rows" : "the Journal shows every session's "
+				    "rows; Operations the selected session's (A: all)");
+	return true;
+}
+
+bool ui_drill_ops_all(ui_dash *d, int key)
+{
+	(void)key;
+	d->ops_all = !d->ops_all;
+	if (d->ops_all && d->follow_sel)
+		d->follow_sel = false; /* f would narrow it again */
+	ui_drill_sync(d, NULL);
+	ui_model_set_action(&d->m, false, d->ops_all ? "Operations: every session's (A: the "
+			    "selected session's only)" : "Operations: the selected session's only "
+			    "(A: every session's)");
 	return true;
 }
 
@@ -58,39 +63,46 @@ static void narrow(ui_pane *p, const char *id)
 	p->sel[0] = '\0';
 }
 
-void ui_drill_sync(ui_dash *d, int cols)
+/* The checkpoints shown are session id's (read again only when the
+ * selection moved to another session). */
+static void follow_checkpoints(ui_dash *d, const char *id)
 {
+	char *copy;
+
+	if ((d->m.ckpt_session && !strcmp(d->m.ckpt_session, id)) || !(copy = strdup(id)))
+		return;
+	ui_source_load_checkpoints(d->src, &d->m, copy);
+	free(copy);
+	d->panes[UI_PANE_CKPTS].cursor = d->panes[UI_PANE_CKPTS].top = 0;
+	d->panes[UI_PANE_CKPTS].sel[0] = '\0';
+}
+
+void ui_drill_sync(ui_dash *d, const ui_layout *lay)
+{
+	size_t i;
+	bool any = ui_list_selected(&ui_view_sessions, &d->m, &d->panes[UI_PANE_SESSIONS], &i);
 	/* The operations' and events' session names are kept sanitised:
 	 * narrowing compares display forms (it only hides rows). */
-	const char *id = d->follow_sel ? selected_session(d, true) : NULL;
+	const char *shown = any ? d->m.sessions[i].id : NULL;
+	const char *raw = any ? d->m.sessions[i].raw_id : NULL;
+	const char *id = d->follow_sel ? shown : NULL;
 
-	narrow(&d->panes[UI_PANE_OPS], id);
+	narrow(&d->panes[UI_PANE_OPS], d->follow_sel || !d->ops_all ? shown : NULL);
 	narrow(&d->panes[UI_PANE_JOURNAL], id);
 	narrow(&d->strip, id);
 	if (d->panes[UI_PANE_JOURNAL].session[0])
 		d->panes[UI_PANE_JOURNAL].follow = d->strip.follow = true;
+	if (raw && lay && (lay->tiled || ui_dash_shown(d) == UI_PANE_CKPTS))
+		follow_checkpoints(d, raw);
 	/* The detail beside the list reads the selected session's messages. */
-	if (cols >= UI_DRILL_WIDE && ui_dash_shown(d) == UI_PANE_SESSIONS && !d->conv_open &&
-	    (id = selected_session(d, false)) && (!d->m.conv_session || strcmp(d->m.conv_session, id))) {
-		char *copy = strdup(id);
+	if (raw && lay && lay->detail.h && !d->conv_open &&
+	    (!d->m.conv_session || strcmp(d->m.conv_session, raw))) {
+		char *copy = strdup(raw);
 
 		if (copy)
 			ui_source_open_conversation(d->src, &d->m, copy);
 		free(copy);
 	}
-}
-
-void ui_drill_draw_beside(ui_dash *d, ui_rect *main)
-{
-	ui_rect detail;
-
-	if (ui_dash_shown(d) != UI_PANE_SESSIONS || main->w < UI_DRILL_WIDE)
-		return;
-	detail = *main;
-	main->w = main->w * 3 / 5;
-	detail.x = main->x + main->w + 1;
-	detail.w -= main->w + 1;
-	ui_session_detail_draw(&d->m, &d->panes[UI_PANE_SESSIONS], detail);
 }
 
 /* ---- the whole-journal search (S, n, N) ---------------------------------- */

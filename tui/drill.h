@@ -1,9 +1,11 @@
 /* Drilling down from the dashboard's lists (issue 13's operator tools):
- *   f   follow the selected session: Operations and the Journal (pane and
- *       strip) show only its rows; the panes' titles name it;
+ *   f   follow the selected session: the Journal (pane and strip) too
+ *       shows only its rows (Operations do unless A); the titles name it;
  *   o   order Sessions by last update, status, tokens;
- *   on a terminal of UI_DRILL_WIDE columns or more, the selected session's
- *       detail beside the Sessions list;
+ *   A   Operations: every session's operations, or (again) the selected
+ *       session's only, as the pane starts;
+ *   on a terminal of UI_LAYOUT_WIDE columns or more, the selected session's
+ *       detail beside the list panes (layout.h);
  *   S   search the whole journal (tui/jsearch.h), n/N through its matches;
  *   Enter on a checkpoint, a journal event or a match: the viewer
  *       (tui/preview.h).
@@ -13,17 +15,17 @@
 #define UI_DRILL_H
 
 #include "dash.h"
+#include "layout.h"
 #include "screen.h"
 
 #include "ac_buf.h"
 
 #include <stdbool.h>
 
-#define UI_DRILL_WIDE 170   /* columns from which the detail goes beside the list */
-
 /* Key handlers (ui_key_handler). */
 bool ui_drill_follow(ui_dash *d, int key);
 bool ui_drill_sort(ui_dash *d, int key);
+bool ui_drill_ops_all(ui_dash *d, int key);
 bool ui_drill_search(ui_dash *d, int key);
 bool ui_drill_next_match(ui_dash *d, int key);
 
@@ -39,14 +41,12 @@ void ui_drill_search_back(ui_dash *d);
 void ui_drill_input(ui_dash *d, const ui_input *in);
 void ui_drill_prompt(const ui_dash *d, ac_buf *out, int cols);
 
-/* Before each draw: the narrowing follows the selection, and on a wide
- * Sessions pane the selected session's conversation is read for its
- * detail. */
-void ui_drill_sync(ui_dash *d, int cols);
-
-/* Takes the right part of *main for the selected session's detail, when
- * the Sessions pane is shown on a wide terminal, and draws it there. */
-void ui_drill_draw_beside(ui_dash *d, ui_rect *main);
+/* Before each draw, laid out as lay (NULL: not drawing): Operations
+ * shows the selected session's rows (unless A), with f the Journal too;
+ * the checkpoints are the selected session's when their pane is on
+ * screen; the conversation of the selected session is read for its
+ * detail when lay has one. */
+void ui_drill_sync(ui_dash *d, const ui_layout *lay);
 
 /* Between polls: a running search's next windows; true when the model
  * changed. */

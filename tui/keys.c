@@ -521,8 +521,8 @@ static ui_key_fit applies_revert(const ui_dash *d, ac_buf *why)
 static const ui_key table[] = {
 	{.keys = {'1', '2', '3', '4'},
 	 .doc = {.label = "1-4", .panes = UI_IN_PANES,
-		 .help = "Sessions, Operations, Checkpoints (of the selected session), Journal "
-			 "(live tail)"},
+		 .help = "Sessions, Operations and Checkpoints (of the selected session), Journal "
+			 "(live tail): on a tall terminal all on screen, this one larger"},
 	 .hint = "1-4/Tab panes", .hint_panes = UI_IN_LISTS,
 	 .handler = act_pane, .reaction = UI_REDRAW},
 	{.keys = {UI_KEY_TAB},
@@ -603,9 +603,15 @@ static const ui_key table[] = {
 	 .handler = ui_tree_fold, .reaction = UI_REDRAW},
 	{.keys = {'f'},
 	 .doc = {.label = "f", .panes = IN_FOLLOWING,
-		 .help = "follow the selected session: Operations and Journal show only its rows "
-			 "(f again or Esc: all)"},
+		 .help = "follow the selected session: the Journal too shows only its rows, and "
+			 "Operations even after A (f again or Esc: all)"},
 	 .hint = "f follow", .handler = ui_drill_follow, .reaction = UI_REDRAW},
+	{.keys = {'A'},
+	 .doc = {.label = "A", .panes = UI_IN(UI_PANE_SESSIONS) | UI_IN(UI_PANE_OPS),
+		 .help = "Operations: every session's operations, or (again) only the selected "
+			 "session's, as it starts"},
+	 .hint = "A all", .hint_late = true, .hint_panes = UI_IN(UI_PANE_OPS),
+	 .handler = ui_drill_ops_all, .reaction = UI_REDRAW},
 	{.keys = {'o'},
 	 .doc = {.label = "o", .help = "sort by last update, status, tokens, state",
 		 .panes = UI_IN(UI_PANE_SESSIONS)},

@@ -2,7 +2,8 @@
 # Panes that follow the selection (k9s drill-down) and the checkpoint
 # preview, on a copy of the basic fixture (tests/fixtures/README.md):
 #   f   narrows Operations and the Journal to the selected session (the
-#       pane's title names it; Esc or f again clears it);
+#       pane's title names it; Esc or f again clears it; Operations stay
+#       the selected session's until A);
 #   o   sorts Sessions by last update, status, tokens, state (named in the title);
 #   at 160 columns and more, the selected session's detail beside the list;
 #   Enter on a checkpoint previews it: its messages and the tool calls a
@@ -40,7 +41,12 @@ keys 2
 check "narrow: following the newest session instead" wait_for "legacy/old_main.c"
 check "narrow: session 01's operation is gone" absent "src/json_scan.c"
 keys 1 f 2
-check "narrow: f again stops following" wait_for "README.ja.md"
+# Operations stay the selected session's (the tiled layout, issue 27): f
+# again frees the Journal, A lists every session's operations.
+check "narrow: f again stops following" absent "Journal — session"
+keys A
+check "narrow: A lists every session's operations" wait_for "README.ja.md"
+keys A
 
 # --- sorting ---
 keys 1 g

@@ -55,7 +55,7 @@ jq -nc --arg id "$(printf 'o\033')" --arg c "$new" '{id: $id, timestamp: "2024-0
 dashboard 120 30
 wait_for "s1" >/dev/null
 keys 2 g
-check "the first row (o<ESC>, the newer: newest first) is selected" wait_for "Operations  1/2"
+check "the first row (o<ESC>, the newer: newest first) is selected" wait_for "Operations — session s1  1/2"
 keys Enter
 check "Enter on o<ESC> opens its own patch (the newer commit)" wait_for "commit ${new:0:12}"
 keys Escape
