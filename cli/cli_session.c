@@ -232,25 +232,34 @@ static void source_rows_free(source_rows *r)
 	free(r->depth);
 }
 
+/* Rows are written in blocks of this many bytes or more, not one by one. */
+#define ROWS_BLOCK (64 * 1024)
+
 /* The rows (or JSON elements) up to the first session older than until
  * (NULL: all); a child goes with its parent, whatever its time. */
 static void list_sources(const list_filter *f, source_rows *r, const char *until, json_t *array,
 			 ac_buf *line)
 {
+	ac_buf_clear(line);
 	for (; r->at < r->n; r->at++) {
 		size_t i = r->order[r->at];
 		const ac_source_session *s = r->list[i];
 
 		if (until && !r->depth[r->at] && strcmp(s->updated ? s->updated : "", until) < 0)
-			return;
+			break;
 		if (f->json) {
 			json_array_append_new(array, cli_source_json(s, r->state[i]));
 			continue;
 		}
-		ac_buf_clear(line);
 		cli_source_row(line, s, r->state[i], r->depth[r->at]);
-		cli_write(line->data, line->len);
+		if (line->len >= ROWS_BLOCK) {
+			cli_write(line->data, line->len);
+			ac_buf_clear(line);
+		}
 	}
+	if (line->len)
+		cli_write(line->data, line->len);
+	ac_buf_clear(line);
 }
 
 /* The store's sessions, newest first, as rows over *keep (freed by the

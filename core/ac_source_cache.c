@@ -8,6 +8,9 @@
  * most of its 900 MB). Here a record is its length, then length-prefixed
  * strings and little-endian integers in the order of the tables below;
  * loading one allocates one block, the summary with its strings in it.
+ * After the magic, the offset of the record that starts the second half
+ * of the records: a large file is read in two halves on two threads, the
+ * second half kept only when the first ends exactly where it starts.
  *
  * The cache is input like any file: anyone who can write the folder can
  * write it. Every record is checked (bounds, enums, UTF-8 strings without
@@ -26,18 +29,23 @@
 #include "ac_source_impl.h"
 #include "ac_text.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Bumped whenever a table below changes: an older file is then not ours. */
-#define CACHE_MAGIC "agentctl sources cache 5\n" /* 5: last_call_tokens */
+#define CACHE_MAGIC "agentctl sources cache 6\n" /* 6: where the second half starts */
 #define CACHE_MAGIC_LEN (sizeof(CACHE_MAGIC) - 1)
 #define RECORD_MAX (8u * 1024 * 1024) /* more is not a record of ours */
 #define PENDING_MAX 4096
 #define NO_STRING 0xffffffffu
+#define HALVES_MIN 4096 /* fewer records are read on one thread */
+#define READ_BYTES (1u << 20) /* megabytes of records: read a MiB at a time */
 
 /* The summary's strings, in record order (path first, apart). */
 static const size_t string_fields[] = {
@@ -157,11 +165,16 @@ int ac_source_cache_save(const char *path, ac_source_session *const *list, size_
 	char *slash, *dir = NULL;
 	int rc;
 
-	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)))
+	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)) || (rc = put_u64(&out, 0)))
 		goto done;
-	for (size_t i = 0; i < n && rc == 0; i++)
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (i == n / 2 && n >= HALVES_MIN)
+			for (int b = 0; b < 8; b++)
+				out.data[CACHE_MAGIC_LEN + (size_t)b] =
+					(char)((uint64_t)out.len >> (8 * b));
 		if (list[i]->offset && list[i]->path)
 			rc = put_record(&out, list[i]);
+	}
 	if (rc)
 		goto done;
 	if (!(dir = strdup(path))) {
@@ -377,56 +390,178 @@ static ac_source_session *restore(reader *r)
 	return s;
 }
 
-static bool read_exact(FILE *f, void *buf, size_t n)
+/* Records read from an open cache at an offset, a MiB at a time with
+ * pread (the two halves share the descriptor). */
+typedef struct {
+	int fd;
+	uint64_t at;        /* the file offset of buf[0] */
+	unsigned char *buf;
+	size_t cap, start, end; /* unread bytes: buf[start..end) */
+	bool eof;
+} stream;
+
+/* n bytes unread in a row at buf + start, else false (the file ends, or
+ * no memory: *out_rc). */
+static bool need(stream *st, size_t n, int *out_rc)
 {
-	return fread(buf, 1, n, f) == n;
+	if (st->end - st->start >= n)
+		return true;
+	if (st->start)
+		memmove(st->buf, st->buf + st->start, st->end - st->start);
+	st->at += st->start;
+	st->end -= st->start;
+	st->start = 0;
+	if (n > st->cap) {
+		size_t cap = n > READ_BYTES ? n : READ_BYTES;
+		unsigned char *grown = realloc(st->buf, cap);
+
+		if (!grown) {
+			*out_rc = AC_ENOMEM;
+			return false;
+		}
+		st->buf = grown;
+		st->cap = cap;
+	}
+	while (st->end < n && !st->eof) {
+		ssize_t got = pread(st->fd, st->buf + st->end, st->cap - st->end,
+				    (off_t)(st->at + st->end));
+
+		if (got <= 0)
+			st->eof = true;
+		else
+			st->end += (size_t)got;
+	}
+	return st->end >= n;
+}
+
+/* The next record (its bytes at *out, *out_len), else false: the file
+ * ends, or what follows is torn or not ours (read again), or no memory
+ * (*out_rc). */
+static bool next_record(stream *st, const unsigned char **out, uint32_t *out_len, int *out_rc)
+{
+	const unsigned char *b;
+	uint32_t len;
+
+	if (!need(st, 4, out_rc))
+		return false;
+	b = st->buf + st->start;
+	len = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	if (len > RECORD_MAX || !need(st, (size_t)len + 4, out_rc))
+		return false;
+	*out = st->buf + st->start + 4;
+	*out_len = len;
+	st->start += (size_t)len + 4;
+	return true;
+}
+
+/* The second half: its sessions, in order, until the file ends or a
+ * record is torn. */
+typedef struct {
+	stream st;
+	ac_source_session **list;
+	size_t n, cap;
+	int rc; /* AC_ENOMEM, said again on the caller's thread */
+} half;
+
+static void *read_half(void *arg)
+{
+	half *h = arg;
+	const unsigned char *record;
+	uint32_t len;
+
+	while (next_record(&h->st, &record, &len, &h->rc)) {
+		reader r = {record, record + len, false};
+		ac_source_session *s = restore(&r);
+
+		if (!s)
+			continue;
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? h->cap * 2 : 1024;
+			ac_source_session **grown = realloc(h->list, cap * sizeof(*grown));
+
+			if (!grown) {
+				ac_source_session_free(s);
+				h->rc = AC_ENOMEM;
+				break;
+			}
+			h->list = grown;
+			h->cap = cap;
+		}
+		h->list[h->n++] = s;
+	}
+	ac_error_clear();
+	return NULL;
 }
 
 int ac_source_cache_load(const char *path, ac_source_cache_fn fn, void *ctx)
 {
-	unsigned char *record = NULL, head[CACHE_MAGIC_LEN];
-	size_t cap = 0;
-	struct stat st;
+	unsigned char head[CACHE_MAGIC_LEN + 8];
+	const unsigned char *record;
+	uint32_t len;
+	uint64_t second = 0;
+	stream st = {0};
+	half h = {0};
+	pthread_t thread;
+	bool split = false, joined = false, done = false;
+	struct stat sb;
 	int rc = 0;
-	FILE *f;
 
-	/* Not ours (a link, a folder, another version): ignored, rewritten. */
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rbe")))
+	/* Not ours (a link, a folder, a FIFO, another version): ignored,
+	 * rewritten. Opened without following a link, never waiting. */
+	if ((st.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
 		return 0;
-	/* Megabytes of records: read a MiB at a time, not stdio's 4 KiB. */
-	setvbuf(f, NULL, _IOFBF, 1u << 20);
-	if (!read_exact(f, head, CACHE_MAGIC_LEN) || memcmp(head, CACHE_MAGIC, CACHE_MAGIC_LEN))
-		goto done;
-	for (;;) {
-		unsigned char len_bytes[4];
-		reader r;
-		uint32_t len;
-		ac_source_session *s;
-
-		if (!read_exact(f, len_bytes, 4))
-			break;
-		len = (uint32_t)len_bytes[0] | (uint32_t)len_bytes[1] << 8 |
-		      (uint32_t)len_bytes[2] << 16 | (uint32_t)len_bytes[3] << 24;
-		if (len > RECORD_MAX)
-			break; /* torn or not ours: what follows is read again */
-		if (len > cap) {
-			unsigned char *grown = realloc(record, len);
-
-			if (!grown) {
+	if (fstat(st.fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    pread(st.fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head, CACHE_MAGIC, CACHE_MAGIC_LEN))
+		goto out;
+	for (int b = 0; b < 8; b++)
+		second |= (uint64_t)head[CACHE_MAGIC_LEN + (size_t)b] << (8 * b);
+	st.at = sizeof(head);
+	/* The second half on a thread of its own from where the file says it
+	 * starts; kept only if the first half ends there (else read on). */
+	if (second > sizeof(head) && second < (uint64_t)sb.st_size) {
+		h.st = (stream){.fd = st.fd, .at = second};
+		split = pthread_create(&thread, NULL, read_half, &h) == 0;
+	}
+	while (!done && rc == 0) {
+		if (split && !joined && st.at + st.start == second) {
+			pthread_join(thread, NULL);
+			joined = true;
+			if (h.rc) {
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				break;
 			}
-			record = grown;
-			cap = len;
+			/* Its records are the ones that follow: taken in order. */
+			for (size_t i = 0; i < h.n; i++) {
+				ac_source_session *s = h.list[i];
+
+				h.list[i] = NULL;
+				if ((rc = fn(s, ctx)))
+					break;
+			}
+			break;
 		}
-		if (!read_exact(f, record, len))
+		if (!next_record(&st, &record, &len, &rc)) {
+			if (rc)
+				rc = ac_error_set(AC_ENOMEM, "out of memory");
 			break;
-		r = (reader){record, record + len, false};
-		if ((s = restore(&r)) && (rc = fn(s, ctx)))
-			break;
+		}
+		{
+			reader r = {record, record + len, false};
+			ac_source_session *s = restore(&r);
+
+			if (s && (rc = fn(s, ctx)))
+				done = true;
+		}
 	}
-done:
-	fclose(f);
-	free(record);
+	if (split && !joined)
+		pthread_join(thread, NULL);
+	for (size_t i = 0; i < h.n; i++)
+		ac_source_session_free(h.list[i]);
+	free(h.list);
+	free(h.st.buf);
+out:
+	close(st.fd);
+	free(st.buf);
 	return rc;
 }

@@ -26,6 +26,9 @@
 typedef struct {
 	ac_source_session *s;
 	unsigned seen; /* the refresh that last found the file */
+	/* Its place in the list the last refresh made (SIZE_MAX: not in
+	 * it): the cache keeps the sessions in that order (save_cache). */
+	size_t rank;
 } slot;
 
 struct ac_source_index {
@@ -36,6 +39,7 @@ struct ac_source_index {
 	ac_source_paths paths; /* path -> slot number */
 	ac_source_session **listed;
 	size_t nlisted;
+	size_t nranked; /* the list's length when the slots' ranks were given */
 	unsigned generation;
 	char *cache_path;  /* NULL: no cache */
 	bool cache_loaded;
@@ -167,7 +171,7 @@ static int add_slot(ac_source_index *ix, ac_source_session *s, size_t *out_at)
 		ix->slots = grown;
 		ix->cap = cap;
 	}
-	ix->slots[ix->n] = (slot){s, 0};
+	ix->slots[ix->n] = (slot){s, 0, SIZE_MAX};
 	if ((rc = ac_source_paths_add(&ix->paths, s->path, ix->n))) {
 		ac_source_session_free(s);
 		return rc;
@@ -379,6 +383,7 @@ typedef struct {
 	uint64_t key[3];
 	uint64_t path_key;
 	ac_source_session *s;
+	size_t slot;
 	bool longer; /* the update has more than the 24 bytes of key */
 } sort_item;
 
@@ -393,12 +398,13 @@ static uint64_t bytes_key(const char *text, size_t n, size_t at)
 	return key;
 }
 
-static void sort_key(sort_item *it, ac_source_session *s)
+static void sort_key(sort_item *it, ac_source_session *s, size_t at)
 {
 	const char *u = s->updated ? s->updated : "";
 	size_t n = strlen(u);
 
 	it->s = s;
+	it->slot = at;
 	it->longer = n > sizeof(it->key);
 	for (int k = 0; k < 3; k++)
 		it->key[k] = bytes_key(u, n, (size_t)k * 8);
@@ -460,18 +466,32 @@ static void sort_paths(sort_item *items, size_t n, size_t at)
 	}
 }
 
-/* Newest update first, then by path: by update, then each run of one
- * update by path. */
-static void sort_listed(sort_item *items, size_t n)
+/* Whether items[0..n) are in the list's order already: restored from a
+ * cache saved in that order, with nothing changed since. */
+static bool in_order(const sort_item *items, size_t n)
 {
-	if (n < 2)
-		return;
+	for (size_t i = 1; i < n; i++) {
+		int c = newer_first(&items[i - 1], &items[i]);
+
+		if (c > 0 || (c == 0 && strcmp(items[i - 1].s->path, items[i].s->path) >= 0))
+			return false;
+	}
+	return true;
+}
+
+/* Newest update first, then by path: by update, then each run of one
+ * update by path. False when they were not in that order. */
+static bool sort_listed(sort_item *items, size_t n)
+{
+	if (in_order(items, n))
+		return true;
 	qsort(items, n, sizeof(*items), newer_first);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && newer_first(&items[i], &items[j]) == 0; j++)
 			;
 		sort_paths(items + i, j - i, 0);
 	}
+	return false;
 }
 
 static bool listed(const ac_source_index *ix, const ac_source_session *s)
@@ -482,23 +502,37 @@ static bool listed(const ac_source_index *ix, const ac_source_session *s)
 }
 
 /* Keeps what this refresh read for the next process. A cache that cannot
- * be written costs the next process a full read, nothing more. */
+ * be written costs the next process a full read, nothing more.
+ *
+ * The sessions go in the order of the last list, then those not in it:
+ * the next process restores them in that order, one block after another,
+ * so its list is found already in order (no sort) and is walked through
+ * memory in the order it is printed. */
 static void save_cache(ac_source_index *ix, bool now)
 {
 	ac_source_session **all;
+	size_t n = 0;
 	int64_t at = ac_time_now_ms();
 
 	ix->cache_dirty = ix->cache_dirty || ix->read;
 	if (!ix->cache_path || !ix->cache_dirty || (!now && ix->saved_at &&
 						    at - ix->saved_at < CACHE_SAVE_MS))
 		return;
-	if (!(all = malloc((ix->n + 1) * sizeof(*all))))
+	/* By rank (a sweep since may have left holes), then the rest. */
+	if (!(all = calloc(ix->nranked + ix->n + 1, sizeof(*all))))
 		return;
 	ix->saved_at = at;
 	ix->cache_dirty = false;
 	for (size_t i = 0; i < ix->n; i++)
-		all[i] = ix->slots[i].s;
-	if (ac_source_cache_save(ix->cache_path, all, ix->n) != 0)
+		if (ix->slots[i].rank < ix->nranked)
+			all[ix->slots[i].rank] = ix->slots[i].s;
+	for (size_t i = 0; i < ix->nranked; i++)
+		if (all[i])
+			all[n++] = all[i];
+	for (size_t i = 0; i < ix->n; i++)
+		if (ix->slots[i].rank >= ix->nranked)
+			all[n++] = ix->slots[i].s;
+	if (ac_source_cache_save(ix->cache_path, all, n) != 0)
 		ac_error_clear();
 	free(all);
 }
@@ -620,20 +654,27 @@ int ac_source_index_refresh(ac_source_index *ix, size_t *out_read)
 	if (rc || (rc = sweep(ix)) || (rc = note_status(ix, &status_changed)) ||
 	    (rc = apply_codex_titles(ix)) || (rc = tally_drift(ix)))
 		return rc;
-	save_cache(ix, false);
 	if (!(list = realloc(ix->listed, (ix->n + 1) * sizeof(*list))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	ix->listed = list;
 	ix->nlisted = 0;
 	if (!(items = malloc((ix->n + 1) * sizeof(*items))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < ix->n; i++)
+	for (size_t i = 0; i < ix->n; i++) {
+		ix->slots[i].rank = SIZE_MAX;
 		if (listed(ix, ix->slots[i].s))
-			sort_key(&items[ix->nlisted++], ix->slots[i].s);
-	sort_listed(items, ix->nlisted);
-	for (size_t i = 0; i < ix->nlisted; i++)
+			sort_key(&items[ix->nlisted++], ix->slots[i].s, i);
+	}
+	/* Out of the cache's order: saved again in the list's. */
+	if (!sort_listed(items, ix->nlisted))
+		ix->cache_dirty = true;
+	for (size_t i = 0; i < ix->nlisted; i++) {
 		list[i] = items[i].s;
+		ix->slots[items[i].slot].rank = i;
+	}
+	ix->nranked = ix->nlisted;
 	free(items);
+	save_cache(ix, false);
 	if (out_read)
 		*out_read = ix->read + status_changed;
 	return 0;

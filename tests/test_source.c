@@ -473,6 +473,75 @@ static void test_cache_spares_a_full_read(void **state)
 	free(path);
 }
 
+/* The one cache file of folder, its bytes in *out_len. */
+static char *the_cache_file(const char *folder)
+{
+	DIR *d = opendir(folder);
+	struct dirent *e;
+	char *file = NULL;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			free(file);
+			file = tu_path(folder, e->d_name);
+		}
+	closedir(d);
+	assert_non_null(file);
+	return file;
+}
+
+static void put_many(const char *folder, const char *name, bool sidechain);
+
+/* A cache of more than 4,096 records is read in two halves on two
+ * threads from the offset its header names: every record restored
+ * (nothing read again). An offset that is not where a record starts (a
+ * forged header) or a file cut in its first half: the first half read on
+ * alone, as one reader would, and what it did not restore read again. */
+static void test_cache_in_two_halves(void **state)
+{
+	fixture *f = *state;
+	char *cache = tu_make_temp_dir(), *folder = tu_path(f->home, "/.claude/projects/-work-fixture-project");
+	char name[128], *file, *bytes;
+	size_t n, len, read = 99, all;
+
+	for (int i = 0; i < 4200; i++) {
+		snprintf(name, sizeof(name), "%08x-3333-4000-8000-000000000000.jsonl", i * 7919u);
+		put_many(folder, name, false);
+	}
+	f->opts.cache_dir = strdup(cache);
+	assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+	assert_int_equal(ac_source_index_refresh(f->index, NULL), 0);
+	ac_source_index_list(f->index, &all);
+	assert_true(all > 4200);
+	ac_source_index_free(f->index);
+	file = the_cache_file(cache);
+	bytes = tu_read_file(file, &len);
+	for (int round = 0; round < 3; round++) {
+		if (round == 1) /* the second half said to start one byte on */
+			for (size_t b = 25; b < 33 && !++bytes[b]; b++)
+				;
+		if (round == 2) /* cut in its first half */
+			len = len / 3;
+		tu_write_file(file, bytes, len);
+		assert_int_equal(ac_source_index_new(&f->index, &f->opts), 0);
+		assert_int_equal(ac_source_index_refresh(f->index, &read), 0);
+		ac_source_index_list(f->index, &n);
+		assert_int_equal(n, all);
+		if (round < 2)
+			assert_int_equal(read, 0);
+		else
+			assert_true(read > 2000 && read < 4200);
+		ac_source_index_free(f->index);
+		f->index = NULL;
+	}
+	free(bytes);
+	free(file);
+	tu_remove_tree(cache);
+	free(cache);
+	free(folder);
+}
+
 /* Sessions of one update are listed by path, as strcmp() orders them,
  * however many: more files in a folder than one batch of the walk (its
  * lstat on two threads), names that differ early and late, and a nested
@@ -681,6 +750,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_removed_file_drops_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_spares_a_full_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_corrupt_cache_is_rebuilt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_in_two_halves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_of_one_update_by_path, setup, teardown),
 		cmocka_unit_test(test_config_trust_rules),
 		cmocka_unit_test_setup_teardown(test_watch_fires_on_writes, setup, teardown),
