@@ -126,6 +126,31 @@ static void test_120x40(void **state)
 	assert_int_equal(l.pane[UI_PANE_SESSIONS].w, 120);
 }
 
+/* Three sessions at 120x40: Sessions takes its 5 rows; what it leaves goes
+ * to the focused pane, or to the Journal when Sessions is focused; the
+ * panes still fill the area without a gap. A cap under the minimum keeps
+ * the minimum; a cap above the share changes nothing. */
+static void test_sessions_fit(void **state)
+{
+	ui_layout l;
+
+	(void)state;
+	ui_layout_compute_fit(&l, area_of(120, 40), UI_PANE_SESSIONS, 5);
+	assert_int_equal(l.pane[UI_PANE_SESSIONS].h, 5);
+	assert_int_equal(l.pane[UI_PANE_OPS].h, 7);
+	assert_int_equal(l.pane[UI_PANE_JOURNAL].h, 7 + 11);
+	assert_int_equal(l.pane[UI_PANE_JOURNAL].y + l.pane[UI_PANE_JOURNAL].h, 38);
+	ui_layout_compute_fit(&l, area_of(120, 40), UI_PANE_OPS, 5);
+	assert_int_equal(l.pane[UI_PANE_SESSIONS].h, 5);
+	assert_int_equal(l.pane[UI_PANE_OPS].h, 16 + 2);
+	assert_int_equal(l.pane[UI_PANE_OPS].y, 6);
+	assert_int_equal(l.pane[UI_PANE_JOURNAL].h, 7);
+	ui_layout_compute_fit(&l, area_of(120, 40), UI_PANE_OPS, 1);
+	assert_int_equal(l.pane[UI_PANE_SESSIONS].h, UI_LAYOUT_MIN_ROWS);
+	ui_layout_compute_fit(&l, area_of(120, 40), UI_PANE_SESSIONS, 500);
+	assert_int_equal(l.pane[UI_PANE_SESSIONS].h, 16);
+}
+
 /* 200x60: the detail beside the first three panes, the journal below. */
 static void test_wide_detail(void **state)
 {
@@ -187,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_overlaps),
 		cmocka_unit_test(test_tiled_sizes),
 		cmocka_unit_test(test_120x40),
+		cmocka_unit_test(test_sessions_fit),
 		cmocka_unit_test(test_wide_detail),
 		cmocka_unit_test(test_one_pane),
 	};

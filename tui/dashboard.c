@@ -212,7 +212,7 @@ static void draw(ui_dash *d)
 	ui_pane_id cur = ui_dash_shown(d);
 	int64_t now = ac_time_now_ms();
 	ui_layout lay;
-	int attention;
+	int attention, sessions_rows;
 
 	screen_size(&rows, &cols);
 	screen_begin();
@@ -232,7 +232,10 @@ static void draw(ui_dash *d)
 	/* Who waits for the operator, under the title: read first (unless
 	 * the panes would be left too few rows; ! still jumps). */
 	attention = rows >= 8 ? ui_attention_draw(&d->m, 1, cols, now) : 0;
-	ui_layout_compute(&lay, (ui_rect){1 + attention, 0, rows - 3 - attention, cols}, cur);
+	/* Sessions tiled: its title, header and every row, no more. */
+	sessions_rows = d->m.n_sessions < (size_t)rows ? (int)d->m.n_sessions + 2 : rows;
+	ui_layout_compute_fit(&lay, (ui_rect){1 + attention, 0, rows - 3 - attention, cols}, cur,
+			      sessions_rows);
 	ui_drill_sync(d, &lay);
 	if (lay.tiled) {
 		draw_tiled(d, &lay, cur, now);

@@ -19,28 +19,47 @@ int ui_layout_slot(ui_pane_id shown)
 }
 
 /* Stacks the four panes in area: the focused one weighs 2, the others 1;
- * what the division leaves over goes to the focused one. */
-static void tile(ui_layout *out, ui_rect area, int focus)
+ * what the division leaves over goes to the focused one. Sessions takes no
+ * more than sessions_rows (its title, header and rows, 0: no cap): the
+ * rows it would leave empty go to the focused pane, or to the Journal when
+ * Sessions is the focused one (at 120x40 three sessions used to sit above
+ * eleven empty rows). */
+static void tile(ui_layout *out, ui_rect area, int focus, int sessions_rows)
 {
 	int unit = area.h / (UI_LAYOUT_PANES + 1), y = area.y, left = area.w;
+	int h[UI_LAYOUT_PANES];
 
 	if (area.w >= UI_LAYOUT_WIDE)
 		left = area.w * 3 / 5;
-	for (int i = 0; i < UI_LAYOUT_PANES; i++) {
-		int h = i == focus ? area.h - unit * (UI_LAYOUT_PANES - 1) : unit;
+	for (int i = 0; i < UI_LAYOUT_PANES; i++)
+		h[i] = i == focus ? area.h - unit * (UI_LAYOUT_PANES - 1) : unit;
+	if (sessions_rows > 0) {
+		int cap = sessions_rows < UI_LAYOUT_MIN_ROWS ? UI_LAYOUT_MIN_ROWS : sessions_rows;
+		int to = focus == UI_PANE_SESSIONS ? UI_PANE_JOURNAL : focus;
 
-		out->pane[i] = (ui_rect){y, area.x, h, i == UI_PANE_JOURNAL ? area.w : left};
-		y += h;
+		if (h[UI_PANE_SESSIONS] > cap) {
+			h[to] += h[UI_PANE_SESSIONS] - cap;
+			h[UI_PANE_SESSIONS] = cap;
+		}
+	}
+	for (int i = 0; i < UI_LAYOUT_PANES; i++) {
+		out->pane[i] = (ui_rect){y, area.x, h[i], i == UI_PANE_JOURNAL ? area.w : left};
+		y += h[i];
 	}
 	if (left < area.w) {
-		int h = out->pane[UI_PANE_JOURNAL].y - area.y;
+		int dh = out->pane[UI_PANE_JOURNAL].y - area.y;
 
-		out->detail = (ui_rect){area.y, area.x + left + 1, h, area.w - left - 1};
+		out->detail = (ui_rect){area.y, area.x + left + 1, dh, area.w - left - 1};
 	}
 	out->shown = out->pane[focus];
 }
 
 void ui_layout_compute(ui_layout *out, ui_rect area, ui_pane_id shown)
+{
+	ui_layout_compute_fit(out, area, shown, 0);
+}
+
+void ui_layout_compute_fit(ui_layout *out, ui_rect area, ui_pane_id shown, int sessions_rows)
 {
 	int slot = ui_layout_slot(shown);
 
@@ -51,7 +70,7 @@ void ui_layout_compute(ui_layout *out, ui_rect area, ui_pane_id shown)
 		area.w = 0;
 	if (slot >= 0 && area.h >= UI_LAYOUT_TILE_ROWS && area.w >= UI_LAYOUT_TILE_COLS) {
 		out->tiled = true;
-		tile(out, area, slot);
+		tile(out, area, slot, sessions_rows);
 		return;
 	}
 	out->shown = area;

@@ -45,6 +45,11 @@ typedef struct {
  * drawn. */
 void ui_layout_compute(ui_layout *out, ui_rect area, ui_pane_id shown);
 
+/* The same, Sessions tiled no taller than sessions_rows (its title, header
+ * and every row before any filter, so typing a filter moves nothing; 0: no
+ * cap); the rows it leaves go to the focused pane, else the Journal. */
+void ui_layout_compute_fit(ui_layout *out, ui_rect area, ui_pane_id shown, int sessions_rows);
+
 /* The slot (UI_PANE_SESSIONS..UI_PANE_JOURNAL) a tiled pane shown takes:
  * the journal's for its search, -1 for a pane that is not a list. */
 int ui_layout_slot(ui_pane_id shown);

@@ -42,7 +42,10 @@ for size in 120x40 200x60; do
   dashboard "${size%x*}" "${size#*x}"
   wait_for "1 Sessions" >/dev/null
   check "$size: all four panes on screen, in order" wait_until all_four
-  check "$size: Sessions, focused, is the tallest" tallest 1
+  # Four sessions: Sessions takes their rows (title, header, 4), focused
+  # or not; the rows it leaves go to the Journal.
+  check "$size: Sessions, focused, takes just its 6 rows" eval '[ "$(height 1)" = 6 ]'
+  check "$size: ... the Journal the rest" tallest 4
   # Sorted by last update: session 04 (paused) is selected first.
   check "$size: Operations names the selected session" in_pane 2 "Operations — session 5e551000…004"
   check "$size: ... and lists its operation" in_pane 2 "legacy/old_main.c"
@@ -67,7 +70,7 @@ for size in 120x40 200x60; do
   sessions_h=$(height 1)
   keys 2
   check "$size: 2 makes Operations the tallest" wait_until tallest 2
-  check "$size: ... and Sessions smaller" test "$(height 1)" -lt "$sessions_h"
+  check "$size: ... and Sessions no taller" test "$(height 1)" -le "$sessions_h"
   check "$size: ... all four still on screen" all_four
   # (R is hinted only for an operation with a commit; these have none.)
   check "$size: the hint line is Operations'" eval 'hints | grep -qF "A all"'
@@ -78,7 +81,10 @@ for size in 120x40 200x60; do
   keys BTab
   check "$size: S-Tab: back to Checkpoints" wait_until tallest 3
   keys Tab Tab
-  check "$size: Tab from the Journal: Sessions" wait_until tallest 1
+  check "$size: Tab from the Journal: Sessions (its rows only)" wait_until eval '[ "$(height 1)" = 6 ] && tallest 4'
+  keys j # the cursor moves in Sessions: Operations follow
+  check "$size: ... and j moves its cursor" wait_until eval '! in_pane 2 "session 5e551000…004"'
+  keys k
   # A click (xterm's X10 report: button, column, row, each + 32) in the
   # Checkpoints pane focuses it.
   row=$(($(title_line "3 Checkpoints") + 1))
