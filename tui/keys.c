@@ -324,6 +324,16 @@ static bool act_confirm(ui_dash *d, int key)
 	return true;
 }
 
+/* P in the dialog of R or v: pause the running sessions, then plan again. */
+static bool act_pause_first(ui_dash *d, int key)
+{
+	(void)key;
+	d->panes[UI_PANE_DIALOG].top = 0;
+	if (ui_act_pause_first(&d->dlg, &d->m))
+		ui_dash_confirm(d);
+	return true;
+}
+
 static bool act_stop(ui_dash *d, int key)
 {
 	d->panes[UI_PANE_DIALOG].top = 0;
@@ -533,6 +543,12 @@ static const ui_key table[] = {
 	 .doc = {.label = "PgUp/Dn", .help = "a dialog's previous or next page",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
 	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
+	{.keys = {'P'},
+	 .doc = {.label = "P", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
+		 .help = "in the dialog of R or v while sessions are running: pause them first "
+			 "(as p does), wait for their agents to acknowledge, then show the plan "
+			 "again (nothing is rolled back yet)"},
+	 .handler = act_pause_first, .reaction = UI_REDRAW | UI_RELOAD},
 	{.keys = {'S', 'T'},
 	 .doc = {.label = "S T", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
 		 .help = "in the dialog of p on a session whose agent ignores the pause: stop "
@@ -599,10 +615,17 @@ bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only)
 
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
-	const ui_key *k = ui_key_find(key, ui_dash_current(d));
+	const ui_key *k;
 	unsigned reaction;
+	int64_t shown_ms = d->m.action_ms;
 
-	if (!k)
+	/* A refusal's popup: any key closes it, and only that. */
+	if (d->dlg.kind == UI_DLG_NOTICE) {
+		ui_dialog_close(&d->dlg, &d->m);
+		d->dirty = true;
+		return UI_REDRAW;
+	}
+	if (!(k = ui_key_find(key, ui_dash_current(d))))
 		return 0;
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
@@ -616,6 +639,8 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 		reaction = UI_REDRAW;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;
+		if (k->doc.writes && d->m.action_ms != shown_ms)
+			ui_act_notice(&d->dlg, &d->m);
 	} else {
 		return 0;
 	}

@@ -156,13 +156,26 @@ void ui_model_dialog_line(ui_model *m, const char *fmt, ...)
 		m->dialog_lines[m->n_dialog_lines++] = line;
 }
 
+void ui_model_dialog_keys(ui_model *m, const char *fmt, ...)
+{
+	char raw[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	ui_sfree(m->dialog_keys);
+	m->dialog_keys = ui_safe_str(raw);
+}
+
 void ui_model_close_dialog(ui_model *m)
 {
 	for (size_t i = 0; i < m->n_dialog_lines; i++)
 		ui_sfree(m->dialog_lines[i]);
 	free(m->dialog_lines);
 	ui_sfree(m->dialog_title);
-	m->dialog_title = NULL;
+	ui_sfree(m->dialog_keys);
+	m->dialog_title = m->dialog_keys = NULL;
 	m->dialog_lines = NULL;
 	m->n_dialog_lines = m->cap_dialog_lines = 0;
 }
