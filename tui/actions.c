@@ -36,9 +36,22 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 	ui_model_close_dialog(m);
 }
 
-/* The longest piece of a notice given to one dialog line (which keeps
- * 1023 bytes); cut at a character's start. */
-enum { NOTICE_PIECE = 900 };
+/* The longest piece of text given to one dialog line (which keeps 1023
+ * bytes); cut at a character's start. */
+enum { PIECE = 900 };
+
+void ui_act_dialog_text(ui_model *m, const char *text, size_t len)
+{
+	do {
+		size_t n = len > PIECE ? PIECE : len;
+
+		while (n < len && n > 1 && ((unsigned char)text[n] & 0xC0) == 0x80)
+			n--;
+		ui_model_dialog_line(m, "%.*s", (int)n, text);
+		text += n;
+		len -= n;
+	} while (len);
+}
 
 void ui_act_notice(ui_dialog *d, ui_model *m)
 {
@@ -57,12 +70,7 @@ void ui_act_notice(ui_dialog *d, ui_model *m)
 		const char *semi = strstr(t, "; ");
 		size_t len = semi ? (size_t)(semi - t) + 1 : strlen(t);
 
-		if (len > NOTICE_PIECE) {
-			len = NOTICE_PIECE;
-			while (len > 1 && ((unsigned char)t[len] & 0xC0) == 0x80)
-				len--;
-		}
-		ui_model_dialog_line(m, "%.*s", (int)len, t);
+		ui_act_dialog_text(m, t, len);
 		t += len;
 		while (*t == ' ')
 			t++;
@@ -740,6 +748,9 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_STOP:
 		ui_act_run_stop(d, ws, out);
 		break;
+	case UI_DLG_TRUST:
+		ui_act_run_trust(d, ws, out);
+		break;
 	case UI_DLG_NOTICE:
 	case UI_DLG_NONE:
 		break;
@@ -819,6 +830,9 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		break;
 	case UI_DLG_STOP:
 		ac_buf_printf(out, "signalling pid %ld", (long)d->stop_pid);
+		break;
+	case UI_DLG_TRUST:
+		ac_buf_printf(out, "trusting the project file");
 		break;
 	case UI_DLG_NOTICE:
 	case UI_DLG_NONE:

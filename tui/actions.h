@@ -33,6 +33,7 @@ typedef enum {
 	UI_DLG_UNDO_INTENT,   /* put its snapshot back instead */
 	UI_DLG_STOP,          /* signal the agent process agentctl knows (actions_stop.c) */
 	UI_DLG_NOTICE,        /* a refusal's whole reason; any key closes it */
+	UI_DLG_TRUST,         /* trust the project file (actions_trust.c) */
 } ui_dialog_kind;
 
 /* What undoes the last action confirmed in this dashboard (z; undo.h). */
@@ -116,6 +117,13 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
  * its session; a collision with later changes is refused on the status
  * line, naming the paths (no dialog). */
 void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
+
+/* C: what trusting the workspace's project file would change (a diff of
+ * the file since it was last trusted here, ac_config_trust_review()); y
+ * trusts the content shown (ac_config_trust_reviewed() with its hash: a
+ * file changed meanwhile is refused). A status line when there is nothing
+ * to trust. */
+void ui_act_plan_trust(ui_dialog *d, const ac_workspace *ws, ui_model *m);
 
 /* P in the dialog of R or v while sessions run: pauses them as p does
  * (each a pause request, the file written paused once quiet), on the

@@ -324,6 +324,16 @@ static bool act_confirm(ui_dash *d, int key)
 	return true;
 }
 
+/* C: review the project file's changes since it was last trusted, and
+ * trust it. */
+static bool act_trust(ui_dash *d, int key)
+{
+	(void)key;
+	d->panes[UI_PANE_DIALOG].top = 0;
+	ui_act_plan_trust(&d->dlg, d->ws, &d->m);
+	return true;
+}
+
 /* P in the dialog of R or v: pause the running sessions, then plan again. */
 static bool act_pause_first(ui_dash *d, int key)
 {
@@ -527,6 +537,12 @@ static const ui_key table[] = {
 		 .help = "undo your last pause, compaction, rollback or revert here (asks first; refused "
 			 "if the session changed since)"},
 	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
+	{.keys = {'C'},
+	 .doc = {.label = "C", .panes = UI_IN_PANES, .writes = true,
+		 .help = "review the project config (.agent/config.json): what it changed since "
+			 "it was last trusted here, as a diff; y trusts it (as agentctl config "
+			 "trust --sha256 does), and the configuration is read again"},
+	 .handler = act_trust, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
