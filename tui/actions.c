@@ -4,6 +4,7 @@
 #include "ac_oplog_intent.h"
 #include "actions_impl.h"
 
+#include "ui_text.h"
 #include "undo.h"
 
 #include "ac_checkpoint_runtime.h"
@@ -53,12 +54,14 @@ void ui_act_dialog_text(ui_model *m, const char *text, size_t len)
 	} while (len);
 }
 
-void ui_act_notice(ui_dialog *d, ui_model *m)
+void ui_act_notice(ui_dialog *d, ui_model *m, int cols)
 {
 	const ui_log_entry *e;
 	const char *t;
 
-	if (d->kind != UI_DLG_NONE || !m->action_error || !m->action[0] || !m->n_log)
+	/* What the status line shows whole stays there: no key is taken. */
+	if (d->kind != UI_DLG_NONE || !m->action_error || !m->action[0] || !m->n_log ||
+	    (!m->action_cut && ui_text_width(m->action, strlen(m->action)) + 2 <= cols))
 		return;
 	e = ui_model_log_entry(m, m->n_log - 1);
 	if (!e->error || !e->text)
@@ -778,8 +781,6 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *u
 	}
 	free(target);
 	free(checkpoint);
-	if (!out->replanned)
-		ui_act_notice(d, m);
 	if (undo && (out->undo_set || out->undo_forget))
 		ui_undo_clear(undo);
 	if (undo && out->undo_set) {

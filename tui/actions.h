@@ -128,8 +128,9 @@ void ui_act_plan_trust(ui_dialog *d, const ac_workspace *ws, ui_model *m);
 /* P in the dialog of R or v while sessions run: pauses them as p does
  * (each a pause request, the file written paused once quiet), on the
  * worker, then plans again and shows the new plan with which of them
- * acknowledged the pause; nothing is rolled back. True when the caller
- * is to start it (ui_dash_confirm()); else a status line says why not. */
+ * acknowledged the pause; nothing is rolled back. P asks first: the
+ * dialog becomes that question, and y (ui_act_run()) does it. False, and
+ * a status line saying why, in another dialog. */
 bool ui_act_pause_first(ui_dialog *d, ui_model *m);
 
 /* F (finish) or U (undo, finish false) in Operations: the dialog of the
@@ -170,11 +171,11 @@ void ui_act_running(ac_buf *out, const ui_dialog *d);
  * Not a rollback of files (git), not a pause or resume. */
 bool ui_act_cancellable(const ui_dialog *d, const ac_workspace *ws);
 
-/* When the status line's newest message is an error and no dialog is
- * open: opens it whole in a popup (UI_DLG_NOTICE), wrapped, that any key
- * closes; the status line cuts it to the width. Called after a write
- * key's handler and after an action's report. */
-void ui_act_notice(ui_dialog *d, ui_model *m);
+/* When the status line's newest message is an error wider than the
+ * status line (cols columns), which cuts it, and no dialog is open: opens
+ * it whole in a popup (UI_DLG_NOTICE), wrapped, that any key closes.
+ * Called after a write key's handler and after an action's report. */
+void ui_act_notice(ui_dialog *d, ui_model *m, int cols);
 
 /* n / Esc: closes the dialog (its text in m too); nothing changes. */
 void ui_dialog_close(ui_dialog *d, ui_model *m);

@@ -124,6 +124,16 @@ bool ui_act_pause_first(ui_dialog *d, ui_model *m)
 		return false;
 	}
 	d->pause_first = true;
+	ui_model_dialog_title(m, "Pause the %zu running session%s first?", d->n_running,
+			      d->n_running == 1 ? "" : "s");
+	for (size_t i = 0; i < d->n_running; i++)
+		ui_model_dialog_line(m, "  pause %s", d->running[i]);
+	ui_model_dialog_line(m, "each agent is asked to pause, as p does; its file says paused once "
+			     "it is quiet (waiting at most session.waitMs each)");
+	ui_model_dialog_line(m, "then the plan of the %s is made again and shown, saying which "
+			     "agents did not acknowledge; nothing is rolled back until you confirm it",
+			     d->kind == UI_DLG_REVERT_OP ? "revert" : "rollback");
+	ui_model_dialog_keys(m, "y: pause them, then plan again   n or Esc: cancel (nothing changes)");
 	return true;
 }
 

@@ -339,8 +339,7 @@ static bool act_pause_first(ui_dash *d, int key)
 {
 	(void)key;
 	d->panes[UI_PANE_DIALOG].top = 0;
-	if (ui_act_pause_first(&d->dlg, &d->m))
-		ui_dash_confirm(d);
+	ui_act_pause_first(&d->dlg, &d->m);
 	return true;
 }
 
@@ -562,9 +561,9 @@ static const ui_key table[] = {
 	{.keys = {'P'},
 	 .doc = {.label = "P", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
 		 .help = "in the dialog of R or v while sessions are running: pause them first "
-			 "(as p does), wait for their agents to acknowledge, then show the plan "
-			 "again (nothing is rolled back yet)"},
-	 .handler = act_pause_first, .reaction = UI_REDRAW | UI_RELOAD},
+			 "(asks first; as p does), wait for their agents to acknowledge, then show "
+			 "the plan again (nothing is rolled back yet)"},
+	 .handler = act_pause_first, .reaction = UI_REDRAW},
 	{.keys = {'S', 'T'},
 	 .doc = {.label = "S T", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
 		 .help = "in the dialog of p on a session whose agent ignores the pause: stop "
@@ -655,8 +654,12 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 		reaction = UI_REDRAW;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;
-		if (k->doc.writes && d->m.action_ms != shown_ms)
-			ui_act_notice(&d->dlg, &d->m);
+		if (k->doc.writes && d->m.action_ms != shown_ms) {
+			int rows, cols;
+
+			screen_size(&rows, &cols);
+			ui_act_notice(&d->dlg, &d->m, cols);
+		}
 	} else {
 		return 0;
 	}

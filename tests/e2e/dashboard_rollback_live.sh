@@ -46,7 +46,10 @@ for size in 80x24 120x40 200x60; do
   check "$size: ... and offers P to pause them first" wait_for "P: pause the 3 running sessions first"
   check "$size: the agents are still writing" bash -c "a=\$(wc -l <$ws/.agent/operations.jsonl); sleep 0.5; [ \$(wc -l <$ws/.agent/operations.jsonl) -gt \$a ]"
   keys P
-  check "$size: P pauses them and says all three acknowledged" wait_for "3 of 3 running sessions acknowledged the pause"
+  check "$size: P asks first" wait_for "Pause the 3 running sessions first?"
+  check "$size: ... nothing paused yet" bash -c "for w in w1 w2 w3; do [ \"\$(jq -r .status $S/\$w.json)\" = running ] || exit 1; done"
+  keys y
+  check "$size: y pauses them and says all three acknowledged" wait_for "3 of 3 running sessions acknowledged the pause"
   check "$size: ... every session file says paused" bash -c "for w in w1 w2 w3; do [ \"\$(jq -r .status $S/\$w.json)\" = paused ] || exit 1; done"
   check "$size: ... the agents stopped" bash -c "for i in \$(seq 30); do kill -0 ${writers[*]} 2>/dev/null || exit 0; sleep 0.1; done; exit 1"
   check "$size: ... and the plan is shown again, nothing rolled back yet" wait_for "nothing was rolled back yet"
