@@ -38,13 +38,17 @@ void ui_dash_confirm(ui_dash *d)
 void ui_dash_job_finished(ui_dash *d)
 {
 	ui_act_outcome out;
+	bool cancelled;
 
 	if (!d->job)
 		return;
+	cancelled = ui_job_cancelled(d->job);
 	ui_job_finish(d->job, &d->dlg, &out);
 	d->job = NULL;
 	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
-	notice(d);
+	/* Not for an action the operator cancelled: they know why. */
+	if (!cancelled)
+		notice(d);
 	/* Files were written through the core; session requests are not
 	 * watched. */
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_OPERATIONS);
