@@ -39,6 +39,7 @@ for size in 80x24 120x40 200x60; do
   prefix="env XDG_CONFIG_HOME=$ws.cfg" dashboard "${size%x*}" "${size#*x}"
   wait_for "write w1" >/dev/null
   keys 2
+  keys A # every session's operations, where Operations follows the selected session
   wait_for "file_write" >/dev/null
   keys g
   keys R
