@@ -633,6 +633,7 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 	const ui_key *k;
 	unsigned reaction;
 	int64_t shown_ms = d->m.action_ms;
+	bool busy = false; /* read-only or one action at a time: said, no popup */
 
 	/* A refusal's popup: any key closes it, and only that. */
 	if (d->dlg.kind == UI_DLG_NOTICE) {
@@ -646,22 +647,25 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 		ui_model_set_action(&d->m, true,
 				    "read-only: actions are disabled (started with --read-only)");
 		reaction = UI_REDRAW;
+		busy = true;
 	} else if (k->doc.writes && d->job) {
 		/* One write at a time; looking around goes on meanwhile. */
 		ui_model_set_action(&d->m, true, "%s is still running: wait for it%s",
 				    ui_job_what(d->job), ui_job_cancellable(d->job)
 				    ? " or press Esc to cancel it" : "");
 		reaction = UI_REDRAW;
+		busy = true;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;
-		if (k->doc.writes && d->m.action_ms != shown_ms) {
-			int rows, cols;
-
-			screen_size(&rows, &cols);
-			ui_act_notice(&d->dlg, &d->m, cols);
-		}
 	} else {
 		return 0;
+	}
+	/* An action refused with a reason the status line would cut. */
+	if (k->doc.writes && !busy && d->m.action_ms != shown_ms) {
+		int rows, cols;
+
+		screen_size(&rows, &cols);
+		ui_act_notice(&d->dlg, &d->m, cols);
 	}
 	if (reaction & UI_REPAINT)
 		screen_invalidate();
