@@ -538,9 +538,8 @@ static const ui_key table[] = {
 	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
 	{.keys = {'C'},
 	 .doc = {.label = "C", .panes = UI_IN_PANES, .writes = true,
-		 .help = "review the project config (.agent/config.json): what it changed since "
-			 "it was last trusted here, as a diff; y trusts it (as agentctl config "
-			 "trust --sha256 does), and the configuration is read again"},
+		 .help = "review the project config: its changes since last trusted (a diff); y "
+			 "trusts it"},
 	 .handler = act_trust, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
@@ -560,9 +559,8 @@ static const ui_key table[] = {
 	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
 	{.keys = {'P'},
 	 .doc = {.label = "P", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
-		 .help = "in the dialog of R or v while sessions are running: pause them first "
-			 "(asks first; as p does), wait for their agents to acknowledge, then show "
-			 "the plan again (nothing is rolled back yet)"},
+		 .help = "in R's or v's dialog while sessions run: pause them first (asks), then "
+			 "plan again"},
 	 .handler = act_pause_first, .reaction = UI_REDRAW},
 	{.keys = {'S', 'T'},
 	 .doc = {.label = "S T", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
