@@ -644,15 +644,15 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
 				    "read-only: actions are disabled (started with --read-only)");
-		reaction = UI_REDRAW;
 		busy = true;
+		reaction = UI_REDRAW;
 	} else if (k->doc.writes && d->job) {
 		/* One write at a time; looking around goes on meanwhile. */
 		ui_model_set_action(&d->m, true, "%s is still running: wait for it%s",
 				    ui_job_what(d->job), ui_job_cancellable(d->job)
 				    ? " or press Esc to cancel it" : "");
-		reaction = UI_REDRAW;
 		busy = true;
+		reaction = UI_REDRAW;
 	} else if (k->handler(d, key)) {
 		reaction = k->reaction;
 	} else {
