@@ -8,6 +8,7 @@
 #include "ac_file.h"
 #include "ac_hooks.h"
 #include "ac_proc.h"
+#include "ac_linediff.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
 #include "ac_json_exact.h"
@@ -122,6 +123,8 @@ struct ac_config {
 	const char *project_rel; /* its name in the workspace (static text) */
 	char *project_real;    /* its resolved path */
 	char project_sha256[AC_SHA256_HEX_LEN + 1]; /* of the bytes that were parsed */
+	char *project_text;    /* those bytes (NUL-terminated copy), for the trust copy */
+	size_t project_len;
 	json_t *project_gated; /* the project file's gated keys -> its values */
 	char *untrustable;     /* why the project file is never trusted, or NULL */
 	bool trusted;          /* the trust store holds workspace_real with that hash */
@@ -469,6 +472,14 @@ static int load_file(ac_config *c, const char *path, const char *project_rel, bo
 	}
 	if (project_rel) {
 		ac_sha256_hex(c->project_sha256, text, len);
+		free(c->project_text);
+		if (!(c->project_text = malloc(len + 1))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		memcpy(c->project_text, text, len);
+		c->project_text[len] = '\0';
+		c->project_len = len;
 		rc = note_project(c, path, project_rel, real);
 		real = NULL;
 		if (rc)
@@ -796,6 +807,7 @@ void ac_config_free(ac_config *c)
 	free(c->workspace_real);
 	free(c->project);
 	free(c->project_real);
+	free(c->project_text);
 	json_decref(c->project_gated);
 	free(c->untrustable);
 	free(c->trust_store);
@@ -932,6 +944,97 @@ int ac_config_command(json_t **out, const ac_config *c, const char *key)
 	return 0;
 }
 
+/* <state folder>/agent/trusted/<sha256 of the resolved workspace>.json:
+ * the copy of the bytes last trusted for the workspace. */
+static int trusted_copy_path(ac_buf *out, bool folder_only, const ac_config *c)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char key[AC_SHA256_HEX_LEN + 1];
+
+	if (state && *state)
+		ac_buf_printf(out, "%s/agent/trusted", state);
+	else if (home && *home)
+		ac_buf_printf(out, "%s/.local/state/agent/trusted", home);
+	else
+		return ac_error_set(AC_EINVAL, "no state folder for the trusted copy: set "
+				    "XDG_STATE_HOME or HOME");
+	ac_sha256_hex(key, c->workspace_real, strlen(c->workspace_real));
+	if (!folder_only)
+		ac_buf_printf(out, "/%s.json", key);
+	return out->data ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
+}
+
+static int write_trusted_copy(const ac_config *c)
+{
+	ac_buf dir = AC_BUF_INIT, path = AC_BUF_INIT;
+	int rc;
+
+	if ((rc = trusted_copy_path(&dir, true, c)) || (rc = trusted_copy_path(&path, false, c)) ||
+	    (rc = ac_file_mkdirs(dir.data)))
+		goto done;
+	/* Private: the project file may name hosts and tokens. */
+	if (chmod(dir.data, 0700) != 0) {
+		rc = ac_error_errno(errno, "%s: cannot make it private", dir.data);
+		goto done;
+	}
+	if ((rc = ac_atomic_write(path.data, c->project_text ? c->project_text : "",
+				  c->project_len, NULL, NULL)))
+		goto done;
+	if (chmod(path.data, 0600) != 0)
+		rc = ac_error_errno(errno, "%s: cannot make it private", path.data);
+done:
+	ac_buf_free(&dir);
+	ac_buf_free(&path);
+	return rc;
+}
+
+int ac_config_trust_review(ac_config_trust_diff *out, const ac_config *c, int context)
+{
+	json_t *store = NULL, *entry;
+	ac_buf path = AC_BUF_INIT;
+	char *before = NULL, sha[AC_SHA256_HEX_LEN + 1];
+	size_t before_len = 0;
+	struct stat st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!c->project)
+		return ac_error_set(AC_ENOTFOUND, "%s: no project config (.agent/config.json or "
+				    ".agentrc.json) to trust", c->workspace);
+	if (c->untrustable)
+		return ac_error_set(AC_EDENIED, "%s", c->untrustable);
+	if (c->trust_store && (rc = load_trust_store(&store, NULL, c->trust_store)))
+		return rc;
+	entry = json_object_get(json_object_get(store, "workspaces"), c->workspace_real);
+	if (json_is_string(json_object_get(entry, "trustedAt")))
+		snprintf(out->trusted_at, sizeof(out->trusted_at), "%s",
+			 json_string_value(json_object_get(entry, "trustedAt")));
+	if (json_is_string(json_object_get(entry, "sha256")))
+		snprintf(out->trusted_sha256, sizeof(out->trusted_sha256), "%s",
+			 json_string_value(json_object_get(entry, "sha256")));
+	/* The copy counts only when it holds the bytes the store names. */
+	if (out->trusted_sha256[0] && (rc = trusted_copy_path(&path, false, c)) == 0 &&
+	    lstat(path.data, &st) == 0 && S_ISREG(st.st_mode) &&
+	    ac_file_read(&before, &before_len, path.data) == 0) {
+		ac_sha256_hex(sha, before, before_len);
+		out->have_copy = !strcmp(sha, out->trusted_sha256);
+	}
+	ac_error_clear();
+	rc = ac_linediff(&out->diff, out->have_copy ? before : "", out->have_copy ? before_len : 0,
+			 c->project_text ? c->project_text : "", c->project_len, context,
+			 &out->added, &out->removed);
+	free(before);
+	ac_buf_free(&path);
+	json_decref(store);
+	return rc;
+}
+
+void ac_config_trust_diff_free(ac_config_trust_diff *d)
+{
+	ac_buf_free(&d->diff);
+	memset(d, 0, sizeof(*d));
+}
+
 int ac_config_trust(ac_config *c)
 {
 	return ac_config_trust_reviewed(c, NULL);
@@ -992,6 +1095,10 @@ int ac_config_trust_reviewed(ac_config *c, const char *sha256)
 	if ((rc = ac_atomic_write(real, text, strlen(text), NULL, NULL)))
 		goto done;
 	c->trusted = true;
+	/* What was trusted, to show what changes next time; the trust itself
+	 * stands without it. */
+	if (write_trusted_copy(c) != 0)
+		ac_error_clear();
 done:
 	json_decref(store);
 	free(real);

@@ -351,6 +351,53 @@ done:
 	return rc;
 }
 
+int ac_git_dirty_paths(char ***out, size_t *out_n, ac_git *g)
+{
+	git_status_options opts;
+	git_status_list *status = NULL;
+	char **list = NULL;
+	size_t n = 0, count;
+	int rc = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	sym_git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		     GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (sym_git_status_list_new(&status, g->repo, &opts) != 0) {
+		rc = ac_git_fail("reading the worktree's status");
+		goto done;
+	}
+	count = sym_git_status_list_entrycount(status);
+	if (!(list = calloc(count + 1, sizeof(*list)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const git_status_entry *e = sym_git_status_byindex(status, i);
+		const git_diff_delta *d = e ? (e->head_to_index ? e->head_to_index : e->index_to_workdir)
+					    : NULL;
+		const char *p = d ? (d->new_file.path ? d->new_file.path : d->old_file.path) : NULL;
+
+		if (!p || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED) ||
+		    !ac_git_in_workspace(g, p) || ac_git_is_agent_state(g, p))
+			continue;
+		if (!(list[n] = strdup(p))) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			goto done;
+		}
+		n++;
+	}
+	*out = list;
+	*out_n = n;
+	list = NULL;
+done:
+	ac_git_paths_free(list, n);
+	sym_git_status_list_free(status);
+	return rc;
+}
+
 void ac_git_paths_free(char **paths, size_t n)
 {
 	for (size_t i = 0; paths && i < n; i++)

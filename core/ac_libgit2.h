@@ -78,6 +78,11 @@
 	X(git_signature_default) \
 	X(git_signature_free) \
 	X(git_signature_now) \
+	X(git_status_byindex) \
+	X(git_status_list_entrycount) \
+	X(git_status_list_free) \
+	X(git_status_list_new) \
+	X(git_status_options_init) \
 	X(git_tree_entry_bypath) \
 	X(git_tree_entry_filemode) \
 	X(git_tree_entry_free) \

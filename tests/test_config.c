@@ -18,6 +18,7 @@
 #include "ac_workspace.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ typedef struct {
 	char *project;   /* <ws>/.agent/config.json */
 	char *agentrc;   /* <ws>/.agentrc.json */
 	char *user;      /* <xdg>/agent/config.json */
+	char *state;     /* $XDG_STATE_HOME for this test */
 	ac_config *config;
 } fixture;
 
@@ -79,6 +81,9 @@ static int setup(void **state)
 	free(xdg_agent_dir);
 	unset_agent_env();
 	assert_int_equal(setenv("XDG_CONFIG_HOME", f->xdg, 1), 0);
+	/* Trust keeps its copies in the state folder: the test's own. */
+	f->state = tu_path(f->dir, "state");
+	assert_int_equal(setenv("XDG_STATE_HOME", f->state, 1), 0);
 	*state = f;
 	return 0;
 }
@@ -89,6 +94,8 @@ static int teardown(void **state)
 
 	unset_agent_env();
 	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_STATE_HOME");
+	free(f->state);
 	ac_config_free(f->config);
 	tu_remove_tree(f->dir);
 	free(f->dir);
@@ -851,6 +858,78 @@ static void test_project_commands_need_trust(void **state)
 	assert_denied(c, "resumeCommand", f->project);
 }
 
+/* Trusting keeps a private copy of the trusted bytes; the review is the
+ * file since then, as a diff (before any trust: every line new). */
+static void test_trust_copy_and_review(void **state)
+{
+	fixture *f = *state;
+	ac_config_trust_diff r;
+	char *copies = tu_path(f->state, "agent/trusted"), *text = NULL, *name = NULL;
+	size_t len = 0;
+	struct stat st;
+	DIR *dir;
+	struct dirent *e;
+	ac_config *c;
+
+	put_file(f->project, "{\n  \"resumeCommand\": [\"one\"],\n  \"model\": \"m\"\n}\n");
+	c = load(f);
+	assert_int_equal(ac_config_trust_review(&r, c, 3), 0);
+	assert_string_equal(r.trusted_sha256, "");
+	assert_false(r.have_copy);
+	assert_int_equal(r.added, 4);
+	assert_int_equal(r.removed, 0);
+	ac_config_trust_diff_free(&r);
+
+	assert_int_equal(ac_config_trust(c), 0);
+	assert_int_equal(stat(copies, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_non_null(dir = opendir(copies));
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			name = tu_path(copies, e->d_name);
+	closedir(dir);
+	assert_non_null(name);
+	assert_int_equal(stat(name, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_non_null(text = tu_read_file(name, &len));
+	assert_string_equal(text, "{\n  \"resumeCommand\": [\"one\"],\n  \"model\": \"m\"\n}\n");
+	free(text);
+
+	/* Trusted and unchanged: nothing to show. */
+	assert_int_equal(ac_config_trust_review(&r, c, 3), 0);
+	assert_true(r.have_copy);
+	assert_int_equal(r.added + r.removed, 0);
+	ac_config_trust_diff_free(&r);
+
+	put_file(f->project, "{\n  \"resumeCommand\": [\"two\"],\n  \"model\": \"m\"\n}\n");
+	ac_config_free(f->config);
+	f->config = NULL;
+	c = load(f);
+	assert_false(ac_config_project_trusted(c));
+	assert_int_equal(ac_config_trust_review(&r, c, 3), 0);
+	assert_true(r.have_copy);
+	assert_int_equal(strlen(r.trusted_sha256), 64);
+	assert_true(r.trusted_at[0] != '\0');
+	assert_int_equal(r.added, 1);
+	assert_int_equal(r.removed, 1);
+	assert_string_equal(r.diff.data, "@@ -1 +1 @@\n"
+			    " {\n"
+			    "-  \"resumeCommand\": [\"one\"],\n"
+			    "+  \"resumeCommand\": [\"two\"],\n"
+			    "   \"model\": \"m\"\n"
+			    " }\n");
+	ac_config_trust_diff_free(&r);
+
+	/* A copy that is not what the store names is not used. */
+	put_file(name, "tampered\n");
+	assert_int_equal(ac_config_trust_review(&r, c, 3), 0);
+	assert_false(r.have_copy);
+	assert_int_equal(r.removed, 0);
+	ac_config_trust_diff_free(&r);
+	free(name);
+	free(copies);
+}
+
 static void test_trust_keeps_other_entries(void **state)
 {
 	fixture *f = *state;
@@ -1209,6 +1288,7 @@ int main(void)
 		T(test_project_paths_stay_inside),
 		T(test_user_and_environment_paths_anywhere),
 		T(test_project_commands_need_trust),
+		T(test_trust_copy_and_review),
 		T(test_trust_keeps_other_entries),
 		T(test_trust_keyed_by_workspace),
 		T(test_trust_old_records),

@@ -342,6 +342,47 @@ static void test_dirty_tree(void **state)
 	free(op2);
 }
 
+/* The operator's own edits: files that differ from HEAD which no
+ * operation names; an agent's recorded file is not one, even when dirty
+ * again, nor is agent state. */
+static void test_operator_edits(void **state)
+{
+	fixture *f = *state;
+	char **edits = NULL, *op;
+	size_t n = 0;
+
+	tu_put(f->dir, "agent.txt", "one\n");
+	tu_put(f->dir, "mine.txt", "mine\n");
+	op = record(f, "file_write", "agent.txt");
+	assert_int_equal(ac_oplog_operator_edits(&edits, &n, &f->ws), 0);
+	assert_int_equal(n, 0);
+	ac_git_paths_free(edits, n);
+
+	tu_put(f->dir, "agent.txt", "two\n");         /* the agent again, not recorded yet */
+	tu_put(f->dir, "mine.txt", "mine, edited\n"); /* the operator */
+	tu_put(f->dir, "draft/new.txt", "new\n");     /* the operator, untracked */
+	tu_put(f->dir, ".agent/sessions/x.json", "{}"); /* agent state */
+	assert_int_equal(ac_oplog_operator_edits(&edits, &n, &f->ws), 0);
+	assert_int_equal(n, 2);
+	assert_null(edits[2]);
+	assert_true((!strcmp(edits[0], "mine.txt") && !strcmp(edits[1], "draft/new.txt")) ||
+		    (!strcmp(edits[1], "mine.txt") && !strcmp(edits[0], "draft/new.txt")));
+	ac_git_paths_free(edits, n);
+	free(op);
+}
+
+/* Outside a repository there is nothing git could tell. */
+static void test_operator_edits_no_repository(void **state)
+{
+	fixture *f = *state;
+	char **edits = NULL;
+	size_t n = 0;
+
+	assert_int_equal(ac_oplog_operator_edits(&edits, &n, &f->ws), AC_ENOTFOUND);
+	assert_null(edits);
+	assert_int_equal(n, 0);
+}
+
 /* Undoing a rollback on a clean tree gives back exactly the files. */
 static void test_undo_rollback(void **state)
 {
@@ -866,6 +907,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_record, setup_repo, teardown),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test_setup_teardown(test_revert_one_operation, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_operator_edits, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_operator_edits_no_repository, setup, teardown),
 	};
 
 	/* No user configuration from the machine running the tests. */

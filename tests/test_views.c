@@ -34,7 +34,7 @@
 
 /* ---- a screen that records what is drawn ------------------------------ */
 
-#define FAKE_ROWS 60
+#define FAKE_ROWS 90
 static ac_buf fake_rows[FAKE_ROWS];
 
 void screen_put(int y, int x, int width, ui_style style, const char *text)
@@ -58,6 +58,13 @@ void screen_fill(int y, int x, int width, ui_style style)
 
 /* What the key table's handlers ask of the terminal. */
 static int fake_repaints;
+
+/* The width a refusal's popup is measured against (keys.c, dash_job.c). */
+void screen_size(int *rows, int *cols)
+{
+	*rows = FAKE_ROWS;
+	*cols = 120;
+}
 
 void screen_invalidate(void)
 {
@@ -441,7 +448,7 @@ static void test_draw_through_screen(void **state)
 	assert_true(fake_shows("no session selected"));
 	fake_reset();
 	ui_keys_describe(&m);
-	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, 60, 100}, true, now_ms);
+	ui_view_help.draw(&ui_view_help, &m, &p, (ui_rect){0, 0, FAKE_ROWS, 100}, true, now_ms);
 	assert_true(fake_shows("quit"));
 	assert_true(fake_shows("filter"));
 	fake_reset();

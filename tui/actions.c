@@ -4,6 +4,7 @@
 #include "ac_oplog_intent.h"
 #include "actions_impl.h"
 
+#include "ui_text.h"
 #include "undo.h"
 
 #include "ac_checkpoint_runtime.h"
@@ -28,11 +29,56 @@ void ui_dialog_close(ui_dialog *d, ui_model *m)
 	free(d->target);
 	free(d->checkpoint);
 	free(d->shown);
+	ac_git_paths_free(d->running, d->n_running);
 	ui_undo_clear(&d->undo);
 	if (d->has_plan)
 		ac_checkpoint_plan_free(&d->plan);
 	memset(d, 0, sizeof(*d));
 	ui_model_close_dialog(m);
+}
+
+/* The longest piece of text given to one dialog line (which keeps 1023
+ * bytes); cut at a character's start. */
+enum { PIECE = 900 };
+
+void ui_act_dialog_text(ui_model *m, const char *text, size_t len)
+{
+	do {
+		size_t n = len > PIECE ? PIECE : len;
+
+		while (n < len && n > 1 && ((unsigned char)text[n] & 0xC0) == 0x80)
+			n--;
+		ui_model_dialog_line(m, "%.*s", (int)n, text);
+		text += n;
+		len -= n;
+	} while (len);
+}
+
+void ui_act_notice(ui_dialog *d, ui_model *m, int cols)
+{
+	const ui_log_entry *e;
+	const char *t;
+
+	/* What the status line shows whole stays there: no key is taken. */
+	if (d->kind != UI_DLG_NONE || !m->action_error || !m->action[0] || !m->n_log ||
+	    (!m->action_cut && ui_text_width(m->action, strlen(m->action)) + 2 <= cols))
+		return;
+	e = ui_model_log_entry(m, m->n_log - 1);
+	if (!e->error || !e->text)
+		return;
+	d->kind = UI_DLG_NOTICE;
+	ui_model_dialog_title(m, "Not done");
+	/* One line per clause: a reason reads as the list it is. */
+	for (t = e->text; *t;) {
+		const char *semi = strstr(t, "; ");
+		size_t len = semi ? (size_t)(semi - t) + 1 : strlen(t);
+
+		ui_act_dialog_text(m, t, len);
+		t += len;
+		while (*t == ' ')
+			t++;
+	}
+	ui_model_dialog_keys(m, "any key: close (L shows it again in the message log)");
 }
 
 void ui_act_say(ui_act_outcome *out, bool error, const char *fmt, ...)
@@ -285,8 +331,9 @@ static void dialog_sessions(ui_model *m, const ac_oplog_rollback_result *r)
  * op_id alone) with plan r, a dry run through the same core call as `ops
  * rollback|revert --dry-run`: the files it touches and the sessions whose
  * work it undoes. */
-static void show_undo_op(ui_dialog *d, ui_model *m, const char *op_id, bool revert,
-			 const ac_oplog_rollback_result *r, const char *notes, bool changed)
+static void show_undo_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id,
+			 bool revert, const ac_oplog_rollback_result *r, const char *notes,
+			 bool changed, const char *paused)
 {
 	const ac_git_rollback_result *g = &r->git;
 
@@ -297,9 +344,19 @@ static void show_undo_op(ui_dialog *d, ui_model *m, const char *op_id, bool reve
 		ui_model_dialog_title(m, "Revert operation %s alone?", op_id);
 	else
 		ui_model_dialog_title(m, "Roll the workspace back to before operation %s?", op_id);
-	if (changed)
+	for (const char *t = paused; t && *t;) {
+		const char *nl = strchr(t, '\n');
+		int len = nl ? (int)(nl - t) : (int)strlen(t);
+
+		ui_model_dialog_line(m, "%.*s", len, t);
+		t += len + (nl != NULL);
+	}
+	if (paused)
+		ui_model_dialog_line(m, "nothing was rolled back yet. The plan now:");
+	else if (changed)
 		ui_model_dialog_line(m, "the plan changed since it was shown (the files changed "
 				     "meanwhile); nothing was done. The new plan:");
+	ui_act_offer_pause(d, ws, m);
 	if (revert) {
 		ui_model_dialog_line(m, "undoes this operation's change alone; later ones stay");
 		ui_model_dialog_line(m, "undoes the work of %zu session%s (this operation only):",
@@ -312,6 +369,7 @@ static void show_undo_op(ui_dialog *d, ui_model *m, const char *op_id, bool reve
 	dialog_sessions(m, r);
 	ui_model_dialog_line(m, "%zu to remove, %zu to restore, %zu to change; the current state is "
 		       "committed first (nothing is lost)", g->removed, g->restored, g->changed);
+	ui_act_operator_edits(ws, m, g);
 	if (g->n == 0)
 		ui_model_dialog_line(m, "no file differs: only a snapshot and a %s commit are made",
 				     revert ? "revert" : "rollback");
@@ -342,7 +400,7 @@ static void plan_undo_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 		ui_model_set_action(m, true, "%s %s: %s", revert ? "revert" : "rollback", op_id,
 				    ac_error_last());
 	else
-		show_undo_op(d, m, op_id, revert, &r, notes.data, false);
+		show_undo_op(d, ws, m, op_id, revert, &r, notes.data, false, NULL);
 	ac_oplog_rollback_result_free(&r);
 	ac_buf_free(&notes);
 }
@@ -572,8 +630,20 @@ static void run_undo_op(const ui_dialog *d, const ac_workspace *ws, bool revert,
 	ac_buf notes = AC_BUF_INIT;
 	char *now = NULL;
 
+	if (d->pause_first)
+		ui_act_pause_running(d, ws, &o->paused);
 	if (undo_op(&r, ws, d->target, revert, true, &notes) != 0) {
 		ui_act_say(o, true, "%s %s: %s", verb, d->target, ac_error_last());
+		goto done;
+	}
+	if (d->pause_first) {
+		o->replanned = true;
+		o->replan = r;
+		memset(&r, 0, sizeof(r));
+		o->replan_notes = notes.len ? ac_buf_detach(&notes) : NULL;
+		ui_act_say(o, false, "%.*s; nothing was rolled back: read the plan and confirm",
+			   o->paused ? (int)strcspn(o->paused, "\n") : 12,
+			   o->paused ? o->paused : "paused first");
 		goto done;
 	}
 	if (!(now = plan_text(&r.git)) || !d->shown || strcmp(now, d->shown)) {
@@ -681,6 +751,10 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_STOP:
 		ui_act_run_stop(d, ws, out);
 		break;
+	case UI_DLG_TRUST:
+		ui_act_run_trust(d, ws, out);
+		break;
+	case UI_DLG_NOTICE:
 	case UI_DLG_NONE:
 		break;
 	}
@@ -697,8 +771,8 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *u
 	ui_dialog_close(d, m);
 	ui_model_set_action(m, out->error, "%s", out->message);
 	if (target && (kind == UI_DLG_ROLLBACK_OP || kind == UI_DLG_REVERT_OP)) {
-		show_undo_op(d, m, target, kind == UI_DLG_REVERT_OP, &out->replan, out->replan_notes,
-			     true);
+		show_undo_op(d, ws, m, target, kind == UI_DLG_REVERT_OP, &out->replan,
+			     out->replan_notes, true, out->paused);
 	} else if (target && checkpoint && kind == UI_DLG_ROLLBACK_CKPT) {
 		d->plan = out->ckpt_replan;
 		d->has_plan = true;
@@ -715,6 +789,7 @@ void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *u
 	}
 	ui_undo_clear(&out->undo);
 	free(out->replan_notes);
+	free(out->paused);
 	ac_oplog_rollback_result_free(&out->replan);
 	ac_checkpoint_plan_free(&out->ckpt_replan);
 	memset(out, 0, sizeof(*out));
@@ -727,10 +802,14 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 		ac_buf_printf(out, "compacting %s", d->target);
 		break;
 	case UI_DLG_ROLLBACK_OP:
-		ac_buf_printf(out, "rolling the workspace back to before %s", d->target);
-		break;
 	case UI_DLG_REVERT_OP:
-		ac_buf_printf(out, "reverting operation %s", d->target);
+		if (d->pause_first)
+			ac_buf_printf(out, "pausing %zu running session%s, then planning again",
+				      d->n_running, d->n_running == 1 ? "" : "s");
+		else if (d->kind == UI_DLG_ROLLBACK_OP)
+			ac_buf_printf(out, "rolling the workspace back to before %s", d->target);
+		else
+			ac_buf_printf(out, "reverting operation %s", d->target);
 		break;
 	case UI_DLG_ROLLBACK_CKPT:
 		ac_buf_printf(out, "rolling %s back to checkpoint %s", d->target, d->checkpoint);
@@ -753,6 +832,10 @@ void ui_act_running(ac_buf *out, const ui_dialog *d)
 	case UI_DLG_STOP:
 		ac_buf_printf(out, "signalling pid %ld", (long)d->stop_pid);
 		break;
+	case UI_DLG_TRUST:
+		ac_buf_printf(out, "trusting the project file");
+		break;
+	case UI_DLG_NOTICE:
 	case UI_DLG_NONE:
 		break;
 	}

@@ -32,6 +32,8 @@ typedef enum {
 	UI_DLG_FINISH_INTENT, /* finish a rollback or revert stopped midway */
 	UI_DLG_UNDO_INTENT,   /* put its snapshot back instead */
 	UI_DLG_STOP,          /* signal the agent process agentctl knows (actions_stop.c) */
+	UI_DLG_NOTICE,        /* a refusal's whole reason; any key closes it */
+	UI_DLG_TRUST,         /* trust the project file (actions_trust.c) */
 } ui_dialog_kind;
 
 /* What undoes the last action confirmed in this dashboard (z; undo.h). */
@@ -69,6 +71,10 @@ typedef struct {
 	pid_t stop_pid;     /* UI_DLG_STATUS: the agent S/T may stop (0: none);
 			     * UI_DLG_STOP: the one to signal */
 	int stop_signal;    /* UI_DLG_STOP: SIGSTOP or SIGTERM */
+	char **running;     /* UI_DLG_ROLLBACK_OP, _REVERT_OP: the sessions running
+			       when it was shown (raw ids, owned), which P pauses */
+	size_t n_running;
+	bool pause_first;   /* P: pause them, then plan again (nothing rolled back) */
 } ui_dialog;
 
 /* What ui_act_run() did, for ui_act_report() on the dashboard's thread:
@@ -80,6 +86,8 @@ typedef struct {
 	bool replanned;                   /* nothing done: the new plan is below */
 	ac_oplog_rollback_result replan;  /* UI_DLG_ROLLBACK_OP's */
 	char *replan_notes;               /* its dry run's notes, or NULL */
+	char *paused;                     /* P: what the pauses did, lines split by
+					     '\n' (raw; owned), or NULL */
 	ac_checkpoint_plan ckpt_replan;   /* UI_DLG_ROLLBACK_CKPT's */
 	ui_undo undo;                     /* what undoes the action done, when set */
 	bool undo_set;
@@ -109,6 +117,21 @@ void ui_act_plan_rollback_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, 
  * its session; a collision with later changes is refused on the status
  * line, naming the paths (no dialog). */
 void ui_act_plan_revert_op(ui_dialog *d, const ac_workspace *ws, ui_model *m, const char *op_id);
+
+/* C: what trusting the workspace's project file would change (a diff of
+ * the file since it was last trusted here, ac_config_trust_review()); y
+ * trusts the content shown (ac_config_trust_reviewed() with its hash: a
+ * file changed meanwhile is refused). A status line when there is nothing
+ * to trust. */
+void ui_act_plan_trust(ui_dialog *d, const ac_workspace *ws, ui_model *m);
+
+/* P in the dialog of R or v while sessions run: pauses them as p does
+ * (each a pause request, the file written paused once quiet), on the
+ * worker, then plans again and shows the new plan with which of them
+ * acknowledged the pause; nothing is rolled back. P asks first: the
+ * dialog becomes that question, and y (ui_act_run()) does it. False, and
+ * a status line saying why, in another dialog. */
+bool ui_act_pause_first(ui_dialog *d, ui_model *m);
 
 /* F (finish) or U (undo, finish false) in Operations: the dialog of the
  * rollback or revert stopped midway that the intent names, from a dry run
@@ -147,6 +170,12 @@ void ui_act_running(ac_buf *out, const ui_dialog *d);
  * external summariser, a checkpoint rollback with compensations to run.
  * Not a rollback of files (git), not a pause or resume. */
 bool ui_act_cancellable(const ui_dialog *d, const ac_workspace *ws);
+
+/* When the status line's newest message is an error wider than the
+ * status line (cols columns), which cuts it, and no dialog is open: opens
+ * it whole in a popup (UI_DLG_NOTICE), wrapped, that any key closes.
+ * Called after a write key's handler and after an action's report. */
+void ui_act_notice(ui_dialog *d, ui_model *m, int cols);
 
 /* n / Esc: closes the dialog (its text in m too); nothing changes. */
 void ui_dialog_close(ui_dialog *d, ui_model *m);

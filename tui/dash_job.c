@@ -2,10 +2,21 @@
  * it, refuse a second write meanwhile (keys.c), cancel it, report it. */
 #include "dash.h"
 
+#include "screen.h"
+
 #include "ac_time.h"
 #include "ac_watch.h"
 
 #include <string.h>
+
+/* A failure the status line would cut opens whole in a popup. */
+static void notice(ui_dash *d)
+{
+	int rows, cols;
+
+	screen_size(&rows, &cols);
+	ui_act_notice(&d->dlg, &d->m, cols);
+}
 
 void ui_dash_confirm(ui_dash *d)
 {
@@ -20,18 +31,24 @@ void ui_dash_confirm(ui_dash *d)
 	 * confirmed, so it runs here, as it did before there were workers. */
 	ui_act_run(&d->dlg, d->ws, -1, &out);
 	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
+	notice(d);
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_OPERATIONS);
 }
 
 void ui_dash_job_finished(ui_dash *d)
 {
 	ui_act_outcome out;
+	bool cancelled;
 
 	if (!d->job)
 		return;
+	cancelled = ui_job_cancelled(d->job);
 	ui_job_finish(d->job, &d->dlg, &out);
 	d->job = NULL;
 	ui_act_report(&d->dlg, d->ws, &d->m, &d->undo, &out);
+	/* Not for an action the operator cancelled: they know why. */
+	if (!cancelled)
+		notice(d);
 	/* Files were written through the core; session requests are not
 	 * watched. */
 	ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_OPERATIONS);

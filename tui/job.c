@@ -105,6 +105,11 @@ bool ui_job_cancellable(const ui_job *j)
 	return j->cancellable;
 }
 
+bool ui_job_cancelled(const ui_job *j)
+{
+	return j->cancelling;
+}
+
 bool ui_job_cancel(ui_job *j)
 {
 	ssize_t n;

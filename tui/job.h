@@ -44,6 +44,9 @@ const char *ui_job_what(const ui_job *j);
 /* True when ui_job_cancel() can stop it. */
 bool ui_job_cancellable(const ui_job *j);
 
+/* True once the operator asked it to stop (ui_job_cancel() took). */
+bool ui_job_cancelled(const ui_job *j);
+
 /* The running line: "compacting s1… 12s  Esc: cancel" (raw ids). */
 void ui_job_describe(const ui_job *j, ac_buf *out, int64_t now);
 

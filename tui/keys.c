@@ -314,6 +314,25 @@ static bool act_confirm(ui_dash *d, int key)
 	return true;
 }
 
+/* C: review the project file's changes since it was last trusted, and
+ * trust it. */
+static bool act_trust(ui_dash *d, int key)
+{
+	(void)key;
+	d->panes[UI_PANE_DIALOG].top = 0;
+	ui_act_plan_trust(&d->dlg, d->ws, &d->m);
+	return true;
+}
+
+/* P in the dialog of R or v: pause the running sessions, then plan again. */
+static bool act_pause_first(ui_dash *d, int key)
+{
+	(void)key;
+	d->panes[UI_PANE_DIALOG].top = 0;
+	ui_act_pause_first(&d->dlg, &d->m);
+	return true;
+}
+
 static bool act_stop(ui_dash *d, int key)
 {
 	d->panes[UI_PANE_DIALOG].top = 0;
@@ -669,6 +688,11 @@ static const ui_key table[] = {
 		 .help = "undo your last pause, compaction, rollback or revert here (asks first; refused "
 			 "if the session changed since)"},
 	 .hint = "z undo", .hint_panes = UI_IN_LISTS, .handler = act_undo, .reaction = UI_REDRAW},
+	{.keys = {'C'},
+	 .doc = {.label = "C", .panes = UI_IN_PANES, .writes = true,
+		 .help = "review the project config: its changes since last trusted (a diff); y "
+			 "trusts it"},
+	 .handler = act_trust, .reaction = UI_REDRAW},
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
@@ -685,6 +709,11 @@ static const ui_key table[] = {
 	 .doc = {.label = "PgUp/Dn", .help = "a dialog's previous or next page",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
 	 .handler = act_dialog_scroll, .reaction = UI_REDRAW},
+	{.keys = {'P'},
+	 .doc = {.label = "P", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
+		 .help = "in R's or v's dialog while sessions run: pause them first (asks), then "
+			 "plan again"},
+	 .handler = act_pause_first, .reaction = UI_REDRAW},
 	{.keys = {'S', 'T'},
 	 .doc = {.label = "S T", .panes = UI_IN(UI_PANE_DIALOG), .writes = true,
 		 .help = "in the dialog of p on a session whose agent ignores the pause: stop "
@@ -765,20 +794,30 @@ static bool refused(const ui_key *k, ui_dash *d)
 
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
-	const ui_key *k = ui_key_find(key, ui_dash_current(d));
+	const ui_key *k;
 	unsigned reaction;
+	int64_t shown_ms = d->m.action_ms;
+	bool busy = false; /* read-only or one action at a time: said, no popup */
 
-	if (!k)
+	/* A refusal's popup: any key closes it, and only that. */
+	if (d->dlg.kind == UI_DLG_NOTICE) {
+		ui_dialog_close(&d->dlg, &d->m);
+		d->dirty = true;
+		return UI_REDRAW;
+	}
+	if (!(k = ui_key_find(key, ui_dash_current(d))))
 		return 0;
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
 				    "read-only: actions are disabled (started with --read-only)");
+		busy = true;
 		reaction = UI_REDRAW;
 	} else if (k->doc.writes && d->job) {
 		/* One write at a time; looking around goes on meanwhile. */
 		ui_model_set_action(&d->m, true, "%s is still running: wait for it%s",
 				    ui_job_what(d->job), ui_job_cancellable(d->job)
 				    ? " or press Esc to cancel it" : "");
+		busy = true;
 		reaction = UI_REDRAW;
 	} else if (k->applies && refused(k, d)) {
 		reaction = UI_REDRAW;
@@ -786,6 +825,13 @@ unsigned ui_keys_dispatch(ui_dash *d, int key)
 		reaction = k->reaction;
 	} else {
 		return 0;
+	}
+	/* An action refused with a reason the status line would cut. */
+	if (k->doc.writes && !busy && d->m.action_ms != shown_ms) {
+		int rows, cols;
+
+		screen_size(&rows, &cols);
+		ui_act_notice(&d->dlg, &d->m, cols);
 	}
 	if (reaction & UI_REPAINT)
 		screen_invalidate();

@@ -123,26 +123,29 @@ void ui_model_set_result(ui_model *m, const char *fmt, ...)
 
 /* ---- the dialog's text ------------------------------------------------- */
 
-void ui_model_dialog_title(ui_model *m, const char *fmt, ...)
+/* fmt's text (printf, at most 1023 bytes), sanitised; caller frees. */
+static char *safe_format(const char *fmt, va_list ap)
 {
 	char raw[1024];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	return ui_safe_str(raw);
+}
+
+void ui_model_dialog_title(ui_model *m, const char *fmt, ...)
+{
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	ui_model_close_dialog(m);
-	m->dialog_title = ui_safe_str(raw);
+	va_start(ap, fmt);
+	m->dialog_title = safe_format(fmt, ap);
+	va_end(ap);
 }
 
 void ui_model_dialog_line(ui_model *m, const char *fmt, ...)
 {
-	char raw[1024], *line;
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	if (m->n_dialog_lines == m->cap_dialog_lines) {
 		size_t cap = m->cap_dialog_lines ? m->cap_dialog_lines * 2 : 16;
 		char **grown = realloc(m->dialog_lines, cap * sizeof(*grown));
@@ -152,8 +155,21 @@ void ui_model_dialog_line(ui_model *m, const char *fmt, ...)
 		m->dialog_lines = grown;
 		m->cap_dialog_lines = cap;
 	}
-	if ((line = ui_safe_str(raw)))
-		m->dialog_lines[m->n_dialog_lines++] = line;
+	va_start(ap, fmt);
+	m->dialog_lines[m->n_dialog_lines] = safe_format(fmt, ap);
+	va_end(ap);
+	if (m->dialog_lines[m->n_dialog_lines])
+		m->n_dialog_lines++;
+}
+
+void ui_model_dialog_keys(ui_model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	ui_sfree(m->dialog_keys);
+	va_start(ap, fmt);
+	m->dialog_keys = safe_format(fmt, ap);
+	va_end(ap);
 }
 
 void ui_model_close_dialog(ui_model *m)
@@ -162,7 +178,8 @@ void ui_model_close_dialog(ui_model *m)
 		ui_sfree(m->dialog_lines[i]);
 	free(m->dialog_lines);
 	ui_sfree(m->dialog_title);
-	m->dialog_title = NULL;
+	ui_sfree(m->dialog_keys);
+	m->dialog_title = m->dialog_keys = NULL;
 	m->dialog_lines = NULL;
 	m->n_dialog_lines = m->cap_dialog_lines = 0;
 }

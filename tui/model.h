@@ -379,6 +379,7 @@ typedef struct {
 	char *dialog_title;
 	char **dialog_lines;       /* what will change */
 	size_t n_dialog_lines, cap_dialog_lines;
+	char *dialog_keys;         /* its keys line; NULL: y confirms, n cancels */
 
 	/* The key table as the help screen shows it (tui/keys.c): static. */
 	const ui_key_doc *keys;
@@ -588,6 +589,10 @@ void ui_model_dialog_title(ui_model *m, const char *fmt, ...) __attribute__((for
 
 /* Appends a line to the dialog (printf; sanitised). */
 void ui_model_dialog_line(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sets the open dialog's keys line (printf; sanitised), for a dialog
+ * whose keys are not only y and n. */
+void ui_model_dialog_keys(ui_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Closes the dialog: its text is freed. */
 void ui_model_close_dialog(ui_model *m);

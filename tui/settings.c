@@ -93,6 +93,10 @@ void ui_settings_init(ui_settings *s, const ac_workspace *ws, const ac_config *c
 		ac_buf_printf(&path, "%s/.config/agent/config.json", home);
 	s->paths[2] = path.len ? ac_buf_detach(&path) : NULL;
 	ac_buf_free(&path);
+	/* Trusting the project file (here or from a shell) changes what its
+	 * commands may do. */
+	s->paths[3] = config && ac_config_trust_store(config) ? strdup(ac_config_trust_store(config))
+							      : NULL;
 	for (int i = 0; i < UI_SETTINGS_FILES; i++)
 		sig_of(&s->sig[i], s->paths[i]);
 }
@@ -141,6 +145,9 @@ bool ui_settings_check(ui_settings *s, ui_dash *d, int64_t now_ms)
 	if (now_ms < s->next_check_ms)
 		return false;
 	s->next_check_ms = now_ms + UI_SETTINGS_CHECK_MS;
+	/* A running action reads the workspace settings: they change after it. */
+	if (d->job)
+		return false;
 	for (int i = 0; i < UI_SETTINGS_FILES; i++) {
 		sig_of(&now, s->paths[i]);
 		if (!sig_equal(&now, &s->sig[i])) {

@@ -2,7 +2,8 @@
  * configured, else what the operator chose last time with t, else a light
  * theme when COLORFGBG says the terminal is light, else dark), and the
  * configuration read again when one of its files changes (the project's
- * .agent/config.json or .agentrc.json, the user's config.json). A file
+ * .agent/config.json or .agentrc.json, the user's config.json, the trust
+ * store that `agentctl config trust` writes). A file
  * that no longer loads keeps the last good configuration, and the message
  * log says why. No curses here. */
 #ifndef UI_SETTINGS_H
@@ -18,7 +19,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define UI_SETTINGS_FILES 3
+#define UI_SETTINGS_FILES 4
 
 typedef struct {
 	bool exists;

@@ -12,6 +12,8 @@
 #ifndef AC_CONFIG_H
 #define AC_CONFIG_H
 
+#include "ac_buf.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -140,5 +142,29 @@ int ac_config_trust(ac_config *config);
  * AC_ENOTFOUND when there is no project file, AC_EDENIED when it is never
  * trusted (ac_config_project_untrustable()). */
 int ac_config_trust_reviewed(ac_config *config, const char *sha256);
+
+/* What trusting the project file would change, for a review: the file as
+ * it was last trusted for this workspace against the bytes loaded now.
+ * Trusting keeps a copy of the trusted bytes, private to the operator
+ * (0600, in a 0700 folder): $XDG_STATE_HOME/agent/trusted/<sha256 of the
+ * resolved workspace>.json (default ~/.local/state/...); the trust store's
+ * format is unchanged. */
+typedef struct {
+	char trusted_at[40];       /* when it was last trusted ("" never) */
+	char trusted_sha256[65];   /* the hash then ("" never) */
+	bool have_copy;            /* the copy of those bytes was found: diff is
+				      against it; else against nothing (every
+				      line added) */
+	ac_buf diff;               /* ac_linediff() lines: "@@", "-", "+", " " */
+	size_t added, removed;     /* lines */
+} ac_config_trust_diff;
+
+/* Fills out for config's project file, with context lines of context
+ * around each change. Free with ac_config_trust_diff_free(), also after
+ * an error. AC_ENOTFOUND without a project file, AC_EDENIED when it is
+ * never trusted. The text is the file's, raw: sanitise before showing. */
+int ac_config_trust_review(ac_config_trust_diff *out, const ac_config *config, int context);
+
+void ac_config_trust_diff_free(ac_config_trust_diff *d);
 
 #endif

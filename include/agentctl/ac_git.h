@@ -74,6 +74,13 @@ int ac_git_tracked_agent_state(char ***out, size_t *out_n, ac_git *g);
 
 void ac_git_paths_free(char **paths, size_t n);
 
+/* The paths under the workspace whose content differs from HEAD's: tracked
+ * files changed or deleted (in the worktree or the index) and untracked
+ * files git does not ignore, never agent state. Relative to the
+ * repository's working directory, in git's order. *out is a
+ * NULL-terminated array freed with ac_git_paths_free(). */
+int ac_git_dirty_paths(char ***out, size_t *out_n, ac_git *g);
+
 /* Takes the lock that agentctl processes hold around a commit and the log
  * line that names it, so both happen in the same order for every writer.
  * *out_fd holds it until closed. 0, AC_EBUSY or AC_EIO. */

@@ -129,6 +129,14 @@ int ac_oplog_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws, con
 
 void ac_oplog_rollback_result_free(ac_oplog_rollback_result *r);
 
+/* The operator's own uncommitted work: the files under ws that differ from
+ * HEAD (ac_git_dirty_paths()) which no line of the operation log names in
+ * details.path or details.paths. A rollback or revert commits them into
+ * its snapshot first. Paths relative to the workspace; *out is a
+ * NULL-terminated array freed with ac_git_paths_free(). AC_ENOTFOUND when
+ * the workspace is in no git repository. */
+int ac_oplog_operator_edits(char ***out, size_t *out_n, const ac_workspace *ws);
+
 /* Undoes operation op_id alone, keeping what later operations did: the
  * reverse of its commit merged onto the current files (ac_git_revert()),
  * with the same checks, snapshot and errors as ac_oplog_rollback(); when a

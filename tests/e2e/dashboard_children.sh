@@ -68,6 +68,7 @@ for size in "80 24" "120 40" "170 40"; do
   fi
   keys a
   check "$1x$2: a on a sub-agent: refused" wait_for "a sub-agent cannot be resumed"
+  keys Escape # the refusal's popup
   keys Enter
   check "$1x$2: Enter opens the child's conversation" wait_for "List every HTTP endpoint"
   keys G

@@ -64,6 +64,7 @@ keys j
 keys a
 check "a refuses an id that reads as an option" wait_for "not resumed"
 check "the resume command never ran" [ ! -e "$ws.resumed" ]
+keys Escape # the refusal's popup
 keys Enter
 check "Enter opens the conversation, escapes visible" wait_for "^[]0;PWNED^G"
 check "a tool name's OSC 52 and an input's DSR shown as text" \

@@ -13,6 +13,8 @@ wait_for "Sessions"
 keys 2
 keys R
 check "the status line says the log holds the rest" wait_for "L log"
+check "the refusal is whole in a popup" wait_for "any key: close"
+keys Escape
 keys 1
 keys p
 keys L

@@ -43,6 +43,8 @@ check "Operations' first row: the interrupted rollback, F and U" \
 keys G R
 check "R on another operation is refused: an interrupted rollback is pending" \
   wait_for "rollback op-0: ops rollback: refused: an interrupted rollback to befor"
+check "... its whole reason in a popup, any key closes it" wait_for "any key: close"
+keys Escape
 keys U
 check "U opens the undo dialog" wait_for "Undo the interrupted rollback to before operation op-1?"
 check "... saying it puts the snapshot back" wait_for "puts back the snapshot ${SNAP:0:12}"

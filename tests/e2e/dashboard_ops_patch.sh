@@ -103,6 +103,8 @@ keys v
 check "a colliding revert is refused naming the path" wait_for "'other.txt'"
 check "... with no dialog" absent "alone?"
 check "... and nothing changed" [ "$(sums)" = "$before" ]
+check "... its whole reason in a popup" wait_for "any key: close"
+keys Escape
 
 # The help screen lists v.
 keys '?'

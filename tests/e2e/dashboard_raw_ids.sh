@@ -70,7 +70,7 @@ dashboard 120 30
 check "the longest id is listed" wait_for "LLLLLLLL"
 keys g
 keys p
-check "p asks about it" eval 'wait_for "Pause session" >/dev/null && screen | grep -q "^ *LLLLLLLLLLLLLLLLLLLL"'
+check "p asks about it" eval 'wait_for "Pause session" >/dev/null && screen | grep -q "^ *│ *LLLLLLLLLLLLLLLLLLLL"'
 keys y
 check "p paused the session with the longest id" wait_status "$long" paused
 send q

@@ -50,6 +50,7 @@ check "Esc: every state again" wait_for "Refactor the tokenizer"
 keys p
 check "p on a transcript: refused, read-only source" wait_for "read-only source"
 sum=$(sha256sum "$proj/$id.jsonl")
+keys Escape # the refusal's popup (its reason is wider than 140 columns)
 keys Enter
 check "Enter opens its conversation" wait_for "Refactor the tokenizer"
 check "with the tool call and its input" eval 'wait_for Bash >/dev/null && wait_for "make check"'
