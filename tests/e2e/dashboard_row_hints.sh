@@ -37,6 +37,10 @@ pick() { # the row whose id the filter finds
 	send -l "$1"
 	keys Enter
 }
+# A refusal wider than the status line opens the "Not done" popup (any
+# key closes it and does nothing else): close it before the next check.
+close_popup() { if screen | grep -qF "Not done"; then keys Escape; wait_until_gone "Not done"; fi; }
+wait_until_gone() { for _ in $(seq 30); do screen | grep -qF -- "$1" || return 0; sleep 0.1; done; return 1; }
 ends_right() { [[ "$(hints)" =~ \?\ help\ +q\ quit\ *$ ]]; }
 
 for size in 80x24 120x40 200x60; do
@@ -49,29 +53,34 @@ for size in 80x24 120x40 200x60; do
 		eval '! hint_has "p pause" && ! hint_has "r resume" && ! hint_has "c comp"'
 	keys c
 	check "$size: c on it is refused, saying why" wait_for "c compact: d2222222"
+	close_popup
 	check "$size: help and quit stay at the right" ends_right
 	pick s-completed
 	check "$size: a completed session offers neither pause nor resume" \
 		eval '! hint_has "p pause" && ! hint_has "r resume" && hint_has "c comp"'
 	keys p
 	check "$size: p on it is refused, saying why" wait_for "p pause: s-completed is completed"
+	close_popup
 	check "$size: no dialog opened" absent "Pause session"
 	pick s-paused
 	check "$size: a paused session offers resume, not pause" \
 		eval 'hint_has "r resume" && ! hint_has "p pause"'
 	keys p
 	check "$size: p on it is refused" wait_for "p pause: s-paused is paused"
+	close_popup
 	pick s-running
 	check "$size: a running session offers pause, not resume nor attach" \
 		eval 'hint_has "p pause" && ! hint_has "r resume" && ! hint_has "a attach"'
 	keys a
 	check "$size: a on it is refused, saying why" wait_for "a attach: s-running is agentctl's own"
+	close_popup
 	keys Escape Escape 2
 	wait_for "make" >/dev/null
 	check "$size: an operation without a commit offers no rollback or revert" \
 		eval '! hint_has "R rollback" && ! hint_has "v revert"'
 	keys R
 	check "$size: R on it is refused, saying why" wait_for "R rollback: operation"
+	close_popup
 	check "$size: help and quit still at the right" ends_right
 	keys q
 	wait_gone
