@@ -171,7 +171,7 @@ check "create --resume of a paused session: its id" out_is r1
 check "create --resume of a paused session: running again, history and task kept" \
 	sjq r1 '"\(.status) \(.conversationHistory | length) \(.task)"' "running 1 resumable"
 run session create "fresh start" --id r1 --resume
-check "create --resume of a running session: a new session, as the seed does" \
+check_store "create --resume of a running session: a new session, as the seed does" \
 	eval 'rc_is 0 && out_matches "$UUID_RE" && sjq "$OUT" .task "fresh start"'
 check "create --resume of a running session: the old one untouched" sjq r1 .task resumable
 run session pause r1
