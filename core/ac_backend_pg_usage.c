@@ -155,21 +155,14 @@ done:
 int ac_backend_pg_usage_room(void *impl, const char *tenant, const char *session_id,
 			     const ac_usage *usage)
 {
-	json_t *loaded = NULL, *row_usage = NULL, *totals = NULL, *row;
+	json_t *loaded = NULL, *row_usage = NULL;
 	int rc;
 
-	if ((rc = ac_turn_usage_row_usage(&row_usage, usage)) ||
-	    (rc = ac_backend_pg_load_usage(impl, &loaded, tenant, session_id)))
-		goto done;
-	if (!(row = json_pack("{s:i, s:O}", "turn", 1, "usage", row_usage)) ||
-	    json_array_append_new(json_object_get(loaded, "turns"), row))
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-	else
-		rc = ac_turn_usage_totals(&totals, json_object_get(loaded, "turns"));
-done:
+	if (!(rc = ac_turn_usage_row_usage(&row_usage, usage)) &&
+	    !(rc = ac_backend_pg_load_usage(impl, &loaded, tenant, session_id)))
+		rc = ac_turn_usage_room(loaded, row_usage);
 	json_decref(loaded);
 	json_decref(row_usage);
-	json_decref(totals);
 	return rc;
 }
 
