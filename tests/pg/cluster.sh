@@ -46,7 +46,8 @@ start)
 	# wait on it.
 	setsid bash "$here/with-postgres.sh" --own bash -c '
 		export -p | grep -E "^declare -x PG[A-Z_]*=" >"$1.tmp" && mv "$1.tmp" "$1"
-		while [ ! -e "$1.stop" ] && kill -0 "$2" 2>/dev/null; do sleep 0.5; done' \
+		while [ ! -e "$1.stop" ] && kill -0 "$2" 2>/dev/null; do sleep 0.5; done
+		rm -f "$1"' \
 		_ "$envfile" "$owner" >"$envfile.log" 2>&1 </dev/null &
 	echo $! >"$envfile.pid"
 	for _ in $(seq 1 1200); do
