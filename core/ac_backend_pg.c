@@ -380,7 +380,8 @@ static int append_turn(ac_backend_pg *b, json_t **answer, const char *tenant,
 
 	if ((rc = check_session(tenant, session_id)) ||
 	    (messages && (rc = ac_backend_messages_check(messages))) ||
-	    (usage && (rc = ac_backend_pg_usage_params(&extra, usage))))
+	    (usage && (rc = ac_backend_pg_usage_params(&extra, usage))) ||
+	    (usage && (rc = ac_backend_pg_usage_room(b, tenant, session_id, usage))))
 		goto done;
 	if (messages && !(text = ac_json_exact_dumps(messages, JSON_COMPACT | JSON_PRESERVE_ORDER,
 						     &text_len))) {

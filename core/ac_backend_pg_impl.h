@@ -120,6 +120,11 @@ void ac_backend_pg_usage_clear(ac_backend_pg_usage *params);
 
 /* session.load_usage. */
 int ac_backend_pg_load_usage(void *impl, json_t **out, const char *tenant, const char *session_id);
+/* AC_EINVAL when the session's usage totals with usage's row added would
+ * pass AC_SESSION_COUNT_MAX: record_turn asks before it writes, as the file
+ * store does, so a refused turn leaves nothing behind. */
+int ac_backend_pg_usage_room(void *impl, const char *tenant, const char *session_id,
+			     const ac_usage *usage);
 /* inspector.usage_by_hour (ac_backend_pg_usage.c). */
 int ac_backend_pg_usage_by_hour(void *impl, json_t **out);
 /* copy.usage_rows and copy.put_usage_rows (ac_backend_pg_usage.c). */

@@ -152,6 +152,20 @@ done:
 	return rc;
 }
 
+int ac_backend_pg_usage_room(void *impl, const char *tenant, const char *session_id,
+			     const ac_usage *usage)
+{
+	json_t *loaded = NULL, *row_usage = NULL;
+	int rc;
+
+	if (!(rc = ac_turn_usage_row_usage(&row_usage, usage)) &&
+	    !(rc = ac_backend_pg_load_usage(impl, &loaded, tenant, session_id)))
+		rc = ac_turn_usage_room(loaded, row_usage);
+	json_decref(loaded);
+	json_decref(row_usage);
+	return rc;
+}
+
 /* The sums the database keeps (usage_hours, schema 9), so what is read
  * grows with sessions times the hours they were used, not with turns. */
 int ac_backend_pg_usage_by_hour(void *impl, json_t **out)

@@ -426,22 +426,30 @@ static int legacy_change(json_t *root, void *ctx)
 	return 0;
 }
 
+int ac_turn_usage_room(json_t *loaded, const json_t *usage)
+{
+	json_t *totals = NULL, *row;
+	int rc;
+
+	if (!(row = json_pack("{s:i, s:O}", "turn", 1, "usage", usage)) ||
+	    json_array_append_new(json_object_get(loaded, "turns"), row))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	rc = ac_turn_usage_totals(&totals, json_object_get(loaded, "turns"));
+	json_decref(totals);
+	return rc;
+}
+
 /* AC_EINVAL when the rows' totals with usage added would pass the bound. */
 static int refuse_overflow(const char *sessions_dir, const char *id, const json_t *usage,
 			   const json_t *legacy)
 {
-	json_t *loaded = NULL, *totals = NULL, *row;
+	json_t *loaded = NULL;
 	int rc;
 
 	if ((rc = ac_turn_usage_load(&loaded, sessions_dir, id, legacy)))
 		return rc;
-	if (!(row = json_pack("{s:i, s:O}", "turn", 1, "usage", usage)) ||
-	    json_array_append_new(json_object_get(loaded, "turns"), row))
-		rc = ac_error_set(AC_ENOMEM, "out of memory");
-	else
-		rc = ac_turn_usage_totals(&totals, json_object_get(loaded, "turns"));
+	rc = ac_turn_usage_room(loaded, usage);
 	json_decref(loaded);
-	json_decref(totals);
 	return rc;
 }
 

@@ -13,6 +13,10 @@
  * hundred bytes; the bound keeps one line one write(2). */
 #define AC_TURN_USAGE_ROW_MAX 65536
 
+/* AC_EINVAL when the totals of loaded's rows (ac_turn_usage_load's shape),
+ * with a row of usage added to them, would pass AC_SESSION_COUNT_MAX: a
+ * turn is refused before it is written, on either store. */
+int ac_turn_usage_room(json_t *loaded, const json_t *usage);
 /* *out (allocated): <sessions_dir>/.usage/<id>.jsonl; make_dir creates
  * the folder. */
 int ac_turn_usage_rows_path(char **out, const char *sessions_dir, const char *id, bool make_dir);

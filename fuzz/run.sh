@@ -38,6 +38,15 @@ flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DAC_LIBGIT2_SONAME=\"$libgit2_soname\"
        $(pkg-config --cflags jansson libgit2 libpq libzstd))
 libs=($(pkg-config --libs jansson libgit2 libzstd))
 
+# Compiles and targets run as many at a time as there are cores (each
+# fuzzer is one process: two of them on two cores take the time of one).
+jobs=$(nproc)
+failed="$out/failed"
+rm -f "$failed"
+slot() { # waits until fewer than $jobs background jobs run
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+}
+
 # The core once, as objects the targets share.
 # An object is rebuilt when its source or any header is newer than it.
 newest_header=$(ls -t core/*.h include/agentctl/*.h | head -n 1)
@@ -45,16 +54,22 @@ objects=()
 for src in core/*.c; do
     obj="$out/$(basename "${src%.c}").o"
     if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
-        clang "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$src" -o "$obj"
+        slot
+        { clang "${flags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$src" -o "$obj" ||
+              echo "compiling $src" >>"$failed"; } &
     fi
     objects+=("$obj")
 done
+wait
+if [ -s "$failed" ]; then
+    echo "fuzz: failed: $(paste -sd, "$failed")" >&2
+    exit 1
+fi
 
-status=0
-for target in event query session config oplog gitpath rollback json_exact usage source markdown; do
-    bin="$out/fuzz_$target"
-    clang "${flags[@]}" "fuzz/fuzz_$target.c" "${objects[@]}" "${libs[@]}" -o "$bin"
-    corpus="$out/corpus-$target"
+fuzz_target() { # target
+    local target=$1 bin="$out/fuzz_$1" corpus="$out/corpus-$1" runs
+    clang "${flags[@]}" "fuzz/fuzz_$target.c" "${objects[@]}" "${libs[@]}" -o "$bin" ||
+        { echo "building fuzz_$target" >>"$failed"; return; }
     mkdir -p "$corpus"
     cp -n fuzz/corpus/$target/* "$corpus/" 2>/dev/null || true
     echo "fuzz: $target for ${seconds}s" >&2
@@ -63,10 +78,18 @@ for target in event query session config oplog gitpath rollback json_exact usage
         2> "$out/$target.log"; then
         echo "fuzz: $target FAILED; see $out/$target.log and fuzz/artifacts/" >&2
         tail -30 "$out/$target.log" >&2
-        status=1
+        echo "$target" >>"$failed"
     else
-        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$target.log" | grep -o '[0-9]*$')
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$target.log" | grep -o '[0-9]*$' || true)
         echo "fuzz: $target ok, $runs inputs" >&2
     fi
+}
+for target in event query session config oplog gitpath rollback json_exact usage source markdown; do
+    slot
+    fuzz_target "$target" &
 done
-exit $status
+wait
+if [ -s "$failed" ]; then
+    echo "fuzz: failed: $(paste -sd, "$failed")" >&2
+    exit 1
+fi

@@ -50,14 +50,17 @@ violation() { # file:line what
   violations=$((violations + 1))
 }
 
-home() { # header name -> the folder that holds it, or "system"
-  local dir
-  [ -e "include/agentctl/$1" ] && { echo core; return; } # the core's public headers
+home() { # header name -> the folder that holds it, or "system", in $from
+  local dir                # (no subshell: this runs for every include)
+  from=core
+  [ -e "include/agentctl/$1" ] && return # the core's public headers
   for dir in core cli tui views; do
-    [ -e "$dir/$1" ] && { echo "$dir"; return; }
+    [ -e "$dir/$1" ] && { from=$dir; return; }
   done
-  echo system
+  from=system
 }
+# The model/terminal files, .c and .h.
+model_terminal_files=$(echo "$model_terminal" | sed 's/\.h//g; s/\([a-z_]*\)/\1.c \1.h/g')
 
 in_list() { # word list...
   local w
@@ -73,7 +76,7 @@ while IFS= read -r hit; do
   at="$file:$line"
   folder=${file%%/*}
   [ "$folder" = include ] && folder=core
-  base=$(basename "$file")
+  base=${file##*/}
   if [[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
     name=${BASH_REMATCH[1]}
     quoted=yes
@@ -94,8 +97,8 @@ while IFS= read -r hit; do
   case $name in
   */*) violation "$at" "relative include \"$name\": use the include path" ;;
   esac
-  header=$(basename "$name")
-  from=$(home "$header")
+  header=${name##*/}
+  home "$header"
   case $folder in
   core)
     case $from in cli | tui | views) violation "$at" "core includes $from/$header" ;; esac
@@ -105,7 +108,7 @@ while IFS= read -r hit; do
       violation "$at" "a view includes $from/$header (allowed: $view_allowed)"
     ;;
   tui)
-    if in_list "$base" "$(echo "$model_terminal" | sed 's/\.h//g; s/\([a-z_]*\)/\1.c \1.h/g')"; then
+    if in_list "$base" "$model_terminal_files"; then
       case $from in
       core | system) ;;
       tui) in_list "$header" "$model_terminal" ||

@@ -7,10 +7,13 @@
 # field, the workspace byte-identical), missing sessions (exit 1), hostile
 # ids, and a real agent loop in Node that uses nothing but agentctl.
 # The git command-line tool only sets up and inspects repositories here.
-# Usage: cli_writes.sh path/to/agentctl
+# On either store (lib/store.sh: STORE=files|pg), but for what is the
+# files' own (their layout, temp files, the operations log's lines).
+# Usage: [STORE=pg] cli_writes.sh path/to/agentctl
 set -u
 
 . "$(dirname "$0")/lib/cli.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 export GIT_CONFIG_NOSYSTEM=1 HOME=$TMP/home
 mkdir -p "$HOME"
 ESC=$'\x1b'
@@ -21,6 +24,7 @@ g() { git -C "$WS" "$@"; }
 
 # A fresh workspace in a git repository with one commit: sets WS and S.
 new_ws() {
+	store_fresh
 	WS=$(mktemp -d "$TMP/ws.XXXXXX")
 	S=$WS/.agent/sessions
 	g init -q
@@ -45,13 +49,39 @@ err_has() { grep -qF -- "$1" "$TMP/err"; }
 err_is_one_line() { [ "$(wc -l <"$TMP/err")" -eq 1 ]; }
 out_empty() { [ ! -s "$TMP/out" ]; }
 # tree_sum: every path of the workspace (.git included) with its type,
-# size and mtime, and every file's contents.
+# size and mtime, and every file's contents; on the database, what it
+# holds too.
 tree_sum() {
 	(cd "$WS" && {
 		find . -printf '%p %y %s %T@\n' | LC_ALL=C sort
 		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 	} | sha256sum)
+	on_pg && store_sum
 }
+# raw_doc ID: session ID's document as the store gives it (the file; on
+# the database, session show --json), for byte-for-byte checks.
+raw_doc() {
+	if on_pg; then
+		mkdir -p "$TMP/raw/ws" "$TMP/raw/xdg"
+		XDG_CONFIG_HOME=$TMP/raw/xdg "$AC" -w "$TMP/raw/ws" session show "$1" --json
+	else
+		cat "$S/$1.json"
+	fi
+}
+# sjq ID FILTER VALUE: FILTER applied to session ID's document gives VALUE.
+sjq() { doc_of "$1" >"$TMP/doc.json" 2>/dev/null && jq_is "$TMP/doc.json" "$2" "$3"; }
+# stored ID: session ID is in the store.
+stored() { doc_of "$1" >/dev/null 2>&1; }
+# ckpt_raw SESSION ID: checkpoint ID of SESSION as the store holds it.
+ckpt_raw() {
+	if on_pg; then
+		psql -d "$STORE_DB" -Atc "select document from agentctl.checkpoints where session_id = '$1' and checkpoint_id = '$2'"
+	else
+		cat "$WS/.agent/checkpoints/$1/$2.json"
+	fi
+}
+# cjq SESSION ID FILTER VALUE: FILTER applied to that checkpoint gives VALUE.
+cjq() { ckpt_raw "$1" "$2" >"$TMP/ck.json" 2>/dev/null && [ -s "$TMP/ck.json" ] && jq_is "$TMP/ck.json" "$3" "$4"; }
 # seed_layout FILE: FILE is exactly what JSON.stringify(doc, null, 2)
 # writes, the reference writers' layout.
 seed_layout() {
@@ -86,33 +116,36 @@ check "create: exit 0" rc_is 0
 check "create: prints a UUID v4, alone" out_matches "$UUID_RE"
 ID=$OUT
 F=$S/$ID.json
-check "create: the file is <id>.json" test -f "$F"
-check "create: keys in the seed's order" \
-	jq_is "$F" '[keys_unsorted[]] | join(",")' "id,createdAt,updatedAt,task,status,conversationHistory,metadata"
-check "create: id, task, status running, empty history and metadata" \
-	jq_is "$F" '"\(.id)|\(.task)|\(.status)|\(.conversationHistory)|\(.metadata)"' "$ID|fix the parser|running|[]|{}"
-check "create: createdAt is ISO-8601 UTC with milliseconds" eval '[[ $(jq -r .createdAt "$F") =~ $ISO_RE ]]'
-check "create: the file is laid out as JSON.stringify(s, null, 2)" seed_layout "$F"
-check "create: no temporary file left" eval '[ "$(ls -A "$S")" = "$ID.json" ]'
+on_pg || check "create: the file is <id>.json" test -f "$F"
+check "create: stored" stored "$ID"
+check_store "create: keys in the seed's order" \
+	sjq "$ID" '[keys_unsorted[]] | join(",")' "id,createdAt,updatedAt,task,status,conversationHistory,metadata"
+check_store "create: id, task, status running, empty history and metadata" \
+	sjq "$ID" '"\(.id)|\(.task)|\(.status)|\(.conversationHistory)|\(.metadata)"' "$ID|fix the parser|running|[]|{}"
+check "create: createdAt is ISO-8601 UTC with milliseconds" eval '[[ $(doc_of "$ID" | jq -r .createdAt) =~ $ISO_RE ]]'
+if ! on_pg; then # the file's own layout and its temp file
+	check "create: the file is laid out as JSON.stringify(s, null, 2)" seed_layout "$F"
+	check "create: no temporary file left" eval '[ "$(ls -A "$S")" = "$ID.json" ]'
+fi
 run session show "$ID"
 check "create: session show sees it" eval 'rc_is 0 && grep -qF "fix the parser" "$TMP/out"'
 
 run session create "tenant work" --id s1 --tenant acme --user ana --agent claude
 check "create --id: prints the id" out_is s1
 check "create --tenant/--user/--agent: in metadata as the backend keeps them" \
-	jq_is "$S/s1.json" '.metadata | "\(.tenantId) \(.userId) \(.agentId)"' "acme ana claude"
+	sjq s1 '.metadata | "\(.tenantId) \(.userId) \(.agentId)"' "acme ana claude"
 run session list --json --user ana
 check "create: session list sees tenant, user and agent" \
 	jq_is "$TMP/out" '.[] | select(.id == "s1") | "\(.tenantId) \(.userId) \(.agentId)"' "acme ana claude"
 run session create "json out" --id s2 --json
 check "create --json: exit 0" rc_is 0
 check "create --json: prints the document saved" \
-	eval '[ "$(jq -S . <"$TMP/out")" = "$(jq -S . <"$S/s2.json")" ]'
+	eval '[ "$(jq -S . <"$TMP/out")" = "$(doc_of s2 | jq -S .)" ]'
 run session create --id s3 -- "--looks-like-an-option"
-check "create: -- ends the options" jq_is "$S/s3.json" .task "--looks-like-an-option"
+check "create: -- ends the options" sjq s3 .task "--looks-like-an-option"
 
 failed "create an existing id" "'s1' exists already" session create "again" --id s1
-check "create an existing id: the session is untouched" jq_is "$S/s1.json" .task "tenant work"
+check "create an existing id: the session is untouched" sjq s1 .task "tenant work"
 
 refused "create without a task" "needs a task" session create
 refused "create --id ../x" "--id '../x'" session create t --id ../x
@@ -130,17 +163,17 @@ refused "create --read-only" "--read-only" --read-only session create t
 
 # --resume: the seed's resumeOrCreate.
 run session create "resumable" --id r1 --tenant acme --resume
-check "create --resume of a new id: creates it" eval 'out_is r1 && jq_is "$S/r1.json" .task resumable'
+check "create --resume of a new id: creates it" eval 'out_is r1 && sjq r1 .task resumable'
 run session append r1 '{"role":"user","content":"before the pause"}'
 run session pause r1
 run session create "ignored" --id r1 --tenant acme --resume
 check "create --resume of a paused session: its id" out_is r1
 check "create --resume of a paused session: running again, history and task kept" \
-	jq_is "$S/r1.json" '"\(.status) \(.conversationHistory | length) \(.task)"' "running 1 resumable"
+	sjq r1 '"\(.status) \(.conversationHistory | length) \(.task)"' "running 1 resumable"
 run session create "fresh start" --id r1 --resume
-check "create --resume of a running session: a new session, as the seed does" \
-	eval 'rc_is 0 && out_matches "$UUID_RE" && jq_is "$S/$OUT.json" .task "fresh start"'
-check "create --resume of a running session: the old one untouched" jq_is "$S/r1.json" .task resumable
+check_store "create --resume of a running session: a new session, as the seed does" \
+	eval 'rc_is 0 && out_matches "$UUID_RE" && sjq "$OUT" .task "fresh start"'
+check "create --resume of a running session: the old one untouched" sjq r1 .task resumable
 run session pause r1
 failed "create --resume of another tenant's session" "not found for tenant 'other'" \
 	session create t --id r1 --tenant other --resume
@@ -149,10 +182,13 @@ refused "create --resume without --id" "--resume needs --id" session create t --
 # Hostile but legal ids are data: never a path out, never a shell.
 run session create t --id 'a;touch pwned'
 check "create --id 'a;touch pwned': exit 0, the id printed" eval 'rc_is 0 && out_is "a;touch pwned"'
-check "create --id 'a;touch pwned': the file has that name" test -f "$S/a;touch pwned.json"
+check "create --id 'a;touch pwned': stored under that id" stored "a;touch pwned"
+on_pg || check "create --id 'a;touch pwned': the file has that name" test -f "$S/a;touch pwned.json"
 run session create t --id $'rtl\u202eexe'
 check "create --id with a bidi override: created, printed made visible" \
-	eval 'rc_is 0 && out_is "rtl<U+202E>exe" && test -f "$S/"$'"'"'rtl\u202eexe'"'"'.json'
+	eval 'rc_is 0 && out_is "rtl<U+202E>exe" && stored $'"'"'rtl\u202eexe'"'"''
+on_pg || check "create --id with a bidi override: the file has that name" \
+	test -f "$S/"$'rtl\u202eexe'.json
 run session create t --id '$(touch pwned)`touch pwned`'
 check "create --id with \$() and backticks: exit 0" rc_is 0
 check "hostile ids: nothing ran" eval '[ -z "$(find "$TMP" -name pwned)" ]'
@@ -163,7 +199,7 @@ run session create "append" --id s1
 run_in '{"role":"user","content":"hello"}' session append s1 -
 check "append one message: exit 0" rc_is 0
 check "append one message: prints the history's length" out_is 1
-check "append: the file keeps the seed's layout" seed_layout "$S/s1.json"
+on_pg || check "append: the file keeps the seed's layout" seed_layout "$S/s1.json"
 run_in '[{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a.c","big":123456789012345678901234567890,"f":0.1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"int x;"}]}]' \
 	session append s1 -
 check "append an array: prints the new length" out_is 3
@@ -172,11 +208,11 @@ check "append from an argument: prints the new length" out_is 4
 run session append s1 '{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]}'
 check "append an OpenAI tool call (content null): exit 0" out_is 5
 check "append: messages stored as given" \
-	jq_is "$S/s1.json" '.conversationHistory | map(.role) | join(",")' "user,assistant,user,tool,assistant"
+	sjq s1 '.conversationHistory | map(.role) | join(",")' "user,assistant,user,tool,assistant"
 check "append: numbers kept byte for byte" \
-	grep -qF '"big": 123456789012345678901234567890' "$S/s1.json"
-check "append: 0.1 stays 0.1" grep -qF '"f": 0.1' "$S/s1.json"
-check "append: unknown keys of a message kept" jq_is "$S/s1.json" '.conversationHistory[3]."x-extra".kept' true
+	eval 'raw_doc s1 | grep -qF "\"big\": 123456789012345678901234567890"'
+check "append: 0.1 stays 0.1" eval 'raw_doc s1 | grep -qF "\"f\": 0.1"'
+check "append: unknown keys of a message kept" sjq s1 '.conversationHistory[3]."x-extra".kept' true
 run session show s1 --json
 check "append: session show sees the messages" jq_is "$TMP/out" '.conversationHistory | length' 5
 run_in '{"role":"user","content":"more"}' session append s1 - --json
@@ -216,12 +252,12 @@ run session record-turn s1 --input 120 --output 30
 check "record-turn: exit 0" rc_is 0
 check "record-turn: prints the turn's number" out_is 1
 check "record-turn: usage in metadata.usage" \
-	jq_is "$S/s1.json" '.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.turns)"' "120 30 1"
+	sjq s1 '.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.turns)"' "120 30 1"
 run_in '[{"role":"assistant","content":"turn two"}]' session record-turn s1 --input=80 --output=20 --messages -
 check "record-turn --messages: prints 2" out_is 2
 check "record-turn --messages: usage summed" \
-	jq_is "$S/s1.json" '.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.turns)"' "200 50 2"
-check "record-turn --messages: the message appended" jq_is "$S/s1.json" '.conversationHistory[-1].content' "turn two"
+	sjq s1 '.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.turns)"' "200 50 2"
+check "record-turn --messages: the message appended" sjq s1 '.conversationHistory[-1].content' "turn two"
 run session list --json
 check "record-turn: session list sums the usage" \
 	jq_is "$TMP/out" '.[] | select(.id == "s1") | "\(.inputTokens) \(.outputTokens)"' "200 50"
@@ -244,11 +280,14 @@ failed "record-turn on a missing session" "session 'nope' not found" \
 	session record-turn nope --input 1 --output 1
 # A total past what JavaScript holds exactly: refused whole, messages too.
 # The totals are the rows' sums (ac_turn_usage.h), so the rows get there.
-run session record-turn s1 --input "$((9007199254740991 - $(jq .metadata.usage.inputTokens "$S/s1.json")))" --output 0
+run session record-turn s1 --input "$((9007199254740991 - $(doc_of s1 | jq .metadata.usage.inputTokens)))" --output 0
 failed "record-turn past 2^53-1 in total" "inputTokens would pass" \
 	session record-turn s1 --input 2 --output 1 --messages '{"role":"user","content":"lost?"}'
 
 # ==== ops record ===========================================================
+# Skipped on the database: this part reads the operations log's lines
+# (.agent/operations.jsonl); the database's log is ops_interrupted_pg.sh's.
+if ! on_pg; then
 new_ws
 run session create "ops" --id s1
 HEAD0=$(g rev-parse HEAD)
@@ -339,6 +378,7 @@ check "ops record outside git: exit 0" rc_is 0
 check "ops record outside git: a note says there is no commit" err_has "no git repository"
 check "ops record outside git: no gitCommitHash" \
 	eval '[ "$(jq -r "has(\"gitCommitHash\")" <"$WS/.agent/operations.jsonl")" = false ]'
+fi
 
 # ==== checkpoint create ====================================================
 new_ws
@@ -350,25 +390,25 @@ check "checkpoint create: exit 0" rc_is 0
 check "checkpoint create: prints a UUID v4, alone" out_matches "$UUID_RE"
 FIRST=$OUT
 check "checkpoint create: keys in the checkpoint's order" \
-	jq_is "$C/$FIRST.json" '[keys_unsorted[]] | join(",")' \
+	cjq s1 "$FIRST" '[keys_unsorted[]] | join(",")' \
 	"checkpointId,sessionId,agentId,createdAt,version,parentId,nodeId,lastInput,lastInputType,lastOutput,messageHistory,properties"
 check "checkpoint create: defaults" \
-	jq_is "$C/$FIRST.json" '"\(.version) \(.nodeId) \(.lastInput) \(.lastInputType) \(.lastOutput) \(.agentId) \(.messageHistory | length)"' \
+	cjq s1 "$FIRST" '"\(.version) \(.nodeId) \(.lastInput) \(.lastInputType) \(.lastOutput) \(.agentId) \(.messageHistory | length)"' \
 	"1 manual plan it text planned claude 2"
 run checkpoint create s1 --node plan --input '{"q":[1,2],"n":1e999}' --input-type json --id c-2
 check "checkpoint create --id: prints it" out_is c-2
 check "checkpoint create --input/--input-type/--node: stored" \
-	jq_is "$C/c-2.json" '"\(.version) \(.nodeId) \(.lastInputType) \(.lastInput.q) \(.parentId)"' "2 plan json [1,2] $FIRST"
-check "checkpoint create --input: numbers kept byte for byte" grep -qF '"n": 1e999' "$C/c-2.json"
+	cjq s1 c-2 '"\(.version) \(.nodeId) \(.lastInputType) \(.lastInput.q) \(.parentId)"' "2 plan json [1,2] $FIRST"
+check "checkpoint create --input: numbers kept byte for byte" eval 'ckpt_raw s1 c-2 | grep -qE "\"n\": ?1e999"'
 run_in '"just text"' checkpoint create s1 --input - --json
 check "checkpoint create --input - --json: exit 0" rc_is 0
 check "checkpoint create --json: prints the document saved" \
-	eval '[ "$(jq -S . <"$TMP/out")" = "$(jq -S . <"$C/$(jq -r .checkpointId <"$TMP/out").json")" ]'
+	eval '[ "$(jq -S . <"$TMP/out")" = "$(ckpt_raw s1 "$(jq -r .checkpointId <"$TMP/out")" | jq -S .)" ]'
 check "checkpoint create --input -: a JSON string" jq_is "$TMP/out" .lastInput "just text"
 run checkpoint create s1 --tombstone
 check "checkpoint create --tombstone: exit 0" rc_is 0
 check "checkpoint create --tombstone: node tombstone, version 4" \
-	jq_is "$C/$OUT.json" '"\(.nodeId) \(.version)"' "tombstone 4"
+	cjq s1 "$OUT" '"\(.nodeId) \(.version)"' "tombstone 4"
 run checkpoint list s1 --json
 check "checkpoint create: checkpoint list sees all four" jq_is "$TMP/out" 'map(.version) | join(",")' "1,2,3,4"
 check "checkpoint create --tombstone: listed as one" jq_is "$TMP/out" '.[3].tombstone' true
@@ -405,14 +445,14 @@ done
 wait
 check "concurrent: no command failed" test ! -s "$TMP/par.err"
 check "concurrent: all 12 appended messages kept" \
-	jq_is "$S/s1.json" '[.conversationHistory[].content] | sort | join(",")' \
+	sjq s1 '[.conversationHistory[].content] | sort | join(",")' \
 	"$(printf 'm%s\n' $(seq 1 12) | sort | paste -sd,)"
-check "concurrent: all 12 turns counted" jq_is "$S/s1.json" '.metadata.usage | "\(.turns) \(.inputTokens) \(.outputTokens)"' "12 12 24"
+check "concurrent: all 12 turns counted" sjq s1 '.metadata.usage | "\(.turns) \(.inputTokens) \(.outputTokens)"' "12 12 24"
 run checkpoint list s1 --json
 check "concurrent: 12 checkpoints, versions 1..12, none shared" \
 	jq_is "$TMP/out" 'map(.version) | join(",")' "$(seq -s, 1 12)"
 check "concurrent: 4 operations, each with its own commit git has" \
-	eval '[ "$(jq -r .gitCommitHash "$WS/.agent/operations.jsonl" | sort -u | while read -r h; do g cat-file -e "$h^{commit}" && echo ok; done | wc -l)" = 4 ]'
+	eval '[ "$("$AC" -w "$WS" ops list --json | jq -r ".[].gitCommitHash" | sort -u | while read -r h; do g cat-file -e "$h^{commit}" && echo ok; done | wc -l)" = 4 ]'
 check "concurrent: every file committed" eval '[ -z "$(g status --porcelain -- f1.txt f2.txt f3.txt f4.txt)" ]'
 
 # ==== an agent written in Node, using only agentctl ========================
@@ -423,13 +463,16 @@ else
 	check "agent loop: ran" false
 fi
 F=$S/$AGENT_ID.json
-check "agent loop: the session file" test -f "$F"
+on_pg || check "agent loop: the session file" test -f "$F"
+check "agent loop: stored" stored "$AGENT_ID"
+doc_of "$AGENT_ID" >"$TMP/agent.json" 2>/dev/null
+F=$TMP/agent.json
 check "agent loop: 12 messages, tool calls paired with results" \
 	jq_is "$F" '[(.conversationHistory | length), ([.conversationHistory[].content | arrays | .[] | select(.type == "tool_use") | .id] == [.conversationHistory[].content | arrays | .[] | select(.type == "tool_result") | .tool_use_id])] | join(" ")' "12 true"
 check "agent loop: usage summed over 3 turns" \
 	jq_is "$F" '.metadata.usage | "\(.inputTokens) \(.outputTokens) \(.turns)"' "600 60 3"
 check "agent loop: tenancy in metadata" jq_is "$F" '.metadata | "\(.tenantId) \(.userId) \(.agentId)"' "acme ana claude"
-check "agent loop: the session keeps the seed's layout" seed_layout "$F"
+on_pg || check "agent loop: the session keeps the seed's layout" seed_layout "$S/$AGENT_ID.json"
 run ops list --session "$AGENT_ID" --json
 check "agent loop: three file_write operations, each with a commit" \
 	jq_is "$TMP/out" '[length, (map(select(.type == "file_write" and (.gitCommitHash | length) == 40)) | length)] | join(" ")' "3 3"
@@ -440,7 +483,7 @@ run checkpoint list "$AGENT_ID" --json
 check "agent loop: three checkpoints and a tombstone, in order" \
 	jq_is "$TMP/out" 'map(.nodeId) | join(",")' "turn-1,turn-2,turn-3,tombstone"
 check "agent loop: the last checkpoint holds the whole history and the input" \
-	eval 'c=$(jq -r ".[2].checkpointId" <"$TMP/out"); jq_is "$WS/.agent/checkpoints/$AGENT_ID/$c.json" "\"\(.messageHistory | length) \(.lastInput.turn) \(.lastInputType)\"" "12 3 json"'
+	eval 'c=$(jq -r ".[2].checkpointId" <"$TMP/out"); cjq "$AGENT_ID" "$c" "\"\(.messageHistory | length) \(.lastInput.turn) \(.lastInputType)\"" "12 3 json"'
 run session show "$AGENT_ID"
 check "agent loop: session show reads it" eval 'rc_is 0 && grep -qF "write the notes file" "$TMP/out"'
 

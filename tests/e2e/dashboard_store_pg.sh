@@ -92,7 +92,7 @@ check "the row counts the summary in place of the one message" row_has s-second 
 check "no session file was read or written" [ ! -e "$ws/.agent/sessions/s-second.json" ]
 
 # ---- a dropped connection comes back ----
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN agentctl'" >/dev/null
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN agentctl'" >/dev/null
 sleep 0.3
 as_host host-c create acme carol gemini s-third >/dev/null
 check "after the server dropped the listener, changes show again" wait_for "s-third"

@@ -168,7 +168,7 @@ for delay in 0.01 0.03 0.06; do
 	kill -KILL "$GC" 2>/dev/null
 	wait "$GC" 2>/dev/null
 	check "killed after ${delay}s: every remaining checkpoint is valid JSON" \
-		eval 'for f in "$CD"/k/*.json; do jq -e .version "$f" >/dev/null || exit 1; done'
+		eval 'jq -en "all(inputs; .version)" "$CD"/k/*.json >/dev/null'
 	run checkpoint list k
 	check "killed after ${delay}s: they all list, none reported" \
 		eval 'rc_is 0 && [ ! -s "$TMP/err" ] && [ "$(grep -c "^ " "$TMP/out")" = "$(ls "$CD/k" | wc -l)" ]'

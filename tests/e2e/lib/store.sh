@@ -29,6 +29,9 @@
 #   pg_ready                a server to talk to, or exit 1 saying so
 #   new_db NAME             a fresh database NAME, dropped on exit; its URL
 #                           in $URL
+#   store_fresh             on pg, a new empty database for the commands
+#                           that follow (a script's next workspace starts
+#                           empty there too); nothing on files
 STORE=${STORE:-files}
 on_pg() { [ "$STORE" = pg ]; }
 pg_ready() {
@@ -59,6 +62,15 @@ pg)
 	;;
 esac
 
+STORE_N=0
+store_fresh() {
+	on_pg || return 0
+	STORE_N=$((STORE_N + 1))
+	STORE_DB=agentctl_e2e_store_$$_$STORE_N
+	new_db "$STORE_DB"
+	export AGENT_STORAGE_URL=$URL
+}
+
 store_sum() {
 	if on_pg; then
 		# Less pg_dump's comments and its \restrict key (new each run).
@@ -75,7 +87,10 @@ store_seed() {
 }
 doc_of() {
 	if on_pg; then
-		"$AC" -w "$WS" session show "$1" --json | jq 'del(.usage)'
+		# From an empty folder and user config: whatever the workspace's
+		# configuration says (a case may break it), the store's document.
+		mkdir -p "$TMP/doc_of/ws" "$TMP/doc_of/xdg"
+		XDG_CONFIG_HOME=$TMP/doc_of/xdg "$AC" -w "$TMP/doc_of/ws" session show "$1" --json | jq 'del(.usage)'
 	else
 		cat "$WS/.agent/sessions/$1.json"
 	fi
