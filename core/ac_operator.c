@@ -7,6 +7,7 @@
 #include "ac_session.h"
 #include "ac_time.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +67,21 @@ static void journal_step(const ac_workspace *ws, ac_buf *notes, const char *acti
 }
 
 /* The session's status now, copied to out ("" when it cannot be read). */
-static void status_now(char out[32], const ac_workspace *ws, const char *id)
+/* shared: the store hosts share (no session file to read); NULL: the file. */
+static void status_now(char out[32], const ac_workspace *ws, const ac_backend *shared,
+		       const char *id)
 {
 	ac_session *s = NULL;
 
 	out[0] = '\0';
+	if (shared) {
+		ac_backend_session_info info = {0};
+
+		if (shared->inspector.find(shared->impl, &info, id) == 0)
+			snprintf(out, 32, "%s", info.status ? info.status : "");
+		ac_backend_session_info_clear(&info);
+		return;
+	}
 	if (ac_session_load(&s, ws->sessions_dir, id) == 0)
 		snprintf(out, 32, "%s", ac_session_status(s));
 	ac_session_free(s);
@@ -139,7 +150,7 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 		return rc;
 	}
 	if (rc == AC_EINVAL) {
-		status_now(status, ws, id);
+		status_now(status, ws, NULL, id);
 		if (!strcmp(status, "paused")) {
 			/* A cooperating agent read the request and paused itself. */
 			req.state = AC_REQUEST_APPLIED;
@@ -169,7 +180,7 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 	for (int64_t end = ac_time_now_ms() + ws->session_write.quiet_ms;
 	     wait && active && !out->signalled && ac_time_now_ms() < end;) {
 		sleep_ms(20);
-		status_now(status, ws, id);
+		status_now(status, ws, NULL, id);
 		if (!strcmp(status, "running")) {
 			out->applied = false;
 			out->pending = (ac_pending)record_override(ws, id, &req, notes);
@@ -196,9 +207,13 @@ static char **expand_resume(const char *const *argv, const char *id)
 }
 
 /* Starts resumeCommand for a paused session and watches for the agent to
- * take it over (the file says "running"), for timeout_ms. */
-static int launch_resume(const ac_workspace *ws, const char *const *command, const char *id,
-			 int timeout_ms, ac_operator_outcome *out, ac_buf *notes)
+ * take it over (the file, or the store hosts share, says "running"), for
+ * timeout_ms. shared: that store, where no request file is written (its
+ * agents read their status from it) and the command's pid tells whether it
+ * still runs; NULL: the session file. */
+static int launch_resume(const ac_workspace *ws, const ac_backend *shared,
+			 const char *const *command, const char *id, int timeout_ms,
+			 ac_operator_outcome *out, ac_buf *notes)
 {
 	ac_request req = {.kind = AC_REQUEST_RESUME, .state = AC_REQUEST_RESUMING,
 			   .requested_ms = ac_time_now_ms()};
@@ -217,23 +232,26 @@ static int launch_resume(const ac_workspace *ws, const char *const *command, con
 		goto done;
 	}
 	/* Replaces the pause request, which a cooperating agent would obey. */
-	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
+	if (!shared && (rc = ac_request_write(ws->sessions_dir, id, &req)))
 		goto done;
 	if ((rc = ac_proc_spawn_detached_env(&out->pid, (const char *const *)argv, env, ws->root,
 					     log.data))) {
 		snprintf(req.reason, sizeof(req.reason), "%s", ac_error_last());
 		goto failed;
 	}
-	ac_process_record(ws->sessions_dir, id, out->pid);
+	if (!shared)
+		ac_process_record(ws->sessions_dir, id, out->pid);
 	ac_buf_printf(&message, "Resuming: started resumeCommand (pid %ld); waiting for the agent "
 		      "to take the session over", (long)out->pid);
 	journal_step(ws, notes, "SESSION_RESUME", "IN_PROGRESS", id, "running", message.data);
 	for (int64_t start = ac_time_now_ms();; sleep_ms(25)) {
-		bool gone = ac_process_find(&agent, ws->sessions_dir, id) != 0;
+		bool gone = shared ? kill(out->pid, 0) != 0 && errno == ESRCH
+				   : ac_process_find(&agent, ws->sessions_dir, id) != 0;
 
-		status_now(status, ws, id);
+		status_now(status, ws, shared, id);
 		if (!strcmp(status, "running")) {
-			ac_request_clear(ws->sessions_dir, id);
+			if (!shared)
+				ac_request_clear(ws->sessions_dir, id);
 			out->applied = true;
 			ac_buf_clear(&message);
 			ac_buf_printf(&message, "Resumed: the agent took the session over (pid %ld)",
@@ -242,7 +260,8 @@ static int launch_resume(const ac_workspace *ws, const char *const *command, con
 			goto done;
 		}
 		if (strcmp(status, "paused") != 0) {
-			ac_request_clear(ws->sessions_dir, id);
+			if (!shared)
+				ac_request_clear(ws->sessions_dir, id);
 			rc = ac_error_set(AC_ECONFLICT, "session '%s' became %s while resuming", id,
 					  *status ? status : "unreadable");
 			goto done;
@@ -270,7 +289,8 @@ static int launch_resume(const ac_workspace *ws, const char *const *command, con
 	goto done;
 failed:
 	req.state = AC_REQUEST_FAILED;
-	ac_request_write(ws->sessions_dir, id, &req);
+	if (!shared)
+		ac_request_write(ws->sessions_dir, id, &req);
 	out->pending = AC_PENDING_RESUME_FAILED;
 	ac_buf_clear(&message);
 	ac_buf_printf(&message, "Resume failed: %s", req.reason);
@@ -313,7 +333,7 @@ static int resume_session(const ac_workspace *ws, const char *id, bool wait,
 		return 0;
 	}
 	/* A dashboard only looks for a command that fails at once. */
-	return launch_resume(ws, command, id, wait ? ws->resume_timeout_ms : 300, out, notes);
+	return launch_resume(ws, NULL, command, id, wait ? ws->resume_timeout_ms : 300, out, notes);
 }
 
 /* The operator takes back a pause that did not happen (the agent kept
@@ -346,9 +366,10 @@ static int withdraw_pause(const ac_workspace *ws, const char *id, ac_operator_ou
  * and no signal: the agent may run on another host and reads its status
  * from the store. */
 static int set_status_shared(const ac_workspace *ws, const ac_backend *b, const char *id,
-			     const char *from, const char *status, ac_operator_outcome *out,
-			     ac_buf *notes)
+			     const char *from, const char *status, bool wait,
+			     ac_operator_outcome *out, ac_buf *notes)
 {
+	const char *const *command = NULL;
 	ac_backend_session_info info = {0};
 	const char *action = !strcmp(status, "paused")	  ? "SESSION_PAUSE"
 			     : !strcmp(status, "running") ? "SESSION_RESUME"
@@ -362,14 +383,26 @@ static int set_status_shared(const ac_workspace *ws, const ac_backend *b, const 
 		from = info.status;
 	/* The rules are judged on the status the operator saw; the store
 	 * refuses if it is not that any more. */
-	if (!(rc = check_allowed(id, from, status)) &&
-	    !(rc = b->session.set_status(b->impl, info.tenant, id, from, status))) {
+	if ((rc = check_allowed(id, from, status)))
+		goto done;
+	/* A resume starts resumeCommand as on files: refused before anything
+	 * changes when it is not trusted; started, it is the agent that sets
+	 * "running" in the store, which the wait watches for. */
+	if (!strcmp(status, "running") &&
+	    ((rc = ac_workspace_command(&command, ws, "resumeCommand")) || command)) {
+		if (!rc)
+			rc = launch_resume(ws, b, command, id,
+					   wait ? ws->resume_timeout_ms : 300, out, notes);
+		goto done;
+	}
+	if (!(rc = b->session.set_status(b->impl, info.tenant, id, from, status))) {
 		out->applied = true;
 		if (action)
 			journal_step(ws, notes, action, "SUCCESS", id, status,
 				     !strcmp(status, "paused") ? "Paused the session"
 							       : "Resumed the session");
 	}
+done:
 	ac_backend_session_info_clear(&info);
 	return rc;
 }
@@ -423,7 +456,7 @@ int ac_operator_set_status(const ac_workspace *ws, const char *id, const char *f
 	if (b->optional.local_sessions)
 		rc = set_status_local(ws, id, from, status, wait, out, notes);
 	else
-		rc = set_status_shared(ws, b, id, from, status, out, notes);
+		rc = set_status_shared(ws, b, id, from, status, wait, out, notes);
 	ac_workspace_store_release(ws, b);
 	return rc;
 }

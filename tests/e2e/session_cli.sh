@@ -520,6 +520,10 @@ check "embedded {id} in the user file: names it" \
 cat >"$XDG_CONFIG_HOME/agent/config.json" <<'EOF'
 {"resumeCommand": ["/bin/sh", "-c", "printf '%s|%s' \"$0\" \"$AGENT_SESSION_ID\" > arg.txt; f=\".agent/sessions/$0.json\"; jq '.status=\"running\"' \"$f\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f\"", "{id}"]}
 EOF
+# On the database the agent takes it over there, as takeover.sh does above.
+on_pg && jq -n --arg ac "$AC" '{resumeCommand: ["/bin/sh", "-c",
+	"printf \"%s|%s\" \"$0\" \"$AGENT_SESSION_ID\" > arg.txt; exec \"$1\" -w . session create t --tenant acme --id \"$0\" --resume >/dev/null",
+	"{id}", $ac]}' >"$XDG_CONFIG_HOME/agent/config.json"
 run session resume "$PWN"
 check "whole {id} from the user file: exit 0 (trusted, no trust step)" rc_is 0
 check_store "whole {id}: the id arrives whole, twice" \
