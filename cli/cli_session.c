@@ -753,9 +753,11 @@ static int print_stored(const ac_backend *b, const char *tenant, const char *id,
 /* resume_or_create in a shared store: a paused session *id of tenant is
  * set running (a compare-and-set from paused: of two agents resuming it,
  * one gets it) and *resumed says so; another status leaves *id NULL (a
- * new id, as the seed does); no such session: create it. */
+ * new id, as the seed does); no such session: create it. With no tenant
+ * named (*adopted not NULL), any tenant's session is resumed, as on files,
+ * and *adopted (allocated) names its tenant. */
 static int resume_or_create_stored(const ac_backend *b, bool *resumed, const char **id,
-				   const char *tenant)
+				   const char *tenant, char **adopted)
 {
 	ac_backend_session_info info = {0};
 	int rc = b->inspector.find(b->impl, &info, *id), status = CLI_OK;
@@ -765,6 +767,15 @@ static int resume_or_create_stored(const ac_backend *b, bool *resumed, const cha
 		return CLI_OK;
 	if (rc)
 		return cli_error(CLI_FAILED, "session create: %s", ac_error_last());
+	if (adopted && strcmp(info.tenant, tenant) && strcmp(info.status, "paused"))
+		tenant = info.tenant; /* not paused: a new id, in the tenant the create names */
+	else if (adopted && strcmp(info.tenant, tenant)) {
+		if (!(*adopted = strdup(info.tenant))) {
+			ac_backend_session_info_clear(&info);
+			return cli_error(CLI_FAILED, "out of memory");
+		}
+		tenant = *adopted;
+	}
 	if (strcmp(info.tenant, tenant))
 		/* As the backend: another tenant's session is not revealed. */
 		status = cli_error(CLI_FAILED, "session create: session '%s' not found for tenant '%s'",
@@ -786,16 +797,19 @@ static int create_stored(const cli_context *ctx, const ac_backend *b, const char
 			 const char *id, const char *tenant, const char *user, const char *agent,
 			 bool resume, bool json)
 {
-	char *made = NULL, *fallback = NULL;
-	bool resumed = false;
+	char *made = NULL, *fallback = NULL, *adopted = NULL;
+	bool resumed = false, named = tenant != NULL;
 	int status = CLI_OK;
 
 	if (!tenant && ac_workspace_tenant(&fallback, &ctx->ws) != 0)
 		return cli_error(CLI_USAGE, "session create: %s; or add --tenant T", ac_error_last());
 	if (!tenant)
 		tenant = fallback;
-	if (resume && (status = resume_or_create_stored(b, &resumed, &id, tenant)))
+	if (resume && (status = resume_or_create_stored(b, &resumed, &id, tenant,
+							named ? NULL : &adopted)))
 		goto done;
+	if (adopted)
+		tenant = adopted;
 	if (resumed) {
 		if (!(made = strdup(id)))
 			status = cli_error(CLI_FAILED, "out of memory");
@@ -809,6 +823,7 @@ static int create_stored(const cli_context *ctx, const ac_backend *b, const char
 done:
 	free(made);
 	free(fallback);
+	free(adopted);
 	return status;
 }
 

@@ -85,13 +85,15 @@ int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res)
 /* ---- the session store ---- */
 
 /* The session document as the file store starts it, minus its history
- * (the messages table holds that): the reference keys, tenancy in metadata. */
+ * (the messages table holds that; its place kept, ac_backend_pg_history_slot):
+ * the reference keys, tenancy in metadata. */
 static char *new_document(const char *id, const char *now, const char *task, const char *tenant,
 			  const char *user, const char *agent)
 {
-	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s?, s:s?}}", "id", id,
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:{s:s, s:s*, s:s*}}", "id", id,
 				"createdAt", now, "updatedAt", now, "task", task, "status", "running",
-				"metadata", "tenantId", tenant, "userId", user, "agentId", agent);
+				"conversationHistory", "metadata", "tenantId", tenant, "userId", user,
+				"agentId", agent);
 	char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 	json_decref(doc);
@@ -598,6 +600,13 @@ int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char 
 				  session_id);
 	}
 	return rc;
+}
+
+int ac_backend_pg_history_slot(json_t *doc)
+{
+	if (!json_object_get(doc, "conversationHistory"))
+		return 0;
+	return put(doc, "conversationHistory", json_null());
 }
 
 /* The stored document (no history) with what the row keeps current: the

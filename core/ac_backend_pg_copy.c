@@ -72,9 +72,11 @@ static int pg_put_session(void *impl, bool *out_created, const char *tenant, con
 		return rc;
 	if (history && !json_is_array(history))
 		return ac_error_set(AC_EINVAL, "session %s: conversationHistory is not an array", id);
-	/* Absent or not, the history is the messages table's. */
-	if ((rest = json_deep_copy(doc)))
-		json_object_del(rest, "conversationHistory");
+	/* Absent or not, the history is the messages table's (its place kept). */
+	if ((rest = json_deep_copy(doc)) && ac_backend_pg_history_slot(rest)) {
+		json_decref(rest);
+		rest = NULL;
+	}
 	if (!rest || !(rest_text = ac_json_exact_dumps(rest, JSON_COMPACT | JSON_PRESERVE_ORDER, &len)) ||
 	    !(history_text = history ? ac_json_exact_dumps(history, JSON_COMPACT, &len)
 				     : strdup("[]")) || !(task = task_column(doc))) {

@@ -65,6 +65,12 @@ int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char 
  * is not one. */
 int ac_backend_pg_stored_document(json_t **out, const PGresult *res, const char *session_id);
 
+/* Makes doc (a session document about to be stored) hold no history: its
+ * conversationHistory, when present, becomes null where it stands, so the
+ * messages put back on reading take the same place in the keys' order
+ * (the seed's: ..., status, conversationHistory, metadata). 0 or AC_ENOMEM. */
+int ac_backend_pg_history_slot(json_t *doc);
+
 /* Locks the session's row for the rest of the transaction (every append
  * takes it too); AC_ENOTFOUND when it is not tenant's. */
 int ac_backend_pg_lock_session(ac_backend_pg *b, const char *tenant, const char *session_id);

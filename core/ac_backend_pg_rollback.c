@@ -60,7 +60,8 @@ int ac_backend_pg_change_document(ac_backend_pg *b, const char *tenant, const ch
 	if (rc)
 		goto done;
 	/* The history never goes in the document (put_session's rule). */
-	json_object_del(doc, "conversationHistory");
+	if ((rc = ac_backend_pg_history_slot(doc)))
+		goto done;
 	if (!(text = ac_json_exact_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER, &len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
