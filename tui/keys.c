@@ -415,6 +415,14 @@ static ui_key_fit transcript_refused(const ui_session *s, ac_buf *why)
 	return UI_KEY_REFUSED;
 }
 
+/* A refusal's popup asks nothing: any key closes it (ui_keys_dispatch),
+ * so the dialog's y and n/Esc are not hinted under it. */
+static ui_key_fit applies_question(const ui_dash *d, ac_buf *why)
+{
+	(void)why;
+	return d->dlg.kind == UI_DLG_NOTICE ? UI_KEY_NO_ROW : UI_KEY_APPLIES;
+}
+
 static ui_key_fit applies_pause(const ui_dash *d, ac_buf *why)
 {
 	const ui_session *s = selected_row(d);
@@ -696,7 +704,8 @@ static const ui_key table[] = {
 	{.keys = {'y'},
 	 .doc = {.label = "y", .help = "confirm a dialog: do what it says",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
-	 .hint = "y confirm", .handler = act_confirm, .reaction = UI_REDRAW | UI_RELOAD},
+	 .hint = "y confirm", .handler = act_confirm, .applies = applies_question,
+	 .reaction = UI_REDRAW | UI_RELOAD},
 	{.keys = {'j', UI_KEY_DOWN, 'k', UI_KEY_UP},
 	 .doc = {.label = "j k", .help = "scroll a dialog taller than the screen",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
@@ -723,7 +732,8 @@ static const ui_key table[] = {
 	{.keys = {'n', UI_KEY_ESC, 'q'},
 	 .doc = {.label = "n Esc q", .help = "cancel a dialog (nothing changes)",
 		 .panes = UI_IN(UI_PANE_DIALOG)},
-	 .hint = "n/Esc cancel", .handler = act_cancel, .reaction = UI_REDRAW},
+	 .hint = "n/Esc cancel", .handler = act_cancel, .applies = applies_question,
+	 .reaction = UI_REDRAW},
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
 	 .hint = "t theme", .hint_late = true, .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},

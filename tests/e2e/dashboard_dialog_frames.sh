@@ -66,6 +66,8 @@ for size in 80x24 120x40 200x60; do
   check "$size: ... boxed like a dialog" cleared
   check "$size: ... with the whole reason, its end too" bash -c "tmux -L $sock capture-pane -p -t e2e | grep -Eq 'the session is completed|only a running session is paused'"
   check "$size: ... the status line has it cut" bash -c "tmux -L $sock capture-pane -p -t e2e | tail -n 2 | head -n 1 | grep -q '…'"
+  check "$size: ... the hint line offers no y or n/Esc under it" \
+    bash -c "! tmux -L $sock capture-pane -p -t e2e | tail -n 1 | grep -Eq 'y confirm|n/Esc cancel'"
   keys x
   check "$size: any key closes it" bash -c "! tmux -L $sock capture-pane -p -t e2e | grep -q 'any key: close'"
   check "$size: ... and does nothing else (x is no key)" wait_for "long done"
