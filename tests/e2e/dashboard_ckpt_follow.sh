@@ -4,7 +4,10 @@
 # of a session whose folder appears while the pane is open. (The dashboard
 # has no switch to force polling yet: test_watch.c covers the polling
 # fallback. Node names fit the NODE column.)
+# On either store (lib/store.sh: STORE=files|pg).
+# Usage: [STORE=pg] dashboard_ckpt_follow.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 ac() { "$agentctl" -w "$ws" "$@" >/dev/null; }
 ac session create "has checkpoints" --id old1
 ac checkpoint create old1 --node first-node

@@ -2,7 +2,10 @@
 # A running session's conversation opens at its end and follows what the
 # agent appends while the view is at the end (as the journal's G does);
 # moving up stops following. A finished session opens at its start.
+# On either store (lib/store.sh: STORE=files|pg).
+# Usage: [STORE=pg] dashboard_conv_follow.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 ac() { "$agentctl" -w "$ws" "$@" >/dev/null; }
 messages() { # FROM TO: a JSON array of user messages "msg-NN-mark"
   local out="[" sep=""

@@ -4,8 +4,13 @@
 # paths scrolls to its end; a rollback whose plan changed between the
 # dialog and `y` (a commit made meanwhile) shows the new plan and asks
 # again, changing nothing until that is confirmed; the same for a
-# checkpoint rollback whose session gained a message meanwhile.
+# checkpoint rollback whose session gained a message meanwhile. On either
+# store (lib/store.sh: STORE=files|pg).
+# Usage: [STORE=pg] dashboard_dialogs.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+AC=$agentctl WS=$ws TMP=$ws.state
+mkdir -p "$TMP"
+. "$(dirname "$0")/lib/store.sh"
 op=11111111-2222-4333-8444-555555555555
 git -C "$ws" init -q && git -C "$ws" config user.email t@t && git -C "$ws" config user.name t
 echo before >"$ws/file.txt"
@@ -61,23 +66,32 @@ mkdir -p "$S"
 cat >"$S/s-one.json" <<'JSON'
 {"id":"s-one","createdAt":"2024-05-01T10:00:00.000Z","updatedAt":"2024-05-01T10:00:00.000Z","task":"t","status":"running","conversationHistory":[{"role":"user","content":"first"}],"metadata":{}}
 JSON
+store_seed acme
+# messages: how many the session holds, as the store says.
+messages() { doc_of s-one | jq '.conversationHistory | length'; }
+# aged: on files, the session's file a minute old (as an agent's write
+# long before the dashboard looks; the database has no file).
+aged() { on_pg || touch -d '-1 min' "$S/s-one.json"; }
 "$agentctl" -w "$ws" checkpoint create s-one >/dev/null
 "$agentctl" -w "$ws" session append s-one '[{"role":"assistant","content":"second"},{"role":"user","content":"third"}]' >/dev/null
-touch -d '-1 min' "$S/s-one.json"
+aged
 dashboard 80 24
 wait_for "s-one" >/dev/null
 keys 1 g 3 g R
 check "R in Checkpoints opens its dialog" wait_for "messages: keep 1, remove 2"
-check "and says where the removed messages go" wait_for "the removed messages are archived under"
+# (under the folder of archives on files, in the database's table of them)
+where="archived under"
+on_pg && where="archived in the database"
+check "and says where the removed messages go" wait_for "the removed messages are $where"
 "$agentctl" -w "$ws" session append s-one '[{"role":"assistant","content":"fourth"}]' >/dev/null
-touch -d '-1 min' "$S/s-one.json"
+aged
 keys y
 check "y on a changed checkpoint plan shows the new plan" wait_for "messages: keep 1, remove 3"
 check "and says it changed" wait_for "the plan changed"
-check "the session was not cut yet" eval '[ "$(jq ".conversationHistory | length" "$S/s-one.json")" = 4 ]'
+check "the session was not cut yet" eval '[ "$(messages)" = 4 ]'
 keys y
 check "y on the new plan rolls back" wait_for "rolled back session s-one to checkpoint"
-check "the session keeps the checkpoint's message" eval '[ "$(jq ".conversationHistory | length" "$S/s-one.json")" = 1 ]'
+check "the session keeps the checkpoint's message" eval '[ "$(messages)" = 1 ]'
 send q
 check "q quits again" wait_exit
 finish

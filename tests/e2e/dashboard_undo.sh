@@ -3,8 +3,18 @@
 # 11), after a dialog that says what it will change: a compaction and a
 # checkpoint rollback get their archived messages back (refused once an
 # agent wrote since), a pause is resumed, an operations rollback is rolled
-# back to the snapshot it committed first.
+# back to the snapshot it committed first. On either store (lib/store.sh:
+# STORE=files|pg), but on the database z undoes only the operations
+# rollback and revert: the dashboard records no undo for what it does to a
+# session in a shared store (tui/actions.c, actions_compact.c: "z undoes
+# what the files keep"), so z says "nothing to undo" after a compaction,
+# pause or checkpoint rollback there, a gap of issue 25 item 1; those cases
+# run on files only (files_z).
+# Usage: [STORE=pg] dashboard_undo.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+AC=$agentctl WS=$ws TMP=$ws.state
+mkdir -p "$TMP"
+. "$(dirname "$0")/lib/store.sh"
 command -v jq >/dev/null || { echo "jq is missing"; echo "0 passed, 1 failed"; exit 1; }
 S=$ws/.agent/sessions
 mkdir -p "$S" "$ws.cfg/agent"
@@ -14,9 +24,12 @@ jq -n '{id: "s1", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T
 	task: "undo me", status: "running", metadata: {},
 	conversationHistory: [range(12) | {role: (if . % 2 == 0 then "user" else "assistant" end),
 					   content: "message \(.) \("x" * 400)"}]}' >"$S/s1.json"
-history() { jq -c .conversationHistory "$S/s1.json"; }
-count() { jq '.conversationHistory | length' "$S/s1.json"; }
+store_seed acme
+history() { doc_of s1 | jq -c .conversationHistory; }
+count() { doc_of s1 | jq '.conversationHistory | length'; }
+status() { doc_of s1 | jq -r .status; }
 original=$(history)
+files_z() { ! on_pg; }
 # A git repository with one recorded operation, for the ops rollback.
 git -C "$ws" init -q && git -C "$ws" config user.email t@t && git -C "$ws" config user.name t
 echo v1 >"$ws/a.txt" && git -C "$ws" add a.txt && git -C "$ws" commit -qm v1
@@ -34,45 +47,52 @@ keys c
 wait_for "Compact session s1?"
 keys y
 check "compacted" wait_for "compacted s1"
-check "the file holds fewer messages" test "$(count)" -lt 12
-keys z
-check "z asks first, saying what comes back" wait_for "archived messages back in place of the summary"
-check "nothing changed before y" test "$(count)" -lt 12
-keys y
-check "undone" wait_for "undone: the compaction of s1"
-check "every message is back, in order, byte for byte" test "$(history)" = "$original"
-check "the restore is recorded" test "$(jq '.metadata.restores | length' "$S/s1.json")" = 1
-keys z
-check "the undo is not undone again" wait_for "nothing to undo"
-# It said "this dashboard has paused, compacted or rolled back nothing
-# yet", right after a compaction and its undo.
-check "and does not say that nothing was done yet" wait_for "is left to undo"
+check "the store holds fewer messages" test "$(count)" -lt 12
+if files_z; then
+	keys z
+	check "z asks first, saying what comes back" wait_for "archived messages back in place of the summary"
+	check "nothing changed before y" test "$(count)" -lt 12
+	keys y
+	check "undone" wait_for "undone: the compaction of s1"
+	check "every message is back, in order, byte for byte" test "$(history)" = "$original"
+	check "the restore is recorded" test "$(doc_of s1 | jq '.metadata.restores | length')" = 1
+	keys z
+	check "the undo is not undone again" wait_for "nothing to undo"
+	# It said "this dashboard has paused, compacted or rolled back nothing
+	# yet", right after a compaction and its undo.
+	check "and does not say that nothing was done yet" wait_for "is left to undo"
 
-# An agent writes after the compaction: the undo is refused.
-keys c
-wait_for "Compact session s1?"
-keys y
-wait_for "compacted s1"
-after=$(count)
-echo '{"role": "user", "content": "written by the agent"}' |
-	"$agentctl" -w "$ws" session append s1 - >/dev/null 2>&1
-keys z
-wait_for "Undo the compaction"
-keys y
-check "refused: an agent wrote since" wait_for "an agent wrote since"
-check "nothing was changed" test "$(count)" = $((after + 1))
+	# An agent writes after the compaction: the undo is refused.
+	keys c
+	wait_for "Compact session s1?"
+	keys y
+	wait_for "compacted s1"
+	after=$(count)
+	echo '{"role": "user", "content": "written by the agent"}' |
+		"$agentctl" -w "$ws" session append s1 - >/dev/null 2>&1
+	keys z
+	wait_for "Undo the compaction"
+	keys y
+	check "refused: an agent wrote since" wait_for "an agent wrote since"
+	check "nothing was changed" test "$(count)" = $((after + 1))
+fi
 
 # Pause, then its undo (a resume).
 keys p
 wait_for "Pause session s1?"
 keys y
-for _ in $(seq 50); do [ "$(jq -r .status "$S/s1.json")" = paused ] && break; sleep 0.1; done
-check "paused" test "$(jq -r .status "$S/s1.json")" = paused
-keys z
-check "z offers the resume" wait_for "undoes your pause of s1"
+for _ in $(seq 50); do [ "$(status)" = paused ] && break; sleep 0.1; done
+check "paused" test "$(status)" = paused
+if files_z; then
+	keys z
+	check "z offers the resume" wait_for "undoes your pause of s1"
+else
+	keys r
+	wait_for "only if it is still paused"
+fi
 keys y
-for _ in $(seq 50); do [ "$(jq -r .status "$S/s1.json")" = running ] && break; sleep 0.1; done
-check "running again" test "$(jq -r .status "$S/s1.json")" = running
+for _ in $(seq 50); do [ "$(status)" = running ] && break; sleep 0.1; done
+check "running again" test "$(status)" = running
 
 # An operations rollback, then its undo.
 keys 2
@@ -111,11 +131,13 @@ wait_for "Roll session s1 back to checkpoint"
 keys y
 check "rolled back to the checkpoint" wait_for "rolled back session s1 to checkpoint"
 check "two messages removed" test "$(count)" = $(($(jq length <<<"$before_ckpt") - 2))
-keys z
-check "z offers the messages back" wait_for "archived messages back after the"
-keys y
-check "the checkpoint rollback is undone" wait_for "undone: the checkpoint rollback of s1"
-check "the removed messages are back, in order" test "$(history)" = "$before_ckpt"
+if files_z; then
+	keys z
+	check "z offers the messages back" wait_for "archived messages back after the"
+	keys y
+	check "the checkpoint rollback is undone" wait_for "undone: the checkpoint rollback of s1"
+	check "the removed messages are back, in order" test "$(history)" = "$before_ckpt"
+fi
 keys q
 wait_exit
 at_exit() { rm -rf "$ws.cfg"; }

@@ -42,9 +42,14 @@ pg_ready() {
 STORE_DBS=""
 new_db() {
 	psql -Atqc "CREATE DATABASE $1" >/dev/null || exit 1
-	[ -n "$STORE_DBS" ] ||
-		trap 'for d in $STORE_DBS; do psql -Atqc "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1; done
-		      rm -rf "$TMP"' EXIT
+	# On exit, what the script's harness (lib/cli.sh, lib/tmux.sh: its
+	# dashboards end) had set to run then (trap -p quotes it), and the
+	# databases go.
+	[ -n "$STORE_DBS" ] || {
+		STORE_PREV_EXIT=$(trap -p EXIT)
+		trap 'eval "set -- ${STORE_PREV_EXIT#trap -- }"; eval "${1:-}"
+		      for d in $STORE_DBS; do psql -Atqc "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1; done' EXIT
+	}
 	STORE_DBS="$STORE_DBS $1"
 	URL="postgresql://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/$1"
 }
