@@ -729,11 +729,8 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_STATUS:
 		if (!set_status(d, ws, out))
 			break;
-		/* z undoes what the files keep: not a shared store's change. */
-		if (d->shared) {
-			out->undo_forget = true;
-			break;
-		}
+		/* A pause is undone by a resume, in either store (in a shared
+		 * one, the same compare-and-set from paused). */
 		if (!strcmp(d->status, "paused")) {
 			ui_undo_record(&out->undo, UI_UNDO_PAUSE, d->target, NULL, 0, 0, NULL, NULL);
 			out->undo_set = true;

@@ -4,12 +4,11 @@
 # checkpoint rollback get their archived messages back (refused once an
 # agent wrote since), a pause is resumed, an operations rollback is rolled
 # back to the snapshot it committed first. On either store (lib/store.sh:
-# STORE=files|pg), but on the database z undoes only the operations
-# rollback and revert: the dashboard records no undo for what it does to a
-# session in a shared store (tui/actions.c, actions_compact.c: "z undoes
-# what the files keep"), so z says "nothing to undo" after a compaction,
-# pause or checkpoint rollback there, a gap of issue 25 item 1; those cases
-# run on files only (files_z).
+# STORE=files|pg), but on the database z undoes only the pause and the
+# operations rollback and revert: a compaction's or a checkpoint rollback's
+# archive is a row there, which the undo (it reads an archive file,
+# tui/actions_compact.c) does not read back, so z says "nothing to undo"
+# after those; their cases run on files only (files_z).
 # Usage: [STORE=pg] dashboard_undo.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
 AC=$agentctl WS=$ws TMP=$ws.state
@@ -83,13 +82,8 @@ wait_for "Pause session s1?"
 keys y
 for _ in $(seq 50); do [ "$(status)" = paused ] && break; sleep 0.1; done
 check "paused" test "$(status)" = paused
-if files_z; then
-	keys z
-	check "z offers the resume" wait_for "undoes your pause of s1"
-else
-	keys r
-	wait_for "only if it is still paused"
-fi
+keys z
+check "z offers the resume" wait_for "undoes your pause of s1"
 keys y
 for _ in $(seq 50); do [ "$(status)" = running ] && break; sleep 0.1; done
 check "running again" test "$(status)" = running
