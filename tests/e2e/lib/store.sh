@@ -102,7 +102,7 @@ store_seed() {
 	on_pg || return 0
 	env -u AGENT_STORAGE_URL "$AC" -w "$WS" storage migrate --to "$AGENT_STORAGE_URL" --tenant "$1" \
 		>"$TMP/seed.out" 2>&1 || { cat "$TMP/seed.out" >&2; return 1; }
-	find "$WS/.agent/sessions" -maxdepth 1 -name '*.json' -delete
+	[ ! -d "$WS/.agent/sessions" ] || find "$WS/.agent/sessions" -maxdepth 1 -name '*.json' -delete
 }
 doc_of() {
 	if on_pg; then
