@@ -8,8 +8,12 @@
 # no strip once none waits; and notify.desktop runs once per transition
 # into waiting of a transcript, told the host and the reason ({host},
 # {reason}, AGENT_HOST, AGENT_WAITING_FOR); with none configured nothing
-# runs.
+# runs. On either store (lib/store.sh: STORE=files|pg; the transcripts are
+# the agents' own files either way): dashboard_attention_pg.sh is the
+# database's run.
+# Usage: [STORE=pg] dashboard_attention.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 home=$ws.home
 cfg=$ws.cfg
 out=$ws.out

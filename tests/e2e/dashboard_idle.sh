@@ -5,9 +5,11 @@
 # paused one stays paused. A session that goes quiet while the dashboard
 # runs turns idle with time alone (sources.state.idleMs, here 4 s), no
 # file event needed, and the operator's onStatusChange hook hears
-# running -> idle. At 120x40 and 80x24, on files (dashboard_team_pg.sh
-# does the database).
+# running -> idle. At 120x40 and 80x24, on either store (lib/store.sh:
+# STORE=files|pg; dashboard_idle_pg.sh is the database's run).
+# Usage: [STORE=pg] dashboard_idle.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 cfg=$ws.cfg
 at_exit() { rm -rf "$cfg" "$ws.hooked"; }
 ac() { "$agentctl" -w "$ws" "$@"; }
@@ -20,7 +22,13 @@ ac session create "fix the login page" --id s-quiet >/dev/null
 ac session create "write the release notes" --id s-busy >/dev/null
 ac session create "tune the cache" --id s-held >/dev/null
 ac session pause s-held >/dev/null
-touch -d '2 hours ago' "$dir/s-quiet.json" "$dir/s-held.json"
+# Nobody has written s-quiet or s-held for two hours: their file's time,
+# or the database's updated_at.
+if on_pg; then
+  store_sql "UPDATE sessions SET updated_at = now() - interval '2 hours' WHERE id IN ('s-quiet', 's-held')" >/dev/null
+else
+  touch -d '2 hours ago' "$dir/s-quiet.json" "$dir/s-held.json"
+fi
 prefix="env XDG_CONFIG_HOME=$cfg AGENT_SOURCES_STATE_IDLE_MS=4000"
 row_within() { # tenths text1 text2: a screen line with both, in time
   for _ in $(seq "$1"); do screen | grep -F -- "$2" | grep -qF -- "$3" && return 0; sleep 0.1; done

@@ -5,7 +5,11 @@
 # (older) / previous match; Enter opens an event in full (pretty JSON);
 # Esc goes back, then leaves the search for the live tail. The matches
 # here are far behind the 2,000 events the live tail keeps.
+# On either store (lib/store.sh: STORE=files|pg; dashboard_jsearch_pg.sh is
+# the database's run: the journal files go in by `storage migrate`).
+# Usage: [STORE=pg] dashboard_jsearch.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 python3 - "$ws" <<'PY'
 import json, sys
 ws = sys.argv[1]
@@ -25,8 +29,15 @@ with open(ws + "/JOURNAL.jsonl", "w") as f:
         if i == 200:  # text from a file is never sent raw to the terminal
             f.write(ev(90000, "\x1b]0;owned\x07 title \u202e bidi", "hostile_x"))
 PY
-sums() { (cd "$ws" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-before=$(sums)
+if on_pg; then
+  store_seed acme || exit 1
+  rm -f "$ws"/JOURNAL*.jsonl
+fi
+before=$(store_sum)
+# Where the search looked, and the full event's title: a file and its byte
+# offset, or the database (no file there: the event by its id).
+in_files="in 2 files" title="Event in JOURNAL.jsonl at byte"
+on_pg && in_files="in the database" title="Event evt_20250903000100_00000064"
 
 dashboard 140 40
 wait_for "event 5999" >/dev/null
@@ -38,7 +49,7 @@ check "search: S opens the query line" wait_for "search the journal:"
 send -l "trace.correlation_id=needle_x"
 keys Enter
 check "search: the pane says what it searched" wait_for "trace.correlation_id=needle_x"
-check "search: every file searched, 2 matches" wait_for "2 matches in 2 files"
+check "search: every file searched, 2 matches" wait_for "2 matches $in_files"
 check "search: the match deep in the journal" wait_for "event 100"
 check "search: the match in the rotated file" wait_for "old event 1500"
 check "search: the hint line offers n/N" bash -c "tmux -L $sock capture-pane -p -t e2e | tail -n 1 | grep -qF 'n/N match'"
@@ -49,17 +60,17 @@ check "search: N back to the newer one" wait_for "1/2"
 keys Enter
 check "search: Enter opens the event in full" wait_for '"correlation_id": "needle_x"'
 check "search: pretty JSON, one field a line" wait_for '"message": "event 100"'
-check "search: the file and offset" wait_for "JOURNAL.jsonl"
+check "search: the file and offset (on pg: the id)" wait_for "$title"
 keys Escape
-check "search: Esc back to the matches" wait_for "2 matches in 2 files"
+check "search: Esc back to the matches" wait_for "2 matches $in_files"
 keys Escape
 check "search: Esc again back to the live tail" wait_for "event 5999"
-check "search: search closed" absent "2 matches in 2 files"
+check "search: search closed" absent "2 matches $in_files"
 # A field that is not there: nothing found, said so.
 keys S
 send -l "trace.parent_id=nothing"
 keys Enter
-check "search: no match said so" wait_for "0 matches in 2 files"
+check "search: no match said so" wait_for "0 matches $in_files"
 keys Escape
 # A bad term: the query engine's message.
 keys S
@@ -83,5 +94,5 @@ check "tail: Enter opens the last event in full" wait_for '"message": "event 599
 keys Escape
 send q
 wait_gone
-check "nothing was written" test "$before" = "$(sums)"
+check "nothing was written" test "$before" = "$(store_sum)"
 finish

@@ -4,11 +4,20 @@
 # file changes), a hostile task shown escaped, wide characters, the
 # compact dialog cancelled, an operation rolled back by key through its
 # dialog, --read-only refusing actions, a resize, and q quitting with exit
-# status 0.
+# status 0. On either store (lib/store.sh: STORE=files|pg;
+# dashboard_live_pg.sh is the database's run): there the hand-written
+# sessions go in by `storage migrate`, and pause and resume are read back
+# from the store's document.
+# Usage: [STORE=pg] dashboard_live.sh path/to/agentctl
 . "$(dirname "$0")/lib/tmux.sh" "$@"
+. "$(dirname "$0")/lib/store.sh"
 wait_file() { # file text: waits up to 5 s for text in file
   for _ in $(seq 50); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   cat "$1"; return 1
+}
+doc_has() { # id text: waits up to 5 s for text in the session's document
+  for _ in $(seq 50); do doc_of "$1" 2>/dev/null | grep -qF -- "$2" && return 0; sleep 0.1; done
+  doc_of "$1"; return 1
 }
 start() { dashboard 100 30 "$@"; } # args...: the dashboard, exit status to $ws.exit
 quit() {
@@ -27,6 +36,10 @@ event() { # agent message
 mkdir -p "$ws/.agent/sessions"
 session s-alpha running "修复登录 🚀 alpha task" 1
 session s-evil paused 'evil \u001b]0;pwned\u0007 task' 2
+store_seed acme || exit 1
+# The database's updated_at is the document's (2024), not a file's write
+# time (now, which keeps s-alpha running rather than idle on files): now.
+on_pg && store_sql "UPDATE sessions SET updated_at = now()" >/dev/null
 "$agentctl" -w "$ws" journal log "$(event Claude 'first event from Claude')" >/dev/null
 
 # A git workspace with one recorded operation, to roll back by key.
@@ -51,14 +64,17 @@ check "a journal append shows up live" wait_for "a live event arrives"
 keys j
 keys p
 check "p asks first" wait_for "Pause session s-alpha?"
-check "and says what the agent gets" wait_for "a pause request is left for the agent"
+# The agent reads a pause request file, or the store's status (any host).
+told="a pause request is left for the agent"
+on_pg && told="its agent, on whichever host, reads the status from the store"
+check "and says what the agent gets" wait_for "$told"
 keys y
-check "p pauses the selected session (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "paused"'
+check "p pauses the selected session (file)" doc_has s-alpha '"status": "paused"'
 check "the pause shows on screen" wait_for "‖ paused     s-alpha"
 keys r
 check "r asks first" wait_for "Resume session s-alpha?"
 keys y
-check "r resumes it (file)" wait_file "$ws/.agent/sessions/s-alpha.json" '"status": "running"'
+check "r resumes it (file)" doc_has s-alpha '"status": "running"'
 check "the resume is journaled and shown" wait_for "SESSION_RESUME"
 
 keys Enter
@@ -102,7 +118,7 @@ start --read-only
 check "read-only is announced" wait_for "READ-ONLY"
 keys p
 check "read-only refuses actions" wait_for "read-only: actions are disabled"
-check "nothing changed" grep -qE '"status": ?"running"' "$ws/.agent/sessions/s-alpha.json"
+check "nothing changed" eval 'doc_of s-alpha | grep -qE "\"status\": ?\"running\""'
 quit
 check "q quits the read-only dashboard" grep -qx 0 "$ws.exit"
 

@@ -32,7 +32,22 @@
 #   store_fresh             on pg, a new empty database for the commands
 #                           that follow (a script's next workspace starts
 #                           empty there too); nothing on files
+#   store_sql SQL           on pg, SQL run in the script's database
+#                           (search_path agentctl)
+# Sourced after lib/tmux.sh instead (a dashboard script): AC and WS are its
+# agentctl and ws, TMP a folder of its own, and the harness's clean-up on
+# exit still runs (before the databases are dropped).
 STORE=${STORE:-files}
+if [ -z "${AC:-}" ] && [ -n "${agentctl:-}" ]; then
+	AC=$agentctl WS=$ws
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
+	STORE_TRAP=$(trap -p EXIT)
+	STORE_TRAP=${STORE_TRAP#"trap -- '"}
+	STORE_TRAP=${STORE_TRAP%"' EXIT"}
+	STORE_TRAP=${STORE_TRAP//"'\\''"/"'"}
+	trap "$STORE_TRAP"'
+		rm -rf "$TMP"' EXIT
+fi
 on_pg() { [ "$STORE" = pg ]; }
 pg_ready() {
 	psql -Atqc 'select 1' >/dev/null 2>&1 && return
@@ -76,6 +91,9 @@ store_fresh() {
 	export AGENT_STORAGE_URL=$URL
 }
 
+store_sql() {
+	PGOPTIONS="-c search_path=agentctl" psql -d "$STORE_DB" -Atq -v ON_ERROR_STOP=1 -c "$1"
+}
 store_sum() {
 	if on_pg; then
 		# Less pg_dump's comments and its \restrict key (new each run).
@@ -88,7 +106,7 @@ store_seed() {
 	on_pg || return 0
 	env -u AGENT_STORAGE_URL "$AC" -w "$WS" storage migrate --to "$AGENT_STORAGE_URL" --tenant "$1" \
 		>"$TMP/seed.out" 2>&1 || { cat "$TMP/seed.out" >&2; return 1; }
-	find "$WS/.agent/sessions" -maxdepth 1 -name '*.json' -delete
+	[ ! -d "$WS/.agent/sessions" ] || find "$WS/.agent/sessions" -maxdepth 1 -name '*.json' -delete
 }
 doc_of() {
 	if on_pg; then

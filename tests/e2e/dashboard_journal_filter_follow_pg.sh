@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# dashboard_journal_filter_follow.sh on the PostgreSQL store (STORE=pg: lib/store.sh makes the
+# script a database of its own). Needs a server from the PG* variables:
+# ctest runs it through tests/pg/with-postgres.sh.
+# Usage: dashboard_journal_filter_follow_pg.sh path/to/agentctl
+STORE=pg exec bash "$(dirname "$0")/dashboard_journal_filter_follow.sh" "$@"
