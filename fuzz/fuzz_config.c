@@ -2,6 +2,8 @@
 #include "ac_config.h"
 #include "ac_workspace.h"
 
+#include "fuzz_tmpdir.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,22 +13,19 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64];
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const char *dir = fuzz_tmpdir("config");
 	char path[160];
 	ac_config *config = NULL;
 	ac_workspace ws;
 	int fd;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/agentctl-fuzz-config-%d", (int)getpid());
-		mkdir(dir, 0755);
-		snprintf(path, sizeof(path), "%s/.agent", dir);
-		mkdir(path, 0755);
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/.agent", dir);
+	if (mkdir(path, 0755) == 0)
 		setenv("XDG_CONFIG_HOME", dir, 1); /* no user file */
-	}
 	snprintf(path, sizeof(path), "%s/.agent/config.json", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {

@@ -3,6 +3,8 @@
 #include "ac_session.h"
 #include "ac_session_index.h"
 
+#include "fuzz_tmpdir.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,20 +14,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64];
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const char *dir = fuzz_tmpdir("session");
 	char path[128];
 	ac_session *s = NULL;
 	ac_session_index *index = NULL;
 	size_t n;
 	int fd;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/agentctl-fuzz-session-%d", (int)getpid());
-		mkdir(dir, 0755);
-	}
+	if (!dir)
+		return 0;
 	snprintf(path, sizeof(path), "%s/s.json", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
