@@ -12,7 +12,7 @@ set -euo pipefail
 cmp_have tmux || exit 0
 changes=$((CMP_QUICK == 1 ? 10 : CMP_RUNS > 50 ? CMP_RUNS : 50))
 sock=agentctl-cmp-watch-$$
-trap 'tmux -L "$sock" kill-server 2>/dev/null || true' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
 cmp_tmux_server "$sock"
 
 for count in $(cmp_sizes 100 1000 10000); do

@@ -33,7 +33,7 @@ changes=$((CMP_QUICK == 1 ? 10 : CMP_RUNS > 50 ? CMP_RUNS : 50))
 sock=agentctl-cmp-store-$$
 data=$BENCH_DATA/store-latency
 mkdir -p "$data/ws"
-trap 'tmux -L "$sock" kill-server 2>/dev/null || true' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
 cmp_tmux_server "$sock"
 
 # measure NAME SESSIONS URL [store_latency.py options...]: the dashboard on

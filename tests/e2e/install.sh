@@ -17,7 +17,7 @@
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 sock="h-install-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; rm -rf "$TMP"' EXIT
 note() { printf 'install: %s\n' "$*" >&2; }
 for tool in cmake pkg-config cc gcc readelf nm tmux man groff zsh; do
 	command -v "$tool" >/dev/null || { note "$tool is missing: run scripts/install-deps.sh"; exit 1; }

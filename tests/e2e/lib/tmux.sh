@@ -39,6 +39,8 @@ sock="agentctl-e2e-$(basename "$0" .sh)-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null
   for _ in $(seq 30); do [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
   declare -F at_exit >/dev/null && at_exit
+  # kill-server leaves its socket file behind: one a run, thousands a day.
+  rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
   rm -rf "$ws" "$ws.exit" "$ws.state" "$ws.cache"' EXIT
 # Agents the dashboard starts are recorded here, not in the user's home.
 export XDG_STATE_HOME=$ws.state
