@@ -140,14 +140,14 @@ def growth(points, field):
     shown = ", ".join(seconds(p[field]) for p in points)
     if any(not t for t in times) or any(not s for s in sizes):
         return shown, "–", "–"
-    steps, flagged = [], False
+    steps, over = [], False
     for i in range(1, len(points)):
         factor, size_factor = times[i] / times[i - 1], sizes[i] / sizes[i - 1]
         over = size_factor > 1 and math.log(factor) / math.log(size_factor) > SUPERLINEAR
-        flagged = flagged or over
         steps.append(f"{factor:.1f}x" + ("!" if over else ""))
     exponent = math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0])
-    flagged = flagged or exponent > SUPERLINEAR
+    # The last step is the one fixed costs hide least: it flags too.
+    flagged = over or exponent > SUPERLINEAR
     return (shown, ", ".join(steps),
             f"{exponent:.2f}" + (" **superlinear**" if flagged else ""))
 
@@ -203,7 +203,8 @@ def report(path, machine, runs, commit, quick="0", load_line=""):
             "at a size over the time at the size before, ! where it grew faster "
             "than the size; exponent: log of the time ratio over log of the size "
             "ratio, first to last size; 1 is linear, below 1 means fixed costs "
-            "still dominate the small size, above 1.1 is flagged superlinear):",
+            "still dominate the small size; flagged superlinear above 1.1, or when "
+            "the last step grew faster than the size):",
             ""]
     out += growth_table(rows)
     out += [END]

@@ -26,7 +26,8 @@
 //     result} — trace before result — with a clock up to 1.5 s behind, so
 //     its lines are slightly out of time order.
 // Work comes in tasks: a correlation id shared by 1..30 events of one agent,
-// two or three tasks interleaved; 30% of tasks carry no trace. Agents are
+// two or three tasks interleaved, a quarter of them opening with
+// SESSION_START; 30% of tasks carry no trace. Agents are
 // uneven (Claude 38, Codex 24, System 16, Gemini 14, Human 8). One recurring
 // correlation id (RARE_ID below, also printed on stderr) comes back about
 // every 65,000 events — the rare term to measure; it appears nowhere else.
@@ -89,6 +90,7 @@ const STATUSES = ['SUCCESS', 'FAILED', 'IN_PROGRESS'];
 const STATUS_WEIGHTS = [82, 9, 9];
 const ACTIONS = ['FILE_EDIT', 'CMD_RUN', 'FILE_CREATE', 'ANALYSIS', 'FILE_DELETE'];
 const ACTION_WEIGHTS = [36, 28, 14, 16, 6];
+const MODELS = ['claude-sonnet-4', 'gpt-5-codex', 'gemini-2.5-pro'];
 const WRITERS = ['journal.js', 'tasks.py', 'hook'];
 const WRITER_WEIGHTS = [50, 35, 15];
 
@@ -207,6 +209,8 @@ function makeParams(rng, type, pools, path) {
     return { path };
   case 'CMD_RUN':
     return { command: rng.pick(COMMANDS), exit_code: rng.pick([0, 0, 0, 0, 1, 2]) };
+  case 'SESSION_START':
+    return { session_id: `sess_${rng.hex(12)}`, model: rng.pick(MODELS) };
   default:
     return { scope: path, depth: rng.int(1, 5) };
   }
@@ -269,7 +273,8 @@ function generate(out, sizeMb, seed) {
       // Bursts inside a task, quiet stretches between them.
       clock += rng.float() < 0.9 ? rng.int(20, 1500) : rng.int(1500, 12000);
       const at = task.writer === 'hook' ? clock - rng.int(0, 1500) : clock;
-      const type = task.last === null && rng.float() < 0.15 ? 'ANALYSIS' : actionOf();
+      // A task's first event may open an agent session.
+      const type = task.last === null && rng.float() < 0.25 ? 'SESSION_START' : actionOf();
       const path = rng.pick(pools.paths);
       const action = { type };
       if (rng.float() < 0.45) action.input = rng.pick(PROMPTS);
@@ -277,7 +282,7 @@ function generate(out, sizeMb, seed) {
       const result = { message: rng.pick(pools.messages) };
       if (type.startsWith('FILE_')) result.artifacts = [path];
       const e = { id: idFor(rng, at), timestamp: isoTime(at), agent: task.agent,
-        status: task.left === 1 ? statusOf() : 'IN_PROGRESS', action, result };
+        status: statusOf(), action, result };
       if (lines === nextRare) {
         e.trace = { correlation_id: RARE_ID };
         nextRare += rng.int(RARE_EVERY / 2, RARE_EVERY * 3 / 2);
