@@ -8,7 +8,8 @@
 #
 #   --quick      only the smallest size of each measure, 3 runs; the report
 #                goes to stdout, docs/ is left alone (CI runs this form)
-#   --runs N     paired runs per size (default 5; medians are reported)
+#   --runs N     paired runs per size (default 5; medians, and the least and
+#                greatest of the paired ratios, are reported)
 #   --only PAT   only the scripts in bench/compare.d/ whose name has PAT
 #   --no-write   print the report instead of writing docs/BENCHMARKS.md
 #   AGENTCTL     the binary to measure; default: a Release build made here
@@ -20,7 +21,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '7,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
