@@ -157,17 +157,20 @@ def growth_table(rows):
     for row in rows:
         series.setdefault((row["measure"], row["peer"]), []).append(row)
     lines = ["| measure | sizes | agentctl's time at each | growth per step "
-             "| exponent | peer's time at each | peer's growth per step |",
-             "|---|---|---|---|---:|---|---|"]
+             "| exponent | agentctl's CPU at each | exponent (CPU) "
+             "| peer's time at each | peer's growth per step |",
+             "|---|---|---|---|---:|---|---:|---|---|"]
     for (measure, peer), points in series.items():
         points.sort(key=lambda r: r["size_n"] or 0)
         if len(points) < 2 or not points[0]["size_n"] or points[-1]["size_n"] <= points[0]["size_n"]:
             continue
         sizes = ", ".join(f"{p['size']}" for p in points) + " " + points[0]["unit"]
         a_times, a_steps, a_exp = growth(points, "a_med")
+        a_cpus, _, a_cpu_exp = growth(points, "a_cpu")
         b_times, b_steps, _ = growth(points, "b_med")
         label = measure if peer == "-" else f"{measure} (vs {peer})"
         lines.append(f"| {label} | {sizes} | {a_times} | {a_steps} | {a_exp} "
+                     f"| {a_cpus} | {a_cpu_exp} "
                      f"| {b_times if peer != '-' else '–'} | {b_steps if peer != '-' else '–'} |")
     return lines
 
@@ -204,7 +207,8 @@ def report(path, machine, runs, commit, quick="0", load_line=""):
             "than the size; exponent: log of the time ratio over log of the size "
             "ratio, first to last size; 1 is linear, below 1 means fixed costs "
             "still dominate the small size; flagged superlinear above 1.1, or when "
-            "the last step grew faster than the size):",
+            "the last step grew faster than the size; on a loaded machine the "
+            "CPU time, user + system, is the steadier of the two):",
             ""]
     out += growth_table(rows)
     out += [END]
