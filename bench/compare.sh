@@ -8,7 +8,8 @@
 #
 #   --quick      only the smallest size of each measure, 3 runs; the report
 #                goes to stdout, docs/ is left alone (CI runs this form)
-#   --runs N     paired runs per size (default 5; medians are reported)
+#   --runs N     paired runs per size (default 5; medians, and the least and
+#                greatest of the paired ratios, are reported)
 #   --only PAT   only the scripts in bench/compare.d/ whose name has PAT
 #   --no-write   print the report instead of writing docs/BENCHMARKS.md
 #   AGENTCTL     the binary to measure; default: a Release build made here
@@ -20,7 +21,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '7,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -80,13 +81,27 @@ fi
 [ -x "$agentctl" ] || { echo "compare: no agentctl binary at $agentctl" >&2; exit 2; }
 [ -x "$PAIRTIME" ] || { echo "compare: no pairtime beside $agentctl (cmake --build ... --target pairtime)" >&2; exit 2; }
 
+# A pairtime built before protocol 2 gives no spread and no CPU time; one
+# is built from bench/pairtime.c instead when a C compiler is at hand.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX")
+trap 'rm -rf "${tmp:?}"' EXIT
+if [ "$("$PAIRTIME" --protocol 2>/dev/null)" != 2 ]; then
+    if cc -std=c11 -O2 -D_GNU_SOURCE -o "$tmp/pairtime" "$here/pairtime.c" 2>/dev/null; then
+        echo "compare: $PAIRTIME is older than bench/pairtime.c; using one built from it" >&2
+        PAIRTIME=$tmp/pairtime
+    else
+        echo "compare: $PAIRTIME is older than bench/pairtime.c: no spread, no CPU time" >&2
+    fi
+fi
+
 export AGENTCTL=$agentctl PAIRTIME BENCH_DIR=$here
 export BENCH_DATA=${BENCH_DATA:-$here/data}
 export CMP_QUICK=$quick CMP_RUNS=$runs CMP_WARMUP=1
 mkdir -p "$BENCH_DATA"
-CMP_RESULTS=$(mktemp "${TMPDIR:-/tmp}/compare.XXXXXX.tsv")
+CMP_RESULTS=$tmp/results.tsv
+: >"$CMP_RESULTS"
 export CMP_RESULTS
-trap 'rm -f "$CMP_RESULTS"' EXIT
+load_start=$(uptime)
 
 status=0
 for script in "$here"/compare.d/*.sh; do
@@ -103,8 +118,9 @@ done
 machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), \
 $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, kernel $(uname -r), \
 $(. /etc/os-release && echo "$PRETTY_NAME"), file system of the data: $(df -T "$BENCH_DATA" | awk 'NR==2 {print $2}')"
+load="uptime at the start: ${load_start##*load average: }; at the end: $(uptime | sed 's/.*load average: //') (1, 5, 15 minutes)"
 report=$(python3 "$here/compare_report.py" "$CMP_RESULTS" "$machine" "$runs" \
-    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$quick")
+    "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$quick" "$load")
 if [ "$write" = 1 ]; then
     python3 "$here/compare_report.py" --splice "$root/docs/BENCHMARKS.md" <<<"$report"
     echo "compare: wrote docs/BENCHMARKS.md" >&2

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """bench/compare.sh's report: the measures against their peers, as markdown.
 
-  compare_report.py RESULTS.tsv MACHINE RUNS COMMIT [QUICK]   report on stdout
+  compare_report.py RESULTS.tsv MACHINE RUNS COMMIT [QUICK [LOAD]]  report on stdout
   compare_report.py --splice FILE                     report (stdin) into FILE
 
 RESULTS.tsv rows (bench/lib/compare.sh): measure, size, unit, target, peer,
 agentctl median/min seconds and max RSS KiB, peer median/min seconds and max
-RSS KiB, median of the paired ratios; "-" where there is none.
+RSS KiB, median of the paired ratios, then (rows of 19 fields) the least and
+the greatest paired ratio, agentctl's and the peer's median CPU seconds (user
++ system), the 1-minute load before and after the measure, and a note (what
+both sides printed); "-" where there is none.
 """
 
 import math
@@ -15,7 +18,12 @@ import sys
 BEGIN = "<!-- compare:begin -->"
 END = "<!-- compare:end -->"
 FIELDS = ["measure", "size", "unit", "target", "peer", "a_med", "a_min",
-          "a_rss", "b_med", "b_min", "b_rss", "ratio"]
+          "a_rss", "b_med", "b_min", "b_rss", "ratio", "ratio_min",
+          "ratio_max", "a_cpu", "b_cpu", "load_before", "load_after", "note"]
+# Rows from scripts that record the first twelve fields only.
+SHORT = 12
+# A cost growing by more than this power of the size is flagged.
+SUPERLINEAR = 1.1
 
 
 def number(text):
@@ -30,6 +38,8 @@ def read_rows(path):
     with open(path, encoding="utf-8") as results:
         for line in results:
             values = line.rstrip("\n").split("\t")
+            if len(values) == SHORT:
+                values += ["-"] * (len(FIELDS) - SHORT)
             if len(values) != len(FIELDS):
                 sys.exit(f"compare_report: {path}: bad row: {line.strip()}")
             row = dict(zip(FIELDS, values))
@@ -79,53 +89,93 @@ def check_target(row):
     return ", ".join(verdicts), met
 
 
+def spread(row):
+    low, high = number(row["ratio_min"]), number(row["ratio_max"])
+    if low is None or high is None:
+        return "–"
+    return f"{low:.2f}–{high:.2f}x"
+
+
+def load(row):
+    before, after = row["load_before"], row["load_after"]
+    if before in ("", "-") and after in ("", "-"):
+        return "–"
+    return f"{before} → {after}"
+
+
+def cpu(row, side):
+    value = number(row[side + "_cpu"])
+    return "–" if value is None else seconds(row[side + "_cpu"])
+
+
 def main_table(rows):
     largest = {}
     for row in rows:
         key = (row["measure"], row["peer"])
         if key not in largest or (row["size_n"] or 0) > (largest[key]["size_n"] or 0):
             largest[key] = row
-    lines = ["| measure | size | agentctl | agentctl max RSS | peer | peer time "
-             "| ratio | target | met |",
-             "|---|---:|---:|---:|---|---:|---:|---|---|"]
+    lines = ["| measure | size | agentctl | CPU | max RSS | peer | peer time | CPU "
+             "| ratio (median) | ratio (min–max) | load before → after | printed "
+             "| target | met |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|---|---|"]
     for row in largest.values():
         target, met = check_target(row)
         ratio = number(row["ratio"])
-        lines.append("| {} | {} {} | {} | {} | {} | {} | {} | {} | {} |".format(
-            row["measure"], row["size"], row["unit"], seconds(row["a_med"]),
-            kib(row["a_rss"]), "–" if row["peer"] == "-" else row["peer"],
-            seconds(row["b_med"]), "–" if ratio is None else f"{ratio:.2f}x",
-            target or "–", {True: "yes", False: "**no**", None: ""}[met]))
+        lines.append("| " + " | ".join([
+            row["measure"], f"{row['size']} {row['unit']}", seconds(row["a_med"]),
+            cpu(row, "a"), kib(row["a_rss"]),
+            "–" if row["peer"] == "-" else row["peer"].replace("|", "\\|"),
+            seconds(row["b_med"]), cpu(row, "b"),
+            "–" if ratio is None else f"{ratio:.2f}x", spread(row), load(row),
+            "–" if row["note"] in ("", "-") else row["note"],
+            target or "–", {True: "yes", False: "**no**", None: ""}[met]]) + " |")
     return lines
+
+
+def growth(points, field):
+    """Times at each size, the factor of each step and the exponent from
+    the first size to the last (1 is linear), flagged when superlinear."""
+    times = [number(p[field]) for p in points]
+    sizes = [p["size_n"] for p in points]
+    shown = ", ".join(seconds(p[field]) for p in points)
+    if any(not t for t in times) or any(not s for s in sizes):
+        return shown, "–", "–"
+    steps, over = [], False
+    for i in range(1, len(points)):
+        factor, size_factor = times[i] / times[i - 1], sizes[i] / sizes[i - 1]
+        over = size_factor > 1 and math.log(factor) / math.log(size_factor) > SUPERLINEAR
+        steps.append(f"{factor:.1f}x" + ("!" if over else ""))
+    exponent = math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0])
+    # The last step is the one fixed costs hide least: it flags too.
+    flagged = over or exponent > SUPERLINEAR
+    return (shown, ", ".join(steps),
+            f"{exponent:.2f}" + (" **superlinear**" if flagged else ""))
 
 
 def growth_table(rows):
     series = {}
     for row in rows:
         series.setdefault((row["measure"], row["peer"]), []).append(row)
-    lines = ["| measure | sizes | agentctl's time at each | growth exponent "
-             "| peer's time at each |",
-             "|---|---|---|---:|---|"]
+    lines = ["| measure | sizes | agentctl's time at each | growth per step "
+             "| exponent | agentctl's CPU at each | exponent (CPU) "
+             "| peer's time at each | peer's growth per step |",
+             "|---|---|---|---|---:|---|---:|---|---|"]
     for (measure, peer), points in series.items():
         points.sort(key=lambda r: r["size_n"] or 0)
-        if len(points) < 2:
+        if len(points) < 2 or not points[0]["size_n"] or points[-1]["size_n"] <= points[0]["size_n"]:
             continue
         sizes = ", ".join(f"{p['size']}" for p in points) + " " + points[0]["unit"]
-        times = ", ".join(seconds(p["a_med"]) for p in points)
-        peers = ", ".join(seconds(p["b_med"]) for p in points)
-        first, last = points[0], points[-1]
-        t1, t2 = number(first["a_med"]), number(last["a_med"])
-        s1, s2 = first["size_n"], last["size_n"]
-        exponent = "–"
-        if t1 and t2 and s1 and s2 and s2 > s1:
-            value = math.log(t2 / t1) / math.log(s2 / s1)
-            exponent = f"{value:.2f}" + (" **faster than linear**" if value > 1.1 else "")
+        a_times, a_steps, a_exp = growth(points, "a_med")
+        a_cpus, _, a_cpu_exp = growth(points, "a_cpu")
+        b_times, b_steps, _ = growth(points, "b_med")
         label = measure if peer == "-" else f"{measure} (vs {peer})"
-        lines.append(f"| {label} | {sizes} | {times} | {exponent} | {peers} |")
+        lines.append(f"| {label} | {sizes} | {a_times} | {a_steps} | {a_exp} "
+                     f"| {a_cpus} | {a_cpu_exp} "
+                     f"| {b_times if peer != '-' else '–'} | {b_steps if peer != '-' else '–'} |")
     return lines
 
 
-def report(path, machine, runs, commit, quick="0"):
+def report(path, machine, runs, commit, quick="0", load_line=""):
     rows = read_rows(path)
     if quick == "1":
         for row in rows:
@@ -134,9 +184,15 @@ def report(path, machine, runs, commit, quick="0"):
            "## Side by side: `bench/compare.sh`",
            "",
            f"- Machine: {machine}",
+           f"- Load: {load_line}" if load_line else "- Load: not recorded",
            f"- Commit {commit}; {runs} paired runs per size (agentctl and the peer "
-           "alternately, output read through a pipe and discarded), medians; the "
-           "ratio is the median of the pairs' ratios; page cache warm.",
+           "alternately, output read through a pipe and discarded, or sent to "
+           "/dev/null where the peer's command says so), medians; the ratio is "
+           "agentctl's time over the peer's in each pair: their median and their "
+           "least and greatest; CPU is user + system time; page cache warm; "
+           "\"printed\" counts the lines both sides print (agentctl's query prints "
+           "one summary line per event, --json the event's JSON; rg and grep the "
+           "line as written).",
            "- Regenerate: `bench/compare.sh` (builds Release, makes the data, "
            "installs missing peers, rewrites this section).",
            "",
@@ -146,9 +202,13 @@ def report(path, machine, runs, commit, quick="0"):
            ""]
     out += main_table(rows)
     out += ["",
-            "How each cost grows over sizes 10x apart (exponent: log of the time "
-            "ratio over log of the size ratio, first to last size; 1 is linear, "
-            "below 1 means fixed costs still dominate the small size):",
+            "How each cost grows over sizes 10x apart (growth per step: the time "
+            "at a size over the time at the size before, ! where it grew faster "
+            "than the size; exponent: log of the time ratio over log of the size "
+            "ratio, first to last size; 1 is linear, below 1 means fixed costs "
+            "still dominate the small size; flagged superlinear above 1.1, or when "
+            "the last step grew faster than the size; on a loaded machine the "
+            "CPU time, user + system, is the steadier of the two):",
             ""]
     out += growth_table(rows)
     out += [END]
@@ -170,7 +230,7 @@ def splice(path, text):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--splice":
         splice(sys.argv[2], sys.stdin.read())
-    elif len(sys.argv) in (5, 6):
+    elif len(sys.argv) in (5, 6, 7):
         print(report(*sys.argv[1:]))
     else:
         sys.exit(__doc__)

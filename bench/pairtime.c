@@ -2,18 +2,23 @@
  * pairtime: times two commands in alternation, for bench/compare.sh.
  *
  *   pairtime RUNS WARMUP 'COMMAND A' ['COMMAND B']
+ *   pairtime --protocol      prints 2 (the fields below; 1 had only seven)
  *
  * A command line is split into words as a shell would (quotes and
  * variables), never through a shell: wordexp(3) with command substitution
  * refused. A run of A and a run of B make a pair; the order inside a pair
  * alternates so that neither side always runs on a cache the other warmed.
  * Each command's standard output is read through a pipe and discarded here
- * (not sent to /dev/null, where GNU grep stops at its first match).
+ * (not sent to /dev/null, where GNU grep stops at its first match), unless
+ * the line ends in " >/dev/null": then it goes there, as a user's
+ * `cat FILE >/dev/null` does (a pipe would time the copy into it too).
  *
  * Prints one line of tab-separated fields:
  *   a_median_s a_min_s a_maxrss_kib b_median_s b_min_s b_maxrss_kib
- *   median_of_pair_ratios
- * (the b_ fields and the ratio are "-" without COMMAND B). Exits 1 when a
+ *   median_of_pair_ratios min_of_pair_ratios max_of_pair_ratios
+ *   a_median_cpu_s b_median_cpu_s
+ * (cpu: user + system time of the command and its children; the b_ fields
+ * and the ratios are "-" without COMMAND B). Exits 1 when a
  * command could not run, died of a signal or exited with a status above 1
  * (1 is grep's "nothing matched"), naming it on stderr.
  */
@@ -34,9 +39,13 @@ enum { MAX_RUNS = 1000 };
 typedef struct {
 	const char *line;
 	wordexp_t words;
+	int to_null; /* the line ended in " >/dev/null" */
 	double seconds[MAX_RUNS];
+	double cpu_seconds[MAX_RUNS];
 	long maxrss_kib;
 } timed_command;
+
+static const char TO_NULL[] = " >/dev/null";
 
 static double now_seconds(void)
 {
@@ -47,7 +56,19 @@ static double now_seconds(void)
 
 static int split_command(timed_command *cmd)
 {
-	int rc = wordexp(cmd->line, &cmd->words, WRDE_NOCMD | WRDE_SHOWERR);
+	size_t len = strlen(cmd->line), tail = sizeof TO_NULL - 1;
+	char *words = strdup(cmd->line);
+	if (!words) {
+		perror("pairtime");
+		return -1;
+	}
+	/* wordexp refuses '>': the redirection is taken off here. */
+	if (len > tail && !strcmp(words + len - tail, TO_NULL)) {
+		words[len - tail] = '\0';
+		cmd->to_null = 1;
+	}
+	int rc = wordexp(words, &cmd->words, WRDE_NOCMD | WRDE_SHOWERR);
+	free(words);
 	if (rc != 0 || cmd->words.we_wordc == 0) {
 		fprintf(stderr, "pairtime: cannot split command: %s\n", cmd->line);
 		return -1;
@@ -74,6 +95,12 @@ static void exec_child(timed_command *cmd, int out_fd)
 	if (null_fd >= 0) {
 		dup2(null_fd, STDIN_FILENO);
 		close(null_fd);
+	}
+	if (cmd->to_null) {
+		close(out_fd);
+		out_fd = open("/dev/null", O_WRONLY);
+		if (out_fd < 0)
+			_exit(127);
 	}
 	dup2(out_fd, STDOUT_FILENO);
 	close(out_fd);
@@ -121,6 +148,9 @@ static int run_once(timed_command *cmd, int run)
 	}
 	if (run >= 0) {
 		cmd->seconds[run] = elapsed;
+		cmd->cpu_seconds[run] =
+			(double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 +
+			(double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6;
 		if (usage.ru_maxrss > cmd->maxrss_kib)
 			cmd->maxrss_kib = usage.ru_maxrss;
 	}
@@ -139,11 +169,12 @@ static double median(double *values, int n)
 	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-static double minimum(const double *values, int n)
+/* The least (sign 1) or the greatest (sign -1) of the values. */
+static double extreme(const double *values, int n, int sign)
 {
 	double m = values[0];
 	for (int i = 1; i < n; i++)
-		if (values[i] < m)
+		if (sign * values[i] < sign * m)
 			m = values[i];
 	return m;
 }
@@ -161,6 +192,10 @@ static int parse_count(const char *text, int low, int high, int *out)
 int main(int argc, char **argv)
 {
 	int runs = 0, warmup = 0;
+	if (argc == 2 && !strcmp(argv[1], "--protocol")) {
+		puts("2");
+		return 0;
+	}
 	if (argc < 4 || argc > 5 || parse_count(argv[1], 1, MAX_RUNS, &runs) ||
 	    parse_count(argv[2], 0, MAX_RUNS, &warmup)) {
 		fprintf(stderr, "usage: pairtime RUNS(1-%d) WARMUP 'COMMAND A' "
@@ -190,7 +225,7 @@ int main(int argc, char **argv)
 	}
 	for (int c = 0; c < 2; c++) {
 		if (c < count) {
-			double least = minimum(commands[c].seconds, runs);
+			double least = extreme(commands[c].seconds, runs, 1);
 			printf("%.6f\t%.6f\t%ld\t", median(commands[c].seconds, runs),
 			       least, commands[c].maxrss_kib);
 		} else {
@@ -198,9 +233,17 @@ int main(int argc, char **argv)
 		}
 	}
 	if (count == 2)
-		printf("%.4f\n", median(ratios, runs));
+		printf("%.4f\t%.4f\t%.4f", median(ratios, runs), extreme(ratios, runs, 1),
+		       extreme(ratios, runs, -1));
 	else
-		printf("-\n");
+		printf("-\t-\t-");
+	for (int c = 0; c < 2; c++) {
+		if (c < count)
+			printf("\t%.6f", median(commands[c].cpu_seconds, runs));
+		else
+			printf("\t-");
+	}
+	putchar('\n');
 	for (int c = 0; c < count; c++)
 		wordfree(&commands[c].words);
 	return 0;

@@ -4,6 +4,11 @@
 #   cmp_pair  MEASURE SIZE UNIT TARGET PEER_LABEL 'AGENTCTL COMMAND' 'PEER COMMAND'
 #   cmp_alone MEASURE SIZE UNIT TARGET 'AGENTCTL COMMAND'
 #   cmp_record MEASURE SIZE UNIT TARGET PEER_LABEL A_MEDIAN A_MIN A_RSS B_MEDIAN B_MIN B_RSS RATIO
+#              [RATIO_MIN RATIO_MAX A_CPU B_CPU]
+#
+# CMP_NOTE, when set for a call (CMP_NOTE="same 5,352 lines" cmp_pair ...),
+# goes into the row's note: what the two sides print, counted. Every row
+# also carries the 1-minute load average before and after its measure.
 #
 # TARGET applies to the largest size: a comma list of ratio<=X (agentctl's
 # median over the peer's, the median of paired runs), time<=SECONDS,
@@ -57,15 +62,35 @@ cmp_tmux_close() {
     while kill -0 "$3" 2>/dev/null; do sleep 0.05; done
 }
 
+# The 1-minute load average, as uptime shows it.
+cmp_load() {
+    cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -
+}
+
 cmp_record() {
-    if [ $# -ne 12 ]; then
-        echo "compare: cmp_record needs 12 fields, got $#: $*" >&2
+    if [ $# -ne 12 ] && [ $# -ne 16 ]; then
+        echo "compare: cmp_record needs 12 or 16 fields, got $#: $*" >&2
         return 2
     fi
+    local -a row=("$@")
+    [ $# -eq 16 ] || row+=(- - - -)
+    row+=("${CMP_LOAD_BEFORE:--}" "$(cmp_load)" "${CMP_NOTE:--}")
     local IFS=$'\t'
-    echo "$*" >>"$CMP_RESULTS"
-    printf '  %-38s %8s %-5s %-10s agentctl %ss %sKiB  peer %ss  ratio %s\n' \
-        "$1" "$2" "$3" "$5" "$6" "$8" "$9" "${12}" >&2
+    echo "${row[*]//$'\t'/ }" >>"$CMP_RESULTS"
+    printf '  %-38s %8s %-5s %-10s agentctl %ss %sKiB  peer %ss  ratio %s (%s-%s)  load %s-%s  %s\n' \
+        "$1" "$2" "$3" "$5" "$6" "$8" "$9" "${12}" "${row[12]}" "${row[13]}" \
+        "${row[16]}" "${row[17]}" "${row[18]}" >&2
+}
+
+# pairtime's fields: 11 from protocol 2, 7 from an older pairtime (no
+# spread, no CPU time: "-" there).
+cmp_timed() {
+    local fields
+    fields=$("$PAIRTIME" "$CMP_RUNS" "$CMP_WARMUP" "$@") || return 1
+    local -a f
+    IFS=$'\t' read -r -a f <<<"$fields"
+    [ ${#f[@]} -eq 11 ] || f+=(- - - -)
+    echo "${f[*]}"
 }
 
 cmp_pair() {
@@ -73,13 +98,14 @@ cmp_pair() {
         echo "compare: cmp_pair MEASURE SIZE UNIT TARGET PEER 'A' 'B'" >&2
         return 2
     fi
-    local fields
-    fields=$("$PAIRTIME" "$CMP_RUNS" "$CMP_WARMUP" "$6" "$7") || {
+    local fields CMP_LOAD_BEFORE
+    CMP_LOAD_BEFORE=$(cmp_load)
+    fields=$(cmp_timed "$6" "$7") || {
         echo "compare: $1 ($2 $3) failed" >&2
         return 1
     }
     local -a f
-    IFS=$'\t' read -r -a f <<<"$fields"
+    read -r -a f <<<"$fields"
     cmp_record "$1" "$2" "$3" "$4" "$5" "${f[@]}"
 }
 
@@ -88,12 +114,13 @@ cmp_alone() {
         echo "compare: cmp_alone MEASURE SIZE UNIT TARGET 'A'" >&2
         return 2
     fi
-    local fields
-    fields=$("$PAIRTIME" "$CMP_RUNS" "$CMP_WARMUP" "$5") || {
+    local fields CMP_LOAD_BEFORE
+    CMP_LOAD_BEFORE=$(cmp_load)
+    fields=$(cmp_timed "$5") || {
         echo "compare: $1 ($2 $3) failed" >&2
         return 1
     }
     local -a f
-    IFS=$'\t' read -r -a f <<<"$fields"
+    read -r -a f <<<"$fields"
     cmp_record "$1" "$2" "$3" "$4" - "${f[@]}"
 }
