@@ -749,6 +749,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		.unfold = ac_backend_pg_unfold,
 		.watch = pg_watch,
 		.each_session = ac_backend_pg_each_session,
+		.find_sessions = ac_backend_pg_find_sessions,
 	};
 	return 0;
 }

@@ -241,6 +241,47 @@ int ac_backend_pg_each_session(const ac_backend *backend, const char *tenant,
 	return rc;
 }
 
+/* The listing lines of the sessions ids names (each id once), whatever
+ * their tenants, in one statement, handed to fn in no particular order;
+ * an id with no session is left out. */
+int ac_backend_pg_find_sessions(const ac_backend *backend, const char *const *ids, size_t n,
+				ac_backend_session_fn fn, void *ctx)
+{
+	ac_backend_pg *b = backend->impl;
+	ac_backend_session_info *list = NULL;
+	json_t *array = json_array();
+	const char *values[1] = {NULL};
+	PGresult *res = NULL;
+	char *text = NULL;
+	size_t found = 0;
+	int rc = 0;
+
+	for (size_t i = 0; array && i < n && rc == 0; i++)
+		if (!(rc = ac_backend_id_check("session", ids[i])) &&
+		    json_array_append_new(array, json_string(ids[i])))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+	if (rc == 0 && (!array || !(text = json_dumps(array, JSON_COMPACT))))
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+	values[0] = text;
+	if (rc == 0 && n &&
+	    (rc = ac_pg_exec(b->pg, &res, "looking sessions up",
+			     LIST_SELECT ", written_by_agent FROM sessions WHERE id IN"
+			     " (SELECT json_array_elements_text($1::json))", 1, values, NULL)) == 0) {
+		found = (size_t)sym_PQntuples(res);
+		if (found && !(list = calloc(found, sizeof(*list))))
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+		else if ((rc = rows_of(b, list, res, found)))
+			found = 0;
+	}
+	for (size_t i = 0; i < found && rc == 0; i++)
+		rc = fn(&list[i], ctx);
+	ac_backend_sessions_free(list, found);
+	sym_PQclear(res);
+	free(text);
+	json_decref(array);
+	return rc;
+}
+
 static int pg_list_user_sessions(void *impl, ac_backend_session_info **out, size_t *out_n,
 				 const char *tenant, const char *user)
 {

@@ -187,6 +187,61 @@ unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char 
 	return changed;
 }
 
+/* What find_sessions' rows are put with: the model, and which of the
+ * named sessions came back (the others are gone). */
+typedef struct {
+	ui_model *m;
+	const char (*named)[AC_STORE_ID_SIZE];
+	bool *found;
+	size_t n;
+} found_rows;
+
+static int put_found(const ac_backend_session_info *info, void *ctx)
+{
+	found_rows *f = ctx;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->named[i], info->session_id))
+			f->found[i] = true;
+	return ui_model_put_store_session(f->m, info->session_id, info);
+}
+
+/* The named sessions' rows in one statement (optional.find_sessions), put
+ * into place, the sessions not found taken out; then the open
+ * conversation when it is one of them. Everything read again when a row
+ * cannot be put. */
+static unsigned update_found(ui_source *src, ui_model *m, const char (*named)[AC_STORE_ID_SIZE],
+			     size_t n)
+{
+	const ac_backend *b = src->backend;
+	found_rows f = {m, named, calloc(n, sizeof(bool)), n};
+	const char **ids = calloc(n, sizeof(*ids));
+	unsigned changed = UI_CHANGED_SESSIONS;
+	int rc = f.found && ids ? 0 : AC_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		ids[i] = named[i];
+	if (rc == 0)
+		rc = b->optional.find_sessions(b, ids, n, put_found, &f);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!f.found[i])
+			rc = ui_model_put_store_session(m, named[i], NULL);
+	free(f.found);
+	free(ids);
+	if (rc) {
+		src->rows_synced = false;
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	}
+	for (size_t i = 0; i < n; i++) {
+		debug_stat("row", named[i]);
+		if (m->conv_session && !strcmp(m->conv_session, named[i])) {
+			ui_source_store_open_conversation(src, m, named[i]);
+			changed |= UI_CHANGED_CONVERSATION | ui_source_update(src, m, AC_WATCH_TRACES);
+		}
+	}
+	return changed;
+}
+
 unsigned ui_source_store_changed(ui_source *src, ui_model *m, const ac_store_watch *w)
 {
 	const char(*named)[AC_STORE_ID_SIZE];
@@ -194,8 +249,10 @@ unsigned ui_source_store_changed(ui_source *src, ui_model *m, const ac_store_wat
 	unsigned changed = 0;
 
 	src->m = m;
-	if (n == SIZE_MAX)
+	if (n == SIZE_MAX || !src->database || !src->rows_synced)
 		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	if (n > 1 && src->backend->optional.find_sessions)
+		return update_found(src, m, named, n);
 	/* A row that cannot be put in place reads everything: the rest then
 	 * needs no reading. */
 	for (size_t i = 0, at = full_reads; i < n && at == full_reads; i++)

@@ -526,6 +526,12 @@ typedef struct {
 	 * listing is read whole. */
 	int (*each_session)(const struct ac_backend *b, const char *tenant,
 			    ac_backend_session_fn fn, void *ctx);
+	/* inspector.find for n sessions at once (ids: each once), in one
+	 * round trip: fn is handed the listing line of each that exists, in
+	 * no particular order (those not handed are gone). NULL in a store
+	 * that reads one at a time. */
+	int (*find_sessions)(const struct ac_backend *b, const char *const *ids, size_t n,
+			     ac_backend_session_fn fn, void *ctx);
 } ac_backend_optional_ops;
 
 typedef struct ac_backend {

@@ -3,8 +3,9 @@
 # whole listing (issue 28): with AGENTCTL_DEBUG_STATS the dashboard notes
 # each reading of the sessions ("full" for the listing, "row ID" for one
 # session's row). Another process appends to a session, changes three
-# sessions in one transaction and deletes one: each shows on screen from
-# row readings alone, the listing read once at start. Then what the
+# sessions in one transaction, deletes one, then adds, removes and changes
+# one each in one transaction: each shows on screen from
+# row readings alone, the listing read only at start. Then what the
 # dashboard cannot have heard is still seen: a change made while the
 # server had dropped its listening connection (read whole once it is
 # back), and, on a dashboard that reads everything every second
@@ -74,6 +75,21 @@ sql "BEGIN; DELETE FROM sessions WHERE id = 's-first';
 check "a deleted session is read as its row" read_row s-first
 check "and leaves the list" row_gone s-first host-a
 check "no reading of the listing for that either" [ "$(fulls)" = "$f0" ]
+
+# ---- one came, one went, one changed, in one transaction ----
+sql "BEGIN;
+     DELETE FROM sessions WHERE id = 'fleet-41';
+     INSERT INTO sessions (tenant, id, user_id, agent, status, created_at, updated_at, written_by_host, task)
+       VALUES ('acme', 's-new', 'u', 'a', 'running', now(), now(), 'host-n', 'a new one');
+     UPDATE sessions SET status = 'failed', updated_at = now() WHERE id = 'fleet-42';
+     SELECT pg_notify('agentctl', json_build_object('kind', 'session', 'tenant', 'acme', 'session', s)::text)
+       FROM unnest(ARRAY['fleet-41', 's-new', 'fleet-42']) s;
+     COMMIT" >/dev/null
+check "together: three row readings" eval 'read_row fleet-41 && read_row s-new && read_row fleet-42'
+check "the new one is listed" row_has s-new host-n
+check "the removed one is not" row_gone "fleet-41 " host-z
+check "the changed one says so" row_has "fleet-42 " failed
+check "and the listing was not read for them" [ "$(fulls)" = "$f0" ]
 
 # ---- a change the dashboard could not hear ----
 sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN agentctl'" >/dev/null
