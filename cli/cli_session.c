@@ -344,23 +344,30 @@ static void list_one(list_out *o, const list_row *s)
 /* The JSON elements gathered so far written out as cli_write_json()
  * writes them inside the whole array (each line of an element two spaces
  * further in), then let go: a streamed listing holds none of them. */
-static void list_json_flush(list_out *o)
+static int list_json_flush(list_out *o)
 {
 	ac_buf text = AC_BUF_INIT, safe = AC_BUF_INIT;
+	int rc = 0;
 
-	for (size_t i = 0; i < json_array_size(o->array); i++) {
+	for (size_t i = 0; i < json_array_size(o->array) && rc == 0; i++) {
 		ac_buf_clear(&text);
-		if (ac_json_exact_dump_nested(&text, json_array_get(o->array, i),
-					      JSON_INDENT(2) | JSON_PRESERVE_ORDER, 2) != 0)
-			continue;
 		ac_buf_clear(&safe);
-		ac_buf_append(&safe, o->streamed++ ? ",\n  " : "[\n  ", 4);
-		ac_text_json_safe(&safe, text.data, text.len);
+		/* An element left out would leave a document that lies. */
+		if ((rc = ac_json_exact_dump_nested(&text, json_array_get(o->array, i),
+						    JSON_INDENT(2) | JSON_PRESERVE_ORDER, 2)) ||
+		    (rc = ac_buf_append(&safe, o->streamed ? ",\n  " : "[\n  ", 4)) ||
+		    (rc = ac_text_json_safe(&safe, text.data, text.len)))
+			break;
+		o->streamed++;
 		cli_write(safe.data, safe.len);
 	}
 	json_array_clear(o->array);
 	ac_buf_free(&text);
 	ac_buf_free(&safe);
+	if (rc)
+		return ac_error_set(rc, "writing the listing's JSON: %s",
+				    rc == AC_ENOMEM ? "out of memory" : "a value is neither UTF-8 nor WTF-8");
+	return 0;
 }
 
 static int list_streamed_row(const ac_backend_session_info *info, void *ctx)
@@ -370,9 +377,7 @@ static int list_streamed_row(const ac_backend_session_info *info, void *ctx)
 
 	row_of_info(&r, info);
 	list_one(o, &r);
-	if (o->f->json)
-		list_json_flush(o);
-	return 0;
+	return o->f->json ? list_json_flush(o) : 0;
 }
 
 /* A store that hands its listing out as it reads it (a database): the
@@ -386,7 +391,8 @@ static int list_streamed(list_out *o, const ac_backend *b)
 	list_sources(o->f, o->rows, NULL, o->array, o->line);
 	if (!o->f->json)
 		return CLI_OK;
-	list_json_flush(o);
+	if (list_json_flush(o) != 0)
+		return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
 	if (o->streamed)
 		cli_write("\n]\n", 3);
 	else
