@@ -10,7 +10,9 @@
 # binary without it shows "-"). pg_agent (built beside NEW_AGENTCTL) makes
 # 10 sessions lat-0..9 and appends a message to one after another, each in
 # its own transaction, one change at a time; each commit is timed to the
-# model and to the frame that draws its row. Prints medians and p95 in ms,
+# model and to the frame that draws its row, the next change GAP_MS (50)
+# after that frame (longer: the dashboard's work after a frame, O(sessions)
+# today, is over before the next commit). Prints medians and p95 in ms,
 # the CPU time (user+sys) the dashboard spent, and the load.
 # The server: the one PG* variables name, else a throwaway cluster.
 set -euo pipefail
@@ -26,6 +28,7 @@ if [ -z "${PGHOST:-}${PGPORT:-}" ]; then
 	exec pg_virtualenv -t bash "$0" "$new" "${base:-}" "${sizes[@]}"
 fi
 changes=${CHANGES:-40}
+export GAP_MS=${GAP_MS:-50}
 tmp=$(mktemp -d)
 : "${tmp:?}"
 sock=
@@ -38,6 +41,7 @@ cat >"$tmp/driver.py" <<'EOF'
 import os, statistics, subprocess, sys, time
 agent, url, stats_path, trace_path, changes, pid = sys.argv[1:7]
 changes, pid = int(changes), int(pid)
+gap = int(os.environ.get("GAP_MS", "50")) / 1000
 
 def cpu():
     with open(f"/proc/{pid}/stat") as f:
@@ -91,7 +95,7 @@ for _ in range(changes):
     to_screen.append((drawn - t0) / 1e6)
     if model is not None:
         to_model.append((model - t0) / 1e6)
-    time.sleep(0.05)
+    time.sleep(gap)
 spent = cpu() - cpu0
 writer.stdin.close()
 writer.wait()
