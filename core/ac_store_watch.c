@@ -223,9 +223,9 @@ static unsigned read_notifications(ac_store_watch *w)
 		if (bit == AC_STORE_CHANGED) {
 			note_session(w->session, &several, !(changed & bit), session);
 			note_named(w, session);
-		}
-		else if (bit == AC_STORE_CHECKPOINTS)
+		} else if (bit == AC_STORE_CHECKPOINTS) {
 			note_session(w->ckpt_session, &several_ckpt, !(changed & bit), session);
+		}
 		changed |= bit;
 		sym_PQfreemem(n);
 	}
