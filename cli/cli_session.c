@@ -295,6 +295,111 @@ static int list_rows(list_row **out, size_t *out_n, ac_session_index **index,
 	return CLI_OK;
 }
 
+/* What cmd_list writes each row with: the transcripts merged in, the
+ * filters, the JSON elements gathered in array. */
+typedef struct {
+	const cli_context *ctx;
+	const list_filter *f;
+	source_rows *rows;
+	json_t *array;
+	ac_buf *line;
+	char **with_request;
+	size_t nrequests, streamed; /* streamed: JSON elements written so far */
+	int64_t now;
+	bool local;
+} list_out;
+
+static void list_one(list_out *o, const list_row *s)
+{
+	const list_filter *f = o->f;
+	ac_session_state state;
+	ac_pending pending;
+	json_t *entry;
+
+	/* Both lists are newest first: merged, they stay so. */
+	list_sources(f, o->rows, s->updated, o->array, o->line);
+	if ((f->status && strcmp(s->status, f->status)) || (f->user && strcmp(s->user, f->user)))
+		return;
+	state = row_state(o->ctx, s, o->local, o->now);
+	if (f->state_set && state != f->state)
+		return;
+	pending = pending_of(&o->ctx->ws, o->with_request, o->nrequests, s);
+	if (f->json) {
+		entry = row_json(s, pending);
+		/* Every store's rows say what the transcripts' say. */
+		json_object_set_new(entry, "source", json_string("agentctl"));
+		json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
+		json_object_set_new(entry, "relation", json_string(""));
+		json_object_set_new(entry, "parentId", json_null());
+		json_array_append_new(o->array, entry);
+		return;
+	}
+	if (pending != AC_PENDING_NONE)
+		cli_note("session %s: %s", s->id, ac_pending_text(pending));
+	ac_buf_clear(o->line);
+	put_row(o->line, s);
+	cli_write(o->line->data, o->line->len);
+}
+
+/* The JSON elements gathered so far written out as cli_write_json()
+ * writes them inside the whole array (each line of an element two spaces
+ * further in), then let go: a streamed listing holds none of them. */
+static int list_json_flush(list_out *o)
+{
+	ac_buf text = AC_BUF_INIT, safe = AC_BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < json_array_size(o->array) && rc == 0; i++) {
+		ac_buf_clear(&text);
+		ac_buf_clear(&safe);
+		/* An element left out would leave a document that lies. */
+		if ((rc = ac_json_exact_dump_nested(&text, json_array_get(o->array, i),
+						    JSON_INDENT(2) | JSON_PRESERVE_ORDER, 2)) ||
+		    (rc = ac_buf_append(&safe, o->streamed ? ",\n  " : "[\n  ", 4)) ||
+		    (rc = ac_text_json_safe(&safe, text.data, text.len)))
+			break;
+		o->streamed++;
+		cli_write(safe.data, safe.len);
+	}
+	json_array_clear(o->array);
+	ac_buf_free(&text);
+	ac_buf_free(&safe);
+	if (rc)
+		return ac_error_set(rc, "writing the listing's JSON: %s",
+				    rc == AC_ENOMEM ? "out of memory" : "a value is neither UTF-8 nor WTF-8");
+	return 0;
+}
+
+static int list_streamed_row(const ac_backend_session_info *info, void *ctx)
+{
+	list_out *o = ctx;
+	list_row r;
+
+	row_of_info(&r, info);
+	list_one(o, &r);
+	return o->f->json ? list_json_flush(o) : 0;
+}
+
+/* A store that hands its listing out as it reads it (a database): the
+ * rows written as they come, in memory a batch at a time whatever the
+ * count; the same lines, and with --json the same document, as the
+ * listing read whole. */
+static int list_streamed(list_out *o, const ac_backend *b)
+{
+	if (b->optional.each_session(b, NULL, list_streamed_row, o) != 0)
+		return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
+	list_sources(o->f, o->rows, NULL, o->array, o->line);
+	if (!o->f->json)
+		return CLI_OK;
+	if (list_json_flush(o) != 0)
+		return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
+	if (o->streamed)
+		cli_write("\n]\n", 3);
+	else
+		cli_write("[]\n", 3);
+	return CLI_OK;
+}
+
 static int cmd_list(const cli_context *ctx, int argc, char **argv)
 {
 	static const char header[] = "ID                                    STATUS     MSGS   TOKENS  "
@@ -310,19 +415,19 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	ac_session_index *index = NULL;
 	list_row *list = NULL;
 	list_filter f = {0};
-	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
 	ac_backend b = {0};
-	char **with_request = NULL;
-	size_t n = 0, nsources = 0, nrequests = 0;
-	int64_t now = ac_time_now_ms();
-	bool local;
+	size_t n = 0, nsources = 0;
+	list_out o = {.ctx = ctx, .f = &f, .rows = &rows, .line = &line,
+		      .now = ac_time_now_ms()};
+	bool streamed;
 	int status;
 
 	if ((status = parse_list_args(&f, argc, argv)) || (status = cli_open_backend(&b, ctx)))
 		return status;
-	local = b.optional.local_sessions != NULL;
-	if ((status = list_rows(&list, &n, &index, &infos, &b, ws)))
+	o.local = b.optional.local_sessions != NULL;
+	streamed = !o.local && b.optional.each_session;
+	if (!streamed && (status = list_rows(&list, &n, &index, &infos, &b, ws)))
 		goto done;
 	if ((status = cli_sources_open(&transcripts, ctx, f.all_projects)))
 		goto done;
@@ -330,51 +435,26 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	if ((status = source_rows_make(&rows, ctx, &f, sources, nsources)))
 		goto done;
 	/* Requests are left beside session files for local agents. */
-	if (local && ac_request_list(&with_request, &nrequests, ws->sessions_dir) != 0)
+	if (o.local && ac_request_list(&o.with_request, &o.nrequests, ws->sessions_dir) != 0)
 		cli_note("%s (pending requests not shown)", ac_error_last());
-	array = json_array();
+	o.array = json_array();
 	if (!f.json)
-		cli_write(local ? header : header_hosts,
-			  local ? sizeof(header) - 1 : sizeof(header_hosts) - 1);
-	for (size_t i = 0; i < n; i++) {
-		const list_row *s = &list[i];
-		ac_session_state state;
-		ac_pending pending;
-		json_t *entry;
-
-		/* Both lists are newest first: merged, they stay so. */
-		list_sources(&f, &rows, s->updated, array, &line);
-		if ((f.status && strcmp(s->status, f.status)) || (f.user && strcmp(s->user, f.user)))
-			continue;
-		state = row_state(ctx, s, local, now);
-		if (f.state_set && state != f.state)
-			continue;
-		pending = pending_of(ws, with_request, nrequests, s);
-		if (f.json) {
-			entry = row_json(s, pending);
-			/* Every store's rows say what the transcripts' say. */
-			json_object_set_new(entry, "source", json_string("agentctl"));
-			json_object_set_new(entry, "state", json_string(ac_session_state_name(state)));
-			json_object_set_new(entry, "relation", json_string(""));
-			json_object_set_new(entry, "parentId", json_null());
-			json_array_append_new(array, entry);
-			continue;
-		}
-		if (pending != AC_PENDING_NONE)
-			cli_note("session %s: %s", s->id, ac_pending_text(pending));
-		ac_buf_clear(&line);
-		put_row(&line, s);
-		cli_write(line.data, line.len);
-	}
-	list_sources(&f, &rows, NULL, array, &line);
-	if (f.json)
-		cli_write_json(array);
+		cli_write(o.local ? header : header_hosts,
+			  o.local ? sizeof(header) - 1 : sizeof(header_hosts) - 1);
+	if (streamed && (status = list_streamed(&o, &b)))
+		goto done;
+	for (size_t i = 0; i < n; i++)
+		list_one(&o, &list[i]);
+	if (!streamed)
+		list_sources(&f, &rows, NULL, o.array, &line);
+	if (f.json && !streamed)
+		cli_write_json(o.array);
 	status = cli_finish_output();
 done:
-	for (size_t i = 0; i < nrequests; i++)
-		free(with_request[i]);
-	free(with_request);
-	json_decref(array);
+	for (size_t i = 0; i < o.nrequests; i++)
+		free(o.with_request[i]);
+	free(o.with_request);
+	json_decref(o.array);
 	ac_buf_free(&line);
 	free(list);
 	ac_backend_sessions_free(infos, n);

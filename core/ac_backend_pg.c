@@ -748,6 +748,8 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		.replace_history = ac_backend_pg_replace_history,
 		.unfold = ac_backend_pg_unfold,
 		.watch = pg_watch,
+		.each_session = ac_backend_pg_each_session,
+		.find_sessions = ac_backend_pg_find_sessions,
 	};
 	return 0;
 }

@@ -141,6 +141,10 @@ int ac_backend_pg_put_usage_rows(void *impl, const char *tenant, const char *ses
 /* Fill in the listings (users, inspector), the memo and artifact groups,
  * and the trace and orchestration. */
 void ac_backend_pg_fill_listings(ac_backend *b);
+int ac_backend_pg_each_session(const ac_backend *backend, const char *tenant,
+			       ac_backend_session_fn fn, void *ctx);
+int ac_backend_pg_find_sessions(const ac_backend *backend, const char *const *ids, size_t n,
+				ac_backend_session_fn fn, void *ctx);
 void ac_backend_pg_fill_files(ac_backend *b);
 void ac_backend_pg_fill_logs(ac_backend *b);
 /* ...and what a copy between stores needs (ac_backend_pg_copy.c). */

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,16 @@
 /* Between two connection attempts: often enough that a restarted server
  * is followed again within a second or two, rarely enough to cost nothing. */
 #define RETRY_MS 1000
+
+/* Between two readings of everything while live: what a writer that sends
+ * no notification (an older agentctl, a hand-made UPDATE) changed shows
+ * within this, at the cost of one listing a minute. */
+#define RESCAN_MS 60000
+
+/* The sessions one read names one by one; beyond, "read them all". */
+#define NAMED_MAX 64
+
+_Static_assert(AC_STORE_ID_SIZE == AC_BACKEND_ID_MAX + 1, "the header's id size is the backend's");
 
 typedef enum { WATCH_DOWN, WATCH_CONNECTING, WATCH_LISTEN_SENT, WATCH_LIVE } watch_state;
 
@@ -34,9 +45,15 @@ struct ac_store_watch {
 	watch_state state;
 	PostgresPollingStatusType polling; /* while connecting: what to wait for */
 	int64_t retry_at;
+	int64_t rescan_at; /* while live: the next reading of everything */
+	int rescan_ms;
 	char text[512];   /* ac_store_watch_state() */
 	char session[AC_BACKEND_ID_MAX + 1];
 	char ckpt_session[AC_BACKEND_ID_MAX + 1];
+	/* The sessions the last read's AC_STORE_CHANGED named, each once;
+	 * n_named SIZE_MAX when some went unnamed or too many came. */
+	char named[NAMED_MAX][AC_BACKEND_ID_MAX + 1];
+	size_t n_named;
 };
 
 /* The connection is gone (or never came): why, as every store error is
@@ -90,9 +107,19 @@ int ac_store_watch_new(ac_store_watch **out, const char *url)
 		ac_store_watch_free(w);
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
+	w->rescan_ms = RESCAN_MS;
 	start(w);
 	*out = w;
 	return 0;
+}
+
+void ac_store_watch_set_rescan(ac_store_watch *w, int ms)
+{
+	if (!w)
+		return;
+	w->rescan_ms = ms > 0 ? ms : RESCAN_MS;
+	if (w->state == WATCH_LIVE)
+		w->rescan_at = ac_time_now_ms() + w->rescan_ms;
 }
 
 void ac_store_watch_free(ac_store_watch *w)
@@ -120,8 +147,12 @@ int ac_store_watch_timeout_ms(const ac_store_watch *w)
 {
 	int64_t left;
 
-	if (!w || w->state != WATCH_DOWN)
+	if (!w || (w->state != WATCH_DOWN && w->state != WATCH_LIVE))
 		return -1;
+	if (w->state == WATCH_LIVE) {
+		left = w->rescan_at - ac_time_now_ms();
+		return left <= 0 ? 0 : left > w->rescan_ms ? w->rescan_ms : (int)left;
+	}
 	left = w->retry_at - ac_time_now_ms();
 	return left <= 0 ? 0 : left > RETRY_MS ? RETRY_MS : (int)left;
 }
@@ -155,6 +186,22 @@ static void note_session(char named[AC_BACKEND_ID_MAX + 1], bool *several, bool 
 		*several = true;
 }
 
+/* Adds session to the sessions this read names (once each); "" (a
+ * change no session was named for) or one too many: all of them. */
+static void note_named(ac_store_watch *w, const char *session)
+{
+	if (w->n_named == SIZE_MAX)
+		return;
+	for (size_t i = 0; *session && i < w->n_named; i++)
+		if (!strcmp(w->named[i], session))
+			return;
+	if (!*session || w->n_named == NAMED_MAX) {
+		w->n_named = SIZE_MAX;
+		return;
+	}
+	snprintf(w->named[w->n_named++], AC_BACKEND_ID_MAX + 1, "%s", session);
+}
+
 /* Reads the notifications that arrived; the mask they make. */
 static unsigned read_notifications(ac_store_watch *w)
 {
@@ -173,10 +220,12 @@ static unsigned read_notifications(ac_store_watch *w)
 
 		/* A journal event belongs to no session's row: it never costs
 		 * the sessions a reading. */
-		if (bit == AC_STORE_CHANGED)
+		if (bit == AC_STORE_CHANGED) {
 			note_session(w->session, &several, !(changed & bit), session);
-		else if (bit == AC_STORE_CHECKPOINTS)
+			note_named(w, session);
+		} else if (bit == AC_STORE_CHECKPOINTS) {
 			note_session(w->ckpt_session, &several_ckpt, !(changed & bit), session);
+		}
 		changed |= bit;
 		sym_PQfreemem(n);
 	}
@@ -208,6 +257,7 @@ static unsigned read_listen_result(ac_store_watch *w)
 		return 0;
 	}
 	w->state = WATCH_LIVE;
+	w->rescan_at = ac_time_now_ms() + w->rescan_ms;
 	snprintf(w->text, sizeof(w->text), "following the store %s", w->shown);
 	/* Whatever happened before this moment was not heard. */
 	return AC_STORE_RESCAN | read_notifications(w);
@@ -223,6 +273,7 @@ unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
 		return 0;
 	w->session[0] = '\0';
 	w->ckpt_session[0] = '\0';
+	w->n_named = 0;
 	if (w->state == WATCH_DOWN && ac_time_now_ms() >= w->retry_at)
 		start(w);
 	if (w->state == WATCH_CONNECTING) {
@@ -238,9 +289,22 @@ unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session)
 		changed = read_listen_result(w);
 	else if (w->state == WATCH_LIVE)
 		changed = read_notifications(w);
+	if (w->state == WATCH_LIVE && ac_time_now_ms() >= w->rescan_at) {
+		changed |= AC_STORE_RESCAN;
+		w->rescan_at = ac_time_now_ms() + w->rescan_ms;
+	}
 	if (out_session)
 		*out_session = w->session;
 	return changed;
+}
+
+size_t ac_store_watch_sessions(const ac_store_watch *w, const char (**out)[AC_STORE_ID_SIZE])
+{
+	*out = NULL;
+	if (!w || w->n_named == SIZE_MAX)
+		return SIZE_MAX;
+	*out = (const char(*)[AC_STORE_ID_SIZE])w->named;
+	return w->n_named;
 }
 
 const char *ac_store_watch_checkpoint_session(const ac_store_watch *w)

@@ -436,6 +436,141 @@ static void test_store_watch(void **state)
 	ac_store_watch_free(w);
 }
 
+/* Notifies, in one transaction, session s-<first>..s-<first + n - 1>. */
+static void notify_many(int first, int n)
+{
+	PGconn *admin = PQconnectdb(TEST_URL);
+	char sql[300];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT pg_notify('agentctl', json_build_object('kind', 'session', 'tenant', 'fleet',"
+		 " 'session', 's-' || g)::text) FROM generate_series(%d, %d) g",
+		 first, first + n - 1);
+	PQclear(PQexec(admin, sql));
+	PQfinish(admin);
+}
+
+/* The sessions a read names, each once (issue 28): what arrives together
+ * is handed out whole, or as "read them all" past what one read names;
+ * and while live, a reading of everything comes at the period set. */
+static void test_store_watch_sessions(void **state)
+{
+	const char(*named)[AC_STORE_ID_SIZE] = NULL;
+	ac_store_watch *w = NULL;
+	bool seen[3] = {false, false, false}, overflow = false;
+	int64_t end;
+
+	(void)state;
+	OK(ac_store_watch_new(&w, TEST_URL));
+	assert_true(watch_until(w, AC_STORE_RESCAN, NULL, 0) & AC_STORE_RESCAN);
+	notify_many(1, 3);
+	notify_many(2, 1); /* s-2 again: named once */
+	for (end = ac_time_now_ms() + 10000; !(seen[0] && seen[1] && seen[2]) && ac_time_now_ms() < end;) {
+		size_t n;
+
+		if (!(watch_until(w, AC_STORE_CHANGED, NULL, 0) & AC_STORE_CHANGED))
+			continue;
+		n = ac_store_watch_sessions(w, &named);
+		assert_true(n >= 1 && n <= 3);
+		for (size_t i = 0; i < n; i++) {
+			int k = atoi(named[i] + 2);
+
+			assert_true(k >= 1 && k <= 3);
+			seen[k - 1] = true;
+			for (size_t j = 0; j < i; j++)
+				assert_string_not_equal(named[i], named[j]);
+		}
+	}
+	assert_true(seen[0] && seen[1] && seen[2]);
+	/* A thousand at once: more than a read names, so "read them all". */
+	notify_many(1, 1000);
+	for (end = ac_time_now_ms() + 10000; !overflow && ac_time_now_ms() < end;)
+		if (watch_until(w, AC_STORE_CHANGED, NULL, 0) & AC_STORE_CHANGED)
+			overflow = ac_store_watch_sessions(w, &named) == SIZE_MAX;
+	assert_true(overflow);
+	assert_null(named);
+	/* The safety net: a reading of everything with no write at all. */
+	ac_store_watch_set_rescan(w, 300);
+	assert_true(ac_store_watch_timeout_ms(w) >= 0 && ac_store_watch_timeout_ms(w) <= 300);
+	assert_true(watch_until(w, AC_STORE_RESCAN, NULL, 0) & AC_STORE_RESCAN);
+	assert_true(ac_store_watch_live(w));
+	ac_store_watch_free(w);
+}
+
+typedef struct {
+	char ids[2000][16];
+	size_t n;
+} handed;
+
+static int hand(const ac_backend_session_info *info, void *ctx)
+{
+	handed *h = ctx;
+
+	if (h->n == 2000)
+		return AC_EINVAL;
+	snprintf(h->ids[h->n++], sizeof(h->ids[0]), "%s", info->session_id);
+	return 0;
+}
+
+static int stop_at_three(const ac_backend_session_info *info, void *ctx)
+{
+	handed *h = ctx;
+
+	(void)info;
+	return ++h->n == 3 ? AC_ECONFLICT : 0;
+}
+
+/* The streamed listing (issue 28) hands out the rows list_sessions
+ * gives, in its order, whatever the number of batches; the callback's
+ * error stops it. find_sessions reads several sessions at once, the
+ * missing ones left out. */
+static void test_each_session(void **state)
+{
+	ac_backend *b = *state;
+	ac_backend_session_info *list = NULL;
+	handed *h = calloc(1, sizeof(*h));
+	PGconn *admin = PQconnectdb(TEST_URL);
+	const char *ids[] = {"e-7", "nobody", "e-1100"};
+	char sql[600];
+	size_t n = 0;
+
+	assert_non_null(h);
+	free(conform_new_session(b, "fleet", "ops", "e-first"));
+	/* 1,102 more: more than two batches, ties on created_at broken by id. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO %s.sessions (tenant, id, user_id, agent, status, created_at, updated_at, task)"
+		 " SELECT CASE WHEN g %% 2 = 0 THEN 'fleet' ELSE 'other' END, 'e-' || g, 'u', 'a', 'running',"
+		 " timestamptz '2025-01-01Z' + (g / 3) * interval '1 s', now(),"
+		 " CASE WHEN g = 7 THEN repeat('x', 300) ELSE 't' END FROM generate_series(1, 1102) g",
+		 schema);
+	PQclear(PQexec(admin, sql));
+	PQfinish(admin);
+	OK(b->inspector.list_sessions(b->impl, &list, &n, NULL));
+	assert_int_equal(n, 1103);
+	OK(b->optional.each_session(b, NULL, hand, h));
+	assert_int_equal(h->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(h->ids[i], list[i].session_id);
+	ac_backend_sessions_free(list, n);
+	/* One tenant's. */
+	h->n = 0;
+	OK(b->optional.each_session(b, "other", hand, h));
+	assert_int_equal(h->n, 551);
+	/* Stopped by its callback: that error, and the connection still serves. */
+	h->n = 0;
+	assert_int_equal(b->optional.each_session(b, NULL, stop_at_three, h), AC_ECONFLICT);
+	h->n = 0;
+	OK(b->optional.each_session(b, "fleet", hand, h));
+	assert_int_equal(h->n, 552);
+	/* Several at once. */
+	h->n = 0;
+	OK(b->optional.find_sessions(b, ids, 3, hand, h));
+	assert_int_equal(h->n, 2);
+	assert_true((!strcmp(h->ids[0], "e-7") && !strcmp(h->ids[1], "e-1100")) ||
+		    (!strcmp(h->ids[0], "e-1100") && !strcmp(h->ids[1], "e-7")));
+	free(h);
+}
+
 /* A checkpoint rollback's cut: the messages after the checkpoint go (the
  * count follows), but only while the history is the one planned: another
  * host's append since is AC_ECONFLICT and nothing changes. */
@@ -858,6 +993,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writer_recorded, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_store_watch, setup_pg, teardown_pg),
 		cmocka_unit_test(test_store_watch_unreachable),
+		cmocka_unit_test(test_store_watch_sessions),
+		cmocka_unit_test_setup_teardown(test_each_session, setup_pg, teardown_pg),
 		cmocka_unit_test(test_store_watch_kinds),
 		cmocka_unit_test_setup_teardown(test_cut_history, setup_pg, teardown_pg),
 		cmocka_unit_test_setup_teardown(test_load_after, setup_pg, teardown_pg),

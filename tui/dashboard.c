@@ -307,25 +307,23 @@ static int wait_ms(const ui_dash *d, int64_t now)
 }
 
 /* A database store told of changes (or connected again). What the
- * notifications name is read alone: one session's row when they named
- * one, else the sessions, the open conversation and its trace; the
+ * notifications name is read alone: the rows of the sessions they named,
+ * else the sessions, the open conversation and its trace; the
  * journal's new events by seq; the checkpoint list when its session's
  * changed. After a reconnection everything is read again once (what was
  * sent meanwhile was not heard). */
 static void read_store_changes(ui_dash *d)
 {
-	const char *session = "", *ckpt_session;
-	unsigned heard = ac_store_watch_read(d->store_watch, &session), changed = 0;
+	const char *ckpt_session;
+	unsigned heard = ac_store_watch_read(d->store_watch, NULL), changed = 0;
 
 	if (!heard)
 		return;
 	if (heard & AC_STORE_RESCAN)
 		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES |
 				      AC_WATCH_JOURNAL | AC_WATCH_CHECKPOINTS);
-	else if ((heard & AC_STORE_CHANGED) && *session)
-		changed = ui_source_store_update_session(d->src, &d->m, session);
 	else if (heard & AC_STORE_CHANGED)
-		changed = ui_source_update(d->src, &d->m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+		changed = ui_source_store_changed(d->src, &d->m, d->store_watch);
 	if ((heard & AC_STORE_JOURNAL) && !(heard & AC_STORE_RESCAN))
 		changed |= ui_source_update(d->src, &d->m, AC_WATCH_JOURNAL);
 	ckpt_session = ac_store_watch_checkpoint_session(d->store_watch);

@@ -56,6 +56,12 @@ int ui_source_watch_store(const ui_source *src, struct ac_store_watch **out);
  * UI_CHANGED_* mask. */
 unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char *id);
 
+/* On a database store, after a store watch read that said
+ * AC_STORE_CHANGED: the rows of the sessions it named read again one by
+ * one (ui_source_store_update_session()), or everything when it could
+ * not name them all. Returns the UI_CHANGED_* mask. */
+unsigned ui_source_store_changed(ui_source *src, ui_model *m, const struct ac_store_watch *w);
+
 /* The store as hooks name it (ui_notify_scan()'s source): "file" for the
  * workspace's files, else the database (its URL without a password).
  * Borrowed. */

@@ -19,9 +19,36 @@
 #include "ac_error.h"
 #include "ac_journal_store.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* AGENTCTL_DEBUG_STATS=FILE (tests and benchmarks): each reading of the
+ * store's sessions appends "<CLOCK_MONOTONIC ns> full <rows>" (the whole
+ * listing) or "<ns> row <id>" (one session's row) to FILE, once the model
+ * holds it, so a test tells a change read row by row from one that read
+ * everything, and a benchmark times a commit to the model. */
+static void debug_stat(const char *what, const char *name)
+{
+	static FILE *stats;
+	static bool opened;
+	struct timespec now;
+
+	if (!opened) {
+		const char *path = getenv("AGENTCTL_DEBUG_STATS");
+
+		opened = true;
+		stats = path && *path ? fopen(path, "ae") : NULL;
+	}
+	if (!stats)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(stats, "%lld %s %s\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec, what,
+		name);
+	fflush(stats);
+}
 
 int ui_source_use_store(ui_source *src)
 {
@@ -53,8 +80,17 @@ int ui_source_watch_store(const ui_source *src, ac_store_watch **out)
 {
 	const ac_backend *b = src->backend;
 
+	const char *rescan = getenv("AGENTCTL_STORE_RESCAN_MS");
+	int rc;
+
 	*out = NULL;
-	return b->optional.watch ? b->optional.watch(b, out) : 0;
+	if (!b->optional.watch || (rc = b->optional.watch(b, out)))
+		return b->optional.watch ? rc : 0;
+	/* Tests shorten (or lengthen) the reading of everything that catches
+	 * writers which notify nobody. */
+	if (rescan && *rescan)
+		ac_store_watch_set_rescan(*out, atoi(rescan));
+	return 0;
 }
 
 unsigned ui_source_store_read_journal(ui_source *src)
@@ -93,11 +129,15 @@ const ac_backend *ui_source_store(const ui_source *src)
 	return src->database ? src->backend : NULL;
 }
 
+/* Readings of the whole listing so far (this process has one dashboard). */
+static uint64_t full_reads;
+
 unsigned ui_source_store_read_sessions(ui_source *src)
 {
 	ac_backend_session_info *list = NULL;
 	size_t n = 0;
 
+	full_reads++;
 	/* A connection the server dropped (a restart) fails its first
 	 * statement and is made again by the next: a read tries twice. */
 	if (src->backend->inspector.list_sessions(src->backend->impl, &list, &n, NULL) != 0 &&
@@ -110,6 +150,12 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	src->rows_synced = ui_model_set_store_sessions(src->m, list, n) == 0;
 	if (!src->rows_synced)
 		ui_source_note_problem(src->m, src->store_name, "out of memory");
+	else {
+		char rows[32];
+
+		snprintf(rows, sizeof(rows), "%zu", n);
+		debug_stat("full", rows);
+	}
 	ac_backend_sessions_free(list, n);
 	/* The coding agents' transcripts go after the store's rows, as after
 	 * the files' (the listing replaced them all). */
@@ -133,10 +179,84 @@ unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char 
 		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
 	}
 	ac_backend_session_info_clear(&info);
+	debug_stat("row", id);
 	if (m->conv_session && !strcmp(m->conv_session, id)) {
 		ui_source_store_open_conversation(src, m, id);
 		changed |= UI_CHANGED_CONVERSATION | ui_source_update(src, m, AC_WATCH_TRACES);
 	}
+	return changed;
+}
+
+/* What find_sessions' rows are put with: the model, and which of the
+ * named sessions came back (the others are gone). */
+typedef struct {
+	ui_model *m;
+	const char (*named)[AC_STORE_ID_SIZE];
+	bool *found;
+	size_t n;
+} found_rows;
+
+static int put_found(const ac_backend_session_info *info, void *ctx)
+{
+	found_rows *f = ctx;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->named[i], info->session_id))
+			f->found[i] = true;
+	return ui_model_put_store_session(f->m, info->session_id, info);
+}
+
+/* The named sessions' rows in one statement (optional.find_sessions), put
+ * into place, the sessions not found taken out; then the open
+ * conversation when it is one of them. Everything read again when a row
+ * cannot be put. */
+static unsigned update_found(ui_source *src, ui_model *m, const char (*named)[AC_STORE_ID_SIZE],
+			     size_t n)
+{
+	const ac_backend *b = src->backend;
+	found_rows f = {m, named, calloc(n, sizeof(bool)), n};
+	const char **ids = calloc(n, sizeof(*ids));
+	unsigned changed = UI_CHANGED_SESSIONS;
+	int rc = f.found && ids ? 0 : AC_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		ids[i] = named[i];
+	if (rc == 0)
+		rc = b->optional.find_sessions(b, ids, n, put_found, &f);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!f.found[i])
+			rc = ui_model_put_store_session(m, named[i], NULL);
+	free(f.found);
+	free(ids);
+	if (rc) {
+		src->rows_synced = false;
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	}
+	for (size_t i = 0; i < n; i++) {
+		debug_stat("row", named[i]);
+		if (m->conv_session && !strcmp(m->conv_session, named[i])) {
+			ui_source_store_open_conversation(src, m, named[i]);
+			changed |= UI_CHANGED_CONVERSATION | ui_source_update(src, m, AC_WATCH_TRACES);
+		}
+	}
+	return changed;
+}
+
+unsigned ui_source_store_changed(ui_source *src, ui_model *m, const ac_store_watch *w)
+{
+	const char(*named)[AC_STORE_ID_SIZE];
+	size_t n = ac_store_watch_sessions(w, &named);
+	unsigned changed = 0;
+
+	src->m = m;
+	if (n == SIZE_MAX || !src->database || !src->rows_synced)
+		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
+	if (n > 1 && src->backend->optional.find_sessions)
+		return update_found(src, m, named, n);
+	/* A row that cannot be put in place reads everything: the rest then
+	 * needs no reading. */
+	for (size_t i = 0, at = full_reads; i < n && at == full_reads; i++)
+		changed |= ui_source_store_update_session(src, m, named[i]);
 	return changed;
 }
 

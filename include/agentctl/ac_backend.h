@@ -457,6 +457,10 @@ typedef struct {
  * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
 typedef int (*ac_backend_document_fn)(json_t *root, void *ctx);
 
+/* What optional.each_session hands each listed session to (info
+ * borrowed for the call). */
+typedef int (*ac_backend_session_fn)(const ac_backend_session_info *info, void *ctx);
+
 struct ac_backend;
 struct ac_store_watch;
 
@@ -515,6 +519,19 @@ typedef struct {
 	 * ac_store_watch_free(). NULL in a store whose changes the workspace's
 	 * file watcher sees (the files: ac_watch.h). */
 	int (*watch)(const struct ac_backend *b, struct ac_store_watch **out);
+	/* inspector.list_sessions' rows handed to fn one by one as they are
+	 * read, a batch at a time (one snapshot), so a listing of any size
+	 * holds a batch in memory (ac_backend_pg_each_session()); fn's
+	 * non-zero return stops it and is returned. NULL in a store whose
+	 * listing is read whole. */
+	int (*each_session)(const struct ac_backend *b, const char *tenant,
+			    ac_backend_session_fn fn, void *ctx);
+	/* inspector.find for n sessions at once (ids: each once), in one
+	 * round trip: fn is handed the listing line of each that exists, in
+	 * no particular order (those not handed are gone). NULL in a store
+	 * that reads one at a time. */
+	int (*find_sessions)(const struct ac_backend *b, const char *const *ids, size_t n,
+			     ac_backend_session_fn fn, void *ctx);
 } ac_backend_optional_ops;
 
 typedef struct ac_backend {

@@ -8,6 +8,8 @@
  * becomes ready (the caller polls the socket with its others), and a lost
  * connection is made again after a pause, then reported as "read
  * everything again" (what was sent while it was down is not replayed).
+ * While live it also says "read everything again" once a minute
+ * (ac_store_watch_set_rescan()), for writers that notify nobody.
  * It reads no data itself: the caller reads through the ac_backend. Not
  * for the files: their watcher is ac_watch.h. */
 #ifndef AC_STORE_WATCH_H
@@ -39,7 +41,8 @@ void ac_store_watch_free(ac_store_watch *w);
 int ac_store_watch_fd(const ac_store_watch *w, short *events);
 
 /* Milliseconds until the watch wants to be read without its socket (the
- * next connection attempt), 0 at once, -1 never. */
+ * next connection attempt, or the next reading of everything), 0 at
+ * once, -1 never. */
 int ac_store_watch_timeout_ms(const ac_store_watch *w);
 
 /* Does what is ready and returns at once: advances a connection being
@@ -50,6 +53,21 @@ int ac_store_watch_timeout_ms(const ac_store_watch *w);
  * session the AC_STORE_CHANGED ones name when they all name the same
  * one, else "" (borrowed from w until the next call). */
 unsigned ac_store_watch_read(ac_store_watch *w, const char **out_session);
+
+/* The size of a session id as ac_store_watch_sessions() hands it out
+ * (AC_BACKEND_ID_MAX + 1). */
+#define AC_STORE_ID_SIZE 201
+
+/* After a read that returned AC_STORE_CHANGED: the sessions its
+ * notifications named, each once, in *out (borrowed from w until the next
+ * read), and their count; SIZE_MAX (*out NULL) when some change named no
+ * session or too many came at once: then read them all. */
+size_t ac_store_watch_sessions(const ac_store_watch *w, const char (**out)[AC_STORE_ID_SIZE]);
+
+/* While live, a read reports AC_STORE_RESCAN every ms milliseconds (<= 0:
+ * the default, a minute) besides what notifications say: what a writer
+ * that sends none changed is seen that late, never not at all. */
+void ac_store_watch_set_rescan(ac_store_watch *w, int ms);
 
 /* After a read that returned AC_STORE_CHECKPOINTS: the session whose
  * checkpoints changed when all those notifications named the same one,
