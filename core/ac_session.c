@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define UPDATE_ATTEMPTS 8
+/* A created file this small is read back to check it is still ours. */
+#define CREATED_READ_BACK_MAX (1u << 20)
 
 struct ac_session {
 	json_t *root;
@@ -551,9 +553,20 @@ int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 		goto done;
 	s->from_file = ac_file_id_of(&s->file, path) == 0;
 	/* Only agentctl wrote it: an action right after need not wait for
-	 * quiet (ac_session_writes.h). The record's writers take turns. */
-	if (s->from_file && ac_lock_folder(&guard, path, 10000) == 0)
-		ac_session_note_own_write(dir, id, NULL, &s->file);
+	 * quiet (ac_session_writes.h). Recorded only when the file is still
+	 * ours, by its bytes (a small new file; a large fork is not read back),
+	 * under the folder lock, as the record's other writers. */
+	if (s->from_file && s->raw_len <= CREATED_READ_BACK_MAX &&
+	    ac_lock_folder(&guard, path, 10000) == 0) {
+		char *back = NULL;
+		size_t back_len = 0;
+		ac_file_id back_id;
+
+		if (read_identified(&back, &back_len, &back_id, path) == 0 &&
+		    back_len == s->raw_len && !memcmp(back, s->raw, back_len))
+			ac_session_note_own_write(dir, id, NULL, &back_id);
+		free(back);
+	}
 	ac_error_clear();
 	if (out) {
 		*out = s;
