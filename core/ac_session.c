@@ -283,7 +283,8 @@ static int64_t mtime_ms(const ac_file_id *id)
 	return id->mtime_ns / 1000000;
 }
 
-int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
+/* ac_session_idle_ms(), or with others_only, ac_session_foreign_idle_ms(). */
+static int idle_since(int64_t *out, const char *dir, const char *id, bool others_only)
 {
 	char *path = NULL;
 	ac_file_id fid;
@@ -292,9 +293,20 @@ int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
 	if ((rc = ac_session_path(&path, dir, id)))
 		return rc;
 	if ((rc = ac_file_id_of(&fid, path)) == 0)
-		*out = ac_time_now_ms() - mtime_ms(&fid);
+		*out = ac_time_now_ms() - (others_only ? ac_session_foreign_write_ms(dir, id, &fid)
+						       : mtime_ms(&fid));
 	free(path);
 	return rc;
+}
+
+int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
+{
+	return idle_since(out, dir, id, false);
+}
+
+int ac_session_foreign_idle_ms(int64_t *out, const char *dir, const char *id)
+{
+	return idle_since(out, dir, id, true);
 }
 
 /* Waits until no other writer than agentctl has written path for

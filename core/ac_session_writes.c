@@ -3,14 +3,12 @@
 
 #include "ac_atomic.h"
 #include "ac_session.h"
-#include "ac_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,20 +84,6 @@ int64_t ac_session_foreign_write_ms(const char *dir, const char *id, const ac_fi
 	if (read_record(&last, dir, id) && ac_file_id_equal(&last.file, now))
 		return last.foreign_ms;
 	return now->mtime_ns / 1000000;
-}
-
-int ac_session_foreign_idle_ms(int64_t *out, const char *dir, const char *id)
-{
-	char *path = NULL;
-	ac_file_id now;
-	int rc;
-
-	if ((rc = ac_session_path(&path, dir, id)))
-		return rc;
-	if ((rc = ac_file_id_of(&now, path)) == 0)
-		*out = ac_time_now_ms() - ac_session_foreign_write_ms(dir, id, &now);
-	free(path);
-	return rc;
 }
 
 void ac_session_note_own_write(const char *dir, const char *id, const ac_file_id *replaced,

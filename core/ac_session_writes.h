@@ -32,7 +32,8 @@ int64_t ac_session_foreign_write_ms(const char *dir, const char *id, const ac_fi
 
 /* Milliseconds since a writer other than agentctl last wrote session id's
  * file (ac_session_foreign_write_ms()), for telling whether an agent that
- * takes no lock is writing it. AC_ENOTFOUND when absent. */
+ * takes no lock is writing it. AC_ENOTFOUND when absent. (In
+ * ac_session.c, beside ac_session_idle_ms().) */
 int ac_session_foreign_idle_ms(int64_t *out, const char *dir, const char *id);
 
 /* Records that agentctl wrote the session file written over replaced
