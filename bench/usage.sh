@@ -5,10 +5,16 @@
 # byte read), warm (nothing changed: nothing read), and after a turn was
 # appended to 10 files (only those bytes read). With CCUSAGE=path/to/ccusage
 # also ccusage itself on the same Claude files (it reads no Codex files).
-# The files stay in the page cache (it is not dropped: the machine is
-# shared), so "cold" is the index's cold, not the disk's. Target: warm < 1 s.
+# "cold" is the index's cold: the files stay in the page cache. "cold disk"
+# is also the disk's: each transcript is first dropped from the page cache
+# (posix_fadvise DONTNEED, file by file: no root needed, and the rest of a
+# shared machine's cache stays), which is what `echo 3 >
+# /proc/sys/vm/drop_caches` does to them, without the folders' metadata.
+# Target: warm < 1 s.
 #
 #   bench/usage.sh AGENTCTL_BINARY    (COUNT=10000 TOTAL_MB=3300 by default)
+#   PEER=path/to/other/agentctl       also the cold disk run of that binary,
+#                                     alternating with this one, REPEAT times
 set -euo pipefail
 agentctl=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +42,26 @@ timed() {
 }
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
+# Drops every transcript from the page cache.
+evict() {
+	find "$home" -type f -print0 | python3 -c '
+import os, sys
+for p in sys.stdin.buffer.read().split(b"\0"):
+    if p:
+        fd = os.open(p, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)'
+}
+# "WALL s (CPU s)" of a run of binary $1 with no index and no transcript in
+# the page cache; its totals (without the file counts) in $ws/totals-$2.
+cold_disk() {
+	rm -rf "$cache"
+	evict
+	timed "$1" -w "$ws" usage daily --all-projects --json
+	jq -S 'del(.files)' "$ws/out" >"$ws/totals-$2"
+}
+
+disk=$(cold_disk "$agentctl" this)
 rm -rf "$cache"
 cold=$(timed "$agentctl" -w "$ws" usage daily --all-projects --json)
 read_mb=$(jq '.files.bytesRead / 1e6 | floor' "$ws/out")
@@ -60,6 +86,15 @@ echo
 echo "| measurement | result | target / anchor |"
 echo "|---|---:|---:|"
 echo "| cold: no index, every file read ($read_mb MB) | ${cold} | ccusage users: 74 s on 3.3 GB |"
+echo "| cold disk: the same, every transcript dropped from the page cache first | ${disk} | |"
+if [ -n "${PEER:-}" ]; then
+	for ((i = 1; i <= ${REPEAT:-2}; i++)); do
+		peer=$(cold_disk "$PEER" peer)
+		again=$(cold_disk "$agentctl" this)
+		same=$(cmp -s "$ws/totals-peer" "$ws/totals-this" && echo "same totals" || echo "TOTALS DIFFER")
+		echo "| cold disk, pair $i (load $(cut -d' ' -f1 /proc/loadavg)): this / $(basename "$(dirname "$PEER")")/$(basename "$PEER") | ${again} / ${peer} | $same |"
+	done
+fi
 echo "| warm: nothing changed (median of 3; $warm_read files read) | ${warm} | < 1 s |"
 echo "| a turn appended to 10 files ($inc_files files, $inc_kb KB read) | ${inc} | |"
 echo "| index size | $index_mb MB | |"

@@ -5,6 +5,7 @@
 #include "ac_journal_store.h"
 #include "ac_proc.h"
 #include "ac_session.h"
+#include "ac_session_writes.h"
 #include "ac_time.h"
 
 #include <errno.h>
@@ -130,8 +131,9 @@ static int pause_session(const ac_workspace *ws, const char *id, bool wait,
 	if ((rc = ac_request_write(ws->sessions_dir, id, &req)))
 		return rc;
 	/* An agent that wrote lately may be in a save loop that undoes the
-	 * pause at once: only then is the file watched afterwards. */
-	active = ac_session_idle_ms(&idle, ws->sessions_dir, id) == 0 &&
+	 * pause at once: only then is the file watched afterwards. Writes
+	 * agentctl made (ac_session_writes.h) are no such loop. */
+	active = ac_session_foreign_idle_ms(&idle, ws->sessions_dir, id) == 0 &&
 		 idle < 3 * (int64_t)ws->session_write.quiet_ms;
 	if (ws->pause_signal && ac_process_find(&agent, ws->sessions_dir, id) == 0 &&
 	    ac_process_signal(&agent, ws->pause_signal) == 0)

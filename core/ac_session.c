@@ -10,6 +10,7 @@
 #include "ac_json_scan.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
+#include "ac_session_writes.h"
 #include "ac_time.h"
 #include "ac_tokens.h"
 
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #define UPDATE_ATTEMPTS 8
+/* A created file this small is read back to check it is still ours. */
+#define CREATED_READ_BACK_MAX (1u << 20)
 
 struct ac_session {
 	json_t *root;
@@ -280,7 +283,8 @@ static int64_t mtime_ms(const ac_file_id *id)
 	return id->mtime_ns / 1000000;
 }
 
-int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
+/* ac_session_idle_ms(), or with others_only, ac_session_foreign_idle_ms(). */
+static int idle_since(int64_t *out, const char *dir, const char *id, bool others_only)
 {
 	char *path = NULL;
 	ac_file_id fid;
@@ -289,13 +293,28 @@ int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
 	if ((rc = ac_session_path(&path, dir, id)))
 		return rc;
 	if ((rc = ac_file_id_of(&fid, path)) == 0)
-		*out = ac_time_now_ms() - mtime_ms(&fid);
+		*out = ac_time_now_ms() - (others_only ? ac_session_foreign_write_ms(dir, id, &fid)
+						       : mtime_ms(&fid));
 	free(path);
 	return rc;
 }
 
-/* Waits until nobody has written path for quiet_ms, at most wait_ms. */
-static int wait_quiet(const char *path, const char *id, int quiet_ms, int wait_ms)
+int ac_session_idle_ms(int64_t *out, const char *dir, const char *id)
+{
+	return idle_since(out, dir, id, false);
+}
+
+int ac_session_foreign_idle_ms(int64_t *out, const char *dir, const char *id)
+{
+	return idle_since(out, dir, id, true);
+}
+
+/* Waits until no other writer than agentctl has written path for
+ * quiet_ms, at most wait_ms: agentctl's own writes take the folder lock
+ * and compare-and-swap, so a file still exactly as agentctl last wrote it
+ * is quiet since the last write before that one (ac_session_writes.h). */
+static int wait_quiet(const char *path, const char *dir, const char *id, int quiet_ms,
+		      int wait_ms)
 {
 	int64_t start = ac_time_now_ms();
 
@@ -306,7 +325,7 @@ static int wait_quiet(const char *path, const char *id, int quiet_ms, int wait_m
 
 		if ((rc = ac_file_id_of(&fid, path)))
 			return rc;
-		idle = now - mtime_ms(&fid);
+		idle = now - ac_session_foreign_write_ms(dir, id, &fid);
 		/* A time over a minute ahead is another clock (a shared file
 		 * system), not a write in progress. */
 		if (idle >= quiet_ms || idle < -60000)
@@ -400,7 +419,7 @@ static int update(ac_session **out, ac_session *loaded, const ac_session *text_l
 		ac_file_id expected;
 
 		if (opts && opts->quiet_ms > 0 &&
-		    (rc = wait_quiet(path, id, opts->quiet_ms, opts->wait_ms)))
+		    (rc = wait_quiet(path, dir, id, opts->quiet_ms, opts->wait_ms)))
 			break;
 		ac_session_free(s);
 		s = NULL;
@@ -442,6 +461,8 @@ static int update(ac_session **out, ac_session *loaded, const ac_session *text_l
 		rc = ac_atomic_swap_if(&published, &written, path, &expected, data, len);
 		if (published && opts && opts->published)
 			*opts->published = true;
+		if (rc == 0)
+			ac_session_note_own_write(dir, id, &expected, &written);
 		if (rc == AC_ENOTSUP)
 			rc = ac_atomic_write(path, data, len, NULL, NULL);
 		if (rc != AC_ECONFLICT)
@@ -515,7 +536,7 @@ int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 	char *displaced = NULL;
 	size_t displaced_len;
 	struct stat st;
-	int rc;
+	int rc, guard = -1;
 
 	if (!id)
 		return ac_error_set(AC_EINVAL, "a new session needs a string id");
@@ -543,11 +564,29 @@ int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 	if (rc)
 		goto done;
 	s->from_file = ac_file_id_of(&s->file, path) == 0;
+	/* Only agentctl wrote it: an action right after need not wait for
+	 * quiet (ac_session_writes.h). Recorded only when the file is still
+	 * ours, by its bytes (a small new file; a large fork is not read back),
+	 * under the folder lock, as the record's other writers. */
+	if (s->from_file && s->raw_len <= CREATED_READ_BACK_MAX &&
+	    ac_lock_folder(&guard, path, 10000) == 0) {
+		char *back = NULL;
+		size_t back_len = 0;
+		ac_file_id back_id;
+
+		if (read_identified(&back, &back_len, &back_id, path) == 0 &&
+		    back_len == s->raw_len && !memcmp(back, s->raw, back_len))
+			ac_session_note_own_write(dir, id, NULL, &back_id);
+		free(back);
+	}
+	ac_error_clear();
 	if (out) {
 		*out = s;
 		s = NULL;
 	}
 done:
+	if (guard >= 0)
+		close(guard);
 	ac_session_free(s);
 	free(displaced);
 	free(path);

@@ -10,6 +10,7 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_read_ahead.h"
 #include "ac_text.h"
 #include "ac_time.h"
 #include "ac_turn_usage.h"
@@ -105,6 +106,11 @@ typedef struct {
 	size_t *owners, cap_owners, n_owners;
 	bool owners_built;
 	const atomic_bool *cancel; /* the caller's stop request, or NULL */
+	/* The files the walk found, in its order, read after it (so that
+	 * the next ones can be read ahead meanwhile: ac_read_ahead.h). */
+	ac_read_ahead_file *ahead;
+	ac_usage_source *sources;
+	size_t n_found, cap_found;
 } scan;
 
 /* The owner slot of key (empty: owner_keys[i] == 0). */
@@ -680,9 +686,61 @@ static bool migrated(const char *path)
 	return yes;
 }
 
-static int visit(scan *s, const char *path, ac_usage_source source)
+/* Adds a file the walk found (path taken over, freed on failure); what
+ * of it the visit will read is worked out now from its entry and st: the
+ * new bytes of a file appended to, all of one read again, none of one
+ * unchanged. */
+static int found(scan *s, char *path, ac_usage_source source, const struct stat *st)
 {
-	return visit_entry(s, path, source, find(s, path));
+	const ac_usage_entry *e = find(s, path);
+	uint64_t size = (uint64_t)st->st_size, from = 0;
+
+	if (s->n_found == s->cap_found) {
+		size_t cap = s->cap_found ? s->cap_found * 2 : 256;
+		ac_read_ahead_file *ahead = realloc(s->ahead, cap * sizeof(*ahead));
+		ac_usage_source *sources = ahead ? realloc(s->sources, cap * sizeof(*sources)) : NULL;
+
+		if (ahead)
+			s->ahead = ahead;
+		if (!sources) {
+			free(path);
+			return ac_error_set(AC_ENOMEM, "out of memory");
+		}
+		s->sources = sources;
+		s->cap_found = cap;
+	}
+	if (e && e->source == source && e->dev == (uint64_t)st->st_dev &&
+	    e->ino == (uint64_t)st->st_ino) {
+		int64_t mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+
+		if (e->size == size && e->mtime_ns == mtime_ns)
+			from = size; /* unchanged */
+		else if (size >= e->offset && !ac_zstd_path(path) &&
+			 !(source == AC_USAGE_GEMINI && ac_source_gemini_is_document(path)))
+			from = e->offset;
+	}
+	s->ahead[s->n_found] = (ac_read_ahead_file){path, from, size};
+	s->sources[s->n_found++] = source;
+	return 0;
+}
+
+/* Visits the files found, in order, the next ones read ahead meanwhile. */
+static int visit_found(scan *s)
+{
+	ac_read_ahead *ra = NULL;
+	int rc = 0;
+
+	ac_read_ahead_start(&ra, s->ahead, s->n_found);
+	for (size_t i = 0; i < s->n_found && !rc; i++) {
+		if (s->cancel && atomic_load(s->cancel)) {
+			rc = ac_error_set(AC_EBUSY, "usage scan: stopped");
+			break;
+		}
+		ac_read_ahead_at(ra, i);
+		rc = visit_entry(s, s->ahead[i].path, s->sources[i], find(s, s->ahead[i].path));
+	}
+	ac_read_ahead_stop(ra);
+	return rc;
 }
 
 /* Every wanted file under dir, in name order (the order files are read in
@@ -723,7 +781,7 @@ static int walk(scan *s, const char *dir, ac_usage_source source, int depth)
 			rc = walk(s, path.data, source, depth + 1);
 		else if (S_ISREG(st.st_mode) && wanted(dir, name, source) &&
 			 !(source == AC_USAGE_GEMINI && migrated(path.data)))
-			rc = visit(s, path.data, source);
+			rc = found(s, ac_buf_detach(&path), source, &st);
 next:
 		ac_buf_free(&path);
 		free(names[i]);
@@ -1033,7 +1091,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	if ((opts->claude_dir && (rc = walk(&s, opts->claude_dir, AC_USAGE_CLAUDE, 0))) ||
 	    (opts->codex_dir && (rc = walk(&s, opts->codex_dir, AC_USAGE_CODEX, 0))) ||
 	    (rc = walk_archived(&s, opts->codex_dir)) ||
-	    (opts->gemini_dir && (rc = walk_gemini(&s, opts->gemini_dir))))
+	    (opts->gemini_dir && (rc = walk_gemini(&s, opts->gemini_dir))) ||
+	    (rc = visit_found(&s)))
 		goto done;
 	if ((rc = rebook_orphans(&s)))
 		goto done;
@@ -1059,6 +1118,10 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 		goto done;
 	rc = add_agentctl_rows(out, opts);
 done:
+	for (size_t i = 0; i < s.n_found; i++)
+		free((char *)s.ahead[i].path);
+	free(s.ahead);
+	free(s.sources);
 	free(s.by_path);
 	free(s.owner_keys);
 	free(s.owners);

@@ -845,6 +845,70 @@ static void test_update_waits_for_a_quiet_file(void **state)
 	free(path);
 }
 
+/* A seed writer's save: its own temp file, renamed over the session. */
+static void save_as_another_writer(const char *dir, const char *path, time_t age_s)
+{
+	char *text = tu_read_file(path, NULL), *temp = tu_path(dir, "s1.json.tmp");
+	struct timespec when[2];
+
+	tu_write_file(temp, text, strlen(text));
+	clock_gettime(CLOCK_REALTIME, &when[0]);
+	when[0].tv_sec -= age_s;
+	when[1] = when[0];
+	assert_int_equal(utimensat(AT_FDCWD, temp, when, 0), 0);
+	assert_int_equal(rename(temp, path), 0);
+	free(text);
+	free(temp);
+}
+
+/* The quiet wait counts only other writers (issue 28): right after
+ * agentctl's own writes the file is as quiet as the last write before
+ * them, so an action runs at once; after another writer's save, it waits
+ * (here: gives up at once, wait_ms 0). No timing is asserted: the error
+ * path says which. */
+static void test_quiet_wait_counts_only_other_writers(void **state)
+{
+	fixture *f = *state;
+	ac_session_write_options at_once = {.quiet_ms = 3600000, .wait_ms = 0};
+	json_t *turn = json_loads("[{\"role\":\"user\",\"content\":\"next\"}]", 0, NULL);
+	char *path = tu_path(f->dir, "s1.json"), *lock = tu_path(f->dir, ".locks/s1.lock");
+
+	/* Made and written by agentctl only. */
+	assert_int_equal(ac_session_create(NULL, f->dir, "s1", "t", NULL, NULL, NULL), 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &at_once), 0);
+	assert_int_equal(ac_session_append_messages(NULL, f->dir, "s1", turn), 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "running", &at_once), 0);
+	/* Another writer saves: the wait is back, */
+	save_as_another_writer(f->dir, path, 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &at_once),
+			 AC_EBUSY);
+	assert_non_null(strstr(ac_error_last(), "being written by its agent"));
+	/* and agentctl's append after it does not hide that save. */
+	assert_int_equal(ac_session_append_messages(NULL, f->dir, "s1", turn), 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &at_once),
+			 AC_EBUSY);
+	/* A save long ago, then agentctl's writes: no wait. */
+	save_as_another_writer(f->dir, path, 7200);
+	assert_int_equal(ac_session_append_messages(NULL, f->dir, "s1", turn), 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &at_once), 0);
+	/* An edit in place (same inode, a new time) is another writer's too. */
+	{
+		struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+
+		assert_int_equal(utimensat(AT_FDCWD, path, now, 0), 0);
+	}
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "running", &at_once),
+			 AC_EBUSY);
+	/* A record that does not read (planted, torn) is "not known": the plain wait. */
+	assert_int_equal(ac_session_append_messages(NULL, f->dir, "s1", turn), 0);
+	tu_write_file(lock, "agentctl-write 1 garbage\n", 25);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "running", &at_once),
+			 AC_EBUSY);
+	json_decref(turn);
+	free(lock);
+	free(path);
+}
+
 
 static json_t *usage_of(const ac_session *s)
 {
@@ -911,6 +975,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_update_never_publishes_a_stale_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_if_leaves_a_newer_version_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_waits_for_a_quiet_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quiet_wait_counts_only_other_writers, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_temps_removes_only_dead_writers_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_lists_newest_first_and_reads_only_changes, setup, teardown),
