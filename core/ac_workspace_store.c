@@ -140,17 +140,20 @@ int ac_workspace_store(ac_backend **out, const ac_workspace *ws)
 	if ((slot = find_slot(s, self))) {
 		slot->owner = self;
 		slot->depth++;
+		*out = &slot->b;
 		goto done;
 	}
 	/* Opened outside the lock would let two threads race for a slot;
 	 * opening is rare (once per thread that needs one). */
-	if (!(slot = calloc(1, sizeof(*slot))) ||
-	    !(grown = realloc(s->slots, (s->n + 1) * sizeof(*grown)))) {
-		free(slot);
+	if (!(grown = realloc(s->slots, (s->n + 1) * sizeof(*grown)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
 	s->slots = grown;
+	if (!(slot = calloc(1, sizeof(*slot)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
 	if ((rc = open_store(&slot->b, ws))) {
 		free(slot);
 		goto done;
@@ -158,10 +161,9 @@ int ac_workspace_store(ac_backend **out, const ac_workspace *ws)
 	slot->owner = self;
 	slot->depth = 1;
 	s->slots[s->n++] = slot;
+	*out = &slot->b;
 done:
 	pthread_mutex_unlock(&s->lock);
-	if (!rc)
-		*out = &slot->b;
 	return rc;
 }
 
