@@ -1,0 +1,137 @@
+/* Read-only file mappings, with SIGBUS on them caught per thread. */
+#include "ac_map.h"
+
+#include "ac_error.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int ac_map_file(ac_map *m, int fd, uint64_t offset, uint64_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t skip = offset % (uint64_t)(page > 0 ? page : 4096);
+	void *base;
+
+	memset(m, 0, sizeof(*m));
+	if (len == 0 || len + skip > SIZE_MAX) {
+		errno = len == 0 ? EINVAL : ENOMEM;
+		return -1;
+	}
+	base = mmap(NULL, (size_t)(len + skip), PROT_READ, MAP_SHARED, fd,
+		    (off_t)(offset - skip));
+	if (base == MAP_FAILED)
+		return -1;
+	m->base = base;
+	m->base_len = (size_t)(len + skip);
+	m->data = (const char *)base + skip - offset;
+	m->offset = offset;
+	m->len = (size_t)len;
+	return 0;
+}
+
+void ac_map_release(ac_map *m)
+{
+	if (m->base)
+		munmap(m->base, m->base_len);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The guarded call running on this thread, if any. */
+typedef struct {
+	sigjmp_buf jump;
+	const char *lo, *hi; /* the mapping's bytes */
+	uintptr_t fault;
+} guard;
+
+static _Thread_local guard *volatile current;
+
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t users;
+static struct sigaction previous;
+
+static void on_sigbus(int sig, siginfo_t *info, void *uctx)
+{
+	guard *g = current;
+	const char *addr = info ? (const char *)info->si_addr : NULL;
+
+	if (g && addr >= g->lo && addr < g->hi) {
+		g->fault = (uintptr_t)addr;
+		current = NULL;
+		siglongjmp(g->jump, 1);
+	}
+	/* Not ours: as the handler before would have had it. */
+	if (previous.sa_flags & SA_SIGINFO) {
+		previous.sa_sigaction(sig, info, uctx);
+		return;
+	}
+	if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+		previous.sa_handler(sig);
+		return;
+	}
+	/* Default (or ignored, which a fault cannot be): the faulting access
+	 * runs again on return and the default action ends the process. */
+	signal(SIGBUS, SIG_DFL);
+}
+
+int ac_map_guard_begin(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&install_lock);
+	if (users == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &previous) != 0)
+			rc = ac_error_errno(errno, "cannot catch SIGBUS");
+	}
+	if (rc == 0)
+		users++;
+	pthread_mutex_unlock(&install_lock);
+	return rc;
+}
+
+void ac_map_guard_end(void)
+{
+	pthread_mutex_lock(&install_lock);
+	if (users > 0 && --users == 0)
+		sigaction(SIGBUS, &previous, NULL);
+	pthread_mutex_unlock(&install_lock);
+}
+
+int ac_map_guarded(const ac_map *m, int (*fn)(void *arg), void *arg, bool *out_faulted,
+		   uint64_t *out_fault)
+{
+	guard g;
+	sigset_t bus, old;
+	int rc;
+
+	*out_faulted = false;
+	g.lo = m->data + m->offset;
+	g.hi = g.lo + m->len;
+	g.fault = 0;
+	/* A fault while SIGBUS is blocked would end the process whatever
+	 * the handler: let it through on this thread for the call. */
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &bus, &old);
+	if (sigsetjmp(g.jump, 0) == 0) {
+		current = &g;
+		rc = fn(arg);
+		current = NULL;
+	} else {
+		*out_faulted = true;
+		*out_fault = m->offset + (uint64_t)((const char *)g.fault - g.lo);
+		rc = 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
