@@ -29,6 +29,12 @@
 #define EXTEND_BYTES (64u * 1024)
 
 static size_t piece_bytes = PIECE_BYTES, flush_bytes = FLUSH_BYTES, forced_threads;
+static bool never_map;
+
+void ac_split_set_mapping(bool map)
+{
+	never_map = !map;
+}
 
 void ac_split_set_limits(size_t piece, size_t flush, size_t threads)
 {
@@ -488,7 +494,7 @@ static int run_inline(struct split_run *run, worker *w)
  * the pieces are read with pread instead. */
 static void map_pass(struct split_run *run)
 {
-	if (ac_map_file(&run->map, run->fd, 0, run->end) != 0)
+	if (never_map || ac_map_file(&run->map, run->fd, 0, run->end) != 0)
 		return;
 	if (ac_map_guard_begin() != 0) {
 		ac_map_release(&run->map);

@@ -85,4 +85,8 @@ int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthre
  * on small files and any machine. */
 void ac_split_set_limits(size_t piece_bytes, size_t flush_bytes, size_t threads);
 
+/* For tests: false reads every piece with pread, as when the file cannot
+ * be mapped; true (the default) maps it when it can. */
+void ac_split_set_mapping(bool map);
+
 #endif

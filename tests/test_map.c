@@ -101,14 +101,17 @@ static void test_check_of_a_journal_cut_short_reports_it_shrank(void **state)
 {
 	fixture *f = *state;
 
-	for (size_t threads = 1; threads <= 3; threads++) {
+	for (size_t k = 0; k < 6; k++) {
+		size_t threads = 1 + k / 2;
 		cutter c = {f->journal, 0};
 		uint64_t valid = 0, invalid = 0;
 		int rc;
 
 		write_big_journal(f->journal);
 		ac_split_set_limits(64 * 1024, 0, threads);
+		ac_split_set_mapping(k % 2 == 0); /* and read with pread */
 		rc = ac_journal_check(&valid, &invalid, f->journal, NULL, cut_on_invalid, &c);
+		ac_split_set_mapping(true);
 		ac_split_set_limits(0, 0, 0);
 		if (c.calls != 1 || rc != AC_EIO)
 			fail_msg("%zu threads: %zu calls, rc %d, %llu valid: %s", threads, c.calls, rc,
@@ -138,7 +141,8 @@ static void test_query_of_a_journal_cut_short_reports_it_shrank(void **state)
 	ac_query *q = NULL;
 
 	assert_int_equal(ac_query_parse(&q, terms, 1), 0);
-	for (size_t threads = 1; threads <= 3; threads++) {
+	for (size_t k = 0; k < 6; k++) {
+		size_t threads = 1 + k / 2;
 		cutter c = {f->journal, 0};
 		ac_scan_stats stats;
 		int rc;
@@ -147,13 +151,103 @@ static void test_query_of_a_journal_cut_short_reports_it_shrank(void **state)
 		memset(&stats, 0, sizeof(stats));
 		/* Each match handed over at once: the first write cuts. */
 		ac_split_set_limits(64 * 1024, 1, threads);
+		ac_split_set_mapping(k % 2 == 0);
 		rc = ac_journal_scan_format(&stats, &path, 1, q, 0, NULL, format_line, NULL,
 					    cut_on_write, &c);
+		ac_split_set_mapping(true);
 		ac_split_set_limits(0, 0, 0);
 		assert_true(c.calls >= 1);
 		assert_shrank(rc, f->journal);
 	}
 	ac_query_free(q);
+}
+
+static int note_check(const char *path, uint64_t number, uint64_t offset, const char *reason,
+		      void *ctx)
+{
+	(void)path;
+	return ac_buf_printf(ctx, "%llu@%llu %s\n", (unsigned long long)number,
+			     (unsigned long long)offset, reason);
+}
+
+static int append_output(const char *data, size_t len, void *ctx)
+{
+	return ac_buf_append(ctx, data, len);
+}
+
+static int format_offset(ac_buf *out, ac_buf *scratch, const ac_scan_match *m, const void *ctx)
+{
+	(void)scratch, (void)ctx;
+	return ac_buf_printf(out, "%llu %s\n", (unsigned long long)m->offset,
+			     m->invalid ? m->invalid : "ok");
+}
+
+/* journal check's report and a query's output, with the given limits. */
+static char *passes(const char *path, size_t piece, size_t threads, bool mapped)
+{
+	const char *terms[] = {"agent=Codex"};
+	ac_buf out = AC_BUF_INIT;
+	uint64_t valid = 0, invalid = 0;
+	ac_scan_stats stats;
+	ac_query *q = NULL;
+
+	memset(&stats, 0, sizeof(stats));
+	assert_int_equal(ac_query_parse(&q, terms, 1), 0);
+	ac_split_set_limits(piece, 1, threads);
+	ac_split_set_mapping(mapped);
+	assert_int_equal(ac_journal_check(&valid, &invalid, path, NULL, note_check, &out), 0);
+	ac_buf_printf(&out, "%llu valid, %llu invalid\n", (unsigned long long)valid,
+		      (unsigned long long)invalid);
+	assert_int_equal(ac_journal_scan_format(&stats, &path, 1, q, 0, NULL, format_offset,
+						NULL, append_output, &out), 0);
+	ac_buf_printf(&out, "%llu matched, %llu invalid\n", (unsigned long long)stats.matched,
+		      (unsigned long long)stats.invalid);
+	ac_split_set_mapping(true);
+	ac_split_set_limits(0, 0, 0);
+	ac_query_free(q);
+	return ac_buf_detach(&out);
+}
+
+/* Read through the mapping or with pread, on one thread or several, a
+ * pass reports the same: lines across piece edges, invalid lines, a hole
+ * of a sparse file inside a line (so over-long) and a torn tail. */
+static void test_mapped_and_read_passes_agree(void **state)
+{
+	fixture *f = *state;
+	ac_buf head = AC_BUF_INIT, rest = AC_BUF_INIT;
+	char *want;
+	int fd;
+
+	for (unsigned i = 0; i < 3000; i++) {
+		ac_buf *b = i < 1500 ? &head : &rest;
+
+		if (i % 13 == 4)
+			ac_buf_printf(b, "{\"id\":\"evt_%u\"}\n", i);
+		else if (i % 17 == 2)
+			ac_buf_printf(b, "\n");
+		else
+			ac_buf_printf(b, "%s\n", tu_event_line(i % 2 ? "Codex" : "Claude", "m"));
+	}
+	ac_buf_printf(&head, "{\"id\":\"the hole follows\"");
+	ac_buf_append(&rest, "{\"id\":", 6);
+	fd = open(f->journal, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, head.data, head.len), (ssize_t)head.len);
+	/* A hole past the line limit, then a newline ends the line it is in. */
+	assert_int_equal(pwrite(fd, "\n", 1, (off_t)head.len + (65 << 20)), 1);
+	assert_int_equal(write(fd, rest.data, rest.len), (ssize_t)rest.len);
+	close(fd);
+	want = passes(f->journal, 0, 2, false);
+	assert_non_null(strstr(want, "line longer than"));
+	for (size_t k = 0; k < 8; k++) {
+		char *got = passes(f->journal, k < 4 ? 4096 : 0, 1 + k % 2, k / 2 % 2 == 0);
+
+		assert_string_equal(got, want);
+		free(got);
+	}
+	free(want);
+	ac_buf_free(&head);
+	ac_buf_free(&rest);
 }
 
 /* A bus error that is not on a guarded mapping still ends the process as
@@ -239,6 +333,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_query_of_a_journal_cut_short_reports_it_shrank,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_and_read_passes_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_on_guarded_mapping_is_caught, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sigbus_elsewhere_is_not_swallowed, setup,
