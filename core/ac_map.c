@@ -45,10 +45,11 @@ void ac_map_release(ac_map *m)
 typedef struct {
 	sigjmp_buf jump;
 	const char *lo, *hi; /* the mapping's bytes */
-	uintptr_t fault;
 } guard;
 
 static _Thread_local guard *volatile current;
+/* Where the fault was; static, so that it is known after siglongjmp. */
+static _Thread_local const char *volatile fault_at;
 
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t users;
@@ -58,9 +59,11 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 {
 	guard *g = current;
 	const char *addr = info ? (const char *)info->si_addr : NULL;
+	struct sigaction dfl;
 
-	if (g && addr >= g->lo && addr < g->hi) {
-		g->fault = (uintptr_t)addr;
+	/* si_code > 0: a fault of this thread, not a SIGBUS sent by kill(). */
+	if (g && info && info->si_code > 0 && addr >= g->lo && addr < g->hi) {
+		fault_at = addr;
 		current = NULL;
 		siglongjmp(g->jump, 1);
 	}
@@ -73,9 +76,14 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 		previous.sa_handler(sig);
 		return;
 	}
-	/* Default (or ignored, which a fault cannot be): the faulting access
-	 * runs again on return and the default action ends the process. */
-	signal(SIGBUS, SIG_DFL);
+	if (previous.sa_handler == SIG_IGN && !(info && info->si_code > 0))
+		return; /* a sent one, ignored as before */
+	/* The default action (a fault cannot be ignored): end the process
+	 * as SIGBUS does. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGBUS, &dfl, NULL);
+	raise(SIGBUS);
 }
 
 int ac_map_guard_begin(void)
@@ -117,7 +125,6 @@ int ac_map_guarded(const ac_map *m, int (*fn)(void *arg), void *arg, bool *out_f
 	*out_faulted = false;
 	g.lo = m->data + m->offset;
 	g.hi = g.lo + m->len;
-	g.fault = 0;
 	/* A fault while SIGBUS is blocked would end the process whatever
 	 * the handler: let it through on this thread for the call. */
 	sigemptyset(&bus);
@@ -129,7 +136,7 @@ int ac_map_guarded(const ac_map *m, int (*fn)(void *arg), void *arg, bool *out_f
 		current = NULL;
 	} else {
 		*out_faulted = true;
-		*out_fault = m->offset + (uint64_t)((const char *)g.fault - g.lo);
+		*out_fault = m->offset + (uint64_t)(fault_at - (m->data + m->offset));
 		rc = 0;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
