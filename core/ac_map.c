@@ -11,26 +11,26 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int ac_map_file(ac_map *m, int fd, uint64_t offset, uint64_t len)
+int ac_map_file(ac_map *out, int fd, uint64_t offset, uint64_t len)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t skip = offset % (uint64_t)(page > 0 ? page : 4096);
 	void *base;
 
-	memset(m, 0, sizeof(*m));
-	if (len == 0 || len + skip > SIZE_MAX) {
-		errno = len == 0 ? EINVAL : ENOMEM;
-		return -1;
-	}
+	memset(out, 0, sizeof(*out));
+	if (len == 0)
+		return ac_error_set(AC_EINVAL, "cannot map an empty range");
+	if (len + skip > SIZE_MAX)
+		return ac_error_set(AC_ENOMEM, "cannot map %llu bytes", (unsigned long long)len);
 	base = mmap(NULL, (size_t)(len + skip), PROT_READ, MAP_SHARED, fd,
 		    (off_t)(offset - skip));
 	if (base == MAP_FAILED)
-		return -1;
-	m->base = base;
-	m->base_len = (size_t)(len + skip);
-	m->data = (const char *)base + skip - offset;
-	m->offset = offset;
-	m->len = (size_t)len;
+		return ac_error_errno(errno, "cannot map the file");
+	out->base = base;
+	out->base_len = (size_t)(len + skip);
+	out->data = (const char *)((uintptr_t)base + skip - offset);
+	out->offset = offset;
+	out->len = (size_t)len;
 	return 0;
 }
 

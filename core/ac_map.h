@@ -24,11 +24,12 @@ typedef struct {
 	size_t base_len;
 } ac_map;
 
-/* Maps fd's bytes [offset, offset + len) read-only; afterwards the file's
- * byte x (offset <= x < offset + len) is m->data[x]. Returns 0, or -1 with
- * errno when the file cannot be mapped (a /proc or FUSE file, no address
- * space): the caller reads it instead. Sets no error message. */
-int ac_map_file(ac_map *m, int fd, uint64_t offset, uint64_t len);
+/* Maps fd's bytes [offset, offset + len) read-only into *out (the caller
+ * releases it with ac_map_release()); afterwards the file's byte x
+ * (offset <= x < offset + len) is out->data[x]. Returns 0, or a negative
+ * AC_E* code when the file cannot be mapped (a /proc or FUSE file, no
+ * address space): the caller reads it instead. fd stays the caller's. */
+int ac_map_file(ac_map *out, int fd, uint64_t offset, uint64_t len);
 
 /* Unmaps; m may be zeroed (never mapped). */
 void ac_map_release(ac_map *m);
