@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -491,16 +490,16 @@ static int run_inline(struct split_run *run, worker *w)
 }
 
 /* Maps [0, end) for the pass, with its faults caught; when it cannot be,
- * the pieces are read with pread instead. */
+ * the pieces are read with pread instead. No MADV_SEQUENTIAL: the fd's
+ * POSIX_FADV_SEQUENTIAL already widens the readahead that faults use, and
+ * the madvise would keep the pages' use from counting at unmap (Linux 6.3
+ * on), so a journal read again and again would leave the cache first. */
 static void map_pass(struct split_run *run)
 {
 	if (never_map || ac_map_file(&run->map, run->fd, 0, run->end) != 0)
 		return;
-	if (ac_map_guard_begin() != 0) {
+	if (ac_map_guard_begin() != 0)
 		ac_map_release(&run->map);
-		return;
-	}
-	madvise(run->map.base, run->map.base_len, MADV_SEQUENTIAL);
 }
 
 int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthreads,
