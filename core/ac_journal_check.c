@@ -176,7 +176,7 @@ int ac_journal_check(uint64_t *out_valid, uint64_t *out_invalid, const char *pat
 	if ((rc = ac_split_end(&end, path)))
 		return rc;
 	nthreads = ac_split_threads(end);
-	if (end > 0 && nthreads > 1) {
+	if (ac_split_wanted(end, nthreads)) {
 		bool started;
 
 		if ((rc = check_parallel(&started, &t, path, end, nthreads, schema, fn, ctx)))

@@ -3,6 +3,7 @@
 #include "ac_journal_scan_impl.h"
 
 #include "ac_buf.h"
+#include "ac_cpu.h"
 #include "ac_error.h"
 #include "ac_journal_reader.h"
 #include "ac_json_scan.h"
@@ -15,6 +16,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if AC_HAVE_AVX2_PATH
+#include <immintrin.h>
 #endif
 
 #define FIRST_WINDOW (64u * 1024)
@@ -114,8 +118,67 @@ static const char *next_escape_at(const char *p, const char *end)
 	return NULL;
 }
 
+#if AC_HAVE_AVX2_PATH
+/* Whether the needle starts at c (c + needle_len <= end checked here). */
+static inline bool needle_at(const ac_finder *f, const char *c, const char *end)
+{
+	return (size_t)(end - c) >= f->len && memcmp(c, f->needle, f->len) == 0;
+}
+
+static inline bool escape_at(const char *from, const char *c, const char *end)
+{
+	return end - c > 1 && c[0] == '\\' && (c[1] == 'u' || c[1] == '/') &&
+	       starts_escape(from, c);
+}
+
+/* next_candidate() in one pass, 32 places at a time: the needle's two
+ * rare bytes and the escape pairs are looked for together, so each byte
+ * is loaded once, and no hit is cached (the caller's p only moves past
+ * the hit it was given). */
+__attribute__((target("avx2"))) static const char *next_candidate_avx2(const ac_finder *f,
+								     const char *p,
+								     const char *end)
+{
+	const char *from = p;
+	size_t ri = f->rare_index, r2 = f->rare2_index;
+	size_t reach = 32 + (ri > r2 ? ri : r2) + 1; /* bytes an iteration reads from p */
+	const __m256i v1 = _mm256_set1_epi8(f->needle[ri]), v2 = _mm256_set1_epi8(f->needle[r2]);
+	const __m256i backslash = _mm256_set1_epi8('\\'), u = _mm256_set1_epi8('u');
+	const __m256i slash = _mm256_set1_epi8('/');
+
+	for (; (size_t)(end - p) >= reach; p += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + ri));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + r2));
+		__m256i here = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i next = _mm256_loadu_si256((const __m256i *)(const void *)(p + 1));
+		uint32_t need = (uint32_t)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpeq_epi8(a, v1), _mm256_cmpeq_epi8(b, v2)));
+		uint32_t esc = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(
+			_mm256_cmpeq_epi8(here, backslash),
+			_mm256_or_si256(_mm256_cmpeq_epi8(next, u), _mm256_cmpeq_epi8(next, slash))));
+
+		for (uint32_t any = need | esc; any; any &= any - 1) {
+			const char *c = p + __builtin_ctz(any);
+			uint32_t bit = any & -any;
+
+			if (((esc & bit) && starts_escape(from, c)) ||
+			    ((need & bit) && needle_at(f, c, end)))
+				return c;
+		}
+	}
+	for (; p < end; p++)
+		if (escape_at(from, p, end) || needle_at(f, p, end))
+			return p;
+	return NULL;
+}
+#endif
+
 static const char *next_candidate(candidate_finder *f, const char *p, const char *end)
 {
+#if AC_HAVE_AVX2_PATH
+	if (ac_cpu_avx2())
+		return next_candidate_avx2(&f->needle, p, end);
+#endif
 	if (!f->needle_done && (!f->next_needle || f->next_needle < p)) {
 		f->next_needle = ac_finder_find(&f->needle, p, (size_t)(end - p));
 		f->needle_done = f->next_needle == NULL;

@@ -170,7 +170,7 @@ static int format_file(ac_scan_ctx *s, const format_target *target)
 	if ((rc = ac_split_end(&end, s->path)))
 		return rc;
 	nthreads = ac_split_threads(end);
-	if (end > 0 && nthreads > 1) {
+	if (ac_split_wanted(end, nthreads)) {
 		bool started;
 
 		if ((rc = format_parallel(&started, s, end, nthreads, target)))

@@ -3,6 +3,7 @@
 
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +11,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A piece is small enough to stay in the cache between the read that
- * copies it in and the scan that follows, and large enough that its
- * bookkeeping (a lock, an lseek, a read) is noise. */
+ * copies it in (when the file cannot be mapped) and the scan that
+ * follows, and large enough that its bookkeeping (a lock, an lseek) is
+ * noise. */
 #define PIECE_BYTES (1u << 20)
 #define SLOTS_PER_THREAD 4
 #define FLUSH_BYTES (4u << 20)
@@ -25,12 +28,23 @@
 #define EXTEND_BYTES (64u * 1024)
 
 static size_t piece_bytes = PIECE_BYTES, flush_bytes = FLUSH_BYTES, forced_threads;
+static bool never_map;
+
+void ac_split_set_mapping(bool map)
+{
+	never_map = !map;
+}
 
 void ac_split_set_limits(size_t piece, size_t flush, size_t threads)
 {
 	piece_bytes = piece ? piece : PIECE_BYTES;
 	flush_bytes = flush ? flush : FLUSH_BYTES;
 	forced_threads = threads;
+}
+
+bool ac_split_wanted(uint64_t end, size_t nthreads)
+{
+	return end > 0 && (nthreads > 1 || end >= PARALLEL_MIN_BYTES);
 }
 
 size_t ac_split_threads(uint64_t end)
@@ -66,6 +80,14 @@ struct split_run {
 	int fd;
 	uint64_t end, npieces;
 	ac_split_work_fn work;
+	ac_map map; /* [0, end), when the file could be mapped: pieces are read there */
+	/* With one thread the calling thread works each piece itself and
+	 * hands over its output at once. */
+	bool inline_pass;
+	ac_split_deliver_fn deliver;
+	void *deliver_ctx;
+	uint64_t number; /* of the piece being worked, in an inline pass */
+	int deliver_rc;  /* what deliver returned when an inline flush ended the pass */
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* any slot or the counters below changed */
 	slot *slots;
@@ -90,6 +112,11 @@ int ac_split_flush(ac_split_output *out)
 
 	if (out->out.len < flush_bytes)
 		return 0;
+	if (run->inline_pass) {
+		run->deliver_rc = run->deliver(out, false, run->number, run->deliver_ctx);
+		ac_buf_clear(&out->out);
+		return run->deliver_rc ? 1 : 0;
+	}
 	pthread_mutex_lock(&run->lock);
 	s->state = SLOT_FLUSH;
 	pthread_cond_broadcast(&run->changed);
@@ -115,6 +142,31 @@ static int reserve(worker *w, size_t n)
 	return 0;
 }
 
+/* The bytes at offset were there when the pass began and are not now. */
+static int shrank_error(const struct split_run *run, uint64_t offset)
+{
+	struct stat st;
+
+	/* A page the disk could not read faults too: not a shrink. */
+	if (fstat(run->fd, &st) == 0 && (uint64_t)st.st_size > offset)
+		return ac_error_errno(EIO, "%s: read at byte %llu", run->path,
+				      (unsigned long long)offset);
+	return ac_error_set(AC_EIO, "%s: the file shrank while being read (at byte %llu)",
+			    run->path, (unsigned long long)offset);
+}
+
+/* No data from `from` on, lseek says: a hole at the end of the file, or
+ * the end itself, before hi, which was inside the file when the pass
+ * began. */
+static int past_the_end(const struct split_run *run, uint64_t from, uint64_t hi)
+{
+	struct stat st;
+
+	if (fstat(run->fd, &st) == 0 && (uint64_t)st.st_size < hi)
+		return shrank_error(run, (uint64_t)st.st_size > from ? (uint64_t)st.st_size : from);
+	return 0;
+}
+
 /* Reads exactly n bytes at offset: the pass's bytes are all below end,
  * which was there when it started, so a short read means the file shrank. */
 static int read_at(const worker *w, char *into, size_t n, uint64_t offset)
@@ -128,8 +180,7 @@ static int read_at(const worker *w, char *into, size_t n, uint64_t offset)
 			return ac_error_errno(errno, "%s: read at byte %llu", w->run->path,
 					      (unsigned long long)offset);
 		if (got == 0)
-			return ac_error_set(AC_EIO, "%s: the file shrank while being read "
-					    "(at byte %llu)", w->run->path, (unsigned long long)offset);
+			return shrank_error(w->run, offset);
 		into += got;
 		n -= (size_t)got;
 		offset += (uint64_t)got;
@@ -153,6 +204,8 @@ static int read_piece(worker *w, uint64_t lo, uint64_t hi, uint64_t *out_from, s
 	if (lo > 0) {
 		off_t data = lseek(w->run->fd, (off_t)from, SEEK_DATA);
 
+		if (data < 0 && errno == ENXIO && (rc = past_the_end(w->run, from, hi)))
+			return rc;
 		if ((data < 0 && errno == ENXIO) || (data >= 0 && (uint64_t)data >= hi)) {
 			*out_from = hi;
 			*out_n = *out_start = 0;
@@ -215,6 +268,80 @@ static int extend_last_line(worker *w, uint64_t from, size_t line, size_t *in_ou
 	return 0;
 }
 
+/* Hands the lines that start in the piece [lo, hi) to the work function,
+ * from the mapping: the piece's lines are those after the first newline
+ * at or after lo - 1, up to the newline that ends the last one. */
+static int work_mapped(worker *w, uint64_t lo, uint64_t hi, ac_split_output *o)
+{
+	struct split_run *run = w->run;
+	const char *data = run->map.data, *nl;
+	uint64_t from = lo ? lo - 1 : 0, start, last_line, n, limit;
+	ac_journal_block block = {0};
+	bool overlong = false;
+	int rc;
+
+	if (lo > 0) {
+		/* A hole of a sparse file holds no newline: not read. */
+		off_t at = lseek(run->fd, (off_t)from, SEEK_DATA);
+
+		if (at < 0 && errno == ENXIO && (rc = past_the_end(run, from, hi)))
+			return rc;
+		if ((at < 0 && errno == ENXIO) || (at >= 0 && (uint64_t)at >= hi))
+			return 0;
+		if (at > 0 && (uint64_t)at > from)
+			from = (uint64_t)at;
+		if (!(nl = memchr(data + from, '\n', (size_t)(hi - from))))
+			return 0;
+		start = (uint64_t)(nl - data) + 1;
+	} else {
+		start = 0;
+	}
+	if (start >= hi)
+		return 0;
+	nl = memrchr(data + start, '\n', (size_t)(hi - start));
+	last_line = nl ? (uint64_t)(nl - data) + 1 : start;
+	n = hi;
+	if (last_line < hi) {
+		/* The last line runs past the piece: to its newline, which a
+		 * line within the limit has before last_line + the limit. */
+		limit = last_line + AC_JOURNAL_MAX_LINE < run->end ? last_line + AC_JOURNAL_MAX_LINE
+								   : run->end;
+		nl = memchr(data + hi, '\n', (size_t)(limit - hi));
+		if (nl)
+			n = (uint64_t)(nl - data) + 1;
+		else if (limit - last_line >= AC_JOURNAL_MAX_LINE)
+			overlong = true, n = limit;
+		else /* end follows a newline: not reached */
+			return ac_error_set(AC_EIO, "%s: no newline before byte %llu", run->path,
+					    (unsigned long long)limit);
+	}
+	block.data = data + start;
+	block.len = (size_t)((overlong ? last_line : n) - start);
+	block.offset = start;
+	if (block.len && (rc = run->work(o, &block, w->ctx)))
+		return rc;
+	if (!overlong)
+		return 0;
+	block.data = data + last_line;
+	block.len = (size_t)(n - last_line);
+	block.offset = last_line;
+	block.overlong = true;
+	return run->work(o, &block, w->ctx);
+}
+
+typedef struct {
+	worker *w;
+	uint64_t lo, hi;
+	ac_split_output *o;
+} mapped_piece;
+
+static int work_mapped_piece(void *arg)
+{
+	mapped_piece *p = arg;
+
+	return work_mapped(p->w, p->lo, p->hi, p->o);
+}
+
 /* Hands the lines that start in piece k to the work function. */
 static int work_piece(worker *w, uint64_t k, ac_split_output *o)
 {
@@ -228,6 +355,14 @@ static int work_piece(worker *w, uint64_t k, ac_split_output *o)
 
 	if (hi > run->end)
 		hi = run->end;
+	if (run->map.data) {
+		mapped_piece p = {w, lo, hi, o};
+		uint64_t fault = 0;
+		bool faulted;
+
+		rc = ac_map_guarded(&run->map, work_mapped_piece, &p, &faulted, &fault);
+		return faulted ? shrank_error(run, fault) : rc;
+	}
 	if ((rc = read_piece(w, lo, hi, &from, &n, &start)) || start >= n)
 		return rc;
 	last_nl = memrchr(w->buf + start, '\n', n - start);
@@ -335,11 +470,44 @@ static int deliver_all(struct split_run *run, ac_split_deliver_fn deliver, void 
 	return 0;
 }
 
+/* One thread: the calling one works each piece and hands it over. */
+static int run_inline(struct split_run *run, worker *w)
+{
+	ac_split_output *o = &run->slots[0].o;
+
+	for (uint64_t k = 0; k < run->npieces; k++) {
+		int rc;
+
+		ac_buf_clear(&o->out);
+		o->lines = o->valid = o->invalid = o->matched = 0;
+		if ((rc = work_piece(w, k, o)))
+			return run->deliver_rc ? run->deliver_rc : rc;
+		if ((rc = run->deliver(o, true, run->number, run->deliver_ctx)))
+			return rc;
+		run->number += o->lines;
+	}
+	return 0;
+}
+
+/* Maps [0, end) for the pass, with its faults caught; when it cannot be,
+ * the pieces are read with pread instead. No MADV_SEQUENTIAL: the fd's
+ * POSIX_FADV_SEQUENTIAL already widens the readahead that faults use, and
+ * the madvise would keep the pages' use from counting at unmap (Linux 6.3
+ * on), so a journal read again and again would leave the cache first. */
+static void map_pass(struct split_run *run)
+{
+	if (never_map || ac_map_file(&run->map, run->fd, 0, run->end) != 0)
+		return;
+	if (ac_map_guard_begin() != 0)
+		ac_map_release(&run->map);
+}
+
 int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthreads,
 		 ac_split_work_fn work, void *const *workers, ac_split_deliver_fn deliver,
 		 void *ctx)
 {
-	struct split_run run = {.path = path, .fd = -1, .end = end, .work = work};
+	struct split_run run = {.path = path, .fd = -1, .end = end, .work = work,
+				.deliver = deliver, .deliver_ctx = ctx, .number = 1};
 	pthread_t *threads = calloc(nthreads, sizeof(*threads));
 	worker *ws = calloc(nthreads, sizeof(*ws));
 	size_t started = 0;
@@ -359,9 +527,17 @@ int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthre
 	if ((rc = ac_file_open_regular(&run.fd, AT_FDCWD, path, O_RDONLY, 0, path)))
 		goto done;
 	posix_fadvise(run.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	map_pass(&run);
 	for (size_t i = 0; i < run.nslots; i++) {
 		run.slots[i].o.run = &run;
 		run.slots[i].o.slot = i;
+	}
+	if (nthreads == 1) {
+		run.inline_pass = true;
+		ws[0] = (worker){.run = &run, .ctx = workers[0]};
+		*out_started = true;
+		rc = run_inline(&run, &ws[0]);
+		goto done;
 	}
 	/* Signals stay with the calling thread, as if there were no workers. */
 	sigfillset(&all);
@@ -378,6 +554,10 @@ int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthre
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 done:
+	if (run.map.data) {
+		ac_map_release(&run.map);
+		ac_map_guard_end();
+	}
 	if (run.fd >= 0)
 		close(run.fd);
 	for (size_t i = 0; run.slots && i < run.nslots; i++)

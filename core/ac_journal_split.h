@@ -51,10 +51,15 @@ typedef int (*ac_split_deliver_fn)(const ac_split_output *out, bool done,
  * past (the single-threaded reader then takes the whole file). */
 int ac_split_end(uint64_t *out_end, const char *path);
 
-/* How many workers a pass over [0, end) should use: 1 (do it on the
- * calling thread, without this module) for a small file or one core, else
- * the online cores, capped. */
+/* How many workers a pass over [0, end) should use: 1 for a small file or
+ * one core, else the online cores, capped. */
 size_t ac_split_threads(uint64_t end);
+
+/* Whether a pass over [0, end) with nthreads (ac_split_threads()) should
+ * go through ac_split_run(): on several threads, or on one when the file
+ * is large enough for its mapping to pay; else the caller reads it with
+ * ac_journal_reader.h. */
+bool ac_split_wanted(uint64_t end, size_t nthreads);
 
 /* From work: when out->out has outgrown the limit, waits until the
  * calling thread has taken it (then out->out is empty). Returns 0, or 1
@@ -62,8 +67,12 @@ size_t ac_split_threads(uint64_t end);
 int ac_split_flush(ac_split_output *out);
 
 /* Runs work over the complete lines of path's [0, end) (end just past a
- * newline) on nthreads threads (workers[i] is thread i's context) and
- * hands each piece's output to deliver. *out_started is false when no
+ * newline) on nthreads threads (workers[i] is thread i's context; with
+ * one, the calling thread does the work) and hands each piece's output to
+ * deliver. The file is read through a mapping (ac_map.h) where it can be
+ * mapped, else copied in with pread; either way a file cut short during
+ * the pass ends it with the error "PATH: the file shrank while being
+ * read (at byte N)". *out_started is false when no
  * thread could be started: then nothing was done or delivered, and the
  * caller does the pass itself. Returns 0, a non-zero return of work or
  * deliver, or a negative AC_E* code. */
@@ -75,5 +84,9 @@ int ac_split_run(bool *out_started, const char *path, uint64_t end, size_t nthre
  * replace the defaults (0 keeps a default), so that the parallel pass runs
  * on small files and any machine. */
 void ac_split_set_limits(size_t piece_bytes, size_t flush_bytes, size_t threads);
+
+/* For tests: false reads every piece with pread, as when the file cannot
+ * be mapped; true (the default) maps it when it can. */
+void ac_split_set_mapping(bool map);
 
 #endif

@@ -230,14 +230,19 @@ static inline const char *scan_string(const scan *s, const char *p, bool *has_es
 		 * bit are below 0x20, so one compare finds either. */
 		while (end - p >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
 			__m128i stop = _mm_or_si128(
-				_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-					     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_or_si128(quote, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
 				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-			int mask = _mm_movemask_epi8(stop);
+			unsigned mask = (unsigned)_mm_movemask_epi8(stop);
 
 			if (mask) {
-				p += __builtin_ctz((unsigned)mask);
+				unsigned at = (unsigned)__builtin_ctz(mask);
+
+				p += at;
+				/* The usual stop, known without reading the byte. */
+				if ((unsigned)_mm_movemask_epi8(quote) >> at & 1)
+					return p;
 				goto stopped;
 			}
 			p += 16;
