@@ -140,6 +140,10 @@ int ac_journal_index_save(const ac_journal_index *idx, size_t from, const char *
 			  const char *index_path, const struct stat *st,
 			  const ac_event_schema *schema);
 
+/* True when the index's folder can be made and opened, and the file
+ * written: otherwise building one would be work thrown away. */
+bool ac_journal_index_writable(const char *root, const char *index_path);
+
 /* ---- building (ac_journal_index_build.c) ---- */
 
 /* Summarises the complete blocks of the journal open at fd (path, whose

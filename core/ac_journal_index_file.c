@@ -321,6 +321,16 @@ done:
 	return rc;
 }
 
+bool ac_journal_index_writable(const char *root, const char *index_path)
+{
+	int dfd = -1;
+
+	if (open_dir(&dfd, root, index_path, true))
+		return false;
+	close(dfd);
+	return faccessat(AT_FDCWD, index_path, W_OK, AT_EACCESS) == 0 || errno == ENOENT;
+}
+
 int ac_journal_index_save(const ac_journal_index *idx, size_t from, const char *root,
 			  const char *index_path, const struct stat *st,
 			  const ac_event_schema *schema)

@@ -130,7 +130,8 @@ static int update(ac_journal_index *idx, int fd, const char *path, const char *r
 	size_t before = idx->n;
 	int rc;
 
-	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES)
+	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
+	    !ac_journal_index_writable(root, index_path))
 		return 0;
 	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
 		return rc == AC_ENOMEM ? rc : 0;
