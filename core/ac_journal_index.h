@@ -58,8 +58,12 @@ typedef struct {
 /* A journal file's index as loaded: the entries that verify, in file
  * order, each starting where the one before ends. */
 typedef struct {
-	ac_jidx_entry *entries; /* owned */
+	/* Each points into the mapped file or, built here, to its own
+	 * allocation (freed by ac_journal_index_clear()). */
+	const ac_jidx_entry **entries;
 	size_t n, allocated;
+	const char *map;        /* the index file, mapped read-only, or NULL */
+	size_t map_len;
 	uint64_t generation;    /* ties entries to their header */
 	uint64_t covered;       /* end of the last entry: where the unindexed tail starts */
 	size_t file_entries;    /* whole entries in the file as loaded, good or not */
@@ -130,7 +134,7 @@ int ac_journal_index_path(char **out, const char *root, const char *path);
 int ac_journal_index_load(ac_journal_index *idx, const char *root, const char *index_path,
 			  const struct stat *st, const ac_event_schema *schema);
 
-/* Adds e at the end of idx (its offset at or past idx->covered). */
+/* Adds a copy of e at the end of idx (its offset at or past idx->covered). */
 int ac_jidx_keep(ac_journal_index *idx, const ac_jidx_entry *e);
 
 /* Appends idx->entries[from..n) to the index file (its header first when

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,9 +42,20 @@ _Static_assert(sizeof(file_header) == 128, "header size");
 _Static_assert(offsetof(ac_jidx_entry, checksum) == sizeof(ac_jidx_entry) - 8,
 	       "the checksum ends an entry");
 
+/* True when e lies in the mapped file (else it was built here). */
+static bool mapped(const ac_journal_index *idx, const ac_jidx_entry *e)
+{
+	return idx->map && (const char *)e >= idx->map && (const char *)e < idx->map + idx->map_len;
+}
+
 void ac_journal_index_clear(ac_journal_index *idx)
 {
+	for (size_t i = 0; i < idx->n; i++)
+		if (!mapped(idx, idx->entries[i]))
+			free((void *)idx->entries[i]);
 	free(idx->entries);
+	if (idx->map)
+		munmap((void *)idx->map, idx->map_len);
 	memset(idx, 0, sizeof(*idx));
 }
 
@@ -137,67 +149,55 @@ static uint64_t new_generation(const struct stat *st)
 	return ac_jidx_hash(7, seed, sizeof(seed));
 }
 
-int ac_jidx_keep(ac_journal_index *idx, const ac_jidx_entry *e)
+/* Adds e itself (in the mapping, or owned by idx from now on). */
+static int keep_pointer(ac_journal_index *idx, const ac_jidx_entry *e)
 {
 	if (idx->n == idx->allocated) {
-		size_t grown = idx->allocated ? idx->allocated * 2 : 64;
-		ac_jidx_entry *more = realloc(idx->entries, grown * sizeof(*more));
+		size_t grown = idx->allocated ? idx->allocated * 2 : 256;
+		const ac_jidx_entry **more = realloc(idx->entries, grown * sizeof(*more));
 
 		if (!more)
 			return ac_error_set(AC_ENOMEM, "out of memory");
 		idx->entries = more;
 		idx->allocated = grown;
 	}
-	idx->entries[idx->n++] = *e;
+	idx->entries[idx->n++] = e;
 	idx->covered = e->offset + e->length;
 	return 0;
 }
 
-/* Reads the whole file at fd (size bytes) into *out. */
-static int read_all(char **out, int fd, uint64_t size)
+int ac_jidx_keep(ac_journal_index *idx, const ac_jidx_entry *e)
 {
-	char *data = malloc(size ? size : 1);
-	uint64_t got = 0;
+	ac_jidx_entry *copy = malloc(sizeof(*copy));
+	int rc;
 
-	if (!data)
+	if (!copy)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	while (got < size) {
-		ssize_t n = pread(fd, data + got, size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(data);
-			return ac_error_errno(n < 0 ? errno : EIO, "cannot read the journal index");
-		}
-		got += (uint64_t)n;
-	}
-	*out = data;
-	return 0;
+	*copy = *e;
+	if ((rc = keep_pointer(idx, copy)))
+		free(copy);
+	return rc;
 }
 
-/* The entries of data that verify, in order and not overlapping; a bad
- * one leaves a gap that is read. */
-static int load_entries(ac_journal_index *idx, const char *data, uint64_t size,
-			const struct stat *st)
+/* The entries of the mapping that verify, in order and not overlapping,
+ * used in place; a bad one leaves a gap that is read. */
+static int load_entries(ac_journal_index *idx, const struct stat *st)
 {
-	uint64_t n = (size - sizeof(file_header)) / sizeof(ac_jidx_entry);
-	ac_jidx_entry e;
+	uint64_t n = (idx->map_len - sizeof(file_header)) / sizeof(ac_jidx_entry);
 	int rc;
 
 	idx->file_entries = (size_t)n;
 	for (uint64_t i = 0; i < n; i++) {
-		memcpy(&e, data + sizeof(file_header) + i * sizeof(e), sizeof(e));
-		if (e.checksum != entry_checksum(&e, idx->generation) || e.length == 0 ||
-		    e.offset < idx->covered || e.offset + e.length < e.offset)
+		const ac_jidx_entry *e =
+			(const void *)(idx->map + sizeof(file_header) + i * sizeof(ac_jidx_entry));
+
+		if (e->checksum != entry_checksum(e, idx->generation) || e->length == 0 ||
+		    e->offset < idx->covered || e->offset + e->length < e->offset)
 			continue;
 		/* Past the journal's end: the file was cut, rewritten: stale. */
-		if (e.offset + e.length > (uint64_t)st->st_size) {
-			idx->n = 0;
-			idx->covered = 0;
+		if (e->offset + e->length > (uint64_t)st->st_size)
 			return AC_ECORRUPT;
-		}
-		if ((rc = ac_jidx_keep(idx, &e)))
+		if ((rc = keep_pointer(idx, e)))
 			return rc;
 	}
 	return 0;
@@ -208,8 +208,8 @@ int ac_journal_index_load(ac_journal_index *idx, const char *root, const char *i
 {
 	file_header want, h;
 	struct stat ist;
-	char *data = NULL;
-	int dfd = -1, fd = -1, rc;
+	void *map;
+	int dfd = -1, fd = -1, rc = 0;
 
 	memset(idx, 0, sizeof(*idx));
 	idx->generation = new_generation(st);
@@ -217,31 +217,35 @@ int ac_journal_index_load(ac_journal_index *idx, const char *root, const char *i
 	if (open_dir(&dfd, root, index_path, false) ||
 	    ac_file_open_regular(&fd, dfd, strrchr(index_path, '/') + 1, O_RDONLY | O_NOFOLLOW, 0,
 				 index_path))
-		goto ignore;
+		goto done;
 	idx->state = "ignored";
 	if (fstat(fd, &ist) != 0 || !trusted(&ist) || (uint64_t)ist.st_size > INDEX_MAX ||
 	    (uint64_t)ist.st_size < sizeof(file_header))
-		goto ignore;
-	if ((rc = read_all(&data, fd, (uint64_t)ist.st_size)))
 		goto done;
-	memcpy(&h, data, sizeof(h));
+	/* Mapped, not read: only what a query looks at is touched, nothing
+	 * copied. The file is never cut below its whole entries (a rebuild
+	 * renames a new one over it), so the mapping stays whole. */
+	map = mmap(NULL, (size_t)ist.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		goto done;
+	idx->map = map;
+	idx->map_len = (size_t)ist.st_size;
+	memcpy(&h, idx->map, sizeof(h));
 	header_fill(&want, st, schema, h.generation);
 	if (memcmp(&h, &want, sizeof(h)))
-		goto ignore; /* another journal (inode), schema, format or a bad checksum */
+		goto done; /* another journal (inode), schema, format or a bad checksum */
 	idx->generation = h.generation;
 	idx->state = "used";
-	rc = load_entries(idx, data, (uint64_t)ist.st_size, st);
+	rc = load_entries(idx, st);
 	if (rc == AC_ECORRUPT) {
+		idx->n = 0;
+		idx->covered = 0;
 		idx->state = "stale";
 		idx->generation = new_generation(st);
 		idx->file_entries = 0;
 		rc = 0;
 	}
-	goto done;
-ignore:
-	rc = 0;
 done:
-	free(data);
 	if (fd >= 0)
 		close(fd);
 	if (dfd >= 0)
@@ -265,7 +269,7 @@ static int write_whole(const ac_journal_index *idx, const char *index_path, cons
 	header_fill(&h, st, schema, idx->generation);
 	memcpy(data, &h, sizeof(h));
 	for (size_t i = 0; i < idx->n; i++) {
-		ac_jidx_entry e = idx->entries[i];
+		ac_jidx_entry e = *idx->entries[i];
 
 		e.checksum = entry_checksum(&e, idx->generation);
 		memcpy(data + sizeof(h) + i * sizeof(e), &e, sizeof(e));
@@ -303,7 +307,7 @@ static int append_entries(const ac_journal_index *idx, size_t from, int dfd,
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
-		out[i] = idx->entries[from + i];
+		out[i] = *idx->entries[from + i];
 		out[i].checksum = entry_checksum(&out[i], idx->generation);
 	}
 	/* A torn entry a crash left goes first; then one write of whole

@@ -84,7 +84,7 @@ static uint64_t plan(bool *skip, const ac_journal_index *idx, const ac_jidx_quer
 
 	*out_skipped = 0;
 	for (size_t i = 0; i < idx->n; i++) {
-		const ac_jidx_entry *e = &idx->entries[i];
+		const ac_jidx_entry *e = idx->entries[i];
 
 		skip[i] = !ac_jidx_may_match(e, jq) && verifies(fd, e, checked_end == e->offset);
 		if (skip[i]) {
@@ -112,9 +112,9 @@ static int scan_rest(ac_scan_stats *stats, const char *path, const ac_journal_in
 	for (size_t i = 0; i < idx->n && rc == 0; i++) {
 		if (!skip[i])
 			continue;
-		if (idx->entries[i].offset > from)
-			rc = ac_scan_range(&s, from, idx->entries[i].offset, NULL, NULL, false);
-		from = idx->entries[i].offset + idx->entries[i].length;
+		if (idx->entries[i]->offset > from)
+			rc = ac_scan_range(&s, from, idx->entries[i]->offset, NULL, NULL, false);
+		from = idx->entries[i]->offset + idx->entries[i]->length;
 	}
 	if (rc == 0)
 		rc = ac_scan_range(&s, from, UINT64_MAX, NULL, NULL, true);

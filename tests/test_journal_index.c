@@ -204,8 +204,8 @@ static void test_build_and_query(void **state)
 	assert_string_equal(idx.state, "used");
 	assert_true(idx.n >= 3);
 	for (size_t i = 1; i < idx.n; i++)
-		assert_int_equal(idx.entries[i].offset,
-				 idx.entries[i - 1].offset + idx.entries[i - 1].length);
+		assert_int_equal(idx.entries[i]->offset,
+				 idx.entries[i - 1]->offset + idx.entries[i - 1]->length);
 	ac_journal_index_clear(&idx);
 	assert_same_results(f);
 	/* A torn last line (a writer still at it) is reported the same. */
@@ -217,6 +217,34 @@ static void test_build_and_query(void **state)
 	if (!strstr(stats, "mode=indexed"))
 		fail_msg("%s", stats);
 	free(stats);
+}
+
+/* The first build on two threads, pieces of 256 KiB: blocks cut
+ * differently, the same answers. */
+static void test_parallel_build(void **state)
+{
+	fixture *f = *state;
+	ac_journal_index idx;
+	char *stats;
+
+	ac_split_set_limits(256 * 1024, 0, 2);
+	free(query(f, true, queries[0]));
+	stats = last_stats(f);
+	if (!strstr(stats, "index=built"))
+		fail_msg("%s", stats);
+	free(stats);
+	load(&idx, f);
+	assert_true(idx.n >= 20);
+	assert_int_equal(idx.entries[0]->first_line, 1);
+	for (size_t i = 1; i < idx.n; i++) {
+		assert_int_equal(idx.entries[i]->offset,
+				 idx.entries[i - 1]->offset + idx.entries[i - 1]->length);
+		assert_int_equal(idx.entries[i]->first_line,
+				 idx.entries[i - 1]->first_line + idx.entries[i - 1]->nlines);
+	}
+	ac_journal_index_clear(&idx);
+	ac_split_set_limits(0, 0, 1);
+	assert_same_results(f);
 }
 
 static void test_appends_extend_the_index(void **state)
@@ -395,6 +423,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_build_and_query, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appends_extend_the_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_entry_is_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_entry_is_scanned, setup, teardown),
