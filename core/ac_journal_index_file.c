@@ -25,6 +25,13 @@
 /* Beyond this the file is not read (1 GiB of index is some 250 GiB of
  * journal): the query reads the journal instead. */
 #define INDEX_MAX ((uint64_t)1 << 30)
+/* Every page of the index is read (its checksums): mapped in one call
+ * rather than a fault at a time, where the system can. */
+#ifdef MAP_POPULATE
+#define POPULATE MAP_POPULATE
+#else
+#define POPULATE 0
+#endif
 
 typedef struct {
 	char magic[8];
@@ -225,7 +232,7 @@ int ac_journal_index_load(ac_journal_index *idx, const char *root, const char *i
 	/* Mapped, not read: only what a query looks at is touched, nothing
 	 * copied. The file is never cut below its whole entries (a rebuild
 	 * renames a new one over it), so the mapping stays whole. */
-	map = mmap(NULL, (size_t)ist.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, (size_t)ist.st_size, PROT_READ, MAP_PRIVATE | POPULATE, fd, 0);
 	if (map == MAP_FAILED)
 		goto done;
 	idx->map = map;
