@@ -26,7 +26,7 @@
 /* A block ends at the first line end at or after this many bytes... */
 #define AC_JIDX_BLOCK_BYTES (1u << 20)
 /* ...or once this many keys went into its filter (about 3,000 lines),
- * which keeps the filter's false positives near 0.6%, 2% at worst. */
+ * which keeps the filter's false positives under 1% (0.6% full). */
 #define AC_JIDX_BLOCK_KEYS 3072u
 #define AC_JIDX_BLOOM_BYTES 4096u
 #define AC_JIDX_BLOOM_HASHES 7u
