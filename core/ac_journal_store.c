@@ -2,6 +2,7 @@
 #include "ac_journal_store.h"
 
 #include "ac_error.h"
+#include "ac_journal_index.h"
 
 int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
 {
@@ -13,7 +14,14 @@ int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
 		return rc;
 	if (url)
 		return ac_journal_store_pg_new(out, url, NULL, NULL, &ws->schema);
-	return ac_journal_store_file_new(out, ws->journal_path, &ws->journal, &ws->schema);
+	if ((rc = ac_journal_store_file_new(out, ws->journal_path, &ws->journal, &ws->schema)))
+		return rc;
+	/* A workspace's journal queries through its index (docs/JOURNAL.md). */
+	if (ws->root && (rc = ac_journal_store_file_use_index(*out, ws->root))) {
+		ac_journal_store_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 int ac_journal_store_append(ac_journal_store *store, const char *line, size_t len,

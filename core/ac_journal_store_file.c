@@ -4,6 +4,7 @@
 #include "ac_journal_store.h"
 
 #include "ac_error.h"
+#include "ac_journal_index.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 typedef struct {
 	ac_journal_store base;
 	char *path;
+	char *root; /* the workspace's, for the index; NULL: no index */
 	ac_journal_options opts;
 	/* The last scan's files: its stats point into them until the next. */
 	char **scanned;
@@ -52,8 +54,23 @@ static int file_scan(ac_journal_store *store, ac_scan_stats *stats, bool all, co
 	f->nscanned = 0;
 	if ((rc = files_of(&f->scanned, &f->nscanned, f, all)))
 		return rc;
-	return ac_journal_scan_format(stats, (const char *const *)f->scanned, f->nscanned, q,
-				      last_n, &store->schema, format, format_ctx, write, write_ctx);
+	/* The last N read backward a few windows: no index needed. */
+	if (last_n > 0 || !f->root)
+		return ac_journal_scan_format(stats, (const char *const *)f->scanned, f->nscanned,
+					      q, last_n, &store->schema, format, format_ctx, write,
+					      write_ctx);
+	/* File by file, each through its own index (an archive has one too:
+	 * its name differs), the same output as one scan of them all. */
+	for (size_t i = 0; i < f->nscanned && rc == 0; i++) {
+		char *index_path = NULL;
+
+		if ((rc = ac_journal_index_path(&index_path, f->root, f->scanned[i])))
+			break;
+		rc = ac_journal_index_scan(stats, f->scanned[i], f->root, index_path, q,
+					   &store->schema, format, format_ctx, write, write_ctx);
+		free(index_path);
+	}
+	return rc;
 }
 
 static int file_check(ac_journal_store *store, bool all, ac_check_fn bad,
@@ -94,6 +111,7 @@ static void file_free(ac_journal_store *store)
 
 	ac_journal_files_free(f->scanned, f->nscanned);
 	free(f->path);
+	free(f->root);
 	free(f);
 }
 
@@ -121,5 +139,17 @@ int ac_journal_store_file_new(ac_journal_store **out, const char *path,
 		f->base.schema = *schema;
 	f->base.ops = &file_ops;
 	*out = &f->base;
+	return 0;
+}
+
+int ac_journal_store_file_use_index(ac_journal_store *store, const char *root)
+{
+	file_store *f = (file_store *)store;
+
+	if (store->ops != &file_ops)
+		return 0;
+	free(f->root);
+	if (!(f->root = strdup(root)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
 	return 0;
 }

@@ -1,0 +1,197 @@
+/* A query over one journal file through its index: the index is brought
+ * up to date (its complete new blocks added), the blocks that cannot
+ * match and still verify against the journal are skipped, and the rest
+ * is scanned in file order as a full pass would scan it, the unindexed
+ * tail always. When most blocks may match, the ordinary full pass runs. */
+#include "ac_journal_index.h"
+
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_journal_scan_impl.h"
+#include "ac_journal_split.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Each match formatted and written at once, on this thread. */
+typedef struct {
+	ac_scan_format_fn format;
+	const void *format_ctx;
+	ac_scan_write_fn write;
+	void *write_ctx;
+	ac_buf out, scratch;
+} printer;
+
+static int print_match(const ac_scan_match *m, void *ctx)
+{
+	printer *p = ctx;
+	int rc;
+
+	ac_buf_clear(&p->out);
+	if ((rc = p->format(&p->out, &p->scratch, m, p->format_ctx)))
+		return rc;
+	return p->write(p->out.data, p->out.len, p->write_ctx);
+}
+
+/* What a query read, for AGENTCTL_DEBUG_STATS (a file the line is
+ * appended to): the measure tests use instead of time. */
+typedef struct {
+	const char *index;   /* the index's state */
+	const char *mode;    /* "indexed" or "full" */
+	size_t blocks, skipped;
+	uint64_t read_bytes, file_bytes;
+} scan_report;
+
+static void report(const char *path, const scan_report *r)
+{
+	const char *to = getenv("AGENTCTL_DEBUG_STATS");
+	FILE *f;
+
+	if (!to || !*to || !(f = fopen(to, "ae")))
+		return;
+	fprintf(f, "journal-index file=%s index=%s mode=%s blocks=%zu skipped=%zu "
+		   "read_bytes=%llu file_bytes=%llu\n",
+		path, r->index, r->mode, r->blocks, r->skipped,
+		(unsigned long long)r->read_bytes, (unsigned long long)r->file_bytes);
+	fclose(f);
+}
+
+/* The block still holds what was summarised: its last bytes hash the
+ * same, and (unless the block before was checked) the byte before it
+ * ends a line. */
+static bool verifies(int fd, const ac_jidx_entry *e, bool start_checked)
+{
+	char tail[AC_JIDX_TAIL_BYTES], before;
+	size_t k = e->length < AC_JIDX_TAIL_BYTES ? (size_t)e->length : AC_JIDX_TAIL_BYTES;
+
+	if (pread(fd, tail, k, (off_t)(e->offset + e->length - k)) != (ssize_t)k ||
+	    ac_jidx_hash(0, tail, k) != e->tail_hash || tail[k - 1] != '\n')
+		return false;
+	return start_checked || e->offset == 0 ||
+	       (pread(fd, &before, 1, (off_t)(e->offset - 1)) == 1 && before == '\n');
+}
+
+/* Marks in skip[] the entries that cannot match and verify; returns the
+ * bytes skipped. */
+static uint64_t plan(bool *skip, const ac_journal_index *idx, const ac_jidx_query *jq, int fd,
+		     size_t *out_skipped)
+{
+	uint64_t skipped = 0, checked_end = UINT64_MAX;
+
+	*out_skipped = 0;
+	for (size_t i = 0; i < idx->n; i++) {
+		const ac_jidx_entry *e = idx->entries[i];
+
+		skip[i] = !ac_jidx_may_match(e, jq) && verifies(fd, e, checked_end == e->offset);
+		if (skip[i]) {
+			skipped += e->length;
+			(*out_skipped)++;
+			checked_end = e->offset + e->length;
+		}
+	}
+	return skipped;
+}
+
+/* Scans what plan() left, in file order, then the tail to the end. */
+static int scan_rest(ac_scan_stats *stats, const char *path, const ac_journal_index *idx,
+		     const bool *skip, const ac_query *q, const ac_event_schema *schema,
+		     printer *p)
+{
+	ac_scan_stats local;
+	ac_scan_ctx s;
+	uint64_t from = 0;
+	int rc;
+
+	if ((rc = ac_scan_ctx_init(&s, stats, &local, q, schema, print_match, p)))
+		return rc;
+	s.path = path;
+	for (size_t i = 0; i < idx->n && rc == 0; i++) {
+		if (!skip[i])
+			continue;
+		if (idx->entries[i]->offset > from)
+			rc = ac_scan_range(&s, from, idx->entries[i]->offset, NULL, NULL, false);
+		from = idx->entries[i]->offset + idx->entries[i]->length;
+	}
+	if (rc == 0)
+		rc = ac_scan_range(&s, from, UINT64_MAX, NULL, NULL, true);
+	return rc;
+}
+
+/* Adds the complete blocks of the unindexed tail, when there is at least
+ * a block's worth, and writes them to the index file. */
+static int update(ac_journal_index *idx, int fd, const char *path, const char *root,
+		  const char *index_path, const struct stat *st, const ac_event_schema *schema)
+{
+	bool fresh = strcmp(idx->state, "used") != 0;
+	size_t before = idx->n;
+	int rc;
+
+	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
+	    !ac_journal_index_writable(root, index_path))
+		return 0;
+	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
+		return rc == AC_ENOMEM ? rc : 0;
+	if (idx->n == before)
+		return 0;
+	idx->state = fresh ? "built" : "extended";
+	return ac_journal_index_save(idx, fresh ? 0 : before, root, index_path, st, schema);
+}
+
+int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *root,
+			  const char *index_path,
+			  const ac_query *q, const ac_event_schema *schema,
+			  ac_scan_format_fn format, const void *format_ctx,
+			  ac_scan_write_fn write, void *write_ctx)
+{
+	printer p = {format, format_ctx, write, write_ctx, AC_BUF_INIT, AC_BUF_INIT};
+	scan_report r = {.index = "none", .mode = "full"};
+	ac_journal_index idx = {0};
+	ac_jidx_query jq;
+	bool *skip = NULL;
+	struct stat st;
+	int fd = -1, rc;
+
+	ac_jidx_query_init(&jq, q);
+	/* Only a query the index can narrow builds or reads it. */
+	if (!index_path || !jq.prunes ||
+	    ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY, 0, path) || fstat(fd, &st) != 0)
+		goto full;
+	r.file_bytes = (uint64_t)st.st_size;
+	if ((rc = ac_journal_index_load(&idx, root, index_path, &st, schema)) ||
+	    (rc = update(&idx, fd, path, root, index_path, &st, schema)))
+		goto done;
+	r.index = idx.state;
+	r.blocks = idx.n;
+	if (!idx.n)
+		goto full;
+	if (!(skip = calloc(idx.n, sizeof(*skip)))) {
+		rc = ac_error_set(AC_ENOMEM, "out of memory");
+		goto done;
+	}
+	r.read_bytes = r.file_bytes - plan(skip, &idx, &jq, fd, &r.skipped);
+	/* Reading most of it on one core is slower than all of it on all. */
+	if (r.read_bytes * 2 * ac_split_threads(r.file_bytes) > r.file_bytes)
+		goto full;
+	r.mode = "indexed";
+	rc = scan_rest(stats, path, &idx, skip, q, schema, &p);
+	goto done;
+full:
+	r.read_bytes = r.file_bytes;
+	r.skipped = 0;
+	rc = ac_journal_scan_format(stats, &path, 1, q, 0, schema, format, format_ctx, write,
+				    write_ctx);
+done:
+	if (index_path && jq.prunes)
+		report(path, &r);
+	if (fd >= 0)
+		close(fd);
+	free(skip);
+	ac_journal_index_clear(&idx);
+	ac_buf_free(&p.out);
+	ac_buf_free(&p.scratch);
+	return rc;
+}
