@@ -33,6 +33,7 @@
 #include "ac_turn_usage.h"
 #include "ac_time.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +127,16 @@ static ac_session_state row_state(const cli_context *ctx, const list_row *s, boo
 	int64_t updated = 0;
 
 	ac_source_state_limits(&limits, ctx->config);
-	if (local && ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
-		ac_error_clear();
+	/* The file's age costs a stat: asked only when the state depends on
+	 * it (a running session; not a paused, completed or failed one). */
+	if (local) {
+		ac_state_inputs quiet = in;
+
+		quiet.quiet_ms = INT64_MAX;
+		if (ac_session_state_derive(&in, &limits) != ac_session_state_derive(&quiet, &limits) &&
+		    ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
+			ac_error_clear();
+	}
 	if (!local && ac_time_parse(&updated, s->updated) == 0 && updated <= now)
 		in.quiet_ms = now - updated;
 	ac_error_clear();
@@ -358,7 +367,8 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		list_sources(&f, &rows, s->updated, array, &line);
 		if ((f.status && strcmp(s->status, f.status)) || (f.user && strcmp(s->user, f.user)))
 			continue;
-		state = row_state(ctx, s, local, now);
+		/* Shown in JSON, filtered by --state: not worth a stat otherwise. */
+		state = f.json || f.state_set ? row_state(ctx, s, local, now) : AC_STATE_RUNNING;
 		if (f.state_set && state != f.state)
 			continue;
 		pending = pending_of(ws, with_request, nrequests, s);
