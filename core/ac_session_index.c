@@ -912,7 +912,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		out->was_at = sorted_place(idx, &old->summary);
 	if (!exists) {
 		if (old && !(rc = entries_remove(idx, at, out->was_at)))
-			out->changed = true;
+			out->changed = idx->cache_dirty = true;
 		goto done;
 	}
 	if (!(fresh.name = strdup(name))) {
@@ -959,6 +959,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 	if (listed(old))
 		out->now_at = sorted_insert(idx, &old->summary);
 	out->changed = true;
+	idx->cache_dirty = true;
 done:
 	entry_clear(&fresh);
 	ac_buf_free(&shown);

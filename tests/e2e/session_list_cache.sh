@@ -95,6 +95,7 @@ list
 check "(warm again)" [ "$(reads)" = 1 ]
 cp "$TMP/out" "$TMP/good"
 c=$(cache_file)
+c=${c:-$XDG_CACHE_HOME/agentctl/none} # none: the cases fail, quietly
 ignored() { # NAME: the next listing reads every file, says the same, and heals
 	list
 	check "$1: ignored (every file read)" [ "$(reads)" = 21 ]
