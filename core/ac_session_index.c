@@ -622,8 +622,12 @@ static int cache_load(ac_session_index *idx, DIR *d)
 		forget_all(idx, NULL, 0);
 		return rc;
 	}
-	if (idx->count > 1)
-		qsort(idx->entries, idx->count, sizeof(entry), compare_entry_names);
+	/* Saved sorted: sorted again only if it is not. */
+	for (size_t i = 1; i < idx->count; i++)
+		if (strcmp(idx->entries[i - 1].name, idx->entries[i].name) >= 0) {
+			qsort(idx->entries, idx->count, sizeof(entry), compare_entry_names);
+			break;
+		}
 	for (size_t i = 0; i < idx->count; i++) {
 		if (kept && !strcmp(idx->entries[kept - 1].name, idx->entries[i].name))
 			entry_clear(&idx->entries[i]);
