@@ -44,5 +44,6 @@ dashboard 160 40
 check "a file rewritten in place is shown as it is now" wait_for "TASK NUMBER 39"
 check "not as the cache remembers it" absent "task number 39"
 send q
+check "q quits cleanly" eval 'wait_exit && [ "$(cat "$ws.exit")" = 0 ]'
 wait_gone
 finish
