@@ -413,7 +413,8 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 		entry *o = &idx->entries[(*old)++];
 
 		/* Changed: read again, its listed summary in hand in case the
-		 * new bytes do not read (keep_last_good()). */
+		 * new bytes do not read (keep_last_good()); not one from the
+		 * cache, so that a start lists what it would without one. */
 		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached) {
 			e->prev = o->summary;
 			e->prev_strings = o->strings;
