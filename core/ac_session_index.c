@@ -681,8 +681,13 @@ int ac_session_index_save_cache(ac_session_index *idx)
 			.strings_len = (size_t)(s->agent + strlen(s->agent) + 1 - e->strings)};
 		n++;
 	}
-	rc = ac_session_cache_save(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
-				   (uint64_t)idx->dir_stat.st_ino, records, n);
+	/* Nothing to keep: no file (a folder listed once leaves none behind). */
+	if (n == 0)
+		rc = unlink(idx->cache_path) != 0 && errno != ENOENT
+			     ? ac_error_errno(errno, "%s", idx->cache_path) : 0;
+	else
+		rc = ac_session_cache_save(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
+					   (uint64_t)idx->dir_stat.st_ino, records, n);
 	if (rc == 0)
 		idx->cache_dirty = false;
 	free(records);
