@@ -16,23 +16,32 @@
 #
 # The data is reused from bench/data (generated here, the same way those
 # scripts do it, when absent). The workspace bench/data/dash-ws holds a hard
-# link to the journal and a symbolic link to the session folder, not copies;
+# link to the journal and hard links to the session files, not copies;
 # the events appended here are cut off the journal again at the end, so the
 # journal benchmark still finds the file it generated.
 #
 # Settings from the environment: SIZE_MB=1024 SEED=42 (journal), COUNT=10000
-# SIZE_KB=50 (sessions), RUNS=20 (appends), STARTS=5 (warm starts timed).
+# SIZE_KB=50 (sessions), RUNS=20 (appends), STARTS=5 (warm starts timed),
+# DATA=bench/data (where the data and the workspace go), JOURNAL=FILE (a
+# journal made elsewhere, hard-linked, never written: no appends then),
+# COLD=0 (no start with the page cache dropped: it slows whatever else runs
+# on the machine), FIRST_ONLY=1 (first screens only: no memory, idle or
+# append figures). The dashboard keeps its session listing between starts
+# (ac_session_cache.c): each warm start but the first finds it; the cold
+# start drops the page cache, not that file.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 AGENTCTL_BINARY" >&2; exit 2; }
 agentctl=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/data
+data=${DATA:-$here/data}
 size_mb=${SIZE_MB:-1024}
 seed=${SEED:-42}
 count=${COUNT:-10000}
 size_kb=${SIZE_KB:-50}
 runs=${RUNS:-20}
 starts=${STARTS:-5}
+cold_start=${COLD:-1}
+first_only=${FIRST_ONLY:-0}
 note() { echo "dashboard.sh: $*" >&2; }
 for tool in tmux python3; do
     command -v "$tool" >/dev/null || { note "$tool is required"; exit 1; }
@@ -43,16 +52,23 @@ done
 journal=$data/ws/JOURNAL.jsonl
 meta=$data/journal.meta
 mkdir -p "$data/ws"
-want_meta="size_mb=$size_mb seed=$seed gen=$(sha256sum "$here/gen_journal.py" | cut -c1-16)"
-if [ -f "$journal" ] && [ "$(head -n1 "$meta" 2>/dev/null)" = "$want_meta" ] &&
-    [ "$(stat -c %s "$journal")" = "$(sed -n 2p "$meta" 2>/dev/null)" ]; then
-    note "reusing $journal"
+if [ -n "${JOURNAL:-}" ]; then
+    # Someone else's journal: linked, read, never appended to or cut.
+    journal=$JOURNAL
+    runs=0
+    note "using $journal (read only: no appends)"
 else
-    note "generating $journal ($size_mb MiB, seed $seed)"
-    rm -f "$meta"
-    python3 "$here/gen_journal.py" "$journal.tmp" "$size_mb" --seed "$seed"
-    mv -f "$journal.tmp" "$journal"
-    printf '%s\n%s\n' "$want_meta" "$(stat -c %s "$journal")" >"$meta"
+    want_meta="size_mb=$size_mb seed=$seed gen=$(sha256sum "$here/gen_journal.py" | cut -c1-16)"
+    if [ -f "$journal" ] && [ "$(head -n1 "$meta" 2>/dev/null)" = "$want_meta" ] &&
+        [ "$(stat -c %s "$journal")" = "$(sed -n 2p "$meta" 2>/dev/null)" ]; then
+        note "reusing $journal"
+    else
+        note "generating $journal ($size_mb MiB, seed $seed)"
+        rm -f "$meta"
+        python3 "$here/gen_journal.py" "$journal.tmp" "$size_mb" --seed "$seed"
+        mv -f "$journal.tmp" "$journal"
+        printf '%s\n%s\n' "$want_meta" "$(stat -c %s "$journal")" >"$meta"
+    fi
 fi
 sessions=$data/sessions-$count-$size_kb/.agent/sessions
 if [ ! -d "$sessions" ] || [ "$(ls "$sessions" | wc -l)" -ne "$count" ]; then
@@ -62,16 +78,25 @@ if [ ! -d "$sessions" ] || [ "$(ls "$sessions" | wc -l)" -ne "$count" ]; then
 fi
 
 ws=$data/dash-ws
-rm -rf "$ws"
-mkdir -p "$ws/.agent"
-ln "$journal" "$ws/JOURNAL.jsonl"
-ln -s "$sessions" "$ws/.agent/sessions"
+# Kept from the last run when it links the same files: the dashboard's
+# session cache (keyed by the folder) then holds from one run to the next.
+if [ "$(stat -c %i "$ws/JOURNAL.jsonl" 2>/dev/null)" != "$(stat -c %i "$journal")" ] ||
+    [ "$(ls "$ws/.agent/sessions" 2>/dev/null | wc -l)" -ne "$count" ] ||
+    [ "$(stat -c %i "$ws/.agent/sessions/$(ls "$sessions" | head -n 1)" 2>/dev/null)" != \
+      "$(stat -c %i "$sessions/$(ls "$sessions" | head -n 1)")" ]; then
+    rm -rf "${ws:?}"
+    mkdir -p "$ws/.agent"
+    ln "$journal" "$ws/JOURNAL.jsonl"
+    # Hard links: a symbolic link out of the workspace is refused (a store
+    # folder is never followed out of it).
+    cp -al "$sessions" "$ws/.agent/sessions"
+fi
 journal_bytes=$(stat -c %s "$journal")
 sock="agentctl-bench-$$"
 restore() {
     tmux -L "$sock" kill-server 2>/dev/null || true
     # Cut the appended events off the shared journal (same inode).
-    if [ -f "$journal" ] && [ "$(stat -c %s "$journal")" -gt "$journal_bytes" ]; then
+    if [ -z "${JOURNAL:-}" ] && [ -f "$journal" ] && [ "$(stat -c %s "$journal")" -gt "$journal_bytes" ]; then
         truncate -s "$journal_bytes" "$journal"
     fi
     rm -f "$ws/JOURNAL.jsonl.lock"
@@ -84,10 +109,11 @@ cat "$sessions"/*.json >/dev/null
 
 # ---- the measurements ---------------------------------------------------------
 results=$data/dashboard-results.txt
-python3 - "$agentctl" "$ws" "$sock" "$runs" "$starts" "$sessions" >"$results" <<'EOF'
+python3 - "$agentctl" "$ws" "$sock" "$runs" "$starts" "$sessions" "$cold_start" "$first_only" >"$results" <<'EOF'
 import os, re, statistics, subprocess, sys, time
 
 agentctl, ws, sock, runs, starts, sessions = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+cold_start, first_only = sys.argv[7] == "1", sys.argv[8] == "1"
 COLS, ROWS = 120, 40
 POLL = 0.005
 tmux = ["tmux", "-L", sock]
@@ -146,8 +172,15 @@ def quit_dashboard():
 subprocess.run(tmux + ["new-session", "-d", "-s", "idle", "sleep 100000"], check=True)
 
 # Cold: page cache dropped, if this machine lets us.
+# One start first, not timed: each timed one then finds what any later
+# start finds (the dashboard's session cache), the cold one only the page
+# cache dropped.
+start()
+quit_dashboard()
 cold = None
 try:
+    if not cold_start:
+        raise OSError("not asked for")
     subprocess.run(["sync"])
     with open("/proc/sys/vm/drop_caches", "w") as f:
         f.write("3\n")
@@ -160,11 +193,26 @@ for name in os.listdir(sessions):
     with open(os.path.join(sessions, name), "rb") as f:
         f.read()
 
-warm = []
+warm, warm_cpu = [], []
 for _ in range(starts):
     t, screen = start()
     warm.append(t)
+    # The CPU it used up to then (user + system, clock ticks): the same
+    # figure whatever else loads the machine.
+    warm_cpu.append(cpu_ticks(agent_pid()) / tick)
     quit_dashboard()
+
+def ms(x):
+    return f"{x * 1000:.1f}"
+
+if first_only:
+    print(f"cold {ms(cold) if cold is not None else '-'}")
+    print(f"warm_median {ms(statistics.median(warm))}")
+    print(f"warm_max {ms(max(warm))}")
+    print(f"warm_all {' '.join(ms(t) for t in warm)}")
+    print(f"warm_cpu {' '.join(f'{c * 1000:.0f}' for c in warm_cpu)}")
+    subprocess.run(tmux + ["kill-server"], capture_output=True)
+    sys.exit(0)
 
 # The measured run: memory, idle CPU, appends.
 t_first, first_screen = start()
@@ -196,13 +244,11 @@ for i in range(runs):
 hwm_end = status_kb(pid, "VmHWM")
 clean = quit_dashboard()
 
-def ms(x):
-    return f"{x * 1000:.1f}"
-
 print(f"cold {ms(cold) if cold is not None else '-'}")
 print(f"warm_median {ms(statistics.median(warm))}")
 print(f"warm_max {ms(max(warm))}")
 print(f"warm_all {' '.join(ms(t) for t in warm)}")
+print(f"warm_cpu {' '.join(f'{c * 1000:.0f}' for c in warm_cpu)}")
 print(f"measured_first {ms(t_first)}")
 print(f"hwm_first {hwm_first / 1024:.1f}")
 print(f"rss_first {rss_first / 1024:.1f}")
@@ -239,6 +285,12 @@ report=$data/dashboard-report.md
         echo "| first screen, page cache dropped | $(get cold) ms | < 1000 ms | $(verdict "$(get cold)" 1000) |"
     fi
     echo "| first screen, files cached (median of $starts; max) | $(get warm_median) ms (max $(get warm_max)) | < 1000 ms | $(verdict "$(get warm_max)" 1000) |"
+    if [ "$first_only" = 1 ]; then
+        echo
+        echo "Warm first screens (ms): $(get warm_all)."
+        echo "CPU used by then, user + system (ms, clock ticks): $(get warm_cpu)."
+        exit 0
+    fi
     echo "| peak memory (VmHWM) at first screen | $(get hwm_first) MB | < 100 MB | $(verdict "$(get hwm_first)" 100) |"
     echo "| peak memory (VmHWM) 10 s after launch | $(get hwm_10) MB | < 100 MB | $(verdict "$(get hwm_10)" 100) |"
     echo "| peak memory (VmHWM) after the appends | $mem_peak MB | < 100 MB | $(verdict "$mem_peak" 100) |"
@@ -248,5 +300,5 @@ report=$data/dashboard-report.md
     echo "| of which \`agentctl journal log\` itself (median) | $(get cmd_median) ms | | |"
     echo "| \`q\` quit cleanly | $(get quit) | | |"
     echo
-    echo "Warm first screens (ms): $(get warm_all)."
+    echo "Warm first screens (ms): $(get warm_all); CPU used by then (ms): $(get warm_cpu)."
 } | tee "$report"

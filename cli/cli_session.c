@@ -33,6 +33,8 @@
 #include "ac_turn_usage.h"
 #include "ac_time.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,8 +127,16 @@ static ac_session_state row_state(const cli_context *ctx, const list_row *s, boo
 	int64_t updated = 0;
 
 	ac_source_state_limits(&limits, ctx->config);
-	if (local && ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
-		ac_error_clear();
+	/* The file's age costs a stat: asked only when the state depends on
+	 * it (a running session; not a paused, completed or failed one). */
+	if (local) {
+		ac_state_inputs quiet = in;
+
+		quiet.quiet_ms = INT64_MAX;
+		if (ac_session_state_derive(&in, &limits) != ac_session_state_derive(&quiet, &limits) &&
+		    ac_session_idle_ms(&in.quiet_ms, ctx->ws.sessions_dir, s->id) != 0)
+			ac_error_clear();
+	}
 	if (!local && ac_time_parse(&updated, s->updated) == 0 && updated <= now)
 		in.quiet_ms = now - updated;
 	ac_error_clear();
@@ -274,10 +284,21 @@ static int list_rows(list_row **out, size_t *out_n, ac_session_index **index,
 	*out = NULL;
 	*out_n = 0;
 	if (b->optional.local_sessions) {
+		size_t parsed = 0;
+
+		/* Through the cache of the last listing: only the files that
+		 * changed since are read (ac_session_index_use_cache()). */
 		if (ac_session_index_new(index, ws->sessions_dir) != 0 ||
-		    ac_session_index_refresh(*index, report_problem, NULL, NULL) != 0)
+		    ac_session_index_use_cache(*index) != 0 ||
+		    ac_session_index_refresh(*index, report_problem, NULL, &parsed) != 0)
 			return cli_error(CLI_FAILED, "%s", ac_error_last());
+		/* A cache that cannot be written only costs the next listing time. */
+		if (ac_session_index_save_cache(*index) != 0)
+			ac_error_clear();
 		list = ac_session_index_list(*index, &n);
+		/* What a test counts (not time): how many session files were read. */
+		if (getenv("AGENTCTL_DEBUG_STATS"))
+			fprintf(stderr, "agentctl: session files read: %zu of %zu\n", parsed, n);
 		if (!(*out = calloc(n + 1, sizeof(**out))))
 			return cli_error(CLI_FAILED, "out of memory");
 		for (size_t i = 0; i < n; i++)
@@ -320,7 +341,8 @@ static void list_one(list_out *o, const list_row *s)
 	list_sources(f, o->rows, s->updated, o->array, o->line);
 	if ((f->status && strcmp(s->status, f->status)) || (f->user && strcmp(s->user, f->user)))
 		return;
-	state = row_state(o->ctx, s, o->local, o->now);
+	/* Shown in JSON, filtered by --state: not worth a stat otherwise. */
+	state = f->json || f->state_set ? row_state(o->ctx, s, o->local, o->now) : AC_STATE_RUNNING;
 	if (f->state_set && state != f->state)
 		return;
 	pending = pending_of(&o->ctx->ws, o->with_request, o->nrequests, s);

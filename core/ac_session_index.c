@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_json_scan.h"
+#include "ac_session_cache.h"
 #include "ac_session.h"
 #include "ac_tokens.h"
 
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -56,6 +58,7 @@ typedef struct {
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
 	bool kept;     /* bad, but listed with its last good summary (stale) */
+	bool cached;   /* from the cache file, its stamp not yet checked here */
 	ac_session_summary prev;  /* the last good summary while being read again */
 	char *prev_strings;
 } entry;
@@ -69,6 +72,10 @@ struct ac_session_index {
 	size_t problems;
 	bool cleaned;
 	bool keep_last_good;
+	char *cache_path;  /* ac_session_index_use_cache(); NULL: none */
+	bool cache_read;   /* the cache was looked at (first refresh) */
+	bool cache_dirty;  /* the listing changed since the cache was read or written */
+	struct stat dir_stat; /* the folder, at the last refresh (the cache's key) */
 };
 
 int ac_session_index_new(ac_session_index **out, const char *dir)
@@ -111,6 +118,7 @@ void ac_session_index_free(ac_session_index *idx)
 	free(idx->entries);
 	free(idx->sorted);
 	free(idx->dir);
+	free(idx->cache_path);
 	free(idx);
 }
 
@@ -405,8 +413,9 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 		entry *o = &idx->entries[(*old)++];
 
 		/* Changed: read again, its listed summary in hand in case the
-		 * new bytes do not read (keep_last_good()). */
-		if (idx->keep_last_good && o->strings && (!o->bad || o->kept)) {
+		 * new bytes do not read (keep_last_good()); not one from the
+		 * cache, so that a start lists what it would without one. */
+		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached) {
 			e->prev = o->summary;
 			e->prev_strings = o->strings;
 			o->strings = NULL;
@@ -414,6 +423,7 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 		return false;
 	}
 	*e = idx->entries[*old];
+	e->cached = false; /* its stamp is the file's: as if read here */
 	memset(&idx->entries[(*old)++], 0, sizeof(entry));
 	return true;
 }
@@ -543,6 +553,147 @@ static int sort_listed(ac_session_index *idx)
 	return 0;
 }
 
+/* ---- the cache between processes (ac_session_cache.c) -------------------- */
+
+int ac_session_index_use_cache(ac_session_index *idx)
+{
+	free(idx->cache_path);
+	idx->cache_path = NULL;
+	return ac_session_cache_path(&idx->cache_path, idx->dir);
+}
+
+static int compare_entry_names(const void *a, const void *b)
+{
+	return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+}
+
+static int grow_entries(ac_session_index *idx)
+{
+	size_t cap = idx->cap ? 2 * idx->cap : 1024;
+	entry *grown = realloc(idx->entries, cap * sizeof(*grown));
+
+	if (!grown)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	idx->entries = grown;
+	idx->cap = cap;
+	return 0;
+}
+
+/* A record of the cache as an entry of the index, its stamp to be checked
+ * by the refresh like any entry's. */
+static int take_cached(char *name, char *strings, const ac_session_cache_record *r, void *ctx)
+{
+	ac_session_index *idx = ctx;
+	entry *e;
+	int rc = 0;
+
+	if (!is_session_name(name) || (idx->count == idx->cap && (rc = grow_entries(idx)))) {
+		free(name);
+		free(strings);
+		return rc;
+	}
+	e = &idx->entries[idx->count++];
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->strings = strings;
+	e->ino = (ino_t)r->ino;
+	e->size = (off_t)r->size;
+	e->mtime = r->mtime;
+	e->ctime = r->ctime;
+	e->summary = r->summary;
+	e->summary.written_ms = (int64_t)r->mtime.tv_sec * 1000 + r->mtime.tv_nsec / 1000000;
+	e->cached = true;
+	return 0;
+}
+
+/* On the first refresh of an empty index, its entries from the cache
+ * (sorted by name, as the refresh walks them; a name twice is dropped). */
+static int cache_load(ac_session_index *idx, DIR *d)
+{
+	size_t kept = 0;
+	int rc;
+
+	if (!d || fstat(dirfd(d), &idx->dir_stat) != 0)
+		memset(&idx->dir_stat, 0, sizeof(idx->dir_stat));
+	if (!idx->cache_path || idx->cache_read || !d || idx->count)
+		return 0;
+	idx->cache_read = idx->cache_dirty = true;
+	if ((rc = ac_session_cache_load(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
+					(uint64_t)idx->dir_stat.st_ino, take_cached, idx))) {
+		forget_all(idx, NULL, 0);
+		return rc;
+	}
+	/* Saved sorted: sorted again only if it is not. */
+	for (size_t i = 1; i < idx->count; i++)
+		if (strcmp(idx->entries[i - 1].name, idx->entries[i].name) >= 0) {
+			qsort(idx->entries, idx->count, sizeof(entry), compare_entry_names);
+			break;
+		}
+	for (size_t i = 0; i < idx->count; i++) {
+		if (kept && !strcmp(idx->entries[kept - 1].name, idx->entries[i].name))
+			entry_clear(&idx->entries[i]);
+		else
+			idx->entries[kept++] = idx->entries[i];
+	}
+	idx->count = kept;
+	/* Written again only if the folder differs from it. */
+	idx->cache_dirty = false;
+	return 0;
+}
+
+/* Racy stamps (git's "racy clean" rule): on a file system whose times are
+ * coarse (a second, two on FAT) a file rewritten in place within the same
+ * tick, to the same size, keeps its mtime, ctime and inode, so a stamp
+ * taken within that tick proves nothing. Entries whose mtime or ctime is
+ * less than RACY_NS before the save are left out of the cache: the next
+ * process reads them again. Writers that replace the file (a new inode)
+ * are caught by the stamp whatever the clock. */
+#define RACY_NS INT64_C(2000000000)
+
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int ac_session_index_save_cache(ac_session_index *idx)
+{
+	ac_session_cache_record *records;
+	struct timespec now;
+	size_t n = 0;
+	int rc;
+
+	if (!idx->cache_path || !idx->cache_dirty || !idx->dir_stat.st_ino)
+		return 0;
+	if (!(records = calloc(idx->count + 1, sizeof(*records))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (size_t i = 0; i < idx->count; i++) {
+		const entry *e = &idx->entries[i];
+		const ac_session_summary *s = &e->summary;
+
+		if (e->bad || !e->strings || s->id != e->strings ||
+		    ns_of(&e->mtime) > ns_of(&now) - RACY_NS ||
+		    ns_of(&e->ctime) > ns_of(&now) - RACY_NS)
+			continue;
+		records[n] = (ac_session_cache_record){
+			.name = e->name, .ino = (uint64_t)e->ino, .size = (uint64_t)e->size,
+			.mtime = e->mtime, .ctime = e->ctime, .summary = *s, .strings = e->strings,
+			.strings_len = (size_t)(s->agent + strlen(s->agent) + 1 - e->strings)};
+		n++;
+	}
+	/* Nothing to keep: no file (a folder listed once leaves none behind). */
+	if (n == 0)
+		rc = unlink(idx->cache_path) != 0 && errno != ENOENT
+			     ? ac_error_errno(errno, "%s", idx->cache_path) : 0;
+	else
+		rc = ac_session_cache_save(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
+					   (uint64_t)idx->dir_stat.st_ino, records, n);
+	if (rc == 0)
+		idx->cache_dirty = false;
+	free(records);
+	return rc;
+}
+
 int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn problem,
 			     void *ctx, size_t *out_parsed)
 {
@@ -555,7 +706,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &nnames, d))) {
+	} else if ((rc = list_names(&names, &nnames, d)) || (rc = cache_load(idx, d))) {
 		goto done;
 	}
 	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames)))
@@ -564,6 +715,10 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		forget_all(idx, fresh, nfresh);
 		goto done;
 	}
+	/* The cache is behind when a file read well or one listed is gone. */
+	idx->cache_dirty |= idx->count != nfresh - parsed;
+	for (size_t i = 0; i < nfresh && !idx->cache_dirty; i++)
+		idx->cache_dirty = fresh[i].to_parse && !fresh[i].bad;
 	keep_last_good(fresh, nfresh);
 	report_problems(idx->dir, fresh, nfresh, problem, ctx);
 	clear_entries(idx->entries, idx->count);
@@ -767,7 +922,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		out->was_at = sorted_place(idx, &old->summary);
 	if (!exists) {
 		if (old && !(rc = entries_remove(idx, at, out->was_at)))
-			out->changed = true;
+			out->changed = idx->cache_dirty = true;
 		goto done;
 	}
 	if (!(fresh.name = strdup(name))) {
@@ -814,6 +969,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 	if (listed(old))
 		out->now_at = sorted_insert(idx, &old->summary);
 	out->changed = true;
+	idx->cache_dirty = true;
 done:
 	entry_clear(&fresh);
 	ac_buf_free(&shown);

@@ -64,6 +64,20 @@ void ac_session_index_free(ac_session_index *index);
  * jump for one bad read. A removed file still drops out. Default: false. */
 void ac_session_index_keep_last_good(ac_session_index *index, bool keep);
 
+/* Keeps the listing between processes too, in a cache file of the user's
+ * (ac_session_cache.c): the index's first refresh starts from what the
+ * cache holds, and reads only the files whose stamp (name, size, inode,
+ * mtime, ctime) differs from it, as later refreshes do. The cache is never
+ * trusted for correctness: one that is damaged or not this user's is
+ * ignored. Without $XDG_CACHE_HOME and $HOME there is none. Call before
+ * the first refresh; 0 or AC_ENOMEM. */
+int ac_session_index_use_cache(ac_session_index *index);
+
+/* Writes the cache (ac_session_index_use_cache()) when the listing changed
+ * since it was read or written. A cache that cannot be written is no
+ * error for the listing: the caller may ignore the code. */
+int ac_session_index_save_cache(ac_session_index *index);
+
 /* Brings the index up to date with the folder. problem (may be NULL)
  * hears of files that cannot be listed. *out_parsed (may be NULL) receives
  * how many files had to be read. A missing folder lists as empty. */

@@ -745,6 +745,14 @@ int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
 	return rc;
 }
 
+/* The session listing for the next start (a cache: one that cannot be
+ * written costs that start time, nothing else). */
+static void save_session_cache(ui_source *src)
+{
+	if (src->index && !src->database && ac_session_index_save_cache(src->index) != 0)
+		ac_error_clear();
+}
+
 int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 {
 	ui_source *src = calloc(1, sizeof(*src));
@@ -776,10 +784,17 @@ int ui_source_new(ui_source **out, ui_model *m, const ac_workspace *ws)
 	}
 	/* One torn write must not make a row vanish (and the cursor jump). */
 	ac_session_index_keep_last_good(src->index, true);
+	/* The first screen from the last listing's cache: only the session
+	 * files changed since are read (ac_session_index_use_cache()). */
+	if ((rc = ac_session_index_use_cache(src->index)) != 0) {
+		ui_source_free(src);
+		return rc;
+	}
 	ac_checkpoint_store_set_problem(src->store, ckpt_problem, src);
 	if (!m->workspace)
 		m->workspace = ui_safe_str(ws->root);
 	ui_source_update(src, m, ~0u);
+	save_session_cache(src);
 	*out = src;
 	return 0;
 }
@@ -791,6 +806,7 @@ void ui_source_free(ui_source *src)
 	if (src->m && src->m->state_limits == &src->limits)
 		src->m->state_limits = NULL;
 	ac_journal_follow_free(src->follow);
+	save_session_cache(src);
 	ac_session_index_free(src->index);
 	ac_source_index_free(src->transcripts);
 	ac_source_watch_free(src->transcripts_watch);

@@ -35,6 +35,11 @@ if [ ! -x "$tw" ]; then
 	exit 2
 fi
 if [ "$mode" = short ]; then limit=120; else limit=1200; fi
+# The caches agentctl keeps (the session listing's, one per workspace) go
+# into a folder of the run's, not the user's home.
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+trap 'rm -rf "${XDG_CACHE_HOME:?}"' EXIT
 
 echo "agentctl torture ($mode): $ac, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(uname -sr)"
 total_pass=0 total_fail=0

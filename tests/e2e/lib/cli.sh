@@ -16,6 +16,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # The user's config folder (and the trust store in it) is the test's own.
 export XDG_CONFIG_HOME=$TMP/xdg XDG_STATE_HOME=$TMP/state
+# Caches too (the session listing's is one per workspace): none is left in
+# the user's home, one per run.
+export XDG_CACHE_HOME=$TMP/cache
 PASS=0
 FAIL=0
 

@@ -44,6 +44,9 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null
   rm -rf "$ws" "$ws.exit" "$ws.state" "$ws.cache"' EXIT
 # Agents the dashboard starts are recorded here, not in the user's home.
 export XDG_STATE_HOME=$ws.state
+# Caches too (the session listing's is one per workspace): none is left in
+# the user's home, one per run (a script may point it elsewhere).
+export XDG_CACHE_HOME=$ws.cache
 passed=0 failed=0
 check() {
   if "${@:2}"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi

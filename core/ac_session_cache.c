@@ -1,0 +1,335 @@
+/* What the session listing read, kept between processes
+ * ($XDG_CACHE_HOME/agentctl/sessions-<hash>.bin, one per session folder),
+ * so that `session list` and the dashboard's first screen read only the
+ * session files that changed since, not every file of the folder again.
+ *
+ * The format follows the transcript cache's (ac_source_cache.c) and the
+ * usage index's (ac_usage_index.c): binary, little-endian, a record is its
+ * length then length-prefixed strings and 64-bit integers, and the whole
+ * file is closed by the usage index's FNV-1a checksum, so that a torn or
+ * damaged file is thrown away whole, never half believed.
+ *
+ * The cache is input like any file and never trusted for correctness: one
+ * that another user owns or others may write, a link, another version or a
+ * cache of another folder (device and inode) is ignored and rewritten;
+ * every record is checked (bounds, string layout). Whether a record still
+ * describes its file is the index's stat (ac_session_index.c): any change
+ * of name, size, inode, mtime or ctime and the file is read again. */
+#include "ac_session_cache.h"
+
+#include "ac_atomic.h"
+#include "ac_buf.h"
+#include "ac_error.h"
+#include "ac_file.h"
+#include "ac_sha256.h"
+#include "ac_usage_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bumped whenever the record changes: an older file is then not ours. */
+#define CACHE_MAGIC "agentctl sessions cache 1\n"
+#define CACHE_MAGIC_LEN (sizeof(CACHE_MAGIC) - 1)
+#define HEAD_LEN (CACHE_MAGIC_LEN + 3 * 8) /* magic, folder dev and inode, count */
+#define FNV_SEED 1469598103934665603ULL
+#define STRINGS_MAX (64u * 1024 * 1024) /* more is not a record of ours */
+#define CACHE_MAX ((size_t)1 << 31)
+#define N_STRINGS 8
+
+int ac_session_cache_path(char **out, const char *dir)
+{
+	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char hash[AC_SHA256_HEX_LEN + 1];
+	char resolved[PATH_MAX];
+	const char *key = realpath(dir, resolved) ? resolved : dir;
+	ac_buf b = AC_BUF_INIT;
+
+	*out = NULL;
+	/* The folder is the key: another folder, another cache. */
+	ac_sha256_hex(hash, key, strlen(key));
+	if (cache && cache[0] == '/')
+		ac_buf_printf(&b, "%s/agentctl/sessions-%.32s.bin", cache, hash);
+	else if (home && home[0] == '/')
+		ac_buf_printf(&b, "%s/.cache/agentctl/sessions-%.32s.bin", home, hash);
+	else
+		return 0;
+	if (!b.data)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	*out = ac_buf_detach(&b);
+	return 0;
+}
+
+/* ---- writing ---- */
+
+static int put_u64(ac_buf *b, uint64_t v)
+{
+	unsigned char bytes[8];
+
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (unsigned char)(v >> (8 * i));
+	return ac_buf_append(b, bytes, sizeof(bytes));
+}
+
+static int put_u32(ac_buf *b, uint32_t v)
+{
+	unsigned char bytes[4];
+
+	for (int i = 0; i < 4; i++)
+		bytes[i] = (unsigned char)(v >> (8 * i));
+	return ac_buf_append(b, bytes, sizeof(bytes));
+}
+
+static int put_bytes(ac_buf *b, const char *s, size_t n)
+{
+	return put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
+}
+
+static int put_record(ac_buf *b, const ac_session_cache_record *r)
+{
+	const ac_session_summary *s = &r->summary;
+	size_t start = b->len;
+	int rc;
+
+	if (r->strings_len > STRINGS_MAX)
+		return 0; /* not kept: read again next time */
+	rc = put_u32(b, 0) || put_bytes(b, r->name, strlen(r->name)) || put_u64(b, r->ino) ||
+	     put_u64(b, r->size) || put_u64(b, (uint64_t)r->mtime.tv_sec) ||
+	     put_u64(b, (uint64_t)r->mtime.tv_nsec) || put_u64(b, (uint64_t)r->ctime.tv_sec) ||
+	     put_u64(b, (uint64_t)r->ctime.tv_nsec) || put_u64(b, s->messages) ||
+	     put_u64(b, s->tokens) || put_u64(b, s->input_tokens) ||
+	     put_u64(b, s->output_tokens) || put_u64(b, s->turns) || put_u64(b, s->task_len) ||
+	     put_bytes(b, r->strings, r->strings_len);
+	if (rc)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (int i = 0; i < 4; i++)
+		b->data[start + (size_t)i] = (char)((uint32_t)(b->len - start - 4) >> (8 * i));
+	return 0;
+}
+
+int ac_session_cache_save(const char *path, uint64_t dir_dev, uint64_t dir_ino,
+			  const ac_session_cache_record *records, size_t n)
+{
+	ac_buf out = AC_BUF_INIT;
+	char *slash, *dir = NULL;
+	int rc;
+
+	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)) ||
+	    (rc = put_u64(&out, dir_dev)) || (rc = put_u64(&out, dir_ino)) ||
+	    (rc = put_u64(&out, n)))
+		goto oom;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = put_record(&out, &records[i]);
+	if (rc || (rc = put_u64(&out, ac_usage_fnv(FNV_SEED, out.data, out.len))))
+		goto oom;
+	if (!(dir = strdup(path)))
+		goto oom;
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	/* A cache is rebuilt after a crash: no fsync is worth its wait. */
+	if ((rc = ac_file_mkdirs(dir)) == 0)
+		rc = ac_atomic_write_unsynced(path, out.data, out.len);
+	goto done;
+oom:
+	rc = ac_error_set(AC_ENOMEM, "out of memory");
+done:
+	free(dir);
+	ac_buf_free(&out);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+typedef struct {
+	const unsigned char *p, *end;
+	bool bad;
+} reader;
+
+static uint64_t get_u64(reader *r)
+{
+	uint64_t v = 0;
+
+	if (r->bad || r->end - r->p < 8) {
+		r->bad = true;
+		return 0;
+	}
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += 8;
+	return v;
+}
+
+/* Bytes of the record in place (*out_len of them), NULL when they do not fit. */
+static const char *get_bytes(reader *r, size_t *out_len)
+{
+	uint32_t n = 0;
+	const char *s;
+
+	if (r->bad || r->end - r->p < 4) {
+		r->bad = true;
+		return NULL;
+	}
+	for (int i = 0; i < 4; i++)
+		n |= (uint32_t)r->p[i] << (8 * i);
+	r->p += 4;
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return NULL;
+	}
+	s = (const char *)r->p;
+	r->p += n;
+	*out_len = n;
+	return s;
+}
+
+/* Points the summary's strings into strings[0..len), laid out as the
+ * index lays them out (ac_session_cache_record); false when they are not. */
+static bool place_strings(ac_session_summary *s, const char *strings, size_t len)
+{
+	const char **targets[N_STRINGS] = {&s->id, &s->task, &s->status, &s->created_at,
+					   &s->updated_at, &s->tenant, &s->user, &s->agent};
+	size_t at = 0;
+
+	for (int i = 0; i < N_STRINGS; i++) {
+		const char *end;
+		size_t n;
+
+		if (at >= len)
+			return false;
+		if (i == 1) { /* the task may hold a NUL: its length says where it ends */
+			if (s->task_len >= len - at || strings[at + s->task_len] != '\0')
+				return false;
+			n = s->task_len;
+		} else if ((end = memchr(strings + at, '\0', len - at))) {
+			n = (size_t)(end - (strings + at));
+		} else {
+			return false;
+		}
+		*targets[i] = strings + at;
+		at += n + 1;
+	}
+	return at == len && *s->id;
+}
+
+/* The record at r to fn (a copy of its name and strings), or nothing when
+ * it does not fit. */
+static int take_record(reader *r, ac_session_cache_fn fn, void *ctx)
+{
+	ac_session_cache_record rec = {0};
+	const char *name, *strings;
+	size_t name_len = 0, strings_len = 0;
+	char *own_name = NULL, *own_strings = NULL;
+	uint64_t task_len;
+
+	name = get_bytes(r, &name_len);
+	rec.ino = get_u64(r);
+	rec.size = get_u64(r);
+	rec.mtime.tv_sec = (time_t)get_u64(r);
+	rec.mtime.tv_nsec = (long)get_u64(r);
+	rec.ctime.tv_sec = (time_t)get_u64(r);
+	rec.ctime.tv_nsec = (long)get_u64(r);
+	rec.summary.messages = (size_t)get_u64(r);
+	rec.summary.tokens = get_u64(r);
+	rec.summary.input_tokens = get_u64(r);
+	rec.summary.output_tokens = get_u64(r);
+	rec.summary.turns = get_u64(r);
+	task_len = get_u64(r);
+	strings = get_bytes(r, &strings_len);
+	if (r->bad || r->p != r->end || name_len <= 5 || memchr(name, '\0', name_len) ||
+	    memchr(name, '/', name_len) || memcmp(name + name_len - 5, ".json", 5) ||
+	    rec.mtime.tv_nsec < 0 || rec.mtime.tv_nsec >= 1000000000L ||
+	    rec.ctime.tv_nsec < 0 || rec.ctime.tv_nsec >= 1000000000L || task_len > strings_len)
+		return 0;
+	if (!(own_name = malloc(name_len + 1)) || !(own_strings = malloc(strings_len + 1))) {
+		free(own_name);
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	memcpy(own_name, name, name_len);
+	own_name[name_len] = '\0';
+	memcpy(own_strings, strings, strings_len);
+	rec.summary.task_len = (size_t)task_len;
+	if (!place_strings(&rec.summary, own_strings, strings_len)) {
+		free(own_name);
+		free(own_strings);
+		return 0;
+	}
+	rec.name = own_name;
+	rec.strings = own_strings;
+	rec.strings_len = strings_len;
+	return fn(own_name, own_strings, &rec, ctx);
+}
+
+/* The whole file at fd, if it is ours to believe: a regular file of this
+ * user that no one else may write. */
+static bool read_ours(char **out, size_t *out_len, int fd)
+{
+	struct stat st;
+	size_t got = 0;
+	char *data;
+
+	*out = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size < (off_t)(HEAD_LEN + 8) ||
+	    (uint64_t)st.st_size > CACHE_MAX || !(data = malloc((size_t)st.st_size)))
+		return false;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = pread(fd, data + got, (size_t)st.st_size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != (size_t)st.st_size) {
+		free(data);
+		return false;
+	}
+	*out = data;
+	*out_len = got;
+	return true;
+}
+
+int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
+			  ac_session_cache_fn fn, void *ctx)
+{
+	char *data = NULL;
+	size_t len = 0;
+	reader r, sum;
+	uint64_t count;
+	int fd, rc = 0;
+
+	/* Opened without following a link, never waiting (a FIFO). */
+	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
+		return 0;
+	if (!read_ours(&data, &len, fd) || memcmp(data, CACHE_MAGIC, CACHE_MAGIC_LEN))
+		goto done;
+	sum = (reader){(const unsigned char *)data + len - 8, (const unsigned char *)data + len,
+		       false};
+	if (get_u64(&sum) != ac_usage_fnv(FNV_SEED, data, len - 8))
+		goto done;
+	r = (reader){(const unsigned char *)data + CACHE_MAGIC_LEN,
+		     (const unsigned char *)data + len - 8, false};
+	if (get_u64(&r) != dir_dev || get_u64(&r) != dir_ino)
+		goto done;
+	count = get_u64(&r);
+	for (uint64_t i = 0; i < count && rc == 0; i++) {
+		size_t record_len = 0;
+		const char *record = get_bytes(&r, &record_len);
+		reader one;
+
+		if (r.bad)
+			break;
+		one = (reader){(const unsigned char *)record,
+			       (const unsigned char *)record + record_len, false};
+		rc = take_record(&one, fn, ctx);
+	}
+done:
+	free(data);
+	close(fd);
+	return rc;
+}
