@@ -266,6 +266,10 @@ typedef struct {
 	bool hosts_known;        /* some row names its host: the HOST column is shown */
 	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
+	/* The rows whose pending label changes with time alone (pending and
+	 * not pending_alarm: "resuming" turns "stalled"), kept by the
+	 * functions that set rows and labels (tui/model_sessions.c). */
+	size_t n_pending_quiet;
 	/* Changes with every change of the rows (unique in the process). When
 	 * the last change was one ui_model_put_session() after generation
 	 * sessions_prev_gen, sessions_move says what it did (was_at, now_at):

@@ -44,6 +44,13 @@ void ui_session_free_row(ui_session *s)
 	s->parent = s->last_action = NULL;
 }
 
+/* Counts the rows whose pending label waits on time (not trouble). */
+static void count_pending(ui_model *m, const ui_session *row, int sign)
+{
+	if (row->pending && !row->pending_alarm)
+		m->n_pending_quiet += (size_t)sign;
+}
+
 static void sessions_free(ui_session *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -179,10 +186,12 @@ static int set_rows(ui_model *m, const ac_session_summary *const *list, const ch
 		return AC_ENOMEM;
 	memset(m->by_status, 0, sizeof(m->by_status));
 	m->states_change_at = 0;
+	m->n_pending_quiet = 0;
 	for (size_t i = 0; i < n; i++) {
 		session_copy(m, &copy[i], list[i], hosts ? hosts[i] : NULL, now);
 		hosts_known = hosts_known || *copy[i].host;
 		m->by_status[copy[i].st]++;
+		count_pending(m, &copy[i], 1);
 		/* Rows keep their places unless one came or went: compared
 		 * with the row there before, only for the frame trace. */
 		if (m->track_touched && (i >= m->n_sessions || !same_row(&m->sessions[i], &copy[i])))
@@ -416,11 +425,15 @@ static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, cons
 	m->sessions_move = (ac_session_index_change){was_at, s ? now_at : AC_SESSION_INDEX_NONE, true};
 	if (was_at != AC_SESSION_INDEX_NONE) {
 		m->by_status[m->sessions[was_at].st]--;
+		count_pending(m, &m->sessions[was_at], -1);
 		ui_id_map_remove(&m->row_ids, m->sessions[was_at].raw_id);
 		ui_session_free_row(&m->sessions[was_at]);
-		memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
-			(m->n_sessions - was_at - 1) * sizeof(*m->sessions));
-		m->n_sessions--;
+		if (!s) {
+			memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
+				(m->n_sessions - was_at - 1) * sizeof(*m->sessions));
+			m->n_sessions--;
+			return 0;
+		}
 	}
 	if (!s)
 		return 0;
@@ -429,12 +442,23 @@ static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, cons
 		row.pending = pending;
 		row.pending_alarm = alarm;
 	}
-	memmove(&m->sessions[now_at + 1], &m->sessions[now_at],
-		(m->n_sessions - now_at) * sizeof(*m->sessions));
+	/* Only the rows between its old and new place move (a changed row
+	 * goes to the top: the rows below it stay put). */
+	if (was_at == AC_SESSION_INDEX_NONE) {
+		memmove(&m->sessions[now_at + 1], &m->sessions[now_at],
+			(m->n_sessions - now_at) * sizeof(*m->sessions));
+		m->n_sessions++;
+	} else if (now_at < was_at) {
+		memmove(&m->sessions[now_at + 1], &m->sessions[now_at],
+			(was_at - now_at) * sizeof(*m->sessions));
+	} else if (now_at > was_at) {
+		memmove(&m->sessions[was_at], &m->sessions[was_at + 1],
+			(now_at - was_at) * sizeof(*m->sessions));
+	}
 	m->sessions[now_at] = row;
-	m->n_sessions++;
 	ui_id_map_put(&m->row_ids, row.raw_id, row.updated);
 	m->by_status[row.st]++;
+	count_pending(m, &row, 1);
 	ui_model_touch_session(m, row.id);
 	return 0;
 }
@@ -454,6 +478,7 @@ void ui_model_clear_sessions(ui_model *m)
 	m->n_transcripts = 0;
 	m->n_tree_children = 0;
 	memset(m->by_status, 0, sizeof(m->by_status));
+	m->n_pending_quiet = 0;
 	ui_model_clear_touched(m);
 	free(m->touched);
 	m->touched = NULL;
@@ -465,7 +490,9 @@ void ui_model_set_session_pending(ui_model *m, const char *id, const char *label
 	size_t i = ui_model_find_session(m, id);
 
 	if (i != AC_SESSION_INDEX_NONE) {
+		count_pending(m, &m->sessions[i], -1);
 		m->sessions[i].pending = label;
 		m->sessions[i].pending_alarm = alarm;
+		count_pending(m, &m->sessions[i], 1);
 	}
 }
