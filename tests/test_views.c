@@ -1844,6 +1844,55 @@ static void test_notify_changed_rows(void **state)
 	free(dir);
 }
 
+/* The Sessions pane's rows kept between frames (views/sessions.c) are
+ * the rows a fresh look matches and orders, after each row that moves,
+ * comes, goes or stops matching the filter. */
+static void test_sessions_visible_kept(void **state)
+{
+	ui_model m = {0};
+	ac_backend_session_info list[4] = {
+		store_info("s-a", "2026-01-04T00:00:00.000Z", "h1"),
+		store_info("s-b", "2026-01-03T00:00:00.000Z", "h2"),
+		store_info("s-c", "2026-01-02T00:00:00.000Z", "h1"),
+		store_info("s-d", "2026-01-01T00:00:00.000Z", "h1"),
+	};
+	struct {
+		const char *id, *updated, *host;
+	} steps[] = {
+		{"s-d", "2026-01-05T00:00:00.000Z", "h1"}, {"s-b", "2026-01-06T00:00:00.000Z", "h1"},
+		{"s-e", "2026-01-02T12:00:00.000Z", "h1"}, {"s-a", NULL, NULL},
+		{"s-c", "2026-01-07T00:00:00.000Z", "h2"}, {"s-f", "2025-12-01T00:00:00.000Z", "h1"},
+		{"s-b", "2026-01-01T06:00:00.000Z", "h1"},
+	};
+	ui_pane p = {.status_filter = -1, .sort = UI_SORT_UPDATED};
+	size_t got[8], want[8];
+
+	(void)state;
+	snprintf(p.host, sizeof(p.host), "h1");
+	assert_int_equal(ui_model_set_store_sessions(&m, list, 4), 0);
+	for (size_t k = 0; k <= sizeof(steps) / sizeof(*steps); k++) {
+		size_t n = ui_list_visible(&ui_view_sessions, &m, &p, got), w = 0;
+
+		assert_int_equal(ui_list_visible(&ui_view_sessions, &m, &p, got), n); /* kept */
+		for (size_t i = 0; i < m.n_sessions; i++)
+			if (ui_view_sessions.match(&m, i, &p))
+				want[w++] = i;
+		ui_view_sessions.order(&m, &p, want, w);
+		assert_int_equal(n, w);
+		assert_memory_equal(got, want, n * sizeof(*got));
+		if (k == sizeof(steps) / sizeof(*steps))
+			break;
+		if (steps[k].updated) {
+			ac_backend_session_info info = store_info(steps[k].id, steps[k].updated, steps[k].host);
+
+			assert_int_equal(ui_model_put_store_session(&m, steps[k].id, &info), 0);
+		} else {
+			assert_int_equal(ui_model_put_store_session(&m, steps[k].id, NULL), 0);
+		}
+	}
+	ui_model_free(&m);
+}
+
 /* The sessions' tree (tui/model_tree.c): a coding agent's sub-agents and
  * forks under their session, in the order shown, one level deeper per
  * generation; a child whose parent is not listed keeps its place; a
@@ -2119,6 +2168,7 @@ int main(void)
 		cmocka_unit_test(test_session_rows),
 		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_notify_changed_rows),
+		cmocka_unit_test(test_sessions_visible_kept),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_session_row_waits_on),

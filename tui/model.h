@@ -583,6 +583,14 @@ size_t ui_model_find_session(const ui_model *m, const char *id);
  * removed since generation gen, or NULL when the model cannot tell (rows
  * replaced whole, or changed in another way since): then compare all.
  * ui_model_changed_forget() starts a new list from the current rows. */
+/* Renumbers rows[0..n) (indexes into m->sessions before its one move,
+ * m->sessions_move) as after it, dropping the row that went: how many
+ * are left. */
+size_t ui_model_renumber_rows(const ui_model *m, size_t *rows, size_t n);
+/* Puts row in its place among rows[0..n) (ascending, room for one more):
+ * n + 1. */
+size_t ui_rows_insert(size_t *rows, size_t n, size_t row);
+
 char *const *ui_model_changed_since(const ui_model *m, uint64_t gen, size_t *n);
 void ui_model_changed_forget(ui_model *m);
 

@@ -55,30 +55,13 @@ static struct {
 
 static bool found_moved(const ui_model *m)
 {
-	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+	size_t now = m->sessions_move.now_at;
 
-	for (size_t i = 0; i < found.n; i++) {
-		size_t row = found.rows[i];
-
-		if (row == was)
-			continue;
-		if (was != AC_SESSION_INDEX_NONE && row > was)
-			row--;
-		if (now != AC_SESSION_INDEX_NONE && row >= now)
-			row++;
-		found.rows[kept++] = row;
-	}
-	found.n = kept;
+	found.n = ui_model_renumber_rows(m, found.rows, found.n);
 	if (now != AC_SESSION_INDEX_NONE && m->sessions[now].state == AC_STATE_WAITING) {
-		size_t at = 0;
-
 		if (found.n == found.cap)
 			return false;
-		while (at < found.n && found.rows[at] < now)
-			at++;
-		memmove(&found.rows[at + 1], &found.rows[at], (found.n - at) * sizeof(*found.rows));
-		found.rows[at] = now;
-		found.n++;
+		found.n = ui_rows_insert(found.rows, found.n, now);
 	}
 	return true;
 }

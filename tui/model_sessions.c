@@ -463,6 +463,41 @@ static int put_row(ui_model *m, size_t was_at, const ac_session_summary *s, cons
 	return 0;
 }
 
+size_t ui_model_renumber_rows(const ui_model *m, size_t *rows, size_t n)
+{
+	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t row = rows[i];
+
+		if (row == was)
+			continue;
+		if (was != AC_SESSION_INDEX_NONE && row > was)
+			row--;
+		if (now != AC_SESSION_INDEX_NONE && row >= now)
+			row++;
+		rows[kept++] = row;
+	}
+	return kept;
+}
+
+size_t ui_rows_insert(size_t *rows, size_t n, size_t row)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid] < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&rows[lo + 1], &rows[lo], (n - lo) * sizeof(*rows));
+	rows[lo] = row;
+	return n + 1;
+}
+
 void ui_model_clear_sessions(ui_model *m)
 {
 	ui_model_changed_forget(m);

@@ -294,20 +294,9 @@ static bool has_index(const size_t *idx, size_t n, size_t want)
  * rows shown now, in model order. False when that does not give n rows. */
 static bool last_moved(const ui_model *m, const size_t *idx, size_t n)
 {
-	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+	size_t now = m->sessions_move.now_at;
 
-	for (size_t i = 0; i < last.n; i++) {
-		size_t row = last.idx[i];
-
-		if (row == was)
-			continue;
-		if (was != AC_SESSION_INDEX_NONE && row > was)
-			row--;
-		if (now != AC_SESSION_INDEX_NONE && row >= now)
-			row++;
-		last.idx[kept++] = row;
-	}
-	last.n = kept;
+	last.n = ui_model_renumber_rows(m, last.idx, last.n);
 	if (now != AC_SESSION_INDEX_NONE && has_index(idx, n, now)) {
 		size_t lo = 0, hi = last.n;
 
@@ -404,36 +393,11 @@ static bool vis_fits(const ui_model *m, const ui_pane *p)
  * last_moved() does for the order. */
 static void vis_moved(const ui_model *m, const ui_pane *p)
 {
-	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+	size_t now = m->sessions_move.now_at;
 
-	for (size_t i = 0; i < vis.n_matched; i++) {
-		size_t row = vis.matched[i];
-
-		if (row == was)
-			continue;
-		if (was != AC_SESSION_INDEX_NONE && row > was)
-			row--;
-		if (now != AC_SESSION_INDEX_NONE && row >= now)
-			row++;
-		vis.matched[kept++] = row;
-	}
-	vis.n_matched = kept;
-	if (now != AC_SESSION_INDEX_NONE && sessions_match(m, now, p)) {
-		size_t lo = 0, hi = vis.n_matched;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (vis.matched[mid] < now)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		memmove(&vis.matched[lo + 1], &vis.matched[lo],
-			(vis.n_matched - lo) * sizeof(*vis.matched));
-		vis.matched[lo] = now;
-		vis.n_matched++;
-	}
+	vis.n_matched = ui_model_renumber_rows(m, vis.matched, vis.n_matched);
+	if (now != AC_SESSION_INDEX_NONE && sessions_match(m, now, p))
+		vis.n_matched = ui_rows_insert(vis.matched, vis.n_matched, now);
 }
 
 static size_t sessions_visible(const ui_model *m, const ui_pane *p, size_t *idx)
