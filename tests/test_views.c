@@ -14,6 +14,7 @@
 #include "jsearch.h"
 #include "keys.h"
 #include "model.h"
+#include "notify.h"
 #include "patch.h"
 #include "screen.h"
 #include "source.h"
@@ -1766,6 +1767,132 @@ static void test_store_rows(void **state)
 	ui_model_free(&m);
 }
 
+static unsigned put_status(ui_model *m, ui_notify *n, const char *id, const char *status,
+			   const char *updated)
+{
+	ac_backend_session_info info = store_info(id, updated, "");
+
+	info.status = (char *)status;
+	assert_int_equal(ui_model_put_store_session(m, id, status ? &info : NULL), 0);
+	return n ? ui_notify_scan(n, m, "db") & UI_NOTIFY_BELL : 0;
+}
+
+/* The hooks' look at the rows after one store change compares only the
+ * rows the model says changed (ui_model_changed_since): a transition into
+ * paused rings once; a row that comes or goes is none, nor a change that
+ * ends where it started between two looks; a row replaced whole compares
+ * all again. The rows are found by id (ui_model_find_session). */
+static void test_notify_changed_rows(void **state)
+{
+	char *dir = tu_make_temp_dir();
+	ac_config *config = NULL;
+	ac_workspace ws;
+	ui_model m = {0};
+	ui_notify *n = NULL;
+	ac_backend_session_info list[3] = {
+		store_info("s-a", "2026-01-03T00:00:00.000Z", ""),
+		store_info("s-b", "2026-01-02T00:00:00.000Z", ""),
+		store_info("s-c", "2026-01-01T00:00:00.000Z", ""),
+	};
+	char *const *changed;
+	size_t n_changed;
+
+	(void)state;
+	tu_put(dir, ".agent/config.json", "{\"notify\": {\"bell\": true}}");
+	assert_int_equal(ac_config_load(&config, dir), 0);
+	assert_int_equal(ac_workspace_init(&ws, config), 0);
+	assert_int_equal(ui_notify_new(&n, &ws, false, NULL), 0);
+	assert_int_equal(ui_model_set_store_sessions(&m, list, 3), 0);
+	assert_int_equal(ui_model_find_session(&m, "s-c"), 2);
+	assert_int_equal(ui_model_find_session(&m, "nosuch"), AC_SESSION_INDEX_NONE);
+	assert_int_equal(ui_notify_scan(n, &m, "db") & UI_NOTIFY_BELL, 0); /* the first look */
+	/* Into paused: told once. */
+	assert_int_not_equal(put_status(&m, n, "s-b", "paused", "2026-01-04T00:00:00.000Z"), 0);
+	assert_int_equal(ui_model_find_session(&m, "s-b"), 0);
+	assert_int_equal(ui_notify_scan(n, &m, "db") & UI_NOTIFY_BELL, 0);
+	assert_int_equal(put_status(&m, n, "s-b", "paused", "2026-01-05T00:00:00.000Z"), 0);
+	/* Came paused, went, came back paused: no transition. */
+	assert_int_equal(put_status(&m, n, "s-d", "paused", "2026-01-06T00:00:00.000Z"), 0);
+	assert_int_equal(put_status(&m, n, "s-a", NULL, NULL), 0);
+	assert_int_equal(ui_model_find_session(&m, "s-a"), AC_SESSION_INDEX_NONE);
+	assert_int_equal(put_status(&m, n, "s-a", "paused", "2026-01-07T00:00:00.000Z"), 0);
+	/* Running and paused again between two looks: none. */
+	assert_int_equal(put_status(&m, NULL, "s-b", "running", "2026-01-08T00:00:00.000Z"), 0);
+	assert_int_equal(put_status(&m, NULL, "s-b", "paused", "2026-01-09T00:00:00.000Z"), 0);
+	assert_non_null(changed = ui_model_changed_since(&m, m.changed_from, &n_changed));
+	assert_int_equal(n_changed, 2);
+	assert_string_equal(changed[0], "s-b");
+	assert_int_equal(ui_notify_scan(n, &m, "db") & UI_NOTIFY_BELL, 0);
+	/* Two rows, one into paused, between two looks: told. */
+	assert_int_equal(put_status(&m, NULL, "s-d", "running", "2026-01-10T00:00:00.000Z"), 0);
+	assert_int_equal(put_status(&m, NULL, "s-c", "paused", "2026-01-11T00:00:00.000Z"), 0);
+	assert_int_not_equal(ui_notify_scan(n, &m, "db") & UI_NOTIFY_BELL, 0);
+	/* Replaced whole: no list, all compared; s-d into paused is told. */
+	list[0] = store_info("s-d", "2026-01-12T00:00:00.000Z", "");
+	list[0].status = (char *)"paused";
+	assert_int_equal(ui_model_set_store_sessions(&m, list, 1), 0);
+	assert_null(ui_model_changed_since(&m, m.changed_from, &n_changed));
+	assert_int_not_equal(ui_notify_scan(n, &m, "db") & UI_NOTIFY_BELL, 0);
+	assert_int_equal(ui_model_find_session(&m, "s-b"), AC_SESSION_INDEX_NONE);
+	assert_int_equal(put_status(&m, n, "s-d", "running", "2026-01-13T00:00:00.000Z"), 0);
+	assert_int_not_equal(put_status(&m, n, "s-d", "paused", "2026-01-14T00:00:00.000Z"), 0);
+	ui_notify_free(n);
+	ui_model_free(&m);
+	ac_workspace_free(&ws);
+	ac_config_free(config);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
+/* The Sessions pane's rows kept between frames (views/sessions.c) are
+ * the rows a fresh look matches and orders, after each row that moves,
+ * comes, goes or stops matching the filter. */
+static void test_sessions_visible_kept(void **state)
+{
+	ui_model m = {0};
+	ac_backend_session_info list[4] = {
+		store_info("s-a", "2026-01-04T00:00:00.000Z", "h1"),
+		store_info("s-b", "2026-01-03T00:00:00.000Z", "h2"),
+		store_info("s-c", "2026-01-02T00:00:00.000Z", "h1"),
+		store_info("s-d", "2026-01-01T00:00:00.000Z", "h1"),
+	};
+	struct {
+		const char *id, *updated, *host;
+	} steps[] = {
+		{"s-d", "2026-01-05T00:00:00.000Z", "h1"}, {"s-b", "2026-01-06T00:00:00.000Z", "h1"},
+		{"s-e", "2026-01-02T12:00:00.000Z", "h1"}, {"s-a", NULL, NULL},
+		{"s-c", "2026-01-07T00:00:00.000Z", "h2"}, {"s-f", "2025-12-01T00:00:00.000Z", "h1"},
+		{"s-b", "2026-01-01T06:00:00.000Z", "h1"},
+	};
+	ui_pane p = {.status_filter = -1, .sort = UI_SORT_UPDATED};
+	size_t got[8], want[8];
+
+	(void)state;
+	snprintf(p.host, sizeof(p.host), "h1");
+	assert_int_equal(ui_model_set_store_sessions(&m, list, 4), 0);
+	for (size_t k = 0; k <= sizeof(steps) / sizeof(*steps); k++) {
+		size_t n = ui_list_visible(&ui_view_sessions, &m, &p, got), w = 0;
+
+		assert_int_equal(ui_list_visible(&ui_view_sessions, &m, &p, got), n); /* kept */
+		for (size_t i = 0; i < m.n_sessions; i++)
+			if (ui_view_sessions.match(&m, i, &p))
+				want[w++] = i;
+		ui_view_sessions.order(&m, &p, want, w);
+		assert_int_equal(n, w);
+		assert_memory_equal(got, want, n * sizeof(*got));
+		if (k == sizeof(steps) / sizeof(*steps))
+			break;
+		if (steps[k].updated) {
+			ac_backend_session_info info = store_info(steps[k].id, steps[k].updated, steps[k].host);
+
+			assert_int_equal(ui_model_put_store_session(&m, steps[k].id, &info), 0);
+		} else {
+			assert_int_equal(ui_model_put_store_session(&m, steps[k].id, NULL), 0);
+		}
+	}
+	ui_model_free(&m);
+}
+
 /* The sessions' tree (tui/model_tree.c): a coding agent's sub-agents and
  * forks under their session, in the order shown, one level deeper per
  * generation; a child whose parent is not listed keeps its place; a
@@ -2040,6 +2167,8 @@ int main(void)
 		cmocka_unit_test(test_status_symbols),
 		cmocka_unit_test(test_session_rows),
 		cmocka_unit_test(test_store_rows),
+		cmocka_unit_test(test_notify_changed_rows),
+		cmocka_unit_test(test_sessions_visible_kept),
 		cmocka_unit_test(test_journal_ring_and_rows),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_session_row_waits_on),

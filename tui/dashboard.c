@@ -278,9 +278,8 @@ static int wait_ms(const ui_dash *d, int64_t now)
 
 		tick = tick < 0 || job < tick ? job : tick;
 	}
-	for (size_t i = 0; i < d->m.n_sessions && tick != 0; i++)
-		if (d->m.sessions[i].pending && !d->m.sessions[i].pending_alarm)
-			tick = tick < 0 || tick > 1000 ? 1000 : tick;
+	if (d->m.n_pending_quiet && tick != 0)
+		tick = tick < 0 || tick > 1000 ? 1000 : tick;
 	/* A running rollback's end by a kill changes no file: looked at again. */
 	if (d->m.intent_running)
 		tick = tick < 0 || tick > 1000 ? 1000 : tick;
@@ -583,13 +582,9 @@ int dashboard_run(const ac_workspace *ws, const ac_config *config,
 			d.dirty = true; /* the running line ticks */
 		if (d.job && ui_job_done(d.job))
 			ui_dash_job_finished(&d);
-		for (size_t i = 0; i < d.m.n_sessions; i++)
-			if (d.m.sessions[i].pending && !d.m.sessions[i].pending_alarm) {
-				/* "resuming" turns "stalled" with time alone. */
-				if (ui_source_recheck_pending(d.src, &d.m))
-					d.dirty = true;
-				break;
-			}
+		/* "resuming" turns "stalled" with time alone. */
+		if (d.m.n_pending_quiet && ui_source_recheck_pending(d.src, &d.m))
+			d.dirty = true;
 		if (ui_model_derive_states(&d.m, ac_time_now_ms()))
 			d.dirty = true;
 		if (d.m.intent_running && ui_source_update(d.src, &d.m, AC_WATCH_OPERATIONS))

@@ -241,6 +241,21 @@ typedef struct {
 	bool running;        /* files are still being read */
 } ui_csearch;
 
+/* The rows by raw id (tui/model_ids.c): the ids and updated_at are the
+ * rows' own strings, borrowed. */
+typedef struct {
+	const char *id, *updated;
+} ui_id_entry;
+typedef struct {
+	ui_id_entry *slot;
+	size_t cap, n;           /* cap: a power of two */
+	bool lost;               /* out of memory: rows are searched one by one */
+} ui_id_map;
+void ui_id_map_put(ui_id_map *t, const char *id, const char *updated);
+void ui_id_map_remove(ui_id_map *t, const char *id);
+const ui_id_entry *ui_id_map_get(const ui_id_map *t, const char *id);
+void ui_id_map_clear(ui_id_map *t);
+
 typedef struct {
 	char *workspace;         /* sanitised root */
 	char *store_where;       /* a shared store's name (sanitised, no password),
@@ -251,6 +266,10 @@ typedef struct {
 	bool hosts_known;        /* some row names its host: the HOST column is shown */
 	size_t n_sessions, cap_sessions;
 	size_t by_status[UI_STATUS_COUNT];
+	/* The rows whose pending label changes with time alone (pending and
+	 * not pending_alarm: "resuming" turns "stalled"), kept by the
+	 * functions that set rows and labels (tui/model_sessions.c). */
+	size_t n_pending_quiet;
 	/* Changes with every change of the rows (unique in the process). When
 	 * the last change was one ui_model_put_session() after generation
 	 * sessions_prev_gen, sessions_move says what it did (was_at, now_at):
@@ -258,6 +277,18 @@ typedef struct {
 	 * over. Otherwise sessions_prev_gen is 0. */
 	uint64_t sessions_gen, sessions_prev_gen;
 	ac_session_index_change sessions_move;
+	/* The session files' and the store's rows by raw id (not the
+	 * transcripts'): ui_model_find_session(). */
+	ui_id_map row_ids;
+	bool rows_in_order;      /* those rows are in the store's listing order */
+	/* The raw ids of the rows ui_model_put_session() and
+	 * ui_model_put_store_session() changed, came or went between
+	 * generations changed_from and changed_to (the current one when no
+	 * other change came since): ui_model_changed_since(). */
+	char **changed;
+	size_t n_changed, cap_changed;
+	bool changed_lost;       /* too many, or out of memory */
+	uint64_t changed_from, changed_to;
 	/* The last n_transcripts rows are coding agents' transcripts, after
 	 * the session files' rows (which mirror the index's listing). */
 	size_t n_transcripts;
@@ -542,6 +573,26 @@ void ui_model_usage_tokens_free(ui_model *m);
 
 /* Frees the session rows (and the touched ids). */
 void ui_model_clear_sessions(ui_model *m);
+
+/* The index of the row whose raw id is id, or AC_SESSION_INDEX_NONE:
+ * found by its id and its place (the store's rows are in listing order),
+ * else row by row. */
+size_t ui_model_find_session(const ui_model *m, const char *id);
+
+/* The raw ids (*n, borrowed, may repeat) of every row changed, added or
+ * removed since generation gen, or NULL when the model cannot tell (rows
+ * replaced whole, or changed in another way since): then compare all.
+ * ui_model_changed_forget() starts a new list from the current rows. */
+/* Renumbers rows[0..n) (indexes into m->sessions before its one move,
+ * m->sessions_move) as after it, dropping the row that went: how many
+ * are left. */
+size_t ui_model_renumber_rows(const ui_model *m, size_t *rows, size_t n);
+/* Puts row in its place among rows[0..n) (ascending, room for one more):
+ * n + 1. */
+size_t ui_rows_insert(size_t *rows, size_t n, size_t row);
+
+char *const *ui_model_changed_since(const ui_model *m, uint64_t gen, size_t *n);
+void ui_model_changed_forget(ui_model *m);
 
 /* Notes that the row of session id (sanitised, borrowed) changed, when
  * m->track_touched; ui_model_clear_touched() forgets the notes. */

@@ -103,6 +103,8 @@ bool ui_model_set_transcripts(ui_model *m, const ui_transcript_row *rows, size_t
 	}
 	for (size_t i = first; i < m->n_sessions; i++) {
 		m->by_status[m->sessions[i].st]--;
+		if (m->sessions[i].pending && !m->sessions[i].pending_alarm)
+			m->n_pending_quiet--;
 		ui_session_free_row(&m->sessions[i]);
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -37,7 +37,7 @@ struct ui_notify {
 	bool looked;         /* the first listing was recorded */
 	uint64_t gen;        /* the sessions' generation last compared */
 	seen *last;          /* sorted by id */
-	size_t n;
+	size_t n, cap;
 };
 
 int ui_notify_new(ui_notify **out, const ac_workspace *ws, bool run_hooks,
@@ -131,58 +131,157 @@ static const seen *find(const ui_notify *n, const char *id)
 	return n->n ? bsearch(&key, n->last, n->n, sizeof(*n->last), by_id) : NULL;
 }
 
+/* One session's transition, if its state is not the one seen before. */
+static void compare(ui_notify *n, ui_model *m, const char *source, const seen *before,
+		    const seen *now, unsigned *told, bool *checked, bool *on_change)
+{
+	if (!before || !strcmp(before->state, now->state))
+		return;
+	if (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now->state))
+		*told |= UI_NOTIFY_BELL;
+	/* Asked at the change itself: a holder that just quit has let go,
+	 * and a reconnected database session has lost it. */
+	if (n->lease && !*checked) {
+		*on_change = lease_check(n, m, told);
+		*checked = true;
+	}
+	if (n->run_hooks &&
+	    ac_hooks_status_changed(n->hooks, *on_change, now->id, now->source ? now->source : source,
+				    before->state, now->state, now->waiting_for, now->host) != 0)
+		ui_model_log(m, true, ac_error_last());
+}
+
+/* Row i as seen now (strings borrowed from the row, state static). */
+static seen seen_of(const ui_model *m, size_t i)
+{
+	const ui_session *row = &m->sessions[i];
+
+	/* The derived state (running, waiting, idle, ended; a seed session's
+	 * paused, completed, failed), the same words for every source. */
+	return (seen){(char *)row->raw_id, (char *)ac_session_state_name(row->state), row->source,
+		      row->waiting_for, row->host};
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Compares only the rows the model says changed since the last look
+ * (ids: their raw ids, may repeat), in id order as a full look does, and
+ * keeps n->last sorted. False when out of memory: then compare all. */
+static bool scan_changed(ui_notify *n, ui_model *m, const char *source, char *const *ids,
+			 size_t n_ids, unsigned *told)
+{
+	const char **order = malloc((n_ids ? n_ids : 1) * sizeof(*order));
+	bool checked = false, on_change = false;
+
+	if (!order)
+		return false;
+	memcpy(order, ids, n_ids * sizeof(*order));
+	qsort(order, n_ids, sizeof(*order), by_name);
+	for (size_t k = 0; k < n_ids; k++) {
+		size_t row, lo = 0, hi = n->n;
+		seen now;
+
+		if (k && !strcmp(order[k], order[k - 1]))
+			continue;
+		while (lo < hi) { /* its place in n->last */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(n->last[mid].id, order[k]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		row = ui_model_find_session(m, order[k]);
+		if (row == AC_SESSION_INDEX_NONE) {
+			if (lo < n->n && !strcmp(n->last[lo].id, order[k])) { /* gone */
+				free(n->last[lo].id);
+				free(n->last[lo].state);
+				memmove(&n->last[lo], &n->last[lo + 1], (n->n - lo - 1) * sizeof(*n->last));
+				n->n--;
+			}
+			continue;
+		}
+		now = seen_of(m, row);
+		if (lo < n->n && !strcmp(n->last[lo].id, order[k])) {
+			char *state;
+
+			compare(n, m, source, &n->last[lo], &now, told, &checked, &on_change);
+			if (strcmp(n->last[lo].state, now.state)) {
+				if (!(state = strdup(now.state)))
+					goto fail;
+				free(n->last[lo].state);
+				n->last[lo].state = state;
+			}
+			continue;
+		}
+		/* Came: noted, no transition. */
+		if (n->n == n->cap) {
+			size_t cap = n->cap ? 2 * n->cap : 64;
+			seen *grown = realloc(n->last, cap * sizeof(*grown));
+
+			if (!grown)
+				goto fail;
+			n->last = grown;
+			n->cap = cap;
+		}
+		if (!(now.id = strdup(now.id)) || !(now.state = strdup(now.state))) {
+			free(now.id);
+			goto fail;
+		}
+		memmove(&n->last[lo + 1], &n->last[lo], (n->n - lo) * sizeof(*n->last));
+		n->last[lo] = now;
+		n->n++;
+	}
+	free(order);
+	return true;
+fail:
+	/* Out of memory: the rows compared so far have their new state
+	 * noted, so comparing again tells no transition twice. */
+	free(order);
+	return false;
+}
+
 unsigned ui_notify_scan(ui_notify *n, ui_model *m, const char *source)
 {
 	seen *now;
 	unsigned told = 0;
 	bool on_change = false, checked = false;
+	char *const *changed;
+	size_t n_changed;
 
 	if (n->lease && (!n->looked || (n->retry && n->said != AC_HOOKS_LEASE_HELD &&
 					ac_time_now_ms() >= n->retry_at)))
 		lease_check(n, m, &told);
 	if (n->looked && m->sessions_gen == n->gen)
 		return told;
+	if (n->looked && (changed = ui_model_changed_since(m, n->gen, &n_changed)) &&
+	    scan_changed(n, m, source, changed, n_changed, &told)) {
+		n->gen = m->sessions_gen;
+		ui_model_changed_forget(m);
+		return told;
+	}
 	if (!(now = calloc(m->n_sessions ? m->n_sessions : 1, sizeof(*now))))
 		return told; /* the next update compares again */
 	for (size_t i = 0; i < m->n_sessions; i++) {
-		now[i].id = strdup(m->sessions[i].raw_id);
-		/* The derived state (running, waiting, idle, ended; a seed
-		 * session's paused, completed, failed), the same words for every
-		 * source. */
-		now[i].state = strdup(ac_session_state_name(m->sessions[i].state));
-		now[i].source = m->sessions[i].source;
-		now[i].waiting_for = m->sessions[i].waiting_for;
-		now[i].host = m->sessions[i].host;
+		now[i] = seen_of(m, i);
+		now[i].id = strdup(now[i].id);
+		now[i].state = strdup(now[i].state);
 		if (!now[i].id || !now[i].state) {
 			seen_free(now, i + 1);
 			return told;
 		}
 	}
 	qsort(now, m->n_sessions, sizeof(*now), by_id);
-	for (size_t i = 0; n->looked && i < m->n_sessions; i++) {
-		const seen *before = find(n, now[i].id);
-
-		if (!before || !strcmp(before->state, now[i].state))
-			continue;
-		if (ac_hooks_bell(n->hooks) && ac_hooks_notifies(now[i].state))
-			told |= UI_NOTIFY_BELL;
-		/* Asked at the change itself: a holder that just quit has let
-		 * go, and a reconnected database session has lost it. */
-		if (n->lease && !checked) {
-			on_change = lease_check(n, m, &told);
-			checked = true;
-		}
-		if (n->run_hooks &&
-		    ac_hooks_status_changed(n->hooks, on_change, now[i].id,
-					    now[i].source ? now[i].source : source,
-					    before->state, now[i].state, now[i].waiting_for,
-					    now[i].host) != 0)
-			ui_model_log(m, true, ac_error_last());
-	}
+	for (size_t i = 0; n->looked && i < m->n_sessions; i++)
+		compare(n, m, source, find(n, now[i].id), &now[i], &told, &checked, &on_change);
 	seen_free(n->last, n->n);
 	n->last = now;
-	n->n = m->n_sessions;
+	n->n = n->cap = m->n_sessions;
 	n->gen = m->sessions_gen;
 	n->looked = true;
+	ui_model_changed_forget(m);
 	return told;
 }

@@ -230,6 +230,8 @@ size_t ui_list_visible(const ui_view *v, const ui_model *m, const ui_pane *p, si
 {
 	size_t n = v->count(m), shown = 0;
 
+	if (v->visible)
+		return v->visible(m, p, idx);
 	for (size_t i = 0; i < n; i++)
 		if (!v->match || v->match(m, i, p)) {
 			if (idx)

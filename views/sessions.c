@@ -294,20 +294,9 @@ static bool has_index(const size_t *idx, size_t n, size_t want)
  * rows shown now, in model order. False when that does not give n rows. */
 static bool last_moved(const ui_model *m, const size_t *idx, size_t n)
 {
-	size_t was = m->sessions_move.was_at, now = m->sessions_move.now_at, kept = 0;
+	size_t now = m->sessions_move.now_at;
 
-	for (size_t i = 0; i < last.n; i++) {
-		size_t row = last.idx[i];
-
-		if (row == was)
-			continue;
-		if (was != AC_SESSION_INDEX_NONE && row > was)
-			row--;
-		if (now != AC_SESSION_INDEX_NONE && row >= now)
-			row++;
-		last.idx[kept++] = row;
-	}
-	last.n = kept;
+	last.n = ui_model_renumber_rows(m, last.idx, last.n);
 	if (now != AC_SESSION_INDEX_NONE && has_index(idx, n, now)) {
 		size_t lo = 0, hi = last.n;
 
@@ -378,6 +367,104 @@ static void sessions_order(const ui_model *m, const ui_pane *p, size_t *idx, siz
 	ui_model_tree_order(m, idx, n);
 }
 
+/* The rows shown last, matched (model order) and in the pane's order:
+ * a frame asks several times (drawing, the selection), and after one row
+ * changed only that row is matched again, not every row (100,000 rows:
+ * milliseconds each time). Keyed like the sort's (`last`); not kept while
+ * parents are folded (folding changes no generation). */
+static struct {
+	const ui_model *m;
+	uint64_t gen, hits_gen;
+	int sort, status_filter, state_filter;
+	char filter[sizeof(((ui_pane *)0)->filter)];
+	char host[sizeof(((ui_pane *)0)->host)];
+	size_t *matched, n_matched, *shown, n_shown, cap;
+} vis;
+
+static bool vis_fits(const ui_model *m, const ui_pane *p)
+{
+	return vis.gen && vis.m == m && !m->n_tree_closed && vis.hits_gen == m->conv_search.gen &&
+	       vis.sort == p->sort && vis.status_filter == p->status_filter &&
+	       vis.state_filter == p->state_filter && !strcmp(vis.filter, p->filter) &&
+	       !strcmp(vis.host, p->host);
+}
+
+/* vis.matched after the model's one move (m->sessions_move), as
+ * last_moved() does for the order. */
+static void vis_moved(const ui_model *m, const ui_pane *p)
+{
+	size_t now = m->sessions_move.now_at;
+
+	vis.n_matched = ui_model_renumber_rows(m, vis.matched, vis.n_matched);
+	if (now != AC_SESSION_INDEX_NONE && sessions_match(m, now, p))
+		vis.n_matched = ui_rows_insert(vis.matched, vis.n_matched, now);
+}
+
+static size_t sessions_visible(const ui_model *m, const ui_pane *p, size_t *idx)
+{
+	size_t n = m->n_sessions;
+	bool fits = m->sessions_gen && vis_fits(m, p);
+
+	if (fits && vis.gen == m->sessions_gen)
+		goto done;
+	if (n + 1 > vis.cap) {
+		size_t cap = (n + 1) * 2, *a = malloc(cap * sizeof(*a)), *b = malloc(cap * sizeof(*b));
+
+		if (!a || !b) {
+			free(a);
+			free(b);
+			vis.gen = 0;
+			goto uncached;
+		}
+		if (fits)
+			memcpy(a, vis.matched, vis.n_matched * sizeof(*a));
+		free(vis.matched);
+		free(vis.shown);
+		vis.matched = a;
+		vis.shown = b;
+		vis.cap = cap;
+	}
+	if (fits && m->sessions_prev_gen && vis.gen == m->sessions_prev_gen) {
+		vis_moved(m, p);
+	} else {
+		vis.n_matched = 0;
+		for (size_t i = 0; i < n; i++)
+			if (sessions_match(m, i, p))
+				vis.matched[vis.n_matched++] = i;
+	}
+	vis.n_shown = vis.n_matched;
+	memcpy(vis.shown, vis.matched, vis.n_shown * sizeof(*vis.shown));
+	sessions_order(m, p, vis.shown, vis.n_shown);
+	vis.m = m;
+	vis.gen = m->sessions_gen;
+	vis.hits_gen = m->conv_search.gen;
+	vis.sort = p->sort;
+	vis.status_filter = p->status_filter;
+	vis.state_filter = p->state_filter;
+	snprintf(vis.filter, sizeof(vis.filter), "%s", p->filter);
+	snprintf(vis.host, sizeof(vis.host), "%s", p->host);
+	if (!m->sessions_gen || m->n_tree_closed)
+		vis.gen = 0; /* nothing tells when these rows change */
+done:
+	if (idx)
+		memcpy(idx, vis.shown, vis.n_shown * sizeof(*idx));
+	return vis.n_shown;
+uncached:
+	{
+		size_t shown = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (sessions_match(m, i, p)) {
+				if (idx)
+					idx[shown] = i;
+				shown++;
+			}
+		if (idx)
+			sessions_order(m, p, idx, shown);
+		return shown;
+	}
+}
+
 /* An empty list names where the sessions were looked for. */
 static void sessions_empty(ac_buf *out, const ui_model *m)
 {
@@ -399,4 +486,5 @@ const ui_view ui_view_sessions = {
 	.empty = "no sessions yet (.agent/sessions/ is empty or absent)",
 	.empty_text = sessions_empty,
 	.order = sessions_order,
+	.visible = sessions_visible,
 };

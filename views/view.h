@@ -140,6 +140,9 @@ struct ui_view {
 	/* Puts the visible items idx[0..n) in the pane's order (p->sort);
 	 * NULL: model order. */
 	void (*order)(const ui_model *m, const ui_pane *p, size_t *idx, size_t n);
+	/* Does ui_list_visible's work (kept from the last call where it can
+	 * be); NULL: match then order each item. */
+	size_t (*visible)(const ui_model *m, const ui_pane *p, size_t *idx);
 	/* The newest item is the first row: following new items keeps the
 	 * cursor there (g), not on the last row (G). */
 	bool newest_first;
