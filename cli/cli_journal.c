@@ -85,6 +85,51 @@ static void put_field(ac_buf *out, ac_buf *scratch, const ac_json_span *span, in
 		ac_buf_append(out, spaces, (size_t)width - (out->len - start));
 }
 
+/* The fields of an event's text line, in order, and their widths. */
+static const struct {
+	int field, width;
+} line_fields[] = {
+	{AC_EV_TIMESTAMP, 0}, {AC_EV_ID, 0},		 {AC_EV_AGENT, 7},
+	{AC_EV_STATUS, 11},   {AC_EV_ACTION_TYPE, 15}, {AC_EV_RESULT_MESSAGE, 0},
+};
+#define NLINE_FIELDS (sizeof(line_fields) / sizeof(line_fields[0]))
+
+/* The common event, all of whose fields are strings of printable ASCII
+ * without escapes, which put_field() would copy as they are: the line
+ * made in one go. False (nothing appended) for any other. */
+static bool put_plain_line(ac_buf *out, const ac_json_span *f)
+{
+	size_t need = 0;
+	char *w;
+
+	for (size_t i = 0; i < NLINE_FIELDS; i++) {
+		const ac_json_span *span = &f[line_fields[i].field];
+
+		if (span->type != AC_JSON_STRING || span->has_escape || span->len < 2 ||
+		    !ac_text_plain(span->start + 1, span->len - 2))
+			return false;
+		need += span->len - 2 + (size_t)line_fields[i].width + 1;
+	}
+	if (ac_buf_reserve(out, need))
+		return false;
+	w = out->data + out->len;
+	for (size_t i = 0; i < NLINE_FIELDS; i++) {
+		const ac_json_span *span = &f[line_fields[i].field];
+		size_t len = span->len - 2, width = (size_t)line_fields[i].width;
+
+		memcpy(w, span->start + 1, len);
+		w += len;
+		if (len < width) {
+			memset(w, ' ', width - len);
+			w += width - len;
+		}
+		*w++ = i + 1 < NLINE_FIELDS ? ' ' : '\n';
+	}
+	out->len = (size_t)(w - out->data);
+	out->data[out->len] = '\0';
+	return true;
+}
+
 /* A record that is not a valid event, shown rather than hidden (an audit
  * trail must not lose one): in text, a line marked '!' with where and why,
  * then the record indented, both made safe; in JSON, an object that says
@@ -139,19 +184,11 @@ static int format_event(ac_buf *out, ac_buf *scratch, const ac_scan_match *m, co
 	if (p->json) {
 		ac_buf_append(out, ",\n", 2);
 		ac_text_json_safe(out, m->line, m->len);
-	} else {
-		put_field(out, scratch, &f[AC_EV_TIMESTAMP], 0);
-		ac_buf_putc(out, ' ');
-		put_field(out, scratch, &f[AC_EV_ID], 0);
-		ac_buf_putc(out, ' ');
-		put_field(out, scratch, &f[AC_EV_AGENT], 7);
-		ac_buf_putc(out, ' ');
-		put_field(out, scratch, &f[AC_EV_STATUS], 11);
-		ac_buf_putc(out, ' ');
-		put_field(out, scratch, &f[AC_EV_ACTION_TYPE], 15);
-		ac_buf_putc(out, ' ');
-		put_field(out, scratch, &f[AC_EV_RESULT_MESSAGE], 0);
-		ac_buf_putc(out, '\n');
+	} else if (!put_plain_line(out, f)) {
+		for (size_t i = 0; i < NLINE_FIELDS; i++) {
+			put_field(out, scratch, &f[line_fields[i].field], line_fields[i].width);
+			ac_buf_putc(out, i + 1 < NLINE_FIELDS ? ' ' : '\n');
+		}
 	}
 	return out->data ? 0 : AC_ENOMEM;
 }

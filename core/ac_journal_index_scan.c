@@ -10,6 +10,7 @@
 #include "ac_file.h"
 #include "ac_journal_scan_impl.h"
 #include "ac_journal_split.h"
+#include "ac_map.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,28 +97,132 @@ static uint64_t plan(bool *skip, const ac_journal_index *idx, const ac_jidx_quer
 	return skipped;
 }
 
-/* Scans what plan() left, in file order, then the tail to the end. */
-static int scan_rest(ac_scan_stats *stats, const char *path, const ac_journal_index *idx,
-		     const bool *skip, const ac_query *q, const ac_event_schema *schema,
-		     printer *p)
+/* scan_rest() with the reader, for a file that does not map. */
+static int scan_read(ac_scan_ctx *s, const ac_journal_index *idx, const bool *skip)
+{
+	uint64_t from = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < idx->n && rc == 0; i++) {
+		if (!skip[i])
+			continue;
+		if (idx->entries[i]->offset > from)
+			rc = ac_scan_range(s, from, idx->entries[i]->offset, NULL, NULL, false);
+		from = idx->entries[i]->offset + idx->entries[i]->length;
+	}
+	if (rc == 0)
+		rc = ac_scan_range(s, from, UINT64_MAX, NULL, NULL, true);
+	return rc;
+}
+
+/* Lines no longer than this are handed to the scan whole from the
+ * mapping: well under the line limit, so none of them is over-long. */
+#define MAPPED_CHUNK (8u << 20)
+
+/* What plan() left, read from a mapping of the file as it was. */
+typedef struct {
+	ac_scan_ctx *s;
+	const ac_map *map;
+	const ac_journal_index *idx;
+	const bool *skip;
+	uint64_t next; /* out: where the unterminated tail starts, for the reader */
+} mapped_scan;
+
+/* Scans the lines of [from, to) (from a line start) as the reader would:
+ * a line of the limit or more is one invalid line. An unterminated rest
+ * is left when `last` (*out_rest is where it starts, to when none is),
+ * else it is one invalid line if over-long, as the reader has it. */
+static int scan_mapped_range(ac_scan_ctx *s, const char *data, uint64_t from, uint64_t to,
+			     bool last, uint64_t *out_rest)
+{
+	ac_journal_block block = {0};
+	const char *nl;
+	int rc;
+
+	while (from < to) {
+		uint64_t reach = to - from < MAPPED_CHUNK ? to - from : MAPPED_CHUNK;
+
+		block.overlong = false;
+		block.data = data + from;
+		block.offset = from;
+		if ((nl = memrchr(data + from, '\n', (size_t)reach))) {
+			block.len = (size_t)(nl + 1 - block.data);
+		} else {
+			/* A line longer than a chunk: to its newline, if any. */
+			reach = to - from < AC_JOURNAL_MAX_LINE ? to - from : AC_JOURNAL_MAX_LINE;
+			if ((nl = memchr(data + from, '\n', (size_t)reach))) {
+				block.len = (size_t)(nl + 1 - block.data);
+			} else if (reach < AC_JOURNAL_MAX_LINE) {
+				break; /* unterminated, short: not a line yet */
+			} else if (!(nl = memchr(data + from + reach, '\n',
+						 (size_t)(to - from - reach)))) {
+				if (last)
+					break; /* the reader's, from its start */
+				block.len = (size_t)(to - from);
+				block.overlong = true;
+				nl = data + to - 1;
+			} else {
+				block.len = (size_t)(nl - block.data);
+				block.overlong = true;
+			}
+		}
+		if ((rc = ac_scan_block(s, &block)))
+			return rc;
+		from = (uint64_t)(nl - data) + 1;
+	}
+	*out_rest = from;
+	return 0;
+}
+
+static int scan_mapped(void *arg)
+{
+	mapped_scan *m = arg;
+	uint64_t from = 0, rest;
+	int rc = 0;
+
+	for (size_t i = 0; i < m->idx->n && rc == 0; i++) {
+		if (!m->skip[i])
+			continue;
+		if (m->idx->entries[i]->offset > from)
+			rc = scan_mapped_range(m->s, m->map->data, from, m->idx->entries[i]->offset,
+					       false, &rest);
+		from = m->idx->entries[i]->offset + m->idx->entries[i]->length;
+	}
+	m->next = from;
+	if (rc == 0 && from < m->map->len)
+		rc = scan_mapped_range(m->s, m->map->data, from, m->map->len, true, &m->next);
+	return rc;
+}
+
+/* Scans what plan() left, in file order, then the tail to the end: from a
+ * mapping of the file's first size bytes when it maps, the bytes after
+ * those with the reader (which reports a torn tail). */
+static int scan_rest(ac_scan_stats *stats, const char *path, int fd, uint64_t size,
+		     const ac_journal_index *idx, const bool *skip, const ac_query *q,
+		     const ac_event_schema *schema, printer *p)
 {
 	ac_scan_stats local;
 	ac_scan_ctx s;
-	uint64_t from = 0;
+	ac_map map;
+	mapped_scan m = {&s, &map, idx, skip, 0};
+	uint64_t fault;
+	bool faulted;
 	int rc;
 
 	if ((rc = ac_scan_ctx_init(&s, stats, &local, q, schema, print_match, p)))
 		return rc;
 	s.path = path;
-	for (size_t i = 0; i < idx->n && rc == 0; i++) {
-		if (!skip[i])
-			continue;
-		if (idx->entries[i]->offset > from)
-			rc = ac_scan_range(&s, from, idx->entries[i]->offset, NULL, NULL, false);
-		from = idx->entries[i]->offset + idx->entries[i]->length;
+	if (size == 0 || ac_map_file(&map, fd, 0, size) != 0)
+		return scan_read(&s, idx, skip);
+	if ((rc = ac_map_guard_begin()) == 0) {
+		rc = ac_map_guarded(&map, scan_mapped, &m, &faulted, &fault);
+		ac_map_guard_end();
+		if (rc == 0 && faulted)
+			rc = ac_map_fault_error(fd, path, fault);
+		if (rc == 0)
+			rc = ac_scan_range(&s, m.next, UINT64_MAX, NULL, NULL, true);
 	}
-	if (rc == 0)
-		rc = ac_scan_range(&s, from, UINT64_MAX, NULL, NULL, true);
+	ac_map_release(&map);
 	return rc;
 }
 
@@ -177,7 +282,7 @@ int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *ro
 	if (r.read_bytes * 2 * ac_split_threads(r.file_bytes) > r.file_bytes)
 		goto full;
 	r.mode = "indexed";
-	rc = scan_rest(stats, path, &idx, skip, q, schema, &p);
+	rc = scan_rest(stats, path, fd, r.file_bytes, &idx, skip, q, schema, &p);
 	goto done;
 full:
 	r.read_bytes = r.file_bytes;

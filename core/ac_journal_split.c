@@ -145,14 +145,7 @@ static int reserve(worker *w, size_t n)
 /* The bytes at offset were there when the pass began and are not now. */
 static int shrank_error(const struct split_run *run, uint64_t offset)
 {
-	struct stat st;
-
-	/* A page the disk could not read faults too: not a shrink. */
-	if (fstat(run->fd, &st) == 0 && (uint64_t)st.st_size > offset)
-		return ac_error_errno(EIO, "%s: read at byte %llu", run->path,
-				      (unsigned long long)offset);
-	return ac_error_set(AC_EIO, "%s: the file shrank while being read (at byte %llu)",
-			    run->path, (unsigned long long)offset);
+	return ac_map_fault_error(run->fd, run->path, offset);
 }
 
 /* No data from `from` on, lseek says: a hole at the end of the file, or

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ac_map_file(ac_map *out, int fd, uint64_t offset, uint64_t len)
@@ -141,4 +142,16 @@ int ac_map_guarded(const ac_map *m, int (*fn)(void *arg), void *arg, bool *out_f
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+int ac_map_fault_error(int fd, const char *path, uint64_t offset)
+{
+	struct stat st;
+
+	/* A page the disk could not read faults too: not a shrink. */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > offset)
+		return ac_error_errno(EIO, "%s: read at byte %llu", path,
+				      (unsigned long long)offset);
+	return ac_error_set(AC_EIO, "%s: the file shrank while being read (at byte %llu)", path,
+			    (unsigned long long)offset);
 }

@@ -51,4 +51,10 @@ void ac_map_guard_end(void);
 int ac_map_guarded(const ac_map *m, int (*fn)(void *arg), void *arg, bool *out_faulted,
 		   uint64_t *out_fault);
 
+/* The error for a fault at offset of path (open as fd), which was inside
+ * the file when it was mapped: "PATH: the file shrank while being read
+ * (at byte N)", or a read error when the file still reaches that far (a
+ * page the disk could not read). Returns the negative AC_E* code. */
+int ac_map_fault_error(int fd, const char *path, uint64_t offset);
+
 #endif

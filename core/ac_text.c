@@ -240,6 +240,26 @@ bool ac_text_is_utf8(const char *text, size_t len)
 	return true;
 }
 
+bool ac_text_plain(const char *text, size_t len)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones * 0x80;
+	uint64_t bad = 0;
+
+	if (len >= 64)
+		return plain_run((const unsigned char *)text, 0, len, false) == len;
+	/* A field is short: eight bytes a word, the last padded with spaces
+	 * (plain), the tests without a branch: a byte from 0x80, one below
+	 * 0x20, and a DEL (a zero byte of w ^ 0x7F...). */
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = ones * ' ', del;
+
+		memcpy(&w, text + i, len - i < 8 ? len - i : 8);
+		del = w ^ (ones * 0x7F);
+		bad |= (w | ((w - ones * 0x20) & ~w) | ((del - ones) & ~del)) & highs;
+	}
+	return bad == 0;
+}
+
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len)
 {
 	size_t used;
@@ -299,6 +319,9 @@ int ac_text_json_safe(ac_buf *out, const char *json, size_t len)
 		uint32_t cp;
 		size_t n;
 
+		/* Printable ASCII, the bulk, needs nothing: skipped in runs. */
+		if ((i = plain_run(s, i, len, true)) == len)
+			break;
 		/* DEL stands only inside strings in JSON text, and jansson
 		 * writes it raw: escape it as the controls below 0x20 are. */
 		if (s[i] == 0x7F) {

@@ -23,6 +23,10 @@
  * (CJK, emoji) passes unchanged. 0 or AC_ENOMEM. */
 int ac_text_sanitize(ac_buf *out, const char *text, size_t len);
 
+/* True when text is all printable ASCII (0x20..0x7E): what
+ * ac_text_sanitize() appends unchanged, so a caller may copy it. */
+bool ac_text_plain(const char *text, size_t len);
+
 /* Whether text[0..len) is valid UTF-8 (no overlong forms, surrogates or
  * code points past U+10FFFF; a NUL byte is valid), as jansson requires of
  * every string it holds. */

@@ -492,6 +492,44 @@ static void expect_filtered(filter_fn fn, const char *in, const char *want)
 	ac_buf_free(&out);
 }
 
+/* ac_text_plain() on every byte value at every place of texts of 0..80
+ * bytes (its word-at-a-time and 16-byte paths, and their ends): true
+ * exactly when all bytes are 0x20..0x7E, and then the text is what
+ * ac_text_sanitize() makes of it. The JSON filter escapes a DEL wherever
+ * it stands among printable runs. */
+static void test_text_plain(void **state)
+{
+	char text[81];
+	ac_buf out = AC_BUF_INIT;
+
+	(void)state;
+	for (size_t len = 0; len <= 80; len++) {
+		memset(text, 'a' + (int)(len % 26), len);
+		assert_true(ac_text_plain(text, len));
+		for (size_t at = 0; at < len; at++) {
+			for (unsigned b = 0; b < 256; b++) {
+				bool want = b >= 0x20 && b < 0x7F;
+
+				text[at] = (char)b;
+				if (ac_text_plain(text, len) != want)
+					fail_msg("byte 0x%02X at %zu of %zu", b, at, len);
+				if (want) {
+					ac_buf_clear(&out);
+					assert_int_equal(ac_text_sanitize(&out, text, len), 0);
+					assert_memory_equal(out.data, text, len);
+				}
+			}
+			text[at] = 0x7F;
+			ac_buf_clear(&out);
+			assert_int_equal(ac_text_json_safe(&out, text, len), 0);
+			assert_int_equal(out.len, len + 5);
+			assert_memory_equal(out.data + at, "\\u007f", 6);
+			text[at] = 'a' + (char)(len % 26);
+		}
+	}
+	ac_buf_free(&out);
+}
+
 static void test_text_sanitize(void **state)
 {
 	(void)state;
@@ -627,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_time_format),
 		cmocka_unit_test(test_time_is_iso),
 		cmocka_unit_test(test_text_sanitize),
+		cmocka_unit_test(test_text_plain),
 		cmocka_unit_test(test_text_stream),
 		cmocka_unit_test(test_text_json_safe),
 	};
