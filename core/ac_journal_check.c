@@ -227,27 +227,6 @@ static int count_clean(void *arg)
 	return 0;
 }
 
-/* The index brought up to the journal's complete blocks, when it may be
- * written (as a query does): the records of later checks. */
-static int update_index(ac_journal_index *idx, int fd, const char *path, const char *root,
-			const char *index_path, const struct stat *st,
-			const ac_event_schema *schema)
-{
-	bool fresh = strcmp(idx->state, "used") != 0;
-	size_t before = idx->n;
-	int rc;
-
-	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
-	    !ac_journal_index_writable(root, index_path))
-		return 0;
-	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
-		return rc == AC_ENOMEM ? rc : 0;
-	if (idx->n == before)
-		return 0;
-	idx->state = fresh ? "built" : "extended";
-	return ac_journal_index_save(idx, fresh ? 0 : before, root, index_path, st, schema);
-}
-
 /* For AGENTCTL_DEBUG_STATS: blocks counted unparsed, the measure tests use. */
 static void report_check(const char *path, const ac_journal_index *idx, const clean_prefix *c,
 			 bool counted)
@@ -284,7 +263,7 @@ int ac_journal_check_indexed(uint64_t *out_valid, uint64_t *out_invalid, const c
 		return ac_journal_check(out_valid, out_invalid, path, schema, fn, ctx);
 	}
 	if ((rc = ac_journal_index_load(&idx, root, index_path, &st, schema)) ||
-	    (rc = update_index(&idx, fd, path, root, index_path, &st, schema)))
+	    (rc = ac_journal_index_update(&idx, fd, path, root, index_path, &st, schema)))
 		goto done;
 	if (idx.covered > 0 && ac_map_file(&map, fd, 0, idx.covered) == 0 &&
 	    ac_map_guard_begin() == 0) {

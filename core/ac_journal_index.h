@@ -174,6 +174,14 @@ int ac_journal_check_indexed(uint64_t *out_valid, uint64_t *out_invalid, const c
 			     const char *root, const char *index_path,
 			     const ac_event_schema *schema, ac_check_fn fn, void *ctx);
 
+/* ac_journal_index_extend() of the unindexed tail when it holds at least
+ * a block and the index may be written, then the new entries saved (the
+ * whole file when idx was not "used"); idx->state "built" or "extended"
+ * then. 0 or AC_ENOMEM: any other failure leaves the index as it was. */
+int ac_journal_index_update(ac_journal_index *idx, int fd, const char *path, const char *root,
+			    const char *index_path, const struct stat *st,
+			    const ac_event_schema *schema);
+
 /* ---- querying (ac_journal_index_scan.c) ---- */
 
 /* ac_journal_scan_format() of one file (no last_n) that reads only the

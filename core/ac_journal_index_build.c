@@ -227,3 +227,22 @@ done:
 	free(s);
 	return rc < 0 ? rc : 0;
 }
+
+int ac_journal_index_update(ac_journal_index *idx, int fd, const char *path, const char *root,
+			    const char *index_path, const struct stat *st,
+			    const ac_event_schema *schema)
+{
+	bool fresh = strcmp(idx->state, "used") != 0;
+	size_t before = idx->n;
+	int rc;
+
+	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
+	    !ac_journal_index_writable(root, index_path))
+		return 0;
+	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
+		return rc == AC_ENOMEM ? rc : 0;
+	if (idx->n == before)
+		return 0;
+	idx->state = fresh ? "built" : "extended";
+	return ac_journal_index_save(idx, fresh ? 0 : before, root, index_path, st, schema);
+}
