@@ -52,6 +52,10 @@ typedef struct {
 	char min_ts[AC_JIDX_TS_LEN], max_ts[AC_JIDX_TS_LEN];
 	uint64_t tail_hash;           /* of its last min(length, 64) bytes */
 	uint8_t bloom[AC_JIDX_BLOOM_BYTES];
+	/* ac_jidx_hash of all its bytes when every line is a valid event
+	 * (never 0); 0 otherwise. journal check counts a block whose bytes
+	 * still hash so without parsing it (ac_journal_check_indexed()). */
+	uint64_t content_hash;
 	uint64_t checksum;
 } ac_jidx_entry;
 
@@ -155,6 +159,28 @@ bool ac_journal_index_writable(const char *root, const char *index_path);
  * or a negative code (then idx keeps what it had). */
 int ac_journal_index_extend(ac_journal_index *idx, int fd, const char *path,
 			    const struct stat *st, const ac_event_schema *schema);
+
+/* content_hash for e's bytes at data, AC_JIDX_ALWAYS set or not. */
+uint64_t ac_jidx_content_hash(const ac_jidx_entry *e, const char *data);
+
+/* ---- checking (ac_journal_check.c) ---- */
+
+/* ac_journal_check() of path through its index (index_path NULL: none):
+ * the leading blocks whose bytes still hash as when they were validated
+ * clean are counted without parsing; the rest is validated as without an
+ * index, so counts, reports and errors are the same. Builds or extends the
+ * index when it may (a workspace that can be written). */
+int ac_journal_check_indexed(uint64_t *out_valid, uint64_t *out_invalid, const char *path,
+			     const char *root, const char *index_path,
+			     const ac_event_schema *schema, ac_check_fn fn, void *ctx);
+
+/* ac_journal_index_extend() of the unindexed tail when it holds at least
+ * a block and the index may be written, then the new entries saved (the
+ * whole file when idx was not "used"); idx->state "built" or "extended"
+ * then. 0 or AC_ENOMEM: any other failure leaves the index as it was. */
+int ac_journal_index_update(ac_journal_index *idx, int fd, const char *path, const char *root,
+			    const char *index_path, const struct stat *st,
+			    const ac_event_schema *schema);
 
 /* ---- querying (ac_journal_index_scan.c) ---- */
 

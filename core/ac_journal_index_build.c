@@ -27,6 +27,23 @@ static int tail_hash(uint64_t *out, int fd, const ac_jidx_entry *e)
 	return 0;
 }
 
+/* The content hash of e's bytes, read back from the file (a block read
+ * line by line may span several of the reader's). */
+static int read_content_hash(uint64_t *out, int fd, const ac_jidx_entry *e)
+{
+	char *bytes;
+
+	*out = 0;
+	if (e->flags & AC_JIDX_ALWAYS)
+		return 0;
+	if (!(bytes = malloc((size_t)e->length)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	if (pread(fd, bytes, (size_t)e->length, (off_t)e->offset) == (ssize_t)e->length)
+		*out = ac_jidx_content_hash(e, bytes);
+	free(bytes);
+	return 0;
+}
+
 /* ---- the first build on every core ---- */
 
 /* Ends s's block at the end of line bytes data[0..at) of block into out. */
@@ -37,6 +54,7 @@ static int put_entry(ac_buf *out, ac_jidx_summary *s, const ac_journal_block *bl
 	s->e.length = block->offset + at - s->e.offset;
 	k = s->e.length < AC_JIDX_TAIL_BYTES ? (size_t)s->e.length : AC_JIDX_TAIL_BYTES;
 	s->e.tail_hash = ac_jidx_hash(0, block->data + at - k, k);
+	s->e.content_hash = ac_jidx_content_hash(&s->e, block->data + (s->e.offset - block->offset));
 	return ac_buf_append(out, (const char *)&s->e, sizeof(s->e)) ? AC_ENOMEM : 0;
 }
 
@@ -186,7 +204,9 @@ int ac_journal_index_extend(ac_journal_index *idx, int fd, const char *path,
 			if (at - s->e.offset < AC_JIDX_BLOCK_BYTES && !ac_jidx_summary_full(s))
 				continue;
 			s->e.length = at - s->e.offset;
-			if ((rc = tail_hash(&s->e.tail_hash, fd, &s->e)) || (rc = ac_jidx_keep(idx, &s->e)))
+			if ((rc = tail_hash(&s->e.tail_hash, fd, &s->e)) ||
+			    (rc = read_content_hash(&s->e.content_hash, fd, &s->e)) ||
+			    (rc = ac_jidx_keep(idx, &s->e)))
 				goto done;
 			started = false;
 		}
@@ -206,4 +226,23 @@ done:
 	ac_journal_reader_free(reader);
 	free(s);
 	return rc < 0 ? rc : 0;
+}
+
+int ac_journal_index_update(ac_journal_index *idx, int fd, const char *path, const char *root,
+			    const char *index_path, const struct stat *st,
+			    const ac_event_schema *schema)
+{
+	bool fresh = strcmp(idx->state, "used") != 0;
+	size_t before = idx->n;
+	int rc;
+
+	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
+	    !ac_journal_index_writable(root, index_path))
+		return 0;
+	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
+		return rc == AC_ENOMEM ? rc : 0;
+	if (idx->n == before)
+		return 0;
+	idx->state = fresh ? "built" : "extended";
+	return ac_journal_index_save(idx, fresh ? 0 : before, root, index_path, st, schema);
 }

@@ -156,6 +156,27 @@ static void add_key(ac_jidx_summary *s, char tag, const ac_json_span *span)
 	s->keys++;
 }
 
+uint64_t ac_jidx_content_hash(const ac_jidx_entry *e, const char *data)
+{
+	uint64_t h;
+
+	if (e->flags & AC_JIDX_ALWAYS)
+		return 0;
+	h = ac_jidx_hash(0x636865636bULL, data, (size_t)e->length);
+	return h ? h : 1;
+}
+
+/* Not an object: what ac_event_parse() refuses beyond the scan and the
+ * check, so that a block this calls clean is clean for journal check. */
+static bool not_object(const char *line, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	return i < len && line[i] != '{';
+}
+
 void ac_jidx_summary_add(ac_jidx_summary *s, const char *line, size_t len)
 {
 	const ac_json_span *ts = &s->spans[AC_EV_TIMESTAMP];
@@ -165,7 +186,8 @@ void ac_jidx_summary_add(ac_jidx_summary *s, const char *line, size_t len)
 	 * event under this schema. Such a line may be shown, so its block is
 	 * always read. */
 	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0 ||
-	    ac_event_check(s->spans, s->schema) != 0 || ts->len != AC_JIDX_TS_LEN + 2) {
+	    ac_event_check(s->spans, s->schema) != 0 || ts->len != AC_JIDX_TS_LEN + 2 ||
+	    not_object(line, len)) {
 		s->e.flags |= AC_JIDX_ALWAYS;
 		return;
 	}

@@ -86,8 +86,14 @@ static int file_check(ac_journal_store *store, bool all, ac_check_fn bad,
 	for (size_t i = 0; i < nfiles && !rc; i++) {
 		uint64_t valid = 0, invalid = 0;
 
-		if (!(rc = ac_journal_check(&valid, &invalid, files[i], &store->schema, bad, ctx)))
+		char *index_path = NULL;
+
+		if (f->root && (rc = ac_journal_index_path(&index_path, f->root, files[i])))
+			break;
+		if (!(rc = ac_journal_check_indexed(&valid, &invalid, files[i], f->root, index_path,
+						    &store->schema, bad, ctx)))
 			rc = checked(files[i], valid, invalid, ctx);
+		free(index_path);
 	}
 	ac_journal_files_free(files, nfiles);
 	return rc;

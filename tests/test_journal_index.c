@@ -408,6 +408,83 @@ static void test_foreign_or_open_index_is_ignored(void **state)
 	assert_same_results(f);
 }
 
+static int note_bad(const char *path, uint64_t number, uint64_t offset, const char *reason,
+		    void *ctx)
+{
+	ac_buf_printf(ctx, "%s:%llu:%llu:%s\n", path, (unsigned long long)number,
+		      (unsigned long long)offset, reason);
+	return 0;
+}
+
+/* journal check's report, through the index or not, as text. */
+static char *checked(const fixture *f, bool indexed)
+{
+	ac_buf b = AC_BUF_INIT;
+	uint64_t valid = 0, invalid = 0;
+
+	assert_int_equal(ac_journal_check_indexed(&valid, &invalid, f->journal, f->root,
+						  indexed ? f->index : NULL, NULL, note_bad, &b),
+			 0);
+	ac_buf_printf(&b, "%llu valid, %llu invalid\n", (unsigned long long)valid,
+		      (unsigned long long)invalid);
+	return ac_buf_detach(&b);
+}
+
+static void assert_same_check(const fixture *f, const char *stats_has)
+{
+	char *plain = checked(f, false), *indexed = checked(f, true), *stats = last_stats(f);
+
+	assert_string_equal(indexed, plain);
+	if (!strstr(stats, stats_has))
+		fail_msg("%s", stats);
+	free(plain);
+	free(indexed);
+	free(stats);
+}
+
+/* Entries whose checksums hold but whose content hash is wrong (the
+ * first block's) or claims a block with a bad line is clean: those
+ * blocks are validated, the report is the same. */
+static void test_forged_content_hash_is_validated(void **state)
+{
+	fixture *f = *state;
+	ac_journal_index idx, forged = {0};
+	struct stat st;
+	bool forged_bad = false;
+
+	assert_same_check(f, "index=built mode=counted");
+	assert_same_check(f, "index=used mode=counted");
+	load(&idx, f);
+	forged.generation = idx.generation;
+	for (size_t i = 0; i < idx.n; i++) {
+		ac_jidx_entry e = *idx.entries[i];
+
+		if (i == 0)
+			e.content_hash ^= 1;
+		if (e.flags & AC_JIDX_ALWAYS) {
+			e.flags &= ~(uint32_t)AC_JIDX_ALWAYS;
+			e.content_hash = idx.entries[0]->content_hash;
+			forged_bad = true;
+		}
+		assert_int_equal(ac_jidx_keep(&forged, &e), 0);
+	}
+	assert_true(forged_bad);
+	assert_int_equal(stat(f->journal, &st), 0);
+	assert_int_equal(ac_journal_index_save(&forged, 0, f->root, f->index, &st, NULL), 0);
+	ac_journal_index_clear(&forged);
+	ac_journal_index_clear(&idx);
+	load(&idx, f);
+	assert_string_equal(idx.state, "used");
+	ac_journal_index_clear(&idx);
+	assert_same_check(f, "index=used mode=full blocks=");
+	/* A changed byte (same length) in the second block: it and what
+	 * follows are validated; the report shows the line now broken. */
+	load(&idx, f);
+	flip(f->journal, (size_t)idx.entries[1]->offset + 1);
+	ac_journal_index_clear(&idx);
+	assert_same_check(f, "journal-check");
+}
+
 static void test_journal_outside_the_workspace_has_no_index(void **state)
 {
 	char *path = NULL;
@@ -431,6 +508,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_changed_journal_is_not_believed, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_or_open_index_is_ignored, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forged_content_hash_is_validated, setup,
 						teardown),
 		cmocka_unit_test(test_journal_outside_the_workspace_has_no_index),
 	};

@@ -158,4 +158,63 @@ rm -rf "${WS:?}/.agent/index"
 run journal query --all "text~planted"
 check "a query it cannot narrow leaves no index" eval '[ ! -e "$WS/.agent/index" ] && [ ! -s "$STATS" ]'
 
+# journal check through the index: blocks validated clean and unchanged
+# (their bytes hash the same) are counted without parsing; the output and
+# exit status are those of a workspace without an index, whatever changed.
+WS=$TMP/ws2
+J=$WS/JOURNAL.jsonl
+IDX=$WS/.agent/index/JOURNAL.jsonl.idx
+PLAIN=$TMP/plain2
+mkdir -p "$WS/.agent" "$PLAIN/.agent"
+: >"$PLAIN/.agent/index"
+python3 "$GEN" --seed 12 "$J" 24 >/dev/null 2>&1 || exit 1
+python3 - "$J" <<'EOF'
+import sys
+path = sys.argv[1]
+lines = open(path, 'rb').read().split(b'\n')[:-1]
+lines.insert(len(lines) * 19 // 20, b'{"not":"an event"}')
+open(path, 'wb').write(b'\n'.join(lines) + b'\n')
+EOF
+ln "$J" "$PLAIN/JOURNAL.jsonl"
+same_check() { # LABEL: journal check writes and exits here as without an index
+	"$AC" -w "$WS" journal check >"$TMP/a" 2>"$TMP/ae"
+	echo "rc=$?" >>"$TMP/a"
+	"$AC" -w "$PLAIN" journal check >"$TMP/b" 2>"$TMP/be"
+	echo "rc=$?" >>"$TMP/b"
+	sed -i "s|$PLAIN|$WS|g" "$TMP/b" "$TMP/be"
+	check "$1: same check output" cmp -s "$TMP/a" "$TMP/b"
+	check "$1: same check notes" cmp -s "$TMP/ae" "$TMP/be"
+}
+check_stat() { grep "^journal-check file=$J " "$STATS" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+: >"$STATS"
+same_check "first check"
+check "the first check builds the index" eval '[ "$(check_stat index)" = built ] && [ -s "$IDX" ]'
+same_check "second check"
+check "the second counts the clean blocks unparsed" \
+	eval '[ "$(check_stat mode)" = counted ] && [ "$(check_stat skipped)" -ge 15 ]'
+# One byte changed inside the second block (same length, same inode):
+# found, and everything from that block validated again.
+python3 - "$J" <<'EOF'
+import sys
+f = open(sys.argv[1], 'r+b')
+data = f.read(1 << 21)
+at = data.index(b'"status":"', (1 << 20) + 4096) + 10
+f.seek(at)
+f.write(b'X')
+EOF
+same_check "a byte changed"
+check "the changed block is validated" eval '[ "$(check_stat skipped)" -le 1 ]'
+check "the changed line is reported" eval '[ "$(grep -c "^rc=1" "$TMP/a")" = 1 ] && [ -s "$TMP/a" ]'
+# A block's worth appended: indexed, counted by the next check.
+head -c 1500000 "$J" | sed '$d' >>"$J"
+same_check "appended"
+check "the appended blocks are indexed" eval '[ "$(check_stat index)" = extended ]'
+same_check "appended, again"
+# An index owned by someone else is not used (and built again).
+if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	chown nobody "$IDX"
+	same_check "a foreign index"
+	check "a foreign index is not used" eval '[ "$(check_stat index)" != used ]'
+fi
+
 finish
