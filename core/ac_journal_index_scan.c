@@ -226,26 +226,6 @@ static int scan_rest(ac_scan_stats *stats, const char *path, int fd, uint64_t si
 	return rc;
 }
 
-/* Adds the complete blocks of the unindexed tail, when there is at least
- * a block's worth, and writes them to the index file. */
-static int update(ac_journal_index *idx, int fd, const char *path, const char *root,
-		  const char *index_path, const struct stat *st, const ac_event_schema *schema)
-{
-	bool fresh = strcmp(idx->state, "used") != 0;
-	size_t before = idx->n;
-	int rc;
-
-	if ((uint64_t)st->st_size < idx->covered + AC_JIDX_BLOCK_BYTES ||
-	    !ac_journal_index_writable(root, index_path))
-		return 0;
-	if ((rc = ac_journal_index_extend(idx, fd, path, st, schema)))
-		return rc == AC_ENOMEM ? rc : 0;
-	if (idx->n == before)
-		return 0;
-	idx->state = fresh ? "built" : "extended";
-	return ac_journal_index_save(idx, fresh ? 0 : before, root, index_path, st, schema);
-}
-
 int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *root,
 			  const char *index_path,
 			  const ac_query *q, const ac_event_schema *schema,
@@ -267,7 +247,7 @@ int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *ro
 		goto full;
 	r.file_bytes = (uint64_t)st.st_size;
 	if ((rc = ac_journal_index_load(&idx, root, index_path, &st, schema)) ||
-	    (rc = update(&idx, fd, path, root, index_path, &st, schema)))
+	    (rc = ac_journal_index_update(&idx, fd, path, root, index_path, &st, schema)))
 		goto done;
 	r.index = idx.state;
 	r.blocks = idx.n;
