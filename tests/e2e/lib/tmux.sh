@@ -41,7 +41,7 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null
   declare -F at_exit >/dev/null && at_exit
   # kill-server leaves its socket file behind: one a run, thousands a day.
   rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
-  rm -rf "$ws" "$ws.exit" "$ws.state" "$ws.cache"' EXIT
+  rm -rf "$ws" "$ws.exit" "$ws.state" "$ws.cache" "$ws.stats"' EXIT
 # Agents the dashboard starts are recorded here, not in the user's home.
 export XDG_STATE_HOME=$ws.state
 # Caches too (the session listing's is one per workspace): none is left in
