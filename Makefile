@@ -22,8 +22,11 @@ build: deps
 run: build
 	$(if $(WORKSPACE),$(BUILD)/agentctl -w $(WORKSPACE),$(BUILD)/agentctl demo)
 
+# Caches the tests make (session summaries keyed by a temporary workspace)
+# go to the build folder, not the caller's ~/.cache.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j"$$(nproc)"
+	@cd $(BUILD) && rm -rf test-cache && XDG_CACHE_HOME="$$PWD/test-cache" \
+		ctest --output-on-failure -j"$$(nproc)"
 
 bench: build
 	@bash bench/run.sh $(BUILD)/agentctl
