@@ -95,6 +95,8 @@ journal_bytes=$(stat -c %s "$journal")
 sock="agentctl-bench-$$"
 restore() {
     tmux -L "$sock" kill-server 2>/dev/null || true
+    # kill-server leaves the socket file behind.
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
     # Cut the appended events off the shared journal (same inode).
     if [ -z "${JOURNAL:-}" ] && [ -f "$journal" ] && [ "$(stat -c %s "$journal")" -gt "$journal_bytes" ]; then
         truncate -s "$journal_bytes" "$journal"

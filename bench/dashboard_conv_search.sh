@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ws=${2:-"$here/data/sessions-10000-50"}
 [ -d "$ws/.agent/sessions" ] || { echo "no sessions in $ws: run bench/sessions.sh first" >&2; exit 1; }
 sock=agentctl-bench-csearch-$$
-trap 'tmux -L "$sock" kill-server 2>/dev/null' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
 cat "$ws/.agent/sessions"/*.json > /dev/null
 screen() { tmux -L "$sock" capture-pane -p -t b; }
 until_seen() { until screen | grep -qF -- "$1"; do sleep 0.02; done; }

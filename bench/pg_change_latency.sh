@@ -32,7 +32,7 @@ export GAP_MS=${GAP_MS:-50}
 tmp=$(mktemp -d)
 : "${tmp:?}"
 sock=
-trap '[ -n "$sock" ] && tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$sock" ] && { tmux -L "$sock" kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; }; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
 
 # driver URL STATS TRACE CHANGES PID: medians and p95 (ms) to the model
