@@ -1,6 +1,8 @@
 /* The journal's sparse block index: per block of about 1 MiB of a journal
  * file (cut at line ends), what its lines can match, so that a query reads
- * only the blocks that may hold a match.
+ * only the blocks that may hold a match; inside a block, the id filter is
+ * kept per segment of about 64 KiB, so that a block that may hold a rare
+ * id is read only in the segments that may.
  *
  * It is a cache, never trusted for correctness: a block is skipped only
  * when its entry's checksum holds, the journal is the same file (device,
@@ -23,19 +25,24 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* A block ends at the first line end at or after this many bytes... */
+/* A block ends at the first line end at or after this many bytes, or
+ * when its last segment is full. */
 #define AC_JIDX_BLOCK_BYTES (1u << 20)
-/* ...or once this many keys went into its filter (about 3,000 lines),
- * which keeps the filter's false positives under 1% (0.6% full). */
-#define AC_JIDX_BLOCK_KEYS 3072u
-#define AC_JIDX_BLOOM_BYTES 4096u
+#define AC_JIDX_SEGMENTS 16u
+/* A segment ends at the first line end at or after this many bytes, or
+ * once this many distinct keys went into its filter (a key whose bits
+ * were all set already changes nothing): 10.7 bits a key keeps the
+ * filter's false positives under 1% (0.6% full). */
+#define AC_JIDX_SEGMENT_BYTES (AC_JIDX_BLOCK_BYTES / AC_JIDX_SEGMENTS)
+#define AC_JIDX_SEGMENT_KEYS 192u
+#define AC_JIDX_SEGMENT_BLOOM 256u /* bytes of one segment's filter */
+#define AC_JIDX_BLOOM_BYTES (AC_JIDX_SEGMENT_BLOOM * AC_JIDX_SEGMENTS)
 #define AC_JIDX_BLOOM_HASHES 7u
 #define AC_JIDX_TS_LEN 24    /* YYYY-MM-DDTHH:mm:ss.sssZ, compared as bytes */
 #define AC_JIDX_TAIL_BYTES 64u /* hashed at a block's end to verify it */
 
 enum {
-	AC_JIDX_ALWAYS = 1u,   /* a line that is not a valid event: always read */
-	AC_JIDX_NO_BLOOM = 2u, /* a filtered field was escaped: no id pruning */
+	AC_JIDX_ALWAYS = 1u, /* a line that is not a valid event: always read */
 };
 
 /* Bit 31 of each set: a value outside the built-in list. */
@@ -51,6 +58,11 @@ typedef struct {
 	uint32_t agents, statuses, actions; /* bit i: the i-th built-in name */
 	char min_ts[AC_JIDX_TS_LEN], max_ts[AC_JIDX_TS_LEN];
 	uint64_t tail_hash;           /* of its last min(length, 64) bytes */
+	uint32_t nsegments;           /* 1..AC_JIDX_SEGMENTS */
+	uint32_t segment[AC_JIDX_SEGMENTS]; /* where each starts (a line), from offset */
+	uint32_t reserved;            /* 0: no padding, every byte checksummed */
+	/* Segment i's filter is bloom[i * AC_JIDX_SEGMENT_BLOOM...]; a
+	 * segment where a filtered field was escaped has every bit set. */
 	uint8_t bloom[AC_JIDX_BLOOM_BYTES];
 	/* ac_jidx_hash of all its bytes when every line is a valid event
 	 * (never 0); 0 otherwise. journal check counts a block whose bytes
@@ -87,7 +99,8 @@ uint64_t ac_jidx_schema_hash(const ac_event_schema *schema);
 /* Builds one block's summary line by line. */
 typedef struct {
 	ac_jidx_entry e;
-	uint32_t keys;       /* keys put in the filter */
+	uint32_t keys;       /* distinct keys put in the last segment's filter */
+	uint64_t end;        /* where the next line starts, from e.offset */
 	bool have_ts;
 	const ac_event_schema *schema; /* borrowed */
 	ac_json_path path_list[AC_EV_NFIELDS + 2];
@@ -99,9 +112,10 @@ typedef struct {
 int ac_jidx_summary_init(ac_jidx_summary *s, const ac_event_schema *schema);
 /* Starts a block at offset, line number first_line. */
 void ac_jidx_summary_start(ac_jidx_summary *s, uint64_t offset, uint64_t first_line);
-/* Adds one line (without its '\n'). */
+/* Adds one line (without its '\n', which follows it in the file). */
 void ac_jidx_summary_add(ac_jidx_summary *s, const char *line, size_t len);
-/* True when the block is full and should end after the line just added. */
+/* True when the block is full and should end after the line just added:
+ * its last segment is full. */
 bool ac_jidx_summary_full(const ac_jidx_summary *s);
 
 /* What a query asks of a block, compiled once (values borrowed from q). */
@@ -117,12 +131,22 @@ typedef struct {
 		char tag;
 		const char *value;
 		size_t len;
+		uint32_t bits[AC_JIDX_BLOOM_HASHES]; /* its bits in a segment's filter */
 	} keys[AC_JIDX_MAX_KEYS];
 } ac_jidx_query;
 
 void ac_jidx_query_init(ac_jidx_query *jq, const ac_query *q);
-/* False only when no line of e's block can match. */
-bool ac_jidx_may_match(const ac_jidx_entry *e, const ac_jidx_query *jq);
+/* What an entry built here holds: 1..AC_JIDX_SEGMENTS segments, the
+ * first at the block's start, each after the one before, all inside the
+ * block. An entry loaded that does not is left out (its block read). */
+bool ac_jidx_segments_hold(const ac_jidx_entry *e);
+/* Bit i set when a line of segment i of e's block (whose segments hold)
+ * may match; 0 when no line of the block can. */
+uint32_t ac_jidx_may_match(const ac_jidx_entry *e, const ac_jidx_query *jq);
+/* Where segment i (below a may_match() bit) of e's block starts and
+ * ends, in the file. */
+uint64_t ac_jidx_segment_start(const ac_jidx_entry *e, uint32_t i);
+uint64_t ac_jidx_segment_end(const ac_jidx_entry *e, uint32_t i);
 
 /* ---- the file (ac_journal_index_file.c) ---- */
 

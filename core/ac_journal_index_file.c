@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define MAGIC "ACJIDX\0\1"
-#define VERSION 2u /* 2: content_hash */
+#define VERSION 3u /* 2: content_hash; 3: a filter per segment */
 #define BYTE_ORDER_MARK 0x0102030405060708ULL
 /* Beyond this the file is not read (1 GiB of index is some 250 GiB of
  * journal): the query reads the journal instead. */
@@ -40,8 +40,9 @@ typedef struct {
 	uint64_t dev, ino;      /* the journal file's */
 	uint64_t schema;        /* ac_jidx_schema_hash() */
 	uint64_t generation;    /* seeds every entry's checksum */
-	uint64_t block_bytes, block_keys, bloom_bytes, bloom_hashes;
-	uint64_t reserved[4];
+	uint64_t block_bytes, segment_keys, bloom_bytes, bloom_hashes;
+	uint64_t segments, segment_bytes;
+	uint64_t reserved[2];
 	uint64_t checksum;      /* of the bytes before it */
 } file_header;
 
@@ -132,9 +133,11 @@ static void header_fill(file_header *h, const struct stat *st, const ac_event_sc
 	h->schema = ac_jidx_schema_hash(schema);
 	h->generation = generation;
 	h->block_bytes = AC_JIDX_BLOCK_BYTES;
-	h->block_keys = AC_JIDX_BLOCK_KEYS;
+	h->segment_keys = AC_JIDX_SEGMENT_KEYS;
 	h->bloom_bytes = AC_JIDX_BLOOM_BYTES;
 	h->bloom_hashes = AC_JIDX_BLOOM_HASHES;
+	h->segments = AC_JIDX_SEGMENTS;
+	h->segment_bytes = AC_JIDX_SEGMENT_BYTES;
 	h->checksum = ac_jidx_hash(0, h, offsetof(file_header, checksum));
 }
 
@@ -199,7 +202,8 @@ static int load_entries(ac_journal_index *idx, const struct stat *st)
 			(const void *)(idx->map + sizeof(file_header) + i * sizeof(ac_jidx_entry));
 
 		if (e->checksum != entry_checksum(e, idx->generation) || e->length == 0 ||
-		    e->offset < idx->covered || e->offset + e->length < e->offset)
+		    e->offset < idx->covered || e->offset + e->length < e->offset ||
+		    !ac_jidx_segments_hold(e))
 			continue;
 		/* Past the journal's end: the file was cut, rewritten: stale. */
 		if (e->offset + e->length > (uint64_t)st->st_size)

@@ -1,8 +1,9 @@
 /* A query over one journal file through its index: the index is brought
- * up to date (its complete new blocks added), the blocks that cannot
- * match and still verify against the journal are skipped, and the rest
- * is scanned in file order as a full pass would scan it, the unindexed
- * tail always. When most blocks may match, the ordinary full pass runs. */
+ * up to date (its complete new blocks added), the blocks and segments
+ * that cannot match and still verify against the journal are skipped,
+ * and the rest is scanned in file order as a full pass would scan it, the
+ * unindexed tail always. When most blocks may match, the ordinary full
+ * pass runs. */
 #include "ac_journal_index.h"
 
 #include "ac_buf.h"
@@ -43,7 +44,7 @@ static int print_match(const ac_scan_match *m, void *ctx)
 typedef struct {
 	const char *index;   /* the index's state */
 	const char *mode;    /* "indexed" or "full" */
-	size_t blocks, skipped;
+	size_t blocks, skipped, segments_skipped;
 	uint64_t read_bytes, file_bytes;
 } scan_report;
 
@@ -55,60 +56,105 @@ static void report(const char *path, const scan_report *r)
 	if (!to || !*to || !(f = fopen(to, "ae")))
 		return;
 	fprintf(f, "journal-index file=%s index=%s mode=%s blocks=%zu skipped=%zu "
-		   "read_bytes=%llu file_bytes=%llu\n",
-		path, r->index, r->mode, r->blocks, r->skipped,
+		   "segments_skipped=%zu read_bytes=%llu file_bytes=%llu\n",
+		path, r->index, r->mode, r->blocks, r->skipped, r->segments_skipped,
 		(unsigned long long)r->read_bytes, (unsigned long long)r->file_bytes);
 	fclose(f);
 }
 
-/* The block still holds what was summarised: its last bytes hash the
- * same, and (unless the block before was checked) the byte before it
- * ends a line. */
-static bool verifies(int fd, const ac_jidx_entry *e, bool start_checked)
-{
-	char tail[AC_JIDX_TAIL_BYTES], before;
-	size_t k = e->length < AC_JIDX_TAIL_BYTES ? (size_t)e->length : AC_JIDX_TAIL_BYTES;
+/* A run of bytes [from, to) the query does not read: whole lines. */
+typedef struct {
+	uint64_t from, to;
+} skip_run;
 
-	if (pread(fd, tail, k, (off_t)(e->offset + e->length - k)) != (ssize_t)k ||
-	    ac_jidx_hash(0, tail, k) != e->tail_hash || tail[k - 1] != '\n')
-		return false;
-	return start_checked || e->offset == 0 ||
-	       (pread(fd, &before, 1, (off_t)(e->offset - 1)) == 1 && before == '\n');
+/* What plan() found the query need not read, in file order. */
+typedef struct {
+	skip_run *runs;
+	size_t n;
+	size_t blocks, segments; /* skipped: blocks whole, segments in all */
+	uint64_t bytes;
+} skip_plan;
+
+/* A line starts at `at`: the byte before it ends one. */
+static bool line_starts(int fd, uint64_t at)
+{
+	char before;
+
+	return at == 0 || (pread(fd, &before, 1, (off_t)(at - 1)) == 1 && before == '\n');
 }
 
-/* Marks in skip[] the entries that cannot match and verify; returns the
- * bytes skipped. */
-static uint64_t plan(bool *skip, const ac_journal_index *idx, const ac_jidx_query *jq, int fd,
-		     size_t *out_skipped)
+/* The block still holds what was summarised: its last bytes hash the
+ * same, and end a line. */
+static bool tail_verifies(int fd, const ac_jidx_entry *e)
 {
-	uint64_t skipped = 0, checked_end = UINT64_MAX;
+	char tail[AC_JIDX_TAIL_BYTES];
+	size_t k = e->length < AC_JIDX_TAIL_BYTES ? (size_t)e->length : AC_JIDX_TAIL_BYTES;
 
-	*out_skipped = 0;
+	return pread(fd, tail, k, (off_t)(e->offset + e->length - k)) == (ssize_t)k &&
+	       ac_jidx_hash(0, tail, k) == e->tail_hash && tail[k - 1] == '\n';
+}
+
+/* Adds to p the segments of e's block that may not match (may: those
+ * that may), when the block verifies, each run of them only when a line
+ * starts at both its ends: the block's end is its tail's last byte, a
+ * start where the run before ends was checked with that run. */
+static void plan_block(skip_plan *p, const ac_jidx_entry *e, uint32_t may, int fd)
+{
+	uint64_t block_end = e->offset + e->length;
+	size_t skipped = 0;
+
+	if (!tail_verifies(fd, e))
+		return;
+	for (uint32_t i = 0, j; i < e->nsegments; i = j) {
+		uint64_t from, to;
+
+		if (may & (1u << i)) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < e->nsegments && !(may & (1u << j)); j++)
+			;
+		from = ac_jidx_segment_start(e, i);
+		to = ac_jidx_segment_end(e, j - 1);
+		if (!(p->n && p->runs[p->n - 1].to == from) && !line_starts(fd, from))
+			continue;
+		if (to != block_end && !line_starts(fd, to))
+			continue;
+		if (p->n && p->runs[p->n - 1].to == from)
+			p->runs[p->n - 1].to = to;
+		else
+			p->runs[p->n++] = (skip_run){from, to};
+		p->bytes += to - from;
+		p->segments += j - i;
+		skipped += j - i;
+	}
+	if (skipped == e->nsegments)
+		p->blocks++;
+}
+
+/* The runs of idx's blocks that cannot match and verify into p (its runs
+ * allocated for AC_JIDX_SEGMENTS an entry). */
+static void plan(skip_plan *p, const ac_journal_index *idx, const ac_jidx_query *jq, int fd)
+{
 	for (size_t i = 0; i < idx->n; i++) {
 		const ac_jidx_entry *e = idx->entries[i];
+		uint32_t may = ac_jidx_may_match(e, jq);
 
-		skip[i] = !ac_jidx_may_match(e, jq) && verifies(fd, e, checked_end == e->offset);
-		if (skip[i]) {
-			skipped += e->length;
-			(*out_skipped)++;
-			checked_end = e->offset + e->length;
-		}
+		if (may != (1u << e->nsegments) - 1)
+			plan_block(p, e, may, fd);
 	}
-	return skipped;
 }
 
 /* scan_rest() with the reader, for a file that does not map. */
-static int scan_read(ac_scan_ctx *s, const ac_journal_index *idx, const bool *skip)
+static int scan_read(ac_scan_ctx *s, const skip_plan *p)
 {
 	uint64_t from = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < idx->n && rc == 0; i++) {
-		if (!skip[i])
-			continue;
-		if (idx->entries[i]->offset > from)
-			rc = ac_scan_range(s, from, idx->entries[i]->offset, NULL, NULL, false);
-		from = idx->entries[i]->offset + idx->entries[i]->length;
+	for (size_t i = 0; i < p->n && rc == 0; i++) {
+		if (p->runs[i].from > from)
+			rc = ac_scan_range(s, from, p->runs[i].from, NULL, NULL, false);
+		from = p->runs[i].to;
 	}
 	if (rc == 0)
 		rc = ac_scan_range(s, from, UINT64_MAX, NULL, NULL, true);
@@ -123,8 +169,7 @@ static int scan_read(ac_scan_ctx *s, const ac_journal_index *idx, const bool *sk
 typedef struct {
 	ac_scan_ctx *s;
 	const ac_map *map;
-	const ac_journal_index *idx;
-	const bool *skip;
+	const skip_plan *plan;
 	uint64_t next; /* out: where the unterminated tail starts, for the reader */
 } mapped_scan;
 
@@ -180,13 +225,11 @@ static int scan_mapped(void *arg)
 	uint64_t from = 0, rest;
 	int rc = 0;
 
-	for (size_t i = 0; i < m->idx->n && rc == 0; i++) {
-		if (!m->skip[i])
-			continue;
-		if (m->idx->entries[i]->offset > from)
-			rc = scan_mapped_range(m->s, m->map->data, from, m->idx->entries[i]->offset,
+	for (size_t i = 0; i < m->plan->n && rc == 0; i++) {
+		if (m->plan->runs[i].from > from)
+			rc = scan_mapped_range(m->s, m->map->data, from, m->plan->runs[i].from,
 					       false, &rest);
-		from = m->idx->entries[i]->offset + m->idx->entries[i]->length;
+		from = m->plan->runs[i].to;
 	}
 	m->next = from;
 	if (rc == 0 && from < m->map->len)
@@ -198,13 +241,13 @@ static int scan_mapped(void *arg)
  * mapping of the file's first size bytes when it maps, the bytes after
  * those with the reader (which reports a torn tail). */
 static int scan_rest(ac_scan_stats *stats, const char *path, int fd, uint64_t size,
-		     const ac_journal_index *idx, const bool *skip, const ac_query *q,
+		     const skip_plan *plan, const ac_query *q,
 		     const ac_event_schema *schema, printer *p)
 {
 	ac_scan_stats local;
 	ac_scan_ctx s;
 	ac_map map;
-	mapped_scan m = {&s, &map, idx, skip, 0};
+	mapped_scan m = {&s, &map, plan, 0};
 	uint64_t fault;
 	bool faulted;
 	int rc;
@@ -213,7 +256,7 @@ static int scan_rest(ac_scan_stats *stats, const char *path, int fd, uint64_t si
 		return rc;
 	s.path = path;
 	if (size == 0 || ac_map_file(&map, fd, 0, size) != 0)
-		return scan_read(&s, idx, skip);
+		return scan_read(&s, plan);
 	if ((rc = ac_map_guard_begin()) == 0) {
 		rc = ac_map_guarded(&map, scan_mapped, &m, &faulted, &fault);
 		ac_map_guard_end();
@@ -235,8 +278,8 @@ int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *ro
 	printer p = {format, format_ctx, write, write_ctx, AC_BUF_INIT, AC_BUF_INIT};
 	scan_report r = {.index = "none", .mode = "full"};
 	ac_journal_index idx = {0};
+	skip_plan sp = {0};
 	ac_jidx_query jq;
-	bool *skip = NULL;
 	struct stat st;
 	int fd = -1, rc;
 
@@ -253,20 +296,23 @@ int ac_journal_index_scan(ac_scan_stats *stats, const char *path, const char *ro
 	r.blocks = idx.n;
 	if (!idx.n)
 		goto full;
-	if (!(skip = calloc(idx.n, sizeof(*skip)))) {
+	if (!(sp.runs = calloc(idx.n, AC_JIDX_SEGMENTS * sizeof(*sp.runs)))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	r.read_bytes = r.file_bytes - plan(skip, &idx, &jq, fd, &r.skipped);
+	plan(&sp, &idx, &jq, fd);
+	r.read_bytes = r.file_bytes - sp.bytes;
+	r.skipped = sp.blocks;
+	r.segments_skipped = sp.segments;
 	/* Reading most of it on one core is slower than all of it on all. */
 	if (r.read_bytes * 2 * ac_split_threads(r.file_bytes) > r.file_bytes)
 		goto full;
 	r.mode = "indexed";
-	rc = scan_rest(stats, path, fd, r.file_bytes, &idx, skip, q, schema, &p);
+	rc = scan_rest(stats, path, fd, r.file_bytes, &sp, q, schema, &p);
 	goto done;
 full:
 	r.read_bytes = r.file_bytes;
-	r.skipped = 0;
+	r.skipped = r.segments_skipped = 0;
 	rc = ac_journal_scan_format(stats, &path, 1, q, 0, schema, format, format_ctx, write,
 				    write_ctx);
 done:
@@ -274,7 +320,7 @@ done:
 		report(path, &r);
 	if (fd >= 0)
 		close(fd);
-	free(skip);
+	free(sp.runs);
 	ac_journal_index_clear(&idx);
 	ac_buf_free(&p.out);
 	ac_buf_free(&p.scratch);

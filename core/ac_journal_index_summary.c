@@ -1,6 +1,6 @@
 /* One block's summary in the journal index: what its valid events hold
- * (time range, agents, statuses, action types, the ids in a Bloom filter),
- * and whether a query's terms can match any of them. Every test mirrors
+ * (time range, agents, statuses, action types, the ids in a Bloom filter
+ * per segment), and which of its segments a query's terms can match. Every test mirrors
  * how ac_query.c matches a line, so "cannot match" is exact. */
 #include "ac_journal_index.h"
 
@@ -99,6 +99,7 @@ void ac_jidx_summary_start(ac_jidx_summary *s, uint64_t offset, uint64_t first_l
 	s->e.offset = offset;
 	s->e.first_line = first_line;
 	s->keys = 0;
+	s->end = 0;
 	s->have_ts = false;
 }
 
@@ -126,34 +127,46 @@ static void bloom_bits(uint32_t out[AC_JIDX_BLOOM_HASHES], char tag, const char 
 	uint64_t h2 = ac_jidx_hash(0xbb67ae8584caa73bULL ^ (uint64_t)(unsigned char)tag, v, len) | 1;
 
 	for (uint32_t i = 0; i < AC_JIDX_BLOOM_HASHES; i++)
-		out[i] = (uint32_t)((h1 + i * h2) % (AC_JIDX_BLOOM_BYTES * 8u));
+		out[i] = (uint32_t)((h1 + i * h2) % (AC_JIDX_SEGMENT_BLOOM * 8u));
 }
 
-/* Puts the value a term key=V compares with into the filter: the text of
- * an unescaped string, the raw bytes of a literal. An escaped string
- * would need decoding the way the query compares it: the block gives up
- * id pruning instead. */
+/* Puts the value a term key=V compares with into the last segment's
+ * filter: the text of an unescaped string, the raw bytes of a literal. An
+ * escaped string would need decoding the way the query compares it: the
+ * segment gives up id pruning instead (every bit set). */
 static void add_key(ac_jidx_summary *s, char tag, const ac_json_span *span)
 {
+	uint8_t *bloom = s->e.bloom + (s->e.nsegments - 1) * AC_JIDX_SEGMENT_BLOOM;
 	uint32_t bits[AC_JIDX_BLOOM_HASHES];
 	const char *v = span->start;
 	size_t len = span->len;
+	bool fresh = false;
 
 	if (span->type == AC_JSON_NONE || span->type == AC_JSON_OBJECT ||
 	    span->type == AC_JSON_ARRAY)
 		return;
 	if (span->type == AC_JSON_STRING) {
 		if (span->has_escape) {
-			s->e.flags |= AC_JIDX_NO_BLOOM;
+			memset(bloom, 0xff, AC_JIDX_SEGMENT_BLOOM);
 			return;
 		}
 		v++;
 		len -= 2;
 	}
 	bloom_bits(bits, tag, v, len);
-	for (uint32_t i = 0; i < AC_JIDX_BLOOM_HASHES; i++)
-		s->e.bloom[bits[i] / 8] |= (uint8_t)(1u << (bits[i] % 8));
-	s->keys++;
+	for (uint32_t i = 0; i < AC_JIDX_BLOOM_HASHES; i++) {
+		uint8_t bit = (uint8_t)(1u << (bits[i] % 8));
+
+		fresh |= !(bloom[bits[i] / 8] & bit);
+		bloom[bits[i] / 8] |= bit;
+	}
+	s->keys += fresh;
+}
+
+static bool segment_full(const ac_jidx_summary *s)
+{
+	return s->end - s->e.segment[s->e.nsegments - 1] >= AC_JIDX_SEGMENT_BYTES ||
+	       s->keys >= AC_JIDX_SEGMENT_KEYS;
 }
 
 uint64_t ac_jidx_content_hash(const ac_jidx_entry *e, const char *data)
@@ -181,6 +194,11 @@ void ac_jidx_summary_add(ac_jidx_summary *s, const char *line, size_t len)
 {
 	const ac_json_span *ts = &s->spans[AC_EV_TIMESTAMP];
 
+	if (s->e.nsegments == 0 || (s->e.nsegments < AC_JIDX_SEGMENTS && segment_full(s))) {
+		s->e.segment[s->e.nsegments++] = (uint32_t)s->end;
+		s->keys = 0;
+	}
+	s->end += len + 1;
 	s->e.nlines++;
 	/* As the scan decides (ac_journal_scan.c): not JSON, or not a valid
 	 * event under this schema. Such a line may be shown, so its block is
@@ -206,7 +224,7 @@ void ac_jidx_summary_add(ac_jidx_summary *s, const char *line, size_t len)
 
 bool ac_jidx_summary_full(const ac_jidx_summary *s)
 {
-	return s->keys >= AC_JIDX_BLOCK_KEYS;
+	return s->e.nsegments == AC_JIDX_SEGMENTS && segment_full(s);
 }
 
 void ac_jidx_query_init(ac_jidx_query *jq, const ac_query *q)
@@ -242,6 +260,8 @@ void ac_jidx_query_init(ac_jidx_query *jq, const ac_query *q)
 				jq->keys[jq->nkeys].tag = keyed[k].tag;
 				jq->keys[jq->nkeys].value = t.value;
 				jq->keys[jq->nkeys].len = t.value_len;
+				bloom_bits(jq->keys[jq->nkeys].bits, keyed[k].tag, t.value,
+					   t.value_len);
 				jq->nkeys++;
 				jq->prunes = true;
 			}
@@ -249,32 +269,53 @@ void ac_jidx_query_init(ac_jidx_query *jq, const ac_query *q)
 	}
 }
 
-static bool bloom_has(const ac_jidx_entry *e, char tag, const char *v, size_t len)
+static bool bloom_has(const uint8_t *bloom, const uint32_t bits[AC_JIDX_BLOOM_HASHES])
 {
-	uint32_t bits[AC_JIDX_BLOOM_HASHES];
-
-	bloom_bits(bits, tag, v, len);
 	for (uint32_t i = 0; i < AC_JIDX_BLOOM_HASHES; i++)
-		if (!(e->bloom[bits[i] / 8] & (1u << (bits[i] % 8))))
+		if (!(bloom[bits[i] / 8] & (1u << (bits[i] % 8))))
 			return false;
 	return true;
 }
 
-bool ac_jidx_may_match(const ac_jidx_entry *e, const ac_jidx_query *jq)
+bool ac_jidx_segments_hold(const ac_jidx_entry *e)
 {
+	if (e->nsegments < 1 || e->nsegments > AC_JIDX_SEGMENTS || e->segment[0] != 0)
+		return false;
+	for (uint32_t i = 1; i < e->nsegments; i++)
+		if (e->segment[i] <= e->segment[i - 1] || e->segment[i] >= e->length)
+			return false;
+	return true;
+}
+
+uint64_t ac_jidx_segment_start(const ac_jidx_entry *e, uint32_t i)
+{
+	return e->offset + e->segment[i];
+}
+
+uint64_t ac_jidx_segment_end(const ac_jidx_entry *e, uint32_t i)
+{
+	return i + 1 < e->nsegments ? e->offset + e->segment[i + 1] : e->offset + e->length;
+}
+
+uint32_t ac_jidx_may_match(const ac_jidx_entry *e, const ac_jidx_query *jq)
+{
+	uint32_t n = e->nsegments <= AC_JIDX_SEGMENTS ? e->nsegments : AC_JIDX_SEGMENTS;
+	uint32_t all = (1u << n) - 1, may = all;
+
 	if (e->flags & AC_JIDX_ALWAYS)
-		return true;
+		return all;
 	/* A match has since <= timestamp < until (ac_query.c, as bytes). */
 	if (jq->has_since && memcmp(e->max_ts, jq->since, AC_JIDX_TS_LEN) < 0)
-		return false;
+		return 0;
 	if (jq->has_until && memcmp(e->min_ts, jq->until, AC_JIDX_TS_LEN) >= 0)
-		return false;
+		return 0;
 	if ((e->agents & jq->agents) != jq->agents || (e->statuses & jq->statuses) != jq->statuses ||
 	    (e->actions & jq->actions) != jq->actions)
-		return false;
-	if (!(e->flags & AC_JIDX_NO_BLOOM))
-		for (size_t i = 0; i < jq->nkeys; i++)
-			if (!bloom_has(e, jq->keys[i].tag, jq->keys[i].value, jq->keys[i].len))
-				return false;
-	return true;
+		return 0;
+	for (size_t k = 0; k < jq->nkeys && may; k++)
+		for (uint32_t i = 0; i < n; i++)
+			if ((may & (1u << i)) &&
+			    !bloom_has(e->bloom + i * AC_JIDX_SEGMENT_BLOOM, jq->keys[k].bits))
+				may &= ~(1u << i);
+	return may;
 }
