@@ -32,7 +32,8 @@ static const char *const agents[] = {"Claude", "Codex", "Gemini", "Human", "Syst
 /* Appends n events from line number first on: a clock that runs forward
  * but a few events are stamped a day late or two days early (skewed
  * writers: lines 4001 and 17003), every 3rd carries a correlation id, every 50th
- * a session id, and line 11000 is not an event at all when bad. */
+ * a session id, and line 11000 is not an event at all when bad. Lines
+ * 9003 and 20001 write their ids escaped (task_77 and task_78 decoded). */
 static void append_events(const char *path, size_t first, size_t n, bool bad)
 {
 	ac_buf b = AC_BUF_INIT;
@@ -58,7 +59,10 @@ static void append_events(const char *path, size_t first, size_t n, bool bad)
 			      i % 10 == 0 ? "FAILED" : "SUCCESS",
 			      i % 50 == 0 ? "SESSION_START" : "CMD_RUN",
 			      i % 50 == 0 ? "\"sessionId\":\"sess_" : "\"command\":\"make ", i, i);
-		if (i % 3 == 0)
+		if (i == 9003 || i == 20001)
+			ac_buf_printf(&b, ",\"trace\":{\"correlation_id\":\"%s\"}",
+				      i == 9003 ? "task_\\u00377" : "task_7\\u0038");
+		else if (i % 3 == 0)
 			ac_buf_printf(&b, ",\"trace\":{\"correlation_id\":\"task_%zu\"}", i % 7919);
 		ac_buf_append(&b, "}\n", 2);
 	}
@@ -485,6 +489,86 @@ static void test_forged_content_hash_is_validated(void **state)
 	assert_same_check(f, "journal-check");
 }
 
+/* The number after "name=" in the last stats line. */
+static unsigned long long stat_of(const fixture *f, const char *name)
+{
+	char *stats = last_stats(f), *at = strstr(stats, name);
+	unsigned long long v;
+
+	if (!at)
+		fail_msg("no %s in %s", name, stats);
+	v = strtoull(at + strlen(name), NULL, 10);
+	free(stats);
+	return v;
+}
+
+/* A rare id reads only the segments that may hold it (and the unindexed
+ * tail, and the block with a line that is not an event), not the whole
+ * blocks: the one with its plain line, the one with
+ * its escaped line (a segment with an escaped id is always read), and
+ * the filter's rare false positive. */
+static void test_rare_id_reads_its_segments(void **state)
+{
+	fixture *f = *state;
+	ac_journal_index idx;
+	struct stat st;
+	uint64_t tail;
+	char *out;
+
+	free(query(f, true, queries[0]));
+	load(&idx, f);
+	assert_int_equal(stat(f->journal, &st), 0);
+	tail = (uint64_t)st.st_size - idx.covered;
+	for (size_t i = 0; i < idx.n; i++)
+		if (idx.entries[i]->flags & AC_JIDX_ALWAYS)
+			tail += idx.entries[i]->length;
+	ac_journal_index_clear(&idx);
+	out = query(f, true, "trace.correlation_id=task_77");
+	assert_non_null(strstr(out, "evt_20250903142512_0000232b")); /* line 9003, escaped */
+	assert_non_null(strstr(out, "evt_20250903142512_00003e2b")); /* line 15915 */
+	assert_non_null(strstr(out, "matched 2 "));
+	free(out);
+	if (stat_of(f, "read_bytes=") >= tail + 3 * AC_JIDX_SEGMENT_BYTES)
+		fail_msg("read %llu bytes, tail and invalid %llu", stat_of(f, "read_bytes="),
+			 (unsigned long long)tail);
+	assert_true(stat_of(f, "segments_skipped=") > 0);
+	assert_same_results(f);
+}
+
+/* An index of the format before segments (version 2, entries 4216 bytes)
+ * for this very journal is not read as this one: it is rebuilt. */
+static void test_old_format_is_rebuilt(void **state)
+{
+	fixture *f = *state;
+	ac_journal_index idx;
+	size_t len;
+	char *data, *stats;
+	uint32_t version = 2, entry_size = 4216;
+	uint64_t sum;
+
+	free(query(f, true, queries[0]));
+	data = tu_read_file(f->index, &len);
+	memcpy(data + 8, &version, 4);
+	memcpy(data + 12, &entry_size, 4);
+	sum = ac_jidx_hash(0, data, 120);
+	memcpy(data + 120, &sum, 8);
+	tu_write_file(f->index, data, len);
+	free(data);
+	load(&idx, f);
+	assert_string_equal(idx.state, "ignored");
+	assert_int_equal(idx.n, 0);
+	ac_journal_index_clear(&idx);
+	free(query(f, true, "trace.correlation_id=task_77"));
+	stats = last_stats(f);
+	if (!strstr(stats, "index=built mode=indexed"))
+		fail_msg("%s", stats);
+	free(stats);
+	load(&idx, f);
+	assert_string_equal(idx.state, "used");
+	assert_true(idx.n >= 3);
+	ac_journal_index_clear(&idx);
+}
+
 static void test_journal_outside_the_workspace_has_no_index(void **state)
 {
 	char *path = NULL;
@@ -511,6 +595,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_forged_content_hash_is_validated, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_rare_id_reads_its_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_format_is_rebuilt, setup, teardown),
 		cmocka_unit_test(test_journal_outside_the_workspace_has_no_index),
 	};
 

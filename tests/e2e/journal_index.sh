@@ -100,7 +100,7 @@ python3 - "$IDX" <<'EOF'
 import sys
 path = sys.argv[1]
 data = bytearray(open(path, 'rb').read())
-for at in range(128 + 60, len(data), 4208):
+for at in range(128 + 60, len(data), 4288):
     data[at] ^= 0x55
 open(path, 'wb').write(data)
 EOF
