@@ -254,16 +254,21 @@ static bool same_stamp(const entry *e, const struct stat *st)
 	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-/* Reads the folder's session file names, sorted. */
-static int list_names(char ***out, size_t *out_n, DIR *d)
+/* Reads the folder's session file names, sorted; *out_temps tells whether
+ * a writer's temporary file is among the others (ac_atomic_is_temp_name()),
+ * so that the folder is read a second time only when one is there to clean. */
+static int list_names(char ***out, size_t *out_n, bool *out_temps, DIR *d)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 
+	*out_temps = false;
 	while ((de = readdir(d)) != NULL) {
-		if (!is_session_name(de->d_name))
+		if (!is_session_name(de->d_name)) {
+			*out_temps = *out_temps || ac_atomic_is_temp_name(de->d_name);
 			continue;
+		}
 		if (n == cap) {
 			char **grown = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*names));
 
@@ -701,12 +706,13 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	char **names = NULL;
 	size_t nnames = 0, parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
+	bool temps = false;
 	int rc = 0;
 
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &nnames, d)) || (rc = cache_load(idx, d))) {
+	} else if ((rc = list_names(&names, &nnames, &temps, d)) || (rc = cache_load(idx, d))) {
 		goto done;
 	}
 	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames)))
@@ -728,8 +734,10 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	fresh = NULL;
 	if ((rc = sort_listed(idx)))
 		goto done;
-	/* Stray temp files of crashed writers: once per index is enough. */
-	if (d && !idx->cleaned) {
+	/* Stray temp files of crashed writers: once per index is enough, and
+	 * none to look for when the listing saw none (a second pass over a
+	 * folder of 10,000 names costs a warm `session list` a tenth). */
+	if (d && !idx->cleaned && temps) {
 		ac_atomic_clean_temps(idx->dir, 3600);
 		idx->cleaned = true;
 	}
