@@ -11,6 +11,9 @@
 # read: N of M").
 # 2. A temp file a dead writer left beside the sessions is removed by a
 # listing, which reads the folder once: it notes the temp name as it goes.
+# 3. A folder of 2,100 sessions, whose stats are taken on two threads:
+# warm, only the files changed in either half are read, and the listing
+# is the cold one's, byte for byte.
 # Usage: session_list_warm.sh path/to/agentctl
 set -u
 
@@ -67,4 +70,27 @@ touch -d '1 minute ago' "$temp"
 list
 check "a dead writer's temp file is removed by the listing" [ ! -e "$temp" ]
 check "(the listing is the same)" [ "$(reads)" = "1 of 2" ]
+
+# ---- 2,100 sessions: stats on two threads ----
+rm -f "$S"/*.json
+for i in $(seq 1000 3099); do
+	printf '{"id":"b%d","createdAt":"2025-01-01T00:00:00.%03dZ","task":"task %d","status":"paused","conversationHistory":[]}' \
+		"$i" $((i % 1000)) "$i" >"$S/b$i.json"
+done
+touch -d '1 hour ago' "$S"/*.json
+sleep 2.1 # their ctimes leave the racy window
+list
+check "2,100: every file read" [ "$(reads)" = "2100 of 2100" ]
+list
+check "2,100 warm: none read" [ "$(reads)" = "0 of 2100" ]
+sed -i "s/task 1001/task 100X/" "$S/b1001.json" # in the first half
+sed -i "s/task 3001/task 300X/" "$S/b3001.json" # in the second half
+touch -d '1 hour ago' "$S/b1001.json" "$S/b3001.json"
+list
+check "2,100 warm: the two changed files read, one in each half" [ "$(reads)" = "2 of 2100" ]
+cp "$TMP/out" "$TMP/warm"
+rm -rf "${XDG_CACHE_HOME:?}"
+list
+check "2,100: the same listing as a cold one" cmp -s "$TMP/warm" "$TMP/out"
+check "(the changes are in it)" eval 'grep -q "task 100X" "$TMP/out" && grep -q "task 300X" "$TMP/out"'
 finish
