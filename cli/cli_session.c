@@ -143,25 +143,49 @@ static ac_session_state row_state(const cli_context *ctx, const list_row *s, boo
 	return ac_session_state_derive(&in, &limits);
 }
 
-static void put_row(ac_buf *line, const list_row *s)
+/* v in decimal, right-aligned in width columns, at *at (moved past it):
+ * printf's "%*llu" without printf's cost on every row of a long listing. */
+static void put_count(char **at, uint64_t v, int width)
 {
-	char number[32];
-	ac_buf who = AC_BUF_INIT;
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[sizeof(digits) - 1 - (size_t)n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (; width > n; width--)
+		*(*at)++ = ' ';
+	memcpy(*at, digits + sizeof(digits) - (size_t)n, (size_t)n);
+	*at += n;
+}
+
+/* One row of the table appended to line; who is scratch room for the
+ * USER/AGENT cell, reused from row to row (no allocation per row). */
+static void put_row(ac_buf *line, ac_buf *who, const list_row *s)
+{
+	const char *user = or_dash(s->user), *agent = or_dash(s->agent);
+	char number[64], *at = number;
 
 	cli_put_cell(line, s->id, 37);
 	ac_buf_putc(line, ' ');
 	cli_put_cell(line, s->status, 10);
 	ac_buf_putc(line, ' ');
-	snprintf(number, sizeof(number), "%5zu %8llu", s->messages, (unsigned long long)s->tokens);
+	put_count(&at, s->messages, 5);
+	*at++ = ' ';
+	put_count(&at, s->tokens, 8);
+	*at = '\0';
 	cli_put_cell(line, number, 16);
 	cli_put_cell(line, s->updated, 26);
 	if (s->host)
 		cli_put_cell(line, or_dash(s->host), 16);
 	if (s->host)
 		ac_buf_putc(line, ' ');
-	ac_buf_printf(&who, "%s/%s", or_dash(s->user), or_dash(s->agent));
-	cli_put_cell(line, who.data, 20);
-	ac_buf_free(&who);
+	ac_buf_clear(who);
+	ac_buf_append(who, user, strlen(user));
+	ac_buf_putc(who, '/');
+	ac_buf_append(who, agent, strlen(agent));
+	cli_put_cell(line, who->data ? who->data : "", 20);
 	ac_buf_putc(line, ' ');
 	/* Whole: a \u0000 shows as ^@, and what follows it is shown too. */
 	ac_text_sanitize(line, s->task, s->task_len);
@@ -324,11 +348,21 @@ typedef struct {
 	source_rows *rows;
 	json_t *array;
 	ac_buf *line;
+	ac_buf table, who; /* the table's rows not yet written; put_row()'s scratch */
 	char **with_request;
 	size_t nrequests, streamed; /* streamed: JSON elements written so far */
 	int64_t now;
 	bool local;
 } list_out;
+
+/* The table's rows gathered so far written out, before anything that
+ * writes after them (a transcript's row, the end). */
+static void list_rows_flush(list_out *o)
+{
+	if (o->table.len)
+		cli_write(o->table.data, o->table.len);
+	ac_buf_clear(&o->table);
+}
 
 static void list_one(list_out *o, const list_row *s)
 {
@@ -338,6 +372,8 @@ static void list_one(list_out *o, const list_row *s)
 	json_t *entry;
 
 	/* Both lists are newest first: merged, they stay so. */
+	if (o->table.len && o->rows->at < o->rows->n)
+		list_rows_flush(o);
 	list_sources(f, o->rows, s->updated, o->array, o->line);
 	if ((f->status && strcmp(s->status, f->status)) || (f->user && strcmp(s->user, f->user)))
 		return;
@@ -358,9 +394,10 @@ static void list_one(list_out *o, const list_row *s)
 	}
 	if (pending != AC_PENDING_NONE)
 		cli_note("session %s: %s", s->id, ac_pending_text(pending));
-	ac_buf_clear(o->line);
-	put_row(o->line, s);
-	cli_write(o->line->data, o->line->len);
+	/* Written a block at a time, not row by row (list_rows_flush()). */
+	put_row(&o->table, &o->who, s);
+	if (o->table.len >= ROWS_BLOCK)
+		list_rows_flush(o);
 }
 
 /* The JSON elements gathered so far written out as cli_write_json()
@@ -408,7 +445,11 @@ static int list_streamed_row(const ac_backend_session_info *info, void *ctx)
  * listing read whole. */
 static int list_streamed(list_out *o, const ac_backend *b)
 {
-	if (b->optional.each_session(b, NULL, list_streamed_row, o) != 0)
+	int rc = b->optional.each_session(b, NULL, list_streamed_row, o);
+
+	/* The rows that came before a failure are shown, as they came. */
+	list_rows_flush(o);
+	if (rc != 0)
 		return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
 	list_sources(o->f, o->rows, NULL, o->array, o->line);
 	if (!o->f->json)
@@ -467,6 +508,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		list_one(&o, &list[i]);
+	list_rows_flush(&o);
 	if (!streamed)
 		list_sources(&f, &rows, NULL, o.array, &line);
 	if (f.json && !streamed)
@@ -478,6 +520,8 @@ done:
 	free(o.with_request);
 	json_decref(o.array);
 	ac_buf_free(&line);
+	ac_buf_free(&o.table);
+	ac_buf_free(&o.who);
 	free(list);
 	ac_backend_sessions_free(infos, n);
 	ac_session_index_free(index);

@@ -21,6 +21,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_le.h"
 #include "ac_sha256.h"
 #include "ac_usage_index.h"
 
@@ -66,27 +67,9 @@ int ac_session_cache_path(char **out, const char *dir)
 
 /* ---- writing ---- */
 
-static int put_u64(ac_buf *b, uint64_t v)
-{
-	unsigned char bytes[8];
-
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (unsigned char)(v >> (8 * i));
-	return ac_buf_append(b, bytes, sizeof(bytes));
-}
-
-static int put_u32(ac_buf *b, uint32_t v)
-{
-	unsigned char bytes[4];
-
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (unsigned char)(v >> (8 * i));
-	return ac_buf_append(b, bytes, sizeof(bytes));
-}
-
 static int put_bytes(ac_buf *b, const char *s, size_t n)
 {
-	return put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
+	return ac_le_put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
 }
 
 static int put_record(ac_buf *b, const ac_session_cache_record *r)
@@ -97,17 +80,19 @@ static int put_record(ac_buf *b, const ac_session_cache_record *r)
 
 	if (r->strings_len > STRINGS_MAX)
 		return 0; /* not kept: read again next time */
-	rc = put_u32(b, 0) || put_bytes(b, r->name, strlen(r->name)) || put_u64(b, r->ino) ||
-	     put_u64(b, r->size) || put_u64(b, (uint64_t)r->mtime.tv_sec) ||
-	     put_u64(b, (uint64_t)r->mtime.tv_nsec) || put_u64(b, (uint64_t)r->ctime.tv_sec) ||
-	     put_u64(b, (uint64_t)r->ctime.tv_nsec) || put_u64(b, s->messages) ||
-	     put_u64(b, s->tokens) || put_u64(b, s->input_tokens) ||
-	     put_u64(b, s->output_tokens) || put_u64(b, s->turns) || put_u64(b, s->task_len) ||
+	rc = ac_le_put_u32(b, 0) || put_bytes(b, r->name, strlen(r->name)) ||
+	     ac_le_put_u64(b, r->ino) || ac_le_put_u64(b, r->size) ||
+	     ac_le_put_u64(b, (uint64_t)r->mtime.tv_sec) ||
+	     ac_le_put_u64(b, (uint64_t)r->mtime.tv_nsec) ||
+	     ac_le_put_u64(b, (uint64_t)r->ctime.tv_sec) ||
+	     ac_le_put_u64(b, (uint64_t)r->ctime.tv_nsec) || ac_le_put_u64(b, s->messages) ||
+	     ac_le_put_u64(b, s->tokens) || ac_le_put_u64(b, s->input_tokens) ||
+	     ac_le_put_u64(b, s->output_tokens) || ac_le_put_u64(b, s->turns) ||
+	     ac_le_put_u64(b, s->task_len) ||
 	     put_bytes(b, r->strings, r->strings_len);
 	if (rc)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	for (int i = 0; i < 4; i++)
-		b->data[start + (size_t)i] = (char)((uint32_t)(b->len - start - 4) >> (8 * i));
+	ac_le_store_u32(b->data + start, (uint32_t)(b->len - start - 4));
 	return 0;
 }
 
@@ -119,12 +104,12 @@ int ac_session_cache_save(const char *path, uint64_t dir_dev, uint64_t dir_ino,
 	int rc;
 
 	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)) ||
-	    (rc = put_u64(&out, dir_dev)) || (rc = put_u64(&out, dir_ino)) ||
-	    (rc = put_u64(&out, n)))
+	    (rc = ac_le_put_u64(&out, dir_dev)) || (rc = ac_le_put_u64(&out, dir_ino)) ||
+	    (rc = ac_le_put_u64(&out, n)))
 		goto oom;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = put_record(&out, &records[i]);
-	if (rc || (rc = put_u64(&out, ac_usage_fnv(FNV_SEED, out.data, out.len))))
+	if (rc || (rc = ac_le_put_u64(&out, ac_usage_fnv(FNV_SEED, out.data, out.len))))
 		goto oom;
 	if (!(dir = strdup(path)))
 		goto oom;
@@ -144,45 +129,14 @@ done:
 
 /* ---- reading ---- */
 
-typedef struct {
-	const unsigned char *p, *end;
-	bool bad;
-} reader;
-
-static uint64_t get_u64(reader *r)
+/* Length-prefixed bytes of the record in place (*out_len of them), NULL
+ * when they do not fit. */
+static const char *get_bytes(ac_le_reader *r, size_t *out_len)
 {
-	uint64_t v = 0;
+	uint32_t n = ac_le_get_u32(r);
+	const char *s = (const char *)ac_le_get_bytes(r, n);
 
-	if (r->bad || r->end - r->p < 8) {
-		r->bad = true;
-		return 0;
-	}
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += 8;
-	return v;
-}
-
-/* Bytes of the record in place (*out_len of them), NULL when they do not fit. */
-static const char *get_bytes(reader *r, size_t *out_len)
-{
-	uint32_t n = 0;
-	const char *s;
-
-	if (r->bad || r->end - r->p < 4) {
-		r->bad = true;
-		return NULL;
-	}
-	for (int i = 0; i < 4; i++)
-		n |= (uint32_t)r->p[i] << (8 * i);
-	r->p += 4;
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return NULL;
-	}
-	s = (const char *)r->p;
-	r->p += n;
-	*out_len = n;
+	*out_len = s ? n : 0;
 	return s;
 }
 
@@ -217,7 +171,7 @@ static bool place_strings(ac_session_summary *s, const char *strings, size_t len
 
 /* The record at r to fn (a copy of its name and strings), or nothing when
  * it does not fit. */
-static int take_record(reader *r, ac_session_cache_fn fn, void *ctx)
+static int take_record(ac_le_reader *r, ac_session_cache_fn fn, void *ctx)
 {
 	ac_session_cache_record rec = {0};
 	const char *name, *strings;
@@ -226,18 +180,18 @@ static int take_record(reader *r, ac_session_cache_fn fn, void *ctx)
 	uint64_t task_len;
 
 	name = get_bytes(r, &name_len);
-	rec.ino = get_u64(r);
-	rec.size = get_u64(r);
-	rec.mtime.tv_sec = (time_t)get_u64(r);
-	rec.mtime.tv_nsec = (long)get_u64(r);
-	rec.ctime.tv_sec = (time_t)get_u64(r);
-	rec.ctime.tv_nsec = (long)get_u64(r);
-	rec.summary.messages = (size_t)get_u64(r);
-	rec.summary.tokens = get_u64(r);
-	rec.summary.input_tokens = get_u64(r);
-	rec.summary.output_tokens = get_u64(r);
-	rec.summary.turns = get_u64(r);
-	task_len = get_u64(r);
+	rec.ino = ac_le_get_u64(r);
+	rec.size = ac_le_get_u64(r);
+	rec.mtime.tv_sec = (time_t)ac_le_get_u64(r);
+	rec.mtime.tv_nsec = (long)ac_le_get_u64(r);
+	rec.ctime.tv_sec = (time_t)ac_le_get_u64(r);
+	rec.ctime.tv_nsec = (long)ac_le_get_u64(r);
+	rec.summary.messages = (size_t)ac_le_get_u64(r);
+	rec.summary.tokens = ac_le_get_u64(r);
+	rec.summary.input_tokens = ac_le_get_u64(r);
+	rec.summary.output_tokens = ac_le_get_u64(r);
+	rec.summary.turns = ac_le_get_u64(r);
+	task_len = ac_le_get_u64(r);
 	strings = get_bytes(r, &strings_len);
 	if (r->bad || r->p != r->end || name_len <= 5 || memchr(name, '\0', name_len) ||
 	    memchr(name, '/', name_len) || memcmp(name + name_len - 5, ".json", 5) ||
@@ -299,7 +253,7 @@ int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
 {
 	char *data = NULL;
 	size_t len = 0;
-	reader r, sum;
+	ac_le_reader r, sum;
 	uint64_t count;
 	int fd, rc = 0;
 
@@ -308,24 +262,21 @@ int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
 		return 0;
 	if (!read_ours(&data, &len, fd) || memcmp(data, CACHE_MAGIC, CACHE_MAGIC_LEN))
 		goto done;
-	sum = (reader){(const unsigned char *)data + len - 8, (const unsigned char *)data + len,
-		       false};
-	if (get_u64(&sum) != ac_usage_fnv(FNV_SEED, data, len - 8))
+	sum = ac_le_reader_of(data + len - 8, 8);
+	if (ac_le_get_u64(&sum) != ac_usage_fnv(FNV_SEED, data, len - 8))
 		goto done;
-	r = (reader){(const unsigned char *)data + CACHE_MAGIC_LEN,
-		     (const unsigned char *)data + len - 8, false};
-	if (get_u64(&r) != dir_dev || get_u64(&r) != dir_ino)
+	r = ac_le_reader_of(data + CACHE_MAGIC_LEN, len - 8 - CACHE_MAGIC_LEN);
+	if (ac_le_get_u64(&r) != dir_dev || ac_le_get_u64(&r) != dir_ino)
 		goto done;
-	count = get_u64(&r);
+	count = ac_le_get_u64(&r);
 	for (uint64_t i = 0; i < count && rc == 0; i++) {
 		size_t record_len = 0;
 		const char *record = get_bytes(&r, &record_len);
-		reader one;
+		ac_le_reader one;
 
 		if (r.bad)
 			break;
-		one = (reader){(const unsigned char *)record,
-			       (const unsigned char *)record + record_len, false};
+		one = ac_le_reader_of(record, record_len);
 		rc = take_record(&one, fn, ctx);
 	}
 done:

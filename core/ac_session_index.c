@@ -254,16 +254,21 @@ static bool same_stamp(const entry *e, const struct stat *st)
 	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-/* Reads the folder's session file names, sorted. */
-static int list_names(char ***out, size_t *out_n, DIR *d)
+/* Reads the folder's session file names, sorted; *out_temps tells whether
+ * a writer's temporary file is among the others (ac_atomic_is_temp_name()),
+ * so that the folder is read a second time only when one is there to clean. */
+static int list_names(char ***out, size_t *out_n, bool *out_temps, DIR *d)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 
+	*out_temps = false;
 	while ((de = readdir(d)) != NULL) {
-		if (!is_session_name(de->d_name))
+		if (!is_session_name(de->d_name)) {
+			*out_temps = *out_temps || ac_atomic_is_temp_name(de->d_name);
 			continue;
+		}
 		if (n == cap) {
 			char **grown = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*names));
 
@@ -440,12 +445,80 @@ static void mark_to_parse(entry *e, char *name, const struct stat *st)
 	e->to_parse = true;
 }
 
+/* Each name's stat, taken on two threads for a big folder: a warm
+ * listing of 10,000 files is mostly these stats (every file's stamp must
+ * be looked at: a file rewritten in place changes no name), and the
+ * kernel's path walks run on both cores at once. stats_start() hands the
+ * second half to a helper thread; stats_finish() takes the first half on
+ * this one, then waits for the helper. A stat that fails (the file
+ * removed since readdir) leaves ok[i] false. */
+#define STAT_THREAD_MIN 2048 /* fewer files are not worth a thread */
+
+typedef struct {
+	int dir_fd;
+	char **names;
+	struct stat *st;
+	bool *ok;
+	size_t from, to;
+} stat_range;
+
+typedef struct {
+	struct stat *st;
+	bool *ok;
+	stat_range first, second;
+	pthread_t helper;
+	bool helped;
+} name_stats;
+
+static void *stat_range_run(void *arg)
+{
+	stat_range *r = arg;
+
+	for (size_t i = r->from; i < r->to; i++)
+		r->ok[i] = fstatat(r->dir_fd, r->names[i], &r->st[i], AT_SYMLINK_NOFOLLOW) == 0;
+	return NULL;
+}
+
+static int stats_start(name_stats *s, int dir_fd, char **names, size_t n)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t half = n >= STAT_THREAD_MIN && cores > 1 ? n / 2 : n;
+
+	memset(s, 0, sizeof(*s));
+	if (!(s->st = malloc((n + 1) * sizeof(*s->st))) || !(s->ok = calloc(n + 1, sizeof(*s->ok)))) {
+		free(s->st);
+		s->st = NULL;
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	}
+	s->first = (stat_range){dir_fd, names, s->st, s->ok, 0, half};
+	s->second = (stat_range){dir_fd, names, s->st, s->ok, half, n};
+	/* No thread to be had: this one takes both halves. */
+	s->helped = half < n && pthread_create(&s->helper, NULL, stat_range_run, &s->second) == 0;
+	if (!s->helped)
+		s->first.to = n;
+	return 0;
+}
+
+static void stats_finish(name_stats *s)
+{
+	stat_range_run(&s->first);
+	if (s->helped)
+		pthread_join(s->helper, NULL);
+	s->helped = false;
+}
+
+static void stats_free(name_stats *s)
+{
+	free(s->st);
+	free(s->ok);
+}
+
 /* The entries for the folder's names (each moves into its entry, names[i]
- * left NULL): an unchanged file's comes over from the index, any other is
- * marked to_parse, *out_parsed counting those. A file removed since
- * readdir is left out. */
+ * left NULL), by their stats (stats_finish()): an unchanged file's comes
+ * over from the index, any other is marked to_parse, *out_parsed counting
+ * those. A file removed since readdir is left out. */
 static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_session_index *idx,
-			   DIR *d, char **names, size_t nnames)
+			   DIR *d, char **names, size_t nnames, const name_stats *stats)
 {
 	entry *fresh;
 	size_t n = 0, old = 0, ahead = 0;
@@ -457,17 +530,17 @@ static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_se
 	if (!(fresh = calloc(nnames, sizeof(*fresh))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nnames; i++) {
-		struct stat st;
+		const struct stat *st = &stats->st[i];
 
-		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (!stats->ok[i])
 			continue; /* removed since readdir */
 		/* On the first look every file is read: keep the disk busy ahead. */
 		if (idx->count == 0)
 			read_ahead_after(dirfd(d), names, nnames, i, &ahead);
-		if (take_unchanged(&fresh[n], idx, &old, names[i], &st)) {
+		if (take_unchanged(&fresh[n], idx, &old, names[i], st)) {
 			free(names[i]);
 		} else {
-			mark_to_parse(&fresh[n], names[i], &st);
+			mark_to_parse(&fresh[n], names[i], st);
 			(*out_parsed)++;
 		}
 		names[i] = NULL;
@@ -701,15 +774,24 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	char **names = NULL;
 	size_t nnames = 0, parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
+	name_stats stats = {0};
+	bool temps = false;
 	int rc = 0;
 
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &nnames, d)) || (rc = cache_load(idx, d))) {
+	} else if ((rc = list_names(&names, &nnames, &temps, d)) ||
+		   (rc = stats_start(&stats, dirfd(d), names, nnames))) {
 		goto done;
+	} else {
+		/* The cache is read while the helper stats. */
+		rc = cache_load(idx, d);
+		stats_finish(&stats);
+		if (rc)
+			goto done;
 	}
-	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames)))
+	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames, &stats)))
 		goto done;
 	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
 		forget_all(idx, fresh, nfresh);
@@ -728,14 +810,17 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	fresh = NULL;
 	if ((rc = sort_listed(idx)))
 		goto done;
-	/* Stray temp files of crashed writers: once per index is enough. */
-	if (d && !idx->cleaned) {
+	/* Stray temp files of crashed writers: once per index is enough, and
+	 * none to look for when the listing saw none (a second pass over a
+	 * folder of 10,000 names costs a warm `session list` a tenth). */
+	if (d && !idx->cleaned && temps) {
 		ac_atomic_clean_temps(idx->dir, 3600);
 		idx->cleaned = true;
 	}
 	if (out_parsed)
 		*out_parsed = parsed;
 done:
+	stats_free(&stats);
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);

@@ -25,6 +25,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_le.h"
 #include "ac_sha256.h"
 #include "ac_source_impl.h"
 #include "ac_text.h"
@@ -90,55 +91,39 @@ done:
 
 /* ---- writing ---- */
 
-static int put_u64(ac_buf *b, uint64_t v)
-{
-	unsigned char bytes[8];
-
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (unsigned char)(v >> (8 * i));
-	return ac_buf_append(b, bytes, sizeof(bytes));
-}
-
-static int put_u32(ac_buf *b, uint32_t v)
-{
-	unsigned char bytes[4];
-
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (unsigned char)(v >> (8 * i));
-	return ac_buf_append(b, bytes, sizeof(bytes));
-}
-
 static int put_str(ac_buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
 	if (!s || n >= RECORD_MAX)
-		return put_u32(b, NO_STRING);
-	return put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
+		return ac_le_put_u32(b, NO_STRING);
+	return ac_le_put_u32(b, (uint32_t)n) || ac_buf_append(b, s, n);
 }
 
 static int put_record(ac_buf *b, const ac_source_session *s)
 {
 	size_t start = b->len;
-	int rc = put_u32(b, 0) || put_str(b, s->path) || put_u64(b, (uint64_t)s->kind);
+	int rc = ac_le_put_u32(b, 0) || put_str(b, s->path) || ac_le_put_u64(b, (uint64_t)s->kind);
 
 	for (size_t i = 0; i < N_STRINGS && rc == 0; i++)
 		rc = put_str(b, *(char *const *)((const char *)s + string_fields[i]));
-	rc = rc || put_u64(b, s->messages) || put_u64(b, s->malformed) ||
-	     put_u64(b, (uint64_t)s->turn) || put_u64(b, s->awaiting_approval) ||
-	     put_u64(b, (uint64_t)s->relation) || put_u64(b, s->offset) || put_u64(b, s->dev) ||
-	     put_u64(b, s->ino) || put_u64(b, s->size) || put_u64(b, (uint64_t)s->mtime_ns) ||
-	     put_u64(b, s->unknown_other) || put_u64(b, s->nunknown);
+	rc = rc || ac_le_put_u64(b, s->messages) || ac_le_put_u64(b, s->malformed) ||
+	     ac_le_put_u64(b, (uint64_t)s->turn) || ac_le_put_u64(b, s->awaiting_approval) ||
+	     ac_le_put_u64(b, (uint64_t)s->relation) || ac_le_put_u64(b, s->offset) ||
+	     ac_le_put_u64(b, s->dev) || ac_le_put_u64(b, s->ino) || ac_le_put_u64(b, s->size) ||
+	     ac_le_put_u64(b, (uint64_t)s->mtime_ns) || ac_le_put_u64(b, s->unknown_other) ||
+	     ac_le_put_u64(b, s->nunknown);
 	for (size_t i = 0; i < s->nunknown && rc == 0; i++)
-		rc = put_str(b, s->unknown[i].type) || put_u64(b, s->unknown[i].count);
-	rc = rc || put_u64(b, s->npending);
+		rc = put_str(b, s->unknown[i].type) || ac_le_put_u64(b, s->unknown[i].count);
+	rc = rc || ac_le_put_u64(b, s->npending);
 	for (size_t i = 0; i < s->npending && rc == 0; i++)
 		rc = put_str(b, s->pending[i]);
 	/* The adapter's own: which title won (Claude), a fork's copy
 	 * (Codex), a chat's messages by id (Gemini, as JSON: few files). */
-	rc = rc || put_u64(b, s->title_rank) || put_u64(b, s->reader_flags) ||
-	     put_u64(b, (uint64_t)s->reader_mark[0]) || put_u64(b, (uint64_t)s->reader_mark[1]) ||
-	     put_u64(b, s->tokens) || put_u64(b, s->last_call) || put_u64(b, s->last_call_tokens);
+	rc = rc || ac_le_put_u64(b, s->title_rank) || ac_le_put_u64(b, s->reader_flags) ||
+	     ac_le_put_u64(b, (uint64_t)s->reader_mark[0]) ||
+	     ac_le_put_u64(b, (uint64_t)s->reader_mark[1]) || ac_le_put_u64(b, s->tokens) ||
+	     ac_le_put_u64(b, s->last_call) || ac_le_put_u64(b, s->last_call_tokens);
 	if (rc == 0) {
 		const ac_source_adapter *a = ac_source_adapter_of(s->kind);
 		json_t *state = a && a->state_save ? a->state_save(s) : NULL;
@@ -154,8 +139,7 @@ static int put_record(ac_buf *b, const ac_source_session *s)
 		b->len = start; /* not kept: read again next time */
 		return 0;
 	}
-	for (int i = 0; i < 4; i++)
-		b->data[start + (size_t)i] = (char)((uint32_t)(b->len - start - 4) >> (8 * i));
+	ac_le_store_u32(b->data + start, (uint32_t)(b->len - start - 4));
 	return 0;
 }
 
@@ -165,7 +149,7 @@ int ac_source_cache_save(const char *path, ac_source_session *const *list, size_
 	char *slash, *dir = NULL;
 	int rc;
 
-	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)) || (rc = put_u64(&out, 0)))
+	if ((rc = ac_buf_append(&out, CACHE_MAGIC, CACHE_MAGIC_LEN)) || (rc = ac_le_put_u64(&out, 0)))
 		goto done;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (i == n / 2 && n >= HALVES_MIN)
@@ -194,39 +178,6 @@ done:
 
 /* ---- reading ---- */
 
-typedef struct {
-	const unsigned char *p, *end;
-	bool bad;
-} reader;
-
-static uint64_t get_u64(reader *r)
-{
-	uint64_t v = 0;
-
-	if (r->bad || r->end - r->p < 8) {
-		r->bad = true;
-		return 0;
-	}
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += 8;
-	return v;
-}
-
-static uint32_t get_u32(reader *r)
-{
-	uint32_t v = 0;
-
-	if (r->bad || r->end - r->p < 4) {
-		r->bad = true;
-		return 0;
-	}
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)r->p[i] << (8 * i);
-	r->p += 4;
-	return v;
-}
-
 /* A string of the record, in place: valid UTF-8 without NUL, as every
  * string of a summary is, or the record is bad. n NO_STRING: none. */
 typedef struct {
@@ -234,14 +185,14 @@ typedef struct {
 	uint32_t n;
 } view;
 
-static void get_view(reader *r, view *v)
+static void get_view(ac_le_reader *r, view *v)
 {
-	uint32_t n = get_u32(r);
+	uint32_t n = ac_le_get_u32(r);
 
 	*v = (view){NULL, NO_STRING};
 	if (r->bad || n == NO_STRING)
 		return;
-	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n) ||
+	if (ac_le_left(r) < n || memchr(r->p, '\0', n) ||
 	    !ac_text_is_utf8((const char *)r->p, n)) {
 		r->bad = true;
 		return;
@@ -266,7 +217,7 @@ static char *put_view(char **at, const view *v)
 }
 
 /* A string of the record into *out (NULL for none), allocated. */
-static void get_str(reader *r, char **out)
+static void get_str(ac_le_reader *r, char **out)
 {
 	view v;
 	char *at;
@@ -302,7 +253,7 @@ static bool adapter_restored(ac_source_session *s, const char *text)
 }
 
 /* The session a record describes (new), or NULL when it does not fit. */
-static ac_source_session *restore(reader *r)
+static ac_source_session *restore(ac_le_reader *r)
 {
 	ac_source_session *s = NULL;
 	uint64_t kind, turn, approval, relation, nunknown, npending, title_rank, reader_flags;
@@ -311,7 +262,7 @@ static ac_source_session *restore(reader *r)
 	char *text, *at;
 
 	get_view(r, &path);
-	kind = get_u64(r);
+	kind = ac_le_get_u64(r);
 	for (size_t i = 0; i < N_STRINGS; i++)
 		get_view(r, &strings[i]);
 	if (r->bad || path.n == NO_STRING || path.n == 0 || kind >= AC_SOURCE_COUNT)
@@ -329,18 +280,18 @@ static ac_source_session *restore(reader *r)
 	s->kind = (ac_source_kind)kind;
 	for (size_t i = 0; i < N_STRINGS; i++)
 		*(char **)((char *)s + string_fields[i]) = put_view(&at, &strings[i]);
-	s->messages = (size_t)get_u64(r);
-	s->malformed = (size_t)get_u64(r);
-	turn = get_u64(r);
-	approval = get_u64(r);
-	relation = get_u64(r);
-	s->offset = get_u64(r);
-	s->dev = get_u64(r);
-	s->ino = get_u64(r);
-	s->size = get_u64(r);
-	s->mtime_ns = (int64_t)get_u64(r);
-	s->unknown_other = (size_t)get_u64(r);
-	nunknown = get_u64(r);
+	s->messages = (size_t)ac_le_get_u64(r);
+	s->malformed = (size_t)ac_le_get_u64(r);
+	turn = ac_le_get_u64(r);
+	approval = ac_le_get_u64(r);
+	relation = ac_le_get_u64(r);
+	s->offset = ac_le_get_u64(r);
+	s->dev = ac_le_get_u64(r);
+	s->ino = ac_le_get_u64(r);
+	s->size = ac_le_get_u64(r);
+	s->mtime_ns = (int64_t)ac_le_get_u64(r);
+	s->unknown_other = (size_t)ac_le_get_u64(r);
+	nunknown = ac_le_get_u64(r);
 	if (turn > AC_TURN_USER || approval > 1 || relation > AC_SOURCE_SUBAGENT ||
 	    nunknown > AC_SOURCE_UNKNOWN_TYPES || s->offset == 0 || s->offset > s->size)
 		r->bad = true;
@@ -351,9 +302,9 @@ static ac_source_session *restore(reader *r)
 			break;
 		}
 		s->unknown[s->nunknown].type = text;
-		s->unknown[s->nunknown++].count = (size_t)get_u64(r);
+		s->unknown[s->nunknown++].count = (size_t)ac_le_get_u64(r);
 	}
-	npending = get_u64(r);
+	npending = ac_le_get_u64(r);
 	if (npending > PENDING_MAX)
 		r->bad = true;
 	for (uint64_t i = 0; i < npending && !r->bad; i++) {
@@ -362,14 +313,14 @@ static ac_source_session *restore(reader *r)
 			r->bad = true;
 		free(text);
 	}
-	title_rank = get_u64(r);
-	reader_flags = get_u64(r);
+	title_rank = ac_le_get_u64(r);
+	reader_flags = ac_le_get_u64(r);
 	s->reader_flags = (uint32_t)reader_flags;
-	s->reader_mark[0] = (int64_t)get_u64(r);
-	s->reader_mark[1] = (int64_t)get_u64(r);
-	s->tokens = get_u64(r);
-	s->last_call = get_u64(r);
-	s->last_call_tokens = get_u64(r);
+	s->reader_mark[0] = (int64_t)ac_le_get_u64(r);
+	s->reader_mark[1] = (int64_t)ac_le_get_u64(r);
+	s->tokens = ac_le_get_u64(r);
+	s->last_call = ac_le_get_u64(r);
+	s->last_call_tokens = ac_le_get_u64(r);
 	get_str(r, &text);
 	if (title_rank > 3 || reader_flags > UINT32_MAX)
 		r->bad = true;
@@ -445,7 +396,7 @@ static bool next_record(stream *st, const unsigned char **out, uint32_t *out_len
 	if (!need(st, 4, out_rc))
 		return false;
 	b = st->buf + st->start;
-	len = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	len = ac_le_load_u32(b);
 	if (len > RECORD_MAX || !need(st, (size_t)len + 4, out_rc))
 		return false;
 	*out = st->buf + st->start + 4;
@@ -470,7 +421,7 @@ static void *read_half(void *arg)
 	uint32_t len;
 
 	while (next_record(&h->st, &record, &len, &h->rc)) {
-		reader r = {record, record + len, false};
+		ac_le_reader r = ac_le_reader_of(record, len);
 		ac_source_session *s = restore(&r);
 
 		if (!s)
@@ -547,7 +498,7 @@ int ac_source_cache_load(const char *path, ac_source_cache_fn fn, void *ctx)
 			break;
 		}
 		{
-			reader r = {record, record + len, false};
+			ac_le_reader r = ac_le_reader_of(record, len);
 			ac_source_session *s = restore(&r);
 
 			if (s && (rc = fn(s, ctx)))

@@ -1,7 +1,7 @@
 /* The usage index: per transcript file, what was read and what it held
  * (ac_usage_report.h says what is kept and why). The file is binary,
- * little-endian, read through a cursor that checks every length against
- * the bytes left, and closed by an FNV-1a checksum: a file an attacker or
+ * little-endian (ac_le.h), read through a reader that checks every length
+ * against the bytes left, and closed by an FNV-1a checksum: a file an attacker or
  * a crash wrote is thrown away whole and rebuilt, never half believed.
  * The checksum proves the file whole, not that its writer was agentctl
  * (anyone can compute it): every count, length, time and string is
@@ -11,6 +11,7 @@
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_le.h"
 #include "ac_text.h"
 
 #include <errno.h>
@@ -57,11 +58,7 @@ uint64_t ac_usage_fnv(uint64_t h, const void *bytes, size_t len)
 
 static void put_u64(ac_buf *b, uint64_t v)
 {
-	unsigned char bytes[8];
-
-	for (int i = 0; i < 8; i++)
-		bytes[i] = (unsigned char)(v >> (8 * i));
-	ac_buf_append(b, bytes, 8);
+	(void)ac_le_put_u64(b, v);
 }
 
 static void put_str(ac_buf *b, const char *s)
@@ -154,37 +151,16 @@ done:
 
 /* ---- reading, never trusting ---- */
 
-typedef struct {
-	const unsigned char *p;
-	size_t left;
-	bool bad;
-} cursor;
-
-static uint64_t get_u64(cursor *c)
-{
-	uint64_t v = 0;
-
-	if (c->bad || c->left < 8) {
-		c->bad = true;
-		return 0;
-	}
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += 8;
-	c->left -= 8;
-	return v;
-}
-
 /* A string, allocated; NULL for "" when empty_null, and on failure
  * (c->bad set: too long, past the end, a NUL inside, not UTF-8 (every
  * string ends up in a JSON report, which cannot hold one), or out of
  * memory). */
-static char *get_str(cursor *c, bool empty_null)
+static char *get_str(ac_le_reader *c, bool empty_null)
 {
-	uint64_t len = get_u64(c);
+	uint64_t len = ac_le_get_u64(c);
 	char *s;
 
-	if (c->bad || len > STR_MAX || len > c->left || memchr(c->p, '\0', (size_t)len) ||
+	if (c->bad || len > STR_MAX || len > ac_le_left(c) || memchr(c->p, '\0', (size_t)len) ||
 	    !ac_text_is_utf8((const char *)c->p, (size_t)len)) {
 		c->bad = true;
 		return NULL;
@@ -196,7 +172,6 @@ static char *get_str(cursor *c, bool empty_null)
 		return NULL;
 	}
 	c->p += len;
-	c->left -= len;
 	return s;
 }
 
@@ -206,7 +181,7 @@ static char *get_str(cursor *c, bool empty_null)
 
 /* Adds c to sum; a sum past COUNT_MAX (4,096 buckets of 2^53 - 1 each
  * summed past 2^63, which the reports showed as -1) is a forged file. */
-static void sum_counts(cursor *c, ac_usage_counts *sum, const ac_usage_counts *x)
+static void sum_counts(ac_le_reader *c, ac_usage_counts *sum, const ac_usage_counts *x)
 {
 	sum->input += x->input;
 	sum->output += x->output;
@@ -218,48 +193,49 @@ static void sum_counts(cursor *c, ac_usage_counts *sum, const ac_usage_counts *x
 		c->bad = true;
 }
 
-static void get_counts(cursor *c, ac_usage_counts *out)
+static void get_counts(ac_le_reader *c, ac_usage_counts *out)
 {
 	const uint64_t max = COUNT_MAX;
 
-	out->input = get_u64(c);
-	out->output = get_u64(c);
-	out->cache_create = get_u64(c);
-	out->cache_read = get_u64(c);
-	out->reasoning = get_u64(c);
+	out->input = ac_le_get_u64(c);
+	out->output = ac_le_get_u64(c);
+	out->cache_create = ac_le_get_u64(c);
+	out->cache_read = ac_le_get_u64(c);
+	out->reasoning = ac_le_get_u64(c);
 	if (out->input > max || out->output > max || out->cache_create > max ||
 	    out->cache_read > max || out->reasoning > max)
 		c->bad = true;
 }
 
 /* sum: every bucket's counts so far, over the whole file. */
-static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
+static bool read_entry(ac_le_reader *c, ac_usage_entry *e, ac_usage_counts *sum)
 {
 	uint64_t n;
 
 	e->path = get_str(c, false);
-	e->source = (ac_usage_source)get_u64(c);
-	e->dev = get_u64(c);
-	e->ino = get_u64(c);
-	e->size = get_u64(c);
-	e->mtime_ns = (int64_t)get_u64(c);
-	e->offset = get_u64(c);
-	e->tail_hash = get_u64(c);
+	e->source = (ac_usage_source)ac_le_get_u64(c);
+	e->dev = ac_le_get_u64(c);
+	e->ino = ac_le_get_u64(c);
+	e->size = ac_le_get_u64(c);
+	e->mtime_ns = (int64_t)ac_le_get_u64(c);
+	e->offset = ac_le_get_u64(c);
+	e->tail_hash = ac_le_get_u64(c);
 	e->state.session_id = get_str(c, true);
 	e->state.project = get_str(c, true);
 	e->state.model = get_str(c, true);
 	get_counts(c, &e->state.codex_total);
-	e->state.codex_gate = (uint32_t)get_u64(c);
-	e->state.codex_cutoff_ms = (int64_t)get_u64(c);
-	e->state.codex_copy_ms = (int64_t)get_u64(c);
+	e->state.codex_gate = (uint32_t)ac_le_get_u64(c);
+	e->state.codex_cutoff_ms = (int64_t)ac_le_get_u64(c);
+	e->state.codex_copy_ms = (int64_t)ac_le_get_u64(c);
 	if (c->bad || e->source > AC_USAGE_GEMINI || e->offset > e->size || !e->path ||
 	    e->path[0] != '/')
 		return false;
-	n = get_u64(c);
-	if (c->bad || n > c->left / 32)
+	n = ac_le_get_u64(c);
+	if (c->bad || n > ac_le_left(c) / 32)
 		return false;
 	for (uint64_t k = 0; k < n; k++) {
-		uint64_t key = get_u64(c), bucket = get_u64(c), low = get_u64(c), high = get_u64(c);
+		uint64_t key = ac_le_get_u64(c), bucket = ac_le_get_u64(c);
+		uint64_t low = ac_le_get_u64(c), high = ac_le_get_u64(c);
 		ac_usage_booking *bk;
 
 		if (c->bad || bucket > AC_USAGE_UNBOOKED ||
@@ -270,10 +246,10 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 					 {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high,
 					  (uint32_t)(high >> 32)}};
 	}
-	n = get_u64(c);
+	n = ac_le_get_u64(c);
 	/* A bucket takes at least 80 bytes: the claim is checked before any
 	 * allocation it would size. */
-	if (c->bad || n > c->left / 80)
+	if (c->bad || n > ac_le_left(c) / 80)
 		return false;
 	if (n && !(e->buckets = calloc((size_t)n, sizeof(*e->buckets))))
 		return false;
@@ -281,10 +257,10 @@ static bool read_entry(cursor *c, ac_usage_entry *e, ac_usage_counts *sum)
 	for (uint64_t k = 0; k < n; k++) {
 		ac_usage_entry_bucket *x = &e->buckets[k];
 
-		x->hour_ms = (int64_t)get_u64(c);
-		x->first_ms = (int64_t)get_u64(c);
-		x->last_ms = (int64_t)get_u64(c);
-		x->calls = get_u64(c);
+		x->hour_ms = (int64_t)ac_le_get_u64(c);
+		x->first_ms = (int64_t)ac_le_get_u64(c);
+		x->last_ms = (int64_t)ac_le_get_u64(c);
+		x->calls = ac_le_get_u64(c);
 		get_counts(c, &x->counts);
 		x->model = get_str(c, false);
 		e->n_buckets = (size_t)k + 1;
@@ -311,7 +287,7 @@ int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *pat
 	ac_usage_index *index = calloc(1, sizeof(*index));
 	char *text = NULL;
 	size_t len = 0;
-	cursor c;
+	ac_le_reader c;
 	uint64_t n, sum = 0;
 	ac_usage_counts counts = {0};
 	bool good = false;
@@ -323,12 +299,12 @@ int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *pat
 	if (!path || ac_file_read(&text, &len, path) != 0 || len < 8 + 16 + 8 ||
 	    memcmp(text, MAGIC, 8) != 0)
 		goto done;
-	c = (cursor){(const unsigned char *)text + len - 8, 8, false};
-	sum = get_u64(&c);
+	c = ac_le_reader_of(text + len - 8, 8);
+	sum = ac_le_get_u64(&c);
 	if (sum != ac_usage_fnv(1469598103934665603ULL, text, len - 8))
 		goto done;
-	c = (cursor){(const unsigned char *)text + 8, len - 16, false};
-	if (get_u64(&c) != VERSION || (n = get_u64(&c)) > FILES_MAX || n > c.left / 64)
+	c = ac_le_reader_of(text + 8, len - 16);
+	if (ac_le_get_u64(&c) != VERSION || (n = ac_le_get_u64(&c)) > FILES_MAX || n > ac_le_left(&c) / 64)
 		goto done;
 	if (n && !(index->entries = calloc((size_t)n, sizeof(*index->entries))))
 		goto done;
@@ -338,7 +314,7 @@ int ac_usage_index_load(ac_usage_index **out, bool *out_rebuilt, const char *pat
 		if (!read_entry(&c, &index->entries[i], &counts))
 			goto done;
 	}
-	good = c.left == 0;
+	good = !c.bad && ac_le_left(&c) == 0;
 done:
 	free(text);
 	if (!good) {

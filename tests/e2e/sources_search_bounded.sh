@@ -40,29 +40,19 @@ EOF
 size=$(stat -c %s "$f")
 check "the transcript is over 200 MB ($size bytes), twice the limit" [ "$size" -gt 200000000 ]
 
-limited() { # command... under the limit (none under AddressSanitizer)
-	if LC_ALL=C grep -qa __asan_init "$AC"; then
-		"$AC" -w "$WS" "$@"
-	else
-		(ulimit -v "$LIMIT_KB" && exec "$AC" -w "$WS" "$@")
-	fi >"$TMP/out" 2>"$TMP/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMP/out")
-	ERR=$(cat "$TMP/err")
-}
 LC_ALL=C grep -qa __asan_init "$AC" && echo "AddressSanitizer build: ulimit -v left out"
 
-limited session search "gamma after" --json
+limited "$LIMIT_KB" session search "gamma after" --json
 check "under ulimit -v 100 MiB: the message after 140,000 more is found, exit 0" \
 	eval "rc_is 0 && [ \"\$(jq_out '[.results[] | select(.sessionId == \"$L\")] | length')\" = 1 ]"
 check "its message number is the one it has: the long line is no message" \
 	[ "$(jq_out "[.results[] | select(.sessionId == \"$L\")][0].message")" = 140002 ]
 check "and the search says the long line was too long to search" \
 	eval "err_has '$L\\.jsonl: 1 line too long to search, not searched'"
-limited session search "alpha before" --json
+limited "$LIMIT_KB" session search "alpha before" --json
 check "under the limit: the prompt before it is found too" \
 	eval "rc_is 0 && [ \"\$(jq_out '[.results[] | select(.sessionId == \"$L\")] | length')\" = 1 ]"
-limited session list --json
+limited "$LIMIT_KB" session list --json
 check "under the limit: session list reads it, 140,002 messages" \
 	eval "rc_is 0 && [ \"\$(jq_out '[.[] | select(.id == \"$L\")][0].messages')\" = 140002 ]"
 finish

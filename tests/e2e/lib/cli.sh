@@ -10,6 +10,7 @@
 #   rc_is N                 the last run exited N
 #   jq_is FILE FILTER VALUE FILTER applied to FILE gives VALUE
 #   wait_until COMMAND...   below
+#   limited KB ARGS...      below
 
 AC=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentctl-e2e.XXXXXX")
@@ -54,4 +55,39 @@ wait_until() {
 		sleep 0.01
 	done
 	return 1
+}
+# limited KB ARGS...      agentctl -w "$WS" ARGS with no input, in at most
+#                         KB of address space (ulimit -v): sets RC and
+#                         PEAK_KB, its peak resident memory (output in
+#                         $TMP/out and $TMP/err). AddressSanitizer reserves
+#                         terabytes of address space: under it the ulimit
+#                         is left out, and PEAK_KB still bounds the memory,
+#                         ASan's quarantine of freed blocks kept small so
+#                         that the peak follows what is held at once, not
+#                         all that was ever freed.
+limited() {
+	local kb=$1
+	shift
+	if LC_ALL=C grep -qa __asan_init "$AC"; then
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1 \
+			peak_kb "$TMP/peak" "$AC" -w "$WS" "$@"
+	else
+		(ulimit -v "$kb" && peak_kb "$TMP/peak" "$AC" -w "$WS" "$@")
+	fi >"$TMP/out" 2>"$TMP/err" </dev/null
+	RC=$?
+	PEAK_KB=$(tail -n 1 "$TMP/peak")
+}
+# peak_kb FILE COMMAND...  runs COMMAND; its peak resident memory (KiB) is
+#                          the last line of FILE
+peak_kb() {
+	local file=$1
+	shift
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -o "$file" -f %M "$@"
+	else
+		python3 -c 'import os, resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc if rc >= 0 else 128 - rc)' "$file" "$@"
+	fi
 }
