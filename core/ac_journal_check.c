@@ -207,22 +207,51 @@ typedef struct {
 	uint64_t valid;
 } clean_prefix;
 
-/* The leading blocks whose bytes hash as when they were validated clean. */
+static void count_block(clean_prefix *c, const ac_jidx_entry *e)
+{
+	c->skipped++;
+	c->valid += e->nlines;
+	c->offset += e->length;
+	c->number += e->nlines;
+}
+
+/* True when e was built by this process (ac_journal_index_update() just
+ * now) rather than read from the index file. */
+static bool built_here(const ac_journal_index *idx, const ac_jidx_entry *e)
+{
+	return !idx->map || (const char *)e < idx->map || (const char *)e >= idx->map + idx->map_len;
+}
+
+/* The leading blocks the index update just validated clean, reading
+ * their bytes a moment ago: hashing them again would read the whole file
+ * a second time, on one core, for the answer the update has just given. */
+static void count_fresh(clean_prefix *c)
+{
+	for (size_t i = c->skipped; i < c->idx->n; i++) {
+		const ac_jidx_entry *e = c->idx->entries[i];
+
+		if (!built_here(c->idx, e) || e->content_hash == 0 || e->offset != c->offset ||
+		    e->first_line != c->number)
+			break;
+		count_block(c, e);
+	}
+}
+
+/* The leading blocks whose bytes hash as when they were validated clean
+ * (or that were validated just now). */
 static int count_clean(void *arg)
 {
 	clean_prefix *c = arg;
 
-	for (size_t i = 0; i < c->idx->n; i++) {
+	for (size_t i = c->skipped; i < c->idx->n; i++) {
 		const ac_jidx_entry *e = c->idx->entries[i];
 
 		if (e->content_hash == 0 || e->offset != c->offset || e->first_line != c->number ||
 		    e->offset + e->length > c->map->offset + c->map->len ||
-		    ac_jidx_content_hash(e, c->map->data + e->offset) != e->content_hash)
+		    (!built_here(c->idx, e) &&
+		     ac_jidx_content_hash(e, c->map->data + e->offset) != e->content_hash))
 			break;
-		c->skipped++;
-		c->valid += e->nlines;
-		c->offset += e->length;
-		c->number += e->nlines;
+		count_block(c, e);
 	}
 	return 0;
 }
@@ -265,7 +294,8 @@ int ac_journal_check_indexed(uint64_t *out_valid, uint64_t *out_invalid, const c
 	if ((rc = ac_journal_index_load(&idx, root, index_path, &st, schema)) ||
 	    (rc = ac_journal_index_update(&idx, fd, path, root, index_path, &st, schema)))
 		goto done;
-	if (idx.covered > 0 && ac_map_file(&map, fd, 0, idx.covered) == 0 &&
+	count_fresh(&c);
+	if (c.skipped < idx.n && idx.covered > 0 && ac_map_file(&map, fd, 0, idx.covered) == 0 &&
 	    ac_map_guard_begin() == 0) {
 		c.map = &map;
 		ac_map_guarded(&map, count_clean, &c, &faulted, &fault);

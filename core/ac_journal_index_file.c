@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #define MAGIC "ACJIDX\0\1"
-#define VERSION 3u /* 2: content_hash; 3: a filter per segment */
+#define VERSION 3u /* 2: content_hash; 3: a filter per segment, and
+                      * ac_jidx_hash folds 16 bytes a multiply */
 #define BYTE_ORDER_MARK 0x0102030405060708ULL
 /* Beyond this the file is not read (1 GiB of index is some 250 GiB of
  * journal): the query reads the journal instead. */

@@ -9,6 +9,7 @@
  * ac_json_scan_string.c; walking validated text, ac_json_scan_cursor.c. */
 #include "ac_json_scan.h"
 #include "ac_json_scan_impl.h"
+#include "ac_cpu.h"
 #include "ac_error.h"
 
 #include <stdarg.h>
@@ -18,6 +19,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if AC_HAVE_AVX2_PATH
+#include <immintrin.h>
 #endif
 
 /* Classes of the bytes inside a string; S_PLAIN must stay 0 so the fast
@@ -214,76 +218,6 @@ bad:
 	return NULL;
 }
 
-/* Validates the string whose opening quote is at p[-1] and returns the
- * address of its closing quote, or NULL with the error set. *has_escape
- * tells the caller whether a raw compare is enough. */
-static inline const char *scan_string(const scan *s, const char *p, bool *has_escape)
-{
-	const char *end = s->end;
-
-	for (;;) {
-		uint64_t word;
-
-#if defined(__SSE2__)
-		/* Event lines are mostly ASCII runs: take them 16 bytes at a
-		 * time. As signed bytes, both controls and bytes with the high
-		 * bit are below 0x20, so one compare finds either. */
-		while (end - p >= 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
-			__m128i stop = _mm_or_si128(
-				_mm_or_si128(quote, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-			unsigned mask = (unsigned)_mm_movemask_epi8(stop);
-
-			if (mask) {
-				unsigned at = (unsigned)__builtin_ctz(mask);
-
-				p += at;
-				/* The usual stop, known without reading the byte. */
-				if ((unsigned)_mm_movemask_epi8(quote) >> at & 1)
-					return p;
-				goto stopped;
-			}
-			p += 16;
-		}
-#endif
-		/* The rest, 8 bytes at a time. */
-		while (end - p >= 8) {
-			memcpy(&word, p, sizeof(word));
-			if (!word_is_plain(word))
-				break;
-			p += 8;
-		}
-		while (p < end && string_class[(unsigned char)*p] == S_PLAIN)
-			p++;
-		if (p == end) {
-			fail(s->error, s->text, end, "unterminated string");
-			return NULL;
-		}
-#if defined(__SSE2__)
-stopped:
-#endif
-		switch (string_class[(unsigned char)*p]) {
-		case S_QUOTE:
-			return p;
-		case S_CONTROL:
-			fail(s->error, s->text, p, "control character 0x%02x in string",
-			     (unsigned char)*p);
-			return NULL;
-		case S_ESCAPE:
-			*has_escape = true;
-			p = scan_escape(s, p);
-			break;
-		default:
-			p = scan_utf8(s, p);
-			break;
-		}
-		if (!p)
-			return NULL;
-	}
-}
-
 /* Sets out[i] for every path bit in which. */
 static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 			  const char *start, size_t len, bool has_escape,
@@ -300,22 +234,6 @@ static inline void record(ac_json_span *out, uint64_t which, ac_json_type type,
 		s->count = count;
 		which &= which - 1;
 	}
-}
-
-/* A string value at *pp (its opening quote). */
-static inline int scan_string_value(scan *s, const char **pp)
-{
-	const char *start = *pp, *p;
-	bool escaped = false;
-
-	if (!(p = scan_string(s, start + 1, &escaped)))
-		return AC_ECORRUPT;
-	p++;
-	if (s->pending)
-		record(s->out, s->pending, AC_JSON_STRING, start, (size_t)(p - start), escaped,
-		       false, 0);
-	*pp = p;
-	return NEXT_AFTER_VALUE;
 }
 
 /* A number at *pp (a digit or '-'). */
@@ -413,30 +331,6 @@ static int unexpected_value(const scan *s, const char *p)
 	return fail(s->error, s->text, p, "unexpected byte 0x%02x, expected a value", c);
 }
 
-/* Any value at *pp (p < end). */
-static inline int scan_value(scan *s, const char **pp)
-{
-	s->lv->count++;
-	switch (**pp) {
-	case '"':
-		return scan_string_value(s, pp);
-	case '{':
-	case '[':
-		return open_container(s, pp);
-	case '-': case '0': case '1': case '2': case '3': case '4':
-	case '5': case '6': case '7': case '8': case '9':
-		return scan_number(s, pp);
-	case 't':
-		return scan_literal(s, pp, "true", 4, AC_JSON_TRUE);
-	case 'f':
-		return scan_literal(s, pp, "false", 5, AC_JSON_FALSE);
-	case 'n':
-		return scan_literal(s, pp, "null", 4, AC_JSON_NULL);
-	default:
-		return unexpected_value(s, *pp);
-	}
-}
-
 static inline uint64_t load8(const char *p)
 {
 	uint64_t v;
@@ -501,36 +395,6 @@ static inline void match_key(scan *s, const char *start, const char *key_end, bo
 		else
 			s->descend |= (uint64_t)1 << k;
 	}
-}
-
-/* An object's key and its ':'; *pp is just past a '{' or an object's ','
- * and past the space after it. */
-static inline int scan_key(scan *s, const char **pp)
-{
-	const char *p = *pp, *start;
-	bool escaped = false;
-
-	if (p == s->end)
-		return fail(s->error, s->text, p, "unexpected end of document");
-	if (*p != '"') {
-		if (*p == '}')
-			return fail(s->error, s->text, p, "trailing comma before '}'");
-		return fail(s->error, s->text, p, "expected a string key");
-	}
-	start = ++p;
-	if (!(p = scan_string(s, p, &escaped)))
-		return AC_ECORRUPT;
-	s->pending = s->descend = 0;
-	if (s->lv->mask)
-		match_key(s, start, p, escaped);
-	p = skip_space(p + 1, s->end);
-	if (p == s->end || *p != ':')
-		return fail(s->error, s->text, p, "expected ':' after object key");
-	p = skip_space(p + 1, s->end);
-	if (p == s->end)
-		return fail(s->error, s->text, p, "unexpected end of document");
-	*pp = p;
-	return NEXT_VALUE;
 }
 
 /* p is just past the '}' or ']' of the innermost container: one level up. */
@@ -608,38 +472,84 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 	return ac_json_scan_prepared(out, text, len, &prepared, error);
 }
 
+/* The scanner's loop, once per way of finding the end of a string's
+ * plain run (ac_json_scan_loop.h). */
+#define SCAN_NAME(name) name##_scalar
+#define SCAN_TARGET
+#include "ac_json_scan_loop.h"
+#undef SCAN_NAME
+#undef SCAN_TARGET
+
+#if defined(__SSE2__)
+#define SCAN_SSE2 1
+#define SCAN_NAME(name) name##_sse2
+#define SCAN_TARGET
+#include "ac_json_scan_loop.h"
+#undef SCAN_NAME
+#undef SCAN_TARGET
+#undef SCAN_SSE2
+#endif
+
+#if AC_HAVE_AVX2_PATH
+#define SCAN_SSE2 1
+#define SCAN_AVX2 1
+#define SCAN_NAME(name) name##_avx2
+#define SCAN_TARGET __attribute__((target("avx2")))
+#include "ac_json_scan_loop.h"
+#undef SCAN_NAME
+#undef SCAN_TARGET
+#undef SCAN_SSE2
+#undef SCAN_AVX2
+#endif
+
+int ac_json_scan_prepared_with(ac_json_scan_impl impl, ac_json_span *out, const char *text,
+			       size_t len, const ac_json_paths *paths,
+			       ac_json_scan_error *error)
+{
+	switch (impl) {
+#if AC_HAVE_AVX2_PATH
+	case AC_JSON_SCAN_AVX2:
+		if (ac_cpu_avx2())
+			return scan_run_avx2(out, text, len, paths, error);
+		break;
+#endif
+#if defined(__SSE2__)
+	case AC_JSON_SCAN_SSE2:
+		return scan_run_sse2(out, text, len, paths, error);
+#endif
+	default:
+		break;
+	}
+	return scan_run_scalar(out, text, len, paths, error);
+}
+
+bool ac_json_scan_has_impl(ac_json_scan_impl impl)
+{
+	switch (impl) {
+	case AC_JSON_SCAN_SCALAR:
+		return true;
+	case AC_JSON_SCAN_SSE2:
+#if defined(__SSE2__)
+		return true;
+#else
+		return false;
+#endif
+	case AC_JSON_SCAN_AVX2:
+		return AC_HAVE_AVX2_PATH && ac_cpu_avx2();
+	}
+	return false;
+}
+
 int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
 			  const ac_json_paths *paths, ac_json_scan_error *error)
 {
-	struct level stack[AC_JSON_MAX_DEPTH + 1];
-	const char *end = text + len, *p;
-	scan s;
-	int next;
-
-	scan_begin(&s, stack, out, text, len, paths, error);
-	p = skip_space(text, end);
-	if (p == end)
-		return fail(error, text, p, "empty document");
-	for (next = NEXT_VALUE; next >= 0;) {
-		switch (next) {
-		case NEXT_VALUE:
-			next = scan_value(&s, &p);
-			break;
-		case NEXT_KEY:
-			next = scan_key(&s, &p);
-			break;
-		case NEXT_CLOSE:
-			next = close_container(&s, p);
-			break;
-		case NEXT_AFTER_VALUE:
-			next = after_value(&s, &p);
-			break;
-		default:
-			p = skip_space(p, end);
-			if (p != end)
-				return fail(error, text, p, "trailing characters after the document");
-			return 0;
-		}
-	}
-	return next;
+#if AC_HAVE_AVX2_PATH
+	if (ac_cpu_avx2())
+		return scan_run_avx2(out, text, len, paths, error);
+#endif
+#if defined(__SSE2__)
+	return scan_run_sse2(out, text, len, paths, error);
+#else
+	return scan_run_scalar(out, text, len, paths, error);
+#endif
 }

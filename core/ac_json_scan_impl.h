@@ -67,4 +67,21 @@ static inline bool surrogate_paired(const char *p, const char *end)
  * with it). */
 bool ac_json_scan_escaped_equals(const char *p, const char *end, const char *value, size_t len);
 
+/* The scanner's copies, by how they find the end of a string's plain
+ * run; ac_json_scan_prepared() takes the fastest the CPU runs. */
+typedef enum {
+	AC_JSON_SCAN_SCALAR, /* 8 bytes at a time, then byte by byte */
+	AC_JSON_SCAN_SSE2,   /* 16 at a time (x86-64) */
+	AC_JSON_SCAN_AVX2,   /* 32 at a time, chosen at run time */
+} ac_json_scan_impl;
+
+/* Whether this build and CPU have impl. */
+bool ac_json_scan_has_impl(ac_json_scan_impl impl);
+
+/* ac_json_scan_prepared() through impl (the scalar copy when this build
+ * or CPU lacks it), so tests can compare the copies. */
+int ac_json_scan_prepared_with(ac_json_scan_impl impl, ac_json_span *out, const char *text,
+			       size_t len, const ac_json_paths *paths,
+			       ac_json_scan_error *error);
+
 #endif

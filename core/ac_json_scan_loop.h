@@ -1,0 +1,228 @@
+/* The JSON scanner's loop and the parts of it that meet strings, included
+ * by ac_json_scan.c once per instruction set: SCAN_NAME(x) names this
+ * copy's functions, SCAN_TARGET is its target attribute, and SCAN_SSE2 /
+ * SCAN_AVX2 say which vector loops find the end of a string's plain run.
+ * Everything else the loop calls is shared and inlines into each copy, so
+ * the copies differ only in that search, and the scalar copy is what the
+ * vector ones are tested against (tests/test_json_scan_simd.c). Not a
+ * header to include anywhere else. */
+
+/* Validates the string whose opening quote is at p[-1] and returns the
+ * address of its closing quote, or NULL with the error set. *has_escape
+ * tells the caller whether a raw compare is enough. */
+SCAN_TARGET static inline const char *SCAN_NAME(scan_string)(const scan *s, const char *p,
+							     bool *has_escape)
+{
+	const char *end = s->end;
+
+	for (;;) {
+		uint64_t word;
+
+#if defined(SCAN_AVX2)
+		/* Most strings of an event (keys, names, ids) end within 16
+		 * bytes: look at 16 first, as the SSE2 copy does, and take
+		 * longer runs 32 bytes at a time. As signed bytes, both
+		 * controls and bytes with the high bit are below 0x20, so one
+		 * compare finds either. */
+		if (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+			__m128i stop = _mm_or_si128(
+				_mm_or_si128(quote, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+			unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+
+			if (mask) {
+				unsigned at = (unsigned)__builtin_ctz(mask);
+
+				p += at;
+				if ((unsigned)_mm_movemask_epi8(quote) >> at & 1)
+					return p;
+				goto stopped;
+			}
+			p += 16;
+		}
+		while (end - p >= 32) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+			__m256i quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
+			__m256i stop = _mm256_or_si256(
+				_mm256_or_si256(quote, _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))),
+				_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v));
+			uint32_t mask = (uint32_t)_mm256_movemask_epi8(stop);
+
+			if (mask) {
+				unsigned at = (unsigned)__builtin_ctz(mask);
+
+				p += at;
+				/* The usual stop, known without reading the byte. */
+				if ((uint32_t)_mm256_movemask_epi8(quote) >> at & 1)
+					return p;
+				goto stopped;
+			}
+			p += 32;
+		}
+#endif
+#if defined(SCAN_SSE2)
+		/* Event lines are mostly ASCII runs: take them 16 bytes at a
+		 * time (after the 32-byte loop, at most once). */
+		while (end - p >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+			__m128i stop = _mm_or_si128(
+				_mm_or_si128(quote, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+			unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+
+			if (mask) {
+				unsigned at = (unsigned)__builtin_ctz(mask);
+
+				p += at;
+				if ((unsigned)_mm_movemask_epi8(quote) >> at & 1)
+					return p;
+				goto stopped;
+			}
+			p += 16;
+		}
+#endif
+		/* The rest, 8 bytes at a time. */
+		while (end - p >= 8) {
+			memcpy(&word, p, sizeof(word));
+			if (!word_is_plain(word))
+				break;
+			p += 8;
+		}
+		while (p < end && string_class[(unsigned char)*p] == S_PLAIN)
+			p++;
+		if (p == end) {
+			fail(s->error, s->text, end, "unterminated string");
+			return NULL;
+		}
+#if defined(SCAN_SSE2)
+stopped:
+#endif
+		switch (string_class[(unsigned char)*p]) {
+		case S_QUOTE:
+			return p;
+		case S_CONTROL:
+			fail(s->error, s->text, p, "control character 0x%02x in string",
+			     (unsigned char)*p);
+			return NULL;
+		case S_ESCAPE:
+			*has_escape = true;
+			p = scan_escape(s, p);
+			break;
+		default:
+			p = scan_utf8(s, p);
+			break;
+		}
+		if (!p)
+			return NULL;
+	}
+}
+
+/* A string value at *pp (its opening quote). */
+SCAN_TARGET static inline int SCAN_NAME(scan_string_value)(scan *s, const char **pp)
+{
+	const char *start = *pp, *p;
+	bool escaped = false;
+
+	if (!(p = SCAN_NAME(scan_string)(s, start + 1, &escaped)))
+		return AC_ECORRUPT;
+	p++;
+	if (s->pending)
+		record(s->out, s->pending, AC_JSON_STRING, start, (size_t)(p - start), escaped,
+		       false, 0);
+	*pp = p;
+	return NEXT_AFTER_VALUE;
+}
+
+/* Any value at *pp (p < end). */
+SCAN_TARGET static inline int SCAN_NAME(scan_value)(scan *s, const char **pp)
+{
+	s->lv->count++;
+	switch (**pp) {
+	case '"':
+		return SCAN_NAME(scan_string_value)(s, pp);
+	case '{':
+	case '[':
+		return open_container(s, pp);
+	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+		return scan_number(s, pp);
+	case 't':
+		return scan_literal(s, pp, "true", 4, AC_JSON_TRUE);
+	case 'f':
+		return scan_literal(s, pp, "false", 5, AC_JSON_FALSE);
+	case 'n':
+		return scan_literal(s, pp, "null", 4, AC_JSON_NULL);
+	default:
+		return unexpected_value(s, *pp);
+	}
+}
+
+/* An object's key and its ':'; *pp is just past a '{' or an object's ','
+ * and past the space after it. */
+SCAN_TARGET static inline int SCAN_NAME(scan_key)(scan *s, const char **pp)
+{
+	const char *p = *pp, *start;
+	bool escaped = false;
+
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	if (*p != '"') {
+		if (*p == '}')
+			return fail(s->error, s->text, p, "trailing comma before '}'");
+		return fail(s->error, s->text, p, "expected a string key");
+	}
+	start = ++p;
+	if (!(p = SCAN_NAME(scan_string)(s, p, &escaped)))
+		return AC_ECORRUPT;
+	s->pending = s->descend = 0;
+	if (s->lv->mask)
+		match_key(s, start, p, escaped);
+	p = skip_space(p + 1, s->end);
+	if (p == s->end || *p != ':')
+		return fail(s->error, s->text, p, "expected ':' after object key");
+	p = skip_space(p + 1, s->end);
+	if (p == s->end)
+		return fail(s->error, s->text, p, "unexpected end of document");
+	*pp = p;
+	return NEXT_VALUE;
+}
+
+/* ac_json_scan_prepared() in this copy. */
+SCAN_TARGET static int SCAN_NAME(scan_run)(ac_json_span *out, const char *text, size_t len,
+					   const ac_json_paths *paths, ac_json_scan_error *error)
+{
+	struct level stack[AC_JSON_MAX_DEPTH + 1];
+	const char *end = text + len, *p;
+	scan s;
+	int next;
+
+	scan_begin(&s, stack, out, text, len, paths, error);
+	p = skip_space(text, end);
+	if (p == end)
+		return fail(error, text, p, "empty document");
+	for (next = NEXT_VALUE; next >= 0;) {
+		switch (next) {
+		case NEXT_VALUE:
+			next = SCAN_NAME(scan_value)(&s, &p);
+			break;
+		case NEXT_KEY:
+			next = SCAN_NAME(scan_key)(&s, &p);
+			break;
+		case NEXT_CLOSE:
+			next = close_container(&s, p);
+			break;
+		case NEXT_AFTER_VALUE:
+			next = after_value(&s, &p);
+			break;
+		default:
+			p = skip_space(p, end);
+			if (p != end)
+				return fail(error, text, p, "trailing characters after the document");
+			return 0;
+		}
+	}
+	return next;
+}
