@@ -4,6 +4,7 @@
  * `--help`, `help COMMAND` and `COMMAND --help` all read it, so a command
  * shown is a command handled. */
 #include "cli.h"
+#include "cli_args.h"
 
 #include "ac_discover.h"
 #include "ac_error.h"
@@ -178,7 +179,7 @@ static bool is_help(int argc, char **argv, int i)
  * for the dashboard), or -1 - exit status when the program is done. */
 static int parse_options(cli_context *ctx, int argc, char **argv)
 {
-	int i;
+	int i, status;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *arg = argv[i];
@@ -189,26 +190,9 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		} else if (!strcmp(arg, "--version")) {
 			printf("agentctl %s\n", ac_version());
 			return -1 - cli_finish_output();
-		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--workspace")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "%s needs a folder", arg);
-			ctx->workspace = argv[i];
-		} else if (!strncmp(arg, "--workspace=", 12)) {
-			ctx->workspace = arg + 12;
-		} else if (!strcmp(arg, "--theme")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "--theme needs a name");
-			ctx->theme = argv[i];
-		} else if (!strcmp(arg, "--storage")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "--storage needs a URL");
-			ctx->storage = argv[i];
-		} else if (!strncmp(arg, "--storage=", 10)) {
-			ctx->storage = arg + 10;
-		} else if (!strcmp(arg, "--read-only")) {
-			ctx->read_only = true;
-		} else if (!strcmp(arg, "--poll")) {
-			ctx->poll = true;
+		} else if ((status = cli_args_global(ctx, argc, argv, &i)) >= 0) {
+			if (status)
+				return -1 - status;
 		} else {
 			/* One line, as for any bad argument; --help has the rest. */
 			return -1 - cli_error(CLI_USAGE, "unknown option '%s' (see 'agentctl --help')",
@@ -308,8 +292,8 @@ int main(int argc, char **argv)
 {
 	cli_context ctx = {.workspace = NULL};
 	const cli_command *cmd = NULL;
-	char *found = NULL;
-	int first, status;
+	char *found = NULL, **cargv;
+	int first, status, cargc;
 
 	if ((first = parse_options(&ctx, argc, argv)) < 0)
 		return -1 - first;
@@ -318,11 +302,17 @@ int main(int argc, char **argv)
 	if (first < argc && !(cmd = find_command(argv[first])))
 		return cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')",
 				 argv[first]);
+	/* The global options may follow the command too, as in
+	 * `agentctl storage check --storage URL`. */
+	cargc = cmd ? argc - first - 1 : 0;
+	cargv = argv + first + 1;
+	if (cmd && (status = cli_args_take_globals(&ctx, cmd->name, &cargc, cargv)))
+		return status;
 	/* "agentctl session --help" and "agentctl session pause --help": that
 	 * command's forms, no workspace needed (not a session id "--help"). */
 	if (cmd && strcmp(cmd->name, "demo") != 0 &&
-	    (is_help(argc, argv, first + 1) ||
-	     (first + 1 < argc && argv[first + 1][0] != '-' && is_help(argc, argv, first + 2))))
+	    (is_help(cargc, cargv, 0) ||
+	     (cargc > 0 && cargv[0][0] != '-' && is_help(cargc, cargv, 1))))
 		return help(1, argv + first);
 
 	status = find_workspace(&ctx, cmd, &found);
@@ -332,10 +322,10 @@ int main(int argc, char **argv)
 		status = no_workspace_refused(&ctx);
 	/* Before the first write, so a `git add -A` meanwhile finds it too. */
 	if (status == CLI_OK && !ctx.read_only &&
-	    writes_agent_state(cmd, argc - first - 1, argv + first + 1))
+	    writes_agent_state(cmd, cargc, cargv))
 		cli_exclude_agent_state(&ctx);
 	if (status == CLI_OK)
-		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
+		status = cmd ? cmd->run(&ctx, cargc, cargv)
 			     : cli_dashboard(&ctx);
 	if (ctx.ws_ready)
 		ac_workspace_free(&ctx.ws);
