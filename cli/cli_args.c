@@ -82,6 +82,14 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 	return CLI_OK;
 }
 
+int cli_args_parse_as(cli_args *out, const char *name, int argc, char **argv)
+{
+	for (size_t i = 0; i < cli_n_specs; i++)
+		if (!strcmp(cli_specs[i].name, name))
+			return cli_args_parse(out, &cli_specs[i], argc, argv);
+	return cli_error(CLI_FAILED, "%s: no such command spec", name);
+}
+
 static int opt_index(const cli_args *a, const char *name)
 {
 	for (int i = 0; a->spec->opts && a->spec->opts[i].name; i++)

@@ -60,6 +60,9 @@ typedef struct {
  * option, a missing value or one argument too many. */
 int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv);
 
+/* cli_args_parse() by the spec whose name is name ("journal query"). */
+int cli_args_parse_as(cli_args *out, const char *name, int argc, char **argv);
+
 /* The value of option name (as spec writes it), or NULL when not given. */
 const char *cli_args_get(const cli_args *a, const char *name);
 /* True when option name was given. */
