@@ -186,7 +186,9 @@ static const cli_opt config_trust_opts[] = {
 const cli_spec cli_specs[] = {
 	{"demo", "", 0, demo_opts, "a live demo workspace and its dashboard"},
 	{"journal log", "JSON|-", 1, NULL, "append one event to the journal"},
-	{"journal read", "", 0, journal_read_opts, "print the journal's events"},
+	/* A term given to read is refused by the command, which says to use
+	 * query. */
+	{"journal read", "", -1, journal_read_opts, "print the journal's events"},
 	{"journal query", "TERM...", -1, journal_read_opts, "print the events every term matches"},
 	{"journal check", "", 0, journal_check_opts, "check every line of the journal"},
 	{"journal rotate", "", 0, NULL, "start a new journal file, archiving the old one"},
