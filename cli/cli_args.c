@@ -58,7 +58,9 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 		const char *arg = argv[i], *value;
 		const cli_opt *o;
 
-		if (options_done || !is_option(arg)) {
+		o = options_done || !is_option(arg) ? NULL : find_opt(spec->opts, arg, &value);
+		if (options_done || !is_option(arg) ||
+		    (!o && (spec->flags & CLI_DASH_ARGS) && strcmp(arg, "--") != 0)) {
 			if (spec->max_args >= 0 && out->npos >= spec->max_args)
 				return cli_error(CLI_USAGE, "%s: unexpected '%s'", spec->name, arg);
 			/* Options only ever drop out, so this slot is free. */
@@ -69,7 +71,7 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 			options_done = true;
 			continue;
 		}
-		if (!(o = find_opt(spec->opts, arg, &value)))
+		if (!o)
 			return cli_error(CLI_USAGE, "%s: unknown option '%s'", spec->name, arg);
 		if (o->arg && !value) {
 			if (i + 1 >= argc)

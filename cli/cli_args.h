@@ -28,7 +28,13 @@ typedef struct {
 	int max_args;        /* the most positional arguments; -1: any number */
 	const cli_opt *opts; /* ended by an entry whose name is NULL */
 	const char *help;    /* one line */
+	unsigned flags;      /* CLI_DASH_ARGS */
 } cli_spec;
+
+/* A word that starts with '-' and is none of the spec's options is an
+ * argument, not an unknown option: the ids of sessions other programs
+ * wrote may start with '-'. */
+#define CLI_DASH_ARGS 1u
 
 /* Every command's spec, commands in --help's order. */
 extern const cli_spec cli_specs[];
