@@ -204,7 +204,7 @@ const cli_spec cli_specs[] = {
 	{"session fail", "ID", 1, request_only, "mark a session failed", CLI_DASH_ARGS},
 	{"session compact", "ID", 1, session_compact_opts, "summarise a session's older messages",
 	 CLI_DASH_ARGS},
-	{"session search", "TEXT", -1, session_search_opts, "find sessions whose messages hold TEXT", 0},
+	{"session search", "TEXT", 1, session_search_opts, "find sessions whose messages hold TEXT", 0},
 	{"session fork", "ID", 1, session_fork_opts, "copy a session, or its start, to a new one", 0},
 	{"session export", "ID", 1, session_export_opts, "write a session as Markdown or HTML", 0},
 	{"ops list", "", 0, ops_list_opts, "list the recorded operations", 0},
