@@ -183,25 +183,40 @@ int cli_args_take_globals(cli_context *ctx, const char *command, int *argc, char
 	return CLI_OK;
 }
 
-void cli_args_put_help(FILE *out, const cli_spec *spec, const char *lead)
+/* "-o, --output FILE": how an option is written. */
+static void opt_synopsis(char *out, size_t size, const cli_opt *o)
 {
+	snprintf(out, size, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+		 o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+static void put_opts(FILE *out, const cli_opt *opts)
+{
+	char left[128];
 	int width = 0;
 
-	fprintf(out, "%s%s%s%s%s\n", lead, spec->name, spec->args[0] ? " " : "", spec->args,
-		spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
-	fprintf(out, "  %s\n", spec->help);
-	for (const cli_opt *o = spec->opts; o && o->name; o++) {
-		int w = (int)strlen(o->name) + (o->alias ? (int)strlen(o->alias) + 2 : 0) +
-			(o->arg ? (int)strlen(o->arg) + 1 : 0);
-
-		if (w > width)
-			width = w;
+	for (const cli_opt *o = opts; o && o->name; o++) {
+		opt_synopsis(left, sizeof(left), o);
+		if ((int)strlen(left) > width)
+			width = (int)strlen(left);
 	}
-	for (const cli_opt *o = spec->opts; o && o->name; o++) {
-		char left[128];
-
-		snprintf(left, sizeof(left), "%s%s%s%s%s", o->alias ? o->alias : "",
-			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	for (const cli_opt *o = opts; o && o->name; o++) {
+		opt_synopsis(left, sizeof(left), o);
 		fprintf(out, "    %-*s  %s\n", width, left, o->help);
 	}
+}
+
+void cli_args_put_options(FILE *out, const cli_spec *spec)
+{
+	fprintf(out, "  %s\n", spec->help);
+	put_opts(out, spec->opts);
+	fputs("  and the global options, before or after the command:\n", out);
+	put_opts(out, cli_global_opts);
+}
+
+void cli_args_put_help(FILE *out, const cli_spec *spec, const char *lead)
+{
+	fprintf(out, "%s%s%s%s%s\n", lead, spec->name, spec->args[0] ? " " : "", spec->args,
+		spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
+	cli_args_put_options(out, spec);
 }

@@ -86,8 +86,11 @@ int cli_args_take_globals(cli_context *ctx, const char *command, int *argc, char
  * global option. */
 int cli_args_global(cli_context *ctx, int argc, char **argv, int *i);
 
-/* Writes spec's usage line and its options with their help to out. lead
- * goes before the first line ("usage: agentctl [-w DIR] "). */
+/* Writes spec's usage line, its help and its options with theirs (then
+ * the global options) to out. lead goes before the usage line ("usage:
+ * agentctl [-w DIR] "). */
 void cli_args_put_help(FILE *out, const cli_spec *spec, const char *lead);
+/* The same without the usage line. */
+void cli_args_put_options(FILE *out, const cli_spec *spec);
 
 #endif
