@@ -87,14 +87,15 @@ static const char usage_head[] =
 	"usage: agentctl [-w DIR] [--storage URL] [--theme NAME] [--read-only] [--poll]   the dashboard\n";
 
 static const char usage_tail[] =
-	"       agentctl help [COMMAND]\n"
+	"       agentctl help [COMMAND [SUBCOMMAND]]   (or COMMAND [SUBCOMMAND] --help)\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
 	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"
 	"  until is exclusive). FIELD is a dotted path: agent, status,\n"
 	"  action.type, trace.correlation_id, action.params.path, ...\n"
 	"\n"
-	"Options: -w, --workspace DIR  the workspace (default: the first folder from the current\n"
+	"Options (before or after the command):\n"
+	"         -w, --workspace DIR  the workspace (default: the first folder from the current\n"
 	"                              one up holding .agent/, JOURNAL.jsonl or .agentrc.json,\n"
 	"                              not past $HOME or AGENT_CEILING_DIRECTORIES; else the\n"
 	"                              current folder, which only the dashboard refuses)\n"
@@ -141,20 +142,33 @@ static const cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* help [COMMAND [SUBCOMMAND]]: the program's forms, a command's, or one
+ * subcommand's with its options (from its spec, cli_specs.c). */
 static int help(int argc, char **argv)
 {
 	const cli_command *cmd;
+	const cli_spec *spec;
 
 	if (argc == 0) {
 		put_help(stdout);
 		return cli_finish_output();
 	}
-	if (argc > 1)
-		return cli_error(CLI_USAGE, "help: unexpected '%s'", argv[1]);
+	if (argc > 2)
+		return cli_error(CLI_USAGE, "help: unexpected '%s'", argv[2]);
 	if (!(cmd = find_command(argv[0])))
 		return cli_error(CLI_USAGE, "help: unknown command '%s' (see 'agentctl --help')",
 				 argv[0]);
+	if (argc == 2) {
+		if (!(spec = cli_spec_find(cmd->name, argv[1])))
+			return cli_error(CLI_USAGE, "help: %s has no command '%s' (see 'agentctl "
+					 "help %s')", cmd->name, argv[1], cmd->name);
+		cli_args_put_help(stdout, spec, "usage: agentctl [-w DIR] ");
+		return cli_finish_output();
+	}
 	put_usage(stdout, cmd, "usage: agentctl [-w DIR] ");
+	/* A command without subcommands: its options, too. */
+	if ((spec = cli_spec_find(cmd->name, NULL)) && spec->opts)
+		cli_args_put_options(stdout, spec);
 	return cli_finish_output();
 }
 
@@ -310,10 +324,15 @@ int main(int argc, char **argv)
 		return status;
 	/* "agentctl session --help" and "agentctl session pause --help": that
 	 * command's forms, no workspace needed (not a session id "--help"). */
-	if (cmd && strcmp(cmd->name, "demo") != 0 &&
-	    (is_help(cargc, cargv, 0) ||
-	     (cargc > 0 && cargv[0][0] != '-' && is_help(cargc, cargv, 1))))
+	if (cmd && strcmp(cmd->name, "demo") != 0 && is_help(cargc, cargv, 0))
 		return help(1, argv + first);
+	if (cmd && strcmp(cmd->name, "demo") != 0 && cargc > 0 && cargv[0][0] != '-' &&
+	    is_help(cargc, cargv, 1)) {
+		char *words[] = {argv[first], cargv[0]};
+
+		/* A subcommand with a spec: its own help; else the command's. */
+		return help(cli_spec_find(cmd->name, cargv[0]) ? 2 : 1, words);
+	}
 
 	status = find_workspace(&ctx, cmd, &found);
 	if (status == CLI_OK)
