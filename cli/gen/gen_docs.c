@@ -1,23 +1,25 @@
-/* agentctl-gen-docs: writes the parts of the shell completions that list
- * commands and options, from the command specs (cli/cli_specs.c), between
- * the marker lines of the committed files, so they never drift from what
- * the parser takes.
+/* agentctl-gen-docs: writes the parts of the shell completion and the man
+ * page that list commands and options, from the command specs
+ * (cli/cli_specs.c), between the marker lines of the committed files, so
+ * they never drift from what the parser takes.
  *
  *   agentctl-gen-docs --check FILE...   exit 1 (and say which) when a FILE's
  *                                       generated part differs
  *   agentctl-gen-docs --write FILE...   rewrite those parts
  *
- * FILE is completions/agentctl.bash; its block lies between
- * BEGIN_MARK and END_MARK lines. Built by CMake, run by ctest and by the
- * gen-docs target; not installed. */
+ * FILE is completions/agentctl.bash (the lists its functions read) or
+ * docs/agentctl.1 (its COMMANDS summary); the part lies between a line
+ * holding BEGIN_MARK and one holding END_MARK. Built by CMake, run by
+ * ctest (generated_docs) and by the gen-docs target; not installed. */
 #include "cli_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BEGIN_MARK "# ---- generated from cli/cli_specs.c by agentctl-gen-docs: do not edit ----\n"
-#define END_MARK "# ---- end of the generated part ----\n"
+/* The marker lines hold these, after the file's comment leader. */
+#define BEGIN_MARK "---- generated from cli/cli_specs.c by agentctl-gen-docs: do not edit ----\n"
+#define END_MARK "---- end of the generated part ----\n"
 
 /* The command word of spec (its name up to a space) into word. */
 static void command_of(char *word, size_t size, const cli_spec *spec)
@@ -53,7 +55,6 @@ static void bash_block(ac_buf *out)
 	char word[64], last[64] = "";
 	size_t start;
 
-	ac_buf_printf(out, "%s", BEGIN_MARK);
 	ac_buf_printf(out, "_agentctl_commands=\"");
 	for (size_t i = 0; i < cli_n_specs; i++) {
 		command_of(word, sizeof(word), &cli_specs[i]);
@@ -104,7 +105,59 @@ static void bash_block(ac_buf *out)
 		put_opt_words(out, start, cli_specs[i].opts, false);
 		ac_buf_printf(out, "\" ;;\n");
 	}
-	ac_buf_printf(out, "\tesac\n}\n%s", END_MARK);
+	ac_buf_printf(out, "\tesac\n}\n");
+}
+
+/* text for roff: '-' as \-, a backslash doubled. */
+static void put_roff(ac_buf *out, const char *text)
+{
+	for (; *text; text++) {
+		if (*text == '-')
+			ac_buf_printf(out, "\\-");
+		else if (*text == '\\')
+			ac_buf_printf(out, "\\e");
+		else
+			ac_buf_append(out, text, 1);
+	}
+}
+
+/* The man page's summary of every command: its synopsis, what it does, and
+ * its options with theirs. */
+static void man_block(ac_buf *out)
+{
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const cli_spec *spec = &cli_specs[i];
+
+		/* .TP's tag is one line: bold name, italic arguments. */
+		ac_buf_printf(out, ".TP\n.%s \"", spec->args[0] ? "BI" : "B");
+		put_roff(out, spec->name);
+		if (spec->args[0]) {
+			ac_buf_printf(out, "\" \" ");
+			put_roff(out, spec->args);
+		}
+		ac_buf_printf(out, "\"\n");
+		put_roff(out, spec->help);
+		ac_buf_printf(out, ".\n");
+		if (!spec->opts || !spec->opts[0].name)
+			continue;
+		ac_buf_printf(out, ".RS\n");
+		for (const cli_opt *o = spec->opts; o->name; o++) {
+			ac_buf_printf(out, ".TP\n.%s \"", o->arg ? "BI" : "B");
+			if (o->alias) {
+				put_roff(out, o->alias);
+				ac_buf_printf(out, ", ");
+			}
+			put_roff(out, o->name);
+			if (o->arg) {
+				ac_buf_printf(out, "\" \" ");
+				put_roff(out, o->arg);
+			}
+			ac_buf_printf(out, "\"\n");
+			put_roff(out, o->help);
+			ac_buf_printf(out, ".\n");
+		}
+		ac_buf_printf(out, ".RE\n");
+	}
 }
 
 static int read_all(ac_buf *out, const char *path)
@@ -123,7 +176,8 @@ static int read_all(ac_buf *out, const char *path)
 	return 0;
 }
 
-/* now (a file's text) with its generated part replaced by block, into out. */
+/* now (a file's text) with the lines between its marker lines replaced
+ * by block, into out. */
 static int splice(ac_buf *out, const ac_buf *now, const char *path, const char *block)
 {
 	const char *begin, *end;
@@ -133,9 +187,19 @@ static int splice(ac_buf *out, const ac_buf *now, const char *path, const char *
 		fprintf(stderr, "%s: no generated part (the marker lines)\n", path);
 		return -1;
 	}
+	begin += strlen(BEGIN_MARK);
+	while (end > begin && end[-1] != '\n')
+		end--;
 	ac_buf_append(out, now->data, (size_t)(begin - now->data));
-	ac_buf_printf(out, "%s%s", block, end + strlen(END_MARK));
+	ac_buf_printf(out, "%s%s", block, end);
 	return 0;
+}
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t n = strlen(text), m = strlen(end);
+
+	return n >= m && !strcmp(text + n - m, end);
 }
 
 int main(int argc, char **argv)
@@ -147,10 +211,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: agentctl-gen-docs --check|--write FILE...\n");
 		return 2;
 	}
-	bash_block(&block);
 	for (int i = 2; i < argc; i++) {
 		ac_buf now = AC_BUF_INIT, want = AC_BUF_INIT;
 		FILE *f;
+
+		/* A man page (FILE.1) gets the summary; a shell file its lists. */
+		ac_buf_clear(&block);
+		if (ends_with(argv[i], ".1"))
+			man_block(&block);
+		else
+			bash_block(&block);
 
 		if (read_all(&now, argv[i]) || splice(&want, &now, argv[i], block.data)) {
 			status = 1;
