@@ -9,33 +9,28 @@
 WS=$TMP/ws
 mkdir -p "$WS/.agent/sessions"
 
+. "$(dirname "$0")/lib/subcommands.sh"
 subs=0
-while read -r cmd rest; do
-	[ "$cmd" = demo ] && continue
-	for form in $(printf '%s\n' "$rest" | sed 's/ | /\n/g' | awk '{print $1}'); do
-		for sub in ${form//|/ }; do
-			case $sub in [a-z]*) ;; *) continue ;; esac
-			[ "$cmd" = usage ] && continue # daily|session|block are arguments
-			subs=$((subs + 1))
-			"$AC" -w "$WS" "$cmd" "$sub" --help >"$TMP/h1" 2>"$TMP/err"
-			check "$cmd $sub --help: exit 0" [ $? = 0 ]
-			check "$cmd $sub --help: its own usage line" \
-				grep -q "^usage: agentctl \[-w DIR\] $cmd $sub\b" "$TMP/h1"
-			check "$cmd $sub --help: the global options" grep -q -- "--storage URL" "$TMP/h1"
-			"$AC" help "$cmd" "$sub" >"$TMP/h2" 2>&1
-			check "help $cmd $sub = $cmd $sub --help" cmp -s "$TMP/h1" "$TMP/h2"
-			# Each option shown, given (with a value when it takes one,
-			# read-only so nothing changes): never unknown.
-			sed -n '/^  and the global options/q; s/^    \(-[a-z], \)\{0,1\}\(--[a-z0-9-]*\)\( [^ ]*\)\{0,1\}  .*/\2\3/p' \
-				"$TMP/h1" >"$TMP/opts"
-			while read -r opt value; do
-				"$AC" -w "$WS" --read-only "$cmd" "$sub" "$opt" ${value:+x} \
-					>/dev/null 2>"$TMP/err" </dev/null
-				check "$cmd $sub $opt is known" eval '! grep -q "unknown option" "$TMP/err"'
-			done <"$TMP/opts"
-		done
-	done
-done < <("$AC" --help | sed -n 's/^ *\(usage: \)\{0,1\}agentctl \[-w DIR\] //p')
+while read -r cmd sub; do
+	[ -n "$sub" ] || continue # usage: daily|session|block are arguments
+	subs=$((subs + 1))
+	"$AC" -w "$WS" "$cmd" "$sub" --help >"$TMP/h1" 2>"$TMP/err"
+	check "$cmd $sub --help: exit 0" [ $? = 0 ]
+	check "$cmd $sub --help: its own usage line" \
+		grep -q "^usage: agentctl \[-w DIR\] $cmd $sub\b" "$TMP/h1"
+	check "$cmd $sub --help: the global options" grep -q -- "--storage URL" "$TMP/h1"
+	"$AC" help "$cmd" "$sub" >"$TMP/h2" 2>&1
+	check "help $cmd $sub = $cmd $sub --help" cmp -s "$TMP/h1" "$TMP/h2"
+	# Each option shown, given (with a value when it takes one, read-only
+	# so nothing changes): never unknown.
+	sed -n '/^  and the global options/q; s/^    \(-[a-z], \)\{0,1\}\(--[a-z0-9-]*\)\( [^ ]*\)\{0,1\}  .*/\2\3/p' \
+		"$TMP/h1" >"$TMP/opts"
+	while read -r opt value; do
+		"$AC" -w "$WS" --read-only "$cmd" "$sub" "$opt" ${value:+x} \
+			>/dev/null 2>"$TMP/err" </dev/null
+		check "$cmd $sub $opt is known" eval '! grep -q "unknown option" "$TMP/err"'
+	done <"$TMP/opts"
+done < <(subcommands)
 check "subcommands were found ($subs)" [ "$subs" -ge 30 ]
 
 # A command without subcommands shows its options after its forms.

@@ -34,21 +34,15 @@ check "no option after a valued option" eval '[ -z "$(complete_bash agentctl ses
 check "usage's kinds" offers daily agentctl usage d
 
 # Every option each subcommand's --help shows is offered after it.
+. "$(dirname "$0")/lib/subcommands.sh"
 n=0
-while read -r cmd rest; do
-	[ "$cmd" = demo ] && continue
-	for form in $(printf '%s\n' "$rest" | sed 's/ | /\n/g' | awk '{print $1}'); do
-		for sub in ${form//|/ }; do
-			case $sub in [a-z]*) ;; *) continue ;; esac
-			[ "$cmd" = usage ] && sub=
-			"$AC" help "$cmd" $sub >"$TMP/h" 2>/dev/null || continue
-			complete_bash agentctl "$cmd" $sub -- >"$TMP/c"
-			for opt in $(sed -n '/^  and the global options/q; s/^    \(-[a-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' "$TMP/h"); do
-				n=$((n + 1))
-				check "$cmd $sub: $opt offered" grep -qx -- "$opt" "$TMP/c"
-			done
-		done
+while read -r cmd sub; do
+	"$AC" help "$cmd" $sub >"$TMP/h" 2>/dev/null || continue
+	complete_bash agentctl "$cmd" $sub -- >"$TMP/c"
+	for opt in $(sed -n '/^  and the global options/q; s/^    \(-[a-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' "$TMP/h"); do
+		n=$((n + 1))
+		check "$cmd $sub: $opt offered" grep -qx -- "$opt" "$TMP/c"
 	done
-done < <("$AC" --help | sed -n 's/^ *\(usage: \)\{0,1\}agentctl \[-w DIR\] //p')
+done < <(subcommands)
 check "options were checked ($n)" [ "$n" -ge 60 ]
 finish
