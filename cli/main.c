@@ -189,9 +189,10 @@ static bool is_help(int argc, char **argv, int i)
 	return i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"));
 }
 
-/* Options before the command. Returns the index of the command word (argc
- * for the dashboard), or -1 - exit status when the program is done. */
-static int parse_options(cli_context *ctx, int argc, char **argv)
+/* Options before the command (*json: --json, the command's own, was
+ * among them). Returns the index of the command word (argc for the
+ * dashboard), or -1 - exit status when the program is done. */
+static int parse_options(cli_context *ctx, bool *json, int argc, char **argv)
 {
 	int i, status;
 
@@ -204,6 +205,8 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		} else if (!strcmp(arg, "--version")) {
 			printf("agentctl %s\n", ac_version());
 			return -1 - cli_finish_output();
+		} else if (!strcmp(arg, "--json")) {
+			*json = true;
 		} else if ((status = cli_args_global(ctx, argc, argv, &i)) >= 0) {
 			if (status)
 				return -1 - status;
@@ -214,6 +217,31 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		}
 	}
 	return i;
+}
+
+/* `agentctl --json COMMAND...`: --json handed to the command, after its
+ * subcommand word, when its spec takes one (into *out, allocated: the
+ * caller frees it); CLI_USAGE, said, when it prints no JSON. */
+static int pass_json(char ***out, const cli_command *cmd, int *cargc, char **cargv)
+{
+	const cli_spec *spec = cli_spec_find(cmd->name, NULL);
+	int at = 0;
+
+	if (!spec && *cargc > 0 && (spec = cli_spec_find(cmd->name, cargv[0])))
+		at = 1;
+	for (const cli_opt *o = spec ? spec->opts : NULL; o && o->name; o++) {
+		if (strcmp(o->name, "--json"))
+			continue;
+		if (!(*out = malloc(((size_t)*cargc + 2) * sizeof(char *))))
+			return cli_error(CLI_FAILED, "out of memory");
+		memcpy(*out, cargv, (size_t)at * sizeof(char *));
+		(*out)[at] = (char *)"--json";
+		memcpy(*out + at + 1, cargv + at, ((size_t)*cargc - (size_t)at + 1) * sizeof(char *));
+		++*cargc;
+		return CLI_OK;
+	}
+	return cli_error(CLI_USAGE, "--json: '%s%s%s' prints no JSON (see 'agentctl help %s')",
+			 cmd->name, spec && at ? " " : "", spec && at ? cargv[0] : "", cmd->name);
 }
 
 static int open_workspace(cli_context *ctx)
@@ -306,10 +334,11 @@ int main(int argc, char **argv)
 {
 	cli_context ctx = {.workspace = NULL};
 	const cli_command *cmd = NULL;
-	char *found = NULL, **cargv;
+	char *found = NULL, **cargv, **with_json = NULL;
 	int first, status, cargc;
+	bool json = false;
 
-	if ((first = parse_options(&ctx, argc, argv)) < 0)
+	if ((first = parse_options(&ctx, &json, argc, argv)) < 0)
 		return -1 - first;
 	if (first < argc && !strcmp(argv[first], "help"))
 		return help(argc - first - 1, argv + first + 1);
@@ -322,6 +351,13 @@ int main(int argc, char **argv)
 	cargv = argv + first + 1;
 	if (cmd && (status = cli_args_take_globals(&ctx, cmd->name, &cargc, cargv)))
 		return status;
+	if (json && !cmd)
+		return cli_error(CLI_USAGE, "--json: the dashboard prints no JSON (name a command)");
+	if (json && !is_help(cargc, cargv, 0) && !is_help(cargc, cargv, 1)) {
+		if ((status = pass_json(&with_json, cmd, &cargc, cargv)))
+			return status;
+		cargv = with_json;
+	}
 	/* "agentctl session --help" and "agentctl session pause --help": that
 	 * command's forms, no workspace needed (not a session id "--help"). */
 	if (cmd && strcmp(cmd->name, "demo") != 0 && is_help(cargc, cargv, 0))
@@ -351,5 +387,6 @@ int main(int argc, char **argv)
 	ac_config_free(ctx.config);
 	free(ctx.no_workspace);
 	free(found);
+	free(with_json);
 	return status;
 }

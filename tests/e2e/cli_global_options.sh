@@ -83,4 +83,11 @@ check "a value that looks like a global option stays the value" \
 run session create --id s4 -- --poll
 check "after --, --poll is the task" \
 	eval '[ "$RC" = 0 ] && jq -e ".task == \"--poll\"" "$WS/.agent/sessions/s4.json" >/dev/null'
+# --json before the command goes to the command that prints JSON, after
+# its subcommand word; to one that prints none: one line, exit 2.
+same "--json before" '-w "$WS" --json session list' '-w "$WS" session list --json'
+same "--json before usage" '-w "$WS" --json usage daily' '-w "$WS" usage daily --json'
+run --json gc --keep 1
+check "--json gc: exit 2" rc_is 2
+check "... one line naming it" eval '[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "--json" "$TMP/err"'
 finish
