@@ -192,4 +192,7 @@ int cli_dashboard(cli_context *ctx);
  * (cli_storage_migrate.c); argv starts after "migrate". */
 int cli_storage_migrate(cli_context *ctx, int argc, char **argv);
 
+/* Every command's options and arguments, and their one parser. */
+#include "cli_args.h"
+
 #endif

@@ -54,17 +54,14 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	ac_checkpoint_header_list list = {0};
 	json_t *array = NULL;
 	ac_buf line = AC_BUF_INIT;
-	bool json = false;
+	bool json;
+	cli_args args;
 	int status;
 
-	for (int a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
-			json = true;
-		else if (!filter.session_id && argv[a][0] != '-')
-			filter.session_id = argv[a];
-		else
-			return cli_error(CLI_USAGE, "checkpoint list: unexpected '%s'", argv[a]);
-	}
+	if ((status = cli_args_parse_as(&args, "checkpoint list", argc, argv)))
+		return status;
+	json = cli_args_has(&args, "--json");
+	filter.session_id = args.npos ? args.pos[0] : NULL;
 	if (!filter.session_id)
 		return cli_error(CLI_USAGE, "checkpoint list needs a session id");
 	if (ac_session_id_check(filter.session_id) != 0)
@@ -120,30 +117,23 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_create_options opts = {0};
 	ac_checkpoint_store *store = NULL;
-	const char *session = NULL, *input_arg = NULL, *version_arg = NULL;
-	bool json = false, tombstone = false;
+	const char *session, *input_arg, *version_arg;
+	bool json, tombstone;
 	ac_buf text = AC_BUF_INIT;
 	json_t *doc = NULL, *input = NULL;
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int a = 0; a < argc && status == CLI_OK; a++) {
-		if (!strcmp(argv[a], "--json"))
-			json = true;
-		else if (!strcmp(argv[a], "--tombstone"))
-			tombstone = true;
-		else if (cli_option(&opts.node, "--node", argc, argv, &a, &status) ||
-			 cli_option(&input_arg, "--input", argc, argv, &a, &status) ||
-			 cli_option(&opts.last_input_type, "--input-type", argc, argv, &a, &status) ||
-			 cli_option(&opts.checkpoint_id, "--id", argc, argv, &a, &status) ||
-			 cli_option(&version_arg, "--version", argc, argv, &a, &status))
-			continue;
-		else if (!session && argv[a][0] != '-')
-			session = argv[a];
-		else
-			return cli_error(CLI_USAGE, "checkpoint create: unexpected '%s'", argv[a]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "checkpoint create", argc, argv)))
 		return status;
+	session = args.npos ? args.pos[0] : NULL;
+	json = cli_args_has(&args, "--json");
+	tombstone = cli_args_has(&args, "--tombstone");
+	opts.node = cli_args_get(&args, "--node");
+	input_arg = cli_args_get(&args, "--input");
+	opts.last_input_type = cli_args_get(&args, "--input-type");
+	opts.checkpoint_id = cli_args_get(&args, "--id");
+	version_arg = cli_args_get(&args, "--version");
 	if (!session)
 		return cli_error(CLI_USAGE, "checkpoint create needs a session id");
 	if (ac_session_id_check(session) != 0)
@@ -284,36 +274,27 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 {
 	ac_checkpoint_plan plan = {0};
 	ac_checkpoint_store *store = NULL;
-	const char *session = NULL, *ckpt = NULL;
-	bool latest = false, yes = false;
+	const char *session, *ckpt;
+	bool latest, yes;
 	ac_buf out = AC_BUF_INIT, notes = AC_BUF_INIT;
 	ac_checkpoint_rollback_result result = {0};
 	ac_checkpoint_uncertain uncertain = AC_CHECKPOINT_UNCERTAIN_STOP;
+	cli_args args;
 	int status;
 
-	for (int a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "--latest"))
-			latest = true;
-		else if (!strcmp(argv[a], "--yes"))
-			yes = true;
-		else if (!strcmp(argv[a], "--skip-uncertain") || !strcmp(argv[a], "--rerun-uncertain")) {
-			ac_checkpoint_uncertain chosen = argv[a][2] == 's' ? AC_CHECKPOINT_UNCERTAIN_SKIP
-									  : AC_CHECKPOINT_UNCERTAIN_RERUN;
-
-			if (uncertain != AC_CHECKPOINT_UNCERTAIN_STOP && uncertain != chosen)
-				return cli_error(CLI_USAGE, "checkpoint rollback: --skip-uncertain and "
-						 "--rerun-uncertain exclude each other");
-			uncertain = chosen;
-		}
-		else if (argv[a][0] == '-')
-			return cli_error(CLI_USAGE, "checkpoint rollback: unexpected '%s'", argv[a]);
-		else if (!session)
-			session = argv[a];
-		else if (!ckpt)
-			ckpt = argv[a];
-		else
-			return cli_error(CLI_USAGE, "checkpoint rollback: unexpected '%s'", argv[a]);
-	}
+	if ((status = cli_args_parse_as(&args, "checkpoint rollback", argc, argv)))
+		return status;
+	session = args.npos > 0 ? args.pos[0] : NULL;
+	ckpt = args.npos > 1 ? args.pos[1] : NULL;
+	latest = cli_args_has(&args, "--latest");
+	yes = cli_args_has(&args, "--yes");
+	if (cli_args_has(&args, "--skip-uncertain") && cli_args_has(&args, "--rerun-uncertain"))
+		return cli_error(CLI_USAGE, "checkpoint rollback: --skip-uncertain and "
+				 "--rerun-uncertain exclude each other");
+	if (cli_args_has(&args, "--skip-uncertain"))
+		uncertain = AC_CHECKPOINT_UNCERTAIN_SKIP;
+	else if (cli_args_has(&args, "--rerun-uncertain"))
+		uncertain = AC_CHECKPOINT_UNCERTAIN_RERUN;
 	if (!session || latest == (ckpt != NULL))
 		return cli_error(CLI_USAGE, "checkpoint rollback needs a session id and either a "
 				 "checkpoint id or --latest");

@@ -209,35 +209,23 @@ static int trust(cli_context *ctx, const char *sha256)
 
 int cli_config(cli_context *ctx, int argc, char **argv)
 {
-	bool origin = false, json = false;
+	const char *sha256;
+	cli_args a;
+	int status;
 
 	if (argc >= 1 && !strcmp(argv[0], "trust")) {
-		const char *sha256 = NULL;
-
-		if (argc >= 2 && !strcmp(argv[1], "--sha256")) {
-			if (argc == 2)
-				return cli_error(CLI_USAGE, "config trust: --sha256 needs the hash "
-						 "`agentctl config show` printed");
-			sha256 = argv[2];
-			if (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64)
-				return cli_error(CLI_USAGE, "config trust: --sha256 '%.80s' is not 64 "
-						 "hex digits", sha256);
-		}
-		if (argc > (sha256 ? 3 : 1))
-			return cli_error(CLI_USAGE, "config trust: unexpected '%s'",
-					 argv[sha256 ? 3 : 1]);
+		if ((status = cli_args_parse_as(&a, "config trust", argc - 1, argv + 1)))
+			return status;
+		sha256 = cli_args_get(&a, "--sha256");
+		if (sha256 && (strlen(sha256) != 64 || strspn(sha256, "0123456789abcdefABCDEF") != 64))
+			return cli_error(CLI_USAGE, "config trust: --sha256 '%.80s' is not 64 "
+					 "hex digits", sha256);
 		return trust(ctx, sha256);
 	}
 	if (argc == 0 || strcmp(argv[0], "show") != 0)
 		return cli_error(CLI_USAGE, "config needs a command: show [--origin] [--json] | "
 				 "trust [--sha256 HEX]");
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--origin"))
-			origin = true;
-		else if (!strcmp(argv[i], "--json"))
-			json = true;
-		else
-			return cli_error(CLI_USAGE, "config show: unknown option '%s'", argv[i]);
-	}
-	return show(ctx, origin, json);
+	if ((status = cli_args_parse_as(&a, "config show", argc - 1, argv + 1)))
+		return status;
+	return show(ctx, cli_args_has(&a, "--origin"), cli_args_has(&a, "--json"));
 }

@@ -125,22 +125,21 @@ int cli_demo(cli_context *ctx, int argc, char **argv)
 	bool ui = true, ws_ready = false;
 	size_t seconds = 5;
 	pid_t pid = -1, parent = getpid();
+	cli_args args;
 	int status = CLI_OK, sim_status;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-ui")) {
-			ui = false;
-		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-			if (cli_parse_count(&seconds, "--seconds", argv[++i]) != CLI_OK)
-				return CLI_USAGE;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_text, stdout);
 			return CLI_OK;
-		} else {
-			return cli_error(CLI_USAGE, "demo: unknown argument '%s' (usage: agentctl demo "
-					 "[--no-ui [--seconds N]])", argv[i]);
 		}
 	}
+	if ((status = cli_args_parse_as(&args, "demo", argc, argv)))
+		return status;
+	ui = !cli_args_has(&args, "--no-ui");
+	if (cli_args_has(&args, "--seconds") &&
+	    cli_parse_count(&seconds, "--seconds", cli_args_get(&args, "--seconds")) != CLI_OK)
+		return CLI_USAGE;
 	if (ui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cli_error(CLI_USAGE, "demo: the dashboard needs a terminal "
 					    "(or run 'agentctl demo --no-ui')");

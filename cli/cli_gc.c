@@ -50,26 +50,21 @@ static int gc_usage(void)
 
 static int parse_gc_args(ac_gc_policy *policy, bool *dry_run, int argc, char **argv)
 {
-	int status = CLI_OK;
+	const char *keep, *older_than;
+	cli_args a;
+	int status;
 
-	for (int i = 0; i < argc; i++) {
-		const char *value;
-
-		if (!strcmp(argv[i], "--dry-run")) {
-			*dry_run = true;
-		} else if (cli_option(&value, "--keep", argc, argv, &i, &status)) {
-			if (status || (status = cli_parse_count(&policy->keep, "--keep", value)))
-				return status;
-			policy->has_keep = true;
-		} else if (cli_option(&value, "--older-than", argc, argv, &i, &status)) {
-			if (status)
-				return status;
-			if (ac_gc_parse_age(&policy->older_than_ms, value))
-				return cli_error(CLI_USAGE, "--older-than: %s", ac_error_last());
-		} else {
-			return cli_error(CLI_USAGE, "gc: unexpected '%s'", argv[i]);
-		}
+	if ((status = cli_args_parse_as(&a, "gc", argc, argv)))
+		return status;
+	*dry_run = cli_args_has(&a, "--dry-run");
+	if ((keep = cli_args_get(&a, "--keep"))) {
+		if ((status = cli_parse_count(&policy->keep, "--keep", keep)))
+			return status;
+		policy->has_keep = true;
 	}
+	older_than = cli_args_get(&a, "--older-than");
+	if (older_than && ac_gc_parse_age(&policy->older_than_ms, older_than))
+		return cli_error(CLI_USAGE, "--older-than: %s", ac_error_last());
 	if (!policy->has_keep && policy->older_than_ms <= 0)
 		return gc_usage();
 	return CLI_OK;

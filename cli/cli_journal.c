@@ -246,45 +246,31 @@ static int cmd_scan(ac_journal_store *store, int argc, char **argv, bool is_quer
 {
 	const char **terms = calloc((size_t)argc + 1, sizeof(char *));
 	size_t nterms = 0, last_n = 0;
-	bool all = false, options_done = false, last_given = false, strict = false;
+	bool all, last_given, strict;
 	ac_scan_stats stats = {0};
 	printer p = {0};
 	ac_query *q = NULL;
+	cli_args args;
 	int status = CLI_OK, rc;
 
 	if (!terms)
 		return cli_error(CLI_FAILED, "out of memory");
-	for (int i = 0; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!options_done && !strcmp(arg, "--")) {
-			options_done = true;
-		} else if (!options_done && !strcmp(arg, "--json")) {
-			p.json = true;
-		} else if (!options_done && !strcmp(arg, "--strict")) {
-			strict = true;
-		} else if (!options_done && !strcmp(arg, "--all")) {
-			all = true;
-		} else if (!options_done && !strcmp(arg, "--last")) {
-			if ((status = cli_parse_count(&last_n, "--last", i + 1 < argc ? argv[++i] : NULL)))
-				goto done;
-			last_given = true;
-		} else if (!options_done && !strncmp(arg, "--last=", 7)) {
-			if ((status = cli_parse_count(&last_n, "--last", arg + 7)))
-				goto done;
-			last_given = true;
-		} else if (!options_done && arg[0] == '-' && arg[1]) {
-			status = cli_error(CLI_USAGE, "journal %s: unknown option '%s'",
-					   is_query ? "query" : "read", arg);
-			goto done;
-		} else if (is_query) {
-			terms[nterms++] = arg;
-		} else {
-			status = cli_error(CLI_USAGE, "journal read: unexpected '%s' "
-					   "(to filter, use 'journal query')", arg);
-			goto done;
-		}
+	if ((status = cli_args_parse_as(&args, is_query ? "journal query" : "journal read", argc,
+					argv)))
+		goto done;
+	p.json = cli_args_has(&args, "--json");
+	strict = cli_args_has(&args, "--strict");
+	all = cli_args_has(&args, "--all");
+	last_given = cli_args_has(&args, "--last");
+	if (last_given && (status = cli_parse_count(&last_n, "--last", cli_args_get(&args, "--last"))))
+		goto done;
+	if (!is_query && args.npos > 0) {
+		status = cli_error(CLI_USAGE, "journal read: unexpected '%s' "
+				   "(to filter, use 'journal query')", args.pos[0]);
+		goto done;
 	}
+	for (int i = 0; i < args.npos; i++)
+		terms[nterms++] = args.pos[i];
 	if (is_query && nterms == 0) {
 		status = cli_error(CLI_USAGE, "journal query needs at least one term, e.g. agent=Claude");
 		goto done;
@@ -354,15 +340,13 @@ static int report_checked(const char *part, uint64_t valid, uint64_t invalid, vo
 static int cmd_check(ac_journal_store *store, int argc, char **argv)
 {
 	uint64_t total_invalid = 0;
-	bool all = false;
+	bool all;
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--all"))
-			all = true;
-		else
-			return cli_error(CLI_USAGE, "journal check: unexpected '%s'", argv[i]);
-	}
+	if ((status = cli_args_parse_as(&args, "journal check", argc, argv)))
+		return status;
+	all = cli_args_has(&args, "--all");
 	if (store->ops->check(store, all, report_invalid, report_checked, &total_invalid) != 0)
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 	report_unread(store, all);

@@ -67,18 +67,13 @@ static int cmd_list(const ac_workspace *ws, int argc, char **argv)
 	ac_buf line = AC_BUF_INIT, what = AC_BUF_INIT;
 	json_t *array = NULL;
 	bool json = false;
+	cli_args args;
 	int status;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--session") && i + 1 < argc)
-			session = argv[++i];
-		else if (!strncmp(argv[i], "--session=", 10))
-			session = argv[i] + 10;
-		else
-			return cli_error(CLI_USAGE, "ops list: unexpected '%s'", argv[i]);
-	}
+	if ((status = cli_args_parse_as(&args, "ops list", argc, argv)))
+		return status;
+	json = cli_args_has(&args, "--json");
+	session = cli_args_get(&args, "--session");
 	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -235,17 +230,13 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	size_t details_len = 0;
 	const char *id = NULL;
 	bool patch = false;
+	cli_args args;
 	int status;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--patch") || !strcmp(argv[i], "-p"))
-			patch = true;
-		else if (argv[i][0] == '-' || id)
-			return cli_error(CLI_USAGE, "ops show: unexpected '%s' (ops show OPID [--patch])",
-					 argv[i]);
-		else
-			id = argv[i];
-	}
+	if ((status = cli_args_parse_as(&args, "ops show", argc, argv)))
+		return status;
+	patch = cli_args_has(&args, "--patch");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id || !*id)
 		return cli_error(CLI_USAGE, "ops show takes one operation id");
 	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
@@ -463,20 +454,20 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 	rollback_mode mode = RUN;
 	const char *id = NULL;
 	bool dry_run = false, yes = false, finished = false;
+	cli_args args;
 	int status;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--dry-run"))
-			dry_run = true;
-		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
-			yes = true;
-		else if ((!strcmp(argv[i], "--finish") || !strcmp(argv[i], "--undo")) && mode == RUN)
-			mode = argv[i][2] == 'f' ? FINISH : UNDO;
-		else if (argv[i][0] == '-' || id)
-			return cli_error(CLI_USAGE, "%s: unexpected '%s'", name, argv[i]);
-		else
-			id = argv[i];
-	}
+	if ((status = cli_args_parse_as(&args, name, argc, argv)))
+		return status;
+	dry_run = cli_args_has(&args, "--dry-run");
+	yes = cli_args_has(&args, "--yes");
+	id = args.npos ? args.pos[0] : NULL;
+	if (cli_args_has(&args, "--finish") && cli_args_has(&args, "--undo"))
+		return cli_error(CLI_USAGE, "%s: --finish and --undo exclude each other", name);
+	if (cli_args_has(&args, "--finish"))
+		mode = FINISH;
+	else if (cli_args_has(&args, "--undo"))
+		mode = UNDO;
 	if (mode != RUN && id)
 		return cli_error(CLI_USAGE, "%s %s: acts on the interrupted rollback or revert the "
 				 "intent names, without an operation id", name,
@@ -547,18 +538,15 @@ static int cmd_record(const cli_context *ctx, int argc, char **argv)
 	ac_op *op = NULL;
 	bool json = false;
 	size_t t;
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!cli_option(&session, "--session", argc, argv, &i, &status) &&
-			 !cli_option(&type, "--type", argc, argv, &i, &status) &&
-			 !cli_option(&details_arg, "--details", argc, argv, &i, &status))
-			return cli_error(CLI_USAGE, "ops record: unexpected '%s'", argv[i]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "ops record", argc, argv)))
 		return status;
+	json = cli_args_has(&args, "--json");
+	session = cli_args_get(&args, "--session");
+	type = cli_args_get(&args, "--type");
+	details_arg = cli_args_get(&args, "--details");
 	if (!session || !type || !details_arg)
 		return cli_error(CLI_USAGE, "ops record needs --session ID, --type T and --details "
 				 "JSON (or - for standard input)");

@@ -200,27 +200,24 @@ typedef struct {
 
 static int parse_list_args(list_filter *f, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			f->json = true;
-		} else if (!strcmp(argv[i], "--all-projects")) {
-			f->all_projects = true;
-		} else if (!strcmp(argv[i], "--children")) {
-			f->children = true;
-		} else if (!strcmp(argv[i], "--status") && i + 1 < argc) {
-			f->status = argv[++i];
-			if (!is_status(f->status))
-				return cli_error(CLI_USAGE, "--status: '%s' is not one of running, paused, "
-						 "completed, failed", f->status);
-		} else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
-			if (ac_session_state_parse(&f->state, argv[++i]))
-				return cli_error(CLI_USAGE, "--state: %s", ac_error_last());
-			f->state_set = true;
-		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
-			f->user = argv[++i];
-		} else {
-			return cli_error(CLI_USAGE, "session list: unexpected '%s'", argv[i]);
-		}
+	const char *state;
+	cli_args a;
+	int status;
+
+	if ((status = cli_args_parse_as(&a, "session list", argc, argv)))
+		return status;
+	f->json = cli_args_has(&a, "--json");
+	f->all_projects = cli_args_has(&a, "--all-projects");
+	f->children = cli_args_has(&a, "--children");
+	f->user = cli_args_get(&a, "--user");
+	f->status = cli_args_get(&a, "--status");
+	if (f->status && !is_status(f->status))
+		return cli_error(CLI_USAGE, "--status: '%s' is not one of running, paused, "
+				 "completed, failed", f->status);
+	if ((state = cli_args_get(&a, "--state"))) {
+		if (ac_session_state_parse(&f->state, state))
+			return cli_error(CLI_USAGE, "--state: %s", ac_error_last());
+		f->state_set = true;
 	}
 	return CLI_OK;
 }
@@ -579,16 +576,13 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	bool json = false, local;
 	const char *id = NULL, *status_text;
 	json_t *messages, *metadata;
+	cli_args args;
 	int status, rc;
 
-	for (int a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
-			json = true;
-		else if (!id)
-			id = argv[a];
-		else
-			return cli_error(CLI_USAGE, "session show: unexpected '%s'", argv[a]);
-	}
+	if ((status = cli_args_parse_as(&args, "session show", argc, argv)))
+		return status;
+	json = cli_args_has(&args, "--json");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id)
 		return cli_error(CLI_USAGE, "session show needs a session id");
 	if ((status = cli_open_backend(&b, ctx)))
@@ -699,12 +693,16 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 	ac_buf notes = AC_BUF_INIT;
 	ac_operator_outcome out;
 	size_t v = 0;
+	cli_args args;
 	int rc;
 
 	while (strcmp(verbs[v].verb, verb))
 		v++;
-	if (argc != 1)
+	if ((rc = cli_args_parse(&args, cli_spec_find("session", verb), argc, argv)))
+		return rc;
+	if (args.npos != 1)
 		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
+	argv = args.pos;
 	if ((rc = store_id_check(ctx, argv[0], "")))
 		return rc;
 	if (ctx->request_id) {
@@ -761,18 +759,15 @@ static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 	const ac_workspace *ws = &ctx->ws;
 	ac_operator_compaction result = {0};
 	ac_buf notes = AC_BUF_INIT;
-	const char *id = NULL;
-	bool force = false;
+	const char *id;
+	bool force;
+	cli_args args;
 	int status;
 
-	for (int a = 0; a < argc; a++) {
-		if (!strcmp(argv[a], "--force"))
-			force = true;
-		else if (!id)
-			id = argv[a];
-		else
-			return cli_error(CLI_USAGE, "session compact: unexpected '%s'", argv[a]);
-	}
+	if ((status = cli_args_parse_as(&args, "session compact", argc, argv)))
+		return status;
+	force = cli_args_has(&args, "--force");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id)
 		return cli_error(CLI_USAGE, "session compact needs a session id");
 	if ((status = store_id_check(ctx, id, "")))
@@ -976,35 +971,25 @@ done:
 static int cmd_create(const cli_context *ctx, int argc, char **argv)
 {
 	const ac_workspace *ws = &ctx->ws;
-	const char *task = NULL, *id = NULL, *tenant = NULL, *user = NULL, *agent = NULL;
-	bool json = false, options_done = false, resume = false;
+	const char *task, *id, *tenant, *user, *agent;
+	bool json, resume;
+	cli_args args;
 	ac_session *s = NULL;
 	ac_backend b = {0};
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		const char *arg = argv[i];
-
-		if (options_done || arg[0] != '-' || !arg[1]) {
-			if (task)
-				return cli_error(CLI_USAGE, "session create: unexpected '%s' (quote a "
-						 "task of several words)", arg);
-			task = arg;
-		} else if (!strcmp(arg, "--")) {
-			options_done = true;
-		} else if (!strcmp(arg, "--json")) {
-			json = true;
-		} else if (!strcmp(arg, "--resume")) {
-			resume = true;
-		} else if (!cli_option(&id, "--id", argc, argv, &i, &status) &&
-			   !cli_option(&tenant, "--tenant", argc, argv, &i, &status) &&
-			   !cli_option(&user, "--user", argc, argv, &i, &status) &&
-			   !cli_option(&agent, "--agent", argc, argv, &i, &status)) {
-			return cli_error(CLI_USAGE, "session create: unknown option '%s'", arg);
-		}
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "session create", argc, argv)))
 		return status;
+	if (args.npos > 1)
+		return cli_error(CLI_USAGE, "session create: unexpected '%s' (quote a task of "
+				 "several words)", args.pos[1]);
+	task = args.npos ? args.pos[0] : NULL;
+	json = cli_args_has(&args, "--json");
+	resume = cli_args_has(&args, "--resume");
+	id = cli_args_get(&args, "--id");
+	tenant = cli_args_get(&args, "--tenant");
+	user = cli_args_get(&args, "--user");
+	agent = cli_args_get(&args, "--agent");
 	if (!task)
 		return cli_error(CLI_USAGE, "session create needs a task (the first message's "
 				 "subject; \"\" for none)");
@@ -1133,18 +1118,14 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 	ac_session *s = NULL;
 	ac_backend b = {0};
 	bool json = false;
+	cli_args args;
 	int status;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!id && (argv[i][0] != '-' || !argv[i][1]))
-			id = argv[i];
-		else if (!input && (argv[i][0] != '-' || !argv[i][1]))
-			input = argv[i];
-		else
-			return cli_error(CLI_USAGE, "session append: unexpected '%s'", argv[i]);
-	}
+	if ((status = cli_args_parse_as(&args, "session append", argc, argv)))
+		return status;
+	json = cli_args_has(&args, "--json");
+	id = args.npos > 0 ? args.pos[0] : NULL;
+	input = args.npos > 1 ? args.pos[1] : NULL;
 	if (!id || !input)
 		return cli_error(CLI_USAGE, "session append needs a session id and the messages "
 				 "(JSON, or - for standard input)");
@@ -1243,23 +1224,17 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 	ac_session *s = NULL;
 	uint64_t turn = 0;
 	bool json = false;
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (cli_option(&in_text, "--input", argc, argv, &i, &status) ||
-			 cli_option(&out_text, "--output", argc, argv, &i, &status) ||
-			 cli_option(&usage_text, "--usage", argc, argv, &i, &status) ||
-			 cli_option(&messages_arg, "--messages", argc, argv, &i, &status))
-			continue;
-		else if (!id && argv[i][0] != '-')
-			id = argv[i];
-		else
-			return cli_error(CLI_USAGE, "session record-turn: unexpected '%s'", argv[i]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "session record-turn", argc, argv)))
 		return status;
+	json = cli_args_has(&args, "--json");
+	in_text = cli_args_get(&args, "--input");
+	out_text = cli_args_get(&args, "--output");
+	usage_text = cli_args_get(&args, "--usage");
+	messages_arg = cli_args_get(&args, "--messages");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id || (!usage_text && (!in_text || !out_text)))
 		return cli_error(CLI_USAGE, "session record-turn needs a session id and --usage JSON "
 				 "or --input N and --output N (the turn's tokens)");

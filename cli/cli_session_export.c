@@ -71,20 +71,14 @@ int cli_session_export(const cli_context *ctx, int argc, char **argv)
 	ac_buf doc = AC_BUF_INIT;
 	json_t *root = NULL;
 	struct stat st;
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (cli_option(&format_name, "--format", argc, argv, &i, &status) ||
-		    cli_option(&path, "-o", argc, argv, &i, &status) ||
-		    cli_option(&path, "--output", argc, argv, &i, &status))
-			continue;
-		else if (!id && argv[i][0] != '-')
-			id = argv[i];
-		else
-			return cli_error(CLI_USAGE, "session export: unexpected '%s'", argv[i]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "session export", argc, argv)))
 		return status;
+	format_name = cli_args_get(&args, "--format");
+	path = cli_args_get(&args, "--output");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id || !format_name)
 		return cli_error(CLI_USAGE, "session export needs a session id and --format md|html");
 	if (ac_session_export_format(&format, format_name) != 0 || ac_session_id_check(id) != 0)

@@ -184,24 +184,18 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	const char *id = NULL, *at_text = NULL, *checkpoint = NULL, *new_id = NULL;
 	ac_session_fork_options opts = {0};
 	json_t *history = NULL, *child = NULL;
-	bool json = false, missing = false, shared;
+	bool json, missing = false, shared;
 	ac_backend b = {0};
+	cli_args args;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (cli_option(&at_text, "--at", argc, argv, &i, &status) ||
-			 cli_option(&checkpoint, "--checkpoint", argc, argv, &i, &status) ||
-			 cli_option(&new_id, "--id", argc, argv, &i, &status))
-			continue;
-		else if (!id && argv[i][0] != '-')
-			id = argv[i];
-		else
-			return cli_error(CLI_USAGE, "session fork: unexpected '%s'", argv[i]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "session fork", argc, argv)))
 		return status;
+	json = cli_args_has(&args, "--json");
+	at_text = cli_args_get(&args, "--at");
+	checkpoint = cli_args_get(&args, "--checkpoint");
+	new_id = cli_args_get(&args, "--id");
+	id = args.npos ? args.pos[0] : NULL;
 	if (!id)
 		return cli_error(CLI_USAGE, "session fork needs a session id");
 	if (at_text && checkpoint)

@@ -422,26 +422,17 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	ac_source_index *sources = NULL;
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
-	bool json = false, options_done = false, all_projects = false, shared;
+	bool json, all_projects, shared;
 	ac_backend b = {0};
+	cli_args args;
 	int status = CLI_OK, rc;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (!options_done && !strcmp(argv[i], "--json"))
-			json = true;
-		else if (!options_done && !strcmp(argv[i], "--all-projects"))
-			all_projects = true;
-		else if (!options_done && !strcmp(argv[i], "--"))
-			options_done = true;
-		else if (!options_done && cli_option(&limit_text, "--limit", argc, argv, &i, &status))
-			continue;
-		else if (!needle && (options_done || argv[i][0] != '-'))
-			needle = argv[i];
-		else
-			return cli_error(CLI_USAGE, "session search: unexpected '%s'", argv[i]);
-	}
-	if (status)
+	if ((status = cli_args_parse_as(&args, "session search", argc, argv)))
 		return status;
+	json = cli_args_has(&args, "--json");
+	all_projects = cli_args_has(&args, "--all-projects");
+	limit_text = cli_args_get(&args, "--limit");
+	needle = args.npos ? args.pos[0] : NULL;
 	if (!needle || !*needle)
 		return cli_error(CLI_USAGE, "session search needs the text to look for");
 	if ((status = cli_check_utf8("session search: the text", needle)) ||

@@ -164,18 +164,15 @@ static int check(cli_context *ctx, int argc, char **argv)
 	source_counts counts[AC_SOURCE_COUNT];
 	ac_source_index *index = NULL;
 	ac_buf out = AC_BUF_INIT;
-	bool json = false, all = false;
+	bool json, all;
 	json_t *doc;
+	cli_args a;
 	int status;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--all-projects"))
-			all = true;
-		else
-			return cli_error(CLI_USAGE, "sources check: unexpected '%s'", argv[i]);
-	}
+	if ((status = cli_args_parse_as(&a, "sources check", argc, argv)))
+		return status;
+	json = cli_args_has(&a, "--json");
+	all = cli_args_has(&a, "--all-projects");
 	if ((status = cli_sources_read(&index, ctx, all)))
 		return status;
 	count(counts, index);

@@ -20,10 +20,11 @@ static int check(cli_context *ctx, int argc, char **argv)
 {
 	ac_workspace_store_report r;
 	ac_buf line = AC_BUF_INIT, safe = AC_BUF_INIT;
+	cli_args a;
 	int status;
 
-	if (argc > 0)
-		return cli_error(CLI_USAGE, "storage check: unexpected '%s'", argv[0]);
+	if ((status = cli_args_parse_as(&a, "storage check", argc, argv)))
+		return status;
 	if (ac_workspace_store_check(&r, &ctx->ws)) {
 		status = cli_error(CLI_FAILED, "storage check: %s", ac_error_last());
 		ac_workspace_store_report_clear(&r);

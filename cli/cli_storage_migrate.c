@@ -226,28 +226,22 @@ static void report_json(ac_buf *out, const ac_migrate_count *counts, const char 
 
 int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 {
-	const char *to_url = NULL, *from_url = NULL, *tenant = NULL, *url, *env;
-	bool dry_run = false, json = false, ok = true;
+	const char *to_url, *from_url, *tenant, *url, *env;
+	bool dry_run, json, ok = true;
 	ac_migrate_count counts[AC_MIGRATE_NKINDS];
 	side files = {0}, db = {0};
 	ac_buf out = AC_BUF_INIT;
 	char *shown = NULL, *stand_in = NULL;
+	cli_args a;
 	int status = CLI_OK, rc;
 
-	for (int i = 0; i < argc; i++) {
-		if (cli_option(&to_url, "--to", argc, argv, &i, &status) ||
-		    cli_option(&from_url, "--from", argc, argv, &i, &status) ||
-		    cli_option(&tenant, "--tenant", argc, argv, &i, &status)) {
-			if (status)
-				return status;
-		} else if (!strcmp(argv[i], "--dry-run")) {
-			dry_run = true;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else {
-			return cli_error(CLI_USAGE, "storage migrate: unexpected '%s'", argv[i]);
-		}
-	}
+	if ((status = cli_args_parse_as(&a, "storage migrate", argc, argv)))
+		return status;
+	to_url = cli_args_get(&a, "--to");
+	from_url = cli_args_get(&a, "--from");
+	tenant = cli_args_get(&a, "--tenant");
+	dry_run = cli_args_has(&a, "--dry-run");
+	json = cli_args_has(&a, "--json");
 	if (!to_url == !from_url)
 		return cli_error(CLI_USAGE, "usage: storage migrate (--to URL | --from URL) "
 				 "[--tenant T] [--dry-run] [--json]");

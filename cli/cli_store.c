@@ -104,18 +104,20 @@ static int check_memo_args(const char *tenant, const char *owner, const char *sc
 
 static int memo_list(const ac_backend *b, int argc, char **argv)
 {
-	bool json = argc == 4 && !strcmp(argv[3], "--json");
 	char **names = NULL;
 	size_t n = 0;
+	cli_args parsed;
 	int status;
 
-	if (argc != 3 && !json)
+	if ((status = cli_args_parse_as(&parsed, "memo list", argc, argv)))
+		return status;
+	if (parsed.npos != 3)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], NULL)))
 		return status;
 	if (b->memo.list(b->impl, &names, &n, argv[0], argv[1], argv[2]))
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	status = print_names(names, n, json);
+	status = print_names(names, n, cli_args_has(&parsed, "--json"));
 	ac_backend_names_free(names, n);
 	return status;
 }
@@ -255,28 +257,26 @@ static int session_tenant(char **out, const cli_context *ctx, const ac_backend *
 int cli_artifact(cli_context *ctx, int argc, char **argv)
 {
 	const char *verb = argc ? argv[0] : "";
-	bool json = false;
+	bool json;
 	const char *args[2] = {NULL, NULL};
 	char *tenant = NULL, *text = NULL, **ids = NULL;
-	size_t n_args = 0, len = 0, n = 0;
+	size_t len = 0, n = 0;
 	ac_backend b = {0};
+	cli_args parsed;
 	int status;
 
 	if (!argc)
 		return cli_error(CLI_USAGE, "usage: artifact list SESSION [--json] | artifact show SESSION ID");
 	if (strcmp(verb, "list") && strcmp(verb, "show"))
 		return cli_error(CLI_USAGE, "artifact: unknown command '%s'", verb);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") && !strcmp(verb, "list"))
-			json = true;
-		else if (n_args < 2)
-			args[n_args++] = argv[i];
-		else
-			return cli_error(CLI_USAGE, "artifact %s: unexpected '%s'", verb, argv[i]);
-	}
-	if (!strcmp(verb, "list") && n_args != 1)
+	if ((status = cli_args_parse(&parsed, cli_spec_find("artifact", verb), argc - 1, argv + 1)))
+		return status;
+	json = cli_args_has(&parsed, "--json");
+	for (int i = 0; i < parsed.npos; i++)
+		args[i] = parsed.pos[i];
+	if (!strcmp(verb, "list") && parsed.npos != 1)
 		return cli_error(CLI_USAGE, "artifact list takes one session id");
-	if (!strcmp(verb, "show") && n_args != 2)
+	if (!strcmp(verb, "show") && parsed.npos != 2)
 		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
@@ -426,24 +426,21 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 {
 	static const char header[] = "SEQ    AT                       KIND             DATA\n";
 	trace_output out = {false, 0, AC_BUF_INIT, AC_BUF_INIT};
-	const char *session_id = NULL;
+	const char *session_id;
 	char *tenant = NULL;
 	ac_backend b = {0};
 	size_t skipped = 0;
+	cli_args parsed;
 	int status, rc;
 
 	if (!argc)
 		return cli_error(CLI_USAGE, "usage: trace show SESSION [--json]");
 	if (strcmp(argv[0], "show"))
 		return cli_error(CLI_USAGE, "trace: unknown command '%s'", argv[0]);
-	for (int a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--json"))
-			out.json = true;
-		else if (!session_id)
-			session_id = argv[a];
-		else
-			return cli_error(CLI_USAGE, "trace show: unexpected '%s'", argv[a]);
-	}
+	if ((status = cli_args_parse_as(&parsed, "trace show", argc - 1, argv + 1)))
+		return status;
+	out.json = cli_args_has(&parsed, "--json");
+	session_id = parsed.npos ? parsed.pos[0] : NULL;
 	if (!session_id)
 		return cli_error(CLI_USAGE, "trace show needs a session id");
 	if ((status = cli_open_backend(&b, ctx)) ||

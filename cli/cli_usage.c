@@ -124,31 +124,29 @@ int cli_usage(cli_context *ctx, int argc, char **argv)
 	ac_usage_paths paths = {0};
 	ac_usage_scan_options so;
 	ac_usage_set set = {0};
-	const char *since = NULL;
+	const char *since;
 	char *root = NULL;
-	bool json = false, all = false, kind_given = false;
+	bool json, all;
+	cli_args a;
 	json_t *report = NULL;
 	int status = CLI_OK;
 
-	for (int i = 0; i < argc && status == CLI_OK; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--all-projects"))
-			all = true;
-		else if (cli_option(&since, "--since", argc, argv, &i, &status))
-			continue;
-		else if (!kind_given && (!strcmp(argv[i], "daily") || !strcmp(argv[i], "session") ||
-					 !strcmp(argv[i], "block") || !strcmp(argv[i], "blocks"))) {
-			kind_given = true;
-			ro.kind = argv[i][0] == 'd' ? AC_USAGE_DAILY
-				  : argv[i][0] == 's' ? AC_USAGE_BY_SESSION : AC_USAGE_BLOCKS;
-		} else
+	if ((status = cli_args_parse_as(&a, "usage", argc, argv)))
+		return status;
+	json = cli_args_has(&a, "--json");
+	all = cli_args_has(&a, "--all-projects");
+	since = cli_args_get(&a, "--since");
+	if (a.npos == 1) {
+		const char *kind = a.pos[0];
+
+		if (strcmp(kind, "daily") && strcmp(kind, "session") && strcmp(kind, "block") &&
+		    strcmp(kind, "blocks"))
 			return cli_error(CLI_USAGE, "usage: unexpected '%s' (agentctl usage "
 					 "[daily|session|block] [--since T] [--all-projects] [--json])",
-					 argv[i]);
+					 kind);
+		ro.kind = kind[0] == 'd' ? AC_USAGE_DAILY
+			  : kind[0] == 's' ? AC_USAGE_BY_SESSION : AC_USAGE_BLOCKS;
 	}
-	if (status)
-		return status;
 	ro.now_ms = ac_time_now_ms();
 	ro.pricing = ac_config_get(ctx->config, "pricing");
 	if (since && (status = parse_since(&ro.since_ms, since, ro.now_ms)))

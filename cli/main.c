@@ -4,6 +4,7 @@
  * `--help`, `help COMMAND` and `COMMAND --help` all read it, so a command
  * shown is a command handled. */
 #include "cli.h"
+#include "cli_args.h"
 
 #include "ac_discover.h"
 #include "ac_error.h"
@@ -86,14 +87,15 @@ static const char usage_head[] =
 	"usage: agentctl [-w DIR] [--storage URL] [--theme NAME] [--read-only] [--poll]   the dashboard\n";
 
 static const char usage_tail[] =
-	"       agentctl help [COMMAND]\n"
+	"       agentctl help [COMMAND [SUBCOMMAND]]   (or COMMAND [SUBCOMMAND] --help)\n"
 	"\n"
 	"Query terms (all must hold): FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT,\n"
 	"  text~TEXT (anywhere in the event), since=TIME, until=TIME (UTC;\n"
 	"  until is exclusive). FIELD is a dotted path: agent, status,\n"
 	"  action.type, trace.correlation_id, action.params.path, ...\n"
 	"\n"
-	"Options: -w, --workspace DIR  the workspace (default: the first folder from the current\n"
+	"Options (before or after the command):\n"
+	"         -w, --workspace DIR  the workspace (default: the first folder from the current\n"
 	"                              one up holding .agent/, JOURNAL.jsonl or .agentrc.json,\n"
 	"                              not past $HOME or AGENT_CEILING_DIRECTORIES; else the\n"
 	"                              current folder, which only the dashboard refuses)\n"
@@ -140,20 +142,33 @@ static const cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* help [COMMAND [SUBCOMMAND]]: the program's forms, a command's, or one
+ * subcommand's with its options (from its spec, cli_specs.c). */
 static int help(int argc, char **argv)
 {
 	const cli_command *cmd;
+	const cli_spec *spec;
 
 	if (argc == 0) {
 		put_help(stdout);
 		return cli_finish_output();
 	}
-	if (argc > 1)
-		return cli_error(CLI_USAGE, "help: unexpected '%s'", argv[1]);
+	if (argc > 2)
+		return cli_error(CLI_USAGE, "help: unexpected '%s'", argv[2]);
 	if (!(cmd = find_command(argv[0])))
 		return cli_error(CLI_USAGE, "help: unknown command '%s' (see 'agentctl --help')",
 				 argv[0]);
+	if (argc == 2) {
+		if (!(spec = cli_spec_find(cmd->name, argv[1])))
+			return cli_error(CLI_USAGE, "help: %s has no command '%s' (see 'agentctl "
+					 "help %s')", cmd->name, argv[1], cmd->name);
+		cli_args_put_help(stdout, spec, "usage: agentctl [-w DIR] ");
+		return cli_finish_output();
+	}
 	put_usage(stdout, cmd, "usage: agentctl [-w DIR] ");
+	/* A command without subcommands: its options, too. */
+	if ((spec = cli_spec_find(cmd->name, NULL)) && spec->opts)
+		cli_args_put_options(stdout, spec);
 	return cli_finish_output();
 }
 
@@ -174,11 +189,12 @@ static bool is_help(int argc, char **argv, int i)
 	return i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"));
 }
 
-/* Options before the command. Returns the index of the command word (argc
- * for the dashboard), or -1 - exit status when the program is done. */
-static int parse_options(cli_context *ctx, int argc, char **argv)
+/* Options before the command (*json: --json, the command's own, was
+ * among them). Returns the index of the command word (argc for the
+ * dashboard), or -1 - exit status when the program is done. */
+static int parse_options(cli_context *ctx, bool *json, int argc, char **argv)
 {
-	int i;
+	int i, status;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *arg = argv[i];
@@ -189,26 +205,11 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		} else if (!strcmp(arg, "--version")) {
 			printf("agentctl %s\n", ac_version());
 			return -1 - cli_finish_output();
-		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--workspace")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "%s needs a folder", arg);
-			ctx->workspace = argv[i];
-		} else if (!strncmp(arg, "--workspace=", 12)) {
-			ctx->workspace = arg + 12;
-		} else if (!strcmp(arg, "--theme")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "--theme needs a name");
-			ctx->theme = argv[i];
-		} else if (!strcmp(arg, "--storage")) {
-			if (++i == argc)
-				return -1 - cli_error(CLI_USAGE, "--storage needs a URL");
-			ctx->storage = argv[i];
-		} else if (!strncmp(arg, "--storage=", 10)) {
-			ctx->storage = arg + 10;
-		} else if (!strcmp(arg, "--read-only")) {
-			ctx->read_only = true;
-		} else if (!strcmp(arg, "--poll")) {
-			ctx->poll = true;
+		} else if (!strcmp(arg, "--json")) {
+			*json = true;
+		} else if ((status = cli_args_global(ctx, argc, argv, &i)) >= 0) {
+			if (status)
+				return -1 - status;
 		} else {
 			/* One line, as for any bad argument; --help has the rest. */
 			return -1 - cli_error(CLI_USAGE, "unknown option '%s' (see 'agentctl --help')",
@@ -216,6 +217,31 @@ static int parse_options(cli_context *ctx, int argc, char **argv)
 		}
 	}
 	return i;
+}
+
+/* `agentctl --json COMMAND...`: --json handed to the command, after its
+ * subcommand word, when its spec takes one (into *out, allocated: the
+ * caller frees it); CLI_USAGE, said, when it prints no JSON. */
+static int pass_json(char ***out, const cli_command *cmd, int *cargc, char **cargv)
+{
+	const cli_spec *spec = cli_spec_find(cmd->name, NULL);
+	int at = 0;
+
+	if (!spec && *cargc > 0 && (spec = cli_spec_find(cmd->name, cargv[0])))
+		at = 1;
+	for (const cli_opt *o = spec ? spec->opts : NULL; o && o->name; o++) {
+		if (strcmp(o->name, "--json"))
+			continue;
+		if (!(*out = malloc(((size_t)*cargc + 2) * sizeof(char *))))
+			return cli_error(CLI_FAILED, "out of memory");
+		memcpy(*out, cargv, (size_t)at * sizeof(char *));
+		(*out)[at] = (char *)"--json";
+		memcpy(*out + at + 1, cargv + at, ((size_t)*cargc - (size_t)at + 1) * sizeof(char *));
+		++*cargc;
+		return CLI_OK;
+	}
+	return cli_error(CLI_USAGE, "--json: '%s%s%s' prints no JSON (see 'agentctl help %s')",
+			 cmd->name, spec && at ? " " : "", spec && at ? cargv[0] : "", cmd->name);
 }
 
 static int open_workspace(cli_context *ctx)
@@ -308,22 +334,41 @@ int main(int argc, char **argv)
 {
 	cli_context ctx = {.workspace = NULL};
 	const cli_command *cmd = NULL;
-	char *found = NULL;
-	int first, status;
+	char *found = NULL, **cargv, **with_json = NULL;
+	int first, status, cargc;
+	bool json = false;
 
-	if ((first = parse_options(&ctx, argc, argv)) < 0)
+	if ((first = parse_options(&ctx, &json, argc, argv)) < 0)
 		return -1 - first;
 	if (first < argc && !strcmp(argv[first], "help"))
 		return help(argc - first - 1, argv + first + 1);
 	if (first < argc && !(cmd = find_command(argv[first])))
 		return cli_error(CLI_USAGE, "unknown command '%s' (see 'agentctl --help')",
 				 argv[first]);
+	/* The global options may follow the command too, as in
+	 * `agentctl storage check --storage URL`. */
+	cargc = cmd ? argc - first - 1 : 0;
+	cargv = argv + first + 1;
+	if (cmd && (status = cli_args_take_globals(&ctx, cmd->name, &cargc, cargv)))
+		return status;
+	if (json && !cmd)
+		return cli_error(CLI_USAGE, "--json: the dashboard prints no JSON (name a command)");
+	if (json && !is_help(cargc, cargv, 0) && !is_help(cargc, cargv, 1)) {
+		if ((status = pass_json(&with_json, cmd, &cargc, cargv)))
+			return status;
+		cargv = with_json;
+	}
 	/* "agentctl session --help" and "agentctl session pause --help": that
 	 * command's forms, no workspace needed (not a session id "--help"). */
-	if (cmd && strcmp(cmd->name, "demo") != 0 &&
-	    (is_help(argc, argv, first + 1) ||
-	     (first + 1 < argc && argv[first + 1][0] != '-' && is_help(argc, argv, first + 2))))
+	if (cmd && strcmp(cmd->name, "demo") != 0 && is_help(cargc, cargv, 0))
 		return help(1, argv + first);
+	if (cmd && strcmp(cmd->name, "demo") != 0 && cargc > 0 && cargv[0][0] != '-' &&
+	    is_help(cargc, cargv, 1)) {
+		char *words[] = {argv[first], cargv[0]};
+
+		/* A subcommand with a spec: its own help; else the command's. */
+		return help(cli_spec_find(cmd->name, cargv[0]) ? 2 : 1, words);
+	}
 
 	status = find_workspace(&ctx, cmd, &found);
 	if (status == CLI_OK)
@@ -332,15 +377,16 @@ int main(int argc, char **argv)
 		status = no_workspace_refused(&ctx);
 	/* Before the first write, so a `git add -A` meanwhile finds it too. */
 	if (status == CLI_OK && !ctx.read_only &&
-	    writes_agent_state(cmd, argc - first - 1, argv + first + 1))
+	    writes_agent_state(cmd, cargc, cargv))
 		cli_exclude_agent_state(&ctx);
 	if (status == CLI_OK)
-		status = cmd ? cmd->run(&ctx, argc - first - 1, argv + first + 1)
+		status = cmd ? cmd->run(&ctx, cargc, cargv)
 			     : cli_dashboard(&ctx);
 	if (ctx.ws_ready)
 		ac_workspace_free(&ctx.ws);
 	ac_config_free(ctx.config);
 	free(ctx.no_workspace);
 	free(found);
+	free(with_json);
 	return status;
 }

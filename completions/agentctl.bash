@@ -59,7 +59,71 @@ _agentctl_reply_lines()
 	done
 }
 
-_agentctl_commands="demo help journal session ops checkpoint memo artifact trace sandbox storage usage sources gc config"
+# ---- generated from cli/cli_specs.c by agentctl-gen-docs: do not edit ----
+_agentctl_commands="demo journal session ops checkpoint memo artifact trace sandbox storage usage sources gc config help"
+_agentctl_globals="-w --workspace --storage --theme --read-only --poll"
+# The options that take a value (the next word is not an argument).
+_agentctl_valued="-w --workspace --storage --theme --seconds --last --status --user --state --id --tenant --agent --request-id --usage --input --output --messages --limit --at --checkpoint --format -o --session --type --details --node --input-type --version --to --from --since --keep --older-than --sha256"
+
+# The subcommands of command $1.
+_agentctl_subs()
+{
+	case $1 in
+	journal) echo "log read query check rotate" ;;
+	session) echo "list show create append record-turn pause resume complete fail compact search fork export" ;;
+	ops) echo "list show record rollback revert" ;;
+	checkpoint) echo "list create rollback auto" ;;
+	memo) echo "read write append list" ;;
+	artifact) echo "list show" ;;
+	trace) echo "show" ;;
+	sandbox) echo "mirror sync" ;;
+	storage) echo "check migrate" ;;
+	sources) echo "check" ;;
+	config) echo "show trust" ;;
+	esac
+}
+
+# The options of $1, a command or COMMAND/SUBCOMMAND.
+_agentctl_opts()
+{
+	case $1 in
+	demo) echo "--no-ui --seconds" ;;
+	journal/read) echo "--last --all --json --strict" ;;
+	journal/query) echo "--last --all --json --strict" ;;
+	journal/check) echo "--all" ;;
+	session/list) echo "--json --status --user --state --all-projects --children" ;;
+	session/show) echo "--json" ;;
+	session/create) echo "--id --resume --tenant --user --agent --json --request-id" ;;
+	session/append) echo "--json --request-id" ;;
+	session/record-turn) echo "--usage --input --output --messages --json --request-id" ;;
+	session/pause) echo "--request-id" ;;
+	session/resume) echo "--request-id" ;;
+	session/complete) echo "--request-id" ;;
+	session/fail) echo "--request-id" ;;
+	session/compact) echo "--force --request-id" ;;
+	session/search) echo "--json --limit --all-projects" ;;
+	session/fork) echo "--at --checkpoint --id --json" ;;
+	session/export) echo "--format -o --output" ;;
+	ops/list) echo "--session --json" ;;
+	ops/show) echo "-p --patch" ;;
+	ops/record) echo "--session --type --details --json" ;;
+	ops/rollback) echo "--finish --undo --dry-run -y --yes" ;;
+	ops/revert) echo "--finish --undo --dry-run -y --yes" ;;
+	checkpoint/list) echo "--json" ;;
+	checkpoint/create) echo "--node --input --input-type --id --version --tombstone --json" ;;
+	checkpoint/rollback) echo "--latest --yes --skip-uncertain --rerun-uncertain" ;;
+	memo/list) echo "--json" ;;
+	artifact/list) echo "--json" ;;
+	trace/show) echo "--json" ;;
+	storage/migrate) echo "--to --from --tenant --dry-run --json" ;;
+	usage) echo "--since --all-projects --json" ;;
+	sources/check) echo "--all-projects --json" ;;
+	gc) echo "--keep --older-than --dry-run" ;;
+	config/show) echo "--origin --json" ;;
+	config/trust) echo "--sha256" ;;
+	esac
+}
+# ---- end of the generated part ----
 
 _agentctl()
 {
@@ -67,17 +131,24 @@ _agentctl()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 
-	# The command is the first word that is not an option or an option's value.
+	# The command is the first word that is not an option or an option's
+	# value, the subcommand the next such word (the global options may
+	# come between and after them).
 	for ((i = 1; i < COMP_CWORD; i++)); do
+		case " $_agentctl_valued " in
+		*" ${COMP_WORDS[i]} "*) ((i++)); continue ;;
+		esac
 		case ${COMP_WORDS[i]} in
-		-w | --workspace | --storage | --theme) ((i++)) ;;
 		-*) ;;
-		*) cmd=${COMP_WORDS[i]}; cmd_at=$i; break ;;
+		*)
+			if [[ -z $cmd ]]; then
+				cmd=${COMP_WORDS[i]}; cmd_at=$i
+			else
+				sub=${COMP_WORDS[i]}; break
+			fi
+			;;
 		esac
 	done
-	if [[ -n $cmd ]] && ((cmd_at + 1 < COMP_CWORD)); then
-		sub=${COMP_WORDS[cmd_at + 1]}
-	fi
 
 	case $prev in
 	-w | --workspace)
@@ -104,82 +175,61 @@ _agentctl()
 		COMPREPLY=($(compgen -W "file_write file_delete command_run" -- "$cur"))
 		return
 		;;
-	--last | --seconds | --keep | --older-than | --user | --id | --tenant | --request-id | --agent | --node | --input | \
-		--input-type | --output | --details)
+	-o)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		compopt -o filenames 2>/dev/null
 		return
 		;;
+	esac
+	# Any other option's value: nothing to offer.
+	case " $_agentctl_valued " in
+	*" $prev "*) return ;;
 	esac
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-w --workspace --storage --theme --read-only --poll -h --help --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "$_agentctl_globals -h --help --version" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$_agentctl_commands" -- "$cur"))
 		fi
 		return
 	fi
 
-	local subs= opts=
-	case $cmd in
-	help)
-		[[ -z $sub ]] && COMPREPLY=($(compgen -W "${_agentctl_commands/help /}" -- "$cur"))
-		return
-		;;
-	demo) opts="--no-ui --seconds --help" ;;
-	gc) opts="--keep --older-than --dry-run --help" ;;
-	usage) opts="daily session block --since --all-projects --json --help" ;;
-	journal) subs="log read query check rotate" ;;
-	session) subs="list show create append record-turn pause resume complete fail compact search fork export" ;;
-	ops) subs="list show record rollback revert" ;;
-	checkpoint) subs="list create rollback auto" ;;
-	memo) subs="read write append list" ;;
-	artifact) subs="list show" ;;
-	trace) subs="show" ;;
-	sandbox) subs="mirror sync" ;;
-	storage) subs="check migrate" ;;
-	sources) subs="check" ;;
-	config) subs="show trust" ;;
+	local subs opts
+	case " $_agentctl_commands " in
+	*" $cmd "*) ;;
 	*) return ;;
 	esac
+	if [[ $cmd == help ]]; then
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "${_agentctl_commands% help}" -- "$cur"))
+		elif ((COMP_CWORD == cmd_at + 2)); then
+			COMPREPLY=($(compgen -W "$(_agentctl_subs "$sub")" -- "$cur"))
+		fi
+		return
+	fi
+	subs=$(_agentctl_subs "$cmd")
 	if [[ -n $subs && -z $sub ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help" -- "$cur"))
+			COMPREPLY=($(compgen -W "--help $_agentctl_globals" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$subs" -- "$cur"))
 		fi
 		return
 	fi
-
+	# usage's kinds are arguments; - is standard input.
 	case $cmd/$sub in
+	usage/*) opts=$(_agentctl_opts usage) ;;
 	journal/log) opts="-" ;;
-	journal/read) opts="--last --all --json --strict" ;;
-	journal/query) opts="--last --all --json --strict" ;;
-	journal/check) opts="--all" ;;
-	session/list) opts="--json --status --user --state --all-projects --children" ;;
-	session/show) opts="--json" ;;
-	session/create) opts="--id --resume --tenant --user --agent --json --request-id" ;;
-	session/append) opts="- --json --request-id" ;;
-	session/record-turn) opts="--usage --input --output --messages --json --request-id" ;;
-	session/compact) opts="--force --request-id" ;;
-	session/search) opts="--json --limit" ;;
-	session/fork) opts="--at --checkpoint --id --json" ;;
-	session/export) opts="--format -o" ;;
-	ops/list) opts="--session --json" ;;
-	ops/record) opts="--session --type --details --json" ;;
-	ops/rollback | ops/revert) opts="--dry-run --yes --finish --undo" ;;
-	checkpoint/list) opts="--json" ;;
-	checkpoint/create) opts="--node --input --input-type --id --version --tombstone --json" ;;
-	checkpoint/rollback) opts="--latest --yes --skip-uncertain --rerun-uncertain" ;;
-	memo/list) opts="--json" ;;
-	artifact/list) opts="--json" ;;
-	trace/show) opts="--json" ;;
-	config/show) opts="--origin --json" ;;
-	config/trust) opts="--sha256" ;;
-	storage/migrate) opts="--to --from --tenant --dry-run --json" ;;
-	sources/check) opts="--all-projects --json" ;;
+	session/append) opts="- $(_agentctl_opts session/append)" ;;
+	*) opts=$(_agentctl_opts "$cmd${sub:+/$sub}") ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "$opts --help $_agentctl_globals" -- "$cur"))
+		return
+	fi
+	if [[ $cmd == usage && -z $sub ]]; then
+		COMPREPLY=($(compgen -W "daily session block" -- "$cur"))
 		return
 	fi
 	# The first argument after these subcommands is a session id.

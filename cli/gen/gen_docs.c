@@ -1,0 +1,248 @@
+/* agentctl-gen-docs: writes the parts of the shell completion and the man
+ * page that list commands and options, from the command specs
+ * (cli/cli_specs.c), between the marker lines of the committed files, so
+ * they never drift from what the parser takes.
+ *
+ *   agentctl-gen-docs --check FILE...   exit 1 (and say which) when a FILE's
+ *                                       generated part differs
+ *   agentctl-gen-docs --write FILE...   rewrite those parts
+ *
+ * FILE is completions/agentctl.bash (the lists its functions read) or
+ * docs/agentctl.1 (its COMMANDS summary); the part lies between a line
+ * holding BEGIN_MARK and one holding END_MARK. Built by CMake, run by
+ * ctest (generated_docs) and by the gen-docs target; not installed. */
+#include "cli_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The marker lines hold these, after the file's comment leader. */
+#define BEGIN_MARK "---- generated from cli/cli_specs.c by agentctl-gen-docs: do not edit ----\n"
+#define END_MARK "---- end of the generated part ----\n"
+
+/* The command word of spec (its name up to a space) into word. */
+static void command_of(char *word, size_t size, const cli_spec *spec)
+{
+	snprintf(word, size, "%.*s", (int)strcspn(spec->name, " "), spec->name);
+}
+
+/* Appends word to the space-separated list out holds after its opening
+ * quote, once. */
+static void add_word(ac_buf *out, size_t list_start, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *at = out->data + list_start; (at = strstr(at, word)); at += n)
+		if ((at == out->data + list_start || at[-1] == ' ') && (at[n] == ' ' || !at[n]))
+			return;
+	ac_buf_printf(out, "%s%s", out->len > list_start ? " " : "", word);
+}
+
+static void put_opt_words(ac_buf *out, size_t list_start, const cli_opt *opts, bool valued_only)
+{
+	for (const cli_opt *o = opts; o && o->name; o++) {
+		if (valued_only && !o->arg)
+			continue;
+		if (o->alias)
+			add_word(out, list_start, o->alias);
+		add_word(out, list_start, o->name);
+	}
+}
+
+static void bash_block(ac_buf *out)
+{
+	char word[64], last[64] = "";
+	size_t start;
+
+	ac_buf_printf(out, "_agentctl_commands=\"");
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		command_of(word, sizeof(word), &cli_specs[i]);
+		if (strcmp(word, last))
+			ac_buf_printf(out, "%s ", word);
+		snprintf(last, sizeof(last), "%s", word);
+	}
+	ac_buf_printf(out, "help\"\n");
+	ac_buf_printf(out, "_agentctl_globals=\"");
+	start = out->len;
+	put_opt_words(out, start, cli_global_opts, false);
+	ac_buf_printf(out, "\"\n# The options that take a value (the next word is not an argument).\n");
+	ac_buf_printf(out, "_agentctl_valued=\"");
+	start = out->len;
+	put_opt_words(out, start, cli_global_opts, true);
+	for (size_t i = 0; i < cli_n_specs; i++)
+		put_opt_words(out, start, cli_specs[i].opts, true);
+	ac_buf_printf(out, "\"\n\n# The subcommands of command $1.\n_agentctl_subs()\n{\n\tcase $1 in\n");
+	last[0] = '\0';
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const char *space = strchr(cli_specs[i].name, ' ');
+
+		command_of(word, sizeof(word), &cli_specs[i]);
+		if (!space)
+			continue;
+		if (strcmp(word, last))
+			ac_buf_printf(out, "%s\t%s) echo \"", last[0] ? "\" ;;\n" : "", word);
+		else
+			ac_buf_printf(out, " ");
+		ac_buf_printf(out, "%s", space + 1);
+		snprintf(last, sizeof(last), "%s", word);
+	}
+	ac_buf_printf(out, "\" ;;\n\tesac\n}\n\n");
+	ac_buf_printf(out, "# The options of $1, a command or COMMAND/SUBCOMMAND.\n"
+			   "_agentctl_opts()\n{\n\tcase $1 in\n");
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		ac_buf key = AC_BUF_INIT;
+
+		if (!cli_specs[i].opts)
+			continue;
+		ac_buf_printf(&key, "%s", cli_specs[i].name);
+		for (char *c = key.data; *c; c++)
+			if (*c == ' ')
+				*c = '/';
+		ac_buf_printf(out, "\t%s) echo \"", key.data);
+		ac_buf_free(&key);
+		start = out->len;
+		put_opt_words(out, start, cli_specs[i].opts, false);
+		ac_buf_printf(out, "\" ;;\n");
+	}
+	ac_buf_printf(out, "\tesac\n}\n");
+}
+
+/* text for roff: '-' as \-, a backslash doubled. */
+static void put_roff(ac_buf *out, const char *text)
+{
+	for (; *text; text++) {
+		if (*text == '-')
+			ac_buf_printf(out, "\\-");
+		else if (*text == '\\')
+			ac_buf_printf(out, "\\e");
+		else
+			ac_buf_append(out, text, 1);
+	}
+}
+
+/* The man page's summary of every command: its synopsis, what it does, and
+ * its options with theirs. */
+static void man_block(ac_buf *out)
+{
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const cli_spec *spec = &cli_specs[i];
+
+		/* .TP's tag is one line: bold name, italic arguments. */
+		ac_buf_printf(out, ".TP\n.%s \"", spec->args[0] ? "BI" : "B");
+		put_roff(out, spec->name);
+		if (spec->args[0]) {
+			ac_buf_printf(out, "\" \" ");
+			put_roff(out, spec->args);
+		}
+		ac_buf_printf(out, "\"\n");
+		put_roff(out, spec->help);
+		ac_buf_printf(out, ".\n");
+		if (!spec->opts || !spec->opts[0].name)
+			continue;
+		ac_buf_printf(out, ".RS\n");
+		for (const cli_opt *o = spec->opts; o->name; o++) {
+			ac_buf_printf(out, ".TP\n.%s \"", o->arg ? "BI" : "B");
+			if (o->alias) {
+				put_roff(out, o->alias);
+				ac_buf_printf(out, ", ");
+			}
+			put_roff(out, o->name);
+			if (o->arg) {
+				ac_buf_printf(out, "\" \" ");
+				put_roff(out, o->arg);
+			}
+			ac_buf_printf(out, "\"\n");
+			put_roff(out, o->help);
+			ac_buf_printf(out, ".\n");
+		}
+		ac_buf_printf(out, ".RE\n");
+	}
+}
+
+static int read_all(ac_buf *out, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[4096];
+	size_t n;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ac_buf_append(out, chunk, n);
+	fclose(f);
+	return 0;
+}
+
+/* now (a file's text) with the lines between its marker lines replaced
+ * by block, into out. */
+static int splice(ac_buf *out, const ac_buf *now, const char *path, const char *block)
+{
+	const char *begin, *end;
+
+	if (!now->data || !(begin = strstr(now->data, BEGIN_MARK)) ||
+	    !(end = strstr(begin, END_MARK))) {
+		fprintf(stderr, "%s: no generated part (the marker lines)\n", path);
+		return -1;
+	}
+	begin += strlen(BEGIN_MARK);
+	while (end > begin && end[-1] != '\n')
+		end--;
+	ac_buf_append(out, now->data, (size_t)(begin - now->data));
+	ac_buf_printf(out, "%s%s", block, end);
+	return 0;
+}
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t n = strlen(text), m = strlen(end);
+
+	return n >= m && !strcmp(text + n - m, end);
+}
+
+int main(int argc, char **argv)
+{
+	ac_buf block = AC_BUF_INIT;
+	int status = 0;
+
+	if (argc < 3 || (strcmp(argv[1], "--check") && strcmp(argv[1], "--write"))) {
+		fprintf(stderr, "usage: agentctl-gen-docs --check|--write FILE...\n");
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		ac_buf now = AC_BUF_INIT, want = AC_BUF_INIT;
+		FILE *f;
+
+		/* A man page (FILE.1) gets the summary; a shell file its lists. */
+		ac_buf_clear(&block);
+		if (ends_with(argv[i], ".1"))
+			man_block(&block);
+		else
+			bash_block(&block);
+
+		if (read_all(&now, argv[i]) || splice(&want, &now, argv[i], block.data)) {
+			status = 1;
+			ac_buf_free(&now);
+			continue;
+		}
+		if (now.len == want.len && !memcmp(now.data, want.data, now.len)) {
+			/* up to date */
+		} else if (!strcmp(argv[1], "--check")) {
+			fprintf(stderr, "%s: its generated part differs from cli/cli_specs.c's "
+				"(run: cmake --build BUILD --target gen-docs)\n", argv[i]);
+			status = 1;
+		} else if (!(f = fopen(argv[i], "wb"))) {
+			perror(argv[i]);
+			status = 1;
+		} else if ((fwrite(want.data, 1, want.len, f) != want.len) | (fclose(f) != 0)) {
+			perror(argv[i]);
+			status = 1;
+		}
+		ac_buf_free(&now);
+		ac_buf_free(&want);
+	}
+	ac_buf_free(&block);
+	return status;
+}
