@@ -1134,12 +1134,12 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	out->shown = ui_dash_shown(d);
 	out->current = ui_dash_current(d);
 	out->pane = d->pane;
-	out->conv_open = d->conv_open;
-	out->help_open = d->help_open;
-	out->filtering = d->filtering;
+	out->conv_open = ui_dash_is_open(d, &ui_overlay_conversation);
+	out->help_open = ui_dash_is_open(d, &ui_overlay_help);
+	out->filtering = ui_dash_is_open(d, &ui_overlay_filter);
 	out->quit = d->quit;
 	out->doc_open = d->m.doc_title != NULL;
-	out->searching = d->searching;
+	out->searching = ui_dash_is_open(d, &ui_overlay_search);
 	out->follow_sel = d->follow_sel;
 	out->viewer_open = d->m.viewer.title != NULL;
 	out->search_open = d->m.search.query != NULL;
@@ -1179,7 +1179,9 @@ static void enter(ui_dash *d, ui_pane_id pane)
 	ui_dash_switch_pane(d, UI_PANE_SESSIONS);
 	for (int i = 0; i < UI_PANE_COUNT; i++)
 		d->panes[i] = (ui_pane){.status_filter = -1, .list_rows = 10};
-	d->filtering = d->quit = d->searching = d->follow_sel = false;
+	ui_overlay_remove(&d->open, &ui_overlay_filter);
+	ui_overlay_remove(&d->open, &ui_overlay_search);
+	d->quit = d->follow_sel = false;
 	d->m.action[0] = '\0';
 	switch (pane) {
 	case UI_PANE_OPS: case UI_PANE_CKPTS: case UI_PANE_JOURNAL:
@@ -1192,11 +1194,13 @@ static void enter(ui_dash *d, ui_pane_id pane)
 			break;
 		ui_dash_open_tab(d, pane == UI_PANE_MEMO || pane == UI_PANE_DOC ? UI_TAB_MEMORY
 				 : pane == UI_PANE_ARTIFACTS ? UI_TAB_ARTIFACTS : UI_TAB_TRACE);
-		if (pane == UI_PANE_DOC)
+		if (pane == UI_PANE_DOC) {
 			assert_int_equal(ui_source_open_item(d->src, &d->m, UI_TAB_MEMORY, 0), 0);
+			ui_overlay_push(&d->open, &ui_overlay_doc);
+		}
 		break;
 	case UI_PANE_HELP:
-		d->help_open = true;
+		ui_overlay_push(&d->open, &ui_overlay_help);
 		break;
 	case UI_PANE_JSEARCH: /* two matches in the journal */
 		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
@@ -1210,13 +1214,15 @@ static void enter(ui_dash *d, ui_pane_id pane)
 		ui_model_viewer_open(&d->m, "a text");
 		for (int i = 0; i < 40; i++)
 			ui_model_viewer_line(&d->m, "line %d", i);
+		ui_overlay_push(&d->open, &ui_overlay_viewer);
 		break;
 	case UI_PANE_PATCH:
 		ui_dash_switch_pane(d, UI_PANE_OPS);
 		ui_patch_open(&d->m, d->ws, "op-1");
+		ui_overlay_push(&d->open, &ui_overlay_patch);
 		break;
 	case UI_PANE_LOG:
-		d->log_open = true;
+		ui_overlay_push(&d->open, &ui_overlay_log);
 		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
@@ -2156,6 +2162,50 @@ static void test_ops_rows(void **state)
 	ui_model_free(&m);
 }
 
+/* What is open, one Esc at a time (tui/overlays.c): the log over help
+ * over a conversation whose tab has a filter (the filter goes before the
+ * conversation); then help over an operation's patch. */
+static void test_overlays_one_esc_at_a_time(void **state)
+{
+	ui_dash *d = &test_dash;
+
+	(void)state;
+	enter(d, UI_PANE_CONV);
+	snprintf(d->panes[UI_PANE_CONV].filter, sizeof(d->panes[0].filter), "x");
+	assert_int_equal(ui_keys_dispatch(d, '?'), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	assert_int_equal(ui_keys_dispatch(d, 'L'), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_LOG);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_CONV);
+	assert_string_equal(d->panes[UI_PANE_CONV].filter, "x");
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_CONV);
+	assert_string_equal(d->panes[UI_PANE_CONV].filter, "");
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_SESSIONS);
+	assert_null(d->m.conv_session);
+
+	/* ? over the log closes both when help was under it. */
+	ui_keys_dispatch(d, '?');
+	ui_keys_dispatch(d, 'L');
+	ui_keys_dispatch(d, '?');
+	assert_int_equal(ui_dash_shown(d), UI_PANE_SESSIONS);
+
+	enter(d, UI_PANE_OPS);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ENTER), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_PATCH);
+	ui_keys_dispatch(d, '?');
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	ui_keys_dispatch(d, UI_KEY_ESC);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_PATCH);
+	ui_keys_dispatch(d, UI_KEY_ESC);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_OPS);
+	assert_null(d->m.patch_title);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2193,6 +2243,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hints_follow_the_row, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_overlays_one_esc_at_a_time, dash_setup,
+						dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),
 		cmocka_unit_test(test_dialog_wraps_and_scrolls),

@@ -163,15 +163,10 @@ static void draw_keys(ui_dash *d, int y, int cols)
 {
 	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
 
-	if (d->filtering || d->searching) {
-		/* The last column is left empty: a terminal cannot always show
-		 * its bottom-right cell after wide characters, and the cursor
-		 * "_" ends there when the text is long. */
-		if (d->searching)
-			ui_drill_prompt(d, &cut, cols - 1);
-		else
-			ui_text_input(&cut, " filter: ", d->panes[ui_dash_shown(d)].filter,
-				      "   Enter: keep   Esc: clear", cols - 1);
+	const ui_overlay *top = ui_overlay_top(&d->open, d);
+
+	if (top && top->line) {
+		top->line(d, &cut, cols);
 		screen_fill(y, 0, cols, UI_ST_FILTER);
 		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
 	} else {
@@ -332,45 +327,11 @@ static void read_store_changes(ui_dash *d)
 	    (!*ckpt_session || !strcmp(ckpt_session, d->m.ckpt_session)))
 		changed |= ui_source_update(d->src, &d->m, AC_WATCH_CHECKPOINTS);
 	d->dirty = d->dirty || changed;
-	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
+	if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
 		ui_dash_conversation_reloaded(d);
 }
 
 /* ---- input ------------------------------------------------------------ */
-
-/* Typing a filter: printable characters go into it. */
-static void filter_input(ui_dash *d, const ui_input *in)
-{
-	ui_pane *p = &d->panes[ui_dash_shown(d)];
-	size_t len = strlen(p->filter);
-
-	d->dirty = true;
-	if (in->key == UI_KEY_ENTER) {
-		d->filtering = false;
-	} else if (in->key == UI_KEY_ESC) {
-		p->filter[0] = '\0';
-		d->filtering = false;
-	} else if (in->key == UI_KEY_BACKSPACE) {
-		while (len > 0 && ((unsigned char)p->filter[len - 1] & 0xC0) == 0x80)
-			len--;
-		if (len > 0)
-			len--;
-		p->filter[len] = '\0';
-	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
-		char enc[5] = {0};
-
-		ui_utf8_encode(enc, (unsigned)in->key);
-		if (len + strlen(enc) < sizeof(p->filter))
-			strcat(p->filter, enc);
-	} else {
-		d->dirty = false;
-		return;
-	}
-	/* A pane that followed its end (the journal) goes on following it,
-	 * now the newest match: filtering must not stop the tail. */
-	p->cursor = p->top = 0;
-	p->sel[0] = '\0';
-}
 
 /* The list pane drawn under a click, tiled; -1 for none. */
 static int clicked_pane(const ui_input *in)
@@ -407,19 +368,20 @@ static void mouse(ui_dash *d, const ui_input *in)
 	}
 }
 
+/* Keys go to the top overlay when it takes them (a line being typed),
+ * else to the key table. */
 static void input(ui_dash *d)
 {
 	ui_input in;
+	const ui_overlay *top;
 
 	while (!d->quit && screen_read(&in)) {
 		if (in.key == UI_KEY_RESIZE) {
 			d->dirty = true;
 		} else if (in.key == UI_KEY_MOUSE) {
 			mouse(d, &in);
-		} else if (d->searching) {
-			ui_drill_input(d, &in);
-		} else if (d->filtering) {
-			filter_input(d, &in);
+		} else if ((top = ui_overlay_top(&d->open, d)) && top->key) {
+			top->key(d, &in);
 		} else if (in.key) {
 			ui_keys_dispatch(d, in.key);
 		}
@@ -528,7 +490,7 @@ static void on_watch(ui_loop *loop, int fd, short revents, void *data)
 	(void)loop, (void)fd, (void)revents;
 	if (changed && (changed = ui_source_update_watched(d->src, &d->m, d->watch, changed))) {
 		d->dirty = true;
-		if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
+		if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
 			ui_dash_conversation_reloaded(d);
 	}
 }
@@ -570,7 +532,7 @@ static void on_transcripts(ui_loop *loop, int fd, short revents, void *data)
 	changed = ui_source_poll_transcripts(d->src, &d->m, refresh);
 	if (changed)
 		d->dirty = true;
-	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
+	if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
 		ui_dash_conversation_reloaded(d);
 }
 

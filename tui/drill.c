@@ -95,7 +95,7 @@ void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 	if (raw && lay && (lay->tiled || ui_dash_shown(d) == UI_PANE_CKPTS))
 		follow_checkpoints(d, raw);
 	/* The detail beside the list reads the selected session's messages. */
-	if (raw && lay && lay->detail.h && !d->conv_open &&
+	if (raw && lay && lay->detail.h && !ui_dash_is_open(d, &ui_overlay_conversation) &&
 	    (!d->m.conv_session || strcmp(d->m.conv_session, raw))) {
 		char *copy = strdup(raw);
 
@@ -110,7 +110,7 @@ void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 bool ui_drill_search(ui_dash *d, int key)
 {
 	(void)key;
-	d->searching = true;
+	ui_overlay_push(&d->open, &ui_overlay_search);
 	d->search_text[0] = '\0';
 	return true;
 }
@@ -139,10 +139,10 @@ void ui_drill_input(ui_dash *d, const ui_input *in)
 
 	d->dirty = true;
 	if (in->key == UI_KEY_ENTER) {
-		d->searching = false;
+		ui_overlay_remove(&d->open, &ui_overlay_search);
 		run_search(d);
 	} else if (in->key == UI_KEY_ESC) {
-		d->searching = false;
+		ui_overlay_remove(&d->open, &ui_overlay_search);
 	} else if (in->key == UI_KEY_BACKSPACE) {
 		while (len > 0 && ((unsigned char)d->search_text[len - 1] & 0xC0) == 0x80)
 			len--;
@@ -228,6 +228,7 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 	} else {
 		return false;
 	}
+	ui_overlay_push(&d->open, &ui_overlay_viewer);
 	d->panes[UI_PANE_VIEWER].top = 0;
 	d->panes[UI_PANE_VIEWER].follow = false;
 	return true;

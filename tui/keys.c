@@ -31,8 +31,7 @@ static bool act_quit(ui_dash *d, int key)
 static bool act_pane(ui_dash *d, int key)
 {
 	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
-	bool same = !d->help_open && !d->log_open && !d->conv_open && !d->m.patch_title &&
-		    d->pane == want;
+	bool same = !ui_overlay_top(&d->open, d) && d->pane == want;
 
 	ui_dash_switch_pane(d, want);
 	return !same;
@@ -47,8 +46,12 @@ static bool act_cycle_pane(ui_dash *d, int key)
 static bool act_help(ui_dash *d, int key)
 {
 	(void)key;
-	d->help_open = !d->help_open;
-	d->log_open = false;
+	/* Over the log: the log closes, and help with it if it was under. */
+	ui_overlay_remove(&d->open, &ui_overlay_log);
+	if (ui_dash_is_open(d, &ui_overlay_help))
+		ui_overlay_remove(&d->open, &ui_overlay_help);
+	else
+		ui_overlay_push(&d->open, &ui_overlay_help);
 	d->panes[UI_PANE_HELP].top = 0;
 	return true;
 }
@@ -57,7 +60,10 @@ static bool act_help(ui_dash *d, int key)
 static bool act_log(ui_dash *d, int key)
 {
 	(void)key;
-	d->log_open = !d->log_open;
+	if (ui_dash_is_open(d, &ui_overlay_log))
+		ui_overlay_remove(&d->open, &ui_overlay_log);
+	else
+		ui_overlay_push(&d->open, &ui_overlay_log);
 	d->panes[UI_PANE_LOG].top = SIZE_MAX / 2;
 	return true;
 }
@@ -84,9 +90,9 @@ static bool act_tab(ui_dash *d, int key)
 	return true;
 }
 
-/* Esc: the innermost thing open closes (help, a patch, a document, a
- * filter, the conversation), else the filters, else the status line's
- * message. */
+/* Esc: a running action is cancelled, else the top overlay steps back
+ * (overlays.c), else the list pane's search, then its filters, then the
+ * status line's message. */
 static bool act_back(ui_dash *d, int key)
 {
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
@@ -94,21 +100,9 @@ static bool act_back(ui_dash *d, int key)
 	(void)key;
 	if (ui_dash_job_cancel(d))
 		return true; /* the running line says "cancelling…" */
-	if (d->log_open)
-		d->log_open = false;
-	else if (d->help_open)
-		d->help_open = false;
-	else if (d->m.viewer.title)
-		ui_model_viewer_close(&d->m);
-	else if (d->m.patch_title)
-		ui_model_close_patch(&d->m);
-	else if (d->conv_open && d->m.doc_title)
-		ui_model_close_document(&d->m);
-	else if (d->conv_open && p->filter[0])
-		p->filter[0] = '\0';
-	else if (d->conv_open)
-		ui_dash_close_conversation(d);
-	else if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
+	if (ui_overlay_back(&d->open, d))
+		return true;
+	if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
 		ui_drill_search_back(d);
 	else if (p->filter[0] || p->status_filter >= 0 || p->state_filter > 0 || p->host[0]) {
 		p->filter[0] = '\0';
@@ -157,10 +151,12 @@ static bool act_open(ui_dash *d, int key)
 		if (id)
 			ui_patch_open(&d->m, d->ws, id);
 		free(id);
+		ui_overlay_push(&d->open, &ui_overlay_patch);
 		d->panes[UI_PANE_PATCH].top = 0;
 		d->panes[UI_PANE_PATCH].follow = false;
 	} else if (!ui_drill_open(d, cur, i)) {
 		ui_source_open_item(d->src, &d->m, d->tab, i);
+		ui_overlay_push(&d->open, &ui_overlay_doc);
 		d->panes[UI_PANE_DOC].top = 0;
 		d->panes[UI_PANE_DOC].follow = false;
 	}
@@ -188,7 +184,7 @@ static bool act_move(ui_dash *d, int key)
 static bool act_filter(ui_dash *d, int key)
 {
 	(void)key;
-	d->filtering = true;
+	ui_overlay_push(&d->open, &ui_overlay_filter);
 	return true;
 }
 
@@ -395,7 +391,7 @@ static const ui_session *selected_row(const ui_dash *d)
 	const ui_pane *p = &d->panes[UI_PANE_SESSIONS];
 	size_t i;
 
-	if (d->conv_open && d->m.conv_session)
+	if (ui_dash_is_open(d, &ui_overlay_conversation) && d->m.conv_session)
 		return row_named(&d->m, d->m.conv_session);
 	if (d->pane == UI_PANE_CKPTS)
 		return d->m.ckpt_session ? row_named(&d->m, d->m.ckpt_session) : NULL;
