@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "dash.h"
+#include "drill.h"
 #include "jsearch.h"
 #include "keys.h"
 #include "model.h"
@@ -1160,12 +1161,32 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	memcpy(out->theme, d->theme.name, sizeof(out->theme));
 }
 
+/* Where keys go: a line being typed (its own keys), else the pane. */
+static ui_pane_id keys_pane(const ui_dash *d)
+{
+	if (ui_dash_is_open(d, &ui_overlay_filter))
+		return UI_PANE_FILTER_LINE;
+	if (ui_dash_is_open(d, &ui_overlay_search))
+		return UI_PANE_SEARCH_LINE;
+	return ui_dash_current(d);
+}
+
+/* A key as the dashboard's input passes it on (a line's own keys only
+ * while it is typed: dashboard.c, overlays.c). */
+static unsigned dispatch(ui_dash *d, int key)
+{
+	ui_pane_id pane = keys_pane(d);
+
+	return pane == UI_PANE_FILTER_LINE || pane == UI_PANE_SEARCH_LINE
+	       ? ui_keys_dispatch_in(d, pane, key) : ui_keys_dispatch(d, key);
+}
+
 static bool changed_by(ui_dash *d, int key, unsigned *reaction)
 {
 	dash_snapshot before, after;
 
 	snapshot(&before, d);
-	*reaction = ui_keys_dispatch(d, key);
+	*reaction = dispatch(d, key);
 	snapshot(&after, d);
 	return memcmp(&before, &after, sizeof(before)) != 0;
 }
@@ -1229,10 +1250,17 @@ static void enter(ui_dash *d, ui_pane_id pane)
 		if (d->dlg.kind == UI_DLG_NONE)
 			ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "running");
 		break;
+	case UI_PANE_FILTER_LINE:
+		ui_overlay_push(&d->open, &ui_overlay_filter);
+		break;
+	case UI_PANE_SEARCH_LINE:
+		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
+		ui_drill_search(d, 'S');
+		break;
 	default:
 		break;
 	}
-	assert_int_equal(ui_dash_current(d), pane);
+	assert_int_equal(keys_pane(d), pane);
 }
 
 static ui_dash test_dash; /* large (the journal ring): not on the stack */
@@ -1291,7 +1319,7 @@ static void test_hinted_keys_are_handled(void **state)
 				enter(d, (ui_pane_id)pane);
 				/* Not for the selected row: refused, saying why. */
 				if (k[i].applies && k[i].applies(d, NULL) == UI_KEY_REFUSED) {
-					assert_int_equal(ui_keys_dispatch(d, k[i].keys[j]), UI_REDRAW);
+					assert_int_equal(dispatch(d, k[i].keys[j]), UI_REDRAW);
 					assert_non_null(strstr(d->m.action, k[i].hint));
 					any = true;
 				} else if (changed_by(d, k[i].keys[j], &reaction)) {
@@ -2206,6 +2234,38 @@ static void test_overlays_one_esc_at_a_time(void **state)
 	assert_null(d->m.patch_title);
 }
 
+/* The lines typed at the bottom take their keys from the table: their
+ * hints end the line, Enter/Esc/Backspace are dispatched there, and what
+ * else is typed is text, never a command. */
+static void test_line_keys_are_the_table(void **state)
+{
+	ui_dash *d = &test_dash;
+	ac_buf hints = AC_BUF_INIT;
+	const ui_overlay *top;
+
+	(void)state;
+	ui_keys_line_hints(&hints, UI_PANE_FILTER_LINE);
+	assert_string_equal(hints.data, "   Enter: keep   Esc: clear");
+	ac_buf_clear(&hints);
+	ui_keys_line_hints(&hints, UI_PANE_SEARCH_LINE);
+	assert_non_null(strstr(hints.data, "   Esc: cancel"));
+	ac_buf_free(&hints);
+	assert_non_null(ui_key_find(UI_KEY_BACKSPACE, UI_PANE_FILTER_LINE));
+	assert_null(ui_key_find('q', UI_PANE_FILTER_LINE));
+
+	enter(d, UI_PANE_FILTER_LINE);
+	top = ui_overlay_top(&d->open, d);
+	top->key(d, &(ui_input){.key = 'q'});
+	top->key(d, &(ui_input){.key = 'z'});
+	assert_false(d->quit);
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "qz");
+	top->key(d, &(ui_input){.key = UI_KEY_BACKSPACE});
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
+	top->key(d, &(ui_input){.key = UI_KEY_ENTER});
+	assert_false(ui_dash_is_open(d, &ui_overlay_filter));
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2244,6 +2304,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hints_follow_the_row, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_overlays_one_esc_at_a_time, dash_setup,
+						dash_teardown),
+		cmocka_unit_test_setup_teardown(test_line_keys_are_the_table, dash_setup,
 						dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),

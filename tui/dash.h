@@ -71,6 +71,10 @@ void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only);
 extern const ui_overlay ui_overlay_conversation, ui_overlay_doc, ui_overlay_patch,
 	ui_overlay_viewer, ui_overlay_help, ui_overlay_log, ui_overlay_filter, ui_overlay_search;
 
+/* The filter line's own keys (keys.c's table): Enter keeps the filter,
+ * Esc clears it, Backspace erases a character. True: always redrawn. */
+bool ui_filter_line_key(ui_dash *d, int key);
+
 /* Whether o is open on d. */
 bool ui_dash_is_open(const ui_dash *d, const ui_overlay *o);
 

@@ -754,6 +754,33 @@ static const ui_key table[] = {
 	{.keys = {'q'},
 	 .doc = {.label = "q", .help = "quit", .panes = UI_IN_PANES},
 	 .hint = "q quit", .hint_right = true, .handler = act_quit, .reaction = UI_QUIT},
+	/* The lines typed at the bottom: their hints end the line, after
+	 * what is typed; any other character goes into the text. */
+	{.keys = {UI_KEY_ENTER},
+	 .doc = {.label = "Enter", .help = "keep the filter typed, and close the line",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .hint = "Enter: keep", .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ESC},
+	 .doc = {.label = "Esc", .help = "clear the filter, and close the line",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .hint = "Esc: clear", .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ENTER},
+	 .doc = {.label = "Enter", .help = "search the whole journal for the query typed",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .hint = "Enter: search (any field: trace.correlation_id=ID, text~word)",
+	 .handler = ui_drill_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ESC},
+	 .doc = {.label = "Esc", .help = "close the line, searching nothing",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .hint = "Esc: cancel", .handler = ui_drill_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_BACKSPACE},
+	 .doc = {.label = "Bksp", .help = "erase the filter's last character",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_BACKSPACE},
+	 .doc = {.label = "Bksp", .help = "erase the query's last character",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .handler = ui_drill_line_key, .reaction = UI_REDRAW},
 };
 
 #define N_KEYS (sizeof(table) / sizeof(table[0]))
@@ -800,18 +827,23 @@ static bool refused(const ui_key *k, ui_dash *d)
 
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
-	const ui_key *k;
-	unsigned reaction;
-	int64_t shown_ms = d->m.action_ms;
-	bool busy = false; /* read-only or one action at a time: said, no popup */
-
 	/* A refusal's popup: any key closes it, and only that. */
 	if (d->dlg.kind == UI_DLG_NOTICE) {
 		ui_dialog_close(&d->dlg, &d->m);
 		d->dirty = true;
 		return UI_REDRAW;
 	}
-	if (!(k = ui_key_find(key, ui_dash_current(d))))
+	return ui_keys_dispatch_in(d, ui_dash_current(d), key);
+}
+
+unsigned ui_keys_dispatch_in(ui_dash *d, ui_pane_id pane, int key)
+{
+	const ui_key *k;
+	unsigned reaction;
+	int64_t shown_ms = d->m.action_ms;
+	bool busy = false; /* read-only or one action at a time: said, no popup */
+
+	if (!(k = ui_key_find(key, pane)))
 		return 0;
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
@@ -868,6 +900,13 @@ static void hints(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only,
 void ui_keys_hints_for(ac_buf *out, ac_buf *right, const ui_dash *d)
 {
 	hints(out, right, ui_dash_current(d), d->m.read_only, d);
+}
+
+void ui_keys_line_hints(ac_buf *out, ui_pane_id pane)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (ui_key_hinted(&table[i], pane, false))
+			ac_buf_printf(out, "   %s", table[i].hint);
 }
 
 void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)

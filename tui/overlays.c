@@ -3,6 +3,7 @@
  * What opens one pushes it on d->open; nothing else needs to know it. */
 #include "dash.h"
 #include "drill.h"
+#include "keys.h"
 
 #include "ui_text.h"
 
@@ -114,38 +115,53 @@ const ui_overlay ui_overlay_log = {.name = "log", .pane = log_pane};
 
 /* ---- lines being typed ---------------------------------------------------- */
 
-/* Typing a filter: printable characters go into it. */
-static void filter_key(ui_dash *d, const ui_input *in)
+/* A pane that followed its end (the journal) goes on following it, now
+ * the newest match: filtering must not stop the tail. */
+static void filter_changed(ui_pane *p)
+{
+	p->cursor = p->top = 0;
+	p->sel[0] = '\0';
+}
+
+bool ui_filter_line_key(ui_dash *d, int key)
 {
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
 	size_t len = strlen(p->filter);
 
-	d->dirty = true;
-	if (in->key == UI_KEY_ENTER) {
-		ui_overlay_remove(&d->open, &ui_overlay_filter);
-	} else if (in->key == UI_KEY_ESC) {
+	if (key == UI_KEY_ESC)
 		p->filter[0] = '\0';
+	if (key == UI_KEY_ENTER || key == UI_KEY_ESC)
 		ui_overlay_remove(&d->open, &ui_overlay_filter);
-	} else if (in->key == UI_KEY_BACKSPACE) {
+	if (key == UI_KEY_BACKSPACE) {
 		while (len > 0 && ((unsigned char)p->filter[len - 1] & 0xC0) == 0x80)
 			len--;
 		if (len > 0)
 			len--;
 		p->filter[len] = '\0';
-	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
-		char enc[5] = {0};
+	}
+	filter_changed(p);
+	return true;
+}
 
-		ui_utf8_encode(enc, (unsigned)in->key);
-		if (len + strlen(enc) < sizeof(p->filter))
-			strcat(p->filter, enc);
-	} else {
+/* Typing a filter: its own keys are the table's (ui_filter_line_key),
+ * printable characters go into it, and nothing else is a command. */
+static void filter_key(ui_dash *d, const ui_input *in)
+{
+	ui_pane *p = &d->panes[ui_dash_shown(d)];
+	size_t len = strlen(p->filter);
+	char enc[5] = {0};
+
+	if (ui_keys_dispatch_in(d, UI_PANE_FILTER_LINE, in->key))
+		return;
+	if (in->key < 0x20 || in->key >= 0x110000 || in->key == 0x7F) {
 		d->dirty = false;
 		return;
 	}
-	/* A pane that followed its end (the journal) goes on following it,
-	 * now the newest match: filtering must not stop the tail. */
-	p->cursor = p->top = 0;
-	p->sel[0] = '\0';
+	d->dirty = true;
+	ui_utf8_encode(enc, (unsigned)in->key);
+	if (len + strlen(enc) < sizeof(p->filter))
+		strcat(p->filter, enc);
+	filter_changed(p);
 }
 
 /* The last column is left empty: a terminal cannot always show its
@@ -153,8 +169,12 @@ static void filter_key(ui_dash *d, const ui_input *in)
  * when the text is long. */
 static void filter_line(const ui_dash *d, ac_buf *out, int cols)
 {
+	ac_buf keys = AC_BUF_INIT;
+
+	ui_keys_line_hints(&keys, UI_PANE_FILTER_LINE);
 	ui_text_input(out, " filter: ", d->panes[ui_dash_shown(d)].filter,
-		      "   Enter: keep   Esc: clear", cols - 1);
+		      keys.data ? keys.data : "", cols - 1);
+	ac_buf_free(&keys);
 }
 
 const ui_overlay ui_overlay_filter = {
