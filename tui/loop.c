@@ -116,7 +116,7 @@ static int gather(ui_loop *loop, nfds_t *out_n)
 
 int ui_loop_turn(ui_loop *loop, int timeout_ms)
 {
-	nfds_t n;
+	nfds_t n = 0;
 	int status = gather(loop, &n);
 
 	if (status)
