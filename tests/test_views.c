@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "dash.h"
+#include "drill.h"
 #include "jsearch.h"
 #include "keys.h"
 #include "model.h"
@@ -1134,12 +1135,12 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	out->shown = ui_dash_shown(d);
 	out->current = ui_dash_current(d);
 	out->pane = d->pane;
-	out->conv_open = d->conv_open;
-	out->help_open = d->help_open;
-	out->filtering = d->filtering;
+	out->conv_open = ui_dash_is_open(d, &ui_overlay_conversation);
+	out->help_open = ui_dash_is_open(d, &ui_overlay_help);
+	out->filtering = ui_dash_is_open(d, &ui_overlay_filter);
 	out->quit = d->quit;
 	out->doc_open = d->m.doc_title != NULL;
-	out->searching = d->searching;
+	out->searching = ui_dash_is_open(d, &ui_overlay_search);
 	out->follow_sel = d->follow_sel;
 	out->viewer_open = d->m.viewer.title != NULL;
 	out->search_open = d->m.search.query != NULL;
@@ -1160,12 +1161,32 @@ static void snapshot(dash_snapshot *out, const ui_dash *d)
 	memcpy(out->theme, d->theme.name, sizeof(out->theme));
 }
 
+/* Where keys go: a line being typed (its own keys), else the pane. */
+static ui_pane_id keys_pane(const ui_dash *d)
+{
+	if (ui_dash_is_open(d, &ui_overlay_filter))
+		return UI_PANE_FILTER_LINE;
+	if (ui_dash_is_open(d, &ui_overlay_search))
+		return UI_PANE_SEARCH_LINE;
+	return ui_dash_current(d);
+}
+
+/* A key as the dashboard's input passes it on (a line's own keys only
+ * while it is typed: dashboard.c, overlays.c). */
+static unsigned dispatch(ui_dash *d, int key)
+{
+	ui_pane_id pane = keys_pane(d);
+
+	return pane == UI_PANE_FILTER_LINE || pane == UI_PANE_SEARCH_LINE
+	       ? ui_keys_dispatch_in(d, pane, key) : ui_keys_dispatch(d, key);
+}
+
 static bool changed_by(ui_dash *d, int key, unsigned *reaction)
 {
 	dash_snapshot before, after;
 
 	snapshot(&before, d);
-	*reaction = ui_keys_dispatch(d, key);
+	*reaction = dispatch(d, key);
 	snapshot(&after, d);
 	return memcmp(&before, &after, sizeof(before)) != 0;
 }
@@ -1179,7 +1200,9 @@ static void enter(ui_dash *d, ui_pane_id pane)
 	ui_dash_switch_pane(d, UI_PANE_SESSIONS);
 	for (int i = 0; i < UI_PANE_COUNT; i++)
 		d->panes[i] = (ui_pane){.status_filter = -1, .list_rows = 10};
-	d->filtering = d->quit = d->searching = d->follow_sel = false;
+	ui_overlay_remove(&d->open, &ui_overlay_filter);
+	ui_overlay_remove(&d->open, &ui_overlay_search);
+	d->quit = d->follow_sel = false;
 	d->m.action[0] = '\0';
 	switch (pane) {
 	case UI_PANE_OPS: case UI_PANE_CKPTS: case UI_PANE_JOURNAL:
@@ -1192,11 +1215,13 @@ static void enter(ui_dash *d, ui_pane_id pane)
 			break;
 		ui_dash_open_tab(d, pane == UI_PANE_MEMO || pane == UI_PANE_DOC ? UI_TAB_MEMORY
 				 : pane == UI_PANE_ARTIFACTS ? UI_TAB_ARTIFACTS : UI_TAB_TRACE);
-		if (pane == UI_PANE_DOC)
+		if (pane == UI_PANE_DOC) {
 			assert_int_equal(ui_source_open_item(d->src, &d->m, UI_TAB_MEMORY, 0), 0);
+			ui_overlay_push(&d->open, &ui_overlay_doc);
+		}
 		break;
 	case UI_PANE_HELP:
-		d->help_open = true;
+		ui_overlay_push(&d->open, &ui_overlay_help);
 		break;
 	case UI_PANE_JSEARCH: /* two matches in the journal */
 		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
@@ -1210,23 +1235,32 @@ static void enter(ui_dash *d, ui_pane_id pane)
 		ui_model_viewer_open(&d->m, "a text");
 		for (int i = 0; i < 40; i++)
 			ui_model_viewer_line(&d->m, "line %d", i);
+		ui_overlay_push(&d->open, &ui_overlay_viewer);
 		break;
 	case UI_PANE_PATCH:
 		ui_dash_switch_pane(d, UI_PANE_OPS);
 		ui_patch_open(&d->m, d->ws, "op-1");
+		ui_overlay_push(&d->open, &ui_overlay_patch);
 		break;
 	case UI_PANE_LOG:
-		d->log_open = true;
+		ui_overlay_push(&d->open, &ui_overlay_log);
 		break;
 	case UI_PANE_DIALOG: /* y may have paused it already: then resuming */
 		ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "paused");
 		if (d->dlg.kind == UI_DLG_NONE)
 			ui_act_plan_status(&d->dlg, d->ws, &d->m, "s2", "running");
 		break;
+	case UI_PANE_FILTER_LINE:
+		ui_overlay_push(&d->open, &ui_overlay_filter);
+		break;
+	case UI_PANE_SEARCH_LINE:
+		ui_dash_switch_pane(d, UI_PANE_JOURNAL);
+		ui_drill_search(d, 'S');
+		break;
 	default:
 		break;
 	}
-	assert_int_equal(ui_dash_current(d), pane);
+	assert_int_equal(keys_pane(d), pane);
 }
 
 static ui_dash test_dash; /* large (the journal ring): not on the stack */
@@ -1285,7 +1319,7 @@ static void test_hinted_keys_are_handled(void **state)
 				enter(d, (ui_pane_id)pane);
 				/* Not for the selected row: refused, saying why. */
 				if (k[i].applies && k[i].applies(d, NULL) == UI_KEY_REFUSED) {
-					assert_int_equal(ui_keys_dispatch(d, k[i].keys[j]), UI_REDRAW);
+					assert_int_equal(dispatch(d, k[i].keys[j]), UI_REDRAW);
 					assert_non_null(strstr(d->m.action, k[i].hint));
 					any = true;
 				} else if (changed_by(d, k[i].keys[j], &reaction)) {
@@ -2156,6 +2190,82 @@ static void test_ops_rows(void **state)
 	ui_model_free(&m);
 }
 
+/* What is open, one Esc at a time (tui/overlays.c): the log over help
+ * over a conversation whose tab has a filter (the filter goes before the
+ * conversation); then help over an operation's patch. */
+static void test_overlays_one_esc_at_a_time(void **state)
+{
+	ui_dash *d = &test_dash;
+
+	(void)state;
+	enter(d, UI_PANE_CONV);
+	snprintf(d->panes[UI_PANE_CONV].filter, sizeof(d->panes[0].filter), "x");
+	assert_int_equal(ui_keys_dispatch(d, '?'), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	assert_int_equal(ui_keys_dispatch(d, 'L'), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_LOG);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_CONV);
+	assert_string_equal(d->panes[UI_PANE_CONV].filter, "x");
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_CONV);
+	assert_string_equal(d->panes[UI_PANE_CONV].filter, "");
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ESC), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_SESSIONS);
+	assert_null(d->m.conv_session);
+
+	/* ? over the log closes both when help was under it. */
+	ui_keys_dispatch(d, '?');
+	ui_keys_dispatch(d, 'L');
+	ui_keys_dispatch(d, '?');
+	assert_int_equal(ui_dash_shown(d), UI_PANE_SESSIONS);
+
+	enter(d, UI_PANE_OPS);
+	assert_int_equal(ui_keys_dispatch(d, UI_KEY_ENTER), UI_REDRAW);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_PATCH);
+	ui_keys_dispatch(d, '?');
+	assert_int_equal(ui_dash_shown(d), UI_PANE_HELP);
+	ui_keys_dispatch(d, UI_KEY_ESC);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_PATCH);
+	ui_keys_dispatch(d, UI_KEY_ESC);
+	assert_int_equal(ui_dash_shown(d), UI_PANE_OPS);
+	assert_null(d->m.patch_title);
+}
+
+/* The lines typed at the bottom take their keys from the table: their
+ * hints end the line, Enter/Esc/Backspace are dispatched there, and what
+ * else is typed is text, never a command. */
+static void test_line_keys_are_the_table(void **state)
+{
+	ui_dash *d = &test_dash;
+	ac_buf hints = AC_BUF_INIT;
+	const ui_overlay *top;
+
+	(void)state;
+	ui_keys_line_hints(&hints, UI_PANE_FILTER_LINE);
+	assert_string_equal(hints.data, "   Enter: keep   Esc: clear");
+	ac_buf_clear(&hints);
+	ui_keys_line_hints(&hints, UI_PANE_SEARCH_LINE);
+	assert_non_null(strstr(hints.data, "   Esc: cancel"));
+	ac_buf_free(&hints);
+	assert_non_null(ui_key_find(UI_KEY_BACKSPACE, UI_PANE_FILTER_LINE));
+	assert_null(ui_key_find('q', UI_PANE_FILTER_LINE));
+
+	enter(d, UI_PANE_FILTER_LINE);
+	top = ui_overlay_top(&d->open, d);
+	top->key(d, &(ui_input){.key = 'q'});
+	top->key(d, &(ui_input){.key = 'z'});
+	assert_false(d->quit);
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "qz");
+	top->key(d, &(ui_input){.key = UI_KEY_BACKSPACE});
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
+	top->key(d, &(ui_input){.key = UI_KEY_ENTER});
+	assert_false(ui_dash_is_open(d, &ui_overlay_filter));
+	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2193,6 +2303,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hint_lines, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_hints_follow_the_row, dash_setup, dash_teardown),
 		cmocka_unit_test_setup_teardown(test_help_is_the_table, dash_setup, dash_teardown),
+		cmocka_unit_test_setup_teardown(test_overlays_one_esc_at_a_time, dash_setup,
+						dash_teardown),
+		cmocka_unit_test_setup_teardown(test_line_keys_are_the_table, dash_setup,
+						dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),
 		cmocka_unit_test(test_dialog_wraps_and_scrolls),

@@ -37,19 +37,18 @@ ui_pane_id ui_dash_current(const ui_dash *d)
 
 ui_pane_id ui_dash_shown(const ui_dash *d)
 {
-	if (d->log_open)
-		return UI_PANE_LOG;
-	if (d->help_open)
-		return UI_PANE_HELP;
-	if (d->m.viewer.title)
-		return UI_PANE_VIEWER;
-	if (d->m.patch_title)
-		return UI_PANE_PATCH;
-	if (d->conv_open)
-		return d->m.doc_title ? UI_PANE_DOC : tab_panes[d->tab];
-	if (d->pane == UI_PANE_JOURNAL && d->m.search.query)
-		return UI_PANE_JSEARCH;
-	return d->pane;
+	return ui_overlay_pane(&d->open, d, d->pane == UI_PANE_JOURNAL && d->m.search.query
+					    ? UI_PANE_JSEARCH : d->pane);
+}
+
+bool ui_dash_is_open(const ui_dash *d, const ui_overlay *o)
+{
+	return ui_overlay_is_open(&d->open, o, d);
+}
+
+ui_pane_id ui_dash_tab_pane(ui_tab tab)
+{
+	return tab_panes[tab];
 }
 
 int ui_dash_page_rows(const ui_dash *d)
@@ -63,7 +62,7 @@ int ui_dash_page_rows(const ui_dash *d)
  * without a tenant); only when that changed, so no event is missed. */
 static void follow_trace(ui_dash *d)
 {
-	const char *tenant = d->conv_open ? ui_source_tenant(d->src) : NULL;
+	const char *tenant = ui_dash_is_open(d, &ui_overlay_conversation) ? ui_source_tenant(d->src) : NULL;
 	char want[sizeof(d->traced)] = "";
 
 	if (!d->watch)
@@ -80,7 +79,7 @@ static void follow_trace(ui_dash *d)
 
 void ui_dash_close_conversation(ui_dash *d)
 {
-	d->conv_open = false;
+	ui_overlay_remove(&d->open, &ui_overlay_conversation);
 	ui_model_close_conversation(&d->m);
 	follow_trace(d);
 }
@@ -111,7 +110,7 @@ void ui_dash_open_conversation(ui_dash *d, const char *id)
 		return;
 	ui_source_open_conversation(d->src, &d->m, copy);
 	free(copy);
-	d->conv_open = true;
+	ui_overlay_push(&d->open, &ui_overlay_conversation);
 	d->tab = UI_TAB_MESSAGES;
 	for (int t = 0; t < UI_TAB_COUNT; t++) {
 		ui_pane *p = &d->panes[tab_panes[t]];
@@ -143,7 +142,7 @@ const char *ui_dash_target_session(ui_dash *d)
 {
 	size_t i;
 
-	if (d->conv_open && d->m.conv_session)
+	if (ui_dash_is_open(d, &ui_overlay_conversation) && d->m.conv_session)
 		return d->m.conv_session;
 	if (d->pane == UI_PANE_CKPTS && d->m.ckpt_session)
 		return d->m.ckpt_session;
@@ -164,7 +163,10 @@ void ui_dash_switch_pane(ui_dash *d, ui_pane_id pane)
 {
 	size_t i;
 
-	d->help_open = d->log_open = false;
+	/* What shows a pane closes; a line being typed stays (a click moves
+	 * panes under it). */
+	ui_overlay_remove(&d->open, &ui_overlay_help);
+	ui_overlay_remove(&d->open, &ui_overlay_log);
 	ui_model_viewer_close(&d->m);
 	ui_model_close_patch(&d->m);
 	ui_dash_close_conversation(d);

@@ -10,6 +10,7 @@
 #include "actions.h"
 #include "job.h"
 #include "model.h"
+#include "overlay.h"
 #include "source.h"
 #include "theme.h"
 #include "undo.h"
@@ -26,7 +27,7 @@
 
 #define UI_MAX_THEMES 32
 
-typedef struct {
+typedef struct ui_dash {
 	const ac_workspace *ws;  /* borrowed */
 	ui_model m;
 	ui_source *src;
@@ -43,8 +44,7 @@ typedef struct {
 	ui_pane panes[UI_PANE_COUNT];
 	ui_pane strip;           /* the journal strip under the other panes */
 	ui_pane_id pane;         /* UI_PANE_SESSIONS..UI_PANE_JOURNAL */
-	bool conv_open, help_open, filtering;
-	bool log_open;           /* the message log is shown (L) */
+	ui_overlays open;        /* what is open over the list panes (overlays.h) */
 	ui_tab tab;              /* the conversation's tab */
 	char traced[2 * AC_BACKEND_ID_MAX + 2]; /* "tenant/session" the watcher follows, or "" */
 	ui_dialog dlg;
@@ -53,7 +53,6 @@ typedef struct {
 	bool dirty, quit;
 	bool follow_sel;         /* f: Operations and Journal follow the selected session */
 	bool ops_all;            /* A: Operations lists every session's, not the selected one's */
-	bool searching;          /* S: the search line is open */
 	char search_text[256];
 	struct ui_jsearch_engine *js; /* the whole-journal search, or NULL */
 	int64_t redraw_at;       /* when an age on screen changes (0: never) */
@@ -67,8 +66,24 @@ typedef struct {
  * model is filled. */
 void ui_dash_init(ui_dash *d, const ac_workspace *ws, bool read_only);
 
-/* The pane on screen: help, an operation's patch, the conversation's
- * document or tab, or the list pane. */
+/* The dashboard's overlays (overlays.c), pushed on d->open by what
+ * opens them; Esc steps the top one back. */
+extern const ui_overlay ui_overlay_conversation, ui_overlay_doc, ui_overlay_patch,
+	ui_overlay_viewer, ui_overlay_help, ui_overlay_log, ui_overlay_filter, ui_overlay_search;
+
+/* The filter line's own keys (keys.c's table): Enter keeps the filter,
+ * Esc clears it, Backspace erases a character. True: always redrawn. */
+bool ui_filter_line_key(ui_dash *d, int key);
+
+/* Whether o is open on d. */
+bool ui_dash_is_open(const ui_dash *d, const ui_overlay *o);
+
+/* The pane a conversation's tab shows. */
+ui_pane_id ui_dash_tab_pane(ui_tab tab);
+
+/* The pane on screen: the topmost overlay's (the log, help, the viewer,
+ * an operation's patch, the conversation's document or tab), or the list
+ * pane. */
 ui_pane_id ui_dash_shown(const ui_dash *d);
 
 /* The pane keys go to: the dialog when one is open, else the one shown. */

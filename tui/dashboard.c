@@ -1,8 +1,10 @@
-/* The dashboard: scan -> update -> draw (htop's ScreenManager). One
- * poll(2) waits on the terminal and the workspace watcher together; what
- * the watcher reports is read (only that), keys go through the key table
- * (keys.c), and the screen is drawn once per loop, only when something
- * changed, so an idle dashboard sleeps. */
+/* The dashboard: scan -> update -> draw (htop's ScreenManager). What it
+ * waits on (the terminal, the workspace watcher, a store, a running job,
+ * the usage meter, the tools' transcripts) and what it does each turn are
+ * sources registered with the loop (loop.h); what a watcher reports is
+ * read (only that), keys go through the key table (keys.c), and the
+ * screen is drawn (frame.c) once per turn, only when something changed,
+ * so an idle dashboard sleeps. */
 #include "dashboard.h"
 #include "usage_meter.h"
 
@@ -11,9 +13,11 @@
 
 #include "dash.h"
 #include "drill.h"
+#include "frame.h"
 #include "frame_trace.h"
 #include "keys.h"
 #include "layout.h"
+#include "loop.h"
 #include "screen.h"
 #include "settings.h"
 #include "ui_text.h"
@@ -25,17 +29,12 @@
 #include "ac_watch.h"
 #include "ac_watch_mode.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define WATCH_POLL_MS 500
-/* Below this the panes cannot be drawn: the screen says so and the size. */
-#define UI_MIN_ROWS 6
-#define UI_MIN_COLS 24
 /* The coding agents' transcripts: their states (which change with time
  * alone) are derived again every TRANSCRIPT_STATE_MS; the files are read
  * when their folders' watch fires, and at least every TRANSCRIPT_POLL_MS
@@ -45,219 +44,7 @@
 #define CSEARCH_STEP_MS 30  /* one loop's share of the conversation search */
 #define CSEARCH_DRAW_MS 250 /* how often its results are drawn while it runs */
 
-/* ---- drawing ----------------------------------------------------------- */
-
-static void draw_title(ui_dash *d, int cols)
-{
-	ac_buf t = AC_BUF_INIT, cut = AC_BUF_INIT;
-	const ui_model *m = &d->m;
-
-	screen_fill(0, 0, cols, UI_ST_TITLE);
-	ac_buf_printf(&t, " agentctl  %s  ", m->workspace ? m->workspace : "");
-	for (int s = 0; s < UI_STATUS_OTHER; s++)
-		ac_buf_printf(&t, "%s %zu  ", ui_status_symbol((ui_status)s), m->by_status[s]);
-	if (m->by_status[UI_STATUS_OTHER])
-		ac_buf_printf(&t, "? %zu  ", m->by_status[UI_STATUS_OTHER]);
-	if (m->read_only)
-		ac_buf_printf(&t, "[READ-ONLY]");
-	ui_text_fit(&cut, t.data, t.len, cols, UI_FIT_ELLIPSIS);
-	screen_put(0, 0, cols, UI_ST_TITLE, cut.data ? cut.data : "");
-	ac_buf_free(&t);
-	ac_buf_free(&cut);
-}
-
-static void warnings(const ui_dash *d, ac_buf *out)
-{
-	const ui_model *m = &d->m;
-
-	if (m->polling)
-		ac_buf_printf(out, "watching by polling every %d ms (%s)  ", WATCH_POLL_MS, m->polling);
-	if (d->store_watch && !ac_store_watch_live(d->store_watch))
-		ac_buf_printf(out, "%s  ", ac_store_watch_state(d->store_watch));
-	if (m->journal_skipped)
-		ac_buf_printf(out, "journal: %llu bad lines skipped  ",
-			      (unsigned long long)m->journal_skipped);
-	if (m->session_problems)
-		ac_buf_printf(out, "sessions: %zu unreadable  ", m->session_problems);
-	if (m->ops_skipped)
-		ac_buf_printf(out, "operations: %llu bad lines skipped  ",
-			      (unsigned long long)m->ops_skipped);
-	if (m->ckpt_problems)
-		ac_buf_printf(out, "checkpoints: %zu unreadable  ", m->ckpt_problems);
-	/* A file that cannot be read at all (a FIFO in the journal's place)
-	 * counts no bad lines, and must still not look like an empty one. */
-	if (m->last_problem)
-		ac_buf_printf(out, out->len ? "(last: %s)" : "%s", m->last_problem);
-}
-
-static void draw_status(ui_dash *d, int y, int cols)
-{
-	ac_buf w = AC_BUF_INIT, line = AC_BUF_INIT;
-	int x = 0;
-
-	screen_fill(y, 0, cols, UI_ST_STATUSBAR);
-	if (d->job) {
-		/* What runs off the loop, ticking, ahead of the last message. */
-		ac_buf run = AC_BUF_INIT, cut = AC_BUF_INIT;
-		char *safe;
-
-		ac_buf_printf(&run, " ");
-		ui_job_describe(d->job, &run, ac_time_now_ms());
-		ac_buf_printf(&run, " ");
-		safe = ui_safe_str(run.data);
-		x = ui_text_fits(&cut, safe, cols, UI_FIT_ELLIPSIS);
-		screen_put(y, 0, cols, UI_ST_WARNING, cut.data ? cut.data : "");
-		ui_sfree(safe);
-		ac_buf_free(&run);
-		ac_buf_free(&cut);
-	}
-	if (d->m.action[0] && x < cols - 10) {
-		ac_buf cut = AC_BUF_INIT;
-		int at = x, room = cols - at;
-
-		ac_buf_printf(&line, " %s ", d->m.action);
-		/* A message cut to the line says where it is whole. */
-		if (d->m.action_cut || ui_text_width(line.data, line.len) > room) {
-			ui_text_fit(&cut, line.data, line.len, room > 10 ? room - 8 : room,
-				    UI_FIT_ELLIPSIS);
-			ac_buf_clear(&line);
-			ac_buf_printf(&line, "%s L log ", cut.data ? cut.data : "");
-			ac_buf_clear(&cut);
-		}
-		x += ui_text_fit(&cut, line.data, line.len, room, UI_FIT_ELLIPSIS);
-		screen_put(y, at, room, d->m.action_error ? UI_ST_ERROR : UI_ST_OK, cut.data);
-		ac_buf_free(&cut);
-	}
-	warnings(d, &w);
-	if (w.len && x < cols - 10) {
-		ac_buf cut = AC_BUF_INIT;
-
-		ac_buf_clear(&line);
-		ac_buf_printf(&line, " \xe2\x9a\xa0 %s", w.data);
-		ui_text_fit(&cut, line.data, line.len, cols - x, UI_FIT_ELLIPSIS);
-		screen_put(y, x, cols - x, UI_ST_WARNING, cut.data);
-		ac_buf_free(&cut);
-	} else if (!d->m.action[0] && !d->job) {
-		ac_buf cut = AC_BUF_INIT;
-
-		ac_buf_clear(&line);
-		bool over = false;
-
-		ac_buf_clear(&line);
-		ac_buf_printf(&line, " %zu sessions  %zu operations  %llu events seen", d->m.n_sessions,
-			      d->m.n_ops, (unsigned long long)d->m.events_seen);
-		ui_usage_meter_line(d->meter, &line, &over);
-		ui_text_fit(&cut, line.data, line.len, cols, UI_FIT_ELLIPSIS);
-		screen_put(y, 0, cols, over ? UI_ST_WARNING : UI_ST_STATUSBAR, cut.data);
-		ac_buf_free(&cut);
-	}
-	ac_buf_free(&w);
-	ac_buf_free(&line);
-}
-
-/* The bottom line: the filter being typed, or the keys of the pane in
- * use, from the key table. */
-static void draw_keys(ui_dash *d, int y, int cols)
-{
-	ac_buf line = AC_BUF_INIT, cut = AC_BUF_INIT;
-
-	if (d->filtering || d->searching) {
-		/* The last column is left empty: a terminal cannot always show
-		 * its bottom-right cell after wide characters, and the cursor
-		 * "_" ends there when the text is long. */
-		if (d->searching)
-			ui_drill_prompt(d, &cut, cols - 1);
-		else
-			ui_text_input(&cut, " filter: ", d->panes[ui_dash_shown(d)].filter,
-				      "   Enter: keep   Esc: clear", cols - 1);
-		screen_fill(y, 0, cols, UI_ST_FILTER);
-		screen_put(y, 0, cols, UI_ST_FILTER, cut.data);
-	} else {
-		ac_buf right = AC_BUF_INIT;
-		int right_w;
-
-		ui_keys_hints_for(&line, &right, d);
-		right_w = right.len ? ui_text_width(right.data, right.len) : 0;
-		if (right_w > cols)
-			right_w = 0; /* a terminal narrower than "? help q quit" */
-		ui_text_fit(&cut, line.data, line.len, cols - right_w, UI_FIT_ELLIPSIS);
-		screen_fill(y, 0, cols, UI_ST_KEYS);
-		screen_put(y, 0, cols - right_w, UI_ST_KEYS, cut.data ? cut.data : "");
-		if (right_w)
-			screen_put(y, cols - right_w, right_w, UI_ST_KEYS, right.data);
-		ac_buf_free(&right);
-	}
-	ac_buf_free(&line);
-	ac_buf_free(&cut);
-}
-
-/* Where the panes went in the last frame: a click goes to the pane under it. */
-static ui_layout drawn;
-
-/* The list panes, all on screen: each in its own place, the one in use
- * (the journal's search while it is open) active. */
-static void draw_tiled(ui_dash *d, const ui_layout *lay, ui_pane_id cur, int64_t now)
-{
-	for (int i = 0; i < UI_LAYOUT_PANES; i++) {
-		ui_pane_id id = i == UI_PANE_JOURNAL && cur == UI_PANE_JSEARCH ? cur : (ui_pane_id)i;
-
-		ui_pane_views[id]->draw(ui_pane_views[id], &d->m, &d->panes[id], lay->pane[i],
-					ui_layout_slot(cur) == i, now);
-	}
-}
-
-static void draw(ui_dash *d)
-{
-	int rows, cols;
-	ui_pane_id cur = ui_dash_shown(d);
-	int64_t now = ac_time_now_ms();
-	ui_layout lay;
-	int attention, sessions_rows;
-
-	screen_size(&rows, &cols);
-	screen_begin();
-	ui_age_refresh_take();
-	memset(&drawn, 0, sizeof(drawn));
-	if (rows < UI_MIN_ROWS || cols < UI_MIN_COLS) {
-		char say[80];
-
-		/* The short form fits the narrowest terminal that can hold it. */
-		snprintf(say, sizeof(say), cols >= 48 ? "terminal too small: %dx%d, needs at least %dx%d"
-			 : "need %3$dx%4$d, is %1$dx%2$d", cols, rows, UI_MIN_COLS, UI_MIN_ROWS);
-		screen_put(0, 0, cols, UI_ST_NORMAL, say);
-		screen_end();
-		return;
-	}
-	draw_title(d, cols);
-	/* Who waits for the operator, under the title: read first (unless
-	 * the panes would be left too few rows; ! still jumps). */
-	attention = rows >= 8 ? ui_attention_draw(&d->m, 1, cols, now) : 0;
-	/* Sessions tiled: its title, header and every row, no more. */
-	sessions_rows = d->m.n_sessions < (size_t)rows ? (int)d->m.n_sessions + 2 : rows;
-	ui_layout_compute_fit(&lay, (ui_rect){1 + attention, 0, rows - 3 - attention, cols}, cur,
-			      sessions_rows);
-	ui_drill_sync(d, &lay);
-	if (lay.tiled) {
-		draw_tiled(d, &lay, cur, now);
-	} else {
-		if (lay.strip.h) {
-			d->strip.follow = true;
-			ui_view_journal.draw(&ui_view_journal, &d->m, &d->strip, lay.strip, false, now);
-		}
-		ui_pane_views[cur]->draw(ui_pane_views[cur], &d->m, &d->panes[cur], lay.shown, true,
-					 now);
-	}
-	if (lay.detail.h)
-		ui_session_detail_draw(&d->m, &d->panes[UI_PANE_SESSIONS], lay.detail);
-	drawn = lay;
-	draw_status(d, rows - 2, cols);
-	draw_keys(d, rows - 1, cols);
-	ui_dialog_draw(&d->m, &d->panes[UI_PANE_DIALOG], rows, cols);
-	screen_end();
-	d->redraw_at = ui_age_refresh_take();
-	if ((cur == UI_PANE_OPS || lay.tiled) && ui_dash_fill_ops(d))
-		d->redraw_at = 1; /* now: the rows' git stats */
-}
+/* ---- the loop ------------------------------------------------------- */
 
 /* How long poll() may sleep: until the watcher wants to look again, or an
  * age on screen ticks (a session updated a minute ago must not still say
@@ -330,64 +117,19 @@ static void read_store_changes(ui_dash *d)
 	    (!*ckpt_session || !strcmp(ckpt_session, d->m.ckpt_session)))
 		changed |= ui_source_update(d->src, &d->m, AC_WATCH_CHECKPOINTS);
 	d->dirty = d->dirty || changed;
-	if ((changed & UI_CHANGED_CONVERSATION) && d->conv_open)
+	if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
 		ui_dash_conversation_reloaded(d);
 }
 
 /* ---- input ------------------------------------------------------------ */
 
-/* Typing a filter: printable characters go into it. */
-static void filter_input(ui_dash *d, const ui_input *in)
-{
-	ui_pane *p = &d->panes[ui_dash_shown(d)];
-	size_t len = strlen(p->filter);
-
-	d->dirty = true;
-	if (in->key == UI_KEY_ENTER) {
-		d->filtering = false;
-	} else if (in->key == UI_KEY_ESC) {
-		p->filter[0] = '\0';
-		d->filtering = false;
-	} else if (in->key == UI_KEY_BACKSPACE) {
-		while (len > 0 && ((unsigned char)p->filter[len - 1] & 0xC0) == 0x80)
-			len--;
-		if (len > 0)
-			len--;
-		p->filter[len] = '\0';
-	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
-		char enc[5] = {0};
-
-		ui_utf8_encode(enc, (unsigned)in->key);
-		if (len + strlen(enc) < sizeof(p->filter))
-			strcat(p->filter, enc);
-	} else {
-		d->dirty = false;
-		return;
-	}
-	/* A pane that followed its end (the journal) goes on following it,
-	 * now the newest match: filtering must not stop the tail. */
-	p->cursor = p->top = 0;
-	p->sel[0] = '\0';
-}
-
-/* The list pane drawn under a click, tiled; -1 for none. */
-static int clicked_pane(const ui_input *in)
-{
-	for (int i = 0; drawn.tiled && i < UI_LAYOUT_PANES; i++) {
-		ui_rect r = drawn.pane[i];
-
-		if (in->y >= r.y && in->y < r.y + r.h && in->x >= r.x && in->x < r.x + r.w)
-			return i;
-	}
-	return -1;
-}
 
 static void mouse(ui_dash *d, const ui_input *in)
 {
 	ui_pane_id cur = ui_dash_current(d);
 	const ui_view *v = ui_pane_views[cur];
 
-	int other = clicked_pane(in);
+	int other = ui_frame_pane_at(in);
 
 	/* A click in another of the panes on screen moves there; its rows
 	 * move with the new layout, so the next click selects. */
@@ -405,23 +147,235 @@ static void mouse(ui_dash *d, const ui_input *in)
 	}
 }
 
+/* Keys go to the top overlay when it takes them (a line being typed),
+ * else to the key table. */
 static void input(ui_dash *d)
 {
 	ui_input in;
+	const ui_overlay *top;
 
 	while (!d->quit && screen_read(&in)) {
 		if (in.key == UI_KEY_RESIZE) {
 			d->dirty = true;
 		} else if (in.key == UI_KEY_MOUSE) {
 			mouse(d, &in);
-		} else if (d->searching) {
-			ui_drill_input(d, &in);
-		} else if (d->filtering) {
-			filter_input(d, &in);
+		} else if ((top = ui_overlay_top(&d->open, d)) && top->key) {
+			top->key(d, &in);
 		} else if (in.key) {
 			ui_keys_dispatch(d, in.key);
 		}
 	}
+}
+
+/* ---- the loop's sources -------------------------------------------------- */
+
+/* What dashboard_run set up, shared by the loop's sources. */
+typedef struct {
+	ui_dash *d;
+	const ac_workspace *ws;
+	ui_settings settings;
+	ui_notify *notify;
+	ui_csearch_engine *csearch;
+	int64_t csearch_drawn;
+	uint64_t usage_gen;      /* the usage meter's totals the model has */
+	FILE *frames;
+	int job_src, store_src, transcripts_src;
+} run_state;
+
+/* The settings file, the status line's message and the ages on screen.
+ * Woken at least every second by the settings check. */
+static void on_clock(ui_loop *loop, int fd, short revents, void *data)
+{
+	run_state *r = data;
+	ui_dash *d = r->d;
+
+	(void)loop, (void)fd, (void)revents;
+	if (ui_settings_check(&r->settings, d, ac_time_now_ms()))
+		d->dirty = true;
+	if (!d->job && ui_model_action_expire(&d->m, ac_time_now_ms()))
+		d->dirty = true;
+	if (d->redraw_at && ac_time_now_ms() >= d->redraw_at)
+		d->dirty = true;
+}
+
+/* The confirmed action running off the loop: its line ticks, its end is
+ * read. */
+static void on_job(ui_loop *loop, int fd, short revents, void *data)
+{
+	ui_dash *d = ((run_state *)data)->d;
+
+	(void)loop, (void)fd, (void)revents;
+	if (d->job)
+		d->dirty = true;
+	if (d->job && ui_job_done(d->job))
+		ui_dash_job_finished(d);
+}
+
+/* States that change with time alone. */
+static void on_states(ui_loop *loop, int fd, short revents, void *data)
+{
+	ui_dash *d = ((run_state *)data)->d;
+
+	(void)loop, (void)fd, (void)revents;
+	/* "resuming" turns "stalled" with time alone. */
+	if (d->m.n_pending_quiet && ui_source_recheck_pending(d->src, &d->m))
+		d->dirty = true;
+	if (ui_model_derive_states(&d->m, ac_time_now_ms()))
+		d->dirty = true;
+	if (d->m.intent_running && ui_source_update(d->src, &d->m, AC_WATCH_OPERATIONS))
+		d->dirty = true;
+}
+
+/* Keys first (they may change what is shown), then files. Input is also
+ * read after EINTR: SIGWINCH arrives as KEY_RESIZE. A terminal gone ends
+ * the loop after this turn. */
+static void on_terminal(ui_loop *loop, int fd, short revents, void *data)
+{
+	(void)fd;
+	input(((run_state *)data)->d);
+	if (revents & (POLLHUP | POLLERR))
+		ui_loop_stop(loop);
+}
+
+/* The journal's search and the Sessions filter's look in conversations
+ * read on between keys. */
+static void on_searches(ui_loop *loop, int fd, short revents, void *data)
+{
+	run_state *r = data;
+	ui_dash *d = r->d;
+
+	(void)loop, (void)fd, (void)revents;
+	if (ui_drill_step(d))
+		d->dirty = true;
+	/* Its hits are drawn a few times a second while it reads: filtering
+	 * 10,000 rows again after every slice would take most of the time. */
+	if (ui_csearch_sync(&r->csearch, &d->m, r->ws, d->panes[UI_PANE_SESSIONS].filter) |
+	    ui_csearch_step(r->csearch, &d->m, CSEARCH_STEP_MS)) {
+		int64_t now_ms = ac_time_now_ms();
+
+		if (!d->m.conv_search.running || now_ms - r->csearch_drawn >= CSEARCH_DRAW_MS) {
+			d->dirty = true;
+			r->csearch_drawn = now_ms;
+		}
+	}
+}
+
+/* The workspace's files (inotify, or a poll on its timeout). */
+static void on_watch(ui_loop *loop, int fd, short revents, void *data)
+{
+	ui_dash *d = ((run_state *)data)->d;
+	unsigned changed = ac_watch_read(d->watch);
+
+	(void)loop, (void)fd, (void)revents;
+	if (changed && (changed = ui_source_update_watched(d->src, &d->m, d->watch, changed))) {
+		d->dirty = true;
+		if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
+			ui_dash_conversation_reloaded(d);
+	}
+}
+
+static void on_store(ui_loop *loop, int fd, short revents, void *data)
+{
+	(void)loop, (void)fd, (void)revents;
+	read_store_changes(((run_state *)data)->d);
+}
+
+static void on_meter(ui_loop *loop, int fd, short revents, void *data)
+{
+	run_state *r = data;
+
+	(void)loop, (void)fd;
+	if (!(revents & POLLIN))
+		return;
+	ui_usage_meter_ack(r->d->meter);
+	ui_usage_meter_tokens(r->d->meter, &r->usage_gen, &r->d->m); /* TOKENS of transcripts */
+	r->d->dirty = true;
+}
+
+/* The tools' folders are not the workspace's: their own watch, and a
+ * slow poll for what it cannot see (a stat per transcript, then only
+ * appended bytes). */
+static void on_transcripts(ui_loop *loop, int fd, short revents, void *data)
+{
+	ui_dash *d = ((run_state *)data)->d;
+	int64_t at = ac_time_now_ms();
+	bool refresh = (revents & POLLIN) || at >= d->transcripts_refresh_at;
+	unsigned changed;
+
+	(void)loop;
+	if (!ui_source_transcript_folders(d->src) || (!(revents & POLLIN) && at < d->transcripts_at))
+		return;
+	d->transcripts_at = at + TRANSCRIPT_STATE_MS;
+	if (refresh)
+		d->transcripts_refresh_at = at + (fd >= 0 ? TRANSCRIPT_POLL_MS : TRANSCRIPT_STATE_MS);
+	changed = ui_source_poll_transcripts(d->src, &d->m, refresh);
+	if (changed)
+		d->dirty = true;
+	if ((changed & UI_CHANGED_CONVERSATION) && ui_dash_is_open(d, &ui_overlay_conversation))
+		ui_dash_conversation_reloaded(d);
+}
+
+/* Hooks on the state changes seen this turn. */
+static void on_hooks(ui_loop *loop, int fd, short revents, void *data)
+{
+	run_state *r = data;
+	unsigned told = ui_notify_scan(r->notify, &r->d->m, ui_source_store_label(r->d->src));
+
+	(void)loop, (void)fd, (void)revents;
+	if (told & UI_NOTIFY_BELL)
+		screen_beep();
+	if (told & UI_NOTIFY_SAID)
+		r->d->dirty = true;
+}
+
+/* In the order a turn reads them: time, keys, searches, then files. */
+static int add_sources(ui_loop *loop, run_state *r)
+{
+	ui_dash *d = r->d;
+	int ids[] = {
+		ui_loop_add(loop, -1, 0, UI_LOOP_EVERY_TURN, on_clock, r),
+		r->job_src = ui_loop_add(loop, -1, POLLIN, UI_LOOP_EVERY_TURN, on_job, r),
+		ui_loop_add(loop, -1, 0, UI_LOOP_EVERY_TURN, on_states, r),
+		ui_loop_add(loop, STDIN_FILENO, POLLIN, UI_LOOP_EVERY_TURN, on_terminal, r),
+		ui_loop_add(loop, -1, 0, UI_LOOP_EVERY_TURN, on_searches, r),
+		ui_loop_add(loop, ac_watch_fd(d->watch), POLLIN, UI_LOOP_EVERY_TURN, on_watch, r),
+		r->store_src = d->store_watch
+			? ui_loop_add(loop, -1, 0, UI_LOOP_EVERY_TURN, on_store, r) : 0,
+		ui_loop_add(loop, ui_usage_meter_fd(d->meter), POLLIN, 0, on_meter, r),
+		r->transcripts_src = ui_loop_add(loop, -1, POLLIN, UI_LOOP_EVERY_TURN,
+						 on_transcripts, r),
+		ui_loop_add(loop, -1, 0, UI_LOOP_EVERY_TURN, on_hooks, r),
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (ids[i] < 0)
+			return ids[i];
+	return 0;
+}
+
+/* Before a turn waits: the frame, if anything changed, and the fds that
+ * come and go (a job's pipe, a store's socket, the tools' folders). */
+static int prepare(ui_loop *loop, run_state *r)
+{
+	ui_dash *d = r->d;
+	short store_events = 0;
+	int store_fd = d->store_watch ? ac_store_watch_fd(d->store_watch, &store_events) : -1;
+	int64_t now;
+	int wait, check;
+
+	ui_loop_set_fd(loop, r->job_src, d->job ? ui_job_fd(d->job) : -1, POLLIN);
+	if (d->store_watch)
+		ui_loop_set_fd(loop, r->store_src, store_fd, store_events);
+	ui_loop_set_fd(loop, r->transcripts_src, ui_source_transcripts_fd(d->src), POLLIN);
+	if (d->dirty) {
+		ui_frame_draw(d);
+		ui_frame_trace_drawn(r->frames, &d->m);
+		d->dirty = false;
+	}
+	now = ac_time_now_ms();
+	wait = wait_ms(d, now);
+	check = ui_settings_wait_ms(&r->settings, now);
+	return wait < 0 || check < wait ? check : wait;
 }
 
 /* ---- setup ------------------------------------------------------------- */
@@ -465,203 +419,120 @@ static void find_theme_dirs(ui_dash *d)
 	d->n_themes = ui_theme_list(d->themes, UI_MAX_THEMES, d->dirs);
 }
 
-int dashboard_run(const ac_workspace *ws, const ac_config *config,
-		  const dashboard_options *options)
+
+/* Everything before the first frame: the theme, the watchers, the store,
+ * hooks, the usage meter, then the terminal. On failure what was made is
+ * freed by dashboard_run. */
+static int start(run_state *r, const ac_config *config, const dashboard_options *options)
 {
-	static ui_dash d; /* large (the journal ring): not on the stack */
-	static ui_settings settings;
-	ui_notify *notify = NULL;
-	ui_csearch_engine *csearch = NULL;
-	int64_t csearch_drawn = 0;
+	ui_dash *d = r->d;
+	const ac_workspace *ws = r->ws;
 	ac_watch_mode watch_mode;
-	FILE *frames = NULL;
 	const char *reason = NULL, *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	char theme_name[256], theme_why[256], theme_err[600] = "";
-	int status = 0;
-	uint64_t usage_gen = 0; /* the usage meter's totals the model has */
+	int status;
 
-	ui_dash_init(&d, ws, options && options->read_only);
-	ui_keys_describe(&d.m);
+	ui_dash_init(d, ws, options && options->read_only);
+	ui_keys_describe(&d->m);
 	ui_text_locale();
-	find_theme_dirs(&d);
+	find_theme_dirs(d);
 	ui_settings_initial_theme(config, theme_name, theme_why, sizeof(theme_name));
-	if (ui_theme_load(&d.theme, theme_name, d.dirs, ui_settings_theme_path_ok(config), theme_err,
-			  sizeof(theme_err)) != 0) {
-		snprintf(d.theme.name, sizeof(d.theme.name), "dark");
+	if (ui_theme_load(&d->theme, theme_name, d->dirs, ui_settings_theme_path_ok(config),
+			  theme_err, sizeof(theme_err)) != 0) {
+		snprintf(d->theme.name, sizeof(d->theme.name), "dark");
 	} else {
 		char line[600];
 
 		snprintf(line, sizeof(line), "theme: %s (%s)", theme_name, theme_why);
-		ui_model_log(&d.m, false, line);
+		ui_model_log(&d->m, false, line);
 	}
-	frames = ui_frame_trace_open(&d.m); /* before the first read: every row is new */
+	r->frames = ui_frame_trace_open(&d->m); /* before the first read: every row is new */
 	ac_watch_mode_choose(&watch_mode, ws, ac_config_string(config, "watch", "auto"));
-	if (ac_watch_new(&d.watch, d.ws, watch_mode.poll ? -WATCH_POLL_MS : WATCH_POLL_MS) != 0 ||
-	    ui_source_new(&d.src, &d.m, d.ws) != 0) {
-		status = AC_EIO;
-		goto done;
-	}
-	d.config = config;
-	if ((status = ui_source_use_store(d.src)) ||
-	    (status = ui_source_watch_store(d.src, &d.store_watch)))
-		goto done;
+	if (ac_watch_new(&d->watch, d->ws, watch_mode.poll ? -UI_WATCH_POLL_MS : UI_WATCH_POLL_MS) != 0 ||
+	    ui_source_new(&d->src, &d->m, d->ws) != 0)
+		return AC_EIO;
+	d->config = config;
+	if ((status = ui_source_use_store(d->src)) ||
+	    (status = ui_source_watch_store(d->src, &d->store_watch)))
+		return status;
 	if (options && options->no_workspace) {
 		/* The title names what is shown: the database, not a folder. */
-		ui_sfree(d.m.workspace);
-		d.m.workspace = ui_safe_str(ac_workspace_store_where(ws));
-		d.m.no_workspace = true;
-		ui_model_log(&d.m, false, "no workspace here: sessions, the journal and checkpoints "
+		ui_sfree(d->m.workspace);
+		d->m.workspace = ui_safe_str(ac_workspace_store_where(ws));
+		d->m.no_workspace = true;
+		ui_model_log(&d->m, false, "no workspace here: sessions, the journal and checkpoints "
 			     "from the database; no operations log, no git, no hooks run (they "
 			     "log in a workspace's .agent/)");
 	}
-	ui_settings_init(&settings, ws, config);
+	ui_settings_init(&r->settings, ws, config);
 	/* Without a meter (no thread, no pipe) the status line just has no
 	 * usage figures. */
-	if (config && ui_usage_meter_start(&d.meter, ws, config) != 0)
-		ui_model_log(&d.m, true, ac_error_last());
+	if (config && ui_usage_meter_start(&d->meter, ws, config) != 0)
+		ui_model_log(&d->m, true, ac_error_last());
 	if (watch_mode.poll)
-		d.m.polling = strdup(watch_mode.reason);
-	else if (ac_watch_polling(d.watch, &reason))
-		d.m.polling = strdup(reason ? reason : "inotify unavailable");
+		d->m.polling = strdup(watch_mode.reason);
+	else if (ac_watch_polling(d->watch, &reason))
+		d->m.polling = strdup(reason ? reason : "inotify unavailable");
 	if (theme_err[0])
-		ui_model_set_action(&d.m, true, "theme: %s (%s; using the default)", theme_err,
+		ui_model_set_action(&d->m, true, "theme: %s (%s; using the default)", theme_err,
 				    theme_why);
 	/* Hooks run on state changes seen from here on; an untrusted one is
 	 * said once, and never run. --read-only runs none, nor does a
 	 * dashboard with no workspace (their log would make one there).
 	 * onStatusChange runs in the one dashboard that holds the
 	 * workspace's (or the database's) hooks lease. */
-	if ((status = ui_notify_new(&notify, ws,
+	if ((status = ui_notify_new(&r->notify, ws,
 				    !(options && (options->read_only || options->no_workspace)),
-				    ui_source_store(d.src))))
+				    ui_source_store(d->src))))
+		return status;
+	if (ui_notify_refusal(r->notify))
+		ui_model_set_action(&d->m, true, "hooks: %s", ui_notify_refusal(r->notify));
+	ui_notify_scan(r->notify, &d->m, ui_source_store_label(d->src));
+	if (!term || !*term || !strcmp(term, "dumb"))
+		return ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
+				    "cursor, and TERM=%s is not one; run it in a terminal emulator "
+				    "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
+	return screen_init(&d->theme, !(no_color && *no_color));
+}
+
+int dashboard_run(const ac_workspace *ws, const ac_config *config,
+		  const dashboard_options *options)
+{
+	static ui_dash d; /* large (the journal ring): not on the stack */
+	static run_state r;
+	ui_loop *loop = NULL;
+	int status;
+
+	r = (run_state){.d = &d, .ws = ws};
+	if ((status = start(&r, config, options)))
 		goto done;
-	if (ui_notify_refusal(notify))
-		ui_model_set_action(&d.m, true, "hooks: %s", ui_notify_refusal(notify));
-	ui_notify_scan(notify, &d.m, ui_source_store_label(d.src));
-	if (!term || !*term || !strcmp(term, "dumb")) {
-		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal that can move the "
-				      "cursor, and TERM=%s is not one; run it in a terminal emulator "
-				      "or set TERM (e.g. TERM=xterm-256color)", term ? term : "");
+	if ((status = ui_loop_new(&loop)) || (status = add_sources(loop, &r))) {
+		screen_fini();
 		goto done;
 	}
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		status = ac_error_set(AC_EINVAL, "the dashboard needs a terminal (is TERM set?)");
-		goto done;
-	}
-	if ((status = screen_init(&d.theme, !(no_color && *no_color))))
-		goto done;
 	d.dirty = true;
-	while (!d.quit && !screen_stop_requested()) {
-		struct pollfd fds[6] = {{STDIN_FILENO, POLLIN, 0}, {ac_watch_fd(d.watch), POLLIN, 0},
-					{d.job ? ui_job_fd(d.job) : -1, POLLIN, 0}, {-1, 0, 0},
-					{ui_source_transcripts_fd(d.src), POLLIN, 0},
-					{ui_usage_meter_fd(d.meter), POLLIN, 0}};
-		int nfds = 6;
-		unsigned changed, told;
-
-		fds[3].fd = d.store_watch ? ac_store_watch_fd(d.store_watch, &fds[3].events) : -1;
-		if (d.dirty) {
-			draw(&d);
-			ui_frame_trace_drawn(frames, &d.m);
-			d.dirty = false;
-		}
-		int64_t now = ac_time_now_ms();
-		int wait = wait_ms(&d, now), check = ui_settings_wait_ms(&settings, now);
-
-		if (poll(fds, (nfds_t)nfds, wait < 0 || check < wait ? check : wait) < 0 &&
-		    errno != EINTR)
+	while (!d.quit && !screen_stop_requested() && !ui_loop_stopped(loop))
+		if (ui_loop_turn(loop, prepare(loop, &r)) != 0)
 			break;
-		if (ui_settings_check(&settings, &d, ac_time_now_ms()))
-			d.dirty = true;
-		/* Woken at least every second by the settings check. */
-		if (!d.job && ui_model_action_expire(&d.m, ac_time_now_ms()))
-			d.dirty = true;
-		if (d.redraw_at && ac_time_now_ms() >= d.redraw_at)
-			d.dirty = true;
-		if (d.job)
-			d.dirty = true; /* the running line ticks */
-		if (d.job && ui_job_done(d.job))
-			ui_dash_job_finished(&d);
-		/* "resuming" turns "stalled" with time alone. */
-		if (d.m.n_pending_quiet && ui_source_recheck_pending(d.src, &d.m))
-			d.dirty = true;
-		if (ui_model_derive_states(&d.m, ac_time_now_ms()))
-			d.dirty = true;
-		if (d.m.intent_running && ui_source_update(d.src, &d.m, AC_WATCH_OPERATIONS))
-			d.dirty = true;
-		/* Keys first (they may change what is shown), then files. Input is
-		 * also read after EINTR: SIGWINCH arrives as KEY_RESIZE. */
-		input(&d);
-		if (ui_drill_step(&d))
-			d.dirty = true;
-		/* The Sessions filter looks in conversations too.
-		 * Its hits are drawn a few times a second while it reads:
-		 * filtering 10,000 rows again after every slice would take
-		 * most of the time. */
-		if (ui_csearch_sync(&csearch, &d.m, ws, d.panes[UI_PANE_SESSIONS].filter) |
-		    ui_csearch_step(csearch, &d.m, CSEARCH_STEP_MS)) {
-			int64_t now_ms = ac_time_now_ms();
-
-			if (!d.m.conv_search.running || now_ms - csearch_drawn >= CSEARCH_DRAW_MS) {
-				d.dirty = true;
-				csearch_drawn = now_ms;
-			}
-		}
-		changed = ac_watch_read(d.watch);
-		if (changed && (changed = ui_source_update_watched(d.src, &d.m, d.watch, changed))) {
-			d.dirty = true;
-			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
-				ui_dash_conversation_reloaded(&d);
-		}
-		if (d.store_watch)
-			read_store_changes(&d);
-		if (fds[5].revents & POLLIN) {
-			ui_usage_meter_ack(d.meter);
-			ui_usage_meter_tokens(d.meter, &usage_gen, &d.m); /* TOKENS of transcripts */
-			d.dirty = true;
-		}
-		if (ui_source_transcript_folders(d.src) &&
-		    ((fds[4].revents & POLLIN) || ac_time_now_ms() >= d.transcripts_at)) {
-			/* The tools' folders are not the workspace's: their own
-			 * watch, and a slow poll for what it cannot see (a stat per
-			 * transcript, then only appended bytes). */
-			int64_t at = ac_time_now_ms();
-			bool refresh = (fds[4].revents & POLLIN) || at >= d.transcripts_refresh_at;
-
-			d.transcripts_at = at + TRANSCRIPT_STATE_MS;
-			if (refresh)
-				d.transcripts_refresh_at = at + (fds[4].fd >= 0 ? TRANSCRIPT_POLL_MS
-								  : TRANSCRIPT_STATE_MS);
-			changed = ui_source_poll_transcripts(d.src, &d.m, refresh);
-			if (changed)
-				d.dirty = true;
-			if ((changed & UI_CHANGED_CONVERSATION) && d.conv_open)
-				ui_dash_conversation_reloaded(&d);
-		}
-		told = ui_notify_scan(notify, &d.m, ui_source_store_label(d.src));
-		if (told & UI_NOTIFY_BELL)
-			screen_beep();
-		if (told & UI_NOTIFY_SAID)
-			d.dirty = true;
-		if (fds[0].revents & (POLLHUP | POLLERR))
-			break;
-	}
 	if (d.job) {
 		/* Leaving: a summariser is cancelled, a rollback of files is
 		 * never left half done. */
 		ui_dash_job_cancel(&d);
 		ui_model_set_action(&d.m, false, "quitting once it has finished");
-		draw(&d);
+		ui_frame_draw(&d);
 		ui_dash_job_wait(&d);
 	}
 	screen_fini();
 done:
+	ui_loop_free(loop);
 	ui_usage_meter_stop(d.meter);
-	ui_frame_trace_close(frames);
-	ui_notify_free(notify);
-	ui_csearch_free(csearch);
+	ui_frame_trace_close(r.frames);
+	ui_notify_free(r.notify);
+	ui_csearch_free(r.csearch);
 	ac_store_watch_free(d.store_watch);
 	ui_dash_free(&d);
-	ui_settings_free(&settings);
+	ui_settings_free(&r.settings);
 	return status;
 }

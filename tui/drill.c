@@ -3,6 +3,7 @@
 #include "drill.h"
 
 #include "jsearch.h"
+#include "keys.h"
 #include "preview.h"
 #include "ui_text.h"
 
@@ -95,7 +96,7 @@ void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 	if (raw && lay && (lay->tiled || ui_dash_shown(d) == UI_PANE_CKPTS))
 		follow_checkpoints(d, raw);
 	/* The detail beside the list reads the selected session's messages. */
-	if (raw && lay && lay->detail.h && !d->conv_open &&
+	if (raw && lay && lay->detail.h && !ui_dash_is_open(d, &ui_overlay_conversation) &&
 	    (!d->m.conv_session || strcmp(d->m.conv_session, raw))) {
 		char *copy = strdup(raw);
 
@@ -110,16 +111,19 @@ void ui_drill_sync(ui_dash *d, const ui_layout *lay)
 bool ui_drill_search(ui_dash *d, int key)
 {
 	(void)key;
-	d->searching = true;
+	ui_overlay_push(&d->open, &ui_overlay_search);
 	d->search_text[0] = '\0';
 	return true;
 }
 
 void ui_drill_prompt(const ui_dash *d, ac_buf *out, int cols)
 {
-	ui_text_input(out, " search the journal: ", d->search_text,
-		      "   Enter: search (any field: trace.correlation_id=ID, text~word)   Esc: cancel",
+	ac_buf keys = AC_BUF_INIT;
+
+	ui_keys_line_hints(&keys, UI_PANE_SEARCH_LINE);
+	ui_text_input(out, " search the journal: ", d->search_text, keys.data ? keys.data : "",
 		      cols);
+	ac_buf_free(&keys);
 }
 
 static void run_search(ui_dash *d)
@@ -133,30 +137,39 @@ static void run_search(ui_dash *d)
 	ui_dash_switch_pane(d, UI_PANE_JOURNAL);
 }
 
-void ui_drill_input(ui_dash *d, const ui_input *in)
+bool ui_drill_line_key(ui_dash *d, int key)
 {
 	size_t len = strlen(d->search_text);
 
-	d->dirty = true;
-	if (in->key == UI_KEY_ENTER) {
-		d->searching = false;
+	if (key == UI_KEY_ENTER || key == UI_KEY_ESC)
+		ui_overlay_remove(&d->open, &ui_overlay_search);
+	if (key == UI_KEY_ENTER) {
 		run_search(d);
-	} else if (in->key == UI_KEY_ESC) {
-		d->searching = false;
-	} else if (in->key == UI_KEY_BACKSPACE) {
+	} else if (key == UI_KEY_BACKSPACE) {
 		while (len > 0 && ((unsigned char)d->search_text[len - 1] & 0xC0) == 0x80)
 			len--;
 		d->search_text[len > 0 ? len - 1 : 0] = '\0';
-	} else if (in->key >= 0x20 && in->key < 0x110000 && in->key != 0x7F) {
-		char enc[5];
-		size_t n = ui_utf8_encode(enc, (unsigned)in->key);
+	}
+	return true;
+}
 
-		if (len + n < sizeof(d->search_text)) {
-			memcpy(d->search_text + len, enc, n);
-			d->search_text[len + n] = '\0';
-		}
-	} else {
+void ui_drill_input(ui_dash *d, const ui_input *in)
+{
+	size_t len = strlen(d->search_text);
+	char enc[5];
+	size_t n;
+
+	if (ui_keys_dispatch_in(d, UI_PANE_SEARCH_LINE, in->key))
+		return;
+	if (in->key < 0x20 || in->key >= 0x110000 || in->key == 0x7F) {
 		d->dirty = false;
+		return;
+	}
+	d->dirty = true;
+	n = ui_utf8_encode(enc, (unsigned)in->key);
+	if (len + n < sizeof(d->search_text)) {
+		memcpy(d->search_text + len, enc, n);
+		d->search_text[len + n] = '\0';
 	}
 }
 
@@ -228,6 +241,7 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i)
 	} else {
 		return false;
 	}
+	ui_overlay_push(&d->open, &ui_overlay_viewer);
 	d->panes[UI_PANE_VIEWER].top = 0;
 	d->panes[UI_PANE_VIEWER].follow = false;
 	return true;

@@ -36,8 +36,11 @@ bool ui_drill_open(ui_dash *d, ui_pane_id pane, size_t i);
 /* Esc in the search's pane: stops a running search, else closes it. */
 void ui_drill_search_back(ui_dash *d);
 
-/* The search line being typed: a key of it (Enter runs the search, Esc
- * drops it), and its prompt for the bottom line, cols wide. */
+/* The search line being typed: its own keys are the table's
+ * (ui_drill_line_key: Enter runs the search, Esc drops it, Backspace
+ * erases), other characters go into it; and its prompt for the bottom
+ * line, cols wide, ending with those keys' hints. */
+bool ui_drill_line_key(ui_dash *d, int key);
 void ui_drill_input(ui_dash *d, const ui_input *in);
 void ui_drill_prompt(const ui_dash *d, ac_buf *out, int cols);
 

@@ -31,8 +31,7 @@ static bool act_quit(ui_dash *d, int key)
 static bool act_pane(ui_dash *d, int key)
 {
 	ui_pane_id want = (ui_pane_id)(UI_PANE_SESSIONS + (key - '1'));
-	bool same = !d->help_open && !d->log_open && !d->conv_open && !d->m.patch_title &&
-		    d->pane == want;
+	bool same = !ui_overlay_top(&d->open, d) && d->pane == want;
 
 	ui_dash_switch_pane(d, want);
 	return !same;
@@ -47,8 +46,12 @@ static bool act_cycle_pane(ui_dash *d, int key)
 static bool act_help(ui_dash *d, int key)
 {
 	(void)key;
-	d->help_open = !d->help_open;
-	d->log_open = false;
+	/* Over the log: the log closes, and help with it if it was under. */
+	ui_overlay_remove(&d->open, &ui_overlay_log);
+	if (ui_dash_is_open(d, &ui_overlay_help))
+		ui_overlay_remove(&d->open, &ui_overlay_help);
+	else
+		ui_overlay_push(&d->open, &ui_overlay_help);
 	d->panes[UI_PANE_HELP].top = 0;
 	return true;
 }
@@ -57,7 +60,10 @@ static bool act_help(ui_dash *d, int key)
 static bool act_log(ui_dash *d, int key)
 {
 	(void)key;
-	d->log_open = !d->log_open;
+	if (ui_dash_is_open(d, &ui_overlay_log))
+		ui_overlay_remove(&d->open, &ui_overlay_log);
+	else
+		ui_overlay_push(&d->open, &ui_overlay_log);
 	d->panes[UI_PANE_LOG].top = SIZE_MAX / 2;
 	return true;
 }
@@ -84,9 +90,9 @@ static bool act_tab(ui_dash *d, int key)
 	return true;
 }
 
-/* Esc: the innermost thing open closes (help, a patch, a document, a
- * filter, the conversation), else the filters, else the status line's
- * message. */
+/* Esc: a running action is cancelled, else the top overlay steps back
+ * (overlays.c), else the list pane's search, then its filters, then the
+ * status line's message. */
 static bool act_back(ui_dash *d, int key)
 {
 	ui_pane *p = &d->panes[ui_dash_shown(d)];
@@ -94,21 +100,9 @@ static bool act_back(ui_dash *d, int key)
 	(void)key;
 	if (ui_dash_job_cancel(d))
 		return true; /* the running line says "cancelling…" */
-	if (d->log_open)
-		d->log_open = false;
-	else if (d->help_open)
-		d->help_open = false;
-	else if (d->m.viewer.title)
-		ui_model_viewer_close(&d->m);
-	else if (d->m.patch_title)
-		ui_model_close_patch(&d->m);
-	else if (d->conv_open && d->m.doc_title)
-		ui_model_close_document(&d->m);
-	else if (d->conv_open && p->filter[0])
-		p->filter[0] = '\0';
-	else if (d->conv_open)
-		ui_dash_close_conversation(d);
-	else if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
+	if (ui_overlay_back(&d->open, d))
+		return true;
+	if (ui_dash_shown(d) == UI_PANE_JSEARCH && !p->filter[0])
 		ui_drill_search_back(d);
 	else if (p->filter[0] || p->status_filter >= 0 || p->state_filter > 0 || p->host[0]) {
 		p->filter[0] = '\0';
@@ -157,10 +151,12 @@ static bool act_open(ui_dash *d, int key)
 		if (id)
 			ui_patch_open(&d->m, d->ws, id);
 		free(id);
+		ui_overlay_push(&d->open, &ui_overlay_patch);
 		d->panes[UI_PANE_PATCH].top = 0;
 		d->panes[UI_PANE_PATCH].follow = false;
 	} else if (!ui_drill_open(d, cur, i)) {
 		ui_source_open_item(d->src, &d->m, d->tab, i);
+		ui_overlay_push(&d->open, &ui_overlay_doc);
 		d->panes[UI_PANE_DOC].top = 0;
 		d->panes[UI_PANE_DOC].follow = false;
 	}
@@ -188,7 +184,7 @@ static bool act_move(ui_dash *d, int key)
 static bool act_filter(ui_dash *d, int key)
 {
 	(void)key;
-	d->filtering = true;
+	ui_overlay_push(&d->open, &ui_overlay_filter);
 	return true;
 }
 
@@ -395,7 +391,7 @@ static const ui_session *selected_row(const ui_dash *d)
 	const ui_pane *p = &d->panes[UI_PANE_SESSIONS];
 	size_t i;
 
-	if (d->conv_open && d->m.conv_session)
+	if (ui_dash_is_open(d, &ui_overlay_conversation) && d->m.conv_session)
 		return row_named(&d->m, d->m.conv_session);
 	if (d->pane == UI_PANE_CKPTS)
 		return d->m.ckpt_session ? row_named(&d->m, d->m.ckpt_session) : NULL;
@@ -758,6 +754,33 @@ static const ui_key table[] = {
 	{.keys = {'q'},
 	 .doc = {.label = "q", .help = "quit", .panes = UI_IN_PANES},
 	 .hint = "q quit", .hint_right = true, .handler = act_quit, .reaction = UI_QUIT},
+	/* The lines typed at the bottom: their hints end the line, after
+	 * what is typed; any other character goes into the text. */
+	{.keys = {UI_KEY_ENTER},
+	 .doc = {.label = "Enter", .help = "keep the filter typed, and close the line",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .hint = "Enter: keep", .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ESC},
+	 .doc = {.label = "Esc", .help = "clear the filter, and close the line",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .hint = "Esc: clear", .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ENTER},
+	 .doc = {.label = "Enter", .help = "search the whole journal for the query typed",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .hint = "Enter: search (any field: trace.correlation_id=ID, text~word)",
+	 .handler = ui_drill_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ESC},
+	 .doc = {.label = "Esc", .help = "close the line, searching nothing",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .hint = "Esc: cancel", .handler = ui_drill_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_BACKSPACE},
+	 .doc = {.label = "Bksp", .help = "erase the filter's last character",
+		 .panes = UI_IN(UI_PANE_FILTER_LINE)},
+	 .handler = ui_filter_line_key, .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_BACKSPACE},
+	 .doc = {.label = "Bksp", .help = "erase the query's last character",
+		 .panes = UI_IN(UI_PANE_SEARCH_LINE)},
+	 .handler = ui_drill_line_key, .reaction = UI_REDRAW},
 };
 
 #define N_KEYS (sizeof(table) / sizeof(table[0]))
@@ -804,18 +827,23 @@ static bool refused(const ui_key *k, ui_dash *d)
 
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
-	const ui_key *k;
-	unsigned reaction;
-	int64_t shown_ms = d->m.action_ms;
-	bool busy = false; /* read-only or one action at a time: said, no popup */
-
 	/* A refusal's popup: any key closes it, and only that. */
 	if (d->dlg.kind == UI_DLG_NOTICE) {
 		ui_dialog_close(&d->dlg, &d->m);
 		d->dirty = true;
 		return UI_REDRAW;
 	}
-	if (!(k = ui_key_find(key, ui_dash_current(d))))
+	return ui_keys_dispatch_in(d, ui_dash_current(d), key);
+}
+
+unsigned ui_keys_dispatch_in(ui_dash *d, ui_pane_id pane, int key)
+{
+	const ui_key *k;
+	unsigned reaction;
+	int64_t shown_ms = d->m.action_ms;
+	bool busy = false; /* read-only or one action at a time: said, no popup */
+
+	if (!(k = ui_key_find(key, pane)))
 		return 0;
 	if (k->doc.writes && d->m.read_only) {
 		ui_model_set_action(&d->m, true,
@@ -872,6 +900,13 @@ static void hints(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only,
 void ui_keys_hints_for(ac_buf *out, ac_buf *right, const ui_dash *d)
 {
 	hints(out, right, ui_dash_current(d), d->m.read_only, d);
+}
+
+void ui_keys_line_hints(ac_buf *out, ui_pane_id pane)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (ui_key_hinted(&table[i], pane, false))
+			ac_buf_printf(out, "   %s", table[i].hint);
 }
 
 void ui_keys_hints_split(ac_buf *out, ac_buf *right, ui_pane_id pane, bool read_only)

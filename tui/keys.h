@@ -70,6 +70,15 @@ bool ui_key_hinted(const ui_key *k, ui_pane_id pane, bool read_only);
  * reaction. Returns the reaction applied, 0 when nothing changed. */
 unsigned ui_keys_dispatch(ui_dash *d, int key);
 
+/* The same in pane, whatever is shown: a line being typed takes its own
+ * keys (Enter, Esc, Backspace) from the table; 0 when key is none of
+ * pane's (a character to type). */
+unsigned ui_keys_dispatch_in(ui_dash *d, ui_pane_id pane, int key);
+
+/* Appends the hints of a line typed at the bottom (pane: its
+ * UI_PANE_*_LINE), each after three spaces, to end the line with. */
+void ui_keys_line_hints(ac_buf *out, ui_pane_id pane);
+
 /* Appends the hint line of pane (the hinted keys, in table order). */
 void ui_keys_hints(ac_buf *out, ui_pane_id pane, bool read_only);
 

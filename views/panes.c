@@ -25,6 +25,8 @@ const char *ui_pane_name(ui_pane_id pane)
 		[UI_PANE_PATCH] = "an operation's patch",
 		[UI_PANE_LOG] = "the message log",
 		[UI_PANE_DIALOG] = "a dialog",
+		[UI_PANE_FILTER_LINE] = "the filter line (/)",
+		[UI_PANE_SEARCH_LINE] = "the search line (S)",
 	};
 
 	return (unsigned)pane < UI_PANE_COUNT ? names[pane] : "?";

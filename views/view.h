@@ -34,8 +34,8 @@ typedef enum {
 	UI_ACT_PGDN,
 } ui_action;
 
-/* The panes, and the dialog that stands in front of them: where a key
- * applies is a mask of UI_IN(pane). UI_PANE_CONV..UI_PANE_TRACE are the
+/* The panes, the dialog that stands in front of them and the lines
+ * typed at the bottom: where a key applies is a mask of UI_IN(pane). UI_PANE_CONV..UI_PANE_TRACE are the
  * conversation's tabs, UI_PANE_DOC a document opened from one,
  * UI_PANE_PATCH an operation's patch opened from Operations. */
 typedef enum {
@@ -54,6 +54,8 @@ typedef enum {
 	UI_PANE_HELP,
 	UI_PANE_LOG,        /* the message log (views/log.c) */
 	UI_PANE_DIALOG,
+	UI_PANE_FILTER_LINE, /* a filter being typed (/): keys edit it, none is a command */
+	UI_PANE_SEARCH_LINE, /* the journal search's query being typed (S) */
 	UI_PANE_COUNT
 } ui_pane_id;
 
