@@ -7,6 +7,7 @@
  * no session file has) forks into a new session file; the transcript is
  * only read. */
 #include "cli.h"
+#include "ac_backend_sys.h"
 #include "cli_sources.h"
 
 #include "ac_checkpoint.h"

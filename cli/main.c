@@ -5,6 +5,7 @@
  * shown is a command handled. */
 #include "cli.h"
 
+#include "ac_backend_sys.h"
 #include "ac_discover.h"
 #include "ac_error.h"
 

@@ -1,6 +1,7 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_journal_store.h"
 #include "ac_proc.h"

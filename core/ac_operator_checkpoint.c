@@ -6,7 +6,7 @@
  * checkpoint or the automatic flag behave the same from either. */
 #include "ac_operator.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"

@@ -6,7 +6,7 @@
 # function, "int ac_session_load(", as every public header writes them;
 # static inline helpers are left out. tests/e2e/install.sh checks the result
 # against the compiler's own list of the headers' prototypes.
-file(GLOB headers ${HEADER_DIR}/*.h ${HEADER_DIR}/*.h.in)
+file(GLOB headers ${HEADER_DIR}/*.h ${HEADER_DIR}/*.h.in ${HEADER_DIR}/sys/*.h)
 list(SORT headers)
 set(exports "")
 foreach(header ${headers})

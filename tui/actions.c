@@ -1,6 +1,7 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
 
+#include "ac_backend_sys.h"
 #include "ac_oplog_intent.h"
 #include "actions_impl.h"
 

@@ -25,12 +25,15 @@ typedef struct ac_journal_store ac_journal_store;
 typedef int (*ac_journal_checked_fn)(const char *part, uint64_t valid, uint64_t invalid,
 				     void *ctx);
 
+/* What a journal store implements. Every operation takes the store
+ * first, then its out-parameters, then its inputs (as every storage
+ * vtable: ac_backend's, the checkpoint, journal and gc stores). */
 typedef struct {
 	const char *name; /* "file", "postgresql" */
 	/* Appends line[0..len), an event ac_event_prepare() gave. info (may
 	 * be NULL) as ac_journal_append() fills it. */
-	int (*append)(ac_journal_store *store, const char *line, size_t len,
-		      ac_journal_append_info *info);
+	int (*append)(ac_journal_store *store, ac_journal_append_info *info, const char *line,
+		      size_t len);
 	/* ac_journal_scan_format() over the store: all includes what
 	 * rotation moved aside. The paths in stats stay valid until the next
 	 * scan or the store is freed. */
@@ -54,8 +57,8 @@ typedef struct {
 	 * ac_journal_files_free()). */
 	int (*unread)(ac_journal_store *store, char ***out, size_t *out_n);
 	/* Optional (NULL: AC_ENOTSUP): ac_journal_store_follow(). */
-	int (*follow)(ac_journal_store *store, uint64_t *seq, size_t backlog,
-		      ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
+	int (*follow)(ac_journal_store *store, ac_scan_stats *stats, uint64_t *seq,
+		      size_t backlog, ac_scan_fn fn, void *ctx);
 } ac_journal_store_ops;
 
 /* The part every store starts with. */
