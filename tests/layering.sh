@@ -266,6 +266,12 @@ tier_check() {
     fi
   done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cli/*.[ch] tui/*.[ch] \
     views/*.[ch] 2>/dev/null)
+  # Inside the core: the operation log sits below the operator's actions
+  # (they record through it and through ac_journal_operator_event()).
+  while IFS= read -r hit; do
+    echo "${hit%:*}: the operation log includes the operator's actions (ac_operator.h)"
+    tier_violations=$((tier_violations + 1))
+  done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"ac_operator\.h"' core/ac_oplog*.[ch])
   if [ "$tier_violations" -gt 0 ]; then
     echo "$tier_violations break(s) of the public API's tiers (application <agentctl/agentctl.h>, implementer <agentctl/sys/>)"
     return 1

@@ -14,6 +14,7 @@
 #include "ac_query.h"
 #include "ac_workspace.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,5 +104,14 @@ int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backl
 			    ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
 
 void ac_journal_store_free(ac_journal_store *store);
+
+/* Appends an operator event to the workspace's journal, wherever it lives
+ * (ac_journal_store_open()): agent "Human", status "SUCCESS", "FAILED" or
+ * "IN_PROGRESS", action {type: action_type, params}, result {message},
+ * trace {correlation_id: session_id}. params is stolen; the strings are
+ * borrowed. The operator's actions and
+ * the operation log record what they did through it. */
+int ac_journal_operator_event(const ac_workspace *ws, const char *action_type, const char *status,
+			      const char *session_id, json_t *params, const char *message);
 
 #endif
