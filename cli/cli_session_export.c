@@ -4,10 +4,10 @@
  * on a coding agent's transcript (an id no session file has): its
  * conversation as the conversation view shows it, escaped the same way. */
 #include "cli.h"
-#include "ac_backend_sys.h"
 #include "cli_sources.h"
 
 #include "ac_atomic.h"
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_export.h"

@@ -13,9 +13,9 @@
  * the workspace (every project's with --all-projects) are searched too,
  * beside the session files (ac_source_search.h). */
 #include "cli.h"
-#include "ac_backend_sys.h"
 #include "cli_sources.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_index.h"

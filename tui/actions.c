@@ -1,13 +1,13 @@
 /* The operator's actions, through the core, with their dialogs' text. */
 #include "actions.h"
 
-#include "ac_backend_sys.h"
 #include "ac_oplog_intent.h"
 #include "actions_impl.h"
 
 #include "ui_text.h"
 #include "undo.h"
 
+#include "ac_backend_sys.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"

@@ -3,9 +3,9 @@
  * then the compaction on the action's thread, reported on the status
  * line. Split from actions.c, which dispatches to these. */
 #include "actions.h"
-#include "ac_backend_sys.h"
 #include "actions_impl.h"
 
+#include "ac_backend_sys.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
