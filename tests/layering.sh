@@ -206,7 +206,7 @@ ac_json_exact.h:the core's exact JSON writer, so the program prints as the files
 ac_json_scan.h:the allocation-free scanner, for the journal list's fast path
 ac_file.h:ac_atomic.h:ac_proc.h:ac_dl.h:the core's system helpers (files, atomic writes, processes, dlopen)
 ac_libgit2.h:ac_prefs.h:the libgit2 loader and the dashboard's saved preferences
-ac_source.h:ac_source_watch.h:ac_source_search.h:ac_source_paths.h:ac_session_fork.h:the agent-transcript sources (and fork, which takes one): not yet public
+ac_source_paths.h:the core's id -> row table, which the sources' listing borrows
 "
 # Program files that include the implementer's tier, each with why. They
 # call the store's operations through its vtable (b->session.get(...)):

@@ -49,6 +49,13 @@ extern "C" {
 #include "ac_session_search_store.h"
 #include "ac_session_export.h"
 #include "ac_restore.h"
+#include "ac_session_fork.h"
+
+/* The coding agents' own transcripts (Claude Code, Codex, Gemini CLI...):
+ * listing, watching, searching them. */
+#include "ac_source.h"
+#include "ac_source_watch.h"
+#include "ac_source_search.h"
 
 /* Checkpoints, the operation log and git. */
 #include "ac_checkpoint.h"
