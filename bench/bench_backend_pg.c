@@ -14,6 +14,7 @@
  *       in SQL, 100 users, 10 tenants), then times RUNS listings of each kind.
  *       prints: the median and best milliseconds per listing */
 #include "ac_backend_pg.h"
+#include "ac_backend_fs.h"
 #include "ac_error.h"
 
 #include <libpq-fe.h>

@@ -10,6 +10,7 @@
  * promising what a retry would break. */
 #include "cli.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 
 #include <string.h>

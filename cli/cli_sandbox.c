@@ -9,6 +9,7 @@
  * the operation failed; 2 bad usage. */
 #include "cli.h"
 
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_sandbox.h"

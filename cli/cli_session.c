@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "cli_sources.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"

@@ -7,6 +7,7 @@
 #include "cli_sources.h"
 
 #include "ac_atomic.h"
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_export.h"

@@ -9,10 +9,11 @@
 #include "cli.h"
 #include "cli_sources.h"
 
+#include "ac_backend_sys.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
-#include "ac_operator.h"
+#include "ac_journal_store.h"
 #include "ac_session_fork.h"
 
 #include <stdlib.h>
@@ -63,7 +64,8 @@ static void journal_fork(const cli_context *ctx, const json_t *child, const char
 	}
 	/* The fork is written: a journal that cannot be is only a note. */
 	if (!params || !message.data ||
-	    ac_operator_journal(&ctx->ws, "SESSION_START", child_id, params, message.data) != 0)
+	    ac_journal_operator_event(&ctx->ws, "SESSION_START", "SUCCESS", child_id, params,
+				      message.data) != 0)
 		cli_note("session fork: the journal was not written: %s", ac_error_last());
 	ac_buf_free(&message);
 }

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cli_sources.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_index.h"

@@ -22,6 +22,7 @@
  * (open_database_unchanged()). */
 #include "cli.h"
 
+#include "ac_backend_fs.h"
 #include "ac_backend_pg.h"
 #include "ac_error.h"
 #include "ac_migrate.h"

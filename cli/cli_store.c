@@ -412,7 +412,7 @@ static int each_record(const ac_backend *b, trace_output *t, size_t *skipped, co
 	int rc;
 
 	if (b->trace.each)
-		return b->trace.each(b->impl, show_record, t, skipped, tenant, session_id);
+		return b->trace.each(b->impl, skipped, show_record, t, tenant, session_id);
 	if ((rc = b->trace.load(b->impl, &records, skipped, tenant, session_id, 0)))
 		return rc;
 	json_array_foreach(records, i, record)

@@ -1,7 +1,7 @@
 /* The demo's simulated agents: what they say and do, and the forked
  * process they run in. Everything goes through the core library, as a real
  * agent linked against libagentctl would do it. The command itself (the
- * temporary workspace, the dashboard) is tui/cli_demo.c. */
+ * temporary workspace, the dashboard) is cli/cli_demo.c. */
 #include "demo_sim.h"
 
 #include "ac_atomic.h"

@@ -1,4 +1,4 @@
-/* The demo's simulated agents (see tui/demo_sim.c). */
+/* The demo's simulated agents (see cli/demo_sim.c). */
 #ifndef DEMO_SIM_H
 #define DEMO_SIM_H
 

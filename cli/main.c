@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli_args.h"
 
+#include "ac_backend_sys.h"
 #include "ac_discover.h"
 #include "ac_error.h"
 

@@ -3,7 +3,7 @@
 #ifndef AC_BACKEND_CHECK_H
 #define AC_BACKEND_CHECK_H
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 
 #include <jansson.h>

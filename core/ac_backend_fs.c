@@ -588,6 +588,7 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 	fs->test_hook = opts->test_hook;
 	fs->test_hook_ctx = opts->test_hook_ctx;
 	*out = (ac_backend){
+		.version = AC_BACKEND_VERSION,
 		.name = "fs",
 		.impl = fs,
 		.session = {

@@ -3,7 +3,7 @@
 #ifndef AC_BACKEND_FS_IMPL_H
 #define AC_BACKEND_FS_IMPL_H
 
-#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
 

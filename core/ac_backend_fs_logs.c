@@ -396,7 +396,7 @@ static int trace_load(void *impl, json_t **out, size_t *out_skipped, const char 
 	return rc;
 }
 
-static int trace_each(void *impl, ac_backend_record_fn fn, void *ctx, size_t *out_skipped,
+static int trace_each(void *impl, size_t *out_skipped, ac_backend_record_fn fn, void *ctx,
 		      const char *tenant, const char *session_id)
 {
 	ac_buf dir = AC_BUF_INIT, path = AC_BUF_INIT;

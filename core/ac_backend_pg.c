@@ -716,6 +716,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		return rc;
 	}
 	*out = (ac_backend){
+		.version = AC_BACKEND_VERSION,
 		.name = "pg",
 		.impl = b,
 		.session = {

@@ -3,7 +3,7 @@
 #ifndef AC_BACKEND_PG_IMPL_H
 #define AC_BACKEND_PG_IMPL_H
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_backend_pg.h"
 #include "ac_pg.h"
 

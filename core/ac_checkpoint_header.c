@@ -103,7 +103,7 @@ static int headers_from_list(ac_checkpoint_header_list *out, ac_checkpoint_store
 	size_t i;
 	int rc;
 
-	if ((rc = store->ops->list(&array, store, filter)))
+	if ((rc = store->ops->list(store, &array, filter)))
 		return rc;
 	json_array_foreach (array, i, doc) {
 		if ((rc = ac_checkpoint_header_get(&h, doc)) ||
@@ -136,7 +136,7 @@ int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoi
 
 	if ((rc = ac_session_id_check(filter->session_id)))
 		return rc;
-	rc = store->ops->list_headers ? store->ops->list_headers(out, store, filter)
+	rc = store->ops->list_headers ? store->ops->list_headers(store, out, filter)
 				      : headers_from_list(out, store, filter);
 	if (rc)
 		return rc;

@@ -53,7 +53,7 @@ int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 
 	if ((rc = ac_session_id_check(filter->session_id)))
 		return rc;
-	if ((rc = store->ops->list(&array, store, filter)))
+	if ((rc = store->ops->list(store, &array, filter)))
 		return rc;
 	if ((rc = keep_matching(array, filter)) || (rc = ac_checkpoint_sort(array))) {
 		json_decref(array);
@@ -93,7 +93,7 @@ int ac_checkpoint_store_latest(json_t **out, ac_checkpoint_store *store, const c
 	if ((rc = ac_session_id_check(session_id)))
 		return rc;
 	if (store->ops->latest)
-		return store->ops->latest(out, store, session_id);
+		return store->ops->latest(store, out, session_id);
 	if ((rc = ac_checkpoint_store_list(&array, store, &filter)))
 		return rc;
 	if ((n = json_array_size(array)) == 0)
@@ -111,7 +111,7 @@ int ac_checkpoint_store_get(json_t **out, ac_checkpoint_store *store, const char
 
 	if ((rc = ac_session_id_check(session_id)) || (rc = ac_checkpoint_id_check(checkpoint_id)))
 		return rc;
-	return store->ops->get(out, store, session_id, checkpoint_id);
+	return store->ops->get(store, out, session_id, checkpoint_id);
 }
 
 int ac_checkpoint_store_delete(ac_checkpoint_store *store, const char *session_id,

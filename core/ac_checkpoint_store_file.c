@@ -346,7 +346,7 @@ done:
 	return rc;
 }
 
-static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+static int file_list(ac_checkpoint_store *store, json_t **out, const ac_checkpoint_filter *filter)
 {
 	json_t *array = json_array();
 	int rc;
@@ -361,13 +361,13 @@ static int file_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoi
 	return 0;
 }
 
-static int file_list_headers(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+static int file_list_headers(ac_checkpoint_store *store, ac_checkpoint_header_list *out,
 			     const ac_checkpoint_filter *filter)
 {
 	return list_folder(NULL, out, (file_store *)store, filter);
 }
 
-static int file_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
+static int file_get(ac_checkpoint_store *store, json_t **out, const char *session_id,
 		    const char *checkpoint_id)
 {
 	file_store *f = (file_store *)store;
@@ -416,7 +416,7 @@ static void file_free(ac_checkpoint_store *store)
 }
 
 /* Every folder is a session's (a stray one lists no checkpoint). */
-static int file_sessions(char ***out, size_t *out_n, ac_checkpoint_store *store)
+static int file_sessions(ac_checkpoint_store *store, char ***out, size_t *out_n)
 {
 	return ac_file_list(out, out_n, ((file_store *)store)->dir, true);
 }

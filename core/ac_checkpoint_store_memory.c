@@ -27,7 +27,7 @@ static int memory_save(ac_checkpoint_store *store, const json_t *doc)
 	return 0;
 }
 
-static int memory_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+static int memory_list(ac_checkpoint_store *store, json_t **out, const ac_checkpoint_filter *filter)
 {
 	memory_store *m = (memory_store *)store;
 	json_t *bucket = json_object_get(m->sessions, filter->session_id);
@@ -48,7 +48,7 @@ static int memory_list(json_t **out, ac_checkpoint_store *store, const ac_checkp
 	return 0;
 }
 
-static int memory_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
+static int memory_get(ac_checkpoint_store *store, json_t **out, const char *session_id,
 		      const char *checkpoint_id)
 {
 	memory_store *m = (memory_store *)store;
@@ -113,7 +113,7 @@ static int none_save(ac_checkpoint_store *store, const json_t *doc)
 	return 0;
 }
 
-static int none_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+static int none_list(ac_checkpoint_store *store, json_t **out, const ac_checkpoint_filter *filter)
 {
 	(void)store;
 	(void)filter;
@@ -122,7 +122,7 @@ static int none_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoi
 	return 0;
 }
 
-static int none_latest(json_t **out, ac_checkpoint_store *store, const char *session_id)
+static int none_latest(ac_checkpoint_store *store, json_t **out, const char *session_id)
 {
 	(void)out;
 	(void)store;
@@ -130,7 +130,7 @@ static int none_latest(json_t **out, ac_checkpoint_store *store, const char *ses
 			    "stored)", session_id);
 }
 
-static int none_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
+static int none_get(ac_checkpoint_store *store, json_t **out, const char *session_id,
 		    const char *checkpoint_id)
 {
 	(void)out;
@@ -142,7 +142,7 @@ static int none_get(json_t **out, ac_checkpoint_store *store, const char *sessio
 static int none_remove(ac_checkpoint_store *store, const char *session_id,
 		       const char *checkpoint_id)
 {
-	return none_get(NULL, store, session_id, checkpoint_id);
+	return none_get(store, NULL, session_id, checkpoint_id);
 }
 
 static void none_free(ac_checkpoint_store *store)

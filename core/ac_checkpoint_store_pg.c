@@ -123,7 +123,7 @@ static int append_documents(json_t *array, pg_store *p, const PGresult *res)
 	return 0;
 }
 
-static int pg_list(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter)
+static int pg_list(ac_checkpoint_store *store, json_t **out, const ac_checkpoint_filter *filter)
 {
 	pg_store *p = (pg_store *)store;
 	const char *values[2] = {filter->session_id, filter->include_tombstones ? "t" : "f"};
@@ -167,7 +167,7 @@ static int one_document(json_t **out, pg_store *p, PGresult *res, const char *se
 	return rc;
 }
 
-static int pg_latest(json_t **out, ac_checkpoint_store *store, const char *session_id)
+static int pg_latest(ac_checkpoint_store *store, json_t **out, const char *session_id)
 {
 	pg_store *p = (pg_store *)store;
 	const char *values[1] = {session_id};
@@ -185,7 +185,7 @@ static int pg_latest(json_t **out, ac_checkpoint_store *store, const char *sessi
 	return rc;
 }
 
-static int pg_get(json_t **out, ac_checkpoint_store *store, const char *session_id,
+static int pg_get(ac_checkpoint_store *store, json_t **out, const char *session_id,
 		  const char *checkpoint_id)
 {
 	pg_store *p = (pg_store *)store;
@@ -275,7 +275,7 @@ static int header_of(ac_checkpoint_header *h, const PGresult *res, int row)
 	return 0;
 }
 
-static int pg_list_headers(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+static int pg_list_headers(ac_checkpoint_store *store, ac_checkpoint_header_list *out,
 			   const ac_checkpoint_filter *filter)
 {
 	pg_store *p = (pg_store *)store;
@@ -305,7 +305,7 @@ static void pg_free(ac_checkpoint_store *store)
 	free(p);
 }
 
-static int pg_sessions(char ***out, size_t *out_n, ac_checkpoint_store *store)
+static int pg_sessions(ac_checkpoint_store *store, char ***out, size_t *out_n)
 {
 	pg_store *p = (pg_store *)store;
 	PGresult *res = NULL;

@@ -35,6 +35,8 @@ enum {
 	K_DESTINATION = 8, /* where data goes (a database): used only once the file is
 			    * trusted */
 	K_SEED_INT = 16, /* the seed's own variable, read as its parseInt reads it */
+	K_HOOK = 32, /* a command the hooks run (ac_hooks.h): its placeholders are
+		      * AC_HOOKS_PLACEHOLDERS, not a session command's */
 };
 
 /* What a project file's value is handed out for only once it is trusted
@@ -46,7 +48,7 @@ typedef struct {
 	key_type type;
 	const char *env;           /* NULL: derived from the key */
 	const char *const *choices; /* T_ENUM */
-	unsigned flags;            /* K_PATH, K_COMMAND, K_OPERATOR, K_DESTINATION */
+	unsigned flags;            /* K_PATH, K_COMMAND, K_OPERATOR, K_DESTINATION, K_HOOK */
 } known_key;
 
 /* An enum's choices; its error text lists them, so both come from here. */
@@ -108,8 +110,8 @@ static const known_key known_keys[] = {
 	 * recorded. */
 	{"pricing", T_OBJECT, NULL, NULL, 0},
 	{"usage.budgetUsd", T_OBJECT, NULL, NULL, 0},
-	{"hooks.onStatusChange", T_STRINGS, NULL, NULL, K_COMMAND},
-	{"notify.desktop", T_STRINGS, NULL, NULL, K_COMMAND},
+	{"hooks.onStatusChange", T_STRINGS, NULL, NULL, K_COMMAND | K_HOOK},
+	{"notify.desktop", T_STRINGS, NULL, NULL, K_COMMAND | K_HOOK},
 	{"notify.bell", T_BOOL, NULL, NULL, 0},
 };
 #define NKNOWN (sizeof(known_keys) / sizeof(known_keys[0]))
@@ -231,7 +233,8 @@ static int check_template(json_t *argv, const char *origin, const char *key, con
 {
 	static const char *const session_names[] = AC_PROC_PLACEHOLDERS;
 	static const char *const hook_names[] = AC_HOOKS_PLACEHOLDERS;
-	const char *const *names = ac_hooks_is_key(key) ? hook_names : session_names;
+	const known_key *k = find_known(key);
+	const char *const *names = k && (k->flags & K_HOOK) ? hook_names : session_names;
 	const char **args = calloc(json_array_size(argv) + 1, sizeof(char *));
 	json_t *item;
 	size_t i, at = 0;

@@ -3,6 +3,7 @@
  * (ac_consolidate.h). */
 #include "ac_consolidate.h"
 
+#include "ac_backend_sys.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 
@@ -106,6 +107,8 @@ int ac_consolidate_user(ac_consolidate_result *out, const ac_backend *b, const c
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = ac_backend_version_check(b)))
+		return rc;
 	if (!opts || !opts->command || !opts->command[0])
 		return ac_error_set(AC_EINVAL, "memory.consolidateCommand is not set");
 	if ((rc = ac_backend_id_check("tenant", tenant)) || (rc = ac_backend_id_check("user", user)))

@@ -94,7 +94,7 @@ int ac_gc_plan_make(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *pol
 	if (!policy->has_keep && policy->older_than_ms <= 0)
 		return ac_error_set(AC_EINVAL, "gc: no rule given (--keep N, --older-than AGE): "
 				    "nothing is removed by default");
-	if ((rc = store->ops->plan(out, store, policy)))
+	if ((rc = store->ops->plan(store, out, policy)))
 		return rc;
 	if (out->count)
 		qsort(out->items, out->count, sizeof(*out->items), by_kind_then_time);

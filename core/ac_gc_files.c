@@ -591,7 +591,7 @@ done:
 
 /* ---- the provider --------------------------------------------------------- */
 
-static int files_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
+static int files_plan(ac_gc_store *store, ac_gc_plan *out, const ac_gc_policy *policy)
 {
 	const files_store *fs = (const files_store *)store;
 	int sessions_fd, rc = open_store_folder(&sessions_fd, fs, fs->sessions_dir);

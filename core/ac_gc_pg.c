@@ -201,7 +201,7 @@ static int server_cutoff(pg_store *ps, char cutoff[AC_TIME_ISO_LEN + 1], int64_t
 	return 0;
 }
 
-static int pg_plan(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy)
+static int pg_plan(ac_gc_store *store, ac_gc_plan *out, const ac_gc_policy *policy)
 {
 	pg_store *ps = (pg_store *)store;
 	char cutoff[AC_TIME_ISO_LEN + 1] = "", keep[24];

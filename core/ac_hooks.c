@@ -20,11 +20,6 @@ struct ac_hooks {
 	char host[256];           /* this machine's name: the host of a row without one */
 };
 
-bool ac_hooks_is_key(const char *key)
-{
-	return !strcmp(key, "hooks.onStatusChange") || !strcmp(key, "notify.desktop");
-}
-
 bool ac_hooks_notifies(const char *new_state)
 {
 	return !strcmp(new_state, "waiting") || !strcmp(new_state, "paused");

@@ -2,7 +2,7 @@
  * store's own lease when it has one (a database's advisory lock). */
 #include "ac_hooks_lease.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 

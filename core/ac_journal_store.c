@@ -27,7 +27,7 @@ int ac_journal_store_open(ac_journal_store **out, const ac_workspace *ws)
 int ac_journal_store_append(ac_journal_store *store, const char *line, size_t len,
 			    ac_journal_append_info *info)
 {
-	return store->ops->append(store, line, len, info);
+	return store->ops->append(store, info, line, len);
 }
 
 int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backlog,
@@ -36,7 +36,7 @@ int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backl
 	if (!store->ops->follow)
 		return ac_error_set(AC_ENOTSUP, "the %s journal is followed by its file watcher, "
 				    "not by seq", store->ops->name);
-	return store->ops->follow(store, seq, backlog, stats, fn, ctx);
+	return store->ops->follow(store, stats, seq, backlog, fn, ctx);
 }
 
 void ac_journal_store_free(ac_journal_store *store)

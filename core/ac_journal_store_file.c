@@ -19,8 +19,8 @@ typedef struct {
 	size_t nscanned;
 } file_store;
 
-static int file_append(ac_journal_store *store, const char *line, size_t len,
-		       ac_journal_append_info *info)
+static int file_append(ac_journal_store *store, ac_journal_append_info *info, const char *line,
+		       size_t len)
 {
 	file_store *f = (file_store *)store;
 

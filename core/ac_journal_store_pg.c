@@ -57,8 +57,8 @@ static const char *column_value(ac_buf *buf, const ac_json_span *span)
 	return buf->data;
 }
 
-static int pg_append(ac_journal_store *store, const char *line, size_t len,
-		     ac_journal_append_info *info)
+static int pg_append(ac_journal_store *store, ac_journal_append_info *info, const char *line,
+		     size_t len)
 {
 	static const int fields[] = {AC_EV_ID, AC_EV_TIMESTAMP, AC_EV_AGENT, AC_EV_STATUS,
 				     AC_EV_ACTION_TYPE, AC_EV_TRACE_CORRELATION_ID};
@@ -173,7 +173,7 @@ static int pg_append_batch(ac_journal_store *store, const char *const *lines, co
 			3, values, NULL);
 	} else if (!(rc = ac_pg_begin(p->pg, "copying journal events"))) {
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = pg_append(store, lines[i], lens[i], NULL);
+			rc = pg_append(store, NULL, lines[i], lens[i]);
 		if (rc)
 			ac_pg_rollback(p->pg);
 		else
@@ -522,8 +522,8 @@ static int follow_row(pg_store *p, const char *line, size_t len, uint64_t seq, a
 	return fn(&m, ctx);
 }
 
-static int pg_follow(ac_journal_store *store, uint64_t *seq, size_t backlog,
-		     ac_scan_stats *stats, ac_scan_fn fn, void *ctx)
+static int pg_follow(ac_journal_store *store, ac_scan_stats *stats, uint64_t *seq,
+		     size_t backlog, ac_scan_fn fn, void *ctx)
 {
 	pg_store *p = (pg_store *)store;
 	char cursor[24], limit[24];

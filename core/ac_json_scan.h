@@ -7,6 +7,8 @@
 #ifndef AC_JSON_SCAN_H
 #define AC_JSON_SCAN_H
 
+#include "ac_json_span.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,33 +17,8 @@
 #define AC_JSON_MAX_SEGMENTS 8   /* keys in one path */
 #define AC_JSON_MAX_PATHS 64     /* paths in one scan */
 
-typedef enum {
-	AC_JSON_NONE = 0, /* the path was not found */
-	AC_JSON_OBJECT,
-	AC_JSON_ARRAY,
-	AC_JSON_STRING,
-	AC_JSON_NUMBER,
-	AC_JSON_TRUE,
-	AC_JSON_FALSE,
-	AC_JSON_NULL,
-} ac_json_type;
-
-/* The public headers (ac_event.h) declare these two names too. */
-#ifndef AC_JSON_SCAN_TYPES
-#define AC_JSON_SCAN_TYPES
-typedef struct ac_json_span ac_json_span;
-typedef struct ac_json_path ac_json_path;
-#endif
-
-/* Where one value sits in the scanned text (borrowed from that text). */
-struct ac_json_span {
-	ac_json_type type;
-	const char *start; /* first byte of the raw value; a string's opening quote */
-	size_t len;        /* raw length; a string's includes both quotes */
-	bool has_escape;   /* a string that holds at least one backslash escape */
-	bool all_strings;  /* an array whose elements are all strings (true when empty) */
-	size_t count;      /* an array's elements or an object's members; 0 for scalars */
-};
+/* ac_json_type and ac_json_span are public (ac_json_span.h): the spans the
+ * scanner fills are what ac_event_parse() and the query hand callers. */
 
 /* A path of object keys from the top-level object, e.g. "action.type".
  * A key that holds a '.' cannot be named. Segments borrow the dotted string,

@@ -11,6 +11,7 @@
  * item is counted and reported, and the rest goes on. */
 #include "ac_migrate.h"
 
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 
@@ -523,7 +524,7 @@ static int one_checkpoint(run *r, const char *session_id, const json_t *doc)
 			r->out[AC_MIGRATE_CHECKPOINTS].source++;
 		return trouble(r, AC_MIGRATE_CHECKPOINTS, false, AC_ECORRUPT, ac_error_last());
 	}
-	rc = to->ops->get(&there, to, session_id, parts[1]);
+	rc = to->ops->get(to, &there, session_id, parts[1]);
 	s = seen(rc, rc == 0 && json_equal(doc, there), &err);
 	rc = 0;
 	if (err)
@@ -572,7 +573,7 @@ static int checkpoints(run *r)
 	if (!from->ops->sessions)
 		return ac_error_set(AC_EINVAL, "the %s checkpoint store cannot list its sessions",
 				    from->ops->name);
-	if ((rc = from->ops->sessions(&ids, &n, from)))
+	if ((rc = from->ops->sessions(from, &ids, &n)))
 		return rc;
 	ac_checkpoint_store_set_problem(from, unreadable, r);
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -582,7 +583,7 @@ static int checkpoints(run *r)
 
 		if (r->opts->only_tenant && !of_tenant(r, ids[i]))
 			continue;
-		if ((err = from->ops->list(&list, from, &filter))) {
+		if ((err = from->ops->list(from, &list, &filter))) {
 			const char *parts[1] = {ids[i]};
 
 			if (!(rc = make_key(r, parts, 1)))
@@ -664,6 +665,9 @@ int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_sto
 	int rc;
 
 	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
+	if ((rc = ac_backend_version_check(from->backend)) ||
+	    (rc = ac_backend_version_check(to->backend)))
+		return rc;
 	if (!from->backend->copy.each_memo || !to->backend->copy.put_session ||
 	    !from->backend->session.load_usage || !to->backend->copy.usage_rows ||
 	    !to->backend->copy.put_usage_rows || !from->backend->copy.each_archive ||

@@ -1,6 +1,7 @@
 /* Operator actions shared by the command line and the dashboard. */
 #include "ac_operator.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_journal_store.h"
 #include "ac_proc.h"
@@ -15,43 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
-			       const char *status, const char *session_id, json_t *params,
-			       const char *message)
-{
-	json_t *event = json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s}, s:{s:s}}",
-				  "agent", "Human", "status", status,
-				  "action", "type", action_type, "params", params,
-				  "result", "message", message,
-				  "trace", "correlation_id", session_id);
-	char id[AC_EVENT_ID_LEN + 1], *text = NULL, *line = NULL;
-	ac_journal_store *store = NULL;
-	size_t len;
-	int rc;
-
-	if (!event)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	text = json_dumps(event, JSON_COMPACT);
-	json_decref(event);
-	if (!text)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	/* The workspace's journal wherever it lives: with storage.url, the
-	 * database's, beside the sessions the operator changed there. */
-	rc = ac_event_prepare(&line, &len, id, text, &ws->schema);
-	if (rc == 0 && (rc = ac_journal_store_open(&store, ws)) == 0)
-		rc = ac_journal_store_append(store, line, len, NULL);
-	ac_journal_store_free(store);
-	free(text);
-	free(line);
-	return rc;
-}
-
-int ac_operator_journal(const ac_workspace *ws, const char *action_type,
-			const char *session_id, json_t *params, const char *message)
-{
-	return ac_operator_journal_status(ws, action_type, "SUCCESS", session_id, params, message);
-}
-
 /* Journals one step of a status change; a journal that cannot be written
  * is only a note: the session has changed (or not) either way. */
 static void journal_step(const ac_workspace *ws, ac_buf *notes, const char *action,
@@ -59,10 +23,10 @@ static void journal_step(const ac_workspace *ws, ac_buf *notes, const char *acti
 {
 	const char *from = !strcmp(to, "paused") ? "running" : "paused";
 
-	if (ac_operator_journal_status(ws, action, status, id,
-				       json_pack("{s:s, s:s, s:s}", "sessionId", id, "from", from,
-						 "to", to),
-				       message) != 0 && notes)
+	if (ac_journal_operator_event(ws, action, status, id,
+				      json_pack("{s:s, s:s, s:s}", "sessionId", id, "from", from,
+						"to", to),
+				      message) != 0 && notes)
 		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
 			      ac_error_last());
 }

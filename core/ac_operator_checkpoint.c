@@ -6,10 +6,11 @@
  * checkpoint or the automatic flag behave the same from either. */
 #include "ac_operator.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_checkpoint_impl.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
+#include "ac_journal_store.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
@@ -147,12 +148,12 @@ static void journal_compensation(const ac_checkpoint_compensation *call, int rc,
 			      call->call_id, message);
 	else
 		ac_buf_printf(&text, "Compensation for %s call %s ran", call->tool, call->call_id);
-	if (ac_operator_journal_status(j->ws, "CMD_RUN", rc ? "FAILED" : "SUCCESS", j->session_id,
-				       json_pack("{s:s, s:s, s:s, s:s, s:s}", "sessionId",
-						 j->session_id, "checkpointId", j->checkpoint_id,
-						 "tool", call->tool, "callId", call->call_id,
-						 "command", call->argv[0]),
-				       text.data ? text.data : "") != 0 && j->notes)
+	if (ac_journal_operator_event(j->ws, "CMD_RUN", rc ? "FAILED" : "SUCCESS", j->session_id,
+				      json_pack("{s:s, s:s, s:s, s:s, s:s}", "sessionId",
+						j->session_id, "checkpointId", j->checkpoint_id,
+						"tool", call->tool, "callId", call->call_id,
+						"command", call->argv[0]),
+				      text.data ? text.data : "") != 0 && j->notes)
 		ac_buf_printf(j->notes, "%sthe journal was not written: %s",
 			      j->notes->len ? "; " : "", ac_error_last());
 	ac_buf_free(&text);
@@ -229,16 +230,16 @@ static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,
 		      session_id, ac_checkpoint_id(plan->checkpoint),
 		      (long long)ac_checkpoint_version(plan->checkpoint), plan->remove, out->ran,
 		      out->skipped);
-	if (ac_operator_journal(ws, "ROLLBACK", session_id,
-				json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s?}", "sessionId",
-					  session_id, "checkpointId",
-					  ac_checkpoint_id(plan->checkpoint), "version",
-					  (json_int_t)ac_checkpoint_version(plan->checkpoint),
-					  "removedMessages", (json_int_t)plan->remove,
-					  "compensations", (json_int_t)out->ran,
-					  "compensationsBefore", (json_int_t)out->skipped,
-					  "archive", out->archive_path),
-				message.data) != 0 && notes)
+	if (ac_journal_operator_event(ws, "ROLLBACK", "SUCCESS", session_id,
+				      json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s?}", "sessionId",
+						session_id, "checkpointId",
+						ac_checkpoint_id(plan->checkpoint), "version",
+						(json_int_t)ac_checkpoint_version(plan->checkpoint),
+						"removedMessages", (json_int_t)plan->remove,
+						"compensations", (json_int_t)out->ran,
+						"compensationsBefore", (json_int_t)out->skipped,
+						"archive", out->archive_path),
+				      message.data) != 0 && notes)
 		ac_buf_printf(notes, "%sthe journal was not written: %s", notes->len ? "; " : "",
 			      ac_error_last());
 	ac_buf_free(&message);

@@ -9,6 +9,7 @@
 #include "ac_backend_fs_impl.h"
 #include "ac_consolidate.h"
 #include "ac_error.h"
+#include "ac_journal_store.h"
 #include "ac_sandbox.h"
 #include "ac_session.h"
 
@@ -100,12 +101,12 @@ static void journal_compact(const ac_workspace *ws, const char *id, size_t summa
 
 	ac_buf_printf(&message, "Compacted session %s: %zu messages summarised, ~%llu -> ~%llu tokens",
 		      id, summarized, (unsigned long long)before, (unsigned long long)after);
-	if (ac_operator_journal(ws, "SESSION_COMPACT", id,
-				json_pack("{s:s, s:I, s:I, s:I, s:s?}", "sessionId", id,
-					  "messages", (json_int_t)summarized,
-					  "tokensBefore", (json_int_t)before,
-					  "tokensAfter", (json_int_t)after, "archive", archive),
-				message.data) != 0 && notes)
+	if (ac_journal_operator_event(ws, "SESSION_COMPACT", "SUCCESS", id,
+				      json_pack("{s:s, s:I, s:I, s:I, s:s?}", "sessionId", id,
+						"messages", (json_int_t)summarized,
+						"tokensBefore", (json_int_t)before,
+						"tokensAfter", (json_int_t)after, "archive", archive),
+				      message.data) != 0 && notes)
 		ac_buf_printf(notes, "the journal was not written: %s\n", ac_error_last());
 	ac_buf_free(&message);
 }

@@ -7,8 +7,8 @@
 #include "ac_file.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
+#include "ac_journal_store.h"
 #include "ac_json_exact.h"
-#include "ac_operator.h"
 #include "ac_time.h"
 
 #include <ctype.h>
@@ -463,12 +463,12 @@ static int record_rollback(ac_oplog_rollback_result *out, const ac_workspace *ws
 	ac_buf_printf(&message, "%s operation %s: %zu removed, %zu restored, "
 		      "%zu changed (snapshot %.12s)", revert ? "Reverted" : "Rolled back to before",
 		      target->id, g->removed, g->restored, g->changed, g->snapshot);
-	if (ac_operator_journal(ws, "ROLLBACK", target->session_id,
-				json_pack("{s:s, s:s?, s:s, s:s, s:I, s:b}", "operationId", target->id,
-					  "rollbackOperationId", out->op ? out->op->id : NULL,
-					  "commit", g->commit, "snapshot", g->snapshot,
-					  "files", (json_int_t)g->n, "revert", revert),
-				message.data ? message.data : "Rolled back") != 0) {
+	if (ac_journal_operator_event(ws, "ROLLBACK", "SUCCESS", target->session_id,
+				      json_pack("{s:s, s:s?, s:s, s:s, s:I, s:b}", "operationId", target->id,
+						"rollbackOperationId", out->op ? out->op->id : NULL,
+						"commit", g->commit, "snapshot", g->snapshot,
+						"files", (json_int_t)g->n, "revert", revert),
+				      message.data ? message.data : "Rolled back") != 0) {
 		char *why = strdup(ac_error_last());
 
 		rc = ac_error_set(AC_EIO, "the files were %s (commit %.12s, recorded as "

@@ -6,7 +6,7 @@
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_file.h"
-#include "ac_operator.h"
+#include "ac_journal_store.h"
 #include "ac_time.h"
 
 #include <dirent.h>
@@ -461,12 +461,12 @@ static int journal_undo(const ac_workspace *ws, const ac_oplog_intent *intent, c
 	ac_buf_printf(&message, "Undid the interrupted %s operation %s: put back the snapshot %.12s "
 		      "(%zu files)", intent->revert ? "revert of" : "rollback to before", intent->op_id,
 		      intent->plan.snapshot, intent->plan.n);
-	rc = ac_operator_journal(ws, "ROLLBACK", intent->session_id,
-				 json_pack("{s:s, s:s, s:s?, s:I, s:b, s:b}", "operationId",
-					   intent->op_id, "snapshot", intent->plan.snapshot, "commit",
-					   *commit ? commit : NULL, "files", (json_int_t)intent->plan.n,
-					   "revert", intent->revert, "undone", 1),
-				 message.data ? message.data : "Undid an interrupted rollback");
+	rc = ac_journal_operator_event(ws, "ROLLBACK", "SUCCESS", intent->session_id,
+				       json_pack("{s:s, s:s, s:s?, s:I, s:b, s:b}", "operationId",
+						 intent->op_id, "snapshot", intent->plan.snapshot, "commit",
+						 *commit ? commit : NULL, "files", (json_int_t)intent->plan.n,
+						 "revert", intent->revert, "undone", 1),
+				       message.data ? message.data : "Undid an interrupted rollback");
 	ac_buf_free(&message);
 	return rc;
 }

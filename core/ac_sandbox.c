@@ -4,6 +4,7 @@
 #include "ac_sandbox.h"
 
 #include "ac_atomic.h"
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"

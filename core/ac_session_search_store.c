@@ -1,6 +1,7 @@
 /* A store's session as a search item (ac_session_search_store.h). */
 #include "ac_session_search_store.h"
 
+#include "ac_backend_sys.h"
 #include "ac_error.h"
 
 #include <jansson.h>

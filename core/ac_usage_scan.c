@@ -6,7 +6,7 @@
 
 #include "ac_source_gemini_impl.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"

@@ -10,6 +10,7 @@
  * for later. */
 #include "ac_workspace.h"
 
+#include "ac_backend_fs.h"
 #include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_error.h"

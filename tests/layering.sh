@@ -186,3 +186,96 @@ if [ "$violations" -gt 0 ]; then
   exit 1
 fi
 echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"
+
+# ---- The public API's tiers (issue 29) -------------------------------------
+# Kept apart from the folder rules above. libagentctl has two tiers, as
+# libgit2's git2.h and git2/sys/:
+#   application   <agentctl/agentctl.h>, the umbrella: never the implementer's
+#                 tier (include/agentctl/sys/: the backend vtable, the file
+#                 backend's test hook, the backends' own inits)
+#   implementer   <agentctl/sys/*.h>: what a backend's author fills in
+# Both compile from a copy of include/agentctl/ laid out as an install puts
+# it, nothing else on the path: tests/tiers/app.c against the umbrella
+# alone, tests/tiers/backend.c against sys/. And the program (cli/, tui/,
+# views/) includes only public headers, but for the exceptions named below.
+
+# Private core headers the program still includes, each with why.
+tier_private_ok="
+ac_text.h:text utilities (display width, wrapping) the UI shares with the core
+ac_json_exact.h:the core's exact JSON writer, so the program prints as the files hold
+ac_json_scan.h:the allocation-free scanner, for the journal list's fast path
+ac_file.h:ac_atomic.h:ac_proc.h:ac_dl.h:the core's system helpers (files, atomic writes, processes, dlopen)
+ac_libgit2.h:ac_prefs.h:the libgit2 loader and the dashboard's saved preferences
+ac_source_paths.h:the core's id -> row table, which the sources' listing borrows
+"
+# Program files that include the implementer's tier, each with why. They
+# call the store's operations through its vtable (b->session.get(...)):
+# there are no ac_backend_<op>() calls in the application tier yet.
+tier_sys_ok="
+cli/cli.c cli/cli_request.c cli/cli_sandbox.c cli/cli_session.c
+cli/cli_session_export.c cli/cli_session_fork.c cli/cli_session_search.c
+cli/cli_store.c cli/main.c cli/cli_config.c
+tui/actions.c tui/actions_compact.c tui/csearch.c tui/source.c tui/source_store.c
+cli/cli_storage_migrate.c
+"
+
+tier_check() {
+  local tmp cc jflags hit file name header
+  local tier_violations=0
+  cc=${CC:-cc}
+  tmp=$(mktemp -d) || return 2
+  mkdir -p "$tmp/agentctl/sys"
+  cp include/agentctl/*.h "$tmp/agentctl/" && cp include/agentctl/sys/*.h "$tmp/agentctl/sys/"
+  sed 's/@PROJECT_VERSION_MAJOR@/0/; s/@PROJECT_VERSION_MINOR@/0/; s/@PROJECT_VERSION_PATCH@/0/;
+       s/@PROJECT_VERSION@/0.0.0/' include/agentctl/ac_version.h.in >"$tmp/agentctl/ac_version.h"
+  jflags=$(pkg-config --cflags jansson 2>/dev/null)
+  # shellcheck disable=SC2086 # jflags: several words, on purpose
+  for file in tests/tiers/app.c tests/tiers/backend.c; do
+    if ! "$cc" -std=c11 -Wall -Wextra -Werror -pedantic -I"$tmp" $jflags -c "$file" \
+      -o "$tmp/out.o" 2>"$tmp/err"; then
+      sed 's/^/    /' "$tmp/err"
+      echo "$file: does not compile against include/agentctl/ alone"
+      tier_violations=$((tier_violations + 1))
+    fi
+  done
+  while IFS= read -r hit; do # the public headers: never the implementer's tier
+    [[ $hit =~ \#[[:space:]]*include[[:space:]]*[\"\<]([^\"\>]+)[\"\>] ]] || continue
+    name=${BASH_REMATCH[1]}
+    case $name in
+    agentctl/sys/* | sys/* | ../sys/*) ;;
+    */*) continue ;;
+    *) [ -e "include/agentctl/sys/$name" ] || continue ;;
+    esac
+    echo "${hit%:*}: a public header includes the implementer's tier ($name)"
+    tier_violations=$((tier_violations + 1))
+  done < <(grep -nH '^[[:space:]]*#[[:space:]]*include' include/agentctl/*.h | grep -v '<sys/[a-z]*\.h>')
+  [ -n "$tmp" ] && rm -r -- "$tmp"
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    [[ $hit =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]] || continue
+    name=${BASH_REMATCH[1]}
+    header=${name##*/}
+    if [ -e "include/agentctl/sys/$header" ]; then
+      in_list "$file" "$tier_sys_ok" && continue
+      echo "${hit%:*}: the program includes the implementer's tier (sys/$header)"
+      tier_violations=$((tier_violations + 1))
+    elif [ -e "core/$header" ] && [ ! -e "include/agentctl/$header" ]; then
+      [[ $tier_private_ok =~ (^|[[:space:]:])"$header": ]] && continue
+      echo "${hit%:*}: the program includes a private core header ($header)"
+      tier_violations=$((tier_violations + 1))
+    fi
+  done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cli/*.[ch] tui/*.[ch] \
+    views/*.[ch] 2>/dev/null)
+  # Inside the core: the operation log sits below the operator's actions
+  # (they record through it and through ac_journal_operator_event()).
+  while IFS= read -r hit; do
+    echo "${hit%:*}: the operation log includes the operator's actions (ac_operator.h)"
+    tier_violations=$((tier_violations + 1))
+  done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"ac_operator\.h"' core/ac_oplog*.[ch])
+  if [ "$tier_violations" -gt 0 ]; then
+    echo "$tier_violations break(s) of the public API's tiers (application <agentctl/agentctl.h>, implementer <agentctl/sys/>)"
+    return 1
+  fi
+  echo "tiers: ok (application tier compiles alone; implementer tier apart)"
+}
+tier_check || exit 1

@@ -5,6 +5,7 @@
  * backend's test seam). */
 #include "ac_conformance.h"
 
+#include "ac_backend_fs.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -349,6 +350,26 @@ static void release_fs(ac_backend *b, void *ctx)
 	teardown(&suite_fixture);
 }
 
+/* The version a backend is built with: AC_BACKEND_VERSION is taken, any
+ * other is refused with a message naming both; the file backend is made
+ * at the library's version. */
+static void test_backend_version(void **state)
+{
+	fixture *f = *state;
+	ac_backend b = AC_BACKEND_INIT;
+
+	assert_int_equal(ac_backend_version_check(&b), 0);
+	assert_int_equal(ac_backend_version_check(&f->backend), 0);
+	assert_int_equal(ac_backend_init(&b, AC_BACKEND_VERSION), 0);
+	assert_int_equal(b.version, AC_BACKEND_VERSION);
+	assert_int_equal(ac_backend_init(&b, AC_BACKEND_VERSION + 1), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	assert_int_equal(b.version, 0);
+	assert_int_equal(ac_backend_version_check(&b), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 0"));
+	assert_int_equal(ac_backend_version_check(NULL), AC_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +382,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_in_record_turn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_externalizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_in_compaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend_version, setup, teardown),
 	};
 	const ac_backend_factory files = {"conformance: files", make_fs, release_fs, NULL};
 	int failed = ac_backend_conformance_run(&files);

@@ -17,7 +17,7 @@
 
 #include "test_util.h"
 
-#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_error.h"
 #include "ac_migrate.h"
 
@@ -368,6 +368,24 @@ static void dry_run_writes_nothing(void **state)
 	assert_false(tu_exists(f->b.root, ".agent/memo"));
 }
 
+/* A backend of another version (a struct laid out by other headers) is
+ * refused before anything is read or written, naming both versions. */
+static void other_backend_version_refused(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	unsigned int kept = f->b.backend.version;
+
+	f->b.backend.version = AC_BACKEND_VERSION + 1;
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	f->b.backend.version = 0; /* filled by hand, never initialised */
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 0"));
+	f->b.backend.version = kept;
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +397,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(session_without_tenant_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(other_backend_version_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 
 #include "test_util.h"
 
-#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_backend_pg.h"
 #include "ac_consolidate.h"
 #include "ac_error.h"

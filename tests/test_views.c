@@ -23,7 +23,7 @@
 #include "ui_text.h"
 #include "view.h"
 
-#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_session_index.h"

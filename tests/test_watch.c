@@ -7,7 +7,7 @@
 
 #include "test_util.h"
 
-#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_journal.h"

@@ -7,6 +7,7 @@
 #include "ui_text.h"
 #include "undo.h"
 
+#include "ac_backend_sys.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"

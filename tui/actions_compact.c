@@ -5,6 +5,7 @@
 #include "actions.h"
 #include "actions_impl.h"
 
+#include "ac_backend_sys.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"

@@ -4,6 +4,7 @@
  * slice is searched; a session file, from its file. */
 #include "csearch.h"
 
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_session_search.h"

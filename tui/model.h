@@ -206,7 +206,7 @@ typedef struct {
 } ui_jmatch;
 
 /* The search over the whole journal and its rotated files (tui/jsearch.c
- * fills it, newest match first; views/jsearch.c draws it). Open when
+ * fills it, newest match first; views/journal.c draws it). Open when
  * query is set. */
 typedef struct {
 	char *query;         /* sanitised, as typed */

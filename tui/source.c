@@ -5,7 +5,7 @@
 #include "source.h"
 #include "source_impl.h"
 
-#include "ac_backend.h"
+#include "ac_backend_sys.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"

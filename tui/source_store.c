@@ -13,6 +13,7 @@
  * the database's provider. */
 #include "source_impl.h"
 
+#include "ac_backend_sys.h"
 #include "ac_source_watch.h"
 
 #include "ac_store_watch.h"

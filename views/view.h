@@ -158,7 +158,7 @@ const char *ui_pane_name(ui_pane_id pane);
 extern const ui_view ui_view_sessions, ui_view_operations, ui_view_checkpoints,
 	ui_view_journal, ui_view_conversation, ui_view_help, ui_view_log;
 
-/* The whole-journal search's matches (views/jsearch.c) and a text open in
+/* The whole-journal search's matches (views/journal.c) and a text open in
  * full (views/viewer.c). */
 extern const ui_view ui_view_jsearch, ui_view_viewer;
 

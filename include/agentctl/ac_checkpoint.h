@@ -113,19 +113,22 @@ typedef struct ac_checkpoint_store ac_checkpoint_store;
 
 /* What a provider implements. Every pointer but latest is required. Documents passed
  * in are borrowed (a provider keeps its own copy); documents handed out are
- * new references the caller owns and may change freely. */
+ * new references the caller owns and may change freely. Every operation
+ * takes the store first, then its out-parameters, then its inputs (as
+ * every storage vtable: ac_backend's, the checkpoint, journal and gc
+ * stores). */
 typedef struct {
 	const char *name;
 	/* Stores doc (validated by the caller), replacing one of the same
 	 * session and checkpointId. */
 	int (*save)(ac_checkpoint_store *store, const json_t *doc);
 	/* *out: a new array of the session's checkpoints, in any order. */
-	int (*list)(json_t **out, ac_checkpoint_store *store, const ac_checkpoint_filter *filter);
+	int (*list)(ac_checkpoint_store *store, json_t **out, const ac_checkpoint_filter *filter);
 	/* Optional (NULL: the last of list without tombstones): *out, the
 	 * highest-version checkpoint that is not a tombstone, or AC_ENOTFOUND. */
-	int (*latest)(json_t **out, ac_checkpoint_store *store, const char *session_id);
+	int (*latest)(ac_checkpoint_store *store, json_t **out, const char *session_id);
 	/* *out: one checkpoint, or AC_ENOTFOUND naming the id. */
-	int (*get)(json_t **out, ac_checkpoint_store *store, const char *session_id,
+	int (*get)(ac_checkpoint_store *store, json_t **out, const char *session_id,
 		   const char *checkpoint_id);
 	/* Removes one checkpoint, or AC_ENOTFOUND naming the id. */
 	int (*remove)(ac_checkpoint_store *store, const char *session_id, const char *checkpoint_id);
@@ -134,12 +137,12 @@ typedef struct {
 	/* Optional (NULL: derived from list): appends to *out (empty on entry)
 	 * the headers of the session's checkpoints, in any order, reporting and
 	 * skipping what list would report and skip. */
-	int (*list_headers)(ac_checkpoint_header_list *out, ac_checkpoint_store *store,
+	int (*list_headers)(ac_checkpoint_store *store, ac_checkpoint_header_list *out,
 			    const ac_checkpoint_filter *filter);
 	/* Optional (NULL: the store cannot say; storage migrate needs it):
 	 * the ids of the sessions that have checkpoints, sorted; free each
 	 * and the array. */
-	int (*sessions)(char ***out, size_t *out_n, ac_checkpoint_store *store);
+	int (*sessions)(ac_checkpoint_store *store, char ***out, size_t *out_n);
 } ac_checkpoint_store_ops;
 
 /* The part every provider starts with. */

@@ -7,18 +7,10 @@
 #ifndef AC_EVENT_H
 #define AC_EVENT_H
 
+#include "ac_json_span.h"
+
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Where a scanned value sits in a line, and a dotted path of keys: the
- * library's internal scanner (core/ac_json_scan.h) defines them. Outside the
- * library they are opaque: a reader gets the raw line with every match and
- * can parse it with jansson. */
-#ifndef AC_JSON_SCAN_TYPES
-#define AC_JSON_SCAN_TYPES
-typedef struct ac_json_span ac_json_span;
-typedef struct ac_json_path ac_json_path;
-#endif
 
 /* "evt_" + YYYYMMDDhhmmss + "_" + 8 hex digits */
 #define AC_EVENT_ID_LEN 27
@@ -55,7 +47,8 @@ typedef struct {
 /* The AC_EV_NFIELDS scanner paths of the schema's fields (static storage). */
 const ac_json_path *ac_event_paths(void);
 
-/* Checks scanned fields against the schema: required fields, types, enum
+/* Checks fields (AC_EV_NFIELDS spans, as ac_event_parse() fills them, in
+ * the order of enum ac_event_field) against the schema: required fields, types, enum
  * values, id and timestamp formats. Returns 0 or AC_EINVAL with a message
  * that names the field, e.g. "agent: 'Bob' is not one of Claude, ...". */
 int ac_event_check(const ac_json_span *fields /* [AC_EV_NFIELDS] */,

@@ -103,10 +103,13 @@ typedef void (*ac_gc_report_fn)(const ac_gc_item *item, int rc, void *ctx);
 
 typedef struct ac_gc_store ac_gc_store;
 
+/* What a gc store implements. Every operation takes the store
+ * first, then its out-parameters, then its inputs (as every storage
+ * vtable: ac_backend's, the checkpoint, journal and gc stores). */
 typedef struct {
 	const char *name;
 	/* Appends to *out what policy removes from the store. */
-	int (*plan)(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *policy);
+	int (*plan)(ac_gc_store *store, ac_gc_plan *out, const ac_gc_policy *policy);
 	/* Removes item, or returns AC_ENOTFOUND / AC_ECONFLICT (skipped:
 	 * gone, or replaced since the plan) naming it. */
 	int (*remove)(ac_gc_store *store, const ac_gc_item *item);

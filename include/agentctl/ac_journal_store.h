@@ -14,6 +14,7 @@
 #include "ac_query.h"
 #include "ac_workspace.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,12 +26,15 @@ typedef struct ac_journal_store ac_journal_store;
 typedef int (*ac_journal_checked_fn)(const char *part, uint64_t valid, uint64_t invalid,
 				     void *ctx);
 
+/* What a journal store implements. Every operation takes the store
+ * first, then its out-parameters, then its inputs (as every storage
+ * vtable: ac_backend's, the checkpoint, journal and gc stores). */
 typedef struct {
 	const char *name; /* "file", "postgresql" */
 	/* Appends line[0..len), an event ac_event_prepare() gave. info (may
 	 * be NULL) as ac_journal_append() fills it. */
-	int (*append)(ac_journal_store *store, const char *line, size_t len,
-		      ac_journal_append_info *info);
+	int (*append)(ac_journal_store *store, ac_journal_append_info *info, const char *line,
+		      size_t len);
 	/* ac_journal_scan_format() over the store: all includes what
 	 * rotation moved aside. The paths in stats stay valid until the next
 	 * scan or the store is freed. */
@@ -54,8 +58,8 @@ typedef struct {
 	 * ac_journal_files_free()). */
 	int (*unread)(ac_journal_store *store, char ***out, size_t *out_n);
 	/* Optional (NULL: AC_ENOTSUP): ac_journal_store_follow(). */
-	int (*follow)(ac_journal_store *store, uint64_t *seq, size_t backlog,
-		      ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
+	int (*follow)(ac_journal_store *store, ac_scan_stats *stats, uint64_t *seq,
+		      size_t backlog, ac_scan_fn fn, void *ctx);
 } ac_journal_store_ops;
 
 /* The part every store starts with. */
@@ -100,5 +104,14 @@ int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backl
 			    ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
 
 void ac_journal_store_free(ac_journal_store *store);
+
+/* Appends an operator event to the workspace's journal, wherever it lives
+ * (ac_journal_store_open()): agent "Human", status "SUCCESS", "FAILED" or
+ * "IN_PROGRESS", action {type: action_type, params}, result {message},
+ * trace {correlation_id: session_id}. params is stolen; the strings are
+ * borrowed. The operator's actions and
+ * the operation log record what they did through it. */
+int ac_journal_operator_event(const ac_workspace *ws, const char *action_type, const char *status,
+			      const char *session_id, json_t *params, const char *message);
 
 #endif

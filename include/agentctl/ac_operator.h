@@ -136,14 +136,4 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
 				    ac_buf *notes);
 
-/* Appends an operator event (agent Human, status SUCCESS) to the journal.
- * params is stolen. */
-int ac_operator_journal(const ac_workspace *ws, const char *action_type,
-			const char *session_id, json_t *params, const char *message);
-
-/* The same with the event's status: "SUCCESS", "FAILED" or "IN_PROGRESS". */
-int ac_operator_journal_status(const ac_workspace *ws, const char *action_type,
-			       const char *status, const char *session_id, json_t *params,
-			       const char *message);
-
 #endif

@@ -21,11 +21,13 @@ extern "C" {
 #include "ac_buf.h"
 #include "ac_time.h"
 
-/* Configuration and the workspace's paths. */
+/* Configuration, the workspace's paths, and finding the workspace. */
 #include "ac_config.h"
 #include "ac_workspace.h"
+#include "ac_discover.h"
 
 /* The journal: writing, reading, querying, following. */
+#include "ac_json_span.h"
 #include "ac_event.h"
 #include "ac_journal.h"
 #include "ac_journal_reader.h"
@@ -40,6 +42,21 @@ extern "C" {
 #include "ac_tokens.h"
 #include "ac_compact.h"
 
+/* Listing, searching, exporting and restoring sessions; what each is doing. */
+#include "ac_session_index.h"
+#include "ac_session_state.h"
+#include "ac_session_search.h"
+#include "ac_session_search_store.h"
+#include "ac_session_export.h"
+#include "ac_restore.h"
+#include "ac_session_fork.h"
+
+/* The coding agents' own transcripts (Claude Code, Codex, Gemini CLI...):
+ * listing, watching, searching them. */
+#include "ac_source.h"
+#include "ac_source_watch.h"
+#include "ac_source_search.h"
+
 /* Checkpoints, the operation log and git. */
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
@@ -47,12 +64,14 @@ extern "C" {
 #include "ac_oplog.h"
 #include "ac_oplog_intent.h"
 
-/* The storage backend's contracts (memo, artifacts, traces, ...). */
+/* The storage backend's contracts (memo, artifacts, traces, ...): the
+ * handle and its values. The vtable a backend fills, and the file and
+ * PostgreSQL backends' own inits, are the implementer's tier,
+ * <agentctl/sys/>, which this header does not include. */
 #include "ac_backend.h"
 #include "ac_turn_usage.h"
 #include "ac_usage_record.h"
 #include "ac_usage_report.h"
-#include "ac_backend_pg.h"
 #include "ac_sandbox.h"
 #include "ac_consolidate.h"
 
@@ -64,9 +83,14 @@ extern "C" {
 
 /* Watching the workspace (and a database store); operator requests and actions. */
 #include "ac_watch.h"
+#include "ac_watch_mode.h"
 #include "ac_store_watch.h"
 #include "ac_control.h"
 #include "ac_operator.h"
+
+/* The operator's hooks on a change of state, and which dashboard runs them. */
+#include "ac_hooks.h"
+#include "ac_hooks_lease.h"
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  * uses a backend only through the ac_backend struct. */
 #include "ac_conformance.h"
 
+#include "ac_backend_sys.h"
 #include "ac_buf.h"
 
 #include <stdio.h>
@@ -471,7 +472,7 @@ void conform_expect_each_as_load(const ac_backend *b, const char *tenant, const 
 		return;
 	}
 	OK(b->trace.load(b->impl, &all, &skipped_load, tenant, session, 0));
-	OK(b->trace.each(b->impl, gather_record, walked, &skipped_each, tenant, session));
+	OK(b->trace.each(b->impl, &skipped_each, gather_record, walked, tenant, session));
 	assert_true(json_equal(all, walked));
 	assert_int_equal(skipped_each, skipped_load);
 	json_decref(all);

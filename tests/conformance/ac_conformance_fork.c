@@ -4,6 +4,7 @@
  * tenant, and a document of another tenant are refused with nothing
  * written. */
 #include "ac_conformance.h"
+#include "ac_backend_sys.h"
 
 #include <string.h>
 

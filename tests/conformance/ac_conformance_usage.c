@@ -3,6 +3,7 @@
  * fields included, and its totals are the rows' sums. */
 #include "ac_conformance.h"
 
+#include "ac_backend_sys.h"
 #include "ac_turn_usage.h"
 
 #include <string.h>

@@ -65,6 +65,13 @@ check "the umbrella header" exists "$P/include/agentctl/agentctl.h"
 for h in "$src"/include/agentctl/*.h; do
 	check "header ${h##*/}" exists "$P/include/agentctl/${h##*/}"
 done
+for h in "$src"/include/agentctl/sys/*.h; do # the implementer's tier
+	check "header sys/${h##*/}" exists "$P/include/agentctl/sys/${h##*/}"
+	printf '#include <agentctl/sys/%s>\n' "${h##*/}" >"$TMP/one.c"
+	check "<agentctl/sys/${h##*/}> compiles alone" \
+		cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$P/include" \
+		$(pkg-config --cflags jansson) "$TMP/one.c"
+done
 for h in "$src"/core/*.h; do
 	check "private ${h##*/} is not installed" test ! -e "$P/include/agentctl/${h##*/}"
 done
@@ -75,8 +82,12 @@ for h in "$P"/include/agentctl/*.h; do
 		$(pkg-config --cflags jansson) "$TMP/one.c"
 done
 # The shared library exports exactly the functions the public headers
-# declare (GCC's own list of the prototypes it saw), no internal helper.
+# declare (GCC's own list of the prototypes it saw), no internal helper:
+# the umbrella's and the implementer's tier's (sys/).
 printf '#include <agentctl/agentctl.h>\n' >"$TMP/all.c"
+for h in "$P"/include/agentctl/sys/*.h; do
+	printf '#include <agentctl/sys/%s>\n' "${h##*/}" >>"$TMP/all.c"
+done
 gcc -std=c11 -fsyntax-only -aux-info "$TMP/protos.txt" -I"$P/include" \
 	$(pkg-config --cflags jansson) "$TMP/all.c"
 grep -F "$P/include/agentctl/" "$TMP/protos.txt" | grep -v '\*/ static ' |

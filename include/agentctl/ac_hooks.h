@@ -30,13 +30,12 @@
 
 #include <stdbool.h>
 
+/* The placeholders a hook command may use, each as a whole argument. Which
+ * configuration keys are hook commands is the key table's (ac_config.c). */
 #define AC_HOOKS_PLACEHOLDERS {"{id}", "{old}", "{new}", "{host}", "{reason}", NULL}
 #define AC_HOOKS_TIMEOUT_S 30
 
 typedef struct ac_hooks ac_hooks;
-
-/* True for the configuration keys that take AC_HOOKS_PLACEHOLDERS. */
-bool ac_hooks_is_key(const char *key);
 
 /* The hooks ws's configuration names. Never refuses an untrusted
  * command: it is left out and ac_hooks_refusal() says why. ws is

@@ -1,5 +1,6 @@
-/* The PostgreSQL backend: the storage contracts of ac_backend.h kept in one
- * database that agents on any number of hosts share (docs/POSTGRES.md).
+/* The PostgreSQL backend (implementer's tier, not in the umbrella): the
+ * storage contracts of ac_backend.h kept in one database that agents on
+ * any number of hosts share (docs/POSTGRES.md).
  *
  * Same promises as the file backend, with the database's concurrency:
  * seqs (messages, traces, orchestration events) are assigned in the
@@ -19,8 +20,8 @@
 #ifndef AC_BACKEND_PG_H
 #define AC_BACKEND_PG_H
 
-#include "ac_backend.h"
-#include "ac_config.h"
+#include "ac_backend_sys.h"
+#include "../ac_config.h"
 
 typedef struct {
 	const char *url;    /* postgresql://... URL or libpq connection string */
