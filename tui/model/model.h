@@ -632,7 +632,18 @@ int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char
 
 void ui_model_close_document(ui_model *m);
 
-/* Closes the open patch (tui/patch.c). */
+/* ---- an operation's patch (tui/model/model_patch.c; tui/patch.c reads it) ---- */
+
+/* Most lines kept of one patch; the rest is counted in a last line. */
+#define UI_PATCH_MAX_LINES 20000
+
+/* Sets m's patch to text[0..len) (raw; sanitised here, tabs as spaces,
+ * cut at UI_PATCH_MAX_LINES) titled title, or to error when it is not
+ * NULL. 0 or AC_ENOMEM. */
+int ui_model_set_patch(ui_model *m, const char *title, const char *text, size_t len,
+		       const char *error);
+
+/* Closes the open patch. */
 void ui_model_close_patch(ui_model *m);
 
 /* Opens the dialog titled by fmt (printf; sanitised), with no lines yet. */
