@@ -6,7 +6,8 @@
 # folder that holds it (its includer's own folder first, as the compiler
 # looks). The build gives each layer the include path of the folders it may
 # see (CMakeLists.txt, ac_ui_layer), so most of what is refused here does
-# not compile either; tests/layering_compile.sh checks that.
+# not compile either; tests/layering_compile.sh checks that, and
+# tests/layering_link.sh that no layer calls a function defined above it.
 #
 #   core/             (and its public headers, include/agentctl/) only core/
 #   tui/term/         the terminal (screen, ui_text, theme): itself and the

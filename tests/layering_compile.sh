@@ -28,7 +28,7 @@ compile() { # source copy -> compiles copy with source's command; output in $out
     out="no compile command for $1 in $db"
     return 2
   fi
-  cmd="${cmd/ -c $1/ -fsyntax-only -c $2}"
+  cmd=${cmd/ -c "$1"/ -fsyntax-only -c "$2"}
   out=$(cd "$dir" && eval "$cmd" 2>&1)
 }
 
