@@ -2,7 +2,7 @@
  * their display widths (CJK, emoji), cutting, hostile text made visible,
  * status symbols, the journal ring, conversations, filters and themes, and
  * the key table (its hints, its help, its dispatch). It links the UI
- * library without tui/screen.c (agentctl-ui-test) and provides screen.h
+ * library without tui/term/screen.c (agentctl-ui-test) and provides screen.h
  * itself: a stand-in that records what is drawn. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1927,7 +1927,7 @@ static void test_sessions_visible_kept(void **state)
 	ui_model_free(&m);
 }
 
-/* The sessions' tree (tui/model_tree.c): a coding agent's sub-agents and
+/* The sessions' tree (tui/model/model_tree.c): a coding agent's sub-agents and
  * forks under their session, in the order shown, one level deeper per
  * generation; a child whose parent is not listed keeps its place; a
  * folded parent hides its descendants (not from a text filter), marked
@@ -2109,7 +2109,7 @@ static void test_session_tree(void **state)
 	ui_model_free(&m);
 }
 
-/* The Operations rows (tui/model_ops.c): newest first and followed on the
+/* The Operations rows (tui/model/model_ops.c): newest first and followed on the
  * top row; who did it (details.agent, else the session's agent); RB on
  * every operation a recorded rollback undid, RV on a reverted one; the
  * git side only for the rows asked for, once. */
