@@ -251,7 +251,8 @@ tier_sys_ok="
 cli/cli.c cli/cli_request.c cli/cli_sandbox.c cli/cli_session.c
 cli/cli_session_export.c cli/cli_session_fork.c cli/cli_session_search.c
 cli/cli_store.c cli/main.c cli/cli_config.c
-tui/actions.c tui/actions_compact.c tui/csearch.c tui/source.c tui/source_store.c
+tui/actions.c tui/actions_compact.c tui/csearch.c tui/model/source.c
+tui/model/source_store.c
 cli/cli_storage_migrate.c
 "
 
@@ -301,7 +302,7 @@ tier_check() {
       tier_violations=$((tier_violations + 1))
     fi
   done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cli/*.[ch] tui/*.[ch] \
-    views/*.[ch] 2>/dev/null)
+    tui/*/*.[ch] views/*.[ch] 2>/dev/null)
   # Inside the core: the operation log sits below the operator's actions
   # (they record through it and through ac_journal_operator_event()).
   while IFS= read -r hit; do
