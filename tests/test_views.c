@@ -2266,6 +2266,27 @@ static void test_line_keys_are_the_table(void **state)
 	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
 }
 
+/* A refusal's notice takes any key, through its entry in the key table:
+ * q closes it without quitting, y without confirming anything. */
+static void test_notice_key_is_the_table(void **state)
+{
+	ui_dash *d = &test_dash;
+	const ui_key *any = ui_key_find(UI_KEY_ANY, UI_PANE_DIALOG);
+
+	(void)state;
+	assert_non_null(any);
+	assert_string_equal(any->doc.label, "any key");
+	assert_null(ui_key_find(UI_KEY_ANY, UI_PANE_SESSIONS));
+	for (const int *key = (const int[]){'q', 'y', UI_KEY_ESC, 'Z', 0}; *key; key++) {
+		d->dlg.kind = UI_DLG_NOTICE;
+		assert_int_equal(ui_keys_dispatch(d, *key), UI_REDRAW);
+		assert_int_equal(d->dlg.kind, UI_DLG_NONE);
+		assert_false(d->quit);
+	}
+	/* Without a notice the entry takes nothing: a question's y and n stay. */
+	assert_int_equal(ui_keys_dispatch(d, 'Z'), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2306,6 +2327,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overlays_one_esc_at_a_time, dash_setup,
 						dash_teardown),
 		cmocka_unit_test_setup_teardown(test_line_keys_are_the_table, dash_setup,
+						dash_teardown),
+		cmocka_unit_test_setup_teardown(test_notice_key_is_the_table, dash_setup,
 						dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),
