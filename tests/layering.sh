@@ -237,7 +237,7 @@ echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"
 
 # Private core headers the program still includes, each with why.
 tier_private_ok="
-ac_file.h:ac_proc.h:ac_dl.h:the core's system helpers (files, processes, dlopen)
+ac_proc.h:ac_dl.h:the core's system helpers (processes, dlopen)
 ac_libgit2.h:ac_prefs.h:the libgit2 loader and the dashboard's saved preferences
 ac_source_paths.h:the core's id -> row table, which the sources' listing borrows
 "
