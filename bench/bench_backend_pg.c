@@ -39,7 +39,8 @@ static int open_store(ac_backend *b, const char *kind, const char *where, const 
 	int rc;
 
 	if (!strcmp(kind, "pg")) {
-		ac_backend_pg_options opts = {.url = where, .schema = schema};
+		ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+			.url = where, .schema = schema};
 
 		rc = ac_backend_pg_init(b, &opts);
 	} else {
@@ -50,7 +51,8 @@ static int open_store(ac_backend *b, const char *kind, const char *where, const 
 		mkdir(where, 0755);
 		mkdir(data, 0755);
 		mkdir(sessions, 0755);
-		rc = ac_backend_fs_init(b, &(ac_backend_fs_options){.sessions_dir = sessions,
+		rc = ac_backend_fs_init(b, &(ac_backend_fs_options){.version = AC_BACKEND_FS_OPTIONS_VERSION,
+			.sessions_dir = sessions,
 								    .data_dir = data});
 	}
 	if (rc)

@@ -171,7 +171,7 @@ static int latency(const ac_backend *b, const char *url, const char *host, const
 int main(int argc, char **argv)
 {
 	ac_backend b;
-	ac_backend_pg_options opts = {0};
+	ac_backend_pg_options opts = AC_BACKEND_PG_OPTIONS_INIT;
 	const char *verb = argc > 3 ? argv[3] : "";
 	char *made = NULL;
 	int rc = 0;

@@ -52,7 +52,7 @@ static void side_close(side *s)
 
 static int open_database(side *s, const cli_context *ctx, const char *url)
 {
-	ac_backend_pg_options opts = {.url = url};
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION, .url = url};
 
 	if (ac_backend_pg_init(&s->backend, &opts) ||
 	    ac_checkpoint_store_pg_new(&s->checkpoints, url, NULL) ||
@@ -64,7 +64,8 @@ static int open_database(side *s, const cli_context *ctx, const char *url)
 static int open_files_in(side *s, const cli_context *ctx, const char *sessions_dir,
 			 const char *data_dir, const char *checkpoints_dir, const char *journal)
 {
-	ac_backend_fs_options opts = {.sessions_dir = sessions_dir, .data_dir = data_dir};
+	ac_backend_fs_options opts = {.version = AC_BACKEND_FS_OPTIONS_VERSION,
+		.sessions_dir = sessions_dir, .data_dir = data_dir};
 	int rc = ac_backend_fs_init(&s->backend, &opts) ||
 		 ac_checkpoint_store_file_new(&s->checkpoints, checkpoints_dir) ||
 		 ac_journal_store_file_new(&s->journal, journal, &ctx->ws.journal, &ctx->ws.schema);

@@ -573,6 +573,11 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 	int rc;
 
 	*out = (ac_backend){0};
+	if (opts && opts->version != AC_BACKEND_FS_OPTIONS_VERSION)
+		return ac_error_set(AC_EINVAL,
+				    "file-system backend options version %u: this library's are version %u "
+				    "(start them with AC_BACKEND_FS_OPTIONS_INIT)",
+				    opts->version, AC_BACKEND_FS_OPTIONS_VERSION);
 	if (!opts || !opts->sessions_dir || !*opts->sessions_dir || !opts->data_dir ||
 	    !*opts->data_dir)
 		return ac_error_set(AC_EINVAL, "file-system backend: sessions_dir and data_dir are needed");

@@ -702,6 +702,11 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 	int rc;
 
 	*out = (ac_backend){0};
+	if (opts && opts->version != AC_BACKEND_PG_OPTIONS_VERSION)
+		return ac_error_set(AC_EINVAL,
+				    "PostgreSQL backend options version %u: this library's are version %u "
+				    "(start them with AC_BACKEND_PG_OPTIONS_INIT)",
+				    opts->version, AC_BACKEND_PG_OPTIONS_VERSION);
 	if (!opts || !opts->url || !*opts->url)
 		return ac_error_set(AC_EINVAL, "PostgreSQL backend: a storage url is needed");
 	if (!(b = calloc(1, sizeof(*b))) ||

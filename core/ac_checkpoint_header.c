@@ -134,7 +134,8 @@ int ac_checkpoint_store_list_headers(ac_checkpoint_header_list *out, ac_checkpoi
 {
 	int rc;
 
-	if ((rc = ac_session_id_check(filter->session_id)))
+	if ((rc = ac_checkpoint_store_version_check(store)) ||
+	    (rc = ac_session_id_check(filter->session_id)))
 		return rc;
 	rc = store->ops->list_headers ? store->ops->list_headers(store, out, filter)
 				      : headers_from_list(out, store, filter);

@@ -13,6 +13,18 @@ void ac_checkpoint_store_free(ac_checkpoint_store *store)
 		store->ops->free(store);
 }
 
+int ac_checkpoint_store_version_check(const ac_checkpoint_store *store)
+{
+	if (!store || !store->ops)
+		return ac_error_set(AC_EINVAL, "checkpoint store: missing");
+	if (store->ops->version != AC_CHECKPOINT_STORE_OPS_VERSION)
+		return ac_error_set(AC_EINVAL,
+				    "checkpoint store version %u: this library's are version %u "
+				    "(begin its ops with .version = AC_CHECKPOINT_STORE_OPS_VERSION)",
+				    store->ops->version, AC_CHECKPOINT_STORE_OPS_VERSION);
+	return 0;
+}
+
 void ac_checkpoint_store_set_problem(ac_checkpoint_store *store, ac_checkpoint_problem_fn fn,
 				     void *ctx)
 {
@@ -51,7 +63,8 @@ int ac_checkpoint_store_list(json_t **out, ac_checkpoint_store *store,
 	json_t *array = NULL;
 	int rc;
 
-	if ((rc = ac_session_id_check(filter->session_id)))
+	if ((rc = ac_checkpoint_store_version_check(store)) ||
+	    (rc = ac_session_id_check(filter->session_id)))
 		return rc;
 	if ((rc = store->ops->list(store, &array, filter)))
 		return rc;
@@ -90,7 +103,7 @@ int ac_checkpoint_store_latest(json_t **out, ac_checkpoint_store *store, const c
 	size_t n;
 	int rc;
 
-	if ((rc = ac_session_id_check(session_id)))
+	if ((rc = ac_checkpoint_store_version_check(store)) || (rc = ac_session_id_check(session_id)))
 		return rc;
 	if (store->ops->latest)
 		return store->ops->latest(store, out, session_id);
@@ -109,7 +122,8 @@ int ac_checkpoint_store_get(json_t **out, ac_checkpoint_store *store, const char
 {
 	int rc;
 
-	if ((rc = ac_session_id_check(session_id)) || (rc = ac_checkpoint_id_check(checkpoint_id)))
+	if ((rc = ac_checkpoint_store_version_check(store)) ||
+	    (rc = ac_session_id_check(session_id)) || (rc = ac_checkpoint_id_check(checkpoint_id)))
 		return rc;
 	return store->ops->get(store, out, session_id, checkpoint_id);
 }
@@ -119,7 +133,8 @@ int ac_checkpoint_store_delete(ac_checkpoint_store *store, const char *session_i
 {
 	int rc;
 
-	if ((rc = ac_session_id_check(session_id)) || (rc = ac_checkpoint_id_check(checkpoint_id)))
+	if ((rc = ac_checkpoint_store_version_check(store)) ||
+	    (rc = ac_session_id_check(session_id)) || (rc = ac_checkpoint_id_check(checkpoint_id)))
 		return rc;
 	return store->ops->remove(store, session_id, checkpoint_id);
 }
@@ -188,6 +203,8 @@ int ac_checkpoint_store_save(ac_checkpoint_store *store, const json_t *doc)
 {
 	int rc;
 
+	if ((rc = ac_checkpoint_store_version_check(store)))
+		return rc;
 	if ((rc = ac_checkpoint_validate(doc)))
 		return ac_error_set(AC_EINVAL, "checkpoint: %s", ac_error_last());
 	if ((rc = ac_session_id_check(ac_checkpoint_session(doc))))

@@ -422,6 +422,7 @@ static int file_sessions(ac_checkpoint_store *store, char ***out, size_t *out_n)
 }
 
 static const ac_checkpoint_store_ops file_ops = {
+	.version = AC_CHECKPOINT_STORE_OPS_VERSION,
 	.name = "file",
 	.save = file_save,
 	.list = file_list,

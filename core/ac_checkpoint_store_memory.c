@@ -82,6 +82,7 @@ static void memory_free(ac_checkpoint_store *store)
 }
 
 static const ac_checkpoint_store_ops memory_ops = {
+	.version = AC_CHECKPOINT_STORE_OPS_VERSION,
 	.name = "memory",
 	.save = memory_save,
 	.list = memory_list,
@@ -151,6 +152,7 @@ static void none_free(ac_checkpoint_store *store)
 }
 
 static const ac_checkpoint_store_ops none_ops = {
+	.version = AC_CHECKPOINT_STORE_OPS_VERSION,
 	.name = "none",
 	.save = none_save,
 	.list = none_list,

@@ -322,6 +322,7 @@ static int pg_sessions(ac_checkpoint_store *store, char ***out, size_t *out_n)
 }
 
 static const ac_checkpoint_store_ops pg_ops = {
+	.version = AC_CHECKPOINT_STORE_OPS_VERSION,
 	.name = "postgresql",
 	.save = pg_save,
 	.list = pg_list,

@@ -76,6 +76,18 @@ void ac_gc_store_free(ac_gc_store *store)
 		store->ops->free(store);
 }
 
+int ac_gc_store_version_check(const ac_gc_store *store)
+{
+	if (!store || !store->ops)
+		return ac_error_set(AC_EINVAL, "gc store: missing");
+	if (store->ops->version != AC_GC_STORE_OPS_VERSION)
+		return ac_error_set(AC_EINVAL,
+				    "gc store version %u: this library's are version %u "
+				    "(begin its ops with .version = AC_GC_STORE_OPS_VERSION)",
+				    store->ops->version, AC_GC_STORE_OPS_VERSION);
+	return 0;
+}
+
 static int by_kind_then_time(const void *a, const void *b)
 {
 	const ac_gc_item *x = a, *y = b;
@@ -91,6 +103,8 @@ int ac_gc_plan_make(ac_gc_plan *out, ac_gc_store *store, const ac_gc_policy *pol
 {
 	int rc;
 
+	if ((rc = ac_gc_store_version_check(store)))
+		return rc;
 	if (!policy->has_keep && policy->older_than_ms <= 0)
 		return ac_error_set(AC_EINVAL, "gc: no rule given (--keep N, --older-than AGE): "
 				    "nothing is removed by default");
@@ -106,9 +120,9 @@ int ac_gc_apply(size_t *out_removed, uint64_t *out_bytes, ac_gc_store *store,
 {
 	size_t removed = 0;
 	uint64_t bytes = 0;
-	int rc = 0;
+	int rc = ac_gc_store_version_check(store);
 
-	for (size_t i = 0; i < plan->count; i++) {
+	for (size_t i = 0; !rc && i < plan->count; i++) {
 		const ac_gc_item *item = &plan->items[i];
 
 		rc = store->ops->remove(store, item);

@@ -757,6 +757,7 @@ static void files_free(ac_gc_store *store)
 }
 
 static const ac_gc_store_ops files_ops = {
+	.version = AC_GC_STORE_OPS_VERSION,
 	.name = "files",
 	.plan = files_plan,
 	.remove = files_remove,

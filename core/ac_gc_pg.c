@@ -301,6 +301,7 @@ static void pg_free(ac_gc_store *store)
 }
 
 static const ac_gc_store_ops pg_ops = {
+	.version = AC_GC_STORE_OPS_VERSION,
 	.name = "postgresql",
 	.plan = pg_plan,
 	.remove = pg_remove,

@@ -122,6 +122,7 @@ static void file_free(ac_journal_store *store)
 }
 
 static const ac_journal_store_ops file_ops = {
+	.version = AC_JOURNAL_STORE_OPS_VERSION,
 	.name = "file",
 	.append = file_append,
 	.scan = file_scan,

@@ -569,6 +569,7 @@ static void pg_free(ac_journal_store *store)
 }
 
 static const ac_journal_store_ops pg_ops = {
+	.version = AC_JOURNAL_STORE_OPS_VERSION,
 	.name = "postgresql",
 	.append = pg_append,
 	.scan = pg_scan,

@@ -666,7 +666,11 @@ int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_sto
 
 	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
 	if ((rc = ac_backend_version_check(from->backend)) ||
-	    (rc = ac_backend_version_check(to->backend)))
+	    (rc = ac_backend_version_check(to->backend)) ||
+	    (rc = ac_checkpoint_store_version_check(from->checkpoints)) ||
+	    (rc = ac_checkpoint_store_version_check(to->checkpoints)) ||
+	    (rc = ac_journal_store_version_check(from->journal)) ||
+	    (rc = ac_journal_store_version_check(to->journal)))
 		return rc;
 	if (!from->backend->copy.each_memo || !to->backend->copy.put_session ||
 	    !from->backend->session.load_usage || !to->backend->copy.usage_rows ||

@@ -300,6 +300,9 @@ int ac_migrate_journal(ac_migrate_count *out, ac_journal_store *from, ac_journal
 	ac_scan_stats stats;
 	int rc;
 
+	if ((rc = ac_journal_store_version_check(from)) ||
+	    (rc = ac_journal_store_version_check(to)))
+		return rc;
 	if ((rc = scan(to, &stats, count_there, &c)) || (rc = scan(from, &stats, copy_line, &c)))
 		goto done;
 	out->skipped = stats.invalid + stats.torn;

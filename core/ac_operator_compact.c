@@ -134,7 +134,9 @@ static int externalize_files(bool *out_moved, const ac_workspace *ws, const char
 	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	rc = ac_backend_fs_externalize_session(
-		&moved, &stayed, &(ac_backend_fs_options){ws->sessions_dir, data_dir.data, NULL, NULL},
+		&moved, &stayed, &(ac_backend_fs_options){.version = AC_BACKEND_FS_OPTIONS_VERSION,
+						  .sessions_dir = ws->sessions_dir,
+						  .data_dir = data_dir.data},
 		id, defaults.artifact_threshold);
 	*out_moved = rc == 0 && moved.externalized;
 	if (*out_moved && notes)

@@ -672,6 +672,10 @@ static int mirror_into(ac_sandbox_result *out, const ac_backend *b, const char *
 int ac_sandbox_mirror(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
 		      const char *session_id, const char *dir, const ac_sandbox_options *opts)
 {
+	if (ac_backend_version_check(b)) {
+		memset(out, 0, sizeof(*out));
+		return AC_EINVAL;
+	}
 	return mirror_into(out, b, tenant, session_id, dir, true, opts);
 }
 
@@ -683,6 +687,8 @@ int ac_sandbox_sync(ac_sandbox_result *out, const ac_backend *b, const char *ten
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = ac_backend_version_check(b)))
+		return rc;
 	if ((rc = mirror_open(&m, b, tenant, session_id, dir, false, opts)))
 		return finish(&m, out, rc);
 	if (!registered(&m)) {
@@ -730,7 +736,7 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_id_check("tenant", tenant)) ||
+	if ((rc = ac_backend_version_check(b)) || (rc = ac_backend_id_check("tenant", tenant)) ||
 	    (rc = ac_backend_id_check("session", session_id)) ||
 	    (rc = session_registry(&folder, opts, tenant, session_id)))
 		goto done;
@@ -788,7 +794,8 @@ int ac_sandbox_refresh_user(ac_sandbox_result *out, const ac_backend *b, const c
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = b->users.list(b->impl, &list, &n, tenant, user)))
+	if ((rc = ac_backend_version_check(b)) ||
+	    (rc = b->users.list(b->impl, &list, &n, tenant, user)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
 		ac_sandbox_result one;
@@ -828,7 +835,7 @@ int ac_sandbox_refresh_owner(ac_sandbox_result *out, const ac_backend *b, const 
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_scope_check(scope)))
+	if ((rc = ac_backend_version_check(b)) || (rc = ac_backend_scope_check(scope)))
 		return rc;
 	if (!strcmp(scope, "session"))
 		return ac_sandbox_refresh_session(out, b, tenant, owner, opts);
@@ -847,7 +854,8 @@ int ac_sandbox_compact(ac_backend_compact_result *out, ac_sandbox_result *refres
 	if (!refreshed)
 		refreshed = &ignored;
 	memset(refreshed, 0, sizeof(*refreshed));
-	if ((rc = b->session.compact_if_needed(b->impl, out, tenant, session_id, compact)))
+	if ((rc = ac_backend_version_check(b)) ||
+	    (rc = b->session.compact_if_needed(b->impl, out, tenant, session_id, compact)))
 		return rc;
 	rc = ac_sandbox_refresh_session(refreshed, b, tenant, session_id, opts);
 	if (refreshed == &ignored)

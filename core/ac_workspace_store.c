@@ -95,10 +95,12 @@ static int open_store(ac_backend *out, const ac_workspace *ws)
 	if ((rc = ac_workspace_store_url(&url, ws)))
 		return rc;
 	if (url)
-		return ac_backend_pg_init(out, &(ac_backend_pg_options){.url = url});
+		return ac_backend_pg_init(out, &(ac_backend_pg_options){.version = AC_BACKEND_PG_OPTIONS_VERSION,
+			.url = url});
 	if (ac_buf_printf(&data_dir, "%s/.agent", ws->root))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	rc = ac_backend_fs_init(out, &(ac_backend_fs_options){.sessions_dir = ws->sessions_dir,
+	rc = ac_backend_fs_init(out, &(ac_backend_fs_options){.version = AC_BACKEND_FS_OPTIONS_VERSION,
+		.sessions_dir = ws->sessions_dir,
 							      .data_dir = data_dir.data});
 	ac_buf_free(&data_dir);
 	return rc;

@@ -237,12 +237,9 @@ echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"
 
 # Private core headers the program still includes, each with why.
 tier_private_ok="
-ac_text.h:text utilities (display width, wrapping) the UI shares with the core
-ac_json_exact.h:the core's exact JSON writer, so the program prints as the files hold
-ac_json_scan.h:the allocation-free scanner, for the journal list's fast path
-ac_file.h:ac_atomic.h:ac_proc.h:ac_dl.h:the core's system helpers (files, atomic writes, processes, dlopen)
-ac_libgit2.h:ac_prefs.h:the libgit2 loader and the dashboard's saved preferences
-ac_source_paths.h:the core's id -> row table, which the sources' listing borrows
+ac_proc.h:ac_dl.h:process runner and dlopen loader, implementation details (to go behind public calls)
+ac_libgit2.h:ac_prefs.h:libgit2 loader (demo) and saved theme (dashboard), to move into the program
+ac_source_paths.h:the core's id -> row table, which the sources' listing borrows (to become a call)
 "
 # Program files that include the implementer's tier, each with why. They
 # call the store's operations through its vtable (b->session.get(...)):

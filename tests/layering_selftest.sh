@@ -11,6 +11,8 @@ trap 'rm -rf -- "${tmp:?}"' EXIT
 for folder in include core cli tui views; do
   cp -R "$root/$folder" "$tmp/" || exit 2
 done
+# The tier check compiles tests/tiers/*.c against the copy's include/.
+mkdir -p "$tmp/tests" && cp -R "$root/tests/tiers" "$tmp/tests/" || exit 2
 
 if ! out=$(bash "$checker" "$tmp" 2>&1); then
   echo "self-test: the tree's own copy fails the layering check:"

@@ -6,6 +6,7 @@
 #include "ac_conformance.h"
 
 #include "ac_backend_fs.h"
+#include "ac_backend_pg.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -39,7 +40,7 @@ static void crash_hook(const char *point, void *ctx)
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	ac_backend_fs_options opts = {0};
+	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
 
 	f->root = tu_make_temp_dir();
 	f->ws = tu_path(f->root, "ws");
@@ -370,6 +371,39 @@ static void test_backend_version(void **state)
 	assert_int_equal(ac_backend_version_check(NULL), AC_EINVAL);
 }
 
+/* The backends' options carry their version too: options of another one
+ * (or not started from the INIT macro) are refused before anything is
+ * opened, naming both versions; *out is left empty. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	ac_backend b = AC_BACKEND_INIT;
+	ac_backend_fs_options fs = AC_BACKEND_FS_OPTIONS_INIT;
+	ac_backend_pg_options pg = AC_BACKEND_PG_OPTIONS_INIT;
+
+	fs.sessions_dir = f->sessions;
+	fs.data_dir = f->data;
+	fs.version = AC_BACKEND_FS_OPTIONS_VERSION + 1;
+	assert_int_equal(ac_backend_fs_init(&b, &fs), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "file-system backend options version 2"));
+	assert_non_null(strstr(ac_error_last(), "AC_BACKEND_FS_OPTIONS_INIT"));
+	assert_null(b.impl);
+	fs.version = 0;
+	assert_int_equal(ac_backend_fs_init(&b, &fs), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "options version 0"));
+	fs.version = AC_BACKEND_FS_OPTIONS_VERSION;
+	assert_int_equal(ac_backend_fs_init(&b, &fs), 0);
+	ac_backend_close(&b);
+
+	/* Refused before any connection: no server is needed to see it. */
+	pg.url = "postgresql://nobody@127.0.0.1:1/nodb?connect_timeout=1";
+	pg.version = AC_BACKEND_PG_OPTIONS_VERSION + 1;
+	assert_int_equal(ac_backend_pg_init(&b, &pg), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "PostgreSQL backend options version 2"));
+	assert_non_null(strstr(ac_error_last(), "AC_BACKEND_PG_OPTIONS_INIT"));
+	assert_null(b.impl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compaction_externalizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_in_compaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 	};
 	const ac_backend_factory files = {"conformance: files", make_fs, release_fs, NULL};
 	int failed = ac_backend_conformance_run(&files);

@@ -41,7 +41,8 @@ static void drop_schema(const char *name)
 
 static int make_pg(ac_backend *out, void *ctx)
 {
-	ac_backend_pg_options opts = {.url = TEST_URL, .host = "host-main"};
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL, .host = "host-main"};
 
 	(void)ctx;
 	snprintf(schema, sizeof(schema), "conformance_%d_%d", (int)getpid(), ++case_number);
@@ -78,7 +79,8 @@ static int run_host(int k, int fd)
 {
 	char host[32];
 	ac_backend b;
-	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = host};
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL, .schema = schema, .host = host};
 	host_result r = {0, 0};
 	int rc = 0;
 
@@ -264,7 +266,8 @@ static void test_concurrent_migrations(void **state)
 		assert_true(pids[k] >= 0);
 		if (pids[k] == 0) {
 			ac_backend b;
-			ac_backend_pg_options opts = {.url = TEST_URL, .schema = "migrate_race"};
+			ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+				.url = TEST_URL, .schema = "migrate_race"};
 			char *id = NULL;
 			int rc = ac_backend_pg_init(&b, &opts);
 
@@ -292,9 +295,11 @@ static void test_concurrent_migrations(void **state)
 static void test_least_privilege(void **state)
 {
 	ac_backend b;
-	ac_backend_pg_options opts = {.url = TEST_URL " user=ac_agent password=agent-pw",
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL " user=ac_agent password=agent-pw",
 				      .schema = "least_priv"};
-	ac_backend_pg_options owner = {.url = TEST_URL, .schema = "least_priv"};
+	ac_backend_pg_options owner = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL, .schema = "least_priv"};
 	char *id = NULL;
 
 	(void)state;
@@ -325,7 +330,7 @@ static void test_least_privilege(void **state)
 static void test_errors_hide_password(void **state)
 {
 	ac_backend b;
-	ac_backend_pg_options opts = {
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
 		.url = "postgresql://agent:s3cret-pw@127.0.0.1:1/nodb?connect_timeout=2"};
 	char *shown;
 
@@ -348,7 +353,8 @@ static void test_errors_hide_password(void **state)
 static void test_writer_recorded(void **state)
 {
 	ac_backend *b = *state, other;
-	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = "host-b",
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL, .schema = schema, .host = "host-b",
 				      .agent = "codex"};
 	ac_backend_session_info *list = NULL, info;
 	json_t *msgs;
@@ -812,7 +818,8 @@ static void drop_connections(void)
 static void test_lease(void **state)
 {
 	ac_backend *b = *state, c;
-	ac_backend_pg_options opts = {.url = TEST_URL, .schema = schema, .host = "host-c"};
+	ac_backend_pg_options opts = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+		.url = TEST_URL, .schema = schema, .host = "host-c"};
 	bool held = false;
 
 	OK(ac_backend_pg_init(&c, &opts));

@@ -1552,9 +1552,38 @@ static void test_file_planted_huge_version_refused(void **state)
 	free(folder);
 }
 
+/* A store whose ops are of another version is refused by every call
+ * before the provider is asked; the message names both versions. */
+static void test_store_version_refused(void **state)
+{
+	fixture *f = *state;
+	const ac_checkpoint_store_ops *real = f->store->ops;
+	ac_checkpoint_store_ops other = *real;
+	ac_checkpoint_filter filter = {.session_id = "s1"};
+	ac_checkpoint_header_list headers = {0};
+	json_t *out = NULL;
+
+	assert_int_equal(ac_checkpoint_store_version_check(f->store), 0);
+	other.version = AC_CHECKPOINT_STORE_OPS_VERSION + 1;
+	f->store->ops = &other;
+	assert_int_equal(ac_checkpoint_store_version_check(f->store), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "checkpoint store version 2"));
+	assert_int_equal(ac_checkpoint_store_list(&out, f->store, &filter), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_list_headers(&headers, f->store, &filter), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_latest(&out, f->store, "s1"), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_get(&out, f->store, "s1", "c1"), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_delete(f->store, "s1", "c1"), AC_EINVAL);
+	assert_int_equal(ac_checkpoint_store_save(f->store, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "AC_CHECKPOINT_STORE_OPS_VERSION"));
+	assert_null(out);
+	f->store->ops = real;
+	assert_int_equal(ac_checkpoint_store_version_check(NULL), AC_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_store_version_refused, setup_memory, teardown),
 		CONTRACT(test_contract_order_latest_tombstones),
 		CONTRACT(test_contract_get_replace_delete),
 		CONTRACT(test_contract_retention_keeps_first_and_last_n),

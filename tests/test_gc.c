@@ -439,11 +439,34 @@ static void test_rotated_journals_beyond_the_newest_go(void **state)
 	assert_false(planned(f, "/JOURNAL.jsonl"));
 }
 
+/* A store whose ops are of another version is refused before it is
+ * asked to plan or remove anything. */
+static void test_store_version_refused(void **state)
+{
+	fixture *f = *state;
+	const ac_gc_store_ops *real = f->store->ops;
+	ac_gc_store_ops other = *real;
+	ac_gc_policy policy = {.has_keep = true, .keep = 1, .now_ms = f->now};
+	size_t removed = 7;
+	uint64_t bytes = 7;
+
+	assert_int_equal(ac_gc_store_version_check(f->store), 0);
+	other.version = AC_GC_STORE_OPS_VERSION + 1;
+	f->store->ops = &other;
+	assert_int_equal(ac_gc_plan_make(&f->plan, f->store, &policy), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "gc store version 2"));
+	assert_int_equal(ac_gc_apply(&removed, &bytes, f->store, &f->plan, NULL, NULL), AC_EINVAL);
+	assert_int_equal(removed, 0);
+	assert_int_equal(bytes, 0);
+	f->store->ops = real;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ages_parse_in_four_units_and_nothing_else),
 		cmocka_unit_test_setup_teardown(test_no_rule_removes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_version_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_counts_checkpoints_but_not_tombstones,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -367,6 +367,25 @@ static void test_follow_by_seq(void **state)
 	assert_int_equal(seq, 9);
 }
 
+/* A store whose ops are of another version is refused before it is
+ * asked to append or follow. */
+static void test_store_version_refused(void **state)
+{
+	fixture *f = *state;
+	const ac_journal_store_ops *real = f->store->ops;
+	ac_journal_store_ops other = *real;
+	uint64_t seq = 0;
+
+	assert_int_equal(ac_journal_store_version_check(f->store), 0);
+	other.version = AC_JOURNAL_STORE_OPS_VERSION + 1;
+	f->store->ops = &other;
+	assert_int_equal(ac_journal_store_append(f->store, "{}", 2, NULL), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "journal store version 2"));
+	assert_int_equal(ac_journal_store_follow(f->store, &seq, 0, NULL, NULL, NULL), AC_EINVAL);
+	f->store->ops = real;
+	assert_int_equal(ac_journal_store_version_check(NULL), AC_EINVAL);
+}
+
 #define BOTH(name)                                                        \
 	cmocka_unit_test_setup_teardown(name, setup_file, teardown)
 #define PG(name) cmocka_unit_test_setup_teardown(name, setup_pg, teardown)
@@ -379,6 +398,7 @@ int main(void)
 		BOTH(test_check_counts),
 		BOTH(test_many_writers_lose_nothing),
 		BOTH(test_follow_by_seq),
+		BOTH(test_store_version_refused),
 	};
 	const struct CMUnitTest pg_tests[] = {
 		PG(test_read_and_last),

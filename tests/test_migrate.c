@@ -50,7 +50,8 @@ static void side_open(side *s)
 	ckpt = tu_path(s->root, ".agent/checkpoints");
 	journal = tu_path(s->root, "JOURNAL.jsonl");
 	ac_journal_options_init(&jopts);
-	ac_backend_fs_options opts = {.sessions_dir = sessions, .data_dir = data};
+	ac_backend_fs_options opts = {.version = AC_BACKEND_FS_OPTIONS_VERSION,
+		.sessions_dir = sessions, .data_dir = data};
 	assert_int_equal(ac_backend_fs_init(&s->backend, &opts), 0);
 	assert_int_equal(ac_checkpoint_store_file_new(&s->checkpoints, ckpt), 0);
 	assert_int_equal(ac_journal_store_file_new(&s->journal, journal, &jopts, NULL), 0);

@@ -51,7 +51,7 @@ typedef struct {
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	ac_backend_fs_options fs = {0};
+	ac_backend_fs_options fs = AC_BACKEND_FS_OPTIONS_INIT;
 	char *id = NULL;
 
 	f->root = tu_make_temp_dir();
@@ -66,7 +66,8 @@ static int setup(void **state)
 	if (getenv("AC_SANDBOX_TEST_PG")) {
 		static int case_number;
 		char schema[64];
-		ac_backend_pg_options pg = {.url = getenv("AC_SANDBOX_TEST_PG"), .schema = schema};
+		ac_backend_pg_options pg = {.version = AC_BACKEND_PG_OPTIONS_VERSION,
+			.url = getenv("AC_SANDBOX_TEST_PG"), .schema = schema};
 
 		snprintf(schema, sizeof(schema), "sandbox_%d_%d", (int)getpid(), ++case_number);
 		if (ac_backend_pg_init(&f->b, &pg) != 0) {
@@ -504,6 +505,38 @@ static void test_refusals(void **state)
 	ac_sandbox_result_free(&r);
 }
 
+/* A backend of another version is refused by every entry point before
+ * it is used (its operations are never called). */
+static void test_backend_version(void **state)
+{
+	fixture *f = *state;
+	ac_backend_compact_options compact;
+	ac_backend_compact_result compacted = {0};
+	ac_sandbox_result r;
+	ac_backend old = f->b;
+	struct stat st;
+
+	ac_backend_compact_options_init(&compact);
+	old.version = AC_BACKEND_VERSION + 1;
+	assert_int_equal(ac_sandbox_mirror(&r, &old, "T", "s1", f->mirror, &f->opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	ac_sandbox_result_free(&r);
+	assert_int_equal(ac_sandbox_sync(&r, &old, "T", "s1", f->mirror, &f->opts), AC_EINVAL);
+	ac_sandbox_result_free(&r);
+	assert_int_equal(ac_sandbox_refresh_session(&r, &old, "T", "s1", &f->opts), AC_EINVAL);
+	ac_sandbox_result_free(&r);
+	assert_int_equal(ac_sandbox_refresh_user(&r, &old, "T", "u", &f->opts), AC_EINVAL);
+	ac_sandbox_result_free(&r);
+	assert_int_equal(ac_sandbox_refresh_owner(&r, &old, "T", "s1", "session", &f->opts),
+			 AC_EINVAL);
+	ac_sandbox_result_free(&r);
+	assert_int_equal(ac_sandbox_compact(&compacted, &r, &old, "T", "s1", &compact, &f->opts),
+			 AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	ac_sandbox_result_free(&r);
+	assert_int_equal(stat(f->mirror, &st), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untakeable_edit_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend_version, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

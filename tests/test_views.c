@@ -804,7 +804,7 @@ static int store_setup(void **state)
 {
 	store_fixture *f = calloc(1, sizeof(*f));
 	char *sessions, *data;
-	ac_backend_fs_options opts = {0};
+	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
 	const char hostile[] = "remember\tthis\nevil \x1b]0;pwned\x07 \xe2\x80\xae done\n";
 	const char *artifact = "line 1\nline 2\n日本語 line 3\nEND\n";
 

@@ -234,7 +234,8 @@ static void test_idle_inotify_watcher_sleeps(void **state)
 static void append_trace(fixture *f, const char *tenant, const char *session)
 {
 	char *sessions = tu_path(f->dir, ".agent/sessions"), *data = tu_path(f->dir, ".agent");
-	ac_backend_fs_options opts = {.sessions_dir = sessions, .data_dir = data};
+	ac_backend_fs_options opts = {.version = AC_BACKEND_FS_OPTIONS_VERSION,
+		.sessions_dir = sessions, .data_dir = data};
 	json_t *envelope = json_pack("{s:s}", "type", "tool_call");
 	ac_backend b;
 

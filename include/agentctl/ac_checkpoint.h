@@ -117,7 +117,14 @@ typedef struct ac_checkpoint_store ac_checkpoint_store;
  * takes the store first, then its out-parameters, then its inputs (as
  * every storage vtable: ac_backend's, the checkpoint, journal and gc
  * stores). */
+/* The version of ac_checkpoint_store_ops this header describes. A
+ * provider's ops begin with .version = AC_CHECKPOINT_STORE_OPS_VERSION;
+ * the library refuses a store of another version (AC_EINVAL) wherever it
+ * is handed one, so operations can be added at the end. */
+#define AC_CHECKPOINT_STORE_OPS_VERSION 1
+
 typedef struct {
+	unsigned int version; /* AC_CHECKPOINT_STORE_OPS_VERSION */
 	const char *name;
 	/* Stores doc (validated by the caller), replacing one of the same
 	 * session and checkpointId. */
@@ -172,6 +179,11 @@ int ac_checkpoint_store_pg_new(ac_checkpoint_store **out, const char *url, const
 int ac_checkpoint_store_none_new(ac_checkpoint_store **out);
 
 void ac_checkpoint_store_free(ac_checkpoint_store *store);
+
+/* 0 when store's ops are of this library's version
+ * (AC_CHECKPOINT_STORE_OPS_VERSION); AC_EINVAL naming both otherwise (a
+ * NULL store or ops too). Every ac_checkpoint_store_*() call checks it. */
+int ac_checkpoint_store_version_check(const ac_checkpoint_store *store);
 
 /* Where unreadable stored checkpoints are reported (fn may be NULL). */
 void ac_checkpoint_store_set_problem(ac_checkpoint_store *store, ac_checkpoint_problem_fn fn,

@@ -106,7 +106,14 @@ typedef struct ac_gc_store ac_gc_store;
 /* What a gc store implements. Every operation takes the store
  * first, then its out-parameters, then its inputs (as every storage
  * vtable: ac_backend's, the checkpoint, journal and gc stores). */
+/* The version of ac_gc_store_ops this header describes. A store's ops
+ * begin with .version = AC_GC_STORE_OPS_VERSION; the library refuses a
+ * store of another version (AC_EINVAL) wherever it is handed one, so
+ * operations can be added at the end. */
+#define AC_GC_STORE_OPS_VERSION 1
+
 typedef struct {
+	unsigned int version; /* AC_GC_STORE_OPS_VERSION */
 	const char *name;
 	/* Appends to *out what policy removes from the store. */
 	int (*plan)(ac_gc_store *store, ac_gc_plan *out, const ac_gc_policy *policy);
@@ -153,6 +160,11 @@ int ac_gc_store_pg_new(ac_gc_store **out, const char *url, const char *schema);
 int ac_gc_store_open_workspace(ac_gc_store **out, const ac_workspace *ws);
 
 void ac_gc_store_free(ac_gc_store *store);
+
+/* 0 when store's ops are of this library's version
+ * (AC_GC_STORE_OPS_VERSION); AC_EINVAL naming both otherwise (a NULL store
+ * or ops too). ac_gc_plan_make() and ac_gc_apply() check it. */
+int ac_gc_store_version_check(const ac_gc_store *store);
 
 /* *out (zero it first; the caller frees it with ac_gc_plan_free(), also
  * after a failure): what policy removes from store, by kind, oldest

@@ -29,7 +29,14 @@ typedef int (*ac_journal_checked_fn)(const char *part, uint64_t valid, uint64_t 
 /* What a journal store implements. Every operation takes the store
  * first, then its out-parameters, then its inputs (as every storage
  * vtable: ac_backend's, the checkpoint, journal and gc stores). */
+/* The version of ac_journal_store_ops this header describes. A store's
+ * ops begin with .version = AC_JOURNAL_STORE_OPS_VERSION; the library
+ * refuses a store of another version (AC_EINVAL) wherever it is handed
+ * one, so operations can be added at the end. */
+#define AC_JOURNAL_STORE_OPS_VERSION 1
+
 typedef struct {
+	unsigned int version; /* AC_JOURNAL_STORE_OPS_VERSION */
 	const char *name; /* "file", "postgresql" */
 	/* Appends line[0..len), an event ac_event_prepare() gave. info (may
 	 * be NULL) as ac_journal_append() fills it. */
@@ -104,6 +111,11 @@ int ac_journal_store_follow(ac_journal_store *store, uint64_t *seq, size_t backl
 			    ac_scan_stats *stats, ac_scan_fn fn, void *ctx);
 
 void ac_journal_store_free(ac_journal_store *store);
+
+/* 0 when store's ops are of this library's version
+ * (AC_JOURNAL_STORE_OPS_VERSION); AC_EINVAL naming both otherwise (a NULL
+ * store or ops too). */
+int ac_journal_store_version_check(const ac_journal_store *store);
 
 /* Appends an operator event to the workspace's journal, wherever it lives
  * (ac_journal_store_open()): agent "Human", status "SUCCESS", "FAILED" or

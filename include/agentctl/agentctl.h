@@ -21,6 +21,15 @@ extern "C" {
 #include "ac_buf.h"
 #include "ac_time.h"
 
+/* Helpers a C agent needs as agentctl does: terminal-safe text, atomic
+ * file writes, JSON read and written back byte for byte, JSON fields picked
+ * without a tree, files read without following what others planted. */
+#include "ac_text.h"
+#include "ac_atomic.h"
+#include "ac_json_exact.h"
+#include "ac_json_scan.h"
+#include "ac_file.h"
+
 /* Configuration, the workspace's paths, and finding the workspace. */
 #include "ac_config.h"
 #include "ac_workspace.h"

@@ -5,7 +5,9 @@
  *
  * It checks a journal line with ac_event_parse(), reading the fields it
  * hands back, and holds the workspace's store as a handle: what the
- * umbrella promises a caller can do without the implementer's tier. */
+ * umbrella promises a caller can do without the implementer's tier; and
+ * uses one call of each helper header made public (text, atomic writes,
+ * exact JSON, the scanner, files). */
 #include <agentctl/agentctl.h>
 
 #include <stdio.h>
@@ -42,6 +44,13 @@ int main(void)
 	}
 	if (ac_event_parse(fields, "{\"agent\":1}", 11, NULL) != AC_EINVAL) {
 		fprintf(stderr, "tiers_app: a bad event passed\n");
+		return 1;
+	}
+	if (ac_text_plain("\x1b[2J", 4) || !ac_atomic_is_temp_name(".a.json.1.2.tmp") ||
+	    ac_json_exact_holds_marker("1", 1) ||
+	    ac_json_scan(fields, "{\"a\":1}", 7, NULL, 0, NULL) != 0 ||
+	    ac_file_below("/ws/a", "/ws") == NULL) {
+		fprintf(stderr, "tiers_app: a helper header's call answered wrong\n");
 		return 1;
 	}
 	ac_backend_close(store); /* safe on NULL */

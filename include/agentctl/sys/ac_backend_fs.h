@@ -34,7 +34,14 @@
 #define AC_BACKEND_FS_AFTER_EXTERNALIZE "compact:session-externalized"
 #define AC_BACKEND_FS_AFTER_ARCHIVE "compact:archive-written"
 
+/* The version of ac_backend_fs_options this header describes: options
+ * start from AC_BACKEND_FS_OPTIONS_INIT, and ac_backend_fs_init() refuses
+ * another version (AC_EINVAL), so members can be added at the end. */
+#define AC_BACKEND_FS_OPTIONS_VERSION 1
+#define AC_BACKEND_FS_OPTIONS_INIT { .version = AC_BACKEND_FS_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;     /* AC_BACKEND_FS_OPTIONS_VERSION */
 	const char *sessions_dir; /* the session files (sessionDir) */
 	const char *data_dir;     /* where the rest goes: the workspace's .agent */
 	/* Test seam: called at each AC_BACKEND_FS_* point between two writes
@@ -45,7 +52,8 @@ typedef struct {
 } ac_backend_fs_options;
 
 /* Fills *out with the file-system backend. The folders are created on
- * first write. Release with ac_backend_close(). 0 or AC_ENOMEM/AC_EINVAL. */
+ * first write. Release with ac_backend_close(). 0 or AC_ENOMEM/AC_EINVAL
+ * (options of another version among them). */
 int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts);
 
 #endif

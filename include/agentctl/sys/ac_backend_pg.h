@@ -23,7 +23,14 @@
 #include "ac_backend_sys.h"
 #include "../ac_config.h"
 
+/* The version of ac_backend_pg_options this header describes: options
+ * start from AC_BACKEND_PG_OPTIONS_INIT, and ac_backend_pg_init() refuses
+ * another version (AC_EINVAL), so members can be added at the end. */
+#define AC_BACKEND_PG_OPTIONS_VERSION 1
+#define AC_BACKEND_PG_OPTIONS_INIT { .version = AC_BACKEND_PG_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version; /* AC_BACKEND_PG_OPTIONS_VERSION */
 	const char *url;    /* postgresql://... URL or libpq connection string */
 	const char *schema; /* NULL: "agentctl" */
 	const char *host;   /* written to rows as the writer; NULL: gethostname() */
@@ -31,7 +38,8 @@ typedef struct {
 } ac_backend_pg_options;
 
 /* Fills *out with the PostgreSQL backend. 0, or AC_EIO (unreachable, one
- * line naming the store without its password), AC_EINVAL, AC_ENOMEM. */
+ * line naming the store without its password), AC_EINVAL (options of
+ * another version among them), AC_ENOMEM. */
 int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts);
 
 /* A session's status changed as a compare-and-set: to `to` only when it is

@@ -3,7 +3,10 @@
  * Files are written by other programs and may hold escape sequences, C0 and
  * C1 controls, bidi overrides or invalid UTF-8. Nothing from a file reaches
  * the terminal before passing through here. Display width is the UI's
- * business, not this module's. */
+ * business, not this module's. Public (<agentctl/ac_text.h>): an agent
+ * printing what it read from a workspace needs the same care. Everything
+ * here appends to the caller's ac_buf (freed with ac_buf_free()) or hands
+ * bytes to the caller's sink; nothing is allocated for the caller. */
 #ifndef AC_TEXT_H
 #define AC_TEXT_H
 

@@ -3,7 +3,10 @@
  * It validates the whole text (RFC 8259 grammar, UTF-8, a nesting limit) and
  * records where chosen values are, without building a tree: the journal's
  * readers use it to check and pick fields from millions of lines at close to
- * memory speed. It is not for building or rewriting JSON: use jansson. */
+ * memory speed. It is not for building or rewriting JSON: use jansson.
+ * Public (<agentctl/ac_json_scan.h>): an agent reading the journal or
+ * session files in bulk picks fields the same way. Nothing here allocates:
+ * spans point into the caller's text, paths borrow the caller's strings. */
 #ifndef AC_JSON_SCAN_H
 #define AC_JSON_SCAN_H
 

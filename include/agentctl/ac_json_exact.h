@@ -19,7 +19,10 @@
  * as the escape JSON.stringify writes (lowercase hex), so what a Node
  * program wrote comes back byte for byte. jansson's own json_dumps() and
  * json_string() refuse such a string: dump through here.
- * Not a validator or a streaming parser: see ac_json_scan.h for those. */
+ * Not a validator or a streaming parser. Public (<agentctl/ac_json_exact.h>):
+ * an agent rewriting a session file keeps other writers' values so.
+ * Documents handed out are the caller's (json_decref()); text handed out
+ * is the caller's to free(). */
 #ifndef AC_JSON_EXACT_H
 #define AC_JSON_EXACT_H
 

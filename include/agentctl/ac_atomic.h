@@ -5,7 +5,10 @@
  * skip it), created with O_EXCL|O_NOFOLLOW so a planted symlink cannot
  * redirect it, written, fsync'ed, renamed over the target, and then the
  * folder is fsync'ed. A crash at any point leaves the old file or the new
- * one, never an empty or partial one. */
+ * one, never an empty or partial one. Public (<agentctl/ac_atomic.h>): an
+ * agent replacing a workspace file should do it this way, so agentctl and
+ * other readers never see half of it. Nothing is allocated for the caller
+ * but ac_atomic_swap()'s *out_displaced (the caller frees it). */
 #ifndef AC_ATOMIC_H
 #define AC_ATOMIC_H
 

@@ -1,4 +1,9 @@
-/* Small, careful file-system helpers shared by the stores. */
+/* Small, careful file-system helpers shared by the stores. Public
+ * (<agentctl/ac_file.h>): an agent reading files other programs write into
+ * a workspace needs the same refusals (links, FIFOs, folders, paths out of
+ * the workspace). What a call allocates for the caller is said at the call
+ * (*out of ac_file_read(), ac_file_list()'s names and array); the caller
+ * frees it with free(). */
 #ifndef AC_FILE_H
 #define AC_FILE_H
 
