@@ -7,8 +7,8 @@
  *                                       generated part differs
  *   agentctl-gen-docs --write FILE...   rewrite those parts
  *
- * FILE is completions/agentctl.bash (the lists its functions read) or
- * docs/agentctl.1 (its COMMANDS summary); the part lies between a line
+ * FILE is completions/agentctl.bash or completions/_agentctl (zsh) (the
+ * lists their functions read) or docs/agentctl.1 (its COMMANDS summary); the part lies between a line
  * holding BEGIN_MARK and one holding END_MARK. Built by CMake, run by
  * ctest (generated_docs) and by the gen-docs target; not installed. */
 #include "cli_args.h"
@@ -106,6 +106,152 @@ static void bash_block(ac_buf *out)
 		ac_buf_printf(out, "\" ;;\n");
 	}
 	ac_buf_printf(out, "\tesac\n}\n");
+}
+
+/* zsh: s in single quotes, a quote as '\'' (the caller opened them);
+ * in an _arguments spec (spec), a bracket escaped. */
+static void put_zsh_quoted(ac_buf *out, const char *s, bool spec)
+{
+	for (; *s; s++) {
+		if (*s == '\'')
+			ac_buf_printf(out, "'\\''");
+		else if (spec && (*s == '[' || *s == ']'))
+			ac_buf_printf(out, "\\%c", *s);
+		else
+			ac_buf_append(out, s, 1);
+	}
+}
+
+/* What zsh offers for an option's value: a few by the option, a file or
+ * a folder for FILE and DIR, else the literal words of an "a|b" argument
+ * ("md|html"; "JSON|-" gives "-"). */
+static void put_zsh_action(ac_buf *out, const cli_opt *o)
+{
+	static const struct {
+		const char *opt, *action;
+	} by_opt[] = {
+		{"--theme", "_agentctl_themes"},
+		{"--session", "_agentctl_sessions"},
+		{"--status", "(running paused completed failed)"},
+		{"--type", "(file_write file_delete command_run)"},
+	};
+	const char *a = o->arg;
+	size_t start;
+
+	for (size_t i = 0; i < sizeof(by_opt) / sizeof(by_opt[0]); i++)
+		if (!strcmp(o->name, by_opt[i].opt)) {
+			ac_buf_printf(out, "%s", by_opt[i].action);
+			return;
+		}
+	if (!strcmp(a, "FILE") || !strcmp(a, "DIR")) {
+		ac_buf_printf(out, "%s", a[0] == 'F' ? "_files" : "_directories");
+		return;
+	}
+	if (!strchr(a, '|'))
+		return;
+	ac_buf_printf(out, "(");
+	start = out->len;
+	while (*a) {
+		size_t n = strcspn(a, "|");
+		bool literal = false;
+
+		for (size_t k = 0; k < n; k++)
+			literal |= !(a[k] >= 'A' && a[k] <= 'Z');
+		if (literal)
+			ac_buf_printf(out, "%s%.*s", out->len > start ? " " : "", (int)n, a);
+		a += n + (a[n] == '|');
+	}
+	ac_buf_printf(out, ")");
+}
+
+/* One _arguments spec of option spelling name (o's name or alias). */
+static void put_zsh_opt(ac_buf *out, const cli_opt *o, const char *name)
+{
+	ac_buf_printf(out, "    '");
+	if (o->alias)
+		ac_buf_printf(out, "(%s %s)", o->alias, o->name);
+	ac_buf_printf(out, "%s%s[", name, !o->arg ? "" : name[1] == '-' ? "=" : "+");
+	put_zsh_quoted(out, o->help, true);
+	ac_buf_printf(out, "]");
+	if (o->arg) {
+		ac_buf_printf(out, ":");
+		put_zsh_quoted(out, o->arg, true);
+		ac_buf_printf(out, ":");
+		put_zsh_action(out, o);
+	}
+	ac_buf_printf(out, "'\n");
+}
+
+static void put_zsh_opts(ac_buf *out, const cli_opt *opts)
+{
+	for (const cli_opt *o = opts; o && o->name; o++) {
+		if (o->alias)
+			put_zsh_opt(out, o, o->alias);
+		put_zsh_opt(out, o, o->name);
+	}
+}
+
+/* The zsh completion's lists: the commands, the global options, each
+ * command's subcommands and each form's options, as _describe and
+ * _arguments take them. */
+static void zsh_block(ac_buf *out)
+{
+	char word[64], last[64] = "";
+
+	ac_buf_printf(out, "# The global options, as _arguments takes them.\n_agentctl_globals=(\n");
+	put_zsh_opts(out, cli_global_opts);
+	ac_buf_printf(out, ")\n\n# The commands and what they do (a group: its subcommands).\n"
+			   "_agentctl_commands=(\n");
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const char *space = strchr(cli_specs[i].name, ' ');
+
+		command_of(word, sizeof(word), &cli_specs[i]);
+		if (!space) {
+			ac_buf_printf(out, "    '%s:", word);
+			put_zsh_quoted(out, cli_specs[i].help, false);
+			ac_buf_printf(out, "'\n");
+		} else if (strcmp(word, last)) {
+			ac_buf_printf(out, "    '%s:%s", word, space + 1);
+		} else {
+			ac_buf_printf(out, ", %s", space + 1);
+		}
+		/* A group's line ends at its last subcommand. */
+		if (space && (i + 1 == cli_n_specs ||
+			      strncmp(cli_specs[i + 1].name, cli_specs[i].name, strlen(word) + 1)))
+			ac_buf_printf(out, "'\n");
+		snprintf(last, sizeof(last), "%s", space ? word : "");
+	}
+	ac_buf_printf(out, "    'help:print the usage summary'\n)\n\n");
+	ac_buf_printf(out, "# The subcommands of command $1 and what they do, into reply.\n"
+			   "_agentctl_subs() {\n  reply=()\n  case $1 in\n");
+	last[0] = '\0';
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const char *space = strchr(cli_specs[i].name, ' ');
+
+		command_of(word, sizeof(word), &cli_specs[i]);
+		if (!space)
+			continue;
+		if (strcmp(word, last))
+			ac_buf_printf(out, "%s    (%s) reply=(\n", last[0] ? "      ) ;;\n" : "", word);
+		ac_buf_printf(out, "      '%s:", space + 1);
+		put_zsh_quoted(out, cli_specs[i].help, false);
+		ac_buf_printf(out, "'\n");
+		snprintf(last, sizeof(last), "%s", word);
+	}
+	ac_buf_printf(out, "      ) ;;\n  esac\n}\n\n");
+	ac_buf_printf(out, "# The options of $1, a command or COMMAND/SUBCOMMAND, into reply.\n"
+			   "_agentctl_opts() {\n  reply=()\n  case $1 in\n");
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		if (!cli_specs[i].opts || !cli_specs[i].opts[0].name)
+			continue;
+		ac_buf_printf(out, "    (");
+		for (const char *c = cli_specs[i].name; *c; c++)
+			ac_buf_printf(out, "%c", *c == ' ' ? '/' : *c);
+		ac_buf_printf(out, ") reply=(\n");
+		put_zsh_opts(out, cli_specs[i].opts);
+		ac_buf_printf(out, "      ) ;;\n");
+	}
+	ac_buf_printf(out, "  esac\n}\n");
 }
 
 /* text for roff: '-' as \-, a backslash doubled. */
@@ -215,10 +361,13 @@ int main(int argc, char **argv)
 		ac_buf now = AC_BUF_INIT, want = AC_BUF_INIT;
 		FILE *f;
 
-		/* A man page (FILE.1) gets the summary; a shell file its lists. */
+		/* A man page (FILE.1) gets the summary; a shell file its lists,
+		 * zsh's (_agentctl) as _describe and _arguments take them. */
 		ac_buf_clear(&block);
 		if (ends_with(argv[i], ".1"))
 			man_block(&block);
+		else if (ends_with(argv[i], "/_agentctl"))
+			zsh_block(&block);
 		else
 			bash_block(&block);
 
