@@ -264,16 +264,26 @@ static void zsh_block(ac_buf *out)
 	ac_buf_printf(out, "  esac\n}\n");
 }
 
-/* text for roff: '-' as \-, a backslash doubled. */
+/* text for roff: '-' as \-, a backslash as \e, a character past ASCII
+ * (the key table's marks, "└") as \[uXXXX]. text is valid UTF-8 (the
+ * tables are the program's own). */
 static void put_roff(ac_buf *out, const char *text)
 {
-	for (; *text; text++) {
-		if (*text == '-')
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+		int len = *c >= 0xf0 ? 4 : *c >= 0xe0 ? 3 : *c >= 0xc0 ? 2 : 1;
+		unsigned code = len == 1 ? *c : *c & (0x3fu >> (len - 1));
+
+		if (len > 1) {
+			for (int k = 1; k < len && c[1]; k++)
+				code = code << 6 | (*++c & 0x3fu);
+			ac_buf_printf(out, "\\[u%04X]", code);
+		} else if (*c == '-') {
 			ac_buf_printf(out, "\\-");
-		else if (*text == '\\')
+		} else if (*c == '\\') {
 			ac_buf_printf(out, "\\e");
-		else
-			ac_buf_append(out, text, 1);
+		} else {
+			ac_buf_append(out, c, 1);
+		}
 	}
 }
 
