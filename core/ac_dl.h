@@ -1,8 +1,8 @@
 /* Loading an optional shared library at first use (dlopen), so that a
  * process which never needs it does not pay for loading it and its
  * dependencies at start: libgit2 for the git commands (ac_libgit2.h), curses
- * for the dashboard (tui/screen.c). Each user lists its functions once and
- * keeps a typed pointer per function; this fills them. Not a public
+ * for the dashboard (tui/term/screen.c). Each user lists its functions once
+ * and keeps a typed pointer per function; this fills them. Not a public
  * header. */
 #ifndef AC_DL_H
 #define AC_DL_H

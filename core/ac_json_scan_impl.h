@@ -68,11 +68,10 @@ static inline bool surrogate_paired(const char *p, const char *end)
 bool ac_json_scan_escaped_equals(const char *p, const char *end, const char *value, size_t len);
 
 /* The scanner's copies, by how they find the end of a string's plain
- * run; ac_json_scan_prepared() takes the fastest the CPU runs. */
+ * run; ac_json_scan_prepared() takes the fastest this build has. */
 typedef enum {
 	AC_JSON_SCAN_SCALAR, /* 8 bytes at a time, then byte by byte */
 	AC_JSON_SCAN_SSE2,   /* 16 at a time (x86-64) */
-	AC_JSON_SCAN_AVX2,   /* 32 at a time, chosen at run time */
 } ac_json_scan_impl;
 
 /* Whether this build and CPU have impl. */

@@ -1,7 +1,7 @@
 /* The JSON scanner's loop and the parts of it that meet strings, included
  * by ac_json_scan.c once per instruction set: SCAN_NAME(x) names this
- * copy's functions, SCAN_TARGET is its target attribute, and SCAN_SSE2 /
- * SCAN_AVX2 say which vector loops find the end of a string's plain run.
+ * copy's functions, and SCAN_SSE2 says whether a 16-byte vector loop finds
+ * the end of a string's plain run.
  * Everything else the loop calls is shared and inlines into each copy, so
  * the copies differ only in that search, and the scalar copy is what the
  * vector ones are tested against (tests/test_json_scan_simd.c). Not a
@@ -10,7 +10,7 @@
 /* Validates the string whose opening quote is at p[-1] and returns the
  * address of its closing quote, or NULL with the error set. *has_escape
  * tells the caller whether a raw compare is enough. */
-SCAN_TARGET static inline const char *SCAN_NAME(scan_string)(const scan *s, const char *p,
+static inline const char *SCAN_NAME(scan_string)(const scan *s, const char *p,
 							     bool *has_escape)
 {
 	const char *end = s->end;
@@ -18,53 +18,9 @@ SCAN_TARGET static inline const char *SCAN_NAME(scan_string)(const scan *s, cons
 	for (;;) {
 		uint64_t word;
 
-#if defined(SCAN_AVX2)
-		/* Most strings of an event (keys, names, ids) end within 16
-		 * bytes: look at 16 first, as the SSE2 copy does, and take
-		 * longer runs 32 bytes at a time. As signed bytes, both
-		 * controls and bytes with the high bit are below 0x20, so one
-		 * compare finds either. */
-		if (end - p >= 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
-			__m128i stop = _mm_or_si128(
-				_mm_or_si128(quote, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-			unsigned mask = (unsigned)_mm_movemask_epi8(stop);
-
-			if (mask) {
-				unsigned at = (unsigned)__builtin_ctz(mask);
-
-				p += at;
-				if ((unsigned)_mm_movemask_epi8(quote) >> at & 1)
-					return p;
-				goto stopped;
-			}
-			p += 16;
-		}
-		while (end - p >= 32) {
-			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-			__m256i quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
-			__m256i stop = _mm256_or_si256(
-				_mm256_or_si256(quote, _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))),
-				_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v));
-			uint32_t mask = (uint32_t)_mm256_movemask_epi8(stop);
-
-			if (mask) {
-				unsigned at = (unsigned)__builtin_ctz(mask);
-
-				p += at;
-				/* The usual stop, known without reading the byte. */
-				if ((uint32_t)_mm256_movemask_epi8(quote) >> at & 1)
-					return p;
-				goto stopped;
-			}
-			p += 32;
-		}
-#endif
 #if defined(SCAN_SSE2)
 		/* Event lines are mostly ASCII runs: take them 16 bytes at a
-		 * time (after the 32-byte loop, at most once). */
+		 * time. */
 		while (end - p >= 16) {
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 			__m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
@@ -121,7 +77,7 @@ stopped:
 }
 
 /* A string value at *pp (its opening quote). */
-SCAN_TARGET static inline int SCAN_NAME(scan_string_value)(scan *s, const char **pp)
+static inline int SCAN_NAME(scan_string_value)(scan *s, const char **pp)
 {
 	const char *start = *pp, *p;
 	bool escaped = false;
@@ -137,7 +93,7 @@ SCAN_TARGET static inline int SCAN_NAME(scan_string_value)(scan *s, const char *
 }
 
 /* Any value at *pp (p < end). */
-SCAN_TARGET static inline int SCAN_NAME(scan_value)(scan *s, const char **pp)
+static inline int SCAN_NAME(scan_value)(scan *s, const char **pp)
 {
 	s->lv->count++;
 	switch (**pp) {
@@ -162,7 +118,7 @@ SCAN_TARGET static inline int SCAN_NAME(scan_value)(scan *s, const char **pp)
 
 /* An object's key and its ':'; *pp is just past a '{' or an object's ','
  * and past the space after it. */
-SCAN_TARGET static inline int SCAN_NAME(scan_key)(scan *s, const char **pp)
+static inline int SCAN_NAME(scan_key)(scan *s, const char **pp)
 {
 	const char *p = *pp, *start;
 	bool escaped = false;
@@ -191,7 +147,7 @@ SCAN_TARGET static inline int SCAN_NAME(scan_key)(scan *s, const char **pp)
 }
 
 /* ac_json_scan_prepared() in this copy. */
-SCAN_TARGET static int SCAN_NAME(scan_run)(ac_json_span *out, const char *text, size_t len,
+static int SCAN_NAME(scan_run)(ac_json_span *out, const char *text, size_t len,
 					   const ac_json_paths *paths, ac_json_scan_error *error)
 {
 	struct level stack[AC_JSON_MAX_DEPTH + 1];

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Folders depend one way: cli -> tui -> views -> model/terminal -> core
+# Folders depend one way: cli -> tui -> views -> tui/model + tui/term -> core
 # (DESIGN.md, Layout). This reads every #include of core/, cli/, tui/ and
 # views/ and prints each one that goes the wrong way as file:line, then
-# exits 1. A quoted header belongs to the folder that holds it.
+# exits 1. A file belongs to its folder's layer, and a quoted header to the
+# folder that holds it (its includer's own folder first, as the compiler
+# looks). The build gives each layer the include path of the folders it may
+# see (CMakeLists.txt, ac_ui_layer), so most of what is refused here does
+# not compile either; tests/layering_compile.sh checks that, and
+# tests/layering_link.sh that no layer calls a function defined above it.
 #
-#   core/             (and its public headers, include/agentctl/) nothing from
-#                     cli/, tui/ or views/; no curses
-#   views/            only view.h, the model (model.h), the terminal
-#                     (screen.h, ui_text.h, theme.h) and the core's pure
-#                     utilities (ac_buf.h, ac_text.h): no action, key,
-#                     dashboard, CLI or store header
-#   model/terminal    tui/{model,source,screen,ui_text,theme}.{c,h} (the
-#                     source's private source_impl.h and its store half
-#                     source_store.c too): only each other and the core
-#   tui/              nothing from cli/
-#   everywhere        curses only in tui/screen.c; no "../" includes (the
+#   core/             (and its public headers, include/agentctl/) only core/
+#   tui/term/         the terminal (screen, ui_text, theme): itself and the
+#                     core
+#   tui/model/        the model and its sources, which fill it from the
+#                     core: itself and the core; not the terminal either
+#   views/            itself, the terminal, of the model folder the model
+#                     (model.h) alone, and of the core its pure utilities
+#                     (ac_buf.h, ac_text.h): no action, key, dashboard,
+#                     source, CLI or store header
+#   tui/              (the controller: loop, keys, actions, dialogs)
+#                     anything but cli/
+#   a folder under tui/ that is not named above is refused until it has a
+#                     rule here (and an include path in CMakeLists.txt)
+#   everywhere        curses only in tui/term/screen.c; no "../" includes (the
 #                     build's include paths name the folders)
 #   above core/       (cli/, tui/, views/) never chooses a store: no call of
 #                     ac_storage_url() or ac_backend_pg_*(), no test of a
@@ -37,12 +45,33 @@
 #                     ac_checkpoint_runtime.c, ac_gc_pg.c) takes the seam's
 #                     URL (ac_workspace_store_url()), nothing else does.
 #                     Comments are not code: they may name these.
+#
+# tests/layering.sh --self-test [ROOT] checks the checker: on a copy of
+# ROOT's source folders it must pass, then fail, naming the line, for each
+# include planted against a rule (a key table header in the model, the
+# model in the terminal, ...).
 set -u
+if [ "${1:-}" = --self-test ]; then
+  exec bash "$(dirname "$0")/layering_selftest.sh" "$0" "${2:-$(dirname "$0")/..}"
+fi
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
 
-model_terminal="model.h source.h source_impl.h source_store.h screen.h ui_text.h theme.h"
-view_allowed="view.h model.h screen.h ui_text.h theme.h ac_buf.h ac_text.h"
+# What each layer may include from the folders of the tree (the core's
+# public headers, include/agentctl/, count as core).
+declare -A sees=(
+  [core]="core"
+  [tui/term]="tui/term core"
+  [tui/model]="tui/model core"
+  [views]="views tui/model tui/term core"
+  [tui]="tui views tui/model tui/term core"
+  [cli]="cli tui views tui/model tui/term core"
+)
+# Narrower still: of these folders, a view includes only these headers.
+declare -A view_only=(
+  [tui/model]="model.h"
+  [core]="ac_buf.h ac_text.h"
+)
 violations=0
 
 violation() { # file:line what
@@ -50,17 +79,33 @@ violation() { # file:line what
   violations=$((violations + 1))
 }
 
-home() { # header name -> the folder that holds it, or "system", in $from
+layer_of() { # file -> its layer in $layer ("" outside every layer)
+  case $1 in
+  include/agentctl/* | core/*) layer=core ;;
+  cli/*) layer=cli ;;
+  tui/term/*) layer=tui/term ;;
+  tui/model/*) layer=tui/model ;;
+  tui/*/*) layer="" ;;
+  tui/*) layer=tui ;;
+  views/*) layer=views ;;
+  *) layer="" ;;
+  esac
+}
+
+home() { # header name, includer's folder -> the layer that holds it, or "system", in $from
   local dir                # (no subshell: this runs for every include)
+  if [ -e "$2/$1" ]; then
+    layer_of "$2/$1"
+    from=$layer
+    return
+  fi
   from=core
   [ -e "include/agentctl/$1" ] && return # the core's public headers
-  for dir in core cli tui views; do
+  for dir in core cli tui tui/model tui/term views; do
     [ -e "$dir/$1" ] && { from=$dir; return; }
   done
   from=system
 }
-# The model/terminal files, .c and .h.
-model_terminal_files=$(echo "$model_terminal" | sed 's/\.h//g; s/\([a-z_]*\)/\1.c \1.h/g')
 
 in_list() { # word list...
   local w
@@ -68,15 +113,21 @@ in_list() { # word list...
   return 1
 }
 
+# The sources above the core, every folder under tui/ included.
+above_core=(cli/*.[ch] tui/*.[ch] tui/*/*.[ch] views/*.[ch])
+
 while IFS= read -r hit; do
   file=${hit%%:*}
   rest=${hit#*:}
   line=${rest%%:*}
   text=${rest#*:}
   at="$file:$line"
-  folder=${file%%/*}
-  [ "$folder" = include ] && folder=core
-  base=${file##*/}
+  layer_of "$file"
+  if [ -z "$layer" ]; then
+    violation "$at" "${file%/*}/ is no layer: give it a rule in tests/layering.sh"
+    continue
+  fi
+  mine=$layer
   if [[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
     name=${BASH_REMATCH[1]}
     quoted=yes
@@ -89,7 +140,7 @@ while IFS= read -r hit; do
   if [ "$quoted" = no ]; then
     case $name in
     curses.h | ncurses.h | ncursesw/* | ncurses/* | term.h)
-      [ "$file" = tui/screen.c ] || violation "$at" "curses (<$name>) outside tui/screen.c"
+      [ "$file" = tui/term/screen.c ] || violation "$at" "curses (<$name>) outside tui/term/screen.c"
       ;;
     esac
     continue
@@ -98,30 +149,15 @@ while IFS= read -r hit; do
   */*) violation "$at" "relative include \"$name\": use the include path" ;;
   esac
   header=${name##*/}
-  home "$header"
-  case $folder in
-  core)
-    case $from in cli | tui | views) violation "$at" "core includes $from/$header" ;; esac
-    ;;
-  views)
-    in_list "$header" "$view_allowed" ||
-      violation "$at" "a view includes $from/$header (allowed: $view_allowed)"
-    ;;
-  tui)
-    if in_list "$base" "$model_terminal_files"; then
-      case $from in
-      core | system) ;;
-      tui) in_list "$header" "$model_terminal" ||
-        violation "$at" "model/terminal file includes tui/$header (allowed: $model_terminal and core)" ;;
-      *) violation "$at" "model/terminal file includes $from/$header" ;;
-      esac
-    elif [ "$from" = cli ]; then
-      violation "$at" "tui includes cli/$header"
-    fi
-    ;;
-  esac
-done < <(grep -n '^[[:space:]]*#[[:space:]]*include' include/agentctl/*.h core/*.[ch] cli/*.[ch] \
-  tui/*.[ch] views/*.[ch])
+  home "$header" "${file%/*}"
+  [ "$from" = system ] && continue
+  if ! in_list "$from" "${sees[$mine]}"; then
+    violation "$at" "$mine/ includes $from/$header (it sees: ${sees[$mine]})"
+  elif [ "$mine" = views ] && [ -n "${view_only[$from]:-}" ] &&
+    ! in_list "$header" "${view_only[$from]}"; then
+    violation "$at" "a view includes $from/$header (of $from/ only: ${view_only[$from]})"
+  fi
+done < <(grep -n '^[[:space:]]*#[[:space:]]*include' include/agentctl/*.h core/*.[ch] "${above_core[@]}")
 
 # The store seam: code above the core asks the workspace for its store.
 while IFS= read -r hit; do
@@ -130,7 +166,7 @@ while IFS= read -r hit; do
   rest=${hit#*:}
   violation "${file}:${rest%%:*}" "chooses a store above the core: ${rest#*:}"
 done < <(grep -nE '\<ac_storage_url[[:space:]]*\(|\<ac_backend_pg_[a-z_]+[[:space:]]*\(|(\.|->)name[[:space:]]*,[[:space:]]*"(fs|pg|postgres|postgresql)"|"(fs|pg|postgres|postgresql)"[[:space:]]*,[^,)]*(\.|->)name\>' \
-  cli/*.[ch] tui/*.[ch] views/*.[ch])
+  "${above_core[@]}")
 
 code_of() { # a grep -n hit's text -> $code, without its comment ("" for a comment line)
   code=$1
@@ -153,7 +189,7 @@ while IFS= read -r hit; do
   esac
   violation "${file}:${rest%%:*}" "chooses a store above the core: ${rest#*:}"
 done < <(grep -nE '\<ac_workspace_store_url[[:space:]]*\(|\<ac_store_watch_new[[:space:]]*\(|\<ac_backend_fs_init[[:space:]]*\(|\<ac_backend_open[[:space:]]*\(|\<ui_source_store_name\>|"storage\.url"' \
-  cli/*.[ch] tui/*.[ch] views/*.[ch])
+  "${above_core[@]}")
 
 # In the core, one place chooses: the seam. Each name below is allowed in
 # the files listed after it, and nowhere else in core/.
@@ -215,7 +251,8 @@ tier_sys_ok="
 cli/cli.c cli/cli_request.c cli/cli_sandbox.c cli/cli_session.c
 cli/cli_session_export.c cli/cli_session_fork.c cli/cli_session_search.c
 cli/cli_store.c cli/main.c cli/cli_config.c
-tui/actions.c tui/actions_compact.c tui/csearch.c tui/source.c tui/source_store.c
+tui/actions.c tui/actions_compact.c tui/csearch.c tui/model/source.c
+tui/model/source_store.c
 cli/cli_storage_migrate.c
 "
 
@@ -265,7 +302,7 @@ tier_check() {
       tier_violations=$((tier_violations + 1))
     fi
   done < <(grep -nH '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cli/*.[ch] tui/*.[ch] \
-    views/*.[ch] 2>/dev/null)
+    tui/*/*.[ch] views/*.[ch] 2>/dev/null)
   # Inside the core: the operation log sits below the operator's actions
   # (they record through it and through ac_journal_operator_event()).
   while IFS= read -r hit; do

@@ -2,7 +2,7 @@
  * their display widths (CJK, emoji), cutting, hostile text made visible,
  * status symbols, the journal ring, conversations, filters and themes, and
  * the key table (its hints, its help, its dispatch). It links the UI
- * library without tui/screen.c (agentctl-ui-test) and provides screen.h
+ * library without tui/term/screen.c (agentctl-ui-test) and provides screen.h
  * itself: a stand-in that records what is drawn. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1927,7 +1927,7 @@ static void test_sessions_visible_kept(void **state)
 	ui_model_free(&m);
 }
 
-/* The sessions' tree (tui/model_tree.c): a coding agent's sub-agents and
+/* The sessions' tree (tui/model/model_tree.c): a coding agent's sub-agents and
  * forks under their session, in the order shown, one level deeper per
  * generation; a child whose parent is not listed keeps its place; a
  * folded parent hides its descendants (not from a text filter), marked
@@ -2109,7 +2109,7 @@ static void test_session_tree(void **state)
 	ui_model_free(&m);
 }
 
-/* The Operations rows (tui/model_ops.c): newest first and followed on the
+/* The Operations rows (tui/model/model_ops.c): newest first and followed on the
  * top row; who did it (details.agent, else the session's agent); RB on
  * every operation a recorded rollback undid, RV on a reverted one; the
  * git side only for the rows asked for, once. */
@@ -2266,6 +2266,27 @@ static void test_line_keys_are_the_table(void **state)
 	assert_string_equal(d->panes[UI_PANE_SESSIONS].filter, "q");
 }
 
+/* A refusal's notice takes any key, through its entry in the key table:
+ * q closes it without quitting, y without confirming anything. */
+static void test_notice_key_is_the_table(void **state)
+{
+	ui_dash *d = &test_dash;
+	const ui_key *any = ui_key_find(UI_KEY_ANY, UI_PANE_DIALOG);
+
+	(void)state;
+	assert_non_null(any);
+	assert_string_equal(any->doc.label, "any key");
+	assert_null(ui_key_find(UI_KEY_ANY, UI_PANE_SESSIONS));
+	for (const int *key = (const int[]){'q', 'y', UI_KEY_ESC, 'Z', 0}; *key; key++) {
+		d->dlg.kind = UI_DLG_NOTICE;
+		assert_int_equal(ui_keys_dispatch(d, *key), UI_REDRAW);
+		assert_int_equal(d->dlg.kind, UI_DLG_NONE);
+		assert_false(d->quit);
+	}
+	/* Without a notice the entry takes nothing: a question's y and n stay. */
+	assert_int_equal(ui_keys_dispatch(d, 'Z'), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2306,6 +2327,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overlays_one_esc_at_a_time, dash_setup,
 						dash_teardown),
 		cmocka_unit_test_setup_teardown(test_line_keys_are_the_table, dash_setup,
+						dash_teardown),
+		cmocka_unit_test_setup_teardown(test_notice_key_is_the_table, dash_setup,
 						dash_teardown),
 		cmocka_unit_test(test_ages_and_counts),
 		cmocka_unit_test(test_number_columns),

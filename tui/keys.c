@@ -411,12 +411,23 @@ static ui_key_fit transcript_refused(const ui_session *s, ac_buf *why)
 	return UI_KEY_REFUSED;
 }
 
-/* A refusal's popup asks nothing: any key closes it (ui_keys_dispatch),
- * so the dialog's y and n/Esc are not hinted under it. */
+/* A refusal's popup asks nothing: any key closes it (ui_keys_dispatch
+ * hands it every key as UI_KEY_ANY), so the dialog's y and n/Esc are not
+ * hinted under it. */
 static ui_key_fit applies_question(const ui_dash *d, ac_buf *why)
 {
 	(void)why;
 	return d->dlg.kind == UI_DLG_NOTICE ? UI_KEY_NO_ROW : UI_KEY_APPLIES;
+}
+
+/* Closes a refusal's notice: the one thing any key does under it. */
+static bool act_close_notice(ui_dash *d, int key)
+{
+	(void)key;
+	if (d->dlg.kind != UI_DLG_NOTICE)
+		return false;
+	ui_dialog_close(&d->dlg, &d->m);
+	return true;
 }
 
 static ui_key_fit applies_pause(const ui_dash *d, ac_buf *why)
@@ -730,6 +741,11 @@ static const ui_key table[] = {
 		 .panes = UI_IN(UI_PANE_DIALOG)},
 	 .hint = "n/Esc cancel", .handler = act_cancel, .applies = applies_question,
 	 .reaction = UI_REDRAW},
+	{.keys = {UI_KEY_ANY},
+	 .doc = {.label = "any key", .panes = UI_IN(UI_PANE_DIALOG),
+		 .help = "close a refusal's notice, the popup that shows why an action was not "
+			 "done whole (L shows it again in the message log)"},
+	 .handler = act_close_notice, .reaction = UI_REDRAW},
 	{.keys = {'t'},
 	 .doc = {.label = "t", .help = "next theme", .panes = UI_IN_PANES},
 	 .hint = "t theme", .hint_late = true, .hint_panes = UI_IN_LISTS, .handler = act_theme, .reaction = UI_REDRAW},
@@ -827,12 +843,9 @@ static bool refused(const ui_key *k, ui_dash *d)
 
 unsigned ui_keys_dispatch(ui_dash *d, int key)
 {
-	/* A refusal's popup: any key closes it, and only that. */
-	if (d->dlg.kind == UI_DLG_NOTICE) {
-		ui_dialog_close(&d->dlg, &d->m);
-		d->dirty = true;
-		return UI_REDRAW;
-	}
+	/* A refusal's popup: whatever the key, its table entry (any key). */
+	if (d->dlg.kind == UI_DLG_NOTICE)
+		key = UI_KEY_ANY;
 	return ui_keys_dispatch_in(d, ui_dash_current(d), key);
 }
 

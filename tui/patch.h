@@ -12,19 +12,10 @@
 
 #include <stddef.h>
 
-/* Most lines kept of one patch; the rest is counted in a last line. */
-#define UI_PATCH_MAX_LINES 20000
-
 /* Opens operation op_id's patch in m (closing the one open): its title
  * names the operation, its session, its commit and the size of the change.
  * An operation without a commit, or one git cannot show, opens with
  * patch_error saying why. */
 void ui_patch_open(ui_model *m, const ac_workspace *ws, const char *op_id);
-
-/* Sets m's patch to text[0..len) (raw; sanitised here, tabs as spaces,
- * cut at UI_PATCH_MAX_LINES) titled title, or to error when it is not
- * NULL. 0 or AC_ENOMEM. */
-int ui_model_set_patch(ui_model *m, const char *title, const char *text, size_t len,
-		       const char *error);
 
 #endif

@@ -1,5 +1,5 @@
 /* Folding a session's children (sub-agents, forks) in the Sessions pane:
- * '-' and '+' (tui/tree.c; the tree itself is tui/model_tree.c). */
+ * '-' and '+' (tui/tree.c; the tree itself is tui/model/model_tree.c). */
 #ifndef UI_TREE_H
 #define UI_TREE_H
 

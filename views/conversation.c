@@ -156,7 +156,7 @@ static size_t conv_walk_rows(const ui_model *m, conv_walk *w)
 		if (w->draw && w->row >= w->top + (size_t)w->r.h)
 			break;
 
-		/* Each message starts with its role line (tui/model.c). */
+		/* A message starts with its role line (tui/model/model.c). */
 		if (l->kind == UI_CONV_ROLE && message++ == w->stop_at)
 			return w->row + (any ? 1 : 0);
 		if (l->kind == UI_CONV_ROLE || i == 0) {

@@ -33,6 +33,7 @@ enum {
 	UI_KEY_RESIZE,
 	UI_KEY_MOUSE,
 	UI_KEY_CTRL_L,
+	UI_KEY_ANY, /* never read: the key table's entry for "any key" (a notice) */
 };
 
 enum { UI_MOUSE_CLICK = 1, UI_MOUSE_WHEEL_UP, UI_MOUSE_WHEEL_DOWN };

@@ -7,7 +7,7 @@
  * FG and BG are "default", a colour name (black red green yellow blue
  * magenta cyan white, or bright-NAME) or a number 0-255; ATTRs are bold,
  * dim, reverse, underline, italic. Elements not named keep the built-in
- * dark theme's values. No curses here: tui/screen.c turns a theme into
+ * dark theme's values. No curses here: tui/term/screen.c turns a theme into
  * colour pairs. */
 #ifndef UI_THEME_H
 #define UI_THEME_H

@@ -1,6 +1,6 @@
-/* The dashboard source's private parts, shared by tui/source.c (the
- * workspace's files) and tui/source_store.c (sessions in a database). Not
- * for the rest of the dashboard: it uses source.h. */
+/* The dashboard source's private parts, shared by tui/model/source.c (the
+ * workspace's files) and tui/model/source_store.c (sessions in a
+ * database). Not for the rest of the dashboard: it uses source.h. */
 #ifndef UI_SOURCE_IMPL_H
 #define UI_SOURCE_IMPL_H
 
@@ -38,7 +38,7 @@ struct ui_source {
 	/* Where the open conversation's lines stand in its database history:
 	 * a change reads only what was appended after (session.load_after). */
 	ac_backend_history_cursor conv_cursor;
-	/* The coding agents' transcripts (tui/source_transcripts.c); NULL
+	/* The coding agents' transcripts (tui/model/source_transcripts.c); NULL
 	 * when off (a database store, or no HOME). */
 	ac_source_index *transcripts;
 	struct ac_source_watch *transcripts_watch; /* inotify on their folders */

@@ -1,7 +1,7 @@
 /* The dashboard's source: reads only what the watcher says changed, from
  * the core (journal follow, session index, operation log, checkpoints, the
  * storage backend for the conversation's tabs), into the model. The model
- * itself is tui/model.c. */
+ * itself is tui/model/model.c. */
 #include "source.h"
 #include "source_impl.h"
 

@@ -1,5 +1,5 @@
 /* The coding agents' sessions in the model: rows after the session files'
- * (tui/source.c reads the transcripts, ac_source.h). They are replaced
+ * (tui/model/source.c reads the transcripts, ac_source.h). They are replaced
  * together, and only when one of them shows something else, so that a
  * poll that found nothing new redraws nothing. */
 #include "model.h"

@@ -2,8 +2,8 @@
  * core's readers and made safe for a terminal (ac_text_sanitize), so that
  * views draw from it alone and never touch a file.
  *
- * The readers that fill it are tui/source.h. Between two updates the model
- * does not change: views may keep pointers into it while drawing. No
+ * The readers that fill it are tui/model/source.h. Between two updates the
+ * model does not change: views may keep pointers into it while drawing. No
  * curses here. */
 #ifndef UI_MODEL_H
 #define UI_MODEL_H
@@ -47,7 +47,7 @@ typedef struct {
 	 * whether that is trouble to show in red. */
 	const char *pending;
 	bool pending_alarm;
-	/* A coding agent's transcript (tui/model_transcripts.c): its tool
+	/* A coding agent's transcript (tui/model/model_transcripts.c): its tool
 	 * ("claude-code", "codex", "gemini"; static), NULL for a session file. */
 	const char *source;
 	ac_session_state state; /* derived: ac_session_state.h */
@@ -61,7 +61,7 @@ typedef struct {
 	/* What a waiting agent waits on, as its tool says ("permission
 	 * prompt", ac_source_status.h), sanitised; NULL when nothing says. */
 	char *waiting_for;
-	/* Where a transcript sits among the others (tui/model_tree.c): a
+	/* Where a transcript sits among the others (tui/model/model_tree.c): a
 	 * child's parent (raw id, NULL at the top) and relation ("subagent",
 	 * "fork"; static, NULL at the top), how many ancestors are listed
 	 * (depth), the parent's row among the transcripts (SIZE_MAX: not
@@ -180,7 +180,7 @@ typedef struct {
 } ui_key_doc;
 
 #define UI_MODEL_EVENTS 2000 /* the journal tail kept */
-#define UI_MODEL_LOG 500     /* the status messages kept (tui/model_log.c) */
+#define UI_MODEL_LOG 500     /* the status messages kept (model_log.c) */
 
 /* One status message as shown, whole (the status line cuts it). */
 typedef struct {
@@ -241,7 +241,7 @@ typedef struct {
 	bool running;        /* files are still being read */
 } ui_csearch;
 
-/* The rows by raw id (tui/model_ids.c): the ids and updated_at are the
+/* The rows by raw id (tui/model/model_ids.c): the ids and updated_at are the
  * rows' own strings, borrowed. */
 typedef struct {
 	const char *id, *updated;
@@ -268,7 +268,7 @@ typedef struct {
 	size_t by_status[UI_STATUS_COUNT];
 	/* The rows whose pending label changes with time alone (pending and
 	 * not pending_alarm: "resuming" turns "stalled"), kept by the
-	 * functions that set rows and labels (tui/model_sessions.c). */
+	 * functions that set rows and labels (tui/model/model_sessions.c). */
 	size_t n_pending_quiet;
 	/* Changes with every change of the rows (unique in the process). When
 	 * the last change was one ui_model_put_session() after generation
@@ -531,7 +531,7 @@ typedef struct {
 	ac_session_state state;
 } ui_transcript_row;
 
-/* ---- the sessions' tree (tui/model_tree.c) ---- */
+/* ---- the sessions' tree (tui/model/model_tree.c) ---- */
 
 /* Fills the tree fields of the transcript rows (parent_row, depth,
  * children) and m->n_tree_children from their parents. 0 or AC_ENOMEM
@@ -632,7 +632,18 @@ int ui_model_set_document(ui_model *m, ui_tab tab, const char *title, const char
 
 void ui_model_close_document(ui_model *m);
 
-/* Closes the open patch (tui/patch.c). */
+/* ---- an operation's patch (tui/model/model_patch.c; tui/patch.c reads it) ---- */
+
+/* Most lines kept of one patch; the rest is counted in a last line. */
+#define UI_PATCH_MAX_LINES 20000
+
+/* Sets m's patch to text[0..len) (raw; sanitised here, tabs as spaces,
+ * cut at UI_PATCH_MAX_LINES) titled title, or to error when it is not
+ * NULL. 0 or AC_ENOMEM. */
+int ui_model_set_patch(ui_model *m, const char *title, const char *text, size_t len,
+		       const char *error);
+
+/* Closes the open patch. */
 void ui_model_close_patch(ui_model *m);
 
 /* Opens the dialog titled by fmt (printf; sanitised), with no lines yet. */
@@ -651,7 +662,7 @@ void ui_model_close_dialog(ui_model *m);
 /* Frees everything the model owns (the struct itself is the caller's). */
 void ui_model_free(ui_model *m);
 
-/* ---- who needs the operator (tui/model_attention.c) ---- */
+/* ---- who needs the operator (tui/model/model_attention.c) ---- */
 
 /* Puts in idx (room for m->n_sessions) the rows whose derived state is
  * waiting, longest waiting first (then by id); returns how many. */
@@ -670,7 +681,7 @@ const char *ui_session_attention_name(const ui_session *s);
 void ui_session_free_row(ui_session *s);
 uint64_t ui_model_next_generation(void);
 
-/* Shared with tui/source.c, which fills the model. */
+/* Shared with tui/model/source.c, which fills the model. */
 char *ui_safe_dup(const char *s, size_t len);  /* sanitised copy; caller frees */
 char *ui_safe_str(const char *s);              /* ui_safe_dup of a C string (NULL: "") */
 char *ui_raw_str(const char *s);               /* an unsanitised copy, never drawn (NULL: "") */
@@ -680,7 +691,7 @@ char *ui_invalid_text(const char *reason, const char *raw, size_t len);
 void ui_sfree(char *s);
 void ui_model_clear_ops(ui_model *m);
 
-/* Appends op (borrowed) to the operations (tui/model_ops.c), marking the
+/* Appends op (borrowed) to the operations (tui/model/model_ops.c), marking the
  * operations an operator's rollback or revert undid. 0 or AC_ENOMEM. */
 int ui_model_add_op(ui_model *m, const ac_op *op);
 
