@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 		if (now.len == want.len && !memcmp(now.data, want.data, now.len)) {
 			/* up to date */
 		} else if (!strcmp(argv[1], "--check")) {
-			fprintf(stderr, "%s: its generated part differs from cli/cli_specs.c's "
+			fprintf(stderr, "%s: a generated part differs from its table "
 				"(run: cmake --build BUILD --target gen-docs)\n", argv[i]);
 			status = 1;
 		} else if (!(f = fopen(argv[i], "wb"))) {
