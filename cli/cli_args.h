@@ -29,6 +29,10 @@ typedef struct {
 	const cli_opt *opts; /* ended by an entry whose name is NULL */
 	const char *help;    /* one line */
 	unsigned flags;      /* CLI_DASH_ARGS */
+	/* Its form in `agentctl --help` when the one made from name, args and
+	 * opts would not do ("session create TASK [--id ID [--resume]] ..."),
+	 * or "" when another spec's form shows it too; NULL: made (cli_forms.h). */
+	const char *usage;
 } cli_spec;
 
 /* A word that starts with '-' and is none of the spec's options is an

@@ -1,10 +1,12 @@
 /* agentctl: the dashboard, or one command, over an agent workspace.
  *
- * The command table is the one place a command is named: dispatch,
- * `--help`, `help COMMAND` and `COMMAND --help` all read it, so a command
- * shown is a command handled. */
+ * The command table is the one place a command is named for dispatch;
+ * `--help`, `help COMMAND` and `COMMAND --help` show the forms of the
+ * command specs (cli_specs.c, cli_forms.h), each of whose commands is
+ * in this table (tests/e2e/cli_help.sh). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_forms.h"
 
 #include "ac_backend_sys.h"
 #include "ac_discover.h"
@@ -18,8 +20,6 @@
 typedef struct {
 	const char *name;
 	int (*run)(cli_context *ctx, int argc, char **argv);
-	/* One form per line, each after "agentctl [-w DIR] ". */
-	const char *usage;
 	/* The subcommands that write agent state, between spaces: before
 	 * they run, agent state is kept out of git (ac_oplog_exclude_agent_state).
 	 * ops rollback and revert see to it themselves, after their checks
@@ -28,58 +28,21 @@ typedef struct {
 } cli_command;
 
 static const cli_command commands[] = {
-	{"demo", cli_demo,
-	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard\n", NULL},
-	{"journal", cli_journal,
-	 "journal log JSON|-\n"
-	 "journal read [--last N] [--all] [--json] [--strict]\n"
-	 "journal query TERM...|\"TERM TERM...\" [--last N] [--all] [--json] [--strict]\n"
-	 "journal check [--all]\n"
-	 "journal rotate\n", " log rotate "},
+	{"demo", cli_demo, NULL},
+	{"journal", cli_journal, " log rotate "},
 	{"session", cli_session,
-	 "session list [--json] [--status S] [--user U] [--state S] [--all-projects] [--children]\n"
-	 "session show ID [--json]\n"
-	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json] [--request-id R]\n"
-	 "session append ID JSON|- [--json] [--request-id R]\n"
-	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] [--json] [--request-id R]\n"
-	 "session pause|resume|complete|fail ID [--request-id R]\n"
-	 "session compact ID [--force] [--request-id R]\n"
-	 "session search TEXT [--json] [--limit N] [--all-projects]\n"
-	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]\n"
-	 "session export ID --format md|html [-o FILE]\n",
 	 " create append record-turn pause resume complete fail compact fork "},
-	{"ops", cli_ops,
-	 "ops list [--session ID] [--json] | show OPID [--patch]\n"
-	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|-"
-	 " [--json]\n"
-	 "ops rollback OPID|--finish|--undo [--dry-run] [--yes]\n"
-	 "ops revert OPID|--finish|--undo [--dry-run] [--yes]\n", " record "},
-	{"checkpoint", cli_checkpoint,
-	 "checkpoint list SESSION [--json]\n"
-	 "checkpoint create SESSION [--node N] [--input JSON|-] [--input-type T] [--id ID]"
-	 " [--version V] [--tombstone] [--json]\n"
-	 "checkpoint rollback SESSION (CKPT|--latest) [--yes] [--skip-uncertain|--rerun-uncertain]\n"
-	 "checkpoint auto SESSION on|off\n", " create rollback auto "},
-	{"memo", cli_memo,
-	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]\n"
-	 "memo list TENANT OWNER SCOPE [--json]\n", " write append "},
-	{"artifact", cli_artifact,
-	 "artifact list SESSION [--json] | show SESSION ID\n", NULL},
-	{"trace", cli_trace,
-	 "trace show SESSION [--json]\n", NULL},
-	{"sandbox", cli_sandbox,
-	 "sandbox mirror|sync TENANT SESSION DIR\n", " mirror sync "},
-	{"storage", cli_storage,
-	 "storage check | migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]\n",
-	 " migrate "},
-	{"usage", cli_usage,
-	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)\n", NULL},
-	{"sources", cli_sources,
-	 "sources check [--all-projects] [--json]\n", NULL},
-	{"gc", cli_gc,
-	 "gc [--keep N] [--older-than AGE] [--dry-run]\n", NULL},
-	{"config", cli_config,
-	 "config show [--origin] [--json] | trust [--sha256 HEX]\n", NULL},
+	{"ops", cli_ops, " record "},
+	{"checkpoint", cli_checkpoint, " create rollback auto "},
+	{"memo", cli_memo, " write append "},
+	{"artifact", cli_artifact, NULL},
+	{"trace", cli_trace, NULL},
+	{"sandbox", cli_sandbox, " mirror sync "},
+	{"storage", cli_storage, " migrate "},
+	{"usage", cli_usage, NULL},
+	{"sources", cli_sources, NULL},
+	{"gc", cli_gc, NULL},
+	{"config", cli_config, NULL},
 };
 
 static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
@@ -111,27 +74,10 @@ static const char usage_tail[] =
 	"Exit status: 0 success, 1 the operation failed, 2 bad usage.\n"
 	"See agentctl(1) for every command, key and configuration key.\n";
 
-/* Writes each usage line of cmd, the first after lead, the others after
- * as many spaces. */
-static void put_usage(FILE *out, const cli_command *cmd, const char *lead)
-{
-	const char *line = cmd->usage;
-
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		int len = end ? (int)(end - line) : (int)strlen(line);
-
-		fprintf(out, "%s%.*s\n", lead, len, line);
-		line += len + (end != NULL);
-		lead = "       agentctl [-w DIR] ";
-	}
-}
-
 static void put_help(FILE *out)
 {
 	fputs(usage_head, out);
-	for (size_t i = 0; i < n_commands; i++)
-		put_usage(out, &commands[i], "       agentctl [-w DIR] ");
+	cli_forms_put(out, NULL, "       agentctl [-w DIR] ");
 	fputs(usage_tail, out);
 }
 
@@ -166,7 +112,7 @@ static int help(int argc, char **argv)
 		cli_args_put_help(stdout, spec, "usage: agentctl [-w DIR] ");
 		return cli_finish_output();
 	}
-	put_usage(stdout, cmd, "usage: agentctl [-w DIR] ");
+	cli_forms_put(stdout, cmd->name, "usage: agentctl [-w DIR] ");
 	/* A command without subcommands: its options, too. */
 	if ((spec = cli_spec_find(cmd->name, NULL)) && spec->opts)
 		cli_args_put_options(stdout, spec);

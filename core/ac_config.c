@@ -597,6 +597,27 @@ static void env_name(ac_buf *out, const char *key)
 	}
 }
 
+const char *ac_config_known_key(size_t i, char *type, size_t type_size, char *env,
+				size_t env_size)
+{
+	const known_key *k = i < NKNOWN ? &known_keys[i] : NULL;
+	ac_buf name = AC_BUF_INIT;
+	const char *what;
+
+	if (!k)
+		return NULL;
+	what = type_text(k, type, type_size);
+	if (what != type)
+		snprintf(type, type_size, "%s", what);
+	if (k->env)
+		ac_buf_printf(&name, "%s", k->env);
+	else
+		env_name(&name, k->key);
+	snprintf(env, env_size, "%s", name.data);
+	ac_buf_free(&name);
+	return k->key;
+}
+
 /* JavaScript's parseInt(text, 10), which the seed's loadEnvConfig() applies
  * to AGENT_MAX_TOKENS: leading white space, a sign, then the longest run of
  * digits ("8k" is 8). False for NaN (no digit) or what a json_int_t cannot

@@ -117,6 +117,13 @@ const char *ac_config_project_untrustable(const ac_config *config);
  * later version may honour. */
 bool ac_config_key_gated(const char *key);
 
+/* The i-th key of the known-key table (0 up, in its order), or NULL past
+ * the last; what its value is ("a whole number", "one of never, always")
+ * into type and its environment variable into env, both cut to size.
+ * For the generated manual page (cli/gen/gen_docs.c). */
+const char *ac_config_known_key(size_t i, char *type, size_t type_size, char *env,
+				size_t env_size);
+
 /* The project file's own gated keys (ac_config_key_gated()) and their
  * values as that file holds them (even where the command line overrides
  * them), parsed from the bytes ac_config_project_sha256() hashes: a flat
