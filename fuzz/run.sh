@@ -34,7 +34,7 @@ libpq_soname=$(soname_of libpq pq)
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -DAC_LIBGIT2_SONAME=\"$libgit2_soname\"
        -DAC_LIBPQ_SONAME=\"$libpq_soname\"
        -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=undefined -Iinclude/agentctl -I"$out/include" -Icore
+       -fno-sanitize-recover=undefined -Iinclude/agentctl -Iinclude/agentctl/sys -I"$out/include" -Icore
        $(pkg-config --cflags jansson libgit2 libpq libzstd))
 libs=($(pkg-config --libs jansson libgit2 libzstd))
 
