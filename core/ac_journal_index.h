@@ -15,6 +15,7 @@
 #define AC_JOURNAL_INDEX_H
 
 #include "ac_event.h"
+#include "ac_hash64.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_store.h"
 #include "ac_json_scan.h"
@@ -64,7 +65,7 @@ typedef struct {
 	/* Segment i's filter is bloom[i * AC_JIDX_SEGMENT_BLOOM...]; a
 	 * segment where a filtered field was escaped has every bit set. */
 	uint8_t bloom[AC_JIDX_BLOOM_BYTES];
-	/* ac_jidx_hash of all its bytes when every line is a valid event
+	/* ac_hash64 of all its bytes when every line is a valid event
 	 * (never 0); 0 otherwise. journal check counts a block whose bytes
 	 * still hash so without parsing it (ac_journal_check_indexed()). */
 	uint64_t content_hash;
@@ -89,9 +90,6 @@ typedef struct {
 void ac_journal_index_clear(ac_journal_index *idx);
 
 /* ---- summaries (ac_journal_index_summary.c) ---- */
-
-/* A fast 64-bit hash of bytes, for checksums and the filter. */
-uint64_t ac_jidx_hash(uint64_t seed, const void *bytes, size_t len);
 
 /* Hash of the extra agents and action types: which lines are valid. */
 uint64_t ac_jidx_schema_hash(const ac_event_schema *schema);

@@ -23,7 +23,7 @@ static int tail_hash(uint64_t *out, int fd, const ac_jidx_entry *e)
 
 	if (pread(fd, tail, k, (off_t)(e->offset + e->length - k)) != (ssize_t)k)
 		return ac_error_errno(errno ? errno : EIO, "cannot read the journal");
-	*out = ac_jidx_hash(0, tail, k);
+	*out = ac_hash64(0, tail, k);
 	return 0;
 }
 
@@ -53,7 +53,7 @@ static int put_entry(ac_buf *out, ac_jidx_summary *s, const ac_journal_block *bl
 
 	s->e.length = block->offset + at - s->e.offset;
 	k = s->e.length < AC_JIDX_TAIL_BYTES ? (size_t)s->e.length : AC_JIDX_TAIL_BYTES;
-	s->e.tail_hash = ac_jidx_hash(0, block->data + at - k, k);
+	s->e.tail_hash = ac_hash64(0, block->data + at - k, k);
 	s->e.content_hash = ac_jidx_content_hash(&s->e, block->data + (s->e.offset - block->offset));
 	return ac_buf_append(out, (const char *)&s->e, sizeof(s->e)) ? AC_ENOMEM : 0;
 }

@@ -21,7 +21,7 @@
 
 #define MAGIC "ACJIDX\0\1"
 #define VERSION 3u /* 2: content_hash; 3: a filter per segment, and
-                      * ac_jidx_hash folds 16 bytes a multiply */
+                      * ac_hash64 folds 16 bytes a multiply */
 #define BYTE_ORDER_MARK 0x0102030405060708ULL
 /* Beyond this the file is not read (1 GiB of index is some 250 GiB of
  * journal): the query reads the journal instead. */
@@ -139,12 +139,12 @@ static void header_fill(file_header *h, const struct stat *st, const ac_event_sc
 	h->bloom_hashes = AC_JIDX_BLOOM_HASHES;
 	h->segments = AC_JIDX_SEGMENTS;
 	h->segment_bytes = AC_JIDX_SEGMENT_BYTES;
-	h->checksum = ac_jidx_hash(0, h, offsetof(file_header, checksum));
+	h->checksum = ac_hash64(0, h, offsetof(file_header, checksum));
 }
 
 static uint64_t entry_checksum(const ac_jidx_entry *e, uint64_t generation)
 {
-	return ac_jidx_hash(generation, e, offsetof(ac_jidx_entry, checksum));
+	return ac_hash64(generation, e, offsetof(ac_jidx_entry, checksum));
 }
 
 static uint64_t new_generation(const struct stat *st)
@@ -157,7 +157,7 @@ static uint64_t new_generation(const struct stat *st)
 	seed[1] = (uint64_t)now.tv_nsec;
 	seed[2] = (uint64_t)getpid();
 	seed[3] = (uint64_t)st->st_ino;
-	return ac_jidx_hash(7, seed, sizeof(seed));
+	return ac_hash64(7, seed, sizeof(seed));
 }
 
 /* Adds e itself (in the mapping, or owned by idx from now on). */

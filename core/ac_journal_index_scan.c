@@ -91,7 +91,7 @@ static bool tail_verifies(int fd, const ac_jidx_entry *e)
 	size_t k = e->length < AC_JIDX_TAIL_BYTES ? (size_t)e->length : AC_JIDX_TAIL_BYTES;
 
 	return pread(fd, tail, k, (off_t)(e->offset + e->length - k)) == (ssize_t)k &&
-	       ac_jidx_hash(0, tail, k) == e->tail_hash && tail[k - 1] == '\n';
+	       ac_hash64(0, tail, k) == e->tail_hash && tail[k - 1] == '\n';
 }
 
 /* Adds to p the segments of e's block that may not match (may: those

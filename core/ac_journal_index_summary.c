@@ -33,75 +33,15 @@ static const struct {
 };
 #define NKEYED (sizeof(keyed) / sizeof(keyed[0]))
 
-/* The full 128-bit product of a and b folded to 64 bits (wyhash's
- * "mum"): one multiply mixes 16 bytes of input. */
-static inline uint64_t fold_mul(uint64_t a, uint64_t b)
-{
-#if defined(__SIZEOF_INT128__)
-	__extension__ unsigned __int128 r = (unsigned __int128)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-#else
-	uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
-	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
-
-	return ((ll & 0xffffffffu) | mid << 32) ^ (hh + (lh >> 32) + (hl >> 32) + (mid >> 32));
-#endif
-}
-
-static inline uint64_t load_word(const unsigned char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, sizeof(w));
-	return w;
-}
-
-static const uint64_t hash_keys[8] = {
-	0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
-	0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL,
-	0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
-};
-
-/* Four independent lanes, each folding 16 bytes a multiply, 64 bytes a
- * round: the content hash of a 1 GiB journal runs near memory speed on one
- * core. Not cryptographic: a lane forgets what came before only when an
- * input word equals its key exactly (odds 2^-64 a word), so two different
- * inputs of a length collide with odds near 2^-64. */
-uint64_t ac_jidx_hash(uint64_t seed, const void *bytes, size_t len)
-{
-	const unsigned char *p = bytes;
-	uint64_t lane[4], h, lo, hi;
-	size_t n = len;
-
-	for (int i = 0; i < 4; i++)
-		lane[i] = seed ^ hash_keys[i + 4];
-	for (; n >= 64; p += 64, n -= 64)
-		for (int i = 0; i < 4; i++)
-			lane[i] = fold_mul(load_word(p + 16 * i) ^ hash_keys[i],
-					   load_word(p + 16 * i + 8) ^ lane[i]);
-	h = fold_mul(lane[0] ^ hash_keys[4], lane[1] ^ (uint64_t)len);
-	h = fold_mul(lane[2] ^ h, lane[3] ^ hash_keys[5]);
-	for (; n >= 16; p += 16, n -= 16)
-		h = fold_mul(load_word(p) ^ hash_keys[6], load_word(p + 8) ^ h);
-	lo = hi = 0;
-	memcpy(&lo, p, n < 8 ? n : 8);
-	if (n > 8)
-		memcpy(&hi, p + 8, n - 8);
-	h = fold_mul(lo ^ hash_keys[7], hi ^ h ^ (uint64_t)n);
-	return fold_mul(h ^ hash_keys[0], h ^ hash_keys[1] ^ (uint64_t)len);
-}
-
 uint64_t ac_jidx_schema_hash(const ac_event_schema *schema)
 {
-	uint64_t h = ac_jidx_hash(1, "agents", 6);
+	uint64_t h = ac_hash64(1, "agents", 6);
 
 	for (size_t i = 0; schema && i < schema->nextra_agents; i++)
-		h = ac_jidx_hash(h, schema->extra_agents[i], strlen(schema->extra_agents[i]) + 1);
-	h = ac_jidx_hash(h, "actions", 7);
+		h = ac_hash64(h, schema->extra_agents[i], strlen(schema->extra_agents[i]) + 1);
+	h = ac_hash64(h, "actions", 7);
 	for (size_t i = 0; schema && i < schema->nextra_action_types; i++)
-		h = ac_jidx_hash(h, schema->extra_action_types[i],
+		h = ac_hash64(h, schema->extra_action_types[i],
 				 strlen(schema->extra_action_types[i]) + 1);
 	return h;
 }
@@ -147,8 +87,8 @@ static uint32_t bit_of_value(const char *value, size_t len, const char *const *n
 
 static void bloom_bits(uint32_t out[AC_JIDX_BLOOM_HASHES], char tag, const char *v, size_t len)
 {
-	uint64_t h1 = ac_jidx_hash(0x6a09e667f3bcc908ULL ^ (uint64_t)(unsigned char)tag, v, len);
-	uint64_t h2 = ac_jidx_hash(0xbb67ae8584caa73bULL ^ (uint64_t)(unsigned char)tag, v, len) | 1;
+	uint64_t h1 = ac_hash64(0x6a09e667f3bcc908ULL ^ (uint64_t)(unsigned char)tag, v, len);
+	uint64_t h2 = ac_hash64(0xbb67ae8584caa73bULL ^ (uint64_t)(unsigned char)tag, v, len) | 1;
 
 	for (uint32_t i = 0; i < AC_JIDX_BLOOM_HASHES; i++)
 		out[i] = (uint32_t)((h1 + i * h2) % (AC_JIDX_SEGMENT_BLOOM * 8u));
@@ -199,7 +139,7 @@ uint64_t ac_jidx_content_hash(const ac_jidx_entry *e, const char *data)
 
 	if (e->flags & AC_JIDX_ALWAYS)
 		return 0;
-	h = ac_jidx_hash(0x636865636bULL, data, (size_t)e->length);
+	h = ac_hash64(0x636865636bULL, data, (size_t)e->length);
 	return h ? h : 1;
 }
 

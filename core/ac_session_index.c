@@ -11,9 +11,10 @@
 #include "ac_tokens.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -448,60 +449,63 @@ static void mark_to_parse(entry *e, char *name, const struct stat *st)
 /* Each name's stat, taken on two threads for a big folder: a warm
  * listing of 10,000 files is mostly these stats (every file's stamp must
  * be looked at: a file rewritten in place changes no name), and the
- * kernel's path walks run on both cores at once. stats_start() hands the
- * second half to a helper thread; stats_finish() takes the first half on
- * this one, then waits for the helper. A stat that fails (the file
- * removed since readdir) leaves ok[i] false. */
+ * kernel's path walks run on both cores at once. stats_start() sets a
+ * helper thread on the names; stats_finish() joins in on this thread
+ * (after the cache is read) and waits for the helper. The two take
+ * chunks from one counter, so neither waits on the other's share. A stat
+ * that fails (the file removed since readdir) leaves ok[i] false. */
 #define STAT_THREAD_MIN 2048 /* fewer files are not worth a thread */
+#define STAT_CHUNK 128       /* names a thread takes at once */
 
 typedef struct {
 	int dir_fd;
 	char **names;
+	size_t n;
 	struct stat *st;
 	bool *ok;
-	size_t from, to;
-} stat_range;
-
-typedef struct {
-	struct stat *st;
-	bool *ok;
-	stat_range first, second;
+	atomic_size_t next; /* the first name no thread has taken */
 	pthread_t helper;
 	bool helped;
 } name_stats;
 
-static void *stat_range_run(void *arg)
+static void *stat_chunks(void *arg)
 {
-	stat_range *r = arg;
+	name_stats *s = arg;
+	size_t from;
 
-	for (size_t i = r->from; i < r->to; i++)
-		r->ok[i] = fstatat(r->dir_fd, r->names[i], &r->st[i], AT_SYMLINK_NOFOLLOW) == 0;
+	while ((from = atomic_fetch_add(&s->next, STAT_CHUNK)) < s->n) {
+		size_t to = s->n - from < STAT_CHUNK ? s->n : from + STAT_CHUNK;
+
+		for (size_t i = from; i < to; i++)
+			s->ok[i] = fstatat(s->dir_fd, s->names[i], &s->st[i],
+					   AT_SYMLINK_NOFOLLOW) == 0;
+	}
 	return NULL;
 }
 
 static int stats_start(name_stats *s, int dir_fd, char **names, size_t n)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t half = n >= STAT_THREAD_MIN && cores > 1 ? n / 2 : n;
 
-	memset(s, 0, sizeof(*s));
+	s->dir_fd = dir_fd;
+	s->names = names;
+	s->n = n;
+	s->helped = false;
+	atomic_init(&s->next, 0);
 	if (!(s->st = malloc((n + 1) * sizeof(*s->st))) || !(s->ok = calloc(n + 1, sizeof(*s->ok)))) {
 		free(s->st);
 		s->st = NULL;
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	}
-	s->first = (stat_range){dir_fd, names, s->st, s->ok, 0, half};
-	s->second = (stat_range){dir_fd, names, s->st, s->ok, half, n};
-	/* No thread to be had: this one takes both halves. */
-	s->helped = half < n && pthread_create(&s->helper, NULL, stat_range_run, &s->second) == 0;
-	if (!s->helped)
-		s->first.to = n;
+	/* No thread to be had: this one takes every name in stats_finish(). */
+	s->helped = n >= STAT_THREAD_MIN && cores > 1 &&
+		    pthread_create(&s->helper, NULL, stat_chunks, s) == 0;
 	return 0;
 }
 
 static void stats_finish(name_stats *s)
 {
-	stat_range_run(&s->first);
+	stat_chunks(s);
 	if (s->helped)
 		pthread_join(s->helper, NULL);
 	s->helped = false;

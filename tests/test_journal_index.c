@@ -550,7 +550,7 @@ static void test_old_format_is_rebuilt(void **state)
 	data = tu_read_file(f->index, &len);
 	memcpy(data + 8, &version, 4);
 	memcpy(data + 12, &entry_size, 4);
-	sum = ac_jidx_hash(0, data, 120);
+	sum = ac_hash64(0, data, 120);
 	memcpy(data + 120, &sum, 8);
 	tu_write_file(f->index, data, len);
 	free(data);

@@ -1,4 +1,4 @@
-/* The journal index's hash (ac_jidx_hash): its content hash is the cache
+/* The journal index's hash (ac_hash64): its content hash is the cache
  * check that lets journal check count a block unparsed, so any change of
  * a block's bytes must change it. A 64-bit hash cannot promise that; these
  * tests check what it must do in practice: every one-bit change, every
@@ -38,11 +38,11 @@ static void test_every_bit_flip_changes_hash(void **state)
 		else
 			memset(m, 'a', sizeof(m));
 		for (size_t len = 1; len <= MAX_LEN; len++) {
-			uint64_t h = ac_jidx_hash(9, m, len);
+			uint64_t h = ac_hash64(9, m, len);
 
 			for (size_t bit = 0; bit < len * 8; bit++) {
 				m[bit / 8] ^= (unsigned char)(1u << (bit % 8));
-				assert_true(ac_jidx_hash(9, m, len) != h);
+				assert_true(ac_hash64(9, m, len) != h);
 				m[bit / 8] ^= (unsigned char)(1u << (bit % 8));
 			}
 		}
@@ -60,13 +60,13 @@ static void test_length_and_seed_count(void **state)
 	(void)state;
 	assert_non_null(copy);
 	for (size_t len = 0; len <= MAX_LEN; len++) {
-		seen[len] = ac_jidx_hash(0, zeros, len);
+		seen[len] = ac_hash64(0, zeros, len);
 		for (size_t k = 0; k < len; k++)
 			assert_true(seen[k] != seen[len]);
-		assert_true(ac_jidx_hash(1, zeros, len) != seen[len]);
+		assert_true(ac_hash64(1, zeros, len) != seen[len]);
 		for (size_t shift = 1; shift < 8; shift++) {
 			memcpy(copy + shift, zeros, len);
-			assert_true(ac_jidx_hash(0, copy + shift, len) == seen[len]);
+			assert_true(ac_hash64(0, copy + shift, len) == seen[len]);
 		}
 	}
 	free(copy);
@@ -85,8 +85,8 @@ static void test_order_matters(void **state)
 			memcpy(swapped, m, sizeof(m));
 			memcpy(swapped + a, m + b, 16);
 			memcpy(swapped + b, m + a, 16);
-			assert_true(ac_jidx_hash(3, swapped, sizeof(m)) !=
-				    ac_jidx_hash(3, m, sizeof(m)));
+			assert_true(ac_hash64(3, swapped, sizeof(m)) !=
+				    ac_hash64(3, m, sizeof(m)));
 		}
 	}
 }

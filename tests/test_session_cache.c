@@ -4,7 +4,7 @@
 #include "test_util.h"
 
 #include "ac_session_cache.h"
-#include "ac_usage_index.h"
+#include "ac_hash64.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,7 +118,7 @@ static void forge(const char *path, size_t at, char value)
 	uint64_t sum;
 
 	data[at] = value;
-	sum = ac_usage_fnv(1469598103934665603ULL, data, len - 8);
+	sum = ac_hash64(UINT64_C(0x736573732d636163), data, len - 8);
 	for (int i = 0; i < 8; i++)
 		data[len - 8 + (size_t)i] = (char)(sum >> (8 * i));
 	tu_write_file(path, data, len);
