@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 WORKSPACE ?=
 PREFIX ?=
 
-.PHONY: all deps build run test bench fuzz install clean
+.PHONY: all deps build run test bench fuzz sim install clean
 
 all: build
 
@@ -33,6 +33,14 @@ bench: build
 
 fuzz: deps
 	@bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# The deterministic simulator (docs/RELIABILITY.md "Simulation"): SEEDS
+# seeds of every scenario, then every planted bug caught within them.
+# SIM_MUTATION=NAME plants one bug for the whole run.
+SEEDS ?= 1000
+sim: build
+	@$(BUILD)/agentctl-sim --seeds $(SEEDS)
+	@$(if $(SIM_MUTATION),true,$(BUILD)/agentctl-sim --mutations --seeds $(SEEDS))
 
 # The binary, libagentctl (static and shared), headers, agentctl.pc, themes,
 # the man page and bash/zsh completion; PREFIX defaults to the configured

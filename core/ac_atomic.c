@@ -4,6 +4,8 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
+#include "ac_mutation.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,7 +37,7 @@ static int split(char **out_dir, char **out_base, const char *path)
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len > 0) {
-		ssize_t n = write(fd, data, len);
+		ssize_t n = ac_fs_write(fd, data, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -60,22 +62,22 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 		return ac_error_set(AC_EINVAL, "%s: a name longer than %d bytes cannot be written "
 				    "(its temporary name would be longer than 255)", path,
 				    AC_ATOMIC_NAME_MAX);
-	if (getrandom(&random_value, sizeof(random_value), 0) != sizeof(random_value))
-		random_value = (unsigned)time(NULL) ^ (unsigned)getpid();
-	if (ac_buf_printf(out_temp, "%s/.%s.%ld.%08x.tmp", dir, base, (long)getpid(),
+	if (ac_fs_getrandom(&random_value, sizeof(random_value), 0) != sizeof(random_value))
+		random_value = (unsigned)time(NULL) ^ (unsigned)ac_fs_getpid();
+	if (ac_buf_printf(out_temp, "%s/.%s.%ld.%08x.tmp", dir, base, (long)ac_fs_getpid(),
 			  random_value))
 		return AC_ENOMEM;
-	fd = open(out_temp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = ac_fs_open(out_temp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return ac_error_errno(errno, "%s: cannot create a temporary file", path);
-	if ((err = write_all(fd, data, len)) || (durable && fsync(fd) != 0 && (err = errno))) {
-		close(fd);
-		unlink(out_temp->data);
+	if ((err = write_all(fd, data, len)) || (durable && ac_fs_fsync(fd) != 0 && (err = errno))) {
+		ac_fs_close(fd);
+		ac_fs_unlink(out_temp->data);
 		return ac_error_errno(err, "%s: cannot write", path);
 	}
-	if (close(fd) != 0) {
+	if (ac_fs_close(fd) != 0) {
 		err = errno;
-		unlink(out_temp->data);
+		ac_fs_unlink(out_temp->data);
 		return ac_error_errno(err, "%s: cannot write", path);
 	}
 	return 0;
@@ -84,11 +86,11 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 /* The rename is durable only once the folder's entry is on disk. */
 static void sync_dir(const char *dir)
 {
-	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dir_fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 
 	if (dir_fd >= 0) {
-		fsync(dir_fd);
-		close(dir_fd);
+		ac_fs_fsync(dir_fd);
+		ac_fs_close(dir_fd);
 	}
 }
 
@@ -102,12 +104,12 @@ static bool exchange_file(const char *temp, const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
+	if (ac_fs_lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    ac_fs_renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
 		return false;
 	/* Something other than a file got there in between: swap back. */
-	if (lstat(temp, &st) != 0 || !S_ISREG(st.st_mode)) {
-		renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE);
+	if (ac_fs_lstat(temp, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ac_fs_renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE);
 		return false;
 	}
 	return true;
@@ -124,16 +126,16 @@ static int replace(const char *path, const char *data, size_t len, ac_atomic_che
 	    (rc = write_temp(&temp, dir, base, path, data, len, durable)))
 		goto done;
 	if (check && (rc = check(path, ctx))) {
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
 	if (!durable && exchange_file(temp.data, path)) {
-		unlink(temp.data); /* now the old file */
+		ac_fs_unlink(temp.data); /* now the old file */
 		goto done;
 	}
-	if (rename(temp.data, path) != 0) {
+	if (ac_fs_rename(temp.data, path) != 0) {
 		rc = ac_error_errno(errno, "%s: cannot replace", path);
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
 	if (durable)
@@ -170,7 +172,7 @@ static int rename_error(const char *path)
  * fails with EEXIST, the classic way to create exclusively there. */
 static int create_by_link(const char *temp, const char *path)
 {
-	if (link(temp, path) == 0)
+	if (ac_fs_link(temp, path) == 0)
 		return 0;
 	if (errno == EEXIST)
 		return ac_error_set(AC_ECONFLICT, "%s: exists already", path);
@@ -192,7 +194,7 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 	if ((rc = split(&dir, &base, path)) ||
 	    (rc = write_temp(&temp, dir, base, path, data, len, true)))
 		goto done;
-	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+	if (ac_fs_renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
 		sync_dir(dir); /* there was nothing to displace */
 		goto done;
 	}
@@ -200,27 +202,27 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 		rc = create_by_link(temp.data, path);
 		if (rc == 0)
 			sync_dir(dir);
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
 	if (errno != EEXIST) {
 		rc = rename_error(path);
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
 	if (must_be_new) {
 		rc = ac_error_set(AC_ECONFLICT, "%s: exists already", path);
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
-	if (renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
+	if (ac_fs_renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
 		rc = rename_error(path);
-		unlink(temp.data);
+		ac_fs_unlink(temp.data);
 		goto done;
 	}
 	/* The temp name now holds what was at path a moment ago. */
 	rc = ac_file_read(out_displaced, out_displaced_len, temp.data);
-	unlink(temp.data);
+	ac_fs_unlink(temp.data);
 	sync_dir(dir);
 done:
 	ac_buf_free(&temp);
@@ -233,7 +235,7 @@ int ac_file_id_of(ac_file_id *out, const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) != 0)
+	if (ac_fs_lstat(path, &st) != 0)
 		return ac_error_errno(errno, "%s", path);
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;
@@ -251,7 +253,7 @@ bool ac_file_id_equal(const ac_file_id *a, const ac_file_id *b)
 /* Exchanges temp and path; afterwards temp holds what path held. */
 static int exchange(const char *temp, const char *path)
 {
-	if (renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
+	if (ac_fs_renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
 		return rename_error(path);
 	return 0;
 }
@@ -263,7 +265,7 @@ static int exchange(const char *temp, const char *path)
 static void put_back(const char *temp, const char *path, ac_file_id put)
 {
 	for (int round = 0; round < 16; round++) {
-		ac_file_id in_temp, pulled;
+		ac_file_id in_temp = {0}, pulled = {0};
 
 		if (ac_file_id_of(&in_temp, temp) || exchange(temp, path) ||
 		    ac_file_id_of(&pulled, temp))
@@ -279,7 +281,7 @@ int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *
 {
 	char *dir = NULL, *base = NULL;
 	ac_buf temp = AC_BUF_INIT;
-	ac_file_id ours, now;
+	ac_file_id ours = {0}, now = {0};
 	bool published = false;
 	int rc;
 
@@ -291,15 +293,19 @@ int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *
 	/* Most lost races end here, before anything of ours is visible. */
 	if ((rc = ac_file_id_of(&now, path)) && rc != AC_ENOTFOUND)
 		goto remove;
-	if (rc == AC_ENOTFOUND || !ac_file_id_equal(&now, expected)) {
+	if (AC_MUTATION("publish_without_compare")) {
+		rc = 0;
+	} else if (rc == AC_ENOTFOUND || !ac_file_id_equal(&now, expected)) {
 		rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer", path);
 		goto remove;
 	}
 	if ((rc = exchange(temp.data, path)))
 		goto remove;
 	published = true;
-	if (ac_file_id_of(&now, temp.data) == 0 && ac_file_id_equal(&now, expected)) {
-		sync_dir(dir);
+	if (AC_MUTATION("publish_without_compare") ||
+	    (ac_file_id_of(&now, temp.data) == 0 && ac_file_id_equal(&now, expected))) {
+		if (!AC_MUTATION("swap_dir_not_synced"))
+			sync_dir(dir);
 		if (out_written)
 			*out_written = ours;
 		goto remove;
@@ -308,7 +314,7 @@ int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *
 	put_back(temp.data, path, ours);
 	rc = ac_error_set(AC_ECONFLICT, "%s: changed by another writer", path);
 remove:
-	unlink(temp.data);
+	ac_fs_unlink(temp.data);
 done:
 	if (out_published)
 		*out_published = published;
@@ -360,15 +366,15 @@ int ac_atomic_clean_temps(const char *dir, int max_age_seconds)
 		bool dead;
 
 		if (!ac_atomic_is_temp_name(entry->d_name) ||
-		    fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    ac_fs_fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
 		pid = our_temp_pid(entry->d_name);
-		dead = pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+		dead = pid > 0 && ac_fs_kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 		/* A dead writer's file can go at once; anyone else's only when
 		 * it is too old to be a write in progress. */
 		if ((dead && now - st.st_mtime > 1) || now - st.st_mtime > max_age_seconds) {
-			if (unlinkat(dirfd(d), entry->d_name, 0) == 0)
+			if (ac_fs_unlinkat(dirfd(d), entry->d_name, 0) == 0)
 				removed++;
 		}
 	}

@@ -3,6 +3,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_fs_calls.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,7 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 
 	*out_fd = -1;
 	do {
-		fd = openat(dir_fd, path, flags | O_NONBLOCK | O_CLOEXEC, mode);
+		fd = ac_fs_openat(dir_fd, path, flags | O_NONBLOCK | O_CLOEXEC, mode);
 	} while (fd < 0 && errno == EINTR);
 	if (fd < 0) {
 		if (errno == ELOOP && (flags & O_NOFOLLOW))
@@ -30,7 +31,7 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 			return ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown);
 		return ac_error_errno(errno, "%s", shown);
 	}
-	if (fstat(fd, &st) != 0) {
+	if (ac_fs_fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s", shown);
 		goto done;
 	}
@@ -38,7 +39,7 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 		rc = ac_error_set(AC_ECORRUPT, "%s: not a regular file", shown);
 		goto done;
 	}
-	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+	if ((fl = ac_fs_fcntl(fd, F_GETFL, 0)) < 0 || ac_fs_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
 		rc = ac_error_errno(errno, "%s", shown);
 		goto done;
 	}
@@ -46,7 +47,7 @@ int ac_file_open_regular(int *out_fd, int dir_fd, const char *path, int flags,
 	fd = -1;
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	return rc;
 }
 
@@ -59,7 +60,7 @@ int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 
 	if ((rc = ac_file_open_regular(&fd, dir_fd, name, O_RDONLY | O_NOFOLLOW, 0, shown_path)))
 		return rc;
-	if (fstat(fd, &st) != 0) {
+	if (ac_fs_fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s", shown_path);
 		goto done;
 	}
@@ -74,7 +75,7 @@ int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 			rc = ac_error_set(AC_ENOMEM, "%s: out of memory", shown_path);
 			goto done;
 		}
-		n = read(fd, data.data + data.len, data.cap - data.len - 1);
+		n = ac_fs_read(fd, data.data + data.len, data.cap - data.len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -90,7 +91,7 @@ int ac_file_read_at(char **out, size_t *out_len, int dir_fd, const char *name,
 	*out = ac_buf_detach(&data);
 done:
 	ac_buf_free(&data);
-	close(fd);
+	ac_fs_close(fd);
 	return rc;
 }
 
@@ -109,7 +110,7 @@ int ac_file_each_block(const char *path, ac_file_block_fn fn, void *ctx)
 	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, path)))
 		goto done;
 	for (;;) {
-		ssize_t n = read(fd, block, AC_FILE_BLOCK);
+		ssize_t n = ac_fs_read(fd, block, AC_FILE_BLOCK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -122,7 +123,7 @@ int ac_file_each_block(const char *path, ac_file_block_fn fn, void *ctx)
 	}
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	free(block);
 	return rc;
 }
@@ -136,7 +137,7 @@ bool ac_file_foreign_owner(uid_t *out_uid, const struct stat *entry, const char 
 	*out_uid = entry->st_uid;
 	if (entry->st_uid != me && !(allow_root && entry->st_uid == 0))
 		return true;
-	if (stat(dir, &st) != 0)
+	if (ac_fs_stat(dir, &st) != 0)
 		return false;
 	*out_uid = st.st_uid;
 	return st.st_uid != me && !(allow_root && st.st_uid == 0);
@@ -153,13 +154,13 @@ int ac_file_mkdirs(const char *dir)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(copy, 0755) != 0 && errno != EEXIST)
+		if (ac_fs_mkdir(copy, 0755) != 0 && errno != EEXIST)
 			rc = ac_error_errno(errno, "%s: cannot create", copy);
 		*p = '/';
 		if (rc)
 			break;
 	}
-	if (!rc && mkdir(copy, 0755) != 0 && errno != EEXIST)
+	if (!rc && ac_fs_mkdir(copy, 0755) != 0 && errno != EEXIST)
 		rc = ac_error_errno(errno, "%s: cannot create", copy);
 	free(copy);
 	return rc;
@@ -508,13 +509,13 @@ void ac_file_sync_folder_of(const char *path)
 	if (slash) {
 		/* "/name": the root folder. */
 		slash[slash == dir ? 1 : 0] = '\0';
-		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-			fsync(fd);
-			close(fd);
+		if ((fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
+			ac_fs_fsync(fd);
+			ac_fs_close(fd);
 		}
-	} else if (dir && (fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(fd);
-		close(fd);
+	} else if (dir && (fd = ac_fs_open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
+		ac_fs_fsync(fd);
+		ac_fs_close(fd);
 	}
 	free(dir);
 }

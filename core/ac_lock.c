@@ -2,6 +2,8 @@
 #include "ac_lock.h"
 
 #include "ac_error.h"
+#include "ac_fs_calls.h"
+#include "ac_mutation.h"
 #include "ac_session.h"
 
 #include <ctype.h>
@@ -32,7 +34,7 @@ static int64_t monotonic_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ac_fs_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -44,7 +46,7 @@ static void backoff(unsigned *round)
 	struct timespec ts = {0, ns > 4000000L ? 4000000L : ns};
 
 	(*round)++;
-	nanosleep(&ts, NULL);
+	ac_fs_nanosleep(&ts);
 }
 
 /* Who holds a lock agentctl takes: the pid on the first line, as the
@@ -82,7 +84,7 @@ static void load_local_identity(void)
 		id->host[0] = '\0';
 	id->host[strcspn(id->host, "\r\n= ")] = '\0';
 	read_first_line("/proc/sys/kernel/random/boot_id", id->boot, sizeof(id->boot));
-	if (stat("/proc/self/ns/pid", &st) == 0)
+	if (ac_fs_stat("/proc/self/ns/pid", &st) == 0)
 		snprintf(id->pidns, sizeof(id->pidns), "%llu", (unsigned long long)st.st_ino);
 }
 
@@ -99,7 +101,7 @@ static int open_guard(int *out_fd, const char *lock_path)
 
 	if (!copy)
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = ac_fs_open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd < 0) {
 		int err = errno;
 		int rc = ac_error_errno(err, "%s: cannot open its folder", lock_path);
@@ -117,7 +119,7 @@ static int take_guard(int fd, const char *lock_path, int64_t deadline)
 {
 	unsigned round = 0;
 
-	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	while (ac_fs_flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		/* Some network file systems have no flock; the lock file alone
 		 * still excludes writers there. */
 		if (errno == EBADF || errno == ENOLCK || errno == EOPNOTSUPP)
@@ -139,7 +141,7 @@ int ac_lock_folder(int *out_fd, const char *path, int timeout_ms)
 	if ((rc = open_guard(&fd, path)) ||
 	    (rc = take_guard(fd, path, monotonic_ms() + timeout_ms))) {
 		if (fd >= 0)
-			close(fd);
+			ac_fs_close(fd);
 		return rc;
 	}
 	*out_fd = fd;
@@ -155,18 +157,18 @@ int ac_lock_session(int *out_fd, const char *sessions_dir, const char *id, bool 
 	if ((rc = ac_session_id_check(id)))
 		return rc;
 	snprintf(name, sizeof(name), "%s.lock", id);
-	if ((dir_fd = open(sessions_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dir_fd = ac_fs_open(sessions_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
 		return errno == ENOENT ? 0 : ac_error_errno(errno, "%s: cannot open", sessions_dir);
-	if (mkdirat(dir_fd, ".locks", 0755) != 0 && errno != EEXIST) {
+	if (ac_fs_mkdirat(dir_fd, ".locks", 0755) != 0 && errno != EEXIST) {
 		rc = ac_error_errno(errno, "%s/.locks: cannot create", sessions_dir);
 		goto done;
 	}
-	if ((locks_fd = openat(dir_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    (fd = openat(locks_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+	if ((locks_fd = ac_fs_openat(dir_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)) < 0 ||
+	    (fd = ac_fs_openat(locks_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
 		rc = ac_error_errno(errno, "%s/.locks/%s: cannot open", sessions_dir, name);
 		goto done;
 	}
-	while (flock(fd, exclusive ? LOCK_EX | LOCK_NB : LOCK_SH) != 0) {
+	while (ac_fs_flock(fd, exclusive ? LOCK_EX | LOCK_NB : LOCK_SH) != 0) {
 		if (errno == EINTR)
 			continue;
 		/* Some network file systems have no flock: no guard there. */
@@ -182,10 +184,10 @@ int ac_lock_session(int *out_fd, const char *sessions_dir, const char *id, bool 
 	fd = -1;
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	if (locks_fd >= 0)
-		close(locks_fd);
-	close(dir_fd);
+		ac_fs_close(locks_fd);
+	ac_fs_close(dir_fd);
 	return rc;
 }
 
@@ -196,6 +198,8 @@ typedef struct {
 	int64_t age_ms;
 	ino_t ino;
 	bool foreign;             /* held on another host, boot or pid namespace */
+	bool torn;                /* agentctl's holder text cut short: its writer died
+				   * in the one write that makes it */
 	holder_identity identity; /* empty fields: a pid-only lock */
 } holder_info;
 
@@ -245,16 +249,21 @@ static bool is_foreign(const holder_identity *holder)
 /* Judges the holder read from the lock file. */
 static void judge_holder(holder_info *out, int stale_ms, int foreign_stale_ms)
 {
-	out->foreign = is_foreign(&out->identity);
+	/* A torn identity says nothing of where its writer ran: judged as
+	 * local (the simulator found a torn "boot=" line taken for another
+	 * machine's, which held every writer off for foreignStaleMs). */
+	out->foreign = !out->torn && is_foreign(&out->identity);
 	if (out->foreign)
 		out->stale = out->age_ms > foreign_stale_ms;
-	else if (out->pid > 0 && kill((pid_t)out->pid, 0) != 0 && errno == ESRCH)
+	else if (out->pid > 0 && !AC_MUTATION("lock_dead_holder_kept") &&
+		 ac_fs_kill((pid_t)out->pid, 0) != 0 && errno == ESRCH)
 		out->stale = true;
 	else if (out->age_ms > stale_ms)
 		out->stale = true;
 	/* A writer writes its pid right after creating the file, so an empty
-	 * lock that is a second old belongs to a writer that died in between. */
-	else if (out->pid <= 0 && out->age_ms > 1000)
+	 * lock that is a second old belongs to a writer that died in between;
+	 * so does one whose text stops short. */
+	else if ((out->pid <= 0 || out->torn) && out->age_ms > 1000)
 		out->stale = true;
 }
 
@@ -269,7 +278,7 @@ static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms
 
 	memset(out, 0, sizeof(*out));
 	/* O_NONBLOCK: a FIFO planted at the lock path must not hang us. */
-	fd = open(lock_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = ac_fs_open(lock_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
 	if (fd < 0) {
 		/* A symlink planted at the lock path is never a valid lock. */
 		out->exists = errno != ENOENT;
@@ -277,26 +286,30 @@ static void inspect_holder(holder_info *out, const char *lock_path, int stale_ms
 		return;
 	}
 	out->exists = true;
-	if (fstat(fd, &st) == 0) {
+	if (ac_fs_fstat(fd, &st) == 0) {
 		struct timespec now;
 
 		if (!S_ISREG(st.st_mode)) {
 			/* Nor is anything but a regular file (a FIFO, a folder). */
 			out->stale = true;
 			out->ino = st.st_ino;
-			close(fd);
+			ac_fs_close(fd);
 			return;
 		}
 
-		clock_gettime(CLOCK_REALTIME, &now);
+		ac_fs_clock_gettime(CLOCK_REALTIME, &now);
 		out->ino = st.st_ino;
 		out->age_ms = ((int64_t)now.tv_sec - st.st_mtim.tv_sec) * 1000 +
 			      (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
 	}
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
+	n = ac_fs_read(fd, text, sizeof(text) - 1);
+	ac_fs_close(fd);
 	if (n > 0) {
 		out->pid = strtol(text, &rest, 10);
+		/* agentctl's text ends with its "pidns=" line; the spec's bare
+		 * pid has no identity lines at all. */
+		out->torn = strstr(text, "\nhost=") &&
+			    (!strstr(text, "\npidns=") || text[n - 1] != '\n');
 		parse_identity(&out->identity, rest);
 	}
 	judge_holder(out, stale_ms, foreign_stale_ms);
@@ -310,16 +323,16 @@ static void break_stale(const char *lock_path, ino_t judged_ino)
 	char aside[4096];
 	struct stat st;
 
-	snprintf(aside, sizeof(aside), "%s.stale.%ld", lock_path, (long)getpid());
-	if (rename(lock_path, aside) != 0)
+	snprintf(aside, sizeof(aside), "%s.stale.%ld", lock_path, (long)ac_fs_getpid());
+	if (ac_fs_rename(lock_path, aside) != 0)
 		return;
-	if (lstat(aside, &st) == 0 && (judged_ino == 0 || st.st_ino == judged_ino)) {
-		unlink(aside);
+	if (ac_fs_lstat(aside, &st) == 0 && (judged_ino == 0 || st.st_ino == judged_ino)) {
+		ac_fs_unlink(aside);
 		return;
 	}
-	if (link(aside, lock_path) != 0 && errno != EEXIST)
-		rename(aside, lock_path);
-	unlink(aside);
+	if (ac_fs_link(aside, lock_path) != 0 && errno != EEXIST)
+		ac_fs_rename(aside, lock_path);
+	ac_fs_unlink(aside);
 }
 
 static int create_lock(ac_lock *lock)
@@ -329,20 +342,20 @@ static int create_lock(ac_lock *lock)
 	struct stat st;
 	int n, fd;
 
-	fd = open(lock->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = ac_fs_open(lock->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	/* One write: a reader sees the pid line whole or nothing. */
 	n = snprintf(holder_text, sizeof(holder_text), "%ld\nhost=%s\nboot=%s\npidns=%s\n",
-		     (long)getpid(), us->host, us->boot, us->pidns);
+		     (long)ac_fs_getpid(), us->host, us->boot, us->pidns);
 	if (n < 0 || (size_t)n >= sizeof(holder_text))
-		n = snprintf(holder_text, sizeof(holder_text), "%ld\n", (long)getpid());
+		n = snprintf(holder_text, sizeof(holder_text), "%ld\n", (long)ac_fs_getpid());
 	errno = 0;
-	if (write(fd, holder_text, (size_t)n) != n || fstat(fd, &st) != 0) {
+	if (ac_fs_write(fd, holder_text, (size_t)n) != n || ac_fs_fstat(fd, &st) != 0) {
 		int err = errno ? errno : EIO;
 
-		unlink(lock->path);
-		close(fd);
+		ac_fs_unlink(lock->path);
+		ac_fs_close(fd);
 		return -err;
 	}
 	lock->fd = fd;
@@ -419,13 +432,13 @@ void ac_lock_release(ac_lock *lock)
 	if (lock->fd >= 0) {
 		/* Unlink only our own file: if ours was broken and replaced, the
 		 * new one belongs to a live writer. */
-		if (lstat(lock->path, &st) == 0 && st.st_dev == lock->dev &&
+		if (ac_fs_lstat(lock->path, &st) == 0 && st.st_dev == lock->dev &&
 		    st.st_ino == lock->ino)
-			unlink(lock->path);
-		close(lock->fd);
+			ac_fs_unlink(lock->path);
+		ac_fs_close(lock->fd);
 	}
 	if (lock->guard_fd >= 0)
-		close(lock->guard_fd); /* drops the flock */
+		ac_fs_close(lock->guard_fd); /* drops the flock */
 	free(lock->path);
 	lock->path = NULL;
 	lock->fd = lock->guard_fd = -1;

@@ -6,6 +6,7 @@
 #include "ac_error.h"
 #include "ac_uuid.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 #include "ac_json_exact.h"
 #include "ac_json_scan.h"
 #include "ac_lock.h"
@@ -341,7 +342,7 @@ static int wait_quiet(const char *path, const char *dir, const char *id, int qui
 				nap = 50;
 			if (nap < 1)
 				nap = 1;
-			usleep((useconds_t)nap * 1000);
+			ac_fs_nanosleep(&(struct timespec){nap / 1000, (long)(nap % 1000) * 1000000});
 		}
 	}
 }
@@ -491,7 +492,7 @@ static int update(ac_session **out, ac_session *loaded, const ac_session *text_l
 	}
 done:
 	if (guard >= 0)
-		close(guard);
+		ac_fs_close(guard);
 	ac_session_free(loaded);
 	ac_session_free(s);
 	free(data);
@@ -542,7 +543,7 @@ int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 		return ac_error_set(AC_EINVAL, "a new session needs a string id");
 	if ((rc = ac_session_path(&path, dir, id)) || (rc = ac_file_mkdirs(dir)))
 		goto done;
-	if (lstat(path, &st) == 0) {
+	if (ac_fs_lstat(path, &st) == 0) {
 		rc = ac_error_set(AC_EINVAL, "session '%s' exists already", id);
 		goto done;
 	}
@@ -586,7 +587,7 @@ int ac_session_create_document(ac_session **out, const char *dir, json_t *root)
 	}
 done:
 	if (guard >= 0)
-		close(guard);
+		ac_fs_close(guard);
 	ac_session_free(s);
 	free(displaced);
 	free(path);

@@ -2,6 +2,7 @@
 #include "ac_session_writes.h"
 
 #include "ac_atomic.h"
+#include "ac_fs_calls.h"
 #include "ac_session.h"
 
 #include <errno.h>
@@ -30,26 +31,26 @@ static int open_record(const char *dir, const char *id, int flags)
 	if (ac_session_id_check(id))
 		return -1;
 	snprintf(name, sizeof(name), "%s.lock", id);
-	if ((dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dir_fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
 		return -1;
-	if ((flags & O_CREAT) && mkdirat(dir_fd, ".locks", 0755) != 0 && errno != EEXIST)
+	if ((flags & O_CREAT) && ac_fs_mkdirat(dir_fd, ".locks", 0755) != 0 && errno != EEXIST)
 		goto done;
-	if ((locks_fd = openat(dir_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((locks_fd = ac_fs_openat(dir_fd, ".locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)) < 0)
 		goto done;
-	fd = openat(locks_fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = ac_fs_openat(locks_fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		struct stat st;
 
 		/* A FIFO or a device planted there is not read or written. */
-		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
+		if (ac_fs_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			ac_fs_close(fd);
 			fd = -1;
 		}
 	}
 done:
 	if (locks_fd >= 0)
-		close(locks_fd);
-	close(dir_fd);
+		ac_fs_close(locks_fd);
+	ac_fs_close(dir_fd);
 	return fd;
 }
 
@@ -63,8 +64,8 @@ static bool read_record(own_write *out, const char *dir, const char *id)
 
 	if (fd < 0)
 		return false;
-	n = pread(fd, text, sizeof(text) - 1, 0);
-	close(fd);
+	n = ac_fs_pread(fd, text, sizeof(text) - 1, 0);
+	ac_fs_close(fd);
 	if (n <= 0)
 		return false;
 	text[n] = '\0';
@@ -100,7 +101,7 @@ void ac_session_note_own_write(const char *dir, const char *id, const ac_file_id
 	    (fd = open_record(dir, id, O_WRONLY | O_CREAT)) < 0)
 		return;
 	/* Shorter than a page: one write; readers take the same folder lock. */
-	if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
-		(void)ftruncate(fd, 0);
-	close(fd);
+	if (ac_fs_pwrite(fd, text, (size_t)len, 0) != len || ac_fs_ftruncate(fd, len) != 0)
+		(void)ac_fs_ftruncate(fd, 0);
+	ac_fs_close(fd);
 }

@@ -2,6 +2,7 @@
 #include "ac_time.h"
 
 #include "ac_error.h"
+#include "ac_fs_calls.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +12,7 @@ int64_t ac_time_now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	ac_fs_clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

@@ -707,6 +707,41 @@ static void test_foreign_lock_is_not_judged_by_pid(void **state)
 	assert_int_equal(access(f->lock, F_OK), 0);
 }
 
+/* A writer killed inside the one write of its holder text leaves it cut
+ * short ("boot=" half written). Found by the simulator (seed 31 of
+ * "journal"): such a lock read as another machine's and held every writer
+ * off for lock.foreignStaleMs (2 minutes). It is judged as local: a dead
+ * pid breaks it at once, and a second-old one breaks by age. */
+static void test_torn_holder_text_is_not_foreign(void **state)
+{
+	fixture *f = *state;
+	char text[256];
+	ac_lock_options opts;
+	ac_lock lock;
+
+	ac_lock_options_init(&opts);
+	opts.timeout_ms = 150;
+	snprintf(text, sizeof(text), "%ld\nhost=build-runner-7\nboot=0f0e0d0c-0000-40", (long)dead_pid());
+	tu_write_file(f->lock, text, strlen(text));
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+	/* A live pid, but the text a second old and cut short: broken too. */
+	snprintf(text, sizeof(text), "%ld\nhost=build-runner-7\nboot=0f0e", (long)getpid());
+	tu_write_file(f->lock, text, strlen(text));
+	{
+		struct timespec times[2];
+
+		clock_gettime(CLOCK_REALTIME, &times[0]);
+		times[0].tv_sec -= 5;
+		times[1] = times[0];
+		utimensat(AT_FDCWD, f->lock, times, 0);
+	}
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &opts), 0);
+	assert_true(lock.broke_stale);
+	ac_lock_release(&lock);
+}
+
 static void test_foreign_lock_older_than_its_bound_is_broken(void **state)
 {
 	fixture *f = *state;
@@ -975,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_lock_blocks_until_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_lock_is_not_judged_by_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_lock_older_than_its_bound_is_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_holder_text_is_not_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_of_same_host_other_namespace_is_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_lock_host_is_shown_safely, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_host_lock_of_dead_pid_is_broken, setup, teardown),

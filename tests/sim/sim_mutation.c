@@ -1,0 +1,44 @@
+/* The planted bugs (core/ac_mutation.h): one at a time, named by
+ * SIM_MUTATION or --mutation. Each stands for a data-loss bug agentctl had
+ * or could have at that place; docs/RELIABILITY.md lists how many seeds
+ * the simulator needs to catch each. */
+#include "sim.h"
+
+#include "ac_mutation.h"
+
+#include <string.h>
+
+static const char *const names[] = {
+	/* a change published without comparing the file first (the
+	 * compaction of issue 10, the pause overwritten between a read and
+	 * a rename) */
+	"publish_without_compare",
+	/* the folder not fsynced after the exchange: acknowledged, then
+	 * lost with the power */
+	"swap_dir_not_synced",
+	/* a dead writer's torn line not ended before the next append (the
+	 * merged records of D1) */
+	"journal_no_torn_repair",
+	/* journal.fsync "always" not honoured */
+	"journal_no_fsync",
+	/* a lock whose holder is dead kept until it is old */
+	"lock_dead_holder_kept",
+	NULL,
+};
+
+static const char *active;
+
+void sim_mutation_set(const char *name)
+{
+	active = name && name[0] ? name : NULL;
+}
+
+const char *const *sim_mutation_names(void)
+{
+	return names;
+}
+
+bool ac_sim_mutation(const char *name)
+{
+	return active && !strcmp(active, name);
+}
