@@ -265,6 +265,18 @@ int main(int argc, char **argv)
 			usage();
 		spec.scenario = only;
 		spec.config.seed = first;
+		if (base.config.verbose) {
+			/* In this process: the trace as it happens, even of a hang. */
+			int rc;
+
+			sim_mutation_set(mutation);
+			sim_ops_percent = spec.ops_percent;
+			rc = sim_run(spec.scenario, &spec.config);
+			printf("seed %llu of scenario %s: %s\n", (unsigned long long)first,
+			       only->name, rc == 0 ? "held" : "VIOLATION");
+			fflush(stdout);
+			_exit(rc); /* parked threads of killed actors end here */
+		}
 		r = run_child(&spec);
 		fputs(r.output, stdout);
 		free(r.output);
