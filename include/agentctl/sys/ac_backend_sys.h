@@ -117,13 +117,8 @@ typedef struct {
 			  const char *tenant, const char *session_id);
 } ac_backend_session_ops;
 
-/* Receives a document's bytes block by block as a stream op reads them;
- * a non-zero return stops the read and is returned by the op. */
-typedef int (*ac_backend_block_fn)(const char *bytes, size_t len, void *ctx);
-
-/* Receives one log record (borrowed for the call) from a trace's each;
- * a non-zero return stops the walk and is returned by it. */
-typedef int (*ac_backend_record_fn)(const json_t *record, void *ctx);
+/* The block, record and session callbacks (ac_backend_block_fn,
+ * ac_backend_record_fn, ac_backend_session_fn) are ac_backend.h's. */
 
 /* ---- 2. Memory documents: (tenant, owner, scope, name) -> bytes ----
  * owner is the session id for scope "session", the user id for "user",
@@ -346,11 +341,6 @@ typedef struct {
  * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
 typedef int (*ac_backend_document_fn)(json_t *root, void *ctx);
 
-/* What optional.each_session hands each listed session to (info
- * borrowed for the call). */
-typedef int (*ac_backend_session_fn)(const ac_backend_session_info *info, void *ctx);
-
-struct ac_store_watch;
 struct ac_store_watch;
 
 /* What optional.unfold is handed as its ctx: the session whose compaction
