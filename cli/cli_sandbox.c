@@ -45,7 +45,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 			    const char *owner, const char *scope)
 {
 	ac_buf registry = AC_BUF_INIT;
-	ac_sandbox_options opts = {0};
+	ac_sandbox_options opts = AC_SANDBOX_OPTIONS_INIT;
 	ac_sandbox_result result = {0};
 	struct stat st;
 
@@ -64,7 +64,7 @@ done:
 int cli_sandbox(cli_context *ctx, int argc, char **argv)
 {
 	ac_buf registry = AC_BUF_INIT;
-	ac_sandbox_options opts = {0};
+	ac_sandbox_options opts = AC_SANDBOX_OPTIONS_INIT;
 	ac_sandbox_result result = {0};
 	ac_backend *b = NULL;
 	bool sync;
