@@ -7,10 +7,11 @@
  * with a `void *impl` the functions receive and a `free` for it: a second
  * backend (a database) is a matter of filling in the struct. This header is
  * the application's tier: the handle, the values the contracts exchange,
- * and what frees them. The vtable itself, for a backend's author (and a
- * program that calls the operations directly), is the implementer's tier,
- * <agentctl/sys/ac_backend_sys.h>, not in the umbrella; the file-system
- * backend's init and test seam are <agentctl/sys/ac_backend_fs.h>.
+ * what frees them, and the operations as calls (ac_backend_<table>_<op>(),
+ * ac_backend_has_*()). The vtable itself, for a backend's author, is the
+ * implementer's tier, <agentctl/sys/ac_backend_sys.h>, not in the
+ * umbrella; the file-system backend's init and test seam are
+ * <agentctl/sys/ac_backend_fs.h>.
  * tests/test_backend.c is the conformance suite any backend can run, since
  * it touches a backend only through the struct.
  *
@@ -150,8 +151,9 @@ typedef struct {
 } ac_backend_history_cursor;
 
 /* The store handle: made by ac_workspace_store() (or a backend's own init),
- * released with ac_backend_close(). Its operations are the implementer's
- * vtable (sys/ac_backend_sys.h), not part of the application tier. */
+ * released with ac_backend_close(). An application reaches its operations
+ * through the calls below; the vtable behind them (sys/ac_backend_sys.h)
+ * is the implementer's. */
 typedef struct ac_backend ac_backend;
 
 /* Releases b's implementation and clears b (b itself is the caller's).

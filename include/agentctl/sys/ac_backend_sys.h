@@ -2,11 +2,11 @@
  *
  * Not included by <agentctl/agentctl.h>. An application holds an
  * ac_backend as a handle (ac_backend.h: ac_workspace_store() makes one,
- * ac_backend_close() releases it); a backend's author, and a program that
- * calls the store's operations itself, includes this header as
- * <agentctl/sys/ac_backend_sys.h>, as libgit2's git2/sys/ headers. The
- * promises every implementation keeps (tenancy, ids, errors, consistency,
- * threads, ownership) are ac_backend.h's opening comment.
+ * ac_backend_close() releases it) and calls its operations through
+ * ac_backend.h's ac_backend_<table>_<op>(); a backend's author includes
+ * this header as <agentctl/sys/ac_backend_sys.h>, as libgit2's git2/sys/
+ * headers. The promises every implementation keeps (tenancy, ids, errors,
+ * consistency, threads, ownership) are ac_backend.h's opening comment.
  *
  * Every operation takes the object first (impl, or the backend itself for
  * the optional ones), then its out-parameters, then its inputs; a
