@@ -3,7 +3,6 @@
 
 #include "dashboard.h"
 
-#include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
@@ -292,28 +291,22 @@ int cli_dashboard(cli_context *ctx)
 	return CLI_OK;
 }
 
-int cli_open_backend(ac_backend *out, const cli_context *ctx)
+int cli_open_backend(ac_backend **out, const cli_context *ctx)
 {
-	ac_backend *b = NULL;
-
-	*out = (ac_backend){0};
-	if (ac_workspace_store(&b, &ctx->ws))
+	if (ac_workspace_store(out, &ctx->ws))
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
-	*out = *b;
 	return CLI_OK;
 }
 
 void cli_close_backend(const cli_context *ctx, ac_backend *b)
 {
-	if (b->impl)
-		ac_workspace_store_release(&ctx->ws, b);
-	*b = (ac_backend){0};
+	ac_workspace_store_release(&ctx->ws, b);
 }
 
 int cli_session_exists(const cli_context *ctx, const char *id, const char *command)
 {
 	ac_backend_session_info info = {0};
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	char *path = NULL;
 	struct stat st;
 	int status, rc;
@@ -328,13 +321,13 @@ int cli_session_exists(const cli_context *ctx, const char *id, const char *comma
 		return status;
 	/* A shared store keeps its sessions itself (a file may be there too,
 	 * written before the store was set). */
-	if (b.optional.local_sessions)
+	if (ac_backend_has_local_sessions(b))
 		status = cli_error(CLI_FAILED, "%s: session '%s' not found in %s", command, id,
 				   ctx->ws.sessions_dir);
-	else if (b.inspector.find(b.impl, &info, id) != 0)
+	else if (ac_backend_inspector_find(b, &info, id) != 0)
 		status = cli_error(CLI_FAILED, "%s: %s", command, ac_error_last());
 	ac_backend_session_info_clear(&info);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 

@@ -116,11 +116,11 @@ void cli_write_json(const json_t *doc);
 int cli_finish_output(void);
 
 /* The workspace's store (ac_workspace_store(): the database storage.url
- * names, else the files), opened once per process, lent into *out (a
- * copy of the value); CLI_FAILED with the error printed. Give it back
- * with cli_close_backend(). What only some stores can do is asked of
- * out->optional, never of its name. */
-int cli_open_backend(ac_backend *out, const cli_context *ctx);
+ * names, else the files), opened once per process, lent into *out (*out
+ * NULL on failure); CLI_FAILED with the error printed. Give it back with
+ * cli_close_backend() (NULL is fine). What only some stores can do is
+ * asked with ac_backend_has_*(), never by its name. */
+int cli_open_backend(ac_backend **out, const cli_context *ctx);
 void cli_close_backend(const cli_context *ctx, ac_backend *b);
 
 /* CLI_OK when session id exists: its file, or with storage.url a session

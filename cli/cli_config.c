@@ -1,7 +1,6 @@
 /* agentctl config show [--origin] [--json] | trust [--sha256 HEX] */
 #include "cli.h"
 
-#include "ac_backend_pg.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"

@@ -128,6 +128,7 @@ int cli_gc(cli_context *ctx, int argc, char **argv)
 	if (ac_buf_printf(&data_dir, "%s/.agent", ctx->ws.root))
 		return cli_error(CLI_FAILED, "out of memory");
 	ac_gc_files_options opts = {
+		.version = AC_GC_FILES_OPTIONS_VERSION,
 		.sessions_dir = ctx->ws.sessions_dir,
 		.checkpoints_dir = ctx->ws.checkpoints_dir,
 		.data_dir = data_dir.data,

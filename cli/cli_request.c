@@ -10,7 +10,6 @@
  * promising what a retry would break. */
 #include "cli.h"
 
-#include "ac_backend_sys.h"
 #include "ac_error.h"
 
 #include <string.h>
@@ -34,13 +33,13 @@ int cli_request_take(cli_context *ctx, int *argc, char **argv, const char *comma
 		if (ac_backend_id_check("--request-id", id))
 			return cli_error(CLI_USAGE, "session %s: %s", command, ac_error_last());
 		{
-			ac_backend b = {0};
+			ac_backend *b = NULL;
 			bool kept;
 
 			if ((status = cli_open_backend(&b, ctx)))
 				return status;
-			kept = b.request.use != NULL;
-			cli_close_backend(ctx, &b);
+			kept = ac_backend_has_request_keys(b);
+			cli_close_backend(ctx, b);
 			if (!kept)
 				return cli_error(CLI_USAGE, "session %s: --request-id: the session files "
 						 "keep no request ids (a database store does: "
@@ -59,10 +58,10 @@ int cli_request_use(const ac_backend *b, const cli_context *ctx, const char *com
 {
 	if (!ctx->request_id)
 		return CLI_OK;
-	if (!b->request.use)
+	if (!ac_backend_has_request_keys(b))
 		return cli_error(CLI_USAGE, "session %s: --request-id: this store keeps no request ids",
 				 command);
-	if (b->request.use(b->impl, ctx->request_id))
+	if (ac_backend_request_use(b, ctx->request_id))
 		return cli_error(CLI_USAGE, "session %s: %s", command, ac_error_last());
 	return CLI_OK;
 }
@@ -73,8 +72,8 @@ bool cli_request_replayed(const ac_backend *b, const cli_context *ctx, const cha
 	json_t *answer = NULL;
 	bool replayed = false;
 
-	if (!ctx->request_id || !b->request.answer ||
-	    b->request.answer(b->impl, &answer, &replayed) != 0) {
+	if (!ctx->request_id || !ac_backend_has_request_keys(b) ||
+	    ac_backend_request_answer(b, &answer, &replayed) != 0) {
 		ac_error_clear();
 		return false;
 	}
@@ -92,10 +91,10 @@ int cli_request_status(const ac_backend *b, const cli_context *ctx, const char *
 	int rc, status = CLI_OK;
 
 	*out_retry = false;
-	if (!ctx->request_id || !b->request.check)
+	if (!ctx->request_id || !ac_backend_has_request_keys(b))
 		return cli_request_use(b, ctx, "status change");
 	/* No such session: the change itself says so. */
-	if (b->inspector.find(b->impl, &info, id) != 0) {
+	if (ac_backend_inspector_find(b, &info, id) != 0) {
 		ac_error_clear();
 		return cli_request_use(b, ctx, "status change");
 	}
@@ -103,7 +102,7 @@ int cli_request_status(const ac_backend *b, const cli_context *ctx, const char *
 		status = cli_error(CLI_FAILED, "out of memory");
 		goto done;
 	}
-	rc = b->request.check(b->impl, &answer, info.tenant, ctx->request_id, "session.set_status",
+	rc = ac_backend_request_check(b, &answer, info.tenant, ctx->request_id, "session.set_status",
 			      args);
 	if (rc == 0)
 		*out_retry = true;

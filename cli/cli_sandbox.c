@@ -9,7 +9,6 @@
  * the operation failed; 2 bad usage. */
 #include "cli.h"
 
-#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_sandbox.h"
@@ -46,7 +45,7 @@ void cli_sandbox_after_memo(const ac_backend *b, const cli_context *ctx, const c
 			    const char *owner, const char *scope)
 {
 	ac_buf registry = AC_BUF_INIT;
-	ac_sandbox_options opts = {0};
+	ac_sandbox_options opts = AC_SANDBOX_OPTIONS_INIT;
 	ac_sandbox_result result = {0};
 	struct stat st;
 
@@ -65,9 +64,9 @@ done:
 int cli_sandbox(cli_context *ctx, int argc, char **argv)
 {
 	ac_buf registry = AC_BUF_INIT;
-	ac_sandbox_options opts = {0};
+	ac_sandbox_options opts = AC_SANDBOX_OPTIONS_INIT;
 	ac_sandbox_result result = {0};
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	bool sync;
 	int status, rc;
 
@@ -87,8 +86,8 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 	if ((status = cli_open_backend(&b, ctx)))
 		goto done;
 	opts.registry_dir = registry.data;
-	rc = sync ? ac_sandbox_sync(&result, &b, argv[1], argv[2], argv[3], &opts)
-		  : ac_sandbox_mirror(&result, &b, argv[1], argv[2], argv[3], &opts);
+	rc = sync ? ac_sandbox_sync(&result, b, argv[1], argv[2], argv[3], &opts)
+		  : ac_sandbox_mirror(&result, b, argv[1], argv[2], argv[3], &opts);
 	show_notes(result.notes);
 	if (rc) {
 		status = cli_error(CLI_FAILED, "sandbox %s %s/%s: %s", argv[0], argv[1], argv[2],
@@ -108,7 +107,7 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 		status = CLI_FAILED;
 done:
 	ac_sandbox_result_free(&result);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	ac_buf_free(&registry);
 	return status;
 }

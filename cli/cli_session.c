@@ -3,7 +3,7 @@
  * on the workspace's store whichever it is (cli_open_backend()). Session
  * files that local agents write are read and changed through ac_session.h
  * (pending requests and transcripts beside them); a store hosts share
- * (b.optional.local_sessions NULL: a database) through ac_backend alone,
+ * (ac_backend_has_local_sessions() false: a database) through ac_backend.h's calls,
  * printed the same way plus what it knows and the files do not: the host
  * that last wrote each session (a HOST column, "host" in --json; show adds
  * the agent that wrote it). Its status changes are compare-and-sets
@@ -20,7 +20,6 @@
 #include "cli.h"
 #include "cli_sources.h"
 
-#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
@@ -304,7 +303,7 @@ static int list_rows(list_row **out, size_t *out_n, ac_session_index **index,
 
 	*out = NULL;
 	*out_n = 0;
-	if (b->optional.local_sessions) {
+	if (ac_backend_has_local_sessions(b)) {
 		size_t parsed = 0;
 
 		/* Through the cache of the last listing: only the files that
@@ -325,7 +324,7 @@ static int list_rows(list_row **out, size_t *out_n, ac_session_index **index,
 		for (size_t i = 0; i < n; i++)
 			row_of_summary(&(*out)[i], list[i]);
 	} else {
-		if (b->inspector.list_sessions(b->impl, infos, &n, NULL) != 0)
+		if (ac_backend_inspector_list_sessions(b, infos, &n, NULL) != 0)
 			return cli_error(CLI_FAILED, "session list: %s", ac_error_last());
 		*out_n = n;
 		if (!(*out = calloc(n + 1, sizeof(**out))))
@@ -442,7 +441,7 @@ static int list_streamed_row(const ac_backend_session_info *info, void *ctx)
  * listing read whole. */
 static int list_streamed(list_out *o, const ac_backend *b)
 {
-	int rc = b->optional.each_session(b, NULL, list_streamed_row, o);
+	int rc = ac_backend_each_session(b, NULL, list_streamed_row, o);
 
 	/* The rows that came before a failure are shown, as they came. */
 	list_rows_flush(o);
@@ -476,7 +475,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	list_row *list = NULL;
 	list_filter f = {0};
 	ac_buf line = AC_BUF_INIT;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	size_t n = 0, nsources = 0;
 	list_out o = {.ctx = ctx, .f = &f, .rows = &rows, .line = &line,
 		      .now = ac_time_now_ms()};
@@ -485,9 +484,9 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 
 	if ((status = parse_list_args(&f, argc, argv)) || (status = cli_open_backend(&b, ctx)))
 		return status;
-	o.local = b.optional.local_sessions != NULL;
-	streamed = !o.local && b.optional.each_session;
-	if (!streamed && (status = list_rows(&list, &n, &index, &infos, &b, ws)))
+	o.local = ac_backend_has_local_sessions(b);
+	streamed = !o.local && ac_backend_has_each_session(b);
+	if (!streamed && (status = list_rows(&list, &n, &index, &infos, b, ws)))
 		goto done;
 	if ((status = cli_sources_open(&transcripts, ctx, f.all_projects)))
 		goto done;
@@ -501,7 +500,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	if (!f.json)
 		cli_write(o.local ? header : header_hosts,
 			  o.local ? sizeof(header) - 1 : sizeof(header_hosts) - 1);
-	if (streamed && (status = list_streamed(&o, &b)))
+	if (streamed && (status = list_streamed(&o, b)))
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		list_one(&o, &list[i]);
@@ -524,7 +523,7 @@ done:
 	ac_session_index_free(index);
 	source_rows_free(&rows);
 	ac_source_index_free(transcripts);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -544,12 +543,12 @@ static int read_shown(shown_session *out, const ac_backend *b, const ac_workspac
 	const json_t *metadata;
 	int rc;
 
-	if (!b->optional.local_sessions) {
+	if (!ac_backend_has_local_sessions(b)) {
 		/* The operator names a session by id: its tenant comes from the store. */
-		if ((rc = b->inspector.find(b->impl, &out->info, id)) ||
-		    (rc = b->session.get(b->impl, &out->doc, out->info.tenant, id)))
+		if ((rc = ac_backend_inspector_find(b, &out->info, id)) ||
+		    (rc = ac_backend_session_get(b, &out->doc, out->info.tenant, id)))
 			return rc;
-		return b->session.load_usage(b->impl, &out->usage, out->info.tenant, id);
+		return ac_backend_session_load_usage(b, &out->usage, out->info.tenant, id);
 	}
 	if ((rc = ac_session_load(&out->file, ws->sessions_dir, id)))
 		return rc;
@@ -572,7 +571,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	const ac_workspace *ws = &ctx->ws;
 	shown_session s = {0};
 	ac_buf out = AC_BUF_INIT, text = AC_BUF_INIT;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	bool json = false, local;
 	const char *id = NULL, *status_text;
 	json_t *messages, *metadata;
@@ -587,13 +586,13 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session show needs a session id");
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	local = b.optional.local_sessions != NULL;
+	local = ac_backend_has_local_sessions(b);
 	/* A session file's name may hold what a store's id may not. */
 	if (local ? ac_session_id_check(id) : ac_backend_id_check("session", id)) {
 		status = cli_error(CLI_USAGE, "%s%s", local ? "" : "session show: ", ac_error_last());
 		goto done;
 	}
-	if ((rc = read_shown(&s, &b, ws, id)) != 0) {
+	if ((rc = read_shown(&s, b, ws, id)) != 0) {
 		bool found = false;
 		ac_buf why = AC_BUF_INIT;
 
@@ -657,7 +656,7 @@ done:
 	shown_free(&s);
 	ac_buf_free(&out);
 	ac_buf_free(&text);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -666,16 +665,16 @@ done:
  * the one usage line, after prefix. */
 static int store_id_check(const cli_context *ctx, const char *id, const char *prefix)
 {
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	int status;
 
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "%s%s", prefix, ac_error_last());
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (!b.optional.local_sessions && ac_backend_id_check("session", id) != 0)
+	if (!ac_backend_has_local_sessions(b) && ac_backend_id_check("session", id) != 0)
 		status = cli_error(CLI_USAGE, "%s%s", prefix, ac_error_last());
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -707,12 +706,12 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 		return rc;
 	if (ctx->request_id) {
 		/* A retry of a change made already is answered as the first was. */
-		ac_backend b = {0};
+		ac_backend *b = NULL;
 		bool retry = false;
 
 		if ((rc = cli_open_backend(&b, ctx)) == CLI_OK)
-			rc = cli_request_status(&b, ctx, argv[0], verbs[v].status, &retry);
-		cli_close_backend(ctx, &b);
+			rc = cli_request_status(b, ctx, argv[0], verbs[v].status, &retry);
+		cli_close_backend(ctx, b);
 		if (rc)
 			return rc;
 		if (retry) {
@@ -773,11 +772,11 @@ static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 	if ((status = store_id_check(ctx, id, "")))
 		return status;
 	if (ctx->request_id) {
-		ac_backend b = {0};
+		ac_backend *b = NULL;
 
 		if ((status = cli_open_backend(&b, ctx)) == CLI_OK)
-			status = cli_request_use(&b, ctx, "compact");
-		cli_close_backend(ctx, &b);
+			status = cli_request_use(b, ctx, "compact");
+		cli_close_backend(ctx, b);
 		if (status)
 			goto done;
 	}
@@ -877,7 +876,7 @@ static int print_stored(const ac_backend *b, const char *tenant, const char *id,
 	json_t *doc = NULL;
 
 	if (json) {
-		if (b->session.get(b->impl, &doc, tenant, id) != 0)
+		if (ac_backend_session_get(b, &doc, tenant, id) != 0)
 			return cli_error(CLI_FAILED, "session %s: written, but not read back: %s", id,
 					 ac_error_last());
 		cli_write_json(doc);
@@ -901,7 +900,7 @@ static int resume_or_create_stored(const ac_backend *b, bool *resumed, const cha
 				   const char *tenant, char **adopted)
 {
 	ac_backend_session_info info = {0};
-	int rc = b->inspector.find(b->impl, &info, *id), status = CLI_OK;
+	int rc = ac_backend_inspector_find(b, &info, *id), status = CLI_OK;
 
 	*resumed = false;
 	if (rc == AC_ENOTFOUND)
@@ -923,7 +922,7 @@ static int resume_or_create_stored(const ac_backend *b, bool *resumed, const cha
 				   *id, tenant);
 	else if (strcmp(info.status, "paused"))
 		*id = NULL;
-	else if (b->session.set_status(b->impl, tenant, *id, "paused", "running") != 0)
+	else if (ac_backend_session_set_status(b, tenant, *id, "paused", "running") != 0)
 		status = cli_error(CLI_FAILED, "session create --resume: %s", ac_error_last());
 	else
 		*resumed = true;
@@ -956,7 +955,7 @@ static int create_stored(const cli_context *ctx, const ac_backend *b, const char
 			status = cli_error(CLI_FAILED, "out of memory");
 	} else if ((status = cli_request_use(b, ctx, "create"))) {
 		goto done;
-	} else if (b->session.create(b->impl, &made, tenant, user, agent, id, task) != 0) {
+	} else if (ac_backend_session_create(b, &made, tenant, user, agent, id, task) != 0) {
 		status = cli_error(CLI_FAILED, "session create: %s", ac_error_last());
 	}
 	if (!status && (status = print_stored(b, tenant, made, json, made)) == CLI_OK)
@@ -975,7 +974,7 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 	bool json, resume;
 	cli_args args;
 	ac_session *s = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	int status = CLI_OK;
 
 	if ((status = cli_args_parse_as(&args, "session create", argc, argv)))
@@ -1011,8 +1010,8 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 		return cli_error(CLI_USAGE, "session create: --resume needs --id (the session to resume)");
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (!b.optional.local_sessions) {
-		status = create_stored(ctx, &b, task, id, tenant, user, agent, resume, json);
+	if (!ac_backend_has_local_sessions(b)) {
+		status = create_stored(ctx, b, task, id, tenant, user, agent, resume, json);
 		goto done;
 	}
 	/* A session file may have no tenant (the seed's): none is made up. */
@@ -1028,7 +1027,7 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 	status = cli_finish_output();
 done:
 	ac_session_free(s);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -1092,9 +1091,9 @@ static int append_stored(const cli_context *ctx, const ac_backend *b, const char
 
 	if ((status = cli_request_use(b, ctx, "append")))
 		goto done;
-	if (b->inspector.find(b->impl, &info, id) != 0 ||
-	    b->session.append(b->impl, info.tenant, id, messages) != 0 ||
-	    b->inspector.find(b->impl, &after, id) != 0) {
+	if (ac_backend_inspector_find(b, &info, id) != 0 ||
+	    ac_backend_session_append(b, info.tenant, id, messages) != 0 ||
+	    ac_backend_inspector_find(b, &after, id) != 0) {
 		status = cli_error(CLI_FAILED, "session append: %s", ac_error_last());
 		goto done;
 	}
@@ -1116,7 +1115,7 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 	const char *id = NULL, *input = NULL;
 	json_t *messages = NULL;
 	ac_session *s = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	bool json = false;
 	cli_args args;
 	int status;
@@ -1134,8 +1133,8 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 	if ((status = read_messages(&messages, input, "session append")) ||
 	    (status = cli_open_backend(&b, ctx)))
 		goto done;
-	if (!b.optional.local_sessions) {
-		status = append_stored(ctx, &b, id, messages, json);
+	if (!ac_backend_has_local_sessions(b)) {
+		status = append_stored(ctx, b, id, messages, json);
 		goto done;
 	}
 	if (ac_session_append_messages(&s, ws->sessions_dir, id, messages) != 0) {
@@ -1148,7 +1147,7 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 done:
 	ac_session_free(s);
 	json_decref(messages);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -1186,9 +1185,9 @@ static int record_turn_stored(const cli_context *ctx, const ac_backend *b, const
 
 	if ((status = cli_request_use(b, ctx, "record-turn")))
 		goto done;
-	if (b->inspector.find(b->impl, &info, id) != 0 ||
-	    b->session.record_turn(b->impl, info.tenant, id, messages, usage) != 0 ||
-	    b->session.load_usage(b->impl, &rows, info.tenant, id) != 0) {
+	if (ac_backend_inspector_find(b, &info, id) != 0 ||
+	    ac_backend_session_record_turn(b, info.tenant, id, messages, usage) != 0 ||
+	    ac_backend_session_load_usage(b, &rows, info.tenant, id) != 0) {
 		status = cli_error(CLI_FAILED, "session record-turn: %s", ac_error_last());
 		goto done;
 	}
@@ -1196,7 +1195,7 @@ static int record_turn_stored(const cli_context *ctx, const ac_backend *b, const
 	/* A retry's turn was the first call's, and so was its checkpoint. */
 	if (!cli_request_replayed(b, ctx, "turns", &number) &&
 	    (ac_checkpoint_store_open(&store, &ctx->ws) != 0 ||
-	     b->session.get(b->impl, &doc, info.tenant, id) != 0 ||
+	     ac_backend_session_get(b, &doc, info.tenant, id) != 0 ||
 	     ac_checkpoint_after_turn_from(NULL, store, id, doc) != 0)) {
 		status = cli_error(CLI_FAILED, "session record-turn: the turn is recorded, but its "
 				   "automatic checkpoint failed: %s", ac_error_last());
@@ -1220,7 +1219,7 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 	const char *usage_text = NULL;
 	json_t *messages = NULL, *fields = NULL;
 	ac_usage usage = {0, 0, NULL};
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	ac_session *s = NULL;
 	uint64_t turn = 0;
 	bool json = false;
@@ -1259,8 +1258,8 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 		goto done;
 	if ((status = cli_open_backend(&b, ctx)))
 		goto done;
-	if (!b.optional.local_sessions) {
-		status = record_turn_stored(ctx, &b, id, messages, &usage, json);
+	if (!ac_backend_has_local_sessions(b)) {
+		status = record_turn_stored(ctx, b, id, messages, &usage, json);
 		goto done;
 	}
 	/* The messages, the turn's row, then the totals derived from the rows
@@ -1279,7 +1278,7 @@ done:
 	ac_session_free(s);
 	json_decref(messages);
 	json_decref(fields);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 

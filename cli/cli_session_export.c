@@ -7,7 +7,6 @@
 #include "cli_sources.h"
 
 #include "ac_atomic.h"
-#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_export.h"
@@ -42,18 +41,18 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 {
 	ac_backend_session_info info = {0};
 	ac_session *s = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	int status = CLI_OK, rc;
 
 	*out = NULL;
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (b.optional.local_sessions) {
+	if (ac_backend_has_local_sessions(b)) {
 		if ((rc = ac_session_load(&s, ctx->ws.sessions_dir, id)) == 0)
 			*out = json_incref(ac_session_root(s));
-	} else if ((rc = b.inspector.find(b.impl, &info, id)) == 0) {
+	} else if ((rc = ac_backend_inspector_find(b, &info, id)) == 0) {
 		/* The operator names a session by id: its tenant comes from the store. */
-		rc = b.session.get(b.impl, out, info.tenant, id);
+		rc = ac_backend_session_get(b, out, info.tenant, id);
 	}
 	if (rc == AC_ENOTFOUND && !*out)
 		status = transcript_root(out, ctx, id);
@@ -61,7 +60,7 @@ static int load_root(json_t **out, const cli_context *ctx, const char *id)
 		status = cli_error(CLI_FAILED, "session export: %s", ac_error_last());
 	ac_session_free(s);
 	ac_backend_session_info_clear(&info);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "cli_sources.h"
 
-#include "ac_backend_sys.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
@@ -128,15 +127,15 @@ static int fork_in_store(json_t **out, const cli_context *ctx, const char *id,
 {
 	ac_backend_session_info info = {0};
 	json_t *parent = NULL, *child = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	int status;
 
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (b.inspector.find(b.impl, &info, id) != 0 ||
-	    b.session.get(b.impl, &parent, info.tenant, id) != 0 ||
+	if (ac_backend_inspector_find(b, &info, id) != 0 ||
+	    ac_backend_session_get(b, &parent, info.tenant, id) != 0 ||
 	    ac_session_fork_document(&child, parent, opts) != 0 ||
-	    b.session.create_document(b.impl, info.tenant, child) != 0) {
+	    ac_backend_session_create_document(b, info.tenant, child) != 0) {
 		status = cli_error(CLI_FAILED, "session fork: %s", ac_error_last());
 		goto done;
 	}
@@ -146,7 +145,7 @@ done:
 	json_decref(parent);
 	json_decref(child);
 	ac_backend_session_info_clear(&info);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -187,7 +186,7 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	ac_session_fork_options opts = {0};
 	json_t *history = NULL, *child = NULL;
 	bool json, missing = false, shared;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	cli_args args;
 	int status = CLI_OK;
 
@@ -214,8 +213,8 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	opts.new_id = new_id;
 	if ((status = cli_open_backend(&b, ctx)))
 		goto done;
-	shared = !b.optional.local_sessions;
-	cli_close_backend(ctx, &b);
+	shared = !ac_backend_has_local_sessions(b);
+	cli_close_backend(ctx, b);
 	if (shared) {
 		if (checkpoint && (status = checkpoint_history(&history, ctx, id, checkpoint)))
 			goto done;

@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "cli_sources.h"
 
-#include "ac_backend_sys.h"
 #include "ac_error.h"
 #include "ac_session.h"
 #include "ac_session_index.h"
@@ -241,7 +240,7 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 			bool all_projects)
 {
 	ac_source_index *sources = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	ac_backend_session_info *list = NULL;
 	const ac_backend_session_info **order = NULL;
 	ac_search_results all = {0}, r;
@@ -252,7 +251,7 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	if (b.inspector.list_sessions(b.impl, &list, &listed, NULL) != 0) {
+	if (ac_backend_inspector_list_sessions(b, &list, &listed, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "session search: %s", ac_error_last());
 		goto done;
 	}
@@ -278,7 +277,7 @@ static int search_store(const cli_context *ctx, const char *needle, size_t limit
 		for (size_t i = 0; i < k && rc == 0; i++) {
 			/* One that cannot be read (gone since the listing) is
 			 * named and searched as empty; the others still are. */
-			if ((rc = store_item(&items[at + i], &texts[i], &b, order[at + i])) &&
+			if ((rc = store_item(&items[at + i], &texts[i], b, order[at + i])) &&
 			    rc != AC_ENOMEM) {
 				report_problem(ac_error_last(), NULL);
 				items[at + i].bytes = "";
@@ -311,7 +310,7 @@ done:
 	free(items);
 	free(order);
 	ac_backend_sessions_free(list, listed);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -424,7 +423,7 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	char *paths = NULL;
 	size_t n = 0, limit = 0;
 	bool json, all_projects, shared;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	cli_args args;
 	int status = CLI_OK, rc;
 
@@ -441,8 +440,8 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
-	shared = !b.optional.local_sessions;
-	cli_close_backend(ctx, &b);
+	shared = !ac_backend_has_local_sessions(b);
+	cli_close_backend(ctx, b);
 	/* A shared store's histories are read through it. */
 	if (shared)
 		return search_store(ctx, needle, limit, json, all_projects);

@@ -12,7 +12,6 @@
 #include "cli.h"
 
 #include "ac_backend.h"
-#include "ac_backend_pg.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_exact.h"
@@ -115,7 +114,7 @@ static int memo_list(const ac_backend *b, int argc, char **argv)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], NULL)))
 		return status;
-	if (b->memo.list(b->impl, &names, &n, argv[0], argv[1], argv[2]))
+	if (ac_backend_memo_list(b, &names, &n, argv[0], argv[1], argv[2]))
 		return cli_error(CLI_FAILED, "%s", ac_error_last());
 	status = print_names(names, n, cli_args_has(&parsed, "--json"));
 	ac_backend_names_free(names, n);
@@ -138,8 +137,8 @@ static int memo_change(const ac_backend *b, const cli_context *ctx, bool append,
 		goto done;
 	text = input.data;
 	len = input.len;
-	rc = append ? b->memo.append(b->impl, argv[0], argv[1], argv[2], argv[3], text, len)
-		    : b->memo.write(b->impl, argv[0], argv[1], argv[2], argv[3], text, len);
+	rc = append ? ac_backend_memo_append(b, argv[0], argv[1], argv[2], argv[3], text, len)
+		    : ac_backend_memo_write(b, argv[0], argv[1], argv[2], argv[3], text, len);
 	if (rc) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -170,17 +169,17 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
-	if (b->memo.stream)
-		return show_finish(&shown, b->memo.stream(b->impl, show_block, &shown, argv[0],
+	if (ac_backend_has_memo_stream(b))
+		return show_finish(&shown, ac_backend_memo_stream(b, show_block, &shown, argv[0],
 							  argv[1], argv[2], argv[3]));
-	status = b->memo.read(b->impl, &text, &len, argv[0], argv[1], argv[2], argv[3]);
+	status = ac_backend_memo_read(b, &text, &len, argv[0], argv[1], argv[2], argv[3]);
 	return show_whole(&shown, status, text, len);
 }
 
 int cli_memo(cli_context *ctx, int argc, char **argv)
 {
 	const char *verb = argc ? argv[0] : "";
-	ac_backend b;
+	ac_backend *b = NULL;
 	int status;
 
 	if (strcmp(verb, "read") && strcmp(verb, "write") && strcmp(verb, "append") &&
@@ -191,12 +190,12 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	if (!strcmp(verb, "read"))
-		status = memo_read(&b, argc - 1, argv + 1);
+		status = memo_read(b, argc - 1, argv + 1);
 	else if (!strcmp(verb, "list"))
-		status = memo_list(&b, argc - 1, argv + 1);
+		status = memo_list(b, argc - 1, argv + 1);
 	else
-		status = memo_change(&b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
-	cli_close_backend(ctx, &b);
+		status = memo_change(b, ctx, !strcmp(verb, "append"), argc - 1, argv + 1);
+	cli_close_backend(ctx, b);
 	return status;
 }
 
@@ -207,7 +206,7 @@ int cli_memo(cli_context *ctx, int argc, char **argv)
 static int found_tenant(char **out, const ac_backend *b, const char *session_id)
 {
 	ac_backend_session_info info = {0};
-	int rc = b->inspector.find(b->impl, &info, session_id);
+	int rc = ac_backend_inspector_find(b, &info, session_id);
 
 	*out = NULL;
 	if (!rc && !(*out = strdup(info.tenant)))
@@ -228,7 +227,7 @@ static int session_tenant(char **out, const cli_context *ctx, const ac_backend *
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	/* A shared store knows every session's tenant; a session file says it
 	 * in its metadata (or not: the seed's have none). */
-	if (!b->optional.local_sessions) {
+	if (!ac_backend_has_local_sessions(b)) {
 		if (found_tenant(out, b, session_id))
 			return cli_error(CLI_FAILED, "%s", ac_error_last());
 		if (!**out) {
@@ -261,7 +260,7 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	const char *args[2] = {NULL, NULL};
 	char *tenant = NULL, *text = NULL, **ids = NULL;
 	size_t len = 0, n = 0;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	cli_args parsed;
 	int status;
 
@@ -281,28 +280,28 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((status = cli_open_backend(&b, ctx)) ||
-	    (status = session_tenant(&tenant, ctx, &b, args[0], "artifacts")))
+	    (status = session_tenant(&tenant, ctx, b, args[0], "artifacts")))
 		goto done;
 	if (!args[1]) {
-		if (b.artifact.list(b.impl, &ids, &n, tenant, args[0]))
+		if (ac_backend_artifact_list(b, &ids, &n, tenant, args[0]))
 			status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		else
 			status = print_names(ids, n, json);
 	} else {
 		ac_text_stream shown = AC_TEXT_STREAM_INIT(write_out, NULL);
 
-		if (b.artifact.stream) {
-			status = show_finish(&shown, b.artifact.stream(b.impl, show_block, &shown,
+		if (ac_backend_has_artifact_stream(b)) {
+			status = show_finish(&shown, ac_backend_artifact_stream(b, show_block, &shown,
 								       tenant, args[0], args[1]));
 		} else {
-			status = b.artifact.read(b.impl, &text, &len, tenant, args[0], args[1]);
+			status = ac_backend_artifact_read(b, &text, &len, tenant, args[0], args[1]);
 			status = show_whole(&shown, status, text, len);
 		}
 		text = NULL;
 	}
 done:
 	ac_backend_names_free(ids, n);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	free(text);
 	free(tenant);
 	return status;
@@ -411,9 +410,9 @@ static int each_record(const ac_backend *b, trace_output *t, size_t *skipped, co
 	size_t i;
 	int rc;
 
-	if (b->trace.each)
-		return b->trace.each(b->impl, skipped, show_record, t, tenant, session_id);
-	if ((rc = b->trace.load(b->impl, &records, skipped, tenant, session_id, 0)))
+	if (ac_backend_has_trace_each(b))
+		return ac_backend_trace_each(b, skipped, show_record, t, tenant, session_id);
+	if ((rc = ac_backend_trace_load(b, &records, skipped, tenant, session_id, 0)))
 		return rc;
 	json_array_foreach(records, i, record)
 		if ((rc = show_record(record, t)))
@@ -428,7 +427,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	trace_output out = {false, 0, AC_BUF_INIT, AC_BUF_INIT};
 	const char *session_id;
 	char *tenant = NULL;
-	ac_backend b = {0};
+	ac_backend *b = NULL;
 	size_t skipped = 0;
 	cli_args parsed;
 	int status, rc;
@@ -444,7 +443,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	if (!session_id)
 		return cli_error(CLI_USAGE, "trace show needs a session id");
 	if ((status = cli_open_backend(&b, ctx)) ||
-	    (status = session_tenant(&tenant, ctx, &b, session_id, "trace")))
+	    (status = session_tenant(&tenant, ctx, b, session_id, "trace")))
 		goto done;
 	/* A line a record: into a pipe or file, in 64 KiB writes rather
 	 * than stdio's 4 KiB (a terminal keeps its line buffering). */
@@ -452,7 +451,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 		setvbuf(stdout, NULL, _IOFBF, TRACE_OUTPUT_BUFFER);
 	if (!out.json)
 		cli_write(header, sizeof(header) - 1);
-	rc = each_record(&b, &out, &skipped, tenant, session_id);
+	rc = each_record(b, &out, &skipped, tenant, session_id);
 	if (rc < 0) {
 		cli_finish_output();
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
@@ -467,7 +466,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 done:
 	ac_buf_free(&out.line);
 	ac_buf_free(&out.safe);
-	cli_close_backend(ctx, &b);
+	cli_close_backend(ctx, b);
 	free(tenant);
 	return status;
 }

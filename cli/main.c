@@ -8,7 +8,6 @@
 #include "cli_args.h"
 #include "cli_forms.h"
 
-#include "ac_backend_sys.h"
 #include "ac_discover.h"
 #include "ac_error.h"
 
@@ -267,7 +266,7 @@ static int no_workspace_refused(const cli_context *ctx)
 	if (ctx->ws_ready && ac_workspace_store(&b, &ctx->ws) != 0)
 		return CLI_OK;
 	/* Hosts share it (no local session files): the fleet, from anywhere. */
-	shared = b && !b->optional.local_sessions;
+	shared = b && !ac_backend_has_local_sessions(b);
 	ac_workspace_store_release(&ctx->ws, b);
 	if (shared)
 		return CLI_OK;

@@ -8,6 +8,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_file.h"
 #include "ac_messages.h"
 #include "ac_session.h"
@@ -573,11 +574,10 @@ int ac_backend_fs_init(ac_backend *out, const ac_backend_fs_options *opts)
 	int rc;
 
 	*out = (ac_backend){0};
-	if (opts && opts->version != AC_BACKEND_FS_OPTIONS_VERSION)
-		return ac_error_set(AC_EINVAL,
-				    "file-system backend options version %u: this library's are version %u "
-				    "(start them with AC_BACKEND_FS_OPTIONS_INIT)",
-				    opts->version, AC_BACKEND_FS_OPTIONS_VERSION);
+	if (opts && (rc = ac_struct_version_check("file-system backend options", opts->version,
+						  AC_BACKEND_FS_OPTIONS_VERSION,
+						  "AC_BACKEND_FS_OPTIONS_INIT")))
+		return rc;
 	if (!opts || !opts->sessions_dir || !*opts->sessions_dir || !opts->data_dir ||
 	    !*opts->data_dir)
 		return ac_error_set(AC_EINVAL, "file-system backend: sessions_dir and data_dir are needed");

@@ -13,6 +13,7 @@
 #include "ac_backend_check.h"
 #include "ac_backend_pg.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_json_exact.h"
 #include "ac_messages.h"
 #include "ac_pg_schema.h"
@@ -702,11 +703,10 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 	int rc;
 
 	*out = (ac_backend){0};
-	if (opts && opts->version != AC_BACKEND_PG_OPTIONS_VERSION)
-		return ac_error_set(AC_EINVAL,
-				    "PostgreSQL backend options version %u: this library's are version %u "
-				    "(start them with AC_BACKEND_PG_OPTIONS_INIT)",
-				    opts->version, AC_BACKEND_PG_OPTIONS_VERSION);
+	if (opts && (rc = ac_struct_version_check("PostgreSQL backend options", opts->version,
+						  AC_BACKEND_PG_OPTIONS_VERSION,
+						  "AC_BACKEND_PG_OPTIONS_INIT")))
+		return rc;
 	if (!opts || !opts->url || !*opts->url)
 		return ac_error_set(AC_EINVAL, "PostgreSQL backend: a storage url is needed");
 	if (!(b = calloc(1, sizeof(*b))) ||

@@ -13,6 +13,7 @@
 #include "ac_buf.h"
 #include "ac_checkpoint.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_file.h"
 #include "ac_journal.h"
 #include "ac_json_scan.h"
@@ -766,9 +767,13 @@ static const ac_gc_store_ops files_ops = {
 
 int ac_gc_store_files_new(ac_gc_store **out, const ac_gc_files_options *opts)
 {
-	files_store *fs = calloc(1, sizeof(*fs));
+	files_store *fs;
+	int rc;
 
-	if (!fs)
+	if ((rc = ac_struct_version_check("ac_gc_files_options", opts->version,
+					  AC_GC_FILES_OPTIONS_VERSION, "AC_GC_FILES_OPTIONS_INIT")))
+		return rc;
+	if (!(fs = calloc(1, sizeof(*fs))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	fs->base.ops = &files_ops;
 	fs->sessions_dir = strdup(opts->sessions_dir);

@@ -5,6 +5,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_file.h"
 #include "ac_fs_calls.h"
 #include "ac_mutation.h"
@@ -23,10 +24,20 @@
 
 void ac_journal_options_init(ac_journal_options *opts)
 {
-	opts->fsync = AC_FSYNC_NEVER;
-	opts->rotate_bytes = 0;
-	opts->rotate_monthly = false;
-	ac_lock_options_init(&opts->lock);
+	*opts = (ac_journal_options)AC_JOURNAL_OPTIONS_INIT;
+}
+
+int ac_journal_options_check(const ac_journal_options *opts)
+{
+	int rc;
+
+	if (!opts)
+		return 0;
+	if ((rc = ac_struct_version_check("ac_journal_options", opts->version,
+					  AC_JOURNAL_OPTIONS_VERSION, "AC_JOURNAL_OPTIONS_INIT")))
+		return rc;
+	return ac_struct_version_check("ac_journal_options' ac_lock_options", opts->lock.version,
+				       AC_LOCK_OPTIONS_VERSION, "AC_LOCK_OPTIONS_INIT");
 }
 
 static char *lock_path_of(const char *path)
@@ -298,7 +309,7 @@ int ac_journal_append(ac_journal_append_info *out, const char *path,
 		opts = &defaults;
 	}
 	a.opts = opts;
-	if ((rc = check_record(path, record, len)))
+	if ((rc = ac_journal_options_check(opts)) || (rc = check_record(path, record, len)))
 		return rc;
 	if (!(lock_path = lock_path_of(path)) || !(a.line = malloc(len + 2))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -341,6 +352,8 @@ int ac_journal_rotate(char **out_rotated_path, const char *path,
 	}
 	if (!lock_path)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	if ((rc = ac_journal_options_check(opts)))
+		goto done;
 	if ((rc = ac_lock_acquire(&lock, lock_path, &opts->lock)))
 		goto done;
 	if (ac_fs_lstat(path, &st) != 0) {

@@ -135,8 +135,12 @@ static const ac_journal_store_ops file_ops = {
 int ac_journal_store_file_new(ac_journal_store **out, const char *path,
 			      const ac_journal_options *opts, const ac_event_schema *schema)
 {
-	file_store *f = calloc(1, sizeof(*f));
+	file_store *f;
+	int rc;
 
+	if ((rc = ac_journal_options_check(opts)))
+		return rc;
+	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
 		return ac_error_set(AC_ENOMEM, "out of memory");

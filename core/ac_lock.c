@@ -5,6 +5,7 @@
 #include "ac_fs_calls.h"
 #include "ac_mutation.h"
 #include "ac_session.h"
+#include "ac_struct_version.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,11 +24,7 @@
 
 void ac_lock_options_init(ac_lock_options *opts)
 {
-	opts->timeout_ms = 10000;
-	opts->stale_ms = 10000;
-	opts->foreign_stale_ms = 120000;
-	opts->before_break = NULL;
-	opts->before_break_ctx = NULL;
+	*opts = (ac_lock_options)AC_LOCK_OPTIONS_INIT;
 }
 
 static int64_t monotonic_ms(void)
@@ -380,6 +377,9 @@ int ac_lock_acquire(ac_lock *out, const char *lock_path, const ac_lock_options *
 		ac_lock_options_init(&defaults);
 		opts = &defaults;
 	}
+	if ((rc = ac_struct_version_check("ac_lock_options", opts->version, AC_LOCK_OPTIONS_VERSION,
+					  "AC_LOCK_OPTIONS_INIT")))
+		return rc;
 	deadline = monotonic_ms() + opts->timeout_ms;
 	lock.path = strdup(lock_path);
 	if (!lock.path)

@@ -7,6 +7,7 @@
 #include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_file.h"
 #include "ac_json_exact.h"
 #include "ac_sha256.h"
@@ -195,6 +196,16 @@ static void mirror_free(mirror *m)
 	if (m->dir_fd >= 0)
 		close(m->dir_fd);
 	ac_buf_free(&m->notes);
+}
+
+/* 0 when opts are of this library's version (NULL: checked later, where
+ * the registry folder is needed); AC_EINVAL naming them otherwise. */
+static int options_check(const ac_sandbox_options *opts)
+{
+	if (!opts)
+		return 0;
+	return ac_struct_version_check("ac_sandbox_options", opts->version,
+				       AC_SANDBOX_OPTIONS_VERSION, "AC_SANDBOX_OPTIONS_INIT");
 }
 
 /* The registry folder of one session: <registry>/<tenant>/<session>. */
@@ -672,7 +683,7 @@ static int mirror_into(ac_sandbox_result *out, const ac_backend *b, const char *
 int ac_sandbox_mirror(ac_sandbox_result *out, const ac_backend *b, const char *tenant,
 		      const char *session_id, const char *dir, const ac_sandbox_options *opts)
 {
-	if (ac_backend_version_check(b)) {
+	if (ac_backend_version_check(b) || options_check(opts)) {
 		memset(out, 0, sizeof(*out));
 		return AC_EINVAL;
 	}
@@ -687,7 +698,7 @@ int ac_sandbox_sync(ac_sandbox_result *out, const ac_backend *b, const char *ten
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_version_check(b)))
+	if ((rc = ac_backend_version_check(b)) || (rc = options_check(opts)))
 		return rc;
 	if ((rc = mirror_open(&m, b, tenant, session_id, dir, false, opts)))
 		return finish(&m, out, rc);
@@ -736,7 +747,8 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_version_check(b)) || (rc = ac_backend_id_check("tenant", tenant)) ||
+	if ((rc = ac_backend_version_check(b)) || (rc = options_check(opts)) ||
+	    (rc = ac_backend_id_check("tenant", tenant)) ||
 	    (rc = ac_backend_id_check("session", session_id)) ||
 	    (rc = session_registry(&folder, opts, tenant, session_id)))
 		goto done;
@@ -794,7 +806,7 @@ int ac_sandbox_refresh_user(ac_sandbox_result *out, const ac_backend *b, const c
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_version_check(b)) ||
+	if ((rc = ac_backend_version_check(b)) || (rc = options_check(opts)) ||
 	    (rc = b->users.list(b->impl, &list, &n, tenant, user)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -835,7 +847,8 @@ int ac_sandbox_refresh_owner(ac_sandbox_result *out, const ac_backend *b, const 
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_version_check(b)) || (rc = ac_backend_scope_check(scope)))
+	if ((rc = ac_backend_version_check(b)) || (rc = options_check(opts)) ||
+	    (rc = ac_backend_scope_check(scope)))
 		return rc;
 	if (!strcmp(scope, "session"))
 		return ac_sandbox_refresh_session(out, b, tenant, owner, opts);
@@ -854,7 +867,7 @@ int ac_sandbox_compact(ac_backend_compact_result *out, ac_sandbox_result *refres
 	if (!refreshed)
 		refreshed = &ignored;
 	memset(refreshed, 0, sizeof(*refreshed));
-	if ((rc = ac_backend_version_check(b)) ||
+	if ((rc = ac_backend_version_check(b)) || (rc = options_check(opts)) ||
 	    (rc = b->session.compact_if_needed(b->impl, out, tenant, session_id, compact)))
 		return rc;
 	rc = ac_sandbox_refresh_session(refreshed, b, tenant, session_id, opts);

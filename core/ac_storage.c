@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_pg.h"
 #include "ac_pg_schema.h"
+#include "ac_workspace.h"
 
 #include <stdlib.h>
 #include <string.h>

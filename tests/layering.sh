@@ -241,17 +241,16 @@ ac_proc.h:ac_dl.h:process runner and dlopen loader, implementation details (to g
 ac_libgit2.h:ac_prefs.h:libgit2 loader (demo) and saved theme (dashboard), to move into the program
 ac_source_paths.h:the core's id -> row table, which the sources' listing borrows (to become a call)
 "
-# Program files that include the implementer's tier, each with why. They
-# call the store's operations through its vtable (b->session.get(...)):
-# there are no ac_backend_<op>() calls in the application tier yet.
+# Program files that include the implementer's tier, each with why. The
+# store's operations are application calls (ac_backend_<table>_<op>(),
+# ac_backend_has_*() in ac_backend.h), so only a file that builds stores
+# itself belongs here.
 tier_sys_ok="
-cli/cli.c cli/cli_request.c cli/cli_sandbox.c cli/cli_session.c
-cli/cli_session_export.c cli/cli_session_fork.c cli/cli_session_search.c
-cli/cli_store.c cli/main.c cli/cli_config.c
-tui/actions.c tui/actions_compact.c tui/csearch.c tui/model/source.c
-tui/model/source_store.c
 cli/cli_storage_migrate.c
 "
+# cli/cli_storage_migrate.c: opens the source and the target store by kind
+# (ac_backend_fs_init(), ac_backend_pg_init()) and copies through their
+# copy table, which is for a store's author, not an application.
 
 tier_check() {
   local tmp cc jflags hit file name header

@@ -404,6 +404,54 @@ static void test_options_version(void **state)
 	assert_null(b.impl);
 }
 
+/* The store's operations as application calls: the same results as the
+ * vtable, the queries answer what the store has, and an operation the store
+ * leaves unset is AC_ENOTSUP naming it, not a call through NULL. */
+static void test_calls(void **state)
+{
+	fixture *f = *state;
+	ac_backend b = f->backend;
+	ac_backend_session_info info = {0};
+	json_t *doc = NULL;
+	char *id = NULL, *text = NULL, **names = NULL;
+	size_t len = 0, n = 0;
+
+	assert_true(ac_backend_has_local_sessions(&b));
+	assert_string_equal(ac_backend_local_sessions(&b), f->sessions);
+	assert_false(ac_backend_has_request_keys(&b));
+	assert_false(ac_backend_has_local_sessions(NULL));
+	assert_int_equal(ac_backend_session_create(&b, &id, "t1", "u", "a", NULL, "task"), 0);
+	assert_int_equal(ac_backend_session_get(&b, &doc, "t1", id), 0);
+	assert_string_equal(json_string_value(json_object_get(doc, "id")), id);
+	assert_int_equal(ac_backend_inspector_find(&b, &info, id), 0);
+	assert_string_equal(info.tenant, "t1");
+	assert_int_equal(ac_backend_memo_write(&b, "t1", id, "session", "notes", "hi", 2), 0);
+	assert_int_equal(ac_backend_memo_read(&b, &text, &len, "t1", id, "session", "notes"), 0);
+	assert_int_equal(len, 2);
+	assert_int_equal(ac_backend_memo_list(&b, &names, &n, "t1", id, "session"), 0);
+	assert_int_equal(n, 1);
+
+	b.request.use = NULL;
+	assert_int_equal(ac_backend_request_use(&b, "r1"), AC_ENOTSUP);
+	assert_non_null(strstr(ac_error_last(), "request.use"));
+	b.memo.stream = NULL;
+	assert_false(ac_backend_has_memo_stream(&b));
+	assert_int_equal(ac_backend_memo_stream(&b, NULL, NULL, "t1", id, "session", "notes"),
+			 AC_ENOTSUP);
+	assert_non_null(strstr(ac_error_last(), "memo.stream"));
+	assert_non_null(strstr(ac_error_last(), "fs"));
+	b.optional.watch = NULL;
+	assert_int_equal(ac_backend_watch(&b, NULL), AC_ENOTSUP);
+	assert_non_null(strstr(ac_error_last(), "optional.watch"));
+	assert_int_equal(ac_backend_session_get(NULL, &doc, "t1", id), AC_EINVAL);
+
+	ac_backend_names_free(names, n);
+	ac_backend_session_info_clear(&info);
+	json_decref(doc);
+	free(text);
+	free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +466,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_in_compaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_calls, setup, teardown),
 	};
 	const ac_backend_factory files = {"conformance: files", make_fs, release_fs, NULL};
 	int failed = ac_backend_conformance_run(&files);

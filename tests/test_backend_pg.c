@@ -10,6 +10,7 @@
 #include "ac_backend_pg.h"
 #include "ac_store_watch.h"
 #include "ac_time.h"
+#include "ac_workspace.h"
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -42,7 +42,8 @@ static int setup(void **state)
 	f->journal = tu_path(f->root, "JOURNAL.jsonl");
 	tu_put(f->root, "JOURNAL.jsonl", "");
 	tu_put(f->root, ".agent/sessions/.keep", "");
-	ac_gc_files_options opts = {f->sessions, f->checkpoints, f->data, f->journal, f->root};
+	ac_gc_files_options opts = {AC_GC_FILES_OPTIONS_VERSION, f->sessions, f->checkpoints, f->data,
+				    f->journal, f->root};
 	assert_int_equal(ac_gc_store_files_new(&f->store, &opts), 0);
 	f->now = ac_time_now_ms();
 	*state = f;
@@ -461,12 +462,36 @@ static void test_store_version_refused(void **state)
 	f->store->ops = real;
 }
 
+/* The file store's options carry their version: options not started from
+ * AC_GC_FILES_OPTIONS_INIT (version 0) are refused, naming the struct,
+ * before anything is opened; the right version opens. */
+static void test_files_options_version(void **state)
+{
+	fixture *f = *state;
+	ac_gc_files_options opts = AC_GC_FILES_OPTIONS_INIT;
+	ac_gc_store *store = NULL;
+
+	opts.sessions_dir = f->sessions;
+	opts.checkpoints_dir = f->checkpoints;
+	opts.data_dir = f->data;
+	opts.journal_path = f->journal;
+	opts.version = 0;
+	assert_int_equal(ac_gc_store_files_new(&store, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_gc_files_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_GC_FILES_OPTIONS_INIT"));
+	assert_null(store);
+	opts.version = AC_GC_FILES_OPTIONS_VERSION;
+	assert_int_equal(ac_gc_store_files_new(&store, &opts), 0);
+	ac_gc_store_free(store);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ages_parse_in_four_units_and_nothing_else),
 		cmocka_unit_test_setup_teardown(test_no_rule_removes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_version_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_counts_checkpoints_but_not_tombstones,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -14,6 +14,7 @@
 #include "ac_journal_reader.h"
 #include "ac_journal_scan.h"
 #include "ac_journal_split.h"
+#include "ac_journal_store.h"
 #include "ac_json_scan.h"
 #include "ac_lock.h"
 
@@ -816,7 +817,7 @@ static void test_own_host_lock_of_dead_pid_is_broken(void **state)
 static void test_live_lock_blocks_until_timeout(void **state)
 {
 	fixture *f = *state;
-	ac_lock_options opts = {.timeout_ms = 150, .stale_ms = 60000};
+	ac_lock_options opts = {.version = AC_LOCK_OPTIONS_VERSION, .timeout_ms = 150, .stale_ms = 60000};
 	ac_lock lock;
 
 	write_lock(f->lock, getppid(), 0);
@@ -828,7 +829,7 @@ static void test_live_lock_blocks_until_timeout(void **state)
 static void test_old_lock_of_live_pid_is_broken(void **state)
 {
 	fixture *f = *state;
-	ac_lock_options opts = {.timeout_ms = 2000, .stale_ms = 5000};
+	ac_lock_options opts = {.version = AC_LOCK_OPTIONS_VERSION, .timeout_ms = 2000, .stale_ms = 5000};
 	ac_lock lock;
 
 	write_lock(f->lock, getppid(), 60);
@@ -981,10 +982,49 @@ static void test_many_processes_lose_and_merge_nothing(void **state)
 	assert_int_equal(access(f->lock, F_OK), -1);
 }
 
+/* The journal's and the lock's options carry their version: options not
+ * started from their INIT macro (version 0, or a lock member of version 0)
+ * are refused naming the struct, and nothing is written; the right ones
+ * append and lock. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	ac_journal_options opts = AC_JOURNAL_OPTIONS_INIT;
+	ac_lock_options lock_opts = AC_LOCK_OPTIONS_INIT;
+	ac_journal_store *store = NULL;
+	ac_lock lock;
+
+	opts.version = 0;
+	assert_int_equal(ac_journal_append(NULL, f->journal, "{}", 2, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_journal_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_JOURNAL_OPTIONS_INIT"));
+	assert_false(tu_exists(f->dir, "JOURNAL.jsonl"));
+	assert_int_equal(ac_journal_store_file_new(&store, f->journal, &opts, NULL), AC_EINVAL);
+	assert_null(store);
+	opts.version = AC_JOURNAL_OPTIONS_VERSION;
+	opts.lock.version = 0;
+	assert_int_equal(ac_journal_append(NULL, f->journal, "{}", 2, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_lock_options version 0"));
+	assert_int_equal(ac_journal_rotate(NULL, f->journal, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_lock_options version 0"));
+	assert_false(tu_exists(f->dir, "JOURNAL.jsonl"));
+	opts.lock.version = AC_LOCK_OPTIONS_VERSION;
+	assert_int_equal(ac_journal_append(NULL, f->journal, "{}", 2, &opts), 0);
+	assert_int_equal(tu_count_lines(f->journal), 1);
+
+	lock_opts.version = 0;
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &lock_opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_lock_options version 0"));
+	lock_opts.version = AC_LOCK_OPTIONS_VERSION;
+	assert_int_equal(ac_lock_acquire(&lock, f->lock, &lock_opts), 0);
+	ac_lock_release(&lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_append_creates_and_appends_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_append_refuses_multiline_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_starts_a_fresh_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_holds_back_unterminated_tail, setup, teardown),

@@ -77,6 +77,7 @@ static int setup(void **state)
 	} else if (ac_backend_fs_init(&f->b, &fs) != 0) {
 		return -1;
 	}
+	f->opts = (ac_sandbox_options)AC_SANDBOX_OPTIONS_INIT;
 	f->opts.registry_dir = f->registry;
 	if (f->b.session.get_or_create(f->b.impl, &id, "T", "U", "A", "s1") != 0)
 		return -1;
@@ -537,12 +538,38 @@ static void test_backend_version(void **state)
 	assert_int_equal(stat(f->mirror, &st), -1);
 }
 
+/* The options carry their version: options not started from
+ * AC_SANDBOX_OPTIONS_INIT (version 0) are refused by every call, naming
+ * the struct, before anything is written; the right version mirrors. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	ac_sandbox_options opts = {.registry_dir = f->registry};
+	ac_backend_compact_result cr;
+	ac_sandbox_result r;
+
+	assert_int_equal(ac_sandbox_mirror(&r, &f->b, "T", "s1", f->mirror, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_sandbox_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_SANDBOX_OPTIONS_INIT"));
+	assert_false(tu_exists(f->root, "mirror"));
+	assert_int_equal(ac_sandbox_sync(&r, &f->b, "T", "s1", f->mirror, &opts), AC_EINVAL);
+	assert_int_equal(ac_sandbox_refresh_session(&r, &f->b, "T", "s1", &opts), AC_EINVAL);
+	assert_int_equal(ac_sandbox_refresh_user(&r, &f->b, "T", "U", &opts), AC_EINVAL);
+	assert_int_equal(ac_sandbox_refresh_owner(&r, &f->b, "T", "s1", "session", &opts), AC_EINVAL);
+	assert_int_equal(ac_sandbox_compact(&cr, &r, &f->b, "T", "s1", NULL, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_sandbox_options version 0"));
+	opts.version = AC_SANDBOX_OPTIONS_VERSION;
+	OK(ac_sandbox_mirror(&r, &f->b, "T", "s1", f->mirror, &opts));
+	ac_sandbox_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_refreshes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consolidation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untakeable_edit_kept, setup, teardown),

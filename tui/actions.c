@@ -7,7 +7,6 @@
 #include "ui_text.h"
 #include "undo.h"
 
-#include "ac_backend_sys.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_compact.h"
 #include "ac_error.h"
@@ -106,7 +105,7 @@ int ui_act_store_local(bool *local, const ac_workspace *ws)
 
 	*local = false;
 	if ((rc = ac_workspace_store(&b, ws)) == 0)
-		*local = b->optional.local_sessions != NULL;
+		*local = ac_backend_has_local_sessions(b);
 	ac_workspace_store_release(ws, b);
 	return rc;
 }

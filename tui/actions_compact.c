@@ -5,7 +5,6 @@
 #include "actions.h"
 #include "actions_impl.h"
 
-#include "ac_backend_sys.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_operator.h"
@@ -59,12 +58,12 @@ void ui_act_plan_compact(ui_dialog *d, const ac_workspace *ws, ui_model *m, cons
 	if (ac_workspace_command(&summarizer, ws, "summarizer.command") != 0 ||
 	    ac_workspace_store(&b, ws) != 0)
 		goto failed;
-	local = b->optional.local_sessions != NULL;
+	local = ac_backend_has_local_sessions(b);
 	/* The history as the store holds it now; in a shared store read by
 	 * id (its tenant is the store's). */
 	if (local ? ac_session_load(&s, ws->sessions_dir, id) != 0
-		  : b->inspector.find(b->impl, &info, id) != 0 ||
-			    b->session.load_all(b->impl, &messages, info.tenant, id) != 0)
+		  : ac_backend_inspector_find(b, &info, id) != 0 ||
+			    ac_backend_session_load_all(b, &messages, info.tenant, id) != 0)
 		goto failed;
 	opts.force = true; /* the operator asked: compact even below the trigger */
 	/* Seed 001 §7a: artifacts are kept per tenant (ac_operator_compact). */

@@ -4,7 +4,6 @@
  * slice is searched; a session file, from its file. */
 #include "csearch.h"
 
-#include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_session_search.h"
@@ -139,7 +138,7 @@ static int read_stored(const ui_csearch_engine *e, ui_model *m, ac_search_item *
 			continue;
 		/* The operator's view names a session by id; its tenant is the store's. */
 		if ((b || (rc = ac_workspace_store(&b, e->ws)) == 0) &&
-		    (rc = b->inspector.find(b->impl, &info, items[i].id)) == 0)
+		    (rc = ac_backend_inspector_find(b, &info, items[i].id)) == 0)
 			rc = ac_session_search_store_text(&items[i], &texts[i], b, info.tenant,
 							  items[i].id);
 		ac_backend_session_info_clear(&info);
@@ -294,7 +293,7 @@ bool ui_csearch_sync(ui_csearch_engine **io, ui_model *m, const ac_workspace *ws
 		ui_model_set_action(m, true, "conversation search: %s", ac_error_last());
 		return true;
 	}
-	e->stored = !store->optional.local_sessions;
+	e->stored = !ac_backend_has_local_sessions(store);
 	ac_workspace_store_release(ws, store);
 	if (load_items(e, m) != 0) {
 		ui_csearch_free(e);

@@ -7,10 +7,11 @@
  * with a `void *impl` the functions receive and a `free` for it: a second
  * backend (a database) is a matter of filling in the struct. This header is
  * the application's tier: the handle, the values the contracts exchange,
- * and what frees them. The vtable itself, for a backend's author (and a
- * program that calls the operations directly), is the implementer's tier,
- * <agentctl/sys/ac_backend_sys.h>, not in the umbrella; the file-system
- * backend's init and test seam are <agentctl/sys/ac_backend_fs.h>.
+ * what frees them, and the operations as calls (ac_backend_<table>_<op>(),
+ * ac_backend_has_*()). The vtable itself, for a backend's author, is the
+ * implementer's tier, <agentctl/sys/ac_backend_sys.h>, not in the
+ * umbrella; the file-system backend's init and test seam are
+ * <agentctl/sys/ac_backend_fs.h>.
  * tests/test_backend.c is the conformance suite any backend can run, since
  * it touches a backend only through the struct.
  *
@@ -150,8 +151,9 @@ typedef struct {
 } ac_backend_history_cursor;
 
 /* The store handle: made by ac_workspace_store() (or a backend's own init),
- * released with ac_backend_close(). Its operations are the implementer's
- * vtable (sys/ac_backend_sys.h), not part of the application tier. */
+ * released with ac_backend_close(). An application reaches its operations
+ * through the calls below; the vtable behind them (sys/ac_backend_sys.h)
+ * is the implementer's. */
 typedef struct ac_backend ac_backend;
 
 /* Releases b's implementation and clears b (b itself is the caller's).
@@ -188,6 +190,119 @@ static inline void ac_backend_sessions_free(ac_backend_session_info *list, size_
 		ac_backend_session_info_clear(&list[i]);
 	free(list);
 }
+
+/* ---- The store's operations, for an application ----
+ * Each call is the vtable operation of the same name
+ * (sys/ac_backend_sys.h says what it does), with the same arguments in the
+ * same order (the handle first, then out-parameters, then inputs), so a
+ * program needs no implementer's tier to use a store. b is borrowed. An
+ * operation the store leaves unset is AC_ENOTSUP naming the store and the
+ * operation, never a call through NULL; the ac_backend_has_*() queries tell
+ * beforehand, for a caller that takes another way then. */
+
+/* Receives a document's bytes block by block (memo and artifact stream);
+ * a non-zero return stops the read and is returned by it. */
+typedef int (*ac_backend_block_fn)(const char *bytes, size_t len, void *ctx);
+
+/* Receives one log record (borrowed for the call) from a trace's each; a
+ * non-zero return stops the walk and is returned by it. */
+typedef int (*ac_backend_record_fn)(const json_t *record, void *ctx);
+
+/* Receives one listed session (borrowed for the call) from
+ * ac_backend_each_session() and ac_backend_find_sessions(); a non-zero
+ * return stops them and is returned. */
+typedef int (*ac_backend_session_fn)(const ac_backend_session_info *info, void *ctx);
+
+int ac_backend_session_create(const ac_backend *b, char **out_id, const char *tenant,
+			      const char *user, const char *agent, const char *session_id,
+			      const char *task);
+int ac_backend_session_create_document(const ac_backend *b, const char *tenant,
+				       const json_t *doc);
+int ac_backend_session_load_all(const ac_backend *b, json_t **out, const char *tenant,
+				const char *session_id);
+int ac_backend_session_append(const ac_backend *b, const char *tenant, const char *session_id,
+			      const json_t *messages);
+int ac_backend_session_record_turn(const ac_backend *b, const char *tenant,
+				   const char *session_id, const json_t *messages,
+				   const ac_usage *usage);
+int ac_backend_session_load_usage(const ac_backend *b, json_t **out, const char *tenant,
+				  const char *session_id);
+int ac_backend_session_get(const ac_backend *b, json_t **out, const char *tenant,
+			   const char *session_id);
+int ac_backend_session_set_status(const ac_backend *b, const char *tenant,
+				  const char *session_id, const char *from, const char *to);
+/* Optional (ac_backend_has_load_after()). */
+int ac_backend_session_load_after(const ac_backend *b, json_t **out,
+				  ac_backend_history_cursor *cursor, const char *tenant,
+				  const char *session_id);
+
+int ac_backend_memo_read(const ac_backend *b, char **out, size_t *out_len, const char *tenant,
+			 const char *owner, const char *scope, const char *name);
+/* Optional (ac_backend_has_memo_stream()): else read it whole. */
+int ac_backend_memo_stream(const ac_backend *b, ac_backend_block_fn fn, void *ctx,
+			   const char *tenant, const char *owner, const char *scope,
+			   const char *name);
+int ac_backend_memo_write(const ac_backend *b, const char *tenant, const char *owner,
+			  const char *scope, const char *name, const char *data, size_t len);
+int ac_backend_memo_append(const ac_backend *b, const char *tenant, const char *owner,
+			   const char *scope, const char *name, const char *data, size_t len);
+int ac_backend_memo_list(const ac_backend *b, char ***out_names, size_t *out_n,
+			 const char *tenant, const char *owner, const char *scope);
+
+int ac_backend_artifact_read(const ac_backend *b, char **out, size_t *out_len,
+			     const char *tenant, const char *session_id, const char *tool_call_id);
+/* Optional (ac_backend_has_artifact_stream()): else read it whole. */
+int ac_backend_artifact_stream(const ac_backend *b, ac_backend_block_fn fn, void *ctx,
+			       const char *tenant, const char *session_id,
+			       const char *tool_call_id);
+int ac_backend_artifact_list(const ac_backend *b, char ***out_ids, size_t *out_n,
+			     const char *tenant, const char *session_id);
+
+int ac_backend_trace_load(const ac_backend *b, json_t **out, size_t *out_skipped,
+			  const char *tenant, const char *session_id, uint64_t after_seq);
+/* Optional (ac_backend_has_trace_each()): else load it whole. */
+int ac_backend_trace_each(const ac_backend *b, size_t *out_skipped, ac_backend_record_fn fn,
+			  void *ctx, const char *tenant, const char *session_id);
+
+int ac_backend_inspector_list_sessions(const ac_backend *b, ac_backend_session_info **out,
+				       size_t *out_n, const char *tenant);
+int ac_backend_inspector_find(const ac_backend *b, ac_backend_session_info *out,
+			      const char *session_id);
+
+/* Idempotency keys, optional all three (ac_backend_has_request_keys()). */
+int ac_backend_request_use(const ac_backend *b, const char *request_id);
+int ac_backend_request_answer(const ac_backend *b, json_t **out, bool *out_replayed);
+int ac_backend_request_check(const ac_backend *b, json_t **out, const char *tenant,
+			     const char *request_id, const char *operation,
+			     const json_t *arguments);
+
+/* What only some stores can do (the vtable's optional table). */
+/* The session files' folder (borrowed from b) when the store keeps each
+ * session as a file local agents write, else NULL (a shared store). */
+const char *ac_backend_local_sessions(const ac_backend *b);
+/* Optional (ac_backend_has_each_session()): inspector.list_sessions' rows
+ * handed to fn a batch at a time. */
+int ac_backend_each_session(const ac_backend *b, const char *tenant, ac_backend_session_fn fn,
+			    void *ctx);
+/* Optional (ac_backend_has_find_sessions()): inspector.find for n ids in
+ * one round trip; fn gets those that exist, in no particular order. */
+int ac_backend_find_sessions(const ac_backend *b, const char *const *ids, size_t n,
+			     ac_backend_session_fn fn, void *ctx);
+struct ac_store_watch;
+/* Optional (ac_backend_has_watch()): follows what every host commits
+ * (ac_store_watch.h); *out freed with ac_store_watch_free(). */
+int ac_backend_watch(const ac_backend *b, struct ac_store_watch **out);
+
+/* Whether b has the operation (false for a NULL b). */
+bool ac_backend_has_local_sessions(const ac_backend *b);
+bool ac_backend_has_load_after(const ac_backend *b);
+bool ac_backend_has_memo_stream(const ac_backend *b);
+bool ac_backend_has_artifact_stream(const ac_backend *b);
+bool ac_backend_has_trace_each(const ac_backend *b);
+bool ac_backend_has_request_keys(const ac_backend *b);
+bool ac_backend_has_each_session(const ac_backend *b);
+bool ac_backend_has_find_sessions(const ac_backend *b);
+bool ac_backend_has_watch(const ac_backend *b);
 
 /* The kind of a trace envelope as people see it: its first non-empty
  * string among "type", "kind", "event" and "name", else "-". Borrowed from

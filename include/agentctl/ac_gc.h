@@ -131,8 +131,14 @@ struct ac_gc_store {
 	const ac_gc_store_ops *ops;
 };
 
-/* The file store's folders (borrowed for the call; copied). */
+/* The file store's folders (borrowed for the call; copied). Options
+ * start from AC_GC_FILES_OPTIONS_INIT; another version is refused
+ * (AC_EINVAL naming it). */
+#define AC_GC_FILES_OPTIONS_VERSION 1
+#define AC_GC_FILES_OPTIONS_INIT { .version = AC_GC_FILES_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;        /* AC_GC_FILES_OPTIONS_VERSION */
 	const char *sessions_dir;    /* sessions, .compactions, .rollbacks */
 	const char *checkpoints_dir; /* <sessionId>/<checkpointId>.json */
 	const char *data_dir;        /* the workspace's .agent: traces/ */

@@ -20,7 +20,18 @@ typedef enum {
 	AC_FSYNC_ALWAYS,    /* fdatasync after every append */
 } ac_fsync_policy;
 
+/* Options start from AC_JOURNAL_OPTIONS_INIT (the defaults, as
+ * ac_journal_options_init()); the journal refuses options of another
+ * version, or a lock member of another, with AC_EINVAL naming the struct. */
+#define AC_JOURNAL_OPTIONS_VERSION 1
+#define AC_JOURNAL_OPTIONS_INIT                                                          \
+	{                                                                                \
+		.version = AC_JOURNAL_OPTIONS_VERSION, .fsync = AC_FSYNC_NEVER,            \
+		.lock = AC_LOCK_OPTIONS_INIT                                             \
+	}
+
 typedef struct {
+	unsigned int version; /* AC_JOURNAL_OPTIONS_VERSION */
 	ac_fsync_policy fsync;
 	uint64_t rotate_bytes; /* rotate before an append that would pass this; 0: never */
 	/* journal.rotate "monthly": rotate before the first append of a UTC
@@ -41,8 +52,13 @@ typedef struct {
 				  * or "journal.rotate monthly"; NULL without rotation */
 } ac_journal_append_info;
 
-/* Fills opts with the defaults (no fsync, no rotation, lock defaults). */
+/* Fills opts with the defaults (no fsync, no rotation, lock defaults):
+ * AC_JOURNAL_OPTIONS_INIT. */
 void ac_journal_options_init(ac_journal_options *opts);
+
+/* 0 when opts (and its lock) are of this library's version; AC_EINVAL
+ * naming the struct and both versions otherwise. NULL (the defaults): 0. */
+int ac_journal_options_check(const ac_journal_options *opts);
 
 /* Appends record[0..len) plus a newline to the journal at path, creating it
  * when absent. record must be one line (no '\n'); it is not validated here.

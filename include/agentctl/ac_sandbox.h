@@ -63,7 +63,13 @@
 /* The folders of a mirror, as above. */
 #define AC_SANDBOX_ARTIFACTS "artifacts"
 
+/* Options start from AC_SANDBOX_OPTIONS_INIT; every call refuses options
+ * of another version (AC_EINVAL naming them) before anything is done. */
+#define AC_SANDBOX_OPTIONS_VERSION 1
+#define AC_SANDBOX_OPTIONS_INIT { .version = AC_SANDBOX_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;     /* AC_SANDBOX_OPTIONS_VERSION */
 	const char *registry_dir; /* where mirrors are registered (required) */
 	size_t max_bytes;         /* 0: AC_SANDBOX_MAX_BYTES */
 } ac_sandbox_options;

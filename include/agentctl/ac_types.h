@@ -27,8 +27,18 @@ typedef struct {
 	int64_t mtime_ns;
 } ac_file_id;
 
-/* How a writer takes the shared "<file>.lock" (see core/ac_lock.h). */
+/* How a writer takes the shared "<file>.lock" (see core/ac_lock.h).
+ * Options start from AC_LOCK_OPTIONS_INIT (the defaults below): a lock
+ * is refused with options of another version (AC_EINVAL naming them). */
+#define AC_LOCK_OPTIONS_VERSION 1
+#define AC_LOCK_OPTIONS_INIT                                                             \
+	{                                                                                \
+		.version = AC_LOCK_OPTIONS_VERSION, .timeout_ms = 10000, .stale_ms = 10000, \
+		.foreign_stale_ms = 120000                                               \
+	}
+
 typedef struct {
+	unsigned int version; /* AC_LOCK_OPTIONS_VERSION */
 	int timeout_ms; /* give up (AC_EBUSY) after this long; default 10000 */
 	int stale_ms;   /* a lock older than this is broken; default 10000 */
 	/* A lock another host (or another boot or pid namespace) holds: its

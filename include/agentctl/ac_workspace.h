@@ -89,6 +89,10 @@ void ac_workspace_store_release(const ac_workspace *ws, ac_backend *b);
  * ws's config; opens nothing. AC_EDENIED as ac_workspace_store(). */
 int ac_workspace_store_url(const char **out, const ac_workspace *ws);
 
+/* url without its password (a URL's ":secret@" and any password=...
+ * parameter or key), for showing; allocated, NULL when out of memory. */
+char *ac_storage_url_redact(const char *url);
+
 /* Where the store is, for people: the session folder, or the database's
  * URL without its password. Borrowed from ws; opens nothing. */
 const char *ac_workspace_store_where(const ac_workspace *ws);

@@ -7,7 +7,8 @@
  * hands back, and holds the workspace's store as a handle: what the
  * umbrella promises a caller can do without the implementer's tier; and
  * uses one call of each helper header made public (text, atomic writes,
- * exact JSON, the scanner, files). */
+ * exact JSON, the scanner, files), and the store's operations as calls
+ * (ac_backend.h), with no vtable in sight. */
 #include <agentctl/agentctl.h>
 
 #include <stdio.h>
@@ -51,6 +52,21 @@ int main(void)
 	    ac_json_scan(fields, "{\"a\":1}", 7, NULL, 0, NULL) != 0 ||
 	    ac_file_below("/ws/a", "/ws") == NULL) {
 		fprintf(stderr, "tiers_app: a helper header's call answered wrong\n");
+		return 1;
+	}
+	if (store && !ac_backend_has_local_sessions(store)) {
+		ac_backend_session_info info = {0};
+		char **names = NULL;
+		size_t n = 0;
+
+		if (ac_backend_inspector_find(store, &info, "s1") == 0 &&
+		    ac_backend_memo_list(store, &names, &n, info.tenant, "s1", "session") == 0)
+			printf("tiers_app: %zu memo document(s)\n", n);
+		ac_backend_names_free(names, n);
+		ac_backend_session_info_clear(&info);
+	}
+	if (ac_backend_has_watch(store)) { /* false for NULL, as every query */
+		fprintf(stderr, "tiers_app: a missing store answered a query\n");
 		return 1;
 	}
 	ac_backend_close(store); /* safe on NULL */

@@ -5,7 +5,6 @@
 #include "source.h"
 #include "source_impl.h"
 
-#include "ac_backend_sys.h"
 #include "ac_checkpoint.h"
 #include "ac_checkpoint_runtime.h"
 #include "ac_error.h"
@@ -644,7 +643,7 @@ static int load_memos(ui_source *src, ui_model *m)
 		 * has no owner to look under. */
 		if (!owners[s] || ac_backend_id_check("owner", owners[s]) != 0)
 			continue;
-		if ((rc = b->memo.list(b->impl, &names, &n, src->tenant, owners[s], scopes[s])))
+		if ((rc = ac_backend_memo_list(b, &names, &n, src->tenant, owners[s], scopes[s])))
 			break;
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = store_push(&fresh, &cap, scopes[s], owners[s], names[i]);
@@ -663,7 +662,7 @@ static int load_artifacts(ui_source *src, ui_model *m)
 	size_t n = 0, cap = 0;
 	int rc;
 
-	if (!(rc = b->artifact.list(b->impl, &ids, &n, src->tenant, m->conv_session)))
+	if (!(rc = ac_backend_artifact_list(b, &ids, &n, src->tenant, m->conv_session)))
 		for (size_t i = 0; i < n && !rc; i++)
 			if ((rc = store_push(&fresh, &cap, "", m->conv_session, ids[i])))
 				ac_error_set(rc, "out of memory");
@@ -682,7 +681,7 @@ static unsigned read_trace(ui_source *src, ui_model *m)
 
 	if (!src->tenant || !m->conv_session)
 		return 0;
-	rc = b->trace.load(b->impl, &records, &skipped, src->tenant, m->conv_session, m->trace_seq);
+	rc = ac_backend_trace_load(b, &records, &skipped, src->tenant, m->conv_session, m->trace_seq);
 	m->trace_loaded = true;
 	ui_sfree(m->trace_error);
 	m->trace_error = NULL;
@@ -729,11 +728,11 @@ int ui_source_open_item(ui_source *src, ui_model *m, ui_tab tab, size_t i)
 	if (tab == UI_TAB_MEMORY) {
 		snprintf(title, sizeof(title), "memo %s/%.400s/%.400s", it->scope, it->raw_owner,
 			 it->raw_name);
-		rc = b->memo.read(b->impl, &text, &len, src->tenant, it->raw_owner, it->scope,
+		rc = ac_backend_memo_read(b, &text, &len, src->tenant, it->raw_owner, it->scope,
 				  it->raw_name);
 	} else {
 		snprintf(title, sizeof(title), "artifact %.400s", it->raw_name);
-		rc = b->artifact.read(b->impl, &text, &len, src->tenant, m->conv_session, it->raw_name);
+		rc = ac_backend_artifact_read(b, &text, &len, src->tenant, m->conv_session, it->raw_name);
 	}
 	if (rc) {
 		ui_model_set_document(m, tab, title, "", 0);

@@ -13,7 +13,6 @@
  * the database's provider. */
 #include "source_impl.h"
 
-#include "ac_backend_sys.h"
 #include "ac_source_watch.h"
 
 #include "ac_store_watch.h"
@@ -58,7 +57,7 @@ int ui_source_use_store(ui_source *src)
 
 	/* Session files here: the source reads them itself, the watcher
 	 * follows them. */
-	if (src->backend->optional.local_sessions)
+	if (ac_backend_has_local_sessions(src->backend))
 		return 0;
 	if (!(src->store_name = strdup(ac_workspace_store_where(src->ws))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
@@ -85,8 +84,8 @@ int ui_source_watch_store(const ui_source *src, ac_store_watch **out)
 	int rc;
 
 	*out = NULL;
-	if (!b->optional.watch || (rc = b->optional.watch(b, out)))
-		return b->optional.watch ? rc : 0;
+	if (!ac_backend_has_watch(b) || (rc = ac_backend_watch(b, out)))
+		return ac_backend_has_watch(b) ? rc : 0;
 	/* Tests shorten (or lengthen) the reading of everything that catches
 	 * writers which notify nobody. */
 	if (rescan && *rescan)
@@ -141,8 +140,8 @@ unsigned ui_source_store_read_sessions(ui_source *src)
 	full_reads++;
 	/* A connection the server dropped (a restart) fails its first
 	 * statement and is made again by the next: a read tries twice. */
-	if (src->backend->inspector.list_sessions(src->backend->impl, &list, &n, NULL) != 0 &&
-	    src->backend->inspector.list_sessions(src->backend->impl, &list, &n, NULL) != 0) {
+	if (ac_backend_inspector_list_sessions(src->backend, &list, &n, NULL) != 0 &&
+	    ac_backend_inspector_list_sessions(src->backend, &list, &n, NULL) != 0) {
 		/* The rows on screen stay: the store watch reads again once the
 		 * connection is back. */
 		ui_source_note_problem(src->m, src->store_name, ac_error_last());
@@ -172,7 +171,7 @@ unsigned ui_source_store_update_session(ui_source *src, ui_model *m, const char 
 	src->m = m;
 	if (!src->database || !src->rows_synced)
 		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
-	rc = src->backend->inspector.find(src->backend->impl, &info, id);
+	rc = ac_backend_inspector_find(src->backend, &info, id);
 	if ((rc != 0 && rc != AC_ENOTFOUND) ||
 	    ui_model_put_store_session(m, id, rc == 0 ? &info : NULL) != 0) {
 		ac_backend_session_info_clear(&info);
@@ -223,7 +222,7 @@ static unsigned update_found(ui_source *src, ui_model *m, const char (*named)[AC
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		ids[i] = named[i];
 	if (rc == 0)
-		rc = b->optional.find_sessions(b, ids, n, put_found, &f);
+		rc = ac_backend_find_sessions(b, ids, n, put_found, &f);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if (!f.found[i])
 			rc = ui_model_put_store_session(m, named[i], NULL);
@@ -252,7 +251,7 @@ unsigned ui_source_store_changed(ui_source *src, ui_model *m, const ac_store_wat
 	src->m = m;
 	if (n == SIZE_MAX || !src->database || !src->rows_synced)
 		return ui_source_update(src, m, AC_WATCH_SESSIONS | AC_WATCH_TRACES);
-	if (n > 1 && src->backend->optional.find_sessions)
+	if (n > 1 && ac_backend_has_find_sessions(src->backend))
 		return update_found(src, m, named, n);
 	/* A row that cannot be put in place reads everything: the rest then
 	 * needs no reading. */
@@ -283,13 +282,13 @@ static int read_messages(ui_source *src, json_t **out, bool *appended, bool held
 
 	*appended = false;
 	if (held && src->conv_cursor.epoch)
-		rc = src->backend->session.load_after(src->backend->impl, out, &src->conv_cursor,
+		rc = ac_backend_session_load_after(src->backend, out, &src->conv_cursor,
 						     tenant, id);
 	if (rc == 0)
 		*appended = true;
 	if (rc == AC_ECONFLICT) {
 		memset(&src->conv_cursor, 0, sizeof(src->conv_cursor));
-		rc = src->backend->session.load_after(src->backend->impl, out, &src->conv_cursor,
+		rc = ac_backend_session_load_after(src->backend, out, &src->conv_cursor,
 						     tenant, id);
 	}
 	return rc;
@@ -299,17 +298,17 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 {
 	ac_backend_session_info info = {0};
 	bool same = m->conv_session && !strcmp(m->conv_session, id);
-	bool incremental = src->backend->session.load_after != NULL, appended = false;
+	bool incremental = ac_backend_has_load_after(src->backend), appended = false;
 	json_t *doc = NULL, *messages = NULL, *metadata;
 	char title[600];
 	int rc;
 
 	/* The operator names a session by id; its tenant comes from the store. */
-	if ((rc = src->backend->inspector.find(src->backend->impl, &info, id)) == 0) {
+	if ((rc = ac_backend_inspector_find(src->backend, &info, id)) == 0) {
 		if (incremental)
 			rc = read_messages(src, &messages, &appended,
 					   same && m->conv_title && !m->conv_error, info.tenant, id);
-		else if ((rc = src->backend->session.get(src->backend->impl, &doc, info.tenant, id)) == 0)
+		else if ((rc = ac_backend_session_get(src->backend, &doc, info.tenant, id)) == 0)
 			messages = json_incref(json_object_get(doc, "conversationHistory"));
 	}
 	if (rc && same && m->conv_title && !m->conv_error) {
@@ -356,8 +355,8 @@ int ui_source_store_open_conversation(ui_source *src, ui_model *m, const char *i
 	{
 		json_t *usage = NULL;
 
-		if (rc == 0 && src->backend->session.load_usage &&
-		    src->backend->session.load_usage(src->backend->impl, &usage, info.tenant, id) == 0)
+		if (rc == 0 &&
+		    ac_backend_session_load_usage(src->backend, &usage, info.tenant, id) == 0)
 			rc = ui_model_set_usage(m, usage);
 		json_decref(usage);
 	}

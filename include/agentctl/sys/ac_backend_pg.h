@@ -128,10 +128,6 @@ int ac_backend_pg_unfold(json_t **out, size_t depth, const json_t *history, void
  * to a database they chose. NULL when unset: the workspace's files. */
 int ac_storage_url(const char **out, const ac_config *config);
 
-/* url without its password (a URL's ":secret@" and any password=...
- * parameter or key), for showing; allocated, NULL when out of memory. */
-char *ac_storage_url_redact(const char *url);
-
 /* What `storage check` says of the database url names: *out_version found (0: no schema
  * yet), *out_latest expected, *out_missing not applied. Changes nothing. */
 int ac_storage_check_url(const char *url, int *out_version, int *out_latest, int *out_missing);

@@ -2,11 +2,11 @@
  *
  * Not included by <agentctl/agentctl.h>. An application holds an
  * ac_backend as a handle (ac_backend.h: ac_workspace_store() makes one,
- * ac_backend_close() releases it); a backend's author, and a program that
- * calls the store's operations itself, includes this header as
- * <agentctl/sys/ac_backend_sys.h>, as libgit2's git2/sys/ headers. The
- * promises every implementation keeps (tenancy, ids, errors, consistency,
- * threads, ownership) are ac_backend.h's opening comment.
+ * ac_backend_close() releases it) and calls its operations through
+ * ac_backend.h's ac_backend_<table>_<op>(); a backend's author includes
+ * this header as <agentctl/sys/ac_backend_sys.h>, as libgit2's git2/sys/
+ * headers. The promises every implementation keeps (tenancy, ids, errors,
+ * consistency, threads, ownership) are ac_backend.h's opening comment.
  *
  * Every operation takes the object first (impl, or the backend itself for
  * the optional ones), then its out-parameters, then its inputs; a
@@ -117,13 +117,8 @@ typedef struct {
 			  const char *tenant, const char *session_id);
 } ac_backend_session_ops;
 
-/* Receives a document's bytes block by block as a stream op reads them;
- * a non-zero return stops the read and is returned by the op. */
-typedef int (*ac_backend_block_fn)(const char *bytes, size_t len, void *ctx);
-
-/* Receives one log record (borrowed for the call) from a trace's each;
- * a non-zero return stops the walk and is returned by it. */
-typedef int (*ac_backend_record_fn)(const json_t *record, void *ctx);
+/* The block, record and session callbacks (ac_backend_block_fn,
+ * ac_backend_record_fn, ac_backend_session_fn) are ac_backend.h's. */
 
 /* ---- 2. Memory documents: (tenant, owner, scope, name) -> bytes ----
  * owner is the session id for scope "session", the user id for "user",
@@ -346,11 +341,6 @@ typedef struct {
  * (changed), AC_SESSION_UNCHANGED, or AC_E* (nothing written). */
 typedef int (*ac_backend_document_fn)(json_t *root, void *ctx);
 
-/* What optional.each_session hands each listed session to (info
- * borrowed for the call). */
-typedef int (*ac_backend_session_fn)(const ac_backend_session_info *info, void *ctx);
-
-struct ac_store_watch;
 struct ac_store_watch;
 
 /* What optional.unfold is handed as its ctx: the session whose compaction
