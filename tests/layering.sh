@@ -238,7 +238,6 @@ echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"
 # Private core headers the program still includes, each with why.
 tier_private_ok="
 ac_proc.h:ac_dl.h:process runner and dlopen loader, implementation details (to go behind public calls)
-ac_source_paths.h:the core's id -> row table, which the sources' listing borrows (to become a call)
 "
 # Program files that include the implementer's tier, each with why. They
 # call the store's operations through its vtable (b->session.get(...)):

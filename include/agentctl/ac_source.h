@@ -166,6 +166,14 @@ const char *ac_source_session_task(const ac_source_session *s);
 /* The inputs of ac_session_state_derive() for s at now_ms. */
 void ac_source_session_inputs(ac_state_inputs *out, const ac_source_session *s, int64_t now_ms);
 
+/* Each session's parent among list[0..n), for showing them as a tree:
+ * (*out)[i] is the row whose id is list[i]->parent_id (of rows with the
+ * same id, the last), or SIZE_MAX when list[i] names no parent or its
+ * parent is not in list. A row may name itself, and parents may make a
+ * cycle: the caller walking the tree guards against both. *out is
+ * allocated, n entries, for the caller to free(); 0 or AC_ENOMEM. */
+int ac_source_parent_rows(size_t **out, ac_source_session *const *list, size_t n);
+
 /* True when path is folder or inside it (both absolute, no trailing '/'). */
 bool ac_source_path_inside(const char *path, const char *folder);
 
