@@ -237,7 +237,7 @@ echo "layering: ok (cli -> tui -> views -> model/terminal -> core)"
 
 # Private core headers the program still includes, each with why.
 tier_private_ok="
-ac_proc.h:ac_dl.h:process runner and dlopen loader, implementation details (to go behind public calls)
+ac_dl.h:dlopen loader (the dashboard loads curses), an implementation detail (to go behind a public call)
 "
 # Program files that include the implementer's tier, each with why. They
 # call the store's operations through its vtable (b->session.get(...)):
