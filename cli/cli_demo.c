@@ -18,8 +18,8 @@
 #include "ac_error.h"
 #include "ac_event.h"
 #include "ac_file.h"
+#include "ac_git.h"
 #include "ac_journal.h"
-#include "ac_libgit2.h"
 #include "ac_oplog.h"
 #include "ac_session.h"
 #include "ac_time.h"
@@ -65,26 +65,14 @@ static int write_text(const char *root, const char *name, const char *text)
 static int make_workspace(char *dir, size_t size)
 {
 	const char *tmp = getenv("TMPDIR");
-	git_repository *repo = NULL;
 	ac_buf agent_dir = AC_BUF_INIT;
-	int rc;
+	int rc = 0;
 
 	snprintf(dir, size, "%s/agentctl-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return cli_error(CLI_FAILED, "demo: creating %s: %s", dir, strerror(errno));
-	if (ac_libgit2_load() != 0)
+	if (ac_git_init(dir) != 0)
 		return cli_error(CLI_FAILED, "demo: %s", ac_error_last());
-	sym_git_libgit2_init();
-	rc = sym_git_repository_init(&repo, dir, 0);
-	sym_git_repository_free(repo);
-	if (rc) {
-		const git_error *e = sym_git_error_last();
-
-		cli_error(CLI_FAILED, "demo: git init in %s: %s", dir, e ? e->message : "failed");
-		sym_git_libgit2_shutdown();
-		return CLI_FAILED;
-	}
-	sym_git_libgit2_shutdown();
 	if (ac_buf_printf(&agent_dir, "%s/.agent", dir) || ac_file_mkdirs(agent_dir.data) ||
 	    write_text(dir, ".gitignore", ".agent/\n") ||
 	    write_text(dir, "README.md",

@@ -6,7 +6,6 @@
 
 #include "ac_error.h"
 #include "ac_messages.h"
-#include "ac_source_paths.h"
 #include "ac_text.h"
 #include "ac_time.h"
 
@@ -346,18 +345,11 @@ static void put(tree *t, size_t i, unsigned depth, unsigned char flag)
 			put(t, c, depth + 1, flag);
 }
 
-static const char *id_of_row(size_t i, void *list)
-{
-	return ((ac_source_session *const *)list)[i]->id;
-}
-
 int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_n,
 		     ac_source_session *const *list, size_t n, const bool *shown, bool children)
 {
 	tree t = {0};
-	ac_source_paths at = {0}; /* id -> row */
-	size_t *parent = NULL;
-	bool linked = false; /* a row names a parent */
+	size_t *parent = NULL, *named = NULL; /* named: the row of each one's parent_id */
 	int rc = 0;
 
 	t.shown = shown;
@@ -371,20 +363,13 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		t.first[i] = t.next[i] = parent[i] = SIZE_MAX;
-		linked = linked || list[i]->parent_id;
-	}
-	/* Rows by id, when a row names a parent. An id twice names its last
-	 * row: the first added is the one found. */
-	for (size_t i = n; children && linked && i-- > 0;)
-		if ((rc = ac_source_paths_add(&at, list[i]->id, i)))
-			goto done;
+	if (children && (rc = ac_source_parent_rows(&named, list, n)))
+		goto done;
 	/* Newest first, each parent's children too: linked from the oldest. */
-	for (size_t k = n; children && linked && k-- > 0;) {
-		size_t pi = list[k]->parent_id
-				    ? ac_source_paths_find(&at, list[k]->parent_id, id_of_row, (void *)list)
-				    : SIZE_MAX;
+	for (size_t k = n; named && k-- > 0;) {
+		size_t pi = named[k];
 
 		if (pi == SIZE_MAX || pi == k || !shown[pi])
 			continue;
@@ -411,7 +396,7 @@ int cli_sources_tree(size_t **out_order, unsigned char **out_depth, size_t *out_
 	t.order = NULL;
 	t.depth = NULL;
 done:
-	ac_source_paths_free(&at);
+	free(named);
 	free(t.first);
 	free(t.next);
 	free(parent);

@@ -368,6 +368,11 @@ int ac_process_signal(const ac_agent_process *p, int sig)
 	return 0;
 }
 
+int ac_process_cmdline(ac_buf *out, const ac_agent_process *process, size_t max)
+{
+	return ac_proc_cmdline(out, process->pid, max);
+}
+
 int ac_signal_from_name(const char *name)
 {
 	static const struct {

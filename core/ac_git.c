@@ -291,6 +291,25 @@ static int check_owner(const char *root)
 	return rc;
 }
 
+int ac_git_init(const char *dir)
+{
+	git_repository *repo = NULL;
+	int rc;
+
+	if ((rc = ac_libgit2_load()) != 0)
+		return rc;
+	sym_git_libgit2_init();
+	if (sym_git_repository_init(&repo, dir, 0) != 0) {
+		const git_error *e = sym_git_error_last();
+
+		rc = ac_error_set(AC_EIO, "git init in %s: %s", dir,
+				  e && e->message ? e->message : "failed");
+	}
+	sym_git_repository_free(repo);
+	sym_git_libgit2_shutdown();
+	return rc;
+}
+
 int ac_git_open(ac_git **out, const char *root, const ac_git_protect *protect)
 {
 	ac_git *g = NULL;

@@ -472,3 +472,8 @@ ac_pending ac_operator_notice(const ac_workspace *ws, const char *id, const char
 	}
 	return pending;
 }
+
+void ac_operator_set_cancel_fd(int fd)
+{
+	ac_proc_set_cancel_fd(fd);
+}

@@ -2,8 +2,8 @@
  * open-addressing table of slot numbers, the paths being the sessions'
  * own (not copied). A JSON object did this before: at 200,000 files its
  * keys and integers were 400,000 allocations. Any string key will do:
- * the CLI's tree of sessions finds a parent by its id with it. Not for
- * use outside the ac_source*.c and cli_session_sources.c files. */
+ * the sessions' parent rows (ac_source_parent_rows()) are found by id
+ * with it. Not for use outside the ac_source*.c files. */
 #ifndef AC_SOURCE_PATHS_H
 #define AC_SOURCE_PATHS_H
 

@@ -82,4 +82,37 @@ if [ "$failures" -gt 0 ]; then
   echo "layering self-test: $failures failure(s)"
   exit 1
 fi
-echo "layering self-test: ok (the tree passes; ${#planted[@]} planted includes each refused)"
+folder_planted=${#planted[@]}
+
+# The tiers, checked once the folders pass: on a fresh copy, a private core
+# header in the CLI, the dashboard and the model (a view's are refused by
+# the folder rules already), and the implementer's tier in a file not
+# named for it.
+for folder in include core cli tui views; do
+  rm -r -- "${tmp:?}/$folder" && cp -R "$root/$folder" "$tmp/" || exit 2
+done
+planted=()
+nth 1 'cli/*.c' && plant "$file" '#include "ac_proc.h"'
+nth 1 'tui/*.c' && plant "$file" '#include "ac_lock.h"'
+nth 1 'tui/model/*.c' && plant "$file" '#include "ac_source_paths.h"'
+plant cli/cli_demo.c '#include "ac_backend_sys.h"'
+out=$(bash "$checker" "$tmp" 2>&1)
+rc=$?
+for p in "${planted[@]}"; do
+  at=${p%% (*}
+  if ! grep -qF -- "$at " <<<"$out"; then
+    echo "self-test: not refused: $p"
+    failures=$((failures + 1))
+  fi
+done
+if [ "$rc" -ne 1 ]; then
+  echo "self-test: the copy with tier breaks planted exits $rc, not 1"
+  failures=$((failures + 1))
+fi
+if [ "$failures" -gt 0 ]; then
+  echo "$out"
+  echo "layering self-test: $failures failure(s)"
+  exit 1
+fi
+echo "layering self-test: ok (the tree passes; $folder_planted planted includes each refused," \
+  "and ${#planted[@]} against the tiers)"

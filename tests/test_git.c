@@ -271,6 +271,31 @@ static void test_symlink_refused(void **state)
 	free(dir);
 }
 
+/* ac_git_init() makes a repository ac_git_open() opens, in a folder it
+ * makes; a second time keeps it; a file in the way is refused, named. */
+static void test_init(void **state)
+{
+	char *dir = tu_make_temp_dir();
+	char *inner = tu_path(dir, "new/ws"), *file = tu_path(dir, "file");
+	ac_git *g = NULL;
+
+	(void)state;
+	assert_int_equal(ac_git_open(&g, inner, NULL), AC_ENOTFOUND);
+	assert_int_equal(ac_git_init(inner), 0);
+	assert_true(tu_exists(dir, "new/ws/.git/HEAD"));
+	assert_int_equal(ac_git_init(inner), 0);
+	assert_int_equal(ac_git_open(&g, inner, NULL), 0);
+	ac_git_free(g);
+	tu_put(dir, "file", "not a folder\n");
+	assert_int_equal(ac_git_init(file), AC_EIO);
+	assert_non_null(strstr(ac_error_last(), "git init in "));
+	assert_non_null(strstr(ac_error_last(), file));
+	free(inner);
+	free(file);
+	tu_remove_tree(dir);
+	free(dir);
+}
+
 /* A root commit rolls back to the empty tree; outside a repository and
  * with an unknown hash nothing changes. */
 static void test_root_commit_and_errors(void **state)
@@ -1034,6 +1059,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_commit_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_tree_refused, setup, teardown),
 		cmocka_unit_test(test_path_problem),
+		cmocka_unit_test(test_init),
 		cmocka_unit_test_setup_teardown(test_gitlink_not_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_state_predicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exclude_block, setup, teardown),

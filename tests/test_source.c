@@ -670,6 +670,46 @@ static void test_a_corrupt_cache_is_rebuilt(void **state)
 	free(cache);
 }
 
+/* A transcript is resumed with the user's command: the id its whole
+ * argument and AGENT_SESSION_ID, in the folder given; a hostile id or an
+ * untrusted command is refused before anything runs. */
+static void test_resume_command_runs(void **state)
+{
+	char *ws = tu_make_temp_dir(), *xdg = tu_make_temp_dir();
+	ac_source_resume *r = NULL;
+	ac_config *c = NULL;
+	int status = -1;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	tu_put(xdg, "agent/config.json",
+	       "{\"sources\": {\"codex\": {\"resumeCommand\": [\"sh\", \"-c\", "
+	       "\"[ \\\"$0\\\" = \\\"$AGENT_SESSION_ID\\\" ] && [ -f here ] && exit 7; exit 1\", "
+	       "\"{id}\"]}}}");
+	tu_put(ws, "here", "");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	assert_int_equal(ac_source_resume_new(&r, c, AC_SOURCE_CODEX, "--help"), AC_EINVAL);
+	assert_null(r);
+	assert_int_equal(ac_source_resume_new(&r, c, AC_SOURCE_CODEX, "rollout-1"), 0);
+	assert_string_equal(ac_source_resume_program(r), "sh");
+	assert_int_equal(ac_source_resume_run(&status, r, ws), 0);
+	assert_int_equal(status, 7);
+	ac_source_resume_free(r);
+	ac_config_free(c);
+	tu_put(ws, ".agent/config.json",
+	       "{\"sources\": {\"claude\": {\"resumeCommand\": [\"sh\", \"-c\", \"x\"]}}}");
+	assert_int_equal(ac_config_load(&c, ws), 0);
+	r = NULL;
+	assert_int_equal(ac_source_resume_new(&r, c, AC_SOURCE_CLAUDE, "abc"), AC_EDENIED);
+	assert_null(r);
+	ac_config_free(c);
+	unsetenv("XDG_CONFIG_HOME");
+	tu_remove_tree(ws);
+	tu_remove_tree(xdg);
+	free(ws);
+	free(xdg);
+}
+
 /* The resume commands follow the trust rules; the folders may not come
  * from a project file at all. */
 static void test_config_trust_rules(void **state)
@@ -753,6 +793,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_in_two_halves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_of_one_update_by_path, setup, teardown),
 		cmocka_unit_test(test_config_trust_rules),
+		cmocka_unit_test(test_resume_command_runs),
 		cmocka_unit_test_setup_teardown(test_watch_fires_on_writes, setup, teardown),
 	};
 

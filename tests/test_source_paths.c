@@ -1,12 +1,14 @@
 /* The transcript index's path table (ac_source_paths.c): every path added
  * is found at its slot through growth and collisions, others are not, and
- * a cleared table finds nothing until filled again. */
+ * a cleared table finds nothing until filled again. And the parent rows
+ * of a listing, found by id through it (ac_source_parent_rows()). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "ac_source.h"
 #include "ac_source_paths.h"
 
 #include <stdio.h>
@@ -54,10 +56,50 @@ static void test_add_find_clear(void **state)
 	free(paths);
 }
 
+/* A literal as a session's (writable) string field. */
+#define S(text) ((char *)(text))
+
+/* A parent by its id (of two rows with that id, the last); none, one not
+ * listed, itself and a cycle as they are. */
+static void test_parent_rows(void **state)
+{
+	ac_source_session rows[] = {
+		{.id = S("a")},
+		{.id = S("b"), .parent_id = S("a")},
+		{.id = S("c"), .parent_id = S("gone")},
+		{.id = S("a"), .parent_id = S("d")},
+		{.id = S("d"), .parent_id = S("d")},
+		{.id = S("e"), .parent_id = S("f")},
+		{.id = S("f"), .parent_id = S("e")},
+	};
+	ac_source_session *list[7];
+	size_t *parent = NULL;
+	const size_t want[] = {SIZE_MAX, 3, SIZE_MAX, 4, 4, 6, 5};
+
+	(void)state;
+	for (size_t i = 0; i < 7; i++)
+		list[i] = &rows[i];
+	assert_int_equal(ac_source_parent_rows(&parent, list, 7), 0);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(parent[i], want[i]);
+	free(parent);
+	list[1] = &rows[0]; /* none names a parent */
+	list[3] = list[4] = list[5] = list[6] = &rows[0];
+	list[2] = &rows[0];
+	assert_int_equal(ac_source_parent_rows(&parent, list, 7), 0);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(parent[i], SIZE_MAX);
+	free(parent);
+	assert_int_equal(ac_source_parent_rows(&parent, list, 0), 0);
+	assert_non_null(parent);
+	free(parent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_find_clear),
+		cmocka_unit_test(test_parent_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,6 @@
 #include "ac_error.h"
 #include "ac_operator.h"
 #include "ac_oplog.h"
-#include "ac_proc.h"
 #include "ac_restore.h"
 #include "ac_session.h"
 #include "ac_text.h"
@@ -714,7 +713,7 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	 * per process; a failure here leaves the action to say what git did). */
 	if (d->kind != UI_DLG_NONE && ac_oplog_exclude_agent_state(ws) != 0)
 		ac_error_clear();
-	ac_proc_set_cancel_fd(cancel_fd);
+	ac_operator_set_cancel_fd(cancel_fd);
 	switch (d->kind) {
 	case UI_DLG_COMPACT:
 		ui_act_run_compact(d, ws, cancel_fd, out);
@@ -755,7 +754,7 @@ void ui_act_run(const ui_dialog *d, const ac_workspace *ws, int cancel_fd, ui_ac
 	case UI_DLG_NONE:
 		break;
 	}
-	ac_proc_set_cancel_fd(-1);
+	ac_operator_set_cancel_fd(-1);
 }
 
 void ui_act_report(ui_dialog *d, const ac_workspace *ws, ui_model *m, ui_undo *undo,

@@ -146,7 +146,7 @@ void ui_act_plan_rollback_checkpoint(ui_dialog *d, const ac_workspace *ws, ui_mo
 /* y, on a worker thread: carries out d's action through the core and
  * fills out. Touches no model, only d (the worker's own) and ws (read
  * only). cancel_fd (-1: none), once readable, kills a running summariser
- * or compensation (ac_proc_set_cancel_fd()); the outcome then says the
+ * or compensation (ac_operator_set_cancel_fd()); the outcome then says the
  * action was cancelled. A rollback first plans again and, when the plan
  * differs from the one shown, does nothing (out->replanned). */
 /* S / T in the dialog of p that offered them (ui_dialog.stop_pid): asks,

@@ -5,7 +5,6 @@
 
 #include "ac_control.h"
 #include "ac_error.h"
-#include "ac_proc.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ void ui_act_plan_stop(ui_dialog *d, const ac_workspace *ws, ui_model *m, int sig
 		return;
 	}
 	if (ac_process_find(&agent, ws->sessions_dir, id) != 0 ||
-	    ac_proc_cmdline(&cmdline, agent.pid, CMDLINE_SHOWN) != 0) {
+	    ac_process_cmdline(&cmdline, &agent, CMDLINE_SHOWN) != 0) {
 		ui_model_set_action(m, true, "stop %s: %s", id, ac_error_last());
 		goto done;
 	}

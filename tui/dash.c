@@ -2,10 +2,10 @@
 #include "dash.h"
 
 #include "jsearch.h"
+#include "prefs.h"
 #include "screen.h"
 
 #include "ac_error.h"
-#include "ac_prefs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,7 +209,7 @@ void ui_dash_next_theme(ui_dash *d)
 	if (ui_theme_load(&d->theme, d->themes[at], d->dirs, false, err, sizeof(err)) != 0) {
 		ui_model_set_action(&d->m, true, "theme: %s (using the default)", err);
 		snprintf(d->theme.name, sizeof(d->theme.name), "%s", d->themes[at]);
-	} else if (ac_prefs_write("theme", d->theme.name) != 0) {
+	} else if (ui_prefs_write("theme", d->theme.name) != 0) {
 		ui_model_set_action(&d->m, true, "theme: %s, not remembered: %s", d->theme.name,
 				    ac_error_last());
 	} else {

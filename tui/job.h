@@ -6,8 +6,8 @@
  * that the dashboard's poll() watches, so the screen keeps drawing and
  * navigation keeps working. The core's last error is thread-local
  * (ac_error.c), so the worker's messages are its own. Cancelling writes to
- * a second pipe, which ac_proc watches while a summariser or compensation
- * runs (ac_proc_set_cancel_fd()). No curses here. */
+ * a second pipe, which the core watches while a summariser or compensation
+ * runs (ac_operator_set_cancel_fd()). No curses here. */
 #ifndef UI_JOB_H
 #define UI_JOB_H
 

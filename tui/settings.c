@@ -1,11 +1,11 @@
 /* The dashboard's theme choice and configuration reloads (settings.h). */
 #include "settings.h"
 
+#include "prefs.h"
 #include "screen.h"
 
 #include "ac_buf.h"
 #include "ac_error.h"
-#include "ac_prefs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +35,8 @@ void ui_settings_initial_theme(const ac_config *config, char *name, char *why, s
 	if (origin && strcmp(origin, "default")) {
 		snprintf(name, size, "%s", ac_config_string(config, "theme", "dark"));
 		snprintf(why, size, "configured in %s", origin);
-	} else if (ac_prefs_read(&remembered, "theme") == 0 && remembered) {
-		ac_prefs_path(&path, "theme");
+	} else if (ui_prefs_read(&remembered, "theme") == 0 && remembered) {
+		ui_prefs_path(&path, "theme");
 		snprintf(name, size, "%s", remembered);
 		snprintf(why, size, "chosen last time with t, remembered in %s", path ? path : "?");
 	} else if (light_background(fgbg)) {

@@ -7,7 +7,6 @@
 #include "screen.h"
 
 #include "ac_error.h"
-#include "ac_proc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -64,13 +63,10 @@ static const char *run_folder(char into[PATH_MAX], const ac_source_session *s, c
 
 bool ui_transcripts_resume(ui_dash *d, int key)
 {
-	static const char *const names[] = AC_PROC_PLACEHOLDERS;
 	const char *target = ui_dash_target_session(d);
 	const ac_source_session *s = target ? ui_source_transcript(d->src, target) : NULL;
-	const char **template = NULL;
-	const char *values[] = {NULL, NULL};
-	const char *env[] = {"AGENT_SESSION_ID", NULL, NULL};
-	char **argv = NULL, *id = NULL, folder[PATH_MAX];
+	ac_source_resume *resume = NULL;
+	char folder[PATH_MAX];
 	int status = 0, rc;
 
 	(void)key;
@@ -89,25 +85,20 @@ bool ui_transcripts_resume(ui_dash *d, int key)
 				    "resume its session (select it: - on this row)");
 		return true;
 	}
-	/* The index may read again while the program runs: keep the id. */
-	if (!(id = strdup(s->id)) || ac_source_id_check(id) != 0 ||
-	    ac_source_resume_command(&template, d->config, s->kind) != 0 ||
-	    ac_proc_expand_argv(&argv, template, names, (values[0] = id, values)) != 0) {
+	/* The command keeps its own copy of the id: the index may read
+	 * again while the tool runs. */
+	if (ac_source_resume_new(&resume, d->config, s->kind, s->id) != 0) {
 		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
-		goto done;
+		return true;
 	}
-	env[1] = id;
 	screen_suspend();
-	rc = ac_proc_run_attached(&status, (const char *const *)argv, env,
-				  run_folder(folder, s, d->ws->root));
+	rc = ac_source_resume_run(&status, resume, run_folder(folder, s, d->ws->root));
 	screen_resume();
 	if (rc)
 		ui_model_set_action(&d->m, true, "a: %s", ac_error_last());
 	else
-		ui_model_set_action(&d->m, status != 0, "%s exited with status %d", argv[0], status);
-done:
-	ac_proc_argv_free(argv);
-	free(template);
-	free(id);
+		ui_model_set_action(&d->m, status != 0, "%s exited with status %d",
+				    ac_source_resume_program(resume), status);
+	ac_source_resume_free(resume);
 	return true;
 }

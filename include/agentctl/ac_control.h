@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ac_buf.h"
 #include "ac_types.h"
 
 typedef enum {
@@ -114,6 +115,11 @@ int ac_process_find(ac_agent_process *out, const char *sessions_dir, const char 
 
 /* Sends sig to the process's group (it leads one: started detached). */
 int ac_process_signal(const ac_agent_process *process, int sig);
+
+/* The process's command line (/proc/<pid>/cmdline, its arguments joined
+ * by spaces, at most max bytes read) into out: what the operator checks
+ * before a signal is sent. AC_ENOTFOUND when it is gone. */
+int ac_process_cmdline(ac_buf *out, const ac_agent_process *process, size_t max);
 
 /* The signal a pauseSignal value names ("SIGSTOP", "STOP", "SIGTSTP",
  * "TSTP", "SIGINT"...), or 0 with AC_EINVAL's message set. */

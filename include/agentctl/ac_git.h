@@ -31,6 +31,13 @@ typedef struct {
 				      * "<stem>-*.jsonl" and each one's ".lock" */
 } ac_git_protect;
 
+/* Makes the folder dir (made if need be) a new git repository with a
+ * working tree, as `git init` does; a repository already there is left as
+ * it is. For a program that sets a workspace up (the demo's). 0, or AC_EIO
+ * "git init in <dir>: <libgit2's reason>", or AC_ENOTSUP when libgit2
+ * cannot be loaded. */
+int ac_git_init(const char *dir);
+
 /* Opens the repository that holds the folder root. protect may be NULL.
  * Free with ac_git_free(). AC_ENOTFOUND (naming root) when root is in no
  * git repository or in a bare one; AC_EIO with libgit2's reason when git

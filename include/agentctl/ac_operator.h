@@ -136,4 +136,14 @@ int ac_operator_rollback_checkpoint(const ac_workspace *ws, const char *session_
 				    ac_checkpoint_plan *plan, ac_checkpoint_rollback_result *out,
 				    ac_buf *notes);
 
+/* Makes what the operator's actions run on this thread cancellable: the
+ * commands from configuration they wait on (a compaction's summariser, a
+ * rollback's compensations). Once fd (a pipe's read end or an eventfd,
+ * owned by the caller) is readable, the running command's process group
+ * is killed and the action fails as cancelled; one started while fd is
+ * readable is killed at once. -1 (the default) turns it off. Only the
+ * calling thread is affected: for a worker thread that runs actions the
+ * operator may cancel (the dashboard's). */
+void ac_operator_set_cancel_fd(int fd);
+
 #endif

@@ -166,6 +166,14 @@ const char *ac_source_session_task(const ac_source_session *s);
 /* The inputs of ac_session_state_derive() for s at now_ms. */
 void ac_source_session_inputs(ac_state_inputs *out, const ac_source_session *s, int64_t now_ms);
 
+/* Each session's parent among list[0..n), for showing them as a tree:
+ * (*out)[i] is the row whose id is list[i]->parent_id (of rows with the
+ * same id, the last), or SIZE_MAX when list[i] names no parent or its
+ * parent is not in list. A row may name itself, and parents may make a
+ * cycle: the caller walking the tree guards against both. *out is
+ * allocated, n entries, for the caller to free(); 0 or AC_ENOMEM. */
+int ac_source_parent_rows(size_t **out, ac_source_session *const *list, size_t n);
+
 /* True when path is folder or inside it (both absolute, no trailing '/'). */
 bool ac_source_path_inside(const char *path, const char *folder);
 
@@ -209,6 +217,35 @@ int ac_source_resume_command(const char ***out, const ac_config *config, ac_sour
  * would be taken as an option, however whole an argument it is.
  * AC_EINVAL otherwise, the message naming the id (escaped). */
 int ac_source_id_check(const char *id);
+
+/* Resuming a session with its own tool, on the operator's terminal (the
+ * dashboard's a). Made in two steps, so that what refuses (an id that is
+ * no tool's, an untrusted command) is known before the terminal is given
+ * up. Free with ac_source_resume_free(). */
+typedef struct ac_source_resume ac_source_resume;
+
+/* The command that resumes session id of kind: id checked
+ * (ac_source_id_check()), then the resume command configured for kind
+ * (ac_source_resume_command()) with each argument that is exactly "{id}"
+ * replaced by id (never spliced into a larger one). id is copied. 0, or
+ * the AC_EINVAL, AC_EDENIED or AC_ENOMEM of those. */
+int ac_source_resume_new(ac_source_resume **out, const ac_config *config, ac_source_kind kind,
+			 const char *id);
+
+/* The program the command runs (its first argument), for messages.
+ * Borrowed from r. */
+const char *ac_source_resume_program(const ac_source_resume *r);
+
+/* Runs r in cwd with AGENT_SESSION_ID set to the id, on the caller's own
+ * terminal (standard input, output and error inherited: an interactive
+ * tool), and waits for it. The caller gives the terminal up first (the
+ * dashboard suspends curses). *out_status: 0..255, or 128 + signal. 0, or
+ * AC_EIO/AC_ENOTFOUND when it could not be started (the message names the
+ * program). */
+int ac_source_resume_run(int *out_status, const ac_source_resume *r, const char *cwd);
+
+/* NULL is fine. */
+void ac_source_resume_free(ac_source_resume *r);
 
 /* How many Antigravity conversations under dir (sources.agy.dir) agentctl
  * cannot read: a conversations/<id>.db (SQLite with protobuf blobs of no

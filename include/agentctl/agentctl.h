@@ -30,6 +30,10 @@ extern "C" {
 #include "ac_json_scan.h"
 #include "ac_file.h"
 
+/* Loading an optional library at first use, as agentctl loads libgit2,
+ * libpq and curses. */
+#include "ac_dl.h"
+
 /* Configuration, the workspace's paths, and finding the workspace. */
 #include "ac_config.h"
 #include "ac_workspace.h"

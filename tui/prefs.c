@@ -1,5 +1,5 @@
-/* The operator's remembered preferences (ac_prefs.h). */
-#include "ac_prefs.h"
+/* The operator's remembered preferences (prefs.h). */
+#include "prefs.h"
 
 #include "ac_atomic.h"
 #include "ac_buf.h"
@@ -25,7 +25,7 @@ static int folder(ac_buf *out)
 			    "XDG_STATE_HOME or HOME");
 }
 
-int ac_prefs_path(char **out, const char *name)
+int ui_prefs_path(char **out, const char *name)
 {
 	ac_buf path = AC_BUF_INIT;
 	int rc;
@@ -42,7 +42,7 @@ done:
 	return rc;
 }
 
-int ac_prefs_read(char **out, const char *name)
+int ui_prefs_read(char **out, const char *name)
 {
 	char *path = NULL, *text = NULL;
 	size_t len = 0, start = 0;
@@ -50,7 +50,7 @@ int ac_prefs_read(char **out, const char *name)
 	int rc;
 
 	*out = NULL;
-	if ((rc = ac_prefs_path(&path, name)))
+	if ((rc = ui_prefs_path(&path, name)))
 		return rc;
 	if (stat(path, &st) != 0) {
 		rc = errno == ENOENT ? 0 : ac_error_errno(errno, "%s: cannot read", path);
@@ -70,13 +70,13 @@ done:
 	return rc;
 }
 
-int ac_prefs_write(const char *name, const char *value)
+int ui_prefs_write(const char *name, const char *value)
 {
 	ac_buf dir = AC_BUF_INIT, text = AC_BUF_INIT;
 	char *path = NULL;
 	int rc;
 
-	if ((rc = ac_prefs_path(&path, name)) || (rc = folder(&dir)))
+	if ((rc = ui_prefs_path(&path, name)) || (rc = folder(&dir)))
 		goto done;
 	if ((rc = ac_file_mkdirs(dir.data))) {
 		char *why = strdup(ac_error_last());
