@@ -293,13 +293,15 @@ static void man_block(ac_buf *out)
 {
 	for (size_t i = 0; i < cli_n_specs; i++) {
 		const cli_spec *spec = &cli_specs[i];
+		char args[256];
 
+		cli_spec_args(args, sizeof(args), spec);
 		/* .TP's tag is one line: bold name, italic arguments. */
-		ac_buf_printf(out, ".TP\n.%s \"", spec->args[0] ? "BI" : "B");
+		ac_buf_printf(out, ".TP\n.%s \"", args[0] ? "BI" : "B");
 		put_roff(out, spec->name);
-		if (spec->args[0]) {
+		if (args[0]) {
 			ac_buf_printf(out, "\" \" ");
-			put_roff(out, spec->args);
+			put_roff(out, args);
 		}
 		ac_buf_printf(out, "\"\n");
 		put_roff(out, spec->help);
