@@ -38,7 +38,7 @@ typedef struct {
 /* One command ("gc") or subcommand ("journal query"). */
 typedef struct {
 	const char *name;    /* "journal query": the words that name it */
-	const char *args;    /* its positional arguments as shown ("TERM..."), or "" */
+	const char *args;    /* its positional arguments as shown ("TERM..."), or ""; NULL: pos */
 	int max_args;        /* the most positional arguments; -1: any number */
 	const cli_opt *opts; /* ended by an entry whose name is NULL */
 	const char *help;    /* one line */

@@ -102,8 +102,9 @@ static int check_memo_args(const char *tenant, const char *owner, const char *sc
 	return CLI_OK;
 }
 
-/* The memo command's verb ("read"), its arguments parsed by its spec into
- * parsed (argv is the arguments after the verb). */
+/* The arguments after the memo command's verb ("read"), parsed by its
+ * spec into parsed: the count checked, the arguments moved to the front
+ * of argv (parsed->pos is argv), which the callers read. */
 static int memo_parse(cli_args *parsed, const char *verb, int argc, char **argv)
 {
 	return cli_args_parse(parsed, cli_spec_find("memo", verb), argc, argv);
