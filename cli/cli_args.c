@@ -47,8 +47,36 @@ static bool is_option(const char *arg)
 	return arg[0] == '-' && arg[1] != '\0';
 }
 
+/* CLI_USAGE, said, when two options given exclude each other. */
+static int check_excluded(const cli_args *a)
+{
+	for (const cli_opt *o = a->spec->opts; o && o->name; o++)
+		if (o->excludes && a->value[o - a->spec->opts] && cli_args_has(a, o->excludes))
+			return cli_error(CLI_USAGE, "%s: %s and %s exclude each other", a->spec->name,
+					 o->name, o->excludes);
+	return CLI_OK;
+}
+
+/* CLI_USAGE, said, naming what is missing, when fewer arguments were
+ * given than spec->pos needs. */
+static int check_missing(const cli_args *a)
+{
+	char missing[256];
+	size_t len = 0;
+
+	if (a->npos >= cli_spec_min_args(a->spec))
+		return CLI_OK;
+	missing[0] = '\0';
+	for (int i = a->npos; a->spec->pos[i].name && len < sizeof(missing); i++)
+		if (!(a->spec->pos[i].flags & CLI_POS_OPTIONAL))
+			len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s",
+						len ? " " : "", a->spec->pos[i].name);
+	return cli_error(CLI_USAGE, "%s: missing %s", a->spec->name, missing);
+}
+
 int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 {
+	int max_args = cli_spec_max_args(spec), status;
 	bool options_done = false;
 
 	memset(out, 0, sizeof(*out));
@@ -61,7 +89,7 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 		o = options_done || !is_option(arg) ? NULL : find_opt(spec->opts, arg, &value);
 		if (options_done || !is_option(arg) ||
 		    (!o && (spec->flags & CLI_DASH_ARGS) && strcmp(arg, "--") != 0)) {
-			if (spec->max_args >= 0 && out->npos >= spec->max_args)
+			if (max_args >= 0 && out->npos >= max_args)
 				return cli_error(CLI_USAGE, "%s: unexpected '%s'", spec->name, arg);
 			/* Options only ever drop out, so this slot is free. */
 			argv[out->npos++] = argv[i];
@@ -81,7 +109,9 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 		}
 		out->value[o - spec->opts] = o->arg ? value : o->name;
 	}
-	return CLI_OK;
+	if ((status = check_excluded(out)))
+		return status;
+	return check_missing(out);
 }
 
 int cli_args_parse_as(cli_args *out, const char *name, int argc, char **argv)
@@ -206,9 +236,23 @@ static void put_opts(FILE *out, const cli_opt *opts)
 	}
 }
 
+/* The positional arguments with their help, in put_opts' layout. */
+static void put_pos(FILE *out, const cli_pos *pos)
+{
+	int width = 0;
+
+	for (const cli_pos *p = pos; p && p->name; p++)
+		if ((int)strlen(p->name) > width)
+			width = (int)strlen(p->name);
+	for (const cli_pos *p = pos; p && p->name; p++)
+		fprintf(out, "    %-*s  %s%s\n", width, p->name, p->help,
+			p->flags & CLI_POS_OPTIONAL ? " (may be left out)" : "");
+}
+
 void cli_args_put_options(FILE *out, const cli_spec *spec)
 {
 	fprintf(out, "  %s\n", spec->help);
+	put_pos(out, spec->pos);
 	put_opts(out, spec->opts);
 	fputs("  and the global options, before or after the command:\n", out);
 	put_opts(out, cli_global_opts);
@@ -216,7 +260,10 @@ void cli_args_put_options(FILE *out, const cli_spec *spec)
 
 void cli_args_put_help(FILE *out, const cli_spec *spec, const char *lead)
 {
-	fprintf(out, "%s%s%s%s%s\n", lead, spec->name, spec->args[0] ? " " : "", spec->args,
+	char args[256];
+
+	cli_spec_args(args, sizeof(args), spec);
+	fprintf(out, "%s%s%s%s%s\n", lead, spec->name, args[0] ? " " : "", args,
 		spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
 	cli_args_put_options(out, spec);
 }

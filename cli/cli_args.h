@@ -19,12 +19,26 @@ typedef struct {
 	const char *alias; /* another spelling ("-o" for "--output"), or NULL */
 	const char *arg;   /* the value's name ("N"): it takes one; NULL: a flag */
 	const char *help;  /* one line */
+	/* Another option of the spec that this one excludes ("--from" for
+	 * "--to"), or NULL: giving both is refused (cli_args_parse), and the
+	 * zsh completion offers neither once one is given. Written on both. */
+	const char *excludes;
 } cli_opt;
+
+/* One positional argument of a command. */
+typedef struct {
+	const char *name; /* "TENANT", "TEXT|-" */
+	const char *help; /* one line */
+	unsigned flags;   /* CLI_POS_OPTIONAL */
+} cli_pos;
+
+/* The argument may be left out (only the last ones may be). */
+#define CLI_POS_OPTIONAL 1u
 
 /* One command ("gc") or subcommand ("journal query"). */
 typedef struct {
 	const char *name;    /* "journal query": the words that name it */
-	const char *args;    /* its positional arguments as shown ("TERM..."), or "" */
+	const char *args;    /* its positional arguments as shown ("TERM..."), or ""; NULL: pos */
 	int max_args;        /* the most positional arguments; -1: any number */
 	const cli_opt *opts; /* ended by an entry whose name is NULL */
 	const char *help;    /* one line */
@@ -33,6 +47,12 @@ typedef struct {
 	 * opts would not do ("session create TASK [--id ID [--resume]] ..."),
 	 * or "" when another spec's form shows it too; NULL: made (cli_forms.h). */
 	const char *usage;
+	/* Its positional arguments, each with its help, ended by an entry
+	 * whose name is NULL; or NULL: then args and max_args say them and
+	 * the command checks their count. With pos, args is NULL and
+	 * max_args 0 (both made from pos: cli_spec_args, cli_spec_max_args),
+	 * and the parser refuses a missing or an extra argument. */
+	const cli_pos *pos;
 } cli_spec;
 
 /* A word that starts with '-' and is none of the spec's options is an
@@ -43,6 +63,14 @@ typedef struct {
 /* Every command's spec, commands in --help's order. */
 extern const cli_spec cli_specs[];
 extern const size_t cli_n_specs;
+
+/* Spec's positional arguments as shown ("TENANT OWNER SCOPE NAME
+ * [TEXT|-]"), into out (from spec->pos, or spec->args). */
+void cli_spec_args(char *out, size_t size, const cli_spec *spec);
+/* The most positional arguments spec takes; -1: any number. */
+int cli_spec_max_args(const cli_spec *spec);
+/* How many of them may not be left out (0 without spec->pos). */
+int cli_spec_min_args(const cli_spec *spec);
 
 /* The options accepted by every command, before or after its name. */
 extern const cli_opt cli_global_opts[];
@@ -67,7 +95,9 @@ typedef struct {
  * again takes the later value; "--" ends options; "-" is an argument.
  * The positional arguments are moved to the front of argv (out->pos).
  * CLI_USAGE with one line said (naming the argument) for an unknown
- * option, a missing value or one argument too many. */
+ * option, a missing value, one argument too many, an argument spec->pos
+ * has that is missing ("memo read: missing SCOPE NAME"), or two options
+ * that exclude each other. */
 int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv);
 
 /* cli_args_parse() by the spec whose name is name ("journal query"). */

@@ -288,9 +288,8 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 	ckpt = args.npos > 1 ? args.pos[1] : NULL;
 	latest = cli_args_has(&args, "--latest");
 	yes = cli_args_has(&args, "--yes");
-	if (cli_args_has(&args, "--skip-uncertain") && cli_args_has(&args, "--rerun-uncertain"))
-		return cli_error(CLI_USAGE, "checkpoint rollback: --skip-uncertain and "
-				 "--rerun-uncertain exclude each other");
+	/* --skip-uncertain and --rerun-uncertain together: refused by the
+	 * parser (the spec says they exclude each other). */
 	if (cli_args_has(&args, "--skip-uncertain"))
 		uncertain = AC_CHECKPOINT_UNCERTAIN_SKIP;
 	else if (cli_args_has(&args, "--rerun-uncertain"))

@@ -22,7 +22,11 @@ static bool same_command(const cli_spec *a, const cli_spec *b)
 /* b's form is a's with another subcommand: it joins a's line. */
 static bool same_form(const cli_spec *a, const cli_spec *b)
 {
-	return same_command(a, b) && !a->usage && !b->usage && !strcmp(a->args, b->args) &&
+	char a_args[256], b_args[256];
+
+	cli_spec_args(a_args, sizeof(a_args), a);
+	cli_spec_args(b_args, sizeof(b_args), b);
+	return same_command(a, b) && !a->usage && !b->usage && !strcmp(a_args, b_args) &&
 	       a->opts == b->opts && strchr(a->name, ' ') && strchr(b->name, ' ');
 }
 
@@ -31,6 +35,7 @@ static bool same_form(const cli_spec *a, const cli_spec *b)
 static void put_form(FILE *out, size_t *i, const char *lead)
 {
 	const cli_spec *spec = &cli_specs[*i];
+	char args[256];
 
 	fputs(lead, out);
 	if (spec->usage) {
@@ -40,8 +45,9 @@ static void put_form(FILE *out, size_t *i, const char *lead)
 	fputs(spec->name, out);
 	while (*i + 1 < cli_n_specs && same_form(spec, &cli_specs[*i + 1]))
 		fprintf(out, "|%s", cli_specs[++*i].name + command_len(spec) + 1);
-	if (spec->args[0])
-		fprintf(out, " %s", spec->args);
+	cli_spec_args(args, sizeof(args), spec);
+	if (args[0])
+		fprintf(out, " %s", args);
 	for (const cli_opt *o = spec->opts; o && o->name; o++)
 		fprintf(out, " [%s%s%s]", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 	fputc('\n', out);

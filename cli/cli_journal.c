@@ -25,11 +25,12 @@ static int cmd_log(const ac_workspace *ws, ac_journal_store *store, int argc, ch
 	char id[AC_EVENT_ID_LEN + 1], *line = NULL;
 	ac_buf input = AC_BUF_INIT;
 	size_t len;
+	cli_args args;
 	int status;
 
-	if (argc != 1)
-		return cli_error(CLI_USAGE, "journal log takes one JSON event (or - for standard input)");
-	if ((status = cli_read_input(&input, argv[0], "journal log")))
+	if ((status = cli_args_parse_as(&args, "journal log", argc, argv)))
+		return status;
+	if ((status = cli_read_input(&input, args.pos[0], "journal log")))
 		goto done;
 	if (ac_event_prepare(&line, &len, id, input.data, &ws->schema) != 0) {
 		status = cli_error(CLI_USAGE, "journal log: %s", ac_error_last());
@@ -355,12 +356,14 @@ static int cmd_check(ac_journal_store *store, int argc, char **argv)
 	return status == CLI_OK && total_invalid ? CLI_FAILED : status;
 }
 
-static int cmd_rotate(ac_journal_store *store, int argc)
+static int cmd_rotate(ac_journal_store *store, int argc, char **argv)
 {
 	char *rotated = NULL;
+	cli_args args;
+	int status;
 
-	if (argc != 0)
-		return cli_error(CLI_USAGE, "journal rotate takes no arguments");
+	if ((status = cli_args_parse_as(&args, "journal rotate", argc, argv)))
+		return status;
 	if (!store->ops->rotate)
 		return cli_error(CLI_USAGE, "journal rotate: the %s store keeps the journal in one "
 				 "table; there is nothing to rotate", store->ops->name);
@@ -382,7 +385,7 @@ static int run_on_store(ac_journal_store *store, const ac_workspace *ws, int arg
 		return cmd_scan(store, argc - 1, argv + 1, true);
 	if (!strcmp(argv[0], "check"))
 		return cmd_check(store, argc - 1, argv + 1);
-	return cmd_rotate(store, argc - 1);
+	return cmd_rotate(store, argc - 1, argv + 1);
 }
 
 int cli_journal(cli_context *ctx, int argc, char **argv)

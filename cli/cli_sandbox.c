@@ -67,6 +67,7 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 	ac_sandbox_options opts = AC_SANDBOX_OPTIONS_INIT;
 	ac_sandbox_result result = {0};
 	ac_backend *b = NULL;
+	cli_args parsed;
 	bool sync;
 	int status, rc;
 
@@ -74,8 +75,10 @@ int cli_sandbox(cli_context *ctx, int argc, char **argv)
 		return sandbox_usage();
 	if (strcmp(argv[0], "mirror") && strcmp(argv[0], "sync"))
 		return cli_error(CLI_USAGE, "sandbox: unknown command '%s'", argv[0]);
-	if (argc != 4)
-		return sandbox_usage();
+	/* The arguments after the verb move to argv[1..3]. */
+	if ((status = cli_args_parse(&parsed, cli_spec_find("sandbox", argv[0]), argc - 1,
+				     argv + 1)))
+		return status;
 	sync = !strcmp(argv[0], "sync");
 	if (ctx->read_only)
 		return cli_error(CLI_USAGE, "sandbox %s: --read-only forbids changes", argv[0]);

@@ -101,6 +101,14 @@ static int check_memo_args(const char *tenant, const char *owner, const char *sc
 	return CLI_OK;
 }
 
+/* The arguments after the memo command's verb ("read"), parsed by its
+ * spec into parsed: the count checked, the arguments moved to the front
+ * of argv (parsed->pos is argv), which the callers read. */
+static int memo_parse(cli_args *parsed, const char *verb, int argc, char **argv)
+{
+	return cli_args_parse(parsed, cli_spec_find("memo", verb), argc, argv);
+}
+
 static int memo_list(const ac_backend *b, int argc, char **argv)
 {
 	char **names = NULL;
@@ -108,10 +116,8 @@ static int memo_list(const ac_backend *b, int argc, char **argv)
 	cli_args parsed;
 	int status;
 
-	if ((status = cli_args_parse_as(&parsed, "memo list", argc, argv)))
+	if ((status = memo_parse(&parsed, "list", argc, argv)))
 		return status;
-	if (parsed.npos != 3)
-		return memo_usage();
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], NULL)))
 		return status;
 	if (ac_backend_memo_list(b, &names, &n, argv[0], argv[1], argv[2]))
@@ -127,10 +133,11 @@ static int memo_change(const ac_backend *b, const cli_context *ctx, bool append,
 	ac_buf input = AC_BUF_INIT;
 	const char *text;
 	size_t len;
+	cli_args parsed;
 	int status, rc;
 
-	if (argc != 5)
-		return memo_usage();
+	if ((status = memo_parse(&parsed, append ? "append" : "write", argc, argv)))
+		return status;
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
 	if ((status = cli_read_input(&input, argv[4], "memo")))
@@ -163,10 +170,11 @@ static int memo_read(const ac_backend *b, int argc, char **argv)
 	ac_text_stream shown = AC_TEXT_STREAM_INIT(write_out, NULL);
 	char *text = NULL;
 	size_t len = 0;
+	cli_args parsed;
 	int status;
 
-	if (argc != 4)
-		return memo_usage();
+	if ((status = memo_parse(&parsed, "read", argc, argv)))
+		return status;
 	if ((status = check_memo_args(argv[0], argv[1], argv[2], argv[3])))
 		return status;
 	if (ac_backend_has_memo_stream(b))

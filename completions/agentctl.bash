@@ -123,6 +123,25 @@ _agentctl_opts()
 	config/trust) echo "--sha256" ;;
 	esac
 }
+
+# What argument $2 of $1, COMMAND/SUBCOMMAND, is (for the commands whose
+# spec names them): :session, :dir, or the words offered.
+_agentctl_arg()
+{
+	case $1/$2 in
+	journal/log/1) echo "-" ;;
+	memo/read/3) echo "session user agent" ;;
+	memo/write/3) echo "session user agent" ;;
+	memo/write/5) echo "-" ;;
+	memo/append/3) echo "session user agent" ;;
+	memo/append/5) echo "-" ;;
+	memo/list/3) echo "session user agent" ;;
+	sandbox/mirror/2) echo ":session" ;;
+	sandbox/mirror/3) echo ":dir" ;;
+	sandbox/sync/2) echo ":session" ;;
+	sandbox/sync/3) echo ":dir" ;;
+	esac
+}
 # ---- end of the generated part ----
 
 _agentctl()
@@ -247,17 +266,19 @@ _agentctl()
 			_agentctl_reply_lines < <(_agentctl_session_ids)
 		fi
 		;;
-	sandbox/mirror | sandbox/sync)
-		# TENANT SESSION DIR: the session id second, a folder third.
-		local n=0
+	*)
+		# A spec that names its arguments says what this one is.
+		local n=1 arg
 		for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
 			[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
 		done
-		if ((n == 1)); then
-			_agentctl_reply_lines < <(_agentctl_session_ids)
-		elif ((n == 2)); then
-			COMPREPLY=($(compgen -d -- "$cur"))
-		fi
+		arg=$(_agentctl_arg "$cmd/$sub" $n)
+		case $arg in
+		"") ;;
+		:session) _agentctl_reply_lines < <(_agentctl_session_ids) ;;
+		:dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "$arg" -- "$cur")) ;;
+		esac
 		;;
 	esac
 }

@@ -11,6 +11,7 @@
 #include "cli_args.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A writable argv of the words (the parser moves its slots); eight at
@@ -59,6 +60,22 @@ static int parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 	return cli_args_parse(out, spec, argc, argv);
 }
 
+/* parse() of the words with, after them, the positional arguments spec
+ * cannot do without ("P"), so that only the words are judged. */
+static int parse_words(cli_args *out, const cli_spec *spec, int argc, char **argv)
+{
+	static char *words[16];
+	static char placeholder[] = "P";
+	int n = 0;
+
+	for (int i = 0; i < argc && n < 15; i++)
+		words[n++] = argv[i];
+	for (int i = 0; i < cli_spec_min_args(spec) && n < 15; i++)
+		words[n++] = placeholder;
+	words[n] = NULL;
+	return cli_args_parse(out, spec, n, words);
+}
+
 static void test_every_option_of_every_spec_is_accepted(void **state)
 {
 	(void)state;
@@ -73,30 +90,30 @@ static void test_every_option_of_every_spec_is_accepted(void **state)
 			cli_args a;
 
 			if (o->arg) {
-				assert_int_equal(parse(&a, spec, 2, with_value), CLI_OK);
+				assert_int_equal(parse_words(&a, spec, 2, with_value), CLI_OK);
 				assert_string_equal(cli_args_get(&a, o->name), "V1");
-				assert_int_equal(a.npos, 0);
+				assert_int_equal(a.npos, cli_spec_min_args(spec));
 				snprintf(eq, sizeof(eq), "%s=V3", o->name);
 				char **inline_value = ARGV(eq);
-				assert_int_equal(parse(&a, spec, 1, inline_value), CLI_OK);
+				assert_int_equal(parse_words(&a, spec, 1, inline_value), CLI_OK);
 				assert_string_equal(cli_args_get(&a, o->name), "V3");
 				/* The value is missing: refused. */
 				char **missing = ARGV(o->name);
-				assert_refused(parse(&a, spec, 1, missing), o->name);
+				assert_refused(parse_words(&a, spec, 1, missing), o->name);
 			} else {
-				assert_int_equal(parse(&a, spec, 1, flag), CLI_OK);
+				assert_int_equal(parse_words(&a, spec, 1, flag), CLI_OK);
 				assert_true(cli_args_has(&a, o->name));
 				/* A flag takes no value (or, where a word with a dash
 				 * may be an id, that word is one). */
 				snprintf(eq, sizeof(eq), "%s=x", o->name);
 				char **flag_value = ARGV(eq);
 				if (spec->flags & CLI_DASH_ARGS)
-					assert_int_equal(parse(&a, spec, 1, flag_value), CLI_OK);
+					assert_int_equal(parse_words(&a, spec, 1, flag_value), CLI_OK);
 				else
-					assert_refused(parse(&a, spec, 1, flag_value), eq);
+					assert_refused(parse_words(&a, spec, 1, flag_value), eq);
 			}
 			if (o->alias) {
-				assert_int_equal(parse(&a, spec, o->arg ? 2 : 1, alias), CLI_OK);
+				assert_int_equal(parse_words(&a, spec, o->arg ? 2 : 1, alias), CLI_OK);
 				assert_string_equal(cli_args_get(&a, o->name), o->arg ? "V2" : o->name);
 			}
 		}
@@ -111,15 +128,20 @@ static void test_unknown_options_are_refused_by_every_spec(void **state)
 		cli_args a;
 
 		if (cli_specs[s].flags & CLI_DASH_ARGS) {
-			/* An id that starts with '-' (another program's session). */
-			assert_int_equal(parse(&a, &cli_specs[s], 1, argv), CLI_OK);
-			assert_int_equal(a.npos, 1);
-			assert_string_equal(a.pos[0], "--no-such-option-x");
+			/* An id that starts with '-' (another program's session),
+			 * or a memo's text: an argument, in the place of the last. */
+			int n = cli_spec_min_args(&cli_specs[s]);
+			char **words = ARGV("P", "P", "P", "P", "P", "P");
+
+			words[n ? n - 1 : 0] = argv[0];
+			assert_int_equal(parse(&a, &cli_specs[s], n ? n : 1, words), CLI_OK);
+			assert_int_equal(a.npos, n ? n : 1);
+			assert_string_equal(a.pos[n ? n - 1 : 0], "--no-such-option-x");
 			continue;
 		}
-		assert_refused(parse(&a, &cli_specs[s], 1, argv), "'--no-such-option-x'");
+		assert_refused(parse_words(&a, &cli_specs[s], 1, argv), "'--no-such-option-x'");
 		/* Nor is a global option a command's own: main takes those. */
-		assert_refused(parse(&a, &cli_specs[s], 1, ARGV("--storage")), "--storage");
+		assert_refused(parse_words(&a, &cli_specs[s], 1, ARGV("--storage")), "--storage");
 	}
 }
 
@@ -168,6 +190,94 @@ static void test_double_dash_ends_options(void **state)
 	assert_refused(parse(&a, gc, 2, ARGV("--", "--dry-run")), "'--dry-run'");
 }
 
+/* A spec with named positional arguments: the parser judges their count,
+ * naming the command and what is missing or extra. */
+static void test_positional_arguments_by_name_are_counted(void **state)
+{
+	const cli_spec *read = cli_spec_find("memo", "read");
+	const cli_spec *write = cli_spec_find("memo", "write");
+	const cli_spec *mirror = cli_spec_find("sandbox", "mirror");
+	const cli_spec *rotate = cli_spec_find("journal", "rotate");
+	const cli_spec *log = cli_spec_find("journal", "log");
+	cli_args a;
+
+	(void)state;
+	assert_int_equal(parse(&a, read, 4, ARGV("t", "u", "session", "n")), CLI_OK);
+	assert_int_equal(a.npos, 4);
+	assert_refused(parse(&a, read, 2, ARGV("t", "u")), "memo read: missing SCOPE NAME");
+	assert_refused(parse(&a, read, 5, ARGV("t", "u", "s", "n", "x")),
+		       "memo read: unexpected 'x'");
+	assert_refused(parse(&a, write, 4, ARGV("t", "u", "s", "n")), "memo write: missing TEXT|-");
+	/* A memo's text may start with a dash. */
+	assert_int_equal(parse(&a, write, 5, ARGV("t", "u", "s", "n", "-- a list")), CLI_OK);
+	assert_string_equal(a.pos[4], "-- a list");
+	assert_refused(parse(&a, mirror, 0, ARGV(NULL)),
+		       "sandbox mirror: missing TENANT SESSION DIR");
+	assert_refused(parse(&a, rotate, 1, ARGV("x")), "journal rotate: unexpected 'x'");
+	assert_refused(parse(&a, log, 0, ARGV(NULL)), "journal log: missing JSON|-");
+	assert_int_equal(parse(&a, log, 1, ARGV("-")), CLI_OK);
+}
+
+/* The arguments as --help, the forms and the man page show them. */
+static void test_positional_arguments_are_shown_with_their_help(void **state)
+{
+	char args[256], *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	(void)state;
+	cli_spec_args(args, sizeof(args), cli_spec_find("memo", "write"));
+	assert_string_equal(args, "TENANT OWNER SCOPE NAME TEXT|-");
+	cli_spec_args(args, sizeof(args), cli_spec_find("session", "append"));
+	assert_string_equal(args, "ID JSON|-");
+	assert_int_equal(cli_spec_max_args(cli_spec_find("memo", "list")), 3);
+	assert_int_equal(cli_spec_max_args(cli_spec_find("journal", "query")), -1);
+	assert_int_equal(cli_spec_min_args(cli_spec_find("session", "show")), 0);
+	cli_args_put_help(out, cli_spec_find("sandbox", "sync"), "usage: ");
+	fclose(out);
+	assert_non_null(strstr(text, "usage: sandbox sync TENANT SESSION DIR\n"));
+	assert_non_null(strstr(text, "    SESSION  the session whose memos"));
+	assert_non_null(strstr(text, "    DIR      the mirror folder"));
+	free(text);
+}
+
+/* Options that exclude each other: both given is refused, naming both;
+ * each names the other, an option of its spec. */
+static void test_options_that_exclude_each_other(void **state)
+{
+	const cli_spec *rollback = cli_spec_find("checkpoint", "rollback");
+	const cli_spec *migrate = cli_spec_find("storage", "migrate");
+	int pairs = 0;
+	cli_args a;
+
+	(void)state;
+	assert_refused(parse(&a, rollback, 4, ARGV("s", "--latest", "--skip-uncertain",
+						   "--rerun-uncertain")),
+		       "checkpoint rollback: --skip-uncertain and --rerun-uncertain exclude each "
+		       "other");
+	assert_int_equal(parse(&a, rollback, 3, ARGV("s", "--latest", "--rerun-uncertain")),
+			 CLI_OK);
+	assert_refused(parse(&a, migrate, 3, ARGV("--to", "a", "--from=b")),
+		       "storage migrate: --to and --from exclude each other");
+	assert_int_equal(parse(&a, migrate, 2, ARGV("--from", "b")), CLI_OK);
+	for (size_t s = 0; s < cli_n_specs; s++) {
+		for (const cli_opt *o = cli_specs[s].opts; o && o->name; o++) {
+			const cli_opt *other = NULL;
+
+			if (!o->excludes)
+				continue;
+			for (const cli_opt *p = cli_specs[s].opts; p->name; p++)
+				if (!strcmp(p->name, o->excludes))
+					other = p;
+			assert_non_null(other);
+			assert_non_null(other->excludes);
+			assert_string_equal(other->excludes, o->name);
+			pairs++;
+		}
+	}
+	assert_int_equal(pairs, 4);
+}
+
 static void test_the_later_value_wins(void **state)
 {
 	const cli_spec *gc = cli_spec_find("gc", NULL);
@@ -190,7 +300,10 @@ static void test_every_spec_is_found_by_its_name(void **state)
 			 cli_specs[s].name);
 		assert_ptr_equal(cli_spec_find(command, space ? space + 1 : NULL), &cli_specs[s]);
 		assert_true(cli_specs[s].help && cli_specs[s].help[0]);
-		assert_non_null(cli_specs[s].args);
+		/* Its arguments by name and help, or as one string. */
+		assert_true(!cli_specs[s].pos != !cli_specs[s].args);
+		for (const cli_pos *p = cli_specs[s].pos; p && p->name; p++)
+			assert_true(p->help && p->help[0]);
 	}
 	assert_null(cli_spec_find("session", "frobnicate"));
 	assert_null(cli_spec_find("sess", "list"));
@@ -212,6 +325,24 @@ static void test_global_options_after_the_command(void **state)
 	assert_string_equal(ctx.theme, "light");
 	assert_true(ctx.read_only);
 	assert_true(ctx.poll);
+}
+
+/* After a command that takes its arguments by name, the same. */
+static void test_global_options_after_positional_arguments(void **state)
+{
+	cli_context ctx = {0};
+	char **argv = ARGV("read", "t", "u", "session", "n", "--storage", "postgresql://x", "-w",
+			   "/tmp");
+	int argc = 9;
+	cli_args a;
+
+	(void)state;
+	assert_int_equal(cli_args_take_globals(&ctx, "memo", &argc, argv), CLI_OK);
+	assert_int_equal(argc, 5);
+	assert_string_equal(ctx.storage, "postgresql://x");
+	assert_string_equal(ctx.workspace, "/tmp");
+	assert_int_equal(cli_args_parse_as(&a, "memo read", argc - 1, argv + 1), CLI_OK);
+	assert_int_equal(a.npos, 4);
 }
 
 static void test_a_command_options_value_is_not_a_global(void **state)
@@ -258,9 +389,13 @@ int main(void)
 		cmocka_unit_test(test_positional_arguments_in_order_among_options),
 		cmocka_unit_test(test_a_value_may_start_with_a_dash),
 		cmocka_unit_test(test_double_dash_ends_options),
+		cmocka_unit_test(test_positional_arguments_by_name_are_counted),
+		cmocka_unit_test(test_positional_arguments_are_shown_with_their_help),
+		cmocka_unit_test(test_options_that_exclude_each_other),
 		cmocka_unit_test(test_the_later_value_wins),
 		cmocka_unit_test(test_every_spec_is_found_by_its_name),
 		cmocka_unit_test(test_global_options_after_the_command),
+		cmocka_unit_test(test_global_options_after_positional_arguments),
 		cmocka_unit_test(test_a_command_options_value_is_not_a_global),
 		cmocka_unit_test(test_a_global_given_twice_differently_is_refused),
 	};

@@ -55,15 +55,16 @@ static void test_every_spec_shown(void **state)
 	(void)state;
 	for (size_t i = 0; i < cli_n_specs; i++) {
 		const cli_spec *spec = &cli_specs[i];
-		char command[32];
+		char command[32], args[256];
 		char *text;
 
 		snprintf(command, sizeof(command), "%.*s", (int)strcspn(spec->name, " "), spec->name);
 		text = forms(command);
 		if (!has_word(text, spec->name + strlen(command) + (spec->name[strlen(command)] == ' ')))
 			fail_msg("%s is in none of its command's forms:\n%s", spec->name, text);
-		if (!spec->usage && spec->args[0] && !strstr(text, spec->args))
-			fail_msg("%s's arguments %s are not shown:\n%s", spec->name, spec->args, text);
+		cli_spec_args(args, sizeof(args), spec);
+		if (!spec->usage && args[0] && !strstr(text, args))
+			fail_msg("%s's arguments %s are not shown:\n%s", spec->name, args, text);
 		free(text);
 	}
 }

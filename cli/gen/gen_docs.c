@@ -60,6 +60,38 @@ static void put_opt_words(ac_buf *out, size_t list_start, const cli_opt *opts, b
 	}
 }
 
+/* What bash offers for positional argument p: ":session" (a session id),
+ * ":dir" (a folder), or the words of the argument (SCOPE's; "-" of
+ * "TEXT|-"); nothing else. */
+static void put_bash_arg(ac_buf *out, const cli_spec *spec, int n, const cli_pos *p)
+{
+	const char *words = !strcmp(p->name, "SESSION") ? ":session"
+			  : !strcmp(p->name, "DIR")     ? ":dir"
+			  : !strcmp(p->name, "SCOPE")   ? "session user agent"
+			  : strstr(p->name, "|-")       ? "-"
+							: NULL;
+
+	if (!words)
+		return;
+	ac_buf_printf(out, "\t");
+	for (const char *c = spec->name; *c; c++)
+		ac_buf_printf(out, "%c", *c == ' ' ? '/' : *c);
+	ac_buf_printf(out, "/%d) echo \"%s\" ;;\n", n, words);
+}
+
+/* _agentctl_arg CMD/SUB N: what the Nth argument of the commands whose
+ * spec names their arguments is (put_bash_arg). */
+static void bash_args(ac_buf *out)
+{
+	ac_buf_printf(out, "\n# What argument $2 of $1, COMMAND/SUBCOMMAND, is (for the commands whose\n"
+			   "# spec names them): :session, :dir, or the words offered.\n"
+			   "_agentctl_arg()\n{\n\tcase $1/$2 in\n");
+	for (size_t i = 0; i < cli_n_specs; i++)
+		for (int n = 0; cli_specs[i].pos && cli_specs[i].pos[n].name; n++)
+			put_bash_arg(out, &cli_specs[i], n + 1, &cli_specs[i].pos[n]);
+	ac_buf_printf(out, "\tesac\n}\n");
+}
+
 static void bash_block(ac_buf *out)
 {
 	char word[64], last[64] = "";
@@ -116,6 +148,7 @@ static void bash_block(ac_buf *out)
 		ac_buf_printf(out, "\" ;;\n");
 	}
 	ac_buf_printf(out, "\tesac\n}\n");
+	bash_args(out);
 }
 
 /* zsh: s in single quotes, a quote as '\'' (the caller opened them);
@@ -132,25 +165,27 @@ static void put_zsh_quoted(ac_buf *out, const char *s, bool spec)
 	}
 }
 
-/* What zsh offers for an option's value: a few by the option, a file or
- * a folder for FILE and DIR, else the literal words of an "a|b" argument
+/* What zsh offers for an option's value or a positional argument (key:
+ * the option's name, or the argument's): a few by key, a file or a
+ * folder for FILE and DIR, else the literal words of an "a|b" argument a
  * ("md|html"; "JSON|-" gives "-"). */
-static void put_zsh_action(ac_buf *out, const cli_opt *o)
+static void put_zsh_action(ac_buf *out, const char *key, const char *a)
 {
 	static const struct {
-		const char *opt, *action;
-	} by_opt[] = {
+		const char *key, *action;
+	} by_key[] = {
 		{"--theme", "_agentctl_themes"},
 		{"--session", "_agentctl_sessions"},
 		{"--status", "(running paused completed failed)"},
 		{"--type", "(file_write file_delete command_run)"},
+		{"SESSION", "_agentctl_sessions"},
+		{"SCOPE", "(session user agent)"},
 	};
-	const char *a = o->arg;
 	size_t start;
 
-	for (size_t i = 0; i < sizeof(by_opt) / sizeof(by_opt[0]); i++)
-		if (!strcmp(o->name, by_opt[i].opt)) {
-			ac_buf_printf(out, "%s", by_opt[i].action);
+	for (size_t i = 0; i < sizeof(by_key) / sizeof(by_key[0]); i++)
+		if (!strcmp(key, by_key[i].key)) {
+			ac_buf_printf(out, "%s", by_key[i].action);
 			return;
 		}
 	if (!strcmp(a, "FILE") || !strcmp(a, "DIR")) {
@@ -178,8 +213,12 @@ static void put_zsh_action(ac_buf *out, const cli_opt *o)
 static void put_zsh_opt(ac_buf *out, const cli_opt *o, const char *name)
 {
 	ac_buf_printf(out, "    '");
-	if (o->alias)
-		ac_buf_printf(out, "(%s %s)", o->alias, o->name);
+	/* What zsh offers no more once this is given: its other spelling,
+	 * and the option it excludes. */
+	if (o->alias || o->excludes)
+		ac_buf_printf(out, "(%s%s%s%s%s)", o->alias ? o->alias : "", o->alias ? " " : "",
+			      o->alias ? o->name : "", o->alias && o->excludes ? " " : "",
+			      o->excludes ? o->excludes : "");
 	ac_buf_printf(out, "%s%s[", name, !o->arg ? "" : name[1] == '-' ? "=" : "+");
 	put_zsh_quoted(out, o->help, true);
 	ac_buf_printf(out, "]");
@@ -187,8 +226,24 @@ static void put_zsh_opt(ac_buf *out, const cli_opt *o, const char *name)
 		ac_buf_printf(out, ":");
 		put_zsh_quoted(out, o->arg, true);
 		ac_buf_printf(out, ":");
-		put_zsh_action(out, o);
+		put_zsh_action(out, o->name, o->arg);
 	}
+	ac_buf_printf(out, "'\n");
+}
+
+/* The _arguments spec of positional argument n, p: "N:help:action"
+ * (help's colons escaped; "N::" when it may be left out). */
+static void put_zsh_pos(ac_buf *out, int n, const cli_pos *p)
+{
+	ac_buf_printf(out, "    '%d:%s", n, p->flags & CLI_POS_OPTIONAL ? ":" : "");
+	for (const char *c = p->help; *c; c++) {
+		if (*c == ':')
+			ac_buf_printf(out, "\\:");
+		else
+			put_zsh_quoted(out, (char[]){*c, '\0'}, false);
+	}
+	ac_buf_printf(out, ":");
+	put_zsh_action(out, p->name, p->name);
 	ac_buf_printf(out, "'\n");
 }
 
@@ -261,6 +316,23 @@ static void zsh_block(ac_buf *out)
 		put_zsh_opts(out, cli_specs[i].opts);
 		ac_buf_printf(out, "      ) ;;\n");
 	}
+	ac_buf_printf(out, "  esac\n}\n\n");
+	ac_buf_printf(out, "# The positional arguments of $1, COMMAND/SUBCOMMAND, into reply (for\n"
+			   "# the commands whose spec names them).\n"
+			   "_agentctl_args() {\n  reply=()\n  case $1 in\n");
+	for (size_t i = 0; i < cli_n_specs; i++) {
+		const cli_pos *pos = cli_specs[i].pos;
+
+		if (!pos || !pos[0].name)
+			continue;
+		ac_buf_printf(out, "    (");
+		for (const char *c = cli_specs[i].name; *c; c++)
+			ac_buf_printf(out, "%c", *c == ' ' ? '/' : *c);
+		ac_buf_printf(out, ") reply=(\n");
+		for (int n = 0; pos[n].name; n++)
+			put_zsh_pos(out, n + 1, &pos[n]);
+		ac_buf_printf(out, "      ) ;;\n");
+	}
 	ac_buf_printf(out, "  esac\n}\n");
 }
 
@@ -293,21 +365,31 @@ static void man_block(ac_buf *out)
 {
 	for (size_t i = 0; i < cli_n_specs; i++) {
 		const cli_spec *spec = &cli_specs[i];
+		char args[256];
 
+		cli_spec_args(args, sizeof(args), spec);
 		/* .TP's tag is one line: bold name, italic arguments. */
-		ac_buf_printf(out, ".TP\n.%s \"", spec->args[0] ? "BI" : "B");
+		ac_buf_printf(out, ".TP\n.%s \"", args[0] ? "BI" : "B");
 		put_roff(out, spec->name);
-		if (spec->args[0]) {
+		if (args[0]) {
 			ac_buf_printf(out, "\" \" ");
-			put_roff(out, spec->args);
+			put_roff(out, args);
 		}
 		ac_buf_printf(out, "\"\n");
 		put_roff(out, spec->help);
 		ac_buf_printf(out, ".\n");
-		if (!spec->opts || !spec->opts[0].name)
+		if ((!spec->opts || !spec->opts[0].name) && (!spec->pos || !spec->pos[0].name))
 			continue;
 		ac_buf_printf(out, ".RS\n");
-		for (const cli_opt *o = spec->opts; o->name; o++) {
+		/* The arguments a spec names, with their help, then the options. */
+		for (const cli_pos *p = spec->pos; p && p->name; p++) {
+			ac_buf_printf(out, ".TP\n.I \"");
+			put_roff(out, p->name);
+			ac_buf_printf(out, "\"\n");
+			put_roff(out, p->help);
+			ac_buf_printf(out, "%s.\n", p->flags & CLI_POS_OPTIONAL ? " (may be left out)" : "");
+		}
+		for (const cli_opt *o = spec->opts; o && o->name; o++) {
 			ac_buf_printf(out, ".TP\n.%s \"", o->arg ? "BI" : "B");
 			if (o->alias) {
 				put_roff(out, o->alias);

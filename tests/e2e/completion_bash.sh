@@ -32,6 +32,12 @@ check "help COMMAND SUBCOMMAND" offers record-turn agentctl help session rec
 check "an option's value is no subcommand" offers list agentctl session --theme light l
 check "no option after a valued option" eval '[ -z "$(complete_bash agentctl session list --user "")" ]'
 check "usage's kinds" offers daily agentctl usage d
+# The positional arguments of a spec that names them, from it.
+check "memo read: the scope's words third" offers user agentctl memo read acme u1 us
+check "memo read: none second" eval '[ -z "$(complete_bash agentctl memo read acme us)" ]'
+check "memo write: - for the text" offers - agentctl memo write acme u1 user N.md ''
+check "sandbox mirror: a folder third" offers "$WS" agentctl sandbox mirror T s1 "$WS"
+check "journal log: - for standard input" offers - agentctl journal log ''
 
 # Every option each subcommand's --help shows is offered after it.
 . "$(dirname "$0")/lib/subcommands.sh"

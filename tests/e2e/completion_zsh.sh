@@ -53,6 +53,25 @@ check "global options after the command" has_opt --storage
 complete_zsh argument session show "" >"$TMP/c"
 check "session show: a session id" grep -q "_agentctl_sessions" "$TMP/c"
 
+# Options that exclude each other (cli_opt.excludes): neither offered once
+# the other is given, as the hand-written file had it.
+complete_zsh argument checkpoint rollback -- >"$TMP/c"
+check "checkpoint rollback: --skip-uncertain excludes --rerun-uncertain" \
+	grep -qF -- "(--rerun-uncertain)--skip-uncertain[" "$TMP/c"
+check "checkpoint rollback: and back" grep -qF -- "(--skip-uncertain)--rerun-uncertain[" "$TMP/c"
+complete_zsh argument storage migrate -- >"$TMP/c"
+check "storage migrate: --to and --from exclude each other" \
+	eval 'grep -qF -- "(--from)--to=[" "$TMP/c" && grep -qF -- "(--to)--from=[" "$TMP/c"'
+# The positional arguments of a spec that names them, from it.
+complete_zsh argument memo read "" >"$TMP/c"
+check "memo read: the scope's words" grep -qxF -- "3:session, user or agent:(session user agent)" "$TMP/c"
+check "memo read: four arguments, no fifth" eval 'grep -q "^4:" "$TMP/c" && ! grep -q "^5:" "$TMP/c"'
+complete_zsh argument sandbox mirror "" >"$TMP/c"
+check "sandbox mirror: a session id second" grep -q "^2:.*:_agentctl_sessions$" "$TMP/c"
+check "sandbox mirror: a folder third" grep -q "^3:.*:_directories$" "$TMP/c"
+complete_zsh argument journal log "" >"$TMP/c"
+check "journal log: - for standard input" grep -q "^1:.*:(-)$" "$TMP/c"
+
 # Every option each subcommand's --help shows is offered after it.
 . "$(dirname "$0")/lib/subcommands.sh"
 n=0

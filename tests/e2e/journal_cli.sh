@@ -90,6 +90,17 @@ for bad in "agent:$(event Bob)" \
 	check "invalid event ($field): journal unchanged" eval '[ "$(store_sum)" = "$before" ]'
 done
 
+# --- log's argument, by its spec: counted, one line naming what is wrong ----
+run journal log
+check "log without its event: exit 2, names it" \
+	eval '[ $RC = 2 ] && [ "$ERR" = "agentctl: journal log: missing JSON|-" ]'
+run journal log "$(event Claude one)" "$(event Claude two)"
+check "log with two events: exit 2, one line" eval '[ $RC = 2 ] && err_is_one_line && err_has "journal log: unexpected"'
+check "log with two events: journal unchanged" eval '[ "$(store_sum)" = "$before" ]'
+run journal log --help
+check "log --help: the argument and its help" \
+	eval '[ $RC = 0 ] && grep -q "^    JSON|-  the event, a JSON object" "$TMP/out"'
+
 # --- log - reads standard input -------------------------------------------
 run_in "$(event Gemini 'from standard input')" journal log -
 check "log - exits 0" rc_is 0
@@ -164,6 +175,11 @@ check "check reports the torn line" out_has ":3: byte $torn_at:"
 check "check counts 3 valid, 1 invalid" out_has ": 3 valid, 1 invalid line$"
 
 # --- rotation ---------------------------------------------------------------
+run journal rotate now
+check "rotate with an argument: exit 2, one line naming it" \
+	eval "[ \$RC = 2 ] && [ \"\$ERR\" = \"agentctl: journal rotate: unexpected 'now'\" ]"
+run journal rotate --help
+check "rotate --help: exit 0, its synopsis" eval '[ $RC = 0 ] && grep -q "^usage: agentctl \[-w DIR\] journal rotate$" "$TMP/out"'
 run journal rotate
 check "rotate: exit 0" rc_is 0
 check "rotate prints the rotated file" eval '[ -f "$OUT" ] && [[ "$OUT" == "$WS"/JOURNAL-*.jsonl ]]'
@@ -367,5 +383,12 @@ check "configured action type: check calls it valid" eval '[ "$RC" = 0 ] && out_
 rm "$WS/.agent/config.json"
 run journal read
 check "without the config the event is shown marked invalid" out_has "^! .*action.type: 'DEPLOY' is not one of"
+
+# The global options after log's event: -w, from another folder.
+(cd / && "$AC" journal log "$(event Claude 'w after')" -w "$WS") >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "-w after log's event: exit 0" eval '[ $RC = 0 ]'
+run journal read --last 1
+check "-w after log's event: logged there" eval 'grep -q "w after" "$TMP/out"'
 
 finish

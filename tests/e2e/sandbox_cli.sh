@@ -212,7 +212,20 @@ rm -f "$TMP/notes.big"
 
 # ---- usage and errors ----
 run sandbox mirror T s1
-check "usage: three arguments needed (exit 2)" eval 'rc_is 2 && err_has "usage: sandbox mirror|sync TENANT SESSION DIR"'
+check "usage: three arguments needed (exit 2, one line naming the missing one)" \
+	eval 'rc_is 2 && err_lines 1 && err_has "sandbox mirror: missing DIR"'
+run sandbox sync T s1 "$M" extra
+check "usage: one too many (exit 2, one line naming it)" \
+	eval "rc_is 2 && err_lines 1 && err_has \"sandbox sync: unexpected 'extra'\""
+run sandbox
+check "usage: sandbox alone (exit 2, the forms)" \
+	eval 'rc_is 2 && err_has "usage: sandbox mirror|sync TENANT SESSION DIR"'
+run sandbox mirror --help
+check "sandbox mirror --help: its synopsis and each argument's help" \
+	eval 'rc_is 0 && out_has "sandbox mirror TENANT SESSION DIR" && out_has "    DIR      the mirror folder"'
+(cd / && "$AC" sandbox mirror T s1 "$TMP/m5" -w "$WS") >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "-w after sandbox mirror's arguments" eval 'rc_is 0 && out_has "sandbox T/s1:"'
 run sandbox copy T s1 "$M"
 check "usage: unknown verb (exit 2)" rc_is 2
 run sandbox mirror ../T s1 "$M"

@@ -133,6 +133,38 @@ check "--read-only left the document alone" out_is $'# User\nlikes tea'
 
 run memo
 check "memo alone is a usage error" rc_is 2
+
+# The arguments, by the memo commands' specs (cli/cli_specs.c): a wrong
+# count is one line naming the command and what is missing or extra.
+run memo read acme u1
+check "memo read short of arguments: exit 2, one line naming what is missing" \
+	eval 'rc_is 2 && err_is_one_line && err_has "memo read: missing SCOPE NAME"'
+run memo read acme u1 user USER.md extra
+check "memo read with one too many: exit 2, one line naming it" \
+	eval "rc_is 2 && err_is_one_line && err_has \"memo read: unexpected 'extra'\""
+run memo write acme u1 user N.md
+check "memo write without its text: exit 2, names TEXT|-" \
+	eval 'rc_is 2 && err_is_one_line && err_has "memo write: missing TEXT|-"'
+run memo list acme u1 user extra
+check "memo list with one too many: exit 2" \
+	eval "rc_is 2 && err_is_one_line && err_has \"memo list: unexpected 'extra'\""
+run memo write acme u1 user DASH.md "-- a list item"
+run memo read acme u1 user DASH.md
+check "a memo's text may start with a dash" out_is "-- a list item"
+run memo append --help
+check "memo append --help: exit 0, its synopsis" \
+	eval 'rc_is 0 && out_has "usage: agentctl [-w DIR] memo append TENANT OWNER SCOPE NAME TEXT|-"'
+check "memo append --help: each argument with its help" \
+	eval 'out_has "    SCOPE   session, user or agent" && out_has "    TEXT|-  the text, or - to read it"'
+# The global options after the arguments: -w from elsewhere, --storage.
+(cd / && "$AC" memo read acme u1 user USER.md -w "$WS") >"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "-w after memo read's arguments" eval 'rc_is 0 && out_is $'"'"'# User\nlikes tea'"'"
+"$AC" -w "$WS" memo read acme u1 user USER.md --storage postgresql://nowhere.invalid:1/x \
+	>"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--storage after memo read's arguments is the store used" \
+	eval 'rc_is 1 && err_is_one_line && err_has "nowhere.invalid"'
 run memo frob a b c d
 check "an unknown memo command is a usage error" rc_is 2
 run memo write acme u1 user N.md
