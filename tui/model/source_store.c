@@ -79,13 +79,14 @@ int ui_source_use_store(ui_source *src)
 int ui_source_watch_store(const ui_source *src, ac_store_watch **out)
 {
 	const ac_backend *b = src->backend;
-
 	const char *rescan = getenv("AGENTCTL_STORE_RESCAN_MS");
 	int rc;
 
 	*out = NULL;
-	if (!ac_backend_has_watch(b) || (rc = ac_backend_watch(b, out)))
-		return ac_backend_has_watch(b) ? rc : 0;
+	if (!ac_backend_has_watch(b))
+		return 0;
+	if ((rc = ac_backend_watch(b, out)))
+		return rc;
 	/* Tests shorten (or lengthen) the reading of everything that catches
 	 * writers which notify nobody. */
 	if (rescan && *rescan)
