@@ -10,6 +10,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_libgit2.h"
+#include "ac_struct_version.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -433,6 +434,9 @@ int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = ac_struct_version_check("ac_git_undo_options", opts->version,
+					  AC_GIT_UNDO_OPTIONS_VERSION, "AC_GIT_UNDO_OPTIONS_INIT")))
+		return rc;
 	if ((rc = load_states(&r, out, g, hash)) || (rc = plan_rollback(&r, out, g)))
 		goto done;
 	if (r.target)
@@ -456,7 +460,9 @@ done:
 int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		    const char *snapshot_message, const char *message, bool dry_run)
 {
-	ac_git_undo_options opts = {.dry_run = dry_run};
+	ac_git_undo_options opts = AC_GIT_UNDO_OPTIONS_INIT;
+
+	opts.dry_run = dry_run;
 
 	return ac_git_undo(out, g, hash, snapshot_message, message, &opts);
 }
@@ -464,7 +470,10 @@ int ac_git_rollback(ac_git_rollback_result *out, ac_git *g, const char *hash,
 int ac_git_revert(ac_git_rollback_result *out, ac_git *g, const char *hash,
 		  const char *snapshot_message, const char *message, bool dry_run)
 {
-	ac_git_undo_options opts = {.revert = true, .dry_run = dry_run};
+	ac_git_undo_options opts = AC_GIT_UNDO_OPTIONS_INIT;
+
+	opts.revert = true;
+	opts.dry_run = dry_run;
 
 	return ac_git_undo(out, g, hash, snapshot_message, message, &opts);
 }

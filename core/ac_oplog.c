@@ -670,7 +670,8 @@ static int undo(ac_oplog_rollback_result *out, const ac_workspace *ws, const cha
 	}
 	{
 		intent_ctx ctx = {ws, target, message.data, revert};
-		ac_git_undo_options opts = {.revert = revert, .dry_run = dry_run,
+		ac_git_undo_options opts = {.version = AC_GIT_UNDO_OPTIONS_VERSION,
+					    .revert = revert, .dry_run = dry_run,
 					    .before_apply = write_intent, .put_back = drop_intent,
 					    .ctx = &ctx};
 

@@ -329,6 +329,32 @@ static void test_root_commit_and_errors(void **state)
 	free(plain);
 }
 
+/* Undo options of another version are refused, naming the struct, before
+ * anything is planned or touched; AC_GIT_UNDO_OPTIONS_INIT's are taken. */
+static void test_undo_options_version(void **state)
+{
+	fixture *f = *state;
+	char c1[AC_GIT_HASH_LEN + 1];
+	ac_git_rollback_result r = {0};
+	ac_git_undo_options old = {.dry_run = true};
+	ac_git_undo_options cur = AC_GIT_UNDO_OPTIONS_INIT;
+	ac_git *g = NULL;
+
+	tu_put(f->dir, "a.txt", "a\n");
+	open_git(&g, f->dir, NULL);
+	commit(g, c1, "one");
+	assert_int_equal(ac_git_undo(&r, g, c1, "s", "m", &old), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_git_undo_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_GIT_UNDO_OPTIONS_INIT"));
+	ac_git_rollback_result_free(&r);
+	cur.dry_run = true;
+	assert_int_equal(ac_git_undo(&r, g, c1, "s", "m", &cur), 0);
+	assert_int_equal(r.removed, 1);
+	assert_true(tu_exists(f->dir, "a.txt"));
+	ac_git_rollback_result_free(&r);
+	ac_git_free(g);
+}
+
 /* A tree written object by object, as a hostile agent can: names git's
  * own tools refuse to create. */
 typedef struct {
@@ -1057,6 +1083,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_subfolder_workspace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_commit_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_tree_refused, setup, teardown),
 		cmocka_unit_test(test_path_problem),
 		cmocka_unit_test(test_init),

@@ -154,7 +154,14 @@ typedef struct {
  * touched (HEAD then names the snapshot) and is returned. */
 typedef int (*ac_git_before_apply_fn)(const ac_git_rollback_result *plan, void *ctx);
 
+/* Options start from AC_GIT_UNDO_OPTIONS_INIT (everything off);
+ * ac_git_undo() refuses options of another version with AC_EINVAL naming
+ * the struct. */
+#define AC_GIT_UNDO_OPTIONS_VERSION 1
+#define AC_GIT_UNDO_OPTIONS_INIT { .version = AC_GIT_UNDO_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version; /* AC_GIT_UNDO_OPTIONS_VERSION */
 	bool revert;  /* ac_git_revert()'s target, else ac_git_rollback()'s */
 	bool dry_run;
 	ac_git_before_apply_fn before_apply; /* may be NULL */
