@@ -263,7 +263,8 @@ int cli_storage_migrate(cli_context *ctx, int argc, char **argv)
 	{
 		ac_migrate_store f = {&files.backend, files.checkpoints, files.journal};
 		ac_migrate_store d = {&db.backend, db.checkpoints, db.journal};
-		ac_migrate_options opts = {.dry_run = dry_run, .tenant = to_url ? tenant : NULL,
+		ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION,
+					   .dry_run = dry_run, .tenant = to_url ? tenant : NULL,
 					   .only_tenant = to_url ? NULL : tenant,
 					   .problem = problem, .after_write = after_write};
 

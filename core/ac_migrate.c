@@ -14,6 +14,7 @@
 #include "ac_backend_sys.h"
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -660,12 +661,14 @@ static int walk(run *r)
 int ac_migrate_run(ac_migrate_count out[AC_MIGRATE_NKINDS], const ac_migrate_store *from,
 		   const ac_migrate_store *to, const ac_migrate_options *opts)
 {
-	ac_migrate_options none = {0};
+	ac_migrate_options none = AC_MIGRATE_OPTIONS_INIT;
 	run r = {from, to, opts ? opts : &none, out, false, AC_BUF_INIT};
 	int rc;
 
 	memset(out, 0, sizeof(*out) * AC_MIGRATE_NKINDS);
-	if ((rc = ac_backend_version_check(from->backend)) ||
+	if ((rc = ac_struct_version_check("ac_migrate_options", r.opts->version,
+					  AC_MIGRATE_OPTIONS_VERSION, "AC_MIGRATE_OPTIONS_INIT")) ||
+	    (rc = ac_backend_version_check(from->backend)) ||
 	    (rc = ac_backend_version_check(to->backend)) ||
 	    (rc = ac_checkpoint_store_version_check(from->checkpoints)) ||
 	    (rc = ac_checkpoint_store_version_check(to->checkpoints)) ||

@@ -18,6 +18,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_json_scan.h"
+#include "ac_struct_version.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -300,7 +301,9 @@ int ac_migrate_journal(ac_migrate_count *out, ac_journal_store *from, ac_journal
 	ac_scan_stats stats;
 	int rc;
 
-	if ((rc = ac_journal_store_version_check(from)) ||
+	if ((rc = ac_struct_version_check("ac_migrate_options", opts->version,
+					  AC_MIGRATE_OPTIONS_VERSION, "AC_MIGRATE_OPTIONS_INIT")) ||
+	    (rc = ac_journal_store_version_check(from)) ||
 	    (rc = ac_journal_store_version_check(to)))
 		return rc;
 	if ((rc = scan(to, &stats, count_there, &c)) || (rc = scan(from, &stats, copy_line, &c)))

@@ -106,7 +106,7 @@ static void heard(ac_migrate_kind kind, const char *key, bool conflict, const ch
 
 static void migrate(fixture *f, ac_migrate_count *c)
 {
-	ac_migrate_options opts = {.problem = heard, .ctx = f};
+	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .problem = heard, .ctx = f};
 
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
 }
@@ -297,7 +297,7 @@ static void session_without_tenant_adopted(void **state)
 {
 	fixture *f = *state;
 	ac_migrate_count c[AC_MIGRATE_NKINDS];
-	ac_migrate_options opts = {.tenant = "team", .problem = heard, .ctx = f};
+	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .tenant = "team", .problem = heard, .ctx = f};
 	const char *lone = "{\"id\":\"lone\",\"createdAt\":\"2025-01-01T00:00:00.000Z\","
 			   "\"updatedAt\":\"2025-01-01T00:00:00.000Z\",\"task\":\"t\","
 			   "\"status\":\"running\",\"conversationHistory\":[],"
@@ -358,7 +358,7 @@ static void dry_run_writes_nothing(void **state)
 {
 	fixture *f = *state;
 	ac_migrate_count c[AC_MIGRATE_NKINDS];
-	ac_migrate_options opts = {.dry_run = true};
+	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .dry_run = true};
 
 	fill(&f->a);
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
@@ -387,6 +387,28 @@ static void other_backend_version_refused(void **state)
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), 0);
 }
 
+/* Options of another version are refused, naming the struct, before
+ * anything is read or written; AC_MIGRATE_OPTIONS_INIT's are taken. */
+static void other_options_version_refused(void **state)
+{
+	fixture *f = *state;
+	ac_migrate_count c[AC_MIGRATE_NKINDS];
+	ac_migrate_options old = {.dry_run = false};
+	ac_migrate_options cur = AC_MIGRATE_OPTIONS_INIT;
+
+	fill(&f->a);
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &old), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_migrate_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_MIGRATE_OPTIONS_INIT"));
+	assert_false(tu_exists(f->b.root, "JOURNAL.jsonl"));
+	assert_false(tu_exists(f->b.root, ".agent/sessions/s1.json"));
+	assert_int_equal(ac_migrate_journal(&c[AC_MIGRATE_JOURNAL], f->a.store.journal,
+					    f->b.store.journal, &old), AC_EINVAL);
+	assert_false(tu_exists(f->b.root, "JOURNAL.jsonl"));
+	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &cur), 0);
+	assert_int_equal(c[AC_MIGRATE_SESSIONS].copied, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +421,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unreadable_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(other_backend_version_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(other_options_version_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,14 @@ typedef struct {
 typedef void (*ac_migrate_problem_fn)(ac_migrate_kind kind, const char *key, bool conflict,
 				      const char *why, void *ctx);
 
+/* Options start from AC_MIGRATE_OPTIONS_INIT (a real copy, no tenant, no
+ * callbacks); ac_migrate_run() and ac_migrate_journal() refuse options of
+ * another version with AC_EINVAL naming the struct. */
+#define AC_MIGRATE_OPTIONS_VERSION 1
+#define AC_MIGRATE_OPTIONS_INIT { .version = AC_MIGRATE_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;          /* AC_MIGRATE_OPTIONS_VERSION */
 	bool dry_run;                  /* count, write nothing, verify nothing */
 	/* The tenant a source session that names none (a seed-style session
 	 * file) has at the destination: its document gains metadata.tenantId
