@@ -183,7 +183,7 @@ done:
 int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 {
 	const char *id = NULL, *at_text = NULL, *checkpoint = NULL, *new_id = NULL;
-	ac_session_fork_options opts = {0};
+	ac_session_fork_options opts = AC_SESSION_FORK_OPTIONS_INIT;
 	json_t *history = NULL, *child = NULL;
 	bool json, missing = false, shared;
 	ac_backend *b = NULL;

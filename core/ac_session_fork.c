@@ -5,6 +5,7 @@
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_source.h"
+#include "ac_struct_version.h"
 #include "ac_time.h"
 #include "ac_uuid.h"
 
@@ -65,6 +66,13 @@ static int fork_root(json_t **out, const char *id, const char *task, json_t *his
 	return *out ? 0 : ac_error_set(AC_ENOMEM, "out of memory");
 }
 
+static int check_version(const ac_session_fork_options *opts)
+{
+	return ac_struct_version_check("ac_session_fork_options", opts->version,
+				       AC_SESSION_FORK_OPTIONS_VERSION,
+				       "AC_SESSION_FORK_OPTIONS_INIT");
+}
+
 int ac_session_fork_document(json_t **out, const json_t *parent_root,
 			     const ac_session_fork_options *opts)
 {
@@ -76,6 +84,8 @@ int ac_session_fork_document(json_t **out, const json_t *parent_root,
 	int rc;
 
 	*out = NULL;
+	if ((rc = check_version(opts)))
+		return rc;
 	if (opts->new_id && (rc = ac_session_id_check(opts->new_id)))
 		return rc;
 	if (!parent_id)
@@ -136,6 +146,8 @@ int ac_session_fork_transcript(ac_session **out, const char *dir, const ac_sourc
 	int rc;
 
 	*out = NULL;
+	if ((rc = check_version(opts)))
+		return rc;
 	if (opts->checkpoint_history)
 		return ac_error_set(AC_EINVAL, "--checkpoint: '%s' is a %s transcript, which has no "
 				    "checkpoints (fork it --at N)", s->id, ac_source_name(s->kind));

@@ -164,7 +164,8 @@ static void test_fork(void **state)
 	char *dir = tu_make_temp_dir();
 	json_t *root = hostile_session(), *history;
 	ac_session *parent = NULL, *child = NULL, *again = NULL;
-	ac_session_fork_options opts = {.new_id = "f1", .at = 2};
+	ac_session_fork_options opts = {.version = AC_SESSION_FORK_OPTIONS_VERSION,
+					.new_id = "f1", .at = 2};
 	json_t *p;
 
 	(void)state;
@@ -190,17 +191,24 @@ static void test_fork(void **state)
 	child = again = NULL;
 
 	/* Past the end: refused, nothing written. */
-	opts = (ac_session_fork_options){.new_id = "f2", .at = 6};
+	opts = (ac_session_fork_options){.version = AC_SESSION_FORK_OPTIONS_VERSION,
+					 .new_id = "f2", .at = 6};
 	assert_int_equal(ac_session_fork(&child, dir, parent, &opts), AC_EINVAL);
 	assert_non_null(strstr(ac_error_last(), "--at 6: session 's1' has 5 messages"));
 	assert_false(tu_exists(dir, "f2.json"));
 	/* The same id twice: refused, the first kept. */
-	opts = (ac_session_fork_options){.new_id = "f1"};
+	opts = (ac_session_fork_options){.version = AC_SESSION_FORK_OPTIONS_VERSION, .new_id = "f1"};
 	assert_int_equal(ac_session_fork(&child, dir, parent, &opts), AC_EINVAL);
+	/* Options of another version: refused naming the struct, nothing written. */
+	opts = (ac_session_fork_options){.new_id = "f3"};
+	assert_int_equal(ac_session_fork(&child, dir, parent, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_session_fork_options version 0"));
+	assert_false(tu_exists(dir, "f3.json"));
 
 	/* From a checkpoint's history. */
 	history = json_pack("[{s:s, s:s}]", "role", "user", "content", "from the checkpoint");
-	opts = (ac_session_fork_options){.checkpoint_history = history, .checkpoint_id = "c9"};
+	opts = (ac_session_fork_options){.version = AC_SESSION_FORK_OPTIONS_VERSION,
+					 .checkpoint_history = history, .checkpoint_id = "c9"};
 	assert_int_equal(ac_session_fork(&child, dir, parent, &opts), 0);
 	assert_int_equal(json_array_size(ac_session_messages(child)), 1);
 	p = json_object_get(json_object_get(ac_session_root(child), "metadata"), "parent");

@@ -307,7 +307,8 @@ static void test_fork_of_a_transcript(void **state)
 	char *home, *dir = tu_make_temp_dir(), *before, *after;
 	ac_source_index *index = fixture_index(&home, &opts);
 	ac_source_session *s = ac_source_index_find(index, S1);
-	ac_session_fork_options fork = {.new_id = "child-1", .at = 2};
+	ac_session_fork_options fork = {.version = AC_SESSION_FORK_OPTIONS_VERSION,
+					.new_id = "child-1", .at = 2};
 	ac_session *child = NULL;
 	json_t *conv = NULL, *root, *parent;
 	size_t len;

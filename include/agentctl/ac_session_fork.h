@@ -18,7 +18,14 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* Options start from AC_SESSION_FORK_OPTIONS_INIT (a random id, the whole
+ * conversation); the calls below refuse options of another version with
+ * AC_EINVAL naming the struct. */
+#define AC_SESSION_FORK_OPTIONS_VERSION 1
+#define AC_SESSION_FORK_OPTIONS_INIT { .version = AC_SESSION_FORK_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;     /* AC_SESSION_FORK_OPTIONS_VERSION */
 	const char *new_id;       /* NULL: a random UUID */
 	/* Keep messages 1..at (1-based, as `session show` numbers them);
 	 * 0: the whole conversation. Ignored with checkpoint_history. */
