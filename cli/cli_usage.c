@@ -120,7 +120,7 @@ static void print_table(const json_t *report, ac_usage_report_kind kind)
 
 int cli_usage(cli_context *ctx, int argc, char **argv)
 {
-	ac_usage_report_options ro = {AC_USAGE_DAILY, 0, NULL, NULL, 0};
+	ac_usage_report_options ro = AC_USAGE_REPORT_OPTIONS_INIT;
 	ac_usage_paths paths = {0};
 	ac_usage_scan_options so;
 	ac_usage_set set = {0};

@@ -6,6 +6,7 @@
 #include "ac_usage_report.h"
 
 #include "ac_error.h"
+#include "ac_struct_version.h"
 #include "ac_time.h"
 
 #include <stdio.h>
@@ -278,6 +279,10 @@ int ac_usage_report(json_t **out, const ac_usage_set *set, const ac_usage_report
 	int rc = 0;
 
 	*out = NULL;
+	if ((rc = ac_struct_version_check("ac_usage_report_options", opts->version,
+					  AC_USAGE_REPORT_OPTIONS_VERSION,
+					  "AC_USAGE_REPORT_OPTIONS_INIT")))
+		goto done;
 	if (!seen || !list || !copied || !(total.models = json_object()) ||
 	    (set->n && !(order = malloc(set->n * sizeof(*order))))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

@@ -11,6 +11,7 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_read_ahead.h"
+#include "ac_struct_version.h"
 #include "ac_text.h"
 #include "ac_time.h"
 #include "ac_turn_usage.h"
@@ -1074,6 +1075,9 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = ac_struct_version_check("ac_usage_scan_options", opts->version,
+					  AC_USAGE_SCAN_OPTIONS_VERSION, "AC_USAGE_SCAN_OPTIONS_INIT")))
+		return rc;
 	s.set = out;
 	s.cancel = opts->cancel;
 	if ((rc = ac_usage_index_load(&s.index, &out->index_rebuilt, opts->index_path)))

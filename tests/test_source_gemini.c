@@ -328,7 +328,8 @@ static sums usage_of(const ac_usage_set *set, const char *session)
 static void scan(fixture *f, ac_usage_set *set)
 {
 	char *dir = tu_path(f->home, ".gemini/tmp"), *index = tu_path(f->root, "usage-index.bin");
-	ac_usage_scan_options o = {.gemini_dir = dir, .index_path = index};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION,
+				   .gemini_dir = dir, .index_path = index};
 
 	assert_int_equal(ac_usage_scan(set, &o), 0);
 	free(dir);

@@ -155,7 +155,8 @@ static int teardown(void **state)
 static void scan(fixture *f)
 {
 	char *claude = tu_path(f->home, ".claude/projects"), *codex = tu_path(f->home, ".codex/sessions");
-	ac_usage_scan_options o = {.claude_dir = claude, .codex_dir = codex, .index_path = f->index};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION, .claude_dir = claude,
+				   .codex_dir = codex, .index_path = f->index};
 
 	ac_usage_set_free(&f->set);
 	OK(ac_usage_scan(&f->set, &o));
@@ -181,8 +182,8 @@ static void test_scan_cancelled(void **state)
 	fixture *f = *state;
 	char *claude = tu_path(f->home, ".claude/projects");
 	atomic_bool cancel = true;
-	ac_usage_scan_options o = {.claude_dir = claude, .index_path = f->index,
-				   .cancel = &cancel};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION, .claude_dir = claude,
+				   .index_path = f->index, .cancel = &cancel};
 
 	assert_int_equal(ac_usage_scan(&f->set, &o), AC_EBUSY);
 	assert_non_null(strstr(ac_error_last(), "stopped"));
@@ -190,6 +191,36 @@ static void test_scan_cancelled(void **state)
 	atomic_store(&cancel, false);
 	OK(ac_usage_scan(&f->set, &o));
 	assert_true(f->set.files > 0);
+	free(claude);
+}
+
+/* Scan and report options of another version are refused naming the
+ * struct (the scan writes no index); the INIT macros' are taken. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	char *claude = tu_path(f->home, ".claude/projects");
+	ac_usage_scan_options so = {.claude_dir = claude, .index_path = f->index};
+	ac_usage_report_options old = {.kind = AC_USAGE_DAILY};
+	ac_usage_report_options ro = AC_USAGE_REPORT_OPTIONS_INIT;
+	json_t *report = NULL;
+
+	ac_usage_set_free(&f->set);
+	assert_int_equal(ac_usage_scan(&f->set, &so), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_usage_scan_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_USAGE_SCAN_OPTIONS_INIT"));
+	assert_int_not_equal(access(f->index, F_OK), 0);
+	so = (ac_usage_scan_options)AC_USAGE_SCAN_OPTIONS_INIT;
+	so.claude_dir = claude;
+	so.index_path = f->index;
+	OK(ac_usage_scan(&f->set, &so));
+	assert_true(f->set.files > 0);
+	assert_int_equal(ac_usage_report(&report, &f->set, &old), AC_EINVAL);
+	assert_null(report);
+	assert_non_null(strstr(ac_error_last(), "ac_usage_report_options version 0"));
+	OK(ac_usage_report(&report, &f->set, &ro));
+	assert_string_equal(json_string_value(json_object_get(report, "kind")), "daily");
+	json_decref(report);
 	free(claude);
 }
 
@@ -369,7 +400,8 @@ static void test_index_corrupt_rebuilt(void **state)
  * table prints it (a missing one crashed `usage session`). */
 static void assert_session_rows_are_text(const ac_usage_set *set)
 {
-	ac_usage_report_options o = {AC_USAGE_BY_SESSION, 0, NULL, NULL, 0};
+	ac_usage_report_options o = {.version = AC_USAGE_REPORT_OPTIONS_VERSION,
+				     .kind = AC_USAGE_BY_SESSION};
 	json_t *report = NULL, *row;
 	size_t i;
 
@@ -501,7 +533,8 @@ static void test_name_not_utf8_skipped(void **state)
 static void test_report_daily(void **state)
 {
 	fixture *f = *state;
-	ac_usage_report_options o = {AC_USAGE_DAILY, 0, "@WS@", NULL, 0};
+	ac_usage_report_options o = {.version = AC_USAGE_REPORT_OPTIONS_VERSION,
+				     .kind = AC_USAGE_DAILY, .workspace = "@WS@"};
 	json_t *report = NULL, *rows, *price = json_pack("{s:{s:f, s:f}}", "claude-opus-4-1",
 							  "input", 1000.0, "output", 1000.0);
 
@@ -556,7 +589,8 @@ static void test_unknown_model_in_report(void **state)
 				   "\"requestId\":\"r\",\"timestamp\":\"2026-11-22T00:00:00.000Z\","
 				   "\"message\":{\"id\":\"m\",\"model\":\"mystery-model-1\","
 				   "\"usage\":{\"input_tokens\":7,\"output_tokens\":3}}}\n";
-	ac_usage_report_options o = {AC_USAGE_DAILY, 0, "@WS@", NULL, 0};
+	ac_usage_report_options o = {.version = AC_USAGE_REPORT_OPTIONS_VERSION,
+				     .kind = AC_USAGE_DAILY, .workspace = "@WS@"};
 	json_t *report = NULL, *last;
 
 	tu_write_file(path, line, strlen(line));
@@ -577,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_codex_extract),
 		cmocka_unit_test_setup_teardown(test_index_warm_and_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan_cancelled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_shrink_rereads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_corrupt_rebuilt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index_forged_strings_rebuilt, setup, teardown),

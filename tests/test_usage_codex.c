@@ -66,7 +66,8 @@ static int teardown(void **state)
 static void scan(fixture *f)
 {
 	char *codex = tu_path(f->root, ".codex/sessions");
-	ac_usage_scan_options o = {.codex_dir = codex, .index_path = f->index};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION,
+				   .codex_dir = codex, .index_path = f->index};
 
 	ac_usage_set_free(&f->set);
 	OK(ac_usage_scan(&f->set, &o));

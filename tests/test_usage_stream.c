@@ -69,7 +69,8 @@ static int teardown(void **state)
 static void scan(fixture *f)
 {
 	char *claude = tu_path(f->home, ".claude/projects");
-	ac_usage_scan_options o = {.claude_dir = claude, .index_path = f->index};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION,
+				   .claude_dir = claude, .index_path = f->index};
 
 	ac_usage_set_free(&f->set);
 	OK(ac_usage_scan(&f->set, &o));

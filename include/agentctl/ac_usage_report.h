@@ -67,7 +67,14 @@ typedef struct {
 	json_t *rows;          /* owns the agentctl rows' strings */
 } ac_usage_set;
 
+/* Options start from AC_USAGE_SCAN_OPTIONS_INIT (nothing read, no index);
+ * ac_usage_scan() refuses options of another version with AC_EINVAL
+ * naming the struct. */
+#define AC_USAGE_SCAN_OPTIONS_VERSION 1
+#define AC_USAGE_SCAN_OPTIONS_INIT { .version = AC_USAGE_SCAN_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;     /* AC_USAGE_SCAN_OPTIONS_VERSION */
 	const char *claude_dir;   /* NULL: not read */
 	const char *codex_dir;    /* NULL: not read */
 	const char *sessions_dir; /* agentctl's rows under <dir>/.usage; NULL: not read */
@@ -106,8 +113,10 @@ void ac_usage_paths_free(ac_usage_paths *paths);
 /* The scan options that read what paths names (borrowed). */
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
-	ac_usage_scan_options o = {paths->claude_dir, paths->codex_dir, paths->sessions_dir,
-				   paths->workspace, paths->index_path, NULL, paths->gemini_dir};
+	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION,
+				   .claude_dir = paths->claude_dir, .codex_dir = paths->codex_dir,
+				   .sessions_dir = paths->sessions_dir, .workspace = paths->workspace,
+				   .index_path = paths->index_path, .gemini_dir = paths->gemini_dir};
 	return o;
 }
 
@@ -115,7 +124,7 @@ static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths 
  * A folder that does not exist is empty. A file that cannot be read is
  * skipped (counted in nothing), the rest goes on. An index that cannot be
  * written is said in out->index_unsaved, not an error. Fails only for out
- * of memory (*out then empty). */
+ * of memory, or options of another version (AC_EINVAL; *out then empty). */
 int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts);
 
 void ac_usage_set_free(ac_usage_set *set);
@@ -146,7 +155,17 @@ json_t *ac_usage_pricing_builtin(void);
 
 typedef enum { AC_USAGE_DAILY, AC_USAGE_BY_SESSION, AC_USAGE_BLOCKS } ac_usage_report_kind;
 
+/* Options start from AC_USAGE_REPORT_OPTIONS_INIT (daily, everything, no
+ * pricing); ac_usage_report() refuses options of another version with
+ * AC_EINVAL naming the struct. */
+#define AC_USAGE_REPORT_OPTIONS_VERSION 1
+#define AC_USAGE_REPORT_OPTIONS_INIT                                                      \
+	{                                                                                 \
+		.version = AC_USAGE_REPORT_OPTIONS_VERSION, .kind = AC_USAGE_DAILY          \
+	}
+
 typedef struct {
+	unsigned int version;  /* AC_USAGE_REPORT_OPTIONS_VERSION */
 	ac_usage_report_kind kind;
 	int64_t since_ms;      /* buckets of hours before it are left out; 0: all */
 	const char *workspace; /* only sessions whose project is it or inside it; NULL: all */
