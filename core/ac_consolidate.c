@@ -6,6 +6,7 @@
 #include "ac_backend_sys.h"
 #include "ac_compact.h"
 #include "ac_error.h"
+#include "ac_struct_version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,20 @@ done:
 	return rc;
 }
 
+/* 0 when opts and its sandbox member are of this library's version. */
+static int options_check(const ac_consolidate_options *opts)
+{
+	int rc;
+
+	if ((rc = ac_struct_version_check("ac_consolidate_options", opts->version,
+					  AC_CONSOLIDATE_OPTIONS_VERSION,
+					  "AC_CONSOLIDATE_OPTIONS_INIT")))
+		return rc;
+	return ac_struct_version_check("ac_consolidate_options' ac_sandbox_options",
+				       opts->sandbox.version, AC_SANDBOX_OPTIONS_VERSION,
+				       "AC_SANDBOX_OPTIONS_INIT");
+}
+
 int ac_consolidate_user(ac_consolidate_result *out, const ac_backend *b, const char *tenant,
 			const char *user, const ac_consolidate_options *opts)
 {
@@ -107,7 +122,7 @@ int ac_consolidate_user(ac_consolidate_result *out, const ac_backend *b, const c
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = ac_backend_version_check(b)))
+	if ((rc = ac_backend_version_check(b)) || (opts && (rc = options_check(opts))))
 		return rc;
 	if (!opts || !opts->command || !opts->command[0])
 		return ac_error_set(AC_EINVAL, "memory.consolidateCommand is not set");

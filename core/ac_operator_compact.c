@@ -37,7 +37,7 @@ static bool has_follow_ups(const ac_workspace *ws, ac_buf *registry)
 static void follow_up(const ac_workspace *ws, const ac_backend *b, const char *registry,
 		      const char *tenant, const char *user, const char *id, ac_buf *notes)
 {
-	ac_consolidate_options consolidate = {.sandbox = AC_SANDBOX_OPTIONS_INIT};
+	ac_consolidate_options consolidate = AC_CONSOLIDATE_OPTIONS_INIT;
 	ac_consolidate_result folded = {0};
 	ac_sandbox_result refreshed = {0};
 

@@ -289,7 +289,7 @@ static void test_consolidation(void **state)
 	fixture *f = *state;
 	char *input_path = tu_path(f->root, "input.json"), *script = NULL, *input;
 	const char *argv[4] = {"/bin/sh", "-c", NULL, NULL};
-	ac_consolidate_options copts = {0};
+	ac_consolidate_options copts = AC_CONSOLIDATE_OPTIONS_INIT;
 	ac_consolidate_result cr;
 	ac_sandbox_result r;
 	json_t *doc;
@@ -304,6 +304,18 @@ static void test_consolidation(void **state)
 	argv[2] = script;
 	copts.command = argv;
 	copts.sandbox = f->opts;
+	/* Options of another version, or with a sandbox member of another:
+	 * refused naming the struct, the command never run. */
+	copts.version = 0;
+	assert_int_equal(ac_consolidate_user(&cr, &f->b, "T", "U", &copts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_consolidate_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_CONSOLIDATE_OPTIONS_INIT"));
+	copts.version = AC_CONSOLIDATE_OPTIONS_VERSION;
+	copts.sandbox.version = 0;
+	assert_int_equal(ac_consolidate_user(&cr, &f->b, "T", "U", &copts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_sandbox_options version 0"));
+	assert_false(tu_exists(f->root, "input.json"));
+	copts.sandbox.version = AC_SANDBOX_OPTIONS_VERSION;
 	OK(ac_consolidate_user(&cr, &f->b, "T", "U", &copts));
 	assert_true(cr.written);
 	assert_int_equal(cr.sessions, 1);

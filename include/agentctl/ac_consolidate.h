@@ -30,7 +30,18 @@
 #define AC_CONSOLIDATE_DOCUMENT "USER.md"
 #define AC_CONSOLIDATE_TIMEOUT_MS 120000
 
+/* Options start from AC_CONSOLIDATE_OPTIONS_INIT (no command yet, the
+ * default time-out, no refresh); ac_consolidate_user() refuses options of
+ * another version, or a sandbox member of another, with AC_EINVAL naming
+ * the struct, before anything is read. */
+#define AC_CONSOLIDATE_OPTIONS_VERSION 1
+#define AC_CONSOLIDATE_OPTIONS_INIT                                                        \
+	{                                                                                  \
+		.version = AC_CONSOLIDATE_OPTIONS_VERSION, .sandbox = AC_SANDBOX_OPTIONS_INIT \
+	}
+
 typedef struct {
+	unsigned int version;       /* AC_CONSOLIDATE_OPTIONS_VERSION */
 	const char *const *command; /* NULL-terminated argv (required) */
 	int timeout_ms;             /* 0: AC_CONSOLIDATE_TIMEOUT_MS */
 	/* Where sandbox mirrors are registered, to refresh them (7b); NULL
