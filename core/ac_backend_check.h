@@ -50,9 +50,13 @@ char *ac_backend_tool_output(const json_t *content, size_t *out_len);
 int ac_backend_artifact_reference(ac_buf *out, const char *id, uint64_t bytes,
 				  const char *session_id);
 
+/* 0 when opts (and its compact member, and that one's write) are of this
+ * library's version; AC_EINVAL naming the struct otherwise. NULL: 0. */
+int ac_backend_compact_options_check(const ac_backend_compact_options *opts);
+
 /* The start every compact_if_needed shares: *opts and *out point at
- * defaults and ignored when NULL, *out is zeroed, the ids and the fraction
- * are checked. 0 or AC_EINVAL. */
+ * defaults and ignored when NULL, *out is zeroed, the options' versions,
+ * the ids and the fraction are checked. 0 or AC_EINVAL. */
 int ac_backend_compact_begin(const ac_backend_compact_options **opts,
 			     ac_backend_compact_options *defaults,
 			     ac_backend_compact_result **out, ac_backend_compact_result *ignored,

@@ -98,9 +98,20 @@ int ac_backend_scope_check(const char *scope)
 
 void ac_backend_compact_options_init(ac_backend_compact_options *opts)
 {
-	memset(opts, 0, sizeof(*opts));
-	ac_compact_options_init(&opts->compact);
-	opts->artifact_threshold = AC_BACKEND_ARTIFACT_THRESHOLD;
+	*opts = (ac_backend_compact_options)AC_BACKEND_COMPACT_OPTIONS_INIT;
+}
+
+int ac_backend_compact_options_check(const ac_backend_compact_options *opts)
+{
+	int rc;
+
+	if (!opts)
+		return 0;
+	if ((rc = ac_struct_version_check("ac_backend_compact_options", opts->version,
+					  AC_BACKEND_COMPACT_OPTIONS_VERSION,
+					  "AC_BACKEND_COMPACT_OPTIONS_INIT")))
+		return rc;
+	return ac_compact_options_check(&opts->compact);
 }
 
 int ac_backend_compact_begin(const ac_backend_compact_options **opts,
@@ -110,6 +121,8 @@ int ac_backend_compact_begin(const ac_backend_compact_options **opts,
 {
 	int rc;
 
+	if ((rc = ac_backend_compact_options_check(*opts)))
+		return rc;
 	if (!*opts) {
 		ac_backend_compact_options_init(defaults);
 		*opts = defaults;

@@ -462,6 +462,11 @@ int ac_backend_pg_compact(void *impl, ac_backend_compact_result *out, const char
 		out = &mine;
 	if (!args)
 		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* Before the request is recorded: nothing of it is written. */
+	if ((rc = ac_backend_compact_options_check(opts))) {
+		json_decref(args);
+		return rc;
+	}
 	rc = ac_backend_pg_request_begin(b, &open, &replayed, tenant ? tenant : "", "session.compact",
 					 args);
 	json_decref(args);

@@ -312,7 +312,7 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	static const ac_checkpoint_rollback_options defaults = {0};
 	char at[AC_TIME_ISO_LEN + 1], *archive_relative = NULL;
 	const json_t *created;
-	ac_session_write_options write = {0};
+	ac_session_write_options write = AC_SESSION_WRITE_OPTIONS_INIT;
 	json_t *removed = NULL, *extra = NULL;
 	bool published = false;
 	ac_buf path = AC_BUF_INIT;

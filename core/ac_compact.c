@@ -11,6 +11,7 @@
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_proc.h"
+#include "ac_struct_version.h"
 #include "ac_session.h"
 #include "ac_time.h"
 #include "ac_tokens.h"
@@ -27,11 +28,21 @@
 
 void ac_compact_options_init(ac_compact_options *opts)
 {
-	memset(opts, 0, sizeof(*opts));
-	opts->trigger_tokens = AC_COMPACT_TRIGGER_TOKENS;
-	opts->fraction = AC_COMPACT_FRACTION;
-	opts->min_messages = AC_COMPACT_MIN_MESSAGES;
-	opts->summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS;
+	*opts = (ac_compact_options)AC_COMPACT_OPTIONS_INIT;
+}
+
+int ac_compact_options_check(const ac_compact_options *opts)
+{
+	int rc;
+
+	if (!opts)
+		return 0;
+	if ((rc = ac_struct_version_check("ac_compact_options", opts->version,
+					  AC_COMPACT_OPTIONS_VERSION, "AC_COMPACT_OPTIONS_INIT")))
+		return rc;
+	return ac_struct_version_check("ac_compact_options' ac_session_write_options",
+				       opts->write.version, AC_SESSION_WRITE_OPTIONS_VERSION,
+				       "AC_SESSION_WRITE_OPTIONS_INIT");
 }
 
 /* The plan's counts for n messages of tokens; true when a cut is to be
@@ -413,6 +424,8 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 	int rc, held = -1;
 
 	memset(out, 0, sizeof(*out));
+	if ((rc = ac_compact_options_check(opts)))
+		return rc;
 	/* Held until the session names its archive: gc leaves the session's
 	 * files alone meanwhile (ac_lock_session()). */
 	if ((rc = ac_session_path(&what, sessions_dir, id)) ||

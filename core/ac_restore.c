@@ -110,6 +110,8 @@ int ac_restore_archive(size_t *out_restored, const char *sessions_dir, const cha
 
 	if (out_restored)
 		*out_restored = 0;
+	if ((rc = ac_session_write_options_check(opts)))
+		return rc;
 	/* Metadata names the archive relative to the sessions folder. */
 	if (strncmp(archive, sessions_dir, dir_len) || archive[dir_len] != '/')
 		return ac_error_set(AC_EINVAL, "%s: not an archive under %s", archive, sessions_dir);

@@ -12,6 +12,7 @@
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_session_writes.h"
+#include "ac_struct_version.h"
 #include "ac_time.h"
 #include "ac_tokens.h"
 
@@ -391,6 +392,15 @@ static int change_text(char **out_data, size_t *out_len, const ac_session *text_
 	return 0;
 }
 
+int ac_session_write_options_check(const ac_session_write_options *opts)
+{
+	if (!opts)
+		return 0;
+	return ac_struct_version_check("ac_session_write_options", opts->version,
+				       AC_SESSION_WRITE_OPTIONS_VERSION,
+				       "AC_SESSION_WRITE_OPTIONS_INIT");
+}
+
 /* ac_session_update_from() and ac_session_update_text_from() in one loop:
  * loaded is taken over, text_loaded borrowed (either may be NULL). */
 static int update(ac_session **out, ac_session *loaded, const ac_session *text_loaded,
@@ -405,6 +415,10 @@ static int update(ac_session **out, ac_session *loaded, const ac_session *text_l
 
 	if (out)
 		*out = NULL;
+	if ((rc = ac_session_write_options_check(opts))) {
+		ac_session_free(loaded);
+		return rc;
+	}
 	if (opts && opts->published)
 		*opts->published = false;
 	if ((rc = ac_session_path(&path, dir, id))) {

@@ -125,6 +125,7 @@ int ac_workspace_init(ac_workspace *ws, const ac_config *config)
 	memset(ws, 0, sizeof(*ws));
 	ac_journal_options_init(&ws->journal);
 	ac_compact_options_init(&ws->compact);
+	ws->session_write = (ac_session_write_options)AC_SESSION_WRITE_OPTIONS_INIT;
 	ws->config = config;
 	ws->root = strdup(ac_config_workspace(config));
 	ws->sessions_dir = ac_config_path(config, "sessionDir", ".agent/sessions");

@@ -404,6 +404,48 @@ static void test_options_version(void **state)
 	assert_null(b.impl);
 }
 
+/* Compaction options of another version, or with a compact member (or
+ * its write) of another, are refused naming the struct, the session as it
+ * was; AC_BACKEND_COMPACT_OPTIONS_INIT's are taken and carry the defaults. */
+static void test_compact_options_version(void **state)
+{
+	fixture *f = *state;
+	const ac_backend *b = &f->backend;
+	ac_backend_compact_options opts = AC_BACKEND_COMPACT_OPTIONS_INIT, inited;
+	ac_backend_compact_result r;
+	json_t *before = NULL, *after = NULL;
+	char *id = NULL;
+
+	ac_backend_compact_options_init(&inited);
+	assert_int_equal(inited.version, AC_BACKEND_COMPACT_OPTIONS_VERSION);
+	assert_int_equal(opts.artifact_threshold, inited.artifact_threshold);
+	assert_int_equal(opts.compact.trigger_tokens, inited.compact.trigger_tokens);
+	assert_int_equal(opts.compact.write.version, AC_SESSION_WRITE_OPTIONS_VERSION);
+	OK(ac_backend_session_create(b, &id, "t1", "u", "a", NULL, "task"));
+	OK(ac_backend_session_get(b, &before, "t1", id));
+	opts.compact.force = true;
+	opts.version = 0;
+	assert_int_equal(b->session.compact_if_needed(b->impl, &r, "t1", id, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_backend_compact_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_BACKEND_COMPACT_OPTIONS_INIT"));
+	opts.version = AC_BACKEND_COMPACT_OPTIONS_VERSION;
+	opts.compact.version = 0;
+	assert_int_equal(b->session.compact_if_needed(b->impl, &r, "t1", id, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_compact_options version 0"));
+	opts.compact.version = AC_COMPACT_OPTIONS_VERSION;
+	opts.compact.write.version = 0;
+	assert_int_equal(b->session.compact_if_needed(b->impl, &r, "t1", id, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_session_write_options version 0"));
+	OK(ac_backend_session_get(b, &after, "t1", id));
+	assert_true(json_equal(before, after));
+	opts.compact.write.version = AC_SESSION_WRITE_OPTIONS_VERSION;
+	OK(b->session.compact_if_needed(b->impl, &r, "t1", id, &opts));
+	assert_false(r.compacted);
+	json_decref(before);
+	json_decref(after);
+	free(id);
+}
+
 /* The store's operations as application calls: the same results as the
  * vtable, the queries answer what the store has, and an operation the store
  * leaves unset is AC_ENOTSUP naming it, not a call through NULL. */
@@ -466,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_in_compaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compact_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calls, setup, teardown),
 	};
 	const ac_backend_factory files = {"conformance: files", make_fs, release_fs, NULL};

@@ -181,6 +181,52 @@ static void test_below_trigger_unchanged(void **state)
 	json_decref(messages);
 }
 
+/* Options of another version, or with a write member of another, are
+ * refused naming the struct, with the session and its folder untouched;
+ * AC_COMPACT_OPTIONS_INIT's are taken and carry the defaults. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	json_t *messages = chat(10, 200);
+	ac_compact_options opts = AC_COMPACT_OPTIONS_INIT, inited;
+	ac_compact_result result;
+	char *before, *after, *archives = tu_path(f->dir, ".compactions");
+	size_t before_len, after_len;
+
+	ac_compact_options_init(&inited);
+	assert_int_equal(inited.version, AC_COMPACT_OPTIONS_VERSION);
+	assert_int_equal(inited.write.version, AC_SESSION_WRITE_OPTIONS_VERSION);
+	assert_int_equal(opts.trigger_tokens, inited.trigger_tokens);
+	assert_true(opts.fraction == inited.fraction);
+	assert_int_equal(opts.min_messages, inited.min_messages);
+	assert_int_equal(opts.summarizer_timeout_ms, inited.summarizer_timeout_ms);
+	create_session(f, ID, messages);
+	before = tu_read_file(f->path, &before_len);
+	opts.force = true;
+	opts.version = 0;
+	assert_int_equal(ac_compact_session(&result, f->dir, ID, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_compact_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_COMPACT_OPTIONS_INIT"));
+	assert_null(result.archive_path);
+	opts.version = AC_COMPACT_OPTIONS_VERSION;
+	opts.write.version = 0;
+	assert_int_equal(ac_compact_session(&result, f->dir, ID, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_session_write_options version 0"));
+	after = tu_read_file(f->path, &after_len);
+	assert_int_equal(after_len, before_len);
+	assert_memory_equal(after, before, before_len);
+	assert_false(exists(archives));
+	free(after);
+	opts.write.version = AC_SESSION_WRITE_OPTIONS_VERSION;
+	opts.force = false;
+	assert_int_equal(ac_compact_session(&result, f->dir, ID, &opts), 0);
+	assert_false(result.needed);
+	ac_compact_result_free(&result);
+	free(archives);
+	free(before);
+	json_decref(messages);
+}
+
 /* Adds keys agentctl does not know, which compaction must keep. */
 static int add_unknown_keys(json_t *root, void *ctx)
 {
@@ -1258,6 +1304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_plan),
 		cmocka_unit_test_setup_teardown(test_below_trigger_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_force_compacts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tool_pair_not_split, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failing_summarizer, setup, teardown),

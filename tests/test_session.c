@@ -813,14 +813,37 @@ static void test_swap_if_leaves_a_newer_version_alone(void **state)
 	free(path);
 }
 
+/* Write options of another version are refused naming the struct, with
+ * the file untouched; AC_SESSION_WRITE_OPTIONS_INIT's are taken. */
+static void test_write_options_version(void **state)
+{
+	fixture *f = *state;
+	char *path = tu_path(f->dir, "s1.json"), *before;
+	ac_session_write_options old = {.quiet_ms = 0};
+	ac_session_write_options cur = AC_SESSION_WRITE_OPTIONS_INIT;
+
+	tu_write_file(path, reference_session, strlen(reference_session));
+	before = tu_read_file(path, NULL);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &old), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_session_write_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_SESSION_WRITE_OPTIONS_INIT"));
+	tu_assert_file(f->dir, "s1.json", before);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "paused", &cur), 0);
+	assert_int_equal(ac_session_set_status_with(NULL, f->dir, "s1", "running", NULL), 0);
+	free(before);
+	free(path);
+}
+
 /* An operator's change waits for a quiet file and gives up (nothing
  * written) when the agent keeps writing. */
 static void test_update_waits_for_a_quiet_file(void **state)
 {
 	fixture *f = *state;
 	char *path = tu_path(f->dir, "s1.json"), *before;
-	ac_session_write_options busy = {.quiet_ms = 5000, .wait_ms = 100};
-	ac_session_write_options quiet = {.quiet_ms = 150, .wait_ms = 3000};
+	ac_session_write_options busy = {.version = AC_SESSION_WRITE_OPTIONS_VERSION,
+					 .quiet_ms = 5000, .wait_ms = 100};
+	ac_session_write_options quiet = {.version = AC_SESSION_WRITE_OPTIONS_VERSION,
+					  .quiet_ms = 150, .wait_ms = 3000};
 	int64_t idle;
 
 	tu_write_file(path, reference_session, strlen(reference_session));
@@ -869,7 +892,8 @@ static void save_as_another_writer(const char *dir, const char *path, time_t age
 static void test_quiet_wait_counts_only_other_writers(void **state)
 {
 	fixture *f = *state;
-	ac_session_write_options at_once = {.quiet_ms = 3600000, .wait_ms = 0};
+	ac_session_write_options at_once = {.version = AC_SESSION_WRITE_OPTIONS_VERSION,
+					    .quiet_ms = 3600000, .wait_ms = 0};
 	json_t *turn = json_loads("[{\"role\":\"user\",\"content\":\"next\"}]", 0, NULL);
 	char *path = tu_path(f->dir, "s1.json"), *lock = tu_path(f->dir, ".locks/s1.lock");
 
@@ -975,6 +999,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_update_never_publishes_a_stale_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_if_leaves_a_newer_version_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_waits_for_a_quiet_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quiet_wait_counts_only_other_writers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kill_during_save_leaves_old_or_new, setup, teardown),

@@ -95,8 +95,21 @@ typedef struct {
 /* Compaction as the backend does it: the core's options (ac_compact.h:
  * trigger, fraction, force and the summariser, a callback or a command,
  * with their defaults) plus the artifact step. The backend supplies its
- * own compact.guard and compact.after_archive; the caller's are ignored. */
+ * own compact.guard and compact.after_archive; the caller's are ignored.
+ * Options start from AC_BACKEND_COMPACT_OPTIONS_INIT (the defaults, as
+ * ac_backend_compact_options_init()); a compaction refuses options of
+ * another version, or a compact member of another, with AC_EINVAL naming
+ * the struct, before anything is written. */
+#define AC_BACKEND_COMPACT_OPTIONS_VERSION 1
+#define AC_BACKEND_COMPACT_OPTIONS_INIT                                                    \
+	{                                                                                  \
+		.version = AC_BACKEND_COMPACT_OPTIONS_VERSION,                               \
+		.compact = AC_COMPACT_OPTIONS_INIT,                                          \
+		.artifact_threshold = AC_BACKEND_ARTIFACT_THRESHOLD                          \
+	}
+
 typedef struct {
+	unsigned int version; /* AC_BACKEND_COMPACT_OPTIONS_VERSION */
 	ac_compact_options compact;
 	size_t artifact_threshold; /* tool results over this many bytes become
 				      artifacts; default AC_BACKEND_ARTIFACT_THRESHOLD,
@@ -117,7 +130,7 @@ typedef struct {
 } ac_backend_compact_result;
 
 /* Fills opts with the defaults: ac_compact_options_init()'s and the
- * artifact threshold. */
+ * artifact threshold: AC_BACKEND_COMPACT_OPTIONS_INIT. */
 void ac_backend_compact_options_init(ac_backend_compact_options *opts);
 
 /* A session as listed. All strings owned by the list, "" when unknown. */

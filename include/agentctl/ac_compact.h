@@ -28,7 +28,22 @@
 #define AC_COMPACT_MIN_MESSAGES 20 /* seed 001's compaction.minMessages */
 #define AC_COMPACT_SUMMARIZER_TIMEOUT_MS 120000
 
+/* Options start from AC_COMPACT_OPTIONS_INIT (the defaults above, as
+ * ac_compact_options_init()); ac_compact_session() refuses options of
+ * another version, or a write member of another, with AC_EINVAL naming
+ * the struct. */
+#define AC_COMPACT_OPTIONS_VERSION 1
+#define AC_COMPACT_OPTIONS_INIT                                                           \
+	{                                                                                 \
+		.version = AC_COMPACT_OPTIONS_VERSION,                                      \
+		.trigger_tokens = AC_COMPACT_TRIGGER_TOKENS, .fraction = AC_COMPACT_FRACTION, \
+		.min_messages = AC_COMPACT_MIN_MESSAGES,                                    \
+		.summarizer_timeout_ms = AC_COMPACT_SUMMARIZER_TIMEOUT_MS,                  \
+		.write = AC_SESSION_WRITE_OPTIONS_INIT                                      \
+	}
+
 typedef struct {
+	unsigned int version;             /* AC_COMPACT_OPTIONS_VERSION */
 	uint64_t trigger_tokens;          /* compaction.triggerTokens */
 	double fraction;                  /* compaction.compactFraction, in (0, 1] */
 	bool force;                       /* compact even below the trigger */
@@ -72,8 +87,13 @@ typedef struct {
 	char *archive_path;       /* owned; set when compacted */
 } ac_compact_result;
 
-/* Fills opts with the defaults above; everything else zero (NULL). */
+/* Fills opts with the defaults above; everything else zero (NULL):
+ * AC_COMPACT_OPTIONS_INIT. */
 void ac_compact_options_init(ac_compact_options *opts);
+
+/* 0 when opts (and its write member) are of this library's version;
+ * AC_EINVAL naming the struct and both versions otherwise. NULL: 0. */
+int ac_compact_options_check(const ac_compact_options *opts);
 
 /* What compacting the given messages would do, without doing it: needed,
  * messages_before, summarized, messages_after (summarized replaced by 1),

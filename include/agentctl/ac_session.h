@@ -77,8 +77,15 @@ typedef int (*ac_session_change_fn)(json_t *root, void *ctx);
 
 #define AC_SESSION_UNCHANGED 1
 
-/* How an update treats the agents that write the same file. */
+/* How an update treats the agents that write the same file. Options
+ * start from AC_SESSION_WRITE_OPTIONS_INIT (no quiet wait); the calls
+ * that take them refuse options of another version with AC_EINVAL naming
+ * the struct, before anything is written. */
+#define AC_SESSION_WRITE_OPTIONS_VERSION 1
+#define AC_SESSION_WRITE_OPTIONS_INIT { .version = AC_SESSION_WRITE_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version; /* AC_SESSION_WRITE_OPTIONS_VERSION */
 	/* Rewrite only a file nobody has written for this long (0: at once).
 	 * An operator's change waits for a quiet file so that it does not land
 	 * in the middle of an agent's turns. */
@@ -89,6 +96,10 @@ typedef struct {
 	 * path, even if it was then taken back: a reader may have seen it. */
 	bool *published;
 } ac_session_write_options;
+
+/* 0 when opts are of this library's version; AC_EINVAL naming the struct
+ * and both versions otherwise. NULL (the defaults): 0. */
+int ac_session_write_options_check(const ac_session_write_options *opts);
 
 /* Applies change to session id's current file and writes it back
  * atomically, setting updatedAt, as a compare-and-swap on the file's

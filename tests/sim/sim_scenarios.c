@@ -111,7 +111,8 @@ static void agentctl_append(sim_actor *a)
 
 static void agentctl_pause_resume(sim_actor *a)
 {
-	ac_session_write_options opts = {.quiet_ms = 1000, .wait_ms = 5000};
+	ac_session_write_options opts = {.version = AC_SESSION_WRITE_OPTIONS_VERSION,
+					 .quiet_ms = 1000, .wait_ms = 5000};
 
 	while (a->ops_left > 0) {
 		const char *to = a->ops_left % 2 ? "paused" : "running";
