@@ -15,6 +15,7 @@
 #include "ac_lock.h"
 #include "ac_proc.h"
 #include "ac_session.h"
+#include "ac_struct_version.h"
 #include "ac_time.h"
 
 #include <stdlib.h>
@@ -309,7 +310,7 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 			   const char *sessions_dir, const char *cwd,
 			   const ac_checkpoint_rollback_options *opts)
 {
-	static const ac_checkpoint_rollback_options defaults = {0};
+	static const ac_checkpoint_rollback_options defaults = AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT;
 	char at[AC_TIME_ISO_LEN + 1], *archive_relative = NULL;
 	const json_t *created;
 	ac_session_write_options write = AC_SESSION_WRITE_OPTIONS_INIT;
@@ -323,6 +324,11 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		opts = &defaults;
+	if ((rc = ac_struct_version_check("ac_checkpoint_rollback_options", opts->version,
+					  AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					  "AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT")) ||
+	    (rc = ac_session_write_options_check(opts->write)))
+		return rc;
 	/* Held to the end: gc leaves the session's archives and checkpoints
 	 * alone meanwhile (ac_lock_session()). A store that cuts in its own
 	 * transaction holds its own lock (ac_backend_pg_hold_session()), and

@@ -214,6 +214,7 @@ static int rollback_checkpoint(const ac_workspace *ws, const store_cut *store,
 {
 	compensation_journal journal = {ws, session_id, ac_checkpoint_id(plan->checkpoint), notes};
 	ac_checkpoint_rollback_options opts = {
+		.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
 		.write = &ws->session_write,
 		.attempted = journal_compensation,
 		.ctx = &journal,

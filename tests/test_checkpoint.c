@@ -737,7 +737,8 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *text;
 	ac_session *session = NULL;
 	ac_checkpoint_rollback_result result;
-	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000};
 	json_t *removed, *archive, *record;
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
@@ -757,6 +758,25 @@ static void test_rollback_runs_compensations_newest_first(void **state)
 	removed = json_array();
 	for (size_t i = plan.keep; i < json_array_size(plan.history); i++)
 		json_array_append(removed, json_array_get(plan.history, i));
+	/* Options of another version, or a write of another: refused naming
+	 * the struct before any compensation runs. */
+	{
+		ac_checkpoint_rollback_options old = {.timeout_ms = 10000};
+		ac_session_write_options write = {.quiet_ms = 0};
+
+		assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &old),
+				 AC_EINVAL);
+		assert_non_null(strstr(ac_error_last(), "ac_checkpoint_rollback_options version 0"));
+		assert_non_null(strstr(ac_error_last(), "AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT"));
+		ac_checkpoint_rollback_result_free(&result);
+		old = (ac_checkpoint_rollback_options)AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT;
+		old.write = &write;
+		assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &old),
+				 AC_EINVAL);
+		assert_non_null(strstr(ac_error_last(), "ac_session_write_options version 0"));
+		ac_checkpoint_rollback_result_free(&result);
+		assert_false(tu_exists(f->dir, "LOG"));
+	}
 	assert_int_equal(ac_checkpoint_rollback(&result, &plan, f->sessions, f->dir, &opts), 0);
 	assert_int_equal(result.ran, 3);
 	text = tu_read_file(log, NULL);
@@ -804,7 +824,8 @@ static void test_rollback_behind_a_compaction(void **state)
 		"\"content\":\"ok\"}]}]";
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *text;
 	json_t *doc = NULL, *tools = tools_config(log, NULL), *more, *root, *archive;
-	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000};
 	ac_checkpoint_rollback_result result;
 	ac_compact_options copts;
 	ac_compact_result compacted;
@@ -910,7 +931,8 @@ static void test_failing_compensation_stops_and_keeps_session(void **state)
 	size_t before_len, after_len;
 	int attempts = 0;
 	ac_checkpoint_rollback_result result;
-	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000, .attempted = count_attempt,
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000, .attempted = count_attempt,
 					       .ctx = &attempts};
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
@@ -963,7 +985,8 @@ static void test_failing_compensation_stops_and_keeps_session(void **state)
 static int rollback_after_crash(fixture *f, ac_checkpoint_rollback_result *result,
 				const char *record, ac_checkpoint_uncertain uncertain)
 {
-	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000};
 	ac_checkpoint_plan plan;
 	char *log = tu_path(f->dir, "LOG"), *seen = tu_path(f->dir, "SEEN"), *script = NULL;
 	char *record_path = tu_path(f->sessions, ".rollbacks/s1/compensated.json");
@@ -1065,7 +1088,8 @@ static void test_rollback_refuses_session_changed_since_plan(void **state)
 	char *path = write_session(f, ""), *log = tu_path(f->dir, "LOG"), *before, *after;
 	size_t before_len, after_len;
 	ac_checkpoint_rollback_result result;
-	ac_checkpoint_rollback_options opts = {.timeout_ms = 10000};
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000};
 
 	assert_int_equal(ac_checkpoint_create(&doc, f->store, f->sessions, "s1", NULL), 0);
 	free(write_session(f, tool_messages));

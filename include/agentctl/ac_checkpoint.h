@@ -369,8 +369,15 @@ int ac_checkpoint_plan_rollback_unfolding(ac_checkpoint_plan *out, ac_checkpoint
 
 void ac_checkpoint_plan_free(ac_checkpoint_plan *plan);
 
-/* How a rollback runs. Zeroed: defaults. */
+/* How a rollback runs. Options start from
+ * AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT (the defaults);
+ * ac_checkpoint_rollback() refuses options of another version, or a write
+ * of another, with AC_EINVAL naming the struct, before anything runs. */
+#define AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION 1
+#define AC_CHECKPOINT_ROLLBACK_OPTIONS_INIT { .version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version; /* AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION */
 	int timeout_ms; /* per compensation; 0: AC_CHECKPOINT_TIMEOUT_MS */
 	/* How the session file is rewritten (quiet wait); NULL: at once. */
 	const ac_session_write_options *write;
