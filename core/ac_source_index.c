@@ -12,6 +12,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_sha256.h"
+#include "ac_struct_version.h"
 #include "ac_text.h"
 #include "ac_time.h"
 
@@ -84,11 +85,18 @@ static char *dup_or_null(const char *s)
 
 int ac_source_index_new(ac_source_index **out, const ac_source_options *opts)
 {
-	ac_source_index *ix = calloc(1, sizeof(*ix));
-	bool ok = ix != NULL;
+	ac_source_index *ix;
+	bool ok;
+	int rc;
 
 	*out = NULL;
+	if ((rc = ac_struct_version_check("ac_source_options", opts->version,
+					  AC_SOURCE_OPTIONS_VERSION, "AC_SOURCE_OPTIONS_INIT")))
+		return rc;
+	ix = calloc(1, sizeof(*ix));
+	ok = ix != NULL;
 	if (ok) {
+		ix->opts.version = opts->version;
 		ix->opts.all_projects = opts->all_projects;
 		ix->opts.limits = opts->limits;
 		for (int k = 0; k < AC_SOURCE_COUNT; k++)

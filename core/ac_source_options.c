@@ -56,7 +56,7 @@ int ac_source_options_from_config(ac_source_options *opts, const ac_config *conf
 	ac_buf key = AC_BUF_INIT;
 	int rc = 0;
 
-	memset(opts, 0, sizeof(*opts));
+	*opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	opts->all_projects = all_projects;
 	ac_source_state_limits(&opts->limits, config);
 	opts->workspace = strdup(realpath(workspace, resolved) ? resolved : workspace);

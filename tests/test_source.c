@@ -46,6 +46,7 @@ static int setup(void **state)
 	static const char *const dirs[AC_SOURCE_COUNT] = {"/.claude/projects", "/.codex/sessions",
 							  "/.gemini/tmp", "/.gemini/antigravity-cli"};
 
+	f->opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	f->home = tu_copy_fixture("sources/home");
 	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
 		char path[4096];
@@ -112,6 +113,23 @@ static void test_claude_summary_and_discovery(void **state)
 	assert_string_equal(ac_source_index_find(f->index, "agent-1a2b3c4d")->parent_id, S1);
 	/* Newest first. */
 	assert_string_equal(list[0]->id, S2);
+}
+
+/* Options of another version are refused naming the struct, with no
+ * index made; the options an index keeps are of this version. */
+static void test_options_version(void **state)
+{
+	fixture *f = *state;
+	ac_source_index *index = NULL;
+
+	f->opts.version = 0;
+	assert_int_equal(ac_source_index_new(&index, &f->opts), AC_EINVAL);
+	assert_null(index);
+	assert_non_null(strstr(ac_error_last(), "ac_source_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_SOURCE_OPTIONS_INIT"));
+	f->opts.version = AC_SOURCE_OPTIONS_VERSION;
+	assert_non_null(refresh_find(f, S1));
+	assert_int_equal(ac_source_index_options(f->index)->version, AC_SOURCE_OPTIONS_VERSION);
 }
 
 static void test_all_projects_lists_every_transcript(void **state)
@@ -778,6 +796,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_claude_summary_and_discovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_projects_lists_every_transcript, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claude_pending_call_and_torn_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appended_bytes_only_are_parsed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claude_conversation, setup, teardown),

@@ -49,6 +49,7 @@ static int setup(void **state)
 
 	f->root = tu_copy_fixture("sources/gemini");
 	f->home = tu_path(f->root, "home");
+	f->opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	f->opts.dir[AC_SOURCE_GEMINI] = tu_path(f->home, ".gemini/tmp");
 	f->opts.workspace = strdup(WS);
 	f->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;

@@ -44,7 +44,7 @@ static ac_source_index *index_of(ac_source_options *opts, const char *home, ac_s
 {
 	ac_source_index *index = NULL;
 
-	memset(opts, 0, sizeof(*opts));
+	*opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	for (int k = 0; k < AC_SOURCE_COUNT; k++)
 		if (source_dirs[k] && (only == AC_SOURCE_COUNT || (int)only == k))
 			opts->dir[k] = tu_path(home, source_dirs[k]);

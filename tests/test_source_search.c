@@ -114,7 +114,7 @@ static ac_source_index *fixture_index(char **home, ac_source_options *opts)
 							  "/.gemini/tmp", "/.gemini/antigravity-cli"};
 	ac_source_index *index = NULL;
 
-	memset(opts, 0, sizeof(*opts));
+	*opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	*home = tu_copy_fixture("sources/home");
 	for (int k = 0; k < AC_SOURCE_COUNT; k++) {
 		char path[4096];

@@ -97,6 +97,7 @@ static int setup(void **state)
 
 	f->home = tu_copy_fixture("sources-current/home");
 	f->status_dir = tu_path(f->home, "/.claude/sessions");
+	f->opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	f->opts.dir[AC_SOURCE_CLAUDE] = tu_path(f->home, "/.claude/projects");
 	f->opts.status_dir = strdup(f->status_dir);
 	f->opts.workspace = strdup(WS);

@@ -260,6 +260,7 @@ void tu_sources_open(tu_sources *t, const char *fixture_home, const char *worksp
 {
 	memset(t, 0, sizeof(*t));
 	t->home = tu_copy_fixture(fixture_home);
+	t->opts = (ac_source_options)AC_SOURCE_OPTIONS_INIT;
 	t->opts.workspace = strdup(workspace);
 	t->opts.limits = (ac_state_thresholds)AC_STATE_THRESHOLDS_DEFAULT;
 	assert_non_null(t->opts.workspace);

@@ -177,8 +177,15 @@ int ac_source_parent_rows(size_t **out, ac_source_session *const *list, size_t n
 /* True when path is folder or inside it (both absolute, no trailing '/'). */
 bool ac_source_path_inside(const char *path, const char *folder);
 
-/* Where to look and what to list. */
+/* Where to look and what to list. Options filled by hand start from
+ * AC_SOURCE_OPTIONS_INIT (every source off); ac_source_options_from_config()
+ * sets the version itself. ac_source_index_new() refuses options of
+ * another version with AC_EINVAL naming the struct. */
+#define AC_SOURCE_OPTIONS_VERSION 1
+#define AC_SOURCE_OPTIONS_INIT { .version = AC_SOURCE_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;       /* AC_SOURCE_OPTIONS_VERSION */
 	char *dir[AC_SOURCE_COUNT]; /* NULL: that source is off */
 	char *workspace;            /* resolved, absolute */
 	bool all_projects;          /* every transcript, not only the workspace's */
@@ -258,7 +265,8 @@ size_t ac_source_agy_unread(const char *dir);
 
 typedef struct ac_source_index ac_source_index;
 
-/* An index over opts (copied). 0 or AC_ENOMEM. */
+/* An index over opts (copied). 0, AC_EINVAL (options of another version)
+ * or AC_ENOMEM. */
 int ac_source_index_new(ac_source_index **out, const ac_source_options *opts);
 
 void ac_source_index_free(ac_source_index *index);
