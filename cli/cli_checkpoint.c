@@ -115,7 +115,7 @@ done:
  * or with --json the document saved. */
 static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 {
-	ac_checkpoint_create_options opts = {0};
+	ac_checkpoint_create_options opts = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	ac_checkpoint_store *store = NULL;
 	const char *session, *input_arg, *version_arg;
 	bool json, tombstone;
@@ -165,7 +165,7 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 					      AC_CHECKPOINT_VERSION_MAX)))
 			return status;
 		opts.set_version = true;
-		opts.version = (int64_t)version;
+		opts.checkpoint_version = (int64_t)version;
 	}
 	if (input_arg) {
 		if ((status = cli_read_input(&text, input_arg, "checkpoint create --input")) ||

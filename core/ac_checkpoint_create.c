@@ -9,6 +9,7 @@
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_session.h"
+#include "ac_struct_version.h"
 #include "ac_time.h"
 #include "ac_uuid.h"
 
@@ -70,26 +71,33 @@ static int choose_version(int64_t *out, ac_checkpoint_store *store, const char *
 
 	if (!opts->set_version)
 		return ac_checkpoint_store_next_version(out, store, session_id);
-	if (opts->version < 0 || opts->version > AC_CHECKPOINT_VERSION_MAX)
+	if (opts->checkpoint_version < 0 || opts->checkpoint_version > AC_CHECKPOINT_VERSION_MAX)
 		return ac_error_set(AC_EINVAL, "checkpoint version %lld: not between 0 and %lld",
-				    (long long)opts->version, (long long)AC_CHECKPOINT_VERSION_MAX);
+				    (long long)opts->checkpoint_version,
+				    (long long)AC_CHECKPOINT_VERSION_MAX);
 	if ((rc = ac_checkpoint_store_list_headers(&list, store, &filter)) == 0) {
 		for (size_t i = 0; i < list.count; i++)
-			if (list.items[i].version == opts->version) {
+			if (list.items[i].version == opts->checkpoint_version) {
 				rc = ac_error_set(AC_EINVAL, "checkpoint version %lld of session '%s' "
-						  "is taken by %s", (long long)opts->version,
+						  "is taken by %s", (long long)opts->checkpoint_version,
 						  session_id, list.items[i].checkpoint_id);
 				break;
 			}
 	}
 	ac_checkpoint_header_list_free(&list);
-	*out = opts->version;
+	*out = opts->checkpoint_version;
 	return rc;
 }
 
 /* The options' own checks, made before anything is read. */
 static int check_create_options(const ac_checkpoint_create_options *opts)
 {
+	int rc;
+
+	if ((rc = ac_struct_version_check("ac_checkpoint_create_options", opts->version,
+					  AC_CHECKPOINT_CREATE_OPTIONS_VERSION,
+					  "AC_CHECKPOINT_CREATE_OPTIONS_INIT")))
+		return rc;
 	if (opts->node && !*opts->node)
 		return ac_error_set(AC_EINVAL, "checkpoint node: empty");
 	if (opts->last_input_type && !*opts->last_input_type)
@@ -102,7 +110,7 @@ static int check_create_options(const ac_checkpoint_create_options *opts)
 int ac_checkpoint_create_from(json_t **out, ac_checkpoint_store *store, const char *session_id,
 			      const json_t *root, const ac_checkpoint_create_options *opts)
 {
-	static const ac_checkpoint_create_options defaults = {0};
+	static const ac_checkpoint_create_options defaults = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	const char *node, *checkpoint_id;
 	char uuid[37], now[AC_TIME_ISO_LEN + 1];
 	json_t *doc = NULL, *latest = NULL, *input = NULL, *output = NULL;
@@ -188,7 +196,7 @@ done:
 int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			      const char *session_id, const ac_checkpoint_create_options *opts)
 {
-	static const ac_checkpoint_create_options defaults = {0};
+	static const ac_checkpoint_create_options defaults = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	char *session_path = NULL;
 	ac_session *session = NULL;
 	int rc, guard = -1;
@@ -219,7 +227,9 @@ done:
 int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			 const char *session_id, const char *node)
 {
-	ac_checkpoint_create_options opts = {.node = node};
+	ac_checkpoint_create_options opts = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
+
+	opts.node = node;
 
 	return ac_checkpoint_create_with(out, store, sessions_dir, session_id, &opts);
 }

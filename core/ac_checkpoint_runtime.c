@@ -157,7 +157,7 @@ static int keep_id(char **out_id, json_t *doc)
 int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
 			     const char *sessions_dir, const char *session_id)
 {
-	ac_checkpoint_create_options opts = {0};
+	ac_checkpoint_create_options opts = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	ac_session *session = NULL;
 	json_t *doc = NULL;
 	char node[48];
@@ -186,7 +186,7 @@ int ac_checkpoint_after_turn(char **out_id, ac_checkpoint_store *store,
 int ac_checkpoint_after_turn_from(char **out_id, ac_checkpoint_store *store,
 				  const char *session_id, const json_t *root)
 {
-	ac_checkpoint_create_options opts = {0};
+	ac_checkpoint_create_options opts = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	json_t *doc = NULL;
 	char node[48];
 	int rc;

@@ -536,7 +536,8 @@ static void test_create_with_options(void **state)
 {
 	fixture *f = *state;
 	json_t *input = json_loads("{\"q\":[1,2]}", 0, NULL), *doc = NULL, *list = NULL;
-	ac_checkpoint_create_options opts = {.node = "plan", .checkpoint_id = "run-1",
+	ac_checkpoint_create_options opts = {.version = AC_CHECKPOINT_CREATE_OPTIONS_VERSION,
+					     .node = "plan", .checkpoint_id = "run-1",
 					     .last_input = input, .last_input_type = "json"};
 	ac_checkpoint_filter all = {.session_id = "s1", .include_tombstones = true};
 	char *path = write_session(f, "");
@@ -1360,11 +1361,23 @@ static void test_filter_is_a_predicate(void **state)
 static void test_create_with_callers_version(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_create_options opts = {.set_version = true, .version = 0,
+	ac_checkpoint_create_options opts = {.version = AC_CHECKPOINT_CREATE_OPTIONS_VERSION,
+					     .set_version = true, .checkpoint_version = 0,
 					     .checkpoint_id = "run-1"};
 	json_t *doc = NULL;
 
 	free(write_session(f, ""));
+	/* Options of another version (the struct's, not the checkpoint's):
+	 * refused naming the struct, nothing saved. */
+	opts.version = 0;
+	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts),
+			 AC_EINVAL);
+	assert_null(doc);
+	assert_non_null(strstr(ac_error_last(), "ac_checkpoint_create_options version 0"));
+	assert_non_null(strstr(ac_error_last(), "AC_CHECKPOINT_CREATE_OPTIONS_INIT"));
+	assert_int_equal(ac_checkpoint_create_from(&doc, f->store, "s1", NULL, &opts), AC_EINVAL);
+	assert_non_null(strstr(ac_error_last(), "ac_checkpoint_create_options version 0"));
+	opts.version = AC_CHECKPOINT_CREATE_OPTIONS_VERSION;
 	/* Koog's example: createCheckpoint(..., checkpointId = runId, version = 0L). */
 	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
 	assert_int_equal(ac_checkpoint_version(doc), 0);
@@ -1373,10 +1386,10 @@ static void test_create_with_callers_version(void **state)
 	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts),
 			 AC_EINVAL);
 	assert_non_null(strstr(ac_error_last(), "version 0 of session 's1' is taken by run-1"));
-	opts.version = -1;
+	opts.checkpoint_version = -1;
 	assert_int_equal(ac_checkpoint_create_with(NULL, f->store, f->sessions, "s1", &opts),
 			 AC_EINVAL);
-	opts.version = 7;
+	opts.checkpoint_version = 7;
 	assert_int_equal(ac_checkpoint_create_with(&doc, f->store, f->sessions, "s1", &opts), 0);
 	assert_int_equal(ac_checkpoint_version(doc), 7);
 	json_decref(doc);
@@ -1423,7 +1436,8 @@ static void test_set_execution_point(void **state)
 static void test_rollback_restores_the_execution_point(void **state)
 {
 	fixture *f = *state;
-	ac_checkpoint_create_options opts = {.node = "review"};
+	ac_checkpoint_create_options opts = {.version = AC_CHECKPOINT_CREATE_OPTIONS_VERSION,
+					     .node = "review"};
 	ac_checkpoint_rollback_result result;
 	ac_checkpoint_plan plan;
 	json_t *input = json_string("check the diff"), *doc = NULL, *point;

@@ -247,18 +247,27 @@ int ac_checkpoint_store_retain(size_t *out_removed, ac_checkpoint_store *store,
 int ac_checkpoint_create(json_t **out, ac_checkpoint_store *store, const char *sessions_dir,
 			 const char *session_id, const char *node);
 
-/* What ac_checkpoint_create_with() may set instead of its defaults. Zeroed:
- * ac_checkpoint_create()'s. Everything is borrowed. */
+/* What ac_checkpoint_create_with() may set instead of its defaults.
+ * Options start from AC_CHECKPOINT_CREATE_OPTIONS_INIT:
+ * ac_checkpoint_create()'s defaults. Everything is borrowed. The calls
+ * that take them refuse options of another version with AC_EINVAL naming
+ * the struct, before anything is read. */
+#define AC_CHECKPOINT_CREATE_OPTIONS_VERSION 1
+#define AC_CHECKPOINT_CREATE_OPTIONS_INIT { .version = AC_CHECKPOINT_CREATE_OPTIONS_VERSION }
+
 typedef struct {
+	unsigned int version;      /* AC_CHECKPOINT_CREATE_OPTIONS_VERSION (the
+				    * struct's, not the checkpoint's) */
 	const char *node;          /* nodeId; NULL: "manual" */
 	const char *checkpoint_id; /* NULL: a new UUID v4; an id the session's
 				    * checkpoints hold already is AC_EINVAL */
 	const json_t *last_input;  /* lastInput (any JSON, copied); NULL: the
 				    * last user text */
 	const char *last_input_type; /* lastInputType; NULL: "text" */
-	bool set_version;          /* true: version below instead of the next one */
-	int64_t version;           /* 0..AC_CHECKPOINT_VERSION_MAX, not taken by
-				    * another checkpoint of the session (AC_EINVAL) */
+	bool set_version;          /* true: checkpoint_version below instead of
+				    * the next one */
+	int64_t checkpoint_version; /* 0..AC_CHECKPOINT_VERSION_MAX, not taken by
+				     * another checkpoint of the session (AC_EINVAL) */
 } ac_checkpoint_create_options;
 
 /* ac_checkpoint_create() with opts (may be NULL). Ids and the node are
