@@ -79,7 +79,8 @@ static int choose_version(int64_t *out, ac_checkpoint_store *store, const char *
 		for (size_t i = 0; i < list.count; i++)
 			if (list.items[i].version == opts->checkpoint_version) {
 				rc = ac_error_set(AC_EINVAL, "checkpoint version %lld of session '%s' "
-						  "is taken by %s", (long long)opts->checkpoint_version,
+						  "is taken by %s",
+						  (long long)opts->checkpoint_version,
 						  session_id, list.items[i].checkpoint_id);
 				break;
 			}

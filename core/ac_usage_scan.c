@@ -1076,7 +1076,8 @@ int ac_usage_scan(ac_usage_set *out, const ac_usage_scan_options *opts)
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = ac_struct_version_check("ac_usage_scan_options", opts->version,
-					  AC_USAGE_SCAN_OPTIONS_VERSION, "AC_USAGE_SCAN_OPTIONS_INIT")))
+					  AC_USAGE_SCAN_OPTIONS_VERSION,
+					  "AC_USAGE_SCAN_OPTIONS_INIT")))
 		return rc;
 	s.set = out;
 	s.cancel = opts->cancel;

@@ -106,7 +106,8 @@ static void heard(ac_migrate_kind kind, const char *key, bool conflict, const ch
 
 static void migrate(fixture *f, ac_migrate_count *c)
 {
-	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .problem = heard, .ctx = f};
+	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .problem = heard,
+				   .ctx = f};
 
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, &opts), 0);
 }
@@ -297,7 +298,8 @@ static void session_without_tenant_adopted(void **state)
 {
 	fixture *f = *state;
 	ac_migrate_count c[AC_MIGRATE_NKINDS];
-	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .tenant = "team", .problem = heard, .ctx = f};
+	ac_migrate_options opts = {.version = AC_MIGRATE_OPTIONS_VERSION, .tenant = "team",
+				   .problem = heard, .ctx = f};
 	const char *lone = "{\"id\":\"lone\",\"createdAt\":\"2025-01-01T00:00:00.000Z\","
 			   "\"updatedAt\":\"2025-01-01T00:00:00.000Z\",\"task\":\"t\","
 			   "\"status\":\"running\",\"conversationHistory\":[],"

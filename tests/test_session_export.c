@@ -197,7 +197,8 @@ static void test_fork(void **state)
 	assert_non_null(strstr(ac_error_last(), "--at 6: session 's1' has 5 messages"));
 	assert_false(tu_exists(dir, "f2.json"));
 	/* The same id twice: refused, the first kept. */
-	opts = (ac_session_fork_options){.version = AC_SESSION_FORK_OPTIONS_VERSION, .new_id = "f1"};
+	opts = (ac_session_fork_options){.version = AC_SESSION_FORK_OPTIONS_VERSION,
+					 .new_id = "f1"};
 	assert_int_equal(ac_session_fork(&child, dir, parent, &opts), AC_EINVAL);
 	/* Options of another version: refused naming the struct, nothing written. */
 	opts = (ac_session_fork_options){.new_id = "f3"};

@@ -114,9 +114,12 @@ void ac_usage_paths_free(ac_usage_paths *paths);
 static inline ac_usage_scan_options ac_usage_paths_options(const ac_usage_paths *paths)
 {
 	ac_usage_scan_options o = {.version = AC_USAGE_SCAN_OPTIONS_VERSION,
-				   .claude_dir = paths->claude_dir, .codex_dir = paths->codex_dir,
-				   .sessions_dir = paths->sessions_dir, .workspace = paths->workspace,
-				   .index_path = paths->index_path, .gemini_dir = paths->gemini_dir};
+				   .claude_dir = paths->claude_dir,
+				   .codex_dir = paths->codex_dir,
+				   .sessions_dir = paths->sessions_dir,
+				   .workspace = paths->workspace,
+				   .index_path = paths->index_path,
+				   .gemini_dir = paths->gemini_dir};
 	return o;
 }
 
