@@ -53,8 +53,8 @@ static const cli_pos journal_log_pos[] = {
 };
 
 static const cli_pos journal_query_pos[] = {
-	{"TERM", "FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT, text~TEXT, since=TIME or until=TIME; "
-		 "several in one quoted string", CLI_POS_MANY},
+	{"TERM", "a term: FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT, text~TEXT, since=TIME or "
+		 "until=TIME (or several in one quoted string)", CLI_POS_MANY},
 	POS_END,
 };
 
