@@ -68,16 +68,23 @@ static void usage_line(char *out, size_t size, const cli_spec *spec, const char 
 		 spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
 }
 
+/* CLI_USAGE, said as spec's usage line (CLI_SAY_USAGE). */
+static int say_usage(const cli_spec *spec)
+{
+	char line[512];
+
+	usage_line(line, sizeof(line), spec, "usage: agentctl ");
+	return cli_error(CLI_USAGE, "%s", line);
+}
+
 int cli_args_say_missing(const cli_args *a)
 {
 	const cli_spec *spec = a->spec;
 	char missing[256];
 	size_t len = 0;
 
-	if (spec->flags & CLI_SAY_USAGE) {
-		usage_line(missing, sizeof(missing), spec, "usage: agentctl ");
-		return cli_error(CLI_USAGE, "%s", missing);
-	}
+	if (spec->flags & CLI_SAY_USAGE)
+		return say_usage(spec);
 	if (spec->missing)
 		return cli_error(CLI_USAGE, "%s %s", spec->name, spec->missing);
 	missing[0] = '\0';
@@ -91,12 +98,8 @@ int cli_args_say_missing(const cli_args *a)
 /* CLI_USAGE, said, for arg, one argument more than spec takes. */
 static int say_extra(const cli_spec *spec, const char *arg)
 {
-	char usage[256];
-
-	if (spec->flags & CLI_SAY_USAGE) {
-		usage_line(usage, sizeof(usage), spec, "usage: agentctl ");
-		return cli_error(CLI_USAGE, "%s", usage);
-	}
+	if (spec->flags & CLI_SAY_USAGE)
+		return say_usage(spec);
 	return cli_error(CLI_USAGE, "%s: unexpected '%s'%s%s%s", spec->name, arg,
 			 spec->extra ? " (" : "", spec->extra ? spec->extra : "",
 			 spec->extra ? ")" : "");
