@@ -57,21 +57,52 @@ static int check_excluded(const cli_args *a)
 	return CLI_OK;
 }
 
-/* CLI_USAGE, said, naming what is missing, when fewer arguments were
- * given than spec->pos needs. */
-static int check_missing(const cli_args *a)
+/* spec's usage line after lead ("usage: agentctl checkpoint auto
+ * SESSION on|off [OPTION]..."), into out. */
+static void usage_line(char *out, size_t size, const cli_spec *spec, const char *lead)
 {
+	char args[256];
+
+	cli_spec_args(args, sizeof(args), spec);
+	snprintf(out, size, "%s%s%s%s%s", lead, spec->name, args[0] ? " " : "", args,
+		 spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
+}
+
+/* CLI_USAGE, said as spec's usage line (CLI_SAY_USAGE). */
+static int say_usage(const cli_spec *spec)
+{
+	char line[512];
+
+	usage_line(line, sizeof(line), spec, "usage: agentctl ");
+	return cli_error(CLI_USAGE, "%s", line);
+}
+
+int cli_args_say_missing(const cli_args *a)
+{
+	const cli_spec *spec = a->spec;
 	char missing[256];
 	size_t len = 0;
 
-	if (a->npos >= cli_spec_min_args(a->spec))
-		return CLI_OK;
+	if (spec->flags & CLI_SAY_USAGE)
+		return say_usage(spec);
+	if (spec->missing)
+		return cli_error(CLI_USAGE, "%s %s", spec->name, spec->missing);
 	missing[0] = '\0';
-	for (int i = a->npos; a->spec->pos[i].name && len < sizeof(missing); i++)
-		if (!(a->spec->pos[i].flags & CLI_POS_OPTIONAL))
+	for (int i = a->npos; spec->pos && spec->pos[i].name && len < sizeof(missing); i++)
+		if (!(spec->pos[i].flags & CLI_POS_OPTIONAL))
 			len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s",
-						len ? " " : "", a->spec->pos[i].name);
-	return cli_error(CLI_USAGE, "%s: missing %s", a->spec->name, missing);
+						len ? " " : "", spec->pos[i].name);
+	return cli_error(CLI_USAGE, "%s: missing %s", spec->name, missing);
+}
+
+/* CLI_USAGE, said, for arg, one argument more than spec takes. */
+static int say_extra(const cli_spec *spec, const char *arg)
+{
+	if (spec->flags & CLI_SAY_USAGE)
+		return say_usage(spec);
+	return cli_error(CLI_USAGE, "%s: unexpected '%s'%s%s%s", spec->name, arg,
+			 spec->extra ? " (" : "", spec->extra ? spec->extra : "",
+			 spec->extra ? ")" : "");
 }
 
 int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
@@ -90,7 +121,7 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 		if (options_done || !is_option(arg) ||
 		    (!o && (spec->flags & CLI_DASH_ARGS) && strcmp(arg, "--") != 0)) {
 			if (max_args >= 0 && out->npos >= max_args)
-				return cli_error(CLI_USAGE, "%s: unexpected '%s'", spec->name, arg);
+				return say_extra(spec, arg);
 			/* Options only ever drop out, so this slot is free. */
 			argv[out->npos++] = argv[i];
 			continue;
@@ -111,7 +142,7 @@ int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv)
 	}
 	if ((status = check_excluded(out)))
 		return status;
-	return check_missing(out);
+	return out->npos < cli_spec_min_args(spec) ? cli_args_say_missing(out) : CLI_OK;
 }
 
 int cli_args_parse_as(cli_args *out, const char *name, int argc, char **argv)
@@ -260,10 +291,9 @@ void cli_args_put_options(FILE *out, const cli_spec *spec)
 
 void cli_args_put_help(FILE *out, const cli_spec *spec, const char *lead)
 {
-	char args[256];
+	char line[512];
 
-	cli_spec_args(args, sizeof(args), spec);
-	fprintf(out, "%s%s%s%s%s\n", lead, spec->name, args[0] ? " " : "", args,
-		spec->opts && spec->opts[0].name ? " [OPTION]..." : "");
+	usage_line(line, sizeof(line), spec, lead);
+	fprintf(out, "%s\n", line);
 	cli_args_put_options(out, spec);
 }

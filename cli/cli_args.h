@@ -29,47 +29,58 @@ typedef struct {
 typedef struct {
 	const char *name; /* "TENANT", "TEXT|-" */
 	const char *help; /* one line */
-	unsigned flags;   /* CLI_POS_OPTIONAL */
+	unsigned flags;   /* CLI_POS_OPTIONAL, CLI_POS_MANY, CLI_POS_SESSION */
 } cli_pos;
 
 /* The argument may be left out (only the last ones may be). */
 #define CLI_POS_OPTIONAL 1u
+/* The last argument, given any number of times ("TERM..."). */
+#define CLI_POS_MANY 2u
+/* A session's id: the completions offer the workspace's. */
+#define CLI_POS_SESSION 4u
 
 /* One command ("gc") or subcommand ("journal query"). */
 typedef struct {
-	const char *name;    /* "journal query": the words that name it */
-	const char *args;    /* its positional arguments as shown ("TERM..."), or ""; NULL: pos */
-	int max_args;        /* the most positional arguments; -1: any number */
+	const char *name; /* "journal query": the words that name it */
+	/* Its positional arguments, each with its help, ended by an entry
+	 * whose name is NULL; NULL: it takes none. The parser refuses a
+	 * missing or an extra one. */
+	const cli_pos *pos;
 	const cli_opt *opts; /* ended by an entry whose name is NULL */
 	const char *help;    /* one line */
-	unsigned flags;      /* CLI_DASH_ARGS */
-	/* Its form in `agentctl --help` when the one made from name, args and
+	unsigned flags;      /* CLI_DASH_ARGS, CLI_SAY_USAGE */
+	/* Its form in `agentctl --help` when the one made from name, pos and
 	 * opts would not do ("session create TASK [--id ID [--resume]] ..."),
 	 * or "" when another spec's form shows it too; NULL: made (cli_forms.h). */
 	const char *usage;
-	/* Its positional arguments, each with its help, ended by an entry
-	 * whose name is NULL; or NULL: then args and max_args say them and
-	 * the command checks their count. With pos, args is NULL and
-	 * max_args 0 (both made from pos: cli_spec_args, cli_spec_max_args),
-	 * and the parser refuses a missing or an extra argument. */
-	const cli_pos *pos;
+	/* What a missing argument is said as, after the name ("needs a
+	 * session id": "session show needs a session id"); NULL: "NAME:
+	 * missing ARG...". The command says it too when it refuses a value
+	 * for the same reason (cli_args_say_missing). */
+	const char *missing;
+	/* Why an extra argument is refused, after "NAME: unexpected 'ARG'"
+	 * in parentheses ("quote a task of several words"), or NULL. */
+	const char *extra;
 } cli_spec;
 
 /* A word that starts with '-' and is none of the spec's options is an
  * argument, not an unknown option: the ids of sessions other programs
  * wrote may start with '-'. */
 #define CLI_DASH_ARGS 1u
+/* A missing or an extra argument is said as the command's usage line
+ * ("usage: agentctl checkpoint auto SESSION on|off"). */
+#define CLI_SAY_USAGE 2u
 
 /* Every command's spec, commands in --help's order. */
 extern const cli_spec cli_specs[];
 extern const size_t cli_n_specs;
 
 /* Spec's positional arguments as shown ("TENANT OWNER SCOPE NAME
- * [TEXT|-]"), into out (from spec->pos, or spec->args). */
+ * [TEXT|-]", "TERM..."), into out. */
 void cli_spec_args(char *out, size_t size, const cli_spec *spec);
 /* The most positional arguments spec takes; -1: any number. */
 int cli_spec_max_args(const cli_spec *spec);
-/* How many of them may not be left out (0 without spec->pos). */
+/* How many of them may not be left out. */
 int cli_spec_min_args(const cli_spec *spec);
 
 /* The options accepted by every command, before or after its name. */
@@ -96,9 +107,14 @@ typedef struct {
  * The positional arguments are moved to the front of argv (out->pos).
  * CLI_USAGE with one line said (naming the argument) for an unknown
  * option, a missing value, one argument too many, an argument spec->pos
- * has that is missing ("memo read: missing SCOPE NAME"), or two options
- * that exclude each other. */
+ * has that is missing ("memo read: missing SCOPE NAME", or as
+ * spec->missing says), or two options that exclude each other. */
 int cli_args_parse(cli_args *out, const cli_spec *spec, int argc, char **argv);
+
+/* CLI_USAGE, said as a missing argument of a's spec is: for a command
+ * that refuses a given one for the same reason (an empty text, or an
+ * argument that an option may stand for and neither was given). */
+int cli_args_say_missing(const cli_args *a);
 
 /* cli_args_parse() by the spec whose name is name ("journal query"). */
 int cli_args_parse_as(cli_args *out, const char *name, int argc, char **argv);

@@ -61,9 +61,7 @@ static int cmd_list(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_args_parse_as(&args, "checkpoint list", argc, argv)))
 		return status;
 	json = cli_args_has(&args, "--json");
-	filter.session_id = args.npos ? args.pos[0] : NULL;
-	if (!filter.session_id)
-		return cli_error(CLI_USAGE, "checkpoint list needs a session id");
+	filter.session_id = args.pos[0];
 	if (ac_session_id_check(filter.session_id) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((status = open_store(&store, ws)))
@@ -126,7 +124,7 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 
 	if ((status = cli_args_parse_as(&args, "checkpoint create", argc, argv)))
 		return status;
-	session = args.npos ? args.pos[0] : NULL;
+	session = args.pos[0];
 	json = cli_args_has(&args, "--json");
 	tombstone = cli_args_has(&args, "--tombstone");
 	opts.node = cli_args_get(&args, "--node");
@@ -134,8 +132,6 @@ static int cmd_create(const ac_workspace *ws, int argc, char **argv)
 	opts.last_input_type = cli_args_get(&args, "--input-type");
 	opts.checkpoint_id = cli_args_get(&args, "--id");
 	version_arg = cli_args_get(&args, "--version");
-	if (!session)
-		return cli_error(CLI_USAGE, "checkpoint create needs a session id");
 	if (ac_session_id_check(session) != 0)
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if (opts.node && !*opts.node)
@@ -284,7 +280,7 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 
 	if ((status = cli_args_parse_as(&args, "checkpoint rollback", argc, argv)))
 		return status;
-	session = args.npos > 0 ? args.pos[0] : NULL;
+	session = args.pos[0];
 	ckpt = args.npos > 1 ? args.pos[1] : NULL;
 	latest = cli_args_has(&args, "--latest");
 	yes = cli_args_has(&args, "--yes");
@@ -294,9 +290,8 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv)
 		uncertain = AC_CHECKPOINT_UNCERTAIN_SKIP;
 	else if (cli_args_has(&args, "--rerun-uncertain"))
 		uncertain = AC_CHECKPOINT_UNCERTAIN_RERUN;
-	if (!session || latest == (ckpt != NULL))
-		return cli_error(CLI_USAGE, "checkpoint rollback needs a session id and either a "
-				 "checkpoint id or --latest");
+	if (latest == (ckpt != NULL))
+		return cli_args_say_missing(&args);
 	if (ac_session_id_check(session) != 0 || (ckpt && ac_checkpoint_id_check(ckpt) != 0))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((status = open_store(&store, ws)))
@@ -374,10 +369,16 @@ done:
  * (a checkpoint after every completed turn). */
 static int cmd_auto(const ac_workspace *ws, int argc, char **argv)
 {
+	cli_args args;
 	bool on;
+	int status;
 
-	if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off")))
-		return cli_error(CLI_USAGE, "usage: agentctl checkpoint auto SESSION on|off");
+	if ((status = cli_args_parse_as(&args, "checkpoint auto", argc, argv)))
+		return status;
+	argv = args.pos;
+	/* Another word is refused as a missing one is: by the usage line. */
+	if (strcmp(argv[1], "on") && strcmp(argv[1], "off"))
+		return cli_args_say_missing(&args);
 	if (ac_session_id_check(argv[0]) != 0)
 		return cli_error(CLI_USAGE, "checkpoint auto: %s", ac_error_last());
 	on = !strcmp(argv[1], "on");

@@ -265,17 +265,8 @@ static int cmd_scan(ac_journal_store *store, int argc, char **argv, bool is_quer
 	last_given = cli_args_has(&args, "--last");
 	if (last_given && (status = cli_parse_count(&last_n, "--last", cli_args_get(&args, "--last"))))
 		goto done;
-	if (!is_query && args.npos > 0) {
-		status = cli_error(CLI_USAGE, "journal read: unexpected '%s' "
-				   "(to filter, use 'journal query')", args.pos[0]);
-		goto done;
-	}
 	for (int i = 0; i < args.npos; i++)
 		terms[nterms++] = args.pos[i];
-	if (is_query && nterms == 0) {
-		status = cli_error(CLI_USAGE, "journal query needs at least one term, e.g. agent=Claude");
-		goto done;
-	}
 	/* Each argument is a query string: "agent=Codex status=SUCCESS" is
 	 * two terms, as in the dashboard's search. */
 	if (ac_query_parse_strings(&q, terms, nterms) != 0) {

@@ -236,9 +236,9 @@ static int cmd_show(const ac_workspace *ws, int argc, char **argv)
 	if ((status = cli_args_parse_as(&args, "ops show", argc, argv)))
 		return status;
 	patch = cli_args_has(&args, "--patch");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id || !*id)
-		return cli_error(CLI_USAGE, "ops show takes one operation id");
+	id = args.pos[0];
+	if (!*id) /* no id either */
+		return cli_args_say_missing(&args);
 	if (ac_oplog_read(&list, ws->operations_path, 0, 1, report_problem, NULL) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;
@@ -472,8 +472,8 @@ static int cmd_rollback(const ac_workspace *ws, int argc, char **argv, bool reve
 		return cli_error(CLI_USAGE, "%s %s: acts on the interrupted rollback or revert the "
 				 "intent names, without an operation id", name,
 				 mode == FINISH ? "--finish" : "--undo");
-	if (mode == RUN && (!id || !*id))
-		return cli_error(CLI_USAGE, "%s needs an operation id (or --finish, --undo)", name);
+	if (mode == RUN && (!id || !*id)) /* the id is left out only with those */
+		return cli_args_say_missing(&args);
 	if (ac_oplog_intent_read(&intent, ws) != 0) {
 		status = cli_error(CLI_FAILED, "%s", ac_error_last());
 		goto done;

@@ -581,9 +581,7 @@ static int cmd_show(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_args_parse_as(&args, "session show", argc, argv)))
 		return status;
 	json = cli_args_has(&args, "--json");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id)
-		return cli_error(CLI_USAGE, "session show needs a session id");
+	id = args.pos[0];
 	if ((status = cli_open_backend(&b, ctx)))
 		return status;
 	local = ac_backend_has_local_sessions(b);
@@ -699,8 +697,6 @@ static int cmd_set_status(const cli_context *ctx, const char *verb, int argc, ch
 		v++;
 	if ((rc = cli_args_parse(&args, cli_spec_find("session", verb), argc, argv)))
 		return rc;
-	if (args.npos != 1)
-		return cli_error(CLI_USAGE, "session %s takes one session id", verb);
 	argv = args.pos;
 	if ((rc = store_id_check(ctx, argv[0], "")))
 		return rc;
@@ -766,9 +762,7 @@ static int cmd_compact(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_args_parse_as(&args, "session compact", argc, argv)))
 		return status;
 	force = cli_args_has(&args, "--force");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id)
-		return cli_error(CLI_USAGE, "session compact needs a session id");
+	id = args.pos[0];
 	if ((status = store_id_check(ctx, id, "")))
 		return status;
 	if (ctx->request_id) {
@@ -979,19 +973,13 @@ static int cmd_create(const cli_context *ctx, int argc, char **argv)
 
 	if ((status = cli_args_parse_as(&args, "session create", argc, argv)))
 		return status;
-	if (args.npos > 1)
-		return cli_error(CLI_USAGE, "session create: unexpected '%s' (quote a task of "
-				 "several words)", args.pos[1]);
-	task = args.npos ? args.pos[0] : NULL;
+	task = args.pos[0];
 	json = cli_args_has(&args, "--json");
 	resume = cli_args_has(&args, "--resume");
 	id = cli_args_get(&args, "--id");
 	tenant = cli_args_get(&args, "--tenant");
 	user = cli_args_get(&args, "--user");
 	agent = cli_args_get(&args, "--agent");
-	if (!task)
-		return cli_error(CLI_USAGE, "session create needs a task (the first message's "
-				 "subject; \"\" for none)");
 	if ((status = cli_check_utf8("task", task)))
 		return status;
 	/* The backend's rules: what one front end writes, the other reads. */
@@ -1123,11 +1111,8 @@ static int cmd_append(const cli_context *ctx, int argc, char **argv)
 	if ((status = cli_args_parse_as(&args, "session append", argc, argv)))
 		return status;
 	json = cli_args_has(&args, "--json");
-	id = args.npos > 0 ? args.pos[0] : NULL;
-	input = args.npos > 1 ? args.pos[1] : NULL;
-	if (!id || !input)
-		return cli_error(CLI_USAGE, "session append needs a session id and the messages "
-				 "(JSON, or - for standard input)");
+	id = args.pos[0];
+	input = args.pos[1];
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session append: %s", ac_error_last());
 	if ((status = read_messages(&messages, input, "session append")) ||
@@ -1233,10 +1218,9 @@ static int cmd_record_turn(const cli_context *ctx, int argc, char **argv)
 	out_text = cli_args_get(&args, "--output");
 	usage_text = cli_args_get(&args, "--usage");
 	messages_arg = cli_args_get(&args, "--messages");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id || (!usage_text && (!in_text || !out_text)))
-		return cli_error(CLI_USAGE, "session record-turn needs a session id and --usage JSON "
-				 "or --input N and --output N (the turn's tokens)");
+	id = args.pos[0];
+	if (!usage_text && (!in_text || !out_text))
+		return cli_args_say_missing(&args);
 	if (ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session record-turn: %s", ac_error_last());
 	/* --input and --output fill the Usage's two counts, over --usage's. */

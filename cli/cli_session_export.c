@@ -78,9 +78,9 @@ int cli_session_export(const cli_context *ctx, int argc, char **argv)
 		return status;
 	format_name = cli_args_get(&args, "--format");
 	path = cli_args_get(&args, "--output");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id || !format_name)
-		return cli_error(CLI_USAGE, "session export needs a session id and --format md|html");
+	id = args.pos[0];
+	if (!format_name)
+		return cli_args_say_missing(&args);
 	if (ac_session_export_format(&format, format_name) != 0 || ac_session_id_check(id) != 0)
 		return cli_error(CLI_USAGE, "session export: %s", ac_error_last());
 	if (path && !*path)

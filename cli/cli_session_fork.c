@@ -196,9 +196,7 @@ int cli_session_fork(const cli_context *ctx, int argc, char **argv)
 	at_text = cli_args_get(&args, "--at");
 	checkpoint = cli_args_get(&args, "--checkpoint");
 	new_id = cli_args_get(&args, "--id");
-	id = args.npos ? args.pos[0] : NULL;
-	if (!id)
-		return cli_error(CLI_USAGE, "session fork needs a session id");
+	id = args.pos[0];
 	if (at_text && checkpoint)
 		return cli_error(CLI_USAGE, "session fork: --at and --checkpoint exclude each other");
 	if (at_text && ((status = cli_parse_count(&opts.at, "session fork: --at", at_text)) ||

@@ -432,9 +432,9 @@ int cli_session_search(const cli_context *ctx, int argc, char **argv)
 	json = cli_args_has(&args, "--json");
 	all_projects = cli_args_has(&args, "--all-projects");
 	limit_text = cli_args_get(&args, "--limit");
-	needle = args.npos ? args.pos[0] : NULL;
-	if (!needle || !*needle)
-		return cli_error(CLI_USAGE, "session search needs the text to look for");
+	needle = args.pos[0];
+	if (!*needle) /* no text to look for either */
+		return cli_args_say_missing(&args);
 	if ((status = cli_check_utf8("session search: the text", needle)) ||
 	    (limit_text && (status = cli_parse_count(&limit, "--limit", limit_text))))
 		return status;

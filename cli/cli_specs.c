@@ -40,16 +40,53 @@ static const cli_opt journal_check_opts[] = {
 	END,
 };
 
-/* The positional arguments of the commands that take them by spec. */
+/* The positional arguments. */
 #define POS_END {NULL, NULL, 0}
 #define TENANT {"TENANT", "the tenant (an id)", 0}
+#define SESSION {"SESSION", "the session (an id)", CLI_POS_SESSION}
+/* A session's id, written ID where the session is the command's object. */
+#define SESSION_ID {"ID", "the session (an id)", CLI_POS_SESSION}
 
 static const cli_pos journal_log_pos[] = {
 	{"JSON|-", "the event, a JSON object, or - to read it from standard input", 0},
 	POS_END,
 };
 
-static const cli_pos no_pos[] = {POS_END};
+static const cli_pos journal_query_pos[] = {
+	{"TERM", "a term: FIELD=VALUE, FIELD!=VALUE, FIELD~TEXT, text~TEXT, since=TIME or "
+		 "until=TIME (or several in one quoted string)", CLI_POS_MANY},
+	POS_END,
+};
+
+static const cli_pos id_pos[] = {SESSION_ID, POS_END};
+static const cli_pos session_create_pos[] = {
+	{"TASK", "the first message's subject (\"\" for none)", 0},
+	POS_END,
+};
+static const cli_pos session_append_pos[] = {
+	SESSION_ID,
+	{"JSON|-", "the messages, JSON, or - to read them from standard input", 0},
+	POS_END,
+};
+static const cli_pos session_search_pos[] = {{"TEXT", "the text to look for", 0}, POS_END};
+
+static const cli_pos ops_show_pos[] = {{"OPID", "the operation (an id)", 0}, POS_END};
+static const cli_pos ops_rollback_pos[] = {
+	{"OPID", "the operation (an id), or --finish or --undo instead", CLI_POS_OPTIONAL},
+	POS_END,
+};
+
+static const cli_pos session_arg_pos[] = {SESSION, POS_END};
+static const cli_pos checkpoint_rollback_pos[] = {
+	SESSION,
+	{"CKPT", "the checkpoint (an id), or --latest instead", CLI_POS_OPTIONAL},
+	POS_END,
+};
+static const cli_pos checkpoint_auto_pos[] = {
+	SESSION,
+	{"on|off", "a checkpoint after every turn, or not", 0},
+	POS_END,
+};
 
 #define MEMO_SCOPE TENANT, {"OWNER", "the memo's owner (an id)", 0},                          \
 	{"SCOPE", "session, user or agent", 0}
@@ -63,10 +100,18 @@ static const cli_pos memo_change_pos[] = {
 	POS_END,
 };
 
+static const cli_pos artifact_show_pos[] = {SESSION, {"ID", "the artifact (an id)", 0}, POS_END};
+
 static const cli_pos sandbox_pos[] = {
 	TENANT,
-	{"SESSION", "the session whose memos and artifacts are mirrored", 0},
+	{"SESSION", "the session whose memos and artifacts are mirrored", CLI_POS_SESSION},
 	{"DIR", "the mirror folder, which the sandboxed agent sees", 0},
+	POS_END,
+};
+
+static const cli_pos usage_pos[] = {
+	{"daily|session|block", "the report: by day (the default), by session or by 5-hour block",
+	 CLI_POS_OPTIONAL},
 	POS_END,
 };
 
@@ -215,84 +260,110 @@ static const cli_opt config_trust_opts[] = {
 	END,
 };
 
+/* {name, pos, opts, help, flags, usage, missing, extra} */
 const cli_spec cli_specs[] = {
-	{"demo", "", 0, demo_opts, "a live demo workspace and its dashboard", 0,
-	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard", NULL},
-	{"journal log", NULL, 0, NULL, "append one event to the journal", 0, NULL, journal_log_pos},
-	/* A term given to read is refused by the command, which says to use
-	 * query. */
-	{"journal read", "", -1, journal_read_opts, "print the journal's events", 0, NULL, NULL},
-	{"journal query", "TERM...", -1, journal_read_opts, "print the events every term matches", 0,
-	 "journal query TERM...|\"TERM TERM...\" [--last N] [--all] [--json] [--strict]", NULL},
-	{"journal check", "", 0, journal_check_opts, "check every line of the journal", 0, NULL, NULL},
-	{"journal rotate", NULL, 0, NULL, "start a new journal file, archiving the old one", 0, NULL,
-	 no_pos},
-	{"session list", "", 0, session_list_opts, "list the sessions", 0, NULL, NULL},
-	{"session show", "ID", 1, json_only, "show a session and its conversation", CLI_DASH_ARGS, NULL,
+	{"demo", NULL, demo_opts, "a live demo workspace and its dashboard", 0,
+	 "demo [--no-ui [--seconds N]]      a live demo workspace + dashboard", NULL, NULL},
+	{"journal log", journal_log_pos, NULL, "append one event to the journal", 0, NULL, NULL,
 	 NULL},
-	/* A second word is refused by the command: quote a task of words. */
-	{"session create", "TASK", -1, session_create_opts, "start a session", 0,
-	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json] "
-	 "[--request-id R]", NULL},
-	{"session append", "ID JSON|-", 2, session_append_opts, "append messages to a session", 0, NULL,
+	{"journal read", NULL, journal_read_opts, "print the journal's events", 0, NULL, NULL,
+	 "to filter, use 'journal query'"},
+	{"journal query", journal_query_pos, journal_read_opts, "print the events every term matches",
+	 0, "journal query TERM...|\"TERM TERM...\" [--last N] [--all] [--json] [--strict]",
+	 "needs at least one term, e.g. agent=Claude", NULL},
+	{"journal check", NULL, journal_check_opts, "check every line of the journal", 0, NULL, NULL,
 	 NULL},
-	{"session record-turn", "ID", 1, session_record_turn_opts, "record a turn's token usage", 0,
-	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] "
-	 "[--json] [--request-id R]", NULL},
-	{"session pause", "ID", 1, request_only, "pause a session", CLI_DASH_ARGS, NULL, NULL},
-	{"session resume", "ID", 1, request_only, "resume a paused session", CLI_DASH_ARGS, NULL, NULL},
-	{"session complete", "ID", 1, request_only, "mark a session completed", CLI_DASH_ARGS, NULL, NULL},
-	{"session fail", "ID", 1, request_only, "mark a session failed", CLI_DASH_ARGS, NULL, NULL},
-	{"session compact", "ID", 1, session_compact_opts, "summarise a session's older messages",
-	 CLI_DASH_ARGS, NULL, NULL},
-	{"session search", "TEXT", 1, session_search_opts, "find sessions whose messages hold TEXT", 0,
+	{"journal rotate", NULL, NULL, "start a new journal file, archiving the old one", 0, NULL,
 	 NULL, NULL},
-	{"session fork", "ID", 1, session_fork_opts, "copy a session, or its start, to a new one", 0,
-	 "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]", NULL},
-	{"session export", "ID", 1, session_export_opts, "write a session as Markdown or HTML", 0,
-	 "session export ID --format md|html [-o FILE]", NULL},
-	{"ops list", "", 0, ops_list_opts, "list the recorded operations", 0,
-	 "ops list [--session ID] [--json] | show OPID [--patch]", NULL},
-	{"ops show", "OPID", 1, ops_show_opts, "show one operation", 0, "", NULL},
-	{"ops record", "", 0, ops_record_opts, "record an operation an agent made", 0,
+	{"session list", NULL, session_list_opts, "list the sessions", 0, NULL, NULL, NULL},
+	{"session show", id_pos, json_only, "show a session and its conversation",
+	 CLI_DASH_ARGS, NULL, "needs a session id", NULL},
+	{"session create", session_create_pos, session_create_opts, "start a session", 0,
+	 "session create TASK [--id ID [--resume]] [--tenant T] [--user U] [--agent A] [--json] "
+	 "[--request-id R]",
+	 "needs a task (the first message's subject; \"\" for none)",
+	 "quote a task of several words"},
+	{"session append", session_append_pos, session_append_opts, "append messages to a session", 0,
+	 NULL, "needs a session id and the messages (JSON, or - for standard input)", NULL},
+	{"session record-turn", id_pos, session_record_turn_opts, "record a turn's token usage",
+	 0,
+	 "session record-turn ID (--usage JSON | --input N --output N) [--messages JSON|-] "
+	 "[--json] [--request-id R]",
+	 "needs a session id and --usage JSON or --input N and --output N (the turn's tokens)",
+	 NULL},
+	{"session pause", id_pos, request_only, "pause a session", CLI_DASH_ARGS, NULL,
+	 "takes one session id", NULL},
+	{"session resume", id_pos, request_only, "resume a paused session", CLI_DASH_ARGS, NULL,
+	 "takes one session id", NULL},
+	{"session complete", id_pos, request_only, "mark a session completed", CLI_DASH_ARGS,
+	 NULL, "takes one session id", NULL},
+	{"session fail", id_pos, request_only, "mark a session failed", CLI_DASH_ARGS, NULL,
+	 "takes one session id", NULL},
+	{"session compact", id_pos, session_compact_opts, "summarise a session's older messages",
+	 CLI_DASH_ARGS, NULL, "needs a session id", NULL},
+	{"session search", session_search_pos, session_search_opts,
+	 "find sessions whose messages hold TEXT", 0, NULL, "needs the text to look for", NULL},
+	{"session fork", id_pos, session_fork_opts, "copy a session, or its start, to a new one",
+	 0, "session fork ID [--at N|--checkpoint C] [--id NEW] [--json]", "needs a session id",
+	 NULL},
+	{"session export", id_pos, session_export_opts, "write a session as Markdown or HTML", 0,
+	 "session export ID --format md|html [-o FILE]",
+	 "needs a session id and --format md|html", NULL},
+	{"ops list", NULL, ops_list_opts, "list the recorded operations", 0,
+	 "ops list [--session ID] [--json] | show OPID [--patch]", NULL, NULL},
+	{"ops show", ops_show_pos, ops_show_opts, "show one operation", 0, "",
+	 "takes one operation id", NULL},
+	{"ops record", NULL, ops_record_opts, "record an operation an agent made", 0,
 	 "ops record --session ID --type file_write|file_delete|command_run --details JSON|- "
-	 "[--json]", NULL},
-	{"ops rollback", "OPID", 1, ops_rollback_opts, "undo an operation and everything after it", 0,
-	 "ops rollback OPID|--finish|--undo [--dry-run] [--yes]", NULL},
-	{"ops revert", "OPID", 1, ops_rollback_opts, "undo one operation only", 0,
-	 "ops revert OPID|--finish|--undo [--dry-run] [--yes]", NULL},
-	{"checkpoint list", "SESSION", 1, json_only, "list a session's checkpoints", 0, NULL, NULL},
-	{"checkpoint create", "SESSION", 1, checkpoint_create_opts, "save a checkpoint", 0, NULL, NULL},
-	{"checkpoint rollback", "SESSION [CKPT]", 2, checkpoint_rollback_opts,
+	 "[--json]", NULL, NULL},
+	{"ops rollback", ops_rollback_pos, ops_rollback_opts,
+	 "undo an operation and everything after it", 0,
+	 "ops rollback OPID|--finish|--undo [--dry-run] [--yes]",
+	 "needs an operation id (or --finish, --undo)", NULL},
+	{"ops revert", ops_rollback_pos, ops_rollback_opts, "undo one operation only", 0,
+	 "ops revert OPID|--finish|--undo [--dry-run] [--yes]",
+	 "needs an operation id (or --finish, --undo)", NULL},
+	{"checkpoint list", session_arg_pos, json_only, "list a session's checkpoints", 0, NULL,
+	 "needs a session id", NULL},
+	{"checkpoint create", session_arg_pos, checkpoint_create_opts, "save a checkpoint", 0, NULL,
+	 "needs a session id", NULL},
+	{"checkpoint rollback", checkpoint_rollback_pos, checkpoint_rollback_opts,
 	 "return a session to a checkpoint", 0,
 	 "checkpoint rollback SESSION (CKPT|--latest) [--yes] "
-	 "[--skip-uncertain|--rerun-uncertain]", NULL},
-	{"checkpoint auto", "SESSION on|off", 2, NULL, "checkpoint after every turn, or not", 0, NULL,
+	 "[--skip-uncertain|--rerun-uncertain]",
+	 "needs a session id and either a checkpoint id or --latest", NULL},
+	/* Its ids may start with '-', as they could before it had a spec. */
+	{"checkpoint auto", checkpoint_auto_pos, NULL, "checkpoint after every turn, or not",
+	 CLI_DASH_ARGS | CLI_SAY_USAGE, NULL, NULL, NULL},
+	{"memo read", memo_read_pos, NULL, "print a memo", 0,
+	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]", NULL, NULL},
+	{"memo write", memo_change_pos, NULL, "replace a memo", CLI_DASH_ARGS, "", NULL, NULL},
+	{"memo append", memo_change_pos, NULL, "append to a memo", CLI_DASH_ARGS, "", NULL, NULL},
+	{"memo list", memo_list_pos, json_only, "list the memos of a scope", 0, NULL, NULL, NULL},
+	{"artifact list", session_arg_pos, json_only, "list a session's artifacts", 0,
+	 "artifact list SESSION [--json] | show SESSION ID", "takes one session id", NULL},
+	{"artifact show", artifact_show_pos, NULL, "print an artifact", 0, "",
+	 "takes a session id and an artifact id", NULL},
+	{"trace show", session_arg_pos, json_only, "show a session's trace", 0, NULL,
+	 "needs a session id", NULL},
+	{"sandbox mirror", sandbox_pos, NULL, "mirror a session's memos into DIR", 0, NULL, NULL,
 	 NULL},
-	{"memo read", NULL, 0, NULL, "print a memo", 0,
-	 "memo read|write|append TENANT OWNER SCOPE NAME [TEXT|-]", memo_read_pos},
-	{"memo write", NULL, 0, NULL, "replace a memo", CLI_DASH_ARGS, "", memo_change_pos},
-	{"memo append", NULL, 0, NULL, "append to a memo", CLI_DASH_ARGS, "", memo_change_pos},
-	{"memo list", NULL, 0, json_only, "list the memos of a scope", 0, NULL, memo_list_pos},
-	{"artifact list", "SESSION", 1, json_only, "list a session's artifacts", 0,
-	 "artifact list SESSION [--json] | show SESSION ID", NULL},
-	{"artifact show", "SESSION ID", 2, NULL, "print an artifact", 0, "", NULL},
-	{"trace show", "SESSION", 1, json_only, "show a session's trace", 0, NULL, NULL},
-	{"sandbox mirror", NULL, 0, NULL, "mirror a session's memos into DIR", 0, NULL, sandbox_pos},
-	{"sandbox sync", NULL, 0, NULL, "write DIR's memo changes back", 0, NULL, sandbox_pos},
-	{"storage check", "", 0, NULL, "which store the workspace uses and its schema", 0,
-	 "storage check | migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]", NULL},
-	{"storage migrate", "", 0, storage_migrate_opts, "copy a workspace between its stores", 0, "",
+	{"sandbox sync", sandbox_pos, NULL, "write DIR's memo changes back", 0, NULL, NULL, NULL},
+	{"storage check", NULL, NULL, "which store the workspace uses and its schema", 0,
+	 "storage check | migrate (--to URL | --from URL) [--tenant T] [--dry-run] [--json]", NULL,
 	 NULL},
-	{"usage", "[daily|session|block]", 1, usage_opts, "token usage by day, session or block", 0,
-	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)", NULL},
-	{"sources check", "", 0, sources_check_opts, "which agent transcripts are found, and why", 0,
+	{"storage migrate", NULL, storage_migrate_opts, "copy a workspace between its stores", 0, "",
 	 NULL, NULL},
-	{"gc", "", 0, gc_opts, "remove old sessions, checkpoints and archives", 0, NULL, NULL},
-	{"config show", "", 0, config_show_opts, "the configuration in effect", 0,
-	 "config show [--origin] [--json] | trust [--sha256 HEX]", NULL},
-	{"config trust", "", 0, config_trust_opts, "trust the workspace's project configuration", 0, "",
+	{"usage", usage_pos, usage_opts, "token usage by day, session or block", 0,
+	 "usage daily|session|block [--since T] [--all-projects] [--json]   (default: daily)", NULL,
 	 NULL},
+	{"sources check", NULL, sources_check_opts, "which agent transcripts are found, and why", 0,
+	 NULL, NULL, NULL},
+	{"gc", NULL, gc_opts, "remove old sessions, checkpoints and archives", 0, NULL, NULL, NULL},
+	{"config show", NULL, config_show_opts, "the configuration in effect", 0,
+	 "config show [--origin] [--json] | trust [--sha256 HEX]", NULL, NULL},
+	{"config trust", NULL, config_trust_opts, "trust the workspace's project configuration", 0,
+	 "", NULL, NULL},
 };
 
 const size_t cli_n_specs = sizeof(cli_specs) / sizeof(cli_specs[0]);
@@ -301,16 +372,13 @@ void cli_spec_args(char *out, size_t size, const cli_spec *spec)
 {
 	size_t len = 0;
 
-	if (!spec->pos) {
-		snprintf(out, size, "%s", spec->args);
-		return;
-	}
 	out[0] = '\0';
-	for (const cli_pos *p = spec->pos; p->name && len < size; p++) {
+	for (const cli_pos *p = spec->pos; p && p->name && len < size; p++) {
 		bool optional = p->flags & CLI_POS_OPTIONAL;
 
-		len += (size_t)snprintf(out + len, size - len, "%s%s%s%s", len ? " " : "",
-					optional ? "[" : "", p->name, optional ? "]" : "");
+		len += (size_t)snprintf(out + len, size - len, "%s%s%s%s%s", len ? " " : "",
+					optional ? "[" : "", p->name,
+					p->flags & CLI_POS_MANY ? "..." : "", optional ? "]" : "");
 	}
 }
 
@@ -318,10 +386,9 @@ int cli_spec_max_args(const cli_spec *spec)
 {
 	int n = 0;
 
-	if (!spec->pos)
-		return spec->max_args;
-	while (spec->pos[n].name)
-		n++;
+	for (const cli_pos *p = spec->pos; p && p->name; p++, n++)
+		if (p->flags & CLI_POS_MANY)
+			return -1;
 	return n;
 }
 

@@ -281,10 +281,6 @@ int cli_artifact(cli_context *ctx, int argc, char **argv)
 	json = cli_args_has(&parsed, "--json");
 	for (int i = 0; i < parsed.npos; i++)
 		args[i] = parsed.pos[i];
-	if (!strcmp(verb, "list") && parsed.npos != 1)
-		return cli_error(CLI_USAGE, "artifact list takes one session id");
-	if (!strcmp(verb, "show") && parsed.npos != 2)
-		return cli_error(CLI_USAGE, "artifact show takes a session id and an artifact id");
 	if (args[1] && ac_backend_id_check("artifact id", args[1]))
 		return cli_error(CLI_USAGE, "%s", ac_error_last());
 	if ((status = cli_open_backend(&b, ctx)) ||
@@ -447,9 +443,7 @@ int cli_trace(cli_context *ctx, int argc, char **argv)
 	if ((status = cli_args_parse_as(&parsed, "trace show", argc - 1, argv + 1)))
 		return status;
 	out.json = cli_args_has(&parsed, "--json");
-	session_id = parsed.npos ? parsed.pos[0] : NULL;
-	if (!session_id)
-		return cli_error(CLI_USAGE, "trace show needs a session id");
+	session_id = parsed.pos[0];
 	if ((status = cli_open_backend(&b, ctx)) ||
 	    (status = session_tenant(&tenant, ctx, b, session_id, "trace")))
 		goto done;

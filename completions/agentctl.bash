@@ -130,12 +130,30 @@ _agentctl_arg()
 {
 	case $1/$2 in
 	journal/log/1) echo "-" ;;
+	session/show/1) echo ":session" ;;
+	session/append/1) echo ":session" ;;
+	session/append/2) echo "-" ;;
+	session/record-turn/1) echo ":session" ;;
+	session/pause/1) echo ":session" ;;
+	session/resume/1) echo ":session" ;;
+	session/complete/1) echo ":session" ;;
+	session/fail/1) echo ":session" ;;
+	session/compact/1) echo ":session" ;;
+	session/fork/1) echo ":session" ;;
+	session/export/1) echo ":session" ;;
+	checkpoint/list/1) echo ":session" ;;
+	checkpoint/create/1) echo ":session" ;;
+	checkpoint/rollback/1) echo ":session" ;;
+	checkpoint/auto/1) echo ":session" ;;
 	memo/read/3) echo "session user agent" ;;
 	memo/write/3) echo "session user agent" ;;
 	memo/write/5) echo "-" ;;
 	memo/append/3) echo "session user agent" ;;
 	memo/append/5) echo "-" ;;
 	memo/list/3) echo "session user agent" ;;
+	artifact/list/1) echo ":session" ;;
+	artifact/show/1) echo ":session" ;;
+	trace/show/1) echo ":session" ;;
 	sandbox/mirror/2) echo ":session" ;;
 	sandbox/mirror/3) echo ":dir" ;;
 	sandbox/sync/2) echo ":session" ;;
@@ -251,35 +269,17 @@ _agentctl()
 		COMPREPLY=($(compgen -W "daily session block" -- "$cur"))
 		return
 	fi
-	# The first argument after these subcommands is a session id.
-	case $cmd/$sub in
-	session/show | session/append | session/record-turn | session/pause | \
-		session/resume | session/complete | session/fail | session/compact | \
-		session/fork | session/export | \
-		checkpoint/list | checkpoint/create | checkpoint/rollback | \
-		artifact/list | artifact/show | trace/show)
-		local n=0
-		for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
-			[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
-		done
-		if ((n == 0)); then
-			_agentctl_reply_lines < <(_agentctl_session_ids)
-		fi
-		;;
-	*)
-		# A spec that names its arguments says what this one is.
-		local n=1 arg
-		for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
-			[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
-		done
-		arg=$(_agentctl_arg "$cmd/$sub" $n)
-		case $arg in
-		"") ;;
-		:session) _agentctl_reply_lines < <(_agentctl_session_ids) ;;
-		:dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W "$arg" -- "$cur")) ;;
-		esac
-		;;
+	# The spec says what this argument is.
+	local n=1 arg
+	for ((i = cmd_at + 2; i < COMP_CWORD; i++)); do
+		[[ ${COMP_WORDS[i]} == -* ]] || ((n++))
+	done
+	arg=$(_agentctl_arg "$cmd/$sub" $n)
+	case $arg in
+	"") ;;
+	:session) _agentctl_reply_lines < <(_agentctl_session_ids) ;;
+	:dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -W "$arg" -- "$cur")) ;;
 	esac
 }
 

@@ -97,9 +97,10 @@ static void test_every_option_of_every_spec_is_accepted(void **state)
 				char **inline_value = ARGV(eq);
 				assert_int_equal(parse_words(&a, spec, 1, inline_value), CLI_OK);
 				assert_string_equal(cli_args_get(&a, o->name), "V3");
-				/* The value is missing: refused. */
+				/* The value is missing: refused (before any
+				 * argument is missed). */
 				char **missing = ARGV(o->name);
-				assert_refused(parse_words(&a, spec, 1, missing), o->name);
+				assert_refused(parse(&a, spec, 1, missing), o->name);
 			} else {
 				assert_int_equal(parse_words(&a, spec, 1, flag), CLI_OK);
 				assert_true(cli_args_has(&a, o->name));
@@ -107,9 +108,13 @@ static void test_every_option_of_every_spec_is_accepted(void **state)
 				 * may be an id, that word is one). */
 				snprintf(eq, sizeof(eq), "%s=x", o->name);
 				char **flag_value = ARGV(eq);
-				if (spec->flags & CLI_DASH_ARGS)
-					assert_int_equal(parse_words(&a, spec, 1, flag_value), CLI_OK);
-				else
+				if (spec->flags & CLI_DASH_ARGS) {
+					/* in the place of the last argument */
+					int n = cli_spec_min_args(spec);
+					char **words = ARGV(eq, "P", "P", "P", "P", "P");
+
+					assert_int_equal(parse(&a, spec, n ? n : 1, words), CLI_OK);
+				} else
 					assert_refused(parse_words(&a, spec, 1, flag_value), eq);
 			}
 			if (o->alias) {
@@ -218,6 +223,65 @@ static void test_positional_arguments_by_name_are_counted(void **state)
 	assert_int_equal(parse(&a, log, 1, ARGV("-")), CLI_OK);
 }
 
+/* A missing or an extra argument is said as the command always said it:
+ * its own words where it has them (spec->missing, spec->extra), the
+ * usage line for checkpoint auto. */
+static void test_missing_and_extra_arguments_are_said_as_before(void **state)
+{
+	char **none = ARGV(NULL), **many = ARGV("a", "b", "c", "d", "e", "f", "g");
+	char want[512];
+	cli_args a;
+
+	(void)state;
+	for (size_t s = 0; s < cli_n_specs; s++) {
+		const cli_spec *spec = &cli_specs[s];
+		int max = cli_spec_max_args(spec);
+
+		if (cli_spec_min_args(spec) > 0) {
+			assert_int_equal(parse(&a, spec, 0, none), CLI_USAGE);
+			if (spec->missing) {
+				snprintf(want, sizeof(want), "%s %s", spec->name, spec->missing);
+				assert_string_equal(said, want);
+			}
+			n_said = 0;
+		}
+		if (max >= 0) {
+			assert_int_equal(parse(&a, spec, max + 1, many), CLI_USAGE);
+			if (!(spec->flags & CLI_SAY_USAGE)) {
+				snprintf(want, sizeof(want), "%s: unexpected '%s'", spec->name, many[max]);
+				assert_memory_equal(said, want, strlen(want));
+			}
+			n_said = 0;
+		}
+	}
+	assert_refused(parse(&a, cli_spec_find("session", "show"), 0, none),
+		       "session show needs a session id");
+	assert_refused(parse(&a, cli_spec_find("session", "pause"), 0, none),
+		       "session pause takes one session id");
+	assert_refused(parse(&a, cli_spec_find("session", "create"), 2, ARGV("a", "b")),
+		       "session create: unexpected 'b' (quote a task of several words)");
+	assert_refused(parse(&a, cli_spec_find("journal", "read"), 1, ARGV("x")),
+		       "journal read: unexpected 'x' (to filter, use 'journal query')");
+	assert_refused(parse(&a, cli_spec_find("journal", "query"), 1, ARGV("--json")),
+		       "journal query needs at least one term, e.g. agent=Claude");
+	assert_refused(parse(&a, cli_spec_find("checkpoint", "auto"), 1, ARGV("s")),
+		       "usage: agentctl checkpoint auto SESSION on|off");
+	assert_refused(parse(&a, cli_spec_find("checkpoint", "auto"), 3, ARGV("s", "on", "x")),
+		       "usage: agentctl checkpoint auto SESSION on|off");
+	/* An argument an option stands for, or none given: the same words. */
+	assert_int_equal(parse(&a, cli_spec_find("ops", "rollback"), 1, ARGV("--finish")), CLI_OK);
+	assert_refused(cli_args_say_missing(&a), "ops rollback needs an operation id (or --finish, "
+						 "--undo)");
+	/* Terms and ids that start with a dash, after "--" or by the spec. */
+	assert_int_equal(parse(&a, cli_spec_find("journal", "query"), 2, ARGV("--", "-x")), CLI_OK);
+	assert_string_equal(a.pos[0], "-x");
+	assert_int_equal(parse(&a, cli_spec_find("session", "show"), 1, ARGV("-x")), CLI_OK);
+	assert_string_equal(a.pos[0], "-x");
+	assert_int_equal(parse(&a, cli_spec_find("checkpoint", "auto"), 2, ARGV("-x", "on")), CLI_OK);
+	assert_int_equal(parse(&a, cli_spec_find("session", "create"), 2, ARGV("--", "-t")), CLI_OK);
+	assert_string_equal(a.pos[0], "-t");
+}
+
 /* The arguments as --help, the forms and the man page show them. */
 static void test_positional_arguments_are_shown_with_their_help(void **state)
 {
@@ -232,7 +296,13 @@ static void test_positional_arguments_are_shown_with_their_help(void **state)
 	assert_string_equal(args, "ID JSON|-");
 	assert_int_equal(cli_spec_max_args(cli_spec_find("memo", "list")), 3);
 	assert_int_equal(cli_spec_max_args(cli_spec_find("journal", "query")), -1);
-	assert_int_equal(cli_spec_min_args(cli_spec_find("session", "show")), 0);
+	assert_int_equal(cli_spec_min_args(cli_spec_find("session", "show")), 1);
+	assert_int_equal(cli_spec_min_args(cli_spec_find("checkpoint", "rollback")), 1);
+	assert_int_equal(cli_spec_max_args(cli_spec_find("checkpoint", "rollback")), 2);
+	cli_spec_args(args, sizeof(args), cli_spec_find("journal", "query"));
+	assert_string_equal(args, "TERM...");
+	cli_spec_args(args, sizeof(args), cli_spec_find("usage", NULL));
+	assert_string_equal(args, "[daily|session|block]");
 	cli_args_put_help(out, cli_spec_find("sandbox", "sync"), "usage: ");
 	fclose(out);
 	assert_non_null(strstr(text, "usage: sandbox sync TENANT SESSION DIR\n"));
@@ -300,10 +370,15 @@ static void test_every_spec_is_found_by_its_name(void **state)
 			 cli_specs[s].name);
 		assert_ptr_equal(cli_spec_find(command, space ? space + 1 : NULL), &cli_specs[s]);
 		assert_true(cli_specs[s].help && cli_specs[s].help[0]);
-		/* Its arguments by name and help, or as one string. */
-		assert_true(!cli_specs[s].pos != !cli_specs[s].args);
-		for (const cli_pos *p = cli_specs[s].pos; p && p->name; p++)
+		/* Its arguments by name and help: only the last ones may be
+		 * left out, only the last given any number of times. */
+		for (const cli_pos *p = cli_specs[s].pos; p && p->name; p++) {
 			assert_true(p->help && p->help[0]);
+			if (p > cli_specs[s].pos && (p[-1].flags & CLI_POS_OPTIONAL))
+				assert_true(p->flags & CLI_POS_OPTIONAL);
+			if (p->flags & CLI_POS_MANY)
+				assert_null(p[1].name);
+		}
 	}
 	assert_null(cli_spec_find("session", "frobnicate"));
 	assert_null(cli_spec_find("sess", "list"));
@@ -390,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_a_value_may_start_with_a_dash),
 		cmocka_unit_test(test_double_dash_ends_options),
 		cmocka_unit_test(test_positional_arguments_by_name_are_counted),
+		cmocka_unit_test(test_missing_and_extra_arguments_are_said_as_before),
 		cmocka_unit_test(test_positional_arguments_are_shown_with_their_help),
 		cmocka_unit_test(test_options_that_exclude_each_other),
 		cmocka_unit_test(test_the_later_value_wins),

@@ -65,7 +65,7 @@ static void put_opt_words(ac_buf *out, size_t list_start, const cli_opt *opts, b
  * "TEXT|-"); nothing else. */
 static void put_bash_arg(ac_buf *out, const cli_spec *spec, int n, const cli_pos *p)
 {
-	const char *words = !strcmp(p->name, "SESSION") ? ":session"
+	const char *words = p->flags & CLI_POS_SESSION ? ":session"
 			  : !strcmp(p->name, "DIR")     ? ":dir"
 			  : !strcmp(p->name, "SCOPE")   ? "session user agent"
 			  : strstr(p->name, "|-")       ? "-"
@@ -178,7 +178,6 @@ static void put_zsh_action(ac_buf *out, const char *key, const char *a)
 		{"--session", "_agentctl_sessions"},
 		{"--status", "(running paused completed failed)"},
 		{"--type", "(file_write file_delete command_run)"},
-		{"SESSION", "_agentctl_sessions"},
 		{"SCOPE", "(session user agent)"},
 	};
 	size_t start;
@@ -232,10 +231,14 @@ static void put_zsh_opt(ac_buf *out, const cli_opt *o, const char *name)
 }
 
 /* The _arguments spec of positional argument n, p: "N:help:action"
- * (help's colons escaped; "N::" when it may be left out). */
+ * (help's colons escaped; "N::" when it may be left out, "*:" when it
+ * may be given any number of times). */
 static void put_zsh_pos(ac_buf *out, int n, const cli_pos *p)
 {
-	ac_buf_printf(out, "    '%d:%s", n, p->flags & CLI_POS_OPTIONAL ? ":" : "");
+	if (p->flags & CLI_POS_MANY)
+		ac_buf_printf(out, "    '*:");
+	else
+		ac_buf_printf(out, "    '%d:%s", n, p->flags & CLI_POS_OPTIONAL ? ":" : "");
 	for (const char *c = p->help; *c; c++) {
 		if (*c == ':')
 			ac_buf_printf(out, "\\:");
@@ -243,7 +246,10 @@ static void put_zsh_pos(ac_buf *out, int n, const cli_pos *p)
 			put_zsh_quoted(out, (char[]){*c, '\0'}, false);
 	}
 	ac_buf_printf(out, ":");
-	put_zsh_action(out, p->name, p->name);
+	if (p->flags & CLI_POS_SESSION)
+		ac_buf_printf(out, "_agentctl_sessions");
+	else
+		put_zsh_action(out, p->name, p->name);
 	ac_buf_printf(out, "'\n");
 }
 
