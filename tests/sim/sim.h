@@ -39,6 +39,8 @@ char *sim_fs_slurp(const char *path, size_t *out_len);
 /* Creates or replaces path with data, durable at once (the set-up). */
 int sim_fs_put(const char *path, const char *data, size_t len);
 int sim_fs_mkdirs(const char *path);
+/* Calls fn with each name in folder dir (current state, unsorted). */
+void sim_fs_list(const char *dir, void (*fn)(const char *name, void *ctx), void *ctx);
 /* Closes every descriptor of pid (its flocks go with them). */
 void sim_fs_drop_pid(pid_t pid);
 /* A power loss: every file and folder goes back to its durable state,

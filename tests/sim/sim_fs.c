@@ -732,6 +732,16 @@ int sim_fs_mkdirs(const char *path)
 	return 0;
 }
 
+void sim_fs_list(const char *dir, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	int ino = lookup(AT_FDCWD, dir);
+
+	if (!ino || !inodes[ino].is_dir)
+		return;
+	for (size_t i = 0; i < inodes[ino].now.n; i++)
+		fn(inodes[ino].now.v[i].name, ctx);
+}
+
 int sim_fs_put(const char *path, const char *data, size_t len)
 {
 	int fd = sim_fs_openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);

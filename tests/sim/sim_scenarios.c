@@ -13,13 +13,14 @@
  *           wait. Killed at any step (no power loss: the seed never fsyncs,
  *           so its turns were never promised to survive one). Holds: every
  *           turn the seed saved is in the file; it always loads.
- * journal   two agentctl appenders (ac_journal_append, fsync per append)
- *           and a writer that follows seed 004's journal.js (an O_EXCL
- *           ".lock" with its pid, appendFile, unlink). Killed at any step;
- *           the power fails. Holds: every acknowledged event is on a line
- *           of its own, once, in its writer's order (the seed's only until
- *           a power loss); a lock whose holder is dead never turns an
- *           agentctl writer away. */
+ * journal   two agentctl appenders (ac_journal_append, fsync per append),
+ *           a writer that follows seed 004's journal.js (an O_EXCL ".lock"
+ *           with its pid, appendFile, unlink) and `journal rotate`. Killed
+ *           at any step; the power fails. Holds: every acknowledged event
+ *           is on a line of its own, once in the journal and its archives
+ *           together, in its writer's order within a file (the seed's only
+ *           until a power loss); a lock whose holder is dead never stands
+ *           a second while an agentctl writer waits. */
 #include "sim.h"
 
 #include "ac_error.h"
@@ -332,6 +333,21 @@ static void agentctl_log(sim_actor *a)
 	}
 }
 
+/* journal rotate (`agentctl journal rotate`): the journal moved aside to
+ * JOURNAL-<stamp>.jsonl under the lock, a new one started. */
+static void agentctl_rotate(sim_actor *a)
+{
+	ac_journal_options opts;
+
+	ac_journal_options_init(&opts);
+	while (a->ops_left > 0) {
+		sim_sleep_ns(100000000 + (int64_t)sim_below(900000000));
+		if (ac_journal_rotate(NULL, JOURNAL, &opts) != 0)
+			sim_trace("%s/%d rotate: %s", a->role, (int)a->pid, ac_error_last());
+		sim_op_done(a);
+	}
+}
+
 /* journal.js's log(): open(lock, 'wx'), write the pid, appendFile, close,
  * unlink. A lock that exists makes it throw: nothing written. */
 static void seed004_log(sim_actor *a)
@@ -408,24 +424,16 @@ static bool check_lock(char *why, size_t size)
 	return false;
 }
 
-static bool check_journal(char *why, size_t size, bool after_power_loss)
+/* Counts the acknowledged ids on path's lines into counts; false with why
+ * when one is not on a line of its own, or out of its writer's order
+ * within the file. */
+static bool check_journal_file(const char *path, int *counts, char *why, size_t size)
 {
 	size_t len;
-	char *text = sim_fs_slurp(JOURNAL, &len);
-	static int counts[MAX_ACKS], last_seen[16];
+	char *text = sim_fs_slurp(path, &len);
+	int last_seen[16];
 	char *line, *end;
 
-	(void)after_power_loss;
-	if (violation[0]) {
-		snprintf(why, size, "%s", violation);
-		free(text);
-		return false;
-	}
-	if (!check_lock(why, size)) {
-		free(text);
-		return false;
-	}
-	memset(counts, 0, sizeof(int) * (size_t)nacks);
 	for (int r = 0; r < 16; r++)
 		last_seen[r] = -1;
 	for (line = text; text && line < text + len; line = end + 1) {
@@ -444,8 +452,8 @@ static bool check_journal(char *why, size_t size, bool after_power_loss)
 			if (!at || at[strlen(acks[k].marker)] != '"')
 				continue;
 			if (!id || strcmp(id, acks[k].marker)) {
-				snprintf(why, size, "acknowledged event %s is on a line that is not "
-					 "its own: %.200s", acks[k].marker, line);
+				snprintf(why, size, "acknowledged event %s is on a line of %s that is "
+					 "not its own: %.200s", acks[k].marker, path, line);
 				json_decref(event);
 				free(text);
 				return false;
@@ -455,7 +463,7 @@ static bool check_journal(char *why, size_t size, bool after_power_loss)
 			 * k's line comes after k''s. */
 			if (k < last_seen[acks[k].role]) {
 				snprintf(why, size, "event %s is before an event its writer "
-					 "acknowledged earlier", acks[k].marker);
+					 "acknowledged earlier, in %s", acks[k].marker, path);
 				json_decref(event);
 				free(text);
 				return false;
@@ -465,10 +473,59 @@ static bool check_journal(char *why, size_t size, bool after_power_loss)
 		json_decref(event);
 	}
 	free(text);
+	return true;
+}
+
+typedef struct {
+	char names[64][96];
+	ino_t inos[64];
+	int n;
+} journal_names;
+
+static void take_journal_name(const char *name, void *ctx)
+{
+	journal_names *j = ctx;
+	struct stat st;
+
+	/* The journal and the archives rotation leaves: JOURNAL-<stamp>.jsonl */
+	if (j->n == 64 || (strcmp(name, "JOURNAL.jsonl") &&
+			   (strncmp(name, "JOURNAL-", 8) || strlen(name) <= 14 ||
+			    strcmp(name + strlen(name) - 6, ".jsonl"))))
+		return;
+	snprintf(j->names[j->n], sizeof(j->names[0]), "/ws/%s", name);
+	/* One file under two names (between rotation's link and unlink) is
+	 * counted once. */
+	if (sim_fs_fstatat(AT_FDCWD, j->names[j->n], &st, 0) != 0)
+		return;
+	for (int i = 0; i < j->n; i++)
+		if (j->inos[i] == st.st_ino)
+			return;
+	j->inos[j->n++] = st.st_ino;
+}
+
+static bool check_journal(char *why, size_t size, bool after_power_loss)
+{
+	static int counts[MAX_ACKS];
+	journal_names files = {.n = 0};
+
+	(void)after_power_loss;
+	if (violation[0]) {
+		snprintf(why, size, "%s", violation);
+		return false;
+	}
+	if (!check_lock(why, size))
+		return false;
+	memset(counts, 0, sizeof(int) * (size_t)nacks);
+	/* Every event acknowledged is in the journal or an archive of it:
+	 * once in all of them together. */
+	sim_fs_list("/ws", take_journal_name, &files);
+	for (int i = 0; i < files.n; i++)
+		if (!check_journal_file(files.names[i], counts, why, size))
+			return false;
 	for (int k = 0; k < nacks; k++)
 		if (counts[k] != 1) {
-			snprintf(why, size, "acknowledged event %s is in %s %d times", acks[k].marker,
-				 JOURNAL, counts[k]);
+			snprintf(why, size, "acknowledged event %s is in the journal and its "
+				 "archives %d times", acks[k].marker, counts[k]);
 			return false;
 		}
 	return true;
@@ -481,7 +538,8 @@ static int setup_journal(void)
 	sim_add_role("log-a", agentctl_log, true, true, 15);
 	sim_add_role("log-b", agentctl_log, true, true, 15);
 	sim_add_role("seed004", seed004_log, false, true, 15);
-	return 3;
+	sim_add_role("rotate", agentctl_rotate, true, true, 3);
+	return 4;
 }
 
 const sim_scenario sim_scenarios[] = {
@@ -489,7 +547,7 @@ const sim_scenario sim_scenarios[] = {
 	 check_session, forget_undurable, true},
 	{"seed", "seed 000's store against agentctl's pause and resume", setup_seed,
 	 check_session, forget_undurable, false},
-	{"journal", "agentctl's appends and seed 004's journal.js, killed, power lost",
+	{"journal", "agentctl's appends and rotation and seed 004's journal.js, killed, power lost",
 	 setup_journal, check_journal, forget_undurable, true},
 };
 const size_t sim_nscenarios = sizeof(sim_scenarios) / sizeof(sim_scenarios[0]);
