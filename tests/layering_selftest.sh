@@ -20,6 +20,30 @@ if ! out=$(bash "$checker" "$tmp" 2>&1); then
   exit 1
 fi
 
+# Runs the checker on the copy: every planted break must be named, and the
+# check must exit 1. $1 names the copy in the message.
+expect_refused() {
+  local out rc p at
+  out=$(bash "$checker" "$tmp" 2>&1)
+  rc=$?
+  for p in "${planted[@]}"; do
+    at=${p%% (*}
+    if ! grep -qF -- "$at " <<<"$out"; then
+      echo "self-test: not refused: $p"
+      failures=$((failures + 1))
+    fi
+  done
+  if [ "$rc" -ne 1 ]; then
+    echo "self-test: $1 exits $rc, not 1"
+    failures=$((failures + 1))
+  fi
+  if [ "$failures" -gt 0 ]; then
+    echo "$out"
+    echo "layering self-test: $failures failure(s)"
+    exit 1
+  fi
+}
+
 planted=()
 failures=0
 plant() { # file (in the copy) text: puts text above the file's first line
@@ -64,24 +88,7 @@ nth 2 'tui/*.c' && plant "$file" '#include <curses.h>'
 mkdir -p "$tmp/tui/extra" && : >"$tmp/tui/extra/extra.c"
 plant tui/extra/extra.c '#include "model.h"'
 
-out=$(bash "$checker" "$tmp" 2>&1)
-rc=$?
-for p in "${planted[@]}"; do
-  at=${p%% (*}
-  if ! grep -qF -- "$at " <<<"$out"; then
-    echo "self-test: not refused: $p"
-    failures=$((failures + 1))
-  fi
-done
-if [ "$rc" -ne 1 ]; then
-  echo "self-test: the planted copy exits $rc, not 1"
-  failures=$((failures + 1))
-fi
-if [ "$failures" -gt 0 ]; then
-  echo "$out"
-  echo "layering self-test: $failures failure(s)"
-  exit 1
-fi
+expect_refused "the planted copy"
 folder_planted=${#planted[@]}
 
 # The tiers, checked once the folders pass: on a fresh copy, a private core
@@ -96,23 +103,6 @@ nth 1 'cli/*.c' && plant "$file" '#include "ac_proc.h"'
 nth 1 'tui/*.c' && plant "$file" '#include "ac_lock.h"'
 nth 1 'tui/model/*.c' && plant "$file" '#include "ac_source_paths.h"'
 plant cli/cli_demo.c '#include "ac_backend_sys.h"'
-out=$(bash "$checker" "$tmp" 2>&1)
-rc=$?
-for p in "${planted[@]}"; do
-  at=${p%% (*}
-  if ! grep -qF -- "$at " <<<"$out"; then
-    echo "self-test: not refused: $p"
-    failures=$((failures + 1))
-  fi
-done
-if [ "$rc" -ne 1 ]; then
-  echo "self-test: the copy with tier breaks planted exits $rc, not 1"
-  failures=$((failures + 1))
-fi
-if [ "$failures" -gt 0 ]; then
-  echo "$out"
-  echo "layering self-test: $failures failure(s)"
-  exit 1
-fi
+expect_refused "the copy with tier breaks planted"
 echo "layering self-test: ok (the tree passes; $folder_planted planted includes each refused," \
   "and ${#planted[@]} against the tiers)"
