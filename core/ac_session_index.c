@@ -7,6 +7,7 @@
 #include "ac_file.h"
 #include "ac_json_scan.h"
 #include "ac_session_cache.h"
+#include "ac_sort_key.h"
 #include "ac_session.h"
 #include "ac_tokens.h"
 
@@ -60,6 +61,9 @@ typedef struct {
 	char *strings; /* one allocation holding every summary string */
 	bool kept;     /* bad, but listed with its last good summary (stale) */
 	bool cached;   /* from the cache file, its stamp not yet checked here */
+	/* name, strings or prev_strings lie in the loaded cache's memory
+	 * (ac_session_cache.h): freed with it, not one by one. */
+	bool name_in_cache, strings_in_cache, prev_in_cache;
 	ac_session_summary prev;  /* the last good summary while being read again */
 	char *prev_strings;
 } entry;
@@ -74,6 +78,7 @@ struct ac_session_index {
 	bool cleaned;
 	bool keep_last_good;
 	char *cache_path;  /* ac_session_index_use_cache(); NULL: none */
+	ac_session_cache *cache; /* the cache as loaded: entries point into it */
 	bool cache_read;   /* the cache was looked at (first refresh) */
 	bool cache_dirty;  /* the listing changed since the cache was read or written */
 	struct stat dir_stat; /* the folder, at the last refresh (the cache's key) */
@@ -96,12 +101,19 @@ void ac_session_index_keep_last_good(ac_session_index *idx, bool keep)
 	idx->keep_last_good = keep;
 }
 
+/* Frees p unless it lies in the loaded cache, which frees it whole. */
+static void free_unless_in_cache(char *p, bool in_cache)
+{
+	if (!in_cache)
+		free(p);
+}
+
 static void entry_clear(entry *e)
 {
 	free(e->problem);
-	free(e->name);
-	free(e->strings);
-	free(e->prev_strings);
+	free_unless_in_cache(e->name, e->name_in_cache);
+	free_unless_in_cache(e->strings, e->strings_in_cache);
+	free_unless_in_cache(e->prev_strings, e->prev_in_cache);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -120,6 +132,7 @@ void ac_session_index_free(ac_session_index *idx)
 	free(idx->sorted);
 	free(idx->dir);
 	free(idx->cache_path);
+	ac_session_cache_free(idx->cache);
 	free(idx);
 }
 
@@ -234,9 +247,36 @@ done:
 	return rc;
 }
 
-static int compare_names(const void *a, const void *b)
+/* A name with its first eight bytes as a sort key (ac_sort_key.h): session
+ * ids differ there, so sorting 10,000 names seldom calls strcmp(). */
+typedef struct {
+	uint64_t key;
+	char *name;
+} name_item;
+
+static int compare_name_items(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const name_item *x = a, *y = b;
+
+	return x->key != y->key ? ac_sort_key_cmp(x->key, y->key) : strcmp(x->name, y->name);
+}
+
+/* Sorts names[0..n) as strcmp() orders them. */
+static int sort_names(char **names, size_t n)
+{
+	name_item *items;
+
+	if (n < 2)
+		return 0;
+	if (!(items = malloc(n * sizeof(*items))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		items[i] = (name_item){ac_sort_key8(names[i], strnlen(names[i], 8), 0), names[i]};
+	qsort(items, n, sizeof(*items), compare_name_items);
+	for (size_t i = 0; i < n; i++)
+		names[i] = items[i].name;
+	free(items);
+	return 0;
 }
 
 static int compare_newest_first(const void *a, const void *b)
@@ -255,41 +295,60 @@ static bool same_stamp(const entry *e, const struct stat *st)
 	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-/* Reads the folder's session file names, sorted; *out_temps tells whether
- * a writer's temporary file is among the others (ac_atomic_is_temp_name()),
- * so that the folder is read a second time only when one is there to clean. */
-static int list_names(char ***out, size_t *out_n, bool *out_temps, DIR *d)
+/* The folder's session file names, sorted: pointers into one block of
+ * text (a warm listing of 10,000 files keeps almost none of them, so
+ * they are not allocated one by one). */
+typedef struct {
+	char **names;
+	size_t n;
+	char *text;
+} folder_names;
+
+static void folder_names_free(folder_names *f)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	free(f->names);
+	free(f->text);
+}
+
+/* Reads the names; *out_temps tells whether a writer's temporary file is
+ * among the others (ac_atomic_is_temp_name()), so that the folder is read
+ * a second time only when one is there to clean. */
+static int list_names(folder_names *out, bool *out_temps, DIR *d)
+{
+	ac_buf text = AC_BUF_INIT;
+	size_t *at = NULL, n = 0, cap = 0;
 	struct dirent *de;
 
 	*out_temps = false;
+	memset(out, 0, sizeof(*out));
 	while ((de = readdir(d)) != NULL) {
 		if (!is_session_name(de->d_name)) {
 			*out_temps = *out_temps || ac_atomic_is_temp_name(de->d_name);
 			continue;
 		}
 		if (n == cap) {
-			char **grown = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*names));
+			size_t *grown = realloc(at, (cap = cap ? cap * 2 : 256) * sizeof(*at));
 
 			if (!grown)
 				goto oom;
-			names = grown;
+			at = grown;
 		}
-		if (!(names[n] = strdup(de->d_name)))
+		at[n++] = text.len;
+		if (ac_buf_append(&text, de->d_name, strlen(de->d_name) + 1))
 			goto oom;
-		n++;
 	}
-	if (n > 1) /* qsort may not be handed NULL, even for nothing */
-		qsort(names, n, sizeof(*names), compare_names);
-	*out = names;
-	*out_n = n;
-	return 0;
-oom:
+	/* Offsets while the text grew; pointers now that it has stopped. */
+	if (!(out->names = malloc((n + 1) * sizeof(*out->names))))
+		goto oom;
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		out->names[i] = text.data + at[i];
+	out->n = n;
+	out->text = ac_buf_detach(&text);
+	free(at);
+	return sort_names(out->names, n);
+oom:
+	free(at);
+	ac_buf_free(&text);
 	return ac_error_set(AC_ENOMEM, "out of memory");
 }
 
@@ -424,6 +483,7 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached) {
 			e->prev = o->summary;
 			e->prev_strings = o->strings;
+			e->prev_in_cache = o->strings_in_cache;
 			o->strings = NULL;
 		}
 		return false;
@@ -517,10 +577,23 @@ static void stats_free(name_stats *s)
 	free(s->ok);
 }
 
-/* The entries for the folder's names (each moves into its entry, names[i]
- * left NULL), by their stats (stats_finish()): an unchanged file's comes
- * over from the index, any other is marked to_parse, *out_parsed counting
- * those. A file removed since readdir is left out. */
+/* After a failed parse: entries were moved out of the index, so forget it
+ * all, and the next refresh reads every file afresh. */
+static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
+{
+	clear_entries(fresh, nfresh);
+	clear_entries(idx->entries, idx->count);
+	free(idx->entries);
+	free(idx->sorted);
+	idx->entries = NULL;
+	idx->sorted = NULL;
+	idx->count = idx->cap = idx->nsorted = idx->problems = 0;
+}
+
+/* The entries for the folder's names, by their stats (stats_finish()): an
+ * unchanged file's comes over from the index, any other gets a copy of its
+ * name and is marked to_parse, *out_parsed counting those. A file removed
+ * since readdir is left out. */
 static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_session_index *idx,
 			   DIR *d, char **names, size_t nnames, const name_stats *stats)
 {
@@ -541,31 +614,22 @@ static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_se
 		/* On the first look every file is read: keep the disk busy ahead. */
 		if (idx->count == 0)
 			read_ahead_after(dirfd(d), names, nnames, i, &ahead);
-		if (take_unchanged(&fresh[n], idx, &old, names[i], st)) {
-			free(names[i]);
-		} else {
-			mark_to_parse(&fresh[n], names[i], st);
+		if (!take_unchanged(&fresh[n], idx, &old, names[i], st)) {
+			char *name = strdup(names[i]);
+
+			if (!name) { /* entries have left the index: start afresh */
+				forget_all(idx, fresh, n + 1);
+				free(fresh);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
+			mark_to_parse(&fresh[n], name, st);
 			(*out_parsed)++;
 		}
-		names[i] = NULL;
 		n++;
 	}
 	*out = fresh;
 	*out_n = n;
 	return 0;
-}
-
-/* After a failed parse: entries were moved out of the index, so forget it
- * all, and the next refresh reads every file afresh. */
-static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
-{
-	clear_entries(fresh, nfresh);
-	clear_entries(idx->entries, idx->count);
-	free(idx->entries);
-	free(idx->sorted);
-	idx->entries = NULL;
-	idx->sorted = NULL;
-	idx->count = idx->cap = idx->nsorted = idx->problems = 0;
 }
 
 /* A file read well before that does not read now keeps its last good
@@ -579,16 +643,18 @@ static void keep_last_good(entry *fresh, size_t n)
 		if (e->bad && e->prev_strings) {
 			int64_t written = e->summary.written_ms;
 
-			free(e->strings);
+			free_unless_in_cache(e->strings, e->strings_in_cache);
 			e->summary = e->prev;
 			e->summary.stale = true;
 			e->summary.written_ms = written; /* written now, if torn */
 			e->strings = e->prev_strings;
+			e->strings_in_cache = e->prev_in_cache;
 			e->kept = true;
 		} else {
-			free(e->prev_strings);
+			free_unless_in_cache(e->prev_strings, e->prev_in_cache);
 		}
 		e->prev_strings = NULL;
+		e->prev_in_cache = false;
 	}
 }
 
@@ -612,21 +678,53 @@ static void report_problems(const char *dir, entry *fresh, size_t n, ac_session_
 	ac_buf_free(&shown);
 }
 
+/* A listed summary with the first 24 bytes of its creation time (an
+ * ISO-8601 stamp to the millisecond) as sort keys: the newest-first sort
+ * of 10,000 compares integers, and strings only on a tie. */
+typedef struct {
+	uint64_t created[3];
+	const ac_session_summary *s;
+} listed_item;
+
+static int compare_listed_items(const void *a, const void *b)
+{
+	const listed_item *x = a, *y = b;
+
+	for (int k = 0; k < 3; k++)
+		if (x->created[k] != y->created[k])
+			return ac_sort_key_cmp(y->created[k], x->created[k]);
+	return compare_newest_first(&x->s, &y->s);
+}
+
 /* The listing: the good entries' summaries, newest first; bad ones counted. */
 static int sort_listed(ac_session_index *idx)
 {
+	listed_item *items;
+	size_t n = 0;
+
 	free(idx->sorted);
 	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
 	idx->nsorted = idx->problems = 0;
-	if (!idx->sorted)
+	if (!idx->sorted || !(items = malloc((idx->count + 1) * sizeof(*items))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < idx->count; i++) {
+		const ac_session_summary *s = &idx->entries[i].summary;
+		size_t len = strnlen(s->created_at, sizeof(items->created));
+
 		if (idx->entries[i].bad)
 			idx->problems++;
-		if (!idx->entries[i].bad || idx->entries[i].kept)
-			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
+		if (idx->entries[i].bad && !idx->entries[i].kept)
+			continue;
+		items[n].s = s;
+		for (int k = 0; k < 3; k++)
+			items[n].created[k] = ac_sort_key8(s->created_at, len, (size_t)k * 8);
+		n++;
 	}
-	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
+	qsort(items, n, sizeof(*items), compare_listed_items);
+	for (size_t i = 0; i < n; i++)
+		idx->sorted[i] = items[i].s;
+	idx->nsorted = n;
+	free(items);
 	return 0;
 }
 
@@ -644,35 +742,21 @@ static int compare_entry_names(const void *a, const void *b)
 	return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
-static int grow_entries(ac_session_index *idx)
-{
-	size_t cap = idx->cap ? 2 * idx->cap : 1024;
-	entry *grown = realloc(idx->entries, cap * sizeof(*grown));
-
-	if (!grown)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	idx->entries = grown;
-	idx->cap = cap;
-	return 0;
-}
-
 /* A record of the cache as an entry of the index, its stamp to be checked
- * by the refresh like any entry's. */
-static int take_cached(char *name, char *strings, const ac_session_cache_record *r, void *ctx)
+ * by the refresh like any entry's; its name and strings stay in the
+ * cache's memory. */
+static int take_cached(const ac_session_cache_record *r, void *ctx)
 {
 	ac_session_index *idx = ctx;
 	entry *e;
-	int rc = 0;
 
-	if (!is_session_name(name) || (idx->count == idx->cap && (rc = grow_entries(idx)))) {
-		free(name);
-		free(strings);
-		return rc;
-	}
+	if (!is_session_name(r->name) || idx->count == idx->cap)
+		return 0;
 	e = &idx->entries[idx->count++];
 	memset(e, 0, sizeof(*e));
-	e->name = name;
-	e->strings = strings;
+	e->name = (char *)r->name;
+	e->strings = (char *)r->strings;
+	e->name_in_cache = e->strings_in_cache = true;
 	e->ino = (ino_t)r->ino;
 	e->size = (off_t)r->size;
 	e->mtime = r->mtime;
@@ -687,7 +771,7 @@ static int take_cached(char *name, char *strings, const ac_session_cache_record 
  * (sorted by name, as the refresh walks them; a name twice is dropped). */
 static int cache_load(ac_session_index *idx, DIR *d)
 {
-	size_t kept = 0;
+	size_t kept = 0, count;
 	int rc;
 
 	if (!d || fstat(dirfd(d), &idx->dir_stat) != 0)
@@ -695,8 +779,17 @@ static int cache_load(ac_session_index *idx, DIR *d)
 	if (!idx->cache_path || idx->cache_read || !d || idx->count)
 		return 0;
 	idx->cache_read = idx->cache_dirty = true;
-	if ((rc = ac_session_cache_load(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
-					(uint64_t)idx->dir_stat.st_ino, take_cached, idx))) {
+	if ((rc = ac_session_cache_load(&idx->cache, idx->cache_path,
+					(uint64_t)idx->dir_stat.st_dev,
+					(uint64_t)idx->dir_stat.st_ino)))
+		return rc;
+	/* Room for every record at once: growing by doubling would copy
+	 * megabytes of entries on the way. */
+	count = ac_session_cache_count(idx->cache);
+	if (count && count <= SIZE_MAX / sizeof(entry) &&
+	    (idx->entries = malloc(count * sizeof(entry))))
+		idx->cap = count;
+	if ((rc = ac_session_cache_each(idx->cache, take_cached, idx))) {
 		forget_all(idx, NULL, 0);
 		return rc;
 	}
@@ -775,8 +868,8 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 			     void *ctx, size_t *out_parsed)
 {
 	DIR *d = opendir(idx->dir);
-	char **names = NULL;
-	size_t nnames = 0, parsed = 0, nfresh = 0;
+	folder_names names = {0};
+	size_t parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
 	name_stats stats = {0};
 	bool temps = false;
@@ -785,8 +878,8 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &nnames, &temps, d)) ||
-		   (rc = stats_start(&stats, dirfd(d), names, nnames))) {
+	} else if ((rc = list_names(&names, &temps, d)) ||
+		   (rc = stats_start(&stats, dirfd(d), names.names, names.n))) {
 		goto done;
 	} else {
 		/* The cache is read while the helper stats. */
@@ -795,7 +888,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		if (rc)
 			goto done;
 	}
-	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames, &stats)))
+	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names.names, names.n, &stats)))
 		goto done;
 	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
 		forget_all(idx, fresh, nfresh);
@@ -825,9 +918,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		*out_parsed = parsed;
 done:
 	stats_free(&stats);
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	folder_names_free(&names);
 	free(fresh);
 	if (d)
 		closedir(d);
@@ -1035,6 +1126,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 			fresh.summary.stale = true;
 			fresh.summary.written_ms = written;
 			fresh.strings = old->strings;
+			fresh.strings_in_cache = old->strings_in_cache;
 			old->strings = NULL;
 			fresh.kept = true;
 		}
