@@ -811,6 +811,48 @@ static int cache_load(ac_session_index *idx, DIR *d)
 	return 0;
 }
 
+/* The cache read on a thread of its own while the calling thread reads the
+ * folder's names: the two meet only when the names are matched to it. A
+ * later refresh, with nothing to read, stays on the calling thread. */
+typedef struct {
+	ac_session_index *idx;
+	DIR *d;
+	pthread_t thread;
+	bool started;
+	int rc;
+	char error[256]; /* its message: ac_error_last() is the thread's own */
+} cache_reading;
+
+static void *cache_reading_run(void *arg)
+{
+	cache_reading *r = arg;
+
+	if ((r->rc = cache_load(r->idx, r->d)))
+		snprintf(r->error, sizeof(r->error), "%s", ac_error_last());
+	return NULL;
+}
+
+static void cache_reading_start(cache_reading *r, ac_session_index *idx, DIR *d)
+{
+	bool to_read = idx->cache_path && !idx->cache_read && !idx->count;
+
+	r->idx = idx;
+	r->d = d;
+	r->rc = 0;
+	r->started = to_read && pthread_create(&r->thread, NULL, cache_reading_run, r) == 0;
+	if (!r->started)
+		cache_reading_run(r);
+}
+
+/* Waits for the cache; its error (0 when none) is set here as well. */
+static int cache_reading_finish(cache_reading *r)
+{
+	if (r->started)
+		pthread_join(r->thread, NULL);
+	r->started = false;
+	return r->rc ? ac_error_set(r->rc, "%s", r->error) : 0;
+}
+
 /* Racy stamps (git's "racy clean" rule): on a file system whose times are
  * coarse (a second, two on FAT) a file rewritten in place within the same
  * tick, to the same size, keeps its mtime, ctime and inode, so a stamp
@@ -872,19 +914,22 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	size_t parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
 	name_stats stats = {0};
+	cache_reading reading = {0};
 	bool temps = false;
 	int rc = 0;
 
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &temps, d)) ||
-		   (rc = stats_start(&stats, dirfd(d), names.names, names.n))) {
-		goto done;
 	} else {
-		/* The cache is read while the helper stats. */
-		rc = cache_load(idx, d);
-		stats_finish(&stats);
+		/* The cache is read while this thread reads the names, then
+		 * both stat them. */
+		cache_reading_start(&reading, idx, d);
+		if ((rc = list_names(&names, &temps, d)) == 0 &&
+		    (rc = stats_start(&stats, dirfd(d), names.names, names.n)) == 0)
+			stats_finish(&stats);
+		if (cache_reading_finish(&reading) && rc == 0)
+			rc = reading.rc;
 		if (rc)
 			goto done;
 	}
