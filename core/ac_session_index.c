@@ -49,23 +49,30 @@ static const ac_json_path listed_paths[F_COUNT] = {
 	[F_HISTORY] = P1("conversationHistory"),
 };
 
+/* A file's last good summary while it is read again (keep_last_good()). */
+typedef struct {
+	ac_session_summary summary;
+	char *strings;
+	bool in_cache; /* strings lie in the loaded cache (below) */
+} last_good;
+
+/* Kept small: a folder of 10,000 sessions is two arrays of these. */
 typedef struct {
 	char *name;  /* file name in the folder */
 	ino_t ino;
 	off_t size;
 	struct timespec mtime, ctime;
-	bool bad;    /* unreadable: left out of the list */
-	bool to_parse;  /* changed since the last look: read it in this refresh */
 	char *problem;  /* why it is bad, until reported */
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
+	last_good *prev; /* while being read again; NULL otherwise */
+	bool bad;    /* unreadable: left out of the list */
+	bool to_parse;  /* changed since the last look: read it in this refresh */
 	bool kept;     /* bad, but listed with its last good summary (stale) */
 	bool cached;   /* from the cache file, its stamp not yet checked here */
-	/* name, strings or prev_strings lie in the loaded cache's memory
+	/* name or strings lie in the loaded cache's memory
 	 * (ac_session_cache.h): freed with it, not one by one. */
-	bool name_in_cache, strings_in_cache, prev_in_cache;
-	ac_session_summary prev;  /* the last good summary while being read again */
-	char *prev_strings;
+	bool name_in_cache, strings_in_cache;
 } entry;
 
 struct ac_session_index {
@@ -113,7 +120,9 @@ static void entry_clear(entry *e)
 	free(e->problem);
 	free_unless_in_cache(e->name, e->name_in_cache);
 	free_unless_in_cache(e->strings, e->strings_in_cache);
-	free_unless_in_cache(e->prev_strings, e->prev_in_cache);
+	if (e->prev)
+		free_unless_in_cache(e->prev->strings, e->prev->in_cache);
+	free(e->prev);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -288,11 +297,24 @@ static int compare_newest_first(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
-static bool same_stamp(const entry *e, const struct stat *st)
+/* What of a file's stat tells that it changed: a third of a struct stat,
+ * which a folder of 10,000 files holds one of each. */
+typedef struct {
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+} file_stamp;
+
+static file_stamp stamp_of(const struct stat *st)
 {
-	return e->ino == st->st_ino && e->size == st->st_size &&
-	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
+	return (file_stamp){st->st_ino, st->st_size, st->st_mtim, st->st_ctim};
+}
+
+static bool same_stamp(const entry *e, const file_stamp *st)
+{
+	return e->ino == st->ino && e->size == st->size &&
+	       e->mtime.tv_sec == st->mtime.tv_sec && e->mtime.tv_nsec == st->mtime.tv_nsec &&
+	       e->ctime.tv_sec == st->ctime.tv_sec && e->ctime.tv_nsec == st->ctime.tv_nsec;
 }
 
 /* The folder's session file names, sorted: pointers into one block of
@@ -466,7 +488,7 @@ static int parse_changed(entry *entries, size_t count, size_t changed, int dir_f
  * since it was parsed. *old walks the index's entries (sorted) along with
  * the sorted names. */
 static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const char *name,
-			   const struct stat *st)
+			   const file_stamp *st)
 {
 	int cmp = 1;
 
@@ -479,11 +501,11 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 
 		/* Changed: read again, its listed summary in hand in case the
 		 * new bytes do not read (keep_last_good()); not one from the
-		 * cache, so that a start lists what it would without one. */
-		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached) {
-			e->prev = o->summary;
-			e->prev_strings = o->strings;
-			e->prev_in_cache = o->strings_in_cache;
+		 * cache, so that a start lists what it would without one.
+		 * Out of memory for it, the file is only read again. */
+		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached &&
+		    (e->prev = malloc(sizeof(*e->prev)))) {
+			*e->prev = (last_good){o->summary, o->strings, o->strings_in_cache};
 			o->strings = NULL;
 		}
 		return false;
@@ -495,14 +517,14 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 }
 
 /* A new or changed file: e takes name (owned) and st's stamp, to be read. */
-static void mark_to_parse(entry *e, char *name, const struct stat *st)
+static void mark_to_parse(entry *e, char *name, const file_stamp *st)
 {
 	e->name = name;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime = st->st_mtim;
-	e->ctime = st->st_ctim;
-	e->summary.written_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+	e->ino = st->ino;
+	e->size = st->size;
+	e->mtime = st->mtime;
+	e->ctime = st->ctime;
+	e->summary.written_ms = (int64_t)st->mtime.tv_sec * 1000 + st->mtime.tv_nsec / 1000000;
 	e->to_parse = true;
 }
 
@@ -521,7 +543,7 @@ typedef struct {
 	int dir_fd;
 	char **names;
 	size_t n;
-	struct stat *st;
+	file_stamp *st;
 	bool *ok;
 	atomic_size_t next; /* the first name no thread has taken */
 	pthread_t helper;
@@ -536,9 +558,12 @@ static void *stat_chunks(void *arg)
 	while ((from = atomic_fetch_add(&s->next, STAT_CHUNK)) < s->n) {
 		size_t to = s->n - from < STAT_CHUNK ? s->n : from + STAT_CHUNK;
 
-		for (size_t i = from; i < to; i++)
-			s->ok[i] = fstatat(s->dir_fd, s->names[i], &s->st[i],
-					   AT_SYMLINK_NOFOLLOW) == 0;
+		for (size_t i = from; i < to; i++) {
+			struct stat st;
+
+			if ((s->ok[i] = fstatat(s->dir_fd, s->names[i], &st, AT_SYMLINK_NOFOLLOW) == 0))
+				s->st[i] = stamp_of(&st);
+		}
 	}
 	return NULL;
 }
@@ -607,7 +632,7 @@ static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_se
 	if (!(fresh = calloc(nnames, sizeof(*fresh))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nnames; i++) {
-		const struct stat *st = &stats->st[i];
+		const file_stamp *st = &stats->st[i];
 
 		if (!stats->ok[i])
 			continue; /* removed since readdir */
@@ -640,21 +665,23 @@ static void keep_last_good(entry *fresh, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &fresh[i];
 
-		if (e->bad && e->prev_strings) {
+		if (!e->prev)
+			continue;
+		if (e->bad) {
 			int64_t written = e->summary.written_ms;
 
 			free_unless_in_cache(e->strings, e->strings_in_cache);
-			e->summary = e->prev;
+			e->summary = e->prev->summary;
 			e->summary.stale = true;
 			e->summary.written_ms = written; /* written now, if torn */
-			e->strings = e->prev_strings;
-			e->strings_in_cache = e->prev_in_cache;
+			e->strings = e->prev->strings;
+			e->strings_in_cache = e->prev->in_cache;
 			e->kept = true;
 		} else {
-			free_unless_in_cache(e->prev_strings, e->prev_in_cache);
+			free_unless_in_cache(e->prev->strings, e->prev->in_cache);
 		}
-		e->prev_strings = NULL;
-		e->prev_in_cache = false;
+		free(e->prev);
+		e->prev = NULL;
 	}
 }
 
@@ -1122,7 +1149,8 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 {
 	ac_buf shown = AC_BUF_INIT;
 	entry fresh = {0}, *old;
-	struct stat st;
+	struct stat st = {0};
+	file_stamp stamp;
 	bool found, exists;
 	size_t at;
 	int dir_fd = -1, rc = 0;
@@ -1141,7 +1169,8 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 	at = find_entry(idx, name, &found);
 	old = found ? &idx->entries[at] : NULL;
 	exists = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (old && exists && same_stamp(old, &st))
+	stamp = stamp_of(&st);
+	if (old && exists && same_stamp(old, &stamp))
 		goto done; /* an event that changed nothing listed (a touch, a repeat) */
 	if (old && listed(old))
 		out->was_at = sorted_place(idx, &old->summary);
@@ -1154,7 +1183,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	mark_to_parse(&fresh, fresh.name, &st);
+	mark_to_parse(&fresh, fresh.name, &stamp);
 	fresh.to_parse = false;
 	if ((rc = parse_entry(&fresh, dir_fd, shown.data)) == AC_ENOMEM)
 		goto done; /* says nothing about the file: the index stays as it was */
