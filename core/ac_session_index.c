@@ -147,8 +147,13 @@ void ac_session_index_free(ac_session_index *idx)
 
 size_t ac_session_summary_task_len(const ac_session_summary *s)
 {
-	size_t n = strlen(s->task);
+	size_t n;
 
+	/* A NUL right at task_len: nothing can lie beyond it, and strlen()
+	 * cannot be longer (a listing of 10,000 asks this of every row). */
+	if (s->task_len && s->task[s->task_len] == '\0')
+		return s->task_len;
+	n = strlen(s->task);
 	return s->task_len > n ? s->task_len : n;
 }
 
@@ -713,14 +718,41 @@ typedef struct {
 	const ac_session_summary *s;
 } listed_item;
 
-static int compare_listed_items(const void *a, const void *b)
+static bool listed_before(const listed_item *x, const listed_item *y)
 {
-	const listed_item *x = a, *y = b;
-
 	for (int k = 0; k < 3; k++)
 		if (x->created[k] != y->created[k])
-			return ac_sort_key_cmp(y->created[k], x->created[k]);
-	return compare_newest_first(&x->s, &y->s);
+			return x->created[k] > y->created[k];
+	return compare_newest_first(&x->s, &y->s) < 0;
+}
+
+/* A merge sort of items[0..n) with room tmp for as many: the comparison
+ * inlined, where qsort() calls it through a pointer and copies each
+ * 32-byte item with memcpy() (a third of a warm listing's sort). */
+static void sort_listed_items(listed_item *items, listed_item *tmp, size_t n)
+{
+	listed_item *from = items, *to = tmp;
+
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = n - lo > width ? lo + width : n;
+			size_t hi = n - mid > width ? mid + width : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				to[k++] = listed_before(&from[j], &from[i]) ? from[j++] : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		listed_item *swap = from;
+
+		from = to;
+		to = swap;
+	}
+	if (from != items)
+		memcpy(items, from, n * sizeof(*items));
 }
 
 /* The listing: the good entries' summaries, newest first; bad ones counted. */
@@ -732,7 +764,9 @@ static int sort_listed(ac_session_index *idx)
 	free(idx->sorted);
 	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
 	idx->nsorted = idx->problems = 0;
-	if (!idx->sorted || !(items = malloc((idx->count + 1) * sizeof(*items))))
+	/* The items, then as many again for the merges. */
+	if (!idx->sorted || idx->count > SIZE_MAX / 2 / sizeof(*items) - 1 ||
+	    !(items = malloc(2 * (idx->count + 1) * sizeof(*items))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < idx->count; i++) {
 		const ac_session_summary *s = &idx->entries[i].summary;
@@ -747,7 +781,7 @@ static int sort_listed(ac_session_index *idx)
 			items[n].created[k] = ac_sort_key8(s->created_at, len, (size_t)k * 8);
 		n++;
 	}
-	qsort(items, n, sizeof(*items), compare_listed_items);
+	sort_listed_items(items, items + idx->count + 1, n);
 	for (size_t i = 0; i < n; i++)
 		idx->sorted[i] = items[i].s;
 	idx->nsorted = n;
