@@ -36,7 +36,8 @@ typedef struct ac_session_cache ac_session_cache;
 /* Reads the cache at path, made for the folder whose stat is dir_dev and
  * dir_ino. A cache that is missing, not ours (another owner, writable by
  * others, a link, another version or folder) or damaged anywhere
- * (checksum) is no error: *out is NULL. 0 or AC_ENOMEM. */
+ * (checksum) is no error: *out is NULL. Always 0: a cache that memory cannot
+ * hold is as none. */
 int ac_session_cache_load(ac_session_cache **out, const char *path, uint64_t dir_dev,
 			  uint64_t dir_ino);
 
