@@ -770,12 +770,13 @@ static int sort_listed(ac_session_index *idx)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < idx->count; i++) {
 		const ac_session_summary *s = &idx->entries[i].summary;
-		size_t len = strnlen(s->created_at, sizeof(items->created));
+		size_t len;
 
 		if (idx->entries[i].bad)
 			idx->problems++;
 		if (idx->entries[i].bad && !idx->entries[i].kept)
-			continue;
+			continue; /* no summary */
+		len = strnlen(s->created_at, sizeof(items->created));
 		items[n].s = s;
 		for (int k = 0; k < 3; k++)
 			items[n].created[k] = ac_sort_key8(s->created_at, len, (size_t)k * 8);
