@@ -489,6 +489,20 @@ static int parse_changed(entry *entries, size_t count, size_t changed, int dir_f
 	return 0;
 }
 
+/* A changed file is read again with the summary it listed in hand, in
+ * case the new bytes do not read (keep_last_good()): from was its entry,
+ * to is the one to be read. Not a summary from the cache, so that a start
+ * lists what it would without one. Out of memory for it, the file is only
+ * read again. */
+static void keep_aside_last_good(const ac_session_index *idx, entry *to, entry *from)
+{
+	if (idx->keep_last_good && from->strings && (!from->bad || from->kept) &&
+	    !from->cached && (to->prev = malloc(sizeof(*to->prev)))) {
+		*to->prev = (last_good){from->summary, from->strings, from->strings_in_cache};
+		from->strings = NULL;
+	}
+}
+
 /* Moves the index's entry for name into e when the file has not changed
  * since it was parsed. *old walks the index's entries (sorted) along with
  * the sorted names. */
@@ -502,17 +516,7 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 	if (*old >= idx->count || cmp != 0)
 		return false;
 	if (!same_stamp(&idx->entries[*old], st)) {
-		entry *o = &idx->entries[(*old)++];
-
-		/* Changed: read again, its listed summary in hand in case the
-		 * new bytes do not read (keep_last_good()); not one from the
-		 * cache, so that a start lists what it would without one.
-		 * Out of memory for it, the file is only read again. */
-		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached &&
-		    (e->prev = malloc(sizeof(*e->prev)))) {
-			*e->prev = (last_good){o->summary, o->strings, o->strings_in_cache};
-			o->strings = NULL;
-		}
+		keep_aside_last_good(idx, e, &idx->entries[(*old)++]);
 		return false;
 	}
 	*e = idx->entries[*old];
@@ -624,14 +628,58 @@ static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
  * unchanged file's comes over from the index, any other gets a copy of its
  * name and is marked to_parse, *out_parsed counting those. A file removed
  * since readdir is left out. */
-static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_session_index *idx,
-			   DIR *d, char **names, size_t nnames, const name_stats *stats)
+/* Whether the folder holds just the names the index has, all still there
+ * to stat: the usual warm look, whose entries can stay where they are. */
+static bool same_names(const ac_session_index *idx, char **names, size_t nnames,
+		       const name_stats *stats)
+{
+	if (idx->count != nnames || !nnames)
+		return false;
+	for (size_t i = 0; i < nnames; i++)
+		if (!stats->ok[i] || strcmp(idx->entries[i].name, names[i]))
+			return false;
+	return true;
+}
+
+/* collect_entries() where the entries lie: an unchanged one only loses
+ * its cached mark; a changed one is emptied but for its name (and its
+ * last good summary, set aside) and marked to_parse. */
+static void collect_in_place(size_t *out_parsed, ac_session_index *idx, const name_stats *stats)
+{
+	for (size_t i = 0; i < idx->count; i++) {
+		entry *e = &idx->entries[i], changed = {0};
+
+		if (same_stamp(e, &stats->st[i])) {
+			e->cached = false; /* its stamp is the file's: as if read here */
+			continue;
+		}
+		keep_aside_last_good(idx, &changed, e);
+		changed.name_in_cache = e->name_in_cache;
+		changed.name = e->name;
+		e->name = NULL;
+		entry_clear(e);
+		*e = changed;
+		mark_to_parse(e, e->name, &stats->st[i]);
+		(*out_parsed)++;
+	}
+}
+
+static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, bool *out_in_place,
+			   ac_session_index *idx, DIR *d, char **names, size_t nnames,
+			   const name_stats *stats)
 {
 	entry *fresh;
 	size_t n = 0, old = 0, ahead = 0;
 
 	*out = NULL;
 	*out_n = *out_parsed = 0;
+	*out_in_place = same_names(idx, names, nnames, stats);
+	if (*out_in_place) {
+		collect_in_place(out_parsed, idx, stats);
+		*out = idx->entries;
+		*out_n = idx->count;
+		return 0;
+	}
 	if (!nnames)
 		return 0;
 	if (!(fresh = calloc(nnames, sizeof(*fresh))))
@@ -977,7 +1025,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 	entry *fresh = NULL;
 	name_stats stats = {0};
 	cache_reading reading = {0};
-	bool temps = false;
+	bool temps = false, in_place = false;
 	int rc = 0;
 
 	if (!d) {
@@ -995,22 +1043,28 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		if (rc)
 			goto done;
 	}
-	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names.names, names.n, &stats)))
+	if ((rc = collect_entries(&fresh, &nfresh, &parsed, &in_place, idx, d, names.names,
+				  names.n, &stats)))
 		goto done;
+	/* In place, fresh is the index's own array: it is not freed twice. */
 	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
-		forget_all(idx, fresh, nfresh);
+		forget_all(idx, in_place ? NULL : fresh, in_place ? 0 : nfresh);
+		if (in_place)
+			fresh = NULL;
 		goto done;
 	}
 	/* The cache is behind when a file read well or one listed is gone. */
-	idx->cache_dirty |= idx->count != nfresh - parsed;
+	idx->cache_dirty |= (in_place ? nfresh : idx->count) != nfresh - parsed;
 	for (size_t i = 0; i < nfresh && !idx->cache_dirty; i++)
 		idx->cache_dirty = fresh[i].to_parse && !fresh[i].bad;
 	keep_last_good(fresh, nfresh);
 	report_problems(idx->dir, fresh, nfresh, problem, ctx);
-	clear_entries(idx->entries, idx->count);
-	free(idx->entries);
-	idx->entries = fresh;
-	idx->count = idx->cap = nfresh;
+	if (!in_place) {
+		clear_entries(idx->entries, idx->count);
+		free(idx->entries);
+		idx->entries = fresh;
+		idx->count = idx->cap = nfresh;
+	}
 	fresh = NULL;
 	if ((rc = sort_listed(idx)))
 		goto done;
