@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Eight bytes of text[0..n) from at (zeros past its end), as an integer
  * that orders as they do. */
@@ -13,6 +14,13 @@ static inline uint64_t ac_sort_key8(const char *text, size_t n, size_t at)
 {
 	uint64_t key = 0;
 
+	if (at <= n && n - at >= 8) { /* all eight there: one load */
+		memcpy(&key, text + at, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		key = __builtin_bswap64(key);
+#endif
+		return key;
+	}
 	for (size_t b = 0; b < 8; b++, at++)
 		key = key << 8 | (at < n ? (unsigned char)text[at] : 0);
 	return key;

@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include "ac_session_index.h"
+#include "ac_sort_key.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,6 +249,32 @@ static void test_task_length(void **state)
 	assert_int_equal(ac_session_summary_task_len(&s), 16);
 }
 
+/* A sort key is the eight bytes from at, big-endian, zeros past the end:
+ * by one load when all eight are there, byte by byte otherwise; the two
+ * agree, and keys order as strcmp() orders the texts. */
+static void test_sort_keys(void **state)
+{
+	static const char text[] = "2025-12-28T23:59:53.879Z\xc3\xa9\x7f\x80\xff!";
+	size_t n = sizeof(text) - 1;
+
+	(void)state;
+	for (size_t len = 0; len <= n; len++)
+		for (size_t at = 0; at <= len + 1; at++) {
+			uint64_t want = 0;
+
+			for (size_t b = 0; b < 8; b++)
+				want = want << 8 | (at + b < len ? (unsigned char)text[at + b] : 0);
+			assert_true(ac_sort_key8(text, len, at) == want);
+		}
+	/* A byte above 0x7F orders after every byte below it, as in strcmp(). */
+	assert_true(ac_sort_key8("\x80" "aaaaaaa", 8, 0) >
+		    ac_sort_key8("\x7f\xff\xff\xff\xff\xff\xff\xff", 8, 0));
+	assert_true(ac_sort_key8("2025-12-\xc3", 9, 8) == UINT64_C(0xc3) << 56);
+	assert_int_equal(ac_sort_key_cmp(1, 2), -1);
+	assert_int_equal(ac_sort_key_cmp(2, 2), 0);
+	assert_int_equal(ac_sort_key_cmp(UINT64_MAX, 0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +282,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summaries_from_the_cache_are_kept_and_let_go,
 						setup, teardown),
 		cmocka_unit_test(test_task_length),
+		cmocka_unit_test(test_sort_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
