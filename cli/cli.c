@@ -200,9 +200,20 @@ bool cli_option(const char **out, const char *opt, int argc, char **argv, int *i
 
 void cli_put_cell(ac_buf *out, const char *text, int width)
 {
-	size_t start = out->len, used;
+	size_t start = out->len, used, len = strlen(text);
+	size_t pad = width > 0 && len < (size_t)width ? (size_t)width - len : 0;
 
-	ac_text_sanitize(out, text, strlen(text));
+	/* Printable ASCII (ids, statuses, times: most cells) needs no
+	 * rewriting: copied with its padding at once, a row of a long
+	 * listing five times. */
+	if (ac_text_plain(text, len) && ac_buf_reserve(out, len + pad) == 0) {
+		memcpy(out->data + out->len, text, len);
+		memset(out->data + out->len + len, ' ', pad);
+		out->len += len + pad;
+		out->data[out->len] = '\0';
+		return;
+	}
+	ac_text_sanitize(out, text, len);
 	used = out->len - start;
 	/* The padding at once (a list pads 200,000 rows' cells). */
 	if (width > 0 && used < (size_t)width && ac_buf_reserve(out, (size_t)width - used) == 0) {

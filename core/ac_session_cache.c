@@ -170,14 +170,21 @@ static bool place_strings(ac_session_summary *s, const char *strings, size_t len
 	return at == len && *s->id;
 }
 
-/* The record at r to fn (a copy of its name and strings), or nothing when
- * it does not fit. */
-static int take_record(ac_le_reader *r, ac_session_cache_fn fn, void *ctx)
+struct ac_session_cache {
+	char *data;          /* the file, checked */
+	size_t len;
+	const char *records; /* the first record, after the head */
+	uint64_t count;
+	char *names;         /* each record's name with a NUL (the file has none) */
+};
+
+/* The record at r to fn, its name copied to *names with its NUL, or
+ * nothing when it does not fit. */
+static int take_record(ac_le_reader *r, char **names, ac_session_cache_fn fn, void *ctx)
 {
 	ac_session_cache_record rec = {0};
 	const char *name, *strings;
 	size_t name_len = 0, strings_len = 0;
-	char *own_name = NULL, *own_strings = NULL;
 	uint64_t task_len;
 
 	name = get_bytes(r, &name_len);
@@ -199,23 +206,17 @@ static int take_record(ac_le_reader *r, ac_session_cache_fn fn, void *ctx)
 	    rec.mtime.tv_nsec < 0 || rec.mtime.tv_nsec >= 1000000000L ||
 	    rec.ctime.tv_nsec < 0 || rec.ctime.tv_nsec >= 1000000000L || task_len > strings_len)
 		return 0;
-	if (!(own_name = malloc(name_len + 1)) || !(own_strings = malloc(strings_len + 1))) {
-		free(own_name);
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	}
-	memcpy(own_name, name, name_len);
-	own_name[name_len] = '\0';
-	memcpy(own_strings, strings, strings_len);
 	rec.summary.task_len = (size_t)task_len;
-	if (!place_strings(&rec.summary, own_strings, strings_len)) {
-		free(own_name);
-		free(own_strings);
+	/* In place: the checksum held, and the block ends with its NUL. */
+	if (!place_strings(&rec.summary, strings, strings_len))
 		return 0;
-	}
-	rec.name = own_name;
-	rec.strings = own_strings;
+	memcpy(*names, name, name_len);
+	(*names)[name_len] = '\0';
+	rec.name = *names;
+	*names += name_len + 1;
+	rec.strings = strings;
 	rec.strings_len = strings_len;
-	return fn(own_name, own_strings, &rec, ctx);
+	return fn(&rec, ctx);
 }
 
 /* The whole file at fd, if it is ours to believe: a regular file of this
@@ -249,28 +250,67 @@ static bool read_ours(char **out, size_t *out_len, int fd)
 	return true;
 }
 
-int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
-			  ac_session_cache_fn fn, void *ctx)
+/* The checked cache for that folder, or NULL when data is not one. */
+static ac_session_cache *checked(char *data, size_t len, uint64_t dir_dev, uint64_t dir_ino)
+{
+	ac_session_cache *cache;
+	ac_le_reader r, sum;
+
+	if (memcmp(data, CACHE_MAGIC, CACHE_MAGIC_LEN))
+		return NULL;
+	sum = ac_le_reader_of(data + len - 8, 8);
+	if (ac_le_get_u64(&sum) != ac_hash64(SUM_SEED, data, len - 8))
+		return NULL;
+	r = ac_le_reader_of(data + CACHE_MAGIC_LEN, len - 8 - CACHE_MAGIC_LEN);
+	if (ac_le_get_u64(&r) != dir_dev || ac_le_get_u64(&r) != dir_ino)
+		return NULL;
+	if (!(cache = calloc(1, sizeof(*cache))))
+		return NULL;
+	cache->count = ac_le_get_u64(&r);
+	cache->records = (const char *)r.p;
+	cache->data = data;
+	cache->len = len;
+	return cache;
+}
+
+int ac_session_cache_load(ac_session_cache **out, const char *path, uint64_t dir_dev,
+			  uint64_t dir_ino)
 {
 	char *data = NULL;
 	size_t len = 0;
-	ac_le_reader r, sum;
-	uint64_t count;
-	int fd, rc = 0;
+	int fd;
 
+	*out = NULL;
 	/* Opened without following a link, never waiting (a FIFO). */
 	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
 		return 0;
-	if (!read_ours(&data, &len, fd) || memcmp(data, CACHE_MAGIC, CACHE_MAGIC_LEN))
-		goto done;
-	sum = ac_le_reader_of(data + len - 8, 8);
-	if (ac_le_get_u64(&sum) != ac_hash64(SUM_SEED, data, len - 8))
-		goto done;
-	r = ac_le_reader_of(data + CACHE_MAGIC_LEN, len - 8 - CACHE_MAGIC_LEN);
-	if (ac_le_get_u64(&r) != dir_dev || ac_le_get_u64(&r) != dir_ino)
-		goto done;
-	count = ac_le_get_u64(&r);
-	for (uint64_t i = 0; i < count && rc == 0; i++) {
+	if (read_ours(&data, &len, fd) && !(*out = checked(data, len, dir_dev, dir_ino)))
+		free(data);
+	close(fd);
+	return 0;
+}
+
+size_t ac_session_cache_count(const ac_session_cache *cache)
+{
+	return cache && cache->count < SIZE_MAX ? (size_t)cache->count : 0;
+}
+
+int ac_session_cache_each(ac_session_cache *cache, ac_session_cache_fn fn, void *ctx)
+{
+	ac_le_reader r;
+	char *names;
+	int rc = 0;
+
+	if (!cache)
+		return 0;
+	/* Names are shorter than the file: room for them all, touched only
+	 * as far as they go. */
+	free(cache->names);
+	if (!(cache->names = malloc(cache->len)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	names = cache->names;
+	r = ac_le_reader_of(cache->records, (size_t)(cache->data + cache->len - 8 - cache->records));
+	for (uint64_t i = 0; i < cache->count && rc == 0; i++) {
 		size_t record_len = 0;
 		const char *record = get_bytes(&r, &record_len);
 		ac_le_reader one;
@@ -278,10 +318,16 @@ int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
 		if (r.bad)
 			break;
 		one = ac_le_reader_of(record, record_len);
-		rc = take_record(&one, fn, ctx);
+		rc = take_record(&one, &names, fn, ctx);
 	}
-done:
-	free(data);
-	close(fd);
 	return rc;
+}
+
+void ac_session_cache_free(ac_session_cache *cache)
+{
+	if (!cache)
+		return;
+	free(cache->data);
+	free(cache->names);
+	free(cache);
 }

@@ -28,19 +28,31 @@ typedef struct {
  * neither is set. */
 int ac_session_cache_path(char **out, const char *dir);
 
-/* Called for each good record of the cache. The callee owns name and
- * strings (both malloc'ed; the summary's strings point into strings).
- * Non-zero stops the load and is returned. */
-typedef int (*ac_session_cache_fn)(char *name, char *strings, const ac_session_cache_record *r,
-				   void *ctx);
+/* A cache file read whole and checked (ac_session_cache_load()): the names
+ * and strings of its records lie in memory it owns, so that a listing of
+ * 10,000 sessions takes them without two allocations a record. */
+typedef struct ac_session_cache ac_session_cache;
 
 /* Reads the cache at path, made for the folder whose stat is dir_dev and
- * dir_ino, each record to fn. A cache that is missing, not ours (another
- * owner, writable by others, a link, another version or folder) or
- * damaged anywhere (checksum) is no error: nothing is called. 0, AC_ENOMEM
- * or fn's code. */
-int ac_session_cache_load(const char *path, uint64_t dir_dev, uint64_t dir_ino,
-			  ac_session_cache_fn fn, void *ctx);
+ * dir_ino. A cache that is missing, not ours (another owner, writable by
+ * others, a link, another version or folder) or damaged anywhere
+ * (checksum) is no error: *out is NULL. Always 0: a cache that memory cannot
+ * hold is as none. */
+int ac_session_cache_load(ac_session_cache **out, const char *path, uint64_t dir_dev,
+			  uint64_t dir_ino);
+
+/* How many records the cache says it holds: at most that many are given. */
+size_t ac_session_cache_count(const ac_session_cache *cache);
+
+/* Called for each good record: its name and strings stay valid until
+ * ac_session_cache_free(). Non-zero stops the walk and is returned. */
+typedef int (*ac_session_cache_fn)(const ac_session_cache_record *r, void *ctx);
+
+/* Each good record of cache to fn, in the file's order (a record that
+ * does not fit its bounds or layout is skipped). 0 or fn's code. */
+int ac_session_cache_each(ac_session_cache *cache, ac_session_cache_fn fn, void *ctx);
+
+void ac_session_cache_free(ac_session_cache *cache);
 
 /* Writes records[0..n) to path atomically, for that folder. */
 int ac_session_cache_save(const char *path, uint64_t dir_dev, uint64_t dir_ino,

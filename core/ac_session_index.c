@@ -7,6 +7,7 @@
 #include "ac_file.h"
 #include "ac_json_scan.h"
 #include "ac_session_cache.h"
+#include "ac_sort_key.h"
 #include "ac_session.h"
 #include "ac_tokens.h"
 
@@ -48,20 +49,30 @@ static const ac_json_path listed_paths[F_COUNT] = {
 	[F_HISTORY] = P1("conversationHistory"),
 };
 
+/* A file's last good summary while it is read again (keep_last_good()). */
+typedef struct {
+	ac_session_summary summary;
+	char *strings;
+	bool in_cache; /* strings lie in the loaded cache (below) */
+} last_good;
+
+/* Kept small: a folder of 10,000 sessions is two arrays of these. */
 typedef struct {
 	char *name;  /* file name in the folder */
 	ino_t ino;
 	off_t size;
 	struct timespec mtime, ctime;
-	bool bad;    /* unreadable: left out of the list */
-	bool to_parse;  /* changed since the last look: read it in this refresh */
 	char *problem;  /* why it is bad, until reported */
 	ac_session_summary summary;
 	char *strings; /* one allocation holding every summary string */
+	last_good *prev; /* while being read again; NULL otherwise */
+	bool bad;    /* unreadable: left out of the list */
+	bool to_parse;  /* changed since the last look: read it in this refresh */
 	bool kept;     /* bad, but listed with its last good summary (stale) */
 	bool cached;   /* from the cache file, its stamp not yet checked here */
-	ac_session_summary prev;  /* the last good summary while being read again */
-	char *prev_strings;
+	/* name or strings lie in the loaded cache's memory
+	 * (ac_session_cache.h): freed with it, not one by one. */
+	bool name_in_cache, strings_in_cache;
 } entry;
 
 struct ac_session_index {
@@ -74,6 +85,7 @@ struct ac_session_index {
 	bool cleaned;
 	bool keep_last_good;
 	char *cache_path;  /* ac_session_index_use_cache(); NULL: none */
+	ac_session_cache *cache; /* the cache as loaded: entries point into it */
 	bool cache_read;   /* the cache was looked at (first refresh) */
 	bool cache_dirty;  /* the listing changed since the cache was read or written */
 	struct stat dir_stat; /* the folder, at the last refresh (the cache's key) */
@@ -96,12 +108,21 @@ void ac_session_index_keep_last_good(ac_session_index *idx, bool keep)
 	idx->keep_last_good = keep;
 }
 
+/* Frees p unless it lies in the loaded cache, which frees it whole. */
+static void free_unless_in_cache(char *p, bool in_cache)
+{
+	if (!in_cache)
+		free(p);
+}
+
 static void entry_clear(entry *e)
 {
 	free(e->problem);
-	free(e->name);
-	free(e->strings);
-	free(e->prev_strings);
+	free_unless_in_cache(e->name, e->name_in_cache);
+	free_unless_in_cache(e->strings, e->strings_in_cache);
+	if (e->prev)
+		free_unless_in_cache(e->prev->strings, e->prev->in_cache);
+	free(e->prev);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -120,13 +141,19 @@ void ac_session_index_free(ac_session_index *idx)
 	free(idx->sorted);
 	free(idx->dir);
 	free(idx->cache_path);
+	ac_session_cache_free(idx->cache);
 	free(idx);
 }
 
 size_t ac_session_summary_task_len(const ac_session_summary *s)
 {
-	size_t n = strlen(s->task);
+	size_t n;
 
+	/* A NUL right at task_len: nothing can lie beyond it, and strlen()
+	 * cannot be longer (a listing of 10,000 asks this of every row). */
+	if (s->task_len && s->task[s->task_len] == '\0')
+		return s->task_len;
+	n = strlen(s->task);
 	return s->task_len > n ? s->task_len : n;
 }
 
@@ -234,9 +261,36 @@ done:
 	return rc;
 }
 
-static int compare_names(const void *a, const void *b)
+/* A name with its first eight bytes as a sort key (ac_sort_key.h): session
+ * ids differ there, so sorting 10,000 names seldom calls strcmp(). */
+typedef struct {
+	uint64_t key;
+	char *name;
+} name_item;
+
+static int compare_name_items(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const name_item *x = a, *y = b;
+
+	return x->key != y->key ? ac_sort_key_cmp(x->key, y->key) : strcmp(x->name, y->name);
+}
+
+/* Sorts names[0..n) as strcmp() orders them. */
+static int sort_names(char **names, size_t n)
+{
+	name_item *items;
+
+	if (n < 2)
+		return 0;
+	if (!(items = malloc(n * sizeof(*items))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		items[i] = (name_item){ac_sort_key8(names[i], strnlen(names[i], 8), 0), names[i]};
+	qsort(items, n, sizeof(*items), compare_name_items);
+	for (size_t i = 0; i < n; i++)
+		names[i] = items[i].name;
+	free(items);
+	return 0;
 }
 
 static int compare_newest_first(const void *a, const void *b)
@@ -248,48 +302,80 @@ static int compare_newest_first(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
-static bool same_stamp(const entry *e, const struct stat *st)
+/* What of a file's stat tells that it changed: a third of a struct stat,
+ * which a folder of 10,000 files holds one of each. */
+typedef struct {
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+} file_stamp;
+
+static file_stamp stamp_of(const struct stat *st)
 {
-	return e->ino == st->st_ino && e->size == st->st_size &&
-	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
+	return (file_stamp){st->st_ino, st->st_size, st->st_mtim, st->st_ctim};
 }
 
-/* Reads the folder's session file names, sorted; *out_temps tells whether
- * a writer's temporary file is among the others (ac_atomic_is_temp_name()),
- * so that the folder is read a second time only when one is there to clean. */
-static int list_names(char ***out, size_t *out_n, bool *out_temps, DIR *d)
+static bool same_stamp(const entry *e, const file_stamp *st)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	return e->ino == st->ino && e->size == st->size &&
+	       e->mtime.tv_sec == st->mtime.tv_sec && e->mtime.tv_nsec == st->mtime.tv_nsec &&
+	       e->ctime.tv_sec == st->ctime.tv_sec && e->ctime.tv_nsec == st->ctime.tv_nsec;
+}
+
+/* The folder's session file names, sorted: pointers into one block of
+ * text (a warm listing of 10,000 files keeps almost none of them, so
+ * they are not allocated one by one). */
+typedef struct {
+	char **names;
+	size_t n;
+	char *text;
+} folder_names;
+
+static void folder_names_free(folder_names *f)
+{
+	free(f->names);
+	free(f->text);
+}
+
+/* Reads the names; *out_temps tells whether a writer's temporary file is
+ * among the others (ac_atomic_is_temp_name()), so that the folder is read
+ * a second time only when one is there to clean. */
+static int list_names(folder_names *out, bool *out_temps, DIR *d)
+{
+	ac_buf text = AC_BUF_INIT;
+	size_t *at = NULL, n = 0, cap = 0;
 	struct dirent *de;
 
 	*out_temps = false;
+	memset(out, 0, sizeof(*out));
 	while ((de = readdir(d)) != NULL) {
 		if (!is_session_name(de->d_name)) {
 			*out_temps = *out_temps || ac_atomic_is_temp_name(de->d_name);
 			continue;
 		}
 		if (n == cap) {
-			char **grown = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*names));
+			size_t *grown = realloc(at, (cap = cap ? cap * 2 : 256) * sizeof(*at));
 
 			if (!grown)
 				goto oom;
-			names = grown;
+			at = grown;
 		}
-		if (!(names[n] = strdup(de->d_name)))
+		at[n++] = text.len;
+		if (ac_buf_append(&text, de->d_name, strlen(de->d_name) + 1))
 			goto oom;
-		n++;
 	}
-	if (n > 1) /* qsort may not be handed NULL, even for nothing */
-		qsort(names, n, sizeof(*names), compare_names);
-	*out = names;
-	*out_n = n;
-	return 0;
-oom:
+	/* Offsets while the text grew; pointers now that it has stopped. */
+	if (!(out->names = malloc((n + 1) * sizeof(*out->names))))
+		goto oom;
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		out->names[i] = text.data + at[i];
+	out->n = n;
+	out->text = ac_buf_detach(&text);
+	free(at);
+	return sort_names(out->names, n);
+oom:
+	free(at);
+	ac_buf_free(&text);
 	return ac_error_set(AC_ENOMEM, "out of memory");
 }
 
@@ -403,11 +489,25 @@ static int parse_changed(entry *entries, size_t count, size_t changed, int dir_f
 	return 0;
 }
 
+/* A changed file is read again with the summary it listed in hand, in
+ * case the new bytes do not read (keep_last_good()): from was its entry,
+ * to is the one to be read. Not a summary from the cache, so that a start
+ * lists what it would without one. Out of memory for it, the file is only
+ * read again. */
+static void keep_aside_last_good(const ac_session_index *idx, entry *to, entry *from)
+{
+	if (idx->keep_last_good && from->strings && (!from->bad || from->kept) &&
+	    !from->cached && (to->prev = malloc(sizeof(*to->prev)))) {
+		*to->prev = (last_good){from->summary, from->strings, from->strings_in_cache};
+		from->strings = NULL;
+	}
+}
+
 /* Moves the index's entry for name into e when the file has not changed
  * since it was parsed. *old walks the index's entries (sorted) along with
  * the sorted names. */
 static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const char *name,
-			   const struct stat *st)
+			   const file_stamp *st)
 {
 	int cmp = 1;
 
@@ -416,16 +516,7 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 	if (*old >= idx->count || cmp != 0)
 		return false;
 	if (!same_stamp(&idx->entries[*old], st)) {
-		entry *o = &idx->entries[(*old)++];
-
-		/* Changed: read again, its listed summary in hand in case the
-		 * new bytes do not read (keep_last_good()); not one from the
-		 * cache, so that a start lists what it would without one. */
-		if (idx->keep_last_good && o->strings && (!o->bad || o->kept) && !o->cached) {
-			e->prev = o->summary;
-			e->prev_strings = o->strings;
-			o->strings = NULL;
-		}
+		keep_aside_last_good(idx, e, &idx->entries[(*old)++]);
 		return false;
 	}
 	*e = idx->entries[*old];
@@ -435,14 +526,14 @@ static bool take_unchanged(entry *e, ac_session_index *idx, size_t *old, const c
 }
 
 /* A new or changed file: e takes name (owned) and st's stamp, to be read. */
-static void mark_to_parse(entry *e, char *name, const struct stat *st)
+static void mark_to_parse(entry *e, char *name, const file_stamp *st)
 {
 	e->name = name;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime = st->st_mtim;
-	e->ctime = st->st_ctim;
-	e->summary.written_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+	e->ino = st->ino;
+	e->size = st->size;
+	e->mtime = st->mtime;
+	e->ctime = st->ctime;
+	e->summary.written_ms = (int64_t)st->mtime.tv_sec * 1000 + st->mtime.tv_nsec / 1000000;
 	e->to_parse = true;
 }
 
@@ -461,7 +552,7 @@ typedef struct {
 	int dir_fd;
 	char **names;
 	size_t n;
-	struct stat *st;
+	file_stamp *st;
 	bool *ok;
 	atomic_size_t next; /* the first name no thread has taken */
 	pthread_t helper;
@@ -476,9 +567,12 @@ static void *stat_chunks(void *arg)
 	while ((from = atomic_fetch_add(&s->next, STAT_CHUNK)) < s->n) {
 		size_t to = s->n - from < STAT_CHUNK ? s->n : from + STAT_CHUNK;
 
-		for (size_t i = from; i < to; i++)
-			s->ok[i] = fstatat(s->dir_fd, s->names[i], &s->st[i],
-					   AT_SYMLINK_NOFOLLOW) == 0;
+		for (size_t i = from; i < to; i++) {
+			struct stat st;
+
+			if ((s->ok[i] = fstatat(s->dir_fd, s->names[i], &st, AT_SYMLINK_NOFOLLOW) == 0))
+				s->st[i] = stamp_of(&st);
+		}
 	}
 	return NULL;
 }
@@ -517,44 +611,6 @@ static void stats_free(name_stats *s)
 	free(s->ok);
 }
 
-/* The entries for the folder's names (each moves into its entry, names[i]
- * left NULL), by their stats (stats_finish()): an unchanged file's comes
- * over from the index, any other is marked to_parse, *out_parsed counting
- * those. A file removed since readdir is left out. */
-static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, ac_session_index *idx,
-			   DIR *d, char **names, size_t nnames, const name_stats *stats)
-{
-	entry *fresh;
-	size_t n = 0, old = 0, ahead = 0;
-
-	*out = NULL;
-	*out_n = *out_parsed = 0;
-	if (!nnames)
-		return 0;
-	if (!(fresh = calloc(nnames, sizeof(*fresh))))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < nnames; i++) {
-		const struct stat *st = &stats->st[i];
-
-		if (!stats->ok[i])
-			continue; /* removed since readdir */
-		/* On the first look every file is read: keep the disk busy ahead. */
-		if (idx->count == 0)
-			read_ahead_after(dirfd(d), names, nnames, i, &ahead);
-		if (take_unchanged(&fresh[n], idx, &old, names[i], st)) {
-			free(names[i]);
-		} else {
-			mark_to_parse(&fresh[n], names[i], st);
-			(*out_parsed)++;
-		}
-		names[i] = NULL;
-		n++;
-	}
-	*out = fresh;
-	*out_n = n;
-	return 0;
-}
-
 /* After a failed parse: entries were moved out of the index, so forget it
  * all, and the next refresh reads every file afresh. */
 static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
@@ -568,6 +624,92 @@ static void forget_all(ac_session_index *idx, entry *fresh, size_t nfresh)
 	idx->count = idx->cap = idx->nsorted = idx->problems = 0;
 }
 
+/* The entries for the folder's names, by their stats (stats_finish()): an
+ * unchanged file's comes over from the index, any other gets a copy of its
+ * name and is marked to_parse, *out_parsed counting those. A file removed
+ * since readdir is left out. */
+/* Whether the folder holds just the names the index has, all still there
+ * to stat: the usual warm look, whose entries can stay where they are. */
+static bool same_names(const ac_session_index *idx, char **names, size_t nnames,
+		       const name_stats *stats)
+{
+	if (idx->count != nnames || !nnames)
+		return false;
+	for (size_t i = 0; i < nnames; i++)
+		if (!stats->ok[i] || strcmp(idx->entries[i].name, names[i]))
+			return false;
+	return true;
+}
+
+/* collect_entries() where the entries lie: an unchanged one only loses
+ * its cached mark; a changed one is emptied but for its name (and its
+ * last good summary, set aside) and marked to_parse. */
+static void collect_in_place(size_t *out_parsed, ac_session_index *idx, const name_stats *stats)
+{
+	for (size_t i = 0; i < idx->count; i++) {
+		entry *e = &idx->entries[i], changed = {0};
+
+		if (same_stamp(e, &stats->st[i])) {
+			e->cached = false; /* its stamp is the file's: as if read here */
+			continue;
+		}
+		keep_aside_last_good(idx, &changed, e);
+		changed.name_in_cache = e->name_in_cache;
+		changed.name = e->name;
+		e->name = NULL;
+		entry_clear(e);
+		*e = changed;
+		mark_to_parse(e, e->name, &stats->st[i]);
+		(*out_parsed)++;
+	}
+}
+
+static int collect_entries(entry **out, size_t *out_n, size_t *out_parsed, bool *out_in_place,
+			   ac_session_index *idx, DIR *d, char **names, size_t nnames,
+			   const name_stats *stats)
+{
+	entry *fresh;
+	size_t n = 0, old = 0, ahead = 0;
+
+	*out = NULL;
+	*out_n = *out_parsed = 0;
+	*out_in_place = same_names(idx, names, nnames, stats);
+	if (*out_in_place) {
+		collect_in_place(out_parsed, idx, stats);
+		*out = idx->entries;
+		*out_n = idx->count;
+		return 0;
+	}
+	if (!nnames)
+		return 0;
+	if (!(fresh = calloc(nnames, sizeof(*fresh))))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nnames; i++) {
+		const file_stamp *st = &stats->st[i];
+
+		if (!stats->ok[i])
+			continue; /* removed since readdir */
+		/* On the first look every file is read: keep the disk busy ahead. */
+		if (idx->count == 0)
+			read_ahead_after(dirfd(d), names, nnames, i, &ahead);
+		if (!take_unchanged(&fresh[n], idx, &old, names[i], st)) {
+			char *name = strdup(names[i]);
+
+			if (!name) { /* entries have left the index: start afresh */
+				forget_all(idx, fresh, n + 1);
+				free(fresh);
+				return ac_error_set(AC_ENOMEM, "out of memory");
+			}
+			mark_to_parse(&fresh[n], name, st);
+			(*out_parsed)++;
+		}
+		n++;
+	}
+	*out = fresh;
+	*out_n = n;
+	return 0;
+}
+
 /* A file read well before that does not read now keeps its last good
  * summary, marked stale: one torn write must not make a session vanish
  * (and a dashboard's cursor jump to its neighbour). */
@@ -576,19 +718,23 @@ static void keep_last_good(entry *fresh, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		entry *e = &fresh[i];
 
-		if (e->bad && e->prev_strings) {
+		if (!e->prev)
+			continue;
+		if (e->bad) {
 			int64_t written = e->summary.written_ms;
 
-			free(e->strings);
-			e->summary = e->prev;
+			free_unless_in_cache(e->strings, e->strings_in_cache);
+			e->summary = e->prev->summary;
 			e->summary.stale = true;
 			e->summary.written_ms = written; /* written now, if torn */
-			e->strings = e->prev_strings;
+			e->strings = e->prev->strings;
+			e->strings_in_cache = e->prev->in_cache;
 			e->kept = true;
 		} else {
-			free(e->prev_strings);
+			free_unless_in_cache(e->prev->strings, e->prev->in_cache);
 		}
-		e->prev_strings = NULL;
+		free(e->prev);
+		e->prev = NULL;
 	}
 }
 
@@ -612,21 +758,83 @@ static void report_problems(const char *dir, entry *fresh, size_t n, ac_session_
 	ac_buf_free(&shown);
 }
 
+/* A listed summary with the first 24 bytes of its creation time (an
+ * ISO-8601 stamp to the millisecond) as sort keys: the newest-first sort
+ * of 10,000 compares integers, and strings only on a tie. */
+typedef struct {
+	uint64_t created[3];
+	const ac_session_summary *s;
+} listed_item;
+
+static bool listed_before(const listed_item *x, const listed_item *y)
+{
+	for (int k = 0; k < 3; k++)
+		if (x->created[k] != y->created[k])
+			return x->created[k] > y->created[k];
+	return compare_newest_first(&x->s, &y->s) < 0;
+}
+
+/* A merge sort of items[0..n) with room tmp for as many: the comparison
+ * inlined, where qsort() calls it through a pointer and copies each
+ * 32-byte item with memcpy() (a third of a warm listing's sort). */
+static void sort_listed_items(listed_item *items, listed_item *tmp, size_t n)
+{
+	listed_item *from = items, *to = tmp;
+
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = n - lo > width ? lo + width : n;
+			size_t hi = n - mid > width ? mid + width : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				to[k++] = listed_before(&from[j], &from[i]) ? from[j++] : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		listed_item *swap = from;
+
+		from = to;
+		to = swap;
+	}
+	if (from != items)
+		memcpy(items, from, n * sizeof(*items));
+}
+
 /* The listing: the good entries' summaries, newest first; bad ones counted. */
 static int sort_listed(ac_session_index *idx)
 {
+	listed_item *items;
+	size_t n = 0;
+
 	free(idx->sorted);
 	idx->sorted = calloc(idx->count + 1, sizeof(*idx->sorted));
 	idx->nsorted = idx->problems = 0;
-	if (!idx->sorted)
+	/* The items, then as many again for the merges. */
+	if (!idx->sorted || idx->count > SIZE_MAX / 2 / sizeof(*items) - 1 ||
+	    !(items = malloc(2 * (idx->count + 1) * sizeof(*items))))
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < idx->count; i++) {
+		const ac_session_summary *s = &idx->entries[i].summary;
+		size_t len;
+
 		if (idx->entries[i].bad)
 			idx->problems++;
-		if (!idx->entries[i].bad || idx->entries[i].kept)
-			idx->sorted[idx->nsorted++] = &idx->entries[i].summary;
+		if (idx->entries[i].bad && !idx->entries[i].kept)
+			continue; /* no summary */
+		len = strnlen(s->created_at, sizeof(items->created));
+		items[n].s = s;
+		for (int k = 0; k < 3; k++)
+			items[n].created[k] = ac_sort_key8(s->created_at, len, (size_t)k * 8);
+		n++;
 	}
-	qsort(idx->sorted, idx->nsorted, sizeof(*idx->sorted), compare_newest_first);
+	sort_listed_items(items, items + idx->count + 1, n);
+	for (size_t i = 0; i < n; i++)
+		idx->sorted[i] = items[i].s;
+	idx->nsorted = n;
+	free(items);
 	return 0;
 }
 
@@ -644,35 +852,21 @@ static int compare_entry_names(const void *a, const void *b)
 	return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
 }
 
-static int grow_entries(ac_session_index *idx)
-{
-	size_t cap = idx->cap ? 2 * idx->cap : 1024;
-	entry *grown = realloc(idx->entries, cap * sizeof(*grown));
-
-	if (!grown)
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	idx->entries = grown;
-	idx->cap = cap;
-	return 0;
-}
-
 /* A record of the cache as an entry of the index, its stamp to be checked
- * by the refresh like any entry's. */
-static int take_cached(char *name, char *strings, const ac_session_cache_record *r, void *ctx)
+ * by the refresh like any entry's; its name and strings stay in the
+ * cache's memory. */
+static int take_cached(const ac_session_cache_record *r, void *ctx)
 {
 	ac_session_index *idx = ctx;
 	entry *e;
-	int rc = 0;
 
-	if (!is_session_name(name) || (idx->count == idx->cap && (rc = grow_entries(idx)))) {
-		free(name);
-		free(strings);
-		return rc;
-	}
+	if (!is_session_name(r->name) || idx->count == idx->cap)
+		return 0;
 	e = &idx->entries[idx->count++];
 	memset(e, 0, sizeof(*e));
-	e->name = name;
-	e->strings = strings;
+	e->name = (char *)r->name;
+	e->strings = (char *)r->strings;
+	e->name_in_cache = e->strings_in_cache = true;
 	e->ino = (ino_t)r->ino;
 	e->size = (off_t)r->size;
 	e->mtime = r->mtime;
@@ -687,7 +881,7 @@ static int take_cached(char *name, char *strings, const ac_session_cache_record 
  * (sorted by name, as the refresh walks them; a name twice is dropped). */
 static int cache_load(ac_session_index *idx, DIR *d)
 {
-	size_t kept = 0;
+	size_t kept = 0, count;
 	int rc;
 
 	if (!d || fstat(dirfd(d), &idx->dir_stat) != 0)
@@ -695,8 +889,17 @@ static int cache_load(ac_session_index *idx, DIR *d)
 	if (!idx->cache_path || idx->cache_read || !d || idx->count)
 		return 0;
 	idx->cache_read = idx->cache_dirty = true;
-	if ((rc = ac_session_cache_load(idx->cache_path, (uint64_t)idx->dir_stat.st_dev,
-					(uint64_t)idx->dir_stat.st_ino, take_cached, idx))) {
+	if ((rc = ac_session_cache_load(&idx->cache, idx->cache_path,
+					(uint64_t)idx->dir_stat.st_dev,
+					(uint64_t)idx->dir_stat.st_ino)))
+		return rc;
+	/* Room for every record at once: growing by doubling would copy
+	 * megabytes of entries on the way. */
+	count = ac_session_cache_count(idx->cache);
+	if (count && count <= SIZE_MAX / sizeof(entry) &&
+	    (idx->entries = malloc(count * sizeof(entry))))
+		idx->cap = count;
+	if ((rc = ac_session_cache_each(idx->cache, take_cached, idx))) {
 		forget_all(idx, NULL, 0);
 		return rc;
 	}
@@ -716,6 +919,48 @@ static int cache_load(ac_session_index *idx, DIR *d)
 	/* Written again only if the folder differs from it. */
 	idx->cache_dirty = false;
 	return 0;
+}
+
+/* The cache read on a thread of its own while the calling thread reads the
+ * folder's names: the two meet only when the names are matched to it. A
+ * later refresh, with nothing to read, stays on the calling thread. */
+typedef struct {
+	ac_session_index *idx;
+	DIR *d;
+	pthread_t thread;
+	bool started;
+	int rc;
+	char error[256]; /* its message: ac_error_last() is the thread's own */
+} cache_reading;
+
+static void *cache_reading_run(void *arg)
+{
+	cache_reading *r = arg;
+
+	if ((r->rc = cache_load(r->idx, r->d)))
+		snprintf(r->error, sizeof(r->error), "%s", ac_error_last());
+	return NULL;
+}
+
+static void cache_reading_start(cache_reading *r, ac_session_index *idx, DIR *d)
+{
+	bool to_read = idx->cache_path && !idx->cache_read && !idx->count;
+
+	r->idx = idx;
+	r->d = d;
+	r->rc = 0;
+	r->started = to_read && pthread_create(&r->thread, NULL, cache_reading_run, r) == 0;
+	if (!r->started)
+		cache_reading_run(r);
+}
+
+/* Waits for the cache; its error (0 when none) is set here as well. */
+static int cache_reading_finish(cache_reading *r)
+{
+	if (r->started)
+		pthread_join(r->thread, NULL);
+	r->started = false;
+	return r->rc ? ac_error_set(r->rc, "%s", r->error) : 0;
 }
 
 /* Racy stamps (git's "racy clean" rule): on a file system whose times are
@@ -775,42 +1020,51 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 			     void *ctx, size_t *out_parsed)
 {
 	DIR *d = opendir(idx->dir);
-	char **names = NULL;
-	size_t nnames = 0, parsed = 0, nfresh = 0;
+	folder_names names = {0};
+	size_t parsed = 0, nfresh = 0;
 	entry *fresh = NULL;
 	name_stats stats = {0};
-	bool temps = false;
+	cache_reading reading = {0};
+	bool temps = false, in_place = false;
 	int rc = 0;
 
 	if (!d) {
 		if (errno != ENOENT)
 			return ac_error_errno(errno, "%s", idx->dir);
-	} else if ((rc = list_names(&names, &nnames, &temps, d)) ||
-		   (rc = stats_start(&stats, dirfd(d), names, nnames))) {
-		goto done;
 	} else {
-		/* The cache is read while the helper stats. */
-		rc = cache_load(idx, d);
-		stats_finish(&stats);
+		/* The cache is read while this thread reads the names, then
+		 * both stat them. */
+		cache_reading_start(&reading, idx, d);
+		if ((rc = list_names(&names, &temps, d)) == 0 &&
+		    (rc = stats_start(&stats, dirfd(d), names.names, names.n)) == 0)
+			stats_finish(&stats);
+		if (cache_reading_finish(&reading) && rc == 0)
+			rc = reading.rc;
 		if (rc)
 			goto done;
 	}
-	if ((rc = collect_entries(&fresh, &nfresh, &parsed, idx, d, names, nnames, &stats)))
+	if ((rc = collect_entries(&fresh, &nfresh, &parsed, &in_place, idx, d, names.names,
+				  names.n, &stats)))
 		goto done;
+	/* In place, fresh is the index's own array: it is not freed twice. */
 	if ((rc = parse_changed(fresh, nfresh, parsed, d ? dirfd(d) : -1, idx->dir))) {
-		forget_all(idx, fresh, nfresh);
+		forget_all(idx, in_place ? NULL : fresh, in_place ? 0 : nfresh);
+		if (in_place)
+			fresh = NULL;
 		goto done;
 	}
 	/* The cache is behind when a file read well or one listed is gone. */
-	idx->cache_dirty |= idx->count != nfresh - parsed;
+	idx->cache_dirty |= (in_place ? nfresh : idx->count) != nfresh - parsed;
 	for (size_t i = 0; i < nfresh && !idx->cache_dirty; i++)
 		idx->cache_dirty = fresh[i].to_parse && !fresh[i].bad;
 	keep_last_good(fresh, nfresh);
 	report_problems(idx->dir, fresh, nfresh, problem, ctx);
-	clear_entries(idx->entries, idx->count);
-	free(idx->entries);
-	idx->entries = fresh;
-	idx->count = idx->cap = nfresh;
+	if (!in_place) {
+		clear_entries(idx->entries, idx->count);
+		free(idx->entries);
+		idx->entries = fresh;
+		idx->count = idx->cap = nfresh;
+	}
 	fresh = NULL;
 	if ((rc = sort_listed(idx)))
 		goto done;
@@ -825,9 +1079,7 @@ int ac_session_index_refresh(ac_session_index *idx, ac_session_problem_fn proble
 		*out_parsed = parsed;
 done:
 	stats_free(&stats);
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	folder_names_free(&names);
 	free(fresh);
 	if (d)
 		closedir(d);
@@ -986,7 +1238,8 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 {
 	ac_buf shown = AC_BUF_INIT;
 	entry fresh = {0}, *old;
-	struct stat st;
+	struct stat st = {0};
+	file_stamp stamp;
 	bool found, exists;
 	size_t at;
 	int dir_fd = -1, rc = 0;
@@ -1005,7 +1258,8 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 	at = find_entry(idx, name, &found);
 	old = found ? &idx->entries[at] : NULL;
 	exists = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (old && exists && same_stamp(old, &st))
+	stamp = stamp_of(&st);
+	if (old && exists && same_stamp(old, &stamp))
 		goto done; /* an event that changed nothing listed (a touch, a repeat) */
 	if (old && listed(old))
 		out->was_at = sorted_place(idx, &old->summary);
@@ -1018,7 +1272,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	mark_to_parse(&fresh, fresh.name, &st);
+	mark_to_parse(&fresh, fresh.name, &stamp);
 	fresh.to_parse = false;
 	if ((rc = parse_entry(&fresh, dir_fd, shown.data)) == AC_ENOMEM)
 		goto done; /* says nothing about the file: the index stays as it was */
@@ -1035,6 +1289,7 @@ int ac_session_index_refresh_file(ac_session_index *idx, const char *name,
 			fresh.summary.stale = true;
 			fresh.summary.written_ms = written;
 			fresh.strings = old->strings;
+			fresh.strings_in_cache = old->strings_in_cache;
 			old->strings = NULL;
 			fresh.kept = true;
 		}

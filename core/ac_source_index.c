@@ -7,6 +7,7 @@
 #include "ac_source_impl.h"
 #include "ac_source_cache.h"
 #include "ac_source_status.h"
+#include "ac_sort_key.h"
 #include "ac_source_paths.h"
 
 #include "ac_buf.h"
@@ -395,17 +396,6 @@ typedef struct {
 	bool longer; /* the update has more than the 24 bytes of key */
 } sort_item;
 
-/* Eight bytes of text from at (zeros past its end), as an integer that
- * orders as they do. */
-static uint64_t bytes_key(const char *text, size_t n, size_t at)
-{
-	uint64_t key = 0;
-
-	for (size_t b = 0; b < 8; b++, at++)
-		key = key << 8 | (at < n ? (unsigned char)text[at] : 0);
-	return key;
-}
-
 static void sort_key(sort_item *it, ac_source_session *s, size_t at)
 {
 	const char *u = s->updated ? s->updated : "";
@@ -415,7 +405,7 @@ static void sort_key(sort_item *it, ac_source_session *s, size_t at)
 	it->slot = at;
 	it->longer = n > sizeof(it->key);
 	for (int k = 0; k < 3; k++)
-		it->key[k] = bytes_key(u, n, (size_t)k * 8);
+		it->key[k] = ac_sort_key8(u, n, (size_t)k * 8);
 }
 
 static int newer_first(const void *a, const void *b)
@@ -461,7 +451,7 @@ static void sort_paths(sort_item *items, size_t n, size_t at)
 	for (size_t i = 0; i < n; i++) {
 		const char *p = items[i].s->path;
 
-		items[i].path_key = bytes_key(p, at + strnlen(p + at, 8), at);
+		items[i].path_key = ac_sort_key8(p, at + strnlen(p + at, 8), at);
 	}
 	qsort(items, n, sizeof(*items), by_path_key);
 	for (size_t i = 0, j; i < n; i = j) {

@@ -68,19 +68,15 @@ static void test_a_read_past_the_end_is_bad(void **state)
 
 typedef struct {
 	ac_session_cache_record records[8];
-	char *owned[16];
 	size_t n;
 } session_records;
 
-static int take_session(char *name, char *strings, const ac_session_cache_record *r, void *ctx)
+static int take_session(const ac_session_cache_record *r, void *ctx)
 {
 	session_records *l = ctx;
 
 	assert_true(l->n < 8);
-	l->records[l->n] = *r;
-	l->owned[2 * l->n] = name;
-	l->owned[2 * l->n + 1] = strings;
-	l->n++;
+	l->records[l->n++] = *r;
 	return 0;
 }
 
@@ -105,18 +101,19 @@ static void test_session_cache_as_main_wrote_it(void **state)
 	/* The folder it was made for, as its head says (magic, dev, inode). */
 	ac_le_reader head = ac_le_reader_of(bytes + 26, len - 26);
 	uint64_t dev = ac_le_get_u64(&head), ino = ac_le_get_u64(&head);
+	ac_session_cache *cache = NULL;
 
 	(void)state;
 	assert_memory_equal(bytes, "agentctl sessions cache 2\n", 26);
-	assert_int_equal(ac_session_cache_load(path, dev, ino, take_session, &l), 0);
+	assert_int_equal(ac_session_cache_load(&cache, path, dev, ino), 0);
+	assert_int_equal(ac_session_cache_each(cache, take_session, &l), 0);
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.records[0].name, "s1.json");
 	assert_string_equal(l.records[2].summary.task, "task \xc3\xa9 3");
 	assert_int_equal(l.records[1].summary.input_tokens, 2);
 	assert_int_equal(ac_session_cache_save(again, dev, ino, l.records, l.n), 0);
 	assert_same_file(again, path);
-	for (size_t i = 0; i < 2 * l.n; i++)
-		free(l.owned[i]);
+	ac_session_cache_free(cache);
 	free(bytes);
 	free(path);
 	free(again);

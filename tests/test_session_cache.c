@@ -49,12 +49,12 @@ typedef struct {
 	size_t n;
 } loaded;
 
-static int take(char *name, char *strings, const ac_session_cache_record *r, void *ctx)
+static int take(const ac_session_cache_record *r, void *ctx)
 {
 	loaded *l = ctx;
 
 	if (l->n < 4) {
-		snprintf(l->names[l->n], sizeof(l->names[0]), "%s", name);
+		snprintf(l->names[l->n], sizeof(l->names[0]), "%s", r->name);
 		memcpy(l->tasks[l->n], r->summary.task, r->summary.task_len + 1);
 		l->task_lens[l->n] = r->summary.task_len;
 		l->inos[l->n] = r->ino;
@@ -63,15 +63,17 @@ static int take(char *name, char *strings, const ac_session_cache_record *r, voi
 		assert_int_equal(r->ctime.tv_sec, 1001);
 	}
 	l->n++;
-	free(name);
-	free(strings);
 	return 0;
 }
 
 static size_t load(const char *path, uint64_t dev, uint64_t ino, loaded *l)
 {
+	ac_session_cache *cache = NULL;
+
 	memset(l, 0, sizeof(*l));
-	assert_int_equal(ac_session_cache_load(path, dev, ino, take, l), 0);
+	assert_int_equal(ac_session_cache_load(&cache, path, dev, ino), 0);
+	assert_int_equal(ac_session_cache_each(cache, take, l), 0);
+	ac_session_cache_free(cache);
 	return l->n;
 }
 
