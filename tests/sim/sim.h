@@ -41,6 +41,8 @@ int sim_fs_put(const char *path, const char *data, size_t len);
 int sim_fs_mkdirs(const char *path);
 /* Calls fn with each name in folder dir (current state, unsorted). */
 void sim_fs_list(const char *dir, void (*fn)(const char *name, void *ctx), void *ctx);
+/* Changes with every change to the tree: equal, nothing changed. */
+uint64_t sim_fs_generation(void);
 /* Closes every descriptor of pid (its flocks go with them). */
 void sim_fs_drop_pid(pid_t pid);
 /* A power loss: every file and folder goes back to its durable state,

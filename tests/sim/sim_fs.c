@@ -92,12 +92,22 @@ static void entries_copy(entries *to, const entries *from)
 	to->n = from->n;
 }
 
+/* Bumped by every change to the tree (stamp() and a power loss): a check
+ * may skip a tree it has seen already. */
+static uint64_t generation;
+
+uint64_t sim_fs_generation(void)
+{
+	return generation;
+}
+
 static void stamp(inode *node, bool content)
 {
 	int64_t ns = sim_now_ns();
 	sim_actor *a = sim_current();
 	struct timespec t;
 
+	generation++;
 	/* The writer's clock sets the times, as on a shared file system. */
 	if (a)
 		ns += a->clock_skew_ns;
@@ -671,6 +681,7 @@ void sim_fs_power_loss(void)
 {
 	static bool seen[MAX_INODES];
 
+	generation++;
 	for (int i = 0; i < MAX_FDS; i++)
 		fds[i].used = false;
 	for (int i = 1; i < MAX_INODES; i++) {
