@@ -20,7 +20,9 @@
  *           is on a line of its own, once in the journal and its archives
  *           together, in its writer's order within a file (the seed's only
  *           until a power loss); a lock whose holder is dead never stands
- *           a second while an agentctl writer waits. */
+ *           a second while an agentctl writer waits.
+ * compact   agentctl's appends, compaction and gc of its archives on a
+ *           host whose clock is ahead: sim_scenario_compact.c. */
 #include "sim.h"
 
 #include "ac_error.h"
