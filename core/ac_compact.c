@@ -8,6 +8,7 @@
 #include "ac_error.h"
 #include "ac_json_exact.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_proc.h"
@@ -232,13 +233,14 @@ int ac_compact_record(json_t *root, const ac_compact_change *r, uint64_t before,
 		      uint64_t after)
 {
 	json_t *metadata = json_object_get(root, "metadata"), *compactions;
+	struct stat st;
 
 	/* Refused rather than replaced: whatever is there is someone's data. */
 	if (metadata && !json_is_object(metadata))
 		return ac_error_set(AC_ECORRUPT, "session %s: metadata is not an object", r->id);
 	/* Checked under the folder lock, just before the version naming it is
 	 * published: whatever removed it, the session is left as it was. */
-	if (r->archive_path && access(r->archive_path, F_OK) != 0)
+	if (r->archive_path && ac_fs_stat(r->archive_path, &st) != 0)
 		return ac_error_set(AC_EIO, "session %s: its compaction archive %s is gone (%s: "
 				    "removed while the compaction ran); nothing was changed", r->id,
 				    r->archive_path, strerror(errno));
@@ -508,7 +510,7 @@ int ac_compact_session(ac_compact_result *out, const char *sessions_dir, const c
 		/* A version naming the archive may have been read (and saved
 		 * again by its reader): then the archive must stay. */
 		if (!published) {
-			unlink(archive_path);
+			ac_fs_unlink(archive_path);
 		} else {
 			char *why = strdup(ac_error_last());
 
@@ -541,6 +543,6 @@ done:
 	free(archive_path);
 	free(what);
 	if (held >= 0)
-		close(held);
+		ac_fs_close(held);
 	return rc;
 }

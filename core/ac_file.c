@@ -5,7 +5,6 @@
 #include "ac_error.h"
 #include "ac_fs_calls.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -187,19 +186,22 @@ int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *entry;
-	DIR *d;
-	int rc = 0;
+	const char *name;
+	ac_fs_dir *d;
+	int fd, rc = 0;
 
 	*out = NULL;
 	*out_n = 0;
-	if (!(d = opendir(dir)))
+	if ((fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
 		return 0;
-	while ((entry = readdir(d)) != NULL) {
+	if (!(d = ac_fs_fdopendir(fd))) {
+		ac_fs_close(fd);
+		return 0;
+	}
+	while ((name = ac_fs_readdir(d)) != NULL) {
 		struct stat st;
 
-		if (entry->d_name[0] == '.' ||
-		    fstatat(dirfd(d), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		if (name[0] == '.' || ac_fs_fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !(dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
 			continue;
 		if (n == cap) {
@@ -211,7 +213,7 @@ int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs)
 			}
 			names = grown;
 		}
-		if (!(names[n] = strdup(entry->d_name))) {
+		if (!(names[n] = strdup(name))) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			goto done;
 		}
@@ -224,7 +226,7 @@ int ac_file_list(char ***out, size_t *out_n, const char *dir, bool dirs)
 	names = NULL;
 	n = 0;
 done:
-	closedir(d);
+	ac_fs_closedir(d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -253,8 +255,8 @@ static int fold_path(ac_buf *out, const char *path, bool follow)
 			ac_buf_append(out, p, len);
 			if (!out->data)
 				return ac_error_set(AC_ENOMEM, "out of memory");
-			if (follow && lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
-				char *real = realpath(out->data, NULL);
+			if (follow && ac_fs_lstat(out->data, &st) == 0 && S_ISLNK(st.st_mode)) {
+				char *real = ac_fs_realpath(out->data);
 
 				if (!real) {
 					int err = errno;
@@ -390,7 +392,7 @@ done:
 static int walk_below(int *out_fd, ac_buf *out_link, int root_fd, const char *root_real,
 		      const char *rel, const char *shown)
 {
-	int fd = dup(root_fd), rc = 0;
+	int fd = ac_fs_fcntl(root_fd, F_DUPFD_CLOEXEC, 0), rc = 0;
 	const char *p = rel;
 
 	*out_fd = -1;
@@ -411,13 +413,14 @@ static int walk_below(int *out_fd, ac_buf *out_link, int root_fd, const char *ro
 		p += len + (p[len] == '/');
 		if (!len)
 			continue;
-		if ((inner = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-			close(fd);
+		if ((inner = ac_fs_openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+					  0)) >= 0) {
+			ac_fs_close(fd);
 			fd = inner;
 			continue;
 		}
 		if ((errno == ELOOP || errno == ENOTDIR) &&
-		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		    ac_fs_fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
 			if (ac_buf_printf(out_link, "%s/%.*s", strcmp(root_real, "/") ? root_real : "",
 					  (int)(p - rel - (p[-1] == '/')), rel))
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
@@ -430,7 +433,7 @@ static int walk_below(int *out_fd, ac_buf *out_link, int root_fd, const char *ro
 	fd = -1;
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	return rc;
 }
 
@@ -445,11 +448,11 @@ int ac_file_open_dir_in(int *out_fd, const char *root, const char *path)
 		goto done;
 	if (!p.rel) {
 		/* The operator's own folder outside the workspace: as given. */
-		if ((*out_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		if ((*out_fd = ac_fs_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
 			rc = ac_error_errno(errno, "%s", path);
 		goto done;
 	}
-	if ((root_fd = open(p.root_real.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if ((root_fd = ac_fs_open(p.root_real.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0) {
 		rc = ac_error_errno(errno, "%s", p.root_real.data);
 		goto done;
 	}
@@ -493,7 +496,7 @@ int ac_file_open_dir_in(int *out_fd, const char *root, const char *path)
 	}
 done:
 	if (root_fd >= 0)
-		close(root_fd);
+		ac_fs_close(root_fd);
 	placed_free(&p);
 	ac_buf_free(&rest);
 	ac_buf_free(&link);

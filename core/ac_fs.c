@@ -7,9 +7,11 @@
 #include "ac_error.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -143,6 +145,32 @@ static ssize_t real_getrandom(void *ctx, void *buf, size_t len, unsigned int fla
 	return getrandom(buf, len, flags);
 }
 
+static void *real_fdopendir(void *ctx, int fd)
+{
+	(void)ctx;
+	return fdopendir(fd);
+}
+
+static const char *real_readdir(void *ctx, void *dir)
+{
+	struct dirent *entry = readdir(dir);
+
+	(void)ctx;
+	return entry ? entry->d_name : NULL;
+}
+
+static int real_closedir(void *ctx, void *dir)
+{
+	(void)ctx;
+	return closedir(dir);
+}
+
+static char *real_realpath(void *ctx, const char *path)
+{
+	(void)ctx;
+	return realpath(path, NULL);
+}
+
 static const ac_fs kernel = {
 	.version = AC_FS_VERSION,
 	.openat = real_openat,
@@ -166,6 +194,10 @@ static const ac_fs kernel = {
 	.getpid = real_getpid,
 	.kill = real_kill,
 	.getrandom = real_getrandom,
+	.fdopendir = real_fdopendir,
+	.readdir = real_readdir,
+	.closedir = real_closedir,
+	.realpath = real_realpath,
 };
 
 const ac_fs *ac_fs_active = &kernel;
@@ -187,7 +219,8 @@ int ac_fs_use(const ac_fs *fs)
 	if (!fs->openat || !fs->close || !fs->read || !fs->pread || !fs->write || !fs->pwrite ||
 	    !fs->fsync || !fs->ftruncate || !fs->fstat || !fs->fstatat || !fs->renameat2 ||
 	    !fs->linkat || !fs->unlinkat || !fs->mkdirat || !fs->flock || !fs->fcntl || !fs->clock_gettime ||
-	    !fs->nanosleep || !fs->getpid || !fs->kill || !fs->getrandom)
+	    !fs->nanosleep || !fs->getpid || !fs->kill || !fs->getrandom || !fs->fdopendir ||
+	    !fs->readdir || !fs->closedir || !fs->realpath)
 		return ac_error_set(AC_EINVAL, "ac_fs: an operation is missing from the table");
 	ac_fs_active = fs;
 	return 0;

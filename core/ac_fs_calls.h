@@ -147,4 +147,39 @@ static inline ssize_t ac_fs_getrandom(void *buf, size_t len, unsigned int flags)
 	return ac_fs_active->getrandom(ac_fs_active->ctx, buf, len, flags);
 }
 
+/* A folder's listing (opendir(3)): ac_fs_readdir() gives its names. */
+typedef void ac_fs_dir;
+
+/* Takes fd over (closed by ac_fs_closedir()); NULL with errno. */
+static inline ac_fs_dir *ac_fs_fdopendir(int fd)
+{
+	return ac_fs_active->fdopendir(ac_fs_active->ctx, fd);
+}
+
+static inline ac_fs_dir *ac_fs_opendir(const char *path)
+{
+	int fd = ac_fs_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	ac_fs_dir *dir = fd >= 0 ? ac_fs_fdopendir(fd) : NULL;
+
+	if (fd >= 0 && !dir)
+		ac_fs_close(fd);
+	return dir;
+}
+
+/* The next entry's name ("." and ".." included), or NULL at the end. */
+static inline const char *ac_fs_readdir(ac_fs_dir *dir)
+{
+	return ac_fs_active->readdir(ac_fs_active->ctx, dir);
+}
+
+static inline int ac_fs_closedir(ac_fs_dir *dir)
+{
+	return ac_fs_active->closedir(ac_fs_active->ctx, dir);
+}
+
+static inline char *ac_fs_realpath(const char *path)
+{
+	return ac_fs_active->realpath(ac_fs_active->ctx, path);
+}
+
 #endif

@@ -15,13 +15,14 @@
 #include "ac_error.h"
 #include "ac_struct_version.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 #include "ac_journal.h"
 #include "ac_json_scan.h"
 #include "ac_lock.h"
+#include "ac_mutation.h"
 #include "ac_session.h"
 #include "ac_time.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static int64_t mtime_ms(const struct stat *st)
  * (ELOOP or ENOTDIR for a planted link or file) otherwise. */
 static int open_folder_at(int at, const char *name)
 {
-	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return ac_fs_openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 }
 
 /* A store's own folder: one inside the workspace is opened without
@@ -119,7 +120,7 @@ static int open_store_folder(int *out_fd, const files_store *fs, const char *pat
 	int rc;
 
 	if (!fs->root) {
-		*out_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*out_fd = ac_fs_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 		return 0;
 	}
 	if ((rc = ac_file_open_dir_in(out_fd, fs->root, path)) == AC_EDENIED ||
@@ -221,7 +222,7 @@ static int weigh(ac_gc_plan *plan, candidates *c, const ac_gc_policy *policy, ac
 static bool listed_file(struct stat *st, int dir_fd, const char *name, const char *suffix)
 {
 	return name[0] != '.' && ends_with(name, suffix) && !ac_atomic_is_temp_name(name) &&
-	       fstatat(dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode);
+	       ac_fs_fstatat(dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode);
 }
 
 /* A per-session folder name inside dir_fd, opened without following;
@@ -271,35 +272,35 @@ static int plan_checkpoints(ac_gc_plan *plan, const files_store *fs, const ac_gc
 {
 	candidates c = {0};
 	ac_checkpoint_store *store = NULL;
-	struct dirent *entry;
-	DIR *top = NULL;
+	const char *entry;
+	ac_fs_dir *top = NULL;
 	int top_fd, rc = open_store_folder(&top_fd, fs, fs->checkpoints_dir);
 
-	if (rc || top_fd < 0 || !(top = fdopendir(top_fd))) {
+	if (rc || top_fd < 0 || !(top = ac_fs_fdopendir(top_fd))) {
 		if (top_fd >= 0)
-			close(top_fd);
+			ac_fs_close(top_fd);
 		return rc;
 	}
 	if ((rc = ac_checkpoint_store_file_new(&store, fs->checkpoints_dir)))
 		goto done;
-	while (!rc && (entry = readdir(top)) != NULL) {
-		int session_fd = open_session_folder(dirfd(top), entry->d_name);
+	while (!rc && (entry = ac_fs_readdir(top)) != NULL) {
+		int session_fd = open_session_folder(top_fd, entry);
 
 		if (session_fd < 0)
 			continue;
 		candidates_clear(&c);
-		rc = checkpoint_candidates(&c, store, session_fd, entry->d_name);
+		rc = checkpoint_candidates(&c, store, session_fd, entry);
 		/* The next version is the highest stored plus 1: the checkpoint
 		 * holding it stays, tombstone or not, so no version is given
 		 * twice. */
 		if (!rc)
 			rc = weigh(plan, &c, policy, AC_GC_CHECKPOINT, fs->checkpoints_dir,
-				   entry->d_name, entry->d_name, "checkpoints of the session", true);
-		close(session_fd);
+				   entry, entry, "checkpoints of the session", true);
+		ac_fs_close(session_fd);
 	}
 done:
 	ac_checkpoint_store_free(store);
-	closedir(top);
+	ac_fs_closedir(top);
 	candidates_free(&c);
 	return rc;
 }
@@ -386,68 +387,67 @@ static int plan_archive_folder(ac_gc_plan *plan, const files_store *fs, int sess
 			       const char *records)
 {
 	candidates c = {0};
-	struct dirent *entry;
-	DIR *top = NULL;
+	const char *entry;
+	ac_fs_dir *top = NULL;
 	int top_fd = open_folder_at(sessions_fd, folder), rc = 0;
 
-	if (top_fd < 0 || !(top = fdopendir(top_fd))) {
+	if (top_fd < 0 || !(top = ac_fs_fdopendir(top_fd))) {
 		if (top_fd >= 0)
-			close(top_fd);
+			ac_fs_close(top_fd);
 		return 0;
 	}
-	while (!rc && (entry = readdir(top)) != NULL) {
-		int id_fd = open_session_folder(dirfd(top), entry->d_name);
+	while (!rc && (entry = ac_fs_readdir(top)) != NULL) {
+		int id_fd = open_session_folder(top_fd, entry);
 		json_t *session = NULL;
-		DIR *archives;
-		struct dirent *file;
+		ac_fs_dir *archives;
+		const char *file;
 		ac_buf within = AC_BUF_INIT;
 
-		if (id_fd < 0 || !(archives = fdopendir(id_fd))) {
+		if (id_fd < 0 || !(archives = ac_fs_fdopendir(id_fd))) {
 			if (id_fd >= 0)
-				close(id_fd);
+				ac_fs_close(id_fd);
 			continue;
 		}
 		/* A session that cannot be read may name any of them: all stay. */
-		rc = load_session(&session, sessions_fd, entry->d_name);
+		rc = load_session(&session, sessions_fd, entry);
 		if (rc && rc != AC_ENOTFOUND) {
 			rc = 0;
-			closedir(archives);
+			ac_fs_closedir(archives);
 			continue;
 		}
 		rc = 0;
 		candidates_clear(&c);
-		while (!rc && (file = readdir(archives)) != NULL) {
+		while (!rc && (file = ac_fs_readdir(archives)) != NULL) {
 			struct stat st;
 			int64_t stamp, newest;
 
-			if (!listed_file(&st, id_fd, file->d_name, ".json") ||
-			    !strcmp(file->d_name, "compensated.json"))
+			if (!listed_file(&st, id_fd, file, ".json") ||
+			    !strcmp(file, "compensated.json"))
 				continue;
 			ac_buf_clear(&within);
-			if (ac_buf_printf(&within, "%s/%s/%s", folder, entry->d_name,
-					  file->d_name)) {
+			if (ac_buf_printf(&within, "%s/%s/%s", folder, entry, file)) {
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				break;
 			}
-			if (!ac_time_parse_file(&stamp, file->d_name))
+			if (!ac_time_parse_file(&stamp, file))
 				stamp = mtime_ms(&st);
 			newest = stamp > mtime_ms(&st) ? stamp : mtime_ms(&st);
-			rc = candidates_push(&c, file->d_name, stamp, stamp,
+			rc = candidates_push(&c, file, stamp, stamp,
 					     session_names(session, records, within.data) ||
 						     newest > policy->now_ms - AC_GC_GRACE_MS,
 					     &st);
 		}
 		ac_buf_clear(&within);
-		if (!rc && ac_buf_printf(&within, "%s/%s", folder, entry->d_name))
+		if (!rc && ac_buf_printf(&within, "%s/%s", folder, entry))
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 		if (!rc)
 			rc = weigh(plan, &c, policy, kind, fs->sessions_dir, within.data,
-				   entry->d_name, "archives the session does not name", false);
+				   entry, "archives the session does not name", false);
 		ac_buf_free(&within);
 		json_decref(session);
-		closedir(archives);
+		ac_fs_closedir(archives);
 	}
-	closedir(top);
+	ac_fs_closedir(top);
 	candidates_free(&c);
 	return rc;
 }
@@ -481,8 +481,8 @@ static int plan_traces(ac_gc_plan *plan, const files_store *fs, int sessions_fd,
 {
 	ac_gc_policy by_age = *policy;
 	candidates c = {0};
-	struct dirent *entry;
-	DIR *top = NULL;
+	const char *entry;
+	ac_fs_dir *top = NULL;
 	int data_fd, top_fd = -1, rc = 0;
 
 	if (policy->older_than_ms <= 0)
@@ -492,41 +492,40 @@ static int plan_traces(ac_gc_plan *plan, const files_store *fs, int sessions_fd,
 		return rc;
 	if (data_fd >= 0) {
 		top_fd = open_folder_at(data_fd, "traces");
-		close(data_fd);
+		ac_fs_close(data_fd);
 	}
-	if (top_fd < 0 || !(top = fdopendir(top_fd))) {
+	if (top_fd < 0 || !(top = ac_fs_fdopendir(top_fd))) {
 		if (top_fd >= 0)
-			close(top_fd);
+			ac_fs_close(top_fd);
 		return 0;
 	}
-	while (!rc && (entry = readdir(top)) != NULL) {
-		int tenant_fd = entry->d_name[0] == '.' ? -1 : open_folder_at(dirfd(top),
-									      entry->d_name);
-		DIR *tenant;
-		struct dirent *file;
+	while (!rc && (entry = ac_fs_readdir(top)) != NULL) {
+		int tenant_fd = entry[0] == '.' ? -1 : open_folder_at(top_fd, entry);
+		ac_fs_dir *tenant;
+		const char *file;
 		ac_buf within = AC_BUF_INIT;
 
-		if (tenant_fd < 0 || !(tenant = fdopendir(tenant_fd))) {
+		if (tenant_fd < 0 || !(tenant = ac_fs_fdopendir(tenant_fd))) {
 			if (tenant_fd >= 0)
-				close(tenant_fd);
+				ac_fs_close(tenant_fd);
 			continue;
 		}
-		while (!rc && (file = readdir(tenant)) != NULL) {
+		while (!rc && (file = ac_fs_readdir(tenant)) != NULL) {
 			struct stat st;
 			char *id;
 
-			if (!listed_file(&st, tenant_fd, file->d_name, ".jsonl"))
+			if (!listed_file(&st, tenant_fd, file, ".jsonl"))
 				continue;
-			if (!(id = strndup(file->d_name, strlen(file->d_name) - 6))) {
+			if (!(id = strndup(file, strlen(file) - 6))) {
 				rc = ac_error_set(AC_ENOMEM, "out of memory");
 				break;
 			}
 			if (ac_session_id_check(id) == 0 && !session_active(sessions_fd, id)) {
 				candidates_clear(&c);
 				ac_buf_clear(&within);
-				if ((rc = candidates_push(&c, file->d_name, mtime_ms(&st),
+				if ((rc = candidates_push(&c, file, mtime_ms(&st),
 							  mtime_ms(&st), false, &st)) == 0 &&
-				    ac_buf_printf(&within, "traces/%s", entry->d_name))
+				    ac_buf_printf(&within, "traces/%s", entry))
 					rc = ac_error_set(AC_ENOMEM, "out of memory");
 				if (!rc)
 					rc = weigh(plan, &c, &by_age, AC_GC_TRACE, fs->data_dir,
@@ -535,9 +534,9 @@ static int plan_traces(ac_gc_plan *plan, const files_store *fs, int sessions_fd,
 			free(id);
 		}
 		ac_buf_free(&within);
-		closedir(tenant);
+		ac_fs_closedir(tenant);
 	}
-	closedir(top);
+	ac_fs_closedir(top);
 	candidates_free(&c);
 	return rc;
 }
@@ -583,7 +582,7 @@ static int plan_journals(ac_gc_plan *plan, const files_store *fs, const ac_gc_po
 		rc = weigh(plan, &c, policy, AC_GC_JOURNAL, dir, NULL, NULL, "rotated journals", false);
 done:
 	if (dir_fd >= 0)
-		close(dir_fd);
+		ac_fs_close(dir_fd);
 	candidates_free(&c);
 	free(dir);
 	ac_journal_files_free(paths, n);
@@ -609,7 +608,7 @@ static int files_plan(ac_gc_store *store, ac_gc_plan *out, const ac_gc_policy *p
 	rc = plan_journals(out, fs, policy);
 done:
 	if (sessions_fd >= 0)
-		close(sessions_fd);
+		ac_fs_close(sessions_fd);
 	return rc;
 }
 
@@ -641,14 +640,14 @@ static int open_item_folder(int *out_fd, const char **out_name, const files_stor
 							    "no longer a folder", item->path);
 			goto done;
 		}
-		close(fd);
+		ac_fs_close(fd);
 		fd = inner;
 	}
 	*out_name = item->relative + (part - parts);
 done:
 	free(parts);
 	if (rc && fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	*out_fd = rc ? -1 : fd;
 	return rc;
 }
@@ -661,18 +660,18 @@ static int remove_trace(int dir_fd, const char *name, const ac_gc_item *item)
 	struct stat st;
 	int fd, rc = 0;
 
-	if ((fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if ((fd = ac_fs_openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)) < 0)
 		return errno == ENOENT ? ac_error_set(AC_ENOTFOUND, "%s: gone", item->path)
 				       : ac_error_set(AC_ECONFLICT, "%s: not the file planned",
 						      item->path);
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+	if (ac_fs_flock(fd, LOCK_EX | LOCK_NB) != 0)
 		rc = ac_error_set(AC_ECONFLICT, "%s: in use by a writer", item->path);
-	else if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != item->ino ||
+	else if (ac_fs_fstat(fd, &st) != 0 || (uint64_t)st.st_ino != item->ino ||
 		 (uint64_t)st.st_dev != item->dev || mtime_ms(&st) != item->time_ms)
 		rc = ac_error_set(AC_ECONFLICT, "%s: written since the plan", item->path);
-	else if (unlinkat(dir_fd, name, 0) != 0)
+	else if (ac_fs_unlinkat(dir_fd, name, 0) != 0)
 		rc = ac_error_errno(errno, "%s: cannot remove", item->path);
-	close(fd);
+	ac_fs_close(fd);
 	return rc;
 }
 
@@ -691,19 +690,24 @@ static int hold_owner(int *out_fd, const files_store *fs, const ac_gc_item *item
 	if (!item->owner || (item->kind != AC_GC_CHECKPOINT && item->kind != AC_GC_COMPACTION &&
 			     item->kind != AC_GC_ROLLBACK))
 		return 0;
-	if ((rc = ac_lock_session(out_fd, fs->sessions_dir, item->owner, true)))
+	/* Planted bug gc_clock_ahead (tests/sim): the lock not taken, so the
+	 * age judged on gc's own clock is all that keeps a fresh archive. */
+	if (!AC_MUTATION("gc_clock_ahead") &&
+	    (rc = ac_lock_session(out_fd, fs->sessions_dir, item->owner, true)))
 		return rc == AC_EBUSY ? ac_error_set(AC_ECONFLICT, "session %s is skipped: an "
 						     "operator action (a compaction or a rollback) "
 						     "is working on it", item->owner)
 				      : rc;
-	if (item->kind == AC_GC_CHECKPOINT)
+	/* Planted bug archive_deleted_after_publish: the plan's reading of
+	 * the session trusted, not what a compaction published since. */
+	if (item->kind == AC_GC_CHECKPOINT || AC_MUTATION("archive_deleted_after_publish"))
 		return 0;
 	if ((rc = open_store_folder(&sessions_fd, fs, fs->sessions_dir)))
 		return rc;
 	if (sessions_fd < 0)
 		return 0; /* no sessions: none names it */
 	rc = load_session(&session, sessions_fd, item->owner);
-	close(sessions_fd);
+	ac_fs_close(sessions_fd);
 	if (rc == AC_ENOTFOUND)
 		return 0;
 	if (rc)
@@ -727,21 +731,21 @@ static int files_remove(ac_gc_store *store, const ac_gc_item *item)
 		goto done;
 	if (item->kind == AC_GC_TRACE) {
 		rc = remove_trace(dir_fd, name, item);
-	} else if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+	} else if (ac_fs_fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		rc = errno == ENOENT ? ac_error_set(AC_ENOTFOUND, "%s: gone", item->path)
 				     : ac_error_errno(errno, "%s: cannot stat", item->path);
 	} else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_ino != item->ino ||
 		   (uint64_t)st.st_dev != item->dev) {
 		rc = ac_error_set(AC_ECONFLICT, "%s: replaced since the plan", item->path);
-	} else if (unlinkat(dir_fd, name, 0) != 0) {
+	} else if (ac_fs_unlinkat(dir_fd, name, 0) != 0) {
 		rc = errno == ENOENT ? ac_error_set(AC_ENOTFOUND, "%s: gone", item->path)
 				     : ac_error_errno(errno, "%s: cannot remove", item->path);
 	}
 done:
 	if (dir_fd >= 0)
-		close(dir_fd);
+		ac_fs_close(dir_fd);
 	if (held >= 0)
-		close(held);
+		ac_fs_close(held);
 	return rc;
 }
 

@@ -13,9 +13,9 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_fs_calls.h"
 #include "ac_time.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -248,24 +248,24 @@ static void listing_free(listing *l)
 static int list_archives(listing *out, const char *path)
 {
 	char *dir = NULL, *stem = NULL;
-	struct dirent *entry;
-	DIR *d = NULL;
+	const char *name;
+	ac_fs_dir *d = NULL;
 	int rc;
 
 	*out = (listing){0};
 	if ((rc = ac_journal_split_path(&dir, &stem, path)))
 		return rc;
-	d = opendir(dir);
-	while (d && !rc && (entry = readdir(d)) != NULL) {
+	d = ac_fs_opendir(dir);
+	while (d && !rc && (name = ac_fs_readdir(d)) != NULL) {
 		ac_buf full = AC_BUF_INIT;
 		const char *why = NULL;
 		unsigned long order;
 		int64_t at;
-		kind k = classify(&at, &order, &why, entry->d_name, stem);
+		kind k = classify(&at, &order, &why, name, stem);
 
 		if (k == NOT_ARCHIVE)
 			continue;
-		if (ac_buf_printf(&full, "%s/%s", dir, entry->d_name))
+		if (ac_buf_printf(&full, "%s/%s", dir, name))
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 		else if (k == READ)
 			rc = push_archive(out, ac_buf_detach(&full), at, order);
@@ -276,7 +276,7 @@ static int list_archives(listing *out, const char *path)
 		ac_buf_free(&full);
 	}
 	if (d)
-		closedir(d);
+		ac_fs_closedir(d);
 	if (!rc && out->n)
 		qsort(out->items, out->n, sizeof(*out->items), compare_archives);
 	if (rc)
@@ -304,7 +304,7 @@ int ac_journal_files(char ***out_paths, size_t *out_n, const char *path)
 		paths[n] = l.items[n].path;
 		l.items[n].path = NULL;
 	}
-	if (stat(path, &st) == 0 && !(paths[n++] = strdup(path))) {
+	if (ac_fs_stat(path, &st) == 0 && !(paths[n++] = strdup(path))) {
 		listing_free(&l);
 		ac_journal_files_free(paths, n);
 		return ac_error_set(AC_ENOMEM, "out of memory");

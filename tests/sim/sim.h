@@ -41,6 +41,8 @@ int sim_fs_put(const char *path, const char *data, size_t len);
 int sim_fs_mkdirs(const char *path);
 /* Calls fn with each name in folder dir (current state, unsorted). */
 void sim_fs_list(const char *dir, void (*fn)(const char *name, void *ctx), void *ctx);
+/* Changes with every change to the tree: equal, nothing changed. */
+uint64_t sim_fs_generation(void);
 /* Closes every descriptor of pid (its flocks go with them). */
 void sim_fs_drop_pid(pid_t pid);
 /* A power loss: every file and folder goes back to its durable state,
@@ -66,6 +68,10 @@ int sim_fs_unlinkat(int dirfd, const char *path, int flags);
 int sim_fs_mkdirat(int dirfd, const char *path, mode_t mode);
 int sim_fs_flock(int fd, int operation);
 int sim_fs_fcntl(int fd, int cmd, int arg);
+void *sim_fs_fdopendir(int fd);
+const char *sim_fs_readdir(void *dir);
+int sim_fs_closedir(void *dir);
+char *sim_fs_realpath(const char *path);
 /* Faults: a write or fsync of an agentctl actor fails with this errno
  * with probability sim_fault_rate (0: never). */
 extern double sim_fault_rate;
@@ -137,6 +143,23 @@ int sim_run(const sim_scenario *scenario, const sim_config *config);
 void sim_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- scenarios (sim_scenarios.c) and planted bugs (sim_mutation.c) ---- */
+
+/* What the scenarios share (sim_scenarios.c): the acknowledgements, each
+ * a marker that must be found, and agentctl's appender on SIM_SESSION. */
+#define SIM_SESSIONS "/ws/.agent/sessions"
+#define SIM_SESSION SIM_SESSIONS "/s1.json"
+void sim_ack(sim_actor *a, const char *marker, bool durable);
+void sim_acks_reset(void);
+int sim_acks_count(void);
+const char *sim_ack_marker(int k);
+void sim_forget_undurable(void);
+void sim_agentctl_append(sim_actor *a);
+extern const char sim_initial_session[];
+extern const size_t sim_initial_session_len;
+
+/* The compaction scenario (sim_scenario_compact.c). */
+int sim_compact_setup(void);
+bool sim_compact_check(char *why, size_t size, bool after_power_loss);
 
 extern const sim_scenario sim_scenarios[];
 extern const size_t sim_nscenarios;

@@ -92,12 +92,22 @@ static void entries_copy(entries *to, const entries *from)
 	to->n = from->n;
 }
 
+/* Bumped by every change to the tree (stamp() and a power loss): a check
+ * may skip a tree it has seen already. */
+static uint64_t generation;
+
+uint64_t sim_fs_generation(void)
+{
+	return generation;
+}
+
 static void stamp(inode *node, bool content)
 {
 	int64_t ns = sim_now_ns();
 	sim_actor *a = sim_current();
 	struct timespec t;
 
+	generation++;
 	/* The writer's clock sets the times, as on a shared file system. */
 	if (a)
 		ns += a->clock_skew_ns;
@@ -627,6 +637,16 @@ int sim_fs_fcntl(int fd, int cmd, int arg)
 
 	if (!d)
 		return errno = EBADF, -1;
+	if (cmd == F_DUPFD_CLOEXEC) {
+		/* Its own offset (a dup shares it): only folders are dup'ed. */
+		for (int i = 0; i < MAX_FDS; i++)
+			if (!fds[i].used) {
+				fds[i] = *d;
+				fds[i].lock = 0;
+				return FD_BASE + i;
+			}
+		return errno = EMFILE, -1;
+	}
 	if (cmd == F_GETFL)
 		return d->flags;
 	if (cmd == F_SETFL) {
@@ -661,6 +681,7 @@ void sim_fs_power_loss(void)
 {
 	static bool seen[MAX_INODES];
 
+	generation++;
 	for (int i = 0; i < MAX_FDS; i++)
 		fds[i].used = false;
 	for (int i = 1; i < MAX_INODES; i++) {
@@ -755,4 +776,75 @@ int sim_fs_put(const char *path, const char *data, size_t len)
 	entries_copy(&inodes[inodes[ino].parent].kept, &inodes[inodes[ino].parent].now);
 	sim_fs_close(fd);
 	return 0;
+}
+
+/* A folder's listing: its names as of fdopendir (one getdents that read
+ * them all), "." and ".." first as the kernel gives them. */
+struct sim_dir {
+	int fd;
+	size_t n, at;
+	char (*names)[NAME_MAX_LEN + 1];
+};
+
+void *sim_fs_fdopendir(int fd)
+{
+	descriptor *d = fd_of(fd);
+	struct sim_dir *dir;
+	inode *node;
+
+	if (!d)
+		return errno = EBADF, NULL;
+	node = &inodes[d->ino];
+	if (!node->is_dir)
+		return errno = ENOTDIR, NULL;
+	if (!(dir = calloc(1, sizeof(*dir))) ||
+	    !(dir->names = calloc(node->now.n + 2, sizeof(*dir->names))))
+		abort();
+	dir->fd = fd;
+	snprintf(dir->names[dir->n++], sizeof(dir->names[0]), ".");
+	snprintf(dir->names[dir->n++], sizeof(dir->names[0]), "..");
+	for (size_t i = 0; i < node->now.n; i++)
+		snprintf(dir->names[dir->n++], sizeof(dir->names[0]), "%s", node->now.v[i].name);
+	return dir;
+}
+
+const char *sim_fs_readdir(void *handle)
+{
+	struct sim_dir *dir = handle;
+
+	return dir->at < dir->n ? dir->names[dir->at++] : NULL;
+}
+
+int sim_fs_closedir(void *handle)
+{
+	struct sim_dir *dir = handle;
+	int rc = sim_fs_close(dir->fd);
+
+	free(dir->names);
+	free(dir);
+	return rc;
+}
+
+/* No links in the tree: the path folded ("." and ".." gone), if it exists. */
+char *sim_fs_realpath(const char *path)
+{
+	char copy[4096], out[4096] = "";
+	char *save = NULL, *part;
+	size_t len = 0;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(copy) || !lookup(AT_FDCWD, path))
+		return errno = ENOENT, NULL;
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			while (len > 0 && out[--len] != '/')
+				;
+			out[len] = '\0';
+			continue;
+		}
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "/%s", part);
+	}
+	return strdup(len ? out : "/");
 }

@@ -23,6 +23,16 @@ static const char *const names[] = {
 	"journal_no_fsync",
 	/* a lock whose holder is dead kept until it is old */
 	"lock_dead_holder_kept",
+	/* gc removing an archive the session names: its reading of the
+	 * session at planning trusted, not re-read under the session's lock,
+	 * so an archive a compaction named since goes (ac_gc_files.c
+	 * hold_owner(); caught by "compact") */
+	"archive_deleted_after_publish",
+	/* gc not taking the session's lock, so a fresh archive is kept only
+	 * by its age on gc's own clock: a host whose clock runs ahead removes
+	 * the archive a compaction is about to name (ac_gc_files.c
+	 * hold_owner(); caught by "compact", whose gc runs 20 min ahead) */
+	"gc_clock_ahead",
 	NULL,
 };
 

@@ -198,6 +198,35 @@ static ssize_t op_getrandom(void *ctx, void *buf, size_t len, unsigned int flags
 	return (ssize_t)len;
 }
 
+/* A listing's names are read in one step (one getdents for a folder this
+ * small); reading them out of it is not a system call. */
+static void *op_fdopendir(void *ctx, int fd)
+{
+	(void)ctx;
+	sim_step(call_cost(), "list", NULL);
+	return sim_fs_fdopendir(fd);
+}
+
+static const char *op_readdir(void *ctx, void *dir)
+{
+	(void)ctx;
+	return sim_fs_readdir(dir);
+}
+
+static int op_closedir(void *ctx, void *dir)
+{
+	(void)ctx;
+	sim_step(call_cost(), "close", NULL);
+	return sim_fs_closedir(dir);
+}
+
+static char *op_realpath(void *ctx, const char *path)
+{
+	(void)ctx;
+	sim_step(call_cost(), "realpath", path);
+	return sim_fs_realpath(path);
+}
+
 const ac_fs sim_fs_table = {
 	.version = AC_FS_VERSION,
 	.openat = op_openat,
@@ -221,4 +250,8 @@ const ac_fs sim_fs_table = {
 	.getpid = op_getpid,
 	.kill = op_kill,
 	.getrandom = op_getrandom,
+	.fdopendir = op_fdopendir,
+	.readdir = op_readdir,
+	.closedir = op_closedir,
+	.realpath = op_realpath,
 };

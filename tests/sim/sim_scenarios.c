@@ -20,7 +20,9 @@
  *           is on a line of its own, once in the journal and its archives
  *           together, in its writer's order within a file (the seed's only
  *           until a power loss); a lock whose holder is dead never stands
- *           a second while an agentctl writer waits. */
+ *           a second while an agentctl writer waits.
+ * compact   agentctl's appends, compaction and gc of its archives on a
+ *           host whose clock is ahead: sim_scenario_compact.c. */
 #include "sim.h"
 
 #include "ac_error.h"
@@ -34,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SESSIONS "/ws/.agent/sessions"
-#define SESSION_FILE SESSIONS "/s1.json"
+#define SESSIONS SIM_SESSIONS
+#define SESSION_FILE SIM_SESSION
 #define JOURNAL "/ws/JOURNAL.jsonl"
 #define MAX_ACKS 4096
 
@@ -49,7 +51,7 @@ static struct {
 static int nacks;
 static char violation[512]; /* set by an actor; reported by the check */
 
-static void ack(sim_actor *a, const char *marker, bool durable)
+void sim_ack(sim_actor *a, const char *marker, bool durable)
 {
 	if (nacks == MAX_ACKS)
 		return;
@@ -60,7 +62,7 @@ static void ack(sim_actor *a, const char *marker, bool durable)
 	sim_trace("%s/%d ACK %s", a->role, (int)a->pid, marker);
 }
 
-static void forget_undurable(void)
+void sim_forget_undurable(void)
 {
 	int kept = 0;
 
@@ -83,14 +85,30 @@ static void reset(void)
 	dead_holder_since = -1;
 }
 
+void sim_acks_reset(void)
+{
+	reset();
+}
+
+int sim_acks_count(void)
+{
+	return nacks;
+}
+
+const char *sim_ack_marker(int k)
+{
+	return acks[k].marker;
+}
+
 /* ---- sessions ------------------------------------------------------------ */
 
-static const char initial_session[] =
+const char sim_initial_session[] =
 	"{\n  \"id\": \"s1\",\n  \"task\": \"simulated\",\n  \"status\": \"running\",\n"
 	"  \"conversationHistory\": [],\n  \"createdAt\": \"2026-11-28T00:00:00.000Z\",\n"
 	"  \"updatedAt\": \"2026-11-28T00:00:00.000Z\"\n}\n";
+const size_t sim_initial_session_len = sizeof(sim_initial_session) - 1;
 
-static void agentctl_append(sim_actor *a)
+void sim_agentctl_append(sim_actor *a)
 {
 	while (a->ops_left > 0) {
 		char marker[64];
@@ -102,7 +120,7 @@ static void agentctl_append(sim_actor *a)
 		rc = ac_session_append_messages(NULL, SESSIONS, "s1", messages);
 		json_decref(messages);
 		if (rc == 0)
-			ack(a, marker, true);
+			sim_ack(a, marker, true);
 		else
 			sim_trace("%s/%d append failed: %s", a->role, (int)a->pid, ac_error_last());
 		sim_op_done(a);
@@ -191,9 +209,9 @@ static int setup_sessions(void)
 {
 	reset();
 	sim_fs_mkdirs(SESSIONS);
-	sim_fs_put(SESSION_FILE, initial_session, sizeof(initial_session) - 1);
-	sim_add_role("append-a", agentctl_append, true, true, 12);
-	sim_add_role("append-b", agentctl_append, true, true, 12);
+	sim_fs_put(SESSION_FILE, sim_initial_session, sim_initial_session_len);
+	sim_add_role("append-a", sim_agentctl_append, true, true, 12);
+	sim_add_role("append-b", sim_agentctl_append, true, true, 12);
 	sim_add_role("pause", agentctl_pause_resume, true, true, 8);
 	return 3;
 }
@@ -278,7 +296,7 @@ static void seed_writer(sim_actor *a)
 		json_array_append_new(json_object_get(session, "conversationHistory"),
 				      json_pack("{s:s, s:s}", "role", "assistant", "content", marker));
 		if (seed_save(session))
-			ack(a, marker, false);
+			sim_ack(a, marker, false);
 		sim_op_done(a);
 		sim_sleep_ns(20000000 + (int64_t)sim_below(1500000000));
 	}
@@ -289,7 +307,7 @@ static int setup_seed(void)
 {
 	reset();
 	sim_fs_mkdirs(SESSIONS);
-	sim_fs_put(SESSION_FILE, initial_session, sizeof(initial_session) - 1);
+	sim_fs_put(SESSION_FILE, sim_initial_session, sim_initial_session_len);
 	sim_add_role("seed000", seed_writer, false, true, 16);
 	sim_add_role("pause", agentctl_pause_resume, true, true, 10);
 	return 2;
@@ -315,7 +333,7 @@ static void agentctl_log(sim_actor *a)
 		rc = ac_journal_append(NULL, JOURNAL, record, strlen(record), &opts);
 		appending[a->role_slot] = false;
 		if (rc == 0) {
-			ack(a, id, true);
+			sim_ack(a, id, true);
 		} else {
 			size_t len;
 			char *holder = sim_fs_slurp(JOURNAL ".lock", &len);
@@ -377,7 +395,7 @@ static void seed004_log(sim_actor *a)
 			fs->close(NULL, lock);
 			fs->unlinkat(NULL, AT_FDCWD, JOURNAL ".lock", 0);
 			if (ok)
-				ack(a, id, false);
+				sim_ack(a, id, false);
 		}
 		sim_op_done(a);
 		sim_sleep_ns(1000000 + (int64_t)sim_below(300000000));
@@ -544,10 +562,13 @@ static int setup_journal(void)
 
 const sim_scenario sim_scenarios[] = {
 	{"sessions", "agentctl's writers on one session, killed, power lost", setup_sessions,
-	 check_session, forget_undurable, true},
+	 check_session, sim_forget_undurable, true},
 	{"seed", "seed 000's store against agentctl's pause and resume", setup_seed,
-	 check_session, forget_undurable, false},
+	 check_session, sim_forget_undurable, false},
 	{"journal", "agentctl's appends and rotation and seed 004's journal.js, killed, power lost",
-	 setup_journal, check_journal, forget_undurable, true},
+	 setup_journal, check_journal, sim_forget_undurable, true},
+	{"compact", "agentctl's appends, compaction and gc of its archives (gc's clock 20 min "
+	 "ahead), killed, power lost", sim_compact_setup, sim_compact_check, sim_forget_undurable,
+	 true},
 };
 const size_t sim_nscenarios = sizeof(sim_scenarios) / sizeof(sim_scenarios[0]);

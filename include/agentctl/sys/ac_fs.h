@@ -1,5 +1,6 @@
 /* The file-system seam (implementer tier): the operations the core's file
- * protocols (atomic session writes, locks, the journal's appends) make on
+ * protocols (atomic session writes, locks, the journal's appends,
+ * compaction's archives, gc's walks) make on
  * files, folders, clocks and processes, as one table. The real table calls
  * the kernel and is the default; a test installs another with
  * ac_fs_use() — the deterministic simulator (tests/sim/) installs an
@@ -21,7 +22,9 @@
 extern "C" {
 #endif
 
-#define AC_FS_VERSION 1
+/* Raised whenever an operation is added: a table built for an older
+ * version lacks it (2: folder listings and realpath). */
+#define AC_FS_VERSION 2
 
 typedef struct ac_fs {
 	unsigned int version; /* AC_FS_VERSION */
@@ -43,12 +46,20 @@ typedef struct ac_fs {
 	int (*unlinkat)(void *ctx, int dirfd, const char *path, int flags);
 	int (*mkdirat)(void *ctx, int dirfd, const char *path, mode_t mode);
 	int (*flock)(void *ctx, int fd, int operation);
-	int (*fcntl)(void *ctx, int fd, int cmd, int arg); /* F_GETFL and F_SETFL only */
+	/* F_GETFL, F_SETFL and F_DUPFD_CLOEXEC only */
+	int (*fcntl)(void *ctx, int fd, int cmd, int arg);
 	int (*clock_gettime)(void *ctx, clockid_t clock, struct timespec *ts);
 	int (*nanosleep)(void *ctx, const struct timespec *ts);
 	pid_t (*getpid)(void *ctx);
 	int (*kill)(void *ctx, pid_t pid, int sig); /* only sig 0 (is it alive?) is asked */
 	ssize_t (*getrandom)(void *ctx, void *buf, size_t len, unsigned int flags);
+	/* A folder's listing, as fdopendir(3), readdir(3) (the next entry's
+	 * name, "." and ".." included; NULL at the end) and closedir(3): the
+	 * listing takes fd over, and closedir closes it. */
+	void *(*fdopendir)(void *ctx, int fd);
+	const char *(*readdir)(void *ctx, void *dir);
+	int (*closedir)(void *ctx, void *dir);
+	char *(*realpath)(void *ctx, const char *path); /* realpath(path, NULL): malloc'd */
 } ac_fs;
 
 /* Makes fs (borrowed; it must outlive its use) the table every later call

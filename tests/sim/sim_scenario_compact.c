@@ -1,0 +1,207 @@
+/* The compaction scenario: two agentctl appenders on one session, agentctl's
+ * compaction of it (ac_compact_session() with the built-in summariser, as
+ * `agentctl session compact` runs it for a local session: its archive in
+ * <sessions>/.compactions/s1/, then the session naming it) and gc of the
+ * archives (the file store's plan and apply, `gc --older-than 1m`) run by
+ * a host whose wall clock is 20 minutes ahead: past gc's grace for a fresh
+ * archive (AC_GC_GRACE_MS), so only the session's lock and gc's re-reading
+ * of the session keep an archive a compaction is about to name. Killed at
+ * any step; the power fails.
+ *
+ * Holds after every step and every power loss: the session file loads;
+ * every archive it names exists and loads; every acknowledged message is
+ * in the session or an archive it names, exactly once. */
+#include "sim.h"
+
+#include "ac_compact.h"
+#include "ac_error.h"
+#include "ac_gc.h"
+#include "ac_time.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GC_CLOCK_AHEAD_NS (20 * 60 * 1000000000LL)
+#define MAX_COUNTED 4096
+
+static void compactor(sim_actor *a)
+{
+	ac_compact_options opts;
+
+	ac_compact_options_init(&opts);
+	opts.force = true; /* whatever its size: a few messages are enough here */
+	while (a->ops_left > 0) {
+		ac_compact_result r;
+		int rc;
+
+		sim_sleep_ns(50000000 + (int64_t)sim_below(400000000));
+		rc = ac_compact_session(&r, SIM_SESSIONS, "s1", &opts);
+		if (rc)
+			sim_trace("%s/%d compact: %s", a->role, (int)a->pid, ac_error_last());
+		else if (r.needed)
+			sim_trace("%s/%d compacted %zu messages, archive %s", a->role, (int)a->pid,
+				  r.summarized, r.archive_path);
+		else
+			sim_trace("%s/%d not compacted: %s", a->role, (int)a->pid, r.why_not);
+		ac_compact_result_free(&r);
+		sim_op_done(a);
+	}
+}
+
+static void report_removal(const ac_gc_item *item, int rc, void *ctx)
+{
+	sim_actor *a = ctx;
+
+	sim_trace("%s/%d gc %s %s%s%s", a->role, (int)a->pid, rc ? "kept" : "REMOVED", item->path,
+		  rc ? ": " : "", rc ? ac_error_last() : "");
+}
+
+static void collector(sim_actor *a)
+{
+	ac_gc_files_options files = {
+		.version = AC_GC_FILES_OPTIONS_VERSION,
+		.sessions_dir = SIM_SESSIONS,
+		.checkpoints_dir = "/ws/.agent/checkpoints",
+		.data_dir = "/ws/.agent",
+		.journal_path = "/ws/JOURNAL.jsonl",
+		.root = "/ws",
+	};
+
+	/* This host's clock runs ahead: every archive looks older than the
+	 * grace to it. */
+	a->clock_skew_ns = GC_CLOCK_AHEAD_NS;
+	sim_trace("%s/%d clock set %+.0f s ahead", a->role, (int)a->pid,
+		  (double)GC_CLOCK_AHEAD_NS / 1e9);
+	while (a->ops_left > 0) {
+		ac_gc_policy policy = {.older_than_ms = 60 * 1000};
+		ac_gc_plan plan = {0};
+		ac_gc_store *store = NULL;
+
+		sim_sleep_ns(5000000 + (int64_t)sim_below(80000000));
+		policy.now_ms = ac_time_now_ms();
+		if (ac_gc_store_files_new(&store, &files) || ac_gc_plan_make(&plan, store, &policy)) {
+			sim_trace("%s/%d gc: %s", a->role, (int)a->pid, ac_error_last());
+		} else {
+			/* A loaded host: the process may stall between its plan
+			 * and its removals, as between any two steps. */
+			if (sim_chance(0.5))
+				sim_sleep_ns((int64_t)sim_below(20000000));
+			if (ac_gc_apply(NULL, NULL, store, &plan, report_removal, a))
+				sim_trace("%s/%d gc: %s", a->role, (int)a->pid, ac_error_last());
+		}
+		ac_gc_plan_free(&plan);
+		ac_gc_store_free(store);
+		sim_op_done(a);
+	}
+}
+
+int sim_compact_setup(void)
+{
+	sim_acks_reset();
+	sim_fs_mkdirs(SIM_SESSIONS);
+	sim_fs_put(SIM_SESSION, sim_initial_session, sim_initial_session_len);
+	sim_add_role("append-a", sim_agentctl_append, true, true, 10);
+	sim_add_role("append-b", sim_agentctl_append, true, true, 10);
+	sim_add_role("compact", compactor, true, true, 8);
+	sim_add_role("gc", collector, true, true, 30);
+	return 4;
+}
+
+/* Loads path's JSON (NULL, with why, when absent or not JSON). */
+static json_t *load(const char *path, char *why, size_t size)
+{
+	size_t len;
+	char *text = sim_fs_slurp(path, &len);
+	json_error_t error;
+	json_t *root;
+
+	if (!text) {
+		snprintf(why, size, "%s does not exist", path);
+		return NULL;
+	}
+	root = json_loadb(text, len, 0, &error);
+	free(text);
+	if (!root)
+		snprintf(why, size, "%s does not load (%zu bytes): %s", path, len, error.text);
+	return root;
+}
+
+/* Counts each acknowledged marker among messages' contents. */
+static void count(int *counts, const json_t *messages)
+{
+	int n = sim_acks_count();
+
+	for (size_t i = 0; i < json_array_size(messages); i++) {
+		const char *content = json_string_value(
+			json_object_get(json_array_get(messages, i), "content"));
+
+		for (int k = 0; content && k < n; k++)
+			if (!strcmp(sim_ack_marker(k), content))
+				counts[k]++;
+	}
+}
+
+static bool check_tree(char *why, size_t size)
+{
+	static int counts[MAX_COUNTED];
+	json_t *session = load(SIM_SESSION, why, size), *history, *record;
+	int n = sim_acks_count() < MAX_COUNTED ? sim_acks_count() : MAX_COUNTED;
+	bool held = false;
+	size_t i;
+
+	if (!session)
+		return false;
+	memset(counts, 0, sizeof(int) * (size_t)n);
+	history = json_object_get(session, "conversationHistory");
+	if (!json_is_array(history)) {
+		snprintf(why, size, "%s has no conversationHistory array", SIM_SESSION);
+		goto done;
+	}
+	count(counts, history);
+	/* The union of the session and the archives it names. */
+	json_array_foreach(json_object_get(json_object_get(session, "metadata"), "compactions"), i,
+			   record) {
+		const char *named = json_string_value(json_object_get(record, "archive"));
+		char path[400], reason[600];
+		json_t *archive;
+
+		snprintf(path, sizeof(path), "%s/%s", SIM_SESSIONS, named ? named : "(none)");
+		if (!(archive = load(path, reason, sizeof(reason)))) {
+			snprintf(why, size, "%s names the archive %s, but %s", SIM_SESSION,
+				 named ? named : "(none)", reason);
+			goto done;
+		}
+		count(counts, json_object_get(archive, "messages"));
+		json_decref(archive);
+	}
+	for (int k = 0; k < n; k++)
+		if (counts[k] != 1) {
+			snprintf(why, size, "acknowledged message %s is in %s and the archives it "
+				 "names %d times", sim_ack_marker(k), SIM_SESSION, counts[k]);
+			goto done;
+		}
+	held = true;
+done:
+	json_decref(session);
+	return held;
+}
+
+/* Checks the tree; the same tree with the same acknowledgements is not
+ * read again (most steps change nothing checked, and the checks after
+ * every step are most of a run's time). */
+bool sim_compact_check(char *why, size_t size, bool after_power_loss)
+{
+	static uint64_t seen_generation = UINT64_MAX;
+	static int seen_acks = -1;
+
+	(void)after_power_loss;
+	if (sim_fs_generation() == seen_generation && sim_acks_count() == seen_acks)
+		return true;
+	if (!check_tree(why, size))
+		return false;
+	seen_generation = sim_fs_generation();
+	seen_acks = sim_acks_count();
+	return true;
+}
