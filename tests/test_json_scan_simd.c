@@ -2,10 +2,12 @@
  * the SSE2 search for the end of a string's plain run must give exactly
  * what the scalar copy gives (result, error position and reason, every
  * span) on random and hostile text: every byte value at every place
- * around the 16-byte steps, broken UTF-8 in the
- * middle and at the end of strings, escapes and lone surrogates. Each
- * document is scanned from an exact-size heap copy at several
- * alignments, so AddressSanitizer reports a vector load past the end. */
+ * around the 16-byte steps, broken UTF-8 in the middle and at the end of strings,
+ * escapes and lone surrogates, every one-byte change of real journal
+ * lines (the event paths' spans compared), random bytes and deep
+ * nesting. Each document is scanned from an exact-size heap copy at
+ * several alignments, so AddressSanitizer reports a vector load past the
+ * end, and from the end of a page whose next page is unmapped. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "ac_event.h"
 #include "ac_json_scan.h"
 #include "ac_json_scan_impl.h"
 
@@ -25,7 +30,9 @@ static const char *const dotted[] = {"k", "n", "a", "o.s", "o.t"};
 #define NPATHS (sizeof(dotted) / sizeof(dotted[0]))
 
 static ac_json_path path_list[NPATHS];
-static ac_json_paths prepared;
+static ac_json_paths prepared, event_prepared;
+/* The paths the comparisons use: the short ones above, or the event's. */
+static const ac_json_paths *active = &prepared;
 static size_t compared;
 
 static uint64_t rng_state;
@@ -50,6 +57,8 @@ static int setup(void **state)
 	for (size_t i = 0; i < NPATHS; i++)
 		if (ac_json_path_init(&path_list[i], dotted[i]) != 0)
 			return -1;
+	if (ac_json_paths_prepare(&event_prepared, ac_event_paths(), AC_EV_NFIELDS) != 0)
+		return -1;
 	return ac_json_paths_prepare(&prepared, path_list, NPATHS) == 0 ? 0 : -1;
 }
 
@@ -58,8 +67,16 @@ static int setup(void **state)
 typedef struct {
 	int rc;
 	ac_json_scan_error error;
-	ac_json_span spans[NPATHS];
+	ac_json_span spans[AC_JSON_MAX_PATHS];
 } outcome;
+
+/* Spans point into the scanned copy: keep them as offsets from text. */
+static void spans_to_offsets(outcome *o, const char *text)
+{
+	for (size_t i = 0; i < active->npaths; i++)
+		if (o->spans[i].type != AC_JSON_NONE)
+			o->spans[i].start = (const char *)(uintptr_t)(o->spans[i].start - text);
+}
 
 static void scan_with(outcome *o, ac_json_scan_impl impl, const char *text, size_t len,
 		      size_t shift)
@@ -68,13 +85,8 @@ static void scan_with(outcome *o, ac_json_scan_impl impl, const char *text, size
 
 	assert_non_null(block);
 	memcpy(block + shift, text, len);
-	o->rc = ac_json_scan_prepared_with(impl, o->spans, block + shift, len, &prepared,
-					   &o->error);
-	/* Spans point into the copy: keep them as offsets. */
-	for (size_t i = 0; i < NPATHS; i++)
-		if (o->spans[i].type != AC_JSON_NONE)
-			o->spans[i].start = (const char *)(uintptr_t)(o->spans[i].start -
-								      (block + shift));
+	o->rc = ac_json_scan_prepared_with(impl, o->spans, block + shift, len, active, &o->error);
+	spans_to_offsets(o, block + shift);
 	free(block);
 }
 
@@ -94,7 +106,7 @@ static void expect_same(const outcome *want, const outcome *got, ac_json_scan_im
 		    want->error.column == got->error.column &&
 		    strcmp(want->error.text, got->error.text) == 0;
 
-	for (size_t i = 0; same && i < NPATHS; i++) {
+	for (size_t i = 0; same && i < active->npaths; i++) {
 		const ac_json_span *a = &want->spans[i], *b = &got->spans[i];
 
 		same = a->type == b->type && a->start == b->start && a->len == b->len &&
@@ -284,13 +296,202 @@ static void test_utf8_straddles_steps(void **state)
 		assert_true(compared > 0);
 }
 
+/* Real journal lines: a Node writer's with escapes and UTF-8 (seed
+ * 004's style), a Python writer's with spaces and \u escapes, and one
+ * of bench/gen_journal.py's. */
+static const char *const real_lines[] = {
+	"{\"id\":\"evt_20250903144621_08ef83f1\",\"timestamp\":\"2025-09-03T14:4"
+	"6:21.900Z\",\"agent\":\"Codex\",\"status\":\"SUCCESS\",\"action\":{\"ty"
+	"pe\":\"FILE_CREATE\",\"input\":\"Explain the lock file in journal.js\","
+	"\"params\":{\"path\":\"c:/Users/etlov/agents-workspace/routes/buffer_ap"
+	"pend.json\",\"content_summary\":\"review reader token. caf\xc3""\xa9"" "
+	"na\xc3""\xaf""ve .\"}},\"result\":{\"message\":\"merge value checkpoint"
+	". middleware error express server offset query socket socket rollback p"
+	"ort. warning route filter parser. query parser column server header err"
+	"or deploy agent review. path c:\\\\Users\\\\etlov\\\\agents-workspace\\"
+	"\\server.js not found. config stream query. review value cleanup socket"
+	" offset stream session the append buffer. cache field parser review req"
+	"uest link rollback append parser. request rename merge response socket "
+	"compile. offset retry express server checkpoint link append agent middl"
+	"eware checkpoint. rename checkpoint file route timeout compile. npm tes"
+	"t\\n\\n> app@1.0.0 test\\n> jest\\n\\nPASS  tests/server.test.js\\n  \xe2"""
+	"\x9c""\x93"" listens on 3000 (12 ms)\\n. index header merge. route writ"
+	"er writer. lock session writer fix. diff:\\n-\\tconst port = 3000;\\n+\\"
+	"tco.\",\"artifacts\":[\"c:/Users/etlov/agents-workspace/routes/buffer_a"
+	"ppend.json\"]},\"trace\":{\"correlation_id\":\"task_2c3378_95\"}}",
+	"{\"agent\": \"Claude\", \"id\": \"evt_20250903142548_9b0b30fe\", \"time"
+	"stamp\": \"2025-09-03T14:25:48.672Z\", \"status\": \"SUCCESS\", \"actio"
+	"n\": {\"type\": \"FILE_EDIT\", \"params\": {\"path\": \"routes/line_che"
+	"ckpoint.css\", \"content_summary\": \"query merge filter c.\"}, \"input"
+	"\": \"\\ud14c\\uc2a4\\ud2b8\\ub97c \\uace0\\uccd0 \\uc8fc\\uc138\\uc694"
+	"\"}, \"result\": {\"message\": \"response lock index the server deploy "
+	"timeout timeout review. module mi.\", \"artifacts\": [\"routes/line_che"
+	"ckpoint.css\"]}}",
+	"{\"id\":\"evt_20250903142514_cc81736f\",\"timestamp\":\"2025-09-03T14:2"
+	"5:14.764Z\",\"agent\":\"System\",\"status\":\"SUCCESS\",\"action\":{\"t"
+	"ype\":\"ANALYSIS\",\"input\":\"cleanup line rollback index compile buff"
+	"e.\",\"params\":{\"scope\":\"views/socket.txt\",\"depth\":2}},\"result\""
+	":{\"message\":\"fixture fixture link deploy. build deploy fixture jo.\""
+	"},\"trace\":{\"correlation_id\":\"task_e40b88_570\"}}",
+};
+#define NREAL (sizeof(real_lines) / sizeof(real_lines[0]))
+
+/* A page whose next page is unmapped: text placed to end at its end
+ * faults on any read past that end, with or without AddressSanitizer. */
+static char *guarded_page;
+static size_t page_size;
+
+static void guarded_page_open(void)
+{
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	guarded_page = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(guarded_page != MAP_FAILED);
+	assert_int_equal(mprotect(guarded_page + page_size, page_size, PROT_NONE), 0);
+}
+
+static void guarded_page_close(void)
+{
+	munmap(guarded_page, 2 * page_size);
+	guarded_page = NULL;
+}
+
+/* Scans text with every copy, placed to end at the guarded page's end,
+ * and compares each with the scalar copy's scan of a heap copy. */
+static void compare_at_page_end(const char *text, size_t len)
+{
+	char *at = guarded_page + page_size - len;
+	outcome want, got;
+
+	assert_true(len <= page_size);
+	scan_with(&want, AC_JSON_SCAN_SCALAR, text, len, 0);
+	memcpy(at, text, len);
+	for (int impl = AC_JSON_SCAN_SCALAR; impl <= AC_JSON_SCAN_SSE2; impl++) {
+		if (!ac_json_scan_has_impl((ac_json_scan_impl)impl))
+			continue;
+		got.rc = ac_json_scan_prepared_with((ac_json_scan_impl)impl, got.spans, at, len,
+						    active, &got.error);
+		spans_to_offsets(&got, at);
+		expect_same(&want, &got, (ac_json_scan_impl)impl, text, len, 0);
+		compared++;
+	}
+}
+
+/* Every one-byte change of the real lines (each byte replaced by each of
+ * the 256 values, or deleted) and every prefix, with the event paths:
+ * the spans journal check reads must be the same whichever copy runs. */
+static void test_real_line_mutations(void **state)
+{
+	(void)state;
+	active = &event_prepared;
+	guarded_page_open();
+	for (size_t l = 0; l < NREAL; l++) {
+		const char *line = real_lines[l];
+		size_t len = strlen(line);
+		char copy[2048];
+
+		assert_true(len < sizeof(copy));
+		compare_copies(line, len);
+		for (size_t at = 0; at <= len; at++)
+			compare_at_page_end(line, at);
+		for (size_t at = 0; at < len; at++) {
+			memcpy(copy, line, len);
+			for (unsigned b = 0; b < 256; b++) {
+				copy[at] = (char)b;
+				compare_at_page_end(copy, len);
+			}
+			memcpy(copy, line, at);
+			memcpy(copy + at, line + at + 1, len - at - 1);
+			compare_copies(copy, len - 1);
+		}
+	}
+	guarded_page_close();
+	active = &prepared;
+}
+
+/* Random bytes, mostly JSON's own, so that some documents get far. */
+static void test_random_bytes(void **state)
+{
+	static const char alphabet[] = "{}[]:,\"\\ \t\r\n0123456789-+.eEtrufalsn\"ku";
+
+	(void)state;
+	rng_state = 0xb17e5ULL;
+	guarded_page_open();
+	for (int i = 0; i < 100000; i++) {
+		doc d = {.len = 0};
+		size_t n = below(i % 10 == 0 ? MAX_DOC : 80);
+
+		if (below(2))
+			puts_doc(&d, "{\"k\":\"");
+		while (d.len < n) {
+			char c = below(8) == 0 ? (char)below(256)
+					       : alphabet[below(sizeof(alphabet) - 1)];
+
+			put(&d, &c, 1);
+		}
+		compare_at_page_end(d.text, d.len);
+	}
+	guarded_page_close();
+}
+
+/* Nesting around the depth limit, with strings at each level, in arrays
+ * and in objects on a path. */
+static void test_deep_nesting(void **state)
+{
+	static char text[8192];
+
+	(void)state;
+	for (size_t depth = AC_JSON_MAX_DEPTH - 2; depth <= AC_JSON_MAX_DEPTH + 2; depth++) {
+		size_t len = 0;
+
+		for (size_t i = 0; i < depth; i++) {
+			memcpy(text + len, i % 2 ? "[\"a\\n\"," : "{\"o\":", i % 2 ? 7 : 5);
+			len += i % 2 ? 7 : 5;
+		}
+		memcpy(text + len, "\"s\"", 3);
+		len += 3;
+		for (size_t i = depth; i-- > 0;)
+			text[len++] = i % 2 ? ']' : '}';
+		compare_copies(text, len);
+		compare_copies(text, len - 1);
+	}
+}
+
+/* Lines around 64 KiB, each with a fault or the string's end near the
+ * end of the text. */
+static void test_long_lines(void **state)
+{
+	size_t cap = 64 << 10;
+	char *text = malloc(cap + 64);
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t len = cap - 3; len <= cap + 3; len++) {
+		memset(text, 'a', len);
+		memcpy(text, "{\"k\":\"", 6);
+		memcpy(text + len - 2, "\"}", 2);
+		compare_copies(text, len);
+		text[len - 40] = '\x01';
+		compare_copies(text, len);
+		compare_copies(text, len - 1);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_byte_everywhere),
 		cmocka_unit_test(test_random_documents),
 		cmocka_unit_test(test_utf8_straddles_steps),
+		cmocka_unit_test(test_real_line_mutations),
+		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_long_lines),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	int failed = cmocka_run_group_tests(tests, setup, NULL);
+
+	fprintf(stderr, "%zu scans compared with the scalar copy's\n", compared);
+	return failed;
 }
