@@ -44,6 +44,14 @@ static int make_folder(const char *dir, const char *sessions_dir, const char *fo
 	return 0;
 }
 
+int ac_archive_durable_folder(ac_buf *dir, const char *sessions_dir, const char *folder,
+			      const char *id)
+{
+	int rc = ac_archive_folder(dir, sessions_dir, folder, id);
+
+	return rc ? rc : make_folder(dir->data, sessions_dir, folder);
+}
+
 /* Creates the archive's file under a name no other holds and fills it. */
 static int write_new(char **out_path, char **out_relative, const char *sessions_dir,
 		     const char *folder, const char *id, int64_t now_ms, const char *data,
@@ -54,8 +62,7 @@ static int write_new(char **out_path, char **out_relative, const char *sessions_
 	bool reserved = false;
 	int rc, fd = -1;
 
-	if ((rc = ac_archive_folder(&dir, sessions_dir, folder, id)) ||
-	    (rc = make_folder(dir.data, sessions_dir, folder)))
+	if ((rc = ac_archive_durable_folder(&dir, sessions_dir, folder, id)))
 		goto done;
 	ac_time_format_file(stamp, now_ms);
 	for (int attempt = 0; fd < 0; attempt++) {

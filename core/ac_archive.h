@@ -21,6 +21,13 @@
  * and where it leads (ac_file_check_in(), AC_EDENIED). 0, or an error. */
 int ac_archive_folder(ac_buf *dir, const char *sessions_dir, const char *folder, const char *id);
 
+/* ac_archive_folder(), then the folder created with every name on its
+ * way made durable (synced in its parent), so a file written there
+ * survives a power cut along with its folder (a record such as a
+ * rollback's compensated.json, which must outlast what it guards). */
+int ac_archive_durable_folder(ac_buf *dir, const char *sessions_dir, const char *folder,
+			      const char *id);
+
 /* Writes messages of session id (created_at: its createdAt) to a new
  * archive under "<sessions_dir>/<folder>/<id>/", named by now_ms. extra
  * (may be NULL; borrowed) adds its keys to the document. *out_path and

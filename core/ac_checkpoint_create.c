@@ -6,6 +6,7 @@
 
 #include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_fs_calls.h"
 #include "ac_lock.h"
 #include "ac_messages.h"
 #include "ac_session.h"
@@ -15,7 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 /* The text of a message: its string content, or its text blocks joined by
  * newlines; "" when it has none (a message of tool calls or results). */
@@ -200,6 +201,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	static const ac_checkpoint_create_options defaults = AC_CHECKPOINT_CREATE_OPTIONS_INIT;
 	char *session_path = NULL;
 	ac_session *session = NULL;
+	struct stat st;
 	int rc, guard = -1;
 
 	if (!opts)
@@ -209,7 +211,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 		goto done;
 	/* agentctl processes take turns from reading the versions to saving,
 	 * so two creates never pick the same version. */
-	if (access(session_path, F_OK) != 0) {
+	if (ac_fs_stat(session_path, &st) != 0) {
 		rc = ac_error_set(AC_ENOTFOUND, "session '%s' not found in %s", session_id, sessions_dir);
 		goto done;
 	}
@@ -219,7 +221,7 @@ int ac_checkpoint_create_with(json_t **out, ac_checkpoint_store *store, const ch
 	rc = ac_checkpoint_create_from(out, store, session_id, ac_session_root(session), opts);
 done:
 	if (guard >= 0)
-		close(guard);
+		ac_fs_close(guard);
 	ac_session_free(session);
 	free(session_path);
 	return rc;

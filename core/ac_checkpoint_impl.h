@@ -4,6 +4,7 @@
 #define AC_CHECKPOINT_IMPL_H
 
 #include "ac_checkpoint.h"
+#include "ac_proc.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -34,5 +35,14 @@ int ac_checkpoint_removed(json_t **out, const ac_checkpoint_plan *plan);
 /* Sets root's history to plan->unfolded's first plan->keep messages and
  * marks the compactions it went behind (a rollback behind compactions). */
 int ac_checkpoint_unfolded_history(json_t *root, const ac_checkpoint_plan *plan, const char *at);
+
+/* How a rollback runs one compensation (ac_checkpoint_rollback.c): as
+ * ac_proc_run_for_session() does, which it is. Only the simulator
+ * (tests/sim/) puts another in: a side effect in its simulated tree, so a
+ * compensation run twice shows there. */
+typedef int (*ac_checkpoint_run_fn)(ac_proc_result *out, const char *const *argv,
+				    const char *session_id, const char *cwd, const char *input,
+				    size_t input_len, int timeout_ms);
+extern ac_checkpoint_run_fn ac_checkpoint_compensation_run;
 
 #endif

@@ -1,9 +1,10 @@
 /* UUID v4 from the kernel's random source. */
 #include "ac_uuid.h"
 
+#include "ac_fs_calls.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@ void ac_uuid_v4(char out[AC_UUID_LEN + 1])
 {
 	unsigned char b[16];
 
-	if (getrandom(b, sizeof(b), 0) != sizeof(b)) {
+	if (ac_fs_getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
 		/* Practically never: fall back to a seeded generator. */
 		srand((unsigned)time(NULL) ^ (unsigned)getpid());
 		for (size_t i = 0; i < sizeof(b); i++)

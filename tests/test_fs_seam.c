@@ -99,30 +99,6 @@ static void test_a_journal_append_goes_through_the_table(void **state)
 	free(dir);
 }
 
-/* The folders fsynced, by inode. */
-static ino_t synced[64];
-static int nsynced;
-
-static int record_fsync(void *ctx, int fd)
-{
-	struct stat st;
-
-	if (ac_fs_real()->fstat(ctx, fd, &st) == 0 && S_ISDIR(st.st_mode) && nsynced < 64)
-		synced[nsynced++] = st.st_ino;
-	return ac_fs_real()->fsync(ctx, fd);
-}
-
-static bool was_synced(const char *path)
-{
-	struct stat st;
-
-	assert_int_equal(stat(path, &st), 0);
-	for (int i = 0; i < nsynced; i++)
-		if (synced[i] == st.st_ino)
-			return true;
-	return false;
-}
-
 /* A compaction's archive in a folder it creates: each new folder's name is
  * synced in its parent, or a power cut takes the folder and the archive
  * with it while the session naming the archive survives (found by the
@@ -135,20 +111,17 @@ static void test_an_archive_folder_is_made_durable(void **state)
 	char *own = tu_path(compactions, "s1");
 	char *path = NULL, *relative = NULL;
 	json_t *messages = json_pack("[{s:s, s:s}]", "role", "user", "content", "hello");
-	ac_fs table = *ac_fs_real();
 
 	(void)state;
 	assert_int_equal(mkdir(sessions, 0755), 0);
-	table.fsync = record_fsync;
-	nsynced = 0;
-	assert_int_equal(ac_fs_use(&table), 0);
+	tu_fsync_record();
 	assert_int_equal(ac_archive_write(&path, &relative, sessions, ".compactions", "s1",
 					  "2026-11-28T00:00:00.000Z", 1764288000000, messages, NULL),
 			 0);
-	assert_int_equal(ac_fs_use(NULL), 0);
-	assert_true(was_synced(own));         /* names the archive */
-	assert_true(was_synced(compactions)); /* names s1/ */
-	assert_true(was_synced(sessions));    /* names .compactions/ */
+	tu_fsync_restore();
+	assert_true(tu_fsync_was_synced(own));         /* names the archive */
+	assert_true(tu_fsync_was_synced(compactions)); /* names s1/ */
+	assert_true(tu_fsync_was_synced(sessions));    /* names .compactions/ */
 	json_decref(messages);
 	free(path);
 	free(relative);

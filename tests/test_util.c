@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include "ac_file.h"
+#include "ac_fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -287,4 +288,44 @@ void tu_sources_close(tu_sources *t)
 	tu_remove_tree(t->home);
 	free(t->home);
 	memset(t, 0, sizeof(*t));
+}
+
+/* ---- folder fsyncs ------------------------------------------------------ */
+
+static ino_t synced_folders[256];
+static int nsynced_folders;
+static ac_fs recording_table;
+
+static int record_fsync(void *ctx, int fd)
+{
+	struct stat st;
+
+	if (ac_fs_real()->fstat(ctx, fd, &st) == 0 && S_ISDIR(st.st_mode) && nsynced_folders < 256)
+		synced_folders[nsynced_folders++] = st.st_ino;
+	return ac_fs_real()->fsync(ctx, fd);
+}
+
+void tu_fsync_record(void)
+{
+	recording_table = *ac_fs_real();
+	recording_table.fsync = record_fsync;
+	nsynced_folders = 0;
+	assert_int_equal(ac_fs_use(&recording_table), 0);
+}
+
+void tu_fsync_restore(void)
+{
+	assert_int_equal(ac_fs_use(NULL), 0);
+}
+
+bool tu_fsync_was_synced(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	for (int i = 0; i < nsynced_folders; i++)
+		if (synced_folders[i] == st.st_ino)
+			return true;
+	return false;
 }

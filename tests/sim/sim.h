@@ -19,6 +19,7 @@
 
 #include "ac_fs.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -157,9 +158,17 @@ void sim_agentctl_append(sim_actor *a);
 extern const char sim_initial_session[];
 extern const size_t sim_initial_session_len;
 
+/* Loads path's JSON from the tree, without a step (NULL, with why, when
+ * absent or not JSON; sim_scenario_compact.c). */
+json_t *sim_load_json(const char *path, char *why, size_t size);
+
 /* The compaction scenario (sim_scenario_compact.c). */
 int sim_compact_setup(void);
 bool sim_compact_check(char *why, size_t size, bool after_power_loss);
+
+/* The checkpoint scenario (sim_scenario_checkpoint.c). */
+int sim_checkpoint_setup(void);
+bool sim_checkpoint_check(char *why, size_t size, bool after_power_loss);
 
 extern const sim_scenario sim_scenarios[];
 extern const size_t sim_nscenarios;

@@ -33,6 +33,11 @@ static const char *const names[] = {
 	 * the archive a compaction is about to name (ac_gc_files.c
 	 * hold_owner(); caught by "compact", whose gc runs 20 min ahead) */
 	"gc_clock_ahead",
+	/* a compensation recorded only after it exited, not as started
+	 * before it runs: a kill between the two runs it again on the retry
+	 * (ac_checkpoint_rollback.c run_compensations(); caught by
+	 * "checkpoint") */
+	"compensation_recorded_after_exit",
 	NULL,
 };
 

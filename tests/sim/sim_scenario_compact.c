@@ -109,8 +109,7 @@ int sim_compact_setup(void)
 	return 4;
 }
 
-/* Loads path's JSON (NULL, with why, when absent or not JSON). */
-static json_t *load(const char *path, char *why, size_t size)
+json_t *sim_load_json(const char *path, char *why, size_t size)
 {
 	size_t len;
 	char *text = sim_fs_slurp(path, &len);
@@ -146,7 +145,7 @@ static void count(int *counts, const json_t *messages)
 static bool check_tree(char *why, size_t size)
 {
 	static int counts[MAX_COUNTED];
-	json_t *session = load(SIM_SESSION, why, size), *history, *record;
+	json_t *session = sim_load_json(SIM_SESSION, why, size), *history, *record;
 	int n = sim_acks_count() < MAX_COUNTED ? sim_acks_count() : MAX_COUNTED;
 	bool held = false;
 	size_t i;
@@ -168,7 +167,7 @@ static bool check_tree(char *why, size_t size)
 		json_t *archive;
 
 		snprintf(path, sizeof(path), "%s/%s", SIM_SESSIONS, named ? named : "(none)");
-		if (!(archive = load(path, reason, sizeof(reason)))) {
+		if (!(archive = sim_load_json(path, reason, sizeof(reason)))) {
 			snprintf(why, size, "%s names the archive %s, but %s", SIM_SESSION,
 				 named ? named : "(none)", reason);
 			goto done;

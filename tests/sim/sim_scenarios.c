@@ -22,7 +22,9 @@
  *           until a power loss); a lock whose holder is dead never stands
  *           a second while an agentctl writer waits.
  * compact   agentctl's appends, compaction and gc of its archives on a
- *           host whose clock is ahead: sim_scenario_compact.c. */
+ *           host whose clock is ahead: sim_scenario_compact.c.
+ * checkpoint agentctl's appends and checkpoints, and an operator's
+ *           rollbacks with compensations: sim_scenario_checkpoint.c. */
 #include "sim.h"
 
 #include "ac_error.h"
@@ -570,5 +572,8 @@ const sim_scenario sim_scenarios[] = {
 	{"compact", "agentctl's appends, compaction and gc of its archives (gc's clock 20 min "
 	 "ahead), killed, power lost", sim_compact_setup, sim_compact_check, sim_forget_undurable,
 	 true},
+	{"checkpoint", "agentctl's appends and checkpoints and an operator's rollbacks with "
+	 "compensations, killed, power lost", sim_checkpoint_setup, sim_checkpoint_check,
+	 sim_forget_undurable, true},
 };
 const size_t sim_nscenarios = sizeof(sim_scenarios) / sizeof(sim_scenarios[0]);
