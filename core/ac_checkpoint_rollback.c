@@ -14,6 +14,7 @@
 #include "ac_fs_calls.h"
 #include "ac_json_exact.h"
 #include "ac_lock.h"
+#include "ac_messages.h"
 #include "ac_mutation.h"
 #include "ac_proc.h"
 #include "ac_session.h"
@@ -175,6 +176,40 @@ static int save_compensated(const json_t *record, const char *sessions_dir, cons
 }
 
 ac_checkpoint_run_fn ac_checkpoint_compensation_run = ac_proc_run_for_session;
+
+/* Copies the record's entry of each call it is told of into kept. */
+static void keep_entry(const char *id, const char *name, const json_t *input, void *ctx)
+{
+	json_t **pair = ctx, *entry = json_object_get(json_object_get(pair[0], "calls"), id);
+
+	(void)name;
+	(void)input;
+	if (entry)
+		json_object_set(pair[1], id, entry);
+}
+
+/* The rollback is done: the record keeps only the calls still in the
+ * session, the checkpoint's. Their compensations ran for a rollback to an
+ * older checkpoint that was given up, and a later one there must not run
+ * them again (found by the simulator: seed 1 of "checkpoint" with the
+ * operator giving up). With none left, the record goes. */
+static void finish_record(const ac_checkpoint_plan *plan, const char *sessions_dir,
+			  const char *path)
+{
+	const json_t *history = ac_checkpoint_history(plan->checkpoint);
+	json_t *pair[2] = {NULL, json_object()};
+
+	if (load_compensated(&pair[0], sessions_dir, plan->session_id) == 0 && pair[1])
+		for (size_t i = 0; i < json_array_size(history); i++)
+			ac_message_tool_calls(json_array_get(history, i), keep_entry, pair);
+	if (pair[0] && pair[1] && json_object_size(pair[1]) > 0 &&
+	    json_object_set(pair[0], "calls", pair[1]) == 0)
+		save_compensated(pair[0], sessions_dir, plan->session_id);
+	else
+		ac_fs_unlink(path);
+	json_decref(pair[0]);
+	json_decref(pair[1]);
+}
 
 /* Runs one compensation; 0, or AC_EIO with the message saying how it
  * failed. */
@@ -392,9 +427,9 @@ int ac_checkpoint_rollback(ac_checkpoint_rollback_result *out, const ac_checkpoi
 			goto done;
 		}
 	}
-	/* Done: a later rollback compensates anew. */
+	/* Done: a later rollback compensates anew what this one removed. */
 	if (compensated_path(&path, sessions_dir, plan->session_id) == 0)
-		ac_fs_unlink(path.data);
+		finish_record(plan, sessions_dir, path.data);
 done:
 	json_decref(removed);
 	json_decref(extra);

@@ -1156,6 +1156,75 @@ static void test_uncertain_compensation_is_not_run_again(void **state)
 	free(log);
 }
 
+/* Rolls s1 back to checkpoint id with tools; returns the rollback's rc. */
+static int rollback_to(fixture *f, ac_checkpoint_rollback_result *result, const char *id,
+		       const json_t *tools)
+{
+	ac_checkpoint_rollback_options opts = {.version = AC_CHECKPOINT_ROLLBACK_OPTIONS_VERSION,
+					       .timeout_ms = 10000};
+	ac_checkpoint_plan plan;
+	int rc;
+
+	assert_int_equal(ac_checkpoint_plan_rollback(&plan, f->store, f->sessions, "s1", id, tools), 0);
+	rc = ac_checkpoint_rollback(result, &plan, f->sessions, f->dir, &opts);
+	ac_checkpoint_plan_free(&plan);
+	return rc;
+}
+
+/* A rollback to an old checkpoint compensated c4, t2 and t1, then was
+ * given up; the operator rolled back to a later checkpoint instead, which
+ * keeps t1 in the session. That rollback must not forget that t1 was
+ * compensated: a later rollback to the old checkpoint would run it again
+ * (found by the simulator: seed 1 of "checkpoint", with an operator who
+ * gives up a rollback now and then). */
+static void test_given_up_rollback_compensations_not_run_again(void **state)
+{
+	fixture *f = *state;
+	static const char given_up[] =
+		"{\"sessionId\": \"s1\", \"calls\": {"
+		"\"c4\": {\"tool\": \"createUser\", \"at\": \"2026-01-01T00:00:00.000Z\"}, "
+		"\"t2\": {\"tool\": \"createUser\", \"at\": \"2026-01-01T00:00:00.000Z\"}, "
+		"\"t1\": {\"tool\": \"createUser\", \"at\": \"2026-01-01T00:00:00.000Z\"}}}";
+	/* Daniel's call (t1) and its result: the first two of tool_messages. */
+	char *t1_turn = strndup(tool_messages, (size_t)(strstr(tool_messages + 1, ",{\"role\":\"assistant\"") -
+							  tool_messages));
+	char *log = tu_path(f->dir, "LOG"), *old_id, *later_id;
+	ac_checkpoint_rollback_result result;
+	json_t *old = NULL, *later = NULL, *tools = tools_config(log, NULL);
+
+	free(write_session(f, ""));
+	assert_int_equal(ac_checkpoint_create(&old, f->store, f->sessions, "s1", NULL), 0);
+	free(write_session(f, t1_turn));
+	assert_int_equal(ac_checkpoint_create(&later, f->store, f->sessions, "s1", NULL), 0);
+	assert_int_equal(json_array_size(ac_checkpoint_history(later)), 4);
+	free(write_session(f, tool_messages));
+	tu_put(f->sessions, ".rollbacks/s1/compensated.json", given_up);
+	old_id = strdup(ac_checkpoint_id(old));
+	later_id = strdup(ac_checkpoint_id(later));
+
+	/* To the later checkpoint: c4 and t2 ran already; t1 stays recorded. */
+	assert_int_equal(rollback_to(f, &result, later_id, tools), 0);
+	assert_int_equal(result.ran, 0);
+	assert_int_equal(result.skipped, 2);
+	assert_true(tu_exists(f->sessions, ".rollbacks/s1/compensated.json"));
+	ac_checkpoint_rollback_result_free(&result);
+
+	/* Then to the old one: t1 is not compensated a second time. */
+	assert_int_equal(rollback_to(f, &result, old_id, tools), 0);
+	assert_int_equal(result.ran, 0);
+	assert_int_equal(result.skipped, 1);
+	assert_false(tu_exists(f->dir, "LOG"));
+	assert_false(tu_exists(f->sessions, ".rollbacks/s1/compensated.json"));
+	ac_checkpoint_rollback_result_free(&result);
+	json_decref(old);
+	json_decref(later);
+	json_decref(tools);
+	free(old_id);
+	free(later_id);
+	free(t1_turn);
+	free(log);
+}
+
 static void test_rollback_refuses_session_changed_since_plan(void **state)
 {
 	fixture *f = *state;
@@ -1730,6 +1799,7 @@ int main(void)
 						setup_file, teardown),
 		cmocka_unit_test_setup_teardown(test_file_first_checkpoint_folder_is_durable,
 						setup_file, teardown),
+		CONTRACT(test_given_up_rollback_compensations_not_run_again),
 		CONTRACT(test_rollback_refuses_session_changed_since_plan),
 		cmocka_unit_test_setup_teardown(test_plan_validates_config_and_arguments,
 						setup_file, teardown),

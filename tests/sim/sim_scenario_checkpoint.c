@@ -11,7 +11,9 @@
  * fails. The operator acts as a user would: a rollback that did not finish
  * is run again, to the same checkpoint; one stopped before a compensation
  * an earlier attempt left uncertain is run again with --skip-uncertain
- * when the side effect is there and --rerun-uncertain when it is not.
+ * when a side effect is there and --rerun-uncertain when none is; one
+ * refused for another reason (the session changed since the plan) is now
+ * and then given up for another checkpoint.
  *
  * Holds after every step and every power loss: the session file loads;
  * every acknowledged message is in the session or in a rollback archive
@@ -242,6 +244,13 @@ static void operator(sim_actor *a)
 				  ac_error_last());
 			/* Stopped before an uncertain compensation: look, then go on. */
 			uncertain = result.uncertain ? judge_uncertain() : AC_CHECKPOINT_UNCERTAIN_STOP;
+			/* Now and then the user gives up on this one and picks
+			 * another checkpoint. */
+			if (!result.uncertain && sim_chance(0.3)) {
+				sim_trace("%s/%d gives up on %s", a->role, (int)a->pid, pending);
+				pending[0] = '\0';
+				sim_op_done(a);
+			}
 		}
 		ac_checkpoint_rollback_result_free(&result);
 		ac_checkpoint_plan_free(&plan);
