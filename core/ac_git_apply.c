@@ -10,9 +10,11 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@ int ac_git_check_parents(const ac_git *g, const char *path, bool create,
 			}
 			if (!create)
 				break; /* nothing below can be a link either */
-			if (mkdir(full.data, 0755) != 0 && errno != EEXIST) {
+			if (ac_fs_mkdir(full.data, 0755) != 0 && errno != EEXIST) {
 				rc = ac_error_errno(errno, "%s: cannot create the folder", full.data);
 				break;
 			}
@@ -97,7 +99,7 @@ static void prune_folders(const ac_git *g, const char *path)
 	while (slash && (size_t)(slash - path) > keep) {
 		ac_buf_clear(&full);
 		if (ac_buf_printf(&full, "%s%.*s", g->workdir, (int)(slash - path), path) ||
-		    rmdir(full.data) != 0)
+		    ac_fs_unlinkat(AT_FDCWD, full.data, AT_REMOVEDIR) != 0)
 			break;
 		while (--slash > path && *slash != '/')
 			;
@@ -116,7 +118,7 @@ int ac_git_remove_path(ac_git *g, git_index *index, const char *path)
 		return ac_error_set(AC_ENOMEM, "out of memory");
 	if ((rc = ac_git_check_parents(g, path, false, NULL)))
 		goto done;
-	if (unlink(full.data) != 0 && errno != ENOENT) {
+	if (ac_fs_unlink(full.data) != 0 && errno != ENOENT) {
 		rc = ac_error_errno(errno, "%s: cannot remove", full.data);
 		goto done;
 	}
@@ -140,10 +142,10 @@ static int write_link(const char *full, const char *target, size_t len)
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 		goto done;
 	}
-	unlink(tmp.data);
-	if (symlink(text, tmp.data) != 0 || rename(tmp.data, full) != 0) {
+	ac_fs_unlink(tmp.data);
+	if (symlink(text, tmp.data) != 0 || ac_fs_rename(tmp.data, full) != 0) {
 		rc = ac_error_errno(errno, "%s: cannot restore the symbolic link", full);
-		unlink(tmp.data);
+		ac_fs_unlink(tmp.data);
 	}
 done:
 	free(text);
@@ -197,7 +199,7 @@ int ac_git_write_blob(ac_git *g, git_index *index, const char *path, const git_o
 	/* A folder where the file goes was emptied by the removals (or holds
 	 * untracked files, and then the rename below reports it). */
 	if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
-		rmdir(full.data);
+		ac_fs_unlinkat(AT_FDCWD, full.data, AT_REMOVEDIR);
 	if (mode == GIT_FILEMODE_LINK) {
 		rc = write_link(full.data, sym_git_blob_rawcontent(blob), (size_t)sym_git_blob_rawsize(blob));
 	} else {

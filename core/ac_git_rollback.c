@@ -10,6 +10,7 @@
 #include "ac_buf.h"
 #include "ac_error.h"
 #include "ac_libgit2.h"
+#include "ac_mutation.h"
 #include "ac_struct_version.h"
 
 #include <errno.h>
@@ -390,6 +391,11 @@ static int apply_plan(rollback *r, ac_git_rollback_result *out, ac_git *g, const
 					       r->entries[i].mode);
 			count_file(&kill_after);
 		}
+	/* Planted bug (the simulator's ops scenario): the intent recorded
+	 * only once the files are written, so a kill among them leaves a mix
+	 * that nothing names. */
+	if (rc == 0 && AC_MUTATION("ops_intent_after_files") && opts && opts->before_apply)
+		rc = opts->before_apply(out, opts->ctx);
 	if (rc == 0 && !(rc = ac_git_index_save(g, r->index, NULL))) {
 		errno = 0;
 		if (write_known_tree(r))
@@ -447,7 +453,8 @@ int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	 * nothing is lost whatever happens next, and the caller's record of
 	 * what is about to happen before the first file. */
 	if ((rc = take_snapshot(&r, out, g, snapshot_message)) ||
-	    (opts->before_apply && (rc = opts->before_apply(out, opts->ctx))))
+	    (opts->before_apply && !AC_MUTATION("ops_intent_after_files") &&
+	     (rc = opts->before_apply(out, opts->ctx))))
 		goto done;
 	rc = apply_plan(&r, out, g, message, opts);
 done:

@@ -6,6 +6,7 @@
 #include "ac_atomic.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 #include "ac_journal_store.h"
 #include "ac_time.h"
 
@@ -127,7 +128,7 @@ int ac_oplog_intent_remove(const ac_workspace *ws)
 
 	if (ac_oplog_intent_path(&path, ws))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	if (unlink(path.data) != 0 && errno != ENOENT)
+	if (ac_fs_unlink(path.data) != 0 && errno != ENOENT)
 		rc = ac_error_errno(errno, "%s: cannot remove the rollback's intent", path.data);
 	else
 		ac_file_sync_folder_of(path.data);

@@ -129,6 +129,10 @@ typedef struct {
 	 * promise does not cover (writers that never fsync). */
 	void (*power_lost)(void);
 	bool power_can_fail; /* false: a writer that never fsyncs is in it */
+	/* A scenario that runs itself instead of the scheduler's actors
+	 * (ops: real processes over the kernel's file system); NULL for the
+	 * others. Returns as sim_run() does. */
+	int (*run)(const sim_config *config);
 } sim_scenario;
 
 /* Adds a role that plays fn; restarts after a kill play it again. */
@@ -142,6 +146,10 @@ int sim_run(const sim_scenario *scenario, const sim_config *config);
 
 /* The trace: every step, kept for the report of a failure. */
 void sim_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a violation with the trace's tail, as sim_run() does (for a
+ * scenario's own run). */
+void sim_report_violation(const sim_config *config, const char *scenario, int step,
+			  const char *why);
 
 /* ---- scenarios (sim_scenarios.c) and planted bugs (sim_mutation.c) ---- */
 
@@ -169,6 +177,21 @@ bool sim_compact_check(char *why, size_t size, bool after_power_loss);
 /* The checkpoint scenario (sim_scenario_checkpoint.c). */
 int sim_checkpoint_setup(void);
 bool sim_checkpoint_check(char *why, size_t size, bool after_power_loss);
+
+/* The ops scenario (sim_scenario_ops.c): its own run. */
+int sim_ops_run(const sim_config *config);
+
+/* The kernel's file system as the seam, each write a kill point
+ * (sim_real_seam.c, for the ops scenario). install: for the workspace
+ * (left out of traced paths) with the seed's random bytes, libgit2's
+ * writes counted and its signatures at the simulated time. arm: in an
+ * attempt's process, die by SIGKILL at kill point kill_at (-1: count,
+ * never die; 0: the set-up, not counted). points: how many the last
+ * armed attempt passed. drain: the points' trace into sim_trace(). */
+int sim_real_seam_install(const char *workspace, uint64_t seed);
+void sim_real_seam_arm(long kill_at);
+long sim_real_seam_points(void);
+void sim_real_seam_drain(void);
 
 extern const sim_scenario sim_scenarios[];
 extern const size_t sim_nscenarios;

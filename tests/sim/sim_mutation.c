@@ -38,6 +38,11 @@ static const char *const names[] = {
 	 * (ac_checkpoint_rollback.c run_compensations(); caught by
 	 * "checkpoint") */
 	"compensation_recorded_after_exit",
+	/* a workspace rollback's intent recorded after its files, not
+	 * before the first: a kill among them leaves old and new files mixed
+	 * with nothing that says which (ac_git_rollback.c ac_git_undo();
+	 * caught by "ops") */
+	"ops_intent_after_files",
 	NULL,
 };
 

@@ -564,16 +564,18 @@ static int setup_journal(void)
 
 const sim_scenario sim_scenarios[] = {
 	{"sessions", "agentctl's writers on one session, killed, power lost", setup_sessions,
-	 check_session, sim_forget_undurable, true},
+	 check_session, sim_forget_undurable, true, NULL},
 	{"seed", "seed 000's store against agentctl's pause and resume", setup_seed,
-	 check_session, sim_forget_undurable, false},
+	 check_session, sim_forget_undurable, false, NULL},
 	{"journal", "agentctl's appends and rotation and seed 004's journal.js, killed, power lost",
-	 setup_journal, check_journal, sim_forget_undurable, true},
+	 setup_journal, check_journal, sim_forget_undurable, true, NULL},
 	{"compact", "agentctl's appends, compaction and gc of its archives (gc's clock 20 min "
 	 "ahead), killed, power lost", sim_compact_setup, sim_compact_check, sim_forget_undurable,
-	 true},
+	 true, NULL},
 	{"checkpoint", "agentctl's appends and checkpoints and an operator's rollbacks with "
 	 "compensations, killed, power lost", sim_checkpoint_setup, sim_checkpoint_check,
-	 sim_forget_undurable, true},
+	 sim_forget_undurable, true, NULL},
+	{"ops", "ops rollback and revert of a real git repository, killed at any write, "
+	 "finished or undone", NULL, NULL, NULL, false, sim_ops_run},
 };
 const size_t sim_nscenarios = sizeof(sim_scenarios) / sizeof(sim_scenarios[0]);

@@ -226,7 +226,8 @@ void sim_op_done(sim_actor *a)
 	a->ops_left--;
 }
 
-static void report(const sim_config *config, const char *scenario, int step, const char *why)
+void sim_report_violation(const sim_config *config, const char *scenario, int step,
+			  const char *why)
 {
 	const char *tail = trace_text ? trace_text : "";
 	size_t lines = 0;
@@ -253,6 +254,8 @@ int sim_run(const sim_scenario *scenario, const sim_config *config)
 	nactors = nroles = 0;
 	trace_len = 0;
 	trace_echo = config->verbose;
+	if (scenario->run)
+		return scenario->run(config);
 	sim_fs_reset();
 	if (ac_fs_use(&sim_fs_table) != 0) {
 		printf("sim: %s\n", ac_error_last());
@@ -328,6 +331,6 @@ int sim_run(const sim_scenario *scenario, const sim_config *config)
 	ac_fs_use(NULL);
 	return 0;
 failed:
-	report(config, scenario->name, steps, why);
+	sim_report_violation(config, scenario->name, steps, why);
 	return 1;
 }
