@@ -51,6 +51,44 @@ static int moved(git_commit *head, const ac_git_rollback_result *plan)
 			    "since; nothing was changed", hash, plan->snapshot);
 }
 
+/* Whether head puts the snapshot's tree back on the stopped rollback's own
+ * commit (rollback_message, on the snapshot): what an undo of it commits
+ * when the rollback had committed. */
+static bool snapshot_put_back(git_commit *head, git_commit *snapshot, const char *rollback_message)
+{
+	git_commit *rollback = NULL, *before = NULL;
+	git_tree *head_tree = NULL, *snapshot_tree = NULL;
+	bool put_back = head && sym_git_commit_parentcount(head) == 1 &&
+			sym_git_commit_parent(&rollback, head, 0) == 0 &&
+			sym_git_commit_parentcount(rollback) == 1 &&
+			sym_git_commit_message(rollback) &&
+			!strcmp(sym_git_commit_message(rollback), rollback_message) &&
+			sym_git_commit_parent(&before, rollback, 0) == 0 &&
+			sym_git_oid_equal(sym_git_commit_id(before), sym_git_commit_id(snapshot)) &&
+			sym_git_commit_tree(&head_tree, head) == 0 &&
+			sym_git_commit_tree(&snapshot_tree, snapshot) == 0 &&
+			sym_git_oid_equal(sym_git_tree_id(head_tree), sym_git_tree_id(snapshot_tree));
+
+	sym_git_tree_free(snapshot_tree);
+	sym_git_tree_free(head_tree);
+	sym_git_commit_free(before);
+	sym_git_commit_free(rollback);
+	return put_back;
+}
+
+/* Whether head is the commit an undo with message made on the stopped
+ * rollback's own commit (rollback_message, on the snapshot): the undo was
+ * killed after committing, before the intent was removed, and re-running
+ * it has nothing left to do. Without this, both the undo and the finish
+ * refused that HEAD as "something was committed since" and the intent
+ * could never be cleared. */
+static bool own_undo(git_commit *head, git_commit *snapshot, const char *rollback_message,
+		     const char *message)
+{
+	return head && sym_git_commit_message(head) && !strcmp(sym_git_commit_message(head), message) &&
+	       snapshot_put_back(head, snapshot, rollback_message);
+}
+
 /* The repository's index, holding tree. */
 static int index_of(git_index **out, ac_git *g, git_tree *tree)
 {
@@ -63,7 +101,7 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		  const ac_git_rollback_result *plan, const char *message)
 {
 	git_commit *head = NULL, *snapshot = NULL;
-	git_tree *target = NULL, *snapshot_tree = NULL;
+	git_tree *target = NULL, *base = NULL;
 	git_index *index = NULL;
 	head_place place;
 	git_oid oid, tree_oid;
@@ -72,11 +110,19 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 	*out_commit = '\0';
 	if ((rc = load_place(&place, &head, &snapshot, g, plan, message)))
 		goto done;
-	if (place == AT_COMMIT) {
-		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, sym_git_commit_id(head));
+	/* An undo of this rollback committed, then stopped: the user chose
+	 * to undo, and only --undo can end it (finishing now would undo the
+	 * undo). Said so, not "something was committed since". */
+	if (place == AT_ELSEWHERE && snapshot_put_back(head, snapshot, message)) {
+		char hash[AC_GIT_HASH_LEN + 1];
+
+		sym_git_oid_tostr(hash, sizeof(hash), sym_git_commit_id(head));
+		rc = ac_error_set(AC_ECONFLICT, "HEAD %.12s is an undo of this stopped rollback, "
+				  "committed before it was stopped: finish the undo (--undo), not "
+				  "the rollback; nothing was changed", hash);
 		goto done;
 	}
-	if (place != AT_SNAPSHOT) {
+	if (place == AT_ELSEWHERE) {
 		rc = moved(head, plan);
 		goto done;
 	}
@@ -86,16 +132,19 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		rc = ac_git_fail(plan->target_tree);
 		goto done;
 	}
-	if (sym_git_commit_tree(&snapshot_tree, snapshot) != 0) {
+	/* The index of the commit the files go on: the snapshot's, or the
+	 * rollback's own when it was made (the stop came after it). */
+	if (sym_git_commit_tree(&base, place == AT_COMMIT ? head : snapshot) != 0) {
 		rc = ac_git_fail(plan->snapshot);
 		goto done;
 	}
-	/* The snapshot's index with the plan's paths: whatever half of them
-	 * the stopped run wrote, each is written again. */
-	if ((rc = index_of(&index, g, snapshot_tree)))
+	if ((rc = index_of(&index, g, base)))
 		goto done;
-	/* Removals first, as the run did: a file removed may stand where a
-	 * folder of a written one goes. */
+	/* Every path of the plan is written again, whatever half of them the
+	 * stopped run wrote, also when its commit was made: an undo stopped
+	 * before its own commit may have put the snapshot's files back under
+	 * it since. Removals first, as the run did: a file removed may stand
+	 * where a folder of a written one goes. */
 	for (size_t i = 0; i < plan->n && rc == 0; i++)
 		if (plan->items[i].action == AC_GIT_REMOVE)
 			rc = ac_git_remove_path(g, index, plan->items[i].path);
@@ -115,46 +164,17 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		rc = ac_git_fail("writing the index");
 	if (rc == 0)
 		rc = ac_git_sync(g);
-	if (rc == 0)
-		rc = ac_git_make_commit(&oid, g, &tree_oid, snapshot, message);
-	if (rc == 0)
+	if (rc == 0 && place == AT_COMMIT)
+		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, sym_git_commit_id(head));
+	else if (rc == 0 && (rc = ac_git_make_commit(&oid, g, &tree_oid, snapshot, message)) == 0)
 		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, &oid);
 done:
 	sym_git_index_free(index);
-	sym_git_tree_free(snapshot_tree);
+	sym_git_tree_free(base);
 	sym_git_tree_free(target);
 	sym_git_commit_free(snapshot);
 	sym_git_commit_free(head);
 	return rc;
-}
-
-/* Whether head is the commit an undo with message made on the stopped
- * rollback's own commit (rollback_message, on the snapshot): the undo was
- * killed after committing, before the intent was removed, and re-running
- * it has nothing left to do. Without this, both the undo and the finish
- * refused that HEAD as "something was committed since" and the intent
- * could never be cleared. */
-static bool own_undo(git_commit *head, git_commit *snapshot, const char *rollback_message,
-		     const char *message)
-{
-	git_commit *rollback = NULL, *before = NULL;
-	git_tree *head_tree = NULL, *snapshot_tree = NULL;
-	bool own = head && sym_git_commit_parentcount(head) == 1 &&
-		   sym_git_commit_message(head) && !strcmp(sym_git_commit_message(head), message) &&
-		   sym_git_commit_parent(&rollback, head, 0) == 0 &&
-		   sym_git_commit_parentcount(rollback) == 1 && sym_git_commit_message(rollback) &&
-		   !strcmp(sym_git_commit_message(rollback), rollback_message) &&
-		   sym_git_commit_parent(&before, rollback, 0) == 0 &&
-		   sym_git_oid_equal(sym_git_commit_id(before), sym_git_commit_id(snapshot)) &&
-		   sym_git_commit_tree(&head_tree, head) == 0 &&
-		   sym_git_commit_tree(&snapshot_tree, snapshot) == 0 &&
-		   sym_git_oid_equal(sym_git_tree_id(head_tree), sym_git_tree_id(snapshot_tree));
-
-	sym_git_tree_free(snapshot_tree);
-	sym_git_tree_free(head_tree);
-	sym_git_commit_free(before);
-	sym_git_commit_free(rollback);
-	return own;
 }
 
 int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,

@@ -249,6 +249,10 @@ typedef struct {
 	git_commit *snapshot; /* the commit holding the state before the rollback */
 	git_tree *target;     /* the state put back; NULL: the empty tree */
 	git_tree *head_tree;
+	/* What git knew before the snapshot, for removals: HEAD's tree, or
+	 * its parent's when HEAD is the snapshot of this same rollback, a
+	 * run stopped after it (it holds the user's untracked files). */
+	git_tree *known_tree;
 	git_tree *current;    /* the current state, as the snapshot holds it */
 	target_entry *entries; /* what target holds at each planned path */
 	git_index *index;     /* the repository's index */
@@ -258,10 +262,23 @@ typedef struct {
 	bool revert;          /* undo the commit alone (ac_git_revert()) */
 } rollback;
 
+/* Whether head is the snapshot a stopped run of this rollback made
+ * (snapshot_message on one parent): its tree and the index it saved hold
+ * what was untracked before, which a rollback leaves alone. */
+static bool stopped_snapshot(git_commit *head, const char *snapshot_message)
+{
+	const char *message = head ? sym_git_commit_message(head) : NULL;
+
+	return message && sym_git_commit_parentcount(head) == 1 &&
+	       !strcmp(message, snapshot_message);
+}
+
 /* The commit, the state before it, HEAD and the indexes; refuses while
  * git is in the middle of something. */
-static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *hash)
+static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *hash,
+		       const char *snapshot_message)
 {
+	git_commit *before = NULL;
 	int rc;
 
 	if ((rc = ac_git_lookup_commit(&r->commit, g, hash)) ||
@@ -272,8 +289,20 @@ static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, cons
 		sym_git_oid_tostr(out->target, sizeof(out->target), sym_git_commit_id(r->parent));
 	if (r->head && sym_git_commit_tree(&r->head_tree, r->head) != 0)
 		return ac_git_fail("HEAD");
-	if ((rc = open_known_index(&r->known, g->repo)))
-		return rc;
+	if (stopped_snapshot(r->head, snapshot_message)) {
+		/* The index was saved with the snapshot: not what git knew. */
+		rc = sym_git_commit_parent(&before, r->head, 0) != 0 ||
+		     sym_git_commit_tree(&r->known_tree, before) != 0 ? ac_git_fail("HEAD's parent") : 0;
+		sym_git_commit_free(before);
+		if (rc)
+			return rc;
+	} else {
+		if (r->head_tree &&
+		    sym_git_tree_lookup(&r->known_tree, g->repo, sym_git_tree_id(r->head_tree)) != 0)
+			return ac_git_fail("HEAD");
+		if ((rc = open_known_index(&r->known, g->repo)))
+			return rc;
+	}
 	if (sym_git_repository_index(&r->index, g->repo) != 0 || sym_git_index_read(r->index, 1) != 0)
 		return ac_git_fail("reading the index");
 	return check_repository_idle(g, r->index);
@@ -303,7 +332,7 @@ static int plan_rollback(rollback *r, ac_git_rollback_result *out, ac_git *g)
 		sym_git_tree_free(r->target);
 		r->target = merged;
 	}
-	if ((rc = make_plan(out, &r->entries, g, r->current, r->target, r->head_tree, r->known)) ||
+	if ((rc = make_plan(out, &r->entries, g, r->current, r->target, r->known_tree, r->known)) ||
 	    (rc = ac_git_preflight(g, r->index, out, &out->kept)))
 		return rc;
 	errno = 0;
@@ -325,8 +354,11 @@ static int take_snapshot(rollback *r, ac_git_rollback_result *out, ac_git *g,
 		r->snapshot = r->head;
 		r->head = NULL;
 	} else {
-		if ((rc = ac_git_index_save(g, r->index, NULL)) ||
-		    (rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)))
+		/* The commit before the index: a run stopped between the two
+		 * would leave the user's untracked files staged, and the next
+		 * run would take them for known to git (and remove them). */
+		if ((rc = ac_git_make_commit(&oid, g, &r->tree_oid, r->head, message)) ||
+		    (rc = ac_git_index_save(g, r->index, NULL)))
 			return rc;
 		if (sym_git_commit_lookup(&r->snapshot, g->repo, &oid) != 0)
 			return ac_git_fail("the snapshot commit");
@@ -425,6 +457,7 @@ static void release_rollback(rollback *r)
 	sym_git_index_free(r->index);
 	free(r->entries);
 	sym_git_tree_free(r->current);
+	sym_git_tree_free(r->known_tree);
 	sym_git_tree_free(r->head_tree);
 	sym_git_tree_free(r->target);
 	sym_git_commit_free(r->snapshot);
@@ -443,7 +476,8 @@ int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
 	if ((rc = ac_struct_version_check("ac_git_undo_options", opts->version,
 					  AC_GIT_UNDO_OPTIONS_VERSION, "AC_GIT_UNDO_OPTIONS_INIT")))
 		return rc;
-	if ((rc = load_states(&r, out, g, hash)) || (rc = plan_rollback(&r, out, g)))
+	if ((rc = load_states(&r, out, g, hash, snapshot_message)) ||
+	    (rc = plan_rollback(&r, out, g)))
 		goto done;
 	if (r.target)
 		sym_git_oid_tostr(out->target_tree, sizeof(out->target_tree), sym_git_tree_id(r.target));

@@ -13,6 +13,8 @@
 #include "ac_error.h"
 #include "ac_file.h"
 #include "ac_oplog.h"
+#include "ac_oplog_impl.h"
+#include "ac_oplog_intent.h"
 #include "ac_workspace.h"
 
 #include <git2.h>
@@ -190,8 +192,9 @@ static char *head_message(const char *dir)
 	return msg ? msg : strdup("");
 }
 
-/* Commits every file (agent state included) as another tool would. */
-static void commit_everything(const char *dir)
+/* Commits every file (agent state included) with message, the index
+ * written first. */
+static void commit_everything_as(const char *dir, const char *message)
 {
 	git_repository *repo = NULL;
 	git_index *index = NULL;
@@ -215,7 +218,7 @@ static void commit_everything(const char *dir)
 		parents[0] = parent;
 		nparents = 1;
 	}
-	assert_int_equal(git_commit_create(&oid, repo, "HEAD", sig, sig, NULL, "by hand", tree,
+	assert_int_equal(git_commit_create(&oid, repo, "HEAD", sig, sig, NULL, message, tree,
 					   (size_t)nparents, parents), 0);
 	git_commit_free(parent);
 	git_tree_free(tree);
@@ -223,6 +226,12 @@ static void commit_everything(const char *dir)
 	git_index_free(index);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
+}
+
+/* Commits every file (agent state included) as another tool would. */
+static void commit_everything(const char *dir)
+{
+	commit_everything_as(dir, "by hand");
 }
 
 static size_t count_action(const ac_git_rollback_result *r, ac_git_action a, const char *path)
@@ -384,6 +393,78 @@ static void test_operator_edits_no_repository(void **state)
 }
 
 /* Undoing a rollback on a clean tree gives back exactly the files. */
+/* A rollback killed just after its snapshot commit, before its intent
+ * (the snapshot then holds the user's untracked file, and the index its
+ * entry): run again, it plans anew, and must leave the untracked file
+ * alone as the first run would have; it removed it, taking the stopped
+ * run's snapshot for what git knew before (found by the simulator, the
+ * ops scenario's seed 20). */
+static void test_rerun_after_snapshot_keeps_untracked(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1, *op2, message[200];
+
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "b.txt", "bee\n");
+	op2 = record(f, "file_write", "b.txt");
+	tu_put(f->dir, "notes/mine.txt", "the user's\n");
+	/* What the killed run left: its snapshot on HEAD, the index saved. */
+	snprintf(message, sizeof(message), "[agent] snapshot before rollback to before %s", op2);
+	commit_everything_as(f->dir, message);
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_false(tu_exists(f->dir, "b.txt"));
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	tu_assert_file(f->dir, "notes/mine.txt", "the user's\n");
+	assert_int_equal(count_action(&r.git, AC_GIT_REMOVE, "notes/mine.txt"), 0);
+	ac_oplog_rollback_result_free(&r);
+	free(op1);
+	free(op2);
+}
+
+/* A rollback stopped after its commit (HEAD is it, the intent still
+ * there), then an undo stopped after putting the snapshot's files back,
+ * before its own commit: finishing the rollback must write its files
+ * again. It took HEAD being the rollback's commit for the files being
+ * there, logged the rollback and removed the intent over a worktree of
+ * the state before: HEAD's tree and the worktree apart, with nothing to
+ * say so (found by the simulator, the ops scenario's seed 102). */
+static void test_finish_after_stopped_undo_writes_files(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0}, finished = {0};
+	ac_op_list list = {0};
+	const ac_op *target;
+	char *op1, *op2, message[200];
+
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "b.txt", "bee\n");
+	op2 = record(f, "file_write", "b.txt");
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	/* As the rollback stood when killed after its commit: the intent. */
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(ac_op_list_find_unique(&target, &list, op2, f->ws.operations_path), 0);
+	snprintf(message, sizeof(message), "[agent] rollback to before %s", op2);
+	assert_int_equal(ac_oplog_intent_write(&f->ws, target, false, message, &r.git), 0);
+	/* An undo's writes, stopped before its commit: the snapshot's files. */
+	tu_put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "b.txt", "bee\n");
+
+	assert_int_equal(ac_oplog_finish_interrupted(&finished, &f->ws, false, NULL), 0);
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	assert_false(tu_exists(f->dir, "b.txt"));
+	assert_string_equal(finished.git.commit, r.git.commit);
+	ac_oplog_rollback_result_free(&finished);
+	ac_oplog_rollback_result_free(&r);
+	ac_op_list_free(&list);
+	free(op1);
+	free(op2);
+}
+
 static void test_undo_rollback(void **state)
 {
 	fixture *f = *state;
@@ -894,6 +975,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rollback_middle, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_dirty_tree, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_after_snapshot_keeps_untracked, setup_repo,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_finish_after_stopped_undo_writes_files, setup_repo,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_undo_rollback, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_state_left_alone, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_untracked_untouched, setup_repo, teardown),

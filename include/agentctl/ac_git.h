@@ -181,10 +181,14 @@ int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
  * ac_git_undo() gave them to before_apply) is written from target_tree or
  * removed, whatever the worktree holds there now, the index is the
  * snapshot's with those paths, and a commit with message is made on the
- * snapshot. When HEAD is already that commit (the stop came after it), it
+ * snapshot. When HEAD is already that commit (the stop came after it),
+ * the paths are written all the same (an undo stopped before its own
+ * commit may have put the snapshot's files back under it) and the commit
  * is only named. out_commit receives the commit. AC_ECONFLICT, nothing
- * changed, when HEAD is neither the snapshot nor that commit. Callers
- * serialise with ac_git_lock(). */
+ * changed, when HEAD is neither the snapshot nor that commit (one that
+ * puts the snapshot back on it, an undo stopped after committing, is
+ * named as such: only --undo ends it). Callers serialise with
+ * ac_git_lock(). */
 int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		  const ac_git_rollback_result *plan, const char *message);
 

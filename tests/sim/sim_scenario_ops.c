@@ -65,6 +65,7 @@ static const char *const paths[NPATHS] = {"a.txt", "b.txt", "d/c.txt", "d/e/f.tx
  * absent. */
 typedef struct {
 	bool has[NPATHS];
+	bool wrong_mode[NPATHS]; /* the executable without its x bit, or the reverse */
 	char v[NPATHS][48];
 } tree;
 
@@ -196,17 +197,20 @@ static void read_worktree(tree *out, char *extra, size_t size, int *temps)
 			n = (ssize_t)fread(out->v[p], 1, sizeof(out->v[p]) - 1, f);
 			out->v[p][n > 0 ? n : 0] = '\0';
 			fclose(f);
-			if ((p == EXEC_PATH) != ((st.st_mode & 0100) != 0))
-				snprintf(out->v[p], sizeof(out->v[p]), "(wrong mode %o)",
-					 (unsigned)(st.st_mode & 0777));
+			out->wrong_mode[p] = (p == EXEC_PATH) != ((st.st_mode & 0100) != 0);
 		}
 	}
 	walk("", extra, size, temps);
 }
 
-static bool same_at(const tree *a, const tree *b, int p)
+static bool same_content(const tree *a, const tree *b, int p)
 {
 	return a->has[p] == b->has[p] && (!a->has[p] || !strcmp(a->v[p], b->v[p]));
+}
+
+static bool same_at(const tree *a, const tree *b, int p)
+{
+	return same_content(a, b, p) && a->wrong_mode[p] == b->wrong_mode[p];
 }
 
 /* The first path where a and b differ, or -1. */
@@ -226,7 +230,8 @@ static const char *shown(const tree *t, int p)
 
 	if (!t->has[p])
 		return "(absent)";
-	snprintf(out, 64, "'%.*s'", (int)strcspn(t->v[p], "\n"), t->v[p]);
+	snprintf(out, 64, "'%.*s'%s", (int)strcspn(t->v[p], "\n"), t->v[p],
+		 t->wrong_mode[p] ? " (its mode wrong)" : "");
 	return out;
 }
 
@@ -286,21 +291,37 @@ static void head_id(char out[GIT_OID_HEXSZ + 1])
 	git_repository_free(repo);
 }
 
-/* Which paths git knows (HEAD's tree and the index): a rollback removes
- * only those. */
-static void tracked(bool out[NPATHS])
+/* Which paths git knew before a rollback of operation k (HEAD's tree and
+ * the index): a rollback removes only those. When HEAD is the snapshot of
+ * the same rollback (a run stopped after it, or undone with the snapshot
+ * left as HEAD), what it knew before that snapshot: its parent's tree. */
+static void tracked(bool out[NPATHS], int k)
 {
 	git_repository *repo = NULL;
 	git_index *index = NULL;
-	tree head;
+	git_object *head = NULL;
+	char message[128];
+	tree t;
 
-	read_commit(&head, NULL);
+	snprintf(message, sizeof(message), "[agent] snapshot before rollback to before %s",
+		 ops[k].id);
+	if (git_repository_open(&repo, dir) == 0 && git_revparse_single(&head, repo, "HEAD") == 0 &&
+	    git_commit_parentcount((git_commit *)head) == 1 &&
+	    !strcmp(git_commit_message((git_commit *)head), message)) {
+		read_commit(&t, "HEAD^");
+		for (int p = 0; p < NPATHS; p++)
+			out[p] = t.has[p];
+		goto done;
+	}
+	read_commit(&t, NULL);
 	for (int p = 0; p < NPATHS; p++)
-		out[p] = head.has[p];
-	if (git_repository_open(&repo, dir) == 0 && git_repository_index(&index, repo) == 0)
+		out[p] = t.has[p];
+	if (repo && git_repository_index(&index, repo) == 0)
 		for (int p = 0; p < NPATHS; p++)
 			out[p] = out[p] || git_index_get_bypath(index, paths[p], 0);
+done:
 	git_index_free(index);
+	git_object_free(head);
 	git_repository_free(repo);
 }
 
@@ -343,7 +364,7 @@ static bool expected(tree *out, const tree *b, int k, bool revert)
 		}
 		return true;
 	}
-	tracked(known);
+	tracked(known, k);
 	for (int p = 0; p < NPATHS; p++) {
 		if (before->has[p] || known[p]) {
 			out->has[p] = before->has[p];
@@ -550,7 +571,9 @@ static bool check(const campaign *c, char *why, size_t size)
 					 "to %s)", kind, paths[p], shown(&c->b, p), shown(&c->t, p));
 				return false;
 			}
-			if (!same_at(&r, &c->b, p) && !same_at(&r, &c->t, p)) {
+			/* The content: a kill between a file's rename and its chmod
+			 * leaves the old mode, which finish and undo set again. */
+			if (!same_content(&r, &c->b, p) && !same_content(&r, &c->t, p)) {
 				snprintf(why, size, "with the intent there, %s holds %s: neither the "
 					 "state before (%s) nor the target (%s)", paths[p],
 					 shown(&r, p), shown(&c->b, p), shown(&c->t, p));
@@ -658,12 +681,23 @@ static bool run_campaign(double kill_rate, char *why, size_t size)
 		if (o == FAILED) {
 			if (!allowed && cmd == RUN && !intent_exists())
 				break; /* refused, as the model says */
+			/* A stopped undo that had committed: the refusal says to
+			 * finish the undo, and the user does. */
+			if (cmd != UNDO && intent_exists() && strstr(failure, "(--undo)")) {
+				cmd = UNDO;
+				continue;
+			}
 			snprintf(why, size, "ops %s %s failed: %s", c.revert ? "revert" : "rollback",
 				 cmd == RUN ? "OPID" : command_names[cmd], failure);
 			return false;
 		}
-		/* Killed after the intent went: the rollback is whole (the user
-		 * sees it in `ops list`; running it again would be another). */
+		/* Killed after the intent went: the undo is whole, or the
+		 * rollback (the user sees it in `ops list`; running it again
+		 * would be another). */
+		if (!intent_exists() && cmd == UNDO) {
+			undone = true;
+			break;
+		}
 		if (!intent_exists() && logged(ops[c.k].id, c.revert) > c.logged_before)
 			break;
 		cmd = next_command();
