@@ -77,7 +77,18 @@ static void shown_path(char *out, size_t size, const char *path)
 			 base);
 		return;
 	}
+	/* Else a pid among the name's parts ("<name>.agentctl-<pid>.tmp" of a
+	 * symbolic link, "<lock>.stale.<pid>"): a number between '.' or '-'
+	 * and '.' or the end. */
 	snprintf(out, size, "%s", path);
+	for (char *p = out + (base - path); *p; p++) {
+		size_t digits = strspn(p + 1, "0123456789");
+
+		if ((*p == '.' || *p == '-') && digits && (p[1 + digits] == '.' || !p[1 + digits])) {
+			memmove(p + 2, p + 1 + digits, strlen(p + 1 + digits) + 1);
+			p[1] = '*';
+		}
+	}
 }
 
 static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

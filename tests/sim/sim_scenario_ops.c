@@ -9,7 +9,7 @@
  *
  * A seed: an agent records 3 to 5 file operations (ac_oplog_record(), a
  * commit each) over six paths (files in folders, an executable, a
- * symbolic link); then one or two campaigns, each: the user's own work
+ * symbolic link); then two to four campaigns, each: the user's own work
  * (a tracked file edited and not committed, or a new untracked file, or
  * nothing), then a rollback to before one of the operations or a revert
  * of it (the seed picks), attempted until it resolves: after a kill that
@@ -785,7 +785,7 @@ int sim_ops_run(const sim_config *config_)
 {
 	char why[2048] = "";
 	int ops_wanted = 3 + (int)sim_below(3) * sim_ops_percent / 100;
-	int campaigns = 2 + (int)sim_below(2), rc = 0;
+	int campaigns = 2 + (int)sim_below(3), rc = 0;
 
 	if (!setup(config_->seed)) {
 		printf("sim ops: setting up %s: %s\n", dir, ac_error_last());
