@@ -213,13 +213,19 @@ static bool same_at(const tree *a, const tree *b, int p)
 	return same_content(a, b, p) && a->wrong_mode[p] == b->wrong_mode[p];
 }
 
-/* The first path where a and b differ, or -1. */
-static int differ(const tree *a, const tree *b)
+/* The first path where a and b differ, or -1; paths marked in skip (may
+ * be NULL) aside. */
+static int differ_except(const tree *a, const tree *b, const bool *skip)
 {
 	for (int p = 0; p < NPATHS; p++)
-		if (!same_at(a, b, p))
+		if (!same_at(a, b, p) && !(skip && skip[p]))
 			return p;
 	return -1;
+}
+
+static int differ(const tree *a, const tree *b)
+{
+	return differ_except(a, b, NULL);
 }
 
 static const char *shown(const tree *t, int p)
@@ -498,6 +504,8 @@ typedef struct {
 	int k;
 	bool revert;
 	tree b, t;            /* before the campaign, and its target */
+	tree snapshot;        /* what its snapshot holds: b, before any late write */
+	bool late[NPATHS];    /* written by an agent while the rollback stood stopped */
 	char head_before[GIT_OID_HEXSZ + 1];
 	int logged_before;
 } campaign;
@@ -559,10 +567,10 @@ static bool check(const campaign *c, char *why, size_t size)
 				 snapshot);
 			return false;
 		}
-		if ((p = differ(&h, &c->b)) >= 0) {
+		if ((p = differ(&h, &c->snapshot)) >= 0) {
 			snprintf(why, size, "the intent's snapshot %.12s holds %s at %s, the worktree "
 				 "before the %s %s: the state before cannot be put back", snapshot,
-				 shown(&h, p), paths[p], kind, shown(&c->b, p));
+				 shown(&h, p), paths[p], kind, shown(&c->snapshot, p));
 			return false;
 		}
 		for (p = 0; p < NPATHS; p++) {
@@ -592,7 +600,7 @@ static bool check(const campaign *c, char *why, size_t size)
 		/* HEAD moved (a snapshot, or a commit of the same tree): it holds
 		 * the worktree. */
 		if (strcmp(head, c->head_before) && read_commit(&h, NULL) &&
-		    (p = differ(&h, &r)) >= 0) {
+		    (p = differ_except(&h, &r, c->late)) >= 0) {
 			snprintf(why, size, "no intent, the worktree is the state before the %s, but "
 				 "HEAD %.12s holds %s at %s where the worktree has %s", kind, head,
 				 shown(&h, p), paths[p], shown(&r, p));
@@ -609,7 +617,7 @@ static bool check(const campaign *c, char *why, size_t size)
 		return false;
 	}
 	read_commit(&h, NULL);
-	if ((p = differ(&h, &r)) >= 0) {
+	if ((p = differ_except(&h, &r, c->late)) >= 0) {
 		snprintf(why, size, "no intent, the worktree is the %s's target, but HEAD %.12s "
 			 "holds %s at %s where the worktree has %s", kind, head, shown(&h, p),
 			 paths[p], shown(&r, p));
@@ -625,6 +633,29 @@ static bool check(const campaign *c, char *why, size_t size)
 }
 
 /* ---- a campaign ----------------------------------------------------------- */
+
+/* An agent that goes on writing while the rollback stands stopped, not
+ * through agentctl (which refuses while the intent is there): a path the
+ * plan does not touch, which finish and undo must leave as it wrote it. */
+static void late_write(campaign *c)
+{
+	bool in_plan[NPATHS];
+	char snapshot[64], why[256];
+	int p = (int)sim_below(NPATHS), version = ++next_version;
+
+	if (p == LINK_PATH || !intent_plan(in_plan, snapshot, sizeof(snapshot), why, sizeof(why)) ||
+	    in_plan[p])
+		return;
+	c->b.has[p] = c->t.has[p] = true;
+	c->b.wrong_mode[p] = c->t.wrong_mode[p] = false;
+	snprintf(c->b.v[p], sizeof(c->b.v[p]), p == EXEC_PATH ? "echo late %d\n" : "late v%d\n",
+		 version);
+	memcpy(c->t.v[p], c->b.v[p], sizeof(c->t.v[p]));
+	c->late[p] = true;
+	put(&c->b, p);
+	sim_trace("agent: writes %s while the rollback stands stopped (not through agentctl)",
+		  paths[p]);
+}
 
 /* What the user runs after a kill: with the intent there, the same again,
  * --finish or --undo (the seed's pick); without, the same again. */
@@ -642,7 +673,7 @@ static bool run_campaign(double kill_rate, char *why, size_t size)
 	int attempts = 0;
 
 	user_work();
-	c.b = worktree;
+	c.b = c.snapshot = worktree;
 	allowed = expected(&c.t, &c.b, c.k, c.revert);
 	/* Most refused reverts become rollbacks, as a user would (the
 	 * refusal says so). */
@@ -700,10 +731,11 @@ static bool run_campaign(double kill_rate, char *why, size_t size)
 		}
 		if (!intent_exists() && logged(ops[c.k].id, c.revert) > c.logged_before)
 			break;
+		if (intent_exists() && sim_chance(0.3))
+			late_write(&c);
 		cmd = next_command();
 	}
-	if (allowed && !undone)
-		worktree = c.t;
+	worktree = allowed && !undone ? c.t : c.b; /* late writes included */
 	if (!allowed && !undone && cmd == RUN) {
 		tree r;
 		char extra[256];
