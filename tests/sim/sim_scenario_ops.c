@@ -14,8 +14,12 @@
  * nothing), then a rollback to before one of the operations or a revert
  * of it (the seed picks), attempted until it resolves: after a kill that
  * left the intent (.agent/rollback-intent.json) the user runs the same
- * command again, `--finish` or `--undo` (the seed picks); after one that
- * left none, the same command again.
+ * command again, `--finish` or `--undo` (the seed picks; a refusal that
+ * says to finish an undo with --undo is followed); after one that left
+ * none, the same command again, unless the log shows it done. While the
+ * rollback stands stopped, an agent may write a path outside its plan
+ * directly (agentctl refuses its own writers then), which finish and
+ * undo must leave as written.
  *
  * The expected states come from a model, not from git: B, the worktree
  * before the campaign; T, what the rollback (the operation's parent
@@ -38,7 +42,6 @@
 
 #include "ac_config.h"
 #include "ac_error.h"
-#include "ac_file.h"
 #include "ac_fs.h"
 #include "ac_oplog.h"
 #include "ac_oplog_intent.h"
@@ -479,8 +482,11 @@ static outcome attempt(command cmd, int k, bool revert, long kill_at, char *why,
 		else
 			rc = (revert ? ac_oplog_revert : ac_oplog_rollback)(&result, &ws, ops[k].id,
 									  false, NULL);
-		if (rc != 0 && write(fds[1], ac_error_last(), strlen(ac_error_last())) < 0)
-			rc = 3;
+		if (rc != 0) {
+			ssize_t told = write(fds[1], ac_error_last(), strlen(ac_error_last()));
+
+			(void)told; /* the parent says "exited with status" without it */
+		}
 		_exit(rc == 0 ? 0 : 1); /* no leak report: the process was the attempt */
 	}
 	close(fds[1]);
