@@ -43,6 +43,11 @@ static const char *const names[] = {
 	 * with nothing that says which (ac_git_rollback.c ac_git_undo();
 	 * caught by "ops") */
 	"ops_intent_after_files",
+	/* a rollback run again after a kill just after its snapshot takes
+	 * that snapshot (the user's untracked files in it) for what git knew
+	 * before, and removes them (ac_git_rollback.c load_states(); found
+	 * by "ops", seed 20) */
+	"rerun_trusts_stopped_snapshot",
 	NULL,
 };
 
