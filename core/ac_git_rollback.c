@@ -250,8 +250,8 @@ typedef struct {
 	git_tree *target;     /* the state put back; NULL: the empty tree */
 	git_tree *head_tree;
 	/* What git knew before the snapshot, for removals: HEAD's tree, or
-	 * its parent's when HEAD is the snapshot of this same rollback, a
-	 * run stopped after it (it holds the user's untracked files). */
+	 * the one below this same rollback's snapshots when HEAD is one (a
+	 * run stopped after it: it holds the user's untracked files). */
 	git_tree *known_tree;
 	git_tree *current;    /* the current state, as the snapshot holds it */
 	target_entry *entries; /* what target holds at each planned path */
@@ -262,15 +262,38 @@ typedef struct {
 	bool revert;          /* undo the commit alone (ac_git_revert()) */
 } rollback;
 
-/* Whether head is the snapshot a stopped run of this rollback made
- * (snapshot_message on one parent): its tree and the index it saved hold
- * what was untracked before, which a rollback leaves alone. */
-static bool stopped_snapshot(git_commit *head, const char *snapshot_message)
+/* Whether c is a snapshot this same rollback made (snapshot_message on
+ * one parent): a run stopped after it, or undone with it left as HEAD.
+ * Its tree and the index saved with it hold what was untracked before,
+ * which a rollback leaves alone. */
+static bool own_snapshot(git_commit *c, const char *snapshot_message)
 {
-	const char *message = head ? sym_git_commit_message(head) : NULL;
+	const char *message = c ? sym_git_commit_message(c) : NULL;
 
-	return message && sym_git_commit_parentcount(head) == 1 &&
-	       !strcmp(message, snapshot_message);
+	return message && sym_git_commit_parentcount(c) == 1 && !strcmp(message, snapshot_message);
+}
+
+/* What git knew before this rollback's snapshots: the tree of the first
+ * commit below head that is not one of them (a stopped run again, after
+ * another edit, stacks a second on the first), into r->known_tree. */
+static int load_known_before_snapshots(rollback *r, const char *snapshot_message)
+{
+	git_commit *c = NULL, *parent = NULL;
+	int rc = 0;
+
+	if (sym_git_commit_parent(&c, r->head, 0) != 0)
+		return ac_git_fail("HEAD's parent");
+	while (rc == 0 && own_snapshot(c, snapshot_message)) {
+		if (sym_git_commit_parent(&parent, c, 0) != 0)
+			rc = ac_git_fail("a snapshot's parent");
+		sym_git_commit_free(c);
+		c = parent;
+		parent = NULL;
+	}
+	if (rc == 0 && sym_git_commit_tree(&r->known_tree, c) != 0)
+		rc = ac_git_fail("the commit before the snapshot");
+	sym_git_commit_free(c);
+	return rc;
 }
 
 /* The commit, the state before it, HEAD and the indexes; refuses while
@@ -278,7 +301,6 @@ static bool stopped_snapshot(git_commit *head, const char *snapshot_message)
 static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, const char *hash,
 		       const char *snapshot_message)
 {
-	git_commit *before = NULL;
 	int rc;
 
 	if ((rc = ac_git_lookup_commit(&r->commit, g, hash)) ||
@@ -291,13 +313,10 @@ static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, cons
 		return ac_git_fail("HEAD");
 	/* Planted bug (the simulator's ops scenario, found item 7): a
 	 * stopped run's snapshot taken for what git knew. */
-	if (stopped_snapshot(r->head, snapshot_message) &&
+	if (own_snapshot(r->head, snapshot_message) &&
 	    !AC_MUTATION("rerun_trusts_stopped_snapshot")) {
 		/* The index was saved with the snapshot: not what git knew. */
-		rc = sym_git_commit_parent(&before, r->head, 0) != 0 ||
-		     sym_git_commit_tree(&r->known_tree, before) != 0 ? ac_git_fail("HEAD's parent") : 0;
-		sym_git_commit_free(before);
-		if (rc)
+		if ((rc = load_known_before_snapshots(r, snapshot_message)))
 			return rc;
 	} else {
 		if (r->head_tree &&

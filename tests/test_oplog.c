@@ -424,6 +424,34 @@ static void test_rerun_after_snapshot_keeps_untracked(void **state)
 	free(op2);
 }
 
+/* The same after two stops: the user edited a file between them, so the
+ * second run made a snapshot of its own on the first's. What git knew is
+ * below both (the first's tree holds the untracked file too; seed 1108
+ * of the ops scenario). */
+static void test_rerun_after_two_snapshots_keeps_untracked(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	char *op1, *op2, message[200];
+
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "b.txt", "bee\n");
+	op2 = record(f, "file_write", "b.txt");
+	tu_put(f->dir, "notes/mine.txt", "the user's\n");
+	snprintf(message, sizeof(message), "[agent] snapshot before rollback to before %s", op2);
+	commit_everything_as(f->dir, message);
+	tu_put(f->dir, "b.txt", "the user's bee\n");
+	commit_everything_as(f->dir, message);
+
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_false(tu_exists(f->dir, "b.txt"));
+	tu_assert_file(f->dir, "notes/mine.txt", "the user's\n");
+	ac_oplog_rollback_result_free(&r);
+	free(op1);
+	free(op2);
+}
+
 /* A rollback stopped after its commit (HEAD is it, the intent still
  * there), then an undo stopped after putting the snapshot's files back,
  * before its own commit: finishing the rollback must write its files
@@ -977,6 +1005,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dirty_tree, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_after_snapshot_keeps_untracked, setup_repo,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_after_two_snapshots_keeps_untracked,
+						setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_finish_after_stopped_undo_writes_files, setup_repo,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_undo_rollback, setup_repo, teardown),

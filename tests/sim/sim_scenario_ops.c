@@ -91,7 +91,8 @@ static int next_version;
 
 static void full_path(char *out, size_t size, const char *rel)
 {
-	snprintf(out, size, "%s/%s", dir, rel);
+	if (snprintf(out, size, "%s/%s", dir, rel) >= (int)size)
+		abort(); /* the paths are the scenario's own, short */
 }
 
 static void make_parents(const char *full)
@@ -167,8 +168,8 @@ static void walk(const char *rel, char *extra, size_t size, int *temps)
 		if (len > 4 && !strcmp(e->d_name + len - 4, ".tmp") &&
 		    (e->d_name[0] == '.' || strstr(e->d_name, ".agentctl-")))
 			(*temps)++;
-		else if (!*extra)
-			snprintf(extra, size, "%s", child);
+		else if (!*extra && snprintf(extra, size, "%s", child) >= (int)size)
+			extra[size - 4] = extra[size - 3] = extra[size - 2] = '.';
 	}
 	closedir(d);
 }
@@ -301,36 +302,39 @@ static void head_id(char out[GIT_OID_HEXSZ + 1])
 }
 
 /* Which paths git knew before a rollback of operation k (HEAD's tree and
- * the index): a rollback removes only those. When HEAD is the snapshot of
+ * the index): a rollback removes only those. When HEAD is a snapshot of
  * the same rollback (a run stopped after it, or undone with the snapshot
- * left as HEAD), what it knew before that snapshot: its parent's tree. */
+ * left as HEAD; one on another after a second stop), what it knew below
+ * them: the first other commit's tree. */
 static void tracked(bool out[NPATHS], int k)
 {
 	git_repository *repo = NULL;
 	git_index *index = NULL;
-	git_object *head = NULL;
-	char message[128];
+	git_commit *c = NULL, *parent = NULL;
+	git_oid head;
+	char message[128], hash[GIT_OID_HEXSZ + 1];
+	bool below = false;
 	tree t;
 
 	snprintf(message, sizeof(message), "[agent] snapshot before rollback to before %s",
 		 ops[k].id);
-	if (git_repository_open(&repo, dir) == 0 && git_revparse_single(&head, repo, "HEAD") == 0 &&
-	    git_commit_parentcount((git_commit *)head) == 1 &&
-	    !strcmp(git_commit_message((git_commit *)head), message)) {
-		read_commit(&t, "HEAD^");
-		for (int p = 0; p < NPATHS; p++)
-			out[p] = t.has[p];
-		goto done;
-	}
-	read_commit(&t, NULL);
+	if (git_repository_open(&repo, dir) == 0 && git_reference_name_to_id(&head, repo, "HEAD") == 0 &&
+	    git_commit_lookup(&c, repo, &head) == 0)
+		while (git_commit_parentcount(c) == 1 && !strcmp(git_commit_message(c), message) &&
+		       git_commit_parent(&parent, c, 0) == 0) {
+			git_commit_free(c);
+			c = parent;
+			below = true;
+		}
+	git_oid_tostr(hash, sizeof(hash), c ? git_commit_id(c) : &head);
+	read_commit(&t, c ? hash : NULL);
 	for (int p = 0; p < NPATHS; p++)
 		out[p] = t.has[p];
-	if (repo && git_repository_index(&index, repo) == 0)
+	if (!below && repo && git_repository_index(&index, repo) == 0)
 		for (int p = 0; p < NPATHS; p++)
 			out[p] = out[p] || git_index_get_bypath(index, paths[p], 0);
-done:
 	git_index_free(index);
-	git_object_free(head);
+	git_commit_free(c);
 	git_repository_free(repo);
 }
 
