@@ -38,10 +38,11 @@ static int make_folder(const char *dir, const char *sessions_dir, const char *fo
 		return rc;
 	if (ac_buf_printf(&holder, "%s/%s", sessions_dir, folder))
 		return ac_error_set(AC_ENOMEM, "out of memory");
-	ac_file_sync_folder_of(dir);         /* <folder>/, which names <id>/ */
-	ac_file_sync_folder_of(holder.data); /* <sessions>/, which names <folder>/ */
+	/* <folder>/, which names <id>/; <sessions>/, which names <folder>/ */
+	if ((rc = ac_file_sync_folder_of(dir)) == 0)
+		rc = ac_file_sync_folder_of(holder.data);
 	ac_buf_free(&holder);
-	return 0;
+	return rc;
 }
 
 int ac_archive_durable_folder(ac_buf *dir, const char *sessions_dir, const char *folder,

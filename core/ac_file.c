@@ -504,21 +504,30 @@ done:
 	return rc;
 }
 
-void ac_file_sync_folder_of(const char *path)
+int ac_file_sync_folder(const char *dir)
+{
+	int fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return 0;
+	if (ac_fs_fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+		rc = ac_error_errno(errno, "%s: cannot sync the folder, so what was just written "
+				    "there may not survive a power cut", dir);
+	ac_fs_close(fd);
+	return rc;
+}
+
+int ac_file_sync_folder_of(const char *path)
 {
 	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
-	int fd;
+	int rc;
 
-	if (slash) {
-		/* "/name": the root folder. */
+	if (!dir)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* "/name": the root folder; "name": the current one. */
+	if (slash)
 		slash[slash == dir ? 1 : 0] = '\0';
-		if ((fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
-			ac_fs_fsync(fd);
-			ac_fs_close(fd);
-		}
-	} else if (dir && (fd = ac_fs_open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
-		ac_fs_fsync(fd);
-		ac_fs_close(fd);
-	}
+	rc = ac_file_sync_folder(slash ? dir : ".");
 	free(dir);
+	return rc;
 }

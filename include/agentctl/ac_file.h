@@ -96,8 +96,14 @@ int ac_file_check_in(const char *root, const char *path);
  * absent. */
 int ac_file_open_dir_in(int *out_fd, const char *root, const char *path);
 
-/* fsyncs the folder holding path, so that a name created, renamed or
- * removed there is on disk. Best effort: nothing to report when it fails. */
-void ac_file_sync_folder_of(const char *path);
+/* fsyncs folder dir, so that a name created, renamed or removed there is
+ * on disk. A file system that cannot sync folders (EINVAL), or a folder
+ * that cannot be opened, is nothing to report; a sync that failed (EIO,
+ * ENOSPC: the disk did not take it) is an error naming dir, because what
+ * the caller published there is then not known to survive a power cut. */
+int ac_file_sync_folder(const char *dir);
+
+/* ac_file_sync_folder() of the folder holding path. */
+int ac_file_sync_folder_of(const char *path);
 
 #endif
