@@ -165,6 +165,30 @@ int ac_file_mkdirs(const char *dir)
 	return rc;
 }
 
+int ac_file_mkdirs_durable(const char *dir, const char *root)
+{
+	size_t root_len = strlen(root);
+	char *copy;
+	int rc;
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	if ((rc = ac_file_mkdirs(dir)))
+		return rc;
+	if (strncmp(dir, root, root_len) != 0 || (dir[root_len] != '/' && dir[root_len] != '\0'))
+		return ac_error_set(AC_EINVAL, "%s: not inside %s", dir, root);
+	if (!(copy = strdup(dir)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* From the innermost parent outwards: cut at each '/' after root. */
+	for (char *slash = strrchr(copy, '/'); rc == 0 && slash && slash >= copy + root_len;
+	     slash = strrchr(copy, '/')) {
+		*slash = '\0';
+		rc = ac_file_sync_folder(*copy ? copy : "/");
+	}
+	free(copy);
+	return rc;
+}
+
 int ac_file_sync_fs(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;

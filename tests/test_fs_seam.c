@@ -6,6 +6,8 @@
 #include "test_util.h"
 
 #include "ac_archive.h"
+#include "ac_backend.h"
+#include "ac_backend_fs.h"
 #include "ac_error.h"
 #include "ac_fs.h"
 #include "ac_journal.h"
@@ -137,6 +139,39 @@ static void test_an_archive_folder_is_made_durable(void **state)
 	free(dir);
 }
 
+/* A tool result moved to an artifact in folders it creates: each folder's
+ * name is synced in its parent up to the data folder, or a power cut takes
+ * the artifact while the session naming it survives (found by the
+ * simulator, seed 1 of "compact" once compaction moved tool results). */
+static void test_an_artifact_folder_is_made_durable(void **state)
+{
+	char *dir = tu_make_temp_dir(), *sessions = tu_path(dir, "sessions");
+	char *data = tu_path(dir, "data"), *artifacts = tu_path(data, "artifacts");
+	char *tenant = tu_path(artifacts, "t1"), *own = tu_path(tenant, "s1");
+	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
+	ac_backend b = {0};
+
+	(void)state;
+	opts.sessions_dir = sessions;
+	opts.data_dir = data;
+	assert_int_equal(ac_backend_fs_init(&b, &opts), 0);
+	tu_fsync_record();
+	assert_int_equal(b.artifact.write(b.impl, "t1", "s1", "call_1", "tool output", 11), 0);
+	tu_fsync_restore();
+	assert_true(tu_fsync_was_synced(own));       /* names the artifact */
+	assert_true(tu_fsync_was_synced(tenant));    /* names s1/ */
+	assert_true(tu_fsync_was_synced(artifacts)); /* names t1/ */
+	assert_true(tu_fsync_was_synced(data));      /* names artifacts/ */
+	ac_backend_close(&b);
+	tu_remove_tree(dir);
+	free(own);
+	free(tenant);
+	free(artifacts);
+	free(data);
+	free(sessions);
+	free(dir);
+}
+
 /* A disk that refuses a folder's sync (EIO): fsync on a folder fails,
  * everything else is the kernel's. */
 static int folder_syncs_failed, folder_sync_errno = EIO;
@@ -204,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_another_version_or_a_hole),
 		cmocka_unit_test(test_a_journal_append_goes_through_the_table),
 		cmocka_unit_test(test_an_archive_folder_is_made_durable),
+		cmocka_unit_test(test_an_artifact_folder_is_made_durable),
 		cmocka_unit_test(test_a_failed_folder_sync_is_not_acknowledged),
 	};
 

@@ -60,6 +60,14 @@ bool ac_file_foreign_owner(uid_t *out_uid, const struct stat *entry, const char 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);
 
+/* ac_file_mkdirs(), then every folder from dir's parent up to root (dir
+ * inside root) synced: each names the next, so that a file then written
+ * durably in dir is not lost with a folder on its way to a power cut.
+ * Synced whether or not this call created them: another writer killed
+ * between its mkdir and its sync leaves a folder that exists but is not
+ * durable. A folder with nothing new to write syncs at once. */
+int ac_file_mkdirs_durable(const char *dir, const char *root);
+
 /* Makes everything written so far on the file system holding path durable
  * (syncfs(2)): one wait for the disk where an fsync per file and folder
  * waits once each. Since Linux 5.8 it reports a write-back error of any
