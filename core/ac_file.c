@@ -534,7 +534,8 @@ int ac_file_sync_folder(const char *dir)
 
 	if (fd < 0)
 		return 0;
-	if (ac_fs_fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+	if (ac_fs_fsync(fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP &&
+	    errno != EOPNOTSUPP && errno != ENOSYS)
 		rc = ac_error_errno(errno, "%s: cannot sync the folder, so what was just written "
 				    "there may not survive a power cut", dir);
 	ac_fs_close(fd);

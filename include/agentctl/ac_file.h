@@ -105,7 +105,8 @@ int ac_file_check_in(const char *root, const char *path);
 int ac_file_open_dir_in(int *out_fd, const char *root, const char *path);
 
 /* fsyncs folder dir, so that a name created, renamed or removed there is
- * on disk. A file system that cannot sync folders (EINVAL), or a folder
+ * on disk. A file system that cannot sync folders (EINVAL, EROFS,
+ * ENOTSUP, ENOSYS), or a folder
  * that cannot be opened, is nothing to report; a sync that failed (EIO,
  * ENOSPC: the disk did not take it) is an error naming dir, because what
  * the caller published there is then not known to survive a power cut. */
