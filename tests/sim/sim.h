@@ -163,6 +163,9 @@ int sim_acks_count(void);
 const char *sim_ack_marker(int k);
 void sim_forget_undurable(void);
 void sim_agentctl_append(sim_actor *a);
+/* One appending operation of a: messages (taken) appended to SIM_SESSION,
+ * marker acknowledged when that succeeded, then a pause. */
+void sim_append_acked(sim_actor *a, const char *marker, json_t *messages);
 extern const char sim_initial_session[];
 extern const size_t sim_initial_session_len;
 

@@ -61,22 +61,13 @@ static void tool_appender(sim_actor *a)
 
 	while (a->ops_left > 0) {
 		char marker[64], call[64];
-		json_t *messages;
-		int rc;
 
 		snprintf(marker, sizeof(marker), "%s-%d-%d", a->role, (int)a->pid, a->ops_left);
 		snprintf(call, sizeof(call), "r%d-%d", (int)a->pid, a->ops_left);
 		large_result(content, sizeof(content), marker);
-		messages = json_pack("[{s:s, s:s, s:s}]", "role", "tool", "toolCallId", call,
-				     "content", content);
-		rc = ac_session_append_messages(NULL, SIM_SESSIONS, "s1", messages);
-		json_decref(messages);
-		if (rc == 0)
-			sim_ack(a, marker, true);
-		else
-			sim_trace("%s/%d append failed: %s", a->role, (int)a->pid, ac_error_last());
-		sim_op_done(a);
-		sim_sleep_ns(1000000 + (int64_t)sim_below(300000000));
+		sim_append_acked(a, marker,
+				 json_pack("[{s:s, s:s, s:s}]", "role", "tool", "toolCallId", call,
+					   "content", content));
 	}
 }
 
