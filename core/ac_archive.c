@@ -29,19 +29,10 @@ int ac_archive_folder(ac_buf *dir, const char *sessions_dir, const char *folder,
  * and a session may name the archive once it is written, so a power cut
  * must not take <id>/ (or <folder>/) with it (found by the simulator: seed
  * 1 of "compact", docs/RELIABILITY.md "Simulation"). */
-static int make_folder(const char *dir, const char *sessions_dir, const char *folder)
+static int make_folder(const char *dir, const char *sessions_dir)
 {
-	ac_buf holder = AC_BUF_INIT;
-	int rc;
-
-	if ((rc = ac_file_mkdirs(dir)))
-		return rc;
-	if (ac_buf_printf(&holder, "%s/%s", sessions_dir, folder))
-		return ac_error_set(AC_ENOMEM, "out of memory");
-	ac_file_sync_folder_of(dir);         /* <folder>/, which names <id>/ */
-	ac_file_sync_folder_of(holder.data); /* <sessions>/, which names <folder>/ */
-	ac_buf_free(&holder);
-	return 0;
+	/* <folder>/, which names <id>/; <sessions>/, which names <folder>/ */
+	return ac_file_mkdirs_durable(dir, sessions_dir);
 }
 
 int ac_archive_durable_folder(ac_buf *dir, const char *sessions_dir, const char *folder,
@@ -49,7 +40,7 @@ int ac_archive_durable_folder(ac_buf *dir, const char *sessions_dir, const char 
 {
 	int rc = ac_archive_folder(dir, sessions_dir, folder, id);
 
-	return rc ? rc : make_folder(dir->data, sessions_dir, folder);
+	return rc ? rc : make_folder(dir->data, sessions_dir);
 }
 
 /* Creates the archive's file under a name no other holds and fills it. */

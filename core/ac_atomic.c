@@ -83,16 +83,6 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 	return 0;
 }
 
-/* The rename is durable only once the folder's entry is on disk. */
-static void sync_dir(const char *dir)
-{
-	int dir_fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-
-	if (dir_fd >= 0) {
-		ac_fs_fsync(dir_fd);
-		ac_fs_close(dir_fd);
-	}
-}
 
 /* Swaps temp with the regular file at path; false (nothing changed) when
  * path is anything else or the file system cannot swap. Unlike a rename
@@ -138,8 +128,9 @@ static int replace(const char *path, const char *data, size_t len, ac_atomic_che
 		ac_fs_unlink(temp.data);
 		goto done;
 	}
+	/* The rename is durable only once the folder's entry is on disk. */
 	if (durable)
-		sync_dir(dir);
+		rc = ac_file_sync_folder(dir);
 done:
 	ac_buf_free(&temp);
 	free(dir);
@@ -195,13 +186,13 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 	    (rc = write_temp(&temp, dir, base, path, data, len, true)))
 		goto done;
 	if (ac_fs_renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
-		sync_dir(dir); /* there was nothing to displace */
+		rc = ac_file_sync_folder(dir); /* there was nothing to displace */
 		goto done;
 	}
 	if ((errno == EINVAL || errno == ENOSYS) && must_be_new) {
 		rc = create_by_link(temp.data, path);
 		if (rc == 0)
-			sync_dir(dir);
+			rc = ac_file_sync_folder(dir);
 		ac_fs_unlink(temp.data);
 		goto done;
 	}
@@ -223,7 +214,8 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 	/* The temp name now holds what was at path a moment ago. */
 	rc = ac_file_read(out_displaced, out_displaced_len, temp.data);
 	ac_fs_unlink(temp.data);
-	sync_dir(dir);
+	if (rc == 0)
+		rc = ac_file_sync_folder(dir);
 done:
 	ac_buf_free(&temp);
 	free(dir);
@@ -305,7 +297,7 @@ int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *
 	if (AC_MUTATION("publish_without_compare") ||
 	    (ac_file_id_of(&now, temp.data) == 0 && ac_file_id_equal(&now, expected))) {
 		if (!AC_MUTATION("swap_dir_not_synced"))
-			sync_dir(dir);
+			rc = ac_file_sync_folder(dir);
 		if (out_written)
 			*out_written = ours;
 		goto remove;

@@ -196,10 +196,9 @@ static int file_save(ac_checkpoint_store *store, const json_t *doc)
 	new_folder = ac_fs_stat(folder, &st) != 0;
 	if ((rc = ac_file_mkdirs(folder)))
 		goto done;
-	if (new_folder) {
-		ac_file_sync_folder_of(folder);
-		ac_file_sync_folder_of(f->dir);
-	}
+	if (new_folder && ((rc = ac_file_sync_folder_of(folder)) ||
+			   (rc = ac_file_sync_folder_of(f->dir))))
+		goto done;
 	/* A session's numbers jansson cannot hold stay numbers in the copy. */
 	if (!(text = ac_json_exact_dumps(doc, JSON_INDENT(2), &text_len))) {
 		rc = ac_error_set(AC_ENOMEM, "out of memory");

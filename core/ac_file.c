@@ -165,6 +165,30 @@ int ac_file_mkdirs(const char *dir)
 	return rc;
 }
 
+int ac_file_mkdirs_durable(const char *dir, const char *root)
+{
+	size_t root_len = strlen(root);
+	char *copy;
+	int rc;
+
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	if ((rc = ac_file_mkdirs(dir)))
+		return rc;
+	if (strncmp(dir, root, root_len) != 0 || (dir[root_len] != '/' && dir[root_len] != '\0'))
+		return ac_error_set(AC_EINVAL, "%s: not inside %s", dir, root);
+	if (!(copy = strdup(dir)))
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* From the innermost parent outwards: cut at each '/' after root. */
+	for (char *slash = strrchr(copy, '/'); rc == 0 && slash && slash >= copy + root_len;
+	     slash = strrchr(copy, '/')) {
+		*slash = '\0';
+		rc = ac_file_sync_folder(*copy ? copy : "/");
+	}
+	free(copy);
+	return rc;
+}
+
 int ac_file_sync_fs(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
@@ -504,21 +528,31 @@ done:
 	return rc;
 }
 
-void ac_file_sync_folder_of(const char *path)
+int ac_file_sync_folder(const char *dir)
+{
+	int fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return 0;
+	if (ac_fs_fsync(fd) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP &&
+	    errno != EOPNOTSUPP && errno != ENOSYS)
+		rc = ac_error_errno(errno, "%s: cannot sync the folder, so what was just written "
+				    "there may not survive a power cut", dir);
+	ac_fs_close(fd);
+	return rc;
+}
+
+int ac_file_sync_folder_of(const char *path)
 {
 	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
-	int fd;
+	int rc;
 
-	if (slash) {
-		/* "/name": the root folder. */
+	if (!dir)
+		return ac_error_set(AC_ENOMEM, "out of memory");
+	/* "/name": the root folder; "name": the current one. */
+	if (slash)
 		slash[slash == dir ? 1 : 0] = '\0';
-		if ((fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
-			ac_fs_fsync(fd);
-			ac_fs_close(fd);
-		}
-	} else if (dir && (fd = ac_fs_open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
-		ac_fs_fsync(fd);
-		ac_fs_close(fd);
-	}
+	rc = ac_file_sync_folder(slash ? dir : ".");
 	free(dir);
+	return rc;
 }

@@ -311,7 +311,7 @@ static int load_states(rollback *r, ac_git_rollback_result *out, ac_git *g, cons
 		sym_git_oid_tostr(out->target, sizeof(out->target), sym_git_commit_id(r->parent));
 	if (r->head && sym_git_commit_tree(&r->head_tree, r->head) != 0)
 		return ac_git_fail("HEAD");
-	/* Planted bug (the simulator's ops scenario, found item 7): a
+	/* Planted bug (the simulator's ops scenario, found item 9): a
 	 * stopped run's snapshot taken for what git knew. */
 	if (own_snapshot(r->head, snapshot_message) &&
 	    !AC_MUTATION("rerun_trusts_stopped_snapshot")) {

@@ -83,8 +83,10 @@ static int rotate_locked(char **out_rotated_path, const char *path)
 	fd = ac_fs_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		ac_fs_close(fd);
-	ac_file_sync_folder_of(path);
-	if (out_rotated_path)
+	/* The new name and the fresh journal on disk before the rotation is
+	 * reported done. */
+	rc = ac_file_sync_folder_of(path);
+	if (rc == 0 && out_rotated_path)
 		*out_rotated_path = ac_buf_detach(&target);
 done:
 	ac_buf_free(&target);
@@ -274,8 +276,7 @@ static int sync_if_asked(const append_job *a)
 	 * moment ago: synced every time, not only when we created it (the
 	 * simulator lost an acknowledged event to a power cut that way; a
 	 * folder with nothing new to write syncs at once). */
-	ac_file_sync_folder_of(a->path);
-	return 0;
+	return ac_file_sync_folder_of(a->path);
 }
 
 /* Where the torn line began, for the caller's report (rare: only on a

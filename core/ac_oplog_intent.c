@@ -131,7 +131,7 @@ int ac_oplog_intent_remove(const ac_workspace *ws)
 	if (ac_fs_unlink(path.data) != 0 && errno != ENOENT)
 		rc = ac_error_errno(errno, "%s: cannot remove the rollback's intent", path.data);
 	else
-		ac_file_sync_folder_of(path.data);
+		rc = ac_file_sync_folder_of(path.data);
 	ac_buf_free(&path);
 	return rc;
 }

@@ -60,6 +60,14 @@ bool ac_file_foreign_owner(uid_t *out_uid, const struct stat *entry, const char 
 /* Creates dir and its missing parents (mode 0755). */
 int ac_file_mkdirs(const char *dir);
 
+/* ac_file_mkdirs(), then every folder from dir's parent up to root (dir
+ * inside root) synced: each names the next, so that a file then written
+ * durably in dir is not lost with a folder on its way to a power cut.
+ * Synced whether or not this call created them: another writer killed
+ * between its mkdir and its sync leaves a folder that exists but is not
+ * durable. A folder with nothing new to write syncs at once. */
+int ac_file_mkdirs_durable(const char *dir, const char *root);
+
 /* Makes everything written so far on the file system holding path durable
  * (syncfs(2)): one wait for the disk where an fsync per file and folder
  * waits once each. Since Linux 5.8 it reports a write-back error of any
@@ -96,8 +104,15 @@ int ac_file_check_in(const char *root, const char *path);
  * absent. */
 int ac_file_open_dir_in(int *out_fd, const char *root, const char *path);
 
-/* fsyncs the folder holding path, so that a name created, renamed or
- * removed there is on disk. Best effort: nothing to report when it fails. */
-void ac_file_sync_folder_of(const char *path);
+/* fsyncs folder dir, so that a name created, renamed or removed there is
+ * on disk. A file system that cannot sync folders (EINVAL, EROFS,
+ * ENOTSUP, ENOSYS), or a folder
+ * that cannot be opened, is nothing to report; a sync that failed (EIO,
+ * ENOSPC: the disk did not take it) is an error naming dir, because what
+ * the caller published there is then not known to survive a power cut. */
+int ac_file_sync_folder(const char *dir);
+
+/* ac_file_sync_folder() of the folder holding path. */
+int ac_file_sync_folder_of(const char *path);
 
 #endif

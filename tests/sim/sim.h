@@ -31,6 +31,9 @@
 uint64_t sim_rand(void);                  /* the seed's next number */
 uint64_t sim_below(uint64_t n);           /* 0 <= x < n (n > 0) */
 bool sim_chance(double p);                /* true with probability p */
+/* The same from the mishaps' own stream (faults, clock jumps). */
+uint64_t sim_mishap_below(uint64_t n);
+bool sim_mishap_chance(double p);
 
 /* ---- the in-memory file system (sim_fs.c) ---- */
 
@@ -76,6 +79,9 @@ char *sim_fs_realpath(const char *path);
 /* Faults: a write or fsync of an agentctl actor fails with this errno
  * with probability sim_fault_rate (0: never). */
 extern double sim_fault_rate;
+/* Holds faults back while the world outside agentctl writes (a
+ * compensation's effect): only agentctl's own calls fail. */
+void sim_fs_faults_hold(bool held);
 
 /* ---- actors and the scheduler (sim_sched.c) ---- */
 
@@ -115,6 +121,8 @@ typedef struct {
 	double kill_rate;     /* chance a step of a crashable actor is its last */
 	int power_losses;     /* at most this many */
 	double power_loss_rate;
+	double fault_rate;    /* chance an agentctl write or fsync fails (ENOSPC, EIO) */
+	double clock_jump_rate; /* chance a step first jumps its process's wall clock */
 	bool verbose;         /* print every step */
 } sim_config;
 
@@ -163,6 +171,9 @@ int sim_acks_count(void);
 const char *sim_ack_marker(int k);
 void sim_forget_undurable(void);
 void sim_agentctl_append(sim_actor *a);
+/* One appending operation of a: messages (taken) appended to SIM_SESSION,
+ * marker acknowledged when that succeeded, then a pause. */
+void sim_append_acked(sim_actor *a, const char *marker, json_t *messages);
 extern const char sim_initial_session[];
 extern const size_t sim_initial_session_len;
 

@@ -65,6 +65,12 @@ typedef struct {
 static inode inodes[MAX_INODES];
 static descriptor fds[MAX_FDS];
 double sim_fault_rate;
+static bool faults_held;
+
+void sim_fs_faults_hold(bool held)
+{
+	faults_held = held;
+}
 
 static void bytes_set(bytes *b, const char *data, size_t len)
 {
@@ -283,9 +289,10 @@ static int fail_now(void)
 {
 	sim_actor *a = sim_current();
 
-	if (!a || !a->agentctl || sim_fault_rate <= 0 || !sim_chance(sim_fault_rate))
+	if (!a || !a->agentctl || faults_held || sim_fault_rate <= 0 ||
+	    !sim_mishap_chance(sim_fault_rate))
 		return 0;
-	errno = sim_chance(0.5) ? ENOSPC : EIO;
+	errno = sim_mishap_chance(0.5) ? ENOSPC : EIO;
 	sim_trace("  fault: %s", strerror(errno));
 	return -1;
 }

@@ -1,16 +1,16 @@
 /* agentctl-sim: explores seeds of the deterministic simulator (sim.h).
  *
- *   agentctl-sim [--seeds N] [--first S] [--scenario NAME] [--steps N]
+ *   agentctl-sim [--seeds N] [--first S] [--scenario NAME] [--steps N] [--faults R]
  *   agentctl-sim --seed S --scenario NAME [--steps N] [--ops PCT]
- *                [--kill-rate R] [--power-losses N] [--verbose]   (replay)
+ *                [--kill-rate R] [--power-losses N] [--faults R] [--verbose]   (replay)
  *   agentctl-sim --mutations [--seeds N]    (every planted bug caught?)
  *
  * SEEDS and SIM_MUTATION in the environment stand for --seeds and
  * --mutation. Each seed runs in a child process of its own (a killed
  * actor's thread is parked, never resumed: it dies with the child). A
  * failure prints its seed, then the smallest run that still fails it
- * (fewer operations, no kills or power losses where it still fails, cut
- * at the failing step) with its trace and the command that replays it. */
+ * (fewer operations, no kills, power losses or faults where it still
+ * fails, cut at the failing step) with its trace and the command that replays it. */
 #include "sim.h"
 
 #include <errno.h>
@@ -33,6 +33,18 @@ typedef struct {
 } run_result;
 
 static const char *mutation;
+
+/* Without --faults, every third seed runs with faults (ENOSPC and EIO on
+ * agentctl's writes and fsyncs) and the others without, so that a run
+ * explores both at no extra cost. */
+#define FAULTS_BY_SEED (-1.0)
+#define SEED_FAULT_RATE 0.003
+
+static void faults_of_seed(run_spec *spec)
+{
+	if (spec->config.fault_rate == FAULTS_BY_SEED)
+		spec->config.fault_rate = spec->config.seed % 3 == 0 ? SEED_FAULT_RATE : 0;
+}
 
 /* Runs spec in a child; its output is captured. */
 static run_result run_child(const run_spec *spec)
@@ -85,11 +97,11 @@ static run_result run_child(const run_spec *spec)
 static void print_replay(const run_spec *spec)
 {
 	printf("replay: %s%s%sagentctl-sim --scenario %s --seed %llu --steps %d --ops %d "
-	       "--kill-rate %g --power-losses %d --verbose\n",
+	       "--kill-rate %g --power-losses %d --faults %g --verbose\n",
 	       mutation ? "SIM_MUTATION=" : "", mutation ? mutation : "", mutation ? " " : "",
 	       spec->scenario->name,
 	       (unsigned long long)spec->config.seed, spec->config.max_steps, spec->ops_percent,
-	       spec->config.kill_rate, spec->config.power_losses);
+	       spec->config.kill_rate, spec->config.power_losses, spec->config.fault_rate);
 }
 
 /* Greedily makes a failing run smaller while it still fails. */
@@ -111,12 +123,16 @@ static void shrink(run_spec *spec, run_result *failed)
 			free(r.output);
 		}
 	}
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		trial = *spec;
 		if (pass == 0)
 			trial.config.kill_rate = 0;
-		else
+		else if (pass == 1)
 			trial.config.power_losses = 0;
+		else if (trial.config.fault_rate > 0)
+			trial.config.fault_rate = 0;
+		else
+			continue;
 		r = run_child(&trial);
 		if (r.status == 1) {
 			*spec = trial;
@@ -155,9 +171,9 @@ static const sim_scenario *scenario_named(const char *name)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: agentctl-sim [--seeds N] [--first S] [--scenario NAME] [--steps N]\n"
+	fprintf(stderr, "usage: agentctl-sim [--seeds N] [--first S] [--scenario NAME] [--steps N] [--faults R]\n"
 			"       agentctl-sim --seed S --scenario NAME [--steps N] [--ops PCT]\n"
-			"                    [--kill-rate R] [--power-losses N] [--verbose]\n"
+			"                    [--kill-rate R] [--power-losses N] [--faults R] [--verbose]\n"
 			"       agentctl-sim --mutations [--seeds N]\n");
 	exit(2);
 }
@@ -176,6 +192,7 @@ static long explore(const run_spec *base, const sim_scenario *only, uint64_t fir
 				continue;
 			spec.scenario = &sim_scenarios[s];
 			spec.config.seed = first + (uint64_t)i;
+			faults_of_seed(&spec);
 			r = run_child(&spec);
 			if (r.status == 0) {
 				free(r.output);
@@ -201,7 +218,7 @@ static long explore(const run_spec *base, const sim_scenario *only, uint64_t fir
 
 int main(int argc, char **argv)
 {
-	run_spec base = {{0, 4000, 12, 0.004, 2, 0.0008, false}, 100, NULL};
+	run_spec base = {{0, 4000, 12, 0.004, 2, 0.0008, FAULTS_BY_SEED, 0.0005, false}, 100, NULL};
 	const sim_scenario *only = NULL;
 	const char *env_seeds = getenv("SEEDS");
 	long seeds = env_seeds && *env_seeds ? atol(env_seeds) : 100;
@@ -242,6 +259,8 @@ int main(int argc, char **argv)
 			base.config.kill_rate = atof(value);
 		else if (!strcmp(arg, "--power-losses"))
 			base.config.power_losses = atoi(value);
+		else if (!strcmp(arg, "--faults"))
+			base.config.fault_rate = atof(value);
 		else if (!strcmp(arg, "--mutation"))
 			mutation = value;
 		else
@@ -265,6 +284,7 @@ int main(int argc, char **argv)
 			usage();
 		spec.scenario = only;
 		spec.config.seed = first;
+		faults_of_seed(&spec);
 		if (base.config.verbose) {
 			/* In this process: the trace as it happens, even of a hang. */
 			int rc;

@@ -53,12 +53,15 @@ static char pending[128];
  * what a compensation did when agentctl's host loses power). */
 static void side_effect(const char *line)
 {
-	int fd = sim_fs_openat(AT_FDCWD, SIDE_EFFECTS, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	int fd;
 
+	sim_fs_faults_hold(true);
+	fd = sim_fs_openat(AT_FDCWD, SIDE_EFFECTS, O_WRONLY | O_APPEND | O_CREAT, 0644);
 	if (fd < 0 || sim_fs_write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
 	    sim_fs_fsync(fd) != 0)
 		abort();
 	sim_fs_close(fd);
+	sim_fs_faults_hold(false);
 }
 
 /* A compensation as a process would run: it takes a few steps (agentctl

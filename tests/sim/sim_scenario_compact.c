@@ -1,6 +1,9 @@
-/* The compaction scenario: two agentctl appenders on one session, agentctl's
- * compaction of it (ac_compact_session() with the built-in summariser, as
- * `agentctl session compact` runs it for a local session: its archive in
+/* The compaction scenario: two agentctl appenders on one session of tenant
+ * t1 (one appends tool results over the artifact threshold), agentctl's
+ * compaction of it as `agentctl session compact` runs it for a local
+ * session (ac_backend_fs_externalize_session(): the large tool results to
+ * artifacts/t1/s1/, then the session naming them; then ac_compact_session()
+ * with the built-in summariser: its archive in
  * <sessions>/.compactions/s1/, then the session naming it) and gc of the
  * archives (the file store's plan and apply, `gc --older-than 1m`) run by
  * a host whose wall clock is 20 minutes ahead: past gc's grace for a fresh
@@ -9,10 +12,13 @@
  * any step; the power fails.
  *
  * Holds after every step and every power loss: the session file loads;
- * every archive it names exists and loads; every acknowledged message is
- * in the session or an archive it names, exactly once. */
+ * every archive it names exists and loads; every artifact a message names
+ * exists and holds the tool result; every acknowledged message is in the
+ * session or an archive it names, exactly once. */
 #include "sim.h"
 
+#include "ac_backend.h"
+#include "ac_backend_fs_impl.h"
 #include "ac_compact.h"
 #include "ac_error.h"
 #include "ac_gc.h"
@@ -25,6 +31,45 @@
 
 #define GC_CLOCK_AHEAD_NS (20 * 60 * 1000000000LL)
 #define MAX_COUNTED 4096
+#define DATA_DIR "/ws/.agent"
+#define ARTIFACTS DATA_DIR "/artifacts/t1/s1"
+#define REFERENCE_START "[artifact "
+
+static const char initial_session[] =
+	"{\n  \"id\": \"s1\",\n  \"task\": \"simulated\",\n  \"status\": \"running\",\n"
+	"  \"conversationHistory\": [],\n  \"metadata\": {\"tenantId\": \"t1\"},\n"
+	"  \"createdAt\": \"2026-11-28T00:00:00.000Z\",\n"
+	"  \"updatedAt\": \"2026-11-28T00:00:00.000Z\"\n}\n";
+
+/* A tool result over the artifact threshold: its marker, then padding. */
+static void large_result(char *out, size_t size, const char *marker)
+{
+	size_t n = strlen(marker);
+
+	memcpy(out, marker, n);
+	memset(out + n, '.', size - n - 1);
+	out[size - 1] = '\0';
+}
+
+#define LARGE_RESULT_SIZE (AC_BACKEND_ARTIFACT_THRESHOLD + 512)
+
+/* An agent's tool results, appended by agentctl: each over the artifact
+ * threshold, so that compaction moves it to an artifact. */
+static void tool_appender(sim_actor *a)
+{
+	static char content[LARGE_RESULT_SIZE];
+
+	while (a->ops_left > 0) {
+		char marker[64], call[64];
+
+		snprintf(marker, sizeof(marker), "%s-%d-%d", a->role, (int)a->pid, a->ops_left);
+		snprintf(call, sizeof(call), "r%d-%d", (int)a->pid, a->ops_left);
+		large_result(content, sizeof(content), marker);
+		sim_append_acked(a, marker,
+				 json_pack("[{s:s, s:s, s:s}]", "role", "tool", "toolCallId", call,
+					   "content", content));
+	}
+}
 
 static void compactor(sim_actor *a)
 {
@@ -36,7 +81,20 @@ static void compactor(sim_actor *a)
 		ac_compact_result r;
 		int rc;
 
+		ac_backend_fs_options files = {.version = AC_BACKEND_FS_OPTIONS_VERSION,
+						.sessions_dir = SIM_SESSIONS,
+						.data_dir = DATA_DIR};
+		ac_backend_compact_result moved;
+		size_t stayed = 0;
+
 		sim_sleep_ns(50000000 + (int64_t)sim_below(400000000));
+		/* As the operator's compaction: large tool results first. */
+		if (ac_backend_fs_externalize_session(&moved, &stayed, &files, "s1",
+						      AC_BACKEND_ARTIFACT_THRESHOLD))
+			sim_trace("%s/%d externalize: %s", a->role, (int)a->pid, ac_error_last());
+		else if (moved.externalized)
+			sim_trace("%s/%d moved %zu tool results to artifacts", a->role, (int)a->pid,
+				  moved.externalized);
 		rc = ac_compact_session(&r, SIM_SESSIONS, "s1", &opts);
 		if (rc)
 			sim_trace("%s/%d compact: %s", a->role, (int)a->pid, ac_error_last());
@@ -101,9 +159,9 @@ int sim_compact_setup(void)
 {
 	sim_acks_reset();
 	sim_fs_mkdirs(SIM_SESSIONS);
-	sim_fs_put(SIM_SESSION, sim_initial_session, sim_initial_session_len);
+	sim_fs_put(SIM_SESSION, initial_session, sizeof(initial_session) - 1);
 	sim_add_role("append-a", sim_agentctl_append, true, true, 10);
-	sim_add_role("append-b", sim_agentctl_append, true, true, 10);
+	sim_add_role("append-b", tool_appender, true, true, 8);
 	sim_add_role("compact", compactor, true, true, 8);
 	sim_add_role("gc", collector, true, true, 30);
 	return 4;
@@ -127,19 +185,60 @@ json_t *sim_load_json(const char *path, char *why, size_t size)
 	return root;
 }
 
+/* The marker a message's content holds: the content itself, or a large
+ * tool result's first bytes, or through the artifact a reference names
+ * (false with why when that artifact is missing or not the result). */
+static bool marker_of(char *out, size_t size, const char *content, char *why, size_t why_size)
+{
+	char id[64], path[200];
+	char *held;
+	size_t len, n;
+
+	if (strncmp(content, REFERENCE_START, strlen(REFERENCE_START)) != 0) {
+		n = strcspn(content, ".");
+		snprintf(out, size, "%.*s", (int)n, content);
+		return true;
+	}
+	n = strcspn(content + strlen(REFERENCE_START), ":");
+	snprintf(id, sizeof(id), "%.*s", (int)(n < sizeof(id) ? n : sizeof(id) - 1),
+		 content + strlen(REFERENCE_START));
+	snprintf(path, sizeof(path), "%s/%s", ARTIFACTS, id);
+	if (!(held = sim_fs_slurp(path, &len))) {
+		snprintf(why, why_size, "a message names the artifact %s, which does not exist",
+			 path);
+		return false;
+	}
+	if (len != LARGE_RESULT_SIZE - 1) {
+		snprintf(why, why_size, "the artifact %s holds %zu bytes, not the %d of its result",
+			 path, len, LARGE_RESULT_SIZE - 1);
+		free(held);
+		return false;
+	}
+	n = strcspn(held, ".");
+	snprintf(out, size, "%.*s", (int)n, held);
+	free(held);
+	return true;
+}
+
 /* Counts each acknowledged marker among messages' contents. */
-static void count(int *counts, const json_t *messages)
+static bool count(int *counts, const json_t *messages, char *why, size_t size)
 {
 	int n = sim_acks_count();
 
 	for (size_t i = 0; i < json_array_size(messages); i++) {
 		const char *content = json_string_value(
 			json_object_get(json_array_get(messages, i), "content"));
+		char marker[128];
 
-		for (int k = 0; content && k < n; k++)
-			if (!strcmp(sim_ack_marker(k), content))
+		if (!content)
+			continue;
+		if (!marker_of(marker, sizeof(marker), content, why, size))
+			return false;
+		for (int k = 0; k < n; k++)
+			if (!strcmp(sim_ack_marker(k), marker))
 				counts[k]++;
 	}
+	return true;
 }
 
 static bool check_tree(char *why, size_t size)
@@ -158,7 +257,8 @@ static bool check_tree(char *why, size_t size)
 		snprintf(why, size, "%s has no conversationHistory array", SIM_SESSION);
 		goto done;
 	}
-	count(counts, history);
+	if (!count(counts, history, why, size))
+		goto done;
 	/* The union of the session and the archives it names. */
 	json_array_foreach(json_object_get(json_object_get(session, "metadata"), "compactions"), i,
 			   record) {
@@ -172,7 +272,10 @@ static bool check_tree(char *why, size_t size)
 				 named ? named : "(none)", reason);
 			goto done;
 		}
-		count(counts, json_object_get(archive, "messages"));
+		if (!count(counts, json_object_get(archive, "messages"), why, size)) {
+			json_decref(archive);
+			goto done;
+		}
 		json_decref(archive);
 	}
 	for (int k = 0; k < n; k++)

@@ -110,23 +110,27 @@ const char sim_initial_session[] =
 	"  \"updatedAt\": \"2026-11-28T00:00:00.000Z\"\n}\n";
 const size_t sim_initial_session_len = sizeof(sim_initial_session) - 1;
 
+void sim_append_acked(sim_actor *a, const char *marker, json_t *messages)
+{
+	int rc = ac_session_append_messages(NULL, SESSIONS, "s1", messages);
+
+	json_decref(messages);
+	if (rc == 0)
+		sim_ack(a, marker, true);
+	else
+		sim_trace("%s/%d append failed: %s", a->role, (int)a->pid, ac_error_last());
+	sim_op_done(a);
+	sim_sleep_ns(1000000 + (int64_t)sim_below(300000000));
+}
+
 void sim_agentctl_append(sim_actor *a)
 {
 	while (a->ops_left > 0) {
 		char marker[64];
-		json_t *messages;
-		int rc;
 
 		snprintf(marker, sizeof(marker), "%s-%d-%d", a->role, (int)a->pid, a->ops_left);
-		messages = json_pack("[{s:s, s:s}]", "role", "user", "content", marker);
-		rc = ac_session_append_messages(NULL, SESSIONS, "s1", messages);
-		json_decref(messages);
-		if (rc == 0)
-			sim_ack(a, marker, true);
-		else
-			sim_trace("%s/%d append failed: %s", a->role, (int)a->pid, ac_error_last());
-		sim_op_done(a);
-		sim_sleep_ns(1000000 + (int64_t)sim_below(300000000));
+		sim_append_acked(a, marker,
+				 json_pack("[{s:s, s:s}]", "role", "user", "content", marker));
 	}
 }
 

@@ -44,6 +44,9 @@ static role roles[MAX_ROLES];
 static int nroles;
 static int64_t now_ns;
 static uint64_t rng_state;
+/* Faults and clock jumps draw from a stream of their own, so that turning
+ * them on or off leaves every other choice of a seed as it was. */
+static uint64_t mishap_state;
 static pid_t next_pid;
 static __thread sim_actor *current;
 
@@ -52,14 +55,29 @@ static char *trace_text;
 static size_t trace_len, trace_cap;
 static bool trace_echo;
 
-uint64_t sim_rand(void)
+/* splitmix64: small, and every seed gives its own stream. */
+static uint64_t next_of(uint64_t *state)
 {
-	/* splitmix64: small, and every seed gives its own stream. */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+uint64_t sim_rand(void)
+{
+	return next_of(&rng_state);
+}
+
+uint64_t sim_mishap_below(uint64_t n)
+{
+	return next_of(&mishap_state) % n;
+}
+
+bool sim_mishap_chance(double p)
+{
+	return (double)(next_of(&mishap_state) >> 11) * 0x1.0p-53 < p;
 }
 
 uint64_t sim_below(uint64_t n)
@@ -249,6 +267,7 @@ int sim_run(const sim_scenario *scenario, const sim_config *config)
 	int losses = 0, steps = 0;
 
 	rng_state = config->seed * 0x2545F4914F6CDD1DULL + 1;
+	mishap_state = config->seed * 0x9E3779B97F4A7C15ULL + 7;
 	now_ns = 1700000000LL * 1000000000LL; /* a wall-clock-like start */
 	next_pid = 1000;
 	nactors = nroles = 0;
@@ -257,6 +276,7 @@ int sim_run(const sim_scenario *scenario, const sim_config *config)
 	if (scenario->run)
 		return scenario->run(config);
 	sim_fs_reset();
+	sim_fault_rate = config->fault_rate;
 	if (ac_fs_use(&sim_fs_table) != 0) {
 		printf("sim: %s\n", ac_error_last());
 		return 2;
@@ -319,6 +339,15 @@ int sim_run(const sim_scenario *scenario, const sim_config *config)
 			if (!scenario->check(why, sizeof(why), false))
 				goto failed;
 			continue;
+		}
+		/* A wall clock stepped (NTP, an operator's date): up to 10 s
+		 * either way; monotonic clocks do not move. */
+		if (config->clock_jump_rate > 0 && sim_mishap_chance(config->clock_jump_rate)) {
+			int64_t jump = (int64_t)sim_mishap_below(20000000001ULL) - 10000000000LL;
+
+			next->clock_skew_ns += jump;
+			sim_trace("CLOCK JUMP %s/%d %+.3f s", next->role, (int)next->pid,
+				  (double)jump / 1e9);
 		}
 		next->state = A_RUNNING;
 		pass_turn(next->index, MAIN_TURN);
