@@ -10,6 +10,7 @@
 #include "ac_file.h"
 #include "ac_fs_calls.h"
 #include "ac_lock.h"
+#include "ac_sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,23 +91,60 @@ static int memo_stream(void *impl, ac_backend_block_fn fn, void *ctx, const char
 	return memo_fetch(impl, NULL, NULL, fn, ctx, tenant, owner, scope, name);
 }
 
+/* Whether path holds what expected says (a SHA-256 in hex, or NULL for
+ * no document): AC_ECONFLICT naming it when not. */
+static int memo_is(const char *path, const char *expected)
+{
+	char *now = NULL, hash[AC_SHA256_HEX_LEN + 1];
+	size_t len = 0;
+	int rc = ac_file_read(&now, &len, path);
+
+	if (rc == AC_ENOTFOUND) {
+		ac_error_clear();
+		rc = expected ? ac_error_set(AC_ECONFLICT, "%s: removed since it was read", path) : 0;
+	} else if (rc == 0) {
+		ac_sha256_hex(hash, now, len);
+		if (!expected || strcmp(hash, expected))
+			rc = ac_error_set(AC_ECONFLICT, "%s: written by another since it was read",
+					  path);
+	}
+	free(now);
+	return rc;
+}
+
 /* Writers of one folder take turns (flock on it): a whole-document write
- * must not rename over an append in progress and lose it. */
-static int memo_write(void *impl, const char *tenant, const char *owner, const char *scope,
-		      const char *name, const char *data, size_t len)
+ * must not rename over an append in progress and lose it, and a write
+ * when unchanged compares under the same lock. */
+static int memo_put(void *impl, const char *tenant, const char *owner, const char *scope,
+		    const char *name, const char *data, size_t len, bool compare,
+		    const char *expected)
 {
 	char *dir = NULL, *path = NULL;
 	int rc, guard = -1;
 
 	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
 		return rc;
-	if (!(rc = ac_file_mkdirs(dir)) && !(rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
+	if (!(rc = ac_file_mkdirs(dir)) && !(rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)) &&
+	    !(compare && (rc = memo_is(path, expected))))
 		rc = ac_atomic_write(path, data, len, NULL, NULL);
 	if (guard >= 0)
 		ac_fs_close(guard);
 	free(dir);
 	free(path);
 	return rc;
+}
+
+static int memo_write(void *impl, const char *tenant, const char *owner, const char *scope,
+		      const char *name, const char *data, size_t len)
+{
+	return memo_put(impl, tenant, owner, scope, name, data, len, false, NULL);
+}
+
+static int memo_write_if(const ac_backend *b, const char *tenant, const char *owner,
+			 const char *scope, const char *name, const char *expected,
+			 const char *data, size_t len)
+{
+	return memo_put(b->impl, tenant, owner, scope, name, data, len, true, expected);
 }
 
 static int memo_append(void *impl, const char *tenant, const char *owner, const char *scope,
@@ -307,6 +345,7 @@ void ac_backend_fs_fill_files(ac_backend *b)
 		.append = memo_append,
 		.list = memo_list,
 	};
+	b->optional.memo_write_if = memo_write_if;
 	b->artifact = (ac_backend_artifact_ops){
 		.write = artifact_write,
 		.read = artifact_read,

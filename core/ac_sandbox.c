@@ -9,7 +9,9 @@
 #include "ac_error.h"
 #include "ac_struct_version.h"
 #include "ac_file.h"
+#include "ac_fs_calls.h"
 #include "ac_json_exact.h"
+#include "ac_mutation.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
 
@@ -76,9 +78,9 @@ static void scopes_of(const mirror *m, scope_owner out[3])
  * and not to be made. */
 static int open_folder(int *out_fd, int dir_fd, const char *name, bool create, const char *shown)
 {
-	if (create && mkdirat(dir_fd, name, 0755) != 0 && errno != EEXIST)
+	if (create && ac_fs_mkdirat(dir_fd, name, 0755) != 0 && errno != EEXIST)
 		return ac_error_errno(errno, "%s/%s", shown, name);
-	*out_fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*out_fd = ac_fs_openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (*out_fd >= 0)
 		return 0;
 	if (errno == ENOENT)
@@ -106,7 +108,7 @@ static int read_entry(char **out, size_t *out_len, int dir_fd, const char *name,
 	if ((rc = ac_file_open_regular(&fd, dir_fd, name, O_RDONLY | O_NOFOLLOW, 0, shown))) {
 		return rc == AC_ENOTFOUND ? rc : ac_error_set(AC_EDENIED, "%s", ac_error_last());
 	}
-	if (fstat(fd, &st) != 0) {
+	if (ac_fs_fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s", shown);
 		goto done;
 	}
@@ -120,7 +122,7 @@ static int read_entry(char **out, size_t *out_len, int dir_fd, const char *name,
 		goto done;
 	}
 	/* The size can grow while we read: the cap holds on what is read. */
-	while ((n = read(fd, block, sizeof(block))) != 0) {
+	while ((n = ac_fs_read(fd, block, sizeof(block))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -141,26 +143,53 @@ static int read_entry(char **out, size_t *out_len, int dir_fd, const char *name,
 		rc = ac_error_set(AC_ENOMEM, "out of memory");
 done:
 	ac_buf_free(&data);
-	close(fd);
+	ac_fs_close(fd);
 	return rc;
 }
 
-/* Puts data as name in dir_fd: a new temp file, renamed over name, so a
- * link planted as name is replaced, never written through. */
-static int put_entry(int dir_fd, const char *name, const char *data, size_t len,
-		     const char *shown)
+static void hash_of(char out[AC_SHA256_HEX_LEN + 1], const char *data, size_t len);
+
+/* The hash of what name in dir_fd holds now ("" when it is absent or not
+ * a file sync can take). */
+static void entry_hash(char out[AC_SHA256_HEX_LEN + 1], int dir_fd, const char *name,
+		       size_t max)
+{
+	char *data = NULL;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (read_entry(&data, &len, dir_fd, name, max, name) == 0)
+		hash_of(out, data, len);
+	free(data);
+	ac_error_clear();
+}
+
+/* Puts data as name in dir_fd: a new temp file, swapped with name (or
+ * renamed to it when absent: expected NULL), so a link planted as name is
+ * replaced, never written through. The agent writes its copy whenever it
+ * likes, with no lock: if what the swap took out is not what was read
+ * before (expected), the agent wrote it since, and it goes back; if the
+ * agent then wrote into the file just put there, that newer edit stays.
+ * *out_put: false when the agent's copy stayed. */
+static int put_entry(bool *out_put, int dir_fd, const char *name, const char *data, size_t len,
+		     const char *expected, size_t max, const char *shown)
 {
 	static unsigned counter;
-	char temp[64];
+	char temp[64 + AC_BACKEND_ID_MAX], taken_out[AC_SHA256_HEX_LEN + 1];
+	char ours[AC_SHA256_HEX_LEN + 1];
 	size_t done_len = 0;
 	int fd, rc = 0;
 
-	snprintf(temp, sizeof(temp), TEMP_PREFIX "%ld-%u.tmp", (long)getpid(), counter++);
-	fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	*out_put = false;
+	/* Named for its process and its document, so that a refresh after a
+	 * kill can put back an edit the swap had taken out (recover_temps). */
+	snprintf(temp, sizeof(temp), TEMP_PREFIX "%ld-%u-%s.tmp", (long)ac_fs_getpid(), counter++,
+		 name);
+	fd = ac_fs_openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return ac_error_errno(errno, "%s", shown);
 	while (done_len < len) {
-		ssize_t n = write(fd, data + done_len, len - done_len);
+		ssize_t n = ac_fs_write(fd, data + done_len, len - done_len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -170,12 +199,45 @@ static int put_entry(int dir_fd, const char *name, const char *data, size_t len,
 		}
 		done_len += (size_t)n;
 	}
-	if (close(fd) != 0 && !rc)
-		rc = ac_error_errno(errno, "%s", shown);
-	if (!rc && renameat(dir_fd, temp, dir_fd, name) != 0)
+	if (ac_fs_close(fd) != 0 && !rc)
 		rc = ac_error_errno(errno, "%s", shown);
 	if (rc)
-		unlinkat(dir_fd, temp, 0);
+		goto done;
+	if (ac_fs_renameat2(dir_fd, temp, dir_fd, name,
+			    expected ? RENAME_EXCHANGE : RENAME_NOREPLACE) == 0) {
+		*out_put = true;
+	} else if (errno == EEXIST || (expected && errno == ENOENT)) {
+		goto done; /* the agent made (or removed) it meanwhile: its own */
+	} else if (errno != EINVAL && errno != ENOSYS) {
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	} else if (ac_fs_renameat2(dir_fd, temp, dir_fd, name, 0) != 0) {
+		/* A file system without the flags: renamed over, as before. */
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	} else {
+		*out_put = true;
+		return 0;
+	}
+	if (!expected || !*out_put || AC_MUTATION("sandbox_refresh_over_edit"))
+		goto done;
+	/* temp now holds what name held: the agent's, if it changed since. */
+	entry_hash(taken_out, dir_fd, temp, max);
+	if (!strcmp(taken_out, expected))
+		goto done;
+	hash_of(ours, data, len);
+	*out_put = false;
+	if (ac_fs_renameat2(dir_fd, temp, dir_fd, name, RENAME_EXCHANGE) != 0) {
+		rc = ac_error_errno(errno, "%s", shown);
+		goto done;
+	}
+	/* The agent wrote into ours after the swap: that edit is the newer. */
+	entry_hash(taken_out, dir_fd, temp, max);
+	if (strcmp(taken_out, ours) != 0 &&
+	    ac_fs_renameat2(dir_fd, temp, dir_fd, name, RENAME_EXCHANGE) != 0)
+		rc = ac_error_errno(errno, "%s", shown);
+done:
+	ac_fs_unlinkat(dir_fd, temp, 0);
 	return rc;
 }
 
@@ -194,7 +256,7 @@ static void mirror_free(mirror *m)
 	free(m->registration);
 	json_decref(m->files);
 	if (m->dir_fd >= 0)
-		close(m->dir_fd);
+		ac_fs_close(m->dir_fd);
 	ac_buf_free(&m->notes);
 }
 
@@ -244,17 +306,17 @@ static int mirror_open(mirror *m, const ac_backend *b, const char *tenant, const
 	/* The session first: a failed mirror leaves no folder behind. */
 	if ((rc = find_owners(m)))
 		goto done;
-	if (create && mkdir(dir, 0755) != 0 && errno != EEXIST) {
+	if (create && ac_fs_mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		rc = ac_error_errno(errno, "%s", dir);
 		goto done;
 	}
-	m->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	m->dir_fd = ac_fs_open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (m->dir_fd < 0) {
 		rc = errno == ENOENT ? ac_error_set(AC_ENOTFOUND, "%s: no such folder", dir)
 				     : ac_error_errno(errno, "%s: not a folder", dir);
 		goto done;
 	}
-	if (!(m->dir = realpath(dir, NULL))) {
+	if (!(m->dir = ac_fs_realpath(dir))) {
 		rc = ac_error_errno(errno, "%s", dir);
 		goto done;
 	}
@@ -293,7 +355,7 @@ static bool registered(const mirror *m)
 {
 	struct stat st;
 
-	return m->registration && stat(m->registration, &st) == 0;
+	return m->registration && ac_fs_stat(m->registration, &st) == 0;
 }
 
 /* The session's user and agent, as the inspector lists them (the one
@@ -362,7 +424,8 @@ static int refresh_file(mirror *m, int folder_fd, const char *folder, const char
 	char shown[PATH_MAX + 2 * AC_BACKEND_ID_MAX + 4];
 	const char *base;
 	char *current = NULL;
-	size_t current_len = 0;
+	size_t current_len = 0, max = len > m->max_bytes ? len : m->max_bytes;
+	bool put;
 	int rc;
 
 	snprintf(key, sizeof(key), "%s/%s", folder, name);
@@ -371,8 +434,7 @@ static int refresh_file(mirror *m, int folder_fd, const char *folder, const char
 	hash_of(want, data, len);
 	/* The store's own document may be over the cap: a mirror copy of it,
 	 * no larger than what is already in memory, is read whole. */
-	rc = read_entry(&current, &current_len, folder_fd, name, len > m->max_bytes ? len : m->max_bytes,
-			shown);
+	rc = read_entry(&current, &current_len, folder_fd, name, max, shown);
 	if (rc == 0) {
 		hash_of(have, current, current_len);
 		free(current);
@@ -395,10 +457,15 @@ static int refresh_file(mirror *m, int folder_fd, const char *folder, const char
 	}
 	/* Absent, or unchanged since mirrored. */
 	ac_error_clear();
-	if ((rc = put_entry(folder_fd, name, data, len, shown))) {
+	if ((rc = put_entry(&put, folder_fd, name, data, len, rc == AC_ENOTFOUND ? NULL : have,
+			    max, shown))) {
 		m->out->refused++;
 		note(m, shown, ac_error_last());
 		ac_error_clear();
+		return 0;
+	}
+	if (!put) { /* the agent edited it meanwhile: kept, as an edit */
+		m->out->kept++;
 		return 0;
 	}
 	m->out->written++;
@@ -420,6 +487,65 @@ static int refuse_folder(mirror *m, int rc)
 	return 0;
 }
 
+/* A temp file of put_entry() whose process is gone: it holds the store's
+ * version it was to put, or, when killed between its swaps, what it took
+ * out of the mirror (the agent's copy). That copy goes back when the
+ * mirror still holds the store's version the swap put there; otherwise
+ * the agent has written since, and its newer copy stays. */
+static void recover_temp(mirror *m, const scope_owner *so, int fd, const char *temp)
+{
+	char doc[AC_BACKEND_ID_MAX + 1], held[AC_SHA256_HEX_LEN + 1], now[AC_SHA256_HEX_LEN + 1];
+	char want[AC_SHA256_HEX_LEN + 1], *end, *data = NULL;
+	const char *at = temp + strlen(TEMP_PREFIX);
+	long pid = strtol(at, &end, 10);
+	size_t len = 0, n;
+
+	if (end == at || *end != '-' || pid <= 0 || pid == (long)ac_fs_getpid() ||
+	    ac_fs_kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return; /* not one of ours, or its process still runs */
+	if (!(at = strchr(end + 1, '-')) || (n = strlen(++at)) < 5 || n - 4 > AC_BACKEND_ID_MAX ||
+	    strcmp(at + n - 4, ".tmp"))
+		return;
+	snprintf(doc, sizeof(doc), "%.*s", (int)(n - 4), at);
+	if (ac_backend_id_check("memo name", doc) ||
+	    m->b->memo.read(m->b->impl, &data, &len, m->tenant, so->owner, so->scope, doc)) {
+		ac_error_clear();
+		return;
+	}
+	hash_of(want, data, len);
+	free(data);
+	entry_hash(held, fd, temp, m->max_bytes);
+	entry_hash(now, fd, doc, m->max_bytes);
+	if (held[0] && strcmp(held, want) && !strcmp(now, want) &&
+	    ac_fs_renameat2(fd, temp, fd, doc, RENAME_EXCHANGE) == 0)
+		note(m, doc, "an edit a stopped refresh had set aside was put back");
+	ac_fs_unlinkat(fd, temp, 0);
+}
+
+static void recover_temps(mirror *m, const scope_owner *so, int fd)
+{
+	char names[8][64 + AC_BACKEND_ID_MAX];
+	const char *name;
+	ac_fs_dir *listing;
+	int list_fd, n = 0;
+
+	if ((list_fd = ac_fs_fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return;
+	if (!(listing = ac_fs_fdopendir(list_fd))) {
+		ac_fs_close(list_fd);
+		return;
+	}
+	/* Collected first: the folder changes as they are recovered. A few a
+	 * refresh is plenty (one per refresh killed); the rest wait. */
+	while (n < 8 && (name = ac_fs_readdir(listing)))
+		if (!strncmp(name, TEMP_PREFIX, strlen(TEMP_PREFIX)) &&
+		    strlen(name) < sizeof(names[0]))
+			snprintf(names[n++], sizeof(names[0]), "%s", name);
+	ac_fs_closedir(listing);
+	for (int i = 0; i < n; i++)
+		recover_temp(m, so, fd, names[i]);
+}
+
 static int refresh_scope(mirror *m, const scope_owner *so)
 {
 	char **names = NULL, *data = NULL;
@@ -432,6 +558,7 @@ static int refresh_scope(mirror *m, const scope_owner *so)
 		return rc;
 	if ((rc = open_folder(&fd, m->dir_fd, so->scope, true, m->dir)))
 		goto refused;
+	recover_temps(m, so, fd);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(rc = m->b->memo.read(m->b->impl, &data, &len, m->tenant, so->owner, so->scope,
 					   names[i])))
@@ -444,7 +571,7 @@ refused:
 	rc = refuse_folder(m, rc);
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	ac_backend_names_free(names, n);
 	return rc;
 }
@@ -471,7 +598,7 @@ refused:
 	rc = refuse_folder(m, rc);
 done:
 	if (fd >= 0)
-		close(fd);
+		ac_fs_close(fd);
 	ac_backend_names_free(ids, n);
 	return rc;
 }
@@ -552,10 +679,23 @@ static int sync_file(mirror *m, const scope_owner *so, int fd, const char *name)
 	if (stored_exists && !strcmp(stored_hash, have)) {
 		/* The store has it already. */
 	} else if (stored_exists ? base && !strcmp(base, stored_hash) : !base) {
-		if ((rc = m->b->memo.write(m->b->impl, m->tenant, so->owner, so->scope, name, data,
-					   len)))
+		/* Written only if the store still holds what was just compared:
+		 * another host may write it meanwhile (then it is a conflict). */
+		rc = m->b->optional.memo_write_if && !AC_MUTATION("sandbox_sync_no_compare")
+			     ? m->b->optional.memo_write_if(m->b, m->tenant, so->owner, so->scope,
+							    name, stored_exists ? stored_hash : NULL,
+							    data, len)
+			     : m->b->memo.write(m->b->impl, m->tenant, so->owner, so->scope, name,
+						data, len);
+		if (rc == AC_ECONFLICT) {
+			ac_error_clear();
+			if ((rc = save_conflict(m, so, name, data, len, shown)))
+				goto done;
+		} else if (rc) {
 			goto done;
-		m->out->synced++;
+		} else {
+			m->out->synced++;
+		}
 	} else if ((rc = save_conflict(m, so, name, data, len, shown))) {
 		goto done;
 	}
@@ -575,8 +715,8 @@ typedef int (*entry_fn)(mirror *m, const void *ctx, int fd, const char *name);
 
 static int each_entry(mirror *m, const char *folder, entry_fn fn, const void *ctx)
 {
-	struct dirent *entry;
-	DIR *listing = NULL;
+	const char *name;
+	ac_fs_dir *listing = NULL;
 	int fd = -1, list_fd, rc;
 
 	if ((rc = open_folder(&fd, m->dir_fd, folder, false, m->dir))) {
@@ -588,15 +728,14 @@ static int each_entry(mirror *m, const char *folder, entry_fn fn, const void *ct
 		note(m, ac_error_last(), "nothing in it written back");
 		return ac_error_clear(), 0;
 	}
-	if ((list_fd = dup(fd)) < 0 || !(listing = fdopendir(list_fd))) {
+	if ((list_fd = ac_fs_fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    !(listing = ac_fs_fdopendir(list_fd))) {
 		if (list_fd >= 0)
-			close(list_fd);
+			ac_fs_close(list_fd);
 		rc = ac_error_errno(errno, "%s/%s", m->dir, folder);
 		goto done;
 	}
-	while (!rc && (entry = readdir(listing))) {
-		const char *name = entry->d_name;
-
+	while (!rc && (name = ac_fs_readdir(listing))) {
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
 		/* A temp file of a refresh running now. */
@@ -613,8 +752,8 @@ static int each_entry(mirror *m, const char *folder, entry_fn fn, const void *ct
 	}
 done:
 	if (listing)
-		closedir(listing);
-	close(fd);
+		ac_fs_closedir(listing);
+	ac_fs_close(fd);
 	return rc;
 }
 
@@ -742,8 +881,8 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 			       const char *session_id, const ac_sandbox_options *opts)
 {
 	ac_buf folder = AC_BUF_INIT, path = AC_BUF_INIT;
-	struct dirent *entry;
-	DIR *listing = NULL;
+	const char *entry;
+	ac_fs_dir *listing = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -752,20 +891,20 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 	    (rc = ac_backend_id_check("session", session_id)) ||
 	    (rc = session_registry(&folder, opts, tenant, session_id)))
 		goto done;
-	if (!(listing = opendir(folder.data)))
+	if (!(listing = ac_fs_opendir(folder.data)))
 		goto done; /* no mirror registered */
-	while (!rc && (entry = readdir(listing))) {
-		size_t len = strlen(entry->d_name);
+	while (!rc && (entry = ac_fs_readdir(listing))) {
+		size_t len = strlen(entry);
 		ac_sandbox_result one = {0};
 		char *text = NULL;
 		size_t text_len;
 		json_t *doc;
 		const char *dir;
 
-		if (len < 6 || strcmp(entry->d_name + len - 5, ".json") || entry->d_name[0] == '.')
+		if (len < 6 || strcmp(entry + len - 5, ".json") || entry[0] == '.')
 			continue;
 		ac_buf_clear(&path);
-		if (ac_buf_printf(&path, "%s/%s", folder.data, entry->d_name)) {
+		if (ac_buf_printf(&path, "%s/%s", folder.data, entry)) {
 			rc = ac_error_set(AC_ENOMEM, "out of memory");
 			break;
 		}
@@ -792,7 +931,7 @@ int ac_sandbox_refresh_session(ac_sandbox_result *out, const ac_backend *b, cons
 	}
 done:
 	if (listing)
-		closedir(listing);
+		ac_fs_closedir(listing);
 	ac_buf_free(&folder);
 	ac_buf_free(&path);
 	return rc;

@@ -364,7 +364,7 @@ static void test_backend_version(void **state)
 	assert_int_equal(ac_backend_init(&b, AC_BACKEND_VERSION), 0);
 	assert_int_equal(b.version, AC_BACKEND_VERSION);
 	assert_int_equal(ac_backend_init(&b, AC_BACKEND_VERSION + 1), AC_EINVAL);
-	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	assert_non_null(strstr(ac_error_last(), "backend version 3"));
 	assert_int_equal(b.version, 0);
 	assert_int_equal(ac_backend_version_check(&b), AC_EINVAL);
 	assert_non_null(strstr(ac_error_last(), "backend version 0"));

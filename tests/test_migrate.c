@@ -381,7 +381,7 @@ static void other_backend_version_refused(void **state)
 
 	f->b.backend.version = AC_BACKEND_VERSION + 1;
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), AC_EINVAL);
-	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	assert_non_null(strstr(ac_error_last(), "backend version 3"));
 	f->b.backend.version = 0; /* filled by hand, never initialised */
 	assert_int_equal(ac_migrate_run(c, &f->a.store, &f->b.store, NULL), AC_EINVAL);
 	assert_non_null(strstr(ac_error_last(), "backend version 0"));

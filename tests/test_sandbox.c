@@ -23,7 +23,9 @@
 #include "ac_error.h"
 #include "ac_sandbox.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,7 +534,7 @@ static void test_backend_version(void **state)
 	ac_backend_compact_options_init(&compact);
 	old.version = AC_BACKEND_VERSION + 1;
 	assert_int_equal(ac_sandbox_mirror(&r, &old, "T", "s1", f->mirror, &f->opts), AC_EINVAL);
-	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	assert_non_null(strstr(ac_error_last(), "backend version 3"));
 	ac_sandbox_result_free(&r);
 	assert_int_equal(ac_sandbox_sync(&r, &old, "T", "s1", f->mirror, &f->opts), AC_EINVAL);
 	ac_sandbox_result_free(&r);
@@ -545,7 +547,7 @@ static void test_backend_version(void **state)
 	ac_sandbox_result_free(&r);
 	assert_int_equal(ac_sandbox_compact(&compacted, &r, &old, "T", "s1", &compact, &f->opts),
 			 AC_EINVAL);
-	assert_non_null(strstr(ac_error_last(), "backend version 2"));
+	assert_non_null(strstr(ac_error_last(), "backend version 3"));
 	ac_sandbox_result_free(&r);
 	assert_int_equal(stat(f->mirror, &st), -1);
 }
@@ -575,11 +577,86 @@ static void test_options_version(void **state)
 	ac_sandbox_result_free(&r);
 }
 
+/* Another host writes the document between sync's look at the store and
+ * its write-back: the write-back is refused (memo_write_if compares under
+ * the store's lock) and the agent's edit kept as a conflict copy, never
+ * written over the host's (found by the simulator's "sandbox" scenario). */
+static const ac_backend *racing_store;
+static int host_writes_left;
+
+static int read_then_host_writes(void *impl, char **out, size_t *out_len, const char *tenant,
+				 const char *owner, const char *scope, const char *name)
+{
+	int rc = racing_store->memo.read(impl, out, out_len, tenant, owner, scope, name);
+
+	if (rc == 0 && host_writes_left > 0 && !strcmp(name, "NOTES.md")) {
+		host_writes_left--;
+		OK(racing_store->memo.write(impl, tenant, owner, scope, name, "host v2\n", 8));
+	}
+	return rc;
+}
+
+static void test_host_write_during_sync_is_kept(void **state)
+{
+	fixture *f = *state;
+	ac_backend racing = f->b;
+	ac_sandbox_result r;
+
+	if (!f->b.optional.memo_write_if)
+		skip(); /* a store without it compares and writes in two steps */
+	memo_put(f, "s1", "session", "NOTES.md", "v1\n", 3);
+	mirror(f, &r);
+	ac_sandbox_result_free(&r);
+	put_mirror_file(f, "session/NOTES.md", "agent v2\n", 9);
+	racing_store = &f->b;
+	racing.memo.read = read_then_host_writes;
+	host_writes_left = 1;
+	OK(ac_sandbox_sync(&r, &racing, "T", "s1", f->mirror, &f->opts));
+	assert_int_equal(r.synced, 0);
+	assert_int_equal(r.conflicts, 1);
+	ac_sandbox_result_free(&r);
+	assert_memo(f, "s1", "session", "NOTES.md", "host v2\n", 8);
+}
+
+/* A refresh killed between its two swaps left the agent's edit in its
+ * temp file and the store's version in the mirror: the next refresh puts
+ * the edit back and removes the temp file (found by the simulator). */
+static void test_set_aside_edit_put_back(void **state)
+{
+	fixture *f = *state;
+	const pid_t dead = 4194303; /* above any pid this machine gives */
+	ac_sandbox_result r;
+	char *temp = NULL, *path = NULL;
+	struct stat st;
+
+	if (kill(dead, 0) == 0 || errno != ESRCH)
+		skip();
+	memo_put(f, "s1", "session", "NOTES.md", "v1\n", 3);
+	mirror(f, &r);
+	ac_sandbox_result_free(&r);
+	memo_put(f, "s1", "session", "NOTES.md", "v2\n", 3);
+	put_mirror_file(f, "session/NOTES.md", "v2\n", 3);
+	if (asprintf(&temp, "session/.agentctl-%d-0-NOTES.md.tmp", (int)dead) < 0)
+		fail();
+	put_mirror_file(f, temp, "agent edit\n", 11);
+	mirror(f, &r);
+	assert_non_null(r.notes);
+	assert_non_null(strstr(r.notes, "put back"));
+	ac_sandbox_result_free(&r);
+	assert_mirror_file(f, "session/NOTES.md", "agent edit\n", 11);
+	path = tu_path(f->mirror, temp);
+	assert_int_not_equal(stat(path, &st), 0);
+	free(path);
+	free(temp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_write_during_sync_is_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_aside_edit_put_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_refreshes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consolidation, setup, teardown),

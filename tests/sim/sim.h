@@ -189,6 +189,11 @@ bool sim_compact_check(char *why, size_t size, bool after_power_loss);
 int sim_checkpoint_setup(void);
 bool sim_checkpoint_check(char *why, size_t size, bool after_power_loss);
 
+/* The sandbox scenario (sim_scenario_sandbox.c). */
+int sim_sandbox_setup(void);
+bool sim_sandbox_check(char *why, size_t size, bool after_power_loss);
+void sim_sandbox_power_lost(void);
+
 /* The ops scenario (sim_scenario_ops.c): its own run. */
 int sim_ops_run(const sim_config *config);
 

@@ -581,5 +581,8 @@ const sim_scenario sim_scenarios[] = {
 	 sim_forget_undurable, true, NULL},
 	{"ops", "ops rollback and revert of a real git repository, killed at any write, "
 	 "finished or undone", NULL, NULL, NULL, false, sim_ops_run},
+	{"sandbox", "an agent's edits in its memo mirror, sandbox sync and another host's writes, "
+	 "killed, power lost", sim_sandbox_setup, sim_sandbox_check, sim_sandbox_power_lost, true,
+	 NULL},
 };
 const size_t sim_nscenarios = sizeof(sim_scenarios) / sizeof(sim_scenarios[0]);

@@ -28,8 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The version of struct ac_backend these headers describe. */
-#define AC_BACKEND_VERSION 1
+/* The version of struct ac_backend these headers describe (2: the
+ * optional memo_write_if). */
+#define AC_BACKEND_VERSION 2
 
 /* A backend with nothing filled in but its version. */
 #define AC_BACKEND_INIT { .version = AC_BACKEND_VERSION }
@@ -410,6 +411,16 @@ typedef struct {
 	 * that reads one at a time. */
 	int (*find_sessions)(const struct ac_backend *b, const char *const *ids, size_t n,
 			     ac_backend_session_fn fn, void *ctx);
+	/* memo.write when the document is still as the caller last saw it:
+	 * its SHA-256 (hex) is expected, or, expected NULL, there is none;
+	 * AC_ECONFLICT, nothing written, otherwise. The compare and the
+	 * write are one step for every writer of the store (the sandbox's
+	 * write-back of an agent's edit must not replace a document another
+	 * host wrote since it looked). NULL in a store that cannot: the
+	 * caller compares and writes in two steps. */
+	int (*memo_write_if)(const struct ac_backend *b, const char *tenant, const char *owner,
+			     const char *scope, const char *name, const char *expected,
+			     const char *data, size_t len);
 } ac_backend_optional_ops;
 
 struct ac_backend {
