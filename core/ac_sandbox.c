@@ -11,7 +11,6 @@
 #include "ac_file.h"
 #include "ac_fs_calls.h"
 #include "ac_json_exact.h"
-#include "ac_mutation.h"
 #include "ac_sha256.h"
 #include "ac_time.h"
 
@@ -219,7 +218,7 @@ static int put_entry(bool *out_put, int dir_fd, const char *name, const char *da
 		*out_put = true;
 		return 0;
 	}
-	if (!expected || !*out_put || AC_MUTATION("sandbox_refresh_over_edit"))
+	if (!expected || !*out_put)
 		goto done;
 	/* temp now holds what name held: the agent's, if it changed since. */
 	entry_hash(taken_out, dir_fd, temp, max);
@@ -681,7 +680,7 @@ static int sync_file(mirror *m, const scope_owner *so, int fd, const char *name)
 	} else if (stored_exists ? base && !strcmp(base, stored_hash) : !base) {
 		/* Written only if the store still holds what was just compared:
 		 * another host may write it meanwhile (then it is a conflict). */
-		rc = m->b->optional.memo_write_if && !AC_MUTATION("sandbox_sync_no_compare")
+		rc = m->b->optional.memo_write_if
 			     ? m->b->optional.memo_write_if(m->b, m->tenant, so->owner, so->scope,
 							    name, stored_exists ? stored_hash : NULL,
 							    data, len)

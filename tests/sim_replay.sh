@@ -4,7 +4,7 @@
 #   tests/sim_replay.sh AGENTCTL_SIM
 set -euo pipefail
 sim=${1:?usage: sim_replay.sh AGENTCTL_SIM}
-for scenario in sessions seed journal compact checkpoint ops; do
+for scenario in sessions seed journal compact checkpoint ops sandbox; do
   a=$("$sim" --seed 7 --scenario "$scenario" --verbose)
   b=$("$sim" --seed 7 --scenario "$scenario" --verbose)
   lines=$(printf '%s\n' "$a" | wc -l)

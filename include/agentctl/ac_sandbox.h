@@ -43,8 +43,11 @@
  * are read, through descriptors opened without following links, and at
  * most max_bytes of each; the scope folders are opened without following
  * links; files are written by creating a new temp file (O_EXCL|O_NOFOLLOW)
- * and renaming it over the name, which replaces a link planted meanwhile
- * instead of writing through it. Anything refused is reported by name and
+ * and swapping it with the name (renamed there when absent), which
+ * replaces a link planted meanwhile instead of writing through it; what
+ * the swap took out is checked, and an edit the agent made since the
+ * refresh looked goes back (a refresh killed between its two swaps leaves
+ * the edit in its temp file, and the next refresh puts it back). Anything refused is reported by name and
  * skipped; the rest goes on. A mirror file sync cannot take (a link, a
  * FIFO, a folder, over max_bytes, unreadable) is never replaced nor
  * removed, as it may be the agent's only copy of its work: sync reports

@@ -48,16 +48,6 @@ static const char *const names[] = {
 	 * before, and removes them (ac_git_rollback.c load_states(); found
 	 * by "ops", seed 20) */
 	"rerun_trusts_stopped_snapshot",
-	/* sandbox sync writing an agent's edit back after comparing the
-	 * store's document, but not in the same step: a host's write between
-	 * the two is replaced (ac_sandbox.c sync_file(); caught by
-	 * "sandbox") */
-	"sandbox_sync_no_compare",
-	/* a mirror refresh putting the store's version over the agent's copy
-	 * without looking at what it took out: an edit the agent made since
-	 * the refresh read it is lost (ac_sandbox.c put_entry(); caught by
-	 * "sandbox") */
-	"sandbox_refresh_over_edit",
 	NULL,
 };
 

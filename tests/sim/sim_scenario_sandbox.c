@@ -165,7 +165,8 @@ static void agent(sim_actor *a)
 			sim_fs_table.close(NULL, fd);
 		}
 		sim_op_done(a);
-		sim_sleep_ns(5000000 + (int64_t)sim_below(150000000));
+		sim_sleep_ns(sim_chance(0.5) ? (int64_t)sim_below(300000)
+					     : 5000000 + (int64_t)sim_below(150000000));
 	}
 }
 
@@ -224,7 +225,9 @@ static void host(sim_actor *a)
 	while (a->ops_left > 0) {
 		char line[64];
 
-		sim_sleep_ns(30000000 + (int64_t)sim_below(300000000));
+		/* Bursts: a host that writes again within a sync's few steps. */
+		sim_sleep_ns(sim_chance(0.7) ? (int64_t)sim_below(100000)
+					     : 20000000 + (int64_t)sim_below(200000000));
 		snprintf(line, sizeof(line), "host-%d-%d\n", (int)a->pid, a->ops_left);
 		if (b.memo.write(b.impl, "t1", "s1", "session", "notes.md", line, strlen(line)) == 0)
 			sim_ack(a, line, true);
@@ -246,7 +249,7 @@ int sim_sandbox_setup(void)
 	sim_fs_put(MEMO_FILE, "first\n", 6);
 	sim_add_role("agent", agent, false, true, 30);
 	sim_add_role("sync", syncer, true, true, 14);
-	sim_add_role("host", host, true, true, 8);
+	sim_add_role("host", host, true, true, 30);
 	return 3;
 }
 

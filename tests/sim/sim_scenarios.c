@@ -24,7 +24,9 @@
  * compact   agentctl's appends, compaction and gc of its archives on a
  *           host whose clock is ahead: sim_scenario_compact.c.
  * checkpoint agentctl's appends and checkpoints, and an operator's
- *           rollbacks with compensations: sim_scenario_checkpoint.c. */
+ *           rollbacks with compensations: sim_scenario_checkpoint.c.
+ * sandbox   an agent's edits in its memo mirror, sandbox sync and another
+ *           host's writes: sim_scenario_sandbox.c. */
 #include "sim.h"
 
 #include "ac_error.h"
