@@ -214,8 +214,12 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 	/* The temp name now holds what was at path a moment ago. */
 	rc = ac_file_read(out_displaced, out_displaced_len, temp.data);
 	ac_fs_unlink(temp.data);
-	if (rc == 0)
-		rc = ac_file_sync_folder(dir);
+	/* Failed, nothing is handed back: the caller frees nothing then. */
+	if (rc == 0 && (rc = ac_file_sync_folder(dir))) {
+		free(*out_displaced);
+		*out_displaced = NULL;
+		*out_displaced_len = 0;
+	}
 done:
 	ac_buf_free(&temp);
 	free(dir);
