@@ -50,6 +50,10 @@ install_peers() {
     for cmd in "${!package_of[@]}"; do
         command -v "$cmd" >/dev/null 2>&1 || missing+=("${package_of[$cmd]}")
     done
+    # The first check's floor: validation alone, by simdjson (a peer built
+    # from bench/peers/simdjson_check.cpp by 10-journal.sh).
+    [ -f /usr/include/simdjson.h ] || missing+=(libsimdjson-dev)
+    command -v g++ >/dev/null 2>&1 || missing+=(g++)
     [ ${#missing[@]} -gt 0 ] || return 0
     if [ "$quick" = 1 ] || ! command -v apt-get >/dev/null 2>&1; then
         echo "compare: not installing ${missing[*]}; those peers are skipped" >&2

@@ -10,7 +10,14 @@
 #                           '"agent": "Codex"', non-ASCII as \uXXXX).
 # The measures:
 #   journal check                 cat FILE >/dev/null (reads every byte,
-#                                 writes none)
+#                                 writes none); the index is there, made by
+#                                 the warm-up run
+#   journal check, first          the same with no index (removed before
+#                                 each run: every line validated, the index
+#                                 built), against cat and against
+#                                 bench/peers/simdjson_check.cpp on every
+#                                 core (simdjson validating the lines and
+#                                 nothing else: the floor under it)
 #   journal query agent=Codex     rg -F and grep -F printing the lines of the
 #     --all                       same events (the fastest literal that gives
 #                                 them: '"agent":"Codex"' or '"Codex"'); --json
@@ -92,6 +99,18 @@ have_rg=0 have_grep=0
 if cmp_have rg; then have_rg=1; fi
 if cmp_have grep; then have_grep=1; fi
 
+# The simdjson peer, built here when its library is installed.
+simdjson_check=
+if [ -f /usr/include/simdjson.h ] && cmp_have g++; then
+    simdjson_check=$BENCH_DATA/simdjson_check
+    if [ ! -x "$simdjson_check" ] || [ "$BENCH_DIR/peers/simdjson_check.cpp" -nt "$simdjson_check" ]; then
+        g++ -O2 -std=c++17 -o "$simdjson_check" "$BENCH_DIR/peers/simdjson_check.cpp" \
+            -lsimdjson -pthread || simdjson_check=
+    fi
+else
+    echo "compare: libsimdjson-dev not installed; the first check's floor is skipped" >&2
+fi
+
 for gen in "${gens[@]}"; do
     # What a user types for this journal: one spelling, or both.
     case $gen in
@@ -113,6 +132,14 @@ for gen in "${gens[@]}"; do
 
         cmp_pair "journal check [$label]" "$size" MiB "ratio<=2" "cat >/dev/null" \
             "$a check" "cat $file >/dev/null"
+        # pairtime runs no shell of its own: this one costs ~1 ms a run.
+        first="sh -c 'rm -f $ws/.agent/index/JOURNAL.jsonl.idx && exec $a check'"
+        cmp_pair "journal check, first [$label]" "$size" MiB "ratio<=2" "cat >/dev/null" \
+            "$first" "cat $file >/dev/null"
+        if [ -n "$simdjson_check" ]; then
+            cmp_pair "journal check, first [$label]" "$size" MiB - \
+                "simdjson, $(nproc) threads" "$first" "$simdjson_check $file $(nproc)"
+        fi
 
         n=$(lines $a query agent=Codex --all)
         if [ $have_rg = 1 ]; then
