@@ -124,7 +124,8 @@ static int memo_put(void *impl, const char *tenant, const char *owner, const cha
 
 	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
 		return rc;
-	if (!(rc = ac_file_mkdirs(dir)) && !(rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)) &&
+	if (!(rc = ac_file_mkdirs_durable(dir, ((ac_backend_fs *)impl)->data_dir)) &&
+	    !(rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)) &&
 	    !(compare && (rc = memo_is(path, expected))))
 		rc = ac_atomic_write(path, data, len, NULL, NULL);
 	if (guard >= 0)
@@ -147,6 +148,9 @@ static int memo_write_if(const ac_backend *b, const char *tenant, const char *ow
 	return memo_put(b->impl, tenant, owner, scope, name, data, len, true, expected);
 }
 
+/* An append is acknowledged once it is on the disk: the document's bytes
+ * synced, and when the append created it, its name in the folder (the
+ * folders on its way are synced as they are made). */
 static int memo_append(void *impl, const char *tenant, const char *owner, const char *scope,
 		       const char *name, const char *data, size_t len)
 {
@@ -154,15 +158,19 @@ static int memo_append(void *impl, const char *tenant, const char *owner, const 
 	int rc, guard = -1, fd = -1;
 	struct stat st;
 	size_t done = 0;
+	bool created;
 
 	if ((rc = memo_paths(&dir, &path, impl, tenant, owner, scope, name)))
 		return rc;
-	if ((rc = ac_file_mkdirs(dir)) || (rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
+	if ((rc = ac_file_mkdirs_durable(dir, ((ac_backend_fs *)impl)->data_dir)) ||
+	    (rc = ac_lock_folder(&guard, path, LOCK_TIMEOUT_MS)))
 		goto done;
+	/* Under the folder's lock no other writer creates it meanwhile. */
+	created = ac_fs_lstat(path, &st) != 0 && errno == ENOENT;
 	if ((rc = ac_file_open_regular(&fd, AT_FDCWD, path,
 					O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, path)))
 		goto done;
-	if (fstat(fd, &st) != 0) {
+	if (ac_fs_fstat(fd, &st) != 0) {
 		rc = ac_error_errno(errno, "%s: cannot open", path);
 		goto done;
 	}
@@ -171,7 +179,7 @@ static int memo_append(void *impl, const char *tenant, const char *owner, const 
 		goto done;
 	}
 	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
+		ssize_t n = ac_fs_write(fd, data + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -180,13 +188,25 @@ static int memo_append(void *impl, const char *tenant, const char *owner, const 
 
 			/* We hold the folder, so nobody appended after us: cut
 			 * back to where the document ended. */
-			if (done && ftruncate(fd, st.st_size) != 0)
+			if (done && ac_fs_ftruncate(fd, st.st_size) != 0)
 				err = errno;
 			rc = ac_error_errno(err, "%s: cannot append", path);
 			goto done;
 		}
 		done += (size_t)n;
 	}
+	if (ac_fs_fsync(fd) != 0) {
+		int err = errno;
+
+		/* Not on the disk: not acknowledged, and not left to be read
+		 * as if it were. */
+		if (ac_fs_ftruncate(fd, st.st_size) != 0)
+			err = errno;
+		rc = ac_error_errno(err, "%s: cannot append", path);
+		goto done;
+	}
+	if (created)
+		rc = ac_file_sync_folder_of(path);
 done:
 	if (fd >= 0)
 		ac_fs_close(fd);

@@ -172,6 +172,62 @@ static void test_an_artifact_folder_is_made_durable(void **state)
 	free(dir);
 }
 
+/* A memory document appended to or written in folders the call makes:
+ * the appended bytes are synced before the append returns, the new
+ * document's name in its folder, and each folder's name in its parent up
+ * to the data folder (before, an append was never synced and the folders
+ * were made as ac_file_mkdirs() makes them: a power cut took an
+ * acknowledged note). */
+static void test_a_memo_is_made_durable(void **state)
+{
+	char *dir = tu_make_temp_dir(), *sessions = tu_path(dir, "sessions");
+	char *data = tu_path(dir, "data"), *memo = tu_path(data, "memo");
+	char *tenant = tu_path(memo, "t1"), *owner = tu_path(tenant, "o1");
+	char *scope = tu_path(owner, "session"), *notes = tu_path(scope, "notes");
+	char *other = tu_path(tenant, "o2"), *other_scope = tu_path(other, "agent");
+	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
+	ac_backend b = {0};
+
+	(void)state;
+	opts.sessions_dir = sessions;
+	opts.data_dir = data;
+	assert_int_equal(ac_backend_fs_init(&b, &opts), 0);
+	tu_fsync_record();
+	assert_int_equal(b.memo.append(b.impl, "t1", "o1", "session", "notes", "first\n", 6), 0);
+	tu_fsync_restore();
+	assert_true(tu_fsync_was_synced(notes));  /* the bytes */
+	assert_true(tu_fsync_was_synced(scope));  /* names notes */
+	assert_true(tu_fsync_was_synced(owner));  /* names session/ */
+	assert_true(tu_fsync_was_synced(tenant)); /* names o1/ */
+	assert_true(tu_fsync_was_synced(memo));   /* names t1/ */
+	assert_true(tu_fsync_was_synced(data));   /* names memo/ */
+
+	/* A second append syncs its bytes too. */
+	tu_fsync_record();
+	assert_int_equal(b.memo.append(b.impl, "t1", "o1", "session", "notes", "second\n", 7), 0);
+	tu_fsync_restore();
+	assert_true(tu_fsync_was_synced(notes));
+
+	tu_fsync_record();
+	assert_int_equal(b.memo.write(b.impl, "t1", "o2", "agent", "plan", "p", 1), 0);
+	tu_fsync_restore();
+	assert_true(tu_fsync_was_synced(other_scope)); /* names plan */
+	assert_true(tu_fsync_was_synced(other));       /* names agent/ */
+	assert_true(tu_fsync_was_synced(tenant));      /* names o2/ */
+	ac_backend_close(&b);
+	tu_remove_tree(dir);
+	free(other_scope);
+	free(other);
+	free(notes);
+	free(scope);
+	free(owner);
+	free(tenant);
+	free(memo);
+	free(data);
+	free(sessions);
+	free(dir);
+}
+
 /* A disk that refuses a folder's sync (EIO): fsync on a folder fails,
  * everything else is the kernel's. */
 static int folder_syncs_failed, folder_sync_errno = EIO;
@@ -240,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_a_journal_append_goes_through_the_table),
 		cmocka_unit_test(test_an_archive_folder_is_made_durable),
 		cmocka_unit_test(test_an_artifact_folder_is_made_durable),
+		cmocka_unit_test(test_a_memo_is_made_durable),
 		cmocka_unit_test(test_a_failed_folder_sync_is_not_acknowledged),
 	};
 

@@ -292,16 +292,16 @@ void tu_sources_close(tu_sources *t)
 
 /* ---- folder fsyncs ------------------------------------------------------ */
 
-static ino_t synced_folders[256];
-static int nsynced_folders;
+static ino_t synced[256];
+static int nsynced;
 static ac_fs recording_table;
 
 static int record_fsync(void *ctx, int fd)
 {
 	struct stat st;
 
-	if (ac_fs_real()->fstat(ctx, fd, &st) == 0 && S_ISDIR(st.st_mode) && nsynced_folders < 256)
-		synced_folders[nsynced_folders++] = st.st_ino;
+	if (ac_fs_real()->fstat(ctx, fd, &st) == 0 && nsynced < 256)
+		synced[nsynced++] = st.st_ino;
 	return ac_fs_real()->fsync(ctx, fd);
 }
 
@@ -309,7 +309,7 @@ void tu_fsync_record(void)
 {
 	recording_table = *ac_fs_real();
 	recording_table.fsync = record_fsync;
-	nsynced_folders = 0;
+	nsynced = 0;
 	assert_int_equal(ac_fs_use(&recording_table), 0);
 }
 
@@ -324,8 +324,8 @@ bool tu_fsync_was_synced(const char *path)
 
 	if (stat(path, &st) != 0)
 		return false;
-	for (int i = 0; i < nsynced_folders; i++)
-		if (synced_folders[i] == st.st_ino)
+	for (int i = 0; i < nsynced; i++)
+		if (synced[i] == st.st_ino)
 			return true;
 	return false;
 }

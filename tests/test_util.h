@@ -82,10 +82,11 @@ void tu_sources_dir(tu_sources *t, ac_source_kind kind, const char *rel);
 ac_source_session *tu_sources_find(tu_sources *t, const char *id);
 void tu_sources_close(tu_sources *t);
 
-/* Folder fsyncs through the seam (agentctl/sys/ac_fs.h): tu_fsync_record()
- * installs the kernel's table with fsync noting every folder synced (and
- * forgets the earlier ones); tu_fsync_restore() puts the kernel's back;
- * tu_fsync_was_synced() says whether path's folder was among them. */
+/* Fsyncs through the seam (agentctl/sys/ac_fs.h): tu_fsync_record()
+ * installs the kernel's table with fsync noting every folder and file
+ * synced (and forgets the earlier ones); tu_fsync_restore() puts the
+ * kernel's back; tu_fsync_was_synced() says whether path (a folder or a
+ * file) was among them. */
 void tu_fsync_record(void);
 void tu_fsync_restore(void);
 bool tu_fsync_was_synced(const char *path);
