@@ -12,6 +12,7 @@
 #include "ac_text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,22 @@ static bool output_failed;
  * they are: through stdio they would be cut in two writes each. */
 #define DIRECT_WRITE_BYTES (64 * 1024)
 
+/* A pipe holds 64 KiB: output of hundreds of megabytes (a query's) then
+ * wakes the reader, and waits for it, some ten thousand times. Once, at the
+ * first large write, a pipe on stdout is asked for 1 MiB (the most an
+ * unprivileged process may set by default); refused, it stays as it was. */
+static void widen_pipe(void)
+{
+	static bool tried;
+	struct stat st;
+
+	if (tried)
+		return;
+	tried = true;
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);
+}
+
 bool cli_write(const void *bytes, size_t len)
 {
 	const char *p = bytes;
@@ -270,6 +287,7 @@ bool cli_write(const void *bytes, size_t len)
 		output_failed = true;
 		return false;
 	}
+	widen_pipe();
 	while (len) {
 		ssize_t n = write(STDOUT_FILENO, p, len);
 
