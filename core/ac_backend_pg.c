@@ -756,6 +756,7 @@ int ac_backend_pg_init(ac_backend *out, const ac_backend_pg_options *opts)
 		.watch = pg_watch,
 		.each_session = ac_backend_pg_each_session,
 		.find_sessions = ac_backend_pg_find_sessions,
+		.memo_write_if = ac_backend_pg_memo_write_if,
 	};
 	return 0;
 }

@@ -128,6 +128,49 @@ static int memo_append(void *impl, const char *tenant, const char *owner, const 
 	return memo_change(impl, true, tenant, owner, scope, name, data, len);
 }
 
+/* memo.write when the document is as the caller saw it (SHA-256 hex
+ * expected, or NULL: none). One statement: under READ COMMITTED an UPDATE
+ * that waited for another writer's row lock tests its WHERE again on the
+ * row that writer left, and an INSERT that met a concurrent one does
+ * nothing, so of writers that saw the same document one writes. */
+int ac_backend_pg_memo_write_if(const ac_backend *backend, const char *tenant, const char *owner,
+				const char *scope, const char *name, const char *expected,
+				const char *data, size_t len)
+{
+	ac_backend_pg *b = backend->impl;
+	const char *values[7] = {tenant, owner, scope, name, data ? data : "", b->host,
+				 expected ? expected : ""};
+	int lengths[7] = {0, 0, 0, 0, (int)len, 0, 0}, formats[7] = {0, 0, 0, 0, 1, 0, 0};
+	PGresult *res = NULL;
+	int rc;
+
+	if ((rc = check_memo(tenant, owner, scope, false, name)) || (rc = check_size(len, "memo")))
+		return rc;
+	rc = ac_pg_exec_bytes(b->pg, &res, "writing a memo",
+			      expected ? "WITH w AS ("
+					 " UPDATE memos SET data = $5, updated_at = now(), host = $6"
+					 " WHERE tenant = $1 AND owner = $2 AND scope = $3 AND name = $4"
+					 " AND encode(sha256(data), 'hex') = $7 RETURNING 1)"
+					 " SELECT pg_notify('agentctl', json_build_object('kind', 'memo',"
+					 " 'tenant', $1::text, 'session', NULL)::text) FROM w"
+				       : "WITH w AS ("
+					 " INSERT INTO memos (tenant, owner, scope, name, data, host)"
+					 " VALUES ($1, $2, $3, $4, $5, $6)"
+					 " ON CONFLICT (tenant, owner, scope, name) DO NOTHING"
+					 " RETURNING 1)"
+					 " SELECT pg_notify('agentctl', json_build_object('kind', 'memo',"
+					 " 'tenant', $1::text, 'session', NULL)::text) FROM w",
+			      expected ? 7 : 6, values, lengths, formats, false);
+	if (rc)
+		return rc;
+	if (sym_PQntuples(res) != 1)
+		rc = ac_error_set(AC_ECONFLICT, "memo %s/%s/%s/%s: %s since it was read", tenant,
+				  owner, scope, name,
+				  expected ? "written or removed by another" : "written by another");
+	sym_PQclear(res);
+	return rc;
+}
+
 static int memo_list(void *impl, char ***out_names, size_t *out_n, const char *tenant,
 		     const char *owner, const char *scope)
 {

@@ -55,6 +55,11 @@ int ac_backend_pg_names(char ***out, size_t *out_n, const PGresult *res);
 int ac_backend_pg_load_messages(ac_backend_pg *b, json_t **out, long long **out_seqs,
 				const char *tenant, const char *session_id);
 
+/* optional.memo_write_if: the compare and the write in one statement. */
+int ac_backend_pg_memo_write_if(const ac_backend *backend, const char *tenant, const char *owner,
+				const char *scope, const char *name, const char *expected,
+				const char *data, size_t len);
+
 /* Stores an artifact unless one with other bytes is there already: 0 when
  * the artifact now holds data, AC_ECONFLICT when it holds something else. */
 int ac_backend_pg_artifact_put(ac_backend_pg *b, const char *tenant, const char *session_id,

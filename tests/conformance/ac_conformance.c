@@ -4,6 +4,7 @@
 
 #include "ac_backend_sys.h"
 #include "ac_buf.h"
+#include "ac_sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,44 @@ void conform_memo(const ac_backend *b)
 	assert_int_equal(len, 0);
 	free(text);
 	expect_memo_stream(b, "t1", "s1", "agent", "EMPTY.md");
+}
+
+/* memo_write_if (optional): written only over the document the caller
+ * saw, by its SHA-256, or where there is none when it expects none;
+ * otherwise AC_ECONFLICT and nothing written. */
+void conform_memo_write_if(const ac_backend *b)
+{
+	char hash[AC_SHA256_HEX_LEN + 1], stale[AC_SHA256_HEX_LEN + 1], *text = NULL;
+	size_t len = 0;
+
+	if (!b->optional.memo_write_if)
+		skip(); /* the caller compares and writes in two steps */
+	OK(b->optional.memo_write_if(b, "t1", "s1", "session", "N.md", NULL, "v1", 2));
+	assert_int_equal(b->optional.memo_write_if(b, "t1", "s1", "session", "N.md", NULL, "x", 1),
+			 AC_ECONFLICT);
+	ac_sha256_hex(hash, "v1", 2);
+	ac_sha256_hex(stale, "v0", 2);
+	assert_int_equal(b->optional.memo_write_if(b, "t1", "s1", "session", "N.md", stale, "x", 1),
+			 AC_ECONFLICT);
+	OK(b->memo.read(b->impl, &text, &len, "t1", "s1", "session", "N.md"));
+	assert_int_equal(len, 2);
+	assert_memory_equal(text, "v1", 2);
+	free(text);
+	OK(b->optional.memo_write_if(b, "t1", "s1", "session", "N.md", hash, "v2", 2));
+	assert_int_equal(b->optional.memo_write_if(b, "t1", "s1", "session", "N.md", hash, "v3", 2),
+			 AC_ECONFLICT);
+	OK(b->memo.read(b->impl, &text, &len, "t1", "s1", "session", "N.md"));
+	assert_int_equal(len, 2);
+	assert_memory_equal(text, "v2", 2);
+	free(text);
+	/* Expecting a document that is not there. */
+	assert_int_equal(b->optional.memo_write_if(b, "t1", "s1", "session", "GONE.md", hash, "x",
+						   1),
+			 AC_ECONFLICT);
+	assert_int_equal(b->memo.read(b->impl, &text, &len, "t1", "s1", "session", "GONE.md"),
+			 AC_ENOTFOUND);
+	assert_int_equal(b->optional.memo_write_if(b, "t1", "s1", "global", "N.md", NULL, "x", 1),
+			 AC_EINVAL);
 }
 
 /* ---- 3. artifacts ---- */
@@ -796,6 +835,59 @@ void conform_concurrent_memo_appends(const ac_backend *b)
 	free(text);
 }
 
+/* Each adds its lines one at a time as a read, then a memo_write_if of
+ * what it read plus its line, again on a conflict: a counter kept by
+ * compare-and-swap. A compare and a write in two steps loses lines. */
+static void memo_swapper(const ac_backend *b, int k)
+{
+	char hash[AC_SHA256_HEX_LEN + 1], line[32];
+
+	for (int i = 0; i < PER_CHILD; i++) {
+		int len = snprintf(line, sizeof(line), "p%d-%03d\n", k, i), rc;
+
+		do {
+			ac_buf next = AC_BUF_INIT;
+			char *text = NULL;
+			size_t n = 0;
+
+			rc = b->memo.read(b->impl, &text, &n, "t1", "s1", "session", "CAS.md");
+			if (rc && rc != AC_ENOTFOUND)
+				_exit(1);
+			if (rc == 0)
+				ac_sha256_hex(hash, text, n);
+			if ((text && ac_buf_append(&next, text, n)) ||
+			    ac_buf_append(&next, line, (size_t)len))
+				_exit(1);
+			rc = b->optional.memo_write_if(b, "t1", "s1", "session", "CAS.md",
+						       text ? hash : NULL, next.data, next.len);
+			free(text);
+			ac_buf_free(&next);
+		} while (rc == AC_ECONFLICT);
+		if (rc)
+			_exit(1);
+	}
+}
+
+void conform_concurrent_memo_write_if(const ac_backend *b)
+{
+	char *text = NULL, line[32];
+	size_t len, lines = 0;
+
+	if (!b->optional.memo_write_if)
+		skip();
+	run_children(memo_swapper, b);
+	OK(b->memo.read(b->impl, &text, &len, "t1", "s1", "session", "CAS.md"));
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	assert_int_equal(lines, 2 * PER_CHILD);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < PER_CHILD; i++) {
+			snprintf(line, sizeof(line), "p%d-%03d\n", k, i);
+			assert_non_null(strstr(text, line));
+		}
+	free(text);
+}
+
 static void trace_appender(const ac_backend *b, int k)
 {
 	for (int i = 0; i < PER_CHILD; i++) {
@@ -1014,6 +1106,8 @@ CASE(orchestration)
 CASE(tenant_isolation)
 CASE(crafted_ids)
 CASE(concurrent_memo_appends)
+CASE(memo_write_if)
+CASE(concurrent_memo_write_if)
 CASE(concurrent_trace_appends)
 CASE(compaction_externalizes)
 CASE(get_and_status)
@@ -1046,6 +1140,8 @@ int ac_backend_conformance_run(const ac_backend_factory *f)
 		RUN(tenant_isolation),
 		RUN(crafted_ids),
 		RUN(concurrent_memo_appends),
+		RUN(memo_write_if),
+		RUN(concurrent_memo_write_if),
 		RUN(concurrent_trace_appends),
 		RUN(record_turn_in_child),
 		RUN(compaction_externalizes),

@@ -53,6 +53,8 @@ void conform_orchestration(const ac_backend *b);
 void conform_tenant_isolation(const ac_backend *b);
 void conform_crafted_ids(const ac_backend *b);
 void conform_concurrent_memo_appends(const ac_backend *b);
+void conform_memo_write_if(const ac_backend *b);
+void conform_concurrent_memo_write_if(const ac_backend *b);
 void conform_concurrent_trace_appends(const ac_backend *b);
 /* Runs record_turn in a child that arm() (may be NULL) may make die
  * half-way; returns the child's wait status. */
