@@ -25,8 +25,17 @@ static void load(void)
 #undef AC_LIBGIT2_SYMBOL
 
 	if (ac_dl_load(AC_LIBGIT2_SONAME, symbols, sizeof(symbols) / sizeof(symbols[0]),
-		       "git support"))
+		       "git support")) {
 		snprintf(load_failure, sizeof(load_failure), "%s", ac_error_last());
+		return;
+	}
+	/* Initialised for the life of the process; each ac_git_open() adds
+	 * its own count on top. Otherwise, with git used on two threads (the
+	 * dashboard's worker and its loop), whichever thread shut libgit2
+	 * down last deleted the thread-local key while the other thread's
+	 * error state still hung on it, and that state was never freed
+	 * (LeakSanitizer, now and then, in e2e_dashboard_ops_patch). */
+	sym_git_libgit2_init();
 }
 
 int ac_libgit2_load(void)
