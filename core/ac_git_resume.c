@@ -6,10 +6,16 @@
 #include "ac_git.h"
 #include "ac_git_impl.h"
 
+#include "ac_buf.h"
 #include "ac_error.h"
+#include "ac_file.h"
 #include "ac_libgit2.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* What HEAD is for a stopped rollback of plan with message: its snapshot,
  * its own commit (the stop came after the commit), or anything else. */
@@ -89,6 +95,97 @@ static bool own_undo(git_commit *head, git_commit *snapshot, const char *rollbac
 	       snapshot_put_back(head, snapshot, rollback_message);
 }
 
+/* Whether the worktree file full (lstat st), a file or a link, holds what
+ * tree has at path: the same bytes (a link: the same target). False when
+ * tree lacks the path or holds a folder there. */
+static bool holds(ac_git *g, git_tree *tree, const char *path, const char *full,
+		  const struct stat *st)
+{
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	bool same = false;
+
+	if (!tree || sym_git_tree_entry_bypath(&entry, tree, path) != 0)
+		return false;
+	if (sym_git_tree_entry_filemode(entry) != GIT_FILEMODE_TREE &&
+	    sym_git_blob_lookup(&blob, g->repo, sym_git_tree_entry_id(entry)) == 0) {
+		size_t size = (size_t)sym_git_blob_rawsize(blob);
+		const void *want = sym_git_blob_rawcontent(blob);
+
+		if (S_ISLNK(st->st_mode)) {
+			char target[4096];
+			ssize_t n = readlink(full, target, sizeof(target));
+
+			same = n >= 0 && (size_t)n == size && memcmp(target, want, size) == 0;
+		} else if ((size_t)st->st_size == size) {
+			char *text = NULL;
+			size_t len = 0;
+
+			/* Read only at the blob's size: bounded by the repository. */
+			same = ac_file_read(&text, &len, full) == 0 && len == size &&
+			       (size == 0 || memcmp(text, want, size) == 0);
+			free(text);
+			ac_error_clear();
+		}
+	}
+	sym_git_blob_free(blob);
+	sym_git_tree_entry_free(entry);
+	return same;
+}
+
+/* Before a stopped rollback is finished or undone: every path of its plan
+ * holds what it held before the rollback (before) or what the rollback
+ * writes (after), or nothing worth keeping (no file, an empty one, a
+ * folder or a special file the write moves aside or reports). Anything
+ * else was written while the rollback stood stopped, by an agent or the
+ * user, and finishing or undoing would write over it unseen: AC_ECONFLICT
+ * naming the path, nothing changed. doing: "finishing" or "undoing". */
+static int check_no_new_edit(ac_git *g, const ac_git_rollback_result *plan, git_tree *before,
+			     git_tree *after, const char *doing)
+{
+	ac_buf full = AC_BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const char *path = plan->items[i].path;
+		struct stat st;
+
+		ac_buf_clear(&full);
+		if (ac_buf_printf(&full, "%s%s", g->workdir, path)) {
+			rc = ac_error_set(AC_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(full.data, &st) != 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				rc = ac_error_errno(errno, "%s", full.data);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode) && (!S_ISREG(st.st_mode) || st.st_size == 0))
+			continue;
+		if (!holds(g, before, path, full.data, &st) && !holds(g, after, path, full.data, &st))
+			rc = ac_error_set(AC_ECONFLICT,
+					  "'%s' was written while the rollback stood stopped: it holds "
+					  "neither its content before the rollback nor the rollback's, "
+					  "and %s would write over it; nothing was changed (move it "
+					  "aside, then run this again)", path, doing);
+	}
+	ac_buf_free(&full);
+	return rc;
+}
+
+/* The tree the plan writes (*out NULL for the empty tree). */
+static int target_of(git_tree **out, ac_git *g, const ac_git_rollback_result *plan)
+{
+	git_oid oid;
+
+	*out = NULL;
+	if (*plan->target_tree &&
+	    (sym_git_oid_fromstrn(&oid, plan->target_tree, strlen(plan->target_tree)) != 0 ||
+	     sym_git_tree_lookup(out, g->repo, &oid) != 0))
+		return ac_git_fail(plan->target_tree);
+	return 0;
+}
+
 /* The repository's index, holding tree. */
 static int index_of(git_index **out, ac_git *g, git_tree *tree)
 {
@@ -101,7 +198,7 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		  const ac_git_rollback_result *plan, const char *message)
 {
 	git_commit *head = NULL, *snapshot = NULL;
-	git_tree *target = NULL, *base = NULL;
+	git_tree *target = NULL, *base = NULL, *before = NULL;
 	git_index *index = NULL;
 	head_place place;
 	git_oid oid, tree_oid;
@@ -126,12 +223,14 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		rc = moved(head, plan);
 		goto done;
 	}
-	if (*plan->target_tree &&
-	    (sym_git_oid_fromstrn(&oid, plan->target_tree, strlen(plan->target_tree)) != 0 ||
-	     sym_git_tree_lookup(&target, g->repo, &oid) != 0)) {
-		rc = ac_git_fail(plan->target_tree);
+	if ((rc = target_of(&target, g, plan)))
+		goto done;
+	if (sym_git_commit_tree(&before, snapshot) != 0) {
+		rc = ac_git_fail(plan->snapshot);
 		goto done;
 	}
+	if ((rc = check_no_new_edit(g, plan, before, target, "finishing")))
+		goto done;
 	/* The index of the commit the files go on: the snapshot's, or the
 	 * rollback's own when it was made (the stop came after it). */
 	if (sym_git_commit_tree(&base, place == AT_COMMIT ? head : snapshot) != 0) {
@@ -170,6 +269,7 @@ int ac_git_finish(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		sym_git_oid_tostr(out_commit, AC_GIT_HASH_LEN + 1, &oid);
 done:
 	sym_git_index_free(index);
+	sym_git_tree_free(before);
 	sym_git_tree_free(base);
 	sym_git_tree_free(target);
 	sym_git_commit_free(snapshot);
@@ -182,7 +282,7 @@ int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 			    const char *message)
 {
 	git_commit *head = NULL, *snapshot = NULL;
-	git_tree *tree = NULL;
+	git_tree *tree = NULL, *target = NULL;
 	git_index *index = NULL;
 	ac_buf failed = AC_BUF_INIT;
 	head_place place;
@@ -204,6 +304,9 @@ int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 		rc = ac_git_fail(plan->snapshot);
 		goto done;
 	}
+	if ((rc = target_of(&target, g, plan)) ||
+	    (rc = check_no_new_edit(g, plan, tree, target, "undoing")))
+		goto done;
 	if ((rc = index_of(&index, g, tree)))
 		goto done;
 	if (ac_git_put_back(g, index, tree, plan, &failed) != 0) {
@@ -220,6 +323,7 @@ int ac_git_restore_snapshot(char out_commit[AC_GIT_HASH_LEN + 1], ac_git *g,
 done:
 	ac_buf_free(&failed);
 	sym_git_index_free(index);
+	sym_git_tree_free(target);
 	sym_git_tree_free(tree);
 	sym_git_commit_free(snapshot);
 	sym_git_commit_free(head);

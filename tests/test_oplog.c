@@ -452,6 +452,58 @@ static void test_rerun_after_two_snapshots_keeps_untracked(void **state)
 	free(op2);
 }
 
+/* A rollback stood stopped (its intent there) while something wrote one
+ * of the files it plans: finishing it, or undoing it, would write over
+ * that edit with no trace. Both refuse, naming the file, and change
+ * nothing; once the edit is moved aside they run (before, both wrote
+ * over it). */
+static void test_stopped_rollback_keeps_an_edit_made_meanwhile(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0}, again = {0};
+	ac_op_list list = {0};
+	const ac_op *target;
+	char *op1, *op2, *mine, *aside, message[200];
+
+	tu_put(f->dir, "a.txt", "one\n");
+	op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "b.txt", "bee\n");
+	op2 = record(f, "file_write", "b.txt");
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(ac_op_list_find_unique(&target, &list, op2, f->ws.operations_path), 0);
+	snprintf(message, sizeof(message), "[agent] rollback to before %s", op2);
+	assert_int_equal(ac_oplog_intent_write(&f->ws, target, false, message, &r.git), 0);
+	/* An agent's write while it stands stopped: neither "one" nor "two". */
+	tu_put(f->dir, "a.txt", "an agent's line\n");
+
+	assert_int_equal(ac_oplog_finish_interrupted(&again, &f->ws, false, NULL), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "'a.txt'"));
+	assert_non_null(strstr(ac_error_last(), "nothing was changed"));
+	tu_assert_file(f->dir, "a.txt", "an agent's line\n");
+	ac_oplog_rollback_result_free(&again);
+	assert_int_equal(ac_oplog_undo_interrupted(&again, &f->ws, false), AC_ECONFLICT);
+	assert_non_null(strstr(ac_error_last(), "'a.txt'"));
+	tu_assert_file(f->dir, "a.txt", "an agent's line\n");
+	ac_oplog_rollback_result_free(&again);
+
+	/* Moved aside, the rollback finishes. */
+	mine = tu_path(f->dir, "a.txt");
+	aside = tu_path(f->dir, "a.txt.mine");
+	assert_int_equal(rename(mine, aside), 0);
+	assert_int_equal(ac_oplog_finish_interrupted(&again, &f->ws, false, NULL), 0);
+	tu_assert_file(f->dir, "a.txt", "one\n");
+	tu_assert_file(f->dir, "a.txt.mine", "an agent's line\n");
+	ac_oplog_rollback_result_free(&again);
+	ac_oplog_rollback_result_free(&r);
+	ac_op_list_free(&list);
+	free(aside);
+	free(mine);
+	free(op1);
+	free(op2);
+}
+
 /* A rollback stopped after its commit (HEAD is it, the intent still
  * there), then an undo stopped after putting the snapshot's files back,
  * before its own commit: finishing the rollback must write its files
@@ -1006,6 +1058,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_after_snapshot_keeps_untracked, setup_repo,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_after_two_snapshots_keeps_untracked,
+						setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped_rollback_keeps_an_edit_made_meanwhile,
 						setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_finish_after_stopped_undo_writes_files, setup_repo,
 						teardown),
