@@ -179,9 +179,11 @@ int ac_git_undo(ac_git_rollback_result *out, ac_git *g, const char *hash,
 /* Finishes a rollback or revert that stopped (a crash, a kill) after its
  * snapshot: every path of plan (items, snapshot and target_tree as
  * ac_git_undo() gave them to before_apply) is written from target_tree or
- * removed, whatever the worktree holds there now, the index is the
- * snapshot's with those paths, and a commit with message is made on the
- * snapshot. When HEAD is already that commit (the stop came after it),
+ * removed, whichever of the two states the worktree holds there now, the
+ * index is the snapshot's with those paths, and a commit with message is
+ * made on the snapshot. A path that holds content neither state has (an
+ * edit made while the rollback stood stopped) is AC_ECONFLICT naming it,
+ * nothing changed; so for ac_git_restore_snapshot(). When HEAD is already that commit (the stop came after it),
  * the paths are written all the same (an undo stopped before its own
  * commit may have put the snapshot's files back under it) and the commit
  * is only named. out_commit receives the commit. AC_ECONFLICT, nothing
