@@ -121,6 +121,20 @@ check "ops record of a command (no commit) still works" rc_is 0
 run ops rollback --finish --dry-run
 check "--finish --dry-run shows the recorded plan" out_has "Finishing the interrupted rollback to before operation $OP1"
 check "... and changes nothing" [ "$(g rev-parse HEAD)" = "$HEAD_BEFORE" -a -e "$(intent)" ]
+# An agent writes a file of the plan while the rollback stands stopped:
+# finishing would write over it, so the finish is refused until it is
+# moved aside.
+printf 'an agent wrote this\n' >"$WS/d5/f50.txt"
+run ops rollback "$OP1" --yes
+check "a planned file written meanwhile: the finish is refused (exit 1)" rc_is 1
+check "... in one line" err_is_one_line
+check "... naming the file" err_has "'d5/f50.txt' was written while the rollback stood stopped"
+check "... which keeps what the agent wrote" [ "$(cat "$WS/d5/f50.txt")" = "an agent wrote this" ]
+check "... HEAD and the intent as they were" [ "$(g rev-parse HEAD)" = "$HEAD_BEFORE" -a -e "$(intent)" ]
+run ops rollback --undo --yes
+check "--undo is refused the same way (exit 1)" rc_is 1
+check "... naming the file" err_has "'d5/f50.txt'"
+mv "$WS/d5/f50.txt" "$TMP/f50.mine"
 run ops rollback "$OP1" --yes
 check "running the same rollback again finishes it (exit 0)" rc_is 0
 check "... and says so" out_has "Finished the interrupted rollback to before operation $OP1"
