@@ -53,6 +53,19 @@ check "... file by file" wait_for "change  d0/f00.txt"
 keys n
 check "n closes it" absent "Undo the interrupted"
 check "... and nothing changed: the intent is there" test -s "$ws/.agent/rollback-intent.json"
+# An agent writes a file of the plan while the rollback stands stopped:
+# F is refused, naming it, and the file keeps what the agent wrote.
+printf 'an agent wrote this\n' >"$ws/d4/f44.txt"
+keys F
+check "F opens the finish dialog" wait_for "Finish the interrupted rollback to before operation op-1?"
+keys y
+check "a planned file written meanwhile: F is refused, naming it" \
+	wait_for "'d4/f44.txt' was written while the rollback"
+check "... its whole reason in a popup" wait_for "any key: close"
+check "... the file keeps what the agent wrote" [ "$(cat "$ws/d4/f44.txt")" = "an agent wrote this" ]
+check "... the intent stays" test -s "$ws/.agent/rollback-intent.json"
+keys Escape
+mv "$ws/d4/f44.txt" "$ws/.agent/f44.mine" # out of the worktree git sees
 keys F
 check "F opens the finish dialog" wait_for "Finish the interrupted rollback to before operation op-1?"
 check "... counting the files it writes" wait_for "0 to remove, 0 to restore, 1000 to change"
