@@ -139,22 +139,31 @@ static void test_an_archive_folder_is_made_durable(void **state)
 	free(dir);
 }
 
+/* A file store with its sessions in dir/sessions and its data in data. */
+static void open_fs_store(ac_backend *b, const char *dir, const char *data)
+{
+	char *sessions = tu_path(dir, "sessions");
+	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
+
+	opts.sessions_dir = sessions;
+	opts.data_dir = data;
+	assert_int_equal(ac_backend_fs_init(b, &opts), 0);
+	free(sessions);
+}
+
 /* A tool result moved to an artifact in folders it creates: each folder's
  * name is synced in its parent up to the data folder, or a power cut takes
  * the artifact while the session naming it survives (found by the
  * simulator, seed 1 of "compact" once compaction moved tool results). */
 static void test_an_artifact_folder_is_made_durable(void **state)
 {
-	char *dir = tu_make_temp_dir(), *sessions = tu_path(dir, "sessions");
+	char *dir = tu_make_temp_dir();
 	char *data = tu_path(dir, "data"), *artifacts = tu_path(data, "artifacts");
 	char *tenant = tu_path(artifacts, "t1"), *own = tu_path(tenant, "s1");
-	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
 	ac_backend b = {0};
 
 	(void)state;
-	opts.sessions_dir = sessions;
-	opts.data_dir = data;
-	assert_int_equal(ac_backend_fs_init(&b, &opts), 0);
+	open_fs_store(&b, dir, data);
 	tu_fsync_record();
 	assert_int_equal(b.artifact.write(b.impl, "t1", "s1", "call_1", "tool output", 11), 0);
 	tu_fsync_restore();
@@ -168,7 +177,6 @@ static void test_an_artifact_folder_is_made_durable(void **state)
 	free(tenant);
 	free(artifacts);
 	free(data);
-	free(sessions);
 	free(dir);
 }
 
@@ -180,18 +188,15 @@ static void test_an_artifact_folder_is_made_durable(void **state)
  * acknowledged note). */
 static void test_a_memo_is_made_durable(void **state)
 {
-	char *dir = tu_make_temp_dir(), *sessions = tu_path(dir, "sessions");
+	char *dir = tu_make_temp_dir();
 	char *data = tu_path(dir, "data"), *memo = tu_path(data, "memo");
 	char *tenant = tu_path(memo, "t1"), *owner = tu_path(tenant, "o1");
 	char *scope = tu_path(owner, "session"), *notes = tu_path(scope, "notes");
 	char *other = tu_path(tenant, "o2"), *other_scope = tu_path(other, "agent");
-	ac_backend_fs_options opts = AC_BACKEND_FS_OPTIONS_INIT;
 	ac_backend b = {0};
 
 	(void)state;
-	opts.sessions_dir = sessions;
-	opts.data_dir = data;
-	assert_int_equal(ac_backend_fs_init(&b, &opts), 0);
+	open_fs_store(&b, dir, data);
 	tu_fsync_record();
 	assert_int_equal(b.memo.append(b.impl, "t1", "o1", "session", "notes", "first\n", 6), 0);
 	tu_fsync_restore();
@@ -224,7 +229,6 @@ static void test_a_memo_is_made_durable(void **state)
 	free(tenant);
 	free(memo);
 	free(data);
-	free(sessions);
 	free(dir);
 }
 

@@ -452,6 +452,30 @@ static void test_rerun_after_two_snapshots_keeps_untracked(void **state)
 	free(op2);
 }
 
+/* a.txt "one" (op1), then "two" with b.txt "bee" (op2), rolled back to
+ * before op2, and its intent written again: as the rollback stands when
+ * killed after its commit. *op1, *op2 (allocated) name the operations,
+ * *r the rollback. */
+static void rollback_stopped_after_commit(fixture *f, ac_oplog_rollback_result *r, char **op1,
+					  char **op2)
+{
+	ac_op_list list = {0};
+	const ac_op *target;
+	char message[200];
+
+	tu_put(f->dir, "a.txt", "one\n");
+	*op1 = record(f, "file_write", "a.txt");
+	tu_put(f->dir, "a.txt", "two\n");
+	tu_put(f->dir, "b.txt", "bee\n");
+	*op2 = record(f, "file_write", "b.txt");
+	assert_int_equal(ac_oplog_rollback(r, &f->ws, *op2, false, NULL), 0);
+	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
+	assert_int_equal(ac_op_list_find_unique(&target, &list, *op2, f->ws.operations_path), 0);
+	snprintf(message, sizeof(message), "[agent] rollback to before %s", *op2);
+	assert_int_equal(ac_oplog_intent_write(&f->ws, target, false, message, &r->git), 0);
+	ac_op_list_free(&list);
+}
+
 /* A rollback stood stopped (its intent there) while something wrote one
  * of the files it plans: finishing it, or undoing it, would write over
  * that edit with no trace. Both refuse, naming the file, and change
@@ -461,20 +485,9 @@ static void test_stopped_rollback_keeps_an_edit_made_meanwhile(void **state)
 {
 	fixture *f = *state;
 	ac_oplog_rollback_result r = {0}, again = {0};
-	ac_op_list list = {0};
-	const ac_op *target;
-	char *op1, *op2, *mine, *aside, message[200];
+	char *op1, *op2, *mine, *aside;
 
-	tu_put(f->dir, "a.txt", "one\n");
-	op1 = record(f, "file_write", "a.txt");
-	tu_put(f->dir, "a.txt", "two\n");
-	tu_put(f->dir, "b.txt", "bee\n");
-	op2 = record(f, "file_write", "b.txt");
-	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
-	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
-	assert_int_equal(ac_op_list_find_unique(&target, &list, op2, f->ws.operations_path), 0);
-	snprintf(message, sizeof(message), "[agent] rollback to before %s", op2);
-	assert_int_equal(ac_oplog_intent_write(&f->ws, target, false, message, &r.git), 0);
+	rollback_stopped_after_commit(f, &r, &op1, &op2);
 	/* An agent's write while it stands stopped: neither "one" nor "two". */
 	tu_put(f->dir, "a.txt", "an agent's line\n");
 
@@ -497,7 +510,6 @@ static void test_stopped_rollback_keeps_an_edit_made_meanwhile(void **state)
 	tu_assert_file(f->dir, "a.txt.mine", "an agent's line\n");
 	ac_oplog_rollback_result_free(&again);
 	ac_oplog_rollback_result_free(&r);
-	ac_op_list_free(&list);
 	free(aside);
 	free(mine);
 	free(op1);
@@ -515,21 +527,9 @@ static void test_finish_after_stopped_undo_writes_files(void **state)
 {
 	fixture *f = *state;
 	ac_oplog_rollback_result r = {0}, finished = {0};
-	ac_op_list list = {0};
-	const ac_op *target;
-	char *op1, *op2, message[200];
+	char *op1, *op2;
 
-	tu_put(f->dir, "a.txt", "one\n");
-	op1 = record(f, "file_write", "a.txt");
-	tu_put(f->dir, "a.txt", "two\n");
-	tu_put(f->dir, "b.txt", "bee\n");
-	op2 = record(f, "file_write", "b.txt");
-	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
-	/* As the rollback stood when killed after its commit: the intent. */
-	assert_int_equal(ac_oplog_read(&list, f->ws.operations_path, 0, 1, NULL, NULL), 0);
-	assert_int_equal(ac_op_list_find_unique(&target, &list, op2, f->ws.operations_path), 0);
-	snprintf(message, sizeof(message), "[agent] rollback to before %s", op2);
-	assert_int_equal(ac_oplog_intent_write(&f->ws, target, false, message, &r.git), 0);
+	rollback_stopped_after_commit(f, &r, &op1, &op2);
 	/* An undo's writes, stopped before its commit: the snapshot's files. */
 	tu_put(f->dir, "a.txt", "two\n");
 	tu_put(f->dir, "b.txt", "bee\n");
@@ -540,7 +540,6 @@ static void test_finish_after_stopped_undo_writes_files(void **state)
 	assert_string_equal(finished.git.commit, r.git.commit);
 	ac_oplog_rollback_result_free(&finished);
 	ac_oplog_rollback_result_free(&r);
-	ac_op_list_free(&list);
 	free(op1);
 	free(op2);
 }
