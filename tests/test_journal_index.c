@@ -343,6 +343,23 @@ static void test_bad_entry_is_scanned(void **state)
 	ac_journal_index_clear(&idx);
 }
 
+/* Every from in data[0..len) made to (as long) in one pass: a strstr()
+ * from each match on took 38 of this file's 55 s under AddressSanitizer,
+ * whose strstr measures the whole rest of the text at every call. */
+static size_t replace_all(char *data, size_t len, const char *from, const char *to)
+{
+	size_t n = strlen(from), made = 0;
+
+	assert_int_equal(strlen(to), n);
+	for (size_t i = 0; i + n <= len; i++)
+		if (data[i] == from[0] && memcmp(data + i, from, n) == 0) {
+			memcpy(data + i, to, n);
+			i += n - 1;
+			made++;
+		}
+	return made;
+}
+
 static void test_changed_journal_is_not_believed(void **state)
 {
 	fixture *f = *state;
@@ -354,12 +371,9 @@ static void test_changed_journal_is_not_believed(void **state)
 	/* Rewritten in place (same inode, same size): the blocks' last bytes
 	 * no longer hash as summarised, so every block is read. */
 	data = tu_read_file(f->journal, &len);
-	for (char *p = data; (p = strstr(p, "\"Human\"")); p++)
-		memcpy(p, "\"Codex\"", 7);
-	for (char *p = data; (p = strstr(p, "task_77\"")); p++)
-		memcpy(p, "task_78\"", 8);
-	for (char *p = data; (p = strstr(p, "padded to a usual size")); p++)
-		memcpy(p, "padded to a usual SIZE", 22);
+	assert_true(replace_all(data, len, "\"Human\"", "\"Codex\"") > 0);
+	assert_true(replace_all(data, len, "task_77\"", "task_78\"") > 0);
+	assert_true(replace_all(data, len, "padded to a usual size", "padded to a usual SIZE") > 0);
 	{
 		int fd = open(f->journal, O_WRONLY);
 
