@@ -71,11 +71,16 @@ check "and says what the agent gets" wait_for "$told"
 keys y
 check "p pauses the selected session (file)" doc_has s-alpha '"status": "paused"'
 check "the pause shows on screen" wait_for "‖ paused     s-alpha"
+# The row can show the file's new status before the pause's job has
+# ended; a write key pressed meanwhile is refused ("still running: wait
+# for it"), as one action runs at a time. Its outcome ends it.
+check "... and the pause has ended" wait_for " paused s-alpha"
 keys r
 check "r asks first" wait_for "Resume session s-alpha?"
 keys y
 check "r resumes it (file)" doc_has s-alpha '"status": "running"'
 check "the resume is journaled and shown" wait_for "SESSION_RESUME"
+check "... and the resume has ended" wait_for " resumed s-alpha"
 
 keys Enter
 check "Enter opens the conversation" wait_for "Conversation s-alpha"
