@@ -95,18 +95,20 @@ static bool own_undo(git_commit *head, git_commit *snapshot, const char *rollbac
 	       snapshot_put_back(head, snapshot, rollback_message);
 }
 
-/* Whether the worktree file full (lstat st), a file or a link, holds what
- * tree has at path: the same bytes (a link: the same target). False when
- * tree lacks the path or holds a folder there. */
-static bool holds(ac_git *g, git_tree *tree, const char *path, const char *full,
-		  const struct stat *st)
+/* *same: whether the worktree file full (lstat st), a file or a link,
+ * holds what tree has at path: the same bytes (a link: the same target);
+ * false when tree lacks the path or holds a folder there. A file that
+ * cannot be read is an error naming it, not a difference. */
+static int holds(bool *same, ac_git *g, git_tree *tree, const char *path, const char *full,
+		 const struct stat *st)
 {
 	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
-	bool same = false;
+	int rc = 0;
 
+	*same = false;
 	if (!tree || sym_git_tree_entry_bypath(&entry, tree, path) != 0)
-		return false;
+		return 0;
 	if (sym_git_tree_entry_filemode(entry) != GIT_FILEMODE_TREE &&
 	    sym_git_blob_lookup(&blob, g->repo, sym_git_tree_entry_id(entry)) == 0) {
 		size_t size = (size_t)sym_git_blob_rawsize(blob);
@@ -116,21 +118,23 @@ static bool holds(ac_git *g, git_tree *tree, const char *path, const char *full,
 			char target[4096];
 			ssize_t n = readlink(full, target, sizeof(target));
 
-			same = n >= 0 && (size_t)n == size && memcmp(target, want, size) == 0;
+			if (n < 0)
+				rc = ac_error_errno(errno, "%s: cannot read the link to compare it",
+						    full);
+			*same = n >= 0 && (size_t)n == size && memcmp(target, want, size) == 0;
 		} else if ((size_t)st->st_size == size) {
 			char *text = NULL;
 			size_t len = 0;
 
 			/* Read only at the blob's size: bounded by the repository. */
-			same = ac_file_read(&text, &len, full) == 0 && len == size &&
-			       (size == 0 || memcmp(text, want, size) == 0);
+			rc = ac_file_read(&text, &len, full);
+			*same = rc == 0 && len == size && (size == 0 || memcmp(text, want, size) == 0);
 			free(text);
-			ac_error_clear();
 		}
 	}
 	sym_git_blob_free(blob);
 	sym_git_tree_entry_free(entry);
-	return same;
+	return rc;
 }
 
 /* Before a stopped rollback is finished or undone: every path of its plan
@@ -148,6 +152,7 @@ static int check_no_new_edit(ac_git *g, const ac_git_rollback_result *plan, git_
 
 	for (size_t i = 0; i < plan->n && rc == 0; i++) {
 		const char *path = plan->items[i].path;
+		bool as_before = false, as_after = false;
 		struct stat st;
 
 		ac_buf_clear(&full);
@@ -162,7 +167,17 @@ static int check_no_new_edit(ac_git *g, const ac_git_rollback_result *plan, git_
 		}
 		if (!S_ISLNK(st.st_mode) && (!S_ISREG(st.st_mode) || st.st_size == 0))
 			continue;
-		if (!holds(g, before, path, full.data, &st) && !holds(g, after, path, full.data, &st))
+		if ((rc = holds(&as_before, g, before, path, full.data, &st)) ||
+		    (!as_before && (rc = holds(&as_after, g, after, path, full.data, &st)))) {
+			char *why = strdup(ac_error_last());
+
+			rc = ac_error_set(rc, "'%s' cannot be read to see whether it was written "
+					  "while the rollback stood stopped (%s); nothing was changed",
+					  path, why ? why : "out of memory");
+			free(why);
+			break;
+		}
+		if (!as_before && !as_after)
 			rc = ac_error_set(AC_ECONFLICT,
 					  "'%s' was written while the rollback stood stopped: it holds "
 					  "neither its content before the rollback nor the rollback's, "
