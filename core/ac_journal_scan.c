@@ -68,6 +68,39 @@ static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t 
 	return s->fn(&match, s->ctx);
 }
 
+/* Which escapes can spell the needle other than as written. The needle is
+ * the value as the query escapes it (ac_query.c), so a line that holds the
+ * value without holding the needle holds an escape the query would not
+ * write: \/ for a '/', or \u. A \u that stands for an ASCII character
+ * starts "\u00"; any other is a character from U+0080 (surrogates too), so
+ * for an ASCII needle only "\u00" counts. Journal text in other scripts
+ * is full of \u escapes (Korean text: one line in six of seed-004's),
+ * each of which would otherwise make its line a candidate, parsed for
+ * nothing. */
+typedef struct {
+	bool slash;      /* \/ counts: the needle holds a '/' */
+	bool any_u;      /* every \u counts: the needle holds a byte from 0x80 */
+} escape_kinds;
+
+static escape_kinds escape_kinds_of(const char *needle, size_t len)
+{
+	escape_kinds k = {memchr(needle, '/', len) != NULL, false};
+
+	for (size_t i = 0; i < len && !k.any_u; i++)
+		k.any_u = (unsigned char)needle[i] >= 0x80;
+	return k;
+}
+
+/* The pair at c (a backslash, then 'u' or '/') is an escape of a kind
+ * that counts; a \u too near the end to hold "00" counts (the scanner
+ * says what it is). */
+static inline bool escape_counts(escape_kinds k, const char *c, const char *end)
+{
+	if (c[1] == '/')
+		return k.slash;
+	return k.any_u || end - c < 4 || (c[2] == '0' && c[3] == '0');
+}
+
 /* The next place at or after p where a line might match: the needle, or a
  * \u or \/ escape that could spell it differently. Both hits are cached
  * until passed, so each byte is searched once. */
@@ -75,6 +108,7 @@ typedef struct {
 	ac_finder needle;
 	const char *next_needle, *next_escape;
 	bool needle_done, escape_done; /* searched to the end: no more hits */
+	escape_kinds kinds;
 } candidate_finder;
 
 /* True when the backslash at y starts an escape as read from `from` on:
@@ -89,10 +123,10 @@ static bool starts_escape(const char *from, const char *y)
 	return run % 2 == 1;
 }
 
-/* The first \u or \/ escape at or after p. Journal text holds many other
- * escapes (\" and \n), so the pairs are looked for 16 places at a time
- * rather than stopping at every backslash. */
-static const char *next_escape_at(const char *p, const char *end)
+/* The first \u or \/ escape at or after p of a kind that counts. Journal
+ * text holds many other escapes (\" and \n), so the pairs are looked for
+ * 16 places at a time rather than stopping at every backslash. */
+static const char *next_escape_at(escape_kinds k, const char *p, const char *end)
 {
 	const char *from = p;
 
@@ -107,13 +141,17 @@ static const char *next_escape_at(const char *p, const char *end)
 				 (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(next, u),
 									  _mm_cmpeq_epi8(next, slash)));
 
-		for (; pairs; pairs &= pairs - 1)
-			if (starts_escape(from, p + __builtin_ctz(pairs)))
-				return p + __builtin_ctz(pairs);
+		for (; pairs; pairs &= pairs - 1) {
+			const char *c = p + __builtin_ctz(pairs);
+
+			if (escape_counts(k, c, end) && starts_escape(from, c))
+				return c;
+		}
 	}
 #endif
 	for (; end - p > 1; p++)
-		if (*p == '\\' && (p[1] == 'u' || p[1] == '/') && starts_escape(from, p))
+		if (*p == '\\' && (p[1] == 'u' || p[1] == '/') && escape_counts(k, p, end) &&
+		    starts_escape(from, p))
 			return p;
 	return NULL;
 }
@@ -125,10 +163,11 @@ static inline bool needle_at(const ac_finder *f, const char *c, const char *end)
 	return (size_t)(end - c) >= f->len && memcmp(c, f->needle, f->len) == 0;
 }
 
-static inline bool escape_at(const char *from, const char *c, const char *end)
+static inline bool escape_at(escape_kinds k, const char *from, const char *c,
+			     const char *end)
 {
 	return end - c > 1 && c[0] == '\\' && (c[1] == 'u' || c[1] == '/') &&
-	       starts_escape(from, c);
+	       escape_counts(k, c, end) && starts_escape(from, c);
 }
 
 /* next_candidate() in one pass, 32 places at a time: the needle's two
@@ -136,6 +175,7 @@ static inline bool escape_at(const char *from, const char *c, const char *end)
  * is loaded once, and no hit is cached (the caller's p only moves past
  * the hit it was given). */
 __attribute__((target("avx2"))) static const char *next_candidate_avx2(const ac_finder *f,
+								     escape_kinds k,
 								     const char *p,
 								     const char *end)
 {
@@ -161,13 +201,13 @@ __attribute__((target("avx2"))) static const char *next_candidate_avx2(const ac_
 			const char *c = p + __builtin_ctz(any);
 			uint32_t bit = any & -any;
 
-			if (((esc & bit) && starts_escape(from, c)) ||
+			if (((esc & bit) && escape_counts(k, c, end) && starts_escape(from, c)) ||
 			    ((need & bit) && needle_at(f, c, end)))
 				return c;
 		}
 	}
 	for (; p < end; p++)
-		if (escape_at(from, p, end) || needle_at(f, p, end))
+		if (escape_at(k, from, p, end) || needle_at(f, p, end))
 			return p;
 	return NULL;
 }
@@ -177,14 +217,14 @@ static const char *next_candidate(candidate_finder *f, const char *p, const char
 {
 #if AC_HAVE_AVX2_PATH
 	if (ac_cpu_avx2())
-		return next_candidate_avx2(&f->needle, p, end);
+		return next_candidate_avx2(&f->needle, f->kinds, p, end);
 #endif
 	if (!f->needle_done && (!f->next_needle || f->next_needle < p)) {
 		f->next_needle = ac_finder_find(&f->needle, p, (size_t)(end - p));
 		f->needle_done = f->next_needle == NULL;
 	}
 	if (!f->escape_done && (!f->next_escape || f->next_escape < p)) {
-		f->next_escape = next_escape_at(p, end);
+		f->next_escape = next_escape_at(f->kinds, p, end);
 		f->escape_done = f->next_escape == NULL;
 	}
 	if (f->needle_done)
@@ -216,8 +256,10 @@ int ac_scan_block(ac_scan_ctx *s, const ac_journal_block *block)
 		ac_finder_init(&s->finder, needle, needle_len, &counts);
 		s->have_finder = true;
 	}
-	if (needle)
+	if (needle) {
 		finder.needle = s->finder;
+		finder.kinds = escape_kinds_of(needle, needle_len);
+	}
 	while (p < end) {
 		const char *line = p, *nl;
 

@@ -26,8 +26,13 @@ typedef struct {
 	char *value;    /* owned, NUL-terminated */
 	size_t value_len;
 	char time_iso[AC_TIME_ISO_LEN + 1]; /* since/until, canonical */
-	char *needle;   /* owned; raw bytes a matching line must hold, or NULL */
+	char *needle;   /* owned; the value as JSON escapes it here, or NULL */
 	size_t needle_len;
+	/* The needle narrows a scan (ac_query_needle()): a matching line holds
+	 * it, or an escape the scan's candidate search finds. Not for a value
+	 * with a backspace or form feed, written \u0008 and \u000c here and
+	 * \b and \f by other writers, which that search does not look for. */
+	bool prefilters;
 	size_t path_index; /* into the query's paths */
 } term;
 
@@ -104,6 +109,8 @@ static int make_needle(term *t)
 	}
 	t->needle_len = needle.len;
 	t->needle = ac_buf_detach(&needle);
+	t->prefilters = !memchr(t->value, '\b', t->value_len) &&
+			!memchr(t->value, '\f', t->value_len);
 	return 0;
 }
 
@@ -213,7 +220,7 @@ int ac_query_parse(ac_query **out, const char *const *terms, size_t nterms)
 			t->path_index = q->npaths++;
 		}
 		/* The longest needle is the rarest, as a rule. */
-		if (t->needle && (!q->prefilter || t->needle_len > q->prefilter->needle_len))
+		if (t->prefilters && (!q->prefilter || t->needle_len > q->prefilter->needle_len))
 			q->prefilter = t;
 	}
 	make_time_needle(q);

@@ -238,6 +238,10 @@ static const ev_spec escaped_events[] = {
 	{.agent = "Human", .extra = ",\"x\":15"},
 	{.agent = "Human", .extra = ",\"x\":50,\"flag\":true"},
 	{.agent = "Human", .message = "back\\\\slash"},
+	/* Korean written as \u escapes: found by a needle that is not ASCII. */
+	{.agent = "Codex", .message = "\\uc2a4\\uc138 \\ud14c\\uc2a4\\ud2b8"},
+	/* A backspace as \b, which the query itself would write \u0008. */
+	{.agent = "Codex", .message = "bell\\bring"},
 };
 
 static void test_match_escaped_and_special_values(void **state)
@@ -246,7 +250,7 @@ static void test_match_escaped_and_special_values(void **state)
 
 	write_events(j, escaped_events, sizeof(escaped_events) / sizeof(escaped_events[0]));
 	expect_indices(j, TERMS("agent=Claude"), 0, "0 1");
-	expect_indices(j, TERMS("agent!=Claude"), 0, "2 3 4 5 6 7");
+	expect_indices(j, TERMS("agent!=Claude"), 0, "2 3 4 5 6 7 8 9");
 	expect_indices(j, TERMS("text~Claude"), 0, "0 1");
 	expect_indices(j, TERMS("action.params.path=src/x.c"), 0, "1 2");
 	expect_indices(j, TERMS("result.message=say \"hi\" now"), 0, "1");
@@ -258,6 +262,10 @@ static void test_match_escaped_and_special_values(void **state)
 	expect_indices(j, TERMS("x!=5", "agent=Human"), 0, "5 6 7");
 	expect_indices(j, TERMS("flag=true"), 0, "6");
 	expect_indices(j, TERMS("result.message=back\\slash"), 0, "7");
+	expect_indices(j, TERMS("result.message~\xec\x8a\xa4\xec\x84\xb8"), 0, "8");
+	expect_indices(j, TERMS("text~\xed\x85\x8c\xec\x8a\xa4\xed\x8a\xb8"), 0, "8");
+	expect_indices(j, TERMS("result.message=bell\bring"), 0, "9");
+	expect_indices(j, TERMS("text~l\br"), 0, "9");
 }
 
 static void test_stats_count_invalid_and_torn(void **state)
@@ -718,23 +726,40 @@ static void test_time_range_prefilter(void **state)
 
 /* Lines without the needle are parsed only when they hold a \u or \/
  * escape that could spell it: a backslash run of odd length before the u
- * or /, not "\\u" (an escaped backslash, then a plain u). The invalid
- * lines show which were parsed. */
+ * or /, not "\\u" (an escaped backslash, then a plain u); \/ only for a
+ * needle with a '/', and for an ASCII needle only a \u00 (any other \u
+ * stands for a character from U+0080). The invalid lines show which were
+ * parsed. */
 static void test_escape_candidates_follow_backslash_runs(void **state)
 {
 	fixture *f = *state;
 	static const char lines[] =
 		"{\"a\":\"\\\\u\"} not json, never parsed\n"
 		"{\"a\":\"\\\\\\u0041\"} not json, parsed\n"
-		"{\"a\":\"x\\/y\"} not json, parsed\n"
+		"{\"a\":\"x\\/y\"} not json, parsed for a needle with '/'\n"
 		"{\"a\":\"\\\\\\\\/\"} not json, never parsed\n"
-		"{\"a\":\"0123456789abcdef\\\\\\\\\\u0041\"} not json, parsed\n";
+		"{\"a\":\"0123456789abcdef\\\\\\\\\\u0041\"} not json, parsed\n"
+		"{\"a\":\"\\uc2a4\"} not json, parsed for a needle beyond ASCII\n";
 	const char *path = f->journal;
 	ac_scan_stats stats = {0};
 	char *got;
 
+	/* A value with a backspace or form feed has none: \b and \f are
+	 * escapes the search does not look for. */
+	expect_needle(TERMS("text~l\br"), NULL);
+	expect_needle(TERMS("text~l\fr"), NULL);
 	tu_write_file(f->journal, lines, strlen(lines));
 	got = scan_indices(&stats, &path, 1, TERMS("agent=Codex"), 0);
+	assert_string_equal(got, "");
+	assert_int_equal(stats.invalid, 2);
+	free(got);
+	memset(&stats, 0, sizeof(stats));
+	got = scan_indices(&stats, &path, 1, TERMS("action.params.path=a/b"), 0);
+	assert_string_equal(got, "");
+	assert_int_equal(stats.invalid, 3);
+	free(got);
+	memset(&stats, 0, sizeof(stats));
+	got = scan_indices(&stats, &path, 1, TERMS("agent=\xed\x85\x8c"), 0);
 	assert_string_equal(got, "");
 	assert_int_equal(stats.invalid, 3);
 	free(got);
