@@ -28,6 +28,34 @@ static inline uint64_t load_word(const unsigned char *p)
 	return w;
 }
 
+/* The n bytes at p (n <= 8) as memcpy() into a zeroed word puts them.
+ * On a little-endian host the same value comes from loads that overlap,
+ * without the copy: a load after a short copy stalls (a third of this
+ * function's time over the short keys an index hashes). */
+static inline uint64_t load_partial(const unsigned char *p, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t head, tail;
+
+	if (n == 8)
+		return load_word(p);
+	if (n >= 4) {
+		memcpy(&head, p, 4);
+		memcpy(&tail, p + n - 4, 4);
+		return head | (uint64_t)tail << (8 * (n - 4));
+	}
+	if (n == 0)
+		return 0;
+	return (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) |
+	       (uint64_t)p[n - 1] << (8 * (n - 1));
+#else
+	uint64_t w = 0;
+
+	memcpy(&w, p, n);
+	return w;
+#endif
+}
+
 static const uint64_t hash_keys[8] = {
 	0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
 	0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL,
@@ -54,10 +82,8 @@ uint64_t ac_hash64(uint64_t seed, const void *bytes, size_t len)
 	h = fold_mul(lane[2] ^ h, lane[3] ^ hash_keys[5]);
 	for (; n >= 16; p += 16, n -= 16)
 		h = fold_mul(load_word(p) ^ hash_keys[6], load_word(p + 8) ^ h);
-	lo = hi = 0;
-	memcpy(&lo, p, n < 8 ? n : 8);
-	if (n > 8)
-		memcpy(&hi, p + 8, n - 8);
+	lo = load_partial(p, n < 8 ? n : 8);
+	hi = n > 8 ? load_partial(p + 8, n - 8) : 0;
 	h = fold_mul(lo ^ hash_keys[7], hi ^ h ^ (uint64_t)n);
 	return fold_mul(h ^ hash_keys[0], h ^ hash_keys[1] ^ (uint64_t)len);
 }
