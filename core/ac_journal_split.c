@@ -14,11 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A piece is small enough to stay in the cache between the read that
- * copies it in (when the file cannot be mapped) and the scan that
- * follows, and large enough that its bookkeeping (a lock, an lseek) is
- * noise. */
-#define PIECE_BYTES (1u << 20)
+/* A piece is large enough that its bookkeeping is noise: each hand-over
+ * wakes every thread of the pass, and at 1 MiB a common-term query over
+ * 1 GiB spent 7.5% more CPU and 9% more time than at 4 MiB (issue 28;
+ * 8 MiB gained nothing more). It stays well inside the last-level cache
+ * between the read that copies it in (a file that cannot be mapped) and
+ * the scan that follows. */
+#define PIECE_BYTES (4u << 20)
 #define SLOTS_PER_THREAD 4
 #define FLUSH_BYTES (4u << 20)
 #define THREADS_MAX 8
