@@ -40,7 +40,7 @@ static size_t scan_lines(ac_json_scan_impl impl, const char *data, size_t len,
 
 	for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
 		valid += ac_json_scan_prepared_with(impl, spans, p, (size_t)(nl - p), paths,
-						    NULL) == 0;
+						    NULL, NULL) == 0;
 	return valid;
 }
 

@@ -97,8 +97,9 @@ static const struct {
 
 /* The common event, all of whose fields are strings of printable ASCII
  * without escapes, which put_field() would copy as they are: the line
- * made in one go. False (nothing appended) for any other. */
-static bool put_plain_line(ac_buf *out, const ac_json_span *f)
+ * made in one go. False (nothing appended) for any other. printable: the
+ * scanner found every string of the line so already. */
+static bool put_plain_line(ac_buf *out, const ac_json_span *f, bool printable)
 {
 	size_t need = 0;
 	char *w;
@@ -107,7 +108,7 @@ static bool put_plain_line(ac_buf *out, const ac_json_span *f)
 		const ac_json_span *span = &f[line_fields[i].field];
 
 		if (span->type != AC_JSON_STRING || span->has_escape || span->len < 2 ||
-		    !ac_text_plain(span->start + 1, span->len - 2))
+		    (!printable && !ac_text_plain(span->start + 1, span->len - 2)))
 			return false;
 		need += span->len - 2 + (size_t)line_fields[i].width + 1;
 	}
@@ -184,8 +185,11 @@ static int format_event(ac_buf *out, ac_buf *scratch, const ac_scan_match *m, co
 		return format_invalid(out, scratch, m, p);
 	if (p->json) {
 		ac_buf_append(out, ",\n", 2);
-		ac_text_json_safe(out, m->line, m->len);
-	} else if (!put_plain_line(out, f)) {
+		if (m->printable)
+			ac_buf_append(out, m->line, m->len);
+		else
+			ac_text_json_safe(out, m->line, m->len);
+	} else if (!put_plain_line(out, f, m->printable)) {
 		for (size_t i = 0; i < NLINE_FIELDS; i++) {
 			put_field(out, scratch, &f[line_fields[i].field], line_fields[i].width);
 			ac_buf_putc(out, i + 1 < NLINE_FIELDS ? ' ' : '\n');

@@ -37,9 +37,10 @@ static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t 
 {
 	ac_scan_match match;
 	const char *invalid = NULL;
+	bool printable = false;
 	char why[256];
 
-	if (ac_json_scan_prepared(s->spans, line, len, &s->paths, NULL) != 0) {
+	if (ac_json_scan_prepared_printable(s->spans, line, len, &s->paths, NULL, &printable) != 0) {
 		if (!ac_query_shows_invalid(s->q))
 			return skip_invalid(s);
 		/* Not JSON: no field is known, whatever the scan got to. */
@@ -65,6 +66,7 @@ static int consider_line(ac_scan_ctx *s, const char *line, size_t len, uint64_t 
 	match.offset = offset;
 	match.fields = s->spans;
 	match.invalid = invalid;
+	match.printable = printable;
 	return s->fn(&match, s->ctx);
 }
 

@@ -83,6 +83,8 @@ typedef struct {
 	/* For the value about to be scanned: the paths it ends and the paths
 	 * that continue inside it should it be an object. */
 	uint64_t pending, descend;
+	/* A string (key or value) held a byte from 0x80 (UTF-8). */
+	bool beyond_ascii;
 } scan;
 
 /* What the scan does next; every helper returns one of these, or a
@@ -485,17 +487,17 @@ int ac_json_scan(ac_json_span *out, const char *text, size_t len,
 
 int ac_json_scan_prepared_with(ac_json_scan_impl impl, ac_json_span *out, const char *text,
 			       size_t len, const ac_json_paths *paths,
-			       ac_json_scan_error *error)
+			       ac_json_scan_error *error, bool *out_printable)
 {
 	switch (impl) {
 #if defined(__SSE2__)
 	case AC_JSON_SCAN_SSE2:
-		return scan_run_sse2(out, text, len, paths, error);
+		return scan_run_sse2(out, text, len, paths, error, out_printable);
 #endif
 	default:
 		break;
 	}
-	return scan_run_scalar(out, text, len, paths, error);
+	return scan_run_scalar(out, text, len, paths, error, out_printable);
 }
 
 bool ac_json_scan_has_impl(ac_json_scan_impl impl)
@@ -513,14 +515,21 @@ bool ac_json_scan_has_impl(ac_json_scan_impl impl)
 	return false;
 }
 
-int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
-			  const ac_json_paths *paths, ac_json_scan_error *error)
+int ac_json_scan_prepared_printable(ac_json_span *out, const char *text, size_t len,
+				    const ac_json_paths *paths, ac_json_scan_error *error,
+				    bool *out_printable)
 {
 	/* No AVX2 copy: event strings are short, and 32 bytes a step measured
 	 * no faster than 16 (issue 28, 64 MiB of seed-004 lines). */
 #if defined(__SSE2__)
-	return scan_run_sse2(out, text, len, paths, error);
+	return scan_run_sse2(out, text, len, paths, error, out_printable);
 #else
-	return scan_run_scalar(out, text, len, paths, error);
+	return scan_run_scalar(out, text, len, paths, error, out_printable);
 #endif
+}
+
+int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
+			  const ac_json_paths *paths, ac_json_scan_error *error)
+{
+	return ac_json_scan_prepared_printable(out, text, len, paths, error, NULL);
 }

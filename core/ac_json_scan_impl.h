@@ -81,6 +81,6 @@ bool ac_json_scan_has_impl(ac_json_scan_impl impl);
  * or CPU lacks it), so tests can compare the copies. */
 int ac_json_scan_prepared_with(ac_json_scan_impl impl, ac_json_span *out, const char *text,
 			       size_t len, const ac_json_paths *paths,
-			       ac_json_scan_error *error);
+			       ac_json_scan_error *error, bool *out_printable);
 
 #endif

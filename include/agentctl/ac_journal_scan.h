@@ -36,6 +36,10 @@ typedef struct {
 	 * "not JSON: column N: ..."). Unterminated and over-long lines are
 	 * never handed; they are counted in ac_scan_stats. */
 	const char *invalid;
+	/* The line is JSON whose strings hold only printable ASCII as written
+	 * (ac_json_scan_prepared_printable()): safe to show as it is. False
+	 * when not known. */
+	bool printable;
 } ac_scan_match;
 
 /* Called for each matching event, oldest first. A non-zero return stops

@@ -85,6 +85,15 @@ int ac_json_paths_prepare(ac_json_paths *out, const ac_json_path *paths, size_t 
 int ac_json_scan_prepared(ac_json_span *out, const char *text, size_t len,
 			  const ac_json_paths *paths, ac_json_scan_error *error);
 
+/* ac_json_scan_prepared() that also says, when the text is valid, whether
+ * every string in it (keys too) holds only printable ASCII as written:
+ * no byte from 0x7F (DEL, or UTF-8). Outside strings valid JSON has only
+ * printable ASCII and whitespace, so such a text is safe to show as it
+ * is; its escapes may stand for anything, and stay escapes. */
+int ac_json_scan_prepared_printable(ac_json_span *out, const char *text, size_t len,
+				    const ac_json_paths *paths, ac_json_scan_error *error,
+				    bool *out_printable);
+
 /* Decodes a string span found by ac_json_scan() into out, which must have
  * room for span->len bytes (the decoded text is never longer than the raw
  * one); *out_len receives the decoded length. \u0000 decodes to a NUL byte,

@@ -243,6 +243,18 @@ check "--json with ESC and bidi is valid JSON" json_length_is 1
 check "--json holds no raw U+202E" eval '! grep -q $'"'"'\xe2\x80\xae'"'"' "$TMP/out"'
 check "--json keeps the message intact" \
 	eval '[ "$(jq -r ".[0].result.message" <"$TMP/out")" = "$(printf "red \033[31mALERT\033[0m \342\200\256esrever \302\205 日本")" ]'
+# A DEL on a line that is otherwise ASCII, written raw by another writer
+# (valid JSON): only the look for a DEL keeps it from being printed as it is.
+printf '{"id":"evt_20250101000000_00000009","timestamp":"2025-01-01T00:00:00.009Z","agent":"Codex","status":"SUCCESS","action":{"type":"CMD_RUN","params":{}},"result":{"message":"rub\177out"}}\n' >>"$J"
+for how in "read" "query agent=Codex"; do
+	run journal $how
+	check "$how: no raw DEL" eval '! grep -q $'"'"'\x7f'"'"' "$TMP/out"'
+	check "$how: the DEL shown visibly" out_has 'rub\^\?out'
+	run journal $how --json
+	check "$how --json: no raw DEL" eval '! grep -q $'"'"'\x7f'"'"' "$TMP/out"'
+	check "$how --json: the DEL kept as an escape" \
+		eval '[ "$(jq -r ".[-1].result.message" <"$TMP/out")" = "$(printf "rub\177out")" ]'
+done
 
 # --- usage errors ----------------------------------------------------------
 "$AC" -w /nonexistent journal read >"$TMP/out" 2>"$TMP/err"
