@@ -50,10 +50,11 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* Writes data to a new unique temp file beside path and, with durable,
- * fsyncs it; *out_temp names it (the caller frees it and removes the
+ * fsyncs it; mode (not 0): its mode, whatever the umask, set before it is
+ * published. *out_temp names it (the caller frees it and removes the
  * file). */
 static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const char *path,
-		      const char *data, size_t len, bool durable)
+		      const char *data, size_t len, bool durable, mode_t mode)
 {
 	unsigned random_value = 0;
 	int fd, err;
@@ -70,7 +71,8 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 	fd = ac_fs_open(out_temp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return ac_error_errno(errno, "%s: cannot create a temporary file", path);
-	if ((err = write_all(fd, data, len)) || (durable && ac_fs_fsync(fd) != 0 && (err = errno))) {
+	if ((err = write_all(fd, data, len)) || (mode && fchmod(fd, mode) != 0 && (err = errno)) ||
+	    (durable && ac_fs_fsync(fd) != 0 && (err = errno))) {
 		ac_fs_close(fd);
 		ac_fs_unlink(out_temp->data);
 		return ac_error_errno(err, "%s: cannot write", path);
@@ -106,14 +108,14 @@ static bool exchange_file(const char *temp, const char *path)
 }
 
 static int replace(const char *path, const char *data, size_t len, ac_atomic_check_fn check,
-		   void *ctx, bool durable)
+		   void *ctx, bool durable, mode_t mode)
 {
 	char *dir = NULL, *base = NULL;
 	ac_buf temp = AC_BUF_INIT;
 	int rc;
 
 	if ((rc = split(&dir, &base, path)) ||
-	    (rc = write_temp(&temp, dir, base, path, data, len, durable)))
+	    (rc = write_temp(&temp, dir, base, path, data, len, durable, mode)))
 		goto done;
 	if (check && (rc = check(path, ctx))) {
 		ac_fs_unlink(temp.data);
@@ -141,12 +143,17 @@ done:
 int ac_atomic_write(const char *path, const char *data, size_t len,
 		    ac_atomic_check_fn check, void *ctx)
 {
-	return replace(path, data, len, check, ctx, true);
+	return replace(path, data, len, check, ctx, true, 0);
 }
 
 int ac_atomic_write_unsynced(const char *path, const char *data, size_t len)
 {
-	return replace(path, data, len, NULL, NULL, false);
+	return replace(path, data, len, NULL, NULL, false, 0);
+}
+
+int ac_atomic_write_unsynced_mode(const char *path, const char *data, size_t len, mode_t mode)
+{
+	return replace(path, data, len, NULL, NULL, false, mode);
 }
 
 /* A failed renameat2: "cannot swap here" is AC_ENOTSUP, so callers can
@@ -183,7 +190,7 @@ int ac_atomic_swap(char **out_displaced, size_t *out_displaced_len, const char *
 	*out_displaced = NULL;
 	*out_displaced_len = 0;
 	if ((rc = split(&dir, &base, path)) ||
-	    (rc = write_temp(&temp, dir, base, path, data, len, true)))
+	    (rc = write_temp(&temp, dir, base, path, data, len, true, 0)))
 		goto done;
 	if (ac_fs_renameat2(AT_FDCWD, temp.data, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
 		rc = ac_file_sync_folder(dir); /* there was nothing to displace */
@@ -282,7 +289,7 @@ int ac_atomic_swap_if(bool *out_published, ac_file_id *out_written, const char *
 	int rc;
 
 	if ((rc = split(&dir, &base, path)) ||
-	    (rc = write_temp(&temp, dir, base, path, data, len, true)))
+	    (rc = write_temp(&temp, dir, base, path, data, len, true, 0)))
 		goto done;
 	if ((rc = ac_file_id_of(&ours, temp.data)))
 		goto remove;

@@ -203,10 +203,11 @@ int ac_git_write_blob(ac_git *g, git_index *index, const char *path, const git_o
 	if (mode == GIT_FILEMODE_LINK) {
 		rc = write_link(full.data, sym_git_blob_rawcontent(blob), (size_t)sym_git_blob_rawsize(blob));
 	} else {
-		rc = ac_atomic_write_unsynced(full.data, sym_git_blob_rawcontent(blob),
-					      (size_t)sym_git_blob_rawsize(blob));
-		if (rc == 0 && chmod(full.data, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644) != 0)
-			rc = ac_error_errno(errno, "%s: cannot set its mode", full.data);
+		/* The mode is the new file's before its rename: a kill just
+		 * after it leaves nothing with the old one. */
+		rc = ac_atomic_write_unsynced_mode(full.data, sym_git_blob_rawcontent(blob),
+						   (size_t)sym_git_blob_rawsize(blob),
+						   mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
 	}
 	if (rc == 0)
 		rc = stage_written(index, full.data, path, id, mode);

@@ -12,6 +12,7 @@
 #include "ac_config.h"
 #include "ac_error.h"
 #include "ac_file.h"
+#include "ac_fs.h"
 #include "ac_oplog.h"
 #include "ac_oplog_impl.h"
 #include "ac_oplog_intent.h"
@@ -544,6 +545,51 @@ static void test_finish_after_stopped_undo_writes_files(void **state)
 	free(op2);
 }
 
+/* The mode of each file a rollback renames into place, as the rename
+ * found it (seen through the file-system seam). */
+static mode_t renamed_run_mode;
+
+static int note_renamed_mode(void *ctx, int from_dir, const char *from, int to_dir,
+			     const char *to, unsigned int flags)
+{
+	struct stat st;
+	size_t n = strlen(to);
+
+	if (n >= 7 && strcmp(to + n - 7, "/run.sh") == 0 && fstatat(from_dir, from, &st, 0) == 0)
+		renamed_run_mode = st.st_mode & 0777;
+	return ac_fs_real()->renameat2(ctx, from_dir, from, to_dir, to, flags);
+}
+
+/* A file restored as executable is so from the moment its name appears:
+ * a kill just after the rename leaves no old mode (the mode was set after
+ * it once). */
+static void test_a_restored_file_has_its_mode_when_it_appears(void **state)
+{
+	fixture *f = *state;
+	ac_oplog_rollback_result r = {0};
+	ac_fs table = *ac_fs_real();
+	char *op1, *op2, *run = tu_path(f->dir, "run.sh");
+	mode_t mask = umask(077);
+
+	tu_put(f->dir, "run.sh", "#!/bin/sh\n");
+	chmod(run, 0755);
+	op1 = record(f, "file_write", "run.sh");
+	rm(f->dir, "run.sh");
+	tu_put(f->dir, "a.txt", "two\n");
+	op2 = record(f, "file_write", "a.txt");
+	table.renameat2 = note_renamed_mode;
+	renamed_run_mode = 0;
+	assert_int_equal(ac_fs_use(&table), 0);
+	assert_int_equal(ac_oplog_rollback(&r, &f->ws, op2, false, NULL), 0);
+	assert_int_equal(ac_fs_use(NULL), 0);
+	umask(mask);
+	assert_int_equal(renamed_run_mode, 0755);
+	ac_oplog_rollback_result_free(&r);
+	free(run);
+	free(op1);
+	free(op2);
+}
+
 static void test_undo_rollback(void **state)
 {
 	fixture *f = *state;
@@ -1063,6 +1109,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finish_after_stopped_undo_writes_files, setup_repo,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_undo_rollback, setup_repo, teardown),
+		cmocka_unit_test_setup_teardown(test_a_restored_file_has_its_mode_when_it_appears,
+						setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_state_left_alone, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_untracked_untouched, setup_repo, teardown),
 		cmocka_unit_test_setup_teardown(test_compacted_artifact_survives_rollback, setup_repo,

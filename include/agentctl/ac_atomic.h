@@ -40,6 +40,11 @@ int ac_atomic_write(const char *path, const char *data, size_t len,
  * "Rollback durability"). */
 int ac_atomic_write_unsynced(const char *path, const char *data, size_t len);
 
+/* ac_atomic_write_unsynced() of a file that must have mode (e.g. 0755,
+ * whatever the umask) from the moment it appears: the mode is set before
+ * the rename, so a crash never leaves the new contents with the old mode. */
+int ac_atomic_write_unsynced_mode(const char *path, const char *data, size_t len, mode_t mode);
+
 /* Puts data[0..len) at path and hands back the exact contents it
  * displaced, so a caller can tell whether it replaced the version it read
  * (compare-and-swap without a lock). The swap is one renameat2 exchange:

@@ -589,9 +589,9 @@ static bool check(const campaign *c, char *why, size_t size)
 					 "to %s)", kind, paths[p], shown(&c->b, p), shown(&c->t, p));
 				return false;
 			}
-			/* The content: a kill between a file's rename and its chmod
-			 * leaves the old mode, which finish and undo set again. */
-			if (!same_content(&r, &c->b, p) && !same_content(&r, &c->t, p)) {
+			/* Content and mode: a file's mode is set before its
+			 * rename, so no kill leaves new content with an old mode. */
+			if (!same_at(&r, &c->b, p) && !same_at(&r, &c->t, p)) {
 				snprintf(why, size, "with the intent there, %s holds %s: neither the "
 					 "state before (%s) nor the target (%s)", paths[p],
 					 shown(&r, p), shown(&c->b, p), shown(&c->t, p));
