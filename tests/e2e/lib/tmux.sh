@@ -34,10 +34,36 @@ agentctl=$(realpath "${1:?usage: $(basename "$0") path/to/agentctl}")
 command -v tmux >/dev/null || { echo "tmux is missing: run scripts/install-deps.sh"; exit 1; }
 ws=$(mktemp -d)
 sock="agentctl-e2e-$(basename "$0" .sh)-$$"
+# A live process's start time, by pid (nothing for one gone or a zombie):
+# a pid reused since is not ours to end.
+started_at() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '$1 != "Z" { print $20 }'; }
+# The panes' processes and their children (the dashboards) as the run ends,
+# each "pid:start". They end with the server as a rule; one still there
+# 3 s later is ended by pid (a sanitizer's exit-time leak check was once
+# seen hung for 25 minutes with its terminal gone, slowing every test after).
+panes_of_ours() {
+  local p k started
+  for p in $(tmux -L "$sock" list-panes -a -F '#{pane_pid}' 2>/dev/null); do
+    for k in "$p" $(pgrep -P "$p"); do
+      started=$(started_at "$k")
+      [ -n "$started" ] && echo "$k:$started"
+    done
+  done
+}
+end_stragglers() {
+  local entry pid
+  for entry in "$@"; do
+    pid=${entry%%:*}
+    for _ in $(seq 30); do [ "$(started_at "$pid")" = "${entry#*:}" ] || continue 2; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null
+  done
+}
 # The dashboard writes its caches as it quits: the folders go once the
 # server (and so, mostly, its dashboards) has ended.
-trap 'tmux -L "$sock" kill-server 2>/dev/null
+trap '_e2e_ours=$(panes_of_ours)
+  tmux -L "$sock" kill-server 2>/dev/null
   for _ in $(seq 30); do [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  end_stragglers $_e2e_ours
   declare -F at_exit >/dev/null && at_exit
   # kill-server leaves its socket file behind: one a run, thousands a day.
   rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
