@@ -71,8 +71,13 @@ static int write_temp(ac_buf *out_temp, const char *dir, const char *base, const
 	fd = ac_fs_open(out_temp->data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return ac_error_errno(errno, "%s: cannot create a temporary file", path);
-	if ((err = write_all(fd, data, len)) || (mode && fchmod(fd, mode) != 0 && (err = errno)) ||
-	    (durable && ac_fs_fsync(fd) != 0 && (err = errno))) {
+	if (mode && fchmod(fd, mode) != 0) {
+		err = errno;
+		ac_fs_close(fd);
+		ac_fs_unlink(out_temp->data);
+		return ac_error_errno(err, "%s: cannot set its mode", path);
+	}
+	if ((err = write_all(fd, data, len)) || (durable && ac_fs_fsync(fd) != 0 && (err = errno))) {
 		ac_fs_close(fd);
 		ac_fs_unlink(out_temp->data);
 		return ac_error_errno(err, "%s: cannot write", path);

@@ -31,7 +31,8 @@ typedef struct {
 	/* The needle narrows a scan (ac_query_needle()): a matching line holds
 	 * it, or an escape the scan's candidate search finds. Not for a value
 	 * with a backspace or form feed, written \u0008 and \u000c here and
-	 * \b and \f by other writers, which that search does not look for. */
+	 * \b and \f by other writers, which that search does not look for;
+	 * nor for text~ of a quote, tab or CR (make_needle()). */
 	bool prefilters;
 	size_t path_index; /* into the query's paths */
 } term;
@@ -111,6 +112,12 @@ static int make_needle(term *t)
 	t->needle = ac_buf_detach(&needle);
 	t->prefilters = !memchr(t->value, '\b', t->value_len) &&
 			!memchr(t->value, '\f', t->value_len);
+	/* text~ decodes the whole line, whose quotes and whitespace between
+	 * tokens are raw: a quote, tab or CR of the value may be one of those,
+	 * which the escaped needle does not spell. */
+	if (t->kind == TERM_TEXT && t->value_len &&
+	    strcspn(t->value, "\"\t\r") < t->value_len)
+		t->prefilters = false;
 	return 0;
 }
 

@@ -748,6 +748,12 @@ static void test_escape_candidates_follow_backslash_runs(void **state)
 	 * escapes the search does not look for. */
 	expect_needle(TERMS("text~l\br"), NULL);
 	expect_needle(TERMS("text~l\fr"), NULL);
+	/* Nor text~ of a quote, tab or CR: the whole line is decoded, and
+	 * those may be its own quotes and whitespace between tokens. */
+	expect_needle(TERMS("text~\"\t"), NULL);
+	expect_needle(TERMS("text~a\rb"), NULL);
+	expect_needle(TERMS("text~say \"hi"), NULL);
+	expect_needle(TERMS("result.message~say \"hi"), "say \\\"hi");
 	tu_write_file(f->journal, lines, strlen(lines));
 	got = scan_indices(&stats, &path, 1, TERMS("agent=Codex"), 0);
 	assert_string_equal(got, "");
@@ -763,6 +769,23 @@ static void test_escape_candidates_follow_backslash_runs(void **state)
 	assert_string_equal(got, "");
 	assert_int_equal(stats.invalid, 3);
 	free(got);
+}
+
+/* text~ of a tab between a quote and a key: found on a line that holds
+ * one raw between its tokens and an escape elsewhere (its only escape
+ * stands for a character beyond ASCII, so the line is no candidate of
+ * the escaped needle's). */
+static void test_text_of_raw_whitespace_is_found(void **state)
+{
+	fixture *f = *state;
+	static const char lines[] =
+		"{\"id\":\"evt_20250903142510_00000001\",\t\"timestamp\":"
+		"\"2025-09-03T14:25:10.000Z\",\"agent\":\"Claude\",\"status\":\"SUCCESS\","
+		"\"action\":{\"type\":\"FILE_EDIT\",\"params\":{\"path\":\"a\"}},"
+		"\"result\":{\"message\":\"\\u4e2d\"}}\n";
+
+	tu_write_file(f->journal, lines, strlen(lines));
+	expect_indices(f->journal, TERMS("text~\",\t\"timestamp"), 0, "1");
 }
 
 /* ---- the formatted scan, on one thread and on several ---- */
@@ -1077,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_finder_at_buffer_boundaries),
 		cmocka_unit_test_setup_teardown(test_query_with_common_rare_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_range_prefilter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_of_raw_whitespace_is_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_candidates_follow_backslash_runs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(

@@ -50,13 +50,17 @@ panes_of_ours() {
     done
   done
 }
+still_ours() { [ "$(started_at "${1%%:*}")" = "${1#*:}" ]; }
 end_stragglers() {
-  local entry pid
-  for entry in "$@"; do
-    pid=${entry%%:*}
-    for _ in $(seq 30); do [ "$(started_at "$pid")" = "${entry#*:}" ] || continue 2; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
+  local entry left
+  for _ in $(seq 30); do
+    left=
+    for entry in "$@"; do still_ours "$entry" && left="$left $entry"; done
+    [ -z "$left" ] && return 0
+    set -- $left
+    sleep 0.1
   done
+  for entry in "$@"; do still_ours "$entry" && kill -KILL "${entry%%:*}" 2>/dev/null; done
 }
 # The dashboard writes its caches as it quits: the folders go once the
 # server (and so, mostly, its dashboards) has ended.
