@@ -30,8 +30,8 @@ static inline uint64_t load_word(const unsigned char *p)
 
 /* The n bytes at p (n <= 8) as memcpy() into a zeroed word puts them.
  * On a little-endian host the same value comes from loads that overlap,
- * without the copy: a load after a short copy stalls (a third of this
- * function's time over the short keys an index hashes). */
+ * without the copy: a load after a short copy stalls (the function's
+ * hottest instruction over the short keys an index hashes). */
 static inline uint64_t load_partial(const unsigned char *p, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

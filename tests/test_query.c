@@ -724,6 +724,18 @@ static void test_time_range_prefilter(void **state)
 	expect_indices(j, TERMS("since=2025-09-04T00:00:01Z", "until=2025-09-04T00:00:00Z"), 0, "");
 }
 
+/* A query over path, none of whose lines matches, parsed this many of
+ * its lines (none of them JSON: each one parsed counts as invalid). */
+static void expect_parsed(const char *path, const char *const *terms, uint64_t parsed)
+{
+	ac_scan_stats stats = {0};
+	char *got = scan_indices(&stats, &path, 1, terms, 0);
+
+	assert_string_equal(got, "");
+	assert_int_equal(stats.invalid, parsed);
+	free(got);
+}
+
 /* Lines without the needle are parsed only when they hold a \u or \/
  * escape that could spell it: a backslash run of odd length before the u
  * or /, not "\\u" (an escaped backslash, then a plain u); \/ only for a
@@ -740,9 +752,6 @@ static void test_escape_candidates_follow_backslash_runs(void **state)
 		"{\"a\":\"\\\\\\\\/\"} not json, never parsed\n"
 		"{\"a\":\"0123456789abcdef\\\\\\\\\\u0041\"} not json, parsed\n"
 		"{\"a\":\"\\uc2a4\"} not json, parsed for a needle beyond ASCII\n";
-	const char *path = f->journal;
-	ac_scan_stats stats = {0};
-	char *got;
 
 	/* A value with a backspace or form feed has none: \b and \f are
 	 * escapes the search does not look for. */
@@ -755,20 +764,9 @@ static void test_escape_candidates_follow_backslash_runs(void **state)
 	expect_needle(TERMS("text~say \"hi"), NULL);
 	expect_needle(TERMS("result.message~say \"hi"), "say \\\"hi");
 	tu_write_file(f->journal, lines, strlen(lines));
-	got = scan_indices(&stats, &path, 1, TERMS("agent=Codex"), 0);
-	assert_string_equal(got, "");
-	assert_int_equal(stats.invalid, 2);
-	free(got);
-	memset(&stats, 0, sizeof(stats));
-	got = scan_indices(&stats, &path, 1, TERMS("action.params.path=a/b"), 0);
-	assert_string_equal(got, "");
-	assert_int_equal(stats.invalid, 3);
-	free(got);
-	memset(&stats, 0, sizeof(stats));
-	got = scan_indices(&stats, &path, 1, TERMS("agent=\xed\x85\x8c"), 0);
-	assert_string_equal(got, "");
-	assert_int_equal(stats.invalid, 3);
-	free(got);
+	expect_parsed(f->journal, TERMS("agent=Codex"), 2);
+	expect_parsed(f->journal, TERMS("action.params.path=a/b"), 3);
+	expect_parsed(f->journal, TERMS("agent=\xed\x85\x8c"), 3);
 }
 
 /* text~ of a tab between a quote and a key: found on a line that holds
